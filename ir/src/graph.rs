@@ -1,0 +1,441 @@
+//! The flow graph model of the seeds, shared by every graph stage.
+//!
+//! A `FunctionGraph` is a set of `Block`s joined by `Link`s. A block takes its
+//! values as input arguments, runs its operations in order, and leaves by one of
+//! its exits: with one exit unconditionally, or by matching `exitswitch` against
+//! each link's `exitcase`. Variables are in SSA form: each is defined once, as an
+//! input argument or an operation result, and is local to its block; links pass
+//! values on explicitly. Every graph has a start block, a return block (one input
+//! argument, the returned value) and an except block (two: the exception class and
+//! value).
+//!
+//! What a variable carries depends on the stage: nothing after flow, an annotation
+//! after annotate, a low-level type after rtype. `Stage` ties a graph to its stage
+//! so that a pass cannot be fed the wrong one.
+
+use crate::annotation::SomeValue;
+use crate::diag::Pos;
+use crate::lltype::LowLevelType;
+use std::collections::BTreeMap;
+use std::fmt::Debug;
+
+/// A stage of the pipeline whose output is a graph program.
+pub trait Stage: Sized + Clone + Debug + PartialEq + 'static {
+    /// The stage name used by `rpy show --stage`.
+    const NAME: &'static str;
+    /// What each variable carries in this stage.
+    type VarInfo: Clone + Debug + PartialEq;
+    /// Renders a variable's info for the text format (`None` when the stage has none).
+    fn format_info(info: &Self::VarInfo) -> Option<String>;
+    /// Parses what `format_info` wrote.
+    fn parse_info(text: Option<&str>) -> Result<Self::VarInfo, String>;
+}
+
+/// Flow graphs: high-level operations, variables carry nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Flow;
+/// Annotated graphs: high-level operations, each variable has its annotation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Annotated;
+/// Low-level graphs: low-level operations, each variable has its low-level type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LowLevel;
+
+impl Stage for Flow {
+    const NAME: &'static str = "flow";
+    type VarInfo = ();
+    fn format_info(_: &()) -> Option<String> {
+        None
+    }
+    fn parse_info(text: Option<&str>) -> Result<(), String> {
+        match text {
+            None => Ok(()),
+            Some(t) => Err(format!("flow graphs carry no variable info, found ': {t}'")),
+        }
+    }
+}
+
+impl Stage for Annotated {
+    const NAME: &'static str = "annotate";
+    type VarInfo = SomeValue;
+    fn format_info(info: &SomeValue) -> Option<String> {
+        Some(info.to_string())
+    }
+    fn parse_info(text: Option<&str>) -> Result<SomeValue, String> {
+        let text = text.ok_or("annotated variables need ': SomeXxx'")?;
+        SomeValue::parse(text)
+    }
+}
+
+impl Stage for LowLevel {
+    const NAME: &'static str = "rtype";
+    type VarInfo = LowLevelType;
+    fn format_info(info: &LowLevelType) -> Option<String> {
+        Some(info.to_string())
+    }
+    fn parse_info(text: Option<&str>) -> Result<LowLevelType, String> {
+        let text = text.ok_or("low-level variables need ': Type'")?;
+        LowLevelType::parse(text)
+    }
+}
+
+/// A variable of one graph: an index into `FunctionGraph::vars`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Var(pub u32);
+
+/// A block of one graph: an index into `FunctionGraph::blocks`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BlockId(pub u32);
+
+/// A value known when the graph is built.
+#[derive(Clone, Debug)]
+pub enum Constant {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    /// A one-character string known to be a char (low-level `Char`).
+    Char(u8),
+    Str(String),
+    None,
+    /// A function of the program, by its graph name.
+    Func(String),
+    /// A builtin function (`len`, `str`, `int`, ...) or an operation of the runtime.
+    Builtin(String),
+    /// A field or type name used as an argument of a low-level operation.
+    Name(String),
+}
+
+impl PartialEq for Constant {
+    fn eq(&self, other: &Constant) -> bool {
+        use Constant::*;
+        match (self, other) {
+            (Int(a), Int(b)) => a == b,
+            // Bitwise: two NaN constants of one pattern are the same constant.
+            (Float(a), Float(b)) => a.to_bits() == b.to_bits(),
+            (Bool(a), Bool(b)) => a == b,
+            (Char(a), Char(b)) => a == b,
+            (Str(a), Str(b)) => a == b,
+            (None, None) => true,
+            (Func(a), Func(b)) | (Builtin(a), Builtin(b)) | (Name(a), Name(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+/// An operation argument or link argument: a variable or a constant.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Arg {
+    Var(Var),
+    Const(Constant),
+}
+
+impl Arg {
+    pub fn as_var(&self) -> Option<Var> {
+        match self {
+            Arg::Var(v) => Some(*v),
+            Arg::Const(_) => None,
+        }
+    }
+    pub fn as_const(&self) -> Option<&Constant> {
+        match self {
+            Arg::Const(c) => Some(c),
+            Arg::Var(_) => None,
+        }
+    }
+}
+
+impl From<Var> for Arg {
+    fn from(v: Var) -> Arg {
+        Arg::Var(v)
+    }
+}
+
+impl From<Constant> for Arg {
+    fn from(c: Constant) -> Arg {
+        Arg::Const(c)
+    }
+}
+
+/// One operation: `result = opname(args...)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpaceOperation {
+    pub opname: String,
+    pub args: Vec<Arg>,
+    pub result: Var,
+    /// Where in the source this operation came from (for diagnostics).
+    pub pos: Option<Pos>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Link {
+    pub args: Vec<Arg>,
+    pub target: BlockId,
+    /// The value of the source block's exitswitch that selects this link; `None`
+    /// for the only exit of a block without exitswitch.
+    pub exitcase: Option<Constant>,
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Block {
+    pub inputargs: Vec<Var>,
+    pub operations: Vec<SpaceOperation>,
+    pub exitswitch: Option<Arg>,
+    pub exits: Vec<Link>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct VarData<S: Stage> {
+    /// The source-level name this variable holds, if any (kept for readability).
+    pub name: Option<String>,
+    pub info: S::VarInfo,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunctionGraph<S: Stage> {
+    pub name: String,
+    /// The source file and position of the `def`.
+    pub pos: Option<Pos>,
+    pub blocks: Vec<Block>,
+    pub vars: Vec<VarData<S>>,
+    pub startblock: BlockId,
+    pub returnblock: BlockId,
+    pub exceptblock: BlockId,
+}
+
+impl<S: Stage> FunctionGraph<S> {
+    /// A new graph with a start block taking `nparams` arguments, a return block
+    /// and an except block, each variable carrying `info`.
+    pub fn new(name: impl Into<String>, params: &[&str], info: S::VarInfo) -> Self {
+        let mut g = FunctionGraph {
+            name: name.into(),
+            pos: None,
+            blocks: Vec::new(),
+            vars: Vec::new(),
+            startblock: BlockId(0),
+            returnblock: BlockId(1),
+            exceptblock: BlockId(2),
+        };
+        let start_args = params
+            .iter()
+            .map(|p| g.new_var(Some(p.to_string()), info.clone()))
+            .collect();
+        g.startblock = g.add_block(start_args);
+        let rv = g.new_var(None, info.clone());
+        g.returnblock = g.add_block(vec![rv]);
+        let etype = g.new_var(None, info.clone());
+        let evalue = g.new_var(None, info);
+        g.exceptblock = g.add_block(vec![etype, evalue]);
+        g
+    }
+
+    pub fn new_var(&mut self, name: Option<String>, info: S::VarInfo) -> Var {
+        self.vars.push(VarData { name, info });
+        Var(self.vars.len() as u32 - 1)
+    }
+
+    pub fn add_block(&mut self, inputargs: Vec<Var>) -> BlockId {
+        self.blocks.push(Block {
+            inputargs,
+            ..Block::default()
+        });
+        BlockId(self.blocks.len() as u32 - 1)
+    }
+
+    pub fn block(&self, b: BlockId) -> &Block {
+        &self.blocks[b.0 as usize]
+    }
+
+    pub fn block_mut(&mut self, b: BlockId) -> &mut Block {
+        &mut self.blocks[b.0 as usize]
+    }
+
+    pub fn info(&self, v: Var) -> &S::VarInfo {
+        &self.vars[v.0 as usize].info
+    }
+
+    pub fn params(&self) -> &[Var] {
+        &self.block(self.startblock).inputargs
+    }
+
+    /// The blocks reachable from the start block, in reverse postorder: the
+    /// order the text format prints them in.
+    pub fn reverse_postorder(&self) -> Vec<BlockId> {
+        let n = self.blocks.len();
+        let mut visited = vec![false; n];
+        let mut post = Vec::with_capacity(n);
+        // Iterative DFS: (block, next exit index to visit).
+        let mut stack = vec![(self.startblock, 0usize)];
+        visited[self.startblock.0 as usize] = true;
+        while let Some((b, i)) = stack.pop() {
+            let exits = &self.block(b).exits;
+            if i < exits.len() {
+                stack.push((b, i + 1));
+                let t = exits[i].target;
+                if !visited[t.0 as usize] {
+                    visited[t.0 as usize] = true;
+                    stack.push((t, 0));
+                }
+            } else {
+                post.push(b);
+            }
+        }
+        post.reverse();
+        post
+    }
+
+    /// The links into each block (by source block and exit index).
+    pub fn predecessors(&self) -> Vec<Vec<(BlockId, usize)>> {
+        let mut preds = vec![Vec::new(); self.blocks.len()];
+        for (i, b) in self.blocks.iter().enumerate() {
+            for (j, l) in b.exits.iter().enumerate() {
+                preds[l.target.0 as usize].push((BlockId(i as u32), j));
+            }
+        }
+        preds
+    }
+
+    /// Rebuilds the graph with only the blocks reachable from the start block
+    /// (plus the return and except blocks) and only the variables they use,
+    /// numbered in order of appearance. Printing is deterministic either way;
+    /// this makes the in-memory graph equal to what parsing its text gives.
+    pub fn canonicalize(&self) -> Self {
+        let mut order = self.reverse_postorder();
+        for special in [self.returnblock, self.exceptblock] {
+            if !order.contains(&special) {
+                order.push(special);
+            }
+        }
+        // Return and except blocks go last, in that order, as the text format has them.
+        order.retain(|b| *b != self.returnblock && *b != self.exceptblock);
+        order.push(self.returnblock);
+        order.push(self.exceptblock);
+        let block_map: BTreeMap<BlockId, BlockId> = order
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (*b, BlockId(i as u32)))
+            .collect();
+        let mut r = Renumber {
+            old: &self.vars,
+            map: BTreeMap::new(),
+            vars: Vec::new(),
+        };
+        let mut blocks = Vec::new();
+        for b in &order {
+            let old = self.block(*b);
+            let inputargs = old.inputargs.iter().map(|v| r.var(*v)).collect();
+            let operations = old
+                .operations
+                .iter()
+                .map(|op| {
+                    let args = op.args.iter().map(|a| r.arg(a)).collect();
+                    SpaceOperation {
+                        opname: op.opname.clone(),
+                        args,
+                        result: r.var(op.result),
+                        pos: op.pos,
+                    }
+                })
+                .collect();
+            let exitswitch = old.exitswitch.as_ref().map(|a| r.arg(a));
+            let exits = old
+                .exits
+                .iter()
+                .map(|l| Link {
+                    args: l.args.iter().map(|a| r.arg(a)).collect(),
+                    target: block_map[&l.target],
+                    exitcase: l.exitcase.clone(),
+                })
+                .collect();
+            blocks.push(Block {
+                inputargs,
+                operations,
+                exitswitch,
+                exits,
+            });
+        }
+        let vars = r.vars;
+        FunctionGraph {
+            name: self.name.clone(),
+            pos: self.pos,
+            blocks,
+            vars,
+            startblock: block_map[&self.startblock],
+            returnblock: block_map[&self.returnblock],
+            exceptblock: block_map[&self.exceptblock],
+        }
+    }
+
+    /// Turns this graph into one of another stage, giving each variable the info
+    /// `f` computes from its old info.
+    pub fn map_stage<T: Stage>(
+        self,
+        mut f: impl FnMut(Var, &S::VarInfo) -> T::VarInfo,
+    ) -> FunctionGraph<T> {
+        let vars = self
+            .vars
+            .iter()
+            .enumerate()
+            .map(|(i, d)| VarData {
+                name: d.name.clone(),
+                info: f(Var(i as u32), &d.info),
+            })
+            .collect();
+        FunctionGraph {
+            name: self.name,
+            pos: self.pos,
+            blocks: self.blocks,
+            vars,
+            startblock: self.startblock,
+            returnblock: self.returnblock,
+            exceptblock: self.exceptblock,
+        }
+    }
+}
+
+/// Numbers variables in order of first appearance.
+struct Renumber<'a, S: Stage> {
+    old: &'a [VarData<S>],
+    map: BTreeMap<Var, Var>,
+    vars: Vec<VarData<S>>,
+}
+
+impl<S: Stage> Renumber<'_, S> {
+    fn var(&mut self, v: Var) -> Var {
+        if let Some(n) = self.map.get(&v) {
+            return *n;
+        }
+        self.vars.push(self.old[v.0 as usize].clone());
+        let n = Var(self.vars.len() as u32 - 1);
+        self.map.insert(v, n);
+        n
+    }
+    fn arg(&mut self, a: &Arg) -> Arg {
+        match a {
+            Arg::Var(v) => Arg::Var(self.var(*v)),
+            Arg::Const(c) => Arg::Const(c.clone()),
+        }
+    }
+}
+
+/// A whole program at one stage: its graphs, the entry point, and (from rtype
+/// on) the named container types its pointers refer to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Program<S: Stage> {
+    /// The source file the program was read from, for diagnostics.
+    pub path: String,
+    /// The graphs, in the order the translation discovered them.
+    pub graphs: Vec<FunctionGraph<S>>,
+    /// The name of the entry point's graph.
+    pub entry: String,
+    /// Named container types (`GcStruct`, `GcArray`) referred to by `Ptr(name)`.
+    pub types: crate::lltype::TypeTable,
+}
+
+impl<S: Stage> Program<S> {
+    pub fn graph(&self, name: &str) -> Option<&FunctionGraph<S>> {
+        self.graphs.iter().find(|g| g.name == name)
+    }
+    pub fn graph_mut(&mut self, name: &str) -> Option<&mut FunctionGraph<S>> {
+        self.graphs.iter_mut().find(|g| g.name == name)
+    }
+}

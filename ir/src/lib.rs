@@ -1,0 +1,11 @@
+//! rpy's intermediate representations: the AST, the flow graph model shared by
+//! every graph stage, annotations, low-level types with their memory layout, the
+//! low-level operation table, and the text format of each graph stage. Depends
+//! on nothing else of rpy's.
+
+pub mod annotation;
+pub mod ast;
+pub mod diag;
+pub mod graph;
+pub mod llops;
+pub mod lltype;

@@ -1,0 +1,217 @@
+//! The low-level operations: what each takes and yields, whether it is pure,
+//! and the meaning of the integer ones.
+//!
+//! This table is the contract between the rtyper (which emits these operations),
+//! the optimizers (which rewrite them), the LLInterpreter and the C backend
+//! (which execute them). `eval_int` is the one definition of integer semantics:
+//! the LLInterpreter, constant folding and the rule checks all call it.
+
+use crate::lltype::LowLevelType;
+
+/// What an operation needs of its arguments and yields.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Signature {
+    /// Integer arithmetic on Signed words, yielding Signed.
+    IntBinary,
+    IntUnary,
+    /// Integer comparison, yielding Bool.
+    IntCompare,
+    FloatBinary,
+    FloatUnary,
+    FloatCompare,
+    CharCompare,
+    /// A conversion from one primitive type to another.
+    Cast(LowLevelType, LowLevelType),
+    /// Anything else: the result type is given by the operation's creator.
+    Special,
+}
+
+#[derive(Clone, Debug)]
+pub struct LlOp {
+    pub name: &'static str,
+    pub sig: Signature,
+    /// No side effect and no dependence on memory: may be folded, reordered,
+    /// deduplicated or removed when unused.
+    pub pure: bool,
+}
+
+macro_rules! ops {
+    ($($name:literal => $sig:expr, $pure:literal;)*) => {
+        pub const LL_OPS: &[LlOp] = &[$(LlOp { name: $name, sig: $sig, pure: $pure }),*];
+    };
+}
+
+use Signature::*;
+ops! {
+    "int_add" => IntBinary, true;
+    "int_sub" => IntBinary, true;
+    "int_mul" => IntBinary, true;
+    // C division: truncates toward zero. Python's floor division is int_py_div.
+    "int_floordiv" => IntBinary, true;
+    "int_mod" => IntBinary, true;
+    "int_py_div" => IntBinary, true;
+    "int_py_mod" => IntBinary, true;
+    "int_and" => IntBinary, true;
+    "int_or" => IntBinary, true;
+    "int_xor" => IntBinary, true;
+    "int_lshift" => IntBinary, true;
+    "int_rshift" => IntBinary, true;
+    "int_neg" => IntUnary, true;
+    "int_invert" => IntUnary, true;
+    "int_abs" => IntUnary, true;
+    "int_lt" => IntCompare, true;
+    "int_le" => IntCompare, true;
+    "int_eq" => IntCompare, true;
+    "int_ne" => IntCompare, true;
+    "int_gt" => IntCompare, true;
+    "int_ge" => IntCompare, true;
+    "int_is_true" => Cast(LowLevelType::Signed, LowLevelType::Bool), true;
+    "bool_not" => Cast(LowLevelType::Bool, LowLevelType::Bool), true;
+    "cast_bool_to_int" => Cast(LowLevelType::Bool, LowLevelType::Signed), true;
+    "cast_bool_to_float" => Cast(LowLevelType::Bool, LowLevelType::Float), true;
+    "cast_int_to_float" => Cast(LowLevelType::Signed, LowLevelType::Float), true;
+    "cast_float_to_int" => Cast(LowLevelType::Float, LowLevelType::Signed), true;
+    "cast_char_to_int" => Cast(LowLevelType::Char, LowLevelType::Signed), true;
+    "cast_int_to_char" => Cast(LowLevelType::Signed, LowLevelType::Char), true;
+    "float_add" => FloatBinary, true;
+    "float_sub" => FloatBinary, true;
+    "float_mul" => FloatBinary, true;
+    "float_truediv" => FloatBinary, true;
+    "float_py_div" => FloatBinary, true;
+    "float_py_mod" => FloatBinary, true;
+    "float_neg" => FloatUnary, true;
+    "float_abs" => FloatUnary, true;
+    "float_lt" => FloatCompare, true;
+    "float_le" => FloatCompare, true;
+    "float_eq" => FloatCompare, true;
+    "float_ne" => FloatCompare, true;
+    "float_gt" => FloatCompare, true;
+    "float_ge" => FloatCompare, true;
+    "float_is_true" => Cast(LowLevelType::Float, LowLevelType::Bool), true;
+    "char_eq" => CharCompare, true;
+    "char_ne" => CharCompare, true;
+    "char_lt" => CharCompare, true;
+    "char_le" => CharCompare, true;
+    "char_gt" => CharCompare, true;
+    "char_ge" => CharCompare, true;
+    // same_as(x): x itself; the result type is x's.
+    "same_as" => Special, true;
+    // malloc(Name(T)) -> Ptr(T); malloc_varsize(Name(T), n) -> Ptr(T) with n items.
+    "malloc" => Special, false;
+    "malloc_varsize" => Special, false;
+    // getfield(p, Name(f)); setfield(p, Name(f), v).
+    "getfield" => Special, false;
+    "setfield" => Special, false;
+    // Items of a GcArray or of a varsized GcStruct: getarrayitem(p, i), setarrayitem(p, i, v),
+    // getarraysize(p) (the `length` field).
+    "getarrayitem" => Special, false;
+    "setarrayitem" => Special, false;
+    "getarraysize" => Special, false;
+    // direct_call(Func(graph) | Builtin(runtime function), args...).
+    "direct_call" => Special, false;
+}
+
+pub fn lookup(name: &str) -> Option<&'static LlOp> {
+    LL_OPS.iter().find(|op| op.name == name)
+}
+
+/// The result type of a primitive operation applied to arguments of the given
+/// types, or `None` when the types do not fit (or the op is `Special`).
+pub fn result_type(name: &str, args: &[LowLevelType]) -> Option<LowLevelType> {
+    use LowLevelType as T;
+    let op = lookup(name)?;
+    let all = |t: &T, n: usize| args.len() == n && args.iter().all(|a| a == t);
+    match &op.sig {
+        IntBinary if all(&T::Signed, 2) => Some(T::Signed),
+        IntUnary if all(&T::Signed, 1) => Some(T::Signed),
+        IntCompare if all(&T::Signed, 2) => Some(T::Bool),
+        FloatBinary if all(&T::Float, 2) => Some(T::Float),
+        FloatUnary if all(&T::Float, 1) => Some(T::Float),
+        FloatCompare if all(&T::Float, 2) => Some(T::Bool),
+        CharCompare if all(&T::Char, 2) => Some(T::Bool),
+        Cast(from, to) if all(from, 1) => Some(to.clone()),
+        Special if name == "same_as" && args.len() == 1 => Some(args[0].clone()),
+        _ => None,
+    }
+}
+
+/// Python's floor division on machine words; `None` for a zero divisor and for
+/// `MIN // -1`, whose result does not fit a word.
+pub fn py_div(x: i64, y: i64) -> Option<i64> {
+    let q = x.checked_div(y)?;
+    Some(if (x % y != 0) && ((x < 0) != (y < 0)) { q - 1 } else { q })
+}
+
+/// Python's modulo on machine words: the result has the divisor's sign.
+pub fn py_mod(x: i64, y: i64) -> Option<i64> {
+    let r = x.checked_rem(y)?;
+    Some(if r != 0 && ((r < 0) != (y < 0)) { r + y } else { r })
+}
+
+/// The value of a pure integer operation (Bool results as 0/1, Bool arguments
+/// as 0/1). `None` when the operation is not an integer one, or its result is
+/// undefined for these arguments (division by zero, `MIN / -1`, a shift count
+/// outside 0..64): those cases are never rewritten or folded.
+pub fn eval_int(name: &str, args: &[i64]) -> Option<i64> {
+    let b = |c: bool| Some(c as i64);
+    match (name, args) {
+        ("int_add", &[x, y]) => Some(x.wrapping_add(y)),
+        ("int_sub", &[x, y]) => Some(x.wrapping_sub(y)),
+        ("int_mul", &[x, y]) => Some(x.wrapping_mul(y)),
+        ("int_floordiv", &[x, y]) => x.checked_div(y),
+        ("int_mod", &[x, y]) => x.checked_rem(y),
+        ("int_py_div", &[x, y]) => py_div(x, y),
+        ("int_py_mod", &[x, y]) => py_mod(x, y),
+        ("int_and", &[x, y]) => Some(x & y),
+        ("int_or", &[x, y]) => Some(x | y),
+        ("int_xor", &[x, y]) => Some(x ^ y),
+        ("int_lshift", &[x, y]) if (0..64).contains(&y) => Some(x.wrapping_shl(y as u32)),
+        ("int_rshift", &[x, y]) if (0..64).contains(&y) => Some(x >> y),
+        ("int_neg", &[x]) => Some(x.wrapping_neg()),
+        ("int_invert", &[x]) => Some(!x),
+        ("int_abs", &[x]) => Some(x.wrapping_abs()),
+        ("int_lt", &[x, y]) => b(x < y),
+        ("int_le", &[x, y]) => b(x <= y),
+        ("int_eq", &[x, y]) => b(x == y),
+        ("int_ne", &[x, y]) => b(x != y),
+        ("int_gt", &[x, y]) => b(x > y),
+        ("int_ge", &[x, y]) => b(x >= y),
+        ("int_is_true", &[x]) => b(x != 0),
+        ("bool_not", &[x]) => b(x == 0),
+        ("cast_bool_to_int", &[x]) | ("same_as", &[x]) => Some(x),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_division_floors() {
+        assert_eq!(py_div(7, 2), Some(3));
+        assert_eq!(py_div(-7, 2), Some(-4));
+        assert_eq!(py_div(7, -2), Some(-4));
+        assert_eq!(py_div(-7, -2), Some(3));
+        assert_eq!(py_mod(-7, 2), Some(1));
+        assert_eq!(py_mod(7, -2), Some(-1));
+        assert_eq!(py_div(i64::MIN, -1), None);
+        assert_eq!(py_div(1, 0), None);
+    }
+
+    #[test]
+    fn every_primitive_op_has_a_result_type() {
+        for op in LL_OPS {
+            let args: Vec<LowLevelType> = match &op.sig {
+                IntBinary | IntCompare => vec![LowLevelType::Signed; 2],
+                IntUnary => vec![LowLevelType::Signed],
+                FloatBinary | FloatCompare => vec![LowLevelType::Float; 2],
+                FloatUnary => vec![LowLevelType::Float],
+                CharCompare => vec![LowLevelType::Char; 2],
+                Cast(from, _) => vec![from.clone()],
+                Special => continue,
+            };
+            assert!(result_type(op.name, &args).is_some(), "{}", op.name);
+        }
+    }
+}

@@ -1,0 +1,301 @@
+//! Low-level types and their memory layout.
+//!
+//! Primitive types are values in a register; containers (`GcStruct`, `GcArray`)
+//! live in memory and are reached through `Ptr(name)`, where `name` refers to the
+//! program's `TypeTable`. The layout computed here (sizes, alignment, field
+//! offsets) is the one the C backend emits and every other consumer assumes, so
+//! an object made by one is read correctly by the others.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LowLevelType {
+    /// No value (the result of an operation done for its effect).
+    Void,
+    /// A signed machine word (i64).
+    Signed,
+    /// An unsigned machine word (u64).
+    Unsigned,
+    /// An IEEE double.
+    Float,
+    Bool,
+    /// One byte.
+    Char,
+    /// A GC pointer to the named container type.
+    Ptr(String),
+}
+
+impl LowLevelType {
+    pub fn parse(text: &str) -> Result<LowLevelType, String> {
+        let text = text.trim();
+        Ok(match text {
+            "Void" => LowLevelType::Void,
+            "Signed" => LowLevelType::Signed,
+            "Unsigned" => LowLevelType::Unsigned,
+            "Float" => LowLevelType::Float,
+            "Bool" => LowLevelType::Bool,
+            "Char" => LowLevelType::Char,
+            _ => match text.strip_prefix("Ptr(").and_then(|t| t.strip_suffix(')')) {
+                Some(name) if !name.is_empty() => LowLevelType::Ptr(name.trim().to_string()),
+                _ => return Err(format!("unknown low-level type '{text}'")),
+            },
+        })
+    }
+
+    /// Size and alignment in bytes (x86-64 System V).
+    pub fn size_align(&self) -> (usize, usize) {
+        match self {
+            LowLevelType::Void => (0, 1),
+            LowLevelType::Bool | LowLevelType::Char => (1, 1),
+            LowLevelType::Signed
+            | LowLevelType::Unsigned
+            | LowLevelType::Float
+            | LowLevelType::Ptr(_) => (8, 8),
+        }
+    }
+}
+
+impl fmt::Display for LowLevelType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LowLevelType::Void => f.write_str("Void"),
+            LowLevelType::Signed => f.write_str("Signed"),
+            LowLevelType::Unsigned => f.write_str("Unsigned"),
+            LowLevelType::Float => f.write_str("Float"),
+            LowLevelType::Bool => f.write_str("Bool"),
+            LowLevelType::Char => f.write_str("Char"),
+            LowLevelType::Ptr(name) => write!(f, "Ptr({name})"),
+        }
+    }
+}
+
+/// A type that lives in GC memory.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ContainerType {
+    /// A struct; when `var_item` is set, it ends in an inline array of that item
+    /// type whose length is the `length` field (which must be among `fields`).
+    GcStruct {
+        fields: Vec<(String, LowLevelType)>,
+        var_item: Option<LowLevelType>,
+    },
+    /// An array with a length header.
+    GcArray { item: LowLevelType },
+}
+
+/// Where each field of a container sits in memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// Size of the fixed part (for a varsized container: without any items).
+    pub fixed_size: usize,
+    pub align: usize,
+    /// Byte offset of each named field (an array's length is the field `length`).
+    pub field_offsets: Vec<(String, usize)>,
+    /// For varsized containers: offset of item 0 and the size of one item.
+    pub items: Option<(usize, usize)>,
+}
+
+impl Layout {
+    pub fn offset_of(&self, field: &str) -> Option<usize> {
+        self.field_offsets
+            .iter()
+            .find(|(n, _)| n == field)
+            .map(|(_, o)| *o)
+    }
+}
+
+fn align_up(n: usize, align: usize) -> usize {
+    n.div_ceil(align) * align
+}
+
+impl ContainerType {
+    /// Every GC object starts with one header word, used by the GC (type id and
+    /// flags); fields follow it.
+    pub const GC_HEADER_SIZE: usize = 8;
+
+    pub fn layout(&self) -> Layout {
+        let mut offset = Self::GC_HEADER_SIZE;
+        let mut align = 8;
+        let mut field_offsets = Vec::new();
+        let mut place = |name: &str, t: &LowLevelType, offset: &mut usize| {
+            let (s, a) = t.size_align();
+            *offset = align_up(*offset, a);
+            field_offsets.push((name.to_string(), *offset));
+            *offset += s;
+            align = align.max(a);
+        };
+        let (fields, var_item): (Vec<(String, LowLevelType)>, Option<&LowLevelType>) = match self
+        {
+            ContainerType::GcStruct { fields, var_item } => (fields.clone(), var_item.as_ref()),
+            ContainerType::GcArray { item } => {
+                (vec![("length".to_string(), LowLevelType::Signed)], Some(item))
+            }
+        };
+        for (name, t) in &fields {
+            place(name, t, &mut offset);
+        }
+        let items = var_item.map(|item| {
+            let (s, a) = item.size_align();
+            offset = align_up(offset, a);
+            (offset, s)
+        });
+        Layout {
+            fixed_size: align_up(offset, align),
+            align,
+            field_offsets,
+            items,
+        }
+    }
+
+    pub fn field_type(&self, field: &str) -> Option<&LowLevelType> {
+        match self {
+            ContainerType::GcStruct { fields, .. } => {
+                fields.iter().find(|(n, _)| n == field).map(|(_, t)| t)
+            }
+            ContainerType::GcArray { .. } => (field == "length").then_some(&LowLevelType::Signed),
+        }
+    }
+
+    pub fn item_type(&self) -> Option<&LowLevelType> {
+        match self {
+            ContainerType::GcStruct { var_item, .. } => var_item.as_ref(),
+            ContainerType::GcArray { item } => Some(item),
+        }
+    }
+}
+
+impl fmt::Display for ContainerType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ContainerType::GcStruct { fields, var_item } => {
+                f.write_str("GcStruct {")?;
+                for (i, (n, t)) in fields.iter().enumerate() {
+                    write!(f, "{}{n}: {t}", if i == 0 { " " } else { ", " })?;
+                }
+                if let Some(item) = var_item {
+                    write!(f, ", ..Array({item})")?;
+                }
+                f.write_str(" }")
+            }
+            ContainerType::GcArray { item } => write!(f, "GcArray({item})"),
+        }
+    }
+}
+
+/// The named container types of a program.
+pub type TypeTable = BTreeMap<String, ContainerType>;
+
+/// Parses one `ContainerType` as `Display` writes it.
+pub fn parse_container(text: &str) -> Result<ContainerType, String> {
+    let text = text.trim();
+    if let Some(item) = text
+        .strip_prefix("GcArray(")
+        .and_then(|t| t.strip_suffix(')'))
+    {
+        return Ok(ContainerType::GcArray {
+            item: LowLevelType::parse(item)?,
+        });
+    }
+    let body = text
+        .strip_prefix("GcStruct {")
+        .and_then(|t| t.strip_suffix('}'))
+        .ok_or_else(|| format!("unknown container type '{text}'"))?;
+    let mut fields = Vec::new();
+    let mut var_item = None;
+    for part in body.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        if let Some(item) = part
+            .strip_prefix("..Array(")
+            .and_then(|t| t.strip_suffix(')'))
+        {
+            var_item = Some(LowLevelType::parse(item)?);
+            continue;
+        }
+        let (name, ty) = part
+            .split_once(':')
+            .ok_or_else(|| format!("field '{part}' needs 'name: Type'"))?;
+        fields.push((name.trim().to_string(), LowLevelType::parse(ty)?));
+    }
+    Ok(ContainerType::GcStruct { fields, var_item })
+}
+
+/// The string type every program uses: a hash cache, a length, the bytes.
+pub const STR: &str = "rpy_string";
+
+pub fn str_type() -> ContainerType {
+    ContainerType::GcStruct {
+        fields: vec![
+            ("hash".into(), LowLevelType::Signed),
+            ("length".into(), LowLevelType::Signed),
+        ],
+        var_item: Some(LowLevelType::Char),
+    }
+}
+
+/// The name of the resizable-list struct type for items of type `item`, and the
+/// name of its items array.
+pub fn list_type_names(item: &LowLevelType) -> (String, String) {
+    let tag = match item {
+        LowLevelType::Ptr(name) => name.clone(),
+        other => other.to_string().to_lowercase(),
+    };
+    (format!("list_{tag}"), format!("array_{tag}"))
+}
+
+/// Adds the list struct and its items array for `item` to `types`; returns the
+/// list type name.
+pub fn add_list_type(types: &mut TypeTable, item: &LowLevelType) -> String {
+    let (list, array) = list_type_names(item);
+    types.insert(array.clone(), ContainerType::GcArray { item: item.clone() });
+    types.insert(
+        list.clone(),
+        ContainerType::GcStruct {
+            fields: vec![
+                ("length".into(), LowLevelType::Signed),
+                ("items".into(), LowLevelType::Ptr(array)),
+            ],
+            var_item: None,
+        },
+    );
+    list
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn string_layout_is_header_hash_length_bytes() {
+        let l = str_type().layout();
+        assert_eq!(l.offset_of("hash"), Some(8));
+        assert_eq!(l.offset_of("length"), Some(16));
+        assert_eq!(l.items, Some((24, 1)));
+        assert_eq!(l.fixed_size, 24);
+    }
+
+    #[test]
+    fn mixed_fields_are_aligned() {
+        let t = ContainerType::GcStruct {
+            fields: vec![
+                ("flag".into(), LowLevelType::Bool),
+                ("x".into(), LowLevelType::Float),
+                ("c".into(), LowLevelType::Char),
+            ],
+            var_item: None,
+        };
+        let l = t.layout();
+        assert_eq!(l.offset_of("flag"), Some(8));
+        assert_eq!(l.offset_of("x"), Some(16));
+        assert_eq!(l.offset_of("c"), Some(24));
+        assert_eq!(l.fixed_size, 32);
+    }
+
+    #[test]
+    fn container_text_round_trips() {
+        let mut types = TypeTable::new();
+        types.insert(STR.into(), str_type());
+        add_list_type(&mut types, &LowLevelType::Ptr(STR.into()));
+        for t in types.values() {
+            assert_eq!(parse_container(&t.to_string()).as_ref(), Ok(t));
+        }
+    }
+}
