@@ -111,6 +111,81 @@ ops! {
     "direct_call" => Special, false;
 }
 
+/// A function of the runtime that low-level graphs call with
+/// `direct_call(Builtin(name), args...)`. The C backend implements each in its
+/// runtime, the LLInterpreter natively; both must agree exactly.
+#[derive(Clone, Debug)]
+pub struct RuntimeFunc {
+    pub name: &'static str,
+    pub args: &'static [RtType],
+    pub result: RtType,
+    /// What it does, for readers of the generated C and of rules.
+    pub doc: &'static str,
+}
+
+/// The low-level types runtime functions take; `Str` is `Ptr(rpy_string)` and
+/// `StrList` the list of strings `entry_point` receives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RtType {
+    Void,
+    Signed,
+    Float,
+    Bool,
+    Char,
+    Str,
+    StrList,
+}
+
+impl RtType {
+    pub fn lltype(self) -> LowLevelType {
+        match self {
+            RtType::Void => LowLevelType::Void,
+            RtType::Signed => LowLevelType::Signed,
+            RtType::Float => LowLevelType::Float,
+            RtType::Bool => LowLevelType::Bool,
+            RtType::Char => LowLevelType::Char,
+            RtType::Str => LowLevelType::Ptr(crate::lltype::STR.to_string()),
+            RtType::StrList => LowLevelType::Ptr(
+                crate::lltype::list_type_names(&RtType::Str.lltype()).0,
+            ),
+        }
+    }
+}
+
+macro_rules! runtime {
+    ($($name:literal ($($arg:ident),*) -> $res:ident, $doc:literal;)*) => {
+        pub const RUNTIME_FUNCS: &[RuntimeFunc] = &[$(RuntimeFunc {
+            name: $name,
+            args: &[$(RtType::$arg),*],
+            result: RtType::$res,
+            doc: $doc,
+        }),*];
+    };
+}
+
+runtime! {
+    "rpy_str_concat" (Str, Str) -> Str, "a new string: the first followed by the second";
+    "rpy_str_from_int" (Signed) -> Str, "str() of an int, in decimal";
+    "rpy_str_from_float" (Float) -> Str, "str() of a float as Python 3 does: the shortest repr that round-trips";
+    "rpy_str_from_float_py2" (Float) -> Str, "str() of a float as Python 2 does: '%.12g', with '.0' added to integral values";
+    "rpy_str_from_char" (Char) -> Str, "a one-character string";
+    "rpy_str_from_bool" (Bool) -> Str, "'True' or 'False'";
+    "rpy_str_to_int" (Str) -> Signed, "int() of a string: optional whitespace and sign, decimal digits; anything else is a fatal ValueError";
+    "rpy_str_to_float" (Str) -> Float, "float() of a string; a malformed one is a fatal ValueError";
+    "rpy_str_getitem" (Str, Signed) -> Char, "s[i], negative i counting from the end; out of range is a fatal IndexError";
+    "rpy_str_eq" (Str, Str) -> Bool, "string equality";
+    "rpy_str_cmp" (Str, Str) -> Signed, "-1, 0 or 1 as the first string sorts before, equal to or after the second (bytewise)";
+    "rpy_str_mul" (Str, Signed) -> Str, "s * n (empty for n <= 0)";
+    "rpy_print_str" (Str) -> Void, "writes the string's bytes to standard output";
+    "rpy_strlist_getitem" (StrList, Signed) -> Str, "l[i] on a list of strings, negative i counting from the end; out of range is a fatal IndexError";
+    "rpy_int_pow" (Signed, Signed) -> Signed, "x ** y for y >= 0, wrapping";
+    "rpy_float_pow" (Float, Float) -> Float, "x ** y as C's pow()";
+}
+
+pub fn runtime_func(name: &str) -> Option<&'static RuntimeFunc> {
+    RUNTIME_FUNCS.iter().find(|f| f.name == name)
+}
+
 pub fn lookup(name: &str) -> Option<&'static LlOp> {
     LL_OPS.iter().find(|op| op.name == name)
 }
