@@ -1,0 +1,503 @@
+/* rpy C runtime, part 2: the runtime functions (llops::RUNTIME_FUNCS).
+ *
+ * Included after the struct definitions, so RPyString (hdr, f_hash, f_length,
+ * items[]), RPyStrArray (hdr, f_length, items[]) and RPyStrList (hdr,
+ * f_length, f_items) are complete types here.
+ */
+
+/* ---- buffered standard output ---------------------------------------- */
+
+#define RPY_OUT_SIZE (1 << 16)
+static char rpy_out_buf[RPY_OUT_SIZE];
+static size_t rpy_out_len;
+
+static void rpy_write_all(int fd, const char *p, size_t n) {
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return; /* nowhere left to report it */
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+RPY_RT void rpy_flush_stdout(void) {
+    if (rpy_out_len > 0) {
+        rpy_write_all(1, rpy_out_buf, rpy_out_len);
+        rpy_out_len = 0;
+    }
+}
+
+RPY_RT void rpy_write_stdout(const char *p, size_t n) {
+    if (RPY_UNLIKELY(n > RPY_OUT_SIZE - rpy_out_len)) {
+        rpy_flush_stdout();
+        if (n >= RPY_OUT_SIZE) {
+            rpy_write_all(1, p, n);
+            return;
+        }
+    }
+    memcpy(rpy_out_buf + rpy_out_len, p, n);
+    rpy_out_len += n;
+}
+
+/* ---- fatal errors ---------------------------------------------------- */
+
+RPY_RT RPY_NORETURN void rpy_fatal(const char *kind, const char *msg) {
+    static const char prefix[] = "fatal RPython error: ";
+    rpy_flush_stdout();
+    rpy_write_all(2, prefix, sizeof prefix - 1);
+    rpy_write_all(2, kind, strlen(kind));
+    if (msg != NULL) {
+        rpy_write_all(2, ": ", 2);
+        rpy_write_all(2, msg, strlen(msg));
+    }
+    rpy_write_all(2, "\n", 1);
+    exit(1);
+}
+
+RPY_RT RPY_NORETURN void rpy_fatal_uncaught(const char *graph) {
+    char msg[256];
+    snprintf(msg, sizeof msg, "an exception escaped from %s", graph);
+    rpy_fatal("uncaught exception", msg);
+}
+
+RPY_RT RPY_NORETURN void rpy_fatal_no_exit(const char *graph, long value) {
+    char msg[256];
+    snprintf(msg, sizeof msg, "no exit of a block in %s matches the value %ld", graph, value);
+    rpy_fatal("internal error", msg);
+}
+
+/* ---- allocation ------------------------------------------------------ */
+
+RPY_RT void *rpy_malloc(size_t size) {
+    void *p = calloc(1, size);
+    if (RPY_UNLIKELY(p == NULL)) rpy_fatal("MemoryError", NULL);
+    return p;
+}
+
+RPY_RT void *rpy_malloc_varsize(size_t struct_size, size_t items_offset,
+                                size_t item_size, long n, size_t length_offset) {
+    if (RPY_UNLIKELY(n < 0)) rpy_fatal("MemoryError", "negative length");
+    if (RPY_UNLIKELY(item_size != 0 &&
+                     (unsigned long)n > (LONG_MAX - items_offset) / item_size))
+        rpy_fatal("MemoryError", NULL);
+    size_t size = items_offset + (size_t)n * item_size;
+    if (size < struct_size) size = struct_size;
+    char *p = rpy_malloc(size);
+    *(long *)(p + length_offset) = n;
+    return p;
+}
+
+/* ---- strings --------------------------------------------------------- */
+
+RPY_RT RPyString *rpy_str_alloc(long n) { return RPY_MALLOC_VARSIZE(RPyString, n); }
+
+RPY_RT RPyString *rpy_str_from_bytes(const char *p, size_t n) {
+    RPyString *s = rpy_str_alloc((long)n);
+    memcpy(s->items, p, n);
+    return s;
+}
+
+RPY_RT RPyString *rpy_str_from_cstr(const char *p) { return rpy_str_from_bytes(p, strlen(p)); }
+
+/* A NUL-terminated copy of the bytes (for strtod and messages); free() it. */
+static char *rpy_str_to_cstr(RPyString *s) {
+    char *c = malloc((size_t)s->f_length + 1);
+    if (c == NULL) rpy_fatal("MemoryError", NULL);
+    memcpy(c, s->items, (size_t)s->f_length);
+    c[s->f_length] = '\0';
+    return c;
+}
+
+/* Python 3's repr() of the bytes, cut to `limit` characters when limit > 0
+ * (a character is a byte that is not a UTF-8 continuation byte); malloc'ed. */
+static char *rpy_repr_bytes(const unsigned char *s, long n, long limit) {
+    bool has_sq = memchr(s, '\'', (size_t)n) != NULL;
+    bool has_dq = memchr(s, '"', (size_t)n) != NULL;
+    char quote = (has_sq && !has_dq) ? '"' : '\'';
+    char *out = malloc((size_t)n * 4 + 3);
+    if (out == NULL) rpy_fatal("MemoryError", NULL);
+    size_t k = 0;
+    out[k++] = quote;
+    for (long i = 0; i < n; i++) {
+        unsigned char b = s[i];
+        if (b == '\\') { out[k++] = '\\'; out[k++] = '\\'; }
+        else if (b == '\n') { out[k++] = '\\'; out[k++] = 'n'; }
+        else if (b == '\r') { out[k++] = '\\'; out[k++] = 'r'; }
+        else if (b == '\t') { out[k++] = '\\'; out[k++] = 't'; }
+        else if (b == (unsigned char)quote) { out[k++] = '\\'; out[k++] = (char)b; }
+        else if ((b >= 0x20 && b <= 0x7e) || b >= 0x80) out[k++] = (char)b;
+        else {
+            static const char hex[] = "0123456789abcdef";
+            out[k++] = '\\'; out[k++] = 'x';
+            out[k++] = hex[b >> 4]; out[k++] = hex[b & 15];
+        }
+    }
+    out[k++] = quote;
+    out[k] = '\0';
+    if (limit > 0) {
+        long count = 0;
+        for (size_t i = 0; i < k; i++) {
+            if (((unsigned char)out[i] & 0xc0) != 0x80) {
+                if (count == limit) { out[i] = '\0'; break; }
+                count++;
+            }
+        }
+    }
+    return out;
+}
+
+RPY_RT RPY_NORETURN void rpy_fatal_with_repr(const char *kind, const char *text,
+                                             RPyString *s, long limit) {
+    char *r = rpy_repr_bytes(s->items, s->f_length, limit);
+    size_t n = strlen(text) + strlen(r) + 1;
+    char *msg = malloc(n);
+    if (msg == NULL) rpy_fatal(kind, text);
+    snprintf(msg, n, "%s%s", text, r);
+    rpy_fatal(kind, msg);
+}
+
+/* a new string: the first followed by the second */
+RPY_RT RPyString *rpy_str_concat(RPyString *a, RPyString *b) {
+    long n = a->f_length, m = b->f_length;
+    RPyString *s = rpy_str_alloc(n + m);
+    memcpy(s->items, a->items, (size_t)n);
+    memcpy(s->items + n, b->items, (size_t)m);
+    return s;
+}
+
+/* str() of an int, in decimal */
+RPY_RT RPyString *rpy_str_from_int(long x) {
+    char buf[24];
+    char *end = buf + sizeof buf, *p = end;
+    unsigned long u = x < 0 ? 0UL - (unsigned long)x : (unsigned long)x;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u != 0);
+    if (x < 0) *--p = '-';
+    return rpy_str_from_bytes(p, (size_t)(end - p));
+}
+
+/* The shortest decimal digits that read back as x (x finite and > 0):
+ * writes them to digits (NUL-terminated, no trailing zeros) and returns the
+ * decimal exponent e of x = d.ddd * 10**e. */
+static int rpy_shortest_digits(double x, char *digits) {
+    char buf[40];
+    for (int p = 1; p <= 17; p++) {
+        snprintf(buf, sizeof buf, "%.*e", p - 1, x);
+        /* buf is "d.ddde[+-]XX" or "de[+-]XX" */
+        int n = 0;
+        char *q = buf;
+        for (; *q != 'e'; q++)
+            if (*q != '.') digits[n++] = *q;
+        digits[n] = '\0';
+        int e = atoi(q + 1);
+        double back = strtod(buf, NULL);
+        if (back != x) {
+            /* The correctly rounded p digits do not read back; the p-digit
+             * neighbour on the other side of x may (the rounding interval of a
+             * power of two is wider above than below). */
+            if (back < x) {
+                int i = n - 1;
+                while (i >= 0 && digits[i] == '9') digits[i--] = '0';
+                if (i >= 0) digits[i]++;
+                else { digits[0] = '1'; e += 1; }
+            } else {
+                int i = n - 1;
+                while (i >= 0 && digits[i] == '0') digits[i--] = '9';
+                digits[i]--;
+                if (digits[0] == '0') {
+                    memset(digits, '9', (size_t)n);
+                    e -= 1;
+                }
+            }
+            snprintf(buf, sizeof buf, "%c.%se%d", digits[0], digits + 1, e);
+            back = strtod(buf, NULL);
+            if (back != x) continue;
+        }
+        while (n > 1 && digits[n - 1] == '0') digits[--n] = '\0';
+        return e;
+    }
+    /* not reached: 17 digits always read back */
+    snprintf(buf, sizeof buf, "%.16e", x);
+    rpy_fatal("internal error", "float formatting");
+}
+
+/* Formats digits (value d.ddd * 10**e) in Python's repr style into out. */
+static void rpy_format_float_digits(char *out, bool neg, const char *digits, int e) {
+    int n = (int)strlen(digits);
+    int decpt = e + 1;
+    char *o = out;
+    if (neg) *o++ = '-';
+    if (decpt <= -4 || decpt > 16) {
+        *o++ = digits[0];
+        if (n > 1) {
+            *o++ = '.';
+            memcpy(o, digits + 1, (size_t)(n - 1));
+            o += n - 1;
+        }
+        sprintf(o, "e%c%02d", e < 0 ? '-' : '+', e < 0 ? -e : e);
+        return;
+    }
+    if (decpt <= 0) {
+        *o++ = '0';
+        *o++ = '.';
+        for (int i = 0; i < -decpt; i++) *o++ = '0';
+        memcpy(o, digits, (size_t)n);
+        o += n;
+    } else if (decpt >= n) {
+        memcpy(o, digits, (size_t)n);
+        o += n;
+        for (int i = 0; i < decpt - n; i++) *o++ = '0';
+        *o++ = '.';
+        *o++ = '0';
+    } else {
+        memcpy(o, digits, (size_t)decpt);
+        o += decpt;
+        *o++ = '.';
+        memcpy(o, digits + decpt, (size_t)(n - decpt));
+        o += n - decpt;
+    }
+    *o = '\0';
+}
+
+/* str() of a float as Python 3 does: the shortest repr that round-trips */
+RPY_RT RPyString *rpy_str_from_float(double x) {
+    if (isnan(x)) return rpy_str_from_cstr("nan");
+    if (isinf(x)) return rpy_str_from_cstr(x > 0 ? "inf" : "-inf");
+    if (x == 0.0) return rpy_str_from_cstr(signbit(x) ? "-0.0" : "0.0");
+    char digits[32], out[64];
+    int e = rpy_shortest_digits(fabs(x), digits);
+    rpy_format_float_digits(out, x < 0, digits, e);
+    return rpy_str_from_cstr(out);
+}
+
+/* str() of a float as Python 2 does: '%.12g', with '.0' added to integral values */
+RPY_RT RPyString *rpy_str_from_float_py2(double x) {
+    if (isnan(x)) return rpy_str_from_cstr("nan");
+    if (isinf(x)) return rpy_str_from_cstr(x > 0 ? "inf" : "-inf");
+    char buf[48];
+    int n = snprintf(buf, sizeof buf - 2, "%.12g", x);
+    if (strpbrk(buf, ".eni") == NULL) {
+        buf[n++] = '.';
+        buf[n++] = '0';
+        buf[n] = '\0';
+    }
+    return rpy_str_from_bytes(buf, (size_t)n);
+}
+
+/* a one-character string */
+RPY_RT RPyString *rpy_str_from_char(unsigned char c) {
+    RPyString *s = rpy_str_alloc(1);
+    s->items[0] = c;
+    return s;
+}
+
+static RPyString rpy_str_True = {RPY_PREBUILT_HDR, 0, 4, "True"};
+static RPyString rpy_str_False = {RPY_PREBUILT_HDR, 0, 5, "False"};
+
+/* 'True' or 'False' */
+RPY_RT RPyString *rpy_str_from_bool(bool b) { return b ? &rpy_str_True : &rpy_str_False; }
+
+static bool rpy_is_space(unsigned char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
+/* Strips Python whitespace: sets *start and *end around the rest. */
+static void rpy_strip(RPyString *s, long *start, long *end) {
+    long i = 0, j = s->f_length;
+    while (i < j && rpy_is_space(s->items[i])) i++;
+    while (j > i && rpy_is_space(s->items[j - 1])) j--;
+    *start = i;
+    *end = j;
+}
+
+/* The end of Python's digitpart (digits with single '_' between them) that
+ * starts at i, or i itself when there is no digit at i. */
+static long rpy_digitpart(const unsigned char *p, long i, long end) {
+    if (i >= end || p[i] < '0' || p[i] > '9') return i;
+    i++;
+    while (i < end) {
+        if (p[i] >= '0' && p[i] <= '9') i++;
+        else if (p[i] == '_' && i + 1 < end && p[i + 1] >= '0' && p[i + 1] <= '9') i += 2;
+        else break;
+    }
+    return i;
+}
+
+/* int() of a string: optional whitespace and sign, decimal digits; anything
+ * else (or a value outside a machine word) is a fatal ValueError */
+RPY_RT long rpy_str_to_int(RPyString *s) {
+    long i, end;
+    rpy_strip(s, &i, &end);
+    const unsigned char *p = s->items;
+    bool neg = false;
+    if (i < end && (p[i] == '-' || p[i] == '+')) {
+        neg = p[i] == '-';
+        i++;
+    }
+    long stop = rpy_digitpart(p, i, end);
+    if (stop == i || stop != end) goto fail;
+    unsigned long m = 0;
+    for (; i < end; i++) {
+        if (p[i] == '_') continue;
+        unsigned long d = (unsigned long)(p[i] - '0');
+        if (m > (ULONG_MAX - d) / 10) goto fail;
+        m = m * 10 + d;
+    }
+    if (neg) {
+        if (m > (unsigned long)LONG_MAX + 1) goto fail;
+        return (long)(0UL - m);
+    }
+    if (m > (unsigned long)LONG_MAX) goto fail;
+    return (long)m;
+fail:
+    rpy_fatal_with_repr("ValueError", "invalid literal for int() with base 10: ", s, 200);
+}
+
+/* float() of a string; a malformed one is a fatal ValueError */
+RPY_RT double rpy_str_to_float(RPyString *s) {
+    long i, end;
+    rpy_strip(s, &i, &end);
+    const unsigned char *p = s->items;
+    long body = i;
+    bool neg = false;
+    if (body < end && (p[body] == '-' || p[body] == '+')) {
+        neg = p[body] == '-';
+        body++;
+    }
+    long blen = end - body;
+    if (blen == 3 || blen == 8) {
+        char low[9];
+        for (long k = 0; k < blen; k++) {
+            unsigned char c = p[body + k];
+            low[k] = (char)((c >= 'A' && c <= 'Z') ? c + 32 : c);
+        }
+        low[blen] = '\0';
+        if (strcmp(low, "inf") == 0 || strcmp(low, "infinity") == 0)
+            return neg ? -HUGE_VAL : HUGE_VAL;
+        if (strcmp(low, "nan") == 0) return neg ? -NAN : NAN;
+    }
+    long k = body;
+    long after_int = rpy_digitpart(p, k, end);
+    bool any = after_int != k;
+    k = after_int;
+    if (k < end && p[k] == '.') {
+        k++;
+        long after_frac = rpy_digitpart(p, k, end);
+        any = any || after_frac != k;
+        k = after_frac;
+    }
+    if (!any) goto fail;
+    if (k < end && (p[k] == 'e' || p[k] == 'E')) {
+        k++;
+        if (k < end && (p[k] == '+' || p[k] == '-')) k++;
+        long after_exp = rpy_digitpart(p, k, end);
+        if (after_exp == k) goto fail;
+        k = after_exp;
+    }
+    if (k != end) goto fail;
+    {
+        char small[64];
+        char *c = (end - i < (long)sizeof small) ? small : malloc((size_t)(end - i) + 1);
+        if (c == NULL) rpy_fatal("MemoryError", NULL);
+        long n = 0;
+        for (long j = i; j < end; j++)
+            if (p[j] != '_') c[n++] = (char)p[j];
+        c[n] = '\0';
+        double d = strtod(c, NULL);
+        if (c != small) free(c);
+        return d;
+    }
+fail:
+    rpy_fatal_with_repr("ValueError", "could not convert string to float: ", s, 0);
+}
+
+/* s[i], negative i counting from the end; out of range is a fatal IndexError */
+RPY_RT unsigned char rpy_str_getitem(RPyString *s, long i) {
+    long n = s->f_length;
+    if (i < 0) i += n;
+    if (RPY_UNLIKELY((unsigned long)i >= (unsigned long)n))
+        rpy_fatal("IndexError", "string index out of range");
+    return s->items[i];
+}
+
+/* string equality */
+RPY_RT bool rpy_str_eq(RPyString *a, RPyString *b) {
+    if (a == b) return true;
+    if (a == NULL || b == NULL) return false;
+    return a->f_length == b->f_length &&
+           memcmp(a->items, b->items, (size_t)a->f_length) == 0;
+}
+
+/* -1, 0 or 1 as the first string sorts before, equal to or after the second (bytewise) */
+RPY_RT long rpy_str_cmp(RPyString *a, RPyString *b) {
+    long n = a->f_length, m = b->f_length;
+    int c = memcmp(a->items, b->items, (size_t)(n < m ? n : m));
+    if (c != 0) return c < 0 ? -1 : 1;
+    return n < m ? -1 : (n > m ? 1 : 0);
+}
+
+/* s * n (empty for n <= 0) */
+RPY_RT RPyString *rpy_str_mul(RPyString *s, long n) {
+    long len = s->f_length;
+    if (n <= 0 || len == 0) return rpy_str_alloc(0);
+    if (n > LONG_MAX / len) rpy_fatal("MemoryError", NULL);
+    RPyString *r = rpy_str_alloc(len * n);
+    if (len == 1) {
+        memset(r->items, s->items[0], (size_t)n);
+    } else {
+        for (long k = 0; k < n; k++) memcpy(r->items + k * len, s->items, (size_t)len);
+    }
+    return r;
+}
+
+/* writes the string's bytes to standard output */
+RPY_RT void rpy_print_str(RPyString *s) {
+    if (s == NULL) {
+        rpy_write_stdout("None", 4);
+        return;
+    }
+    rpy_write_stdout((const char *)s->items, (size_t)s->f_length);
+}
+
+/* l[i] on a list of strings, negative i counting from the end; out of range is a fatal IndexError */
+RPY_RT RPyString *rpy_strlist_getitem(RPyStrList *l, long i) {
+    long n = l->f_length;
+    if (i < 0) i += n;
+    if (RPY_UNLIKELY((unsigned long)i >= (unsigned long)n))
+        rpy_fatal("IndexError", "list index out of range");
+    return l->f_items->items[i];
+}
+
+/* x ** y for y >= 0, wrapping */
+RPY_RT long rpy_int_pow(long x, long y) {
+    if (RPY_UNLIKELY(y < 0))
+        rpy_fatal("ValueError", "integer power with a negative exponent");
+    unsigned long result = 1, base = (unsigned long)x;
+    unsigned long e = (unsigned long)y;
+    while (e != 0) {
+        if (e & 1) result *= base;
+        base *= base;
+        e >>= 1;
+    }
+    return (long)result;
+}
+
+/* x ** y as C's pow() */
+RPY_RT double rpy_float_pow(double x, double y) { return pow(x, y); }
+
+/* ---- program start --------------------------------------------------- */
+
+/* The argument list entry_point receives: a list of strings built from argv. */
+RPY_RT RPyStrList *rpy_argv_list(int argc, char **argv) {
+    RPyStrArray *items = RPY_MALLOC_VARSIZE(RPyStrArray, (long)argc);
+    for (int i = 0; i < argc; i++) items->items[i] = rpy_str_from_cstr(argv[i]);
+    RPyStrList *l = RPY_MALLOC(RPyStrList);
+    l->f_length = argc;
+    l->f_items = items;
+    return l;
+}

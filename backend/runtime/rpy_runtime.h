@@ -1,0 +1,118 @@
+/* rpy C runtime, part 1: what the generated type definitions need.
+ *
+ * The generated C file is laid out as:
+ *   rpy_runtime.h   (this file: includes, primitive helpers, allocation API)
+ *   struct definitions from the program's type table
+ *   typedefs RPyString / RPyStrArray / RPyStrList
+ *   rpy_runtime.c   (the runtime functions of llops::RUNTIME_FUNCS)
+ *   prebuilt constants, function prototypes, function bodies, main()
+ *
+ * Low-level types map to C as: Signed -> long, Unsigned -> unsigned long,
+ * Float -> double, Bool -> bool, Char -> unsigned char, Ptr(T) -> struct S_T *.
+ */
+#include <stddef.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include <math.h>
+#include <limits.h>
+#include <errno.h>
+#include <unistd.h>
+
+_Static_assert(sizeof(long) == 8, "rpy needs a 64-bit long");
+_Static_assert(sizeof(void *) == 8, "rpy needs 64-bit pointers");
+_Static_assert(sizeof(double) == 8, "rpy needs an IEEE double");
+_Static_assert(sizeof(bool) == 1, "rpy needs a one-byte bool");
+
+#define RPY_RT static __attribute__((unused))
+#define RPY_INLINE static inline __attribute__((unused))
+#define RPY_NORETURN __attribute__((noreturn))
+#define RPY_LIKELY(x) __builtin_expect(!!(x), 1)
+#define RPY_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* The GC header word of objects built into the executable. */
+#define RPY_PREBUILT_HDR 0L
+
+/* ---- fatal errors ---------------------------------------------------- */
+
+/* Flushes standard output, writes "fatal RPython error: <kind>: <msg>"
+ * (or "...: <kind>" when msg is NULL) to standard error, exits with status 1. */
+RPY_RT RPY_NORETURN void rpy_fatal(const char *kind, const char *msg);
+RPY_RT RPY_NORETURN void rpy_fatal_uncaught(const char *graph);
+RPY_RT RPY_NORETURN void rpy_fatal_no_exit(const char *graph, long value);
+
+/* ---- allocation: every GC object comes from here --------------------- */
+
+/* A zeroed block of `size` bytes (fatal MemoryError when there is none). */
+RPY_RT void *rpy_malloc(size_t size);
+/* A zeroed varsized object with n items whose length word (at
+ * `length_offset`) is set to n. */
+RPY_RT void *rpy_malloc_varsize(size_t struct_size, size_t items_offset,
+                                size_t item_size, long n, size_t length_offset);
+
+#define RPY_MALLOC(T) ((T *)rpy_malloc(sizeof(T)))
+#define RPY_MALLOC_VARSIZE(T, n)                                         \
+    ((T *)rpy_malloc_varsize(sizeof(T), offsetof(T, items),              \
+                             sizeof(((T *)0)->items[0]), (n),            \
+                             offsetof(T, f_length)))
+
+/* ---- integer operations (wrapping, two's complement) ----------------- */
+
+#define RPY_INT_ADD(x, y) ((long)((unsigned long)(x) + (unsigned long)(y)))
+#define RPY_INT_SUB(x, y) ((long)((unsigned long)(x) - (unsigned long)(y)))
+#define RPY_INT_MUL(x, y) ((long)((unsigned long)(x) * (unsigned long)(y)))
+#define RPY_INT_NEG(x) ((long)(0UL - (unsigned long)(x)))
+#define RPY_INT_LSHIFT(x, y) ((long)((unsigned long)(x) << (y)))
+#define RPY_INT_RSHIFT(x, y) ((long)(x) >> (y))
+
+RPY_INLINE long rpy_int_abs(long x) { return x < 0 ? RPY_INT_NEG(x) : x; }
+
+/* C division, truncating; MIN / -1 wraps to MIN; zero is a fatal error. */
+RPY_INLINE long rpy_int_floordiv(long x, long y) {
+    if (RPY_UNLIKELY(y == 0)) rpy_fatal("ZeroDivisionError", "integer division or modulo by zero");
+    if (RPY_UNLIKELY(y == -1)) return RPY_INT_NEG(x);
+    return x / y;
+}
+RPY_INLINE long rpy_int_mod(long x, long y) {
+    if (RPY_UNLIKELY(y == 0)) rpy_fatal("ZeroDivisionError", "integer division or modulo by zero");
+    if (RPY_UNLIKELY(y == -1)) return 0;
+    return x % y;
+}
+/* Python's floor division and modulo (the remainder has the divisor's sign). */
+RPY_INLINE long rpy_int_py_div(long x, long y) {
+    if (RPY_UNLIKELY(y == 0)) rpy_fatal("ZeroDivisionError", "integer division or modulo by zero");
+    if (RPY_UNLIKELY(y == -1)) return RPY_INT_NEG(x);
+    long q = x / y;
+    long r = x % y;
+    if (r != 0 && ((r ^ y) < 0)) q -= 1;
+    return q;
+}
+RPY_INLINE long rpy_int_py_mod(long x, long y) {
+    if (RPY_UNLIKELY(y == 0)) rpy_fatal("ZeroDivisionError", "integer division or modulo by zero");
+    if (RPY_UNLIKELY(y == -1)) return 0;
+    long r = x % y;
+    if (r != 0 && ((r ^ y) < 0)) r += y;
+    return r;
+}
+
+/* ---- float operations ------------------------------------------------ */
+
+RPY_INLINE double rpy_float_from_bits(uint64_t bits) {
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    return d;
+}
+RPY_INLINE double rpy_float_py_div(double x, double y) { return floor(x / y); }
+/* Python's float %: fmod, moved to the divisor's sign; a zero result takes
+ * the divisor's sign too. */
+RPY_INLINE double rpy_float_py_mod(double x, double y) {
+    double m = fmod(x, y);
+    if (m != 0.0) {
+        if ((y < 0) != (m < 0)) m += y;
+    } else {
+        m = copysign(0.0, y);
+    }
+    return m;
+}

@@ -1,0 +1,209 @@
+//! Structural checks of graphs, usable on the output of any graph stage.
+//!
+//! A well-formed graph is in the SSA form the graph model describes: every
+//! variable is defined once (as an input argument of one block or the result of
+//! one operation), every use of a variable in a block comes after its definition
+//! in that block, links pass exactly as many values as their target takes, and
+//! each block ends in the way its exitswitch says.
+
+use rpy_ir::graph::{Arg, BlockId, Constant, FunctionGraph, Program, Stage, Var};
+use std::collections::HashSet;
+
+/// Checks one graph; on failure, returns one line per problem found.
+pub fn check_graph_well_formed<S: Stage>(g: &FunctionGraph<S>) -> Result<(), Vec<String>> {
+    let mut errs = Vec::new();
+    let nblocks = g.blocks.len();
+    let nvars = g.vars.len();
+    let valid_block = |b: BlockId| (b.0 as usize) < nblocks;
+    for (what, b) in [
+        ("start", g.startblock),
+        ("return", g.returnblock),
+        ("except", g.exceptblock),
+    ] {
+        if !valid_block(b) {
+            errs.push(format!("the {what} block b{} does not exist", b.0));
+        }
+    }
+    if !errs.is_empty() {
+        return Err(prefix(g, errs));
+    }
+    if g.returnblock == g.exceptblock || g.startblock == g.returnblock {
+        errs.push("start, return and except blocks must be distinct".to_string());
+    }
+    let ret = g.block(g.returnblock);
+    if ret.inputargs.len() != 1 {
+        errs.push(format!(
+            "the return block takes {} arguments instead of 1",
+            ret.inputargs.len()
+        ));
+    }
+    let exc = g.block(g.exceptblock);
+    if exc.inputargs.len() != 2 {
+        errs.push(format!(
+            "the except block takes {} arguments instead of 2",
+            exc.inputargs.len()
+        ));
+    }
+
+    // Each variable is defined once in the whole graph.
+    let mut defined_once: HashSet<Var> = HashSet::new();
+    for (bi, block) in g.blocks.iter().enumerate() {
+        let defs = block
+            .inputargs
+            .iter()
+            .chain(block.operations.iter().map(|op| &op.result));
+        for v in defs {
+            if v.0 as usize >= nvars {
+                errs.push(format!("block b{bi}: variable v{} does not exist", v.0));
+            } else if !defined_once.insert(*v) {
+                errs.push(format!("block b{bi}: variable v{} is defined twice", v.0));
+            }
+        }
+    }
+
+    for (bi, block) in g.blocks.iter().enumerate() {
+        let b = BlockId(bi as u32);
+        let mut known: HashSet<Var> = block.inputargs.iter().copied().collect();
+        let check_use = |a: &Arg, known: &HashSet<Var>, errs: &mut Vec<String>, ctx: &str| {
+            if let Arg::Var(v) = a {
+                if !known.contains(v) {
+                    errs.push(format!(
+                        "block b{bi}: {ctx} uses variable v{} not defined before it in the block",
+                        v.0
+                    ));
+                }
+            }
+        };
+        for (oi, op) in block.operations.iter().enumerate() {
+            if op.opname.is_empty() {
+                errs.push(format!("block b{bi}: operation {oi} has no name"));
+            }
+            for a in &op.args {
+                check_use(a, &known, &mut errs, &format!("operation {oi} ({})", op.opname));
+            }
+            known.insert(op.result);
+        }
+        if let Some(sw) = &block.exitswitch {
+            check_use(sw, &known, &mut errs, "the exitswitch");
+        }
+        let is_final = b == g.returnblock || b == g.exceptblock;
+        if is_final {
+            if !block.operations.is_empty() || !block.exits.is_empty() || block.exitswitch.is_some()
+            {
+                errs.push(format!(
+                    "block b{bi}: the return and except blocks must have no operations and no exits"
+                ));
+            }
+            continue;
+        }
+        match &block.exitswitch {
+            None => {
+                if block.exits.len() != 1 {
+                    errs.push(format!(
+                        "block b{bi}: a block without exitswitch must have exactly one exit, it has {}",
+                        block.exits.len()
+                    ));
+                }
+                if block.exits.iter().any(|l| l.exitcase.is_some()) {
+                    errs.push(format!(
+                        "block b{bi}: a block without exitswitch has an exit with an exitcase"
+                    ));
+                }
+            }
+            Some(_) => {
+                if block.exits.is_empty() {
+                    errs.push(format!("block b{bi}: a switching block has no exits"));
+                }
+                let mut seen: Vec<&Constant> = Vec::new();
+                for (li, l) in block.exits.iter().enumerate() {
+                    match &l.exitcase {
+                        None => errs.push(format!(
+                            "block b{bi}: exit {li} of a switching block has no exitcase"
+                        )),
+                        Some(c) => {
+                            if seen.contains(&c) {
+                                errs.push(format!(
+                                    "block b{bi}: exit {li} repeats the exitcase {c:?}"
+                                ));
+                            }
+                            seen.push(c);
+                        }
+                    }
+                }
+            }
+        }
+        for (li, l) in block.exits.iter().enumerate() {
+            for a in &l.args {
+                check_use(a, &known, &mut errs, &format!("exit {li}"));
+            }
+            if !valid_block(l.target) {
+                errs.push(format!(
+                    "block b{bi}: exit {li} goes to a block b{} that does not exist",
+                    l.target.0
+                ));
+                continue;
+            }
+            let want = g.block(l.target).inputargs.len();
+            if l.args.len() != want {
+                errs.push(format!(
+                    "block b{bi}: exit {li} passes {} values to b{}, which takes {want}",
+                    l.args.len(),
+                    l.target.0
+                ));
+            }
+        }
+    }
+    if errs.is_empty() {
+        Ok(())
+    } else {
+        Err(prefix(g, errs))
+    }
+}
+
+fn prefix<S: Stage>(g: &FunctionGraph<S>, errs: Vec<String>) -> Vec<String> {
+    errs.into_iter()
+        .map(|e| format!("graph {}: {e}", g.name))
+        .collect()
+}
+
+/// Checks every graph of a program, that graph names are unique, that the entry
+/// graph exists and that every function constant names a graph of the program.
+pub fn check_program_well_formed<S: Stage>(p: &Program<S>) -> Result<(), Vec<String>> {
+    let mut errs = Vec::new();
+    let mut names = HashSet::new();
+    for g in &p.graphs {
+        if !names.insert(g.name.as_str()) {
+            errs.push(format!("two graphs are named {}", g.name));
+        }
+    }
+    if !names.contains(p.entry.as_str()) {
+        errs.push(format!("the entry graph {} does not exist", p.entry));
+    }
+    for g in &p.graphs {
+        if let Err(e) = check_graph_well_formed(g) {
+            errs.extend(e);
+        }
+        for block in &g.blocks {
+            let args = block
+                .operations
+                .iter()
+                .flat_map(|op| op.args.iter())
+                .chain(block.exits.iter().flat_map(|l| l.args.iter()));
+            for a in args {
+                if let Arg::Const(Constant::Func(f)) = a {
+                    if !names.contains(f.as_str()) {
+                        errs.push(format!(
+                            "graph {}: refers to a function {f} that has no graph",
+                            g.name
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    if errs.is_empty() {
+        Ok(())
+    } else {
+        Err(errs)
+    }
+}

@@ -1,0 +1,261 @@
+//! The LLInterpreter: runs a low-level program (`Program<LowLevel>`) directly.
+//!
+//! It is the oracle the property tests compare every later pass and the C
+//! backend against, so it follows `llops` to the letter: integer operations go
+//! through `llops::eval_int`, runtime functions behave as documented in
+//! `llops::RUNTIME_FUNCS` (and exactly as the C runtime does), and fatal RPython
+//! errors carry the text the C runtime writes to stderr.
+//!
+//! Before running, each graph is translated once into a compact form (`code`):
+//! variables become slots of a frame, constants become values (a string
+//! constant becomes one prebuilt string object per distinct text), callee
+//! names become graph indices, field names become field indices. Calls push
+//! frames on an explicit stack, so deep recursion does not use the Rust stack.
+
+mod code;
+mod exec;
+pub mod pystr;
+mod runtime;
+
+use rpy_ir::graph::{LowLevel, Program};
+use std::cell::RefCell;
+use std::fmt;
+use std::rc::Rc;
+
+/// A reference to a GC object.
+pub type ObjRef = Rc<RefCell<Object>>;
+
+/// A value held by a variable, a field or an array item.
+#[derive(Clone, Debug)]
+pub enum LlValue {
+    Void,
+    /// Signed (and Unsigned, which has no operations yet).
+    Signed(i64),
+    Float(f64),
+    Bool(bool),
+    Char(u8),
+    /// A GC pointer; `None` is the null pointer.
+    Ptr(Option<ObjRef>),
+}
+
+impl PartialEq for LlValue {
+    /// Pointers compare by identity, floats as IEEE numbers.
+    fn eq(&self, other: &LlValue) -> bool {
+        use LlValue::*;
+        match (self, other) {
+            (Void, Void) => true,
+            (Signed(a), Signed(b)) => a == b,
+            (Float(a), Float(b)) => a == b,
+            (Bool(a), Bool(b)) => a == b,
+            (Char(a), Char(b)) => a == b,
+            (Ptr(None), Ptr(None)) => true,
+            (Ptr(Some(a)), Ptr(Some(b))) => Rc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+impl LlValue {
+    /// The bytes of an `rpy_string` object (or of any object whose items are
+    /// chars); `None` for anything else, the null pointer included.
+    pub fn string_bytes(&self) -> Option<Vec<u8>> {
+        match self {
+            LlValue::Ptr(Some(obj)) => match &obj.borrow().items {
+                Items::Bytes(b) => Some(b.clone()),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The string as text (lossy for non-UTF-8 bytes).
+    pub fn string_text(&self) -> Option<String> {
+        self.string_bytes()
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+    }
+
+    pub fn as_signed(&self) -> Option<i64> {
+        match self {
+            LlValue::Signed(n) => Some(*n),
+            _ => None,
+        }
+    }
+
+    /// A short name of the value's kind, for error messages.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            LlValue::Void => "Void",
+            LlValue::Signed(_) => "Signed",
+            LlValue::Float(_) => "Float",
+            LlValue::Bool(_) => "Bool",
+            LlValue::Char(_) => "Char",
+            LlValue::Ptr(None) => "null Ptr",
+            LlValue::Ptr(Some(_)) => "Ptr",
+        }
+    }
+}
+
+/// A GC object: a struct (its fields, in the order of its type) and, for
+/// arrays and varsized structs, its items. A `GcArray`'s length is its number
+/// of items; a varsized struct also has its `length` field.
+#[derive(Debug)]
+pub struct Object {
+    /// The name of its container type in the program's `TypeTable`.
+    pub type_name: Rc<str>,
+    pub fields: Vec<LlValue>,
+    pub items: Items,
+    /// Index of the type in the interpreter's type list.
+    pub(crate) ty: u32,
+}
+
+/// The items of an array or varsized struct: bytes for `Char` items (strings),
+/// values for any other item type.
+#[derive(Debug)]
+pub enum Items {
+    None,
+    Bytes(Vec<u8>),
+    Values(Vec<LlValue>),
+}
+
+impl Items {
+    pub fn len(&self) -> usize {
+        match self {
+            Items::None => 0,
+            Items::Bytes(b) => b.len(),
+            Items::Values(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LlErrorKind {
+    /// An RPython-level fatal error (an uncaught exception such as ValueError):
+    /// the translated program fails the same way, with `message` on stderr.
+    Fatal,
+    /// Something no well-typed low-level program does (unknown operation,
+    /// type mismatch, null dereference, undefined integer operation): a bug
+    /// in the compiler that produced the graphs.
+    Internal,
+}
+
+/// Why running a program stopped.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LlError {
+    /// For `Fatal`: exactly the C runtime's stderr line, e.g.
+    /// `fatal RPython error: ValueError: invalid literal for int() with base 10: 'abc'`.
+    pub message: String,
+    /// The graph that was running.
+    pub graph: String,
+    pub kind: LlErrorKind,
+    /// The graphs on the call stack, outermost first (the last is `graph`).
+    pub traceback: Vec<String>,
+}
+
+impl LlError {
+    pub fn is_fatal(&self) -> bool {
+        self.kind == LlErrorKind::Fatal
+    }
+}
+
+impl fmt::Display for LlError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (in graph '{}')", self.message, self.graph)
+    }
+}
+
+impl std::error::Error for LlError {}
+
+/// Interprets one low-level program.
+pub struct LlInterpreter<'p> {
+    program: &'p Program<LowLevel>,
+    code: code::Code,
+    max_depth: usize,
+}
+
+/// The default limit on nested calls; deeper recursion is a fatal error.
+pub const DEFAULT_MAX_DEPTH: usize = 1_000_000;
+
+impl<'p> LlInterpreter<'p> {
+    /// Prepares every graph of `program`. Problems in a graph (an unknown
+    /// operation, a call to a missing graph, ...) are reported when the
+    /// faulty operation runs, not here.
+    pub fn new(program: &'p Program<LowLevel>) -> Self {
+        LlInterpreter {
+            program,
+            code: code::Code::build(program),
+            max_depth: DEFAULT_MAX_DEPTH,
+        }
+    }
+
+    pub fn program(&self) -> &'p Program<LowLevel> {
+        self.program
+    }
+
+    /// Sets the limit on nested calls (default `DEFAULT_MAX_DEPTH`).
+    pub fn set_max_depth(&mut self, depth: usize) {
+        self.max_depth = depth;
+    }
+
+    /// Runs the entry point with `argv` (argv[0] is the program name), writing
+    /// printed output to `out`; returns the entry point's result, the exit status.
+    pub fn run_entry(
+        &mut self,
+        argv: &[String],
+        out: &mut dyn std::io::Write,
+    ) -> Result<i64, LlError> {
+        let list = self.new_str_list(argv);
+        let entry = self.program.entry.clone();
+        match self.call(&entry, vec![list], out)? {
+            LlValue::Signed(n) => Ok(n),
+            other => Err(LlError {
+                message: format!("the entry point returned {} instead of Signed", other.kind()),
+                graph: entry.clone(),
+                kind: LlErrorKind::Internal,
+                traceback: vec![entry],
+            }),
+        }
+    }
+
+    /// Calls the graph named `graph` with `args`.
+    pub fn call(
+        &mut self,
+        graph: &str,
+        args: Vec<LlValue>,
+        out: &mut dyn std::io::Write,
+    ) -> Result<LlValue, LlError> {
+        let Some(&index) = self.code.by_name.get(graph) else {
+            return Err(LlError {
+                message: format!("no graph named '{graph}'"),
+                graph: graph.to_string(),
+                kind: LlErrorKind::Internal,
+                traceback: vec![],
+            });
+        };
+        exec::run(&self.code, index, args, out, self.max_depth)
+    }
+
+    /// A new `rpy_string` holding `bytes`.
+    pub fn new_string(&self, bytes: &[u8]) -> LlValue {
+        LlValue::Ptr(Some(self.code.types.new_string(bytes.to_vec())))
+    }
+
+    /// A new list of strings (the type `entry_point` receives).
+    pub fn new_str_list(&self, items: &[String]) -> LlValue {
+        let strs = items
+            .iter()
+            .map(|s| LlValue::Ptr(Some(self.code.types.new_string(s.as_bytes().to_vec()))))
+            .collect();
+        LlValue::Ptr(Some(self.code.types.new_str_list(strs)))
+    }
+
+    /// A new object of the named container type, zero-initialised, with `n`
+    /// items when the type is varsized.
+    pub fn new_object(&self, type_name: &str, n: usize) -> Option<LlValue> {
+        let ty = *self.code.types.ids.get(type_name)?;
+        Some(LlValue::Ptr(Some(self.code.types.malloc(ty, n))))
+    }
+}

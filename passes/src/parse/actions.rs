@@ -1,0 +1,655 @@
+//! What the grammar's actions call: building AST nodes, and the checks the
+//! grammar itself is too permissive for (assignment targets, argument order,
+//! dialect-only forms). Checks record an error in `Ctx` and build a best-effort
+//! node so parsing goes on and every such error is reported.
+
+use rpy_ir::ast::*;
+use rpy_ir::diag::Pos;
+
+/// State shared by the grammar's actions.
+pub struct Ctx {
+    pub dialect: Dialect,
+    pub errors: Vec<(Pos, String)>,
+    /// Positions of `9223372036854775808` literals: valid only right after a
+    /// unary minus, which removes them from here.
+    pub pending_min_int: Vec<Pos>,
+}
+
+impl Ctx {
+    pub fn new(dialect: Dialect) -> Ctx {
+        Ctx {
+            dialect,
+            errors: Vec::new(),
+            pending_min_int: Vec::new(),
+        }
+    }
+
+    pub fn error(&mut self, pos: Pos, msg: impl Into<String>) {
+        self.errors.push((pos, msg.into()));
+    }
+
+    /// Errors still pending once the parse is over.
+    pub fn finish(&mut self) {
+        for p in std::mem::take(&mut self.pending_min_int) {
+            self.error(p, TOO_LARGE);
+        }
+    }
+}
+
+const TOO_LARGE: &str = "integer literal too large for a machine word";
+
+/// One argument of a call, before the order checks.
+pub enum Arg {
+    Pos(Expr),
+    Kw(Expr, Expr),
+    Star(Pos, Expr),
+    DoubleStar(Pos),
+    Gen(Pos),
+}
+
+/// One parameter of a def or lambda, before the order checks.
+pub enum ParamItem {
+    Plain(Param),
+    Star(Pos, Option<String>),
+    DoubleStar(Pos),
+}
+
+/// One item between the brackets of a subscript.
+pub enum Sub {
+    Index(Expr),
+    /// lower, upper, and the step if a second colon was written.
+    Slice(Pos, Option<Expr>, Option<Expr>, Option<Option<Expr>>),
+}
+
+pub enum CompClause {
+    For(Expr, Expr),
+    If(Expr),
+}
+
+pub fn expr(pos: Pos, kind: ExprKind) -> Expr {
+    Expr { pos, kind }
+}
+
+pub fn stmt(pos: Pos, kind: StmtKind) -> Stmt {
+    Stmt { pos, kind }
+}
+
+pub fn binop(pos: Pos, op: BinOp, left: Expr, right: Expr) -> Expr {
+    expr(
+        pos,
+        ExprKind::BinOp {
+            op,
+            left: Box::new(left),
+            right: Box::new(right),
+        },
+    )
+}
+
+pub fn unary(pos: Pos, op: UnaryOp, operand: Expr) -> Expr {
+    expr(
+        pos,
+        ExprKind::UnaryOp {
+            op,
+            operand: Box::new(operand),
+        },
+    )
+}
+
+/// `-x`: a negated number literal folds into a negative literal, as in Python 2
+/// (which is what lets `-9223372036854775808` be written).
+pub fn negate(ctx: &mut Ctx, pos: Pos, operand: Expr) -> Expr {
+    match operand.kind {
+        ExprKind::Int(v) => {
+            if v == i64::MIN {
+                if let Some(i) = ctx.pending_min_int.iter().position(|&p| p == operand.pos) {
+                    ctx.pending_min_int.swap_remove(i);
+                    return expr(pos, ExprKind::Int(i64::MIN));
+                }
+            }
+            expr(pos, ExprKind::Int(v.wrapping_neg()))
+        }
+        ExprKind::Float(f) => expr(pos, ExprKind::Float(-f)),
+        _ => unary(pos, UnaryOp::Neg, operand),
+    }
+}
+
+pub fn int_lit(ctx: &mut Ctx, pos: Pos, v: u64) -> Expr {
+    if v <= i64::MAX as u64 {
+        expr(pos, ExprKind::Int(v as i64))
+    } else if v == 1u64 << 63 {
+        ctx.pending_min_int.push(pos);
+        expr(pos, ExprKind::Int(i64::MIN))
+    } else {
+        ctx.error(pos, TOO_LARGE);
+        expr(pos, ExprKind::Int(0))
+    }
+}
+
+pub fn boolop(pos: Pos, op: BoolOp, first: Expr, rest: Vec<Expr>) -> Expr {
+    let mut values = Vec::with_capacity(rest.len() + 1);
+    values.push(first);
+    values.extend(rest);
+    expr(pos, ExprKind::BoolOp { op, values })
+}
+
+pub fn compare(pos: Pos, left: Expr, ops: Vec<(CmpOp, Expr)>) -> Expr {
+    expr(
+        pos,
+        ExprKind::Compare {
+            left: Box::new(left),
+            ops,
+        },
+    )
+}
+
+/// A comma list: one expression unless there was a comma.
+pub fn tuple_or_single(pos: Pos, (mut v, trailing): (Vec<Expr>, bool)) -> Expr {
+    if v.len() == 1 && !trailing {
+        v.pop().unwrap_or_else(|| expr(pos, ExprKind::Tuple(vec![])))
+    } else {
+        expr(pos, ExprKind::Tuple(v))
+    }
+}
+
+fn describe(e: &Expr) -> &'static str {
+    match &e.kind {
+        ExprKind::Name(_) => "a name",
+        ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) => "a literal",
+        ExprKind::Bool(true) => "True",
+        ExprKind::Bool(false) => "False",
+        ExprKind::None => "None",
+        ExprKind::BinOp { .. } | ExprKind::UnaryOp { .. } => "an operator expression",
+        ExprKind::BoolOp { .. } => "an 'and'/'or' expression",
+        ExprKind::Compare { .. } => "a comparison",
+        ExprKind::Call { .. } => "a function call",
+        ExprKind::Attribute { .. } => "an attribute",
+        ExprKind::Subscript { .. } | ExprKind::Slice { .. } => "an item",
+        ExprKind::Tuple(_) => "a tuple",
+        ExprKind::List(_) => "a list",
+        ExprKind::Dict(_) => "a dict display",
+        ExprKind::IfExp { .. } => "a conditional expression",
+        ExprKind::ListComp { .. } => "a list comprehension",
+        ExprKind::Lambda { .. } => "a lambda",
+    }
+}
+
+/// Checks that `e` can be assigned to (`verb` = "assign to") or deleted.
+pub fn check_target(ctx: &mut Ctx, e: &Expr, verb: &str) {
+    match &e.kind {
+        ExprKind::Name(_)
+        | ExprKind::Attribute { .. }
+        | ExprKind::Subscript { .. }
+        | ExprKind::Slice { .. } => {}
+        ExprKind::Tuple(items) | ExprKind::List(items) => {
+            if verb == "assign to" && items.is_empty() {
+                ctx.error(e.pos, format!("cannot {} an empty {}", verb, describe(e).trim_start_matches("a ")));
+            }
+            for item in items {
+                check_target(ctx, item, verb);
+            }
+        }
+        _ => ctx.error(e.pos, format!("cannot {} {}", verb, describe(e))),
+    }
+}
+
+pub fn expr_or_assign(ctx: &mut Ctx, pos: Pos, first: Expr, rest: Vec<Expr>) -> Stmt {
+    if rest.is_empty() {
+        return stmt(pos, StmtKind::Expr(first));
+    }
+    let mut targets = Vec::with_capacity(rest.len());
+    targets.push(first);
+    targets.extend(rest);
+    let value = targets.pop().unwrap_or_else(|| expr(pos, ExprKind::None));
+    for t in &targets {
+        check_target(ctx, t, "assign to");
+    }
+    stmt(pos, StmtKind::Assign { targets, value })
+}
+
+pub fn aug_assign(ctx: &mut Ctx, pos: Pos, target: Expr, op: BinOp, value: Expr) -> Stmt {
+    match &target.kind {
+        ExprKind::Name(_)
+        | ExprKind::Attribute { .. }
+        | ExprKind::Subscript { .. }
+        | ExprKind::Slice { .. } => {}
+        _ => ctx.error(
+            target.pos,
+            format!(
+                "cannot use {} as the target of an augmented assignment",
+                describe(&target)
+            ),
+        ),
+    }
+    stmt(pos, StmtKind::AugAssign { target, op, value })
+}
+
+/// `x: T = v` (annotations are dropped); `x: T` alone does nothing.
+pub fn ann_assign(ctx: &mut Ctx, pos: Pos, target: Expr, value: Option<Expr>) -> Stmt {
+    match &target.kind {
+        ExprKind::Name(_) | ExprKind::Attribute { .. } | ExprKind::Subscript { .. } => {}
+        _ => ctx.error(
+            target.pos,
+            format!("cannot annotate {}", describe(&target)),
+        ),
+    }
+    match value {
+        Some(value) => stmt(
+            pos,
+            StmtKind::Assign {
+                targets: vec![target],
+                value,
+            },
+        ),
+        None => stmt(pos, StmtKind::Pass),
+    }
+}
+
+pub fn del(ctx: &mut Ctx, pos: Pos, targets: Vec<Expr>) -> Stmt {
+    for t in &targets {
+        check_target(ctx, t, "delete");
+    }
+    stmt(pos, StmtKind::Del(targets))
+}
+
+pub fn make_call(ctx: &mut Ctx, pos: Pos, func: Expr, items: Vec<Arg>) -> Expr {
+    let (args, keywords, star_args) = split_args(ctx, items);
+    expr(
+        pos,
+        ExprKind::Call {
+            func: Box::new(func),
+            args,
+            keywords,
+            star_args: star_args.map(Box::new),
+        },
+    )
+}
+
+fn split_args(ctx: &mut Ctx, items: Vec<Arg>) -> (Vec<Expr>, Vec<Keyword>, Option<Expr>) {
+    let mut args = Vec::new();
+    let mut keywords: Vec<Keyword> = Vec::new();
+    let mut star_args = None;
+    let n = items.len();
+    for item in items {
+        match item {
+            Arg::Pos(e) => {
+                if !keywords.is_empty() {
+                    ctx.error(e.pos, "positional argument follows a keyword argument");
+                } else if star_args.is_some() {
+                    ctx.error(e.pos, "positional argument follows *args");
+                }
+                args.push(e);
+            }
+            Arg::Kw(k, value) => match k.kind {
+                ExprKind::Name(name) => {
+                    if keywords.iter().any(|kw| kw.name == name) {
+                        ctx.error(k.pos, format!("keyword argument '{}' repeated", name));
+                    }
+                    keywords.push(Keyword { name, value });
+                }
+                _ => ctx.error(k.pos, "a keyword argument's name must be a plain name"),
+            },
+            Arg::Star(p, e) => {
+                if star_args.is_some() {
+                    ctx.error(p, "only one *args is allowed in a call");
+                } else {
+                    star_args = Some(e);
+                }
+            }
+            Arg::DoubleStar(p) => {
+                ctx.error(p, "'**' arguments are not supported by RPython")
+            }
+            Arg::Gen(p) => {
+                let msg = if n == 1 {
+                    "generator expressions are not supported; use a list comprehension [...]"
+                } else {
+                    "generator expressions are not supported (and need parentheses here)"
+                };
+                ctx.error(p, msg);
+            }
+        }
+    }
+    (args, keywords, star_args)
+}
+
+pub fn make_params(ctx: &mut Ctx, items: Vec<ParamItem>) -> (Vec<Param>, Option<String>) {
+    let mut params: Vec<Param> = Vec::new();
+    let mut star: Option<String> = None;
+    let mut seen_star = false;
+    let mut seen_default = false;
+    let mut names: Vec<String> = Vec::new();
+    let mut check_dup = |ctx: &mut Ctx, pos: Pos, name: &str| {
+        if names.iter().any(|n| n == name) {
+            ctx.error(pos, format!("duplicate parameter '{}'", name));
+        } else {
+            names.push(name.to_string());
+        }
+    };
+    for item in items {
+        match item {
+            ParamItem::Plain(p) => {
+                check_dup(ctx, p.pos, &p.name);
+                if seen_star {
+                    ctx.error(
+                        p.pos,
+                        "keyword-only parameters (after '*') are not supported by RPython",
+                    );
+                } else if p.default.is_some() {
+                    seen_default = true;
+                } else if seen_default {
+                    ctx.error(
+                        p.pos,
+                        format!(
+                            "parameter '{}' without a default follows a parameter with a default",
+                            p.name
+                        ),
+                    );
+                }
+                params.push(p);
+            }
+            ParamItem::Star(pos, name) => {
+                if seen_star {
+                    ctx.error(pos, "only one '*' parameter is allowed");
+                }
+                seen_star = true;
+                match name {
+                    Some(n) => {
+                        check_dup(ctx, pos, &n);
+                        star = Some(n);
+                    }
+                    None => ctx.error(
+                        pos,
+                        "keyword-only parameters (a bare '*') are not supported by RPython",
+                    ),
+                }
+            }
+            ParamItem::DoubleStar(pos) => {
+                ctx.error(pos, "'**kwargs' parameters are not supported by RPython")
+            }
+        }
+    }
+    (params, star)
+}
+
+pub fn make_def(
+    ctx: &mut Ctx,
+    pos: Pos,
+    name: &str,
+    items: Vec<ParamItem>,
+    body: Vec<Stmt>,
+) -> Stmt {
+    let (params, star_args) = make_params(ctx, items);
+    stmt(
+        pos,
+        StmtKind::FunctionDef {
+            name: name.to_string(),
+            params,
+            star_args,
+            decorators: Vec::new(),
+            body,
+        },
+    )
+}
+
+pub fn make_lambda(ctx: &mut Ctx, pos: Pos, items: Vec<ParamItem>, body: Expr) -> Expr {
+    let (params, star_args) = make_params(ctx, items);
+    if star_args.is_some() {
+        ctx.error(pos, "'*args' in a lambda is not supported");
+    }
+    expr(
+        pos,
+        ExprKind::Lambda {
+            params,
+            body: Box::new(body),
+        },
+    )
+}
+
+pub fn make_class(
+    ctx: &mut Ctx,
+    pos: Pos,
+    name: &str,
+    args: Option<Vec<Arg>>,
+    body: Vec<Stmt>,
+) -> Stmt {
+    let mut bases = Vec::new();
+    for a in args.unwrap_or_default() {
+        match a {
+            Arg::Pos(e) => bases.push(e),
+            Arg::Kw(k, _) => ctx.error(
+                k.pos,
+                "keyword arguments in a class statement (such as metaclass=...) are not supported",
+            ),
+            Arg::Star(p, _) | Arg::DoubleStar(p) => {
+                ctx.error(p, "'*' in a class statement's bases is not supported")
+            }
+            Arg::Gen(p) => ctx.error(p, "generator expressions are not supported"),
+        }
+    }
+    stmt(
+        pos,
+        StmtKind::ClassDef {
+            name: name.to_string(),
+            bases,
+            decorators: Vec::new(),
+            body,
+        },
+    )
+}
+
+pub fn decorate(decs: Vec<Expr>, mut s: Stmt) -> Stmt {
+    match &mut s.kind {
+        StmtKind::FunctionDef { decorators, .. } | StmtKind::ClassDef { decorators, .. } => {
+            *decorators = decs
+        }
+        _ => {}
+    }
+    s
+}
+
+pub fn make_subscript(ctx: &mut Ctx, pos: Pos, value: Expr, (mut items, trailing): (Vec<Sub>, bool)) -> Expr {
+    if items.len() == 1 && !trailing {
+        match items.pop() {
+            Some(Sub::Index(index)) => {
+                return expr(
+                    pos,
+                    ExprKind::Subscript {
+                        value: Box::new(value),
+                        index: Box::new(index),
+                    },
+                )
+            }
+            Some(Sub::Slice(p, lower, upper, step)) => {
+                if let Some(Some(step)) = step {
+                    let _ = p;
+                    ctx.error(step.pos, "slices with a step are not supported by RPython");
+                }
+                return expr(
+                    pos,
+                    ExprKind::Slice {
+                        value: Box::new(value),
+                        lower: lower.map(Box::new),
+                        upper: upper.map(Box::new),
+                    },
+                );
+            }
+            None => {}
+        }
+    }
+    // `a[i, j]`: the index is a tuple.
+    let tpos = match items.first() {
+        Some(Sub::Index(e)) => e.pos,
+        Some(Sub::Slice(p, ..)) => *p,
+        None => pos,
+    };
+    let mut elts = Vec::with_capacity(items.len());
+    for item in items {
+        match item {
+            Sub::Index(e) => elts.push(e),
+            Sub::Slice(p, ..) => {
+                ctx.error(p, "multi-dimensional slices are not supported");
+            }
+        }
+    }
+    expr(
+        pos,
+        ExprKind::Subscript {
+            value: Box::new(value),
+            index: Box::new(expr(tpos, ExprKind::Tuple(elts))),
+        },
+    )
+}
+
+pub fn make_comp(ctx: &mut Ctx, pos: Pos, elt: Expr, target: Expr, iter: Expr, rest: Vec<CompClause>) -> Expr {
+    check_target(ctx, &target, "assign to");
+    let mut generators = vec![Comprehension {
+        target,
+        iter,
+        ifs: Vec::new(),
+    }];
+    for clause in rest {
+        match clause {
+            CompClause::For(target, iter) => {
+                check_target(ctx, &target, "assign to");
+                generators.push(Comprehension {
+                    target,
+                    iter,
+                    ifs: Vec::new(),
+                });
+            }
+            CompClause::If(cond) => {
+                if let Some(g) = generators.last_mut() {
+                    g.ifs.push(cond);
+                }
+            }
+        }
+    }
+    expr(
+        pos,
+        ExprKind::ListComp {
+            elt: Box::new(elt),
+            generators,
+        },
+    )
+}
+
+/// A construct that is parsed only to be rejected; yields a placeholder.
+pub fn unsupported(ctx: &mut Ctx, pos: Pos, msg: &str) -> Expr {
+    ctx.error(pos, msg);
+    expr(pos, ExprKind::None)
+}
+
+pub fn make_if(
+    pos: Pos,
+    test: Expr,
+    body: Vec<Stmt>,
+    elifs: Vec<(Pos, Expr, Vec<Stmt>)>,
+    orelse: Option<Vec<Stmt>>,
+) -> Stmt {
+    let mut orelse = orelse.unwrap_or_default();
+    for (p, t, b) in elifs.into_iter().rev() {
+        orelse = vec![stmt(
+            p,
+            StmtKind::If {
+                test: t,
+                body: b,
+                orelse,
+            },
+        )];
+    }
+    stmt(pos, StmtKind::If { test, body, orelse })
+}
+
+pub fn make_for(ctx: &mut Ctx, pos: Pos, target: Expr, iter: Expr, body: Vec<Stmt>, orelse: Option<Vec<Stmt>>) -> Stmt {
+    check_target(ctx, &target, "assign to");
+    stmt(
+        pos,
+        StmtKind::For {
+            target,
+            iter,
+            body,
+            orelse: orelse.unwrap_or_default(),
+        },
+    )
+}
+
+pub fn make_try(
+    ctx: &mut Ctx,
+    pos: Pos,
+    body: Vec<Stmt>,
+    handlers: Vec<ExceptHandler>,
+    orelse: Option<Vec<Stmt>>,
+    finalbody: Option<Vec<Stmt>>,
+) -> Stmt {
+    let n = handlers.len();
+    for (i, h) in handlers.iter().enumerate() {
+        if h.typ.is_none() && i + 1 < n {
+            ctx.error(h.pos, "a bare 'except:' must be the last except clause");
+        }
+    }
+    stmt(
+        pos,
+        StmtKind::Try {
+            body,
+            handlers,
+            orelse: orelse.unwrap_or_default(),
+            finalbody: finalbody.unwrap_or_default(),
+        },
+    )
+}
+
+/// `except E, e:` — Python 2 only; the bound target must be a plain name.
+pub fn except_comma(ctx: &mut Ctx, pos: Pos, typ: Expr, name: Expr, body: Vec<Stmt>) -> ExceptHandler {
+    if ctx.dialect == Dialect::Py3 {
+        ctx.error(
+            name.pos,
+            "'except E, e:' is Python 2 syntax; use 'except E as e:' (or parse as Python 2)",
+        );
+    }
+    let name = match name.kind {
+        ExprKind::Name(n) => Some(n),
+        _ => {
+            ctx.error(
+                name.pos,
+                "only a plain name can receive the exception in 'except E, name:'",
+            );
+            None
+        }
+    };
+    ExceptHandler {
+        pos,
+        typ: Some(typ),
+        name,
+        body,
+    }
+}
+
+/// `raise E, x` — Python 2 only.
+pub fn raise_comma(ctx: &mut Ctx, pos: Pos, exc: Expr, arg: Expr) -> Stmt {
+    if ctx.dialect == Dialect::Py3 {
+        ctx.error(
+            arg.pos,
+            "'raise E, x' is Python 2 syntax; use 'raise E(x)' (or parse as Python 2)",
+        );
+    }
+    stmt(
+        pos,
+        StmtKind::Raise {
+            exc: Some(exc),
+            arg: Some(arg),
+        },
+    )
+}
+
+pub fn import_from(ctx: &mut Ctx, pos: Pos, level: u32, module: Option<String>, names: Vec<Alias>) -> Stmt {
+    if level == 0 && module.is_none() {
+        ctx.error(pos, "expected a module name after 'from'");
+    }
+    stmt(
+        pos,
+        StmtKind::ImportFrom {
+            module: module.unwrap_or_default(),
+            names,
+            level,
+        },
+    )
+}

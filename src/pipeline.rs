@@ -1,0 +1,184 @@
+//! The pipeline driver: runs the stages in order, stopping after any of them.
+//!
+//! Each stage is a typed pass (see ARCHITECTURE.md); this module only strings
+//! them together and names them, so that `rpy show --stage NAME` and the
+//! snapshot tests can print what any stage produced.
+
+use rpy_ir::ast::{Dialect, Module};
+use rpy_ir::diag::{Diagnostic, Diagnostics, Pos};
+use rpy_ir::graph::{Annotated, Flow, LowLevel, Program};
+use rpy_ir::text;
+use std::time::{Duration, Instant};
+
+/// The stages, in pipeline order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum StageName {
+    Parse,
+    Flow,
+    Annotate,
+    Rtype,
+    Backendopt,
+    Genc,
+}
+
+impl StageName {
+    pub const ALL: [StageName; 6] = [
+        StageName::Parse,
+        StageName::Flow,
+        StageName::Annotate,
+        StageName::Rtype,
+        StageName::Backendopt,
+        StageName::Genc,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            StageName::Parse => "parse",
+            StageName::Flow => "flow",
+            StageName::Annotate => "annotate",
+            StageName::Rtype => "rtype",
+            StageName::Backendopt => "backendopt",
+            StageName::Genc => "genc",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<StageName> {
+        Self::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    /// What the stage does, for `rpy show --stages`.
+    pub fn description(self) -> &'static str {
+        match self {
+            StageName::Parse => "source -> AST",
+            StageName::Flow => "AST -> flow graphs (high-level operations)",
+            StageName::Annotate => "flow graphs -> annotated graphs (type inference)",
+            StageName::Rtype => "annotated graphs -> low-level graphs",
+            StageName::Backendopt => "low-level graphs -> optimized low-level graphs",
+            StageName::Genc => "low-level graphs -> C source",
+        }
+    }
+}
+
+/// What a stage produced.
+pub enum StageOutput {
+    Ast(Module),
+    Flow(Program<Flow>),
+    Annotated(Program<Annotated>),
+    LowLevel(Program<LowLevel>),
+    C(String),
+}
+
+impl StageOutput {
+    /// The text form of this output; `func` restricts graph stages to one graph.
+    pub fn to_text(&self, func: Option<&str>) -> Result<String, String> {
+        fn graphs<S: rpy_ir::graph::Stage>(
+            p: &Program<S>,
+            func: Option<&str>,
+        ) -> Result<String, String> {
+            match func {
+                None => Ok(text::print_program(p)),
+                Some(f) => p
+                    .graph(f)
+                    .map(text::print_graph)
+                    .ok_or_else(|| format!("no function named '{f}' in the program")),
+            }
+        }
+        match self {
+            StageOutput::Ast(m) => Ok(format!("{:#?}\n", m.body)),
+            StageOutput::Flow(p) => graphs(p, func),
+            StageOutput::Annotated(p) => graphs(p, func),
+            StageOutput::LowLevel(p) => graphs(p, func),
+            StageOutput::C(c) => Ok(c.clone()),
+        }
+    }
+}
+
+/// A source file to translate.
+pub struct Source {
+    pub path: String,
+    pub text: String,
+    pub dialect: Dialect,
+}
+
+impl Source {
+    /// Reads a file; the dialect is `forced` or detected from the syntax.
+    pub fn read(path: &str, forced: Option<Dialect>) -> Result<Source, Diagnostics> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            Diagnostic::new(path, Pos::new(1, 1), format!("cannot read the file: {e}"))
+        })?;
+        let dialect = forced.unwrap_or_else(|| rpy_passes::parse::detect_dialect(&text));
+        Ok(Source {
+            path: path.to_string(),
+            text,
+            dialect,
+        })
+    }
+}
+
+/// How long each stage took, for `--timings` and the benchmark.
+#[derive(Default, Debug, Clone)]
+pub struct Timings(pub Vec<(StageName, Duration)>);
+
+impl Timings {
+    pub fn total(&self) -> Duration {
+        self.0.iter().map(|t| t.1).sum()
+    }
+}
+
+/// Runs the pipeline on `src` up to and including `stop`.
+pub fn run_until(
+    src: &Source,
+    stop: StageName,
+    timings: &mut Timings,
+) -> Result<StageOutput, Diagnostics> {
+    let mut clock = Instant::now();
+    let mut lap = |stage: StageName, timings: &mut Timings| {
+        let now = Instant::now();
+        timings.0.push((stage, now - clock));
+        clock = now;
+    };
+    let module = rpy_passes::parse::parse_module(&src.path, &src.text, src.dialect)?;
+    lap(StageName::Parse, timings);
+    if stop == StageName::Parse {
+        return Ok(StageOutput::Ast(module));
+    }
+    let flow = rpy_passes::flow::build_flow(&module, &src.text)?;
+    lap(StageName::Flow, timings);
+    if stop == StageName::Flow {
+        return Ok(StageOutput::Flow(flow));
+    }
+    let annotated = rpy_passes::annotate::annotate(flow, &src.text)?;
+    lap(StageName::Annotate, timings);
+    if stop == StageName::Annotate {
+        return Ok(StageOutput::Annotated(annotated));
+    }
+    let mut lowlevel = rpy_passes::rtype::rtype(annotated, src.dialect, &src.text)?;
+    lap(StageName::Rtype, timings);
+    if stop == StageName::Rtype {
+        return Ok(StageOutput::LowLevel(lowlevel));
+    }
+    rpy_passes::backendopt::optimize(&mut lowlevel);
+    lap(StageName::Backendopt, timings);
+    if stop == StageName::Backendopt {
+        return Ok(StageOutput::LowLevel(lowlevel));
+    }
+    let c = rpy_backend::generate_c(&lowlevel)?;
+    lap(StageName::Genc, timings);
+    Ok(StageOutput::C(c))
+}
+
+/// The optimized low-level program (what `rpy interp` runs).
+pub fn lowlevel(src: &Source) -> Result<Program<LowLevel>, Diagnostics> {
+    match run_until(src, StageName::Backendopt, &mut Timings::default())? {
+        StageOutput::LowLevel(p) => Ok(p),
+        _ => unreachable!("run_until stops at the stage it is asked for"),
+    }
+}
+
+/// The C source of the whole program.
+pub fn c_source(src: &Source, timings: &mut Timings) -> Result<String, Diagnostics> {
+    match run_until(src, StageName::Genc, timings)? {
+        StageOutput::C(c) => Ok(c),
+        _ => unreachable!("run_until stops at the stage it is asked for"),
+    }
+}

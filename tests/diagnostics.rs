@@ -1,0 +1,100 @@
+//! Bad input: every error names file:line:column, says what is wrong in a plain
+//! sentence, exits with status 1, and never panics or leaves an output file.
+
+mod support;
+
+use std::process::Command;
+
+/// Runs `rpy translate` on `source` and returns (stderr, status, whether an
+/// output file was written).
+fn translate(name: &str, source: &str, flag: &str) -> (String, i32, bool) {
+    let dir = std::env::temp_dir().join(format!("rpy-diag-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("{name}.py"));
+    std::fs::write(&file, source).unwrap();
+    let exe = dir.join(name);
+    let out = Command::new(env!("CARGO_BIN_EXE_rpy"))
+        .arg("translate")
+        .arg(flag)
+        .arg(&file)
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).replace(&*dir.to_string_lossy(), "DIR");
+    (stderr, out.status.code().unwrap_or(-1), exe.exists())
+}
+
+fn check(name: &str, source: &str, flag: &str) -> String {
+    let (stderr, status, written) = translate(name, source, flag);
+    assert_eq!(status, 1, "{name}: exit status; stderr:\n{stderr}");
+    assert!(!written, "{name}: an output file was written");
+    assert!(!stderr.contains("panicked"), "{name}: {stderr}");
+    assert!(
+        stderr.starts_with(&format!("DIR/{name}.py:")),
+        "{name}: no file:line:col: {stderr}"
+    );
+    stderr
+}
+
+macro_rules! diagnostic_test {
+    ($name:ident, $flag:literal, $source:expr) => {
+        #[test]
+        fn $name() {
+            let stderr = check(stringify!($name), $source, $flag);
+            insta::with_settings!({
+                snapshot_path => support::root().join("snapshots"),
+                prepend_module_to_snapshot => false,
+                omit_expression => true,
+            }, {
+                insta::assert_snapshot!(concat!("diagnostic__", stringify!($name)), stderr);
+            });
+        }
+    };
+}
+
+const ENTRY: &str = "\ndef target(*args):\n    return entry_point\n";
+
+diagnostic_test!(
+    syntax_error,
+    "--py3",
+    "def entry_point(argv):\n    x = (1 +\n    return 0\n"
+);
+
+diagnostic_test!(
+    bad_indentation,
+    "--py2",
+    "def entry_point(argv):\n        x = 1\n    return x\n"
+);
+
+diagnostic_test!(
+    class_outside_subset,
+    "--py3",
+    &format!("class A(object):\n    pass\n\ndef entry_point(argv):\n    return 0\n{ENTRY}")
+);
+
+diagnostic_test!(
+    int_and_str_mixed,
+    "--py3",
+    &format!(
+        "def entry_point(argv):\n    x = 1\n    if len(argv) > 1:\n        x = 'one'\n    print(x)\n    return 0\n{ENTRY}"
+    )
+);
+
+diagnostic_test!(
+    str_plus_int,
+    "--py2",
+    &format!("def entry_point(argv):\n    print 'n = ' + len(argv)\n    return 0\n{ENTRY}")
+);
+
+diagnostic_test!(
+    undefined_name,
+    "--py3",
+    &format!("def entry_point(argv):\n    return undefined_thing(3)\n{ENTRY}")
+);
+
+diagnostic_test!(
+    missing_target,
+    "--py3",
+    "def entry_point(argv):\n    return 0\n"
+);

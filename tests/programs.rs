@@ -1,0 +1,48 @@
+//! Every program of tests/programs: its IR after each stage is snapshotted, and
+//! it gives CPython's output and exit status both in the LLInterpreter and as a
+//! native executable.
+
+mod support;
+
+use rpy::pipeline::{run_until, StageName, Timings};
+use std::process::Command;
+
+#[test]
+fn stage_snapshots() {
+    for p in support::programs() {
+        let src = p.source();
+        for stage in StageName::ALL {
+            let out = run_until(&src, stage, &mut Timings::default())
+                .unwrap_or_else(|d| panic!("{}: {d}", p.name));
+            let text = out.to_text(None).unwrap();
+            insta::with_settings!({
+                snapshot_path => support::root().join("snapshots"),
+                prepend_module_to_snapshot => false,
+                omit_expression => true,
+            }, {
+                insta::assert_snapshot!(format!("{}__{}", p.name, stage.name()), text);
+            });
+        }
+    }
+}
+
+#[test]
+fn llinterpreter_matches_cpython() {
+    for p in support::programs() {
+        let got = support::interp(&p.source(), &p.argv());
+        if let Some(expected) = support::expected(&p) {
+            assert_eq!(got, expected, "{} in the LLInterpreter", p.name);
+        }
+    }
+}
+
+#[test]
+fn executable_matches_cpython() {
+    for p in support::programs() {
+        let exe = support::build(&p.source(), &p.name);
+        let got = support::run(Command::new(&exe).args(&p.args));
+        if let Some(expected) = support::expected(&p) {
+            assert_eq!(got, expected, "{} as an executable", p.name);
+        }
+    }
+}

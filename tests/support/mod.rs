@@ -1,0 +1,130 @@
+//! Shared by the integration tests: finding the test programs, running the
+//! CPython oracles, and running rpy's outputs.
+
+#![allow(dead_code)]
+
+use rpy::pipeline::Source;
+use rpy_ir::ast::Dialect;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The CPython that is the oracle for `dialect`, if this machine has it.
+pub fn oracle(dialect: Dialect) -> Option<PathBuf> {
+    let candidates: Vec<PathBuf> = match dialect {
+        Dialect::Py2 => {
+            let mut c = Vec::new();
+            if let Some(home) = std::env::var_os("HOME") {
+                c.push(Path::new(&home).join(".pyenv/versions/2.7.18/bin/python2.7"));
+            }
+            c.push("/root/.pyenv/versions/2.7.18/bin/python2.7".into());
+            c.push("python2.7".into());
+            c
+        }
+        Dialect::Py3 => vec!["python3".into()],
+    };
+    candidates.into_iter().find(|p| {
+        Command::new(p)
+            .arg("-c")
+            .arg("pass")
+            .output()
+            .map(|o| o.status.success())
+            .unwrap_or(false)
+    })
+}
+
+/// A test program: its path, dialect (from its folder) and command-line arguments
+/// (from its `# args:` line).
+pub struct TestProgram {
+    pub name: String,
+    pub path: PathBuf,
+    pub dialect: Dialect,
+    pub args: Vec<String>,
+}
+
+impl TestProgram {
+    pub fn source(&self) -> Source {
+        Source {
+            path: self.path.to_string_lossy().into_owned(),
+            text: std::fs::read_to_string(&self.path).unwrap(),
+            dialect: self.dialect,
+        }
+    }
+
+    /// The argv `entry_point` receives.
+    pub fn argv(&self) -> Vec<String> {
+        let mut argv = vec![self.path.to_string_lossy().into_owned()];
+        argv.extend(self.args.iter().cloned());
+        argv
+    }
+}
+
+pub fn programs() -> Vec<TestProgram> {
+    let mut out = Vec::new();
+    for (dir, dialect) in [("py2", Dialect::Py2), ("py3", Dialect::Py3)] {
+        let folder = root().join("tests/programs").join(dir);
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&folder)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "py"))
+            .collect();
+        files.sort();
+        for path in files {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let args = text
+                .lines()
+                .find_map(|l| l.strip_prefix("# args:"))
+                .map(|a| a.split_whitespace().map(String::from).collect())
+                .unwrap_or_default();
+            let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+            out.push(TestProgram {
+                name: format!("{dir}_{stem}"),
+                path,
+                dialect,
+                args,
+            });
+        }
+    }
+    out
+}
+
+/// Output and exit status of a command.
+pub fn run(cmd: &mut Command) -> (String, i32) {
+    let out = cmd.output().expect("cannot start the command");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+/// What CPython prints for the program, or `None` (with a printed reason)
+/// when the oracle is missing.
+pub fn expected(p: &TestProgram) -> Option<(String, i32)> {
+    let Some(python) = oracle(p.dialect) else {
+        eprintln!("skipping the CPython comparison of {}: no {:?} interpreter on this machine", p.name, p.dialect);
+        return None;
+    };
+    Some(run(Command::new(python).arg(&p.path).args(&p.args)))
+}
+
+/// Runs the program in the LLInterpreter.
+pub fn interp(src: &Source, argv: &[String]) -> (String, i32) {
+    let program = rpy::pipeline::lowlevel(src).unwrap_or_else(|d| panic!("{d}"));
+    let mut out = Vec::new();
+    let status = rpy_passes::llinterp::LlInterpreter::new(&program)
+        .run_entry(argv, &mut out)
+        .unwrap_or_else(|e| panic!("{}", e.message));
+    (String::from_utf8(out).unwrap(), status as i32)
+}
+
+/// Translates the program into an executable in a fresh temporary folder.
+pub fn build(src: &Source, name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rpy-test-{}-{}", std::process::id(), name));
+    std::fs::create_dir_all(&dir).unwrap();
+    let exe = dir.join(name);
+    rpy::cli::translate(src, &exe, &mut Default::default()).unwrap_or_else(|d| panic!("{d}"));
+    exe
+}
