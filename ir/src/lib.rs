@@ -9,3 +9,4 @@ pub mod diag;
 pub mod graph;
 pub mod llops;
 pub mod lltype;
+pub mod text;

@@ -85,7 +85,7 @@ impl std::error::Error for TextError {}
 /// Prints one graph in its canonical form.
 pub fn print_graph<S: Stage>(g: &FunctionGraph<S>) -> String {
     let mut out = String::new();
-    write_graph(&mut out, &g.canonicalize());
+    write_graph(&mut out, g);
     out
 }
 
@@ -102,7 +102,7 @@ pub fn print_program<S: Stage>(p: &Program<S>) -> String {
     out.push('\n');
     for g in &p.graphs {
         out.push('\n');
-        write_graph(&mut out, &g.canonicalize());
+        write_graph(&mut out, g);
     }
     out
 }
@@ -120,16 +120,21 @@ pub fn strip_positions<S: Stage>(g: &mut FunctionGraph<S>) {
 struct Printer<'a, S: Stage> {
     g: &'a FunctionGraph<S>,
     out: &'a mut String,
+    /// The canonical number of each variable and block (as `canonicalize` would
+    /// renumber them; `u32::MAX` for those it would drop).
+    var_no: Vec<u32>,
+    block_no: Vec<u32>,
     /// Variables already printed (their info, if any, went with the first).
     seen: Vec<bool>,
 }
 
 impl<S: Stage> Printer<'_, S> {
     fn var_name(&mut self, v: Var) {
+        let i = v.0 as usize;
         match self
             .g
             .vars
-            .get(v.0 as usize)
+            .get(i)
             .and_then(|d| d.name.as_deref())
             .filter(|n| is_ident(n))
         {
@@ -139,7 +144,8 @@ impl<S: Stage> Printer<'_, S> {
             }
             None => self.out.push('v'),
         }
-        let _ = write!(self.out, "{}", v.0);
+        let n = self.var_no.get(i).copied().unwrap_or(u32::MAX);
+        let _ = write!(self.out, "{}", if n == u32::MAX { v.0 } else { n });
     }
 
     fn var(&mut self, v: Var) {
@@ -185,7 +191,8 @@ impl<S: Stage> Printer<'_, S> {
         } else if b == self.g.exceptblock {
             self.out.push_str("except");
         } else {
-            let _ = write!(self.out, "block{}", b.0);
+            let n = self.block_no.get(b.0 as usize).copied().unwrap_or(u32::MAX);
+            let _ = write!(self.out, "block{}", if n == u32::MAX { b.0 } else { n });
         }
     }
 
@@ -235,11 +242,62 @@ impl<S: Stage> Printer<'_, S> {
     }
 }
 
-/// Prints a graph that is already canonical.
+/// The blocks in the order `canonicalize` puts them (reverse postorder, then the
+/// return and except blocks), and the canonical number of each variable and block.
+fn canonical_numbering<S: Stage>(g: &FunctionGraph<S>) -> (Vec<BlockId>, Vec<u32>, Vec<u32>) {
+    let mut order = g.reverse_postorder();
+    order.retain(|b| *b != g.returnblock && *b != g.exceptblock);
+    order.push(g.returnblock);
+    order.push(g.exceptblock);
+    let mut block_no = vec![u32::MAX; g.blocks.len()];
+    for (i, b) in order.iter().enumerate() {
+        if let Some(n) = block_no.get_mut(b.0 as usize) {
+            *n = i as u32;
+        }
+    }
+    let mut var_no = vec![u32::MAX; g.vars.len()];
+    let mut next = 0u32;
+    let mut number = |v: &Var| {
+        if let Some(n) = var_no.get_mut(v.0 as usize) {
+            if *n == u32::MAX {
+                *n = next;
+                next += 1;
+            }
+        }
+    };
+    for b in &order {
+        let Some(b) = g.blocks.get(b.0 as usize) else {
+            continue;
+        };
+        b.inputargs.iter().for_each(&mut number);
+        for op in &b.operations {
+            op.args
+                .iter()
+                .filter_map(Arg::as_var)
+                .for_each(|v| number(&v));
+            number(&op.result);
+        }
+        if let Some(Arg::Var(v)) = &b.exitswitch {
+            number(v);
+        }
+        for l in &b.exits {
+            l.args
+                .iter()
+                .filter_map(Arg::as_var)
+                .for_each(|v| number(&v));
+        }
+    }
+    (order, block_no, var_no)
+}
+
+/// Prints a graph in its canonical form (without building it).
 fn write_graph<S: Stage>(out: &mut String, g: &FunctionGraph<S>) {
+    let (order, block_no, var_no) = canonical_numbering(g);
     let mut p = Printer {
         g,
         out,
+        var_no,
+        block_no,
         seen: vec![false; g.vars.len()],
     };
     p.out.push_str("graph ");
@@ -254,10 +312,11 @@ fn write_graph<S: Stage>(out: &mut String, g: &FunctionGraph<S>) {
         }
     }
     p.out.push_str(") {\n");
-    for (i, b) in g.blocks.iter().enumerate() {
-        let id = BlockId(i as u32);
-        if id != g.returnblock && id != g.exceptblock {
-            p.block(id, b);
+    for id in &order {
+        if *id != g.returnblock && *id != g.exceptblock {
+            if let Some(b) = g.blocks.get(id.0 as usize) {
+                p.block(*id, b);
+            }
         }
     }
     for (kw, id) in [("returns", g.returnblock), ("raises", g.exceptblock)] {
@@ -411,7 +470,10 @@ pub fn parse_program<S: Stage>(text: &str) -> Result<Program<S>, TextError> {
             _ => {
                 return Err(l.error(
                     start,
-                    format!("expected 'type', 'entry' or 'graph', found {}", l.found_at(start)),
+                    format!(
+                        "expected 'type', 'entry' or 'graph', found {}",
+                        l.found_at(start)
+                    ),
                 ))
             }
         }
@@ -655,18 +717,15 @@ impl<'a> Line<'a> {
                                     s.push(c);
                                 }
                                 _ => {
-                                    return Err(self.error(
-                                        at,
-                                        "'\\u' needs a character code as '\\u{HEX}'",
-                                    ))
+                                    return Err(self
+                                        .error(at, "'\\u' needs a character code as '\\u{HEX}'"))
                                 }
                             }
                         }
                         _ => {
-                            return Err(self.error(
-                                at,
-                                format!("unknown escape '\\{}'", e.escape_debug()),
-                            ))
+                            return Err(
+                                self.error(at, format!("unknown escape '\\{}'", e.escape_debug()))
+                            )
                         }
                     }
                 }
@@ -828,10 +887,9 @@ impl<'a> Line<'a> {
     fn constant(&mut self) -> Result<Constant, TextError> {
         match self.operand()? {
             (_, Operand::Const(c)) => Ok(c),
-            (start, Operand::Var(tok)) => Err(self.error(
-                start,
-                format!("expected a constant, found '{tok}'"),
-            )),
+            (start, Operand::Var(tok)) => {
+                Err(self.error(start, format!("expected a constant, found '{tok}'")))
+            }
         }
     }
 
@@ -902,6 +960,7 @@ enum Phase {
 
 struct BlockSlot {
     block: Block,
+    label: String,
     defined: bool,
     /// Where it was first named (for "no block named ..." errors).
     first_ref: (u32, u32),
@@ -925,6 +984,7 @@ impl<S: Stage> GraphBuilder<S> {
     fn new() -> Self {
         let slot = || BlockSlot {
             block: Block::default(),
+            label: String::new(),
             defined: true,
             first_ref: (0, 0),
         };
@@ -1025,6 +1085,7 @@ impl<S: Stage> GraphBuilder<S> {
         let b = BlockId(self.blocks.len() as u32);
         self.blocks.push(BlockSlot {
             block: Block::default(),
+            label: label.to_string(),
             defined: false,
             first_ref: (e.line, e.col),
         });
@@ -1032,7 +1093,12 @@ impl<S: Stage> GraphBuilder<S> {
         b
     }
 
-    fn current_block(&mut self, l: &Line, at: usize, what: &str) -> Result<(BlockId, Phase), TextError> {
+    fn current_block(
+        &mut self,
+        l: &Line,
+        at: usize,
+        what: &str,
+    ) -> Result<(BlockId, Phase), TextError> {
         self.current
             .ok_or_else(|| l.error(at, format!("{what} outside a block")))
     }
@@ -1089,10 +1155,11 @@ impl<S: Stage> GraphBuilder<S> {
                     Some('(') => self.block_header(l, start, word),
                     Some(':') => {
                         l.eat(":");
-                        if l.at_end() {
+                        let header = l.at_end();
+                        l.pos = after;
+                        if header {
                             self.block_header(l, start, word)
                         } else {
-                            l.pos = after;
                             self.operation(l, start, word)
                         }
                     }
@@ -1215,7 +1282,7 @@ impl<S: Stage> GraphBuilder<S> {
         (0..n)
             .map(|_| {
                 let info = S::parse_info(None).map_err(|m| {
-                    close.error(0, format!("the graph has no '{what}' line ({m})"))
+                    close.error(close.pos, format!("the graph has no '{what}' line ({m})"))
                 })?;
                 self.vars.push(VarData { name: None, info });
                 Ok(Var(self.vars.len() as u32 - 1))
@@ -1225,7 +1292,10 @@ impl<S: Stage> GraphBuilder<S> {
 }
 
 /// Reads `graph NAME(PARAMS) {` from `header`, then the body up to `}`.
-fn parse_graph_from<S: Stage>(p: &mut Lines, mut header: Line) -> Result<FunctionGraph<S>, TextError> {
+fn parse_graph_from<S: Stage>(
+    p: &mut Lines,
+    mut header: Line,
+) -> Result<FunctionGraph<S>, TextError> {
     let header_start = header.skip_ws_pos();
     match header.ident() {
         Some((_, "graph")) => {}
@@ -1252,7 +1322,10 @@ fn parse_graph_from<S: Stage>(p: &mut Lines, mut header: Line) -> Result<Functio
                 None => {
                     return Err(header.error(
                         header.pos,
-                        format!("expected a parameter, found {}", header.found_at(header.pos)),
+                        format!(
+                            "expected a parameter, found {}",
+                            header.found_at(header.pos)
+                        ),
                     ))
                 }
             }
@@ -1283,15 +1356,10 @@ fn parse_graph_from<S: Stage>(p: &mut Lines, mut header: Line) -> Result<Functio
         return Err(header.error(header_start, format!("graph '{name}' has no blocks")));
     };
     if let Some(slot) = b.blocks.iter().find(|s| !s.defined) {
-        let label = b
-            .labels
-            .iter()
-            .find(|(_, id)| b.blocks[id.0 as usize].first_ref == slot.first_ref && !b.blocks[id.0 as usize].defined)
-            .map_or("?", |(l, _)| l.as_str());
         return Err(TextError {
             line: slot.first_ref.0,
             col: slot.first_ref.1,
-            message: format!("no block named '{label}'"),
+            message: format!("no block named '{}'", slot.label),
         });
     }
     let start_args = &b.blocks[startblock.0 as usize].block.inputargs;
