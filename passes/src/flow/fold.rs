@@ -177,6 +177,18 @@ fn fold_binary(op: &str, a: &Constant, b: &Constant) -> Option<Constant> {
         };
         return compare(op, ord).map(Constant::Bool);
     }
+    if matches!(a, Constant::Float(_)) || matches!(b, Constant::Float(_)) {
+        return fold_float(op, a, b);
+    }
+    if op == "truediv" {
+        // Exact when both ints convert exactly: one correctly rounded division.
+        let (x, y) = (as_int(a)?, as_int(b)?);
+        let exact = |v: i64| v.unsigned_abs() <= 1 << 53;
+        if y == 0 || !exact(x) || !exact(y) {
+            return None;
+        }
+        return Some(Constant::Float(x as f64 / y as f64));
+    }
     if let (Constant::Bool(x), Constant::Bool(y)) = (a, b) {
         match op {
             "and_" => return Some(Constant::Bool(*x & *y)),
@@ -186,6 +198,25 @@ fn fold_binary(op: &str, a: &Constant, b: &Constant) -> Option<Constant> {
         }
     }
     int_binop(op, as_int(a)?, as_int(b)?).map(Constant::Int)
+}
+
+/// Float arithmetic (an int operand converts to float, rounding to nearest as
+/// Python does): IEEE results are Python's results. Division by zero raises, so
+/// it is not folded; `//`, `%` and `**` are left to run time.
+fn fold_float(op: &str, a: &Constant, b: &Constant) -> Option<Constant> {
+    let f = |c: &Constant| match c {
+        Constant::Float(x) => Some(*x),
+        _ => as_int(c).map(|i| i as f64),
+    };
+    let (x, y) = (f(a)?, f(b)?);
+    let r = match op {
+        "add" => x + y,
+        "sub" => x - y,
+        "mul" => x * y,
+        "truediv" | "div" if y != 0.0 => x / y,
+        _ => return None,
+    };
+    Some(Constant::Float(r))
 }
 
 #[cfg(test)]
@@ -203,13 +234,15 @@ mod tests {
         assert_eq!(fold("mod", &[&i(7), &i(-2)]), Some(i(-1)));
         assert_eq!(fold("div", &[&i(7), &i(0)]), None);
         assert_eq!(fold("floordiv", &[&i(i64::MIN), &i(-1)]), None);
-        assert_eq!(fold("truediv", &[&i(1), &i(2)]), None);
+        assert_eq!(fold("truediv", &[&i(1), &i(2)]), Some(Constant::Float(0.5)));
     }
 
     #[test]
     fn overflow_is_not_folded() {
         assert_eq!(fold("add", &[&i(i64::MAX), &i(1)]), None);
-        assert_eq!(fold("lshift", &[&i(1), &i(63)]), Some(i(i64::MIN)));
+        assert_eq!(fold("lshift", &[&i(1), &i(62)]), Some(i(1 << 62)));
+        assert_eq!(fold("lshift", &[&i(1), &i(63)]), None);
+        assert_eq!(fold("lshift", &[&i(-1), &i(63)]), Some(i(i64::MIN)));
         assert_eq!(fold("lshift", &[&i(2), &i(63)]), None);
         assert_eq!(fold("pow", &[&i(2), &i(10)]), Some(i(1024)));
         assert_eq!(fold("pow", &[&i(2), &i(-1)]), None);
@@ -217,13 +250,34 @@ mod tests {
     }
 
     #[test]
+    fn floats() {
+        let f = Constant::Float;
+        assert_eq!(fold("truediv", &[&i(7), &i(2)]), Some(f(3.5)));
+        assert_eq!(fold("div", &[&i(7), &f(2.0)]), Some(f(3.5)));
+        assert_eq!(fold("mul", &[&f(1.5), &i(2)]), Some(f(3.0)));
+        assert_eq!(fold("truediv", &[&f(1.0), &f(0.0)]), None);
+        assert_eq!(fold("truediv", &[&i(1 << 60), &i(3)]), None);
+        assert_eq!(fold("floordiv", &[&f(7.0), &f(2.0)]), None);
+        assert_eq!(fold("add", &[&f(1.0), &Constant::Str("a".into())]), None);
+    }
+
+    #[test]
     fn bools_and_comparisons() {
         let t = Constant::Bool(true);
         assert_eq!(fold("add", &[&t, &t]), Some(i(2)));
-        assert_eq!(fold("and_", &[&t, &Constant::Bool(false)]), Some(Constant::Bool(false)));
+        assert_eq!(
+            fold("and_", &[&t, &Constant::Bool(false)]),
+            Some(Constant::Bool(false))
+        );
         assert_eq!(fold("lt", &[&i(1), &t]), Some(Constant::Bool(false)));
-        assert_eq!(fold("not_", &[&Constant::Str(String::new())]), Some(t.clone()));
-        assert_eq!(fold("is_", &[&Constant::None, &i(0)]), Some(Constant::Bool(false)));
+        assert_eq!(
+            fold("not_", &[&Constant::Str(String::new())]),
+            Some(t.clone())
+        );
+        assert_eq!(
+            fold("is_", &[&Constant::None, &i(0)]),
+            Some(Constant::Bool(false))
+        );
         let nan = Constant::Float(f64::NAN);
         assert_eq!(fold("eq", &[&nan, &nan]), Some(Constant::Bool(false)));
         assert_eq!(fold("ne", &[&nan, &nan]), Some(Constant::Bool(true)));

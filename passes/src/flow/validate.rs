@@ -79,7 +79,12 @@ pub fn check_graph_well_formed<S: Stage>(g: &FunctionGraph<S>) -> Result<(), Vec
                 errs.push(format!("block b{bi}: operation {oi} has no name"));
             }
             for a in &op.args {
-                check_use(a, &known, &mut errs, &format!("operation {oi} ({})", op.opname));
+                check_use(
+                    a,
+                    &known,
+                    &mut errs,
+                    &format!("operation {oi} ({})", op.opname),
+                );
             }
             known.insert(op.result);
         }

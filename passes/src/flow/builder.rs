@@ -1,0 +1,1587 @@
+//! The graph builder: a structured abstract interpretation of one function body.
+//!
+//! The builder walks the statements in order, keeping a *state*: the value
+//! (a variable of the current block, or a constant) of every local, and a small
+//! stack of values held across sub-expressions that contain control flow (the
+//! left operand of `x + (a or b)`, a `for` loop's bound and counter). Operations
+//! are appended to the current block. A conditional branch closes the block with
+//! two pending *edges* (exitcase False, then True), each carrying a copy of the
+//! state; where edges meet, a new block is made whose input arguments are fresh
+//! variables for every value that differs between the edges, and each edge
+//! becomes a link passing its values. A single unconditional edge just reopens
+//! its block. Loop headers are made before their back edges are known: a local
+//! that the loop body assigns gets a fresh variable there, the others keep their
+//! value (so constants stay constants through loops that do not change them).
+
+use super::fold::{fold, truthy};
+use super::scan::{bound_names, global_names};
+use super::{FuncDef, Global, ModuleCtx};
+use rpy_ir::ast::{
+    BinOp, BoolOp, CmpOp, Dialect, Expr, ExprKind, Keyword, Stmt, StmtKind, UnaryOp,
+};
+use rpy_ir::diag::{Diagnostic, Pos};
+use rpy_ir::graph::{Arg, BlockId, Constant, Flow, FunctionGraph, Link, SpaceOperation, Var};
+use std::collections::HashMap;
+
+/// The target of a link whose target is not known yet.
+const PENDING: BlockId = BlockId(u32::MAX);
+
+/// Builtins a program may call in this stage.
+const BUILTINS: &[&str] = &[
+    "len", "str", "int", "float", "bool", "abs", "min", "max", "ord", "chr",
+];
+
+/// Python builtins that are not supported yet (named in their diagnostic).
+const LATER_BUILTINS: &[&str] = &[
+    "isinstance",
+    "issubclass",
+    "enumerate",
+    "zip",
+    "reversed",
+    "sorted",
+    "list",
+    "dict",
+    "tuple",
+    "set",
+    "frozenset",
+    "hash",
+    "iter",
+    "next",
+    "sum",
+    "any",
+    "all",
+    "map",
+    "filter",
+    "reduce",
+    "repr",
+    "hex",
+    "oct",
+    "unichr",
+    "unicode",
+    "long",
+    "basestring",
+    "type",
+    "id",
+    "getattr",
+    "setattr",
+    "hasattr",
+    "super",
+    "object",
+    "open",
+    "input",
+    "raw_input",
+    "divmod",
+    "round",
+    "pow",
+    "cmp",
+    "callable",
+    "format",
+    "bytes",
+    "bytearray",
+    "property",
+    "staticmethod",
+    "classmethod",
+    "slice",
+    "globals",
+    "locals",
+    "vars",
+    "intern",
+    "Exception",
+    "BaseException",
+    "ValueError",
+    "KeyError",
+    "IndexError",
+    "TypeError",
+    "ZeroDivisionError",
+    "OverflowError",
+    "AssertionError",
+    "RuntimeError",
+    "StopIteration",
+    "NotImplementedError",
+    "AttributeError",
+    "OSError",
+    "IOError",
+    "NotImplemented",
+];
+
+/// Operations whose result is always a bool (a branch may switch on it directly).
+const BOOL_OPS: &[&str] = &[
+    "lt", "le", "eq", "ne", "gt", "ge", "is_", "contains", "not_", "bool",
+];
+
+/// The high-level operation of a binary operator.
+pub(crate) fn binop_name(op: BinOp, dialect: Dialect) -> &'static str {
+    match op {
+        BinOp::Add => "add",
+        BinOp::Sub => "sub",
+        BinOp::Mul => "mul",
+        BinOp::Div => match dialect {
+            Dialect::Py2 => "div",
+            Dialect::Py3 => "truediv",
+        },
+        BinOp::FloorDiv => "floordiv",
+        BinOp::Mod => "mod",
+        BinOp::Pow => "pow",
+        BinOp::LShift => "lshift",
+        BinOp::RShift => "rshift",
+        BinOp::BitAnd => "and_",
+        BinOp::BitOr => "or_",
+        BinOp::BitXor => "xor",
+    }
+}
+
+/// What `build_function` produces.
+pub(crate) struct Built {
+    /// The graph, unless it could not be completed.
+    pub graph: Option<FunctionGraph<Flow>>,
+    /// The module functions the body refers to, in order of first reference.
+    pub referenced: Vec<String>,
+    pub diags: Vec<Diagnostic>,
+}
+
+/// The abstract state at one point of the function.
+#[derive(Clone, Debug, Default)]
+struct State {
+    /// The value of each local slot, `None` when not (certainly) assigned.
+    env: Vec<Option<Arg>>,
+    /// Slots assigned on some paths to this point but not all.
+    maybe: Vec<bool>,
+    /// Values held across control flow inside expressions and loops.
+    stack: Vec<Arg>,
+}
+
+/// A link out of a closed block whose target is not decided yet.
+struct Edge {
+    from: BlockId,
+    exit: usize,
+    state: State,
+}
+
+/// A block that edges can be linked to: its entry state says, for every slot
+/// and stack entry, the constant it holds or the input variable that takes it.
+#[derive(Clone)]
+struct JoinPoint {
+    block: BlockId,
+    template: State,
+}
+
+/// The point the builder is at.
+#[derive(Clone, Copy)]
+enum At {
+    /// Unreachable (after return, break or continue).
+    Dead,
+    /// Appending to an open block (without exits yet).
+    Block(BlockId),
+    /// At the target of a conditional link (block, exit index) whose block is
+    /// made only when an operation or a switch needs it; `state` holds the
+    /// source block's values.
+    Edge(BlockId, usize),
+}
+
+struct LoopCtx {
+    header: JoinPoint,
+    /// The stack depth outside the loop (what a `break` leaves).
+    base_depth: usize,
+    breaks: Vec<Edge>,
+}
+
+struct FnBuilder<'m, 'a> {
+    m: &'m ModuleCtx<'a>,
+    g: FunctionGraph<Flow>,
+    /// Whether each variable is known to hold a bool.
+    is_bool: Vec<bool>,
+    /// The locals, parameters first; the index of each is its slot.
+    slots: Vec<String>,
+    slot_of: HashMap<String, usize>,
+    /// Names declared `global`.
+    declared_global: Vec<String>,
+    /// Where the code being built goes.
+    at: At,
+    state: State,
+    loops: Vec<LoopCtx>,
+    diags: Vec<Diagnostic>,
+    referenced: Vec<String>,
+}
+
+/// Builds the flow graph of one module-level function.
+pub(crate) fn build_function(m: &ModuleCtx, def: &FuncDef) -> Built {
+    let params: Vec<&str> = def.params.iter().map(|p| p.name.as_str()).collect();
+    let mut g = FunctionGraph::<Flow>::new(def.name, &params, ());
+    g.pos = Some(def.pos);
+    let nvars = g.vars.len();
+
+    let mut slots: Vec<String> = params.iter().map(|p| p.to_string()).collect();
+    let mut declared_global = Vec::new();
+    global_names(def.body, &mut declared_global);
+    let mut bound = Vec::new();
+    bound_names(def.body, &mut bound);
+    for n in bound {
+        if !slots.contains(&n) && !declared_global.contains(&n) {
+            slots.push(n);
+        }
+    }
+    let slot_of = slots
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.clone(), i))
+        .collect();
+    let mut state = State {
+        env: vec![None; slots.len()],
+        maybe: vec![false; slots.len()],
+        stack: Vec::new(),
+    };
+    let start = g.startblock;
+    for (i, v) in g.block(start).inputargs.iter().enumerate() {
+        state.env[i] = Some(Arg::Var(*v));
+    }
+
+    let mut b = FnBuilder {
+        m,
+        g,
+        is_bool: vec![false; nvars],
+        slots,
+        slot_of,
+        declared_global,
+        at: At::Block(start),
+        state,
+        loops: Vec::new(),
+        diags: Vec::new(),
+        referenced: Vec::new(),
+    };
+    b.check_def(def);
+    b.block(def.body);
+    if b.live() {
+        b.do_return(Arg::Const(Constant::None));
+    }
+    b.finish()
+}
+
+impl FnBuilder<'_, '_> {
+    // ---- diagnostics -------------------------------------------------------
+
+    fn error(&mut self, pos: Pos, message: impl Into<String>) {
+        let d = self.m.diag(pos, message);
+        self.diags.push(d);
+    }
+
+    fn unsupported(&mut self, pos: Pos, what: &str) {
+        self.error(pos, format!("{what} not supported yet (walking skeleton)"));
+    }
+
+    fn internal(&mut self, what: &str) {
+        let pos = self.g.pos.unwrap_or_default();
+        self.error(
+            pos,
+            format!("internal error in the flow graph builder: {what}"),
+        );
+    }
+
+    fn check_def(&mut self, def: &FuncDef) {
+        for d in def.decorators {
+            self.unsupported(d.pos, "decorators are");
+        }
+        if let Some(star) = def.star_args {
+            self.unsupported(
+                def.pos,
+                &format!(
+                    "the *{star} parameter of '{}': *args parameters are",
+                    def.name
+                ),
+            );
+        }
+        for p in def.params {
+            if let Some(d) = &p.default {
+                self.unsupported(
+                    d.pos,
+                    &format!(
+                        "the default value of parameter '{}': default argument values are",
+                        p.name
+                    ),
+                );
+            }
+        }
+    }
+
+    fn finish(mut self) -> Built {
+        let dangling = self.g.blocks.iter().any(|b| {
+            b.exits
+                .iter()
+                .any(|l| l.target == PENDING || l.target.0 as usize >= self.g.blocks.len())
+        });
+        if dangling {
+            self.internal("a link was left without a target");
+            return Built {
+                graph: None,
+                referenced: self.referenced,
+                diags: self.diags,
+            };
+        }
+        let graph = self.g.canonicalize();
+        if let Err(errs) = super::validate::check_graph_well_formed(&graph) {
+            for e in errs {
+                self.internal(&e);
+            }
+        }
+        Built {
+            graph: Some(graph),
+            referenced: self.referenced,
+            diags: self.diags,
+        }
+    }
+
+    // ---- variables, operations and blocks ----------------------------------
+
+    fn new_var(&mut self, name: Option<String>, is_bool: bool) -> Var {
+        let v = self.g.new_var(name, ());
+        self.is_bool.push(is_bool);
+        v
+    }
+
+    fn arg_is_bool(&self, a: &Arg) -> bool {
+        match a {
+            Arg::Var(v) => self.is_bool.get(v.0 as usize).copied().unwrap_or(false),
+            Arg::Const(c) => matches!(c, Constant::Bool(_)),
+        }
+    }
+
+    /// Whether the code being built is reachable.
+    fn live(&self) -> bool {
+        !matches!(self.at, At::Dead)
+    }
+
+    /// The block operations go to. A pending conditional edge gets its block
+    /// now. In dead code (which the statement walk never continues into) an
+    /// orphan block keeps the builder total.
+    fn cur_block(&mut self) -> BlockId {
+        match self.at {
+            At::Block(b) => b,
+            At::Edge(from, exit) => {
+                let edge = Edge {
+                    from,
+                    exit,
+                    state: std::mem::take(&mut self.state),
+                };
+                let template = self.merge(std::slice::from_ref(&edge));
+                let jp = self.make_block(template);
+                self.resolve(edge, &jp);
+                jp.block
+            }
+            At::Dead => {
+                let b = self.g.add_block(Vec::new());
+                self.at = At::Block(b);
+                b
+            }
+        }
+    }
+
+    /// Appends `result = opname(args)` to the current block.
+    fn emit(&mut self, opname: &str, args: Vec<Arg>, pos: Pos) -> Var {
+        let b = self.cur_block();
+        let result = self.new_var(None, BOOL_OPS.contains(&opname));
+        self.g.block_mut(b).operations.push(SpaceOperation {
+            opname: opname.to_string(),
+            args,
+            result,
+            pos: Some(pos),
+        });
+        result
+    }
+
+    /// An operation, folded when all its arguments are constants and the
+    /// result is exact.
+    fn op(&mut self, opname: &str, args: Vec<Arg>, pos: Pos) -> Arg {
+        let consts: Option<Vec<&Constant>> = args.iter().map(|a| a.as_const()).collect();
+        if let Some(c) = consts.and_then(|cs| fold(opname, &cs)) {
+            return Arg::Const(c);
+        }
+        Arg::Var(self.emit(opname, args, pos))
+    }
+
+    fn push(&mut self, a: Arg) {
+        self.state.stack.push(a);
+    }
+
+    /// Gives a pending conditional edge its block. Called before a variable is
+    /// read from the state, so that no variable of the edge's source block is
+    /// in use when the new block renames them all.
+    fn settle(&mut self) {
+        if let At::Edge(..) = self.at {
+            self.cur_block();
+        }
+    }
+
+    /// Settles if the state's value stack has a variable on top.
+    fn settle_for_top(&mut self) {
+        if let Some(Arg::Var(_)) = self.state.stack.last() {
+            self.settle();
+        }
+    }
+
+    fn pop(&mut self) -> Arg {
+        self.settle_for_top();
+        match self.state.stack.pop() {
+            Some(a) => a,
+            None => {
+                self.internal("the value stack is empty");
+                Arg::Const(Constant::None)
+            }
+        }
+    }
+
+    /// Discards the top of the value stack.
+    fn drop_top(&mut self) {
+        if self.state.stack.pop().is_none() {
+            self.internal("the value stack is empty");
+        }
+    }
+
+    fn top(&mut self) -> Arg {
+        self.settle_for_top();
+        match self.state.stack.last() {
+            Some(a) => a.clone(),
+            None => {
+                self.internal("the value stack is empty");
+                Arg::Const(Constant::None)
+            }
+        }
+    }
+
+    /// Leaves the current point: returns the pending edge that continues from
+    /// it (the current block gets an unconditional exit).
+    fn close(&mut self) -> Vec<Edge> {
+        let state = std::mem::take(&mut self.state);
+        match std::mem::replace(&mut self.at, At::Dead) {
+            At::Dead => Vec::new(),
+            At::Edge(from, exit) => vec![Edge { from, exit, state }],
+            At::Block(b) => {
+                let exits = &mut self.g.block_mut(b).exits;
+                exits.push(Link {
+                    args: Vec::new(),
+                    target: PENDING,
+                    exitcase: None,
+                });
+                let exit = exits.len() - 1;
+                vec![Edge {
+                    from: b,
+                    exit,
+                    state,
+                }]
+            }
+        }
+    }
+
+    /// Links the current point to the return block.
+    fn do_return(&mut self, value: Arg) {
+        let ret = self.g.returnblock;
+        if !self.live() {
+            return;
+        }
+        for e in self.close() {
+            if let Some(link) = self.g.block_mut(e.from).exits.get_mut(e.exit) {
+                link.target = ret;
+                link.args = vec![value.clone()];
+            }
+        }
+    }
+
+    /// Branches on the truth of `a`: returns the (False, True) edges. A constant
+    /// folds the branch: one side gets the whole flow, the other none.
+    fn branch(&mut self, a: Arg, pos: Pos) -> (Vec<Edge>, Vec<Edge>) {
+        if !self.live() {
+            return (Vec::new(), Vec::new());
+        }
+        match a {
+            Arg::Const(c) => {
+                if truthy(&c) {
+                    (Vec::new(), self.close())
+                } else {
+                    (self.close(), Vec::new())
+                }
+            }
+            Arg::Var(v) => {
+                let sw = if self.arg_is_bool(&Arg::Var(v)) {
+                    v
+                } else {
+                    self.emit("bool", vec![Arg::Var(v)], pos)
+                };
+                let b = self.cur_block();
+                self.at = At::Dead;
+                let block = self.g.block_mut(b);
+                block.exitswitch = Some(Arg::Var(sw));
+                for case in [false, true] {
+                    block.exits.push(Link {
+                        args: Vec::new(),
+                        target: PENDING,
+                        exitcase: Some(Constant::Bool(case)),
+                    });
+                }
+                let n = block.exits.len();
+                let state = std::mem::take(&mut self.state);
+                let f = Edge {
+                    from: b,
+                    exit: n - 2,
+                    state: state.clone(),
+                };
+                let t = Edge {
+                    from: b,
+                    exit: n - 1,
+                    state,
+                };
+                (vec![f], vec![t])
+            }
+        }
+    }
+
+    /// Continues at the meeting point of `edges`: reopens the block of a single
+    /// unconditional edge, or makes a new block taking every value that is not
+    /// the same constant on all edges. No edges: the code that follows is dead.
+    fn join(&mut self, mut edges: Vec<Edge>) {
+        if self.live() {
+            // Callers close the current point first; be total anyway.
+            let e = self.close();
+            edges.extend(e);
+        }
+        if edges.len() == 1 {
+            let e = edges.pop().expect("one edge");
+            let exits = &self.g.block(e.from).exits;
+            if e.exit + 1 == exits.len() && exits[e.exit].exitcase.is_none() {
+                self.g.block_mut(e.from).exits.pop();
+                self.at = At::Block(e.from);
+            } else {
+                // A conditional edge gets its block when something needs one.
+                self.at = At::Edge(e.from, e.exit);
+            }
+            self.state = e.state;
+            return;
+        }
+        if edges.is_empty() {
+            self.at = At::Dead;
+            return;
+        }
+        let template = self.merge(&edges);
+        let jp = self.make_block(template);
+        for e in edges {
+            self.resolve(e, &jp);
+        }
+    }
+
+    /// The entry state of a block where `edges` meet, with fresh variables.
+    fn merge(&mut self, edges: &[Edge]) -> State {
+        let nslots = self.slots.len();
+        let mut t = State {
+            env: vec![None; nslots],
+            maybe: vec![false; nslots],
+            stack: Vec::new(),
+        };
+        for i in 0..nslots {
+            let vals: Vec<Option<&Arg>> = edges
+                .iter()
+                .map(|e| e.state.env.get(i).and_then(|v| v.as_ref()))
+                .collect();
+            let any_maybe = edges
+                .iter()
+                .any(|e| e.state.maybe.get(i).copied().unwrap_or(false));
+            if vals.iter().all(|v| v.is_some()) {
+                let vals: Vec<&Arg> = vals.into_iter().flatten().collect();
+                t.env[i] = Some(self.merge_values(&vals, Some(i)));
+            } else {
+                t.maybe[i] = any_maybe || vals.iter().any(|v| v.is_some());
+            }
+        }
+        let depth = edges.iter().map(|e| e.state.stack.len()).min().unwrap_or(0);
+        if edges.iter().any(|e| e.state.stack.len() != depth) {
+            self.internal("paths with different value stacks meet");
+        }
+        for k in 0..depth {
+            let vals: Vec<&Arg> = edges.iter().map(|e| &e.state.stack[k]).collect();
+            let v = self.merge_values(&vals, None);
+            t.stack.push(v);
+        }
+        t
+    }
+
+    fn merge_values(&mut self, vals: &[&Arg], slot: Option<usize>) -> Arg {
+        if let Some(Arg::Const(c)) = vals.first() {
+            if vals.iter().all(|v| matches!(v, Arg::Const(d) if d == c)) {
+                return Arg::Const(c.clone());
+            }
+        }
+        let is_bool = vals.iter().all(|v| self.arg_is_bool(v));
+        let name = slot.map(|i| self.slots[i].clone());
+        Arg::Var(self.new_var(name, is_bool))
+    }
+
+    /// The entry state of a loop header entered with `entry`: slots the loop
+    /// assigns (and the stack entry `counter`) get fresh variables, variables
+    /// get fresh variables (they are local to their block), constants stay.
+    fn loop_template(&mut self, entry: &State, assigned: &[bool], counter: Option<usize>) -> State {
+        let nslots = self.slots.len();
+        let mut t = State {
+            env: vec![None; nslots],
+            maybe: vec![false; nslots],
+            stack: Vec::new(),
+        };
+        for i in 0..nslots {
+            let assigned_here = assigned.get(i).copied().unwrap_or(false);
+            match entry.env.get(i).cloned().flatten() {
+                Some(Arg::Const(c)) if !assigned_here => t.env[i] = Some(Arg::Const(c)),
+                Some(a) => {
+                    let is_bool = !assigned_here && self.arg_is_bool(&a);
+                    let name = Some(self.slots[i].clone());
+                    t.env[i] = Some(Arg::Var(self.new_var(name, is_bool)));
+                }
+                None => {
+                    t.maybe[i] = entry.maybe.get(i).copied().unwrap_or(false) || assigned_here;
+                }
+            }
+        }
+        for (k, a) in entry.stack.iter().enumerate() {
+            let v = match a {
+                Arg::Const(c) if counter != Some(k) => Arg::Const(c.clone()),
+                _ => {
+                    let is_bool = counter != Some(k) && self.arg_is_bool(a);
+                    Arg::Var(self.new_var(None, is_bool))
+                }
+            };
+            t.stack.push(v);
+        }
+        t
+    }
+
+    /// Makes a block entered in state `template` and continues in it.
+    fn make_block(&mut self, template: State) -> JoinPoint {
+        let inputargs: Vec<Var> = template
+            .env
+            .iter()
+            .flatten()
+            .chain(template.stack.iter())
+            .filter_map(|a| a.as_var())
+            .collect();
+        let block = self.g.add_block(inputargs);
+        self.at = At::Block(block);
+        self.state = template.clone();
+        JoinPoint { block, template }
+    }
+
+    /// Links a pending edge to a join point, passing the values it takes.
+    fn resolve(&mut self, e: Edge, jp: &JoinPoint) {
+        let mut args = Vec::new();
+        let mut mismatch = false;
+        let pairs = jp
+            .template
+            .env
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| {
+                t.as_ref()
+                    .map(|t| (t, e.state.env.get(i).cloned().flatten()))
+            })
+            .chain(
+                jp.template
+                    .stack
+                    .iter()
+                    .enumerate()
+                    .map(|(k, t)| (t, e.state.stack.get(k).cloned())),
+            );
+        for (t, have) in pairs {
+            match t {
+                Arg::Var(_) => args.push(have.unwrap_or_else(|| {
+                    mismatch = true;
+                    Arg::Const(Constant::None)
+                })),
+                Arg::Const(c) => {
+                    if have.as_ref().and_then(|h| h.as_const()) != Some(c) {
+                        mismatch = true;
+                    }
+                }
+            }
+        }
+        if mismatch {
+            self.internal("a link does not provide the values its target block expects");
+        }
+        if let Some(link) = self.g.block_mut(e.from).exits.get_mut(e.exit) {
+            link.target = jp.block;
+            link.args = args;
+        }
+    }
+
+    // ---- names ---------------------------------------------------------------
+
+    fn is_local(&self, name: &str) -> bool {
+        self.slot_of.contains_key(name)
+    }
+
+    /// Whether `name` means the builtin of that name here.
+    fn is_builtin_visible(&self, name: &str) -> bool {
+        !self.is_local(name) && !self.m.globals.contains_key(name)
+    }
+
+    /// The value of an assigned local, read without settling a pending edge
+    /// (for passing it straight on a link).
+    fn peek_local(&self, name: &str) -> Option<Arg> {
+        let &i = self.slot_of.get(name)?;
+        self.state.env.get(i).cloned().flatten()
+    }
+
+    fn load_name(&mut self, name: &str, pos: Pos) -> Arg {
+        if let Some(&i) = self.slot_of.get(name) {
+            if let Some(Arg::Var(_)) = self.state.env.get(i).cloned().flatten() {
+                self.settle();
+            }
+            if let Some(a) = self.state.env.get(i).cloned().flatten() {
+                return a;
+            }
+            if self.state.maybe.get(i).copied().unwrap_or(false) {
+                self.error(
+                    pos,
+                    format!("local variable '{name}' might be used before assignment"),
+                );
+            } else {
+                self.error(
+                    pos,
+                    format!("local variable '{name}' is referenced before assignment"),
+                );
+            }
+            return Arg::Const(Constant::None);
+        }
+        match self.m.globals.get(name) {
+            Some(Global::Func(_)) => {
+                if !self.referenced.iter().any(|r| r == name) {
+                    self.referenced.push(name.to_string());
+                }
+                return Arg::Const(Constant::Func(name.to_string()));
+            }
+            Some(Global::Const(c)) => return Arg::Const(c.clone()),
+            Some(Global::Module(m)) => {
+                self.error(
+                    pos,
+                    format!(
+                        "using the module '{m}' inside functions is not supported yet (walking skeleton)"
+                    ),
+                );
+                return Arg::Const(Constant::None);
+            }
+            None => {}
+        }
+        if BUILTINS.contains(&name) {
+            return Arg::Const(Constant::Builtin(name.to_string()));
+        }
+        if name == "range" || (name == "xrange" && self.m.dialect == Dialect::Py2) {
+            self.error(
+                pos,
+                format!("{name}() is only supported as the iterable of a for loop in this stage (walking skeleton)"),
+            );
+        } else if name == "print" {
+            self.error(
+                pos,
+                "print can only be called directly (`print(...)`) in this stage",
+            );
+        } else if LATER_BUILTINS.contains(&name) {
+            self.error(
+                pos,
+                format!("the builtin '{name}' is not supported yet (walking skeleton)"),
+            );
+        } else {
+            self.error(pos, format!("name '{name}' is not defined"));
+        }
+        Arg::Const(Constant::None)
+    }
+
+    fn store_name(&mut self, name: &str, value: Arg, pos: Pos) {
+        if self.declared_global.iter().any(|g| g == name) {
+            self.error(
+                pos,
+                format!(
+                    "cannot assign to the global '{name}': module globals are constants in RPython"
+                ),
+            );
+            return;
+        }
+        let Some(&i) = self.slot_of.get(name) else {
+            self.internal(&format!(
+                "'{name}' is assigned but was not found as a local"
+            ));
+            return;
+        };
+        if let Arg::Var(v) = value {
+            let data = &mut self.g.vars[v.0 as usize];
+            if data.name.is_none() {
+                data.name = Some(name.to_string());
+            }
+        }
+        if self.live() {
+            self.state.env[i] = Some(value);
+            self.state.maybe[i] = false;
+        }
+    }
+
+    // ---- statements ----------------------------------------------------------
+
+    fn block(&mut self, stmts: &[Stmt]) {
+        for s in stmts {
+            if !self.live() {
+                break; // dead code after return/break/continue
+            }
+            self.stmt(s);
+        }
+    }
+
+    /// Runs `stmts` from `edges`; returns the edges leaving its end. Bodies that
+    /// do nothing pass the edges through without a block of their own.
+    fn branch_body(&mut self, edges: Vec<Edge>, stmts: &[Stmt]) -> Vec<Edge> {
+        if stmts.iter().all(|s| matches!(s.kind, StmtKind::Pass)) {
+            return edges;
+        }
+        self.join(edges);
+        self.block(stmts);
+        self.close()
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        let pos = s.pos;
+        match &s.kind {
+            StmtKind::Pass | StmtKind::Global(_) => {}
+            StmtKind::Expr(e) => {
+                self.expr(e);
+            }
+            StmtKind::Return(v) => {
+                let a = match v {
+                    // `return x` right after a branch links the branch itself
+                    // to the return block, without a block of its own.
+                    Some(Expr {
+                        kind: ExprKind::Name(n),
+                        ..
+                    }) if self.peek_local(n).is_some() => {
+                        self.peek_local(n).unwrap_or(Arg::Const(Constant::None))
+                    }
+                    Some(e) => self.expr(e),
+                    None => Arg::Const(Constant::None),
+                };
+                self.do_return(a);
+            }
+            StmtKind::Assign { targets, value } => {
+                let v = self.expr(value);
+                self.push(v);
+                for t in targets {
+                    self.store(t);
+                }
+                self.drop_top();
+            }
+            StmtKind::AugAssign { target, op, value } => self.aug_assign(target, *op, value, pos),
+            StmtKind::If { test, body, orelse } => {
+                let (f, t) = self.cond(test);
+                let mut out = self.branch_body(t, body);
+                out.extend(self.branch_body(f, orelse));
+                self.join(out);
+            }
+            StmtKind::While { test, body, orelse } => self.while_loop(test, body, orelse),
+            StmtKind::For {
+                target,
+                iter,
+                body,
+                orelse,
+            } => self.for_loop(target, iter, body, orelse, pos),
+            StmtKind::Break => {
+                if self.loops.is_empty() {
+                    self.error(pos, "'break' outside loop");
+                    return;
+                }
+                let mut edges = self.close();
+                if let Some(l) = self.loops.last_mut() {
+                    for e in &mut edges {
+                        e.state.stack.truncate(l.base_depth);
+                    }
+                    l.breaks.extend(edges);
+                }
+            }
+            StmtKind::Continue => {
+                let Some(header) = self.loops.last().map(|l| l.header.clone()) else {
+                    self.error(pos, "'continue' not properly in loop");
+                    return;
+                };
+                for e in self.close() {
+                    self.resolve(e, &header);
+                }
+            }
+            StmtKind::Print { values, newline } => {
+                if !newline {
+                    self.error(
+                        pos,
+                        "print with a trailing comma is not supported yet (walking skeleton): Python 2's softspace behaviour is not modelled",
+                    );
+                }
+                self.print(values, " ", if *newline { "\n" } else { "" }, true, pos);
+            }
+            StmtKind::FunctionDef { .. } => {
+                self.unsupported(pos, "nested function definitions are")
+            }
+            StmtKind::ClassDef { .. } => self.unsupported(pos, "class definitions are"),
+            StmtKind::Import(_) | StmtKind::ImportFrom { .. } => {
+                self.unsupported(pos, "import statements inside functions are")
+            }
+            StmtKind::Assert { .. } => self.unsupported(pos, "assert statements are"),
+            StmtKind::Raise { .. } => self.unsupported(pos, "raise statements are"),
+            StmtKind::Try { .. } => self.unsupported(pos, "try statements are"),
+            StmtKind::Del(_) => self.unsupported(pos, "del statements are"),
+        }
+    }
+
+    /// Assigns the value on top of the stack to `target` (leaving it there).
+    fn store(&mut self, target: &Expr) {
+        let pos = target.pos;
+        match &target.kind {
+            ExprKind::Name(n) => {
+                let v = self.top();
+                self.store_name(n, v, pos);
+            }
+            ExprKind::Subscript { value, index } => {
+                let [obj, idx] = self.exprs([value.as_ref(), index.as_ref()]);
+                let v = self.top();
+                self.emit("setitem", vec![obj, idx, v], pos);
+            }
+            ExprKind::Attribute { value, attr } => {
+                let obj = self.expr(value);
+                let v = self.top();
+                self.emit(
+                    "setattr",
+                    vec![obj, Arg::Const(Constant::Name(attr.clone())), v],
+                    pos,
+                );
+            }
+            ExprKind::Tuple(_) | ExprKind::List(_) => {
+                self.unsupported(pos, "unpacking assignments (`a, b = ...`) are")
+            }
+            ExprKind::Slice { .. } => self.unsupported(pos, "assignments to slices are"),
+            _ => self.error(pos, "cannot assign to this expression"),
+        }
+    }
+
+    fn aug_assign(&mut self, target: &Expr, op: BinOp, value: &Expr, pos: Pos) {
+        let opname = binop_name(op, self.m.dialect);
+        match &target.kind {
+            ExprKind::Name(n) => {
+                let old = self.load_name(n, target.pos);
+                self.push(old);
+                let rhs = self.expr(value);
+                let old = self.pop();
+                let new = self.op(opname, vec![old, rhs], pos);
+                self.store_name(n, new, target.pos);
+            }
+            ExprKind::Subscript { value: obj, index } => {
+                let [o, i] = self.exprs([obj.as_ref(), index.as_ref()]);
+                let old = self.op("getitem", vec![o.clone(), i.clone()], target.pos);
+                self.push(o);
+                self.push(i);
+                self.push(old);
+                let rhs = self.expr(value);
+                let old = self.pop();
+                let i = self.pop();
+                let o = self.pop();
+                let new = self.op(opname, vec![old, rhs], pos);
+                self.emit("setitem", vec![o, i, new], pos);
+            }
+            ExprKind::Attribute { value: obj, attr } => {
+                let o = self.expr(obj);
+                let name = Arg::Const(Constant::Name(attr.clone()));
+                let old = self.op("getattr", vec![o.clone(), name.clone()], target.pos);
+                self.push(o);
+                self.push(old);
+                let rhs = self.expr(value);
+                let old = self.pop();
+                let o = self.pop();
+                let new = self.op(opname, vec![old, rhs], pos);
+                self.emit("setattr", vec![o, name, new], pos);
+            }
+            _ => self.error(target.pos, "cannot assign to this expression"),
+        }
+    }
+
+    /// The names assigned in a loop body, as a mask over the slots.
+    fn assigned_mask(&self, body: &[Stmt], extra: Option<&str>) -> Vec<bool> {
+        let mut names = Vec::new();
+        bound_names(body, &mut names);
+        let mut mask = vec![false; self.slots.len()];
+        for n in names.iter().map(|n| n.as_str()).chain(extra) {
+            if let Some(&i) = self.slot_of.get(n) {
+                mask[i] = true;
+            }
+        }
+        mask
+    }
+
+    /// Closes the current block into a new loop header and continues there.
+    fn enter_loop(&mut self, assigned: &[bool], counter: Option<usize>) -> JoinPoint {
+        let entry = self.close();
+        let entry_state = match entry.first() {
+            Some(e) => e.state.clone(),
+            None => State {
+                env: vec![None; self.slots.len()],
+                maybe: vec![false; self.slots.len()],
+                stack: Vec::new(),
+            },
+        };
+        let template = self.loop_template(&entry_state, assigned, counter);
+        let jp = self.make_block(template);
+        for e in entry {
+            self.resolve(e, &jp);
+        }
+        jp
+    }
+
+    fn while_loop(&mut self, test: &Expr, body: &[Stmt], orelse: &[Stmt]) {
+        let assigned = self.assigned_mask(body, None);
+        let header = self.enter_loop(&assigned, None);
+        let base_depth = self.state.stack.len();
+        let (f, t) = self.cond(test);
+        self.loops.push(LoopCtx {
+            header: header.clone(),
+            base_depth,
+            breaks: Vec::new(),
+        });
+        self.join(t);
+        self.block(body);
+        for e in self.close() {
+            self.resolve(e, &header);
+        }
+        let ctx = self.loops.pop();
+        let mut out = self.branch_body(f, orelse);
+        out.extend(ctx.map(|c| c.breaks).unwrap_or_default());
+        self.join(out);
+    }
+
+    fn for_loop(&mut self, target: &Expr, iter: &Expr, body: &[Stmt], orelse: &[Stmt], pos: Pos) {
+        let ExprKind::Call {
+            func,
+            args,
+            keywords,
+            star_args,
+        } = &iter.kind
+        else {
+            return self.unsupported(
+                iter.pos,
+                "for loops over anything but range() or xrange() are",
+            );
+        };
+        let range_name = match &func.kind {
+            ExprKind::Name(n)
+                if (n == "range" || (n == "xrange" && self.m.dialect == Dialect::Py2))
+                    && self.is_builtin_visible(n) =>
+            {
+                n.clone()
+            }
+            _ => {
+                return self.unsupported(
+                    iter.pos,
+                    "for loops over anything but range() or xrange() are",
+                )
+            }
+        };
+        let ExprKind::Name(var_name) = &target.kind else {
+            return self.unsupported(target.pos, "for loop targets other than a single name are");
+        };
+        if let Some(k) = keywords.first() {
+            return self.error(
+                k.value.pos,
+                format!("{range_name}() does not take keyword arguments"),
+            );
+        }
+        if let Some(s) = star_args {
+            return self.unsupported(s.pos, "calls with *args are");
+        }
+        if args.is_empty() || args.len() > 3 {
+            return self.error(
+                iter.pos,
+                format!(
+                    "{range_name}() takes from 1 to 3 arguments but {} were given",
+                    args.len()
+                ),
+            );
+        }
+        let vals = self.expr_list(args);
+        let (start, stop, step) = match vals.as_slice() {
+            [stop] => (Arg::Const(Constant::Int(0)), stop.clone(), None),
+            [start, stop] => (start.clone(), stop.clone(), None),
+            [start, stop, step] => (start.clone(), stop.clone(), Some(step.clone())),
+            _ => return,
+        };
+        let step = match step {
+            None => 1,
+            Some(Arg::Const(Constant::Int(0))) => {
+                return self.error(args[2].pos, format!("{range_name}() step must not be zero"));
+            }
+            Some(Arg::Const(Constant::Int(s))) => s,
+            Some(_) => {
+                return self.error(
+                    args[2].pos,
+                    "range() step must be a constant integer in RPython",
+                );
+            }
+        };
+
+        let base_depth = self.state.stack.len();
+        self.push(stop);
+        self.push(start);
+        let assigned = self.assigned_mask(body, Some(var_name));
+        let header = self.enter_loop(&assigned, Some(base_depth + 1));
+        let counter = self.state.stack.get(base_depth + 1).cloned();
+        let bound = self.state.stack.get(base_depth).cloned();
+        let (Some(counter), Some(bound)) = (counter, bound) else {
+            return self.internal("the for loop's counter is missing");
+        };
+        let cmp = if step > 0 { "lt" } else { "gt" };
+        let c = self.op(cmp, vec![counter, bound], iter.pos);
+        let (mut f, t) = self.branch(c, iter.pos);
+        self.loops.push(LoopCtx {
+            header: header.clone(),
+            base_depth,
+            breaks: Vec::new(),
+        });
+        self.join(t);
+        if self.live() {
+            self.settle();
+            let i = self.state.stack[base_depth + 1].clone();
+            self.store_name(var_name, i.clone(), target.pos);
+            let next = self.op("add", vec![i, Arg::Const(Constant::Int(step))], pos);
+            self.state.stack[base_depth + 1] = next;
+            self.block(body);
+        }
+        for e in self.close() {
+            self.resolve(e, &header);
+        }
+        let ctx = self.loops.pop();
+        for e in &mut f {
+            e.state.stack.truncate(base_depth);
+        }
+        let mut out = self.branch_body(f, orelse);
+        out.extend(ctx.map(|c| c.breaks).unwrap_or_default());
+        self.join(out);
+    }
+
+    /// `print`: each value, separated by `sep`, then `end`. With `py2`, values
+    /// are printed as they are evaluated and a separator is left out after a
+    /// constant string ending in a whitespace other than space (Python 2's
+    /// softspace rule); otherwise all values are evaluated first.
+    fn print(&mut self, values: &[Expr], sep: &str, end: &str, py2: bool, pos: Pos) {
+        let item = |b: &mut Self, a: Arg, p: Pos| {
+            b.emit("print_item", vec![a], p);
+        };
+        let text = |s: &str| Arg::Const(Constant::Str(s.to_string()));
+        if py2 {
+            let mut softspace = false;
+            for v in values {
+                let a = self.expr(v);
+                if softspace && !sep.is_empty() {
+                    item(self, text(sep), v.pos);
+                }
+                softspace = match &a {
+                    Arg::Const(Constant::Str(s)) => match s.chars().last() {
+                        Some(c) => !c.is_ascii_whitespace() || c == ' ',
+                        None => true,
+                    },
+                    _ => true,
+                };
+                item(self, a, v.pos);
+            }
+        } else {
+            let vals = self.expr_list(values);
+            for (k, (a, v)) in vals.into_iter().zip(values).enumerate() {
+                if k > 0 && !sep.is_empty() {
+                    item(self, text(sep), v.pos);
+                }
+                item(self, a, v.pos);
+            }
+        }
+        if !end.is_empty() {
+            item(self, text(end), pos);
+        }
+    }
+
+    // ---- expressions ---------------------------------------------------------
+
+    /// Evaluates expressions left to right, keeping earlier values on the stack
+    /// while later ones are evaluated.
+    fn expr_list(&mut self, es: &[Expr]) -> Vec<Arg> {
+        for e in es {
+            let a = self.expr(e);
+            self.push(a);
+        }
+        let mut out: Vec<Arg> = (0..es.len()).map(|_| self.pop()).collect();
+        out.reverse();
+        out
+    }
+
+    fn exprs<const N: usize>(&mut self, es: [&Expr; N]) -> [Arg; N] {
+        for e in es {
+            let a = self.expr(e);
+            self.push(a);
+        }
+        let mut out: [Arg; N] = std::array::from_fn(|_| Arg::Const(Constant::None));
+        for slot in out.iter_mut().rev() {
+            *slot = self.pop();
+        }
+        out
+    }
+
+    fn expr(&mut self, e: &Expr) -> Arg {
+        let pos = e.pos;
+        match &e.kind {
+            ExprKind::Name(n) => self.load_name(n, pos),
+            ExprKind::Int(i) => Arg::Const(Constant::Int(*i)),
+            ExprKind::Float(f) => Arg::Const(Constant::Float(*f)),
+            ExprKind::Str(s) => Arg::Const(Constant::Str(s.clone())),
+            ExprKind::Bool(b) => Arg::Const(Constant::Bool(*b)),
+            ExprKind::None => Arg::Const(Constant::None),
+            ExprKind::BinOp { op, left, right } => {
+                let [l, r] = self.exprs([left.as_ref(), right.as_ref()]);
+                self.op(binop_name(*op, self.m.dialect), vec![l, r], pos)
+            }
+            ExprKind::UnaryOp { op, operand } => {
+                let a = self.expr(operand);
+                let name = match op {
+                    UnaryOp::Neg => "neg",
+                    UnaryOp::Pos => "pos",
+                    UnaryOp::Invert => "invert",
+                    UnaryOp::Not => "not_",
+                };
+                self.op(name, vec![a], pos)
+            }
+            ExprKind::BoolOp { op, values } => self.boolop_value(*op, values),
+            ExprKind::Compare { left, ops } => self.compare_value(left, ops),
+            ExprKind::IfExp { test, body, orelse } => {
+                let (f, t) = self.cond(test);
+                self.join(t);
+                let mut out = Vec::new();
+                if self.live() {
+                    let a = self.expr(body);
+                    self.push(a);
+                    out.extend(self.close());
+                }
+                self.join(f);
+                if self.live() {
+                    let a = self.expr(orelse);
+                    self.push(a);
+                    out.extend(self.close());
+                }
+                self.join(out);
+                self.pop()
+            }
+            ExprKind::Call {
+                func,
+                args,
+                keywords,
+                star_args,
+            } => self.call(e, func, args, keywords, star_args.as_deref()),
+            ExprKind::Attribute { value, attr } => {
+                let obj = self.expr(value);
+                self.op(
+                    "getattr",
+                    vec![obj, Arg::Const(Constant::Name(attr.clone()))],
+                    pos,
+                )
+            }
+            ExprKind::Subscript { value, index } => {
+                let [obj, idx] = self.exprs([value.as_ref(), index.as_ref()]);
+                self.op("getitem", vec![obj, idx], pos)
+            }
+            ExprKind::Slice { .. } => self.unsupported_expr(pos, "slicing is"),
+            ExprKind::Tuple(_) => self.unsupported_expr(pos, "tuples are"),
+            ExprKind::List(_) => self.unsupported_expr(pos, "list literals are"),
+            ExprKind::Dict(_) => self.unsupported_expr(pos, "dict literals are"),
+            ExprKind::ListComp { .. } => self.unsupported_expr(pos, "list comprehensions are"),
+            ExprKind::Lambda { .. } => self.unsupported_expr(pos, "lambda expressions are"),
+        }
+    }
+
+    fn unsupported_expr(&mut self, pos: Pos, what: &str) -> Arg {
+        self.unsupported(pos, what);
+        Arg::Const(Constant::None)
+    }
+
+    /// `a and b` / `a or b` as a value: the deciding operand.
+    fn boolop_value(&mut self, op: BoolOp, values: &[Expr]) -> Arg {
+        let mut done = Vec::new();
+        for (k, v) in values.iter().enumerate() {
+            if !self.live() {
+                break;
+            }
+            let a = self.expr(v);
+            self.push(a.clone());
+            if k + 1 == values.len() {
+                done.extend(self.close());
+                break;
+            }
+            let (f, t) = self.branch(a, v.pos);
+            let (decided, go_on) = match op {
+                BoolOp::And => (f, t),
+                BoolOp::Or => (t, f),
+            };
+            done.extend(decided);
+            self.join(go_on);
+            if self.live() {
+                self.drop_top();
+            }
+        }
+        self.join(done);
+        self.pop()
+    }
+
+    /// The operation(s) of one comparison `l op r`.
+    fn compare_op(&mut self, op: CmpOp, l: Arg, r: Arg, pos: Pos) -> Arg {
+        match op {
+            CmpOp::Lt => self.op("lt", vec![l, r], pos),
+            CmpOp::Le => self.op("le", vec![l, r], pos),
+            CmpOp::Eq => self.op("eq", vec![l, r], pos),
+            CmpOp::Ne => self.op("ne", vec![l, r], pos),
+            CmpOp::Gt => self.op("gt", vec![l, r], pos),
+            CmpOp::Ge => self.op("ge", vec![l, r], pos),
+            CmpOp::Is => self.op("is_", vec![l, r], pos),
+            CmpOp::IsNot => {
+                let a = self.op("is_", vec![l, r], pos);
+                self.op("not_", vec![a], pos)
+            }
+            CmpOp::In => self.op("contains", vec![r, l], pos),
+            CmpOp::NotIn => {
+                let a = self.op("contains", vec![r, l], pos);
+                self.op("not_", vec![a], pos)
+            }
+        }
+    }
+
+    /// A (possibly chained) comparison as a value.
+    fn compare_value(&mut self, left: &Expr, ops: &[(CmpOp, Expr)]) -> Arg {
+        let mut l = self.expr(left);
+        let mut lpos = left.pos;
+        let mut done = Vec::new();
+        for (k, (op, right)) in ops.iter().enumerate() {
+            if !self.live() {
+                break;
+            }
+            self.push(l);
+            let r = self.expr(right);
+            let l0 = self.pop();
+            let res = self.compare_op(*op, l0, r.clone(), lpos);
+            lpos = right.pos;
+            if k + 1 == ops.len() {
+                self.push(res);
+                done.extend(self.close());
+                break;
+            }
+            self.push(r);
+            let (mut f, t) = self.branch(res.clone(), lpos);
+            for e in &mut f {
+                e.state.stack.pop();
+                e.state.stack.push(res.clone());
+            }
+            done.extend(f);
+            self.join(t);
+            l = if self.live() {
+                self.pop()
+            } else {
+                Arg::Const(Constant::None)
+            };
+        }
+        self.join(done);
+        self.pop()
+    }
+
+    /// Evaluates `e` as a branch condition: returns the (False, True) edges.
+    /// `not`, `and`, `or` and chained comparisons become jumps, as CPython
+    /// compiles them, without materializing their value.
+    fn cond(&mut self, e: &Expr) -> (Vec<Edge>, Vec<Edge>) {
+        match &e.kind {
+            ExprKind::UnaryOp {
+                op: UnaryOp::Not,
+                operand,
+            } => {
+                let (f, t) = self.cond(operand);
+                (t, f)
+            }
+            ExprKind::BoolOp { op, values } => {
+                let mut decided = Vec::new();
+                let mut last = (Vec::new(), Vec::new());
+                for (k, v) in values.iter().enumerate() {
+                    if !self.live() {
+                        break;
+                    }
+                    let (f, t) = self.cond(v);
+                    if k + 1 == values.len() {
+                        last = (f, t);
+                        break;
+                    }
+                    let (d, go_on) = match op {
+                        BoolOp::And => (f, t),
+                        BoolOp::Or => (t, f),
+                    };
+                    decided.extend(d);
+                    self.join(go_on);
+                }
+                let (mut f, mut t) = last;
+                match op {
+                    BoolOp::And => f.extend(decided),
+                    BoolOp::Or => t.extend(decided),
+                }
+                (f, t)
+            }
+            ExprKind::Compare { left, ops } if ops.len() > 1 => {
+                let mut l = self.expr(left);
+                let mut lpos = left.pos;
+                let mut fs = Vec::new();
+                for (k, (op, right)) in ops.iter().enumerate() {
+                    if !self.live() {
+                        break;
+                    }
+                    self.push(l);
+                    let r = self.expr(right);
+                    let l0 = self.pop();
+                    let res = self.compare_op(*op, l0, r.clone(), lpos);
+                    lpos = right.pos;
+                    if k + 1 == ops.len() {
+                        let (f, t) = self.branch(res, lpos);
+                        fs.extend(f);
+                        return (fs, t);
+                    }
+                    self.push(r);
+                    let (mut f, t) = self.branch(res, lpos);
+                    for e in &mut f {
+                        e.state.stack.pop();
+                    }
+                    fs.extend(f);
+                    self.join(t);
+                    l = if self.live() {
+                        self.pop()
+                    } else {
+                        Arg::Const(Constant::None)
+                    };
+                }
+                (fs, Vec::new())
+            }
+            _ => {
+                let a = self.expr(e);
+                self.branch(a, e.pos)
+            }
+        }
+    }
+
+    fn call(
+        &mut self,
+        e: &Expr,
+        func: &Expr,
+        args: &[Expr],
+        keywords: &[Keyword],
+        star_args: Option<&Expr>,
+    ) -> Arg {
+        if let ExprKind::Name(n) = &func.kind {
+            if n == "print" && self.is_builtin_visible(n) {
+                return self.print_call(e, args, keywords, star_args);
+            }
+        }
+        if let Some(s) = star_args {
+            self.unsupported(s.pos, "calls with *args are");
+        }
+        if let Some(k) = keywords.first() {
+            self.unsupported(k.value.pos, "keyword arguments in calls are");
+        }
+        let before = self.diags.len();
+        let f = self.expr(func);
+        let func_ok = self.diags.len() == before;
+        self.push(f);
+        let vals = self.expr_list(args);
+        let f = self.pop();
+        if let (Arg::Const(c), true) = (&f, func_ok) {
+            self.check_arity(c, args.len(), e.pos);
+        }
+        let mut call_args = vec![f];
+        call_args.extend(vals);
+        Arg::Var(self.emit("simple_call", call_args, e.pos))
+    }
+
+    fn check_arity(&mut self, f: &Constant, given: usize, pos: Pos) {
+        let (name, min, max) = match f {
+            Constant::Func(name) => match self.m.globals.get(name) {
+                Some(Global::Func(def)) => {
+                    let max = def.params.len();
+                    let min = def.params.iter().filter(|p| p.default.is_none()).count();
+                    let max = if def.star_args.is_some() {
+                        usize::MAX
+                    } else {
+                        max
+                    };
+                    (name.clone(), min, max)
+                }
+                _ => return,
+            },
+            Constant::Builtin(name) => {
+                let (min, max) = match name.as_str() {
+                    "int" => (1, 2),
+                    "bool" => (0, 1),
+                    "min" | "max" => (1, usize::MAX),
+                    _ => (1, 1),
+                };
+                (name.clone(), min, max)
+            }
+            Constant::Int(_)
+            | Constant::Float(_)
+            | Constant::Bool(_)
+            | Constant::Char(_)
+            | Constant::Str(_)
+            | Constant::None => {
+                self.error(pos, "this value is not callable");
+                return;
+            }
+            Constant::Name(_) => return,
+        };
+        if given >= min && given <= max {
+            return;
+        }
+        let plural = |n: usize| if n == 1 { "argument" } else { "arguments" };
+        let takes = if min == max {
+            format!("exactly {min} {}", plural(min))
+        } else if max == usize::MAX {
+            format!("at least {min} {}", plural(min))
+        } else {
+            format!("from {min} to {max} arguments")
+        };
+        self.error(pos, format!("{name}() takes {takes} ({given} given)"));
+    }
+
+    /// `print(...)` as a call (Python 3, or `from __future__ import print_function`).
+    fn print_call(
+        &mut self,
+        e: &Expr,
+        args: &[Expr],
+        keywords: &[Keyword],
+        star_args: Option<&Expr>,
+    ) -> Arg {
+        if let Some(s) = star_args {
+            self.unsupported(s.pos, "calls with *args are");
+        }
+        let mut sep = " ".to_string();
+        let mut end = "\n".to_string();
+        for k in keywords {
+            let slot = match k.name.as_str() {
+                "sep" => &mut sep,
+                "end" => &mut end,
+                other => {
+                    self.unsupported(
+                        k.value.pos,
+                        &format!("print's keyword argument '{other}' is"),
+                    );
+                    continue;
+                }
+            };
+            match &k.value.kind {
+                ExprKind::Str(s) => *slot = s.clone(),
+                ExprKind::None => {}
+                _ => {
+                    let msg = format!(
+                        "print's '{}' argument must be a constant string in this stage",
+                        k.name
+                    );
+                    self.error(k.value.pos, msg);
+                }
+            }
+        }
+        self.print(args, &sep, &end, false, e.pos);
+        Arg::Const(Constant::None)
+    }
+}
