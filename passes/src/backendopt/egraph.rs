@@ -1,0 +1,346 @@
+//! The e-graph of one block's pure integer operations, and the opt rules as
+//! egg rewrites over it.
+//!
+//! Nodes are integer and Bool constants, leaves (values the e-graph does not
+//! look into: block inputs and results of other operations) and pure integer
+//! operations. Each e-class carries its type and an [`IntBound`]; a class
+//! whose bound is one value gets that constant as a node (constant folding,
+//! through `eval_int` in the transfer functions). Rules run as conditional
+//! rewrites: the pattern is searched by egg, the checks and lets run on the
+//! classes' constants and bounds, and the result is added and merged.
+
+use super::intbounds::{transfer, IntBound};
+use crate::rules::opt::{Fact, Facts, OptRule, Pat, Res, Ty, OPT_RULES};
+use egg::{
+    Analysis, Applier, CostFunction, DidMerge, EGraph, ENodeOrVar, Id, Language, Pattern,
+    PatternAst, RecExpr, Rewrite, Subst, Symbol,
+};
+use rpy_ir::llops::{lookup, Signature, LL_OPS};
+use rpy_ir::lltype::LowLevelType;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// An operation of the e-graph, by its name in `LL_OPS`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct OpCode(pub &'static str);
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Node {
+    Int(i64),
+    Bool(bool),
+    /// A value not looked into: the variable's number, and whether it is a Bool.
+    Leaf(u32, bool),
+    Op1(OpCode, [Id; 1]),
+    Op2(OpCode, [Id; 2]),
+}
+
+impl Language for Node {
+    fn matches(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Node::Int(a), Node::Int(b)) => a == b,
+            (Node::Bool(a), Node::Bool(b)) => a == b,
+            (Node::Leaf(a, _), Node::Leaf(b, _)) => a == b,
+            (Node::Op1(a, _), Node::Op1(b, _)) | (Node::Op2(a, _), Node::Op2(b, _)) => a == b,
+            _ => false,
+        }
+    }
+
+    fn children(&self) -> &[Id] {
+        match self {
+            Node::Op1(_, c) => c,
+            Node::Op2(_, c) => c,
+            _ => &[],
+        }
+    }
+
+    fn children_mut(&mut self) -> &mut [Id] {
+        match self {
+            Node::Op1(_, c) => c,
+            Node::Op2(_, c) => c,
+            _ => &mut [],
+        }
+    }
+}
+
+/// The argument types (true: Bool) and result type of a pure integer
+/// operation, as `eval_int` defines it; `None` for any other operation.
+pub fn int_sig(name: &str) -> Option<(OpCode, Vec<bool>, bool)> {
+    let op = lookup(name)?;
+    if !op.pure {
+        return None;
+    }
+    let ty = |t: &LowLevelType| match t {
+        LowLevelType::Signed => Some(false),
+        LowLevelType::Bool => Some(true),
+        _ => None,
+    };
+    let (args, res) = match &op.sig {
+        Signature::IntBinary => (vec![false, false], false),
+        Signature::IntUnary => (vec![false], false),
+        Signature::IntCompare => (vec![false, false], true),
+        Signature::Cast(from, to) => (vec![ty(from)?], ty(to)?),
+        _ => return None,
+    };
+    Some((OpCode(op.name), args, res))
+}
+
+fn result_is_bool(op: OpCode) -> bool {
+    int_sig(op.0).is_some_and(|s| s.2)
+}
+
+/// What an e-class knows: whether it is a Bool, and the bound of its value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClassData {
+    pub is_bool: bool,
+    pub bound: IntBound,
+}
+
+#[derive(Default)]
+pub struct IntAnalysis;
+
+impl Analysis<Node> for IntAnalysis {
+    type Data = ClassData;
+
+    fn make(egraph: &EGraph<Node, Self>, enode: &Node) -> ClassData {
+        match enode {
+            Node::Int(v) => ClassData {
+                is_bool: false,
+                bound: IntBound::exact(*v),
+            },
+            Node::Bool(b) => ClassData {
+                is_bool: true,
+                bound: IntBound::exact(*b as i64),
+            },
+            Node::Leaf(_, is_bool) => ClassData {
+                is_bool: *is_bool,
+                bound: if *is_bool {
+                    IntBound::boolean()
+                } else {
+                    IntBound::top()
+                },
+            },
+            Node::Op1(op, _) | Node::Op2(op, _) => {
+                let args: Vec<IntBound> = enode
+                    .children()
+                    .iter()
+                    .map(|c| egraph[*c].data.bound)
+                    .collect();
+                let is_bool = result_is_bool(*op);
+                let mut bound = transfer(op.0, &args);
+                if is_bool {
+                    bound = bound
+                        .intersect(&IntBound::boolean())
+                        .unwrap_or_else(IntBound::boolean);
+                }
+                ClassData { is_bool, bound }
+            }
+        }
+    }
+
+    fn merge(&mut self, a: &mut ClassData, b: ClassData) -> DidMerge {
+        // Both describe one value; where they contradict, the code computing
+        // it is unreachable (or undefined), and either bound will do.
+        let new = a.bound.intersect(&b.bound).unwrap_or(a.bound);
+        let changed_a = new != a.bound;
+        let changed_b = new != b.bound;
+        a.bound = new;
+        DidMerge(changed_a, changed_b)
+    }
+
+    fn modify(egraph: &mut EGraph<Node, Self>, id: Id) {
+        let data = egraph[id].data;
+        if let Some(c) = data.bound.constant() {
+            let node = if data.is_bool {
+                match c {
+                    0 => Node::Bool(false),
+                    1 => Node::Bool(true),
+                    _ => return,
+                }
+            } else {
+                Node::Int(c)
+            };
+            let k = egraph.add(node);
+            egraph.union(id, k);
+        }
+    }
+}
+
+/// Extraction cost: operations by `op_cost`, constants and leaves free.
+pub struct OpCost;
+
+impl CostFunction<Node> for OpCost {
+    type Cost = u64;
+    fn cost<C>(&mut self, enode: &Node, mut costs: C) -> u64
+    where
+        C: FnMut(Id) -> u64,
+    {
+        let own = match enode {
+            Node::Op1(op, _) | Node::Op2(op, _) => crate::rules::opt::op_cost(op.0),
+            _ => 0,
+        };
+        enode.fold(own, |s, id| s.saturating_add(costs(id)))
+    }
+}
+
+fn opcode(name: &str) -> OpCode {
+    OpCode(
+        LL_OPS
+            .iter()
+            .find(|o| o.name == name)
+            .map(|o| o.name)
+            .expect("opt rules only name known operations"),
+    )
+}
+
+fn op_node(op: OpCode, children: &[Id]) -> Node {
+    match children {
+        [a] => Node::Op1(op, [*a]),
+        [a, b] => Node::Op2(op, [*a, *b]),
+        _ => unreachable!("integer operations take one or two arguments"),
+    }
+}
+
+fn slot_var(i: usize) -> egg::Var {
+    format!("?v{i}").parse().expect("a pattern variable")
+}
+
+fn add_pat(ast: &mut PatternAst<Node>, p: &Pat) -> Id {
+    match p {
+        Pat::Var(i) => ast.add(ENodeOrVar::Var(slot_var(*i))),
+        Pat::Int(v) => ast.add(ENodeOrVar::ENode(Node::Int(*v))),
+        Pat::Bool(b) => ast.add(ENodeOrVar::ENode(Node::Bool(*b))),
+        Pat::Op(name, args) => {
+            let ids: Vec<Id> = args.iter().map(|a| add_pat(ast, a)).collect();
+            ast.add(ENodeOrVar::ENode(op_node(opcode(name), &ids)))
+        }
+    }
+}
+
+/// The facts of matched classes, from their bounds.
+struct BoundFacts(Vec<IntBound>);
+
+impl Facts for BoundFacts {
+    fn fact(&self, slot: usize, fact: Fact, arg: i64) -> bool {
+        let Some(b) = self.0.get(slot) else {
+            return false;
+        };
+        match fact {
+            Fact::GeConst => b.known_ge_const(arg),
+            Fact::GtConst => b.known_gt_const(arg),
+            Fact::LeConst => b.known_le_const(arg),
+            Fact::LtConst => b.known_lt_const(arg),
+            Fact::Nonneg => b.known_nonneg(),
+            Fact::BitsZero => b.known_bits_zero(arg),
+        }
+    }
+}
+
+/// Applies one opt rule to a match: checks, lets, then the result.
+struct RuleApplier {
+    rule: &'static OptRule,
+    vars: Vec<egg::Var>,
+    fires: Arc<AtomicU64>,
+}
+
+impl RuleApplier {
+    fn build(
+        &self,
+        egraph: &mut EGraph<Node, IntAnalysis>,
+        r: &Res,
+        ids: &[Id],
+        slots: &[Option<i64>],
+        facts: &BoundFacts,
+    ) -> Option<Id> {
+        Some(match r {
+            Res::Var(i) => ids[*i],
+            Res::Const(e, ty) => {
+                let v = crate::rules::opt::eval_expr(e, slots, facts)?;
+                egraph.add(match ty {
+                    Ty::Signed => Node::Int(v),
+                    Ty::Bool => Node::Bool(v != 0),
+                })
+            }
+            Res::Op(name, args) => {
+                let mut children = Vec::with_capacity(args.len());
+                for a in args.iter() {
+                    children.push(self.build(egraph, a, ids, slots, facts)?);
+                }
+                egraph.add(op_node(opcode(name), &children))
+            }
+        })
+    }
+}
+
+impl Applier<Node, IntAnalysis> for RuleApplier {
+    fn apply_one(
+        &self,
+        egraph: &mut EGraph<Node, IntAnalysis>,
+        eclass: Id,
+        subst: &Subst,
+        _searcher_ast: Option<&PatternAst<Node>>,
+        _rule_name: Symbol,
+    ) -> Vec<Id> {
+        let ids: Vec<Id> = self.vars.iter().map(|v| subst[*v]).collect();
+        let bounds: Vec<IntBound> = ids.iter().map(|id| egraph[*id].data.bound).collect();
+        let mut slots: Vec<Option<i64>> = bounds.iter().map(|b| b.constant()).collect();
+        let facts = BoundFacts(bounds);
+        if !self.rule.try_steps(&mut slots, &facts) {
+            return vec![];
+        }
+        let Some(new) = self.build(egraph, &self.rule.rhs, &ids, &slots, &facts) else {
+            return vec![];
+        };
+        crate::rules::fire(self.rule.rule);
+        self.fires.fetch_add(1, Ordering::Relaxed);
+        if egraph.union(eclass, new) {
+            vec![new]
+        } else {
+            vec![]
+        }
+    }
+}
+
+/// The operations whose arguments may be swapped.
+const COMMUTATIVE: &[&str] = &[
+    "int_add", "int_mul", "int_and", "int_or", "int_xor", "int_eq", "int_ne",
+];
+
+/// Every opt rule as an egg rewrite (plus commutativity of the commutative
+/// operations, which lets one rule match both argument orders). `fires`
+/// counts the rule applications of this set.
+pub fn rewrites(fires: &Arc<AtomicU64>) -> Vec<Rewrite<Node, IntAnalysis>> {
+    let mut out = Vec::new();
+    for rule in OPT_RULES {
+        let mut ast = PatternAst::<Node>::default();
+        add_pat(&mut ast, &rule.lhs);
+        let applier = RuleApplier {
+            rule,
+            vars: (0..rule.vars.len()).map(slot_var).collect(),
+            fires: fires.clone(),
+        };
+        out.push(
+            Rewrite::new(rule.name, Pattern::new(ast), applier)
+                .expect("an opt rule's result only uses its pattern's variables"),
+        );
+    }
+    for name in COMMUTATIVE {
+        let op = opcode(name);
+        let mut lhs: RecExpr<ENodeOrVar<Node>> = RecExpr::default();
+        let a = lhs.add(ENodeOrVar::Var(slot_var(0)));
+        let b = lhs.add(ENodeOrVar::Var(slot_var(1)));
+        lhs.add(ENodeOrVar::ENode(Node::Op2(op, [a, b])));
+        let mut rhs: RecExpr<ENodeOrVar<Node>> = RecExpr::default();
+        let b2 = rhs.add(ENodeOrVar::Var(slot_var(1)));
+        let a2 = rhs.add(ENodeOrVar::Var(slot_var(0)));
+        rhs.add(ENodeOrVar::ENode(Node::Op2(op, [b2, a2])));
+        out.push(
+            Rewrite::new(
+                format!("commute_{name}"),
+                Pattern::new(lhs),
+                Pattern::new(rhs),
+            )
+            .expect("commutativity"),
+        );
+    }
+    out
+}

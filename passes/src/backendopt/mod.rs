@@ -1,0 +1,400 @@
+//! Backend optimizations on low-level graphs: integer rewriting with the
+//! rules of `rules/opt` over an e-graph of each block's pure integer
+//! operations.
+//!
+//! For each block: the pure operations on Signed and Bool values (those
+//! `eval_int` defines) become e-graph nodes; block inputs and the results of
+//! every other operation are leaves. Each e-class carries an [`IntBound`]
+//! (range and known bits), which folds constants and answers the rules'
+//! facts. The opt rules run as conditional rewrites, with node and iteration
+//! limits; then each needed value is extracted at least cost and the block is
+//! rebuilt: the other operations stay in order, each pure value is computed
+//! at its original place (or, if new, right before its first use), dead pure
+//! operations disappear, and the exits pass the same values (or constants).
+
+pub mod egraph;
+pub mod intbounds;
+
+pub use intbounds::IntBound;
+
+use egg::{EGraph, Extractor, Id, Language, Runner};
+use egraph::{int_sig, IntAnalysis, Node, OpCost};
+use rpy_ir::graph::{
+    Arg, BlockId, Constant, FunctionGraph, LowLevel, Program, SpaceOperation, Var,
+};
+use rpy_ir::lltype::LowLevelType;
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// At most this many e-nodes per block.
+pub const NODE_LIMIT: usize = 10_000;
+/// At most this many rounds of rewriting per block.
+pub const ITER_LIMIT: usize = 16;
+
+/// What [`optimize`] did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OptStats {
+    /// Blocks with pure integer operations (the ones put in an e-graph).
+    pub blocks: usize,
+    /// Blocks whose operations changed.
+    pub blocks_changed: usize,
+    /// Operations of those blocks before and after.
+    pub ops_before: usize,
+    pub ops_after: usize,
+    /// Rule applications (matches whose checks passed).
+    pub rule_fires: u64,
+}
+
+/// Runs the integer rewrites on every block of every graph.
+pub fn optimize(program: &mut Program<LowLevel>) -> OptStats {
+    let fires = Arc::new(AtomicU64::new(0));
+    let rewrites = egraph::rewrites(&fires);
+    let mut stats = OptStats::default();
+    for graph in &mut program.graphs {
+        optimize_graph_with(graph, &rewrites, &mut stats);
+    }
+    stats.rule_fires = fires.load(Ordering::Relaxed);
+    stats
+}
+
+/// Runs the integer rewrites on every block of one graph.
+pub fn optimize_graph(graph: &mut FunctionGraph<LowLevel>) -> OptStats {
+    let fires = Arc::new(AtomicU64::new(0));
+    let rewrites = egraph::rewrites(&fires);
+    let mut stats = OptStats::default();
+    optimize_graph_with(graph, &rewrites, &mut stats);
+    stats.rule_fires = fires.load(Ordering::Relaxed);
+    stats
+}
+
+fn optimize_graph_with(
+    graph: &mut FunctionGraph<LowLevel>,
+    rewrites: &[egg::Rewrite<Node, IntAnalysis>],
+    stats: &mut OptStats,
+) {
+    for b in 0..graph.blocks.len() {
+        optimize_block(graph, BlockId(b as u32), rewrites, stats);
+    }
+}
+
+/// Whether a low-level type is one the e-graph handles: Some(is_bool).
+fn int_type(t: &LowLevelType) -> Option<bool> {
+    match t {
+        LowLevelType::Signed => Some(false),
+        LowLevelType::Bool => Some(true),
+        _ => None,
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum OpKind {
+    /// A pure integer operation, now an e-node.
+    Pure,
+    /// `same_as` of an integer value: its result is its argument.
+    Alias,
+    /// Anything else: kept as it is, in order.
+    Other,
+}
+
+fn optimize_block(
+    graph: &mut FunctionGraph<LowLevel>,
+    b: BlockId,
+    rewrites: &[egg::Rewrite<Node, IntAnalysis>],
+    stats: &mut OptStats,
+) {
+    let block = graph.block(b).clone();
+    let mut eg: EGraph<Node, IntAnalysis> = EGraph::new(IntAnalysis);
+    let mut class_of: HashMap<Var, Id> = HashMap::new();
+    let is_bool = |graph: &FunctionGraph<LowLevel>, v: Var| int_type(graph.info(v));
+    for v in &block.inputargs {
+        if let Some(bl) = is_bool(graph, *v) {
+            class_of.insert(*v, eg.add(Node::Leaf(v.0, bl)));
+        }
+    }
+    let mut kinds = Vec::with_capacity(block.operations.len());
+    let mut any_pure = false;
+    for op in &block.operations {
+        let res_ty = is_bool(graph, op.result);
+        let arg_class = |eg: &mut EGraph<Node, IntAnalysis>, a: &Arg, want: bool| -> Option<Id> {
+            match a {
+                Arg::Var(v) => {
+                    let id = *class_of.get(v)?;
+                    (is_bool(graph, *v) == Some(want)).then_some(id)
+                }
+                Arg::Const(Constant::Int(c)) if !want => Some(eg.add(Node::Int(*c))),
+                Arg::Const(Constant::Bool(c)) if want => Some(eg.add(Node::Bool(*c))),
+                _ => None,
+            }
+        };
+        let mut kind = OpKind::Other;
+        if let Some((code, arg_tys, res)) = int_sig(&op.opname) {
+            if res_ty == Some(res) && op.args.len() == arg_tys.len() {
+                let ids: Option<Vec<Id>> = op
+                    .args
+                    .iter()
+                    .zip(&arg_tys)
+                    .map(|(a, t)| arg_class(&mut eg, a, *t))
+                    .collect();
+                if let Some(ids) = ids {
+                    let node = match ids.as_slice() {
+                        [a] => Node::Op1(code, [*a]),
+                        [a, b] => Node::Op2(code, [*a, *b]),
+                        _ => unreachable!(),
+                    };
+                    class_of.insert(op.result, eg.add(node));
+                    kind = OpKind::Pure;
+                    any_pure = true;
+                }
+            }
+        } else if op.opname == "same_as" && op.args.len() == 1 {
+            if let Some(t) = res_ty {
+                if let Some(id) = arg_class(&mut eg, &op.args[0], t) {
+                    class_of.insert(op.result, id);
+                    kind = OpKind::Alias;
+                    any_pure = true;
+                }
+            }
+        }
+        if kind == OpKind::Other {
+            if let Some(bl) = res_ty {
+                class_of.insert(op.result, eg.add(Node::Leaf(op.result.0, bl)));
+            }
+        }
+        kinds.push(kind);
+    }
+    if !any_pure {
+        return;
+    }
+    stats.blocks += 1;
+    let runner = Runner::default()
+        .with_egraph(eg)
+        .with_node_limit(NODE_LIMIT)
+        .with_iter_limit(ITER_LIMIT)
+        .with_time_limit(Duration::from_secs(60))
+        .run(rewrites);
+    let eg = runner.egraph;
+    let extractor = Extractor::new(&eg, OpCost);
+    let mut rb = Rebuild {
+        eg: &eg,
+        ex: &extractor,
+        avail: HashMap::new(),
+        defined: block.inputargs.iter().map(|v| v.0).collect(),
+        out: Vec::new(),
+        class_var: HashMap::new(),
+        new_vars: Vec::new(),
+        next_var: graph.vars.len() as u32,
+        pos: None,
+    };
+    // Which classes are needed: arguments of kept operations and exits.
+    let mut roots: Vec<Id> = Vec::new();
+    let var_root = |a: &Arg, roots: &mut Vec<Id>| {
+        if let Arg::Var(v) = a {
+            if let Some(id) = class_of.get(v) {
+                roots.push(eg.find(*id));
+            }
+        }
+    };
+    for (op, kind) in block.operations.iter().zip(&kinds) {
+        if *kind == OpKind::Other {
+            op.args.iter().for_each(|a| var_root(a, &mut roots));
+        }
+    }
+    if let Some(s) = &block.exitswitch {
+        var_root(s, &mut roots);
+    }
+    for l in &block.exits {
+        l.args.iter().for_each(|a| var_root(a, &mut roots));
+    }
+    let needed = rb.needed(roots);
+    for (op, kind) in block.operations.iter().zip(&kinds) {
+        if *kind == OpKind::Pure {
+            let c = eg.find(class_of[&op.result]);
+            rb.class_var.entry(c).or_insert((op.result, op.pos));
+        }
+    }
+    // Rebuild the operations.
+    for (op, kind) in block.operations.iter().zip(&kinds) {
+        match kind {
+            OpKind::Pure | OpKind::Alias => {
+                let c = eg.find(class_of[&op.result]);
+                if needed.contains(&c) && !rb.avail.contains_key(&c) && rb.can(c) {
+                    rb.pos = op.pos;
+                    rb.materialize(c);
+                }
+            }
+            OpKind::Other => {
+                rb.pos = op.pos;
+                let mut args = Vec::with_capacity(op.args.len());
+                for a in &op.args {
+                    match a {
+                        Arg::Var(v) if class_of.contains_key(v) => {
+                            let c = eg.find(class_of[v]);
+                            if !rb.can(c) {
+                                return; // cannot order the values: keep the block as it was
+                            }
+                            args.push(rb.materialize(c));
+                        }
+                        other => args.push(other.clone()),
+                    }
+                }
+                rb.out.push(SpaceOperation {
+                    opname: op.opname.clone(),
+                    args,
+                    result: op.result,
+                    pos: op.pos,
+                });
+                if class_of.contains_key(&op.result) {
+                    rb.defined.insert(op.result.0);
+                }
+            }
+        }
+    }
+    rb.pos = block.operations.last().and_then(|o| o.pos);
+    let exit_arg = |rb: &mut Rebuild, a: &Arg| -> Option<Arg> {
+        match a {
+            Arg::Var(v) if class_of.contains_key(v) => {
+                let c = eg.find(class_of[v]);
+                rb.can(c).then(|| rb.materialize(c))
+            }
+            other => Some(other.clone()),
+        }
+    };
+    let exitswitch = match &block.exitswitch {
+        Some(s) => match exit_arg(&mut rb, s) {
+            Some(a) => Some(a),
+            None => return,
+        },
+        None => None,
+    };
+    let mut exits = block.exits.clone();
+    for l in &mut exits {
+        for a in &mut l.args {
+            match exit_arg(&mut rb, a) {
+                Some(n) => *a = n,
+                None => return,
+            }
+        }
+    }
+    let changed =
+        rb.out != block.operations || exitswitch != block.exitswitch || exits != block.exits;
+    if !changed {
+        return;
+    }
+    stats.blocks_changed += 1;
+    stats.ops_before += block.operations.len();
+    stats.ops_after += rb.out.len();
+    let out = std::mem::take(&mut rb.out);
+    for (name, t) in std::mem::take(&mut rb.new_vars) {
+        graph.new_var(name, t);
+    }
+    let blk = graph.block_mut(b);
+    blk.operations = out;
+    blk.exitswitch = exitswitch;
+    blk.exits = exits;
+}
+
+/// Turns extracted e-classes back into operations.
+struct Rebuild<'a> {
+    eg: &'a EGraph<Node, IntAnalysis>,
+    ex: &'a Extractor<'a, OpCost, Node, IntAnalysis>,
+    /// Classes already computed, and the value holding each.
+    avail: HashMap<Id, Arg>,
+    /// Leaf variables defined so far.
+    defined: HashSet<u32>,
+    out: Vec<SpaceOperation>,
+    /// The variable (and source position) of the first original operation
+    /// of each class: reused when the class is computed by an operation.
+    class_var: HashMap<Id, (Var, Option<rpy_ir::diag::Pos>)>,
+    /// Variables to add to the graph: name and type.
+    new_vars: Vec<(Option<String>, LowLevelType)>,
+    next_var: u32,
+    pos: Option<rpy_ir::diag::Pos>,
+}
+
+impl Rebuild<'_> {
+    fn best(&self, id: Id) -> &Node {
+        self.ex.find_best_node(id)
+    }
+
+    /// The classes the extracted terms of `roots` use.
+    fn needed(&self, roots: Vec<Id>) -> HashSet<Id> {
+        let mut seen = HashSet::new();
+        let mut stack = roots;
+        while let Some(id) = stack.pop() {
+            let id = self.eg.find(id);
+            if seen.insert(id) {
+                stack.extend(self.best(id).children().iter().copied());
+            }
+        }
+        seen
+    }
+
+    /// Whether the extracted term of `id` can be computed now (every leaf
+    /// it uses is defined).
+    fn can(&self, id: Id) -> bool {
+        self.can_memo(id, &mut HashMap::new())
+    }
+
+    fn can_memo(&self, id: Id, memo: &mut HashMap<Id, bool>) -> bool {
+        let id = self.eg.find(id);
+        if self.avail.contains_key(&id) {
+            return true;
+        }
+        if let Some(r) = memo.get(&id) {
+            return *r;
+        }
+        let r = match self.best(id) {
+            Node::Int(_) | Node::Bool(_) => true,
+            Node::Leaf(v, _) => self.defined.contains(v),
+            n => n.children().iter().all(|c| self.can_memo(*c, memo)),
+        };
+        memo.insert(id, r);
+        r
+    }
+
+    /// Emits the operations computing class `id` (which [`Self::can`]).
+    fn materialize(&mut self, id: Id) -> Arg {
+        let id = self.eg.find(id);
+        if let Some(a) = self.avail.get(&id) {
+            return a.clone();
+        }
+        let node = self.best(id).clone();
+        let arg = match &node {
+            Node::Int(v) => Arg::Const(Constant::Int(*v)),
+            Node::Bool(v) => Arg::Const(Constant::Bool(*v)),
+            Node::Leaf(v, _) => Arg::Var(Var(*v)),
+            Node::Op1(op, _) | Node::Op2(op, _) => {
+                let args: Vec<Arg> = node
+                    .children()
+                    .iter()
+                    .map(|c| self.materialize(*c))
+                    .collect();
+                let is_bool = self.eg[id].data.is_bool;
+                let (result, pos) = match self.class_var.get(&id) {
+                    Some((v, p)) => (*v, p.or(self.pos)),
+                    None => {
+                        let t = if is_bool {
+                            LowLevelType::Bool
+                        } else {
+                            LowLevelType::Signed
+                        };
+                        self.new_vars.push((None, t));
+                        self.next_var += 1;
+                        (Var(self.next_var - 1), self.pos)
+                    }
+                };
+                self.out.push(SpaceOperation {
+                    opname: op.0.to_string(),
+                    args,
+                    result,
+                    pos,
+                });
+                Arg::Var(result)
+            }
+        };
+        self.avail.insert(id, arg.clone());
+        arg
+    }
+}

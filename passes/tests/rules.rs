@@ -1,0 +1,495 @@
+//! The rules: every opt rule is right on random and edge values; the
+//! annotate and rtype rules answer as expected; bad rules fail the build
+//! with file:line and a plain message.
+
+use proptest::prelude::*;
+use proptest::strategy::ValueTree;
+use rpy_ir::annotation::SomeValue;
+use rpy_ir::graph::Constant;
+use rpy_ir::lltype::LowLevelType;
+use rpy_passes::rules::opt::{check_all, check_rule, edge_values, RuleCheck, Ty, OPT_RULES};
+use rpy_passes::rules::rtype::Lowered;
+use rpy_passes::rules::{annotate, rtype, RuleKind, RULES};
+use rpy_rulec::{compile_one, Kind};
+
+/// A value for a rule variable: an edge value, a small int, any int, or a
+/// copy of an earlier variable (so `x - x` patterns are reached).
+#[derive(Clone, Debug)]
+enum Pick {
+    Edge(usize),
+    Small(i64),
+    Any(i64),
+    Copy(usize),
+}
+
+fn pick() -> impl Strategy<Value = Pick> {
+    prop_oneof![
+        3 => any::<usize>().prop_map(Pick::Edge),
+        3 => (-70i64..70).prop_map(Pick::Small),
+        2 => any::<i64>().prop_map(Pick::Any),
+        2 => any::<usize>().prop_map(Pick::Copy),
+    ]
+}
+
+fn inputs_for(rule: usize, picks: &[Pick], edges: &[i64]) -> Vec<i64> {
+    let vars = OPT_RULES[rule].vars;
+    let mut out: Vec<i64> = Vec::new();
+    for (k, var) in vars.iter().enumerate() {
+        let x = match &picks[k % picks.len()] {
+            Pick::Edge(i) => edges[i % edges.len()],
+            Pick::Small(v) | Pick::Any(v) => *v,
+            Pick::Copy(i) if k > 0 => out[i % k],
+            Pick::Copy(i) => edges[i % edges.len()],
+        };
+        out.push(if var.ty == Ty::Bool { x & 1 } else { x });
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+    /// Every opt rule, on the same random inputs: never a disagreement.
+    #[test]
+    fn opt_rules_never_disagree(picks in prop::collection::vec(pick(), 4)) {
+        let edges = edge_values();
+        for (i, rule) in OPT_RULES.iter().enumerate() {
+            let inputs = inputs_for(i, &picks, &edges);
+            let r = check_rule(i, &inputs);
+            prop_assert!(
+                !matches!(r, RuleCheck::Disagree { .. }),
+                "rule {} on {:?}: {:?}", rule.name, inputs, r
+            );
+        }
+    }
+}
+
+#[test]
+fn opt_rules_agree_on_all_pairs_of_edge_values() {
+    let mut edges: Vec<i64> = vec![0, 1, -1, 2, -2, 3, 4, 7, 8, 63, 64, 255, 256, -256];
+    edges.extend([
+        i64::MIN,
+        i64::MAX,
+        i64::MIN + 1,
+        i64::MAX - 1,
+        1 << 32,
+        (1 << 62) + 1,
+    ]);
+    for (i, rule) in OPT_RULES.iter().enumerate() {
+        let n = rule.vars.len();
+        let combos = edges.len().pow(n.min(3) as u32);
+        for c in 0..combos {
+            let mut k = c;
+            let inputs: Vec<i64> = rule
+                .vars
+                .iter()
+                .map(|var| {
+                    let x = edges[k % edges.len()];
+                    k /= edges.len();
+                    if var.ty == Ty::Bool {
+                        x & 1
+                    } else {
+                        x
+                    }
+                })
+                .collect();
+            let r = check_rule(i, &inputs);
+            assert!(
+                !matches!(r, RuleCheck::Disagree { .. }),
+                "rule {} on {inputs:?}: {r:?}",
+                rule.name
+            );
+        }
+    }
+}
+
+/// Each rule applies to a fair share of the random inputs (so the test above
+/// is not vacuous).
+#[test]
+fn opt_rules_apply_to_a_fair_share_of_inputs() {
+    let edges = edge_values();
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = prop::collection::vec(pick(), 4);
+    let samples: Vec<Vec<Pick>> = (0..20_000)
+        .map(|_| strategy.new_tree(&mut runner).unwrap().current())
+        .collect();
+    for (i, rule) in OPT_RULES.iter().enumerate() {
+        let agree = samples
+            .iter()
+            .filter(|p| check_rule(i, &inputs_for(i, p, &edges)) == RuleCheck::Agree)
+            .count();
+        assert!(
+            agree * 500 >= samples.len(),
+            "rule {} applies to only {agree} of {} inputs",
+            rule.name,
+            samples.len()
+        );
+    }
+}
+
+#[test]
+fn check_all_finds_no_failures() {
+    assert_eq!(check_all(500), Vec::<String>::new());
+}
+
+#[test]
+fn check_rule_reports_disagreement_and_undefinedness() {
+    let sub_self = OPT_RULES.iter().position(|r| r.name == "sub_self").unwrap();
+    assert_eq!(check_rule(sub_self, &[5]), RuleCheck::Agree);
+    let py_div = OPT_RULES
+        .iter()
+        .position(|r| r.name == "py_div_pow2")
+        .unwrap();
+    assert_eq!(check_rule(py_div, &[-7, 4]), RuleCheck::Agree);
+    assert_eq!(check_rule(py_div, &[-7, 3]), RuleCheck::NotApplicable);
+    assert_eq!(check_rule(py_div, &[-7, 0]), RuleCheck::NotApplicable);
+    let floordiv = OPT_RULES
+        .iter()
+        .position(|r| r.name == "floordiv_pow2_nonneg")
+        .unwrap();
+    // C division rounds toward zero: -7 / 4 is -1, -7 >> 2 is -2; the fact
+    // keeps the rule away from negative x.
+    assert_eq!(check_rule(floordiv, &[-7, 4]), RuleCheck::NotApplicable);
+    assert_eq!(check_rule(floordiv, &[7, 4]), RuleCheck::Agree);
+}
+
+#[test]
+fn rule_table_lists_every_kind() {
+    let count = |k| RULES.iter().filter(|r| r.kind == k).count();
+    assert!(count(RuleKind::Annotate) >= 40);
+    assert!(count(RuleKind::Rtype) >= 40);
+    assert_eq!(count(RuleKind::Opt), OPT_RULES.len());
+    assert!(OPT_RULES.len() >= 40);
+    for r in RULES {
+        assert!(!r.doc.is_empty(), "{} has no comment", r.name);
+        assert!(r.file.starts_with("rules/"));
+        assert!(r.text.starts_with(r.name));
+    }
+    let mul = &RULES[OPT_RULES
+        .iter()
+        .find(|r| r.name == "mul_pow2_const")
+        .unwrap()
+        .rule];
+    assert_eq!(mul.file, "rules/opt/arith.rules");
+    assert!(mul.text.contains("highest_bit(C)"));
+}
+
+#[test]
+fn union_is_the_join() {
+    let int = SomeValue::int();
+    let nn = SomeValue::nonneg_int();
+    assert_eq!(annotate::union(&nn, &int), Some(int.clone()));
+    assert_eq!(annotate::union(&nn, &nn), Some(nn.clone()));
+    assert_eq!(annotate::union(&SomeValue::Bool, &nn), Some(nn.clone()));
+    assert_eq!(annotate::union(&int, &SomeValue::Bool), Some(int.clone()));
+    assert_eq!(
+        annotate::union(&SomeValue::Impossible, &SomeValue::Float),
+        Some(SomeValue::Float)
+    );
+    assert_eq!(
+        annotate::union(&SomeValue::String, &SomeValue::Char),
+        Some(SomeValue::String)
+    );
+    assert_eq!(
+        annotate::union(&SomeValue::Float, &int),
+        Some(SomeValue::Float)
+    );
+    let l = |v: SomeValue| SomeValue::List(Box::new(v));
+    assert_eq!(
+        annotate::union(&l(nn.clone()), &l(SomeValue::Bool)),
+        Some(l(nn.clone()))
+    );
+    assert_eq!(
+        annotate::union(&l(int.clone()), &l(SomeValue::String)),
+        None
+    );
+    let f = |n: &[&str]| SomeValue::Functions(n.iter().map(|s| s.to_string()).collect());
+    assert_eq!(
+        annotate::union(&f(&["g"]), &f(&["f", "g"])),
+        Some(f(&["f", "g"]))
+    );
+    assert_eq!(annotate::union(&SomeValue::String, &int), None);
+}
+
+#[test]
+fn op_results_follow_the_rules() {
+    use SomeValue as V;
+    let int = V::int();
+    let nn = V::nonneg_int();
+    let r = annotate::op_result;
+    assert_eq!(r("add", &[nn.clone(), nn.clone()]), Some(nn.clone()));
+    assert_eq!(r("add", &[nn.clone(), int.clone()]), Some(int.clone()));
+    assert_eq!(r("add", &[V::Bool, V::Bool]), Some(nn.clone()));
+    assert_eq!(r("and_", &[V::Bool, V::Bool]), Some(V::Bool));
+    assert_eq!(r("and_", &[int.clone(), nn.clone()]), Some(nn.clone()));
+    assert_eq!(r("mod", &[int.clone(), nn.clone()]), Some(nn.clone()));
+    assert_eq!(r("sub", &[nn.clone(), nn.clone()]), Some(int.clone()));
+    assert_eq!(r("truediv", &[int.clone(), int.clone()]), Some(V::Float));
+    assert_eq!(r("add", &[V::Float, int.clone()]), Some(V::Float));
+    assert_eq!(r("mul", &[V::Bool, V::Float]), Some(V::Float));
+    assert_eq!(r("lt", &[int.clone(), V::Bool]), Some(V::Bool));
+    assert_eq!(r("add", &[V::String, V::Char]), Some(V::String));
+    assert_eq!(r("getitem", &[V::String, int.clone()]), Some(V::Char));
+    assert_eq!(r("contains", &[V::String, V::Char]), Some(V::Bool));
+    assert_eq!(r("mul", &[V::String, int.clone()]), Some(V::String));
+    let strs = V::List(Box::new(V::String));
+    assert_eq!(r("getitem", &[strs.clone(), nn.clone()]), Some(V::String));
+    let len = V::Builtin("len".into());
+    assert_eq!(
+        r("simple_call", &[len.clone(), V::String]),
+        Some(nn.clone())
+    );
+    assert_eq!(r("simple_call", &[len.clone(), strs]), Some(nn.clone()));
+    assert_eq!(r("simple_call", &[len, V::Char]), Some(nn.clone()));
+    assert_eq!(
+        r("simple_call", &[V::Builtin("str".into()), V::Float]),
+        Some(V::String)
+    );
+    assert_eq!(
+        r("simple_call", &[V::Builtin("ord".into()), V::Char]),
+        Some(nn.clone())
+    );
+    assert_eq!(
+        r("simple_call", &[V::Builtin("chr".into()), int.clone()]),
+        Some(V::Char)
+    );
+    assert_eq!(r("print_item", std::slice::from_ref(&int)), Some(V::None));
+    assert_eq!(r("eq", &[V::String, V::None]), Some(V::Bool));
+    assert_eq!(r("add", &[V::String, int.clone()]), None);
+    assert_eq!(r("no_such_op", &[int]), None);
+}
+
+#[test]
+fn lowering_follows_the_rules() {
+    use LowLevelType as T;
+    let s = T::Signed;
+    let st = T::Ptr("rpy_string".into());
+    let none = [None, None];
+    assert_eq!(
+        rtype::lower("add", &[s.clone(), s.clone()], &none, true),
+        Some(Lowered::Op {
+            opname: "int_add",
+            args: vec![Lowered::Arg(0), Lowered::Arg(1)]
+        })
+    );
+    assert_eq!(
+        rtype::lower("truediv", &[s.clone(), s.clone()], &none, true),
+        Some(Lowered::Op {
+            opname: "float_truediv",
+            args: vec![
+                Lowered::Op {
+                    opname: "cast_int_to_float",
+                    args: vec![Lowered::Arg(0)]
+                },
+                Lowered::Op {
+                    opname: "cast_int_to_float",
+                    args: vec![Lowered::Arg(1)]
+                },
+            ]
+        })
+    );
+    assert_eq!(
+        rtype::lower("add", &[st.clone(), st.clone()], &none, true),
+        Some(Lowered::Call {
+            func: "rpy_str_concat",
+            args: vec![Lowered::Arg(0), Lowered::Arg(1)]
+        })
+    );
+    let len = [Some(Constant::Builtin("len".into())), None];
+    assert_eq!(
+        rtype::lower("simple_call", &[T::Void, st.clone()], &len, true),
+        Some(Lowered::Op {
+            opname: "getarraysize",
+            args: vec![Lowered::Arg(1)]
+        })
+    );
+    let str_ = [Some(Constant::Builtin("str".into())), None];
+    let py2 = rtype::lower("simple_call", &[T::Void, T::Float], &str_, true);
+    let py3 = rtype::lower("simple_call", &[T::Void, T::Float], &str_, false);
+    assert_eq!(
+        py2,
+        Some(Lowered::Call {
+            func: "rpy_str_from_float_py2",
+            args: vec![Lowered::Arg(1)]
+        })
+    );
+    assert_eq!(
+        py3,
+        Some(Lowered::Call {
+            func: "rpy_str_from_float",
+            args: vec![Lowered::Arg(1)]
+        })
+    );
+    assert_eq!(
+        rtype::lower("print_newline", &[], &[], true),
+        Some(Lowered::Call {
+            func: "rpy_print_str",
+            args: vec![Lowered::Const(Constant::Str("\n".into()))]
+        })
+    );
+    assert_eq!(
+        rtype::lower("add", &[s.clone(), T::Float], &none, true),
+        None
+    );
+}
+
+#[test]
+fn conversions_chain() {
+    use LowLevelType as T;
+    assert_eq!(
+        rtype::convert(&T::Bool, &T::Signed),
+        Some(Lowered::Op {
+            opname: "cast_bool_to_int",
+            args: vec![Lowered::Arg(0)]
+        })
+    );
+    assert_eq!(
+        rtype::convert(&T::Char, &T::Ptr("rpy_string".into())),
+        Some(Lowered::Call {
+            func: "rpy_str_from_char",
+            args: vec![Lowered::Arg(0)]
+        })
+    );
+    // No direct rule from Char to Float, nor a chain.
+    assert_eq!(rtype::convert(&T::Char, &T::Float), None);
+    assert!(rtype::convert(&T::Bool, &T::Float).is_some());
+}
+
+/// Compiles `text` as a rule file of `kind` and returns the first error.
+fn error_of(kind: Kind, text: &str) -> String {
+    match compile_one(kind, "rules/x/bad.rules", text) {
+        Ok(_) => panic!("expected an error for:\n{text}"),
+        Err(errors) => errors[0].to_string(),
+    }
+}
+
+#[test]
+fn bad_rules_are_build_errors_with_file_and_line() {
+    let cases: &[(Kind, &str, &str)] = &[
+        (
+            Kind::Opt,
+            "# ok\nadd_zero: int_add(x, 0) => x\n\n# bad\nbad: int_frobnicate(x) => x\n",
+            "rules/x/bad.rules:5: rule 'bad': unknown operation 'int_frobnicate'",
+        ),
+        (
+            Kind::Opt,
+            "# bad\nbad: int_add(x, 0) => y\n",
+            "rules/x/bad.rules:2: rule 'bad': unbound variable 'y'",
+        ),
+        (
+            Kind::Opt,
+            "# bad\nbad: int_add(x) => x\n",
+            "rules/x/bad.rules:2: rule 'bad': 'int_add' takes 2 arguments, not 1",
+        ),
+        (
+            Kind::Opt,
+            "# a\ndup: int_add(x, 0) => x\n# b\ndup: int_or(x, 0) => x\n",
+            "rules/x/bad.rules:4: rule 'dup': duplicate rule name (first defined at rules/x/bad.rules:2)",
+        ),
+        (
+            Kind::Opt,
+            "# bad\nbad: int_lt(x, x) => 0\n",
+            "rules/x/bad.rules:2: rule 'bad': 0 is an integer where a Bool value is needed",
+        ),
+        (
+            Kind::Opt,
+            "# bad\nbad: int_add(x, y)\n    check x > 0\n    => x\n",
+            "rules/x/bad.rules:3: rule 'bad': 'x' can be any value, not only a constant",
+        ),
+        (
+            Kind::Opt,
+            "# bad\nbad: int_lshift(x, 1) => int_mul(x, 2)\n",
+            "rules/x/bad.rules:2: rule 'bad': the result costs more than the pattern (3 > 1)",
+        ),
+        (
+            Kind::Opt,
+            "# bad\nbad: int_add(x, 0) => int_lt(x, 0)\n",
+            "rules/x/bad.rules:2: rule 'bad': the result 'int_lt(...)' is Bool where Signed is needed",
+        ),
+        (
+            Kind::Opt,
+            "bad: int_add(x, 0) => x\n",
+            "rules/x/bad.rules:1: rule 'bad': needs a one-line '# comment'",
+        ),
+        (
+            Kind::Opt,
+            "# bad\nbad: int_add(x, 0) =>\n",
+            "rules/x/bad.rules:2: syntax error",
+        ),
+        (
+            Kind::Opt,
+            "# bad\nbad: int_add(x, C)\n    check x.known_positive()\n    => x\n",
+            "rules/x/bad.rules:3: rule 'bad': unknown fact 'known_positive'",
+        ),
+        (
+            Kind::Annotate,
+            "# bad\nbad: add(SomeInt, SomeInteger) => SomeInteger\n",
+            "rules/x/bad.rules:2: rule 'bad': unknown annotation 'SomeInt'",
+        ),
+        (
+            Kind::Annotate,
+            "# bad\nbad: add(SomeInteger(nonneg=a), SomeInteger) => SomeInteger(nonneg = a and b)\n",
+            "rules/x/bad.rules:2: rule 'bad': unbound variable 'b'",
+        ),
+        (
+            Kind::Annotate,
+            "# bad\nbad: frob(SomeInteger) => SomeInteger\n",
+            "rules/x/bad.rules:2: rule 'bad': unknown operation 'frob'",
+        ),
+        (
+            Kind::Annotate,
+            "# bad\nbad: add(SomeInteger) => SomeInteger\n",
+            "rules/x/bad.rules:2: rule 'bad': 'add' takes 2 argument(s), not 1",
+        ),
+        (
+            Kind::Annotate,
+            "# bad\nbad: simple_call(SomeBuiltin(lenn), _) => SomeInteger\n",
+            "rules/x/bad.rules:2: rule 'bad': unknown builtin 'lenn'",
+        ),
+        (
+            Kind::Rtype,
+            "# bad\nbad: add(x: Sigend, y: Signed) => int_add(x, y)\n",
+            "rules/x/bad.rules:2: rule 'bad': unknown low-level type 'Sigend'",
+        ),
+        (
+            Kind::Rtype,
+            "# bad\nbad: add(x: Float, y: Signed) => int_add(x, y)\n",
+            "rules/x/bad.rules:2: rule 'bad': 'int_add' does not take (Float, Signed)",
+        ),
+        (
+            Kind::Rtype,
+            "# bad\nbad: add(x: Signed, y: Signed) => call rpy_str_concat(x, y)\n",
+            "rules/x/bad.rules:2: rule 'bad': argument 1 of 'rpy_str_concat' is Signed but must be Ptr(rpy_string)",
+        ),
+        (
+            Kind::Rtype,
+            "# bad\nbad: add(x: Signed, y: Signed) => call rpy_frob(x, y)\n",
+            "rules/x/bad.rules:2: rule 'bad': unknown runtime function 'rpy_frob'",
+        ),
+        (
+            Kind::Rtype,
+            "# bad\nbad: convert(x: Bool) -> Float => cast_bool_to_int(x)\n",
+            "rules/x/bad.rules:2: rule 'bad': the result is Signed, not Float",
+        ),
+        (
+            Kind::Rtype,
+            "# bad\nbad: neg(x: Signed)\n    check py4\n    => int_neg(x)\n",
+            "rules/x/bad.rules:3: rule 'bad': py4: lowering rules can only check py2 or py3",
+        ),
+    ];
+    for (kind, text, want) in cases {
+        let got = error_of(*kind, text);
+        assert!(
+            got.starts_with(want),
+            "for:\n{text}\nwant: {want}\ngot:  {got}"
+        );
+    }
+}
+
+#[test]
+fn the_real_rule_files_compile() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../rules");
+    let generated = rpy_rulec::compile_dir(&dir).expect("the rules compile");
+    assert_eq!(generated.counts.iter().sum::<usize>(), RULES.len());
+    assert_eq!(generated.counts[2], OPT_RULES.len());
+}
