@@ -41,7 +41,7 @@ const TOO_LARGE: &str = "integer literal too large for a machine word";
 /// One argument of a call, before the order checks.
 pub enum Arg {
     Pos(Expr),
-    Kw(Expr, Expr),
+    Kw(Box<(Expr, Expr)>),
     Star(Pos, Expr),
     DoubleStar(Pos),
     Gen(Pos),
@@ -57,12 +57,15 @@ pub enum ParamItem {
 /// One item between the brackets of a subscript.
 pub enum Sub {
     Index(Expr),
-    /// lower, upper, and the step if a second colon was written.
-    Slice(Pos, Option<Expr>, Option<Expr>, Option<Option<Expr>>),
+    /// Position, lower, upper, and the step if a second colon was written
+    /// (boxed to keep the parser's stack entries small).
+    Slice(Box<SliceParts>),
 }
 
+pub type SliceParts = (Pos, Option<Expr>, Option<Expr>, Option<Option<Expr>>);
+
 pub enum CompClause {
-    For(Expr, Expr),
+    For(Box<(Expr, Expr)>),
     If(Expr),
 }
 
@@ -145,7 +148,8 @@ pub fn compare(pos: Pos, left: Expr, ops: Vec<(CmpOp, Expr)>) -> Expr {
 /// A comma list: one expression unless there was a comma.
 pub fn tuple_or_single(pos: Pos, (mut v, trailing): (Vec<Expr>, bool)) -> Expr {
     if v.len() == 1 && !trailing {
-        v.pop().unwrap_or_else(|| expr(pos, ExprKind::Tuple(vec![])))
+        v.pop()
+            .unwrap_or_else(|| expr(pos, ExprKind::Tuple(vec![])))
     } else {
         expr(pos, ExprKind::Tuple(v))
     }
@@ -181,9 +185,6 @@ pub fn check_target(ctx: &mut Ctx, e: &Expr, verb: &str) {
         | ExprKind::Subscript { .. }
         | ExprKind::Slice { .. } => {}
         ExprKind::Tuple(items) | ExprKind::List(items) => {
-            if verb == "assign to" && items.is_empty() {
-                ctx.error(e.pos, format!("cannot {} an empty {}", verb, describe(e).trim_start_matches("a ")));
-            }
             for item in items {
                 check_target(ctx, item, verb);
             }
@@ -227,10 +228,7 @@ pub fn aug_assign(ctx: &mut Ctx, pos: Pos, target: Expr, op: BinOp, value: Expr)
 pub fn ann_assign(ctx: &mut Ctx, pos: Pos, target: Expr, value: Option<Expr>) -> Stmt {
     match &target.kind {
         ExprKind::Name(_) | ExprKind::Attribute { .. } | ExprKind::Subscript { .. } => {}
-        _ => ctx.error(
-            target.pos,
-            format!("cannot annotate {}", describe(&target)),
-        ),
+        _ => ctx.error(target.pos, format!("cannot annotate {}", describe(&target))),
     }
     match value {
         Some(value) => stmt(
@@ -279,14 +277,20 @@ fn split_args(ctx: &mut Ctx, items: Vec<Arg>) -> (Vec<Expr>, Vec<Keyword>, Optio
                 }
                 args.push(e);
             }
-            Arg::Kw(k, value) => match k.kind {
-                ExprKind::Name(name) => {
+            Arg::Kw(kv) => match *kv {
+                (
+                    Expr {
+                        kind: ExprKind::Name(name),
+                        pos,
+                    },
+                    value,
+                ) => {
                     if keywords.iter().any(|kw| kw.name == name) {
-                        ctx.error(k.pos, format!("keyword argument '{}' repeated", name));
+                        ctx.error(pos, format!("keyword argument '{}' repeated", name));
                     }
                     keywords.push(Keyword { name, value });
                 }
-                _ => ctx.error(k.pos, "a keyword argument's name must be a plain name"),
+                (k, _) => ctx.error(k.pos, "a keyword argument's name must be a plain name"),
             },
             Arg::Star(p, e) => {
                 if star_args.is_some() {
@@ -295,9 +299,7 @@ fn split_args(ctx: &mut Ctx, items: Vec<Arg>) -> (Vec<Expr>, Vec<Keyword>, Optio
                     star_args = Some(e);
                 }
             }
-            Arg::DoubleStar(p) => {
-                ctx.error(p, "'**' arguments are not supported by RPython")
-            }
+            Arg::DoubleStar(p) => ctx.error(p, "'**' arguments are not supported by RPython"),
             Arg::Gen(p) => {
                 let msg = if n == 1 {
                     "generator expressions are not supported; use a list comprehension [...]"
@@ -415,8 +417,8 @@ pub fn make_class(
     for a in args.unwrap_or_default() {
         match a {
             Arg::Pos(e) => bases.push(e),
-            Arg::Kw(k, _) => ctx.error(
-                k.pos,
+            Arg::Kw(kv) => ctx.error(
+                kv.0.pos,
                 "keyword arguments in a class statement (such as metaclass=...) are not supported",
             ),
             Arg::Star(p, _) | Arg::DoubleStar(p) => {
@@ -446,7 +448,12 @@ pub fn decorate(decs: Vec<Expr>, mut s: Stmt) -> Stmt {
     s
 }
 
-pub fn make_subscript(ctx: &mut Ctx, pos: Pos, value: Expr, (mut items, trailing): (Vec<Sub>, bool)) -> Expr {
+pub fn make_subscript(
+    ctx: &mut Ctx,
+    pos: Pos,
+    value: Expr,
+    (mut items, trailing): (Vec<Sub>, bool),
+) -> Expr {
     if items.len() == 1 && !trailing {
         match items.pop() {
             Some(Sub::Index(index)) => {
@@ -458,9 +465,9 @@ pub fn make_subscript(ctx: &mut Ctx, pos: Pos, value: Expr, (mut items, trailing
                     },
                 )
             }
-            Some(Sub::Slice(p, lower, upper, step)) => {
+            Some(Sub::Slice(parts)) => {
+                let (_, lower, upper, step) = *parts;
                 if let Some(Some(step)) = step {
-                    let _ = p;
                     ctx.error(step.pos, "slices with a step are not supported by RPython");
                 }
                 return expr(
@@ -478,15 +485,15 @@ pub fn make_subscript(ctx: &mut Ctx, pos: Pos, value: Expr, (mut items, trailing
     // `a[i, j]`: the index is a tuple.
     let tpos = match items.first() {
         Some(Sub::Index(e)) => e.pos,
-        Some(Sub::Slice(p, ..)) => *p,
+        Some(Sub::Slice(parts)) => parts.0,
         None => pos,
     };
     let mut elts = Vec::with_capacity(items.len());
     for item in items {
         match item {
             Sub::Index(e) => elts.push(e),
-            Sub::Slice(p, ..) => {
-                ctx.error(p, "multi-dimensional slices are not supported");
+            Sub::Slice(parts) => {
+                ctx.error(parts.0, "multi-dimensional slices are not supported");
             }
         }
     }
@@ -499,7 +506,12 @@ pub fn make_subscript(ctx: &mut Ctx, pos: Pos, value: Expr, (mut items, trailing
     )
 }
 
-pub fn make_comp(ctx: &mut Ctx, pos: Pos, elt: Expr, target: Expr, iter: Expr, rest: Vec<CompClause>) -> Expr {
+pub fn make_comp(
+    ctx: &mut Ctx,
+    pos: Pos,
+    elt: Expr,
+    (target, iter, rest): (Expr, Expr, Vec<CompClause>),
+) -> Expr {
     check_target(ctx, &target, "assign to");
     let mut generators = vec![Comprehension {
         target,
@@ -508,7 +520,8 @@ pub fn make_comp(ctx: &mut Ctx, pos: Pos, elt: Expr, target: Expr, iter: Expr, r
     }];
     for clause in rest {
         match clause {
-            CompClause::For(target, iter) => {
+            CompClause::For(ti) => {
+                let (target, iter) = *ti;
                 check_target(ctx, &target, "assign to");
                 generators.push(Comprehension {
                     target,
@@ -538,13 +551,25 @@ pub fn unsupported(ctx: &mut Ctx, pos: Pos, msg: &str) -> Expr {
     expr(pos, ExprKind::None)
 }
 
+/// The most `elif` branches one `if` may have: each nests one level deeper in
+/// the tree, and the tree must stay shallow enough to walk recursively.
+const MAX_ELIFS: usize = 1000;
+
 pub fn make_if(
+    ctx: &mut Ctx,
     pos: Pos,
     test: Expr,
     body: Vec<Stmt>,
-    elifs: Vec<(Pos, Expr, Vec<Stmt>)>,
+    mut elifs: Vec<(Pos, Expr, Vec<Stmt>)>,
     orelse: Option<Vec<Stmt>>,
 ) -> Stmt {
+    if elifs.len() > MAX_ELIFS {
+        ctx.error(
+            elifs[MAX_ELIFS].0,
+            format!("too many 'elif' branches (more than {})", MAX_ELIFS),
+        );
+        elifs.truncate(MAX_ELIFS);
+    }
     let mut orelse = orelse.unwrap_or_default();
     for (p, t, b) in elifs.into_iter().rev() {
         orelse = vec![stmt(
@@ -559,7 +584,14 @@ pub fn make_if(
     stmt(pos, StmtKind::If { test, body, orelse })
 }
 
-pub fn make_for(ctx: &mut Ctx, pos: Pos, target: Expr, iter: Expr, body: Vec<Stmt>, orelse: Option<Vec<Stmt>>) -> Stmt {
+pub fn make_for(
+    ctx: &mut Ctx,
+    pos: Pos,
+    target: Expr,
+    iter: Expr,
+    body: Vec<Stmt>,
+    orelse: Option<Vec<Stmt>>,
+) -> Stmt {
     check_target(ctx, &target, "assign to");
     stmt(
         pos,
@@ -598,7 +630,13 @@ pub fn make_try(
 }
 
 /// `except E, e:` — Python 2 only; the bound target must be a plain name.
-pub fn except_comma(ctx: &mut Ctx, pos: Pos, typ: Expr, name: Expr, body: Vec<Stmt>) -> ExceptHandler {
+pub fn except_comma(
+    ctx: &mut Ctx,
+    pos: Pos,
+    typ: Expr,
+    name: Expr,
+    body: Vec<Stmt>,
+) -> ExceptHandler {
     if ctx.dialect == Dialect::Py3 {
         ctx.error(
             name.pos,
@@ -640,7 +678,13 @@ pub fn raise_comma(ctx: &mut Ctx, pos: Pos, exc: Expr, arg: Expr) -> Stmt {
     )
 }
 
-pub fn import_from(ctx: &mut Ctx, pos: Pos, level: u32, module: Option<String>, names: Vec<Alias>) -> Stmt {
+pub fn import_from(
+    ctx: &mut Ctx,
+    pos: Pos,
+    level: u32,
+    module: Option<String>,
+    names: Vec<Alias>,
+) -> Stmt {
     if level == 0 && module.is_none() {
         ctx.error(pos, "expected a module name after 'from'");
     }

@@ -268,6 +268,9 @@ pub fn lex(src: &str, mode: Mode) -> Lexed<'_> {
         last_str_bytes: false,
         py2: false,
         py3: false,
+        nest: Vec::new(),
+        lambdas: 0,
+        fatal: None,
     };
     if let Err(e) = lx.run() {
         lx.toks.push(Err(e));
@@ -281,7 +284,7 @@ pub fn lex(src: &str, mode: Mode) -> Lexed<'_> {
 }
 
 /// Finds `from __future__ import print_function / unicode_literals`.
-fn future_imports(src: &str) -> (bool, bool) {
+pub(crate) fn future_imports(src: &str) -> (bool, bool) {
     if !src.contains("__future__") {
         return (false, false);
     }
@@ -324,6 +327,27 @@ struct Lexer<'a> {
     last_str_bytes: bool,
     py2: bool,
     py3: bool,
+    /// Nesting bound of the current logical line, one frame per open bracket.
+    nest: Vec<NestFrame>,
+    lambdas: u32,
+    /// A fatal error found while pushing a token, returned by the main loop.
+    fatal: Option<LexError>,
+}
+
+/// The most deeply an expression may nest (an upper bound, see
+/// `Lexer::track_nesting`), and the most open brackets and indented blocks.
+const MAX_NESTING: u32 = 2000;
+const MAX_BRACKETS: usize = 200;
+const MAX_INDENTS: usize = 100;
+
+#[derive(Clone, Copy, Default)]
+struct NestFrame {
+    /// The largest bound of a finished comma-separated segment.
+    best: u32,
+    /// Nesting tokens in the current segment.
+    seg_ops: u32,
+    /// One more than the deepest bracket group closed in the current segment.
+    seg_child: u32,
 }
 
 fn is_ident_start(c: u8) -> bool {
@@ -346,10 +370,6 @@ fn digit_value(c: u8) -> Option<u32> {
 impl<'a> Lexer<'a> {
     fn peek(&self, k: usize) -> u8 {
         self.b.get(self.i + k).copied().unwrap_or(0)
-    }
-
-    fn at_end(&self) -> bool {
-        self.i >= self.b.len()
     }
 
     /// The position of byte offset `off`, which must lie on the current line at
@@ -390,7 +410,74 @@ impl<'a> Lexer<'a> {
         if !matches!(tok, Tok::Newline | Tok::Indent | Tok::Dedent) {
             self.line_has_tokens = true;
         }
+        self.track_nesting(start, &tok);
         self.toks.push(Ok((start, tok, end)));
+    }
+
+    /// Keeps an upper bound on how deeply the expression tree of the current
+    /// logical line can nest, so that no input builds a tree deep enough to
+    /// overflow the stack of the passes that walk it (or of its destructor).
+    ///
+    /// Every composite node owns at least one token that is not a name, a
+    /// literal, a comma or a closing bracket; items between commas are siblings.
+    /// So within one bracket level, a comma-separated segment nests at most as
+    /// deep as it has such tokens, plus the deepest bracket group inside it.
+    fn track_nesting(&mut self, start: Pos, tok: &Tok<'a>) {
+        if self.nest.is_empty() {
+            self.nest.push(NestFrame::default());
+        }
+        let last = self.nest.len() - 1;
+        match tok {
+            Tok::Name(_)
+            | Tok::Int(_)
+            | Tok::Float(_)
+            | Tok::Str(_)
+            | Tok::Indent
+            | Tok::Dedent => return,
+            Tok::Newline => {
+                self.nest.clear();
+                self.lambdas = 0;
+                return;
+            }
+            Tok::Comma => {
+                let f = &mut self.nest[last];
+                f.best = f.best.max(f.seg_ops + f.seg_child);
+                f.seg_ops = 0;
+                f.seg_child = 0;
+                return;
+            }
+            Tok::LPar | Tok::LSqb | Tok::LBrace => {
+                self.nest[last].seg_ops += 1;
+                self.nest.push(NestFrame::default());
+            }
+            Tok::RPar | Tok::RSqb | Tok::RBrace => {
+                if last > 0 {
+                    if let Some(f) = self.nest.pop() {
+                        let bound = f.best.max(f.seg_ops + f.seg_child);
+                        let parent = &mut self.nest[last - 1];
+                        parent.seg_child = parent.seg_child.max(bound + 1);
+                    }
+                }
+            }
+            Tok::Lambda => {
+                self.lambdas += 1;
+                self.nest[last].seg_ops += 1;
+            }
+            _ => self.nest[last].seg_ops += 1,
+        }
+        if let Some(f) = self.nest.last() {
+            if (f.seg_ops + f.seg_child > MAX_NESTING || self.lambdas > MAX_NESTING)
+                && self.fatal.is_none()
+            {
+                self.fatal = Some(LexError::new(
+                    start,
+                    format!(
+                        "expression too complex: it may nest more than {} levels deep",
+                        MAX_NESTING
+                    ),
+                ));
+            }
+        }
     }
 
     fn error(&mut self, pos: Pos, msg: impl Into<String>) {
@@ -402,6 +489,9 @@ impl<'a> Lexer<'a> {
     fn run(&mut self) -> Result<(), LexError> {
         let mut at_line_start = true;
         loop {
+            if let Some(e) = self.fatal.take() {
+                return Err(e);
+            }
             if at_line_start {
                 at_line_start = false;
                 let mut width = 0u32;
@@ -503,6 +593,9 @@ impl<'a> Lexer<'a> {
             }
         }
         // End of file.
+        if let Some(e) = self.fatal.take() {
+            return Err(e);
+        }
         if let Some(&(open, p)) = self.brackets.first() {
             return Err(LexError::new(
                 p,
@@ -524,6 +617,12 @@ impl<'a> Lexer<'a> {
         let p = self.pos();
         let top = self.indents.last().copied().unwrap_or(0);
         if width > top {
+            if self.indents.len() > MAX_INDENTS {
+                return Err(LexError::new(
+                    p,
+                    format!("too many levels of indentation (more than {})", MAX_INDENTS),
+                ));
+            }
             self.indents.push(width);
             self.push(p, Tok::Indent, p);
         } else if width < top {
@@ -656,11 +755,11 @@ impl<'a> Lexer<'a> {
             if underscores {
                 self.note_py3_only(p, "underscores in number literals are Python 3 syntax")?;
             }
-            self.finish_int(start, p, value, overflow)
+            self.finish_int(p, value, overflow)
         } else {
             let (_, ndigits, mut underscores, _) = self.scan_digits(10, false);
             let mut is_float = false;
-            if self.peek(0) == b'.' && !(ndigits == 0 && !self.peek(1).is_ascii_digit()) {
+            if self.peek(0) == b'.' && (ndigits > 0 || self.peek(1).is_ascii_digit()) {
                 is_float = true;
                 self.i += 1;
                 let (_, _, u, _) = self.scan_digits(10, false);
@@ -721,12 +820,15 @@ impl<'a> Lexer<'a> {
                             format!("invalid digit '{}' in octal literal", c as char),
                         ));
                     }
-                    match value.checked_mul(8).and_then(|v| v.checked_add((c - b'0') as u64)) {
+                    match value
+                        .checked_mul(8)
+                        .and_then(|v| v.checked_add((c - b'0') as u64))
+                    {
                         Some(v) => value = v,
                         None => overflow = true,
                     }
                 }
-                return self.finish_int(start, p, value, overflow);
+                return self.finish_int(p, value, overflow);
             }
             let mut value: u64 = 0;
             let mut overflow = false;
@@ -742,14 +844,18 @@ impl<'a> Lexer<'a> {
                     None => overflow = true,
                 }
             }
-            self.finish_int(start, p, value, overflow)
+            self.finish_int(p, value, overflow)
         }
     }
 
     /// Scans digits of `radix` with single underscores between digits allowed
     /// (checked later against the dialect). Returns the value, the number of
     /// digits, whether an underscore was seen and whether the value overflowed.
-    fn scan_digits(&mut self, radix: u32, allow_leading_underscore: bool) -> (u64, usize, bool, bool) {
+    fn scan_digits(
+        &mut self,
+        radix: u32,
+        allow_leading_underscore: bool,
+    ) -> (u64, usize, bool, bool) {
         let mut value: u64 = 0;
         let mut n = 0;
         let mut underscores = false;
@@ -791,7 +897,7 @@ impl<'a> Lexer<'a> {
         Ok(())
     }
 
-    fn finish_int(&mut self, _start: usize, p: Pos, value: u64, overflow: bool) -> Result<(), LexError> {
+    fn finish_int(&mut self, p: Pos, value: u64, overflow: bool) -> Result<(), LexError> {
         if self.peek(0) | 0x20 == b'l' && !is_ident_char(self.peek(1)) {
             // `10L`: a long literal in Python 2.
             if self.mode == Mode::Py3 {
@@ -1162,7 +1268,15 @@ impl<'a> Lexer<'a> {
             }
         };
         match tok {
-            Tok::LPar | Tok::LSqb | Tok::LBrace => self.brackets.push((c0, p)),
+            Tok::LPar | Tok::LSqb | Tok::LBrace => {
+                if self.brackets.len() >= MAX_BRACKETS {
+                    return Err(LexError::new(
+                        p,
+                        format!("too many nested brackets (more than {})", MAX_BRACKETS),
+                    ));
+                }
+                self.brackets.push((c0, p))
+            }
             Tok::RPar | Tok::RSqb | Tok::RBrace => {
                 let want = match c0 {
                     b')' => b'(',

@@ -1,0 +1,427 @@
+//! The parse stage: RPython source text (Python 2.7 or Python 3 syntax) to the
+//! AST of `rpy_ir::ast`.
+//!
+//! `lexer` turns the text into tokens (indentation included), the lalrpop
+//! grammar in `grammar.lalrpop` builds the tree with the help of `actions`, and
+//! this module turns every failure into a `Diagnostic` with file, line, column
+//! and a plain sentence.
+
+pub mod actions;
+pub mod lexer;
+
+lalrpop_util::lalrpop_mod!(
+    #[allow(clippy::all, clippy::pedantic, unused)]
+    grammar,
+    "/parse/grammar.rs"
+);
+
+use lalrpop_util::ParseError;
+use rpy_ir::ast::{Dialect, Module};
+use rpy_ir::diag::{Diagnostic, Diagnostics, Pos};
+
+use actions::Ctx;
+use lexer::{LexError, Mode, Tok};
+
+/// Parses one source file. `path` is only used in diagnostics and `Module::path`.
+pub fn parse_module(path: &str, source: &str, dialect: Dialect) -> Result<Module, Diagnostics> {
+    let source = source.strip_prefix('\u{feff}').unwrap_or(source);
+    let mode = match dialect {
+        Dialect::Py2 => Mode::Py2,
+        Dialect::Py3 => Mode::Py3,
+    };
+    let lexed = lexer::lex(source, mode);
+    let mut ctx = Ctx::new(dialect);
+    let result = grammar::ModuleParser::new().parse(&mut ctx, lexed.tokens);
+    ctx.finish();
+    let mut errors: Vec<(Pos, String)> = lexed
+        .errors
+        .into_iter()
+        .map(|e| (e.pos, e.message))
+        .collect();
+    errors.append(&mut ctx.errors);
+    let mut notes: Vec<(Pos, String)> = Vec::new();
+    let body = match result {
+        Ok(body) => Some(body),
+        Err(e) => {
+            let (pos, msg) = syntax_error(e);
+            if let Some(note) = unclosed_bracket_note(source, mode, pos) {
+                notes.push((pos, note));
+            }
+            errors.push((pos, msg));
+            None
+        }
+    };
+    match body {
+        Some(body) if errors.is_empty() => Ok(Module {
+            path: path.to_string(),
+            dialect,
+            body,
+        }),
+        _ => {
+            errors.sort_by_key(|e| e.0);
+            errors.dedup();
+            Err(Diagnostics(
+                errors
+                    .into_iter()
+                    .map(|(pos, msg)| {
+                        let mut d = make_diag(path, source, dialect, pos, msg);
+                        for (p, n) in &notes {
+                            if *p == pos {
+                                d = d.with_note(n.clone());
+                            }
+                        }
+                        d
+                    })
+                    .collect(),
+            ))
+        }
+    }
+}
+
+/// When a syntax error is inside brackets opened on an earlier line, the
+/// likely cause is a missing closing bracket: say where it was opened.
+fn unclosed_bracket_note(source: &str, mode: Mode, at: Pos) -> Option<String> {
+    let lexed = lexer::lex(source, mode);
+    let mut stack: Vec<(Pos, &'static str)> = Vec::new();
+    for t in lexed.tokens.iter() {
+        let Ok((start, tok, _)) = t else { break };
+        if *start >= at {
+            break;
+        }
+        match tok {
+            Tok::LPar | Tok::LSqb | Tok::LBrace => stack.push((*start, tok.text())),
+            Tok::RPar | Tok::RSqb | Tok::RBrace => {
+                stack.pop();
+            }
+            _ => {}
+        }
+    }
+    let (p, text) = stack.last()?;
+    if p.line < at.line {
+        Some(format!(
+            "the '{}' at line {}, column {} is not closed",
+            text, p.line, p.col
+        ))
+    } else {
+        None
+    }
+}
+
+fn make_diag(path: &str, source: &str, dialect: Dialect, pos: Pos, msg: String) -> Diagnostic {
+    let pos = clamp_to_source(source, pos);
+    let mut d = Diagnostic::new(path, pos, msg).with_source(source);
+    let line = d.source_line.as_deref().unwrap_or("").trim_start();
+    let note = match dialect {
+        Dialect::Py2 if line.starts_with("print(") && d.message.contains("'='") => Some(
+            "in Python 2 'print' is a statement; parse the file as Python 3 \
+             or add 'from __future__ import print_function'",
+        ),
+        Dialect::Py3
+            if (line.starts_with("print ") || line.starts_with("print\t"))
+                && d.message.starts_with("unexpected") =>
+        {
+            Some("in Python 3 'print' is a function: print(...); or parse the file as Python 2")
+        }
+        _ => None,
+    };
+    if let Some(note) = note {
+        d = d.with_note(note);
+    }
+    d
+}
+
+/// Errors at the very end of the file point at the end of its last line
+/// rather than at a line that does not exist.
+fn clamp_to_source(source: &str, pos: Pos) -> Pos {
+    let nlines = source.lines().count() as u32;
+    if nlines > 0 && pos.line > nlines {
+        let last = source.lines().last().unwrap_or("");
+        Pos::new(nlines, last.chars().count() as u32 + 1)
+    } else {
+        pos
+    }
+}
+
+type LalrError<'a> = ParseError<Pos, Tok<'a>, LexError>;
+
+fn syntax_error(e: LalrError<'_>) -> (Pos, String) {
+    match e {
+        ParseError::User { error } => (error.pos, error.message),
+        ParseError::InvalidToken { location } => (location, "invalid token".to_string()),
+        ParseError::UnrecognizedEof { location, expected } => {
+            let exp = describe_expected(&expected);
+            let msg = if exp.is_empty() {
+                "unexpected end of file".to_string()
+            } else {
+                format!("unexpected end of file; expected {}", exp)
+            };
+            (location, msg)
+        }
+        ParseError::UnrecognizedToken {
+            token: (start, tok, _),
+            expected,
+        } => {
+            let exp = describe_expected(&expected);
+            let statement_expected = exp == "a statement";
+            let msg = match tok {
+                Tok::Indent => "unexpected indentation".to_string(),
+                Tok::Else if statement_expected => {
+                    "unexpected 'else': it does not follow an 'if', 'for', 'while' or 'try' block"
+                        .to_string()
+                }
+                Tok::Elif if statement_expected => {
+                    "unexpected 'elif': it does not follow an 'if' block".to_string()
+                }
+                Tok::Except | Tok::Finally if statement_expected => format!(
+                    "unexpected '{}': it does not follow a 'try' block",
+                    tok.text()
+                ),
+                _ if exp == "an indented block" => "expected an indented block here".to_string(),
+                _ if exp.is_empty() => format!("unexpected {} here", tok.describe()),
+                _ => format!("unexpected {} here; expected {}", tok.describe(), exp),
+            };
+            (start, msg)
+        }
+        ParseError::ExtraToken {
+            token: (start, tok, _),
+        } => (start, format!("unexpected {} here", tok.describe())),
+    }
+}
+
+/// Tokens that can start an expression.
+const EXPR_START: &[&str] = &[
+    "Name", "Int", "Float", "Str", "(", "[", "{", "-", "+", "~", "not", "lambda", "True", "False",
+    "None", "...",
+];
+
+/// Tokens that could continue what came before; listed only when nothing else fits.
+const CONTINUATION: &[&str] = &[
+    "+", "-", "*", "/", "//", "%", "**", "<<", ">>", "&", "|", "^", "<", ">", "<=", ">=", "==",
+    "!=", "is", "in", "not", "and", "or", "if", "(", "[", ".", "for", "=", "+=", "-=", "*=", "/=",
+    "//=", "%=", "**=", "<<=", ">>=", "&=", "|=", "^=", ";", "@", "->",
+];
+
+/// Turns lalrpop's list of expected terminals into a short phrase such as
+/// "an expression", "':'" or "',' or ')'".
+fn describe_expected(expected: &[String]) -> String {
+    let names: Vec<&str> = expected
+        .iter()
+        .map(|s| {
+            let s = s.as_str();
+            s.strip_prefix('"')
+                .and_then(|s| s.strip_suffix('"'))
+                .unwrap_or(s)
+        })
+        .collect();
+    let has = |n: &str| names.contains(&n);
+    let mut items: Vec<String> = Vec::new();
+    let expr_like = has("Name") && has("Int");
+    if names.len() == 1 && has("Indent") {
+        return "an indented block".to_string();
+    }
+    if has("pass") && has("def") && has("Name") {
+        return "a statement".to_string();
+    }
+    let mut rest: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|n| !(expr_like && EXPR_START.contains(n)))
+        .collect();
+    let essential: Vec<&str> = rest
+        .iter()
+        .copied()
+        .filter(|n| !CONTINUATION.contains(n))
+        .collect();
+    if !essential.is_empty() || expr_like {
+        rest = essential;
+    }
+    if rest.contains(&"Newline") && rest.len() > 1 {
+        rest.retain(|n| *n != "," && *n != ":");
+    }
+    if expr_like {
+        items.push("an expression".to_string());
+    }
+    // Closing brackets and ':' first: they are the likeliest fix.
+    let rank = |n: &str| match n {
+        ")" | "]" | "}" => 0,
+        ":" => 1,
+        "Newline" => 2,
+        "," => 3,
+        _ => 4,
+    };
+    rest.sort_by_key(|n| rank(n));
+    for n in rest {
+        items.push(match n {
+            "Name" => "a name".to_string(),
+            "Int" | "Float" => "a number".to_string(),
+            "Str" => "a string".to_string(),
+            "Newline" => "end of line".to_string(),
+            "Indent" => "an indented block".to_string(),
+            "Dedent" => "end of the block".to_string(),
+            other => format!("'{}'", other),
+        });
+    }
+    items.dedup();
+    if items.len() > 4 {
+        items.truncate(4);
+    }
+    match items.len() {
+        0 => String::new(),
+        1 => items.remove(0),
+        _ => {
+            let last = items.pop().unwrap_or_default();
+            format!("{} or {}", items.join(", "), last)
+        }
+    }
+}
+
+/// Guesses the dialect of a source file: Python 2 if it uses Python-2-only
+/// syntax (the print statement, `except E, e`, backquotes, `0777`, `10L`,
+/// `ur""`, `<>`, `raise E, x`, `exec code`), else Python 3 if it uses
+/// Python-3-only syntax (print with keyword arguments, `nonlocal`, annotations,
+/// `raise ... from ...`, underscores in numbers, `rb""`), else Python 2.
+pub fn detect_dialect(source: &str) -> Dialect {
+    let lexed = lexer::lex(source, Mode::Detect);
+    if lexed.py2_marker {
+        return Dialect::Py2;
+    }
+    let toks: Vec<&Tok<'_>> = lexed
+        .tokens
+        .iter()
+        .filter_map(|t| t.as_ref().ok().map(|(_, t, _)| t))
+        .collect();
+    let mut py3 = lexed.py3_marker;
+    // With print_function, Python 2 code calls print(..., end=...) too.
+    let print_function = lexer::future_imports(source).0;
+    let mut stmt_start = true;
+    let mut depth: i32 = 0;
+    let mut i = 0;
+    while i < toks.len() {
+        let t = toks[i];
+        let next = toks.get(i + 1).copied();
+        match t {
+            Tok::Name("print") if stmt_start => match next {
+                Some(Tok::LPar) if !print_function && print_has_py3_keywords(&toks[i + 1..]) => {
+                    py3 = true
+                }
+                Some(
+                    Tok::Name(_)
+                    | Tok::Str(_)
+                    | Tok::Int(_)
+                    | Tok::Float(_)
+                    | Tok::Newline
+                    | Tok::RShift
+                    | Tok::Minus
+                    | Tok::Tilde
+                    | Tok::Not
+                    | Tok::Lambda
+                    | Tok::KwTrue
+                    | Tok::KwFalse
+                    | Tok::KwNone
+                    | Tok::LSqb
+                    | Tok::LBrace
+                    | Tok::Semi,
+                ) => return Dialect::Py2,
+                _ => {}
+            },
+            Tok::Name("exec") if stmt_start => {
+                if matches!(next, Some(Tok::Name(_) | Tok::Str(_))) {
+                    return Dialect::Py2;
+                }
+            }
+            Tok::Name("nonlocal") if stmt_start => {
+                if matches!(next, Some(Tok::Name(_))) {
+                    py3 = true;
+                }
+            }
+            Tok::Except | Tok::Raise if depth == 0 => {
+                // A comma at bracket depth 0 before the end of the clause.
+                let mut d = 0;
+                for u in &toks[i + 1..] {
+                    match u {
+                        Tok::LPar | Tok::LSqb | Tok::LBrace => d += 1,
+                        Tok::RPar | Tok::RSqb | Tok::RBrace => d -= 1,
+                        Tok::Comma if d == 0 => return Dialect::Py2,
+                        Tok::From if d == 0 && matches!(t, Tok::Raise) => {
+                            py3 = true;
+                            break;
+                        }
+                        Tok::Colon | Tok::Newline | Tok::Semi if d == 0 => break,
+                        _ => {}
+                    }
+                }
+            }
+            Tok::Arrow => py3 = true,
+            Tok::Ellipsis
+                if !matches!(
+                    toks.get(i.wrapping_sub(1)),
+                    Some(Tok::From | Tok::Dot | Tok::Ellipsis)
+                ) =>
+            {
+                py3 = true
+            }
+            Tok::Def if def_has_annotations(&toks[i + 1..]) => py3 = true,
+            _ => {}
+        }
+        match t {
+            Tok::LPar | Tok::LSqb | Tok::LBrace => depth += 1,
+            Tok::RPar | Tok::RSqb | Tok::RBrace => depth -= 1,
+            _ => {}
+        }
+        stmt_start = matches!(t, Tok::Newline | Tok::Indent | Tok::Dedent | Tok::Semi)
+            || (depth == 0 && matches!(t, Tok::Colon));
+        i += 1;
+    }
+    if py3 {
+        Dialect::Py3
+    } else {
+        Dialect::Py2
+    }
+}
+
+/// `print(..., end=...)` and friends: toks starts at the `(`.
+fn print_has_py3_keywords(toks: &[&Tok<'_>]) -> bool {
+    let mut d = 0;
+    for (k, t) in toks.iter().enumerate() {
+        match t {
+            Tok::LPar | Tok::LSqb | Tok::LBrace => d += 1,
+            Tok::RPar | Tok::RSqb | Tok::RBrace => {
+                d -= 1;
+                if d == 0 {
+                    return false;
+                }
+            }
+            Tok::Name("end" | "sep" | "file" | "flush") if d == 1 => {
+                if matches!(toks.get(k + 1), Some(Tok::Assign)) {
+                    return true;
+                }
+            }
+            Tok::Newline => return false,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// `def f(x: int, *, k)`: toks starts after `def`.
+fn def_has_annotations(toks: &[&Tok<'_>]) -> bool {
+    let mut d = 0;
+    let mut saw_lambda = false;
+    for (k, t) in toks.iter().enumerate() {
+        match t {
+            Tok::LPar | Tok::LSqb | Tok::LBrace => d += 1,
+            Tok::RPar | Tok::RSqb | Tok::RBrace => {
+                d -= 1;
+                if d == 0 {
+                    return false;
+                }
+            }
+            Tok::Lambda => saw_lambda = true,
+            Tok::Colon if d == 1 && !saw_lambda => return true,
+            Tok::Star if d == 1 && matches!(toks.get(k + 1), Some(Tok::Comma)) => return true,
+            Tok::Newline => return false,
+            _ => {}
+        }
+    }
+    false
+}
