@@ -69,6 +69,24 @@ RPY_RT RPY_NORETURN void rpy_fatal_no_exit(const char *graph, long value) {
     rpy_fatal("internal error", msg);
 }
 
+RPY_RT RPY_NORETURN void rpy_stack_overflow(void) {
+    rpy_fatal("RecursionError", "maximum recursion depth exceeded");
+}
+
+/* Called first thing in main(): the stack may grow to its soft limit (8 MB
+ * when unlimited or unknown) minus a margin for the runtime's own calls. */
+RPY_RT void rpy_stack_init(void) {
+    struct rlimit rl;
+    size_t limit = (size_t)8 << 20;
+    if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        limit = (size_t)rl.rlim_cur;
+    char probe;
+    rpy_stack_top = (uintptr_t)&probe;
+    size_t margin = (size_t)256 << 10;
+    size_t usable = limit > 2 * margin ? limit - margin : limit / 2;
+    rpy_stack_max = usable > (size_t)INTPTR_MAX ? INTPTR_MAX : (intptr_t)usable;
+}
+
 /* ---- allocation ------------------------------------------------------ */
 
 RPY_RT void *rpy_malloc(size_t size) {
@@ -101,15 +119,6 @@ RPY_RT RPyString *rpy_str_from_bytes(const char *p, size_t n) {
 }
 
 RPY_RT RPyString *rpy_str_from_cstr(const char *p) { return rpy_str_from_bytes(p, strlen(p)); }
-
-/* A NUL-terminated copy of the bytes (for strtod and messages); free() it. */
-static char *rpy_str_to_cstr(RPyString *s) {
-    char *c = malloc((size_t)s->f_length + 1);
-    if (c == NULL) rpy_fatal("MemoryError", NULL);
-    memcpy(c, s->items, (size_t)s->f_length);
-    c[s->f_length] = '\0';
-    return c;
-}
 
 /* Python 3's repr() of the bytes, cut to `limit` characters when limit > 0
  * (a character is a byte that is not a UTF-8 continuation byte); malloc'ed. */
@@ -226,13 +235,16 @@ static int rpy_shortest_digits(double x, char *digits) {
     rpy_fatal("internal error", "float formatting");
 }
 
-/* Formats digits (value d.ddd * 10**e) in Python's repr style into out. */
-static void rpy_format_float_digits(char *out, bool neg, const char *digits, int e) {
+/* Formats digits (value d.ddd * 10**e) as Python does into out: 'd.ddde+XX'
+ * when e < -4 or e >= exp_from, else fixed notation with at least one digit
+ * after the point. */
+static void rpy_format_float_digits(char *out, bool neg, const char *digits, int e,
+                                    int exp_from) {
     int n = (int)strlen(digits);
     int decpt = e + 1;
     char *o = out;
     if (neg) *o++ = '-';
-    if (decpt <= -4 || decpt > 16) {
+    if (e < -4 || e >= exp_from) {
         *o++ = digits[0];
         if (n > 1) {
             *o++ = '.';
@@ -271,22 +283,27 @@ RPY_RT RPyString *rpy_str_from_float(double x) {
     if (x == 0.0) return rpy_str_from_cstr(signbit(x) ? "-0.0" : "0.0");
     char digits[32], out[64];
     int e = rpy_shortest_digits(fabs(x), digits);
-    rpy_format_float_digits(out, x < 0, digits, e);
+    rpy_format_float_digits(out, x < 0, digits, e, 16);
     return rpy_str_from_cstr(out);
 }
 
-/* str() of a float as Python 2 does: '%.12g', with '.0' added to integral values */
+/* str() of a float as Python 2 does: '%.12g', with '.0' added to integral values.
+ * (Exactly: 12 significant digits, exponent notation when the decimal
+ * exponent is < -4 or >= 11 -- not 12 as in C's %g -- so that
+ * str(123456789012.0) == '1.23456789012e+11'.) */
 RPY_RT RPyString *rpy_str_from_float_py2(double x) {
     if (isnan(x)) return rpy_str_from_cstr("nan");
     if (isinf(x)) return rpy_str_from_cstr(x > 0 ? "inf" : "-inf");
-    char buf[48];
-    int n = snprintf(buf, sizeof buf - 2, "%.12g", x);
-    if (strpbrk(buf, ".eni") == NULL) {
-        buf[n++] = '.';
-        buf[n++] = '0';
-        buf[n] = '\0';
-    }
-    return rpy_str_from_bytes(buf, (size_t)n);
+    char buf[40], digits[32], out[64];
+    snprintf(buf, sizeof buf, "%.11e", fabs(x));
+    int n = 0;
+    char *q = buf;
+    for (; *q != 'e'; q++)
+        if (*q != '.') digits[n++] = *q;
+    while (n > 1 && digits[n - 1] == '0') n--;
+    digits[n] = '\0';
+    rpy_format_float_digits(out, signbit(x) != 0, digits, atoi(q + 1), 11);
+    return rpy_str_from_cstr(out);
 }
 
 /* a one-character string */

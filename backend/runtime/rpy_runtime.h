@@ -20,6 +20,7 @@
 #include <limits.h>
 #include <errno.h>
 #include <unistd.h>
+#include <sys/resource.h>
 
 _Static_assert(sizeof(long) == 8, "rpy needs a 64-bit long");
 _Static_assert(sizeof(void *) == 8, "rpy needs 64-bit pointers");
@@ -42,6 +43,26 @@ _Static_assert(sizeof(bool) == 1, "rpy needs a one-byte bool");
 RPY_RT RPY_NORETURN void rpy_fatal(const char *kind, const char *msg);
 RPY_RT RPY_NORETURN void rpy_fatal_uncaught(const char *graph);
 RPY_RT RPY_NORETURN void rpy_fatal_no_exit(const char *graph, long value);
+
+/* ---- stack depth ------------------------------------------------------ */
+
+/* The top of the stack (set by main) and how many bytes below it the program
+ * may use; recursive functions check it on entry, so unbounded recursion is
+ * a fatal RecursionError rather than a crash. */
+static uintptr_t rpy_stack_top;
+static intptr_t rpy_stack_max = INTPTR_MAX;
+RPY_RT RPY_NORETURN void rpy_stack_overflow(void);
+
+/* The address of a fresh local is the stack position (cheaper for the C
+ * compiler than reading the stack pointer with asm). The difference is
+ * signed: a function inlined into main() may have its probe above the top. */
+#define RPY_STACK_CHECK()                                                     \
+    do {                                                                      \
+        char rpy_probe_;                                                      \
+        if (RPY_UNLIKELY((intptr_t)(rpy_stack_top - (uintptr_t)&rpy_probe_) > \
+                         rpy_stack_max))                                      \
+            rpy_stack_overflow();                                             \
+    } while (0)
 
 /* ---- allocation: every GC object comes from here --------------------- */
 

@@ -1,0 +1,211 @@
+//! GenC: low-level programs as one self-contained C file, and the C compiler
+//! driver that turns it into an executable.
+//!
+//! The generated file holds, in order: the runtime's prelude
+//! (`runtime/rpy_runtime.h`), the C structs of the program's container types
+//! (with `_Static_assert`s pinning the offsets of `ContainerType::layout()`),
+//! the runtime functions (`runtime/rpy_runtime.c`, one C function per entry of
+//! `llops::RUNTIME_FUNCS`, same name), the prebuilt string constants, one
+//! static C function per graph (`rpy_g_<name>`) and `main()`, which calls the
+//! entry graph with the argument list and exits with its result.
+//!
+//! Low-level types become `long`, `unsigned long`, `double`, `bool`,
+//! `unsigned char` and `struct S_<name> *`; Void values do not exist in C
+//! (Void variables, parameters, fields and items are left out; operations
+//! yielding Void run for their effect only).
+//!
+//! What the generated code expects of a low-level program:
+//! - constants take the type the context wants: the operation's argument type
+//!   (from `llops`, the field or item type, the callee's parameter type) or the
+//!   target input argument's type of a link; `None` is `NULL` (a Ptr) or
+//!   nothing (Void); `Str` is a prebuilt string object (its UTF-8 bytes), and
+//!   may stand where a pointer is expected (`getarraysize("abc")`);
+//! - a Bool exitswitch has links with exit cases `Bool(false)`/`Bool(true)`;
+//!   a Signed or Char exitswitch has `Int`/`Char` cases and optionally a
+//!   `Name("default")` link (without one, an unmatched value is fatal);
+//! - links to the except block are fatal errors ("uncaught exception");
+//! - graphs in a call cycle check the stack depth on entry (fatal
+//!   `RecursionError` instead of a crash);
+//! - besides `llops::LL_OPS`, the pointer operations `ptr_eq`, `ptr_ne`,
+//!   `ptr_iszero` and `ptr_nonzero` are understood.
+
+mod compile;
+mod function;
+mod names;
+mod types;
+
+pub use compile::compile_c;
+
+use function::{Context, FuncGen, FuncSig};
+use names::{c_string_literal, comment_text, Namespace};
+use rpy_ir::diag::{Diagnostic, Pos};
+use rpy_ir::graph::{LowLevel, Program};
+use rpy_ir::lltype::{self, LowLevelType};
+use std::collections::{BTreeSet, HashMap};
+use std::fmt::Write;
+use types::{c_type, Types};
+
+/// The runtime's prelude: includes, primitive helpers, the allocation API.
+pub const RUNTIME_H: &str = include_str!("../runtime/rpy_runtime.h");
+/// The runtime functions; needs the struct definitions before it.
+pub const RUNTIME_C: &str = include_str!("../runtime/rpy_runtime.c");
+
+/// The prebuilt string constants of a program, deduplicated.
+#[derive(Default)]
+pub(crate) struct StringPool {
+    index: HashMap<Vec<u8>, usize>,
+    strings: Vec<Vec<u8>>,
+}
+
+impl StringPool {
+    /// The C expression (an `RPyString *`) of the constant string `s`.
+    pub(crate) fn expr(&mut self, s: &[u8]) -> String {
+        let n = match self.index.get(s) {
+            Some(n) => *n,
+            None => {
+                self.strings.push(s.to_vec());
+                self.index.insert(s.to_vec(), self.strings.len() - 1);
+                self.strings.len() - 1
+            }
+        };
+        format!("(&rpy_cs_{n})")
+    }
+
+    fn emit(&self, out: &mut String) {
+        out.push_str("/* ---- prebuilt strings ---- */\n\n");
+        for (n, s) in self.strings.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "static RPyString rpy_cs_{n} = {{RPY_PREBUILT_HDR, 0, {}, {}}};",
+                s.len(),
+                c_string_literal(s)
+            );
+        }
+        out.push('\n');
+    }
+}
+
+/// Translates a low-level program into one C file.
+pub fn generate_c(program: &Program<LowLevel>) -> Result<String, Diagnostic> {
+    let fail =
+        |msg: String| Diagnostic::new(&program.path, Pos::default(), format!("C backend: {msg}"));
+
+    // Every pointer type name the graphs mention, for forward declarations.
+    let mut ptr_names = BTreeSet::new();
+    for g in &program.graphs {
+        for v in &g.vars {
+            if let LowLevelType::Ptr(n) = &v.info {
+                ptr_names.insert(n.clone());
+            }
+        }
+    }
+    let ptr_names: Vec<String> = ptr_names.into_iter().collect();
+    let types = Types::new(&program.types, &ptr_names).map_err(fail)?;
+
+    let mut ns = Namespace::default();
+    let mut sigs = HashMap::new();
+    for g in &program.graphs {
+        if sigs.contains_key(&g.name) {
+            return Err(fail(format!("two graphs are named '{}'", g.name)));
+        }
+        let sig = FuncSig {
+            c_name: ns.fresh("rpy_g_", &g.name),
+            params: g.params().iter().map(|v| g.info(*v).clone()).collect(),
+            result: g.info(g.block(g.returnblock).inputargs[0]).clone(),
+        };
+        sigs.insert(g.name.clone(), sig);
+    }
+    let entry_sig = sigs
+        .get(&program.entry)
+        .ok_or_else(|| {
+            fail(format!(
+                "the entry point '{}' is not a graph of the program",
+                program.entry
+            ))
+        })?
+        .clone();
+
+    let recursive = function::recursive_graphs(&program.graphs);
+    let cx = Context {
+        path: &program.path,
+        types: &types,
+        sigs: &sigs,
+        recursive: &recursive,
+    };
+    let mut pool = StringPool::default();
+    let mut bodies = String::new();
+    for g in &program.graphs {
+        bodies.push_str(&FuncGen::new(&cx, g, &mut pool).generate()?);
+    }
+
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "/* Generated by rpy from {}. */\n",
+        comment_text(&program.path)
+    );
+    out.push_str(RUNTIME_H);
+    out.push('\n');
+    types.emit(&mut out);
+    out.push_str(RUNTIME_C);
+    out.push('\n');
+    pool.emit(&mut out);
+    out.push_str("/* ---- functions ---- */\n\n");
+    for g in &program.graphs {
+        let _ = writeln!(out, "{};", FuncGen::prototype(&types, g, &sigs[&g.name]));
+    }
+    out.push('\n');
+    out.push_str(&bodies);
+    emit_main(&mut out, &entry_sig, &types).map_err(fail)?;
+    Ok(out)
+}
+
+/// `main()`: the argument list, the entry point's call, the exit status.
+fn emit_main(out: &mut String, entry: &FuncSig, types: &Types) -> Result<(), String> {
+    let list = LowLevelType::Ptr(lltype::list_type_names(&LowLevelType::Ptr(lltype::STR.into())).0);
+    let params: Vec<&LowLevelType> = entry
+        .params
+        .iter()
+        .filter(|t| **t != LowLevelType::Void)
+        .collect();
+    let call_args = match params.as_slice() {
+        [] => "",
+        [t] if **t == list => "args",
+        _ => {
+            return Err(format!(
+                "the entry point must take the argument list ({list}), not ({})",
+                params
+                    .iter()
+                    .map(|t| t.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        }
+    };
+    let call = format!("{}({call_args})", entry.c_name);
+    let status = match &entry.result {
+        LowLevelType::Void => format!("{call};\n    status = 0;"),
+        LowLevelType::Signed | LowLevelType::Bool | LowLevelType::Char | LowLevelType::Unsigned => {
+            format!("status = (long){call};")
+        }
+        other => {
+            return Err(format!(
+                "the entry point must return an int, not {other} ({})",
+                c_type(other, types)
+            ))
+        }
+    };
+    let _ = writeln!(
+        out,
+        "int main(int argc, char **argv) {{\n    \
+         rpy_stack_init();\n    \
+         RPyStrList *args = rpy_argv_list(argc, argv);\n    \
+         long status;\n    \
+         (void)args;\n    \
+         {status}\n    \
+         rpy_flush_stdout();\n    \
+         return (int)status;\n\
+         }}"
+    );
+    Ok(())
+}

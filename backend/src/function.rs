@@ -1,0 +1,772 @@
+//! One graph as one C function.
+//!
+//! Every non-Void variable is a C local `v<N>` (parameters are the start
+//! block's input arguments); every reachable block is a label `block<N>:`;
+//! a link assigns the target's input arguments in parallel and jumps. Links
+//! to the return block become `return`, links to the except block a fatal
+//! error (exceptions are not implemented at this stage).
+
+use crate::names::{c_string_literal, char_literal, comment_text, float_literal, int_literal};
+use crate::types::{c_decl, c_type, Types};
+use crate::StringPool;
+use rpy_ir::diag::{Diagnostic, Pos};
+use rpy_ir::graph::{
+    Arg, Block, BlockId, Constant, FunctionGraph, Link, LowLevel, SpaceOperation, Var,
+};
+use rpy_ir::llops::{self, Signature};
+use rpy_ir::lltype::{self, LowLevelType};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::fmt::Write;
+
+/// The C signature of a graph.
+#[derive(Clone, Debug)]
+pub struct FuncSig {
+    pub c_name: String,
+    /// Types of all the graph's parameters (Void ones are not passed).
+    pub params: Vec<LowLevelType>,
+    pub result: LowLevelType,
+}
+
+/// What every function's code generation shares.
+pub struct Context<'a> {
+    pub path: &'a str,
+    pub types: &'a Types,
+    pub sigs: &'a HashMap<String, FuncSig>,
+    /// The graphs that are part of a call cycle: they check the stack depth.
+    pub recursive: &'a HashSet<String>,
+}
+
+pub struct FuncGen<'a> {
+    cx: &'a Context<'a>,
+    graph: &'a FunctionGraph<LowLevel>,
+    pool: &'a mut StringPool,
+    out: String,
+    /// Temporaries for parallel assignments.
+    ntemps: usize,
+}
+
+type Res<T> = Result<T, Diagnostic>;
+
+fn var_name(v: Var) -> String {
+    format!("v{}", v.0)
+}
+
+impl<'a> FuncGen<'a> {
+    pub fn new(
+        cx: &'a Context<'a>,
+        graph: &'a FunctionGraph<LowLevel>,
+        pool: &'a mut StringPool,
+    ) -> Self {
+        FuncGen {
+            cx,
+            graph,
+            pool,
+            out: String::new(),
+            ntemps: 0,
+        }
+    }
+
+    fn err(&self, pos: Option<Pos>, msg: impl std::fmt::Display) -> Diagnostic {
+        Diagnostic::new(
+            self.cx.path,
+            pos.or(self.graph.pos).unwrap_or_default(),
+            format!("C backend, in function '{}': {msg}", self.graph.name),
+        )
+    }
+
+    fn ty(&self, v: Var) -> &'a LowLevelType {
+        self.graph.info(v)
+    }
+
+    /// The C prototype (without the final `;` or body).
+    pub fn prototype(types: &Types, graph: &FunctionGraph<LowLevel>, sig: &FuncSig) -> String {
+        let params: Vec<String> = graph
+            .params()
+            .iter()
+            .filter(|v| *graph.info(**v) != LowLevelType::Void)
+            .map(|v| c_decl(graph.info(*v), &var_name(*v), types))
+            .collect();
+        let ret = c_type(&sig.result, types);
+        let sep = if ret.ends_with('*') { "" } else { " " };
+        format!(
+            "static {ret}{sep}{}({})",
+            sig.c_name,
+            if params.is_empty() {
+                "void".to_string()
+            } else {
+                params.join(", ")
+            }
+        )
+    }
+
+    /// The whole function definition.
+    pub fn generate(mut self) -> Res<String> {
+        let g = self.graph;
+        let sig = &self.cx.sigs[&g.name];
+        let order: Vec<BlockId> = g
+            .reverse_postorder()
+            .into_iter()
+            .filter(|b| *b != g.returnblock && *b != g.exceptblock)
+            .collect();
+        let preds = g.predecessors();
+        let _ = writeln!(self.out, "/* {} */", comment_text(&g.name));
+        let _ = writeln!(self.out, "{} {{", Self::prototype(self.cx.types, g, sig));
+        // Locals: every variable the emitted blocks define, except parameters.
+        let params: BTreeSet<Var> = g.params().iter().copied().collect();
+        let mut locals = BTreeSet::new();
+        for b in &order {
+            let block = g.block(*b);
+            for v in block
+                .inputargs
+                .iter()
+                .chain(block.operations.iter().map(|op| &op.result))
+            {
+                if !params.contains(v) && *self.ty(*v) != LowLevelType::Void {
+                    locals.insert(*v);
+                }
+            }
+        }
+        for v in &locals {
+            let decl = c_decl(self.ty(*v), &var_name(*v), self.cx.types);
+            let _ = writeln!(self.out, "    {decl};");
+        }
+        if self.cx.recursive.contains(&g.name) {
+            self.out.push_str("    RPY_STACK_CHECK();\n");
+        }
+        for b in order {
+            let block = g.block(b);
+            if b != g.startblock || !preds[b.0 as usize].is_empty() {
+                let _ = writeln!(self.out, "  block{}:", b.0);
+            }
+            for op in &block.operations {
+                self.operation(op)?;
+            }
+            self.exits(block)?;
+        }
+        self.out.push_str("}\n\n");
+        Ok(self.out)
+    }
+
+    // ---- values ----
+
+    fn arg_type(&self, a: &Arg) -> Option<LowLevelType> {
+        match a {
+            Arg::Var(v) => Some(self.ty(*v).clone()),
+            Arg::Const(c) => match c {
+                Constant::Int(_) => Some(LowLevelType::Signed),
+                Constant::Float(_) => Some(LowLevelType::Float),
+                Constant::Bool(_) => Some(LowLevelType::Bool),
+                Constant::Char(_) => Some(LowLevelType::Char),
+                Constant::Str(_) => Some(LowLevelType::Ptr(lltype::STR.into())),
+                _ => None,
+            },
+        }
+    }
+
+    /// The C expression of an argument used where a value of type `want` is
+    /// expected (constants are written as that type).
+    fn value(&mut self, a: &Arg, want: Option<&LowLevelType>, pos: Option<Pos>) -> Res<String> {
+        match a {
+            Arg::Var(v) => Ok(var_name(*v)),
+            Arg::Const(c) => self.constant(c, want, pos),
+        }
+    }
+
+    fn constant(
+        &mut self,
+        c: &Constant,
+        want: Option<&LowLevelType>,
+        pos: Option<Pos>,
+    ) -> Res<String> {
+        use LowLevelType as T;
+        Ok(match (c, want) {
+            (Constant::Int(n), Some(T::Float)) => float_literal(*n as f64),
+            (Constant::Int(n), Some(T::Bool)) => ((*n != 0) as i32).to_string(),
+            (Constant::Int(n), Some(T::Char)) => char_literal(*n as u8),
+            (Constant::Int(n), Some(T::Unsigned)) => format!("{}UL", *n as u64),
+            (Constant::Int(n), _) => int_literal(*n),
+            (Constant::Float(x), _) => float_literal(*x),
+            (Constant::Bool(b), Some(T::Float)) => if *b { "1.0" } else { "0.0" }.into(),
+            (Constant::Bool(b), _) => if *b { "1" } else { "0" }.into(),
+            (Constant::Char(ch), Some(T::Ptr(t))) if t == lltype::STR => self.pool.expr(&[*ch]),
+            (Constant::Char(ch), _) => char_literal(*ch),
+            (Constant::Str(s), Some(T::Char)) if s.len() == 1 => char_literal(s.as_bytes()[0]),
+            (Constant::Str(s), _) => self.pool.expr(s.as_bytes()),
+            (Constant::None, Some(T::Ptr(_)) | None) => "NULL".into(),
+            (Constant::None, Some(_)) => "0".into(),
+            (Constant::Func(_) | Constant::Builtin(_) | Constant::Name(_), _) => {
+                return Err(self.err(pos, format!("the constant {c:?} is not a value")))
+            }
+        })
+    }
+
+    /// The expression and the type name of a pointer argument.
+    fn pointer(&mut self, a: &Arg, op: &SpaceOperation) -> Res<(String, String)> {
+        match self.arg_type(a) {
+            Some(LowLevelType::Ptr(t)) => Ok((self.value(a, None, op.pos)?, t)),
+            other => Err(self.err(
+                op.pos,
+                format!(
+                    "{} needs a pointer as its first argument, not {}",
+                    op.opname,
+                    other.map_or("a constant of no type".to_string(), |t| t.to_string())
+                ),
+            )),
+        }
+    }
+
+    fn name_arg<'o>(&self, op: &'o SpaceOperation, i: usize) -> Res<&'o str> {
+        match op.args.get(i) {
+            Some(Arg::Const(Constant::Name(n))) => Ok(n),
+            _ => Err(self.err(
+                op.pos,
+                format!("{} needs a Name constant as argument {}", op.opname, i + 1),
+            )),
+        }
+    }
+
+    // ---- operations ----
+
+    fn nargs(&self, op: &SpaceOperation, n: usize) -> Res<()> {
+        if op.args.len() == n {
+            Ok(())
+        } else {
+            Err(self.err(
+                op.pos,
+                format!("{} takes {n} arguments, got {}", op.opname, op.args.len()),
+            ))
+        }
+    }
+
+    /// Emits `result = expr;` (or just `expr;` when the result is Void).
+    fn assign(&mut self, op: &SpaceOperation, expr: String) {
+        if *self.ty(op.result) == LowLevelType::Void {
+            let _ = writeln!(self.out, "    {expr};");
+        } else {
+            let _ = writeln!(self.out, "    {} = {expr};", var_name(op.result));
+        }
+    }
+
+    fn operation(&mut self, op: &SpaceOperation) -> Res<()> {
+        use LowLevelType as T;
+        let name = op.opname.as_str();
+        let rty = self.ty(op.result).clone();
+        let pos = op.pos;
+        if let Some(ll) = llops::lookup(name) {
+            let (args_t, n): (Option<T>, usize) = match &ll.sig {
+                Signature::IntBinary | Signature::IntCompare => (Some(T::Signed), 2),
+                Signature::IntUnary => (Some(T::Signed), 1),
+                Signature::FloatBinary | Signature::FloatCompare => (Some(T::Float), 2),
+                Signature::FloatUnary => (Some(T::Float), 1),
+                Signature::CharCompare => (Some(T::Char), 2),
+                Signature::Cast(from, _) => (Some(from.clone()), 1),
+                Signature::Special => (None, 0),
+            };
+            if let Some(at) = args_t {
+                self.nargs(op, n)?;
+                if rty == T::Void {
+                    return Ok(()); // a pure operation whose value nobody wants
+                }
+                let a = self.value(&op.args[0], Some(&at), pos)?;
+                let b = if n == 2 {
+                    self.value(&op.args[1], Some(&at), pos)?
+                } else {
+                    String::new()
+                };
+                let divisor = match op.args.get(1) {
+                    Some(Arg::Const(Constant::Int(c))) => Some(*c),
+                    _ => None,
+                };
+                let expr = divisor
+                    .and_then(|c| division_by_constant(name, &a, c))
+                    .or_else(|| primitive(name, &a, &b))
+                    .ok_or_else(|| self.err(pos, format!("unknown operation {name}")))?;
+                self.assign(op, expr);
+                return Ok(());
+            }
+        }
+        match name {
+            "same_as" => {
+                self.nargs(op, 1)?;
+                if rty != T::Void {
+                    let a = self.value(&op.args[0], Some(&rty), pos)?;
+                    self.assign(op, a);
+                }
+            }
+            "ptr_eq" | "ptr_ne" => {
+                self.nargs(op, 2)?;
+                let a = self.value(&op.args[0], None, pos)?;
+                let b = self.value(&op.args[1], None, pos)?;
+                let cmp = if name == "ptr_eq" { "==" } else { "!=" };
+                self.assign(op, format!("((void *){a} {cmp} (void *){b})"));
+            }
+            "ptr_iszero" | "ptr_nonzero" => {
+                self.nargs(op, 1)?;
+                let a = self.value(&op.args[0], None, pos)?;
+                let cmp = if name == "ptr_iszero" { "==" } else { "!=" };
+                self.assign(op, format!("({a} {cmp} NULL)"));
+            }
+            "malloc" | "malloc_varsize" => {
+                self.nargs(op, if name == "malloc" { 1 } else { 2 })?;
+                let tname = self.name_arg(op, 0)?;
+                let container = self.cx.types.container(tname).ok_or_else(|| {
+                    self.err(pos, format!("{name} of the unknown type '{tname}'"))
+                })?;
+                if rty != T::Ptr(tname.to_string()) {
+                    return Err(self.err(
+                        pos,
+                        format!("{name}({tname}) must yield Ptr({tname}), not {rty}"),
+                    ));
+                }
+                let tag = self.cx.types.struct_tag(tname);
+                let expr = if name == "malloc" {
+                    format!("RPY_MALLOC(struct {tag})")
+                } else {
+                    let n = self.value(&op.args[1], Some(&T::Signed), pos)?;
+                    match container.item_type() {
+                        None => {
+                            return Err(self.err(
+                                pos,
+                                format!("malloc_varsize of '{tname}', which has no items"),
+                            ))
+                        }
+                        Some(T::Void) => format!(
+                            "((struct {tag} *)rpy_malloc_varsize(sizeof(struct {tag}), \
+                             sizeof(struct {tag}), 0, {n}, offsetof(struct {tag}, f_length)))"
+                        ),
+                        Some(_) => format!("RPY_MALLOC_VARSIZE(struct {tag}, {n})"),
+                    }
+                };
+                self.assign(op, expr);
+            }
+            "getfield" | "setfield" => {
+                self.nargs(op, if name == "getfield" { 2 } else { 3 })?;
+                let (p, tname) = self.pointer(&op.args[0], op)?;
+                let field = self.name_arg(op, 1)?;
+                let container = self.cx.types.container(&tname).ok_or_else(|| {
+                    self.err(pos, format!("{name} on the unknown type '{tname}'"))
+                })?;
+                let fty = container.field_type(field).cloned().ok_or_else(|| {
+                    self.err(pos, format!("the type '{tname}' has no field '{field}'"))
+                })?;
+                if fty == T::Void {
+                    return Ok(());
+                }
+                let member = self
+                    .cx
+                    .types
+                    .member(&tname, field)
+                    .unwrap_or("?")
+                    .to_string();
+                if name == "getfield" {
+                    if rty != T::Void {
+                        self.assign(op, format!("{p}->{member}"));
+                    }
+                } else {
+                    let v = self.value(&op.args[2], Some(&fty), pos)?;
+                    let _ = writeln!(self.out, "    {p}->{member} = {v};");
+                }
+            }
+            "getarrayitem" | "setarrayitem" | "getarraysize" => {
+                let n = match name {
+                    "getarrayitem" => 2,
+                    "setarrayitem" => 3,
+                    _ => 1,
+                };
+                self.nargs(op, n)?;
+                let (p, tname) = self.pointer(&op.args[0], op)?;
+                let container = self.cx.types.container(&tname).ok_or_else(|| {
+                    self.err(pos, format!("{name} on the unknown type '{tname}'"))
+                })?;
+                let item = container.item_type().cloned().ok_or_else(|| {
+                    self.err(pos, format!("{name} on '{tname}', which has no items"))
+                })?;
+                if name == "getarraysize" {
+                    if rty != T::Void {
+                        self.assign(op, format!("{p}->f_length"));
+                    }
+                    return Ok(());
+                }
+                if item == T::Void {
+                    return Ok(());
+                }
+                let i = self.value(&op.args[1], Some(&T::Signed), pos)?;
+                if name == "getarrayitem" {
+                    if rty != T::Void {
+                        self.assign(op, format!("{p}->items[{i}]"));
+                    }
+                } else {
+                    let v = self.value(&op.args[2], Some(&item), pos)?;
+                    let _ = writeln!(self.out, "    {p}->items[{i}] = {v};");
+                }
+            }
+            "direct_call" => self.call(op)?,
+            _ => return Err(self.err(pos, format!("unknown low-level operation '{name}'"))),
+        }
+        Ok(())
+    }
+
+    fn call(&mut self, op: &SpaceOperation) -> Res<()> {
+        let pos = op.pos;
+        let (c_name, params, result): (String, Vec<LowLevelType>, LowLevelType) =
+            match op.args.first() {
+                Some(Arg::Const(Constant::Func(f))) => {
+                    let sig = self.cx.sigs.get(f).ok_or_else(|| {
+                        self.err(
+                            pos,
+                            format!("call of '{f}', which is not a graph of the program"),
+                        )
+                    })?;
+                    (sig.c_name.clone(), sig.params.clone(), sig.result.clone())
+                }
+                Some(Arg::Const(Constant::Builtin(b))) => {
+                    let rf = llops::runtime_func(b).ok_or_else(|| {
+                        self.err(pos, format!("call of '{b}', which is no runtime function"))
+                    })?;
+                    (
+                        rf.name.to_string(),
+                        rf.args.iter().map(|a| a.lltype()).collect(),
+                        rf.result.lltype(),
+                    )
+                }
+                _ => {
+                    return Err(self.err(
+                        pos,
+                        "direct_call needs a Func or Builtin constant as its first argument",
+                    ))
+                }
+            };
+        let args = &op.args[1..];
+        if args.len() != params.len() {
+            return Err(self.err(
+                pos,
+                format!(
+                    "{c_name} takes {} arguments, got {}",
+                    params.len(),
+                    args.len()
+                ),
+            ));
+        }
+        let mut cargs = Vec::new();
+        for (a, t) in args.iter().zip(&params) {
+            if *t != LowLevelType::Void {
+                cargs.push(self.value(a, Some(t), pos)?);
+            }
+        }
+        let expr = format!("{c_name}({})", cargs.join(", "));
+        if result == LowLevelType::Void || *self.ty(op.result) == LowLevelType::Void {
+            let _ = writeln!(self.out, "    {expr};");
+        } else {
+            self.assign(op, expr);
+        }
+        Ok(())
+    }
+
+    // ---- control flow ----
+
+    fn exits(&mut self, block: &Block) -> Res<()> {
+        let exits = &block.exits;
+        if exits.is_empty() {
+            return Err(self.err(
+                None,
+                "a block other than the return and except blocks has no exits",
+            ));
+        }
+        let sw = match &block.exitswitch {
+            Some(sw) if exits.len() > 1 => sw,
+            _ => return self.link(&exits[0], "    "),
+        };
+        let sw_ty = self.arg_type(sw);
+        let is_bool = sw_ty == Some(LowLevelType::Bool);
+        if is_bool && exits.len() == 2 {
+            let t = exits
+                .iter()
+                .position(|l| l.exitcase == Some(Constant::Bool(true)));
+            let f = exits
+                .iter()
+                .position(|l| l.exitcase == Some(Constant::Bool(false)));
+            if let (Some(t), Some(f)) = (t, f) {
+                let cond = self.value(sw, Some(&LowLevelType::Bool), None)?;
+                let _ = writeln!(self.out, "    if ({cond}) {{");
+                self.link(&exits[t], "        ")?;
+                self.out.push_str("    }\n");
+                return self.link(&exits[f], "    ");
+            }
+        }
+        let swexpr = self.value(sw, sw_ty.as_ref(), None)?;
+        let _ = writeln!(self.out, "    switch ({swexpr}) {{");
+        let mut default = None;
+        for l in exits {
+            let label = match &l.exitcase {
+                None => {
+                    default = Some(l);
+                    continue;
+                }
+                Some(Constant::Name(n)) if n == "default" => {
+                    default = Some(l);
+                    continue;
+                }
+                Some(Constant::Int(n)) => int_literal(*n),
+                Some(Constant::Char(c)) => c.to_string(),
+                Some(Constant::Bool(b)) => (*b as i32).to_string(),
+                Some(Constant::Str(s)) if s.len() == 1 => s.as_bytes()[0].to_string(),
+                Some(other) => {
+                    return Err(self.err(
+                        None,
+                        format!("the exit case {other:?} is not a switch value"),
+                    ))
+                }
+            };
+            let _ = writeln!(self.out, "    case {label}: {{");
+            self.link(l, "        ")?;
+            self.out.push_str("    }\n");
+        }
+        self.out.push_str("    default: {\n");
+        match default {
+            Some(l) => self.link(l, "        ")?,
+            None => {
+                let _ = writeln!(
+                    self.out,
+                    "        rpy_fatal_no_exit({}, (long){swexpr});",
+                    c_string_literal(self.graph.name.as_bytes())
+                );
+            }
+        }
+        self.out.push_str("    }\n    }\n");
+        Ok(())
+    }
+
+    /// Follows a link: a parallel assignment of the target's input arguments,
+    /// then the jump (or the return, or the fatal error of an exception).
+    fn link(&mut self, l: &Link, indent: &str) -> Res<()> {
+        let g = self.graph;
+        let target = g.block(l.target);
+        if l.args.len() != target.inputargs.len() {
+            return Err(self.err(
+                None,
+                format!(
+                    "a link to block {} passes {} values for {} input arguments",
+                    l.target.0,
+                    l.args.len(),
+                    target.inputargs.len()
+                ),
+            ));
+        }
+        if l.target == g.exceptblock {
+            let _ = writeln!(
+                self.out,
+                "{indent}rpy_fatal_uncaught({});",
+                c_string_literal(g.name.as_bytes())
+            );
+            return Ok(());
+        }
+        if l.target == g.returnblock {
+            let rt = self.ty(target.inputargs[0]).clone();
+            if rt == LowLevelType::Void {
+                let _ = writeln!(self.out, "{indent}return;");
+            } else {
+                let v = self.value(&l.args[0], Some(&rt), None)?;
+                let _ = writeln!(self.out, "{indent}return {v};");
+            }
+            return Ok(());
+        }
+        // (destination, source) pairs that change something.
+        let moves: Vec<(Var, &Arg)> = target
+            .inputargs
+            .iter()
+            .zip(&l.args)
+            .filter(|(d, s)| *self.ty(**d) != LowLevelType::Void && s.as_var() != Some(**d))
+            .map(|(d, s)| (*d, s))
+            .collect();
+        let dests: BTreeSet<Var> = moves.iter().map(|(d, _)| *d).collect();
+        // A source that is also a destination is read into a temporary before
+        // any assignment, so every source is read with its old value.
+        let mut temps: HashMap<Var, String> = HashMap::new();
+        let mut lines = Vec::new();
+        for (_, s) in &moves {
+            if let Some(v) = s.as_var() {
+                if dests.contains(&v) && !temps.contains_key(&v) {
+                    let t = format!("t{}", self.ntemps);
+                    self.ntemps += 1;
+                    let decl = c_decl(self.ty(v), &t, self.cx.types);
+                    lines.push(format!("{decl} = {};", var_name(v)));
+                    temps.insert(v, t);
+                }
+            }
+        }
+        for (d, s) in &moves {
+            let src = match s.as_var().and_then(|v| temps.get(&v)) {
+                Some(t) => t.clone(),
+                None => self.value(s, Some(self.ty(*d)), None)?,
+            };
+            lines.push(format!("{} = {src};", var_name(*d)));
+        }
+        let goto = format!("goto block{};", l.target.0);
+        if temps.is_empty() {
+            for line in lines {
+                let _ = writeln!(self.out, "{indent}{line}");
+            }
+            let _ = writeln!(self.out, "{indent}{goto}");
+        } else {
+            let _ = writeln!(self.out, "{indent}{{");
+            for line in lines {
+                let _ = writeln!(self.out, "{indent}    {line}");
+            }
+            let _ = writeln!(self.out, "{indent}}}");
+            let _ = writeln!(self.out, "{indent}{goto}");
+        }
+        Ok(())
+    }
+}
+
+/// Division and modulo by a constant other than 0 and -1, written out so that
+/// the C compiler sees the constant (shifts and masks for powers of two).
+/// `x` is a variable or a literal, so it may appear twice.
+fn division_by_constant(name: &str, x: &str, c: i64) -> Option<String> {
+    if c == 0 || c == -1 {
+        return None;
+    }
+    let lit = int_literal(c);
+    let pow2 = c > 0 && c & (c - 1) == 0;
+    // The remainder is "wrong-signed" for Python when it is nonzero and its
+    // sign differs from the divisor's.
+    let wrong = if c > 0 { "< 0" } else { "> 0" };
+    Some(match name {
+        "int_floordiv" => format!("({x} / {lit})"),
+        "int_mod" => format!("({x} % {lit})"),
+        "int_py_div" if pow2 => format!("RPY_INT_RSHIFT({x}, {})", c.trailing_zeros()),
+        "int_py_mod" if pow2 => format!("({x} & {})", int_literal(c - 1)),
+        "int_py_div" => format!("({x} / {lit} - ({x} % {lit} {wrong}))"),
+        "int_py_mod" => format!("({x} % {lit} + ({x} % {lit} {wrong} ? {lit} : 0L))"),
+        _ => return None,
+    })
+}
+
+/// The C expression of a primitive operation on the argument expressions.
+fn primitive(name: &str, a: &str, b: &str) -> Option<String> {
+    let bin = |op: &str| Some(format!("({a} {op} {b})"));
+    let call2 = |f: &str| Some(format!("{f}({a}, {b})"));
+    match name {
+        "int_add" => call2("RPY_INT_ADD"),
+        "int_sub" => call2("RPY_INT_SUB"),
+        "int_mul" => call2("RPY_INT_MUL"),
+        "int_floordiv" => call2("rpy_int_floordiv"),
+        "int_mod" => call2("rpy_int_mod"),
+        "int_py_div" => call2("rpy_int_py_div"),
+        "int_py_mod" => call2("rpy_int_py_mod"),
+        "int_and" => bin("&"),
+        "int_or" => bin("|"),
+        "int_xor" => bin("^"),
+        "int_lshift" => call2("RPY_INT_LSHIFT"),
+        "int_rshift" => call2("RPY_INT_RSHIFT"),
+        "int_neg" => Some(format!("RPY_INT_NEG({a})")),
+        "int_invert" => Some(format!("(~{a})")),
+        "int_abs" => Some(format!("rpy_int_abs({a})")),
+        "int_lt" | "float_lt" | "char_lt" => bin("<"),
+        "int_le" | "float_le" | "char_le" => bin("<="),
+        "int_eq" | "float_eq" | "char_eq" => bin("=="),
+        "int_ne" | "float_ne" | "char_ne" => bin("!="),
+        "int_gt" | "float_gt" | "char_gt" => bin(">"),
+        "int_ge" | "float_ge" | "char_ge" => bin(">="),
+        "int_is_true" => Some(format!("({a} != 0)")),
+        "bool_not" => Some(format!("(!{a})")),
+        "cast_bool_to_int" | "cast_char_to_int" | "cast_float_to_int" => {
+            Some(format!("((long){a})"))
+        }
+        "cast_bool_to_float" | "cast_int_to_float" => Some(format!("((double){a})")),
+        "cast_int_to_char" => Some(format!("((unsigned char){a})")),
+        "float_add" => bin("+"),
+        "float_sub" => bin("-"),
+        "float_mul" => bin("*"),
+        "float_truediv" => bin("/"),
+        "float_py_div" => call2("rpy_float_py_div"),
+        "float_py_mod" => call2("rpy_float_py_mod"),
+        "float_neg" => Some(format!("(-{a})")),
+        "float_abs" => Some(format!("fabs({a})")),
+        "float_is_true" => Some(format!("({a} != 0.0)")),
+        _ => None,
+    }
+}
+
+/// The graphs that can call themselves, directly or through others (Tarjan's
+/// strongly connected components over the `direct_call` graph).
+pub fn recursive_graphs(graphs: &[FunctionGraph<LowLevel>]) -> HashSet<String> {
+    let index_of: HashMap<&str, usize> = graphs
+        .iter()
+        .enumerate()
+        .map(|(i, g)| (g.name.as_str(), i))
+        .collect();
+    let callees: Vec<Vec<usize>> = graphs
+        .iter()
+        .map(|g| {
+            let mut c: Vec<usize> = g
+                .blocks
+                .iter()
+                .flat_map(|b| &b.operations)
+                .filter(|op| op.opname == "direct_call")
+                .filter_map(|op| match op.args.first() {
+                    Some(Arg::Const(Constant::Func(f))) => index_of.get(f.as_str()).copied(),
+                    _ => None,
+                })
+                .collect();
+            c.sort_unstable();
+            c.dedup();
+            c
+        })
+        .collect();
+    let n = graphs.len();
+    let mut index = vec![usize::MAX; n];
+    let mut low = vec![0; n];
+    let mut on_stack = vec![false; n];
+    let mut stack = Vec::new();
+    let mut next = 0;
+    let mut result = HashSet::new();
+    for root in 0..n {
+        if index[root] != usize::MAX {
+            continue;
+        }
+        // Iterative Tarjan: (node, next callee position).
+        let mut work = vec![(root, 0usize)];
+        index[root] = next;
+        low[root] = next;
+        next += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&mut (v, ref mut i)) = work.last_mut() {
+            if *i < callees[v].len() {
+                let w = callees[v][*i];
+                *i += 1;
+                if index[w] == usize::MAX {
+                    index[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    work.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+            } else {
+                work.pop();
+                if let Some(&(parent, _)) = work.last() {
+                    low[parent] = low[parent].min(low[v]);
+                }
+                if low[v] == index[v] {
+                    let mut component = Vec::new();
+                    loop {
+                        let w = stack.pop().expect("tarjan stack");
+                        on_stack[w] = false;
+                        component.push(w);
+                        if w == v {
+                            break;
+                        }
+                    }
+                    if component.len() > 1 || callees[v].contains(&v) {
+                        result.extend(component.into_iter().map(|w| graphs[w].name.clone()));
+                    }
+                }
+            }
+        }
+    }
+    result
+}

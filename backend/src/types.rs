@@ -1,0 +1,207 @@
+//! The C structs of the program's container types.
+//!
+//! Every container starts with the GC header word `long gc_hdr`; the fields
+//! follow as `f_<name>` members in declaration order, so C's own alignment
+//! rules give exactly the offsets of `ContainerType::layout()` (checked by
+//! `_Static_assert`s in the generated file). A `GcArray` is `{ gc_hdr;
+//! f_length; items[] }`; a varsized `GcStruct` ends in the flexible array
+//! member `items[]`. Void fields and Void items take no space and have no member.
+
+use crate::names::{c_ident, comment_text, Namespace};
+use rpy_ir::lltype::{self, ContainerType, LowLevelType, TypeTable};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// The C type of a value of a low-level type (`void` for Void).
+pub fn c_type(t: &LowLevelType, types: &Types) -> String {
+    match t {
+        LowLevelType::Void => "void".into(),
+        LowLevelType::Signed => "long".into(),
+        LowLevelType::Unsigned => "unsigned long".into(),
+        LowLevelType::Float => "double".into(),
+        LowLevelType::Bool => "bool".into(),
+        LowLevelType::Char => "unsigned char".into(),
+        LowLevelType::Ptr(name) => format!("struct {} *", types.struct_tag(name)),
+    }
+}
+
+/// A C declaration of `name` with the type of `t` ("long v1", "struct S_x *v2").
+pub fn c_decl(t: &LowLevelType, name: &str, types: &Types) -> String {
+    let ct = c_type(t, types);
+    if ct.ends_with('*') {
+        format!("{ct}{name}")
+    } else {
+        format!("{ct} {name}")
+    }
+}
+
+/// The program's container types with their C names.
+pub struct Types {
+    /// The program's table plus the types the runtime needs.
+    pub table: TypeTable,
+    /// Type name -> C struct tag, for every type in the table and every other
+    /// name a pointer refers to (those stay incomplete C types).
+    tags: BTreeMap<String, String>,
+    /// Type name -> field name -> C member name.
+    members: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+impl Types {
+    /// Adds the runtime's types to `table` (failing when the program defines
+    /// one of their names differently) and names everything.
+    pub fn new(table: &TypeTable, other_names: &[String]) -> Result<Types, String> {
+        let mut table = table.clone();
+        let mut builtin = TypeTable::new();
+        builtin.insert(lltype::STR.into(), lltype::str_type());
+        lltype::add_list_type(&mut builtin, &LowLevelType::Ptr(lltype::STR.into()));
+        for (name, t) in builtin {
+            match table.get(&name) {
+                Some(existing) if *existing != t => {
+                    return Err(format!(
+                        "the type '{name}' is {existing}, but the runtime needs it to be {t}"
+                    ))
+                }
+                _ => {
+                    table.insert(name, t);
+                }
+            }
+        }
+        let mut ns = Namespace::default();
+        let mut tags = BTreeMap::new();
+        // The runtime's types first, so that they get their plain names.
+        let (list, array) = lltype::list_type_names(&LowLevelType::Ptr(lltype::STR.into()));
+        for name in [lltype::STR.to_string(), list, array]
+            .into_iter()
+            .chain(table.keys().cloned())
+            .chain(other_names.iter().cloned())
+        {
+            if let std::collections::btree_map::Entry::Vacant(e) = tags.entry(name) {
+                let tag = ns.fresh("S_", e.key());
+                e.insert(tag);
+            }
+        }
+        let mut members = BTreeMap::new();
+        for (name, t) in &table {
+            let mut fns = Namespace::default();
+            let mut m = BTreeMap::new();
+            match t {
+                ContainerType::GcStruct { fields, var_item } => {
+                    for (f, _) in fields {
+                        if m.contains_key(f) {
+                            return Err(format!("the type '{name}' has two fields named '{f}'"));
+                        }
+                        m.insert(f.clone(), fns.fresh("f_", f));
+                    }
+                    if var_item.is_some() && t.field_type("length") != Some(&LowLevelType::Signed) {
+                        return Err(format!(
+                            "the varsized type '{name}' needs a Signed field 'length'"
+                        ));
+                    }
+                }
+                ContainerType::GcArray { .. } => {
+                    m.insert("length".into(), "f_length".into());
+                }
+            }
+            members.insert(name.clone(), m);
+        }
+        Ok(Types {
+            table,
+            tags,
+            members,
+        })
+    }
+
+    pub fn struct_tag(&self, name: &str) -> String {
+        match self.tags.get(name) {
+            Some(t) => t.clone(),
+            None => format!("S_{}", c_ident(name)),
+        }
+    }
+
+    pub fn container(&self, name: &str) -> Option<&ContainerType> {
+        self.table.get(name)
+    }
+
+    /// The C member of field `field` of type `name`.
+    pub fn member(&self, name: &str, field: &str) -> Option<&str> {
+        self.members.get(name)?.get(field).map(|s| s.as_str())
+    }
+
+    /// Forward declarations of every struct, then the definitions of the
+    /// table's types with their layout checks, then the runtime's typedefs.
+    pub fn emit(&self, out: &mut String) {
+        out.push_str("/* ---- types ---- */\n\n");
+        for tag in self.tags.values() {
+            let _ = writeln!(out, "struct {tag};");
+        }
+        out.push('\n');
+        for (name, t) in &self.table {
+            self.emit_struct(out, name, t);
+        }
+        let (list, array) = lltype::list_type_names(&LowLevelType::Ptr(lltype::STR.into()));
+        let _ = writeln!(
+            out,
+            "typedef struct {} RPyString;\ntypedef struct {} RPyStrArray;\ntypedef struct {} RPyStrList;\n",
+            self.struct_tag(lltype::STR),
+            self.struct_tag(&array),
+            self.struct_tag(&list)
+        );
+    }
+
+    fn emit_struct(&self, out: &mut String, name: &str, t: &ContainerType) {
+        let tag = self.struct_tag(name);
+        let layout = t.layout();
+        let _ = writeln!(
+            out,
+            "/* {}: {} */",
+            comment_text(name),
+            comment_text(&t.to_string())
+        );
+        let _ = writeln!(out, "struct {tag} {{\n    long gc_hdr;");
+        let fields: Vec<(String, LowLevelType)> = match t {
+            ContainerType::GcStruct { fields, .. } => fields.clone(),
+            ContainerType::GcArray { .. } => vec![("length".into(), LowLevelType::Signed)],
+        };
+        for (f, ft) in &fields {
+            if *ft != LowLevelType::Void {
+                let member = self.member(name, f).unwrap_or("?");
+                let _ = writeln!(out, "    {};", c_decl(ft, member, self));
+            }
+        }
+        if let Some(item) = t.item_type() {
+            if *item != LowLevelType::Void {
+                let _ = writeln!(out, "    {};", c_decl(item, "items[]", self));
+            }
+        }
+        out.push_str("};\n");
+        let _ = writeln!(
+            out,
+            "_Static_assert(offsetof(struct {tag}, gc_hdr) == 0, \"layout\");"
+        );
+        for (f, ft) in &fields {
+            if *ft == LowLevelType::Void {
+                continue;
+            }
+            if let (Some(member), Some(off)) = (self.member(name, f), layout.offset_of(f)) {
+                let _ = writeln!(
+                    out,
+                    "_Static_assert(offsetof(struct {tag}, {member}) == {off}, \"layout\");"
+                );
+            }
+        }
+        if let (Some((off, size)), Some(item)) = (layout.items, t.item_type()) {
+            if *item != LowLevelType::Void {
+                let _ = writeln!(
+                    out,
+                    "_Static_assert(offsetof(struct {tag}, items) == {off}, \"layout\");\n\
+                     _Static_assert(sizeof(((struct {tag} *)0)->items[0]) == {size}, \"layout\");"
+                );
+            }
+        }
+        let _ = writeln!(
+            out,
+            "_Static_assert(sizeof(struct {tag}) == {}, \"layout\");\n",
+            layout.fixed_size
+        );
+    }
+}
