@@ -11,6 +11,15 @@
 //! constant becomes one prebuilt string object per distinct text), callee
 //! names become graph indices, field names become field indices. Calls push
 //! frames on an explicit stack, so deep recursion does not use the Rust stack.
+//!
+//! Where `eval_int` leaves an integer operation undefined, the interpreter
+//! does what the C runtime does: a zero divisor is a fatal ZeroDivisionError,
+//! `MIN / -1` wraps to MIN and `MIN % -1` is 0; a shift count outside 0..64 is
+//! an internal error. Reaching an except block is the C runtime's fatal
+//! "uncaught exception" error (exceptions are not implemented yet).
+//!
+//! Objects are reference-counted (`Rc<RefCell<Object>>`), not laid out in
+//! bytes: nothing is freed while reachable, and cycles are never freed.
 
 mod code;
 mod exec;
@@ -153,6 +162,8 @@ pub struct LlError {
     pub kind: LlErrorKind,
     /// The graphs on the call stack, outermost first (the last is `graph`).
     pub traceback: Vec<String>,
+    /// The operation that failed (`None` when following a block's exit).
+    pub op: Option<String>,
 }
 
 impl LlError {
@@ -212,10 +223,14 @@ impl<'p> LlInterpreter<'p> {
         match self.call(&entry, vec![list], out)? {
             LlValue::Signed(n) => Ok(n),
             other => Err(LlError {
-                message: format!("the entry point returned {} instead of Signed", other.kind()),
+                message: format!(
+                    "the entry point returned {} instead of Signed",
+                    other.kind()
+                ),
                 graph: entry.clone(),
                 kind: LlErrorKind::Internal,
                 traceback: vec![entry],
+                op: None,
             }),
         }
     }
@@ -233,6 +248,7 @@ impl<'p> LlInterpreter<'p> {
                 graph: graph.to_string(),
                 kind: LlErrorKind::Internal,
                 traceback: vec![],
+                op: None,
             });
         };
         exec::run(&self.code, index, args, out, self.max_depth)

@@ -7,8 +7,9 @@
 //! - `float_repr`: Python 3's `repr(float)` (= `str(float)`): the shortest
 //!   digits that round-trip, fixed notation for decimal exponents -4..=15,
 //!   otherwise `d.ddde+XX`.
-//! - `float_str_py2`: Python 2.7's `str(float)`: `'%.12g'`, with `.0` added
-//!   when the result looks like an integer.
+//! - `float_str_py2`: Python 2.7's `str(float)`: 12 significant digits like
+//!   `'%.12g'` but exponential from 1e11 on, with `.0` added when the result
+//!   looks like an integer.
 //! - `format_g`: C's `%.<p>g`, correctly rounded (half-even on the exact value).
 //! - `parse_int`: Python 3's `int(s)` in base 10: ASCII whitespace around an
 //!   optional sign and decimal digits, single `_` allowed between digits. A
@@ -42,10 +43,13 @@ pub fn float_repr(x: f64) -> String {
     s
 }
 
-/// Python 2.7 `str(x)` of a float: `'%.12g'`, plus `.0` when the result has no
-/// `.`, `e`, `n` or `i` in it.
+/// Python 2.7 `str(x)` of a float: 12 significant digits as `'%.12g'` lays
+/// them out, except that exponential notation starts one decimal exponent
+/// earlier (at 1e11, as CPython's `Py_DTSF_ADD_DOT_0` does: `str(1e11)` is
+/// `'1e+11'`, `str(12345678901.0)` is `'12345678901.0'`), and
+/// `.0` is added to a result that looks like an integer.
 pub fn float_str_py2(x: f64) -> String {
-    let mut s = format_g(x, 12);
+    let mut s = g_layout(x, 12, 11);
     if !s.contains(['.', 'e', 'n', 'i']) {
         s.push_str(".0");
     }
@@ -54,13 +58,19 @@ pub fn float_str_py2(x: f64) -> String {
 
 /// C's `printf("%.<precision>g", x)` (precision 0 counts as 1).
 pub fn format_g(x: f64, precision: usize) -> String {
+    let p = precision.max(1);
+    g_layout(x, p, p as i32)
+}
+
+/// `x` rounded to `p` significant digits, trailing zeros dropped, in
+/// exponential notation when its decimal exponent is < -4 or >= `exp_limit`.
+fn g_layout(x: f64, p: usize, exp_limit: i32) -> String {
     if x.is_nan() {
         return "nan".into();
     }
     if x.is_infinite() {
         return if x > 0.0 { "inf" } else { "-inf" }.into();
     }
-    let p = precision.max(1);
     // `{:.Ne}` rounds the exact binary value correctly (ties to even), giving
     // exactly `p` significant digits and the exponent after rounding.
     let (neg, digits, exp) = split_sci(&format!("{:.*e}", p - 1, x));
@@ -70,7 +80,7 @@ pub fn format_g(x: f64, precision: usize) -> String {
     }
     let digits = digits.trim_end_matches('0');
     let digits = if digits.is_empty() { "0" } else { digits };
-    if exp < -4 || exp >= p as i32 {
+    if exp < -4 || exp >= exp_limit {
         push_exponential(&mut s, digits, exp);
     } else {
         push_fixed(&mut s, digits, exp);
@@ -133,7 +143,10 @@ fn is_py_space(b: u8) -> bool {
 
 fn strip_py_space(s: &[u8]) -> &[u8] {
     let start = s.iter().position(|b| !is_py_space(*b)).unwrap_or(s.len());
-    let end = s.iter().rposition(|b| !is_py_space(*b)).map_or(start, |e| e + 1);
+    let end = s
+        .iter()
+        .rposition(|b| !is_py_space(*b))
+        .map_or(start, |e| e + 1);
     &s[start..end]
 }
 
@@ -317,6 +330,9 @@ mod tests {
         assert_eq!(float_str_py2(1e-5), "1e-05");
         assert_eq!(float_str_py2(1234567890123.0), "1.23456789012e+12");
         assert_eq!(float_str_py2(3.0), "3.0");
+        assert_eq!(float_str_py2(1e11), "1e+11");
+        assert_eq!(float_str_py2(12345678901.0), "12345678901.0");
+        assert_eq!(float_str_py2(123456789012.0), "1.23456789012e+11");
         assert_eq!(format_g(100.0, 12), "100");
         assert_eq!(format_g(0.0, 12), "0");
     }

@@ -1,0 +1,744 @@
+//! The interpreter's form of a program: graphs with variables turned into frame
+//! slots, constants into values, and every name (graph, type, field, runtime
+//! function) resolved to an index once, before anything runs.
+
+use super::runtime::Rt;
+use super::{Items, LlValue, ObjRef, Object};
+use rpy_ir::graph::{Arg, Constant, FunctionGraph, LowLevel, Program};
+use rpy_ir::llops::{self, Signature};
+use rpy_ir::lltype::{self, ContainerType, LowLevelType, TypeTable};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// One container type, as objects of it are laid out here.
+pub(crate) struct TypeInfo {
+    pub name: Rc<str>,
+    pub fields: Vec<(String, LowLevelType)>,
+    pub item: Option<LowLevelType>,
+    /// A `GcArray` (its `length` is its number of items, not a field).
+    pub is_array: bool,
+    /// For a varsized struct: its `length` field, set by `malloc_varsize`.
+    pub length_field: Option<usize>,
+}
+
+/// The program's container types plus the ones the runtime functions need
+/// (`rpy_string` and the list of strings), by index.
+pub(crate) struct Types {
+    pub list: Vec<TypeInfo>,
+    pub ids: HashMap<String, u32>,
+    pub str_ty: u32,
+    pub strlist_ty: u32,
+    pub strlist_length: Option<usize>,
+    pub strlist_items: Option<usize>,
+    pub strarray_ty: u32,
+}
+
+pub(crate) fn zero(t: &LowLevelType) -> LlValue {
+    match t {
+        LowLevelType::Void => LlValue::Void,
+        LowLevelType::Signed | LowLevelType::Unsigned => LlValue::Signed(0),
+        LowLevelType::Float => LlValue::Float(0.0),
+        LowLevelType::Bool => LlValue::Bool(false),
+        LowLevelType::Char => LlValue::Char(0),
+        LowLevelType::Ptr(_) => LlValue::Ptr(None),
+    }
+}
+
+impl Types {
+    fn build(table: &TypeTable) -> Types {
+        let mut table = table.clone();
+        table
+            .entry(lltype::STR.to_string())
+            .or_insert_with(lltype::str_type);
+        let str_ptr = LowLevelType::Ptr(lltype::STR.to_string());
+        let (list_name, array_name) = lltype::list_type_names(&str_ptr);
+        if !table.contains_key(&list_name) || !table.contains_key(&array_name) {
+            let mut extra = TypeTable::new();
+            lltype::add_list_type(&mut extra, &str_ptr);
+            for (k, v) in extra {
+                table.entry(k).or_insert(v);
+            }
+        }
+        let mut list = Vec::new();
+        let mut ids = HashMap::new();
+        for (name, ct) in &table {
+            let info = match ct {
+                ContainerType::GcStruct { fields, var_item } => TypeInfo {
+                    name: name.as_str().into(),
+                    fields: fields.clone(),
+                    item: var_item.clone(),
+                    is_array: false,
+                    length_field: var_item
+                        .as_ref()
+                        .and_then(|_| fields.iter().position(|(n, _)| n == "length")),
+                },
+                ContainerType::GcArray { item } => TypeInfo {
+                    name: name.as_str().into(),
+                    fields: Vec::new(),
+                    item: Some(item.clone()),
+                    is_array: true,
+                    length_field: None,
+                },
+            };
+            ids.insert(name.clone(), list.len() as u32);
+            list.push(info);
+        }
+        let field = |ty: u32, f: &str| -> Option<usize> {
+            list[ty as usize].fields.iter().position(|(n, _)| n == f)
+        };
+        let strlist_ty = ids[&list_name];
+        Types {
+            str_ty: ids[lltype::STR],
+            strlist_length: field(strlist_ty, "length"),
+            strlist_items: field(strlist_ty, "items"),
+            strlist_ty,
+            strarray_ty: ids[&array_name],
+            list,
+            ids,
+        }
+    }
+
+    /// A new zero-initialised object of type `ty` with `n` items (ignored for
+    /// fixed-size types).
+    pub fn malloc(&self, ty: u32, n: usize) -> ObjRef {
+        let info = &self.list[ty as usize];
+        let mut fields: Vec<LlValue> = info.fields.iter().map(|(_, t)| zero(t)).collect();
+        let items = match &info.item {
+            None => Items::None,
+            Some(LowLevelType::Char) => Items::Bytes(vec![0; n]),
+            Some(t) => Items::Values(vec![zero(t); n]),
+        };
+        if let Some(l) = info.length_field {
+            fields[l] = LlValue::Signed(n as i64);
+        }
+        Rc::new(RefCell::new(Object {
+            type_name: info.name.clone(),
+            fields,
+            items,
+            ty,
+        }))
+    }
+
+    pub fn new_string(&self, bytes: Vec<u8>) -> ObjRef {
+        let obj = self.malloc(self.str_ty, 0);
+        {
+            let mut o = obj.borrow_mut();
+            if let Some(l) = self.list[self.str_ty as usize].length_field {
+                o.fields[l] = LlValue::Signed(bytes.len() as i64);
+            }
+            o.items = Items::Bytes(bytes);
+        }
+        obj
+    }
+
+    pub fn new_str_list(&self, strs: Vec<LlValue>) -> ObjRef {
+        let list = self.malloc(self.strlist_ty, 0);
+        let array = self.malloc(self.strarray_ty, 0);
+        let n = strs.len() as i64;
+        array.borrow_mut().items = Items::Values(strs);
+        {
+            let mut l = list.borrow_mut();
+            if let Some(f) = self.strlist_length {
+                l.fields[f] = LlValue::Signed(n);
+            }
+            if let Some(f) = self.strlist_items {
+                l.fields[f] = LlValue::Ptr(Some(array));
+            }
+        }
+        list
+    }
+}
+
+/// An operation or link argument.
+pub(crate) enum Operand {
+    Slot(u32),
+    Const(LlValue),
+}
+
+#[derive(Clone, Copy)]
+pub(crate) enum Cmp {
+    Lt,
+    Le,
+    Eq,
+    Ne,
+    Gt,
+    Ge,
+}
+
+impl Cmp {
+    fn from_suffix(s: &str) -> Option<Cmp> {
+        Some(match s {
+            "lt" => Cmp::Lt,
+            "le" => Cmp::Le,
+            "eq" => Cmp::Eq,
+            "ne" => Cmp::Ne,
+            "gt" => Cmp::Gt,
+            "ge" => Cmp::Ge,
+            _ => return None,
+        })
+    }
+
+    pub fn apply<T: PartialOrd>(self, a: T, b: T) -> bool {
+        match self {
+            Cmp::Lt => a < b,
+            Cmp::Le => a <= b,
+            Cmp::Eq => a == b,
+            Cmp::Ne => a != b,
+            Cmp::Gt => a > b,
+            Cmp::Ge => a >= b,
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+pub(crate) enum FloatBin {
+    Add,
+    Sub,
+    Mul,
+    TrueDiv,
+    PyDiv,
+    PyMod,
+}
+
+/// A field of a struct, or the length of a `GcArray`.
+#[derive(Clone, Copy)]
+pub(crate) enum FieldRef {
+    Index(usize),
+    ArrayLength,
+}
+
+/// What an operation does; its value arguments are in `Op::args` (type and
+/// field names are resolved into the kind and are not among them).
+pub(crate) enum OpKind {
+    /// Through `llops::eval_int`; the result is Bool when `bool_result`.
+    Int {
+        name: &'static str,
+        bool_result: bool,
+    },
+    FloatBin(FloatBin),
+    FloatNeg,
+    FloatAbs,
+    FloatCmp(Cmp),
+    FloatIsTrue,
+    CastBoolToFloat,
+    CastIntToFloat,
+    CastFloatToInt,
+    CastCharToInt,
+    CastIntToChar,
+    CharCmp(Cmp),
+    SameAs,
+    Malloc(u32),
+    /// args: [n]
+    MallocVarsize(u32),
+    /// args: [p]
+    GetField(u32, FieldRef),
+    /// args: [p, v]
+    SetField(u32, FieldRef),
+    /// args: [p, i]
+    GetArrayItem(u32),
+    /// args: [p, i, v]
+    SetArrayItem(u32),
+    /// args: [p]
+    GetArraySize(u32),
+    /// A graph, by index; args: the call's arguments.
+    Call(u32),
+    Builtin(Rt),
+    /// The operation could not be prepared; running it is an internal error.
+    Error(String),
+}
+
+pub(crate) struct Op {
+    pub kind: OpKind,
+    pub args: Vec<Operand>,
+    pub result: u32,
+    pub opname: String,
+}
+
+pub(crate) struct CLink {
+    pub args: Vec<Operand>,
+    pub target: u32,
+    /// The target is the except block: following the link is an uncaught
+    /// exception.
+    pub raises: bool,
+}
+
+pub(crate) enum Exit {
+    Goto(CLink),
+    /// On a Bool (0/1), Signed or Char value.
+    Switch {
+        on: Operand,
+        cases: Vec<(i64, CLink)>,
+        default: Option<CLink>,
+    },
+    /// The return block: the value in `slot` is the result.
+    Return(u32),
+    /// The except block.
+    Raise,
+    Error(String),
+}
+
+pub(crate) struct CBlock {
+    pub inputargs: Vec<u32>,
+    pub ops: Vec<Op>,
+    pub exit: Exit,
+}
+
+pub(crate) struct CGraph {
+    pub name: String,
+    pub nslots: usize,
+    pub start: u32,
+    pub blocks: Vec<CBlock>,
+}
+
+impl CGraph {
+    pub fn params(&self) -> &[u32] {
+        &self.blocks[self.start as usize].inputargs
+    }
+}
+
+pub(crate) struct Code {
+    pub graphs: Vec<CGraph>,
+    pub by_name: HashMap<String, u32>,
+    pub types: Types,
+}
+
+struct Builder<'a> {
+    program: &'a Program<LowLevel>,
+    types: &'a Types,
+    by_name: &'a HashMap<String, u32>,
+    strings: HashMap<String, ObjRef>,
+}
+
+impl Code {
+    pub fn build(program: &Program<LowLevel>) -> Code {
+        let types = Types::build(&program.types);
+        let mut by_name = HashMap::new();
+        for (i, g) in program.graphs.iter().enumerate() {
+            by_name.entry(g.name.clone()).or_insert(i as u32);
+        }
+        let mut b = Builder {
+            program,
+            types: &types,
+            by_name: &by_name,
+            strings: HashMap::new(),
+        };
+        let graphs = program.graphs.iter().map(|g| b.graph(g)).collect();
+        Code {
+            graphs,
+            by_name,
+            types,
+        }
+    }
+}
+
+impl Builder<'_> {
+    fn graph(&mut self, g: &FunctionGraph<LowLevel>) -> CGraph {
+        let blocks = (0..g.blocks.len())
+            .map(|i| self.block(g, i as u32))
+            .collect();
+        CGraph {
+            name: g.name.clone(),
+            nslots: g.vars.len(),
+            start: g.startblock.0,
+            blocks,
+        }
+    }
+
+    fn block(&mut self, g: &FunctionGraph<LowLevel>, index: u32) -> CBlock {
+        let block = &g.blocks[index as usize];
+        let ops = block.operations.iter().map(|op| self.op(g, op)).collect();
+        let exit = if index == g.returnblock.0 {
+            match block.inputargs.first() {
+                Some(v) => Exit::Return(v.0),
+                None => Exit::Error("the return block has no input argument".into()),
+            }
+        } else if index == g.exceptblock.0 {
+            Exit::Raise
+        } else {
+            self.exit(g, block).unwrap_or_else(Exit::Error)
+        };
+        CBlock {
+            inputargs: block.inputargs.iter().map(|v| v.0).collect(),
+            ops,
+            exit,
+        }
+    }
+
+    fn exit(
+        &mut self,
+        g: &FunctionGraph<LowLevel>,
+        block: &rpy_ir::graph::Block,
+    ) -> Result<Exit, String> {
+        let mut link = |l: &rpy_ir::graph::Link| -> Result<CLink, String> {
+            let target = g
+                .blocks
+                .get(l.target.0 as usize)
+                .ok_or_else(|| format!("a link goes to the missing block {}", l.target.0))?;
+            if target.inputargs.len() != l.args.len() {
+                return Err(format!(
+                    "a link passes {} values to a block taking {}",
+                    l.args.len(),
+                    target.inputargs.len()
+                ));
+            }
+            let args = l
+                .args
+                .iter()
+                .zip(&target.inputargs)
+                .map(|(a, v)| self.operand(g, a, Some(g.info(*v))))
+                .collect::<Result<_, _>>()?;
+            let raises = l.target == g.exceptblock;
+            Ok(CLink {
+                args,
+                target: l.target.0,
+                raises,
+            })
+        };
+        match &block.exitswitch {
+            None => match block.exits.as_slice() {
+                [l] => Ok(Exit::Goto(link(l)?)),
+                [] => Err("a block without exits".into()),
+                _ => Err("a block with several exits and no exitswitch".into()),
+            },
+            Some(sw) => {
+                let mut cases = Vec::new();
+                let mut default = None;
+                for l in &block.exits {
+                    let key = match &l.exitcase {
+                        Some(Constant::Bool(b)) => *b as i64,
+                        Some(Constant::Int(n)) => *n,
+                        Some(Constant::Char(c)) => *c as i64,
+                        Some(Constant::Str(s)) if s.len() == 1 => s.as_bytes()[0] as i64,
+                        Some(Constant::Name(n)) if n == "default" => {
+                            default = Some(link(l)?);
+                            continue;
+                        }
+                        other => return Err(format!("unsupported exitcase {other:?}")),
+                    };
+                    cases.push((key, link(l)?));
+                }
+                let on = self.operand(g, sw, None)?;
+                Ok(Exit::Switch { on, cases, default })
+            }
+        }
+    }
+
+    /// The value of a constant, shaped by the type expected where it is used
+    /// (constants carry no type: `Int(1)` may stand for a Bool or a Float).
+    fn constant(&mut self, c: &Constant, hint: Option<&LowLevelType>) -> Result<LlValue, String> {
+        use LowLevelType as T;
+        Ok(match (c, hint) {
+            (Constant::Int(n), Some(T::Float)) => LlValue::Float(*n as f64),
+            (Constant::Int(n), Some(T::Bool)) => LlValue::Bool(*n != 0),
+            (Constant::Int(n), Some(T::Char)) if (0..256).contains(n) => LlValue::Char(*n as u8),
+            (Constant::Int(n), _) => LlValue::Signed(*n),
+            (Constant::Float(x), _) => LlValue::Float(*x),
+            (Constant::Bool(b), Some(T::Signed)) => LlValue::Signed(*b as i64),
+            (Constant::Bool(b), _) => LlValue::Bool(*b),
+            (Constant::Char(c), Some(T::Signed)) => LlValue::Signed(*c as i64),
+            (Constant::Char(c), _) => LlValue::Char(*c),
+            // As the rtyper reads a one-character string as a Char.
+            (Constant::Str(s), Some(T::Char)) if s.chars().count() == 1 => {
+                LlValue::Char(s.chars().next().map_or(0, |c| c as u32 as u8))
+            }
+            (Constant::Str(s), _) => {
+                let types = self.types;
+                let obj = self
+                    .strings
+                    .entry(s.clone())
+                    .or_insert_with(|| types.new_string(s.as_bytes().to_vec()));
+                LlValue::Ptr(Some(obj.clone()))
+            }
+            (Constant::None, Some(T::Void)) => LlValue::Void,
+            (Constant::None, _) => LlValue::Ptr(None),
+            (_, Some(T::Void)) => LlValue::Void,
+            (other, _) => return Err(format!("the constant {other:?} is not a value")),
+        })
+    }
+
+    fn operand(
+        &mut self,
+        g: &FunctionGraph<LowLevel>,
+        a: &Arg,
+        hint: Option<&LowLevelType>,
+    ) -> Result<Operand, String> {
+        match a {
+            Arg::Var(v) if (v.0 as usize) < g.vars.len() => Ok(Operand::Slot(v.0)),
+            Arg::Var(v) => Err(format!("unknown variable v{}", v.0)),
+            Arg::Const(c) => Ok(Operand::Const(self.constant(c, hint)?)),
+        }
+    }
+
+    fn op(&mut self, g: &FunctionGraph<LowLevel>, op: &rpy_ir::graph::SpaceOperation) -> Op {
+        let mut args = Vec::new();
+        let kind = self.op_kind(g, op, &mut args).unwrap_or_else(OpKind::Error);
+        Op {
+            kind,
+            args,
+            result: op.result.0,
+            opname: op.opname.clone(),
+        }
+    }
+
+    /// The container type a pointer argument points to.
+    fn ptr_type(&self, g: &FunctionGraph<LowLevel>, a: &Arg) -> Result<u32, String> {
+        match a {
+            Arg::Var(v) => match g.vars.get(v.0 as usize).map(|d| &d.info) {
+                Some(LowLevelType::Ptr(name)) => self.type_id(name),
+                Some(other) => Err(format!(
+                    "expected a pointer, got a variable of type {other}"
+                )),
+                None => Err(format!("unknown variable v{}", v.0)),
+            },
+            Arg::Const(c) => Err(format!(
+                "expected a pointer variable, got the constant {c:?}"
+            )),
+        }
+    }
+
+    fn type_id(&self, name: &str) -> Result<u32, String> {
+        self.types
+            .ids
+            .get(name)
+            .copied()
+            .ok_or_else(|| format!("unknown container type '{name}'"))
+    }
+
+    fn name_arg<'a>(&self, a: Option<&'a Arg>) -> Result<&'a str, String> {
+        match a {
+            Some(Arg::Const(Constant::Name(n))) => Ok(n),
+            other => Err(format!("expected a Name constant, got {other:?}")),
+        }
+    }
+
+    fn field(&self, ty: u32, name: &str) -> Result<(FieldRef, LowLevelType), String> {
+        let info = &self.types.list[ty as usize];
+        if info.is_array && name == "length" {
+            return Ok((FieldRef::ArrayLength, LowLevelType::Signed));
+        }
+        info.fields
+            .iter()
+            .position(|(n, _)| n == name)
+            .map(|i| (FieldRef::Index(i), info.fields[i].1.clone()))
+            .ok_or_else(|| format!("type '{}' has no field '{name}'", info.name))
+    }
+
+    fn item_type(&self, ty: u32) -> Result<LowLevelType, String> {
+        let info = &self.types.list[ty as usize];
+        info.item
+            .clone()
+            .ok_or_else(|| format!("type '{}' has no items", info.name))
+    }
+
+    fn op_kind(
+        &mut self,
+        g: &FunctionGraph<LowLevel>,
+        op: &rpy_ir::graph::SpaceOperation,
+        args: &mut Vec<Operand>,
+    ) -> Result<OpKind, String> {
+        use LowLevelType as T;
+        let name = op.opname.as_str();
+        let ll = llops::lookup(name).ok_or_else(|| format!("unknown operation '{name}'"))?;
+        let a = &op.args;
+        let arity = |n: usize| -> Result<(), String> {
+            if a.len() == n {
+                Ok(())
+            } else {
+                Err(format!("{name} takes {n} arguments, got {}", a.len()))
+            }
+        };
+        // Plain operations: every argument has the signature's type.
+        let plain = |kind: OpKind, n: usize, t: T| (kind, n, t);
+        let simple = match &ll.sig {
+            Signature::IntBinary => Some(plain(
+                OpKind::Int {
+                    name: ll.name,
+                    bool_result: false,
+                },
+                2,
+                T::Signed,
+            )),
+            Signature::IntUnary => Some(plain(
+                OpKind::Int {
+                    name: ll.name,
+                    bool_result: false,
+                },
+                1,
+                T::Signed,
+            )),
+            Signature::IntCompare => Some(plain(
+                OpKind::Int {
+                    name: ll.name,
+                    bool_result: true,
+                },
+                2,
+                T::Signed,
+            )),
+            Signature::FloatBinary => {
+                let f = match name {
+                    "float_add" => FloatBin::Add,
+                    "float_sub" => FloatBin::Sub,
+                    "float_mul" => FloatBin::Mul,
+                    "float_truediv" => FloatBin::TrueDiv,
+                    "float_py_div" => FloatBin::PyDiv,
+                    "float_py_mod" => FloatBin::PyMod,
+                    _ => return Err(format!("operation '{name}' is not implemented")),
+                };
+                Some(plain(OpKind::FloatBin(f), 2, T::Float))
+            }
+            Signature::FloatUnary => {
+                let k = match name {
+                    "float_neg" => OpKind::FloatNeg,
+                    "float_abs" => OpKind::FloatAbs,
+                    _ => return Err(format!("operation '{name}' is not implemented")),
+                };
+                Some(plain(k, 1, T::Float))
+            }
+            Signature::FloatCompare => {
+                let c = name
+                    .strip_prefix("float_")
+                    .and_then(Cmp::from_suffix)
+                    .ok_or_else(|| format!("operation '{name}' is not implemented"))?;
+                Some(plain(OpKind::FloatCmp(c), 2, T::Float))
+            }
+            Signature::CharCompare => {
+                let c = name
+                    .strip_prefix("char_")
+                    .and_then(Cmp::from_suffix)
+                    .ok_or_else(|| format!("operation '{name}' is not implemented"))?;
+                Some(plain(OpKind::CharCmp(c), 2, T::Char))
+            }
+            Signature::Cast(from, to) => {
+                let k = match (from, to) {
+                    (T::Signed | T::Bool, T::Signed | T::Bool) => OpKind::Int {
+                        name: ll.name,
+                        bool_result: *to == T::Bool,
+                    },
+                    (T::Bool, T::Float) => OpKind::CastBoolToFloat,
+                    (T::Signed, T::Float) => OpKind::CastIntToFloat,
+                    (T::Float, T::Signed) => OpKind::CastFloatToInt,
+                    (T::Char, T::Signed) => OpKind::CastCharToInt,
+                    (T::Signed, T::Char) => OpKind::CastIntToChar,
+                    (T::Float, T::Bool) => OpKind::FloatIsTrue,
+                    _ => return Err(format!("operation '{name}' is not implemented")),
+                };
+                Some(plain(k, 1, from.clone()))
+            }
+            Signature::Special => None,
+        };
+        if let Some((kind, n, t)) = simple {
+            arity(n)?;
+            for x in a {
+                args.push(self.operand(g, x, Some(&t))?);
+            }
+            return Ok(kind);
+        }
+        match name {
+            "same_as" => {
+                arity(1)?;
+                let t = g.vars.get(op.result.0 as usize).map(|d| d.info.clone());
+                args.push(self.operand(g, &a[0], t.as_ref())?);
+                Ok(OpKind::SameAs)
+            }
+            "malloc" => {
+                arity(1)?;
+                let ty = self.type_id(self.name_arg(a.first())?)?;
+                if self.types.list[ty as usize].item.is_some() {
+                    return Err(format!(
+                        "malloc of the varsized type '{}'",
+                        self.types.list[ty as usize].name
+                    ));
+                }
+                Ok(OpKind::Malloc(ty))
+            }
+            "malloc_varsize" => {
+                arity(2)?;
+                let ty = self.type_id(self.name_arg(a.first())?)?;
+                self.item_type(ty)?;
+                args.push(self.operand(g, &a[1], Some(&T::Signed))?);
+                Ok(OpKind::MallocVarsize(ty))
+            }
+            "getfield" | "setfield" => {
+                arity(if name == "getfield" { 2 } else { 3 })?;
+                let ty = self.ptr_type(g, &a[0])?;
+                let (field, ft) = self.field(ty, self.name_arg(a.get(1))?)?;
+                args.push(self.operand(g, &a[0], None)?);
+                if name == "getfield" {
+                    Ok(OpKind::GetField(ty, field))
+                } else {
+                    if matches!(field, FieldRef::ArrayLength) {
+                        return Err("setfield of an array's length".into());
+                    }
+                    args.push(self.operand(g, &a[2], Some(&ft))?);
+                    Ok(OpKind::SetField(ty, field))
+                }
+            }
+            "getarrayitem" | "setarrayitem" => {
+                arity(if name == "getarrayitem" { 2 } else { 3 })?;
+                let ty = self.ptr_type(g, &a[0])?;
+                let it = self.item_type(ty)?;
+                args.push(self.operand(g, &a[0], None)?);
+                args.push(self.operand(g, &a[1], Some(&T::Signed))?);
+                if name == "getarrayitem" {
+                    Ok(OpKind::GetArrayItem(ty))
+                } else {
+                    args.push(self.operand(g, &a[2], Some(&it))?);
+                    Ok(OpKind::SetArrayItem(ty))
+                }
+            }
+            "getarraysize" => {
+                arity(1)?;
+                let ty = self.ptr_type(g, &a[0])?;
+                self.item_type(ty)?;
+                args.push(self.operand(g, &a[0], None)?);
+                Ok(OpKind::GetArraySize(ty))
+            }
+            "direct_call" => {
+                match a.first() {
+                    Some(Arg::Const(Constant::Func(f))) => {
+                        let &index = self
+                            .by_name
+                            .get(f)
+                            .ok_or_else(|| format!("call of the unknown graph '{f}'"))?;
+                        let callee = &self.program.graphs[index as usize];
+                        let params = callee.params();
+                        if params.len() != a.len() - 1 {
+                            return Err(format!(
+                                "'{f}' takes {} arguments, the call passes {}",
+                                params.len(),
+                                a.len() - 1
+                            ));
+                        }
+                        for (x, p) in a[1..].iter().zip(params) {
+                            args.push(self.operand(g, x, Some(callee.info(*p)))?);
+                        }
+                        Ok(OpKind::Call(index))
+                    }
+                    Some(Arg::Const(Constant::Builtin(b))) => {
+                        let rt = Rt::from_name(b).ok_or_else(|| {
+                        format!("the runtime function '{b}' is not implemented by the LLInterpreter")
+                    })?;
+                        let sig = llops::runtime_func(b)
+                            .ok_or_else(|| format!("unknown runtime function '{b}'"))?;
+                        if sig.args.len() != a.len() - 1 {
+                            return Err(format!(
+                                "'{b}' takes {} arguments, the call passes {}",
+                                sig.args.len(),
+                                a.len() - 1
+                            ));
+                        }
+                        for (x, t) in a[1..].iter().zip(sig.args) {
+                            args.push(self.operand(g, x, Some(&t.lltype()))?);
+                        }
+                        Ok(OpKind::Builtin(rt))
+                    }
+                    other => Err(format!(
+                        "direct_call needs a Func or Builtin constant first, got {other:?}"
+                    )),
+                }
+            }
+            _ => Err(format!("operation '{name}' is not implemented")),
+        }
+    }
+}

@@ -1,0 +1,479 @@
+//! The interpreter loop: frames on an explicit stack, one operation at a time.
+
+use super::code::{Cmp, Code, Exit, FieldRef, FloatBin, Op, OpKind, Operand, Types};
+use super::runtime;
+use super::{Items, LlError, LlErrorKind, LlValue, ObjRef};
+use rpy_ir::llops;
+use rpy_ir::lltype::LowLevelType;
+use std::io::Write;
+
+/// Why an operation failed: an RPython-level fatal error (the full stderr
+/// text) or an internal one (a malformed program).
+pub(crate) enum Fail {
+    Fatal(String),
+    Internal(String),
+}
+
+struct Frame {
+    graph: u32,
+    block: u32,
+    /// The next operation of `block` to run; while a call is in progress, the
+    /// call itself (its result slot receives the callee's return value).
+    pc: u32,
+    slots: Vec<LlValue>,
+}
+
+/// At most this many emptied slot vectors are kept for reuse.
+const POOL_LIMIT: usize = 256;
+
+pub(crate) fn run(
+    code: &Code,
+    graph: u32,
+    args: Vec<LlValue>,
+    out: &mut dyn Write,
+    max_depth: usize,
+) -> Result<LlValue, LlError> {
+    let g = &code.graphs[graph as usize];
+    let internal = |message: String| LlError {
+        message,
+        graph: g.name.clone(),
+        kind: LlErrorKind::Internal,
+        traceback: vec![g.name.clone()],
+        op: None,
+    };
+    if args.len() != g.params().len() {
+        return Err(internal(format!(
+            "'{}' takes {} arguments, got {}",
+            g.name,
+            g.params().len(),
+            args.len()
+        )));
+    }
+    let mut slots = vec![LlValue::Void; g.nslots];
+    for (v, p) in args.into_iter().zip(g.params()) {
+        slots[*p as usize] = v;
+    }
+    let mut frames = vec![Frame {
+        graph,
+        block: g.start,
+        pc: 0,
+        slots,
+    }];
+    execute(code, &mut frames, out, max_depth).map_err(|fail| {
+        let traceback: Vec<String> = frames
+            .iter()
+            .map(|f| code.graphs[f.graph as usize].name.clone())
+            .collect();
+        // Where it stopped: an operation, or the exit of a block.
+        let (op, place) = frames.last().map_or((None, String::new()), |f| {
+            let block = &code.graphs[f.graph as usize].blocks[f.block as usize];
+            match block.ops.get(f.pc as usize) {
+                Some(op) => (
+                    Some(op.opname.clone()),
+                    format!(" (block {}, operation {})", f.block, op.opname),
+                ),
+                None => (None, format!(" (block {}, exit)", f.block)),
+            }
+        });
+        let (kind, message) = match fail {
+            Fail::Fatal(m) => (LlErrorKind::Fatal, m),
+            Fail::Internal(m) => (LlErrorKind::Internal, m + &place),
+        };
+        LlError {
+            message,
+            graph: traceback.last().cloned().unwrap_or_default(),
+            kind,
+            traceback,
+            op,
+        }
+    })
+}
+
+#[inline]
+fn get<'a>(slots: &'a [LlValue], a: &'a Operand) -> &'a LlValue {
+    match a {
+        Operand::Slot(i) => &slots[*i as usize],
+        Operand::Const(v) => v,
+    }
+}
+
+fn execute(
+    code: &Code,
+    frames: &mut Vec<Frame>,
+    out: &mut dyn Write,
+    max_depth: usize,
+) -> Result<LlValue, Fail> {
+    let mut pool: Vec<Vec<LlValue>> = Vec::new();
+    let mut scratch: Vec<LlValue> = Vec::new();
+    loop {
+        let depth = frames.len();
+        let frame = frames.last_mut().expect("a frame");
+        let g = &code.graphs[frame.graph as usize];
+        let block = &g.blocks[frame.block as usize];
+        let mut call = None;
+        while let Some(op) = block.ops.get(frame.pc as usize) {
+            if let OpKind::Call(callee) = op.kind {
+                call = Some((callee, op));
+                break;
+            }
+            let v = exec_op(op, &frame.slots, &code.types, out)?;
+            frame.slots[op.result as usize] = v;
+            frame.pc += 1;
+        }
+        if let Some((callee, op)) = call {
+            if depth >= max_depth {
+                return Err(Fail::Fatal(
+                    "fatal RPython error: RecursionError: maximum recursion depth exceeded".into(),
+                ));
+            }
+            let cg = &code.graphs[callee as usize];
+            let mut slots = pool.pop().unwrap_or_default();
+            slots.resize(cg.nslots, LlValue::Void);
+            for (a, p) in op.args.iter().zip(cg.params()) {
+                slots[*p as usize] = get(&frame.slots, a).clone();
+            }
+            frames.push(Frame {
+                graph: callee,
+                block: cg.start,
+                pc: 0,
+                slots,
+            });
+            continue;
+        }
+        let link = match &block.exit {
+            Exit::Goto(l) => l,
+            Exit::Switch { on, cases, default } => {
+                let key = switch_key(get(&frame.slots, on))?;
+                match cases.iter().find(|(k, _)| *k == key) {
+                    Some((_, l)) => l,
+                    None => default.as_ref().ok_or_else(|| {
+                        Fail::Internal(format!(
+                            "no exit of a block in {} matches the value {key}",
+                            g.name
+                        ))
+                    })?,
+                }
+            }
+            Exit::Return(slot) => {
+                let v = std::mem::replace(&mut frame.slots[*slot as usize], LlValue::Void);
+                let mut done = frames.pop().expect("a frame").slots;
+                if pool.len() < POOL_LIMIT {
+                    done.clear();
+                    pool.push(done);
+                }
+                match frames.last_mut() {
+                    None => return Ok(v),
+                    Some(caller) => {
+                        let cg = &code.graphs[caller.graph as usize];
+                        let op = &cg.blocks[caller.block as usize].ops[caller.pc as usize];
+                        caller.slots[op.result as usize] = v;
+                        caller.pc += 1;
+                    }
+                }
+                continue;
+            }
+            Exit::Raise => return Err(uncaught(&g.name)),
+            Exit::Error(m) => return Err(Fail::Internal(m.clone())),
+        };
+        if link.raises {
+            return Err(uncaught(&g.name));
+        }
+        // Parallel assignment: read every argument before binding any.
+        scratch.clear();
+        scratch.extend(link.args.iter().map(|a| get(&frame.slots, a).clone()));
+        let target = &g.blocks[link.target as usize];
+        for (v, ia) in scratch.drain(..).zip(&target.inputargs) {
+            frame.slots[*ia as usize] = v;
+        }
+        frame.block = link.target;
+        frame.pc = 0;
+    }
+}
+
+/// The C runtime's message for an exception that reaches the except block
+/// (exceptions are not implemented yet: raising is fatal).
+fn uncaught(graph: &str) -> Fail {
+    Fail::Fatal(format!(
+        "fatal RPython error: uncaught exception: an exception escaped from {graph}"
+    ))
+}
+
+fn switch_key(v: &LlValue) -> Result<i64, Fail> {
+    match v {
+        LlValue::Bool(b) => Ok(*b as i64),
+        LlValue::Signed(n) => Ok(*n),
+        LlValue::Char(c) => Ok(*c as i64),
+        other => Err(Fail::Internal(format!(
+            "cannot switch on a {} value",
+            other.kind()
+        ))),
+    }
+}
+
+fn mismatch(op: &Op, want: &str, got: &LlValue) -> Fail {
+    Fail::Internal(format!("{} expects {want}, got {}", op.opname, got.kind()))
+}
+
+fn int_arg(op: &Op, v: &LlValue) -> Result<i64, Fail> {
+    match v {
+        LlValue::Signed(n) => Ok(*n),
+        LlValue::Bool(b) => Ok(*b as i64),
+        other => Err(mismatch(op, "Signed or Bool", other)),
+    }
+}
+
+fn float_arg(op: &Op, v: &LlValue) -> Result<f64, Fail> {
+    match v {
+        LlValue::Float(x) => Ok(*x),
+        other => Err(mismatch(op, "Float", other)),
+    }
+}
+
+fn char_arg(op: &Op, v: &LlValue) -> Result<u8, Fail> {
+    match v {
+        LlValue::Char(c) => Ok(*c),
+        other => Err(mismatch(op, "Char", other)),
+    }
+}
+
+fn obj_arg<'a>(op: &Op, v: &'a LlValue) -> Result<&'a ObjRef, Fail> {
+    match v {
+        LlValue::Ptr(Some(o)) => Ok(o),
+        LlValue::Ptr(None) => Err(Fail::Internal(format!(
+            "null pointer dereference in {}",
+            op.opname
+        ))),
+        other => Err(mismatch(op, "Ptr", other)),
+    }
+}
+
+/// Checks that `obj` has the type the operation was prepared for.
+fn check_type(op: &Op, obj: &super::Object, ty: u32, types: &Types) -> Result<(), Fail> {
+    if obj.ty == ty {
+        Ok(())
+    } else {
+        Err(Fail::Internal(format!(
+            "{} expects a '{}' object, got a '{}'",
+            op.opname, types.list[ty as usize].name, obj.type_name
+        )))
+    }
+}
+
+/// Whether `v` may be stored in a place of type `t`.
+fn fits(v: &LlValue, t: &LowLevelType) -> bool {
+    use LowLevelType as T;
+    matches!(
+        (v, t),
+        (LlValue::Void, T::Void)
+            | (LlValue::Signed(_), T::Signed | T::Unsigned)
+            | (LlValue::Float(_), T::Float)
+            | (LlValue::Bool(_), T::Bool)
+            | (LlValue::Char(_), T::Char)
+            | (LlValue::Ptr(_), T::Ptr(_))
+    )
+}
+
+fn store_check(op: &Op, v: &LlValue, t: &LowLevelType) -> Result<(), Fail> {
+    if fits(v, t) {
+        Ok(())
+    } else {
+        Err(mismatch(op, &format!("a {t} value"), v))
+    }
+}
+
+fn array_index(op: &Op, i: i64, len: usize) -> Result<usize, Fail> {
+    if (0..len as i64).contains(&i) {
+        Ok(i as usize)
+    } else {
+        Err(Fail::Internal(format!(
+            "{}: index {i} out of bounds for {len} items",
+            op.opname
+        )))
+    }
+}
+
+/// An integer operation `eval_int` leaves undefined. Division by zero is
+/// Python's ZeroDivisionError (as the C runtime reports it); `MIN / -1` wraps
+/// to MIN and `MIN % -1` is 0, as in the C runtime; anything else (a shift
+/// count outside 0..64) is an internal error naming the operation.
+fn undefined(op: &Op, name: &str, args: &[i64]) -> Result<i64, Fail> {
+    let division = matches!(
+        name,
+        "int_floordiv" | "int_mod" | "int_py_div" | "int_py_mod"
+    );
+    match args {
+        [_, 0] if division => Err(Fail::Fatal(
+            "fatal RPython error: ZeroDivisionError: integer division or modulo by zero".into(),
+        )),
+        [x, -1] if division => Ok(if name.ends_with("div") {
+            x.wrapping_neg()
+        } else {
+            0
+        }),
+        _ => {
+            let list: Vec<String> = args.iter().map(i64::to_string).collect();
+            Err(Fail::Internal(format!(
+                "{}({}) is undefined",
+                op.opname,
+                list.join(", ")
+            )))
+        }
+    }
+}
+
+fn py_fmod(x: f64, y: f64) -> f64 {
+    let m = x % y;
+    if m != 0.0 {
+        if (y < 0.0) != (m < 0.0) {
+            m + y
+        } else {
+            m
+        }
+    } else {
+        0.0f64.copysign(y)
+    }
+}
+
+fn exec_op(
+    op: &Op,
+    slots: &[LlValue],
+    types: &Types,
+    out: &mut dyn Write,
+) -> Result<LlValue, Fail> {
+    let arg = |i: usize| get(slots, &op.args[i]);
+    Ok(match &op.kind {
+        OpKind::Int { name, bool_result } => {
+            let mut v = [0i64; 2];
+            let n = op.args.len();
+            for (slot, a) in v.iter_mut().zip(&op.args) {
+                *slot = int_arg(op, get(slots, a))?;
+            }
+            let r = match llops::eval_int(name, &v[..n]) {
+                Some(r) => r,
+                None => undefined(op, name, &v[..n])?,
+            };
+            if *bool_result {
+                LlValue::Bool(r != 0)
+            } else {
+                LlValue::Signed(r)
+            }
+        }
+        OpKind::FloatBin(f) => {
+            let x = float_arg(op, arg(0))?;
+            let y = float_arg(op, arg(1))?;
+            LlValue::Float(match f {
+                FloatBin::Add => x + y,
+                FloatBin::Sub => x - y,
+                FloatBin::Mul => x * y,
+                FloatBin::TrueDiv => x / y,
+                FloatBin::PyDiv => (x / y).floor(),
+                FloatBin::PyMod => py_fmod(x, y),
+            })
+        }
+        OpKind::FloatNeg => LlValue::Float(-float_arg(op, arg(0))?),
+        OpKind::FloatAbs => LlValue::Float(float_arg(op, arg(0))?.abs()),
+        OpKind::FloatCmp(c) => {
+            LlValue::Bool(c.apply(float_arg(op, arg(0))?, float_arg(op, arg(1))?))
+        }
+        OpKind::FloatIsTrue => LlValue::Bool(float_arg(op, arg(0))? != 0.0),
+        OpKind::CastBoolToFloat => match arg(0) {
+            LlValue::Bool(b) => LlValue::Float(if *b { 1.0 } else { 0.0 }),
+            other => return Err(mismatch(op, "Bool", other)),
+        },
+        OpKind::CastIntToFloat => match arg(0) {
+            LlValue::Signed(n) => LlValue::Float(*n as f64),
+            other => return Err(mismatch(op, "Signed", other)),
+        },
+        OpKind::CastFloatToInt => LlValue::Signed(float_arg(op, arg(0))? as i64),
+        OpKind::CastCharToInt => LlValue::Signed(char_arg(op, arg(0))? as i64),
+        OpKind::CastIntToChar => match arg(0) {
+            LlValue::Signed(n) => LlValue::Char(*n as u8),
+            other => return Err(mismatch(op, "Signed", other)),
+        },
+        OpKind::CharCmp(c) => {
+            LlValue::Bool(Cmp::apply(*c, char_arg(op, arg(0))?, char_arg(op, arg(1))?))
+        }
+        OpKind::SameAs => arg(0).clone(),
+        OpKind::Malloc(ty) => LlValue::Ptr(Some(types.malloc(*ty, 0))),
+        OpKind::MallocVarsize(ty) => match arg(0) {
+            LlValue::Signed(n) if *n >= 0 => LlValue::Ptr(Some(types.malloc(*ty, *n as usize))),
+            LlValue::Signed(n) => {
+                return Err(Fail::Internal(format!(
+                    "malloc_varsize with the negative length {n}"
+                )))
+            }
+            other => return Err(mismatch(op, "Signed", other)),
+        },
+        OpKind::GetField(ty, field) => {
+            let obj = obj_arg(op, arg(0))?.borrow();
+            check_type(op, &obj, *ty, types)?;
+            match field {
+                FieldRef::Index(i) => obj.fields[*i].clone(),
+                FieldRef::ArrayLength => LlValue::Signed(obj.items.len() as i64),
+            }
+        }
+        OpKind::SetField(ty, field) => {
+            let mut obj = obj_arg(op, arg(0))?.borrow_mut();
+            check_type(op, &obj, *ty, types)?;
+            let FieldRef::Index(i) = field else {
+                return Err(Fail::Internal("setfield of an array's length".into()));
+            };
+            let v = arg(1);
+            store_check(op, v, &types.list[*ty as usize].fields[*i].1)?;
+            obj.fields[*i] = v.clone();
+            LlValue::Void
+        }
+        OpKind::GetArrayItem(ty) => {
+            let obj = obj_arg(op, arg(0))?.borrow();
+            check_type(op, &obj, *ty, types)?;
+            let i = int_arg(op, arg(1))?;
+            match &obj.items {
+                Items::Bytes(b) => LlValue::Char(b[array_index(op, i, b.len())?]),
+                Items::Values(v) => v[array_index(op, i, v.len())?].clone(),
+                Items::None => return Err(Fail::Internal("an object without items".into())),
+            }
+        }
+        OpKind::SetArrayItem(ty) => {
+            let obj = obj_arg(op, arg(0))?;
+            let i = int_arg(op, arg(1))?;
+            let v = arg(2);
+            let mut obj = obj.borrow_mut();
+            check_type(op, &obj, *ty, types)?;
+            match &mut obj.items {
+                Items::Bytes(b) => {
+                    let c = char_arg(op, v)?;
+                    let j = array_index(op, i, b.len())?;
+                    b[j] = c;
+                }
+                Items::Values(items) => {
+                    if let Some(t) = &types.list[*ty as usize].item {
+                        store_check(op, v, t)?;
+                    }
+                    let j = array_index(op, i, items.len())?;
+                    items[j] = v.clone();
+                }
+                Items::None => return Err(Fail::Internal("an object without items".into())),
+            }
+            LlValue::Void
+        }
+        OpKind::GetArraySize(ty) => {
+            let obj = obj_arg(op, arg(0))?.borrow();
+            check_type(op, &obj, *ty, types)?;
+            LlValue::Signed(obj.items.len() as i64)
+        }
+        OpKind::Builtin(rt) => {
+            if op.args.len() <= 2 {
+                let mut buf = [LlValue::Void, LlValue::Void];
+                for (b, a) in buf.iter_mut().zip(&op.args) {
+                    *b = get(slots, a).clone();
+                }
+                runtime::call(*rt, &buf[..op.args.len()], types, out)?
+            } else {
+                let vals: Vec<LlValue> = op.args.iter().map(|a| get(slots, a).clone()).collect();
+                runtime::call(*rt, &vals, types, out)?
+            }
+        }
+        OpKind::Call(_) => unreachable!("calls are run by the frame loop"),
+        OpKind::Error(m) => return Err(Fail::Internal(m.clone())),
+    })
+}
