@@ -14,8 +14,14 @@ struct Bench {
 }
 
 const BENCHES: &[Bench] = &[
-    Bench { name: "fib", arg: "30" },
-    Bench { name: "collatz", arg: "300000" },
+    Bench {
+        name: "fib",
+        arg: "30",
+    },
+    Bench {
+        name: "collatz",
+        arg: "300000",
+    },
 ];
 
 fn best_of(runs: usize, mut f: impl FnMut()) -> Duration {
@@ -32,10 +38,7 @@ fn best_of(runs: usize, mut f: impl FnMut()) -> Duration {
 fn run_timed(cmd: &mut Command, runs: usize) -> Option<Duration> {
     let mut ok = true;
     let d = best_of(runs, || {
-        ok &= cmd
-            .output()
-            .map(|o| o.status.success())
-            .unwrap_or(false);
+        ok &= cmd.output().map(|o| o.status.success()).unwrap_or(false);
     });
     ok.then_some(d)
 }
@@ -75,7 +78,11 @@ fn main() {
             .map(|s| s.success())
             .unwrap_or(false);
         let rpy_t = run_timed(Command::new(&exe).arg(b.arg), 5).expect("the rpy executable failed");
-        let c_t = if cc_ok { run_timed(Command::new(&c_exe).arg(b.arg), 5) } else { None };
+        let c_t = if cc_ok {
+            run_timed(Command::new(&c_exe).arg(b.arg), 5)
+        } else {
+            None
+        };
         let cpy_t = run_timed(Command::new("python3").arg(&py).arg(b.arg), 1);
         let ratio = |a: Option<Duration>, b: Option<Duration>| match (a, b) {
             (Some(a), Some(b)) => format!("{:.2}x", a.as_secs_f64() / b.as_secs_f64()),
@@ -100,10 +107,11 @@ fn main() {
     };
     let mut t = Timings::default();
     c_source(&src, &mut t).unwrap();
-    let stages: Vec<String> = t
-        .0
-        .iter()
-        .map(|(s, d): &(StageName, Duration)| format!("{} {:.3} ms", s.name(), d.as_secs_f64() * 1e3))
-        .collect();
+    let stages: Vec<String> =
+        t.0.iter()
+            .map(|(s, d): &(StageName, Duration)| {
+                format!("{} {:.3} ms", s.name(), d.as_secs_f64() * 1e3)
+            })
+            .collect();
     println!("\nstage times for collatz: {}", stages.join(", "));
 }

@@ -8,7 +8,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 #[derive(Parser)]
-#[command(name = "rpy", version, about = "Translate RPython programs to native executables")]
+#[command(
+    name = "rpy",
+    version,
+    about = "Translate RPython programs to native executables"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Cmd,

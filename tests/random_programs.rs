@@ -49,12 +49,23 @@ fn expr(nvars: usize) -> impl Strategy<Value = Expr> {
     leaf.prop_recursive(3, 12, 2, |inner| {
         prop_oneof![
             (
-                prop_oneof![Just("+"), Just("-"), Just("*"), Just("&"), Just("|"), Just("^")],
+                prop_oneof![
+                    Just("+"),
+                    Just("-"),
+                    Just("*"),
+                    Just("&"),
+                    Just("|"),
+                    Just("^")
+                ],
                 inner.clone(),
                 inner.clone()
             )
                 .prop_map(|(op, a, b)| Expr::Bin(op, Box::new(a), Box::new(b))),
-            (prop_oneof![Just("//"), Just("%")], inner.clone(), inner.clone())
+            (
+                prop_oneof![Just("//"), Just("%")],
+                inner.clone(),
+                inner.clone()
+            )
                 .prop_map(|(op, a, b)| Expr::Div(op, Box::new(a), Box::new(b))),
             (
                 prop_oneof![Just("<"), Just("<="), Just("=="), Just("!="), Just(">")],
@@ -88,7 +99,10 @@ fn function(index: usize) -> impl Strategy<Value = String> {
             for (target, e) in &assigns {
                 s += &format!("        v{target} = {} % 65536\n", e.render());
             }
-            s += &format!("        if {} % 3 == 0:\n            v2 = v2 + i\n", cond.render());
+            s += &format!(
+                "        if {} % 3 == 0:\n            v2 = v2 + i\n",
+                cond.render()
+            );
             s += &format!("    return {} % 1000003\n", ret.render());
             s
         })
@@ -125,10 +139,11 @@ fn random_programs_agree_with_cpython() {
         cases: 12,
         ..Config::default()
     });
-    let mut case = 0;
+    let case = std::cell::Cell::new(0);
     runner
         .run(&program(), |text| {
-            case += 1;
+            case.set(case.get() + 1);
+            let case = case.get();
             let file = dir.join(format!("case{case}.py"));
             std::fs::write(&file, &text).unwrap();
             let src = Source {

@@ -43,8 +43,14 @@ pub fn compile_c(c_source: &str, output: &Path, opt_level: &str) -> Result<(), S
     std::fs::create_dir_all(&dir.0)
         .map_err(|e| format!("cannot create {}: {e}", dir.0.display()))?;
     let c_file = dir.0.join("program.c");
-    std::fs::write(&c_file, c_source)
-        .map_err(|e| format!("cannot write {}: {e}", c_file.display()))?;
+    for (name, text) in [
+        ("program.c", c_source),
+        (crate::RUNTIME_H_NAME, crate::RUNTIME_H),
+        (crate::RUNTIME_C_NAME, crate::RUNTIME_C),
+    ] {
+        let file = dir.0.join(name);
+        std::fs::write(&file, text).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    }
 
     let file_name = output
         .file_name()

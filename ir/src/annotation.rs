@@ -12,7 +12,9 @@ pub enum SomeValue {
     /// Bottom: no value has reached this variable yet.
     Impossible,
     /// A machine-word integer; `nonneg` when it is known to be >= 0.
-    Integer { nonneg: bool },
+    Integer {
+        nonneg: bool,
+    },
     Bool,
     Float,
     /// A string of length 1.

@@ -145,9 +145,9 @@ impl RtType {
             RtType::Bool => LowLevelType::Bool,
             RtType::Char => LowLevelType::Char,
             RtType::Str => LowLevelType::Ptr(crate::lltype::STR.to_string()),
-            RtType::StrList => LowLevelType::Ptr(
-                crate::lltype::list_type_names(&RtType::Str.lltype()).0,
-            ),
+            RtType::StrList => {
+                LowLevelType::Ptr(crate::lltype::list_type_names(&RtType::Str.lltype()).0)
+            }
         }
     }
 }
@@ -214,13 +214,21 @@ pub fn result_type(name: &str, args: &[LowLevelType]) -> Option<LowLevelType> {
 /// `MIN // -1`, whose result does not fit a word.
 pub fn py_div(x: i64, y: i64) -> Option<i64> {
     let q = x.checked_div(y)?;
-    Some(if (x % y != 0) && ((x < 0) != (y < 0)) { q - 1 } else { q })
+    Some(if (x % y != 0) && ((x < 0) != (y < 0)) {
+        q - 1
+    } else {
+        q
+    })
 }
 
 /// Python's modulo on machine words: the result has the divisor's sign.
 pub fn py_mod(x: i64, y: i64) -> Option<i64> {
     let r = x.checked_rem(y)?;
-    Some(if r != 0 && ((r < 0) != (y < 0)) { r + y } else { r })
+    Some(if r != 0 && ((r < 0) != (y < 0)) {
+        r + y
+    } else {
+        r
+    })
 }
 
 /// The value of a pure integer operation (Bool results as 0/1, Bool arguments

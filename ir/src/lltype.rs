@@ -124,12 +124,12 @@ impl ContainerType {
             *offset += s;
             align = align.max(a);
         };
-        let (fields, var_item): (Vec<(String, LowLevelType)>, Option<&LowLevelType>) = match self
-        {
+        let (fields, var_item): (Vec<(String, LowLevelType)>, Option<&LowLevelType>) = match self {
             ContainerType::GcStruct { fields, var_item } => (fields.clone(), var_item.as_ref()),
-            ContainerType::GcArray { item } => {
-                (vec![("length".to_string(), LowLevelType::Signed)], Some(item))
-            }
+            ContainerType::GcArray { item } => (
+                vec![("length".to_string(), LowLevelType::Signed)],
+                Some(item),
+            ),
         };
         for (name, t) in &fields {
             place(name, t, &mut offset);

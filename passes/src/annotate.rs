@@ -131,9 +131,8 @@ impl<'p> Annotator<'p> {
             {
                 self.call(g, b, callee, &args[1..], op.pos)?
             } else {
-                rules::annotate::op_result(&op.opname, &args).ok_or_else(|| {
-                    self.error(g, op.pos, describe_untypable(&op.opname, &args))
-                })?
+                rules::annotate::op_result(&op.opname, &args)
+                    .ok_or_else(|| self.error(g, op.pos, describe_untypable(&op.opname, &args)))?
             };
             let desc = self.var_description(g, op.result);
             self.generalize(g, op.result, &result, op.pos, &|| desc.clone())?;

@@ -1,7 +1,7 @@
-pub mod parse;
-pub mod llinterp;
-pub mod flow;
-pub mod rules;
-pub mod backendopt;
 pub mod annotate;
+pub mod backendopt;
+pub mod flow;
+pub mod llinterp;
+pub mod parse;
 pub mod rtype;
+pub mod rules;

@@ -125,7 +125,11 @@ impl GraphTyper<'_> {
     }
 
     /// The type an operation produces when it is not a plain primitive.
-    fn special_result_type(&self, opname: &str, args: &[(Arg, LowLevelType)]) -> Option<LowLevelType> {
+    fn special_result_type(
+        &self,
+        opname: &str,
+        args: &[(Arg, LowLevelType)],
+    ) -> Option<LowLevelType> {
         let container = |i: usize| match args.get(i).map(|a| &a.1) {
             Some(LowLevelType::Ptr(name)) => self.types.get(name),
             _ => None,
@@ -216,7 +220,12 @@ impl GraphTyper<'_> {
     }
 
     /// `value` of type `from` as a value of type `to`.
-    fn convert(&mut self, value: Arg, from: &LowLevelType, to: &LowLevelType) -> Result<Arg, String> {
+    fn convert(
+        &mut self,
+        value: Arg,
+        from: &LowLevelType,
+        to: &LowLevelType,
+    ) -> Result<Arg, String> {
         if from == to || *to == LowLevelType::Void {
             return Ok(value);
         }
@@ -280,7 +289,11 @@ impl GraphTyper<'_> {
         Err(format!(
             "no lowering rule for '{}' on {}",
             op.opname,
-            if shown.is_empty() { "no operands".to_string() } else { shown.join(", ") }
+            if shown.is_empty() {
+                "no operands".to_string()
+            } else {
+                shown.join(", ")
+            }
         ))
     }
 
@@ -327,7 +340,10 @@ pub fn rtype(
         let mut failure = None;
         let lg = g.clone().map_stage(|v, a| {
             lltype_of(a, &mut types).unwrap_or_else(|e| {
-                let name = g.vars[v.0 as usize].name.clone().unwrap_or("a value".into());
+                let name = g.vars[v.0 as usize]
+                    .name
+                    .clone()
+                    .unwrap_or("a value".into());
                 failure.get_or_insert(format!("{name} in {}(): {e}", g.name));
                 LowLevelType::Void
             })

@@ -104,7 +104,10 @@ pub fn run(cmd: &mut Command) -> (String, i32) {
 /// when the oracle is missing.
 pub fn expected(p: &TestProgram) -> Option<(String, i32)> {
     let Some(python) = oracle(p.dialect) else {
-        eprintln!("skipping the CPython comparison of {}: no {:?} interpreter on this machine", p.name, p.dialect);
+        eprintln!(
+            "skipping the CPython comparison of {}: no {:?} interpreter on this machine",
+            p.name, p.dialect
+        );
         return None;
     };
     Some(run(Command::new(python).arg(&p.path).args(&p.args)))
