@@ -125,7 +125,16 @@ RPY_INLINE double rpy_float_from_bits(uint64_t bits) {
     memcpy(&d, &bits, sizeof d);
     return d;
 }
-RPY_INLINE double rpy_float_py_div(double x, double y) { return floor(x / y); }
+/* Python's float //: derived from the same fmod as %, so that x == q*y + r
+ * holds as closely as floats allow (1.0 // 0.1 is 9.0, not floor(10.0)). */
+RPY_INLINE double rpy_float_py_div(double x, double y) {
+    double m = fmod(x, y);
+    double q = (x - m) / y;
+    if (m != 0.0 && (y < 0) != (m < 0)) q -= 1.0;
+    if (q == 0.0) return copysign(0.0, x / y);
+    double f = floor(q);
+    return (q - f > 0.5) ? f + 1.0 : f;
+}
 /* Python's float %: fmod, moved to the divisor's sign; a zero result takes
  * the divisor's sign too. */
 RPY_INLINE double rpy_float_py_mod(double x, double y) {

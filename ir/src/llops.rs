@@ -231,6 +231,26 @@ pub fn py_mod(x: i64, y: i64) -> Option<i64> {
     })
 }
 
+/// Python's float floor division: derived from the same `fmod` as `%`, so
+/// that `x == q*y + r` holds as closely as floats allow (`1.0 // 0.1` is 9.0,
+/// where `floor(1.0 / 0.1)` would give 10.0).
+pub fn py_float_div(x: f64, y: f64) -> f64 {
+    let m = x % y;
+    let mut q = (x - m) / y;
+    if m != 0.0 && ((y < 0.0) != (m < 0.0)) {
+        q -= 1.0;
+    }
+    if q == 0.0 {
+        return (0.0f64).copysign(x / y);
+    }
+    let f = q.floor();
+    if q - f > 0.5 {
+        f + 1.0
+    } else {
+        f
+    }
+}
+
 /// The value of a pure integer operation (Bool results as 0/1, Bool arguments
 /// as 0/1). `None` when the operation is not an integer one, or its result is
 /// undefined for these arguments (division by zero, `MIN / -1`, a shift count
@@ -280,6 +300,16 @@ mod tests {
         assert_eq!(py_mod(7, -2), Some(-1));
         assert_eq!(py_div(i64::MIN, -1), None);
         assert_eq!(py_div(1, 0), None);
+    }
+
+    #[test]
+    fn python_float_division_floors_like_cpython() {
+        assert_eq!(py_float_div(1.0, 0.1), 9.0);
+        assert_eq!(py_float_div(7.5, 2.0), 3.0);
+        assert_eq!(py_float_div(-7.5, 2.0), -4.0);
+        assert_eq!(py_float_div(7.5, -2.0), -4.0);
+        assert!(py_float_div(-0.5, 2.0) == -1.0);
+        assert!(py_float_div(0.0, -2.0).is_sign_negative());
     }
 
     #[test]

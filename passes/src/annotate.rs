@@ -122,7 +122,7 @@ impl<'p> Annotator<'p> {
         let block = graph.block(b);
         for op in &block.operations {
             let args: Vec<SomeValue> = op.args.iter().map(|a| self.arg_annotation(g, a)).collect();
-            if args.iter().any(|a| *a == SomeValue::Impossible) {
+            if args.contains(&SomeValue::Impossible) {
                 // Not reached yet by a value: this block is flowed again when it is.
                 return Ok(());
             }
@@ -292,7 +292,7 @@ pub fn annotate(program: Program<Flow>, source: &str) -> Result<Program<Annotate
     }
     if !a.errors.is_empty() {
         let mut errors: Vec<((usize, BlockId), Diagnostic)> = a.errors.into_iter().collect();
-        errors.sort_by(|x, y| x.0.cmp(&y.0));
+        errors.sort_by_key(|e| e.0);
         let mut seen = BTreeSet::new();
         let diags = errors
             .into_iter()

@@ -1186,7 +1186,10 @@ fn detect() {
         ("x = 1_000\n", Py3),
         ("raise E from e\n", Py3),
         ("x = rb'a'\n", Py3),
-        ("print(x)\n", Py2),
+        // print called as a function throughout, without print_function: Py3.
+        ("print(x)\n", Py3),
+        ("print(x)\nprint(y)\n", Py3),
+        ("from __future__ import print_function\nprint(x)\n", Py2),
         ("x = 1\n", Py2),
         ("try: pass\nexcept E as e: pass\n", Py2),
         ("", Py2),

@@ -366,7 +366,7 @@ fn exec_op(
                 FloatBin::Sub => x - y,
                 FloatBin::Mul => x * y,
                 FloatBin::TrueDiv => x / y,
-                FloatBin::PyDiv => (x / y).floor(),
+                FloatBin::PyDiv => rpy_ir::llops::py_float_div(x, y),
                 FloatBin::PyMod => py_fmod(x, y),
             })
         }

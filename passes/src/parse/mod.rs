@@ -295,6 +295,10 @@ pub fn detect_dialect(source: &str) -> Dialect {
     let print_function = lexer::future_imports(source).0;
     let mut stmt_start = true;
     let mut depth: i32 = 0;
+    // `print(...)` as a statement is valid in both dialects; written
+    // throughout a file without print_function, it says the author meant
+    // Python 3.
+    let mut print_calls = 0;
     let mut i = 0;
     while i < toks.len() {
         let t = toks[i];
@@ -304,6 +308,7 @@ pub fn detect_dialect(source: &str) -> Dialect {
                 Some(Tok::LPar) if !print_function && print_has_py3_keywords(&toks[i + 1..]) => {
                     py3 = true
                 }
+                Some(Tok::LPar) => print_calls += 1,
                 Some(
                     Tok::Name(_)
                     | Tok::Str(_)
@@ -372,7 +377,7 @@ pub fn detect_dialect(source: &str) -> Dialect {
             || (depth == 0 && matches!(t, Tok::Colon));
         i += 1;
     }
-    if py3 {
+    if py3 || (print_calls > 0 && !print_function) {
         Dialect::Py3
     } else {
         Dialect::Py2

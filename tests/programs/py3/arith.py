@@ -23,6 +23,8 @@ def float_stats(x, y):
     print(str(x + y + 0.25))
     print(str(-x * 1e20))
     print(str(2.5 // 1.0))
+    print(str((x * 0.1) // 0.1) + " " + str((x * 0.1) % 0.1))
+    print(str((y * 1.0) // 0.1) + " " + str(-7.5 % (y * 1.0)))
 
 
 def logic(a, b):
