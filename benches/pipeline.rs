@@ -52,7 +52,7 @@ fn main() {
     let out_dir = root.join("target/bench");
     std::fs::create_dir_all(&out_dir).unwrap();
     println!(
-        "{:<9} {:>14} {:>12} {:>12} {:>12} {:>10} {:>12}",
+        "{:<16} {:>10} {:>10} {:>10} {:>10} {:>7} {:>12}",
         "program", "translate", "rpy exe", "plain C", "CPython 3", "rpy/C", "CPython/rpy"
     );
     for b in BENCHES {
@@ -89,7 +89,7 @@ fn main() {
             _ => "-".into(),
         };
         println!(
-            "{:<9} {:>14} {:>12} {:>12} {:>12} {:>10} {:>12}",
+            "{:<16} {:>10} {:>10} {:>10} {:>10} {:>7} {:>12}",
             format!("{}({})", b.name, b.arg),
             ms(translate),
             ms(rpy_t),
