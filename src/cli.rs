@@ -92,6 +92,12 @@ enum Cmd {
     },
 }
 
+/// Writes to standard output; a closed pipe (`rpy rules | head`) is not an error.
+fn emit(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}
+
 fn report(d: &Diagnostics) -> i32 {
     eprintln!("{d}");
     1
@@ -166,28 +172,30 @@ fn run_rules(check: bool) -> i32 {
             .map(|(_, c)| c.to_string())
             .unwrap_or_else(|| "-".into())
     };
+    let mut text = String::new();
     if saved.is_empty() {
-        println!("# no translation has run yet: fire counts show as '-'");
+        text += "# no translation has run yet: fire counts show as '-'\n";
     }
-    println!("{:<28} {:<8} {:<36} fired", "rule", "kind", "where");
+    text += &format!("{:<28} {:<8} {:<36} fired\n", "rule", "kind", "where");
     for r in rpy_passes::rules::RULES {
-        println!(
-            "{:<28} {:<8} {:<36} {}",
+        text += &format!(
+            "{:<28} {:<8} {:<36} {}\n",
             r.name,
             format!("{:?}", r.kind).to_lowercase(),
             format!("{}:{}", r.file, r.line),
             count_of(r.name)
         );
     }
+    emit(&text);
     if !check {
         return 0;
     }
     let failures = rpy_passes::rules::opt::check_all(2000);
     for f in &failures {
-        println!("FAILED {f}");
+        emit(&format!("FAILED {f}\n"));
     }
     if failures.is_empty() {
-        println!("all optimization rules agree on random and edge values");
+        emit("all optimization rules agree on random and edge values\n");
         0
     } else {
         1
@@ -290,9 +298,8 @@ pub fn main() -> i32 {
             dialect,
         } => {
             if stages {
-                for s in StageName::ALL {
-                    println!("{}", s.name());
-                }
+                let names: String = StageName::ALL.iter().map(|s| format!("{}\n", s.name())).collect();
+                emit(&names);
                 return 0;
             }
             let (Some(stage), Some(file)) = (stage, file) else {
@@ -314,7 +321,7 @@ pub fn main() -> i32 {
             match pipeline::run_until(&src, stage, &mut Timings::default()) {
                 Ok(out) => match out.to_text(func.as_deref()) {
                     Ok(text) => {
-                        print!("{text}");
+                        emit(&text);
                         0
                     }
                     Err(e) => {

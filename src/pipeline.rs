@@ -142,7 +142,8 @@ pub fn run_until(
     if stop == StageName::Parse {
         return Ok(StageOutput::Ast(module));
     }
-    let flow = rpy_passes::flow::build_flow(&module, &src.text)?;
+    let mut flow = rpy_passes::flow::build_flow(&module, &src.text)?;
+    rpy_passes::simplify::simplify_program(&mut flow);
     lap(StageName::Flow, timings);
     if stop == StageName::Flow {
         return Ok(StageOutput::Flow(flow));
@@ -158,6 +159,7 @@ pub fn run_until(
         return Ok(StageOutput::LowLevel(lowlevel));
     }
     rpy_passes::backendopt::optimize(&mut lowlevel);
+    rpy_passes::simplify::simplify_program(&mut lowlevel);
     lap(StageName::Backendopt, timings);
     if stop == StageName::Backendopt {
         return Ok(StageOutput::LowLevel(lowlevel));

@@ -5,3 +5,4 @@ pub mod llinterp;
 pub mod parse;
 pub mod rtype;
 pub mod rules;
+pub mod simplify;

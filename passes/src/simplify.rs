@@ -1,0 +1,199 @@
+//! Graph simplification, as the flow space does after building a graph: fewer
+//! blocks and fewer link arguments, same meaning.
+//!
+//! - An empty block that only forwards its input arguments to one successor is
+//!   bypassed: links into it go straight to its successor.
+//! - A block entered by a single link from a block that has no other exit is
+//!   merged into that block.
+//! - An input argument that no operation, exitswitch or successor ever reads is
+//!   removed, with the link arguments that fed it (the start block keeps its
+//!   parameters: they are the function's signature).
+//!
+//! Works on graphs of every stage; the stage's pipeline runs it after flow and
+//! after backendopt (which can leave blocks empty).
+
+use rpy_ir::graph::{Arg, BlockId, FunctionGraph, Link, Program, Stage, Var};
+use std::collections::HashMap;
+
+pub fn simplify_program<S: Stage>(program: &mut Program<S>) {
+    for g in &mut program.graphs {
+        simplify_graph(g);
+    }
+}
+
+pub fn simplify_graph<S: Stage>(g: &mut FunctionGraph<S>) {
+    bypass_forwarding_blocks(g);
+    merge_single_entry_blocks(g);
+    remove_dead_inputargs(g);
+    *g = g.canonicalize();
+}
+
+/// Replaces every use of a variable in `args` by what `subst` maps it to.
+fn substitute(args: &mut [Arg], subst: &HashMap<Var, Arg>) {
+    for a in args {
+        if let Arg::Var(v) = a {
+            if let Some(new) = subst.get(v) {
+                *a = new.clone();
+            }
+        }
+    }
+}
+
+fn is_special<S: Stage>(g: &FunctionGraph<S>, b: BlockId) -> bool {
+    b == g.startblock || b == g.returnblock || b == g.exceptblock
+}
+
+/// The link out of `b` when `b` has no operations and one unconditional exit
+/// to another block.
+fn forwarding_link<S: Stage>(g: &FunctionGraph<S>, b: BlockId) -> Option<Link> {
+    let block = g.block(b);
+    if is_special(g, b) || !block.operations.is_empty() || block.exitswitch.is_some() {
+        return None;
+    }
+    match block.exits.as_slice() {
+        [link] if link.target != b => Some(link.clone()),
+        _ => None,
+    }
+}
+
+fn bypass_forwarding_blocks<S: Stage>(g: &mut FunctionGraph<S>) {
+    // Each pass rewrites links past one forwarding block; chains of them take
+    // several passes, bounded by the number of blocks (a cycle of forwarding
+    // blocks never runs out of targets, so stop there too).
+    for _ in 0..g.blocks.len() {
+        let mut changed = false;
+        for src in 0..g.blocks.len() {
+            for e in 0..g.blocks[src].exits.len() {
+                let target = g.blocks[src].exits[e].target;
+                let Some(next) = forwarding_link(g, target) else {
+                    continue;
+                };
+                if next.target == BlockId(src as u32) && forwarding_link(g, next.target).is_some() {
+                    continue;
+                }
+                let subst: HashMap<Var, Arg> = g
+                    .block(target)
+                    .inputargs
+                    .iter()
+                    .copied()
+                    .zip(g.blocks[src].exits[e].args.iter().cloned())
+                    .collect();
+                let mut args = next.args.clone();
+                substitute(&mut args, &subst);
+                let link = &mut g.blocks[src].exits[e];
+                link.args = args;
+                link.target = next.target;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+}
+
+fn merge_single_entry_blocks<S: Stage>(g: &mut FunctionGraph<S>) {
+    loop {
+        let preds = g.predecessors();
+        let candidate = (0..g.blocks.len()).find_map(|a| {
+            let block = &g.blocks[a];
+            if block.exitswitch.is_some() || block.exits.len() != 1 {
+                return None;
+            }
+            let b = block.exits[0].target;
+            let single_entry = preds[b.0 as usize].len() == 1;
+            (single_entry && b.0 as usize != a && !is_special(g, b)).then_some((a, b))
+        });
+        let Some((a, b)) = candidate else {
+            return;
+        };
+        let link = g.blocks[a].exits.pop().expect("the candidate has one exit");
+        let merged = std::mem::take(&mut g.blocks[b.0 as usize]);
+        let subst: HashMap<Var, Arg> = merged.inputargs.iter().copied().zip(link.args).collect();
+        let block = &mut g.blocks[a];
+        for mut op in merged.operations {
+            substitute(&mut op.args, &subst);
+            block.operations.push(op);
+        }
+        block.exitswitch = merged.exitswitch.map(|s| {
+            let mut one = [s];
+            substitute(&mut one, &subst);
+            let [s] = one;
+            s
+        });
+        block.exits = merged
+            .exits
+            .into_iter()
+            .map(|mut l| {
+                substitute(&mut l.args, &subst);
+                l
+            })
+            .collect();
+    }
+}
+
+fn remove_dead_inputargs<S: Stage>(g: &mut FunctionGraph<S>) {
+    let n = g.blocks.len();
+    // live[b][i]: input argument i of block b is read somewhere.
+    let mut live: Vec<Vec<bool>> = g
+        .blocks
+        .iter()
+        .enumerate()
+        .map(|(b, block)| {
+            let keep_all = is_special(g, BlockId(b as u32));
+            let mut used = vec![keep_all; block.inputargs.len()];
+            let mut mark = |a: &Arg| {
+                if let Arg::Var(v) = a {
+                    if let Some(i) = block.inputargs.iter().position(|x| x == v) {
+                        used[i] = true;
+                    }
+                }
+            };
+            block.operations.iter().flat_map(|op| &op.args).for_each(&mut mark);
+            block.exitswitch.iter().for_each(&mut mark);
+            used
+        })
+        .collect();
+    // A link argument feeding a live input argument keeps its source alive.
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in 0..n {
+            for link in &g.blocks[b].exits {
+                let t = link.target.0 as usize;
+                for (j, a) in link.args.iter().enumerate() {
+                    let Arg::Var(v) = a else { continue };
+                    if !live[t][j] {
+                        continue;
+                    }
+                    if let Some(i) = g.blocks[b].inputargs.iter().position(|x| x == v) {
+                        if !live[b][i] {
+                            live[b][i] = true;
+                            changed = true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for b in 0..n {
+        for e in 0..g.blocks[b].exits.len() {
+            let t = g.blocks[b].exits[e].target.0 as usize;
+            let keep = &live[t];
+            let args = std::mem::take(&mut g.blocks[b].exits[e].args);
+            g.blocks[b].exits[e].args = args
+                .into_iter()
+                .zip(keep)
+                .filter_map(|(a, k)| k.then_some(a))
+                .collect();
+        }
+    }
+    for (b, keep) in live.iter().enumerate() {
+        let args = std::mem::take(&mut g.blocks[b].inputargs);
+        g.blocks[b].inputargs = args
+            .into_iter()
+            .zip(keep)
+            .filter_map(|(v, k)| k.then_some(v))
+            .collect();
+    }
+}
