@@ -98,3 +98,23 @@ diagnostic_test!(
     "--py3",
     "def entry_point(argv):\n    return 0\n"
 );
+
+diagnostic_test!(
+    entry_returns_float,
+    "--py3",
+    &format!("def entry_point(argv):\n    return 1.5\n{ENTRY}")
+);
+
+diagnostic_test!(
+    entry_takes_two_arguments,
+    "--py3",
+    &format!("def entry_point(argv, extra):\n    return 0\n{ENTRY}")
+);
+
+diagnostic_test!(
+    call_never_returns,
+    "--py3",
+    &format!(
+        "def spin(x):\n    return spin(x)\n\ndef entry_point(argv):\n    print(spin(1))\n    return 0\n{ENTRY}"
+    )
+);

@@ -122,9 +122,25 @@ impl<'p> Annotator<'p> {
         let block = graph.block(b);
         for op in &block.operations {
             let args: Vec<SomeValue> = op.args.iter().map(|a| self.arg_annotation(g, a)).collect();
-            if args.contains(&SomeValue::Impossible) {
-                // Not reached yet by a value: this block is flowed again when it is.
-                return Ok(());
+            if let Some(i) = args.iter().position(|a| *a == SomeValue::Impossible) {
+                // Not reached yet by a value: this block is flowed again when
+                // it is. If it never is, the operation can never run.
+                let defining_call = op.args[i].as_var().and_then(|v| {
+                    block.operations.iter().find_map(|d| match d.args.first() {
+                        Some(Arg::Const(Constant::Func(f))) if d.result == v => Some(f.clone()),
+                        _ => None,
+                    })
+                });
+                let why = match (defining_call, &op.args[i]) {
+                    (Some(f), _) => format!("{f}() never returns"),
+                    (None, Arg::Var(v)) => format!("{} never gets a value", self.var_description(g, *v)),
+                    (None, Arg::Const(_)) => "a constant has no value".into(),
+                };
+                return Err(self.error(
+                    g,
+                    op.pos,
+                    format!("'{}' can never run: {why}", op.opname),
+                ));
             }
             let result = if let (Some(Constant::Func(callee)), "simple_call") =
                 (op.args[0].as_const(), op.opname.as_str())
@@ -274,6 +290,17 @@ pub fn annotate(program: Program<Flow>, source: &str) -> Result<Program<Annotate
         )));
     };
     let entry_graph = a.graph(entry);
+    if entry_graph.params().len() != 1 {
+        return Err(Diagnostics::one(a.error(
+            entry,
+            None,
+            format!(
+                "the entry point {}() must take exactly one argument, the list of command-line arguments; it takes {}",
+                entry_graph.name,
+                entry_graph.params().len()
+            ),
+        )));
+    }
     for &p in entry_graph.params() {
         a.ann[entry][p.0 as usize] = argv_annotation();
     }
@@ -300,6 +327,21 @@ pub fn annotate(program: Program<Flow>, source: &str) -> Result<Program<Annotate
             .filter(|d| seen.insert((d.pos, d.message.clone())))
             .collect();
         return Err(Diagnostics(diags));
+    }
+    let ret = entry_graph.block(entry_graph.returnblock).inputargs[0];
+    match &a.ann[entry][ret.0 as usize] {
+        SomeValue::Integer { .. } | SomeValue::Bool | SomeValue::Impossible => {}
+        other => {
+            return Err(Diagnostics::one(a.error(
+                entry,
+                None,
+                format!(
+                    "the entry point {}() must return an int (the exit status), but it returns {}",
+                    entry_graph.name,
+                    other.describe()
+                ),
+            )))
+        }
     }
     let ann = a.ann;
     let Program {
