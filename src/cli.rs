@@ -298,7 +298,10 @@ pub fn main() -> i32 {
             dialect,
         } => {
             if stages {
-                let names: String = StageName::ALL.iter().map(|s| format!("{}\n", s.name())).collect();
+                let names: String = StageName::ALL
+                    .iter()
+                    .map(|s| format!("{}\n", s.name()))
+                    .collect();
                 emit(&names);
                 return 0;
             }

@@ -84,7 +84,7 @@ impl StageOutput {
             }
         }
         match self {
-            StageOutput::Ast(m) => Ok(format!("{:#?}\n", m.body)),
+            StageOutput::Ast(m) => Ok(rpy_ir::ast_print::print_module(m)),
             StageOutput::Flow(p) => graphs(p, func),
             StageOutput::Annotated(p) => graphs(p, func),
             StageOutput::LowLevel(p) => graphs(p, func),

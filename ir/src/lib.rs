@@ -5,6 +5,7 @@
 
 pub mod annotation;
 pub mod ast;
+pub mod ast_print;
 pub mod diag;
 pub mod graph;
 pub mod llops;

@@ -133,14 +133,12 @@ impl<'p> Annotator<'p> {
                 });
                 let why = match (defining_call, &op.args[i]) {
                     (Some(f), _) => format!("{f}() never returns"),
-                    (None, Arg::Var(v)) => format!("{} never gets a value", self.var_description(g, *v)),
+                    (None, Arg::Var(v)) => {
+                        format!("{} never gets a value", self.var_description(g, *v))
+                    }
                     (None, Arg::Const(_)) => "a constant has no value".into(),
                 };
-                return Err(self.error(
-                    g,
-                    op.pos,
-                    format!("'{}' can never run: {why}", op.opname),
-                ));
+                return Err(self.error(g, op.pos, format!("'{}' can never run: {why}", op.opname)));
             }
             let result = if let (Some(Constant::Func(callee)), "simple_call") =
                 (op.args[0].as_const(), op.opname.as_str())

@@ -149,7 +149,11 @@ fn remove_dead_inputargs<S: Stage>(g: &mut FunctionGraph<S>) {
                     }
                 }
             };
-            block.operations.iter().flat_map(|op| &op.args).for_each(&mut mark);
+            block
+                .operations
+                .iter()
+                .flat_map(|op| &op.args)
+                .for_each(&mut mark);
             block.exitswitch.iter().for_each(&mut mark);
             used
         })

@@ -261,8 +261,14 @@ fn check_roundtrip(m: &Module) -> Result<(), String> {
 
 /// Parses `src` (which must parse), then checks the round trip of its tree.
 fn check_source(path: &str, src: &str, dialect: Dialect) {
-    let m = parse_module(path, src, dialect)
-        .unwrap_or_else(|d| panic!("{} does not parse as {}: {}", path, dialect_name(dialect), d));
+    let m = parse_module(path, src, dialect).unwrap_or_else(|d| {
+        panic!(
+            "{} does not parse as {}: {}",
+            path,
+            dialect_name(dialect),
+            d
+        )
+    });
     if let Err(e) = check_roundtrip(&m) {
         panic!("{}: {}", path, e);
     }
@@ -320,7 +326,8 @@ fn precedence_cases() {
         "(-a) ** 2",
         "(-2) ** 2",
         "2 ** -1",
-        "-(-a)",
+        "- -a",
+        "-+a + +-a - -1",
         "not a == b",
         "(not a) == b",
         "a < b < c",
@@ -367,6 +374,8 @@ from . import f
 from .... import g
 from m import *
 import a.b.c as abc, os
+
+
 @dec
 @dec2(1)
 class C(A, B):
@@ -379,8 +388,10 @@ class C(A, B):
         assert a, 'msg'
         return a, b
 
+
 class D:
     pass
+
 
 def g():
     for x, y in z:
@@ -833,7 +844,6 @@ fn stmt_s(dialect: Dialect, depth: u32) -> BoxedStrategy<Stmt> {
         1 => Just(st(StmtKind::Break)),
         1 => Just(st(StmtKind::Continue)),
         1 => Just(st(StmtKind::Pass)),
-        (if py2 { 2 } else { 0 }) => print,
         4 => e.clone().prop_map(|x| st(StmtKind::Expr(x))),
         1 => prop::collection::vec(name_s(), 1..3).prop_map(|v| st(StmtKind::Global(v))),
         1 => prop::collection::vec(alias_s(dotted_s().boxed()), 1..3)
@@ -845,6 +855,11 @@ fn stmt_s(dialect: Dialect, depth: u32) -> BoxedStrategy<Stmt> {
         1 => prop::collection::vec(target.clone(), 1..3).prop_map(|v| st(StmtKind::Del(v))),
     ]
     .boxed();
+    let simple = if py2 {
+        prop_oneof![10 => simple, 1 => print].boxed()
+    } else {
+        simple
+    };
     if depth == 0 {
         return simple;
     }

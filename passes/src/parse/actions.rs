@@ -109,7 +109,12 @@ pub fn negate(ctx: &mut Ctx, pos: Pos, operand: Expr) -> Expr {
                     return expr(pos, ExprKind::Int(i64::MIN));
                 }
             }
-            expr(pos, ExprKind::Int(v.wrapping_neg()))
+            match v.checked_neg() {
+                Some(n) => expr(pos, ExprKind::Int(n)),
+                // -(-2**63) is 2**63, which no literal can hold: keep the
+                // negation as an operation instead of wrapping it silently.
+                None => unary(pos, UnaryOp::Neg, operand),
+            }
         }
         ExprKind::Float(f) => expr(pos, ExprKind::Float(-f)),
         _ => unary(pos, UnaryOp::Neg, operand),
