@@ -481,6 +481,11 @@ RPY_RT void rpy_print_str(RPyString *s) {
     rpy_write_stdout((const char *)s->items, (size_t)s->f_length);
 }
 
+/* writes one byte to standard output */
+RPY_RT void rpy_print_char(unsigned char c) {
+    rpy_write_stdout((const char *)&c, 1);
+}
+
 /* l[i] on a list of strings, negative i counting from the end; out of range is a fatal IndexError */
 RPY_RT RPyString *rpy_strlist_getitem(RPyStrList *l, long i) {
     long n = l->f_length;

@@ -177,6 +177,7 @@ runtime! {
     "rpy_str_cmp" (Str, Str) -> Signed, "-1, 0 or 1 as the first string sorts before, equal to or after the second (bytewise)";
     "rpy_str_mul" (Str, Signed) -> Str, "s * n (empty for n <= 0)";
     "rpy_print_str" (Str) -> Void, "writes the string's bytes to standard output";
+    "rpy_print_char" (Char) -> Void, "writes one byte to standard output";
     "rpy_strlist_getitem" (StrList, Signed) -> Str, "l[i] on a list of strings, negative i counting from the end; out of range is a fatal IndexError";
     "rpy_int_pow" (Signed, Signed) -> Signed, "x ** y for y >= 0, wrapping";
     "rpy_float_pow" (Float, Float) -> Float, "x ** y as C's pow()";

@@ -22,6 +22,7 @@ pub(crate) enum Rt {
     StrCmp,
     StrMul,
     PrintStr,
+    PrintChar,
     StrlistGetitem,
     IntPow,
     FloatPow,
@@ -43,6 +44,7 @@ impl Rt {
             "rpy_str_cmp" => Rt::StrCmp,
             "rpy_str_mul" => Rt::StrMul,
             "rpy_print_str" => Rt::PrintStr,
+            "rpy_print_char" => Rt::PrintChar,
             "rpy_strlist_getitem" => Rt::StrlistGetitem,
             "rpy_int_pow" => Rt::IntPow,
             "rpy_float_pow" => Rt::FloatPow,
@@ -198,6 +200,17 @@ pub(crate) fn call(
                 s => with_str(s, |b| out.write_all(b))?,
             };
             written.map_err(|e| Fail::Internal(format!("cannot write the output: {e}")))?;
+            Ok(LlValue::Void)
+        }
+        Rt::PrintChar => {
+            let LlValue::Char(c) = args[0] else {
+                return Err(Fail::Internal(format!(
+                    "rpy_print_char takes a Char, got {:?}",
+                    args[0]
+                )));
+            };
+            out.write_all(&[c])
+                .map_err(|e| Fail::Internal(format!("cannot write the output: {e}")))?;
             Ok(LlValue::Void)
         }
         Rt::StrlistGetitem => strlist_getitem(&args[0], signed(&args[1])?, types),
