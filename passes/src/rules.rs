@@ -283,32 +283,9 @@ pub mod opt {
         Op(&'static str, &'static [Pat]),
     }
 
-    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-    pub enum UnOp {
-        Not,
-        Neg,
-        Invert,
-    }
-
-    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-    pub enum BinOp {
-        Or,
-        And,
-        Eq,
-        Ne,
-        Lt,
-        Le,
-        Gt,
-        Ge,
-        BitOr,
-        BitXor,
-        BitAnd,
-        Shl,
-        Shr,
-        Add,
-        Sub,
-        Mul,
-    }
+    /// The operators of checks and lets, and their meaning: one definition,
+    /// shared with the rule compiler (which folds constant expressions).
+    pub use rpy_rulec::{BinOp, UnOp};
 
     /// What a check can ask of a matched value's IntBound.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -401,14 +378,7 @@ pub mod opt {
         Some(match e {
             Expr::Slot(i) => slots.get(*i).copied().flatten()?,
             Expr::Lit(v) => *v,
-            Expr::Un(op, a) => {
-                let a = eval_expr(a, slots, facts)?;
-                match op {
-                    UnOp::Not => (a == 0) as i64,
-                    UnOp::Neg => a.wrapping_neg(),
-                    UnOp::Invert => !a,
-                }
-            }
+            Expr::Un(op, a) => op.apply(eval_expr(a, slots, facts)?),
             Expr::Bin(op, a, b) => {
                 let a = eval_expr(a, slots, facts)?;
                 // `and`/`or` short-circuit, like Python's.
@@ -417,25 +387,7 @@ pub mod opt {
                     BinOp::Or if a != 0 => return Some(1),
                     _ => {}
                 }
-                let b = eval_expr(b, slots, facts)?;
-                match op {
-                    BinOp::Or | BinOp::And => (b != 0) as i64,
-                    BinOp::Eq => (a == b) as i64,
-                    BinOp::Ne => (a != b) as i64,
-                    BinOp::Lt => (a < b) as i64,
-                    BinOp::Le => (a <= b) as i64,
-                    BinOp::Gt => (a > b) as i64,
-                    BinOp::Ge => (a >= b) as i64,
-                    BinOp::BitOr => a | b,
-                    BinOp::BitXor => a ^ b,
-                    BinOp::BitAnd => a & b,
-                    BinOp::Shl if (0..64).contains(&b) => a.wrapping_shl(b as u32),
-                    BinOp::Shr if (0..64).contains(&b) => a >> b,
-                    BinOp::Shl | BinOp::Shr => return None,
-                    BinOp::Add => a.wrapping_add(b),
-                    BinOp::Sub => a.wrapping_sub(b),
-                    BinOp::Mul => a.wrapping_mul(b),
-                }
+                op.apply(a, eval_expr(b, slots, facts)?)?
             }
             Expr::HighestBit(a) => {
                 let a = eval_expr(a, slots, facts)?;

@@ -252,6 +252,27 @@ fn info(rules: &[Located]) -> String {
 }
 
 /// Formats an i64 as a Rust literal that parses in every position.
+/// Compiles every rule with `f`, reporting the errors of all of them rather
+/// than stopping at the first.
+pub(crate) fn compile_each<T>(
+    rules: &[&Located],
+    f: impl Fn(&Located) -> Result<T, RuleError>,
+) -> Result<Vec<T>, Vec<RuleError>> {
+    let mut errors = Vec::new();
+    let mut done = Vec::new();
+    for r in rules {
+        match f(r) {
+            Ok(c) => done.push(c),
+            Err(e) => errors.push(e),
+        }
+    }
+    if errors.is_empty() {
+        Ok(done)
+    } else {
+        Err(errors)
+    }
+}
+
 pub(crate) fn int_lit(v: i64) -> String {
     if v == i64::MIN {
         "i64::MIN".into()

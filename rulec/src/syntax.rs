@@ -85,6 +85,44 @@ pub enum UnOp {
     Invert,
 }
 
+impl UnOp {
+    /// The operator on a 64-bit value (bools are 0 and 1).
+    pub fn apply(self, a: i64) -> i64 {
+        match self {
+            UnOp::Not => (a == 0) as i64,
+            UnOp::Neg => a.wrapping_neg(),
+            UnOp::Invert => !a,
+        }
+    }
+}
+
+impl BinOp {
+    /// The operator on 64-bit values, wrapping; bools are 0 and 1. `None`
+    /// for a shift count outside 0..64. (`and`/`or` here see both operands:
+    /// a caller that short-circuits decides before evaluating the second.)
+    pub fn apply(self, a: i64, b: i64) -> Option<i64> {
+        Some(match self {
+            BinOp::Or => (a != 0 || b != 0) as i64,
+            BinOp::And => (a != 0 && b != 0) as i64,
+            BinOp::Eq => (a == b) as i64,
+            BinOp::Ne => (a != b) as i64,
+            BinOp::Lt => (a < b) as i64,
+            BinOp::Le => (a <= b) as i64,
+            BinOp::Gt => (a > b) as i64,
+            BinOp::Ge => (a >= b) as i64,
+            BinOp::BitOr => a | b,
+            BinOp::BitXor => a ^ b,
+            BinOp::BitAnd => a & b,
+            BinOp::Shl if (0..64).contains(&b) => a.wrapping_shl(b as u32),
+            BinOp::Shr if (0..64).contains(&b) => a >> b,
+            BinOp::Shl | BinOp::Shr => return None,
+            BinOp::Add => a.wrapping_add(b),
+            BinOp::Sub => a.wrapping_sub(b),
+            BinOp::Mul => a.wrapping_mul(b),
+        })
+    }
+}
+
 /// A low-level type as written in a rule: `Signed`, `Ptr(rpy_string)`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TypeName {
