@@ -46,9 +46,13 @@ pub struct TestProgram {
 }
 
 impl TestProgram {
+    /// The program as the pipeline reads it, named by its path relative to
+    /// the repository so that what is generated does not depend on where the
+    /// checkout lives.
     pub fn source(&self) -> Source {
+        let relative = self.path.strip_prefix(root()).unwrap_or(&self.path);
         Source {
-            path: self.path.to_string_lossy().into_owned(),
+            path: relative.to_string_lossy().into_owned(),
             text: std::fs::read_to_string(&self.path).unwrap(),
             dialect: self.dialect,
         }
