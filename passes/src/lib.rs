@@ -2,6 +2,7 @@ pub mod annotate;
 pub mod backendopt;
 pub mod flow;
 pub mod llinterp;
+pub mod objinterp;
 pub mod parse;
 pub mod rtype;
 pub mod rules;

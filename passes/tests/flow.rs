@@ -2,15 +2,15 @@
 //!
 //! Every graph built is checked with `check_program_well_formed`. Besides the
 //! structure (block counts, which operations appear, variable names), the
-//! graphs are run by a small object-level interpreter defined here, so that
+//! graphs are run by the object-level interpreter (`rpy_passes::objinterp`), so that
 //! control flow (loops, break/continue/else, short-circuits, chained
 //! comparisons) is checked against the results CPython gives.
 
 use rpy_ir::ast::Dialect;
 use rpy_ir::graph::{Arg, Constant, Flow, FunctionGraph, Program};
 use rpy_passes::flow::{build_flow, check_graph_well_formed, check_program_well_formed};
+use rpy_passes::objinterp::{ObjInterpreter, ObjValue as Val};
 use rpy_passes::parse::parse_module;
-use std::collections::HashMap;
 
 const TARGET: &str = "\ndef target(*args):\n    return entry_point, None\n";
 
@@ -74,196 +74,26 @@ fn nblocks(g: &FunctionGraph<Flow>) -> usize {
 }
 
 // ---------------------------------------------------------------------------
-// A small object-level interpreter of flow graphs.
+// Running graphs: the object-level interpreter (rpy_passes::objinterp).
 
-#[derive(Clone, Debug, PartialEq)]
-enum Val {
-    Int(i64),
-    Float(f64),
-    Bool(bool),
-    Str(String),
-    None,
-    Func(String),
-    Builtin(String),
-}
-
-impl Val {
-    fn truth(&self) -> bool {
-        match self {
-            Val::Int(i) => *i != 0,
-            Val::Float(f) => *f != 0.0,
-            Val::Bool(b) => *b,
-            Val::Str(s) => !s.is_empty(),
-            Val::None => false,
-            _ => true,
-        }
-    }
-    fn int(&self) -> i64 {
-        match self {
-            Val::Int(i) => *i,
-            Val::Bool(b) => *b as i64,
-            other => panic!("not an int: {other:?}"),
-        }
-    }
-    fn show(&self) -> String {
-        match self {
-            Val::Int(i) => i.to_string(),
-            Val::Float(f) => format!("{f:?}"),
-            Val::Bool(true) => "True".into(),
-            Val::Bool(false) => "False".into(),
-            Val::Str(s) => s.clone(),
-            Val::None => "None".into(),
-            Val::Func(f) | Val::Builtin(f) => format!("<{f}>"),
-        }
-    }
-}
-
-fn floordiv(a: i64, b: i64) -> i64 {
-    let q = a / b;
-    if a % b != 0 && ((a < 0) != (b < 0)) {
-        q - 1
+/// The dialect a program was built for: only Python 3 emits `truediv`.
+fn dialect_of(p: &Program<Flow>) -> Dialect {
+    let py3 = p.graphs.iter().any(|g| count_op(g, "truediv") > 0);
+    if py3 {
+        Dialect::Py3
     } else {
-        q
-    }
-}
-
-fn pymod(a: i64, b: i64) -> i64 {
-    let r = a % b;
-    if r != 0 && ((r < 0) != (b < 0)) {
-        r + b
-    } else {
-        r
-    }
-}
-
-struct Interp<'p> {
-    p: &'p Program<Flow>,
-    out: String,
-    steps: usize,
-}
-
-impl Interp<'_> {
-    fn call(&mut self, name: &str, args: Vec<Val>) -> Val {
-        let g = self
-            .p
-            .graph(name)
-            .unwrap_or_else(|| panic!("no graph {name}"));
-        let mut env: HashMap<u32, Val> = HashMap::new();
-        let mut block = g.startblock;
-        let mut inputs = args;
-        loop {
-            self.steps += 1;
-            assert!(self.steps < 1_000_000, "runaway interpretation");
-            let b = g.block(block);
-            if block == g.returnblock {
-                return inputs.pop().unwrap();
-            }
-            assert_eq!(b.inputargs.len(), inputs.len());
-            for (v, x) in b.inputargs.iter().zip(inputs.drain(..)) {
-                env.insert(v.0, x);
-            }
-            for op in &b.operations {
-                let args: Vec<Val> = op.args.iter().map(|a| get(&env, a)).collect();
-                let r = self.op(&op.opname, args);
-                env.insert(op.result.0, r);
-            }
-            let link = match &b.exitswitch {
-                None => &b.exits[0],
-                Some(sw) => {
-                    let v = get(&env, sw);
-                    b.exits
-                        .iter()
-                        .find(|l| {
-                            matches!((&l.exitcase, &v), (Some(Constant::Bool(c)), Val::Bool(x)) if c == x)
-                        })
-                        .expect("no exit matches")
-                }
-            };
-            inputs = link.args.iter().map(|a| get(&env, a)).collect();
-            block = link.target;
-        }
-    }
-
-    fn op(&mut self, name: &str, a: Vec<Val>) -> Val {
-        use Val::*;
-        match (name, a.as_slice()) {
-            ("add", [Str(x), Str(y)]) => Str(format!("{x}{y}")),
-            ("add", [x, y]) => Int(x.int().wrapping_add(y.int())),
-            ("sub", [x, y]) => Int(x.int().wrapping_sub(y.int())),
-            ("mul", [x, y]) => Int(x.int().wrapping_mul(y.int())),
-            ("div" | "floordiv", [x, y]) => Int(floordiv(x.int(), y.int())),
-            ("truediv", [x, y]) => Float(x.int() as f64 / y.int() as f64),
-            ("mod", [x, y]) => Int(pymod(x.int(), y.int())),
-            ("lshift", [x, y]) => Int(x.int() << y.int()),
-            ("rshift", [x, y]) => Int(x.int() >> y.int()),
-            ("and_", [x, y]) => Int(x.int() & y.int()),
-            ("or_", [x, y]) => Int(x.int() | y.int()),
-            ("xor", [x, y]) => Int(x.int() ^ y.int()),
-            ("neg", [x]) => Int(-x.int()),
-            ("invert", [x]) => Int(!x.int()),
-            ("bool", [x]) => Bool(x.truth()),
-            ("not_", [x]) => Bool(!x.truth()),
-            ("lt", [Str(x), Str(y)]) => Bool(x < y),
-            ("eq", [Str(x), Str(y)]) => Bool(x == y),
-            ("lt", [x, y]) => Bool(x.int() < y.int()),
-            ("le", [x, y]) => Bool(x.int() <= y.int()),
-            ("gt", [x, y]) => Bool(x.int() > y.int()),
-            ("ge", [x, y]) => Bool(x.int() >= y.int()),
-            ("eq", [x, y]) => Bool(x.int() == y.int()),
-            ("ne", [x, y]) => Bool(x.int() != y.int()),
-            ("is_", [None, None]) => Bool(true),
-            ("is_", [_, _]) => Bool(false),
-            ("contains", [Str(s), Str(c)]) => Bool(s.contains(c.as_str())),
-            ("getitem", [Str(s), i]) => {
-                let i = i.int();
-                let i = if i < 0 { s.len() as i64 + i } else { i };
-                Str(s[i as usize..i as usize + 1].to_string())
-            }
-            ("print_item", [x]) => {
-                self.out.push_str(&x.show());
-                None
-            }
-            ("simple_call", [Func(f), rest @ ..]) => self.call(f, rest.to_vec()),
-            ("simple_call", [Builtin(b), rest @ ..]) => match (b.as_str(), rest) {
-                ("len", [Str(s)]) => Int(s.len() as i64),
-                ("str", [x]) => Str(x.show()),
-                ("int", [Str(s)]) => Int(s.parse().unwrap()),
-                ("abs", [x]) => Int(x.int().abs()),
-                ("min", [x, y]) => Int(x.int().min(y.int())),
-                ("max", [x, y]) => Int(x.int().max(y.int())),
-                other => panic!("builtin {other:?}"),
-            },
-            other => panic!("op {other:?}"),
-        }
-    }
-}
-
-fn get(env: &HashMap<u32, Val>, a: &Arg) -> Val {
-    match a {
-        Arg::Var(v) => env.get(&v.0).cloned().expect("undefined variable"),
-        Arg::Const(c) => match c {
-            Constant::Int(i) => Val::Int(*i),
-            Constant::Float(f) => Val::Float(*f),
-            Constant::Bool(b) => Val::Bool(*b),
-            Constant::Str(s) => Val::Str(s.clone()),
-            Constant::Char(c) => Val::Str((*c as char).to_string()),
-            Constant::None => Val::None,
-            Constant::Func(f) => Val::Func(f.clone()),
-            Constant::Builtin(b) => Val::Builtin(b.clone()),
-            Constant::Name(n) => Val::Str(n.clone()),
-        },
+        Dialect::Py2
     }
 }
 
 /// Calls `func` of the program with int arguments; returns (result, output).
 fn run(p: &Program<Flow>, func: &str, args: &[i64]) -> (Val, String) {
-    let mut it = Interp {
-        p,
-        out: String::new(),
-        steps: 0,
-    };
-    let r = it.call(func, args.iter().map(|a| Val::Int(*a)).collect());
-    (r, it.out)
+    let mut out = Vec::new();
+    let r = ObjInterpreter::new(p, dialect_of(p))
+        .with_step_limit(1_000_000)
+        .call(func, args.iter().map(|a| Val::Int(*a)).collect(), &mut out)
+        .unwrap_or_else(|e| panic!("{func}{args:?}: {e}"));
+    (r, String::from_utf8(out).unwrap())
 }
 
 fn run_int(p: &Program<Flow>, func: &str, args: &[i64]) -> i64 {
@@ -996,7 +826,7 @@ def entry_point(argv):
     let start = g.block(g.startblock);
     assert_eq!(start.operations[0].opname, "lt");
     assert_eq!(start.operations[0].args[1], Arg::Const(Constant::Int(100)));
-    assert_eq!(run(&p, "f", &[1]).0, Val::Str("rpy".into()));
+    assert_eq!(run(&p, "f", &[1]).0, Val::str("rpy"));
     assert_eq!(run(&p, "f", &[100]).0, Val::None);
 }
 

@@ -1,0 +1,553 @@
+//! The object-level interpreter: runs the flow graphs of a `Program<Flow>`
+//! with Python semantics.
+//!
+//! It is the oracle that checks the flow builder on its own, before
+//! annotation: a program's flow graphs, run here, must print what CPython
+//! prints and return the same exit status. Values are Python objects
+//! ([`ObjValue`]); each operation has the semantics of the program's dialect
+//! ([`ops`]), with machine-word ints as in RPython.
+//!
+//! Execution follows the graphs: a block's operations run in order, then the
+//! exit selected by the exitswitch (the only exit when there is none) passes
+//! its arguments, all evaluated before any is assigned, to the target block's
+//! input variables. Calls of program functions push a frame on an explicit
+//! stack, so deep recursion in the program does not use the Rust stack.
+//! An operation that raises, or reaching a graph's except block, stops the
+//! run with an [`ObjError`] naming the Python exception.
+
+mod ops;
+mod value;
+
+pub use ops::{Exc, Op};
+pub use value::ObjValue;
+
+use rpy_ir::ast::Dialect;
+use rpy_ir::graph::{Arg, Flow, FunctionGraph, Program};
+use std::collections::HashMap;
+use std::fmt;
+use std::io::Write;
+
+/// Why a run stopped.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ObjError {
+    /// The Python exception's class, e.g. `ZeroDivisionError`; `InternalError`
+    /// for a malformed graph, `RecursionError` or `StepLimit` for the limits.
+    pub exc: String,
+    /// The exception's message, e.g. `integer division or modulo by zero`.
+    pub message: String,
+    /// The graph that was running.
+    pub graph: String,
+    /// The graphs on the call stack, outermost first (the last is `graph`).
+    pub traceback: Vec<String>,
+    /// The operation that raised (`None` when following a block's exit).
+    pub op: Option<String>,
+}
+
+impl ObjError {
+    /// The last line of CPython's traceback: `ZeroDivisionError: ...`.
+    pub fn exception_line(&self) -> String {
+        if self.message.is_empty() {
+            self.exc.clone()
+        } else {
+            format!("{}: {}", self.exc, self.message)
+        }
+    }
+}
+
+impl fmt::Display for ObjError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (in graph '{}'", self.exception_line(), self.graph)?;
+        if let Some(op) = &self.op {
+            write!(f, ", operation '{op}'")?;
+        }
+        write!(f, ")")
+    }
+}
+
+impl std::error::Error for ObjError {}
+
+/// An operation or link argument, resolved once.
+#[derive(Clone, Debug)]
+enum Operand {
+    Var(usize),
+    Const(ObjValue),
+}
+
+#[derive(Debug)]
+struct OpCode {
+    /// `None`: an operation the interpreter does not know (an error when run).
+    op: Option<Op>,
+    name: String,
+    args: Vec<Operand>,
+    result: usize,
+}
+
+#[derive(Debug)]
+struct LinkCode {
+    args: Vec<Operand>,
+    target: usize,
+    exitcase: Option<ObjValue>,
+}
+
+#[derive(Debug)]
+struct BlockCode {
+    inputargs: Vec<usize>,
+    ops: Vec<OpCode>,
+    exitswitch: Option<Operand>,
+    exits: Vec<LinkCode>,
+}
+
+#[derive(Debug)]
+struct GraphCode {
+    name: String,
+    nvars: usize,
+    blocks: Vec<BlockCode>,
+    start: usize,
+    ret: usize,
+    except: usize,
+}
+
+fn operand(a: &Arg) -> Operand {
+    match a {
+        Arg::Var(v) => Operand::Var(v.0 as usize),
+        Arg::Const(c) => Operand::Const(ObjValue::from_constant(c)),
+    }
+}
+
+fn compile(g: &FunctionGraph<Flow>) -> GraphCode {
+    let blocks = g
+        .blocks
+        .iter()
+        .map(|b| BlockCode {
+            inputargs: b.inputargs.iter().map(|v| v.0 as usize).collect(),
+            ops: b
+                .operations
+                .iter()
+                .map(|o| OpCode {
+                    op: Op::from_name(&o.opname),
+                    name: o.opname.clone(),
+                    args: o.args.iter().map(operand).collect(),
+                    result: o.result.0 as usize,
+                })
+                .collect(),
+            exitswitch: b.exitswitch.as_ref().map(operand),
+            exits: b
+                .exits
+                .iter()
+                .map(|l| LinkCode {
+                    args: l.args.iter().map(operand).collect(),
+                    target: l.target.0 as usize,
+                    exitcase: l.exitcase.as_ref().map(ObjValue::from_constant),
+                })
+                .collect(),
+        })
+        .collect();
+    GraphCode {
+        name: g.name.clone(),
+        nvars: g.vars.len(),
+        blocks,
+        start: g.startblock.0 as usize,
+        ret: g.returnblock.0 as usize,
+        except: g.exceptblock.0 as usize,
+    }
+}
+
+/// One activation of a graph.
+struct Frame {
+    graph: usize,
+    env: Vec<Option<ObjValue>>,
+    block: usize,
+    /// The next operation of `block` to run; while a callee runs, the call.
+    pc: usize,
+}
+
+/// Interprets one flow-stage program.
+pub struct ObjInterpreter<'p> {
+    program: &'p Program<Flow>,
+    dialect: Dialect,
+    graphs: Vec<GraphCode>,
+    by_name: HashMap<String, usize>,
+    max_depth: usize,
+    max_steps: Option<u64>,
+    steps: u64,
+}
+
+/// How a run stops inside `run`, before the error gets its traceback.
+enum Stop {
+    Raise(Exc),
+    /// An exception that reached a graph's except block: class and message.
+    Except(String, String),
+    Internal(String),
+}
+
+impl From<Exc> for Stop {
+    fn from(e: Exc) -> Stop {
+        Stop::Raise(e)
+    }
+}
+
+impl<'p> ObjInterpreter<'p> {
+    pub fn new(program: &'p Program<Flow>, dialect: Dialect) -> Self {
+        let graphs: Vec<GraphCode> = program.graphs.iter().map(compile).collect();
+        let by_name = graphs
+            .iter()
+            .enumerate()
+            .map(|(i, g)| (g.name.clone(), i))
+            .collect();
+        ObjInterpreter {
+            program,
+            dialect,
+            graphs,
+            by_name,
+            max_depth: 100_000,
+            max_steps: None,
+            steps: 0,
+        }
+    }
+
+    /// The program being run.
+    pub fn program(&self) -> &'p Program<Flow> {
+        self.program
+    }
+
+    /// The deepest call stack allowed before `RecursionError` (default 100000).
+    pub fn with_max_depth(mut self, depth: usize) -> Self {
+        self.max_depth = depth;
+        self
+    }
+
+    /// Stops a run after this many executed operations and links in total
+    /// (for generated programs that may loop forever).
+    pub fn with_step_limit(mut self, steps: u64) -> Self {
+        self.max_steps = Some(steps);
+        self
+    }
+
+    /// Runs the entry point with `argv` (a list of strings) and returns its
+    /// result as the exit status (`None` is 0, as `sys.exit(None)`).
+    pub fn run_entry(&mut self, argv: &[String], out: &mut dyn Write) -> Result<i64, ObjError> {
+        let list = ObjValue::list(argv.iter().map(ObjValue::str).collect());
+        let entry = self.program.entry.clone();
+        match self.call(&entry, vec![list], out)? {
+            ObjValue::None => Ok(0),
+            v => v.as_int().ok_or_else(|| ObjError {
+                exc: "TypeError".into(),
+                message: format!(
+                    "the entry point returned a {} instead of an int",
+                    v.type_name()
+                ),
+                graph: entry.clone(),
+                traceback: vec![entry],
+                op: None,
+            }),
+        }
+    }
+
+    /// Calls the graph named `func` with `args`.
+    pub fn call(
+        &mut self,
+        func: &str,
+        args: Vec<ObjValue>,
+        out: &mut dyn Write,
+    ) -> Result<ObjValue, ObjError> {
+        let Some(&index) = self.by_name.get(func) else {
+            return Err(ObjError {
+                exc: "NameError".into(),
+                message: format!("no graph named '{func}'"),
+                graph: func.to_string(),
+                traceback: vec![],
+                op: None,
+            });
+        };
+        let mut stack: Vec<Frame> = Vec::new();
+        match self.run(index, args, out, &mut stack) {
+            Ok(v) => Ok(v),
+            Err(stop) => {
+                let traceback: Vec<String> = stack
+                    .iter()
+                    .map(|f| self.graphs[f.graph].name.clone())
+                    .collect();
+                let (graph, op) = match stack.last() {
+                    Some(f) => {
+                        let g = &self.graphs[f.graph];
+                        let op = g.blocks[f.block].ops.get(f.pc).map(|o| o.name.clone());
+                        (g.name.clone(), op)
+                    }
+                    None => (func.to_string(), None),
+                };
+                let (exc, message) = match stop {
+                    Stop::Raise(e) => (e.exc.to_string(), e.msg),
+                    Stop::Except(exc, msg) => (exc, msg),
+                    Stop::Internal(m) => ("InternalError".to_string(), m),
+                };
+                Err(ObjError {
+                    exc,
+                    message,
+                    graph,
+                    traceback,
+                    op,
+                })
+            }
+        }
+    }
+
+    /// A new frame of graph `index` entering its start block with `args`.
+    fn frame(&self, index: usize, args: Vec<ObjValue>) -> Result<Frame, Stop> {
+        let g = &self.graphs[index];
+        let params = &g.blocks[g.start].inputargs;
+        if params.len() != args.len() {
+            let n = params.len();
+            return Err(Stop::Raise(ops::exc(
+                "TypeError",
+                match self.dialect {
+                    Dialect::Py2 => format!(
+                        "{}() takes exactly {n} argument{} ({} given)",
+                        g.name,
+                        if n == 1 { "" } else { "s" },
+                        args.len()
+                    ),
+                    Dialect::Py3 => format!(
+                        "{}() takes {n} positional argument{} but {} {} given",
+                        g.name,
+                        if n == 1 { "" } else { "s" },
+                        args.len(),
+                        if args.len() == 1 { "was" } else { "were" }
+                    ),
+                },
+            )));
+        }
+        let mut env = vec![None; g.nvars];
+        for (&v, a) in params.iter().zip(args) {
+            env[v] = Some(a);
+        }
+        Ok(Frame {
+            graph: index,
+            env,
+            block: g.start,
+            pc: 0,
+        })
+    }
+
+    fn tick(&mut self) -> Result<(), Stop> {
+        self.steps += 1;
+        match self.max_steps {
+            Some(max) if self.steps > max => Err(Stop::Raise(ops::exc(
+                "StepLimit",
+                format!("the run took more than {max} steps"),
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    /// Runs graph `index` to its return; the frames are on `stack` (left
+    /// there when a run stops with an error, for the traceback).
+    fn run(
+        &mut self,
+        index: usize,
+        args: Vec<ObjValue>,
+        out: &mut dyn Write,
+        stack: &mut Vec<Frame>,
+    ) -> Result<ObjValue, Stop> {
+        let first = self.frame(index, args)?;
+        stack.push(first);
+        loop {
+            self.tick()?;
+            let frame = stack.last_mut().expect("a frame is running");
+            let graphs = &self.graphs;
+            let g = &graphs[frame.graph];
+            let b = &g.blocks[frame.block];
+
+            if let Some(op) = b.ops.get(frame.pc) {
+                let args = op
+                    .args
+                    .iter()
+                    .map(|a| get(&frame.env, a))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let Some(kind) = op.op else {
+                    return Err(Stop::Internal(format!(
+                        "the operation '{}' is not known to the object interpreter",
+                        op.name
+                    )));
+                };
+                if let Some(n) = kind.arity() {
+                    if args.len() != n {
+                        return Err(Stop::Internal(format!(
+                            "'{}' takes {n} arguments, not {}",
+                            op.name,
+                            args.len()
+                        )));
+                    }
+                }
+                if kind == Op::SimpleCall {
+                    if let Some(ObjValue::Func(name)) = args.first() {
+                        let Some(&callee) = self.by_name.get(&**name) else {
+                            return Err(Stop::Internal(format!(
+                                "the program has no graph for the function '{name}'"
+                            )));
+                        };
+                        if stack.len() >= self.max_depth {
+                            return Err(Stop::Raise(ops::exc(
+                                "RecursionError",
+                                "maximum recursion depth exceeded",
+                            )));
+                        }
+                        let new = self.frame(callee, args[1..].to_vec())?;
+                        stack.push(new);
+                        continue;
+                    }
+                }
+                let result = self.operation(kind, args, out)?;
+                let frame = stack.last_mut().expect("a frame is running");
+                frame.env[op.result] = Some(result);
+                frame.pc += 1;
+                continue;
+            }
+
+            // The end of the block: follow the exit.
+            let link = match &b.exitswitch {
+                None => match b.exits.as_slice() {
+                    [l] => l,
+                    _ => {
+                        return Err(Stop::Internal(format!(
+                            "block {} has {} exits and no exitswitch",
+                            frame.block,
+                            b.exits.len()
+                        )))
+                    }
+                },
+                Some(sw) => {
+                    let v = get(&frame.env, sw)?;
+                    let found = b.exits.iter().find(|l| match &l.exitcase {
+                        Some(c) => same_case(c, &v),
+                        None => false,
+                    });
+                    match found {
+                        Some(l) => l,
+                        None => {
+                            return Err(Stop::Internal(format!(
+                                "no exit of block {} matches the exitswitch value {v:?}",
+                                frame.block
+                            )))
+                        }
+                    }
+                }
+            };
+            let values = link
+                .args
+                .iter()
+                .map(|a| get(&frame.env, a))
+                .collect::<Result<Vec<_>, _>>()?;
+            if link.target == g.ret {
+                let Some(result) = values.into_iter().next() else {
+                    return Err(Stop::Internal(
+                        "a link to the return block has no value".into(),
+                    ));
+                };
+                stack.pop();
+                match stack.last_mut() {
+                    None => return Ok(result),
+                    Some(caller) => {
+                        let cg = &graphs[caller.graph];
+                        let call = &cg.blocks[caller.block].ops[caller.pc];
+                        caller.env[call.result] = Some(result);
+                        caller.pc += 1;
+                    }
+                }
+                continue;
+            }
+            if link.target == g.except {
+                let mut vals = values.into_iter();
+                let etype = vals.next().unwrap_or(ObjValue::None);
+                let evalue = vals.next().unwrap_or(ObjValue::None);
+                let name = match &etype {
+                    ObjValue::Func(n) | ObjValue::Builtin(n) => n.to_string(),
+                    other => String::from_utf8_lossy(&other.to_str(self.dialect)).into_owned(),
+                };
+                let msg = String::from_utf8_lossy(&evalue.to_str(self.dialect)).into_owned();
+                return Err(Stop::Except(name, msg));
+            }
+            let target = &g.blocks[link.target];
+            if target.inputargs.len() != values.len() {
+                return Err(Stop::Internal(format!(
+                    "a link passes {} values to block {}, which takes {}",
+                    values.len(),
+                    link.target,
+                    target.inputargs.len()
+                )));
+            }
+            for (&v, x) in target.inputargs.iter().zip(values) {
+                frame.env[v] = Some(x);
+            }
+            frame.block = link.target;
+            frame.pc = 0;
+        }
+    }
+
+    /// Every operation but calls of program functions.
+    fn operation(
+        &self,
+        op: Op,
+        args: Vec<ObjValue>,
+        out: &mut dyn Write,
+    ) -> Result<ObjValue, Stop> {
+        let d = self.dialect;
+        let r = match (op, args.as_slice()) {
+            (Op::PrintItem, [x]) => {
+                out.write_all(&x.to_str(d))
+                    .map_err(|e| ops::exc("IOError", e.to_string()))?;
+                Ok(ObjValue::None)
+            }
+            (Op::SimpleCall, [ObjValue::Builtin(name), rest @ ..]) => {
+                ops::call_builtin(name, rest, d)
+            }
+            (Op::SimpleCall, [f, ..]) => Err(ops::exc(
+                "TypeError",
+                format!("'{}' object is not callable", f.type_name()),
+            )),
+            (Op::SimpleCall, []) => {
+                return Err(Stop::Internal("simple_call without a callee".into()))
+            }
+            (Op::Neg | Op::Pos | Op::Invert | Op::Not | Op::Bool, [a]) => ops::unary(op, a),
+            (Op::Lt | Op::Le | Op::Eq | Op::Ne | Op::Gt | Op::Ge | Op::Is, [a, b]) => {
+                ops::compare(op, a, b, d)
+            }
+            (Op::Contains, [c, x]) => ops::contains(c, x),
+            (Op::GetItem, [o, i]) => ops::getitem(o, i, d),
+            (Op::SetItem, [o, i, v]) => ops::setitem(o, i, v.clone(), d),
+            (Op::GetAttr, [o, n]) => ops::getattr(o, n),
+            (Op::SetAttr, [o, n, _]) => ops::setattr(o, n),
+            (_, [a, b]) => ops::binary(op, a, b, d),
+            _ => {
+                return Err(Stop::Internal(format!(
+                    "'{}' cannot take {} arguments",
+                    op.name(),
+                    args.len()
+                )))
+            }
+        };
+        Ok(r?)
+    }
+}
+
+/// Does the exitcase `case` select the switch value `v`? (A bool case
+/// matches only a bool, as the builder switches on bool-valued operations.)
+fn same_case(case: &ObjValue, v: &ObjValue) -> bool {
+    match (case, v) {
+        (ObjValue::Bool(a), ObjValue::Bool(b)) => a == b,
+        (ObjValue::Bool(_), _) | (_, ObjValue::Bool(_)) => false,
+        _ => ops::equal(case, v),
+    }
+}
+
+fn get(env: &[Option<ObjValue>], a: &Operand) -> Result<ObjValue, Stop> {
+    match a {
+        Operand::Const(c) => Ok(c.clone()),
+        Operand::Var(v) => env
+            .get(*v)
+            .and_then(Clone::clone)
+            .ok_or_else(|| Stop::Internal(format!("the variable v{v} is read before it is set"))),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,184 @@
+//! The values of the object-level interpreter and their Python-level
+//! conversions to text (`str()` and `repr()`) and truth.
+
+use crate::llinterp::pystr::{float_repr, float_str_py2};
+use rpy_ir::ast::Dialect;
+use rpy_ir::graph::Constant;
+use std::cell::RefCell;
+use std::fmt;
+use std::rc::Rc;
+
+/// A Python object, as far as the flow stage's programs can make one.
+///
+/// Strings are RPython strings: bytes. Lists are shared and mutable, as in
+/// Python; every other value is immutable and compared by value.
+#[derive(Clone, PartialEq)]
+pub enum ObjValue {
+    /// A machine-word integer (RPython's `int`; arithmetic wraps).
+    Int(i64),
+    Bool(bool),
+    Float(f64),
+    Str(Rc<[u8]>),
+    None,
+    List(Rc<RefCell<Vec<ObjValue>>>),
+    /// A function of the program, by its graph name.
+    Func(Rc<str>),
+    /// A builtin function (`len`, `str`, ...), by name.
+    Builtin(Rc<str>),
+}
+
+impl ObjValue {
+    /// A string value holding the bytes of `s`.
+    pub fn str(s: impl AsRef<[u8]>) -> ObjValue {
+        ObjValue::Str(Rc::from(s.as_ref()))
+    }
+
+    /// A new list holding `items`.
+    pub fn list(items: Vec<ObjValue>) -> ObjValue {
+        ObjValue::List(Rc::new(RefCell::new(items)))
+    }
+
+    /// The value of a constant of a flow graph.
+    pub fn from_constant(c: &Constant) -> ObjValue {
+        match c {
+            Constant::Int(i) => ObjValue::Int(*i),
+            Constant::Float(f) => ObjValue::Float(*f),
+            Constant::Bool(b) => ObjValue::Bool(*b),
+            Constant::Char(c) => ObjValue::str([*c]),
+            Constant::Str(s) => ObjValue::str(s),
+            Constant::None => ObjValue::None,
+            Constant::Func(f) => ObjValue::Func(Rc::from(f.as_str())),
+            Constant::Builtin(b) => ObjValue::Builtin(Rc::from(b.as_str())),
+            // A field name (getattr's second argument) reads as its string.
+            Constant::Name(n) => ObjValue::str(n),
+        }
+    }
+
+    /// Python's name of the value's type, as error messages show it.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            ObjValue::Int(_) => "int",
+            ObjValue::Bool(_) => "bool",
+            ObjValue::Float(_) => "float",
+            ObjValue::Str(_) => "str",
+            ObjValue::None => "NoneType",
+            ObjValue::List(_) => "list",
+            ObjValue::Func(_) => "function",
+            ObjValue::Builtin(_) => "builtin_function_or_method",
+        }
+    }
+
+    /// Python's truth value (`bool(x)`).
+    pub fn truth(&self) -> bool {
+        match self {
+            ObjValue::Int(i) => *i != 0,
+            ObjValue::Bool(b) => *b,
+            ObjValue::Float(f) => *f != 0.0,
+            ObjValue::Str(s) => !s.is_empty(),
+            ObjValue::None => false,
+            ObjValue::List(l) => !l.borrow().is_empty(),
+            ObjValue::Func(_) | ObjValue::Builtin(_) => true,
+        }
+    }
+
+    /// The integer value of an int or a bool (bools are ints in Python).
+    pub fn as_int(&self) -> Option<i64> {
+        match self {
+            ObjValue::Int(i) => Some(*i),
+            ObjValue::Bool(b) => Some(i64::from(*b)),
+            _ => None,
+        }
+    }
+
+    /// `str(x)` in the dialect, as bytes.
+    pub fn to_str(&self, dialect: Dialect) -> Vec<u8> {
+        match self {
+            ObjValue::Str(s) => s.to_vec(),
+            ObjValue::Float(f) => Self::str_of_float(*f, dialect).into_bytes(),
+            _ => self.to_repr(dialect),
+        }
+    }
+
+    /// `repr(x)` in the dialect, as bytes.
+    pub fn to_repr(&self, dialect: Dialect) -> Vec<u8> {
+        match self {
+            ObjValue::Int(i) => i.to_string().into_bytes(),
+            ObjValue::Bool(true) => b"True".to_vec(),
+            ObjValue::Bool(false) => b"False".to_vec(),
+            // `repr` of a float is the shortest round-tripping form in both
+            // dialects; only Python 2's `str` differs (handled below).
+            ObjValue::Float(f) => float_repr(*f).into_bytes(),
+            ObjValue::Str(s) => repr_str(s, dialect).into_bytes(),
+            ObjValue::None => b"None".to_vec(),
+            ObjValue::List(l) => {
+                let mut out = b"[".to_vec();
+                for (k, item) in l.borrow().iter().enumerate() {
+                    if k > 0 {
+                        out.extend_from_slice(b", ");
+                    }
+                    out.extend(item.to_repr(dialect));
+                }
+                out.push(b']');
+                out
+            }
+            ObjValue::Func(f) => format!("<function {f}>").into_bytes(),
+            ObjValue::Builtin(b) => format!("<built-in function {b}>").into_bytes(),
+        }
+    }
+
+    /// `str(x)` of a float: Python 3's shortest repr, Python 2's `'%.12g'` rule.
+    pub fn str_of_float(f: f64, dialect: Dialect) -> String {
+        match dialect {
+            Dialect::Py2 => float_str_py2(f),
+            Dialect::Py3 => float_repr(f),
+        }
+    }
+}
+
+/// `repr()` of a string: Python 3 copies non-ASCII bytes (so UTF-8 text shows
+/// as Python 3 shows it); Python 2 escapes them as `\xNN`.
+fn repr_str(s: &[u8], dialect: Dialect) -> String {
+    match dialect {
+        Dialect::Py3 => crate::llinterp::pystr::repr_bytes(s),
+        Dialect::Py2 => {
+            let quote = if s.contains(&b'\'') && !s.contains(&b'"') {
+                '"'
+            } else {
+                '\''
+            };
+            let mut out = String::with_capacity(s.len() + 2);
+            out.push(quote);
+            for &b in s {
+                match b {
+                    b'\\' => out.push_str("\\\\"),
+                    b'\n' => out.push_str("\\n"),
+                    b'\r' => out.push_str("\\r"),
+                    b'\t' => out.push_str("\\t"),
+                    _ if char::from(b) == quote => {
+                        out.push('\\');
+                        out.push(quote);
+                    }
+                    0x20..=0x7e => out.push(char::from(b)),
+                    _ => out.push_str(&format!("\\x{b:02x}")),
+                }
+            }
+            out.push(quote);
+            out
+        }
+    }
+}
+
+impl fmt::Debug for ObjValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ObjValue::Int(i) => write!(f, "Int({i})"),
+            ObjValue::Bool(b) => write!(f, "Bool({b})"),
+            ObjValue::Float(x) => write!(f, "Float({x:?})"),
+            ObjValue::Str(s) => write!(f, "Str({:?})", String::from_utf8_lossy(s)),
+            ObjValue::None => write!(f, "None"),
+            ObjValue::List(l) => write!(f, "List({:?})", l.borrow()),
+            ObjValue::Func(n) => write!(f, "Func({n})"),
+            ObjValue::Builtin(n) => write!(f, "Builtin({n})"),
+        }
+    }
+}
