@@ -1,0 +1,480 @@
+//! The reference interpreter: runs a trace on real memory.
+//!
+//! Objects are allocated with `std::alloc` using the layouts of
+//! `rpy_ir::lltype` (`ContainerType::layout`); every object starts with the
+//! GC header word (`ContainerType::GC_HEADER_SIZE` bytes), which holds the
+//! object's type id: the id of its struct for `new`, of its class for
+//! `new_with_vtable` (the vtable id `guard_class` compares), of its array
+//! type for `new_array`. Every memory access is checked against the live
+//! allocations of the [`Heap`], so a bad pointer is an [`Outcome::Error`],
+//! never a crash.
+
+use std::alloc::{alloc_zeroed, dealloc, Layout};
+
+use rpy_ir::llops::eval_int;
+use rpy_ir::lltype::LowLevelType;
+
+use crate::calls;
+use crate::trace::{DescrData, Kind, Op, Trace, Value};
+
+/// A value the interpreter hands in or out.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RunValue {
+    Int(i64),
+    Float(f64),
+    /// An address (0 is null).
+    Ref(usize),
+}
+
+impl RunValue {
+    pub fn bits(self) -> u64 {
+        match self {
+            RunValue::Int(i) => i as u64,
+            RunValue::Float(f) => f.to_bits(),
+            RunValue::Ref(p) => p as u64,
+        }
+    }
+
+    pub fn from_bits(kind: Kind, bits: u64) -> RunValue {
+        match kind {
+            Kind::Float => RunValue::Float(f64::from_bits(bits)),
+            Kind::Ref => RunValue::Ref(bits as usize),
+            _ => RunValue::Int(bits as i64),
+        }
+    }
+}
+
+impl std::fmt::Display for RunValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunValue::Int(i) => write!(f, "{i}"),
+            RunValue::Float(x) => write!(f, "{x:?}"),
+            RunValue::Ref(0) => f.write_str("null"),
+            RunValue::Ref(p) => write!(f, "0x{p:x}"),
+        }
+    }
+}
+
+/// How a run ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// `finish(...)` was reached, with these values.
+    Finished(Vec<RunValue>),
+    /// The guard at op index `guard` failed; its fail args' values.
+    GuardFailed { guard: usize, values: Vec<RunValue> },
+    /// The loop ran `limit` iterations without leaving.
+    LoopLimit { values: Vec<RunValue> },
+    /// The trace did something undefined (null pointer, out-of-bounds index,
+    /// division by zero, a trace that falls off its end).
+    Error(String),
+}
+
+/// The memory a run allocates; freed when dropped.
+#[derive(Default)]
+pub struct Heap {
+    blocks: Vec<(usize, Layout)>,
+}
+
+impl Drop for Heap {
+    fn drop(&mut self) {
+        for (p, l) in self.blocks.drain(..) {
+            // SAFETY: every block was allocated by `alloc` with this layout.
+            unsafe { dealloc(p as *mut u8, l) }
+        }
+    }
+}
+
+impl Heap {
+    /// A zeroed block of `size` bytes; `None` when the size is absurd.
+    pub fn alloc(&mut self, size: usize, align: usize) -> Option<usize> {
+        let layout = Layout::from_size_align(size.max(8), align.max(8)).ok()?;
+        if layout.size() > 1 << 32 {
+            return None;
+        }
+        // SAFETY: the layout has a non-zero size.
+        let p = unsafe { alloc_zeroed(layout) };
+        if p.is_null() {
+            return None;
+        }
+        self.blocks.push((p as usize, layout));
+        Some(p as usize)
+    }
+
+    fn check(&self, addr: usize, size: usize) -> Result<(), String> {
+        if addr == 0 {
+            return Err("null pointer dereference".into());
+        }
+        let ok = self
+            .blocks
+            .iter()
+            .any(|(p, l)| addr >= *p && addr.checked_add(size).is_some_and(|e| e <= p + l.size()));
+        if ok {
+            Ok(())
+        } else {
+            Err(format!("access to 0x{addr:x} outside any object"))
+        }
+    }
+
+    /// Reads a value of type `ty` at `addr`, as bits.
+    pub fn read(&self, addr: usize, ty: &LowLevelType) -> Result<u64, String> {
+        let (size, _) = ty.size_align();
+        self.check(addr, size)?;
+        // SAFETY: `check` proved [addr, addr+size) lies in a live block.
+        unsafe {
+            Ok(match size {
+                1 => *(addr as *const u8) as u64,
+                _ => (addr as *const u64).read_unaligned(),
+            })
+        }
+    }
+
+    /// Writes `bits` as a value of type `ty` at `addr`.
+    pub fn write(&mut self, addr: usize, ty: &LowLevelType, bits: u64) -> Result<(), String> {
+        let (size, _) = ty.size_align();
+        self.check(addr, size)?;
+        // SAFETY: as in `read`.
+        unsafe {
+            match size {
+                1 => *(addr as *mut u8) = bits as u8,
+                _ => (addr as *mut u64).write_unaligned(bits),
+            }
+        }
+        Ok(())
+    }
+
+    /// A new object of a struct or class descr, its header word set.
+    pub fn new_object(&mut self, trace: &Trace, descr: usize) -> Result<usize, String> {
+        let (size, align, id) = match &trace.header.descrs[descr].data {
+            DescrData::Size {
+                size,
+                align,
+                type_id,
+                ..
+            }
+            | DescrData::Class {
+                size,
+                align,
+                type_id,
+                ..
+            } => (*size, *align, *type_id),
+            _ => return Err("not a struct or class".into()),
+        };
+        let p = self.alloc(size, align).ok_or("allocation failed")?;
+        self.write(p, &LowLevelType::Signed, id)?;
+        Ok(p)
+    }
+
+    /// A new array of an array descr with `n` zeroed items.
+    pub fn new_array(&mut self, trace: &Trace, descr: usize, n: i64) -> Result<usize, String> {
+        let DescrData::Array {
+            length_offset,
+            items_offset,
+            item_size,
+            type_id,
+            ..
+        } = trace.header.descrs[descr].data
+        else {
+            return Err("not an array".into());
+        };
+        if !(0..1 << 28).contains(&n) {
+            return Err(format!("bad array length {n}"));
+        }
+        let p = self
+            .alloc(items_offset + n as usize * item_size, 8)
+            .ok_or("allocation failed")?;
+        self.write(p, &LowLevelType::Signed, type_id)?;
+        self.write(p + length_offset, &LowLevelType::Signed, n as u64)?;
+        Ok(p)
+    }
+}
+
+/// Runs `trace` from `args` (one per input, of its kind) on `heap`, for at
+/// most `limit` loop iterations.
+pub fn run(trace: &Trace, args: &[RunValue], heap: &mut Heap, limit: u64) -> Outcome {
+    match run_inner(trace, args, heap, limit) {
+        Ok(o) => o,
+        Err(e) => Outcome::Error(e),
+    }
+}
+
+/// Runs `trace` on a fresh heap (freed afterwards: returned pointers dangle).
+pub fn run_fresh(trace: &Trace, args: &[RunValue], limit: u64) -> Outcome {
+    run(trace, args, &mut Heap::default(), limit)
+}
+
+fn run_inner(
+    trace: &Trace,
+    args: &[RunValue],
+    heap: &mut Heap,
+    limit: u64,
+) -> Result<Outcome, String> {
+    if args.len() != trace.inputs.len() {
+        return Err(format!(
+            "the trace takes {} input(s), not {}",
+            trace.inputs.len(),
+            args.len()
+        ));
+    }
+    let mut regs = vec![0u64; trace.boxes.len()];
+    for (b, v) in trace.inputs.iter().zip(args) {
+        let want = trace.boxes[*b].kind;
+        let ok = matches!(
+            (want, v),
+            (Kind::Int, RunValue::Int(_))
+                | (Kind::Float, RunValue::Float(_))
+                | (Kind::Ref, RunValue::Ref(_))
+        );
+        if !ok {
+            return Err(format!(
+                "input {} wants a {:?}, got {v}",
+                trace.boxes[*b].name, want
+            ));
+        }
+        regs[*b] = v.bits();
+    }
+    let header = &trace.header;
+    let mut ovf = false;
+    let mut iterations = 0u64;
+    let mut label: Option<usize> = None;
+    let mut pc = 0;
+    let get = |regs: &[u64], v: Value| -> u64 {
+        match v {
+            Value::Box(b) => regs[b],
+            Value::Int(i) => i as u64,
+            Value::Float(bits) => bits,
+            Value::NullPtr => 0,
+            Value::Class(d) => header.class_id(d).unwrap_or(0),
+        }
+    };
+    let values = |regs: &[u64], vs: &[Value]| -> Vec<RunValue> {
+        vs.iter()
+            .map(|v| RunValue::from_bits(trace.kind(*v), get(regs, *v)))
+            .collect()
+    };
+    while pc < trace.ops.len() {
+        let op: &Op = &trace.ops[pc];
+        let name = op.name();
+        let a = |i: usize| get(&regs, op.args[i]);
+        let ai = |i: usize| get(&regs, op.args[i]) as i64;
+        let af = |i: usize| f64::from_bits(get(&regs, op.args[i]));
+        let fail = |regs: &[u64]| -> Outcome {
+            Outcome::GuardFailed {
+                guard: pc,
+                values: values(regs, op.fail_args.as_deref().unwrap_or(&[])),
+            }
+        };
+        let descr = op.descr.map(|d| &header.descrs[d].data);
+        if op.info().descr != crate::trace::DescrNeed::None
+            && !op.name().starts_with("new")
+            && !op.name().starts_with("call")
+            && op.args.first().is_some_and(|v| get(&regs, *v) == 0)
+        {
+            return Err(format!("null pointer dereference at op {pc}"));
+        }
+        let fb = |b: bool| b as u64;
+        let res: Option<u64> = match name {
+            "label" => {
+                label = Some(pc);
+                None
+            }
+            "jump" => {
+                iterations += 1;
+                let vals: Vec<u64> = op.args.iter().map(|v| get(&regs, *v)).collect();
+                let targets: Vec<Value> = match label {
+                    Some(l) => trace.ops[l].args.clone(),
+                    None => trace.inputs.iter().map(|b| Value::Box(*b)).collect(),
+                };
+                if targets.len() != vals.len() {
+                    return Err(format!(
+                        "jump passes {} value(s) to a label of {}",
+                        vals.len(),
+                        targets.len()
+                    ));
+                }
+                for (t, v) in targets.iter().zip(&vals) {
+                    if let Value::Box(b) = t {
+                        regs[*b] = *v;
+                    }
+                }
+                if iterations >= limit {
+                    return Ok(Outcome::LoopLimit {
+                        values: values(&regs, &targets),
+                    });
+                }
+                pc = label.map_or(0, |l| l + 1);
+                continue;
+            }
+            "finish" => return Ok(Outcome::Finished(values(&regs, &op.args))),
+            "guard_true"
+            | "guard_false"
+            | "guard_value"
+            | "guard_class"
+            | "guard_nonnull"
+            | "guard_isnull"
+            | "guard_nonnull_class"
+            | "guard_no_overflow"
+            | "guard_overflow"
+            | "guard_no_exception"
+            | "guard_not_forced" => {
+                let pass = match name {
+                    "guard_true" => a(0) != 0,
+                    "guard_false" => a(0) == 0,
+                    "guard_value" => a(0) == a(1),
+                    "guard_nonnull" => a(0) != 0,
+                    "guard_isnull" => a(0) == 0,
+                    "guard_class" | "guard_nonnull_class" => {
+                        let p = a(0) as usize;
+                        if p == 0 {
+                            if name == "guard_class" {
+                                return Err(format!("guard_class on null at op {pc}"));
+                            }
+                            false
+                        } else {
+                            heap.read(p, &LowLevelType::Signed)? == a(1)
+                        }
+                    }
+                    "guard_no_overflow" => !ovf,
+                    "guard_overflow" => ovf,
+                    _ => true,
+                };
+                if !pass {
+                    return Ok(fail(&regs));
+                }
+                None
+            }
+            "int_add_ovf" | "int_sub_ovf" | "int_mul_ovf" => {
+                let (x, y) = (ai(0), ai(1));
+                let r = match name {
+                    "int_add_ovf" => x.checked_add(y),
+                    "int_sub_ovf" => x.checked_sub(y),
+                    _ => x.checked_mul(y),
+                };
+                ovf = r.is_none();
+                Some(r.unwrap_or(0) as u64)
+            }
+            "uint_rshift" => {
+                let y = ai(1);
+                if !(0..64).contains(&y) {
+                    return Err(format!("shift by {y} at op {pc}"));
+                }
+                Some(a(0) >> y)
+            }
+            "uint_lt" => Some(fb(a(0) < a(1))),
+            "uint_le" => Some(fb(a(0) <= a(1))),
+            "uint_gt" => Some(fb(a(0) > a(1))),
+            "uint_ge" => Some(fb(a(0) >= a(1))),
+            "int_is_zero" => Some(fb(a(0) == 0)),
+            "int_force_ge_zero" => Some(ai(0).max(0) as u64),
+            "same_as_i" | "same_as_f" | "same_as_r" => Some(a(0)),
+            "float_add" => Some((af(0) + af(1)).to_bits()),
+            "float_sub" => Some((af(0) - af(1)).to_bits()),
+            "float_mul" => Some((af(0) * af(1)).to_bits()),
+            "float_truediv" => Some((af(0) / af(1)).to_bits()),
+            "float_neg" => Some((-af(0)).to_bits()),
+            "float_abs" => Some(af(0).abs().to_bits()),
+            "float_lt" => Some(fb(af(0) < af(1))),
+            "float_le" => Some(fb(af(0) <= af(1))),
+            "float_eq" => Some(fb(af(0) == af(1))),
+            "float_ne" => Some(fb(af(0) != af(1))),
+            "float_gt" => Some(fb(af(0) > af(1))),
+            "float_ge" => Some(fb(af(0) >= af(1))),
+            "cast_int_to_float" => Some((ai(0) as f64).to_bits()),
+            "cast_float_to_int" => Some(af(0) as i64 as u64),
+            "ptr_eq" | "instance_ptr_eq" => Some(fb(a(0) == a(1))),
+            "ptr_ne" | "instance_ptr_ne" => Some(fb(a(0) != a(1))),
+            "getfield_gc_i" | "getfield_gc_f" | "getfield_gc_r" | "getfield_raw_i"
+            | "getfield_raw_f" => {
+                let Some(DescrData::Field { offset, ty, .. }) = descr else {
+                    return Err("bad descr".into());
+                };
+                let addr = (a(0) as usize).wrapping_add(*offset);
+                Some(heap.read(addr, ty).map_err(|e| format!("{e} at op {pc}"))?)
+            }
+            "setfield_gc" | "setfield_raw" => {
+                let Some(DescrData::Field { offset, ty, .. }) = descr else {
+                    return Err("bad descr".into());
+                };
+                let addr = (a(0) as usize).wrapping_add(*offset);
+                heap.write(addr, ty, a(1))
+                    .map_err(|e| format!("{e} at op {pc}"))?;
+                None
+            }
+            "getarrayitem_gc_i" | "getarrayitem_gc_f" | "getarrayitem_gc_r"
+            | "getarrayitem_raw_i" | "getarrayitem_raw_f" | "setarrayitem_gc"
+            | "setarrayitem_raw" => {
+                let Some(DescrData::Array {
+                    item,
+                    length_offset,
+                    items_offset,
+                    item_size,
+                    ..
+                }) = descr
+                else {
+                    return Err("bad descr".into());
+                };
+                let base = a(0) as usize;
+                let i = ai(1);
+                let gc = name.contains("_gc");
+                let addr = if gc {
+                    let len =
+                        heap.read(base.wrapping_add(*length_offset), &LowLevelType::Signed)
+                            .map_err(|e| format!("{e} at op {pc}"))? as i64;
+                    if !(0..len).contains(&i) {
+                        return Err(format!("index {i} out of bounds (length {len}) at op {pc}"));
+                    }
+                    base + items_offset + i as usize * item_size
+                } else {
+                    base.wrapping_add((i as usize).wrapping_mul(*item_size))
+                };
+                if name.starts_with("set") {
+                    heap.write(addr, item, a(2))
+                        .map_err(|e| format!("{e} at op {pc}"))?;
+                    None
+                } else {
+                    Some(
+                        heap.read(addr, item)
+                            .map_err(|e| format!("{e} at op {pc}"))?,
+                    )
+                }
+            }
+            "arraylen_gc" => {
+                let Some(DescrData::Array { length_offset, .. }) = descr else {
+                    return Err("bad descr".into());
+                };
+                let addr = (a(0) as usize).wrapping_add(*length_offset);
+                Some(
+                    heap.read(addr, &LowLevelType::Signed)
+                        .map_err(|e| format!("{e} at op {pc}"))?,
+                )
+            }
+            "new" | "new_with_vtable" => {
+                Some(heap.new_object(trace, op.descr.unwrap_or(0))? as u64)
+            }
+            "new_array" | "new_array_clear" => {
+                Some(heap.new_array(trace, op.descr.unwrap_or(0), ai(0))? as u64)
+            }
+            _ if name.starts_with("call") => {
+                let Some(DescrData::Call { func }) = descr else {
+                    return Err("bad descr".into());
+                };
+                let args: Vec<u64> = op.args.iter().map(|v| get(&regs, *v)).collect();
+                Some(
+                    calls::call(func, &args)
+                        .ok_or_else(|| format!("cannot call '{}'", func.name))?,
+                )
+            }
+            _ => {
+                let args: Vec<i64> = op.args.iter().map(|v| get(&regs, *v) as i64).collect();
+                match eval_int(name, &args) {
+                    Some(v) => Some(v as u64),
+                    None => return Err(format!("{name} is undefined for {args:?} at op {pc}")),
+                }
+            }
+        };
+        if let (Some(r), Some(v)) = (op.result, res) {
+            regs[r] = v;
+        }
+        pc += 1;
+    }
+    Err("the trace ends without finish or jump".into())
+}

@@ -1,0 +1,163 @@
+//! `heap`: caching of memory reads and removal of redundant stores. After
+//! `getfield_gc(p, f)` or `setfield_gc(p, v, f)` the optimizer knows what
+//! field `f` of `p` holds, until something may change it: a store to the
+//! same field of another object (which may be `p`), a raw store (which may
+//! point anywhere), a call that is not pure, or a `label`. A read of a known
+//! field is replaced by its value; a store of the value the field already
+//! holds is removed. Array items at constant indices and array lengths are
+//! cached the same way. Only word-sized fields and items are recorded on a
+//! store (a one-byte store truncates its value).
+//!
+//! Fields are keyed by their offset, not their descr, since two descrs may
+//! name the same field (`field value = node.value` and `node.value`).
+
+use std::collections::HashMap;
+
+use crate::trace::{DescrData, DescrId, Op, Value};
+
+use super::{Next, Optimization, Shared};
+
+/// The `heap` optimization.
+#[derive(Default)]
+pub struct OptHeap {
+    /// offset -> object -> value
+    fields: HashMap<usize, HashMap<Value, Value>>,
+    /// array descr -> (array, index) -> value
+    items: HashMap<DescrId, HashMap<(Value, i64), Value>>,
+    /// array -> length (lengths never change)
+    lengths: HashMap<Value, Value>,
+}
+
+impl OptHeap {
+    fn clear(&mut self) {
+        self.fields.clear();
+        self.items.clear();
+    }
+}
+
+impl Optimization for OptHeap {
+    fn name(&self) -> &'static str {
+        "heap"
+    }
+
+    fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
+        let name = op.name();
+        let descr = op.descr.map(|d| sh.trace.header.descrs[d].data.clone());
+        match (name, descr) {
+            (
+                "getfield_gc_i" | "getfield_gc_f" | "getfield_gc_r",
+                Some(DescrData::Field { offset, .. }),
+            ) => {
+                let p = sh.resolve(op.args[0]);
+                let Some(r) = op.result else { return };
+                if let Some(v) = self.fields.get(&offset).and_then(|m| m.get(&p)) {
+                    sh.make_equal(r, *v);
+                    return;
+                }
+                self.fields
+                    .entry(offset)
+                    .or_default()
+                    .insert(p, Value::Box(r));
+                next.emit(op, sh);
+            }
+            ("setfield_gc", Some(DescrData::Field { offset, ty, .. })) => {
+                let p = sh.resolve(op.args[0]);
+                let v = sh.resolve(op.args[1]);
+                let size = ty.size_align().0;
+                if size == 8 && self.fields.get(&offset).and_then(|m| m.get(&p)) == Some(&v) {
+                    return; // the field holds it already
+                }
+                // any field overlapping the stored bytes, of any object
+                self.fields
+                    .retain(|o, _| *o + 8 <= offset || offset + size <= *o);
+                if size == 8 {
+                    self.fields.entry(offset).or_default().insert(p, v);
+                }
+                next.emit(op, sh);
+            }
+            (
+                "getarrayitem_gc_i" | "getarrayitem_gc_f" | "getarrayitem_gc_r",
+                Some(DescrData::Array { .. }),
+            ) => {
+                let p = sh.resolve(op.args[0]);
+                let (Value::Int(i), Some(r), Some(d)) =
+                    (sh.resolve(op.args[1]), op.result, op.descr)
+                else {
+                    next.emit(op, sh);
+                    return;
+                };
+                if let Some(v) = self.items.get(&d).and_then(|m| m.get(&(p, i))) {
+                    sh.make_equal(r, *v);
+                    return;
+                }
+                self.items
+                    .entry(d)
+                    .or_default()
+                    .insert((p, i), Value::Box(r));
+                next.emit(op, sh);
+            }
+            ("setarrayitem_gc", Some(DescrData::Array { item_size, .. })) => {
+                let p = sh.resolve(op.args[0]);
+                let v = sh.resolve(op.args[2]);
+                let d = op.descr.unwrap_or(0);
+                match sh.resolve(op.args[1]) {
+                    Value::Int(i) => {
+                        if item_size == 8
+                            && self.items.get(&d).and_then(|m| m.get(&(p, i))) == Some(&v)
+                        {
+                            return;
+                        }
+                        let m = self.items.entry(d).or_default();
+                        // other arrays may be p; other indices of p are untouched
+                        m.retain(|(q, j), _| *q == p && *j != i);
+                        if item_size == 8 {
+                            m.insert((p, i), v);
+                        }
+                    }
+                    _ => {
+                        self.items.remove(&d);
+                    }
+                }
+                next.emit(op, sh);
+            }
+            ("arraylen_gc", _) => {
+                let p = sh.resolve(op.args[0]);
+                let Some(r) = op.result else { return };
+                if let Some(v) = self.lengths.get(&p) {
+                    sh.make_equal(r, *v);
+                    return;
+                }
+                self.lengths.insert(p, Value::Box(r));
+                next.emit(op, sh);
+            }
+            ("new_array" | "new_array_clear", _) => {
+                if let Some(r) = op.result {
+                    self.lengths.insert(Value::Box(r), sh.resolve(op.args[0]));
+                }
+                next.emit(op, sh);
+            }
+            ("label", _) => {
+                self.clear();
+                self.lengths.clear();
+                next.emit(op, sh);
+            }
+            _ => {
+                let info = op.info();
+                let writes = name.starts_with("call") && !name.starts_with("call_pure")
+                    || name == "setfield_raw"
+                    || name == "setarrayitem_raw";
+                if writes
+                    || (!info.pure
+                        && !info.removable
+                        && !info.guard
+                        && !name.ends_with("_ovf")
+                        && name != "jump"
+                        && name != "finish")
+                {
+                    self.clear();
+                }
+                next.emit(op, sh);
+            }
+        }
+    }
+}

@@ -1,0 +1,231 @@
+//! `rewrite`: the integer rewrite rules of `rules/opt/` — the same rules the
+//! translation-time e-graph uses — applied by a forward matcher. An
+//! operation is matched against every rule whose pattern has its name at
+//! the root; nested patterns are matched through the operations that define
+//! the arguments. Facts (`x.known_nonneg()`, ...) are answered from the
+//! bounds `intbounds` computed. The first rule that fires replaces the
+//! operation: by a value (the result box then stands for it), or by new
+//! operations, which go through the whole chain again.
+
+use rpy_passes::rules::opt::{eval_expr, Fact, Facts, OptRule, Pat, Res, Ty, OPT_RULES};
+
+use crate::trace::{opcode, Kind, Op, Value};
+
+use super::{IntBound, Next, Optimization, Shared};
+
+/// The trace name of a rule's operation (rules speak `llops`).
+fn trace_name(rule_op: &str) -> &str {
+    match rule_op {
+        "bool_not" => "int_is_zero",
+        n => n,
+    }
+}
+
+/// The rule name of a trace operation.
+fn rule_name(trace_op: &str) -> &str {
+    match trace_op {
+        "int_is_zero" => "bool_not",
+        n => n,
+    }
+}
+
+struct BoundFacts<'a> {
+    bounds: &'a [IntBound],
+}
+
+impl Facts for BoundFacts<'_> {
+    fn fact(&self, slot: usize, fact: Fact, arg: i64) -> bool {
+        let Some(b) = self.bounds.get(slot) else {
+            return false;
+        };
+        match fact {
+            Fact::GeConst => b.lo >= arg,
+            Fact::GtConst => b.lo > arg,
+            Fact::LeConst => b.hi <= arg,
+            Fact::LtConst => b.hi < arg,
+            Fact::Nonneg => b.lo >= 0,
+            Fact::BitsZero => (arg as u64) & !b.zeros == 0,
+        }
+    }
+}
+
+struct Matcher<'a> {
+    sh: &'a Shared,
+    rule: &'static OptRule,
+    vals: Vec<Option<Value>>,
+}
+
+impl Matcher<'_> {
+    fn bind(&mut self, slot: usize, v: Value) -> bool {
+        let var = &self.rule.vars[slot];
+        if var.const_only && !matches!(v, Value::Int(_)) {
+            return false;
+        }
+        if var.ty == Ty::Bool && !self.sh.bound(v).is_bool() {
+            return false;
+        }
+        match self.vals[slot] {
+            Some(old) => old == v,
+            None => {
+                self.vals[slot] = Some(v);
+                true
+            }
+        }
+    }
+
+    fn value(&mut self, p: &Pat, v: Value) -> bool {
+        let v = self.sh.resolve(v);
+        match p {
+            Pat::Var(i) => self.bind(*i, v),
+            Pat::Int(c) => v == Value::Int(*c),
+            Pat::Bool(b) => v == Value::Int(*b as i64),
+            Pat::Op(..) => match self.sh.def_of(v) {
+                Some(def) => {
+                    let def = def.clone();
+                    self.op(p, &def)
+                }
+                None => false,
+            },
+        }
+    }
+
+    fn op(&mut self, p: &Pat, op: &Op) -> bool {
+        let Pat::Op(name, args) = p else {
+            return false;
+        };
+        if rule_name(op.name()) != *name || args.len() != op.args.len() {
+            return false;
+        }
+        args.iter().zip(&op.args).all(|(p, v)| self.value(p, *v))
+    }
+}
+
+/// Tries `rule` on `op`; the replacement when it fires.
+fn try_rule(sh: &mut Shared, rule: &'static OptRule, op: &Op) -> Option<Vec<Op>> {
+    let mut m = Matcher {
+        sh,
+        rule,
+        vals: vec![None; rule.vars.len()],
+    };
+    if !m.op(&rule.lhs, op) {
+        return None;
+    }
+    let vals: Vec<Value> = m.vals.iter().map(|v| v.unwrap_or(Value::Int(0))).collect();
+    let mut slots: Vec<Option<i64>> = vals
+        .iter()
+        .map(|v| match v {
+            Value::Int(c) => Some(*c),
+            _ => None,
+        })
+        .collect();
+    let bounds: Vec<IntBound> = vals.iter().map(|v| sh.bound(*v)).collect();
+    let facts = BoundFacts { bounds: &bounds };
+    if !rule.try_steps(&mut slots, &facts) {
+        return None;
+    }
+    // the result must be expressible in the trace
+    fn expressible(r: &Res) -> bool {
+        match r {
+            Res::Op(name, args) => {
+                opcode(trace_name(name)).is_some() && args.iter().all(expressible)
+            }
+            _ => true,
+        }
+    }
+    if !expressible(&rule.rhs) {
+        return None;
+    }
+    let mut new_ops = Vec::new();
+    let result = build(
+        sh,
+        &rule.rhs,
+        &vals,
+        &slots,
+        &facts,
+        op.result,
+        &mut new_ops,
+    )?;
+    rpy_passes::rules::fire(rule.rule);
+    match (result, op.result) {
+        (Built::Value(v), Some(r)) => {
+            sh.make_equal(r, v);
+        }
+        (Built::Value(_), None) => return None,
+        (Built::Op, _) => {}
+    }
+    Some(new_ops)
+}
+
+enum Built {
+    /// An existing value or a constant.
+    Value(Value),
+    /// The root operation, pushed last into the new ops.
+    Op,
+}
+
+fn build(
+    sh: &mut Shared,
+    r: &Res,
+    vals: &[Value],
+    slots: &[Option<i64>],
+    facts: &dyn Facts,
+    root: Option<usize>,
+    out: &mut Vec<Op>,
+) -> Option<Built> {
+    Some(match r {
+        Res::Var(i) => Built::Value(vals.get(*i).copied()?),
+        Res::Const(e, ty) => {
+            let v = eval_expr(e, slots, facts)?;
+            Built::Value(Value::Int(if *ty == Ty::Bool {
+                (v != 0) as i64
+            } else {
+                v
+            }))
+        }
+        Res::Op(name, args) => {
+            let mut argv = Vec::new();
+            for a in args.iter() {
+                match build(sh, a, vals, slots, facts, None, out)? {
+                    Built::Value(v) => argv.push(v),
+                    Built::Op => {
+                        let last = out.last()?;
+                        argv.push(Value::Box(last.result?));
+                    }
+                }
+            }
+            let result = match root {
+                Some(r) => r,
+                None => sh.new_box(Kind::Int),
+            };
+            out.push(Op::new(opcode(trace_name(name))?, argv, Some(result)));
+            Built::Op
+        }
+    })
+}
+
+/// The `rewrite` optimization.
+pub struct OptRewrite;
+
+impl Optimization for OptRewrite {
+    fn name(&self) -> &'static str {
+        "rewrite"
+    }
+
+    fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
+        let rn = rule_name(op.name());
+        if op.info().pure && op.result.is_some() {
+            for rule in OPT_RULES {
+                if !matches!(rule.lhs, Pat::Op(n, _) if n == rn) {
+                    continue;
+                }
+                if let Some(new_ops) = try_rule(sh, rule, &op) {
+                    for o in new_ops {
+                        sh.send_extra(o);
+                    }
+                    return;
+                }
+            }
+        }
+        next.emit(op, sh);
+    }
+}

@@ -1,0 +1,270 @@
+//! `virtualize`: allocation removal. A `new`, `new_with_vtable` or a
+//! `new_array` of a small constant length is not emitted; the object becomes
+//! *virtual*: the optimizer keeps its fields (items) as values. Stores into
+//! a virtual update them, reads from it are replaced by the stored value
+//! (zero when none was stored, as memory starts zeroed), `guard_class`,
+//! `guard_nonnull` and `ptr_eq` on it are decided. Any other use makes the
+//! object escape: it is *forced*, i.e. the allocation and the stores of its
+//! current fields are emitted right there (fields first forced in turn).
+//!
+//! There is no resume data yet, so a virtual in the fail args of a guard
+//! that stays is forced before the guard; at a `label` every virtual is
+//! forced (its state would differ from one iteration to the next).
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::trace::{opc, BoxId, DescrData, DescrId, Kind, Op, Value};
+
+use super::{Next, Optimization, Shared};
+
+const MAX_VIRTUAL_ARRAY: i64 = 64;
+
+#[derive(Clone, Debug)]
+enum Virtual {
+    /// A struct or instance: the allocating op, and the stored fields by descr.
+    Struct {
+        alloc: Op,
+        fields: BTreeMap<DescrId, Value>,
+    },
+    /// An array: the allocating op and the items (None: never stored).
+    Array {
+        alloc: Op,
+        items: Vec<Option<Value>>,
+    },
+}
+
+/// The `virtualize` optimization.
+#[derive(Default)]
+pub struct OptVirtualize {
+    virtuals: HashMap<BoxId, Virtual>,
+}
+
+fn zero_of(kind: Kind) -> Value {
+    match kind {
+        Kind::Float => Value::float(0.0),
+        Kind::Ref => Value::NullPtr,
+        _ => Value::Int(0),
+    }
+}
+
+/// What a store of `v` leaves in memory, as a value reads give back: `v`
+/// itself for a word; for a one-byte field, the truncated constant (a box
+/// would need a truncation the trace cannot say: `None`, the object escapes).
+fn stored_value(v: Value, narrow: bool) -> Option<Value> {
+    match (narrow, v) {
+        (false, v) => Some(v),
+        (true, Value::Int(c)) => Some(Value::Int(c & 0xff)),
+        _ => None,
+    }
+}
+
+impl OptVirtualize {
+    fn virtual_of(&self, sh: &Shared, v: Value) -> Option<BoxId> {
+        match sh.resolve(v) {
+            Value::Box(b) if self.virtuals.contains_key(&b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// Emits the allocation and stores of virtual `b` (and of the virtuals
+    /// its fields hold); afterwards `b` is an ordinary box.
+    fn force(&mut self, b: BoxId, sh: &mut Shared, next: &mut Next) {
+        let Some(v) = self.virtuals.remove(&b) else {
+            return;
+        };
+        match v {
+            Virtual::Struct { alloc, fields } => {
+                next.emit(alloc, sh);
+                for (d, val) in fields {
+                    let val = self.force_value(val, sh, next);
+                    if val == Value::Int(0) || val == Value::NullPtr {
+                        // memory starts zeroed
+                        continue;
+                    }
+                    let mut st = Op::new(opc("setfield_gc"), vec![Value::Box(b), val], None);
+                    st.descr = Some(d);
+                    next.emit(st, sh);
+                }
+            }
+            Virtual::Array { alloc, items } => {
+                let descr = alloc.descr;
+                next.emit(alloc, sh);
+                for (i, val) in items.into_iter().enumerate() {
+                    let Some(val) = val else { continue };
+                    let val = self.force_value(val, sh, next);
+                    let mut st = Op::new(
+                        opc("setarrayitem_gc"),
+                        vec![Value::Box(b), Value::Int(i as i64), val],
+                        None,
+                    );
+                    st.descr = descr;
+                    next.emit(st, sh);
+                }
+            }
+        }
+    }
+
+    fn force_value(&mut self, v: Value, sh: &mut Shared, next: &mut Next) -> Value {
+        let v = sh.resolve(v);
+        if let Some(b) = self.virtual_of(sh, v) {
+            self.force(b, sh, next);
+        }
+        v
+    }
+
+    /// Forces every virtual `op` uses (arguments and fail args) and emits it.
+    fn escape(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
+        for v in op.args.iter().chain(op.fail_args.iter().flatten()) {
+            self.force_value(*v, sh, next);
+        }
+        next.emit(op, sh);
+    }
+
+    fn class_of(&self, b: BoxId, sh: &Shared) -> Option<u64> {
+        match self.virtuals.get(&b)? {
+            Virtual::Struct { alloc, .. } => {
+                match alloc.descr.map(|d| &sh.trace.header.descrs[d].data) {
+                    Some(DescrData::Class { type_id, .. })
+                    | Some(DescrData::Size { type_id, .. }) => Some(*type_id),
+                    _ => None,
+                }
+            }
+            Virtual::Array { .. } => None,
+        }
+    }
+}
+
+impl Optimization for OptVirtualize {
+    fn name(&self) -> &'static str {
+        "virtualize"
+    }
+
+    fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
+        let name = op.name();
+        let v0 = op.args.first().and_then(|a| self.virtual_of(sh, *a));
+        match name {
+            "new" | "new_with_vtable" => {
+                if let Some(r) = op.result {
+                    self.virtuals.insert(
+                        r,
+                        Virtual::Struct {
+                            alloc: op,
+                            fields: BTreeMap::new(),
+                        },
+                    );
+                    return;
+                }
+            }
+            "new_array" | "new_array_clear" => {
+                if let (Some(r), Value::Int(n)) = (op.result, sh.resolve(op.args[0])) {
+                    if (0..=MAX_VIRTUAL_ARRAY).contains(&n) {
+                        self.virtuals.insert(
+                            r,
+                            Virtual::Array {
+                                alloc: op,
+                                items: vec![None; n as usize],
+                            },
+                        );
+                        return;
+                    }
+                }
+            }
+            "setfield_gc" => {
+                if let (Some(b), Some(d)) = (v0, op.descr) {
+                    let narrow = match &sh.trace.header.descrs[d].data {
+                        DescrData::Field { ty, .. } => ty.size_align().0 < 8,
+                        _ => true,
+                    };
+                    if let Some(val) = stored_value(sh.resolve(op.args[1]), narrow) {
+                        if let Some(Virtual::Struct { fields, .. }) = self.virtuals.get_mut(&b) {
+                            fields.insert(d, val);
+                            return;
+                        }
+                    }
+                }
+            }
+            "getfield_gc_i" | "getfield_gc_f" | "getfield_gc_r" => {
+                if let (Some(b), Some(d), Some(r)) = (v0, op.descr, op.result) {
+                    if let Some(Virtual::Struct { fields, .. }) = self.virtuals.get(&b) {
+                        let val = fields
+                            .get(&d)
+                            .copied()
+                            .unwrap_or_else(|| zero_of(sh.kind(Value::Box(r))));
+                        sh.make_equal(r, val);
+                        return;
+                    }
+                }
+            }
+            "setarrayitem_gc" | "getarrayitem_gc_i" | "getarrayitem_gc_f" | "getarrayitem_gc_r" => {
+                if let (Some(b), Value::Int(i)) = (v0, sh.resolve(op.args[1])) {
+                    if let Some(Virtual::Array { items, .. }) = self.virtuals.get_mut(&b) {
+                        if (0..items.len() as i64).contains(&i) {
+                            if name == "setarrayitem_gc" {
+                                let narrow = match op.descr.map(|d| &sh.trace.header.descrs[d].data)
+                                {
+                                    Some(DescrData::Array { item_size, .. }) => *item_size < 8,
+                                    _ => true,
+                                };
+                                if let Some(val) = stored_value(sh.resolve(op.args[2]), narrow) {
+                                    items[i as usize] = Some(val);
+                                    return;
+                                }
+                            }
+                            if let Some(r) = op.result {
+                                let val = items[i as usize]
+                                    .unwrap_or_else(|| zero_of(sh.kind(Value::Box(r))));
+                                sh.make_equal(r, val);
+                                return;
+                            }
+                        }
+                    }
+                }
+            }
+            "arraylen_gc" => {
+                if let (Some(b), Some(r)) = (v0, op.result) {
+                    if let Some(Virtual::Array { items, .. }) = self.virtuals.get(&b) {
+                        sh.make_equal(r, Value::Int(items.len() as i64));
+                        return;
+                    }
+                }
+            }
+            "guard_class" | "guard_nonnull_class" => {
+                if let Some(b) = v0 {
+                    let want = match sh.resolve(op.args[1]) {
+                        Value::Class(d) => sh.trace.header.class_id(d),
+                        Value::Int(c) => Some(c as u64),
+                        _ => None,
+                    };
+                    if want.is_some() && self.class_of(b, sh) == want {
+                        return; // proven
+                    }
+                }
+            }
+            // a virtual is never null
+            "guard_nonnull" if v0.is_some() => return,
+            "ptr_eq" | "ptr_ne" | "instance_ptr_eq" | "instance_ptr_ne" => {
+                let (a, b) = (sh.resolve(op.args[0]), sh.resolve(op.args[1]));
+                let va = self.virtual_of(sh, a).is_some();
+                let vb = self.virtual_of(sh, b).is_some();
+                if let (Some(r), true) = (op.result, va || vb) {
+                    let eq = a == b;
+                    let ne = name.ends_with("_ne");
+                    sh.make_equal(r, Value::Int((eq != ne) as i64));
+                    return;
+                }
+            }
+            "label" => {
+                let all: Vec<BoxId> = self.virtuals.keys().copied().collect();
+                let mut all = all;
+                all.sort_unstable();
+                for b in all {
+                    self.force(b, sh, next);
+                }
+                next.emit(op, sh);
+                return;
+            }
+            _ => {}
+        }
+        self.escape(op, sh, next);
+    }
+}

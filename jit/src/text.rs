@@ -1,0 +1,701 @@
+//! The text form of traces: a header declaring types and descrs, then the
+//! trace in PyPy's syntax. See `jit/README.md` for the grammar.
+
+use std::collections::HashMap;
+use std::fmt::{self, Write};
+use std::sync::Arc;
+
+use rpy_ir::lltype::LowLevelType;
+
+use crate::trace::{
+    opcode, BoxInfo, Decl, DescrData, DescrNeed, Header, Kind, Op, Trace, Value, OPS,
+};
+
+/// A syntax or consistency error, at a 1-based line and column.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    pub line: usize,
+    pub col: usize,
+    pub msg: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.line, self.col, self.msg)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+struct Cursor<'a> {
+    line: usize,
+    text: &'a str,
+    pos: usize,
+}
+
+type PResult<T> = Result<T, ParseError>;
+
+impl<'a> Cursor<'a> {
+    fn err<T>(&self, msg: impl Into<String>) -> PResult<T> {
+        self.err_at(self.pos, msg)
+    }
+
+    fn err_at<T>(&self, pos: usize, msg: impl Into<String>) -> PResult<T> {
+        Err(ParseError {
+            line: self.line,
+            col: self.text[..pos.min(self.text.len())].chars().count() + 1,
+            msg: msg.into(),
+        })
+    }
+
+    fn ws(&mut self) {
+        while self.peek().is_some_and(|c| c == ' ' || c == '\t') {
+            self.pos += 1;
+        }
+    }
+
+    fn peek(&self) -> Option<char> {
+        self.text[self.pos..].chars().next()
+    }
+
+    fn eat(&mut self, c: char) -> bool {
+        self.ws();
+        if self.peek() == Some(c) {
+            self.pos += c.len_utf8();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, c: char) -> PResult<()> {
+        if self.eat(c) {
+            Ok(())
+        } else {
+            match self.peek() {
+                Some(f) => self.err(format!("expected '{c}', found '{f}'")),
+                None => self.err(format!("expected '{c}' before the end of the line")),
+            }
+        }
+    }
+
+    fn at_end(&mut self) -> bool {
+        self.ws();
+        self.pos >= self.text.len()
+    }
+
+    /// An identifier (letters, digits, `_`, and `.` inside descr names).
+    fn ident(&mut self, what: &str) -> PResult<(usize, &'a str)> {
+        self.ws();
+        let start = self.pos;
+        while self
+            .peek()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+        {
+            self.pos += 1;
+        }
+        if start == self.pos {
+            return match self.peek() {
+                Some(c) => self.err(format!("expected {what}, found '{c}'")),
+                None => self.err(format!("expected {what} before the end of the line")),
+            };
+        }
+        Ok((start, &self.text[start..self.pos]))
+    }
+
+    /// Everything up to (not including) one of `stops` at nesting depth 0.
+    fn until(&mut self, stops: &[char]) -> (usize, &'a str) {
+        self.ws();
+        let start = self.pos;
+        let mut depth = 0i32;
+        while let Some(c) = self.peek() {
+            if depth == 0 && stops.contains(&c) {
+                break;
+            }
+            match c {
+                '(' | '[' | '{' => depth += 1,
+                ')' | ']' | '}' => depth -= 1,
+                _ => {}
+            }
+            self.pos += c.len_utf8();
+        }
+        (start, self.text[start..self.pos].trim_end())
+    }
+}
+
+/// Strips a `#` comment.
+fn strip_comment(line: &str) -> &str {
+    match line.find('#') {
+        Some(i) => &line[..i],
+        None => line,
+    }
+}
+
+fn parse_lltype(c: &Cursor, pos: usize, text: &str) -> PResult<LowLevelType> {
+    LowLevelType::parse(text).or_else(|e| c.err_at(pos, e))
+}
+
+fn parse_decl(c: &mut Cursor, keyword: &str) -> PResult<Decl> {
+    let (_, name) = c.ident("a name")?;
+    let name = name.to_string();
+    Ok(match keyword {
+        "struct" => {
+            c.expect('{')?;
+            let mut fields = Vec::new();
+            if !c.eat('}') {
+                loop {
+                    let (_, f) = c.ident("a field name")?;
+                    c.expect(':')?;
+                    let (p, t) = c.until(&[',', '}']);
+                    fields.push((f.to_string(), parse_lltype(c, p, t)?));
+                    if c.eat('}') {
+                        break;
+                    }
+                    c.expect(',')?;
+                }
+            }
+            Decl::Struct { name, fields }
+        }
+        "array" => {
+            c.expect('=')?;
+            let (p, t) = c.until(&[]);
+            Decl::Array {
+                name,
+                item: parse_lltype(c, p, t)?,
+            }
+        }
+        "class" => {
+            c.expect('(')?;
+            let (_, s) = c.ident("a struct name")?;
+            c.expect(')')?;
+            Decl::Class {
+                name,
+                strukt: s.to_string(),
+            }
+        }
+        "field" => {
+            c.expect('=')?;
+            let (p, sf) = c.ident("struct.field")?;
+            let Some((s, f)) = sf.split_once('.') else {
+                return c.err_at(p, "expected struct.field");
+            };
+            Decl::Field {
+                name,
+                strukt: s.to_string(),
+                field: f.to_string(),
+            }
+        }
+        _ => {
+            c.expect('=')?;
+            let (_, f) = c.ident("a native function name")?;
+            Decl::Call {
+                name,
+                func: f.to_string(),
+            }
+        }
+    })
+}
+
+struct TraceParser {
+    trace: Trace,
+    header: Header,
+    names: HashMap<String, usize>,
+}
+
+impl TraceParser {
+    fn define(&mut self, c: &Cursor, pos: usize, name: &str) -> PResult<usize> {
+        let Some(kind) = name.chars().next().and_then(Kind::from_prefix) else {
+            return c.err_at(
+                pos,
+                format!("box '{name}' must start with i, f or p (its kind)"),
+            );
+        };
+        if self.names.contains_key(name) {
+            return c.err_at(pos, format!("box '{name}' is defined twice"));
+        }
+        self.trace.boxes.push(BoxInfo {
+            name: name.to_string(),
+            kind,
+        });
+        let id = self.trace.boxes.len() - 1;
+        self.names.insert(name.to_string(), id);
+        Ok(id)
+    }
+
+    fn value(&mut self, c: &mut Cursor) -> PResult<(usize, Value)> {
+        let (p, text) = c.until(&[',', ')', ']']);
+        if text.is_empty() {
+            return c.err_at(p, "expected a value");
+        }
+        let v = if let Some(&b) = self.names.get(text) {
+            Value::Box(b)
+        } else if text == "NULL" || text == "ConstPtr(null)" {
+            Value::NullPtr
+        } else if let Some(cls) = text
+            .strip_prefix("ConstClass(")
+            .and_then(|t| t.strip_suffix(')'))
+        {
+            match self.header.descr(cls.trim()) {
+                Some(d) if self.header.class_id(d).is_some() => Value::Class(d),
+                _ => return c.err_at(p, format!("no class '{}' in the header", cls.trim())),
+            }
+        } else if let Some(v) = parse_int(text) {
+            Value::Int(v)
+        } else if let Some(f) = parse_float(text) {
+            Value::float(f)
+        } else if text.starts_with(|ch: char| ch.is_ascii_alphabetic()) {
+            return c.err_at(p, format!("box '{text}' is not defined"));
+        } else {
+            return c.err_at(p, format!("cannot read '{text}' as a value"));
+        };
+        Ok((p, v))
+    }
+
+    fn op_line(&mut self, c: &mut Cursor) -> PResult<()> {
+        let (p0, first) = c.ident("an operation")?;
+        let (result, (pn, name)) = if c.eat('=') {
+            (Some((p0, first)), c.ident("an operation")?)
+        } else {
+            (None, (p0, first))
+        };
+        let Some(code) = opcode(name) else {
+            return c.err_at(pn, format!("unknown operation '{name}'"));
+        };
+        let info = &OPS[code];
+        c.expect('(')?;
+        let mut args = Vec::new();
+        let mut descr = None;
+        if !c.eat(')') {
+            loop {
+                c.ws();
+                if c.text[c.pos..].starts_with("descr=") {
+                    c.pos += "descr=".len();
+                    let (dp, d) = c.ident("a descr name")?;
+                    descr = Some((dp, d.to_string()));
+                } else {
+                    args.push(self.value(c)?);
+                }
+                if c.eat(')') {
+                    break;
+                }
+                if !c.eat(',') {
+                    return c.err(match c.peek() {
+                        Some(f) => format!("expected ',' or ')', found '{f}'"),
+                        None => "expected ',' or ')' before the end of the line".to_string(),
+                    });
+                }
+            }
+        }
+        let fail_args = if c.eat('[') {
+            let mut fa = Vec::new();
+            if !c.eat(']') {
+                loop {
+                    fa.push(self.value(c)?.1);
+                    if c.eat(']') {
+                        break;
+                    }
+                    c.expect(',')?;
+                }
+            }
+            if !info.guard {
+                return c.err_at(
+                    pn,
+                    format!("'{name}' is not a guard: it takes no fail args"),
+                );
+            }
+            Some(fa)
+        } else {
+            None
+        };
+        if !c.at_end() {
+            return c.err("unexpected text after the operation");
+        }
+        // arguments
+        if let Some(n) = info.arity() {
+            if args.len() != n {
+                return c.err_at(
+                    pn,
+                    format!("'{name}' takes {n} argument(s), not {}", args.len()),
+                );
+            }
+            for ((p, v), k) in args.iter().zip(info.args.chars()) {
+                let want = match k {
+                    'i' => Kind::Int,
+                    'f' => Kind::Float,
+                    'r' => Kind::Ref,
+                    _ => continue,
+                };
+                if self.trace.kind(*v) != want {
+                    return c.err_at(*p, format!("'{name}' wants {} here", kind_word(want)));
+                }
+            }
+        }
+        // descr
+        let descr_id = match (info.descr, descr) {
+            (DescrNeed::None, None) => None,
+            (DescrNeed::None, Some((dp, _))) => {
+                if matches!(name, "label" | "jump" | "finish") {
+                    None // loop tokens are implicit
+                } else {
+                    return c.err_at(dp, format!("'{name}' takes no descr"));
+                }
+            }
+            (_, None) => return c.err_at(pn, format!("'{name}' needs a descr=")),
+            (need, Some((dp, d))) => {
+                let id = self.header.resolve_descr(&d).or_else(|e| c.err_at(dp, e))?;
+                let ok = matches!(
+                    (need, &self.header.descrs[id].data),
+                    (DescrNeed::Field, DescrData::Field { .. })
+                        | (DescrNeed::Array, DescrData::Array { .. })
+                        | (DescrNeed::Size, DescrData::Size { .. })
+                        | (DescrNeed::Class, DescrData::Class { .. })
+                        | (DescrNeed::Call, DescrData::Call { .. })
+                );
+                if !ok {
+                    let what = match need {
+                        DescrNeed::Field => "a field",
+                        DescrNeed::Array => "an array",
+                        DescrNeed::Size => "a struct",
+                        DescrNeed::Class => "a class",
+                        _ => "a call",
+                    };
+                    return c.err_at(dp, format!("'{name}' needs {what} descr; '{d}' is not one"));
+                }
+                self.check_descr_kinds(c, pn, name, id, &args)?;
+                Some(id)
+            }
+        };
+        let result = match (result, info.result) {
+            (None, Kind::Void) => None,
+            (Some((p, r)), Kind::Void) => {
+                return c.err_at(p, format!("'{name}' yields no value; drop '{r} ='"))
+            }
+            (None, k) => {
+                return c.err_at(
+                    pn,
+                    format!(
+                        "'{name}' yields {}: write '{}N = {name}(...)'",
+                        kind_word(k),
+                        k.prefix()
+                    ),
+                )
+            }
+            (Some((p, r)), k) => {
+                if r.chars().next().and_then(Kind::from_prefix) != Some(k) {
+                    return c.err_at(
+                        p,
+                        format!(
+                            "'{name}' yields {}: its box must start with '{}'",
+                            kind_word(k),
+                            k.prefix()
+                        ),
+                    );
+                }
+                Some(self.define(c, p, r)?)
+            }
+        };
+        self.trace.ops.push(Op {
+            opcode: code,
+            args: args.into_iter().map(|(_, v)| v).collect(),
+            result,
+            descr: descr_id,
+            fail_args,
+        });
+        Ok(())
+    }
+
+    fn check_descr_kinds(
+        &self,
+        c: &Cursor,
+        pn: usize,
+        name: &str,
+        id: usize,
+        args: &[(usize, Value)],
+    ) -> PResult<()> {
+        let info = &OPS[opcode(name).unwrap_or(0)];
+        match &self.header.descrs[id].data {
+            DescrData::Field { ty, .. } => {
+                let k = Kind::of_lltype(ty);
+                if info.result != Kind::Void && info.result != k {
+                    return c.err_at(
+                        pn,
+                        format!(
+                            "the field holds {}; use the '_{}' form",
+                            kind_word(k),
+                            suffix(k)
+                        ),
+                    );
+                }
+                if let Some((p, v)) = args.get(1) {
+                    if self.trace.kind(*v) != k {
+                        return c.err_at(*p, format!("the field holds {}", kind_word(k)));
+                    }
+                }
+            }
+            DescrData::Array { item, .. } => {
+                let k = Kind::of_lltype(item);
+                let reads = name.starts_with("getarrayitem");
+                if reads && info.result != k {
+                    return c.err_at(
+                        pn,
+                        format!(
+                            "the array holds {}; use the '_{}' form",
+                            kind_word(k),
+                            suffix(k)
+                        ),
+                    );
+                }
+                if let Some((p, v)) = args.get(2) {
+                    if self.trace.kind(*v) != k {
+                        return c.err_at(*p, format!("the array holds {}", kind_word(k)));
+                    }
+                }
+            }
+            DescrData::Call { func } => {
+                if args.len() != func.args.len() {
+                    return c.err_at(
+                        pn,
+                        format!(
+                            "'{}' takes {} argument(s), not {}",
+                            func.name,
+                            func.args.len(),
+                            args.len()
+                        ),
+                    );
+                }
+                for ((p, v), k) in args.iter().zip(func.args) {
+                    if self.trace.kind(*v) != *k {
+                        return c
+                            .err_at(*p, format!("'{}' wants {} here", func.name, kind_word(*k)));
+                    }
+                }
+                if func.result != info.result {
+                    return c.err_at(
+                        pn,
+                        format!(
+                            "'{}' returns {}; use the '_{}' form",
+                            func.name,
+                            kind_word(func.result),
+                            suffix(func.result)
+                        ),
+                    );
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+fn suffix(k: Kind) -> char {
+    match k {
+        Kind::Int => 'i',
+        Kind::Float => 'f',
+        Kind::Ref => 'r',
+        Kind::Void => 'n',
+    }
+}
+
+fn kind_word(k: Kind) -> &'static str {
+    match k {
+        Kind::Int => "an integer",
+        Kind::Float => "a float",
+        Kind::Ref => "a pointer",
+        Kind::Void => "nothing",
+    }
+}
+
+fn parse_int(t: &str) -> Option<i64> {
+    let (neg, body) = match t.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, t),
+    };
+    let v = if let Some(h) = body.strip_prefix("0x") {
+        u64::from_str_radix(h, 16).ok()? as i64
+    } else if body.chars().all(|c| c.is_ascii_digit()) && !body.is_empty() {
+        // i64::MIN has no positive counterpart
+        let u: u64 = body.parse().ok()?;
+        if neg {
+            if u > 1u64 << 63 {
+                return None;
+            }
+            return Some((u as i64).wrapping_neg());
+        }
+        i64::try_from(u).ok()?
+    } else {
+        return None;
+    };
+    Some(if neg { v.wrapping_neg() } else { v })
+}
+
+fn parse_float(t: &str) -> Option<f64> {
+    if t.chars().any(|c| matches!(c, '.' | 'e' | 'E'))
+        || t.contains("inf")
+        || t.contains("NaN")
+        || t.contains("nan")
+    {
+        t.parse().ok()
+    } else {
+        None
+    }
+}
+
+/// Parses a header and a trace.
+pub fn parse(src: &str) -> Result<Trace, ParseError> {
+    let mut p = TraceParser {
+        trace: Trace::new(Arc::new(Header::default())),
+        header: Header::default(),
+        names: HashMap::new(),
+    };
+    let mut seen_trace = false;
+    for (i, raw) in src.lines().enumerate() {
+        let line = strip_comment(raw);
+        let mut c = Cursor {
+            line: i + 1,
+            text: line,
+            pos: 0,
+        };
+        if c.at_end() {
+            continue;
+        }
+        let word_end = line
+            .trim_start()
+            .find(|ch: char| !ch.is_ascii_alphanumeric() && ch != '_')
+            .unwrap_or(line.trim_start().len());
+        let word = &line.trim_start()[..word_end];
+        let is_decl = matches!(word, "struct" | "array" | "class" | "field" | "call")
+            && line.trim_start()[word_end..].starts_with([' ', '\t']);
+        if is_decl {
+            if seen_trace {
+                return c.err("declarations come before the trace");
+            }
+            c.ws();
+            c.pos += word.len();
+            c.ws();
+            let start = c.pos;
+            let decl = parse_decl(&mut c, word)?;
+            if !c.at_end() {
+                return c.err("unexpected text after the declaration");
+            }
+            p.header.declare(decl).or_else(|e| c.err_at(start, e))?;
+        } else if c.eat('[') {
+            if seen_trace {
+                return c.err("the inputs line '[...]' comes once, before the operations");
+            }
+            seen_trace = true;
+            if !c.eat(']') {
+                loop {
+                    let (pos, name) = c.ident("a box name")?;
+                    let b = p.define(&c, pos, name)?;
+                    p.trace.inputs.push(b);
+                    if c.eat(']') {
+                        break;
+                    }
+                    c.expect(',')?;
+                }
+            }
+            if !c.at_end() {
+                return c.err("unexpected text after the inputs");
+            }
+        } else {
+            seen_trace = true;
+            p.op_line(&mut c)?;
+        }
+    }
+    p.trace.header = Arc::new(p.header);
+    Ok(p.trace)
+}
+
+fn write_lltype(out: &mut String, t: &LowLevelType) {
+    let _ = write!(out, "{t}");
+}
+
+/// Prints the header (its declarations, in source order).
+pub fn print_header(h: &Header) -> String {
+    let mut out = String::new();
+    for d in &h.decls {
+        match d {
+            Decl::Struct { name, fields } => {
+                let _ = write!(out, "struct {name} {{");
+                for (i, (f, t)) in fields.iter().enumerate() {
+                    let _ = write!(out, "{}{f}: ", if i == 0 { " " } else { ", " });
+                    write_lltype(&mut out, t);
+                }
+                out.push_str(if fields.is_empty() { "}\n" } else { " }\n" });
+            }
+            Decl::Array { name, item } => {
+                let _ = write!(out, "array {name} = ");
+                write_lltype(&mut out, item);
+                out.push('\n');
+            }
+            Decl::Class { name, strukt } => {
+                let _ = writeln!(out, "class {name}({strukt})");
+            }
+            Decl::Field {
+                name,
+                strukt,
+                field,
+            } => {
+                let _ = writeln!(out, "field {name} = {strukt}.{field}");
+            }
+            Decl::Call { name, func } => {
+                let _ = writeln!(out, "call {name} = {func}");
+            }
+        }
+    }
+    out
+}
+
+/// Prints one value as the trace text writes it.
+pub fn value_text(t: &Trace, v: Value) -> String {
+    match v {
+        Value::Box(b) => t.boxes[b].name.clone(),
+        Value::Int(i) => i.to_string(),
+        Value::Float(bits) => format!("{:?}", f64::from_bits(bits)),
+        Value::NullPtr => "ConstPtr(null)".into(),
+        Value::Class(d) => format!("ConstClass({})", t.header.descrs[d].name),
+    }
+}
+
+/// Prints one operation.
+pub fn op_text(t: &Trace, op: &Op) -> String {
+    let mut s = String::new();
+    if let Some(r) = op.result {
+        let _ = write!(s, "{} = ", t.boxes[r].name);
+    }
+    s.push_str(op.name());
+    s.push('(');
+    let mut parts: Vec<String> = op.args.iter().map(|v| value_text(t, *v)).collect();
+    if let Some(d) = op.descr {
+        parts.push(format!("descr={}", t.header.descrs[d].name));
+    }
+    s.push_str(&parts.join(", "));
+    s.push(')');
+    if let Some(fa) = &op.fail_args {
+        let fa: Vec<String> = fa.iter().map(|v| value_text(t, *v)).collect();
+        let _ = write!(s, " [{}]", fa.join(", "));
+    }
+    s
+}
+
+/// Prints the trace body: the inputs line and one line per operation.
+pub fn print_body(t: &Trace) -> String {
+    let mut out = String::new();
+    let inputs: Vec<&str> = t.inputs.iter().map(|b| t.boxes[*b].name.as_str()).collect();
+    let _ = writeln!(out, "[{}]", inputs.join(", "));
+    for op in &t.ops {
+        out.push_str(&op_text(t, op));
+        out.push('\n');
+    }
+    out
+}
+
+/// Prints header and trace; `parse(print(t))` gives `t` back.
+pub fn print(t: &Trace) -> String {
+    let h = print_header(&t.header);
+    if h.is_empty() {
+        print_body(t)
+    } else {
+        format!("{h}\n{}", print_body(t))
+    }
+}

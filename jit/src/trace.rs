@@ -1,0 +1,605 @@
+//! The trace IR: operations of the tracing JIT, boxes, constants, descrs and
+//! the header that declares the types the descrs name.
+//!
+//! A [`Trace`] is a list of input boxes and a list of [`Op`]s. Every box is
+//! defined once (an input, or the result of one operation) and has a kind:
+//! `i` (a machine word), `f` (a double) or `p` (a GC pointer). Constants are
+//! [`Value`]s too. Memory-touching operations carry a descr that says where
+//! in an object they read or write, computed from `rpy_ir::lltype` layouts.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rpy_ir::lltype::{ContainerType, Layout, LowLevelType, TypeTable};
+
+use crate::calls::{self, NativeFunc};
+
+/// What a box or an operation result holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    Int,
+    Float,
+    Ref,
+    /// No result.
+    Void,
+}
+
+impl Kind {
+    /// The letter box names start with.
+    pub fn prefix(self) -> char {
+        match self {
+            Kind::Int => 'i',
+            Kind::Float => 'f',
+            Kind::Ref => 'p',
+            Kind::Void => 'v',
+        }
+    }
+
+    pub fn from_prefix(c: char) -> Option<Kind> {
+        match c {
+            'i' => Some(Kind::Int),
+            'f' => Some(Kind::Float),
+            'p' | 'r' => Some(Kind::Ref),
+            _ => None,
+        }
+    }
+
+    /// The kind a value of this low-level type has in a trace.
+    pub fn of_lltype(t: &LowLevelType) -> Kind {
+        match t {
+            LowLevelType::Float => Kind::Float,
+            LowLevelType::Ptr(_) => Kind::Ref,
+            LowLevelType::Void => Kind::Void,
+            _ => Kind::Int,
+        }
+    }
+}
+
+/// Which descr an operation needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DescrNeed {
+    None,
+    Field,
+    Array,
+    /// A struct (`new`).
+    Size,
+    /// A class (`new_with_vtable`).
+    Class,
+    Call,
+}
+
+/// One entry of the operation table.
+#[derive(Clone, Copy, Debug)]
+pub struct OpInfo {
+    pub name: &'static str,
+    /// The kinds of the arguments, one letter each (`i`, `f`, `r`, `a` for
+    /// any); `*` for any number of any kind.
+    pub args: &'static str,
+    pub result: Kind,
+    /// No side effect and no dependence on memory: may be folded and CSE'd.
+    pub pure: bool,
+    /// May be removed when its result is unused (pure ops, reads, allocations).
+    pub removable: bool,
+    pub guard: bool,
+    pub descr: DescrNeed,
+}
+
+impl OpInfo {
+    pub fn arity(&self) -> Option<usize> {
+        (self.args != "*").then_some(self.args.len())
+    }
+}
+
+const fn op(name: &'static str, args: &'static str, result: Kind, kind: u8) -> OpInfo {
+    // kind: 0 pure, 1 removable (reads, allocations), 2 side effect, 3 guard
+    OpInfo {
+        name,
+        args,
+        result,
+        pure: kind == 0,
+        removable: kind <= 1,
+        guard: kind == 3,
+        descr: DescrNeed::None,
+    }
+}
+
+const fn with(mut o: OpInfo, d: DescrNeed) -> OpInfo {
+    o.descr = d;
+    o
+}
+
+use DescrNeed as D;
+use Kind::{Float as F, Int as I, Ref as R, Void as V};
+
+/// Every operation a trace may contain.
+pub static OPS: &[OpInfo] = &[
+    // integer arithmetic (llops::eval_int semantics: int_floordiv and int_mod
+    // are C's, truncating; int_py_div / int_py_mod floor)
+    op("int_add", "ii", I, 0),
+    op("int_sub", "ii", I, 0),
+    op("int_mul", "ii", I, 0),
+    op("int_floordiv", "ii", I, 0),
+    op("int_mod", "ii", I, 0),
+    op("int_py_div", "ii", I, 0),
+    op("int_py_mod", "ii", I, 0),
+    op("int_and", "ii", I, 0),
+    op("int_or", "ii", I, 0),
+    op("int_xor", "ii", I, 0),
+    op("int_lshift", "ii", I, 0),
+    op("int_rshift", "ii", I, 0),
+    op("uint_rshift", "ii", I, 0),
+    op("int_lt", "ii", I, 0),
+    op("int_le", "ii", I, 0),
+    op("int_eq", "ii", I, 0),
+    op("int_ne", "ii", I, 0),
+    op("int_gt", "ii", I, 0),
+    op("int_ge", "ii", I, 0),
+    op("uint_lt", "ii", I, 0),
+    op("uint_le", "ii", I, 0),
+    op("uint_gt", "ii", I, 0),
+    op("uint_ge", "ii", I, 0),
+    op("int_neg", "i", I, 0),
+    op("int_invert", "i", I, 0),
+    op("int_abs", "i", I, 0),
+    op("int_is_true", "i", I, 0),
+    op("int_is_zero", "i", I, 0),
+    op("int_force_ge_zero", "i", I, 0),
+    op("same_as_i", "i", I, 0),
+    // overflow-checking forms: set the overflow flag the next
+    // guard_no_overflow / guard_overflow reads
+    op("int_add_ovf", "ii", I, 2),
+    op("int_sub_ovf", "ii", I, 2),
+    op("int_mul_ovf", "ii", I, 2),
+    // floats
+    op("float_add", "ff", F, 0),
+    op("float_sub", "ff", F, 0),
+    op("float_mul", "ff", F, 0),
+    op("float_truediv", "ff", F, 0),
+    op("float_neg", "f", F, 0),
+    op("float_abs", "f", F, 0),
+    op("float_lt", "ff", I, 0),
+    op("float_le", "ff", I, 0),
+    op("float_eq", "ff", I, 0),
+    op("float_ne", "ff", I, 0),
+    op("float_gt", "ff", I, 0),
+    op("float_ge", "ff", I, 0),
+    op("cast_int_to_float", "i", F, 0),
+    op("cast_float_to_int", "f", I, 0),
+    op("same_as_f", "f", F, 0),
+    // pointers
+    op("ptr_eq", "rr", I, 0),
+    op("ptr_ne", "rr", I, 0),
+    op("instance_ptr_eq", "rr", I, 0),
+    op("instance_ptr_ne", "rr", I, 0),
+    op("same_as_r", "r", R, 0),
+    // guards
+    op("guard_true", "i", V, 3),
+    op("guard_false", "i", V, 3),
+    op("guard_value", "aa", V, 3),
+    op("guard_class", "ri", V, 3),
+    op("guard_nonnull", "r", V, 3),
+    op("guard_isnull", "r", V, 3),
+    op("guard_nonnull_class", "ri", V, 3),
+    op("guard_no_overflow", "", V, 3),
+    op("guard_overflow", "", V, 3),
+    op("guard_no_exception", "", V, 3),
+    op("guard_not_forced", "", V, 3),
+    // memory
+    with(op("getfield_gc_i", "r", I, 1), D::Field),
+    with(op("getfield_gc_f", "r", F, 1), D::Field),
+    with(op("getfield_gc_r", "r", R, 1), D::Field),
+    with(op("getfield_raw_i", "i", I, 1), D::Field),
+    with(op("getfield_raw_f", "i", F, 1), D::Field),
+    with(op("setfield_gc", "ra", V, 2), D::Field),
+    with(op("setfield_raw", "ia", V, 2), D::Field),
+    with(op("getarrayitem_gc_i", "ri", I, 1), D::Array),
+    with(op("getarrayitem_gc_f", "ri", F, 1), D::Array),
+    with(op("getarrayitem_gc_r", "ri", R, 1), D::Array),
+    with(op("getarrayitem_raw_i", "ii", I, 1), D::Array),
+    with(op("getarrayitem_raw_f", "ii", F, 1), D::Array),
+    with(op("setarrayitem_gc", "ria", V, 2), D::Array),
+    with(op("setarrayitem_raw", "iia", V, 2), D::Array),
+    with(op("arraylen_gc", "r", I, 1), D::Array),
+    with(op("new", "", R, 1), D::Size),
+    with(op("new_with_vtable", "", R, 1), D::Class),
+    with(op("new_array", "i", R, 1), D::Array),
+    with(op("new_array_clear", "i", R, 1), D::Array),
+    // calls: the descr names the native function
+    with(op("call_i", "*", I, 2), D::Call),
+    with(op("call_f", "*", F, 2), D::Call),
+    with(op("call_r", "*", R, 2), D::Call),
+    with(op("call_n", "*", V, 2), D::Call),
+    with(op("call_pure_i", "*", I, 0), D::Call),
+    with(op("call_pure_f", "*", F, 0), D::Call),
+    with(op("call_pure_r", "*", R, 0), D::Call),
+    with(op("call_pure_n", "*", V, 0), D::Call),
+    with(op("call_may_force_i", "*", I, 2), D::Call),
+    with(op("call_may_force_f", "*", F, 2), D::Call),
+    with(op("call_may_force_r", "*", R, 2), D::Call),
+    with(op("call_may_force_n", "*", V, 2), D::Call),
+    // control
+    op("label", "*", V, 2),
+    op("jump", "*", V, 2),
+    op("finish", "*", V, 2),
+];
+
+/// An index into [`OPS`].
+pub type Opcode = usize;
+
+static OP_INDEX: std::sync::OnceLock<HashMap<&'static str, Opcode>> = std::sync::OnceLock::new();
+
+/// The opcode of the operation called `name`.
+pub fn opcode(name: &str) -> Option<Opcode> {
+    OP_INDEX
+        .get_or_init(|| OPS.iter().enumerate().map(|(i, o)| (o.name, i)).collect())
+        .get(name)
+        .copied()
+}
+
+/// The opcode of a name known to be in the table.
+pub fn opc(name: &str) -> Opcode {
+    opcode(name).unwrap_or_else(|| panic!("no trace operation '{name}'"))
+}
+
+pub type BoxId = usize;
+pub type DescrId = usize;
+
+/// An operation argument: a box or a constant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Value {
+    Box(BoxId),
+    Int(i64),
+    /// A double, by its bits (so values hash and compare exactly).
+    Float(u64),
+    NullPtr,
+    /// `ConstClass(name)`: the class's vtable id, as an integer.
+    Class(DescrId),
+}
+
+impl Value {
+    pub fn float(f: f64) -> Value {
+        Value::Float(f.to_bits())
+    }
+
+    pub fn as_box(self) -> Option<BoxId> {
+        match self {
+            Value::Box(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    pub fn is_const(self) -> bool {
+        !matches!(self, Value::Box(_))
+    }
+}
+
+/// One operation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Op {
+    pub opcode: Opcode,
+    pub args: Vec<Value>,
+    pub result: Option<BoxId>,
+    pub descr: Option<DescrId>,
+    /// For guards: the values to hand back when the guard fails.
+    pub fail_args: Option<Vec<Value>>,
+}
+
+impl Op {
+    pub fn new(opcode: Opcode, args: Vec<Value>, result: Option<BoxId>) -> Op {
+        Op {
+            opcode,
+            args,
+            result,
+            descr: None,
+            fail_args: None,
+        }
+    }
+
+    pub fn info(&self) -> &'static OpInfo {
+        &OPS[self.opcode]
+    }
+
+    pub fn name(&self) -> &'static str {
+        OPS[self.opcode].name
+    }
+
+    pub fn is_guard(&self) -> bool {
+        OPS[self.opcode].guard
+    }
+}
+
+/// A box: its printed name and its kind.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoxInfo {
+    pub name: String,
+    pub kind: Kind,
+}
+
+/// What a descr describes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DescrData {
+    /// A field of a struct: where it is and what it holds.
+    Field {
+        strukt: String,
+        field: String,
+        offset: usize,
+        ty: LowLevelType,
+    },
+    /// A GC array type (also used for raw arrays of the same item, which
+    /// have no header: item i at `i * item_size`).
+    Array {
+        item: LowLevelType,
+        length_offset: usize,
+        items_offset: usize,
+        item_size: usize,
+        type_id: u64,
+    },
+    /// A struct, for `new`.
+    Size {
+        strukt: String,
+        size: usize,
+        align: usize,
+        type_id: u64,
+    },
+    /// A class: a struct and its vtable id, for `new_with_vtable`,
+    /// `guard_class` and `ConstClass(name)`.
+    Class {
+        strukt: String,
+        size: usize,
+        align: usize,
+        type_id: u64,
+    },
+    /// A native function from the registry in [`crate::calls`].
+    Call { func: &'static NativeFunc },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Descr {
+    pub name: String,
+    pub data: DescrData,
+}
+
+/// One declaration of the header, kept in source order for printing.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Decl {
+    Struct {
+        name: String,
+        fields: Vec<(String, LowLevelType)>,
+    },
+    Array {
+        name: String,
+        item: LowLevelType,
+    },
+    Class {
+        name: String,
+        strukt: String,
+    },
+    Field {
+        name: String,
+        strukt: String,
+        field: String,
+    },
+    Call {
+        name: String,
+        func: String,
+    },
+}
+
+/// The types and descrs a trace names.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Header {
+    pub decls: Vec<Decl>,
+    pub types: TypeTable,
+    pub descrs: Vec<Descr>,
+    by_name: HashMap<String, DescrId>,
+    next_type_id: u64,
+}
+
+impl Header {
+    pub fn descr(&self, name: &str) -> Option<DescrId> {
+        self.by_name.get(name).copied()
+    }
+
+    fn add_descr(&mut self, name: &str, data: DescrData) -> Result<DescrId, String> {
+        if self.by_name.contains_key(name) {
+            return Err(format!("'{name}' is declared twice"));
+        }
+        let id = self.descrs.len();
+        self.descrs.push(Descr {
+            name: name.to_string(),
+            data,
+        });
+        self.by_name.insert(name.to_string(), id);
+        Ok(id)
+    }
+
+    fn layout_of(&self, strukt: &str) -> Result<Layout, String> {
+        self.types
+            .get(strukt)
+            .map(ContainerType::layout)
+            .ok_or_else(|| format!("no struct '{strukt}'"))
+    }
+
+    fn check_type(&self, t: &LowLevelType) -> Result<(), String> {
+        match t {
+            LowLevelType::Ptr(n) if !self.types.contains_key(n) => {
+                Err(format!("no type '{n}' (declare it before it is used)"))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Adds one declaration; an error message when it does not fit.
+    pub fn declare(&mut self, decl: Decl) -> Result<(), String> {
+        match &decl {
+            Decl::Struct { name, fields } => {
+                if self.types.contains_key(name) {
+                    return Err(format!("type '{name}' is declared twice"));
+                }
+                // a struct may point to itself
+                self.types.insert(
+                    name.clone(),
+                    ContainerType::GcStruct {
+                        fields: fields.clone(),
+                        var_item: None,
+                    },
+                );
+                for (_, t) in fields {
+                    if let Err(e) = self.check_type(t) {
+                        self.types.remove(name);
+                        return Err(e);
+                    }
+                }
+                let layout = self.layout_of(name)?;
+                self.next_type_id += 1;
+                let data = DescrData::Size {
+                    strukt: name.clone(),
+                    size: layout.fixed_size,
+                    align: layout.align,
+                    type_id: self.next_type_id,
+                };
+                if let Err(e) = self.add_descr(name, data) {
+                    self.types.remove(name);
+                    return Err(e);
+                }
+            }
+            Decl::Array { name, item } => {
+                if self.types.contains_key(name) {
+                    return Err(format!("type '{name}' is declared twice"));
+                }
+                self.check_type(item)?;
+                let ct = ContainerType::GcArray { item: item.clone() };
+                let layout = ct.layout();
+                let (items_offset, item_size) = layout.items.unwrap_or((16, 8));
+                self.next_type_id += 1;
+                self.add_descr(
+                    name,
+                    DescrData::Array {
+                        item: item.clone(),
+                        length_offset: layout.offset_of("length").unwrap_or(8),
+                        items_offset,
+                        item_size,
+                        type_id: self.next_type_id,
+                    },
+                )?;
+                self.types.insert(name.clone(), ct);
+            }
+            Decl::Class { name, strukt } => {
+                let layout = self.layout_of(strukt)?;
+                self.next_type_id += 1;
+                self.add_descr(
+                    name,
+                    DescrData::Class {
+                        strukt: strukt.clone(),
+                        size: layout.fixed_size,
+                        align: layout.align,
+                        type_id: self.next_type_id,
+                    },
+                )?;
+            }
+            Decl::Field {
+                name,
+                strukt,
+                field,
+            } => {
+                let data = self.field_data(strukt, field)?;
+                self.add_descr(name, data)?;
+            }
+            Decl::Call { name, func } => {
+                let f = calls::lookup(func).ok_or_else(|| {
+                    format!(
+                        "no native function '{func}' (known: {})",
+                        calls::names().join(", ")
+                    )
+                })?;
+                self.add_descr(name, DescrData::Call { func: f })?;
+            }
+        }
+        self.decls.push(decl);
+        Ok(())
+    }
+
+    fn field_data(&self, strukt: &str, field: &str) -> Result<DescrData, String> {
+        let ct = self
+            .types
+            .get(strukt)
+            .ok_or_else(|| format!("no struct '{strukt}'"))?;
+        let ty = ct
+            .field_type(field)
+            .ok_or_else(|| format!("struct '{strukt}' has no field '{field}'"))?
+            .clone();
+        let offset = ct.layout().offset_of(field).unwrap_or(0);
+        Ok(DescrData::Field {
+            strukt: strukt.to_string(),
+            field: field.to_string(),
+            offset,
+            ty,
+        })
+    }
+
+    /// The descr called `name`; `struct.field` names a field without a
+    /// `field` declaration (it is added on first use).
+    pub fn resolve_descr(&mut self, name: &str) -> Result<DescrId, String> {
+        if let Some(id) = self.descr(name) {
+            return Ok(id);
+        }
+        if let Some((s, f)) = name.split_once('.') {
+            let data = self.field_data(s, f)?;
+            return self.add_descr(name, data);
+        }
+        Err(format!("no descr '{name}' in the header"))
+    }
+
+    /// The vtable id of a class descr.
+    pub fn class_id(&self, d: DescrId) -> Option<u64> {
+        match self.descrs.get(d)?.data {
+            DescrData::Class { type_id, .. } => Some(type_id),
+            _ => None,
+        }
+    }
+}
+
+/// A trace: the header it refers to, its boxes, inputs and operations.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trace {
+    pub header: Arc<Header>,
+    pub boxes: Vec<BoxInfo>,
+    pub inputs: Vec<BoxId>,
+    pub ops: Vec<Op>,
+}
+
+impl Trace {
+    pub fn new(header: Arc<Header>) -> Trace {
+        Trace {
+            header,
+            boxes: Vec::new(),
+            inputs: Vec::new(),
+            ops: Vec::new(),
+        }
+    }
+
+    pub fn kind(&self, v: Value) -> Kind {
+        match v {
+            Value::Box(b) => self.boxes[b].kind,
+            Value::Int(_) | Value::Class(_) => Kind::Int,
+            Value::Float(_) => Kind::Float,
+            Value::NullPtr => Kind::Ref,
+        }
+    }
+
+    /// A new box with a fresh name (`i17`: the kind's letter and the
+    /// smallest number above every name in use).
+    pub fn new_box(&mut self, kind: Kind) -> BoxId {
+        let n = self
+            .boxes
+            .iter()
+            .filter_map(|b| b.name[1..].parse::<u64>().ok())
+            .max()
+            .map_or(0, |m| m + 1);
+        self.boxes.push(BoxInfo {
+            name: format!("{}{n}", kind.prefix()),
+            kind,
+        });
+        self.boxes.len() - 1
+    }
+}
