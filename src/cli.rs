@@ -84,6 +84,18 @@ enum Cmd {
         #[command(flatten)]
         dialect: DialectFlags,
     },
+    /// Optimize a text trace (PyPy's trace syntax; see jit/README.md), print it,
+    /// and with --run execute it in the reference interpreter.
+    Trace {
+        file: String,
+        /// Colon-separated optimizations (`intbounds:rewrite:virtualize:pure:heap`),
+        /// `default` for all implemented ones, `none` for none.
+        #[arg(long, default_value = "default")]
+        passes: String,
+        /// Run the trace with these input values and print the outcome.
+        #[arg(long, num_args = 0.., allow_hyphen_values = true)]
+        run: Option<Vec<String>>,
+    },
     /// List every rule with its file:line and how often it fired on the last translation.
     Rules {
         /// Run every optimization rule's property check on random and edge values.
@@ -336,6 +348,19 @@ pub fn main() -> i32 {
             }
         }
         Cmd::Rules { check } => run_rules(check),
+        Cmd::Trace { file, passes, run } => {
+            let passes = (passes != "none").then_some(passes.as_str());
+            match rpy_jit::run_trace_command(&file, passes, run) {
+                Ok(text) => {
+                    emit(&text);
+                    0
+                }
+                Err(e) => {
+                    eprintln!("{e}");
+                    1
+                }
+            }
+        }
     }
 }
 
