@@ -32,8 +32,10 @@ fn main() {
     let (mut ok, mut failed, mut lines) = (0, 0, 0);
     let start = Instant::now();
     for f in &files {
-        let Ok(bytes) = std::fs::read(f) else { continue };
-        let text = String::from_utf8_lossy(&bytes);
+        let Ok(bytes) = std::fs::read(f) else {
+            continue;
+        };
+        let text = rpy_passes::parse::decode_source(&bytes);
         lines += text.lines().count();
         let dialect = rpy_passes::parse::detect_dialect(&text);
         match rpy_passes::parse::parse_module(&f.to_string_lossy(), &text, dialect) {

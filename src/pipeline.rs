@@ -103,9 +103,10 @@ pub struct Source {
 impl Source {
     /// Reads a file; the dialect is `forced` or detected from the syntax.
     pub fn read(path: &str, forced: Option<Dialect>) -> Result<Source, Diagnostics> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
+        let bytes = std::fs::read(path).map_err(|e| {
             Diagnostic::new(path, Pos::new(1, 1), format!("cannot read the file: {e}"))
         })?;
+        let text = rpy_passes::parse::decode_source(&bytes).into_owned();
         let dialect = forced.unwrap_or_else(|| rpy_passes::parse::detect_dialect(&text));
         Ok(Source {
             path: path.to_string(),

@@ -34,6 +34,10 @@ pub enum StmtKind {
         params: Vec<Param>,
         /// The name of a `*args` parameter, if any.
         star_args: Option<String>,
+        /// Python 3 keyword-only parameters (after `*` or `*args`).
+        kwonly: Vec<Param>,
+        /// The name of a `**kwargs` parameter, if any.
+        kwargs: Option<String>,
         decorators: Vec<Expr>,
         body: Vec<Stmt>,
     },
@@ -93,10 +97,14 @@ pub enum StmtKind {
         test: Expr,
         msg: Option<Expr>,
     },
-    /// `raise`, `raise E`, `raise E(x)`, `raise E, x` (the second part in `arg`).
+    /// `raise`, `raise E`, `raise E(x)`, `raise E, x` (the second part in `arg`),
+    /// `raise E, x, tb` (Python 2, the third part in `tb`) and
+    /// `raise E from C` (Python 3, `C` in `cause`).
     Raise {
         exc: Option<Expr>,
         arg: Option<Expr>,
+        tb: Option<Expr>,
+        cause: Option<Expr>,
     },
     Try {
         body: Vec<Stmt>,
@@ -105,6 +113,32 @@ pub enum StmtKind {
         finalbody: Vec<Stmt>,
     },
     Del(Vec<Expr>),
+    /// `with a as x, b: body` (items in order, each with an optional target).
+    With {
+        items: Vec<WithItem>,
+        body: Vec<Stmt>,
+    },
+    /// The Python 2 statement `exec code [in globals [, locals]]`.
+    Exec {
+        code: Expr,
+        globals: Option<Expr>,
+        locals: Option<Expr>,
+    },
+    /// The Python 2 statement `print >>dest, values...`.
+    PrintTo {
+        dest: Expr,
+        values: Vec<Expr>,
+        newline: bool,
+    },
+    /// Python 3 `nonlocal a, b`.
+    Nonlocal(Vec<String>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct WithItem {
+    pub context: Expr,
+    /// The target after `as`, if any.
+    pub target: Option<Expr>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -126,8 +160,13 @@ pub struct ExceptHandler {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Param {
     pub pos: Pos,
+    /// The parameter's name; for a Python 2 tuple parameter a synthetic name
+    /// (`.0`, `.1`, ... by position), with the pattern in `unpack`.
     pub name: String,
     pub default: Option<Expr>,
+    /// A Python 2 tuple parameter `def f((a, b), c)`: the tuple of names the
+    /// argument is unpacked into.
+    pub unpack: Option<Expr>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -171,6 +210,8 @@ pub enum ExprKind {
         keywords: Vec<Keyword>,
         /// `f(*args)`
         star_args: Option<Box<Expr>>,
+        /// `f(**kwargs)`
+        kwargs: Option<Box<Expr>>,
     },
     Attribute {
         value: Box<Expr>,
@@ -202,8 +243,54 @@ pub enum ExprKind {
     },
     Lambda {
         params: Vec<Param>,
+        star_args: Option<String>,
+        kwonly: Vec<Param>,
+        kwargs: Option<String>,
         body: Box<Expr>,
     },
+    /// An integer literal too large for a machine word, as written (digits
+    /// and base prefix; no underscores, no `L` suffix).
+    BigInt(String),
+    /// A string literal holding characters at or above U+0100 (a unicode
+    /// string that is not a byte string).
+    WideStr(String),
+    /// `yield` / `yield value` (statement or expression).
+    Yield(Option<Box<Expr>>),
+    /// Python 3 `yield from value`.
+    YieldFrom(Box<Expr>),
+    /// `{a, b}`
+    Set(Vec<Expr>),
+    /// `{elt for ...}`
+    SetComp {
+        elt: Box<Expr>,
+        generators: Vec<Comprehension>,
+    },
+    /// `{key: value for ...}`
+    DictComp {
+        key: Box<Expr>,
+        value: Box<Expr>,
+        generators: Vec<Comprehension>,
+    },
+    /// `(elt for ...)`
+    GeneratorExp {
+        elt: Box<Expr>,
+        generators: Vec<Comprehension>,
+    },
+    /// Python 2 backquotes `` `x` ``.
+    Repr(Box<Expr>),
+    /// `...`
+    Ellipsis,
+    /// A slice inside a subscript that is not a plain `x[lower:upper]`: one
+    /// with a step (`x[::2]`) or one item of an extended slice
+    /// (`x[i:j, k]`, whose index is a tuple holding this node). Only appears
+    /// as (an item of) the index of a `Subscript`.
+    SliceItem {
+        lower: Option<Box<Expr>>,
+        upper: Option<Box<Expr>>,
+        step: Option<Box<Expr>>,
+    },
+    /// `*x` in an assignment target or display (Python 3).
+    Starred(Box<Expr>),
 }
 
 #[derive(Clone, Debug, PartialEq)]

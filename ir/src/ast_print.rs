@@ -66,6 +66,8 @@ fn binop_prec(op: BinOp) -> u8 {
 fn prec(e: &Expr) -> u8 {
     match &e.kind {
         ExprKind::Tuple(items) if items.len() >= 2 => P_TUPLE,
+        // Bare only as a statement or the value of an assignment.
+        ExprKind::Yield(_) | ExprKind::YieldFrom(_) => P_TUPLE,
         ExprKind::Lambda { .. } | ExprKind::IfExp { .. } => P_TEST,
         ExprKind::BoolOp { op: BoolOp::Or, .. } => P_OR,
         ExprKind::BoolOp {
@@ -115,6 +117,79 @@ fn expr_bare(out: &mut String, e: &Expr) {
         ExprKind::Int(v) => out.push_str(&v.to_string()),
         ExprKind::Float(f) => float(out, *f),
         ExprKind::Str(s) => string(out, s),
+        ExprKind::BigInt(s) => out.push_str(s),
+        ExprKind::WideStr(s) => {
+            out.push('u');
+            string(out, s);
+        }
+        ExprKind::Yield(v) => {
+            out.push_str("yield");
+            if let Some(v) = v {
+                out.push(' ');
+                expr(out, v, P_TUPLE);
+            }
+        }
+        ExprKind::YieldFrom(v) => {
+            out.push_str("yield from ");
+            expr(out, v, P_TEST);
+        }
+        ExprKind::Set(items) => {
+            if items.is_empty() {
+                // Not from the parser: `{}` is a dict.
+                out.push_str("set()");
+            } else {
+                out.push('{');
+                list(out, items, P_TEST);
+                out.push('}');
+            }
+        }
+        ExprKind::SetComp { elt, generators } => {
+            out.push('{');
+            expr(out, elt, P_TEST);
+            comp_clauses(out, generators, P_OR);
+            out.push('}');
+        }
+        ExprKind::DictComp {
+            key,
+            value,
+            generators,
+        } => {
+            out.push('{');
+            expr(out, key, P_TEST);
+            out.push_str(": ");
+            expr(out, value, P_TEST);
+            comp_clauses(out, generators, P_OR);
+            out.push('}');
+        }
+        ExprKind::GeneratorExp { elt, generators } => {
+            out.push('(');
+            expr(out, elt, P_TEST);
+            comp_clauses(out, generators, P_OR);
+            out.push(')');
+        }
+        ExprKind::Repr(v) => {
+            out.push('`');
+            expr(out, v, P_TUPLE);
+            out.push('`');
+        }
+        ExprKind::Ellipsis => out.push_str("..."),
+        ExprKind::SliceItem { lower, upper, step } => {
+            if let Some(lo) = lower {
+                expr(out, lo, P_TEST);
+            }
+            out.push(':');
+            if let Some(hi) = upper {
+                expr(out, hi, P_TEST);
+            }
+            if let Some(st) = step {
+                out.push(':');
+                expr(out, st, P_TEST);
+            }
+        }
+        ExprKind::Starred(v) => {
+            out.push('*');
+            expr(out, v, P_BITOR);
+        }
         ExprKind::Bool(true) => out.push_str("True"),
         ExprKind::Bool(false) => out.push_str("False"),
         ExprKind::None => out.push_str("None"),
@@ -180,15 +255,16 @@ fn expr_bare(out: &mut String, e: &Expr) {
             args,
             keywords,
             star_args,
+            kwargs,
         } => {
             expr(out, func, P_TRAILER);
             out.push('(');
-            call_args(out, args, keywords, star_args.as_deref());
+            call_args(out, args, keywords, star_args.as_deref(), kwargs.as_deref());
             out.push(')');
         }
         ExprKind::Attribute { value, attr } => {
             // `1.x` would read as a float literal.
-            if matches!(value.kind, ExprKind::Int(_)) {
+            if matches!(value.kind, ExprKind::Int(_) | ExprKind::BigInt(_)) {
                 out.push('(');
                 expr_bare(out, value);
                 out.push(')');
@@ -265,28 +341,50 @@ fn expr_bare(out: &mut String, e: &Expr) {
         ExprKind::ListComp { elt, generators } => {
             out.push('[');
             expr(out, elt, P_TEST);
-            for g in generators {
-                out.push_str(" for ");
-                target_list(out, &g.target);
-                out.push_str(" in ");
-                expr(out, &g.iter, P_OR);
-                for c in &g.ifs {
-                    out.push_str(" if ");
-                    expr(out, c, P_OR);
-                }
-            }
+            comp_clauses(out, generators, P_OR);
             out.push(']');
         }
-        ExprKind::Lambda { params: ps, body } => {
+        ExprKind::Lambda {
+            params: ps,
+            star_args,
+            kwonly,
+            kwargs,
+            body,
+        } => {
             out.push_str("lambda");
-            if !ps.is_empty() {
+            let mut t = String::new();
+            params(&mut t, ps, star_args.as_deref(), kwonly, kwargs.as_deref());
+            if !t.is_empty() {
                 out.push(' ');
-                params(out, ps, None);
+                out.push_str(&t);
             }
             out.push_str(": ");
             expr(out, body, P_TEST);
         }
     }
+}
+
+/// The `for ... in ... if ...` clauses of a comprehension, iterables at `iter_min`.
+fn comp_clauses(out: &mut String, generators: &[Comprehension], iter_min: u8) {
+    for g in generators {
+        out.push_str(" for ");
+        target_list(out, &g.target);
+        out.push_str(" in ");
+        expr(out, &g.iter, iter_min);
+        for c in &g.ifs {
+            out.push_str(" if ");
+            expr(out, c, P_OR);
+        }
+    }
+}
+
+/// An expression list where a bare `yield` is not allowed (`return`, `for ... in`).
+fn expr_no_yield(out: &mut String, e: &Expr) {
+    let min = match e.kind {
+        ExprKind::Yield(_) | ExprKind::YieldFrom(_) => P_TEST,
+        _ => P_TUPLE,
+    };
+    expr(out, e, min);
 }
 
 /// The target of a `for` (statement or comprehension): a bare tuple of
@@ -298,7 +396,13 @@ fn target_list(out: &mut String, e: &Expr) {
     }
 }
 
-fn call_args(out: &mut String, args: &[Expr], keywords: &[Keyword], star: Option<&Expr>) {
+fn call_args(
+    out: &mut String,
+    args: &[Expr],
+    keywords: &[Keyword],
+    star: Option<&Expr>,
+    kwargs: Option<&Expr>,
+) {
     list(out, args, P_TEST);
     let mut first = args.is_empty();
     for k in keywords {
@@ -316,26 +420,78 @@ fn call_args(out: &mut String, args: &[Expr], keywords: &[Keyword], star: Option
         }
         out.push('*');
         expr(out, s, P_TEST);
+        first = false;
+    }
+    if let Some(k) = kwargs {
+        if !first {
+            out.push_str(", ");
+        }
+        out.push_str("**");
+        expr(out, k, P_TEST);
     }
 }
 
-fn params(out: &mut String, ps: &[Param], star: Option<&str>) {
-    for (i, p) in ps.iter().enumerate() {
-        if i > 0 {
+/// A Python 2 tuple parameter's pattern: names and parenthesized tuples.
+fn unpack_pattern(out: &mut String, e: &Expr) {
+    match &e.kind {
+        ExprKind::Tuple(items) => {
+            out.push('(');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                unpack_pattern(out, item);
+            }
+            if items.len() == 1 {
+                out.push(',');
+            }
+            out.push(')');
+        }
+        _ => expr(out, e, P_ATOM),
+    }
+}
+
+fn params(
+    out: &mut String,
+    ps: &[Param],
+    star: Option<&str>,
+    kwonly: &[Param],
+    kwargs: Option<&str>,
+) {
+    let mut first = true;
+    let mut sep = |out: &mut String| {
+        if !first {
             out.push_str(", ");
         }
-        out.push_str(&p.name);
+        first = false;
+    };
+    let one = |out: &mut String, p: &Param| {
+        match &p.unpack {
+            Some(u) => unpack_pattern(out, u),
+            None => out.push_str(&p.name),
+        }
         if let Some(d) = &p.default {
             out.push('=');
             expr(out, d, P_TEST);
         }
+    };
+    for p in ps {
+        sep(out);
+        one(out, p);
     }
-    if let Some(s) = star {
-        if !ps.is_empty() {
-            out.push_str(", ");
-        }
+    if star.is_some() || !kwonly.is_empty() {
+        sep(out);
         out.push('*');
-        out.push_str(s);
+        out.push_str(star.unwrap_or(""));
+    }
+    for p in kwonly {
+        sep(out);
+        one(out, p);
+    }
+    if let Some(k) = kwargs {
+        sep(out);
+        out.push_str("**");
+        out.push_str(k);
     }
 }
 
@@ -437,6 +593,8 @@ impl Printer {
                 name,
                 params: ps,
                 star_args,
+                kwonly,
+                kwargs,
                 decorators,
                 body,
             } => {
@@ -444,7 +602,7 @@ impl Printer {
                 t.push_str("def ");
                 t.push_str(name);
                 t.push('(');
-                params(&mut t, ps, star_args.as_deref());
+                params(&mut t, ps, star_args.as_deref(), kwonly, kwargs.as_deref());
                 t.push(')');
                 self.block(&t, body);
             }
@@ -468,7 +626,7 @@ impl Printer {
                 t.push_str("return");
                 if let Some(v) = v {
                     t.push(' ');
-                    expr(&mut t, v, P_TUPLE);
+                    expr_no_yield(&mut t, v);
                 }
                 self.line(&t);
             }
@@ -506,7 +664,7 @@ impl Printer {
                 t.push_str("for ");
                 target_list(&mut t, target);
                 t.push_str(" in ");
-                expr(&mut t, iter, P_TUPLE);
+                expr_no_yield(&mut t, iter);
                 self.block(&t, body);
                 if !orelse.is_empty() {
                     self.block("else", orelse);
@@ -579,17 +737,30 @@ impl Printer {
                 }
                 self.line(&t);
             }
-            StmtKind::Raise { exc, arg } => {
+            StmtKind::Raise {
+                exc,
+                arg,
+                tb,
+                cause,
+            } => {
                 t.push_str("raise");
                 if let Some(e) = exc {
                     t.push(' ');
                     match (arg, self.dialect) {
-                        (None, _) => expr(&mut t, e, P_TEST),
-                        (Some(a), Dialect::Py2) => {
+                        (None, _) if tb.is_none() => expr(&mut t, e, P_TEST),
+                        (_, Dialect::Py2) => {
                             expr(&mut t, e, P_TEST);
                             t.push_str(", ");
-                            expr(&mut t, a, P_TEST);
+                            match arg {
+                                Some(a) => expr(&mut t, a, P_TEST),
+                                None => t.push_str("None"),
+                            }
+                            if let Some(tb) = tb {
+                                t.push_str(", ");
+                                expr(&mut t, tb, P_TEST);
+                            }
                         }
+                        (None, Dialect::Py3) => expr(&mut t, e, P_TEST),
                         // Not from the parser: the Python 3 spelling.
                         (Some(a), Dialect::Py3) => {
                             expr(&mut t, e, P_TRAILER);
@@ -597,6 +768,10 @@ impl Printer {
                             expr(&mut t, a, P_TEST);
                             t.push(')');
                         }
+                    }
+                    if let Some(c) = cause {
+                        t.push_str(" from ");
+                        expr(&mut t, c, P_TEST);
                     }
                 }
                 self.line(&t);
@@ -610,6 +785,90 @@ impl Printer {
             StmtKind::Del(targets) => {
                 t.push_str("del ");
                 list(&mut t, targets, P_BITOR);
+                self.line(&t);
+            }
+            StmtKind::With { items, body } => {
+                t.push_str("with ");
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        t.push_str(", ");
+                    }
+                    expr(&mut t, &item.context, P_TEST);
+                    if let Some(target) = &item.target {
+                        t.push_str(" as ");
+                        expr(&mut t, target, P_BITOR);
+                    }
+                }
+                self.block(&t, body);
+            }
+            StmtKind::Exec {
+                code,
+                globals,
+                locals,
+            } => {
+                match self.dialect {
+                    Dialect::Py2 => {
+                        t.push_str("exec ");
+                        expr(&mut t, code, P_BITOR);
+                        if let Some(g) = globals {
+                            t.push_str(" in ");
+                            expr(&mut t, g, P_TEST);
+                            if let Some(l) = locals {
+                                t.push_str(", ");
+                                expr(&mut t, l, P_TEST);
+                            }
+                        }
+                    }
+                    // Not from the parser: the Python 3 spelling.
+                    Dialect::Py3 => {
+                        t.push_str("exec(");
+                        expr(&mut t, code, P_TEST);
+                        for e in globals.iter().chain(locals) {
+                            t.push_str(", ");
+                            expr(&mut t, e, P_TEST);
+                        }
+                        t.push(')');
+                    }
+                }
+                self.line(&t);
+            }
+            StmtKind::PrintTo {
+                dest,
+                values,
+                newline,
+            } => {
+                match self.dialect {
+                    Dialect::Py2 => {
+                        t.push_str("print >>");
+                        expr(&mut t, dest, P_TEST);
+                        if !values.is_empty() {
+                            t.push_str(", ");
+                            list(&mut t, values, P_TEST);
+                            if !newline {
+                                t.push(',');
+                            }
+                        }
+                    }
+                    // Not from the parser: the Python 3 spelling.
+                    Dialect::Py3 => {
+                        t.push_str("print(");
+                        for v in values {
+                            expr(&mut t, v, P_TEST);
+                            t.push_str(", ");
+                        }
+                        if !newline {
+                            t.push_str("end=' ', ");
+                        }
+                        t.push_str("file=");
+                        expr(&mut t, dest, P_TEST);
+                        t.push(')');
+                    }
+                }
+                self.line(&t);
+            }
+            StmtKind::Nonlocal(names) => {
+                t.push_str("nonlocal ");
+                t.push_str(&names.join(", "));
                 self.line(&t);
             }
         }

@@ -37,6 +37,9 @@ fn zero_params(v: &mut [Param]) {
         if let Some(d) = &mut p.default {
             zero_expr(d);
         }
+        if let Some(u) = &mut p.unpack {
+            zero_expr(u);
+        }
     }
 }
 
@@ -45,11 +48,13 @@ fn zero_stmt(s: &mut Stmt) {
     match &mut s.kind {
         StmtKind::FunctionDef {
             params,
+            kwonly,
             decorators,
             body,
             ..
         } => {
             zero_params(params);
+            zero_params(kwonly);
             zero_exprs(decorators);
             zero_stmts(body);
         }
@@ -106,14 +111,40 @@ fn zero_stmt(s: &mut Stmt) {
                 zero_expr(m);
             }
         }
-        StmtKind::Raise { exc, arg } => {
-            if let Some(e) = exc {
+        StmtKind::Raise {
+            exc,
+            arg,
+            tb,
+            cause,
+        } => {
+            for e in [exc, arg, tb, cause].into_iter().flatten() {
                 zero_expr(e);
             }
-            if let Some(a) = arg {
-                zero_expr(a);
+        }
+        StmtKind::With { items, body } => {
+            for item in items {
+                zero_expr(&mut item.context);
+                if let Some(t) = &mut item.target {
+                    zero_expr(t);
+                }
+            }
+            zero_stmts(body);
+        }
+        StmtKind::Exec {
+            code,
+            globals,
+            locals,
+        } => {
+            zero_expr(code);
+            for e in [globals, locals].into_iter().flatten() {
+                zero_expr(e);
             }
         }
+        StmtKind::PrintTo { dest, values, .. } => {
+            zero_expr(dest);
+            zero_exprs(values);
+        }
+        StmtKind::Nonlocal(_) => {}
         StmtKind::Try {
             body,
             handlers,
@@ -161,6 +192,7 @@ fn zero_expr(e: &mut Expr) {
             args,
             keywords,
             star_args,
+            kwargs,
         } => {
             zero_expr(func);
             zero_exprs(args);
@@ -168,6 +200,9 @@ fn zero_expr(e: &mut Expr) {
                 zero_expr(&mut k.value);
             }
             if let Some(s) = star_args {
+                zero_expr(s);
+            }
+            if let Some(s) = kwargs {
                 zero_expr(s);
             }
         }
@@ -209,10 +244,50 @@ fn zero_expr(e: &mut Expr) {
                 zero_exprs(&mut g.ifs);
             }
         }
-        ExprKind::Lambda { params, body } => {
+        ExprKind::Lambda {
+            params,
+            kwonly,
+            body,
+            ..
+        } => {
             zero_params(params);
+            zero_params(kwonly);
             zero_expr(body);
         }
+        ExprKind::BigInt(_) | ExprKind::WideStr(_) | ExprKind::Ellipsis => {}
+        ExprKind::Yield(v) => {
+            if let Some(v) = v {
+                zero_expr(v);
+            }
+        }
+        ExprKind::YieldFrom(v) | ExprKind::Repr(v) | ExprKind::Starred(v) => zero_expr(v),
+        ExprKind::Set(v) => zero_exprs(v),
+        ExprKind::SetComp { elt, generators } | ExprKind::GeneratorExp { elt, generators } => {
+            zero_expr(elt);
+            zero_generators(generators);
+        }
+        ExprKind::DictComp {
+            key,
+            value,
+            generators,
+        } => {
+            zero_expr(key);
+            zero_expr(value);
+            zero_generators(generators);
+        }
+        ExprKind::SliceItem { lower, upper, step } => {
+            for e in [lower, upper, step].into_iter().flatten() {
+                zero_expr(e);
+            }
+        }
+    }
+}
+
+fn zero_generators(generators: &mut [Comprehension]) {
+    for g in generators {
+        zero_expr(&mut g.target);
+        zero_expr(&mut g.iter);
+        zero_exprs(&mut g.ifs);
     }
 }
 
@@ -637,6 +712,7 @@ fn params_s(inner: BoxedStrategy<Expr>) -> impl Strategy<Value = Vec<Param>> + C
                 pos: pos0(),
                 name,
                 default,
+                unpack: None,
             };
             if p.default.is_some() {
                 defaulted.push(p);
@@ -745,13 +821,15 @@ fn expr_s() -> BoxedStrategy<Expr> {
                     inner.clone(),
                     prop::collection::vec(inner.clone(), 0..3),
                     keywords,
+                    prop::option::of(inner.clone()),
                     prop::option::of(inner.clone())
                 )
-                    .prop_map(|(f, args, keywords, star)| ex(ExprKind::Call {
+                    .prop_map(|(f, args, keywords, star, kwargs)| ex(ExprKind::Call {
                         func: Box::new(f),
                         args,
                         keywords,
                         star_args: star.map(Box::new),
+                        kwargs: kwargs.map(Box::new),
                     })),
                 1 => (inner.clone(), name_s()).prop_map(|(v, attr)| ex(ExprKind::Attribute {
                     value: Box::new(v),
@@ -784,12 +862,68 @@ fn expr_s() -> BoxedStrategy<Expr> {
                         orelse: Box::new(o),
                     })
                 }),
-                1 => (inner.clone(), prop::collection::vec(generator, 1..3)).prop_map(
+                1 => (inner.clone(), prop::collection::vec(generator.clone(), 1..3)).prop_map(
                     |(elt, generators)| ex(ExprKind::ListComp { elt: Box::new(elt), generators })
                 ),
-                1 => (params_s(inner.clone()), inner).prop_map(|(params, body)| {
-                    ex(ExprKind::Lambda { params, body: Box::new(body) })
-                }),
+                1 => (params_s(inner.clone()), prop::option::of(name_s()), inner.clone())
+                    .prop_map(|(params, star, body)| {
+                        let star_args = star.filter(|s| !params.iter().any(|p| &p.name == s));
+                        ex(ExprKind::Lambda {
+                            params,
+                            star_args,
+                            kwonly: vec![],
+                            kwargs: None,
+                            body: Box::new(body),
+                        })
+                    }),
+                1 => prop::collection::vec(inner.clone(), 1..4).prop_map(|v| ex(ExprKind::Set(v))),
+                1 => (inner.clone(), prop::collection::vec(generator.clone(), 1..3)).prop_map(
+                    |(elt, generators)| ex(ExprKind::SetComp { elt: Box::new(elt), generators })
+                ),
+                1 => (inner.clone(), prop::collection::vec(generator.clone(), 1..3)).prop_map(
+                    |(elt, generators)| ex(ExprKind::GeneratorExp {
+                        elt: Box::new(elt),
+                        generators,
+                    })
+                ),
+                1 => (inner.clone(), inner.clone(), prop::collection::vec(generator.clone(), 1..3))
+                    .prop_map(|(key, value, generators)| ex(ExprKind::DictComp {
+                        key: Box::new(key),
+                        value: Box::new(value),
+                        generators,
+                    })),
+                1 => (
+                    inner.clone(),
+                    prop::option::of(inner.clone()),
+                    prop::option::of(inner.clone()),
+                    inner.clone()
+                )
+                    .prop_map(|(v, lo, hi, step)| ex(ExprKind::Subscript {
+                        value: Box::new(v),
+                        index: Box::new(ex(ExprKind::SliceItem {
+                            lower: lo.map(Box::new),
+                            upper: hi.map(Box::new),
+                            step: Some(Box::new(step)),
+                        })),
+                    })),
+                1 => (
+                    inner.clone(),
+                    prop::option::of(inner.clone()),
+                    prop::option::of(inner.clone()),
+                    prop::collection::vec(inner, 0..2)
+                )
+                    .prop_map(|(v, lo, hi, rest)| {
+                        let mut items = vec![ex(ExprKind::SliceItem {
+                            lower: lo.map(Box::new),
+                            upper: hi.map(Box::new),
+                            step: None,
+                        })];
+                        items.extend(rest);
+                        ex(ExprKind::Subscript {
+                            value: Box::new(v),
+                            index: Box::new(ex(ExprKind::Tuple(items))),
+                        })
+                    }),
             ]
         })
         .boxed()
@@ -806,11 +940,64 @@ fn stmt_s(dialect: Dialect, depth: u32) -> BoxedStrategy<Stmt> {
     let simple_target = simple_target_s(e.clone());
     let py2 = dialect == Dialect::Py2;
     let raise = prop_oneof![
-        Just((None, None)),
-        e.clone().prop_map(|x| (Some(x), None)),
-        (e.clone(), e.clone()).prop_map(move |(x, a)| (Some(x), if py2 { Some(a) } else { None })),
+        Just((None, None, None)),
+        e.clone().prop_map(|x| (Some(x), None, None)),
+        (e.clone(), e.clone()).prop_map(move |(x, a)| (
+            Some(x),
+            if py2 { Some(a) } else { None },
+            None
+        )),
+        (e.clone(), e.clone(), e.clone()).prop_map(move |(x, a, t)| {
+            if py2 {
+                (Some(x), Some(a), Some(t))
+            } else {
+                (Some(x), None, None)
+            }
+        }),
     ]
-    .prop_map(|(exc, arg)| st(StmtKind::Raise { exc, arg }));
+    .prop_map(move |(exc, arg, tb)| {
+        let cause = if !py2 && exc.is_some() && arg.is_none() {
+            Some(ex(ExprKind::Name("c".into())))
+        } else {
+            None
+        };
+        st(StmtKind::Raise {
+            exc,
+            arg,
+            tb,
+            cause,
+        })
+    });
+    let yield_stmt = prop::option::of(e.clone())
+        .prop_map(|v| st(StmtKind::Expr(ex(ExprKind::Yield(v.map(Box::new))))));
+    let exec = (
+        e.clone(),
+        prop::option::of((e.clone(), prop::option::of(e.clone()))),
+    )
+        .prop_map(|(code, g)| {
+            let (globals, locals) = match g {
+                Some((g, l)) => (Some(g), l),
+                None => (None, None),
+            };
+            st(StmtKind::Exec {
+                code,
+                globals,
+                locals,
+            })
+        });
+    let print_to = (
+        e.clone(),
+        prop::collection::vec(e.clone(), 0..3),
+        any::<bool>(),
+    )
+        .prop_map(|(dest, values, newline)| {
+            let newline = newline || values.is_empty();
+            st(StmtKind::PrintTo {
+                dest,
+                values,
+                newline,
+            })
+        });
     let print = prop_oneof![
         Just((vec![], true)),
         (prop::collection::vec(e.clone(), 1..4), any::<bool>()),
@@ -856,9 +1043,14 @@ fn stmt_s(dialect: Dialect, depth: u32) -> BoxedStrategy<Stmt> {
     ]
     .boxed();
     let simple = if py2 {
-        prop_oneof![10 => simple, 1 => print].boxed()
+        prop_oneof![10 => simple, 1 => print, 1 => exec, 1 => print_to, 1 => yield_stmt].boxed()
     } else {
-        simple
+        prop_oneof![
+            10 => simple,
+            1 => yield_stmt,
+            1 => prop::collection::vec(name_s(), 1..3).prop_map(|v| st(StmtKind::Nonlocal(v))),
+        ]
+        .boxed()
     };
     if depth == 0 {
         return simple;
@@ -917,19 +1109,28 @@ fn stmt_s(dialect: Dialect, depth: u32) -> BoxedStrategy<Stmt> {
         name_s(),
         params_s(e.clone()),
         prop::option::of(name_s()),
+        prop::option::of(name_s()),
         prop::collection::vec(e.clone(), 0..2),
         body(),
     )
-        .prop_map(|(name, params, star, decorators, body)| {
+        .prop_map(|(name, params, star, kw, decorators, body)| {
             let star_args = star.filter(|s| !params.iter().any(|p| &p.name == s));
+            let kwargs = kw
+                .filter(|k| !params.iter().any(|p| &p.name == k) && star_args.as_ref() != Some(k));
             st(StmtKind::FunctionDef {
                 name,
                 params,
                 star_args,
+                kwonly: vec![],
+                kwargs,
                 decorators,
                 body,
             })
         });
+    let with_item = (e.clone(), prop::option::of(target.clone()))
+        .prop_map(|(context, target)| WithItem { context, target });
+    let with = (prop::collection::vec(with_item, 1..3), body())
+        .prop_map(|(items, body)| st(StmtKind::With { items, body }));
     let classdef = (
         name_s(),
         prop::collection::vec(e.clone(), 0..3),
@@ -963,6 +1164,7 @@ fn stmt_s(dialect: Dialect, depth: u32) -> BoxedStrategy<Stmt> {
         1 => try_stmt,
         1 => funcdef,
         1 => classdef,
+        1 => with,
     ];
     prop_oneof![2 => simple, 1 => compound].boxed()
 }

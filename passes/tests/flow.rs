@@ -1463,6 +1463,7 @@ mod random_ast {
                 } else {
                     None
                 },
+                kwargs: None,
             },
             9 => ExprKind::Attribute {
                 value: Box::new(expr(r, d)),
@@ -1486,6 +1487,9 @@ mod random_ast {
             },
             _ => ExprKind::Lambda {
                 params: Vec::new(),
+                star_args: None,
+                kwonly: Vec::new(),
+                kwargs: None,
                 body: Box::new(expr(r, d)),
             },
         };
@@ -1581,6 +1585,7 @@ mod random_ast {
                         args,
                         keywords: Vec::new(),
                         star_args: None,
+                        kwargs: None,
                     },
                 );
                 StmtKind::For {
@@ -1600,6 +1605,8 @@ mod random_ast {
                 name: "inner".into(),
                 params: Vec::new(),
                 star_args: None,
+                kwonly: Vec::new(),
+                kwargs: None,
                 decorators: Vec::new(),
                 body: stmts(r, d, 1),
             },
@@ -1623,9 +1630,12 @@ mod random_ast {
                         pos: Pos::new(1, 1),
                         name: p.to_string(),
                         default: None,
+                        unpack: None,
                     })
                     .collect(),
                 star_args: None,
+                kwonly: Vec::new(),
+                kwargs: None,
                 decorators: Vec::new(),
                 body,
             },
@@ -1652,6 +1662,8 @@ mod random_ast {
                 name: "target".into(),
                 params: Vec::new(),
                 star_args: Some("args".into()),
+                kwonly: Vec::new(),
+                kwargs: None,
                 decorators: Vec::new(),
                 body: tbody,
             },
@@ -1739,4 +1751,40 @@ def entry_point(argv):
     let e = p.graph("entry_point").unwrap();
     assert_eq!(ops(e), ["simple_call"]);
     assert_eq!(p.graphs.len(), 2);
+}
+
+/// Full-Python constructs parse, and the flow builder rejects them inside
+/// RPython functions at their own position.
+#[test]
+fn full_python_constructs_are_rejected_inside_functions() {
+    let cases: &[(&str, &str)] = &[
+        ("def f():\n    yield 1\n", "t.py:2:5: generators ('yield') are not supported yet"),
+        (
+            "def f(x):\n    with x:\n        pass\n",
+            "t.py:2:5: 'with' statements are not supported in RPython functions yet",
+        ),
+        (
+            "def f():\n    exec 'x = 1'\n",
+            "t.py:2:5: 'exec' cannot be translated: RPython has no run-time code evaluation",
+        ),
+        ("def f(x):\n    return {x}\n", "t.py:2:12: sets are not supported by RPython; use a dict"),
+        (
+            "def f(x):\n    return x[::2]\n",
+            "t.py:2:14: slices with a step are not supported by RPython",
+        ),
+        (
+            "def f():\n    return 99999999999999999999\n",
+            "t.py:2:12: integer literal too large for a machine word",
+        ),
+        ("def f(**kw):\n    return 1\n", "t.py:1:1: the **kw parameter of 'f': '**kwargs' parameters are not supported by RPython"),
+        (
+            "def f((a, b)):\n    return a\n",
+            "t.py:1:7: tuple parameters are not supported by RPython; unpack the tuple in the body",
+        ),
+    ];
+    for (src, want) in cases {
+        let src = format!("{src}\ndef entry_point(argv):\n    f(1)\n    return 0\n{TARGET}");
+        let errs = errors2(&src);
+        assert!(errs.iter().any(|e| e == want), "{:?}: {:?}", src, errs);
+    }
 }

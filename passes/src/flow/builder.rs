@@ -280,6 +280,30 @@ impl FnBuilder<'_, '_> {
         for d in def.decorators {
             self.unsupported(d.pos, "decorators are");
         }
+        if let Some(k) = def.kwargs {
+            self.error(
+                def.pos,
+                format!(
+                    "the **{k} parameter of '{}': '**kwargs' parameters are not supported by RPython",
+                    def.name
+                ),
+            );
+        }
+        if let Some(p) = def.kwonly.first() {
+            self.error(
+                p.pos,
+                "keyword-only parameters (after '*') are not supported by RPython".to_string(),
+            );
+        }
+        for p in def.params {
+            if p.unpack.is_some() {
+                self.error(
+                    p.pos,
+                    "tuple parameters are not supported by RPython; unpack the tuple in the body"
+                        .to_string(),
+                );
+            }
+        }
         if let Some(star) = def.star_args {
             self.unsupported(
                 def.pos,
@@ -923,6 +947,21 @@ impl FnBuilder<'_, '_> {
             StmtKind::Raise { .. } => self.unsupported(pos, "raise statements are"),
             StmtKind::Try { .. } => self.unsupported(pos, "try statements are"),
             StmtKind::Del(_) => self.unsupported(pos, "del statements are"),
+            StmtKind::With { .. } => self.error(
+                pos,
+                "'with' statements are not supported in RPython functions yet".to_string(),
+            ),
+            StmtKind::Exec { .. } => self.error(
+                pos,
+                "'exec' cannot be translated: RPython has no run-time code evaluation".to_string(),
+            ),
+            StmtKind::PrintTo { .. } => self.error(
+                pos,
+                "'print >>file, ...' is not supported; write to the file with os.write".to_string(),
+            ),
+            StmtKind::Nonlocal(_) => {
+                self.error(pos, "'nonlocal' is not supported by RPython".to_string())
+            }
         }
     }
 
@@ -1055,6 +1094,7 @@ impl FnBuilder<'_, '_> {
             args,
             keywords,
             star_args,
+            kwargs: None,
         } = &iter.kind
         else {
             return self.unsupported(
@@ -1270,7 +1310,14 @@ impl FnBuilder<'_, '_> {
                 args,
                 keywords,
                 star_args,
-            } => self.call(e, func, args, keywords, star_args.as_deref()),
+                kwargs,
+            } => {
+                if let Some(k) = kwargs {
+                    self.error(k.pos, "'**' arguments are not supported by RPython");
+                    return Arg::Const(Constant::None);
+                }
+                self.call(e, func, args, keywords, star_args.as_deref())
+            }
             ExprKind::Attribute { value, attr } => {
                 let obj = self.expr(value);
                 self.op(
@@ -1289,7 +1336,51 @@ impl FnBuilder<'_, '_> {
             ExprKind::Dict(_) => self.unsupported_expr(pos, "dict literals are"),
             ExprKind::ListComp { .. } => self.unsupported_expr(pos, "list comprehensions are"),
             ExprKind::Lambda { .. } => self.unsupported_expr(pos, "lambda expressions are"),
+            ExprKind::BigInt(_) => {
+                self.rejected(pos, "integer literal too large for a machine word")
+            }
+            ExprKind::WideStr(s) => {
+                let c = s.chars().find(|&c| c as u32 >= 0x100).unwrap_or('\u{fffd}');
+                self.rejected(
+                    pos,
+                    &format!(
+                        "string literal contains the character '{}' (U+{:04X}); rpy strings only hold characters below U+0100",
+                        c, c as u32
+                    ),
+                )
+            }
+            ExprKind::Yield(_) | ExprKind::YieldFrom(_) => {
+                self.rejected(pos, "generators ('yield') are not supported yet")
+            }
+            ExprKind::Set(_) | ExprKind::SetComp { .. } => {
+                self.rejected(pos, "sets are not supported by RPython; use a dict")
+            }
+            ExprKind::DictComp { .. } => self.unsupported_expr(pos, "dict comprehensions are"),
+            ExprKind::GeneratorExp { .. } => self.rejected(
+                pos,
+                "generator expressions are not supported; use a list comprehension [...]",
+            ),
+            ExprKind::Repr(_) => self.rejected(pos, "backquotes are not supported; use repr(...)"),
+            ExprKind::Ellipsis => {
+                self.rejected(pos, "'...' (Ellipsis) is not supported by RPython")
+            }
+            ExprKind::SliceItem { step: Some(_), .. } => {
+                self.rejected(pos, "slices with a step are not supported by RPython")
+            }
+            ExprKind::SliceItem { .. } => {
+                self.rejected(pos, "multi-dimensional slices are not supported by RPython")
+            }
+            ExprKind::Starred(_) => self.rejected(
+                pos,
+                "starred expressions ('*x') are not supported by RPython",
+            ),
         }
+    }
+
+    /// Reports an expression RPython cannot translate; its value is a placeholder.
+    fn rejected(&mut self, pos: Pos, msg: &str) -> Arg {
+        self.error(pos, msg.to_string());
+        Arg::Const(Constant::None)
     }
 
     fn unsupported_expr(&mut self, pos: Pos, what: &str) -> Arg {

@@ -33,6 +33,10 @@ pub(crate) struct FuncDef<'a> {
     pub pos: Pos,
     pub params: &'a [Param],
     pub star_args: Option<&'a str>,
+    /// Python 3 keyword-only parameters.
+    pub kwonly: &'a [Param],
+    /// The name of a `**kwargs` parameter.
+    pub kwargs: Option<&'a str>,
     pub decorators: &'a [Expr],
     pub body: &'a [Stmt],
 }
@@ -165,6 +169,8 @@ fn read_module<'a>(
                 name,
                 params,
                 star_args,
+                kwonly,
+                kwargs,
                 decorators,
                 body,
             } => {
@@ -175,6 +181,8 @@ fn read_module<'a>(
                         pos: s.pos,
                         params,
                         star_args: star_args.as_deref(),
+                        kwonly,
+                        kwargs: kwargs.as_deref(),
                         decorators,
                         body,
                     }),
@@ -250,6 +258,9 @@ fn read_module<'a>(
                     StmtKind::Raise { .. } => "raise statements are",
                     StmtKind::Del(_) => "del statements are",
                     StmtKind::Global(_) => "module-level 'global' statements are",
+                    StmtKind::With { .. } => "module-level 'with' statements are",
+                    StmtKind::Exec { .. } => "module-level 'exec' statements are",
+                    StmtKind::PrintTo { .. } => "module-level print statements are",
                     _ => "this kind of module-level statement is",
                 };
                 diags.push(ctx.diag(

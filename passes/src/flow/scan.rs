@@ -20,6 +20,7 @@ fn target_names(e: &Expr, out: &mut Vec<String>) {
                 target_names(item, out);
             }
         }
+        ExprKind::Starred(inner) => target_names(inner, out),
         _ => {}
     }
 }
@@ -93,7 +94,18 @@ pub(crate) fn bound_names(stmts: &[Stmt], out: &mut Vec<String>) {
             | StmtKind::Expr(_)
             | StmtKind::Global(_)
             | StmtKind::Assert { .. }
-            | StmtKind::Raise { .. } => {}
+            | StmtKind::Raise { .. }
+            | StmtKind::Exec { .. }
+            | StmtKind::PrintTo { .. }
+            | StmtKind::Nonlocal(_) => {}
+            StmtKind::With { items, body } => {
+                for item in items {
+                    if let Some(t) = &item.target {
+                        target_names(t, out);
+                    }
+                }
+                bound_names(body, out);
+            }
         }
     }
 }
@@ -108,6 +120,7 @@ pub(crate) fn global_names(stmts: &[Stmt], out: &mut Vec<String>) {
                     add(out, n);
                 }
             }
+            StmtKind::With { body, .. } => global_names(body, out),
             StmtKind::If { body, orelse, .. }
             | StmtKind::While { body, orelse, .. }
             | StmtKind::For { body, orelse, .. } => {

@@ -10,9 +10,6 @@ use rpy_ir::diag::Pos;
 pub struct Ctx {
     pub dialect: Dialect,
     pub errors: Vec<(Pos, String)>,
-    /// Positions of `9223372036854775808` literals: valid only right after a
-    /// unary minus, which removes them from here.
-    pub pending_min_int: Vec<Pos>,
 }
 
 impl Ctx {
@@ -20,7 +17,6 @@ impl Ctx {
         Ctx {
             dialect,
             errors: Vec::new(),
-            pending_min_int: Vec::new(),
         }
     }
 
@@ -28,30 +24,29 @@ impl Ctx {
         self.errors.push((pos, msg.into()));
     }
 
-    /// Errors still pending once the parse is over.
-    pub fn finish(&mut self) {
-        for p in std::mem::take(&mut self.pending_min_int) {
-            self.error(p, TOO_LARGE);
-        }
-    }
+    /// Errors still pending once the parse is over (none at present).
+    pub fn finish(&mut self) {}
 }
 
-const TOO_LARGE: &str = "integer literal too large for a machine word";
+/// The text of `-2**63` without its sign: the one literal that fits a
+/// machine word only when negated.
+const MIN_INT_DIGITS: &str = "9223372036854775808";
 
 /// One argument of a call, before the order checks.
 pub enum Arg {
     Pos(Expr),
     Kw(Box<(Expr, Expr)>),
     Star(Pos, Expr),
-    DoubleStar(Pos),
-    Gen(Pos),
+    DoubleStar(Pos, Box<Expr>),
+    /// A generator expression without its own parentheses (`f(x for x in y)`).
+    Gen(Box<Expr>),
 }
 
 /// One parameter of a def or lambda, before the order checks.
 pub enum ParamItem {
-    Plain(Param),
+    Plain(Box<Param>),
     Star(Pos, Option<String>),
-    DoubleStar(Pos),
+    DoubleStar(Pos, String),
 }
 
 /// One item between the brackets of a subscript.
@@ -63,6 +58,15 @@ pub enum Sub {
 }
 
 pub type SliceParts = (Pos, Option<Expr>, Option<Expr>, Option<Option<Expr>>);
+
+/// Which comprehension `make_comp` builds.
+pub enum CompKind {
+    List,
+    Set,
+    Gen,
+    /// A dict comprehension; the element passed is the key, this the value.
+    Dict(Expr),
+}
 
 pub enum CompClause {
     For(Box<(Expr, Expr)>),
@@ -101,14 +105,10 @@ pub fn unary(pos: Pos, op: UnaryOp, operand: Expr) -> Expr {
 /// `-x`: a negated number literal folds into a negative literal, as in Python 2
 /// (which is what lets `-9223372036854775808` be written).
 pub fn negate(ctx: &mut Ctx, pos: Pos, operand: Expr) -> Expr {
+    let _ = ctx;
     match operand.kind {
+        ExprKind::BigInt(ref s) if s == MIN_INT_DIGITS => expr(pos, ExprKind::Int(i64::MIN)),
         ExprKind::Int(v) => {
-            if v == i64::MIN {
-                if let Some(i) = ctx.pending_min_int.iter().position(|&p| p == operand.pos) {
-                    ctx.pending_min_int.swap_remove(i);
-                    return expr(pos, ExprKind::Int(i64::MIN));
-                }
-            }
             match v.checked_neg() {
                 Some(n) => expr(pos, ExprKind::Int(n)),
                 // -(-2**63) is 2**63, which no literal can hold: keep the
@@ -121,15 +121,23 @@ pub fn negate(ctx: &mut Ctx, pos: Pos, operand: Expr) -> Expr {
     }
 }
 
+/// An integer literal; one beyond a machine word becomes a `BigInt` (written
+/// in decimal), which the flow builder rejects inside functions.
 pub fn int_lit(ctx: &mut Ctx, pos: Pos, v: u64) -> Expr {
+    let _ = ctx;
     if v <= i64::MAX as u64 {
         expr(pos, ExprKind::Int(v as i64))
-    } else if v == 1u64 << 63 {
-        ctx.pending_min_int.push(pos);
-        expr(pos, ExprKind::Int(i64::MIN))
     } else {
-        ctx.error(pos, TOO_LARGE);
-        expr(pos, ExprKind::Int(0))
+        expr(pos, ExprKind::BigInt(v.to_string()))
+    }
+}
+
+/// A string literal: a byte string unless a character is at or above U+0100.
+pub fn str_lit(pos: Pos, s: String) -> Expr {
+    if s.chars().any(|c| c as u32 >= 0x100) {
+        expr(pos, ExprKind::WideStr(s))
+    } else {
+        expr(pos, ExprKind::Str(s))
     }
 }
 
@@ -163,7 +171,12 @@ pub fn tuple_or_single(pos: Pos, (mut v, trailing): (Vec<Expr>, bool)) -> Expr {
 fn describe(e: &Expr) -> &'static str {
     match &e.kind {
         ExprKind::Name(_) => "a name",
-        ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) => "a literal",
+        ExprKind::Int(_)
+        | ExprKind::BigInt(_)
+        | ExprKind::Float(_)
+        | ExprKind::Str(_)
+        | ExprKind::WideStr(_)
+        | ExprKind::Ellipsis => "a literal",
         ExprKind::Bool(true) => "True",
         ExprKind::Bool(false) => "False",
         ExprKind::None => "None",
@@ -172,13 +185,22 @@ fn describe(e: &Expr) -> &'static str {
         ExprKind::Compare { .. } => "a comparison",
         ExprKind::Call { .. } => "a function call",
         ExprKind::Attribute { .. } => "an attribute",
-        ExprKind::Subscript { .. } | ExprKind::Slice { .. } => "an item",
+        ExprKind::Subscript { .. } | ExprKind::Slice { .. } | ExprKind::SliceItem { .. } => {
+            "an item"
+        }
         ExprKind::Tuple(_) => "a tuple",
         ExprKind::List(_) => "a list",
         ExprKind::Dict(_) => "a dict display",
         ExprKind::IfExp { .. } => "a conditional expression",
         ExprKind::ListComp { .. } => "a list comprehension",
         ExprKind::Lambda { .. } => "a lambda",
+        ExprKind::Yield(_) | ExprKind::YieldFrom(_) => "a yield expression",
+        ExprKind::Set(_) => "a set display",
+        ExprKind::SetComp { .. } => "a set comprehension",
+        ExprKind::DictComp { .. } => "a dict comprehension",
+        ExprKind::GeneratorExp { .. } => "a generator expression",
+        ExprKind::Repr(_) => "a backquote expression",
+        ExprKind::Starred(_) => "a starred expression",
     }
 }
 
@@ -189,6 +211,7 @@ pub fn check_target(ctx: &mut Ctx, e: &Expr, verb: &str) {
         | ExprKind::Attribute { .. }
         | ExprKind::Subscript { .. }
         | ExprKind::Slice { .. } => {}
+        ExprKind::Starred(inner) => check_target(ctx, inner, verb),
         ExprKind::Tuple(items) | ExprKind::List(items) => {
             for item in items {
                 check_target(ctx, item, verb);
@@ -255,7 +278,7 @@ pub fn del(ctx: &mut Ctx, pos: Pos, targets: Vec<Expr>) -> Stmt {
 }
 
 pub fn make_call(ctx: &mut Ctx, pos: Pos, func: Expr, items: Vec<Arg>) -> Expr {
-    let (args, keywords, star_args) = split_args(ctx, items);
+    let (args, keywords, star_args, kwargs) = split_args(ctx, items);
     expr(
         pos,
         ExprKind::Call {
@@ -263,19 +286,25 @@ pub fn make_call(ctx: &mut Ctx, pos: Pos, func: Expr, items: Vec<Arg>) -> Expr {
             args,
             keywords,
             star_args: star_args.map(Box::new),
+            kwargs: kwargs.map(Box::new),
         },
     )
 }
 
-fn split_args(ctx: &mut Ctx, items: Vec<Arg>) -> (Vec<Expr>, Vec<Keyword>, Option<Expr>) {
+type SplitArgs = (Vec<Expr>, Vec<Keyword>, Option<Expr>, Option<Expr>);
+
+fn split_args(ctx: &mut Ctx, items: Vec<Arg>) -> SplitArgs {
     let mut args = Vec::new();
     let mut keywords: Vec<Keyword> = Vec::new();
     let mut star_args = None;
+    let mut kwargs: Option<Expr> = None;
     let n = items.len();
     for item in items {
         match item {
             Arg::Pos(e) => {
-                if !keywords.is_empty() {
+                if kwargs.is_some() {
+                    ctx.error(e.pos, "positional argument follows **kwargs");
+                } else if !keywords.is_empty() {
                     ctx.error(e.pos, "positional argument follows a keyword argument");
                 } else if star_args.is_some() {
                     ctx.error(e.pos, "positional argument follows *args");
@@ -300,28 +329,85 @@ fn split_args(ctx: &mut Ctx, items: Vec<Arg>) -> (Vec<Expr>, Vec<Keyword>, Optio
             Arg::Star(p, e) => {
                 if star_args.is_some() {
                     ctx.error(p, "only one *args is allowed in a call");
+                } else if kwargs.is_some() {
+                    ctx.error(p, "*args follows **kwargs");
                 } else {
                     star_args = Some(e);
                 }
             }
-            Arg::DoubleStar(p) => ctx.error(p, "'**' arguments are not supported by RPython"),
-            Arg::Gen(p) => {
-                let msg = if n == 1 {
-                    "generator expressions are not supported; use a list comprehension [...]"
+            Arg::DoubleStar(p, e) => {
+                if kwargs.is_some() {
+                    ctx.error(p, "only one **kwargs is allowed in a call");
                 } else {
-                    "generator expressions are not supported (and need parentheses here)"
-                };
-                ctx.error(p, msg);
+                    kwargs = Some(*e);
+                }
+            }
+            Arg::Gen(g) => {
+                if n != 1 {
+                    ctx.error(
+                        g.pos,
+                        "a generator expression must be parenthesized if it is not the sole argument",
+                    );
+                }
+                args.push(*g);
             }
         }
     }
-    (args, keywords, star_args)
+    (args, keywords, star_args, kwargs)
 }
 
-pub fn make_params(ctx: &mut Ctx, items: Vec<ParamItem>) -> (Vec<Param>, Option<String>) {
+/// The parameters of a def or lambda, split by kind.
+pub struct Params {
+    pub params: Vec<Param>,
+    pub star_args: Option<String>,
+    pub kwonly: Vec<Param>,
+    pub kwargs: Option<String>,
+}
+
+/// A Python 2 tuple parameter `(a, b)`: a synthetic name (filled in by
+/// `make_params` from its position) with the pattern in `unpack`.
+pub fn tuple_param(
+    ctx: &mut Ctx,
+    pos: Pos,
+    items: (Vec<Expr>, bool),
+    default: Option<Expr>,
+) -> ParamItem {
+    if ctx.dialect == Dialect::Py3 {
+        ctx.error(pos, "tuple parameters are Python 2 syntax");
+    }
+    let unpack = tuple_or_single(pos, items);
+    match unpack.kind {
+        // `def f((a))` is just `def f(a)`.
+        ExprKind::Name(name) => ParamItem::Plain(Box::new(Param {
+            pos,
+            name,
+            default,
+            unpack: None,
+        })),
+        _ => ParamItem::Plain(Box::new(Param {
+            pos,
+            name: String::new(),
+            default,
+            unpack: Some(unpack),
+        })),
+    }
+}
+
+fn unpack_names<'e>(e: &'e Expr, out: &mut Vec<(Pos, &'e str)>) {
+    match &e.kind {
+        ExprKind::Name(n) => out.push((e.pos, n)),
+        ExprKind::Tuple(items) => items.iter().for_each(|i| unpack_names(i, out)),
+        _ => {}
+    }
+}
+
+pub fn make_params(ctx: &mut Ctx, items: Vec<ParamItem>) -> Params {
     let mut params: Vec<Param> = Vec::new();
+    let mut kwonly: Vec<Param> = Vec::new();
     let mut star: Option<String> = None;
+    let mut kwargs: Option<String> = None;
     let mut seen_star = false;
+    let mut star_pos = Pos::default();
     let mut seen_default = false;
     let mut names: Vec<String> = Vec::new();
     let mut check_dup = |ctx: &mut Ctx, pos: Pos, name: &str| {
@@ -332,14 +418,29 @@ pub fn make_params(ctx: &mut Ctx, items: Vec<ParamItem>) -> (Vec<Param>, Option<
         }
     };
     for item in items {
+        if kwargs.is_some() {
+            let pos = match &item {
+                ParamItem::Plain(p) => p.pos,
+                ParamItem::Star(p, _) | ParamItem::DoubleStar(p, _) => *p,
+            };
+            ctx.error(pos, "no parameter may follow '**kwargs'");
+        }
         match item {
             ParamItem::Plain(p) => {
-                check_dup(ctx, p.pos, &p.name);
+                let mut p = *p;
+                if let Some(u) = &p.unpack {
+                    let mut inner = Vec::new();
+                    unpack_names(u, &mut inner);
+                    for (q, n) in inner {
+                        check_dup(ctx, q, n);
+                    }
+                    p.name = format!(".{}", params.len());
+                } else {
+                    check_dup(ctx, p.pos, &p.name);
+                }
                 if seen_star {
-                    ctx.error(
-                        p.pos,
-                        "keyword-only parameters (after '*') are not supported by RPython",
-                    );
+                    kwonly.push(p);
+                    continue;
                 } else if p.default.is_some() {
                     seen_default = true;
                 } else if seen_default {
@@ -358,23 +459,30 @@ pub fn make_params(ctx: &mut Ctx, items: Vec<ParamItem>) -> (Vec<Param>, Option<
                     ctx.error(pos, "only one '*' parameter is allowed");
                 }
                 seen_star = true;
-                match name {
-                    Some(n) => {
-                        check_dup(ctx, pos, &n);
-                        star = Some(n);
-                    }
-                    None => ctx.error(
-                        pos,
-                        "keyword-only parameters (a bare '*') are not supported by RPython",
-                    ),
+                star_pos = pos;
+                if let Some(n) = name {
+                    check_dup(ctx, pos, &n);
+                    star = Some(n);
                 }
             }
-            ParamItem::DoubleStar(pos) => {
-                ctx.error(pos, "'**kwargs' parameters are not supported by RPython")
+            ParamItem::DoubleStar(pos, name) => {
+                check_dup(ctx, pos, &name);
+                kwargs = Some(name);
             }
         }
     }
-    (params, star)
+    if seen_star && star.is_none() && kwonly.is_empty() {
+        ctx.error(
+            star_pos,
+            "a bare '*' must be followed by keyword-only parameters",
+        );
+    }
+    Params {
+        params,
+        star_args: star,
+        kwonly,
+        kwargs,
+    }
 }
 
 pub fn make_def(
@@ -384,13 +492,15 @@ pub fn make_def(
     items: Vec<ParamItem>,
     body: Vec<Stmt>,
 ) -> Stmt {
-    let (params, star_args) = make_params(ctx, items);
+    let p = make_params(ctx, items);
     stmt(
         pos,
         StmtKind::FunctionDef {
             name: name.to_string(),
-            params,
-            star_args,
+            params: p.params,
+            star_args: p.star_args,
+            kwonly: p.kwonly,
+            kwargs: p.kwargs,
             decorators: Vec::new(),
             body,
         },
@@ -398,14 +508,14 @@ pub fn make_def(
 }
 
 pub fn make_lambda(ctx: &mut Ctx, pos: Pos, items: Vec<ParamItem>, body: Expr) -> Expr {
-    let (params, star_args) = make_params(ctx, items);
-    if star_args.is_some() {
-        ctx.error(pos, "'*args' in a lambda is not supported");
-    }
+    let p = make_params(ctx, items);
     expr(
         pos,
         ExprKind::Lambda {
-            params,
+            params: p.params,
+            star_args: p.star_args,
+            kwonly: p.kwonly,
+            kwargs: p.kwargs,
             body: Box::new(body),
         },
     )
@@ -426,10 +536,10 @@ pub fn make_class(
                 kv.0.pos,
                 "keyword arguments in a class statement (such as metaclass=...) are not supported",
             ),
-            Arg::Star(p, _) | Arg::DoubleStar(p) => {
+            Arg::Star(p, _) | Arg::DoubleStar(p, _) => {
                 ctx.error(p, "'*' in a class statement's bases is not supported")
             }
-            Arg::Gen(p) => ctx.error(p, "generator expressions are not supported"),
+            Arg::Gen(g) => bases.push(*g),
         }
     }
     stmt(
@@ -454,7 +564,7 @@ pub fn decorate(decs: Vec<Expr>, mut s: Stmt) -> Stmt {
 }
 
 pub fn make_subscript(
-    ctx: &mut Ctx,
+    _ctx: &mut Ctx,
     pos: Pos,
     value: Expr,
     (mut items, trailing): (Vec<Sub>, bool),
@@ -471,9 +581,16 @@ pub fn make_subscript(
                 )
             }
             Some(Sub::Slice(parts)) => {
-                let (_, lower, upper, step) = *parts;
+                let (spos, lower, upper, step) = *parts;
                 if let Some(Some(step)) = step {
-                    ctx.error(step.pos, "slices with a step are not supported by RPython");
+                    let item = slice_item(spos, lower, upper, Some(step));
+                    return expr(
+                        pos,
+                        ExprKind::Subscript {
+                            value: Box::new(value),
+                            index: Box::new(item),
+                        },
+                    );
                 }
                 return expr(
                     pos,
@@ -498,7 +615,8 @@ pub fn make_subscript(
         match item {
             Sub::Index(e) => elts.push(e),
             Sub::Slice(parts) => {
-                ctx.error(parts.0, "multi-dimensional slices are not supported");
+                let (spos, lower, upper, step) = *parts;
+                elts.push(slice_item(spos, lower, upper, step.flatten()));
             }
         }
     }
@@ -511,11 +629,23 @@ pub fn make_subscript(
     )
 }
 
+fn slice_item(pos: Pos, lower: Option<Expr>, upper: Option<Expr>, step: Option<Expr>) -> Expr {
+    expr(
+        pos,
+        ExprKind::SliceItem {
+            lower: lower.map(Box::new),
+            upper: upper.map(Box::new),
+            step: step.map(Box::new),
+        },
+    )
+}
+
 pub fn make_comp(
     ctx: &mut Ctx,
     pos: Pos,
     elt: Expr,
     (target, iter, rest): (Expr, Expr, Vec<CompClause>),
+    kind: CompKind,
 ) -> Expr {
     check_target(ctx, &target, "assign to");
     let mut generators = vec![Comprehension {
@@ -541,13 +671,18 @@ pub fn make_comp(
             }
         }
     }
-    expr(
-        pos,
-        ExprKind::ListComp {
-            elt: Box::new(elt),
+    let elt = Box::new(elt);
+    let kind = match kind {
+        CompKind::List => ExprKind::ListComp { elt, generators },
+        CompKind::Set => ExprKind::SetComp { elt, generators },
+        CompKind::Gen => ExprKind::GeneratorExp { elt, generators },
+        CompKind::Dict(value) => ExprKind::DictComp {
+            key: elt,
+            value: Box::new(value),
             generators,
         },
-    )
+    };
+    expr(pos, kind)
 }
 
 /// A construct that is parsed only to be rejected; yields a placeholder.
@@ -666,8 +801,8 @@ pub fn except_comma(
     }
 }
 
-/// `raise E, x` — Python 2 only.
-pub fn raise_comma(ctx: &mut Ctx, pos: Pos, exc: Expr, arg: Expr) -> Stmt {
+/// `raise E, x [, tb]` — Python 2 only.
+pub fn raise_comma(ctx: &mut Ctx, pos: Pos, exc: Expr, arg: Expr, tb: Option<Expr>) -> Stmt {
     if ctx.dialect == Dialect::Py3 {
         ctx.error(
             arg.pos,
@@ -679,6 +814,8 @@ pub fn raise_comma(ctx: &mut Ctx, pos: Pos, exc: Expr, arg: Expr) -> Stmt {
         StmtKind::Raise {
             exc: Some(exc),
             arg: Some(arg),
+            tb,
+            cause: None,
         },
     )
 }
@@ -701,4 +838,34 @@ pub fn import_from(
             level,
         },
     )
+}
+
+/// `exec code [in globals [, locals]]` (Python 2).
+pub fn make_exec(pos: Pos, code: Expr, globals: Option<Expr>, locals: Option<Expr>) -> Stmt {
+    stmt(
+        pos,
+        StmtKind::Exec {
+            code,
+            globals,
+            locals,
+        },
+    )
+}
+
+pub fn make_with(
+    ctx: &mut Ctx,
+    pos: Pos,
+    first: WithItem,
+    rest: Vec<WithItem>,
+    body: Vec<Stmt>,
+) -> Stmt {
+    let mut items = Vec::with_capacity(rest.len() + 1);
+    items.push(first);
+    items.extend(rest);
+    for item in &items {
+        if let Some(t) = &item.target {
+            check_target(ctx, t, "assign to");
+        }
+    }
+    stmt(pos, StmtKind::With { items, body })
 }

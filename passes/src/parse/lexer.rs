@@ -27,6 +27,9 @@ pub enum Tok<'a> {
     Name(&'a str),
     /// A non-negative integer literal; the grammar checks it fits a machine word.
     Int(u64),
+    /// An integer literal that does not fit 64 bits, as written (prefix and
+    /// digits, underscores and `L` suffix removed).
+    BigInt(String),
     Float(f64),
     Str(String),
     Newline,
@@ -61,6 +64,12 @@ pub enum Tok<'a> {
     Return,
     Try,
     While,
+    With,
+    Yield,
+    /// `exec` (a keyword in Python 2 only).
+    Exec,
+    /// `nonlocal` (a keyword in Python 3 only).
+    Nonlocal,
     KwTrue,
     KwFalse,
     KwNone,
@@ -110,6 +119,8 @@ pub enum Tok<'a> {
     AmperEq,
     VbarEq,
     CircumflexEq,
+    /// A Python 2 backquote.
+    Backquote,
 }
 
 impl Tok<'_> {
@@ -117,7 +128,7 @@ impl Tok<'_> {
     pub fn describe(&self) -> String {
         match self {
             Tok::Name(n) => format!("name '{}'", n),
-            Tok::Int(_) | Tok::Float(_) => "number".to_string(),
+            Tok::Int(_) | Tok::BigInt(_) | Tok::Float(_) => "number".to_string(),
             Tok::Str(_) => "string literal".to_string(),
             Tok::Newline => "end of line".to_string(),
             Tok::Indent => "indentation".to_string(),
@@ -130,7 +141,7 @@ impl Tok<'_> {
     pub fn text(&self) -> &'static str {
         match self {
             Tok::Name(_) => "name",
-            Tok::Int(_) | Tok::Float(_) => "number",
+            Tok::Int(_) | Tok::BigInt(_) | Tok::Float(_) => "number",
             Tok::Str(_) => "string",
             Tok::Newline => "newline",
             Tok::Indent => "indent",
@@ -163,6 +174,11 @@ impl Tok<'_> {
             Tok::Return => "return",
             Tok::Try => "try",
             Tok::While => "while",
+            Tok::With => "with",
+            Tok::Yield => "yield",
+            Tok::Exec => "exec",
+            Tok::Nonlocal => "nonlocal",
+            Tok::Backquote => "`",
             Tok::KwTrue => "True",
             Tok::KwFalse => "False",
             Tok::KwNone => "None",
@@ -283,25 +299,111 @@ pub fn lex(src: &str, mode: Mode) -> Lexed<'_> {
     }
 }
 
-/// Finds `from __future__ import print_function / unicode_literals`.
+/// Finds `from __future__ import print_function / unicode_literals`: only
+/// real `from __future__ import` statements at the top of the module count
+/// (after comments, blank lines and the docstring, before any other
+/// statement), as in Python.
 pub(crate) fn future_imports(src: &str) -> (bool, bool) {
     if !src.contains("__future__") {
         return (false, false);
     }
     let mut print_function = false;
     let mut unicode_literals = false;
-    for line in src.lines() {
-        let t = line.trim_start();
-        if let Some(rest) = t.strip_prefix("from") {
-            let rest = rest.trim_start();
-            if let Some(rest) = rest.strip_prefix("__future__") {
-                if rest.trim_start().starts_with("import") {
-                    let code = rest.split('#').next().unwrap_or("");
-                    print_function |= code.contains("print_function");
-                    unicode_literals |= code.contains("unicode_literals");
+    let b = src.as_bytes();
+    let mut i = 0;
+    let mut seen_docstring = false;
+    loop {
+        // Skip whitespace, blank lines, comments and semicolons.
+        while i < b.len() {
+            match b[i] {
+                b' ' | b'\t' | b'\n' | b'\r' | 0x0c | b';' => i += 1,
+                b'\\' if matches!(b.get(i + 1), Some(b'\n' | b'\r')) => i += 2,
+                b'#' => {
+                    while i < b.len() && b[i] != b'\n' {
+                        i += 1;
+                    }
                 }
+                _ => break,
             }
         }
+        if i >= b.len() {
+            break;
+        }
+        let rest = &src[i..];
+        // The docstring: a string literal statement, once, first.
+        let prefix_len = rest
+            .bytes()
+            .take_while(|c| matches!(c | 0x20, b'r' | b'u' | b'b'))
+            .count();
+        if !seen_docstring && prefix_len <= 2 && matches!(b.get(i + prefix_len), Some(b'"' | b'\''))
+        {
+            seen_docstring = true;
+            let q = b[i + prefix_len];
+            let mut j = i + prefix_len;
+            let triple = b.get(j + 1) == Some(&q) && b.get(j + 2) == Some(&q);
+            j += if triple { 3 } else { 1 };
+            let raw = rest[..prefix_len].bytes().any(|c| c | 0x20 == b'r');
+            loop {
+                match b.get(j) {
+                    None => return (print_function, unicode_literals),
+                    Some(b'\\') if !raw || b.get(j + 1) == Some(&q) => j += 2,
+                    Some(&c) if c == q => {
+                        if !triple {
+                            j += 1;
+                            break;
+                        }
+                        if b.get(j + 1) == Some(&q) && b.get(j + 2) == Some(&q) {
+                            j += 3;
+                            break;
+                        }
+                        j += 1;
+                    }
+                    Some(b'\n') if !triple => return (print_function, unicode_literals),
+                    Some(_) => j += 1,
+                }
+            }
+            i = j;
+            continue;
+        }
+        let Some(after_from) = rest.strip_prefix("from") else {
+            break;
+        };
+        let after = after_from.trim_start_matches([' ', '\t', '\\', '\n', '\r']);
+        let Some(after) = after.strip_prefix("__future__") else {
+            break;
+        };
+        let Some(names) = after.trim_start().strip_prefix("import") else {
+            break;
+        };
+        // The statement's text: to the closing parenthesis, or to the end of
+        // the (backslash-continued) line.
+        let nb = names.as_bytes();
+        let mut j = 0;
+        let mut depth = 0;
+        while j < nb.len() {
+            match nb[j] {
+                b'(' => depth += 1,
+                b')' => depth -= 1,
+                b'\\' => j += 1,
+                b'\n' | b';' if depth <= 0 => break,
+                _ => {}
+            }
+            j += 1;
+        }
+        let code: String = names[..j.min(names.len())]
+            .lines()
+            .map(|l| l.split('#').next().unwrap_or(""))
+            .collect::<Vec<_>>()
+            .join(" ");
+        for name in code.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+            match name {
+                "print_function" => print_function = true,
+                "unicode_literals" => unicode_literals = true,
+                _ => {}
+            }
+        }
+        seen_docstring = true;
+        i = src.len() - names.len() + j.min(names.len());
     }
     (print_function, unicode_literals)
 }
@@ -430,6 +532,7 @@ impl<'a> Lexer<'a> {
         match tok {
             Tok::Name(_)
             | Tok::Int(_)
+            | Tok::BigInt(_)
             | Tok::Float(_)
             | Tok::Str(_)
             | Tok::Indent
@@ -700,27 +803,10 @@ impl<'a> Lexer<'a> {
             "False" => Tok::KwFalse,
             "None" => Tok::KwNone,
             "print" if !self.print_is_name => Tok::Print,
-            "exec" if self.mode == Mode::Py2 => {
-                return Err(LexError::new(
-                    p,
-                    "the 'exec' statement is not supported by RPython",
-                ));
-            }
-            "nonlocal" if self.mode == Mode::Py3 => {
-                return Err(LexError::new(p, "'nonlocal' is not supported by RPython"));
-            }
-            "with" if self.mode != Mode::Detect => {
-                return Err(LexError::new(
-                    p,
-                    "the 'with' statement is not supported yet",
-                ));
-            }
-            "yield" if self.mode != Mode::Detect => {
-                return Err(LexError::new(
-                    p,
-                    "'yield' (generators) is not supported yet",
-                ));
-            }
+            "exec" if self.mode == Mode::Py2 => Tok::Exec,
+            "nonlocal" if self.mode == Mode::Py3 => Tok::Nonlocal,
+            "with" => Tok::With,
+            "yield" => Tok::Yield,
             _ => Tok::Name(word),
         };
         let e = self.pos();
@@ -755,7 +841,7 @@ impl<'a> Lexer<'a> {
             if underscores {
                 self.note_py3_only(p, "underscores in number literals are Python 3 syntax")?;
             }
-            self.finish_int(p, value, overflow)
+            self.finish_int(start, p, value, overflow)
         } else {
             let (_, ndigits, mut underscores, _) = self.scan_digits(10, false);
             let mut is_float = false;
@@ -782,7 +868,7 @@ impl<'a> Lexer<'a> {
                 self.note_py3_only(p, "underscores in number literals are Python 3 syntax")?;
             }
             if is_float {
-                if is_ident_char(self.peek(0)) {
+                if is_ident_char(self.peek(0)) && !self.keyword_follows() {
                     return Err(bad(p));
                 }
                 let text: String = self.src[start..self.i]
@@ -828,7 +914,7 @@ impl<'a> Lexer<'a> {
                         None => overflow = true,
                     }
                 }
-                return self.finish_int(p, value, overflow);
+                return self.finish_int(start, p, value, overflow);
             }
             let mut value: u64 = 0;
             let mut overflow = false;
@@ -844,7 +930,7 @@ impl<'a> Lexer<'a> {
                     None => overflow = true,
                 }
             }
-            self.finish_int(p, value, overflow)
+            self.finish_int(start, p, value, overflow)
         }
     }
 
@@ -897,7 +983,13 @@ impl<'a> Lexer<'a> {
         Ok(())
     }
 
-    fn finish_int(&mut self, p: Pos, value: u64, overflow: bool) -> Result<(), LexError> {
+    fn finish_int(
+        &mut self,
+        start: usize,
+        p: Pos,
+        value: u64,
+        overflow: bool,
+    ) -> Result<(), LexError> {
         if self.peek(0) | 0x20 == b'l' && !is_ident_char(self.peek(1)) {
             // `10L`: a long literal in Python 2.
             if self.mode == Mode::Py3 {
@@ -909,18 +1001,30 @@ impl<'a> Lexer<'a> {
             self.py2 = true;
             self.i += 1;
         }
-        if is_ident_char(self.peek(0)) {
+        if is_ident_char(self.peek(0)) && !self.keyword_follows() {
             return Err(LexError::new(p, "invalid number literal"));
         }
-        let value = if overflow {
-            self.error(p, "integer literal too large for a machine word");
-            0
-        } else {
-            value
-        };
         let e = self.pos();
-        self.push(p, Tok::Int(value), e);
+        if overflow {
+            let text: String = self.src[start..self.i]
+                .chars()
+                .filter(|&c| c != '_' && c != 'l' && c != 'L')
+                .collect();
+            self.push(p, Tok::BigInt(text), e);
+        } else {
+            self.push(p, Tok::Int(value), e);
+        }
         Ok(())
+    }
+
+    /// `1if x else 2`: a keyword right after a number literal ends it.
+    fn keyword_follows(&self) -> bool {
+        let rest = &self.b[self.i..];
+        let n = rest.iter().take_while(|&&c| is_ident_char(c)).count();
+        matches!(
+            &rest[..n],
+            b"if" | b"else" | b"and" | b"or" | b"in" | b"is" | b"not" | b"for"
+        )
     }
 
     /// Lexes a string literal starting at `start` (the prefix, if any), whose
@@ -1167,20 +1271,10 @@ impl<'a> Lexer<'a> {
         Ok(v)
     }
 
-    fn push_code(&mut self, out: &mut String, v: u32, p: Pos, reported: &mut bool) {
-        if v >= 256 && !*reported {
-            *reported = true;
-            let shown = char::from_u32(v)
-                .map(|c| format!("'{}' ", c))
-                .unwrap_or_default();
-            self.error(
-                p,
-                format!(
-                    "string literal contains the character {}(U+{:04X}); rpy strings only hold characters below U+0100",
-                    shown, v
-                ),
-            );
-        }
+    /// Appends the character of code point `v`. Characters at or above
+    /// U+0100 make the literal a wide (unicode) string; lone surrogates,
+    /// which a Rust string cannot hold, become U+FFFD.
+    fn push_code(&mut self, out: &mut String, v: u32, _p: Pos, _reported: &mut bool) {
         out.push(char::from_u32(v).unwrap_or('\u{fffd}'));
     }
 
@@ -1249,14 +1343,19 @@ impl<'a> Lexer<'a> {
             (b'>', _, _) => (Tok::Greater, 1),
             (b'`', _, _) => {
                 self.py2 = true;
-                if self.mode == Mode::Detect {
-                    self.i += 1;
-                    return Ok(());
+                match self.mode {
+                    Mode::Detect => {
+                        self.i += 1;
+                        return Ok(());
+                    }
+                    Mode::Py3 => {
+                        return Err(LexError::new(
+                            p,
+                            "backquotes are Python 2 syntax; use repr(...)",
+                        ));
+                    }
+                    Mode::Py2 => (Tok::Backquote, 1),
                 }
-                return Err(LexError::new(
-                    p,
-                    "backquotes are not supported; use repr(...)",
-                ));
             }
             (c, _, _) => {
                 let msg = if c.is_ascii_graphic() {

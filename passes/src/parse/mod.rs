@@ -22,6 +22,61 @@ use rpy_ir::diag::{Diagnostic, Diagnostics, Pos};
 use actions::Ctx;
 use lexer::{LexError, Mode, Tok};
 
+/// Decodes the bytes of a source file as Python does: by the coding cookie
+/// (`# -*- coding: latin-1 -*-`) on the first or second line if there is
+/// one (latin-1 / iso-8859-1 and iso-8859-15 are decoded, anything else is
+/// read as UTF-8), else as UTF-8. Invalid UTF-8 becomes U+FFFD.
+pub fn decode_source(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    let mut enc = String::new();
+    for line in bytes.split(|&b| b == b'\n').take(2) {
+        let line = String::from_utf8_lossy(line);
+        let t = line.trim_start();
+        if !t.starts_with('#') {
+            if t.is_empty() {
+                continue;
+            }
+            break;
+        }
+        if let Some(i) = t.find("coding") {
+            let rest = &t[i + 6..];
+            if let Some(rest) = rest.strip_prefix(':').or_else(|| rest.strip_prefix('=')) {
+                enc = rest
+                    .trim_start()
+                    .chars()
+                    .take_while(|c| {
+                        c.is_ascii_alphanumeric() || *c == '-' || *c == '_' || *c == '.'
+                    })
+                    .collect::<String>()
+                    .to_ascii_lowercase()
+                    .replace('_', "-");
+                break;
+            }
+        }
+    }
+    match enc.as_str() {
+        "latin-1" | "iso-8859-1" | "iso8859-1" | "latin1" | "l1" | "iso-latin-1" | "cp819" => {
+            std::borrow::Cow::Owned(bytes.iter().map(|&b| b as char).collect())
+        }
+        "iso-8859-15" | "iso8859-15" | "latin-9" | "latin9" => std::borrow::Cow::Owned(
+            bytes
+                .iter()
+                .map(|&b| match b {
+                    0xa4 => '\u{20ac}',
+                    0xa6 => '\u{160}',
+                    0xa8 => '\u{161}',
+                    0xb4 => '\u{17d}',
+                    0xb8 => '\u{17e}',
+                    0xbc => '\u{152}',
+                    0xbd => '\u{153}',
+                    0xbe => '\u{178}',
+                    b => b as char,
+                })
+                .collect(),
+        ),
+        _ => String::from_utf8_lossy(bytes),
+    }
+}
+
 /// Parses one source file. `path` is only used in diagnostics and `Module::path`.
 pub fn parse_module(path: &str, source: &str, dialect: Dialect) -> Result<Module, Diagnostics> {
     let source = source.strip_prefix('\u{feff}').unwrap_or(source);
@@ -191,7 +246,7 @@ fn syntax_error(e: LalrError<'_>) -> (Pos, String) {
 /// Tokens that can start an expression.
 const EXPR_START: &[&str] = &[
     "Name", "Int", "Float", "Str", "(", "[", "{", "-", "+", "~", "not", "lambda", "True", "False",
-    "None", "...",
+    "None", "...", "BigInt", "`", "yield",
 ];
 
 /// Tokens that could continue what came before; listed only when nothing else fits.
