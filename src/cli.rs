@@ -115,6 +115,17 @@ fn report(d: &Diagnostics) -> i32 {
     1
 }
 
+/// The value of a step that may fail with diagnostics; on failure, reports
+/// them and returns exit status 1 from the command.
+macro_rules! try_or_report {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(d) => return report(&d),
+        }
+    };
+}
+
 /// The executable's default path: the source's path without `.py`.
 fn default_output(file: &str) -> PathBuf {
     let p = Path::new(file);
@@ -233,10 +244,7 @@ pub fn main() -> i32 {
             dialect,
             timings,
         } => {
-            let src = match Source::read(&file, dialect.dialect()) {
-                Ok(s) => s,
-                Err(d) => return report(&d),
-            };
+            let src = try_or_report!(Source::read(&file, dialect.dialect()));
             let output = output.unwrap_or_else(|| default_output(&file));
             let mut t = Timings::default();
             if let Err(d) = translate(&src, &output, &mut t) {
@@ -255,10 +263,7 @@ pub fn main() -> i32 {
             dialect,
             args,
         } => {
-            let src = match Source::read(&file, dialect.dialect()) {
-                Ok(s) => s,
-                Err(d) => return report(&d),
-            };
+            let src = try_or_report!(Source::read(&file, dialect.dialect()));
             let exe = cache_dir().join(format!("{}-{}", stem(&file), cache_key(&src)));
             if !exe.exists() {
                 if let Err(e) = std::fs::create_dir_all(cache_dir()) {
@@ -269,23 +274,15 @@ pub fn main() -> i32 {
                     return report(&d);
                 }
             }
-            let mut argv = vec![file.clone()];
-            argv.extend(args);
-            run_executable(&exe, &argv[1..])
+            run_executable(&exe, &args)
         }
         Cmd::Interp {
             file,
             dialect,
             args,
         } => {
-            let src = match Source::read(&file, dialect.dialect()) {
-                Ok(s) => s,
-                Err(d) => return report(&d),
-            };
-            let program = match pipeline::lowlevel(&src) {
-                Ok(p) => p,
-                Err(d) => return report(&d),
-            };
+            let src = try_or_report!(Source::read(&file, dialect.dialect()));
+            let program = try_or_report!(pipeline::lowlevel(&src));
             let mut argv = vec![file.clone()];
             argv.extend(args);
             let stdout = std::io::stdout();
@@ -329,10 +326,7 @@ pub fn main() -> i32 {
                 );
                 return 1;
             };
-            let src = match Source::read(&file, dialect.dialect()) {
-                Ok(s) => s,
-                Err(d) => return report(&d),
-            };
+            let src = try_or_report!(Source::read(&file, dialect.dialect()));
             match pipeline::run_until(&src, stage, &mut Timings::default()) {
                 Ok(out) => match out.to_text(func.as_deref()) {
                     Ok(text) => {
