@@ -239,6 +239,44 @@ pub fn union(a: &SomeValue, b: &SomeValue) -> Option<SomeValue> {
     }
 }
 
+/// How the user wrote a high-level operation, for messages.
+fn source_form(opname: &str) -> String {
+    let form = match opname {
+        "add" => "'+'",
+        "sub" => "'-'",
+        "mul" => "'*'",
+        "div" | "truediv" => "'/'",
+        "floordiv" => "'//'",
+        "mod" => "'%'",
+        "pow" => "'**'",
+        "lshift" => "'<<'",
+        "rshift" => "'>>'",
+        "and_" => "'&'",
+        "or_" => "'|'",
+        "xor" => "'^'",
+        "neg" => "'unary -'",
+        "pos" => "'unary +'",
+        "invert" => "'~'",
+        "not_" => "'not'",
+        "lt" => "'<'",
+        "le" => "'<='",
+        "eq" => "'=='",
+        "ne" => "'!='",
+        "gt" => "'>'",
+        "ge" => "'>='",
+        "is_" => "'is'",
+        "contains" => "'in'",
+        "getitem" => "indexing",
+        "setitem" => "item assignment",
+        "getattr" => "attribute access",
+        "setattr" => "attribute assignment",
+        "print_item" => "'print'",
+        "bool" => "a truth test",
+        _ => return format!("operation '{opname}'"),
+    };
+    form.to_string()
+}
+
 /// A plain sentence for an operation no rule can type.
 fn describe_untypable(opname: &str, args: &[SomeValue]) -> String {
     let what: Vec<String> = args.iter().map(|a| a.describe()).collect();
@@ -246,7 +284,7 @@ fn describe_untypable(opname: &str, args: &[SomeValue]) -> String {
         ("simple_call", Some(SomeValue::Builtin(name))) => {
             (format!("{name}()"), what[1..].join(", "))
         }
-        _ => (format!("operation '{opname}'"), what.join(" and ")),
+        _ => (source_form(opname), what.join(" and ")),
     };
     if operands.is_empty() {
         format!("{verb} cannot be applied here in RPython")
