@@ -33,6 +33,7 @@ mod compile;
 mod function;
 mod names;
 mod types;
+pub mod x86_64;
 
 pub use compile::compile_c;
 
