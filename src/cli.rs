@@ -344,7 +344,7 @@ pub fn main() -> i32 {
         Cmd::Rules { check } => run_rules(check),
         Cmd::Trace { file, passes, run } => {
             let passes = (passes != "none").then_some(passes.as_str());
-            match rpy_jit::run_trace_command(&file, passes, run) {
+            match trace_command(&file, passes, run) {
                 Ok(text) => {
                     emit(&text);
                     0
@@ -356,6 +356,44 @@ pub fn main() -> i32 {
             }
         }
     }
+}
+
+/// `rpy trace`: the (optimized) trace, and with `run` its outcome in the
+/// reference interpreter and as machine code, one line each.
+fn trace_command(
+    file: &str,
+    passes: Option<&str>,
+    run: Option<Vec<String>>,
+) -> Result<String, String> {
+    use rpy_jit::interp::{self, Heap, RunValue};
+    let trace = rpy_jit::load_trace(file, passes)?;
+    let mut out = rpy_jit::text::print(&trace);
+    let Some(args) = run else {
+        return Ok(out);
+    };
+    let mut heap = Heap::default();
+    let values = rpy_jit::run_values(&trace, &mut heap, &args)?;
+    let outcome = interp::run(&trace, &values, &mut heap, rpy_jit::RUN_LIMIT);
+    out += &format!(
+        "interpreter:  {}\n",
+        rpy_jit::outcome_text(&trace, &outcome)
+    );
+    let ints: Option<Vec<i64>> = values
+        .iter()
+        .map(|v| match v {
+            RunValue::Int(i) => Some(*i),
+            _ => None,
+        })
+        .collect();
+    let machine = match (rpy_backend::x86_64::compile(&trace), ints) {
+        (Ok(code), Some(ints)) => {
+            rpy_jit::outcome_text(&trace, &code.run(&ints, rpy_jit::RUN_LIMIT))
+        }
+        (Err(e), _) => format!("not compiled: {e}"),
+        (Ok(_), None) => "not run: the backend takes integer inputs only".into(),
+    };
+    out += &format!("machine code: {machine}\n");
+    Ok(out)
 }
 
 fn stem(file: &str) -> String {

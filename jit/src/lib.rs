@@ -15,38 +15,52 @@ use trace::{DescrData, Kind, Trace};
 /// How many loop iterations `rpy trace --run` allows.
 pub const RUN_LIMIT: u64 = 100_000;
 
-/// What `rpy trace FILE [--passes LIST] [--run ARGS]` does: reads the trace
-/// file, optimizes it with `passes` (colon-separated; `default` is every
-/// implemented optimization; absent: no optimization), prints the trace,
-/// and with `run_args` runs it in the reference interpreter and prints the
-/// outcome. Errors are `file:line:col: message`.
+/// Reads a trace file and optimizes it with `passes` (colon-separated;
+/// `default` is every implemented optimization; `None`: no optimization).
+/// Errors are `file:line:col: message`.
+pub fn load_trace(file: &str, passes: Option<&str>) -> Result<Trace, String> {
+    let src = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
+    let trace = text::parse(&src).map_err(|e| format!("{file}:{e}"))?;
+    match passes {
+        None => Ok(trace),
+        Some("default") => optimize::optimize(&trace, optimize::IMPLEMENTED_PASSES),
+        Some(p) => optimize::optimize(&trace, p),
+    }
+}
+
+/// The trace's input values, read from command-line arguments (see
+/// `parse_run_value`), with objects and arrays allocated in `heap`.
+pub fn run_values(
+    trace: &Trace,
+    heap: &mut Heap,
+    args: &[String],
+) -> Result<Vec<RunValue>, String> {
+    if args.len() != trace.inputs.len() {
+        return Err(format!(
+            "the trace takes {} input(s), {} given",
+            trace.inputs.len(),
+            args.len()
+        ));
+    }
+    args.iter()
+        .zip(&trace.inputs)
+        .map(|(a, b)| parse_run_value(trace, heap, a, trace.boxes[*b].kind))
+        .collect()
+}
+
+/// What `rpy trace FILE [--passes LIST] [--run ARGS]` does without a machine
+/// code backend: prints the (optimized) trace and, with `run_args`, the
+/// outcome of running it in the reference interpreter.
 pub fn run_trace_command(
     file: &str,
     passes: Option<&str>,
     run_args: Option<Vec<String>>,
 ) -> Result<String, String> {
-    let src = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
-    let mut trace = text::parse(&src).map_err(|e| format!("{file}:{e}"))?;
-    if let Some(p) = passes {
-        let p = if p == "default" {
-            optimize::IMPLEMENTED_PASSES
-        } else {
-            p
-        };
-        trace = optimize::optimize(&trace, p)?;
-    }
+    let trace = load_trace(file, passes)?;
     let mut out = text::print(&trace);
     if let Some(args) = run_args {
         let mut heap = Heap::default();
-        let mut values = Vec::new();
-        for (i, a) in args.iter().enumerate() {
-            let kind = trace
-                .inputs
-                .get(i)
-                .map(|b| trace.boxes[*b].kind)
-                .ok_or_else(|| format!("the trace takes {} input(s)", trace.inputs.len()))?;
-            values.push(parse_run_value(&trace, &mut heap, a, kind)?);
-        }
+        let values = run_values(&trace, &mut heap, &args)?;
         let outcome = interp::run(&trace, &values, &mut heap, RUN_LIMIT);
         out.push_str(&outcome_text(&trace, &outcome));
         out.push('\n');
