@@ -13,6 +13,24 @@ use crate::trace::{opcode, Kind, Op, Value};
 
 use super::{IntBound, Next, Optimization, Shared};
 
+/// The rules whose pattern is rooted at each operation, in file order: the
+/// matcher looks only at those, not at every rule for every operation.
+fn rules_for(op: &str) -> &'static [&'static OptRule] {
+    static BY_ROOT: std::sync::LazyLock<
+        std::collections::HashMap<&'static str, Vec<&'static OptRule>>,
+    > = std::sync::LazyLock::new(|| {
+        let mut map: std::collections::HashMap<&'static str, Vec<&'static OptRule>> =
+            Default::default();
+        for rule in OPT_RULES {
+            if let Pat::Op(root, _) = rule.lhs {
+                map.entry(root).or_default().push(rule);
+            }
+        }
+        map
+    });
+    BY_ROOT.get(op).map(Vec::as_slice).unwrap_or(&[])
+}
+
 /// The trace name of a rule's operation (rules speak `llops`).
 fn trace_name(rule_op: &str) -> &str {
     match rule_op {
@@ -214,10 +232,7 @@ impl Optimization for OptRewrite {
     fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
         let rn = rule_name(op.name());
         if op.info().pure && op.result.is_some() {
-            for rule in OPT_RULES {
-                if !matches!(rule.lhs, Pat::Op(n, _) if n == rn) {
-                    continue;
-                }
+            for rule in rules_for(rn) {
                 if let Some(new_ops) = try_rule(sh, rule, &op) {
                     for o in new_ops {
                         sh.send_extra(o);
