@@ -211,6 +211,29 @@ pub fn result_type(name: &str, args: &[LowLevelType]) -> Option<LowLevelType> {
     }
 }
 
+/// The argument types and result type (`true` for Bool, `false` for Signed)
+/// of a pure integer operation, exactly the operations `eval_int` defines on
+/// Signed and Bool values; `None` for any other. The integer rewrite rules may
+/// use these, and the e-graph optimizes them.
+pub fn int_signature(name: &str) -> Option<(Vec<bool>, bool)> {
+    let op = lookup(name)?;
+    if !op.pure {
+        return None;
+    }
+    let ty = |t: &LowLevelType| match t {
+        LowLevelType::Signed => Some(false),
+        LowLevelType::Bool => Some(true),
+        _ => None,
+    };
+    match &op.sig {
+        IntBinary => Some((vec![false, false], false)),
+        IntUnary => Some((vec![false], false)),
+        IntCompare => Some((vec![false, false], true)),
+        Cast(from, to) => Some((vec![ty(from)?], ty(to)?)),
+        _ => None,
+    }
+}
+
 /// Python's floor division on machine words; `None` for a zero divisor and for
 /// `MIN // -1`, whose result does not fit a word.
 pub fn py_div(x: i64, y: i64) -> Option<i64> {

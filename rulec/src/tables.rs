@@ -128,25 +128,8 @@ pub fn op_cost(name: &str) -> u32 {
     }
 }
 
-/// The operations integer rewrite rules may use: name, argument types, result
-/// type (`true` for Bool, `false` for Signed). These are exactly the pure
-/// operations `eval_int` defines on Signed and Bool values.
+/// The operations integer rewrite rules may use: argument types and result
+/// type (`true` for Bool); see `llops::int_signature`.
 pub fn opt_op(name: &str) -> Option<(Vec<bool>, bool)> {
-    use rpy_ir::llops::{lookup, Signature};
-    let op = lookup(name)?;
-    if !op.pure {
-        return None;
-    }
-    let ty = |t: &LowLevelType| match t {
-        LowLevelType::Signed => Some(false),
-        LowLevelType::Bool => Some(true),
-        _ => None,
-    };
-    match &op.sig {
-        Signature::IntBinary => Some((vec![false, false], false)),
-        Signature::IntUnary => Some((vec![false], false)),
-        Signature::IntCompare => Some((vec![false, false], true)),
-        Signature::Cast(from, to) => Some((vec![ty(from)?], ty(to)?)),
-        _ => None,
-    }
+    rpy_ir::llops::int_signature(name)
 }

@@ -15,8 +15,7 @@ use egg::{
     Analysis, Applier, CostFunction, DidMerge, EGraph, ENodeOrVar, Id, Language, Pattern,
     PatternAst, RecExpr, Rewrite, Subst, Symbol,
 };
-use rpy_ir::llops::{lookup, Signature, LL_OPS};
-use rpy_ir::lltype::LowLevelType;
+use rpy_ir::llops::{int_signature, lookup, LL_OPS};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -65,23 +64,8 @@ impl Language for Node {
 /// The argument types (true: Bool) and result type of a pure integer
 /// operation, as `eval_int` defines it; `None` for any other operation.
 pub fn int_sig(name: &str) -> Option<(OpCode, Vec<bool>, bool)> {
-    let op = lookup(name)?;
-    if !op.pure {
-        return None;
-    }
-    let ty = |t: &LowLevelType| match t {
-        LowLevelType::Signed => Some(false),
-        LowLevelType::Bool => Some(true),
-        _ => None,
-    };
-    let (args, res) = match &op.sig {
-        Signature::IntBinary => (vec![false, false], false),
-        Signature::IntUnary => (vec![false], false),
-        Signature::IntCompare => (vec![false, false], true),
-        Signature::Cast(from, to) => (vec![ty(from)?], ty(to)?),
-        _ => return None,
-    };
-    Some((OpCode(op.name), args, res))
+    let (args, res) = int_signature(name)?;
+    Some((OpCode(lookup(name)?.name), args, res))
 }
 
 fn result_is_bool(op: OpCode) -> bool {
