@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use rpy::pipeline::Source;
+use rpy::pipeline::{Source, StageName};
 use rpy_ir::ast::Dialect;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -43,6 +43,18 @@ pub struct TestProgram {
     pub path: PathBuf,
     pub dialect: Dialect,
     pub args: Vec<String>,
+    /// The last stage the program is expected to pass (`# until: STAGE`; all
+    /// of them when absent): a program that uses what the front end reads
+    /// before the later stages handle it is snapshotted and checked up to
+    /// there, and the stages after it are tested once they catch up.
+    pub until: StageName,
+}
+
+impl TestProgram {
+    /// Is `stage` one this program is expected to pass?
+    pub fn reaches(&self, stage: StageName) -> bool {
+        stage <= self.until
+    }
 }
 
 impl TestProgram {
@@ -83,12 +95,24 @@ pub fn programs() -> Vec<TestProgram> {
                 .find_map(|l| l.strip_prefix("# args:"))
                 .map(|a| a.split_whitespace().map(String::from).collect())
                 .unwrap_or_default();
+            let until = text
+                .lines()
+                .find_map(|l| l.strip_prefix("# until:"))
+                .map(|s| {
+                    let s = s.trim();
+                    StageName::ALL
+                        .into_iter()
+                        .find(|st| st.name() == s)
+                        .unwrap_or_else(|| panic!("{}: unknown stage '{s}' in '# until:'", path.display()))
+                })
+                .unwrap_or(StageName::Genc);
             let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
             out.push(TestProgram {
                 name: format!("{dir}_{stem}"),
                 path,
                 dialect,
                 args,
+                until,
             });
         }
     }
