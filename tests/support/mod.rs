@@ -103,7 +103,9 @@ pub fn programs() -> Vec<TestProgram> {
                     StageName::ALL
                         .into_iter()
                         .find(|st| st.name() == s)
-                        .unwrap_or_else(|| panic!("{}: unknown stage '{s}' in '# until:'", path.display()))
+                        .unwrap_or_else(|| {
+                            panic!("{}: unknown stage '{s}' in '# until:'", path.display())
+                        })
                 })
                 .unwrap_or(StageName::Genc);
             let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
@@ -138,7 +140,12 @@ pub fn expected(p: &TestProgram) -> Option<(String, i32)> {
         );
         return None;
     };
-    Some(run(Command::new(python).arg(&p.path).args(&p.args)))
+    // pylib/ stands in for rpython.rlib, so programs that import it run
+    // untranslated too.
+    Some(run(Command::new(python)
+        .env("PYTHONPATH", root().join("pylib"))
+        .arg(&p.path)
+        .args(&p.args)))
 }
 
 /// Runs the program in the LLInterpreter.

@@ -1,0 +1,2 @@
+"""The RPython library modules a program may import: jit, rarithmetic,
+objectmodel and debug."""
