@@ -58,6 +58,28 @@ fn stored_value(v: Value, narrow: bool) -> Option<Value> {
     }
 }
 
+/// The descr a virtual's field is kept under: the first of the header's
+/// descrs naming the same field (`field value = node.value` and
+/// `node.value` are one field, so a store through one is read through the
+/// other).
+fn field_key(sh: &Shared, d: DescrId) -> DescrId {
+    let descrs = &sh.trace.header.descrs;
+    let DescrData::Field { strukt, offset, .. } = &descrs[d].data else {
+        return d;
+    };
+    descrs
+        .iter()
+        .position(|o| match &o.data {
+            DescrData::Field {
+                strukt: s,
+                offset: f,
+                ..
+            } => s == strukt && f == offset,
+            _ => false,
+        })
+        .unwrap_or(d)
+}
+
 impl OptVirtualize {
     fn virtual_of(&self, sh: &Shared, v: Value) -> Option<BoxId> {
         match sh.resolve(v) {
@@ -176,8 +198,9 @@ impl Optimization for OptVirtualize {
                         _ => true,
                     };
                     if let Some(val) = stored_value(sh.resolve(op.args[1]), narrow) {
+                        let key = field_key(sh, d);
                         if let Some(Virtual::Struct { fields, .. }) = self.virtuals.get_mut(&b) {
-                            fields.insert(d, val);
+                            fields.insert(key, val);
                             return;
                         }
                     }
@@ -187,7 +210,7 @@ impl Optimization for OptVirtualize {
                 if let (Some(b), Some(d), Some(r)) = (v0, op.descr, op.result) {
                     if let Some(Virtual::Struct { fields, .. }) = self.virtuals.get(&b) {
                         let val = fields
-                            .get(&d)
+                            .get(&field_key(sh, d))
                             .copied()
                             .unwrap_or_else(|| zero_of(sh.kind(Value::Box(r))));
                         sh.make_equal(r, val);

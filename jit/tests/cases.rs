@@ -1,0 +1,466 @@
+//! The optimizer's filetest corpus: every `cases/<folder>/NAME.trace`.
+//!
+//! A case file is a trace (header and body, `jit/README.md`) with header
+//! comment lines the driver reads (see `cases/README.md`):
+//!
+//! - `# passes: LIST`: the optimizations to run (colon-separated, `default`
+//!   for every implemented one);
+//! - `# run: ARG ARG ...`: one run's input values, as `rpy trace --run` reads
+//!   them, plus `@N`: the same object as input `N` (aliases);
+//! - `# count: OPNAME N`: the optimized trace keeps exactly `N` operations
+//!   named `OPNAME`.
+//!
+//! For each case the optimized trace is snapshotted (with the outcome of each
+//! declared run and the rules that fired), and the unoptimized and optimized
+//! traces are run on the declared inputs (and, for traces of integers and
+//! floats without declared runs, on generated ones): how each run ends, the
+//! values it hands back and the objects reachable from its inputs and
+//! results must be the same. A snapshot is therefore only accepted if the
+//! optimization it shows is also correct.
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+use rpy_ir::lltype::LowLevelType;
+use rpy_jit::interp::{run, Heap, Outcome, RunValue};
+use rpy_jit::optimize::{optimize, IMPLEMENTED_PASSES};
+use rpy_jit::parse_run_value;
+use rpy_jit::text::{parse, print};
+use rpy_jit::trace::{DescrData, Kind, Trace};
+use rpy_passes::rules::{fire_count, RuleKind, RULES};
+
+/// Loop iterations each run may take.
+const LOOP_LIMIT: u64 = 50;
+
+/// Opt rules that cannot fire on a trace: their patterns use
+/// `cast_bool_to_int`, which traces do not have.
+fn unreachable_in_traces(rule_text: &str) -> bool {
+    rule_text.contains("cast_bool_to_int")
+}
+
+struct Case {
+    /// `folder/stem`, also the snapshot's name (with `__` for `/`).
+    name: String,
+    passes: String,
+    runs: Vec<Vec<String>>,
+    counts: Vec<(String, usize)>,
+    src: String,
+}
+
+fn cases_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases")
+}
+
+fn read_cases() -> Vec<Case> {
+    let mut files = Vec::new();
+    for dir in std::fs::read_dir(cases_dir()).expect("jit/tests/cases") {
+        let dir = dir.expect("a folder entry").path();
+        if !dir.is_dir() || dir.ends_with("snapshots") {
+            continue;
+        }
+        for f in std::fs::read_dir(&dir).expect("a case folder") {
+            let f = f.expect("a file entry").path();
+            if f.extension().is_some_and(|e| e == "trace") {
+                files.push(f);
+            }
+        }
+    }
+    files.sort();
+    files.iter().map(|f| read_case(f)).collect()
+}
+
+fn read_case(path: &Path) -> Case {
+    let src = std::fs::read_to_string(path).expect("a readable case");
+    let folder = path
+        .parent()
+        .and_then(|p| p.file_name())
+        .and_then(|n| n.to_str())
+        .unwrap_or("");
+    let stem = path.file_stem().and_then(|n| n.to_str()).unwrap_or("");
+    let name = format!("{folder}/{stem}");
+    let mut passes = None;
+    let mut runs = Vec::new();
+    let mut counts = Vec::new();
+    for line in src.lines() {
+        if let Some(p) = line.strip_prefix("# passes:") {
+            passes = Some(p.trim().to_string());
+        } else if let Some(r) = line.strip_prefix("# run:") {
+            runs.push(split_args(r));
+        } else if let Some(c) = line.strip_prefix("# count:") {
+            let mut parts = c.split_whitespace();
+            let (Some(op), Some(n), None) = (parts.next(), parts.next(), parts.next()) else {
+                panic!("{name}: '# count:' takes an operation name and a number");
+            };
+            let n = n
+                .parse()
+                .unwrap_or_else(|_| panic!("{name}: '{n}' is not a count"));
+            counts.push((op.to_string(), n));
+        }
+    }
+    let passes = passes.unwrap_or_else(|| panic!("{name}: add a '# passes: LIST' line at the top"));
+    Case {
+        name,
+        passes,
+        runs,
+        counts,
+        src,
+    }
+}
+
+/// Splits run arguments on white space outside brackets, so objects may be
+/// written `node(value=1, next=null)`.
+fn split_args(s: &str) -> Vec<String> {
+    let mut args = Vec::new();
+    let mut cur = String::new();
+    let mut depth = 0i32;
+    for c in s.chars() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            _ => {}
+        }
+        if c.is_whitespace() && depth == 0 {
+            if !cur.is_empty() {
+                args.push(std::mem::take(&mut cur));
+            }
+        } else {
+            cur.push(c);
+        }
+    }
+    if !cur.is_empty() {
+        args.push(cur);
+    }
+    args
+}
+
+/// The input values of one run, allocated in `heap`; `@N` is input `N`.
+fn inputs(t: &Trace, heap: &mut Heap, args: &[String]) -> Result<Vec<RunValue>, String> {
+    if args.len() != t.inputs.len() {
+        return Err(format!(
+            "the trace takes {} input(s), the run gives {}",
+            t.inputs.len(),
+            args.len()
+        ));
+    }
+    let mut vals: Vec<RunValue> = Vec::new();
+    for (a, b) in args.iter().zip(&t.inputs) {
+        let v = match a.strip_prefix('@') {
+            Some(n) => {
+                let n: usize = n.parse().map_err(|_| format!("'{a}' is not @N"))?;
+                *vals
+                    .get(n)
+                    .ok_or_else(|| format!("'{a}' names a later input"))?
+            }
+            None => parse_run_value(t, heap, a, t.boxes[*b].kind)?,
+        };
+        vals.push(v);
+    }
+    Ok(vals)
+}
+
+/// Generated inputs for a trace of integers and floats: every input the same
+/// edge value, then mixes.
+fn generated_runs(t: &Trace) -> Vec<Vec<String>> {
+    let kinds: Vec<Kind> = t.inputs.iter().map(|b| t.boxes[*b].kind).collect();
+    if kinds.is_empty() {
+        return vec![Vec::new()];
+    }
+    if kinds.contains(&Kind::Ref) {
+        return Vec::new();
+    }
+    let ints = [
+        0,
+        1,
+        -1,
+        2,
+        3,
+        7,
+        -8,
+        63,
+        64,
+        100,
+        255,
+        -256,
+        i64::MAX,
+        i64::MIN,
+        i64::MAX - 1,
+        i64::MIN + 1,
+    ];
+    let floats = ["0.0", "1.5", "-2.25", "1e300", "-0.0"];
+    let pick = |k: Kind, i: usize| match k {
+        Kind::Float => floats[i % floats.len()].to_string(),
+        _ => ints[i % ints.len()].to_string(),
+    };
+    let mut runs: Vec<Vec<String>> = (0..ints.len())
+        .map(|i| kinds.iter().map(|k| pick(*k, i)).collect())
+        .collect();
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..48 {
+        runs.push(
+            kinds
+                .iter()
+                .map(|k| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    pick(*k, (state >> 11) as usize)
+                })
+                .collect(),
+        );
+    }
+    runs
+}
+
+/// A run's outcome with its objects named by discovery order (`#0`, `#1`,
+/// ... from the inputs, then the values handed back) and every object
+/// reachable from them printed with its fields: two runs agree when these
+/// texts are equal, whatever addresses their heaps used.
+fn canonical(t: &Trace, heap: &Heap, inputs: &[RunValue], o: &Outcome) -> String {
+    let mut names: HashMap<usize, usize> = HashMap::new();
+    let mut queue: VecDeque<usize> = VecDeque::new();
+    let mut name_of = |v: RunValue, queue: &mut VecDeque<usize>| -> String {
+        match v {
+            RunValue::Ref(0) => "null".into(),
+            RunValue::Ref(p) => {
+                let n = names.len();
+                let n = *names.entry(p).or_insert_with(|| {
+                    queue.push_back(p);
+                    n
+                });
+                format!("#{n}")
+            }
+            v => v.to_string(),
+        }
+    };
+    let mut list = |vs: &[RunValue], queue: &mut VecDeque<usize>| -> String {
+        vs.iter()
+            .map(|v| name_of(*v, queue))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    list(inputs, &mut queue);
+    let mut out = match o {
+        Outcome::Finished(v) => format!("finished: [{}]", list(v, &mut queue)),
+        Outcome::GuardFailed { values, .. } => {
+            format!("guard failed: [{}]", list(values, &mut queue))
+        }
+        Outcome::LoopLimit { values } => format!("loop limit: [{}]", list(values, &mut queue)),
+        Outcome::Error(e) => format!("error: {e}"),
+    };
+    let mut index = 0;
+    while let Some(p) = queue.pop_front() {
+        let fields = object_fields(t, heap, p);
+        let text: Vec<String> = fields
+            .into_iter()
+            .map(|(f, v)| format!("{f}={}", list(&[v], &mut queue)))
+            .collect();
+        let _ = write!(
+            out,
+            "\n  #{index} {}({})",
+            object_type(t, heap, p),
+            text.join(", ")
+        );
+        index += 1;
+    }
+    out
+}
+
+/// The descr of the type whose id is in the header word of object `p`.
+fn object_descr<'a>(t: &'a Trace, heap: &Heap, p: usize) -> Option<(&'a str, &'a DescrData)> {
+    let id = heap.read(p, &LowLevelType::Signed).ok()?;
+    t.header.descrs.iter().find_map(|d| match &d.data {
+        DescrData::Size { type_id, .. }
+        | DescrData::Class { type_id, .. }
+        | DescrData::Array { type_id, .. }
+            if *type_id == id =>
+        {
+            Some((d.name.as_str(), &d.data))
+        }
+        _ => None,
+    })
+}
+
+fn object_type(t: &Trace, heap: &Heap, p: usize) -> String {
+    object_descr(t, heap, p).map_or_else(|| "?".into(), |(n, _)| n.to_string())
+}
+
+/// The fields (or `len` and items) of object `p`, by name.
+fn object_fields(t: &Trace, heap: &Heap, p: usize) -> Vec<(String, RunValue)> {
+    let Some((_, data)) = object_descr(t, heap, p) else {
+        return Vec::new();
+    };
+    let read = |addr: usize, ty: &LowLevelType| {
+        heap.read(addr, ty)
+            .map(|bits| RunValue::from_bits(Kind::of_lltype(ty), bits))
+            .unwrap_or(RunValue::Int(i64::MIN))
+    };
+    match data {
+        DescrData::Size { strukt, .. } | DescrData::Class { strukt, .. } => {
+            let ct = &t.header.types[strukt];
+            let layout = ct.layout();
+            let rpy_ir::lltype::ContainerType::GcStruct { fields, .. } = ct else {
+                return Vec::new();
+            };
+            fields
+                .iter()
+                .map(|(f, ty)| {
+                    let off = layout.offset_of(f).unwrap_or(0);
+                    (f.clone(), read(p + off, ty))
+                })
+                .collect()
+        }
+        DescrData::Array {
+            item,
+            length_offset,
+            items_offset,
+            item_size,
+            ..
+        } => {
+            let len = heap
+                .read(p + length_offset, &LowLevelType::Signed)
+                .unwrap_or(0) as usize;
+            let mut v = vec![("len".to_string(), RunValue::Int(len as i64))];
+            for i in 0..len.min(64) {
+                v.push((i.to_string(), read(p + items_offset + i * item_size, item)));
+            }
+            v
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Runs `t` on `args` in a fresh heap: the canonical outcome text.
+fn run_case(t: &Trace, args: &[String]) -> Result<String, String> {
+    let mut heap = Heap::default();
+    let vals = inputs(t, &mut heap, args)?;
+    let o = run(t, &vals, &mut heap, LOOP_LIMIT);
+    Ok(canonical(t, &heap, &vals, &o))
+}
+
+/// The opt rules' fire counters, to see which fired on one case.
+fn opt_fire_counts() -> Vec<u64> {
+    (0..RULES.len()).map(fire_count).collect()
+}
+
+/// Checks one case; its snapshot text, or what is wrong.
+fn check_case(case: &Case) -> Result<String, String> {
+    let t = parse(&case.src).map_err(|e| format!("{e}"))?;
+    let passes = match case.passes.as_str() {
+        "default" => IMPLEMENTED_PASSES,
+        p => p,
+    };
+    let before_counts = opt_fire_counts();
+    let optimized = optimize(&t, passes)?;
+    let after_counts = opt_fire_counts();
+    let printed = print(&optimized);
+    let reparsed = parse(&printed)
+        .map_err(|e| format!("the optimized trace does not parse: {e}\n{printed}"))?;
+    let mut snap = printed.clone();
+    for (op, n) in &case.counts {
+        let got = reparsed.ops.iter().filter(|o| o.name() == op).count();
+        if got != *n {
+            return Err(format!(
+                "{op}: {got} in the optimized trace, the case says {n}\n{printed}"
+            ));
+        }
+    }
+    snap.push_str("---\n");
+    for args in &case.runs {
+        let want = run_case(&t, args)?;
+        if want.starts_with("error:") {
+            return Err(format!(
+                "run [{}]: the unoptimized trace itself fails ({want}); give inputs it runs on",
+                args.join(" ")
+            ));
+        }
+        let got = run_case(&reparsed, args)?;
+        if got != want {
+            return Err(format!(
+                "run [{}]:\n  unoptimized: {want}\n  optimized:   {got}\n{printed}",
+                args.join(" ")
+            ));
+        }
+        let _ = writeln!(snap, "run {}: {got}", args.join(" "));
+    }
+    if case.runs.is_empty() {
+        let generated = generated_runs(&t);
+        if generated.is_empty() {
+            return Err(
+                "a trace with object inputs needs '# run:' lines (inputs can't be made up)".into(),
+            );
+        }
+        let mut checked = 0;
+        for args in &generated {
+            let want = run_case(&t, args)?;
+            if want.starts_with("error:") {
+                continue;
+            }
+            let got = run_case(&reparsed, args)?;
+            if got != want {
+                return Err(format!(
+                    "generated run [{}]:\n  unoptimized: {want}\n  optimized:   {got}\n{printed}",
+                    args.join(" ")
+                ));
+            }
+            checked += 1;
+        }
+        let _ = writeln!(snap, "{checked} generated runs agree");
+    }
+    let fired: Vec<String> = RULES
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| after_counts[*i] > before_counts[*i])
+        .map(|(i, r)| format!("{} x{}", r.name, after_counts[i] - before_counts[i]))
+        .collect();
+    if !fired.is_empty() {
+        let _ = writeln!(snap, "rules fired: {}", fired.join(", "));
+    }
+    Ok(snap)
+}
+
+/// Every case, and every opt rule fires in some case. One test, so that
+/// the rule counters it reads are its own.
+#[test]
+fn corpus() {
+    let cases = read_cases();
+    let mut failures = Vec::new();
+    let mut per_folder: HashMap<String, usize> = HashMap::new();
+    for case in &cases {
+        let folder = case.name.split('/').next().unwrap_or("").to_string();
+        *per_folder.entry(folder).or_default() += 1;
+        match check_case(case) {
+            Ok(snap) => insta::with_settings!({
+                snapshot_path => cases_dir().join("snapshots"),
+                prepend_module_to_snapshot => false,
+                omit_expression => true,
+                description => case.src.clone(),
+            }, {
+                insta::assert_snapshot!(case.name.replace('/', "__"), snap);
+            }),
+            Err(e) => failures.push(format!("{}: {e}", case.name)),
+        }
+    }
+    let mut folders: Vec<_> = per_folder.into_iter().collect();
+    folders.sort();
+    println!("cases per folder: {folders:?}");
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases fail:\n\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n\n")
+    );
+    let never: Vec<String> = RULES
+        .iter()
+        .enumerate()
+        .filter(|(i, r)| {
+            r.kind == RuleKind::Opt && fire_count(*i) == 0 && !unreachable_in_traces(r.text)
+        })
+        .map(|(_, r)| format!("{} ({}:{})", r.name, r.file, r.line))
+        .collect();
+    assert!(
+        never.is_empty(),
+        "opt rules no case fires; add a case to cases/rewrite/: {never:?}"
+    );
+}
