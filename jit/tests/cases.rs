@@ -187,7 +187,7 @@ fn generated_runs(t: &Trace) -> Vec<Vec<String>> {
         i64::MAX - 1,
         i64::MIN + 1,
     ];
-    let floats = ["0.0", "1.5", "-2.25", "1e300", "-0.0"];
+    let floats = ["0.0", "1.5", "-2.25", "1e300", "-0.0", "NaN", "inf"];
     let pick = |k: Kind, i: usize| match k {
         Kind::Float => floats[i % floats.len()].to_string(),
         _ => ints[i % ints.len()].to_string(),

@@ -5,12 +5,18 @@
 //! `call_pure_*`) seen before with the same arguments and descr is replaced
 //! by the earlier result. `same_as_*` is replaced by its argument. The
 //! memo is forgotten at a `label`.
+//!
+//! The memo also answers the same question asked another way: `b + a` once
+//! `a + b` is known (commutative operations), `b > a` once `a < b` is. And
+//! a guard on a comparison fixes its value: after `guard_true(a < b)`, the
+//! comparisons `a < b`, `b > a`, `a >= b` and `b <= a` are constants, and a
+//! guard on a constant that holds goes.
 
 use std::collections::HashMap;
 
 use rpy_ir::llops::eval_int;
 
-use crate::trace::{Op, Opcode, Value};
+use crate::trace::{opc, Op, Opcode, Value};
 
 use super::{Next, Optimization, Shared};
 
@@ -33,10 +39,106 @@ pub fn fold_int(name: &str, args: &[i64]) -> Option<i64> {
     }
 }
 
+/// The operation equal to `name(b, a)` for `name(a, b)`: the same one for a
+/// commutative operation, the mirrored one for a comparison.
+fn swapped(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "int_add" => "int_add",
+        "int_mul" => "int_mul",
+        "int_and" => "int_and",
+        "int_or" => "int_or",
+        "int_xor" => "int_xor",
+        "int_eq" => "int_eq",
+        "int_ne" => "int_ne",
+        "int_lt" => "int_gt",
+        "int_le" => "int_ge",
+        "int_gt" => "int_lt",
+        "int_ge" => "int_le",
+        "uint_lt" => "uint_gt",
+        "uint_le" => "uint_ge",
+        "uint_gt" => "uint_lt",
+        "uint_ge" => "uint_le",
+        "ptr_eq" => "ptr_eq",
+        "ptr_ne" => "ptr_ne",
+        "instance_ptr_eq" => "instance_ptr_eq",
+        "instance_ptr_ne" => "instance_ptr_ne",
+        _ => return None,
+    })
+}
+
+/// The comparison that is true exactly when `name` is false (integers and
+/// pointers only: a float comparison with a NaN is false both ways).
+fn negated(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "int_lt" => "int_ge",
+        "int_ge" => "int_lt",
+        "int_le" => "int_gt",
+        "int_gt" => "int_le",
+        "int_eq" => "int_ne",
+        "int_ne" => "int_eq",
+        "uint_lt" => "uint_ge",
+        "uint_ge" => "uint_lt",
+        "uint_le" => "uint_gt",
+        "uint_gt" => "uint_le",
+        "ptr_eq" => "ptr_ne",
+        "ptr_ne" => "ptr_eq",
+        "instance_ptr_eq" => "instance_ptr_ne",
+        "instance_ptr_ne" => "instance_ptr_eq",
+        "int_is_true" => "int_is_zero",
+        "int_is_zero" => "int_is_true",
+        _ => return None,
+    })
+}
+
+/// Whether `name` yields 0 or 1.
+fn is_comparison(name: &str) -> bool {
+    negated(name).is_some()
+        || matches!(
+            name,
+            "float_lt" | "float_le" | "float_eq" | "float_ne" | "float_gt" | "float_ge"
+        )
+}
+
+type Key = (Opcode, Vec<Value>, Option<usize>);
+
 /// The `pure` optimization.
 #[derive(Default)]
 pub struct OptPure {
-    seen: HashMap<(Opcode, Vec<Value>, Option<usize>), Value>,
+    seen: HashMap<Key, Value>,
+}
+
+impl OptPure {
+    /// Remembers that `name(args)` is `v`, and `name'(b, a)` with it.
+    fn remember(&mut self, name: &str, args: &[Value], descr: Option<usize>, v: Value) {
+        self.seen.insert((opc(name), args.to_vec(), descr), v);
+        if let (Some(sw), [a, b]) = (swapped(name), args) {
+            self.seen.insert((opc(sw), vec![*b, *a], descr), v);
+        }
+    }
+
+    /// After `guard_true(v)` (`truth`) or `guard_false(v)`: the pure
+    /// operation defining `v` and its negation are constants from here on
+    /// (where the guard says which).
+    fn learn_from_guard(&mut self, v: Value, truth: bool, sh: &Shared) {
+        let Some(def) = sh.def_of(v) else { return };
+        if !def.info().pure || def.result.is_none() {
+            return;
+        }
+        let (name, args, descr) = (def.name(), def.args.clone(), def.descr);
+        // guard_false: the value is 0; guard_true: nonzero, which is 1 for
+        // a comparison and unknown for other operations (x & 6)
+        let known = match (truth, is_comparison(name)) {
+            (false, _) => Some(0),
+            (true, true) => Some(1),
+            (true, false) => None,
+        };
+        if let Some(k) = known {
+            self.remember(name, &args, descr, Value::Int(k));
+        }
+        if let Some(neg) = negated(name) {
+            self.remember(neg, &args, descr, Value::Int(!truth as i64));
+        }
+    }
 }
 
 impl Optimization for OptPure {
@@ -49,6 +151,17 @@ impl Optimization for OptPure {
         if op.name() == "label" {
             self.seen.clear();
             next.emit(op, sh);
+            return;
+        }
+        if matches!(op.name(), "guard_true" | "guard_false") {
+            let (v, truth) = (op.args[0], op.name() == "guard_true");
+            if let Value::Int(c) = v {
+                if (c != 0) == truth {
+                    return; // a guard on a constant that holds
+                }
+            }
+            next.emit(op, sh);
+            self.learn_from_guard(v, truth, sh);
             return;
         }
         let Some(r) = op.result else {
@@ -80,7 +193,7 @@ impl Optimization for OptPure {
             sh.make_equal(r, *v);
             return;
         }
-        self.seen.insert(key, Value::Box(r));
+        self.remember(op.name(), &op.args, op.descr, Value::Box(r));
         next.emit(op, sh);
     }
 }
