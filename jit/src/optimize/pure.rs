@@ -39,6 +39,17 @@ pub fn fold_int(name: &str, args: &[i64]) -> Option<i64> {
     }
 }
 
+/// The value of a pointer comparison of a value with itself (integer
+/// comparisons of that kind are rules of `rules/opt`, which speak only
+/// integers).
+fn fold_ptr_self(name: &str, args: &[Value]) -> Option<i64> {
+    match (name, args) {
+        ("ptr_eq" | "instance_ptr_eq", [a, b]) if a == b => Some(1),
+        ("ptr_ne" | "instance_ptr_ne", [a, b]) if a == b => Some(0),
+        _ => None,
+    }
+}
+
 /// The operation equal to `name(b, a)` for `name(a, b)`: the same one for a
 /// commutative operation, the mirrored one for a comparison.
 fn swapped(name: &str) -> Option<&'static str> {
@@ -184,7 +195,10 @@ impl Optimization for OptPure {
                 _ => None,
             })
             .collect();
-        if let Some(c) = consts.and_then(|c| fold_int(op.name(), &c)) {
+        let folded = consts
+            .and_then(|c| fold_int(op.name(), &c))
+            .or_else(|| fold_ptr_self(op.name(), &op.args));
+        if let Some(c) = folded {
             sh.make_equal(r, Value::Int(c));
             return;
         }
