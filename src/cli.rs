@@ -95,10 +95,6 @@ enum Cmd {
         /// Run the trace with these input values and print the outcome.
         #[arg(long, num_args = 0.., allow_hyphen_values = true)]
         run: Option<Vec<String>>,
-        /// After the trace, list every optimization rule with its file:line
-        /// and how often it fired while optimizing this trace.
-        #[arg(long)]
-        rule_counts: bool,
     },
     /// List every rule with its file:line and how often it fired on the last translation.
     Rules {
@@ -346,21 +342,9 @@ pub fn main() -> i32 {
             }
         }
         Cmd::Rules { check } => run_rules(check),
-        Cmd::Trace {
-            file,
-            passes,
-            run,
-            rule_counts,
-        } => {
+        Cmd::Trace { file, passes, run } => {
             let passes = (passes != "none").then_some(passes.as_str());
-            rpy_passes::rules::reset_fire_counts();
-            let text = trace_command(&file, passes, run).map(|mut text| {
-                if rule_counts {
-                    text += &opt_rule_counts();
-                }
-                text
-            });
-            match text {
+            match trace_command(&file, passes, run) {
                 Ok(text) => {
                     emit(&text);
                     0
@@ -374,24 +358,6 @@ pub fn main() -> i32 {
     }
 }
 
-/// `rpy trace --rule-counts`: every opt rule, where it is written and how
-/// often it fired since the counters were reset.
-fn opt_rule_counts() -> String {
-    let mut text = format!("# {:<26} {:<28} fired\n", "opt rule", "where");
-    for (i, r) in rpy_passes::rules::RULES.iter().enumerate() {
-        if r.kind != rpy_passes::rules::RuleKind::Opt {
-            continue;
-        }
-        text += &format!(
-            "# {:<26} {:<28} {}\n",
-            r.name,
-            format!("{}:{}", r.file, r.line),
-            rpy_passes::rules::fire_count(i)
-        );
-    }
-    text
-}
-
 /// `rpy trace`: the (optimized) trace, and with `run` its outcome in the
 /// reference interpreter and as machine code, one line each.
 fn trace_command(
@@ -399,7 +365,7 @@ fn trace_command(
     passes: Option<&str>,
     run: Option<Vec<String>>,
 ) -> Result<String, String> {
-    use rpy_jit::interp::{self, Heap, RunValue};
+    use rpy_jit::interp::{self, Heap};
     let trace = rpy_jit::load_trace(file, passes)?;
     let mut out = rpy_jit::text::print(&trace);
     let Some(args) = run else {
@@ -412,19 +378,16 @@ fn trace_command(
         "interpreter:  {}\n",
         rpy_jit::outcome_text(&trace, &outcome)
     );
-    let ints: Option<Vec<i64>> = values
-        .iter()
-        .map(|v| match v {
-            RunValue::Int(i) => Some(*i),
-            _ => None,
-        })
-        .collect();
-    let machine = match (rpy_backend::x86_64::compile(&trace), ints) {
-        (Ok(code), Some(ints)) => {
-            rpy_jit::outcome_text(&trace, &code.run(&ints, rpy_jit::RUN_LIMIT))
+    // a fresh heap with the same inputs, so the two runs do not share
+    // objects; the code checks every access, as the inputs come from users
+    let machine = match rpy_backend::x86_64::compile_checked(&trace) {
+        Ok(code) => {
+            let mut heap = Heap::default();
+            let values = rpy_jit::run_values(&trace, &mut heap, &args)?;
+            let outcome = code.run(&values, &mut heap, rpy_jit::RUN_LIMIT);
+            rpy_jit::outcome_text(&trace, &outcome)
         }
-        (Err(e), _) => format!("not compiled: {e}"),
-        (Ok(_), None) => "not run: the backend takes integer inputs only".into(),
+        Err(e) => format!("not compiled: {e}"),
     };
     out += &format!("machine code: {machine}\n");
     Ok(out)

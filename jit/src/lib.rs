@@ -6,6 +6,7 @@
 pub mod calls;
 pub mod interp;
 pub mod optimize;
+pub mod testgen;
 pub mod text;
 pub mod trace;
 

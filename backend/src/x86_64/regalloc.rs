@@ -1,78 +1,123 @@
-//! Register assignment: a few boxes get a machine register for the whole
-//! trace (each box is defined once, so a fixed home is always correct); the
-//! others stay in their frame slot.
+//! Register allocation: linear scan over the trace.
 //!
-//! A label's argument and the box its `jump` passes back for it share one
-//! register when their lives do not overlap (the label argument is last used
-//! no later than the jump argument is defined), which makes that move of
-//! the jump free. Loop-carried boxes and their partners come first, then the
-//! most used boxes.
+//! Every box is defined once, so its life is one interval of positions
+//! (position 0 is the trace's entry, where the inputs are defined; the
+//! operation at index `pc` is position `pc + 1`): from its definition to its
+//! last use (as an argument or a fail argument). A box used inside a loop
+//! but defined before its label lives until the loop's `jump`, and so does
+//! every label argument, since the jump writes it. Each box gets one home
+//! for its whole life, a register or its frame slot, so the code never
+//! moves a value between homes; when more boxes are live than there are
+//! registers, the interval that ends last goes to the frame (the classic
+//! linear-scan spill choice).
+//!
+//! A label argument and the box the `jump` passes back for it share one
+//! interval (and so one home) when the argument is last read no later than
+//! the other box is defined: that move of the jump is then free.
 
-use rpy_jit::trace::{BoxId, Trace, Value};
+use rpy_jit::trace::{BoxId, Kind, Trace, Value};
 
-/// The registers boxes may live in: rbx, rbp, r8, r9, r10, r12-r15 (rax,
-/// rcx, rdx and r11 are scratch; rdi holds the frame, rsi the output).
-pub const ALLOCATABLE: &[u8] = &[3, 5, 8, 9, 10, 12, 13, 14, 15];
+/// Where a box lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Home {
+    /// A general-purpose register (x86 number).
+    Gp(u8),
+    /// An SSE register (float boxes).
+    Xmm(u8),
+    /// The box's frame slot, `[frame + 8 * box]`.
+    Slot,
+}
 
-/// The callee-saved registers among [`ALLOCATABLE`], saved on entry.
-pub const CALLEE_SAVED: &[u8] = &[3, 5, 12, 13, 14, 15];
+/// The general-purpose registers boxes may live in, callee-saved ones first
+/// (they survive calls without saving). rax, rcx, rdx and r11 are scratch,
+/// rbx holds the frame, r15 the loop's remaining iteration budget.
+pub const GP_REGISTERS: &[u8] = &[12, 13, 14, 5, 8, 9, 10, 6, 7];
 
-/// The register of each box, if it has one.
-pub fn assign(trace: &Trace) -> Vec<Option<u8>> {
+/// The general-purpose registers a call clobbers among [`GP_REGISTERS`].
+pub const CALLER_SAVED_GP: &[u8] = &[8, 9, 10, 6, 7];
+
+/// The SSE registers boxes may live in (xmm0 and xmm1 are scratch); a call
+/// clobbers all of them.
+pub const XMM_REGISTERS: &[u8] = &[2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
+
+/// The result of allocation: each box's home and live interval (positions).
+#[derive(Clone, Debug)]
+pub struct Allocation {
+    pub homes: Vec<Home>,
+    pub live: Vec<(usize, usize)>,
+}
+
+impl Allocation {
+    /// Whether box `b` holds a value when the operation at `pc` runs
+    /// (defined before it, read by it or after it): a call in the middle of
+    /// that operation must keep it.
+    pub fn live_at(&self, b: BoxId, pc: usize) -> bool {
+        let (start, end) = self.live[b];
+        start < pc + 1 && end >= pc + 1
+    }
+}
+
+/// One interval to place: a box, or a label argument with its jump partner.
+struct Group {
+    boxes: Vec<BoxId>,
+    start: usize,
+    end: usize,
+    float: bool,
+}
+
+/// Allocates homes for every box of `trace`.
+pub fn assign(trace: &Trace) -> Allocation {
+    assign_with(trace, GP_REGISTERS, XMM_REGISTERS)
+}
+
+/// [`assign`] with given register sets (tests use small ones to force
+/// spilling).
+pub fn assign_with(trace: &Trace, gp: &[u8], xmm: &[u8]) -> Allocation {
     let n = trace.boxes.len();
     let mut def = vec![0usize; n];
-    let mut last_use = vec![0usize; n];
-    let mut uses = vec![0usize; n];
-    let mut loop_carried = vec![false; n];
+    let mut end = vec![0usize; n];
     for (pc, op) in trace.ops.iter().enumerate() {
-        if let Some(r) = op.result {
-            def[r] = pc;
-        }
-        let all = op.args.iter().chain(op.fail_args.iter().flatten());
-        for v in all {
+        let pos = pc + 1;
+        for v in op.args.iter().chain(op.fail_args.iter().flatten()) {
             if let Value::Box(b) = v {
-                last_use[*b] = pc;
-                uses[*b] += 1;
+                end[*b] = end[*b].max(pos);
             }
+        }
+        if let Some(r) = op.result {
+            def[r] = pos;
+            end[r] = end[r].max(pos);
         }
     }
-    // pairs (label argument, jump argument) that can share a register
+    let last_read = end.clone();
+    // loops: the label's arguments and everything defined before the label
+    // and read inside the loop live until the jump
     let mut partner: Vec<Option<BoxId>> = vec![None; n];
-    let mut is_target = vec![false; n];
-    let mut label: (Option<usize>, Vec<Value>) =
-        (None, trace.inputs.iter().map(|b| Value::Box(*b)).collect());
+    let mut label: (usize, Vec<Value>) = (0, trace.inputs.iter().map(|b| Value::Box(*b)).collect());
     for (pc, op) in trace.ops.iter().enumerate() {
         match op.name() {
-            "label" => {
-                label = (Some(pc), op.args.clone());
-                for v in &op.args {
-                    if let Value::Box(b) = v {
-                        is_target[*b] = true;
+            "label" => label = (pc + 1, op.args.clone()),
+            "jump" => {
+                let (start, targets) = &label;
+                let jump_pos = pc + 1;
+                for b in 0..n {
+                    if def[b] <= *start && end[b] >= *start {
+                        end[b] = end[b].max(jump_pos);
                     }
                 }
-            }
-            "jump" => {
-                for t in label.1.iter().filter_map(|v| v.as_box()) {
-                    is_target[t] = true;
-                    loop_carried[t] = true;
-                }
-                let start = label.0;
-                for (t, a) in label.1.iter().zip(&op.args) {
+                for (t, a) in targets.iter().zip(&op.args) {
                     let (Value::Box(t), Value::Box(a)) = (*t, *a) else {
                         continue;
                     };
-                    loop_carried[a] = true;
-                    let defined_in_loop = trace.ops[..pc]
-                        .iter()
-                        .enumerate()
-                        .skip(start.map_or(0, |l| l + 1))
-                        .any(|(_, o)| o.result == Some(a));
-                    if defined_in_loop
-                        && !is_target[a]
+                    let is_target = targets.contains(&Value::Box(a));
+                    let same_class = (trace.boxes[t].kind == Kind::Float)
+                        == (trace.boxes[a].kind == Kind::Float);
+                    if t != a
+                        && !is_target
+                        && same_class
+                        && def[a] > *start
                         && partner[a].is_none()
                         && partner[t].is_none()
-                        && t != a
-                        && last_use[t] <= def[a]
+                        && last_read[t] <= def[a]
                     {
                         partner[a] = Some(t);
                         partner[t] = Some(a);
@@ -82,46 +127,76 @@ pub fn assign(trace: &Trace) -> Vec<Option<u8>> {
             _ => {}
         }
     }
-    // groups: a box and its partner, keyed by the smaller id
-    let mut groups: Vec<(bool, usize, Vec<BoxId>)> = Vec::new();
+    let mut groups: Vec<Group> = Vec::new();
     for b in 0..n {
+        let float = trace.boxes[b].kind == Kind::Float;
         match partner[b] {
-            Some(p) if p < b => continue,
-            Some(p) => groups.push((true, uses[b] + uses[p], vec![b, p])),
-            None if uses[b] > 0 || loop_carried[b] => {
-                groups.push((loop_carried[b], uses[b], vec![b]))
+            Some(p) if p < b => {}
+            Some(p) => groups.push(Group {
+                boxes: vec![b, p],
+                start: def[b].min(def[p]),
+                end: end[b].max(end[p]),
+                float,
+            }),
+            None => groups.push(Group {
+                boxes: vec![b],
+                start: def[b],
+                end: end[b],
+                float,
+            }),
+        }
+    }
+    groups.sort_by_key(|g| (g.start, g.end));
+    let mut homes = vec![Home::Slot; n];
+    let mut live = vec![(0, 0); n];
+    for g in &groups {
+        for &b in &g.boxes {
+            live[b] = (g.start, g.end);
+        }
+    }
+    // one scan per register class
+    for float in [false, true] {
+        let regs = if float { xmm } else { gp };
+        let home = |r: u8| if float { Home::Xmm(r) } else { Home::Gp(r) };
+        // (end, group index, register) of the groups holding a register
+        let mut active: Vec<(usize, usize, u8)> = Vec::new();
+        let mut free: Vec<u8> = regs.iter().rev().copied().collect();
+        for (gi, g) in groups.iter().enumerate().filter(|(_, g)| g.float == float) {
+            active.retain(|&(e, _, r)| {
+                // the inputs all start at 0 and are loaded one after another
+                let ends = e <= g.start && g.start > 0;
+                if ends {
+                    free.push(r);
+                }
+                !ends
+            });
+            // prefer the registers listed first
+            free.sort_by_key(|r| std::cmp::Reverse(regs.iter().position(|x| x == r)));
+            if let Some(r) = free.pop() {
+                for &b in &g.boxes {
+                    homes[b] = home(r);
+                }
+                active.push((g.end, gi, r));
+                continue;
             }
-            None => {}
+            let furthest = active
+                .iter()
+                .enumerate()
+                .max_by_key(|(_, a)| a.0)
+                .map(|(i, a)| (i, *a));
+            match furthest {
+                Some((i, (e, other, r))) if e > g.end => {
+                    for &b in &groups[other].boxes {
+                        homes[b] = Home::Slot;
+                    }
+                    for &b in &g.boxes {
+                        homes[b] = home(r);
+                    }
+                    active[i] = (g.end, gi, r);
+                }
+                _ => {} // this group stays in the frame
+            }
         }
     }
-    groups.sort_by(|x, y| y.0.cmp(&x.0).then(y.1.cmp(&x.1)));
-    let mut regs = vec![None; n];
-    for ((_, _, g), r) in groups.iter().zip(ALLOCATABLE) {
-        for b in g {
-            regs[*b] = Some(*r);
-        }
-    }
-    regs
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn loop_carried_boxes_share_registers_with_their_label_arguments() {
-        let t = rpy_jit::text::parse(
-            "[i0, i1]\nlabel(i0, i1)\ni2 = int_lt(i0, 100)\nguard_true(i2) [i0, i1]\n\
-             i3 = int_add(i1, i0)\ni4 = int_add(i0, 1)\njump(i4, i3)\n",
-        )
-        .unwrap();
-        let regs = assign(&t);
-        let id = |name: &str| t.boxes.iter().position(|b| b.name == name).unwrap();
-        // i1 is last used by i3's definition: they share
-        assert_eq!(regs[id("i1")], regs[id("i3")]);
-        assert!(regs[id("i1")].is_some());
-        // i0 is used by i4's definition: they share too
-        assert_eq!(regs[id("i0")], regs[id("i4")]);
-        assert_ne!(regs[id("i0")], regs[id("i1")]);
-    }
+    Allocation { homes, live }
 }

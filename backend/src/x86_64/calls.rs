@@ -1,0 +1,166 @@
+//! Calls with the SysV ABI: the native functions of `rpy_jit::calls` (for
+//! `call_*`, `call_pure_*`, `call_may_force_*`) and `runtime`'s helpers.
+//!
+//! Arguments are first staged in the frame (so a box living in an argument
+//! register cannot be overwritten before it is read), then loaded into
+//! rdi, rsi, rdx, rcx, r8, r9 (words) and xmm0-xmm7 (doubles). The
+//! caller-saved registers holding boxes that are live at the call are saved
+//! in the frame and restored after it. The stack is 16-byte aligned by the
+//! prologue. The result comes back in rax (its bits, for a double).
+
+use dynasmrt::{dynasm, DynasmApi, DynasmLabelApi};
+use rpy_jit::calls::NativeFunc;
+use rpy_jit::trace::{DescrData, Kind, Op, Value};
+
+use super::regalloc::{Home, CALLER_SAVED_GP};
+use super::{unsupported, Gen, RAX};
+
+/// The scratch register arguments are staged through (not an argument
+/// register, not rax).
+const R11: u8 = 11;
+
+/// Integer argument registers in order.
+const INT_ARGS: &[u8] = &[7, 6, 2, 1, 8, 9];
+const FLOAT_ARGS: usize = 8;
+
+/// An argument of a call.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum CallArg {
+    Value(Value),
+    /// A scratch register's current content (not r11).
+    Reg(u8),
+    Imm(i64),
+    /// The run's `runtime::RunContext`.
+    Context,
+}
+
+/// An error when `f` cannot be called with the registers the ABI has.
+pub(super) fn check_signature(f: &NativeFunc) -> Result<(), String> {
+    let floats = f.args.iter().filter(|k| **k == Kind::Float).count();
+    if floats > FLOAT_ARGS || f.args.len() - floats > INT_ARGS.len() {
+        return Err(format!(
+            "x86_64 backend: '{}' takes more arguments than fit in registers",
+            f.name
+        ));
+    }
+    Ok(())
+}
+
+impl Gen<'_> {
+    /// Calls the function at `addr`; `float_args` says which arguments are
+    /// doubles. Leaves the result's bits in rax.
+    pub(super) fn emit_call(
+        &mut self,
+        pc: usize,
+        addr: usize,
+        args: &[CallArg],
+        float_args: &[bool],
+    ) {
+        let staging = self.frame.staging;
+        for (i, arg) in args.iter().enumerate() {
+            let reg = match *arg {
+                CallArg::Value(v) => {
+                    self.load(R11, v);
+                    R11
+                }
+                CallArg::Reg(r) => r,
+                CallArg::Imm(n) => {
+                    self.load_const(R11, n);
+                    R11
+                }
+                CallArg::Context => {
+                    self.load_slot(R11, self.frame.context);
+                    R11
+                }
+            };
+            self.store_slot(staging + i, reg);
+        }
+        let saved = self.save_live_registers(pc);
+        let (mut ints, mut floats) = (0, 0);
+        for i in 0..args.len() {
+            let d = super::disp(staging + i);
+            if float_args.get(i).copied().unwrap_or(false) {
+                let x = floats as u8;
+                dynasm!(self.asm ; .arch x64 ; movsd Rx(x), QWORD [rbx + d]);
+                floats += 1;
+            } else {
+                let r = INT_ARGS[ints];
+                dynasm!(self.asm ; .arch x64 ; mov Rq(r), QWORD [rbx + d]);
+                ints += 1;
+            }
+        }
+        let addr = addr as i64;
+        dynasm!(self.asm ; .arch x64 ; mov rax, QWORD addr ; call rax);
+        self.restore_registers(&saved);
+    }
+
+    /// Saves the caller-saved registers holding boxes live at op `pc`;
+    /// returns them.
+    fn save_live_registers(&mut self, pc: usize) -> Vec<Home> {
+        let mut saved: Vec<Home> = Vec::new();
+        for b in 0..self.alloc.homes.len() {
+            let h = self.home(b);
+            let clobbered = match h {
+                Home::Gp(r) => CALLER_SAVED_GP.contains(&r),
+                Home::Xmm(_) => true,
+                Home::Slot => false,
+            };
+            if clobbered && self.alloc.live_at(b, pc) && !saved.contains(&h) {
+                saved.push(h);
+            }
+        }
+        for h in &saved {
+            match *h {
+                Home::Gp(r) => self.store_slot(self.frame.saves + r as usize, r),
+                Home::Xmm(x) => {
+                    let d = super::disp(self.frame.saves + 16 + x as usize);
+                    dynasm!(self.asm ; .arch x64 ; movsd QWORD [rbx + d], Rx(x));
+                }
+                Home::Slot => {}
+            }
+        }
+        saved
+    }
+
+    fn restore_registers(&mut self, saved: &[Home]) {
+        for h in saved {
+            match *h {
+                Home::Gp(r) => self.load_slot(r, self.frame.saves + r as usize),
+                Home::Xmm(x) => {
+                    let d = super::disp(self.frame.saves + 16 + x as usize);
+                    dynasm!(self.asm ; .arch x64 ; movsd Rx(x), QWORD [rbx + d]);
+                }
+                Home::Slot => {}
+            }
+        }
+    }
+
+    /// `call_*`, `call_pure_*`, `call_may_force_*`: the descr's native
+    /// function. A call with the wrong number of arguments is an error when
+    /// reached, as in the interpreter.
+    pub(super) fn call(&mut self, pc: usize, op: &Op) -> Result<(), String> {
+        let Some(DescrData::Call { func }) = op.descr.map(|d| &self.trace.header.descrs[d].data)
+        else {
+            return Err(unsupported(op));
+        };
+        let func: &'static NativeFunc = func;
+        if op.args.len() != func.args.len() {
+            let err = self.error_stub(pc, op);
+            dynasm!(self.asm ; .arch x64 ; jmp =>err);
+            return Ok(());
+        }
+        let args: Vec<CallArg> = op.args.iter().map(|v| CallArg::Value(*v)).collect();
+        let floats: Vec<bool> = func.args.iter().map(|k| *k == Kind::Float).collect();
+        self.emit_call(pc, func.addr, &args, &floats);
+        match func.result {
+            Kind::Float => dynasm!(self.asm ; .arch x64 ; movq rax, xmm0),
+            // the interpreter's value of a call without a result
+            Kind::Void => dynasm!(self.asm ; .arch x64 ; xor eax, eax),
+            _ => {}
+        }
+        if let Some(r) = op.result {
+            self.store_box(r, RAX);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,131 @@
+//! Guards: each tests its condition inline and jumps, when it fails, to an
+//! out-of-line stub that writes the fail args. A comparison whose only use
+//! is the next `guard_true`/`guard_false` becomes one compare-and-branch.
+//! `guard_class` reads the object's header word, which holds its type id
+//! (the interpreter's layout); on null it is an error, `guard_nonnull_class`
+//! fails instead. Native calls raise no exceptions and force nothing, so
+//! `guard_no_exception` and `guard_not_forced` always pass.
+
+use dynasmrt::{dynasm, DynasmApi, DynasmLabelApi};
+use rpy_jit::trace::{Op, Trace, Value};
+
+use super::ints::Arith;
+use super::{unsupported, Checks, Gen, RAX};
+
+/// How many times each box is read (as an argument or a fail arg).
+pub(super) fn use_counts(trace: &Trace) -> Vec<usize> {
+    let mut uses = vec![0usize; trace.boxes.len()];
+    for op in &trace.ops {
+        for v in op.args.iter().chain(op.fail_args.iter().flatten()) {
+            if let Value::Box(b) = v {
+                uses[*b] += 1;
+            }
+        }
+    }
+    uses
+}
+
+/// An integer comparison's condition code, and the one that negates it.
+fn condition(name: &str) -> Option<(&'static str, &'static str)> {
+    Some(match name {
+        "int_lt" => ("l", "ge"),
+        "int_le" => ("le", "g"),
+        "int_eq" | "ptr_eq" | "instance_ptr_eq" => ("e", "ne"),
+        "int_ne" | "ptr_ne" | "instance_ptr_ne" => ("ne", "e"),
+        "int_gt" => ("g", "le"),
+        "int_ge" => ("ge", "l"),
+        "uint_lt" => ("b", "ae"),
+        "uint_le" => ("be", "a"),
+        "uint_gt" => ("a", "be"),
+        "uint_ge" => ("ae", "b"),
+        _ => return None,
+    })
+}
+
+impl Gen<'_> {
+    /// Emits `op` and the guard `next` as one compare-and-branch when `op`
+    /// is an integer comparison whose result only `next` reads; false when
+    /// the pair does not fit.
+    pub(super) fn fused_guard(&mut self, pc: usize, op: &Op, next: &Op, uses: &[usize]) -> bool {
+        let Some(r) = op.result else { return false };
+        let Some((when_true, when_false)) = condition(op.name()) else {
+            return false;
+        };
+        let fails_on = match next.name() {
+            "guard_true" => when_false,
+            "guard_false" => when_true,
+            _ => return false,
+        };
+        if next.args.first() != Some(&Value::Box(r)) || uses[r] != 1 || op.args.len() != 2 {
+            return false;
+        }
+        let l = self.fail_stub(pc + 1, next);
+        self.load(RAX, op.args[0]);
+        self.arith(RAX, Arith::Cmp, op.args[1]);
+        match fails_on {
+            "l" => dynasm!(self.asm ; .arch x64 ; jl =>l),
+            "ge" => dynasm!(self.asm ; .arch x64 ; jge =>l),
+            "le" => dynasm!(self.asm ; .arch x64 ; jle =>l),
+            "g" => dynasm!(self.asm ; .arch x64 ; jg =>l),
+            "e" => dynasm!(self.asm ; .arch x64 ; je =>l),
+            "ne" => dynasm!(self.asm ; .arch x64 ; jne =>l),
+            "b" => dynasm!(self.asm ; .arch x64 ; jb =>l),
+            "ae" => dynasm!(self.asm ; .arch x64 ; jae =>l),
+            "be" => dynasm!(self.asm ; .arch x64 ; jbe =>l),
+            _ => dynasm!(self.asm ; .arch x64 ; ja =>l),
+        }
+        true
+    }
+
+    pub(super) fn guard(&mut self, pc: usize, op: &Op) -> Result<(), String> {
+        let name = op.name();
+        let a = &op.args;
+        if matches!(name, "guard_no_exception" | "guard_not_forced") {
+            return Ok(());
+        }
+        let fail = self.fail_stub(pc, op);
+        match name {
+            "guard_true" | "guard_nonnull" => {
+                self.load(RAX, a[0]);
+                dynasm!(self.asm ; .arch x64 ; test rax, rax ; jz =>fail);
+            }
+            "guard_false" | "guard_isnull" => {
+                self.load(RAX, a[0]);
+                dynasm!(self.asm ; .arch x64 ; test rax, rax ; jnz =>fail);
+            }
+            "guard_value" => {
+                self.load(RAX, a[0]);
+                self.arith(RAX, Arith::Cmp, a[1]);
+                dynasm!(self.asm ; .arch x64 ; jne =>fail);
+            }
+            "guard_class" | "guard_nonnull_class" => {
+                let on_null = if name == "guard_class" {
+                    self.error_stub(pc, op)
+                } else {
+                    fail
+                };
+                self.load(RAX, a[0]);
+                dynasm!(self.asm ; .arch x64 ; test rax, rax ; jz =>on_null);
+                if self.checks == Checks::Checked {
+                    // the interpreter's message for a stray object has no
+                    // op index
+                    self.check_address(pc, 8, false, op);
+                }
+                dynasm!(self.asm ; .arch x64 ; mov rax, QWORD [rax]);
+                self.arith(RAX, Arith::Cmp, a[1]);
+                dynasm!(self.asm ; .arch x64 ; jne =>fail);
+            }
+            "guard_no_overflow" | "guard_overflow" => {
+                let d = super::disp(self.frame.ovf);
+                dynasm!(self.asm ; .arch x64 ; cmp QWORD [rbx + d], 0);
+                if name == "guard_no_overflow" {
+                    dynasm!(self.asm ; .arch x64 ; jne =>fail);
+                } else {
+                    dynasm!(self.asm ; .arch x64 ; je =>fail);
+                }
+            }
+            _ => return Err(unsupported(op)),
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,139 @@
+//! The Rust side of a run: the helpers the machine code calls (allocation
+//! with the interpreter's allocator, address checks against its heap) and
+//! the interpreter's error messages, rebuilt after an error exit from the
+//! frame.
+
+use rpy_ir::lltype::LowLevelType;
+use rpy_jit::interp::Heap;
+use rpy_jit::trace::{DescrData, DescrNeed, Op, Trace, Value};
+
+/// What the helpers of one run share; the code gets its address.
+pub(super) struct RunContext {
+    heap: *mut Heap,
+    trace: *const Trace,
+    /// The message of the error a helper found, if any.
+    error: Option<String>,
+}
+
+impl RunContext {
+    pub(super) fn new(heap: &mut Heap, trace: &Trace) -> RunContext {
+        RunContext {
+            heap,
+            trace,
+            error: None,
+        }
+    }
+
+    pub(super) fn take_error(&mut self) -> Option<String> {
+        self.error.take()
+    }
+
+    /// # Safety
+    /// `ctx` is the context `CompiledLoop::run` passed to the code, whose
+    /// heap and trace outlive the run.
+    unsafe fn parts<'a>(ctx: *mut RunContext) -> (&'a mut Heap, &'a Trace, &'a mut Option<String>) {
+        let ctx = &mut *ctx;
+        (&mut *ctx.heap, &*ctx.trace, &mut ctx.error)
+    }
+}
+
+/// `new` / `new_with_vtable`: the address of a new object of descr
+/// `descr`, or 0 with the error recorded.
+pub(super) extern "sysv64" fn new_object(ctx: *mut RunContext, descr: usize) -> usize {
+    // SAFETY: called by the code with the context of its run.
+    let (heap, trace, error) = unsafe { RunContext::parts(ctx) };
+    heap.new_object(trace, descr).unwrap_or_else(|e| {
+        *error = Some(e);
+        0
+    })
+}
+
+/// `new_array`: the address of a new array of `n` zeroed items, or 0 with
+/// the error recorded.
+pub(super) extern "sysv64" fn new_array(ctx: *mut RunContext, descr: usize, n: i64) -> usize {
+    // SAFETY: as in `new_object`.
+    let (heap, trace, error) = unsafe { RunContext::parts(ctx) };
+    heap.new_array(trace, descr, n).unwrap_or_else(|e| {
+        *error = Some(e);
+        0
+    })
+}
+
+/// 1 when `size` bytes at `addr` lie in a live object; else 0 with the
+/// heap's message recorded (followed by " at op N" when `pc` >= 0).
+pub(super) extern "sysv64" fn check_access(
+    ctx: *mut RunContext,
+    addr: usize,
+    size: usize,
+    pc: i64,
+) -> u64 {
+    // SAFETY: as in `new_object`.
+    let (heap, _, error) = unsafe { RunContext::parts(ctx) };
+    let ty = if size == 1 {
+        LowLevelType::Char
+    } else {
+        LowLevelType::Signed
+    };
+    match heap.read(addr, &ty) {
+        Ok(_) => 1,
+        Err(e) if pc >= 0 => {
+            *error = Some(format!("{e} at op {pc}"));
+            0
+        }
+        Err(e) => {
+            *error = Some(e);
+            0
+        }
+    }
+}
+
+/// The bits of argument `i` of `op`, its box read from the frame (an error
+/// exit stores the operation's arguments there).
+fn arg_bits(trace: &Trace, op: &Op, i: usize, frame: &[u64]) -> u64 {
+    match op.args[i] {
+        Value::Box(b) => frame[b],
+        Value::Int(n) => n as u64,
+        Value::Float(bits) => bits,
+        Value::NullPtr => 0,
+        Value::Class(d) => trace.header.class_id(d).unwrap_or(0),
+    }
+}
+
+/// The interpreter's message for the error exit of op `pc`.
+pub(super) fn error_message(trace: &Trace, pc: usize, frame: &[u64], heap: &Heap) -> String {
+    let op = &trace.ops[pc];
+    let name = op.name();
+    let arg = |i: usize| arg_bits(trace, op, i, frame);
+    let descr = op.descr.map(|d| &trace.header.descrs[d].data);
+    if name == "guard_class" {
+        return format!("guard_class on null at op {pc}");
+    }
+    if let Some(DescrData::Call { func }) = descr {
+        return format!("cannot call '{}'", func.name);
+    }
+    let reads_memory = op.info().descr != DescrNeed::None && !name.starts_with("new");
+    if reads_memory && arg(0) == 0 {
+        return format!("null pointer dereference at op {pc}");
+    }
+    if let (true, Some(DescrData::Array { length_offset, .. })) =
+        (name.contains("arrayitem_gc"), descr)
+    {
+        let index = arg(1) as i64;
+        return match heap.read(
+            (arg(0) as usize).wrapping_add(*length_offset),
+            &LowLevelType::Signed,
+        ) {
+            Ok(len) => format!(
+                "index {index} out of bounds (length {}) at op {pc}",
+                len as i64
+            ),
+            Err(e) => format!("{e} at op {pc}"),
+        };
+    }
+    let args: Vec<i64> = (0..op.args.len()).map(|i| arg(i) as i64).collect();
+    if name == "uint_rshift" {
+        format!("shift by {} at op {pc}", args[1])
+    } else {
+        format!("{name} is undefined for {args:?} at op {pc}")
+    }
+}
