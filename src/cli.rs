@@ -95,6 +95,10 @@ enum Cmd {
         /// Run the trace with these input values and print the outcome.
         #[arg(long, num_args = 0.., allow_hyphen_values = true)]
         run: Option<Vec<String>>,
+        /// After the trace, list every optimization rule with its file:line
+        /// and how often it fired while optimizing this trace.
+        #[arg(long)]
+        rule_counts: bool,
     },
     /// List every rule with its file:line and how often it fired on the last translation.
     Rules {
@@ -342,9 +346,21 @@ pub fn main() -> i32 {
             }
         }
         Cmd::Rules { check } => run_rules(check),
-        Cmd::Trace { file, passes, run } => {
+        Cmd::Trace {
+            file,
+            passes,
+            run,
+            rule_counts,
+        } => {
             let passes = (passes != "none").then_some(passes.as_str());
-            match trace_command(&file, passes, run) {
+            rpy_passes::rules::reset_fire_counts();
+            let text = trace_command(&file, passes, run).map(|mut text| {
+                if rule_counts {
+                    text += &opt_rule_counts();
+                }
+                text
+            });
+            match text {
                 Ok(text) => {
                     emit(&text);
                     0
@@ -356,6 +372,24 @@ pub fn main() -> i32 {
             }
         }
     }
+}
+
+/// `rpy trace --rule-counts`: every opt rule, where it is written and how
+/// often it fired since the counters were reset.
+fn opt_rule_counts() -> String {
+    let mut text = format!("# {:<26} {:<28} fired\n", "opt rule", "where");
+    for (i, r) in rpy_passes::rules::RULES.iter().enumerate() {
+        if r.kind != rpy_passes::rules::RuleKind::Opt {
+            continue;
+        }
+        text += &format!(
+            "# {:<26} {:<28} {}\n",
+            r.name,
+            format!("{}:{}", r.file, r.line),
+            rpy_passes::rules::fire_count(i)
+        );
+    }
+    text
 }
 
 /// `rpy trace`: the (optimized) trace, and with `run` its outcome in the
