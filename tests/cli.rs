@@ -134,3 +134,23 @@ fn trace_optimizes_and_runs_a_text_trace() {
         "{out}"
     );
 }
+
+#[test]
+fn trace_rule_counts_lists_each_opt_rule_with_its_firings() {
+    let (out, err, status) = rpy(&["trace", "tests/traces/sum_loop.trace", "--rule-counts"]);
+    assert_eq!(status, 0, "{err}");
+    let line = |rule: &str| {
+        out.lines()
+            .find(|l| l.split_whitespace().nth(1) == Some(rule))
+            .unwrap_or_else(|| panic!("no line for {rule}:\n{out}"))
+    };
+    // the loop multiplies by 1 (mul_one fires) and adds no 0 (add_zero does not)
+    assert!(line("mul_one").contains(" rules/opt/arith.rules:"), "{out}");
+    assert!(!line("mul_one").ends_with(" 0"), "{out}");
+    assert!(line("add_zero").ends_with(" 0"), "{out}");
+    // the listing is made of comments: the output still reads as a trace
+    assert!(out
+        .lines()
+        .filter(|l| l.contains("rules/opt/"))
+        .all(|l| l.starts_with('#')));
+}
