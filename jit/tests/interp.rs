@@ -221,7 +221,7 @@ fn trace_command() {
         out,
         "[i0]\ni1 = int_add(i0, 0)\ni2 = int_mul(i1, 4)\nfinish(i2)\n"
     );
-    assert!(run_trace_command(f, Some("unroll"), None)
+    assert!(run_trace_command(f, Some("string"), None)
         .unwrap_err()
         .contains("not implemented"));
     std::fs::write(dir.join("bad.trace"), "[i0]\ni1 = int_add(i0)\n").unwrap();

@@ -342,7 +342,7 @@ fn unknown_and_unimplemented_passes() {
     assert!(optimize(&t, "intbounds:nosuch")
         .unwrap_err()
         .contains("unknown optimization 'nosuch'"));
-    assert!(optimize(&t, "unroll")
+    assert!(optimize(&t, "string")
         .unwrap_err()
         .contains("not implemented"));
 }

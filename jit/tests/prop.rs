@@ -3,6 +3,7 @@
 
 use proptest::prelude::*;
 use rpy_jit::interp::{run_fresh, Outcome, RunValue};
+use rpy_jit::optimize::unroll::peels;
 use rpy_jit::optimize::{optimize, IMPLEMENTED_PASSES};
 use rpy_jit::testgen::{int_trace, INT_CONSTS};
 use rpy_jit::text::{parse, print};
@@ -31,16 +32,24 @@ fn check_same(src: &str, inputs: &[&[i64]], passes: &str) -> Result<(), TestCase
     let printed = print(&opt);
     // the optimized trace prints and parses back
     let again = parse(&printed).map_err(|e| TestCaseError::fail(format!("{e}\n{printed}")))?;
+    // a peeled loop runs its first iteration before the label, so one jump
+    // fewer makes the same number of iterations; at the loop limit its label
+    // holds other values than the original's
+    let peeled = passes.split(':').any(|p| p == "unroll") && peels(&t);
+    let unpeel = |o: Outcome| match o {
+        Outcome::LoopLimit { .. } if peeled => Outcome::LoopLimit { values: vec![] },
+        o => o,
+    };
     for args in inputs {
         let args: Vec<RunValue> = args.iter().map(|v| RunValue::Int(*v)).collect();
-        let before = normalize(run_fresh(&t, &args, 20));
+        let before = unpeel(normalize(run_fresh(&t, &args, 20)));
         prop_assert!(
             !matches!(before, Outcome::Error(_)),
             "{:?}\n{}",
             before,
             src
         );
-        let after = normalize(run_fresh(&again, &args, 20));
+        let after = unpeel(normalize(run_fresh(&again, &args, 20 - peeled as u64)));
         prop_assert_eq!(
             before,
             after,
@@ -85,6 +94,17 @@ proptest! {
     ) {
         let src = int_trace(&steps, &args, true);
         check_same(&src, &[&args, &other], IMPLEMENTED_PASSES)?;
+    }
+
+    #[test]
+    fn loops_agree_peeled_after_each_pass(
+        steps in prop::collection::vec(any::<(u8, u8, u8, u8)>(), 3..20),
+        args in prop::collection::vec(input_value(), 3),
+        other in prop::collection::vec(input_value(), 3),
+        pass in prop::sample::select(vec!["unroll", "intbounds:unroll", "rewrite:unroll", "pure:unroll", "intbounds:rewrite:pure:unroll"]),
+    ) {
+        let src = int_trace(&steps, &args, true);
+        check_same(&src, &[&args, &other], pass)?;
     }
 }
 

@@ -15,6 +15,38 @@ fn build(steps: &[(u8, u8, u8)]) -> String {
     object_trace(steps, Features::default())
 }
 
+/// The trace of `steps` as a loop: a label over the inputs at the start and,
+/// instead of the finish, a jump passing a pointer (chosen by `sel`: p0, an
+/// allocation or a loaded pointer) and the last two integers.
+fn build_loop(steps: &[(u8, u8, u8)], sel: u8) -> String {
+    let src = build(steps);
+    let (head, rest) = src.split_once("[p0, i1, i2]\n").expect("the inputs line");
+    let mut lines: Vec<&str> = rest.lines().collect();
+    let finish = lines.pop().expect("the finish");
+    let ints: Vec<&str> = finish
+        .trim_start_matches("finish(")
+        .trim_end_matches(')')
+        .split(", ")
+        .collect();
+    let mut ptrs = vec!["p0"];
+    ptrs.extend(
+        lines
+            .iter()
+            .filter(|l| l.starts_with('p'))
+            .filter_map(|l| l.split_once(" = ").map(|(p, _)| p)),
+    );
+    let jump = format!(
+        "jump({}, {}, {})",
+        ptrs[sel as usize % ptrs.len()],
+        ints[ints.len() - 1],
+        ints[ints.len() - 2]
+    );
+    format!(
+        "{head}[p0, i1, i2]\nlabel(p0, i1, i2)\n{}\n{jump}\n",
+        lines.join("\n")
+    )
+}
+
 fn normalize(o: Outcome) -> Outcome {
     match o {
         Outcome::GuardFailed { values, .. } => Outcome::GuardFailed { guard: 0, values },
@@ -55,6 +87,64 @@ proptest! {
         let before = run_with(&t, cls, v, i1, i2);
         prop_assume!(!matches!(before, Outcome::Error(_)));
         let after = run_with(&o, cls, v, i1, i2);
+        prop_assert_eq!(before, after, "\n--- trace\n{}--- optimized\n{}", src, printed);
+    }
+}
+
+/// How a run of the loop `t` ends (values at the loop limit left out: a
+/// peeled loop's label holds others) and what p0's intval is afterwards.
+fn run_loop(
+    t: &rpy_jit::trace::Trace,
+    cls: &str,
+    args: (i64, i64, i64),
+    limit: u64,
+) -> (Outcome, u64) {
+    let mut heap = Heap::default();
+    let p0 = parse_run_value(
+        t,
+        &mut heap,
+        &format!("{cls}(intval={})", args.0),
+        Kind::Ref,
+    )
+    .unwrap();
+    let ints = [
+        rpy_jit::interp::RunValue::Int(args.1),
+        rpy_jit::interp::RunValue::Int(args.2),
+    ];
+    let o = match normalize(run(t, &[p0, ints[0], ints[1]], &mut heap, limit)) {
+        Outcome::LoopLimit { .. } => Outcome::LoopLimit { values: vec![] },
+        o => o,
+    };
+    let rpy_jit::interp::RunValue::Ref(addr) = p0 else {
+        unreachable!("an object")
+    };
+    let intval = heap
+        .read(addr + 8, &rpy_ir::lltype::LowLevelType::Signed)
+        .unwrap();
+    (o, intval)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn object_loops_agree_peeled(
+        steps in prop::collection::vec(any::<(u8, u8, u8)>(), 1..30),
+        sel in any::<u8>(),
+        cls in prop::sample::select(vec!["A", "B", "obj"]),
+        v in -5i64..5, i1 in -5i64..5, i2 in -5i64..5,
+        passes in prop::sample::select(vec!["virtualize:unroll", "heap:unroll", "intbounds:rewrite:virtualize:pure:heap:unroll"]),
+    ) {
+        let src = build_loop(&steps, sel);
+        let t = parse(&src).map_err(|e| TestCaseError::fail(format!("{e}\n{src}")))?;
+        let o = optimize(&t, passes).map_err(TestCaseError::fail)?;
+        let printed = print(&o);
+        let o = parse(&printed).map_err(|e| TestCaseError::fail(format!("{e}\n{printed}")))?;
+        // the peeled loop's first iteration comes before its label: one jump fewer
+        let peeled = rpy_jit::optimize::unroll::peels(&t);
+        let before = run_loop(&t, cls, (v, i1, i2), 10);
+        prop_assume!(!matches!(before.0, Outcome::Error(_)));
+        let after = run_loop(&o, cls, (v, i1, i2), 10 - peeled as u64);
         prop_assert_eq!(before, after, "\n--- trace\n{}--- optimized\n{}", src, printed);
     }
 }

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 
 use crate::trace::{DescrData, DescrId, Op, Value};
 
-use super::{Next, Optimization, Shared};
+use super::{Next, Optimization, ReadPlace, RememberedRead, Shared};
 
 /// The `heap` optimization.
 #[derive(Default)]
@@ -38,6 +38,45 @@ impl OptHeap {
 impl Optimization for OptHeap {
     fn name(&self) -> &'static str {
         "heap"
+    }
+
+    fn remembered_reads(&self) -> Vec<RememberedRead> {
+        let fields = self.fields.iter().flat_map(|(offset, m)| {
+            m.iter().map(|(o, v)| RememberedRead {
+                object: *o,
+                place: ReadPlace::Field(*offset),
+                value: *v,
+            })
+        });
+        let items = self.items.iter().flat_map(|(d, m)| {
+            m.iter().map(|((o, i), v)| RememberedRead {
+                object: *o,
+                place: ReadPlace::Item(*d, *i),
+                value: *v,
+            })
+        });
+        fields.chain(items).collect()
+    }
+
+    fn retain_reads(&mut self, keep: &dyn Fn(&RememberedRead) -> bool) {
+        for (offset, m) in self.fields.iter_mut() {
+            m.retain(|o, v| {
+                keep(&RememberedRead {
+                    object: *o,
+                    place: ReadPlace::Field(*offset),
+                    value: *v,
+                })
+            });
+        }
+        for (d, m) in self.items.iter_mut() {
+            m.retain(|(o, i), v| {
+                keep(&RememberedRead {
+                    object: *o,
+                    place: ReadPlace::Item(*d, *i),
+                    value: *v,
+                })
+            });
+        }
     }
 
     fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {

@@ -18,6 +18,7 @@ pub mod heap;
 pub mod intbounds;
 pub mod pure;
 pub mod rewrite;
+pub mod unroll;
 pub mod virtualize;
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -28,7 +29,7 @@ pub use intbounds::IntBound;
 /// The order of every optimization, as PyPy runs them.
 pub const ALL_PASSES: &str = "intbounds:rewrite:virtualize:string:earlyforce:pure:heap:unroll";
 /// The optimizations implemented so far, in order.
-pub const IMPLEMENTED_PASSES: &str = "intbounds:rewrite:virtualize:pure:heap";
+pub const IMPLEMENTED_PASSES: &str = "intbounds:rewrite:virtualize:pure:heap:unroll";
 
 /// What the optimizations share.
 pub struct Shared {
@@ -154,6 +155,51 @@ pub trait Optimization {
     fn name(&self) -> &'static str;
     /// Handles one operation (its arguments already resolved).
     fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next);
+    /// For `unroll`: the virtual object box `b` stands for, if this
+    /// optimization keeps one.
+    fn virtual_shape(&self, _b: BoxId) -> Option<VirtualShape> {
+        None
+    }
+    /// For `unroll`: the memory contents this optimization remembers.
+    fn remembered_reads(&self) -> Vec<RememberedRead> {
+        Vec::new()
+    }
+    /// For `unroll`: forgets the remembered contents `keep` rejects.
+    fn retain_reads(&mut self, _keep: &dyn Fn(&RememberedRead) -> bool) {}
+}
+
+/// A virtual object as `virtualize` keeps it: the allocation it stands for
+/// and the values stored in it so far (unstored ones are zero).
+#[derive(Clone, Debug, PartialEq)]
+pub struct VirtualShape {
+    pub alloc: Op,
+    pub fields: Vec<(FieldSlot, Value)>,
+}
+
+/// Where in a virtual object a value is stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FieldSlot {
+    /// A struct field, by its descr.
+    Field(crate::trace::DescrId),
+    /// An array item, by its index.
+    Item(usize),
+}
+
+/// Memory content an optimization knows: `object`'s `place` holds `value`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RememberedRead {
+    pub object: Value,
+    pub place: ReadPlace,
+    pub value: Value,
+}
+
+/// A place in memory, as the heap cache names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReadPlace {
+    /// A struct field, by offset.
+    Field(usize),
+    /// An array item at a constant index, by the array descr.
+    Item(crate::trace::DescrId, i64),
 }
 
 /// The rest of the chain after an optimization.
@@ -179,7 +225,7 @@ fn make_pass(name: &str) -> Result<Box<dyn Optimization>, String> {
         "pure" => Box::new(pure::OptPure::default()),
         "virtualize" => Box::new(virtualize::OptVirtualize::default()),
         "heap" => Box::new(heap::OptHeap::default()),
-        "string" | "earlyforce" | "unroll" => {
+        "string" | "earlyforce" => {
             return Err(format!(
                 "optimization '{name}' is not implemented yet (implemented: {IMPLEMENTED_PASSES})"
             ))
@@ -192,55 +238,116 @@ fn make_pass(name: &str) -> Result<Box<dyn Optimization>, String> {
     })
 }
 
-/// Optimizes `trace` with the optimizations named in `passes`
-/// (colon-separated, e.g. `intbounds:rewrite:pure`), then removes operations
-/// without side effects whose results are unused.
-pub fn optimize(trace: &Trace, passes: &str) -> Result<Trace, String> {
-    let mut chain: Vec<Box<dyn Optimization>> = passes
-        .split(':')
-        .filter(|p| !p.is_empty())
-        .map(make_pass)
-        .collect::<Result<_, _>>()?;
-    let next_name = trace
-        .boxes
-        .iter()
-        .filter_map(|b| b.name[1..].parse::<u64>().ok())
-        .max()
-        .map_or(0, |m| m + 1);
-    let mut out = trace.clone();
-    out.ops.clear();
-    let mut sh = Shared {
-        forward: vec![None; trace.boxes.len()],
-        trace: out,
-        bounds: HashMap::new(),
-        defs: HashMap::new(),
-        extra: VecDeque::new(),
-        next_name,
-    };
-    let mut budget = 64 * trace.ops.len() + 1024;
-    for op in &trace.ops {
-        let mut op = op.clone();
-        if op.name() == "label" {
-            op = prepare_label(op, &mut sh, &mut chain);
-        }
-        Next { rest: &mut chain }.emit(op, &mut sh);
-        while let Some(extra) = sh.extra.pop_front() {
-            if budget == 0 {
-                return Err("the optimizer did not terminate (rewrite loop?)".into());
-            }
-            budget -= 1;
-            Next { rest: &mut chain }.emit(extra, &mut sh);
+/// The chain's pass names of `passes` (colon-separated) without `unroll`,
+/// which is not a member of the chain but drives it, and whether `unroll`
+/// was named.
+fn split_passes(passes: &str) -> Result<(Vec<&str>, bool), String> {
+    let mut chain = Vec::new();
+    let mut unroll = false;
+    for p in passes.split(':').filter(|p| !p.is_empty()) {
+        if p == "unroll" {
+            unroll = true;
+        } else {
+            make_pass(p)?;
+            chain.push(p);
         }
     }
-    let mut result = sh.trace;
-    remove_dead(&mut result);
-    Ok(result)
+    Ok((chain, unroll))
+}
+
+/// Optimizes `trace` with the optimizations named in `passes`
+/// (colon-separated, e.g. `intbounds:rewrite:pure`), then removes operations
+/// without side effects whose results are unused. With `unroll`, a loop is
+/// peeled once (`unroll.rs`); a trace that does not loop is optimized as
+/// without it.
+pub fn optimize(trace: &Trace, passes: &str) -> Result<Trace, String> {
+    let (chain, unroll) = split_passes(passes)?;
+    if unroll {
+        if let Some(t) = unroll::optimize_loop(trace, &chain)? {
+            return Ok(t);
+        }
+    }
+    let mut run = Run::new(trace, &chain)?;
+    for op in &trace.ops {
+        run.feed(op.clone())?;
+    }
+    Ok(run.finish())
+}
+
+/// One pass of the chain over a trace: the optimizations and what they
+/// share; operations are fed one by one.
+pub(crate) struct Run {
+    chain: Vec<Box<dyn Optimization>>,
+    sh: Shared,
+    /// How many extra operations may still be sent (a rewrite loop ends).
+    budget: usize,
+}
+
+impl Run {
+    /// A run of the optimizations `names` whose output starts with `trace`'s
+    /// header, boxes and inputs and no operations.
+    fn new(trace: &Trace, names: &[&str]) -> Result<Run, String> {
+        let chain = names
+            .iter()
+            .map(|n| make_pass(n))
+            .collect::<Result<_, _>>()?;
+        let next_name = trace
+            .boxes
+            .iter()
+            .filter_map(|b| b.name[1..].parse::<u64>().ok())
+            .max()
+            .map_or(0, |m| m + 1);
+        let mut out = trace.clone();
+        out.ops.clear();
+        Ok(Run {
+            chain,
+            sh: Shared {
+                forward: vec![None; trace.boxes.len()],
+                trace: out,
+                bounds: HashMap::new(),
+                defs: HashMap::new(),
+                extra: VecDeque::new(),
+                next_name,
+            },
+            budget: 64 * trace.ops.len() + 1024,
+        })
+    }
+
+    /// Sends `op` through the chain (a `label` is prepared first), then the
+    /// operations that sent.
+    fn feed(&mut self, mut op: Op) -> Result<(), String> {
+        if op.name() == "label" {
+            op = prepare_label(op, &mut self.sh);
+        }
+        Next {
+            rest: &mut self.chain,
+        }
+        .emit(op, &mut self.sh);
+        while let Some(extra) = self.sh.extra.pop_front() {
+            if self.budget == 0 {
+                return Err("the optimizer did not terminate (rewrite loop?)".into());
+            }
+            self.budget -= 1;
+            Next {
+                rest: &mut self.chain,
+            }
+            .emit(extra, &mut self.sh);
+        }
+        Ok(())
+    }
+
+    /// The output trace, without its dead operations.
+    fn finish(self) -> Trace {
+        let mut result = self.sh.trace;
+        remove_dead(&mut result);
+        result
+    }
 }
 
 /// Makes every label argument a distinct box (a constant or a repeated box
 /// gets a `same_as`), makes each original argument stand for its slot, and
 /// forgets what was known of the slots.
-fn prepare_label(op: Op, sh: &mut Shared, chain: &mut [Box<dyn Optimization>]) -> Op {
+fn prepare_label(op: Op, sh: &mut Shared) -> Op {
     let mut slots = Vec::new();
     let mut seen = HashSet::new();
     for a in &op.args {
@@ -269,7 +376,6 @@ fn prepare_label(op: Op, sh: &mut Shared, chain: &mut [Box<dyn Optimization>]) -
         sh.forget(slot);
         slots.push(Value::Box(slot));
     }
-    let _ = chain;
     Op { args: slots, ..op }
 }
 

@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::trace::{opc, BoxId, DescrData, DescrId, Kind, Op, Value};
 
-use super::{Next, Optimization, Shared};
+use super::{FieldSlot, Next, Optimization, Shared, VirtualShape};
 
 const MAX_VIRTUAL_ARRAY: i64 = 64;
 
@@ -289,5 +289,25 @@ impl Optimization for OptVirtualize {
             _ => {}
         }
         self.escape(op, sh, next);
+    }
+
+    fn virtual_shape(&self, b: BoxId) -> Option<VirtualShape> {
+        Some(match self.virtuals.get(&b)? {
+            Virtual::Struct { alloc, fields } => VirtualShape {
+                alloc: alloc.clone(),
+                fields: fields
+                    .iter()
+                    .map(|(d, v)| (FieldSlot::Field(*d), *v))
+                    .collect(),
+            },
+            Virtual::Array { alloc, items } => VirtualShape {
+                alloc: alloc.clone(),
+                fields: items
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, v)| Some((FieldSlot::Item(i), (*v)?)))
+                    .collect(),
+            },
+        })
     }
 }

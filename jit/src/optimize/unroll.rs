@@ -1,0 +1,679 @@
+//! `unroll`: loop peeling. A loop trace (`[inputs] ... label(H) body
+//! jump(J)`, or `[inputs] body jump(J)` back to the start) is optimized as
+//! two copies of its body: the first iteration (the *preamble*, after the
+//! operations before the label) and then, after a new `label`, the body
+//! again, optimized with everything the preamble proved.
+//!
+//! Each header box `H[k]` becomes, in the peeled body, what the preamble
+//! left in it (`J[k]` at the end of the first iteration), under one of
+//! these assumptions:
+//!
+//! - **the same constant** every iteration: not passed at all;
+//! - **the preamble's own value** every iteration (a loop invariant): the
+//!   body refers to the preamble's box, so every fact about it (bounds,
+//!   pure results, remembered memory, guards already checked) holds in the
+//!   body and the operations that computed them are not repeated;
+//! - **a virtual object** of the same shape every iteration: not allocated;
+//!   the label takes its fields as separate values, and the body starts
+//!   from a virtual again (the allocation and stores are sent through the
+//!   chain after the label, where `virtualize` absorbs them);
+//! - **a fresh value** each iteration, a new label box, with the integer
+//!   bound the preamble proved (or none).
+//!
+//! Memory contents the heap cache knows at the end of the preamble for
+//! loop-invariant objects stay known in the body.
+//!
+//! The assumptions are optimistic: after optimizing the body, the values the
+//! jump passes must satisfy them again (the same constant, the same box,
+//! a virtual of the same shape, a bound inside the assumed one, the memory
+//! still holding the same value); then, by induction, they hold at every
+//! iteration. When one does not, it is weakened (constant or invariant ->
+//! fresh with its bound -> fresh without bound; virtual -> fresh; a memory
+//! fact is dropped) and the whole trace is optimized again. Every round
+//! weakens something, so this ends.
+//!
+//! The preamble falls through into the label, so the label's fresh boxes
+//! get the preamble's values by `same_as` copies just before it; a copy
+//! whose source the loop does not otherwise use is renamed away (the label
+//! then names the preamble's box, as in PyPy's traces). Values of the
+//! preamble the body uses are added to the label and passed back unchanged
+//! by the jump, so the label lists everything the loop reads.
+//!
+//! A trace that does not end in a jump is optimized as without `unroll`.
+
+use std::collections::{HashMap, HashSet};
+
+use super::{FieldSlot, IntBound, ReadPlace, RememberedRead, Run, VirtualShape};
+use crate::trace::{opc, BoxId, DescrData, Kind, Op, Trace, Value};
+
+/// How often the trace is optimized again with weaker assumptions before
+/// giving up on peeling (each round weakens at least one).
+const MAX_ROUNDS: usize = 48;
+
+/// A loop trace, taken apart.
+struct Loop {
+    /// Operations before the loop's label (none when the jump goes to the
+    /// start).
+    pre: Vec<Op>,
+    /// The boxes an iteration starts from: the label's (or the inputs), then
+    /// the boxes from before the loop the body reads (they never change).
+    header: Vec<BoxId>,
+    body: Vec<Op>,
+    /// What the jump passes for each header box.
+    next: Vec<Value>,
+}
+
+fn split_loop(trace: &Trace) -> Option<Loop> {
+    let (jump, rest) = trace.ops.split_last()?;
+    if jump.name() != "jump" {
+        return None;
+    }
+    let (pre, body, mut header) = match rest.iter().rposition(|op| op.name() == "label") {
+        Some(i) => {
+            let header: Vec<BoxId> = rest[i]
+                .args
+                .iter()
+                .map(|a| a.as_box())
+                .collect::<Option<_>>()?;
+            (rest[..i].to_vec(), rest[i + 1..].to_vec(), header)
+        }
+        None => (Vec::new(), rest.to_vec(), trace.inputs.clone()),
+    };
+    if body.iter().any(|op| op.name() == "finish") {
+        return None;
+    }
+    let distinct: HashSet<BoxId> = header.iter().copied().collect();
+    if distinct.len() != header.len() || jump.args.len() != header.len() {
+        return None;
+    }
+    let kinds_match = header
+        .iter()
+        .zip(&jump.args)
+        .all(|(h, j)| trace.boxes[*h].kind == trace.kind(*j));
+    if !kinds_match {
+        return None;
+    }
+    let mut next = jump.args.clone();
+    let mut known: HashSet<BoxId> = distinct;
+    known.extend(body.iter().filter_map(|op| op.result));
+    for op in body.iter().chain(std::iter::once(jump)) {
+        for v in op.args.iter().chain(op.fail_args.iter().flatten()) {
+            if let Value::Box(b) = v {
+                if known.insert(*b) {
+                    header.push(*b);
+                    next.push(*v);
+                }
+            }
+        }
+    }
+    Some(Loop {
+        pre,
+        header,
+        body,
+        next,
+    })
+}
+
+/// What a header box (or a field of a virtual one) is assumed to be at the
+/// start of every iteration of the peeled body.
+#[derive(Clone, Debug)]
+enum Assume {
+    Const(Value),
+    /// The preamble's value itself.
+    Same(Value),
+    /// A new label box, within the bound when one is given.
+    Fresh(Kind, Option<IntBound>),
+    /// A virtual object allocated like `alloc`, with these fields.
+    Virtual {
+        alloc: Op,
+        fields: Vec<(FieldSlot, Assume)>,
+    },
+}
+
+/// A place in the assumptions: the header index, then field indices.
+type Path = Vec<usize>;
+
+/// How far each assumption has been weakened (0: the most optimistic).
+type Levels = HashMap<Path, u8>;
+
+fn virtual_of(run: &Run, v: Value) -> Option<(BoxId, VirtualShape)> {
+    let b = run.sh.resolve(v).as_box()?;
+    run.chain
+        .iter()
+        .find_map(|o| o.virtual_shape(b))
+        .map(|s| (b, s))
+}
+
+/// The virtual objects reachable twice from `roots` (through the fields of
+/// virtual objects): passing them field by field would make copies.
+fn shared_virtuals(run: &Run, roots: &[Value]) -> HashSet<BoxId> {
+    let mut seen = HashSet::new();
+    let mut shared = HashSet::new();
+    let mut stack: Vec<Value> = roots.to_vec();
+    while let Some(v) = stack.pop() {
+        if let Some((b, shape)) = virtual_of(run, v) {
+            if seen.insert(b) {
+                stack.extend(shape.fields.iter().map(|f| f.1));
+            } else {
+                shared.insert(b);
+            }
+        }
+    }
+    shared
+}
+
+/// The allocation with its length argument (if any) resolved, to compare.
+fn alloc_key(run: &Run, alloc: &Op) -> Op {
+    let mut a = alloc.clone();
+    for v in a.args.iter_mut() {
+        *v = run.sh.resolve(*v);
+    }
+    a.result = None;
+    a
+}
+
+/// Whether a store into this slot truncates (one-byte fields and items):
+/// `virtualize` keeps only constants there.
+fn is_narrow(run: &Run, alloc: &Op, slot: FieldSlot) -> bool {
+    let descrs = &run.sh.trace.header.descrs;
+    match slot {
+        FieldSlot::Field(d) => match &descrs[d].data {
+            DescrData::Field { ty, .. } => ty.size_align().0 < 8,
+            _ => true,
+        },
+        FieldSlot::Item(_) => match alloc.descr.map(|d| &descrs[d].data) {
+            Some(DescrData::Array { item_size, .. }) => *item_size < 8,
+            _ => true,
+        },
+    }
+}
+
+struct Planner<'a> {
+    run: &'a Run,
+    levels: &'a Levels,
+    shared: HashSet<BoxId>,
+}
+
+impl Planner<'_> {
+    /// The assumption for value `v` at `path`, as optimistic as its level
+    /// allows.
+    fn plan(&self, path: &mut Path, v: Value) -> Assume {
+        let sh = &self.run.sh;
+        let v = sh.resolve(v);
+        let kind = sh.kind(v);
+        let level = self.levels.get(path).copied().unwrap_or(0);
+        if level >= 2 {
+            return Assume::Fresh(kind, None);
+        }
+        if v.is_const() {
+            return match level {
+                0 => Assume::Const(v),
+                _ => Assume::Fresh(kind, None),
+            };
+        }
+        if let Some((b, shape)) = virtual_of(self.run, v) {
+            if level == 0 && !self.shared.contains(&b) {
+                if let Some(a) = self.plan_virtual(path, shape) {
+                    return a;
+                }
+            }
+            return Assume::Fresh(kind, None);
+        }
+        match (level, kind) {
+            (0, _) => Assume::Same(v),
+            (_, Kind::Int) => Assume::Fresh(kind, Some(sh.bound(v))),
+            _ => Assume::Fresh(kind, None),
+        }
+    }
+
+    fn plan_virtual(&self, path: &mut Path, shape: VirtualShape) -> Option<Assume> {
+        let alloc = alloc_key(self.run, &shape.alloc);
+        let mut fields = Vec::new();
+        for (i, (slot, val)) in shape.fields.into_iter().enumerate() {
+            path.push(i);
+            let a = self.plan(path, val);
+            path.pop();
+            if is_narrow(self.run, &alloc, slot) && !matches!(a, Assume::Const(_)) {
+                return None;
+            }
+            fields.push((slot, a));
+        }
+        Some(Assume::Virtual { alloc, fields })
+    }
+}
+
+/// Checks that `v`, passed by the jump, satisfies `a`; records the paths
+/// of the assumptions it breaks.
+fn verify(
+    run: &Run,
+    shared: &HashSet<BoxId>,
+    a: &Assume,
+    v: Value,
+    path: &mut Path,
+    broken: &mut Vec<Path>,
+) {
+    let v = run.sh.resolve(v);
+    let holds = match a {
+        Assume::Const(c) => v == *c,
+        Assume::Same(s) => v == run.sh.resolve(*s),
+        Assume::Fresh(_, None) => true,
+        Assume::Fresh(_, Some(b)) => {
+            let now = run.sh.bound(v);
+            now.intersect(b) == Some(now)
+        }
+        Assume::Virtual { alloc, fields } => match virtual_of(run, v) {
+            Some((b, shape))
+                if !shared.contains(&b)
+                    && alloc_key(run, &shape.alloc) == *alloc
+                    && shape.fields.len() == fields.len()
+                    && shape.fields.iter().zip(fields).all(|(s, f)| s.0 == f.0) =>
+            {
+                for (i, ((_, fa), (_, fv))) in fields.iter().zip(&shape.fields).enumerate() {
+                    path.push(i);
+                    verify(run, shared, fa, *fv, path, broken);
+                    path.pop();
+                }
+                true
+            }
+            _ => false,
+        },
+    };
+    if !holds {
+        broken.push(path.clone());
+    }
+}
+
+/// The values the label takes for assumption `a` of value `v`: fresh ones
+/// as they are, virtual objects field by field.
+fn flatten(run: &Run, a: &Assume, v: Value, out: &mut Vec<Value>) {
+    match a {
+        Assume::Const(_) | Assume::Same(_) => {}
+        Assume::Fresh(..) => out.push(run.sh.resolve(v)),
+        Assume::Virtual { fields, .. } => {
+            if let Some((_, shape)) = virtual_of(run, v) {
+                for ((_, fa), (_, fv)) in fields.iter().zip(&shape.fields) {
+                    flatten(run, fa, *fv, out);
+                }
+            }
+        }
+    }
+}
+
+/// The value a header box stands for in the peeled body under `a`: new
+/// label boxes go to `label`, the operations that rebuild a virtual object
+/// to `rebuild`.
+fn enter(run: &mut Run, a: &Assume, label: &mut Vec<Value>, rebuild: &mut Vec<Op>) -> Value {
+    match a {
+        Assume::Const(c) => *c,
+        Assume::Same(v) => *v,
+        Assume::Fresh(kind, bound) => {
+            let b = Value::Box(run.sh.new_box(*kind));
+            if let Some(bound) = bound {
+                run.sh.narrow(b, *bound);
+            }
+            label.push(b);
+            b
+        }
+        Assume::Virtual { alloc, fields } => {
+            let values: Vec<Value> = fields
+                .iter()
+                .map(|(_, fa)| enter(run, fa, label, rebuild))
+                .collect();
+            let obj = run.sh.new_box(Kind::Ref);
+            rebuild.push(Op {
+                result: Some(obj),
+                ..alloc.clone()
+            });
+            for ((slot, _), val) in fields.iter().zip(values) {
+                let store = match slot {
+                    FieldSlot::Field(d) => Op {
+                        descr: Some(*d),
+                        ..Op::new(opc("setfield_gc"), vec![Value::Box(obj), val], None)
+                    },
+                    FieldSlot::Item(i) => Op {
+                        descr: alloc.descr,
+                        ..Op::new(
+                            opc("setarrayitem_gc"),
+                            vec![Value::Box(obj), Value::Int(*i as i64), val],
+                            None,
+                        )
+                    },
+                };
+                rebuild.push(store);
+            }
+            Value::Box(obj)
+        }
+    }
+}
+
+/// Sends `jump(values)` through the chain (so that `virtualize` forces the
+/// virtual objects among them) and takes it back from the output: the
+/// values as they are now.
+fn through_chain(run: &mut Run, values: Vec<Value>) -> Result<Vec<Value>, String> {
+    run.feed(Op::new(opc("jump"), values, None))?;
+    match run.sh.trace.ops.pop() {
+        Some(op) if op.name() == "jump" => Ok(op.args),
+        _ => Err("internal error: an optimization dropped the loop's jump".into()),
+    }
+}
+
+/// The memory facts kept at the label: those about constants and
+/// loop-invariant values (and what they lead to), not weakened before.
+fn kept_reads(
+    run: &Run,
+    plans: &[Assume],
+    dropped: &HashSet<(Value, ReadPlace)>,
+) -> Vec<RememberedRead> {
+    fn same_values(a: &Assume, out: &mut HashSet<Value>) {
+        match a {
+            Assume::Same(v) => {
+                out.insert(*v);
+            }
+            Assume::Virtual { fields, .. } => fields.iter().for_each(|(_, f)| same_values(f, out)),
+            _ => {}
+        }
+    }
+    let sh = &run.sh;
+    let mut stable = HashSet::new();
+    plans.iter().for_each(|a| same_values(a, &mut stable));
+    let reads: Vec<RememberedRead> = run
+        .chain
+        .iter()
+        .flat_map(|o| o.remembered_reads())
+        .map(|r| RememberedRead {
+            object: sh.resolve(r.object),
+            value: sh.resolve(r.value),
+            ..r
+        })
+        .filter(|r| !dropped.contains(&(r.object, r.place)))
+        .collect();
+    let is_stable = |stable: &HashSet<Value>, v: Value| v.is_const() || stable.contains(&v);
+    loop {
+        let before = stable.len();
+        for r in &reads {
+            if is_stable(&stable, r.object) {
+                stable.insert(r.value);
+            }
+        }
+        if stable.len() == before {
+            break;
+        }
+    }
+    reads
+        .into_iter()
+        .filter(|r| is_stable(&stable, r.object))
+        .collect()
+}
+
+enum Peeled {
+    Done(Trace),
+    /// Some assumptions do not hold at the jump.
+    Retry {
+        broken: Vec<Path>,
+        reads: Vec<(Value, ReadPlace)>,
+    },
+}
+
+/// Whether `unroll` peels `trace`: a trace ending in a jump whose label (or
+/// inputs) are distinct boxes matching the jump's values, with no `finish`
+/// in the loop. (A peeled loop runs its first iteration before its label.)
+pub fn peels(trace: &Trace) -> bool {
+    split_loop(trace).is_some()
+}
+
+/// Optimizes a loop trace peeled once; `None` when `trace` is not a loop
+/// this can peel.
+pub(super) fn optimize_loop(trace: &Trace, chain: &[&str]) -> Result<Option<Trace>, String> {
+    let Some(lp) = split_loop(trace) else {
+        return Ok(None);
+    };
+    let mut levels = Levels::new();
+    let mut dropped = HashSet::new();
+    for _ in 0..MAX_ROUNDS {
+        match peel(trace, &lp, chain, &levels, &dropped, false)? {
+            Peeled::Done(t) => return Ok(Some(t)),
+            Peeled::Retry { broken, reads } => {
+                for p in broken {
+                    let l = levels.entry(p).or_insert(0);
+                    *l = (*l + 1).min(2);
+                }
+                dropped.extend(reads);
+            }
+        }
+    }
+    // assume nothing: every value fresh, no memory known (always holds)
+    match peel(trace, &lp, chain, &levels, &dropped, true)? {
+        Peeled::Done(t) => Ok(Some(t)),
+        Peeled::Retry { .. } => Err("internal error: peeling assumed nothing and failed".into()),
+    }
+}
+
+/// One round: the preamble, the label under the assumptions `levels`
+/// allow, the peeled body, and the check at its jump.
+fn peel(
+    trace: &Trace,
+    lp: &Loop,
+    chain: &[&str],
+    levels: &Levels,
+    dropped: &HashSet<(Value, ReadPlace)>,
+    assume_nothing: bool,
+) -> Result<Peeled, String> {
+    let mut run = Run::new(trace, chain)?;
+    for op in lp.pre.iter().chain(&lp.body) {
+        run.feed(op.clone())?;
+    }
+    // the end of the preamble: what each header box holds now
+    let ends: Vec<Value> = lp.next.iter().map(|v| run.sh.resolve(*v)).collect();
+    let planner = Planner {
+        run: &run,
+        levels,
+        shared: shared_virtuals(&run, &ends),
+    };
+    let plans: Vec<Assume> = ends
+        .iter()
+        .enumerate()
+        .map(|(k, v)| match assume_nothing {
+            false => planner.plan(&mut vec![k], *v),
+            true => Assume::Fresh(run.sh.kind(*v), None),
+        })
+        .collect();
+    let mut flat = Vec::new();
+    for (a, v) in plans.iter().zip(&ends) {
+        flatten(&run, a, *v, &mut flat);
+    }
+    let mut reads = kept_reads(&run, &plans, dropped);
+    if assume_nothing {
+        reads.clear();
+    }
+    let keep: HashSet<(Value, ReadPlace)> = reads.iter().map(|r| (r.object, r.place)).collect();
+    let entry_values = through_chain(&mut run, flat)?;
+
+    // the label, its boxes set from the preamble's values
+    let mut label = Vec::new();
+    let mut rebuild = Vec::new();
+    let mut rename: HashMap<BoxId, Value> = HashMap::new();
+    for (h, a) in lp.header.iter().zip(&plans) {
+        let v = enter(&mut run, a, &mut label, &mut rebuild);
+        rename.insert(*h, v);
+    }
+    for (slot, v) in label.iter().zip(&entry_values) {
+        let same_as = match run.sh.kind(*v) {
+            Kind::Float => "same_as_f",
+            Kind::Ref => "same_as_r",
+            _ => "same_as_i",
+        };
+        run.sh
+            .output(Op::new(opc(same_as), vec![*v], slot.as_box()));
+    }
+    let label_at = run.sh.trace.ops.len();
+    run.sh.output(Op::new(opc("label"), label.clone(), None));
+    let sh = &run.sh;
+    let keep_read = |r: &RememberedRead| keep.contains(&(sh.resolve(r.object), r.place));
+    for o in run.chain.iter_mut() {
+        o.retain_reads(&keep_read);
+    }
+
+    // the peeled body
+    for op in rebuild {
+        run.feed(op)?;
+    }
+    let renamed = |rename: &HashMap<BoxId, Value>, v: Value| match v {
+        Value::Box(b) => rename.get(&b).copied().unwrap_or(v),
+        _ => v,
+    };
+    for op in &lp.body {
+        let mut op = op.clone();
+        for a in op.args.iter_mut().chain(op.fail_args.iter_mut().flatten()) {
+            *a = renamed(&rename, *a);
+        }
+        if let Some(r) = op.result {
+            let n = run.sh.new_box(trace.boxes[r].kind);
+            rename.insert(r, Value::Box(n));
+            op.result = Some(n);
+        }
+        run.feed(op)?;
+    }
+
+    // the jump: do the assumptions hold again?
+    let jump_values: Vec<Value> = lp
+        .next
+        .iter()
+        .map(|v| run.sh.resolve(renamed(&rename, *v)))
+        .collect();
+    let shared = shared_virtuals(&run, &jump_values);
+    let mut broken = Vec::new();
+    for (k, (a, v)) in plans.iter().zip(&jump_values).enumerate() {
+        verify(&run, &shared, a, *v, &mut vec![k], &mut broken);
+    }
+    let now: HashMap<(Value, ReadPlace), Value> = run
+        .chain
+        .iter()
+        .flat_map(|o| o.remembered_reads())
+        .map(|r| ((run.sh.resolve(r.object), r.place), run.sh.resolve(r.value)))
+        .collect();
+    let lost: Vec<(Value, ReadPlace)> = reads
+        .iter()
+        .filter(|r| now.get(&(r.object, r.place)) != Some(&run.sh.resolve(r.value)))
+        .map(|r| (r.object, r.place))
+        .collect();
+    if !broken.is_empty() || !lost.is_empty() {
+        return Ok(Peeled::Retry {
+            broken,
+            reads: lost,
+        });
+    }
+    let mut flat = Vec::new();
+    for (a, v) in plans.iter().zip(&jump_values) {
+        flatten(&run, a, *v, &mut flat);
+    }
+    let jump_args = through_chain(&mut run, flat)?;
+    run.sh.output(Op::new(opc("jump"), jump_args, None));
+    let mut out = run.sh.trace;
+    drop_repeated_guards(&mut out, label_at);
+    super::remove_dead(&mut out);
+    let label_at = out
+        .ops
+        .iter()
+        .rposition(|op| op.name() == "label")
+        .ok_or("internal error: the peeled loop lost its label")?;
+    let label_at = rename_entry_copies(&mut out, label_at);
+    pass_outer_values(&mut out, label_at);
+    Ok(Peeled::Done(out))
+}
+
+/// Removes the guards of the peeled body that the preamble already checked
+/// on the same values: their arguments are constants or preamble boxes,
+/// which keep their value in every iteration. (Guards without arguments
+/// read a flag the operation before them sets: they stay.)
+fn drop_repeated_guards(t: &mut Trace, label_at: usize) {
+    let checked: HashSet<(usize, Vec<Value>, Option<usize>)> = t.ops[..label_at]
+        .iter()
+        .filter(|op| op.is_guard() && !op.args.is_empty())
+        .map(|op| (op.opcode, op.args.clone(), op.descr))
+        .collect();
+    let mut i = 0;
+    t.ops.retain(|op| {
+        i += 1;
+        i <= label_at + 1 || !checked.contains(&(op.opcode, op.args.clone(), op.descr))
+    });
+}
+
+/// A label box that a `same_as` just before the label sets from a box the
+/// loop does not otherwise use becomes that box: the copy goes. Returns
+/// the label's index afterwards.
+fn rename_entry_copies(t: &mut Trace, mut label_at: usize) -> usize {
+    let mut used_in_loop: HashMap<BoxId, usize> = HashMap::new();
+    for op in &t.ops[label_at..] {
+        for v in op.args.iter().chain(op.fail_args.iter().flatten()) {
+            if let Value::Box(b) = v {
+                *used_in_loop.entry(*b).or_default() += 1;
+            }
+        }
+    }
+    let mut sources: HashMap<BoxId, usize> = HashMap::new();
+    let mut first = label_at;
+    while first > 0 && t.ops[first - 1].name().starts_with("same_as") {
+        first -= 1;
+        if let Some(Value::Box(s)) = t.ops[first].args.first() {
+            *sources.entry(*s).or_default() += 1;
+        }
+    }
+    let label_boxes: HashSet<BoxId> = t.ops[label_at]
+        .args
+        .iter()
+        .filter_map(|v| v.as_box())
+        .collect();
+    let mut rename: HashMap<BoxId, BoxId> = HashMap::new();
+    let mut i = first;
+    while i < label_at {
+        let op = &t.ops[i];
+        match (op.result, op.args.first()) {
+            (Some(slot), Some(Value::Box(src)))
+                if label_boxes.contains(&slot)
+                    && !used_in_loop.contains_key(src)
+                    && sources.get(src) == Some(&1) =>
+            {
+                rename.insert(slot, *src);
+                t.ops.remove(i);
+                label_at -= 1;
+            }
+            _ => i += 1,
+        }
+    }
+    for op in &mut t.ops[label_at..] {
+        for v in op.args.iter_mut().chain(op.fail_args.iter_mut().flatten()) {
+            if let Value::Box(b) = v {
+                if let Some(n) = rename.get(b) {
+                    *v = Value::Box(*n);
+                }
+            }
+        }
+    }
+    label_at
+}
+
+/// Adds to the label, and to the jump unchanged, every box from before the
+/// label the loop reads, so the label lists all the loop's values.
+fn pass_outer_values(t: &mut Trace, label_at: usize) {
+    let mut outer: HashSet<BoxId> = t.inputs.iter().copied().collect();
+    outer.extend(t.ops[..label_at].iter().filter_map(|op| op.result));
+    let mut listed: HashSet<BoxId> = t.ops[label_at]
+        .args
+        .iter()
+        .filter_map(|v| v.as_box())
+        .collect();
+    let mut extra = Vec::new();
+    for op in &t.ops[label_at + 1..] {
+        for v in op.args.iter().chain(op.fail_args.iter().flatten()) {
+            if let Value::Box(b) = v {
+                if outer.contains(b) && listed.insert(*b) {
+                    extra.push(*v);
+                }
+            }
+        }
+    }
+    t.ops[label_at].args.extend(extra.iter().copied());
+    if let Some(jump) = t.ops.last_mut() {
+        jump.args.extend(extra);
+    }
+}
