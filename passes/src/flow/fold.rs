@@ -124,6 +124,9 @@ fn is_compare(op: &str) -> bool {
 
 /// The constant result of `op(args...)`, when it can be computed safely now.
 pub(crate) fn fold(op: &str, args: &[&Constant]) -> Option<Constant> {
+    if op == "simple_call" {
+        return fold_call(args);
+    }
     match args {
         [a] => fold_unary(op, a),
         [a, b] => fold_binary(op, a, b),
@@ -131,10 +134,40 @@ pub(crate) fn fold(op: &str, args: &[&Constant]) -> Option<Constant> {
     }
 }
 
+/// A builtin called on constants: `len` of a string. Only ASCII strings are
+/// folded, whose length is the same in bytes (Python 2) and characters
+/// (Python 3).
+fn fold_call(args: &[&Constant]) -> Option<Constant> {
+    match args {
+        [Constant::Builtin(f), Constant::Str(s)] if f == "len" && s.is_ascii() => {
+            Some(Constant::Int(i64::try_from(s.len()).ok()?))
+        }
+        _ => None,
+    }
+}
+
+/// A string item or membership test on constant ASCII strings (the same in
+/// both dialects).
+fn fold_str(op: &str, a: &str, b: &Constant) -> Option<Constant> {
+    if !a.is_ascii() {
+        return None;
+    }
+    match (op, b) {
+        ("getitem", Constant::Int(i)) => {
+            let n = i64::try_from(a.len()).ok()?;
+            let k = if *i < 0 { i + n } else { *i };
+            let k = usize::try_from(k).ok()?;
+            a.get(k..k + 1).map(|c| Constant::Str(c.to_string()))
+        }
+        ("contains", Constant::Str(sub)) => Some(Constant::Bool(a.contains(sub.as_str()))),
+        _ => None,
+    }
+}
+
 fn fold_unary(op: &str, a: &Constant) -> Option<Constant> {
     match op {
-        "bool" => Some(Constant::Bool(truthy(a))),
-        "not_" => Some(Constant::Bool(!truthy(a))),
+        "bool" => truthy(a).map(Constant::Bool),
+        "not_" => truthy(a).map(|t| Constant::Bool(!t)),
         "neg" => match a {
             Constant::Float(f) => Some(Constant::Float(-f)),
             _ => as_int(a)?.checked_neg().map(Constant::Int),
@@ -149,6 +182,11 @@ fn fold_unary(op: &str, a: &Constant) -> Option<Constant> {
 }
 
 fn fold_binary(op: &str, a: &Constant, b: &Constant) -> Option<Constant> {
+    if let Constant::Str(s) = a {
+        if matches!(op, "getitem" | "contains") {
+            return fold_str(op, s, b);
+        }
+    }
     if op == "is_" {
         return match (a, b) {
             (Constant::None, Constant::None) => Some(Constant::Bool(true)),
@@ -247,6 +285,22 @@ mod tests {
         assert_eq!(fold("pow", &[&i(2), &i(10)]), Some(i(1024)));
         assert_eq!(fold("pow", &[&i(2), &i(-1)]), None);
         assert_eq!(fold("neg", &[&i(i64::MIN)]), None);
+    }
+
+    #[test]
+    fn strings() {
+        let s = |v: &str| Constant::Str(v.to_string());
+        let len = Constant::Builtin("len".into());
+        assert_eq!(fold("simple_call", &[&len, &s("abc")]), Some(i(3)));
+        assert_eq!(fold("simple_call", &[&len, &s("\u{e9}")]), None);
+        assert_eq!(fold("getitem", &[&s("abc"), &i(-1)]), Some(s("c")));
+        assert_eq!(fold("getitem", &[&s("abc"), &i(3)]), None);
+        assert_eq!(fold("getitem", &[&s("abc"), &i(-4)]), None);
+        assert_eq!(
+            fold("contains", &[&s("abc"), &s("bc")]),
+            Some(Constant::Bool(true))
+        );
+        assert_eq!(fold("contains", &[&s("abc"), &i(1)]), None);
     }
 
     #[test]

@@ -12,7 +12,7 @@ fn add(out: &mut Vec<String>, name: &str) {
 
 /// The names a target expression binds (`x`, `a, b = ...`); subscripts and
 /// attributes bind none.
-fn target_names(e: &Expr, out: &mut Vec<String>) {
+pub(crate) fn target_names(e: &Expr, out: &mut Vec<String>) {
     match &e.kind {
         ExprKind::Name(n) => add(out, n),
         ExprKind::Tuple(items) | ExprKind::List(items) => {
@@ -142,5 +142,115 @@ pub(crate) fn global_names(stmts: &[Stmt], out: &mut Vec<String>) {
             }
             _ => {}
         }
+    }
+}
+
+/// The names bound by the `for` targets of list comprehensions anywhere in the
+/// statements' expressions (not looking into nested function or class
+/// bodies): Python 2 makes them locals of the enclosing function.
+pub(crate) fn comprehension_targets(stmts: &[Stmt], out: &mut Vec<String>) {
+    for s in stmts {
+        match &s.kind {
+            StmtKind::Expr(e) => expr_comprehension_targets(e, out),
+            StmtKind::Return(v) => v.iter().for_each(|e| expr_comprehension_targets(e, out)),
+            StmtKind::Assign { targets, value } => {
+                targets.iter().for_each(|e| expr_comprehension_targets(e, out));
+                expr_comprehension_targets(value, out);
+            }
+            StmtKind::AugAssign { target, value, .. } => {
+                expr_comprehension_targets(target, out);
+                expr_comprehension_targets(value, out);
+            }
+            StmtKind::If { test, body, orelse } | StmtKind::While { test, body, orelse } => {
+                expr_comprehension_targets(test, out);
+                comprehension_targets(body, out);
+                comprehension_targets(orelse, out);
+            }
+            StmtKind::For {
+                iter, body, orelse, ..
+            } => {
+                expr_comprehension_targets(iter, out);
+                comprehension_targets(body, out);
+                comprehension_targets(orelse, out);
+            }
+            StmtKind::Try {
+                body,
+                handlers,
+                orelse,
+                finalbody,
+            } => {
+                comprehension_targets(body, out);
+                for h in handlers {
+                    comprehension_targets(&h.body, out);
+                }
+                comprehension_targets(orelse, out);
+                comprehension_targets(finalbody, out);
+            }
+            StmtKind::With { items, body } => {
+                for item in items {
+                    expr_comprehension_targets(&item.context, out);
+                }
+                comprehension_targets(body, out);
+            }
+            StmtKind::Print { values, .. } => {
+                values.iter().for_each(|e| expr_comprehension_targets(e, out))
+            }
+            StmtKind::Assert { test, msg } => {
+                expr_comprehension_targets(test, out);
+                msg.iter().for_each(|e| expr_comprehension_targets(e, out));
+            }
+            _ => {}
+        }
+    }
+}
+
+fn expr_comprehension_targets(e: &Expr, out: &mut Vec<String>) {
+    match &e.kind {
+        ExprKind::ListComp { elt, generators } => {
+            for g in generators {
+                target_names(&g.target, out);
+                expr_comprehension_targets(&g.iter, out);
+                g.ifs.iter().for_each(|c| expr_comprehension_targets(c, out));
+            }
+            expr_comprehension_targets(elt, out);
+        }
+        ExprKind::BinOp { left, right, .. } => {
+            expr_comprehension_targets(left, out);
+            expr_comprehension_targets(right, out);
+        }
+        ExprKind::UnaryOp { operand, .. } => expr_comprehension_targets(operand, out),
+        ExprKind::BoolOp { values, .. } | ExprKind::Tuple(values) | ExprKind::List(values) => {
+            values.iter().for_each(|x| expr_comprehension_targets(x, out))
+        }
+        ExprKind::Compare { left, ops } => {
+            expr_comprehension_targets(left, out);
+            ops.iter().for_each(|(_, r)| expr_comprehension_targets(r, out));
+        }
+        ExprKind::Call { func, args, .. } => {
+            expr_comprehension_targets(func, out);
+            args.iter().for_each(|x| expr_comprehension_targets(x, out));
+        }
+        ExprKind::Attribute { value, .. } => expr_comprehension_targets(value, out),
+        ExprKind::Subscript { value, index } => {
+            expr_comprehension_targets(value, out);
+            expr_comprehension_targets(index, out);
+        }
+        ExprKind::Slice { value, lower, upper } => {
+            expr_comprehension_targets(value, out);
+            lower.iter().for_each(|x| expr_comprehension_targets(x, out));
+            upper.iter().for_each(|x| expr_comprehension_targets(x, out));
+        }
+        ExprKind::Dict(entries) => {
+            for (k, v) in entries {
+                expr_comprehension_targets(k, out);
+                expr_comprehension_targets(v, out);
+            }
+        }
+        ExprKind::IfExp { test, body, orelse } => {
+            expr_comprehension_targets(test, out);
+            expr_comprehension_targets(body, out);
+            expr_comprehension_targets(orelse, out);
+        }
+        _ => {}
     }
 }
