@@ -10,10 +10,16 @@
 //!
 //! Fields are keyed by their offset, not their descr, since two descrs may
 //! name the same field (`field value = node.value` and `node.value`).
+//!
+//! A fresh allocation (`new`, `new_with_vtable`, `new_array` of a small
+//! constant length) is zeroed memory: its fields and items are known to be
+//! 0 (null, 0.0) from the start.
 
 use std::collections::HashMap;
 
-use crate::trace::{DescrData, DescrId, Op, Value};
+use rpy_ir::lltype::{ContainerType, LowLevelType};
+
+use crate::trace::{DescrData, DescrId, Kind, Op, Value};
 
 use super::{Next, Optimization, ReadPlace, RememberedRead, Shared};
 
@@ -28,10 +34,42 @@ pub struct OptHeap {
     lengths: HashMap<Value, Value>,
 }
 
+/// The longest fresh array whose items are recorded as zero.
+const MAX_ZEROED_ITEMS: i64 = 64;
+
+/// The value a zeroed field or item of type `ty` reads as.
+fn zero_of(ty: &LowLevelType) -> Value {
+    match Kind::of_lltype(ty) {
+        Kind::Float => Value::float(0.0),
+        Kind::Ref => Value::NullPtr,
+        _ => Value::Int(0),
+    }
+}
+
 impl OptHeap {
     fn clear(&mut self) {
         self.fields.clear();
         self.items.clear();
+    }
+
+    /// Records that every field of the fresh struct or instance `obj` of
+    /// `strukt` is zero.
+    fn fresh_struct(&mut self, obj: Value, strukt: &str, sh: &Shared) {
+        let Some(ct) = sh.trace.header.types.get(strukt) else {
+            return;
+        };
+        let ContainerType::GcStruct { fields, .. } = ct else {
+            return;
+        };
+        let layout = ct.layout();
+        for (name, ty) in fields {
+            if let Some(offset) = layout.offset_of(name) {
+                self.fields
+                    .entry(offset)
+                    .or_default()
+                    .insert(obj, zero_of(ty));
+            }
+        }
     }
 }
 
@@ -169,9 +207,27 @@ impl Optimization for OptHeap {
                 self.lengths.insert(p, Value::Box(r));
                 next.emit(op, sh);
             }
-            ("new_array" | "new_array_clear", _) => {
+            ("new_array" | "new_array_clear", Some(DescrData::Array { item, .. })) => {
+                if let (Some(r), Some(d)) = (op.result, op.descr) {
+                    let len = sh.resolve(op.args[0]);
+                    self.lengths.insert(Value::Box(r), len);
+                    if let Value::Int(n) = len {
+                        if (0..=MAX_ZEROED_ITEMS).contains(&n) {
+                            let m = self.items.entry(d).or_default();
+                            for i in 0..n {
+                                m.insert((Value::Box(r), i), zero_of(&item));
+                            }
+                        }
+                    }
+                }
+                next.emit(op, sh);
+            }
+            (
+                "new" | "new_with_vtable",
+                Some(DescrData::Size { strukt, .. } | DescrData::Class { strukt, .. }),
+            ) => {
                 if let Some(r) = op.result {
-                    self.lengths.insert(Value::Box(r), sh.resolve(op.args[0]));
+                    self.fresh_struct(Value::Box(r), &strukt, sh);
                 }
                 next.emit(op, sh);
             }
