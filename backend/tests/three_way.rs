@@ -8,10 +8,11 @@
 //! index (optimization removes ops), so they compare by the guard's number,
 //! its first fail arg; (b) and (c) run the same trace and compare exactly.
 //! (d) the optimized trace compiled with two general-purpose registers and
-//! one SSE register, so most boxes live in the frame, must agree with (c).
+//! one SSE register, so most boxes live in the frame, and (e) compiled with
+//! every memory access checked against the heap, must agree with (c).
 
 use proptest::prelude::*;
-use rpy_backend::x86_64::{compile, compile_with_registers, CompiledLoop};
+use rpy_backend::x86_64::{compile, compile_checked, compile_with_registers, CompiledLoop};
 use rpy_jit::interp::{run, Heap, Outcome, RunValue};
 use rpy_jit::optimize::{optimize, IMPLEMENTED_PASSES};
 use rpy_jit::parse_run_value;
@@ -62,6 +63,8 @@ fn three_way(src: &str, inputs: &[Vec<String>], limit: u64) -> Result<(), TestCa
     let code = compile(&optimized).map_err(|e| TestCaseError::fail(format!("{e}\n{printed}")))?;
     let spilling = compile_with_registers(&optimized, &[12, 13], &[2])
         .map_err(|e| TestCaseError::fail(format!("{e}\n{printed}")))?;
+    let checked =
+        compile_checked(&optimized).map_err(|e| TestCaseError::fail(format!("{e}\n{printed}")))?;
     for args in inputs {
         let a = observe_run(&unoptimized, args, Engine::Interpreter, limit, true);
         prop_assert!(!a.contains("\nerror "), "{}\n{}", a, src);
@@ -82,6 +85,14 @@ fn three_way(src: &str, inputs: &[Vec<String>], limit: u64) -> Result<(), TestCa
             &c,
             &d,
             "\ninputs {:?}\n--- optimized, few registers\n{}",
+            args,
+            printed
+        );
+        let e = observe_run(&optimized, args, Engine::Machine(&checked), limit, false);
+        prop_assert_eq!(
+            &c,
+            &e,
+            "\ninputs {:?}\n--- optimized, checked\n{}",
             args,
             printed
         );

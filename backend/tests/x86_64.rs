@@ -1,9 +1,11 @@
 //! The x86-64 backend against the reference interpreter.
 
 use proptest::prelude::*;
-use rpy_backend::x86_64::compile;
+use rpy_backend::x86_64::{compile, compile_checked, compile_with_registers, CompiledLoop};
 use rpy_jit::interp::{run_fresh, Heap, Outcome, RunValue};
+use rpy_jit::testgen::observe;
 use rpy_jit::text::parse;
+use rpy_jit::trace::{DescrNeed, Kind, Trace, OPS};
 
 const LIMIT: u64 = 1000;
 
@@ -394,4 +396,308 @@ fn code_is_available() {
     if let Ok(path) = std::env::var("RPY_DUMP_X86") {
         std::fs::write(path, code.code()).unwrap();
     }
+}
+
+// ---- every operation, floats, memory, calls, spilling ----
+
+/// Runs `src` on inputs given as `rpy trace --run` arguments in the
+/// interpreter and as machine code (`compiled`), each on its own heap; the
+/// outcomes and reachable memory must agree (`testgen::observe`).
+fn check_on_heap(
+    src: &str,
+    inputs: &[&str],
+    compiled: fn(&Trace) -> Result<CompiledLoop, String>,
+) -> String {
+    let trace = parse(src).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    let code = compiled(&trace).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    let observe_with = |machine: bool| {
+        let mut heap = Heap::default();
+        let args: Vec<String> = inputs.iter().map(|s| s.to_string()).collect();
+        let values = rpy_jit::run_values(&trace, &mut heap, &args).unwrap();
+        let outcome = if machine {
+            code.run(&values, &mut heap, LIMIT)
+        } else {
+            rpy_jit::interp::run(&trace, &values, &mut heap, LIMIT)
+        };
+        observe(&trace, &heap, &values, &outcome)
+    };
+    let expected = observe_with(false);
+    assert_eq!(observe_with(true), expected, "{src}\ninputs {inputs:?}");
+    expected
+}
+
+const HEADER: &str = "struct s { n: Signed, x: Float, next: Ptr(s), c: Char }
+class C(s)
+array ints = Signed
+array floats = Float
+array refs = Ptr(s)
+call max = int_max
+call sqrt = float_sqrt
+call hypot = float_hypot
+call add3 = int_add3
+call nop = noop
+call isnull = ptr_is_null
+call either = ptr_nonnull_or
+";
+
+/// One trace per operation of the table, with arguments and a descr of the
+/// right kinds.
+fn one_op_trace(info: &rpy_jit::trace::OpInfo) -> Option<String> {
+    let name = info.name;
+    let array_op = info.descr == DescrNeed::Array;
+    let float_op = name.ends_with("_f");
+    let ref_op = name.ends_with("_r");
+    let mut args: Vec<String> = match info.args {
+        "*" => match (name, info.result) {
+            ("label" | "jump" | "finish", _) => return None,
+            (_, Kind::Float) => vec!["f2".into()],
+            (_, Kind::Void) => vec![],
+            (_, Kind::Ref) => vec!["NULL".into(), "p0".into()],
+            _ => vec!["i1".into(), "7".into()],
+        },
+        letters => letters
+            .chars()
+            .enumerate()
+            .map(|(k, c)| match c {
+                'r' if array_op && float_op => "p4".to_string(),
+                'r' if array_op && ref_op => "p5".to_string(),
+                'r' if array_op => "p3".to_string(),
+                'r' => "p0".to_string(),
+                'f' => "f2".to_string(),
+                'i' if name == "guard_class" || name == "guard_nonnull_class" => {
+                    "ConstClass(C)".into()
+                }
+                'i' if k == 0 && name.contains("raw") => "i1".into(),
+                'i' => "i1".into(),
+                _ if name == "guard_value" && k == 1 => "2".into(),
+                _ if name.contains("arrayitem") && float_op => "f2".into(),
+                _ if name.starts_with("setarrayitem") => {
+                    if name.contains("raw") {
+                        "0".into()
+                    } else {
+                        "i1".into()
+                    }
+                }
+                _ if name == "setfield_gc" || name == "setfield_raw" => "i1".into(),
+                _ => "i1".into(),
+            })
+            .collect(),
+    };
+    if name.starts_with("setarrayitem") && args.len() == 3 {
+        args[2] = "i1".into();
+    }
+    let descr = match info.descr {
+        DescrNeed::None => String::new(),
+        DescrNeed::Field => match name {
+            n if n.ends_with("_f") => ", descr=s.x".into(),
+            n if n.ends_with("_r") => ", descr=s.next".into(),
+            _ => ", descr=s.n".into(),
+        },
+        DescrNeed::Array if float_op => ", descr=floats".into(),
+        DescrNeed::Array if ref_op => ", descr=refs".into(),
+        DescrNeed::Array => ", descr=ints".into(),
+        DescrNeed::Size => ", descr=s".into(),
+        DescrNeed::Class => ", descr=C".into(),
+        DescrNeed::Call => match info.result {
+            Kind::Float => ", descr=sqrt".into(),
+            Kind::Void => ", descr=nop".into(),
+            Kind::Ref => ", descr=either".into(),
+            _ => ", descr=max".into(),
+        },
+    };
+    let call = format!("{name}({}{descr})", args.join(", "));
+    let call = call.replace("(, ", "(");
+    let line = match info.result {
+        Kind::Void if info.guard => format!("{call} [i1, f2, p0]\nfinish(i1)"),
+        Kind::Void => format!("{call}\nfinish(i1)"),
+        k => format!("{}9 = {call}\nfinish({}9)", k.prefix(), k.prefix()),
+    };
+    Some(format!("{HEADER}[p0, i1, f2, p3, p4, p5]\n{line}\n"))
+}
+
+#[test]
+fn every_operation_of_the_table_compiles_and_agrees_with_the_interpreter() {
+    let inputs = [
+        "s(n=5, x=1.5, next=C(n=7), c=65)",
+        "2",
+        "0.5",
+        "ints[10, 20, 30]",
+        "floats[0.25, 2.5, -1.0]",
+        "refs[s(n=1), null, C(n=3)]",
+    ];
+    let mut ran = 0;
+    for info in OPS {
+        let Some(src) = one_op_trace(info) else {
+            continue;
+        };
+        // checked code: raw accesses at address 2 are errors, not crashes
+        check_on_heap(&src, &inputs, compile_checked);
+        if !info.name.contains("raw") {
+            check_on_heap(&src, &inputs, compile);
+        }
+        ran += 1;
+    }
+    assert_eq!(
+        ran,
+        OPS.len() - 3,
+        "label, jump and finish are tested by the loops"
+    );
+}
+
+#[test]
+fn float_edge_cases_agree() {
+    let src = "[f0, f1]
+i2 = cast_float_to_int(f0)
+i3 = float_lt(f0, f1)
+i4 = float_le(f0, f1)
+i5 = float_eq(f0, f1)
+i6 = float_ne(f0, f1)
+i7 = float_gt(f0, f1)
+i8 = float_ge(f0, f1)
+f9 = float_truediv(f0, f1)
+f10 = float_neg(f0)
+f11 = float_abs(f0)
+f12 = cast_int_to_float(i2)
+f13 = float_sub(f0, 1e300)
+guard_value(f11, 2.5) [i2, i3, i4, i5, i6, i7, i8, f9, f10, f11, f12, f13]
+finish(f0)
+";
+    let values = [
+        "0.0", "-0.0", "nan", "inf", "-inf", "1e19", "-1e19", "-0.5", "2.5", "-2.5", "9.2e18",
+    ];
+    for x in values {
+        for y in values {
+            check_on_heap(src, &[x, y], compile);
+        }
+    }
+}
+
+/// A trace with `n` ints and `n` floats all live at the end, and calls in
+/// between: more live values than registers, kept across calls.
+fn many_live_values(n: usize) -> String {
+    let mut s = String::from("call max = int_max\ncall hypot = float_hypot\n[i0, f1]\n");
+    let mut finish = vec!["i0".to_string(), "f1".to_string()];
+    for k in 0..n {
+        let (i, f) = (2 + 2 * k, 3 + 2 * k);
+        let prev_i = &finish[finish.len() - 2];
+        s += &format!("i{i} = int_add({prev_i}, {k})\n");
+        s += &format!("f{f} = float_mul(f1, {k}.5)\n");
+        if k % 7 == 3 {
+            s += &format!("i{} = call_i(i{i}, 3, descr=max)\n", 1000 + k);
+            s += &format!("f{} = call_f(f{f}, f1, descr=hypot)\n", 2000 + k);
+            finish.push(format!("i{}", 1000 + k));
+            finish.push(format!("f{}", 2000 + k));
+        }
+        finish.push(format!("i{i}"));
+        finish.push(format!("f{f}"));
+    }
+    s += &format!("guard_true(i2) [{}]\n", finish.join(", "));
+    s += &format!("finish({})\n", finish.join(", "));
+    s
+}
+
+#[test]
+fn more_live_values_than_registers_spill_to_the_frame() {
+    let src = many_live_values(40);
+    check_on_heap(&src, &["5", "1.25"], compile);
+    check_on_heap(&src, &["0", "-3.5"], compile);
+    let trace = parse(&src).unwrap();
+    let alloc = rpy_backend::x86_64::regalloc::assign(&trace);
+    assert!(alloc
+        .homes
+        .contains(&rpy_backend::x86_64::regalloc::Home::Slot));
+    // no registers at all: every box in the frame
+    let none = |t: &Trace| compile_with_registers(t, &[], &[]);
+    check_on_heap(&src, &["5", "1.25"], none);
+    check_on_heap(SUM_ARRAY_LOOP, &["ints[1, 2, 3, 4, 5]", "0", "0"], none);
+}
+
+const SUM_ARRAY_LOOP: &str = "array ints = Signed
+[p0, i0, i1]
+label(p0, i0, i1)
+i2 = arraylen_gc(p0, descr=ints)
+i3 = int_lt(i0, i2)
+guard_true(i3) [i0, i1]
+i4 = getarrayitem_gc_i(p0, i0, descr=ints)
+i5 = int_add(i1, i4)
+i6 = int_add(i0, 1)
+jump(p0, i6, i5)
+";
+
+#[test]
+fn array_loops_and_bounds_errors() {
+    let o = check_on_heap(SUM_ARRAY_LOOP, &["ints[1, 2, 3, 4, 5]", "0", "0"], compile);
+    assert!(o.contains("guard 3 failed [5, 15]"), "{o}");
+    // a negative index is out of bounds, as in the interpreter
+    let o = check_on_heap(SUM_ARRAY_LOOP, &["ints[1, 2]", "-1", "0"], compile);
+    assert!(
+        o.contains("error index -1 out of bounds (length 2) at op 4"),
+        "{o}"
+    );
+    check_on_heap(SUM_ARRAY_LOOP, &["null", "0", "0"], compile);
+    check_on_heap(SUM_ARRAY_LOOP, &["ints[]", "0", "0"], compile_checked);
+}
+
+#[test]
+fn allocation_and_escapes_share_the_interpreters_heap() {
+    let src = "struct node { value: Signed, next: Ptr(node), f: Float }
+class Box(node)
+array nodes = Ptr(node)
+[p0, i1]
+label(p0, i1)
+p2 = new_with_vtable(descr=Box)
+setfield_gc(p2, i1, descr=node.value)
+setfield_gc(p2, p0, descr=node.next)
+f3 = cast_int_to_float(i1)
+setfield_gc(p2, f3, descr=node.f)
+p4 = new_array_clear(2, descr=nodes)
+setarrayitem_gc(p4, 1, p2, descr=nodes)
+p5 = getarrayitem_gc_r(p4, 1, descr=nodes)
+guard_class(p5, ConstClass(Box)) [p5]
+i6 = int_sub(i1, 1)
+i7 = int_gt(i6, 0)
+guard_true(i7) [p5, p4]
+jump(p5, i6)
+";
+    let o = check_on_heap(src, &["node(value=100)", "3"], compile);
+    assert!(o.contains("Box(value=1, next=#"), "{o}");
+    check_on_heap(src, &["null", "3"], compile);
+    // a bad array length is the interpreter's error
+    let bad = "array ints = Signed\n[i0]\np1 = new_array(i0, descr=ints)\nfinish(p1)\n";
+    let o = check_on_heap(bad, &["-1"], compile);
+    assert!(o.contains("error bad array length -1"), "{o}");
+}
+
+#[test]
+fn checked_code_reports_stray_pointers_as_the_interpreter_does() {
+    let src = "struct s { n: Signed }
+[i0, i1]
+i2 = getfield_raw_i(i0, descr=s.n)
+setfield_raw(i0, i1, descr=s.n)
+finish(i2)
+";
+    let o = check_on_heap(src, &["4096", "1"], compile_checked);
+    assert!(
+        o.contains("error access to 0x1008 outside any object at op 0"),
+        "{o}"
+    );
+    let o = check_on_heap(src, &["0", "1"], compile_checked);
+    assert!(o.contains("error null pointer dereference at op 0"), "{o}");
+    let class = "struct s { n: Signed }\nclass C(s)\n[i0]\np1 = same_as_r(NULL)\nguard_class(p1, ConstClass(C)) [i0]\nfinish(i0)\n";
+    let o = check_on_heap(class, &["1"], compile_checked);
+    assert!(o.contains("error guard_class on null at op 1"), "{o}");
+}
+
+#[test]
+fn malformed_traces_are_refused_with_the_operation_named() {
+    let mut trace = parse("[i0, i1]\ni2 = int_add(i0, i1)\nfinish(i2)\n").unwrap();
+    trace.ops[0].args.pop();
+    let e = compile(&trace).unwrap_err();
+    assert!(e.contains("int_add"), "{e}");
+    let mut trace =
+        parse("struct s { n: Signed }\n[p0]\ni1 = getfield_gc_i(p0, descr=s.n)\nfinish(i1)\n")
+            .unwrap();
+    trace.ops[0].descr = None;
+    let e = compile(&trace).unwrap_err();
+    assert!(e.contains("getfield_gc_i"), "{e}");
 }

@@ -36,6 +36,15 @@ extern "C" fn noop() {}
 extern "C" fn ptr_is_null(p: usize) -> i64 {
     (p == 0) as i64
 }
+/// The first of two pointers that is not null (a function returning a
+/// pointer, for `call_r`).
+extern "C" fn ptr_nonnull_or(p: usize, q: usize) -> usize {
+    if p != 0 {
+        p
+    } else {
+        q
+    }
+}
 
 macro_rules! funcs {
     ($($name:ident ($($a:ident),*) -> $r:ident;)*) => {
@@ -60,6 +69,7 @@ funcs! {
     float_hypot(Float, Float) -> Float;
     noop() -> Void;
     ptr_is_null(Ref) -> Int;
+    ptr_nonnull_or(Ref, Ref) -> Ref;
 }
 
 pub fn lookup(name: &str) -> Option<&'static NativeFunc> {

@@ -10,7 +10,7 @@ use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi};
 use rpy_jit::trace::{Op, Trace, Value};
 
 use super::regalloc::Home;
-use super::{Exit, Gen, RAX};
+use super::{Gen, RAX};
 
 /// The loop the next jump goes to: its code label and its boxes.
 pub(super) struct LoopHead {
@@ -50,6 +50,9 @@ impl Gen<'_> {
             "label" => {
                 let target = self.asm.new_dynamic_label();
                 dynasm!(self.asm ; .arch x64 ; .align 16 ; =>target);
+                // a label joins the jump's path: what was known here is not
+                self.nonnull.clear();
+                self.known_length.clear();
                 *head = LoopHead {
                     target,
                     boxes: op.args.clone(),
@@ -57,14 +60,15 @@ impl Gen<'_> {
             }
             "jump" => {
                 self.parallel_move(&op.args, &head.boxes);
-                let exit = self.stub(pc, Exit::Values(head.boxes.clone()));
+                // loop while budget remains; else leave with the label's values
                 let target = head.target;
                 dynasm!(self.asm
                     ; .arch x64
                     ; sub r15, 1
-                    ; jle =>exit
-                    ; jmp =>target
+                    ; jg =>target
                 );
+                self.write_out(&head.boxes.clone());
+                self.ret_index(pc);
             }
             _ => {
                 self.write_out(&op.args);

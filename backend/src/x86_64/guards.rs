@@ -60,8 +60,8 @@ impl Gen<'_> {
             return false;
         }
         let l = self.fail_stub(pc + 1, next);
-        self.load(RAX, op.args[0]);
-        self.arith(RAX, Arith::Cmp, op.args[1]);
+        let lhs = self.in_register(op.args[0], RAX);
+        self.arith(lhs, Arith::Cmp, op.args[1]);
         match fails_on {
             "l" => dynasm!(self.asm ; .arch x64 ; jl =>l),
             "ge" => dynasm!(self.asm ; .arch x64 ; jge =>l),
@@ -86,16 +86,19 @@ impl Gen<'_> {
         let fail = self.fail_stub(pc, op);
         match name {
             "guard_true" | "guard_nonnull" => {
-                self.load(RAX, a[0]);
-                dynasm!(self.asm ; .arch x64 ; test rax, rax ; jz =>fail);
+                let r = self.in_register(a[0], RAX);
+                dynasm!(self.asm ; .arch x64 ; test Rq(r), Rq(r) ; jz =>fail);
+                if let (Value::Box(b), "guard_nonnull") = (a[0], name) {
+                    self.nonnull.insert(b);
+                }
             }
             "guard_false" | "guard_isnull" => {
                 self.load(RAX, a[0]);
                 dynasm!(self.asm ; .arch x64 ; test rax, rax ; jnz =>fail);
             }
             "guard_value" => {
-                self.load(RAX, a[0]);
-                self.arith(RAX, Arith::Cmp, a[1]);
+                let lhs = self.in_register(a[0], RAX);
+                self.arith(lhs, Arith::Cmp, a[1]);
                 dynasm!(self.asm ; .arch x64 ; jne =>fail);
             }
             "guard_class" | "guard_nonnull_class" => {
@@ -114,6 +117,9 @@ impl Gen<'_> {
                 dynasm!(self.asm ; .arch x64 ; mov rax, QWORD [rax]);
                 self.arith(RAX, Arith::Cmp, a[1]);
                 dynasm!(self.asm ; .arch x64 ; jne =>fail);
+                if let Value::Box(b) = a[0] {
+                    self.nonnull.insert(b);
+                }
             }
             "guard_no_overflow" | "guard_overflow" => {
                 let d = super::disp(self.frame.ovf);

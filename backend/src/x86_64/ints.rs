@@ -207,8 +207,8 @@ impl Gen<'_> {
             "int_lt" | "int_le" | "int_eq" | "int_ne" | "int_gt" | "int_ge" | "uint_lt"
             | "uint_le" | "uint_gt" | "uint_ge" | "ptr_eq" | "ptr_ne" | "instance_ptr_eq"
             | "instance_ptr_ne" => {
-                self.load(RAX, a[0]);
-                self.arith(RAX, Arith::Cmp, a[1]);
+                let lhs = self.in_register(a[0], RAX);
+                self.arith(lhs, Arith::Cmp, a[1]);
                 match name {
                     "int_lt" => dynasm!(self.asm ; .arch x64 ; setl al),
                     "int_le" => dynasm!(self.asm ; .arch x64 ; setle al),

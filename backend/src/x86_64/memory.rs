@@ -9,6 +9,8 @@ use dynasmrt::{dynasm, DynasmApi, DynasmLabelApi};
 use rpy_jit::trace::{DescrData, Op, Value};
 
 use super::calls::CallArg;
+use super::ints::Arith;
+use super::regalloc::Home;
 use super::runtime;
 use super::{unsupported, Checks, Gen, RAX, RCX, RDX};
 
@@ -23,6 +25,14 @@ fn access_size(ty: &rpy_ir::lltype::LowLevelType) -> usize {
 
 fn offset(n: usize, op: &Op) -> Result<i32, String> {
     i32::try_from(n).map_err(|_| format!("x86_64 backend: offset {n} of {} too large", op.name()))
+}
+
+/// A memory operand `[base + index * scale + disp]`, scale 1 or 8.
+#[derive(Clone, Copy)]
+struct Place {
+    base: u8,
+    index: Option<(u8, u8)>,
+    disp: i32,
 }
 
 impl Gen<'_> {
@@ -51,60 +61,118 @@ impl Gen<'_> {
         self.load_slot(RAX, self.frame.scratch);
     }
 
-    /// rax = the first argument, leaving through the error stub when null.
-    fn load_nonnull_base(&mut self, pc: usize, op: &Op) {
-        let err = self.error_stub(pc, op);
-        self.load(RAX, op.args[0]);
-        dynasm!(self.asm ; .arch x64 ; test rax, rax ; jz =>err);
-    }
-
-    /// Reads `size` bytes at `[rax + disp]` into rax.
-    fn read_at_rax(&mut self, pc: usize, size: usize, disp: i32, op: &Op) {
-        let mut disp = disp;
-        if self.checks == Checks::Checked {
-            if disp != 0 {
-                dynasm!(self.asm ; .arch x64 ; lea rax, [rax + disp]);
-                disp = 0;
+    /// A register holding the first argument, which is not null: checked
+    /// unless known (an error exit when null, as in the interpreter).
+    fn nonnull_base(&mut self, pc: usize, op: &Op) -> u8 {
+        let base = match self.checks {
+            // checked accesses compute their address in rax
+            Checks::Checked => {
+                self.load(RAX, op.args[0]);
+                RAX
             }
-            self.check_address(pc, size, true, op);
-        }
-        if size == 1 {
-            dynasm!(self.asm ; .arch x64 ; movzx eax, BYTE [rax + disp]);
-        } else {
-            dynasm!(self.asm ; .arch x64 ; mov rax, QWORD [rax + disp]);
-        }
-    }
-
-    /// Writes `v` (`size` bytes) at `[rax + disp]`; uses rdx.
-    fn write_at_rax(&mut self, pc: usize, size: usize, disp: i32, v: Value, op: &Op) {
-        let mut disp = disp;
-        if self.checks == Checks::Checked {
-            if disp != 0 {
-                dynasm!(self.asm ; .arch x64 ; lea rax, [rax + disp]);
-                disp = 0;
+            Checks::Trusting => self.in_register(op.args[0], RAX),
+        };
+        let known = matches!(op.args[0], Value::Box(b) if self.nonnull.contains(&b));
+        if !known {
+            let err = self.error_stub(pc, op);
+            dynasm!(self.asm ; .arch x64 ; test Rq(base), Rq(base) ; jz =>err);
+            if let Value::Box(b) = op.args[0] {
+                self.nonnull.insert(b);
             }
-            self.check_address(pc, size, true, op);
         }
-        self.load(RDX, v);
-        if size == 1 {
-            dynasm!(self.asm ; .arch x64 ; mov BYTE [rax + disp], dl);
-        } else {
-            dynasm!(self.asm ; .arch x64 ; mov QWORD [rax + disp], rdx);
+        base
+    }
+
+    /// `rax = address of place`.
+    fn lea_rax(&mut self, at: Place) {
+        let (b, d) = (at.base, at.disp);
+        match at.index {
+            None => dynasm!(self.asm ; .arch x64 ; lea rax, [Rq(b) + d]),
+            Some((i, 8)) => dynasm!(self.asm ; .arch x64 ; lea rax, [Rq(b) + Rq(i) * 8 + d]),
+            Some((i, _)) => dynasm!(self.asm ; .arch x64 ; lea rax, [Rq(b) + Rq(i) + d]),
         }
     }
 
-    /// rcx = rcx * `item_size` (wrapping).
-    fn scale_index(&mut self, item_size: usize) {
+    /// In checked mode, the place as `[rax]` after checking its `size`
+    /// bytes; else the place itself.
+    fn checked_place(&mut self, pc: usize, at: Place, size: usize, op: &Op) -> Place {
+        if self.checks != Checks::Checked {
+            return at;
+        }
+        self.lea_rax(at);
+        self.check_address(pc, size, true, op);
+        Place {
+            base: RAX,
+            index: None,
+            disp: 0,
+        }
+    }
+
+    /// `dst = size bytes at place` (zero-extended).
+    fn read(&mut self, dst: u8, at: Place, size: usize) {
+        let (b, d) = (at.base, at.disp);
+        match (size, at.index) {
+            (1, None) => dynasm!(self.asm ; .arch x64 ; movzx Rd(dst), BYTE [Rq(b) + d]),
+            (1, Some((i, 8))) => {
+                dynasm!(self.asm ; .arch x64 ; movzx Rd(dst), BYTE [Rq(b) + Rq(i) * 8 + d])
+            }
+            (1, Some((i, _))) => {
+                dynasm!(self.asm ; .arch x64 ; movzx Rd(dst), BYTE [Rq(b) + Rq(i) + d])
+            }
+            (_, None) => dynasm!(self.asm ; .arch x64 ; mov Rq(dst), QWORD [Rq(b) + d]),
+            (_, Some((i, 8))) => {
+                dynasm!(self.asm ; .arch x64 ; mov Rq(dst), QWORD [Rq(b) + Rq(i) * 8 + d])
+            }
+            (_, Some((i, _))) => {
+                dynasm!(self.asm ; .arch x64 ; mov Rq(dst), QWORD [Rq(b) + Rq(i) + d])
+            }
+        }
+    }
+
+    /// `size bytes at place = v`; uses rdx.
+    fn write(&mut self, at: Place, v: Value, size: usize) {
+        let (b, d) = (at.base, at.disp);
+        let src = if size == 1 {
+            // the low byte of rdx needs no REX subtleties
+            self.load(RDX, v);
+            RDX
+        } else {
+            self.in_register(v, RDX)
+        };
+        match (size, at.index) {
+            (1, None) => dynasm!(self.asm ; .arch x64 ; mov BYTE [Rq(b) + d], dl),
+            (1, Some((i, 8))) => {
+                dynasm!(self.asm ; .arch x64 ; mov BYTE [Rq(b) + Rq(i) * 8 + d], dl)
+            }
+            (1, Some((i, _))) => dynasm!(self.asm ; .arch x64 ; mov BYTE [Rq(b) + Rq(i) + d], dl),
+            (_, None) => dynasm!(self.asm ; .arch x64 ; mov QWORD [Rq(b) + d], Rq(src)),
+            (_, Some((i, 8))) => {
+                dynasm!(self.asm ; .arch x64 ; mov QWORD [Rq(b) + Rq(i) * 8 + d], Rq(src))
+            }
+            (_, Some((i, _))) => {
+                dynasm!(self.asm ; .arch x64 ; mov QWORD [Rq(b) + Rq(i) + d], Rq(src))
+            }
+        }
+    }
+
+    /// A register for the index times `item_size`, as (register, scale).
+    fn scaled_index(&mut self, v: Value, item_size: usize) -> (u8, u8) {
         match item_size {
-            1 => {}
-            s if s.is_power_of_two() => {
-                let sh = s.trailing_zeros() as i8;
-                dynasm!(self.asm ; .arch x64 ; shl rcx, sh);
-            }
+            1 | 8 => (self.in_register(v, RCX), item_size as u8),
             s => {
+                self.load(RCX, v);
                 let s = s as i32;
                 dynasm!(self.asm ; .arch x64 ; imul rcx, rcx, s);
+                (RCX, 1)
             }
+        }
+    }
+
+    /// The register a read result goes to: the result's own, if it has one.
+    fn result_register(&self, op: &Op) -> u8 {
+        match op.result.map(|r| self.home(r)) {
+            Some(Home::Gp(r)) => r,
+            _ => RAX,
         }
     }
 
@@ -113,6 +181,7 @@ impl Gen<'_> {
         let a = &op.args;
         let descr_id = op.descr.ok_or_else(|| unsupported(op))?;
         let descr = self.trace.header.descrs[descr_id].data.clone();
+        let dst = self.result_register(op);
         match (name, descr) {
             ("new" | "new_with_vtable", _) => {
                 let err = self.error_stub(pc, op);
@@ -123,6 +192,7 @@ impl Gen<'_> {
                     &[],
                 );
                 dynasm!(self.asm ; .arch x64 ; test rax, rax ; jz =>err);
+                self.store_box_nonnull(op, RAX);
             }
             ("new_array" | "new_array_clear", _) => {
                 let err = self.error_stub(pc, op);
@@ -137,6 +207,7 @@ impl Gen<'_> {
                     &[],
                 );
                 dynasm!(self.asm ; .arch x64 ; test rax, rax ; jz =>err);
+                self.store_box_nonnull(op, RAX);
             }
             (
                 _,
@@ -144,20 +215,34 @@ impl Gen<'_> {
                     offset: off, ty, ..
                 },
             ) => {
-                let disp = offset(off, op)?;
                 let size = access_size(&ty);
-                self.load_nonnull_base(pc, op);
+                let base = self.nonnull_base(pc, op);
+                let at = Place {
+                    base,
+                    index: None,
+                    disp: offset(off, op)?,
+                };
+                let at = self.checked_place(pc, at, size, op);
                 if name.starts_with("get") {
-                    self.read_at_rax(pc, size, disp, op);
+                    self.read(dst, at, size);
+                    self.store_result(op, dst)?;
                 } else {
-                    self.write_at_rax(pc, size, disp, a[1], op);
-                    return Ok(());
+                    self.write(at, a[1], size);
                 }
             }
             ("arraylen_gc", DescrData::Array { length_offset, .. }) => {
-                let disp = offset(length_offset, op)?;
-                self.load_nonnull_base(pc, op);
-                self.read_at_rax(pc, 8, disp, op);
+                let base = self.nonnull_base(pc, op);
+                let at = Place {
+                    base,
+                    index: None,
+                    disp: offset(length_offset, op)?,
+                };
+                let at = self.checked_place(pc, at, 8, op);
+                self.read(dst, at, 8);
+                self.store_result(op, dst)?;
+                if let (Value::Box(array), Some(len)) = (a[0], op.result) {
+                    self.known_length.insert(array, len);
+                }
             }
             (
                 _,
@@ -170,42 +255,85 @@ impl Gen<'_> {
                 },
             ) => {
                 let size = access_size(&item);
-                let items = offset(items_offset, op)?;
-                self.load_nonnull_base(pc, op);
-                if name.contains("_gc") {
-                    // the index must be below the length (unsigned: also >= 0)
-                    let len = offset(length_offset, op)?;
+                let gc = name.contains("_gc");
+                let mut base = self.nonnull_base(pc, op);
+                if gc {
+                    self.bounds_check(pc, op, base, length_offset)?;
                     if self.checks == Checks::Checked {
-                        self.read_at_rax(pc, 8, len, op);
-                        dynasm!(self.asm ; .arch x64 ; mov rdx, rax);
+                        // the check's call clobbered rax
                         self.load(RAX, a[0]);
-                    } else {
-                        dynasm!(self.asm ; .arch x64 ; mov rdx, QWORD [rax + len]);
+                        base = RAX;
                     }
-                    self.load(RCX, a[1]);
-                    let err = self.error_stub(pc, op);
-                    dynasm!(self.asm ; .arch x64 ; cmp rcx, rdx ; jae =>err);
-                    self.scale_index(item_size);
-                    dynasm!(self.asm ; .arch x64 ; add rax, rcx);
-                } else {
-                    self.load(RCX, a[1]);
-                    self.scale_index(item_size);
-                    dynasm!(self.asm ; .arch x64 ; add rax, rcx);
                 }
-                let disp = if name.contains("_gc") { items } else { 0 };
+                let index = self.scaled_index(a[1], item_size);
+                let at = Place {
+                    base,
+                    index: Some(index),
+                    disp: if gc { offset(items_offset, op)? } else { 0 },
+                };
+                let at = self.checked_place(pc, at, size, op);
                 if name.starts_with("get") {
-                    self.read_at_rax(pc, size, disp, op);
+                    self.read(dst, at, size);
+                    self.store_result(op, dst)?;
                 } else {
-                    self.write_at_rax(pc, size, disp, a[2], op);
-                    return Ok(());
+                    self.write(at, a[2], size);
                 }
             }
             _ => return Err(unsupported(op)),
         }
-        match op.result {
-            Some(r) => self.store_box(r, RAX),
-            None => return Err(unsupported(op)),
-        }
         Ok(())
+    }
+
+    /// Leaves through the error stub unless `0 <= index < length` (one
+    /// unsigned comparison); the length is a live box when `arraylen_gc`
+    /// read it since the last label, else read at `[base + length_offset]`.
+    fn bounds_check(
+        &mut self,
+        pc: usize,
+        op: &Op,
+        base: u8,
+        length_offset: usize,
+    ) -> Result<(), String> {
+        let known = match op.args[0] {
+            Value::Box(array) => self
+                .known_length
+                .get(&array)
+                .copied()
+                .filter(|len| self.alloc.live_at(*len, pc)),
+            _ => None,
+        };
+        // the length: a live box, or rdx after reading it
+        let len_box = known.filter(|_| self.checks == Checks::Trusting);
+        if len_box.is_none() {
+            let at = Place {
+                base,
+                index: None,
+                disp: offset(length_offset, op)?,
+            };
+            let at = self.checked_place(pc, at, 8, op);
+            self.read(RDX, at, 8);
+        }
+        let index = self.in_register(op.args[1], RCX);
+        let err = self.error_stub(pc, op);
+        match len_box {
+            Some(len) => self.arith(index, Arith::Cmp, Value::Box(len)),
+            None => dynasm!(self.asm ; .arch x64 ; cmp Rq(index), rdx),
+        }
+        dynasm!(self.asm ; .arch x64 ; jae =>err);
+        Ok(())
+    }
+
+    fn store_result(&mut self, op: &Op, reg: u8) -> Result<(), String> {
+        let r = op.result.ok_or_else(|| unsupported(op))?;
+        self.store_box(r, reg);
+        Ok(())
+    }
+
+    /// Stores a new object's address, which is never null.
+    fn store_box_nonnull(&mut self, op: &Op, reg: u8) {
+        if let Some(r) = op.result {
+            self.store_box(r, reg);
+            self.nonnull.insert(r);
+        }
     }
 }

@@ -47,6 +47,8 @@ mod memory;
 pub mod regalloc;
 mod runtime;
 
+use std::collections::{HashMap, HashSet};
+
 use dynasmrt::x64::Assembler;
 use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi, ExecutableBuffer};
 use rpy_jit::interp::{Heap, Outcome, RunValue};
@@ -115,6 +117,12 @@ struct Gen<'t> {
     frame: FrameLayout,
     alloc: Allocation,
     checks: Checks,
+    /// Boxes known not to be null here (checked, guarded or allocated
+    /// earlier in the straight-line code since the last label).
+    nonnull: HashSet<usize>,
+    /// For an array box, a live box holding its length (from `arraylen_gc`
+    /// since the last label), so a bounds check need not load it again.
+    known_length: HashMap<usize, usize>,
 }
 
 impl Gen<'_> {
@@ -129,6 +137,24 @@ impl Gen<'_> {
             Value::Float(bits) => bits,
             Value::NullPtr => 0,
             Value::Class(d) => self.trace.header.class_id(d).unwrap_or(0),
+        }
+    }
+
+    /// A general-purpose register holding `v`: its home, or `scratch` after
+    /// loading it there.
+    fn in_register(&mut self, v: Value, scratch: u8) -> u8 {
+        match v {
+            Value::Box(b) => match self.home(b) {
+                Home::Gp(r) => r,
+                _ => {
+                    self.load(scratch, v);
+                    scratch
+                }
+            },
+            _ => {
+                self.load(scratch, v);
+                scratch
+            }
         }
     }
 
@@ -454,6 +480,8 @@ fn compile_with(trace: &Trace, checks: Checks, alloc: Allocation) -> Result<Comp
         frame,
         alloc,
         checks,
+        nonnull: HashSet::new(),
+        known_length: HashMap::new(),
     };
     g.prologue();
     let mut head = control::LoopHead::start(&mut g);

@@ -88,6 +88,29 @@ pub fn assign_with(trace: &Trace, gp: &[u8], xmm: &[u8]) -> Allocation {
             end[r] = end[r].max(pos);
         }
     }
+    // a bounds check compares with the array's length box from an earlier
+    // `arraylen_gc` (since the last label) instead of loading it again, so
+    // that box lives until then
+    let mut length_of: std::collections::HashMap<BoxId, BoxId> = Default::default();
+    for (pc, op) in trace.ops.iter().enumerate() {
+        match (op.name(), op.args.first()) {
+            ("label", _) => length_of.clear(),
+            ("arraylen_gc", Some(Value::Box(array))) => {
+                if let Some(r) = op.result {
+                    length_of.insert(*array, r);
+                }
+            }
+            (
+                "getarrayitem_gc_i" | "getarrayitem_gc_f" | "getarrayitem_gc_r" | "setarrayitem_gc",
+                Some(Value::Box(array)),
+            ) => {
+                if let Some(&len) = length_of.get(array) {
+                    end[len] = end[len].max(pc + 1);
+                }
+            }
+            _ => {}
+        }
+    }
     let last_read = end.clone();
     // loops: the label's arguments and everything defined before the label
     // and read inside the loop live until the jump
@@ -199,4 +222,49 @@ pub fn assign_with(trace: &Trace, gp: &[u8], xmm: &[u8]) -> Allocation {
         }
     }
     Allocation { homes, live }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(t: &Trace, name: &str) -> BoxId {
+        t.boxes.iter().position(|b| b.name == name).unwrap()
+    }
+
+    #[test]
+    fn loop_carried_boxes_share_registers_with_their_label_arguments() {
+        let t = rpy_jit::text::parse(
+            "[i0, i1]\nlabel(i0, i1)\ni2 = int_lt(i0, 100)\nguard_true(i2) [i0, i1]\n\
+             i3 = int_add(i1, i0)\ni4 = int_add(i0, 1)\njump(i4, i3)\n",
+        )
+        .unwrap();
+        let a = assign(&t);
+        let home = |n: &str| a.homes[id(&t, n)];
+        // i1 is last read by i3's definition, i0 by i4's: they share
+        assert_eq!(home("i1"), home("i3"));
+        assert_eq!(home("i0"), home("i4"));
+        assert!(matches!(home("i0"), Home::Gp(_)));
+        assert_ne!(home("i0"), home("i1"));
+        // the label arguments live until the jump
+        assert_eq!(a.live[id(&t, "i0")].1, 6);
+    }
+
+    #[test]
+    fn the_interval_ending_last_is_spilled() {
+        // i0 lives to the end; i1 and i2 are short: with one register, i0
+        // goes to the frame
+        let t = rpy_jit::text::parse(
+            "[i0]\ni1 = int_add(i0, 1)\ni2 = int_add(i1, 1)\ni3 = int_add(i2, i0)\nfinish(i3, i0)\n",
+        )
+        .unwrap();
+        let a = assign_with(&t, &[12], &[]);
+        assert_eq!(a.homes[id(&t, "i0")], Home::Slot);
+        assert_eq!(a.homes[id(&t, "i1")], Home::Gp(12));
+        assert_eq!(a.homes[id(&t, "i2")], Home::Gp(12));
+        // floats go to SSE registers, and to the frame when there are none
+        let t = rpy_jit::text::parse("[f0]\nf1 = float_add(f0, f0)\nfinish(f1)\n").unwrap();
+        assert!(matches!(assign(&t).homes[id(&t, "f1")], Home::Xmm(_)));
+        assert_eq!(assign_with(&t, &[12], &[]).homes[id(&t, "f1")], Home::Slot);
+    }
 }
