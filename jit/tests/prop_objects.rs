@@ -77,7 +77,7 @@ proptest! {
         steps in prop::collection::vec(any::<(u8, u8, u8)>(), 1..40),
         cls in prop::sample::select(vec!["A", "B", "obj"]),
         v in -5i64..5, i1 in -5i64..5, i2 in -5i64..5,
-        passes in prop::sample::select(vec!["virtualize", "heap", "intbounds:rewrite:virtualize:pure", "intbounds:rewrite:virtualize:pure:heap"]),
+        passes in prop::sample::select(vec!["virtualize", "heap", "intbounds:rewrite:virtualize:pure", "intbounds:rewrite:virtualize:pure:heap", "virtualize:earlyforce", "intbounds:rewrite:virtualize:earlyforce:pure:heap"]),
     ) {
         let src = build(&steps);
         let t = parse(&src).map_err(|e| TestCaseError::fail(format!("{e}\n{src}")))?;
@@ -133,7 +133,7 @@ proptest! {
         sel in any::<u8>(),
         cls in prop::sample::select(vec!["A", "B", "obj"]),
         v in -5i64..5, i1 in -5i64..5, i2 in -5i64..5,
-        passes in prop::sample::select(vec!["virtualize:unroll", "heap:unroll", "intbounds:rewrite:virtualize:pure:heap:unroll"]),
+        passes in prop::sample::select(vec!["virtualize:unroll", "heap:unroll", "intbounds:rewrite:virtualize:pure:heap:unroll", "intbounds:rewrite:virtualize:earlyforce:pure:heap:unroll"]),
     ) {
         let src = build_loop(&steps, sel);
         let t = parse(&src).map_err(|e| TestCaseError::fail(format!("{e}\n{src}")))?;

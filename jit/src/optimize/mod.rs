@@ -14,6 +14,7 @@
 //! (its bound), and each optimization gets the label to reset its caches:
 //! the loop body is optimized for any iteration, not just the first.
 
+pub mod earlyforce;
 pub mod heap;
 pub mod intbounds;
 pub mod pure;
@@ -29,7 +30,7 @@ pub use intbounds::IntBound;
 /// The order of every optimization, as PyPy runs them.
 pub const ALL_PASSES: &str = "intbounds:rewrite:virtualize:string:earlyforce:pure:heap:unroll";
 /// The optimizations implemented so far, in order.
-pub const IMPLEMENTED_PASSES: &str = "intbounds:rewrite:virtualize:pure:heap:unroll";
+pub const IMPLEMENTED_PASSES: &str = "intbounds:rewrite:virtualize:earlyforce:pure:heap:unroll";
 
 /// What the optimizations share.
 pub struct Shared {
@@ -218,14 +219,47 @@ impl Next<'_> {
     }
 }
 
+/// How the members of one chain are made: `virtualize` and a later
+/// `earlyforce` share the virtual objects, and `virtualize` then leaves
+/// forcing to `earlyforce`.
+struct ChainPlan {
+    virtuals: virtualize::Virtuals,
+    /// `earlyforce` comes after `virtualize`.
+    early_force: bool,
+}
+
+impl ChainPlan {
+    fn new(names: &[&str]) -> ChainPlan {
+        let at = |n: &str| names.iter().position(|p| *p == n);
+        ChainPlan {
+            virtuals: virtualize::Virtuals::default(),
+            early_force: matches!((at("virtualize"), at("earlyforce")), (Some(v), Some(e)) if v < e),
+        }
+    }
+
+    fn make(&self, name: &str) -> Result<Box<dyn Optimization>, String> {
+        Ok(match name {
+            "virtualize" => Box::new(virtualize::OptVirtualize::new(
+                self.virtuals.clone(),
+                self.early_force,
+            )),
+            "earlyforce" => Box::new(earlyforce::OptEarlyForce::new(
+                self.early_force.then(|| self.virtuals.clone()),
+            )),
+            _ => make_pass(name)?,
+        })
+    }
+}
+
 fn make_pass(name: &str) -> Result<Box<dyn Optimization>, String> {
     Ok(match name {
         "intbounds" => Box::new(intbounds::OptIntBounds::default()),
         "rewrite" => Box::new(rewrite::OptRewrite),
         "pure" => Box::new(pure::OptPure::default()),
         "virtualize" => Box::new(virtualize::OptVirtualize::default()),
+        "earlyforce" => Box::new(earlyforce::OptEarlyForce::new(None)),
         "heap" => Box::new(heap::OptHeap::default()),
-        "string" | "earlyforce" => {
+        "string" => {
             return Err(format!(
                 "optimization '{name}' is not implemented yet (implemented: {IMPLEMENTED_PASSES})"
             ))
@@ -287,9 +321,10 @@ impl Run {
     /// A run of the optimizations `names` whose output starts with `trace`'s
     /// header, boxes and inputs and no operations.
     fn new(trace: &Trace, names: &[&str]) -> Result<Run, String> {
+        let plan = ChainPlan::new(names);
         let chain = names
             .iter()
-            .map(|n| make_pass(n))
+            .map(|n| plan.make(n))
             .collect::<Result<_, _>>()?;
         let next_name = trace
             .boxes

@@ -10,8 +10,14 @@
 //! There is no resume data yet, so a virtual in the fail args of a guard
 //! that stays is forced before the guard; at a `label` every virtual is
 //! forced (its state would differ from one iteration to the next).
+//!
+//! With `earlyforce` after it in the chain, an operation that makes a
+//! virtual escape is passed on as it is, and `earlyforce` decides what to
+//! force: the virtual objects are shared with it ([`Virtuals`]).
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
 
 use crate::trace::{opc, BoxId, DescrData, DescrId, Kind, Op, Value};
 
@@ -20,7 +26,7 @@ use super::{FieldSlot, Next, Optimization, Shared, VirtualShape};
 const MAX_VIRTUAL_ARRAY: i64 = 64;
 
 #[derive(Clone, Debug)]
-enum Virtual {
+pub(crate) enum Virtual {
     /// A struct or instance: the allocating op, and the stored fields by descr.
     Struct {
         alloc: Op,
@@ -33,10 +39,15 @@ enum Virtual {
     },
 }
 
+/// The virtual objects of one run, by box.
+pub(crate) type Virtuals = Rc<RefCell<HashMap<BoxId, Virtual>>>;
+
 /// The `virtualize` optimization.
 #[derive(Default)]
 pub struct OptVirtualize {
-    virtuals: HashMap<BoxId, Virtual>,
+    virtuals: Virtuals,
+    /// `earlyforce` comes later and forces what escapes.
+    leave_escapes: bool,
 }
 
 fn zero_of(kind: Kind) -> Value {
@@ -80,70 +91,99 @@ fn field_key(sh: &Shared, d: DescrId) -> DescrId {
         .unwrap_or(d)
 }
 
+/// The virtual `v` is, if any.
+fn virtual_of(virtuals: &Virtuals, sh: &Shared, v: Value) -> Option<BoxId> {
+    match sh.resolve(v) {
+        Value::Box(b) if virtuals.borrow().contains_key(&b) => Some(b),
+        _ => None,
+    }
+}
+
+/// Emits the allocation and stores of virtual `b` (and of the virtuals its
+/// fields hold); afterwards `b` is an ordinary box.
+fn force(virtuals: &Virtuals, b: BoxId, sh: &mut Shared, next: &mut Next) {
+    let Some(v) = virtuals.borrow_mut().remove(&b) else {
+        return;
+    };
+    match v {
+        Virtual::Struct { alloc, fields } => {
+            next.emit(alloc, sh);
+            for (d, val) in fields {
+                let val = force_value(virtuals, val, sh, next);
+                if val == Value::Int(0) || val == Value::NullPtr {
+                    // memory starts zeroed
+                    continue;
+                }
+                let mut st = Op::new(opc("setfield_gc"), vec![Value::Box(b), val], None);
+                st.descr = Some(d);
+                next.emit(st, sh);
+            }
+        }
+        Virtual::Array { alloc, items } => {
+            let descr = alloc.descr;
+            next.emit(alloc, sh);
+            for (i, val) in items.into_iter().enumerate() {
+                let Some(val) = val else { continue };
+                let val = force_value(virtuals, val, sh, next);
+                let mut st = Op::new(
+                    opc("setarrayitem_gc"),
+                    vec![Value::Box(b), Value::Int(i as i64), val],
+                    None,
+                );
+                st.descr = descr;
+                next.emit(st, sh);
+            }
+        }
+    }
+}
+
+/// Forces `v` if it is a virtual object (through `next`); returns it
+/// resolved.
+pub(crate) fn force_value(
+    virtuals: &Virtuals,
+    v: Value,
+    sh: &mut Shared,
+    next: &mut Next,
+) -> Value {
+    let v = sh.resolve(v);
+    if let Some(b) = virtual_of(virtuals, sh, v) {
+        force(virtuals, b, sh, next);
+    }
+    v
+}
+
 impl OptVirtualize {
+    /// `virtualize` keeping its virtual objects in `virtuals`; with
+    /// `leave_escapes`, operations that make them escape are passed on
+    /// unforced (`earlyforce`, later in the chain, forces them).
+    pub(crate) fn new(virtuals: Virtuals, leave_escapes: bool) -> OptVirtualize {
+        OptVirtualize {
+            virtuals,
+            leave_escapes,
+        }
+    }
+
     fn virtual_of(&self, sh: &Shared, v: Value) -> Option<BoxId> {
-        match sh.resolve(v) {
-            Value::Box(b) if self.virtuals.contains_key(&b) => Some(b),
-            _ => None,
-        }
+        virtual_of(&self.virtuals, sh, v)
     }
 
-    /// Emits the allocation and stores of virtual `b` (and of the virtuals
-    /// its fields hold); afterwards `b` is an ordinary box.
     fn force(&mut self, b: BoxId, sh: &mut Shared, next: &mut Next) {
-        let Some(v) = self.virtuals.remove(&b) else {
-            return;
-        };
-        match v {
-            Virtual::Struct { alloc, fields } => {
-                next.emit(alloc, sh);
-                for (d, val) in fields {
-                    let val = self.force_value(val, sh, next);
-                    if val == Value::Int(0) || val == Value::NullPtr {
-                        // memory starts zeroed
-                        continue;
-                    }
-                    let mut st = Op::new(opc("setfield_gc"), vec![Value::Box(b), val], None);
-                    st.descr = Some(d);
-                    next.emit(st, sh);
-                }
-            }
-            Virtual::Array { alloc, items } => {
-                let descr = alloc.descr;
-                next.emit(alloc, sh);
-                for (i, val) in items.into_iter().enumerate() {
-                    let Some(val) = val else { continue };
-                    let val = self.force_value(val, sh, next);
-                    let mut st = Op::new(
-                        opc("setarrayitem_gc"),
-                        vec![Value::Box(b), Value::Int(i as i64), val],
-                        None,
-                    );
-                    st.descr = descr;
-                    next.emit(st, sh);
-                }
-            }
-        }
+        force(&self.virtuals, b, sh, next)
     }
 
-    fn force_value(&mut self, v: Value, sh: &mut Shared, next: &mut Next) -> Value {
-        let v = sh.resolve(v);
-        if let Some(b) = self.virtual_of(sh, v) {
-            self.force(b, sh, next);
-        }
-        v
-    }
-
-    /// Forces every virtual `op` uses (arguments and fail args) and emits it.
+    /// Forces every virtual `op` uses (arguments and fail args) and emits
+    /// it; or leaves that to `earlyforce`.
     fn escape(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
-        for v in op.args.iter().chain(op.fail_args.iter().flatten()) {
-            self.force_value(*v, sh, next);
+        if !self.leave_escapes {
+            for v in op.args.iter().chain(op.fail_args.iter().flatten()) {
+                force_value(&self.virtuals, *v, sh, next);
+            }
         }
         next.emit(op, sh);
     }
 
     fn class_of(&self, b: BoxId, sh: &Shared) -> Option<u64> {
-        match self.virtuals.get(&b)? {
+        match self.virtuals.borrow().get(&b)? {
             Virtual::Struct { alloc, .. } => {
                 match alloc.descr.map(|d| &sh.trace.header.descrs[d].data) {
                     Some(DescrData::Class { type_id, .. })
@@ -167,7 +207,7 @@ impl Optimization for OptVirtualize {
         match name {
             "new" | "new_with_vtable" => {
                 if let Some(r) = op.result {
-                    self.virtuals.insert(
+                    self.virtuals.borrow_mut().insert(
                         r,
                         Virtual::Struct {
                             alloc: op,
@@ -180,7 +220,7 @@ impl Optimization for OptVirtualize {
             "new_array" | "new_array_clear" => {
                 if let (Some(r), Value::Int(n)) = (op.result, sh.resolve(op.args[0])) {
                     if (0..=MAX_VIRTUAL_ARRAY).contains(&n) {
-                        self.virtuals.insert(
+                        self.virtuals.borrow_mut().insert(
                             r,
                             Virtual::Array {
                                 alloc: op,
@@ -199,7 +239,9 @@ impl Optimization for OptVirtualize {
                     };
                     if let Some(val) = stored_value(sh.resolve(op.args[1]), narrow) {
                         let key = field_key(sh, d);
-                        if let Some(Virtual::Struct { fields, .. }) = self.virtuals.get_mut(&b) {
+                        if let Some(Virtual::Struct { fields, .. }) =
+                            self.virtuals.borrow_mut().get_mut(&b)
+                        {
                             fields.insert(key, val);
                             return;
                         }
@@ -208,7 +250,7 @@ impl Optimization for OptVirtualize {
             }
             "getfield_gc_i" | "getfield_gc_f" | "getfield_gc_r" => {
                 if let (Some(b), Some(d), Some(r)) = (v0, op.descr, op.result) {
-                    if let Some(Virtual::Struct { fields, .. }) = self.virtuals.get(&b) {
+                    if let Some(Virtual::Struct { fields, .. }) = self.virtuals.borrow().get(&b) {
                         let val = fields
                             .get(&field_key(sh, d))
                             .copied()
@@ -220,7 +262,9 @@ impl Optimization for OptVirtualize {
             }
             "setarrayitem_gc" | "getarrayitem_gc_i" | "getarrayitem_gc_f" | "getarrayitem_gc_r" => {
                 if let (Some(b), Value::Int(i)) = (v0, sh.resolve(op.args[1])) {
-                    if let Some(Virtual::Array { items, .. }) = self.virtuals.get_mut(&b) {
+                    if let Some(Virtual::Array { items, .. }) =
+                        self.virtuals.borrow_mut().get_mut(&b)
+                    {
                         if (0..items.len() as i64).contains(&i) {
                             if name == "setarrayitem_gc" {
                                 let narrow = match op.descr.map(|d| &sh.trace.header.descrs[d].data)
@@ -245,7 +289,7 @@ impl Optimization for OptVirtualize {
             }
             "arraylen_gc" => {
                 if let (Some(b), Some(r)) = (v0, op.result) {
-                    if let Some(Virtual::Array { items, .. }) = self.virtuals.get(&b) {
+                    if let Some(Virtual::Array { items, .. }) = self.virtuals.borrow().get(&b) {
                         sh.make_equal(r, Value::Int(items.len() as i64));
                         return;
                     }
@@ -277,7 +321,7 @@ impl Optimization for OptVirtualize {
                 }
             }
             "label" => {
-                let all: Vec<BoxId> = self.virtuals.keys().copied().collect();
+                let all: Vec<BoxId> = self.virtuals.borrow().keys().copied().collect();
                 let mut all = all;
                 all.sort_unstable();
                 for b in all {
@@ -292,7 +336,7 @@ impl Optimization for OptVirtualize {
     }
 
     fn virtual_shape(&self, b: BoxId) -> Option<VirtualShape> {
-        Some(match self.virtuals.get(&b)? {
+        Some(match self.virtuals.borrow().get(&b)? {
             Virtual::Struct { alloc, fields } => VirtualShape {
                 alloc: alloc.clone(),
                 fields: fields
