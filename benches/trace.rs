@@ -113,7 +113,7 @@ jump(p0, i6, i5)
 ";
 
 /// Runs the optimized `src` as machine code from `inputs` (built on a heap
-/// by `make_inputs`) five times; the best time and the sum (the guard's
+/// by `make_inputs`) eleven times; the best time and the sum (the guard's
 /// second fail arg).
 fn machine_sum(
     src: &str,
@@ -125,7 +125,7 @@ fn machine_sum(
     let mut heap = Heap::default();
     let inputs = make_inputs(&trace, &mut heap);
     let mut sum = 0;
-    let best = best_of(5, || match code.run(&inputs, &mut heap, u64::MAX) {
+    let best = best_of(11, || match code.run(&inputs, &mut heap, u64::MAX) {
         Outcome::GuardFailed { values, .. } => {
             if let Some(RunValue::Int(s)) = values.get(1) {
                 sum = *s;
@@ -199,7 +199,7 @@ fn summing_loops() {
         }
         vec![RunValue::Ref(p), RunValue::Int(0), RunValue::Int(0)]
     });
-    println!("summing loops, machine code vs cc -O2 (best of 5):");
+    println!("summing loops, machine code vs cc -O2 (best of 11):");
     let row = |what: &str, mine: Duration, sum: i64, c: Duration, c_sum: i64| {
         let check = if sum == c_sum { "" } else { "  (SUMS DIFFER)" };
         println!(

@@ -4,7 +4,7 @@
  * usage: sum N
  * prints "range NANOSECONDS SUM" for the sum of i for 0 <= i < N, and
  * "array NANOSECONDS SUM" for the sum of an array of N words (a[i] = i % 1000
- * - 500, the values benches/trace.rs fills in), each the best of five runs.
+ * - 500, the values benches/trace.rs fills in), each the best of eleven runs.
  * N comes from the command line so that the compiler cannot fold the loops. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +50,7 @@ int main(int argc, char **argv) {
     for (long i = 0; i < n; i++)
         a[i] = i % 1000 - 500;
     long best = -1, result = 0;
-    for (int k = 0; k < 5; k++) {
+    for (int k = 0; k < 11; k++) {
         long t = now_ns();
         result = sum_range(n);
         t = now_ns() - t;
@@ -59,7 +59,7 @@ int main(int argc, char **argv) {
     }
     printf("range %ld %ld\n", best, result);
     best = -1;
-    for (int k = 0; k < 5; k++) {
+    for (int k = 0; k < 11; k++) {
         long t = now_ns();
         result = sum_array(a, n);
         t = now_ns() - t;

@@ -39,6 +39,25 @@ pub(super) fn jump_targets(trace: &Trace, pc: usize) -> Vec<Value> {
     }
 }
 
+/// The boxes of the label at op `pc` that its jump assigns another value
+/// (all of them when no jump follows).
+fn changed_by_jump(trace: &Trace, pc: usize) -> Vec<usize> {
+    let label = &trace.ops[pc].args;
+    let jump = trace.ops[pc + 1..]
+        .iter()
+        .take_while(|o| o.name() != "label")
+        .find(|o| o.name() == "jump");
+    label
+        .iter()
+        .enumerate()
+        .filter_map(|(i, v)| {
+            let b = v.as_box()?;
+            let unchanged = jump.is_some_and(|j| j.args.get(i) == Some(v));
+            (!unchanged).then_some(b)
+        })
+        .collect()
+}
+
 impl Gen<'_> {
     pub(super) fn control(
         &mut self,
@@ -50,9 +69,13 @@ impl Gen<'_> {
             "label" => {
                 let target = self.asm.new_dynamic_label();
                 dynasm!(self.asm ; .arch x64 ; .align 16 ; =>target);
-                // a label joins the jump's path: what was known here is not
-                self.nonnull.clear();
-                self.known_length.clear();
+                // a label joins the jump's path: what was known about a box
+                // the jump changes does not hold any more (boxes it passes
+                // back unchanged, and boxes defined before, keep their values)
+                let changed = changed_by_jump(self.trace, pc);
+                self.nonnull.retain(|b| !changed.contains(b));
+                self.known_length
+                    .retain(|array, len| !changed.contains(array) && !changed.contains(len));
                 *head = LoopHead {
                     target,
                     boxes: op.args.clone(),
