@@ -437,7 +437,7 @@ pub fn object_trace(steps: &[(u8, u8, u8)], features: Features) -> String {
                     (2, _) => format!("i{n} = call_may_force_i({}, {}, descr=max)", i(b), i(a / 6)),
                     (3, true) => format!("f{n} = call_f({}, descr=sqrt)", f(b)),
                     (4, true) => format!("f{n} = call_pure_f({}, {}, descr=hypot)", f(b), f(a / 6)),
-                    _ => format!("call_n(descr=nop)"),
+                    _ => "call_n(descr=nop)".to_string(),
                 };
                 let result = line.split(" = ").next().filter(|_| line.contains(" = "));
                 match result {

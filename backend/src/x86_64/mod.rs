@@ -359,15 +359,17 @@ fn check_shape(trace: &Trace) -> Result<(usize, usize), String> {
             .descr
             .and_then(|d| trace.header.descrs.get(d))
             .map(|d| &d.data);
-        let fits = match (op.info().descr, descr) {
-            (DescrNeed::None, _) => true,
-            (DescrNeed::Field, Some(DescrData::Field { .. }))
-            | (DescrNeed::Array, Some(DescrData::Array { .. }))
-            | (DescrNeed::Size, Some(DescrData::Size { .. } | DescrData::Class { .. }))
-            | (DescrNeed::Class, Some(DescrData::Class { .. } | DescrData::Size { .. }))
-            | (DescrNeed::Call, Some(DescrData::Call { .. })) => true,
-            _ => false,
-        };
+        let fits = matches!(
+            (op.info().descr, descr),
+            (DescrNeed::None, _)
+                | (DescrNeed::Field, Some(DescrData::Field { .. }))
+                | (DescrNeed::Array, Some(DescrData::Array { .. }))
+                | (
+                    DescrNeed::Size | DescrNeed::Class,
+                    Some(DescrData::Size { .. } | DescrData::Class { .. })
+                )
+                | (DescrNeed::Call, Some(DescrData::Call { .. }))
+        );
         if !fits {
             return Err(format!(
                 "op {pc} ({name}) needs a {:?} descr",

@@ -52,8 +52,9 @@ impl Allocation {
     /// (defined before it, read by it or after it): a call in the middle of
     /// that operation must keep it.
     pub fn live_at(&self, b: BoxId, pc: usize) -> bool {
+        // the operation is at position pc + 1
         let (start, end) = self.live[b];
-        start < pc + 1 && end >= pc + 1
+        start < pc + 1 && end > pc
     }
 }
 
