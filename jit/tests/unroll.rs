@@ -1,14 +1,14 @@
 //! `unroll`: loop peeling, text in / text out. Every case also runs the
 //! unoptimized and the optimized trace on a few inputs: both must end the
 //! same way (the failing guard's values, or the finish values) and leave
-//! the input objects holding the same fields.
+//! the same objects reachable from the inputs and the values.
 
-use rpy_ir::lltype::{ContainerType, LowLevelType};
 use rpy_jit::interp::{run, Heap, Outcome, RunValue};
 use rpy_jit::optimize::optimize;
 use rpy_jit::parse_run_value;
+use rpy_jit::testgen::observe;
 use rpy_jit::text::{parse, print, print_header};
-use rpy_jit::trace::{DescrData, Trace};
+use rpy_jit::trace::Trace;
 
 const HEADER: &str = "struct obj { intval: Signed, next: Ptr(obj), c: Char, f: Float }
 class BoxedInteger(obj)
@@ -25,78 +25,12 @@ call isnull = ptr_is_null
 const LIMIT: u64 = 1000;
 
 /// The default pipeline without `unroll`, and with it.
-const CHAIN: &str = "intbounds:rewrite:virtualize:pure:heap";
-const UNROLL: &str = "intbounds:rewrite:virtualize:pure:heap:unroll";
-
-/// What `v` is, with objects described by their contents (addresses differ
-/// from run to run).
-fn describe(t: &Trace, heap: &Heap, v: RunValue, depth: usize) -> String {
-    let RunValue::Ref(p) = v else {
-        return v.to_string();
-    };
-    if p == 0 {
-        return "null".into();
-    }
-    if depth == 0 {
-        return "obj".into();
-    }
-    let Ok(type_id) = heap.read(p, &LowLevelType::Signed) else {
-        return "dangling".into();
-    };
-    for d in &t.header.descrs {
-        match &d.data {
-            DescrData::Size {
-                strukt,
-                type_id: id,
-                ..
-            }
-            | DescrData::Class {
-                strukt,
-                type_id: id,
-                ..
-            } if *id == type_id => {
-                let ct = &t.header.types[strukt];
-                let ContainerType::GcStruct { fields, .. } = ct else {
-                    continue;
-                };
-                let layout = ct.layout();
-                let parts: Vec<String> = fields
-                    .iter()
-                    .map(|(name, ty)| {
-                        let off = layout.offset_of(name).unwrap();
-                        let bits = heap.read(p + off, ty).unwrap();
-                        let kind = rpy_jit::trace::Kind::of_lltype(ty);
-                        let inner = describe(t, heap, RunValue::from_bits(kind, bits), depth - 1);
-                        format!("{name}={inner}")
-                    })
-                    .collect();
-                return format!("{}({})", d.name, parts.join(","));
-            }
-            DescrData::Array {
-                item,
-                length_offset,
-                items_offset,
-                item_size,
-                type_id: id,
-            } if *id == type_id => {
-                let n = heap.read(p + length_offset, &LowLevelType::Signed).unwrap();
-                let kind = rpy_jit::trace::Kind::of_lltype(item);
-                let items: Vec<String> = (0..n as usize)
-                    .map(|i| {
-                        let bits = heap.read(p + items_offset + i * item_size, item).unwrap();
-                        describe(t, heap, RunValue::from_bits(kind, bits), depth - 1)
-                    })
-                    .collect();
-                return format!("{}[{}]", d.name, items.join(","));
-            }
-            _ => {}
-        }
-    }
-    "unknown".into()
-}
+const CHAIN: &str = "intbounds:rewrite:virtualize:earlyforce:pure:heap";
+const UNROLL: &str = "intbounds:rewrite:virtualize:earlyforce:pure:heap:unroll";
 
 /// How a run of `t` on `args` (space-separated, as `rpy trace --run` reads
-/// them) ends, and what the input objects hold afterwards.
+/// them) ends, and the objects reachable afterwards (`testgen::observe`),
+/// with the guard's index left out (it moves when operations go).
 fn run_case(t: &Trace, args: &str) -> String {
     let mut heap = Heap::default();
     let vals: Vec<RunValue> = args
@@ -105,17 +39,12 @@ fn run_case(t: &Trace, args: &str) -> String {
         .map(|(a, b)| parse_run_value(t, &mut heap, a, t.boxes[*b].kind).unwrap())
         .collect();
     assert_eq!(vals.len(), t.inputs.len(), "arguments {args}");
-    let outcome = run(t, &vals, &mut heap, LIMIT);
-    let show = |vs: &[RunValue], heap: &Heap| -> String {
-        let v: Vec<String> = vs.iter().map(|v| describe(t, heap, *v, 3)).collect();
-        v.join(", ")
-    };
-    let end = match &outcome {
-        Outcome::Finished(v) => format!("finish {}", show(v, &heap)),
-        Outcome::GuardFailed { values, .. } => format!("guard failed {}", show(values, &heap)),
+    let outcome = match run(t, &vals, &mut heap, LIMIT) {
+        Outcome::GuardFailed { values, .. } => Outcome::GuardFailed { guard: 0, values },
+        o @ Outcome::Finished(_) => o,
         o => panic!("the case must leave its loop: {o:?}\n{}", print(t)),
     };
-    format!("{end}; inputs {}", show(&vals, &heap))
+    observe(t, &heap, &vals, &outcome)
 }
 
 fn check_runs(before: &Trace, after: &Trace, runs: &[&str]) {
