@@ -118,3 +118,53 @@ diagnostic_test!(
         "def spin(x):\n    return spin(x)\n\ndef entry_point(argv):\n    print(spin(1))\n    return 0\n{ENTRY}"
     )
 );
+
+diagnostic_test!(
+    unpack_count_mismatch,
+    "--py3",
+    &format!("def entry_point(argv):\n    a, b = 1, 2, 3\n    return a + b\n{ENTRY}")
+);
+
+diagnostic_test!(
+    slice_with_step,
+    "--py2",
+    &format!("def entry_point(argv):\n    print argv[::2]\n    return 0\n{ENTRY}")
+);
+
+diagnostic_test!(
+    dict_comprehension,
+    "--py3",
+    &format!(
+        "def entry_point(argv):\n    d = {{a: len(a) for a in argv}}\n    return len(d)\n{ENTRY}"
+    )
+);
+
+// Exceptions: what RPython cannot raise or catch.
+
+diagnostic_test!(
+    raise_not_a_class,
+    "--py3",
+    &format!("def entry_point(argv):\n    if len(argv) > 3:\n        raise 'too many arguments'\n    return 0\n{ENTRY}")
+);
+
+diagnostic_test!(
+    except_class_not_constant,
+    "--py3",
+    &format!(
+        "def pick(n):\n    return ValueError\n\ndef entry_point(argv):\n    try:\n        return int(argv[0])\n    except pick(1):\n        return 1\n{ENTRY}"
+    )
+);
+
+diagnostic_test!(
+    bare_raise_outside_except,
+    "--py2",
+    &format!("def entry_point(argv):\n    if len(argv) > 3:\n        raise\n    return 0\n{ENTRY}")
+);
+
+diagnostic_test!(
+    raise_with_traceback,
+    "--py2",
+    &format!(
+        "def entry_point(argv):\n    if len(argv) > 3:\n        raise ValueError, 'x', None\n    return 0\n{ENTRY}"
+    )
+);

@@ -17,15 +17,45 @@ fn flow_graphs_match_cpython() {
             Err(d) => panic!("{}: {d}", p.name),
         };
         let mut out = Vec::new();
-        let status = ObjInterpreter::new(&flow, p.dialect)
-            .run_entry(&p.argv(), &mut out)
-            .unwrap_or_else(|e| panic!("{}: {e}\ntraceback: {:?}", p.name, e.traceback));
-        // The exit status of `sys.exit(n)`, as the process reports it.
-        let got = (String::from_utf8(out).unwrap(), (status & 0xff) as i32);
+        let (status, uncaught) =
+            match ObjInterpreter::new(&flow, p.dialect).run_entry(&p.argv(), &mut out) {
+                // The exit status of `sys.exit(n)`, as the process reports it.
+                Ok(status) => ((status & 0xff) as i32, None),
+                // An exception the program does not catch ends it as CPython
+                // does: status 1, the exception's line last on stderr.
+                Err(e) if e.exc != "InternalError" && e.exc != "StepLimit" => {
+                    (1, Some(e.exception_line()))
+                }
+                Err(e) => panic!("{}: {e}\ntraceback: {:?}", p.name, e.traceback),
+            };
+        let got = (String::from_utf8(out).unwrap(), status);
         if let Some(expected) = support::expected(&p) {
             assert_eq!(got, expected, "{} in the object interpreter", p.name);
+            if let Some(line) = uncaught {
+                assert_eq!(
+                    Some(line),
+                    cpython_exception_line(&p),
+                    "{}: the uncaught exception",
+                    p.name
+                );
+            }
             compared += 1;
         }
     }
     eprintln!("{compared} programs compared with CPython");
+}
+
+/// The last line of CPython's traceback for the program (`KeyError: 4`).
+fn cpython_exception_line(p: &support::TestProgram) -> Option<String> {
+    let python = support::oracle(p.dialect)?;
+    let out = std::process::Command::new(python)
+        .env("PYTHONPATH", support::root().join("pylib"))
+        .arg(&p.path)
+        .args(&p.args)
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .last()
+        .map(str::to_string)
 }

@@ -9,6 +9,22 @@
 //! argument, the returned value) and an except block (two: the exception class and
 //! value).
 //!
+//! # Exceptions
+//!
+//! An operation that may raise, whose exception the graph catches, is the last
+//! operation of its block, and that block's exitswitch is the marker constant
+//! `Constant::LastException`. Its first exit is the normal path (no exitcase);
+//! each further exit has as exitcase the class it catches (`Constant::Class`),
+//! tried in order, the first whose class matches the raised exception's class
+//! or one of its bases being taken. An exception exit may define two fresh
+//! variables of its own, `last_exception` (the raised exception's class) and
+//! `last_exc_value` (the exception instance), which only its own `args` may
+//! read; they are defined by the link itself, not by any block. The raising
+//! operation's result is not defined on an exception exit. An exception that no
+//! exit catches leaves the graph through the except block, as does an exception
+//! raised by an operation of a block without this exitswitch. (The original's
+//! `c_last_exception`, `link.last_exception` and `link.last_exc_value`.)
+//!
 //! What a variable carries depends on the stage: nothing after flow, an annotation
 //! after annotate, a low-level type after rtype. `Stage` ties a graph to its stage
 //! so that a pass cannot be fed the wrong one.
@@ -103,6 +119,16 @@ pub enum Constant {
     Builtin(String),
     /// A field or type name used as an argument of a low-level operation.
     Name(String),
+    /// A class, by name: builtin exception classes by their Python name
+    /// (`ValueError`), user classes by their qualified name.
+    Class(String),
+    /// The exitswitch of a block whose last operation's exceptions are caught
+    /// (see the module doc); never an operation argument.
+    LastException,
+    /// An object built at import time (a list, dict, tuple or instance), by
+    /// its index in `Program::prebuilt`: what a function sees when it reads a
+    /// module global holding one.
+    Prebuilt(u32),
 }
 
 impl PartialEq for Constant {
@@ -116,7 +142,12 @@ impl PartialEq for Constant {
             (Char(a), Char(b)) => a == b,
             (Str(a), Str(b)) => a == b,
             (None, None) => true,
-            (Func(a), Func(b)) | (Builtin(a), Builtin(b)) | (Name(a), Name(b)) => a == b,
+            (Func(a), Func(b))
+            | (Builtin(a), Builtin(b))
+            | (Name(a), Name(b))
+            | (Class(a), Class(b)) => a == b,
+            (LastException, LastException) => true,
+            (Prebuilt(a), Prebuilt(b)) => a == b,
             _ => false,
         }
     }
@@ -171,8 +202,40 @@ pub struct Link {
     pub args: Vec<Arg>,
     pub target: BlockId,
     /// The value of the source block's exitswitch that selects this link; `None`
-    /// for the only exit of a block without exitswitch.
+    /// for the only exit of a block without exitswitch, and for the normal exit
+    /// of a block switching on `Constant::LastException`.
     pub exitcase: Option<Constant>,
+    /// On an exception exit: a variable this link defines holding the caught
+    /// exception's class, which `args` may pass on.
+    pub last_exception: Option<Var>,
+    /// On an exception exit: a variable this link defines holding the caught
+    /// exception instance.
+    pub last_exc_value: Option<Var>,
+}
+
+impl Link {
+    /// A link that defines no variables of its own (any but an exception exit).
+    pub fn new(args: Vec<Arg>, target: BlockId, exitcase: Option<Constant>) -> Link {
+        Link {
+            args,
+            target,
+            exitcase,
+            last_exception: None,
+            last_exc_value: None,
+        }
+    }
+
+    /// The variables this link defines (those of an exception exit).
+    pub fn defined_vars(&self) -> impl Iterator<Item = Var> {
+        self.last_exception.into_iter().chain(self.last_exc_value)
+    }
+}
+
+impl Block {
+    /// Whether the block's last operation's exceptions go to its exits.
+    pub fn catches_exceptions(&self) -> bool {
+        matches!(self.exitswitch, Some(Arg::Const(Constant::LastException)))
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -200,6 +263,9 @@ pub struct FunctionGraph<S: Stage> {
     pub startblock: BlockId,
     pub returnblock: BlockId,
     pub exceptblock: BlockId,
+    /// What the program's decorators said about the function (`elidable`,
+    /// `specialize.argtype(0)`, ...), for the stages that act on them.
+    pub hints: Vec<String>,
 }
 
 impl<S: Stage> FunctionGraph<S> {
@@ -214,6 +280,7 @@ impl<S: Stage> FunctionGraph<S> {
             startblock: BlockId(0),
             returnblock: BlockId(1),
             exceptblock: BlockId(2),
+            hints: Vec::new(),
         };
         let start_args = params
             .iter()
@@ -340,10 +407,17 @@ impl<S: Stage> FunctionGraph<S> {
             let exits = old
                 .exits
                 .iter()
-                .map(|l| Link {
-                    args: l.args.iter().map(|a| r.arg(a)).collect(),
-                    target: block_map[&l.target],
-                    exitcase: l.exitcase.clone(),
+                .map(|l| {
+                    // The link's own variables come before the arguments that read them.
+                    let last_exception = l.last_exception.map(|v| r.var(v));
+                    let last_exc_value = l.last_exc_value.map(|v| r.var(v));
+                    Link {
+                        args: l.args.iter().map(|a| r.arg(a)).collect(),
+                        target: block_map[&l.target],
+                        exitcase: l.exitcase.clone(),
+                        last_exception,
+                        last_exc_value,
+                    }
                 })
                 .collect();
             blocks.push(Block {
@@ -362,6 +436,7 @@ impl<S: Stage> FunctionGraph<S> {
             startblock: block_map[&self.startblock],
             returnblock: block_map[&self.returnblock],
             exceptblock: block_map[&self.exceptblock],
+            hints: self.hints.clone(),
         }
     }
 
@@ -388,6 +463,7 @@ impl<S: Stage> FunctionGraph<S> {
             startblock: self.startblock,
             returnblock: self.returnblock,
             exceptblock: self.exceptblock,
+            hints: self.hints,
         }
     }
 }
@@ -429,6 +505,26 @@ pub struct Program<S: Stage> {
     pub entry: String,
     /// Named container types (`GcStruct`, `GcArray`) referred to by `Ptr(name)`.
     pub types: crate::lltype::TypeTable,
+    /// The objects built at import time that the graphs refer to
+    /// (`Constant::Prebuilt(i)` is `prebuilt[i]`).
+    pub prebuilt: Vec<PrebuiltObject>,
+}
+
+/// An object built while the program was imported, as the translation
+/// starts from it. Its items are constants, so objects may refer to each
+/// other (and to themselves) by `Constant::Prebuilt`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PrebuiltObject {
+    List(Vec<Constant>),
+    Tuple(Vec<Constant>),
+    /// Key and value pairs, in insertion order.
+    Dict(Vec<(Constant, Constant)>),
+    /// An instance of a class of the program: the class and the attributes
+    /// the instance holds, by name.
+    Instance {
+        class: String,
+        attrs: Vec<(String, Constant)>,
+    },
 }
 
 impl<S: Stage> Program<S> {

@@ -31,7 +31,11 @@
 //! - `VAR = OPNAME(ARGS)`: an operation. Opnames that are not identifiers are
 //!   quoted like strings.
 //! - `switch ARG`: the block's exitswitch, followed by its links.
-//! - `[CASE] -> TARGET(ARGS)`: a link, with its exit case (a constant) if it has one.
+//! - `[CASE] [catch(V1, V2)] -> TARGET(ARGS)`: a link, with its exit case (a
+//!   constant) if it has one; an exception exit lists the variables it defines
+//!   (the exception's class and value, `_` for one it does not define) in
+//!   `catch(..)`. A block catching its last operation's exceptions reads
+//!   `switch last_exception`.
 //! - `returns VARS` / `raises VARS`: the return and except blocks' input
 //!   arguments. The parser makes fresh variables when a line is missing (which
 //!   only works for stages whose variables carry no info).
@@ -49,15 +53,19 @@
 //! `inf`, `-inf`), `nan` for the canonical NaN and `nan(0x<bits>)` for any other;
 //! `True`, `False`, `None`; strings `"a\"b\\c\x0a"` (printable ASCII as is,
 //! everything else `\xHH`, or `\u{H..}` above 0xff); chars `c"x"`; functions
-//! `@name`, builtins `$name`, names `#name` (quoted, as in `@"a b"`, when not made
+//! `@name`, builtins `$name`, names `#name`, classes `%Name` (quoted, as in `@"a b"`, when not made
 //! of letters, digits, `_` and `.`).
 //!
-//! A program prints its type table (`type NAME = CONTAINER`), then `entry NAME`,
-//! then each graph. Positions (`pos`) and `Program::path` are not printed.
+//! Prebuilt objects are `&N` (the index in `Program::prebuilt`).
+//!
+//! A program prints its type table (`type NAME = CONTAINER`), its prebuilt
+//! objects (`prebuilt &N = [..]`, `(..)`, `{k: v, ..}` or `Class {attr: v, ..}`),
+//! then `entry NAME`, then each graph. A graph's hints follow its parameters
+//! as a list of strings: `graph f(x_0) ["elidable"] {`. Positions (`pos`) and `Program::path` are not printed.
 
 use crate::graph::{
-    Arg, Block, BlockId, Constant, FunctionGraph, Link, Program, SpaceOperation, Stage, Var,
-    VarData,
+    Arg, Block, BlockId, Constant, FunctionGraph, Link, PrebuiltObject, Program, SpaceOperation,
+    Stage, Var, VarData,
 };
 use crate::lltype::{parse_container, TypeTable};
 use std::collections::HashMap;
@@ -96,6 +104,11 @@ pub fn print_program<S: Stage>(p: &Program<S>) -> String {
         out.push_str("type ");
         push_name(&mut out, name);
         let _ = writeln!(out, " = {t}");
+    }
+    for (i, obj) in p.prebuilt.iter().enumerate() {
+        let _ = write!(out, "prebuilt &{i} = ");
+        push_prebuilt(&mut out, obj);
+        out.push('\n');
     }
     out.push_str("entry ");
     push_name(&mut out, &p.entry);
@@ -157,6 +170,14 @@ impl<S: Stage> Printer<'_, S> {
                 self.out.push_str(": ");
                 self.out.push_str(&info);
             }
+        }
+    }
+
+    /// A link's own variable, or `_` when it does not define it.
+    fn optional_var(&mut self, v: Option<Var>) {
+        match v {
+            Some(v) => self.var(v),
+            None => self.out.push('_'),
         }
     }
 
@@ -233,6 +254,13 @@ impl<S: Stage> Printer<'_, S> {
                 push_const(self.out, c);
                 self.out.push(' ');
             }
+            if l.last_exception.is_some() || l.last_exc_value.is_some() {
+                self.out.push_str("catch(");
+                self.optional_var(l.last_exception);
+                self.out.push_str(", ");
+                self.optional_var(l.last_exc_value);
+                self.out.push_str(") ");
+            }
             self.out.push_str("-> ");
             self.label(l.target);
             self.out.push('(');
@@ -281,6 +309,7 @@ fn canonical_numbering<S: Stage>(g: &FunctionGraph<S>) -> (Vec<BlockId>, Vec<u32
             number(v);
         }
         for l in &b.exits {
+            l.defined_vars().for_each(|v| number(&v));
             l.args
                 .iter()
                 .filter_map(Arg::as_var)
@@ -311,7 +340,18 @@ fn write_graph<S: Stage>(out: &mut String, g: &FunctionGraph<S>) {
             p.var_name(*v);
         }
     }
-    p.out.push_str(") {\n");
+    p.out.push(')');
+    if !g.hints.is_empty() {
+        p.out.push_str(" [");
+        for (k, h) in g.hints.iter().enumerate() {
+            if k > 0 {
+                p.out.push_str(", ");
+            }
+            push_quoted(p.out, h);
+        }
+        p.out.push(']');
+    }
+    p.out.push_str(" {\n");
     for id in &order {
         if *id != g.returnblock && *id != g.exceptblock {
             if let Some(b) = g.blocks.get(id.0 as usize) {
@@ -402,6 +442,62 @@ fn push_const(out: &mut String, c: &Constant) {
             out.push('#');
             push_name(out, n);
         }
+        Constant::Class(n) => {
+            out.push('%');
+            push_name(out, n);
+        }
+        Constant::LastException => out.push_str("last_exception"),
+        Constant::Prebuilt(i) => {
+            let _ = write!(out, "&{i}");
+        }
+    }
+}
+
+fn push_prebuilt(out: &mut String, obj: &PrebuiltObject) {
+    let items = |out: &mut String, items: &[Constant]| {
+        for (k, c) in items.iter().enumerate() {
+            if k > 0 {
+                out.push_str(", ");
+            }
+            push_const(out, c);
+        }
+    };
+    match obj {
+        PrebuiltObject::List(xs) => {
+            out.push('[');
+            items(out, xs);
+            out.push(']');
+        }
+        PrebuiltObject::Tuple(xs) => {
+            out.push('(');
+            items(out, xs);
+            out.push(')');
+        }
+        PrebuiltObject::Dict(pairs) => {
+            out.push('{');
+            for (k, (key, value)) in pairs.iter().enumerate() {
+                if k > 0 {
+                    out.push_str(", ");
+                }
+                push_const(out, key);
+                out.push_str(": ");
+                push_const(out, value);
+            }
+            out.push('}');
+        }
+        PrebuiltObject::Instance { class, attrs } => {
+            push_name(out, class);
+            out.push_str(" {");
+            for (k, (name, value)) in attrs.iter().enumerate() {
+                if k > 0 {
+                    out.push_str(", ");
+                }
+                push_name(out, name);
+                out.push_str(": ");
+                push_const(out, value);
+            }
+            out.push('}');
+        }
     }
 }
 
@@ -441,6 +537,7 @@ pub fn parse_program<S: Stage>(text: &str) -> Result<Program<S>, TextError> {
     let mut types = TypeTable::new();
     let mut entry: Option<String> = None;
     let mut graphs = Vec::new();
+    let mut prebuilt = Vec::new();
     while let Some(mut l) = p.next_line() {
         l.skip_ws();
         let start = l.pos;
@@ -455,6 +552,21 @@ pub fn parse_program<S: Stage>(text: &str) -> Result<Program<S>, TextError> {
                 if types.insert(name.clone(), t).is_some() {
                     return Err(l.error(name_pos, format!("type '{name}' is defined twice")));
                 }
+            }
+            Some("prebuilt") => {
+                let at = l.skip_ws_pos();
+                if l.constant()? != Constant::Prebuilt(prebuilt.len() as u32) {
+                    return Err(l.error(
+                        at,
+                        format!(
+                            "expected '&{}': prebuilt objects are numbered in order from 0",
+                            prebuilt.len()
+                        ),
+                    ));
+                }
+                l.expect("=")?;
+                prebuilt.push(l.prebuilt_object()?);
+                l.end()?;
             }
             Some("entry") => {
                 if entry.is_some() {
@@ -471,7 +583,7 @@ pub fn parse_program<S: Stage>(text: &str) -> Result<Program<S>, TextError> {
                 return Err(l.error(
                     start,
                     format!(
-                        "expected 'type', 'entry' or 'graph', found {}",
+                        "expected 'type', 'prebuilt', 'entry' or 'graph', found {}",
                         l.found_at(start)
                     ),
                 ))
@@ -486,6 +598,7 @@ pub fn parse_program<S: Stage>(text: &str) -> Result<Program<S>, TextError> {
         graphs,
         entry,
         types,
+        prebuilt,
     })
 }
 
@@ -815,20 +928,40 @@ impl<'a> Line<'a> {
         };
         let constant = match c {
             '"' => Constant::Str(self.string_lit()?),
-            '@' | '$' | '#' => {
+            '@' | '$' | '#' | '%' => {
                 self.pos += 1;
                 let name = self.name("a name")?;
                 match c {
                     '@' => Constant::Func(name),
                     '$' => Constant::Builtin(name),
+                    '%' => Constant::Class(name),
                     _ => Constant::Name(name),
                 }
             }
             '-' | '0'..='9' => self.number()?,
+            '&' => {
+                self.pos += 1;
+                let index = match self.peek_raw() {
+                    Some('0'..='9') => self.number()?,
+                    _ => Constant::None,
+                };
+                match index {
+                    Constant::Int(i) if (0..=i64::from(u32::MAX)).contains(&i) => {
+                        Constant::Prebuilt(i as u32)
+                    }
+                    _ => {
+                        return Err(self.error(
+                            start,
+                            "a prebuilt object is '&' and its index, a number from 0",
+                        ))
+                    }
+                }
+            }
             _ => match self.ident() {
                 Some((_, "True")) => Constant::Bool(true),
                 Some((_, "False")) => Constant::Bool(false),
                 Some((_, "None")) => Constant::None,
+                Some((_, "last_exception")) => Constant::LastException,
                 Some((_, "inf")) => Constant::Float(f64::INFINITY),
                 Some((_, "nan")) => self.nan_bits(start)?,
                 Some((_, "c")) if self.peek_raw() == Some('"') => {
@@ -881,6 +1014,64 @@ impl<'a> Line<'a> {
                 "expected 'nan' or 'nan(0x<bits>)' with the bits of a NaN",
             )),
         }
+    }
+
+    /// Constants separated by commas up to `close` (which is consumed).
+    fn constants_until(&mut self, close: &str) -> Result<Vec<Constant>, TextError> {
+        let mut out = Vec::new();
+        if self.eat(close) {
+            return Ok(out);
+        }
+        loop {
+            out.push(self.constant()?);
+            if self.eat(close) {
+                return Ok(out);
+            }
+            self.expect(",")?;
+        }
+    }
+
+    /// `[..]`, `(..)`, `{k: v, ..}` or `Class {attr: v, ..}`.
+    fn prebuilt_object(&mut self) -> Result<PrebuiltObject, TextError> {
+        if self.eat("[") {
+            return Ok(PrebuiltObject::List(self.constants_until("]")?));
+        }
+        if self.eat("(") {
+            return Ok(PrebuiltObject::Tuple(self.constants_until(")")?));
+        }
+        let class = if self.eat("{") {
+            None
+        } else {
+            let class = self.name("a list, tuple, dict or class name")?;
+            self.expect("{")?;
+            Some(class)
+        };
+        let mut pairs = Vec::new();
+        let mut attrs = Vec::new();
+        if !self.eat("}") {
+            loop {
+                match class {
+                    None => {
+                        let key = self.constant()?;
+                        self.expect(":")?;
+                        pairs.push((key, self.constant()?));
+                    }
+                    Some(_) => {
+                        let name = self.name("an attribute name")?;
+                        self.expect(":")?;
+                        attrs.push((name, self.constant()?));
+                    }
+                }
+                if self.eat("}") {
+                    break;
+                }
+                self.expect(",")?;
+            }
+        }
+        Ok(match class {
+            None => PrebuiltObject::Dict(pairs),
+            Some(class) => PrebuiltObject::Instance { class, attrs },
+        })
     }
 
     /// A constant (an exit case).
@@ -1113,7 +1304,7 @@ impl<S: Stage> GraphBuilder<S> {
             return self.link(l, start);
         };
         match word {
-            "True" | "False" | "None" | "inf" | "nan" => {
+            "True" | "False" | "None" | "inf" | "nan" | "last_exception" => {
                 l.pos = start;
                 self.link(l, start)
             }
@@ -1250,6 +1441,7 @@ impl<S: Stage> GraphBuilder<S> {
         } else {
             Some(l.constant()?)
         };
+        let (last_exception, last_exc_value) = self.link_defined_vars(l)?;
         l.expect("->")?;
         let target = match l.ident() {
             Some((_, "return")) => RETURN,
@@ -1272,9 +1464,44 @@ impl<S: Stage> GraphBuilder<S> {
             args,
             target,
             exitcase,
+            last_exception,
+            last_exc_value,
         });
         self.current = Some((b, Phase::Links));
         Ok(())
+    }
+
+    /// An exception exit's `catch(CLASS_VAR, VALUE_VAR)` (either may be `_`),
+    /// if present; the cursor before it.
+    fn link_defined_vars(&mut self, l: &mut Line) -> Result<(Option<Var>, Option<Var>), TextError> {
+        l.skip_ws();
+        if !l.rest().starts_with("catch(") {
+            return Ok((None, None));
+        }
+        l.pos += "catch".len();
+        l.expect("(")?;
+        let first = self.optional_link_var(l)?;
+        l.expect(",")?;
+        let second = self.optional_link_var(l)?;
+        l.expect(")")?;
+        Ok((first, second))
+    }
+
+    /// `_` or a variable that this link defines.
+    fn optional_link_var(&mut self, l: &mut Line) -> Result<Option<Var>, TextError> {
+        l.skip_ws();
+        let rest = l.rest().as_bytes();
+        if rest.first() == Some(&b'_') && !rest.get(1).copied().is_some_and(is_ident_byte) {
+            l.pos += 1;
+            return Ok(None);
+        }
+        match l.operand()? {
+            (start, Operand::Var(tok)) => Ok(Some(self.var(l, start, tok)?)),
+            (start, Operand::Const(_)) => Err(l.error(
+                start,
+                "expected a variable or '_' in 'catch(..)', found a constant",
+            )),
+        }
     }
 
     /// Fresh variables for a missing `returns`/`raises` line.
@@ -1330,6 +1557,17 @@ fn parse_graph_from<S: Stage>(
                 }
             }
             if header.eat(")") {
+                break;
+            }
+            header.expect(",")?;
+        }
+    }
+    let mut hints = Vec::new();
+    if header.eat("[") && !header.eat("]") {
+        loop {
+            header.skip_ws();
+            hints.push(header.string_lit()?);
+            if header.eat("]") {
                 break;
             }
             header.expect(",")?;
@@ -1392,6 +1630,7 @@ fn parse_graph_from<S: Stage>(
         startblock,
         returnblock: RETURN,
         exceptblock: EXCEPT,
+        hints,
     };
     Ok(g.canonicalize())
 }

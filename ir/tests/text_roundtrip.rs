@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
-use rpy_ir::annotation::SomeValue;
+use rpy_ir::annotation::{Desc, ListDef, SomeValue};
 use rpy_ir::diag::Pos;
 use rpy_ir::graph::*;
 use rpy_ir::lltype::{self, LowLevelType, TypeTable};
@@ -36,11 +36,7 @@ fn op<S: Stage>(
 }
 
 fn link(target: BlockId, args: Vec<Arg>, exitcase: Option<Constant>) -> Link {
-    Link {
-        args,
-        target,
-        exitcase,
-    }
+    Link::new(args, target, exitcase)
 }
 
 /// `parse(print(g)) == canonicalize(g)` modulo positions, and printing is stable.
@@ -325,6 +321,8 @@ fn every_constant_kind_round_trips() {
         Constant::Builtin("len".into()),
         Constant::Builtin("".into()),
         Constant::Name("x y\"".into()),
+        Constant::Class("ValueError".into()),
+        Constant::Class("mod.My Error".into()),
     ];
     let mut g = FunctionGraph::<Flow>::new("consts", &[], ());
     let start = g.startblock;
@@ -338,7 +336,7 @@ fn every_constant_kind_round_trips() {
     let ret = g.returnblock;
     g.block_mut(start).exits = vec![link(ret, vec![var(r)], None)];
     let text = assert_round_trip(&g);
-    assert!(text.contains("(0, -1, 9223372036854775807, -9223372036854775808, 0.0, -0.0, 1.0, 0.1, 1e300, -1e-300, 5e-324, 1.7976931348623157e308, inf, -inf, nan, nan(0xfff8000000000000), nan(0x7ff0000000000001), True, False, c\"a\", c\"\\\"\", c\"\\\\\", c\"\\x00\", c\"\\xff\", \"\", \"\\\"\\\\\\x00\\x7f\\x80\\xff ~\", \"\\u{100}\\u{10ffff}\", None, @f, @Class.method, @\"<lambda>\", $len, $\"\", #\"x y\\\"\")"), "{text}");
+    assert!(text.contains("(0, -1, 9223372036854775807, -9223372036854775808, 0.0, -0.0, 1.0, 0.1, 1e300, -1e-300, 5e-324, 1.7976931348623157e308, inf, -inf, nan, nan(0xfff8000000000000), nan(0x7ff0000000000001), True, False, c\"a\", c\"\\\"\", c\"\\\\\", c\"\\x00\", c\"\\xff\", \"\", \"\\\"\\\\\\x00\\x7f\\x80\\xff ~\", \"\\u{100}\\u{10ffff}\", None, @f, @Class.method, @\"<lambda>\", $len, $\"\", #\"x y\\\"\", %ValueError, %\"mod.My Error\")"), "{text}");
 }
 
 #[test]
@@ -361,7 +359,7 @@ fn ill_formed_graphs_still_round_trip() {
     // a block without exits, a constant exitswitch, a return link with 2 args.
     let mut g = FunctionGraph::<Annotated>::new("odd", &[], SomeValue::int());
     let start = g.startblock;
-    let stray = g.new_var(Some("stray".into()), SomeValue::String);
+    let stray = g.new_var(Some("stray".into()), SomeValue::string());
     let r = op(&mut g, start, "use", vec![var(stray)], SomeValue::Bool);
     let empty = g.add_block(vec![]);
     let other = g.add_block(vec![]);
@@ -406,6 +404,7 @@ fn program_round_trips_with_type_table() {
         graphs: vec![main, g],
         entry: "main".into(),
         types,
+        prebuilt: Vec::new(),
     };
     let text = print_program(&p);
     assert!(
@@ -443,6 +442,7 @@ fn program_without_types() {
         graphs: vec![],
         entry: String::new(),
         types: TypeTable::new(),
+        prebuilt: Vec::new(),
     };
     let text = print_program(&p);
     assert_eq!(text, "entry \"\"\n");
@@ -617,6 +617,9 @@ enum ExitSpec {
     BoolSwitch(ArgSpec, LinkSpec, LinkSpec),
     IntSwitch(ArgSpec, Vec<(i64, LinkSpec)>),
     AnySwitch(ArgSpec, Vec<(Constant, LinkSpec)>),
+    /// `switch last_exception`: the normal link, then exception exits by class,
+    /// each defining (or not) its class and value variables.
+    CatchSwitch(LinkSpec, Vec<(String, bool, bool, LinkSpec)>),
 }
 
 /// An operation: opname, args, result name, position.
@@ -693,6 +696,8 @@ fn constant() -> impl Strategy<Value = Constant> {
         symbol().prop_map(Constant::Func),
         symbol().prop_map(Constant::Builtin),
         symbol().prop_map(Constant::Name),
+        symbol().prop_map(Constant::Class),
+        Just(Constant::LastException),
     ]
 }
 
@@ -708,7 +713,8 @@ fn var_name() -> impl Strategy<Value = Option<String>> {
         2 => Just(None),
         1 => prop::sample::select(vec![
             "n", "x", "v", "v1", "x_1", "x_", "_", "True", "None", "inf", "nan", "c", "switch",
-            "returns", "raises", "return", "except", "block0", "graph",
+            "returns", "raises", "return", "except", "block0", "graph", "catch",
+            "last_exception",
         ])
         .prop_map(|s| Some(s.to_string())),
         1 => "[a-zA-Z_][a-zA-Z0-9_]{0,5}".prop_map(Some),
@@ -734,6 +740,11 @@ fn exit_spec() -> impl Strategy<Value = ExitSpec> {
             prop::collection::vec((constant(), link_spec()), 1..3)
         )
             .prop_map(|(s, ls)| ExitSpec::AnySwitch(s, ls)),
+        (
+            link_spec(),
+            prop::collection::vec((symbol(), any::<bool>(), any::<bool>(), link_spec()), 1..3)
+        )
+            .prop_map(|(normal, ls)| ExitSpec::CatchSwitch(normal, ls)),
     ]
 }
 
@@ -788,19 +799,41 @@ fn some_value() -> impl Strategy<Value = SomeValue> {
     let ident = "[a-z_][a-z0-9_]{0,4}";
     let leaf = prop_oneof![
         Just(SomeValue::Impossible),
-        any::<bool>().prop_map(|nonneg| SomeValue::Integer { nonneg }),
+        (any::<bool>(), any::<bool>())
+            .prop_map(|(nonneg, unsigned)| SomeValue::Integer { nonneg, unsigned }),
         Just(SomeValue::Bool),
         Just(SomeValue::Float),
         Just(SomeValue::Char),
-        Just(SomeValue::String),
+        (any::<bool>(), any::<bool>()).prop_map(|(can_be_none, no_nul)| SomeValue::String {
+            can_be_none,
+            no_nul
+        }),
         Just(SomeValue::None),
-        prop::collection::btree_set(ident, 1..3)
-            .prop_map(|s| SomeValue::Functions(s.into_iter().collect())),
+        (prop::collection::btree_set(ident, 1..3), any::<bool>()).prop_map(|(s, can_be_none)| {
+            SomeValue::Pbc {
+                descs: s.into_iter().map(Desc::Function).collect(),
+                can_be_none,
+            }
+        }),
+        (ident, any::<bool>()).prop_map(|(class, can_be_none)| SomeValue::Instance {
+            class: class.into(),
+            can_be_none
+        }),
         ident.prop_map(SomeValue::Builtin),
         Just(SomeValue::Object),
     ];
-    leaf.prop_recursive(3, 8, 1, |inner| {
-        inner.prop_map(|v| SomeValue::List(Box::new(v)))
+    leaf.prop_recursive(3, 8, 2, |inner| {
+        prop_oneof![
+            (inner.clone(), any::<bool>(), 0u32..5).prop_map(|(v, resizable, id)| {
+                SomeValue::List(ListDef {
+                    id,
+                    item: Box::new(v),
+                    resizable,
+                })
+            }),
+            prop::collection::vec(inner.clone(), 0..3).prop_map(SomeValue::Tuple),
+            inner.prop_map(|v| SomeValue::Iterator(Box::new(v))),
+        ]
     })
 }
 
@@ -882,11 +915,7 @@ fn build<S: Stage>(spec: &GraphSpec, infos: &[S::VarInfo]) -> FunctionGraph<S> {
                     None => resolve(&ArgSpec::Var(j), &avail),
                 })
                 .collect();
-            Link {
-                args,
-                target,
-                exitcase: case,
-            }
+            Link::new(args, target, case)
         };
         let (switch, exits) = match &b.exit {
             ExitSpec::Goto(l) => (None, vec![make_link(l, None, &g)]),
@@ -909,6 +938,29 @@ fn build<S: Stage>(spec: &GraphSpec, infos: &[S::VarInfo]) -> FunctionGraph<S> {
                     .map(|(c, l)| make_link(l, Some(c.clone()), &g))
                     .collect(),
             ),
+            ExitSpec::CatchSwitch(normal, catches) => {
+                let mut exits = vec![make_link(normal, None, &g)];
+                for (class, has_type, has_value, l) in catches {
+                    let mut link = make_link(l, Some(Constant::Class(class.clone())), &g);
+                    let mut own = Vec::new();
+                    if *has_type {
+                        let v = g.new_var(Some("etype".into()), next_info());
+                        link.last_exception = Some(v);
+                        own.push(Arg::Var(v));
+                    }
+                    if *has_value {
+                        let v = g.new_var(None, next_info());
+                        link.last_exc_value = Some(v);
+                        own.push(Arg::Var(v));
+                    }
+                    // Pass the link's own variables on in place of the first arguments.
+                    for (slot, v) in link.args.iter_mut().zip(own) {
+                        *slot = v;
+                    }
+                    exits.push(link);
+                }
+                (Some(Arg::Const(Constant::LastException)), exits)
+            }
         };
         let blk = g.block_mut(id);
         blk.exitswitch = switch;
@@ -1080,6 +1132,7 @@ fn program_strategy<S: Stage>(
             entry: graphs.first().map_or("main".into(), |g| g.name.clone()),
             graphs,
             types,
+            prebuilt: Vec::new(),
         }
     })
 }
@@ -1185,4 +1238,58 @@ proptest! {
         let text = mutate(&print_program(&p), &muts);
         check_parse_is_total::<LowLevel>(&text)?;
     }
+}
+
+#[test]
+fn exception_exits_read_back_with_their_own_variables() {
+    let text = "\
+graph f(x_0) {
+  block0(x_0):
+    v1 = simple_call(@g, x_0)
+    switch last_exception
+      -> return(v1)
+      %ValueError catch(etype_2, v3) -> block1(v3)
+      %Exception catch(_, v4) -> except(%RuntimeError, v4)
+  block1(v5):
+    -> return(v5)
+  returns v6
+  raises v7, v8
+}
+";
+    let g = parse_graph::<Flow>(text).unwrap_or_else(|e| panic!("{e}"));
+    let start = g.block(g.startblock);
+    assert!(start.catches_exceptions());
+    assert_eq!(start.exits[0].exitcase, None);
+    assert_eq!(start.exits[0].last_exception, None);
+    assert_eq!(
+        start.exits[1].exitcase,
+        Some(Constant::Class("ValueError".into()))
+    );
+    let (etype, evalue) = (start.exits[1].last_exception, start.exits[1].last_exc_value);
+    assert!(etype.is_some() && evalue.is_some() && etype != evalue);
+    assert_eq!(start.exits[1].args, vec![Arg::Var(evalue.unwrap())]);
+    assert_eq!(start.exits[2].last_exception, None);
+    assert_eq!(
+        start.exits[2].args[0],
+        Arg::Const(Constant::Class("RuntimeError".into()))
+    );
+    assert_eq!(print_graph(&g), text);
+    assert_round_trip(&g);
+}
+
+#[test]
+fn catch_lists_take_variables_or_underscores() {
+    let bad = "\
+graph f() {
+  block0:
+    v1 = simple_call(@g)
+    switch last_exception
+      -> return(v1)
+      %ValueError catch(3, v2) -> return(v2)
+}
+";
+    assert_eq!(
+        err::<Flow>(bad),
+        "6:25: expected a variable or '_' in 'catch(..)', found a constant"
+    );
 }

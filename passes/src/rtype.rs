@@ -22,24 +22,26 @@ use rpy_ir::lltype::{self, LowLevelType, TypeTable};
 /// any container type it needs in `types`.
 pub fn lltype_of(a: &SomeValue, types: &mut TypeTable) -> Result<LowLevelType, String> {
     Ok(match a {
+        SomeValue::Integer { unsigned: true, .. } => LowLevelType::Unsigned,
         SomeValue::Integer { .. } => LowLevelType::Signed,
         SomeValue::Bool => LowLevelType::Bool,
         SomeValue::Float => LowLevelType::Float,
         SomeValue::Char => LowLevelType::Char,
-        SomeValue::String => {
+        SomeValue::String { .. } => {
             types.insert(lltype::STR.into(), lltype::str_type());
             LowLevelType::Ptr(lltype::STR.into())
         }
-        SomeValue::List(item) => {
-            let item = lltype_of(item, types)?;
+        SomeValue::List(def) => {
+            let item = lltype_of(&def.item, types)?;
             LowLevelType::Ptr(lltype::add_list_type(types, &item))
         }
         // Values known statically are not represented at run time.
         SomeValue::Impossible
         | SomeValue::None
-        | SomeValue::Functions(_)
+        | SomeValue::Pbc { .. }
         | SomeValue::Builtin(_) => LowLevelType::Void,
         SomeValue::Object => return Err("a value of mixed types has no low-level type".into()),
+        other => return Err(format!("the rtyper cannot represent {} yet", other.describe())),
     })
 }
 
@@ -52,9 +54,14 @@ pub fn const_lltype(c: &Constant) -> LowLevelType {
         Constant::Char(_) => LowLevelType::Char,
         Constant::Str(s) if s.chars().count() == 1 => LowLevelType::Char,
         Constant::Str(_) => LowLevelType::Ptr(lltype::STR.into()),
-        Constant::None | Constant::Func(_) | Constant::Builtin(_) | Constant::Name(_) => {
-            LowLevelType::Void
-        }
+        Constant::None
+        | Constant::Func(_)
+        | Constant::Builtin(_)
+        | Constant::Name(_)
+        | Constant::Class(_)
+        | Constant::LastException => LowLevelType::Void,
+        // The annotator rejects prebuilt objects before the rtyper sees one.
+        Constant::Prebuilt(_) => LowLevelType::Void,
     }
 }
 
@@ -385,5 +392,6 @@ pub fn rtype(
         graphs: lowered,
         entry: program.entry,
         types,
+        prebuilt: program.prebuilt,
     })
 }

@@ -9,6 +9,12 @@
 //!   removed, with the link arguments that fed it (the start block keeps its
 //!   parameters: they are the function's signature).
 //!
+//! A block that catches its last operation's exceptions (`switch
+//! last_exception`) is never merged with its successors, so the raising
+//! operation stays last; it may itself be merged into a predecessor that has
+//! no other exit, which appends operations before it. The variables an
+//! exception exit defines stay, even when no argument passes them on.
+//!
 //! Works on graphs of every stage; the stage's pipeline runs it after flow and
 //! after backendopt (which can leave blocks empty).
 

@@ -47,11 +47,7 @@ impl Builder {
             .collect();
         let end = self.g.add_block(end_args);
         let start = self.g.startblock;
-        self.g.block_mut(start).exits = vec![Link {
-            args: outs,
-            target: end,
-            exitcase: None,
-        }];
+        self.g.block_mut(start).exits = vec![Link::new(outs, end, None)];
         self.g
     }
 }
@@ -690,6 +686,7 @@ fn optimize_reports_what_it_did() {
         graphs: vec![g],
         entry: "f".into(),
         types: Default::default(),
+        prebuilt: Vec::new(),
     };
     let stats = rpy_passes::backendopt::optimize(&mut p);
     assert_eq!(stats.blocks, 1);

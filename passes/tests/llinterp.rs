@@ -62,11 +62,7 @@ fn call_rt(g: &mut G, b: BlockId, rt: &str, mut args: Vec<Arg>, ty: T) -> Var {
 }
 
 fn goto(g: &mut G, from: BlockId, args: Vec<Arg>, to: BlockId) {
-    g.block_mut(from).exits.push(Link {
-        args,
-        target: to,
-        exitcase: None,
-    });
+    g.block_mut(from).exits.push(Link::new(args, to, None));
 }
 
 fn branch(
@@ -78,16 +74,8 @@ fn branch(
 ) {
     let b = g.block_mut(from);
     b.exitswitch = Some(Arg::Var(cond));
-    b.exits.push(Link {
-        args: if_false.0,
-        target: if_false.1,
-        exitcase: Some(Constant::Bool(false)),
-    });
-    b.exits.push(Link {
-        args: if_true.0,
-        target: if_true.1,
-        exitcase: Some(Constant::Bool(true)),
-    });
+    b.exits.push(Link::new(if_false.0, if_false.1, Some(Constant::Bool(false))));
+    b.exits.push(Link::new(if_true.0, if_true.1, Some(Constant::Bool(true))));
 }
 
 fn ret(g: &mut G, from: BlockId, value: Arg) {
@@ -108,6 +96,7 @@ fn program(graphs: Vec<G>, types: TypeTable) -> Program<LowLevel> {
         entry: graphs[0].name.clone(),
         graphs,
         types,
+        prebuilt: Vec::new(),
     }
 }
 
@@ -689,22 +678,14 @@ fn switches_on_ints_and_chars() {
         (Constant::Int(2), 20),
         (Constant::Name("default".into()), 99),
     ] {
-        g.block_mut(b).exits.push(Link {
-            args: vec![int(val)],
-            target: rb,
-            exitcase: Some(case),
-        });
+        g.block_mut(b).exits.push(Link::new(vec![int(val)], rb, Some(case)));
     }
     // ch(c): switch c { 'a' => 1, 'b' => 2 } (no default)
     let (mut h, hb, hs) = graph("ch", &[T::Char], T::Signed);
     let hr = h.returnblock;
     h.block_mut(hb).exitswitch = Some(v(hs[0]));
     for (case, val) in [(Constant::Char(b'a'), 1), (Constant::Char(b'b'), 2)] {
-        h.block_mut(hb).exits.push(Link {
-            args: vec![int(val)],
-            target: hr,
-            exitcase: Some(case),
-        });
+        h.block_mut(hb).exits.push(Link::new(vec![int(val)], hr, Some(case)));
     }
     let p = program(vec![g, h], types());
     for (n, r) in [(1, 10), (2, 20), (3, 99), (-1, 99)] {

@@ -121,3 +121,64 @@ fn loop_of_empty_blocks_terminates() {
 }",
     );
 }
+
+#[test]
+fn a_block_catching_exceptions_keeps_its_exits_and_their_variables() {
+    // The normal successor has a single entry but is not merged: the raising
+    // operation must stay last in its block. Unused arguments still go, on
+    // exception exits too; the link's own variables stay defined.
+    check(
+        "graph f(a_90, b_91) {
+  block0(a_90, b_91):
+    v1 = floordiv(a_90, b_91)
+    switch last_exception
+      -> block1(v1, a_90)
+      %ZeroDivisionError catch(t_5, e_6) -> block2(b_91, e_6)
+  block1(q_3, unused_4):
+    v2 = neg(q_3)
+    -> return(v2)
+  block2(unused_7, e_8):
+    -> except(%ValueError, e_8)
+}",
+        "graph f(a_0, b_1) {
+  block0(a_0, b_1):
+    v2 = floordiv(a_0, b_1)
+    switch last_exception
+      -> block1(v2)
+      %ZeroDivisionError catch(t_3, e_4) -> except(%ValueError, e_4)
+  block1(q_5):
+    v6 = neg(q_5)
+    -> return(v6)
+  returns v7
+  raises v8, v9
+}",
+    );
+}
+
+#[test]
+fn a_block_before_a_catching_block_absorbs_it() {
+    // Merging the catching block into its only predecessor keeps the raising
+    // operation last.
+    check(
+        "graph f(a_90) {
+  block0(a_90):
+    v1 = add(a_90, 1)
+    -> block1(v1)
+  block1(x_2):
+    v3 = simple_call(@g, x_2)
+    switch last_exception
+      -> return(v3)
+      %Exception catch(t_4, e_5) -> return(0)
+}",
+        "graph f(a_0) {
+  block0(a_0):
+    v1 = add(a_0, 1)
+    v2 = simple_call(@g, v1)
+    switch last_exception
+      -> return(v2)
+      %Exception catch(t_3, e_4) -> return(0)
+  returns v5
+  raises v6, v7
+}",
+    );
+}

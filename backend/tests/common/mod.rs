@@ -124,11 +124,7 @@ impl G {
     /// Ends the current block with an unconditional link.
     pub fn goto(&mut self, to: BlockId, args: Vec<Arg>) {
         let cur = self.cur;
-        self.g.block_mut(cur).exits = vec![Link {
-            args,
-            target: to,
-            exitcase: None,
-        }];
+        self.g.block_mut(cur).exits = vec![Link::new(args, to, None)];
     }
 
     /// Ends the current block with a switch on `sw`.
@@ -138,11 +134,7 @@ impl G {
         b.exitswitch = Some(sw);
         b.exits = links
             .into_iter()
-            .map(|(exitcase, target, args)| Link {
-                args,
-                target,
-                exitcase,
-            })
+            .map(|(exitcase, target, args)| Link::new(args, target, exitcase))
             .collect();
     }
 
@@ -170,6 +162,7 @@ pub fn program(graphs: Vec<G>, types: TypeTable) -> Program<LowLevel> {
         graphs: graphs.into_iter().map(|g| g.g).collect(),
         entry,
         types,
+        prebuilt: Vec::new(),
     }
 }
 

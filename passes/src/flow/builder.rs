@@ -13,9 +13,17 @@
 //! that the loop body assigns gets a fresh variable there, the others keep their
 //! value (so constants stay constants through loops that do not change them).
 
+// A child module so that it extends the builder with its private state.
+#[path = "containers.rs"]
+mod containers;
+#[path = "exceptions.rs"]
+pub(super) mod exceptions;
+#[path = "module_level.rs"]
+mod module_level;
+
 use super::fold::{fold, truthy};
-use super::scan::{bound_names, global_names};
-use super::{FuncDef, Global, ModuleCtx};
+use super::scan::{bound_names, comprehension_targets, global_names};
+use super::{FuncDef, ModuleCtx};
 use rpy_ir::ast::{
     BinOp, BoolOp, CmpOp, Dialect, Expr, ExprKind, Keyword, Stmt, StmtKind, UnaryOp,
 };
@@ -28,18 +36,28 @@ const PENDING: BlockId = BlockId(u32::MAX);
 
 /// Builtins a program may call in this stage.
 const BUILTINS: &[&str] = &[
-    "len", "str", "int", "float", "bool", "abs", "min", "max", "ord", "chr",
+    "len",
+    "str",
+    "int",
+    "float",
+    "bool",
+    "abs",
+    "min",
+    "max",
+    "ord",
+    "chr",
+    "range",
+    "enumerate",
+    "zip",
+    "reversed",
+    "list",
 ];
 
 /// Python builtins that are not supported yet (named in their diagnostic).
 const LATER_BUILTINS: &[&str] = &[
     "isinstance",
     "issubclass",
-    "enumerate",
-    "zip",
-    "reversed",
     "sorted",
-    "list",
     "dict",
     "tuple",
     "set",
@@ -199,14 +217,18 @@ struct FnBuilder<'m, 'a> {
     at: At,
     state: State,
     loops: Vec<LoopCtx>,
+    /// The enclosing `try` statements and the operations they catch.
+    exc: exceptions::ExcState,
     diags: Vec<Diagnostic>,
     referenced: Vec<String>,
+    /// Whether this is a module's body (see `module_level`).
+    module_body: bool,
 }
 
-/// Builds the flow graph of one module-level function.
-pub(crate) fn build_function(m: &ModuleCtx, def: &FuncDef) -> Built {
+/// Builds the flow graph named `graph` of one function (or module body).
+pub(crate) fn build_function(m: &ModuleCtx, def: &FuncDef, graph: &str) -> Built {
     let params: Vec<&str> = def.params.iter().map(|p| p.name.as_str()).collect();
-    let mut g = FunctionGraph::<Flow>::new(def.name, &params, ());
+    let mut g = FunctionGraph::<Flow>::new(graph, &params, ());
     g.pos = Some(def.pos);
     let nvars = g.vars.len();
 
@@ -215,8 +237,14 @@ pub(crate) fn build_function(m: &ModuleCtx, def: &FuncDef) -> Built {
     global_names(def.body, &mut declared_global);
     let mut bound = Vec::new();
     bound_names(def.body, &mut bound);
+    if m.dialect == Dialect::Py2 {
+        comprehension_targets(def.body, &mut bound);
+    }
     for n in bound {
-        if !slots.contains(&n) && !declared_global.contains(&n) {
+        if def.module_body {
+            // A module body's names are the module's globals.
+            declared_global.push(n);
+        } else if !slots.contains(&n) && !declared_global.contains(&n) {
             slots.push(n);
         }
     }
@@ -245,8 +273,10 @@ pub(crate) fn build_function(m: &ModuleCtx, def: &FuncDef) -> Built {
         at: At::Block(start),
         state,
         loops: Vec::new(),
+        exc: Default::default(),
         diags: Vec::new(),
         referenced: Vec::new(),
+        module_body: def.module_body,
     };
     b.check_def(def);
     b.block(def.body);
@@ -340,6 +370,7 @@ impl FnBuilder<'_, '_> {
                 diags: self.diags,
             };
         }
+        self.split_catching_blocks();
         let graph = self.g.canonicalize();
         if let Err(errs) = super::validate::check_graph_well_formed(&graph) {
             for e in errs {
@@ -408,6 +439,7 @@ impl FnBuilder<'_, '_> {
             result,
             pos: Some(pos),
         });
+        self.note_raising_op(b);
         result
     }
 
@@ -479,11 +511,7 @@ impl FnBuilder<'_, '_> {
             At::Edge(from, exit) => vec![Edge { from, exit, state }],
             At::Block(b) => {
                 let exits = &mut self.g.block_mut(b).exits;
-                exits.push(Link {
-                    args: Vec::new(),
-                    target: PENDING,
-                    exitcase: None,
-                });
+                exits.push(Link::new(Vec::new(), PENDING, None));
                 let exit = exits.len() - 1;
                 vec![Edge {
                     from: b,
@@ -496,6 +524,9 @@ impl FnBuilder<'_, '_> {
 
     /// Links the current point to the return block.
     fn do_return(&mut self, value: Arg) {
+        if self.return_through_finally(&value) {
+            return;
+        }
         let ret = self.g.returnblock;
         if !self.live() {
             return;
@@ -514,9 +545,13 @@ impl FnBuilder<'_, '_> {
         if !self.live() {
             return (Vec::new(), Vec::new());
         }
+        let a = match &a {
+            Arg::Const(c) if truthy(c).is_none() => self.op("bool", vec![a], pos),
+            _ => a,
+        };
         match a {
             Arg::Const(c) => {
-                if truthy(&c) {
+                if truthy(&c) == Some(true) {
                     (Vec::new(), self.close())
                 } else {
                     (self.close(), Vec::new())
@@ -533,11 +568,7 @@ impl FnBuilder<'_, '_> {
                 let block = self.g.block_mut(b);
                 block.exitswitch = Some(Arg::Var(sw));
                 for case in [false, true] {
-                    block.exits.push(Link {
-                        args: Vec::new(),
-                        target: PENDING,
-                        exitcase: Some(Constant::Bool(case)),
-                    });
+                    block.exits.push(Link::new(Vec::new(), PENDING, Some(Constant::Bool(case))));
                 }
                 let n = block.exits.len();
                 let state = std::mem::take(&mut self.state);
@@ -737,7 +768,7 @@ impl FnBuilder<'_, '_> {
 
     /// Whether `name` means the builtin of that name here.
     fn is_builtin_visible(&self, name: &str) -> bool {
-        !self.is_local(name) && !self.m.globals.contains_key(name)
+        !self.is_local(name) && !self.is_module_global(name)
     }
 
     /// The value of an assigned local, read without settling a pending edge
@@ -768,34 +799,19 @@ impl FnBuilder<'_, '_> {
             }
             return Arg::Const(Constant::None);
         }
-        match self.m.globals.get(name) {
-            Some(Global::Func(_)) => {
-                if !self.referenced.iter().any(|r| r == name) {
-                    self.referenced.push(name.to_string());
-                }
-                return Arg::Const(Constant::Func(name.to_string()));
-            }
-            Some(Global::Const(c)) => return Arg::Const(c.clone()),
-            Some(Global::Module(m)) => {
-                self.error(
-                    pos,
-                    format!(
-                        "using the module '{m}' inside functions is not supported yet (walking skeleton)"
-                    ),
-                );
-                return Arg::Const(Constant::None);
-            }
-            None => {}
+        if let Some(a) = self.load_global(name, pos) {
+            return a;
+        }
+        if let Some(class) = self.builtin_exception_class(name) {
+            return class;
         }
         if BUILTINS.contains(&name) {
             return Arg::Const(Constant::Builtin(name.to_string()));
         }
-        if name == "range" || (name == "xrange" && self.m.dialect == Dialect::Py2) {
-            self.error(
-                pos,
-                format!("{name}() is only supported as the iterable of a for loop in this stage (walking skeleton)"),
-            );
-        } else if name == "print" {
+        if name == "xrange" && self.m.dialect == Dialect::Py2 {
+            return Arg::Const(Constant::Builtin(name.to_string()));
+        }
+        if name == "print" {
             self.error(
                 pos,
                 "print can only be called directly (`print(...)`) in this stage",
@@ -813,12 +829,9 @@ impl FnBuilder<'_, '_> {
 
     fn store_name(&mut self, name: &str, value: Arg, pos: Pos) {
         if self.declared_global.iter().any(|g| g == name) {
-            self.error(
-                pos,
-                format!(
-                    "cannot assign to the global '{name}': module globals are constants in RPython"
-                ),
-            );
+            if self.live() {
+                self.store_global(name, value, pos);
+            }
             return;
         }
         let Some(&i) = self.slot_of.get(name) else {
@@ -884,6 +897,9 @@ impl FnBuilder<'_, '_> {
                 self.do_return(a);
             }
             StmtKind::Assign { targets, value } => {
+                if self.assign_display_to_targets(targets, value) {
+                    return;
+                }
                 let v = self.expr(value);
                 self.push(v);
                 for t in targets {
@@ -892,6 +908,11 @@ impl FnBuilder<'_, '_> {
                 self.drop_top();
             }
             StmtKind::AugAssign { target, op, value } => self.aug_assign(target, *op, value, pos),
+            // The translator imports the program, so `__name__` is never
+            // '__main__' there: only the else branch can run.
+            StmtKind::If { test, orelse, .. } if self.module_body && super::is_main_guard(test) => {
+                self.block(orelse)
+            }
             StmtKind::If { test, body, orelse } => {
                 let (f, t) = self.cond(test);
                 let mut out = self.branch_body(t, body);
@@ -910,6 +931,9 @@ impl FnBuilder<'_, '_> {
                     self.error(pos, "'break' outside loop");
                     return;
                 }
+                if self.jump_through_finally(true) {
+                    return;
+                }
                 let mut edges = self.close();
                 if let Some(l) = self.loops.last_mut() {
                     for e in &mut edges {
@@ -923,6 +947,9 @@ impl FnBuilder<'_, '_> {
                     self.error(pos, "'continue' not properly in loop");
                     return;
                 };
+                if self.jump_through_finally(false) {
+                    return;
+                }
                 for e in self.close() {
                     self.resolve(e, &header);
                 }
@@ -936,17 +963,26 @@ impl FnBuilder<'_, '_> {
                 }
                 self.print(values, " ", if *newline { "\n" } else { "" }, true, pos);
             }
-            StmtKind::FunctionDef { .. } => {
-                self.unsupported(pos, "nested function definitions are")
+            StmtKind::FunctionDef { .. } => self.def_stmt(s),
+            StmtKind::ClassDef { .. } => self.class_stmt(s),
+            StmtKind::Import(_) | StmtKind::ImportFrom { .. } => self.import_stmt(s),
+            StmtKind::Assert { test, msg } => self.assert_stmt(test, msg.as_ref(), pos),
+            StmtKind::Raise { exc, arg, tb, .. } => {
+                self.raise_stmt(exc.as_ref(), arg.as_ref(), tb.as_ref(), pos)
             }
-            StmtKind::ClassDef { .. } => self.unsupported(pos, "class definitions are"),
-            StmtKind::Import(_) | StmtKind::ImportFrom { .. } => {
-                self.unsupported(pos, "import statements inside functions are")
+            StmtKind::Try {
+                body,
+                handlers,
+                orelse,
+                finalbody,
+            } => self.try_stmt(body, handlers, orelse, finalbody),
+            StmtKind::Del(targets) => {
+                for t in targets {
+                    if self.live() {
+                        self.del_target(t);
+                    }
+                }
             }
-            StmtKind::Assert { .. } => self.unsupported(pos, "assert statements are"),
-            StmtKind::Raise { .. } => self.unsupported(pos, "raise statements are"),
-            StmtKind::Try { .. } => self.unsupported(pos, "try statements are"),
-            StmtKind::Del(_) => self.unsupported(pos, "del statements are"),
             StmtKind::With { .. } => self.error(
                 pos,
                 "'with' statements are not supported in RPython functions yet".to_string(),
@@ -987,9 +1023,7 @@ impl FnBuilder<'_, '_> {
                     pos,
                 );
             }
-            ExprKind::Tuple(_) | ExprKind::List(_) => {
-                self.unsupported(pos, "unpacking assignments (`a, b = ...`) are")
-            }
+            ExprKind::Tuple(items) | ExprKind::List(items) => self.store_unpack(items, pos),
             ExprKind::Slice { .. } => self.unsupported(pos, "assignments to slices are"),
             _ => self.error(pos, "cannot assign to this expression"),
         }
@@ -1039,6 +1073,9 @@ impl FnBuilder<'_, '_> {
     fn assigned_mask(&self, body: &[Stmt], extra: Option<&str>) -> Vec<bool> {
         let mut names = Vec::new();
         bound_names(body, &mut names);
+        if self.m.dialect == Dialect::Py2 {
+            comprehension_targets(body, &mut names);
+        }
         let mut mask = vec![false; self.slots.len()];
         for n in names.iter().map(|n| n.as_str()).chain(extra) {
             if let Some(&i) = self.slot_of.get(n) {
@@ -1097,10 +1134,7 @@ impl FnBuilder<'_, '_> {
             kwargs: None,
         } = &iter.kind
         else {
-            return self.unsupported(
-                iter.pos,
-                "for loops over anything but range() or xrange() are",
-            );
+            return self.iter_loop(target, iter, body, orelse, pos);
         };
         let range_name = match &func.kind {
             ExprKind::Name(n)
@@ -1109,15 +1143,11 @@ impl FnBuilder<'_, '_> {
             {
                 n.clone()
             }
-            _ => {
-                return self.unsupported(
-                    iter.pos,
-                    "for loops over anything but range() or xrange() are",
-                )
-            }
+            _ => return self.iter_loop(target, iter, body, orelse, pos),
         };
+        // A range loop with one loop variable counts; any other iterates.
         let ExprKind::Name(var_name) = &target.kind else {
-            return self.unsupported(target.pos, "for loop targets other than a single name are");
+            return self.iter_loop(target, iter, body, orelse, pos);
         };
         if let Some(k) = keywords.first() {
             return self.error(
@@ -1319,6 +1349,9 @@ impl FnBuilder<'_, '_> {
                 self.call(e, func, args, keywords, star_args.as_deref())
             }
             ExprKind::Attribute { value, attr } => {
+                if let Some(a) = self.module_attribute(value, attr, pos) {
+                    return a;
+                }
                 let obj = self.expr(value);
                 self.op(
                     "getattr",
@@ -1326,15 +1359,16 @@ impl FnBuilder<'_, '_> {
                     pos,
                 )
             }
-            ExprKind::Subscript { value, index } => {
-                let [obj, idx] = self.exprs([value.as_ref(), index.as_ref()]);
-                self.op("getitem", vec![obj, idx], pos)
-            }
-            ExprKind::Slice { .. } => self.unsupported_expr(pos, "slicing is"),
-            ExprKind::Tuple(_) => self.unsupported_expr(pos, "tuples are"),
-            ExprKind::List(_) => self.unsupported_expr(pos, "list literals are"),
-            ExprKind::Dict(_) => self.unsupported_expr(pos, "dict literals are"),
-            ExprKind::ListComp { .. } => self.unsupported_expr(pos, "list comprehensions are"),
+            ExprKind::Subscript { value, index } => self.subscript(value, index, pos),
+            ExprKind::Slice {
+                value,
+                lower,
+                upper,
+            } => self.slice(value, lower.as_deref(), upper.as_deref(), pos),
+            ExprKind::Tuple(items) => self.tuple_display(items, pos),
+            ExprKind::List(items) => self.list_display(items, pos),
+            ExprKind::Dict(entries) => self.dict_display(entries, pos),
+            ExprKind::ListComp { elt, generators } => self.list_comp(elt, generators, pos),
             ExprKind::Lambda { .. } => self.unsupported_expr(pos, "lambda expressions are"),
             ExprKind::BigInt(_) => {
                 self.rejected(pos, "integer literal too large for a machine word")
@@ -1355,7 +1389,10 @@ impl FnBuilder<'_, '_> {
             ExprKind::Set(_) | ExprKind::SetComp { .. } => {
                 self.rejected(pos, "sets are not supported by RPython; use a dict")
             }
-            ExprKind::DictComp { .. } => self.unsupported_expr(pos, "dict comprehensions are"),
+            ExprKind::DictComp { .. } => self.rejected(
+                pos,
+                "dict comprehensions are not supported by RPython; fill the dict in a for loop",
+            ),
             ExprKind::GeneratorExp { .. } => self.rejected(
                 pos,
                 "generator expressions are not supported; use a list comprehension [...]",
@@ -1583,13 +1620,16 @@ impl FnBuilder<'_, '_> {
         }
         let mut call_args = vec![f];
         call_args.extend(vals);
-        Arg::Var(self.emit("simple_call", call_args, e.pos))
+        if let Some(known) = self.fold_known_len(&call_args) {
+            return known;
+        }
+        self.op("simple_call", call_args, e.pos)
     }
 
     fn check_arity(&mut self, f: &Constant, given: usize, pos: Pos) {
         let (name, min, max) = match f {
-            Constant::Func(name) => match self.m.globals.get(name) {
-                Some(Global::Func(def)) => {
+            Constant::Func(name) => match self.m.function(name) {
+                Some(def) => {
                     let max = def.params.len();
                     let min = def.params.iter().filter(|p| p.default.is_none()).count();
                     let max = if def.star_args.is_some() {
@@ -1604,6 +1644,9 @@ impl FnBuilder<'_, '_> {
             Constant::Builtin(name) => {
                 let (min, max) = match name.as_str() {
                     "int" => (1, 2),
+                    "range" | "xrange" => (1, 3),
+                    "list" => (0, 1),
+                    "zip" => (1, usize::MAX),
                     "bool" => (0, 1),
                     "min" | "max" => (1, usize::MAX),
                     _ => (1, 1),
@@ -1619,7 +1662,10 @@ impl FnBuilder<'_, '_> {
                 self.error(pos, "this value is not callable");
                 return;
             }
-            Constant::Name(_) => return,
+            Constant::Name(_)
+            | Constant::Class(_)
+            | Constant::LastException
+            | Constant::Prebuilt(_) => return,
         };
         if given >= min && given <= max {
             return;

@@ -3,23 +3,29 @@
 //! Only folds that are exact under Python semantics on machine words are done:
 //! integer and bool arithmetic (skipped when the result would overflow an i64
 //! or the operation would raise, e.g. division by zero or a negative shift),
-//! comparisons of like constants, truth tests and `not`. Everything else is left
-//! for run time.
+//! comparisons of like constants, truth tests and `not`, `len`, indexing and
+//! `in` of constant ASCII strings. Everything else is left for run time.
 
 use rpy_ir::graph::Constant;
 use std::cmp::Ordering;
 
-/// Python's truth value of a constant.
-pub(crate) fn truthy(c: &Constant) -> bool {
-    match c {
+/// Python's truth value of a constant; `None` for a prebuilt object, whose
+/// contents (a list's length) may change at run time.
+pub(crate) fn truthy(c: &Constant) -> Option<bool> {
+    Some(match c {
         Constant::Int(i) => *i != 0,
         Constant::Float(f) => *f != 0.0,
         Constant::Bool(b) => *b,
         Constant::Char(_) => true,
         Constant::Str(s) => !s.is_empty(),
         Constant::None => false,
-        Constant::Func(_) | Constant::Builtin(_) | Constant::Name(_) => true,
-    }
+        Constant::Func(_)
+        | Constant::Builtin(_)
+        | Constant::Name(_)
+        | Constant::Class(_)
+        | Constant::LastException => true,
+        Constant::Prebuilt(_) => return None,
+    })
 }
 
 /// The integer value of an int or bool constant.
@@ -157,7 +163,8 @@ fn fold_str(op: &str, a: &str, b: &Constant) -> Option<Constant> {
             let n = i64::try_from(a.len()).ok()?;
             let k = if *i < 0 { i + n } else { *i };
             let k = usize::try_from(k).ok()?;
-            a.get(k..k + 1).map(|c| Constant::Str(c.to_string()))
+            // An item of a string is a char, as the annotator types it.
+            a.as_bytes().get(k).map(|c| Constant::Char(*c))
         }
         ("contains", Constant::Str(sub)) => Some(Constant::Bool(a.contains(sub.as_str()))),
         _ => None,
@@ -293,7 +300,10 @@ mod tests {
         let len = Constant::Builtin("len".into());
         assert_eq!(fold("simple_call", &[&len, &s("abc")]), Some(i(3)));
         assert_eq!(fold("simple_call", &[&len, &s("\u{e9}")]), None);
-        assert_eq!(fold("getitem", &[&s("abc"), &i(-1)]), Some(s("c")));
+        assert_eq!(
+            fold("getitem", &[&s("abc"), &i(-1)]),
+            Some(Constant::Char(b'c'))
+        );
         assert_eq!(fold("getitem", &[&s("abc"), &i(3)]), None);
         assert_eq!(fold("getitem", &[&s("abc"), &i(-4)]), None);
         assert_eq!(

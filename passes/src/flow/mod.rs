@@ -1,32 +1,50 @@
-//! The flow stage: from the AST of a module to the flow graphs of its program.
+//! The flow stage: from the AST of a program's modules to the flow graphs of
+//! its translated functions.
 //!
-//! The module is read statically, as if imported: its functions, its constant
-//! globals and the `target` function that names the entry point. Then, starting
-//! from the entry point, each function that is called (transitively) gets a flow
-//! graph, built by a structured abstract interpretation of its body (see
+//! As in RPython, the program is first *imported*: each module's body runs,
+//! with Python's semantics, before anything is translated (see
+//! [`import_time`]): module-level code may build tables in loops, create and
+//! mutate objects, call the module's own functions. Then `target(driver,
+//! args)` is called to find the entry point. From then on module globals are
+//! constants: each function reachable from the entry point gets a flow graph
+//! in which a global reads as the value it had after import (an int, a
+//! function, a module's attribute, or a *prebuilt* object, a list, dict or
+//! instance built at import time, which goes in the program's prebuilt table).
+//!
+//! Graphs are built by a structured abstract interpretation of the body (see
 //! [`builder`]): operations are recorded into blocks, a block ends at each
 //! conditional branch (on the result of a `bool`-valued operation), and at each
 //! point where paths join a new block takes every live local as an input
-//! argument. Operations on constants are folded when that is exact.
+//! argument. Operations on constants are folded when that is exact. The same
+//! builder makes the import-time graphs (module bodies, and functions as
+//! import-time code calls them), where a global is read from its module
+//! object when the code runs instead.
 //!
-//! This is the walking-skeleton subset: ints, floats, strs, bools and None;
-//! arithmetic and comparisons; if/while/for-over-range with break, continue and
-//! else; calls of module functions and a few builtins; print. Everything else is
-//! reported as a diagnostic at the construct's position.
+//! A program may be several files (see [`imports`]); the rlib modules
+//! (`rpython.rlib.*`, pylib/ for CPython) have their translation meaning
+//! given by [`rlib`]. Constructs RPython cannot translate are reported as
+//! diagnostics at their position.
 
 mod builder;
+pub use builder::exceptions::{builtin_exception_base, builtin_is_subclass, BUILTIN_EXCEPTIONS};
 mod fold;
+mod import_time;
+mod imports;
+mod rlib;
 mod scan;
 pub mod validate;
 
 pub use validate::{check_graph_well_formed, check_program_well_formed};
 
+use crate::objinterp::ObjValue;
 use rpy_ir::ast::{self, CmpOp, Dialect, Expr, ExprKind, Param, Stmt, StmtKind};
 use rpy_ir::diag::{Diagnostic, Diagnostics, Pos};
-use rpy_ir::graph::{Constant, Flow, Program};
+use rpy_ir::graph::{Arg, Constant, Flow, FunctionGraph, PrebuiltObject, Program};
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::rc::Rc;
 
-/// A module-level function definition, as the builder reads it.
+/// A function definition (`def`), or a module's body, as the builder reads it.
 #[derive(Clone, Copy)]
 pub(crate) struct FuncDef<'a> {
     pub name: &'a str,
@@ -37,76 +55,340 @@ pub(crate) struct FuncDef<'a> {
     pub kwonly: &'a [Param],
     /// The name of a `**kwargs` parameter.
     pub kwargs: Option<&'a str>,
+    /// Decorators not yet applied: a module-level `def` applies them when it
+    /// runs at import time, so the graphs built from a definition see none.
     pub decorators: &'a [Expr],
     pub body: &'a [Stmt],
+    /// Whether this is a module's body: the names it binds are the module's
+    /// globals, not locals.
+    pub module_body: bool,
 }
 
 /// What a module-level name is bound to after import.
-pub(crate) enum Global<'a> {
-    Func(FuncDef<'a>),
+#[derive(Clone, Debug)]
+pub(crate) enum Global {
+    /// A function of the program, by its graph name.
+    Func(String),
+    /// A value that is its own constant (an int, a str, a builtin, a class).
     Const(Constant),
-    /// An imported module that is recorded but not usable yet (`sys`, `os`).
+    /// An object built at import time: it becomes a prebuilt constant when a
+    /// translated function uses it.
+    Object(ObjValue),
+    /// A module: one of the program's or an rlib module (by its dotted
+    /// name), or `sys`/`os`.
     Module(String),
+}
+
+/// How code being built reads and writes module globals.
+#[derive(Clone)]
+pub(crate) enum GlobalAccess {
+    /// After import: reads are the constants of the module's globals and
+    /// writes are errors (RPython's globals are constants).
+    Constants,
+    /// At import time: globals are attributes of the module object, read and
+    /// written when the code runs.
+    Live {
+        /// The module object, a prebuilt constant of the import-time program.
+        module: Constant,
+        /// The names the module may bind (what a read looks up in the module
+        /// rather than in the builtins).
+        bound: Rc<HashSet<String>>,
+        /// Every module object of the import-time program, by dotted name.
+        modules: Rc<HashMap<String, Constant>>,
+    },
 }
 
 /// The module as seen from inside its functions.
 pub(crate) struct ModuleCtx<'a> {
+    /// The dotted module name.
+    pub name: String,
     pub path: &'a str,
     pub source: &'a str,
     pub dialect: Dialect,
-    pub globals: HashMap<String, Global<'a>>,
+    /// Whether the module is a package's `__init__` (for relative imports).
+    pub is_package: bool,
+    pub access: GlobalAccess,
+    /// What the module's import statements bind, as dotted paths (for
+    /// recognizing rlib decorators).
+    pub import_bindings: HashMap<String, String>,
+    pub program: Rc<ProgramDefs<'a>>,
+}
+
+/// What every module of a program shares while graphs are built.
+pub(crate) struct ProgramDefs<'a> {
+    /// Every function definition, by graph name.
+    pub functions: HashMap<String, FuncDef<'a>>,
+    /// The graph name of each `def` statement, by module name and position.
+    pub graph_names: HashMap<(String, Pos), String>,
+    /// Each module's globals after import, by module name (empty before).
+    pub globals: HashMap<String, HashMap<String, Global>>,
+    /// The hints that rlib decorators record, by graph name.
+    pub hints: RefCell<HashMap<String, Vec<String>>>,
+    /// The prebuilt objects translated functions refer to.
+    pub prebuilt: RefCell<PrebuiltTable>,
+}
+
+/// The import-time objects that translated code refers to, in order of first
+/// reference, each converted once (so that sharing and cycles are kept).
+#[derive(Default)]
+pub(crate) struct PrebuiltTable {
+    pub objects: Vec<PrebuiltObject>,
+    /// Object identity (the address of the shared value) to its index; the
+    /// values are kept alive in `values` so that addresses stay unique.
+    ids: HashMap<usize, u32>,
+    values: Vec<ObjValue>,
+}
+
+impl PrebuiltTable {
+    /// The constant for an import-time value, adding the objects it refers
+    /// to; `Err` names what cannot be a prebuilt constant.
+    pub fn constant(&mut self, v: &ObjValue) -> Result<Constant, String> {
+        if let Some(c) = import_time::simple_constant(v) {
+            return Ok(c);
+        }
+        let Some(key) = import_time::identity(v) else {
+            return Err(format!("a {} value", v.type_name()));
+        };
+        if let Some(&id) = self.ids.get(&key) {
+            return Ok(Constant::Prebuilt(id));
+        }
+        let id = self.objects.len() as u32;
+        self.ids.insert(key, id);
+        self.values.push(v.clone());
+        // A placeholder until the items are converted (they may refer back).
+        self.objects.push(PrebuiltObject::Tuple(Vec::new()));
+        let object = import_time::prebuilt_object(v, self)?;
+        self.objects[id as usize] = object;
+        Ok(Constant::Prebuilt(id))
+    }
 }
 
 impl ModuleCtx<'_> {
     pub fn diag(&self, pos: Pos, message: impl Into<String>) -> Diagnostic {
         Diagnostic::new(self.path, pos, message).with_source(self.source)
     }
+
+    /// The module's global `name` after import.
+    pub fn global(&self, name: &str) -> Option<&Global> {
+        self.program.globals.get(&self.name)?.get(name)
+    }
+
+    /// The absolute name of the module `from <level dots><name> import`
+    /// names here.
+    pub fn absolute_module(&self, name: &str, level: u32) -> Option<String> {
+        imports::absolute_name(&self.name, self.is_package, name, level)
+    }
+
+    /// The definition of the function whose graph is `graph`.
+    pub fn function(&self, graph: &str) -> Option<&FuncDef<'_>> {
+        self.program.functions.get(graph)
+    }
 }
 
-/// Builds the flow graphs of the program a module defines: the entry point that
-/// `target` returns and every module function it calls, transitively, in the
-/// order they are discovered (entry first). Reports every error it finds.
+/// Builds the flow graphs of the program whose main module is `module`:
+/// imports it (and the modules it imports), calls `target`, then builds the
+/// graph of the entry point and of every function it refers to,
+/// transitively, in the order they are discovered (entry first). Reports
+/// every error it finds.
 pub fn build_flow(module: &ast::Module, source: &str) -> Result<Program<Flow>, Diagnostics> {
-    let mut diags = Vec::new();
-    let ctx = read_module(module, source, &mut diags);
-    let entry = find_entry(&ctx, &mut diags);
+    let set = imports::Loader::load_program(module, source).map_err(sorted)?;
+    let mut defs = ProgramDefs {
+        functions: HashMap::new(),
+        graph_names: HashMap::new(),
+        globals: HashMap::new(),
+        hints: RefCell::new(HashMap::new()),
+        prebuilt: RefCell::new(PrebuiltTable::default()),
+    };
+    for (i, m) in set.modules.iter().enumerate() {
+        let prefix = if i == 0 {
+            String::new()
+        } else {
+            format!("{}.", m.name)
+        };
+        collect_defs(&m.name, &prefix, &m.ast.body, &mut defs);
+    }
+    let imported = import_time::import_program(&set, &defs).map_err(sorted)?;
+    defs.globals = imported.globals;
+    let defs = Rc::new(defs);
 
-    let mut graphs = Vec::new();
-    if let Some(entry) = &entry {
-        let mut queue: VecDeque<String> = VecDeque::from([entry.clone()]);
-        let mut seen: HashSet<String> = HashSet::from([entry.clone()]);
-        while let Some(name) = queue.pop_front() {
-            let Some(Global::Func(def)) = ctx.globals.get(&name) else {
-                continue;
+    let contexts: HashMap<&str, ModuleCtx> = set
+        .modules
+        .iter()
+        .map(|m| {
+            let ctx = ModuleCtx {
+                name: m.name.clone(),
+                path: &m.path,
+                source: &m.source,
+                dialect: m.ast.dialect,
+                is_package: m.is_package,
+                access: GlobalAccess::Constants,
+                import_bindings: rlib::import_bindings(&m.ast.body),
+                program: defs.clone(),
             };
-            let built = builder::build_function(&ctx, def);
-            diags.extend(built.diags);
-            for r in built.referenced {
-                if seen.insert(r.clone()) {
-                    queue.push_back(r);
-                }
-            }
-            if let Some(g) = built.graph {
-                graphs.push(g);
+            (m.name.as_str(), ctx)
+        })
+        .collect();
+
+    let mut diags = Vec::new();
+    let mut graphs: Vec<FunctionGraph<Flow>> = Vec::new();
+    let entry = imported.entry;
+    let mut queue: VecDeque<String> = VecDeque::from([entry.clone()]);
+    let mut seen: HashSet<String> = HashSet::from([entry.clone()]);
+    while let Some(name) = queue.pop_front() {
+        let (Some(def), Some(module)) = (
+            defs.functions.get(&name),
+            imported.function_modules.get(&name),
+        ) else {
+            continue;
+        };
+        let ctx = &contexts[module.as_str()];
+        let built = builder::build_function(ctx, def, &name);
+        diags.extend(built.diags);
+        let mut found = built.referenced;
+        if let Some(g) = &built.graph {
+            // Functions reached only through prebuilt objects (a table of
+            // functions) are translated too.
+            referenced_functions(g, &defs.prebuilt.borrow().objects, &mut found);
+        }
+        for r in found {
+            if seen.insert(r.clone()) {
+                queue.push_back(r);
             }
         }
+        if let Some(mut g) = built.graph {
+            g.hints = defs.hints.borrow().get(&name).cloned().unwrap_or_default();
+            graphs.push(g);
+        }
     }
-
-    if !diags.is_empty() || entry.is_none() {
-        diags.sort_by_key(|d| d.pos);
-        diags.dedup();
-        return Err(Diagnostics(diags));
+    if !diags.is_empty() {
+        return Err(sorted(diags));
     }
+    let prebuilt = std::mem::take(&mut defs.prebuilt.borrow_mut().objects);
     Ok(Program {
         path: module.path.clone(),
         graphs,
-        entry: entry.unwrap_or_default(),
+        entry,
         types: Default::default(),
+        prebuilt,
     })
 }
 
+/// Diagnostics in file and position order, each once.
+fn sorted(mut diags: Vec<Diagnostic>) -> Diagnostics {
+    diags.sort_by(|a, b| (&a.file, a.pos).cmp(&(&b.file, b.pos)));
+    diags.dedup();
+    Diagnostics(diags)
+}
+
+/// Records every `def` of a module body (at any depth of module-level
+/// control flow, not inside functions) under its graph name: the module's
+/// prefix and the function's name, with the line appended when a module
+/// defines the name more than once.
+fn collect_defs<'a>(module: &str, prefix: &str, stmts: &'a [Stmt], defs: &mut ProgramDefs<'a>) {
+    for s in stmts {
+        match &s.kind {
+            StmtKind::FunctionDef {
+                name,
+                params,
+                star_args,
+                kwonly,
+                kwargs,
+                body,
+                ..
+            } => {
+                let mut graph = format!("{prefix}{name}");
+                if defs.functions.contains_key(&graph) {
+                    graph = format!("{graph}_{}", s.pos.line);
+                }
+                defs.graph_names
+                    .insert((module.to_string(), s.pos), graph.clone());
+                defs.functions.insert(
+                    graph,
+                    FuncDef {
+                        name,
+                        pos: s.pos,
+                        params,
+                        star_args: star_args.as_deref(),
+                        kwonly,
+                        kwargs: kwargs.as_deref(),
+                        decorators: &[],
+                        body,
+                        module_body: false,
+                    },
+                );
+            }
+            StmtKind::If { body, orelse, .. }
+            | StmtKind::While { body, orelse, .. }
+            | StmtKind::For { body, orelse, .. } => {
+                collect_defs(module, prefix, body, defs);
+                collect_defs(module, prefix, orelse, defs);
+            }
+            StmtKind::Try {
+                body,
+                handlers,
+                orelse,
+                finalbody,
+            } => {
+                collect_defs(module, prefix, body, defs);
+                for h in handlers {
+                    collect_defs(module, prefix, &h.body, defs);
+                }
+                collect_defs(module, prefix, orelse, defs);
+                collect_defs(module, prefix, finalbody, defs);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Adds to `out` the functions a graph refers to through constants: directly
+/// and inside the prebuilt objects it uses (transitively).
+fn referenced_functions(g: &FunctionGraph<Flow>, prebuilt: &[PrebuiltObject], out: &mut Vec<String>) {
+    let mut seen_objects = HashSet::new();
+    let mut stack: Vec<Constant> = Vec::new();
+    for b in &g.blocks {
+        let args = b
+            .operations
+            .iter()
+            .flat_map(|op| op.args.iter())
+            .chain(b.exits.iter().flat_map(|l| l.args.iter()));
+        for a in args {
+            if let Arg::Const(c) = a {
+                stack.push(c.clone());
+            }
+        }
+    }
+    while let Some(c) = stack.pop() {
+        match c {
+            Constant::Func(f) => {
+                if !out.contains(&f) {
+                    out.push(f);
+                }
+            }
+            Constant::Prebuilt(i) if seen_objects.insert(i) => {
+                match prebuilt.get(i as usize) {
+                    Some(PrebuiltObject::List(xs)) | Some(PrebuiltObject::Tuple(xs)) => {
+                        stack.extend(xs.iter().rev().cloned())
+                    }
+                    Some(PrebuiltObject::Dict(pairs)) => {
+                        for (k, v) in pairs.iter().rev() {
+                            stack.push(v.clone());
+                            stack.push(k.clone());
+                        }
+                    }
+                    Some(PrebuiltObject::Instance { attrs, .. }) => {
+                        stack.extend(attrs.iter().rev().map(|(_, v)| v.clone()))
+                    }
+                    None => {}
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Is this `if __name__ == '__main__':`?
-fn is_main_guard(test: &Expr) -> bool {
+pub(crate) fn is_main_guard(test: &Expr) -> bool {
     let ExprKind::Compare { left, ops } = &test.kind else {
         return false;
     };
@@ -118,209 +400,8 @@ fn is_main_guard(test: &Expr) -> bool {
     (is_name(left) && is_main(right)) || (is_main(left) && is_name(right))
 }
 
-/// The value of a module-level constant expression: literals, possibly negated,
-/// earlier constants, and folded arithmetic on them.
-fn const_value(e: &Expr, globals: &HashMap<String, Global>, dialect: Dialect) -> Option<Constant> {
-    match &e.kind {
-        ExprKind::Int(i) => Some(Constant::Int(*i)),
-        ExprKind::Float(f) => Some(Constant::Float(*f)),
-        ExprKind::Str(s) => Some(Constant::Str(s.clone())),
-        ExprKind::Bool(b) => Some(Constant::Bool(*b)),
-        ExprKind::None => Some(Constant::None),
-        ExprKind::Name(n) => match globals.get(n) {
-            Some(Global::Const(c)) => Some(c.clone()),
-            _ => None,
-        },
-        ExprKind::UnaryOp { op, operand } => {
-            let a = const_value(operand, globals, dialect)?;
-            let name = match op {
-                ast::UnaryOp::Neg => "neg",
-                ast::UnaryOp::Pos => "pos",
-                ast::UnaryOp::Invert => "invert",
-                ast::UnaryOp::Not => "not_",
-            };
-            fold::fold(name, &[&a])
-        }
-        ExprKind::BinOp { op, left, right } => {
-            let a = const_value(left, globals, dialect)?;
-            let b = const_value(right, globals, dialect)?;
-            let name = builder::binop_name(*op, dialect);
-            fold::fold(name, &[&a, &b])
-        }
-        _ => None,
-    }
-}
-
-/// Reads the module's top level: functions, constants and imports.
-fn read_module<'a>(
-    module: &'a ast::Module,
-    source: &'a str,
-    diags: &mut Vec<Diagnostic>,
-) -> ModuleCtx<'a> {
-    let mut ctx = ModuleCtx {
-        path: &module.path,
-        source,
-        dialect: module.dialect,
-        globals: HashMap::new(),
-    };
-    for s in &module.body {
-        match &s.kind {
-            StmtKind::FunctionDef {
-                name,
-                params,
-                star_args,
-                kwonly,
-                kwargs,
-                decorators,
-                body,
-            } => {
-                ctx.globals.insert(
-                    name.clone(),
-                    Global::Func(FuncDef {
-                        name,
-                        pos: s.pos,
-                        params,
-                        star_args: star_args.as_deref(),
-                        kwonly,
-                        kwargs: kwargs.as_deref(),
-                        decorators,
-                        body,
-                    }),
-                );
-            }
-            StmtKind::Import(aliases) => {
-                for a in aliases {
-                    let top = a.name.split('.').next().unwrap_or(&a.name);
-                    if top == "sys" || top == "os" {
-                        let bound = a.asname.clone().unwrap_or_else(|| top.to_string());
-                        ctx.globals.insert(bound, Global::Module(a.name.clone()));
-                    } else {
-                        diags.push(ctx.diag(
-                            s.pos,
-                            format!(
-                                "importing '{}' is not supported yet (walking skeleton); only 'sys' and 'os' may be imported",
-                                a.name
-                            ),
-                        ));
-                    }
-                }
-            }
-            StmtKind::ImportFrom { module: m, .. } if m == "__future__" => {}
-            StmtKind::ImportFrom {
-                module: m, level, ..
-            } => {
-                let dots = ".".repeat(*level as usize);
-                diags.push(ctx.diag(
-                    s.pos,
-                    format!(
-                        "importing from '{dots}{m}' is not supported yet (walking skeleton); only 'sys', 'os' and '__future__' may be imported"
-                    ),
-                ));
-            }
-            StmtKind::Assign { targets, value } => {
-                let v = const_value(value, &ctx.globals, ctx.dialect);
-                let Some(v) = v else {
-                    diags.push(ctx.diag(
-                        value.pos,
-                        "module-level assignments must assign a constant (an int, float, str, bool or None) in this stage; other module-level values are not supported yet (walking skeleton)",
-                    ));
-                    continue;
-                };
-                for t in targets {
-                    match &t.kind {
-                        ExprKind::Name(n) => {
-                            ctx.globals.insert(n.clone(), Global::Const(v.clone()));
-                        }
-                        _ => diags.push(ctx.diag(
-                            t.pos,
-                            "module-level assignments must assign to a plain name in this stage",
-                        )),
-                    }
-                }
-            }
-            StmtKind::Expr(e) if const_value(e, &HashMap::new(), module.dialect).is_some() => {}
-            StmtKind::Pass => {}
-            StmtKind::If { test, .. } if is_main_guard(test) => {}
-            other => {
-                let what = match other {
-                    StmtKind::ClassDef { .. } => "class definitions are",
-                    StmtKind::If { .. } => {
-                        "module-level 'if' statements (other than `if __name__ == '__main__':`) are"
-                    }
-                    StmtKind::While { .. } | StmtKind::For { .. } => "module-level loops are",
-                    StmtKind::Try { .. } => "try statements are",
-                    StmtKind::Expr(_) => {
-                        "module-level expression statements (other than docstrings) are"
-                    }
-                    StmtKind::Print { .. } => "module-level print statements are",
-                    StmtKind::AugAssign { .. } => "module-level augmented assignments are",
-                    StmtKind::Assert { .. } => "assert statements are",
-                    StmtKind::Raise { .. } => "raise statements are",
-                    StmtKind::Del(_) => "del statements are",
-                    StmtKind::Global(_) => "module-level 'global' statements are",
-                    StmtKind::With { .. } => "module-level 'with' statements are",
-                    StmtKind::Exec { .. } => "module-level 'exec' statements are",
-                    StmtKind::PrintTo { .. } => "module-level print statements are",
-                    _ => "this kind of module-level statement is",
-                };
-                diags.push(ctx.diag(
-                    s.pos,
-                    format!("{what} not supported yet (walking skeleton)"),
-                ));
-            }
-        }
-    }
-    ctx
-}
-
-/// Finds the name of the entry point: what `target(...)` returns.
-fn find_entry(ctx: &ModuleCtx, diags: &mut Vec<Diagnostic>) -> Option<String> {
-    let Some(Global::Func(target)) = ctx.globals.get("target") else {
-        diags.push(ctx.diag(
-            Pos::new(1, 1),
-            "the module defines no function 'target'; a program must define `target(driver, args)` returning its entry point function",
-        ));
-        return None;
-    };
-    let Some(ret) = first_return(target.body) else {
-        diags.push(ctx.diag(
-            target.pos,
-            "'target' must return the entry point function (`return entry_point` or `return entry_point, None`)",
-        ));
-        return None;
-    };
-    let (pos, value) = ret;
-    let named = value.and_then(|v| match &v.kind {
-        ExprKind::Name(n) => Some((v.pos, n)),
-        ExprKind::Tuple(items) => match items.first().map(|i| &i.kind) {
-            Some(ExprKind::Name(n)) => Some((items[0].pos, n)),
-            _ => None,
-        },
-        _ => None,
-    });
-    let Some((npos, name)) = named else {
-        diags.push(ctx.diag(
-            value.map_or(pos, |v| v.pos),
-            "'target' must return the entry point function by its module-level name (`return entry_point` or `return entry_point, None`)",
-        ));
-        return None;
-    };
-    match ctx.globals.get(name.as_str()) {
-        Some(Global::Func(_)) => Some(name.clone()),
-        _ => {
-            diags.push(ctx.diag(
-                npos,
-                format!(
-                    "'target' returns '{name}', which is not a function defined at module level"
-                ),
-            ));
-            None
-        }
-    }
-}
-
 /// The first `return` statement in a body (looking into nested blocks).
-fn first_return(stmts: &[Stmt]) -> Option<(Pos, Option<&Expr>)> {
+pub(crate) fn first_return(stmts: &[Stmt]) -> Option<(Pos, Option<&Expr>)> {
     for s in stmts {
         match &s.kind {
             StmtKind::Return(v) => return Some((s.pos, v.as_ref())),

@@ -5,8 +5,15 @@
 //! one operation), every use of a variable in a block comes after its definition
 //! in that block, links pass exactly as many values as their target takes, and
 //! each block ends in the way its exitswitch says.
+//!
+//! A block that catches its last operation's exceptions (exitswitch
+//! `last_exception`) has that operation, a normal first exit without exitcase,
+//! then exception exits whose cases are distinct classes. Only an exception
+//! exit may define variables (its `last_exception` and `last_exc_value`), and
+//! only its own arguments may read them; it may not read the raising
+//! operation's result, which an exception leaves unset.
 
-use rpy_ir::graph::{Arg, BlockId, Constant, FunctionGraph, Program, Stage, Var};
+use rpy_ir::graph::{Arg, Block, BlockId, Constant, FunctionGraph, Program, Stage, Var};
 use std::collections::HashSet;
 
 /// Checks one graph; on failure, returns one line per problem found.
@@ -51,11 +58,13 @@ pub fn check_graph_well_formed<S: Stage>(g: &FunctionGraph<S>) -> Result<(), Vec
         let defs = block
             .inputargs
             .iter()
-            .chain(block.operations.iter().map(|op| &op.result));
+            .copied()
+            .chain(block.operations.iter().map(|op| op.result))
+            .chain(block.exits.iter().flat_map(|l| l.defined_vars()));
         for v in defs {
             if v.0 as usize >= nvars {
                 errs.push(format!("block b{bi}: variable v{} does not exist", v.0));
-            } else if !defined_once.insert(*v) {
+            } else if !defined_once.insert(v) {
                 errs.push(format!("block b{bi}: variable v{} is defined twice", v.0));
             }
         }
@@ -102,6 +111,9 @@ pub fn check_graph_well_formed<S: Stage>(g: &FunctionGraph<S>) -> Result<(), Vec
             continue;
         }
         match &block.exitswitch {
+            Some(Arg::Const(Constant::LastException)) => {
+                check_exception_exits(bi, block, &mut errs);
+            }
             None => {
                 if block.exits.len() != 1 {
                     errs.push(format!(
@@ -137,9 +149,19 @@ pub fn check_graph_well_formed<S: Stage>(g: &FunctionGraph<S>) -> Result<(), Vec
                 }
             }
         }
+        let exception_exits = usize::from(block.catches_exceptions());
         for (li, l) in block.exits.iter().enumerate() {
+            if (li < exception_exits || !block.catches_exceptions())
+                && l.defined_vars().next().is_some()
+            {
+                errs.push(format!(
+                    "block b{bi}: exit {li} defines variables but is not an exception exit"
+                ));
+            }
+            let mut link_known = known.clone();
+            link_known.extend(l.defined_vars());
             for a in &l.args {
-                check_use(a, &known, &mut errs, &format!("exit {li}"));
+                check_use(a, &link_known, &mut errs, &format!("exit {li}"));
             }
             if !valid_block(l.target) {
                 errs.push(format!(
@@ -162,6 +184,45 @@ pub fn check_graph_well_formed<S: Stage>(g: &FunctionGraph<S>) -> Result<(), Vec
         Ok(())
     } else {
         Err(prefix(g, errs))
+    }
+}
+
+/// The exits of a block switching on `last_exception` (see the module doc).
+fn check_exception_exits(bi: usize, block: &Block, errs: &mut Vec<String>) {
+    let Some(raising) = block.operations.last() else {
+        errs.push(format!(
+            "block b{bi}: catches exceptions but has no operation that could raise one"
+        ));
+        return;
+    };
+    match block.exits.first() {
+        None => errs.push(format!("block b{bi}: a block catching exceptions has no exits")),
+        Some(normal) if normal.exitcase.is_some() => errs.push(format!(
+            "block b{bi}: the first exit of a block catching exceptions is the normal path and has no exitcase"
+        )),
+        Some(_) => {}
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    for (li, l) in block.exits.iter().enumerate().skip(1) {
+        match &l.exitcase {
+            Some(Constant::Class(c)) => {
+                if seen.contains(&c.as_str()) {
+                    errs.push(format!("block b{bi}: exit {li} repeats the class {c}"));
+                }
+                seen.push(c);
+            }
+            Some(other) => errs.push(format!(
+                "block b{bi}: exception exit {li} has the exitcase {other:?} instead of a class"
+            )),
+            None => errs.push(format!(
+                "block b{bi}: exception exit {li} has no exitcase; it needs the class it catches"
+            )),
+        }
+        if l.args.contains(&Arg::Var(raising.result)) {
+            errs.push(format!(
+                "block b{bi}: exception exit {li} passes on the result of the operation that raised"
+            ));
+        }
     }
 }
 
@@ -210,5 +271,78 @@ pub fn check_program_well_formed<S: Stage>(p: &Program<S>) -> Result<(), Vec<Str
         Ok(())
     } else {
         Err(errs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_graph_well_formed;
+    use rpy_ir::graph::Flow;
+    use rpy_ir::text::parse_graph;
+
+    /// The problems found in a graph given as text (with the exception exits
+    /// of `body`, which `f`'s first block runs after `v1 = simple_call(@g, a_0)`).
+    fn problems(exits: &str) -> Vec<String> {
+        let text = format!(
+            "graph f(a_0) {{\n  block0(a_0):\n    v1 = simple_call(@g, a_0)\n{exits}\n  block1(x_9):\n    -> return(x_9)\n}}\n"
+        );
+        let g = parse_graph::<Flow>(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        match check_graph_well_formed(&g) {
+            Ok(()) => Vec::new(),
+            Err(e) => e,
+        }
+    }
+
+    #[test]
+    fn exception_exits_may_pass_their_own_variables() {
+        let ok = problems(
+            "    switch last_exception\n      -> block1(v1)\n      %ValueError catch(t_2, e_3) -> except(t_2, e_3)\n      %Exception catch(_, e_4) -> block1(e_4)",
+        );
+        assert_eq!(ok, Vec::<String>::new());
+    }
+
+    #[test]
+    fn an_exception_exit_cannot_read_the_failed_result_or_another_exits_variables() {
+        let errs = problems(
+            "    switch last_exception\n      -> block1(v1)\n      %ValueError catch(t_2, e_3) -> block1(v1)\n      %KeyError catch(t_4, e_5) -> block1(e_3)",
+        );
+        assert!(
+            errs.iter()
+                .any(|e| e.contains("exception exit 1 passes on the result")),
+            "{errs:?}"
+        );
+        assert!(
+            errs.iter().any(|e| e.contains("exit 2 uses variable")),
+            "{errs:?}"
+        );
+    }
+
+    #[test]
+    fn exception_exits_need_classes_and_a_normal_first_exit() {
+        let errs = problems(
+            "    switch last_exception\n      %ValueError catch(t_2, e_3) -> block1(e_3)\n      3 -> block1(a_0)",
+        );
+        assert!(
+            errs.iter()
+                .any(|e| e.contains("the first exit of a block catching exceptions")),
+            "{errs:?}"
+        );
+        assert!(
+            errs.iter()
+                .any(|e| e.contains("has the exitcase Int(3) instead of a class")),
+            "{errs:?}"
+        );
+    }
+
+    #[test]
+    fn only_exception_exits_define_variables() {
+        let errs = problems(
+            "    switch v1\n      True catch(t_2, e_3) -> block1(e_3)\n      False -> block1(a_0)",
+        );
+        assert!(
+            errs.iter()
+                .any(|e| e.contains("exit 0 defines variables but is not an exception exit")),
+            "{errs:?}"
+        );
     }
 }

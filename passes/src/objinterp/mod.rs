@@ -12,17 +12,28 @@
 //! its arguments, all evaluated before any is assigned, to the target block's
 //! input variables. Calls of program functions push a frame on an explicit
 //! stack, so deep recursion in the program does not use the Rust stack.
-//! An operation that raises, or reaching a graph's except block, stops the
-//! run with an [`ObjError`] naming the Python exception.
+//! An operation that raises, or a link into a graph's except block, raises a
+//! Python exception (an instance of a class of [`exceptions`]): the innermost
+//! frame whose current operation ends a block catching exceptions
+//! (`switch last_exception`) with an exit whose class matches takes that exit,
+//! its own variables set to the exception's class and instance; the frames
+//! above it are dropped. When no frame catches it, the run stops with an
+//! [`ObjError`] naming the exception, the stack as it was when it was raised.
 
+mod containers;
+pub mod exceptions;
+pub mod modules;
 mod ops;
+mod rlib;
+mod strmethods;
 mod value;
 
 pub use ops::{Exc, Op};
 pub use value::ObjValue;
 
+use exceptions::{exception_matches, ClassTable};
 use rpy_ir::ast::Dialect;
-use rpy_ir::graph::{Arg, Flow, FunctionGraph, Program};
+use rpy_ir::graph::{Arg, Constant, Flow, FunctionGraph, Program};
 use std::collections::HashMap;
 use std::fmt;
 use std::io::Write;
@@ -71,6 +82,8 @@ impl std::error::Error for ObjError {}
 enum Operand {
     Var(usize),
     Const(ObjValue),
+    /// A constant with no value here (a class the program does not define).
+    Unknown(String),
 }
 
 #[derive(Debug)]
@@ -86,7 +99,10 @@ struct OpCode {
 struct LinkCode {
     args: Vec<Operand>,
     target: usize,
-    exitcase: Option<ObjValue>,
+    exitcase: Option<Operand>,
+    /// The variables an exception exit sets to the exception's class and instance.
+    last_exception: Option<usize>,
+    last_exc_value: Option<usize>,
 }
 
 #[derive(Debug)]
@@ -94,6 +110,9 @@ struct BlockCode {
     inputargs: Vec<usize>,
     ops: Vec<OpCode>,
     exitswitch: Option<Operand>,
+    /// Switches on `last_exception`: the last operation's exceptions go to
+    /// `exits[1..]`, and `exits[0]` is the normal path.
+    catches: bool,
     exits: Vec<LinkCode>,
 }
 
@@ -107,14 +126,24 @@ struct GraphCode {
     except: usize,
 }
 
-fn operand(a: &Arg) -> Operand {
-    match a {
-        Arg::Var(v) => Operand::Var(v.0 as usize),
-        Arg::Const(c) => Operand::Const(ObjValue::from_constant(c)),
+fn constant(c: &Constant, classes: &ClassTable, prebuilt: &[ObjValue]) -> Operand {
+    if let Constant::Prebuilt(i) = c {
+        return match prebuilt.get(*i as usize) {
+            Some(v) => Operand::Const(v.clone()),
+            None => Operand::Unknown(format!("{c:?}")),
+        };
+    }
+    match ObjValue::from_constant(c, classes) {
+        Some(v) => Operand::Const(v),
+        None => Operand::Unknown(format!("{c:?}")),
     }
 }
 
-fn compile(g: &FunctionGraph<Flow>) -> GraphCode {
+fn compile(g: &FunctionGraph<Flow>, classes: &ClassTable, prebuilt: &[ObjValue]) -> GraphCode {
+    let operand = |a: &Arg| match a {
+        Arg::Var(v) => Operand::Var(v.0 as usize),
+        Arg::Const(c) => constant(c, classes, prebuilt),
+    };
     let blocks = g
         .blocks
         .iter()
@@ -130,14 +159,21 @@ fn compile(g: &FunctionGraph<Flow>) -> GraphCode {
                     result: o.result.0 as usize,
                 })
                 .collect(),
-            exitswitch: b.exitswitch.as_ref().map(operand),
+            exitswitch: b
+                .exitswitch
+                .as_ref()
+                .filter(|_| !b.catches_exceptions())
+                .map(operand),
+            catches: b.catches_exceptions(),
             exits: b
                 .exits
                 .iter()
                 .map(|l| LinkCode {
                     args: l.args.iter().map(operand).collect(),
                     target: l.target.0 as usize,
-                    exitcase: l.exitcase.as_ref().map(ObjValue::from_constant),
+                    exitcase: l.exitcase.as_ref().map(|c| constant(c, classes, prebuilt)),
+                    last_exception: l.last_exception.map(|v| v.0 as usize),
+                    last_exc_value: l.last_exc_value.map(|v| v.0 as usize),
                 })
                 .collect(),
         })
@@ -165,6 +201,7 @@ struct Frame {
 pub struct ObjInterpreter<'p> {
     program: &'p Program<Flow>,
     dialect: Dialect,
+    classes: ClassTable,
     graphs: Vec<GraphCode>,
     by_name: HashMap<String, usize>,
     max_depth: usize,
@@ -174,10 +211,26 @@ pub struct ObjInterpreter<'p> {
 
 /// How a run stops inside `run`, before the error gets its traceback.
 enum Stop {
+    /// An operation raised: the exception's class name and message.
     Raise(Exc),
-    /// An exception that reached a graph's except block: class and message.
-    Except(String, String),
+    /// A Python exception in flight: its class and instance.
+    Exception(ObjValue, ObjValue),
     Internal(String),
+}
+
+/// What an operation does.
+enum Step {
+    Value(ObjValue),
+    /// A call of a program graph (by index) with these arguments.
+    Call(usize, Vec<ObjValue>),
+}
+
+/// What following a link leads to.
+enum Next {
+    /// The run goes on in the frame now on top.
+    Continue,
+    /// The outermost frame returned this value.
+    Return(ObjValue),
 }
 
 impl From<Exc> for Stop {
@@ -188,7 +241,26 @@ impl From<Exc> for Stop {
 
 impl<'p> ObjInterpreter<'p> {
     pub fn new(program: &'p Program<Flow>, dialect: Dialect) -> Self {
-        let graphs: Vec<GraphCode> = program.graphs.iter().map(compile).collect();
+        let classes = ClassTable::builtin(dialect);
+        // A prebuilt object that cannot be made leaves its constants without
+        // a value: running an operation on one reports it.
+        let prebuilt = modules::materialize(&program.prebuilt, &classes).unwrap_or_default();
+        Self::with_prebuilt_values(program, dialect, prebuilt)
+    }
+
+    /// An interpreter whose `Constant::Prebuilt(i)` is `prebuilt[i]`, values
+    /// made by the caller (the flow stage's import-time module objects).
+    pub fn with_prebuilt_values(
+        program: &'p Program<Flow>,
+        dialect: Dialect,
+        prebuilt: Vec<ObjValue>,
+    ) -> Self {
+        let classes = ClassTable::builtin(dialect);
+        let graphs: Vec<GraphCode> = program
+            .graphs
+            .iter()
+            .map(|g| compile(g, &classes, &prebuilt))
+            .collect();
         let by_name = graphs
             .iter()
             .enumerate()
@@ -197,12 +269,18 @@ impl<'p> ObjInterpreter<'p> {
         ObjInterpreter {
             program,
             dialect,
+            classes,
             graphs,
             by_name,
             max_depth: 100_000,
             max_steps: None,
             steps: 0,
         }
+    }
+
+    /// The classes the program's constants name (builtin exceptions first).
+    pub fn classes(&self) -> &ClassTable {
+        &self.classes
     }
 
     /// The program being run.
@@ -277,7 +355,7 @@ impl<'p> ObjInterpreter<'p> {
                 };
                 let (exc, message) = match stop {
                     Stop::Raise(e) => (e.exc.to_string(), e.msg),
-                    Stop::Except(exc, msg) => (exc, msg),
+                    Stop::Exception(etype, evalue) => self.describe_exception(&etype, &evalue),
                     Stop::Internal(m) => ("InternalError".to_string(), m),
                 };
                 Err(ObjError {
@@ -352,77 +430,56 @@ impl<'p> ObjInterpreter<'p> {
         stack.push(first);
         loop {
             self.tick()?;
+            let depth = stack.len();
             let frame = stack.last_mut().expect("a frame is running");
-            let graphs = &self.graphs;
-            let g = &graphs[frame.graph];
+            let g = &self.graphs[frame.graph];
             let b = &g.blocks[frame.block];
 
             if let Some(op) = b.ops.get(frame.pc) {
-                let args = op
-                    .args
-                    .iter()
-                    .map(|a| get(&frame.env, a))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let Some(kind) = op.op else {
-                    return Err(Stop::Internal(format!(
-                        "the operation '{}' is not known to the object interpreter",
-                        op.name
-                    )));
-                };
-                if let Some(n) = kind.arity() {
-                    if args.len() != n {
-                        return Err(Stop::Internal(format!(
-                            "'{}' takes {n} arguments, not {}",
-                            op.name,
-                            args.len()
-                        )));
+                let result = op.result;
+                match self.step(op, &frame.env, depth, out) {
+                    Ok(Step::Value(v)) => {
+                        let frame = stack.last_mut().expect("a frame is running");
+                        frame.env[result] = Some(v);
+                        frame.pc += 1;
                     }
-                }
-                if kind == Op::SimpleCall {
-                    if let Some(ObjValue::Func(name)) = args.first() {
-                        let Some(&callee) = self.by_name.get(&**name) else {
-                            return Err(Stop::Internal(format!(
-                                "the program has no graph for the function '{name}'"
-                            )));
-                        };
-                        if stack.len() >= self.max_depth {
-                            return Err(Stop::Raise(ops::exc(
-                                "RecursionError",
-                                "maximum recursion depth exceeded",
-                            )));
+                    Ok(Step::Call(callee, args)) => match self.frame(callee, args) {
+                        Ok(new) => stack.push(new),
+                        Err(stop) => {
+                            if let Next::Return(v) = self.raise(stack, stop)? {
+                                return Ok(v);
+                            }
                         }
-                        let new = self.frame(callee, args[1..].to_vec())?;
-                        stack.push(new);
-                        continue;
+                    },
+                    Err(stop) => {
+                        if let Next::Return(v) = self.raise(stack, stop)? {
+                            return Ok(v);
+                        }
                     }
                 }
-                let result = self.operation(kind, args, out)?;
-                let frame = stack.last_mut().expect("a frame is running");
-                frame.env[op.result] = Some(result);
-                frame.pc += 1;
                 continue;
             }
 
             // The end of the block: follow the exit.
-            let link = match &b.exitswitch {
-                None => match b.exits.as_slice() {
-                    [l] => l,
-                    _ => {
+            let exit = match &b.exitswitch {
+                None if b.catches => 0,
+                None => match b.exits.len() {
+                    1 => 0,
+                    n => {
                         return Err(Stop::Internal(format!(
-                            "block {} has {} exits and no exitswitch",
+                            "block {} has {n} exits and no exitswitch",
                             frame.block,
-                            b.exits.len()
                         )))
                     }
                 },
                 Some(sw) => {
                     let v = get(&frame.env, sw)?;
-                    let found = b.exits.iter().find(|l| match &l.exitcase {
-                        Some(c) => same_case(c, &v),
-                        None => false,
+                    let found = b.exits.iter().position(|l| match &l.exitcase {
+                        Some(Operand::Const(c)) => same_case(c, &v),
+                        _ => false,
                     });
                     match found {
-                        Some(l) => l,
+                        Some(i) => i,
                         None => {
                             return Err(Stop::Internal(format!(
                                 "no exit of block {} matches the exitswitch value {v:?}",
@@ -432,55 +489,178 @@ impl<'p> ObjInterpreter<'p> {
                     }
                 }
             };
-            let values = link
-                .args
-                .iter()
-                .map(|a| get(&frame.env, a))
-                .collect::<Result<Vec<_>, _>>()?;
-            if link.target == g.ret {
-                let Some(result) = values.into_iter().next() else {
-                    return Err(Stop::Internal(
-                        "a link to the return block has no value".into(),
-                    ));
-                };
-                stack.pop();
-                match stack.last_mut() {
-                    None => return Ok(result),
-                    Some(caller) => {
-                        let cg = &graphs[caller.graph];
-                        let call = &cg.blocks[caller.block].ops[caller.pc];
-                        caller.env[call.result] = Some(result);
-                        caller.pc += 1;
-                    }
-                }
-                continue;
+            if let Next::Return(v) = self.follow(stack, exit, None)? {
+                return Ok(v);
             }
-            if link.target == g.except {
-                let mut vals = values.into_iter();
-                let etype = vals.next().unwrap_or(ObjValue::None);
-                let evalue = vals.next().unwrap_or(ObjValue::None);
-                let name = match &etype {
-                    ObjValue::Func(n) | ObjValue::Builtin(n) => n.to_string(),
-                    other => String::from_utf8_lossy(&other.to_str(self.dialect)).into_owned(),
-                };
-                let msg = String::from_utf8_lossy(&evalue.to_str(self.dialect)).into_owned();
-                return Err(Stop::Except(name, msg));
-            }
-            let target = &g.blocks[link.target];
-            if target.inputargs.len() != values.len() {
+        }
+    }
+
+    /// Runs one operation of the top frame, or says which graph it calls.
+    fn step(
+        &self,
+        op: &OpCode,
+        env: &[Option<ObjValue>],
+        depth: usize,
+        out: &mut dyn Write,
+    ) -> Result<Step, Stop> {
+        let args = op
+            .args
+            .iter()
+            .map(|a| get(env, a))
+            .collect::<Result<Vec<_>, _>>()?;
+        let Some(kind) = op.op else {
+            return Err(Stop::Internal(format!(
+                "the operation '{}' is not known to the object interpreter",
+                op.name
+            )));
+        };
+        if let Some(n) = kind.arity() {
+            if args.len() != n {
                 return Err(Stop::Internal(format!(
-                    "a link passes {} values to block {}, which takes {}",
-                    values.len(),
-                    link.target,
-                    target.inputargs.len()
+                    "'{}' takes {n} arguments, not {}",
+                    op.name,
+                    args.len()
                 )));
             }
-            for (&v, x) in target.inputargs.iter().zip(values) {
-                frame.env[v] = Some(x);
-            }
-            frame.block = link.target;
-            frame.pc = 0;
         }
+        if kind == Op::SimpleCall {
+            if let Some(ObjValue::Func(name)) = args.first() {
+                let Some(&callee) = self.by_name.get(&**name) else {
+                    return Err(Stop::Internal(format!(
+                        "the program has no graph for the function '{name}'"
+                    )));
+                };
+                if depth >= self.max_depth {
+                    return Err(Stop::Raise(ops::exc(
+                        "RecursionError",
+                        "maximum recursion depth exceeded",
+                    )));
+                }
+                return Ok(Step::Call(callee, args[1..].to_vec()));
+            }
+        }
+        self.operation(kind, args, out).map(Step::Value)
+    }
+
+    /// Takes exit `exit` of the top frame's block (an exception exit with the
+    /// exception `caught`): into the next block, out of the graph with its
+    /// result, or raising what a link into the except block passes.
+    fn follow(
+        &self,
+        stack: &mut Vec<Frame>,
+        exit: usize,
+        caught: Option<(ObjValue, ObjValue)>,
+    ) -> Result<Next, Stop> {
+        let frame = stack.last_mut().expect("a frame is running");
+        let g = &self.graphs[frame.graph];
+        let link = &g.blocks[frame.block].exits[exit];
+        if let Some((etype, evalue)) = caught {
+            if let Some(v) = link.last_exception {
+                frame.env[v] = Some(etype);
+            }
+            if let Some(v) = link.last_exc_value {
+                frame.env[v] = Some(evalue);
+            }
+        }
+        let values = link
+            .args
+            .iter()
+            .map(|a| get(&frame.env, a))
+            .collect::<Result<Vec<_>, _>>()?;
+        if link.target == g.ret {
+            let Some(result) = values.into_iter().next() else {
+                return Err(Stop::Internal(
+                    "a link to the return block has no value".into(),
+                ));
+            };
+            stack.pop();
+            return Ok(match stack.last_mut() {
+                None => Next::Return(result),
+                Some(caller) => {
+                    let cg = &self.graphs[caller.graph];
+                    let call = &cg.blocks[caller.block].ops[caller.pc];
+                    caller.env[call.result] = Some(result);
+                    caller.pc += 1;
+                    Next::Continue
+                }
+            });
+        }
+        if link.target == g.except {
+            let mut vals = values.into_iter();
+            let etype = vals.next().unwrap_or(ObjValue::None);
+            let evalue = vals.next().unwrap_or(ObjValue::None);
+            // The frame stays (at the end of its block, where nothing catches)
+            // so that an uncaught exception's traceback includes it.
+            return self.raise(stack, Stop::Exception(etype, evalue));
+        }
+        let target = &g.blocks[link.target];
+        if target.inputargs.len() != values.len() {
+            return Err(Stop::Internal(format!(
+                "a link passes {} values to block {}, which takes {}",
+                values.len(),
+                link.target,
+                target.inputargs.len()
+            )));
+        }
+        for (&v, x) in target.inputargs.iter().zip(values) {
+            frame.env[v] = Some(x);
+        }
+        frame.block = link.target;
+        frame.pc = 0;
+        Ok(Next::Continue)
+    }
+
+    /// Raises `stop` in the top frame: the innermost frame that catches it
+    /// takes its exception exit; otherwise the error comes back, the stack
+    /// untouched for the traceback.
+    fn raise(&self, stack: &mut Vec<Frame>, stop: Stop) -> Result<Next, Stop> {
+        let (etype, evalue) = match stop {
+            Stop::Raise(e) => match self.classes.instance_of_exc(&e) {
+                Some(ObjValue::Instance(inst)) => (
+                    ObjValue::Class(inst.class.clone()),
+                    ObjValue::Instance(inst),
+                ),
+                _ => return Err(Stop::Raise(e)),
+            },
+            Stop::Exception(etype, evalue) => (etype, evalue),
+            Stop::Internal(_) => return Err(stop),
+        };
+        // What the handlers match: the instance, or the class raised alone.
+        let raised = match &evalue {
+            ObjValue::Instance(_) => &evalue,
+            _ => &etype,
+        };
+        for depth in (0..stack.len()).rev() {
+            let f = &stack[depth];
+            let b = &self.graphs[f.graph].blocks[f.block];
+            // Only the last operation of a catching block has its exceptions caught.
+            if !b.catches || f.pc + 1 != b.ops.len() {
+                continue;
+            }
+            let handler = b.exits.iter().skip(1).position(|l| match &l.exitcase {
+                Some(Operand::Const(ObjValue::Class(c))) => exception_matches(raised, c),
+                _ => false,
+            });
+            if let Some(i) = handler {
+                stack.truncate(depth + 1);
+                return self.follow(stack, i + 1, Some((etype, evalue)));
+            }
+        }
+        Err(Stop::Exception(etype, evalue))
+    }
+
+    /// The class name and `str()` of an uncaught exception.
+    fn describe_exception(&self, etype: &ObjValue, evalue: &ObjValue) -> (String, String) {
+        let name = match (etype, evalue) {
+            (_, ObjValue::Instance(i)) => i.class.name.to_string(),
+            (ObjValue::Class(c), _) => c.name.to_string(),
+            (other, _) => String::from_utf8_lossy(&other.to_str(self.dialect)).into_owned(),
+        };
+        let msg = match evalue {
+            ObjValue::None => String::new(),
+            v => String::from_utf8_lossy(&v.to_str(self.dialect)).into_owned(),
+        };
+        (name, msg)
     }
 
     /// Every operation but calls of program functions.
@@ -497,9 +677,29 @@ impl<'p> ObjInterpreter<'p> {
                     .map_err(|e| ops::exc("IOError", e.to_string()))?;
                 Ok(ObjValue::None)
             }
-            (Op::SimpleCall, [ObjValue::Builtin(name), rest @ ..]) => {
-                ops::call_builtin(name, rest, d)
+            (Op::SimpleCall, [ObjValue::Class(class), rest @ ..]) => {
+                exceptions::instantiate(class, rest)
             }
+            (Op::SimpleCall, [ObjValue::Builtin(name), rest @ ..]) => {
+                match exceptions::call_builtin(name, rest).or_else(|| rlib::call(name, rest)) {
+                    Some(r) => r,
+                    None => ops::call_builtin(name, rest, d),
+                }
+            }
+            (Op::SimpleCall, [ObjValue::Method(m), rest @ ..]) => {
+                containers::call_method(m, rest, d)
+            }
+            (
+                Op::NewTuple
+                | Op::NewList
+                | Op::NewDict
+                | Op::GetSlice
+                | Op::DelItem
+                | Op::DelSlice
+                | Op::Iter
+                | Op::Next,
+                _,
+            ) => containers::operation(op, &args, d),
             (Op::SimpleCall, [f, ..]) => Err(ops::exc(
                 "TypeError",
                 format!("'{}' object is not callable", f.type_name()),
@@ -514,8 +714,10 @@ impl<'p> ObjInterpreter<'p> {
             (Op::Contains, [c, x]) => ops::contains(c, x),
             (Op::GetItem, [o, i]) => ops::getitem(o, i, d),
             (Op::SetItem, [o, i, v]) => ops::setitem(o, i, v.clone(), d),
-            (Op::GetAttr, [o, n]) => ops::getattr(o, n),
-            (Op::SetAttr, [o, n, _]) => ops::setattr(o, n),
+            (Op::GetAttr, [o, n]) => {
+                modules::getattr(o, n).unwrap_or_else(|| ops::getattr(o, n, d))
+            }
+            (Op::SetAttr, [o, n, v]) => modules::setattr(o, n, v).unwrap_or_else(|| ops::setattr(o, n)),
             (_, [a, b]) => ops::binary(op, a, b, d),
             _ => {
                 return Err(Stop::Internal(format!(
@@ -542,6 +744,9 @@ fn same_case(case: &ObjValue, v: &ObjValue) -> bool {
 fn get(env: &[Option<ObjValue>], a: &Operand) -> Result<ObjValue, Stop> {
     match a {
         Operand::Const(c) => Ok(c.clone()),
+        Operand::Unknown(c) => Err(Stop::Internal(format!(
+            "the constant {c} has no value in the object interpreter"
+        ))),
         Operand::Var(v) => env
             .get(*v)
             .and_then(Clone::clone)

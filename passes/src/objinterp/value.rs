@@ -3,6 +3,8 @@
 
 use crate::llinterp::pystr::{float_repr, float_str_py2};
 use rpy_ir::ast::Dialect;
+use super::containers::{DictObj, DictPart, IterObj, MethodObj, RangeObj};
+use super::exceptions::{ClassObj, ClassTable, InstanceObj};
 use rpy_ir::graph::Constant;
 use std::cell::RefCell;
 use std::fmt;
@@ -25,6 +27,22 @@ pub enum ObjValue {
     Func(Rc<str>),
     /// A builtin function (`len`, `str`, ...), by name.
     Builtin(Rc<str>),
+    /// A class (see `exceptions`: builtin exception classes and program classes).
+    Class(Rc<ClassObj>),
+    /// An instance of a class.
+    Instance(Rc<InstanceObj>),
+    /// A tuple (immutable, compared by value).
+    Tuple(Rc<[ObjValue]>),
+    /// A dict, shared and mutable like a list.
+    Dict(Rc<RefCell<DictObj>>),
+    /// A Python 3 view of a dict's keys, values or items.
+    DictView(Rc<RefCell<DictObj>>, DictPart),
+    /// A Python 3 `range` or Python 2 `xrange` object.
+    Range(Rc<RangeObj>),
+    /// An iterator (`iter(x)`, `enumerate`, `reversed`, ...).
+    Iter(Rc<RefCell<IterObj>>),
+    /// A method of a builtin type bound to its receiver (`l.append`).
+    Method(Rc<MethodObj>),
 }
 
 impl ObjValue {
@@ -33,14 +51,20 @@ impl ObjValue {
         ObjValue::Str(Rc::from(s.as_ref()))
     }
 
+    /// A new tuple holding `items`.
+    pub fn tuple(items: Vec<ObjValue>) -> ObjValue {
+        ObjValue::Tuple(Rc::from(items))
+    }
+
     /// A new list holding `items`.
     pub fn list(items: Vec<ObjValue>) -> ObjValue {
         ObjValue::List(Rc::new(RefCell::new(items)))
     }
 
-    /// The value of a constant of a flow graph.
-    pub fn from_constant(c: &Constant) -> ObjValue {
-        match c {
+    /// The value of a constant of a flow graph; `None` for a class `classes`
+    /// does not know and for the `last_exception` marker, which is no value.
+    pub fn from_constant(c: &Constant, classes: &ClassTable) -> Option<ObjValue> {
+        Some(match c {
             Constant::Int(i) => ObjValue::Int(*i),
             Constant::Float(f) => ObjValue::Float(*f),
             Constant::Bool(b) => ObjValue::Bool(*b),
@@ -51,7 +75,11 @@ impl ObjValue {
             Constant::Builtin(b) => ObjValue::Builtin(Rc::from(b.as_str())),
             // A field name (getattr's second argument) reads as its string.
             Constant::Name(n) => ObjValue::str(n),
-        }
+            Constant::Class(n) => ObjValue::Class(classes.get(n)?),
+            Constant::LastException => return None,
+            // Prebuilt objects are the interpreter's (see `modules::materialize`).
+            Constant::Prebuilt(_) => return None,
+        })
     }
 
     /// Python's name of the value's type, as error messages show it.
@@ -65,6 +93,15 @@ impl ObjValue {
             ObjValue::List(_) => "list",
             ObjValue::Func(_) => "function",
             ObjValue::Builtin(_) => "builtin_function_or_method",
+            ObjValue::Class(_) => "type",
+            ObjValue::Instance(_) => "instance",
+            ObjValue::Tuple(_) => "tuple",
+            ObjValue::Dict(_) => "dict",
+            ObjValue::DictView(_, part) => part.view_name(),
+            ObjValue::Range(r) if r.xrange => "xrange",
+            ObjValue::Range(_) => "range",
+            ObjValue::Iter(it) => it.borrow().type_name(),
+            ObjValue::Method(_) => "builtin_function_or_method",
         }
     }
 
@@ -77,7 +114,14 @@ impl ObjValue {
             ObjValue::Str(s) => !s.is_empty(),
             ObjValue::None => false,
             ObjValue::List(l) => !l.borrow().is_empty(),
-            ObjValue::Func(_) | ObjValue::Builtin(_) => true,
+            ObjValue::Tuple(t) => !t.is_empty(),
+            ObjValue::Dict(d) | ObjValue::DictView(d, _) => !d.borrow().is_empty(),
+            ObjValue::Range(r) => !r.is_empty(),
+            ObjValue::Iter(_) | ObjValue::Method(_) => true,
+            ObjValue::Func(_)
+            | ObjValue::Builtin(_)
+            | ObjValue::Class(_)
+            | ObjValue::Instance(_) => true,
         }
     }
 
@@ -95,6 +139,7 @@ impl ObjValue {
         match self {
             ObjValue::Str(s) => s.to_vec(),
             ObjValue::Float(f) => Self::str_of_float(*f, dialect).into_bytes(),
+            ObjValue::Instance(i) if i.class.is_exception_class() => i.exception_str(dialect),
             _ => self.to_repr(dialect),
         }
     }
@@ -123,6 +168,15 @@ impl ObjValue {
             }
             ObjValue::Func(f) => format!("<function {f}>").into_bytes(),
             ObjValue::Builtin(b) => format!("<built-in function {b}>").into_bytes(),
+            ObjValue::Class(c) => c.repr(dialect).into_bytes(),
+            ObjValue::Instance(i) if i.class.is_exception_class() => i.exception_repr(dialect),
+            ObjValue::Instance(i) => format!("<{} object>", i.class.name).into_bytes(),
+            ObjValue::Tuple(_)
+            | ObjValue::Dict(_)
+            | ObjValue::DictView(..)
+            | ObjValue::Range(_)
+            | ObjValue::Iter(_)
+            | ObjValue::Method(_) => super::containers::repr(self, dialect).unwrap_or_default(),
         }
     }
 
@@ -179,6 +233,16 @@ impl fmt::Debug for ObjValue {
             ObjValue::List(l) => write!(f, "List({:?})", l.borrow()),
             ObjValue::Func(n) => write!(f, "Func({n})"),
             ObjValue::Builtin(n) => write!(f, "Builtin({n})"),
+            ObjValue::Class(c) => write!(f, "Class({})", c.name),
+            ObjValue::Instance(i) => write!(f, "Instance({})", i.class.name),
+            ObjValue::Tuple(t) => write!(f, "Tuple({:?})", &t[..]),
+            ObjValue::Dict(d) => write!(f, "Dict({:?})", d.borrow().entries()),
+            ObjValue::DictView(d, part) => {
+                write!(f, "{}({:?})", part.view_name(), d.borrow().entries())
+            }
+            ObjValue::Range(r) => write!(f, "{}", r.repr()),
+            ObjValue::Iter(it) => write!(f, "Iter({})", it.borrow().type_name()),
+            ObjValue::Method(m) => write!(f, "Method({:?}.{})", m.receiver, m.name),
         }
     }
 }

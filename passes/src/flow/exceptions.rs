@@ -1,0 +1,869 @@
+//! Exceptions in flow graphs: the builtin exception classes RPython knows,
+//! and (in `impl FnBuilder` blocks) how `raise`, `try` and `assert` and the
+//! exceptions operations raise implicitly become exception exits.
+//!
+//! The graph model is in `rpy_ir::graph`'s module doc: the operation whose
+//! exceptions are caught ends its block, the block switches on
+//! `last_exception`, and each exception exit names the class it catches.
+
+use rpy_ir::ast::Dialect;
+
+/// Every builtin exception class either dialect has, each after its base.
+pub const BUILTIN_EXCEPTIONS: &[&str] = &[
+    "BaseException",
+    "SystemExit",
+    "KeyboardInterrupt",
+    "GeneratorExit",
+    "Exception",
+    "StopIteration",
+    "StandardError",
+    "ArithmeticError",
+    "FloatingPointError",
+    "OverflowError",
+    "ZeroDivisionError",
+    "AssertionError",
+    "AttributeError",
+    "EnvironmentError",
+    "OSError",
+    "IOError",
+    "EOFError",
+    "ImportError",
+    "LookupError",
+    "IndexError",
+    "KeyError",
+    "MemoryError",
+    "NameError",
+    "UnboundLocalError",
+    "RuntimeError",
+    "NotImplementedError",
+    "RecursionError",
+    "TypeError",
+    "ValueError",
+    "UnicodeError",
+];
+
+/// The base of the builtin exception class `name` in `dialect`: `None` when
+/// the dialect has no such class, `Some(None)` for `BaseException`.
+pub fn builtin_exception_base(name: &str, dialect: Dialect) -> Option<Option<&'static str>> {
+    let py2 = dialect == Dialect::Py2;
+    // Python 2 puts the errors a program can cause under StandardError.
+    let standard = if py2 { "StandardError" } else { "Exception" };
+    let base = match name {
+        "BaseException" => return Some(None),
+        "SystemExit" | "KeyboardInterrupt" | "GeneratorExit" | "Exception" => "BaseException",
+        "StopIteration" => "Exception",
+        "StandardError" if py2 => "Exception",
+        "ArithmeticError" | "AssertionError" | "AttributeError" | "EOFError" | "ImportError"
+        | "LookupError" | "MemoryError" | "NameError" | "RuntimeError" | "TypeError"
+        | "ValueError" => standard,
+        // Python 3 merged EnvironmentError and IOError into OSError.
+        "EnvironmentError" if py2 => standard,
+        "OSError" | "IOError" if py2 => "EnvironmentError",
+        "OSError" => standard,
+        "FloatingPointError" | "OverflowError" | "ZeroDivisionError" => "ArithmeticError",
+        "IndexError" | "KeyError" => "LookupError",
+        "UnboundLocalError" => "NameError",
+        "NotImplementedError" => "RuntimeError",
+        "RecursionError" if !py2 => "RuntimeError",
+        "UnicodeError" => "ValueError",
+        _ => return None,
+    };
+    Some(Some(base))
+}
+
+/// Is `class` the builtin `ancestor` or derived from it? (Builtin classes only.)
+pub fn builtin_is_subclass(class: &str, ancestor: &str, dialect: Dialect) -> bool {
+    let mut cur = Some(class);
+    while let Some(c) = cur {
+        if c == ancestor {
+            return true;
+        }
+        cur = builtin_exception_base(c, dialect).flatten();
+    }
+    false
+}
+
+// ---------------------------------------------------------------------------
+// Building exception exits
+
+use super::{Edge, FnBuilder, PENDING};
+use rpy_ir::ast::{ExceptHandler, Expr, ExprKind, Stmt, StmtKind};
+use rpy_ir::diag::Pos;
+use rpy_ir::graph::{Arg, Block, BlockId, Constant, Link, Var};
+use std::collections::{HashMap, HashSet};
+
+/// The exception-handling context of the function being built.
+#[derive(Default)]
+pub(super) struct ExcState {
+    /// The enclosing `try` statements whose handlers or `finally` are in
+    /// scope, innermost last.
+    tries: Vec<TryCtx>,
+    /// Operations whose exceptions some handler catches: block, operation
+    /// index, and the indexes of the exception exits added for it.
+    catch_points: Vec<(BlockId, usize, Vec<usize>)>,
+    /// Stack depths of the class and value of the exception each enclosing
+    /// `except` body handles (what a bare `raise` re-raises), innermost last.
+    handling: Vec<usize>,
+}
+
+struct TryCtx {
+    /// The value-stack depth at the `try`: exception paths drop what the
+    /// interrupted expression held above it.
+    base_depth: usize,
+    /// `self.loops.len()` at the `try`: a `break` or `continue` leaves it when
+    /// its loop is outside.
+    loop_depth: usize,
+    kind: TryKind,
+}
+
+enum TryKind {
+    /// `try: ... except ...`: the classes of each handler (`BaseException`
+    /// for a bare `except:`) and the edges into it, each with the exception's
+    /// class and value on the stack.
+    Except {
+        classes: Vec<Vec<String>>,
+        edges: Vec<Vec<Edge>>,
+    },
+    /// `try: ... finally: ...`: the ways out of the body, which each run the
+    /// `finally` body before going on.
+    Finally(FinallyExits),
+}
+
+#[derive(Default)]
+struct FinallyExits {
+    /// Exceptions: class and value on the stack.
+    raised: Vec<Edge>,
+    /// Returns: the value on the stack.
+    returns: Vec<Edge>,
+    breaks: Vec<Edge>,
+    continues: Vec<Edge>,
+}
+
+/// What an operation may raise.
+enum Raises<'a> {
+    /// Any exception (a call of a function).
+    Anything,
+    /// These classes (and their subclasses).
+    Only(&'a [&'a str]),
+}
+
+/// Where an exception goes when it leaves the code being built.
+#[derive(Clone)]
+enum ExcTarget {
+    /// Handler `handler` of the try at `tries[index]`, matching `class`.
+    Handler {
+        index: usize,
+        handler: usize,
+        class: String,
+    },
+    /// The `finally` of the try at `tries[index]` (it catches everything).
+    Finally { index: usize },
+}
+
+impl ExcTarget {
+    fn class(&self) -> &str {
+        match self {
+            ExcTarget::Handler { class, .. } => class,
+            ExcTarget::Finally { .. } => "BaseException",
+        }
+    }
+}
+
+impl FnBuilder<'_, '_> {
+    /// The builtin exception class a name means here, if it is one.
+    pub(super) fn builtin_exception_class(&self, name: &str) -> Option<Arg> {
+        (self.is_builtin_visible(name) && builtin_exception_base(name, self.m.dialect).is_some())
+            .then(|| Arg::Const(Constant::Class(name.to_string())))
+    }
+
+    fn is_subclass(&self, class: &str, ancestor: &str) -> bool {
+        builtin_is_subclass(class, ancestor, self.m.dialect)
+    }
+
+    /// What the operation `opname(args)` may raise.
+    fn raises(opname: &str, args: &[Arg]) -> Option<Raises<'static>> {
+        match opname {
+            "simple_call" => match args.first() {
+                Some(Arg::Const(Constant::Builtin(b))) => match b.as_str() {
+                    "int" | "float" => Some(Raises::Only(&["ValueError"])),
+                    "chr" | "unichr" => Some(Raises::Only(&["ValueError"])),
+                    _ => None,
+                },
+                // Building a builtin exception raises nothing.
+                Some(Arg::Const(Constant::Class(_))) => None,
+                _ => Some(Raises::Anything),
+            },
+            // Dividing by a constant other than zero cannot fail.
+            "div" | "truediv" | "floordiv" | "mod" | "divmod" => match args.get(1) {
+                Some(Arg::Const(Constant::Int(d))) if *d != 0 => None,
+                Some(Arg::Const(Constant::Float(d))) if *d != 0.0 => None,
+                _ => Some(Raises::Only(&["ZeroDivisionError"])),
+            },
+            "getitem" => Some(Raises::Only(&["IndexError", "KeyError"])),
+            "delitem" => Some(Raises::Only(&["IndexError", "KeyError"])),
+            _ => None,
+        }
+    }
+
+    /// The handlers (and `finally` bodies) an exception may reach from here,
+    /// innermost first, up to the first that surely catches it. `class` is
+    /// the exception's class when known.
+    fn exception_targets(&self, raises: &Raises) -> Vec<ExcTarget> {
+        let mut out: Vec<ExcTarget> = Vec::new();
+        for (index, t) in self.exc.tries.iter().enumerate().rev() {
+            match &t.kind {
+                TryKind::Finally(_) => {
+                    out.push(ExcTarget::Finally { index });
+                    return out;
+                }
+                TryKind::Except { classes, .. } => {
+                    for (handler, cs) in classes.iter().enumerate() {
+                        for c in cs {
+                            let (may, surely) = match raises {
+                                Raises::Anything => (true, c == "BaseException"),
+                                Raises::Only(rs) => (
+                                    rs.iter()
+                                        .any(|r| self.is_subclass(r, c) || self.is_subclass(c, r)),
+                                    rs.iter().all(|r| self.is_subclass(r, c)),
+                                ),
+                            };
+                            if may && !out.iter().any(|o| o.class() == c) {
+                                out.push(ExcTarget::Handler {
+                                    index,
+                                    handler,
+                                    class: c.clone(),
+                                });
+                            }
+                            if surely {
+                                return out;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Called after `emit` appended an operation to `block`: when a handler
+    /// catches what it may raise, gives the block an exception exit per
+    /// handler class (the block is split after the operation in `finish`).
+    pub(super) fn note_raising_op(&mut self, block: BlockId) {
+        if self.exc.tries.is_empty() {
+            return;
+        }
+        let Some(op) = self.g.block(block).operations.last() else {
+            return;
+        };
+        let Some(raises) = Self::raises(&op.opname, &op.args) else {
+            return;
+        };
+        let targets = self.exception_targets(&raises);
+        if targets.is_empty() {
+            return;
+        }
+        let op_index = self.g.block(block).operations.len() - 1;
+        let mut exits = Vec::new();
+        for t in targets {
+            let etype = self.new_var(Some("etype".into()), false);
+            let evalue = self.new_var(Some("evalue".into()), false);
+            let b = self.g.block_mut(block);
+            b.exits.push(Link {
+                args: Vec::new(),
+                target: PENDING,
+                exitcase: Some(Constant::Class(t.class().to_string())),
+                last_exception: Some(etype),
+                last_exc_value: Some(evalue),
+            });
+            let exit = b.exits.len() - 1;
+            exits.push(exit);
+            let edge = Edge {
+                from: block,
+                exit,
+                state: self.state.clone(),
+            };
+            self.add_exception_edge(t, edge, Arg::Var(etype), Arg::Var(evalue));
+        }
+        self.exc.catch_points.push((block, op_index, exits));
+    }
+
+    /// Records `edge` (its state as at the raise) as going to `target` with
+    /// the exception's class and value.
+    fn add_exception_edge(&mut self, target: ExcTarget, mut edge: Edge, etype: Arg, evalue: Arg) {
+        let index = match &target {
+            ExcTarget::Handler { index, .. } | ExcTarget::Finally { index } => *index,
+        };
+        let t = &mut self.exc.tries[index];
+        edge.state.stack.truncate(t.base_depth);
+        edge.state.stack.push(etype);
+        edge.state.stack.push(evalue);
+        match (&mut t.kind, target) {
+            (TryKind::Except { edges, .. }, ExcTarget::Handler { handler, .. }) => {
+                edges[handler].push(edge)
+            }
+            (TryKind::Finally(f), ExcTarget::Finally { .. }) => f.raised.push(edge),
+            _ => self.internal("an exception path goes to the wrong kind of try"),
+        }
+    }
+
+    /// Raises the exception (`etype`, `evalue`) from the current point: to the
+    /// handler that catches it when its class is known, through a chain of
+    /// `issubclass` tests when it is not, else out of the function.
+    fn raise_exception(&mut self, etype: Arg, evalue: Arg, pos: Pos) {
+        if !self.live() {
+            return;
+        }
+        let known = match &etype {
+            Arg::Const(Constant::Class(c)) => Some(c.clone()),
+            _ => None,
+        };
+        let targets = match &known {
+            Some(c) => self.exception_targets(&Raises::Only(&[c.as_str()])),
+            None => self.exception_targets(&Raises::Anything),
+        };
+        // The class and value stay on the stack across the tests, so that
+        // each new block receives them.
+        self.push(etype);
+        self.push(evalue);
+        for t in targets {
+            self.settle();
+            let n = self.state.stack.len();
+            let (etype, evalue) = (
+                self.state.stack[n - 2].clone(),
+                self.state.stack[n - 1].clone(),
+            );
+            let surely = match &known {
+                Some(c) => self.is_subclass(c, t.class()),
+                None => t.class() == "BaseException",
+            };
+            if surely {
+                for e in self.close() {
+                    self.add_exception_edge(t.clone(), e, etype.clone(), evalue.clone());
+                }
+                return;
+            }
+            if known.is_some() {
+                // An instance of exactly this class: the handler cannot match.
+                continue;
+            }
+            let test = self.op(
+                "simple_call",
+                vec![
+                    Arg::Const(Constant::Builtin("issubclass".into())),
+                    etype.clone(),
+                    Arg::Const(Constant::Class(t.class().to_string())),
+                ],
+                pos,
+            );
+            let (no, yes) = self.branch(test, pos);
+            for e in yes {
+                self.add_exception_edge(t.clone(), e, etype.clone(), evalue.clone());
+            }
+            self.join(no);
+        }
+        let evalue = self.pop();
+        let etype = self.pop();
+        let except = self.g.exceptblock;
+        for e in self.close() {
+            if let Some(link) = self.g.block_mut(e.from).exits.get_mut(e.exit) {
+                link.target = except;
+                link.args = vec![etype.clone(), evalue.clone()];
+            }
+        }
+    }
+
+    // ---- statements ------------------------------------------------------
+
+    /// `raise`, `raise E`, `raise E(args)`, `raise E, arg`, `raise value`.
+    pub(super) fn raise_stmt(
+        &mut self,
+        exc: Option<&Expr>,
+        arg: Option<&Expr>,
+        tb: Option<&Expr>,
+        pos: Pos,
+    ) {
+        if let Some(tb) = tb {
+            self.error(
+                tb.pos,
+                "a traceback argument to 'raise' cannot be translated; raise the exception alone",
+            );
+            return;
+        }
+        let Some(exc) = exc else {
+            // A bare `raise` re-raises what the innermost handler handles.
+            let Some(&depth) = self.exc.handling.last() else {
+                self.error(
+                    pos,
+                    "a bare 'raise' outside an 'except' body has no exception to re-raise; name the exception to raise",
+                );
+                return;
+            };
+            self.settle();
+            let etype = self.state.stack[depth].clone();
+            let evalue = self.state.stack[depth + 1].clone();
+            self.raise_exception(etype, evalue, pos);
+            return;
+        };
+        let before = self.diags.len();
+        let class = self.constant_class(exc);
+        if self.diags.len() > before {
+            return;
+        }
+        match (class, arg) {
+            // `raise E, arg` (Python 2): the instance is `E(arg)`.
+            (Some(c), Some(arg)) => {
+                let a = self.expr(arg);
+                let v = self.op(
+                    "simple_call",
+                    vec![Arg::Const(Constant::Class(c.clone())), a],
+                    pos,
+                );
+                self.raise_exception(Arg::Const(Constant::Class(c)), v, pos);
+            }
+            (Some(c), None) => {
+                let v = self.op(
+                    "simple_call",
+                    vec![Arg::Const(Constant::Class(c.clone()))],
+                    pos,
+                );
+                self.raise_exception(Arg::Const(Constant::Class(c)), v, pos);
+            }
+            (None, _) => {
+                // `raise E(args)` with E a class: the class is known.
+                if let ExprKind::Call { func, .. } = &exc.kind {
+                    if let Some(c) = self.constant_class(func) {
+                        // (Reading the name again in the call records nothing.)
+                        let v = self.expr(exc);
+                        self.raise_exception(Arg::Const(Constant::Class(c)), v, pos);
+                        return;
+                    }
+                }
+                let v = self.expr(exc);
+                if let Arg::Const(c) = &v {
+                    self.error(
+                        exc.pos,
+                        format!(
+                            "'raise' needs an exception class or instance, not the constant {}; raise an exception class such as ValueError",
+                            describe_constant(c)
+                        ),
+                    );
+                    return;
+                }
+                if arg.is_some() {
+                    self.error(
+                        pos,
+                        "'raise X, arg' needs X to be an exception class known before the function runs",
+                    );
+                    return;
+                }
+                self.push(v);
+                let v = self.top();
+                let t = self.op(
+                    "simple_call",
+                    vec![Arg::Const(Constant::Builtin("type".into())), v],
+                    pos,
+                );
+                let v = self.pop();
+                self.raise_exception(t, v, pos);
+            }
+        }
+    }
+
+    /// The class an expression names when it is a class known now (a
+    /// builtin exception or a module-level class).
+    fn constant_class(&mut self, e: &Expr) -> Option<String> {
+        let ExprKind::Name(n) = &e.kind else {
+            return None;
+        };
+        if self.is_local(n) {
+            return None;
+        }
+        // A global or builtin name: reading it records no operation.
+        match self.load_name(n, e.pos) {
+            Arg::Const(Constant::Class(c)) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// `assert test, msg`: raises AssertionError(msg) when `test` is false.
+    pub(super) fn assert_stmt(&mut self, test: &Expr, msg: Option<&Expr>, pos: Pos) {
+        let (fail, ok) = self.cond(test);
+        self.join(fail);
+        if self.live() {
+            let class = Arg::Const(Constant::Class("AssertionError".into()));
+            let mut args = vec![class.clone()];
+            if let Some(m) = msg {
+                args.push(self.expr(m));
+            }
+            let v = self.op("simple_call", args, pos);
+            self.raise_exception(class, v, pos);
+        }
+        self.join(ok);
+    }
+
+    /// `try` with any of `except`, `else` and `finally`.
+    pub(super) fn try_stmt(
+        &mut self,
+        body: &[Stmt],
+        handlers: &[ExceptHandler],
+        orelse: &[Stmt],
+        finalbody: &[Stmt],
+    ) {
+        if finalbody.is_empty() {
+            self.try_except(body, handlers, orelse);
+            return;
+        }
+        self.exc.tries.push(TryCtx {
+            base_depth: self.state.stack.len(),
+            loop_depth: self.loops.len(),
+            kind: TryKind::Finally(FinallyExits::default()),
+        });
+        if handlers.is_empty() {
+            self.block(body);
+            // `else` needs handlers; the parser rejects it without.
+        } else {
+            self.try_except(body, handlers, orelse);
+        }
+        let normal = self.close();
+        let Some(TryCtx {
+            kind: TryKind::Finally(exits),
+            ..
+        }) = self.exc.tries.pop()
+        else {
+            self.internal("the try stack lost a 'finally'");
+            return;
+        };
+        let mut out = Vec::new();
+        // Normal completion.
+        if !normal.is_empty() {
+            self.join(normal);
+            self.block(finalbody);
+            out.extend(self.close());
+        }
+        // An exception: run the body, then raise it again.
+        if !exits.raised.is_empty() {
+            self.join(exits.raised);
+            self.block(finalbody);
+            if self.live() {
+                self.settle();
+                let n = self.state.stack.len();
+                let (etype, evalue) = (
+                    self.state.stack[n - 2].clone(),
+                    self.state.stack[n - 1].clone(),
+                );
+                self.state.stack.truncate(n - 2);
+                self.raise_exception(etype, evalue, finalbody[0].pos);
+            }
+        }
+        // `return value`: the value waits on the stack.
+        if !exits.returns.is_empty() {
+            self.join(exits.returns);
+            self.block(finalbody);
+            if self.live() {
+                let v = self.pop();
+                self.do_return(v);
+            }
+        }
+        for (edges, stmt) in [
+            (exits.breaks, StmtKind::Break),
+            (exits.continues, StmtKind::Continue),
+        ] {
+            if !edges.is_empty() {
+                self.join(edges);
+                self.block(finalbody);
+                if self.live() {
+                    let pos = finalbody[0].pos;
+                    self.stmt(&Stmt { kind: stmt, pos });
+                }
+            }
+        }
+        self.join(out);
+    }
+
+    fn try_except(&mut self, body: &[Stmt], handlers: &[ExceptHandler], orelse: &[Stmt]) {
+        let mut classes = Vec::new();
+        for h in handlers {
+            classes.push(self.handler_classes(h));
+        }
+        let base_depth = self.state.stack.len();
+        self.exc.tries.push(TryCtx {
+            base_depth,
+            loop_depth: self.loops.len(),
+            kind: TryKind::Except {
+                edges: classes.iter().map(|_| Vec::new()).collect(),
+                classes,
+            },
+        });
+        self.block(body);
+        let Some(TryCtx {
+            kind: TryKind::Except { edges, .. },
+            ..
+        }) = self.exc.tries.pop()
+        else {
+            self.internal("the try stack lost an 'except'");
+            return;
+        };
+        // `else` runs after the body completes, outside the handlers.
+        self.block(orelse);
+        let mut out = self.close();
+        for (h, edges) in handlers.iter().zip(edges) {
+            if edges.is_empty() {
+                continue;
+            }
+            self.join(edges);
+            self.exc.handling.push(base_depth);
+            if let Some(name) = &h.name {
+                self.settle();
+                let evalue = self.state.stack[base_depth + 1].clone();
+                self.store_name(name, evalue, h.pos);
+            }
+            self.block(&h.body);
+            self.exc.handling.pop();
+            if self.live() {
+                self.drop_top();
+                self.drop_top();
+            }
+            out.extend(self.close());
+        }
+        self.join(out);
+    }
+
+    /// The classes an `except` clause names: a class or a tuple of classes
+    /// known before the function runs; none is `BaseException`.
+    fn handler_classes(&mut self, h: &ExceptHandler) -> Vec<String> {
+        let Some(typ) = &h.typ else {
+            return vec!["BaseException".to_string()];
+        };
+        let items: Vec<&Expr> = match &typ.kind {
+            ExprKind::Tuple(items) => items.iter().collect(),
+            _ => vec![typ],
+        };
+        let mut out = Vec::new();
+        for item in items {
+            let before = self.diags.len();
+            match self.constant_class(item) {
+                Some(c) => out.push(c),
+                None if self.diags.len() > before => {}
+                None => self.error(
+                    item.pos,
+                    "'except' needs an exception class (or a tuple of them) known before the function runs; name the class directly",
+                ),
+            }
+        }
+        out
+    }
+
+    /// A `return` inside a `try` with a `finally` runs the `finally` first:
+    /// the value goes on the stack and the path to the `finally`. Returns
+    /// whether it did.
+    pub(super) fn return_through_finally(&mut self, value: &Arg) -> bool {
+        let Some(index) = self
+            .exc
+            .tries
+            .iter()
+            .rposition(|t| matches!(t.kind, TryKind::Finally(_)))
+        else {
+            return false;
+        };
+        if !self.live() {
+            return true;
+        }
+        let depth = self.exc.tries[index].base_depth;
+        let mut edges = self.close();
+        for e in &mut edges {
+            e.state.stack.truncate(depth);
+            e.state.stack.push(value.clone());
+        }
+        if let TryKind::Finally(f) = &mut self.exc.tries[index].kind {
+            f.returns.extend(edges);
+        }
+        true
+    }
+
+    /// A `break` or `continue` whose loop is outside a `try` with a
+    /// `finally` goes through the `finally`. Returns whether it did.
+    pub(super) fn jump_through_finally(&mut self, is_break: bool) -> bool {
+        let loops = self.loops.len();
+        let Some(index) = self
+            .exc
+            .tries
+            .iter()
+            .rposition(|t| matches!(t.kind, TryKind::Finally(_)) && t.loop_depth == loops)
+        else {
+            return false;
+        };
+        if loops == 0 || !self.live() {
+            return false;
+        }
+        let depth = self.exc.tries[index].base_depth;
+        let mut edges = self.close();
+        for e in &mut edges {
+            e.state.stack.truncate(depth);
+        }
+        if let TryKind::Finally(f) = &mut self.exc.tries[index].kind {
+            if is_break {
+                f.breaks.extend(edges);
+            } else {
+                f.continues.extend(edges);
+            }
+        }
+        true
+    }
+
+    // ---- finishing -----------------------------------------------------------
+
+    /// Splits every block after each operation whose exceptions are caught,
+    /// so that it ends its block as the graph model requires.
+    pub(super) fn split_catching_blocks(&mut self) {
+        let mut by_block: HashMap<BlockId, Vec<(usize, Vec<usize>)>> = HashMap::new();
+        for (b, op, exits) in std::mem::take(&mut self.exc.catch_points) {
+            by_block.entry(b).or_default().push((op, exits));
+        }
+        let mut blocks: Vec<_> = by_block.into_iter().collect();
+        blocks.sort_by_key(|(b, _)| *b);
+        for (b, mut points) in blocks {
+            points.sort_by_key(|(op, _)| *op);
+            self.split_block(b, &points);
+        }
+    }
+
+    fn split_block(&mut self, b: BlockId, points: &[(usize, Vec<usize>)]) {
+        let old = std::mem::take(self.g.block_mut(b));
+        let caught: HashSet<usize> = points.iter().flat_map(|(_, e)| e.iter().copied()).collect();
+        let mut exits: Vec<Option<Link>> = old.exits.into_iter().map(Some).collect();
+        let rest_exits: Vec<Link> = exits
+            .iter_mut()
+            .enumerate()
+            .filter(|(i, _)| !caught.contains(i))
+            .filter_map(|(_, l)| l.take())
+            .collect();
+        // Segments: ops up to and including each caught operation, then the rest.
+        let mut bounds: Vec<usize> = points.iter().map(|(op, _)| op + 1).collect();
+        bounds.push(old.operations.len());
+        let mut ops = old.operations.into_iter();
+        let mut segments: Vec<Vec<rpy_ir::graph::SpaceOperation>> = Vec::new();
+        let mut start = 0;
+        for &end in &bounds {
+            segments.push(ops.by_ref().take(end - start).collect());
+            start = end;
+        }
+        let seg_exc: Vec<Vec<Link>> = points
+            .iter()
+            .map(|(_, e)| e.iter().filter_map(|i| exits[*i].take()).collect())
+            .collect();
+        // Uses by each segment and all that follow it.
+        let uses = |seg: usize| -> Vec<Var> {
+            let mut out = Vec::new();
+            let mut add = |a: &Arg| {
+                if let Arg::Var(v) = a {
+                    if !out.contains(v) {
+                        out.push(*v);
+                    }
+                }
+            };
+            for s in seg..segments.len() {
+                segments[s].iter().flat_map(|o| &o.args).for_each(&mut add);
+                if s < seg_exc.len() {
+                    seg_exc[s].iter().flat_map(|l| &l.args).for_each(&mut add);
+                }
+            }
+            old.exitswitch.iter().for_each(&mut add);
+            rest_exits.iter().flat_map(|l| &l.args).for_each(&mut add);
+            out
+        };
+        let mut subst: HashMap<Var, Var> = HashMap::new();
+        let rename = |a: &mut Arg, subst: &HashMap<Var, Var>| {
+            if let Arg::Var(v) = a {
+                if let Some(n) = subst.get(v) {
+                    *v = *n;
+                }
+            }
+        };
+        let mut defined: Vec<Var> = old.inputargs.clone();
+        let mut current = b;
+        let mut inputargs = old.inputargs.clone();
+        let nseg = segments.len();
+        let mut seg_ops = segments.clone();
+        for (k, seg) in seg_ops.iter_mut().enumerate() {
+            for op in seg.iter_mut() {
+                op.args.iter_mut().for_each(|a| rename(a, &subst));
+            }
+            let block = Block {
+                inputargs: std::mem::take(&mut inputargs),
+                operations: seg.clone(),
+                ..Block::default()
+            };
+            *self.g.block_mut(current) = block;
+            defined.extend(segments[k].iter().map(|o| o.result));
+            if k + 1 == nseg {
+                let blk = self.g.block_mut(current);
+                blk.exitswitch = old.exitswitch.clone().map(|mut a| {
+                    rename(&mut a, &subst);
+                    a
+                });
+                blk.exits = rest_exits
+                    .iter()
+                    .cloned()
+                    .map(|mut l| {
+                        l.args.iter_mut().for_each(|a| rename(a, &subst));
+                        l
+                    })
+                    .collect();
+                break;
+            }
+            // The next segment takes what it and the rest use from here on.
+            let needed: Vec<Var> = uses(k + 1)
+                .into_iter()
+                .filter(|v| defined.contains(v))
+                .collect();
+            let fresh: Vec<Var> = needed
+                .iter()
+                .map(|v| {
+                    let name = self.g.vars[v.0 as usize].name.clone();
+                    self.new_var(name, false)
+                })
+                .collect();
+            let next = self.g.add_block(Vec::new());
+            let normal_args: Vec<Arg> = needed
+                .iter()
+                .map(|v| {
+                    let mut a = Arg::Var(*v);
+                    rename(&mut a, &subst);
+                    a
+                })
+                .collect();
+            let mut exc_links: Vec<Link> = seg_exc[k].clone();
+            for l in &mut exc_links {
+                l.args.iter_mut().for_each(|a| rename(a, &subst));
+            }
+            let blk = self.g.block_mut(current);
+            blk.exitswitch = Some(Arg::Const(Constant::LastException));
+            blk.exits = vec![Link::new(normal_args, next, None)];
+            blk.exits.extend(exc_links);
+            for (v, f) in needed.iter().zip(&fresh) {
+                subst.insert(*v, *f);
+            }
+            inputargs = fresh;
+            current = next;
+        }
+    }
+}
+
+/// A constant as the user wrote it, for messages.
+fn describe_constant(c: &Constant) -> String {
+    match c {
+        Constant::Str(s) => format!("string {s:?}"),
+        Constant::Int(i) => format!("integer {i}"),
+        Constant::Float(f) => format!("float {f}"),
+        Constant::Bool(b) => {
+            if *b {
+                "True".into()
+            } else {
+                "False".into()
+            }
+        }
+        Constant::None => "None".into(),
+        Constant::Func(f) => format!("function {f}"),
+        other => format!("{other:?}"),
+    }
+}

@@ -1,0 +1,238 @@
+//! Classes, instances and exceptions of the object-level interpreter.
+//!
+//! A class object is a name, its bases and an attribute dict; an instance is
+//! its class and an attribute dict of its own. Both are compared by identity,
+//! as in Python. The builtin exception classes are class objects like any
+//! other, built once per interpreter from the dialect's hierarchy
+//! (`flow::exceptions::builtin_exception_base`); an exception instance keeps
+//! its constructor arguments under `args`.
+//!
+//! An exception raised by an operation (an [`Exc`]: class name and message)
+//! becomes an instance of that builtin class with the message as its only
+//! argument, so that handlers and `str(e)` see what CPython shows.
+
+use super::ops::{exc, Exc, OpResult};
+use super::value::ObjValue;
+use crate::flow::{builtin_exception_base, BUILTIN_EXCEPTIONS};
+use rpy_ir::ast::Dialect;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
+
+/// A class: its name, bases (in order) and class attributes.
+#[derive(Debug)]
+pub struct ClassObj {
+    pub name: Rc<str>,
+    pub bases: Vec<Rc<ClassObj>>,
+    pub attrs: RefCell<BTreeMap<String, ObjValue>>,
+}
+
+impl PartialEq for ClassObj {
+    /// Identity: two classes of one name are still two classes.
+    fn eq(&self, other: &ClassObj) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+
+impl ClassObj {
+    /// `issubclass(self, other)`: `other` is `self` or one of its ancestors.
+    pub fn is_subclass_of(&self, other: &ClassObj) -> bool {
+        self == other || self.bases.iter().any(|b| b.is_subclass_of(other))
+    }
+
+    /// `repr(cls)`: builtin classes are `<class 'ValueError'>` (Python 2:
+    /// `<type 'exceptions.ValueError'>`), the program's `<class '__main__.C'>`.
+    pub fn repr(&self, dialect: Dialect) -> String {
+        let builtin = builtin_exception_base(&self.name, dialect).is_some();
+        match (builtin, dialect) {
+            (true, Dialect::Py2) => format!("<type 'exceptions.{}'>", self.name),
+            (true, Dialect::Py3) => format!("<class '{}'>", self.name),
+            (false, _) => format!("<class '__main__.{}'>", self.name),
+        }
+    }
+
+    /// Does this class derive from `BaseException`?
+    pub fn is_exception_class(&self) -> bool {
+        self.name.as_ref() == "BaseException" || self.bases.iter().any(|b| b.is_exception_class())
+    }
+}
+
+/// An instance: its class and its own attributes.
+#[derive(Debug)]
+pub struct InstanceObj {
+    pub class: Rc<ClassObj>,
+    pub attrs: RefCell<BTreeMap<String, ObjValue>>,
+}
+
+impl PartialEq for InstanceObj {
+    fn eq(&self, other: &InstanceObj) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+
+impl InstanceObj {
+    /// The constructor arguments of an exception instance (stored as a list
+    /// until the interpreter has tuples).
+    pub fn exception_args(&self) -> Vec<ObjValue> {
+        match self.attrs.borrow().get("args") {
+            Some(ObjValue::List(items)) => items.borrow().clone(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// `str(e)` of an exception: empty without arguments, `str` of the only
+    /// one (`repr` for `KeyError`, as CPython shows a missing key), else the
+    /// `repr` of the argument tuple.
+    pub fn exception_str(&self, dialect: Dialect) -> Vec<u8> {
+        let args = self.exception_args();
+        match args.as_slice() {
+            [] => Vec::new(),
+            [one] if self.class.name.as_ref() == "KeyError" => one.to_repr(dialect),
+            [one] => one.to_str(dialect),
+            _ => tuple_repr(&args, dialect),
+        }
+    }
+
+    /// `repr(e)`: `ValueError('x')` (Python 2 writes the argument tuple,
+    /// `ValueError('x',)`).
+    pub fn exception_repr(&self, dialect: Dialect) -> Vec<u8> {
+        let args = self.exception_args();
+        let mut out = self.class.name.as_bytes().to_vec();
+        match (dialect, args.as_slice()) {
+            (Dialect::Py2, _) => out.extend(tuple_repr(&args, dialect)),
+            (Dialect::Py3, _) => {
+                let inner = tuple_repr(&args, dialect);
+                // Python 3 drops the one-element tuple's trailing comma.
+                let inner = if args.len() == 1 {
+                    let mut t = inner;
+                    t.remove(t.len() - 2);
+                    t
+                } else {
+                    inner
+                };
+                out.extend(inner);
+            }
+        }
+        out
+    }
+}
+
+/// `repr` of a tuple of `items`: `()`, `(x,)`, `(x, y)`.
+fn tuple_repr(items: &[ObjValue], dialect: Dialect) -> Vec<u8> {
+    let mut out = b"(".to_vec();
+    for (k, item) in items.iter().enumerate() {
+        if k > 0 {
+            out.extend_from_slice(b", ");
+        }
+        out.extend(item.to_repr(dialect));
+    }
+    if items.len() == 1 {
+        out.push(b',');
+    }
+    out.push(b')');
+    out
+}
+
+/// The classes an interpreter knows by name: the builtin exceptions of its
+/// dialect (program classes join them as the program defines them).
+pub struct ClassTable {
+    classes: HashMap<String, Rc<ClassObj>>,
+}
+
+impl ClassTable {
+    /// The builtin exception classes of `dialect`.
+    pub fn builtin(dialect: Dialect) -> ClassTable {
+        let mut table = ClassTable {
+            classes: HashMap::new(),
+        };
+        // BUILTIN_EXCEPTIONS lists every base before the classes deriving from it.
+        for &name in BUILTIN_EXCEPTIONS {
+            let Some(base) = builtin_exception_base(name, dialect) else {
+                continue;
+            };
+            let bases = base
+                .and_then(|b| table.classes.get(b).cloned())
+                .into_iter()
+                .collect();
+            table.define(name, bases);
+        }
+        table
+    }
+
+    /// Adds a class (replacing one of the same name) and returns it.
+    pub fn define(&mut self, name: &str, bases: Vec<Rc<ClassObj>>) -> Rc<ClassObj> {
+        let class = Rc::new(ClassObj {
+            name: Rc::from(name),
+            bases,
+            attrs: RefCell::new(BTreeMap::new()),
+        });
+        self.classes.insert(name.to_string(), class.clone());
+        class
+    }
+
+    pub fn get(&self, name: &str) -> Option<Rc<ClassObj>> {
+        self.classes.get(name).cloned()
+    }
+
+    /// The exception instance an operation's [`Exc`] stands for, `None` when
+    /// its class is not a Python class of the dialect (the interpreter's own
+    /// limits, which no handler may catch).
+    pub fn instance_of_exc(&self, e: &Exc) -> Option<ObjValue> {
+        let class = self.get(e.exc)?;
+        let args = if e.msg.is_empty() {
+            Vec::new()
+        } else {
+            vec![ObjValue::str(&e.msg)]
+        };
+        Some(new_exception(class, args))
+    }
+}
+
+/// A new instance of the exception class `class` built with `args`.
+pub fn new_exception(class: Rc<ClassObj>, args: Vec<ObjValue>) -> ObjValue {
+    let mut attrs = BTreeMap::new();
+    attrs.insert("args".to_string(), ObjValue::list(args));
+    ObjValue::Instance(Rc::new(InstanceObj {
+        class,
+        attrs: RefCell::new(attrs),
+    }))
+}
+
+/// Does the exception `value` match the handler class `handler`?
+pub fn exception_matches(value: &ObjValue, handler: &ClassObj) -> bool {
+    match value {
+        ObjValue::Instance(inst) => inst.class.is_subclass_of(handler),
+        ObjValue::Class(class) => class.is_subclass_of(handler),
+        _ => false,
+    }
+}
+
+/// `cls(args...)`: an instance of an exception class holding `args`.
+pub fn instantiate(class: &Rc<ClassObj>, args: &[ObjValue]) -> OpResult {
+    if !class.is_exception_class() {
+        return Err(exc(
+            "TypeError",
+            format!(
+                "cannot build an instance of the class '{}' in this interpreter yet",
+                class.name
+            ),
+        ));
+    }
+    Ok(new_exception(class.clone(), args.to_vec()))
+}
+
+/// The builtins that take classes: `type(x)` of an instance and
+/// `issubclass(cls, base)`; `None` for the others (or other arguments).
+pub fn call_builtin(name: &str, args: &[ObjValue]) -> Option<OpResult> {
+    match (name, args) {
+        ("type", [ObjValue::Instance(inst)]) => Some(Ok(ObjValue::Class(inst.class.clone()))),
+        ("issubclass", [ObjValue::Class(class), ObjValue::Class(base)]) => {
+            Some(Ok(ObjValue::Bool(class.is_subclass_of(base))))
+        }
+        ("isinstance", [value, ObjValue::Class(base)]) => Some(Ok(ObjValue::Bool(match value {
+            ObjValue::Instance(inst) => inst.class.is_subclass_of(base),
+            _ => false,
+        }))),
+        _ => None,
+    }
+}

@@ -1,0 +1,169 @@
+# Exceptions: raise, try/except/else/finally, assert, and the exceptions
+# operations raise by themselves, caught by class and by base class.
+# args: 7 0 abc
+# until: flow
+import sys
+
+
+def check_positive(n):
+    if n < 0:
+        raise ValueError("negative: " + str(n))
+    if n == 0:
+        raise ZeroDivisionError
+    return n
+
+
+def safe_div(a, b):
+    try:
+        q = a // b
+    except ZeroDivisionError as e:
+        print("div: " + str(e))
+        return -1
+    else:
+        print("div ok")
+    return q
+
+
+def classify(n):
+    try:
+        check_positive(n)
+    except (ValueError, TypeError) as e:
+        return "bad value (" + str(e) + ")"
+    except ArithmeticError:
+        return "zero"
+    return "fine"
+
+
+def parse(s):
+    try:
+        return int(s)
+    except ValueError:
+        return -1
+
+
+def with_finally(n):
+    total = 0
+    try:
+        if n > 5:
+            return 100
+        total = n * 2
+    finally:
+        print("finally runs for " + str(n))
+    return total
+
+
+def loop_with_finally(limit):
+    i = 0
+    found = 0
+    while i < limit:
+        i += 1
+        try:
+            if i % 3 == 0:
+                continue
+            if i > 7:
+                break
+            found += i
+        finally:
+            found += 1000
+    return found
+
+
+def reraise(n):
+    try:
+        check_positive(n)
+    except ValueError:
+        print("logging and re-raising")
+        raise
+
+
+def outer(n):
+    try:
+        reraise(n)
+    except Exception as e:
+        return "outer caught: " + str(e)
+    return "no exception"
+
+
+def nested(n):
+    result = ""
+    try:
+        try:
+            if n == 1:
+                raise KeyError("k")
+            if n == 2:
+                raise IndexError("i")
+            result = "none"
+        except KeyError as e:
+            result = "inner " + str(e)
+            raise RuntimeError("from handler")
+        finally:
+            result = result + " +inner-finally"
+    except LookupError as e:
+        result = result + " outer-lookup " + str(e)
+    except RuntimeError as e:
+        result = result + " outer-runtime " + str(e)
+    return result
+
+
+def checked(n):
+    assert n != 3, "n must not be 3"
+    assert n < 100
+    return n
+
+
+def try_assert(n):
+    try:
+        return str(checked(n))
+    except AssertionError as e:
+        return "assertion: " + str(e)
+
+
+def index_error(s, i):
+    try:
+        return s[i]
+    except IndexError:
+        return "?"
+
+
+def entry_point(argv):
+    a = int(argv[1])
+    b = int(argv[2])
+    print(safe_div(a, b))
+    print(safe_div(a, 2))
+    print(classify(-4))
+    print(classify(0))
+    print(classify(9))
+    print(parse(argv[3]))
+    print(parse(argv[1]))
+    print(with_finally(3))
+    print(with_finally(9))
+    print(loop_with_finally(20))
+    print(outer(-1))
+    print(outer(5))
+    print(nested(1))
+    print(nested(2))
+    print(nested(3))
+    print(try_assert(3))
+    print(try_assert(200))
+    print(try_assert(7))
+    print(index_error("abc", 1))
+    print(index_error("abc", 5))
+    try:
+        raise ValueError
+    except ValueError as e:
+        print("empty message: '" + str(e) + "'")
+    try:
+        pass
+    except ValueError:
+        print("not reached")
+    else:
+        print("else without exception")
+    return 0
+
+
+def target(driver, args):
+    return entry_point
+
+
+if __name__ == '__main__':
+    sys.exit(entry_point(sys.argv))
