@@ -241,6 +241,8 @@ pub fn object_trace(steps: &[(u8, u8, u8)], features: Features) -> String {
     let mut ptrs = vec!["p0".to_string()];
     // the class of each pointer of `ptrs`, where the trace allocated it
     let mut classes: Vec<Option<&str>> = vec![None];
+    // the pointers whose `next` the trace set
+    let mut linked: Vec<String> = Vec::new();
     let mut floats: Vec<String> = Vec::new();
     let mut arrays: Vec<String> = Vec::new();
     let mut n = 3;
@@ -300,7 +302,10 @@ pub fn object_trace(steps: &[(u8, u8, u8)], features: Features) -> String {
                 let f = if b % 3 == 0 { "obj.c" } else { "obj.intval" };
                 lines.push(format!("setfield_gc({}, {}, descr={f})", p(a), i(b)))
             }
-            3 => lines.push(format!("setfield_gc({}, {}, descr=obj.next)", p(a), p(b))),
+            3 => {
+                lines.push(format!("setfield_gc({}, {}, descr=obj.next)", p(a), p(b)));
+                linked.push(p(a));
+            }
             4 | 5 => {
                 let f = if b % 3 == 0 { "obj.c" } else { "obj.intval" };
                 lines.push(format!("i{n} = getfield_gc_i({}, descr={f})", p(a)));
@@ -308,7 +313,13 @@ pub fn object_trace(steps: &[(u8, u8, u8)], features: Features) -> String {
                 n += 1;
             }
             6 => {
-                lines.push(format!("p{n} = getfield_gc_r({}, descr=obj.next)", p(a)));
+                // with features, mostly an object whose next the trace set,
+                // so that the guard passes and the trace runs deeper
+                let from = match linked.get(a as usize % linked.len().max(1)) {
+                    Some(q) if features.any() && b % 4 != 0 => q.clone(),
+                    _ => p(a),
+                };
+                lines.push(format!("p{n} = getfield_gc_r({from}, descr=obj.next)"));
                 lines.push(format!("guard_nonnull(p{n}) {fail}"));
                 guards += 1;
                 ptrs.push(format!("p{n}"));
@@ -351,8 +362,11 @@ pub fn object_trace(steps: &[(u8, u8, u8)], features: Features) -> String {
                             "float_lt", "float_le", "float_eq", "float_ne", "float_gt", "float_ge",
                         ][a as usize % 6];
                         lines.push(format!("i{n} = {op}({}, {})", f(a / 6), f(b / 8)));
-                        lines.push(format!("guard_true(i{n}) {fail}"));
-                        guards += 1;
+                        // a third of them guarded (a guard fails half the time)
+                        if b % 8 == 0 {
+                            lines.push(format!("guard_true(i{n}) {fail}"));
+                            guards += 1;
+                        }
                         ints.push(format!("i{n}"));
                     }
                     3 => {
