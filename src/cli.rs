@@ -79,6 +79,11 @@ enum Cmd {
         /// Only this function's graph.
         #[arg(long)]
         func: Option<String>,
+        /// With --stage annotate: why a variable got its annotation (NAME, or
+        /// FUNCTION:NAME for one function's), the chain of contributions with
+        /// their source lines.
+        #[arg(long, value_name = "VAR")]
+        explain: Option<String>,
         #[arg(required_unless_present = "stages")]
         file: Option<String>,
         #[command(flatten)]
@@ -307,6 +312,7 @@ pub fn main() -> i32 {
             stage,
             stages,
             func,
+            explain,
             file,
             dialect,
         } => {
@@ -331,6 +337,9 @@ pub fn main() -> i32 {
                 return 1;
             };
             let src = try_or_report!(Source::read(&file, dialect.dialect()));
+            if let Some(var) = explain {
+                return explain_command(&src, stage, &var);
+            }
             match pipeline::run_until(&src, stage, &mut Timings::default()) {
                 Ok(out) => match out.to_text(func.as_deref()) {
                     Ok(text) => {
@@ -370,6 +379,32 @@ pub fn main() -> i32 {
                     1
                 }
             }
+        }
+    }
+}
+
+/// `rpy show --stage annotate FILE --explain VAR`: why VAR got its annotation.
+fn explain_command(src: &Source, stage: StageName, var: &str) -> i32 {
+    if stage != StageName::Annotate {
+        eprintln!("rpy show: --explain works with --stage annotate");
+        return 1;
+    }
+    let flow = match pipeline::run_until(src, StageName::Flow, &mut Timings::default()) {
+        Ok(pipeline::StageOutput::Flow(flow)) => flow,
+        Ok(_) => {
+            eprintln!("rpy show: internal error: the flow stage gave no flow graphs");
+            return 1;
+        }
+        Err(d) => return report(&d),
+    };
+    match rpy_passes::annotate::explain(&flow, &src.text, var) {
+        Ok(text) => {
+            emit(&text);
+            0
+        }
+        Err(e) => {
+            eprintln!("rpy show: {e}");
+            1
         }
     }
 }

@@ -3,40 +3,168 @@
 //! `Impossible` is the bottom (no value reaches here yet), `Object` the top (the
 //! annotator could not find one type: always an error in RPython). How two
 //! annotations join and what each operation yields are rules in
-//! `rules/annotate/`; this module only defines the values and their text form.
+//! `rules/annotate/` (plus the annotator's Rust for what needs the whole
+//! program: shared list and dict definitions, class hierarchies, calls); this
+//! module only defines the values, their order and their text form.
+//!
+//! Lists and dicts are mutable and aliased: every alias of one list must agree
+//! on its item annotation, so a `ListDef` carries the id of its entry in the
+//! annotator's table, which holds the authoritative item (generalizing it
+//! through one alias reflows every reader). The `item` stored here is the
+//! table's value when the annotation was last read; in an annotated program
+//! it is the final one.
 
 use std::fmt;
+
+/// A list's shared definition: which table entry, its items, and whether it
+/// may change length (a list that is never appended to, popped or extended is
+/// fixed-size, and the rtyper gives it a plain array).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ListDef {
+    pub id: u32,
+    pub item: Box<SomeValue>,
+    pub resizable: bool,
+}
+
+/// A dict's shared definition: which table entry, its keys and its values.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DictDef {
+    pub id: u32,
+    pub key: Box<SomeValue>,
+    pub value: Box<SomeValue>,
+}
+
+/// One prebuilt object a `SomePBC` may be.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Desc {
+    /// A function of the program, by graph name.
+    Function(String),
+    /// A method `func` bound to an instance of `class` (or a subclass).
+    Method { class: String, func: String },
+    /// A class of the program (calling it builds an instance).
+    Class(String),
+    /// A frozen prebuilt object (a module-level instance whose attributes are
+    /// constants), by its qualified name.
+    Frozen(String),
+}
+
+impl fmt::Display for Desc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Desc::Function(name) => f.write_str(name),
+            Desc::Method { class, func } => write!(f, "method:{func}@{class}"),
+            Desc::Class(name) => write!(f, "class:{name}"),
+            Desc::Frozen(name) => write!(f, "frozen:{name}"),
+        }
+    }
+}
+
+impl Desc {
+    fn parse(text: &str) -> Result<Desc, String> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err("an empty name in SomePBC(...)".into());
+        }
+        Ok(if let Some(m) = text.strip_prefix("method:") {
+            let (func, class) = m
+                .split_once('@')
+                .ok_or_else(|| format!("'{text}' needs the form method:func@Class"))?;
+            Desc::Method {
+                class: class.into(),
+                func: func.into(),
+            }
+        } else if let Some(c) = text.strip_prefix("class:") {
+            Desc::Class(c.into())
+        } else if let Some(o) = text.strip_prefix("frozen:") {
+            Desc::Frozen(o.into())
+        } else {
+            Desc::Function(text.into())
+        })
+    }
+}
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SomeValue {
     /// Bottom: no value has reached this variable yet.
     Impossible,
-    /// A machine-word integer; `nonneg` when it is known to be >= 0.
+    /// A machine-word integer; `nonneg` when it is known to be >= 0,
+    /// `unsigned` for an `r_uint` (arithmetic modulo 2**64).
     Integer {
         nonneg: bool,
+        unsigned: bool,
     },
     Bool,
     Float,
     /// A string of length 1.
     Char,
-    String,
-    /// A list whose items all have the given annotation.
-    List(Box<SomeValue>),
+    /// A byte string; `can_be_none` when None may be here too, `no_nul` when
+    /// it is known to hold no NUL character.
+    String {
+        can_be_none: bool,
+        no_nul: bool,
+    },
+    /// A unicode string, with the same flags.
+    Unicode {
+        can_be_none: bool,
+        no_nul: bool,
+    },
+    /// A tuple of fixed length, one annotation per item.
+    Tuple(Vec<SomeValue>),
+    List(ListDef),
+    Dict(DictDef),
+    /// An iterator over the given container (a list, dict, string or tuple).
+    Iterator(Box<SomeValue>),
+    /// An instance of `class` or of one of its subclasses.
+    Instance {
+        class: String,
+        can_be_none: bool,
+    },
+    /// One of a set of prebuilt objects (sorted), or None when `can_be_none`.
+    Pbc {
+        descs: Vec<Desc>,
+        can_be_none: bool,
+    },
     None,
-    /// One of a set of functions of the program (by graph name), sorted.
-    Functions(Vec<String>),
+    /// An exception caught by a handler: an instance of one of these classes
+    /// (sorted), as `except (A, B) as e` receives.
+    Exception(Vec<String>),
     /// A builtin function, by name.
     Builtin(String),
+    /// A builtin method (`append`, `join`, ...) bound to a receiver.
+    BuiltinMethod {
+        name: String,
+        receiver: Box<SomeValue>,
+    },
     /// Top: the annotator found values of incompatible types here.
     Object,
 }
 
 impl SomeValue {
     pub fn int() -> SomeValue {
-        SomeValue::Integer { nonneg: false }
+        SomeValue::Integer {
+            nonneg: false,
+            unsigned: false,
+        }
     }
     pub fn nonneg_int() -> SomeValue {
-        SomeValue::Integer { nonneg: true }
+        SomeValue::Integer {
+            nonneg: true,
+            unsigned: false,
+        }
+    }
+    /// A string that is never None and may hold NULs.
+    pub fn string() -> SomeValue {
+        SomeValue::String {
+            can_be_none: false,
+            no_nul: false,
+        }
+    }
+    /// One function, as a `SomePBC`.
+    pub fn function(name: impl Into<String>) -> SomeValue {
+        SomeValue::Pbc {
+            descs: vec![Desc::Function(name.into())],
+            can_be_none: false,
+        }
     }
 
     /// The name of this annotation's kind, as rules and messages spell it.
@@ -47,29 +175,98 @@ impl SomeValue {
             SomeValue::Bool => "SomeBool",
             SomeValue::Float => "SomeFloat",
             SomeValue::Char => "SomeChar",
-            SomeValue::String => "SomeString",
+            SomeValue::String { .. } => "SomeString",
+            SomeValue::Unicode { .. } => "SomeUnicodeString",
+            SomeValue::Tuple(_) => "SomeTuple",
             SomeValue::List(_) => "SomeList",
+            SomeValue::Dict(_) => "SomeDict",
+            SomeValue::Iterator(_) => "SomeIterator",
+            SomeValue::Instance { .. } => "SomeInstance",
+            SomeValue::Pbc { .. } => "SomePBC",
             SomeValue::None => "SomeNone",
-            SomeValue::Functions(_) => "SomePBC",
+            SomeValue::Exception(_) => "SomeException",
             SomeValue::Builtin(_) => "SomeBuiltin",
+            SomeValue::BuiltinMethod { .. } => "SomeBuiltinMethod",
             SomeValue::Object => "SomeObject",
         }
     }
 
+    /// Can None be a value of this annotation?
+    pub fn can_be_none(&self) -> bool {
+        match self {
+            SomeValue::None => true,
+            SomeValue::String { can_be_none, .. }
+            | SomeValue::Unicode { can_be_none, .. }
+            | SomeValue::Instance { can_be_none, .. }
+            | SomeValue::Pbc { can_be_none, .. } => *can_be_none,
+            SomeValue::Object => true,
+            _ => false,
+        }
+    }
+
+    /// This annotation without None (what `x is not None` leaves of it).
+    pub fn without_none(&self) -> SomeValue {
+        let mut v = self.clone();
+        match &mut v {
+            SomeValue::String { can_be_none, .. }
+            | SomeValue::Unicode { can_be_none, .. }
+            | SomeValue::Instance { can_be_none, .. }
+            | SomeValue::Pbc { can_be_none, .. } => *can_be_none = false,
+            SomeValue::None => return SomeValue::Impossible,
+            _ => {}
+        }
+        v
+    }
+
     /// A short description for error messages ("an int", "a str", ...).
     pub fn describe(&self) -> String {
+        let or_none = |s: String| {
+            if self.can_be_none() {
+                format!("{s} or None")
+            } else {
+                s
+            }
+        };
         match self {
             SomeValue::Impossible => "no value".into(),
-            SomeValue::Integer { nonneg: true } => "a non-negative int".into(),
-            SomeValue::Integer { nonneg: false } => "an int".into(),
+            SomeValue::Integer { unsigned: true, .. } => "an unsigned int (r_uint)".into(),
+            SomeValue::Integer { nonneg: true, .. } => "a non-negative int".into(),
+            SomeValue::Integer { .. } => "an int".into(),
             SomeValue::Bool => "a bool".into(),
             SomeValue::Float => "a float".into(),
             SomeValue::Char => "a str of length 1".into(),
-            SomeValue::String => "a str".into(),
-            SomeValue::List(item) => format!("a list of {}", item.describe_plural()),
+            SomeValue::String { .. } => or_none("a str".into()),
+            SomeValue::Unicode { .. } => or_none("a unicode string".into()),
+            SomeValue::Tuple(items) => {
+                let items: Vec<String> = items.iter().map(|i| i.describe()).collect();
+                format!("a tuple ({})", items.join(", "))
+            }
+            SomeValue::List(def) => format!("a list of {}", def.item.describe_plural()),
+            SomeValue::Dict(def) => format!(
+                "a dict from {} to {}",
+                def.key.describe_plural(),
+                def.value.describe_plural()
+            ),
+            SomeValue::Iterator(over) => format!("an iterator over {}", over.describe()),
+            SomeValue::Instance { class, .. } => or_none(format!("an instance of {class}")),
+            SomeValue::Pbc { descs, .. } => {
+                let names: Vec<String> = descs
+                    .iter()
+                    .map(|d| match d {
+                        Desc::Function(n) => format!("the function {n}"),
+                        Desc::Method { class, func } => format!("the method {class}.{func}"),
+                        Desc::Class(c) => format!("the class {c}"),
+                        Desc::Frozen(o) => format!("the prebuilt object {o}"),
+                    })
+                    .collect();
+                or_none(names.join(" or "))
+            }
             SomeValue::None => "None".into(),
-            SomeValue::Functions(names) => format!("the function {}", names.join(" or ")),
+            SomeValue::Exception(classes) => format!("an exception ({})", classes.join(" or ")),
             SomeValue::Builtin(name) => format!("the builtin {name}"),
+            SomeValue::BuiltinMethod { name, receiver } => {
+                format!("the method {name} of {}", receiver.describe())
+            }
             SomeValue::Object => "a value of mixed types".into(),
         }
     }
@@ -79,8 +276,82 @@ impl SomeValue {
             SomeValue::Integer { .. } => "ints".into(),
             SomeValue::Bool => "bools".into(),
             SomeValue::Float => "floats".into(),
-            SomeValue::Char | SomeValue::String => "strs".into(),
+            SomeValue::Char | SomeValue::String { .. } => "strs".into(),
+            SomeValue::Impossible => "nothing yet".into(),
             other => other.describe(),
+        }
+    }
+
+    /// Is every value of `other` also a value of `self`? (The lattice order,
+    /// for what the rules can decide without the class hierarchy: instances
+    /// are contained only in instances of the same class.)
+    pub fn contains(&self, other: &SomeValue) -> bool {
+        use SomeValue as S;
+        match (self, other) {
+            (_, S::Impossible) | (S::Object, _) => true,
+            (a, b) if a == b => true,
+            (
+                S::Integer {
+                    nonneg: n1,
+                    unsigned: u1,
+                },
+                S::Integer {
+                    nonneg: n2,
+                    unsigned: u2,
+                },
+            ) => u1 == u2 && (!n1 || *n2),
+            (S::Integer { nonneg, unsigned }, S::Bool) => !unsigned || *nonneg,
+            (S::Float, S::Integer { .. } | S::Bool) => true,
+            (S::String { .. }, S::Char) => true,
+            (
+                S::String {
+                    can_be_none: c1,
+                    no_nul: z1,
+                },
+                S::String {
+                    can_be_none: c2,
+                    no_nul: z2,
+                },
+            )
+            | (
+                S::Unicode {
+                    can_be_none: c1,
+                    no_nul: z1,
+                },
+                S::Unicode {
+                    can_be_none: c2,
+                    no_nul: z2,
+                },
+            ) => (*c1 || !c2) && (!z1 || *z2),
+            (S::Tuple(a), S::Tuple(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.contains(y))
+            }
+            (S::List(a), S::List(b)) => a.id == b.id,
+            (S::Dict(a), S::Dict(b)) => a.id == b.id,
+            (S::Iterator(a), S::Iterator(b)) => a.contains(b),
+            (
+                S::Instance {
+                    class: c1,
+                    can_be_none: n1,
+                },
+                S::Instance {
+                    class: c2,
+                    can_be_none: n2,
+                },
+            ) => c1 == c2 && (*n1 || !n2),
+            (
+                S::Pbc {
+                    descs: d1,
+                    can_be_none: n1,
+                },
+                S::Pbc {
+                    descs: d2,
+                    can_be_none: n2,
+                },
+            ) => d2.iter().all(|d| d1.contains(d)) && (*n1 || !n2),
+            (S::Exception(a), S::Exception(b)) => b.iter().all(|c| a.contains(c)),
+            (a, S::None) => a.can_be_none(),
+            _ => false,
         }
     }
 
@@ -91,20 +362,125 @@ impl SomeValue {
             Some(i) if text.ends_with(')') => (&text[..i], Some(&text[i + 1..text.len() - 1])),
             _ => (text, None),
         };
+        let parts = inner.map(split_top_level).unwrap_or_default();
+        let flags = |allowed: &[&str]| -> Result<Vec<&str>, String> {
+            let mut set = Vec::new();
+            for p in &parts {
+                let name = p.strip_suffix("=true").unwrap_or("");
+                if !allowed.contains(&name) {
+                    return Err(format!("unknown flag '{p}' in '{text}'"));
+                }
+                set.push(name);
+            }
+            Ok(set)
+        };
         let v = match (head, inner) {
             ("SomeImpossibleValue", None) => SomeValue::Impossible,
-            ("SomeInteger", Some("nonneg=true")) => SomeValue::nonneg_int(),
-            ("SomeInteger", Some("nonneg=false")) => SomeValue::int(),
+            ("SomeInteger", Some(_)) => {
+                let mut nonneg = None;
+                let mut unsigned = false;
+                for p in &parts {
+                    match *p {
+                        "nonneg=true" => nonneg = Some(true),
+                        "nonneg=false" => nonneg = Some(false),
+                        "unsigned=true" => unsigned = true,
+                        _ => return Err(format!("unknown flag '{p}' in '{text}'")),
+                    }
+                }
+                let nonneg = nonneg.ok_or_else(|| format!("'{text}' needs nonneg=..."))?;
+                SomeValue::Integer { nonneg, unsigned }
+            }
             ("SomeBool", None) => SomeValue::Bool,
             ("SomeFloat", None) => SomeValue::Float,
             ("SomeChar", None) => SomeValue::Char,
-            ("SomeString", None) => SomeValue::String,
-            ("SomeList", Some(item)) => SomeValue::List(Box::new(SomeValue::parse(item)?)),
+            ("SomeString" | "SomeUnicodeString", _) => {
+                let set = flags(&["can_be_None", "no_nul"])?;
+                let can_be_none = set.contains(&"can_be_None");
+                let no_nul = set.contains(&"no_nul");
+                if head == "SomeString" {
+                    SomeValue::String {
+                        can_be_none,
+                        no_nul,
+                    }
+                } else {
+                    SomeValue::Unicode {
+                        can_be_none,
+                        no_nul,
+                    }
+                }
+            }
+            ("SomeTuple", Some(_)) => SomeValue::Tuple(
+                parts
+                    .iter()
+                    .map(|p| SomeValue::parse(p))
+                    .collect::<Result<_, _>>()?,
+            ),
+            ("SomeList", Some(_)) => {
+                let (item, rest) = parts.split_first().ok_or("SomeList() needs an item")?;
+                let mut resizable = true;
+                let mut id = None;
+                for p in rest {
+                    if *p == "fixed" {
+                        resizable = false;
+                    } else {
+                        id = Some(parse_id(p, text)?);
+                    }
+                }
+                SomeValue::List(ListDef {
+                    id: id.ok_or_else(|| format!("'{text}' needs id=N"))?,
+                    item: Box::new(SomeValue::parse(item)?),
+                    resizable,
+                })
+            }
+            ("SomeDict", Some(_)) => {
+                let [key, value, id] = parts.as_slice() else {
+                    return Err(format!("'{text}' needs a key, a value and id=N"));
+                };
+                SomeValue::Dict(DictDef {
+                    id: parse_id(id, text)?,
+                    key: Box::new(SomeValue::parse(key)?),
+                    value: Box::new(SomeValue::parse(value)?),
+                })
+            }
+            ("SomeIterator", Some(over)) => SomeValue::Iterator(Box::new(SomeValue::parse(over)?)),
+            ("SomeInstance", Some(_)) => {
+                let (class, rest) = parts.split_first().ok_or("SomeInstance() needs a class")?;
+                let can_be_none = match rest {
+                    [] => false,
+                    ["can_be_None=true"] => true,
+                    _ => return Err(format!("unknown flags in '{text}'")),
+                };
+                SomeValue::Instance {
+                    class: class.to_string(),
+                    can_be_none,
+                }
+            }
+            ("SomePBC", Some(_)) => {
+                let mut descs = Vec::new();
+                let mut can_be_none = false;
+                for p in &parts {
+                    if *p == "None" {
+                        can_be_none = true;
+                    } else {
+                        descs.push(Desc::parse(p)?);
+                    }
+                }
+                SomeValue::Pbc { descs, can_be_none }
+            }
             ("SomeNone", None) => SomeValue::None,
-            ("SomePBC", Some(names)) => {
-                SomeValue::Functions(names.split(',').map(|s| s.trim().to_string()).collect())
+            ("SomeException", Some(_)) => {
+                SomeValue::Exception(parts.iter().map(|p| p.to_string()).collect())
             }
             ("SomeBuiltin", Some(name)) => SomeValue::Builtin(name.trim().to_string()),
+            ("SomeBuiltinMethod", Some(_)) => {
+                let [name, receiver] = parts.as_slice() else {
+                    return Err(format!("'{text}' needs a name and a receiver"));
+                };
+                SomeValue::BuiltinMethod {
+                    name: name.to_string(),
+                    receiver: Box::new(SomeValue::parse(receiver)?),
+                }
+            }
             ("SomeObject", None) => SomeValue::Object,
             _ => return Err(format!("unknown annotation '{text}'")),
         };
@@ -112,13 +488,107 @@ impl SomeValue {
     }
 }
 
+fn parse_id(part: &str, text: &str) -> Result<u32, String> {
+    part.strip_prefix("id=")
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| format!("'{part}' in '{text}' should be id=N"))
+}
+
+/// Splits `a, B(c, d), e` at the commas outside parentheses.
+fn split_top_level(text: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (i, ch) in text.char_indices() {
+        match ch {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(text[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    let last = text[start..].trim();
+    if !last.is_empty() || !parts.is_empty() {
+        parts.push(last);
+    }
+    parts
+}
+
+/// Writes `Head(flag=true, ...)` for the set flags, or just `Head` when none is.
+fn write_flags(f: &mut fmt::Formatter<'_>, head: &str, flags: &[(&str, bool)]) -> fmt::Result {
+    let set: Vec<String> = flags
+        .iter()
+        .filter(|(_, on)| *on)
+        .map(|(name, _)| format!("{name}=true"))
+        .collect();
+    if set.is_empty() {
+        f.write_str(head)
+    } else {
+        write!(f, "{head}({})", set.join(", "))
+    }
+}
+
 impl fmt::Display for SomeValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SomeValue::Integer { nonneg } => write!(f, "SomeInteger(nonneg={nonneg})"),
-            SomeValue::List(item) => write!(f, "SomeList({item})"),
-            SomeValue::Functions(names) => write!(f, "SomePBC({})", names.join(", ")),
+            SomeValue::Integer { nonneg, unsigned } => {
+                write!(f, "SomeInteger(nonneg={nonneg}")?;
+                if *unsigned {
+                    f.write_str(", unsigned=true")?;
+                }
+                f.write_str(")")
+            }
+            SomeValue::String {
+                can_be_none,
+                no_nul,
+            } => write_flags(
+                f,
+                "SomeString",
+                &[("can_be_None", *can_be_none), ("no_nul", *no_nul)],
+            ),
+            SomeValue::Unicode {
+                can_be_none,
+                no_nul,
+            } => write_flags(
+                f,
+                "SomeUnicodeString",
+                &[("can_be_None", *can_be_none), ("no_nul", *no_nul)],
+            ),
+            SomeValue::Tuple(items) => {
+                let items: Vec<String> = items.iter().map(|i| i.to_string()).collect();
+                write!(f, "SomeTuple({})", items.join(", "))
+            }
+            SomeValue::List(def) => {
+                let fixed = if def.resizable { "" } else { ", fixed" };
+                write!(f, "SomeList({}{fixed}, id={})", def.item, def.id)
+            }
+            SomeValue::Dict(def) => {
+                write!(f, "SomeDict({}, {}, id={})", def.key, def.value, def.id)
+            }
+            SomeValue::Iterator(over) => write!(f, "SomeIterator({over})"),
+            SomeValue::Instance { class, can_be_none } => {
+                let none = if *can_be_none {
+                    ", can_be_None=true"
+                } else {
+                    ""
+                };
+                write!(f, "SomeInstance({class}{none})")
+            }
+            SomeValue::Pbc { descs, can_be_none } => {
+                let mut names: Vec<String> = descs.iter().map(|d| d.to_string()).collect();
+                if *can_be_none {
+                    names.push("None".into());
+                }
+                write!(f, "SomePBC({})", names.join(", "))
+            }
+            SomeValue::Exception(classes) => write!(f, "SomeException({})", classes.join(", ")),
             SomeValue::Builtin(name) => write!(f, "SomeBuiltin({name})"),
+            SomeValue::BuiltinMethod { name, receiver } => {
+                write!(f, "SomeBuiltinMethod({name}, {receiver})")
+            }
             other => f.write_str(other.kind_name()),
         }
     }
@@ -128,24 +598,107 @@ impl fmt::Display for SomeValue {
 mod tests {
     use super::*;
 
-    #[test]
-    fn text_round_trips() {
-        let values = [
+    fn list(item: SomeValue, resizable: bool, id: u32) -> SomeValue {
+        SomeValue::List(ListDef {
+            id,
+            item: Box::new(item),
+            resizable,
+        })
+    }
+
+    fn samples() -> Vec<SomeValue> {
+        vec![
             SomeValue::Impossible,
             SomeValue::int(),
             SomeValue::nonneg_int(),
+            SomeValue::Integer {
+                nonneg: true,
+                unsigned: true,
+            },
             SomeValue::Bool,
             SomeValue::Float,
             SomeValue::Char,
-            SomeValue::String,
-            SomeValue::List(Box::new(SomeValue::String)),
+            SomeValue::string(),
+            SomeValue::String {
+                can_be_none: true,
+                no_nul: true,
+            },
+            SomeValue::Unicode {
+                can_be_none: false,
+                no_nul: true,
+            },
+            SomeValue::Tuple(vec![]),
+            SomeValue::Tuple(vec![SomeValue::int(), list(SomeValue::string(), false, 3)]),
+            list(SomeValue::string(), true, 0),
+            SomeValue::Dict(DictDef {
+                id: 7,
+                key: Box::new(SomeValue::Char),
+                value: Box::new(SomeValue::Tuple(vec![SomeValue::Float, SomeValue::Bool])),
+            }),
+            SomeValue::Iterator(Box::new(list(SomeValue::int(), true, 1))),
+            SomeValue::Instance {
+                class: "mod.Node".into(),
+                can_be_none: true,
+            },
             SomeValue::None,
-            SomeValue::Functions(vec!["f".into(), "g".into()]),
+            SomeValue::function("f"),
+            SomeValue::Pbc {
+                descs: vec![
+                    Desc::Function("f".into()),
+                    Desc::Method {
+                        class: "A".into(),
+                        func: "A.run".into(),
+                    },
+                    Desc::Class("B".into()),
+                    Desc::Frozen("config".into()),
+                ],
+                can_be_none: true,
+            },
+            SomeValue::Exception(vec!["KeyError".into(), "ValueError".into()]),
             SomeValue::Builtin("len".into()),
+            SomeValue::BuiltinMethod {
+                name: "append".into(),
+                receiver: Box::new(list(SomeValue::int(), true, 2)),
+            },
             SomeValue::Object,
-        ];
-        for v in values {
+        ]
+    }
+
+    #[test]
+    fn text_round_trips() {
+        for v in samples() {
             assert_eq!(SomeValue::parse(&v.to_string()), Ok(v.clone()), "{v}");
+        }
+    }
+
+    #[test]
+    fn order_has_bottom_and_top_and_is_reflexive() {
+        for v in samples() {
+            assert!(v.contains(&v), "{v}");
+            assert!(v.contains(&SomeValue::Impossible), "{v}");
+            assert!(SomeValue::Object.contains(&v), "{v}");
+        }
+        assert!(SomeValue::int().contains(&SomeValue::nonneg_int()));
+        assert!(!SomeValue::nonneg_int().contains(&SomeValue::int()));
+        assert!(SomeValue::Float.contains(&SomeValue::Bool));
+        assert!(!SomeValue::string().contains(&SomeValue::None));
+        assert!(SomeValue::String {
+            can_be_none: true,
+            no_nul: false
+        }
+        .contains(&SomeValue::None));
+    }
+
+    #[test]
+    fn bad_text_is_an_error() {
+        for bad in [
+            "SomeInteger(nonneg=maybe)",
+            "SomeList(SomeString)",
+            "SomeString(nul=true)",
+            "SomeDict(SomeChar)",
+            "SomeWhatever",
+        ] {
+            assert!(SomeValue::parse(bad).is_err(), "{bad}");
         }
     }
 }

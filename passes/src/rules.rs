@@ -67,12 +67,14 @@ pub fn rule_index(name: &str) -> Option<usize> {
     RULES.iter().position(|r| r.name == name)
 }
 
-/// The sorted union of two sets of function names; generated code calls it
-/// for a rule that joins `SomePBC`s (none does while calls through variables
-/// are outside the subset).
+/// The sorted union of two sets of prebuilt objects; generated code calls it
+/// for a rule that joins `SomePBC`s.
 #[allow(dead_code)]
-fn names_union(a: &[String], b: &[String]) -> Vec<String> {
-    let mut v: Vec<String> = a.iter().chain(b).cloned().collect();
+fn descs_union(
+    a: &[rpy_ir::annotation::Desc],
+    b: &[rpy_ir::annotation::Desc],
+) -> Vec<rpy_ir::annotation::Desc> {
+    let mut v: Vec<_> = a.iter().chain(b).cloned().collect();
     v.sort();
     v.dedup();
     v
@@ -124,7 +126,7 @@ pub mod annotate {
     pub fn widen(v: &SomeValue) -> SomeValue {
         match v {
             SomeValue::Bool => SomeValue::nonneg_int(),
-            SomeValue::Char => SomeValue::String,
+            SomeValue::Char => SomeValue::string(),
             other => other.clone(),
         }
     }

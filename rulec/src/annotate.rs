@@ -2,12 +2,13 @@
 //! what each high-level operation yields (`add(A, B) => R`), compiled to Rust
 //! functions over `SomeValue`.
 //!
-//! Patterns: `SomeInteger` (any int), `SomeInteger(nonneg=a)` (binds a bool),
-//! `SomeInteger(nonneg=true)`, `SomeList(p)` (p a nested pattern or a name
-//! binding the item annotation), `SomePBC` / `SomePBC(f)` (f binds the function
-//! names), `SomeBuiltin` / `SomeBuiltin(len)` (a builtin name literal),
-//! `SomeBool`, `SomeFloat`, `SomeChar`, `SomeString`, `SomeNone`,
-//! `SomeImpossibleValue`, `SomeObject`, `_` (anything) and `x` (anything, bound).
+//! Patterns: a kind by name (`SomeInteger`, `SomeString`, `SomeTuple`, ...:
+//! any value of it), kinds with bool fields with some of them fixed or bound
+//! (`SomeInteger(nonneg=a)`, `SomeString(can_be_None=false, no_nul=n)`),
+//! `SomeList(p)` and `SomeIterator(p)` (p a nested pattern or a name binding
+//! the item / the container), `SomePBC(f)` (f binds the prebuilt objects of a
+//! value that cannot be None), `SomeBuiltin(len)` (a builtin name literal),
+//! `_` (anything) and `x` (anything, bound).
 
 use crate::syntax::{Ast, BinOp, Node, Step, UnOp};
 use crate::tables::{hl_op, BUILTINS};
@@ -21,18 +22,82 @@ enum VTy {
     Value,
     /// A bool field (`bool`).
     Flag,
-    /// A set of function names (`&Vec<String>`).
-    Names,
+    /// A set of prebuilt objects (`&Vec<Desc>`).
+    Descs,
 }
 
-const UNIT_KINDS: &[(&str, &str)] = &[
-    ("SomeBool", "SomeValue::Bool"),
-    ("SomeFloat", "SomeValue::Float"),
-    ("SomeChar", "SomeValue::Char"),
-    ("SomeString", "SomeValue::String"),
-    ("SomeNone", "SomeValue::None"),
-    ("SomeImpossibleValue", "SomeValue::Impossible"),
-    ("SomeObject", "SomeValue::Object"),
+/// An annotation kind as rules spell it: its `SomeValue` variant and the
+/// bool fields a rule may name (rule spelling, Rust field).
+struct Kind {
+    name: &'static str,
+    variant: &'static str,
+    flags: &'static [(&'static str, &'static str)],
+}
+
+/// The kinds a rule can match or build by name alone (with flags where they
+/// have them). `SomeList`, `SomeIterator`, `SomePBC` and `SomeBuiltin` take
+/// a nested argument and are handled on their own; every other kind
+/// (tuples, dicts, instances, exceptions, builtin methods) can be matched by
+/// name but only built by the annotator, which owns their definitions.
+const KINDS: &[Kind] = &[
+    Kind {
+        name: "SomeImpossibleValue",
+        variant: "Impossible",
+        flags: &[],
+    },
+    Kind {
+        name: "SomeInteger",
+        variant: "Integer",
+        flags: &[("nonneg", "nonneg"), ("unsigned", "unsigned")],
+    },
+    Kind {
+        name: "SomeBool",
+        variant: "Bool",
+        flags: &[],
+    },
+    Kind {
+        name: "SomeFloat",
+        variant: "Float",
+        flags: &[],
+    },
+    Kind {
+        name: "SomeChar",
+        variant: "Char",
+        flags: &[],
+    },
+    Kind {
+        name: "SomeString",
+        variant: "String",
+        flags: &[("can_be_None", "can_be_none"), ("no_nul", "no_nul")],
+    },
+    Kind {
+        name: "SomeUnicodeString",
+        variant: "Unicode",
+        flags: &[("can_be_None", "can_be_none"), ("no_nul", "no_nul")],
+    },
+    Kind {
+        name: "SomeNone",
+        variant: "None",
+        flags: &[],
+    },
+    Kind {
+        name: "SomeObject",
+        variant: "Object",
+        flags: &[],
+    },
+];
+
+/// Kinds a pattern may name without arguments to match any value of them.
+const MATCH_ONLY_KINDS: &[&str] = &[
+    "SomeTuple",
+    "SomeList",
+    "SomeDict",
+    "SomeIterator",
+    "SomeInstance",
+    "SomePBC",
+    "SomeException",
+    "SomeBuiltin",
+    "SomeBuiltinMethod",
 ];
 
 struct Ctx<'a> {
@@ -59,6 +124,37 @@ impl Ctx<'_> {
         format!("t{}", self.tmp)
     }
 
+    /// The (rule field, Rust field, value) of each `field=value` argument of
+    /// a kind with flags.
+    fn flag_args<'n>(
+        &self,
+        kind: &Kind,
+        args: &'n [Node],
+    ) -> Result<Vec<(&'static str, &'n Node)>, RuleError> {
+        let mut out = Vec::new();
+        for a in args {
+            let Ast::Kw { name, value } = &a.ast else {
+                return self.err(
+                    a.line,
+                    format!("{} takes only field=value arguments", kind.name),
+                );
+            };
+            let Some((_, field)) = kind.flags.iter().find(|(n, _)| n == name) else {
+                let known: Vec<&str> = kind.flags.iter().map(|(n, _)| *n).collect();
+                return self.err(
+                    a.line,
+                    format!(
+                        "{} has no field '{name}' (it has: {})",
+                        kind.name,
+                        known.join(", ")
+                    ),
+                );
+            };
+            out.push((*field, &**value));
+        }
+        Ok(out)
+    }
+
     /// Emits code that returns None unless `val` (an expression of type
     /// `&SomeValue`) matches `node`, binding its variables.
     fn pattern(&mut self, node: &Node, val: &str) -> Result<(), RuleError> {
@@ -78,98 +174,105 @@ impl Ctx<'_> {
             } => (name.as_str(), args.as_slice()),
             _ => return self.err(line, format!("{node} is not an annotation pattern")),
         };
-        if let Some((_, ctor)) = UNIT_KINDS.iter().find(|(n, _)| *n == name) {
-            if !args.is_empty() {
+        if let Some(kind) = KINDS.iter().find(|k| k.name == name) {
+            if kind.flags.is_empty() && !args.is_empty() {
                 return self.err(line, format!("{name} takes no arguments"));
             }
-            let _ = writeln!(self.code, "    let {ctor} = {val} else {{ return None; }};");
-            return Ok(());
-        }
-        match name {
-            "SomeInteger" => match args {
-                [] => {
-                    let _ = writeln!(
-                        self.code,
-                        "    let SomeValue::Integer {{ .. }} = {val} else {{ return None; }};"
-                    );
-                }
-                [Node {
-                    ast: Ast::Kw { name: field, value },
-                    ..
-                }] if field == "nonneg" => match &value.ast {
-                    Ast::Bool(b) => {
-                        let _ = writeln!(
-                            self.code,
-                            "    let SomeValue::Integer {{ nonneg: {b} }} = {val} else {{ return None; }};"
-                        );
-                    }
+            let mut fields = Vec::new();
+            let mut binds = Vec::new();
+            for (field, value) in self.flag_args(kind, args)? {
+                match &value.ast {
+                    Ast::Bool(b) => fields.push(format!("{field}: {b}")),
                     Ast::Ident(v) => {
                         self.bind(v, VTy::Flag, line)?;
-                        let _ = writeln!(
-                            self.code,
-                            "    let SomeValue::Integer {{ nonneg: {v} }} = {val} else {{ return None; }};\n    let {v}: bool = *{v};"
-                        );
+                        fields.push(format!("{field}: {v}"));
+                        binds.push(format!("    let {v}: bool = *{v};"));
                     }
-                    _ => return self.err(line, "nonneg= takes a name or true/false in a pattern"),
-                },
-                _ => return self.err(line, "SomeInteger takes one argument, nonneg=..."),
-            },
-            "SomeList" => {
-                let [item] = args else {
-                    return self.err(line, "SomeList takes one argument, the item pattern");
+                    _ => return self.err(line, "a field takes a name or true/false in a pattern"),
+                }
+            }
+            let body = if kind.flags.is_empty() {
+                String::new()
+            } else {
+                fields.push("..".into());
+                format!(" {{ {} }}", fields.join(", "))
+            };
+            let _ = writeln!(
+                self.code,
+                "    let SomeValue::{}{body} = {val} else {{ return None; }};",
+                kind.variant
+            );
+            for b in binds {
+                let _ = writeln!(self.code, "{b}");
+            }
+            return Ok(());
+        }
+        match (name, args) {
+            ("SomeList" | "SomeIterator", [item]) => {
+                let t = self.fresh();
+                let (variant, inner) = if name == "SomeList" {
+                    ("List", format!("&*{t}.item"))
+                } else {
+                    ("Iterator", format!("&**{t}"))
                 };
+                let _ = writeln!(
+                    self.code,
+                    "    let SomeValue::{variant}({t}) = {val} else {{ return None; }};"
+                );
+                self.pattern(item, &inner)?;
+            }
+            (
+                "SomePBC",
+                [Node {
+                    ast: Ast::Ident(v), ..
+                }],
+            ) => {
+                self.bind(v, VTy::Descs, line)?;
+                let _ = writeln!(
+                    self.code,
+                    "    let SomeValue::Pbc {{ descs: {v}, can_be_none: false }} = {val} else {{ return None; }};"
+                );
+            }
+            (
+                "SomeBuiltin",
+                [Node {
+                    ast: Ast::Ident(b), ..
+                }],
+            ) => {
+                if !BUILTINS.contains(&b.as_str()) {
+                    return self.err(line, format!("unknown builtin '{b}'"));
+                }
                 let t = self.fresh();
                 let _ = writeln!(
                     self.code,
-                    "    let SomeValue::List({t}) = {val} else {{ return None; }};"
+                    "    let SomeValue::Builtin({t}) = {val} else {{ return None; }};\n    if {t} != {b:?} {{ return None; }}"
                 );
-                self.pattern(item, &format!("&**{t}"))?;
             }
-            "SomePBC" => match args {
-                [] => {
-                    let _ = writeln!(
-                        self.code,
-                        "    let SomeValue::Functions(_) = {val} else {{ return None; }};"
-                    );
-                }
-                [Node {
-                    ast: Ast::Ident(v), ..
-                }] => {
-                    self.bind(v, VTy::Names, line)?;
-                    let _ = writeln!(
-                        self.code,
-                        "    let SomeValue::Functions({v}) = {val} else {{ return None; }};"
-                    );
-                }
-                _ => {
-                    return self.err(
-                        line,
-                        "SomePBC takes no argument or a name binding the functions",
-                    )
-                }
-            },
-            "SomeBuiltin" => match args {
-                [] => {
-                    let _ = writeln!(
-                        self.code,
-                        "    let SomeValue::Builtin(_) = {val} else {{ return None; }};"
-                    );
-                }
-                [Node {
-                    ast: Ast::Ident(b), ..
-                }] => {
-                    if !BUILTINS.contains(&b.as_str()) {
-                        return self.err(line, format!("unknown builtin '{b}'"));
-                    }
-                    let t = self.fresh();
-                    let _ = writeln!(
-                        self.code,
-                        "    let SomeValue::Builtin({t}) = {val} else {{ return None; }};\n    if {t} != {b:?} {{ return None; }}"
-                    );
-                }
-                _ => return self.err(line, "SomeBuiltin takes no argument or a builtin name"),
-            },
-            other => return self.err(line, format!("unknown annotation '{other}'")),
+            (kind, []) if MATCH_ONLY_KINDS.contains(&kind) => {
+                let _ = writeln!(
+                    self.code,
+                    "    if {val}.kind_name() != {kind:?} {{ return None; }}"
+                );
+            }
+            ("SomeList" | "SomeIterator", _) => {
+                return self.err(line, format!("{name} takes one argument, the item pattern"))
+            }
+            ("SomePBC", _) => {
+                return self.err(
+                    line,
+                    "SomePBC takes no argument or a name binding the prebuilt objects",
+                )
+            }
+            ("SomeBuiltin", _) => {
+                return self.err(line, "SomeBuiltin takes no argument or a builtin name")
+            }
+            (other, _) if MATCH_ONLY_KINDS.contains(&other) => {
+                return self.err(
+                    line,
+                    format!("{other} is matched by name only, without arguments"),
+                )
+            }
+            (other, _) => return self.err(line, format!("unknown annotation '{other}'")),
         }
         Ok(())
     }
@@ -195,25 +298,27 @@ impl Ctx<'_> {
         })
     }
 
-    fn names(&self, node: &Node) -> Result<String, RuleError> {
+    fn descs(&self, node: &Node) -> Result<String, RuleError> {
         let line = node.line;
         Ok(match &node.ast {
             Ast::Ident(v) => match self.vars.get(v) {
-                Some(VTy::Names) => format!("{v}.clone()"),
-                Some(_) => return self.err(line, format!("'{v}' is not a set of functions")),
+                Some(VTy::Descs) => format!("{v}.clone()"),
+                Some(_) => {
+                    return self.err(line, format!("'{v}' is not a set of prebuilt objects"))
+                }
                 None => return self.err(line, format!("unbound variable '{v}'")),
             },
             Ast::Bin(BinOp::BitOr, a, b) => {
                 format!(
-                    "super::names_union(&{}, &{})",
-                    self.names(a)?,
-                    self.names(b)?
+                    "super::descs_union(&{}, &{})",
+                    self.descs(a)?,
+                    self.descs(b)?
                 )
             }
             _ => {
                 return self.err(
                     line,
-                    format!("{node} is not a set of functions (use f | g)"),
+                    format!("{node} is not a set of prebuilt objects (use f | g)"),
                 )
             }
         })
@@ -238,11 +343,27 @@ impl Ctx<'_> {
             } => (name.as_str(), args.as_slice()),
             _ => return self.err(line, format!("{node} is not an annotation")),
         };
-        if let Some((_, ctor)) = UNIT_KINDS.iter().find(|(n, _)| *n == name) {
-            if !args.is_empty() {
-                return self.err(line, format!("{name} takes no arguments"));
+        if let Some(kind) = KINDS.iter().find(|k| k.name == name) {
+            if kind.flags.is_empty() {
+                if !args.is_empty() {
+                    return self.err(line, format!("{name} takes no arguments"));
+                }
+                return Ok(format!("SomeValue::{}", kind.variant));
             }
-            return Ok(ctor.to_string());
+            let given = self.flag_args(kind, args)?;
+            let mut fields = Vec::new();
+            for (_, field) in kind.flags {
+                let value = match given.iter().find(|(f, _)| f == field) {
+                    Some((_, v)) => self.flag(v)?,
+                    None => "false".into(),
+                };
+                fields.push(format!("{field}: {value}"));
+            }
+            return Ok(format!(
+                "SomeValue::{} {{ {} }}",
+                kind.variant,
+                fields.join(", ")
+            ));
         }
         Ok(match name {
             "union" => {
@@ -251,27 +372,20 @@ impl Ctx<'_> {
                 };
                 format!("union(&{}, &{})?", self.result(a)?, self.result(b)?)
             }
-            "SomeInteger" => match args {
-                [] => "SomeValue::Integer { nonneg: false }".into(),
-                [Node {
-                    ast: Ast::Kw { name: field, value },
-                    ..
-                }] if field == "nonneg" => {
-                    format!("SomeValue::Integer {{ nonneg: {} }}", self.flag(value)?)
-                }
-                _ => return self.err(line, "SomeInteger takes one argument, nonneg=..."),
-            },
-            "SomeList" => {
-                let [item] = args else {
-                    return self.err(line, "SomeList takes one argument, the item annotation");
+            "SomeIterator" => {
+                let [over] = args else {
+                    return self.err(line, "SomeIterator takes one argument, the container");
                 };
-                format!("SomeValue::List(Box::new({}))", self.result(item)?)
+                format!("SomeValue::Iterator(Box::new({}))", self.result(over)?)
             }
             "SomePBC" => {
                 let [set] = args else {
-                    return self.err(line, "SomePBC takes one argument, the functions");
+                    return self.err(line, "SomePBC takes one argument, the prebuilt objects");
                 };
-                format!("SomeValue::Functions({})", self.names(set)?)
+                format!(
+                    "SomeValue::Pbc {{ descs: {}, can_be_none: false }}",
+                    self.descs(set)?
+                )
             }
             "SomeBuiltin" => match args {
                 [Node {
@@ -281,6 +395,12 @@ impl Ctx<'_> {
                 }
                 _ => return self.err(line, "SomeBuiltin takes a builtin name"),
             },
+            other if MATCH_ONLY_KINDS.contains(&other) => {
+                return self.err(
+                    line,
+                    format!("a rule cannot build a new {other}: the annotator owns its definition; return a bound value instead"),
+                )
+            }
             other => return self.err(line, format!("unknown annotation '{other}'")),
         })
     }

@@ -1,0 +1,181 @@
+//! The annotator's table of list and dict definitions.
+//!
+//! Every list (and dict) value made at one place of the program shares one
+//! definition; the annotations of variables only hold its id. Joining two
+//! lists merges their definitions (union-find), so that every alias agrees
+//! on the item annotation; generalizing an item schedules every block that
+//! read the list, so each reader sees the new item.
+
+use rpy_ir::annotation::{DictDef, ListDef, SomeValue};
+use rpy_ir::graph::BlockId;
+use std::collections::{BTreeSet, HashMap};
+
+/// A block of one graph (a reader to reflow).
+pub type Reader = (usize, BlockId);
+
+#[derive(Clone, Debug)]
+struct Entry {
+    /// The merged-into entry, or itself.
+    parent: u32,
+    /// For a list: the item; for a dict: the key.
+    first: SomeValue,
+    /// For a dict: the value.
+    second: SomeValue,
+    resizable: bool,
+    readers: BTreeSet<Reader>,
+}
+
+/// Where a definition was made: the same place always gets the same one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Site {
+    /// The command-line arguments.
+    Argv,
+    /// Operation `index` of a block.
+    Op(usize, BlockId, usize),
+    /// A prebuilt object, by its index in `Program::prebuilt`.
+    Prebuilt(u32),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Containers {
+    entries: Vec<Entry>,
+    by_site: HashMap<Site, u32>,
+}
+
+impl Containers {
+    /// The definition made at `site` (a new one the first time).
+    pub fn at_site(&mut self, site: Site) -> u32 {
+        if let Some(&id) = self.by_site.get(&site) {
+            return self.find(id);
+        }
+        let id = self.entries.len() as u32;
+        self.entries.push(Entry {
+            parent: id,
+            first: SomeValue::Impossible,
+            second: SomeValue::Impossible,
+            resizable: false,
+            readers: BTreeSet::new(),
+        });
+        self.by_site.insert(site, id);
+        id
+    }
+
+    pub fn find(&self, mut id: u32) -> u32 {
+        while self.entries[id as usize].parent != id {
+            id = self.entries[id as usize].parent;
+        }
+        id
+    }
+
+    fn entry(&mut self, id: u32) -> &mut Entry {
+        let root = self.find(id);
+        &mut self.entries[root as usize]
+    }
+
+    pub fn add_reader(&mut self, id: u32, reader: Reader) {
+        self.entry(id).readers.insert(reader);
+    }
+
+    /// Marks a list as changing length; returns its readers if that is new.
+    pub fn mark_resized(&mut self, id: u32) -> Vec<Reader> {
+        let e = self.entry(id);
+        if e.resizable {
+            return Vec::new();
+        }
+        e.resizable = true;
+        e.readers.iter().copied().collect()
+    }
+
+    /// Generalizes part `second` (false: the list item or dict key; true: the
+    /// dict value) with `join`; returns the readers to reflow when it changed,
+    /// or the two annotations that do not join.
+    pub fn generalize(
+        &mut self,
+        id: u32,
+        second: bool,
+        value: &SomeValue,
+        join: &mut dyn FnMut(&SomeValue, &SomeValue) -> Option<SomeValue>,
+    ) -> Result<Vec<Reader>, (SomeValue, SomeValue)> {
+        let e = self.entry(id);
+        let old = if second { &e.second } else { &e.first }.clone();
+        let new = join(&old, value).ok_or_else(|| (old.clone(), value.clone()))?;
+        if new == old {
+            return Ok(Vec::new());
+        }
+        let e = self.entry(id);
+        *(if second { &mut e.second } else { &mut e.first }) = new;
+        Ok(e.readers.iter().copied().collect())
+    }
+
+    /// Merges two definitions (two lists met in one variable); returns the
+    /// merged id and the readers of both, or the items that do not join.
+    pub fn merge(
+        &mut self,
+        a: u32,
+        b: u32,
+        join: &mut dyn FnMut(&SomeValue, &SomeValue) -> Option<SomeValue>,
+    ) -> Result<(u32, Vec<Reader>), (SomeValue, SomeValue)> {
+        let (a, b) = (self.find(a), self.find(b));
+        if a == b {
+            return Ok((a, Vec::new()));
+        }
+        let (keep, gone) = (a.min(b), a.max(b));
+        let g = self.entries[gone as usize].clone();
+        let k = &self.entries[keep as usize];
+        let first = join(&k.first, &g.first).ok_or((k.first.clone(), g.first.clone()))?;
+        let second = join(&k.second, &g.second).ok_or((k.second.clone(), g.second.clone()))?;
+        self.entries[gone as usize].parent = keep;
+        let k = &mut self.entries[keep as usize];
+        k.first = first;
+        k.second = second;
+        k.resizable |= g.resizable;
+        k.readers.extend(g.readers);
+        Ok((keep, k.readers.iter().copied().collect()))
+    }
+
+    /// `value` with every list and dict inside it brought up to date with the
+    /// table (its id the merged one, its items the current ones).
+    pub fn resolve(&self, value: &SomeValue) -> SomeValue {
+        match value {
+            SomeValue::List(def) => {
+                let id = self.find(def.id);
+                let e = &self.entries[id as usize];
+                SomeValue::List(ListDef {
+                    id,
+                    item: Box::new(self.resolve(&e.first)),
+                    resizable: e.resizable,
+                })
+            }
+            SomeValue::Dict(def) => {
+                let id = self.find(def.id);
+                let e = &self.entries[id as usize];
+                SomeValue::Dict(DictDef {
+                    id,
+                    key: Box::new(self.resolve(&e.first)),
+                    value: Box::new(self.resolve(&e.second)),
+                })
+            }
+            SomeValue::Tuple(items) => {
+                SomeValue::Tuple(items.iter().map(|i| self.resolve(i)).collect())
+            }
+            SomeValue::Iterator(over) => SomeValue::Iterator(Box::new(self.resolve(over))),
+            SomeValue::BuiltinMethod { name, receiver } => SomeValue::BuiltinMethod {
+                name: name.clone(),
+                receiver: Box::new(self.resolve(receiver)),
+            },
+            other => other.clone(),
+        }
+    }
+
+    /// The ids of the lists and dicts inside `value`.
+    pub fn ids_in(value: &SomeValue, out: &mut Vec<u32>) {
+        match value {
+            SomeValue::List(def) => out.push(def.id),
+            SomeValue::Dict(def) => out.push(def.id),
+            SomeValue::Tuple(items) => items.iter().for_each(|i| Self::ids_in(i, out)),
+            SomeValue::Iterator(over) => Self::ids_in(over, out),
+            SomeValue::BuiltinMethod { receiver, .. } => Self::ids_in(receiver, out),
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,360 @@
+//! Where each annotation came from: for every variable, the contributions
+//! that generalized it, each with the operation, link or call that made it.
+//!
+//! Errors use this to say where two conflicting annotations were made ("an
+//! int here (line 3: ...) and a str here (line 5: ...)"), and
+//! `rpy show --explain` prints the chain of contributions of a variable.
+
+use rpy_ir::annotation::SomeValue;
+use rpy_ir::diag::Pos;
+use rpy_ir::graph::{Arg, BlockId, Constant, Flow, Program, Var};
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+/// What produced one contribution to a variable's annotation.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Origin {
+    /// The result of an operation of `block`.
+    Op {
+        block: BlockId,
+        opname: String,
+        pos: Option<Pos>,
+    },
+    /// A value passed along a link leaving `from` (a variable of `from`, or a
+    /// constant); `pos` is where the link leaves (see `link_pos`).
+    Link {
+        from: BlockId,
+        arg: Arg,
+        pos: Option<Pos>,
+        /// The link goes to the return block, from the `return` at `pos`:
+        /// where a conflict in a function's result is best shown.
+        returned: bool,
+    },
+    /// Argument `index` of a call in graph `caller`.
+    CallArg {
+        caller: usize,
+        index: usize,
+        arg: Arg,
+        pos: Option<Pos>,
+    },
+    /// The list of command-line arguments the entry point receives.
+    Argv,
+    /// An exception handler's link: what an `except` clause receives.
+    Handler { from: BlockId, pos: Option<Pos> },
+}
+
+impl Origin {
+    pub fn pos(&self) -> Option<Pos> {
+        match self {
+            Origin::Op { pos, .. }
+            | Origin::Link { pos, .. }
+            | Origin::CallArg { pos, .. }
+            | Origin::Handler { pos, .. } => *pos,
+            Origin::Argv => None,
+        }
+    }
+}
+
+/// One generalization of a variable: the value that reached it and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Contribution {
+    pub value: SomeValue,
+    pub origin: Origin,
+}
+
+/// The contributions to every variable of every graph, in the order they
+/// were made.
+#[derive(Clone, Debug, Default)]
+pub struct Provenance {
+    contributions: Vec<Vec<Vec<Contribution>>>,
+}
+
+/// A variable of one graph.
+pub type GraphVar = (usize, Var);
+
+impl Provenance {
+    pub fn new(program: &Program<Flow>) -> Provenance {
+        Provenance {
+            contributions: program
+                .graphs
+                .iter()
+                .map(|g| vec![Vec::new(); g.vars.len()])
+                .collect(),
+        }
+    }
+
+    pub fn record(&mut self, (g, v): GraphVar, value: SomeValue, origin: Origin) {
+        let list = &mut self.contributions[g][v.0 as usize];
+        // A reflow that brings the same value by the same way adds nothing.
+        if !list.iter().any(|c| c.value == value && c.origin == origin) {
+            list.push(Contribution { value, origin });
+        }
+    }
+
+    pub fn of(&self, (g, v): GraphVar) -> &[Contribution] {
+        &self.contributions[g][v.0 as usize]
+    }
+
+    /// Follows `origin` back through links and calls to the operation, constant
+    /// or call that first made a value of `value`'s kind: where a user should
+    /// look. Returns the graph and origin found.
+    pub fn root(&self, g: usize, origin: &Origin, value: &SomeValue) -> (usize, Origin) {
+        let mut current = (g, origin.clone());
+        let mut seen = BTreeSet::new();
+        loop {
+            let (cg, o) = &current;
+            let source_var = match o {
+                Origin::Link {
+                    returned: true,
+                    pos: Some(_),
+                    ..
+                } => return current,
+                Origin::Link {
+                    arg: Arg::Var(v), ..
+                } => (*cg, *v),
+                _ => return current,
+            };
+            if !seen.insert(source_var) {
+                return current;
+            }
+            // The earliest contribution the value covers: a loop's back edge
+            // contributes after the assignment before the loop.
+            let next = self
+                .of(source_var)
+                .iter()
+                .find(|c| c.value != SomeValue::Impossible && value.contains(&c.value))
+                .or_else(|| self.of(source_var).first());
+            match next {
+                Some(c) => current = (source_var.0, c.origin.clone()),
+                None => return current,
+            }
+        }
+    }
+}
+
+/// How a position reads in a message: `line 3: x = a + 1`.
+pub fn describe_pos(pos: Option<Pos>, source: &str) -> String {
+    match pos {
+        Some(p) if p.line >= 1 => match source.lines().nth(p.line as usize - 1) {
+            Some(text) => format!("line {}: {}", p.line, text.trim()),
+            None => format!("line {}", p.line),
+        },
+        _ => "where the function starts".into(),
+    }
+}
+
+/// One line saying what `origin` is, for `--explain`.
+pub fn describe_origin(program: &Program<Flow>, g: usize, origin: &Origin, source: &str) -> String {
+    let graph = &program.graphs[g];
+    let var_name = |v: Var| match &graph.vars[v.0 as usize].name {
+        Some(n) => format!("'{n}'"),
+        None => format!("v{}", v.0),
+    };
+    match origin {
+        Origin::Op { opname, pos, .. } => {
+            format!("the result of {opname} ({})", describe_pos(*pos, source))
+        }
+        Origin::Link { from, arg, pos, .. } => {
+            let what = match arg {
+                Arg::Var(v) => var_name(*v),
+                Arg::Const(c) => format!("the constant {c:?}"),
+            };
+            format!(
+                "{what} passed on from block {} ({})",
+                from.0,
+                describe_pos(*pos, source)
+            )
+        }
+        Origin::CallArg {
+            caller, index, pos, ..
+        } => format!(
+            "argument {} of a call in {}() ({})",
+            index + 1,
+            program.graphs[*caller].name,
+            describe_pos(*pos, source)
+        ),
+        Origin::Argv => "the command-line arguments given to the entry point".into(),
+        Origin::Handler { from, pos } => format!(
+            "the exception caught after block {} ({})",
+            from.0,
+            describe_pos(*pos, source)
+        ),
+    }
+}
+
+/// The explanation of one variable: its annotation, then each contribution,
+/// and under each one passed on from another variable that variable's
+/// explanation, indented (each variable explained once).
+pub fn explain_var(
+    program: &Program<Flow>,
+    provenance: &Provenance,
+    annotations: &[Vec<SomeValue>],
+    var: GraphVar,
+    source: &str,
+) -> String {
+    let mut out = String::new();
+    let mut seen = BTreeSet::new();
+    explain_into(
+        &mut out,
+        program,
+        provenance,
+        annotations,
+        var,
+        source,
+        0,
+        &mut seen,
+    );
+    out
+}
+
+#[allow(clippy::too_many_arguments)]
+fn explain_into(
+    out: &mut String,
+    program: &Program<Flow>,
+    provenance: &Provenance,
+    annotations: &[Vec<SomeValue>],
+    (g, v): GraphVar,
+    source: &str,
+    depth: usize,
+    seen: &mut BTreeSet<GraphVar>,
+) {
+    let indent = "  ".repeat(depth);
+    let graph = &program.graphs[g];
+    let name = match &graph.vars[v.0 as usize].name {
+        Some(n) => n.clone(),
+        None => format!("v{}", v.0),
+    };
+    let _ = writeln!(
+        out,
+        "{indent}{}:{name} is {}",
+        graph.name, annotations[g][v.0 as usize]
+    );
+    if !seen.insert((g, v)) {
+        let _ = writeln!(out, "{indent}  (explained above)");
+        return;
+    }
+    let contributions = provenance.of((g, v));
+    if contributions.is_empty() {
+        let _ = writeln!(out, "{indent}  (no value ever reaches it)");
+    }
+    for c in contributions {
+        let _ = writeln!(
+            out,
+            "{indent}  <- {} from {}",
+            c.value,
+            describe_origin(program, g, &c.origin, source)
+        );
+        let next = match &c.origin {
+            Origin::Link {
+                arg: Arg::Var(src), ..
+            } => Some((g, *src)),
+            Origin::CallArg {
+                caller,
+                arg: Arg::Var(src),
+                ..
+            } => Some((*caller, *src)),
+            _ => None,
+        };
+        if let Some(next) = next {
+            explain_into(
+                out,
+                program,
+                provenance,
+                annotations,
+                next,
+                source,
+                depth + 2,
+                seen,
+            );
+        }
+    }
+}
+
+/// Where a constant passed on a link was written. Links carry no positions
+/// and the flow builder keeps a constant assigned to a local in its state
+/// rather than in an operation, so the function's source is searched for
+/// the statement that wrote it: `NAME = LITERAL` when the link passes it to
+/// a variable called NAME, `return LITERAL` when it goes to the return
+/// block. Of the lines that match (by value, so `'a'` and `"a"` are alike),
+/// the one nearest to where the link leaves wins, earlier lines first on a
+/// tie. `None` when no line matches (a folded constant, say).
+pub fn constant_pos(
+    source: &str,
+    def: Option<Pos>,
+    near: Option<Pos>,
+    target_name: Option<&str>,
+    c: &Constant,
+) -> Option<Pos> {
+    statement_pos(source, def, near, target_name, &|rhs| literal_is(rhs, c))
+}
+
+/// Where `return NAME` was written, for a variable passed to the return
+/// block (found as `constant_pos` finds a constant).
+pub fn return_pos(source: &str, def: Option<Pos>, near: Option<Pos>, name: &str) -> Option<Pos> {
+    statement_pos(source, def, near, None, &|rhs| {
+        rhs.split(" #").next().unwrap_or(rhs).trim() == name
+    })
+}
+
+/// The line of the function starting at `def` nearest to `near` holding
+/// `TARGET = RHS` (or `return RHS` without a target) where `rhs_matches`.
+fn statement_pos(
+    source: &str,
+    def: Option<Pos>,
+    near: Option<Pos>,
+    target_name: Option<&str>,
+    rhs_matches: &dyn Fn(&str) -> bool,
+) -> Option<Pos> {
+    let def = def?;
+    let lines: Vec<&str> = source.lines().collect();
+    let first = def.line as usize;
+    let indent_of = |l: &str| l.len() - l.trim_start().len();
+    let def_indent = indent_of(lines.get(first.checked_sub(1)?)?);
+    let mut best: Option<(u32, Pos)> = None;
+    for (i, line) in lines.iter().enumerate().skip(first) {
+        let text = line.trim();
+        if !text.is_empty() && !text.starts_with('#') && indent_of(line) <= def_indent {
+            break;
+        }
+        let rhs = match target_name {
+            Some(name) => text
+                .strip_prefix(name)
+                .map(str::trim_start)
+                .and_then(|r| r.strip_prefix('='))
+                .filter(|r| !r.starts_with('=')),
+            None => text.strip_prefix("return "),
+        };
+        let Some(rhs) = rhs else { continue };
+        if !rhs_matches(rhs.trim()) {
+            continue;
+        }
+        let line_no = i as u32 + 1;
+        let col = (line.len() - line.trim_start().len()) as u32 + 1;
+        let distance = near.map_or(0, |p| {
+            p.line.abs_diff(line_no) * 2 + u32::from(line_no > p.line)
+        });
+        if best.is_none_or(|(d, _)| distance < d) {
+            best = Some((distance, Pos::new(line_no, col)));
+        }
+    }
+    best.map(|(_, p)| p)
+}
+
+/// Does the literal `text` (a statement's right-hand side) spell `c`?
+fn literal_is(text: &str, c: &Constant) -> bool {
+    let text = text.split(" #").next().unwrap_or(text).trim();
+    let unquoted = || {
+        let q = text.chars().next()?;
+        (matches!(q, '\'' | '"') && text.len() >= 2 && text.ends_with(q))
+            .then(|| &text[1..text.len() - 1])
+    };
+    match c {
+        Constant::Int(n) => text.parse::<i64>().is_ok_and(|v| v == *n),
+        Constant::Float(f) => text.parse::<f64>().is_ok_and(|v| v == *f),
+        Constant::Bool(b) => text == if *b { "True" } else { "False" },
+        Constant::None => text == "None",
+        Constant::Str(s) => unquoted().is_some_and(|u| u == s),
+        Constant::Char(ch) => unquoted().is_some_and(|u| u.as_bytes() == [*ch]),
+        _ => false,
+    }
+}

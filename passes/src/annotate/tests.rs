@@ -1,0 +1,150 @@
+//! The annotator on small programs: the annotations it infers, the errors
+//! it reports (with where each conflicting annotation came from), and
+//! `explain`.
+
+use super::{annotate, explain};
+use crate::flow::build_flow;
+use crate::parse::parse_module;
+use crate::simplify::simplify_program;
+use rpy_ir::annotation::SomeValue;
+use rpy_ir::ast::Dialect;
+use rpy_ir::graph::{Flow, Program};
+
+const TARGET: &str = "\n\ndef target(*args):\n    return entry_point, None\n";
+
+fn flow(body: &str) -> (Program<Flow>, String) {
+    let text = format!("{body}{TARGET}");
+    let module = parse_module("t.py", &text, Dialect::Py3).unwrap_or_else(|d| panic!("{d}"));
+    let mut program = build_flow(&module, &text).unwrap_or_else(|d| panic!("{d}"));
+    simplify_program(&mut program);
+    (program, text)
+}
+
+/// The annotation of the variable `name` in function `func` (joined over
+/// its SSA copies that are defined).
+fn annotation_of(body: &str, func: &str, name: &str) -> SomeValue {
+    let (program, text) = flow(body);
+    let annotated = annotate(program, &text).unwrap_or_else(|d| panic!("{d}"));
+    let g = annotated.graph(func).unwrap();
+    let mut found = SomeValue::Impossible;
+    for v in &g.vars {
+        if v.name.as_deref() == Some(name) && v.info != SomeValue::Impossible {
+            found = super::union(&found, &v.info).unwrap_or(SomeValue::Object);
+        }
+    }
+    found
+}
+
+fn error_of(body: &str) -> String {
+    let (program, text) = flow(body);
+    match annotate(program, &text) {
+        Ok(_) => panic!("annotated without an error:\n{body}"),
+        Err(d) => d.to_string(),
+    }
+}
+
+#[test]
+fn a_list_item_generalized_through_one_alias_is_seen_by_every_alias() {
+    let body = "def fill(l):\n    l.append(-1)\n    return 0\n\n\
+                def entry_point(argv):\n    xs = [1, 2]\n    ys = xs\n    fill(ys)\n    \
+                first = xs[0]\n    return first\n";
+    let first = annotation_of(body, "entry_point", "first");
+    assert_eq!(first, SomeValue::int(), "{first}");
+    let xs = annotation_of(body, "entry_point", "xs");
+    let SomeValue::List(def) = xs else {
+        panic!("{xs}")
+    };
+    assert!(def.resizable);
+    assert_eq!(*def.item, SomeValue::int());
+}
+
+#[test]
+fn constants_carry_no_nul_and_concatenation_keeps_it() {
+    let body =
+        "def entry_point(argv):\n    s = \"ab\"\n    t = s + \"cd\"\n    print(t)\n    return 0\n";
+    assert_eq!(
+        annotation_of(body, "entry_point", "t"),
+        SomeValue::String {
+            can_be_none: false,
+            no_nul: true
+        }
+    );
+}
+
+#[test]
+fn a_function_returning_str_or_none_returns_a_nullable_str() {
+    let body = "def find(n):\n    if n > 1:\n        return \"many\"\n    return None\n\n\
+                def entry_point(argv):\n    r = find(len(argv))\n    return 0\n";
+    assert_eq!(
+        annotation_of(body, "entry_point", "r"),
+        SomeValue::String {
+            can_be_none: true,
+            no_nul: true
+        }
+    );
+}
+
+#[test]
+fn a_call_through_a_variable_calls_every_function_it_may_hold() {
+    let body = "def one(x):\n    return x + 1\n\ndef two(x):\n    return x * 2\n\n\
+                def entry_point(argv):\n    f = one\n    if len(argv) > 1:\n        f = two\n    \
+                r = f(len(argv))\n    return r\n";
+    assert_eq!(
+        annotation_of(body, "entry_point", "r"),
+        SomeValue::nonneg_int()
+    );
+    let f = annotation_of(body, "entry_point", "f");
+    assert_eq!(f.to_string(), "SomePBC(one, two)");
+}
+
+#[test]
+fn a_conflict_names_where_each_annotation_came_from() {
+    let body = "def entry_point(argv):\n    x = len(argv)\n    if len(argv) > 1:\n        \
+                x = argv[1] + \"!\"\n    print(x)\n    return 0\n";
+    let e = error_of(body);
+    assert!(
+        e.contains("is a non-negative int here (line 2: x = len(argv))"),
+        "{e}"
+    );
+    assert!(
+        e.contains("and a str here (line 4: x = argv[1] + \"!\")"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_parameter_conflict_names_both_calls() {
+    let body = "def show(value):\n    print(value)\n    return 0\n\n\
+                def entry_point(argv):\n    show(len(argv))\n    show(argv[0])\n    return 0\n";
+    let e = error_of(body);
+    assert!(e.contains("argument 'value' of show()"), "{e}");
+    assert!(e.contains("line 6: show(len(argv))"), "{e}");
+    assert!(e.contains("line 7: show(argv[0])"), "{e}");
+}
+
+#[test]
+fn every_blocked_block_is_reported() {
+    let body =
+        "def entry_point(argv):\n    n = len(argv)\n    if n > 1:\n        print(n + \"a\")\n    \
+                else:\n        print(n - 1.5 + argv)\n    return 0\n";
+    let e = error_of(body);
+    assert!(e.contains("t.py:4:"), "{e}");
+    assert!(e.contains("t.py:6:"), "{e}");
+}
+
+#[test]
+fn explain_follows_contributions_back_to_their_lines() {
+    let body = "def entry_point(argv):\n    x = 0\n    i = 0\n    while i < len(argv):\n        \
+                x = x + i\n        i = i + 1\n    return x\n";
+    let (program, text) = flow(body);
+    let out = explain(&program, &text, "entry_point:x").unwrap();
+    assert!(
+        out.contains("entry_point:x is SomeInteger(nonneg=true)"),
+        "{out}"
+    );
+    assert!(out.contains("line 5: x = x + i"), "{out}");
+    let err = explain(&program, &text, "nowhere:x").unwrap_err();
+    assert!(err.contains("there is no function 'nowhere'"), "{err}");
+    let err = explain(&program, &text, "zzz").unwrap_err();
+    assert!(err.contains("no variable named 'zzz'"), "{err}");
+}
