@@ -46,24 +46,18 @@ impl FnBuilder<'_, '_> {
     /// `{k: v, ...}`: an empty `newdict`, then one `setitem` per entry in
     /// source order (keys and values evaluated as CPython does, key first).
     pub(super) fn dict_display(&mut self, entries: &[(Expr, Expr)], pos: Pos) -> Arg {
-        let d = Arg::Var(self.emit("newdict", Vec::new(), pos));
+        let mut d = Arg::Var(self.emit("newdict", Vec::new(), pos));
         for (k, v) in entries {
             if !self.live() {
                 break;
             }
-            self.push(d.clone());
+            // Held on the stack: an entry with control flow moves to a new block.
+            self.push(d);
             let [key, value] = self.exprs([k, v]);
-            let d = self.pop();
-            self.emit("setitem", vec![d, key, value], k.pos);
+            d = self.pop();
+            self.emit("setitem", vec![d.clone(), key, value], k.pos);
         }
-        self.pop_if_settled(d)
-    }
-
-    /// The dict after its entries were evaluated: re-read through the stack
-    /// when an entry's control flow (`a if c else b`) moved to a new block.
-    fn pop_if_settled(&mut self, d: Arg) -> Arg {
-        self.push(d);
-        self.pop()
+        d
     }
 
     /// `obj[index]`, folded for a constant index into a known tuple.
@@ -170,18 +164,24 @@ impl FnBuilder<'_, '_> {
         let v = self.top();
         let items: Vec<Arg> = match self.known_tuple(&v) {
             Some(items) if items.len() != targets.len() => {
-                return self.unpack_count_error(items.len(), targets.len(), pos);
+                self.unpack_count_error(items.len(), targets.len(), pos);
+                return self.bind_placeholders(targets);
             }
             Some(items) => items,
             None => {
-                if let Arg::Const(c @ (Constant::Int(_) | Constant::Float(_) | Constant::Bool(_) | Constant::None)) = &v {
-                    return self.error(
+                if let Arg::Const(
+                    c
+                    @ (Constant::Int(_) | Constant::Float(_) | Constant::Bool(_) | Constant::None),
+                ) = &v
+                {
+                    self.error(
                         pos,
                         format!(
                             "cannot unpack the constant {}; only tuples, lists and other sequences can be unpacked",
                             constant_text(c)
                         ),
                     );
+                    return self.bind_placeholders(targets);
                 }
                 let mut items = Vec::with_capacity(targets.len());
                 for k in 0..targets.len() {
@@ -209,6 +209,20 @@ impl FnBuilder<'_, '_> {
         }
         if self.live() && self.state.stack.len() != depth {
             self.internal("unpacking left values on the stack");
+        }
+    }
+
+    /// After an unpacking error, binds the targets' names to a placeholder so
+    /// that their uses do not report them unassigned as well.
+    fn bind_placeholders(&mut self, targets: &[Expr]) {
+        let mut names = Vec::new();
+        for t in targets {
+            target_names(t, &mut names);
+        }
+        for n in names {
+            if self.slot_of.contains_key(n.as_str()) {
+                self.store_name(&n, Arg::Const(Constant::None), Pos::default());
+            }
         }
     }
 
@@ -247,28 +261,16 @@ impl FnBuilder<'_, '_> {
         }
         if names.len() != vals.len() {
             self.unpack_count_error(vals.len(), names.len(), target.pos);
+            self.bind_placeholders(names);
             return true;
         }
+        // `expr_list` reads every value back through the stack, so all are
+        // values of the block it ends in.
         let items = self.expr_list(vals);
         if self.live() {
-            self.settle();
-            // Values evaluated in an earlier block were renamed by settling.
-            let items = self.restack(items);
             self.store_items(names, items);
         }
         true
-    }
-
-    /// Passes `items` through the value stack, so that values of a block
-    /// left by control flow are read as the current block's.
-    fn restack(&mut self, items: Vec<Arg>) -> Vec<Arg> {
-        let n = items.len();
-        for a in items {
-            self.push(a);
-        }
-        let mut out: Vec<Arg> = (0..n).map(|_| self.pop()).collect();
-        out.reverse();
-        out
     }
 
     /// `for target in iter:` over anything but a counted range: `iter(x)`
@@ -308,7 +310,9 @@ impl FnBuilder<'_, '_> {
         self.at = super::At::Dead;
         let block = self.g.block_mut(b);
         block.exitswitch = Some(Arg::Const(Constant::LastException));
-        block.exits.push(Link::new(Vec::new(), super::PENDING, None));
+        block
+            .exits
+            .push(Link::new(Vec::new(), super::PENDING, None));
         block.exits.push(Link::new(
             Vec::new(),
             super::PENDING,
@@ -374,8 +378,7 @@ impl FnBuilder<'_, '_> {
                 lower,
                 upper,
             } => {
-                let [obj, lo, hi] =
-                    self.slice_operands(value, lower.as_deref(), upper.as_deref());
+                let [obj, lo, hi] = self.slice_operands(value, lower.as_deref(), upper.as_deref());
                 self.emit("delslice", vec![obj, lo, hi], pos);
             }
             ExprKind::Tuple(items) | ExprKind::List(items) => {

@@ -154,7 +154,9 @@ pub(crate) fn comprehension_targets(stmts: &[Stmt], out: &mut Vec<String>) {
             StmtKind::Expr(e) => expr_comprehension_targets(e, out),
             StmtKind::Return(v) => v.iter().for_each(|e| expr_comprehension_targets(e, out)),
             StmtKind::Assign { targets, value } => {
-                targets.iter().for_each(|e| expr_comprehension_targets(e, out));
+                targets
+                    .iter()
+                    .for_each(|e| expr_comprehension_targets(e, out));
                 expr_comprehension_targets(value, out);
             }
             StmtKind::AugAssign { target, value, .. } => {
@@ -192,9 +194,9 @@ pub(crate) fn comprehension_targets(stmts: &[Stmt], out: &mut Vec<String>) {
                 }
                 comprehension_targets(body, out);
             }
-            StmtKind::Print { values, .. } => {
-                values.iter().for_each(|e| expr_comprehension_targets(e, out))
-            }
+            StmtKind::Print { values, .. } => values
+                .iter()
+                .for_each(|e| expr_comprehension_targets(e, out)),
             StmtKind::Assert { test, msg } => {
                 expr_comprehension_targets(test, out);
                 msg.iter().for_each(|e| expr_comprehension_targets(e, out));
@@ -210,7 +212,9 @@ fn expr_comprehension_targets(e: &Expr, out: &mut Vec<String>) {
             for g in generators {
                 target_names(&g.target, out);
                 expr_comprehension_targets(&g.iter, out);
-                g.ifs.iter().for_each(|c| expr_comprehension_targets(c, out));
+                g.ifs
+                    .iter()
+                    .for_each(|c| expr_comprehension_targets(c, out));
             }
             expr_comprehension_targets(elt, out);
         }
@@ -220,11 +224,14 @@ fn expr_comprehension_targets(e: &Expr, out: &mut Vec<String>) {
         }
         ExprKind::UnaryOp { operand, .. } => expr_comprehension_targets(operand, out),
         ExprKind::BoolOp { values, .. } | ExprKind::Tuple(values) | ExprKind::List(values) => {
-            values.iter().for_each(|x| expr_comprehension_targets(x, out))
+            values
+                .iter()
+                .for_each(|x| expr_comprehension_targets(x, out))
         }
         ExprKind::Compare { left, ops } => {
             expr_comprehension_targets(left, out);
-            ops.iter().for_each(|(_, r)| expr_comprehension_targets(r, out));
+            ops.iter()
+                .for_each(|(_, r)| expr_comprehension_targets(r, out));
         }
         ExprKind::Call { func, args, .. } => {
             expr_comprehension_targets(func, out);
@@ -235,10 +242,18 @@ fn expr_comprehension_targets(e: &Expr, out: &mut Vec<String>) {
             expr_comprehension_targets(value, out);
             expr_comprehension_targets(index, out);
         }
-        ExprKind::Slice { value, lower, upper } => {
+        ExprKind::Slice {
+            value,
+            lower,
+            upper,
+        } => {
             expr_comprehension_targets(value, out);
-            lower.iter().for_each(|x| expr_comprehension_targets(x, out));
-            upper.iter().for_each(|x| expr_comprehension_targets(x, out));
+            lower
+                .iter()
+                .for_each(|x| expr_comprehension_targets(x, out));
+            upper
+                .iter()
+                .for_each(|x| expr_comprehension_targets(x, out));
         }
         ExprKind::Dict(entries) => {
             for (k, v) in entries {

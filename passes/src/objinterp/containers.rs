@@ -57,10 +57,7 @@ fn hash_key(v: &ObjValue) -> Result<HashKey, Exc> {
         ObjValue::Iter(i) => HashKey::Identity(Rc::as_ptr(i) as *const u8 as usize),
         ObjValue::Method(m) => HashKey::Identity(Rc::as_ptr(m) as usize),
         ObjValue::List(_) | ObjValue::Dict(_) | ObjValue::DictView(..) => {
-            return Err(type_error(format!(
-                "unhashable type: '{}'",
-                v.type_name()
-            )))
+            return Err(type_error(format!("unhashable type: '{}'", v.type_name())))
         }
     })
 }
@@ -218,7 +215,10 @@ impl RangeObj {
 pub enum IterObj {
     /// Over a list, tuple, string or range by index; a list is read live, so
     /// appending while iterating is seen, as in Python.
-    Seq { seq: ObjValue, pos: usize },
+    Seq {
+        seq: ObjValue,
+        pos: usize,
+    },
     /// Over a dict; changing its size while iterating is an error.
     Dict {
         dict: Rc<RefCell<DictObj>>,
@@ -226,8 +226,14 @@ pub enum IterObj {
         pos: usize,
         len: usize,
     },
-    Reversed { seq: ObjValue, left: usize },
-    Enumerate { inner: Rc<RefCell<IterObj>>, count: i64 },
+    Reversed {
+        seq: ObjValue,
+        left: usize,
+    },
+    Enumerate {
+        inner: Rc<RefCell<IterObj>>,
+        count: i64,
+    },
     Zip(Vec<Rc<RefCell<IterObj>>>),
 }
 
@@ -412,9 +418,7 @@ fn slice_range(len: usize, lo: &ObjValue, hi: &ObjValue) -> Result<(usize, usize
             ObjValue::None => Ok(default),
             other => {
                 let i = other.as_int().ok_or_else(|| {
-                    type_error(
-                        "slice indices must be integers or None or have an __index__ method",
-                    )
+                    type_error("slice indices must be integers or None or have an __index__ method")
                 })?;
                 let n = len as i64;
                 let i = if i < 0 { (i + n).max(0) } else { i.min(n) };
@@ -522,7 +526,11 @@ pub fn getitem(obj: &ObjValue, key: &ObjValue, dialect: Dialect) -> Option<OpRes
     Some(match obj {
         ObjValue::Tuple(t) => index(t.len(), "tuple").map(|i| t[i].clone()),
         ObjValue::Range(r) => {
-            let what = if r.xrange { "xrange object" } else { "range object" };
+            let what = if r.xrange {
+                "xrange object"
+            } else {
+                "range object"
+            };
             index(r.len(), what).map(|i| r.item(i))
         }
         ObjValue::Dict(d) => match d.borrow().get(key) {
@@ -639,10 +647,7 @@ pub fn call_builtin(name: &str, args: &[ObjValue], dialect: Dialect) -> Option<O
             })),
             None => Err(type_error(match dialect {
                 Dialect::Py2 => "argument to reversed() must be a sequence".to_string(),
-                Dialect::Py3 => format!(
-                    "'{}' object is not reversible",
-                    args[0].type_name()
-                ),
+                Dialect::Py3 => format!("'{}' object is not reversible", args[0].type_name()),
             })),
         }),
         _ => return None,

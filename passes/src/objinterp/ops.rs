@@ -5,6 +5,7 @@
 //! mixed int/float comparisons, bools as ints, sequence repetition, negative
 //! indexes) is CPython's, per dialect, including the exception messages.
 
+use super::containers;
 use super::value::ObjValue;
 use crate::llinterp::pystr::{format_g, parse_float, parse_int};
 use rpy_ir::ast::Dialect;
@@ -66,10 +67,18 @@ pub enum Op {
     SetItem,
     GetAttr,
     SetAttr,
+    NewTuple,
+    NewList,
+    NewDict,
+    GetSlice,
+    DelItem,
+    DelSlice,
+    Iter,
+    Next,
 }
 
 impl Op {
-    pub const ALL: [Op; 32] = [
+    pub const ALL: [Op; 40] = [
         Op::Add,
         Op::Sub,
         Op::Mul,
@@ -102,6 +111,14 @@ impl Op {
         Op::SetItem,
         Op::GetAttr,
         Op::SetAttr,
+        Op::NewTuple,
+        Op::NewList,
+        Op::NewDict,
+        Op::GetSlice,
+        Op::DelItem,
+        Op::DelSlice,
+        Op::Iter,
+        Op::Next,
     ];
 
     /// The operation's name in flow graphs.
@@ -139,6 +156,14 @@ impl Op {
             Op::SetItem => "setitem",
             Op::GetAttr => "getattr",
             Op::SetAttr => "setattr",
+            Op::NewTuple => "newtuple",
+            Op::NewList => "newlist",
+            Op::NewDict => "newdict",
+            Op::GetSlice => "getslice",
+            Op::DelItem => "delitem",
+            Op::DelSlice => "delslice",
+            Op::Iter => "iter",
+            Op::Next => "next",
         }
     }
 
@@ -149,9 +174,17 @@ impl Op {
     /// The number of arguments, when fixed.
     pub fn arity(self) -> Option<usize> {
         match self {
-            Op::SimpleCall => None,
-            Op::Neg | Op::Pos | Op::Invert | Op::Not | Op::Bool | Op::PrintItem => Some(1),
-            Op::SetItem | Op::SetAttr => Some(3),
+            Op::SimpleCall | Op::NewTuple | Op::NewList => None,
+            Op::NewDict => Some(0),
+            Op::Neg
+            | Op::Pos
+            | Op::Invert
+            | Op::Not
+            | Op::Bool
+            | Op::PrintItem
+            | Op::Iter
+            | Op::Next => Some(1),
+            Op::SetItem | Op::SetAttr | Op::GetSlice | Op::DelSlice => Some(3),
             _ => Some(2),
         }
     }
@@ -321,6 +354,13 @@ fn repeat(seq: &ObjValue, n: i64) -> ObjValue {
             }
             ObjValue::list(out)
         }
+        ObjValue::Tuple(t) => {
+            let mut out = Vec::with_capacity(t.len() * n);
+            for _ in 0..n {
+                out.extend(t.iter().cloned());
+            }
+            ObjValue::tuple(out)
+        }
         other => other.clone(),
     }
 }
@@ -340,7 +380,10 @@ pub fn binary(op: Op, a: &ObjValue, b: &ObjValue, dialect: Dialect) -> OpResult 
             l.extend(y.borrow().iter().cloned());
             return Ok(V::list(l));
         }
-        (Op::Add, V::Str(_) | V::List(_), _) => {
+        (Op::Add, V::Tuple(x), V::Tuple(y)) => {
+            return Ok(V::tuple(x.iter().chain(y.iter()).cloned().collect()));
+        }
+        (Op::Add, V::Str(_) | V::List(_) | V::Tuple(_), _) => {
             let msg = match (a, dialect) {
                 (V::Str(_), Dialect::Py2) => {
                     format!("cannot concatenate 'str' and '{}' objects", b.type_name())
@@ -354,8 +397,9 @@ pub fn binary(op: Op, a: &ObjValue, b: &ObjValue, dialect: Dialect) -> OpResult 
             };
             return Err(type_error(msg));
         }
-        (Op::Mul, V::Str(_) | V::List(_), n) | (Op::Mul, n, V::Str(_) | V::List(_)) => {
-            let seq = if matches!(a, V::Str(_) | V::List(_)) {
+        (Op::Mul, V::Str(_) | V::List(_) | V::Tuple(_), n)
+        | (Op::Mul, n, V::Str(_) | V::List(_) | V::Tuple(_)) => {
+            let seq = if matches!(a, V::Str(_) | V::List(_) | V::Tuple(_)) {
                 a
             } else {
                 b
@@ -515,7 +559,7 @@ pub fn equal(a: &ObjValue, b: &ObjValue) -> bool {
             }
         }
         (V::Func(x), V::Func(y)) | (V::Builtin(x), V::Builtin(y)) => x == y,
-        _ => false,
+        _ => containers::equal_containers(a, b).unwrap_or(false),
     }
 }
 
@@ -546,6 +590,14 @@ fn order(op: Op, a: &ObjValue, b: &ObjValue, dialect: Dialect) -> Result<Option<
             }
             Ok(Some(x.len().cmp(&y.len())))
         }
+        (V::Tuple(x), V::Tuple(y)) => {
+            for (p, q) in x.iter().zip(y.iter()) {
+                if !equal(p, q) {
+                    return order(op, p, q, dialect);
+                }
+            }
+            Ok(Some(x.len().cmp(&y.len())))
+        }
         _ => match dialect {
             Dialect::Py2 => Ok(Some(py2_type_rank(a).cmp(&py2_type_rank(b)))),
             Dialect::Py3 => Err(type_error(format!(
@@ -567,6 +619,8 @@ pub fn compare(op: Op, a: &ObjValue, b: &ObjValue, dialect: Dialect) -> OpResult
         Op::Is => match (a, b) {
             (V::Str(x), V::Str(y)) => Rc::ptr_eq(x, y) || (x.len() <= 1 && x == y),
             (V::List(x), V::List(y)) => Rc::ptr_eq(x, y),
+            (V::Dict(x), V::Dict(y)) => Rc::ptr_eq(x, y),
+            (V::Tuple(x), V::Tuple(y)) => Rc::ptr_eq(x, y) || (x.is_empty() && y.is_empty()),
             (V::Float(x), V::Float(y)) => x.to_bits() == y.to_bits(),
             (V::Int(x), V::Int(y)) => x == y,
             (V::Bool(x), V::Bool(y)) => x == y,
@@ -600,10 +654,12 @@ pub fn contains(container: &ObjValue, item: &ObjValue) -> OpResult {
             other.type_name()
         ))),
         (ObjValue::List(l), _) => Ok(ObjValue::Bool(l.borrow().iter().any(|x| equal(x, item)))),
-        (other, _) => Err(type_error(format!(
-            "argument of type '{}' is not iterable",
-            other.type_name()
-        ))),
+        (other, _) => containers::contains(other, item).unwrap_or_else(|| {
+            Err(type_error(format!(
+                "argument of type '{}' is not iterable",
+                other.type_name()
+            )))
+        }),
     }
 }
 
@@ -634,6 +690,9 @@ fn index_type_error(obj: &ObjValue, idx: &ObjValue, dialect: Dialect) -> Exc {
 
 /// `obj[idx]`.
 pub fn getitem(obj: &ObjValue, idx: &ObjValue, dialect: Dialect) -> OpResult {
+    if let Some(r) = containers::getitem(obj, idx, dialect) {
+        return r;
+    }
     if idx.as_int().is_none() && matches!(obj, ObjValue::Str(_) | ObjValue::List(_)) {
         return Err(index_type_error(obj, idx, dialect));
     }
@@ -661,6 +720,9 @@ pub fn getitem(obj: &ObjValue, idx: &ObjValue, dialect: Dialect) -> OpResult {
 
 /// `obj[idx] = value`.
 pub fn setitem(obj: &ObjValue, idx: &ObjValue, value: ObjValue, dialect: Dialect) -> OpResult {
+    if let Some(r) = containers::setitem(obj, idx, value.clone()) {
+        return r;
+    }
     match obj {
         ObjValue::List(l) => {
             if idx.as_int().is_none() {
@@ -682,8 +744,13 @@ pub fn setitem(obj: &ObjValue, idx: &ObjValue, value: ObjValue, dialect: Dialect
     }
 }
 
-/// `obj.name`: none of the interpreter's values has attributes yet.
-pub fn getattr(obj: &ObjValue, name: &ObjValue) -> OpResult {
+/// `obj.name`: the methods of lists, dicts, tuples and strings.
+pub fn getattr(obj: &ObjValue, name: &ObjValue, dialect: Dialect) -> OpResult {
+    if let ObjValue::Str(n) = name {
+        if let Some(m) = containers::method(obj, &String::from_utf8_lossy(n), dialect) {
+            return Ok(m);
+        }
+    }
     Err(exc(
         "AttributeError",
         format!(
@@ -696,7 +763,14 @@ pub fn getattr(obj: &ObjValue, name: &ObjValue) -> OpResult {
 
 /// `obj.name = value`.
 pub fn setattr(obj: &ObjValue, name: &ObjValue) -> OpResult {
-    getattr(obj, name)
+    Err(exc(
+        "AttributeError",
+        format!(
+            "'{}' object has no attribute '{}'",
+            obj.type_name(),
+            String::from_utf8_lossy(&name.to_str(Dialect::Py3))
+        ),
+    ))
 }
 
 /// Checks a builtin's argument count (the flow builder checks constant
@@ -799,16 +873,22 @@ fn int_of_str(s: &[u8], base: i64, dialect: Dialect) -> OpResult {
 /// Calls the builtin `name`.
 pub fn call_builtin(name: &str, args: &[ObjValue], dialect: Dialect) -> OpResult {
     use ObjValue as V;
+    if let Some(r) = containers::call_builtin(name, args, dialect) {
+        return r;
+    }
     match name {
         "len" => {
             arity(name, args, 1, 1)?;
             match &args[0] {
                 V::Str(s) => Ok(V::Int(s.len() as i64)),
                 V::List(l) => Ok(V::Int(l.borrow().len() as i64)),
-                other => Err(type_error(format!(
-                    "object of type '{}' has no len()",
-                    other.type_name()
-                ))),
+                other => match containers::len(other) {
+                    Some(n) => Ok(V::Int(n as i64)),
+                    None => Err(type_error(format!(
+                        "object of type '{}' has no len()",
+                        other.type_name()
+                    ))),
+                },
             }
         }
         "str" => {
@@ -916,14 +996,7 @@ pub fn call_builtin(name: &str, args: &[ObjValue], dialect: Dialect) -> OpResult
                 )));
             }
             let items: Vec<ObjValue> = match args {
-                [V::Str(s)] => s.iter().map(|b| V::str([*b])).collect(),
-                [V::List(l)] => l.borrow().clone(),
-                [x] => {
-                    return Err(type_error(format!(
-                        "'{}' object is not iterable",
-                        x.type_name()
-                    )))
-                }
+                [x] => containers::items_of(x)?,
                 _ => args.to_vec(),
             };
             let mut it = items.into_iter();
@@ -1000,11 +1073,16 @@ pub fn call_builtin(name: &str, args: &[ObjValue], dialect: Dialect) -> OpResult
 
 // ---- `str % value` -------------------------------------------------------
 
-/// `fmt % arg` with one argument (the flow stage has no tuples): the
-/// conversions `s r d i u x X o e E f F g G c %` with flags, width and precision.
+/// `fmt % arg`, a tuple giving one value per conversion and any other value
+/// the only one: the conversions `s r d i u x X o e E f F g G c %` with
+/// flags, width and precision.
 fn format_percent(fmt: &[u8], arg: &ObjValue, dialect: Dialect) -> OpResult {
+    let values: &[ObjValue] = match arg {
+        ObjValue::Tuple(items) => items,
+        single => std::slice::from_ref(single),
+    };
     let mut out = Vec::new();
-    let mut used = false;
+    let mut used = 0;
     let mut i = 0;
     while i < fmt.len() {
         let c = fmt[i];
@@ -1041,10 +1119,10 @@ fn format_percent(fmt: &[u8], arg: &ObjValue, dialect: Dialect) -> OpResult {
             out.push(b'%');
             continue;
         }
-        if used {
+        let Some(arg) = values.get(used) else {
             return Err(type_error("not enough arguments for format string"));
-        }
-        used = true;
+        };
+        used += 1;
         let body = format_one(conv, &flags, prec, arg, dialect, i - 1)?;
         let left = flags.contains(&b'-');
         let zero = flags.contains(&b'0') && !left && !matches!(conv, b's' | b'r' | b'c');
@@ -1063,7 +1141,7 @@ fn format_percent(fmt: &[u8], arg: &ObjValue, dialect: Dialect) -> OpResult {
             out.extend(body);
         }
     }
-    if !used {
+    if used < values.len() {
         return Err(type_error(
             "not all arguments converted during string formatting",
         ));

@@ -15,9 +15,15 @@ fn arity(name: &str, args: &[ObjValue], min: usize, max: usize) -> Result<(), Ex
         return Ok(());
     }
     Err(type_error(if min == max {
-        format!("{name}() takes exactly {min} argument ({} given)", args.len())
+        format!(
+            "{name}() takes exactly {min} argument ({} given)",
+            args.len()
+        )
     } else {
-        format!("{name}() takes at most {max} arguments ({} given)", args.len())
+        format!(
+            "{name}() takes at most {max} arguments ({} given)",
+            args.len()
+        )
     }))
 }
 
@@ -93,7 +99,11 @@ fn is_space(b: u8) -> bool {
 
 /// `s.split(sep, maxsplit)` / `s.rsplit(...)`.
 fn split(s: &[u8], sep: Option<&[u8]>, maxsplit: i64, from_right: bool) -> Result<ObjValue, Exc> {
-    let max = if maxsplit < 0 { usize::MAX } else { maxsplit as usize };
+    let max = if maxsplit < 0 {
+        usize::MAX
+    } else {
+        maxsplit as usize
+    };
     let mut parts: Vec<Vec<u8>> = Vec::new();
     match sep {
         Some([]) => return Err(exc("ValueError", "empty separator")),
@@ -136,7 +146,9 @@ fn split(s: &[u8], sep: Option<&[u8]>, maxsplit: i64, from_right: bool) -> Resul
                     // The unsplit head keeps its leading whitespace.
                     parts.push(s[..words[words.len() - 1].1].to_vec());
                     parts.extend(keep.iter().map(|&(a, b)| s[a..b].to_vec()));
-                    return Ok(ObjValue::list(parts.into_iter().map(ObjValue::str).collect()));
+                    return Ok(ObjValue::list(
+                        parts.into_iter().map(ObjValue::str).collect(),
+                    ));
                 }
                 let tail_start = words[max].0;
                 parts.extend(words[..max].iter().map(|&(a, b)| s[a..b].to_vec()));
@@ -145,13 +157,17 @@ fn split(s: &[u8], sep: Option<&[u8]>, maxsplit: i64, from_right: bool) -> Resul
             } else {
                 parts.extend(words.iter().map(|&(a, b)| s[a..b].to_vec()));
             }
-            return Ok(ObjValue::list(parts.into_iter().map(ObjValue::str).collect()));
+            return Ok(ObjValue::list(
+                parts.into_iter().map(ObjValue::str).collect(),
+            ));
         }
     }
     if from_right {
         parts.reverse();
     }
-    Ok(ObjValue::list(parts.into_iter().map(ObjValue::str).collect()))
+    Ok(ObjValue::list(
+        parts.into_iter().map(ObjValue::str).collect(),
+    ))
 }
 
 /// Calls the string method `name` on `s`.
@@ -185,7 +201,9 @@ pub fn call(name: &str, s: &[u8], args: &[ObjValue], dialect: Dialect) -> OpResu
             arity(name, args, 0, 2)?;
             let sep = opt_str_arg(name, args, 0)?;
             let max = match args.get(1) {
-                Some(v) => v.as_int().ok_or_else(|| type_error("an integer is required"))?,
+                Some(v) => v
+                    .as_int()
+                    .ok_or_else(|| type_error("an integer is required"))?,
                 None => -1,
             };
             split(s, sep, max, name == "rsplit")
