@@ -219,33 +219,30 @@ impl Next<'_> {
     }
 }
 
-/// How the members of one chain are made: `virtualize` and a later
-/// `earlyforce` share the virtual objects, and `virtualize` then leaves
-/// forcing to `earlyforce`.
+/// How the members of one chain are made: a `virtualize` with an
+/// `earlyforce` after it share the virtual objects, and `virtualize` then
+/// leaves forcing to `earlyforce`. (With `virtualize` named twice, each
+/// keeps its own objects and forces them itself.)
 struct ChainPlan {
-    virtuals: virtualize::Virtuals,
-    /// `earlyforce` comes after `virtualize`.
-    early_force: bool,
+    /// The shared virtual objects, when `earlyforce` comes after the one
+    /// `virtualize`.
+    shared: Option<virtualize::Virtuals>,
 }
 
 impl ChainPlan {
     fn new(names: &[&str]) -> ChainPlan {
         let at = |n: &str| names.iter().position(|p| *p == n);
+        let one_virtualize = names.iter().filter(|p| **p == "virtualize").count() == 1;
+        let early = matches!((at("virtualize"), at("earlyforce")), (Some(v), Some(e)) if v < e);
         ChainPlan {
-            virtuals: virtualize::Virtuals::default(),
-            early_force: matches!((at("virtualize"), at("earlyforce")), (Some(v), Some(e)) if v < e),
+            shared: (one_virtualize && early).then(virtualize::Virtuals::default),
         }
     }
 
     fn make(&self, name: &str) -> Result<Box<dyn Optimization>, String> {
-        Ok(match name {
-            "virtualize" => Box::new(virtualize::OptVirtualize::new(
-                self.virtuals.clone(),
-                self.early_force,
-            )),
-            "earlyforce" => Box::new(earlyforce::OptEarlyForce::new(
-                self.early_force.then(|| self.virtuals.clone()),
-            )),
+        Ok(match (name, &self.shared) {
+            ("virtualize", Some(v)) => Box::new(virtualize::OptVirtualize::new(v.clone(), true)),
+            ("earlyforce", v) => Box::new(earlyforce::OptEarlyForce::new(v.clone())),
             _ => make_pass(name)?,
         })
     }
