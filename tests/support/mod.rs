@@ -82,13 +82,24 @@ pub fn programs() -> Vec<TestProgram> {
     let mut out = Vec::new();
     for (dir, dialect) in [("py2", Dialect::Py2), ("py3", Dialect::Py3)] {
         let folder = root().join("tests/programs").join(dir);
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&folder)
+        // A program is a `.py` file, or a folder of modules whose main
+        // program is `main.py` (named by the folder).
+        let mut files: Vec<(String, PathBuf)> = std::fs::read_dir(&folder)
             .unwrap()
             .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "py"))
+            .filter_map(|p| {
+                let stem = p.file_stem()?.to_string_lossy().into_owned();
+                if p.extension().is_some_and(|e| e == "py") {
+                    Some((stem, p))
+                } else if p.join("main.py").is_file() {
+                    Some((stem, p.join("main.py")))
+                } else {
+                    None
+                }
+            })
             .collect();
         files.sort();
-        for path in files {
+        for (stem, path) in files {
             let text = std::fs::read_to_string(&path).unwrap();
             let args = text
                 .lines()
@@ -108,7 +119,6 @@ pub fn programs() -> Vec<TestProgram> {
                         })
                 })
                 .unwrap_or(StageName::Genc);
-            let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
             out.push(TestProgram {
                 name: format!("{dir}_{stem}"),
                 path,
@@ -144,6 +154,9 @@ pub fn expected(p: &TestProgram) -> Option<(String, i32)> {
     // untranslated too.
     Some(run(Command::new(python)
         .env("PYTHONPATH", root().join("pylib"))
+        // Importing a folder program's modules must not write .pyc files
+        // into the test tree.
+        .env("PYTHONDONTWRITEBYTECODE", "1")
         .arg(&p.path)
         .args(&p.args)))
 }

@@ -20,6 +20,15 @@
 //! import-time code calls them), where a global is read from its module
 //! object when the code runs instead.
 //!
+//! Function bodies may use all control structures (a `for` over a `range`
+//! call is a counting loop; over anything else, lists, strings, tuples, dicts
+//! and iterators, it records `iter` and then `next`, whose `StopIteration`
+//! ends the loop); tuple, list and dict displays, indexing, slicing without a
+//! step, unpacking assignments and loop targets, `del` of names, items and
+//! slices, list comprehensions (loops in the graph), methods (`getattr` then
+//! `simple_call`); and exceptions (see the builder's `containers` and
+//! `exceptions` parts).
+//!
 //! A program may be several files (see [`imports`]); the rlib modules
 //! (`rpython.rlib.*`, pylib/ for CPython) have their translation meaning
 //! given by [`rlib`]. Constructs RPython cannot translate are reported as
@@ -343,7 +352,11 @@ fn collect_defs<'a>(module: &str, prefix: &str, stmts: &'a [Stmt], defs: &mut Pr
 
 /// Adds to `out` the functions a graph refers to through constants: directly
 /// and inside the prebuilt objects it uses (transitively).
-fn referenced_functions(g: &FunctionGraph<Flow>, prebuilt: &[PrebuiltObject], out: &mut Vec<String>) {
+fn referenced_functions(
+    g: &FunctionGraph<Flow>,
+    prebuilt: &[PrebuiltObject],
+    out: &mut Vec<String>,
+) {
     let mut seen_objects = HashSet::new();
     let mut stack: Vec<Constant> = Vec::new();
     for b in &g.blocks {
@@ -360,28 +373,22 @@ fn referenced_functions(g: &FunctionGraph<Flow>, prebuilt: &[PrebuiltObject], ou
     }
     while let Some(c) = stack.pop() {
         match c {
-            Constant::Func(f) => {
-                if !out.contains(&f) {
-                    out.push(f);
+            Constant::Func(f) if !out.contains(&f) => out.push(f),
+            Constant::Prebuilt(i) if seen_objects.insert(i) => match prebuilt.get(i as usize) {
+                Some(PrebuiltObject::List(xs)) | Some(PrebuiltObject::Tuple(xs)) => {
+                    stack.extend(xs.iter().rev().cloned())
                 }
-            }
-            Constant::Prebuilt(i) if seen_objects.insert(i) => {
-                match prebuilt.get(i as usize) {
-                    Some(PrebuiltObject::List(xs)) | Some(PrebuiltObject::Tuple(xs)) => {
-                        stack.extend(xs.iter().rev().cloned())
+                Some(PrebuiltObject::Dict(pairs)) => {
+                    for (k, v) in pairs.iter().rev() {
+                        stack.push(v.clone());
+                        stack.push(k.clone());
                     }
-                    Some(PrebuiltObject::Dict(pairs)) => {
-                        for (k, v) in pairs.iter().rev() {
-                            stack.push(v.clone());
-                            stack.push(k.clone());
-                        }
-                    }
-                    Some(PrebuiltObject::Instance { attrs, .. }) => {
-                        stack.extend(attrs.iter().rev().map(|(_, v)| v.clone()))
-                    }
-                    None => {}
                 }
-            }
+                Some(PrebuiltObject::Instance { attrs, .. }) => {
+                    stack.extend(attrs.iter().rev().map(|(_, v)| v.clone()))
+                }
+                None => {}
+            },
             _ => {}
         }
     }

@@ -1,0 +1,428 @@
+//! Import time: the program's modules run, as Python runs them, before
+//! anything is translated.
+//!
+//! Each module's body becomes a flow graph (its names are the module's
+//! globals, read and written on the module object as the code runs), as do
+//! the program's functions (reading globals the same way, since import-time
+//! code may call them while the globals still change). The object-level
+//! interpreter runs the module bodies in import order, dependencies first;
+//! module objects (the program's, the rlib modules and `sys`/`os`) are the
+//! import-time program's prebuilt objects. Then `target(driver, args)` is
+//! called to find the entry point, and each module's globals are read back:
+//! what translated functions see as constants.
+//!
+//! A function's import-time graph that cannot be built (it uses something
+//! the builder rejects) is left out; its diagnostics are reported only if
+//! import-time code calls it, since a function that only runs translated is
+//! checked when its translated graph is built.
+
+use super::imports::{ModuleKind, ModuleSet};
+use super::{builder, first_return, rlib, scan};
+use super::{FuncDef, Global, GlobalAccess, ModuleCtx, PrebuiltTable, ProgramDefs};
+use crate::objinterp::exceptions::ClassTable;
+use crate::objinterp::modules;
+use crate::objinterp::{ObjError, ObjInterpreter, ObjValue};
+use rpy_ir::ast::ExprKind;
+use rpy_ir::diag::{Diagnostic, Pos};
+use rpy_ir::graph::{Constant, Flow, FunctionGraph, PrebuiltObject, Program};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// What importing the program found.
+pub(crate) struct Imported {
+    /// Each module's globals after import, by module name.
+    pub globals: HashMap<String, HashMap<String, Global>>,
+    /// The entry point's graph name.
+    pub entry: String,
+    /// The module each function graph belongs to.
+    pub function_modules: HashMap<String, String>,
+}
+
+/// The graph name of a module's body in the import-time program (not a
+/// Python name, so that it cannot clash with a function's).
+fn body_graph_name(module: &str) -> String {
+    format!("<module {module}>")
+}
+
+/// Imports the program: runs every module body, then `target`.
+pub(crate) fn import_program(
+    set: &ModuleSet,
+    defs: &ProgramDefs,
+) -> Result<Imported, Vec<Diagnostic>> {
+    let main = &set.modules[0];
+    let dialect = main.ast.dialect;
+    let function_modules: HashMap<String, String> = defs
+        .graph_names
+        .iter()
+        .map(|((module, _), graph)| (graph.clone(), module.clone()))
+        .collect();
+
+    // The module objects, as prebuilt objects of the import-time program.
+    let mut names: Vec<&str> = set.kinds.keys().map(String::as_str).collect();
+    names.sort();
+    let objects = modules::module_objects(&names);
+    let module_consts: Rc<HashMap<String, Constant>> = Rc::new(
+        names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.to_string(), Constant::Prebuilt(i as u32)))
+            .collect(),
+    );
+    let module_value = |name: &str| -> Option<ObjValue> {
+        let i = names.iter().position(|n| *n == name)?;
+        Some(objects[i].clone())
+    };
+    let classes = ClassTable::builtin(dialect);
+    for (name, kind) in &set.kinds {
+        let Some(m) = module_value(name) else {
+            continue;
+        };
+        if let ModuleKind::Rlib = kind {
+            for (attr, value) in rlib::module_attributes(name) {
+                if let Some(v) = ObjValue::from_constant(&value, &classes) {
+                    modules::set(&m, &attr, v);
+                }
+            }
+        }
+        if !matches!(kind, ModuleKind::Program(_)) {
+            // Packages that are not executed hold their submodules at once.
+            if let Some((parent, child)) = name.rsplit_once('.') {
+                if let Some(p) = module_value(parent) {
+                    modules::set(&p, child, m.clone());
+                }
+            }
+        }
+    }
+    for (name, obj) in names.iter().zip(&objects) {
+        modules::set(obj, "__name__", ObjValue::str(name));
+    }
+
+    // The import-time graphs: each module body and every function.
+    let mut graphs: Vec<FunctionGraph<Flow>> = Vec::new();
+    let mut diags = Vec::new();
+    let mut unbuilt: HashMap<String, Vec<Diagnostic>> = HashMap::new();
+    let program_defs = Rc::new(ProgramDefs {
+        functions: defs.functions.clone(),
+        graph_names: defs.graph_names.clone(),
+        globals: HashMap::new(),
+        hints: Default::default(),
+        prebuilt: Default::default(),
+    });
+    for m in &set.modules {
+        let mut bound = Vec::new();
+        scan::bound_names(&m.ast.body, &mut bound);
+        for (graph, def) in &defs.functions {
+            if function_modules.get(graph) == Some(&m.name) {
+                scan::global_names(def.body, &mut bound);
+            }
+        }
+        bound.push("__name__".to_string());
+        let ctx = ModuleCtx {
+            name: m.name.clone(),
+            path: &m.path,
+            source: &m.source,
+            dialect,
+            is_package: m.is_package,
+            access: GlobalAccess::Live {
+                module: module_consts[&m.name].clone(),
+                bound: Rc::new(bound.into_iter().collect()),
+                modules: module_consts.clone(),
+            },
+            import_bindings: rlib::import_bindings(&m.ast.body),
+            program: program_defs.clone(),
+        };
+        let body = FuncDef {
+            name: &m.name,
+            pos: Pos::new(1, 1),
+            params: &[],
+            star_args: None,
+            kwonly: &[],
+            kwargs: None,
+            decorators: &[],
+            body: &m.ast.body,
+            module_body: true,
+        };
+        let built = builder::build_function(&ctx, &body, &body_graph_name(&m.name));
+        diags.extend(built.diags);
+        graphs.extend(built.graph);
+        let mut own: Vec<(&String, &FuncDef)> = defs
+            .functions
+            .iter()
+            .filter(|(g, _)| function_modules.get(*g) == Some(&m.name))
+            .collect();
+        own.sort_by_key(|(g, _)| g.as_str());
+        for (graph, def) in own {
+            let built = builder::build_function(&ctx, def, graph);
+            match built.graph {
+                Some(g) if built.diags.is_empty() => graphs.push(g),
+                _ => {
+                    unbuilt.insert(graph.clone(), built.diags);
+                }
+            }
+        }
+    }
+    // The hints the module bodies' decorators recorded.
+    defs.hints.borrow_mut().extend(program_defs.hints.take());
+    if !diags.is_empty() {
+        return Err(diags);
+    }
+
+    let program = Program {
+        path: main.path.clone(),
+        graphs,
+        entry: String::new(),
+        types: Default::default(),
+        prebuilt: Vec::new(),
+    };
+    let mut interp = ObjInterpreter::with_prebuilt_values(&program, dialect, objects.clone());
+    let mut out: Vec<u8> = Vec::new();
+    let failure = |e: ObjError, module: &str| -> Vec<Diagnostic> {
+        if let Some(d) = e
+            .message
+            .strip_prefix("the program has no graph for the function '")
+            .and_then(|rest| rest.strip_suffix('\''))
+            .and_then(|f| unbuilt.get(f))
+        {
+            return d.clone();
+        }
+        let (path, source, pos) = position_of(set, &program, &function_modules, &e);
+        vec![Diagnostic::new(
+            path,
+            pos,
+            format!(
+                "importing the module '{module}' raised {}; module-level code runs when the program is imported, with Python's semantics, and must not fail",
+                e.exception_line()
+            ),
+        )
+        .with_source(source)]
+    };
+    for &i in &set.order {
+        let m = &set.modules[i];
+        if let Err(e) = interp.call(&body_graph_name(&m.name), Vec::new(), &mut out) {
+            return Err(failure(e, &m.name));
+        }
+        if let (Some((parent, child)), Some(obj)) = (m.name.rsplit_once('.'), module_value(&m.name))
+        {
+            if let Some(p) = module_value(parent) {
+                modules::set(&p, child, obj);
+            }
+        }
+    }
+    if !out.is_empty() {
+        // Output at import time would go to the translator's terminal, not
+        // to the translated program's: it is not part of the program.
+        out.clear();
+    }
+
+    let main_obj = module_value(&main.name).expect("the main module has an object");
+    let entry = find_entry(
+        set,
+        defs,
+        &main_obj,
+        &unbuilt,
+        &mut interp,
+        &mut out,
+        &failure,
+    )?;
+
+    let mut globals = HashMap::new();
+    for name in &names {
+        let Some(obj) = module_value(name) else {
+            continue;
+        };
+        let attrs = modules::attributes(&obj)
+            .into_iter()
+            .map(|(k, v)| (k, global_of(&v)))
+            .collect();
+        globals.insert(name.to_string(), attrs);
+    }
+    Ok(Imported {
+        globals,
+        entry,
+        function_modules,
+    })
+}
+
+/// Where an import-time failure happened: the file and the position of the
+/// function (or module body) that was running.
+fn position_of<'s>(
+    set: &'s ModuleSet,
+    program: &Program<Flow>,
+    function_modules: &HashMap<String, String>,
+    e: &ObjError,
+) -> (&'s str, &'s str, Pos) {
+    let owner = set
+        .modules
+        .iter()
+        .find(|m| {
+            e.graph == body_graph_name(&m.name) || function_modules.get(&e.graph) == Some(&m.name)
+        })
+        .unwrap_or(&set.modules[0]);
+    let pos = program
+        .graph(&e.graph)
+        .and_then(|g| g.pos)
+        .unwrap_or(Pos::new(1, 1));
+    (&owner.path, &owner.source, pos)
+}
+
+/// What a module's global is, for translated code.
+fn global_of(v: &ObjValue) -> Global {
+    if let Some(name) = modules::module_name(v) {
+        return Global::Module(name);
+    }
+    match v {
+        ObjValue::Func(f) => Global::Func(f.to_string()),
+        _ => match simple_constant(v) {
+            Some(c) => Global::Const(c),
+            None => Global::Object(v.clone()),
+        },
+    }
+}
+
+/// The constant of a value that is its own constant (not an object with an
+/// identity): numbers, strings, None, functions, builtins, classes.
+pub(crate) fn simple_constant(v: &ObjValue) -> Option<Constant> {
+    Some(match v {
+        ObjValue::Int(i) => Constant::Int(*i),
+        ObjValue::Bool(b) => Constant::Bool(*b),
+        ObjValue::Float(f) => Constant::Float(*f),
+        ObjValue::Str(s) => Constant::Str(String::from_utf8_lossy(s).into_owned()),
+        ObjValue::None => Constant::None,
+        ObjValue::Func(f) => Constant::Func(f.to_string()),
+        ObjValue::Builtin(b) => Constant::Builtin(b.to_string()),
+        ObjValue::Class(c) => Constant::Class(c.name.to_string()),
+        _ => return None,
+    })
+}
+
+/// The identity of a mutable or shared object (its address), for keeping
+/// one prebuilt constant per object.
+pub(crate) fn identity(v: &ObjValue) -> Option<usize> {
+    match v {
+        ObjValue::List(l) => Some(Rc::as_ptr(l) as *const () as usize),
+        ObjValue::Dict(d) => Some(Rc::as_ptr(d) as *const () as usize),
+        ObjValue::Tuple(t) => Some(Rc::as_ptr(t) as *const () as usize),
+        ObjValue::Instance(i) => Some(Rc::as_ptr(i) as *const () as usize),
+        _ => None,
+    }
+}
+
+/// The prebuilt object of an import-time object, its items converted
+/// through `table` (so that shared and cyclic references stay so).
+pub(crate) fn prebuilt_object(
+    v: &ObjValue,
+    table: &mut PrebuiltTable,
+) -> Result<PrebuiltObject, String> {
+    if modules::module_name(v).is_some() {
+        return Err("a module".to_string());
+    }
+    let items = |xs: &[ObjValue], table: &mut PrebuiltTable| -> Result<Vec<Constant>, String> {
+        xs.iter().map(|x| table.constant(x)).collect()
+    };
+    Ok(match v {
+        ObjValue::List(l) => {
+            let xs = l.borrow().clone();
+            PrebuiltObject::List(items(&xs, table)?)
+        }
+        ObjValue::Tuple(t) => PrebuiltObject::Tuple(items(t, table)?),
+        ObjValue::Dict(d) => {
+            let entries = d.borrow().entries().to_vec();
+            let mut pairs = Vec::new();
+            for (k, x) in entries {
+                pairs.push((table.constant(&k)?, table.constant(&x)?));
+            }
+            PrebuiltObject::Dict(pairs)
+        }
+        ObjValue::Instance(i) => {
+            let attrs = i.attrs.borrow().clone();
+            let mut out = Vec::new();
+            for (name, x) in attrs {
+                out.push((name, table.constant(&x)?));
+            }
+            PrebuiltObject::Instance {
+                class: i.class.name.to_string(),
+                attrs: out,
+            }
+        }
+        other => return Err(format!("a {} value", other.type_name())),
+    })
+}
+
+/// Calls `target(driver, args)` and returns the graph name of the entry
+/// point it returns.
+#[allow(clippy::too_many_arguments)]
+fn find_entry(
+    set: &ModuleSet,
+    defs: &ProgramDefs,
+    main_obj: &ObjValue,
+    unbuilt: &HashMap<String, Vec<Diagnostic>>,
+    interp: &mut ObjInterpreter,
+    out: &mut Vec<u8>,
+    failure: &dyn Fn(ObjError, &str) -> Vec<Diagnostic>,
+) -> Result<String, Vec<Diagnostic>> {
+    let main = &set.modules[0];
+    let diag = |pos: Pos, message: &str| {
+        vec![Diagnostic::new(&main.path, pos, message).with_source(&main.source)]
+    };
+    let target = match modules::get(main_obj, "target") {
+        Some(ObjValue::Func(f)) => f.to_string(),
+        _ => {
+            return Err(diag(
+                Pos::new(1, 1),
+                "the module defines no function 'target'; a program must define `target(driver, args)` returning its entry point function",
+            ))
+        }
+    };
+    let Some(def) = defs.functions.get(&target) else {
+        return Err(diag(
+            Pos::new(1, 1),
+            "'target' is not a function of the program",
+        ));
+    };
+    let mut blame = def.pos;
+    let result = if unbuilt.contains_key(&target) {
+        // `def target(*args)` or a body the builder cannot run yet: the
+        // entry point is what its `return` statement names.
+        let (pos, name) = returned_name(def);
+        blame = pos.unwrap_or(def.pos);
+        name.and_then(|n| modules::get(main_obj, &n))
+    } else {
+        let driver = modules::driver();
+        let args = ObjValue::list(Vec::new());
+        match interp.call(&target, vec![driver, args], out) {
+            Ok(v) => Some(v),
+            Err(e) => return Err(failure(e, &main.name)),
+        }
+    };
+    let entry = match result {
+        Some(ObjValue::Tuple(t)) => t.first().cloned(),
+        other => other,
+    };
+    match entry {
+        Some(ObjValue::Func(f)) if defs.functions.contains_key(&*f) => Ok(f.to_string()),
+        _ => Err(diag(
+            blame,
+            "'target' must return the entry point, a function of the program (`return entry_point` or `return entry_point, None`)",
+        )),
+    }
+}
+
+/// The name `target`'s first `return` statement returns (`return f` or
+/// `return f, None`), with the position of the returned value.
+fn returned_name(def: &FuncDef) -> (Option<Pos>, Option<String>) {
+    let Some((pos, value)) = first_return(def.body) else {
+        return (None, None);
+    };
+    let Some(value) = value else {
+        return (Some(pos), None);
+    };
+    let name = match &value.kind {
+        ExprKind::Name(n) => Some(n.clone()),
+        ExprKind::Tuple(items) => match items.first().map(|i| &i.kind) {
+            Some(ExprKind::Name(n)) => Some(n.clone()),
+            _ => None,
+        },
+        _ => None,
+    };
+    (Some(value.pos), name)
+}

@@ -1,0 +1,371 @@
+//! The modules of a multi-file program: which modules each module imports,
+//! where their files are, and the order they are imported in.
+//!
+//! A program's own modules are found relative to the main program's folder,
+//! as Python finds them when the program runs as a script: `import a.b` reads
+//! `a/__init__.py` (a package) and then `a/b.py` or `a/b/__init__.py`. The rlib
+//! modules (`rpython.rlib.*`, see [`super::rlib`]) and `sys`/`os` are not
+//! read from files. Each module is read, parsed and later executed once; a
+//! module is executed after the modules it imports (its dependencies first,
+//! in the order its import statements name them), as Python does when no two
+//! modules import each other.
+
+use super::rlib;
+use crate::parse::{decode_source, parse_module};
+use rpy_ir::ast::{self, Dialect, Stmt, StmtKind};
+use rpy_ir::diag::{Diagnostic, Pos};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// Standard modules a program may import (and bind) without using them in
+/// translated code; they are not read from files.
+pub(crate) const EXTERNAL_MODULES: &[&str] = &["sys", "os"];
+
+/// One module of the program, read and parsed.
+pub(crate) struct LoadedModule {
+    /// The dotted module name (the main program's is its file stem).
+    pub name: String,
+    /// The path diagnostics show: relative to where the main program's path
+    /// was given from, so that it does not depend on the checkout's location.
+    pub path: String,
+    pub source: String,
+    pub ast: ast::Module,
+    /// Whether the module is a package's `__init__.py`.
+    pub is_package: bool,
+}
+
+/// What a dotted import name refers to.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum ModuleKind {
+    /// One of the program's modules (its index in the loaded modules).
+    Program(usize),
+    /// An rlib module, given its translation meaning by rpy.
+    Rlib,
+    /// `sys` or `os`.
+    External,
+}
+
+/// The program's modules, the main one first, then in the order found.
+pub(crate) struct ModuleSet {
+    pub modules: Vec<LoadedModule>,
+    /// Every module name an import statement names (and each package above
+    /// it), with what it refers to.
+    pub kinds: HashMap<String, ModuleKind>,
+    /// Module indexes in execution order (dependencies first).
+    pub order: Vec<usize>,
+}
+
+/// The package a module's relative imports start from (`level` dots).
+fn relative_base(module: &str, is_package: bool, level: u32) -> Option<String> {
+    let mut parts: Vec<&str> = module.split('.').collect();
+    if !is_package {
+        parts.pop();
+    }
+    for _ in 1..level {
+        parts.pop()?;
+    }
+    Some(parts.join("."))
+}
+
+/// The absolute module name of `from <dots><name> import ...` in `module`
+/// (a package's `__init__` when `is_package`).
+pub(crate) fn absolute_name(
+    module: &str,
+    is_package: bool,
+    name: &str,
+    level: u32,
+) -> Option<String> {
+    if level == 0 {
+        return Some(name.to_string());
+    }
+    let base = relative_base(module, is_package, level)?;
+    Some(match (base.is_empty(), name.is_empty()) {
+        (true, _) => name.to_string(),
+        (false, true) => base,
+        (false, false) => format!("{base}.{name}"),
+    })
+}
+
+/// The module-level import statements of a body (looking into `if`, `try`
+/// and loops at module level, not into function or class bodies), with the
+/// module names each one needs: `import a.b` needs `a` and `a.b`; `from m
+/// import n` needs `m` and, if it is a module, `m.n`.
+fn import_stmts<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a Stmt>) {
+    for s in stmts {
+        match &s.kind {
+            StmtKind::Import(_) | StmtKind::ImportFrom { .. } => out.push(s),
+            StmtKind::If { body, orelse, .. }
+            | StmtKind::While { body, orelse, .. }
+            | StmtKind::For { body, orelse, .. } => {
+                import_stmts(body, out);
+                import_stmts(orelse, out);
+            }
+            StmtKind::Try {
+                body,
+                handlers,
+                orelse,
+                finalbody,
+            } => {
+                import_stmts(body, out);
+                for h in handlers {
+                    import_stmts(&h.body, out);
+                }
+                import_stmts(orelse, out);
+                import_stmts(finalbody, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `a.b.c` and the packages above it: `a`, `a.b`, `a.b.c`.
+fn with_parents(name: &str) -> Vec<String> {
+    let parts: Vec<&str> = name.split('.').collect();
+    (1..=parts.len()).map(|n| parts[..n].join(".")).collect()
+}
+
+/// Reads the program's modules, starting from the main one.
+pub(crate) struct Loader {
+    /// The folder the main program is in, to read files from.
+    dir: PathBuf,
+    /// The same folder as diagnostics name it (may be empty).
+    shown_dir: String,
+    dialect: Dialect,
+    set: ModuleSet,
+    diags: Vec<Diagnostic>,
+}
+
+impl Loader {
+    /// Loads the main module (already parsed) and every module it imports,
+    /// transitively; reports modules that cannot be found or parsed, and
+    /// modules that import each other.
+    pub fn load_program(main: &ast::Module, source: &str) -> Result<ModuleSet, Vec<Diagnostic>> {
+        let main_path = Path::new(&main.path);
+        let dir = main_path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        let shown_dir = dir.to_string_lossy().into_owned();
+        let name = main_path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "main".to_string());
+        let mut loader = Loader {
+            dir,
+            shown_dir,
+            dialect: main.dialect,
+            set: ModuleSet {
+                modules: vec![LoadedModule {
+                    name: name.clone(),
+                    path: main.path.clone(),
+                    source: source.to_string(),
+                    ast: main.clone(),
+                    is_package: false,
+                }],
+                kinds: HashMap::from([(name, ModuleKind::Program(0))]),
+                order: Vec::new(),
+            },
+            diags: Vec::new(),
+        };
+        loader.visit(0, &mut Vec::new());
+        if loader.diags.is_empty() {
+            Ok(loader.set)
+        } else {
+            Err(loader.diags)
+        }
+    }
+
+    fn diag(&self, module: usize, pos: Pos, message: String) -> Diagnostic {
+        let m = &self.set.modules[module];
+        Diagnostic::new(&m.path, pos, message).with_source(&m.source)
+    }
+
+    /// Loads the imports of module `index`, then records it in the order.
+    /// `active` holds the modules being visited, for finding cycles.
+    fn visit(&mut self, index: usize, active: &mut Vec<usize>) {
+        if self.set.order.contains(&index) {
+            return;
+        }
+        if let Some(at) = active.iter().position(|&m| m == index) {
+            let cycle: Vec<&str> = active[at..]
+                .iter()
+                .chain([&index])
+                .map(|&m| self.set.modules[m].name.as_str())
+                .collect();
+            let first = active[at];
+            let d = self.diag(
+                first,
+                Pos::new(1, 1),
+                format!(
+                    "the modules import each other ({}); move what they share into a module that imports neither",
+                    cycle.join(" -> ")
+                ),
+            );
+            self.diags.push(d);
+            return;
+        }
+        active.push(index);
+        for needed in self.needed_modules(index) {
+            let (name, pos) = needed;
+            if let Some(dep) = self.resolve(index, &name, pos) {
+                if dep != index {
+                    self.visit(dep, active);
+                }
+            }
+        }
+        active.pop();
+        if !self.set.order.contains(&index) {
+            self.set.order.push(index);
+        }
+    }
+
+    /// The module names module `index`'s imports need, in order, with the
+    /// position of the import statement.
+    fn needed_modules(&mut self, index: usize) -> Vec<(String, Pos)> {
+        let module = &self.set.modules[index];
+        let mut stmts = Vec::new();
+        import_stmts(&module.ast.body, &mut stmts);
+        let mut out = Vec::new();
+        let mut bad = Vec::new();
+        for s in stmts {
+            match &s.kind {
+                StmtKind::Import(aliases) => {
+                    for a in aliases {
+                        out.extend(with_parents(&a.name).into_iter().map(|n| (n, s.pos)));
+                    }
+                }
+                StmtKind::ImportFrom {
+                    module: m,
+                    names,
+                    level,
+                } => {
+                    if m == "__future__" {
+                        continue;
+                    }
+                    let Some(abs) = absolute_name(&module.name, module.is_package, m, *level)
+                    else {
+                        bad.push((s.pos, format!("the relative import '{}{m}' goes above the program's folder; import from a package inside it", ".".repeat(*level as usize))));
+                        continue;
+                    };
+                    if !abs.is_empty() {
+                        out.extend(with_parents(&abs).into_iter().map(|n| (n, s.pos)));
+                    }
+                    for n in names {
+                        let sub = if abs.is_empty() {
+                            n.name.clone()
+                        } else {
+                            format!("{abs}.{}", n.name)
+                        };
+                        // `from pkg import mod` imports the submodule when there is one.
+                        if n.name != "*"
+                            && (rlib::is_rlib_module(&sub) || self.find_file(&sub).is_some())
+                        {
+                            out.push((sub, s.pos));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        for (pos, message) in bad {
+            let d = self.diag(index, pos, message);
+            self.diags.push(d);
+        }
+        out
+    }
+
+    /// The file of module `name`, and whether it is a package.
+    fn find_file(&self, name: &str) -> Option<(PathBuf, String, bool)> {
+        let rel: PathBuf = name.split('.').collect();
+        let shown = |p: &Path| {
+            let p = p.to_string_lossy().into_owned();
+            if self.shown_dir.is_empty() {
+                p
+            } else {
+                format!("{}/{p}", self.shown_dir)
+            }
+        };
+        let file = rel.with_extension("py");
+        if self.dir.join(&file).is_file() {
+            return Some((self.dir.join(&file), shown(&file), false));
+        }
+        let init = rel.join("__init__.py");
+        if self.dir.join(&init).is_file() {
+            return Some((self.dir.join(&init), shown(&init), true));
+        }
+        None
+    }
+
+    /// What the module name `name` (imported by module `from`) refers to,
+    /// loading it if it is one of the program's; the index of a program
+    /// module.
+    fn resolve(&mut self, from: usize, name: &str, pos: Pos) -> Option<usize> {
+        if let Some(kind) = self.set.kinds.get(name) {
+            return match kind {
+                ModuleKind::Program(i) => Some(*i),
+                _ => None,
+            };
+        }
+        if rlib::is_rlib_module(name) {
+            self.set.kinds.insert(name.to_string(), ModuleKind::Rlib);
+            return None;
+        }
+        let top = name.split('.').next().unwrap_or(name);
+        if let Some((file, shown, is_package)) = self.find_file(name) {
+            let bytes = match std::fs::read(&file) {
+                Ok(b) => b,
+                Err(e) => {
+                    let d = self.diag(from, pos, format!("cannot read '{shown}': {e}"));
+                    self.diags.push(d);
+                    return None;
+                }
+            };
+            let source = decode_source(&bytes).into_owned();
+            let ast = match parse_module(&shown, &source, self.dialect) {
+                Ok(m) => m,
+                Err(d) => {
+                    self.diags.extend(d.0);
+                    return None;
+                }
+            };
+            let index = self.set.modules.len();
+            self.set.modules.push(LoadedModule {
+                name: name.to_string(),
+                path: shown,
+                source,
+                ast,
+                is_package,
+            });
+            self.set
+                .kinds
+                .insert(name.to_string(), ModuleKind::Program(index));
+            return Some(index);
+        }
+        if EXTERNAL_MODULES.contains(&name) {
+            self.set
+                .kinds
+                .insert(name.to_string(), ModuleKind::External);
+            return None;
+        }
+        let message = if rlib::is_rlib_module(top) {
+            format!(
+                "'{name}' is not one of the rlib modules rpy knows ({}); import those",
+                rlib::MODULES.join(", ")
+            )
+        } else {
+            format!(
+                "no module named '{name}' next to the program; a program imports its own modules ({} or {} in its folder), the rlib modules (rpython.rlib.*) and {}",
+                Path::new(&name.replace('.', "/")).with_extension("py").display(),
+                Path::new(&name.replace('.', "/")).join("__init__.py").display(),
+                EXTERNAL_MODULES.join(" and ")
+            )
+        };
+        let d = self.diag(from, pos, message);
+        self.diags.push(d);
+        // Recorded so that it is reported once.
+        self.set
+            .kinds
+            .insert(name.to_string(), ModuleKind::External);
+        None
+    }
+}

@@ -1,0 +1,294 @@
+//! Module globals and module-level statements in the builder.
+//!
+//! A name that is not a local is a module global. At import time
+//! (`GlobalAccess::Live`) it is read and written as an attribute of the
+//! module object when the code runs, and a module body's `def`, `import` and
+//! `from ... import` statements bind module attributes. After import
+//! (`GlobalAccess::Constants`) a global reads as the constant it holds (a
+//! function, a value, a prebuilt object) and `module.attr` as the module's
+//! attribute; writing a global, or defining a function or importing inside a
+//! function, is what RPython cannot translate and is reported.
+
+use super::{Arg, Constant, FnBuilder, Pos, Stmt, StmtKind};
+use crate::flow::{rlib, Global, GlobalAccess};
+use rpy_ir::ast::{Expr, ExprKind};
+
+impl FnBuilder<'_, '_> {
+    /// The value of the module global `name`, or `None` when the module
+    /// does not bind it (a builtin, or an undefined name).
+    pub(super) fn load_global(&mut self, name: &str, pos: Pos) -> Option<Arg> {
+        match &self.m.access {
+            GlobalAccess::Live { module, bound, .. } => {
+                if !bound.contains(name) {
+                    return None;
+                }
+                let args = vec![
+                    Arg::Const(module.clone()),
+                    Arg::Const(Constant::Name(name.to_string())),
+                ];
+                Some(Arg::Var(self.emit("getattr", args, pos)))
+            }
+            GlobalAccess::Constants => {
+                let g = self.m.global(name)?.clone();
+                Some(self.global_value(&g, name, pos))
+            }
+        }
+    }
+
+    /// Whether `name` is a module global here (so it hides a builtin).
+    pub(super) fn is_module_global(&self, name: &str) -> bool {
+        match &self.m.access {
+            GlobalAccess::Live { bound, .. } => bound.contains(name),
+            GlobalAccess::Constants => self.m.global(name).is_some(),
+        }
+    }
+
+    /// The constant a global's value is in translated code.
+    fn global_value(&mut self, g: &Global, shown: &str, pos: Pos) -> Arg {
+        match g {
+            Global::Func(graph) => {
+                if !self.referenced.iter().any(|r| r == graph) {
+                    self.referenced.push(graph.clone());
+                }
+                Arg::Const(Constant::Func(graph.clone()))
+            }
+            Global::Const(c) => Arg::Const(c.clone()),
+            Global::Object(v) => {
+                let converted = self.m.program.prebuilt.borrow_mut().constant(v);
+                match converted {
+                    Ok(c) => Arg::Const(c),
+                    Err(what) => {
+                        self.error(
+                            pos,
+                            format!(
+                                "'{shown}' holds {what}, which translated code cannot use as a prebuilt constant; keep lists, dicts, tuples and instances in it"
+                            ),
+                        );
+                        Arg::Const(Constant::None)
+                    }
+                }
+            }
+            Global::Module(m) => {
+                self.error(
+                    pos,
+                    format!(
+                        "the module '{m}' is not a value in translated code; use its attributes (`{shown}.name`) directly"
+                    ),
+                );
+                Arg::Const(Constant::None)
+            }
+        }
+    }
+
+    /// The module a (non-local) name or attribute chain names after import.
+    fn module_named(&self, e: &Expr) -> Option<String> {
+        match &e.kind {
+            ExprKind::Name(n) if !self.is_local(n) => match self.m.global(n)? {
+                Global::Module(m) => Some(m.clone()),
+                _ => None,
+            },
+            ExprKind::Attribute { value, attr } => {
+                let m = self.module_named(value)?;
+                match self.m.program.globals.get(&m)?.get(attr)? {
+                    Global::Module(sub) => Some(sub.clone()),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// `module.attr` in translated code: the module's attribute as a
+    /// constant. `None` when `value` is not a module (an ordinary getattr).
+    pub(super) fn module_attribute(&mut self, value: &Expr, attr: &str, pos: Pos) -> Option<Arg> {
+        if !matches!(self.m.access, GlobalAccess::Constants) {
+            return None;
+        }
+        let m = self.module_named(value)?;
+        let found = self
+            .m
+            .program
+            .globals
+            .get(&m)
+            .and_then(|g| g.get(attr))
+            .cloned();
+        Some(match found {
+            Some(g) => self.global_value(&g, &format!("{m}.{attr}"), pos),
+            None => {
+                self.error(
+                    pos,
+                    format!("module '{m}' has no attribute '{attr}' after import"),
+                );
+                Arg::Const(Constant::None)
+            }
+        })
+    }
+
+    /// Assigns the module global `name` (declared `global`, or bound by a
+    /// module body).
+    pub(super) fn store_global(&mut self, name: &str, value: Arg, pos: Pos) {
+        match &self.m.access {
+            GlobalAccess::Live { module, .. } => {
+                let args = vec![
+                    Arg::Const(module.clone()),
+                    Arg::Const(Constant::Name(name.to_string())),
+                    value,
+                ];
+                self.emit("setattr", args, pos);
+            }
+            GlobalAccess::Constants => self.error(
+                pos,
+                format!(
+                    "cannot assign to the global '{name}' in translated code: module globals are constants once the program is imported; keep the changing value in an attribute of a prebuilt instance or an item of a prebuilt list"
+                ),
+            ),
+        }
+    }
+
+    /// `def` statements: at module level, binding the function (after its
+    /// decorators: rlib ones become hints on its graph, others are called
+    /// at import time); inside a function, an error.
+    pub(super) fn def_stmt(&mut self, s: &Stmt) {
+        let StmtKind::FunctionDef {
+            name, decorators, ..
+        } = &s.kind
+        else {
+            return;
+        };
+        if !self.module_body {
+            self.error(
+                s.pos,
+                format!(
+                    "'def {name}' inside a function makes a new function each time it runs, which RPython cannot translate; define '{name}' at module level and pass it what it needs as arguments"
+                ),
+            );
+            return;
+        }
+        let key = (self.m.name.clone(), s.pos);
+        let Some(graph) = self.m.program.graph_names.get(&key).cloned() else {
+            self.internal(&format!("the definition of '{name}' was not collected"));
+            return;
+        };
+        let mut value = Arg::Const(Constant::Func(graph.clone()));
+        let mut hints = Vec::new();
+        for d in decorators.iter().rev() {
+            if let Some(h) = rlib::decorator_hint(d, &self.m.import_bindings) {
+                hints.insert(0, h);
+                continue;
+            }
+            self.push(value);
+            let f = self.expr(d);
+            let v = self.pop();
+            value = Arg::Var(self.emit("simple_call", vec![f, v], d.pos));
+        }
+        if !hints.is_empty() {
+            self.m
+                .program
+                .hints
+                .borrow_mut()
+                .entry(graph)
+                .or_default()
+                .extend(hints);
+        }
+        self.store_name(name, value, s.pos);
+    }
+
+    /// `class` statements (not supported yet, at any level).
+    pub(super) fn class_stmt(&mut self, s: &Stmt) {
+        let StmtKind::ClassDef { name, .. } = &s.kind else {
+            return;
+        };
+        if self.module_body {
+            self.unsupported(s.pos, "class statements are");
+        } else {
+            self.error(
+                s.pos,
+                format!(
+                    "'class {name}' inside a function makes a new class each time it runs, which RPython cannot translate; define '{name}' at module level"
+                ),
+            );
+        }
+    }
+
+    /// `import` and `from ... import` statements: in a module body, binding
+    /// module objects and their attributes; inside a function, an error.
+    pub(super) fn import_stmt(&mut self, s: &Stmt) {
+        let GlobalAccess::Live { modules, .. } = &self.m.access else {
+            self.error(
+                s.pos,
+                "import statements inside functions cannot be translated; import at module level",
+            );
+            return;
+        };
+        if !self.module_body {
+            self.error(
+                s.pos,
+                "import statements inside functions cannot be translated; import at module level",
+            );
+            return;
+        }
+        let modules = modules.clone();
+        let module_const = |name: &str| modules.get(name).cloned();
+        match &s.kind {
+            StmtKind::Import(aliases) => {
+                for a in aliases {
+                    let (bound, module) = match &a.asname {
+                        Some(n) => (n.as_str(), a.name.as_str()),
+                        None => {
+                            let top = a.name.split('.').next().unwrap_or(&a.name);
+                            (top, top)
+                        }
+                    };
+                    match module_const(module) {
+                        Some(c) => self.store_name(bound, Arg::Const(c), s.pos),
+                        None => self.internal(&format!("the module '{module}' was not loaded")),
+                    }
+                }
+            }
+            StmtKind::ImportFrom {
+                module,
+                names,
+                level,
+            } => {
+                if module == "__future__" {
+                    return;
+                }
+                let Some(base) = self.m.absolute_module(module, *level) else {
+                    self.internal(&format!("the module '{module}' was not loaded"));
+                    return;
+                };
+                for a in names {
+                    let bound = a.asname.as_ref().unwrap_or(&a.name);
+                    if a.name == "*" {
+                        self.error(
+                            s.pos,
+                            format!(
+                                "'from {module} import *' is not supported; import the names you use"
+                            ),
+                        );
+                        continue;
+                    }
+                    let sub = if base.is_empty() {
+                        a.name.clone()
+                    } else {
+                        format!("{base}.{}", a.name)
+                    };
+                    let value = match (module_const(&sub), module_const(&base)) {
+                        (Some(c), _) => Arg::Const(c),
+                        (None, Some(m)) => {
+                            let args =
+                                vec![Arg::Const(m), Arg::Const(Constant::Name(a.name.clone()))];
+                            Arg::Var(self.emit("getattr", args, s.pos))
+                        }
+                        (None, None) => {
+                            self.internal(&format!("the module '{base}' was not loaded"));
+                            continue;
+                        }
+                    };
+                    self.store_name(bound, value, s.pos);
+                }
+            }
+            _ => {}
+        }
+    }
+}

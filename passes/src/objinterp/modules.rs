@@ -1,0 +1,216 @@
+//! Module objects, prebuilt objects and attribute access on instances.
+//!
+//! A module is an instance of the class `module` (one class object shared
+//! by every module, as in Python), its globals being its attributes: the
+//! flow builder's import-time graphs read and write them with `getattr` and
+//! `setattr`. A program's prebuilt objects (`Program::prebuilt`) become
+//! values once, when the interpreter starts, so that every reference to one
+//! is the same mutable object.
+
+use super::containers::DictObj;
+use super::exceptions::{ClassObj, ClassTable, InstanceObj};
+use super::ops::{exc, OpResult};
+use super::value::ObjValue;
+use rpy_ir::ast::Dialect;
+use rpy_ir::graph::{Constant, PrebuiltObject};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+thread_local! {
+    /// The class of every module object.
+    static MODULE_CLASS: Rc<ClassObj> = Rc::new(ClassObj {
+        name: Rc::from("module"),
+        bases: Vec::new(),
+        attrs: RefCell::new(BTreeMap::new()),
+    });
+}
+
+fn new_instance(class: Rc<ClassObj>) -> ObjValue {
+    ObjValue::Instance(Rc::new(InstanceObj {
+        class,
+        attrs: RefCell::new(BTreeMap::new()),
+    }))
+}
+
+/// New, empty module objects, one per name.
+pub fn module_objects(names: &[&str]) -> Vec<ObjValue> {
+    names
+        .iter()
+        .map(|_| new_instance(MODULE_CLASS.with(Rc::clone)))
+        .collect()
+}
+
+/// The object `target(driver, args)` receives as its driver: an object
+/// with no attributes (rpy's translation driver offers none to the program).
+pub fn driver() -> ObjValue {
+    new_instance(Rc::new(ClassObj {
+        name: Rc::from("TranslationDriver"),
+        bases: Vec::new(),
+        attrs: RefCell::new(BTreeMap::new()),
+    }))
+}
+
+/// The module behind a value, if it is a module object.
+fn as_module(v: &ObjValue) -> Option<&InstanceObj> {
+    match v {
+        ObjValue::Instance(i) if MODULE_CLASS.with(|m| Rc::ptr_eq(&i.class, m)) => Some(i),
+        _ => None,
+    }
+}
+
+/// The dotted name of a module object.
+pub fn module_name(v: &ObjValue) -> Option<String> {
+    let m = as_module(v)?;
+    match m.attrs.borrow().get("__name__") {
+        Some(ObjValue::Str(s)) => Some(String::from_utf8_lossy(s).into_owned()),
+        _ => None,
+    }
+}
+
+/// Sets an attribute of an object with an attribute dict (a module).
+pub fn set(obj: &ObjValue, name: &str, value: ObjValue) {
+    if let ObjValue::Instance(i) = obj {
+        i.attrs.borrow_mut().insert(name.to_string(), value);
+    }
+}
+
+/// An attribute of an instance's own dict (a module's global).
+pub fn get(obj: &ObjValue, name: &str) -> Option<ObjValue> {
+    match obj {
+        ObjValue::Instance(i) => i.attrs.borrow().get(name).cloned(),
+        _ => None,
+    }
+}
+
+/// The attributes of an instance's own dict, in name order.
+pub fn attributes(obj: &ObjValue) -> Vec<(String, ObjValue)> {
+    match obj {
+        ObjValue::Instance(i) => i
+            .attrs
+            .borrow()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The attribute name of a `getattr`/`setattr` operation.
+fn attr_name(name: &ObjValue) -> String {
+    String::from_utf8_lossy(&name.to_str(Dialect::Py3)).into_owned()
+}
+
+/// `obj.name` on a module or instance: its own attribute, else its class's
+/// (through the bases, in order). `None` for other values.
+pub fn getattr(obj: &ObjValue, name: &ObjValue) -> Option<OpResult> {
+    let ObjValue::Instance(inst) = obj else {
+        return None;
+    };
+    let n = attr_name(name);
+    if let Some(v) = inst.attrs.borrow().get(&n) {
+        return Some(Ok(v.clone()));
+    }
+    if let Some(module) = as_module(obj).and_then(|_| module_name(obj)) {
+        return Some(Err(exc(
+            "AttributeError",
+            format!("module '{module}' has no attribute '{n}'"),
+        )));
+    }
+    if let Some(v) = class_attribute(&inst.class, &n) {
+        return Some(Ok(v));
+    }
+    Some(Err(exc(
+        "AttributeError",
+        format!("'{}' object has no attribute '{n}'", inst.class.name),
+    )))
+}
+
+/// A class attribute, looked up through the bases depth-first, left to
+/// right (the method resolution order of the single-inheritance classes
+/// RPython allows).
+fn class_attribute(class: &ClassObj, name: &str) -> Option<ObjValue> {
+    if let Some(v) = class.attrs.borrow().get(name) {
+        return Some(v.clone());
+    }
+    class.bases.iter().find_map(|b| class_attribute(b, name))
+}
+
+/// `obj.name = value` on a module or instance. `None` for other values.
+pub fn setattr(obj: &ObjValue, name: &ObjValue, value: &ObjValue) -> Option<OpResult> {
+    let ObjValue::Instance(inst) = obj else {
+        return None;
+    };
+    inst.attrs
+        .borrow_mut()
+        .insert(attr_name(name), value.clone());
+    Some(Ok(ObjValue::None))
+}
+
+/// The values of a program's prebuilt objects, each made once; an error
+/// names a class the program does not define.
+pub fn materialize(
+    prebuilt: &[PrebuiltObject],
+    classes: &ClassTable,
+) -> Result<Vec<ObjValue>, String> {
+    // First an empty object for each, so that items may refer to any.
+    let mut values = Vec::with_capacity(prebuilt.len());
+    for p in prebuilt {
+        values.push(match p {
+            PrebuiltObject::List(_) => ObjValue::list(Vec::new()),
+            // Tuples are immutable: made below, once their items exist.
+            PrebuiltObject::Tuple(_) => ObjValue::None,
+            PrebuiltObject::Dict(_) => ObjValue::Dict(Rc::new(RefCell::new(DictObj::default()))),
+            PrebuiltObject::Instance { class, .. } => {
+                let c = classes.get(class).ok_or_else(|| {
+                    format!("the prebuilt instance's class '{class}' is not defined")
+                })?;
+                new_instance(c)
+            }
+        });
+    }
+    let value = |c: &Constant, values: &[ObjValue]| -> Result<ObjValue, String> {
+        match c {
+            Constant::Prebuilt(i) => values
+                .get(*i as usize)
+                .cloned()
+                .ok_or_else(|| format!("there is no prebuilt object &{i}")),
+            other => ObjValue::from_constant(other, classes)
+                .ok_or_else(|| format!("the constant {other:?} is not a value")),
+        }
+    };
+    // Tuples in order (a tuple may hold an earlier tuple, not itself).
+    for (i, p) in prebuilt.iter().enumerate() {
+        if let PrebuiltObject::Tuple(items) = p {
+            let items = items
+                .iter()
+                .map(|c| value(c, &values))
+                .collect::<Result<Vec<_>, _>>()?;
+            values[i] = ObjValue::tuple(items);
+        }
+    }
+    for (i, p) in prebuilt.iter().enumerate() {
+        match (p, &values[i]) {
+            (PrebuiltObject::List(items), ObjValue::List(l)) => {
+                let items = items
+                    .iter()
+                    .map(|c| value(c, &values))
+                    .collect::<Result<Vec<_>, _>>()?;
+                *l.borrow_mut() = items;
+            }
+            (PrebuiltObject::Dict(pairs), ObjValue::Dict(d)) => {
+                for (k, v) in pairs {
+                    let (k, v) = (value(k, &values)?, value(v, &values)?);
+                    d.borrow_mut().set(k, v).map_err(|e| e.msg)?;
+                }
+            }
+            (PrebuiltObject::Instance { attrs, .. }, obj) => {
+                for (name, v) in attrs {
+                    set(obj, name, value(v, &values)?);
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(values)
+}

@@ -1,0 +1,122 @@
+//! The rlib functions (`flow::rlib`) as the translated program runs them.
+//!
+//! Ints are already machine words here, so `intmask` and its kin return
+//! their argument; the JIT hints are their argument or a constant answer
+//! for code that is not jitted; `we_are_translated()` is True, as in every
+//! translated program (pylib/ answers False when run untranslated, so a
+//! program whose output depends on it differs from CPython by design).
+//! Debug output (`debug_print`) goes to the translated program's debug log,
+//! which is not modelled: it prints nothing.
+
+use super::ops::{exc, OpResult};
+use super::value::ObjValue;
+
+fn int_arg(name: &str, args: &[ObjValue], i: usize) -> Result<i64, super::ops::Exc> {
+    args.get(i).and_then(ObjValue::as_int).ok_or_else(|| {
+        exc(
+            "TypeError",
+            format!("{name}() takes machine-word ints as its arguments"),
+        )
+    })
+}
+
+fn arity(name: &str, args: &[ObjValue], n: usize) -> Result<(), super::ops::Exc> {
+    if args.len() == n {
+        Ok(())
+    } else {
+        Err(exc(
+            "TypeError",
+            format!(
+                "{name}() takes exactly {n} argument{} ({} given)",
+                if n == 1 { "" } else { "s" },
+                args.len()
+            ),
+        ))
+    }
+}
+
+/// Calls the rlib function `name`; `None` when `name` is not one this
+/// interpreter runs.
+pub fn call(name: &str, args: &[ObjValue]) -> Option<OpResult> {
+    Some(match name {
+        "intmask" | "widen" | "r_int" | "r_longlong" => intmask(name, args),
+        "promote" | "promote_string" | "make_sure_not_resized" | "check_regular_int" => {
+            arity(name, args, 1).map(|()| args[0].clone())
+        }
+        "check_nonneg" => check_nonneg(args),
+        "we_are_jitted" | "have_debug_prints" => Ok(ObjValue::Bool(false)),
+        "isconstant" | "isvirtual" => arity(name, args, 1).map(|()| ObjValue::Bool(false)),
+        "we_are_translated" => Ok(ObjValue::Bool(true)),
+        "debug_print"
+        | "debug_start"
+        | "debug_stop"
+        | "debug_flush"
+        | "keepalive_until_here"
+        | "assert_green" => Ok(ObjValue::None),
+        "ll_assert" => ll_assert(args),
+        "int_between" => int_between(args),
+        "int_force_ge_zero" => {
+            int_arg("int_force_ge_zero", args, 0).map(|n| ObjValue::Int(n.max(0)))
+        }
+        "int_c_div" | "int_c_mod" => int_c_divmod(name, args),
+        "highest_bit" => highest_bit(args),
+        _ => return None,
+    })
+}
+
+fn intmask(name: &str, args: &[ObjValue]) -> OpResult {
+    arity(name, args, 1)?;
+    match &args[0] {
+        ObjValue::Float(f) => Ok(ObjValue::Int(*f as i64)),
+        _ => Ok(ObjValue::Int(int_arg(name, args, 0)?)),
+    }
+}
+
+fn check_nonneg(args: &[ObjValue]) -> OpResult {
+    arity("check_nonneg", args, 1)?;
+    if int_arg("check_nonneg", args, 0)? < 0 {
+        return Err(exc("AssertionError", "check_nonneg() of a negative int"));
+    }
+    Ok(args[0].clone())
+}
+
+fn ll_assert(args: &[ObjValue]) -> OpResult {
+    arity("ll_assert", args, 2)?;
+    if args[0].truth() {
+        return Ok(ObjValue::None);
+    }
+    let msg = String::from_utf8_lossy(&args[1].to_str(rpy_ir::ast::Dialect::Py3)).into_owned();
+    Err(exc("AssertionError", msg))
+}
+
+fn int_between(args: &[ObjValue]) -> OpResult {
+    arity("int_between", args, 3)?;
+    let n = int_arg("int_between", args, 0)?;
+    let m = int_arg("int_between", args, 1)?;
+    let p = int_arg("int_between", args, 2)?;
+    Ok(ObjValue::Bool(n <= m && m < p))
+}
+
+fn int_c_divmod(name: &str, args: &[ObjValue]) -> OpResult {
+    arity(name, args, 2)?;
+    let (x, y) = (int_arg(name, args, 0)?, int_arg(name, args, 1)?);
+    if y == 0 {
+        return Err(exc("ZeroDivisionError", "integer division by zero"));
+    }
+    // C's division truncates toward zero and its remainder has the
+    // dividend's sign: Rust's `/` and `%` are C's.
+    Ok(ObjValue::Int(if name == "int_c_div" {
+        x.wrapping_div(y)
+    } else {
+        x.wrapping_rem(y)
+    }))
+}
+
+fn highest_bit(args: &[ObjValue]) -> OpResult {
+    arity("highest_bit", args, 1)?;
+    let n = int_arg("highest_bit", args, 0)?;
+    if n <= 0 || n & (n - 1) != 0 {
+        return Err(exc("AssertionError", "highest_bit() takes a power of two"));
+    }
+    Ok(ObjValue::Int(i64::from(n.trailing_zeros())))
+}

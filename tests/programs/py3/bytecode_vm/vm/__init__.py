@@ -1,0 +1,1 @@
+"""The stack machine: opcodes, an assembler and the interpreter loop."""
