@@ -189,26 +189,44 @@ fn generated_runs(t: &Trace) -> Vec<Vec<String>> {
         i64::MIN + 1,
     ];
     let floats = ["0.0", "1.5", "-2.25", "1e300", "-0.0", "NaN", "inf"];
-    let pick = |k: Kind, i: usize| match k {
-        Kind::Float => floats[i % floats.len()].to_string(),
-        _ => ints[i % ints.len()].to_string(),
-    };
-    let mut runs: Vec<Vec<String>> = (0..ints.len())
-        .map(|i| kinds.iter().map(|k| pick(*k, i)).collect())
-        .collect();
     let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    for _ in 0..48 {
-        runs.push(
+    let mut random = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    // every input the same edge value, then mixes of edge values, small
+    // values (every residue of a small modulus, both signs) and wide ones
+    let mut runs: Vec<Vec<String>> = (0..ints.len())
+        .map(|i| {
             kinds
                 .iter()
-                .map(|k| {
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
-                    pick(*k, (state >> 11) as usize)
+                .map(|k| match k {
+                    Kind::Float => floats[i % floats.len()].to_string(),
+                    _ => ints[i].to_string(),
                 })
-                .collect(),
-        );
+                .collect()
+        })
+        .collect();
+    for _ in 0..112 {
+        let run = kinds
+            .iter()
+            .map(|k| {
+                let r = random();
+                if *k == Kind::Float {
+                    return floats[(r >> 8) as usize % floats.len()].to_string();
+                }
+                let v = match r % 4 {
+                    0 => ints[(r >> 8) as usize % ints.len()],
+                    1 => ((r >> 8) % 41) as i64 - 20,
+                    2 => ((r >> 8) % 2001) as i64 - 1000,
+                    _ => r as i64,
+                };
+                v.to_string()
+            })
+            .collect();
+        runs.push(run);
     }
     runs
 }

@@ -185,8 +185,8 @@ impl Optimization for OptHeap {
                             return;
                         }
                         let m = self.items.entry(d).or_default();
-                        // other arrays may be p; other indices of p are untouched
-                        m.retain(|(q, j), _| *q == p && *j != i);
+                        // item i of any array may be p's; no other index changes
+                        m.retain(|(_, j), _| *j != i);
                         if item_size == 8 {
                             m.insert((p, i), v);
                         }
