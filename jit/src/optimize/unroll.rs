@@ -46,8 +46,9 @@ use std::collections::{HashMap, HashSet};
 use super::{FieldSlot, IntBound, ReadPlace, RememberedRead, Run, VirtualShape};
 use crate::trace::{opc, BoxId, DescrData, Kind, Op, Trace, Value};
 
-/// How often the trace is optimized again with weaker assumptions before
-/// giving up on peeling (each round weakens at least one).
+/// How often the trace is optimized again with weaker assumptions (each
+/// round weakens at least one) before a last round that assumes nothing:
+/// every value fresh, no memory known, which always holds.
 const MAX_ROUNDS: usize = 48;
 
 /// A loop trace, taken apart.
