@@ -1108,8 +1108,8 @@ def entry_point(argv):
     let want = [
         "t.py:2:12: the default value of parameter 'b': default argument values are not supported yet (walking skeleton)",
         "t.py:2:1: the *rest parameter of 'f': *args parameters are not supported yet (walking skeleton)",
-        "t.py:3:5: class definitions are not supported yet (walking skeleton)",
-        "t.py:5:5: nested function definitions are not supported yet (walking skeleton)",
+        "t.py:3:5: 'class A' inside a function makes a new class each time it runs, which RPython cannot translate; define 'A' at module level",
+        "t.py:5:5: 'def g' inside a function makes a new function each time it runs, which RPython cannot translate; define 'g' at module level and pass it what it needs as arguments",
         "t.py:16:9: lambda expressions are not supported yet (walking skeleton)",
     ];
     let mut sorted_want: Vec<&str> = want.to_vec();
@@ -1207,7 +1207,7 @@ def entry_point(argv):
     assert_eq!(
         errors2(&src),
         [
-            "t.py:6:5: cannot assign to the global 'COUNT': module globals are constants in RPython",
+            "t.py:6:5: cannot assign to the global 'COUNT' in translated code: module globals are constants once the program is imported; keep the changing value in an attribute of a prebuilt instance or an item of a prebuilt list",
             "t.py:7:5: print with a trailing comma is not supported yet (walking skeleton): Python 2's softspace behaviour is not modelled",
         ]
     );
@@ -1215,12 +1215,27 @@ def entry_point(argv):
 
 #[test]
 fn diagnostics_at_module_level() {
-    let src = "
+    let missing = "
 import math
+import sys
+
+def entry_point(argv):
+    return 0
+
+def target(*args):
+    return entry_point
+";
+    assert_eq!(
+        errors2(missing),
+        ["t.py:2:1: no module named 'math' next to the program; a program imports its own modules (math.py or math/__init__.py in its folder), the rlib modules (rpython.rlib.*) and sys and os"]
+    );
+    // Module-level code runs at import time: loops, prints and rlib imports
+    // are fine; class statements are not supported yet.
+    let src = "
 from rpython.rlib.jit import JitDriver
 TABLE = [1, 2]
 for i in range(3):
-    pass
+    TABLE.append(i)
 class A(object):
     pass
 print 'hello'
@@ -1233,14 +1248,7 @@ def target(*args):
 ";
     assert_eq!(
         errors2(src),
-        [
-            "t.py:2:1: importing 'math' is not supported yet (walking skeleton); only 'sys' and 'os' may be imported",
-            "t.py:3:1: importing from 'rpython.rlib.jit' is not supported yet (walking skeleton); only 'sys', 'os' and '__future__' may be imported",
-            "t.py:4:9: module-level assignments must assign a constant (an int, float, str, bool or None) in this stage; other module-level values are not supported yet (walking skeleton)",
-            "t.py:5:1: module-level loops are not supported yet (walking skeleton)",
-            "t.py:7:1: class definitions are not supported yet (walking skeleton)",
-            "t.py:9:1: module-level print statements are not supported yet (walking skeleton)",
-        ]
+        ["t.py:6:1: class statements are not supported yet (walking skeleton)"]
     );
 }
 
@@ -1254,12 +1262,12 @@ fn diagnostics_for_the_target_function() {
     let bad = "X = 1\ndef entry_point(argv):\n    return 0\ndef target(*args):\n    return X\n";
     assert_eq!(
         errors2(bad),
-        ["t.py:5:12: 'target' returns 'X', which is not a function defined at module level"]
+        ["t.py:5:12: 'target' must return the entry point, a function of the program (`return entry_point` or `return entry_point, None`)"]
     );
     let expr = "def target(*args):\n    return 1 + 2\n";
     assert_eq!(
         errors3(expr),
-        ["t.py:2:12: 'target' must return the entry point function by its module-level name (`return entry_point` or `return entry_point, None`)"]
+        ["t.py:2:12: 'target' must return the entry point, a function of the program (`return entry_point` or `return entry_point, None`)"]
     );
 }
 
@@ -2319,4 +2327,30 @@ def entry_point(argv):
     let p = flow3(&src);
     assert_eq!(run_int(&p, "f", &[0]), 200 + 40 + 20 + 5);
     assert_eq!(run_int(&p, "f", &[2]), 100 + 30 + 10 + 2);
+}
+
+#[test]
+fn ovfcheck_becomes_the_overflow_checking_operation() {
+    let p = flow2(&format!(
+        "from rpython.rlib.rarithmetic import ovfcheck\n\ndef f(a, b):\n    try:\n        return ovfcheck(a * b)\n    except OverflowError:\n        return -1\n\ndef entry_point(argv):\n    return f(len(argv), 2)\n{TARGET}"
+    ));
+    let f = graph(&p, "f");
+    assert_eq!(ops(f), ["mul_ovf"]);
+    assert_eq!(
+        catching_blocks(f),
+        vec![(
+            "mul_ovf".into(),
+            vec!["normal".into(), "OverflowError".into()]
+        )]
+    );
+    assert_eq!(run_exc(&p, Dialect::Py2, "f", &[3, 4]).0, "Int(12)");
+    assert_eq!(run_exc(&p, Dialect::Py2, "f", &[i64::MAX, 2]).0, "Int(-1)");
+}
+
+#[test]
+fn a_finally_body_built_once_per_way_out_reports_its_errors_once() {
+    let e = errors3(&format!(
+        "def f(x):\n    try:\n        if x:\n            return 1\n        x = x // 2\n    finally:\n        print(undefined_name)\n    return x\n\ndef entry_point(argv):\n    f(1)\n    return 0\n{TARGET}"
+    ));
+    assert_eq!(e, ["t.py:7:15: name 'undefined_name' is not defined"]);
 }

@@ -200,6 +200,12 @@ impl FnBuilder<'_, '_> {
                 _ => Some(Raises::Only(&["ZeroDivisionError"])),
             },
             "getitem" => Some(Raises::Only(&["IndexError", "KeyError"])),
+            "add_ovf" | "sub_ovf" | "mul_ovf" | "lshift_ovf" | "neg_ovf" | "abs_ovf" => {
+                Some(Raises::Only(&["OverflowError"]))
+            }
+            "floordiv_ovf" | "mod_ovf" => {
+                Some(Raises::Only(&["OverflowError", "ZeroDivisionError"]))
+            }
             "delitem" => Some(Raises::Only(&["IndexError", "KeyError"])),
             _ => None,
         }
@@ -249,6 +255,7 @@ impl FnBuilder<'_, '_> {
     /// catches what it may raise, gives the block an exception exit per
     /// handler class (the block is split after the operation in `finish`).
     pub(super) fn note_raising_op(&mut self, block: BlockId) {
+        self.fuse_ovfcheck(block);
         if self.exc.tries.is_empty() {
             return;
         }
@@ -285,6 +292,39 @@ impl FnBuilder<'_, '_> {
             self.add_exception_edge(t, edge, Arg::Var(etype), Arg::Var(evalue));
         }
         self.exc.catch_points.push((block, op_index, exits));
+    }
+
+    /// `ovfcheck(x OP y)` (rlib.rarithmetic) is the overflow-checking
+    /// variant of the operation, `OP_ovf`, which raises OverflowError: when
+    /// the call just emitted checks the result of the operation just before
+    /// it, the two become that one operation (as the original's flow space
+    /// does), with the call's result.
+    fn fuse_ovfcheck(&mut self, block: BlockId) {
+        const CHECKABLE: &[&str] = &[
+            "add", "sub", "mul", "lshift", "floordiv", "mod", "neg", "abs",
+        ];
+        let ops = &self.g.block(block).operations;
+        let [.., inner, call] = ops.as_slice() else {
+            return;
+        };
+        let is_ovfcheck = call.opname == "simple_call"
+            && call.args.first() == Some(&Arg::Const(Constant::Builtin("ovfcheck".into())))
+            && call.args.get(1) == Some(&Arg::Var(inner.result))
+            && call.args.len() == 2;
+        if !is_ovfcheck || !CHECKABLE.contains(&inner.opname.as_str()) {
+            return;
+        }
+        let checked = Arg::Var(inner.result);
+        let used_elsewhere = self.state.env.iter().flatten().any(|a| *a == checked)
+            || self.state.stack.contains(&checked);
+        if used_elsewhere {
+            return;
+        }
+        let ops = &mut self.g.block_mut(block).operations;
+        let call = ops.pop().expect("the ovfcheck call");
+        let inner = ops.last_mut().expect("the checked operation");
+        inner.opname = format!("{}_ovf", inner.opname);
+        inner.result = call.result;
     }
 
     /// Records `edge` (its state as at the raise) as going to `target` with
@@ -534,16 +574,26 @@ impl FnBuilder<'_, '_> {
             return;
         };
         let mut out = Vec::new();
+        // Each way out gets its own copy of the `finally` body; what is wrong
+        // in it is reported once, from the first copy.
+        let mut reported: Option<usize> = None;
+        let mut copy = |this: &mut Self, edges: Vec<Edge>| {
+            let before = this.diags.len();
+            this.join(edges);
+            this.block(finalbody);
+            match reported {
+                None => reported = Some(this.diags.len()),
+                Some(_) => this.diags.truncate(before),
+            }
+        };
         // Normal completion.
         if !normal.is_empty() {
-            self.join(normal);
-            self.block(finalbody);
+            copy(self, normal);
             out.extend(self.close());
         }
         // An exception: run the body, then raise it again.
         if !exits.raised.is_empty() {
-            self.join(exits.raised);
-            self.block(finalbody);
+            copy(self, exits.raised);
             if self.live() {
                 self.settle();
                 let n = self.state.stack.len();
@@ -557,8 +607,7 @@ impl FnBuilder<'_, '_> {
         }
         // `return value`: the value waits on the stack.
         if !exits.returns.is_empty() {
-            self.join(exits.returns);
-            self.block(finalbody);
+            copy(self, exits.returns);
             if self.live() {
                 let v = self.pop();
                 self.do_return(v);
@@ -569,8 +618,7 @@ impl FnBuilder<'_, '_> {
             (exits.continues, StmtKind::Continue),
         ] {
             if !edges.is_empty() {
-                self.join(edges);
-                self.block(finalbody);
+                copy(self, edges);
                 if self.live() {
                     let pos = finalbody[0].pos;
                     self.stmt(&Stmt { kind: stmt, pos });

@@ -52,6 +52,8 @@ pub struct ObjError {
     pub traceback: Vec<String>,
     /// The operation that raised (`None` when following a block's exit).
     pub op: Option<String>,
+    /// Where in the source that operation came from, when known.
+    pub pos: Option<rpy_ir::diag::Pos>,
 }
 
 impl ObjError {
@@ -93,6 +95,7 @@ struct OpCode {
     name: String,
     args: Vec<Operand>,
     result: usize,
+    pos: Option<rpy_ir::diag::Pos>,
 }
 
 #[derive(Debug)]
@@ -157,6 +160,7 @@ fn compile(g: &FunctionGraph<Flow>, classes: &ClassTable, prebuilt: &[ObjValue])
                     name: o.opname.clone(),
                     args: o.args.iter().map(operand).collect(),
                     result: o.result.0 as usize,
+                    pos: o.pos,
                 })
                 .collect(),
             exitswitch: b
@@ -317,6 +321,7 @@ impl<'p> ObjInterpreter<'p> {
                 graph: entry.clone(),
                 traceback: vec![entry],
                 op: None,
+                pos: None,
             }),
         }
     }
@@ -335,6 +340,7 @@ impl<'p> ObjInterpreter<'p> {
                 graph: func.to_string(),
                 traceback: vec![],
                 op: None,
+                pos: None,
             });
         };
         let mut stack: Vec<Frame> = Vec::new();
@@ -345,13 +351,17 @@ impl<'p> ObjInterpreter<'p> {
                     .iter()
                     .map(|f| self.graphs[f.graph].name.clone())
                     .collect();
-                let (graph, op) = match stack.last() {
+                let (graph, op, pos) = match stack.last() {
                     Some(f) => {
                         let g = &self.graphs[f.graph];
-                        let op = g.blocks[f.block].ops.get(f.pc).map(|o| o.name.clone());
-                        (g.name.clone(), op)
+                        let op = g.blocks[f.block].ops.get(f.pc);
+                        (
+                            g.name.clone(),
+                            op.map(|o| o.name.clone()),
+                            op.and_then(|o| o.pos),
+                        )
                     }
-                    None => (func.to_string(), None),
+                    None => (func.to_string(), None, None),
                 };
                 let (exc, message) = match stop {
                     Stop::Raise(e) => (e.exc.to_string(), e.msg),
@@ -364,6 +374,7 @@ impl<'p> ObjInterpreter<'p> {
                     graph,
                     traceback,
                     op,
+                    pos,
                 })
             }
         }
@@ -508,6 +519,9 @@ impl<'p> ObjInterpreter<'p> {
             .iter()
             .map(|a| get(env, a))
             .collect::<Result<Vec<_>, _>>()?;
+        if let Some(r) = exceptions::overflow_checked(&op.name, &args, self.dialect) {
+            return r.map(Step::Value).map_err(Stop::Raise);
+        }
         let Some(kind) = op.op else {
             return Err(Stop::Internal(format!(
                 "the operation '{}' is not known to the object interpreter",
@@ -717,7 +731,9 @@ impl<'p> ObjInterpreter<'p> {
             (Op::GetAttr, [o, n]) => {
                 modules::getattr(o, n).unwrap_or_else(|| ops::getattr(o, n, d))
             }
-            (Op::SetAttr, [o, n, v]) => modules::setattr(o, n, v).unwrap_or_else(|| ops::setattr(o, n)),
+            (Op::SetAttr, [o, n, v]) => {
+                modules::setattr(o, n, v).unwrap_or_else(|| ops::setattr(o, n))
+            }
             (_, [a, b]) => ops::binary(op, a, b, d),
             _ => {
                 return Err(Stop::Internal(format!(
