@@ -383,7 +383,7 @@ impl<S: Stage> FunctionGraph<S> {
             .collect();
         let mut r = Renumber {
             old: &self.vars,
-            map: BTreeMap::new(),
+            map: vec![None; self.vars.len()],
             vars: Vec::new(),
         };
         let mut blocks = Vec::new();
@@ -471,18 +471,20 @@ impl<S: Stage> FunctionGraph<S> {
 /// Numbers variables in order of first appearance.
 struct Renumber<'a, S: Stage> {
     old: &'a [VarData<S>],
-    map: BTreeMap<Var, Var>,
+    /// The new number of each old variable, indexed by the old number (a
+    /// map keyed by variable was most of the time `canonicalize` took).
+    map: Vec<Option<Var>>,
     vars: Vec<VarData<S>>,
 }
 
 impl<S: Stage> Renumber<'_, S> {
     fn var(&mut self, v: Var) -> Var {
-        if let Some(n) = self.map.get(&v) {
-            return *n;
+        if let Some(n) = self.map[v.0 as usize] {
+            return n;
         }
         self.vars.push(self.old[v.0 as usize].clone());
         let n = Var(self.vars.len() as u32 - 1);
-        self.map.insert(v, n);
+        self.map[v.0 as usize] = Some(n);
         n
     }
     fn arg(&mut self, a: &Arg) -> Arg {

@@ -53,7 +53,7 @@ pub fn check_graph_well_formed<S: Stage>(g: &FunctionGraph<S>) -> Result<(), Vec
     }
 
     // Each variable is defined once in the whole graph.
-    let mut defined_once: HashSet<Var> = HashSet::new();
+    let mut defined = vec![false; nvars];
     for (bi, block) in g.blocks.iter().enumerate() {
         let defs = block
             .inputargs
@@ -64,20 +64,37 @@ pub fn check_graph_well_formed<S: Stage>(g: &FunctionGraph<S>) -> Result<(), Vec
         for v in defs {
             if v.0 as usize >= nvars {
                 errs.push(format!("block b{bi}: variable v{} does not exist", v.0));
-            } else if !defined_once.insert(v) {
+            } else if std::mem::replace(&mut defined[v.0 as usize], true) {
                 errs.push(format!("block b{bi}: variable v{} is defined twice", v.0));
             }
         }
     }
 
+    // The variables known at a point of block `bi` are those whose stamp is
+    // `bi + 1` (one vector for the whole graph instead of a set per block and
+    // per exit: the sets' allocations were much of the flow stage's time).
+    let mut stamp = vec![0u32; nvars];
+    let known_in =
+        |stamp: &[u32], bi: usize, v: Var| stamp.get(v.0 as usize) == Some(&(bi as u32 + 1));
     for (bi, block) in g.blocks.iter().enumerate() {
         let b = BlockId(bi as u32);
-        let mut known: HashSet<Var> = block.inputargs.iter().copied().collect();
-        let check_use = |a: &Arg, known: &HashSet<Var>, errs: &mut Vec<String>, ctx: &str| {
+        let mark = bi as u32 + 1;
+        for v in &block.inputargs {
+            if let Some(s) = stamp.get_mut(v.0 as usize) {
+                *s = mark;
+            }
+        }
+        // `ctx` names the use only when there is an error: formatting it for
+        // every argument of every operation was a tenth of the flow stage.
+        let check_use = |a: &Arg,
+                         known: &dyn Fn(Var) -> bool,
+                         errs: &mut Vec<String>,
+                         ctx: &dyn Fn() -> String| {
             if let Arg::Var(v) = a {
-                if !known.contains(v) {
+                if !known(*v) {
                     errs.push(format!(
-                        "block b{bi}: {ctx} uses variable v{} not defined before it in the block",
+                        "block b{bi}: {} uses variable v{} not defined before it in the block",
+                        ctx(),
                         v.0
                     ));
                 }
@@ -88,17 +105,18 @@ pub fn check_graph_well_formed<S: Stage>(g: &FunctionGraph<S>) -> Result<(), Vec
                 errs.push(format!("block b{bi}: operation {oi} has no name"));
             }
             for a in &op.args {
-                check_use(
-                    a,
-                    &known,
-                    &mut errs,
-                    &format!("operation {oi} ({})", op.opname),
-                );
+                check_use(a, &|v| known_in(&stamp, bi, v), &mut errs, &|| {
+                    format!("operation {oi} ({})", op.opname)
+                });
             }
-            known.insert(op.result);
+            if let Some(s) = stamp.get_mut(op.result.0 as usize) {
+                *s = mark;
+            }
         }
         if let Some(sw) = &block.exitswitch {
-            check_use(sw, &known, &mut errs, "the exitswitch");
+            check_use(sw, &|v| known_in(&stamp, bi, v), &mut errs, &|| {
+                "the exitswitch".to_string()
+            });
         }
         let is_final = b == g.returnblock || b == g.exceptblock;
         if is_final {
@@ -158,10 +176,9 @@ pub fn check_graph_well_formed<S: Stage>(g: &FunctionGraph<S>) -> Result<(), Vec
                     "block b{bi}: exit {li} defines variables but is not an exception exit"
                 ));
             }
-            let mut link_known = known.clone();
-            link_known.extend(l.defined_vars());
+            let link_known = |v: Var| known_in(&stamp, bi, v) || l.defined_vars().any(|d| d == v);
             for a in &l.args {
-                check_use(a, &link_known, &mut errs, &format!("exit {li}"));
+                check_use(a, &link_known, &mut errs, &|| format!("exit {li}"));
             }
             if !valid_block(l.target) {
                 errs.push(format!(
@@ -291,6 +308,22 @@ mod tests {
             Ok(()) => Vec::new(),
             Err(e) => e,
         }
+    }
+
+    #[test]
+    fn a_variable_of_another_block_or_a_later_operation_is_not_known() {
+        let text = "graph f(a_0) {\n  block0(a_0):\n    v1 = add(a_0, v2)\n    v2 = add(a_0, 1)\n    -> block1(v1)\n  block1(x_3):\n    v4 = add(x_3, v2)\n    -> return(v1)\n}\n";
+        let g = parse_graph::<Flow>(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let errs = check_graph_well_formed(&g).unwrap_err();
+        let undefined = |what: &str| {
+            errs.iter()
+                .any(|e| e.contains(what) && e.contains("not defined before it"))
+        };
+        // (The text parser numbers variables in order of appearance.)
+        assert!(undefined("block b0: operation 0 (add)"), "{errs:?}");
+        assert!(undefined("block b1: operation 0 (add)"), "{errs:?}");
+        assert!(undefined("block b1: exit 0"), "{errs:?}");
+        assert_eq!(errs.len(), 3, "{errs:?}");
     }
 
     #[test]
