@@ -168,3 +168,74 @@ diagnostic_test!(
         "def entry_point(argv):\n    if len(argv) > 3:\n        raise ValueError, 'x', None\n    return 0\n{ENTRY}"
     )
 );
+
+// Import time: module-level code runs first; afterwards globals are constants.
+
+diagnostic_test!(
+    global_assigned_in_translated_code,
+    "--py2",
+    &format!(
+        "COUNT = 0\n\ndef bump():\n    global COUNT\n    COUNT = COUNT + 1\n    return COUNT\n\ndef entry_point(argv):\n    return bump()\n{ENTRY}"
+    )
+);
+
+diagnostic_test!(
+    def_inside_a_function,
+    "--py3",
+    &format!(
+        "def entry_point(argv):\n    def helper(x):\n        return x + 1\n    return helper(len(argv))\n{ENTRY}"
+    )
+);
+
+diagnostic_test!(
+    module_level_code_raises,
+    "--py3",
+    &format!(
+        "TABLE = [1, 2, 3]\nFOURTH = TABLE[3]\n\ndef entry_point(argv):\n    return FOURTH\n{ENTRY}"
+    )
+);
+
+diagnostic_test!(
+    import_of_a_missing_module,
+    "--py3",
+    &format!("import numbers_helper\n\ndef entry_point(argv):\n    return 0\n{ENTRY}")
+);
+
+diagnostic_test!(
+    exec_in_translated_code,
+    "--py2",
+    &format!("def entry_point(argv):\n    exec 'x = 1'\n    return 0\n{ENTRY}")
+);
+
+diagnostic_test!(
+    target_returns_no_function,
+    "--py3",
+    "LIMIT = 3\n\ndef entry_point(argv):\n    return 0\n\ndef target(driver, args):\n    return LIMIT\n"
+);
+
+/// An error in an imported module names that module's file.
+#[test]
+fn error_in_an_imported_module_names_its_file() {
+    let name = "imported_module_error";
+    let dir = std::env::temp_dir().join(format!("rpy-diag-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("counter.py"),
+        "TOTAL = 0\n\ndef add(n):\n    global TOTAL\n    TOTAL = TOTAL + n\n    return TOTAL\n",
+    )
+    .unwrap();
+    let main = format!(
+        "import counter\n\ndef entry_point(argv):\n    return counter.add(len(argv))\n{ENTRY}"
+    );
+    let (stderr, status, written) = translate(name, &main, "--py3");
+    assert_eq!(status, 1, "stderr:\n{stderr}");
+    assert!(!written);
+    assert!(stderr.starts_with("DIR/counter.py:5:5:"), "{stderr}");
+    insta::with_settings!({
+        snapshot_path => support::root().join("snapshots"),
+        prepend_module_to_snapshot => false,
+        omit_expression => true,
+    }, {
+        insta::assert_snapshot!("diagnostic__imported_module_error", stderr);
+    });
+}

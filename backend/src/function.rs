@@ -194,7 +194,15 @@ impl<'a> FuncGen<'a> {
             (Constant::Str(s), _) => self.pool.expr(s.as_bytes()),
             (Constant::None, Some(T::Ptr(_)) | None) => "NULL".into(),
             (Constant::None, Some(_)) => "0".into(),
-            (Constant::Func(_) | Constant::Builtin(_) | Constant::Name(_), _) => {
+            (
+                Constant::Func(_)
+                | Constant::Builtin(_)
+                | Constant::Name(_)
+                | Constant::Class(_)
+                | Constant::LastException
+                | Constant::Prebuilt(_),
+                _,
+            ) => {
                 return Err(self.err(pos, format!("the constant {c:?} is not a value")))
             }
         })

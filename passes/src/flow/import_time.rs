@@ -258,9 +258,9 @@ fn position_of<'s>(
             e.graph == body_graph_name(&m.name) || function_modules.get(&e.graph) == Some(&m.name)
         })
         .unwrap_or(&set.modules[0]);
-    let pos = program
-        .graph(&e.graph)
-        .and_then(|g| g.pos)
+    let pos = e
+        .pos
+        .or_else(|| program.graph(&e.graph).and_then(|g| g.pos))
         .unwrap_or(Pos::new(1, 1));
     (&owner.path, &owner.source, pos)
 }

@@ -162,6 +162,8 @@ impl FnBuilder<'_, '_> {
                     "'def {name}' inside a function makes a new function each time it runs, which RPython cannot translate; define '{name}' at module level and pass it what it needs as arguments"
                 ),
             );
+            // Bound all the same, so that its uses are not reported too.
+            self.store_name(name, Arg::Const(Constant::Func(name.clone())), s.pos);
             return;
         }
         let key = (self.m.name.clone(), s.pos);
@@ -207,6 +209,7 @@ impl FnBuilder<'_, '_> {
                     "'class {name}' inside a function makes a new class each time it runs, which RPython cannot translate; define '{name}' at module level"
                 ),
             );
+            self.store_name(name, Arg::Const(Constant::Class(name.clone())), s.pos);
         }
     }
 
