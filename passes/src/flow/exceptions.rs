@@ -353,8 +353,14 @@ impl FnBuilder<'_, '_> {
         if !self.live() {
             return;
         }
+        // The builder knows the hierarchy of the builtin classes only: the
+        // program's own classes are tested at run time like unknown ones.
         let known = match &etype {
-            Arg::Const(Constant::Class(c)) => Some(c.clone()),
+            Arg::Const(Constant::Class(c))
+                if builtin_exception_base(c, self.m.dialect).is_some() =>
+            {
+                Some(c.clone())
+            }
             _ => None,
         };
         let targets = match &known {
