@@ -288,3 +288,114 @@ pub fn overflow_checked(name: &str, args: &[ObjValue], dialect: Dialect) -> Opti
     };
     Some(result.map(ObjValue::Int).ok_or_else(overflow))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    /// CPython of `dialect` run on `code`, its output lines; `None` without it.
+    fn cpython(dialect: Dialect, code: &str) -> Option<Vec<String>> {
+        let python = match dialect {
+            Dialect::Py2 => "/root/.pyenv/versions/2.7.18/bin/python2.7",
+            Dialect::Py3 => "python3",
+        };
+        let out = Command::new(python).arg("-c").arg(code).output().ok()?;
+        if !out.status.success() {
+            return None;
+        }
+        Some(
+            String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .map(str::to_string)
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn the_builtin_hierarchy_is_cpythons() {
+        for dialect in [Dialect::Py2, Dialect::Py3] {
+            let names: Vec<&str> = BUILTIN_EXCEPTIONS
+                .iter()
+                .copied()
+                .filter(|n| builtin_exception_base(n, dialect).is_some())
+                .collect();
+            let code = format!(
+                "import sys\nfor n in {names:?}:\n    c = getattr(__builtins__, n)\n    sys.stdout.write('%s %s\\n' % (n, c.__bases__[0].__name__ if c.__bases__[0] is not object else '-'))\n"
+            );
+            let Some(lines) = cpython(dialect, &code) else {
+                eprintln!("no CPython for {dialect:?}: hierarchy not compared");
+                continue;
+            };
+            let ours: Vec<String> = names
+                .iter()
+                .map(|n| {
+                    let base = builtin_exception_base(n, dialect).flatten().unwrap_or("-");
+                    format!("{n} {base}")
+                })
+                .collect();
+            assert_eq!(ours, lines, "{dialect:?}");
+        }
+    }
+
+    #[test]
+    fn str_and_repr_of_exceptions_are_cpythons() {
+        let cases: &[(&str, Vec<ObjValue>)] = &[
+            ("ValueError", vec![]),
+            ("ValueError", vec![ObjValue::str("bad")]),
+            ("KeyError", vec![ObjValue::str("k")]),
+            ("KeyError", vec![ObjValue::Int(3)]),
+            ("IndexError", vec![ObjValue::Int(1), ObjValue::str("two")]),
+        ];
+        for dialect in [Dialect::Py2, Dialect::Py3] {
+            let table = ClassTable::builtin(dialect);
+            let exprs: Vec<String> = cases
+                .iter()
+                .map(|(class, args)| {
+                    let args: Vec<String> = args
+                        .iter()
+                        .map(|a| String::from_utf8_lossy(&a.to_repr(dialect)).into_owned())
+                        .collect();
+                    format!("{class}({})", args.join(", "))
+                })
+                .collect();
+            let code = exprs
+                .iter()
+                .map(|e| format!("e = {e}\nprint(str(e))\nprint(repr(e))\n"))
+                .collect::<String>();
+            let Some(expected) = cpython(dialect, &code) else {
+                eprintln!("no CPython for {dialect:?}: str/repr not compared");
+                continue;
+            };
+            let mut ours = Vec::new();
+            for (class, args) in cases {
+                let e = new_exception(table.get(class).unwrap(), args.clone());
+                ours.push(String::from_utf8_lossy(&e.to_str(dialect)).into_owned());
+                ours.push(String::from_utf8_lossy(&e.to_repr(dialect)).into_owned());
+            }
+            assert_eq!(ours, expected, "{dialect:?}");
+        }
+    }
+
+    #[test]
+    fn handlers_match_by_class_and_base() {
+        let table = ClassTable::builtin(Dialect::Py2);
+        let e = table
+            .instance_of_exc(&exc("ZeroDivisionError", "by zero"))
+            .unwrap();
+        for (handler, matches) in [
+            ("ZeroDivisionError", true),
+            ("ArithmeticError", true),
+            ("StandardError", true),
+            ("Exception", true),
+            ("BaseException", true),
+            ("LookupError", false),
+            ("OverflowError", false),
+        ] {
+            let h = table.get(handler).unwrap();
+            assert_eq!(exception_matches(&e, &h), matches, "{handler}");
+        }
+        // An interpreter limit is no Python exception: nothing catches it.
+        assert!(table.instance_of_exc(&exc("StepLimit", "")).is_none());
+    }
+}
