@@ -816,7 +816,7 @@ fn some_value() -> impl Strategy<Value = SomeValue> {
             }
         }),
         (ident, any::<bool>()).prop_map(|(class, can_be_none)| SomeValue::Instance {
-            class: class.into(),
+            class,
             can_be_none
         }),
         ident.prop_map(SomeValue::Builtin),

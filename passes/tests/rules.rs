@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
-use rpy_ir::annotation::SomeValue;
+use rpy_ir::annotation::{ListDef, SomeValue};
 use rpy_ir::graph::Constant;
 use rpy_ir::lltype::LowLevelType;
 use rpy_passes::rules::opt::{check_all, check_rule, edge_values, RuleCheck, Ty, OPT_RULES};
@@ -178,6 +178,7 @@ fn rule_table_lists_every_kind() {
 fn union_is_the_join() {
     let int = SomeValue::int();
     let nn = SomeValue::nonneg_int();
+    let s = SomeValue::string();
     assert_eq!(annotate::union(&nn, &int), Some(int.clone()));
     assert_eq!(annotate::union(&nn, &nn), Some(nn.clone()));
     assert_eq!(annotate::union(&SomeValue::Bool, &nn), Some(nn.clone()));
@@ -186,22 +187,45 @@ fn union_is_the_join() {
         annotate::union(&SomeValue::Impossible, &SomeValue::Float),
         Some(SomeValue::Float)
     );
-    assert_eq!(
-        annotate::union(&SomeValue::String, &SomeValue::Char),
-        Some(SomeValue::String)
-    );
+    assert_eq!(annotate::union(&s, &SomeValue::Char), Some(s.clone()));
     assert_eq!(
         annotate::union(&SomeValue::Float, &int),
         Some(SomeValue::Float)
     );
-    // Lists of different item types and different function sets do not join
-    // (yet): the skeleton has no list but argv and no calls through variables.
-    let l = |v: SomeValue| SomeValue::List(Box::new(v));
+    // Strings: None if either may be, free of NULs only if both are.
+    let no_nul = SomeValue::String {
+        can_be_none: false,
+        no_nul: true,
+    };
+    let nullable = SomeValue::String {
+        can_be_none: true,
+        no_nul: false,
+    };
+    assert_eq!(annotate::union(&no_nul, &s), Some(s.clone()));
+    assert_eq!(annotate::union(&no_nul, &nullable), Some(nullable.clone()));
+    // r_uint arithmetic stays unsigned through a join.
+    let unsigned = SomeValue::Integer {
+        nonneg: true,
+        unsigned: true,
+    };
     assert_eq!(
-        annotate::union(&l(int.clone()), &l(SomeValue::String)),
-        None
+        annotate::union(&nn, &unsigned),
+        Some(SomeValue::Integer {
+            nonneg: true,
+            unsigned: true
+        })
     );
-    assert_eq!(annotate::union(&SomeValue::String, &int), None);
+    // Lists are joined by the annotator (their definitions merge), not by a
+    // rule; ints and strings never join.
+    let l = |v: SomeValue, id| {
+        SomeValue::List(ListDef {
+            id,
+            item: Box::new(v),
+            resizable: true,
+        })
+    };
+    assert_eq!(annotate::union(&l(int.clone(), 0), &l(s.clone(), 1)), None);
+    assert_eq!(annotate::union(&s, &int), None);
 }
 
 #[test]
@@ -209,6 +233,7 @@ fn op_results_follow_the_rules() {
     use SomeValue as V;
     let int = V::int();
     let nn = V::nonneg_int();
+    let s = V::string();
     let r = annotate::op_result;
     assert_eq!(r("add", &[nn.clone(), nn.clone()]), Some(nn.clone()));
     assert_eq!(r("add", &[nn.clone(), int.clone()]), Some(int.clone()));
@@ -221,22 +246,27 @@ fn op_results_follow_the_rules() {
     assert_eq!(r("add", &[V::Float, int.clone()]), Some(V::Float));
     assert_eq!(r("mul", &[V::Bool, V::Float]), Some(V::Float));
     assert_eq!(r("lt", &[int.clone(), V::Bool]), Some(V::Bool));
-    assert_eq!(r("add", &[V::String, V::Char]), Some(V::String));
-    assert_eq!(r("getitem", &[V::String, int.clone()]), Some(V::Char));
-    assert_eq!(r("contains", &[V::String, V::Char]), None);
-    assert_eq!(r("mul", &[V::String, int.clone()]), Some(V::String));
-    let strs = V::List(Box::new(V::String));
-    assert_eq!(r("getitem", &[strs.clone(), nn.clone()]), Some(V::String));
+    assert_eq!(r("add", &[s.clone(), V::Char]), Some(s.clone()));
+    assert_eq!(r("getitem", &[s.clone(), int.clone()]), Some(V::Char));
+    assert_eq!(r("contains", &[s.clone(), V::Char]), Some(V::Bool));
+    assert_eq!(r("contains", &[int.clone(), V::Char]), None);
+    assert_eq!(r("mul", &[s.clone(), int.clone()]), Some(s.clone()));
+    let strs = V::List(ListDef {
+        id: 0,
+        item: Box::new(s.clone()),
+        resizable: false,
+    });
+    assert_eq!(r("getitem", &[strs.clone(), nn.clone()]), Some(s.clone()));
     let len = V::Builtin("len".into());
     assert_eq!(
-        r("simple_call", &[len.clone(), V::String]),
+        r("simple_call", &[len.clone(), s.clone()]),
         Some(nn.clone())
     );
     assert_eq!(r("simple_call", &[len.clone(), strs]), Some(nn.clone()));
     assert_eq!(r("simple_call", &[len, V::Char]), Some(nn.clone()));
     assert_eq!(
         r("simple_call", &[V::Builtin("str".into()), V::Float]),
-        Some(V::String)
+        Some(s.clone())
     );
     assert_eq!(
         r("simple_call", &[V::Builtin("ord".into()), V::Char]),
@@ -247,8 +277,8 @@ fn op_results_follow_the_rules() {
         Some(V::Char)
     );
     assert_eq!(r("print_item", std::slice::from_ref(&int)), Some(V::None));
-    assert_eq!(r("eq", &[V::String, V::None]), Some(V::Bool));
-    assert_eq!(r("add", &[V::String, int.clone()]), None);
+    assert_eq!(r("eq", &[s.clone(), V::None]), Some(V::Bool));
+    assert_eq!(r("add", &[s, int.clone()]), None);
     assert_eq!(r("no_such_op", &[int]), None);
 }
 

@@ -251,7 +251,7 @@ impl Ctx<'_> {
             (kind, []) if MATCH_ONLY_KINDS.contains(&kind) => {
                 let _ = writeln!(
                     self.code,
-                    "    if {val}.kind_name() != {kind:?} {{ return None; }}"
+                    "    if ({val}).kind_name() != {kind:?} {{ return None; }}"
                 );
             }
             ("SomeList" | "SomeIterator", _) => {

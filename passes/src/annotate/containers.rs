@@ -86,51 +86,42 @@ impl Containers {
         e.readers.iter().copied().collect()
     }
 
-    /// Generalizes part `second` (false: the list item or dict key; true: the
-    /// dict value) with `join`; returns the readers to reflow when it changed,
-    /// or the two annotations that do not join.
-    pub fn generalize(
-        &mut self,
-        id: u32,
-        second: bool,
-        value: &SomeValue,
-        join: &mut dyn FnMut(&SomeValue, &SomeValue) -> Option<SomeValue>,
-    ) -> Result<Vec<Reader>, (SomeValue, SomeValue)> {
-        let e = self.entry(id);
-        let old = if second { &e.second } else { &e.first }.clone();
-        let new = join(&old, value).ok_or_else(|| (old.clone(), value.clone()))?;
-        if new == old {
-            return Ok(Vec::new());
-        }
-        let e = self.entry(id);
-        *(if second { &mut e.second } else { &mut e.first }) = new;
-        Ok(e.readers.iter().copied().collect())
+    /// Part `second` of a definition (false: the list item or dict key;
+    /// true: the dict value), as the table has it now.
+    pub fn part(&self, id: u32, second: bool) -> SomeValue {
+        let e = &self.entries[self.find(id) as usize];
+        if second { &e.second } else { &e.first }.clone()
     }
 
-    /// Merges two definitions (two lists met in one variable); returns the
-    /// merged id and the readers of both, or the items that do not join.
+    /// Sets part `second` of a definition; returns its readers when that
+    /// changed it (they are flowed again).
+    pub fn set_part(&mut self, id: u32, second: bool, value: SomeValue) -> Vec<Reader> {
+        let e = self.entry(id);
+        let slot = if second { &mut e.second } else { &mut e.first };
+        if *slot == value {
+            return Vec::new();
+        }
+        *slot = value;
+        e.readers.iter().copied().collect()
+    }
+
+    /// Makes `gone` an alias of `keep` (both roots), whose parts become
+    /// `first` and `second` (the joins of both); returns the readers of both.
     pub fn merge(
         &mut self,
-        a: u32,
-        b: u32,
-        join: &mut dyn FnMut(&SomeValue, &SomeValue) -> Option<SomeValue>,
-    ) -> Result<(u32, Vec<Reader>), (SomeValue, SomeValue)> {
-        let (a, b) = (self.find(a), self.find(b));
-        if a == b {
-            return Ok((a, Vec::new()));
-        }
-        let (keep, gone) = (a.min(b), a.max(b));
+        keep: u32,
+        gone: u32,
+        first: SomeValue,
+        second: SomeValue,
+    ) -> Vec<Reader> {
         let g = self.entries[gone as usize].clone();
-        let k = &self.entries[keep as usize];
-        let first = join(&k.first, &g.first).ok_or((k.first.clone(), g.first.clone()))?;
-        let second = join(&k.second, &g.second).ok_or((k.second.clone(), g.second.clone()))?;
         self.entries[gone as usize].parent = keep;
         let k = &mut self.entries[keep as usize];
         k.first = first;
         k.second = second;
         k.resizable |= g.resizable;
         k.readers.extend(g.readers);
-        Ok((keep, k.readers.iter().copied().collect()))
+        k.readers.iter().copied().collect()
     }
 
     /// `value` with every list and dict inside it brought up to date with the

@@ -16,6 +16,7 @@
 //! exception classes, None into any kind that can hold it), and where each
 //! annotation came from (`provenance`), for errors and `--explain`.
 
+mod container_ops;
 mod containers;
 mod messages;
 pub mod provenance;
@@ -263,7 +264,7 @@ impl<'p> Annotator<'p> {
                 let id = self.containers.at_site(Site::Prebuilt(i));
                 for c in items {
                     let v = item(self, c, visiting);
-                    let _ = self.containers.generalize(id, false, &v, &mut union);
+                    let _ = self.generalize_part(id, false, &v);
                 }
                 SomeValue::List(ListDef {
                     id,
@@ -276,8 +277,8 @@ impl<'p> Annotator<'p> {
                 for (k, v) in entries {
                     let k = item(self, k, visiting);
                     let v = item(self, v, visiting);
-                    let _ = self.containers.generalize(id, false, &k, &mut union);
-                    let _ = self.containers.generalize(id, true, &v, &mut union);
+                    let _ = self.generalize_part(id, false, &k);
+                    let _ = self.generalize_part(id, true, &v);
                 }
                 SomeValue::Dict(DictDef {
                     id,
@@ -307,17 +308,63 @@ impl<'p> Annotator<'p> {
     fn join(&mut self, a: &SomeValue, b: &SomeValue) -> Option<SomeValue> {
         match (a, b) {
             (SomeValue::List(x), SomeValue::List(y)) => {
-                let (_, readers) = self.containers.merge(x.id, y.id, &mut union).ok()?;
-                self.schedule_all(readers);
+                self.merge_definitions(x.id, y.id)?;
                 Some(self.containers.resolve(a))
             }
             (SomeValue::Dict(x), SomeValue::Dict(y)) => {
-                let (_, readers) = self.containers.merge(x.id, y.id, &mut union).ok()?;
-                self.schedule_all(readers);
+                self.merge_definitions(x.id, y.id)?;
                 Some(self.containers.resolve(a))
             }
+            (SomeValue::Tuple(xs), SomeValue::Tuple(ys)) if xs.len() == ys.len() => xs
+                .iter()
+                .zip(ys)
+                .map(|(x, y)| self.join(x, y))
+                .collect::<Option<Vec<_>>>()
+                .map(SomeValue::Tuple),
             _ => union(a, b),
         }
+    }
+
+    /// Merges two list or dict definitions (their items joined, lists of
+    /// lists merging in turn); `None` when the items do not join.
+    fn merge_definitions(&mut self, a: u32, b: u32) -> Option<()> {
+        let (a, b) = (self.containers.find(a), self.containers.find(b));
+        if a == b {
+            return Some(());
+        }
+        let first = self.join(
+            &self.containers.part(a, false),
+            &self.containers.part(b, false),
+        )?;
+        let second = self.join(
+            &self.containers.part(a, true),
+            &self.containers.part(b, true),
+        )?;
+        // Joining the items may have merged these very definitions.
+        let (a, b) = (self.containers.find(a), self.containers.find(b));
+        if a != b {
+            let readers = self.containers.merge(a.min(b), a.max(b), first, second);
+            self.schedule_all(readers);
+        }
+        Some(())
+    }
+
+    /// Generalizes part `second` of definition `id` with `value`; the two
+    /// annotations that do not join when it fails.
+    fn generalize_part(
+        &mut self,
+        id: u32,
+        second: bool,
+        value: &SomeValue,
+    ) -> Result<(), (SomeValue, SomeValue)> {
+        let old = self.containers.part(id, second);
+        let new = self
+            .join(&old, value)
+            .ok_or_else(|| (old.clone(), value.clone()))?;
+        let new = self.containers.resolve(&new);
+        let readers = self.containers.set_part(id, second, new);
+        self.schedule_all(readers);
+        Ok(())
     }
 
     /// Generalizes `var` to include `value`, which came from `origin`; true
@@ -372,15 +419,16 @@ impl<'p> Annotator<'p> {
             new.describe(),
             self.where_(new_g, &new_root),
         );
-        let pos = new_root.pos().or(origin.pos());
+        let pos =
+            provenance::source_pos(self.program, self.source, new_g, &new_root).or(origin.pos());
         self.error(new_g, pos, message)
     }
 
     fn where_(&self, g: usize, origin: &Origin) -> String {
         match origin {
             Origin::Argv => "the command-line arguments".into(),
-            o => match o.pos() {
-                Some(_) => describe_pos(o.pos(), self.source),
+            o => match provenance::source_pos(self.program, self.source, g, o) {
+                Some(p) => describe_pos(Some(p), self.source),
                 None => format!("at the start of {}()", self.graph(g).name),
             },
         }
@@ -462,36 +510,31 @@ impl<'p> Annotator<'p> {
             }
         }
         let target = graph.block(link.target);
+        // A link passing a value no run can produce (the item of an empty
+        // list, the result of a call that never returns) is never taken.
+        let values: Vec<SomeValue> = link
+            .args
+            .iter()
+            .map(|a| self.arg_annotation(g, a))
+            .collect();
+        if values.contains(&SomeValue::Impossible) {
+            return Ok(());
+        }
         let mut changed =
             link.target != graph.returnblock && !self.flowed.contains(&(g, link.target));
-        for (arg, &param) in link.args.iter().zip(&target.inputargs) {
-            let value = self.arg_annotation(g, arg);
+        for ((arg, value), &param) in link.args.iter().zip(values).zip(&target.inputargs) {
             let desc = if link.target == graph.returnblock {
                 format!("the value returned by {}()", graph.name)
             } else {
                 self.var_description(g, param)
             };
-            let arg_pos = match arg {
-                Arg::Const(c) => {
-                    let name = if link.target == graph.returnblock {
-                        None
-                    } else {
-                        graph.vars[param.0 as usize].name.as_deref()
-                    };
-                    provenance::constant_pos(self.source, graph.pos, pos, name, c).or(pos)
-                }
-                Arg::Var(v) if link.target == graph.returnblock => {
-                    let name = graph.vars[v.0 as usize].name.as_deref();
-                    name.and_then(|n| provenance::return_pos(self.source, graph.pos, pos, n))
-                        .or(pos)
-                }
-                Arg::Var(_) => pos,
-            };
+            // Where a constant or a returned variable was written is looked
+            // up in the source only when a message needs it (`source_pos`).
             let origin = Origin::Link {
                 from: b,
                 arg: arg.clone(),
-                pos: arg_pos,
-                returned: link.target == graph.returnblock,
+                pos,
+                param: (link.target != graph.returnblock).then_some(param),
             };
             changed |= self.generalize((g, param), &value, origin, &|| desc.clone())?;
         }
@@ -565,123 +608,13 @@ impl<'p> Annotator<'p> {
                 }
                 Ok(result)
             }
-            ("newlist", items) => {
-                let id = self.containers.at_site(Site::Op(g, b, index));
-                for item in items {
-                    self.store_item(g, op, id, false, item)?;
+            _ => {
+                if let Some(result) = self.container_op(g, b, index, op, args) {
+                    return result;
                 }
-                Ok(self.containers.resolve(&SomeValue::List(ListDef {
-                    id,
-                    item: Box::new(SomeValue::Impossible),
-                    resizable: false,
-                })))
+                rules::annotate::op_result(&op.opname, args).ok_or_else(|| untypable(self))
             }
-            ("newtuple", items) => Ok(SomeValue::Tuple(items.to_vec())),
-            ("getitem", [SomeValue::Tuple(items), _]) => match op.args[1].as_const() {
-                Some(Constant::Int(i)) => {
-                    let n = items.len() as i64;
-                    let k = if *i < 0 { i + n } else { *i };
-                    items
-                        .get(k as usize)
-                        .cloned()
-                        .filter(|_| k >= 0)
-                        .ok_or_else(|| {
-                            self.error(
-                                g,
-                                op.pos,
-                                format!("index {i} is out of range for a tuple of {n} items"),
-                            )
-                        })
-                }
-                _ => Err(self.error(
-                    g,
-                    op.pos,
-                    "a tuple can only be indexed by a constant in RPython".into(),
-                )),
-            },
-            (
-                "setitem",
-                [SomeValue::List(def), SomeValue::Integer { .. } | SomeValue::Bool, value],
-            ) => {
-                self.store_item(g, op, def.id, false, value)?;
-                Ok(SomeValue::None)
-            }
-            ("getattr", [SomeValue::List(_), SomeValue::Object]) => match op.args[1].as_const() {
-                Some(Constant::Name(name)) if LIST_METHODS.contains(&name.as_str()) => {
-                    Ok(SomeValue::BuiltinMethod {
-                        name: name.clone(),
-                        receiver: Box::new(args[0].clone()),
-                    })
-                }
-                _ => Err(untypable(self)),
-            },
-            ("simple_call", [SomeValue::BuiltinMethod { name, receiver }, rest @ ..]) => self
-                .call_method(g, op, name, receiver, rest)
-                .unwrap_or_else(|| Err(untypable(self))),
-            _ => rules::annotate::op_result(&op.opname, args).ok_or_else(|| untypable(self)),
         }
-    }
-
-    /// Generalizes the items of list or dict `id` with `value`, stored by `op`.
-    fn store_item(
-        &mut self,
-        g: usize,
-        op: &SpaceOperation,
-        id: u32,
-        second: bool,
-        value: &SomeValue,
-    ) -> Result<(), Diagnostic> {
-        match self.containers.generalize(id, second, value, &mut union) {
-            Ok(readers) => {
-                self.schedule_all(readers);
-                Ok(())
-            }
-            Err((old, new)) => Err(self.error(
-                g,
-                op.pos,
-                format!(
-                    "this list holds {} and here gets {}; the items of an RPython list all have one type",
-                    plural(&old),
-                    new.describe()
-                ),
-            )),
-        }
-    }
-
-    /// A call of a list method; `None` when the method is not one RPython has.
-    fn call_method(
-        &mut self,
-        g: usize,
-        op: &SpaceOperation,
-        name: &str,
-        receiver: &SomeValue,
-        args: &[SomeValue],
-    ) -> Option<Result<SomeValue, Diagnostic>> {
-        let SomeValue::List(def) = receiver else {
-            return None;
-        };
-        let resized = |this: &mut Self| {
-            let readers = this.containers.mark_resized(def.id);
-            this.schedule_all(readers);
-        };
-        Some(match (name, args) {
-            ("append", [item]) => {
-                resized(self);
-                self.store_item(g, op, def.id, false, item)
-                    .map(|()| SomeValue::None)
-            }
-            ("pop", []) => {
-                resized(self);
-                Ok((*def.item).clone())
-            }
-            ("extend", [SomeValue::List(other)]) => {
-                resized(self);
-                self.store_item(g, op, def.id, false, &other.item)
-                    .map(|()| SomeValue::None)
-            }
-            ("reverse", []) => Ok(SomeValue::None),
-            _ => return None,
-        })
     }
 
     /// A call of one prebuilt object: a function of the program or a class.
@@ -812,9 +745,7 @@ impl<'p> Annotator<'p> {
             )));
         }
         let argv = self.containers.at_site(Site::Argv);
-        let _ = self
-            .containers
-            .generalize(argv, false, &argv_item(), &mut union);
+        let _ = self.generalize_part(argv, false, &argv_item());
         let argv = self.containers.resolve(&argv_annotation());
         for &p in entry_graph.params() {
             let _ = self.generalize((entry, p), &argv, Origin::Argv, &String::new);
@@ -849,16 +780,6 @@ impl<'p> Annotator<'p> {
     }
 }
 
-/// The methods of lists RPython has.
-const LIST_METHODS: &[&str] = &["append", "pop", "extend", "reverse"];
-
-fn plural(v: &SomeValue) -> String {
-    match v {
-        SomeValue::Impossible => "nothing yet".into(),
-        other => other.describe(),
-    }
-}
-
 /// Annotates the whole program, starting from the entry point called with the
 /// command-line arguments.
 pub fn annotate(program: Program<Flow>, source: &str) -> Result<Program<Annotated>, Diagnostics> {
@@ -878,7 +799,9 @@ pub fn annotate(program: Program<Flow>, source: &str) -> Result<Program<Annotate
                 .iter()
                 .find(|c| !matches!(c.value, SomeValue::Integer { .. } | SomeValue::Bool))
                 .map(|c| a.provenance.root(entry, &c.origin, &c.value));
-            let pos = root.as_ref().and_then(|(_, o)| o.pos());
+            let pos = root
+                .as_ref()
+                .and_then(|(g, o)| provenance::source_pos(&program, source, *g, o));
             return Err(Diagnostics::one(a.error(
                 entry,
                 pos,

@@ -26,9 +26,9 @@ pub enum Origin {
         from: BlockId,
         arg: Arg,
         pos: Option<Pos>,
-        /// The link goes to the return block, from the `return` at `pos`:
-        /// where a conflict in a function's result is best shown.
-        returned: bool,
+        /// The target block's parameter it goes to; `None` for the return
+        /// block (a conflict in a function's result is shown at the `return`).
+        param: Option<Var>,
     },
     /// Argument `index` of a call in graph `caller`.
     CallArg {
@@ -104,11 +104,7 @@ impl Provenance {
         loop {
             let (cg, o) = &current;
             let source_var = match o {
-                Origin::Link {
-                    returned: true,
-                    pos: Some(_),
-                    ..
-                } => return current,
+                Origin::Link { param: None, .. } => return current,
                 Origin::Link {
                     arg: Arg::Var(v), ..
                 } => (*cg, *v),
@@ -130,6 +126,27 @@ impl Provenance {
             }
         }
     }
+}
+
+/// The source position of `origin` (an origin in graph `g`): for a link,
+/// the statement that wrote the constant it passes or the `return` it
+/// stands for, when one is found, else where the link leaves its block.
+pub fn source_pos(program: &Program<Flow>, source: &str, g: usize, origin: &Origin) -> Option<Pos> {
+    let Origin::Link {
+        arg, pos, param, ..
+    } = origin
+    else {
+        return origin.pos();
+    };
+    let graph = &program.graphs[g];
+    let name_of = |v: &Var| graph.vars[v.0 as usize].name.as_deref();
+    let found = match (arg, param) {
+        (Arg::Const(c), Some(p)) => constant_pos(source, graph.pos, *pos, name_of(p), c),
+        (Arg::Const(c), None) => constant_pos(source, graph.pos, *pos, None, c),
+        (Arg::Var(v), None) => name_of(v).and_then(|n| return_pos(source, graph.pos, *pos, n)),
+        (Arg::Var(_), Some(_)) => None,
+    };
+    found.or(*pos)
 }
 
 /// How a position reads in a message: `line 3: x = a + 1`.
@@ -154,15 +171,16 @@ pub fn describe_origin(program: &Program<Flow>, g: usize, origin: &Origin, sourc
         Origin::Op { opname, pos, .. } => {
             format!("the result of {opname} ({})", describe_pos(*pos, source))
         }
-        Origin::Link { from, arg, pos, .. } => {
+        Origin::Link { from, arg, .. } => {
             let what = match arg {
                 Arg::Var(v) => var_name(*v),
                 Arg::Const(c) => format!("the constant {c:?}"),
             };
+            let pos = source_pos(program, source, g, origin);
             format!(
                 "{what} passed on from block {} ({})",
                 from.0,
-                describe_pos(*pos, source)
+                describe_pos(pos, source)
             )
         }
         Origin::CallArg {

@@ -1,0 +1,427 @@
+//! Operations that make, fill or read lists, dicts, tuples and iterators:
+//! they need the annotator's table of container definitions (a new list is
+//! the definition of its site; storing an item generalizes it and reflows
+//! every reader), which rules cannot reach. Builtins that return a list in
+//! RPython (`range`, `enumerate`, `zip`, `list`, `dict.items()`, `str.split()`)
+//! make one at their call's site, as the original's annotator does.
+
+use super::containers::Site;
+use super::{union, Annotator};
+use rpy_ir::annotation::{DictDef, ListDef, SomeValue};
+use rpy_ir::diag::Diagnostic;
+use rpy_ir::graph::{BlockId, Constant, SpaceOperation};
+
+/// Methods RPython has, by receiver kind.
+const LIST_METHODS: &[&str] = &[
+    "append", "pop", "extend", "reverse", "insert", "index", "count", "remove",
+];
+const DICT_METHODS: &[&str] = &[
+    "keys",
+    "values",
+    "items",
+    "iterkeys",
+    "itervalues",
+    "iteritems",
+    "get",
+    "pop",
+    "clear",
+    "copy",
+    "setdefault",
+];
+const STR_METHODS: &[&str] = &[
+    "join",
+    "split",
+    "strip",
+    "lstrip",
+    "rstrip",
+    "lower",
+    "upper",
+    "startswith",
+    "endswith",
+    "find",
+    "rfind",
+    "count",
+    "replace",
+    "isdigit",
+    "isalpha",
+    "isspace",
+];
+
+/// What iterating over `container` yields, if it can be iterated.
+fn element(container: &SomeValue) -> Option<SomeValue> {
+    match container {
+        SomeValue::List(def) => Some((*def.item).clone()),
+        SomeValue::Dict(def) => Some((*def.key).clone()),
+        SomeValue::String { .. } | SomeValue::Char => Some(SomeValue::Char),
+        SomeValue::Tuple(items) => items
+            .iter()
+            .try_fold(SomeValue::Impossible, |acc, i| union(&acc, i)),
+        _ => None,
+    }
+}
+
+/// `list` itself, or an iterator over it for the `iter...` methods.
+fn iterator_if(method: &str, list: SomeValue) -> SomeValue {
+    if method.starts_with("iter") {
+        SomeValue::Iterator(Box::new(list))
+    } else {
+        list
+    }
+}
+
+fn nonneg() -> SomeValue {
+    SomeValue::nonneg_int()
+}
+
+fn string(no_nul: bool) -> SomeValue {
+    SomeValue::String {
+        can_be_none: false,
+        no_nul,
+    }
+}
+
+impl Annotator<'_> {
+    /// The result of `op` when it is a container operation; `None` for any
+    /// other operation (the rules type it).
+    pub(super) fn container_op(
+        &mut self,
+        g: usize,
+        b: BlockId,
+        index: usize,
+        op: &SpaceOperation,
+        args: &[SomeValue],
+    ) -> Option<Result<SomeValue, Diagnostic>> {
+        use SomeValue as S;
+        let site = Site::Op(g, b, index);
+        let builtin = match args.first() {
+            Some(S::Builtin(name)) if op.opname == "simple_call" => Some(name.as_str()),
+            _ => None,
+        };
+        Some(match (op.opname.as_str(), builtin, args) {
+            ("newlist", _, items) => {
+                let id = self.containers.at_site(site);
+                for item in items {
+                    if let Err(e) = self.store_item(g, op, id, false, item) {
+                        return Some(Err(e));
+                    }
+                }
+                Ok(self.containers.resolve(&S::List(ListDef {
+                    id,
+                    item: Box::new(S::Impossible),
+                    resizable: false,
+                })))
+            }
+            ("newtuple", _, items) => Ok(S::Tuple(items.to_vec())),
+            ("newdict", _, []) => {
+                let id = self.containers.at_site(site);
+                Ok(self.containers.resolve(&S::Dict(DictDef {
+                    id,
+                    key: Box::new(S::Impossible),
+                    value: Box::new(S::Impossible),
+                })))
+            }
+            ("getitem", _, [S::Tuple(items), _]) => self.tuple_item(g, op, items),
+            ("getslice", _, [S::Tuple(items), _, _]) => self.tuple_slice(g, op, items),
+            ("getitem", _, [S::Dict(def), _]) => Ok((*def.value).clone()),
+            ("setitem", _, [S::List(def), S::Integer { .. } | S::Bool, value]) => self
+                .store_item(g, op, def.id, false, value)
+                .map(|()| S::None),
+            ("setitem", _, [S::Dict(def), key, value]) => self
+                .store_item(g, op, def.id, false, key)
+                .and_then(|()| self.store_item(g, op, def.id, true, value))
+                .map(|()| S::None),
+            ("delitem", _, [S::List(def), S::Integer { .. } | S::Bool])
+            | ("delslice", _, [S::List(def), _, _]) => {
+                self.resized(def.id);
+                Ok(S::None)
+            }
+            ("delitem", _, [S::Dict(_), _]) => Ok(S::None),
+            ("getslice", _, [S::List(def), _, _]) => self.new_list(site, &def.item, g, op),
+            ("add", _, [S::List(x), S::List(y)]) => self
+                .new_list(site, &x.item, g, op)
+                .and_then(|_| self.new_list(site, &y.item, g, op)),
+            ("mul", _, [S::List(def), S::Integer { .. } | S::Bool])
+            | ("mul", _, [S::Integer { .. } | S::Bool, S::List(def)]) => {
+                self.new_list(site, &def.item, g, op)
+            }
+            ("add", _, [S::Tuple(x), S::Tuple(y)]) => {
+                Ok(S::Tuple(x.iter().chain(y).cloned().collect()))
+            }
+            // Tuples compare item by item: each pair must be comparable.
+            ("lt" | "le" | "gt" | "ge", _, [S::Tuple(x), S::Tuple(y)]) => {
+                let comparable = x.iter().zip(y).all(|(a, b)| {
+                    crate::rules::annotate::op_result(&op.opname, &[a.clone(), b.clone()]).is_some()
+                });
+                if !comparable {
+                    return None;
+                }
+                Ok(S::Bool)
+            }
+            ("iter", _, [S::Iterator(_)]) => Ok(args[0].clone()),
+            ("iter", _, [c]) if element(c).is_some() => Ok(S::Iterator(Box::new(c.clone()))),
+            ("next", _, [S::Iterator(c)]) => element(c).map(Ok)?,
+            ("simple_call", Some("range" | "xrange"), [_, bounds @ ..])
+                if !bounds.is_empty()
+                    && bounds
+                        .iter()
+                        .all(|a| matches!(a, S::Integer { .. } | S::Bool)) =>
+            {
+                let all_nonneg = bounds
+                    .iter()
+                    .all(|a| matches!(a, S::Integer { nonneg: true, .. } | S::Bool));
+                let item = if all_nonneg { nonneg() } else { S::int() };
+                self.new_list(site, &item, g, op)
+            }
+            ("simple_call", Some("list"), [_]) => self.new_list(site, &S::Impossible, g, op),
+            ("simple_call", Some("list"), [_, c]) => match element(c) {
+                Some(item) => self.new_list(site, &item, g, op),
+                None => return None,
+            },
+            ("simple_call", Some("enumerate"), [_, c]) => match element(c) {
+                Some(item) => self.new_list(site, &S::Tuple(vec![nonneg(), item]), g, op),
+                None => return None,
+            },
+            ("simple_call", Some("zip"), [_, a, b]) => match (element(a), element(b)) {
+                (Some(x), Some(y)) => self.new_list(site, &S::Tuple(vec![x, y]), g, op),
+                _ => return None,
+            },
+            ("simple_call", Some("reversed"), [_, c @ S::List(_)]) => {
+                Ok(S::Iterator(Box::new(c.clone())))
+            }
+            ("getattr", _, [receiver, S::Object]) => {
+                let Some(Constant::Name(name)) = op.args[1].as_const() else {
+                    return None;
+                };
+                let methods = match receiver {
+                    S::List(_) => LIST_METHODS,
+                    S::Dict(_) => DICT_METHODS,
+                    S::String { .. } | S::Char => STR_METHODS,
+                    _ => return None,
+                };
+                if !methods.contains(&name.as_str()) {
+                    return None;
+                }
+                Ok(S::BuiltinMethod {
+                    name: name.clone(),
+                    receiver: Box::new(receiver.clone()),
+                })
+            }
+            ("simple_call", _, [S::BuiltinMethod { name, receiver }, rest @ ..]) => {
+                return self.call_method(g, op, site, name, receiver, rest)
+            }
+            _ => return None,
+        })
+    }
+
+    /// Item `op.args[1]` (a constant) of a tuple.
+    fn tuple_item(
+        &self,
+        g: usize,
+        op: &SpaceOperation,
+        items: &[SomeValue],
+    ) -> Result<SomeValue, Diagnostic> {
+        let Some(Constant::Int(i)) = op.args[1].as_const() else {
+            return Err(self.error(
+                g,
+                op.pos,
+                "a tuple can only be indexed by a constant in RPython".into(),
+            ));
+        };
+        let n = items.len() as i64;
+        let k = if *i < 0 { i + n } else { *i };
+        match usize::try_from(k).ok().and_then(|k| items.get(k)) {
+            Some(item) => Ok(item.clone()),
+            None => Err(self.error(
+                g,
+                op.pos,
+                format!("index {i} is out of range for a tuple of {n} items"),
+            )),
+        }
+    }
+
+    /// A tuple sliced by constant bounds (`None` for a missing one).
+    fn tuple_slice(
+        &self,
+        g: usize,
+        op: &SpaceOperation,
+        items: &[SomeValue],
+    ) -> Result<SomeValue, Diagnostic> {
+        let n = items.len() as i64;
+        let bound = |i: usize, default: i64| match op.args[i].as_const() {
+            Some(Constant::Int(k)) => Some((if *k < 0 { k + n } else { *k }).clamp(0, n)),
+            Some(Constant::None) => Some(default),
+            _ => None,
+        };
+        match (bound(1, 0), bound(2, n)) {
+            (Some(lo), Some(hi)) => Ok(SomeValue::Tuple(
+                items[lo as usize..hi.max(lo) as usize].to_vec(),
+            )),
+            _ => Err(self.error(
+                g,
+                op.pos,
+                "a tuple can only be sliced by constants in RPython".into(),
+            )),
+        }
+    }
+
+    /// The list made at `site`, its items generalized with `item`.
+    fn new_list(
+        &mut self,
+        site: Site,
+        item: &SomeValue,
+        g: usize,
+        op: &SpaceOperation,
+    ) -> Result<SomeValue, Diagnostic> {
+        let id = self.containers.at_site(site);
+        self.store_item(g, op, id, false, item)?;
+        Ok(self.containers.resolve(&SomeValue::List(ListDef {
+            id,
+            item: Box::new(SomeValue::Impossible),
+            resizable: false,
+        })))
+    }
+
+    fn resized(&mut self, id: u32) {
+        let readers = self.containers.mark_resized(id);
+        self.schedule_all(readers);
+    }
+
+    /// Generalizes the items of list or dict `id` (`second`: a dict's values)
+    /// with `value`, stored by `op`.
+    pub(super) fn store_item(
+        &mut self,
+        g: usize,
+        op: &SpaceOperation,
+        id: u32,
+        second: bool,
+        value: &SomeValue,
+    ) -> Result<(), Diagnostic> {
+        match self.generalize_part(id, second, value) {
+            Ok(()) => Ok(()),
+            Err((old, new)) => Err(self.error(
+                g,
+                op.pos,
+                format!(
+                    "this {} holds {} and here gets {}; {}",
+                    if second { "dict" } else { "container" },
+                    old.describe(),
+                    new.describe(),
+                    "the items of an RPython list or dict all have one type"
+                ),
+            )),
+        }
+    }
+
+    /// A call of a builtin method; `None` when RPython has no such method
+    /// with these arguments.
+    fn call_method(
+        &mut self,
+        g: usize,
+        op: &SpaceOperation,
+        site: Site,
+        name: &str,
+        receiver: &SomeValue,
+        args: &[SomeValue],
+    ) -> Option<Result<SomeValue, Diagnostic>> {
+        use SomeValue as S;
+        let int = |a: &S| matches!(a, S::Integer { .. } | S::Bool);
+        // A char has the methods of a string.
+        let widened;
+        let receiver = match receiver {
+            S::Char => {
+                widened = string(false);
+                &widened
+            }
+            other => other,
+        };
+        Some(match (receiver, name, args) {
+            (S::List(def), "append", [item]) => {
+                self.resized(def.id);
+                self.store_item(g, op, def.id, false, item)
+                    .map(|()| S::None)
+            }
+            (S::List(def), "insert", [i, item]) if int(i) => {
+                self.resized(def.id);
+                self.store_item(g, op, def.id, false, item)
+                    .map(|()| S::None)
+            }
+            (S::List(def), "pop", []) => {
+                self.resized(def.id);
+                Ok((*def.item).clone())
+            }
+            (S::List(def), "pop", [i]) if int(i) => {
+                self.resized(def.id);
+                Ok((*def.item).clone())
+            }
+            (S::List(def), "extend", [S::List(other)]) => {
+                self.resized(def.id);
+                self.store_item(g, op, def.id, false, &other.item)
+                    .map(|()| S::None)
+            }
+            (S::List(_), "reverse", []) => Ok(S::None),
+            (S::List(def), "remove", [_]) => {
+                self.resized(def.id);
+                Ok(S::None)
+            }
+            (S::List(_), "index" | "count", [_]) => Ok(nonneg()),
+            // Python 2's iterkeys() and friends iterate over what keys() and
+            // friends return.
+            (S::Dict(def), "keys" | "iterkeys", []) => self
+                .new_list(site, &def.key, g, op)
+                .map(|l| iterator_if(name, l)),
+            (S::Dict(def), "values" | "itervalues", []) => self
+                .new_list(site, &def.value, g, op)
+                .map(|l| iterator_if(name, l)),
+            (S::Dict(def), "items" | "iteritems", []) => {
+                let pair = S::Tuple(vec![(*def.key).clone(), (*def.value).clone()]);
+                self.new_list(site, &pair, g, op)
+                    .map(|l| iterator_if(name, l))
+            }
+            (S::Dict(def), "get", [_]) => Ok(union(&def.value, &S::None)?),
+            (S::Dict(def), "get" | "pop", [_, default]) => {
+                if name == "pop" {
+                    self.resized(def.id);
+                }
+                Ok(union(&def.value, default)?)
+            }
+            (S::Dict(def), "pop", [_]) => Ok((*def.value).clone()),
+            (S::Dict(def), "setdefault", [key, default]) => self
+                .store_item(g, op, def.id, false, key)
+                .and_then(|()| self.store_item(g, op, def.id, true, default))
+                .map(|()| self.containers.part(def.id, true)),
+            (S::Dict(_), "clear", []) => Ok(S::None),
+            (S::Dict(def), "copy", []) => {
+                let id = self.containers.at_site(site);
+                let copied = self
+                    .generalize_part(id, false, &def.key)
+                    .and_then(|()| self.generalize_part(id, true, &def.value));
+                copied.ok()?;
+                Ok(self.containers.resolve(&S::Dict(DictDef {
+                    id,
+                    key: Box::new(S::Impossible),
+                    value: Box::new(S::Impossible),
+                })))
+            }
+            (S::String { no_nul, .. }, "join", [S::List(def)])
+                if matches!(*def.item, S::String { .. } | S::Char | S::Impossible) =>
+            {
+                let items_no_nul = matches!(*def.item, S::String { no_nul: true, .. });
+                Ok(string(*no_nul && items_no_nul))
+            }
+            (S::String { no_nul, .. }, "split", [] | [_] | [_, _]) => {
+                self.new_list(site, &string(*no_nul), g, op)
+            }
+            (
+                S::String { no_nul, .. },
+                "strip" | "lstrip" | "rstrip" | "lower" | "upper",
+                [] | [_],
+            ) => Ok(string(*no_nul)),
+            (S::String { .. }, "replace", [_, _]) => Ok(string(false)),
+            (S::String { .. } | S::Char, "startswith" | "endswith", [_])
+            | (S::String { .. } | S::Char, "isdigit" | "isalpha" | "isspace", []) => Ok(S::Bool),
+            (S::String { .. } | S::Char, "find" | "rfind", [_]) => Ok(S::int()),
+            (S::String { .. } | S::Char, "count", [_]) => Ok(nonneg()),
+            _ => return None,
+        })
+    }
+}
