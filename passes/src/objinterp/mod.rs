@@ -211,6 +211,9 @@ pub struct ObjInterpreter<'p> {
     max_depth: usize,
     max_steps: Option<u64>,
     steps: u64,
+    /// With `with_recording`: every value each variable takes, as (graph
+    /// index, variable index, value), for tests that check the annotator.
+    recorded: Option<std::cell::RefCell<Vec<(usize, usize, ObjValue)>>>,
 }
 
 /// How a run stops inside `run`, before the error gets its traceback.
@@ -279,6 +282,7 @@ impl<'p> ObjInterpreter<'p> {
             max_depth: 100_000,
             max_steps: None,
             steps: 0,
+            recorded: None,
         }
     }
 
@@ -303,6 +307,28 @@ impl<'p> ObjInterpreter<'p> {
     pub fn with_step_limit(mut self, steps: u64) -> Self {
         self.max_steps = Some(steps);
         self
+    }
+
+    /// Records every value every variable takes (`recorded` returns them):
+    /// what the annotator's soundness test compares with the annotations.
+    pub fn with_recording(mut self) -> Self {
+        self.recorded = Some(Default::default());
+        self
+    }
+
+    /// The (graph index, variable index, value) of every assignment so far,
+    /// when recording.
+    pub fn recorded(&self) -> Vec<(usize, usize, ObjValue)> {
+        self.recorded
+            .as_ref()
+            .map(|r| r.borrow().clone())
+            .unwrap_or_default()
+    }
+
+    fn record(&self, graph: usize, var: usize, value: &ObjValue) {
+        if let Some(r) = &self.recorded {
+            r.borrow_mut().push((graph, var, value.clone()));
+        }
     }
 
     /// Runs the entry point with `argv` (a list of strings) and returns its
@@ -407,6 +433,7 @@ impl<'p> ObjInterpreter<'p> {
         }
         let mut env = vec![None; g.nvars];
         for (&v, a) in params.iter().zip(args) {
+            self.record(index, v, &a);
             env[v] = Some(a);
         }
         Ok(Frame {
@@ -451,6 +478,7 @@ impl<'p> ObjInterpreter<'p> {
                 match self.step(op, &frame.env, depth, out) {
                     Ok(Step::Value(v)) => {
                         let frame = stack.last_mut().expect("a frame is running");
+                        self.record(frame.graph, result, &v);
                         frame.env[result] = Some(v);
                         frame.pc += 1;
                     }
@@ -570,9 +598,11 @@ impl<'p> ObjInterpreter<'p> {
         let link = &g.blocks[frame.block].exits[exit];
         if let Some((etype, evalue)) = caught {
             if let Some(v) = link.last_exception {
+                self.record(frame.graph, v, &etype);
                 frame.env[v] = Some(etype);
             }
             if let Some(v) = link.last_exc_value {
+                self.record(frame.graph, v, &evalue);
                 frame.env[v] = Some(evalue);
             }
         }
@@ -587,12 +617,16 @@ impl<'p> ObjInterpreter<'p> {
                     "a link to the return block has no value".into(),
                 ));
             };
+            if let Some(&rv) = g.blocks[g.ret].inputargs.first() {
+                self.record(frame.graph, rv, &result);
+            }
             stack.pop();
             return Ok(match stack.last_mut() {
                 None => Next::Return(result),
                 Some(caller) => {
                     let cg = &self.graphs[caller.graph];
                     let call = &cg.blocks[caller.block].ops[caller.pc];
+                    self.record(caller.graph, call.result, &result);
                     caller.env[call.result] = Some(result);
                     caller.pc += 1;
                     Next::Continue
@@ -617,6 +651,7 @@ impl<'p> ObjInterpreter<'p> {
             )));
         }
         for (&v, x) in target.inputargs.iter().zip(values) {
+            self.record(frame.graph, v, &x);
             frame.env[v] = Some(x);
         }
         frame.block = link.target;
