@@ -2354,3 +2354,19 @@ fn a_finally_body_built_once_per_way_out_reports_its_errors_once() {
     ));
     assert_eq!(e, ["t.py:7:15: name 'undefined_name' is not defined"]);
 }
+
+#[test]
+fn python_3_unbinds_the_handler_name_when_the_handler_ends() {
+    let src = "def f(s):\n    try:\n        n = int(s)\n    except ValueError as e:\n        n = 0\n    return e\n\ndef entry_point(argv):\n    f(argv[0])\n    return 0\n";
+    let e = errors3(&format!("{src}{TARGET}"));
+    assert_eq!(
+        e,
+        ["t.py:6:12: local variable 'e' is referenced before assignment"]
+    );
+    // Python 2 keeps it (here it is unbound only when nothing was raised).
+    let e = errors2(&format!("{}{TARGET}", src.replace(" as e", ", e")));
+    assert_eq!(
+        e,
+        ["t.py:6:12: local variable 'e' might be used before assignment"]
+    );
+}

@@ -676,6 +676,14 @@ impl FnBuilder<'_, '_> {
             if self.live() {
                 self.drop_top();
                 self.drop_top();
+                // Python 3 deletes the name bound by `except E as e` when the
+                // handler ends.
+                if let (Some(name), Dialect::Py3) = (&h.name, self.m.dialect) {
+                    if let Some(&slot) = self.slot_of.get(name) {
+                        self.state.env[slot] = None;
+                        self.state.maybe[slot] = false;
+                    }
+                }
             }
             out.extend(self.close());
         }
