@@ -22,7 +22,7 @@ use super::{FuncDef, Global, GlobalAccess, ModuleCtx, PrebuiltTable, ProgramDefs
 use crate::objinterp::exceptions::ClassTable;
 use crate::objinterp::modules;
 use crate::objinterp::{ObjError, ObjInterpreter, ObjValue};
-use rpy_ir::ast::ExprKind;
+use rpy_ir::ast::{Dialect, ExprKind};
 use rpy_ir::diag::{Diagnostic, Pos};
 use rpy_ir::graph::{Constant, Flow, FunctionGraph, PrebuiltObject, Program};
 use std::collections::HashMap;
@@ -60,7 +60,6 @@ pub(crate) fn import_program(
     // The module objects, as prebuilt objects of the import-time program.
     let mut names: Vec<&str> = set.kinds.keys().map(String::as_str).collect();
     names.sort();
-    let objects = modules::module_objects(&names);
     let module_consts: Rc<HashMap<String, Constant>> = Rc::new(
         names
             .iter()
@@ -68,37 +67,10 @@ pub(crate) fn import_program(
             .map(|(i, n)| (n.to_string(), Constant::Prebuilt(i as u32)))
             .collect(),
     );
-    let module_value = |name: &str| -> Option<ObjValue> {
-        let i = names.iter().position(|n| *n == name)?;
-        Some(objects[i].clone())
-    };
-    let classes = ClassTable::builtin(dialect);
-    for (name, kind) in &set.kinds {
-        let Some(m) = module_value(name) else {
-            continue;
-        };
-        if let ModuleKind::Rlib = kind {
-            for (attr, value) in rlib::module_attributes(name) {
-                if let Some(v) = ObjValue::from_constant(&value, &classes) {
-                    modules::set(&m, &attr, v);
-                }
-            }
-        }
-        if !matches!(kind, ModuleKind::Program(_)) {
-            // Packages that are not executed hold their submodules at once.
-            if let Some((parent, child)) = name.rsplit_once('.') {
-                if let Some(p) = module_value(parent) {
-                    modules::set(&p, child, m.clone());
-                }
-            }
-        }
-    }
-    for (name, obj) in names.iter().zip(&objects) {
-        modules::set(obj, "__name__", ObjValue::str(name));
-    }
-
-    // The import-time graphs: each module body and every function.
+    // The import-time graphs: each module body, and each function once
+    // import-time code calls it.
     let mut graphs: Vec<FunctionGraph<Flow>> = Vec::new();
+    let mut contexts: HashMap<&str, ModuleCtx> = HashMap::new();
     let mut diags = Vec::new();
     let mut unbuilt: HashMap<String, Vec<Diagnostic>> = HashMap::new();
     let program_defs = Rc::new(ProgramDefs {
@@ -145,21 +117,7 @@ pub(crate) fn import_program(
         let built = builder::build_function(&ctx, &body, &body_graph_name(&m.name));
         diags.extend(built.diags);
         graphs.extend(built.graph);
-        let mut own: Vec<(&String, &FuncDef)> = defs
-            .functions
-            .iter()
-            .filter(|(g, _)| function_modules.get(*g) == Some(&m.name))
-            .collect();
-        own.sort_by_key(|(g, _)| g.as_str());
-        for (graph, def) in own {
-            let built = builder::build_function(&ctx, def, graph);
-            match built.graph {
-                Some(g) if built.diags.is_empty() => graphs.push(g),
-                _ => {
-                    unbuilt.insert(graph.clone(), built.diags);
-                }
-            }
-        }
+        contexts.insert(&m.name, ctx);
     }
     // The hints the module bodies' decorators recorded.
     defs.hints.borrow_mut().extend(program_defs.hints.take());
@@ -167,80 +125,154 @@ pub(crate) fn import_program(
         return Err(diags);
     }
 
-    let program = Program {
-        path: main.path.clone(),
-        graphs,
-        entry: String::new(),
-        types: Default::default(),
-        prebuilt: Vec::new(),
-    };
-    let mut interp = ObjInterpreter::with_prebuilt_values(&program, dialect, objects.clone());
-    let mut out: Vec<u8> = Vec::new();
-    let failure = |e: ObjError, module: &str| -> Vec<Diagnostic> {
-        if let Some(d) = e
-            .message
+    // Each run starts from fresh module objects; a run that calls a
+    // function with no graph yet builds it and starts again (module bodies
+    // are deterministic, so the run is the same up to there).
+    let missing_function = |e: &ObjError| -> Option<String> {
+        // A call from a graph, or the call of `target` itself.
+        e.message
             .strip_prefix("the program has no graph for the function '")
+            .or_else(|| e.message.strip_prefix("no graph named '"))
             .and_then(|rest| rest.strip_suffix('\''))
-            .and_then(|f| unbuilt.get(f))
-        {
-            return d.clone();
-        }
-        let (path, source, pos) = position_of(set, &program, &function_modules, &e);
-        vec![Diagnostic::new(
-            path,
-            pos,
-            format!(
-                "importing the module '{module}' raised {}; module-level code runs when the program is imported, with Python's semantics, and must not fail",
-                e.exception_line()
-            ),
-        )
-        .with_source(source)]
+            .map(str::to_string)
     };
-    for &i in &set.order {
-        let m = &set.modules[i];
-        if let Err(e) = interp.call(&body_graph_name(&m.name), Vec::new(), &mut out) {
-            return Err(failure(e, &m.name));
-        }
-        if let (Some((parent, child)), Some(obj)) = (m.name.rsplit_once('.'), module_value(&m.name))
-        {
-            if let Some(p) = module_value(parent) {
-                modules::set(&p, child, obj);
+    loop {
+        let objects = fresh_module_objects(set, &names, dialect);
+        let module_value = |name: &str| -> Option<ObjValue> {
+            let i = names.iter().position(|n| *n == name)?;
+            Some(objects[i].clone())
+        };
+        let program = Program {
+            path: main.path.clone(),
+            graphs: graphs.clone(),
+            entry: String::new(),
+            types: Default::default(),
+            prebuilt: Vec::new(),
+        };
+        let mut interp = ObjInterpreter::with_prebuilt_values(&program, dialect, objects.clone());
+        // Output at import time goes to the translator's terminal, not to
+        // the translated program's: it is not part of the program.
+        let mut out: Vec<u8> = Vec::new();
+        let mut run = || -> Result<String, RunFailure> {
+            for &i in &set.order {
+                let m = &set.modules[i];
+                interp
+                    .call(&body_graph_name(&m.name), Vec::new(), &mut out)
+                    .map_err(|e| RunFailure::Raised(e, m.name.clone()))?;
+                if let (Some((parent, child)), Some(obj)) =
+                    (m.name.rsplit_once('.'), module_value(&m.name))
+                {
+                    if let Some(p) = module_value(parent) {
+                        modules::set(&p, child, obj);
+                    }
+                }
+            }
+            let main_obj = module_value(&main.name).expect("the main module has an object");
+            find_entry(set, defs, &main_obj, &unbuilt, &mut interp, &mut out)
+        };
+        let failure = match run() {
+            Ok(entry) => {
+                let mut globals = HashMap::new();
+                for name in &names {
+                    let Some(obj) = module_value(name) else {
+                        continue;
+                    };
+                    let attrs = modules::attributes(&obj)
+                        .into_iter()
+                        .map(|(k, v)| (k, global_of(&v)))
+                        .collect();
+                    globals.insert(name.to_string(), attrs);
+                }
+                return Ok(Imported {
+                    globals,
+                    entry,
+                    function_modules,
+                });
+            }
+            Err(f) => f,
+        };
+        let (e, module) = match failure {
+            RunFailure::Diagnostics(d) => return Err(d),
+            RunFailure::Raised(e, module) => (e, module),
+        };
+        let Some(f) = missing_function(&e).filter(|f| !unbuilt.contains_key(f)) else {
+            if let Some(d) = missing_function(&e).and_then(|f| unbuilt.get(&f)) {
+                return Err(d.clone());
+            }
+            let (path, source, pos) = position_of(set, &program, &function_modules, &e);
+            return Err(vec![Diagnostic::new(
+                path,
+                pos,
+                format!(
+                    "importing the module '{module}' raised {}; module-level code runs when the program is imported, with Python's semantics, and must not fail",
+                    e.exception_line()
+                ),
+            )
+            .with_source(source)]);
+        };
+        let def = defs.functions.get(&f);
+        let ctx = function_modules
+            .get(&f)
+            .and_then(|m| contexts.get(m.as_str()));
+        let (Some(def), Some(ctx)) = (def, ctx) else {
+            return Err(vec![Diagnostic::new(
+                &main.path,
+                Pos::new(1, 1),
+                format!("internal error in the import-time run: no function '{f}'"),
+            )]);
+        };
+        let built = builder::build_function(ctx, def, &f);
+        match built.graph {
+            Some(g) if built.diags.is_empty() => graphs.push(g),
+            _ => {
+                unbuilt.insert(f, built.diags);
             }
         }
     }
-    if !out.is_empty() {
-        // Output at import time would go to the translator's terminal, not
-        // to the translated program's: it is not part of the program.
-        out.clear();
-    }
+}
 
-    let main_obj = module_value(&main.name).expect("the main module has an object");
-    let entry = find_entry(
-        set,
-        defs,
-        &main_obj,
-        &unbuilt,
-        &mut interp,
-        &mut out,
-        &failure,
-    )?;
+/// Why an import-time run stopped.
+enum RunFailure {
+    /// The program raised (or called a function with no graph yet), in the
+    /// named module's import.
+    Raised(ObjError, String),
+    Diagnostics(Vec<Diagnostic>),
+}
 
-    let mut globals = HashMap::new();
-    for name in &names {
-        let Some(obj) = module_value(name) else {
+/// New module objects for a run: the program's empty but for `__name__`,
+/// the rlib modules with their names, packages holding their rlib and
+/// external submodules.
+fn fresh_module_objects(set: &ModuleSet, names: &[&str], dialect: Dialect) -> Vec<ObjValue> {
+    let objects = modules::module_objects(names);
+    let module_value = |name: &str| -> Option<ObjValue> {
+        let i = names.iter().position(|n| *n == name)?;
+        Some(objects[i].clone())
+    };
+    let classes = ClassTable::builtin(dialect);
+    for (name, kind) in &set.kinds {
+        let Some(m) = module_value(name) else {
             continue;
         };
-        let attrs = modules::attributes(&obj)
-            .into_iter()
-            .map(|(k, v)| (k, global_of(&v)))
-            .collect();
-        globals.insert(name.to_string(), attrs);
+        if let ModuleKind::Rlib = kind {
+            for (attr, value) in rlib::module_attributes(name) {
+                if let Some(v) = ObjValue::from_constant(&value, &classes) {
+                    modules::set(&m, &attr, v);
+                }
+            }
+        }
+        if !matches!(kind, ModuleKind::Program(_)) {
+            // Packages that are not executed hold their submodules at once.
+            if let Some((parent, child)) = name.rsplit_once('.') {
+                if let Some(p) = module_value(parent) {
+                    modules::set(&p, child, m.clone());
+                }
+            }
+        }
     }
-    Ok(Imported {
-        globals,
-        entry,
-        function_modules,
-    })
+    for (name, obj) in names.iter().zip(&objects) {
+        modules::set(obj, "__name__", ObjValue::str(name));
+    }
+    objects
 }
 
 /// Where an import-time failure happened: the file and the position of the
@@ -358,11 +390,12 @@ fn find_entry(
     unbuilt: &HashMap<String, Vec<Diagnostic>>,
     interp: &mut ObjInterpreter,
     out: &mut Vec<u8>,
-    failure: &dyn Fn(ObjError, &str) -> Vec<Diagnostic>,
-) -> Result<String, Vec<Diagnostic>> {
+) -> Result<String, RunFailure> {
     let main = &set.modules[0];
     let diag = |pos: Pos, message: &str| {
-        vec![Diagnostic::new(&main.path, pos, message).with_source(&main.source)]
+        RunFailure::Diagnostics(vec![
+            Diagnostic::new(&main.path, pos, message).with_source(&main.source)
+        ])
     };
     let target = match modules::get(main_obj, "target") {
         Some(ObjValue::Func(f)) => f.to_string(),
@@ -391,7 +424,7 @@ fn find_entry(
         let args = ObjValue::list(Vec::new());
         match interp.call(&target, vec![driver, args], out) {
             Ok(v) => Some(v),
-            Err(e) => return Err(failure(e, &main.name)),
+            Err(e) => return Err(RunFailure::Raised(e, main.name.clone())),
         }
     };
     let entry = match result {
