@@ -158,7 +158,7 @@ pub(crate) fn import_program(
                 let m = &set.modules[i];
                 interp
                     .call(&body_graph_name(&m.name), Vec::new(), &mut out)
-                    .map_err(|e| RunFailure::Raised(e, m.name.clone()))?;
+                    .map_err(|e| RunFailure::Raised(Box::new(e), m.name.clone()))?;
                 if let (Some((parent, child)), Some(obj)) =
                     (m.name.rsplit_once('.'), module_value(&m.name))
                 {
@@ -235,7 +235,7 @@ pub(crate) fn import_program(
 enum RunFailure {
     /// The program raised (or called a function with no graph yet), in the
     /// named module's import.
-    Raised(ObjError, String),
+    Raised(Box<ObjError>, String),
     Diagnostics(Vec<Diagnostic>),
 }
 
@@ -424,7 +424,7 @@ fn find_entry(
         let args = ObjValue::list(Vec::new());
         match interp.call(&target, vec![driver, args], out) {
             Ok(v) => Some(v),
-            Err(e) => return Err(RunFailure::Raised(e, main.name.clone())),
+            Err(e) => return Err(RunFailure::Raised(Box::new(e), main.name.clone())),
         }
     };
     let entry = match result {
