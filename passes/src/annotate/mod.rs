@@ -28,7 +28,7 @@ use provenance::{describe_pos, GraphVar, Origin, Provenance};
 use rpy_ir::annotation::{Desc, DictDef, ListDef, SomeValue};
 use rpy_ir::diag::{Diagnostic, Diagnostics, Pos};
 use rpy_ir::graph::{
-    Annotated, Arg, BlockId, Constant, Flow, FunctionGraph, Link, PrebuiltObject, Program,
+    Annotated, Arg, Block, BlockId, Constant, Flow, FunctionGraph, Link, PrebuiltObject, Program,
     SpaceOperation, Var,
 };
 use std::collections::{BTreeSet, HashMap, VecDeque};
@@ -148,6 +148,33 @@ fn argv_item() -> SomeValue {
     SomeValue::String {
         can_be_none: false,
         no_nul: true,
+    }
+}
+
+/// The variable known not to be None on `link`: the block switches on
+/// `x is None` (or `not (x is None)`, as `x is not None` flows) and the link
+/// is the case where it is not. That is the `is None` narrowing of the seed:
+/// the branch gets `x` without None.
+fn not_none_on(block: &Block, link: &Link) -> Option<Var> {
+    let Some(Constant::Bool(case)) = &link.exitcase else {
+        return None;
+    };
+    let switch = block.exitswitch.as_ref()?.as_var()?;
+    let defining = |v: Var| block.operations.iter().find(|o| o.result == v);
+    let mut op = defining(switch)?;
+    let mut none_case = true;
+    if op.opname == "not_" {
+        op = defining(op.args.first()?.as_var()?)?;
+        none_case = false;
+    }
+    match (op.opname.as_str(), op.args.as_slice()) {
+        ("is_", [Arg::Var(x), Arg::Const(Constant::None)])
+        | ("is_", [Arg::Const(Constant::None), Arg::Var(x)])
+            if *case != none_case =>
+        {
+            Some(*x)
+        }
+        _ => None,
     }
 }
 
@@ -512,10 +539,14 @@ impl<'p> Annotator<'p> {
         let target = graph.block(link.target);
         // A link passing a value no run can produce (the item of an empty
         // list, the result of a call that never returns) is never taken.
+        let not_none = not_none_on(graph.block(b), link);
         let values: Vec<SomeValue> = link
             .args
             .iter()
-            .map(|a| self.arg_annotation(g, a))
+            .map(|a| match a {
+                Arg::Var(v) if Some(*v) == not_none => self.var_annotation(g, *v).without_none(),
+                _ => self.arg_annotation(g, a),
+            })
             .collect();
         if values.contains(&SomeValue::Impossible) {
             return Ok(());

@@ -148,3 +148,29 @@ fn explain_follows_contributions_back_to_their_lines() {
     let err = explain(&program, &text, "zzz").unwrap_err();
     assert!(err.contains("no variable named 'zzz'"), "{err}");
 }
+
+#[test]
+fn is_not_none_narrows_the_branch_where_it_holds() {
+    let body = "def find(n):\n    if n > 1:\n        return \"many\"\n    return None\n\n\
+                def entry_point(argv):\n    r = find(len(argv))\n    if r is not None:\n        \
+                print(r + \"!\")\n    if r is None:\n        return 1\n    return len(r)\n";
+    let (program, text) = flow(body);
+    let annotated = annotate(program, &text).unwrap_or_else(|d| panic!("{d}"));
+    let g = annotated.graph("entry_point").unwrap();
+    let narrowed = SomeValue::String {
+        can_be_none: false,
+        no_nul: true,
+    };
+    let nullable = SomeValue::String {
+        can_be_none: true,
+        no_nul: true,
+    };
+    let infos: Vec<&SomeValue> = g
+        .vars
+        .iter()
+        .filter(|v| v.name.as_deref() == Some("r"))
+        .map(|v| &v.info)
+        .collect();
+    assert!(infos.contains(&&narrowed), "{infos:?}");
+    assert!(infos.contains(&&nullable), "{infos:?}");
+}
