@@ -40,6 +40,12 @@ impl Optimization for OptEarlyForce {
         "earlyforce"
     }
 
+    fn fork(&self, copies: &mut super::Forks) -> Box<dyn Optimization> {
+        Box::new(OptEarlyForce {
+            virtuals: self.virtuals.as_ref().map(|v| copies.virtuals(v)),
+        })
+    }
+
     fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
         let Some(virtuals) = &self.virtuals else {
             next.emit(op, sh);

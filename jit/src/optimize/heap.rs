@@ -15,23 +15,21 @@
 //! constant length) is zeroed memory: its fields and items are known to be
 //! 0 (null, 0.0) from the start.
 
-use std::collections::HashMap;
-
 use rpy_ir::lltype::{ContainerType, LowLevelType};
 
 use crate::trace::{DescrData, DescrId, Kind, Op, Value};
 
-use super::{Next, Optimization, ReadPlace, RememberedRead, Shared};
+use super::{Next, Optimization, ReadPlace, RememberedRead, Shared, WordMap};
 
 /// The `heap` optimization.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct OptHeap {
     /// offset -> object -> value
-    fields: HashMap<usize, HashMap<Value, Value>>,
+    fields: WordMap<usize, WordMap<Value, Value>>,
     /// array descr -> (array, index) -> value
-    items: HashMap<DescrId, HashMap<(Value, i64), Value>>,
+    items: WordMap<DescrId, WordMap<(Value, i64), Value>>,
     /// array -> length (lengths never change)
-    lengths: HashMap<Value, Value>,
+    lengths: WordMap<Value, Value>,
 }
 
 /// The longest fresh array whose items are recorded as zero.
@@ -76,6 +74,10 @@ impl OptHeap {
 impl Optimization for OptHeap {
     fn name(&self) -> &'static str {
         "heap"
+    }
+
+    fn fork(&self, _: &mut super::Forks) -> Box<dyn Optimization> {
+        Box::new(self.clone())
     }
 
     fn remembered_reads(&self) -> Vec<RememberedRead> {

@@ -456,7 +456,7 @@ fn narrow(sh: &mut Shared, v: Value, b: IntBound) {
 }
 
 /// The `intbounds` optimization.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct OptIntBounds {
     /// The last overflow-checking op was proven not to overflow: its
     /// `guard_no_overflow` goes.
@@ -469,6 +469,10 @@ pub struct OptIntBounds {
 impl Optimization for OptIntBounds {
     fn name(&self) -> &'static str {
         "intbounds"
+    }
+
+    fn fork(&self, _: &mut super::Forks) -> Box<dyn Optimization> {
+        Box::new(self.clone())
     }
 
     fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {

@@ -22,7 +22,10 @@ pub mod rewrite;
 pub mod unroll;
 pub mod virtualize;
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::rc::Rc;
 
 use crate::trace::{opc, BoxId, Kind, Op, Trace, Value};
 pub use intbounds::IntBound;
@@ -32,13 +35,58 @@ pub const ALL_PASSES: &str = "intbounds:rewrite:virtualize:string:earlyforce:pur
 /// The optimizations implemented so far, in order.
 pub const IMPLEMENTED_PASSES: &str = "intbounds:rewrite:virtualize:earlyforce:pure:heap:unroll";
 
+/// A hasher for the optimizer's tables, keyed by opcodes, boxes and
+/// constants: they are not chosen by an adversary, and SipHash (the
+/// standard one) took a fifth of the optimizer's time.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct WordHasher(u64);
+
+impl Hasher for WordHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        // one multiply-rotate round per word, as rustc's FxHasher
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+
+    fn write_isize(&mut self, n: isize) {
+        self.write_u64(n as u64);
+    }
+}
+
+/// A hash map with [`WordHasher`].
+pub(crate) type WordMap<K, V> = HashMap<K, V, BuildHasherDefault<WordHasher>>;
+/// A hash set with [`WordHasher`].
+pub(crate) type WordSet<K> = HashSet<K, BuildHasherDefault<WordHasher>>;
+
+/// No defining operation (an index into `defs`).
+const NO_DEF: usize = usize::MAX;
+
 /// What the optimizations share.
+#[derive(Clone)]
 pub struct Shared {
     /// The output trace: its ops are what reached the end of the chain.
     pub trace: Trace,
     forward: Vec<Option<Value>>,
-    bounds: HashMap<BoxId, IntBound>,
-    defs: HashMap<BoxId, usize>,
+    /// The bound of each box (unbounded when nothing is known).
+    bounds: Vec<IntBound>,
+    /// The index in the output of the operation defining each box, or
+    /// `NO_DEF`.
+    defs: Vec<usize>,
     extra: VecDeque<Op>,
     next_name: u64,
 }
@@ -77,12 +125,14 @@ impl Shared {
 
     /// A new box with a fresh name.
     pub fn new_box(&mut self, kind: Kind) -> BoxId {
-        self.trace.boxes.push(crate::trace::BoxInfo {
-            name: format!("{}{}", kind.prefix(), self.next_name),
-            kind,
-        });
+        let mut name = String::with_capacity(8);
+        name.push(kind.prefix());
+        push_decimal(&mut name, self.next_name);
+        self.trace.boxes.push(crate::trace::BoxInfo { name, kind });
         self.next_name += 1;
         self.forward.push(None);
+        self.bounds.push(IntBound::unbounded());
+        self.defs.push(NO_DEF);
         self.trace.boxes.len() - 1
     }
 
@@ -94,11 +144,7 @@ impl Shared {
     pub fn bound(&self, v: Value) -> IntBound {
         match self.resolve(v) {
             Value::Int(c) => IntBound::constant(c),
-            Value::Box(b) => self
-                .bounds
-                .get(&b)
-                .copied()
-                .unwrap_or_else(IntBound::unbounded),
+            Value::Box(b) => self.bounds[b],
             Value::Class(d) => {
                 IntBound::constant(self.trace.header.class_id(d).unwrap_or(0) as i64)
             }
@@ -116,9 +162,7 @@ impl Shared {
             }
             let old = self.bound(Value::Box(id));
             match old.intersect(&b) {
-                Some(n) => {
-                    self.bounds.insert(id, n);
-                }
+                Some(n) => self.bounds[id] = n,
                 None => return false,
             }
         }
@@ -126,14 +170,14 @@ impl Shared {
     }
 
     fn forget(&mut self, b: BoxId) {
-        self.bounds.remove(&b);
-        self.defs.remove(&b);
+        self.bounds[b] = IntBound::unbounded();
+        self.defs[b] = NO_DEF;
     }
 
     /// The output operation that defines `v`, if any.
     pub fn def_of(&self, v: Value) -> Option<&Op> {
         match self.resolve(v) {
-            Value::Box(b) => self.defs.get(&b).map(|i| &self.trace.ops[*i]),
+            Value::Box(b) => self.trace.ops.get(self.defs[b]),
             _ => None,
         }
     }
@@ -145,7 +189,7 @@ impl Shared {
 
     fn output(&mut self, op: Op) {
         if let Some(r) = op.result {
-            self.defs.insert(r, self.trace.ops.len());
+            self.defs[r] = self.trace.ops.len();
         }
         self.trace.ops.push(op);
     }
@@ -167,6 +211,29 @@ pub trait Optimization {
     }
     /// For `unroll`: forgets the remembered contents `keep` rejects.
     fn retain_reads(&mut self, _keep: &dyn Fn(&RememberedRead) -> bool) {}
+    /// A copy of this optimization in its present state, for a run that
+    /// goes on from the same point (`unroll` optimizes the loop body again
+    /// from one optimized preamble). State shared between members of the
+    /// chain is copied once, through `copies`.
+    fn fork(&self, copies: &mut Forks) -> Box<dyn Optimization>;
+}
+
+/// The copies of shared state made while forking one chain.
+#[derive(Default)]
+pub struct Forks {
+    virtuals: Vec<(virtualize::Virtuals, virtualize::Virtuals)>,
+}
+
+impl Forks {
+    /// The copy of `v` (the same copy for every member sharing `v`).
+    pub(crate) fn virtuals(&mut self, v: &virtualize::Virtuals) -> virtualize::Virtuals {
+        if let Some((_, copy)) = self.virtuals.iter().find(|(o, _)| Rc::ptr_eq(o, v)) {
+            return copy.clone();
+        }
+        let copy = Rc::new(RefCell::new(v.borrow().clone()));
+        self.virtuals.push((v.clone(), copy.clone()));
+        copy
+    }
 }
 
 /// A virtual object as `virtualize` keeps it: the allocation it stands for
@@ -329,20 +396,34 @@ impl Run {
             .filter_map(|b| b.name[1..].parse::<u64>().ok())
             .max()
             .map_or(0, |m| m + 1);
-        let mut out = trace.clone();
-        out.ops.clear();
+        let out = Trace {
+            header: trace.header.clone(),
+            boxes: trace.boxes.clone(),
+            inputs: trace.inputs.clone(),
+            ops: Vec::with_capacity(trace.ops.len() * 2),
+        };
         Ok(Run {
             chain,
             sh: Shared {
                 forward: vec![None; trace.boxes.len()],
                 trace: out,
-                bounds: HashMap::new(),
-                defs: HashMap::new(),
+                bounds: vec![IntBound::unbounded(); trace.boxes.len()],
+                defs: vec![NO_DEF; trace.boxes.len()],
                 extra: VecDeque::new(),
                 next_name,
             },
             budget: 64 * trace.ops.len() + 1024,
         })
+    }
+
+    /// A copy of this run in its present state.
+    pub(crate) fn fork(&self) -> Run {
+        let mut copies = Forks::default();
+        Run {
+            chain: self.chain.iter().map(|o| o.fork(&mut copies)).collect(),
+            sh: self.sh.clone(),
+            budget: self.budget,
+        }
     }
 
     /// Sends `op` through the chain (a `label` is prepared first), then the
@@ -374,6 +455,23 @@ impl Run {
         remove_dead(&mut result);
         result
     }
+}
+
+/// Appends the decimal digits of `n` (box names are made for every new box:
+/// `format!` was a noticeable part of peeling).
+fn push_decimal(s: &mut String, n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = n;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    s.extend(digits[at..].iter().map(|d| *d as char));
 }
 
 /// Makes every label argument a distinct box (a constant or a repeated box

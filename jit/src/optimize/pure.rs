@@ -12,13 +12,13 @@
 //! comparisons `a < b`, `b > a`, `a >= b` and `b <= a` are constants, and a
 //! guard on a constant that holds goes.
 
-use std::collections::HashMap;
+use std::sync::LazyLock;
 
 use rpy_ir::llops::eval_int;
 
-use crate::trace::{opc, Op, Opcode, Value};
+use crate::trace::{opcode, Op, Opcode, Value, OPS};
 
-use super::{Next, Optimization, Shared};
+use super::{Next, Optimization, Shared, WordMap};
 
 /// The value of a trace integer operation on constants (`None`: not an
 /// integer operation, or undefined for these arguments).
@@ -110,20 +110,62 @@ fn is_comparison(name: &str) -> bool {
         )
 }
 
-type Key = (Opcode, Vec<Value>, Option<usize>);
+/// The opcodes [`swapped`] and [`negated`] give, and whether
+/// [`is_comparison`], for every opcode: asked for every operation, so
+/// looked up by index rather than by name.
+struct Related {
+    swapped: Vec<Option<Opcode>>,
+    negated: Vec<Option<Opcode>>,
+    comparison: Vec<bool>,
+}
+
+static RELATED: LazyLock<Related> = LazyLock::new(|| {
+    let by = |f: fn(&str) -> Option<&'static str>| {
+        OPS.iter()
+            .map(|o| f(o.name).and_then(opcode))
+            .collect::<Vec<_>>()
+    };
+    Related {
+        swapped: by(swapped),
+        negated: by(negated),
+        comparison: OPS.iter().map(|o| is_comparison(o.name)).collect(),
+    }
+});
+
+/// The arguments of a remembered operation: up to three kept inline (no
+/// allocation for the common key), more in a vector.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum ArgsKey {
+    Inline(u8, [Value; 3]),
+    Spilled(Vec<Value>),
+}
+
+impl ArgsKey {
+    fn of(args: &[Value]) -> ArgsKey {
+        if args.len() <= 3 {
+            let mut inline = [Value::Int(0); 3];
+            inline[..args.len()].copy_from_slice(args);
+            ArgsKey::Inline(args.len() as u8, inline)
+        } else {
+            ArgsKey::Spilled(args.to_vec())
+        }
+    }
+}
+
+type Key = (Opcode, ArgsKey, Option<usize>);
 
 /// The `pure` optimization.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct OptPure {
-    seen: HashMap<Key, Value>,
+    seen: WordMap<Key, Value>,
 }
 
 impl OptPure {
-    /// Remembers that `name(args)` is `v`, and `name'(b, a)` with it.
-    fn remember(&mut self, name: &str, args: &[Value], descr: Option<usize>, v: Value) {
-        self.seen.insert((opc(name), args.to_vec(), descr), v);
-        if let (Some(sw), [a, b]) = (swapped(name), args) {
-            self.seen.insert((opc(sw), vec![*b, *a], descr), v);
+    /// Remembers that `code(args)` is `v`, and `code'(b, a)` with it.
+    fn remember(&mut self, code: Opcode, args: &[Value], descr: Option<usize>, v: Value) {
+        self.seen.insert((code, ArgsKey::of(args), descr), v);
+        if let (Some(sw), [a, b]) = (RELATED.swapped[code], args) {
+            self.seen.insert((sw, ArgsKey::of(&[*b, *a]), descr), v);
         }
     }
 
@@ -135,19 +177,25 @@ impl OptPure {
         if !def.info().pure || def.result.is_none() {
             return;
         }
-        let (name, args, descr) = (def.name(), def.args.clone(), def.descr);
+        let code = def.opcode;
+        let args = ArgsKey::of(&def.args);
+        let descr = def.descr;
+        let args: &[Value] = match &args {
+            ArgsKey::Inline(n, a) => &a[..*n as usize],
+            ArgsKey::Spilled(v) => v,
+        };
         // guard_false: the value is 0; guard_true: nonzero, which is 1 for
         // a comparison and unknown for other operations (x & 6)
-        let known = match (truth, is_comparison(name)) {
+        let known = match (truth, RELATED.comparison[code]) {
             (false, _) => Some(0),
             (true, true) => Some(1),
             (true, false) => None,
         };
         if let Some(k) = known {
-            self.remember(name, &args, descr, Value::Int(k));
+            self.remember(code, args, descr, Value::Int(k));
         }
-        if let Some(neg) = negated(name) {
-            self.remember(neg, &args, descr, Value::Int(!truth as i64));
+        if let Some(neg) = RELATED.negated[code] {
+            self.remember(neg, args, descr, Value::Int(!truth as i64));
         }
     }
 }
@@ -155,6 +203,10 @@ impl OptPure {
 impl Optimization for OptPure {
     fn name(&self) -> &'static str {
         "pure"
+    }
+
+    fn fork(&self, _: &mut super::Forks) -> Box<dyn Optimization> {
+        Box::new(self.clone())
     }
 
     fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
@@ -187,27 +239,31 @@ impl Optimization for OptPure {
             sh.make_equal(r, op.args[0]);
             return;
         }
-        let consts: Option<Vec<i64>> = op
-            .args
-            .iter()
-            .map(|a| match a {
-                Value::Int(c) => Some(*c),
-                _ => None,
-            })
-            .collect();
-        let folded = consts
-            .and_then(|c| fold_int(op.name(), &c))
-            .or_else(|| fold_ptr_self(op.name(), &op.args));
+        let all_consts = op.args.iter().all(|a| matches!(a, Value::Int(_)));
+        let folded = if all_consts {
+            let consts: Vec<i64> = op
+                .args
+                .iter()
+                .map(|a| match a {
+                    Value::Int(c) => *c,
+                    _ => 0,
+                })
+                .collect();
+            fold_int(op.name(), &consts)
+        } else {
+            None
+        };
+        let folded = folded.or_else(|| fold_ptr_self(op.name(), &op.args));
         if let Some(c) = folded {
             sh.make_equal(r, Value::Int(c));
             return;
         }
-        let key = (op.opcode, op.args.clone(), op.descr);
+        let key = (op.opcode, ArgsKey::of(&op.args), op.descr);
         if let Some(v) = self.seen.get(&key) {
             sh.make_equal(r, *v);
             return;
         }
-        self.remember(op.name(), &op.args, op.descr, Value::Box(r));
+        self.remember(op.opcode, &op.args, op.descr, Value::Box(r));
         next.emit(op, sh);
     }
 }

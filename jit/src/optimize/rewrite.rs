@@ -9,26 +9,27 @@
 
 use rpy_passes::rules::opt::{eval_expr, Fact, Facts, OptRule, Pat, Res, Ty, OPT_RULES};
 
-use crate::trace::{opcode, Kind, Op, Value};
+use crate::trace::{opcode, Kind, Op, Opcode, Value, OPS};
 
 use super::{IntBound, Next, Optimization, Shared};
 
-/// The rules whose pattern is rooted at each operation, in file order: the
-/// matcher looks only at those, not at every rule for every operation.
-fn rules_for(op: &str) -> &'static [&'static OptRule] {
-    static BY_ROOT: std::sync::LazyLock<
-        std::collections::HashMap<&'static str, Vec<&'static OptRule>>,
-    > = std::sync::LazyLock::new(|| {
-        let mut map: std::collections::HashMap<&'static str, Vec<&'static OptRule>> =
-            Default::default();
-        for rule in OPT_RULES {
-            if let Pat::Op(root, _) = rule.lhs {
-                map.entry(root).or_default().push(rule);
+/// The rules whose pattern is rooted at each operation (by opcode), in
+/// file order: the matcher looks only at those, not at every rule for every
+/// operation.
+fn rules_for(code: Opcode) -> &'static [&'static OptRule] {
+    static BY_ROOT: std::sync::LazyLock<Vec<Vec<&'static OptRule>>> =
+        std::sync::LazyLock::new(|| {
+            let mut by_root: Vec<Vec<&'static OptRule>> = vec![Vec::new(); OPS.len()];
+            for rule in OPT_RULES {
+                if let Pat::Op(root, _) = rule.lhs {
+                    if let Some(code) = opcode(trace_name(root)) {
+                        by_root[code].push(rule);
+                    }
+                }
             }
-        }
-        map
-    });
-    BY_ROOT.get(op).map(Vec::as_slice).unwrap_or(&[])
+            by_root
+        });
+    &BY_ROOT[code]
 }
 
 /// The trace name of a rule's operation (rules speak `llops`).
@@ -97,13 +98,13 @@ impl Matcher<'_> {
             Pat::Var(i) => self.bind(*i, v),
             Pat::Int(c) => v == Value::Int(*c),
             Pat::Bool(b) => v == Value::Int(*b as i64),
-            Pat::Op(..) => match self.sh.def_of(v) {
-                Some(def) => {
-                    let def = def.clone();
-                    self.op(p, &def)
+            Pat::Op(..) => {
+                let sh = self.sh;
+                match sh.def_of(v) {
+                    Some(def) => self.op(p, def),
+                    None => false,
                 }
-                None => false,
-            },
+            }
         }
     }
 
@@ -229,10 +230,13 @@ impl Optimization for OptRewrite {
         "rewrite"
     }
 
+    fn fork(&self, _: &mut super::Forks) -> Box<dyn Optimization> {
+        Box::new(OptRewrite)
+    }
+
     fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
-        let rn = rule_name(op.name());
         if op.info().pure && op.result.is_some() {
-            for rule in rules_for(rn) {
+            for rule in rules_for(op.opcode) {
                 if let Some(new_ops) = try_rule(sh, rule, &op) {
                     for o in new_ops {
                         sh.send_extra(o);

@@ -41,9 +41,7 @@
 //!
 //! A trace that does not end in a jump is optimized as without `unroll`.
 
-use std::collections::{HashMap, HashSet};
-
-use super::{FieldSlot, IntBound, ReadPlace, RememberedRead, Run, VirtualShape};
+use super::{FieldSlot, IntBound, ReadPlace, RememberedRead, Run, VirtualShape, WordMap, WordSet};
 use crate::trace::{opc, BoxId, DescrData, Kind, Op, Trace, Value};
 
 /// How often the trace is optimized again with weaker assumptions (each
@@ -83,7 +81,7 @@ fn split_loop(trace: &Trace) -> Option<Loop> {
     if body.iter().any(|op| op.name() == "finish") {
         return None;
     }
-    let distinct: HashSet<BoxId> = header.iter().copied().collect();
+    let distinct: WordSet<BoxId> = header.iter().copied().collect();
     if distinct.len() != header.len() || jump.args.len() != header.len() {
         return None;
     }
@@ -95,7 +93,7 @@ fn split_loop(trace: &Trace) -> Option<Loop> {
         return None;
     }
     let mut next = jump.args.clone();
-    let mut known: HashSet<BoxId> = distinct;
+    let mut known: WordSet<BoxId> = distinct;
     known.extend(body.iter().filter_map(|op| op.result));
     for op in body.iter().chain(std::iter::once(jump)) {
         for v in op.args.iter().chain(op.fail_args.iter().flatten()) {
@@ -135,7 +133,7 @@ enum Assume {
 type Path = Vec<usize>;
 
 /// How far each assumption has been weakened (0: the most optimistic).
-type Levels = HashMap<Path, u8>;
+type Levels = WordMap<Path, u8>;
 
 fn virtual_of(run: &Run, v: Value) -> Option<(BoxId, VirtualShape)> {
     let b = run.sh.resolve(v).as_box()?;
@@ -147,9 +145,9 @@ fn virtual_of(run: &Run, v: Value) -> Option<(BoxId, VirtualShape)> {
 
 /// The virtual objects reachable twice from `roots` (through the fields of
 /// virtual objects): passing them field by field would make copies.
-fn shared_virtuals(run: &Run, roots: &[Value]) -> HashSet<BoxId> {
-    let mut seen = HashSet::new();
-    let mut shared = HashSet::new();
+fn shared_virtuals(run: &Run, roots: &[Value]) -> WordSet<BoxId> {
+    let mut seen = WordSet::default();
+    let mut shared = WordSet::default();
     let mut stack: Vec<Value> = roots.to_vec();
     while let Some(v) = stack.pop() {
         if let Some((b, shape)) = virtual_of(run, v) {
@@ -192,7 +190,7 @@ fn is_narrow(run: &Run, alloc: &Op, slot: FieldSlot) -> bool {
 struct Planner<'a> {
     run: &'a Run,
     levels: &'a Levels,
-    shared: HashSet<BoxId>,
+    shared: WordSet<BoxId>,
 }
 
 impl Planner<'_> {
@@ -247,7 +245,7 @@ impl Planner<'_> {
 /// of the assumptions it breaks.
 fn verify(
     run: &Run,
-    shared: &HashSet<BoxId>,
+    shared: &WordSet<BoxId>,
     a: &Assume,
     v: Value,
     path: &mut Path,
@@ -363,9 +361,9 @@ fn through_chain(run: &mut Run, values: Vec<Value>) -> Result<Vec<Value>, String
 fn kept_reads(
     run: &Run,
     plans: &[Assume],
-    dropped: &HashSet<(Value, ReadPlace)>,
+    dropped: &WordSet<(Value, ReadPlace)>,
 ) -> Vec<RememberedRead> {
-    fn same_values(a: &Assume, out: &mut HashSet<Value>) {
+    fn same_values(a: &Assume, out: &mut WordSet<Value>) {
         match a {
             Assume::Same(v) => {
                 out.insert(*v);
@@ -375,7 +373,7 @@ fn kept_reads(
         }
     }
     let sh = &run.sh;
-    let mut stable = HashSet::new();
+    let mut stable = WordSet::default();
     plans.iter().for_each(|a| same_values(a, &mut stable));
     let reads: Vec<RememberedRead> = run
         .chain
@@ -388,7 +386,7 @@ fn kept_reads(
         })
         .filter(|r| !dropped.contains(&(r.object, r.place)))
         .collect();
-    let is_stable = |stable: &HashSet<Value>, v: Value| v.is_const() || stable.contains(&v);
+    let is_stable = |stable: &WordSet<Value>, v: Value| v.is_const() || stable.contains(&v);
     loop {
         let before = stable.len();
         for r in &reads {
@@ -428,10 +426,16 @@ pub(super) fn optimize_loop(trace: &Trace, chain: &[&str]) -> Result<Option<Trac
     let Some(lp) = split_loop(trace) else {
         return Ok(None);
     };
-    let mut levels = Levels::new();
-    let mut dropped = HashSet::new();
+    let mut levels = Levels::default();
+    let mut dropped = WordSet::default();
+    // the preamble is the same in every round: optimized once, each round
+    // continues from a copy
+    let mut start = Run::new(trace, chain)?;
+    for op in lp.pre.iter().chain(&lp.body) {
+        start.feed(op.clone())?;
+    }
     for _ in 0..MAX_ROUNDS {
-        match peel(trace, &lp, chain, &levels, &dropped, false)? {
+        match peel(trace, &lp, start.fork(), &levels, &dropped, false)? {
             Peeled::Done(t) => return Ok(Some(t)),
             Peeled::Retry { broken, reads } => {
                 for p in broken {
@@ -443,26 +447,22 @@ pub(super) fn optimize_loop(trace: &Trace, chain: &[&str]) -> Result<Option<Trac
         }
     }
     // assume nothing: every value fresh, no memory known (always holds)
-    match peel(trace, &lp, chain, &levels, &dropped, true)? {
+    match peel(trace, &lp, start, &levels, &dropped, true)? {
         Peeled::Done(t) => Ok(Some(t)),
         Peeled::Retry { .. } => Err("internal error: peeling assumed nothing and failed".into()),
     }
 }
 
-/// One round: the preamble, the label under the assumptions `levels`
-/// allow, the peeled body, and the check at its jump.
+/// One round, from `run` at the end of the preamble: the label under the
+/// assumptions `levels` allow, the peeled body, and the check at its jump.
 fn peel(
     trace: &Trace,
     lp: &Loop,
-    chain: &[&str],
+    mut run: Run,
     levels: &Levels,
-    dropped: &HashSet<(Value, ReadPlace)>,
+    dropped: &WordSet<(Value, ReadPlace)>,
     assume_nothing: bool,
 ) -> Result<Peeled, String> {
-    let mut run = Run::new(trace, chain)?;
-    for op in lp.pre.iter().chain(&lp.body) {
-        run.feed(op.clone())?;
-    }
     // the end of the preamble: what each header box holds now
     let ends: Vec<Value> = lp.next.iter().map(|v| run.sh.resolve(*v)).collect();
     let planner = Planner {
@@ -486,13 +486,13 @@ fn peel(
     if assume_nothing {
         reads.clear();
     }
-    let keep: HashSet<(Value, ReadPlace)> = reads.iter().map(|r| (r.object, r.place)).collect();
+    let keep: WordSet<(Value, ReadPlace)> = reads.iter().map(|r| (r.object, r.place)).collect();
     let entry_values = through_chain(&mut run, flat)?;
 
     // the label, its boxes set from the preamble's values
     let mut label = Vec::new();
     let mut rebuild = Vec::new();
-    let mut rename: HashMap<BoxId, Value> = HashMap::new();
+    let mut rename: WordMap<BoxId, Value> = WordMap::default();
     for (h, a) in lp.header.iter().zip(&plans) {
         let v = enter(&mut run, a, &mut label, &mut rebuild);
         rename.insert(*h, v);
@@ -518,7 +518,7 @@ fn peel(
     for op in rebuild {
         run.feed(op)?;
     }
-    let renamed = |rename: &HashMap<BoxId, Value>, v: Value| match v {
+    let renamed = |rename: &WordMap<BoxId, Value>, v: Value| match v {
         Value::Box(b) => rename.get(&b).copied().unwrap_or(v),
         _ => v,
     };
@@ -546,7 +546,7 @@ fn peel(
     for (k, (a, v)) in plans.iter().zip(&jump_values).enumerate() {
         verify(&run, &shared, a, *v, &mut vec![k], &mut broken);
     }
-    let now: HashMap<(Value, ReadPlace), Value> = run
+    let now: WordMap<(Value, ReadPlace), Value> = run
         .chain
         .iter()
         .flat_map(|o| o.remembered_reads())
@@ -587,7 +587,7 @@ fn peel(
 /// which keep their value in every iteration. (Guards without arguments
 /// read a flag the operation before them sets: they stay.)
 fn drop_repeated_guards(t: &mut Trace, label_at: usize) {
-    let checked: HashSet<(usize, Vec<Value>, Option<usize>)> = t.ops[..label_at]
+    let checked: WordSet<(usize, Vec<Value>, Option<usize>)> = t.ops[..label_at]
         .iter()
         .filter(|op| op.is_guard() && !op.args.is_empty())
         .map(|op| (op.opcode, op.args.clone(), op.descr))
@@ -603,7 +603,7 @@ fn drop_repeated_guards(t: &mut Trace, label_at: usize) {
 /// loop does not otherwise use becomes that box: the copy goes. Returns
 /// the label's index afterwards.
 fn rename_entry_copies(t: &mut Trace, mut label_at: usize) -> usize {
-    let mut used_in_loop: HashMap<BoxId, usize> = HashMap::new();
+    let mut used_in_loop: WordMap<BoxId, usize> = WordMap::default();
     for op in &t.ops[label_at..] {
         for v in op.args.iter().chain(op.fail_args.iter().flatten()) {
             if let Value::Box(b) = v {
@@ -611,7 +611,7 @@ fn rename_entry_copies(t: &mut Trace, mut label_at: usize) -> usize {
             }
         }
     }
-    let mut sources: HashMap<BoxId, usize> = HashMap::new();
+    let mut sources: WordMap<BoxId, usize> = WordMap::default();
     let mut first = label_at;
     while first > 0 && t.ops[first - 1].name().starts_with("same_as") {
         first -= 1;
@@ -619,12 +619,12 @@ fn rename_entry_copies(t: &mut Trace, mut label_at: usize) -> usize {
             *sources.entry(*s).or_default() += 1;
         }
     }
-    let label_boxes: HashSet<BoxId> = t.ops[label_at]
+    let label_boxes: WordSet<BoxId> = t.ops[label_at]
         .args
         .iter()
         .filter_map(|v| v.as_box())
         .collect();
-    let mut rename: HashMap<BoxId, BoxId> = HashMap::new();
+    let mut rename: WordMap<BoxId, BoxId> = WordMap::default();
     let mut i = first;
     while i < label_at {
         let op = &t.ops[i];
@@ -656,9 +656,9 @@ fn rename_entry_copies(t: &mut Trace, mut label_at: usize) -> usize {
 /// Adds to the label, and to the jump unchanged, every box from before the
 /// label the loop reads, so the label lists all the loop's values.
 fn pass_outer_values(t: &mut Trace, label_at: usize) {
-    let mut outer: HashSet<BoxId> = t.inputs.iter().copied().collect();
+    let mut outer: WordSet<BoxId> = t.inputs.iter().copied().collect();
     outer.extend(t.ops[..label_at].iter().filter_map(|op| op.result));
-    let mut listed: HashSet<BoxId> = t.ops[label_at]
+    let mut listed: WordSet<BoxId> = t.ops[label_at]
         .args
         .iter()
         .filter_map(|v| v.as_box())

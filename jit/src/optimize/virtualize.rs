@@ -16,12 +16,12 @@
 //! force: the virtual objects are shared with it ([`Virtuals`]).
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use crate::trace::{opc, BoxId, DescrData, DescrId, Kind, Op, Value};
 
-use super::{FieldSlot, Next, Optimization, Shared, VirtualShape};
+use super::{FieldSlot, Next, Optimization, Shared, VirtualShape, WordMap};
 
 const MAX_VIRTUAL_ARRAY: i64 = 64;
 
@@ -40,7 +40,7 @@ pub(crate) enum Virtual {
 }
 
 /// The virtual objects of one run, by box.
-pub(crate) type Virtuals = Rc<RefCell<HashMap<BoxId, Virtual>>>;
+pub(crate) type Virtuals = Rc<RefCell<WordMap<BoxId, Virtual>>>;
 
 /// The `virtualize` optimization.
 #[derive(Default)]
@@ -199,6 +199,13 @@ impl OptVirtualize {
 impl Optimization for OptVirtualize {
     fn name(&self) -> &'static str {
         "virtualize"
+    }
+
+    fn fork(&self, copies: &mut super::Forks) -> Box<dyn Optimization> {
+        Box::new(OptVirtualize {
+            virtuals: copies.virtuals(&self.virtuals),
+            leave_escapes: self.leave_escapes,
+        })
     }
 
     fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
