@@ -99,6 +99,7 @@ impl IntBound {
             if b.zeros & b.ones != 0 || b.lo > b.hi {
                 return None;
             }
+            let before = b;
             // bits -> range
             let unknown = !(b.zeros | b.ones);
             let (min, max) = if unknown & SIGN != 0 {
@@ -120,6 +121,11 @@ impl IntBound {
             };
             b.ones |= (b.lo as u64) & mask;
             b.zeros |= !(b.lo as u64) & mask;
+            // a round that changed nothing is a fixpoint: the rounds left
+            // would change nothing either
+            if b == before {
+                break;
+            }
         }
         if b.zeros & b.ones != 0 || b.lo > b.hi {
             return None;
@@ -570,8 +576,19 @@ impl Optimization for OptIntBounds {
                 }
             }
             _ => {
-                let bounds: Vec<IntBound> = op.args.iter().map(|a| sh.bound(*a)).collect();
-                let mut rb = transfer(name, &bounds);
+                // integer operations take at most two arguments (calls more)
+                let mut two = [IntBound::unbounded(); 2];
+                let bounds: Vec<IntBound>;
+                let bounds: &[IntBound] = if op.args.len() <= 2 {
+                    for (b, a) in two.iter_mut().zip(&op.args) {
+                        *b = sh.bound(*a);
+                    }
+                    &two[..op.args.len()]
+                } else {
+                    bounds = op.args.iter().map(|a| sh.bound(*a)).collect();
+                    &bounds
+                };
+                let mut rb = transfer(name, bounds);
                 if let Some(d) = op.descr {
                     let t = match &sh.trace.header.descrs[d].data {
                         DescrData::Field { ty, .. } if name.starts_with("getfield") => {

@@ -211,6 +211,10 @@ impl Optimization for OptPure {
 
     fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
         let info = op.info();
+        if self.seen.capacity() == 0 {
+            // the memo grows with the trace: skip its first few doublings
+            self.seen.reserve(256);
+        }
         if op.name() == "label" {
             self.seen.clear();
             next.emit(op, sh);

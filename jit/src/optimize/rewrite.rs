@@ -71,8 +71,12 @@ impl Facts for BoundFacts<'_> {
 struct Matcher<'a> {
     sh: &'a Shared,
     rule: &'static OptRule,
-    vals: Vec<Option<Value>>,
+    vals: &'a mut [Option<Value>],
 }
+
+/// Rules with at most this many variables are matched without allocating
+/// (most rules do not match: the attempt must be cheap).
+const INLINE_VARS: usize = 8;
 
 impl Matcher<'_> {
     fn bind(&mut self, slot: usize, v: Value) -> bool {
@@ -121,11 +125,16 @@ impl Matcher<'_> {
 
 /// Tries `rule` on `op`; the replacement when it fires.
 fn try_rule(sh: &mut Shared, rule: &'static OptRule, op: &Op) -> Option<Vec<Op>> {
-    let mut m = Matcher {
-        sh,
-        rule,
-        vals: vec![None; rule.vars.len()],
+    let mut inline = [None; INLINE_VARS];
+    let mut spilled = Vec::new();
+    let n = rule.vars.len();
+    let vals: &mut [Option<Value>] = if n <= INLINE_VARS {
+        &mut inline[..n]
+    } else {
+        spilled.resize(n, None);
+        &mut spilled
     };
+    let mut m = Matcher { sh, rule, vals };
     if !m.op(&rule.lhs, op) {
         return None;
     }

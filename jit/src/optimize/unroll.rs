@@ -587,15 +587,21 @@ fn peel(
 /// which keep their value in every iteration. (Guards without arguments
 /// read a flag the operation before them sets: they stay.)
 fn drop_repeated_guards(t: &mut Trace, label_at: usize) {
-    let checked: WordSet<(usize, Vec<Value>, Option<usize>)> = t.ops[..label_at]
+    let (before, after) = t.ops.split_at(label_at);
+    let checked: WordSet<(usize, &[Value], Option<usize>)> = before
         .iter()
         .filter(|op| op.is_guard() && !op.args.is_empty())
-        .map(|op| (op.opcode, op.args.clone(), op.descr))
+        .map(|op| (op.opcode, op.args.as_slice(), op.descr))
+        .collect();
+    let keep: Vec<bool> = after
+        .iter()
+        .enumerate()
+        .map(|(i, op)| i == 0 || !checked.contains(&(op.opcode, op.args.as_slice(), op.descr)))
         .collect();
     let mut i = 0;
-    t.ops.retain(|op| {
+    t.ops.retain(|_| {
         i += 1;
-        i <= label_at + 1 || !checked.contains(&(op.opcode, op.args.clone(), op.descr))
+        i <= label_at || keep[i - 1 - label_at]
     });
 }
 
