@@ -28,7 +28,10 @@ fn stage_snapshots() {
 
 #[test]
 fn llinterpreter_matches_cpython() {
-    for p in support::programs().into_iter().filter(|p| p.reaches(StageName::Rtype)) {
+    for p in support::programs()
+        .into_iter()
+        .filter(|p| p.reaches(StageName::Rtype))
+    {
         let got = support::interp(&p.source(), &p.argv());
         if let Some(expected) = support::expected(&p) {
             assert_eq!(got, expected, "{} in the LLInterpreter", p.name);
@@ -38,7 +41,10 @@ fn llinterpreter_matches_cpython() {
 
 #[test]
 fn executable_matches_cpython() {
-    for p in support::programs().into_iter().filter(|p| p.reaches(StageName::Genc)) {
+    for p in support::programs()
+        .into_iter()
+        .filter(|p| p.reaches(StageName::Genc))
+    {
         let exe = support::build(&p.source(), &p.name);
         let got = support::run(Command::new(&exe).args(&p.args));
         if let Some(expected) = support::expected(&p) {

@@ -202,9 +202,7 @@ impl<'a> FuncGen<'a> {
                 | Constant::LastException
                 | Constant::Prebuilt(_),
                 _,
-            ) => {
-                return Err(self.err(pos, format!("the constant {c:?} is not a value")))
-            }
+            ) => return Err(self.err(pos, format!("the constant {c:?} is not a value"))),
         })
     }
 

@@ -815,10 +815,8 @@ fn some_value() -> impl Strategy<Value = SomeValue> {
                 can_be_none,
             }
         }),
-        (ident, any::<bool>()).prop_map(|(class, can_be_none)| SomeValue::Instance {
-            class,
-            can_be_none
-        }),
+        (ident, any::<bool>())
+            .prop_map(|(class, can_be_none)| SomeValue::Instance { class, can_be_none }),
         ident.prop_map(SomeValue::Builtin),
         Just(SomeValue::Object),
     ];

@@ -36,12 +36,16 @@ pub fn lltype_of(a: &SomeValue, types: &mut TypeTable) -> Result<LowLevelType, S
             LowLevelType::Ptr(lltype::add_list_type(types, &item))
         }
         // Values known statically are not represented at run time.
-        SomeValue::Impossible
-        | SomeValue::None
-        | SomeValue::Pbc { .. }
-        | SomeValue::Builtin(_) => LowLevelType::Void,
+        SomeValue::Impossible | SomeValue::None | SomeValue::Pbc { .. } | SomeValue::Builtin(_) => {
+            LowLevelType::Void
+        }
         SomeValue::Object => return Err("a value of mixed types has no low-level type".into()),
-        other => return Err(format!("the rtyper cannot represent {} yet", other.describe())),
+        other => {
+            return Err(format!(
+                "the rtyper cannot represent {} yet",
+                other.describe()
+            ))
+        }
     })
 }
 

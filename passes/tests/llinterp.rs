@@ -74,8 +74,13 @@ fn branch(
 ) {
     let b = g.block_mut(from);
     b.exitswitch = Some(Arg::Var(cond));
-    b.exits.push(Link::new(if_false.0, if_false.1, Some(Constant::Bool(false))));
-    b.exits.push(Link::new(if_true.0, if_true.1, Some(Constant::Bool(true))));
+    b.exits.push(Link::new(
+        if_false.0,
+        if_false.1,
+        Some(Constant::Bool(false)),
+    ));
+    b.exits
+        .push(Link::new(if_true.0, if_true.1, Some(Constant::Bool(true))));
 }
 
 fn ret(g: &mut G, from: BlockId, value: Arg) {
@@ -678,14 +683,18 @@ fn switches_on_ints_and_chars() {
         (Constant::Int(2), 20),
         (Constant::Name("default".into()), 99),
     ] {
-        g.block_mut(b).exits.push(Link::new(vec![int(val)], rb, Some(case)));
+        g.block_mut(b)
+            .exits
+            .push(Link::new(vec![int(val)], rb, Some(case)));
     }
     // ch(c): switch c { 'a' => 1, 'b' => 2 } (no default)
     let (mut h, hb, hs) = graph("ch", &[T::Char], T::Signed);
     let hr = h.returnblock;
     h.block_mut(hb).exitswitch = Some(v(hs[0]));
     for (case, val) in [(Constant::Char(b'a'), 1), (Constant::Char(b'b'), 2)] {
-        h.block_mut(hb).exits.push(Link::new(vec![int(val)], hr, Some(case)));
+        h.block_mut(hb)
+            .exits
+            .push(Link::new(vec![int(val)], hr, Some(case)));
     }
     let p = program(vec![g, h], types());
     for (n, r) in [(1, 10), (2, 20), (3, 99), (-1, 99)] {

@@ -568,7 +568,9 @@ impl FnBuilder<'_, '_> {
                 let block = self.g.block_mut(b);
                 block.exitswitch = Some(Arg::Var(sw));
                 for case in [false, true] {
-                    block.exits.push(Link::new(Vec::new(), PENDING, Some(Constant::Bool(case))));
+                    block
+                        .exits
+                        .push(Link::new(Vec::new(), PENDING, Some(Constant::Bool(case))));
                 }
                 let n = block.exits.len();
                 let state = std::mem::take(&mut self.state);

@@ -49,9 +49,10 @@ pub struct ObjError {
     /// The graph that was running.
     pub graph: String,
     /// The graphs on the call stack, outermost first (the last is `graph`).
-    pub traceback: Vec<String>,
-    /// The operation that raised (`None` when following a block's exit).
-    pub op: Option<String>,
+    pub traceback: Box<[String]>,
+    /// The operation that raised (`None` when following a block's exit);
+    /// boxed to keep `Result<_, ObjError>` small on the call path.
+    pub op: Option<Box<str>>,
     /// Where in the source that operation came from, when known.
     pub pos: Option<rpy_ir::diag::Pos>,
 }
@@ -345,7 +346,7 @@ impl<'p> ObjInterpreter<'p> {
                     v.type_name()
                 ),
                 graph: entry.clone(),
-                traceback: vec![entry],
+                traceback: Box::new([entry]),
                 op: None,
                 pos: None,
             }),
@@ -364,7 +365,7 @@ impl<'p> ObjInterpreter<'p> {
                 exc: "NameError".into(),
                 message: format!("no graph named '{func}'"),
                 graph: func.to_string(),
-                traceback: vec![],
+                traceback: Box::new([]),
                 op: None,
                 pos: None,
             });
@@ -383,7 +384,7 @@ impl<'p> ObjInterpreter<'p> {
                         let op = g.blocks[f.block].ops.get(f.pc);
                         (
                             g.name.clone(),
-                            op.map(|o| o.name.clone()),
+                            op.map(|o| o.name.as_str().into()),
                             op.and_then(|o| o.pos),
                         )
                     }
@@ -398,7 +399,7 @@ impl<'p> ObjInterpreter<'p> {
                     exc,
                     message,
                     graph,
-                    traceback,
+                    traceback: traceback.into(),
                     op,
                     pos,
                 })

@@ -491,7 +491,7 @@ def entry_point(argv):
         "ZeroDivisionError: integer division or modulo by zero"
     );
     assert_eq!(e.graph, "half");
-    assert_eq!(e.traceback, ["entry_point", "half"]);
+    assert_eq!(*e.traceback, ["entry_point", "half"]);
     assert_eq!(e.op.as_deref(), Some("floordiv"));
     assert!(e.to_string().contains("in graph 'half'"), "{e}");
 

@@ -1,10 +1,10 @@
 //! The values of the object-level interpreter and their Python-level
 //! conversions to text (`str()` and `repr()`) and truth.
 
-use crate::llinterp::pystr::{float_repr, float_str_py2};
-use rpy_ir::ast::Dialect;
 use super::containers::{DictObj, DictPart, IterObj, MethodObj, RangeObj};
 use super::exceptions::{ClassObj, ClassTable, InstanceObj};
+use crate::llinterp::pystr::{float_repr, float_str_py2};
+use rpy_ir::ast::Dialect;
 use rpy_ir::graph::Constant;
 use std::cell::RefCell;
 use std::fmt;
