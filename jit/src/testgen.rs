@@ -508,6 +508,27 @@ pub fn object_trace(steps: &[(u8, u8, u8)], features: Features) -> String {
 /// floats by their bits, so runs on different heaps compare equal exactly
 /// when they computed the same thing.
 pub fn observe(trace: &Trace, heap: &Heap, inputs: &[RunValue], outcome: &Outcome) -> String {
+    observe_run(trace, heap, inputs, outcome, GuardIndex::Shown)
+}
+
+/// Whether [`observe_run`] names the guard that failed by its index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GuardIndex {
+    Shown,
+    /// Left out: the same guard has another index once the optimizer
+    /// removed operations before it, so runs of a trace and of its
+    /// optimized form are compared without it (by the fail args' values).
+    Hidden,
+}
+
+/// [`observe`], with the failing guard's index shown or not.
+pub fn observe_run(
+    trace: &Trace,
+    heap: &Heap,
+    inputs: &[RunValue],
+    outcome: &Outcome,
+    guard_index: GuardIndex,
+) -> String {
     let mut types: HashMap<u64, usize> = HashMap::new();
     for (i, d) in trace.header.descrs.iter().enumerate() {
         match d.data {
@@ -549,10 +570,11 @@ pub fn observe(trace: &Trace, heap: &Heap, inputs: &[RunValue], outcome: &Outcom
     let outcome_text = match outcome {
         Outcome::Finished(v) => format!("finished [{}]", list(v, &mut ids, &mut order)),
         Outcome::GuardFailed { guard, values } => {
-            format!(
-                "guard {guard} failed [{}]",
-                list(values, &mut ids, &mut order)
-            )
+            let values = list(values, &mut ids, &mut order);
+            match guard_index {
+                GuardIndex::Shown => format!("guard {guard} failed [{values}]"),
+                GuardIndex::Hidden => format!("guard failed [{values}]"),
+            }
         }
         Outcome::LoopLimit { values } => {
             format!("loop limit [{}]", list(values, &mut ids, &mut order))

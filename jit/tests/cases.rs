@@ -18,17 +18,17 @@
 //! results must be the same. A snapshot is therefore only accepted if the
 //! optimization it shows is also correct.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-use rpy_ir::lltype::LowLevelType;
 use rpy_jit::interp::{run, Heap, Outcome, RunValue};
 use rpy_jit::optimize::unroll::peels;
 use rpy_jit::optimize::{optimize, IMPLEMENTED_PASSES};
 use rpy_jit::parse_run_value;
+use rpy_jit::testgen::{observe_run, GuardIndex};
 use rpy_jit::text::{parse, print};
-use rpy_jit::trace::{DescrData, Kind, Trace};
+use rpy_jit::trace::{Kind, Trace};
 use rpy_passes::rules::{fire_count, RuleKind, RULES};
 
 /// Loop iterations each run may take.
@@ -231,126 +231,18 @@ fn generated_runs(t: &Trace) -> Vec<Vec<String>> {
     runs
 }
 
-/// A run's outcome with its objects named by discovery order (`#0`, `#1`,
-/// ... from the inputs, then the values handed back) and every object
-/// reachable from them printed with its fields: two runs agree when these
-/// texts are equal, whatever addresses their heaps used.
-fn canonical(t: &Trace, heap: &Heap, inputs: &[RunValue], o: &Outcome) -> String {
-    let mut names: HashMap<usize, usize> = HashMap::new();
-    let mut queue: VecDeque<usize> = VecDeque::new();
-    let mut name_of = |v: RunValue, queue: &mut VecDeque<usize>| -> String {
-        match v {
-            RunValue::Ref(0) => "null".into(),
-            RunValue::Ref(p) => {
-                let n = names.len();
-                let n = *names.entry(p).or_insert_with(|| {
-                    queue.push_back(p);
-                    n
-                });
-                format!("#{n}")
-            }
-            v => v.to_string(),
-        }
-    };
-    let mut list = |vs: &[RunValue], queue: &mut VecDeque<usize>| -> String {
-        vs.iter()
-            .map(|v| name_of(*v, queue))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    list(inputs, &mut queue);
-    let mut out = match o {
-        Outcome::Finished(v) => format!("finished: [{}]", list(v, &mut queue)),
-        Outcome::GuardFailed { values, .. } => {
-            format!("guard failed: [{}]", list(values, &mut queue))
-        }
-        Outcome::LoopLimit { values } => format!("loop limit: [{}]", list(values, &mut queue)),
-        Outcome::Error(e) => format!("error: {e}"),
-    };
-    let mut index = 0;
-    while let Some(p) = queue.pop_front() {
-        let fields = object_fields(t, heap, p);
-        let text: Vec<String> = fields
-            .into_iter()
-            .map(|(f, v)| format!("{f}={}", list(&[v], &mut queue)))
-            .collect();
-        let _ = write!(
-            out,
-            "\n  #{index} {}({})",
-            object_type(t, heap, p),
-            text.join(", ")
-        );
-        index += 1;
-    }
-    out
-}
-
-/// The descr of the type whose id is in the header word of object `p`.
-fn object_descr<'a>(t: &'a Trace, heap: &Heap, p: usize) -> Option<(&'a str, &'a DescrData)> {
-    let id = heap.read(p, &LowLevelType::Signed).ok()?;
-    t.header.descrs.iter().find_map(|d| match &d.data {
-        DescrData::Size { type_id, .. }
-        | DescrData::Class { type_id, .. }
-        | DescrData::Array { type_id, .. }
-            if *type_id == id =>
-        {
-            Some((d.name.as_str(), &d.data))
-        }
-        _ => None,
-    })
-}
-
-fn object_type(t: &Trace, heap: &Heap, p: usize) -> String {
-    object_descr(t, heap, p).map_or_else(|| "?".into(), |(n, _)| n.to_string())
-}
-
-/// The fields (or `len` and items) of object `p`, by name.
-fn object_fields(t: &Trace, heap: &Heap, p: usize) -> Vec<(String, RunValue)> {
-    let Some((_, data)) = object_descr(t, heap, p) else {
-        return Vec::new();
-    };
-    let read = |addr: usize, ty: &LowLevelType| {
-        heap.read(addr, ty)
-            .map(|bits| RunValue::from_bits(Kind::of_lltype(ty), bits))
-            .unwrap_or(RunValue::Int(i64::MIN))
-    };
-    match data {
-        DescrData::Size { strukt, .. } | DescrData::Class { strukt, .. } => {
-            let ct = &t.header.types[strukt];
-            let layout = ct.layout();
-            let rpy_ir::lltype::ContainerType::GcStruct { fields, .. } = ct else {
-                return Vec::new();
-            };
-            fields
-                .iter()
-                .map(|(f, ty)| {
-                    let off = layout.offset_of(f).unwrap_or(0);
-                    (f.clone(), read(p + off, ty))
-                })
-                .collect()
-        }
-        DescrData::Array {
-            item,
-            length_offset,
-            items_offset,
-            item_size,
-            ..
-        } => {
-            let len = heap
-                .read(p + length_offset, &LowLevelType::Signed)
-                .unwrap_or(0) as usize;
-            let mut v = vec![("len".to_string(), RunValue::Int(len as i64))];
-            for i in 0..len.min(64) {
-                v.push((i.to_string(), read(p + items_offset + i * item_size, item)));
-            }
-            v
-        }
-        _ => Vec::new(),
-    }
+/// Whether an observed run ended in an error (its second line is the
+/// outcome, after the inputs).
+fn is_error(observed: &str) -> bool {
+    observed
+        .lines()
+        .nth(1)
+        .is_some_and(|l| l.starts_with("error "))
 }
 
 /// Runs `t` on `args` in a fresh heap for at most `jumps` jumps: the
-/// canonical outcome text (without the label's values at the loop limit
+/// observed outcome text (`rpy_jit::testgen::observe_run`, without the
+/// failing guard's index, which optimization changes) (without the label's values at the loop limit
 /// unless `loop_values`).
 fn run_case(t: &Trace, args: &[String], jumps: u64, loop_values: bool) -> Result<String, String> {
     let mut heap = Heap::default();
@@ -359,7 +251,7 @@ fn run_case(t: &Trace, args: &[String], jumps: u64, loop_values: bool) -> Result
         Outcome::LoopLimit { .. } if !loop_values => Outcome::LoopLimit { values: vec![] },
         o => o,
     };
-    Ok(canonical(t, &heap, &vals, &o))
+    Ok(observe_run(t, &heap, &vals, &o, GuardIndex::Hidden))
 }
 
 /// How the optimized trace is run against the original: a loop peeled by
@@ -407,7 +299,7 @@ fn check_case(case: &Case) -> Result<String, String> {
     snap.push_str("---\n");
     for args in &case.runs {
         let (want, got) = run_both(&t, &reparsed, peeled, args)?;
-        if want.starts_with("error:") {
+        if is_error(&want) {
             return Err(format!(
                 "run [{}]: the unoptimized trace itself fails ({want}); give inputs it runs on",
                 args.join(" ")
@@ -419,7 +311,10 @@ fn check_case(case: &Case) -> Result<String, String> {
                 args.join(" ")
             ));
         }
-        let _ = writeln!(snap, "run {}: {got}", args.join(" "));
+        let _ = writeln!(snap, "run {}:", args.join(" "));
+        for line in got.lines() {
+            let _ = writeln!(snap, "  {line}");
+        }
     }
     if case.runs.is_empty() {
         let generated = generated_runs(&t);
@@ -431,7 +326,7 @@ fn check_case(case: &Case) -> Result<String, String> {
         let mut checked = 0;
         for args in &generated {
             let (want, got) = run_both(&t, &reparsed, peeled, args)?;
-            if want.starts_with("error:") {
+            if is_error(&want) {
                 continue;
             }
             if got != want {
