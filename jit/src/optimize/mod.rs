@@ -79,8 +79,16 @@ const NO_DEF: usize = usize::MAX;
 /// What the optimizations share.
 #[derive(Clone)]
 pub struct Shared {
-    /// The output trace: its ops are what reached the end of the chain.
+    /// The output trace: its ops are what reached the end of the chain. Its
+    /// boxes are filled in at the end ([`Shared::into_trace`]); meanwhile
+    /// `kinds` has the kind of every box (copying named boxes was a good
+    /// part of `unroll`'s cost).
     pub trace: Trace,
+    kinds: Vec<Kind>,
+    /// How many boxes the input trace has: the boxes after them are new.
+    input_boxes: usize,
+    /// The number in the name of the first new box.
+    first_new_name: u64,
     forward: Vec<Option<Value>>,
     /// The bound of each box (unbounded when nothing is known).
     bounds: Vec<IntBound>,
@@ -88,7 +96,6 @@ pub struct Shared {
     /// `NO_DEF`.
     defs: Vec<usize>,
     extra: VecDeque<Op>,
-    next_name: u64,
 }
 
 impl Shared {
@@ -125,19 +132,33 @@ impl Shared {
 
     /// A new box with a fresh name.
     pub fn new_box(&mut self, kind: Kind) -> BoxId {
-        let mut name = String::with_capacity(8);
-        name.push(kind.prefix());
-        push_decimal(&mut name, self.next_name);
-        self.trace.boxes.push(crate::trace::BoxInfo { name, kind });
-        self.next_name += 1;
+        self.kinds.push(kind);
         self.forward.push(None);
         self.bounds.push(IntBound::unbounded());
         self.defs.push(NO_DEF);
-        self.trace.boxes.len() - 1
+        self.kinds.len() - 1
     }
 
     pub fn kind(&self, v: Value) -> Kind {
-        self.trace.kind(v)
+        match v {
+            Value::Box(b) => self.kinds[b],
+            c => self.trace.kind(c),
+        }
+    }
+
+    /// The output trace with its boxes: `input`'s (the trace the run
+    /// started from), then the new ones, named in the order they were made.
+    pub(crate) fn into_trace(self, input: &Trace) -> Trace {
+        let mut t = self.trace;
+        t.boxes.reserve(self.kinds.len());
+        t.boxes.extend_from_slice(&input.boxes[..self.input_boxes]);
+        for (k, kind) in self.kinds[self.input_boxes..].iter().enumerate() {
+            let mut name = String::with_capacity(8);
+            name.push(kind.prefix());
+            push_decimal(&mut name, self.first_new_name + k as u64);
+            t.boxes.push(crate::trace::BoxInfo { name, kind: *kind });
+        }
+        t
     }
 
     /// What is known of an integer value.
@@ -369,7 +390,7 @@ pub fn optimize(trace: &Trace, passes: &str) -> Result<Trace, String> {
     for op in &trace.ops {
         run.feed(op.clone())?;
     }
-    Ok(run.finish())
+    Ok(run.finish(trace))
 }
 
 /// One pass of the chain over a trace: the optimizations and what they
@@ -398,7 +419,7 @@ impl Run {
             .map_or(0, |m| m + 1);
         let out = Trace {
             header: trace.header.clone(),
-            boxes: trace.boxes.clone(),
+            boxes: Vec::new(),
             inputs: trace.inputs.clone(),
             ops: Vec::with_capacity(trace.ops.len() * 2),
         };
@@ -407,10 +428,12 @@ impl Run {
             sh: Shared {
                 forward: vec![None; trace.boxes.len()],
                 trace: out,
+                kinds: trace.boxes.iter().map(|b| b.kind).collect(),
+                input_boxes: trace.boxes.len(),
+                first_new_name: next_name,
                 bounds: vec![IntBound::unbounded(); trace.boxes.len()],
                 defs: vec![NO_DEF; trace.boxes.len()],
                 extra: VecDeque::new(),
-                next_name,
             },
             budget: 64 * trace.ops.len() + 1024,
         })
@@ -449,9 +472,10 @@ impl Run {
         Ok(())
     }
 
-    /// The output trace, without its dead operations.
-    fn finish(self) -> Trace {
-        let mut result = self.sh.trace;
+    /// The output trace (the run started from `input`), without its dead
+    /// operations.
+    fn finish(self, input: &Trace) -> Trace {
+        let mut result = self.sh.into_trace(input);
         remove_dead(&mut result);
         result
     }

@@ -569,7 +569,7 @@ fn peel(
     }
     let jump_args = through_chain(&mut run, flat)?;
     run.sh.output(Op::new(opc("jump"), jump_args, None));
-    let mut out = run.sh.trace;
+    let mut out = run.sh.into_trace(trace);
     drop_repeated_guards(&mut out, label_at);
     super::remove_dead(&mut out);
     let label_at = out
