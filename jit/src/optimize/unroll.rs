@@ -492,10 +492,11 @@ fn peel(
     // the label, its boxes set from the preamble's values
     let mut label = Vec::new();
     let mut rebuild = Vec::new();
-    let mut rename: WordMap<BoxId, Value> = WordMap::default();
+    // by the input trace's box: what it is in the peeled body
+    let mut rename: Vec<Option<Value>> = vec![None; trace.boxes.len()];
     for (h, a) in lp.header.iter().zip(&plans) {
         let v = enter(&mut run, a, &mut label, &mut rebuild);
-        rename.insert(*h, v);
+        rename[*h] = Some(v);
     }
     for (slot, v) in label.iter().zip(&entry_values) {
         let same_as = match run.sh.kind(*v) {
@@ -518,8 +519,8 @@ fn peel(
     for op in rebuild {
         run.feed(op)?;
     }
-    let renamed = |rename: &WordMap<BoxId, Value>, v: Value| match v {
-        Value::Box(b) => rename.get(&b).copied().unwrap_or(v),
+    let renamed = |rename: &[Option<Value>], v: Value| match v {
+        Value::Box(b) => rename[b].unwrap_or(v),
         _ => v,
     };
     for op in &lp.body {
@@ -529,7 +530,7 @@ fn peel(
         }
         if let Some(r) = op.result {
             let n = run.sh.new_box(trace.boxes[r].kind);
-            rename.insert(r, Value::Box(n));
+            rename[r] = Some(Value::Box(n));
             op.result = Some(n);
         }
         run.feed(op)?;
