@@ -27,6 +27,39 @@ pub struct Stmt {
     pub kind: StmtKind,
 }
 
+impl Stmt {
+    /// Calls `f` on each statement block of this statement that runs in the
+    /// same scope: the bodies of `if`, `while`, `for`, `try` (with its
+    /// handlers, `else` and `finally`) and `with`, but not those of `def` and
+    /// `class`, which are scopes of their own. The one definition of which
+    /// blocks a scope-level walk over statements visits.
+    pub fn for_each_nested_body<'a>(&'a self, mut f: impl FnMut(&'a [Stmt])) {
+        match &self.kind {
+            StmtKind::If { body, orelse, .. }
+            | StmtKind::While { body, orelse, .. }
+            | StmtKind::For { body, orelse, .. } => {
+                f(body);
+                f(orelse);
+            }
+            StmtKind::Try {
+                body,
+                handlers,
+                orelse,
+                finalbody,
+            } => {
+                f(body);
+                for h in handlers {
+                    f(&h.body);
+                }
+                f(orelse);
+                f(finalbody);
+            }
+            StmtKind::With { body, .. } => f(body),
+            _ => {}
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum StmtKind {
     FunctionDef {

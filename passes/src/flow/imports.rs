@@ -94,26 +94,7 @@ fn import_stmts<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a Stmt>) {
     for s in stmts {
         match &s.kind {
             StmtKind::Import(_) | StmtKind::ImportFrom { .. } => out.push(s),
-            StmtKind::If { body, orelse, .. }
-            | StmtKind::While { body, orelse, .. }
-            | StmtKind::For { body, orelse, .. } => {
-                import_stmts(body, out);
-                import_stmts(orelse, out);
-            }
-            StmtKind::Try {
-                body,
-                handlers,
-                orelse,
-                finalbody,
-            } => {
-                import_stmts(body, out);
-                for h in handlers {
-                    import_stmts(&h.body, out);
-                }
-                import_stmts(orelse, out);
-                import_stmts(finalbody, out);
-            }
-            _ => {}
+            _ => s.for_each_nested_body(|body| import_stmts(body, out)),
         }
     }
 }

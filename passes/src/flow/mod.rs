@@ -326,26 +326,7 @@ fn collect_defs<'a>(module: &str, prefix: &str, stmts: &'a [Stmt], defs: &mut Pr
                     },
                 );
             }
-            StmtKind::If { body, orelse, .. }
-            | StmtKind::While { body, orelse, .. }
-            | StmtKind::For { body, orelse, .. } => {
-                collect_defs(module, prefix, body, defs);
-                collect_defs(module, prefix, orelse, defs);
-            }
-            StmtKind::Try {
-                body,
-                handlers,
-                orelse,
-                finalbody,
-            } => {
-                collect_defs(module, prefix, body, defs);
-                for h in handlers {
-                    collect_defs(module, prefix, &h.body, defs);
-                }
-                collect_defs(module, prefix, orelse, defs);
-                collect_defs(module, prefix, finalbody, defs);
-            }
-            _ => {}
+            _ => s.for_each_nested_body(|body| collect_defs(module, prefix, body, defs)),
         }
     }
 }

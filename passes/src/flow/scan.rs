@@ -120,27 +120,7 @@ pub(crate) fn global_names(stmts: &[Stmt], out: &mut Vec<String>) {
                     add(out, n);
                 }
             }
-            StmtKind::With { body, .. } => global_names(body, out),
-            StmtKind::If { body, orelse, .. }
-            | StmtKind::While { body, orelse, .. }
-            | StmtKind::For { body, orelse, .. } => {
-                global_names(body, out);
-                global_names(orelse, out);
-            }
-            StmtKind::Try {
-                body,
-                handlers,
-                orelse,
-                finalbody,
-            } => {
-                global_names(body, out);
-                for h in handlers {
-                    global_names(&h.body, out);
-                }
-                global_names(orelse, out);
-                global_names(finalbody, out);
-            }
-            _ => {}
+            _ => s.for_each_nested_body(|body| global_names(body, out)),
         }
     }
 }
