@@ -18,28 +18,6 @@ use rpy_jit::trace::{Kind, Trace};
 
 const LOOP_LIMIT: u64 = 50;
 
-/// Splits run arguments on white space outside brackets.
-fn split_args(s: &str) -> Vec<String> {
-    let mut args = vec![String::new()];
-    let mut depth = 0i32;
-    for c in s.chars() {
-        match c {
-            '(' | '[' => depth += 1,
-            ')' | ']' => depth -= 1,
-            _ => {}
-        }
-        if c.is_whitespace() && depth == 0 {
-            if !args.last().is_some_and(String::is_empty) {
-                args.push(String::new());
-            }
-        } else if let Some(a) = args.last_mut() {
-            a.push(c);
-        }
-    }
-    args.retain(|a| !a.is_empty());
-    args
-}
-
 /// A run's input values on `heap`; `@N` is the same value as input `N`.
 fn inputs(t: &Trace, heap: &mut Heap, args: &[String]) -> Option<Vec<RunValue>> {
     if args.len() != t.inputs.len() {
@@ -141,7 +119,7 @@ fn every_corpus_case_runs_the_same_as_machine_code() {
         let mut declared: Vec<Vec<String>> = src
             .lines()
             .filter_map(|l| l.strip_prefix("# run:"))
-            .map(split_args)
+            .map(rpy_jit::split_run_args)
             .collect();
         if declared.is_empty() {
             declared = fixed_runs(&t);

@@ -202,12 +202,10 @@ pub fn run_fresh(trace: &Trace, args: &[RunValue], limit: u64) -> Outcome {
     run(trace, args, &mut Heap::default(), limit)
 }
 
-fn run_inner(
-    trace: &Trace,
-    args: &[RunValue],
-    heap: &mut Heap,
-    limit: u64,
-) -> Result<Outcome, String> {
+/// Checks that `args` are one value per input of `trace`, each of its
+/// input's kind: what every way of running a trace (this interpreter, the
+/// machine code) requires before it starts.
+pub fn check_inputs(trace: &Trace, args: &[RunValue]) -> Result<(), String> {
     if args.len() != trace.inputs.len() {
         return Err(format!(
             "the trace takes {} input(s), not {}",
@@ -215,7 +213,6 @@ fn run_inner(
             args.len()
         ));
     }
-    let mut regs = vec![0u64; trace.boxes.len()];
     for (b, v) in trace.inputs.iter().zip(args) {
         let want = trace.boxes[*b].kind;
         let ok = matches!(
@@ -230,6 +227,19 @@ fn run_inner(
                 trace.boxes[*b].name, want
             ));
         }
+    }
+    Ok(())
+}
+
+fn run_inner(
+    trace: &Trace,
+    args: &[RunValue],
+    heap: &mut Heap,
+    limit: u64,
+) -> Result<Outcome, String> {
+    check_inputs(trace, args)?;
+    let mut regs = vec![0u64; trace.boxes.len()];
+    for (b, v) in trace.inputs.iter().zip(args) {
         regs[*b] = v.bits();
     }
     let header = &trace.header;

@@ -170,15 +170,32 @@ pub fn parse_run_value(
 
 /// Splits on commas outside brackets.
 fn split_top(s: &str) -> Vec<&str> {
+    split_outside_brackets(s, |c| c == ',')
+}
+
+/// Splits the arguments of a run (`--run ARGS` given as one string, or a
+/// corpus case's `# run:` line) on white space outside brackets, so objects
+/// may be written `node(value=1, next=null)`.
+pub fn split_run_args(s: &str) -> Vec<String> {
+    split_outside_brackets(s, char::is_whitespace)
+        .into_iter()
+        .filter(|p| !p.is_empty())
+        .map(String::from)
+        .collect()
+}
+
+/// The trimmed parts of `s` between separators that are outside `(...)` and
+/// `[...]`; a trailing empty part is dropped.
+fn split_outside_brackets(s: &str, is_separator: impl Fn(char) -> bool) -> Vec<&str> {
     let mut parts = Vec::new();
     let (mut depth, mut start) = (0i32, 0);
     for (i, c) in s.char_indices() {
         match c {
             '(' | '[' => depth += 1,
             ')' | ']' => depth -= 1,
-            ',' if depth == 0 => {
+            c if depth == 0 && is_separator(c) => {
                 parts.push(s[start..i].trim());
-                start = i + 1;
+                start = i + c.len_utf8();
             }
             _ => {}
         }

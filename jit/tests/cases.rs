@@ -87,7 +87,7 @@ fn read_case(path: &Path) -> Case {
         if let Some(p) = line.strip_prefix("# passes:") {
             passes = Some(p.trim().to_string());
         } else if let Some(r) = line.strip_prefix("# run:") {
-            runs.push(split_args(r));
+            runs.push(rpy_jit::split_run_args(r));
         } else if let Some(c) = line.strip_prefix("# count:") {
             let mut parts = c.split_whitespace();
             let (Some(op), Some(n), None) = (parts.next(), parts.next(), parts.next()) else {
@@ -107,32 +107,6 @@ fn read_case(path: &Path) -> Case {
         counts,
         src,
     }
-}
-
-/// Splits run arguments on white space outside brackets, so objects may be
-/// written `node(value=1, next=null)`.
-fn split_args(s: &str) -> Vec<String> {
-    let mut args = Vec::new();
-    let mut cur = String::new();
-    let mut depth = 0i32;
-    for c in s.chars() {
-        match c {
-            '(' | '[' => depth += 1,
-            ')' | ']' => depth -= 1,
-            _ => {}
-        }
-        if c.is_whitespace() && depth == 0 {
-            if !cur.is_empty() {
-                args.push(std::mem::take(&mut cur));
-            }
-        } else {
-            cur.push(c);
-        }
-    }
-    if !cur.is_empty() {
-        args.push(cur);
-    }
-    args
 }
 
 /// The input values of one run, allocated in `heap`; `@N` is input `N`.

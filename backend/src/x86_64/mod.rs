@@ -536,28 +536,11 @@ impl CompiledLoop {
     /// `rpy_jit::interp::run` does (a limit of 0 acts as 1).
     pub fn run(&self, inputs: &[RunValue], heap: &mut Heap, iteration_limit: u64) -> Outcome {
         let t = &self.trace;
-        if inputs.len() != t.inputs.len() {
-            return Outcome::Error(format!(
-                "the trace takes {} input(s), not {}",
-                t.inputs.len(),
-                inputs.len()
-            ));
+        if let Err(e) = rpy_jit::interp::check_inputs(t, inputs) {
+            return Outcome::Error(e);
         }
         let mut frame = vec![0u64; self.frame.len];
         for (b, v) in t.inputs.iter().zip(inputs) {
-            let want = t.boxes[*b].kind;
-            let ok = matches!(
-                (want, v),
-                (Kind::Int, RunValue::Int(_))
-                    | (Kind::Float, RunValue::Float(_))
-                    | (Kind::Ref, RunValue::Ref(_))
-            );
-            if !ok {
-                return Outcome::Error(format!(
-                    "input {} wants a {:?}, got {v}",
-                    t.boxes[*b].name, want
-                ));
-            }
             frame[*b] = v.bits();
         }
         frame[self.frame.counter] = iteration_limit.min(i64::MAX as u64);
