@@ -52,7 +52,7 @@ use std::collections::{HashMap, HashSet};
 use dynasmrt::x64::Assembler;
 use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi, ExecutableBuffer};
 use rpy_jit::interp::{Heap, Outcome, RunValue};
-use rpy_jit::trace::{DescrData, DescrNeed, Kind, Op, Trace, Value};
+use rpy_jit::trace::{DescrData, DescrNeed, Op, Trace, Value};
 
 use regalloc::{Allocation, Home};
 
