@@ -119,8 +119,10 @@ pub enum Constant {
     Builtin(String),
     /// A field or type name used as an argument of a low-level operation.
     Name(String),
-    /// A class, by name: builtin exception classes by their Python name
-    /// (`ValueError`), user classes by their qualified name.
+    /// A class, by name: builtin classes by their Python name (`ValueError`,
+    /// `object`), the program's classes by their qualified name
+    /// (`__main__.Node`, `module.Node`), whose definition is a
+    /// `PrebuiltObject::Class` of the program.
     Class(String),
     /// The exitswitch of a block whose last operation's exceptions are caught
     /// (see the module doc); never an operation argument.
@@ -525,6 +527,15 @@ pub enum PrebuiltObject {
     /// the instance holds, by name.
     Instance {
         class: String,
+        attrs: Vec<(String, Constant)>,
+    },
+    /// A class of the program, as it was after import: its qualified name
+    /// (`module.Name`, what `Constant::Class` and `Instance::class` name
+    /// it by), its bases' names in order and its class attributes (methods
+    /// are `Constant::Func`). Its bases come before it in the table.
+    Class {
+        name: String,
+        bases: Vec<String>,
         attrs: Vec<(String, Constant)>,
     },
 }

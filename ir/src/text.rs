@@ -59,7 +59,8 @@
 //! Prebuilt objects are `&N` (the index in `Program::prebuilt`).
 //!
 //! A program prints its type table (`type NAME = CONTAINER`), its prebuilt
-//! objects (`prebuilt &N = [..]`, `(..)`, `{k: v, ..}` or `Class {attr: v, ..}`),
+//! objects (`prebuilt &N = [..]`, `(..)`, `{k: v, ..}`, `Class {attr: v, ..}`
+//! for an instance, or `%Class(%Base, ..) {attr: v, ..}` for a class),
 //! then `entry NAME`, then each graph. A graph's hints follow its parameters
 //! as a list of strings: `graph f(x_0) ["elidable"] {`. Positions (`pos`) and `Program::path` are not printed.
 
@@ -453,6 +454,20 @@ fn push_const(out: &mut String, c: &Constant) {
     }
 }
 
+/// ` {name: value, ..}`: the attributes of a prebuilt instance or class.
+fn push_attrs(out: &mut String, attrs: &[(String, Constant)]) {
+    out.push_str(" {");
+    for (k, (name, value)) in attrs.iter().enumerate() {
+        if k > 0 {
+            out.push_str(", ");
+        }
+        push_name(out, name);
+        out.push_str(": ");
+        push_const(out, value);
+    }
+    out.push('}');
+}
+
 fn push_prebuilt(out: &mut String, obj: &PrebuiltObject) {
     let items = |out: &mut String, items: &[Constant]| {
         for (k, c) in items.iter().enumerate() {
@@ -487,16 +502,21 @@ fn push_prebuilt(out: &mut String, obj: &PrebuiltObject) {
         }
         PrebuiltObject::Instance { class, attrs } => {
             push_name(out, class);
-            out.push_str(" {");
-            for (k, (name, value)) in attrs.iter().enumerate() {
+            push_attrs(out, attrs);
+        }
+        PrebuiltObject::Class { name, bases, attrs } => {
+            out.push('%');
+            push_name(out, name);
+            out.push('(');
+            for (k, base) in bases.iter().enumerate() {
                 if k > 0 {
                     out.push_str(", ");
                 }
-                push_name(out, name);
-                out.push_str(": ");
-                push_const(out, value);
+                out.push('%');
+                push_name(out, base);
             }
-            out.push('}');
+            out.push(')');
+            push_attrs(out, attrs);
         }
     }
 }
@@ -1031,13 +1051,48 @@ impl<'a> Line<'a> {
         }
     }
 
-    /// `[..]`, `(..)`, `{k: v, ..}` or `Class {attr: v, ..}`.
+    /// The rest of `%Name(%Base, ..) {attr: v, ..}`, after the `%`.
+    fn prebuilt_class(&mut self) -> Result<PrebuiltObject, TextError> {
+        let name = self.name("a class name")?;
+        self.expect("(")?;
+        let mut bases = Vec::new();
+        if !self.eat(")") {
+            loop {
+                self.expect("%")?;
+                bases.push(self.name("a base class name")?);
+                if self.eat(")") {
+                    break;
+                }
+                self.expect(",")?;
+            }
+        }
+        self.expect("{")?;
+        let mut attrs = Vec::new();
+        if !self.eat("}") {
+            loop {
+                let attr = self.name("an attribute name")?;
+                self.expect(":")?;
+                attrs.push((attr, self.constant()?));
+                if self.eat("}") {
+                    break;
+                }
+                self.expect(",")?;
+            }
+        }
+        Ok(PrebuiltObject::Class { name, bases, attrs })
+    }
+
+    /// `[..]`, `(..)`, `{k: v, ..}`, `Class {attr: v, ..}` or
+    /// `%Class(%Base, ..) {attr: v, ..}`.
     fn prebuilt_object(&mut self) -> Result<PrebuiltObject, TextError> {
         if self.eat("[") {
             return Ok(PrebuiltObject::List(self.constants_until("]")?));
         }
         if self.eat("(") {
             return Ok(PrebuiltObject::Tuple(self.constants_until(")")?));
+        }
+        if self.eat("%") {
+            return self.prebuilt_class();
         }
         let class = if self.eat("{") {
             None
@@ -1633,4 +1688,73 @@ fn parse_graph_from<S: Stage>(
         hints,
     };
     Ok(g.canonicalize())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::Flow;
+
+    /// A program with two classes of the program (one deriving from the
+    /// other and from a builtin) and an instance of one.
+    fn program_with_classes() -> Program<Flow> {
+        Program {
+            path: String::new(),
+            graphs: Vec::new(),
+            entry: "main".into(),
+            types: Default::default(),
+            prebuilt: vec![
+                PrebuiltObject::Class {
+                    name: "__main__.Node".into(),
+                    bases: vec!["object".into()],
+                    attrs: vec![
+                        ("eval".into(), Constant::Func("Node.eval".into())),
+                        ("kind".into(), Constant::Str("node".into())),
+                    ],
+                },
+                PrebuiltObject::Class {
+                    name: "ops.Add".into(),
+                    bases: vec!["__main__.Node".into(), "ValueError".into()],
+                    attrs: vec![],
+                },
+                PrebuiltObject::Class {
+                    name: "a b".into(),
+                    bases: vec![],
+                    attrs: vec![("default".into(), Constant::Prebuilt(3))],
+                },
+                PrebuiltObject::Instance {
+                    class: "ops.Add".into(),
+                    attrs: vec![("left".into(), Constant::Int(1))],
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn prebuilt_classes_print_with_their_bases_and_attributes() {
+        let text = print_program(&program_with_classes());
+        assert_eq!(
+            text,
+            "prebuilt &0 = %__main__.Node(%object) {eval: @Node.eval, kind: \"node\"}\n\
+             prebuilt &1 = %ops.Add(%__main__.Node, %ValueError) {}\n\
+             prebuilt &2 = %\"a b\"() {default: &3}\n\
+             prebuilt &3 = ops.Add {left: 1}\n\
+             entry main\n"
+        );
+    }
+
+    #[test]
+    fn prebuilt_classes_round_trip() {
+        let p = program_with_classes();
+        let text = print_program(&p);
+        let back = parse_program::<Flow>(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(back, p);
+    }
+
+    #[test]
+    fn a_prebuilt_class_base_needs_its_percent_sign() {
+        let err = parse_program::<Flow>("prebuilt &0 = %A(B) {}\nentry f\n").unwrap_err();
+        assert_eq!((err.line, err.col), (1, 18));
+        assert!(err.message.contains("'%'"), "{}", err.message);
+    }
 }

@@ -317,6 +317,8 @@ impl<'p> Annotator<'p> {
                 class: class.clone(),
                 can_be_none: false,
             },
+            // A class definition: graphs name it by `Constant::Class`.
+            PrebuiltObject::Class { name, .. } => annotate_constant(&Constant::Class(name.clone())),
         };
         self.containers.resolve(&value)
     }
