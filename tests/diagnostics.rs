@@ -67,10 +67,44 @@ diagnostic_test!(
     "def entry_point(argv):\n        x = 1\n    return x\n"
 );
 
+// Classes: defined at module level, with fixed attributes, no metaclasses.
+
 diagnostic_test!(
-    class_outside_subset,
+    class_inside_a_function,
     "--py3",
-    &format!("class A(object):\n    pass\n\ndef entry_point(argv):\n    return 0\n{ENTRY}")
+    &format!("def entry_point(argv):\n    class A(object):\n        pass\n    return 0\n{ENTRY}")
+);
+
+diagnostic_test!(
+    class_attribute_defined_conditionally,
+    "--py2",
+    &format!(
+        "import sys\n\nclass Config(object):\n    if len(sys.argv) > 5:\n        verbose = True\n\n    def show(self):\n        return 0\n\ndef entry_point(argv):\n    return Config().show()\n{ENTRY}"
+    )
+);
+
+diagnostic_test!(
+    class_with_getattr,
+    "--py3",
+    &format!(
+        "class Proxy(object):\n    def __getattr__(self, name):\n        return 0\n\ndef entry_point(argv):\n    return Proxy().size\n{ENTRY}"
+    )
+);
+
+diagnostic_test!(
+    class_with_metaclass,
+    "--py2",
+    &format!(
+        "class Meta(type):\n    pass\n\nclass A(object):\n    __metaclass__ = Meta\n\ndef entry_point(argv):\n    return 0\n{ENTRY}"
+    )
+);
+
+diagnostic_test!(
+    class_nested_in_a_class,
+    "--py3",
+    &format!(
+        "class Outer(object):\n    class Inner(object):\n        pass\n\ndef entry_point(argv):\n    return 0\n{ENTRY}"
+    )
 );
 
 diagnostic_test!(

@@ -51,12 +51,13 @@ const BUILTINS: &[&str] = &[
     "zip",
     "reversed",
     "list",
+    "isinstance",
+    "issubclass",
+    "type",
 ];
 
 /// Python builtins that are not supported yet (named in their diagnostic).
 const LATER_BUILTINS: &[&str] = &[
-    "isinstance",
-    "issubclass",
     "sorted",
     "dict",
     "tuple",
@@ -78,13 +79,11 @@ const LATER_BUILTINS: &[&str] = &[
     "unicode",
     "long",
     "basestring",
-    "type",
     "id",
     "getattr",
     "setattr",
     "hasattr",
     "super",
-    "object",
     "open",
     "input",
     "raw_input",
@@ -223,6 +222,8 @@ struct FnBuilder<'m, 'a> {
     referenced: Vec<String>,
     /// Whether this is a module's body (see `module_level`).
     module_body: bool,
+    /// For a class body: the class's name (see `module_level`).
+    class_body: Option<String>,
 }
 
 /// Builds the flow graph named `graph` of one function (or module body).
@@ -277,11 +278,16 @@ pub(crate) fn build_function(m: &ModuleCtx, def: &FuncDef, graph: &str) -> Built
         diags: Vec::new(),
         referenced: Vec::new(),
         module_body: def.module_body,
+        class_body: def.class_body.map(str::to_string),
     };
     b.check_def(def);
     b.block(def.body);
     if b.live() {
-        b.do_return(Arg::Const(Constant::None));
+        let result = match def.class_body {
+            Some(_) => b.class_namespace(def.body, def.pos),
+            None => Arg::Const(Constant::None),
+        };
+        b.do_return(result);
     }
     b.finish()
 }
@@ -804,7 +810,7 @@ impl FnBuilder<'_, '_> {
         if let Some(a) = self.load_global(name, pos) {
             return a;
         }
-        if let Some(class) = self.builtin_exception_class(name) {
+        if let Some(class) = self.builtin_class(name) {
             return class;
         }
         if BUILTINS.contains(&name) {
@@ -882,6 +888,12 @@ impl FnBuilder<'_, '_> {
             StmtKind::Pass | StmtKind::Global(_) => {}
             StmtKind::Expr(e) => {
                 self.expr(e);
+            }
+            StmtKind::Return(_) if self.class_body.is_some() => {
+                self.error(
+                    pos,
+                    "'return' outside function: a class body is not a function",
+                );
             }
             StmtKind::Return(v) => {
                 let a = match v {
@@ -1651,6 +1663,7 @@ impl FnBuilder<'_, '_> {
                     "zip" => (1, usize::MAX),
                     "bool" => (0, 1),
                     "min" | "max" => (1, usize::MAX),
+                    "isinstance" | "issubclass" => (2, 2),
                     _ => (1, 1),
                 };
                 (name.clone(), min, max)

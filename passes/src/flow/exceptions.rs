@@ -170,14 +170,38 @@ impl ExcTarget {
 }
 
 impl FnBuilder<'_, '_> {
-    /// The builtin exception class a name means here, if it is one.
-    pub(super) fn builtin_exception_class(&self, name: &str) -> Option<Arg> {
-        (self.is_builtin_visible(name) && builtin_exception_base(name, self.m.dialect).is_some())
+    /// The builtin class (`object` or an exception class) a name means
+    /// here, if it is one.
+    pub(super) fn builtin_class(&self, name: &str) -> Option<Arg> {
+        let builtin = name == "object" || builtin_exception_base(name, self.m.dialect).is_some();
+        (self.is_builtin_visible(name) && builtin)
             .then(|| Arg::Const(Constant::Class(name.to_string())))
     }
 
+    /// Is `class` `ancestor` or derived from it? Builtin classes, and the
+    /// program's classes translated code uses (their bases are known after
+    /// import).
     fn is_subclass(&self, class: &str, ancestor: &str) -> bool {
-        builtin_is_subclass(class, ancestor, self.m.dialect)
+        if class == ancestor {
+            return true;
+        }
+        let bases = self.m.program.prebuilt.borrow().class_bases(class);
+        match bases {
+            Some(bases) => bases.iter().any(|b| self.is_subclass(b, ancestor)),
+            None => builtin_is_subclass(class, ancestor, self.m.dialect),
+        }
+    }
+
+    /// Whether the class hierarchy above `class` is known while building.
+    fn is_known_class(&self, class: &str) -> bool {
+        builtin_exception_base(class, self.m.dialect).is_some()
+            || self
+                .m
+                .program
+                .prebuilt
+                .borrow()
+                .class_bases(class)
+                .is_some()
     }
 
     /// What the operation `opname(args)` may raise.
@@ -189,8 +213,10 @@ impl FnBuilder<'_, '_> {
                     "chr" | "unichr" => Some(Raises::Only(&["ValueError"])),
                     _ => None,
                 },
-                // Building a builtin exception raises nothing.
-                Some(Arg::Const(Constant::Class(_))) => None,
+                // Building a builtin exception raises nothing; a class of
+                // the program (its name qualified by its module) runs its
+                // `__init__`.
+                Some(Arg::Const(Constant::Class(c))) if !c.contains('.') => None,
                 _ => Some(Raises::Anything),
             },
             // Dividing by a constant other than zero cannot fail.
@@ -353,14 +379,8 @@ impl FnBuilder<'_, '_> {
         if !self.live() {
             return;
         }
-        // The builder knows the hierarchy of the builtin classes only: the
-        // program's own classes are tested at run time like unknown ones.
         let known = match &etype {
-            Arg::Const(Constant::Class(c))
-                if builtin_exception_base(c, self.m.dialect).is_some() =>
-            {
-                Some(c.clone())
-            }
+            Arg::Const(Constant::Class(c)) if self.is_known_class(c) => Some(c.clone()),
             _ => None,
         };
         let targets = match &known {

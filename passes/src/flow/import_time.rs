@@ -95,6 +95,7 @@ pub(crate) fn import_program(
             source: &m.source,
             dialect,
             is_package: m.is_package,
+            is_main: std::ptr::eq(m, main),
             access: GlobalAccess::Live {
                 module: module_consts[&m.name].clone(),
                 bound: Rc::new(bound.into_iter().collect()),
@@ -113,10 +114,25 @@ pub(crate) fn import_program(
             decorators: &[],
             body: &m.ast.body,
             module_body: true,
+            class_body: None,
         };
         let built = builder::build_function(&ctx, &body, &body_graph_name(&m.name));
         diags.extend(built.diags);
         graphs.extend(built.graph);
+        // The class bodies run only at import time, each once.
+        let mut class_bodies: Vec<(&String, &FuncDef)> = defs
+            .functions
+            .iter()
+            .filter(|(graph, def)| {
+                def.class_body.is_some() && function_modules.get(*graph) == Some(&m.name)
+            })
+            .collect();
+        class_bodies.sort_by_key(|(_, def)| def.pos);
+        for (graph, def) in class_bodies {
+            let built = builder::build_function(&ctx, def, graph);
+            diags.extend(built.diags);
+            graphs.extend(built.graph);
+        }
         contexts.insert(&m.name, ctx);
     }
     // The hints the module bodies' decorators recorded.
@@ -312,7 +328,8 @@ fn global_of(v: &ObjValue) -> Global {
 }
 
 /// The constant of a value that is its own constant (not an object with an
-/// identity): numbers, strings, None, functions, builtins, classes.
+/// identity): numbers, strings, None, functions, builtins, builtin classes.
+/// (A program class is a `PrebuiltTable` entry, its definition with it.)
 pub(crate) fn simple_constant(v: &ObjValue) -> Option<Constant> {
     Some(match v {
         ObjValue::Int(i) => Constant::Int(*i),
@@ -322,7 +339,7 @@ pub(crate) fn simple_constant(v: &ObjValue) -> Option<Constant> {
         ObjValue::None => Constant::None,
         ObjValue::Func(f) => Constant::Func(f.to_string()),
         ObjValue::Builtin(b) => Constant::Builtin(b.to_string()),
-        ObjValue::Class(c) => Constant::Class(c.name.to_string()),
+        ObjValue::Class(c) if c.module.is_none() => Constant::Class(c.name.to_string()),
         _ => return None,
     })
 }
@@ -366,15 +383,15 @@ pub(crate) fn prebuilt_object(
             PrebuiltObject::Dict(pairs)
         }
         ObjValue::Instance(i) => {
+            let Constant::Class(class) = table.constant(&ObjValue::Class(i.class.clone()))? else {
+                return Err(format!("an instance of '{}'", i.class.name));
+            };
             let attrs = i.attrs.borrow().clone();
             let mut out = Vec::new();
             for (name, x) in attrs {
                 out.push((name, table.constant(&x)?));
             }
-            PrebuiltObject::Instance {
-                class: i.class.name.to_string(),
-                attrs: out,
-            }
+            PrebuiltObject::Instance { class, attrs: out }
         }
         other => return Err(format!("a {} value", other.type_name())),
     })

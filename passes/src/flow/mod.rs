@@ -45,6 +45,7 @@ pub mod validate;
 
 pub use validate::{check_graph_well_formed, check_program_well_formed};
 
+use crate::objinterp::exceptions::ClassObj;
 use crate::objinterp::ObjValue;
 use rpy_ir::ast::{self, CmpOp, Dialect, Expr, ExprKind, Param, Stmt, StmtKind};
 use rpy_ir::diag::{Diagnostic, Diagnostics, Pos};
@@ -71,6 +72,9 @@ pub(crate) struct FuncDef<'a> {
     /// Whether this is a module's body: the names it binds are the module's
     /// globals, not locals.
     pub module_body: bool,
+    /// For a class body (run once, at import time, returning its namespace
+    /// as a dict): the class's name.
+    pub class_body: Option<&'a str>,
 }
 
 /// What a module-level name is bound to after import.
@@ -116,6 +120,8 @@ pub(crate) struct ModuleCtx<'a> {
     pub dialect: Dialect,
     /// Whether the module is a package's `__init__` (for relative imports).
     pub is_package: bool,
+    /// Whether this is the program's main module (`__main__` to Python).
+    pub is_main: bool,
     pub access: GlobalAccess,
     /// What the module's import statements bind, as dotted paths (for
     /// recognizing rlib decorators).
@@ -146,6 +152,8 @@ pub(crate) struct PrebuiltTable {
     /// values are kept alive in `values` so that addresses stay unique.
     ids: HashMap<usize, u32>,
     values: Vec<ObjValue>,
+    /// The program classes in `objects`, by qualified name.
+    classes: HashMap<String, Rc<ClassObj>>,
 }
 
 impl PrebuiltTable {
@@ -154,6 +162,9 @@ impl PrebuiltTable {
     pub fn constant(&mut self, v: &ObjValue) -> Result<Constant, String> {
         if let Some(c) = import_time::simple_constant(v) {
             return Ok(c);
+        }
+        if let ObjValue::Class(class) = v {
+            return self.class_constant(class);
         }
         let Some(key) = import_time::identity(v) else {
             return Err(format!("a {} value", v.type_name()));
@@ -169,6 +180,57 @@ impl PrebuiltTable {
         let object = import_time::prebuilt_object(v, self)?;
         self.objects[id as usize] = object;
         Ok(Constant::Prebuilt(id))
+    }
+
+    /// The constant of a program class (`Constant::Class` by qualified
+    /// name), adding its definition after those of its bases the first time.
+    fn class_constant(&mut self, class: &Rc<ClassObj>) -> Result<Constant, String> {
+        let name = class.qualified_name();
+        let key = Rc::as_ptr(class) as usize;
+        if self.ids.contains_key(&key) {
+            return Ok(Constant::Class(name));
+        }
+        if self.classes.contains_key(&name) {
+            return Err(format!(
+                "a second class named '{name}' (a module may define a class name once)"
+            ));
+        }
+        let mut bases = Vec::new();
+        for b in &class.bases {
+            self.constant(&ObjValue::Class(b.clone()))?;
+            bases.push(b.qualified_name());
+        }
+        let id = self.objects.len();
+        self.ids.insert(key, id as u32);
+        self.values.push(ObjValue::Class(class.clone()));
+        self.classes.insert(name.clone(), class.clone());
+        self.objects.push(PrebuiltObject::Class {
+            name: name.clone(),
+            bases,
+            attrs: Vec::new(),
+        });
+        let attrs = class.attrs.borrow().clone();
+        let mut converted = Vec::new();
+        for (attr, value) in attrs {
+            // Where the class was defined is in its name already.
+            if attr == "__module__" {
+                continue;
+            }
+            let c = self
+                .constant(&value)
+                .map_err(|what| format!("{what} (in its attribute '{attr}')"))?;
+            converted.push((attr, c));
+        }
+        if let PrebuiltObject::Class { attrs, .. } = &mut self.objects[id] {
+            *attrs = converted;
+        }
+        Ok(Constant::Class(name))
+    }
+
+    /// The bases of the program class `name`, when translated code uses it.
+    pub fn class_bases(&self, name: &str) -> Option<Vec<String>> {
+        let class = self.classes.get(name)?;
+        Some(class.bases.iter().map(|b| b.qualified_name()).collect())
     }
 }
 
@@ -191,6 +253,16 @@ impl ModuleCtx<'_> {
     /// The definition of the function whose graph is `graph`.
     pub fn function(&self, graph: &str) -> Option<&FuncDef<'_>> {
         self.program.functions.get(graph)
+    }
+
+    /// The module's name as Python knows it when the program runs as a
+    /// script: `__main__` for the main module (what qualifies its classes).
+    pub fn python_name(&self) -> &str {
+        if self.is_main {
+            "__main__"
+        } else {
+            &self.name
+        }
     }
 }
 
@@ -230,6 +302,7 @@ pub fn build_flow(module: &ast::Module, source: &str) -> Result<Program<Flow>, D
                 source: &m.source,
                 dialect: m.ast.dialect,
                 is_package: m.is_package,
+                is_main: std::ptr::eq(m, &set.modules[0]),
                 access: GlobalAccess::Constants,
                 import_bindings: rlib::import_bindings(&m.ast.body),
                 program: defs.clone(),
@@ -289,10 +362,11 @@ fn sorted(mut diags: Vec<Diagnostic>) -> Diagnostics {
     Diagnostics(diags)
 }
 
-/// Records every `def` of a module body (at any depth of module-level
-/// control flow, not inside functions) under its graph name: the module's
-/// prefix and the function's name, with the line appended when a module
-/// defines the name more than once.
+/// Records every `def` and `class` of a module body (at any depth of
+/// module-level control flow, not inside functions) under its graph name:
+/// the module's prefix and the function's name, with the line appended when
+/// a module defines the name more than once. A method's graph is named
+/// after its class (`Node.eval`); a class body's graph is `<class Node>`.
 fn collect_defs<'a>(module: &str, prefix: &str, stmts: &'a [Stmt], defs: &mut ProgramDefs<'a>) {
     for s in stmts {
         match &s.kind {
@@ -305,10 +379,7 @@ fn collect_defs<'a>(module: &str, prefix: &str, stmts: &'a [Stmt], defs: &mut Pr
                 body,
                 ..
             } => {
-                let mut graph = format!("{prefix}{name}");
-                if defs.functions.contains_key(&graph) {
-                    graph = format!("{graph}_{}", s.pos.line);
-                }
+                let graph = unique_graph_name(format!("{prefix}{name}"), s.pos, defs);
                 defs.graph_names
                     .insert((module.to_string(), s.pos), graph.clone());
                 defs.functions.insert(
@@ -323,11 +394,46 @@ fn collect_defs<'a>(module: &str, prefix: &str, stmts: &'a [Stmt], defs: &mut Pr
                         decorators: &[],
                         body,
                         module_body: false,
+                        class_body: None,
                     },
                 );
             }
+            StmtKind::ClassDef { name, body, .. } => {
+                let class = unique_graph_name(format!("{prefix}{name}"), s.pos, defs);
+                let graph = format!("<class {class}>");
+                defs.graph_names
+                    .insert((module.to_string(), s.pos), graph.clone());
+                defs.functions.insert(
+                    graph,
+                    FuncDef {
+                        name,
+                        pos: s.pos,
+                        params: &[],
+                        star_args: None,
+                        kwonly: &[],
+                        kwargs: None,
+                        decorators: &[],
+                        body,
+                        module_body: false,
+                        class_body: Some(name),
+                    },
+                );
+                collect_defs(module, &format!("{class}."), body, defs);
+            }
             _ => s.for_each_nested_body(|body| collect_defs(module, prefix, body, defs)),
         }
+    }
+}
+
+/// `graph`, or `graph_LINE` when a function or class of that name is
+/// already recorded (a module defining a name twice).
+fn unique_graph_name(graph: String, pos: Pos, defs: &ProgramDefs) -> String {
+    let taken = defs.functions.contains_key(&graph)
+        || defs.functions.contains_key(&format!("<class {graph}>"));
+    if taken {
+        format!("{graph}_{}", pos.line)
+    } else {
+        graph
     }
 }
 
@@ -352,9 +458,20 @@ fn referenced_functions(
             }
         }
     }
+    let class_index = |name: &str| {
+        prebuilt
+            .iter()
+            .position(|p| matches!(p, PrebuiltObject::Class { name: n, .. } if n == name))
+    };
     while let Some(c) = stack.pop() {
         match c {
             Constant::Func(f) if !out.contains(&f) => out.push(f),
+            // A class's methods are translated with it.
+            Constant::Class(name) => {
+                if let Some(i) = class_index(&name) {
+                    stack.push(Constant::Prebuilt(i as u32));
+                }
+            }
             Constant::Prebuilt(i) if seen_objects.insert(i) => match prebuilt.get(i as usize) {
                 Some(PrebuiltObject::List(xs)) | Some(PrebuiltObject::Tuple(xs)) => {
                     stack.extend(xs.iter().rev().cloned())
@@ -365,8 +482,13 @@ fn referenced_functions(
                         stack.push(k.clone());
                     }
                 }
-                Some(PrebuiltObject::Instance { attrs, .. }) => {
-                    stack.extend(attrs.iter().rev().map(|(_, v)| v.clone()))
+                Some(PrebuiltObject::Instance { class, attrs }) => {
+                    stack.extend(attrs.iter().rev().map(|(_, v)| v.clone()));
+                    stack.push(Constant::Class(class.clone()));
+                }
+                Some(PrebuiltObject::Class { bases, attrs, .. }) => {
+                    stack.extend(attrs.iter().rev().map(|(_, v)| v.clone()));
+                    stack.extend(bases.iter().map(|b| Constant::Class(b.clone())));
                 }
                 None => {}
             },

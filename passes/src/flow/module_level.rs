@@ -10,6 +10,16 @@
 //! function, is what RPython cannot translate and is reported.
 
 use super::{Arg, Constant, FnBuilder, Pos, Stmt, StmtKind};
+
+/// Special methods RPython never calls implicitly: a class defining one
+/// would behave differently once translated.
+const UNTRANSLATABLE_METHODS: &[&str] = &[
+    "__getattr__",
+    "__setattr__",
+    "__getattribute__",
+    "__delattr__",
+];
+use crate::flow::scan::bound_names;
 use crate::flow::{rlib, Global, GlobalAccess};
 use rpy_ir::ast::{Expr, ExprKind};
 
@@ -155,7 +165,18 @@ impl FnBuilder<'_, '_> {
         else {
             return;
         };
-        if !self.module_body {
+        if let (Some(class), true) = (
+            &self.class_body,
+            UNTRANSLATABLE_METHODS.contains(&name.as_str()),
+        ) {
+            self.error(
+                s.pos,
+                format!(
+                    "'{class}.{name}': RPython does not call '{name}', so attribute access would not do what this class says; give '{class}' its attributes explicitly and call an ordinary method"
+                ),
+            );
+        }
+        if !self.module_body && self.class_body.is_none() {
             self.error(
                 s.pos,
                 format!(
@@ -195,14 +216,28 @@ impl FnBuilder<'_, '_> {
         self.store_name(name, value, s.pos);
     }
 
-    /// `class` statements (not supported yet, at any level).
+    /// `class` statements: at module level, the class the body's namespace
+    /// makes (`type(name, bases, namespace)`, the body being a graph of its
+    /// own run once, at import time); inside a function or a class body, an
+    /// error.
     pub(super) fn class_stmt(&mut self, s: &Stmt) {
-        let StmtKind::ClassDef { name, .. } = &s.kind else {
+        let StmtKind::ClassDef {
+            name,
+            bases,
+            decorators,
+            ..
+        } = &s.kind
+        else {
             return;
         };
-        if self.module_body {
-            self.unsupported(s.pos, "class statements are");
-        } else {
+        if let Some(outer) = &self.class_body {
+            let message = format!(
+                "class '{name}' inside the class '{outer}': RPython does not translate nested classes; define '{name}' at module level"
+            );
+            self.error(s.pos, message);
+            return;
+        }
+        if !self.module_body {
             self.error(
                 s.pos,
                 format!(
@@ -210,7 +245,79 @@ impl FnBuilder<'_, '_> {
                 ),
             );
             self.store_name(name, Arg::Const(Constant::Class(name.clone())), s.pos);
+            return;
         }
+        if let Some(d) = decorators.first() {
+            self.error(
+                d.pos,
+                format!(
+                    "a decorator on the class '{name}' would replace the class at import time, which RPython does not translate; call what the decorator does on the class after the class statement"
+                ),
+            );
+            return;
+        }
+        let key = (self.m.name.clone(), s.pos);
+        let Some(body_graph) = self.m.program.graph_names.get(&key).cloned() else {
+            self.internal(&format!("the class '{name}' was not collected"));
+            return;
+        };
+        let base_values = self.expr_list(bases);
+        let base_tuple = Arg::Var(self.emit("newtuple", base_values, s.pos));
+        self.push(base_tuple);
+        let namespace = self.emit(
+            "simple_call",
+            vec![Arg::Const(Constant::Func(body_graph))],
+            s.pos,
+        );
+        let base_tuple = self.pop();
+        let class = self.emit(
+            "simple_call",
+            vec![
+                Arg::Const(Constant::Builtin("type".into())),
+                Arg::Const(Constant::Str(name.clone())),
+                base_tuple,
+                Arg::Var(namespace),
+            ],
+            s.pos,
+        );
+        self.store_name(name, Arg::Var(class), s.pos);
+    }
+
+    /// The end of a class body: its namespace, a dict of every name it
+    /// bound (and `__module__`), which the class statement makes the class
+    /// from. A name bound on some paths only is an error: the class's
+    /// attributes must not depend on how its body ran.
+    pub(super) fn class_namespace(&mut self, body: &[Stmt], pos: Pos) -> Arg {
+        let class = self.class_body.clone().unwrap_or_default();
+        let namespace = Arg::Var(self.emit("newdict", Vec::new(), pos));
+        let module = Arg::Const(Constant::Str(self.m.python_name().to_string()));
+        let key = Arg::Const(Constant::Str("__module__".into()));
+        self.emit("setitem", vec![namespace.clone(), key, module], pos);
+        for (i, name) in self.slots.clone().into_iter().enumerate() {
+            if name == "__metaclass__" {
+                self.error(
+                    pos,
+                    format!(
+                        "the class '{class}' sets __metaclass__: RPython does not translate metaclasses; build what the metaclass would at import time with ordinary code"
+                    ),
+                );
+            }
+            match self.state.env[i].clone() {
+                Some(value) => {
+                    let key = Arg::Const(Constant::Str(name));
+                    self.emit("setitem", vec![namespace.clone(), key, value], pos);
+                }
+                None if self.state.maybe[i] => self.error(
+                    binding_position(body, &name).unwrap_or(pos),
+                    format!(
+                        "the class '{class}' defines '{name}' on some paths of its body only; RPython needs a class's attributes fixed, so define '{name}' on every path (or give it a default value first)"
+                    ),
+                ),
+                // Bound, then deleted (`del x`, or Python 3's `except E as x`).
+                None => {}
+            }
+        }
+        namespace
     }
 
     /// `import` and `from ... import` statements: in a module body, binding
@@ -294,4 +401,24 @@ impl FnBuilder<'_, '_> {
             _ => {}
         }
     }
+}
+
+/// The position of the innermost statement of `stmts` that binds `name`
+/// (the first one).
+fn binding_position(stmts: &[Stmt], name: &str) -> Option<Pos> {
+    for s in stmts {
+        let mut names = Vec::new();
+        bound_names(std::slice::from_ref(s), &mut names);
+        if !names.iter().any(|n| n == name) {
+            continue;
+        }
+        let mut inner = None;
+        s.for_each_nested_body(|body| {
+            if inner.is_none() {
+                inner = binding_position(body, name);
+            }
+        });
+        return inner.or(Some(s.pos));
+    }
+    None
 }

@@ -19,10 +19,14 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
-/// A class: its name, bases (in order) and class attributes.
+/// A class: its name, the module of a program class, its bases (in order)
+/// and class attributes.
 #[derive(Debug)]
 pub struct ClassObj {
     pub name: Rc<str>,
+    /// The module that defines a class of the program (`__main__` for the
+    /// main program's); `None` for builtin classes.
+    pub module: Option<Rc<str>>,
     pub bases: Vec<Rc<ClassObj>>,
     pub attrs: RefCell<BTreeMap<String, ObjValue>>,
 }
@@ -35,26 +39,79 @@ impl PartialEq for ClassObj {
 }
 
 impl ClassObj {
+    /// A class without attributes yet.
+    pub fn new(name: &str, module: Option<&str>, bases: Vec<Rc<ClassObj>>) -> ClassObj {
+        ClassObj {
+            name: Rc::from(name),
+            module: module.map(Rc::from),
+            bases,
+            attrs: RefCell::new(BTreeMap::new()),
+        }
+    }
+
+    /// The name constants know the class by: a builtin's own name, a
+    /// program class's `module.Name` (as CPython prints an uncaught
+    /// exception's class).
+    pub fn qualified_name(&self) -> String {
+        match &self.module {
+            Some(m) => format!("{m}.{}", self.name),
+            None => self.name.to_string(),
+        }
+    }
+
     /// `issubclass(self, other)`: `other` is `self` or one of its ancestors.
     pub fn is_subclass_of(&self, other: &ClassObj) -> bool {
         self == other || self.bases.iter().any(|b| b.is_subclass_of(other))
     }
 
-    /// `repr(cls)`: builtin classes are `<class 'ValueError'>` (Python 2:
-    /// `<type 'exceptions.ValueError'>`), the program's `<class '__main__.C'>`.
+    /// `repr(cls)`: builtin exception classes are `<class 'ValueError'>`
+    /// (Python 2: `<type 'exceptions.ValueError'>`), `object` is `<class
+    /// 'object'>` (`<type 'object'>`), the program's `<class '__main__.C'>`.
     pub fn repr(&self, dialect: Dialect) -> String {
-        let builtin = builtin_exception_base(&self.name, dialect).is_some();
-        match (builtin, dialect) {
-            (true, Dialect::Py2) => format!("<type 'exceptions.{}'>", self.name),
-            (true, Dialect::Py3) => format!("<class '{}'>", self.name),
-            (false, _) => format!("<class '__main__.{}'>", self.name),
+        let keyword = match dialect {
+            Dialect::Py2 if self.module.is_none() => "type",
+            Dialect::Py2 if !self.is_new_style() => {
+                return format!("<class {}>", self.qualified_name())
+            }
+            _ => "class",
+        };
+        match (&self.module, dialect) {
+            (None, Dialect::Py2) if self.name.as_ref() != "object" => {
+                format!("<type 'exceptions.{}'>", self.name)
+            }
+            _ => format!("<{keyword} '{}'>", self.qualified_name()),
         }
+    }
+
+    /// Whether the class derives from `object` (Python 2's new-style
+    /// classes; every class in Python 3). Builtin classes are.
+    pub fn is_new_style(&self) -> bool {
+        self.module.is_none() || self.bases.iter().any(|b| b.is_new_style())
+    }
+
+    /// A class attribute, looked up in the class and then in its bases
+    /// depth-first, left to right (the method resolution order of the
+    /// single-inheritance classes RPython allows).
+    pub fn lookup(&self, name: &str) -> Option<ObjValue> {
+        if let Some(v) = self.attrs.borrow().get(name) {
+            return Some(v.clone());
+        }
+        self.bases.iter().find_map(|b| b.lookup(name))
     }
 
     /// Does this class derive from `BaseException`?
     pub fn is_exception_class(&self) -> bool {
         self.name.as_ref() == "BaseException" || self.bases.iter().any(|b| b.is_exception_class())
     }
+}
+
+/// A function of the program found in an instance's class, bound to the
+/// instance (`obj.method`): calling it calls the function with the
+/// instance first.
+#[derive(Debug, PartialEq)]
+pub struct BoundMethodObj {
+    pub receiver: ObjValue,
+    pub func: Rc<str>,
 }
 
 /// An instance: its class and its own attributes.
@@ -87,7 +144,9 @@ impl InstanceObj {
         let args = self.exception_args();
         match args.as_slice() {
             [] => Vec::new(),
-            [one] if self.class.name.as_ref() == "KeyError" => one.to_repr(dialect),
+            [one] if self.class.module.is_none() && self.class.name.as_ref() == "KeyError" => {
+                one.to_repr(dialect)
+            }
             [one] => one.to_str(dialect),
             _ => tuple_repr(&args, dialect),
         }
@@ -133,41 +192,49 @@ fn tuple_repr(items: &[ObjValue], dialect: Dialect) -> Vec<u8> {
     out
 }
 
-/// The classes an interpreter knows by name: the builtin exceptions of its
-/// dialect (program classes join them as the program defines them).
+/// The classes an interpreter knows by name: `object` and the builtin
+/// exceptions of its dialect, and the program's classes by qualified name
+/// (those of `Program::prebuilt`, see `modules::materialize`).
+#[derive(Clone)]
 pub struct ClassTable {
     classes: HashMap<String, Rc<ClassObj>>,
 }
 
 impl ClassTable {
-    /// The builtin exception classes of `dialect`.
+    /// `object` and the builtin exception classes of `dialect`.
     pub fn builtin(dialect: Dialect) -> ClassTable {
         let mut table = ClassTable {
             classes: HashMap::new(),
         };
+        let object = Rc::new(ClassObj::new("object", None, Vec::new()));
+        table.add(object.clone());
         // BUILTIN_EXCEPTIONS lists every base before the classes deriving from it.
         for &name in BUILTIN_EXCEPTIONS {
             let Some(base) = builtin_exception_base(name, dialect) else {
                 continue;
             };
-            let bases = base
-                .and_then(|b| table.classes.get(b).cloned())
-                .into_iter()
-                .collect();
-            table.define(name, bases);
+            let base = match base {
+                Some(b) => table.classes.get(b).cloned(),
+                None => Some(object.clone()),
+            };
+            table.add(Rc::new(ClassObj::new(
+                name,
+                None,
+                base.into_iter().collect(),
+            )));
+        }
+        if let Some(base) = table.get("BaseException") {
+            base.attrs.borrow_mut().insert(
+                "__init__".to_string(),
+                ObjValue::Builtin(Rc::from(BASE_EXCEPTION_INIT)),
+            );
         }
         table
     }
 
-    /// Adds a class (replacing one of the same name) and returns it.
-    pub fn define(&mut self, name: &str, bases: Vec<Rc<ClassObj>>) -> Rc<ClassObj> {
-        let class = Rc::new(ClassObj {
-            name: Rc::from(name),
-            bases,
-            attrs: RefCell::new(BTreeMap::new()),
-        });
-        self.classes.insert(name.to_string(), class.clone());
-        class
+    /// Adds a class under its qualified name (replacing one of that name).
+    pub fn add(&mut self, class: Rc<ClassObj>) {
+        self.classes.insert(class.qualified_name(), class);
     }
 
     pub fn get(&self, name: &str) -> Option<Rc<ClassObj>> {
@@ -207,18 +274,98 @@ pub fn exception_matches(value: &ObjValue, handler: &ClassObj) -> bool {
     }
 }
 
-/// `cls(args...)`: an instance of an exception class holding `args`.
-pub fn instantiate(class: &Rc<ClassObj>, args: &[ObjValue]) -> OpResult {
-    if !class.is_exception_class() {
-        return Err(exc(
+/// The builtin `BaseException.__init__`, which a program's exception class
+/// calls as `Base.__init__(self, args...)`: it sets the instance's `args`.
+const BASE_EXCEPTION_INIT: &str = "BaseException.__init__";
+
+/// What calling a class does.
+pub enum Instantiation {
+    /// The instance is complete.
+    Done(ObjValue),
+    /// The instance, and the program's `__init__` function to call with it
+    /// and the arguments (the call's value is then the instance).
+    Init(ObjValue, Rc<str>),
+}
+
+/// `cls(args...)`: a new instance. An exception instance keeps `args` (as
+/// `BaseException.__new__` does, whatever `__init__` does); a class of the
+/// program with an `__init__` has it called; without one, a class that is
+/// not an exception takes no arguments.
+pub fn instantiate(
+    class: &Rc<ClassObj>,
+    args: &[ObjValue],
+    dialect: Dialect,
+) -> Result<Instantiation, Exc> {
+    // BaseException's own `__init__` only sets `args`, done here.
+    let init = class
+        .lookup("__init__")
+        .filter(|i| !matches!(i, ObjValue::Builtin(b) if b.as_ref() == BASE_EXCEPTION_INIT));
+    let instance = if class.is_exception_class() {
+        // Python 2 keeps the arguments only when no `__init__` of the
+        // program replaces BaseException's (which sets them).
+        let keeps_args = dialect == Dialect::Py3 || init.is_none();
+        new_exception(
+            class.clone(),
+            if keeps_args {
+                args.to_vec()
+            } else {
+                Vec::new()
+            },
+        )
+    } else {
+        ObjValue::Instance(Rc::new(InstanceObj {
+            class: class.clone(),
+            attrs: RefCell::new(BTreeMap::new()),
+        }))
+    };
+    match init {
+        Some(ObjValue::Func(init)) => Ok(Instantiation::Init(instance, init)),
+        Some(other) => Err(exc(
             "TypeError",
-            format!(
-                "cannot build an instance of the class '{}' in this interpreter yet",
-                class.name
-            ),
-        ));
+            format!("'{}' object is not callable", other.type_name()),
+        )),
+        None if class.is_exception_class() || args.is_empty() => Ok(Instantiation::Done(instance)),
+        None => Err(exc(
+            "TypeError",
+            match dialect {
+                Dialect::Py2 => "this constructor takes no arguments".to_string(),
+                Dialect::Py3 => format!("{}() takes no arguments", class.name),
+            },
+        )),
     }
-    Ok(new_exception(class.clone(), args.to_vec()))
+}
+
+/// `type(name, bases, namespace)`: the class a `class` statement makes,
+/// its module taken from the namespace's `__module__`.
+fn new_class(name: &[u8], bases: &[ObjValue], namespace: &ObjValue) -> OpResult {
+    let ObjValue::Dict(ns) = namespace else {
+        return Err(exc("TypeError", "type() argument 3 must be dict"));
+    };
+    let mut base_classes = Vec::new();
+    for b in bases {
+        match b {
+            ObjValue::Class(c) => base_classes.push(c.clone()),
+            other => {
+                return Err(exc(
+                    "TypeError",
+                    format!("a class cannot derive from a {} value", other.type_name()),
+                ))
+            }
+        }
+    }
+    let mut attrs = BTreeMap::new();
+    for (k, v) in ns.borrow().entries() {
+        if let ObjValue::Str(k) = k {
+            attrs.insert(String::from_utf8_lossy(k).into_owned(), v.clone());
+        }
+    }
+    let module = match attrs.get("__module__") {
+        Some(ObjValue::Str(m)) => String::from_utf8_lossy(m).into_owned(),
+        _ => "__main__".to_string(),
+    };
+    let class = ClassObj::new(&String::from_utf8_lossy(name), Some(&module), base_classes);
+    *class.attrs.borrow_mut() = attrs;
+    Ok(ObjValue::Class(Rc::new(class)))
 }
 
 /// The builtins that take classes: `type(x)` of an instance and
@@ -226,6 +373,15 @@ pub fn instantiate(class: &Rc<ClassObj>, args: &[ObjValue]) -> OpResult {
 pub fn call_builtin(name: &str, args: &[ObjValue]) -> Option<OpResult> {
     match (name, args) {
         ("type", [ObjValue::Instance(inst)]) => Some(Ok(ObjValue::Class(inst.class.clone()))),
+        (BASE_EXCEPTION_INIT, [ObjValue::Instance(inst), rest @ ..]) => {
+            inst.attrs
+                .borrow_mut()
+                .insert("args".to_string(), ObjValue::list(rest.to_vec()));
+            Some(Ok(ObjValue::None))
+        }
+        ("type", [ObjValue::Str(name), ObjValue::Tuple(bases), namespace]) => {
+            Some(new_class(name, bases, namespace))
+        }
         ("issubclass", [ObjValue::Class(class), ObjValue::Class(base)]) => {
             Some(Ok(ObjValue::Bool(class.is_subclass_of(base))))
         }
@@ -233,7 +389,8 @@ pub fn call_builtin(name: &str, args: &[ObjValue]) -> Option<OpResult> {
         ("ovfcheck", [ObjValue::Int(i)]) => Some(Ok(ObjValue::Int(*i))),
         ("isinstance", [value, ObjValue::Class(base)]) => Some(Ok(ObjValue::Bool(match value {
             ObjValue::Instance(inst) => inst.class.is_subclass_of(base),
-            _ => false,
+            // Every value is an object.
+            _ => base.module.is_none() && base.name.as_ref() == "object",
         }))),
         _ => None,
     }

@@ -31,7 +31,7 @@ mod value;
 pub use ops::{Exc, Op};
 pub use value::ObjValue;
 
-use exceptions::{exception_matches, ClassTable};
+use exceptions::{exception_matches, ClassTable, Instantiation};
 use rpy_ir::ast::Dialect;
 use rpy_ir::graph::{Arg, Constant, Flow, FunctionGraph, Program};
 use std::collections::HashMap;
@@ -200,6 +200,9 @@ struct Frame {
     block: usize,
     /// The next operation of `block` to run; while a callee runs, the call.
     pc: usize,
+    /// For an `__init__` called by instantiating a class: the instance, which
+    /// the caller receives instead of the returned value.
+    constructing: Option<ObjValue>,
 }
 
 /// Interprets one flow-stage program.
@@ -231,6 +234,9 @@ enum Step {
     Value(ObjValue),
     /// A call of a program graph (by index) with these arguments.
     Call(usize, Vec<ObjValue>),
+    /// A call of a class's `__init__` graph (by index) with the new instance
+    /// (the first argument), which is the call's value.
+    Construct(usize, Vec<ObjValue>),
 }
 
 /// What following a link leads to.
@@ -249,11 +255,11 @@ impl From<Exc> for Stop {
 
 impl<'p> ObjInterpreter<'p> {
     pub fn new(program: &'p Program<Flow>, dialect: Dialect) -> Self {
-        let classes = ClassTable::builtin(dialect);
+        let mut classes = ClassTable::builtin(dialect);
         // A prebuilt object that cannot be made leaves its constants without
         // a value: running an operation on one reports it.
-        let prebuilt = modules::materialize(&program.prebuilt, &classes).unwrap_or_default();
-        Self::with_prebuilt_values(program, dialect, prebuilt)
+        let prebuilt = modules::materialize(&program.prebuilt, &mut classes).unwrap_or_default();
+        Self::with_classes(program, dialect, prebuilt, classes)
     }
 
     /// An interpreter whose `Constant::Prebuilt(i)` is `prebuilt[i]`, values
@@ -263,7 +269,15 @@ impl<'p> ObjInterpreter<'p> {
         dialect: Dialect,
         prebuilt: Vec<ObjValue>,
     ) -> Self {
-        let classes = ClassTable::builtin(dialect);
+        Self::with_classes(program, dialect, prebuilt, ClassTable::builtin(dialect))
+    }
+
+    fn with_classes(
+        program: &'p Program<Flow>,
+        dialect: Dialect,
+        prebuilt: Vec<ObjValue>,
+        classes: ClassTable,
+    ) -> Self {
         let graphs: Vec<GraphCode> = program
             .graphs
             .iter()
@@ -442,6 +456,7 @@ impl<'p> ObjInterpreter<'p> {
             env,
             block: g.start,
             pc: 0,
+            constructing: None,
         })
     }
 
@@ -491,6 +506,20 @@ impl<'p> ObjInterpreter<'p> {
                             }
                         }
                     },
+                    Ok(Step::Construct(init, args)) => {
+                        let instance = args.first().cloned();
+                        match self.frame(init, args) {
+                            Ok(mut new) => {
+                                new.constructing = instance;
+                                stack.push(new)
+                            }
+                            Err(stop) => {
+                                if let Next::Return(v) = self.raise(stack, stop)? {
+                                    return Ok(v);
+                                }
+                            }
+                        }
+                    }
                     Err(stop) => {
                         if let Next::Return(v) = self.raise(stack, stop)? {
                             return Ok(v);
@@ -567,22 +596,49 @@ impl<'p> ObjInterpreter<'p> {
             }
         }
         if kind == Op::SimpleCall {
-            if let Some(ObjValue::Func(name)) = args.first() {
-                let Some(&callee) = self.by_name.get(&**name) else {
-                    return Err(Stop::Internal(format!(
-                        "the program has no graph for the function '{name}'"
-                    )));
-                };
-                if depth >= self.max_depth {
-                    return Err(Stop::Raise(ops::exc(
-                        "RecursionError",
-                        "maximum recursion depth exceeded",
-                    )));
+            match args.first() {
+                Some(ObjValue::Func(name)) => {
+                    let callee = self.callee(name, depth)?;
+                    return Ok(Step::Call(callee, args[1..].to_vec()));
                 }
-                return Ok(Step::Call(callee, args[1..].to_vec()));
+                Some(ObjValue::BoundMethod(m)) => {
+                    let callee = self.callee(&m.func, depth)?;
+                    let mut call_args = vec![m.receiver.clone()];
+                    call_args.extend_from_slice(&args[1..]);
+                    return Ok(Step::Call(callee, call_args));
+                }
+                Some(ObjValue::Class(class)) => {
+                    return match exceptions::instantiate(class, &args[1..], self.dialect)? {
+                        Instantiation::Done(v) => Ok(Step::Value(v)),
+                        Instantiation::Init(instance, init) => {
+                            let callee = self.callee(&init, depth)?;
+                            let mut call_args = vec![instance];
+                            call_args.extend_from_slice(&args[1..]);
+                            Ok(Step::Construct(callee, call_args))
+                        }
+                    };
+                }
+                _ => {}
             }
         }
         self.operation(kind, args, out).map(Step::Value)
+    }
+
+    /// The graph a call of the program function `name` runs, at call depth
+    /// `depth`.
+    fn callee(&self, name: &str, depth: usize) -> Result<usize, Stop> {
+        let Some(&callee) = self.by_name.get(name) else {
+            return Err(Stop::Internal(format!(
+                "the program has no graph for the function '{name}'"
+            )));
+        };
+        if depth >= self.max_depth {
+            return Err(Stop::Raise(ops::exc(
+                "RecursionError",
+                "maximum recursion depth exceeded",
+            )));
+        }
+        Ok(callee)
     }
 
     /// Takes exit `exit` of the top frame's block (an exception exit with the
@@ -621,6 +677,16 @@ impl<'p> ObjInterpreter<'p> {
             if let Some(&rv) = g.blocks[g.ret].inputargs.first() {
                 self.record(frame.graph, rv, &result);
             }
+            let result = match frame.constructing.take() {
+                Some(instance) if result == ObjValue::None => instance,
+                Some(_) => {
+                    return Err(Stop::Raise(ops::exc(
+                        "TypeError",
+                        "__init__() should return None",
+                    )))
+                }
+                None => result,
+            };
             stack.pop();
             return Ok(match stack.last_mut() {
                 None => Next::Return(result),
@@ -701,9 +767,14 @@ impl<'p> ObjInterpreter<'p> {
 
     /// The class name and `str()` of an uncaught exception.
     fn describe_exception(&self, etype: &ObjValue, evalue: &ObjValue) -> (String, String) {
+        // CPython 3 leaves out the module `__main__` (Python 2 does not).
+        let shown = |c: &exceptions::ClassObj| match (&c.module, self.dialect) {
+            (Some(m), Dialect::Py3) if m.as_ref() == "__main__" => c.name.to_string(),
+            _ => c.qualified_name(),
+        };
         let name = match (etype, evalue) {
-            (_, ObjValue::Instance(i)) => i.class.name.to_string(),
-            (ObjValue::Class(c), _) => c.name.to_string(),
+            (_, ObjValue::Instance(i)) => shown(&i.class),
+            (ObjValue::Class(c), _) => shown(c),
             (other, _) => String::from_utf8_lossy(&other.to_str(self.dialect)).into_owned(),
         };
         let msg = match evalue {
@@ -726,9 +797,6 @@ impl<'p> ObjInterpreter<'p> {
                 out.write_all(&x.to_str(d))
                     .map_err(|e| ops::exc("IOError", e.to_string()))?;
                 Ok(ObjValue::None)
-            }
-            (Op::SimpleCall, [ObjValue::Class(class), rest @ ..]) => {
-                exceptions::instantiate(class, rest)
             }
             (Op::SimpleCall, [ObjValue::Builtin(name), rest @ ..]) => {
                 match exceptions::call_builtin(name, rest).or_else(|| rlib::call(name, rest)) {

@@ -8,7 +8,7 @@
 //! is the same mutable object.
 
 use super::containers::DictObj;
-use super::exceptions::{ClassObj, ClassTable, InstanceObj};
+use super::exceptions::{BoundMethodObj, ClassObj, ClassTable, InstanceObj};
 use super::ops::{exc, OpResult};
 use super::value::ObjValue;
 use rpy_ir::ast::Dialect;
@@ -19,11 +19,7 @@ use std::rc::Rc;
 
 thread_local! {
     /// The class of every module object.
-    static MODULE_CLASS: Rc<ClassObj> = Rc::new(ClassObj {
-        name: Rc::from("module"),
-        bases: Vec::new(),
-        attrs: RefCell::new(BTreeMap::new()),
-    });
+    static MODULE_CLASS: Rc<ClassObj> = Rc::new(ClassObj::new("module", None, Vec::new()));
 }
 
 fn new_instance(class: Rc<ClassObj>) -> ObjValue {
@@ -44,11 +40,11 @@ pub fn module_objects(names: &[&str]) -> Vec<ObjValue> {
 /// The object `target(driver, args)` receives as its driver: an object
 /// with no attributes (rpy's translation driver offers none to the program).
 pub fn driver() -> ObjValue {
-    new_instance(Rc::new(ClassObj {
-        name: Rc::from("TranslationDriver"),
-        bases: Vec::new(),
-        attrs: RefCell::new(BTreeMap::new()),
-    }))
+    new_instance(Rc::new(ClassObj::new(
+        "TranslationDriver",
+        None,
+        Vec::new(),
+    )))
 }
 
 /// The module behind a value, if it is a module object.
@@ -101,11 +97,14 @@ fn attr_name(name: &ObjValue) -> String {
     String::from_utf8_lossy(&name.to_str(Dialect::Py3)).into_owned()
 }
 
-/// `obj.name` on a module or instance: its own attribute, else its class's
-/// (through the bases, in order). `None` for other values.
+/// `obj.name` on a module, instance or class: its own attribute, else its
+/// class's (through the bases, in order), a function found in the class
+/// bound to the instance. `None` for other values.
 pub fn getattr(obj: &ObjValue, name: &ObjValue) -> Option<OpResult> {
-    let ObjValue::Instance(inst) = obj else {
-        return None;
+    let inst = match obj {
+        ObjValue::Instance(inst) => inst,
+        ObjValue::Class(class) => return Some(class_getattr(class, &attr_name(name))),
+        _ => return None,
     };
     let n = attr_name(name);
     if let Some(v) = inst.attrs.borrow().get(&n) {
@@ -117,46 +116,74 @@ pub fn getattr(obj: &ObjValue, name: &ObjValue) -> Option<OpResult> {
             format!("module '{module}' has no attribute '{n}'"),
         )));
     }
-    if let Some(v) = class_attribute(&inst.class, &n) {
-        return Some(Ok(v));
+    match inst.class.lookup(&n) {
+        Some(ObjValue::Func(f)) => Some(Ok(ObjValue::BoundMethod(Rc::new(BoundMethodObj {
+            receiver: obj.clone(),
+            func: f,
+        })))),
+        Some(v) => Some(Ok(v)),
+        None => Some(Err(exc(
+            "AttributeError",
+            format!("'{}' object has no attribute '{n}'", inst.class.name),
+        ))),
     }
-    Some(Err(exc(
-        "AttributeError",
-        format!("'{}' object has no attribute '{n}'", inst.class.name),
-    )))
 }
 
-/// A class attribute, looked up through the bases depth-first, left to
-/// right (the method resolution order of the single-inheritance classes
-/// RPython allows).
-fn class_attribute(class: &ClassObj, name: &str) -> Option<ObjValue> {
-    if let Some(v) = class.attrs.borrow().get(name) {
-        return Some(v.clone());
+/// `cls.name`: a class attribute (a method is its plain function, as
+/// Python 3 gives it and as Python 2's unbound method calls it), or
+/// `__name__`.
+fn class_getattr(class: &ClassObj, name: &str) -> OpResult {
+    match class.lookup(name) {
+        Some(v) => Ok(v),
+        None if name == "__name__" => Ok(ObjValue::str(class.name.as_bytes())),
+        None => Err(exc(
+            "AttributeError",
+            format!("type object '{}' has no attribute '{name}'", class.name),
+        )),
     }
-    class.bases.iter().find_map(|b| class_attribute(b, name))
 }
 
-/// `obj.name = value` on a module or instance. `None` for other values.
+/// `obj.name = value` on a module, instance or class. `None` for other
+/// values.
 pub fn setattr(obj: &ObjValue, name: &ObjValue, value: &ObjValue) -> Option<OpResult> {
-    let ObjValue::Instance(inst) = obj else {
-        return None;
+    let attrs = match obj {
+        ObjValue::Instance(inst) => &inst.attrs,
+        ObjValue::Class(class) => &class.attrs,
+        _ => return None,
     };
-    inst.attrs
-        .borrow_mut()
-        .insert(attr_name(name), value.clone());
+    attrs.borrow_mut().insert(attr_name(name), value.clone());
     Some(Ok(ObjValue::None))
 }
 
-/// The values of a program's prebuilt objects, each made once; an error
-/// names a class the program does not define.
+/// The values of a program's prebuilt objects, each made once, its classes
+/// added to `classes`; an error names a class the program does not define.
 pub fn materialize(
     prebuilt: &[PrebuiltObject],
-    classes: &ClassTable,
+    classes: &mut ClassTable,
 ) -> Result<Vec<ObjValue>, String> {
-    // First an empty object for each, so that items may refer to any.
+    // First the classes (each after its bases), then an empty object for
+    // each other, so that items may refer to any.
     let mut values = Vec::with_capacity(prebuilt.len());
     for p in prebuilt {
+        if let PrebuiltObject::Class { name, bases, .. } = p {
+            let bases = bases
+                .iter()
+                .map(|b| {
+                    classes.get(b).ok_or_else(|| {
+                        format!("the base '{b}' of the class '{name}' is not defined")
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let (module, short) = name.rsplit_once('.').unwrap_or(("__main__", name));
+            classes.add(Rc::new(ClassObj::new(short, Some(module), bases)));
+        }
+    }
+    for p in prebuilt {
         values.push(match p {
+            PrebuiltObject::Class { name, .. } => match classes.get(name) {
+                Some(c) => ObjValue::Class(c),
+                None => return Err(format!("the class '{name}' is not defined")),
+            },
             PrebuiltObject::List(_) => ObjValue::list(Vec::new()),
             // Tuples are immutable: made below, once their items exist.
             PrebuiltObject::Tuple(_) => ObjValue::None,
@@ -207,6 +234,12 @@ pub fn materialize(
             (PrebuiltObject::Instance { attrs, .. }, obj) => {
                 for (name, v) in attrs {
                     set(obj, name, value(v, &values)?);
+                }
+            }
+            (PrebuiltObject::Class { attrs, .. }, ObjValue::Class(c)) => {
+                for (name, v) in attrs {
+                    let v = value(v, &values)?;
+                    c.attrs.borrow_mut().insert(name.clone(), v);
                 }
             }
             _ => {}

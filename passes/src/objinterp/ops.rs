@@ -626,6 +626,8 @@ pub fn compare(op: Op, a: &ObjValue, b: &ObjValue, dialect: Dialect) -> OpResult
             (V::Bool(x), V::Bool(y)) => x == y,
             (V::None, V::None) => true,
             (V::Func(x), V::Func(y)) | (V::Builtin(x), V::Builtin(y)) => x == y,
+            (V::Class(x), V::Class(y)) => Rc::ptr_eq(x, y),
+            (V::Instance(x), V::Instance(y)) => Rc::ptr_eq(x, y),
             _ => false,
         },
         _ => {

@@ -2,7 +2,7 @@
 //! conversions to text (`str()` and `repr()`) and truth.
 
 use super::containers::{DictObj, DictPart, IterObj, MethodObj, RangeObj};
-use super::exceptions::{ClassObj, ClassTable, InstanceObj};
+use super::exceptions::{BoundMethodObj, ClassObj, ClassTable, InstanceObj};
 use crate::llinterp::pystr::{float_repr, float_str_py2};
 use rpy_ir::ast::Dialect;
 use rpy_ir::graph::Constant;
@@ -43,6 +43,8 @@ pub enum ObjValue {
     Iter(Rc<RefCell<IterObj>>),
     /// A method of a builtin type bound to its receiver (`l.append`).
     Method(Rc<MethodObj>),
+    /// A method of a program class bound to an instance (`obj.eval`).
+    BoundMethod(Rc<BoundMethodObj>),
 }
 
 impl ObjValue {
@@ -102,6 +104,7 @@ impl ObjValue {
             ObjValue::Range(_) => "range",
             ObjValue::Iter(it) => it.borrow().type_name(),
             ObjValue::Method(_) => "builtin_function_or_method",
+            ObjValue::BoundMethod(_) => "method",
         }
     }
 
@@ -117,7 +120,7 @@ impl ObjValue {
             ObjValue::Tuple(t) => !t.is_empty(),
             ObjValue::Dict(d) | ObjValue::DictView(d, _) => !d.borrow().is_empty(),
             ObjValue::Range(r) => !r.is_empty(),
-            ObjValue::Iter(_) | ObjValue::Method(_) => true,
+            ObjValue::Iter(_) | ObjValue::Method(_) | ObjValue::BoundMethod(_) => true,
             ObjValue::Func(_)
             | ObjValue::Builtin(_)
             | ObjValue::Class(_)
@@ -170,7 +173,11 @@ impl ObjValue {
             ObjValue::Builtin(b) => format!("<built-in function {b}>").into_bytes(),
             ObjValue::Class(c) => c.repr(dialect).into_bytes(),
             ObjValue::Instance(i) if i.class.is_exception_class() => i.exception_repr(dialect),
-            ObjValue::Instance(i) => format!("<{} object>", i.class.name).into_bytes(),
+            ObjValue::Instance(i) => format!("<{} object>", i.class.qualified_name()).into_bytes(),
+            ObjValue::BoundMethod(m) => {
+                let receiver = String::from_utf8_lossy(&m.receiver.to_repr(dialect)).into_owned();
+                format!("<bound method {} of {receiver}>", m.func).into_bytes()
+            }
             ObjValue::Tuple(_)
             | ObjValue::Dict(_)
             | ObjValue::DictView(..)
@@ -233,8 +240,8 @@ impl fmt::Debug for ObjValue {
             ObjValue::List(l) => write!(f, "List({:?})", l.borrow()),
             ObjValue::Func(n) => write!(f, "Func({n})"),
             ObjValue::Builtin(n) => write!(f, "Builtin({n})"),
-            ObjValue::Class(c) => write!(f, "Class({})", c.name),
-            ObjValue::Instance(i) => write!(f, "Instance({})", i.class.name),
+            ObjValue::Class(c) => write!(f, "Class({})", c.qualified_name()),
+            ObjValue::Instance(i) => write!(f, "Instance({})", i.class.qualified_name()),
             ObjValue::Tuple(t) => write!(f, "Tuple({:?})", &t[..]),
             ObjValue::Dict(d) => write!(f, "Dict({:?})", d.borrow().entries()),
             ObjValue::DictView(d, part) => {
@@ -243,6 +250,7 @@ impl fmt::Debug for ObjValue {
             ObjValue::Range(r) => write!(f, "{}", r.repr()),
             ObjValue::Iter(it) => write!(f, "Iter({})", it.borrow().type_name()),
             ObjValue::Method(m) => write!(f, "Method({:?}.{})", m.receiver, m.name),
+            ObjValue::BoundMethod(m) => write!(f, "BoundMethod({:?}.{})", m.receiver, m.func),
         }
     }
 }
