@@ -173,6 +173,30 @@ diagnostic_test!(
     )
 );
 
+// Calls: keyword arguments and defaults are bound while building.
+
+diagnostic_test!(
+    keyword_argument_unknown,
+    "--py3",
+    &format!(
+        "def area(width, height=1):\n    return width * height\n\ndef entry_point(argv):\n    return area(3, depth=2)\n{ENTRY}"
+    )
+);
+
+diagnostic_test!(
+    keyword_argument_to_unknown_callee,
+    "--py3",
+    &format!("def entry_point(argv):\n    f = len\n    return f(argv, start=1)\n{ENTRY}")
+);
+
+diagnostic_test!(
+    method_defaults_differ,
+    "--py2",
+    &format!(
+        "class A(object):\n    def show(self, prefix='a'):\n        return prefix\n\nclass B(object):\n    def show(self, prefix='b'):\n        return prefix\n\ndef entry_point(argv):\n    x = A()\n    print x.show()\n    return 0\n{ENTRY}"
+    )
+);
+
 // Exceptions: what RPython cannot raise or catch.
 
 diagnostic_test!(

@@ -14,6 +14,8 @@
 //! value (so constants stay constants through loops that do not change them).
 
 // A child module so that it extends the builder with its private state.
+#[path = "call_args.rs"]
+mod call_args;
 #[path = "containers.rs"]
 mod containers;
 #[path = "exceptions.rs"]
@@ -348,17 +350,6 @@ impl FnBuilder<'_, '_> {
                     def.name
                 ),
             );
-        }
-        for p in def.params {
-            if let Some(d) = &p.default {
-                self.unsupported(
-                    d.pos,
-                    &format!(
-                        "the default value of parameter '{}': default argument values are",
-                        p.name
-                    ),
-                );
-            }
         }
     }
 
@@ -1620,18 +1611,42 @@ impl FnBuilder<'_, '_> {
         if let Some(s) = star_args {
             self.unsupported(s.pos, "calls with *args are");
         }
-        if let Some(k) = keywords.first() {
-            self.unsupported(k.value.pos, "keyword arguments in calls are");
-        }
         let before = self.diags.len();
         let f = self.expr(func);
         let func_ok = self.diags.len() == before;
+        let signature = self.signature(func, &f);
+        if signature.is_none() {
+            if let Some(k) = keywords.first() {
+                self.error(
+                    k.value.pos,
+                    "keyword arguments need a callee known before the program runs (a function, class or method of the program); pass the arguments by position",
+                );
+            }
+        }
         self.push(f);
         let vals = self.expr_list(args);
+        let keyword_exprs: Vec<Expr> = keywords.iter().map(|k| k.value.clone()).collect();
+        let keyword_vals = self.expr_list(&keyword_exprs);
         let f = self.pop();
-        if let (Arg::Const(c), true) = (&f, func_ok) {
-            self.check_arity(c, args.len(), e.pos);
-        }
+        // `obj.name(...)` may call a builtin type's method of the same name
+        // as the program's: without keywords, only leaving out parameters
+        // that have defaults makes it the program's method.
+        let is_method = matches!(func.kind, ExprKind::Attribute { .. }) && f.as_var().is_some();
+        let bind = signature.as_ref().filter(|sig| {
+            !keywords.is_empty()
+                || !is_method
+                || (vals.len() < sig.params.len()
+                    && sig.params[vals.len()..].iter().all(|p| p.default.is_some()))
+        });
+        let vals = match bind {
+            Some(sig) => self.bind_arguments(sig, vals, keywords, keyword_vals, e.pos),
+            None => {
+                if let (Arg::Const(c), true) = (&f, func_ok) {
+                    self.check_arity(c, args.len(), e.pos);
+                }
+                vals
+            }
+        };
         let mut call_args = vec![f];
         call_args.extend(vals);
         if let Some(known) = self.fold_known_len(&call_args) {
