@@ -12,7 +12,7 @@ mod support;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use rpy::pipeline::{run_until, Source, StageName, StageOutput, Timings};
-use rpy_ir::annotation::SomeValue;
+use rpy_ir::annotation::{Known, SomeValue};
 use rpy_ir::ast::Dialect;
 use rpy_passes::objinterp::{ObjInterpreter, ObjValue};
 use std::cell::RefCell;
@@ -84,6 +84,12 @@ fn contained(value: &ObjValue, a: &SomeValue) -> bool {
     use SomeValue as S;
     match (value, a) {
         (_, S::Object) => true,
+        // A known value is that value and no other.
+        (ObjValue::Int(n), S::Const(Known::Int(k))) => n == k,
+        (ObjValue::Bool(b), S::Const(Known::Bool(k))) => b == k,
+        (ObjValue::Str(s), S::Const(Known::Char(k))) => **s == [*k],
+        (ObjValue::Str(s), S::Const(Known::Str(k))) => **s == *k.as_bytes(),
+        (_, S::Const(_)) => false,
         (ObjValue::Int(n), S::Integer { nonneg, .. }) => !nonneg || *n >= 0,
         (ObjValue::Int(_), S::Float) => true,
         (ObjValue::Bool(_), S::Bool | S::Integer { .. } | S::Float) => true,
@@ -189,4 +195,12 @@ fn a_wrong_annotation_is_caught() {
     ));
     assert!(!contained(&ObjValue::None, &SomeValue::string()));
     assert!(!contained(&ObjValue::Float(1.0), &SomeValue::int()));
+    assert!(!contained(
+        &ObjValue::Int(4),
+        &SomeValue::Const(Known::Int(5))
+    ));
+    assert!(!contained(
+        &ObjValue::str(b"b"),
+        &SomeValue::Const(Known::Char(b'a'))
+    ));
 }

@@ -83,6 +83,49 @@ impl Desc {
     }
 }
 
+/// A value the annotator knows exactly, the original's `.const`: a scalar
+/// every run gives this variable. It comes from constants in the graphs and
+/// from operations on known values (`we_are_translated()`, `x is None` on a
+/// value that cannot be None), and lets the annotator follow only the branch
+/// a known condition takes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Known {
+    Int(i64),
+    Bool(bool),
+    /// A string of length 1, by its byte.
+    Char(u8),
+    Str(String),
+}
+
+impl Known {
+    /// The annotation of every value of this one's kind (`5` -> a
+    /// non-negative int).
+    pub fn general(&self) -> SomeValue {
+        match self {
+            Known::Int(n) => SomeValue::Integer {
+                nonneg: *n >= 0,
+                unsigned: false,
+            },
+            Known::Bool(_) => SomeValue::Bool,
+            Known::Char(_) => SomeValue::Char,
+            Known::Str(s) => SomeValue::String {
+                can_be_none: false,
+                no_nul: !s.contains('\0'),
+            },
+        }
+    }
+
+    /// The value as the text form writes it after `const=`.
+    fn literal(&self) -> String {
+        match self {
+            Known::Int(n) => n.to_string(),
+            Known::Bool(b) => b.to_string(),
+            Known::Char(c) => format!("{:?}", String::from(*c as char)),
+            Known::Str(s) => format!("{s:?}"),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SomeValue {
     /// Bottom: no value has reached this variable yet.
@@ -137,6 +180,10 @@ pub enum SomeValue {
     },
     /// Top: the annotator found values of incompatible types here.
     Object,
+    /// One known value, below the annotation of its kind (`Known::general`).
+    /// Only a variable's own annotation is ever one: the items of tuples,
+    /// lists and dicts are general.
+    Const(Known),
 }
 
 impl SomeValue {
@@ -167,9 +214,27 @@ impl SomeValue {
         }
     }
 
+    /// This annotation without what is known of its exact value: what the
+    /// rules type operations on, and what later stages receive.
+    pub fn general(&self) -> SomeValue {
+        match self {
+            SomeValue::Const(k) => k.general(),
+            other => other.clone(),
+        }
+    }
+
+    /// The value this annotation knows exactly, if any.
+    pub fn known(&self) -> Option<&Known> {
+        match self {
+            SomeValue::Const(k) => Some(k),
+            _ => None,
+        }
+    }
+
     /// The name of this annotation's kind, as rules and messages spell it.
     pub fn kind_name(&self) -> &'static str {
         match self {
+            SomeValue::Const(k) => k.general().kind_name(),
             SomeValue::Impossible => "SomeImpossibleValue",
             SomeValue::Integer { .. } => "SomeInteger",
             SomeValue::Bool => "SomeBool",
@@ -268,16 +333,19 @@ impl SomeValue {
                 format!("the method {name} of {}", receiver.describe())
             }
             SomeValue::Object => "a value of mixed types".into(),
+            SomeValue::Const(k) => k.general().describe(),
         }
     }
 
-    fn describe_plural(&self) -> String {
+    /// How several values of this annotation read in a message ("ints").
+    pub fn describe_plural(&self) -> String {
         match self {
             SomeValue::Integer { .. } => "ints".into(),
             SomeValue::Bool => "bools".into(),
             SomeValue::Float => "floats".into(),
             SomeValue::Char | SomeValue::String { .. } => "strs".into(),
             SomeValue::Impossible => "nothing yet".into(),
+            SomeValue::Const(k) => k.general().describe_plural(),
             other => other.describe(),
         }
     }
@@ -290,6 +358,8 @@ impl SomeValue {
         match (self, other) {
             (_, S::Impossible) | (S::Object, _) => true,
             (a, b) if a == b => true,
+            (S::Const(_), _) => false,
+            (a, S::Const(k)) => a.contains(&k.general()),
             (
                 S::Integer {
                     nonneg: n1,
@@ -363,6 +433,13 @@ impl SomeValue {
             _ => (text, None),
         };
         let parts = inner.map(split_top_level).unwrap_or_default();
+        if let [part] = parts.as_slice() {
+            if let Some(literal) = part.strip_prefix("const=") {
+                return parse_known(head, literal)
+                    .map(SomeValue::Const)
+                    .ok_or_else(|| format!("'{literal}' is not a constant of {head} in '{text}'"));
+            }
+        }
         let flags = |allowed: &[&str]| -> Result<Vec<&str>, String> {
             let mut set = Vec::new();
             for p in &parts {
@@ -488,19 +565,74 @@ impl SomeValue {
     }
 }
 
+/// The known value `literal` (what follows `const=`) of the kind `head`.
+fn parse_known(head: &str, literal: &str) -> Option<Known> {
+    match head {
+        "SomeInteger" => literal.parse().ok().map(Known::Int),
+        "SomeBool" => literal.parse().ok().map(Known::Bool),
+        "SomeString" => unquote(literal).map(Known::Str),
+        "SomeChar" => {
+            let s = unquote(literal)?;
+            let mut chars = s.chars();
+            let c = u8::try_from(u32::from(chars.next()?)).ok()?;
+            chars.next().is_none().then_some(Known::Char(c))
+        }
+        _ => None,
+    }
+}
+
+/// The string a `"..."` literal as Rust's `{:?}` writes it spells.
+fn unquote(literal: &str) -> Option<String> {
+    let body = literal.strip_prefix('"')?.strip_suffix('"')?;
+    let mut out = String::new();
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        out.push(match chars.next()? {
+            'n' => '\n',
+            't' => '\t',
+            'r' => '\r',
+            '0' => '\0',
+            'u' => {
+                let rest: String = chars.by_ref().take_while(|&c| c != '}').collect();
+                let hex = rest.strip_prefix('{')?;
+                char::from_u32(u32::from_str_radix(hex, 16).ok()?)?
+            }
+            other => other,
+        });
+    }
+    Some(out)
+}
+
 fn parse_id(part: &str, text: &str) -> Result<u32, String> {
     part.strip_prefix("id=")
         .and_then(|n| n.parse().ok())
         .ok_or_else(|| format!("'{part}' in '{text}' should be id=N"))
 }
 
-/// Splits `a, B(c, d), e` at the commas outside parentheses.
+/// Splits `a, B(c, d), e` at the commas outside parentheses and string
+/// literals.
 fn split_top_level(text: &str) -> Vec<&str> {
     let mut parts = Vec::new();
     let mut depth = 0i32;
     let mut start = 0;
+    let mut in_string = false;
+    let mut escaped = false;
     for (i, ch) in text.char_indices() {
+        if in_string {
+            match ch {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
         match ch {
+            '"' => in_string = true,
             '(' => depth += 1,
             ')' => depth -= 1,
             ',' if depth == 0 => {
@@ -589,6 +721,9 @@ impl fmt::Display for SomeValue {
             SomeValue::BuiltinMethod { name, receiver } => {
                 write!(f, "SomeBuiltinMethod({name}, {receiver})")
             }
+            SomeValue::Const(k) => {
+                write!(f, "{}(const={})", k.general().kind_name(), k.literal())
+            }
             other => f.write_str(other.kind_name()),
         }
     }
@@ -661,6 +796,15 @@ mod tests {
                 receiver: Box::new(list(SomeValue::int(), true, 2)),
             },
             SomeValue::Object,
+            SomeValue::Const(Known::Int(-5)),
+            SomeValue::Const(Known::Bool(true)),
+            SomeValue::Const(Known::Char(b'(')),
+            SomeValue::Const(Known::Char(0xe9)),
+            SomeValue::Const(Known::Str("a, \"b\")\\\n\0\u{1}é".into())),
+            SomeValue::Tuple(vec![
+                SomeValue::Const(Known::Str("x, y".into())),
+                SomeValue::Const(Known::Int(0)),
+            ]),
         ]
     }
 
@@ -690,6 +834,21 @@ mod tests {
     }
 
     #[test]
+    fn a_known_value_is_below_its_kind_and_nothing_else() {
+        let five = SomeValue::Const(Known::Int(5));
+        assert!(SomeValue::nonneg_int().contains(&five));
+        assert!(SomeValue::int().contains(&five));
+        assert!(!five.contains(&SomeValue::nonneg_int()));
+        assert!(!five.contains(&SomeValue::Const(Known::Int(6))));
+        assert!(!SomeValue::nonneg_int().contains(&SomeValue::Const(Known::Int(-1))));
+        assert!(!SomeValue::Bool.contains(&five));
+        let nul = SomeValue::Const(Known::Str("a\0".into()));
+        assert_eq!(nul.general(), SomeValue::string());
+        assert_eq!(nul.to_string(), "SomeString(const=\"a\\0\")");
+        assert_eq!(five.describe(), "a non-negative int");
+    }
+
+    #[test]
     fn bad_text_is_an_error() {
         for bad in [
             "SomeInteger(nonneg=maybe)",
@@ -697,6 +856,10 @@ mod tests {
             "SomeString(nul=true)",
             "SomeDict(SomeChar)",
             "SomeWhatever",
+            "SomeInteger(const=x)",
+            "SomeChar(const=\"ab\")",
+            "SomeString(const=\"open)",
+            "SomeFloat(const=1)",
         ] {
             assert!(SomeValue::parse(bad).is_err(), "{bad}");
         }

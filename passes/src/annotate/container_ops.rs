@@ -7,7 +7,7 @@
 
 use super::containers::Site;
 use super::{union, Annotator};
-use rpy_ir::annotation::{DictDef, ListDef, SomeValue};
+use rpy_ir::annotation::{DictDef, Known, ListDef, SomeValue};
 use rpy_ir::diag::Diagnostic;
 use rpy_ir::graph::{BlockId, Constant, SpaceOperation};
 
@@ -120,7 +120,6 @@ impl Annotator<'_> {
                     value: Box::new(S::Impossible),
                 })))
             }
-            ("getitem", _, [S::Tuple(items), _]) => self.tuple_item(g, op, items),
             ("getslice", _, [S::Tuple(items), _, _]) => self.tuple_slice(g, op, items),
             ("getitem", _, [S::Dict(def), _]) => Ok((*def.value).clone()),
             ("setitem", _, [S::List(def), S::Integer { .. } | S::Bool, value]) => self
@@ -213,14 +212,15 @@ impl Annotator<'_> {
         })
     }
 
-    /// Item `op.args[1]` (a constant) of a tuple.
-    fn tuple_item(
+    /// Item `index` (it must be known) of a tuple.
+    pub(super) fn tuple_item(
         &self,
         g: usize,
         op: &SpaceOperation,
         items: &[SomeValue],
+        index: Option<&Known>,
     ) -> Result<SomeValue, Diagnostic> {
-        let Some(Constant::Int(i)) = op.args[1].as_const() else {
+        let Some(Known::Int(i)) = index else {
             return Err(self.error(
                 g,
                 op.pos,
@@ -377,12 +377,30 @@ impl Annotator<'_> {
                 self.new_list(site, &pair, g, op)
                     .map(|l| iterator_if(name, l))
             }
-            (S::Dict(def), "get", [_]) => Ok(union(&def.value, &S::None)?),
+            // As in the original, a default is a value the dict may give:
+            // it generalizes the dict's values (None when there is none).
+            (S::Dict(def), "get", [_]) => {
+                if union(&def.value, &S::None).is_none() {
+                    return Some(Err(self.error(
+                        g,
+                        op.pos,
+                        format!(
+                            "dict.get() without a default gives None for a missing key, and \
+                             the values of this dict are {}, which cannot be None; give a \
+                             default of their type (d.get(key, default))",
+                            def.value.describe_plural()
+                        ),
+                    )));
+                }
+                self.store_item(g, op, def.id, true, &S::None)
+                    .map(|()| self.containers.part(def.id, true))
+            }
             (S::Dict(def), "get" | "pop", [_, default]) => {
                 if name == "pop" {
                     self.resized(def.id);
                 }
-                Ok(union(&def.value, default)?)
+                self.store_item(g, op, def.id, true, default)
+                    .map(|()| self.containers.part(def.id, true))
             }
             (S::Dict(def), "pop", [_]) => Ok((*def.value).clone()),
             (S::Dict(def), "setdefault", [key, default]) => self

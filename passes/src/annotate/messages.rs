@@ -64,6 +64,15 @@ pub fn describe_untypable(op: &SpaceOperation, args: &[SomeValue]) -> String {
                 callee.describe()
             )
         }
+        ("iter", Some(SomeValue::Tuple(items)), _) => format!(
+            "a loop over a tuple gives its items one after another, so in RPython they need \
+             one type; this tuple holds {}",
+            items
+                .iter()
+                .map(SomeValue::describe)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         ("getattr", Some(obj), Some(Constant::Name(attr))) => {
             format!("{} has no attribute '{attr}' in RPython", obj.describe())
         }

@@ -18,14 +18,18 @@
 
 mod container_ops;
 mod containers;
+mod exceptions;
 mod messages;
 pub mod provenance;
+mod rlib_calls;
 
 use crate::rules;
+use crate::simplify::simplify_graph;
 use containers::{Containers, Site};
+use exceptions::{raised_by_operation, Hierarchy, Raised};
 use messages::describe_untypable;
 use provenance::{describe_pos, GraphVar, Origin, Provenance};
-use rpy_ir::annotation::{Desc, DictDef, ListDef, SomeValue};
+use rpy_ir::annotation::{Desc, DictDef, Known, ListDef, SomeValue};
 use rpy_ir::diag::{Diagnostic, Diagnostics, Pos};
 use rpy_ir::graph::{
     Annotated, Arg, Block, BlockId, Constant, Flow, FunctionGraph, Link, PrebuiltObject, Program,
@@ -60,6 +64,29 @@ pub fn annotate_constant(c: &Constant) -> SomeValue {
     }
 }
 
+/// What the annotator knows of constant `c` exactly: scalars are known
+/// values (`SomeValue::Const`), anything else is `annotate_constant`'s.
+pub fn known_constant(c: &Constant) -> SomeValue {
+    let known = match c {
+        Constant::Int(n) => Known::Int(*n),
+        Constant::Bool(b) => Known::Bool(*b),
+        Constant::Char(b) => Known::Char(*b),
+        Constant::Str(s) if s.chars().count() == 1 => {
+            match s
+                .chars()
+                .next()
+                .and_then(|ch| u8::try_from(u32::from(ch)).ok())
+            {
+                Some(b) => Known::Char(b),
+                None => return annotate_constant(c),
+            }
+        }
+        Constant::Str(s) => Known::Str(s.clone()),
+        other => return annotate_constant(other),
+    };
+    SomeValue::Const(known)
+}
+
 /// The join of two annotations, for everything but lists and dicts of two
 /// different definitions (the annotator merges those, see `Annotator::join`).
 /// Bottom, equal values and what a rule cannot spell are handled here,
@@ -69,6 +96,8 @@ pub fn union(a: &SomeValue, b: &SomeValue) -> Option<SomeValue> {
     match (a, b) {
         (S::Impossible, x) | (x, S::Impossible) => Some(x.clone()),
         (x, y) if x == y => Some(x.clone()),
+        // Two different known values: what is known of both is their kind.
+        (S::Const(_), _) | (_, S::Const(_)) => union(&a.general(), &b.general()),
         (S::Tuple(xs), S::Tuple(ys)) if xs.len() == ys.len() => xs
             .iter()
             .zip(ys)
@@ -198,6 +227,9 @@ struct Annotator<'p> {
     callers: Vec<BTreeSet<(usize, BlockId)>>,
     /// Errors by (graph, block), so a reflowed block reports once.
     errors: HashMap<(usize, BlockId), Blocked>,
+    hierarchy: Hierarchy,
+    /// What each graph may raise to its callers, as found so far.
+    raised: Vec<Raised>,
 }
 
 /// The position a link leaves its block at: links carry none, so the last
@@ -234,6 +266,8 @@ impl<'p> Annotator<'p> {
             flowed: BTreeSet::new(),
             callers: vec![BTreeSet::new(); program.graphs.len()],
             errors: HashMap::new(),
+            hierarchy: Hierarchy::new(program),
+            raised: vec![Raised::default(); program.graphs.len()],
         }
     }
 
@@ -266,7 +300,7 @@ impl<'p> Annotator<'p> {
     fn constant(&mut self, c: &Constant) -> SomeValue {
         match c {
             Constant::Prebuilt(i) => self.prebuilt(*i, &mut BTreeSet::new()),
-            other => annotate_constant(other),
+            other => known_constant(other),
         }
     }
 
@@ -387,6 +421,8 @@ impl<'p> Annotator<'p> {
         value: &SomeValue,
     ) -> Result<(), (SomeValue, SomeValue)> {
         let old = self.containers.part(id, second);
+        // Items are general: a list known to hold only 0s so far is a list of ints.
+        let value = &value.general();
         let new = self
             .join(&old, value)
             .ok_or_else(|| (old.clone(), value.clone()))?;
@@ -474,6 +510,7 @@ impl<'p> Annotator<'p> {
     fn flow_block(&mut self, g: usize, b: BlockId) -> Result<(), Diagnostic> {
         let graph = self.graph(g);
         let block = graph.block(b);
+        let last = block.operations.len().wrapping_sub(1);
         for (index, op) in block.operations.iter().enumerate() {
             let args: Vec<SomeValue> = op.args.iter().map(|a| self.arg_annotation(g, a)).collect();
             if let Some(i) = args.iter().position(|a| *a == SomeValue::Impossible) {
@@ -485,6 +522,22 @@ impl<'p> Annotator<'p> {
                 self.containers.add_reader(id, (g, b));
             }
             let result = self.op_result(g, b, index, op, &args)?;
+            // What the operation raises and no exit of this block catches
+            // leaves the function.
+            let caught: Vec<&str> = if index == last && block.catches_exceptions() {
+                block
+                    .exits
+                    .iter()
+                    .filter_map(|l| match &l.exitcase {
+                        Some(Constant::Class(c)) => Some(c.as_str()),
+                        _ => None,
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let escaping = self.raised_by(op, &args).escaping(&caught, &self.hierarchy);
+            self.note_raised(g, &escaping);
             let desc = self.var_description(g, op.result);
             let origin = Origin::Op {
                 block: b,
@@ -493,21 +546,61 @@ impl<'p> Annotator<'p> {
             };
             self.generalize((g, op.result), &result, origin, &|| desc.clone())?;
         }
+        let mut known_case = None;
         if let Some(switch) = &block.exitswitch {
             let s = self.arg_annotation(g, switch);
-            if s != SomeValue::Bool && *switch != Arg::Const(Constant::LastException) {
+            if s.general() != SomeValue::Bool && *switch != Arg::Const(Constant::LastException) {
                 return Err(self.error(
                     g,
                     link_pos(graph, b),
                     format!("a condition must be a bool here, found {}", s.describe()),
                 ));
             }
+            if let Some(Known::Bool(case)) = s.known() {
+                known_case = Some(Constant::Bool(*case));
+            }
         }
         let pos = link_pos(graph, b).or(graph.pos);
         for link in &block.exits {
+            // A known condition takes one way; the other is never annotated
+            // (and is cut from the annotated graph, see `cut_known_branches`).
+            if known_case.is_some() && link.exitcase != known_case {
+                continue;
+            }
             self.flow_link(g, b, link, pos)?;
         }
         Ok(())
+    }
+
+    /// What `op` may raise by itself or through the functions it calls.
+    fn raised_by(&self, op: &SpaceOperation, args: &[SomeValue]) -> Raised {
+        match (op.opname.as_str(), args) {
+            ("simple_call", [SomeValue::Pbc { descs, .. }, ..]) => {
+                let mut raised = Raised::default();
+                for d in descs {
+                    match d {
+                        Desc::Function(f) => match self.graph_index.get(f.as_str()) {
+                            Some(&cg) => raised.extend(&self.raised[cg]),
+                            None => raised.extend(&Raised::unknown()),
+                        },
+                        // Building a builtin exception raises nothing.
+                        Desc::Class(c) if !self.graph_index.contains_key(c.as_str()) => false,
+                        _ => raised.extend(&Raised::unknown()),
+                    };
+                }
+                raised
+            }
+            _ => raised_by_operation(&op.opname, args),
+        }
+    }
+
+    /// Adds to what graph `g` raises; its callers are flowed again when that
+    /// grows (their handlers receive it, and they raise it on).
+    fn note_raised(&mut self, g: usize, raised: &Raised) {
+        if self.raised[g].extend(raised) {
+            let callers: Vec<(usize, BlockId)> = self.callers[g].iter().copied().collect();
+            self.schedule_all(callers);
+        }
     }
 
     /// Generalizes the target's input arguments with what `link` passes.
@@ -520,16 +613,30 @@ impl<'p> Annotator<'p> {
     ) -> Result<(), Diagnostic> {
         let graph = self.graph(g);
         if let Some(Constant::Class(class)) = &link.exitcase {
-            // An exception exit: what the handler receives.
+            // An exception exit: the handler receives what the block's last
+            // operation raises of its class.
+            let raised = match graph.block(b).operations.last() {
+                Some(op) => {
+                    let args: Vec<SomeValue> =
+                        op.args.iter().map(|a| self.arg_annotation(g, a)).collect();
+                    self.raised_by(op, &args)
+                }
+                None => Raised::unknown(),
+            };
+            let classes = raised.received_by(class, &self.hierarchy);
+            if classes.is_empty() {
+                // Nothing this handler catches is raised here (so far).
+                return Ok(());
+            }
             let caught = [
                 (
                     link.last_exception,
-                    annotate_constant(&Constant::Class(class.clone())),
+                    SomeValue::Pbc {
+                        descs: classes.iter().cloned().map(Desc::Class).collect(),
+                        can_be_none: false,
+                    },
                 ),
-                (
-                    link.last_exc_value,
-                    SomeValue::Exception(vec![class.clone()]),
-                ),
+                (link.last_exc_value, SomeValue::Exception(classes)),
             ];
             for (var, value) in caught {
                 if let Some(v) = var {
@@ -552,6 +659,11 @@ impl<'p> Annotator<'p> {
             .collect();
         if values.contains(&SomeValue::Impossible) {
             return Ok(());
+        }
+        if link.target == graph.exceptblock {
+            if let Some(value) = values.get(1) {
+                self.note_raised(g, &Raised::from_value(value));
+            }
         }
         let mut changed =
             link.target != graph.returnblock && !self.flowed.contains(&(g, link.target));
@@ -601,8 +713,9 @@ impl<'p> Annotator<'p> {
         self.error(g, op.pos, format!("'{}' can never run: {why}", op.opname))
     }
 
-    /// The annotation of `op`'s result: containers and calls here, every
-    /// other operation by the rules.
+    /// The annotation of `op`'s result: known values folded, containers,
+    /// calls and rlib functions here, every other operation by the rules
+    /// (on the general annotations of its arguments).
     fn op_result(
         &mut self,
         g: usize,
@@ -611,7 +724,14 @@ impl<'p> Annotator<'p> {
         op: &SpaceOperation,
         args: &[SomeValue],
     ) -> Result<SomeValue, Diagnostic> {
-        let untypable = |this: &Self| this.error(g, op.pos, describe_untypable(op, args));
+        if let Some(folded) = self.fold(op, args) {
+            return Ok(folded);
+        }
+        let general: Vec<SomeValue> = args.iter().map(SomeValue::general).collect();
+        let untypable = |this: &Self| this.error(g, op.pos, describe_untypable(op, &general));
+        if let Some(result) = rlib_calls::checked_op(&op.opname, args) {
+            return result.map_err(|why| self.error(g, op.pos, why));
+        }
         match (op.opname.as_str(), args) {
             ("simple_call", [SomeValue::Pbc { descs, can_be_none }, rest @ ..]) => {
                 if *can_be_none {
@@ -641,13 +761,115 @@ impl<'p> Annotator<'p> {
                 }
                 Ok(result)
             }
-            _ => {
-                if let Some(result) = self.container_op(g, b, index, op, args) {
-                    return result;
+            ("simple_call", [SomeValue::Builtin(name), rest @ ..]) => {
+                match rlib_calls::rlib_call(name, rest) {
+                    Some(Ok(Some(result))) => return Ok(result),
+                    Some(Ok(None)) => return Err(untypable(self)),
+                    Some(Err(why)) => return Err(self.error(g, op.pos, why)),
+                    None => {}
                 }
-                rules::annotate::op_result(&op.opname, args).ok_or_else(|| untypable(self))
+                if let ("issubclass", [class, base]) = (name.as_str(), rest) {
+                    return self.issubclass(class, base).ok_or_else(|| untypable(self));
+                }
+                self.general_op(g, b, index, op, &general)
+                    .ok_or_else(|| untypable(self))?
             }
+            ("getitem", [SomeValue::Tuple(items), i]) => self.tuple_item(g, op, items, i.known()),
+            _ => self
+                .general_op(g, b, index, op, &general)
+                .ok_or_else(|| untypable(self))?,
         }
+    }
+
+    /// An operation typed on the general annotations of its arguments: a
+    /// container operation, or by the rules; `None` when neither types it.
+    fn general_op(
+        &mut self,
+        g: usize,
+        b: BlockId,
+        index: usize,
+        op: &SpaceOperation,
+        general: &[SomeValue],
+    ) -> Option<Result<SomeValue, Diagnostic>> {
+        if let Some(result) = self.container_op(g, b, index, op, general) {
+            return Some(result);
+        }
+        rules::annotate::op_result(&op.opname, general).map(Ok)
+    }
+
+    /// The result of `op` when the values of its arguments decide it: the
+    /// truth of a known value, `x is None` when x is None or cannot be,
+    /// comparisons of known ints and strings.
+    fn fold(&self, op: &SpaceOperation, args: &[SomeValue]) -> Option<SomeValue> {
+        use SomeValue as S;
+        let truth = |k: &Known| match k {
+            Known::Int(n) => *n != 0,
+            Known::Bool(b) => *b,
+            Known::Char(_) => true,
+            Known::Str(s) => !s.is_empty(),
+        };
+        let result = match (op.opname.as_str(), args) {
+            ("bool", [S::Const(k)]) => truth(k),
+            ("not_", [S::Const(k)]) => !truth(k),
+            ("bool", [S::None]) => false,
+            ("not_", [S::None]) => true,
+            ("is_", [S::None, S::None]) => true,
+            ("is_", [x, S::None]) | ("is_", [S::None, x]) if !x.can_be_none() => false,
+            (cmp, [S::Const(x), S::Const(y)]) => {
+                let order = match (x, y) {
+                    (Known::Int(a), Known::Int(b)) => a.cmp(b),
+                    (Known::Str(a), Known::Str(b)) => a.cmp(b),
+                    _ => return None,
+                };
+                match cmp {
+                    "eq" => order.is_eq(),
+                    "ne" => order.is_ne(),
+                    "lt" => order.is_lt(),
+                    "le" => order.is_le(),
+                    "gt" => order.is_gt(),
+                    "ge" => order.is_ge(),
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        Some(S::Const(Known::Bool(result)))
+    }
+
+    /// `issubclass(class, base)` of classes the annotator knows (a re-raise
+    /// tests what it caught against the enclosing handlers): known when every
+    /// class may be is, or none is, a subclass of `base`.
+    fn issubclass(&self, class: &SomeValue, base: &SomeValue) -> Option<SomeValue> {
+        let classes = |v: &SomeValue| -> Option<Vec<String>> {
+            match v {
+                SomeValue::Pbc {
+                    descs,
+                    can_be_none: false,
+                } => descs
+                    .iter()
+                    .map(|d| match d {
+                        Desc::Class(c) => Some(c.clone()),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => None,
+            }
+        };
+        let (classes, bases) = (classes(class)?, classes(base)?);
+        let [base] = bases.as_slice() else {
+            return None;
+        };
+        let derived = classes
+            .iter()
+            .filter(|c| self.hierarchy.is_subclass(c, base))
+            .count();
+        Some(if derived == classes.len() {
+            SomeValue::Const(Known::Bool(true))
+        } else if derived == 0 {
+            SomeValue::Const(Known::Bool(false))
+        } else {
+            SomeValue::Bool
+        })
     }
 
     /// A call of one prebuilt object: a function of the program or a class.
@@ -823,7 +1045,7 @@ pub fn annotate(program: Program<Flow>, source: &str) -> Result<Program<Annotate
     }
     let entry_graph = a.graph(entry);
     let ret = entry_graph.block(entry_graph.returnblock).inputargs[0];
-    match &a.var_annotation(entry, ret) {
+    match &a.var_annotation(entry, ret).general() {
         SomeValue::Integer { .. } | SomeValue::Bool | SomeValue::Impossible => {}
         other => {
             let root = a
@@ -857,7 +1079,13 @@ pub fn annotate(program: Program<Flow>, source: &str) -> Result<Program<Annotate
     let graphs = graphs
         .into_iter()
         .zip(ann)
-        .map(|(g, ann)| g.map_stage(|v, _| ann[v.0 as usize].clone()))
+        .map(|(g, ann)| {
+            let mut g: FunctionGraph<Annotated> = g.map_stage(|v, _| ann[v.0 as usize].general());
+            if cut_known_branches(&mut g, &ann) {
+                simplify_graph(&mut g);
+            }
+            g
+        })
         .collect();
     Ok(Program {
         path,
@@ -866,6 +1094,43 @@ pub fn annotate(program: Program<Flow>, source: &str) -> Result<Program<Annotate
         types,
         prebuilt,
     })
+}
+
+/// Removes the exits a known condition never takes (`ann` holds what the
+/// annotator knows of each variable) and the exception exits nothing raised
+/// reaches, as the original does after annotation: the blocks only they
+/// reached were never annotated. True when it removed any.
+fn cut_known_branches(g: &mut FunctionGraph<Annotated>, ann: &[SomeValue]) -> bool {
+    let mut cut = false;
+    for block in &mut g.blocks {
+        if block.catches_exceptions() {
+            let before = block.exits.len();
+            block.exits.retain(|l| match l.last_exception {
+                Some(v) if l.exitcase.is_some() => ann[v.0 as usize] != SomeValue::Impossible,
+                _ => true,
+            });
+            if block.exits.len() != before {
+                cut = true;
+                if block.exits.len() == 1 {
+                    block.exitswitch = None;
+                }
+            }
+        }
+        let Some(Arg::Var(switch)) = &block.exitswitch else {
+            continue;
+        };
+        let Some(Known::Bool(case)) = ann[switch.0 as usize].known() else {
+            continue;
+        };
+        let case = Constant::Bool(*case);
+        block.exits.retain(|l| l.exitcase.as_ref() == Some(&case));
+        for l in &mut block.exits {
+            l.exitcase = None;
+        }
+        block.exitswitch = None;
+        cut = true;
+    }
+    cut
 }
 
 /// Why variables named by `query` got their annotations: `func:var` (a

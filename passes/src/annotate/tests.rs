@@ -174,3 +174,119 @@ fn is_not_none_narrows_the_branch_where_it_holds() {
     assert!(infos.contains(&&narrowed), "{infos:?}");
     assert!(infos.contains(&&nullable), "{infos:?}");
 }
+
+const RLIB: &str = "from rpython.rlib.rarithmetic import r_uint, intmask, ovfcheck\n\n";
+
+#[test]
+fn rlib_functions_give_machine_words() {
+    let body = format!(
+        "{RLIB}def entry_point(argv):\n    u = r_uint(len(argv))\n    w = u * u + u\n    \
+         s = intmask(w)\n    c = ovfcheck(len(argv))\n    return s + c\n"
+    );
+    let unsigned = SomeValue::Integer {
+        nonneg: true,
+        unsigned: true,
+    };
+    assert_eq!(annotation_of(&body, "entry_point", "u"), unsigned);
+    assert_eq!(annotation_of(&body, "entry_point", "s"), SomeValue::int());
+    assert_eq!(
+        annotation_of(&body, "entry_point", "c"),
+        SomeValue::nonneg_int()
+    );
+}
+
+#[test]
+fn ovfcheck_of_unsigned_arithmetic_is_reported() {
+    let body = format!(
+        "{RLIB}def entry_point(argv):\n    u = r_uint(len(argv))\n    try:\n        \
+         v = ovfcheck(u + u)\n    except OverflowError:\n        v = u\n    return intmask(v)\n"
+    );
+    let e = error_of(&body);
+    assert!(e.contains("ovfcheck() checks signed arithmetic"), "{e}");
+}
+
+#[test]
+fn a_known_condition_annotates_only_the_branch_it_takes() {
+    // The other branch mixes types: no run of this program takes it.
+    let body = "def pick(n, fast):\n    if fast:\n        y = n + 1\n    else:\n        \
+                y = \"slow\"\n    return y\n\n\
+                def entry_point(argv):\n    return pick(len(argv), True)\n";
+    let (program, text) = flow(body);
+    let annotated = annotate(program, &text).unwrap_or_else(|d| panic!("{d}"));
+    // The branch not taken is cut from the annotated graph.
+    let printed = rpy_ir::text::print_graph(annotated.graph("pick").unwrap());
+    assert!(!printed.contains("slow"), "{printed}");
+    assert!(!printed.contains("switch"), "{printed}");
+    // The same holds for what translated code knows of itself.
+    assert_eq!(
+        super::rlib_calls::rlib_call("we_are_translated", &[]),
+        Some(Ok(Some(SomeValue::Const(rpy_ir::annotation::Known::Bool(
+            true
+        )))))
+    );
+}
+
+#[test]
+fn a_flag_passed_as_the_same_constant_everywhere_is_known() {
+    let body = "def show(n, verbose):\n    if verbose:\n        return n + 1\n    \
+                return \"quiet\"\n\n\
+                def entry_point(argv):\n    a = show(len(argv), True)\n    \
+                b = show(2, True)\n    return a + b\n";
+    // Only the `verbose` branch is annotated, so show() returns an int.
+    assert_eq!(
+        annotation_of(body, "entry_point", "a"),
+        SomeValue::nonneg_int()
+    );
+    let mixed = body.replace("b = show(2, True)", "b = show(2, len(argv) > 1)");
+    let e = error_of(&mixed);
+    assert!(e.contains("the value returned by show()"), "{e}");
+}
+
+#[test]
+fn is_none_of_a_value_that_cannot_be_none_is_false() {
+    let body = "def entry_point(argv):\n    s = argv[0]\n    if s is None:\n        \
+                return s\n    return len(s)\n";
+    // `return s` (a str) would conflict with the int return if it were annotated.
+    assert_eq!(
+        annotation_of(body, "entry_point", "s"),
+        SomeValue::String {
+            can_be_none: false,
+            no_nul: true
+        }
+    );
+}
+
+/// The classes the handler of `func` receives: its `e` variable.
+fn caught_in(body: &str, func: &str) -> String {
+    annotation_of(body, func, "e").to_string()
+}
+
+#[test]
+fn a_handler_around_a_call_receives_what_the_callee_raises() {
+    let body = "def check(n):\n    if n < 0:\n        raise ValueError(\"negative\")\n    \
+                if n == 0:\n        raise ZeroDivisionError(\"zero\")\n    return n\n\n\
+                def twice(n):\n    return check(n) + check(n - 1)\n\n\
+                def entry_point(argv):\n    try:\n        twice(len(argv))\n    \
+                except Exception as e:\n        print(str(e))\n        return 1\n    return 0\n";
+    assert_eq!(
+        caught_in(body, "entry_point"),
+        "SomeException(ValueError, ZeroDivisionError)"
+    );
+    // An operation's own exception is known too.
+    let index = "def at(s, i):\n    return s[i]\n\n\
+                 def entry_point(argv):\n    try:\n        at(argv, 3)\n    \
+                 except LookupError as e:\n        print(str(e))\n    return 0\n";
+    assert_eq!(caught_in(index, "entry_point"), "SomeException(IndexError)");
+}
+
+#[test]
+fn a_handler_nothing_raised_reaches_is_cut() {
+    let body =
+        "def check(n):\n    if n < 0:\n        raise ValueError(\"negative\")\n    return n\n\n\
+                def entry_point(argv):\n    try:\n        check(len(argv))\n    \
+                except KeyError:\n        print(\"never\")\n    return 0\n";
+    let (program, text) = flow(body);
+    let annotated = annotate(program, &text).unwrap_or_else(|d| panic!("{d}"));
+    let printed = rpy_ir::text::print_graph(annotated.graph("entry_point").unwrap());
+    assert!(!printed.contains("never"), "{printed}");
+}
