@@ -10,23 +10,29 @@ use rpy_ir::ast::Dialect;
 use std::path::PathBuf;
 use std::process::Command;
 
-fn corpus() -> Vec<PathBuf> {
-    let dir = support::root().join("tests/annotate_errors");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "py"))
-        .collect();
-    files.sort();
+/// The corpus: the files of tests/annotate_errors/ (Python 3) and of its
+/// `py2/` folder (Python 2, for what only that dialect does).
+fn corpus() -> Vec<(PathBuf, Dialect)> {
+    let mut files = Vec::new();
+    for (dir, dialect) in [("", Dialect::Py3), ("py2", Dialect::Py2)] {
+        let dir = support::root().join("tests/annotate_errors").join(dir);
+        let mut found: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "py"))
+            .collect();
+        found.sort();
+        files.extend(found.into_iter().map(|p| (p, dialect)));
+    }
     files
 }
 
-fn source(path: &PathBuf) -> Source {
+fn source(path: &PathBuf, dialect: Dialect) -> Source {
     let relative = path.strip_prefix(support::root()).unwrap_or(path);
     Source {
         path: relative.to_string_lossy().into_owned(),
         text: std::fs::read_to_string(path).unwrap(),
-        dialect: Dialect::Py3,
+        dialect,
     }
 }
 
@@ -37,12 +43,16 @@ fn the_corpus_is_not_empty() {
 
 #[test]
 fn every_corpus_program_runs_under_cpython() {
-    let Some(python) = support::oracle(Dialect::Py3) else {
-        eprintln!("no python3: skipped");
-        return;
-    };
-    for path in corpus() {
-        let out = Command::new(&python).arg(&path).output().unwrap();
+    for (path, dialect) in corpus() {
+        let Some(python) = support::oracle(dialect) else {
+            eprintln!("no {dialect:?} interpreter: {} skipped", path.display());
+            continue;
+        };
+        let out = Command::new(&python)
+            .env("PYTHONPATH", support::root().join("pylib"))
+            .arg(&path)
+            .output()
+            .unwrap();
         assert!(
             out.status.success(),
             "{} fails under CPython:\n{}",
@@ -54,9 +64,13 @@ fn every_corpus_program_runs_under_cpython() {
 
 #[test]
 fn every_corpus_program_is_rejected_with_a_located_message() {
-    for path in corpus() {
-        let src = source(&path);
-        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+    for (path, dialect) in corpus() {
+        let src = source(&path, dialect);
+        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let name = match dialect {
+            Dialect::Py2 => format!("py2_{stem}"),
+            Dialect::Py3 => stem,
+        };
         // The front end must accept it: the error belongs to the annotator
         // (or, for what RPython cannot express at all, the flow builder).
         let flow = run_until(&src, StageName::Flow, &mut Timings::default());

@@ -1,7 +1,7 @@
 # List comprehensions: conditions, nested fors, comprehensions over strings,
 # dicts and ranges; in Python 2 the loop variable leaks into the function.
 # args: 6
-# until: flow
+# until: annotate
 import sys
 
 
@@ -41,7 +41,7 @@ def entry_point(argv):
     names = [k for k in ages if ages[k] > 30]
     pairs = [(v, k) for k, v in ages.iteritems()]
     print sorted_names(names), len(pairs)
-    x = "outer"
+    x = 0
     doubled = [x * 2 for x in [1, 2, 3]]
     print x, doubled
     z = -1

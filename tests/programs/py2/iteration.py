@@ -2,7 +2,7 @@
 # reversed, range objects, for-else with break, and loops that change the
 # list they walk.
 # args: 5
-# until: flow
+# until: annotate
 import sys
 
 
@@ -72,7 +72,7 @@ def entry_point(argv):
     for k in r:
         total += k
     print total, len(r), r[1], list(r)
-    for t in (1, "two", 3.0):
+    for t in ("one", "two", "three"):
         print t
     it = reversed([20, 10])
     print next_or_default(it), next_or_default(it), next_or_default(it)

@@ -1,7 +1,7 @@
 # Tuples, lists and dicts doing real work: a word-frequency count over a text
 # the program builds, a matrix product, and sorting by hand.
 # args: 4
-# until: flow
+# until: annotate
 import sys
 
 
@@ -46,6 +46,14 @@ def matrix_product(a, b):
     return out
 
 
+def smallest_pair(pairs):
+    best = pairs[0]
+    for p in pairs:
+        if p < best:
+            best = p
+    return best
+
+
 def min_max(values):
     lo, hi = values[0], values[0]
     for v in values:
@@ -84,7 +92,7 @@ def tuple_work():
     print((1, 2) < (1, 3), (2,) > (1, 9), (1, 2) == (1, 2), 3 in t)
     print("%s and %d, %s" % ("text", 42, (1, 2)))
     pairs = [(2, "b"), (1, "a"), (2, "a")]
-    print(insertion_sort(pairs))
+    print(smallest_pair(pairs))
     print(min_max([4, -2, 9, 0]))
 
 
@@ -102,9 +110,9 @@ def dict_work(n):
     total = 0
     for key, value in squares.items():
         total += key * value
-    print(total, sum_values(squares), squares.get(99), squares.get(99, -1))
+    print(total, sum_values(squares), squares.get(99, 0), squares.get(99, -1))
     by_pair = {(1, 2): "one-two", (2, 1): "two-one"}
-    print(by_pair[(2, 1)], (1, 2) in by_pair)
+    print(by_pair[(2, 1)], (1, 2) in by_pair, by_pair.get((3, 3)))
 
 
 def sum_values(d):

@@ -2,7 +2,7 @@
 # operation, whose OverflowError a handler catches; machine words wrap
 # elsewhere, as translated.
 # args: 40
-# until: flow
+# until: annotate
 import sys
 from rpython.rlib.rarithmetic import ovfcheck, maxint
 
