@@ -25,7 +25,7 @@ mod module_level;
 
 use super::fold::{fold, truthy};
 use super::scan::{bound_names, comprehension_targets, global_names};
-use super::{FuncDef, ModuleCtx};
+use super::{FuncDef, GlobalAccess, ModuleCtx};
 use rpy_ir::ast::{
     BinOp, BoolOp, CmpOp, Dialect, Expr, ExprKind, Keyword, Stmt, StmtKind, UnaryOp,
 };
@@ -1021,6 +1021,15 @@ impl FnBuilder<'_, '_> {
             }
             ExprKind::Attribute { value, attr } => {
                 let obj = self.expr(value);
+                if let Arg::Const(Constant::Class(class)) = &obj {
+                    if matches!(self.m.access, GlobalAccess::Constants) {
+                        let message = format!(
+                            "cannot assign to the class attribute '{attr}' of '{class}' in translated code: classes are constants once the program is imported; keep the changing value on a prebuilt instance"
+                        );
+                        self.error(pos, message);
+                        return;
+                    }
+                }
                 let v = self.top();
                 self.emit(
                     "setattr",
@@ -1358,6 +1367,9 @@ impl FnBuilder<'_, '_> {
                     return a;
                 }
                 let obj = self.expr(value);
+                if let Some(c) = self.class_attribute(&obj, attr) {
+                    return Arg::Const(c);
+                }
                 self.op(
                     "getattr",
                     vec![obj, Arg::Const(Constant::Name(attr.clone()))],
@@ -1670,6 +1682,11 @@ impl FnBuilder<'_, '_> {
                 }
                 _ => return,
             },
+            // The rlib functions' arities are the object interpreter's and
+            // the later stages' to check.
+            Constant::Builtin(name) if !BUILTINS.contains(&name.as_str()) && name != "xrange" => {
+                return
+            }
             Constant::Builtin(name) => {
                 let (min, max) = match name.as_str() {
                     "int" => (1, 2),

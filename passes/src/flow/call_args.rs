@@ -14,7 +14,7 @@ use super::{FnBuilder, FuncDef};
 use crate::flow::{Global, GlobalAccess};
 use rpy_ir::ast::{Expr, ExprKind, Keyword, Param, UnaryOp};
 use rpy_ir::diag::Pos;
-use rpy_ir::graph::{Arg, Constant, PrebuiltObject};
+use rpy_ir::graph::{Arg, Constant};
 
 /// The parameters a call binds its arguments to.
 pub(super) struct Signature<'a> {
@@ -80,22 +80,15 @@ impl<'a> FnBuilder<'_, 'a> {
     /// The graph of the `__init__` a program class runs (its own or a
     /// base's), when the class is known after import.
     fn class_init(&self, class: &str) -> Option<String> {
-        let table = self.m.program.prebuilt.borrow();
-        let mut current = class.to_string();
-        loop {
-            let (bases, attrs) = table.objects.iter().find_map(|o| match o {
-                PrebuiltObject::Class { name, bases, attrs } if *name == current => {
-                    Some((bases, attrs))
-                }
-                _ => None,
-            })?;
-            if let Some((_, c)) = attrs.iter().find(|(a, _)| a == "__init__") {
-                return match c {
-                    Constant::Func(graph) => Some(graph.clone()),
-                    _ => None,
-                };
-            }
-            current = bases.first()?.clone();
+        match self
+            .m
+            .program
+            .prebuilt
+            .borrow()
+            .class_attribute(class, "__init__")?
+        {
+            Constant::Func(graph) => Some(graph),
+            _ => None,
         }
     }
 

@@ -227,6 +227,22 @@ impl PrebuiltTable {
         Ok(Constant::Class(name))
     }
 
+    /// The class attribute `attr` of the program class `name` (its own or
+    /// a base's, looked up depth-first), when translated code uses the
+    /// class.
+    pub fn class_attribute(&self, name: &str, attr: &str) -> Option<Constant> {
+        let id = self
+            .ids
+            .get(&(Rc::as_ptr(self.classes.get(name)?) as usize))?;
+        let PrebuiltObject::Class { bases, attrs, .. } = &self.objects[*id as usize] else {
+            return None;
+        };
+        if let Some((_, c)) = attrs.iter().find(|(a, _)| a == attr) {
+            return Some(c.clone());
+        }
+        bases.iter().find_map(|b| self.class_attribute(b, attr))
+    }
+
     /// The bases of the program class `name`, when translated code uses it.
     pub fn class_bases(&self, name: &str) -> Option<Vec<String>> {
         let class = self.classes.get(name)?;

@@ -216,6 +216,23 @@ impl FnBuilder<'_, '_> {
         self.store_name(name, value, s.pos);
     }
 
+    /// `Class.attr` of a program class after import: the attribute's
+    /// constant (classes are constants then, as the original's flow space
+    /// folds a `getattr` on a constant). `None` for anything else.
+    pub(super) fn class_attribute(&self, obj: &Arg, attr: &str) -> Option<Constant> {
+        let Arg::Const(Constant::Class(class)) = obj else {
+            return None;
+        };
+        if !matches!(self.m.access, GlobalAccess::Constants) {
+            return None;
+        }
+        self.m
+            .program
+            .prebuilt
+            .borrow()
+            .class_attribute(class, attr)
+    }
+
     /// `class` statements: at module level, the class the body's namespace
     /// makes (`type(name, bases, namespace)`, the body being a graph of its
     /// own run once, at import time); inside a function or a class body, an
