@@ -207,6 +207,14 @@ fn not_none_on(block: &Block, link: &Link) -> Option<Var> {
     }
 }
 
+/// How a variable of `graph` reads in a message.
+fn describe_var(graph: &FunctionGraph<Flow>, v: Var) -> String {
+    match &graph.vars[v.0 as usize].name {
+        Some(name) => format!("variable '{name}' in {}()", graph.name),
+        None => format!("a value in {}()", graph.name),
+    }
+}
+
 /// Why a block cannot be flowed (yet): it is reported if it stays so.
 type Blocked = Diagnostic;
 
@@ -228,6 +236,8 @@ struct Annotator<'p> {
     /// Errors by (graph, block), so a reflowed block reports once.
     errors: HashMap<(usize, BlockId), Blocked>,
     hierarchy: Hierarchy,
+    /// Where each line of the source starts, and its end.
+    line_starts: Vec<usize>,
     /// What each graph may raise to its callers, as found so far.
     raised: Vec<Raised>,
 }
@@ -267,6 +277,10 @@ impl<'p> Annotator<'p> {
             callers: vec![BTreeSet::new(); program.graphs.len()],
             errors: HashMap::new(),
             hierarchy: Hierarchy::new(program),
+            line_starts: std::iter::once(0)
+                .chain(source.match_indices('\n').map(|(i, _)| i + 1))
+                .chain((!source.ends_with('\n')).then_some(source.len()))
+                .collect(),
             raised: vec![Raised::default(); program.graphs.len()],
         }
     }
@@ -363,7 +377,16 @@ impl<'p> Annotator<'p> {
 
     fn error(&self, g: usize, pos: Option<Pos>, message: String) -> Diagnostic {
         let pos = pos.or(self.graph(g).pos).unwrap_or_default();
-        Diagnostic::new(self.program.path.clone(), pos, message).with_source(self.source)
+        let mut d = Diagnostic::new(self.program.path.clone(), pos, message);
+        // A block waiting for a value is an error until the value arrives, so
+        // errors are made often: the line is found by its offset, not by
+        // reading the source up to it.
+        let line = pos.line as usize;
+        if line >= 1 && line < self.line_starts.len() {
+            let text = &self.source[self.line_starts[line - 1]..self.line_starts[line]];
+            d.source_line = Some(text.trim_end_matches(['\n', '\r']).to_string());
+        }
+        d
     }
 
     /// The join of two annotations; two lists (or dicts) meeting merge their
@@ -500,10 +523,7 @@ impl<'p> Annotator<'p> {
     }
 
     fn var_description(&self, g: usize, v: Var) -> String {
-        match &self.graph(g).vars[v.0 as usize].name {
-            Some(name) => format!("variable '{name}' in {}()", self.graph(g).name),
-            None => format!("a value in {}()", self.graph(g).name),
-        }
+        describe_var(self.graph(g), v)
     }
 
     /// Flows one block: types its operations, then generalizes its successors.
@@ -538,13 +558,15 @@ impl<'p> Annotator<'p> {
             };
             let escaping = self.raised_by(op, &args).escaping(&caught, &self.hierarchy);
             self.note_raised(g, &escaping);
-            let desc = self.var_description(g, op.result);
             let origin = Origin::Op {
                 block: b,
                 opname: op.opname.clone(),
                 pos: op.pos,
             };
-            self.generalize((g, op.result), &result, origin, &|| desc.clone())?;
+            let result_var = op.result;
+            self.generalize((g, result_var), &result, origin, &|| {
+                describe_var(graph, result_var)
+            })?;
         }
         let mut known_case = None;
         if let Some(switch) = &block.exitswitch {
@@ -668,10 +690,13 @@ impl<'p> Annotator<'p> {
         let mut changed =
             link.target != graph.returnblock && !self.flowed.contains(&(g, link.target));
         for ((arg, value), &param) in link.args.iter().zip(values).zip(&target.inputargs) {
-            let desc = if link.target == graph.returnblock {
-                format!("the value returned by {}()", graph.name)
-            } else {
-                self.var_description(g, param)
+            let returned = link.target == graph.returnblock;
+            let desc = || {
+                if returned {
+                    format!("the value returned by {}()", graph.name)
+                } else {
+                    describe_var(graph, param)
+                }
             };
             // Where a constant or a returned variable was written is looked
             // up in the source only when a message needs it (`source_pos`).
@@ -681,7 +706,7 @@ impl<'p> Annotator<'p> {
                 pos,
                 param: (link.target != graph.returnblock).then_some(param),
             };
-            changed |= self.generalize((g, param), &value, origin, &|| desc.clone())?;
+            changed |= self.generalize((g, param), &value, origin, &desc)?;
         }
         if link.target == graph.returnblock {
             if changed {
@@ -942,7 +967,7 @@ impl<'p> Annotator<'p> {
         }
         let mut changed = false;
         for (i, (&p, a)) in params.iter().zip(args).enumerate() {
-            let desc = match &callee_graph.vars[p.0 as usize].name {
+            let desc = || match &callee_graph.vars[p.0 as usize].name {
                 Some(n) => format!("argument '{n}' of {callee}()"),
                 None => format!("argument {} of {callee}()", i + 1),
             };
@@ -952,7 +977,7 @@ impl<'p> Annotator<'p> {
                 arg: op.args[i + 1].clone(),
                 pos,
             };
-            changed |= self.generalize((cg, p), a, origin, &|| desc.clone())?;
+            changed |= self.generalize((cg, p), a, origin, &desc)?;
         }
         if changed || !self.flowed.contains(&(cg, callee_graph.startblock)) {
             self.schedule(cg, callee_graph.startblock);
