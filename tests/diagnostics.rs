@@ -197,6 +197,22 @@ diagnostic_test!(
     )
 );
 
+diagnostic_test!(
+    jit_merge_point_misses_a_variable,
+    "--py3",
+    &format!(
+        "from rpython.rlib.jit import JitDriver\n\ndriver = JitDriver(greens=['pc'], reds=['acc'])\n\ndef entry_point(argv):\n    pc = 0\n    acc = 0\n    while pc < 3:\n        driver.jit_merge_point(pc=pc)\n        acc += pc\n        pc += 1\n    return acc\n{ENTRY}"
+    )
+);
+
+diagnostic_test!(
+    class_attribute_assigned_in_translated_code,
+    "--py3",
+    &format!(
+        "class Config(object):\n    level = 0\n\ndef entry_point(argv):\n    Config.level = len(argv)\n    return 0\n{ENTRY}"
+    )
+);
+
 // Exceptions: what RPython cannot raise or catch.
 
 diagnostic_test!(

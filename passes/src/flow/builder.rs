@@ -1023,6 +1023,7 @@ impl FnBuilder<'_, '_> {
                 let obj = self.expr(value);
                 if let Arg::Const(Constant::Class(class)) = &obj {
                     if matches!(self.m.access, GlobalAccess::Constants) {
+                        let class = class.rsplit('.').next().unwrap_or(class);
                         let message = format!(
                             "cannot assign to the class attribute '{attr}' of '{class}' in translated code: classes are constants once the program is imported; keep the changing value on a prebuilt instance"
                         );
@@ -1622,6 +1623,9 @@ impl FnBuilder<'_, '_> {
         }
         if let Some(s) = star_args {
             self.unsupported(s.pos, "calls with *args are");
+        }
+        if let Some(marker) = self.jit_marker_call(func, args, keywords, e.pos) {
+            return marker;
         }
         let before = self.diags.len();
         let f = self.expr(func);

@@ -11,7 +11,7 @@
 //! constant). A call with keywords to anything else is reported.
 
 use super::{FnBuilder, FuncDef};
-use crate::flow::{Global, GlobalAccess};
+use crate::flow::{rlib, Global, GlobalAccess};
 use rpy_ir::ast::{Expr, ExprKind, Keyword, Param, UnaryOp};
 use rpy_ir::diag::Pos;
 use rpy_ir::graph::{Arg, Constant};
@@ -46,6 +46,17 @@ impl<'a> FnBuilder<'_, 'a> {
                 others: Vec::new(),
             })
         };
+        let rlib = match f {
+            Arg::Const(Constant::Builtin(b)) => Some(b.clone()),
+            _ => rlib::rlib_function(func, &self.m.import_bindings),
+        };
+        if rlib.as_deref() == Some("JitDriver") {
+            return Some(Signature {
+                shown: "JitDriver".to_string(),
+                params: rlib::jitdriver_params(),
+                others: Vec::new(),
+            });
+        }
         match f {
             Arg::Const(Constant::Func(graph)) => return def_of(graph, 0),
             Arg::Const(Constant::Class(class)) => {
@@ -247,5 +258,154 @@ impl<'a> FnBuilder<'_, 'a> {
             },
             _ => None,
         }
+    }
+}
+
+/// The merge-point hints of a `JitDriver`, which name the loop's variables
+/// by keyword.
+const JIT_MARKERS: &[&str] = &["jit_merge_point", "can_enter_jit"];
+
+impl FnBuilder<'_, '_> {
+    /// `driver.jit_merge_point(name=value, ...)` (or `can_enter_jit`) on a
+    /// prebuilt `JitDriver`: the original's `jit_marker` operation, its
+    /// arguments the hint's name, the driver, then the values of the
+    /// driver's greens and reds in their declared order. `None` when `func`
+    /// is not such a hint.
+    pub(super) fn jit_marker_call(
+        &mut self,
+        func: &Expr,
+        args: &[Expr],
+        keywords: &[Keyword],
+        pos: Pos,
+    ) -> Option<Arg> {
+        let ExprKind::Attribute { value, attr } = &func.kind else {
+            return None;
+        };
+        if !JIT_MARKERS.contains(&attr.as_str())
+            || !matches!(self.m.access, GlobalAccess::Constants)
+        {
+            return None;
+        }
+        let driver = self.expr(value);
+        let variables = match &driver {
+            Arg::Const(Constant::Prebuilt(i)) => self.jitdriver_variables(*i),
+            _ => None,
+        };
+        let Some(variables) = variables else {
+            // Not a prebuilt driver: an ordinary method call.
+            let method = self.op(
+                "getattr",
+                vec![driver, Arg::Const(Constant::Name(attr.clone()))],
+                func.pos,
+            );
+            self.push(method);
+            let vals = self.expr_list(args);
+            let method = self.pop();
+            if let Some(k) = keywords.first() {
+                self.error(k.value.pos, format!("'{attr}' names a JitDriver's variables by keyword and needs a JitDriver built at import time; create the driver at module level"));
+            }
+            let mut call = vec![method];
+            call.extend(vals);
+            return Some(self.op("simple_call", call, pos));
+        };
+        if let Some(a) = args.first() {
+            self.error(
+                a.pos,
+                format!("{attr}() takes the driver's variables as keyword arguments (name=value), not by position"),
+            );
+        }
+        self.push(driver);
+        let exprs: Vec<Expr> = keywords.iter().map(|k| k.value.clone()).collect();
+        let vals = self.expr_list(&exprs);
+        let driver = self.pop();
+        let (variables, autoreds) = variables;
+        let mut ordered = Vec::new();
+        let mut missing = Vec::new();
+        for v in &variables {
+            // A green written 'frame.field' is passed as 'field'.
+            let short = v.rsplit('.').next().unwrap_or(v);
+            match keywords.iter().position(|k| k.name == short) {
+                Some(i) => ordered.push(vals[i].clone()),
+                None => missing.push(short.to_string()),
+            }
+        }
+        let mut extra: Vec<&str> = Vec::new();
+        for (k, v) in keywords.iter().zip(&vals) {
+            if variables
+                .iter()
+                .any(|n| n.rsplit('.').next() == Some(k.name.as_str()))
+            {
+                continue;
+            }
+            if autoreds {
+                // With reds='auto' the reds are whatever else is passed.
+                ordered.push(v.clone());
+            } else {
+                extra.push(k.name.as_str());
+            }
+        }
+        if !missing.is_empty() || !extra.is_empty() {
+            let quoted = |names: &[&str]| {
+                names
+                    .iter()
+                    .map(|n| format!("'{n}'"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let mut wrong = Vec::new();
+            if !missing.is_empty() {
+                let names: Vec<&str> = missing.iter().map(String::as_str).collect();
+                wrong.push(format!("{} missing", quoted(&names)));
+            }
+            if !extra.is_empty() {
+                wrong.push(format!("{} not declared", quoted(&extra)));
+            }
+            self.error(
+                pos,
+                format!(
+                    "{attr}() must name exactly the driver's greens and reds by keyword ({}); pass each declared variable as name=value",
+                    wrong.join(", ")
+                ),
+            );
+        }
+        let mut call = vec![Arg::Const(Constant::Name(attr.clone())), driver];
+        call.extend(ordered);
+        Some(Arg::Var(self.emit("jit_marker", call, pos)))
+    }
+
+    /// The greens then reds of the prebuilt `JitDriver` `&i`, by name, and
+    /// whether its reds are 'auto' (not listed).
+    fn jitdriver_variables(&self, i: u32) -> Option<(Vec<String>, bool)> {
+        let table = self.m.program.prebuilt.borrow();
+        let rpy_ir::graph::PrebuiltObject::Instance { class, attrs } =
+            table.objects.get(i as usize)?
+        else {
+            return None;
+        };
+        if class != "JitDriver" {
+            return None;
+        }
+        let names = |attr: &str| -> Vec<String> {
+            let Some((_, Constant::Prebuilt(l))) = attrs.iter().find(|(a, _)| a == attr) else {
+                return Vec::new();
+            };
+            match table.objects.get(*l as usize) {
+                Some(rpy_ir::graph::PrebuiltObject::List(items)) => items
+                    .iter()
+                    .filter_map(|c| match c {
+                        Constant::Str(s) => Some(s.clone()),
+                        Constant::Char(c) => Some(char::from(*c).to_string()),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            }
+        };
+        let autoreds = attrs
+            .iter()
+            .any(|(a, c)| a == "reds" && *c == Constant::Str("auto".into()));
+        let mut out = names("greens");
+        out.extend(names("reds"));
+        Some((out, autoreds))
     }
 }

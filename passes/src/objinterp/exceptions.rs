@@ -208,6 +208,7 @@ impl ClassTable {
         };
         let object = Rc::new(ClassObj::new("object", None, Vec::new()));
         table.add(object.clone());
+        table.add(super::rlib::JITDRIVER_CLASS.with(Rc::clone));
         // BUILTIN_EXCEPTIONS lists every base before the classes deriving from it.
         for &name in BUILTIN_EXCEPTIONS {
             let Some(base) = builtin_exception_base(name, dialect) else {

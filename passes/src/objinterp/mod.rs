@@ -793,6 +793,7 @@ impl<'p> ObjInterpreter<'p> {
     ) -> Result<ObjValue, Stop> {
         let d = self.dialect;
         let r = match (op, args.as_slice()) {
+            (Op::JitMarker, _) => Ok(ObjValue::None),
             (Op::PrintItem, [x]) => {
                 out.write_all(&x.to_str(d))
                     .map_err(|e| ops::exc("IOError", e.to_string()))?;

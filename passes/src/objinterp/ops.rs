@@ -75,10 +75,13 @@ pub enum Op {
     DelSlice,
     Iter,
     Next,
+    /// `jit_marker(#hint, driver, greens and reds...)`: a JitDriver's
+    /// merge point, which does nothing when the program is not jitted.
+    JitMarker,
 }
 
 impl Op {
-    pub const ALL: [Op; 40] = [
+    pub const ALL: [Op; 41] = [
         Op::Add,
         Op::Sub,
         Op::Mul,
@@ -119,6 +122,7 @@ impl Op {
         Op::DelSlice,
         Op::Iter,
         Op::Next,
+        Op::JitMarker,
     ];
 
     /// The operation's name in flow graphs.
@@ -164,6 +168,7 @@ impl Op {
             Op::DelSlice => "delslice",
             Op::Iter => "iter",
             Op::Next => "next",
+            Op::JitMarker => "jit_marker",
         }
     }
 
@@ -174,7 +179,7 @@ impl Op {
     /// The number of arguments, when fixed.
     pub fn arity(self) -> Option<usize> {
         match self {
-            Op::SimpleCall | Op::NewTuple | Op::NewList => None,
+            Op::SimpleCall | Op::NewTuple | Op::NewList | Op::JitMarker => None,
             Op::NewDict => Some(0),
             Op::Neg
             | Op::Pos

@@ -8,8 +8,12 @@
 //! Debug output (`debug_print`) goes to the translated program's debug log,
 //! which is not modelled: it prints nothing.
 
+use super::exceptions::{ClassObj, InstanceObj};
 use super::ops::{exc, OpResult};
 use super::value::ObjValue;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
 
 fn int_arg(name: &str, args: &[ObjValue], i: usize) -> Result<i64, super::ops::Exc> {
     args.get(i).and_then(ObjValue::as_int).ok_or_else(|| {
@@ -60,8 +64,60 @@ pub fn call(name: &str, args: &[ObjValue]) -> Option<OpResult> {
         }
         "int_c_div" | "int_c_mod" => int_c_divmod(name, args),
         "highest_bit" => highest_bit(args),
+        "JitDriver" => jitdriver(args),
         _ => return None,
     })
+}
+
+/// The parameters of `JitDriver(...)`, in the order the flow builder binds
+/// them (`flow::rlib::jitdriver_params`).
+const JITDRIVER_PARAMS: &[&str] = &[
+    "greens",
+    "reds",
+    "virtualizables",
+    "get_printable_location",
+    "confirm_enter_jit",
+    "can_never_inline",
+    "should_unroll_one_iteration",
+    "name",
+    "check_untranslated",
+    "vectorize",
+    "get_unique_id",
+    "is_recursive",
+    "get_location",
+];
+
+thread_local! {
+    /// The class of the `JitDriver` objects (a builtin class of every
+    /// interpreter's class table, so that prebuilt drivers find it).
+    pub static JITDRIVER_CLASS: Rc<ClassObj> = Rc::new(ClassObj::new("JitDriver", None, Vec::new()));
+}
+
+/// `JitDriver(greens, reds, ...)` with every parameter given: a driver
+/// holding them as attributes, its greens and reds as lists of names
+/// (`reds` may be the string 'auto').
+fn jitdriver(args: &[ObjValue]) -> OpResult {
+    arity("JitDriver", args, JITDRIVER_PARAMS.len())?;
+    let mut attrs = BTreeMap::new();
+    for (name, v) in JITDRIVER_PARAMS.iter().zip(args) {
+        let v = match (*name, v) {
+            ("greens" | "reds", ObjValue::List(l)) => ObjValue::list(l.borrow().clone()),
+            ("greens" | "reds", ObjValue::Tuple(t)) => ObjValue::list(t.to_vec()),
+            ("reds", ObjValue::Str(s)) if &s[..] == b"auto" => v.clone(),
+            ("greens" | "reds", _) => {
+                return Err(exc(
+                    "TypeError",
+                    format!("JitDriver's {name} must be a list of variable names"),
+                ))
+            }
+            _ => v.clone(),
+        };
+        attrs.insert(name.to_string(), v);
+    }
+    Ok(ObjValue::Instance(Rc::new(InstanceObj {
+        class: JITDRIVER_CLASS.with(Rc::clone),
+        attrs: RefCell::new(attrs),
+    })))
 }
 
 fn intmask(name: &str, args: &[ObjValue]) -> OpResult {
