@@ -5,7 +5,7 @@
 //! class it names.
 
 use crate::flow::builtin_is_subclass;
-use rpy_ir::annotation::{Desc, SomeValue};
+use rpy_ir::annotation::{Desc, Known, SomeValue};
 use rpy_ir::ast::Dialect;
 use rpy_ir::graph::{Flow, PrebuiltObject, Program};
 use std::collections::{BTreeSet, HashMap};
@@ -148,6 +148,12 @@ impl Raised {
 /// operation on ints or strings that cannot fail raises nothing.
 pub fn raised_by_operation(opname: &str, args: &[SomeValue]) -> Raised {
     use SomeValue as S;
+    if let ("div" | "truediv" | "floordiv" | "mod" | "divmod", [_, divisor]) = (opname, args) {
+        return match divisor.known() {
+            Some(Known::Int(d)) if *d != 0 => Raised::default(),
+            _ => Raised::of(&["ZeroDivisionError"]),
+        };
+    }
     let general: Vec<SomeValue> = args.iter().map(SomeValue::general).collect();
     match (opname, general.as_slice()) {
         (
@@ -157,10 +163,6 @@ pub fn raised_by_operation(opname: &str, args: &[SomeValue]) -> Raised {
             | "iter" | "getattr" | "pow",
             _,
         ) => Raised::default(),
-        ("div" | "truediv" | "floordiv" | "mod" | "divmod", [_, S::Const(_)]) => Raised::default(),
-        ("div" | "truediv" | "floordiv" | "mod" | "divmod", _) => {
-            Raised::of(&["ZeroDivisionError"])
-        }
         ("floordiv_ovf" | "mod_ovf", _) => Raised::of(&["OverflowError", "ZeroDivisionError"]),
         (op, _) if op.ends_with("_ovf") => Raised::of(&["OverflowError"]),
         ("getitem" | "setitem" | "delitem", [S::Dict(_), ..]) => Raised::of(&["KeyError"]),

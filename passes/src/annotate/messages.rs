@@ -73,6 +73,9 @@ pub fn describe_untypable(op: &SpaceOperation, args: &[SomeValue]) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
+        ("getattr", Some(SomeValue::Dict(_)), Some(Constant::Name(attr))) if attr == "has_key" => {
+            "dicts have no has_key() in RPython; test 'key in d' instead".into()
+        }
         ("getattr", Some(obj), Some(Constant::Name(attr))) => {
             format!("{} has no attribute '{attr}' in RPython", obj.describe())
         }

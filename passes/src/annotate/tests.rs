@@ -290,3 +290,19 @@ fn a_handler_nothing_raised_reaches_is_cut() {
     let printed = rpy_ir::text::print_graph(annotated.graph("entry_point").unwrap());
     assert!(!printed.contains("never"), "{printed}");
 }
+
+#[test]
+fn dividing_by_a_known_nonzero_value_cannot_raise() {
+    let body = "def part(n, d):\n    try:\n        return n // d\n    \
+                except ZeroDivisionError:\n        print(\"by zero\")\n        return -1\n\n\
+                def entry_point(argv):\n    return part(len(argv), 2)\n";
+    let graph_text = |body: &str| {
+        let (program, text) = flow(body);
+        let annotated = annotate(program, &text).unwrap_or_else(|d| panic!("{d}"));
+        rpy_ir::text::print_graph(annotated.graph("part").unwrap())
+    };
+    let printed = graph_text(body);
+    assert!(!printed.contains("by zero"), "{printed}");
+    let printed = graph_text(&body.replace("len(argv), 2", "len(argv), 0"));
+    assert!(printed.contains("by zero"), "{printed}");
+}
