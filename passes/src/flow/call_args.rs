@@ -409,3 +409,82 @@ impl FnBuilder<'_, '_> {
         Some((out, autoreds))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::flow::build_flow;
+    use crate::parse::parse_module;
+    use rpy_ir::ast::Dialect;
+    use rpy_ir::graph::{Arg, Constant, Flow, Program};
+
+    const TARGET: &str = "\n\ndef target(*args):\n    return entry_point, None\n";
+
+    fn flow(body: &str) -> Result<Program<Flow>, String> {
+        let text = format!("{body}{TARGET}");
+        let module = parse_module("t.py", &text, Dialect::Py3).map_err(|d| d.to_string())?;
+        build_flow(&module, &text).map_err(|d| d.to_string())
+    }
+
+    /// The arguments of every `simple_call` of `callee` in `graph`.
+    fn calls_of(p: &Program<Flow>, graph: &str, callee: &Constant) -> Vec<Vec<Arg>> {
+        let g = p.graph(graph).unwrap();
+        g.blocks
+            .iter()
+            .flat_map(|b| &b.operations)
+            .filter(|op| op.opname == "simple_call" && op.args[0] == Arg::Const(callee.clone()))
+            .map(|op| op.args[1..].to_vec())
+            .collect()
+    }
+
+    fn consts(xs: &[Constant]) -> Vec<Arg> {
+        xs.iter().cloned().map(Arg::Const).collect()
+    }
+
+    #[test]
+    fn keywords_and_defaults_become_positional_arguments() {
+        let p = flow(
+            "K = 7\n\ndef f(a, b=2, c=K, d=-1):\n    return a + b + c + d\n\n\
+             def entry_point(argv):\n    return f(1) + f(1, d=4) + f(c=3, a=0)\n",
+        )
+        .unwrap();
+        use Constant::Int;
+        assert_eq!(
+            calls_of(&p, "entry_point", &Constant::Func("f".into())),
+            vec![
+                consts(&[Int(1), Int(2), Int(7), Int(-1)]),
+                consts(&[Int(1), Int(2), Int(7), Int(4)]),
+                consts(&[Int(0), Int(2), Int(3), Int(-1)]),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_constructor_binds_its_init_without_self() {
+        let p = flow(
+            "class P(object):\n    def __init__(self, x, y=0):\n        self.x = x + y\n\n\
+             class Q(P):\n    pass\n\n\
+             def entry_point(argv):\n    return Q(y=5, x=1).x\n",
+        )
+        .unwrap();
+        assert_eq!(
+            calls_of(&p, "entry_point", &Constant::Class("__main__.Q".into())),
+            vec![consts(&[Constant::Int(1), Constant::Int(5)])]
+        );
+    }
+
+    #[test]
+    fn binding_errors_name_the_parameter() {
+        let body = |call: &str| {
+            format!("def f(a, b=[]):\n    return a\n\ndef entry_point(argv):\n    return {call}\n")
+        };
+        for (call, message) in [
+            ("f(1, a=2)", "f() got multiple values for the argument 'a'"),
+            ("f(b=2)", "f() is missing a value for the parameter 'a'"),
+            ("f(1, 2, 3)", "f() takes 2 arguments but 3 were given"),
+            ("f(1)", "the default value of 'b' in f() must be a constant"),
+        ] {
+            let err = flow(&body(call)).unwrap_err();
+            assert!(err.contains(message), "{call}: {err}");
+        }
+    }
+}

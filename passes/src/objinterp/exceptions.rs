@@ -329,6 +329,7 @@ pub fn instantiate(
         None => Err(exc(
             "TypeError",
             match dialect {
+                Dialect::Py2 if class.is_new_style() => "object() takes no parameters".to_string(),
                 Dialect::Py2 => "this constructor takes no arguments".to_string(),
                 Dialect::Py3 => format!("{}() takes no arguments", class.name),
             },
@@ -533,6 +534,128 @@ mod tests {
             }
             assert_eq!(ours, expected, "{dialect:?}");
         }
+    }
+
+    /// A program class `name(base)` of `__main__` with the given attributes.
+    fn program_class(name: &str, base: Rc<ClassObj>, attrs: &[(&str, ObjValue)]) -> Rc<ClassObj> {
+        let class = ClassObj::new(name, Some("__main__"), vec![base]);
+        for (k, v) in attrs {
+            class.attrs.borrow_mut().insert(k.to_string(), v.clone());
+        }
+        Rc::new(class)
+    }
+
+    #[test]
+    fn program_exception_args_are_cpythons() {
+        // `class E(Exception)` with an `__init__` that does not call the
+        // base's, and `class F(Exception)` without one: str() of each.
+        let code = "class E(Exception):\n    def __init__(self, m):\n        self.m = m\nclass F(Exception):\n    pass\nprint(repr(str(E('x'))))\nprint(repr(str(F('y'))))\n";
+        for dialect in [Dialect::Py2, Dialect::Py3] {
+            let Some(expected) = cpython(dialect, code) else {
+                eprintln!("no CPython for {dialect:?}: exception args not compared");
+                continue;
+            };
+            let table = ClassTable::builtin(dialect);
+            let exception = table.get("Exception").unwrap();
+            let init = ObjValue::Func(Rc::from("E.__init__"));
+            let e = program_class("E", exception.clone(), &[("__init__", init)]);
+            let f = program_class("F", exception, &[]);
+            let mut ours = Vec::new();
+            for (class, arg) in [(e, "x"), (f, "y")] {
+                let instance = match instantiate(&class, &[ObjValue::str(arg)], dialect) {
+                    Ok(Instantiation::Init(v, _)) | Ok(Instantiation::Done(v)) => v,
+                    Err(e) => panic!("{}: {}", e.exc, e.msg),
+                };
+                ours.push(
+                    String::from_utf8(ObjValue::str(instance.to_str(dialect)).to_repr(dialect))
+                        .unwrap(),
+                );
+            }
+            assert_eq!(ours, expected, "{dialect:?}");
+        }
+    }
+
+    #[test]
+    fn a_class_without_init_takes_no_arguments_as_cpython_says() {
+        let code = "class A(object):\n    pass\ntry:\n    A(1)\nexcept TypeError as e:\n    print(str(e))\n";
+        for dialect in [Dialect::Py2, Dialect::Py3] {
+            let Some(expected) = cpython(dialect, code) else {
+                continue;
+            };
+            let table = ClassTable::builtin(dialect);
+            let a = program_class("A", table.get("object").unwrap(), &[]);
+            assert!(matches!(
+                instantiate(&a, &[], dialect),
+                Ok(Instantiation::Done(_))
+            ));
+            let Err(e) = instantiate(&a, &[ObjValue::Int(1)], dialect) else {
+                panic!("A(1) built an instance");
+            };
+            assert_eq!((e.exc, vec![e.msg]), ("TypeError", expected), "{dialect:?}");
+        }
+    }
+
+    #[test]
+    fn class_reprs_are_cpythons() {
+        let code = "class A(object):\n    pass\nprint(repr(A))\nprint(repr(object))\nprint(repr(ValueError))\n";
+        for dialect in [Dialect::Py2, Dialect::Py3] {
+            let Some(expected) = cpython(dialect, code) else {
+                continue;
+            };
+            let table = ClassTable::builtin(dialect);
+            let object = table.get("object").unwrap();
+            let a = program_class("A", object.clone(), &[]);
+            let ours: Vec<String> = [a, object, table.get("ValueError").unwrap()]
+                .iter()
+                .map(|c| c.repr(dialect))
+                .collect();
+            assert_eq!(ours, expected, "{dialect:?}");
+        }
+    }
+
+    #[test]
+    fn methods_bind_through_instances_and_not_through_classes() {
+        let table = ClassTable::builtin(Dialect::Py3);
+        let base = program_class(
+            "Base",
+            table.get("object").unwrap(),
+            &[
+                ("show", ObjValue::Func(Rc::from("Base.show"))),
+                ("kind", ObjValue::str("base")),
+            ],
+        );
+        let derived = program_class(
+            "Derived",
+            base.clone(),
+            &[("kind", ObjValue::str("derived"))],
+        );
+        let Ok(Instantiation::Done(obj)) = instantiate(&derived, &[], Dialect::Py3) else {
+            panic!("Derived() failed");
+        };
+        let name = |n: &str| ObjValue::str(n);
+        let get = |o: &ObjValue, n: &str| super::super::modules::getattr(o, &name(n)).unwrap();
+        match get(&obj, "show") {
+            Ok(ObjValue::BoundMethod(m)) => {
+                assert_eq!(&*m.func, "Base.show");
+                assert_eq!(m.receiver, obj);
+            }
+            other => panic!("obj.show gave {other:?}"),
+        }
+        assert_eq!(get(&obj, "kind"), Ok(ObjValue::str("derived")));
+        // An instance attribute hides the class's.
+        super::super::modules::setattr(&obj, &name("kind"), &ObjValue::Int(3));
+        assert_eq!(get(&obj, "kind"), Ok(ObjValue::Int(3)));
+        let class = ObjValue::Class(derived);
+        assert_eq!(
+            get(&class, "show"),
+            Ok(ObjValue::Func(Rc::from("Base.show")))
+        );
+        assert_eq!(get(&class, "kind"), Ok(ObjValue::str("derived")));
+        let missing = get(&class, "nothing").unwrap_err();
+        assert_eq!(
+            missing.msg,
+            "type object 'Derived' has no attribute 'nothing'"
+        );
     }
 
     #[test]
