@@ -14,6 +14,7 @@ use proptest::test_runner::{Config, TestRunner};
 use rpy::pipeline::{run_until, Source, StageName, StageOutput, Timings};
 use rpy_ir::annotation::{Known, SomeValue};
 use rpy_ir::ast::Dialect;
+use rpy_passes::objinterp::exceptions::ClassObj;
 use rpy_passes::objinterp::{ObjInterpreter, ObjValue};
 use std::cell::RefCell;
 
@@ -34,6 +35,7 @@ fn statement() -> impl Strategy<Value = String> {
         Just("items[a % len(items)]"),
         Just("ord(c)"),
         Just("twice(a)"),
+        Just("flagged(a, True)"),
         Just("int(x)"),
         Just("-a"),
         Just("int(a < b)"),
@@ -56,6 +58,18 @@ fn statement() -> impl Strategy<Value = String> {
         ]
         .prop_map(|st| format!("{st}\n        if len(s) > 30:\n            s = \"r\"")),
         Just("items.append(a % 50)".to_string()),
+        prop_oneof![
+            Just(
+                "except ValueError as e:\n            s = s + str(e)\n            a = 1\n        \
+                 except IndexError:\n            a = 3"
+            ),
+            Just(
+                "except LookupError as e:\n            s = str(e)\n            b = 2\n        \
+                 except Exception:\n            a = 4"
+            ),
+            Just("except Exception as e:\n            s = s + str(e)\n            a = 5"),
+        ]
+        .prop_map(|handler| format!("try:\n            a = checked(a * 3 - b)\n        {handler}")),
         Just("if items[0] > a:\n            items.append(b)".to_string()),
     ]
 }
@@ -65,6 +79,9 @@ fn program() -> impl Strategy<Value = String> {
         let mut s = String::from(
             "import sys\n\n\ndef twice(v):\n    return v + v\n\n\ndef half(v):\n    return v * 0.5\n\n\n\
              def pick(p, q):\n    if len(p) > len(q):\n        return p\n    return q\n\n\n\
+             def flagged(v, loud):\n    if loud:\n        return v + 1\n    return \"quiet\"\n\n\n\
+             def checked(v):\n    if v > 500:\n        raise ValueError(\"big\")\n    \
+             if v < -500:\n        raise IndexError(\"small\")\n    return v % 1000\n\n\n\
              def entry_point(argv):\n    a = len(argv)\n    b = 7\n    x = 0.25\n    \
              s = argv[0]\n    c = \"k\"\n    items = [1, a]\n    i = 0\n",
         );
@@ -111,8 +128,25 @@ fn contained(value: &ObjValue, a: &SomeValue) -> bool {
         // was read.
         (ObjValue::Method(_), S::BuiltinMethod { .. }) => true,
         (ObjValue::Iter(_), S::Iterator(_)) => true,
+        // An exception instance or class is of one of the classes (or of a
+        // subclass of one).
+        (ObjValue::Instance(inst), S::Exception(classes)) => derives_from(&inst.class, classes),
+        (ObjValue::Class(class), S::Pbc { descs, .. }) => {
+            let names: Vec<String> = descs
+                .iter()
+                .filter_map(|d| match d {
+                    rpy_ir::annotation::Desc::Class(c) => Some(c.clone()),
+                    _ => None,
+                })
+                .collect();
+            derives_from(class, &names)
+        }
         _ => false,
     }
+}
+
+fn derives_from(class: &ClassObj, names: &[String]) -> bool {
+    names.iter().any(|n| **n == *class.name) || class.bases.iter().any(|b| derives_from(b, names))
 }
 
 /// Runs `text` and checks every recorded value against its annotation;
