@@ -7,7 +7,6 @@
 //!    (`benches/programs/sum.c`, compiled here with `cc -O2`), side by side:
 //!    the sum of i for i < n, and the sum of an array of n words.
 
-use std::fmt::Write;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -16,25 +15,6 @@ use rpy_backend::x86_64::compile;
 use rpy_jit::interp::{Heap, Outcome, RunValue};
 use rpy_jit::optimize::{optimize, IMPLEMENTED_PASSES};
 use rpy_jit::trace::{DescrData, Trace};
-
-/// A trace of `n` groups of four operations each, in PyPy's trace syntax.
-fn trace_text(n: usize) -> String {
-    let mut s = String::from("[i0, i1]\nlabel(i0, i1)\n");
-    let mut acc = "i1".to_string();
-    let mut next = 2;
-    for k in 0..n {
-        let (a, b, c, d) = (next, next + 1, next + 2, next + 3);
-        next += 4;
-        let _ = writeln!(s, "i{a} = int_add(i0, {k})");
-        let _ = writeln!(s, "i{b} = int_mul(i{a}, 8)");
-        let _ = writeln!(s, "i{c} = int_lt(i{b}, 1000000)");
-        let _ = writeln!(s, "guard_true(i{c}) [i0, {acc}]");
-        let _ = writeln!(s, "i{d} = int_xor({acc}, i{b})");
-        acc = format!("i{d}");
-    }
-    let _ = writeln!(s, "jump(i0, {acc})");
-    s
-}
 
 /// The shortest of `runs` timings of `f`.
 fn best_of(runs: usize, mut f: impl FnMut()) -> Duration {
@@ -53,7 +33,7 @@ fn ms(d: Duration) -> f64 {
 }
 
 fn optimize_and_assemble() {
-    let text = trace_text(200);
+    let text = rpy_jit::testgen::benchmark_loop(200);
     let trace = rpy_jit::text::parse(&text).expect("the benchmark trace parses");
     let ops = trace.ops.len();
     let optimized = optimize(&trace, IMPLEMENTED_PASSES).expect("the trace optimizes");

@@ -55,6 +55,29 @@ const SHIFT: &[&str] = &["int_lshift", "int_rshift", "uint_rshift"];
 const DIV: &[&str] = &["int_floordiv", "int_mod", "int_py_div", "int_py_mod"];
 const OVF: &[&str] = &["int_add_ovf", "int_sub_ovf", "int_mul_ovf"];
 
+/// The optimizer's benchmark trace: a loop of `groups` groups of five
+/// operations (an add, a multiply, a compare, its guard and an xor into an
+/// accumulator), as an interpreter's loop produces. `cargo bench --bench
+/// trace` times it and `cargo run --release -p rpy-jit --example
+/// profile_optimize` repeats it for a profiler.
+pub fn benchmark_loop(groups: usize) -> String {
+    let mut s = String::from("[i0, i1]\nlabel(i0, i1)\n");
+    let mut acc = "i1".to_string();
+    let mut next = 2;
+    for k in 0..groups {
+        let (a, b, c, d) = (next, next + 1, next + 2, next + 3);
+        next += 4;
+        let _ = writeln!(s, "i{a} = int_add(i0, {k})");
+        let _ = writeln!(s, "i{b} = int_mul(i{a}, 8)");
+        let _ = writeln!(s, "i{c} = int_lt(i{b}, 1000000)");
+        let _ = writeln!(s, "guard_true(i{c}) [i0, {acc}]");
+        let _ = writeln!(s, "i{d} = int_xor({acc}, i{b})");
+        acc = format!("i{d}");
+    }
+    let _ = writeln!(s, "jump(i0, {acc})");
+    s
+}
+
 /// An integer trace from random bytes: every op is well defined for all
 /// inputs. The values the boxes have for `vals` (the inputs) are tracked, so
 /// guards are made to pass on them (except when `c % 16 == 15`): the trace
