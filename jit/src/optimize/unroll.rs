@@ -426,7 +426,7 @@ pub(super) fn optimize_loop(trace: &Trace, chain: &[&str]) -> Result<Option<Trac
     let Some(lp) = split_loop(trace) else {
         return Ok(None);
     };
-    let mut levels = Levels::default();
+    let mut levels = carried_levels(&lp);
     let mut dropped = WordSet::default();
     // the preamble is the same in every round: optimized once, each round
     // continues from a copy
@@ -451,6 +451,49 @@ pub(super) fn optimize_loop(trace: &Trace, chain: &[&str]) -> Result<Option<Trac
         Peeled::Done(t) => Ok(Some(t)),
         Peeled::Retry { .. } => Err("internal error: peeling assumed nothing and failed".into()),
     }
+}
+
+/// The starting levels: a header box whose next value is a number the body
+/// computes from that box itself (a counter, an accumulator) starts as a
+/// fresh value with its bound. The most optimistic assumption, the
+/// preamble's own value, would hold only if the computation folded back to
+/// its input; trying it first cost a whole extra round on nearly every
+/// loop. Object values keep level 0, so that they may stay virtual.
+fn carried_levels(lp: &Loop) -> Levels {
+    let mut def_at: WordMap<BoxId, usize> = WordMap::default();
+    for (i, op) in lp.body.iter().enumerate() {
+        if let Some(r) = op.result {
+            def_at.insert(r, i);
+        }
+    }
+    let mut levels = Levels::default();
+    let mut seen = vec![false; lp.body.len()];
+    for (k, (h, next)) in lp.header.iter().zip(&lp.next).enumerate() {
+        let Value::Box(j) = *next else { continue };
+        let Some(&at) = def_at.get(&j) else { continue };
+        if j == *h || !lp.body[at].info().pure {
+            continue;
+        }
+        seen.iter_mut().for_each(|s| *s = false);
+        let mut stack = vec![at];
+        let mut reads_itself = false;
+        while let Some(i) = stack.pop() {
+            if std::mem::replace(&mut seen[i], true) {
+                continue;
+            }
+            for a in &lp.body[i].args {
+                match a {
+                    Value::Box(b) if b == h => reads_itself = true,
+                    Value::Box(b) => stack.extend(def_at.get(b)),
+                    _ => {}
+                }
+            }
+        }
+        if reads_itself {
+            levels.insert(vec![k], 1);
+        }
+    }
+    levels
 }
 
 /// One round, from `run` at the end of the preamble: the label under the
