@@ -130,6 +130,11 @@ impl Shared {
         }
     }
 
+    /// How many boxes the input trace has (to size tables by).
+    pub fn input_boxes(&self) -> usize {
+        self.input_boxes
+    }
+
     /// A new box with a fresh name.
     pub fn new_box(&mut self, kind: Kind) -> BoxId {
         self.kinds.push(kind);
