@@ -224,7 +224,8 @@ pub fn check_inputs(trace: &Trace, args: &[RunValue]) -> Result<(), String> {
         if !ok {
             return Err(format!(
                 "input {} wants a {:?}, got {v}",
-                trace.boxes[*b].name, want
+                trace.boxes[*b].name(),
+                want
             ));
         }
     }

@@ -213,10 +213,7 @@ impl TraceParser {
         if self.names.contains_key(name) {
             return c.err_at(pos, format!("box '{name}' is defined twice"));
         }
-        self.trace.boxes.push(BoxInfo {
-            name: name.to_string(),
-            kind,
-        });
+        self.trace.boxes.push(BoxInfo::named(name, kind));
         let id = self.trace.boxes.len() - 1;
         self.names.insert(name.to_string(), id);
         Ok(id)
@@ -649,7 +646,7 @@ pub fn print_header(h: &Header) -> String {
 /// Prints one value as the trace text writes it.
 pub fn value_text(t: &Trace, v: Value) -> String {
     match v {
-        Value::Box(b) => t.boxes[b].name.clone(),
+        Value::Box(b) => t.boxes[b].name().into_owned(),
         Value::Int(i) => i.to_string(),
         Value::Float(bits) => format!("{:?}", f64::from_bits(bits)),
         Value::NullPtr => "ConstPtr(null)".into(),
@@ -661,7 +658,7 @@ pub fn value_text(t: &Trace, v: Value) -> String {
 pub fn op_text(t: &Trace, op: &Op) -> String {
     let mut s = String::new();
     if let Some(r) = op.result {
-        let _ = write!(s, "{} = ", t.boxes[r].name);
+        let _ = write!(s, "{} = ", t.boxes[r].name());
     }
     s.push_str(op.name());
     s.push('(');
@@ -681,7 +678,11 @@ pub fn op_text(t: &Trace, op: &Op) -> String {
 /// Prints the trace body: the inputs line and one line per operation.
 pub fn print_body(t: &Trace) -> String {
     let mut out = String::new();
-    let inputs: Vec<&str> = t.inputs.iter().map(|b| t.boxes[*b].name.as_str()).collect();
+    let inputs: Vec<String> = t
+        .inputs
+        .iter()
+        .map(|b| t.boxes[*b].name().into_owned())
+        .collect();
     let _ = writeln!(out, "[{}]", inputs.join(", "));
     for op in &t.ops {
         out.push_str(&op_text(t, op));

@@ -230,7 +230,7 @@ mod tests {
     use super::*;
 
     fn id(t: &Trace, name: &str) -> BoxId {
-        t.boxes.iter().position(|b| b.name == name).unwrap()
+        t.boxes.iter().position(|b| b.name() == name).unwrap()
     }
 
     #[test]

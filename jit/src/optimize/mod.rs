@@ -59,6 +59,20 @@ impl Hasher for WordHasher {
         self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
     }
 
+    // the derived hashes of small fields and enum tags: one round each,
+    // not the byte loop of `write`
+    fn write_u8(&mut self, n: u8) {
+        self.write_u64(n as u64);
+    }
+
+    fn write_u16(&mut self, n: u16) {
+        self.write_u64(n as u64);
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(n as u64);
+    }
+
     fn write_usize(&mut self, n: usize) {
         self.write_u64(n as u64);
     }
@@ -158,10 +172,10 @@ impl Shared {
         t.boxes.reserve(self.kinds.len());
         t.boxes.extend_from_slice(&input.boxes[..self.input_boxes]);
         for (k, kind) in self.kinds[self.input_boxes..].iter().enumerate() {
-            let mut name = String::with_capacity(8);
-            name.push(kind.prefix());
-            push_decimal(&mut name, self.first_new_name + k as u64);
-            t.boxes.push(crate::trace::BoxInfo { name, kind: *kind });
+            t.boxes.push(crate::trace::BoxInfo::numbered(
+                self.first_new_name + k as u64,
+                *kind,
+            ));
         }
         t
     }
@@ -419,7 +433,7 @@ impl Run {
         let next_name = trace
             .boxes
             .iter()
-            .filter_map(|b| b.name[1..].parse::<u64>().ok())
+            .filter_map(crate::trace::BoxInfo::number)
             .max()
             .map_or(0, |m| m + 1);
         let out = Trace {
@@ -484,23 +498,6 @@ impl Run {
         remove_dead(&mut result);
         result
     }
-}
-
-/// Appends the decimal digits of `n` (box names are made for every new box:
-/// `format!` was a noticeable part of peeling).
-fn push_decimal(s: &mut String, n: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut n = n;
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    s.extend(digits[at..].iter().map(|d| *d as char));
 }
 
 /// Makes every label argument a distinct box (a constant or a repeated box

@@ -9,7 +9,8 @@
 //! The memo also answers the same question asked another way: `b + a` once
 //! `a + b` is known (commutative operations), `b > a` once `a < b` is. And
 //! a guard on a comparison fixes its value: after `guard_true(a < b)`, the
-//! comparisons `a < b`, `b > a`, `a >= b` and `b <= a` are constants, and a
+//! comparison's box is the constant 1 from there on (0 after a
+//! `guard_false`), so `a < b`, `b > a`, `a >= b` and `b <= a` fold, and a
 //! guard on a constant that holds goes.
 
 use std::sync::LazyLock;
@@ -18,7 +19,9 @@ use rpy_ir::llops::eval_int;
 
 use crate::trace::{opcode, Op, Opcode, Value, OPS};
 
-use super::{Next, Optimization, Shared, WordMap};
+use std::hash::{Hash, Hasher};
+
+use super::{Next, Optimization, Shared, WordHasher};
 
 /// The value of a trace integer operation on constants (`None`: not an
 /// integer operation, or undefined for these arguments).
@@ -132,70 +135,157 @@ static RELATED: LazyLock<Related> = LazyLock::new(|| {
     }
 });
 
-/// The arguments of a remembered operation: up to three kept inline (no
-/// allocation for the common key), more in a vector.
-#[derive(Clone, PartialEq, Eq, Hash)]
-enum ArgsKey {
-    Inline(u8, [Value; 3]),
-    Spilled(Vec<Value>),
-}
+/// No operation in this memo slot.
+const EMPTY: u32 = u32::MAX;
 
-impl ArgsKey {
-    fn of(args: &[Value]) -> ArgsKey {
-        if args.len() <= 3 {
-            let mut inline = [Value::Int(0); 3];
-            inline[..args.len()].copy_from_slice(args);
-            ArgsKey::Inline(args.len() as u8, inline)
-        } else {
-            ArgsKey::Spilled(args.to_vec())
-        }
+/// The canonical form of `code(args)`: of `code(a, b)` and its equal
+/// `code'(b, a)` (the mirrored comparison, or the same commutative
+/// operation), the one with the smaller opcode and then the smaller first
+/// argument, so that both are stored and found as one.
+fn canonical(code: Opcode, args: &[Value]) -> (Opcode, Option<[Value; 2]>) {
+    match (RELATED.swapped[code], args) {
+        (Some(sw), [a, b]) if (sw, *b) < (code, *a) => (sw, Some([*b, *a])),
+        (_, [a, b]) => (code, Some([*a, *b])),
+        _ => (code, None),
     }
 }
 
-type Key = (Opcode, ArgsKey, Option<usize>);
+/// Whether the output operation `op` computes `code(args)` with `descr`.
+fn computes(op: &Op, code: Opcode, args: &[Value], descr: Option<usize>) -> bool {
+    if op.descr != descr || op.args.len() != args.len() || op.result.is_none() {
+        return false;
+    }
+    match (canonical(op.opcode, &op.args), canonical(code, args)) {
+        ((c1, Some(a1)), (c2, Some(a2))) => c1 == c2 && a1 == a2,
+        _ => op.opcode == code && op.args == args,
+    }
+}
+
+fn memo_hash(code: Opcode, args: &[Value], descr: Option<usize>) -> u64 {
+    let mut h = WordHasher::default();
+    let (code, pair) = canonical(code, args);
+    h.write_usize(code);
+    descr.hash(&mut h);
+    match &pair {
+        Some(p) => p.hash(&mut h),
+        None => args.hash(&mut h),
+    }
+    h.finish()
+}
+
+/// The memo of pure operations: an open-addressing hash table of indices
+/// into the output trace, where the operations themselves are the keys (a
+/// map holding copies of the keys took a tenth of the optimizer's time, in
+/// inserting, growing and copying it at each peeling round).
+#[derive(Clone, Default)]
+struct Memo {
+    /// A power of two long (or empty), at most half full.
+    slots: Vec<u32>,
+    len: usize,
+}
+
+impl Memo {
+    /// The index in `ops` of an operation computing `code(args)`.
+    fn find(
+        &self,
+        ops: &[Op],
+        code: Opcode,
+        args: &[Value],
+        descr: Option<usize>,
+    ) -> Option<usize> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let mut at = memo_hash(code, args, descr) as usize & mask;
+        loop {
+            match self.slots[at] {
+                EMPTY => return None,
+                i => {
+                    let i = i as usize;
+                    if ops.get(i).is_some_and(|op| computes(op, code, args, descr)) {
+                        return Some(i);
+                    }
+                }
+            }
+            at = (at + 1) & mask;
+        }
+    }
+
+    /// Remembers the operation at `ops[i]`; `expected` sizes a new table.
+    fn insert(&mut self, ops: &[Op], i: usize, expected: usize) {
+        if 2 * (self.len + 1) > self.slots.len() {
+            let size = (2 * (self.len + 1)).max(2 * expected).next_power_of_two();
+            let old = std::mem::replace(&mut self.slots, vec![EMPTY; size]);
+            self.len = 0;
+            for j in old.into_iter().filter(|j| *j != EMPTY) {
+                self.place(ops, j as usize);
+            }
+        }
+        self.place(ops, i);
+    }
+
+    fn place(&mut self, ops: &[Op], i: usize) {
+        let op = &ops[i];
+        let mask = self.slots.len() - 1;
+        let mut at = memo_hash(op.opcode, &op.args, op.descr) as usize & mask;
+        while self.slots[at] != EMPTY {
+            at = (at + 1) & mask;
+        }
+        self.slots[at] = i as u32;
+        self.len += 1;
+    }
+
+    fn clear(&mut self) {
+        self.slots.clear();
+        self.len = 0;
+    }
+}
 
 /// The `pure` optimization.
 #[derive(Clone, Default)]
 pub struct OptPure {
-    seen: WordMap<Key, Value>,
+    memo: Memo,
 }
 
 impl OptPure {
-    /// Remembers that `code(args)` is `v`, and `code'(b, a)` with it.
-    fn remember(&mut self, code: Opcode, args: &[Value], descr: Option<usize>, v: Value) {
-        self.seen.insert((code, ArgsKey::of(args), descr), v);
-        if let (Some(sw), [a, b]) = (RELATED.swapped[code], args) {
-            self.seen.insert((sw, ArgsKey::of(&[*b, *a]), descr), v);
+    /// After `guard_true(v)` (`truth`) or `guard_false(v)`: `v` is 0, or
+    /// 1 when a comparison defines it, from here on; the comparison and
+    /// its negation then fold when met again.
+    fn learn_from_guard(&mut self, v: Value, truth: bool, sh: &mut Shared) {
+        let Value::Box(b) = v else { return };
+        let comparison = sh
+            .def_of(v)
+            .is_some_and(|def| RELATED.comparison[def.opcode]);
+        match (truth, comparison) {
+            (false, _) => sh.make_equal(b, Value::Int(0)),
+            (true, true) => sh.make_equal(b, Value::Int(1)),
+            (true, false) => {}
         }
     }
 
-    /// After `guard_true(v)` (`truth`) or `guard_false(v)`: the pure
-    /// operation defining `v` and its negation are constants from here on
-    /// (where the guard says which).
-    fn learn_from_guard(&mut self, v: Value, truth: bool, sh: &Shared) {
-        let Some(def) = sh.def_of(v) else { return };
-        if !def.info().pure || def.result.is_none() {
-            return;
-        }
-        let code = def.opcode;
-        let args = ArgsKey::of(&def.args);
-        let descr = def.descr;
-        let args: &[Value] = match &args {
-            ArgsKey::Inline(n, a) => &a[..*n as usize],
-            ArgsKey::Spilled(v) => v,
+    /// The value `code(args)` has, from an operation seen before: its
+    /// result, or for a negated comparison whose value a guard fixed, the
+    /// opposite constant (preferred: a constant folds further).
+    fn recall(
+        &self,
+        sh: &Shared,
+        code: Opcode,
+        args: &[Value],
+        descr: Option<usize>,
+    ) -> Option<Value> {
+        let ops = &sh.trace.ops;
+        let seen = |code: Opcode| {
+            let i = self.memo.find(ops, code, args, descr)?;
+            Some(sh.resolve(Value::Box(ops[i].result?)))
         };
-        // guard_false: the value is 0; guard_true: nonzero, which is 1 for
-        // a comparison and unknown for other operations (x & 6)
-        let known = match (truth, RELATED.comparison[code]) {
-            (false, _) => Some(0),
-            (true, true) => Some(1),
-            (true, false) => None,
-        };
-        if let Some(k) = known {
-            self.remember(code, args, descr, Value::Int(k));
+        let same = seen(code);
+        if let Some(Value::Int(_)) = same {
+            return same;
         }
-        if let Some(neg) = RELATED.negated[code] {
-            self.remember(neg, args, descr, Value::Int(!truth as i64));
+        match RELATED.negated[code].and_then(seen) {
+            Some(Value::Int(c)) => Some(Value::Int((c == 0) as i64)),
+            _ => same,
         }
     }
 }
@@ -211,14 +301,8 @@ impl Optimization for OptPure {
 
     fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
         let info = op.info();
-        if self.seen.capacity() == 0 {
-            // the memo grows with the trace (about two entries per box: an
-            // operation and its mirror, or a comparison and its negation):
-            // growing it by doubling was a tenth of the optimizer's time
-            self.seen.reserve(2 * sh.input_boxes());
-        }
         if op.name() == "label" {
-            self.seen.clear();
+            self.memo.clear();
             next.emit(op, sh);
             return;
         }
@@ -264,12 +348,16 @@ impl Optimization for OptPure {
             sh.make_equal(r, Value::Int(c));
             return;
         }
-        let key = (op.opcode, ArgsKey::of(&op.args), op.descr);
-        if let Some(v) = self.seen.get(&key) {
-            sh.make_equal(r, *v);
+        if let Some(v) = self.recall(sh, op.opcode, &op.args, op.descr) {
+            sh.make_equal(r, v);
             return;
         }
-        self.remember(op.opcode, &op.args, op.descr, Value::Box(r));
         next.emit(op, sh);
+        // remembered where it reached the output unchanged (a later
+        // optimization may have replaced it)
+        let at = sh.trace.ops.len().wrapping_sub(1);
+        if sh.trace.ops.last().is_some_and(|o| o.result == Some(r)) {
+            self.memo.insert(&sh.trace.ops, at, sh.input_boxes());
+        }
     }
 }
