@@ -531,9 +531,9 @@ fn every_operation_of_the_table_compiles_and_agrees_with_the_interpreter() {
             continue;
         };
         // checked code: raw accesses at address 2 are errors, not crashes
-        check_on_heap(&src, &inputs, compile_checked);
+        check_on_heap(&src, &inputs, |t| compile_checked(t));
         if !info.name.contains("raw") {
-            check_on_heap(&src, &inputs, compile);
+            check_on_heap(&src, &inputs, |t| compile(t));
         }
         ran += 1;
     }
@@ -567,7 +567,7 @@ finish(f0)
     ];
     for x in values {
         for y in values {
-            check_on_heap(src, &[x, y], compile);
+            check_on_heap(src, &[x, y], |t| compile(t));
         }
     }
 }
@@ -599,8 +599,8 @@ fn many_live_values(n: usize) -> String {
 #[test]
 fn more_live_values_than_registers_spill_to_the_frame() {
     let src = many_live_values(40);
-    check_on_heap(&src, &["5", "1.25"], compile);
-    check_on_heap(&src, &["0", "-3.5"], compile);
+    check_on_heap(&src, &["5", "1.25"], |t| compile(t));
+    check_on_heap(&src, &["0", "-3.5"], |t| compile(t));
     let trace = parse(&src).unwrap();
     let alloc = rpy_backend::x86_64::regalloc::assign(&trace);
     assert!(alloc
@@ -626,16 +626,16 @@ jump(p0, i6, i5)
 
 #[test]
 fn array_loops_and_bounds_errors() {
-    let o = check_on_heap(SUM_ARRAY_LOOP, &["ints[1, 2, 3, 4, 5]", "0", "0"], compile);
+    let o = check_on_heap(SUM_ARRAY_LOOP, &["ints[1, 2, 3, 4, 5]", "0", "0"], |t| compile(t));
     assert!(o.contains("guard 3 failed [5, 15]"), "{o}");
     // a negative index is out of bounds, as in the interpreter
-    let o = check_on_heap(SUM_ARRAY_LOOP, &["ints[1, 2]", "-1", "0"], compile);
+    let o = check_on_heap(SUM_ARRAY_LOOP, &["ints[1, 2]", "-1", "0"], |t| compile(t));
     assert!(
         o.contains("error index -1 out of bounds (length 2) at op 4"),
         "{o}"
     );
-    check_on_heap(SUM_ARRAY_LOOP, &["null", "0", "0"], compile);
-    check_on_heap(SUM_ARRAY_LOOP, &["ints[]", "0", "0"], compile_checked);
+    check_on_heap(SUM_ARRAY_LOOP, &["null", "0", "0"], |t| compile(t));
+    check_on_heap(SUM_ARRAY_LOOP, &["ints[]", "0", "0"], |t| compile_checked(t));
 }
 
 #[test]
@@ -659,12 +659,12 @@ i7 = int_gt(i6, 0)
 guard_true(i7) [p5, p4]
 jump(p5, i6)
 ";
-    let o = check_on_heap(src, &["node(value=100)", "3"], compile);
+    let o = check_on_heap(src, &["node(value=100)", "3"], |t| compile(t));
     assert!(o.contains("Box(value=1, next=#"), "{o}");
-    check_on_heap(src, &["null", "3"], compile);
+    check_on_heap(src, &["null", "3"], |t| compile(t));
     // a bad array length is the interpreter's error
     let bad = "array ints = Signed\n[i0]\np1 = new_array(i0, descr=ints)\nfinish(p1)\n";
-    let o = check_on_heap(bad, &["-1"], compile);
+    let o = check_on_heap(bad, &["-1"], |t| compile(t));
     assert!(o.contains("error bad array length -1"), "{o}");
 }
 
@@ -676,15 +676,15 @@ i2 = getfield_raw_i(i0, descr=s.n)
 setfield_raw(i0, i1, descr=s.n)
 finish(i2)
 ";
-    let o = check_on_heap(src, &["4096", "1"], compile_checked);
+    let o = check_on_heap(src, &["4096", "1"], |t| compile_checked(t));
     assert!(
         o.contains("error access to 0x1008 outside any object at op 0"),
         "{o}"
     );
-    let o = check_on_heap(src, &["0", "1"], compile_checked);
+    let o = check_on_heap(src, &["0", "1"], |t| compile_checked(t));
     assert!(o.contains("error null pointer dereference at op 0"), "{o}");
     let class = "struct s { n: Signed }\nclass C(s)\n[i0]\np1 = same_as_r(NULL)\nguard_class(p1, ConstClass(C)) [i0]\nfinish(i0)\n";
-    let o = check_on_heap(class, &["1"], compile_checked);
+    let o = check_on_heap(class, &["1"], |t| compile_checked(t));
     assert!(o.contains("error guard_class on null at op 1"), "{o}");
 }
 

@@ -58,8 +58,8 @@ const OVF: &[&str] = &["int_add_ovf", "int_sub_ovf", "int_mul_ovf"];
 /// The optimizer's benchmark trace: a loop of `groups` groups of five
 /// operations (an add, a multiply, a compare, its guard and an xor into an
 /// accumulator), as an interpreter's loop produces. `cargo bench --bench
-/// trace` times it and `cargo run --release -p rpy-jit --example
-/// profile_optimize` repeats it for a profiler.
+/// trace` times it and `cargo run --release -p rpy-backend --example
+/// profile_trace` repeats it for a profiler.
 pub fn benchmark_loop(groups: usize) -> String {
     let mut s = String::from("[i0, i1]\nlabel(i0, i1)\n");
     let mut acc = "i1".to_string();

@@ -48,6 +48,7 @@ pub mod regalloc;
 mod runtime;
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use dynasmrt::x64::Assembler;
 use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi, ExecutableBuffer};
@@ -410,7 +411,7 @@ fn check_shape(trace: &Trace) -> Result<(usize, usize), String> {
 /// A trace compiled to machine code.
 pub struct CompiledLoop {
     code: ExecutableBuffer,
-    trace: Trace,
+    trace: Arc<Trace>,
     frame: FrameLayout,
     out_len: usize,
 }
@@ -424,24 +425,53 @@ impl std::fmt::Debug for CompiledLoop {
     }
 }
 
+/// A trace compiled code keeps, to report its outcomes: a borrowed one is
+/// copied, an owned or shared one is kept as it is (copying took a fifth
+/// of assembling the benchmark trace).
+pub trait KeptTrace {
+    fn into_kept(self) -> Arc<Trace>;
+}
+
+impl KeptTrace for &Trace {
+    fn into_kept(self) -> Arc<Trace> {
+        Arc::new(self.clone())
+    }
+}
+
+impl KeptTrace for Trace {
+    fn into_kept(self) -> Arc<Trace> {
+        Arc::new(self)
+    }
+}
+
+impl KeptTrace for Arc<Trace> {
+    fn into_kept(self) -> Arc<Trace> {
+        self
+    }
+}
+
 /// Compiles `trace` to machine code that trusts GC pointers to point to
 /// objects of their descr's type; an error naming the operation when the
 /// trace is malformed.
-pub fn compile(trace: &Trace) -> Result<CompiledLoop, String> {
-    compile_with(trace, Checks::Trusting, regalloc::assign(trace))
+pub fn compile(trace: impl KeptTrace) -> Result<CompiledLoop, String> {
+    let trace = trace.into_kept();
+    let alloc = regalloc::assign(&trace);
+    compile_with(trace, Checks::Trusting, alloc)
 }
 
 /// Compiles `trace` to machine code that checks every memory access
 /// against the heap's live objects, like the interpreter (for traces and
 /// inputs from users: a stray pointer is an error, never a crash).
-pub fn compile_checked(trace: &Trace) -> Result<CompiledLoop, String> {
-    compile_with(trace, Checks::Checked, regalloc::assign(trace))
+pub fn compile_checked(trace: impl KeptTrace) -> Result<CompiledLoop, String> {
+    let trace = trace.into_kept();
+    let alloc = regalloc::assign(&trace);
+    compile_with(trace, Checks::Checked, alloc)
 }
 
 /// [`compile`] with only the given registers for boxes (tests force
 /// spilling with few).
 pub fn compile_with_registers(
-    trace: &Trace,
+    trace: impl KeptTrace,
     gp: &[u8],
     xmm: &[u8],
 ) -> Result<CompiledLoop, String> {
@@ -449,14 +479,17 @@ pub fn compile_with_registers(
     if gp.iter().any(bad) || xmm.iter().any(|r| !regalloc::XMM_REGISTERS.contains(r)) {
         return Err("x86_64 backend: not an allocatable register".into());
     }
-    compile_with(
-        trace,
-        Checks::Trusting,
-        regalloc::assign_with(trace, gp, xmm),
-    )
+    let trace = trace.into_kept();
+    let alloc = regalloc::assign_with(&trace, gp, xmm);
+    compile_with(trace, Checks::Trusting, alloc)
 }
 
-fn compile_with(trace: &Trace, checks: Checks, alloc: Allocation) -> Result<CompiledLoop, String> {
+fn compile_with(
+    kept: Arc<Trace>,
+    checks: Checks,
+    alloc: Allocation,
+) -> Result<CompiledLoop, String> {
+    let trace = &*kept;
     let (max_out, max_staging) = check_shape(trace)?;
     let n = trace.boxes.len();
     let frame = FrameLayout {
@@ -509,7 +542,7 @@ fn compile_with(trace: &Trace, checks: Checks, alloc: Allocation) -> Result<Comp
         .map_err(|_| "x86_64 backend: could not finalize the code".to_string())?;
     Ok(CompiledLoop {
         code,
-        trace: trace.clone(),
+        trace: kept,
         frame,
         out_len: max_out,
     })

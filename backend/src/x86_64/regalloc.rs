@@ -60,10 +60,17 @@ impl Allocation {
 
 /// One interval to place: a box, or a label argument with its jump partner.
 struct Group {
-    boxes: Vec<BoxId>,
+    first: BoxId,
+    partner: Option<BoxId>,
     start: usize,
     end: usize,
     float: bool,
+}
+
+impl Group {
+    fn boxes(&self) -> impl Iterator<Item = BoxId> {
+        std::iter::once(self.first).chain(self.partner)
+    }
 }
 
 /// Allocates homes for every box of `trace`.
@@ -157,13 +164,15 @@ pub fn assign_with(trace: &Trace, gp: &[u8], xmm: &[u8]) -> Allocation {
         match partner[b] {
             Some(p) if p < b => {}
             Some(p) => groups.push(Group {
-                boxes: vec![b, p],
+                first: b,
+                partner: Some(p),
                 start: def[b].min(def[p]),
                 end: end[b].max(end[p]),
                 float,
             }),
             None => groups.push(Group {
-                boxes: vec![b],
+                first: b,
+                partner: None,
                 start: def[b],
                 end: end[b],
                 float,
@@ -174,7 +183,7 @@ pub fn assign_with(trace: &Trace, gp: &[u8], xmm: &[u8]) -> Allocation {
     let mut homes = vec![Home::Slot; n];
     let mut live = vec![(0, 0); n];
     for g in &groups {
-        for &b in &g.boxes {
+        for b in g.boxes() {
             live[b] = (g.start, g.end);
         }
     }
@@ -182,23 +191,30 @@ pub fn assign_with(trace: &Trace, gp: &[u8], xmm: &[u8]) -> Allocation {
     for float in [false, true] {
         let regs = if float { xmm } else { gp };
         let home = |r: u8| if float { Home::Xmm(r) } else { Home::Gp(r) };
-        // (end, group index, register) of the groups holding a register
-        let mut active: Vec<(usize, usize, u8)> = Vec::new();
-        let mut free: Vec<u8> = regs.iter().rev().copied().collect();
+        // (end, group index, index in `regs`) of the groups holding a
+        // register
+        let mut active: Vec<(usize, usize, usize)> = Vec::new();
+        // bit i: regs[i] is free; the lowest is taken first (the registers
+        // listed first are preferred)
+        let mut free: u64 = if regs.len() >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << regs.len()) - 1
+        };
         for (gi, g) in groups.iter().enumerate().filter(|(_, g)| g.float == float) {
             active.retain(|&(e, _, r)| {
                 // the inputs all start at 0 and are loaded one after another
                 let ends = e <= g.start && g.start > 0;
                 if ends {
-                    free.push(r);
+                    free |= 1 << r;
                 }
                 !ends
             });
-            // prefer the registers listed first
-            free.sort_by_key(|r| std::cmp::Reverse(regs.iter().position(|x| x == r)));
-            if let Some(r) = free.pop() {
-                for &b in &g.boxes {
-                    homes[b] = home(r);
+            if free != 0 {
+                let r = free.trailing_zeros() as usize;
+                free &= !(1 << r);
+                for b in g.boxes() {
+                    homes[b] = home(regs[r]);
                 }
                 active.push((g.end, gi, r));
                 continue;
@@ -210,11 +226,11 @@ pub fn assign_with(trace: &Trace, gp: &[u8], xmm: &[u8]) -> Allocation {
                 .map(|(i, a)| (i, *a));
             match furthest {
                 Some((i, (e, other, r))) if e > g.end => {
-                    for &b in &groups[other].boxes {
+                    for b in groups[other].boxes() {
                         homes[b] = Home::Slot;
                     }
-                    for &b in &g.boxes {
-                        homes[b] = home(r);
+                    for b in g.boxes() {
+                        homes[b] = home(regs[r]);
                     }
                     active[i] = (g.end, gi, r);
                 }

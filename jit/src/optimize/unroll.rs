@@ -50,19 +50,19 @@ use crate::trace::{opc, BoxId, DescrData, Kind, Op, Trace, Value};
 const MAX_ROUNDS: usize = 48;
 
 /// A loop trace, taken apart.
-struct Loop {
+struct Loop<'t> {
     /// Operations before the loop's label (none when the jump goes to the
     /// start).
-    pre: Vec<Op>,
+    pre: &'t [Op],
     /// The boxes an iteration starts from: the label's (or the inputs), then
     /// the boxes from before the loop the body reads (they never change).
     header: Vec<BoxId>,
-    body: Vec<Op>,
+    body: &'t [Op],
     /// What the jump passes for each header box.
     next: Vec<Value>,
 }
 
-fn split_loop(trace: &Trace) -> Option<Loop> {
+fn split_loop(trace: &Trace) -> Option<Loop<'_>> {
     let (jump, rest) = trace.ops.split_last()?;
     if jump.name() != "jump" {
         return None;
@@ -74,9 +74,9 @@ fn split_loop(trace: &Trace) -> Option<Loop> {
                 .iter()
                 .map(|a| a.as_box())
                 .collect::<Option<_>>()?;
-            (rest[..i].to_vec(), rest[i + 1..].to_vec(), header)
+            (&rest[..i], &rest[i + 1..], header)
         }
-        None => (Vec::new(), rest.to_vec(), trace.inputs.clone()),
+        None => (&rest[..0], rest, trace.inputs.clone()),
     };
     if body.iter().any(|op| op.name() == "finish") {
         return None;
@@ -465,7 +465,7 @@ pub(super) fn optimize_loop(trace: &Trace, chain: &[&str]) -> Result<Option<Trac
 /// iteration: where every round of peeling starts.
 fn optimize_preamble(trace: &Trace, lp: &Loop, chain: &[&str]) -> Result<Run, String> {
     let mut run = Run::new(trace, chain)?;
-    for op in lp.pre.iter().chain(&lp.body) {
+    for op in lp.pre.iter().chain(lp.body) {
         run.feed(op.clone())?;
     }
     Ok(run)
@@ -584,7 +584,7 @@ fn peel(
         Value::Box(b) => rename[b].unwrap_or(v),
         _ => v,
     };
-    for op in &lp.body {
+    for op in lp.body {
         let mut op = op.clone();
         for a in op.args.iter_mut().chain(op.fail_args.iter_mut().flatten()) {
             *a = renamed(&rename, *a);
