@@ -626,7 +626,9 @@ jump(p0, i6, i5)
 
 #[test]
 fn array_loops_and_bounds_errors() {
-    let o = check_on_heap(SUM_ARRAY_LOOP, &["ints[1, 2, 3, 4, 5]", "0", "0"], |t| compile(t));
+    let o = check_on_heap(SUM_ARRAY_LOOP, &["ints[1, 2, 3, 4, 5]", "0", "0"], |t| {
+        compile(t)
+    });
     assert!(o.contains("guard 3 failed [5, 15]"), "{o}");
     // a negative index is out of bounds, as in the interpreter
     let o = check_on_heap(SUM_ARRAY_LOOP, &["ints[1, 2]", "-1", "0"], |t| compile(t));
@@ -635,7 +637,9 @@ fn array_loops_and_bounds_errors() {
         "{o}"
     );
     check_on_heap(SUM_ARRAY_LOOP, &["null", "0", "0"], |t| compile(t));
-    check_on_heap(SUM_ARRAY_LOOP, &["ints[]", "0", "0"], |t| compile_checked(t));
+    check_on_heap(SUM_ARRAY_LOOP, &["ints[]", "0", "0"], |t| {
+        compile_checked(t)
+    });
 }
 
 #[test]

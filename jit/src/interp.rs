@@ -15,7 +15,7 @@ use rpy_ir::llops::eval_int;
 use rpy_ir::lltype::LowLevelType;
 
 use crate::calls;
-use crate::trace::{DescrData, Kind, Op, Trace, Value};
+use crate::trace::{DescrData, FieldSlot, Kind, Op, Resume, ResumeValue, Trace, Value};
 
 /// A value the interpreter hands in or out.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -192,9 +192,78 @@ impl Heap {
 /// most `limit` loop iterations.
 pub fn run(trace: &Trace, args: &[RunValue], heap: &mut Heap, limit: u64) -> Outcome {
     match run_inner(trace, args, heap, limit) {
+        Ok(Outcome::GuardFailed { guard, values }) => guard_failed(trace, guard, values, heap),
         Ok(o) => o,
         Err(e) => Outcome::Error(e),
     }
+}
+
+/// The outcome of the guard at `guard` failing, given the values of its
+/// fail args: the values it hands back, with the virtual objects its
+/// resume data describes allocated on `heap` (every way of running a
+/// trace ends a failing guard here).
+pub fn guard_failed(trace: &Trace, guard: usize, saved: Vec<RunValue>, heap: &mut Heap) -> Outcome {
+    let Some(resume) = trace.ops.get(guard).and_then(|op| op.resume.as_deref()) else {
+        return Outcome::GuardFailed {
+            guard,
+            values: saved,
+        };
+    };
+    match materialize(trace, resume, &saved, heap) {
+        Ok(values) => Outcome::GuardFailed { guard, values },
+        Err(e) => Outcome::Error(format!("resuming from guard {guard}: {e}")),
+    }
+}
+
+/// Allocates and fills the objects of `resume`; the values handed back.
+fn materialize(
+    trace: &Trace,
+    resume: &Resume,
+    saved: &[RunValue],
+    heap: &mut Heap,
+) -> Result<Vec<RunValue>, String> {
+    let descrs = &trace.header.descrs;
+    let mut objects = Vec::with_capacity(resume.objects.len());
+    for o in &resume.objects {
+        objects.push(match &descrs[o.descr].data {
+            DescrData::Array { .. } => heap.new_array(trace, o.descr, o.length as i64)?,
+            _ => heap.new_object(trace, o.descr)?,
+        });
+    }
+    let value = |v: ResumeValue| -> Result<RunValue, String> {
+        match v {
+            ResumeValue::Saved(i) => saved
+                .get(i)
+                .copied()
+                .ok_or_else(|| format!("resume data reads fail arg {i} of {}", saved.len())),
+            ResumeValue::Object(k) => objects
+                .get(k)
+                .map(|p| RunValue::Ref(*p))
+                .ok_or_else(|| format!("resume data names object {k} of {}", objects.len())),
+        }
+    };
+    for (o, at) in resume.objects.iter().zip(&objects) {
+        for (slot, v) in &o.fields {
+            let bits = value(*v)?.bits();
+            match (slot, &descrs[o.descr].data) {
+                (FieldSlot::Field(d), _) => match &descrs[*d].data {
+                    DescrData::Field { offset, ty, .. } => heap.write(at + offset, ty, bits)?,
+                    _ => return Err("a virtual's field has no field descr".into()),
+                },
+                (
+                    FieldSlot::Item(i),
+                    DescrData::Array {
+                        item,
+                        items_offset,
+                        item_size,
+                        ..
+                    },
+                ) => heap.write(at + items_offset + i * item_size, item, bits)?,
+                (FieldSlot::Item(_), _) => return Err("a virtual struct has no items".into()),
+            }
+        }
+    }
+    resume.values.iter().map(|v| value(*v)).collect()
 }
 
 /// Runs `trace` on a fresh heap (freed afterwards: returned pointers dangle).

@@ -1,14 +1,15 @@
 //! The text form of traces: a header declaring types and descrs, then the
 //! trace in PyPy's syntax. See `jit/README.md` for the grammar.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::{self, Write};
 use std::sync::Arc;
 
 use rpy_ir::lltype::LowLevelType;
 
 use crate::trace::{
-    opcode, BoxInfo, Decl, DescrData, DescrNeed, Header, Kind, Op, Trace, Value, OPS,
+    opcode, BoxInfo, Decl, DescrData, DescrNeed, FieldSlot, Header, Kind, Op, Resume, ResumeValue,
+    Trace, Value, VirtualObject, OPS,
 };
 
 /// A syntax or consistency error, at a 1-based line and column.
@@ -200,6 +201,20 @@ struct TraceParser {
     trace: Trace,
     header: Header,
     names: HashMap<String, usize>,
+    /// Boxes named so far only as virtual objects of guards' resume data:
+    /// they have no value in the trace (an operation may still define one
+    /// later, where the object is allocated for real).
+    virtual_only: HashSet<usize>,
+}
+
+/// One `virtual NAME = new...(...) {...}` clause of a guard, its values
+/// still unread.
+struct VirtualClause<'a> {
+    id: usize,
+    opcode: usize,
+    descr: usize,
+    length: usize,
+    fields: Vec<(FieldSlot, usize, &'a str)>,
 }
 
 impl TraceParser {
@@ -210,7 +225,10 @@ impl TraceParser {
                 format!("box '{name}' must start with i, f or p (its kind)"),
             );
         };
-        if self.names.contains_key(name) {
+        if let Some(&id) = self.names.get(name) {
+            if self.virtual_only.remove(&id) && self.trace.boxes[id].kind == kind {
+                return Ok(id);
+            }
             return c.err_at(pos, format!("box '{name}' is defined twice"));
         }
         self.trace.boxes.push(BoxInfo::named(name, kind));
@@ -221,10 +239,20 @@ impl TraceParser {
 
     fn value(&mut self, c: &mut Cursor) -> PResult<(usize, Value)> {
         let (p, text) = c.until(&[',', ')', ']']);
+        Ok((p, self.value_text(c, p, text)?))
+    }
+
+    fn value_text(&mut self, c: &Cursor, p: usize, text: &str) -> PResult<Value> {
         if text.is_empty() {
             return c.err_at(p, "expected a value");
         }
         let v = if let Some(&b) = self.names.get(text) {
+            if self.virtual_only.contains(&b) {
+                return c.err_at(
+                    p,
+                    format!("box '{text}' is a virtual object of a guard's resume data: it has no value here"),
+                );
+            }
             Value::Box(b)
         } else if text == "NULL" || text == "ConstPtr(null)" {
             Value::NullPtr
@@ -245,7 +273,182 @@ impl TraceParser {
         } else {
             return c.err_at(p, format!("cannot read '{text}' as a value"));
         };
-        Ok((p, v))
+        Ok(v)
+    }
+
+    /// The `virtual` clauses after a guard's fail args.
+    fn virtual_clauses<'a>(&mut self, c: &mut Cursor<'a>) -> PResult<Vec<VirtualClause<'a>>> {
+        let mut clauses = Vec::new();
+        loop {
+            c.ws();
+            if !c.text[c.pos..].starts_with("virtual ") {
+                return Ok(clauses);
+            }
+            c.pos += "virtual ".len();
+            let (np, name) = c.ident("the name of a virtual object")?;
+            if !name.starts_with('p') {
+                return c.err_at(np, format!("virtual object '{name}' must be a 'p' box"));
+            }
+            let id = match self.names.get(name) {
+                Some(&id) if self.virtual_only.contains(&id) => {
+                    if clauses.iter().any(|v: &VirtualClause| v.id == id) {
+                        return c.err_at(np, format!("virtual object '{name}' is described twice"));
+                    }
+                    id
+                }
+                Some(_) => {
+                    return c.err_at(
+                        np,
+                        format!("'{name}' is a box of the trace, not a virtual object"),
+                    )
+                }
+                None => {
+                    let id = self.define(c, np, name)?;
+                    self.virtual_only.insert(id);
+                    id
+                }
+            };
+            c.expect('=')?;
+            let (op_at, op_name) = c.ident("new, new_with_vtable or new_array")?;
+            let (code, need) = match op_name {
+                "new" => (opcode(op_name), DescrNeed::Size),
+                "new_with_vtable" => (opcode(op_name), DescrNeed::Class),
+                "new_array" | "new_array_clear" => (opcode(op_name), DescrNeed::Array),
+                _ => {
+                    return c.err_at(
+                        op_at,
+                        format!("a virtual object is made by new, new_with_vtable or new_array, not '{op_name}'"),
+                    )
+                }
+            };
+            c.expect('(')?;
+            let mut length = 0;
+            if need == DescrNeed::Array {
+                let (lp, text) = c.until(&[',']);
+                length = match parse_int(text) {
+                    Some(n) if (0..1 << 28).contains(&n) => n as usize,
+                    _ => return c.err_at(lp, "expected the array's length"),
+                };
+                c.expect(',')?;
+            }
+            c.ws();
+            if !c.text[c.pos..].starts_with("descr=") {
+                return c.err("expected descr=");
+            }
+            c.pos += "descr=".len();
+            let (dp, d) = c.ident("a descr name")?;
+            let descr = self.header.resolve_descr(d).or_else(|e| c.err_at(dp, e))?;
+            let fits = matches!(
+                (need, &self.header.descrs[descr].data),
+                (DescrNeed::Size, DescrData::Size { .. })
+                    | (DescrNeed::Class, DescrData::Class { .. })
+                    | (DescrNeed::Array, DescrData::Array { .. })
+            );
+            if !fits {
+                return c.err_at(dp, format!("'{op_name}' cannot allocate '{d}'"));
+            }
+            c.expect(')')?;
+            c.expect('{')?;
+            let mut fields = Vec::new();
+            if !c.eat('}') {
+                loop {
+                    let (kp, key) = c.until(&[':']);
+                    let slot = if need == DescrNeed::Array {
+                        match parse_int(key) {
+                            Some(i) if (0..length as i64).contains(&i) => {
+                                FieldSlot::Item(i as usize)
+                            }
+                            _ => return c.err_at(kp, format!("expected an index below {length}")),
+                        }
+                    } else {
+                        let f = self
+                            .header
+                            .resolve_descr(key)
+                            .or_else(|e| c.err_at(kp, e))?;
+                        if !matches!(self.header.descrs[f].data, DescrData::Field { .. }) {
+                            return c.err_at(kp, format!("'{key}' is not a field"));
+                        }
+                        FieldSlot::Field(f)
+                    };
+                    c.expect(':')?;
+                    let (vp, v) = c.until(&[',', '}']);
+                    fields.push((slot, vp, v));
+                    if c.eat('}') {
+                        break;
+                    }
+                    c.expect(',')?;
+                }
+            }
+            clauses.push(VirtualClause {
+                id,
+                opcode: code.unwrap_or(0),
+                descr,
+                length,
+                fields,
+            });
+        }
+    }
+
+    /// A guard's fail args and resume data from the bracket's values and
+    /// the `virtual` clauses: the fail args are the plain values, in the
+    /// order they appear.
+    fn resume(
+        &mut self,
+        c: &Cursor,
+        listed: &[(usize, &str)],
+        clauses: &[VirtualClause],
+    ) -> PResult<(Vec<Value>, Option<Box<Resume>>)> {
+        let mut saved = Vec::new();
+        let mut resume_value =
+            |p: &mut Self, at: usize, text: &str| -> PResult<(ResumeValue, Kind)> {
+                if let Some(k) = p
+                    .names
+                    .get(text)
+                    .and_then(|id| clauses.iter().position(|v| v.id == *id))
+                {
+                    return Ok((ResumeValue::Object(k), Kind::Ref));
+                }
+                let v = p.value_text(c, at, text)?;
+                saved.push(v);
+                Ok((ResumeValue::Saved(saved.len() - 1), p.trace.kind(v)))
+            };
+        let mut values = Vec::new();
+        for (at, text) in listed {
+            values.push(resume_value(self, *at, text)?.0);
+        }
+        let mut objects = Vec::new();
+        for v in clauses {
+            let mut fields = Vec::new();
+            for (slot, at, text) in &v.fields {
+                let (rv, kind) = resume_value(self, *at, text)?;
+                let ty = match (slot, &self.header.descrs[v.descr].data) {
+                    (FieldSlot::Field(f), _) => match &self.header.descrs[*f].data {
+                        DescrData::Field { ty, .. } => ty.clone(),
+                        _ => LowLevelType::Signed,
+                    },
+                    (FieldSlot::Item(_), DescrData::Array { item, .. }) => item.clone(),
+                    _ => LowLevelType::Signed,
+                };
+                if Kind::of_lltype(&ty) != kind {
+                    return c.err_at(
+                        *at,
+                        format!("this slot holds {}", kind_word(Kind::of_lltype(&ty))),
+                    );
+                }
+                fields.push((*slot, rv));
+            }
+            objects.push(VirtualObject {
+                name: v.id,
+                opcode: v.opcode,
+                descr: v.descr,
+                length: v.length,
+                fields,
+            });
+        }
+        if clauses.is_empty() {
+            return Ok((saved, None));
+        }
+        Ok((saved, Some(Box::new(Resume { values, objects }))))
     }
 
     fn op_line(&mut self, c: &mut Cursor) -> PResult<()> {
@@ -283,11 +486,11 @@ impl TraceParser {
                 }
             }
         }
-        let fail_args = if c.eat('[') {
-            let mut fa = Vec::new();
+        let (fail_args, resume) = if c.eat('[') {
+            let mut listed = Vec::new();
             if !c.eat(']') {
                 loop {
-                    fa.push(self.value(c)?.1);
+                    listed.push(c.until(&[',', ']']));
                     if c.eat(']') {
                         break;
                     }
@@ -300,9 +503,11 @@ impl TraceParser {
                     format!("'{name}' is not a guard: it takes no fail args"),
                 );
             }
-            Some(fa)
+            let clauses = self.virtual_clauses(c)?;
+            let (saved, resume) = self.resume(c, &listed, &clauses)?;
+            (Some(saved), resume)
         } else {
-            None
+            (None, None)
         };
         if !c.at_end() {
             return c.err("unexpected text after the operation");
@@ -397,6 +602,7 @@ impl TraceParser {
             result,
             descr: descr_id,
             fail_args,
+            resume,
         });
         Ok(())
     }
@@ -543,6 +749,7 @@ pub fn parse(src: &str) -> Result<Trace, ParseError> {
         trace: Trace::new(Arc::new(Header::default())),
         header: Header::default(),
         names: HashMap::new(),
+        virtual_only: HashSet::new(),
     };
     let mut seen_trace = false;
     for (i, raw) in src.lines().enumerate() {
@@ -669,10 +876,52 @@ pub fn op_text(t: &Trace, op: &Op) -> String {
     s.push_str(&parts.join(", "));
     s.push(')');
     if let Some(fa) = &op.fail_args {
-        let fa: Vec<String> = fa.iter().map(|v| value_text(t, *v)).collect();
-        let _ = write!(s, " [{}]", fa.join(", "));
+        match &op.resume {
+            None => {
+                let fa: Vec<String> = fa.iter().map(|v| value_text(t, *v)).collect();
+                let _ = write!(s, " [{}]", fa.join(", "));
+            }
+            Some(r) => write_resume(&mut s, t, fa, r),
+        }
     }
     s
+}
+
+/// A guard's fail args as traced, then a `virtual` clause per object its
+/// resume data allocates.
+fn write_resume(s: &mut String, t: &Trace, saved: &[Value], r: &Resume) {
+    let text = |v: &ResumeValue| match *v {
+        ResumeValue::Saved(i) => saved
+            .get(i)
+            .map_or_else(|| format!("<fail arg {i}?>"), |v| value_text(t, *v)),
+        ResumeValue::Object(k) => r.objects.get(k).map_or_else(
+            || format!("<object {k}?>"),
+            |o| t.boxes[o.name].name().into_owned(),
+        ),
+    };
+    let values: Vec<String> = r.values.iter().map(text).collect();
+    let _ = write!(s, " [{}]", values.join(", "));
+    let descrs = &t.header.descrs;
+    for o in &r.objects {
+        let op_name = OPS[o.opcode].name;
+        let name = t.boxes[o.name].name();
+        let d = &descrs[o.descr].name;
+        let _ = match op_name {
+            "new_array" | "new_array_clear" => {
+                write!(s, " virtual {name} = {op_name}({}, descr={d}) {{", o.length)
+            }
+            _ => write!(s, " virtual {name} = {op_name}(descr={d}) {{"),
+        };
+        let fields: Vec<String> = o
+            .fields
+            .iter()
+            .map(|(slot, v)| match slot {
+                FieldSlot::Field(f) => format!("{}: {}", descrs[*f].name, text(v)),
+                FieldSlot::Item(i) => format!("{i}: {}", text(v)),
+            })
+            .collect();
+        let _ = write!(s, "{}}}", fields.join(", "));
+    }
 }
 
 /// Prints the trace body: the inputs line and one line per operation.

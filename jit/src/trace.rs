@@ -281,8 +281,69 @@ pub struct Op {
     pub args: Vec<Value>,
     pub result: Option<BoxId>,
     pub descr: Option<DescrId>,
-    /// For guards: the values to hand back when the guard fails.
+    /// For guards: the values saved when the guard fails; what is handed
+    /// back, unless `resume` says how to build it from them.
     pub fail_args: Option<Vec<Value>>,
+    /// For guards whose fail args name objects the optimizer removed
+    /// (virtuals): how to allocate them when the guard fails.
+    pub resume: Option<Box<Resume>>,
+}
+
+/// How a failing guard builds the values it hands back from the values it
+/// saved (its fail args): the objects the optimizer kept virtual are
+/// allocated and filled only then, so the loop itself never allocates them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Resume {
+    /// The values handed back, one per fail arg of the guard as traced.
+    pub values: Vec<ResumeValue>,
+    pub objects: Vec<VirtualObject>,
+}
+
+impl Resume {
+    /// Whether every index is in range, for a guard with `saved` fail args.
+    pub fn is_well_formed(&self, saved: usize) -> bool {
+        let ok = |v: &ResumeValue| match *v {
+            ResumeValue::Saved(i) => i < saved,
+            ResumeValue::Object(k) => k < self.objects.len(),
+        };
+        self.values.iter().all(ok)
+            && self
+                .objects
+                .iter()
+                .all(|o| o.fields.iter().all(|(_, v)| ok(v)))
+    }
+}
+
+/// One value a failing guard hands back or stores into a virtual object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResumeValue {
+    /// The guard's fail arg at this index.
+    Saved(usize),
+    /// The object at this index of [`Resume::objects`].
+    Object(usize),
+}
+
+/// An object to allocate when a guard fails.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VirtualObject {
+    /// The box that stood for it in the trace (its name when printed).
+    pub name: BoxId,
+    /// `new`, `new_with_vtable`, `new_array` or `new_array_clear`.
+    pub opcode: Opcode,
+    pub descr: DescrId,
+    /// The length of an array.
+    pub length: usize,
+    /// The fields (items) stored into it; the others stay zero.
+    pub fields: Vec<(FieldSlot, ResumeValue)>,
+}
+
+/// Where in an object a value is stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FieldSlot {
+    /// A struct field, by its descr.
+    Field(DescrId),
+    /// An array item, by its index.
+    Item(usize),
 }
 
 impl Op {
@@ -293,6 +354,7 @@ impl Op {
             result,
             descr: None,
             fail_args: None,
+            resume: None,
         }
     }
 

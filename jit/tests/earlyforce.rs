@@ -115,11 +115,11 @@ fn escaping_arguments_are_forced_before_the_operation() {
 }
 
 #[test]
-fn fail_args_are_forced_before_the_guard() {
+fn fail_args_are_described_not_forced() {
     check(
         "virtualize:earlyforce",
         "[i0]\np1 = new_with_vtable(descr=BoxedInteger)\nsetfield_gc(p1, i0, descr=intval)\ni2 = int_lt(i0, 10)\nguard_true(i2) [p1]\nfinish(i0)",
-        "[i0]\ni2 = int_lt(i0, 10)\np1 = new_with_vtable(descr=BoxedInteger)\nsetfield_gc(p1, i0, descr=intval)\nguard_true(i2) [p1]\nfinish(i0)",
+        "[i0]\ni2 = int_lt(i0, 10)\nguard_true(i2) [p1] virtual p1 = new_with_vtable(descr=BoxedInteger) {intval: i0}\nfinish(i0)",
         &["3", "12"],
     );
 }

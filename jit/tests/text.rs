@@ -57,6 +57,67 @@ fn comments_and_blank_lines_are_ignored() {
     assert_eq!(print(&t), "[i0]\ni1 = int_mul(i0, 16)\nfinish(i1)\n");
 }
 
+#[test]
+fn roundtrip_resume_data() {
+    roundtrip(
+        "struct node { value: Signed, next: Ptr(node) }
+array nodes = Ptr(node)
+
+[i0, p9]
+i1 = int_lt(i0, 10)
+guard_true(i1) [p2, i0, p3] virtual p2 = new(descr=node) {node.value: i0, node.next: p2} virtual p3 = new_array(2, descr=nodes) {1: p2, 0: p9}
+p2 = new(descr=node)
+finish(p2)
+",
+    );
+}
+
+#[test]
+fn resume_data_errors() {
+    let h = "struct node { value: Signed, next: Ptr(node) }\narray nodes = Ptr(node)\n[i0]\n";
+    let cases = [
+        (
+            "guard_true(i0) [p1] virtual i1 = new(descr=node) {}",
+            "4:29: virtual object 'i1' must be a 'p' box",
+        ),
+        (
+            "guard_true(i0) [p1] virtual p1 = int_add(descr=node) {}",
+            "4:34: a virtual object is made by new, new_with_vtable or new_array, not 'int_add'",
+        ),
+        (
+            "guard_true(i0) [p1] virtual p1 = new(descr=nodes) {}",
+            "4:44: 'new' cannot allocate 'nodes'",
+        ),
+        (
+            "guard_true(i0) [p1] virtual p1 = new_array(2, descr=nodes) {2: i0}",
+            "4:61: expected an index below 2",
+        ),
+        (
+            "guard_true(i0) [p1] virtual p1 = new(descr=node) {node.value: p1}",
+            "4:63: this slot holds an integer",
+        ),
+        (
+            "guard_true(i0) [p1] virtual p1 = new(descr=node) {node.nope: i0}",
+            "4:51: struct 'node' has no field 'nope'",
+        ),
+        (
+            "guard_true(i0) [p1] virtual p1 = new(descr=node) {} virtual p1 = new(descr=node) {}",
+            "4:61: virtual object 'p1' is described twice",
+        ),
+        (
+            "guard_true(i0) [i0] virtual i0 = new(descr=node) {}",
+            "4:29: virtual object 'i0' must be a 'p' box",
+        ),
+        (
+            "guard_true(i0) [p1] virtual p1 = new(descr=node) {}\ni2 = ptr_eq(p1, p1)",
+            "5:13: box 'p1' is a virtual object of a guard's resume data: it has no value here",
+        ),
+    ];
+    for (body, want) in cases {
+        assert_eq!(err(&format!("{h}{body}\n")), want, "{body}");
+    }
+}
+
 fn err(src: &str) -> String {
     parse(src).map(|_| ()).unwrap_err().to_string()
 }
@@ -140,6 +201,10 @@ fn garbage_never_panics() {
         "class c(",
         "[i0]\ni1 = int_add(i0, 99999999999999999999)",
         "[i0]\nguard_true(i0) [",
+        "[i0]\nguard_true(i0) [p1] virtual",
+        "[i0]\nguard_true(i0) [p1] virtual p1 = new(",
+        "[i0]\nguard_true(i0) [p1] virtual p1 = new_array(x, descr=",
+        "[i0]\nguard_true(i0) [p1] virtual p1 = new(descr=q) {",
         "\u{1F600}(",
         "[i0]\ni1 = int_add(i0, -)",
     ] {

@@ -81,10 +81,10 @@ fn store_into_real_object_escapes() {
 }
 
 #[test]
-fn guard_fail_args_force() {
+fn guard_fail_args_describe_virtuals() {
     check(
         "[i0]\np1 = new(descr=obj)\nsetfield_gc(p1, i0, descr=intval)\ni2 = int_gt(i0, 0)\nguard_true(i2) [p1]\nfinish()",
-        "[i0]\ni2 = int_gt(i0, 0)\np1 = new(descr=obj)\nsetfield_gc(p1, i0, descr=intval)\nguard_true(i2) [p1]\nfinish()",
+        "[i0]\ni2 = int_gt(i0, 0)\nguard_true(i2) [p1] virtual p1 = new(descr=obj) {intval: i0}\nfinish()",
     );
 }
 

@@ -613,10 +613,10 @@ impl CompiledLoop {
             "jump" => Outcome::LoopLimit {
                 values: values(&control::jump_targets(t, pc)),
             },
-            _ => Outcome::GuardFailed {
-                guard: pc,
-                values: values(op.fail_args.as_deref().unwrap_or(&[])),
-            },
+            _ => {
+                let saved = values(op.fail_args.as_deref().unwrap_or(&[]));
+                rpy_jit::interp::guard_failed(t, pc, saved, heap)
+            }
         }
     }
 }

@@ -5,9 +5,9 @@
 //!
 //! `virtualize` passes an operation it cannot do on a virtual object on
 //! unchanged when `earlyforce` comes later in the chain; here every virtual
-//! among its arguments and fail args (there is no resume data yet, so a
-//! guard's fail args are real values) is forced, through the rest of the
-//! chain, before the operation. The exception is a `same_as` of a virtual
+//! among its arguments is forced, through the rest of the chain, before the
+//! operation (a guard's fail args are described in its resume data
+//! instead, as `virtualize` does). The exception is a `same_as` of a virtual
 //! object: it is that object, which stays virtual (PyPy's earlyforce leaves
 //! `same_as` to `pure` for the same reason).
 //!
@@ -19,7 +19,7 @@
 
 use crate::trace::Op;
 
-use super::virtualize::{force_value, Virtuals};
+use super::virtualize::{escape_op, Virtuals};
 use super::{Next, Optimization, Shared};
 
 /// The `earlyforce` optimization: `virtuals` are `virtualize`'s objects
@@ -62,9 +62,7 @@ impl Optimization for OptEarlyForce {
                 }
             }
         }
-        for v in op.args.iter().chain(op.fail_args.iter().flatten()) {
-            force_value(virtuals, *v, sh, next);
-        }
+        let op = escape_op(virtuals, op, sh, next);
         next.emit(op, sh);
     }
 }

@@ -27,6 +27,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
 
+pub use crate::trace::FieldSlot;
 use crate::trace::{opc, BoxId, Kind, Op, Trace, Value};
 pub use intbounds::IntBound;
 
@@ -282,15 +283,6 @@ impl Forks {
 pub struct VirtualShape {
     pub alloc: Op,
     pub fields: Vec<(FieldSlot, Value)>,
-}
-
-/// Where in a virtual object a value is stored.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FieldSlot {
-    /// A struct field, by its descr.
-    Field(crate::trace::DescrId),
-    /// An array item, by its index.
-    Item(usize),
 }
 
 /// Memory content an optimization knows: `object`'s `place` holds `value`.

@@ -7,9 +7,11 @@
 //! object escape: it is *forced*, i.e. the allocation and the stores of its
 //! current fields are emitted right there (fields first forced in turn).
 //!
-//! There is no resume data yet, so a virtual in the fail args of a guard
-//! that stays is forced before the guard; at a `label` every virtual is
-//! forced (its state would differ from one iteration to the next).
+//! A virtual in the fail args of a guard is not forced: the guard gets
+//! resume data ([`crate::trace::Resume`]) describing the object, which is
+//! allocated and filled only if the guard fails; its fail args become the
+//! values stored in it. At a `label` every virtual is forced (its state
+//! would differ from one iteration to the next).
 //!
 //! With `earlyforce` after it in the chain, an operation that makes a
 //! virtual escape is passed on as it is, and `earlyforce` decides what to
@@ -19,9 +21,11 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use crate::trace::{opc, BoxId, DescrData, DescrId, Kind, Op, Value};
+use crate::trace::{
+    opc, BoxId, DescrData, DescrId, FieldSlot, Kind, Op, Resume, ResumeValue, Value, VirtualObject,
+};
 
-use super::{FieldSlot, Next, Optimization, Shared, VirtualShape, WordMap};
+use super::{Next, Optimization, Shared, VirtualShape, WordMap};
 
 const MAX_VIRTUAL_ARRAY: i64 = 64;
 
@@ -152,6 +156,178 @@ pub(crate) fn force_value(
     v
 }
 
+/// Forces the virtual objects among `op`'s arguments; for a guard, the
+/// virtual objects among its fail args are not forced but described in its
+/// resume data, to be allocated only if the guard fails. Returns `op`
+/// ready to emit.
+pub(crate) fn escape_op(virtuals: &Virtuals, mut op: Op, sh: &mut Shared, next: &mut Next) -> Op {
+    for v in &op.args {
+        force_value(virtuals, *v, sh, next);
+    }
+    if op.is_guard() {
+        describe_virtuals(virtuals, &mut op, sh);
+    } else {
+        for v in op.fail_args.iter().flatten() {
+            force_value(virtuals, *v, sh, next);
+        }
+    }
+    op
+}
+
+/// Where an object of a guard's new resume data comes from.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum ObjectSource {
+    /// A virtual object of this run.
+    Virtual(BoxId),
+    /// An object of the resume data the guard already had.
+    Described(usize),
+}
+
+/// The resume data of one guard being built.
+struct ResumeBuilder<'a> {
+    virtuals: &'a WordMap<BoxId, Virtual>,
+    sh: &'a Shared,
+    /// The guard's fail args before.
+    old_saved: &'a [Value],
+    /// Its new fail args.
+    saved: Vec<Value>,
+    /// Its new objects' sources, by index.
+    sources: Vec<ObjectSource>,
+    index: WordMap<ObjectSource, usize>,
+}
+
+impl ResumeBuilder<'_> {
+    fn object(&mut self, src: ObjectSource) -> ResumeValue {
+        let sources = &mut self.sources;
+        ResumeValue::Object(*self.index.entry(src).or_insert_with(|| {
+            sources.push(src);
+            sources.len() - 1
+        }))
+    }
+
+    /// A value of the guard as traced (a fail arg now, or a field).
+    fn value(&mut self, v: Value) -> ResumeValue {
+        let v = self.sh.resolve(v);
+        match v {
+            Value::Box(b) if self.virtuals.contains_key(&b) => {
+                self.object(ObjectSource::Virtual(b))
+            }
+            _ => {
+                self.saved.push(v);
+                ResumeValue::Saved(self.saved.len() - 1)
+            }
+        }
+    }
+
+    /// A value of the guard's old resume data.
+    fn old(&mut self, rv: ResumeValue) -> ResumeValue {
+        match rv {
+            ResumeValue::Saved(i) => self.value(self.old_saved[i]),
+            ResumeValue::Object(k) => self.object(ObjectSource::Described(k)),
+        }
+    }
+}
+
+/// Gives guard `op` resume data that allocates the virtual objects its
+/// fail args hold (and those their fields hold, and so on): its fail args
+/// become the plain values among them, in order of appearance (the values
+/// handed back first, then each object's fields, objects in order), so the
+/// text form reads back the same.
+fn describe_virtuals(virtuals: &Virtuals, op: &mut Op, sh: &Shared) {
+    let Some(old_saved) = op.fail_args.take() else {
+        return;
+    };
+    let virtuals = virtuals.borrow();
+    let is_virtual = |v: Value| matches!(sh.resolve(v), Value::Box(b) if virtuals.contains_key(&b));
+    if op.resume.is_none() && !old_saved.iter().any(|v| is_virtual(*v)) {
+        op.fail_args = Some(old_saved);
+        return;
+    }
+    if op
+        .resume
+        .as_ref()
+        .is_some_and(|r| !r.is_well_formed(old_saved.len()))
+    {
+        // not ours to mend: the guard keeps its values as they are
+        op.fail_args = Some(old_saved);
+        return;
+    }
+    let old = op.resume.take();
+    let mut rb = ResumeBuilder {
+        virtuals: &virtuals,
+        sh,
+        old_saved: &old_saved,
+        saved: Vec::new(),
+        sources: Vec::new(),
+        index: WordMap::default(),
+    };
+    let values: Vec<ResumeValue> = match &old {
+        Some(r) => r.values.iter().map(|rv| rb.old(*rv)).collect(),
+        None => (0..old_saved.len())
+            .map(|i| rb.old(ResumeValue::Saved(i)))
+            .collect(),
+    };
+    let mut objects = Vec::new();
+    let mut k = 0;
+    while k < rb.sources.len() {
+        let o = match rb.sources[k] {
+            ObjectSource::Described(j) => {
+                let Some(o) = old.as_ref().and_then(|r| r.objects.get(j)) else {
+                    break; // not reached: the old data is well formed
+                };
+                let fields = o
+                    .fields
+                    .iter()
+                    .map(|(slot, rv)| (*slot, rb.old(*rv)))
+                    .collect();
+                VirtualObject {
+                    fields,
+                    ..o.clone()
+                }
+            }
+            ObjectSource::Virtual(b) => {
+                let (alloc, length, stored): (&Op, usize, Vec<(FieldSlot, Value)>) =
+                    match &virtuals[&b] {
+                        Virtual::Struct { alloc, fields } => (
+                            alloc,
+                            0,
+                            fields
+                                .iter()
+                                .map(|(d, v)| (FieldSlot::Field(*d), *v))
+                                .collect(),
+                        ),
+                        Virtual::Array { alloc, items } => (
+                            alloc,
+                            items.len(),
+                            items
+                                .iter()
+                                .enumerate()
+                                .filter_map(|(i, v)| Some((FieldSlot::Item(i), (*v)?)))
+                                .collect(),
+                        ),
+                    };
+                // memory starts zeroed
+                let fields = stored
+                    .into_iter()
+                    .filter(|(_, v)| !matches!(sh.resolve(*v), Value::Int(0) | Value::NullPtr))
+                    .map(|(slot, v)| (slot, rb.value(v)))
+                    .collect();
+                VirtualObject {
+                    name: b,
+                    opcode: alloc.opcode,
+                    descr: alloc.descr.unwrap_or(0),
+                    length,
+                    fields,
+                }
+            }
+        };
+        objects.push(o);
+        k += 1;
+    }
+    op.fail_args = Some(rb.saved);
+    op.resume = Some(Box::new(Resume { values, objects }));
+}
+
 impl OptVirtualize {
     /// `virtualize` keeping its virtual objects in `virtuals`; with
     /// `leave_escapes`, operations that make them escape are passed on
@@ -174,11 +350,10 @@ impl OptVirtualize {
     /// Forces every virtual `op` uses (arguments and fail args) and emits
     /// it; or leaves that to `earlyforce`.
     fn escape(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
-        if !self.leave_escapes {
-            for v in op.args.iter().chain(op.fail_args.iter().flatten()) {
-                force_value(&self.virtuals, *v, sh, next);
-            }
-        }
+        let op = match self.leave_escapes {
+            false => escape_op(&self.virtuals, op, sh, next),
+            true => op,
+        };
         next.emit(op, sh);
     }
 
