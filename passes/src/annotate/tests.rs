@@ -218,12 +218,13 @@ fn a_known_condition_annotates_only_the_branch_it_takes() {
     assert!(!printed.contains("slow"), "{printed}");
     assert!(!printed.contains("switch"), "{printed}");
     // The same holds for what translated code knows of itself.
-    assert_eq!(
-        super::rlib_calls::rlib_call("we_are_translated", &[]),
-        Some(Ok(Some(SomeValue::Const(rpy_ir::annotation::Known::Bool(
-            true
-        )))))
-    );
+    let body = "from rpython.rlib.objectmodel import we_are_translated\n\n\
+                def entry_point(argv):\n    if we_are_translated():\n        return len(argv)\n    \
+                return \"untranslated\"\n";
+    let (program, text) = flow(body);
+    let annotated = annotate(program, &text).unwrap_or_else(|d| panic!("{d}"));
+    let printed = rpy_ir::text::print_graph(annotated.graph("entry_point").unwrap());
+    assert!(!printed.contains("untranslated"), "{printed}");
 }
 
 #[test]
