@@ -908,8 +908,10 @@ impl<'p> Annotator<'p> {
     ) -> Result<SomeValue, Diagnostic> {
         match desc {
             Desc::Function(name) => self.call(g, b, op, name, args),
-            // Builtin exception classes: `raise ValueError(...)` builds one.
-            Desc::Class(name) if !self.graph_index.contains_key(name.as_str()) => {
+            // An exception class, builtin or the program's: `raise
+            // ValueError(...)` builds one. (Instances of other classes are
+            // not annotated yet.)
+            Desc::Class(name) if self.hierarchy.is_subclass(name, "BaseException") => {
                 Ok(SomeValue::Exception(vec![name.clone()]))
             }
             Desc::Class(name) => Err(self.error(
