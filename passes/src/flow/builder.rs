@@ -230,7 +230,13 @@ struct FnBuilder<'m, 'a> {
 
 /// Builds the flow graph named `graph` of one function (or module body).
 pub(crate) fn build_function(m: &ModuleCtx, def: &FuncDef, graph: &str) -> Built {
-    let params: Vec<&str> = def.params.iter().map(|p| p.name.as_str()).collect();
+    // A `*args` parameter is the last one, a tuple (see `call_args`).
+    let params: Vec<&str> = def
+        .params
+        .iter()
+        .map(|p| p.name.as_str())
+        .chain(def.star_args)
+        .collect();
     let mut g = FunctionGraph::<Flow>::new(graph, &params, ());
     g.pos = Some(def.pos);
     let nvars = g.vars.len();
@@ -341,15 +347,6 @@ impl FnBuilder<'_, '_> {
                         .to_string(),
                 );
             }
-        }
-        if let Some(star) = def.star_args {
-            self.unsupported(
-                def.pos,
-                &format!(
-                    "the *{star} parameter of '{}': *args parameters are",
-                    def.name
-                ),
-            );
         }
     }
 
@@ -1621,9 +1618,6 @@ impl FnBuilder<'_, '_> {
                 return self.print_call(e, args, keywords, star_args);
             }
         }
-        if let Some(s) = star_args {
-            self.unsupported(s.pos, "calls with *args are");
-        }
         if let Some(marker) = self.jit_marker_call(func, args, keywords, e.pos) {
             return marker;
         }
@@ -1640,9 +1634,36 @@ impl FnBuilder<'_, '_> {
             }
         }
         self.push(f);
-        let vals = self.expr_list(args);
+        let mut vals = self.expr_list(args);
+        let mut star = None;
+        if let Some(s) = star_args {
+            for v in &vals {
+                self.push(v.clone());
+            }
+            let t = self.expr(s);
+            vals = (0..vals.len()).map(|_| self.pop()).collect();
+            vals.reverse();
+            match self.tuple_items(&t) {
+                Some(items) => vals.extend(items),
+                None => star = Some((t, s.pos)),
+            }
+        }
+        for v in &vals {
+            self.push(v.clone());
+        }
+        self.push(
+            star.as_ref()
+                .map_or(Arg::Const(Constant::None), |s| s.0.clone()),
+        );
         let keyword_exprs: Vec<Expr> = keywords.iter().map(|k| k.value.clone()).collect();
         let keyword_vals = self.expr_list(&keyword_exprs);
+        if let Some(s) = &mut star {
+            s.0 = self.pop();
+        } else {
+            self.drop_top();
+        }
+        let mut vals: Vec<Arg> = (0..vals.len()).map(|_| self.pop()).collect();
+        vals.reverse();
         let f = self.pop();
         // `obj.name(...)` may call a builtin type's method of the same name
         // as the program's: without keywords, only leaving out parameters
@@ -1651,11 +1672,21 @@ impl FnBuilder<'_, '_> {
         let bind = signature.as_ref().filter(|sig| {
             !keywords.is_empty()
                 || !is_method
+                || sig.star
+                || star.is_some()
                 || (vals.len() < sig.params.len()
                     && sig.params[vals.len()..].iter().all(|p| p.default.is_some()))
         });
         let vals = match bind {
-            Some(sig) => self.bind_arguments(sig, vals, keywords, keyword_vals, e.pos),
+            Some(sig) => self.bind_arguments(sig, vals, star, keywords, keyword_vals, e.pos),
+            None if star.is_some() => {
+                let (_, pos) = star.unwrap_or((Arg::Const(Constant::None), e.pos));
+                self.error(
+                    pos,
+                    "'*' in a call needs a tuple whose items are known here (a tuple display or a prebuilt tuple) or a callee of the program whose *args parameter takes it",
+                );
+                vals
+            }
             None => {
                 if let (Arg::Const(c), true) = (&f, func_ok) {
                     self.check_arity(c, args.len(), e.pos);

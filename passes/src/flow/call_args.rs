@@ -26,6 +26,8 @@ pub(super) struct Signature<'a> {
     /// For a method call: the parameters of every other method of that
     /// name (same names, maybe other defaults).
     pub others: Vec<&'a [Param]>,
+    /// Whether the callee has a `*args` parameter after `params`.
+    pub star: bool,
 }
 
 impl<'a> FnBuilder<'_, 'a> {
@@ -35,7 +37,7 @@ impl<'a> FnBuilder<'_, 'a> {
         let program = self.m.program.clone();
         let def_of = |graph: &str, skip: usize| -> Option<Signature<'a>> {
             let def: &FuncDef<'a> = program.functions.get(graph)?;
-            if def.star_args.is_some() || def.params.len() < skip {
+            if def.params.len() < skip {
                 return None;
             }
             // The definitions outlive the builder (they borrow the ASTs).
@@ -44,6 +46,7 @@ impl<'a> FnBuilder<'_, 'a> {
                 shown: graph.to_string(),
                 params: &params[skip..],
                 others: Vec::new(),
+                star: def.star_args.is_some(),
             })
         };
         let rlib = match f {
@@ -55,6 +58,7 @@ impl<'a> FnBuilder<'_, 'a> {
                 shown: "JitDriver".to_string(),
                 params: rlib::jitdriver_params(),
                 others: Vec::new(),
+                star: false,
             });
         }
         match f {
@@ -134,6 +138,7 @@ impl<'a> FnBuilder<'_, 'a> {
             shown: graph.clone(),
             params,
             others,
+            star: false,
         })
     }
 
@@ -143,13 +148,86 @@ impl<'a> FnBuilder<'_, 'a> {
     pub(super) fn bind_arguments(
         &mut self,
         sig: &Signature,
-        positional: Vec<Arg>,
+        mut positional: Vec<Arg>,
+        star: Option<(Arg, Pos)>,
         keywords: &[Keyword],
         keyword_values: Vec<Arg>,
         pos: Pos,
     ) -> Vec<Arg> {
         let n = sig.params.len();
         let mut bound: Vec<Option<Arg>> = vec![None; n];
+        // A `*` tuple whose items are not known here fills the parameters
+        // the positional arguments leave, item by item, and the callee's
+        // own `*args` with the rest (its length is the annotator's to know,
+        // as RPython requires).
+        let mut star = star;
+        if let Some((t, star_pos)) = star.clone() {
+            if !keywords.is_empty() {
+                self.error(
+                    star_pos,
+                    "a call cannot mix '*' with keyword arguments here; pass the arguments by position",
+                );
+            } else if positional.len() < n {
+                let missing = n - positional.len();
+                self.push(t.clone());
+                for k in 0..missing {
+                    let t = self.top();
+                    let item = self.op(
+                        "getitem",
+                        vec![t, Arg::Const(Constant::Int(k as i64))],
+                        star_pos,
+                    );
+                    positional.push(item);
+                }
+                let t = self.pop();
+                star = sig.star.then(|| {
+                    let rest = Arg::Var(self.emit(
+                        "getslice",
+                        vec![
+                            t,
+                            Arg::Const(Constant::Int(missing as i64)),
+                            Arg::Const(Constant::None),
+                        ],
+                        star_pos,
+                    ));
+                    (rest, star_pos)
+                });
+            } else if !sig.star {
+                self.error(
+                    star_pos,
+                    format!(
+                        "'*' passes more arguments than {}() has parameters left for",
+                        sig.shown
+                    ),
+                );
+                star = None;
+            }
+        }
+        // The callee's `*args` tuple: the positional arguments beyond its
+        // parameters, then the call's own `*` tuple.
+        let rest = if sig.star {
+            let extra = positional.split_off(n.min(positional.len()));
+            Some(self.star_tuple(extra, star.as_ref().map(|s| s.0.clone()), pos))
+        } else {
+            None
+        };
+        // By position alone, a wrong count is reported as Python 2 words it.
+        let required = sig.params.iter().filter(|p| p.default.is_none()).count();
+        let given = positional.len();
+        if keywords.is_empty() && (given > n || given < required) {
+            let plural = |k: usize| if k == 1 { "argument" } else { "arguments" };
+            let takes = match (required == n, sig.star) {
+                (_, true) => format!("at least {required} {}", plural(required)),
+                (true, false) => format!("exactly {n} {}", plural(n)),
+                (false, false) if given > n => format!("at most {n} {}", plural(n)),
+                (false, false) => format!("at least {required} {}", plural(required)),
+            };
+            self.error(
+                pos,
+                format!("{}() takes {takes} ({given} given)", sig.shown),
+            );
+            return vec![Arg::Const(Constant::None); n + usize::from(sig.star)];
+        }
         if positional.len() > n {
             self.error(
                 pos,
@@ -216,7 +294,39 @@ impl<'a> FnBuilder<'_, 'a> {
             };
             out.push(value);
         }
+        out.extend(rest);
         out
+    }
+
+    /// The `*args` tuple of a call: `extra` then the items of `star`.
+    fn star_tuple(&mut self, extra: Vec<Arg>, star: Option<Arg>, pos: Pos) -> Arg {
+        match star {
+            None => Arg::Var(self.emit("newtuple", extra, pos)),
+            Some(t) if extra.is_empty() => t,
+            Some(t) => {
+                self.push(t);
+                let head = Arg::Var(self.emit("newtuple", extra, pos));
+                let t = self.pop();
+                self.op("add", vec![head, t], pos)
+            }
+        }
+    }
+
+    /// The items of a tuple known while building: one this block built, or
+    /// a prebuilt tuple.
+    pub(super) fn tuple_items(&self, t: &Arg) -> Option<Vec<Arg>> {
+        if let Some(items) = self.known_tuple(t) {
+            return Some(items);
+        }
+        let Arg::Const(Constant::Prebuilt(i)) = t else {
+            return None;
+        };
+        match self.m.program.prebuilt.borrow().objects.get(*i as usize)? {
+            rpy_ir::graph::PrebuiltObject::Tuple(items) => {
+                Some(items.iter().cloned().map(Arg::Const).collect())
+            }
+            _ => None,
+        }
     }
 
     /// The value of a parameter's default: a literal, or a module constant.
@@ -480,7 +590,8 @@ mod tests {
         for (call, message) in [
             ("f(1, a=2)", "f() got multiple values for the argument 'a'"),
             ("f(b=2)", "f() is missing a value for the parameter 'a'"),
-            ("f(1, 2, 3)", "f() takes 2 arguments but 3 were given"),
+            ("f(1, 2, 3)", "f() takes at most 2 arguments (3 given)"),
+            ("f(1, 2, 3, b=4)", "f() takes 2 arguments but 3 were given"),
             ("f(1)", "the default value of 'b' in f() must be a constant"),
         ] {
             let err = flow(&body(call)).unwrap_err();

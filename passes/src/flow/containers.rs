@@ -109,7 +109,7 @@ impl FnBuilder<'_, '_> {
     }
 
     /// The items of a tuple this block built with `newtuple`, if `a` is one.
-    fn known_tuple(&self, a: &Arg) -> Option<Vec<Arg>> {
+    pub(super) fn known_tuple(&self, a: &Arg) -> Option<Vec<Arg>> {
         let Arg::Var(v) = a else {
             return None;
         };

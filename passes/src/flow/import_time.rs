@@ -429,17 +429,23 @@ fn find_entry(
             "'target' is not a function of the program",
         ));
     };
-    let mut blame = def.pos;
+    // A wrong entry point is blamed on what `target` returns.
+    let (returned_pos, returned) = returned_name(def);
+    let blame = returned_pos.unwrap_or(def.pos);
     let result = if unbuilt.contains_key(&target) {
-        // `def target(*args)` or a body the builder cannot run yet: the
-        // entry point is what its `return` statement names.
-        let (pos, name) = returned_name(def);
-        blame = pos.unwrap_or(def.pos);
-        name.and_then(|n| modules::get(main_obj, &n))
+        // A body the builder cannot run yet: the entry point is what its
+        // `return` statement names.
+        returned.and_then(|n| modules::get(main_obj, &n))
     } else {
         let driver = modules::driver();
         let args = ObjValue::list(Vec::new());
-        match interp.call(&target, vec![driver, args], out) {
+        let mut call_args = vec![driver, args];
+        if def.star_args.is_some() {
+            // `def target(*args)`: what its named parameters leave is its tuple.
+            let rest = call_args.split_off(def.params.len().min(call_args.len()));
+            call_args.push(ObjValue::tuple(rest));
+        }
+        match interp.call(&target, call_args, out) {
             Ok(v) => Some(v),
             Err(e) => return Err(RunFailure::Raised(Box::new(e), main.name.clone())),
         }

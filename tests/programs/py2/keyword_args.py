@@ -1,6 +1,6 @@
-# Keyword arguments and default values: calls to the program's functions,
-# class constructors and methods, at import time and in translated code,
-# with defaults that are literals and module constants.
+# Keyword arguments, default values and *args: calls to the program's
+# functions, class constructors and methods, at import time and in
+# translated code, with defaults that are literals and module constants.
 # args: 5
 # until: flow
 import sys
@@ -21,6 +21,17 @@ def describe(name, count=1, unit="item", plural=True):
     if plural and count != 1:
         text += "s"
     return text
+
+
+def total(first, *rest):
+    result = first
+    for r in rest:
+        result += r
+    return result + len(rest) * 1000
+
+
+def forward(*args):
+    return total(*args)
 
 
 class Counter(object):
@@ -48,6 +59,8 @@ class Box(object):
 START = Counter(step=10)
 START.bump(times=2)
 WIDE = Box(height=2, width=7)
+SUMS = (total(1, 2, 3), total(5), forward(1, 1))
+PAIR = (3, 4)
 
 
 def entry_point(argv):
@@ -72,6 +85,13 @@ def entry_point(argv):
     print d.show("d")
     print WIDE.render()
     print Box(n).render(suffix=".")
+    print total(n)
+    print total(n, n, n)
+    print total(*PAIR)
+    print total(n, *PAIR)
+    print forward(n, 2)
+    print clamp(*(n, 1, 2))
+    print SUMS[0] + SUMS[1] + SUMS[2]
     return 0
 
 
