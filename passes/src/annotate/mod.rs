@@ -235,6 +235,9 @@ struct Annotator<'p> {
     callers: Vec<BTreeSet<(usize, BlockId)>>,
     /// Errors by (graph, block), so a reflowed block reports once.
     errors: HashMap<(usize, BlockId), Blocked>,
+    /// Blocked blocks waiting for the result of a call, by the callee: when
+    /// the callee has errors of its own, "never returns" is their echo.
+    waiting_on: HashMap<(usize, BlockId), usize>,
     hierarchy: Hierarchy,
     /// Where each line of the source starts, and its end.
     line_starts: Vec<usize>,
@@ -276,6 +279,7 @@ impl<'p> Annotator<'p> {
             flowed: BTreeSet::new(),
             callers: vec![BTreeSet::new(); program.graphs.len()],
             errors: HashMap::new(),
+            waiting_on: HashMap::new(),
             hierarchy: Hierarchy::new(program),
             line_starts: std::iter::once(0)
                 .chain(source.match_indices('\n').map(|(i, _)| i + 1))
@@ -534,6 +538,11 @@ impl<'p> Annotator<'p> {
         for (index, op) in block.operations.iter().enumerate() {
             let args: Vec<SomeValue> = op.args.iter().map(|a| self.arg_annotation(g, a)).collect();
             if let Some(i) = args.iter().position(|a| *a == SomeValue::Impossible) {
+                if let Some(callee) = self.waited_callee(g, b, op, i) {
+                    if let Some(&cg) = self.graph_index.get(callee.as_str()) {
+                        self.waiting_on.insert((g, b), cg);
+                    }
+                }
                 return Err(self.never_runs(g, b, op, i));
             }
             let mut ids = Vec::new();
@@ -723,19 +732,23 @@ impl<'p> Annotator<'p> {
     /// Why `op` cannot run yet: its argument `i` has no value. The block is
     /// flowed again when one arrives; if none ever does, this is reported.
     fn never_runs(&self, g: usize, b: BlockId, op: &SpaceOperation, i: usize) -> Diagnostic {
-        let block = self.graph(g).block(b);
-        let defining_call = op.args[i].as_var().and_then(|v| {
-            block.operations.iter().find_map(|d| match d.args.first() {
-                Some(Arg::Const(Constant::Func(f))) if d.result == v => Some(f.clone()),
-                _ => None,
-            })
-        });
-        let why = match (defining_call, &op.args[i]) {
+        let why = match (self.waited_callee(g, b, op, i), &op.args[i]) {
             (Some(f), _) => format!("{f}() never returns"),
             (None, Arg::Var(v)) => format!("{} never gets a value", self.var_description(g, *v)),
             (None, Arg::Const(_)) => "a constant has no value".into(),
         };
         self.error(g, op.pos, format!("'{}' can never run: {why}", op.opname))
+    }
+
+    /// The function whose call in block `b` gives `op` its argument `i`, if
+    /// that is where the argument comes from.
+    fn waited_callee(&self, g: usize, b: BlockId, op: &SpaceOperation, i: usize) -> Option<String> {
+        let block = self.graph(g).block(b);
+        let v = op.args[i].as_var()?;
+        block.operations.iter().find_map(|d| match d.args.first() {
+            Some(Arg::Const(Constant::Func(f))) if d.result == v => Some(f.clone()),
+            _ => None,
+        })
     }
 
     /// The annotation of `op`'s result: known values folded, containers,
@@ -996,6 +1009,7 @@ impl<'p> Annotator<'p> {
             match self.flow_block(g, b) {
                 Ok(()) => {
                     self.errors.remove(&(g, b));
+                    self.waiting_on.remove(&(g, b));
                 }
                 Err(d) => {
                     self.errors.insert((g, b), d);
@@ -1044,6 +1058,17 @@ impl<'p> Annotator<'p> {
         }
         let mut errors: Vec<(&(usize, BlockId), &Diagnostic)> = self.errors.iter().collect();
         errors.sort_by_key(|e| *e.0);
+        // A call that never returns because its callee is reported is not
+        // reported again (unless every error is such an echo: a cycle).
+        let failing: BTreeSet<usize> = self.errors.keys().map(|(g, _)| *g).collect();
+        let echo = |key: &(usize, BlockId)| {
+            self.waiting_on
+                .get(key)
+                .is_some_and(|cg| *cg != key.0 && failing.contains(cg))
+        };
+        if errors.iter().any(|(k, _)| !echo(k)) {
+            errors.retain(|(k, _)| !echo(k));
+        }
         let mut seen = BTreeSet::new();
         let diags = errors
             .into_iter()

@@ -307,3 +307,17 @@ fn dividing_by_a_known_nonzero_value_cannot_raise() {
     let printed = graph_text(&body.replace("len(argv), 2", "len(argv), 0"));
     assert!(printed.contains("by zero"), "{printed}");
 }
+
+#[test]
+fn a_call_that_never_returns_because_the_callee_fails_is_reported_once() {
+    let body = "def bad(n):\n    return n + \"x\"\n\n\
+                def entry_point(argv):\n    r = bad(len(argv))\n    print(r)\n    return 0\n";
+    let e = error_of(body);
+    assert!(e.contains("'+' cannot be applied"), "{e}");
+    assert!(!e.contains("never returns"), "{e}");
+    // A function that really never returns is still reported.
+    let body = "def spin(n):\n    return spin(n)\n\n\
+                def entry_point(argv):\n    r = spin(len(argv))\n    print(r)\n    return 0\n";
+    let e = error_of(body);
+    assert!(e.contains("spin() never returns"), "{e}");
+}
