@@ -207,6 +207,15 @@ fn not_none_on(block: &Block, link: &Link) -> Option<Var> {
     }
 }
 
+/// Does source line `line` bind `name` as the loop variable of a list
+/// comprehension (`[... for name in ...]`)? Only Python 2 leaks that
+/// variable into the function, so a conflict there is worth a note.
+fn binds_in_comprehension(line: &str, name: &str) -> bool {
+    let target = format!(" for {name} in ");
+    line.find(&target)
+        .is_some_and(|at| line[..at].rfind('[') > line[..at].rfind(']'))
+}
+
 /// How a variable of `graph` reads in a message.
 fn describe_var(graph: &FunctionGraph<Flow>, v: Var) -> String {
     match &graph.vars[v.0 as usize].name {
@@ -513,7 +522,16 @@ impl<'p> Annotator<'p> {
         );
         let pos =
             provenance::source_pos(self.program, self.source, new_g, &new_root).or(origin.pos());
-        self.error(new_g, pos, message)
+        let d = self.error(new_g, pos, message);
+        let name = self.graph(g).vars[var.0 as usize].name.as_deref();
+        match (name, &d.source_line) {
+            (Some(name), Some(line)) if binds_in_comprehension(line, name) => d.with_note(format!(
+                "in Python 2 the loop variable of a list comprehension is the function's own \
+                 variable, so after the comprehension '{name}' holds its last item; give the \
+                 loop variable another name"
+            )),
+            _ => d,
+        }
     }
 
     fn where_(&self, g: usize, origin: &Origin) -> String {
