@@ -92,6 +92,14 @@ diagnostic_test!(
 );
 
 diagnostic_test!(
+    super_call,
+    "--py3",
+    &format!(
+        "class A(object):\n    def __init__(self):\n        self.x = 1\n\nclass B(A):\n    def __init__(self):\n        super().__init__()\n\ndef entry_point(argv):\n    return B().x\n{ENTRY}"
+    )
+);
+
+diagnostic_test!(
     class_with_metaclass,
     "--py2",
     &format!(

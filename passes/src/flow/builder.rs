@@ -812,6 +812,11 @@ impl FnBuilder<'_, '_> {
                 pos,
                 "print can only be called directly (`print(...)`) in this stage",
             );
+        } else if name == "super" {
+            self.error(
+                pos,
+                "super() cannot be translated: RPython resolves methods by class; call the base class's method directly, as Base.method(self, ...)",
+            );
         } else if LATER_BUILTINS.contains(&name) {
             self.error(
                 pos,

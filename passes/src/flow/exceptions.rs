@@ -288,6 +288,21 @@ impl FnBuilder<'_, '_> {
         let Some(op) = self.g.block(block).operations.last() else {
             return;
         };
+        // Building an instance of a program class without an `__init__` of
+        // its own (or a base's) runs no code of the program: nothing raises.
+        if let (Some(Arg::Const(Constant::Class(c))), "simple_call") =
+            (op.args.first(), op.opname.as_str())
+        {
+            let init = self
+                .m
+                .program
+                .prebuilt
+                .borrow()
+                .class_attribute(c, "__init__");
+            if c.contains('.') && init.is_none() {
+                return;
+            }
+        }
         let Some(raises) = Self::raises(&op.opname, &op.args) else {
             return;
         };
@@ -538,6 +553,13 @@ impl FnBuilder<'_, '_> {
     /// The class an expression names when it is a class known now (a
     /// builtin exception or a module-level class).
     fn constant_class(&mut self, e: &Expr) -> Option<String> {
+        if let ExprKind::Attribute { value, attr } = &e.kind {
+            // `module.Class`: an attribute of a module reads no operation.
+            return match self.module_attribute(value, attr, e.pos)? {
+                Arg::Const(Constant::Class(c)) => Some(c),
+                _ => None,
+            };
+        }
         let ExprKind::Name(n) = &e.kind else {
             return None;
         };
