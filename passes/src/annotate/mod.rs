@@ -13,8 +13,14 @@
 //! the shared list and dict definitions (`containers`: a join of two lists
 //! merges their definitions, a store generalizes every alias), the joins a
 //! rule cannot spell (element-wise tuples, sets of prebuilt objects and
-//! exception classes, None into any kind that can hold it), and where each
-//! annotation came from (`provenance`), for errors and `--explain`.
+//! exception classes, None into any kind that can hold it), known values
+//! (`SomeValue::Const`: folded through `bool`, `not`, `is None`, comparisons
+//! and `issubclass`, so a known condition annotates one branch, the other
+//! being cut from the annotated graph; the rules see general annotations),
+//! what each function raises (`exceptions`: a handler around a call receives
+//! the classes its callee raises), the rlib functions (`rlib_calls`, until
+//! the rule compiler knows their names), and where each annotation came from
+//! (`provenance`), for errors and `--explain`.
 
 mod container_ops;
 mod containers;

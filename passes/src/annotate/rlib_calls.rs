@@ -28,6 +28,38 @@ fn unsigned() -> SomeValue {
     }
 }
 
+/// The rlib functions typed here (the debug functions take anything).
+const TYPED: &[&str] = &[
+    "intmask",
+    "widen",
+    "r_int",
+    "r_longlong",
+    "r_uint",
+    "r_ulonglong",
+    "ovfcheck",
+    "we_are_translated",
+    "we_are_jitted",
+    "have_debug_prints",
+    "isconstant",
+    "isvirtual",
+    "is_valid_int",
+    "int_between",
+    "highest_bit",
+    "int_force_ge_zero",
+    "int_c_div",
+    "int_c_mod",
+    "compute_hash",
+    "compute_identity_hash",
+    "compute_unique_id",
+    "promote",
+    "promote_string",
+    "check_nonneg",
+    "check_regular_int",
+    "make_sure_not_resized",
+    "hint",
+    "ll_assert",
+];
+
 /// The result of calling the rlib function `name` with `args`: `None` when
 /// `name` is not an rlib function, `Some(Err(why))` when RPython rejects these
 /// arguments, `Some(Ok(None))` when the arguments are not ones it takes (the
@@ -81,37 +113,7 @@ pub(super) fn rlib_call(
             _,
         ) => S::None,
         ("ll_assert", [_, S::String { .. } | S::Char]) => S::None,
-        (
-            "intmask"
-            | "widen"
-            | "r_int"
-            | "r_longlong"
-            | "r_uint"
-            | "r_ulonglong"
-            | "ovfcheck"
-            | "we_are_translated"
-            | "we_are_jitted"
-            | "have_debug_prints"
-            | "isconstant"
-            | "isvirtual"
-            | "is_valid_int"
-            | "int_between"
-            | "highest_bit"
-            | "int_force_ge_zero"
-            | "int_c_div"
-            | "int_c_mod"
-            | "compute_hash"
-            | "compute_identity_hash"
-            | "compute_unique_id"
-            | "promote"
-            | "promote_string"
-            | "check_nonneg"
-            | "check_regular_int"
-            | "make_sure_not_resized"
-            | "hint"
-            | "ll_assert",
-            _,
-        ) => return Some(Ok(None)),
+        _ if TYPED.contains(&name) => return Some(Ok(None)),
         _ => return None,
     };
     Some(Ok(Some(result)))
