@@ -128,11 +128,10 @@ impl PartialEq for InstanceObj {
 }
 
 impl InstanceObj {
-    /// The constructor arguments of an exception instance (stored as a list
-    /// until the interpreter has tuples).
+    /// The constructor arguments of an exception instance (its `args`).
     pub fn exception_args(&self) -> Vec<ObjValue> {
         match self.attrs.borrow().get("args") {
-            Some(ObjValue::List(items)) => items.borrow().clone(),
+            Some(ObjValue::Tuple(items)) => items.to_vec(),
             _ => Vec::new(),
         }
     }
@@ -259,7 +258,7 @@ impl ClassTable {
 /// A new instance of the exception class `class` built with `args`.
 pub fn new_exception(class: Rc<ClassObj>, args: Vec<ObjValue>) -> ObjValue {
     let mut attrs = BTreeMap::new();
-    attrs.insert("args".to_string(), ObjValue::list(args));
+    attrs.insert("args".to_string(), ObjValue::tuple(args));
     ObjValue::Instance(Rc::new(InstanceObj {
         class,
         attrs: RefCell::new(attrs),
@@ -378,7 +377,7 @@ pub fn call_builtin(name: &str, args: &[ObjValue]) -> Option<OpResult> {
         (BASE_EXCEPTION_INIT, [ObjValue::Instance(inst), rest @ ..]) => {
             inst.attrs
                 .borrow_mut()
-                .insert("args".to_string(), ObjValue::list(rest.to_vec()));
+                .insert("args".to_string(), ObjValue::tuple(rest.to_vec()));
             Some(Ok(ObjValue::None))
         }
         ("type", [ObjValue::Str(name), ObjValue::Tuple(bases), namespace]) => {
@@ -389,12 +388,24 @@ pub fn call_builtin(name: &str, args: &[ObjValue]) -> Option<OpResult> {
         }
         // A checked operation whose operands were constants folded to its value.
         ("ovfcheck", [ObjValue::Int(i)]) => Some(Ok(ObjValue::Int(*i))),
-        ("isinstance", [value, ObjValue::Class(base)]) => Some(Ok(ObjValue::Bool(match value {
-            ObjValue::Instance(inst) => inst.class.is_subclass_of(base),
-            // Every value is an object.
-            _ => base.module.is_none() && base.name.as_ref() == "object",
-        }))),
+        ("isinstance", [value, ObjValue::Class(base)]) => {
+            Some(Ok(ObjValue::Bool(is_instance(value, base))))
+        }
+        ("isinstance", [value, ObjValue::Tuple(bases)]) => {
+            Some(Ok(ObjValue::Bool(bases.iter().any(
+                |b| matches!(b, ObjValue::Class(base) if is_instance(value, base)),
+            ))))
+        }
         _ => None,
+    }
+}
+
+/// `isinstance(value, base)` for a class `base`.
+fn is_instance(value: &ObjValue, base: &ClassObj) -> bool {
+    match value {
+        ObjValue::Instance(inst) => inst.class.is_subclass_of(base),
+        // Every value is an object.
+        _ => base.module.is_none() && base.name.as_ref() == "object",
     }
 }
 

@@ -136,7 +136,7 @@ def evaluate(tree, env):
     try:
         result = tree.eval(env)
     except UnboundError as e:
-        print("unbound: " + e.name + " / " + str(e))
+        print("unbound: " + e.name + " / " + str(e) + " " + str(e.args))
         return -1
     except DivisionByZero as e:
         print("division by zero of " + str(e.dividend))
@@ -177,6 +177,7 @@ def entry_point(argv):
     STATS.record("done")
     print(STATS.report())
     print(isinstance(STATS, Node), isinstance(trees[1], Div), isinstance(trees[1], Add))
+    print(isinstance(trees[2], (Num, Add)), isinstance(trees[1], (Num, Var)))
     try:
         raise EvalError
     except Exception as e:
