@@ -321,3 +321,15 @@ fn a_call_that_never_returns_because_the_callee_fails_is_reported_once() {
     let e = error_of(body);
     assert!(e.contains("spin() never returns"), "{e}");
 }
+
+#[test]
+fn a_handler_receives_the_programs_own_exception_classes() {
+    let body = "class Negative(ValueError):\n    pass\n\n\
+                def check(n):\n    if n < 0:\n        raise Negative(\"below zero\")\n    return n\n\n\
+                def entry_point(argv):\n    try:\n        check(len(argv) - 5)\n    \
+                except ValueError as e:\n        print(str(e))\n        return 1\n    return 0\n";
+    assert_eq!(
+        caught_in(body, "entry_point"),
+        "SomeException(__main__.Negative)"
+    );
+}
