@@ -350,7 +350,7 @@ impl ChainPlan {
 fn make_pass(name: &str) -> Result<Box<dyn Optimization>, String> {
     Ok(match name {
         "intbounds" => Box::new(intbounds::OptIntBounds::default()),
-        "rewrite" => Box::new(rewrite::OptRewrite),
+        "rewrite" => Box::new(rewrite::OptRewrite::default()),
         "pure" => Box::new(pure::OptPure::default()),
         "virtualize" => Box::new(virtualize::OptVirtualize::default()),
         "earlyforce" => Box::new(earlyforce::OptEarlyForce::new(None)),

@@ -9,9 +9,9 @@
 
 use rpy_passes::rules::opt::{eval_expr, Fact, Facts, OptRule, Pat, Res, Ty, OPT_RULES};
 
-use crate::trace::{opcode, Kind, Op, Opcode, Value, OPS};
+use crate::trace::{opcode, BoxId, Kind, Op, Opcode, Value, OPS};
 
-use super::{IntBound, Next, Optimization, Shared};
+use super::{IntBound, Next, Optimization, Shared, WordMap};
 
 /// A rule's pattern with trace opcodes in place of operation names
 /// (comparing names was a tenth of the matcher's time).
@@ -249,8 +249,59 @@ fn build(
     })
 }
 
-/// The `rewrite` optimization.
-pub struct OptRewrite;
+/// The `rewrite` optimization: the rules, and the class known of each
+/// object (as PyPy's rewrite keeps it): after `guard_class(p, C)` or
+/// `p = new_with_vtable(descr=C)`, a `guard_class(p, C)` or a
+/// `guard_nonnull(p)` proves nothing new and goes.
+#[derive(Clone, Default)]
+pub struct OptRewrite {
+    known_class: WordMap<BoxId, u64>,
+}
+
+impl OptRewrite {
+    /// What to do with `op` as far as classes go.
+    fn classes(&mut self, op: &Op, sh: &Shared) -> ClassStep {
+        let header = &sh.trace.header;
+        let object = || op.args.first().and_then(|v| sh.resolve(*v).as_box());
+        match op.name() {
+            "label" => {
+                self.known_class.clear();
+                ClassStep::Emit
+            }
+            "new_with_vtable" => match (op.result, op.descr.and_then(|d| header.class_id(d))) {
+                (Some(r), Some(c)) => ClassStep::EmitKnowing(r, c),
+                _ => ClassStep::Emit,
+            },
+            "guard_class" | "guard_nonnull_class" => {
+                let class = match op.args.get(1).map(|v| sh.resolve(*v)) {
+                    Some(Value::Class(d)) => header.class_id(d),
+                    Some(Value::Int(c)) => Some(c as u64),
+                    _ => None,
+                };
+                match (object(), class) {
+                    (Some(p), Some(c)) if self.known_class.get(&p) == Some(&c) => ClassStep::Drop,
+                    (Some(p), Some(c)) => ClassStep::EmitKnowing(p, c),
+                    _ => ClassStep::Emit,
+                }
+            }
+            "guard_nonnull" => match object() {
+                Some(p) if self.known_class.contains_key(&p) => ClassStep::Drop,
+                _ => ClassStep::Emit,
+            },
+            _ => ClassStep::NotMine,
+        }
+    }
+}
+
+/// What [`OptRewrite::classes`] decided.
+enum ClassStep {
+    NotMine,
+    Emit,
+    /// Emit, then the box has this class id.
+    EmitKnowing(BoxId, u64),
+    /// Proven: drop the guard.
+    Drop,
+}
 
 impl Optimization for OptRewrite {
     fn name(&self) -> &'static str {
@@ -258,10 +309,20 @@ impl Optimization for OptRewrite {
     }
 
     fn fork(&self, _: &mut super::Forks) -> Box<dyn Optimization> {
-        Box::new(OptRewrite)
+        Box::new(self.clone())
     }
 
     fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
+        match self.classes(&op, sh) {
+            ClassStep::NotMine => {}
+            ClassStep::Emit => return next.emit(op, sh),
+            ClassStep::EmitKnowing(b, c) => {
+                next.emit(op, sh);
+                self.known_class.insert(b, c);
+                return;
+            }
+            ClassStep::Drop => return,
+        }
         if op.info().pure && op.result.is_some() {
             for rule in rules_for(op.opcode) {
                 if let Some(new_ops) = try_rule(sh, rule, &op) {
