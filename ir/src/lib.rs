@@ -8,6 +8,7 @@ pub mod ast;
 pub mod ast_print;
 pub mod diag;
 pub mod graph;
+pub mod intbound;
 pub mod llops;
 pub mod lltype;
 pub mod text;

@@ -374,6 +374,26 @@ pub mod opt {
         }
     }
 
+    /// Facts of matched values from their integer bounds: what both
+    /// optimizers (the e-graph and the trace's `rewrite`) ask.
+    pub struct BoundFacts<'a>(pub &'a [rpy_ir::intbound::IntBound]);
+
+    impl Facts for BoundFacts<'_> {
+        fn fact(&self, slot: usize, fact: Fact, arg: i64) -> bool {
+            let Some(b) = self.0.get(slot) else {
+                return false;
+            };
+            match fact {
+                Fact::GeConst => b.known_ge_const(arg),
+                Fact::GtConst => b.known_gt_const(arg),
+                Fact::LeConst => b.known_le_const(arg),
+                Fact::LtConst => b.known_lt_const(arg),
+                Fact::Nonneg => b.known_nonneg(),
+                Fact::BitsZero => b.known_bits_zero(arg),
+            }
+        }
+    }
+
     /// Evaluates an expression; `None` when it is undefined or needs a
     /// slot whose value is unknown.
     pub fn eval_expr(e: &Expr, slots: &[Option<i64>], facts: &dyn Facts) -> Option<i64> {

@@ -7,7 +7,7 @@
 //! operation: by a value (the result box then stands for it), or by new
 //! operations, which go through the whole chain again.
 
-use rpy_passes::rules::opt::{eval_expr, Fact, Facts, OptRule, Pat, Res, Ty, OPT_RULES};
+use rpy_passes::rules::opt::{eval_expr, BoundFacts, Facts, OptRule, Pat, Res, Ty, OPT_RULES};
 
 use crate::trace::{opcode, BoxId, Kind, Op, Opcode, Value, OPS};
 
@@ -75,26 +75,6 @@ fn trace_name(rule_op: &str) -> &str {
     match rule_op {
         "bool_not" => "int_is_zero",
         n => n,
-    }
-}
-
-struct BoundFacts<'a> {
-    bounds: &'a [IntBound],
-}
-
-impl Facts for BoundFacts<'_> {
-    fn fact(&self, slot: usize, fact: Fact, arg: i64) -> bool {
-        let Some(b) = self.bounds.get(slot) else {
-            return false;
-        };
-        match fact {
-            Fact::GeConst => b.lo >= arg,
-            Fact::GtConst => b.lo > arg,
-            Fact::LeConst => b.hi <= arg,
-            Fact::LtConst => b.hi < arg,
-            Fact::Nonneg => b.lo >= 0,
-            Fact::BitsZero => (arg as u64) & !b.zeros == 0,
-        }
     }
 }
 
@@ -177,7 +157,7 @@ fn try_rule(sh: &mut Shared, compiled: &CompiledRule, op: &Op) -> Option<Vec<Op>
         })
         .collect();
     let bounds: Vec<IntBound> = vals.iter().map(|v| sh.bound(*v)).collect();
-    let facts = BoundFacts { bounds: &bounds };
+    let facts = BoundFacts(&bounds);
     if !rule.try_steps(&mut slots, &facts) {
         return None;
     }

@@ -9,12 +9,12 @@
 //! rewrites: the pattern is searched by egg, the checks and lets run on the
 //! classes' constants and bounds, and the result is added and merged.
 
-use super::intbounds::{transfer, IntBound};
-use crate::rules::opt::{Fact, Facts, OptRule, Pat, Res, Ty, OPT_RULES};
+use crate::rules::opt::{BoundFacts, OptRule, Pat, Res, Ty, OPT_RULES};
 use egg::{
     Analysis, Applier, CostFunction, DidMerge, EGraph, ENodeOrVar, Id, Language, Pattern,
     PatternAst, RecExpr, Rewrite, Subst, Symbol,
 };
+use rpy_ir::intbound::{transfer, IntBound};
 use rpy_ir::llops::{int_signature, lookup, LL_OPS};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -89,18 +89,18 @@ impl Analysis<Node> for IntAnalysis {
         match enode {
             Node::Int(v) => ClassData {
                 is_bool: false,
-                bound: IntBound::exact(*v),
+                bound: IntBound::constant(*v),
             },
             Node::Bool(b) => ClassData {
                 is_bool: true,
-                bound: IntBound::exact(*b as i64),
+                bound: IntBound::constant(*b as i64),
             },
             Node::Leaf(_, is_bool) => ClassData {
                 is_bool: *is_bool,
                 bound: if *is_bool {
                     IntBound::boolean()
                 } else {
-                    IntBound::top()
+                    IntBound::unbounded()
                 },
             },
             Node::Op1(op, _) | Node::Op2(op, _) => {
@@ -110,7 +110,7 @@ impl Analysis<Node> for IntAnalysis {
                     .map(|c| egraph[*c].data.bound)
                     .collect();
                 let is_bool = result_is_bool(*op);
-                let mut bound = transfer(op.0, &args);
+                let mut bound = transfer(op.0, &args).unwrap_or_else(IntBound::unbounded);
                 if is_bool {
                     bound = bound
                         .intersect(&IntBound::boolean())
@@ -133,7 +133,7 @@ impl Analysis<Node> for IntAnalysis {
 
     fn modify(egraph: &mut EGraph<Node, Self>, id: Id) {
         let data = egraph[id].data;
-        if let Some(c) = data.bound.constant() {
+        if let Some(c) = data.bound.get_constant() {
             let node = if data.is_bool {
                 match c {
                     0 => Node::Bool(false),
@@ -200,25 +200,6 @@ fn add_pat(ast: &mut PatternAst<Node>, p: &Pat) -> Id {
     }
 }
 
-/// The facts of matched classes, from their bounds.
-struct BoundFacts(Vec<IntBound>);
-
-impl Facts for BoundFacts {
-    fn fact(&self, slot: usize, fact: Fact, arg: i64) -> bool {
-        let Some(b) = self.0.get(slot) else {
-            return false;
-        };
-        match fact {
-            Fact::GeConst => b.known_ge_const(arg),
-            Fact::GtConst => b.known_gt_const(arg),
-            Fact::LeConst => b.known_le_const(arg),
-            Fact::LtConst => b.known_lt_const(arg),
-            Fact::Nonneg => b.known_nonneg(),
-            Fact::BitsZero => b.known_bits_zero(arg),
-        }
-    }
-}
-
 /// Applies one opt rule to a match: checks, lets, then the result.
 struct RuleApplier {
     rule: &'static OptRule,
@@ -233,7 +214,7 @@ impl RuleApplier {
         r: &Res,
         ids: &[Id],
         slots: &[Option<i64>],
-        facts: &BoundFacts,
+        facts: &BoundFacts<'_>,
     ) -> Option<Id> {
         Some(match r {
             Res::Var(i) => ids[*i],
@@ -266,8 +247,8 @@ impl Applier<Node, IntAnalysis> for RuleApplier {
     ) -> Vec<Id> {
         let ids: Vec<Id> = self.vars.iter().map(|v| subst[*v]).collect();
         let bounds: Vec<IntBound> = ids.iter().map(|id| egraph[*id].data.bound).collect();
-        let mut slots: Vec<Option<i64>> = bounds.iter().map(|b| b.constant()).collect();
-        let facts = BoundFacts(bounds);
+        let mut slots: Vec<Option<i64>> = bounds.iter().map(|b| b.get_constant()).collect();
+        let facts = BoundFacts(&bounds);
         if !self.rule.try_steps(&mut slots, &facts) {
             return vec![];
         }

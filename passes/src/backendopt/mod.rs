@@ -13,9 +13,8 @@
 //! operations disappear, and the exits pass the same values (or constants).
 
 pub mod egraph;
-pub mod intbounds;
 
-pub use intbounds::IntBound;
+pub use rpy_ir::intbound::IntBound;
 
 use egg::{EGraph, Extractor, Id, Language, Runner};
 use egraph::{int_sig, IntAnalysis, Node, OpCost};
