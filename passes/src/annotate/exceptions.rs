@@ -160,7 +160,7 @@ pub fn raised_by_operation(opname: &str, args: &[SomeValue]) -> Raised {
             "add" | "sub" | "mul" | "and_" | "or_" | "xor" | "lshift" | "rshift" | "neg" | "pos"
             | "invert" | "not_" | "bool" | "abs" | "lt" | "le" | "eq" | "ne" | "gt" | "ge" | "is_"
             | "contains" | "print_item" | "print_newline" | "newlist" | "newtuple" | "newdict"
-            | "iter" | "getattr" | "pow",
+            | "iter" | "getattr",
             _,
         ) => Raised::default(),
         ("floordiv_ovf" | "mod_ovf", _) => Raised::of(&["OverflowError", "ZeroDivisionError"]),
@@ -171,10 +171,10 @@ pub fn raised_by_operation(opname: &str, args: &[SomeValue]) -> Raised {
         ("next", _) => Raised::of(&["StopIteration"]),
         ("simple_call", [S::Builtin(name), ..]) => match name.as_str() {
             "int" | "float" | "chr" | "unichr" => Raised::of(&["ValueError"]),
-            "len" | "str" | "repr" | "bool" | "abs" | "ord" | "range" | "xrange" | "list"
-            | "enumerate" | "zip" | "reversed" | "intmask" | "widen" | "r_uint" | "r_int"
-            | "r_longlong" | "r_ulonglong" | "ovfcheck" | "we_are_translated" | "we_are_jitted"
-            | "promote" | "promote_string" | "hint" | "isconstant" | "isvirtual" | "issubclass"
+            "len" | "str" | "repr" | "bool" | "abs" | "ord" | "list" | "enumerate" | "zip"
+            | "reversed" | "intmask" | "widen" | "r_uint" | "r_int" | "r_longlong"
+            | "r_ulonglong" | "ovfcheck" | "we_are_translated" | "we_are_jitted" | "promote"
+            | "promote_string" | "hint" | "isconstant" | "isvirtual" | "issubclass"
             | "debug_print" | "debug_start" | "debug_stop" => Raised::default(),
             _ => Raised::unknown(),
         },
@@ -183,7 +183,20 @@ pub fn raised_by_operation(opname: &str, args: &[SomeValue]) -> Raised {
                 (S::List(_), "pop") => Raised::of(&["IndexError"]),
                 (S::List(_), "index" | "remove") => Raised::of(&["ValueError"]),
                 (S::Dict(_), "pop") => Raised::of(&["KeyError"]),
-                _ => Raised::default(),
+                (
+                    S::List(_) | S::Dict(_),
+                    "append" | "insert" | "extend" | "reverse" | "count" | "keys" | "values"
+                    | "items" | "iterkeys" | "itervalues" | "iteritems" | "get" | "clear" | "copy"
+                    | "setdefault",
+                )
+                | (
+                    S::String { .. } | S::Char,
+                    "join" | "strip" | "lstrip" | "rstrip" | "lower" | "upper" | "startswith"
+                    | "endswith" | "find" | "rfind" | "count" | "replace" | "isdigit" | "isalpha"
+                    | "isspace",
+                ) => Raised::default(),
+                // What is not known not to raise may raise anything.
+                _ => Raised::unknown(),
             }
         }
         // Building a builtin exception raises nothing; calls of the
