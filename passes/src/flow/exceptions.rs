@@ -86,7 +86,7 @@ pub fn builtin_is_subclass(class: &str, ancestor: &str, dialect: Dialect) -> boo
 // ---------------------------------------------------------------------------
 // Building exception exits
 
-use super::{Edge, FnBuilder, PENDING};
+use super::{Edge, FnBuilder, GlobalAccess, PENDING};
 use rpy_ir::ast::{ExceptHandler, Expr, ExprKind, Stmt, StmtKind};
 use rpy_ir::diag::Pos;
 use rpy_ir::graph::{Arg, Block, BlockId, Constant, Link, Var};
@@ -565,6 +565,23 @@ impl FnBuilder<'_, '_> {
         };
         if self.is_local(n) {
             return None;
+        }
+        if let GlobalAccess::Live { .. } = self.m.access {
+            // At import time a class of this module is named by its class
+            // statement (which runs before code that raises or catches it).
+            let prefix = if self.m.is_main {
+                String::new()
+            } else {
+                format!("{}.", self.m.name)
+            };
+            if self
+                .m
+                .program
+                .functions
+                .contains_key(&format!("<class {prefix}{n}>"))
+            {
+                return Some(format!("{}.{n}", self.m.python_name()));
+            }
         }
         // A global or builtin name: reading it records no operation.
         match self.load_name(n, e.pos) {

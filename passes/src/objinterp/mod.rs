@@ -87,6 +87,9 @@ enum Operand {
     Const(ObjValue),
     /// A constant with no value here (a class the program does not define).
     Unknown(String),
+    /// A program class an import-time graph names before the class exists:
+    /// the class statement that makes it runs first (see `defined_classes`).
+    LaterClass(String),
 }
 
 #[derive(Debug)]
@@ -137,9 +140,10 @@ fn constant(c: &Constant, classes: &ClassTable, prebuilt: &[ObjValue]) -> Operan
             None => Operand::Unknown(format!("{c:?}")),
         };
     }
-    match ObjValue::from_constant(c, classes) {
-        Some(v) => Operand::Const(v),
-        None => Operand::Unknown(format!("{c:?}")),
+    match (ObjValue::from_constant(c, classes), c) {
+        (Some(v), _) => Operand::Const(v),
+        (None, Constant::Class(name)) if name.contains('.') => Operand::LaterClass(name.clone()),
+        (None, _) => Operand::Unknown(format!("{c:?}")),
     }
 }
 
@@ -218,6 +222,9 @@ pub struct ObjInterpreter<'p> {
     /// With `with_recording`: every value each variable takes, as (graph
     /// index, variable index, value), for tests that check the annotator.
     recorded: Option<std::cell::RefCell<Vec<(usize, usize, ObjValue)>>>,
+    /// The program classes made while running, by qualified name: what an
+    /// import-time graph's `Constant::Class` of one refers to.
+    defined_classes: std::cell::RefCell<HashMap<String, std::rc::Rc<exceptions::ClassObj>>>,
 }
 
 /// How a run stops inside `run`, before the error gets its traceback.
@@ -298,6 +305,7 @@ impl<'p> ObjInterpreter<'p> {
             max_steps: None,
             steps: 0,
             recorded: None,
+            defined_classes: Default::default(),
         }
     }
 
@@ -542,7 +550,7 @@ impl<'p> ObjInterpreter<'p> {
                     }
                 },
                 Some(sw) => {
-                    let v = get(&frame.env, sw)?;
+                    let v = self.get(&frame.env, sw)?;
                     let found = b.exits.iter().position(|l| match &l.exitcase {
                         Some(Operand::Const(c)) => same_case(c, &v),
                         _ => false,
@@ -575,7 +583,7 @@ impl<'p> ObjInterpreter<'p> {
         let args = op
             .args
             .iter()
-            .map(|a| get(env, a))
+            .map(|a| self.get(env, a))
             .collect::<Result<Vec<_>, _>>()?;
         if let Some(r) = exceptions::overflow_checked(&op.name, &args, self.dialect) {
             return r.map(Step::Value).map_err(Stop::Raise);
@@ -666,7 +674,7 @@ impl<'p> ObjInterpreter<'p> {
         let values = link
             .args
             .iter()
-            .map(|a| get(&frame.env, a))
+            .map(|a| self.get(&frame.env, a))
             .collect::<Result<Vec<_>, _>>()?;
         if link.target == g.ret {
             let Some(result) = values.into_iter().next() else {
@@ -755,6 +763,10 @@ impl<'p> ObjInterpreter<'p> {
             }
             let handler = b.exits.iter().skip(1).position(|l| match &l.exitcase {
                 Some(Operand::Const(ObjValue::Class(c))) => exception_matches(raised, c),
+                Some(Operand::LaterClass(name)) => match self.defined_classes.borrow().get(name) {
+                    Some(c) => exception_matches(raised, c),
+                    None => false,
+                },
                 _ => false,
             });
             if let Some(i) = handler {
@@ -763,6 +775,16 @@ impl<'p> ObjInterpreter<'p> {
             }
         }
         Err(Stop::Exception(etype, evalue))
+    }
+
+    /// The value of an operand in `env`.
+    fn get(&self, env: &[Option<ObjValue>], a: &Operand) -> Result<ObjValue, Stop> {
+        if let Operand::LaterClass(name) = a {
+            if let Some(c) = self.defined_classes.borrow().get(name) {
+                return Ok(ObjValue::Class(c.clone()));
+            }
+        }
+        get(env, a)
     }
 
     /// The class name and `str()` of an uncaught exception.
@@ -800,10 +822,19 @@ impl<'p> ObjInterpreter<'p> {
                 Ok(ObjValue::None)
             }
             (Op::SimpleCall, [ObjValue::Builtin(name), rest @ ..]) => {
-                match exceptions::call_builtin(name, rest).or_else(|| rlib::call(name, rest)) {
-                    Some(r) => r,
-                    None => ops::call_builtin(name, rest, d),
+                let r =
+                    match exceptions::call_builtin(name, rest).or_else(|| rlib::call(name, rest)) {
+                        Some(r) => r,
+                        None => ops::call_builtin(name, rest, d),
+                    };
+                if let Ok(ObjValue::Class(c)) = &r {
+                    if c.module.is_some() {
+                        self.defined_classes
+                            .borrow_mut()
+                            .insert(c.qualified_name(), c.clone());
+                    }
                 }
+                r
             }
             (Op::SimpleCall, [ObjValue::Method(m), rest @ ..]) => {
                 containers::call_method(m, rest, d)
@@ -864,6 +895,9 @@ fn same_case(case: &ObjValue, v: &ObjValue) -> bool {
 
 fn get(env: &[Option<ObjValue>], a: &Operand) -> Result<ObjValue, Stop> {
     match a {
+        Operand::LaterClass(c) => Err(Stop::Internal(format!(
+            "the class {c} is used before its class statement ran"
+        ))),
         Operand::Const(c) => Ok(c.clone()),
         Operand::Unknown(c) => Err(Stop::Internal(format!(
             "the constant {c} has no value in the object interpreter"

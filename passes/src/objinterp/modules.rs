@@ -116,6 +116,9 @@ pub fn getattr(obj: &ObjValue, name: &ObjValue) -> Option<OpResult> {
             format!("module '{module}' has no attribute '{n}'"),
         )));
     }
+    if n == "__class__" && as_module(obj).is_none() {
+        return Some(Ok(ObjValue::Class(inst.class.clone())));
+    }
     match inst.class.lookup(&n) {
         Some(ObjValue::Func(f)) => Some(Ok(ObjValue::BoundMethod(Rc::new(BoundMethodObj {
             receiver: obj.clone(),

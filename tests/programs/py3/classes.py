@@ -1,7 +1,8 @@
 # Classes: a small expression interpreter whose AST nodes are a class
 # hierarchy with overridden methods, class attributes read through instances
 # and classes, a base method called explicitly, user exception classes raised
-# and caught by their base, and a prebuilt instance mutated at import time.
+# and caught by their base (at import time too), and a prebuilt instance
+# mutated at import time.
 # args: 6
 # until: flow
 import sys
@@ -127,6 +128,14 @@ class Stats(object):
 
 STATS = Stats("stats")
 STATS.record("import")
+KNOWN = []
+for name in ["x", "y", "x"]:
+    try:
+        if name in KNOWN:
+            raise EvalError("duplicate " + name)
+        KNOWN.append(name)
+    except EvalError as e:
+        STATS.record(str(e))
 DEFAULT_ENV = {"x": 4, "y": 0}
 Node.created = 2
 
