@@ -638,8 +638,8 @@ impl<'p> Annotator<'p> {
                             Some(&cg) => raised.extend(&self.raised[cg]),
                             None => raised.extend(&Raised::unknown()),
                         },
-                        // Building a builtin exception raises nothing.
-                        Desc::Class(c) if !self.graph_index.contains_key(c.as_str()) => false,
+                        // Building an exception raises nothing.
+                        Desc::Class(c) if self.hierarchy.is_subclass(c, "BaseException") => false,
                         _ => raised.extend(&Raised::unknown()),
                     };
                 }
