@@ -114,15 +114,7 @@ impl<'a> FnBuilder<'_, 'a> {
         let names = |ps: &[Param]| ps.iter().map(|p| p.name.clone()).collect::<Vec<_>>();
         let mut found: Option<(&String, &'a [Param])> = None;
         let mut others = Vec::new();
-        let mut graphs: Vec<&String> = program.functions.keys().collect();
-        graphs.sort();
-        for graph in graphs {
-            let Some(class) = graph.strip_suffix(&format!(".{name}")) else {
-                continue;
-            };
-            if !program.functions.contains_key(&format!("<class {class}>")) {
-                continue;
-            }
+        for graph in program.methods.get(name)? {
             let def: &FuncDef<'a> = &program.functions[graph];
             if def.params.is_empty() || def.star_args.is_some() {
                 return None;

@@ -76,6 +76,7 @@ pub(crate) fn import_program(
     let program_defs = Rc::new(ProgramDefs {
         functions: defs.functions.clone(),
         graph_names: defs.graph_names.clone(),
+        methods: defs.methods.clone(),
         globals: HashMap::new(),
         hints: Default::default(),
         prebuilt: Default::default(),

@@ -135,6 +135,9 @@ pub(crate) struct ProgramDefs<'a> {
     pub functions: HashMap<String, FuncDef<'a>>,
     /// The graph name of each `def` statement, by module name and position.
     pub graph_names: HashMap<(String, Pos), String>,
+    /// The graphs of the methods of every class, by method name, in order
+    /// of graph name.
+    pub methods: HashMap<String, Vec<String>>,
     /// Each module's globals after import, by module name (empty before).
     pub globals: HashMap<String, HashMap<String, Global>>,
     /// The hints that rlib decorators record, by graph name.
@@ -292,6 +295,7 @@ pub fn build_flow(module: &ast::Module, source: &str) -> Result<Program<Flow>, D
     let mut defs = ProgramDefs {
         functions: HashMap::new(),
         graph_names: HashMap::new(),
+        methods: HashMap::new(),
         globals: HashMap::new(),
         hints: RefCell::new(HashMap::new()),
         prebuilt: RefCell::new(PrebuiltTable::default()),
@@ -303,6 +307,21 @@ pub fn build_flow(module: &ast::Module, source: &str) -> Result<Program<Flow>, D
             format!("{}.", m.name)
         };
         collect_defs(&m.name, &prefix, &m.ast.body, &mut defs);
+    }
+    // Each method's graph is `Class.name` where `<class Class>` is a class body.
+    for graph in defs.functions.keys() {
+        let Some((class, method)) = graph.rsplit_once('.') else {
+            continue;
+        };
+        if defs.functions.contains_key(&format!("<class {class}>")) {
+            defs.methods
+                .entry(method.to_string())
+                .or_default()
+                .push(graph.clone());
+        }
+    }
+    for graphs in defs.methods.values_mut() {
+        graphs.sort();
     }
     let imported = import_time::import_program(&set, &defs).map_err(sorted)?;
     defs.globals = imported.globals;
