@@ -56,6 +56,7 @@ const BUILTINS: &[&str] = &[
     "isinstance",
     "issubclass",
     "type",
+    "staticmethod",
 ];
 
 /// Python builtins that are not supported yet (named in their diagnostic).
@@ -98,7 +99,6 @@ const LATER_BUILTINS: &[&str] = &[
     "bytes",
     "bytearray",
     "property",
-    "staticmethod",
     "classmethod",
     "slice",
     "globals",

@@ -116,10 +116,16 @@ impl<'a> FnBuilder<'_, 'a> {
         let mut others = Vec::new();
         for graph in program.methods.get(name)? {
             let def: &FuncDef<'a> = &program.functions[graph];
-            if def.params.is_empty() || def.star_args.is_some() {
+            let is_static = program
+                .hints
+                .borrow()
+                .get(graph)
+                .is_some_and(|h| h.iter().any(|h| h == crate::flow::STATIC_METHOD_HINT));
+            let skip = usize::from(!is_static);
+            if def.params.len() < skip || def.star_args.is_some() {
                 return None;
             }
-            let params: &'a [Param] = &def.params[1..];
+            let params: &'a [Param] = &def.params[skip..];
             match found {
                 None => found = Some((graph, params)),
                 Some((_, first)) if names(first) == names(params) => others.push(params),

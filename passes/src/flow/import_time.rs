@@ -137,7 +137,13 @@ pub(crate) fn import_program(
         contexts.insert(&m.name, ctx);
     }
     // The hints the module bodies' decorators recorded.
-    defs.hints.borrow_mut().extend(program_defs.hints.take());
+    for (graph, hints) in program_defs.hints.take() {
+        defs.hints
+            .borrow_mut()
+            .entry(graph)
+            .or_default()
+            .extend(hints);
+    }
     if !diags.is_empty() {
         return Err(diags);
     }
@@ -339,6 +345,8 @@ pub(crate) fn simple_constant(v: &ObjValue) -> Option<Constant> {
         ObjValue::Str(s) => Constant::Str(String::from_utf8_lossy(s).into_owned()),
         ObjValue::None => Constant::None,
         ObjValue::Func(f) => Constant::Func(f.to_string()),
+        // Its graph's hint says it is static (see `collect_defs`).
+        ObjValue::StaticMethod(f) => Constant::Func(f.to_string()),
         ObjValue::Builtin(b) => Constant::Builtin(b.to_string()),
         ObjValue::Class(c) if c.module.is_none() => Constant::Class(c.name.to_string()),
         _ => return None,

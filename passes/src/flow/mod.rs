@@ -412,9 +412,21 @@ fn collect_defs<'a>(module: &str, prefix: &str, stmts: &'a [Stmt], defs: &mut Pr
                 kwonly,
                 kwargs,
                 body,
-                ..
+                decorators,
             } => {
                 let graph = unique_graph_name(format!("{prefix}{name}"), s.pos, defs);
+                // A static method takes no instance: calls by method name
+                // and the class's attribute say so through this hint.
+                let is_static = decorators
+                    .iter()
+                    .any(|d| matches!(&d.kind, ExprKind::Name(n) if n == "staticmethod"));
+                if is_static {
+                    defs.hints
+                        .borrow_mut()
+                        .entry(graph.clone())
+                        .or_default()
+                        .push(STATIC_METHOD_HINT.to_string());
+                }
                 defs.graph_names
                     .insert((module.to_string(), s.pos), graph.clone());
                 defs.functions.insert(
@@ -459,6 +471,10 @@ fn collect_defs<'a>(module: &str, prefix: &str, stmts: &'a [Stmt], defs: &mut Pr
         }
     }
 }
+
+/// The hint on the graph of a `@staticmethod` (what the object interpreter
+/// and the later stages read, as the class attribute is the function).
+pub const STATIC_METHOD_HINT: &str = "staticmethod";
 
 /// `graph`, or `graph_LINE` when a function or class of that name is
 /// already recorded (a module defining a name twice).

@@ -374,6 +374,7 @@ fn new_class(name: &[u8], bases: &[ObjValue], namespace: &ObjValue) -> OpResult 
 pub fn call_builtin(name: &str, args: &[ObjValue]) -> Option<OpResult> {
     match (name, args) {
         ("type", [ObjValue::Instance(inst)]) => Some(Ok(ObjValue::Class(inst.class.clone()))),
+        ("staticmethod", [ObjValue::Func(f)]) => Some(Ok(ObjValue::StaticMethod(f.clone()))),
         (BASE_EXCEPTION_INIT, [ObjValue::Instance(inst), rest @ ..]) => {
             inst.attrs
                 .borrow_mut()

@@ -265,7 +265,14 @@ impl<'p> ObjInterpreter<'p> {
         let mut classes = ClassTable::builtin(dialect);
         // A prebuilt object that cannot be made leaves its constants without
         // a value: running an operation on one reports it.
-        let prebuilt = modules::materialize(&program.prebuilt, &mut classes).unwrap_or_default();
+        let static_methods = program
+            .graphs
+            .iter()
+            .filter(|g| g.hints.iter().any(|h| h == crate::flow::STATIC_METHOD_HINT))
+            .map(|g| g.name.as_str())
+            .collect();
+        let prebuilt = modules::materialize(&program.prebuilt, &mut classes, &static_methods)
+            .unwrap_or_default();
         Self::with_classes(program, dialect, prebuilt, classes)
     }
 

@@ -14,7 +14,7 @@ use super::value::ObjValue;
 use rpy_ir::ast::Dialect;
 use rpy_ir::graph::{Constant, PrebuiltObject};
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::rc::Rc;
 
 thread_local! {
@@ -124,6 +124,7 @@ pub fn getattr(obj: &ObjValue, name: &ObjValue) -> Option<OpResult> {
             receiver: obj.clone(),
             func: f,
         })))),
+        Some(ObjValue::StaticMethod(f)) => Some(Ok(ObjValue::Func(f))),
         Some(v) => Some(Ok(v)),
         None => Some(Err(exc(
             "AttributeError",
@@ -137,6 +138,7 @@ pub fn getattr(obj: &ObjValue, name: &ObjValue) -> Option<OpResult> {
 /// `__name__`.
 fn class_getattr(class: &ClassObj, name: &str) -> OpResult {
     match class.lookup(name) {
+        Some(ObjValue::StaticMethod(f)) => Ok(ObjValue::Func(f)),
         Some(v) => Ok(v),
         None if name == "__name__" => Ok(ObjValue::str(class.name.as_bytes())),
         None => Err(exc(
@@ -163,6 +165,7 @@ pub fn setattr(obj: &ObjValue, name: &ObjValue, value: &ObjValue) -> Option<OpRe
 pub fn materialize(
     prebuilt: &[PrebuiltObject],
     classes: &mut ClassTable,
+    static_methods: &HashSet<&str>,
 ) -> Result<Vec<ObjValue>, String> {
     // First the classes (each after its bases), then an empty object for
     // each other, so that items may refer to any.
@@ -241,7 +244,12 @@ pub fn materialize(
             }
             (PrebuiltObject::Class { attrs, .. }, ObjValue::Class(c)) => {
                 for (name, v) in attrs {
-                    let v = value(v, &values)?;
+                    let v = match value(v, &values)? {
+                        ObjValue::Func(f) if static_methods.contains(&*f) => {
+                            ObjValue::StaticMethod(f)
+                        }
+                        v => v,
+                    };
                     c.attrs.borrow_mut().insert(name.clone(), v);
                 }
             }

@@ -45,6 +45,9 @@ pub enum ObjValue {
     Method(Rc<MethodObj>),
     /// A method of a program class bound to an instance (`obj.eval`).
     BoundMethod(Rc<BoundMethodObj>),
+    /// `staticmethod(f)`: a class attribute that is the function `f`
+    /// whether read through the class or an instance.
+    StaticMethod(Rc<str>),
 }
 
 impl ObjValue {
@@ -105,6 +108,7 @@ impl ObjValue {
             ObjValue::Iter(it) => it.borrow().type_name(),
             ObjValue::Method(_) => "builtin_function_or_method",
             ObjValue::BoundMethod(_) => "method",
+            ObjValue::StaticMethod(_) => "staticmethod",
         }
     }
 
@@ -120,7 +124,10 @@ impl ObjValue {
             ObjValue::Tuple(t) => !t.is_empty(),
             ObjValue::Dict(d) | ObjValue::DictView(d, _) => !d.borrow().is_empty(),
             ObjValue::Range(r) => !r.is_empty(),
-            ObjValue::Iter(_) | ObjValue::Method(_) | ObjValue::BoundMethod(_) => true,
+            ObjValue::Iter(_)
+            | ObjValue::Method(_)
+            | ObjValue::BoundMethod(_)
+            | ObjValue::StaticMethod(_) => true,
             ObjValue::Func(_)
             | ObjValue::Builtin(_)
             | ObjValue::Class(_)
@@ -174,6 +181,7 @@ impl ObjValue {
             ObjValue::Class(c) => c.repr(dialect).into_bytes(),
             ObjValue::Instance(i) if i.class.is_exception_class() => i.exception_repr(dialect),
             ObjValue::Instance(i) => format!("<{} object>", i.class.qualified_name()).into_bytes(),
+            ObjValue::StaticMethod(_) => b"<staticmethod object>".to_vec(),
             ObjValue::BoundMethod(m) => {
                 let receiver = String::from_utf8_lossy(&m.receiver.to_repr(dialect)).into_owned();
                 format!("<bound method {} of {receiver}>", m.func).into_bytes()
@@ -251,6 +259,7 @@ impl fmt::Debug for ObjValue {
             ObjValue::Iter(it) => write!(f, "Iter({})", it.borrow().type_name()),
             ObjValue::Method(m) => write!(f, "Method({:?}.{})", m.receiver, m.name),
             ObjValue::BoundMethod(m) => write!(f, "BoundMethod({:?}.{})", m.receiver, m.func),
+            ObjValue::StaticMethod(n) => write!(f, "StaticMethod({n})"),
         }
     }
 }

@@ -2,7 +2,8 @@
 # hierarchy with overridden methods, class attributes read through instances
 # and classes, a base method called explicitly, user exception classes raised
 # and caught by their base (both 'except' forms, at import time too), an
-# old-style class, and a prebuilt instance mutated at import time.
+# old-style class, a static method, and a prebuilt instance mutated at
+# import time.
 # args: 6
 # until: flow
 import sys
@@ -23,6 +24,10 @@ class Node(object):
 
     def size(self):
         return 1
+
+    @staticmethod
+    def combine(a, b):
+        return a * 10 + b
 
 
 class Num(Node):
@@ -183,6 +188,7 @@ def entry_point(argv):
     show = trees[0].show
     print "bound: " + show()
     print BinOp.show(trees[3])
+    print str(Node.combine(1, 2)) + " " + str(trees[0].combine(3, 4)) + " " + str(Add.combine(b=6, a=5))
     STATS.record("done")
     print STATS.report()
     print isinstance(STATS, Node), isinstance(trees[1], Div), isinstance(trees[1], Add)
