@@ -100,6 +100,14 @@ diagnostic_test!(
 );
 
 diagnostic_test!(
+    class_derives_from_a_builtin_type,
+    "--py3",
+    &format!(
+        "class Stack(list):\n    pass\n\ndef entry_point(argv):\n    return len(Stack())\n{ENTRY}"
+    )
+);
+
+diagnostic_test!(
     class_with_metaclass,
     "--py2",
     &format!(

@@ -273,6 +273,22 @@ impl FnBuilder<'_, '_> {
             );
             return;
         }
+        for b in bases {
+            let ExprKind::Name(base) = &b.kind else {
+                continue;
+            };
+            let builtin = super::BUILTINS.contains(&base.as_str())
+                || super::LATER_BUILTINS.contains(&base.as_str());
+            if builtin && self.is_builtin_visible(base) && self.builtin_class(base).is_none() {
+                self.error(
+                    b.pos,
+                    format!(
+                        "the class '{name}' derives from the builtin '{base}', which RPython cannot translate; derive from object (or an exception class) and keep the '{base}' value in an attribute"
+                    ),
+                );
+                return;
+            }
+        }
         let key = (self.m.name.clone(), s.pos);
         let Some(body_graph) = self.m.program.graph_names.get(&key).cloned() else {
             self.internal(&format!("the class '{name}' was not collected"));
