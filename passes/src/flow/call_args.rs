@@ -81,9 +81,23 @@ impl<'a> FnBuilder<'_, 'a> {
                 } else {
                     format!("{}.", self.m.name)
                 };
-                let graph = format!("{prefix}{n}");
-                if program.functions.contains_key(&format!("<class {graph}>")) {
-                    return def_of(&format!("{graph}.__init__"), 1);
+                let mut graph = format!("{prefix}{n}");
+                // A class of this module runs its own `__init__` or the one
+                // of its first base (when that is a class of this module too).
+                let mut seen = Vec::new();
+                while let Some(class) = program.functions.get(&format!("<class {graph}>")) {
+                    if seen.contains(&graph) {
+                        return None;
+                    }
+                    seen.push(graph.clone());
+                    let init = format!("{graph}.__init__");
+                    if program.functions.contains_key(&init) {
+                        return def_of(&init, 1);
+                    }
+                    let Some(ExprKind::Name(base)) = class.bases.first().map(|b| &b.kind) else {
+                        return None;
+                    };
+                    graph = format!("{prefix}{base}");
                 }
                 def_of(&graph, 0)
             }

@@ -116,6 +116,7 @@ pub(crate) fn import_program(
             body: &m.ast.body,
             module_body: true,
             class_body: None,
+            bases: &[],
         };
         let built = builder::build_function(&ctx, &body, &body_graph_name(&m.name));
         diags.extend(built.diags);

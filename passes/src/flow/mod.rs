@@ -75,6 +75,8 @@ pub(crate) struct FuncDef<'a> {
     /// For a class body (run once, at import time, returning its namespace
     /// as a dict): the class's name.
     pub class_body: Option<&'a str>,
+    /// For a class body: the class statement's bases.
+    pub bases: &'a [Expr],
 }
 
 /// What a module-level name is bound to after import.
@@ -442,10 +444,13 @@ fn collect_defs<'a>(module: &str, prefix: &str, stmts: &'a [Stmt], defs: &mut Pr
                         body,
                         module_body: false,
                         class_body: None,
+                        bases: &[],
                     },
                 );
             }
-            StmtKind::ClassDef { name, body, .. } => {
+            StmtKind::ClassDef {
+                name, body, bases, ..
+            } => {
                 let class = unique_graph_name(format!("{prefix}{name}"), s.pos, defs);
                 let graph = format!("<class {class}>");
                 defs.graph_names
@@ -463,6 +468,7 @@ fn collect_defs<'a>(module: &str, prefix: &str, stmts: &'a [Stmt], defs: &mut Pr
                         body,
                         module_body: false,
                         class_body: Some(name),
+                        bases,
                     },
                 );
                 collect_defs(module, &format!("{class}."), body, defs);

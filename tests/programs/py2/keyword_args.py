@@ -56,7 +56,12 @@ class Box(object):
         return prefix + " " + str(self.width) + "x" + str(self.height) + suffix
 
 
+class Crate(Box):
+    pass
+
+
 START = Counter(step=10)
+CRATE = Crate(height=3, width=2)
 START.bump(times=2)
 WIDE = Box(height=2, width=7)
 SUMS = (total(1, 2, 3), total(5), forward(1, 1))
@@ -92,6 +97,7 @@ def entry_point(argv):
     print forward(n, 2)
     print clamp(*(n, 1, 2))
     print SUMS[0] + SUMS[1] + SUMS[2]
+    print CRATE.render(prefix="crate")
     return 0
 
 
