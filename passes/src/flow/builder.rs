@@ -1694,7 +1694,7 @@ impl FnBuilder<'_, '_> {
             }
             None => {
                 if let (Arg::Const(c), true) = (&f, func_ok) {
-                    self.check_arity(c, args.len(), e.pos);
+                    self.check_arity(c, vals.len(), e.pos);
                 }
                 vals
             }
