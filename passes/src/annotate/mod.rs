@@ -22,6 +22,7 @@
 //! the rule compiler knows their names), and where each annotation came from
 //! (`provenance`), for errors and `--explain`.
 
+mod classdefs;
 mod container_ops;
 mod containers;
 mod exceptions;
@@ -213,6 +214,28 @@ fn not_none_on(block: &Block, link: &Link) -> Option<Var> {
     }
 }
 
+/// The variable known to be an instance of a class on `link`: the block
+/// switches on `isinstance(x, C)` (through `bool`) and the link is the case
+/// where it is. The branch gets `x` as an instance of `C`.
+fn instance_on(block: &Block, link: &Link) -> Option<(Var, String)> {
+    let Some(Constant::Bool(true)) = &link.exitcase else {
+        return None;
+    };
+    let switch = block.exitswitch.as_ref()?.as_var()?;
+    let defining = |v: Var| block.operations.iter().find(|o| o.result == v);
+    let mut op = defining(switch)?;
+    if op.opname == "bool" {
+        op = defining(op.args.first()?.as_var()?)?;
+    }
+    match (op.opname.as_str(), op.args.as_slice()) {
+        (
+            "simple_call",
+            [Arg::Const(Constant::Builtin(f)), Arg::Var(x), Arg::Const(Constant::Class(c))],
+        ) if f == "isinstance" => Some((*x, c.clone())),
+        _ => None,
+    }
+}
+
 /// Does source line `line` bind `name` as the loop variable of a list
 /// comprehension (`[... for name in ...]`)? Only Python 2 leaks that
 /// variable into the function, so a conflict there is worth a note.
@@ -258,6 +281,8 @@ struct Annotator<'p> {
     line_starts: Vec<usize>,
     /// What each graph may raise to its callers, as found so far.
     raised: Vec<Raised>,
+    /// The program's classes and their instances' attributes.
+    classdefs: classdefs::ClassDefs,
 }
 
 /// The position a link leaves its block at: links carry none, so the last
@@ -301,6 +326,7 @@ impl<'p> Annotator<'p> {
                 .chain((!source.ends_with('\n')).then_some(source.len()))
                 .collect(),
             raised: vec![Raised::default(); program.graphs.len()],
+            classdefs: classdefs::ClassDefs::new(program),
         }
     }
 
@@ -380,10 +406,7 @@ impl<'p> Annotator<'p> {
                     value: Box::new(SomeValue::Impossible),
                 })
             }
-            PrebuiltObject::Instance { class, .. } => SomeValue::Instance {
-                class: class.clone(),
-                can_be_none: false,
-            },
+            PrebuiltObject::Instance { class, attrs } => self.prebuilt_instance(i, class, attrs),
             // A class definition: graphs name it by `Constant::Class`.
             PrebuiltObject::Class { name, .. } => annotate_constant(&Constant::Class(name.clone())),
         };
@@ -426,6 +449,9 @@ impl<'p> Annotator<'p> {
                 .map(|(x, y)| self.join(x, y))
                 .collect::<Option<Vec<_>>>()
                 .map(SomeValue::Tuple),
+            (SomeValue::Instance { .. }, SomeValue::Instance { .. }) => {
+                union(a, b).or_else(|| self.join_instances(a, b))
+            }
             _ => union(a, b),
         }
     }
@@ -634,12 +660,26 @@ impl<'p> Annotator<'p> {
                 let mut raised = Raised::default();
                 for d in descs {
                     match d {
-                        Desc::Function(f) => match self.graph_index.get(f.as_str()) {
-                            Some(&cg) => raised.extend(&self.raised[cg]),
-                            None => raised.extend(&Raised::unknown()),
-                        },
+                        Desc::Function(f) | Desc::Method { func: f, .. } => {
+                            match self.graph_index.get(f.as_str()) {
+                                Some(&cg) => raised.extend(&self.raised[cg]),
+                                None => raised.extend(&Raised::unknown()),
+                            }
+                        }
                         // Building an exception raises nothing.
                         Desc::Class(c) if self.hierarchy.is_subclass(c, "BaseException") => false,
+                        // Building an instance raises what its __init__ does.
+                        Desc::Class(c) if self.classdefs.is_program_class(c) => {
+                            match self.classdefs.class_attr(c, "__init__") {
+                                Some((_, Constant::Func(init))) => {
+                                    match self.graph_index.get(init.as_str()) {
+                                        Some(&cg) => raised.extend(&self.raised[cg]),
+                                        None => raised.extend(&Raised::unknown()),
+                                    }
+                                }
+                                _ => false,
+                            }
+                        }
                         _ => raised.extend(&Raised::unknown()),
                     };
                 }
@@ -704,11 +744,16 @@ impl<'p> Annotator<'p> {
         // A link passing a value no run can produce (the item of an empty
         // list, the result of a call that never returns) is never taken.
         let not_none = not_none_on(graph.block(b), link);
+        let instance = instance_on(graph.block(b), link);
         let values: Vec<SomeValue> = link
             .args
             .iter()
             .map(|a| match a {
                 Arg::Var(v) if Some(*v) == not_none => self.var_annotation(g, *v).without_none(),
+                Arg::Var(v) if Some(*v) == instance.as_ref().map(|(x, _)| *x) => {
+                    let class = instance.as_ref().map(|(_, c)| c.as_str()).unwrap_or("");
+                    self.narrow_to_instance(self.var_annotation(g, *v), class)
+                }
                 _ => self.arg_annotation(g, a),
             })
             .collect();
@@ -825,18 +870,35 @@ impl<'p> Annotator<'p> {
             }
             ("simple_call", [SomeValue::Builtin(name), rest @ ..]) => {
                 match rlib_calls::rlib_call(name, rest) {
-                    Some(Ok(Some(result))) => return Ok(result),
-                    Some(Ok(None)) => return Err(untypable(self)),
+                    Some(Ok(result)) => return Ok(result),
                     Some(Err(why)) => return Err(self.error(g, op.pos, why)),
                     None => {}
                 }
                 if let ("issubclass", [class, base]) = (name.as_str(), rest) {
                     return self.issubclass(class, base).ok_or_else(|| untypable(self));
                 }
+                if let ("isinstance", [value, class]) = (name.as_str(), rest) {
+                    if let Some(result) = self.isinstance(value, class) {
+                        return Ok(result);
+                    }
+                }
                 self.general_op(g, b, index, op, &general)
                     .ok_or_else(|| untypable(self))?
             }
             ("getitem", [SomeValue::Tuple(items), i]) => self.tuple_item(g, op, items, i.known()),
+            ("getattr", [SomeValue::Instance { class, .. }, _]) => match op.args[1].as_const() {
+                Some(Constant::Name(attr)) => self.read_attr(g, b, class, attr, op.pos),
+                _ => Err(untypable(self)),
+            },
+            ("setattr", [SomeValue::Instance { class, .. }, _, value]) => {
+                match op.args[1].as_const() {
+                    Some(Constant::Name(attr)) => {
+                        self.store_attr(class, attr, value, g, op.pos)?;
+                        Ok(SomeValue::None)
+                    }
+                    _ => Err(untypable(self)),
+                }
+            }
             _ => self
                 .general_op(g, b, index, op, &general)
                 .ok_or_else(|| untypable(self))?,
@@ -944,17 +1006,28 @@ impl<'p> Annotator<'p> {
         args: &[SomeValue],
     ) -> Result<SomeValue, Diagnostic> {
         match desc {
-            Desc::Function(name) => self.call(g, b, op, name, args),
+            Desc::Function(name) => self.call(g, b, op, name, args, 0),
+            Desc::Method { class, func } => {
+                let mut all = vec![SomeValue::Instance {
+                    class: class.clone(),
+                    can_be_none: false,
+                }];
+                all.extend(args.iter().cloned());
+                self.call(g, b, op, func, &all, 1)
+            }
             // An exception class, builtin or the program's: `raise
             // ValueError(...)` builds one. (Instances of other classes are
             // not annotated yet.)
             Desc::Class(name) if self.hierarchy.is_subclass(name, "BaseException") => {
                 Ok(SomeValue::Exception(vec![name.clone()]))
             }
+            Desc::Class(name) if self.classdefs.is_program_class(name) => {
+                self.instantiate_call(g, b, op, name, args)
+            }
             Desc::Class(name) => Err(self.error(
                 g,
                 op.pos,
-                format!("instantiating the class {name} is not supported yet"),
+                format!("instantiating the class {name} is not supported"),
             )),
             other => Err(self.error(
                 g,
@@ -972,7 +1045,9 @@ impl<'p> Annotator<'p> {
     }
 
     /// A call of the program's function `callee`: generalizes its parameters
-    /// and yields what it returns so far.
+    /// and yields what it returns so far. The first `bound` arguments are
+    /// not written in the call (the instance of a method call or of a class
+    /// being built): they come from the callee, `op.args[0]`.
     fn call(
         &mut self,
         g: usize,
@@ -980,6 +1055,7 @@ impl<'p> Annotator<'p> {
         op: &SpaceOperation,
         callee: &str,
         args: &[SomeValue],
+        bound: usize,
     ) -> Result<SomeValue, Diagnostic> {
         let pos = op.pos;
         let Some(&cg) = self.graph_index.get(callee) else {
@@ -998,9 +1074,13 @@ impl<'p> Annotator<'p> {
                 pos,
                 format!(
                     "{callee}(){def_line} takes {} argument{} but is called with {}",
-                    params.len(),
-                    if params.len() == 1 { "" } else { "s" },
-                    args.len()
+                    params.len() - bound.min(params.len()),
+                    if params.len() - bound.min(params.len()) == 1 {
+                        ""
+                    } else {
+                        "s"
+                    },
+                    args.len() - bound
                 ),
             ));
         }
@@ -1013,7 +1093,7 @@ impl<'p> Annotator<'p> {
             let origin = Origin::CallArg {
                 caller: g,
                 index: i,
-                arg: op.args[i + 1].clone(),
+                arg: op.args[(i + 1).saturating_sub(bound)].clone(),
                 pos,
             };
             changed |= self.generalize((cg, p), a, origin, &desc)?;

@@ -4,9 +4,11 @@
 //! `ovfcheck(x OP y)` into `OP_ovf`, typed here as `OP` on signed ints), the
 //! JIT hints return their argument, and the debug functions nothing.
 //!
-//! These are Rust rather than rules only because the rule compiler's table
-//! of builtin names (`rulec/src/tables.rs`, `BUILTINS`) does not have the
-//! rlib names yet; each line below is one rule once it does.
+//! `rules/annotate/rlib.rules` types the ones a test program uses (intmask
+//! of an int, `add_ovf`, `mul_ovf`); every rule must fire on some test
+//! program, so the others stay here until a program uses them, each line
+//! then becoming one rule. `we_are_translated()` stays here: its result is a
+//! known value, which a rule cannot give.
 
 use rpy_ir::annotation::{Known, SomeValue};
 
@@ -28,50 +30,14 @@ fn unsigned() -> SomeValue {
     }
 }
 
-/// The rlib functions typed here (the debug functions take anything).
-const TYPED: &[&str] = &[
-    "intmask",
-    "widen",
-    "r_int",
-    "r_longlong",
-    "r_uint",
-    "r_ulonglong",
-    "ovfcheck",
-    "we_are_translated",
-    "we_are_jitted",
-    "have_debug_prints",
-    "isconstant",
-    "isvirtual",
-    "is_valid_int",
-    "int_between",
-    "highest_bit",
-    "int_force_ge_zero",
-    "int_c_div",
-    "int_c_mod",
-    "compute_hash",
-    "compute_identity_hash",
-    "compute_unique_id",
-    "promote",
-    "promote_string",
-    "check_nonneg",
-    "check_regular_int",
-    "make_sure_not_resized",
-    "hint",
-    "ll_assert",
-];
-
 /// The result of calling the rlib function `name` with `args`: `None` when
-/// `name` is not an rlib function, `Some(Err(why))` when RPython rejects these
-/// arguments, `Some(Ok(None))` when the arguments are not ones it takes (the
-/// caller reports the call as untypable).
-pub(super) fn rlib_call(
-    name: &str,
-    args: &[SomeValue],
-) -> Option<Result<Option<SomeValue>, String>> {
+/// this is not a call typed here (the rules type it or report it),
+/// `Some(Err(why))` when RPython rejects these arguments.
+pub(super) fn rlib_call(name: &str, args: &[SomeValue]) -> Option<Result<SomeValue, String>> {
     use SomeValue as S;
     let general: Vec<SomeValue> = args.iter().map(SomeValue::general).collect();
     let result = match (name, general.as_slice()) {
-        ("intmask" | "widen" | "r_int" | "r_longlong", [a]) if int_like(a) => signed(false),
+        ("widen" | "r_int" | "r_longlong", [a]) if int_like(a) => signed(false),
         ("intmask" | "r_int" | "r_longlong", [S::Float]) => signed(false),
         ("r_uint" | "r_ulonglong", [a]) if int_like(a) => unsigned(),
         ("ovfcheck", [S::Integer { unsigned: true, .. }]) => {
@@ -113,14 +79,15 @@ pub(super) fn rlib_call(
             _,
         ) => S::None,
         ("ll_assert", [_, S::String { .. } | S::Char]) => S::None,
-        _ if TYPED.contains(&name) => return Some(Ok(None)),
+        // The rules' (intmask of an int), or arguments it does not take.
         _ => return None,
     };
-    Some(Ok(Some(result)))
+    Some(Ok(result))
 }
 
-/// The operation `OP_ovf` (`ovfcheck(x OP y)`) is typed as `OP` on signed
-/// ints; `Err` says why it cannot be.
+/// The operation `OP_ovf` (`ovfcheck(x OP y)`) is typed by its rule, or as
+/// `OP` on signed ints where no program has needed a rule yet; `Err` says
+/// why it cannot be.
 pub(super) fn checked_op(opname: &str, args: &[SomeValue]) -> Option<Result<SomeValue, String>> {
     let base = opname.strip_suffix("_ovf")?;
     let general: Vec<SomeValue> = args.iter().map(SomeValue::general).collect();
@@ -143,7 +110,8 @@ pub(super) fn checked_op(opname: &str, args: &[SomeValue]) -> Option<Result<Some
         )));
     }
     Some(
-        crate::rules::annotate::op_result(base, &general)
+        crate::rules::annotate::op_result(opname, &general)
+            .or_else(|| crate::rules::annotate::op_result(base, &general))
             .ok_or_else(|| format!("ovfcheck() of '{base}' on these ints is not RPython")),
     )
 }

@@ -2,7 +2,7 @@
 # functions (translated only because the table holds them), a dict, shared
 # lists, and rlib names.
 # args: 3
-# until: flow
+# until: annotate
 import sys
 
 from rpython.rlib.objectmodel import specialize

@@ -1,0 +1,497 @@
+//! The program's classes as the annotator sees them: one ClassDef per
+//! class, as in the original's `classdesc.py`. Each instance attribute has
+//! one annotation, the union of every value stored into it (`self.x = ...`,
+//! a prebuilt instance's value) and of the class attributes of that name;
+//! generalizing it reflows every block that read it. An attribute lives in
+//! the most general class it is used through: reading or writing it through
+//! a base moves it up from the subclasses that had it ("attribute moves up").
+//! Method lookups on an instance give bound methods (`Desc::Method`), one per
+//! implementation the instance may run: its class's and every overriding
+//! subclass's that has instances.
+
+use super::Annotator;
+use rpy_ir::annotation::{Desc, Known, SomeValue};
+use rpy_ir::diag::{Diagnostic, Pos};
+use rpy_ir::graph::{BlockId, Constant, Flow, PrebuiltObject, Program};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// A class of the program: its base among the program's classes (the
+/// first base that is one; builtin bases such as `object` are not classdefs)
+/// and its class attributes.
+#[derive(Debug)]
+struct ClassInfo {
+    base: Option<String>,
+    attrs: Vec<(String, Constant)>,
+}
+
+/// One instance attribute of a class.
+#[derive(Debug)]
+pub(super) struct Attribute {
+    pub value: SomeValue,
+    /// The blocks that read it, flowed again when it generalizes.
+    readers: BTreeSet<(usize, BlockId)>,
+    /// The first store of each kind of value, with its graph and position.
+    sources: Vec<(SomeValue, usize, Option<Pos>)>,
+}
+
+#[derive(Debug, Default)]
+pub(super) struct ClassDefs {
+    classes: HashMap<String, ClassInfo>,
+    /// Instance attributes by (class that holds it, name).
+    attrs: BTreeMap<(String, String), Attribute>,
+    /// Classes with instances (built, or prebuilt).
+    instantiated: BTreeSet<String>,
+    /// Blocks that looked a method up: a new class with instances may add
+    /// an implementation to what they call.
+    method_readers: BTreeSet<(usize, BlockId)>,
+    /// Prebuilt instances whose attributes were fed to their classdef.
+    prebuilt_seen: BTreeSet<u32>,
+}
+
+impl ClassDefs {
+    pub fn new(program: &Program<Flow>) -> ClassDefs {
+        let names: BTreeSet<&str> = program
+            .prebuilt
+            .iter()
+            .filter_map(|p| match p {
+                PrebuiltObject::Class { name, .. } => Some(name.as_str()),
+                _ => None,
+            })
+            .collect();
+        let classes = program
+            .prebuilt
+            .iter()
+            .filter_map(|p| match p {
+                PrebuiltObject::Class { name, bases, attrs } => Some((
+                    name.clone(),
+                    ClassInfo {
+                        base: bases.iter().find(|b| names.contains(b.as_str())).cloned(),
+                        attrs: attrs.clone(),
+                    },
+                )),
+                _ => None,
+            })
+            .collect();
+        ClassDefs {
+            classes,
+            ..ClassDefs::default()
+        }
+    }
+
+    pub fn is_program_class(&self, class: &str) -> bool {
+        self.classes.contains_key(class)
+    }
+
+    /// `class`, its base, its base's base, ...
+    pub fn ancestors(&self, class: &str) -> Vec<String> {
+        let mut out = vec![class.to_string()];
+        while let Some(base) = self
+            .classes
+            .get(out.last().map(String::as_str).unwrap_or_default())
+            .and_then(|c| c.base.clone())
+        {
+            if out.contains(&base) {
+                break;
+            }
+            out.push(base);
+        }
+        out
+    }
+
+    pub fn is_subclass(&self, class: &str, ancestor: &str) -> bool {
+        self.ancestors(class).iter().any(|c| c == ancestor)
+    }
+
+    /// The most derived class both derive from, if any.
+    pub fn common_base(&self, a: &str, b: &str) -> Option<String> {
+        let of_b = self.ancestors(b);
+        self.ancestors(a).into_iter().find(|c| of_b.contains(c))
+    }
+
+    /// The program's classes derived from `class` (not itself), by name.
+    fn subclasses(&self, class: &str) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .classes
+            .keys()
+            .filter(|c| c.as_str() != class && self.is_subclass(c, class))
+            .cloned()
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// Class attribute `name` as instances of `class` see it: the class that
+    /// defines it and its value.
+    pub fn class_attr(&self, class: &str, name: &str) -> Option<(String, Constant)> {
+        self.ancestors(class).into_iter().find_map(|c| {
+            let info = self.classes.get(&c)?;
+            let (_, value) = info.attrs.iter().find(|(n, _)| n == name)?;
+            Some((c.clone(), value.clone()))
+        })
+    }
+}
+
+/// The class an attribute value of `class` lives in, once found or made.
+struct Home {
+    class: String,
+    /// Readers of attributes merged into it, to flow again.
+    moved_readers: Vec<(usize, BlockId)>,
+}
+
+impl<'p> Annotator<'p> {
+    /// Marks `class` as having instances; method lookups are redone.
+    pub(super) fn instantiate(&mut self, class: &str) {
+        if self.classdefs.instantiated.insert(class.to_string()) {
+            let readers: Vec<_> = self.classdefs.method_readers.iter().copied().collect();
+            self.schedule_all(readers);
+        }
+    }
+
+    /// The annotation of prebuilt instance `i` of `class`: its attributes'
+    /// values feed the classdef, once.
+    pub(super) fn prebuilt_instance(
+        &mut self,
+        i: u32,
+        class: &str,
+        attrs: &[(String, Constant)],
+    ) -> SomeValue {
+        self.instantiate(class);
+        if self.classdefs.prebuilt_seen.insert(i) {
+            for (name, c) in attrs {
+                let value = self.constant(c);
+                // A prebuilt value that does not fit is reported where the
+                // program stores the other one.
+                let _ = self.store_attr(class, name, &value, usize::MAX, None);
+            }
+        }
+        SomeValue::Instance {
+            class: class.to_string(),
+            can_be_none: false,
+        }
+    }
+
+    /// Finds the class holding attribute `name` for instances of `class`:
+    /// an ancestor that has it, else `class` itself, taking it over from
+    /// the subclasses that had it (their values joined).
+    fn attr_home(&mut self, class: &str, name: &str) -> Result<Home, (SomeValue, SomeValue)> {
+        for c in self.classdefs.ancestors(class) {
+            if self
+                .classdefs
+                .attrs
+                .contains_key(&(c.clone(), name.to_string()))
+            {
+                return Ok(Home {
+                    class: c,
+                    moved_readers: Vec::new(),
+                });
+            }
+        }
+        let mut home = Attribute {
+            value: SomeValue::Impossible,
+            readers: BTreeSet::new(),
+            sources: Vec::new(),
+        };
+        for sub in self.classdefs.subclasses(class) {
+            let Some(moved) = self.classdefs.attrs.remove(&(sub, name.to_string())) else {
+                continue;
+            };
+            home.value = self
+                .join(&home.value, &moved.value)
+                .ok_or_else(|| (home.value.clone(), moved.value.clone()))?;
+            home.readers.extend(moved.readers);
+            home.sources.extend(moved.sources);
+        }
+        let moved_readers = home.readers.iter().copied().collect();
+        self.classdefs
+            .attrs
+            .insert((class.to_string(), name.to_string()), home);
+        Ok(Home {
+            class: class.to_string(),
+            moved_readers,
+        })
+    }
+
+    /// `self.name = value` on an instance of `class` in graph `g` (`usize::MAX`:
+    /// a prebuilt instance): the attribute generalizes, its readers reflow.
+    pub(super) fn store_attr(
+        &mut self,
+        class: &str,
+        name: &str,
+        value: &SomeValue,
+        g: usize,
+        pos: Option<Pos>,
+    ) -> Result<(), Diagnostic> {
+        let value = value.general();
+        let home = self
+            .attr_home(class, name)
+            .map_err(|(a, b)| self.attr_conflict(class, name, &a, &b, g, pos))?;
+        self.schedule_all(home.moved_readers);
+        let key = (home.class.clone(), name.to_string());
+        let old = self.classdefs.attrs[&key].value.clone();
+        let Some(new) = self.join(&old, &value) else {
+            return Err(self.attr_conflict(&home.class, name, &old, &value, g, pos));
+        };
+        let new = self.containers.resolve(&new);
+        let attr = self.classdefs.attrs.get_mut(&key).expect("home exists");
+        if !attr.sources.iter().any(|(v, _, _)| *v == value) {
+            attr.sources.push((value.clone(), g, pos));
+        }
+        if new != old {
+            attr.value = new;
+            let readers: Vec<_> = attr.readers.iter().copied().collect();
+            self.schedule_all(readers);
+        }
+        Ok(())
+    }
+
+    /// "attribute 'x' of instances of C is an int here (...) and a str here (...)".
+    fn attr_conflict(
+        &self,
+        class: &str,
+        name: &str,
+        old: &SomeValue,
+        new: &SomeValue,
+        g: usize,
+        pos: Option<Pos>,
+    ) -> Diagnostic {
+        let old_where = self
+            .classdefs
+            .attrs
+            .get(&(class.to_string(), name.to_string()))
+            .and_then(|a| {
+                a.sources
+                    .iter()
+                    .find(|(v, _, _)| super::union(v, new).is_none())
+            })
+            .map(|(_, sg, spos)| self.attr_source(*sg, *spos))
+            .unwrap_or_else(|| "before".into());
+        let message = format!(
+            "attribute '{name}' of {} instances is {} here ({old_where}) and {} here ({}); \
+             RPython needs one type for each attribute",
+            short(class),
+            old.describe(),
+            new.describe(),
+            self.attr_source(g, pos),
+        );
+        let g = if g == usize::MAX { 0 } else { g };
+        self.error(g, pos, message)
+    }
+
+    fn attr_source(&self, g: usize, pos: Option<Pos>) -> String {
+        if g == usize::MAX {
+            return "a prebuilt instance".into();
+        }
+        match pos {
+            Some(_) => super::provenance::describe_pos(pos, self.source),
+            None => format!("in {}()", self.graph(g).name),
+        }
+    }
+
+    /// `obj.name` on an instance of `class`, read in block `b` of `g`.
+    pub(super) fn read_attr(
+        &mut self,
+        g: usize,
+        b: BlockId,
+        class: &str,
+        name: &str,
+        pos: Option<Pos>,
+    ) -> Result<SomeValue, Diagnostic> {
+        if let Some((_, Constant::Func(f))) = self.classdefs.class_attr(class, name) {
+            return Ok(self.bound_methods(g, b, class, name, &f));
+        }
+        let home = self
+            .attr_home(class, name)
+            .map_err(|(a, c)| self.attr_conflict(class, name, &a, &c, g, pos))?;
+        self.schedule_all(home.moved_readers);
+        let key = (home.class.clone(), name.to_string());
+        let attr = self.classdefs.attrs.get_mut(&key).expect("home exists");
+        attr.readers.insert((g, b));
+        let mut value = attr.value.clone();
+        // Class attributes of that name, the instance's class's and every
+        // subclass's that overrides it.
+        let mut classes = vec![class.to_string()];
+        classes.extend(self.classdefs.subclasses(class));
+        let mut constants = Vec::new();
+        for c in classes {
+            if let Some((_, k)) = self.classdefs.class_attr(&c, name) {
+                if !constants.contains(&k) {
+                    constants.push(k);
+                }
+            }
+        }
+        for k in constants {
+            let v = self.constant(&k).general();
+            value = self
+                .join(&value, &v)
+                .ok_or_else(|| self.attr_conflict(&home.class, name, &value, &v, g, pos))?;
+        }
+        if value == SomeValue::Impossible {
+            return Err(self.error(
+                g,
+                pos,
+                format!(
+                    "{} instances have no attribute '{name}': no code sets it (write \
+                     'self.{name} = ...' in __init__, or give the class a default)",
+                    short(class)
+                ),
+            ));
+        }
+        Ok(value)
+    }
+
+    /// The bound methods `obj.name` may be for an instance of `class` whose
+    /// class defines it as function `found`: that implementation and every
+    /// override in a subclass with instances, each bound to the class it is
+    /// defined in when that is below `class`. A static method is its function.
+    fn bound_methods(
+        &mut self,
+        g: usize,
+        b: BlockId,
+        class: &str,
+        name: &str,
+        found: &str,
+    ) -> SomeValue {
+        let is_static = self
+            .graph_index
+            .get(found)
+            .is_some_and(|&i| self.graph(i).hints.iter().any(|h| h == "staticmethod"));
+        if is_static {
+            return SomeValue::function(found.to_string());
+        }
+        self.classdefs.method_readers.insert((g, b));
+        let mut candidates = vec![class.to_string()];
+        candidates.extend(
+            self.classdefs
+                .subclasses(class)
+                .into_iter()
+                .filter(|c| self.classdefs.instantiated.contains(c)),
+        );
+        let mut descs = Vec::new();
+        for c in candidates {
+            let Some((owner, Constant::Func(func))) = self.classdefs.class_attr(&c, name) else {
+                continue;
+            };
+            let self_class = if self.classdefs.is_subclass(&owner, class) {
+                owner
+            } else {
+                class.to_string()
+            };
+            let desc = Desc::Method {
+                class: self_class,
+                func,
+            };
+            if !descs.contains(&desc) {
+                descs.push(desc);
+            }
+        }
+        descs.sort();
+        SomeValue::Pbc {
+            descs,
+            can_be_none: false,
+        }
+    }
+
+    /// `isinstance(x, C)`: known when x's class decides it.
+    pub(super) fn isinstance(&self, value: &SomeValue, class: &SomeValue) -> Option<SomeValue> {
+        let SomeValue::Pbc { descs, .. } = class else {
+            return None;
+        };
+        let [Desc::Class(c)] = descs.as_slice() else {
+            return None;
+        };
+        Some(match value {
+            SomeValue::Instance {
+                class: k,
+                can_be_none,
+            } => {
+                if !can_be_none && self.classdefs.is_subclass(k, c) {
+                    SomeValue::Const(Known::Bool(true))
+                } else if self.classdefs.is_subclass(c, k) || self.classdefs.is_subclass(k, c) {
+                    SomeValue::Bool
+                } else {
+                    SomeValue::Const(Known::Bool(false))
+                }
+            }
+            SomeValue::None => SomeValue::Const(Known::Bool(false)),
+            _ => SomeValue::Bool,
+        })
+    }
+
+    /// The join of instances of two different classes: their common base.
+    pub(super) fn join_instances(&self, a: &SomeValue, b: &SomeValue) -> Option<SomeValue> {
+        match (a, b) {
+            (
+                SomeValue::Instance {
+                    class: c1,
+                    can_be_none: n1,
+                },
+                SomeValue::Instance {
+                    class: c2,
+                    can_be_none: n2,
+                },
+            ) if c1 != c2 => Some(SomeValue::Instance {
+                class: self.classdefs.common_base(c1, c2)?,
+                can_be_none: *n1 || *n2,
+            }),
+            _ => None,
+        }
+    }
+
+    /// Building an instance of program class `class` with `args`: its
+    /// `__init__` (the nearest one) is called with the instance first.
+    pub(super) fn instantiate_call(
+        &mut self,
+        g: usize,
+        b: BlockId,
+        op: &rpy_ir::graph::SpaceOperation,
+        class: &str,
+        args: &[SomeValue],
+    ) -> Result<SomeValue, Diagnostic> {
+        self.instantiate(class);
+        let instance = SomeValue::Instance {
+            class: class.to_string(),
+            can_be_none: false,
+        };
+        match self.classdefs.class_attr(class, "__init__") {
+            Some((_, Constant::Func(init))) => {
+                let mut all = vec![instance.clone()];
+                all.extend(args.iter().cloned());
+                self.call(g, b, op, &init, &all, 1)?;
+            }
+            _ if !args.is_empty() => {
+                return Err(self.error(
+                    g,
+                    op.pos,
+                    format!(
+                        "{}() takes no arguments (the class has no __init__) but is called with {}",
+                        short(class),
+                        args.len()
+                    ),
+                ))
+            }
+            _ => {}
+        }
+        Ok(instance)
+    }
+}
+
+/// A class as a message names it: without the main module's prefix.
+pub(super) fn short(class: &str) -> &str {
+    class.strip_prefix("__main__.").unwrap_or(class)
+}
+
+impl<'p> Annotator<'p> {
+    /// `value` where `isinstance(value, class)` holds: an instance of
+    /// `class` when that is below its class, never None.
+    pub(super) fn narrow_to_instance(&self, value: SomeValue, class: &str) -> SomeValue {
+        match &value {
+            SomeValue::Instance { class: k, .. } if self.classdefs.is_subclass(class, k) => {
+                SomeValue::Instance {
+                    class: class.to_string(),
+                    can_be_none: false,
+                }
+            }
+            _ => value.without_none(),
+        }
+    }
+}
