@@ -122,12 +122,15 @@ impl<'a> FnBuilder<'_, 'a> {
     }
 
     /// The parameters of the methods named `name`, when the program
-    /// defines some and all have parameters of the same names after `self`.
+    /// defines some and all have parameters of the same names after `self`
+    /// (and all or none a `*args`, which a builtin type's method of that
+    /// name must not be taken for).
     fn method_signature(&self, name: &str) -> Option<Signature<'a>> {
         let program = self.m.program.clone();
         let names = |ps: &[Param]| ps.iter().map(|p| p.name.clone()).collect::<Vec<_>>();
         let mut found: Option<(&String, &'a [Param])> = None;
         let mut others = Vec::new();
+        let mut star = None;
         for graph in program.methods.get(name)? {
             let def: &FuncDef<'a> = &program.functions[graph];
             let is_static = program
@@ -136,7 +139,13 @@ impl<'a> FnBuilder<'_, 'a> {
                 .get(graph)
                 .is_some_and(|h| h.iter().any(|h| h == crate::flow::STATIC_METHOD_HINT));
             let skip = usize::from(!is_static);
-            if def.params.len() < skip || def.star_args.is_some() {
+            if def.params.len() < skip {
+                return None;
+            }
+            let has_star = def.star_args.is_some();
+            if *star.get_or_insert(has_star) != has_star
+                || (has_star && crate::objinterp::is_builtin_method_name(name))
+            {
                 return None;
             }
             let params: &'a [Param] = &def.params[skip..];
@@ -150,7 +159,7 @@ impl<'a> FnBuilder<'_, 'a> {
             shown: graph.clone(),
             params,
             others,
-            star: false,
+            star: star.unwrap_or(false),
         })
     }
 

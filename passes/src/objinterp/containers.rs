@@ -704,6 +704,20 @@ pub struct MethodObj {
     pub name: &'static str,
 }
 
+/// Whether `name` is a method of a builtin type (list, dict, tuple, str) in
+/// either dialect: a call `x.name(...)` may be one.
+pub fn is_builtin_method_name(name: &str) -> bool {
+    [
+        LIST_METHODS,
+        DICT_METHODS,
+        DICT_METHODS_PY2,
+        TUPLE_METHODS,
+        STR_METHODS,
+    ]
+    .iter()
+    .any(|names| names.contains(&name))
+}
+
 const LIST_METHODS: &[&str] = &[
     "append", "pop", "extend", "insert", "reverse", "index", "count", "remove",
 ];

@@ -28,6 +28,7 @@ mod rlib;
 mod strmethods;
 mod value;
 
+pub use containers::is_builtin_method_name;
 pub use ops::{Exc, Op};
 pub use value::ObjValue;
 

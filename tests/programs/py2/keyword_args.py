@@ -43,6 +43,11 @@ class Counter(object):
         self.value += self.step * times
         return self.value
 
+    def bump_all(self, *amounts):
+        for a in amounts:
+            self.value += a
+        return len(amounts)
+
     def show(self, prefix="counter", suffix=""):
         return prefix + "=" + str(self.value) + suffix
 
@@ -98,6 +103,10 @@ def entry_point(argv):
     print clamp(*(n, 1, 2))
     print SUMS[0] + SUMS[1] + SUMS[2]
     print CRATE.render(prefix="crate")
+    c.bump_all()
+    c.bump_all(1, 2, n)
+    c.bump_all(*PAIR)
+    print c.show(prefix="after bump_all")
     return 0
 
 
