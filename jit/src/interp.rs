@@ -72,12 +72,14 @@ pub enum Outcome {
 /// The memory a run allocates; freed when dropped.
 #[derive(Default)]
 pub struct Heap {
-    blocks: Vec<(usize, Layout)>,
+    /// By address: every access is checked to fall inside one (a loop that
+    /// allocates makes many, so the lookup must not scan them all).
+    blocks: std::collections::BTreeMap<usize, Layout>,
 }
 
 impl Drop for Heap {
     fn drop(&mut self) {
-        for (p, l) in self.blocks.drain(..) {
+        for (p, l) in std::mem::take(&mut self.blocks) {
             // SAFETY: every block was allocated by `alloc` with this layout.
             unsafe { dealloc(p as *mut u8, l) }
         }
@@ -96,7 +98,7 @@ impl Heap {
         if p.is_null() {
             return None;
         }
-        self.blocks.push((p as usize, layout));
+        self.blocks.insert(p as usize, layout);
         Some(p as usize)
     }
 
@@ -104,10 +106,12 @@ impl Heap {
         if addr == 0 {
             return Err("null pointer dereference".into());
         }
+        // the block starting at or below addr is the only one that can hold it
         let ok = self
             .blocks
-            .iter()
-            .any(|(p, l)| addr >= *p && addr.checked_add(size).is_some_and(|e| e <= p + l.size()));
+            .range(..=addr)
+            .next_back()
+            .is_some_and(|(p, l)| addr.checked_add(size).is_some_and(|e| e <= p + l.size()));
         if ok {
             Ok(())
         } else {
