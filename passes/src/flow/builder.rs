@@ -1672,14 +1672,20 @@ impl FnBuilder<'_, '_> {
         let f = self.pop();
         // `obj.name(...)` may call a builtin type's method of the same name
         // as the program's: without keywords, only leaving out parameters
-        // that have defaults makes it the program's method.
-        let is_method = matches!(func.kind, ExprKind::Attribute { .. }) && f.as_var().is_some();
+        // that have defaults makes it the program's method, and not when a
+        // builtin type has a method of that name (`l.pop()`).
+        let method_name = match &func.kind {
+            ExprKind::Attribute { attr, .. } if f.as_var().is_some() => Some(attr.as_str()),
+            _ => None,
+        };
+        let may_be_builtin = method_name.is_some_and(crate::objinterp::is_builtin_method_name);
         let bind = signature.as_ref().filter(|sig| {
             !keywords.is_empty()
-                || !is_method
+                || method_name.is_none()
                 || sig.star
                 || star.is_some()
-                || (vals.len() < sig.params.len()
+                || (!may_be_builtin
+                    && vals.len() < sig.params.len()
                     && sig.params[vals.len()..].iter().all(|p| p.default.is_some()))
         });
         let vals = match bind {

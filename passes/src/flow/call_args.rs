@@ -604,6 +604,28 @@ mod tests {
     }
 
     #[test]
+    fn a_method_named_like_a_builtin_types_gets_no_defaults_by_position() {
+        // `l.pop()` may be a list's: the program's `pop(self, i=0)` must not
+        // fill in its default; `s.size()` is only the program's.
+        let p = flow(
+            "class Stack(object):\n    def __init__(self):\n        self.items = [1]\n\n\
+             \x20   def pop(self, i=0):\n        return self.items[i]\n\n\
+             \x20   def size(self, extra=0):\n        return len(self.items) + extra\n\n\
+             def entry_point(argv):\n    l = [1, 2]\n    s = Stack()\n    return l.pop() + s.size()\n",
+        )
+        .unwrap();
+        let g = p.graph("entry_point").unwrap();
+        let calls: Vec<usize> = g
+            .blocks
+            .iter()
+            .flat_map(|b| &b.operations)
+            .filter(|op| op.opname == "simple_call" && op.args[0].as_var().is_some())
+            .map(|op| op.args.len() - 1)
+            .collect();
+        assert_eq!(calls, vec![0, 1]);
+    }
+
+    #[test]
     fn binding_errors_name_the_parameter() {
         let body = |call: &str| {
             format!("def f(a, b=[]):\n    return a\n\ndef entry_point(argv):\n    return {call}\n")
