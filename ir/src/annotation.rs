@@ -313,14 +313,16 @@ impl SomeValue {
                 def.value.describe_plural()
             ),
             SomeValue::Iterator(over) => format!("an iterator over {}", over.describe()),
-            SomeValue::Instance { class, .. } => or_none(format!("an instance of {class}")),
+            SomeValue::Instance { class, .. } => {
+                or_none(format!("an instance of {}", user_class_name(class)))
+            }
             SomeValue::Pbc { descs, .. } => {
                 let names: Vec<String> = descs
                     .iter()
                     .map(|d| match d {
                         Desc::Function(n) => format!("the function {n}"),
-                        Desc::Method { class, func } => format!("the method {class}.{func}"),
-                        Desc::Class(c) => format!("the class {c}"),
+                        Desc::Method { func, .. } => format!("the method {func}"),
+                        Desc::Class(c) => format!("the class {}", user_class_name(c)),
                         Desc::Frozen(o) => format!("the prebuilt object {o}"),
                     })
                     .collect();
@@ -727,6 +729,12 @@ impl fmt::Display for SomeValue {
             other => f.write_str(other.kind_name()),
         }
     }
+}
+
+/// A class as messages name it: the main module's classes by their own
+/// name, the others' with their module (`shapes.Square`).
+pub fn user_class_name(class: &str) -> &str {
+    class.strip_prefix("__main__.").unwrap_or(class)
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@
 //! subclass's that has instances.
 
 use super::Annotator;
-use rpy_ir::annotation::{Desc, Known, SomeValue};
+use rpy_ir::annotation::{user_class_name as short, Desc, Known, SomeValue};
 use rpy_ir::diag::{Diagnostic, Pos};
 use rpy_ir::graph::{BlockId, Constant, Flow, PrebuiltObject, Program};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -391,8 +391,34 @@ impl<'p> Annotator<'p> {
         }
     }
 
-    /// `isinstance(x, C)`: known when x's class decides it.
+    /// `type(x)` of an instance of `class`: its class or any subclass with
+    /// instances.
+    pub(super) fn classes_of(&mut self, g: usize, b: BlockId, class: &str) -> SomeValue {
+        self.classdefs.method_readers.insert((g, b));
+        let mut descs = vec![Desc::Class(class.to_string())];
+        descs.extend(
+            self.classdefs
+                .subclasses(class)
+                .into_iter()
+                .filter(|c| self.classdefs.instantiated.contains(c))
+                .map(Desc::Class),
+        );
+        descs.sort();
+        SomeValue::Pbc {
+            descs,
+            can_be_none: false,
+        }
+    }
+
+    /// `isinstance(x, C)`: known when x's class decides it; a tuple of
+    /// classes is a bool.
     pub(super) fn isinstance(&self, value: &SomeValue, class: &SomeValue) -> Option<SomeValue> {
+        if let SomeValue::Tuple(classes) = class {
+            return classes
+                .iter()
+                .all(|c| matches!(c, SomeValue::Pbc { .. }))
+                .then_some(SomeValue::Bool);
+        }
         let SomeValue::Pbc { descs, .. } = class else {
             return None;
         };
@@ -473,11 +499,6 @@ impl<'p> Annotator<'p> {
         }
         Ok(instance)
     }
-}
-
-/// A class as a message names it: without the main module's prefix.
-pub(super) fn short(class: &str) -> &str {
-    class.strip_prefix("__main__.").unwrap_or(class)
 }
 
 impl<'p> Annotator<'p> {

@@ -555,6 +555,16 @@ impl<'p> Annotator<'p> {
         let pos =
             provenance::source_pos(self.program, self.source, new_g, &new_root).or(origin.pos());
         let d = self.error(new_g, pos, message);
+        if let (SomeValue::Instance { class: a, .. }, SomeValue::Instance { class: b, .. }) =
+            (old, new)
+        {
+            return d.with_note(format!(
+                "{} and {} have no common base class; to keep both in one variable, \
+                 derive them from one base class and use its methods",
+                rpy_ir::annotation::user_class_name(a),
+                rpy_ir::annotation::user_class_name(b)
+            ));
+        }
         let name = self.graph(g).vars[var.0 as usize].name.as_deref();
         match (name, &d.source_line) {
             (Some(name), Some(line)) if binds_in_comprehension(line, name) => d.with_note(format!(
@@ -877,15 +887,21 @@ impl<'p> Annotator<'p> {
                 if let ("issubclass", [class, base]) = (name.as_str(), rest) {
                     return self.issubclass(class, base).ok_or_else(|| untypable(self));
                 }
-                if let ("isinstance", [value, class]) = (name.as_str(), rest) {
-                    if let Some(result) = self.isinstance(value, class) {
+                if let ("isinstance", [value, classes]) = (name.as_str(), rest) {
+                    if let Some(result) = self.isinstance(value, classes) {
                         return Ok(result);
                     }
+                }
+                if let ("type", [SomeValue::Instance { class, .. }]) = (name.as_str(), rest) {
+                    return Ok(self.classes_of(g, b, class));
                 }
                 self.general_op(g, b, index, op, &general)
                     .ok_or_else(|| untypable(self))?
             }
             ("getitem", [SomeValue::Tuple(items), i]) => self.tuple_item(g, op, items, i.known()),
+            // A JIT hint (`driver.jit_merge_point(...)`): nothing at run time
+            // before the JIT; its arguments may be anything.
+            ("jit_marker", _) => Ok(SomeValue::None),
             ("getattr", [SomeValue::Instance { class, .. }, _]) => match op.args[1].as_const() {
                 Some(Constant::Name(attr)) => self.read_attr(g, b, class, attr, op.pos),
                 _ => Err(untypable(self)),
