@@ -333,3 +333,102 @@ fn a_handler_receives_the_programs_own_exception_classes() {
         "SomeException(__main__.Negative)"
     );
 }
+
+const SHAPES: &str =
+    "class Shape(object):\n    sides = 0\n\n    def __init__(self, name):\n        \
+self.name = name\n\n    def area(self):\n        return 0\n\n\
+class Square(Shape):\n    sides = 4\n\n    def __init__(self, side):\n        \
+Shape.__init__(self, 'square')\n        self.side = side\n\n    def area(self):\n        \
+return self.side * self.side\n\n\
+class Rect(Shape):\n    def __init__(self, w):\n        Shape.__init__(self, 'rect')\n        \
+self.w = w\n\n    def area(self):\n        return self.w * 1.5\n\n";
+
+fn instance(class: &str) -> SomeValue {
+    SomeValue::Instance {
+        class: format!("__main__.{class}"),
+        can_be_none: false,
+    }
+}
+
+#[test]
+fn instances_of_two_subclasses_join_at_their_common_base() {
+    let body = format!(
+        "{SHAPES}def pick(n):\n    if n > 1:\n        return Square(2)\n    return Rect(3)\n\n\
+         def entry_point(argv):\n    s = pick(len(argv))\n    return 0\n"
+    );
+    assert_eq!(annotation_of(&body, "entry_point", "s"), instance("Shape"));
+}
+
+#[test]
+fn a_method_call_through_a_base_calls_every_override_with_instances() {
+    let body = format!(
+        "{SHAPES}def entry_point(argv):\n    if len(argv) > 1:\n        s = Square(2)\n    \
+         else:\n        s = Rect(3)\n    a = s.area()\n    return 0\n"
+    );
+    // Square.area gives an int, Rect.area a float: the call gives their join.
+    assert_eq!(annotation_of(&body, "entry_point", "a"), SomeValue::Float);
+    // Each override runs with self of its own class.
+    assert_eq!(annotation_of(&body, "Rect.area", "self"), instance("Rect"));
+}
+
+#[test]
+fn an_attribute_is_the_union_of_what_is_stored_and_class_attributes() {
+    let body = format!(
+        "{SHAPES}def entry_point(argv):\n    s = Square(2)\n    s.side = -1\n    \
+         n = s.side\n    k = s.sides\n    return 0\n"
+    );
+    assert_eq!(annotation_of(&body, "entry_point", "n"), SomeValue::int());
+    let k = annotation_of(&body, "entry_point", "k");
+    assert_eq!(k.general(), SomeValue::nonneg_int(), "{k}");
+}
+
+#[test]
+fn an_attribute_read_through_a_base_moves_up_from_the_subclass() {
+    let body = "class A(object):\n    pass\n\nclass B(A):\n    def __init__(self):\n        \
+                self.x = 1\n\n\
+                def read(a):\n    return a.x\n\n\
+                def entry_point(argv):\n    b = B()\n    y = read(A())\n    z = read(b)\n    \
+                return 0\n";
+    assert_eq!(
+        annotation_of(body, "entry_point", "y").general(),
+        SomeValue::nonneg_int()
+    );
+}
+
+#[test]
+fn generalizing_an_attribute_reflows_its_readers() {
+    let body = "class Box(object):\n    def __init__(self):\n        self.v = 0\n\n\
+                def read(b):\n    return b.v\n\n\
+                def entry_point(argv):\n    b = Box()\n    r = read(b)\n    b.v = -5\n    \
+                return 0\n";
+    assert_eq!(annotation_of(body, "entry_point", "r"), SomeValue::int());
+}
+
+#[test]
+fn isinstance_narrows_the_branch_where_it_holds() {
+    let body = format!(
+        "{SHAPES}def entry_point(argv):\n    if len(argv) > 1:\n        s = Square(2)\n    \
+         else:\n        s = Rect(3)\n    if isinstance(s, Square):\n        \
+         return side_of(s)\n    return 0\n\n\
+         def side_of(square):\n    return square.side\n"
+    );
+    assert_eq!(
+        annotation_of(&body, "side_of", "square"),
+        instance("Square")
+    );
+}
+
+#[test]
+fn class_errors_say_what_to_do() {
+    let unset = error_of(
+        "class P(object):\n    def __init__(self):\n        self.x = 1\n\n\
+         def entry_point(argv):\n    p = P()\n    return p.y\n",
+    );
+    assert!(unset.contains("no code sets it"), "{unset}");
+    let unrelated = error_of(
+        "class A(object):\n    pass\n\nclass B(object):\n    pass\n\n\
+         def entry_point(argv):\n    x = A()\n    if len(argv) > 1:\n        x = B()\n    \
+         print(x)\n    return 0\n",
+    );
+    assert!(unrelated.contains("no common base class"), "{unrelated}");
+}
