@@ -119,6 +119,23 @@ impl Optimization for OptHeap {
         }
     }
 
+    fn replace_read(&mut self, r: &RememberedRead) {
+        match r.place {
+            ReadPlace::Field(offset) => {
+                self.fields
+                    .entry(offset)
+                    .or_default()
+                    .insert(r.object, r.value);
+            }
+            ReadPlace::Item(d, i) => {
+                self.items
+                    .entry(d)
+                    .or_default()
+                    .insert((r.object, i), r.value);
+            }
+        }
+    }
+
     fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
         let name = op.name();
         let descr = op.descr.map(|d| sh.trace.header.descrs[d].data.clone());

@@ -252,6 +252,9 @@ pub trait Optimization {
     }
     /// For `unroll`: forgets the remembered contents `keep` rejects.
     fn retain_reads(&mut self, _keep: &dyn Fn(&RememberedRead) -> bool) {}
+    /// For `unroll`: from now on, the memory holds `r` (a label box that
+    /// carries the value of a memory fact into the loop).
+    fn replace_read(&mut self, _r: &RememberedRead) {}
     /// A copy of this optimization in its present state, for a run that
     /// goes on from the same point (`unroll` optimizes the loop body again
     /// from one optimized preamble). State shared between members of the

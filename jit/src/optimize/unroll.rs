@@ -21,16 +21,21 @@
 //!   bound the preamble proved (or none).
 //!
 //! Memory contents the heap cache knows at the end of the preamble for
-//! loop-invariant objects stay known in the body.
+//! loop-invariant objects stay known in the body: the same value every
+//! iteration, or, when the body changes it, a value of its own each
+//! iteration, which the label takes and the jump passes (what the heap
+//! cache knows the memory holds at the end of the body), so the loop does
+//! not read it back.
 //!
 //! The assumptions are optimistic: after optimizing the body, the values the
 //! jump passes must satisfy them again (the same constant, the same box,
 //! a virtual of the same shape, a bound inside the assumed one, the memory
-//! still holding the same value); then, by induction, they hold at every
-//! iteration. When one does not, it is weakened (constant or invariant ->
-//! fresh with its bound -> fresh without bound; virtual -> fresh; a memory
-//! fact is dropped) and the whole trace is optimized again. Every round
-//! weakens something, so this ends.
+//! still holding the same value, or a known one when carried); then, by
+//! induction, they hold at every iteration. When one does not, it is
+//! weakened (constant or invariant -> fresh with its bound -> fresh without
+//! bound; virtual -> fresh; a memory fact the same -> carried by the label
+//! -> dropped) and the whole trace is optimized again. Every round weakens
+//! something, so this ends.
 //!
 //! The preamble falls through into the label, so the label's fresh boxes
 //! get the preamble's values by `same_as` copies just before it; a copy
@@ -134,6 +139,12 @@ type Path = Vec<usize>;
 
 /// How far each assumption has been weakened (0: the most optimistic).
 type Levels = WordMap<Path, u8>;
+
+/// How far each memory fact of the preamble has been weakened: 0, the same
+/// value every iteration; 1, a value of its own each iteration, passed by
+/// the jump to a label box (what the body stored there last); 2, not
+/// known in the body.
+type ReadLevels = WordMap<(Value, ReadPlace), u8>;
 
 fn virtual_of(run: &Run, v: Value) -> Option<(BoxId, VirtualShape)> {
     let b = run.sh.resolve(v).as_box()?;
@@ -358,11 +369,7 @@ fn through_chain(run: &mut Run, values: Vec<Value>) -> Result<Vec<Value>, String
 
 /// The memory facts kept at the label: those about constants and
 /// loop-invariant values (and what they lead to), not weakened before.
-fn kept_reads(
-    run: &Run,
-    plans: &[Assume],
-    dropped: &WordSet<(Value, ReadPlace)>,
-) -> Vec<RememberedRead> {
+fn kept_reads(run: &Run, plans: &[Assume], read_levels: &ReadLevels) -> Vec<RememberedRead> {
     fn same_values(a: &Assume, out: &mut WordSet<Value>) {
         match a {
             Assume::Same(v) => {
@@ -384,7 +391,7 @@ fn kept_reads(
             value: sh.resolve(r.value),
             ..r
         })
-        .filter(|r| !dropped.contains(&(r.object, r.place)))
+        .filter(|r| read_levels.get(&(r.object, r.place)).copied().unwrap_or(0) < 2)
         .collect();
     let is_stable = |stable: &WordSet<Value>, v: Value| v.is_const() || stable.contains(&v);
     loop {
@@ -427,7 +434,7 @@ pub(super) fn optimize_loop(trace: &Trace, chain: &[&str]) -> Result<Option<Trac
         return Ok(None);
     };
     let mut levels = carried_levels(&lp);
-    let mut dropped = WordSet::default();
+    let mut read_levels = ReadLevels::default();
     // the preamble is the same in every round. Most loops need one round,
     // which takes the optimized preamble itself; when it fails, the
     // preamble is optimized again and each further round continues from
@@ -439,14 +446,17 @@ pub(super) fn optimize_loop(trace: &Trace, chain: &[&str]) -> Result<Option<Trac
             None => start.insert(optimize_preamble(trace, &lp, chain)?).fork(),
             Some(s) => s.fork(),
         };
-        match peel(trace, &lp, run, &levels, &dropped, false)? {
+        match peel(trace, &lp, run, &levels, &read_levels, false)? {
             Peeled::Done(t) => return Ok(Some(t)),
             Peeled::Retry { broken, reads } => {
                 for p in broken {
                     let l = levels.entry(p).or_insert(0);
                     *l = (*l + 1).min(2);
                 }
-                dropped.extend(reads);
+                for r in reads {
+                    let l = read_levels.entry(r).or_insert(0);
+                    *l = (*l + 1).min(2);
+                }
             }
         }
     }
@@ -455,7 +465,7 @@ pub(super) fn optimize_loop(trace: &Trace, chain: &[&str]) -> Result<Option<Trac
         Some(s) => s,
         None => optimize_preamble(trace, &lp, chain)?,
     };
-    match peel(trace, &lp, start, &levels, &dropped, true)? {
+    match peel(trace, &lp, start, &levels, &read_levels, true)? {
         Peeled::Done(t) => Ok(Some(t)),
         Peeled::Retry { .. } => Err("internal error: peeling assumed nothing and failed".into()),
     }
@@ -521,7 +531,7 @@ fn peel(
     lp: &Loop,
     mut run: Run,
     levels: &Levels,
-    dropped: &WordSet<(Value, ReadPlace)>,
+    read_levels: &ReadLevels,
     assume_nothing: bool,
 ) -> Result<Peeled, String> {
     // the end of the preamble: what each header box holds now
@@ -543,11 +553,19 @@ fn peel(
     for (a, v) in plans.iter().zip(&ends) {
         flatten(&run, a, *v, &mut flat);
     }
-    let mut reads = kept_reads(&run, &plans, dropped);
+    let mut reads = kept_reads(&run, &plans, read_levels);
     if assume_nothing {
         reads.clear();
     }
     let keep: WordSet<(Value, ReadPlace)> = reads.iter().map(|r| (r.object, r.place)).collect();
+    // the facts whose value changes from one iteration to the next: the
+    // label takes it, starting from the preamble's
+    let carried: Vec<RememberedRead> = reads
+        .iter()
+        .filter(|r| read_levels.get(&(r.object, r.place)) == Some(&1))
+        .copied()
+        .collect();
+    flat.extend(carried.iter().map(|r| r.value));
     let entry_values = through_chain(&mut run, flat)?;
 
     // the label, its boxes set from the preamble's values
@@ -559,6 +577,11 @@ fn peel(
         let v = enter(&mut run, a, &mut label, &mut rebuild);
         rename[*h] = Some(v);
     }
+    let carried_boxes: Vec<Value> = carried
+        .iter()
+        .map(|r| Value::Box(run.sh.new_box(run.sh.kind(r.value))))
+        .collect();
+    label.extend(carried_boxes.iter().copied());
     for (slot, v) in label.iter().zip(&entry_values) {
         let same_as = match run.sh.kind(*v) {
             Kind::Float => "same_as_f",
@@ -574,6 +597,9 @@ fn peel(
     let keep_read = |r: &RememberedRead| keep.contains(&(sh.resolve(r.object), r.place));
     for o in run.chain.iter_mut() {
         o.retain_reads(&keep_read);
+        for (r, b) in carried.iter().zip(&carried_boxes) {
+            o.replace_read(&RememberedRead { value: *b, ..*r });
+        }
     }
 
     // the peeled body
@@ -614,9 +640,15 @@ fn peel(
         .flat_map(|o| o.remembered_reads())
         .map(|r| ((run.sh.resolve(r.object), r.place), run.sh.resolve(r.value)))
         .collect();
+    // a fact kept must hold the same value again; a carried one must still
+    // be known, its value going to the label
+    let is_carried = |r: &RememberedRead| read_levels.get(&(r.object, r.place)) == Some(&1);
     let lost: Vec<(Value, ReadPlace)> = reads
         .iter()
-        .filter(|r| now.get(&(r.object, r.place)) != Some(&run.sh.resolve(r.value)))
+        .filter(|r| match now.get(&(r.object, r.place)) {
+            Some(v) => !is_carried(r) && *v != run.sh.resolve(r.value),
+            None => true,
+        })
         .map(|r| (r.object, r.place))
         .collect();
     if !broken.is_empty() || !lost.is_empty() {
@@ -629,6 +661,11 @@ fn peel(
     for (a, v) in plans.iter().zip(&jump_values) {
         flatten(&run, a, *v, &mut flat);
     }
+    flat.extend(
+        carried
+            .iter()
+            .filter_map(|r| now.get(&(r.object, r.place)).copied()),
+    );
     let jump_args = through_chain(&mut run, flat)?;
     run.sh.output(Op::new(opc("jump"), jump_args, None));
     let mut out = run.sh.into_trace(trace);
