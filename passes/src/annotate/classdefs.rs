@@ -325,6 +325,19 @@ impl<'p> Annotator<'p> {
                 .join(&value, &v)
                 .ok_or_else(|| self.attr_conflict(&home.class, name, &value, &v, g, pos))?;
         }
+        if value == SomeValue::Impossible && self.is_exception_class(class) {
+            if let "args" | "message" = name {
+                return Err(self.error(
+                    g,
+                    pos,
+                    format!(
+                        "RPython exceptions have no '{name}': give {} an attribute for what \
+                         the handler needs ('self.detail = detail' in its __init__) and read that",
+                        short(class)
+                    ),
+                ));
+            }
+        }
         if value == SomeValue::Impossible {
             return Err(self.error(
                 g,
@@ -514,5 +527,79 @@ impl<'p> Annotator<'p> {
             }
             _ => value.without_none(),
         }
+    }
+}
+
+/// The builtin a program exception class's `__init__` is when the program
+/// does not define one (`EvalError.__init__(self, msg)` in a subclass).
+pub(super) const BASE_EXCEPTION_INIT: &str = "BaseException.__init__";
+
+impl<'p> Annotator<'p> {
+    fn is_exception_class(&self, class: &str) -> bool {
+        self.hierarchy.is_subclass(class, "BaseException")
+    }
+
+    /// What `self` is in a method of `class`: an exception of that class
+    /// for an exception class, else an instance.
+    pub(super) fn instance_of(&self, class: &str) -> SomeValue {
+        if self.is_exception_class(class) {
+            SomeValue::Exception(vec![class.to_string()])
+        } else {
+            SomeValue::Instance {
+                class: class.to_string(),
+                can_be_none: false,
+            }
+        }
+    }
+
+    /// The program class whose attributes an exception of these classes
+    /// has: their common base, when every one is the program's.
+    pub(super) fn exception_class(&self, exception: &SomeValue) -> Option<String> {
+        let SomeValue::Exception(classes) = exception else {
+            return None;
+        };
+        let (first, rest) = classes.split_first()?;
+        if !classes.iter().all(|c| self.classdefs.is_program_class(c)) {
+            return None;
+        }
+        rest.iter()
+            .try_fold(first.clone(), |acc, c| self.classdefs.common_base(&acc, c))
+    }
+
+    /// `C.name` of program class `class`: a method is its function, a class
+    /// attribute its value; `__init__` of an exception class the program
+    /// gives none is the builtin one.
+    pub(super) fn class_getattr(&mut self, class: &str, name: &str) -> Option<SomeValue> {
+        match self.classdefs.class_attr(class, name) {
+            Some((_, Constant::Func(f))) => Some(SomeValue::function(f)),
+            Some((_, value)) => Some(self.constant(&value)),
+            None if name == "__init__" && self.is_exception_class(class) => {
+                Some(SomeValue::Builtin(BASE_EXCEPTION_INIT.into()))
+            }
+            None => None,
+        }
+    }
+
+    /// `E(args)` of an exception class: the program's `__init__` runs with
+    /// the new exception as self.
+    pub(super) fn build_exception(
+        &mut self,
+        g: usize,
+        b: BlockId,
+        op: &rpy_ir::graph::SpaceOperation,
+        class: &str,
+        args: &[SomeValue],
+    ) -> Result<SomeValue, Diagnostic> {
+        let exception = SomeValue::Exception(vec![class.to_string()]);
+        if !self.classdefs.is_program_class(class) {
+            return Ok(exception);
+        }
+        self.instantiate(class);
+        if let Some((_, Constant::Func(init))) = self.classdefs.class_attr(class, "__init__") {
+            let mut all = vec![exception.clone()];
+            all.extend(args.iter().cloned());
+            self.call(g, b, op, &init, &all, 1)?;
+        }
+        Ok(exception)
     }
 }

@@ -32,6 +32,7 @@ mod rlib_calls;
 
 use crate::rules;
 use crate::simplify::simplify_graph;
+use classdefs::BASE_EXCEPTION_INIT;
 use containers::{Containers, Site};
 use exceptions::{raised_by_operation, Hierarchy, Raised};
 use messages::describe_untypable;
@@ -676,9 +677,8 @@ impl<'p> Annotator<'p> {
                                 None => raised.extend(&Raised::unknown()),
                             }
                         }
-                        // Building an exception raises nothing.
-                        Desc::Class(c) if self.hierarchy.is_subclass(c, "BaseException") => false,
-                        // Building an instance raises what its __init__ does.
+                        // Building an instance raises what its __init__
+                        // does (an exception without one raises nothing).
                         Desc::Class(c) if self.classdefs.is_program_class(c) => {
                             match self.classdefs.class_attr(c, "__init__") {
                                 Some((_, Constant::Func(init))) => {
@@ -690,6 +690,7 @@ impl<'p> Annotator<'p> {
                                 _ => false,
                             }
                         }
+                        Desc::Class(c) if self.hierarchy.is_subclass(c, "BaseException") => false,
                         _ => raised.extend(&Raised::unknown()),
                     };
                 }
@@ -878,6 +879,11 @@ impl<'p> Annotator<'p> {
                 }
                 Ok(result)
             }
+            // `Base.__init__(self, ...)` of a builtin exception class keeps
+            // nothing RPython can read.
+            ("simple_call", [SomeValue::Builtin(name), ..]) if name == BASE_EXCEPTION_INIT => {
+                Ok(SomeValue::None)
+            }
             ("simple_call", [SomeValue::Builtin(name), rest @ ..]) => {
                 match rlib_calls::rlib_call(name, rest) {
                     Some(Ok(result)) => return Ok(result),
@@ -904,6 +910,35 @@ impl<'p> Annotator<'p> {
             ("jit_marker", _) => Ok(SomeValue::None),
             ("getattr", [SomeValue::Instance { class, .. }, _]) => match op.args[1].as_const() {
                 Some(Constant::Name(attr)) => self.read_attr(g, b, class, attr, op.pos),
+                _ => Err(untypable(self)),
+            },
+            ("getattr", [exception @ SomeValue::Exception(_), _]) => {
+                match (self.exception_class(exception), op.args[1].as_const()) {
+                    (Some(class), Some(Constant::Name(attr))) => {
+                        self.read_attr(g, b, &class, attr, op.pos)
+                    }
+                    _ => Err(untypable(self)),
+                }
+            }
+            ("setattr", [exception @ SomeValue::Exception(_), _, value]) => {
+                match (self.exception_class(exception), op.args[1].as_const()) {
+                    (Some(class), Some(Constant::Name(attr))) => {
+                        self.store_attr(&class, attr, value, g, op.pos)?;
+                        Ok(SomeValue::None)
+                    }
+                    _ => Err(untypable(self)),
+                }
+            }
+            (
+                "getattr",
+                [SomeValue::Pbc {
+                    descs,
+                    can_be_none: false,
+                }, _],
+            ) => match (descs.as_slice(), op.args[1].as_const()) {
+                ([Desc::Class(class)], Some(Constant::Name(attr))) => self
+                    .class_getattr(class, attr)
+                    .ok_or_else(|| untypable(self)),
                 _ => Err(untypable(self)),
             },
             ("setattr", [SomeValue::Instance { class, .. }, _, value]) => {
@@ -1024,18 +1059,14 @@ impl<'p> Annotator<'p> {
         match desc {
             Desc::Function(name) => self.call(g, b, op, name, args, 0),
             Desc::Method { class, func } => {
-                let mut all = vec![SomeValue::Instance {
-                    class: class.clone(),
-                    can_be_none: false,
-                }];
+                let mut all = vec![self.instance_of(class)];
                 all.extend(args.iter().cloned());
                 self.call(g, b, op, func, &all, 1)
             }
             // An exception class, builtin or the program's: `raise
-            // ValueError(...)` builds one. (Instances of other classes are
-            // not annotated yet.)
+            // ValueError(...)` builds one, running the program's __init__.
             Desc::Class(name) if self.hierarchy.is_subclass(name, "BaseException") => {
-                Ok(SomeValue::Exception(vec![name.clone()]))
+                self.build_exception(g, b, op, name, args)
             }
             Desc::Class(name) if self.classdefs.is_program_class(name) => {
                 self.instantiate_call(g, b, op, name, args)

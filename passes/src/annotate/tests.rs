@@ -432,3 +432,13 @@ fn class_errors_say_what_to_do() {
     );
     assert!(unrelated.contains("no common base class"), "{unrelated}");
 }
+
+#[test]
+fn an_exception_class_of_the_program_runs_its_init_and_has_its_attributes() {
+    let body = "class Err(Exception):\n    def __init__(self, code):\n        \
+                Exception.__init__(self, 'failed')\n        self.code = code\n\n\
+                def check(n):\n    if n > 3:\n        raise Err(-n)\n    return n\n\n\
+                def entry_point(argv):\n    try:\n        check(len(argv))\n    \
+                except Err as e:\n        c = e.code\n        return c\n    return 0\n";
+    assert_eq!(annotation_of(body, "entry_point", "c"), SomeValue::int());
+}
