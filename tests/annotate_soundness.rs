@@ -5,7 +5,10 @@
 //! The programs mix ints (kept small, so no machine-word wrap-around makes a
 //! "non-negative" sum negative), floats, strings, chars, bools, lists that
 //! are appended to and indexed, and calls of helper functions from several
-//! places with different argument annotations.
+//! places with different argument annotations, and instances of a small
+//! class hierarchy (a base and two subclasses overriding a method, one with
+//! an attribute of its own) held in one variable, with method calls through
+//! the base, bound methods kept in a variable and isinstance narrowing.
 
 mod support;
 
@@ -14,13 +17,14 @@ use proptest::test_runner::{Config, TestRunner};
 use rpy::pipeline::{run_until, Source, StageName, StageOutput, Timings};
 use rpy_ir::annotation::{Known, SomeValue};
 use rpy_ir::ast::Dialect;
-use rpy_passes::objinterp::exceptions::ClassObj;
+use rpy_passes::objinterp::exceptions::{ClassObj, InstanceObj};
 use rpy_passes::objinterp::{ObjInterpreter, ObjValue};
 use std::cell::RefCell;
+use std::rc::Rc;
 
 /// One statement of the entry point's loop body, over the locals
-/// `a`, `b` (ints), `x` (a float), `s` (a str), `c` (a char) and `items` (a
-/// list of ints).
+/// `a`, `b` (ints), `x` (a float), `s` (a str), `c` (a char), `items` (a
+/// list of ints) and `sh` (a Shape).
 fn statement() -> impl Strategy<Value = String> {
     let int_expr = prop_oneof![
         Just("a + b"),
@@ -71,19 +75,39 @@ fn statement() -> impl Strategy<Value = String> {
         ]
         .prop_map(|handler| format!("try:\n            a = checked(a * 3 - b)\n        {handler}")),
         Just("if items[0] > a:\n            items.append(b)".to_string()),
+        prop_oneof![
+            Just("sh = Square(a % 10)"),
+            Just("sh = Label(b % 10, c)"),
+            Just("sh = Shape(3)"),
+            Just("a = sh.area() % 1000"),
+            Just("b = sh.grow(a % 5) % 1000"),
+            Just("m = sh.area\n        b = m() % 1000"),
+            Just("if isinstance(sh, Label):\n            s = s + sh.text"),
+            Just("if isinstance(sh, Square):\n            a = sh.area() + sh.size"),
+        ]
+        .prop_map(String::from),
     ]
 }
 
 fn program() -> impl Strategy<Value = String> {
     (proptest::collection::vec(statement(), 1..8), 1i64..6).prop_map(|(body, iterations)| {
         let mut s = String::from(
-            "import sys\n\n\ndef twice(v):\n    return v + v\n\n\ndef half(v):\n    return v * 0.5\n\n\n\
+            "import sys\n\n\n\
+             class Shape(object):\n    def __init__(self, size):\n        self.size = size\n\n    \
+             def area(self):\n        return self.size\n\n    \
+             def grow(self, k):\n        self.size = (self.size + k) % 100\n        \
+             return self.size\n\n\n\
+             class Square(Shape):\n    def area(self):\n        return self.size * self.size\n\n\n\
+             class Label(Shape):\n    def __init__(self, size, text):\n        \
+             Shape.__init__(self, size)\n        self.text = text\n\n    \
+             def area(self):\n        return len(self.text) - 1\n\n\n\
+             def twice(v):\n    return v + v\n\n\ndef half(v):\n    return v * 0.5\n\n\n\
              def pick(p, q):\n    if len(p) > len(q):\n        return p\n    return q\n\n\n\
              def flagged(v, loud):\n    if loud:\n        return v + 1\n    return \"quiet\"\n\n\n\
              def checked(v):\n    if v > 500:\n        raise ValueError(\"big\")\n    \
              if v < -500:\n        raise IndexError(\"small\")\n    return v % 1000\n\n\n\
              def entry_point(argv):\n    a = len(argv)\n    b = 7\n    x = 0.25\n    \
-             s = argv[0]\n    c = \"k\"\n    items = [1, a]\n    i = 0\n",
+             s = argv[0]\n    c = \"k\"\n    items = [1, a]\n    sh = Shape(a)\n    i = 0\n",
         );
         s += &format!("    while i < {iterations}:\n");
         for st in &body {
@@ -131,6 +155,24 @@ fn contained(value: &ObjValue, a: &SomeValue) -> bool {
         // An exception instance or class is of one of the classes (or of a
         // subclass of one).
         (ObjValue::Instance(inst), S::Exception(classes)) => derives_from(&inst.class, classes),
+        (ObjValue::Instance(inst), S::Instance { class, .. }) => {
+            derives_from(&inst.class, std::slice::from_ref(class))
+        }
+        // A bound method of a program class: its function is one of the
+        // methods, bound to an instance of the class that method takes.
+        (ObjValue::BoundMethod(bound), S::Pbc { descs, .. }) => descs.iter().any(|d| match d {
+            rpy_ir::annotation::Desc::Method { class, func } => {
+                **func == *bound.func
+                    && contained(
+                        &bound.receiver,
+                        &S::Instance {
+                            class: class.clone(),
+                            can_be_none: false,
+                        },
+                    )
+            }
+            _ => false,
+        }),
         (ObjValue::Class(class), S::Pbc { descs, .. }) => {
             let names: Vec<String> = descs
                 .iter()
@@ -146,7 +188,10 @@ fn contained(value: &ObjValue, a: &SomeValue) -> bool {
 }
 
 fn derives_from(class: &ClassObj, names: &[String]) -> bool {
-    names.iter().any(|n| **n == *class.name) || class.bases.iter().any(|b| derives_from(b, names))
+    names
+        .iter()
+        .any(|n| **n == *class.name || **n == class.qualified_name())
+        || class.bases.iter().any(|b| derives_from(b, names))
 }
 
 /// Runs `text` and checks every recorded value against its annotation;
@@ -237,4 +282,23 @@ fn a_wrong_annotation_is_caught() {
         &ObjValue::str(b"b"),
         &SomeValue::Const(Known::Char(b'a'))
     ));
+    let base = Rc::new(ClassObj::new("Shape", Some("__main__"), Vec::new()));
+    let square = ObjValue::Instance(Rc::new(InstanceObj {
+        class: Rc::new(ClassObj::new(
+            "Square",
+            Some("__main__"),
+            vec![base.clone()],
+        )),
+        attrs: RefCell::new(Default::default()),
+    }));
+    let shape = ObjValue::Instance(Rc::new(InstanceObj {
+        class: base,
+        attrs: RefCell::new(Default::default()),
+    }));
+    let of = |class: &str| SomeValue::Instance {
+        class: format!("__main__.{class}"),
+        can_be_none: false,
+    };
+    assert!(contained(&square, &of("Shape")));
+    assert!(!contained(&shape, &of("Square")));
 }

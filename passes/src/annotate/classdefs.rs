@@ -423,9 +423,16 @@ impl<'p> Annotator<'p> {
         }
     }
 
-    /// `isinstance(x, C)`: known when x's class decides it; a tuple of
-    /// classes is a bool.
-    pub(super) fn isinstance(&self, value: &SomeValue, class: &SomeValue) -> Option<SomeValue> {
+    /// `isinstance(x, C)`: known when x's class decides it, or when no
+    /// instance of C (or of a subclass) is ever built; a tuple of classes
+    /// is a bool.
+    pub(super) fn isinstance(
+        &mut self,
+        g: usize,
+        b: BlockId,
+        value: &SomeValue,
+        class: &SomeValue,
+    ) -> Option<SomeValue> {
         if let SomeValue::Tuple(classes) = class {
             return classes
                 .iter()
@@ -438,7 +445,17 @@ impl<'p> Annotator<'p> {
         let [Desc::Class(c)] = descs.as_slice() else {
             return None;
         };
+        // A class with instances later makes this call flowed again.
+        self.classdefs.method_readers.insert((g, b));
+        let has_instances = |defs: &ClassDefs| {
+            std::iter::once(c.clone())
+                .chain(defs.subclasses(c))
+                .any(|k| defs.instantiated.contains(&k))
+        };
         Some(match value {
+            SomeValue::Instance { .. } if !has_instances(&self.classdefs) => {
+                SomeValue::Const(Known::Bool(false))
+            }
             SomeValue::Instance {
                 class: k,
                 can_be_none,

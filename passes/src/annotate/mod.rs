@@ -894,7 +894,7 @@ impl<'p> Annotator<'p> {
                     return self.issubclass(class, base).ok_or_else(|| untypable(self));
                 }
                 if let ("isinstance", [value, classes]) = (name.as_str(), rest) {
-                    if let Some(result) = self.isinstance(value, classes) {
+                    if let Some(result) = self.isinstance(g, b, value, classes) {
                         return Ok(result);
                     }
                 }
