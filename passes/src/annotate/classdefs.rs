@@ -299,6 +299,28 @@ impl<'p> Annotator<'p> {
         if let Some((_, Constant::Func(f))) = self.classdefs.class_attr(class, name) {
             return Ok(self.bound_methods(g, b, class, name, &f));
         }
+        // A method only subclasses define (the base leaves it abstract):
+        // the implementations of the subclasses with instances.
+        let in_subclass = self.classdefs.subclasses(class).into_iter().find_map(|c| {
+            match self.classdefs.class_attr(&c, name) {
+                Some((_, Constant::Func(f))) => Some(f),
+                _ => None,
+            }
+        });
+        if let Some(f) = in_subclass {
+            let methods = self.bound_methods(g, b, class, name, &f);
+            if !matches!(&methods, SomeValue::Pbc { descs, .. } if descs.is_empty()) {
+                return Ok(methods);
+            }
+            return Err(self.error(
+                g,
+                pos,
+                format!(
+                    "'{name}' is a method of subclasses of {} only, and none of them has                      instances yet",
+                    short(class)
+                ),
+            ));
+        }
         let home = self
             .attr_home(class, name)
             .map_err(|(a, c)| self.attr_conflict(class, name, &a, &c, g, pos))?;
@@ -343,8 +365,9 @@ impl<'p> Annotator<'p> {
                 g,
                 pos,
                 format!(
-                    "{} instances have no attribute '{name}': no code sets it (write \
-                     'self.{name} = ...' in __init__, or give the class a default)",
+                    "{} instances have no attribute '{name}': no method has that name and \
+                     no code sets it (write 'self.{name} = ...' in __init__, or give the class \
+                     a default)",
                     short(class)
                 ),
             ));

@@ -442,3 +442,15 @@ fn an_exception_class_of_the_program_runs_its_init_and_has_its_attributes() {
                 except Err as e:\n        c = e.code\n        return c\n    return 0\n";
     assert_eq!(annotation_of(body, "entry_point", "c"), SomeValue::int());
 }
+
+#[test]
+fn a_method_only_subclasses_define_is_called_through_the_base() {
+    let body = "class Op(object):\n    pass\n\n\
+                class Inc(Op):\n    def run(self, v):\n        return v + 1\n\n\
+                class Neg(Op):\n    def run(self, v):\n        return 0.0 - v\n\n\
+                def pick(n):\n    if n > 1:\n        return Inc()\n    return Neg()\n\n\
+                def entry_point(argv):\n    op = pick(len(argv))\n    r = op.run(3)\n    \
+                return 0\n";
+    assert_eq!(annotation_of(body, "entry_point", "r"), SomeValue::Float);
+    assert_eq!(annotation_of(body, "Neg.run", "self"), instance("Neg"));
+}
