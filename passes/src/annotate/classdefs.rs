@@ -643,3 +643,88 @@ impl<'p> Annotator<'p> {
         Ok(exception)
     }
 }
+
+/// The special method an operation on an instance calls, as the original's
+/// `len_SomeInstance` and friends do (`next` is `__next__` in Python 3
+/// programs, `next` in Python 2 ones: the first the class has).
+fn special_methods(opname: &str) -> &'static [&'static str] {
+    match opname {
+        "len" => &["__len__"],
+        "iter" => &["__iter__"],
+        "next" => &["__next__", "next"],
+        "getitem" => &["__getitem__"],
+        "setitem" => &["__setitem__"],
+        "delitem" => &["__delitem__"],
+        "contains" => &["__contains__"],
+        _ => &[],
+    }
+}
+
+impl<'p> Annotator<'p> {
+    /// The special method operation `opname` calls on an instance of
+    /// `class`, when the class (or a subclass) defines one.
+    pub(super) fn special_method(&self, class: &str, opname: &str) -> Option<&'static str> {
+        special_methods(opname).iter().copied().find(|m| {
+            std::iter::once(class.to_string())
+                .chain(self.classdefs.subclasses(class))
+                .any(|c| {
+                    matches!(
+                        self.classdefs.class_attr(&c, m),
+                        Some((_, Constant::Func(_)))
+                    )
+                })
+        })
+    }
+
+    /// `len(x)`, `x[i]`, `for v in x`, ... on an instance: its special
+    /// method called with `rest`.
+    pub(super) fn call_special(
+        &mut self,
+        g: usize,
+        b: BlockId,
+        op: &rpy_ir::graph::SpaceOperation,
+        class: &str,
+        method: &str,
+        rest: &[SomeValue],
+    ) -> Result<SomeValue, Diagnostic> {
+        let methods = self.read_attr(g, b, class, method, op.pos)?;
+        let SomeValue::Pbc { descs, .. } = methods else {
+            return Err(self.error(
+                g,
+                op.pos,
+                format!("{method} of {} is not a method", short(class)),
+            ));
+        };
+        let mut result = SomeValue::Impossible;
+        for desc in &descs {
+            let r = self.call_desc(g, b, op, desc, rest)?;
+            result = self.join(&result, &r).ok_or_else(|| {
+                self.error(
+                    g,
+                    op.pos,
+                    format!(
+                        "the {method} methods called here return {} and {}; RPython needs one type",
+                        result.describe(),
+                        r.describe()
+                    ),
+                )
+            })?;
+        }
+        Ok(result)
+    }
+
+    /// What the special method `method` of an instance of `class` (or of a
+    /// subclass) may raise.
+    pub(super) fn special_raised(&self, class: &str, method: &str) -> super::Raised {
+        let mut raised = super::Raised::default();
+        for c in std::iter::once(class.to_string()).chain(self.classdefs.subclasses(class)) {
+            if let Some((_, Constant::Func(f))) = self.classdefs.class_attr(&c, method) {
+                match self.graph_index.get(f.as_str()) {
+                    Some(&cg) => raised.extend(&self.raised[cg]),
+                    None => raised.extend(&super::Raised::unknown()),
+                };
+            }
+        }
+        raised
+    }
+}

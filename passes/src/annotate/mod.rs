@@ -664,8 +664,33 @@ impl<'p> Annotator<'p> {
         Ok(())
     }
 
+    /// The special method `op` calls on an instance (`len(x)` calls
+    /// `x.__len__()`): the instance's class, the method and its arguments.
+    fn special_call(
+        &self,
+        op: &SpaceOperation,
+        args: &[SomeValue],
+    ) -> Option<(String, &'static str, Vec<SomeValue>)> {
+        let (opname, operands) = match (op.opname.as_str(), args) {
+            ("simple_call", [SomeValue::Builtin(f), rest @ ..])
+                if matches!(f.as_str(), "len" | "iter" | "next") =>
+            {
+                (f.as_str(), rest)
+            }
+            (opname, operands) => (opname, operands),
+        };
+        let [SomeValue::Instance { class, .. }, rest @ ..] = operands else {
+            return None;
+        };
+        let method = self.special_method(class, opname)?;
+        Some((class.clone(), method, rest.to_vec()))
+    }
+
     /// What `op` may raise by itself or through the functions it calls.
     fn raised_by(&self, op: &SpaceOperation, args: &[SomeValue]) -> Raised {
+        if let Some((class, method, _)) = self.special_call(op, args) {
+            return self.special_raised(&class, method);
+        }
         match (op.opname.as_str(), args) {
             ("simple_call", [SomeValue::Pbc { descs, .. }, ..]) => {
                 let mut raised = Raised::default();
@@ -849,6 +874,9 @@ impl<'p> Annotator<'p> {
         let untypable = |this: &Self| this.error(g, op.pos, describe_untypable(op, &general));
         if let Some(result) = rlib_calls::checked_op(&op.opname, args) {
             return result.map_err(|why| self.error(g, op.pos, why));
+        }
+        if let Some((class, method, rest)) = self.special_call(op, args) {
+            return self.call_special(g, b, op, &class, method, &rest);
         }
         match (op.opname.as_str(), args) {
             ("simple_call", [SomeValue::Pbc { descs, can_be_none }, rest @ ..]) => {

@@ -454,3 +454,25 @@ fn a_method_only_subclasses_define_is_called_through_the_base() {
     assert_eq!(annotation_of(body, "entry_point", "r"), SomeValue::Float);
     assert_eq!(annotation_of(body, "Neg.run", "self"), instance("Neg"));
 }
+
+#[test]
+fn operations_on_an_instance_call_its_special_methods() {
+    let body = "class Bag(object):\n    def __init__(self):\n        self.items = [1.5]\n\n    \
+                def __len__(self):\n        return len(self.items)\n\n    \
+                def __getitem__(self, i):\n        return self.items[i]\n\n    \
+                def __iter__(self):\n        return Walk(self)\n\n\
+                class Walk(object):\n    def __init__(self, bag):\n        self.bag = bag\n        \
+                self.at = 0\n\n    def __next__(self):\n        if self.at >= len(self.bag):\n            \
+                raise StopIteration\n        self.at += 1\n        return self.bag[self.at - 1]\n\n\
+                def entry_point(argv):\n    b = Bag()\n    n = len(b)\n    first = b[0]\n    \
+                last = 0.0\n    for v in b:\n        last = v\n    return n + int(last)\n";
+    assert_eq!(
+        annotation_of(body, "entry_point", "n"),
+        SomeValue::nonneg_int()
+    );
+    assert_eq!(
+        annotation_of(body, "entry_point", "first"),
+        SomeValue::Float
+    );
+    assert_eq!(annotation_of(body, "entry_point", "last"), SomeValue::Float);
+}
