@@ -46,6 +46,9 @@ pub(super) struct ClassDefs {
     method_readers: BTreeSet<(usize, BlockId)>,
     /// Prebuilt instances whose attributes were fed to their classdef.
     prebuilt_seen: BTreeSet<u32>,
+    /// The classes derived from each class (not itself), sorted: the
+    /// hierarchy is fixed after import, and method lookups ask often.
+    derived: HashMap<String, Vec<String>>,
 }
 
 impl ClassDefs {
@@ -72,10 +75,19 @@ impl ClassDefs {
                 _ => None,
             })
             .collect();
-        ClassDefs {
+        let mut defs = ClassDefs {
             classes,
             ..ClassDefs::default()
+        };
+        let mut derived: HashMap<String, Vec<String>> = HashMap::new();
+        for class in defs.classes.keys() {
+            for ancestor in defs.ancestors(class).into_iter().skip(1) {
+                derived.entry(ancestor).or_default().push(class.clone());
+            }
         }
+        derived.values_mut().for_each(|v| v.sort());
+        defs.derived = derived;
+        defs
     }
 
     pub fn is_program_class(&self, class: &str) -> bool {
@@ -110,14 +122,7 @@ impl ClassDefs {
 
     /// The program's classes derived from `class` (not itself), by name.
     fn subclasses(&self, class: &str) -> Vec<String> {
-        let mut out: Vec<String> = self
-            .classes
-            .keys()
-            .filter(|c| c.as_str() != class && self.is_subclass(c, class))
-            .cloned()
-            .collect();
-        out.sort();
-        out
+        self.derived.get(class).cloned().unwrap_or_default()
     }
 
     /// Class attribute `name` as instances of `class` see it: the class that
