@@ -57,6 +57,8 @@ const BUILTINS: &[&str] = &[
     "issubclass",
     "type",
     "staticmethod",
+    "iter",
+    "next",
 ];
 
 /// Python builtins that are not supported yet (named in their diagnostic).
@@ -67,8 +69,6 @@ const LATER_BUILTINS: &[&str] = &[
     "set",
     "frozenset",
     "hash",
-    "iter",
-    "next",
     "sum",
     "any",
     "all",
@@ -425,6 +425,16 @@ impl FnBuilder<'_, '_> {
 
     /// Appends `result = opname(args)` to the current block.
     fn emit(&mut self, opname: &str, args: Vec<Arg>, pos: Pos) -> Var {
+        let result = self.emit_without_handlers(opname, args, pos);
+        let b = self.cur_block();
+        self.note_raising_op(b);
+        result
+    }
+
+    /// An operation whose exceptions the caller routes itself (a `for`
+    /// loop's `next`, whose `StopIteration` ends the loop), so the
+    /// enclosing handlers get no exits from it.
+    pub(super) fn emit_without_handlers(&mut self, opname: &str, args: Vec<Arg>, pos: Pos) -> Var {
         let b = self.cur_block();
         let result = self.new_var(None, BOOL_OPS.contains(&opname));
         self.g.block_mut(b).operations.push(SpaceOperation {
@@ -433,7 +443,6 @@ impl FnBuilder<'_, '_> {
             result,
             pos: Some(pos),
         });
-        self.note_raising_op(b);
         result
     }
 
@@ -1709,6 +1718,14 @@ impl FnBuilder<'_, '_> {
         call_args.extend(vals);
         if let Some(known) = self.fold_known_len(&call_args) {
             return known;
+        }
+        // `iter(x)` and `next(it)` are the operations a `for` loop uses, so
+        // that a class's `__iter__` and `next` serve both alike.
+        if let [Arg::Const(Constant::Builtin(b)), x] = call_args.as_slice() {
+            if b == "iter" || b == "next" {
+                let (opname, x) = (b.clone(), x.clone());
+                return self.op(&opname, vec![x], e.pos);
+            }
         }
         self.op("simple_call", call_args, e.pos)
     }

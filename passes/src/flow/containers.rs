@@ -305,7 +305,7 @@ impl FnBuilder<'_, '_> {
         let Some(it) = self.state.stack.get(base_depth).cloned() else {
             return self.internal("the for loop's iterator is missing");
         };
-        let item = self.emit("next", vec![it], pos);
+        let item = self.emit_without_handlers("next", vec![it], pos);
         let b = self.cur_block();
         self.at = super::At::Dead;
         let block = self.g.block_mut(b);

@@ -225,7 +225,9 @@ impl FnBuilder<'_, '_> {
                 Some(Arg::Const(Constant::Float(d))) if *d != 0.0 => None,
                 _ => Some(Raises::Only(&["ZeroDivisionError"])),
             },
-            "getitem" => Some(Raises::Only(&["IndexError", "KeyError"])),
+            // A class's `__setitem__` may raise what `getitem` may.
+            "getitem" | "setitem" => Some(Raises::Only(&["IndexError", "KeyError"])),
+            "next" => Some(Raises::Only(&["StopIteration"])),
             "add_ovf" | "sub_ovf" | "mul_ovf" | "lshift_ovf" | "neg_ovf" | "abs_ovf" => {
                 Some(Raises::Only(&["OverflowError"]))
             }

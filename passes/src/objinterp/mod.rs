@@ -38,6 +38,7 @@ use rpy_ir::graph::{Arg, Constant, Flow, FunctionGraph, Program};
 use std::collections::HashMap;
 use std::fmt;
 use std::io::Write;
+use std::rc::Rc;
 
 /// Why a run stopped.
 #[derive(Clone, Debug, PartialEq)]
@@ -637,7 +638,38 @@ impl<'p> ObjInterpreter<'p> {
                 _ => {}
             }
         }
+        if let Some((func, call_args)) = self.special_method(kind, &args) {
+            let callee = self.callee(&func, depth)?;
+            return Ok(Step::Call(callee, call_args));
+        }
         self.operation(kind, args, out).map(Step::Value)
+    }
+
+    /// The method of an instance's class that the generic operation `op`
+    /// runs (`len(x)` is `x.__len__()`, `x[i]` is `x.__getitem__(i)`, a
+    /// `for` loop's `next` is `x.next()` or `x.__next__()` per dialect), with
+    /// its arguments, the instance first; `None` when `op` is not one of
+    /// these on an instance whose class defines the method.
+    fn special_method(&self, op: Op, args: &[ObjValue]) -> Option<(Rc<str>, Vec<ObjValue>)> {
+        let (name, receiver, rest) = match (op, args) {
+            (Op::SimpleCall, [ObjValue::Builtin(b), x]) if b.as_ref() == "len" => {
+                ("__len__", x, &[][..])
+            }
+            (Op::GetItem, [x, rest @ ..]) => ("__getitem__", x, rest),
+            (Op::SetItem, [x, rest @ ..]) => ("__setitem__", x, rest),
+            (Op::Iter, [x]) => ("__iter__", x, &[][..]),
+            (Op::Next, [x]) => (next_method_name(self.dialect), x, &[][..]),
+            _ => return None,
+        };
+        let ObjValue::Instance(instance) = receiver else {
+            return None;
+        };
+        let ObjValue::Func(func) = instance.class.lookup(name)? else {
+            return None;
+        };
+        let mut call_args = vec![receiver.clone()];
+        call_args.extend_from_slice(rest);
+        Some((func, call_args))
     }
 
     /// The graph a call of the program function `name` runs, at call depth
@@ -888,6 +920,15 @@ impl<'p> ObjInterpreter<'p> {
             }
         };
         Ok(r?)
+    }
+}
+
+/// The name of the iterator method `next(it)` calls: `next` in Python 2,
+/// `__next__` in Python 3.
+pub fn next_method_name(dialect: Dialect) -> &'static str {
+    match dialect {
+        Dialect::Py2 => "next",
+        Dialect::Py3 => "__next__",
     }
 }
 

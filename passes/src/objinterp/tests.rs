@@ -537,3 +537,56 @@ fn unknown_function_is_an_error() {
         "TypeError: entry_point() takes 1 positional argument but 0 were given"
     );
 }
+
+#[test]
+fn generic_operations_on_instances_call_the_class_methods() {
+    // The iterator method is `next` in Python 2 and `__next__` in Python 3;
+    // the other dialect's name is an ordinary method.
+    for (dialect, next_name, other_name) in [(Py2, "next", "__next__"), (Py3, "__next__", "next")] {
+        let src = format!(
+            "
+class Box(object):
+    def __init__(self):
+        self.items = [3, 4]
+    def __len__(self):
+        return 10
+    def __getitem__(self, i):
+        return self.items[i] * 2
+    def __setitem__(self, i, v):
+        self.items[i] = v + 1
+    def __iter__(self):
+        self.pos = 0
+        return self
+    def {next_name}(self):
+        if self.pos >= len(self.items):
+            raise StopIteration
+        self.pos += 1
+        return self.items[self.pos - 1]
+    def {other_name}(self):
+        return -1
+
+def entry_point(argv):
+    b = Box()
+    b[0] = 5
+    total = len(b) + b[1]
+    for x in b:
+        total = total * 100 + x
+    return total
+{TARGET}"
+        );
+        let (r, _) = run_main(&src, dialect, &["prog"]);
+        // 10 + 4 * 2 = 18; then the items 6 and 4.
+        assert_eq!(r, Ok(180604), "{dialect:?}");
+    }
+    let src = format!(
+        "
+class Empty(object):
+    pass
+
+def entry_point(argv):
+    return len(Empty())
+{TARGET}"
+    );
+    let (r, _) = run_main(&src, Py3, &["prog"]);
+    assert_eq!(r.map_err(|e| e.exc), Err("TypeError".to_string()));
+}
