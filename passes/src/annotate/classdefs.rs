@@ -279,7 +279,11 @@ impl<'p> Annotator<'p> {
             self.attr_source(g, pos),
         );
         let g = if g == usize::MAX { 0 } else { g };
-        self.error(g, pos, message)
+        let d = self.error(g, pos, message);
+        match unrelated_classes_note(old, new) {
+            Some(note) => d.with_note(note),
+            None => d,
+        }
     }
 
     fn attr_source(&self, g: usize, pos: Option<Pos>) -> String {
@@ -731,5 +735,21 @@ impl<'p> Annotator<'p> {
             }
         }
         raised
+    }
+}
+
+/// The note for two instances that cannot meet: their classes have no
+/// common base.
+pub(super) fn unrelated_classes_note(a: &SomeValue, b: &SomeValue) -> Option<String> {
+    match (a, b) {
+        (SomeValue::Instance { class: a, .. }, SomeValue::Instance { class: b, .. }) => {
+            Some(format!(
+                "{} and {} have no common base class; to keep both in one place, derive \
+                 them from one base class and use its methods",
+                short(a),
+                short(b)
+            ))
+        }
+        _ => None,
     }
 }

@@ -298,17 +298,23 @@ impl Annotator<'_> {
     ) -> Result<(), Diagnostic> {
         match self.generalize_part(id, second, value) {
             Ok(()) => Ok(()),
-            Err((old, new)) => Err(self.error(
-                g,
-                op.pos,
-                format!(
-                    "this {} holds {} and here gets {}; {}",
-                    if second { "dict" } else { "container" },
-                    old.describe(),
-                    new.describe(),
-                    "the items of an RPython list or dict all have one type"
-                ),
-            )),
+            Err((old, new)) => {
+                let d = self.error(
+                    g,
+                    op.pos,
+                    format!(
+                        "this {} holds {} and here gets {}; {}",
+                        if second { "dict" } else { "container" },
+                        old.describe(),
+                        new.describe(),
+                        "the items of an RPython list or dict all have one type"
+                    ),
+                );
+                Err(match super::classdefs::unrelated_classes_note(&old, &new) {
+                    Some(note) => d.with_note(note),
+                    None => d,
+                })
+            }
         }
     }
 

@@ -556,15 +556,8 @@ impl<'p> Annotator<'p> {
         let pos =
             provenance::source_pos(self.program, self.source, new_g, &new_root).or(origin.pos());
         let d = self.error(new_g, pos, message);
-        if let (SomeValue::Instance { class: a, .. }, SomeValue::Instance { class: b, .. }) =
-            (old, new)
-        {
-            return d.with_note(format!(
-                "{} and {} have no common base class; to keep both in one variable, \
-                 derive them from one base class and use its methods",
-                rpy_ir::annotation::user_class_name(a),
-                rpy_ir::annotation::user_class_name(b)
-            ));
+        if let Some(note) = classdefs::unrelated_classes_note(old, new) {
+            return d.with_note(note);
         }
         let name = self.graph(g).vars[var.0 as usize].name.as_deref();
         match (name, &d.source_line) {
