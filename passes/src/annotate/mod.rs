@@ -18,9 +18,12 @@
 //! and `issubclass`, so a known condition annotates one branch, the other
 //! being cut from the annotated graph; the rules see general annotations),
 //! what each function raises (`exceptions`: a handler around a call receives
-//! the classes its callee raises), the rlib functions (`rlib_calls`, until
-//! the rule compiler knows their names), and where each annotation came from
-//! (`provenance`), for errors and `--explain`.
+//! the classes its callee raises), the program's classes (`classdefs`: one
+//! ClassDef per class, instance attributes joined over every store and moved
+//! up to the class they are used through, method calls on every override,
+//! special methods, isinstance), the rlib functions no test program uses yet
+//! (`rlib_calls`; the others are `rules/annotate/rlib.rules`), and where each
+//! annotation came from (`provenance`), for errors and `--explain`.
 
 mod classdefs;
 mod container_ops;
