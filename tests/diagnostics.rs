@@ -303,6 +303,44 @@ diagnostic_test!(
     "LIMIT = 3\n\ndef entry_point(argv):\n    return 0\n\ndef target(driver, args):\n    return LIMIT\n"
 );
 
+// Generators: iterated only, in translated code.
+
+diagnostic_test!(
+    generator_send,
+    "--py3",
+    &format!(
+        "def numbers():\n    yield 1\n\ndef entry_point(argv):\n    gen = numbers()\n    next(gen)\n    gen.send(5)\n    return 0\n{ENTRY}"
+    )
+);
+
+diagnostic_test!(
+    generator_returns_a_value,
+    "--py3",
+    &format!(
+        "def numbers(n):\n    yield n\n    return n + 1\n\ndef entry_point(argv):\n    for x in numbers(2):\n        print(x)\n    return 0\n{ENTRY}"
+    )
+);
+
+diagnostic_test!(
+    generator_at_import_time,
+    "--py2",
+    &format!(
+        "def numbers():\n    yield 1\n    yield 2\n\nTABLE = []\nfor n in numbers():\n    TABLE.append(n)\n\ndef entry_point(argv):\n    return len(TABLE)\n{ENTRY}"
+    )
+);
+
+diagnostic_test!(
+    yield_inside_an_expression,
+    "--py2",
+    &format!("def numbers():\n    print (yield 1)\n\ndef entry_point(argv):\n    for x in numbers():\n        pass\n    return 0\n{ENTRY}")
+);
+
+diagnostic_test!(
+    yield_from,
+    "--py3",
+    &format!("def inner():\n    yield 1\n\ndef outer():\n    yield 0\n    yield from inner()\n\ndef entry_point(argv):\n    for x in outer():\n        print(x)\n    return 0\n{ENTRY}")
+);
+
 /// An error in an imported module names that module's file.
 #[test]
 fn error_in_an_imported_module_names_its_file() {

@@ -7,7 +7,7 @@
 //! comparisons) is checked against the results CPython gives.
 
 use rpy_ir::ast::Dialect;
-use rpy_ir::graph::{Arg, Constant, Flow, FunctionGraph, Program};
+use rpy_ir::graph::{Arg, Constant, Flow, FunctionGraph, PrebuiltObject, Program};
 use rpy_passes::flow::{build_flow, check_graph_well_formed, check_program_well_formed};
 use rpy_passes::objinterp::{ObjInterpreter, ObjValue as Val};
 use rpy_passes::parse::parse_module;
@@ -1747,7 +1747,10 @@ def entry_point(argv):
 #[test]
 fn full_python_constructs_are_rejected_inside_functions() {
     let cases: &[(&str, &str)] = &[
-        ("def f():\n    yield 1\n", "t.py:2:5: generators ('yield') are not supported yet"),
+        (
+            "def f():\n    print (yield 1)\n",
+            "t.py:2:12: 'yield' is supported as a statement of a function ('yield x' or 'y = yield x'); write it as one",
+        ),
         (
             "def f(x):\n    with x:\n        pass\n",
             "t.py:2:5: 'with' statements are not supported in RPython functions yet",
@@ -2362,4 +2365,79 @@ fn python_3_unbinds_the_handler_name_when_the_handler_ends() {
         e,
         ["t.py:6:12: local variable 'e' might be used before assignment"]
     );
+}
+
+// ---------------------------------------------------------------------------
+// Generators
+
+/// A generator function becomes a function making an instance of its class,
+/// whose `next` method (`__next__` in Python 3) is the resumable body; a
+/// for loop over it iterates the instance.
+#[test]
+fn generators_become_classes_with_a_next_method() {
+    let src = "
+def upto(n):
+    i = 0
+    while i < n:
+        yield i
+        i += 1
+
+def entry_point(argv):
+    total = 0
+    for k in upto(5):
+        total = total * 10 + k
+    return total
+";
+    for (p, dialect, next) in [
+        (flow2(&format!("{src}{TARGET}")), Dialect::Py2, "next"),
+        (flow3(&format!("{src}{TARGET}")), Dialect::Py3, "__next__"),
+    ] {
+        let maker = p.graph("upto").unwrap();
+        assert_eq!(ops(maker), ["simple_call", "setattr", "setattr"]);
+        let body = p.graph(&format!("upto__generator.{next}")).unwrap();
+        // The state is read once; each resume point has its test.
+        assert!(count_op(body, "getattr") >= 2);
+        assert_eq!(count_op(body, "eq"), 2);
+        assert!(p.graph("upto__generator.__iter__").is_some());
+        assert!(p.prebuilt.iter().any(|o| matches!(
+            o,
+            PrebuiltObject::Class { name, .. } if name == "__main__.upto__generator"
+        )));
+        let mut out = Vec::new();
+        let r = ObjInterpreter::new(&p, dialect).run_entry(&["t".into()], &mut out);
+        assert_eq!(r, Ok(1234));
+    }
+}
+
+#[test]
+fn generator_misuses_are_reported() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "def f():\n    yield 1\n    return 2\n",
+            "t.py:3:12: a generator cannot return a value in RPython; end it with a bare 'return'",
+        ),
+        (
+            "def f():\n    yield 1\n\ndef g():\n    it = f()\n    it.send(3)\n",
+            "t.py:6:5: '.send()' of a generator cannot be translated: RPython generators are only iterated (a for loop or next()); pass values to it through an object it reads instead",
+        ),
+        (
+            "def f():\n    yield 1\n\ndef g():\n    f().throw(ValueError)\n",
+            "t.py:5:5: '.throw()' of a generator cannot be translated: RPython generators are only iterated (a for loop or next()); pass values to it through an object it reads instead",
+        ),
+        (
+            "def f():\n    yield 1\n\nfor v in f():\n    pass\n",
+            "t.py:1:1: the generator 'f' runs at import time; generators run only in translated code, so build a list at module level instead",
+        ),
+    ];
+    for (src, want) in cases {
+        let src = format!("{src}\ndef entry_point(argv):\n    f()\n    return 0\n{TARGET}");
+        let src = src.replace("    f()\n    return 0", "    f()\n    g()\n    return 0");
+        let src = if src.contains("def g") {
+            src
+        } else {
+            src.replace("    g()\n", "")
+        };
+        let errs = errors2(&src);
+        assert!(errs.iter().any(|e| e == want), "{:?}: {:?}", src, errs);
+    }
 }

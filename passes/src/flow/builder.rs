@@ -20,6 +20,8 @@ mod call_args;
 mod containers;
 #[path = "exceptions.rs"]
 pub(super) mod exceptions;
+#[path = "generators.rs"]
+mod generators;
 #[path = "module_level.rs"]
 mod module_level;
 
@@ -153,6 +155,8 @@ pub(crate) fn binop_name(op: BinOp, dialect: Dialect) -> &'static str {
 pub(crate) struct Built {
     /// The graph, unless it could not be completed.
     pub graph: Option<FunctionGraph<Flow>>,
+    /// The graphs made with it: a generator's class's methods.
+    pub extra_graphs: Vec<FunctionGraph<Flow>>,
     /// The module functions the body refers to, in order of first reference.
     pub referenced: Vec<String>,
     pub diags: Vec<Diagnostic>,
@@ -226,10 +230,16 @@ struct FnBuilder<'m, 'a> {
     module_body: bool,
     /// For a class body: the class's name (see `module_level`).
     class_body: Option<String>,
+    /// For a generator's `next` graph (see `generators`).
+    generator: Option<generators::GeneratorCtx>,
 }
 
-/// Builds the flow graph named `graph` of one function (or module body).
+/// Builds the flow graph named `graph` of one function (or module body);
+/// a generator function's graphs are those of `generators`.
 pub(crate) fn build_function(m: &ModuleCtx, def: &FuncDef, graph: &str) -> Built {
+    if !def.module_body && def.class_body.is_none() && generators::is_generator_body(def.body) {
+        return generators::build_generator(m, def, graph);
+    }
     // A `*args` parameter is the last one, a tuple (see `call_args`).
     let params: Vec<&str> = def
         .params
@@ -237,57 +247,7 @@ pub(crate) fn build_function(m: &ModuleCtx, def: &FuncDef, graph: &str) -> Built
         .map(|p| p.name.as_str())
         .chain(def.star_args)
         .collect();
-    let mut g = FunctionGraph::<Flow>::new(graph, &params, ());
-    g.pos = Some(def.pos);
-    let nvars = g.vars.len();
-
-    let mut slots: Vec<String> = params.iter().map(|p| p.to_string()).collect();
-    let mut declared_global = Vec::new();
-    global_names(def.body, &mut declared_global);
-    let mut bound = Vec::new();
-    bound_names(def.body, &mut bound);
-    if m.dialect == Dialect::Py2 {
-        comprehension_targets(def.body, &mut bound);
-    }
-    for n in bound {
-        if def.module_body {
-            // A module body's names are the module's globals.
-            declared_global.push(n);
-        } else if !slots.contains(&n) && !declared_global.contains(&n) {
-            slots.push(n);
-        }
-    }
-    let slot_of = slots
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.clone(), i))
-        .collect();
-    let mut state = State {
-        env: vec![None; slots.len()],
-        maybe: vec![false; slots.len()],
-        stack: Vec::new(),
-    };
-    let start = g.startblock;
-    for (i, v) in g.block(start).inputargs.iter().enumerate() {
-        state.env[i] = Some(Arg::Var(*v));
-    }
-
-    let mut b = FnBuilder {
-        m,
-        g,
-        is_bool: vec![false; nvars],
-        slots,
-        slot_of,
-        declared_global,
-        at: At::Block(start),
-        state,
-        loops: Vec::new(),
-        exc: Default::default(),
-        diags: Vec::new(),
-        referenced: Vec::new(),
-        module_body: def.module_body,
-        class_body: def.class_body.map(str::to_string),
-    };
+    let mut b = FnBuilder::new(m, def, graph, &params);
     b.check_def(def);
     b.block(def.body);
     if b.live() {
@@ -298,6 +258,72 @@ pub(crate) fn build_function(m: &ModuleCtx, def: &FuncDef, graph: &str) -> Built
         b.do_return(result);
     }
     b.finish()
+}
+
+impl<'m, 'a> FnBuilder<'m, 'a> {
+    /// A builder of the graph `graph` taking `params`, whose locals are
+    /// the parameters of `def` and the names its body binds; each local
+    /// named in `params` starts as that parameter.
+    fn new(m: &'m ModuleCtx<'a>, def: &FuncDef, graph: &str, params: &[&str]) -> Self {
+        let mut g = FunctionGraph::<Flow>::new(graph, params, ());
+        g.pos = Some(def.pos);
+        let nvars = g.vars.len();
+
+        let mut slots: Vec<String> = def
+            .params
+            .iter()
+            .map(|p| p.name.clone())
+            .chain(def.star_args.map(str::to_string))
+            .collect();
+        let mut declared_global = Vec::new();
+        global_names(def.body, &mut declared_global);
+        let mut bound = Vec::new();
+        bound_names(def.body, &mut bound);
+        if m.dialect == Dialect::Py2 {
+            comprehension_targets(def.body, &mut bound);
+        }
+        for n in bound {
+            if def.module_body {
+                // A module body's names are the module's globals.
+                declared_global.push(n);
+            } else if !slots.contains(&n) && !declared_global.contains(&n) {
+                slots.push(n);
+            }
+        }
+        let slot_of: HashMap<String, usize> = slots
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), i))
+            .collect();
+        let mut state = State {
+            env: vec![None; slots.len()],
+            maybe: vec![false; slots.len()],
+            stack: Vec::new(),
+        };
+        let start = g.startblock;
+        for (name, v) in params.iter().zip(&g.block(start).inputargs) {
+            if let Some(&i) = slot_of.get(*name) {
+                state.env[i] = Some(Arg::Var(*v));
+            }
+        }
+        FnBuilder {
+            m,
+            g,
+            is_bool: vec![false; nvars],
+            slots,
+            slot_of,
+            declared_global,
+            at: At::Block(start),
+            state,
+            loops: Vec::new(),
+            exc: Default::default(),
+            diags: Vec::new(),
+            referenced: Vec::new(),
+            module_body: def.module_body,
+            class_body: def.class_body.map(str::to_string),
+            generator: None,
+        }
+    }
 }
 
 impl FnBuilder<'_, '_> {
@@ -360,6 +386,7 @@ impl FnBuilder<'_, '_> {
             self.internal("a link was left without a target");
             return Built {
                 graph: None,
+                extra_graphs: Vec::new(),
                 referenced: self.referenced,
                 diags: self.diags,
             };
@@ -373,6 +400,7 @@ impl FnBuilder<'_, '_> {
         }
         Built {
             graph: Some(graph),
+            extra_graphs: Vec::new(),
             referenced: self.referenced,
             diags: self.diags,
         }
@@ -528,6 +556,9 @@ impl FnBuilder<'_, '_> {
     /// Links the current point to the return block.
     fn do_return(&mut self, value: Arg) {
         if self.return_through_finally(&value) {
+            return;
+        }
+        if self.generator_return() {
             return;
         }
         let ret = self.g.returnblock;
@@ -895,6 +926,12 @@ impl FnBuilder<'_, '_> {
                 self.error(
                     pos,
                     "'return' outside function: a class body is not a function",
+                );
+            }
+            StmtKind::Return(Some(v)) if self.generator.is_some() => {
+                self.error(
+                    v.pos,
+                    "a generator cannot return a value in RPython; end it with a bare 'return'",
                 );
             }
             StmtKind::Return(v) => {
@@ -1412,9 +1449,11 @@ impl FnBuilder<'_, '_> {
                     ),
                 )
             }
-            ExprKind::Yield(_) | ExprKind::YieldFrom(_) => {
-                self.rejected(pos, "generators ('yield') are not supported yet")
-            }
+            ExprKind::Yield(value) => self.yield_expr(value.as_deref(), pos),
+            ExprKind::YieldFrom(_) => self.rejected(
+                pos,
+                "'yield from' cannot be translated; loop over the inner generator and yield each item",
+            ),
             ExprKind::Set(_) | ExprKind::SetComp { .. } => {
                 self.rejected(pos, "sets are not supported by RPython; use a dict")
             }
@@ -1635,6 +1674,7 @@ impl FnBuilder<'_, '_> {
         if let Some(marker) = self.jit_marker_call(func, args, keywords, e.pos) {
             return marker;
         }
+        self.check_generator_resumption(func);
         let before = self.diags.len();
         let f = self.expr(func);
         let func_ok = self.diags.len() == before;

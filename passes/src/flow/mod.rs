@@ -364,7 +364,7 @@ pub fn build_flow(module: &ast::Module, source: &str) -> Result<Program<Flow>, D
         let built = builder::build_function(ctx, def, &name);
         diags.extend(built.diags);
         let mut found = built.referenced;
-        if let Some(g) = &built.graph {
+        for g in built.graph.iter().chain(&built.extra_graphs) {
             // Functions reached only through prebuilt objects (a table of
             // functions) are translated too.
             referenced_functions(g, &defs.prebuilt.borrow().objects, &mut found);
@@ -376,6 +376,10 @@ pub fn build_flow(module: &ast::Module, source: &str) -> Result<Program<Flow>, D
         }
         if let Some(mut g) = built.graph {
             g.hints = defs.hints.borrow().get(&name).cloned().unwrap_or_default();
+            graphs.push(g);
+        }
+        for g in built.extra_graphs {
+            seen.insert(g.name.clone());
             graphs.push(g);
         }
     }
