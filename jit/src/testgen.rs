@@ -257,7 +257,8 @@ pub fn object_inputs(features: Features) -> &'static [&'static str] {
 /// A trace on objects from random bytes: `p0` is a live object of struct
 /// `obj` (or class `A`/`B`), pointers read from fields are guarded
 /// non-null, array indices are in bounds, so every run is defined. Guards
-/// have their number as first fail arg. Without features it is the trace
+/// have their number as first fail arg, then the integers, floats and the
+/// newest objects. Without features it is the trace
 /// of the optimizer's object property test.
 pub fn object_trace(steps: &[(u8, u8, u8)], features: Features) -> String {
     let mut ints = vec!["i1".to_string(), "i2".to_string()];
@@ -298,6 +299,11 @@ pub fn object_trace(steps: &[(u8, u8, u8)], features: Features) -> String {
         };
         let mut fail = format!("[{guards}, {}", ints.join(", "));
         for x in &floats {
+            fail += &format!(", {x}");
+        }
+        // the newest objects and array: often ones the optimizer keeps
+        // virtual, so a failing guard must build them (resume data)
+        for x in ptrs.iter().rev().take(2).chain(arrays.last()) {
             fail += &format!(", {x}");
         }
         fail.push(']');
