@@ -46,6 +46,8 @@ pub(super) struct ClassDefs {
     method_readers: BTreeSet<(usize, BlockId)>,
     /// Prebuilt instances whose attributes were fed to their classdef.
     prebuilt_seen: BTreeSet<u32>,
+    /// Classes got instances since the method readers were last flowed.
+    lookups_stale: bool,
     /// The classes derived from each class (not itself), sorted: the
     /// hierarchy is fixed after import, and method lookups ask often.
     derived: HashMap<String, Vec<String>>,
@@ -145,11 +147,25 @@ struct Home {
 
 impl<'p> Annotator<'p> {
     /// Marks `class` as having instances; method lookups are redone.
+    /// They are flowed again once the worklist is empty (`redo_class_lookups`),
+    /// not at each new class: a program building instances of many classes
+    /// would otherwise reflow every method call once per class.
     pub(super) fn instantiate(&mut self, class: &str) {
         if self.classdefs.instantiated.insert(class.to_string()) {
-            let readers: Vec<_> = self.classdefs.method_readers.iter().copied().collect();
-            self.schedule_all(readers);
+            self.classdefs.lookups_stale = true;
         }
+    }
+
+    /// Schedules the blocks that looked methods or classes up, when classes
+    /// got instances since they were flowed; false when there is nothing to
+    /// redo.
+    pub(super) fn redo_class_lookups(&mut self) -> bool {
+        if !std::mem::take(&mut self.classdefs.lookups_stale) {
+            return false;
+        }
+        let readers: Vec<_> = self.classdefs.method_readers.iter().copied().collect();
+        self.schedule_all(readers);
+        !self.pending.is_empty()
     }
 
     /// The annotation of prebuilt instance `i` of `class`: its attributes'

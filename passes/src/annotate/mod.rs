@@ -1178,17 +1178,22 @@ impl<'p> Annotator<'p> {
 
     /// Runs the worklist to its fixpoint.
     fn run(&mut self) {
-        while let Some((g, b)) = self.pending.pop_front() {
-            self.queued.remove(&(g, b));
-            self.flowed.insert((g, b));
-            match self.flow_block(g, b) {
-                Ok(()) => {
-                    self.errors.remove(&(g, b));
-                    self.waiting_on.remove(&(g, b));
+        loop {
+            while let Some((g, b)) = self.pending.pop_front() {
+                self.queued.remove(&(g, b));
+                self.flowed.insert((g, b));
+                match self.flow_block(g, b) {
+                    Ok(()) => {
+                        self.errors.remove(&(g, b));
+                        self.waiting_on.remove(&(g, b));
+                    }
+                    Err(d) => {
+                        self.errors.insert((g, b), d);
+                    }
                 }
-                Err(d) => {
-                    self.errors.insert((g, b), d);
-                }
+            }
+            if !self.redo_class_lookups() {
+                break;
             }
         }
     }
