@@ -46,6 +46,8 @@ pub(super) struct ClassDefs {
     method_readers: BTreeSet<(usize, BlockId)>,
     /// Prebuilt instances whose attributes were fed to their classdef.
     prebuilt_seen: BTreeSet<u32>,
+    /// Each class's chain of bases (`ancestors`), computed once.
+    ancestry: HashMap<String, Vec<String>>,
     /// Classes got instances since the method readers were last flowed.
     lookups_stale: bool,
     /// The classes derived from each class (not itself), sorted: the
@@ -81,6 +83,11 @@ impl ClassDefs {
             classes,
             ..ClassDefs::default()
         };
+        defs.ancestry = defs
+            .classes
+            .keys()
+            .map(|c| (c.clone(), defs.walk_bases(c)))
+            .collect();
         let mut derived: HashMap<String, Vec<String>> = HashMap::new();
         for class in defs.classes.keys() {
             for ancestor in defs.ancestors(class).into_iter().skip(1) {
@@ -98,6 +105,14 @@ impl ClassDefs {
 
     /// `class`, its base, its base's base, ...
     pub fn ancestors(&self, class: &str) -> Vec<String> {
+        match self.ancestry.get(class) {
+            Some(chain) => chain.clone(),
+            None => self.walk_bases(class),
+        }
+    }
+
+    /// The chain `ancestors` gives, found by walking the bases.
+    fn walk_bases(&self, class: &str) -> Vec<String> {
         let mut out = vec![class.to_string()];
         while let Some(base) = self
             .classes
@@ -113,7 +128,10 @@ impl ClassDefs {
     }
 
     pub fn is_subclass(&self, class: &str, ancestor: &str) -> bool {
-        self.ancestors(class).iter().any(|c| c == ancestor)
+        match self.ancestry.get(class) {
+            Some(chain) => chain.iter().any(|c| c == ancestor),
+            None => class == ancestor,
+        }
     }
 
     /// The most derived class both derive from, if any.
