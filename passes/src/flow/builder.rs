@@ -61,6 +61,7 @@ const BUILTINS: &[&str] = &[
     "staticmethod",
     "iter",
     "next",
+    "hash",
 ];
 
 /// Python builtins that are not supported yet (named in their diagnostic).
@@ -70,7 +71,6 @@ const LATER_BUILTINS: &[&str] = &[
     "tuple",
     "set",
     "frozenset",
-    "hash",
     "sum",
     "any",
     "all",

@@ -35,6 +35,11 @@ enum HashKey {
 fn hash_key(v: &ObjValue) -> Result<HashKey, Exc> {
     Ok(match v {
         ObjValue::Int(i) => HashKey::Int(*i),
+        // An r_uint equal to an int is the same key; a larger one is its own.
+        ObjValue::UInt(u) => match i64::try_from(*u) {
+            Ok(i) => HashKey::Int(i),
+            Err(_) => HashKey::Named("r_uint", Rc::from(u.to_string())),
+        },
         ObjValue::Bool(b) => HashKey::Int(i64::from(*b)),
         ObjValue::Float(f) => {
             let exact_int = f.fract() == 0.0 && f.abs() < 9.2e18;

@@ -420,6 +420,9 @@ pub fn binary(op: Op, a: &ObjValue, b: &ObjValue, dialect: Dialect) -> OpResult 
         (Op::Mod, V::Str(fmt), arg) => return format_percent(fmt, arg, dialect),
         _ => {}
     }
+    if let Some(r) = super::rlib::unsigned_binary(op, a, b) {
+        return r;
+    }
     let Some(n) = nums(a, b) else {
         return Err(unsupported(op, a, b));
     };
@@ -505,6 +508,9 @@ pub fn unary(op: Op, a: &ObjValue) -> OpResult {
         (Op::Pos, V::Float(x)) => return Ok(V::Float(*x)),
         _ => {}
     }
+    if let Some(r) = super::rlib::unsigned_unary(op, a) {
+        return r;
+    }
     match (op, a.as_int()) {
         (Op::Neg, Some(i)) => Ok(V::Int(i.wrapping_neg())),
         (Op::Pos, Some(i)) => Ok(V::Int(i)),
@@ -540,6 +546,14 @@ fn cmp_int_float(i: i64, f: f64) -> Option<Ordering> {
 /// The order of two numbers (`None`: unordered, a NaN is involved).
 fn cmp_numbers(a: &ObjValue, b: &ObjValue) -> Option<Option<Ordering>> {
     use ObjValue as V;
+    // An r_uint compares by its value with any integer.
+    if matches!(a, V::UInt(_)) || matches!(b, V::UInt(_)) {
+        let exact = |v: &ObjValue| match v {
+            V::UInt(u) => Some(i128::from(*u)),
+            other => other.as_int().map(i128::from),
+        };
+        return Some(Some(exact(a)?.cmp(&exact(b)?)));
+    }
     Some(match (a, b) {
         (V::Float(x), V::Float(y)) => x.partial_cmp(y),
         (V::Float(x), _) => cmp_int_float(b.as_int()?, *x).map(Ordering::reverse),
@@ -573,7 +587,7 @@ pub fn equal(a: &ObjValue, b: &ObjValue) -> bool {
 fn py2_type_rank(v: &ObjValue) -> (u8, &'static str) {
     match v {
         ObjValue::None => (0, ""),
-        ObjValue::Int(_) | ObjValue::Bool(_) | ObjValue::Float(_) => (1, ""),
+        ObjValue::Int(_) | ObjValue::UInt(_) | ObjValue::Bool(_) | ObjValue::Float(_) => (1, ""),
         other => (2, other.type_name()),
     }
 }
@@ -904,6 +918,10 @@ pub fn call_builtin(name: &str, args: &[ObjValue], dialect: Dialect) -> OpResult
                 args.first().map_or(Vec::new(), |a| a.to_str(dialect)),
             ))
         }
+        "hash" => {
+            arity(name, args, 1, 1)?;
+            super::rlib::hash(&args[0])
+        }
         "repr" => {
             arity(name, args, 1, 1)?;
             Ok(V::str(args[0].to_repr(dialect)))
@@ -914,6 +932,8 @@ pub fn call_builtin(name: &str, args: &[ObjValue], dialect: Dialect) -> OpResult
                 [] => Ok(V::Int(0)),
                 [V::Str(s)] => int_of_str(s, 10, dialect),
                 [V::Float(x)] => float_to_int(*x),
+                // The translated int of an r_uint is its bits as a signed word.
+                [V::UInt(u)] => Ok(V::Int(*u as i64)),
                 [x] => match x.as_int() {
                     Some(i) => Ok(V::Int(i)),
                     None => Err(type_error(match dialect {
@@ -945,6 +965,7 @@ pub fn call_builtin(name: &str, args: &[ObjValue], dialect: Dialect) -> OpResult
             match args.first() {
                 None => Ok(V::Float(0.0)),
                 Some(V::Float(x)) => Ok(V::Float(*x)),
+                Some(V::UInt(u)) => Ok(V::Float(*u as f64)),
                 Some(V::Str(s)) => {
                     if dialect == Dialect::Py2 && s.contains(&b'_') {
                         return Err(exc(

@@ -9,7 +9,7 @@
 //! which is not modelled: it prints nothing.
 
 use super::exceptions::{ClassObj, InstanceObj};
-use super::ops::{exc, OpResult};
+use super::ops::{exc, Op, OpResult};
 use super::value::ObjValue;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -44,6 +44,8 @@ fn arity(name: &str, args: &[ObjValue], n: usize) -> Result<(), super::ops::Exc>
 pub fn call(name: &str, args: &[ObjValue]) -> Option<OpResult> {
     Some(match name {
         "intmask" | "widen" | "r_int" | "r_longlong" => intmask(name, args),
+        "r_uint" | "r_ulonglong" => r_uint(name, args),
+        "compute_hash" => arity(name, args, 1).and_then(|()| hash(&args[0])),
         "promote" | "promote_string" | "make_sure_not_resized" | "check_regular_int" => {
             arity(name, args, 1).map(|()| args[0].clone())
         }
@@ -124,6 +126,7 @@ fn intmask(name: &str, args: &[ObjValue]) -> OpResult {
     arity(name, args, 1)?;
     match &args[0] {
         ObjValue::Float(f) => Ok(ObjValue::Int(*f as i64)),
+        ObjValue::UInt(u) => Ok(ObjValue::Int(*u as i64)),
         _ => Ok(ObjValue::Int(int_arg(name, args, 0)?)),
     }
 }
@@ -175,4 +178,116 @@ fn highest_bit(args: &[ObjValue]) -> OpResult {
         return Err(exc("AssertionError", "highest_bit() takes a power of two"));
     }
     Ok(ObjValue::Int(i64::from(n.trailing_zeros())))
+}
+
+/// `r_uint(x)`: `x` modulo 2**64 (a float is truncated first, as `long(x)`).
+fn r_uint(name: &str, args: &[ObjValue]) -> OpResult {
+    if args.is_empty() {
+        return Ok(ObjValue::UInt(0));
+    }
+    arity(name, args, 1)?;
+    match &args[0] {
+        ObjValue::UInt(u) => Ok(ObjValue::UInt(*u)),
+        ObjValue::Float(f) if f.is_finite() => Ok(ObjValue::UInt(f.trunc() as i128 as u64)),
+        _ => int_arg(name, args, 0).map(|i| ObjValue::UInt(i as u64)),
+    }
+}
+
+/// The value of an integer operand of an `r_uint` operation (an int is
+/// taken modulo 2**64, as pylib's `r_uint` converts it).
+fn unsigned_operand(v: &ObjValue) -> Option<u64> {
+    match v {
+        ObjValue::UInt(u) => Some(*u),
+        other => other.as_int().map(|i| i as u64),
+    }
+}
+
+/// A binary operation with an `r_uint` operand and an integer other one:
+/// the result is an `r_uint`, modulo 2**64 (`None` for other operands).
+/// Comparisons are not here: they compare the numbers' values.
+pub fn unsigned_binary(op: Op, a: &ObjValue, b: &ObjValue) -> Option<OpResult> {
+    if !matches!(a, ObjValue::UInt(_)) && !matches!(b, ObjValue::UInt(_)) {
+        return None;
+    }
+    let (x, y) = (unsigned_operand(a)?, unsigned_operand(b)?);
+    if matches!(op, Op::Div | Op::FloorDiv | Op::Mod) && y == 0 {
+        return Some(Err(exc(
+            "ZeroDivisionError",
+            "long division or modulo by zero",
+        )));
+    }
+    let r = match op {
+        Op::Add => x.wrapping_add(y),
+        Op::Sub => x.wrapping_sub(y),
+        Op::Mul => x.wrapping_mul(y),
+        Op::Div | Op::FloorDiv => x / y,
+        Op::Mod => x % y,
+        Op::And => x & y,
+        Op::Or => x | y,
+        Op::Xor => x ^ y,
+        // The shift count is an int; shifting by 64 or more leaves nothing.
+        Op::LShift => x.checked_shl(u32::try_from(y).ok()?).unwrap_or(0),
+        Op::RShift => x.checked_shr(u32::try_from(y).ok()?).unwrap_or(0),
+        _ => return None,
+    };
+    Some(Ok(ObjValue::UInt(r)))
+}
+
+/// `-x`, `+x` and `~x` of an `r_uint`.
+pub fn unsigned_unary(op: Op, a: &ObjValue) -> Option<OpResult> {
+    let ObjValue::UInt(x) = a else {
+        return None;
+    };
+    Some(Ok(ObjValue::UInt(match op {
+        Op::Neg => x.wrapping_neg(),
+        Op::Pos => *x,
+        Op::Invert => !x,
+        _ => return None,
+    })))
+}
+
+/// `hash(x)` and `compute_hash(x)` of the values whose hash CPython 2.7
+/// computes without randomization: ints (-1 is -2), bools, integral floats,
+/// strings (the algorithm `rlib.objectmodel` translates too) and tuples of
+/// these (CPython 2's combination). Python 3 randomizes string hashes, so
+/// a program can compare them but not print them.
+pub fn hash(x: &ObjValue) -> OpResult {
+    let h = match x {
+        ObjValue::Int(i) => *i,
+        ObjValue::Bool(b) => i64::from(*b),
+        ObjValue::UInt(u) => *u as i64,
+        ObjValue::Float(f) if f.fract() == 0.0 && f.abs() < 9.2e18 => *f as i64,
+        ObjValue::None => 0,
+        ObjValue::Str(s) if s.is_empty() => 0,
+        ObjValue::Str(s) => {
+            let mut h = i64::from(s[0]) << 7;
+            for &c in s.iter() {
+                h = h.wrapping_mul(1_000_003) ^ i64::from(c);
+            }
+            h ^ s.len() as i64
+        }
+        ObjValue::Tuple(items) => {
+            let mut h: i64 = 0x345678;
+            let mut mult: i64 = 1_000_003;
+            for (k, item) in items.iter().enumerate() {
+                let ObjValue::Int(y) = hash(item)? else {
+                    unreachable!("hash gives an int")
+                };
+                h = (h ^ y).wrapping_mul(mult);
+                let left = (items.len() - k - 1) as i64;
+                mult = mult.wrapping_add(82520 + left + left);
+            }
+            h.wrapping_add(97531)
+        }
+        other => {
+            return Err(exc(
+                "TypeError",
+                format!(
+                    "hash() of a {} value is not translated: hash ints, strings and tuples of them",
+                    other.type_name()
+                ),
+            ))
+        }
+    };
+    Ok(ObjValue::Int(if h == -1 { -2 } else { h }))
 }

@@ -590,3 +590,30 @@ def entry_point(argv):
     let (r, _) = run_main(&src, Py3, &["prog"]);
     assert_eq!(r.map_err(|e| e.exc), Err("TypeError".to_string()));
 }
+
+#[test]
+fn unsigned_words() {
+    let u = ObjValue::UInt;
+    // Wrapping, unsigned order, and an int operand taken modulo 2**64.
+    assert_eq!(bin(Op::Sub, u(1), u(2), Py2), u(u64::MAX));
+    assert_eq!(bin(Op::Add, u(1), i(-1), Py3), u(0));
+    assert_eq!(bin(Op::LShift, u(1), i(64), Py2), u(0));
+    assert_eq!(bin(Op::FloorDiv, u(u64::MAX), u(2), Py3), u(u64::MAX / 2));
+    assert_eq!(
+        bin_err(Op::Mod, u(3), u(0), Py2),
+        "ZeroDivisionError: long division or modulo by zero"
+    );
+    assert_eq!(compare(Op::Gt, &u(0), &i(-1), Py3), Ok(b(true)));
+    assert_eq!(compare(Op::Lt, &u(u64::MAX), &u(1), Py2), Ok(b(false)));
+    assert_eq!(unary(Op::Invert, &u(0)), Ok(u(u64::MAX)));
+    assert_eq!(text(&u(5), Py2), "5");
+    assert_eq!(text(&u(5), Py3), "r_uint(5)");
+    // hash as CPython 2.7 computes it (without -R).
+    assert_eq!(builtin("hash", &[i(-1)], Py2), Ok(i(-2)));
+    assert_eq!(builtin("hash", &[s("")], Py2), Ok(i(0)));
+    assert_eq!(builtin("hash", &[s("a")], Py2), Ok(i(12416037344)));
+    assert_eq!(
+        builtin("hash", &[ObjValue::tuple(vec![i(1), i(2)])], Py2),
+        Ok(i(3713081631934410656))
+    );
+}

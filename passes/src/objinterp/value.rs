@@ -18,6 +18,9 @@ use std::rc::Rc;
 pub enum ObjValue {
     /// A machine-word integer (RPython's `int`; arithmetic wraps).
     Int(i64),
+    /// An unsigned machine word (rlib's `r_uint`; arithmetic wraps modulo
+    /// 2**64, comparisons are unsigned).
+    UInt(u64),
     Bool(bool),
     Float(f64),
     Str(Rc<[u8]>),
@@ -91,6 +94,7 @@ impl ObjValue {
     pub fn type_name(&self) -> &'static str {
         match self {
             ObjValue::Int(_) => "int",
+            ObjValue::UInt(_) => "r_uint",
             ObjValue::Bool(_) => "bool",
             ObjValue::Float(_) => "float",
             ObjValue::Str(_) => "str",
@@ -116,6 +120,7 @@ impl ObjValue {
     pub fn truth(&self) -> bool {
         match self {
             ObjValue::Int(i) => *i != 0,
+            ObjValue::UInt(u) => *u != 0,
             ObjValue::Bool(b) => *b,
             ObjValue::Float(f) => *f != 0.0,
             ObjValue::Str(s) => !s.is_empty(),
@@ -148,6 +153,9 @@ impl ObjValue {
     pub fn to_str(&self, dialect: Dialect) -> Vec<u8> {
         match self {
             ObjValue::Str(s) => s.to_vec(),
+            // pylib's r_uint derives from `long` in Python 2, whose `str` is
+            // the digits, and from `int` in Python 3, whose `str` is `repr`.
+            ObjValue::UInt(u) if dialect == Dialect::Py2 => u.to_string().into_bytes(),
             ObjValue::Float(f) => Self::str_of_float(*f, dialect).into_bytes(),
             ObjValue::Instance(i) if i.class.is_exception_class() => i.exception_str(dialect),
             _ => self.to_repr(dialect),
@@ -158,6 +166,8 @@ impl ObjValue {
     pub fn to_repr(&self, dialect: Dialect) -> Vec<u8> {
         match self {
             ObjValue::Int(i) => i.to_string().into_bytes(),
+            // pylib's `r_uint.__repr__`.
+            ObjValue::UInt(u) => format!("r_uint({u})").into_bytes(),
             ObjValue::Bool(true) => b"True".to_vec(),
             ObjValue::Bool(false) => b"False".to_vec(),
             // `repr` of a float is the shortest round-tripping form in both
@@ -241,6 +251,7 @@ impl fmt::Debug for ObjValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ObjValue::Int(i) => write!(f, "Int({i})"),
+            ObjValue::UInt(u) => write!(f, "UInt({u})"),
             ObjValue::Bool(b) => write!(f, "Bool({b})"),
             ObjValue::Float(x) => write!(f, "Float({x:?})"),
             ObjValue::Str(s) => write!(f, "Str({:?})", String::from_utf8_lossy(s)),
