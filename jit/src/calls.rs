@@ -1,17 +1,47 @@
-//! The registry of native functions a call descr may name. Each is a real
-//! `extern "C"` function; the interpreter (and later the machine code) calls
-//! it through its address with the C calling convention.
+//! The registry of native functions a call descr may name. Most are real
+//! `extern "C"` functions, which the interpreter and the machine code call
+//! through their address with the C calling convention; a function that
+//! touches memory takes the run's heap instead ([`NativeFunc::with_heap`]).
 
+use crate::interp::Heap;
 use crate::trace::Kind;
 
 /// A native function: its name, address and signature.
-#[derive(Debug, PartialEq)]
+#[derive(Debug)]
 pub struct NativeFunc {
     pub name: &'static str,
+    /// The `extern "C"` function; 0 for one that works on the run's heap.
     pub addr: usize,
     /// Argument kinds: `Int` and `Ref` are passed as words, `Float` as doubles.
     pub args: &'static [Kind],
     pub result: Kind,
+    /// A function that reads or writes memory gets the run's heap (the
+    /// machine code calls it through a runtime helper), so that it checks
+    /// every address it is given.
+    pub with_heap: Option<HeapFn>,
+}
+
+/// Registry functions have distinct names.
+impl PartialEq for NativeFunc {
+    fn eq(&self, other: &NativeFunc) -> bool {
+        self.name == other.name
+    }
+}
+
+/// A native function on the run's heap: word arguments, word result.
+pub type HeapFn = fn(&mut Heap, &[u64]) -> u64;
+
+/// Stores `v` into the first word after an object's header (`intval` of
+/// the usual test struct): a call that writes memory, for the heap
+/// optimization's invalidation. A pointer outside every object is left
+/// alone; the result says whether it wrote.
+fn store_first_field(heap: &mut Heap, args: &[u64]) -> u64 {
+    let (Some(&p), Some(&v)) = (args.first(), args.get(1)) else {
+        return 0;
+    };
+    let at = (p as usize).wrapping_add(8);
+    heap.write(at, &rpy_ir::lltype::LowLevelType::Signed, v)
+        .is_ok() as u64
 }
 
 extern "C" fn int_max(a: i64, b: i64) -> i64 {
@@ -50,12 +80,23 @@ macro_rules! funcs {
     ($($name:ident ($($a:ident),*) -> $r:ident;)*) => {
         fn funcs() -> &'static [NativeFunc] {
             static FUNCS: std::sync::OnceLock<Vec<NativeFunc>> = std::sync::OnceLock::new();
-            FUNCS.get_or_init(|| vec![$(NativeFunc {
-                name: stringify!($name),
-                addr: $name as *const () as usize,
-                args: &[$(Kind::$a),*],
-                result: Kind::$r,
-            }),*])
+            FUNCS.get_or_init(|| {
+                let mut funcs = vec![$(NativeFunc {
+                    name: stringify!($name),
+                    addr: $name as *const () as usize,
+                    args: &[$(Kind::$a),*],
+                    result: Kind::$r,
+                    with_heap: None,
+                }),*];
+                funcs.push(NativeFunc {
+                    name: "store_first_field",
+                    addr: 0,
+                    args: &[Kind::Ref, Kind::Int],
+                    result: Kind::Int,
+                    with_heap: Some(store_first_field),
+                });
+                funcs
+            })
         }
     };
 }
@@ -76,6 +117,17 @@ pub fn lookup(name: &str) -> Option<&'static NativeFunc> {
     funcs().iter().find(|f| f.name == name)
 }
 
+/// The registry's function at `index` (what the machine code passes to
+/// the runtime helper for functions on the heap).
+pub fn by_index(index: usize) -> Option<&'static NativeFunc> {
+    funcs().get(index)
+}
+
+/// The index of `f` in the registry.
+pub fn index_of(f: &NativeFunc) -> Option<usize> {
+    funcs().iter().position(|g| std::ptr::eq(g, f))
+}
+
 pub fn names() -> Vec<&'static str> {
     funcs().iter().map(|f| f.name).collect()
 }
@@ -83,9 +135,12 @@ pub fn names() -> Vec<&'static str> {
 /// Calls `f` with argument bits (words, or the bits of doubles); the result
 /// as bits. `None` when the signature has no calling stub (more than four
 /// arguments, or floats mixed with words).
-pub fn call(f: &NativeFunc, args: &[u64]) -> Option<u64> {
+pub fn call(f: &NativeFunc, heap: &mut Heap, args: &[u64]) -> Option<u64> {
     if args.len() != f.args.len() {
         return None;
+    }
+    if let Some(h) = f.with_heap {
+        return Some(h(heap, args));
     }
     let floats = f.args.iter().all(|k| *k == Kind::Float) && !f.args.is_empty();
     let words = f.args.iter().all(|k| *k != Kind::Float);

@@ -543,7 +543,7 @@ fn run_inner(
                 };
                 let args: Vec<u64> = op.args.iter().map(|v| get(&regs, *v)).collect();
                 Some(
-                    calls::call(func, &args)
+                    calls::call(func, heap, &args)
                         .ok_or_else(|| format!("cannot call '{}'", func.name))?,
                 )
             }

@@ -36,6 +36,12 @@ pub(super) enum CallArg {
 
 /// An error when `f` cannot be called with the registers the ABI has.
 pub(super) fn check_signature(f: &NativeFunc) -> Result<(), String> {
+    if f.with_heap.is_some() && (f.args.len() > 3 || f.args.contains(&Kind::Float)) {
+        return Err(format!(
+            "x86_64 backend: '{}' works on the heap with more than three word arguments",
+            f.name
+        ));
+    }
     let floats = f.args.iter().filter(|k| **k == Kind::Float).count();
     if floats > FLOAT_ARGS || f.args.len() - floats > INT_ARGS.len() {
         return Err(format!(
@@ -149,9 +155,19 @@ impl Gen<'_> {
             dynasm!(self.asm ; .arch x64 ; jmp =>err);
             return Ok(());
         }
-        let args: Vec<CallArg> = op.args.iter().map(|v| CallArg::Value(*v)).collect();
+        let mut args: Vec<CallArg> = op.args.iter().map(|v| CallArg::Value(*v)).collect();
         let floats: Vec<bool> = func.args.iter().map(|k| *k == Kind::Float).collect();
-        self.emit_call(pc, func.addr, &args, &floats);
+        match rpy_jit::calls::index_of(func).filter(|_| func.with_heap.is_some()) {
+            Some(index) => {
+                // through the runtime, which hands it the run's heap
+                args.insert(0, CallArg::Imm(index as i64));
+                args.insert(0, CallArg::Context);
+                args.resize(5, CallArg::Imm(0));
+                let addr = super::runtime::call_heap_native as *const () as usize;
+                self.emit_call(pc, addr, &args, &[false; 5]);
+            }
+            None => self.emit_call(pc, func.addr, &args, &floats),
+        }
         match func.result {
             Kind::Float => dynasm!(self.asm ; .arch x64 ; movq rax, xmm0),
             // the interpreter's value of a call without a result

@@ -59,6 +59,26 @@ pub(super) extern "sysv64" fn new_array(ctx: *mut RunContext, descr: usize, n: i
     })
 }
 
+/// A registry function on the run's heap (`NativeFunc::with_heap`), by its
+/// index in the registry, with up to three word arguments.
+pub(super) extern "sysv64" fn call_heap_native(
+    ctx: *mut RunContext,
+    index: usize,
+    a0: u64,
+    a1: u64,
+    a2: u64,
+) -> u64 {
+    // SAFETY: as in `new_object`.
+    let (heap, _, error) = unsafe { RunContext::parts(ctx) };
+    let Some(f) = rpy_jit::calls::by_index(index) else {
+        *error = Some(format!("no native function {index}"));
+        return 0;
+    };
+    let args = [a0, a1, a2];
+    let args = &args[..f.args.len().min(3)];
+    rpy_jit::calls::call(f, heap, args).unwrap_or(0)
+}
+
 /// 1 when `size` bytes at `addr` lie in a live object; else 0 with the
 /// heap's message recorded (followed by " at op N" when `pc` >= 0).
 pub(super) extern "sysv64" fn check_access(
