@@ -46,6 +46,10 @@ pub(super) struct ClassDefs {
     method_readers: BTreeSet<(usize, BlockId)>,
     /// Prebuilt instances whose attributes were fed to their classdef.
     prebuilt_seen: BTreeSet<u32>,
+    /// Conflicts between a prebuilt instance's attributes and what the
+    /// program stores, found while annotating a constant (no block to
+    /// blame).
+    pub prebuilt_errors: Vec<Diagnostic>,
     /// Each class's chain of bases (`ancestors`), computed once.
     ancestry: HashMap<String, Vec<String>>,
     /// Classes got instances since the method readers were last flowed.
@@ -198,9 +202,12 @@ impl<'p> Annotator<'p> {
         if self.classdefs.prebuilt_seen.insert(i) {
             for (name, c) in attrs {
                 let value = self.constant(c);
-                // A prebuilt value that does not fit is reported where the
-                // program stores the other one.
-                let _ = self.store_attr(class, name, &value, usize::MAX, None);
+                // A value that does not fit what the program stores is
+                // reported where the program stores it (or, when the
+                // program stored first, here, with the store's position).
+                if let Err(d) = self.store_attr(class, name, &value, usize::MAX, None) {
+                    self.classdefs.prebuilt_errors.push(d);
+                }
             }
         }
         SomeValue::Instance {
@@ -293,7 +300,7 @@ impl<'p> Annotator<'p> {
         g: usize,
         pos: Option<Pos>,
     ) -> Diagnostic {
-        let old_where = self
+        let old_source = self
             .classdefs
             .attrs
             .get(&(class.to_string(), name.to_string()))
@@ -302,7 +309,9 @@ impl<'p> Annotator<'p> {
                     .iter()
                     .find(|(v, _, _)| super::union(v, new).is_none())
             })
-            .map(|(_, sg, spos)| self.attr_source(*sg, *spos))
+            .map(|(_, sg, spos)| (*sg, *spos));
+        let old_where = old_source
+            .map(|(sg, spos)| self.attr_source(sg, spos))
             .unwrap_or_else(|| "before".into());
         let message = format!(
             "attribute '{name}' of {} instances is {} here ({old_where}) and {} here ({}); \
@@ -312,7 +321,12 @@ impl<'p> Annotator<'p> {
             new.describe(),
             self.attr_source(g, pos),
         );
-        let g = if g == usize::MAX { 0 } else { g };
+        // A prebuilt instance has no position: the program's store does.
+        let (g, pos) = match (g, old_source) {
+            (usize::MAX, Some((sg, spos))) if sg != usize::MAX => (sg, spos),
+            (usize::MAX, _) => (0, None),
+            _ => (g, pos),
+        };
         let d = self.error(g, pos, message);
         match unrelated_classes_note(old, new) {
             Some(note) => d.with_note(note),
@@ -322,7 +336,7 @@ impl<'p> Annotator<'p> {
 
     fn attr_source(&self, g: usize, pos: Option<Pos>) -> String {
         if g == usize::MAX {
-            return "a prebuilt instance".into();
+            return "in an instance built at import time".into();
         }
         match pos {
             Some(_) => super::provenance::describe_pos(pos, self.source),

@@ -1233,7 +1233,7 @@ impl<'p> Annotator<'p> {
 
     /// Every error left, one per blocked block, in graph and block order.
     fn remaining_errors(&self) -> Option<Diagnostics> {
-        if self.errors.is_empty() {
+        if self.errors.is_empty() && self.classdefs.prebuilt_errors.is_empty() {
             return None;
         }
         let mut errors: Vec<(&(usize, BlockId), &Diagnostic)> = self.errors.iter().collect();
@@ -1250,9 +1250,12 @@ impl<'p> Annotator<'p> {
             errors.retain(|(k, _)| !echo(k));
         }
         let mut seen = BTreeSet::new();
-        let diags = errors
-            .into_iter()
-            .map(|(_, d)| d.clone())
+        let diags = self
+            .classdefs
+            .prebuilt_errors
+            .iter()
+            .chain(errors.into_iter().map(|(_, d)| d))
+            .cloned()
             .filter(|d| seen.insert((d.pos, d.message.clone())))
             .collect();
         Some(Diagnostics(diags))

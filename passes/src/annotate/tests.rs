@@ -476,3 +476,13 @@ fn operations_on_an_instance_call_its_special_methods() {
     );
     assert_eq!(annotation_of(body, "entry_point", "last"), SomeValue::Float);
 }
+
+#[test]
+fn a_prebuilt_instance_attribute_that_conflicts_with_a_store_is_reported() {
+    let body = "class Config(object):\n    pass\n\nCONFIG = Config()\nCONFIG.level = 3\n\n\
+                def entry_point(argv):\n    c = Config()\n    c.level = 'high'\n    \
+                print(CONFIG.level)\n    return 0\n";
+    let e = error_of(body);
+    assert!(e.contains("attribute 'level' of Config instances"), "{e}");
+    assert!(e.contains("built at import time"), "{e}");
+}
