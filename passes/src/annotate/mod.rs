@@ -1255,8 +1255,8 @@ impl<'p> Annotator<'p> {
             .prebuilt_errors
             .iter()
             .chain(errors.into_iter().map(|(_, d)| d))
-            .cloned()
             .filter(|d| seen.insert((d.pos, d.message.clone())))
+            .cloned()
             .collect();
         Some(Diagnostics(diags))
     }
