@@ -1087,7 +1087,15 @@ impl FnBuilder<'_, '_> {
                 );
             }
             ExprKind::Tuple(items) | ExprKind::List(items) => self.store_unpack(items, pos),
-            ExprKind::Slice { .. } => self.unsupported(pos, "assignments to slices are"),
+            ExprKind::Slice {
+                value,
+                lower,
+                upper,
+            } => {
+                let [obj, lo, hi] = self.slice_operands(value, lower.as_deref(), upper.as_deref());
+                let v = self.top();
+                self.emit("setslice", vec![obj, lo, hi, v], pos);
+            }
             _ => self.error(pos, "cannot assign to this expression"),
         }
     }

@@ -86,7 +86,7 @@ impl FnBuilder<'_, '_> {
         Arg::Var(self.emit("getslice", vec![obj, lo, hi], pos))
     }
 
-    fn slice_operands(
+    pub(super) fn slice_operands(
         &mut self,
         value: &Expr,
         lower: Option<&Expr>,

@@ -409,6 +409,7 @@ pub fn operation(op: Op, args: &[ObjValue], dialect: Dialect) -> OpResult {
         (Op::GetSlice, [obj, lo, hi]) => getslice(obj, lo, hi),
         (Op::DelItem, [obj, key]) => delitem(obj, key, dialect),
         (Op::DelSlice, [obj, lo, hi]) => delslice(obj, lo, hi),
+        (Op::SetSlice, [obj, lo, hi, value]) => setslice(obj, lo, hi, value),
         (Op::Iter, [x]) => iter(x),
         (Op::Next, [it]) => next(it),
         _ => Err(exc(
@@ -508,6 +509,25 @@ pub fn delslice(obj: &ObjValue, lo: &ObjValue, hi: &ObjValue) -> OpResult {
         }
         other => Err(type_error(format!(
             "'{}' object does not support item deletion",
+            other.type_name()
+        ))),
+    }
+}
+
+/// `obj[lo:hi] = value`: the list's items from `lo` to `hi` replaced by
+/// the items of `value`.
+pub fn setslice(obj: &ObjValue, lo: &ObjValue, hi: &ObjValue, value: &ObjValue) -> OpResult {
+    match obj {
+        ObjValue::List(l) => {
+            // Read first: `l[a:b] = l` replaces the slice with the old list.
+            let items = items_of(value)?;
+            let mut l = l.borrow_mut();
+            let (a, b) = slice_range(l.len(), lo, hi)?;
+            l.splice(a..b, items);
+            Ok(ObjValue::None)
+        }
+        other => Err(type_error(format!(
+            "'{}' object does not support slice assignment",
             other.type_name()
         ))),
     }

@@ -886,6 +886,7 @@ impl<'p> ObjInterpreter<'p> {
                 | Op::GetSlice
                 | Op::DelItem
                 | Op::DelSlice
+                | Op::SetSlice
                 | Op::Iter
                 | Op::Next,
                 _,

@@ -73,6 +73,8 @@ pub enum Op {
     GetSlice,
     DelItem,
     DelSlice,
+    /// `obj[lo:hi] = value` (arguments in that order).
+    SetSlice,
     Iter,
     Next,
     /// `jit_marker(#hint, driver, greens and reds...)`: a JitDriver's
@@ -81,7 +83,7 @@ pub enum Op {
 }
 
 impl Op {
-    pub const ALL: [Op; 41] = [
+    pub const ALL: [Op; 42] = [
         Op::Add,
         Op::Sub,
         Op::Mul,
@@ -120,6 +122,7 @@ impl Op {
         Op::GetSlice,
         Op::DelItem,
         Op::DelSlice,
+        Op::SetSlice,
         Op::Iter,
         Op::Next,
         Op::JitMarker,
@@ -166,6 +169,7 @@ impl Op {
             Op::GetSlice => "getslice",
             Op::DelItem => "delitem",
             Op::DelSlice => "delslice",
+            Op::SetSlice => "setslice",
             Op::Iter => "iter",
             Op::Next => "next",
             Op::JitMarker => "jit_marker",
@@ -190,6 +194,7 @@ impl Op {
             | Op::Iter
             | Op::Next => Some(1),
             Op::SetItem | Op::SetAttr | Op::GetSlice | Op::DelSlice => Some(3),
+            Op::SetSlice => Some(4),
             _ => Some(2),
         }
     }
