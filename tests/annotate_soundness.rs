@@ -132,6 +132,7 @@ fn contained(value: &ObjValue, a: &SomeValue) -> bool {
         (ObjValue::Str(s), S::Const(Known::Str(k))) => **s == *k.as_bytes(),
         (_, S::Const(_)) => false,
         (ObjValue::Int(n), S::Integer { nonneg, .. }) => !nonneg || *n >= 0,
+        (ObjValue::UInt(_), S::Integer { unsigned, .. }) => *unsigned,
         (ObjValue::Int(_), S::Float) => true,
         (ObjValue::Bool(_), S::Bool | S::Integer { .. } | S::Float) => true,
         (ObjValue::Float(_), S::Float) => true,

@@ -1,13 +1,13 @@
 //! The rlib functions (`flow::rlib` maps them to builtins) as the annotator
-//! types them: `r_uint` makes an unsigned machine word, `intmask` a signed
-//! one, `ovfcheck(x)` is its int (the flow builder has already fused
+//! types them: `r_ulonglong` makes an unsigned machine word, `widen` a
+//! signed one, `ovfcheck(x)` is its int (the flow builder has already fused
 //! `ovfcheck(x OP y)` into `OP_ovf`, typed here as `OP` on signed ints), the
 //! JIT hints return their argument, and the debug functions nothing.
 //!
 //! `rules/annotate/rlib.rules` types the ones a test program uses (intmask
-//! of an int, `add_ovf`, `mul_ovf`); every rule must fire on some test
-//! program, so the others stay here until a program uses them, each line
-//! then becoming one rule. `we_are_translated()` stays here: its result is a
+//! and r_uint of an int, compute_hash, `add_ovf`, `mul_ovf`); every rule
+//! must fire on some test program, so the others stay here until a program
+//! uses them, each line then becoming one rule. `we_are_translated()` stays here: its result is a
 //! known value, which a rule cannot give.
 
 use rpy_ir::annotation::{Known, SomeValue};
@@ -39,7 +39,7 @@ pub(super) fn rlib_call(name: &str, args: &[SomeValue]) -> Option<Result<SomeVal
     let result = match (name, general.as_slice()) {
         ("widen" | "r_int" | "r_longlong", [a]) if int_like(a) => signed(false),
         ("intmask" | "r_int" | "r_longlong", [S::Float]) => signed(false),
-        ("r_uint" | "r_ulonglong", [a]) if int_like(a) => unsigned(),
+        ("r_ulonglong", [a]) if int_like(a) => unsigned(),
         ("ovfcheck", [S::Integer { unsigned: true, .. }]) => {
             return Some(Err(
                 "ovfcheck() checks signed arithmetic; r_uint arithmetic wraps instead".into(),
@@ -58,7 +58,7 @@ pub(super) fn rlib_call(name: &str, args: &[SomeValue]) -> Option<Result<SomeVal
         ("highest_bit", [a]) if int_like(a) => signed(true),
         ("int_force_ge_zero", [a]) if int_like(a) => signed(true),
         ("int_c_div" | "int_c_mod", [a, b]) if int_like(a) && int_like(b) => signed(false),
-        ("compute_hash" | "compute_identity_hash" | "compute_unique_id", [_]) => signed(false),
+        ("compute_identity_hash" | "compute_unique_id", [_]) => signed(false),
         // Hints and checks give back their argument, with what is known of it.
         (
             "promote"

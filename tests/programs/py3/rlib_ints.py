@@ -3,7 +3,7 @@
 # compute_hash of ints, strings and tuples; min and max of two values and of
 # a list.
 # args: 7
-# until: flow
+# until: annotate
 import sys
 from rpython.rlib.rarithmetic import r_uint, intmask
 from rpython.rlib.objectmodel import compute_hash
