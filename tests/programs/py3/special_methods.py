@@ -2,7 +2,7 @@
 # over instances (__iter__ returning an iterator object with next/__next__),
 # and a class with __del__, which prints nothing.
 # args: 4
-# until: flow
+# until: annotate
 import sys
 
 
