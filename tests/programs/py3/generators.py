@@ -2,7 +2,7 @@
 # for loops; yields inside loops, branches and try/except, a generator
 # finishing early with a bare return, one walked by hand with next.
 # args: 6
-# until: flow
+# until: annotate
 import sys
 
 
