@@ -135,6 +135,16 @@ impl Annotator<'_> {
                 Ok(S::None)
             }
             ("delitem", _, [S::Dict(_), _]) => Ok(S::None),
+            // `l[a:b] = other`: other's items go into l, whose length changes
+            // (this block reads other, so it is flowed again when other's
+            // items generalize).
+            ("setslice", _, [S::List(def), _, _, S::List(source)]) => {
+                if let Err(e) = self.store_item(g, op, def.id, false, &source.item) {
+                    return Some(Err(e));
+                }
+                self.resized(def.id);
+                Ok(S::None)
+            }
             ("getslice", _, [S::List(def), _, _]) => self.new_list(site, &def.item, g, op),
             ("add", _, [S::List(x), S::List(y)]) => self
                 .new_list(site, &x.item, g, op)

@@ -486,3 +486,14 @@ fn a_prebuilt_instance_attribute_that_conflicts_with_a_store_is_reported() {
     assert!(e.contains("attribute 'level' of Config instances"), "{e}");
     assert!(e.contains("built at import time"), "{e}");
 }
+
+#[test]
+fn slice_assignment_stores_the_source_items_and_resizes() {
+    let body = "def entry_point(argv):\n    l = [1, 2, 3]\n    l[1:2] = [-4, -5]\n    \
+                x = l[0]\n    return x\n";
+    assert_eq!(annotation_of(body, "entry_point", "x"), SomeValue::int());
+    let SomeValue::List(def) = annotation_of(body, "entry_point", "l") else {
+        panic!("not a list")
+    };
+    assert!(def.resizable);
+}
