@@ -89,6 +89,7 @@ fn names(module: &str) -> &'static [(&'static str, RlibName)] {
             ("compute_identity_hash", Function),
             ("compute_unique_id", Function),
             ("instantiate", Function),
+            ("r_dict", Function),
         ],
         "debug" => &[
             ("debug_print", Function),

@@ -63,7 +63,7 @@ fn hash_key(v: &ObjValue) -> Result<HashKey, Exc> {
         ObjValue::Method(m) => HashKey::Identity(Rc::as_ptr(m) as usize),
         ObjValue::BoundMethod(m) => HashKey::Identity(Rc::as_ptr(m) as usize),
         ObjValue::StaticMethod(f) => HashKey::Named("staticmethod", f.clone()),
-        ObjValue::List(_) | ObjValue::Dict(_) | ObjValue::DictView(..) => {
+        ObjValue::List(_) | ObjValue::Dict(_) | ObjValue::RDict(_) | ObjValue::DictView(..) => {
             return Err(type_error(format!("unhashable type: '{}'", v.type_name())))
         }
     })

@@ -24,6 +24,7 @@ mod containers;
 pub mod exceptions;
 pub mod modules;
 mod ops;
+mod rdict;
 mod rlib;
 mod strmethods;
 mod value;
@@ -220,7 +221,7 @@ pub struct ObjInterpreter<'p> {
     by_name: HashMap<String, usize>,
     max_depth: usize,
     max_steps: Option<u64>,
-    steps: u64,
+    steps: std::cell::Cell<u64>,
     /// With `with_recording`: every value each variable takes, as (graph
     /// index, variable index, value), for tests that check the annotator.
     recorded: Option<std::cell::RefCell<Vec<(usize, usize, ObjValue)>>>,
@@ -312,7 +313,7 @@ impl<'p> ObjInterpreter<'p> {
             by_name,
             max_depth: 100_000,
             max_steps: None,
-            steps: 0,
+            steps: Default::default(),
             recorded: None,
             defined_classes: Default::default(),
         }
@@ -477,10 +478,10 @@ impl<'p> ObjInterpreter<'p> {
         })
     }
 
-    fn tick(&mut self) -> Result<(), Stop> {
-        self.steps += 1;
+    fn tick(&self) -> Result<(), Stop> {
+        self.steps.set(self.steps.get() + 1);
         match self.max_steps {
-            Some(max) if self.steps > max => Err(Stop::Raise(ops::exc(
+            Some(max) if self.steps.get() > max => Err(Stop::Raise(ops::exc(
                 "StepLimit",
                 format!("the run took more than {max} steps"),
             ))),
@@ -491,7 +492,7 @@ impl<'p> ObjInterpreter<'p> {
     /// Runs graph `index` to its return; the frames are on `stack` (left
     /// there when a run stops with an error, for the traceback).
     fn run(
-        &mut self,
+        &self,
         index: usize,
         args: Vec<ObjValue>,
         out: &mut dyn Write,
@@ -846,6 +847,31 @@ impl<'p> ObjInterpreter<'p> {
         (name, msg)
     }
 
+    /// Calls `f` (a function of the program, a bound method or a builtin)
+    /// from inside an operation, to its return: what an r_dict's key
+    /// functions need. An exception it does not catch comes back.
+    fn call_value(
+        &self,
+        f: &ObjValue,
+        mut args: Vec<ObjValue>,
+        out: &mut dyn Write,
+    ) -> Result<ObjValue, Stop> {
+        let name = match f {
+            ObjValue::Func(name) => name.clone(),
+            ObjValue::BoundMethod(m) => {
+                args.insert(0, m.receiver.clone());
+                m.func.clone()
+            }
+            other => {
+                let mut call = vec![other.clone()];
+                call.extend(args);
+                return self.operation(Op::SimpleCall, call, out);
+            }
+        };
+        let index = self.callee(&name, 0)?;
+        self.run(index, args, out, &mut Vec::new())
+    }
+
     /// Every operation but calls of program functions.
     fn operation(
         &self,
@@ -854,6 +880,9 @@ impl<'p> ObjInterpreter<'p> {
         out: &mut dyn Write,
     ) -> Result<ObjValue, Stop> {
         let d = self.dialect;
+        if let Some(r) = self.rdict_operation(op, &args, out) {
+            return r;
+        }
         let r = match (op, args.as_slice()) {
             (Op::JitMarker, _) => Ok(ObjValue::None),
             (Op::PrintItem, [x]) => {

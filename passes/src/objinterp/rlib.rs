@@ -45,6 +45,7 @@ pub fn call(name: &str, args: &[ObjValue]) -> Option<OpResult> {
     Some(match name {
         "intmask" | "widen" | "r_int" | "r_longlong" => intmask(name, args),
         "r_uint" | "r_ulonglong" => r_uint(name, args),
+        "r_dict" => super::rdict::new_rdict(args),
         "compute_hash" => arity(name, args, 1).and_then(|()| hash(&args[0])),
         "promote" | "promote_string" | "make_sure_not_resized" | "check_regular_int" => {
             arity(name, args, 1).map(|()| args[0].clone())

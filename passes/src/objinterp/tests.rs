@@ -617,3 +617,40 @@ fn unsigned_words() {
         Ok(i(3713081631934410656))
     );
 }
+
+#[test]
+fn r_dict_calls_the_program_key_functions() {
+    // Keys equal modulo 10; an exception in key_eq reaches the caller's
+    // handler (setitem may raise KeyError).
+    let src = format!(
+        "
+from rpython.rlib.objectmodel import r_dict
+
+def eq(a, b):
+    if b < 0:
+        raise KeyError(b)
+    return a % 10 == b % 10
+
+def h(a):
+    return a % 10
+
+def bad_hash(a):
+    return 'x'
+
+def entry_point(argv):
+    d = r_dict(eq, h)
+    d[3] = 1
+    d[13] = 2
+    try:
+        d[-7] = 5
+    except KeyError:
+        d[23] = d[3] + 10
+    return d[33] * 100 + len(d)
+{TARGET}"
+    );
+    let (r, _) = run_main(&src, Py3, &["prog"]);
+    assert_eq!(r, Ok(1201));
+    let src = src.replace("r_dict(eq, h)", "r_dict(eq, bad_hash)");
+    let (r, _) = run_main(&src, Py3, &["prog"]);
+    assert_eq!(r.map_err(|e| e.exc), Err("TypeError".to_string()));
+}

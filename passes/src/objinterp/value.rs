@@ -38,6 +38,8 @@ pub enum ObjValue {
     Tuple(Rc<[ObjValue]>),
     /// A dict, shared and mutable like a list.
     Dict(Rc<RefCell<DictObj>>),
+    /// An `r_dict(key_eq, key_hash)` of rlib.objectmodel.
+    RDict(Rc<RefCell<super::rdict::RDictObj>>),
     /// A Python 3 view of a dict's keys, values or items.
     DictView(Rc<RefCell<DictObj>>, DictPart),
     /// A Python 3 `range` or Python 2 `xrange` object.
@@ -106,6 +108,7 @@ impl ObjValue {
             ObjValue::Instance(_) => "instance",
             ObjValue::Tuple(_) => "tuple",
             ObjValue::Dict(_) => "dict",
+            ObjValue::RDict(_) => "r_dict",
             ObjValue::DictView(_, part) => part.view_name(),
             ObjValue::Range(r) if r.xrange => "xrange",
             ObjValue::Range(_) => "range",
@@ -128,6 +131,7 @@ impl ObjValue {
             ObjValue::List(l) => !l.borrow().is_empty(),
             ObjValue::Tuple(t) => !t.is_empty(),
             ObjValue::Dict(d) | ObjValue::DictView(d, _) => !d.borrow().is_empty(),
+            ObjValue::RDict(d) => !d.borrow().is_empty(),
             ObjValue::Range(r) => !r.is_empty(),
             ObjValue::Iter(_)
             | ObjValue::Method(_)
@@ -192,6 +196,7 @@ impl ObjValue {
             ObjValue::Instance(i) if i.class.is_exception_class() => i.exception_repr(dialect),
             ObjValue::Instance(i) => format!("<{} object>", i.class.qualified_name()).into_bytes(),
             ObjValue::StaticMethod(_) => b"<staticmethod object>".to_vec(),
+            ObjValue::RDict(_) => b"<r_dict object>".to_vec(),
             ObjValue::BoundMethod(m) => {
                 let receiver = String::from_utf8_lossy(&m.receiver.to_repr(dialect)).into_owned();
                 format!("<bound method {} of {receiver}>", m.func).into_bytes()
@@ -271,6 +276,7 @@ impl fmt::Debug for ObjValue {
             ObjValue::Method(m) => write!(f, "Method({:?}.{})", m.receiver, m.name),
             ObjValue::BoundMethod(m) => write!(f, "BoundMethod({:?}.{})", m.receiver, m.func),
             ObjValue::StaticMethod(n) => write!(f, "StaticMethod({n})"),
+            ObjValue::RDict(d) => write!(f, "RDict({} items)", d.borrow().len()),
         }
     }
 }

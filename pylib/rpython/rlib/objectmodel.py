@@ -112,3 +112,62 @@ def import_from_mixin(mixin, special_methods=['__init__', '__del__']):
         if name.startswith('__') and name not in special_methods:
             continue
         target[name] = value
+
+
+class r_dict(object):
+    """A dict whose keys are compared with `key_eq(a, b)` and hashed with
+    `key_hash(a)`, functions of the program; items keep insertion order."""
+
+    def __init__(self, key_eq, key_hash, force_non_null=False,
+                 simple_hash_eq=False):
+        self.key_eq = key_eq
+        self.key_hash = key_hash
+        self._entries = []
+
+    def _find(self, key):
+        h = self.key_hash(key)
+        for i, (eh, k, _) in enumerate(self._entries):
+            if eh == h and self.key_eq(k, key):
+                return h, i
+        return h, -1
+
+    def __getitem__(self, key):
+        _, i = self._find(key)
+        if i < 0:
+            raise KeyError(key)
+        return self._entries[i][2]
+
+    def __setitem__(self, key, value):
+        h, i = self._find(key)
+        if i < 0:
+            self._entries.append((h, key, value))
+        else:
+            self._entries[i] = (h, self._entries[i][1], value)
+
+    def __delitem__(self, key):
+        _, i = self._find(key)
+        if i < 0:
+            raise KeyError(key)
+        del self._entries[i]
+
+    def __contains__(self, key):
+        return self._find(key)[1] >= 0
+
+    def __len__(self):
+        return len(self._entries)
+
+    def __iter__(self):
+        return iter(self.keys())
+
+    def get(self, key, default=None):
+        _, i = self._find(key)
+        return default if i < 0 else self._entries[i][2]
+
+    def keys(self):
+        return [k for _, k, _ in self._entries]
+
+    def values(self):
+        return [v for _, _, v in self._entries]
+
+    def items(self):
+        return [(k, v) for _, k, v in self._entries]
