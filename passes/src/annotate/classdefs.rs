@@ -801,3 +801,28 @@ pub(super) fn unrelated_classes_note(a: &SomeValue, b: &SomeValue) -> Option<Str
         _ => None,
     }
 }
+
+impl<'p> Annotator<'p> {
+    /// For `--explain`: the attribute `name` of instances `object` holds,
+    /// its annotation and every kind of value stored into it, with where.
+    pub(super) fn describe_attribute(&self, object: &SomeValue, name: &str) -> Option<String> {
+        let class = match object {
+            SomeValue::Instance { class, .. } => class.clone(),
+            exception @ SomeValue::Exception(_) => self.exception_class(exception)?,
+            _ => return None,
+        };
+        let (home, attr) = self.classdefs.ancestors(&class).into_iter().find_map(|c| {
+            let attr = self.classdefs.attrs.get(&(c.clone(), name.to_string()))?;
+            Some((c, attr))
+        })?;
+        let mut out = format!(
+            "  attribute '{name}' of {} instances: {}\n",
+            short(&home),
+            attr.value
+        );
+        for (value, g, pos) in &attr.sources {
+            out.push_str(&format!("    {value}, {}\n", self.attr_source(*g, *pos)));
+        }
+        Some(out)
+    }
+}

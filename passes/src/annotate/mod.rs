@@ -1411,6 +1411,22 @@ pub fn explain(program: &Program<Flow>, source: &str, query: &str) -> Result<Str
                     (g, v),
                     source,
                 ));
+                // A value read from an instance attribute: what was stored
+                // into that attribute, and where.
+                let read = graph
+                    .blocks
+                    .iter()
+                    .flat_map(|b| &b.operations)
+                    .find(|o| o.result == v && o.opname == "getattr");
+                if let Some(op) = read {
+                    if let (Some(Arg::Var(obj)), Some(Arg::Const(Constant::Name(attr)))) =
+                        (op.args.first(), op.args.get(1))
+                    {
+                        if let Some(text) = a.describe_attribute(&ann[g][obj.0 as usize], attr) {
+                            out.push_str(&text);
+                        }
+                    }
+                }
             }
         }
     }

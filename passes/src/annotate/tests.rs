@@ -497,3 +497,16 @@ fn slice_assignment_stores_the_source_items_and_resizes() {
     };
     assert!(def.resizable);
 }
+
+#[test]
+fn explain_shows_what_an_attribute_read_was_stored() {
+    let body = "class Box(object):\n    def __init__(self, v):\n        self.v = v\n\n    \
+                def bump(self):\n        self.v = self.v - 10\n\n\
+                def entry_point(argv):\n    b = Box(len(argv))\n    b.bump()\n    got = b.v\n    \
+                return got\n";
+    let (program, text) = flow(body);
+    let out = explain(&program, &text, "entry_point:got").unwrap();
+    assert!(out.contains("attribute 'v' of Box instances"), "{out}");
+    assert!(out.contains("line 3: self.v = v"), "{out}");
+    assert!(out.contains("line 6: self.v = self.v - 10"), "{out}");
+}
