@@ -872,6 +872,45 @@ impl<'p> ObjInterpreter<'p> {
         self.run(index, args, out, &mut Vec::new())
     }
 
+    /// The items a `for` loop over the instance `x` takes (`list(x)`): its
+    /// class's `__iter__`, then the iterator's `next` (`__next__`) until it
+    /// raises `StopIteration`.
+    fn items_of_instance(&self, x: &ObjValue, out: &mut dyn Write) -> Result<Vec<ObjValue>, Stop> {
+        let method = |receiver: &ObjValue, name: &str| -> Result<ObjValue, Stop> {
+            match receiver {
+                ObjValue::Instance(inst) => inst.class.lookup(name),
+                _ => None,
+            }
+            .ok_or_else(|| {
+                Stop::Raise(ops::exc(
+                    "TypeError",
+                    format!("'{}' object is not iterable", receiver.type_name()),
+                ))
+            })
+        };
+        let iterator = self.call_value(&method(x, "__iter__")?, vec![x.clone()], out)?;
+        let next = method(&iterator, next_method_name(self.dialect))?;
+        let mut items = Vec::new();
+        loop {
+            match self.call_value(&next, vec![iterator.clone()], out) {
+                Ok(v) => items.push(v),
+                Err(Stop::Exception(etype, evalue)) => {
+                    let raised = match &evalue {
+                        ObjValue::Instance(_) => &evalue,
+                        _ => &etype,
+                    };
+                    let stop = self.classes.get("StopIteration");
+                    if stop.is_some_and(|c| exception_matches(raised, &c)) {
+                        return Ok(items);
+                    }
+                    return Err(Stop::Exception(etype, evalue));
+                }
+                Err(Stop::Raise(e)) if e.exc == "StopIteration" => return Ok(items),
+                Err(other) => return Err(other),
+            }
+        }
+    }
+
     /// Every operation but calls of program functions.
     fn operation(
         &self,
@@ -882,6 +921,13 @@ impl<'p> ObjInterpreter<'p> {
         let d = self.dialect;
         if let Some(r) = self.rdict_operation(op, &args, out) {
             return r;
+        }
+        if let (Op::SimpleCall, [ObjValue::Builtin(b), x @ ObjValue::Instance(_)]) =
+            (op, args.as_slice())
+        {
+            if b.as_ref() == "list" {
+                return self.items_of_instance(x, out).map(ObjValue::list);
+            }
         }
         let r = match (op, args.as_slice()) {
             (Op::JitMarker, _) => Ok(ObjValue::None),
