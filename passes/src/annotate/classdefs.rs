@@ -826,3 +826,25 @@ impl<'p> Annotator<'p> {
         Some(out)
     }
 }
+
+impl<'p> Annotator<'p> {
+    /// What iterating over an instance of `class` gives (`list(x)`): the
+    /// result of `__next__` (or `next`) of what its `__iter__` returns;
+    /// `None` when the class is not iterable.
+    pub(super) fn items_of_instance(
+        &mut self,
+        g: usize,
+        b: BlockId,
+        op: &rpy_ir::graph::SpaceOperation,
+        class: &str,
+    ) -> Option<Result<SomeValue, Diagnostic>> {
+        let iter = self.special_method(class, "iter")?;
+        let iterator = match self.call_special(g, b, op, class, iter, &[]) {
+            Ok(SomeValue::Instance { class, .. }) => class,
+            Ok(_) => return None,
+            Err(e) => return Some(Err(e)),
+        };
+        let next = self.special_method(&iterator, "next")?;
+        Some(self.call_special(g, b, op, &iterator, next, &[]))
+    }
+}

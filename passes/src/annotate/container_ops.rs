@@ -275,7 +275,7 @@ impl Annotator<'_> {
     }
 
     /// The list made at `site`, its items generalized with `item`.
-    fn new_list(
+    pub(super) fn new_list(
         &mut self,
         site: Site,
         item: &SomeValue,

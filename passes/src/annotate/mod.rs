@@ -874,6 +874,15 @@ impl<'p> Annotator<'p> {
         if let Some((class, method, rest)) = self.special_call(op, args) {
             return self.call_special(g, b, op, &class, method, &rest);
         }
+        if let ("simple_call", [SomeValue::Builtin(f), SomeValue::Instance { class, .. }]) =
+            (op.opname.as_str(), args)
+        {
+            if f == "list" {
+                if let Some(item) = self.items_of_instance(g, b, op, class) {
+                    return self.new_list(Site::Op(g, b, index), &item?, g, op);
+                }
+            }
+        }
         match (op.opname.as_str(), args) {
             ("simple_call", [SomeValue::Pbc { descs, can_be_none }, rest @ ..]) => {
                 if *can_be_none {

@@ -510,3 +510,16 @@ fn explain_shows_what_an_attribute_read_was_stored() {
     assert!(out.contains("line 3: self.v = v"), "{out}");
     assert!(out.contains("line 6: self.v = self.v - 10"), "{out}");
 }
+
+#[test]
+fn list_of_an_iterable_instance_holds_what_its_iterator_gives() {
+    let body = "class Count(object):\n    def __init__(self, n):\n        self.n = n\n\n    \
+                def __iter__(self):\n        return self\n\n    def __next__(self):\n        \
+                if self.n <= 0:\n            raise StopIteration\n        self.n -= 1\n        \
+                return self.n * 0.5\n\n\
+                def entry_point(argv):\n    xs = list(Count(3))\n    return len(xs)\n";
+    let SomeValue::List(def) = annotation_of(body, "entry_point", "xs") else {
+        panic!("not a list")
+    };
+    assert_eq!(*def.item, SomeValue::Float);
+}
