@@ -303,6 +303,12 @@ diagnostic_test!(
     "LIMIT = 3\n\ndef entry_point(argv):\n    return 0\n\ndef target(driver, args):\n    return LIMIT\n"
 );
 
+diagnostic_test!(
+    starred_assignment_target,
+    "--py3",
+    &format!("def entry_point(argv):\n    first, *rest = argv\n    return len(rest)\n{ENTRY}")
+);
+
 // Generators: iterated only, in translated code.
 
 diagnostic_test!(

@@ -231,6 +231,11 @@ fn syntax_error(e: LalrError<'_>) -> (Pos, String) {
                     "unexpected '{}': it does not follow a 'try' block",
                     tok.text()
                 ),
+                // `first, *rest = x` (Python 3's extended unpacking).
+                Tok::Star if exp.contains("an expression") => {
+                    "starred items ('*x') are not supported by RPython; index or slice the sequence instead"
+                        .to_string()
+                }
                 _ if exp == "an indented block" => "expected an indented block here".to_string(),
                 _ if exp.is_empty() => format!("unexpected {} here", tok.describe()),
                 _ => format!("unexpected {} here; expected {}", tok.describe(), exp),
