@@ -112,6 +112,34 @@ impl Annotator<'_> {
                 })))
             }
             ("newtuple", _, items) => Ok(S::Tuple(items.to_vec())),
+            // `r_dict(key_eq, key_hash)`: a dict whose keys the program's
+            // functions compare and hash. They are called with the key
+            // annotation, and again when it generalizes (this block reads
+            // the dict), as the original's r_dict does.
+            ("simple_call", Some("r_dict"), [_, eq @ S::Pbc { .. }, hash @ S::Pbc { .. }]) => {
+                let id = self.containers.at_site(site);
+                self.containers.add_reader(id, (g, b));
+                let key = self.containers.part(id, false);
+                if key != S::Impossible {
+                    for (functions, args) in
+                        [(eq, vec![key.clone(), key.clone()]), (hash, vec![key])]
+                    {
+                        let S::Pbc { descs, .. } = functions else {
+                            continue;
+                        };
+                        for desc in descs.clone() {
+                            if let Err(e) = self.call_desc(g, b, op, &desc, &args) {
+                                return Some(Err(e));
+                            }
+                        }
+                    }
+                }
+                Ok(self.containers.resolve(&S::Dict(DictDef {
+                    id,
+                    key: Box::new(S::Impossible),
+                    value: Box::new(S::Impossible),
+                })))
+            }
             ("newdict", _, []) => {
                 let id = self.containers.at_site(site);
                 Ok(self.containers.resolve(&S::Dict(DictDef {

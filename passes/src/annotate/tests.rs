@@ -523,3 +523,14 @@ fn list_of_an_iterable_instance_holds_what_its_iterator_gives() {
     };
     assert_eq!(*def.item, SomeValue::Float);
 }
+
+#[test]
+fn an_r_dict_calls_its_key_functions_with_the_key_annotation() {
+    let body = "from rpython.rlib.objectmodel import r_dict\n\n\
+                def eq(a, b):\n    return a == b\n\n\
+                def h(k):\n    return k % 7\n\n\
+                def entry_point(argv):\n    d = r_dict(eq, h)\n    d[len(argv)] = 'x'\n    \
+                d[-1] = 'y'\n    return len(d)\n";
+    assert_eq!(annotation_of(body, "h", "k"), SomeValue::int());
+    assert_eq!(annotation_of(body, "eq", "b"), SomeValue::int());
+}
