@@ -309,6 +309,12 @@ diagnostic_test!(
     &format!("def entry_point(argv):\n    first, *rest = argv\n    return len(rest)\n{ENTRY}")
 );
 
+diagnostic_test!(
+    import_from_mixin_of_an_unknown_class,
+    "--py2",
+    &format!("from rpython.rlib.objectmodel import import_from_mixin\n\nclass A(object):\n    import_from_mixin(Missing)\n\ndef entry_point(argv):\n    return 0\n{ENTRY}")
+);
+
 // Generators: iterated only, in translated code.
 
 diagnostic_test!(

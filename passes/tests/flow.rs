@@ -2441,3 +2441,39 @@ fn generator_misuses_are_reported() {
         assert!(errs.iter().any(|e| e == want), "{:?}: {:?}", src, errs);
     }
 }
+
+/// `import_from_mixin(M)` gives each importing class its own copy of M's
+/// methods (graphs named after the class); a later `def` overrides a copy.
+#[test]
+fn import_from_mixin_copies_the_methods_per_class() {
+    let src = format!(
+        "
+from rpython.rlib.objectmodel import import_from_mixin
+
+class M(object):
+    def get(self):
+        return self.base() + 1
+    def base(self):
+        return 1
+
+class A(object):
+    import_from_mixin(M)
+
+class B(object):
+    import_from_mixin(M)
+    def base(self):
+        return 10
+
+def entry_point(argv):
+    return A().get() * 100 + B().get()
+{TARGET}"
+    );
+    let p = flow2(&src);
+    for g in ["A.get", "A.base", "B.get", "B.base"] {
+        assert!(p.graph(g).is_some(), "{g}");
+    }
+    assert!(p.graph("M.get").is_none());
+    let mut out = Vec::new();
+    let r = ObjInterpreter::new(&p, Dialect::Py2).run_entry(&["t".into()], &mut out);
+    assert_eq!(r, Ok(211));
+}

@@ -282,6 +282,14 @@ impl<'m, 'a> FnBuilder<'m, 'a> {
         if m.dialect == Dialect::Py2 {
             comprehension_targets(def.body, &mut bound);
         }
+        // The methods a class body's `import_from_mixin` copies are its names.
+        if def.class_body.is_some() {
+            for s in def.body {
+                if let Some(copies) = m.program.mixin_copies.get(&(m.name.clone(), s.pos)) {
+                    bound.extend(copies.iter().map(|(name, _)| name.clone()));
+                }
+            }
+        }
         for n in bound {
             if def.module_body {
                 // A module body's names are the module's globals.
@@ -919,6 +927,7 @@ impl FnBuilder<'_, '_> {
         let pos = s.pos;
         match &s.kind {
             StmtKind::Pass | StmtKind::Global(_) => {}
+            StmtKind::Expr(_) if super::imported_mixin(s).is_some() => self.import_from_mixin(s),
             StmtKind::Expr(e) => {
                 self.expr(e);
             }

@@ -55,6 +55,7 @@ pub(crate) fn import_program(
         .graph_names
         .iter()
         .map(|((module, _), graph)| (graph.clone(), module.clone()))
+        .chain(defs.copied_methods.clone())
         .collect();
 
     // The module objects, as prebuilt objects of the import-time program.
@@ -80,6 +81,8 @@ pub(crate) fn import_program(
         globals: HashMap::new(),
         hints: Default::default(),
         prebuilt: Default::default(),
+        mixin_copies: defs.mixin_copies.clone(),
+        copied_methods: defs.copied_methods.clone(),
     });
     for m in &set.modules {
         let mut bound = Vec::new();

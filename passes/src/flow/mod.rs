@@ -146,6 +146,13 @@ pub(crate) struct ProgramDefs<'a> {
     pub hints: RefCell<HashMap<String, Vec<String>>>,
     /// The prebuilt objects translated functions refer to.
     pub prebuilt: RefCell<PrebuiltTable>,
+    /// The methods each `import_from_mixin(Mixin)` statement of a class
+    /// body copies, by module name and the statement's position: (method
+    /// name, graph of the copy), the copies named after the class
+    /// (`A.method`) as the original's copies are new functions.
+    pub mixin_copies: HashMap<(String, Pos), Vec<(String, String)>>,
+    /// The module of each copied method's graph.
+    pub copied_methods: HashMap<String, String>,
 }
 
 /// The import-time objects that translated code refers to, in order of first
@@ -301,6 +308,8 @@ pub fn build_flow(module: &ast::Module, source: &str) -> Result<Program<Flow>, D
         globals: HashMap::new(),
         hints: RefCell::new(HashMap::new()),
         prebuilt: RefCell::new(PrebuiltTable::default()),
+        mixin_copies: HashMap::new(),
+        copied_methods: HashMap::new(),
     };
     for (i, m) in set.modules.iter().enumerate() {
         let prefix = if i == 0 {
@@ -476,9 +485,99 @@ fn collect_defs<'a>(module: &str, prefix: &str, stmts: &'a [Stmt], defs: &mut Pr
                     },
                 );
                 collect_defs(module, &format!("{class}."), body, defs);
+                collect_mixin_copies(module, &class, body, stmts, defs);
             }
             _ => s.for_each_nested_body(|body| collect_defs(module, prefix, body, defs)),
         }
+    }
+}
+
+/// The mixin class an `import_from_mixin(Mixin)` statement names.
+pub(crate) fn imported_mixin(s: &Stmt) -> Option<&str> {
+    let StmtKind::Expr(Expr {
+        kind: ExprKind::Call { func, args, .. },
+        ..
+    }) = &s.kind
+    else {
+        return None;
+    };
+    let is_import_from_mixin = match &func.kind {
+        ExprKind::Name(n) => n == "import_from_mixin",
+        ExprKind::Attribute { attr, .. } => attr == "import_from_mixin",
+        _ => false,
+    };
+    match args.as_slice() {
+        [Expr {
+            kind: ExprKind::Name(mixin),
+            ..
+        }] if is_import_from_mixin => Some(mixin),
+        _ => None,
+    }
+}
+
+/// Records a copy of each method of the mixins the class body of `class`
+/// imports (`import_from_mixin(M)`, M a class defined among `siblings`):
+/// every function but the special methods other than `__init__` and
+/// `__del__`, as rlib's `import_from_mixin` copies them.
+fn collect_mixin_copies<'a>(
+    module: &str,
+    class: &str,
+    body: &'a [Stmt],
+    siblings: &'a [Stmt],
+    defs: &mut ProgramDefs<'a>,
+) {
+    for s in body {
+        let Some(mixin) = imported_mixin(s) else {
+            continue;
+        };
+        let mixin_body = siblings.iter().find_map(|c| match &c.kind {
+            StmtKind::ClassDef { name, body, .. } if name == mixin => Some(body),
+            _ => None,
+        });
+        let Some(mixin_body) = mixin_body else {
+            continue;
+        };
+        let mut copies = Vec::new();
+        for m in mixin_body {
+            let StmtKind::FunctionDef {
+                name,
+                params,
+                star_args,
+                kwonly,
+                kwargs,
+                body,
+                ..
+            } = &m.kind
+            else {
+                continue;
+            };
+            let special = name.starts_with("__") && name != "__init__" && name != "__del__";
+            if special {
+                continue;
+            }
+            let graph = unique_graph_name(format!("{class}.{name}"), m.pos, defs);
+            defs.functions.insert(
+                graph.clone(),
+                FuncDef {
+                    name,
+                    pos: m.pos,
+                    params,
+                    star_args: star_args.as_deref(),
+                    kwonly,
+                    kwargs: kwargs.as_deref(),
+                    decorators: &[],
+                    body,
+                    module_body: false,
+                    class_body: None,
+                    bases: &[],
+                },
+            );
+            defs.copied_methods
+                .insert(graph.clone(), module.to_string());
+            copies.push((name.clone(), graph));
+        }
+        defs.mixin_copies
+            .insert((module.to_string(), s.pos), copies);
     }
 }
 

@@ -353,6 +353,28 @@ impl FnBuilder<'_, '_> {
         namespace
     }
 
+    /// `import_from_mixin(Mixin)` in a class body: binds each method the
+    /// class's copy of the mixin has (see `collect_mixin_copies`).
+    pub(super) fn import_from_mixin(&mut self, s: &Stmt) {
+        let copies = self
+            .m
+            .program
+            .mixin_copies
+            .get(&(self.m.name.clone(), s.pos))
+            .cloned();
+        match (copies, &self.class_body) {
+            (Some(copies), Some(_)) => {
+                for (name, graph) in copies {
+                    self.store_name(&name, Arg::Const(Constant::Func(graph)), s.pos);
+                }
+            }
+            _ => self.error(
+                s.pos,
+                "import_from_mixin(M) copies the methods of a class M defined in the same module, at the level of the class body that calls it; define the mixin there and call it in the class body",
+            ),
+        }
+    }
+
     /// `import` and `from ... import` statements: in a module body, binding
     /// module objects and their attributes; inside a function, an error.
     pub(super) fn import_stmt(&mut self, s: &Stmt) {

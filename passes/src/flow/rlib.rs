@@ -90,6 +90,8 @@ fn names(module: &str) -> &'static [(&'static str, RlibName)] {
             ("compute_unique_id", Function),
             ("instantiate", Function),
             ("r_dict", Function),
+            // Its calls in class bodies are the builder's (`module_level`).
+            ("import_from_mixin", Function),
         ],
         "debug" => &[
             ("debug_print", Function),
