@@ -21,6 +21,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 #[derive(Debug)]
 struct ClassInfo {
     base: Option<String>,
+    /// Every base that is a program class, in order (mixins after the
+    /// first): class attributes are looked up through all of them.
+    program_bases: Vec<String>,
     attrs: Vec<(String, Constant)>,
 }
 
@@ -77,6 +80,11 @@ impl ClassDefs {
                     name.clone(),
                     ClassInfo {
                         base: bases.iter().find(|b| names.contains(b.as_str())).cloned(),
+                        program_bases: bases
+                            .iter()
+                            .filter(|b| names.contains(b.as_str()))
+                            .cloned()
+                            .collect(),
                         attrs: attrs.clone(),
                     },
                 )),
@@ -151,12 +159,29 @@ impl ClassDefs {
 
     /// Class attribute `name` as instances of `class` see it: the class that
     /// defines it and its value.
+    /// The bases are searched depth first, left to right (Python's order
+    /// for a hierarchy without diamonds), so a mixin's methods are found.
     pub fn class_attr(&self, class: &str, name: &str) -> Option<(String, Constant)> {
-        self.ancestors(class).into_iter().find_map(|c| {
-            let info = self.classes.get(&c)?;
-            let (_, value) = info.attrs.iter().find(|(n, _)| n == name)?;
-            Some((c.clone(), value.clone()))
-        })
+        let mut visited = BTreeSet::new();
+        self.class_attr_from(class, name, &mut visited)
+    }
+
+    fn class_attr_from(
+        &self,
+        class: &str,
+        name: &str,
+        visited: &mut BTreeSet<String>,
+    ) -> Option<(String, Constant)> {
+        if !visited.insert(class.to_string()) {
+            return None;
+        }
+        let info = self.classes.get(class)?;
+        if let Some((_, value)) = info.attrs.iter().find(|(n, _)| n == name) {
+            return Some((class.to_string(), value.clone()));
+        }
+        info.program_bases
+            .iter()
+            .find_map(|b| self.class_attr_from(b, name, visited))
     }
 }
 

@@ -534,3 +534,13 @@ fn an_r_dict_calls_its_key_functions_with_the_key_annotation() {
     assert_eq!(annotation_of(body, "h", "k"), SomeValue::int());
     assert_eq!(annotation_of(body, "eq", "b"), SomeValue::int());
 }
+
+#[test]
+fn a_method_of_a_second_base_is_found() {
+    let body = "class Named(object):\n    def __init__(self):\n        self.n = 1\n\n\
+                class Loud(object):\n    def shout(self):\n        return 'hey'\n\n\
+                class Dog(Named, Loud):\n    pass\n\n\
+                def entry_point(argv):\n    s = Dog().shout()\n    return len(s)\n";
+    let s = annotation_of(body, "entry_point", "s");
+    assert!(matches!(s.general(), SomeValue::String { .. }), "{s}");
+}
