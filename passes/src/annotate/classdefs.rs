@@ -53,6 +53,8 @@ pub(super) struct ClassDefs {
     /// program stores, found while annotating a constant (no block to
     /// blame).
     pub prebuilt_errors: Vec<Diagnostic>,
+    /// Each class with all its program bases, transitively (itself included).
+    all_bases: HashMap<String, BTreeSet<String>>,
     /// Each class's chain of bases (`ancestors`), computed once.
     ancestry: HashMap<String, Vec<String>>,
     /// Classes got instances since the method readers were last flowed.
@@ -100,10 +102,29 @@ impl ClassDefs {
             .keys()
             .map(|c| (c.clone(), defs.walk_bases(c)))
             .collect();
+        defs.all_bases = defs
+            .classes
+            .keys()
+            .map(|c| {
+                let mut seen = BTreeSet::new();
+                let mut stack = vec![c.clone()];
+                while let Some(k) = stack.pop() {
+                    if seen.insert(k.clone()) {
+                        if let Some(info) = defs.classes.get(&k) {
+                            stack.extend(info.program_bases.iter().cloned());
+                        }
+                    }
+                }
+                (c.clone(), seen)
+            })
+            .collect();
         let mut derived: HashMap<String, Vec<String>> = HashMap::new();
-        for class in defs.classes.keys() {
-            for ancestor in defs.ancestors(class).into_iter().skip(1) {
-                derived.entry(ancestor).or_default().push(class.clone());
+        for (class, bases) in &defs.all_bases {
+            for ancestor in bases.iter().filter(|b| *b != class) {
+                derived
+                    .entry(ancestor.clone())
+                    .or_default()
+                    .push(class.clone());
             }
         }
         derived.values_mut().for_each(|v| v.sort());
@@ -139,9 +160,10 @@ impl ClassDefs {
         out
     }
 
+    /// Through every program base, mixins included (`isinstance`).
     pub fn is_subclass(&self, class: &str, ancestor: &str) -> bool {
-        match self.ancestry.get(class) {
-            Some(chain) => chain.iter().any(|c| c == ancestor),
+        match self.all_bases.get(class) {
+            Some(bases) => bases.contains(ancestor),
             None => class == ancestor,
         }
     }
@@ -152,9 +174,19 @@ impl ClassDefs {
         self.ancestors(a).into_iter().find(|c| of_b.contains(c))
     }
 
-    /// The program's classes derived from `class` (not itself), by name.
+    /// The program's classes derived from `class` (not itself) through any
+    /// of their bases, by name.
     fn subclasses(&self, class: &str) -> Vec<String> {
         self.derived.get(class).cloned().unwrap_or_default()
+    }
+
+    /// The subclasses whose chain of first bases reaches `class`: the ones
+    /// whose attributes `class`'s classdef holds.
+    fn classdef_subclasses(&self, class: &str) -> Vec<String> {
+        self.subclasses(class)
+            .into_iter()
+            .filter(|c| self.ancestors(c).iter().any(|a| a == class))
+            .collect()
     }
 
     /// Class attribute `name` as instances of `class` see it: the class that
@@ -262,7 +294,7 @@ impl<'p> Annotator<'p> {
             readers: BTreeSet::new(),
             sources: Vec::new(),
         };
-        for sub in self.classdefs.subclasses(class) {
+        for sub in self.classdefs.classdef_subclasses(class) {
             let Some(moved) = self.classdefs.attrs.remove(&(sub, name.to_string())) else {
                 continue;
             };

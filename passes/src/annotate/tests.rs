@@ -544,3 +544,32 @@ fn a_method_of_a_second_base_is_found() {
     let s = annotation_of(body, "entry_point", "s");
     assert!(matches!(s.general(), SomeValue::String { .. }), "{s}");
 }
+
+#[test]
+fn isinstance_of_a_second_base_holds() {
+    let body = "class Named(object):\n    pass\n\n\
+                class Loud(object):\n    pass\n\n\
+                class Dog(Named, Loud):\n    pass\n\n\
+                def entry_point(argv):\n    d = Dog()\n    if isinstance(d, Loud):\n        \
+                return 1\n    return 0\n";
+    let (program, text) = flow(body);
+    let annotated = annotate(program, &text).unwrap_or_else(|d| panic!("{d}"));
+    let g = annotated.graph("entry_point").unwrap();
+    let ret = g.block(g.returnblock).inputargs[0];
+    // Only `return 1` is taken: the isinstance is known true.
+    assert_eq!(
+        g.vars[ret.0 as usize].info,
+        SomeValue::nonneg_int(),
+        "{}",
+        g.vars[ret.0 as usize].info
+    );
+    let returns_one = g.blocks.iter().flat_map(|b| &b.exits).any(|l| {
+        l.target == g.returnblock
+            && l.args == [rpy_ir::graph::Arg::Const(rpy_ir::graph::Constant::Int(1))]
+    });
+    let returns_zero = g.blocks.iter().flat_map(|b| &b.exits).any(|l| {
+        l.target == g.returnblock
+            && l.args == [rpy_ir::graph::Arg::Const(rpy_ir::graph::Constant::Int(0))]
+    });
+    assert!(returns_one && !returns_zero);
+}
