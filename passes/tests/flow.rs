@@ -2477,3 +2477,25 @@ def entry_point(argv):
     let r = ObjInterpreter::new(&p, Dialect::Py2).run_entry(&["t".into()], &mut out);
     assert_eq!(r, Ok(211));
 }
+
+/// An r_uint global has no constant: it is made where it is read, from its
+/// bits, so it stays unsigned.
+#[test]
+fn an_unsigned_global_is_made_where_it_is_read() {
+    let src = format!(
+        "
+from rpython.rlib.rarithmetic import r_uint, intmask
+TOP = r_uint(1) << 63
+
+def entry_point(argv):
+    return intmask((TOP + TOP) >> 60) + int(TOP > r_uint(5))
+{TARGET}"
+    );
+    let p = flow3(&src);
+    let e = p.graph("entry_point").unwrap();
+    // r_uint(bits) at each of the three reads, r_uint(5), intmask and int.
+    assert_eq!(count_op(e, "simple_call"), 6);
+    let mut out = Vec::new();
+    let r = ObjInterpreter::new(&p, Dialect::Py3).run_entry(&["t".into()], &mut out);
+    assert_eq!(r, Ok(1));
+}

@@ -21,6 +21,7 @@ const UNTRANSLATABLE_METHODS: &[&str] = &[
 ];
 use crate::flow::scan::bound_names;
 use crate::flow::{rlib, Global, GlobalAccess};
+use crate::objinterp::ObjValue;
 use rpy_ir::ast::{Expr, ExprKind};
 
 impl FnBuilder<'_, '_> {
@@ -63,6 +64,16 @@ impl FnBuilder<'_, '_> {
                 Arg::Const(Constant::Func(graph.clone()))
             }
             Global::Const(c) => Arg::Const(c.clone()),
+            // No constant is unsigned: an r_uint global is made where it is
+            // read, from its bits.
+            Global::Object(ObjValue::UInt(u)) => self.op(
+                "simple_call",
+                vec![
+                    Arg::Const(Constant::Builtin("r_uint".into())),
+                    Arg::Const(Constant::Int(*u as i64)),
+                ],
+                pos,
+            ),
             Global::Object(v) => {
                 let converted = self.m.program.prebuilt.borrow_mut().constant(v);
                 match converted {
