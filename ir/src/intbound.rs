@@ -283,8 +283,14 @@ impl IntBound {
 /// or a trace's: `int_is_zero`, `int_force_ge_zero`, `same_as_i`, the
 /// unsigned comparisons); `None` when nothing is known.
 pub fn transfer(name: &str, a: &[IntBound]) -> Option<IntBound> {
-    let consts: Option<Vec<i64>> = a.iter().map(IntBound::get_constant).collect();
-    if let Some(v) = consts.as_deref().and_then(|c| eval_int(name, c)) {
+    // every argument known: the value itself (without allocating: this
+    // runs for every integer operation of every trace)
+    let mut consts = [0i64; 3];
+    let known = a.len() <= consts.len()
+        && a.iter()
+            .zip(consts.iter_mut())
+            .all(|(b, c)| b.get_constant().map(|v| *c = v).is_some());
+    if let Some(v) = known.then(|| eval_int(name, &consts[..a.len()])).flatten() {
         return Some(IntBound::constant(v));
     }
     let x = a.first().copied().unwrap_or_else(IntBound::unbounded);
