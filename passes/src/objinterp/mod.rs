@@ -227,7 +227,7 @@ pub struct ObjInterpreter<'p> {
     recorded: Option<std::cell::RefCell<Vec<(usize, usize, ObjValue)>>>,
     /// The program classes made while running, by qualified name: what an
     /// import-time graph's `Constant::Class` of one refers to.
-    defined_classes: std::cell::RefCell<HashMap<String, std::rc::Rc<exceptions::ClassObj>>>,
+    defined_classes: std::cell::RefCell<HashMap<String, Rc<exceptions::ClassObj>>>,
 }
 
 /// How a run stops inside `run`, before the error gets its traceback.
@@ -242,11 +242,10 @@ enum Stop {
 /// What an operation does.
 enum Step {
     Value(ObjValue),
-    /// A call of a program graph (by index) with these arguments.
-    Call(usize, Vec<ObjValue>),
-    /// A call of a class's `__init__` graph (by index) with the new instance
-    /// (the first argument), which is the call's value.
-    Construct(usize, Vec<ObjValue>),
+    /// A call of a program graph (by index) with these arguments; for a
+    /// class's `__init__`, with the new instance (also the first argument),
+    /// which is the call's value.
+    Call(usize, Vec<ObjValue>, Option<ObjValue>),
 }
 
 /// What following a link leads to.
@@ -516,28 +515,17 @@ impl<'p> ObjInterpreter<'p> {
                         frame.env[result] = Some(v);
                         frame.pc += 1;
                     }
-                    Ok(Step::Call(callee, args)) => match self.frame(callee, args) {
-                        Ok(new) => stack.push(new),
+                    Ok(Step::Call(callee, args, constructing)) => match self.frame(callee, args) {
+                        Ok(new) => stack.push(Frame {
+                            constructing,
+                            ..new
+                        }),
                         Err(stop) => {
                             if let Next::Return(v) = self.raise(stack, stop)? {
                                 return Ok(v);
                             }
                         }
                     },
-                    Ok(Step::Construct(init, args)) => {
-                        let instance = args.first().cloned();
-                        match self.frame(init, args) {
-                            Ok(mut new) => {
-                                new.constructing = instance;
-                                stack.push(new)
-                            }
-                            Err(stop) => {
-                                if let Next::Return(v) = self.raise(stack, stop)? {
-                                    return Ok(v);
-                                }
-                            }
-                        }
-                    }
                     Err(stop) => {
                         if let Next::Return(v) = self.raise(stack, stop)? {
                             return Ok(v);
@@ -617,22 +605,22 @@ impl<'p> ObjInterpreter<'p> {
             match args.first() {
                 Some(ObjValue::Func(name)) => {
                     let callee = self.callee(name, depth)?;
-                    return Ok(Step::Call(callee, args[1..].to_vec()));
+                    return Ok(Step::Call(callee, args[1..].to_vec(), None));
                 }
                 Some(ObjValue::BoundMethod(m)) => {
                     let callee = self.callee(&m.func, depth)?;
                     let mut call_args = vec![m.receiver.clone()];
                     call_args.extend_from_slice(&args[1..]);
-                    return Ok(Step::Call(callee, call_args));
+                    return Ok(Step::Call(callee, call_args, None));
                 }
                 Some(ObjValue::Class(class)) => {
                     return match exceptions::instantiate(class, &args[1..], self.dialect)? {
                         Instantiation::Done(v) => Ok(Step::Value(v)),
                         Instantiation::Init(instance, init) => {
                             let callee = self.callee(&init, depth)?;
-                            let mut call_args = vec![instance];
+                            let mut call_args = vec![instance.clone()];
                             call_args.extend_from_slice(&args[1..]);
-                            Ok(Step::Construct(callee, call_args))
+                            Ok(Step::Call(callee, call_args, Some(instance)))
                         }
                     };
                 }
@@ -641,7 +629,7 @@ impl<'p> ObjInterpreter<'p> {
         }
         if let Some((func, call_args)) = self.special_method(kind, &args) {
             let callee = self.callee(&func, depth)?;
-            return Ok(Step::Call(callee, call_args));
+            return Ok(Step::Call(callee, call_args, None));
         }
         self.operation(kind, args, out).map(Step::Value)
     }
@@ -790,11 +778,7 @@ impl<'p> ObjInterpreter<'p> {
             Stop::Exception(etype, evalue) => (etype, evalue),
             Stop::Internal(_) => return Err(stop),
         };
-        // What the handlers match: the instance, or the class raised alone.
-        let raised = match &evalue {
-            ObjValue::Instance(_) => &evalue,
-            _ => &etype,
-        };
+        let raised = raised_object(&etype, &evalue);
         for depth in (0..stack.len()).rev() {
             let f = &stack[depth];
             let b = &self.graphs[f.graph].blocks[f.block];
@@ -804,10 +788,9 @@ impl<'p> ObjInterpreter<'p> {
             }
             let handler = b.exits.iter().skip(1).position(|l| match &l.exitcase {
                 Some(Operand::Const(ObjValue::Class(c))) => exception_matches(raised, c),
-                Some(Operand::LaterClass(name)) => match self.defined_classes.borrow().get(name) {
-                    Some(c) => exception_matches(raised, c),
-                    None => false,
-                },
+                Some(Operand::LaterClass(name)) => self
+                    .later_class(name)
+                    .is_some_and(|c| exception_matches(raised, &c)),
                 _ => false,
             });
             if let Some(i) = handler {
@@ -821,11 +804,16 @@ impl<'p> ObjInterpreter<'p> {
     /// The value of an operand in `env`.
     fn get(&self, env: &[Option<ObjValue>], a: &Operand) -> Result<ObjValue, Stop> {
         if let Operand::LaterClass(name) = a {
-            if let Some(c) = self.defined_classes.borrow().get(name) {
-                return Ok(ObjValue::Class(c.clone()));
+            if let Some(c) = self.later_class(name) {
+                return Ok(ObjValue::Class(c));
             }
         }
         get(env, a)
+    }
+
+    /// The class a `LaterClass` operand names, once its class statement ran.
+    fn later_class(&self, name: &str) -> Option<Rc<exceptions::ClassObj>> {
+        self.defined_classes.borrow().get(name).cloned()
     }
 
     /// The class name and `str()` of an uncaught exception.
@@ -895,12 +883,8 @@ impl<'p> ObjInterpreter<'p> {
             match self.call_value(&next, vec![iterator.clone()], out) {
                 Ok(v) => items.push(v),
                 Err(Stop::Exception(etype, evalue)) => {
-                    let raised = match &evalue {
-                        ObjValue::Instance(_) => &evalue,
-                        _ => &etype,
-                    };
                     let stop = self.classes.get("StopIteration");
-                    if stop.is_some_and(|c| exception_matches(raised, &c)) {
+                    if stop.is_some_and(|c| exception_matches(raised_object(&etype, &evalue), &c)) {
                         return Ok(items);
                     }
                     return Err(Stop::Exception(etype, evalue));
@@ -1005,6 +989,15 @@ pub fn next_method_name(dialect: Dialect) -> &'static str {
     match dialect {
         Dialect::Py2 => "next",
         Dialect::Py3 => "__next__",
+    }
+}
+
+/// What exception handlers match of a raised exception: the instance, or
+/// the class raised alone.
+fn raised_object<'v>(etype: &'v ObjValue, evalue: &'v ObjValue) -> &'v ObjValue {
+    match evalue {
+        ObjValue::Instance(_) => evalue,
+        _ => etype,
     }
 }
 
