@@ -310,17 +310,14 @@ impl TraceParser {
             };
             c.expect('=')?;
             let (op_at, op_name) = c.ident("new, new_with_vtable or new_array")?;
-            let (code, need) = match op_name {
-                "new" => (opcode(op_name), DescrNeed::Size),
-                "new_with_vtable" => (opcode(op_name), DescrNeed::Class),
-                "new_array" | "new_array_clear" => (opcode(op_name), DescrNeed::Array),
-                _ => {
-                    return c.err_at(
-                        op_at,
-                        format!("a virtual object is made by new, new_with_vtable or new_array, not '{op_name}'"),
-                    )
-                }
+            // the allocations, with the descr each needs (from the table)
+            let Some(code) = opcode(op_name).filter(|c| OPS[*c].name.starts_with("new")) else {
+                return c.err_at(
+                    op_at,
+                    format!("a virtual object is made by new, new_with_vtable or new_array, not '{op_name}'"),
+                );
             };
+            let need = OPS[code].descr;
             c.expect('(')?;
             let mut length = 0;
             if need == DescrNeed::Array {
@@ -338,13 +335,7 @@ impl TraceParser {
             c.pos += "descr=".len();
             let (dp, d) = c.ident("a descr name")?;
             let descr = self.header.resolve_descr(d).or_else(|e| c.err_at(dp, e))?;
-            let fits = matches!(
-                (need, &self.header.descrs[descr].data),
-                (DescrNeed::Size, DescrData::Size { .. })
-                    | (DescrNeed::Class, DescrData::Class { .. })
-                    | (DescrNeed::Array, DescrData::Array { .. })
-            );
-            if !fits {
+            if !need.admits(&self.header.descrs[descr].data) {
                 return c.err_at(dp, format!("'{op_name}' cannot allocate '{d}'"));
             }
             c.expect(')')?;
@@ -381,7 +372,7 @@ impl TraceParser {
             }
             clauses.push(VirtualClause {
                 id,
-                opcode: code.unwrap_or(0),
+                opcode: code,
                 descr,
                 length,
                 fields,
@@ -545,15 +536,7 @@ impl TraceParser {
             (_, None) => return c.err_at(pn, format!("'{name}' needs a descr=")),
             (need, Some((dp, d))) => {
                 let id = self.header.resolve_descr(&d).or_else(|e| c.err_at(dp, e))?;
-                let ok = matches!(
-                    (need, &self.header.descrs[id].data),
-                    (DescrNeed::Field, DescrData::Field { .. })
-                        | (DescrNeed::Array, DescrData::Array { .. })
-                        | (DescrNeed::Size, DescrData::Size { .. })
-                        | (DescrNeed::Class, DescrData::Class { .. })
-                        | (DescrNeed::Call, DescrData::Call { .. })
-                );
-                if !ok {
+                if !need.admits(&self.header.descrs[id].data) {
                     let what = match need {
                         DescrNeed::Field => "a field",
                         DescrNeed::Array => "an array",

@@ -68,6 +68,20 @@ pub enum DescrNeed {
     Call,
 }
 
+impl DescrNeed {
+    /// Whether a descr describing `data` is of this kind.
+    pub fn admits(self, data: &DescrData) -> bool {
+        matches!(
+            (self, data),
+            (DescrNeed::Field, DescrData::Field { .. })
+                | (DescrNeed::Array, DescrData::Array { .. })
+                | (DescrNeed::Size, DescrData::Size { .. })
+                | (DescrNeed::Class, DescrData::Class { .. })
+                | (DescrNeed::Call, DescrData::Call { .. })
+        )
+    }
+}
+
 /// One entry of the operation table.
 #[derive(Clone, Copy, Debug)]
 pub struct OpInfo {
