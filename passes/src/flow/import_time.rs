@@ -109,17 +109,8 @@ pub(crate) fn import_program(
             program: program_defs.clone(),
         };
         let body = FuncDef {
-            name: &m.name,
-            pos: Pos::new(1, 1),
-            params: &[],
-            star_args: None,
-            kwonly: &[],
-            kwargs: None,
-            decorators: &[],
-            body: &m.ast.body,
             module_body: true,
-            class_body: None,
-            bases: &[],
+            ..FuncDef::of_body(&m.name, Pos::new(1, 1), &m.ast.body)
         };
         let built = builder::build_function(&ctx, &body, &body_graph_name(&m.name));
         diags.extend(built.diags);

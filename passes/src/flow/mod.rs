@@ -79,6 +79,50 @@ pub(crate) struct FuncDef<'a> {
     pub bases: &'a [Expr],
 }
 
+impl<'a> FuncDef<'a> {
+    /// The definition of a `def` statement (its decorators left to the
+    /// import-time run), or `None` for another statement.
+    fn of_def(s: &'a Stmt) -> Option<Self> {
+        let StmtKind::FunctionDef {
+            name,
+            params,
+            star_args,
+            kwonly,
+            kwargs,
+            body,
+            ..
+        } = &s.kind
+        else {
+            return None;
+        };
+        Some(FuncDef {
+            params,
+            star_args: star_args.as_deref(),
+            kwonly,
+            kwargs: kwargs.as_deref(),
+            ..FuncDef::of_body(name, s.pos, body)
+        })
+    }
+
+    /// A body taking no parameters (a module's or a class's, whose callers
+    /// set what kind of body it is).
+    pub(crate) fn of_body(name: &'a str, pos: Pos, body: &'a [Stmt]) -> Self {
+        FuncDef {
+            name,
+            pos,
+            params: &[],
+            star_args: None,
+            kwonly: &[],
+            kwargs: None,
+            decorators: &[],
+            body,
+            module_body: false,
+            class_body: None,
+            bases: &[],
+        }
+    }
+}
+
 /// What a module-level name is bound to after import.
 #[derive(Clone, Debug)]
 pub(crate) enum Global {
@@ -421,13 +465,7 @@ fn collect_defs<'a>(module: &str, prefix: &str, stmts: &'a [Stmt], defs: &mut Pr
     for s in stmts {
         match &s.kind {
             StmtKind::FunctionDef {
-                name,
-                params,
-                star_args,
-                kwonly,
-                kwargs,
-                body,
-                decorators,
+                name, decorators, ..
             } => {
                 let graph = unique_graph_name(format!("{prefix}{name}"), s.pos, defs);
                 // A static method takes no instance: calls by method name
@@ -444,22 +482,9 @@ fn collect_defs<'a>(module: &str, prefix: &str, stmts: &'a [Stmt], defs: &mut Pr
                 }
                 defs.graph_names
                     .insert((module.to_string(), s.pos), graph.clone());
-                defs.functions.insert(
-                    graph,
-                    FuncDef {
-                        name,
-                        pos: s.pos,
-                        params,
-                        star_args: star_args.as_deref(),
-                        kwonly,
-                        kwargs: kwargs.as_deref(),
-                        decorators: &[],
-                        body,
-                        module_body: false,
-                        class_body: None,
-                        bases: &[],
-                    },
-                );
+                if let Some(def) = FuncDef::of_def(s) {
+                    defs.functions.insert(graph, def);
+                }
             }
             StmtKind::ClassDef {
                 name, body, bases, ..
@@ -471,17 +496,9 @@ fn collect_defs<'a>(module: &str, prefix: &str, stmts: &'a [Stmt], defs: &mut Pr
                 defs.functions.insert(
                     graph,
                     FuncDef {
-                        name,
-                        pos: s.pos,
-                        params: &[],
-                        star_args: None,
-                        kwonly: &[],
-                        kwargs: None,
-                        decorators: &[],
-                        body,
-                        module_body: false,
                         class_body: Some(name),
                         bases,
+                        ..FuncDef::of_body(name, s.pos, body)
                     },
                 );
                 collect_defs(module, &format!("{class}."), body, defs);
@@ -539,42 +556,19 @@ fn collect_mixin_copies<'a>(
         };
         let mut copies = Vec::new();
         for m in mixin_body {
-            let StmtKind::FunctionDef {
-                name,
-                params,
-                star_args,
-                kwonly,
-                kwargs,
-                body,
-                ..
-            } = &m.kind
-            else {
+            let Some(def) = FuncDef::of_def(m) else {
                 continue;
             };
+            let name = def.name;
             let special = name.starts_with("__") && name != "__init__" && name != "__del__";
             if special {
                 continue;
             }
             let graph = unique_graph_name(format!("{class}.{name}"), m.pos, defs);
-            defs.functions.insert(
-                graph.clone(),
-                FuncDef {
-                    name,
-                    pos: m.pos,
-                    params,
-                    star_args: star_args.as_deref(),
-                    kwonly,
-                    kwargs: kwargs.as_deref(),
-                    decorators: &[],
-                    body,
-                    module_body: false,
-                    class_body: None,
-                    bases: &[],
-                },
-            );
+            defs.functions.insert(graph.clone(), def);
             defs.copied_methods
                 .insert(graph.clone(), module.to_string());
-            copies.push((name.clone(), graph));
+            copies.push((name.to_string(), graph));
         }
         defs.mixin_copies
             .insert((module.to_string(), s.pos), copies);
