@@ -462,26 +462,8 @@ pub fn overflow_checked(name: &str, args: &[ObjValue], dialect: Dialect) -> Opti
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::cpython;
     use super::*;
-    use std::process::Command;
-
-    /// CPython of `dialect` run on `code`, its output lines; `None` without it.
-    fn cpython(dialect: Dialect, code: &str) -> Option<Vec<String>> {
-        let python = match dialect {
-            Dialect::Py2 => "/root/.pyenv/versions/2.7.18/bin/python2.7",
-            Dialect::Py3 => "python3",
-        };
-        let out = Command::new(python).arg("-c").arg(code).output().ok()?;
-        if !out.status.success() {
-            return None;
-        }
-        Some(
-            String::from_utf8_lossy(&out.stdout)
-                .lines()
-                .map(str::to_string)
-                .collect(),
-        )
-    }
 
     #[test]
     fn the_builtin_hierarchy_is_cpythons() {
@@ -557,17 +539,25 @@ mod tests {
         Rc::new(class)
     }
 
+    /// For each dialect with a CPython: the lines `ours` gives (from the
+    /// dialect's builtin classes) are those CPython prints for `code`.
+    fn assert_cpython_prints(code: &str, ours: impl Fn(Dialect, &ClassTable) -> Vec<String>) {
+        for dialect in [Dialect::Py2, Dialect::Py3] {
+            let Some(expected) = cpython(dialect, code) else {
+                eprintln!("no CPython for {dialect:?}: not compared");
+                continue;
+            };
+            let ours = ours(dialect, &ClassTable::builtin(dialect));
+            assert_eq!(ours, expected, "{dialect:?}");
+        }
+    }
+
     #[test]
     fn program_exception_args_are_cpythons() {
         // `class E(Exception)` with an `__init__` that does not call the
         // base's, and `class F(Exception)` without one: str() of each.
         let code = "class E(Exception):\n    def __init__(self, m):\n        self.m = m\nclass F(Exception):\n    pass\nprint(repr(str(E('x'))))\nprint(repr(str(F('y'))))\n";
-        for dialect in [Dialect::Py2, Dialect::Py3] {
-            let Some(expected) = cpython(dialect, code) else {
-                eprintln!("no CPython for {dialect:?}: exception args not compared");
-                continue;
-            };
-            let table = ClassTable::builtin(dialect);
+        assert_cpython_prints(code, |dialect, table| {
             let exception = table.get("Exception").unwrap();
             let init = ObjValue::Func(Rc::from("E.__init__"));
             let e = program_class("E", exception.clone(), &[("__init__", init)]);
@@ -583,18 +573,14 @@ mod tests {
                         .unwrap(),
                 );
             }
-            assert_eq!(ours, expected, "{dialect:?}");
-        }
+            ours
+        });
     }
 
     #[test]
     fn a_class_without_init_takes_no_arguments_as_cpython_says() {
         let code = "class A(object):\n    pass\ntry:\n    A(1)\nexcept TypeError as e:\n    print(str(e))\n";
-        for dialect in [Dialect::Py2, Dialect::Py3] {
-            let Some(expected) = cpython(dialect, code) else {
-                continue;
-            };
-            let table = ClassTable::builtin(dialect);
+        assert_cpython_prints(code, |dialect, table| {
             let a = program_class("A", table.get("object").unwrap(), &[]);
             assert!(matches!(
                 instantiate(&a, &[], dialect),
@@ -603,26 +589,22 @@ mod tests {
             let Err(e) = instantiate(&a, &[ObjValue::Int(1)], dialect) else {
                 panic!("A(1) built an instance");
             };
-            assert_eq!((e.exc, vec![e.msg]), ("TypeError", expected), "{dialect:?}");
-        }
+            assert_eq!(e.exc, "TypeError", "{dialect:?}");
+            vec![e.msg]
+        });
     }
 
     #[test]
     fn class_reprs_are_cpythons() {
         let code = "class A(object):\n    pass\nprint(repr(A))\nprint(repr(object))\nprint(repr(ValueError))\n";
-        for dialect in [Dialect::Py2, Dialect::Py3] {
-            let Some(expected) = cpython(dialect, code) else {
-                continue;
-            };
-            let table = ClassTable::builtin(dialect);
+        assert_cpython_prints(code, |dialect, table| {
             let object = table.get("object").unwrap();
             let a = program_class("A", object.clone(), &[]);
-            let ours: Vec<String> = [a, object, table.get("ValueError").unwrap()]
+            [a, object, table.get("ValueError").unwrap()]
                 .iter()
                 .map(|c| c.repr(dialect))
-                .collect();
-            assert_eq!(ours, expected, "{dialect:?}");
-        }
+                .collect()
+        });
     }
 
     #[test]
