@@ -11,7 +11,7 @@
 //! constant). A call with keywords to anything else is reported.
 
 use super::{FnBuilder, FuncDef};
-use crate::flow::{rlib, Global, GlobalAccess};
+use crate::flow::{class_body_graph, rlib, Global, GlobalAccess};
 use rpy_ir::ast::{Expr, ExprKind, Keyword, Param, UnaryOp};
 use rpy_ir::diag::Pos;
 use rpy_ir::graph::{Arg, Constant};
@@ -76,16 +76,11 @@ impl<'a> FnBuilder<'_, 'a> {
                 if self.is_local(n) {
                     return None;
                 }
-                let prefix = if self.m.is_main {
-                    String::new()
-                } else {
-                    format!("{}.", self.m.name)
-                };
-                let mut graph = format!("{prefix}{n}");
+                let mut graph = self.m.global_graph_name(n);
                 // A class of this module runs its own `__init__` or the one
                 // of its first base (when that is a class of this module too).
                 let mut seen = Vec::new();
-                while let Some(class) = program.functions.get(&format!("<class {graph}>")) {
+                while let Some(class) = program.functions.get(&class_body_graph(&graph)) {
                     if seen.contains(&graph) {
                         return None;
                     }
@@ -97,7 +92,7 @@ impl<'a> FnBuilder<'_, 'a> {
                     let Some(ExprKind::Name(base)) = class.bases.first().map(|b| &b.kind) else {
                         return None;
                     };
-                    graph = format!("{prefix}{base}");
+                    graph = self.m.global_graph_name(base);
                 }
                 def_of(&graph, 0)
             }

@@ -571,17 +571,8 @@ impl FnBuilder<'_, '_> {
         if let GlobalAccess::Live { .. } = self.m.access {
             // At import time a class of this module is named by its class
             // statement (which runs before code that raises or catches it).
-            let prefix = if self.m.is_main {
-                String::new()
-            } else {
-                format!("{}.", self.m.name)
-            };
-            if self
-                .m
-                .program
-                .functions
-                .contains_key(&format!("<class {prefix}{n}>"))
-            {
+            let body_graph = crate::flow::class_body_graph(&self.m.global_graph_name(n));
+            if self.m.program.functions.contains_key(&body_graph) {
                 return Some(format!("{}.{n}", self.m.python_name()));
             }
         }

@@ -336,6 +336,27 @@ impl ModuleCtx<'_> {
             &self.name
         }
     }
+
+    /// The graph name of this module's module-level function or class
+    /// `name` (without the line a second definition of it gets).
+    pub fn global_graph_name(&self, name: &str) -> String {
+        format!("{}{name}", graph_prefix(&self.name, self.is_main))
+    }
+}
+
+/// What the graph names of a module's functions and classes start with:
+/// nothing for the main module, `module.` for the others.
+fn graph_prefix(module: &str, is_main: bool) -> String {
+    if is_main {
+        String::new()
+    } else {
+        format!("{module}.")
+    }
+}
+
+/// The graph of the body of the class whose graph name is `class`.
+pub(crate) fn class_body_graph(class: &str) -> String {
+    format!("<class {class}>")
 }
 
 /// Builds the flow graphs of the program whose main module is `module`:
@@ -356,11 +377,7 @@ pub fn build_flow(module: &ast::Module, source: &str) -> Result<Program<Flow>, D
         copied_methods: HashMap::new(),
     };
     for (i, m) in set.modules.iter().enumerate() {
-        let prefix = if i == 0 {
-            String::new()
-        } else {
-            format!("{}.", m.name)
-        };
+        let prefix = graph_prefix(&m.name, i == 0);
         collect_defs(&m.name, &prefix, &m.ast.body, &mut defs);
     }
     // Each method's graph is `Class.name` where `<class Class>` is a class body.
@@ -368,7 +385,7 @@ pub fn build_flow(module: &ast::Module, source: &str) -> Result<Program<Flow>, D
         let Some((class, method)) = graph.rsplit_once('.') else {
             continue;
         };
-        if defs.functions.contains_key(&format!("<class {class}>")) {
+        if defs.functions.contains_key(&class_body_graph(class)) {
             defs.methods
                 .entry(method.to_string())
                 .or_default()
@@ -490,7 +507,7 @@ fn collect_defs<'a>(module: &str, prefix: &str, stmts: &'a [Stmt], defs: &mut Pr
                 name, body, bases, ..
             } => {
                 let class = unique_graph_name(format!("{prefix}{name}"), s.pos, defs);
-                let graph = format!("<class {class}>");
+                let graph = class_body_graph(&class);
                 defs.graph_names
                     .insert((module.to_string(), s.pos), graph.clone());
                 defs.functions.insert(
@@ -583,7 +600,7 @@ pub const STATIC_METHOD_HINT: &str = "staticmethod";
 /// already recorded (a module defining a name twice).
 fn unique_graph_name(graph: String, pos: Pos, defs: &ProgramDefs) -> String {
     let taken = defs.functions.contains_key(&graph)
-        || defs.functions.contains_key(&format!("<class {graph}>"));
+        || defs.functions.contains_key(&class_body_graph(&graph));
     if taken {
         format!("{graph}_{}", pos.line)
     } else {
