@@ -635,24 +635,21 @@ impl<'p> ObjInterpreter<'p> {
     }
 
     /// The method of an instance's class that the generic operation `op`
-    /// runs (`len(x)` is `x.__len__()`, `x[i]` is `x.__getitem__(i)`, a
-    /// `for` loop's `next` is `x.next()` or `x.__next__()` per dialect), with
-    /// its arguments, the instance first; `None` when `op` is not one of
+    /// runs (see `special_method_name`; `len(x)` is the call of the builtin),
+    /// with its arguments, the instance first; `None` when `op` is not one of
     /// these on an instance whose class defines the method.
     fn special_method(&self, op: Op, args: &[ObjValue]) -> Option<(Rc<str>, Vec<ObjValue>)> {
-        let (name, receiver, rest) = match (op, args) {
+        let (opname, receiver, rest) = match (op, args) {
             (Op::SimpleCall, [ObjValue::Builtin(b), x]) if b.as_ref() == "len" => {
-                ("__len__", x, &[][..])
+                ("len", x, &[][..])
             }
-            (Op::GetItem, [x, rest @ ..]) => ("__getitem__", x, rest),
-            (Op::SetItem, [x, rest @ ..]) => ("__setitem__", x, rest),
-            (Op::Iter, [x]) => ("__iter__", x, &[][..]),
-            (Op::Next, [x]) => (next_method_name(self.dialect), x, &[][..]),
+            (_, [x, rest @ ..]) => (op.name(), x, rest),
             _ => return None,
         };
         let ObjValue::Instance(instance) = receiver else {
             return None;
         };
+        let name = special_method_name(opname, self.dialect)?;
         let ObjValue::Func(func) = instance.class.lookup(name)? else {
             return None;
         };
@@ -990,6 +987,24 @@ pub fn next_method_name(dialect: Dialect) -> &'static str {
         Dialect::Py2 => "next",
         Dialect::Py3 => "__next__",
     }
+}
+
+/// The special method a generic operation (by its flow name) calls on an
+/// instance whose class defines it, as the original's `len_SomeInstance`
+/// and friends do: `len(x)` is `x.__len__()`, `x[i]` is `x.__getitem__(i)`,
+/// `i in x` is `x.__contains__(i)`, a `for` loop's `next` is `x.next()` or
+/// `x.__next__()` per dialect.
+pub fn special_method_name(opname: &str, dialect: Dialect) -> Option<&'static str> {
+    Some(match opname {
+        "len" => "__len__",
+        "iter" => "__iter__",
+        "next" => next_method_name(dialect),
+        "getitem" => "__getitem__",
+        "setitem" => "__setitem__",
+        "delitem" => "__delitem__",
+        "contains" => "__contains__",
+        _ => return None,
+    })
 }
 
 /// What exception handlers match of a raised exception: the instance, or

@@ -614,6 +614,31 @@ def entry_point(argv):
 }
 
 #[test]
+fn membership_and_deletion_on_instances_call_the_class_methods() {
+    let src = format!(
+        "
+class Bag(object):
+    def __init__(self):
+        self.items = [1, 2, 3]
+    def __contains__(self, x):
+        return x in self.items
+    def __delitem__(self, i):
+        del self.items[i]
+
+def entry_point(argv):
+    b = Bag()
+    del b[0]
+    return (1 in b) * 10 + (2 in b)
+{TARGET}"
+    );
+    for dialect in [Py2, Py3] {
+        let (r, _) = run_main(&src, dialect, &["prog"]);
+        // The items left are 2 and 3: 1 is not in, 2 is.
+        assert_eq!(r, Ok(1), "{dialect:?}");
+    }
+}
+
+#[test]
 fn unsigned_words() {
     let u = ObjValue::UInt;
     // Wrapping, unsigned order, and an int operand taken modulo 2**64.
