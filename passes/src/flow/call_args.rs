@@ -12,7 +12,7 @@
 
 use super::{FnBuilder, FuncDef};
 use crate::flow::{class_body_graph, rlib, Global, GlobalAccess};
-use rpy_ir::ast::{Expr, ExprKind, Keyword, Param, UnaryOp};
+use rpy_ir::ast::{Expr, ExprKind, Keyword, Param};
 use rpy_ir::diag::Pos;
 use rpy_ir::graph::{Arg, Constant};
 
@@ -370,14 +370,6 @@ impl<'a> FnBuilder<'_, 'a> {
             ExprKind::Str(s) => Some(Constant::Str(s.clone())),
             ExprKind::Bool(b) => Some(Constant::Bool(*b)),
             ExprKind::None => Some(Constant::None),
-            ExprKind::UnaryOp {
-                op: UnaryOp::Neg,
-                operand,
-            } => match &operand.kind {
-                ExprKind::Int(i) => i.checked_neg().map(Constant::Int),
-                ExprKind::Float(f) => Some(Constant::Float(-f)),
-                _ => None,
-            },
             ExprKind::Name(n) => match self.m.global(n) {
                 Some(Global::Const(c)) => Some(c.clone()),
                 _ => None,
