@@ -173,6 +173,17 @@ struct State {
     stack: Vec<Arg>,
 }
 
+impl State {
+    /// The state before anything is assigned to any of `nslots` slots.
+    fn unassigned(nslots: usize) -> Self {
+        State {
+            env: vec![None; nslots],
+            maybe: vec![false; nslots],
+            stack: Vec::new(),
+        }
+    }
+}
+
 /// A link out of a closed block whose target is not decided yet.
 struct Edge {
     from: BlockId,
@@ -303,11 +314,7 @@ impl<'m, 'a> FnBuilder<'m, 'a> {
             .enumerate()
             .map(|(i, n)| (n.clone(), i))
             .collect();
-        let mut state = State {
-            env: vec![None; slots.len()],
-            maybe: vec![false; slots.len()],
-            stack: Vec::new(),
-        };
+        let mut state = State::unassigned(slots.len());
         let start = g.startblock;
         for (name, v) in params.iter().zip(&g.block(start).inputargs) {
             if let Some(&i) = slot_of.get(*name) {
@@ -667,11 +674,7 @@ impl FnBuilder<'_, '_> {
     /// The entry state of a block where `edges` meet, with fresh variables.
     fn merge(&mut self, edges: &[Edge]) -> State {
         let nslots = self.slots.len();
-        let mut t = State {
-            env: vec![None; nslots],
-            maybe: vec![false; nslots],
-            stack: Vec::new(),
-        };
+        let mut t = State::unassigned(nslots);
         for i in 0..nslots {
             let vals: Vec<Option<&Arg>> = edges
                 .iter()
@@ -715,11 +718,7 @@ impl FnBuilder<'_, '_> {
     /// get fresh variables (they are local to their block), constants stay.
     fn loop_template(&mut self, entry: &State, assigned: &[bool], counter: Option<usize>) -> State {
         let nslots = self.slots.len();
-        let mut t = State {
-            env: vec![None; nslots],
-            maybe: vec![false; nslots],
-            stack: Vec::new(),
-        };
+        let mut t = State::unassigned(nslots);
         for i in 0..nslots {
             let assigned_here = assigned.get(i).copied().unwrap_or(false);
             match entry.env.get(i).cloned().flatten() {
@@ -1170,11 +1169,7 @@ impl FnBuilder<'_, '_> {
         let entry = self.close();
         let entry_state = match entry.first() {
             Some(e) => e.state.clone(),
-            None => State {
-                env: vec![None; self.slots.len()],
-                maybe: vec![false; self.slots.len()],
-                stack: Vec::new(),
-            },
+            None => State::unassigned(self.slots.len()),
         };
         let template = self.loop_template(&entry_state, assigned, counter);
         let jp = self.make_block(template);

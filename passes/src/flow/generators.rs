@@ -28,7 +28,7 @@ use crate::flow::{FuncDef, GlobalAccess, ModuleCtx};
 use crate::objinterp::exceptions::{ClassObj, ClassTable};
 use crate::objinterp::{next_method_name, ObjValue};
 use rpy_ir::ast::{Expr, ExprKind, Stmt, StmtKind};
-use rpy_ir::graph::{Flow, FunctionGraph, Link, SpaceOperation};
+use rpy_ir::graph::{BlockId, Flow, FunctionGraph, Link, SpaceOperation};
 use std::rc::Rc;
 
 /// The attribute holding a generator's resume point.
@@ -40,12 +40,10 @@ pub(super) struct GeneratorCtx {
     slot: usize,
     /// The block each resume point continues in (index 0: the body's start),
     /// each taking the generator instance.
-    resume_blocks: Vec<BlockIdOf>,
+    resume_blocks: Vec<BlockId>,
     /// The block raising `StopIteration`, once made.
-    stop_block: Option<BlockIdOf>,
+    stop_block: Option<BlockId>,
 }
-
-type BlockIdOf = rpy_ir::graph::BlockId;
 
 /// Whether a function body is a generator's: a `yield` statement (alone or
 /// as an assignment's value) at any depth of its control flow, not in
@@ -99,11 +97,7 @@ pub(crate) fn build_generator(m: &ModuleCtx, def: &FuncDef, graph: &str) -> supe
     // A slot no name of the program reads (it has no `slot_of` entry).
     body.slots.push("generator".to_string());
     let generator = body.g.block(body.g.startblock).inputargs[0];
-    body.state = State {
-        env: vec![None; body.slots.len()],
-        maybe: vec![false; body.slots.len()],
-        stack: Vec::new(),
-    };
+    body.state = State::unassigned(body.slots.len());
     body.enter_generator_body(generator_slot, def);
     body.block(def.body);
     if body.live() {
@@ -204,11 +198,7 @@ impl FnBuilder<'_, '_> {
             .iter()
             .filter_map(|p| Some((*self.slot_of.get(p.as_str())?, local_attr(p))))
             .collect();
-        let state = State {
-            env: vec![None; self.slots.len()],
-            maybe: vec![false; self.slots.len()],
-            stack: Vec::new(),
-        };
+        let state = State::unassigned(self.slots.len());
         self.resume(state, &saved, &[], def.pos);
     }
 
@@ -277,13 +267,10 @@ impl FnBuilder<'_, '_> {
         self.settle();
         let v = self.pop();
         let state = self.state.clone();
-        let Some(Arg::Var(_)) = state.env[slot].clone() else {
+        let Some(g @ Arg::Var(_)) = state.env[slot].clone() else {
             self.internal("the generator instance is missing");
             return Arg::Const(Constant::None);
         };
-        let g = state.env[slot]
-            .clone()
-            .unwrap_or(Arg::Const(Constant::None));
         let point = self.generator.as_ref().map_or(0, |g| g.resume_blocks.len());
         let mut saved = Vec::new();
         for (i, a) in state.env.iter().enumerate() {
@@ -360,7 +347,7 @@ impl FnBuilder<'_, '_> {
     }
 
     /// The block that raises `StopIteration` (made once).
-    fn stop_block(&mut self, pos: Pos) -> BlockIdOf {
+    fn stop_block(&mut self, pos: Pos) -> BlockId {
         if let Some(b) = self.generator.as_ref().and_then(|g| g.stop_block) {
             return b;
         }
@@ -403,7 +390,7 @@ impl FnBuilder<'_, '_> {
     }
 
     /// Points the pending link of edge `e` at `target` with `args`.
-    fn link_edge(&mut self, e: Edge, target: BlockIdOf, args: Vec<Arg>) {
+    fn link_edge(&mut self, e: Edge, target: BlockId, args: Vec<Arg>) {
         if let Some(link) = self.g.block_mut(e.from).exits.get_mut(e.exit) {
             link.target = target;
             link.args = args;
@@ -459,7 +446,6 @@ impl FnBuilder<'_, '_> {
             ];
             (from, g, s) = (next_test, g2, s2);
         }
-        let _ = (g, s);
         self.g.block_mut(from).exits = vec![Link::new(Vec::new(), stop, None)];
     }
 }
