@@ -96,12 +96,12 @@ impl ObjInterpreter<'_> {
             _ => return None,
         };
         let r = match (op, method, rest) {
-            (_, Some("get"), [key]) => self.rdict_find(d, key, out).map(|(_, found)| {
-                found.map_or(ObjValue::None, |i| d.borrow().entries[i].2.clone())
-            }),
-            (_, Some("get"), [key, default]) => self.rdict_find(d, key, out).map(|(_, found)| {
-                found.map_or(default.clone(), |i| d.borrow().entries[i].2.clone())
-            }),
+            (_, Some("get"), [key, default @ ..]) if default.len() <= 1 => {
+                self.rdict_find(d, key, out).map(|(_, found)| match found {
+                    Some(i) => d.borrow().entries[i].2.clone(),
+                    None => default.first().cloned().unwrap_or(ObjValue::None),
+                })
+            }
             (_, Some(part), []) => Ok(ObjValue::list(d.borrow().part(part))),
             (Op::GetAttr, None, [ObjValue::Str(name)]) => {
                 let name = String::from_utf8_lossy(name);
@@ -112,11 +112,9 @@ impl ObjInterpreter<'_> {
                     ))
                 })
             }
-            (Op::GetItem, None, [key]) => match self.rdict_find(d, key, out) {
-                Ok((_, Some(i))) => Ok(d.borrow().entries[i].2.clone()),
-                Ok((_, None)) => Err(Stop::Raise(exc("KeyError", self.key_text(key)))),
-                Err(e) => Err(e),
-            },
+            (Op::GetItem, None, [key]) => self
+                .rdict_index(d, key, out)
+                .map(|i| d.borrow().entries[i].2.clone()),
             (Op::SetItem, None, [key, value]) => self.rdict_find(d, key, out).map(|(h, found)| {
                 let mut d = d.borrow_mut();
                 match found {
@@ -125,14 +123,10 @@ impl ObjInterpreter<'_> {
                 }
                 ObjValue::None
             }),
-            (Op::DelItem, None, [key]) => match self.rdict_find(d, key, out) {
-                Ok((_, Some(i))) => {
-                    d.borrow_mut().entries.remove(i);
-                    Ok(ObjValue::None)
-                }
-                Ok((_, None)) => Err(Stop::Raise(exc("KeyError", self.key_text(key)))),
-                Err(e) => Err(e),
-            },
+            (Op::DelItem, None, [key]) => self.rdict_index(d, key, out).map(|i| {
+                d.borrow_mut().entries.remove(i);
+                ObjValue::None
+            }),
             (Op::Contains, None, [key]) => self
                 .rdict_find(d, key, out)
                 .map(|(_, found)| ObjValue::Bool(found.is_some())),
@@ -151,8 +145,17 @@ impl ObjInterpreter<'_> {
         Some(r)
     }
 
-    fn key_text(&self, key: &ObjValue) -> String {
-        String::from_utf8_lossy(&key.to_repr(self.dialect)).into_owned()
+    /// The index of the entry whose key equals `key`; KeyError without one.
+    fn rdict_index(
+        &self,
+        d: &Rc<std::cell::RefCell<RDictObj>>,
+        key: &ObjValue,
+        out: &mut dyn Write,
+    ) -> Result<usize, Stop> {
+        self.rdict_find(d, key, out)?.1.ok_or_else(|| {
+            let text = String::from_utf8_lossy(&key.to_repr(self.dialect)).into_owned();
+            Stop::Raise(exc("KeyError", text))
+        })
     }
 
     /// The hash of `key` and the index of the entry whose key equals it,
