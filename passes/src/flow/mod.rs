@@ -287,16 +287,21 @@ impl PrebuiltTable {
     /// a base's, looked up depth-first), when translated code uses the
     /// class.
     pub fn class_attribute(&self, name: &str, attr: &str) -> Option<Constant> {
-        let id = self
-            .ids
-            .get(&(Rc::as_ptr(self.classes.get(name)?) as usize))?;
-        let PrebuiltObject::Class { bases, attrs, .. } = &self.objects[*id as usize] else {
+        let id = self.class_id(name)?;
+        let PrebuiltObject::Class { bases, attrs, .. } = &self.objects[id as usize] else {
             return None;
         };
         if let Some((_, c)) = attrs.iter().find(|(a, _)| a == attr) {
             return Some(c.clone());
         }
         bases.iter().find_map(|b| self.class_attribute(b, attr))
+    }
+
+    /// The object id of the program class `name`, when translated code
+    /// uses it.
+    fn class_id(&self, name: &str) -> Option<u32> {
+        let class = self.classes.get(name)?;
+        self.ids.get(&(Rc::as_ptr(class) as usize)).copied()
     }
 
     /// The bases of the program class `name`, when translated code uses it.
@@ -437,7 +442,7 @@ pub fn build_flow(module: &ast::Module, source: &str) -> Result<Program<Flow>, D
         for g in built.graph.iter().chain(&built.extra_graphs) {
             // Functions reached only through prebuilt objects (a table of
             // functions) are translated too.
-            referenced_functions(g, &defs.prebuilt.borrow().objects, &mut found);
+            referenced_functions(g, &defs.prebuilt.borrow(), &mut found);
         }
         for r in found {
             if seen.insert(r.clone()) {
@@ -610,11 +615,7 @@ fn unique_graph_name(graph: String, pos: Pos, defs: &ProgramDefs) -> String {
 
 /// Adds to `out` the functions a graph refers to through constants: directly
 /// and inside the prebuilt objects it uses (transitively).
-fn referenced_functions(
-    g: &FunctionGraph<Flow>,
-    prebuilt: &[PrebuiltObject],
-    out: &mut Vec<String>,
-) {
+fn referenced_functions(g: &FunctionGraph<Flow>, prebuilt: &PrebuiltTable, out: &mut Vec<String>) {
     let mut seen_objects = HashSet::new();
     let mut stack: Vec<Constant> = Vec::new();
     for b in &g.blocks {
@@ -629,40 +630,37 @@ fn referenced_functions(
             }
         }
     }
-    let class_index = |name: &str| {
-        prebuilt
-            .iter()
-            .position(|p| matches!(p, PrebuiltObject::Class { name: n, .. } if n == name))
-    };
     while let Some(c) = stack.pop() {
         match c {
             Constant::Func(f) if !out.contains(&f) => out.push(f),
             // A class's methods are translated with it.
             Constant::Class(name) => {
-                if let Some(i) = class_index(&name) {
-                    stack.push(Constant::Prebuilt(i as u32));
+                if let Some(i) = prebuilt.class_id(&name) {
+                    stack.push(Constant::Prebuilt(i));
                 }
             }
-            Constant::Prebuilt(i) if seen_objects.insert(i) => match prebuilt.get(i as usize) {
-                Some(PrebuiltObject::List(xs)) | Some(PrebuiltObject::Tuple(xs)) => {
-                    stack.extend(xs.iter().rev().cloned())
-                }
-                Some(PrebuiltObject::Dict(pairs)) => {
-                    for (k, v) in pairs.iter().rev() {
-                        stack.push(v.clone());
-                        stack.push(k.clone());
+            Constant::Prebuilt(i) if seen_objects.insert(i) => {
+                match prebuilt.objects.get(i as usize) {
+                    Some(PrebuiltObject::List(xs)) | Some(PrebuiltObject::Tuple(xs)) => {
+                        stack.extend(xs.iter().rev().cloned())
                     }
+                    Some(PrebuiltObject::Dict(pairs)) => {
+                        for (k, v) in pairs.iter().rev() {
+                            stack.push(v.clone());
+                            stack.push(k.clone());
+                        }
+                    }
+                    Some(PrebuiltObject::Instance { class, attrs }) => {
+                        stack.extend(attrs.iter().rev().map(|(_, v)| v.clone()));
+                        stack.push(Constant::Class(class.clone()));
+                    }
+                    Some(PrebuiltObject::Class { bases, attrs, .. }) => {
+                        stack.extend(attrs.iter().rev().map(|(_, v)| v.clone()));
+                        stack.extend(bases.iter().map(|b| Constant::Class(b.clone())));
+                    }
+                    None => {}
                 }
-                Some(PrebuiltObject::Instance { class, attrs }) => {
-                    stack.extend(attrs.iter().rev().map(|(_, v)| v.clone()));
-                    stack.push(Constant::Class(class.clone()));
-                }
-                Some(PrebuiltObject::Class { bases, attrs, .. }) => {
-                    stack.extend(attrs.iter().rev().map(|(_, v)| v.clone()));
-                    stack.extend(bases.iter().map(|b| Constant::Class(b.clone())));
-                }
-                None => {}
-            },
+            }
             _ => {}
         }
     }
