@@ -66,20 +66,18 @@ impl ClassObj {
 
     /// `repr(cls)`: builtin exception classes are `<class 'ValueError'>`
     /// (Python 2: `<type 'exceptions.ValueError'>`), `object` is `<class
-    /// 'object'>` (`<type 'object'>`), the program's `<class '__main__.C'>`.
+    /// 'object'>` (`<type 'object'>`), the program's `<class '__main__.C'>`
+    /// (Python 2's old-style classes: `<class __main__.C>`, without the
+    /// address CPython adds).
     pub fn repr(&self, dialect: Dialect) -> String {
-        let keyword = match dialect {
-            Dialect::Py2 if self.module.is_none() => "type",
-            Dialect::Py2 if !self.is_new_style() => {
-                return format!("<class {}>", self.qualified_name())
+        let name = self.qualified_name();
+        match (dialect, &self.module) {
+            (Dialect::Py2, None) if self.is_exception_class() => {
+                format!("<type 'exceptions.{name}'>")
             }
-            _ => "class",
-        };
-        match (&self.module, dialect) {
-            (None, Dialect::Py2) if self.name.as_ref() != "object" => {
-                format!("<type 'exceptions.{}'>", self.name)
-            }
-            _ => format!("<{keyword} '{}'>", self.qualified_name()),
+            (Dialect::Py2, None) => format!("<type '{name}'>"),
+            (Dialect::Py2, Some(_)) if !self.is_new_style() => format!("<class {name}>"),
+            _ => format!("<class '{name}'>"),
         }
     }
 
