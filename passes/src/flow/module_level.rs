@@ -10,6 +10,10 @@
 //! function, is what RPython cannot translate and is reported.
 
 use super::{Arg, Constant, FnBuilder, Pos, Stmt, StmtKind};
+use crate::flow::scan::bound_names;
+use crate::flow::{rlib, Global, GlobalAccess};
+use crate::objinterp::ObjValue;
+use rpy_ir::ast::{Expr, ExprKind};
 
 /// Special methods RPython never calls implicitly: a class defining one
 /// would behave differently once translated.
@@ -19,10 +23,6 @@ const UNTRANSLATABLE_METHODS: &[&str] = &[
     "__getattribute__",
     "__delattr__",
 ];
-use crate::flow::scan::bound_names;
-use crate::flow::{rlib, Global, GlobalAccess};
-use crate::objinterp::ObjValue;
-use rpy_ir::ast::{Expr, ExprKind};
 
 impl FnBuilder<'_, '_> {
     /// The value of the module global `name`, or `None` when the module
