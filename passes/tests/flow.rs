@@ -2429,14 +2429,13 @@ fn generator_misuses_are_reported() {
             "t.py:1:1: the generator 'f' runs at import time; generators run only in translated code, so build a list at module level instead",
         ),
     ];
-    for (src, want) in cases {
-        let src = format!("{src}\ndef entry_point(argv):\n    f()\n    return 0\n{TARGET}");
-        let src = src.replace("    f()\n    return 0", "    f()\n    g()\n    return 0");
-        let src = if src.contains("def g") {
-            src
+    for (defs, want) in cases {
+        let calls = if defs.contains("def g") {
+            "    f()\n    g()\n"
         } else {
-            src.replace("    g()\n", "")
+            "    f()\n"
         };
+        let src = format!("{defs}\ndef entry_point(argv):\n{calls}    return 0\n{TARGET}");
         let errs = errors2(&src);
         assert!(errs.iter().any(|e| e == want), "{:?}: {:?}", src, errs);
     }
