@@ -923,12 +923,12 @@ impl<'p> ObjInterpreter<'p> {
                         Some(r) => r,
                         None => ops::call_builtin(name, rest, d),
                     };
-                if let Ok(ObjValue::Class(c)) = &r {
-                    if c.module.is_some() {
-                        self.defined_classes
-                            .borrow_mut()
-                            .insert(c.qualified_name(), c.clone());
-                    }
+                // `type(name, bases, namespace)` is a class statement: its
+                // class is what `LaterClass` operands name.
+                if let (Ok(ObjValue::Class(c)), "type", [_, _, _]) = (&r, name.as_ref(), rest) {
+                    self.defined_classes
+                        .borrow_mut()
+                        .insert(c.qualified_name(), c.clone());
                 }
                 r
             }
