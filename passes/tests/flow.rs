@@ -2409,6 +2409,44 @@ def entry_point(argv):
     }
 }
 
+/// Generators named alike (a function and methods of two classes) get a
+/// class each, named after their graphs.
+#[test]
+fn generators_of_the_same_name_get_their_own_classes() {
+    let src = format!(
+        "
+def gen():
+    yield 0
+
+class A(object):
+    def gen(self):
+        yield 1
+
+class B(object):
+    def gen(self):
+        yield 2
+
+def entry_point(argv):
+    t = 0
+    for it in [gen(), A().gen(), B().gen()]:
+        for x in it:
+            t += x
+    return t
+{TARGET}"
+    );
+    let p = flow3(&src);
+    for class in ["gen", "A.gen", "B.gen"] {
+        assert!(p.graph(&format!("{class}__generator.__next__")).is_some());
+        assert!(
+            p.prebuilt.iter().any(|o| matches!(
+                o,
+                PrebuiltObject::Class { name, .. } if *name == format!("__main__.{class}__generator")
+            )),
+            "{class}"
+        );
+    }
+}
+
 #[test]
 fn generator_misuses_are_reported() {
     let cases: &[(&str, &str)] = &[

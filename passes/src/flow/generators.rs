@@ -5,7 +5,8 @@
 //! For `def gen(a, b): ... yield x ...` (graph name `gen`) the builder makes:
 //!
 //! - the class `gen__generator` (a program class deriving from `object`,
-//!   in the prebuilt table), whose attributes are the methods below;
+//!   in the prebuilt table; a method's is `Class.gen__generator`), whose
+//!   attributes are the methods below;
 //! - the graph `gen(a, b)`, which builds an instance, stores the arguments
 //!   as its attributes `g_a`, `g_b`, sets its `state` to 0 and returns it;
 //! - the graph `gen__generator.__iter__(generator)`, which returns it;
@@ -85,7 +86,13 @@ pub(crate) fn build_generator(m: &ModuleCtx, def: &FuncDef, graph: &str) -> supe
             )],
         };
     }
-    let class_name = format!("{}__generator", def.name);
+    // Named after the graph (a method's is `Class.gen`), so that two
+    // generators of the same name in different classes get two classes;
+    // the module is the class's qualifier already.
+    let graph_in_module = graph
+        .strip_prefix(&m.global_graph_name(""))
+        .unwrap_or(graph);
+    let class_name = format!("{graph_in_module}__generator");
     let method_prefix = format!("{graph}__generator");
     let iter_graph = format!("{method_prefix}.__iter__");
     let next_graph = format!("{method_prefix}.{}", next_method_name(m.dialect));
