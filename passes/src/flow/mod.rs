@@ -428,6 +428,8 @@ pub fn build_flow(module: &ast::Module, source: &str) -> Result<Program<Flow>, D
     let entry = imported.entry;
     let mut queue: VecDeque<String> = VecDeque::from([entry.clone()]);
     let mut seen: HashSet<String> = HashSet::from([entry.clone()]);
+    // Prebuilt objects do not change once made, so each is walked once.
+    let mut walked_objects: HashSet<u32> = HashSet::new();
     while let Some(name) = queue.pop_front() {
         let (Some(def), Some(module)) = (
             defs.functions.get(&name),
@@ -442,7 +444,7 @@ pub fn build_flow(module: &ast::Module, source: &str) -> Result<Program<Flow>, D
         for g in built.graph.iter().chain(&built.extra_graphs) {
             // Functions reached only through prebuilt objects (a table of
             // functions) are translated too.
-            referenced_functions(g, &defs.prebuilt.borrow(), &mut found);
+            referenced_functions(g, &defs.prebuilt.borrow(), &mut walked_objects, &mut found);
         }
         for r in found {
             if seen.insert(r.clone()) {
@@ -614,9 +616,15 @@ fn unique_graph_name(graph: String, pos: Pos, defs: &ProgramDefs) -> String {
 }
 
 /// Adds to `out` the functions a graph refers to through constants: directly
-/// and inside the prebuilt objects it uses (transitively).
-fn referenced_functions(g: &FunctionGraph<Flow>, prebuilt: &PrebuiltTable, out: &mut Vec<String>) {
-    let mut seen_objects = HashSet::new();
+/// and inside the prebuilt objects it uses (transitively), but not inside
+/// the objects in `walked` (whose functions were found before); adds the
+/// objects it walks to `walked`.
+fn referenced_functions(
+    g: &FunctionGraph<Flow>,
+    prebuilt: &PrebuiltTable,
+    walked: &mut HashSet<u32>,
+    out: &mut Vec<String>,
+) {
     let mut stack: Vec<Constant> = Vec::new();
     for b in &g.blocks {
         let args = b
@@ -639,28 +647,26 @@ fn referenced_functions(g: &FunctionGraph<Flow>, prebuilt: &PrebuiltTable, out: 
                     stack.push(Constant::Prebuilt(i));
                 }
             }
-            Constant::Prebuilt(i) if seen_objects.insert(i) => {
-                match prebuilt.objects.get(i as usize) {
-                    Some(PrebuiltObject::List(xs)) | Some(PrebuiltObject::Tuple(xs)) => {
-                        stack.extend(xs.iter().rev().cloned())
-                    }
-                    Some(PrebuiltObject::Dict(pairs)) => {
-                        for (k, v) in pairs.iter().rev() {
-                            stack.push(v.clone());
-                            stack.push(k.clone());
-                        }
-                    }
-                    Some(PrebuiltObject::Instance { class, attrs }) => {
-                        stack.extend(attrs.iter().rev().map(|(_, v)| v.clone()));
-                        stack.push(Constant::Class(class.clone()));
-                    }
-                    Some(PrebuiltObject::Class { bases, attrs, .. }) => {
-                        stack.extend(attrs.iter().rev().map(|(_, v)| v.clone()));
-                        stack.extend(bases.iter().map(|b| Constant::Class(b.clone())));
-                    }
-                    None => {}
+            Constant::Prebuilt(i) if walked.insert(i) => match prebuilt.objects.get(i as usize) {
+                Some(PrebuiltObject::List(xs)) | Some(PrebuiltObject::Tuple(xs)) => {
+                    stack.extend(xs.iter().rev().cloned())
                 }
-            }
+                Some(PrebuiltObject::Dict(pairs)) => {
+                    for (k, v) in pairs.iter().rev() {
+                        stack.push(v.clone());
+                        stack.push(k.clone());
+                    }
+                }
+                Some(PrebuiltObject::Instance { class, attrs }) => {
+                    stack.extend(attrs.iter().rev().map(|(_, v)| v.clone()));
+                    stack.push(Constant::Class(class.clone()));
+                }
+                Some(PrebuiltObject::Class { bases, attrs, .. }) => {
+                    stack.extend(attrs.iter().rev().map(|(_, v)| v.clone()));
+                    stack.extend(bases.iter().map(|b| Constant::Class(b.clone())));
+                }
+                None => {}
+            },
             _ => {}
         }
     }
