@@ -146,7 +146,7 @@ pub(crate) fn build_generator(m: &ModuleCtx, def: &FuncDef, graph: &str) -> supe
         }
     };
 
-    let params: Vec<&str> = def.params.iter().map(|p| p.name.as_str()).collect();
+    let params: Vec<&str> = generator_params(def).collect();
     let mut maker = FunctionGraph::<Flow>::new(graph, &params, ());
     maker.pos = Some(def.pos);
     let start = maker.startblock;
@@ -191,6 +191,15 @@ pub(crate) fn build_generator(m: &ModuleCtx, def: &FuncDef, graph: &str) -> supe
     }
 }
 
+/// The parameters a generator's creator takes and stores on the generator,
+/// for its body to read back: the named ones, then the `*args` tuple.
+fn generator_params<'d>(def: &'d FuncDef) -> impl Iterator<Item = &'d str> {
+    def.params
+        .iter()
+        .map(|p| p.name.as_str())
+        .chain(def.star_args)
+}
+
 impl FnBuilder<'_, '_> {
     /// Starts the body of a generator's `next` graph: resume point 0, whose
     /// block reads the parameters back from the generator.
@@ -200,10 +209,8 @@ impl FnBuilder<'_, '_> {
             resume_blocks: Vec::new(),
             stop_block: None,
         });
-        let params: Vec<String> = def.params.iter().map(|p| p.name.clone()).collect();
-        let saved: Vec<(usize, String)> = params
-            .iter()
-            .filter_map(|p| Some((*self.slot_of.get(p.as_str())?, local_attr(p))))
+        let saved: Vec<(usize, String)> = generator_params(def)
+            .filter_map(|p| Some((*self.slot_of.get(p)?, local_attr(p))))
             .collect();
         let state = State::unassigned(self.slots.len());
         self.resume(state, &saved, &[], def.pos);

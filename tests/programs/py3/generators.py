@@ -1,6 +1,7 @@
 # Simple generators, as RPython allows them: a function that yields, used by
 # for loops; yields inside loops, branches and try/except, a generator
-# finishing early with a bare return, one walked by hand with next.
+# finishing early with a bare return, one walked by hand with next, one
+# over its *args.
 # args: 6
 # until: annotate
 import sys
@@ -56,10 +57,17 @@ def pairs(n):
             yield (j, i)
 
 
+def each(*xs):
+    for x in xs:
+        yield x * 2
+
+
 def entry_point(argv):
     n = int(argv[1])
     total = 0
     for k in count_up(2, n):
+        total += k
+    for k in each(n, 1, 7):
         total += k
     print(total)
     print([x * 10 for x in evens([1, 2, 3, 4, 5, 6])])
