@@ -40,6 +40,7 @@ mod fold;
 mod import_time;
 mod imports;
 mod rlib;
+pub(crate) use rlib::jitdriver_params;
 mod scan;
 pub mod validate;
 

@@ -72,24 +72,6 @@ pub fn call(name: &str, args: &[ObjValue]) -> Option<OpResult> {
     })
 }
 
-/// The parameters of `JitDriver(...)`, in the order the flow builder binds
-/// them (`flow::rlib::jitdriver_params`).
-const JITDRIVER_PARAMS: &[&str] = &[
-    "greens",
-    "reds",
-    "virtualizables",
-    "get_printable_location",
-    "confirm_enter_jit",
-    "can_never_inline",
-    "should_unroll_one_iteration",
-    "name",
-    "check_untranslated",
-    "vectorize",
-    "get_unique_id",
-    "is_recursive",
-    "get_location",
-];
-
 thread_local! {
     /// The class of the `JitDriver` objects (a builtin class of every
     /// interpreter's class table, so that prebuilt drivers find it).
@@ -100,10 +82,12 @@ thread_local! {
 /// holding them as attributes, its greens and reds as lists of names
 /// (`reds` may be the string 'auto').
 fn jitdriver(args: &[ObjValue]) -> OpResult {
-    arity("JitDriver", args, JITDRIVER_PARAMS.len())?;
+    // the parameters in the order the flow builder binds them
+    let params = crate::flow::jitdriver_params();
+    arity("JitDriver", args, params.len())?;
     let mut attrs = BTreeMap::new();
-    for (name, v) in JITDRIVER_PARAMS.iter().zip(args) {
-        let v = match (*name, v) {
+    for (name, v) in params.iter().map(|p| p.name.as_str()).zip(args) {
+        let v = match (name, v) {
             ("greens" | "reds", ObjValue::List(l)) => ObjValue::list(l.borrow().clone()),
             ("greens" | "reds", ObjValue::Tuple(t)) => ObjValue::list(t.to_vec()),
             ("reds", ObjValue::Str(s)) if &s[..] == b"auto" => v.clone(),
