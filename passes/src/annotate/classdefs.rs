@@ -20,9 +20,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 /// and its class attributes.
 #[derive(Debug)]
 struct ClassInfo {
-    base: Option<String>,
-    /// Every base that is a program class, in order (mixins after the
-    /// first): class attributes are looked up through all of them.
+    /// Every base that is a program class, in order: the first is the
+    /// classdef's base, the others mixins; class attributes are looked up
+    /// through all of them.
     program_bases: Vec<String>,
     attrs: Vec<(String, Constant)>,
 }
@@ -81,7 +81,6 @@ impl ClassDefs {
                 PrebuiltObject::Class { name, bases, attrs } => Some((
                     name.clone(),
                     ClassInfo {
-                        base: bases.iter().find(|b| names.contains(b.as_str())).cloned(),
                         program_bases: bases
                             .iter()
                             .filter(|b| names.contains(b.as_str()))
@@ -150,7 +149,7 @@ impl ClassDefs {
         while let Some(base) = self
             .classes
             .get(out.last().map(String::as_str).unwrap_or_default())
-            .and_then(|c| c.base.clone())
+            .and_then(|c| c.program_bases.first().cloned())
         {
             if out.contains(&base) {
                 break;
@@ -430,7 +429,8 @@ impl<'p> Annotator<'p> {
                 g,
                 pos,
                 format!(
-                    "'{name}' is a method of subclasses of {} only, and none of them has                      instances yet",
+                    "'{name}' is a method of subclasses of {} only, and none of them has \
+                     instances yet",
                     short(class)
                 ),
             ));
@@ -640,31 +640,44 @@ impl<'p> Annotator<'p> {
         class: &str,
         args: &[SomeValue],
     ) -> Result<SomeValue, Diagnostic> {
-        self.instantiate(class);
         let instance = SomeValue::Instance {
             class: class.to_string(),
             can_be_none: false,
         };
-        match self.classdefs.class_attr(class, "__init__") {
-            Some((_, Constant::Func(init))) => {
-                let mut all = vec![instance.clone()];
-                all.extend(args.iter().cloned());
-                self.call(g, b, op, &init, &all, 1)?;
-            }
-            _ if !args.is_empty() => {
-                return Err(self.error(
-                    g,
-                    op.pos,
-                    format!(
-                        "{}() takes no arguments (the class has no __init__) but is called with {}",
-                        short(class),
-                        args.len()
-                    ),
-                ))
-            }
-            _ => {}
+        let has_init = self.run_init(g, b, op, class, &instance, args)?;
+        if !has_init && !args.is_empty() {
+            return Err(self.error(
+                g,
+                op.pos,
+                format!(
+                    "{}() takes no arguments (the class has no __init__) but is called with {}",
+                    short(class),
+                    args.len()
+                ),
+            ));
         }
         Ok(instance)
+    }
+
+    /// Marks `class` as having instances and calls its nearest `__init__`
+    /// with `instance` first; false when it has none.
+    fn run_init(
+        &mut self,
+        g: usize,
+        b: BlockId,
+        op: &rpy_ir::graph::SpaceOperation,
+        class: &str,
+        instance: &SomeValue,
+        args: &[SomeValue],
+    ) -> Result<bool, Diagnostic> {
+        self.instantiate(class);
+        let Some((_, Constant::Func(init))) = self.classdefs.class_attr(class, "__init__") else {
+            return Ok(false);
+        };
+        let mut all = vec![instance.clone()];
+        all.extend(args.iter().cloned());
+        self.call(g, b, op, &init, &all, 1)?;
+        Ok(true)
     }
 }
 
@@ -706,9 +719,19 @@ impl<'p> Annotator<'p> {
         }
     }
 
+    /// The program class whose instance attributes `object` has: an
+    /// instance's class, an exception's `exception_class`.
+    pub(super) fn attribute_class(&self, object: &SomeValue) -> Option<String> {
+        match object {
+            SomeValue::Instance { class, .. } => Some(class.clone()),
+            exception @ SomeValue::Exception(_) => self.exception_class(exception),
+            _ => None,
+        }
+    }
+
     /// The program class whose attributes an exception of these classes
     /// has: their common base, when every one is the program's.
-    pub(super) fn exception_class(&self, exception: &SomeValue) -> Option<String> {
+    fn exception_class(&self, exception: &SomeValue) -> Option<String> {
         let SomeValue::Exception(classes) = exception else {
             return None;
         };
@@ -748,12 +771,7 @@ impl<'p> Annotator<'p> {
         if !self.classdefs.is_program_class(class) {
             return Ok(exception);
         }
-        self.instantiate(class);
-        if let Some((_, Constant::Func(init))) = self.classdefs.class_attr(class, "__init__") {
-            let mut all = vec![exception.clone()];
-            all.extend(args.iter().cloned());
-            self.call(g, b, op, &init, &all, 1)?;
-        }
+        self.run_init(g, b, op, class, &exception, args)?;
         Ok(exception)
     }
 }
@@ -833,10 +851,7 @@ impl<'p> Annotator<'p> {
         let mut raised = super::Raised::default();
         for c in std::iter::once(class.to_string()).chain(self.classdefs.subclasses(class)) {
             if let Some((_, Constant::Func(f))) = self.classdefs.class_attr(&c, method) {
-                match self.graph_index.get(f.as_str()) {
-                    Some(&cg) => raised.extend(&self.raised[cg]),
-                    None => raised.extend(&super::Raised::unknown()),
-                };
+                raised.extend(&self.raised_by_function(&f));
             }
         }
         raised
@@ -863,11 +878,7 @@ impl<'p> Annotator<'p> {
     /// For `--explain`: the attribute `name` of instances `object` holds,
     /// its annotation and every kind of value stored into it, with where.
     pub(super) fn describe_attribute(&self, object: &SomeValue, name: &str) -> Option<String> {
-        let class = match object {
-            SomeValue::Instance { class, .. } => class.clone(),
-            exception @ SomeValue::Exception(_) => self.exception_class(exception)?,
-            _ => return None,
-        };
+        let class = self.attribute_class(object)?;
         let (home, attr) = self.classdefs.ancestors(&class).into_iter().find_map(|c| {
             let attr = self.classdefs.attrs.get(&(c.clone(), name.to_string()))?;
             Some((c, attr))

@@ -46,6 +46,7 @@ use rpy_ir::graph::{
     Annotated, Arg, Block, BlockId, Constant, Flow, FunctionGraph, Link, PrebuiltObject, Program,
     SpaceOperation, Var,
 };
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
 /// The annotation of a constant.
@@ -221,7 +222,7 @@ fn not_none_on(block: &Block, link: &Link) -> Option<Var> {
 /// The variable known to be an instance of a class on `link`: the block
 /// switches on `isinstance(x, C)` (through `bool`) and the link is the case
 /// where it is. The branch gets `x` as an instance of `C`.
-fn instance_on(block: &Block, link: &Link) -> Option<(Var, String)> {
+fn instance_on<'b>(block: &'b Block, link: &Link) -> Option<(Var, &'b str)> {
     let Some(Constant::Bool(true)) = &link.exitcase else {
         return None;
     };
@@ -235,7 +236,7 @@ fn instance_on(block: &Block, link: &Link) -> Option<(Var, String)> {
         (
             "simple_call",
             [Arg::Const(Constant::Builtin(f)), Arg::Var(x), Arg::Const(Constant::Class(c))],
-        ) if f == "isinstance" => Some((*x, c.clone())),
+        ) if f == "isinstance" => Some((*x, c.as_str())),
         _ => None,
     }
 }
@@ -693,20 +694,14 @@ impl<'p> Annotator<'p> {
                 for d in descs {
                     match d {
                         Desc::Function(f) | Desc::Method { func: f, .. } => {
-                            match self.graph_index.get(f.as_str()) {
-                                Some(&cg) => raised.extend(&self.raised[cg]),
-                                None => raised.extend(&Raised::unknown()),
-                            }
+                            raised.extend(&self.raised_by_function(f))
                         }
                         // Building an instance raises what its __init__
                         // does (an exception without one raises nothing).
                         Desc::Class(c) if self.classdefs.is_program_class(c) => {
                             match self.classdefs.class_attr(c, "__init__") {
                                 Some((_, Constant::Func(init))) => {
-                                    match self.graph_index.get(init.as_str()) {
-                                        Some(&cg) => raised.extend(&self.raised[cg]),
-                                        None => raised.extend(&Raised::unknown()),
-                                    }
+                                    raised.extend(&self.raised_by_function(&init))
                                 }
                                 _ => false,
                             }
@@ -718,6 +713,15 @@ impl<'p> Annotator<'p> {
                 raised
             }
             _ => raised_by_operation(&op.opname, args),
+        }
+    }
+
+    /// What calling function `f` may raise: what its graph raises, as
+    /// found so far; anything when it is not the program's.
+    fn raised_by_function(&self, f: &str) -> Cow<'_, Raised> {
+        match self.graph_index.get(f) {
+            Some(&cg) => Cow::Borrowed(&self.raised[cg]),
+            None => Cow::Owned(Raised::unknown()),
         }
     }
 
@@ -780,10 +784,11 @@ impl<'p> Annotator<'p> {
         let values: Vec<SomeValue> = link
             .args
             .iter()
-            .map(|a| match a {
-                Arg::Var(v) if Some(*v) == not_none => self.var_annotation(g, *v).without_none(),
-                Arg::Var(v) if Some(*v) == instance.as_ref().map(|(x, _)| *x) => {
-                    let class = instance.as_ref().map(|(_, c)| c.as_str()).unwrap_or("");
+            .map(|a| match (a, instance) {
+                (Arg::Var(v), _) if Some(*v) == not_none => {
+                    self.var_annotation(g, *v).without_none()
+                }
+                (Arg::Var(v), Some((x, class))) if *v == x => {
                     self.narrow_to_instance(self.var_annotation(g, *v), class)
                 }
                 _ => self.arg_annotation(g, a),
@@ -883,6 +888,20 @@ impl<'p> Annotator<'p> {
                 }
             }
         }
+        if let ("getattr" | "setattr", Some(class)) = (
+            op.opname.as_str(),
+            args.first().and_then(|o| self.attribute_class(o)),
+        ) {
+            let Some(Constant::Name(attr)) = op.args[1].as_const() else {
+                return Err(untypable(self));
+            };
+            return match args {
+                [_, _, value] => self
+                    .store_attr(&class, attr, value, g, op.pos)
+                    .map(|()| SomeValue::None),
+                _ => self.read_attr(g, b, &class, attr, op.pos),
+            };
+        }
         match (op.opname.as_str(), args) {
             ("simple_call", [SomeValue::Pbc { descs, can_be_none }, rest @ ..]) => {
                 if *can_be_none {
@@ -941,27 +960,6 @@ impl<'p> Annotator<'p> {
             // A JIT hint (`driver.jit_merge_point(...)`): nothing at run time
             // before the JIT; its arguments may be anything.
             ("jit_marker", _) => Ok(SomeValue::None),
-            ("getattr", [SomeValue::Instance { class, .. }, _]) => match op.args[1].as_const() {
-                Some(Constant::Name(attr)) => self.read_attr(g, b, class, attr, op.pos),
-                _ => Err(untypable(self)),
-            },
-            ("getattr", [exception @ SomeValue::Exception(_), _]) => {
-                match (self.exception_class(exception), op.args[1].as_const()) {
-                    (Some(class), Some(Constant::Name(attr))) => {
-                        self.read_attr(g, b, &class, attr, op.pos)
-                    }
-                    _ => Err(untypable(self)),
-                }
-            }
-            ("setattr", [exception @ SomeValue::Exception(_), _, value]) => {
-                match (self.exception_class(exception), op.args[1].as_const()) {
-                    (Some(class), Some(Constant::Name(attr))) => {
-                        self.store_attr(&class, attr, value, g, op.pos)?;
-                        Ok(SomeValue::None)
-                    }
-                    _ => Err(untypable(self)),
-                }
-            }
             (
                 "getattr",
                 [SomeValue::Pbc {
@@ -974,15 +972,6 @@ impl<'p> Annotator<'p> {
                     .ok_or_else(|| untypable(self)),
                 _ => Err(untypable(self)),
             },
-            ("setattr", [SomeValue::Instance { class, .. }, _, value]) => {
-                match op.args[1].as_const() {
-                    Some(Constant::Name(attr)) => {
-                        self.store_attr(class, attr, value, g, op.pos)?;
-                        Ok(SomeValue::None)
-                    }
-                    _ => Err(untypable(self)),
-                }
-            }
             _ => self
                 .general_op(g, b, index, op, &general)
                 .ok_or_else(|| untypable(self))?,

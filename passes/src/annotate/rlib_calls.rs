@@ -12,6 +12,9 @@
 
 use rpy_ir::annotation::{Known, SomeValue};
 
+const OVFCHECK_OF_UNSIGNED: &str =
+    "ovfcheck() checks signed arithmetic; r_uint arithmetic wraps instead";
+
 fn int_like(a: &SomeValue) -> bool {
     matches!(a.general(), SomeValue::Integer { .. } | SomeValue::Bool)
 }
@@ -41,9 +44,7 @@ pub(super) fn rlib_call(name: &str, args: &[SomeValue]) -> Option<Result<SomeVal
         ("intmask" | "r_int" | "r_longlong", [S::Float]) => signed(false),
         ("r_ulonglong", [a]) if int_like(a) => unsigned(),
         ("ovfcheck", [S::Integer { unsigned: true, .. }]) => {
-            return Some(Err(
-                "ovfcheck() checks signed arithmetic; r_uint arithmetic wraps instead".into(),
-            ))
+            return Some(Err(OVFCHECK_OF_UNSIGNED.into()))
         }
         ("ovfcheck", [S::Integer { nonneg, .. }]) => signed(*nonneg),
         ("ovfcheck", [S::Bool]) => signed(true),
@@ -95,9 +96,7 @@ pub(super) fn checked_op(opname: &str, args: &[SomeValue]) -> Option<Result<Some
         .iter()
         .any(|a| matches!(a, SomeValue::Integer { unsigned: true, .. }))
     {
-        return Some(Err(
-            "ovfcheck() checks signed arithmetic; r_uint arithmetic wraps instead".into(),
-        ));
+        return Some(Err(OVFCHECK_OF_UNSIGNED.into()));
     }
     if !general.iter().all(int_like) {
         return Some(Err(format!(
