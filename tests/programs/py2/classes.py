@@ -5,7 +5,7 @@
 # old-style class, a static method, and a prebuilt instance mutated at
 # import time.
 # args: 6
-# until: flow
+# until: annotate
 import sys
 
 
@@ -150,7 +150,7 @@ def evaluate(tree, env):
     try:
         result = tree.eval(env)
     except UnboundError, e:
-        print "unbound: " + e.name + " / " + str(e) + " " + str(e.args)
+        print "unbound: " + e.name + " / " + str(e)
         return -1
     except DivisionByZero, e:
         print "division by zero of " + str(e.dividend)

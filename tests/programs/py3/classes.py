@@ -4,7 +4,7 @@
 # and caught by their base (at import time too), a static method, and a
 # prebuilt instance mutated at import time.
 # args: 6
-# until: flow
+# until: annotate
 import sys
 
 
@@ -149,7 +149,7 @@ def evaluate(tree, env):
     try:
         result = tree.eval(env)
     except UnboundError as e:
-        print("unbound: " + e.name + " / " + str(e) + " " + str(e.args))
+        print("unbound: " + e.name + " / " + str(e))
         return -1
     except DivisionByZero as e:
         print("division by zero of " + str(e.dividend))
