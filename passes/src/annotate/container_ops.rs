@@ -31,6 +31,7 @@ const DICT_METHODS: &[&str] = &[
 const STR_METHODS: &[&str] = &[
     "join",
     "split",
+    "rsplit",
     "strip",
     "lstrip",
     "rstrip",
@@ -45,6 +46,9 @@ const STR_METHODS: &[&str] = &[
     "isdigit",
     "isalpha",
     "isspace",
+    "isalnum",
+    "isupper",
+    "islower",
 ];
 
 /// What iterating over `container` yields, if it can be iterated.
@@ -470,7 +474,7 @@ impl Annotator<'_> {
                 let items_no_nul = matches!(*def.item, S::String { no_nul: true, .. });
                 Ok(string(*no_nul && items_no_nul))
             }
-            (S::String { no_nul, .. }, "split", [] | [_] | [_, _]) => {
+            (S::String { no_nul, .. }, "split" | "rsplit", [] | [_] | [_, _]) => {
                 self.new_list(site, &string(*no_nul), g, op)
             }
             (
@@ -478,11 +482,20 @@ impl Annotator<'_> {
                 "strip" | "lstrip" | "rstrip" | "lower" | "upper",
                 [] | [_],
             ) => Ok(string(*no_nul)),
-            (S::String { .. }, "replace", [_, _]) => Ok(string(false)),
+            // The result holds a NUL only if the string or the replacement does.
+            (S::String { no_nul, .. }, "replace", [_, new]) => Ok(string(
+                *no_nul && matches!(new, S::String { no_nul: true, .. }),
+            )),
             (S::String { .. } | S::Char, "startswith" | "endswith", [_])
-            | (S::String { .. } | S::Char, "isdigit" | "isalpha" | "isspace", []) => Ok(S::Bool),
-            (S::String { .. } | S::Char, "find" | "rfind", [_]) => Ok(S::int()),
-            (S::String { .. } | S::Char, "count", [_]) => Ok(nonneg()),
+            | (
+                S::String { .. } | S::Char,
+                "isdigit" | "isalpha" | "isspace" | "isalnum" | "isupper" | "islower",
+                [],
+            ) => Ok(S::Bool),
+            (S::String { .. } | S::Char, "find" | "rfind", [_] | [_, _] | [_, _, _]) => {
+                Ok(S::int())
+            }
+            (S::String { .. } | S::Char, "count", [_] | [_, _] | [_, _, _]) => Ok(nonneg()),
             _ => return None,
         })
     }

@@ -72,6 +72,28 @@ fn constants_carry_no_nul_and_concatenation_keeps_it() {
 }
 
 #[test]
+fn the_str_methods_of_the_language_are_typed() {
+    let body = "def entry_point(argv):\n    s = argv[0]\n    \
+                parts = s.rsplit(\",\", 1)\n    \
+                at = s.find(\"a\", 1) + s.rfind(\"b\", 0, 3) + s.count(\"c\", 2)\n    \
+                flags = s.isalnum() or s.isupper() or s.islower()\n    \
+                swapped = s.replace(\"ab\", \"cd\")\n    \
+                print(parts[0] + swapped + str(at) + str(flags))\n    return 0\n";
+    let no_nul_str = SomeValue::String {
+        can_be_none: false,
+        no_nul: true,
+    };
+    let SomeValue::List(parts) = annotation_of(body, "entry_point", "parts") else {
+        panic!("rsplit gives a list")
+    };
+    assert_eq!(*parts.item, no_nul_str);
+    assert_eq!(annotation_of(body, "entry_point", "at"), SomeValue::int());
+    assert_eq!(annotation_of(body, "entry_point", "flags"), SomeValue::Bool);
+    // Replacing with a string free of NULs in one free of NULs keeps it so.
+    assert_eq!(annotation_of(body, "entry_point", "swapped"), no_nul_str);
+}
+
+#[test]
 fn a_function_returning_str_or_none_returns_a_nullable_str() {
     let body = "def find(n):\n    if n > 1:\n        return \"many\"\n    return None\n\n\
                 def entry_point(argv):\n    r = find(len(argv))\n    return 0\n";
