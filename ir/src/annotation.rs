@@ -43,9 +43,12 @@ pub enum Desc {
     Method { class: String, func: String },
     /// A class of the program (calling it builds an instance).
     Class(String),
-    /// A frozen prebuilt object (a module-level instance whose attributes are
-    /// constants), by its qualified name.
+    /// A frozen prebuilt object (an instance built at import time whose class
+    /// has a `_freeze_` returning True: its attributes are constants), by
+    /// the name the flow graphs print it by (`&3`).
     Frozen(String),
+    /// A method `func` of a frozen object's class, bound to `object`.
+    FrozenMethod { object: String, func: String },
 }
 
 impl fmt::Display for Desc {
@@ -55,6 +58,7 @@ impl fmt::Display for Desc {
             Desc::Method { class, func } => write!(f, "method:{func}@{class}"),
             Desc::Class(name) => write!(f, "class:{name}"),
             Desc::Frozen(name) => write!(f, "frozen:{name}"),
+            Desc::FrozenMethod { object, func } => write!(f, "frozen-method:{func}@{object}"),
         }
     }
 }
@@ -65,7 +69,15 @@ impl Desc {
         if text.is_empty() {
             return Err("an empty name in SomePBC(...)".into());
         }
-        Ok(if let Some(m) = text.strip_prefix("method:") {
+        Ok(if let Some(m) = text.strip_prefix("frozen-method:") {
+            let (func, object) = m
+                .split_once('@')
+                .ok_or_else(|| format!("'{text}' needs the form frozen-method:func@object"))?;
+            Desc::FrozenMethod {
+                object: object.into(),
+                func: func.into(),
+            }
+        } else if let Some(m) = text.strip_prefix("method:") {
             let (func, class) = m
                 .split_once('@')
                 .ok_or_else(|| format!("'{text}' needs the form method:func@Class"))?;
@@ -324,6 +336,9 @@ impl SomeValue {
                         Desc::Method { func, .. } => format!("the method {func}"),
                         Desc::Class(c) => format!("the class {}", user_class_name(c)),
                         Desc::Frozen(o) => format!("the prebuilt object {o}"),
+                        Desc::FrozenMethod { object, func } => {
+                            format!("the method {func} of the prebuilt object {object}")
+                        }
                     })
                     .collect();
                 or_none(names.join(" or "))
@@ -794,6 +809,10 @@ mod tests {
                     },
                     Desc::Class("B".into()),
                     Desc::Frozen("config".into()),
+                    Desc::FrozenMethod {
+                        object: "&2".into(),
+                        func: "Space.wrap".into(),
+                    },
                 ],
                 can_be_none: true,
             },

@@ -29,6 +29,7 @@ mod classdefs;
 mod container_ops;
 mod containers;
 mod exceptions;
+mod frozen;
 mod messages;
 pub mod provenance;
 mod rlib_calls;
@@ -411,6 +412,12 @@ impl<'p> Annotator<'p> {
                     value: Box::new(SomeValue::Impossible),
                 })
             }
+            PrebuiltObject::Instance { class, .. } if self.is_frozen_class(class) => {
+                SomeValue::Pbc {
+                    descs: vec![Desc::Frozen(frozen::frozen_name(i))],
+                    can_be_none: false,
+                }
+            }
             PrebuiltObject::Instance { class, attrs } => self.prebuilt_instance(i, class, attrs),
             // A class definition: graphs name it by `Constant::Class`.
             PrebuiltObject::Class { name, .. } => annotate_constant(&Constant::Class(name.clone())),
@@ -693,7 +700,9 @@ impl<'p> Annotator<'p> {
                 let mut raised = Raised::default();
                 for d in descs {
                     match d {
-                        Desc::Function(f) | Desc::Method { func: f, .. } => {
+                        Desc::Function(f)
+                        | Desc::Method { func: f, .. }
+                        | Desc::FrozenMethod { func: f, .. } => {
                             raised.extend(&self.raised_by_function(f))
                         }
                         // Building an instance raises what its __init__
@@ -887,6 +896,18 @@ impl<'p> Annotator<'p> {
                     return self.new_list(Site::Op(g, b, index), &item?, g, op);
                 }
             }
+        }
+        if let (opname @ ("getattr" | "setattr"), Some(descs)) = (
+            op.opname.as_str(),
+            args.first().and_then(frozen::frozen_descs),
+        ) {
+            let Some(Constant::Name(attr)) = op.args[1].as_const() else {
+                return Err(untypable(self));
+            };
+            return match opname {
+                "getattr" => self.frozen_getattr(g, descs, attr, op.pos),
+                _ => Err(self.frozen_setattr_error(g, descs, attr, op.pos)),
+            };
         }
         if let ("getattr" | "setattr", Some(class)) = (
             op.opname.as_str(),
@@ -1082,6 +1103,14 @@ impl<'p> Annotator<'p> {
             Desc::Function(name) => self.call(g, b, op, name, args, 0),
             Desc::Method { class, func } => {
                 let mut all = vec![self.instance_of(class)];
+                all.extend(args.iter().cloned());
+                self.call(g, b, op, func, &all, 1)
+            }
+            Desc::FrozenMethod { object, func } => {
+                let mut all = vec![SomeValue::Pbc {
+                    descs: vec![Desc::Frozen(object.clone())],
+                    can_be_none: false,
+                }];
                 all.extend(args.iter().cloned());
                 self.call(g, b, op, func, &all, 1)
             }

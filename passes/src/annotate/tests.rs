@@ -6,7 +6,7 @@ use super::{annotate, explain};
 use crate::flow::build_flow;
 use crate::parse::parse_module;
 use crate::simplify::simplify_program;
-use rpy_ir::annotation::SomeValue;
+use rpy_ir::annotation::{Desc, SomeValue};
 use rpy_ir::ast::Dialect;
 use rpy_ir::graph::{Flow, Program};
 
@@ -91,6 +91,34 @@ fn the_str_methods_of_the_language_are_typed() {
     assert_eq!(annotation_of(body, "entry_point", "flags"), SomeValue::Bool);
     // Replacing with a string free of NULs in one free of NULs keeps it so.
     assert_eq!(annotation_of(body, "entry_point", "swapped"), no_nul_str);
+}
+
+#[test]
+fn a_prebuilt_object_is_frozen_only_when_its_freeze_returns_true() {
+    let program = |answer: &str| {
+        format!(
+            "class C(object):\n    def __init__(self, n):\n        self.n = n\n    \
+             def _freeze_(self):\n        return {answer}\n\n\
+             ONE = C(1)\nTWO = C(2)\n\n\
+             def entry_point(argv):\n    c = ONE if len(argv) else TWO\n    k = c.n\n    \
+             print(k)\n    return 0\n"
+        )
+    };
+    let frozen = program("True");
+    let c = annotation_of(&frozen, "entry_point", "c");
+    assert!(
+        matches!(&c, SomeValue::Pbc { descs, can_be_none: false }
+            if descs.len() == 2 && descs.iter().all(|d| matches!(d, Desc::Frozen(_)))),
+        "{c}"
+    );
+    assert_eq!(
+        annotation_of(&frozen, "entry_point", "k"),
+        SomeValue::nonneg_int()
+    );
+    assert_eq!(
+        annotation_of(&program("False"), "entry_point", "c"),
+        instance("C")
+    );
 }
 
 #[test]
