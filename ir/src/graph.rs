@@ -540,6 +540,69 @@ pub enum PrebuiltObject {
     },
 }
 
+/// What a prebuilt `JitDriver` declares: its green and red variables by
+/// name (no reds when they are 'auto') and its hook functions by name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JitDriverDecl {
+    pub greens: Vec<String>,
+    pub reds: Vec<String>,
+    pub autoreds: bool,
+    /// The functions the JIT calls with the greens (`get_printable_location`
+    /// and the like), by attribute name and graph name.
+    pub green_hooks: Vec<(String, String)>,
+}
+
+/// The hooks of a JitDriver that the JIT calls with the green variables.
+pub const JITDRIVER_GREEN_HOOKS: &[&str] = &[
+    "get_printable_location",
+    "get_location",
+    "get_unique_id",
+    "should_unroll_one_iteration",
+];
+
+impl JitDriverDecl {
+    /// The declaration of prebuilt object `i` of `objects`, if it is a
+    /// `JitDriver`.
+    pub fn of(objects: &[PrebuiltObject], i: u32) -> Option<JitDriverDecl> {
+        let PrebuiltObject::Instance { class, attrs } = objects.get(i as usize)? else {
+            return None;
+        };
+        if class != "JitDriver" {
+            return None;
+        }
+        let attr = |name: &str| attrs.iter().find(|(a, _)| a == name).map(|(_, c)| c);
+        let names = |name: &str| -> Vec<String> {
+            let Some(Constant::Prebuilt(l)) = attr(name) else {
+                return Vec::new();
+            };
+            match objects.get(*l as usize) {
+                Some(PrebuiltObject::List(items)) => items
+                    .iter()
+                    .filter_map(|c| match c {
+                        Constant::Str(s) => Some(s.clone()),
+                        Constant::Char(c) => Some(char::from(*c).to_string()),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            }
+        };
+        let green_hooks = JITDRIVER_GREEN_HOOKS
+            .iter()
+            .filter_map(|hook| match attr(hook) {
+                Some(Constant::Func(f)) => Some((hook.to_string(), f.clone())),
+                _ => None,
+            })
+            .collect();
+        Some(JitDriverDecl {
+            greens: names("greens"),
+            reds: names("reds"),
+            autoreds: attr("reds") == Some(&Constant::Str("auto".into())),
+            green_hooks,
+        })
+    }
+}
+
 impl<S: Stage> Program<S> {
     pub fn graph(&self, name: &str) -> Option<&FunctionGraph<S>> {
         self.graphs.iter().find(|g| g.name == name)

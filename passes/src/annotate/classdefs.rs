@@ -671,6 +671,11 @@ impl<'p> Annotator<'p> {
         args: &[SomeValue],
     ) -> Result<bool, Diagnostic> {
         self.instantiate(class);
+        // The GC calls __del__ on every instance, so it is reached as if
+        // called here (the original's emulated call).
+        if let Some((_, Constant::Func(del))) = self.classdefs.class_attr(class, "__del__") {
+            self.call(g, b, op, &del, std::slice::from_ref(instance), 1)?;
+        }
         let Some((_, Constant::Func(init))) = self.classdefs.class_attr(class, "__init__") else {
             return Ok(false);
         };

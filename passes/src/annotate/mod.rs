@@ -44,8 +44,8 @@ use provenance::{describe_pos, GraphVar, Origin, Provenance};
 use rpy_ir::annotation::{Desc, DictDef, Known, ListDef, SomeValue};
 use rpy_ir::diag::{Diagnostic, Diagnostics, Pos};
 use rpy_ir::graph::{
-    Annotated, Arg, Block, BlockId, Constant, Flow, FunctionGraph, Link, PrebuiltObject, Program,
-    SpaceOperation, Var,
+    Annotated, Arg, Block, BlockId, Constant, Flow, FunctionGraph, JitDriverDecl, Link,
+    PrebuiltObject, Program, SpaceOperation, Var,
 };
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap, VecDeque};
@@ -980,7 +980,10 @@ impl<'p> Annotator<'p> {
             ("getitem", [SomeValue::Tuple(items), i]) => self.tuple_item(g, op, items, i.known()),
             // A JIT hint (`driver.jit_merge_point(...)`): nothing at run time
             // before the JIT; its arguments may be anything.
-            ("jit_marker", _) => Ok(SomeValue::None),
+            ("jit_marker", _) => {
+                self.call_green_hooks(g, b, op, args)?;
+                Ok(SomeValue::None)
+            }
             (
                 "getattr",
                 [SomeValue::Pbc {
@@ -1088,6 +1091,37 @@ impl<'p> Annotator<'p> {
         } else {
             SomeValue::Bool
         })
+    }
+
+    /// At a `jit_merge_point`: the JIT will call the driver's hooks
+    /// (`get_printable_location`, ...) with the green variables, so they
+    /// are reached as if called here with the greens' annotations.
+    fn call_green_hooks(
+        &mut self,
+        g: usize,
+        b: BlockId,
+        op: &SpaceOperation,
+        args: &[SomeValue],
+    ) -> Result<(), Diagnostic> {
+        let (Some(Constant::Name(marker)), Some(Constant::Prebuilt(driver))) =
+            (op.args[0].as_const(), op.args[1].as_const())
+        else {
+            return Ok(());
+        };
+        if marker != "jit_merge_point" {
+            return Ok(());
+        }
+        let Some(decl) = JitDriverDecl::of(&self.program.prebuilt, *driver) else {
+            return Ok(());
+        };
+        let Some(greens) = args.get(2..2 + decl.greens.len()) else {
+            return Ok(());
+        };
+        let greens: Vec<SomeValue> = greens.iter().map(SomeValue::general).collect();
+        for (_, hook) in &decl.green_hooks {
+            self.call(g, b, op, hook, &greens, 0)?;
+        }
+        Ok(())
     }
 
     /// A call of one prebuilt object: a function of the program or a class.
@@ -1331,6 +1365,9 @@ pub fn annotate(program: Program<Flow>, source: &str) -> Result<Program<Annotate
         }
     }
     let ann = a.final_annotations();
+    let reached: Vec<bool> = (0..program.graphs.len())
+        .map(|g| a.flowed.contains(&(g, program.graphs[g].startblock)))
+        .collect();
     let Program {
         path,
         graphs,
@@ -1338,9 +1375,13 @@ pub fn annotate(program: Program<Flow>, source: &str) -> Result<Program<Annotate
         types,
         prebuilt,
     } = program;
+    // Only what the entry point reaches is translated: a function only
+    // import time called (or nothing did) has no annotations to lower.
     let graphs = graphs
         .into_iter()
         .zip(ann)
+        .zip(reached)
+        .filter_map(|(g, reached)| reached.then_some(g))
         .map(|(g, ann)| {
             let mut g: FunctionGraph<Annotated> = g.map_stage(|v, _| ann[v.0 as usize].general());
             if cut_known_branches(&mut g, &ann) {

@@ -122,6 +122,29 @@ fn a_prebuilt_object_is_frozen_only_when_its_freeze_returns_true() {
 }
 
 #[test]
+fn only_what_the_entry_point_reaches_is_kept_and_runtime_hooks_are_reached() {
+    let body = "from rpython.rlib.jit import JitDriver\n\n\
+                def location(pc):\n    return \"pc \" + str(pc)\n\n\
+                driver = JitDriver(greens=[\"pc\"], reds=[\"n\"], get_printable_location=location)\n\n\
+                def setup(k):\n    return k * 2\n\nTABLE = [setup(1)]\n\n\
+                class Handle(object):\n    def __init__(self, fd):\n        self.fd = fd\n    \
+                def __del__(self):\n        self.fd = -1\n\n\
+                def entry_point(argv):\n    pc = 0\n    n = len(argv)\n    h = Handle(n)\n    \
+                while pc < n:\n        driver.jit_merge_point(pc=pc, n=n)\n        pc += 1\n    \
+                return TABLE[0] + h.fd\n";
+    let (program, text) = flow(body);
+    let annotated = annotate(program, &text).unwrap_or_else(|d| panic!("{d}"));
+    assert!(annotated.graph("setup").is_none(), "import time only");
+    let location = annotated.graph("location").expect("the JIT calls it");
+    assert_eq!(
+        *location.info(location.params()[0]),
+        SomeValue::nonneg_int()
+    );
+    let del = annotated.graph("Handle.__del__").expect("the GC calls it");
+    assert_eq!(*del.info(del.params()[0]), instance("Handle"));
+}
+
+#[test]
 fn a_function_returning_str_or_none_returns_a_nullable_str() {
     let body = "def find(n):\n    if n > 1:\n        return \"many\"\n    return None\n\n\
                 def entry_point(argv):\n    r = find(len(argv))\n    return 0\n";
