@@ -139,7 +139,7 @@ impl<'a> FnBuilder<'_, 'a> {
             }
             let has_star = def.star_args.is_some();
             if *star.get_or_insert(has_star) != has_star
-                || (has_star && crate::objinterp::is_builtin_method_name(name))
+                || (has_star && crate::flow::language::is_builtin_method_name(name))
             {
                 return None;
             }

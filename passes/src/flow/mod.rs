@@ -39,6 +39,7 @@ pub use builder::exceptions::{builtin_exception_base, builtin_is_subclass, BUILT
 mod fold;
 mod import_time;
 mod imports;
+pub mod language;
 mod rlib;
 pub(crate) use rlib::jitdriver_params;
 mod scan;

@@ -29,10 +29,10 @@ mod rlib;
 mod strmethods;
 mod value;
 
-pub use containers::is_builtin_method_name;
 pub use ops::{Exc, Op};
 pub use value::ObjValue;
 
+use crate::flow::language::{next_method_name, special_method_name};
 use exceptions::{exception_matches, ClassTable, Instantiation};
 use rpy_ir::ast::Dialect;
 use rpy_ir::graph::{Arg, Constant, Flow, FunctionGraph, Program};
@@ -978,33 +978,6 @@ impl<'p> ObjInterpreter<'p> {
         };
         Ok(r?)
     }
-}
-
-/// The name of the iterator method `next(it)` calls: `next` in Python 2,
-/// `__next__` in Python 3.
-pub fn next_method_name(dialect: Dialect) -> &'static str {
-    match dialect {
-        Dialect::Py2 => "next",
-        Dialect::Py3 => "__next__",
-    }
-}
-
-/// The special method a generic operation (by its flow name) calls on an
-/// instance whose class defines it, as the original's `len_SomeInstance`
-/// and friends do: `len(x)` is `x.__len__()`, `x[i]` is `x.__getitem__(i)`,
-/// `i in x` is `x.__contains__(i)`, a `for` loop's `next` is `x.next()` or
-/// `x.__next__()` per dialect.
-pub fn special_method_name(opname: &str, dialect: Dialect) -> Option<&'static str> {
-    Some(match opname {
-        "len" => "__len__",
-        "iter" => "__iter__",
-        "next" => next_method_name(dialect),
-        "getitem" => "__getitem__",
-        "setitem" => "__setitem__",
-        "delitem" => "__delitem__",
-        "contains" => "__contains__",
-        _ => return None,
-    })
 }
 
 /// What exception handlers match of a raised exception: the instance, or
