@@ -6,7 +6,7 @@
 //! checked against CPython 2.7 must not print an unsorted dict's order).
 
 use super::ops::{equal, exc, Exc, Op, OpResult};
-use super::value::ObjValue;
+use super::value::{integral_float, ObjValue};
 use crate::flow::language::{builtin_methods, BuiltinType};
 use rpy_ir::ast::Dialect;
 use std::cell::RefCell;
@@ -42,14 +42,10 @@ fn hash_key(v: &ObjValue) -> Result<HashKey, Exc> {
             Err(_) => HashKey::Named("r_uint", Rc::from(u.to_string())),
         },
         ObjValue::Bool(b) => HashKey::Int(i64::from(*b)),
-        ObjValue::Float(f) => {
-            let exact_int = f.fract() == 0.0 && f.abs() < 9.2e18;
-            if exact_int {
-                HashKey::Int(*f as i64)
-            } else {
-                HashKey::Float(f.to_bits())
-            }
-        }
+        ObjValue::Float(f) => match integral_float(*f) {
+            Some(i) => HashKey::Int(i),
+            None => HashKey::Float(f.to_bits()),
+        },
         ObjValue::Str(s) => HashKey::Str(s.clone()),
         ObjValue::None => HashKey::None,
         ObjValue::Tuple(items) => {

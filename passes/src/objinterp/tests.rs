@@ -656,12 +656,21 @@ fn unsigned_words() {
     assert_eq!(text(&u(5), Py2), "5");
     assert_eq!(text(&u(5), Py3), "r_uint(5)");
     // hash as CPython 2.7 computes it (without -R).
-    let code = "print(hash(-1))\nprint(hash(''))\nprint(hash('a'))\nprint(hash((1, 2)))\n";
+    let code = "print(hash(-1))\nprint(hash(''))\nprint(hash('a'))\nprint(hash((1, 2)))\n\
+                print(hash(-1.0))\nprint(hash(9.21e18))\nprint(hash(-2.0 ** 63))\n";
     let Some(expected) = cpython(Py2, code) else {
         eprintln!("no CPython 2.7: hash not compared");
         return;
     };
-    let hashed = [i(-1), s(""), s("a"), ObjValue::tuple(vec![i(1), i(2)])];
+    let hashed = [
+        i(-1),
+        s(""),
+        s("a"),
+        ObjValue::tuple(vec![i(1), i(2)]),
+        f(-1.0),
+        f(9.21e18),
+        f(-(2.0f64.powi(63))),
+    ];
     let ours: Vec<String> = hashed
         .iter()
         .map(|x| text(&builtin("hash", std::slice::from_ref(x), Py2).unwrap(), Py2))
