@@ -2621,3 +2621,35 @@ def entry_point(argv):
         assert_eq!((out, status), (format!("{order}1204\n"), 4));
     }
 }
+
+/// The builtins and operations that raise ValueError or ZeroDivisionError
+/// get exits to the handlers that catch them (the table of what operations
+/// raise is the annotator's too).
+#[test]
+fn handlers_catch_what_builtins_and_pow_raise() {
+    let src = format!(
+        "
+def entry_point(argv):
+    n = len(argv) - 1
+    caught = 0
+    try:
+        m = min([k for k in range(n)])
+    except ValueError:
+        caught += 1
+    try:
+        r = range(0, 5, n)
+    except ValueError:
+        caught += 10
+    try:
+        p = float(n) ** -1
+    except ZeroDivisionError:
+        caught += 100
+    print(caught)
+    return 0
+{TARGET}"
+    );
+    for dialect in [Dialect::Py2, Dialect::Py3] {
+        let (out, status) = run_like_cpython(&src, dialect);
+        assert_eq!((out.as_str(), status), ("111\n", 0));
+    }
+}

@@ -6,6 +6,7 @@
 //! exceptions are caught ends its block, the block switches on
 //! `last_exception`, and each exception exit names the class it catches.
 
+use crate::flow::language::{operation_raises, Operand, Raises as TableRaises};
 use rpy_ir::ast::Dialect;
 
 /// Every builtin exception class either dialect has, each after its base.
@@ -42,8 +43,15 @@ pub const BUILTIN_EXCEPTIONS: &[&str] = &[
     "UnicodeError",
 ];
 
+/// Whether `name` names a builtin class (`object`, `JitDriver`, an
+/// exception of `dialect`) rather than a class of the program.
+pub fn is_builtin_class(name: &str, dialect: Dialect) -> bool {
+    name == "object" || name == "JitDriver" || builtin_exception_base(name, dialect).is_some()
+}
+
 /// The base of the builtin exception class `name` in `dialect`: `None` when
 /// the dialect has no such class, `Some(None)` for `BaseException`.
+
 pub fn builtin_exception_base(name: &str, dialect: Dialect) -> Option<Option<&'static str>> {
     let py2 = dialect == Dialect::Py2;
     // Python 2 puts the errors a program can cause under StandardError.
@@ -204,38 +212,27 @@ impl FnBuilder<'_, '_> {
                 .is_some()
     }
 
-    /// What the operation `opname(args)` may raise.
-    fn raises(opname: &str, args: &[Arg]) -> Option<Raises<'static>> {
-        match opname {
-            "simple_call" => match args.first() {
-                Some(Arg::Const(Constant::Builtin(b))) => match b.as_str() {
-                    "int" | "float" => Some(Raises::Only(&["ValueError"])),
-                    "chr" | "unichr" => Some(Raises::Only(&["ValueError"])),
-                    _ => None,
-                },
-                // Building a builtin exception raises nothing; a class of
-                // the program (its name qualified by its module) runs its
-                // `__init__`.
-                Some(Arg::Const(Constant::Class(c))) if !c.contains('.') => None,
-                _ => Some(Raises::Anything),
-            },
-            // Dividing by a constant other than zero cannot fail.
-            "div" | "truediv" | "floordiv" | "mod" | "divmod" => match args.get(1) {
-                Some(Arg::Const(Constant::Int(d))) if *d != 0 => None,
-                Some(Arg::Const(Constant::Float(d))) if *d != 0.0 => None,
-                _ => Some(Raises::Only(&["ZeroDivisionError"])),
-            },
-            // A class's `__setitem__` may raise what `getitem` may.
-            "getitem" | "setitem" => Some(Raises::Only(&["IndexError", "KeyError"])),
-            "next" => Some(Raises::Only(&["StopIteration"])),
-            "add_ovf" | "sub_ovf" | "mul_ovf" | "lshift_ovf" | "neg_ovf" | "abs_ovf" => {
-                Some(Raises::Only(&["OverflowError"]))
-            }
-            "floordiv_ovf" | "mod_ovf" => {
-                Some(Raises::Only(&["OverflowError", "ZeroDivisionError"]))
-            }
-            "delitem" => Some(Raises::Only(&["IndexError", "KeyError"])),
-            _ => None,
+    /// What the operation `opname(args)` may raise (`None`: nothing), by
+    /// the one table of what operations raise; a call of the program's
+    /// code may raise anything.
+    fn raises(&self, opname: &str, args: &[Arg]) -> Option<Raises<'static>> {
+        let operands: Vec<Operand> = args
+            .iter()
+            .map(|a| match a {
+                Arg::Const(Constant::Builtin(b)) => Operand::Builtin(b),
+                Arg::Const(Constant::Class(c)) if is_builtin_class(c, self.m.dialect) => {
+                    Operand::BuiltinClass
+                }
+                Arg::Const(Constant::Class(_) | Constant::Func(_)) => Operand::Program,
+                Arg::Const(Constant::Int(d)) if *d != 0 => Operand::NonZero,
+                Arg::Const(Constant::Float(d)) if *d != 0.0 => Operand::NonZero,
+                _ => Operand::Unknown,
+            })
+            .collect();
+        match operation_raises(opname, &operands) {
+            TableRaises::Nothing => None,
+            TableRaises::Only(classes) => Some(Raises::Only(classes)),
+            TableRaises::Callee | TableRaises::Anything => Some(Raises::Anything),
         }
     }
 
@@ -305,7 +302,7 @@ impl FnBuilder<'_, '_> {
                 return;
             }
         }
-        let Some(raises) = Self::raises(&op.opname, &op.args) else {
+        let Some(raises) = self.raises(&op.opname, &op.args) else {
             return;
         };
         let targets = self.exception_targets(&raises);
