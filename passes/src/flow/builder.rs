@@ -1717,7 +1717,7 @@ impl FnBuilder<'_, '_> {
                     && sig.params[vals.len()..].iter().all(|p| p.default.is_some()))
         });
         let vals = match bind {
-            Some(sig) => self.bind_arguments(sig, vals, star, keywords, keyword_vals, e.pos),
+            Some(sig) => self.bind_arguments(sig, &f, vals, star, keywords, keyword_vals, e.pos),
             None if star.is_some() => {
                 let (_, pos) = star.unwrap_or((Arg::Const(Constant::None), e.pos));
                 self.error(

@@ -94,7 +94,7 @@ pub fn builtin_is_subclass(class: &str, ancestor: &str, dialect: Dialect) -> boo
 // ---------------------------------------------------------------------------
 // Building exception exits
 
-use super::{Edge, FnBuilder, GlobalAccess, PENDING};
+use super::{Edge, FnBuilder, PENDING};
 use rpy_ir::ast::{ExceptHandler, Expr, ExprKind, Stmt, StmtKind};
 use rpy_ir::diag::Pos;
 use rpy_ir::graph::{Arg, Block, BlockId, Constant, Link, Var};
@@ -298,7 +298,7 @@ impl FnBuilder<'_, '_> {
                 .prebuilt
                 .borrow()
                 .class_attribute(c, "__init__");
-            if c.contains('.') && init.is_none() {
+            if !is_builtin_class(c, self.m.dialect) && init.is_none() {
                 return;
             }
         }
@@ -565,10 +565,11 @@ impl FnBuilder<'_, '_> {
         if self.is_local(n) {
             return None;
         }
-        if let GlobalAccess::Live { .. } = self.m.access {
-            // At import time a class of this module is named by its class
-            // statement (which runs before code that raises or catches it).
-            let body_graph = crate::flow::class_body_graph(&self.m.global_graph_name(n));
+        // At import time a class of this module is named by its class
+        // statement (which runs before code that raises or catches it) when
+        // nothing else binds its name.
+        if let Some(graph) = self.m.import_time_definition(n) {
+            let body_graph = crate::flow::class_body_graph(&graph);
             if self.m.program.functions.contains_key(&body_graph) {
                 return Some(format!("{}.{n}", self.m.python_name()));
             }

@@ -36,6 +36,10 @@ pub fn special_method_name(opname: &str, dialect: Dialect) -> Option<&'static st
     })
 }
 
+/// The attribute of a function holding its parameters' default values (a
+/// tuple for the last parameters), set when its `def` statement runs.
+pub const DEFAULTS_ATTRIBUTE: &str = "__defaults__";
+
 /// The builtin types whose methods translated code may call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BuiltinType {

@@ -32,7 +32,7 @@ mod value;
 pub use ops::{Exc, Op};
 pub use value::ObjValue;
 
-use crate::flow::language::{next_method_name, special_method_name};
+use crate::flow::language::{next_method_name, special_method_name, DEFAULTS_ATTRIBUTE};
 use exceptions::{exception_matches, ClassTable, Instantiation};
 use rpy_ir::ast::Dialect;
 use rpy_ir::graph::{Arg, Constant, Flow, FunctionGraph, Program};
@@ -145,7 +145,8 @@ fn constant(c: &Constant, classes: &ClassTable, prebuilt: &[ObjValue]) -> Operan
     }
     match (ObjValue::from_constant(c, classes), c) {
         (Some(v), _) => Operand::Const(v),
-        (None, Constant::Class(name)) if name.contains('.') => Operand::LaterClass(name.clone()),
+        // Not a builtin class: one the program makes while it runs.
+        (None, Constant::Class(name)) => Operand::LaterClass(name.clone()),
         (None, _) => Operand::Unknown(format!("{c:?}")),
     }
 }
@@ -228,6 +229,9 @@ pub struct ObjInterpreter<'p> {
     /// The program classes made while running, by qualified name: what an
     /// import-time graph's `Constant::Class` of one refers to.
     defined_classes: std::cell::RefCell<HashMap<String, Rc<exceptions::ClassObj>>>,
+    /// The `__defaults__` of the program's functions, by graph name: the
+    /// values a `def` statement evaluated for its parameters' defaults.
+    function_defaults: std::cell::RefCell<HashMap<Rc<str>, ObjValue>>,
 }
 
 /// How a run stops inside `run`, before the error gets its traceback.
@@ -315,6 +319,7 @@ impl<'p> ObjInterpreter<'p> {
             steps: Default::default(),
             recorded: None,
             defined_classes: Default::default(),
+            function_defaults: Default::default(),
         }
     }
 
@@ -326,6 +331,21 @@ impl<'p> ObjInterpreter<'p> {
     /// The program being run.
     pub fn program(&self) -> &'p Program<Flow> {
         self.program
+    }
+
+    /// The `__defaults__` of the function whose graph is `graph`.
+    fn defaults_of(&self, graph: &str) -> ObjValue {
+        self.function_defaults
+            .borrow()
+            .get(graph)
+            .cloned()
+            .unwrap_or(ObjValue::None)
+    }
+
+    /// The defaults each function's `def` statement evaluated (its
+    /// `__defaults__` tuple), by graph name.
+    pub fn function_defaults(&self) -> HashMap<Rc<str>, ObjValue> {
+        self.function_defaults.borrow().clone()
     }
 
     /// The deepest call stack allowed before `RecursionError` (default 100000).
@@ -439,9 +459,17 @@ impl<'p> ObjInterpreter<'p> {
     }
 
     /// A new frame of graph `index` entering its start block with `args`.
-    fn frame(&self, index: usize, args: Vec<ObjValue>) -> Result<Frame, Stop> {
+    /// Parameters left out take the function's `__defaults__`, as Python's
+    /// call does (the flow builder passes them itself after import).
+    fn frame(&self, index: usize, mut args: Vec<ObjValue>) -> Result<Frame, Stop> {
         let g = &self.graphs[index];
         let params = &g.blocks[g.start].inputargs;
+        if let ObjValue::Tuple(defaults) = self.defaults_of(&g.name) {
+            let missing = params.len().saturating_sub(args.len());
+            if (1..=defaults.len()).contains(&missing) {
+                args.extend_from_slice(&defaults[defaults.len() - missing..]);
+            }
+        }
         if params.len() != args.len() {
             let n = params.len();
             return Err(Stop::Raise(ops::exc(
@@ -961,6 +989,26 @@ impl<'p> ObjInterpreter<'p> {
             (Op::Contains, [c, x]) => ops::contains(c, x),
             (Op::GetItem, [o, i]) => ops::getitem(o, i, d),
             (Op::SetItem, [o, i, v]) => ops::setitem(o, i, v.clone(), d),
+            // A method bound to its instance has its function's defaults.
+            (Op::GetAttr, [ObjValue::Func(f), n]) if is_defaults(n) => Ok(self.defaults_of(f)),
+            (Op::GetAttr, [ObjValue::BoundMethod(m), n]) if is_defaults(n) => {
+                Ok(self.defaults_of(&m.func))
+            }
+            (Op::SetAttr, [ObjValue::Func(f), n, v]) if is_defaults(n) => {
+                let defaults = match v {
+                    ObjValue::Tuple(_) | ObjValue::None => v.clone(),
+                    _ => {
+                        return Err(Stop::Raise(ops::exc(
+                            "TypeError",
+                            "__defaults__ must be set to a tuple object".to_string(),
+                        )))
+                    }
+                };
+                self.function_defaults
+                    .borrow_mut()
+                    .insert(f.clone(), defaults);
+                Ok(ObjValue::None)
+            }
             (Op::GetAttr, [o, n]) => {
                 modules::getattr(o, n).unwrap_or_else(|| ops::getattr(o, n, d))
             }
@@ -978,6 +1026,11 @@ impl<'p> ObjInterpreter<'p> {
         };
         Ok(r?)
     }
+}
+
+/// Whether an attribute name is a function's `__defaults__`.
+fn is_defaults(name: &ObjValue) -> bool {
+    matches!(name, ObjValue::Str(s) if s.as_ref() == DEFAULTS_ATTRIBUTE.as_bytes())
 }
 
 /// What exception handlers match of a raised exception: the instance, or
