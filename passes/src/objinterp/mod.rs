@@ -221,6 +221,15 @@ pub struct ObjInterpreter<'p> {
     graphs: Vec<GraphCode>,
     by_name: HashMap<String, usize>,
     max_depth: usize,
+    /// The call depth of the running frame, counting the frames of the
+    /// runs an operation's nested call (`call_value`) suspended: one
+    /// recursion limit for all.
+    depth: std::cell::Cell<usize>,
+    /// The frames of the suspended runs (what a nested run's depth starts at).
+    suspended_depth: std::cell::Cell<usize>,
+    /// How many runs are suspended: each holds Rust stack, so they have a
+    /// limit of their own (`MAX_NESTED_RUNS`), far below `max_depth`.
+    nested_runs: std::cell::Cell<usize>,
     max_steps: Option<u64>,
     steps: std::cell::Cell<u64>,
     /// With `with_recording`: every value each variable takes, as (graph
@@ -315,6 +324,9 @@ impl<'p> ObjInterpreter<'p> {
             graphs,
             by_name,
             max_depth: 100_000,
+            depth: Default::default(),
+            suspended_depth: Default::default(),
+            nested_runs: Default::default(),
             max_steps: None,
             steps: Default::default(),
             recorded: None,
@@ -529,7 +541,8 @@ impl<'p> ObjInterpreter<'p> {
         stack.push(first);
         loop {
             self.tick()?;
-            let depth = stack.len();
+            let depth = self.suspended_depth.get() + stack.len();
+            self.depth.set(depth);
             let frame = stack.last_mut().expect("a frame is running");
             let g = &self.graphs[frame.graph];
             let b = &g.blocks[frame.block];
@@ -881,8 +894,21 @@ impl<'p> ObjInterpreter<'p> {
                 return self.operation(Op::SimpleCall, call, out);
             }
         };
-        let index = self.callee(&name, 0)?;
-        self.run(index, args, out, &mut Vec::new())
+        let depth = self.depth.get();
+        let index = self.callee(&name, depth)?;
+        if self.nested_runs.get() >= MAX_NESTED_RUNS {
+            return Err(Stop::Raise(ops::exc(
+                "RecursionError",
+                "maximum recursion depth exceeded".to_string(),
+            )));
+        }
+        let suspended = self.suspended_depth.replace(depth);
+        self.nested_runs.set(self.nested_runs.get() + 1);
+        let r = self.run(index, args, out, &mut Vec::new());
+        self.nested_runs.set(self.nested_runs.get() - 1);
+        self.suspended_depth.set(suspended);
+        self.depth.set(depth);
+        r
     }
 
     /// The items a `for` loop over the instance `x` takes (`list(x)`): its
@@ -1027,6 +1053,10 @@ impl<'p> ObjInterpreter<'p> {
         Ok(r?)
     }
 }
+
+/// How many calls from inside operations (`call_value`) may be running at
+/// once: each nests a run on the Rust stack (the test threads have 2 MiB).
+const MAX_NESTED_RUNS: usize = 150;
 
 /// Whether an attribute name is a function's `__defaults__`.
 fn is_defaults(name: &ObjValue) -> bool {

@@ -494,6 +494,43 @@ def entry_point(argv):
 }
 
 #[test]
+fn nested_calls_count_towards_the_recursion_limit() {
+    // `list(x)` on an instance calls its `__iter__` from inside the
+    // operation; one that lists itself again recurses through such nested
+    // calls, which the limit must stop as it stops plain recursion.
+    let src = format!(
+        "
+class Endless(object):
+    def __iter__(self):
+        return iter(list(self))
+
+def entry_point(argv):
+    print len(list(Endless()))
+    return 0
+{TARGET}"
+    );
+    let p = program(&src, Py2);
+    let mut it = ObjInterpreter::new(&p, Py2).with_max_depth(60);
+    let e = it
+        .call(
+            "entry_point",
+            vec![ObjValue::list(Vec::new())],
+            &mut Vec::new(),
+        )
+        .unwrap_err();
+    assert_eq!(e.exc, "RecursionError", "{e}");
+    // Under the default limit, the nesting's own limit stops it first.
+    let e = ObjInterpreter::new(&p, Py2)
+        .call(
+            "entry_point",
+            vec![ObjValue::list(Vec::new())],
+            &mut Vec::new(),
+        )
+        .unwrap_err();
+    assert_eq!(e.exc, "RecursionError", "{e}");
+}
+
+#[test]
 fn errors_name_the_exception_and_the_graph() {
     let src = format!(
         "
