@@ -7,8 +7,9 @@
 //! method of that name in the program has the same parameters) becomes a
 //! `simple_call` with every parameter's value in order: positional
 //! arguments, then keyword arguments by name, then the defaults of the
-//! parameters left, which must be constants (a literal or a module
-//! constant). A call with keywords to anything else is reported.
+//! parameters left: the values the `def` statement computed at import time
+//! (read from the function's `__defaults__` when the call itself runs at
+//! import time). A call with keywords to anything else is reported.
 
 use super::{FnBuilder, FuncDef};
 use crate::flow::language::DEFAULTS_ATTRIBUTE;
