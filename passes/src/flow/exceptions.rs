@@ -51,7 +51,6 @@ pub fn is_builtin_class(name: &str, dialect: Dialect) -> bool {
 
 /// The base of the builtin exception class `name` in `dialect`: `None` when
 /// the dialect has no such class, `Some(None)` for `BaseException`.
-
 pub fn builtin_exception_base(name: &str, dialect: Dialect) -> Option<Option<&'static str>> {
     let py2 = dialect == Dialect::Py2;
     // Python 2 puts the errors a program can cause under StandardError.
