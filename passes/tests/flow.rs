@@ -2754,3 +2754,36 @@ def entry_point(argv):
         assert_eq!(out, "1\n");
     }
 }
+
+/// At import time, a method call that leaves a parameter out passes the
+/// default of the method that runs, which the instance decides.
+#[test]
+fn import_time_method_calls_take_the_running_methods_default() {
+    let src = format!(
+        "
+class A(object):
+    def size(self, extra=1):
+        return 10 + extra
+
+class B(object):
+    def size(self, extra=2):
+        return 20 + extra
+
+def total(objs):
+    t = 0
+    for o in objs:
+        t += o.size()
+    return t
+
+AT_IMPORT = total([A(), B()])
+
+def entry_point(argv):
+    print(AT_IMPORT)
+    return 0
+{TARGET}"
+    );
+    for dialect in [Dialect::Py2, Dialect::Py3] {
+        let (out, _) = run_like_cpython(&src, dialect);
+        assert_eq!(out, "33\n");
+    }
+}

@@ -26,7 +26,8 @@ pub(super) struct Signature<'a> {
     /// out passes (`None` for a builtin's, whose defaults are `params`').
     pub graph: Option<String>,
     /// Whether, at import time, the callee's value holds the defaults (a
-    /// function, or a method bound to its instance; not a class).
+    /// method bound to its instance: which of the methods of that name it
+    /// is shows only then), rather than the function `graph`.
     pub defaults_from_callee: bool,
     /// The parameters the caller supplies (after `self` for a method or a
     /// constructor).
@@ -53,8 +54,9 @@ impl<'a> FnBuilder<'_, 'a> {
             Some(Signature {
                 shown: graph.to_string(),
                 graph: Some(graph.to_string()),
-                // A constructor's defaults are its `__init__`'s.
-                defaults_from_callee: skip == 0,
+                // The function itself holds them (the name may hold what a
+                // decorator made of it; a class holds its `__init__`'s).
+                defaults_from_callee: false,
                 params: &params[skip..],
                 others: Vec::new(),
                 star: def.star_args.is_some(),
