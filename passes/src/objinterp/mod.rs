@@ -227,6 +227,10 @@ pub struct ObjInterpreter<'p> {
     depth: std::cell::Cell<usize>,
     /// The frames of the suspended runs (what a nested run's depth starts at).
     suspended_depth: std::cell::Cell<usize>,
+    /// The frames (graph indices) of the nested runs the exception being
+    /// raised came out of, innermost last: the rest of its traceback.
+    /// Cleared when a handler catches it.
+    nested_frames: std::cell::RefCell<Vec<usize>>,
     /// How many runs are suspended: each holds Rust stack, so they have a
     /// limit of their own (`MAX_NESTED_RUNS`), far below `max_depth`.
     nested_runs: std::cell::Cell<usize>,
@@ -327,6 +331,7 @@ impl<'p> ObjInterpreter<'p> {
             depth: Default::default(),
             suspended_depth: Default::default(),
             nested_runs: Default::default(),
+            nested_frames: Default::default(),
             max_steps: None,
             steps: Default::default(),
             recorded: None,
@@ -434,12 +439,16 @@ impl<'p> ObjInterpreter<'p> {
             });
         };
         let mut stack: Vec<Frame> = Vec::new();
+        self.nested_frames.borrow_mut().clear();
         match self.run(index, args, out, &mut stack) {
             Ok(v) => Ok(v),
             Err(stop) => {
+                let nested = self.nested_frames.take();
                 let traceback: Vec<String> = stack
                     .iter()
-                    .map(|f| self.graphs[f.graph].name.clone())
+                    .map(|f| f.graph)
+                    .chain(nested.iter().copied())
+                    .map(|g| self.graphs[g].name.clone())
                     .collect();
                 let (graph, op, pos) = match stack.last() {
                     Some(f) => {
@@ -832,6 +841,7 @@ impl<'p> ObjInterpreter<'p> {
                 _ => false,
             });
             if let Some(i) = handler {
+                self.nested_frames.borrow_mut().clear();
                 stack.truncate(depth + 1);
                 return self.follow(stack, i + 1, Some((etype, evalue)));
             }
@@ -904,7 +914,15 @@ impl<'p> ObjInterpreter<'p> {
         }
         let suspended = self.suspended_depth.replace(depth);
         self.nested_runs.set(self.nested_runs.get() + 1);
-        let r = self.run(index, args, out, &mut Vec::new());
+        self.nested_frames.borrow_mut().clear();
+        let mut stack = Vec::new();
+        let r = self.run(index, args, out, &mut stack);
+        if r.is_err() {
+            // The frames the exception left, before those of the runs
+            // nested in them.
+            let inner = self.nested_frames.take();
+            *self.nested_frames.borrow_mut() = stack.iter().map(|f| f.graph).chain(inner).collect();
+        }
         self.nested_runs.set(self.nested_runs.get() - 1);
         self.suspended_depth.set(suspended);
         self.depth.set(depth);
@@ -936,6 +954,7 @@ impl<'p> ObjInterpreter<'p> {
                 Err(Stop::Exception(etype, evalue)) => {
                     let stop = self.classes.get("StopIteration");
                     if stop.is_some_and(|c| exception_matches(raised_object(&etype, &evalue), &c)) {
+                        self.nested_frames.borrow_mut().clear();
                         return Ok(items);
                     }
                     return Err(Stop::Exception(etype, evalue));

@@ -747,6 +747,26 @@ def entry_point(argv):
     );
     let (r, _) = run_main(&src, Py3, &["prog"]);
     assert_eq!(r, Ok(1201));
+    // An exception a key function does not catch has its frames in the
+    // traceback; one a handler caught leaves none behind.
+    let uncaught = src.replace(
+        "    except KeyError:\n        d[23]",
+        "    except IndexError:\n        d[23]",
+    );
+    let e = run_main(&uncaught, Py3, &["prog"]).0.unwrap_err();
+    assert_eq!(
+        (e.exc.as_str(), &e.traceback[..]),
+        (
+            "KeyError",
+            &["entry_point".to_string(), "eq".to_string()][..]
+        )
+    );
+    let caught_then_fails = src.replace("return d[33] * 100", "return d[99] * 100");
+    let e = run_main(&caught_then_fails, Py3, &["prog"]).0.unwrap_err();
+    assert_eq!(
+        (e.exc.as_str(), &e.traceback[..]),
+        ("KeyError", &["entry_point".to_string()][..])
+    );
     let src = src.replace("r_dict(eq, h)", "r_dict(eq, bad_hash)");
     let (r, _) = run_main(&src, Py3, &["prog"]);
     assert_eq!(r.map_err(|e| e.exc), Err("TypeError".to_string()));
