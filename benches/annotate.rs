@@ -95,7 +95,7 @@ fn main() {
             .map(|_| {
                 let copy = flow.clone();
                 let t = Instant::now();
-                rpy_passes::annotate::annotate(copy, &src.text)
+                rpy_passes::annotate::annotate(copy, src.dialect, &src.text)
                     .unwrap_or_else(|d| panic!("the generated program does not annotate:\n{d}"));
                 t.elapsed()
             })

@@ -397,7 +397,7 @@ fn explain_command(src: &Source, stage: StageName, var: &str) -> i32 {
         }
         Err(d) => return report(&d),
     };
-    match rpy_passes::annotate::explain(&flow, &src.text, var) {
+    match rpy_passes::annotate::explain(&flow, src.dialect, &src.text, var) {
         Ok(text) => {
             emit(&text);
             0

@@ -149,7 +149,7 @@ pub fn run_until(
     if stop == StageName::Flow {
         return Ok(StageOutput::Flow(flow));
     }
-    let annotated = rpy_passes::annotate::annotate(flow, &src.text)?;
+    let annotated = rpy_passes::annotate::annotate(flow, src.dialect, &src.text)?;
     lap(StageName::Annotate, timings);
     if stop == StageName::Annotate {
         return Ok(StageOutput::Annotated(annotated));

@@ -10,6 +10,7 @@
 //! subclass's that has instances.
 
 use super::Annotator;
+use crate::flow::language::special_method_name;
 use rpy_ir::annotation::{user_class_name as short, Desc, Known, SomeValue};
 use rpy_ir::diag::{Diagnostic, Pos};
 use rpy_ir::graph::{BlockId, Constant, Flow, PrebuiltObject, Program};
@@ -781,36 +782,20 @@ impl<'p> Annotator<'p> {
     }
 }
 
-/// The special method an operation on an instance calls, as the original's
-/// `len_SomeInstance` and friends do (`next` is `__next__` in Python 3
-/// programs, `next` in Python 2 ones: the first the class has).
-fn special_methods(opname: &str) -> &'static [&'static str] {
-    match opname {
-        "len" => &["__len__"],
-        "iter" => &["__iter__"],
-        "next" => &["__next__", "next"],
-        "getitem" => &["__getitem__"],
-        "setitem" => &["__setitem__"],
-        "delitem" => &["__delitem__"],
-        "contains" => &["__contains__"],
-        _ => &[],
-    }
-}
-
 impl<'p> Annotator<'p> {
     /// The special method operation `opname` calls on an instance of
     /// `class`, when the class (or a subclass) defines one.
     pub(super) fn special_method(&self, class: &str, opname: &str) -> Option<&'static str> {
-        special_methods(opname).iter().copied().find(|m| {
-            std::iter::once(class.to_string())
-                .chain(self.classdefs.subclasses(class))
-                .any(|c| {
-                    matches!(
-                        self.classdefs.class_attr(&c, m),
-                        Some((_, Constant::Func(_)))
-                    )
-                })
-        })
+        let m = special_method_name(opname, self.dialect)?;
+        std::iter::once(class.to_string())
+            .chain(self.classdefs.subclasses(class))
+            .any(|c| {
+                matches!(
+                    self.classdefs.class_attr(&c, m),
+                    Some((_, Constant::Func(_)))
+                )
+            })
+            .then_some(m)
     }
 
     /// `len(x)`, `x[i]`, `for v in x`, ... on an instance: its special

@@ -5,6 +5,7 @@
 //! class it names.
 
 use crate::flow::builtin_is_subclass;
+use crate::flow::language::{operation_raises, BuiltinType, Operand, Raises};
 use rpy_ir::annotation::{Desc, Known, SomeValue};
 use rpy_ir::ast::Dialect;
 use rpy_ir::graph::{Flow, PrebuiltObject, Program};
@@ -144,64 +145,41 @@ impl Raised {
 }
 
 /// What operation `opname` raises by itself (not through a call of the
-/// program's functions) on arguments of these annotations, in RPython: an
-/// operation on ints or strings that cannot fail raises nothing.
+/// program's functions, `Annotator::raised`) on arguments of these
+/// annotations: the flow builder's table (`flow::language`), told what the
+/// annotations say of the operands.
 pub fn raised_by_operation(opname: &str, args: &[SomeValue]) -> Raised {
-    use SomeValue as S;
-    if let ("div" | "truediv" | "floordiv" | "mod" | "divmod", [_, divisor]) = (opname, args) {
-        return match divisor.known() {
-            Some(Known::Int(d)) if *d != 0 => Raised::default(),
-            _ => Raised::of(&["ZeroDivisionError"]),
-        };
-    }
     let general: Vec<SomeValue> = args.iter().map(SomeValue::general).collect();
-    match (opname, general.as_slice()) {
-        (
-            "add" | "sub" | "mul" | "and_" | "or_" | "xor" | "lshift" | "rshift" | "neg" | "pos"
-            | "invert" | "not_" | "bool" | "abs" | "lt" | "le" | "eq" | "ne" | "gt" | "ge" | "is_"
-            | "contains" | "print_item" | "print_newline" | "newlist" | "newtuple" | "newdict"
-            | "iter" | "getattr",
-            _,
-        ) => Raised::default(),
-        ("floordiv_ovf" | "mod_ovf", _) => Raised::of(&["OverflowError", "ZeroDivisionError"]),
-        (op, _) if op.ends_with("_ovf") => Raised::of(&["OverflowError"]),
-        ("getitem" | "setitem" | "delitem", [S::Dict(_), ..]) => Raised::of(&["KeyError"]),
-        ("getitem" | "setitem" | "delitem", _) => Raised::of(&["IndexError"]),
-        ("getslice" | "delslice", _) => Raised::default(),
-        ("next", _) => Raised::of(&["StopIteration"]),
-        ("simple_call", [S::Builtin(name), ..]) => match name.as_str() {
-            "int" | "float" | "chr" | "unichr" => Raised::of(&["ValueError"]),
-            "len" | "str" | "repr" | "bool" | "abs" | "ord" | "list" | "enumerate" | "zip"
-            | "reversed" | "intmask" | "widen" | "r_uint" | "r_int" | "r_longlong"
-            | "r_ulonglong" | "ovfcheck" | "we_are_translated" | "we_are_jitted" | "promote"
-            | "promote_string" | "hint" | "isconstant" | "isvirtual" | "issubclass"
-            | "debug_print" | "debug_start" | "debug_stop" => Raised::default(),
-            _ => Raised::unknown(),
+    let operands: Vec<Operand> = args
+        .iter()
+        .zip(&general)
+        .map(|(v, general)| match v.known() {
+            Some(Known::Int(d)) if *d != 0 => Operand::NonZero,
+            _ => operand(general),
+        })
+        .collect();
+    match operation_raises(opname, &operands) {
+        Raises::Nothing | Raises::Callee => Raised::default(),
+        Raises::Only(classes) => Raised::of(classes),
+        Raises::Anything => Raised::unknown(),
+    }
+}
+
+/// What the table of raised exceptions needs to know of an operand.
+fn operand(v: &SomeValue) -> Operand<'_> {
+    use SomeValue as S;
+    match v {
+        S::Dict(_) => Operand::Dict,
+        S::Builtin(name) => Operand::Builtin(name),
+        S::BuiltinMethod { name, receiver } => match receiver.as_ref() {
+            S::List(_) => Operand::Method(BuiltinType::List, name),
+            S::Dict(_) => Operand::Method(BuiltinType::Dict, name),
+            S::String { .. } | S::Char => Operand::Method(BuiltinType::Str, name),
+            _ => Operand::Other,
         },
-        ("simple_call", [S::BuiltinMethod { name, receiver }, ..]) => {
-            match (receiver.as_ref(), name.as_str()) {
-                (S::List(_), "pop") => Raised::of(&["IndexError"]),
-                (S::List(_), "index" | "remove") => Raised::of(&["ValueError"]),
-                (S::Dict(_), "pop") => Raised::of(&["KeyError"]),
-                (
-                    S::List(_) | S::Dict(_),
-                    "append" | "insert" | "extend" | "reverse" | "count" | "keys" | "values"
-                    | "items" | "iterkeys" | "itervalues" | "iteritems" | "get" | "clear" | "copy"
-                    | "setdefault",
-                )
-                | (
-                    S::String { .. } | S::Char,
-                    "join" | "strip" | "lstrip" | "rstrip" | "lower" | "upper" | "startswith"
-                    | "endswith" | "find" | "rfind" | "count" | "replace" | "isdigit" | "isalpha"
-                    | "isspace",
-                ) => Raised::default(),
-                // What is not known not to raise may raise anything.
-                _ => Raised::unknown(),
-            }
-        }
         // Building a builtin exception raises nothing; calls of the
-        // program's functions are the callee's business (`Annotator::raised`).
-        ("simple_call", [S::Pbc { .. }, ..]) => Raised::default(),
-        _ => Raised::unknown(),
+        // program's functions are the callee's business.
+        S::Pbc { .. } => Operand::Program,
+        _ => Operand::Other,
     }
 }

@@ -42,6 +42,7 @@ use exceptions::{raised_by_operation, Hierarchy, Raised};
 use messages::describe_untypable;
 use provenance::{describe_pos, GraphVar, Origin, Provenance};
 use rpy_ir::annotation::{Desc, DictDef, Known, ListDef, SomeValue};
+use rpy_ir::ast::Dialect;
 use rpy_ir::diag::{Diagnostic, Diagnostics, Pos};
 use rpy_ir::graph::{
     Annotated, Arg, Block, BlockId, Constant, Flow, FunctionGraph, JitDriverDecl, Link,
@@ -264,6 +265,8 @@ type Blocked = Diagnostic;
 
 struct Annotator<'p> {
     program: &'p Program<Flow>,
+    /// The program's dialect (which special methods its operations call).
+    dialect: Dialect,
     source: &'p str,
     graph_index: HashMap<&'p str, usize>,
     /// The annotation of every variable of every graph.
@@ -303,9 +306,10 @@ fn link_pos(graph: &FunctionGraph<Flow>, from: BlockId) -> Option<Pos> {
 }
 
 impl<'p> Annotator<'p> {
-    fn new(program: &'p Program<Flow>, source: &'p str) -> Annotator<'p> {
+    fn new(program: &'p Program<Flow>, dialect: Dialect, source: &'p str) -> Annotator<'p> {
         Annotator {
             program,
+            dialect,
             source,
             graph_index: program
                 .graphs
@@ -1333,8 +1337,12 @@ impl<'p> Annotator<'p> {
 
 /// Annotates the whole program, starting from the entry point called with the
 /// command-line arguments.
-pub fn annotate(program: Program<Flow>, source: &str) -> Result<Program<Annotated>, Diagnostics> {
-    let mut a = Annotator::new(&program, source);
+pub fn annotate(
+    program: Program<Flow>,
+    dialect: Dialect,
+    source: &str,
+) -> Result<Program<Annotated>, Diagnostics> {
+    let mut a = Annotator::new(&program, dialect, source);
     let entry = a.start()?;
     if let Some(errors) = a.remaining_errors() {
         return Err(errors);
@@ -1441,7 +1449,12 @@ fn cut_known_branches(g: &mut FunctionGraph<Annotated>, ann: &[SomeValue]) -> bo
 /// SSA variable holding the name is explained: its annotation, then every
 /// contribution to it with its position, following links back. Works on a
 /// program that does not annotate too (what was inferred until it stopped).
-pub fn explain(program: &Program<Flow>, source: &str, query: &str) -> Result<String, String> {
+pub fn explain(
+    program: &Program<Flow>,
+    dialect: Dialect,
+    source: &str,
+    query: &str,
+) -> Result<String, String> {
     let (func, var) = match query.split_once(':') {
         Some((f, v)) => (Some(f), v),
         None => (None, query),
@@ -1455,7 +1468,7 @@ pub fn explain(program: &Program<Flow>, source: &str, query: &str) -> Result<Str
             ));
         }
     }
-    let mut a = Annotator::new(program, source);
+    let mut a = Annotator::new(program, dialect, source);
     a.start().map_err(|d| d.to_string())?;
     let ann = a.final_annotations();
     let mut out = String::new();
@@ -1513,8 +1526,12 @@ pub fn explain(program: &Program<Flow>, source: &str, query: &str) -> Result<Str
 /// Annotates and returns, with the result, every variable's annotation and
 /// their provenance, whether or not the program annotates: for tests that
 /// check annotations against what the program does, and for tools.
-pub fn annotations_of(program: &Program<Flow>, source: &str) -> Vec<Vec<SomeValue>> {
-    let mut a = Annotator::new(program, source);
+pub fn annotations_of(
+    program: &Program<Flow>,
+    dialect: Dialect,
+    source: &str,
+) -> Vec<Vec<SomeValue>> {
+    let mut a = Annotator::new(program, dialect, source);
     let _ = a.start();
     a.final_annotations()
 }

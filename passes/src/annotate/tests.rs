@@ -24,7 +24,7 @@ fn flow(body: &str) -> (Program<Flow>, String) {
 /// its SSA copies that are defined).
 fn annotation_of(body: &str, func: &str, name: &str) -> SomeValue {
     let (program, text) = flow(body);
-    let annotated = annotate(program, &text).unwrap_or_else(|d| panic!("{d}"));
+    let annotated = annotate(program, Dialect::Py3, &text).unwrap_or_else(|d| panic!("{d}"));
     let g = annotated.graph(func).unwrap();
     let mut found = SomeValue::Impossible;
     for v in &g.vars {
@@ -37,7 +37,7 @@ fn annotation_of(body: &str, func: &str, name: &str) -> SomeValue {
 
 fn error_of(body: &str) -> String {
     let (program, text) = flow(body);
-    match annotate(program, &text) {
+    match annotate(program, Dialect::Py3, &text) {
         Ok(_) => panic!("annotated without an error:\n{body}"),
         Err(d) => d.to_string(),
     }
@@ -133,7 +133,7 @@ fn only_what_the_entry_point_reaches_is_kept_and_runtime_hooks_are_reached() {
                 while pc < n:\n        driver.jit_merge_point(pc=pc, n=n)\n        pc += 1\n    \
                 return TABLE[0] + h.fd\n";
     let (program, text) = flow(body);
-    let annotated = annotate(program, &text).unwrap_or_else(|d| panic!("{d}"));
+    let annotated = annotate(program, Dialect::Py3, &text).unwrap_or_else(|d| panic!("{d}"));
     assert!(annotated.graph("setup").is_none(), "import time only");
     let location = annotated.graph("location").expect("the JIT calls it");
     assert_eq!(
@@ -210,15 +210,15 @@ fn explain_follows_contributions_back_to_their_lines() {
     let body = "def entry_point(argv):\n    x = 0\n    i = 0\n    while i < len(argv):\n        \
                 x = x + i\n        i = i + 1\n    return x\n";
     let (program, text) = flow(body);
-    let out = explain(&program, &text, "entry_point:x").unwrap();
+    let out = explain(&program, Dialect::Py3, &text, "entry_point:x").unwrap();
     assert!(
         out.contains("entry_point:x is SomeInteger(nonneg=true)"),
         "{out}"
     );
     assert!(out.contains("line 5: x = x + i"), "{out}");
-    let err = explain(&program, &text, "nowhere:x").unwrap_err();
+    let err = explain(&program, Dialect::Py3, &text, "nowhere:x").unwrap_err();
     assert!(err.contains("there is no function 'nowhere'"), "{err}");
-    let err = explain(&program, &text, "zzz").unwrap_err();
+    let err = explain(&program, Dialect::Py3, &text, "zzz").unwrap_err();
     assert!(err.contains("no variable named 'zzz'"), "{err}");
 }
 
@@ -228,7 +228,7 @@ fn is_not_none_narrows_the_branch_where_it_holds() {
                 def entry_point(argv):\n    r = find(len(argv))\n    if r is not None:\n        \
                 print(r + \"!\")\n    if r is None:\n        return 1\n    return len(r)\n";
     let (program, text) = flow(body);
-    let annotated = annotate(program, &text).unwrap_or_else(|d| panic!("{d}"));
+    let annotated = annotate(program, Dialect::Py3, &text).unwrap_or_else(|d| panic!("{d}"));
     let g = annotated.graph("entry_point").unwrap();
     let narrowed = SomeValue::String {
         can_be_none: false,
@@ -285,7 +285,7 @@ fn a_known_condition_annotates_only_the_branch_it_takes() {
                 y = \"slow\"\n    return y\n\n\
                 def entry_point(argv):\n    return pick(len(argv), True)\n";
     let (program, text) = flow(body);
-    let annotated = annotate(program, &text).unwrap_or_else(|d| panic!("{d}"));
+    let annotated = annotate(program, Dialect::Py3, &text).unwrap_or_else(|d| panic!("{d}"));
     // The branch not taken is cut from the annotated graph.
     let printed = rpy_ir::text::print_graph(annotated.graph("pick").unwrap());
     assert!(!printed.contains("slow"), "{printed}");
@@ -295,7 +295,7 @@ fn a_known_condition_annotates_only_the_branch_it_takes() {
                 def entry_point(argv):\n    if we_are_translated():\n        return len(argv)\n    \
                 return \"untranslated\"\n";
     let (program, text) = flow(body);
-    let annotated = annotate(program, &text).unwrap_or_else(|d| panic!("{d}"));
+    let annotated = annotate(program, Dialect::Py3, &text).unwrap_or_else(|d| panic!("{d}"));
     let printed = rpy_ir::text::print_graph(annotated.graph("entry_point").unwrap());
     assert!(!printed.contains("untranslated"), "{printed}");
 }
@@ -360,7 +360,7 @@ fn a_handler_nothing_raised_reaches_is_cut() {
                 def entry_point(argv):\n    try:\n        check(len(argv))\n    \
                 except KeyError:\n        print(\"never\")\n    return 0\n";
     let (program, text) = flow(body);
-    let annotated = annotate(program, &text).unwrap_or_else(|d| panic!("{d}"));
+    let annotated = annotate(program, Dialect::Py3, &text).unwrap_or_else(|d| panic!("{d}"));
     let printed = rpy_ir::text::print_graph(annotated.graph("entry_point").unwrap());
     assert!(!printed.contains("never"), "{printed}");
 }
@@ -372,7 +372,7 @@ fn dividing_by_a_known_nonzero_value_cannot_raise() {
                 def entry_point(argv):\n    return part(len(argv), 2)\n";
     let graph_text = |body: &str| {
         let (program, text) = flow(body);
-        let annotated = annotate(program, &text).unwrap_or_else(|d| panic!("{d}"));
+        let annotated = annotate(program, Dialect::Py3, &text).unwrap_or_else(|d| panic!("{d}"));
         rpy_ir::text::print_graph(annotated.graph("part").unwrap())
     };
     let printed = graph_text(body);
@@ -578,7 +578,7 @@ fn explain_shows_what_an_attribute_read_was_stored() {
                 def entry_point(argv):\n    b = Box(len(argv))\n    b.bump()\n    got = b.v\n    \
                 return got\n";
     let (program, text) = flow(body);
-    let out = explain(&program, &text, "entry_point:got").unwrap();
+    let out = explain(&program, Dialect::Py3, &text, "entry_point:got").unwrap();
     assert!(out.contains("attribute 'v' of Box instances"), "{out}");
     assert!(out.contains("line 3: self.v = v"), "{out}");
     assert!(out.contains("line 6: self.v = self.v - 10"), "{out}");
@@ -626,7 +626,7 @@ fn isinstance_of_a_second_base_holds() {
                 def entry_point(argv):\n    d = Dog()\n    if isinstance(d, Loud):\n        \
                 return 1\n    return 0\n";
     let (program, text) = flow(body);
-    let annotated = annotate(program, &text).unwrap_or_else(|d| panic!("{d}"));
+    let annotated = annotate(program, Dialect::Py3, &text).unwrap_or_else(|d| panic!("{d}"));
     let g = annotated.graph("entry_point").unwrap();
     let ret = g.block(g.returnblock).inputargs[0];
     // Only `return 1` is taken: the isinstance is known true.
@@ -645,4 +645,34 @@ fn isinstance_of_a_second_base_holds() {
             && l.args == [rpy_ir::graph::Arg::Const(rpy_ir::graph::Constant::Int(0))]
     });
     assert!(returns_one && !returns_zero);
+}
+
+#[test]
+fn a_python_2_loop_calls_next_not_dunder_next() {
+    // CPython 2's `for` calls `next`; a `__next__` beside it is an ordinary
+    // method there, and taking it would make `x` a string.
+    let text = format!(
+        "class Count(object):\n    def __init__(self):\n        self.i = 0\n\n\
+         \x20   def __iter__(self):\n        return self\n\n\
+         \x20   def next(self):\n        if self.i == 3:\n            raise StopIteration\n\
+         \x20       self.i += 1\n        return self.i\n\n\
+         \x20   def __next__(self):\n        return 'not called in Python 2'\n\n\
+         def entry_point(argv):\n    t = 0\n    for x in Count():\n        t += x\n    return t\n{TARGET}"
+    );
+    let module = parse_module("t.py", &text, Dialect::Py2).unwrap_or_else(|d| panic!("{d}"));
+    let mut program = build_flow(&module, &text).unwrap_or_else(|d| panic!("{d}"));
+    simplify_program(&mut program);
+    let annotated = annotate(program, Dialect::Py2, &text).unwrap_or_else(|d| panic!("{d}"));
+    let g = annotated.graph("entry_point").unwrap();
+    let xs: Vec<&SomeValue> = g
+        .vars
+        .iter()
+        .filter(|v| v.name.as_deref() == Some("x") && v.info != SomeValue::Impossible)
+        .map(|v| &v.info)
+        .collect();
+    assert!(!xs.is_empty());
+    assert!(
+        xs.iter().all(|x| matches!(x, SomeValue::Integer { .. })),
+        "{xs:?}"
+    );
 }

@@ -1350,9 +1350,7 @@ impl FnBuilder<'_, '_> {
             let a = self.expr(e);
             self.push(a);
         }
-        let mut out: Vec<Arg> = (0..es.len()).map(|_| self.pop()).collect();
-        out.reverse();
-        out
+        self.pop_many(es.len())
     }
 
     fn exprs<const N: usize>(&mut self, es: [&Expr; N]) -> [Arg; N] {
@@ -1699,38 +1697,7 @@ impl FnBuilder<'_, '_> {
                 );
             }
         }
-        self.push(f);
-        let mut vals = self.expr_list(args);
-        let mut star = None;
-        if let Some(s) = star_args {
-            for v in &vals {
-                self.push(v.clone());
-            }
-            let t = self.expr(s);
-            vals = (0..vals.len()).map(|_| self.pop()).collect();
-            vals.reverse();
-            match self.tuple_items(&t) {
-                Some(items) => vals.extend(items),
-                None => star = Some((t, s.pos)),
-            }
-        }
-        for v in &vals {
-            self.push(v.clone());
-        }
-        self.push(
-            star.as_ref()
-                .map_or(Arg::Const(Constant::None), |s| s.0.clone()),
-        );
-        let keyword_exprs: Vec<Expr> = keywords.iter().map(|k| k.value.clone()).collect();
-        let keyword_vals = self.expr_list(&keyword_exprs);
-        if let Some(s) = &mut star {
-            s.0 = self.pop();
-        } else {
-            self.drop_top();
-        }
-        let mut vals: Vec<Arg> = (0..vals.len()).map(|_| self.pop()).collect();
-        vals.reverse();
-        let f = self.pop();
+        let (f, vals, star, keyword_vals) = self.call_operands(f, args, star_args, keywords);
         // `obj.name(...)` may call a builtin type's method of the same name
         // as the program's: without keywords, only leaving out parameters
         // that have defaults makes it the program's method, and not when a
@@ -1739,7 +1706,7 @@ impl FnBuilder<'_, '_> {
             ExprKind::Attribute { attr, .. } if f.as_var().is_some() => Some(attr.as_str()),
             _ => None,
         };
-        let may_be_builtin = method_name.is_some_and(crate::objinterp::is_builtin_method_name);
+        let may_be_builtin = method_name.is_some_and(crate::flow::language::is_builtin_method_name);
         let bind = signature.as_ref().filter(|sig| {
             !keywords.is_empty()
                 || method_name.is_none()
@@ -1750,7 +1717,7 @@ impl FnBuilder<'_, '_> {
                     && sig.params[vals.len()..].iter().all(|p| p.default.is_some()))
         });
         let vals = match bind {
-            Some(sig) => self.bind_arguments(sig, vals, star, keywords, keyword_vals, e.pos),
+            Some(sig) => self.bind_arguments(sig, &f, vals, star, keywords, keyword_vals, e.pos),
             None if star.is_some() => {
                 let (_, pos) = star.unwrap_or((Arg::Const(Constant::None), e.pos));
                 self.error(
@@ -1780,6 +1747,93 @@ impl FnBuilder<'_, '_> {
             }
         }
         self.op("simple_call", call_args, e.pos)
+    }
+
+    /// Evaluates a call's operands in Python's order after the callee `f`:
+    /// the positional arguments, then the `*` argument and the keyword
+    /// values (Python 2 evaluates the keywords first). Each stays on the
+    /// value stack until the last is evaluated, so that an operand that
+    /// branches (`a if c else b`) carries the others across. A `*` tuple
+    /// whose items are known here adds them to the positional arguments;
+    /// another is returned with its position.
+    #[allow(clippy::type_complexity)]
+    fn call_operands(
+        &mut self,
+        f: Arg,
+        args: &[Expr],
+        star_arg: Option<&Expr>,
+        keywords: &[Keyword],
+    ) -> (Arg, Vec<Arg>, Option<(Arg, Pos)>, Vec<Arg>) {
+        #[derive(Clone, Copy)]
+        enum Part {
+            Star,
+            Keywords,
+        }
+        let order = match self.m.dialect {
+            Dialect::Py2 => [Part::Keywords, Part::Star],
+            Dialect::Py3 => [Part::Star, Part::Keywords],
+        };
+        self.push(f);
+        for a in args {
+            let v = self.expr(a);
+            self.push(v);
+        }
+        // The values the `*` argument left on the stack, and its position
+        // when it is a tuple whose items are not known here.
+        let mut star_len = 0;
+        let mut unknown_star = None;
+        for part in order {
+            match (part, star_arg) {
+                (Part::Star, Some(s)) => {
+                    let t = self.expr(s);
+                    match self.tuple_items(&t) {
+                        Some(items) => {
+                            star_len = items.len();
+                            for item in items {
+                                self.push(item);
+                            }
+                        }
+                        None => {
+                            star_len = 1;
+                            unknown_star = Some(s.pos);
+                            self.push(t);
+                        }
+                    }
+                }
+                (Part::Star, None) => {}
+                (Part::Keywords, _) => {
+                    for k in keywords {
+                        let v = self.expr(&k.value);
+                        self.push(v);
+                    }
+                }
+            }
+        }
+        let mut star_values = Vec::new();
+        let mut keyword_vals = Vec::new();
+        for part in order.into_iter().rev() {
+            match part {
+                Part::Star => star_values = self.pop_many(star_len),
+                Part::Keywords => keyword_vals = self.pop_many(keywords.len()),
+            }
+        }
+        let mut vals = self.pop_many(args.len());
+        let f = self.pop();
+        let star = match unknown_star {
+            Some(pos) => star_values.pop().map(|t| (t, pos)),
+            None => {
+                vals.extend(star_values);
+                None
+            }
+        };
+        (f, vals, star, keyword_vals)
+    }
+
+    /// The top `n` values of the value stack, in the order they were pushed.
+    fn pop_many(&mut self, n: usize) -> Vec<Arg> {
+        let mut out: Vec<Arg> = (0..n).map(|_| self.pop()).collect();
+        out.reverse();
+        out
     }
 
     fn check_arity(&mut self, f: &Constant, given: usize, pos: Pos) {

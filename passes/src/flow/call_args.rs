@@ -7,10 +7,12 @@
 //! method of that name in the program has the same parameters) becomes a
 //! `simple_call` with every parameter's value in order: positional
 //! arguments, then keyword arguments by name, then the defaults of the
-//! parameters left, which must be constants (a literal or a module
-//! constant). A call with keywords to anything else is reported.
+//! parameters left: the values the `def` statement computed at import time
+//! (read from the function's `__defaults__` when the call itself runs at
+//! import time). A call with keywords to anything else is reported.
 
 use super::{FnBuilder, FuncDef};
+use crate::flow::language::DEFAULTS_ATTRIBUTE;
 use crate::flow::{class_body_graph, rlib, Global, GlobalAccess};
 use rpy_ir::ast::{Expr, ExprKind, Keyword, Param};
 use rpy_ir::diag::Pos;
@@ -20,12 +22,19 @@ use rpy_ir::graph::{Arg, Constant};
 pub(super) struct Signature<'a> {
     /// What the callee is called in messages (`f`, `Node.__init__`).
     pub shown: String,
+    /// The graph of the function whose defaults a call leaving parameters
+    /// out passes (`None` for a builtin's, whose defaults are `params`').
+    pub graph: Option<String>,
+    /// Whether, at import time, the callee's value holds the defaults (a
+    /// method bound to its instance: which of the methods of that name it
+    /// is shows only then), rather than the function `graph`.
+    pub defaults_from_callee: bool,
     /// The parameters the caller supplies (after `self` for a method or a
     /// constructor).
     pub params: &'a [Param],
-    /// For a method call: the parameters of every other method of that
-    /// name (same names, maybe other defaults).
-    pub others: Vec<&'a [Param]>,
+    /// For a method call: the graph and parameters of every other method
+    /// of that name (same names, maybe other defaults).
+    pub others: Vec<(String, &'a [Param])>,
     /// Whether the callee has a `*args` parameter after `params`.
     pub star: bool,
 }
@@ -44,6 +53,10 @@ impl<'a> FnBuilder<'_, 'a> {
             let params: &'a [Param] = def.params;
             Some(Signature {
                 shown: graph.to_string(),
+                graph: Some(graph.to_string()),
+                // The function itself holds them (the name may hold what a
+                // decorator made of it; a class holds its `__init__`'s).
+                defaults_from_callee: false,
                 params: &params[skip..],
                 others: Vec::new(),
                 star: def.star_args.is_some(),
@@ -56,6 +69,8 @@ impl<'a> FnBuilder<'_, 'a> {
         if rlib.as_deref() == Some("JitDriver") {
             return Some(Signature {
                 shown: "JitDriver".to_string(),
+                graph: None,
+                defaults_from_callee: false,
                 params: rlib::jitdriver_params(),
                 others: Vec::new(),
                 star: false,
@@ -71,12 +86,10 @@ impl<'a> FnBuilder<'_, 'a> {
         }
         match &func.kind {
             // At import time a module-level name is read when the code
-            // runs; its `def` or `class` statement says what it is.
-            ExprKind::Name(n) if matches!(self.m.access, GlobalAccess::Live { .. }) => {
-                if self.is_local(n) {
-                    return None;
-                }
-                let mut graph = self.m.global_graph_name(n);
+            // runs: known here only when its `def` or `class` statement
+            // alone binds it.
+            ExprKind::Name(n) if !self.is_local(n) => {
+                let mut graph = self.m.import_time_definition(n)?;
                 // A class of this module runs its own `__init__` or the one
                 // of its first base (when that is a class of this module too).
                 let mut seen = Vec::new();
@@ -92,7 +105,7 @@ impl<'a> FnBuilder<'_, 'a> {
                     let Some(ExprKind::Name(base)) = class.bases.first().map(|b| &b.kind) else {
                         return None;
                     };
-                    graph = self.m.global_graph_name(base);
+                    graph = self.m.import_time_definition(base)?;
                 }
                 def_of(&graph, 0)
             }
@@ -139,19 +152,23 @@ impl<'a> FnBuilder<'_, 'a> {
             }
             let has_star = def.star_args.is_some();
             if *star.get_or_insert(has_star) != has_star
-                || (has_star && crate::objinterp::is_builtin_method_name(name))
+                || (has_star && crate::flow::language::is_builtin_method_name(name))
             {
                 return None;
             }
             let params: &'a [Param] = &def.params[skip..];
             match found {
                 None => found = Some((graph, params)),
-                Some((_, first)) if names(first) == names(params) => others.push(params),
+                Some((_, first)) if names(first) == names(params) => {
+                    others.push((graph.clone(), params))
+                }
                 Some(_) => return None,
             }
         }
         found.map(|(graph, params)| Signature {
             shown: graph.clone(),
+            graph: Some(graph.clone()),
+            defaults_from_callee: true,
             params,
             others,
             star: star.unwrap_or(false),
@@ -161,9 +178,11 @@ impl<'a> FnBuilder<'_, 'a> {
     /// The arguments of a call to `sig` in parameter order: `positional`,
     /// then `keywords` by name (their values `keyword_values`), then the
     /// defaults of the rest. Errors are reported at `pos`.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn bind_arguments(
         &mut self,
         sig: &Signature,
+        callee: &Arg,
         mut positional: Vec<Arg>,
         star: Option<(Arg, Pos)>,
         keywords: &[Keyword],
@@ -279,12 +298,11 @@ impl<'a> FnBuilder<'_, 'a> {
             let value = match (v, &p.default) {
                 (Some(v), _) => v,
                 (None, Some(d)) => {
-                    let value = self.default_value(sig, p, d);
-                    let same_elsewhere = sig.others.iter().all(|o| {
-                        o.get(i)
-                            .and_then(|q| q.default.as_ref())
-                            .and_then(|d| self.constant_default(d))
-                            == value.as_const().cloned()
+                    let value = self.default_value(sig, callee, p, d, pos);
+                    let same_elsewhere = sig.others.iter().all(|(other, o)| {
+                        o.get(i).is_some_and(|q| {
+                            self.same_default(sig.graph.as_deref().unwrap_or(""), other, &q.name)
+                        })
                     });
                     if !same_elsewhere {
                         self.error(
@@ -345,37 +363,93 @@ impl<'a> FnBuilder<'_, 'a> {
         }
     }
 
-    /// The value of a parameter's default: a literal, or a module constant.
-    fn default_value(&mut self, sig: &Signature, p: &Param, d: &Expr) -> Arg {
-        match self.constant_default(d) {
-            Some(c) => Arg::Const(c),
-            None => {
-                self.error(
-                    d.pos,
-                    format!(
-                        "the default value of '{}' in {}() must be a constant (a literal or a module constant) for a call to leave it out; pass the argument explicitly",
+    /// The value a call of `sig` (whose value is `callee`) passes for the
+    /// parameter `p` it leaves out, whose default is `d`: the value the
+    /// function's `def` statement evaluated at import time. At import time
+    /// itself, the function's `__defaults__` is read when the call runs.
+    fn default_value(
+        &mut self,
+        sig: &Signature,
+        callee: &Arg,
+        p: &Param,
+        d: &Expr,
+        pos: Pos,
+    ) -> Arg {
+        let Some(graph) = &sig.graph else {
+            // A builtin's parameters (JitDriver's) have literal defaults.
+            return Arg::Const(literal(d).unwrap_or(Constant::None));
+        };
+        match &self.m.access {
+            GlobalAccess::Constants => match self.import_time_default(graph, &p.name).cloned() {
+                Some(value) => self.global_value(&value, &p.name, d.pos),
+                None => {
+                    self.internal(&format!(
+                        "the default of '{}' in {}() was not evaluated at import time",
                         p.name, sig.shown
-                    ),
-                );
-                Arg::Const(Constant::None)
+                    ));
+                    Arg::Const(Constant::None)
+                }
+            },
+            GlobalAccess::Live { .. } => {
+                // The defaults are the last parameters'.
+                let index = sig
+                    .params
+                    .iter()
+                    .take_while(|q| q.name != p.name)
+                    .filter(|q| q.default.is_some())
+                    .count();
+                let holder = if sig.defaults_from_callee {
+                    callee.clone()
+                } else {
+                    Arg::Const(Constant::Func(graph.clone()))
+                };
+                let name = Arg::Const(Constant::Name(DEFAULTS_ATTRIBUTE.to_string()));
+                let defaults = self.op("getattr", vec![holder, name], pos);
+                self.op(
+                    "getitem",
+                    vec![defaults, Arg::Const(Constant::Int(index as i64))],
+                    pos,
+                )
             }
         }
     }
 
-    /// A default value's constant, when it is a literal or a module constant.
-    fn constant_default(&self, d: &Expr) -> Option<Constant> {
-        match &d.kind {
-            ExprKind::Int(i) => Some(Constant::Int(*i)),
-            ExprKind::Float(f) => Some(Constant::Float(*f)),
-            ExprKind::Str(s) => Some(Constant::Str(s.clone())),
-            ExprKind::Bool(b) => Some(Constant::Bool(*b)),
-            ExprKind::None => Some(Constant::None),
-            ExprKind::Name(n) => match self.m.global(n) {
-                Some(Global::Const(c)) => Some(c.clone()),
-                _ => None,
-            },
-            _ => None,
+    /// The value the parameter `param` of the function `graph` defaults
+    /// to, as its `def` statement evaluated it at import time.
+    fn import_time_default(&self, graph: &str, param: &str) -> Option<&Global> {
+        self.m.program.defaults.get(graph)?.get(param)
+    }
+
+    /// Whether the defaults of `param` in the functions `graph` and
+    /// `other` are the same value (both evaluated at import time, or both
+    /// not yet).
+    fn same_default(&self, graph: &str, other: &str, param: &str) -> bool {
+        match (
+            self.import_time_default(graph, param),
+            self.import_time_default(other, param),
+        ) {
+            (None, None) => true,
+            (Some(Global::Const(a)), Some(Global::Const(b))) => a == b,
+            (Some(Global::Func(a)), Some(Global::Func(b))) => a == b,
+            (Some(Global::Module(a)), Some(Global::Module(b))) => a == b,
+            (Some(Global::Object(a)), Some(Global::Object(b))) => {
+                crate::flow::import_time::identity(a)
+                    .is_some_and(|id| crate::flow::import_time::identity(b) == Some(id))
+            }
+            _ => false,
         }
+    }
+}
+
+/// A builtin's default value, a literal.
+fn literal(d: &Expr) -> Option<Constant> {
+    match &d.kind {
+        ExprKind::Int(i) => Some(Constant::Int(*i)),
+        ExprKind::Float(f) => Some(Constant::Float(*f)),
+        ExprKind::Str(s) => Some(Constant::Str(s.clone())),
+        ExprKind::Bool(b) => Some(Constant::Bool(*b)),
+        ExprKind::None => Some(Constant::None),
+        _ => None,
     }
 }
 
@@ -577,6 +651,24 @@ mod tests {
     }
 
     #[test]
+    fn defaults_are_the_values_import_time_computed() {
+        // A computed default, and a list default: one prebuilt object
+        // every call shares, as Python's one default object.
+        let p = flow(
+            "K = 3\n\ndef f(a, b=K * 2 + 1, c=[]):\n    return a + b + len(c)\n\n\
+             def entry_point(argv):\n    return f(1) + f(2)\n",
+        )
+        .unwrap();
+        let calls = calls_of(&p, "entry_point", &Constant::Func("f".into()));
+        assert_eq!(calls.len(), 2);
+        for (call, a) in calls.iter().zip([1, 2]) {
+            assert_eq!(call[..2], consts(&[Constant::Int(a), Constant::Int(7)]));
+            assert!(matches!(call[2], Arg::Const(Constant::Prebuilt(_))));
+        }
+        assert_eq!(calls[0][2], calls[1][2]);
+    }
+
+    #[test]
     fn a_constructor_binds_its_init_without_self() {
         let p = flow(
             "class P(object):\n    def __init__(self, x, y=0):\n        self.x = x + y\n\n\
@@ -622,7 +714,6 @@ mod tests {
             ("f(b=2)", "f() is missing a value for the parameter 'a'"),
             ("f(1, 2, 3)", "f() takes at most 2 arguments (3 given)"),
             ("f(1, 2, 3, b=4)", "f() takes 2 arguments but 3 were given"),
-            ("f(1)", "the default value of 'b' in f() must be a constant"),
         ] {
             let err = flow(&body(call)).unwrap_err();
             assert!(err.contains(message), "{call}: {err}");

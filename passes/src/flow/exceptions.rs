@@ -6,6 +6,7 @@
 //! exceptions are caught ends its block, the block switches on
 //! `last_exception`, and each exception exit names the class it catches.
 
+use crate::flow::language::{operation_raises, Operand, Raises as TableRaises};
 use rpy_ir::ast::Dialect;
 
 /// Every builtin exception class either dialect has, each after its base.
@@ -41,6 +42,12 @@ pub const BUILTIN_EXCEPTIONS: &[&str] = &[
     "ValueError",
     "UnicodeError",
 ];
+
+/// Whether `name` names a builtin class (`object`, `JitDriver`, an
+/// exception of `dialect`) rather than a class of the program.
+pub fn is_builtin_class(name: &str, dialect: Dialect) -> bool {
+    name == "object" || name == "JitDriver" || builtin_exception_base(name, dialect).is_some()
+}
 
 /// The base of the builtin exception class `name` in `dialect`: `None` when
 /// the dialect has no such class, `Some(None)` for `BaseException`.
@@ -86,7 +93,7 @@ pub fn builtin_is_subclass(class: &str, ancestor: &str, dialect: Dialect) -> boo
 // ---------------------------------------------------------------------------
 // Building exception exits
 
-use super::{Edge, FnBuilder, GlobalAccess, PENDING};
+use super::{Edge, FnBuilder, PENDING};
 use rpy_ir::ast::{ExceptHandler, Expr, ExprKind, Stmt, StmtKind};
 use rpy_ir::diag::Pos;
 use rpy_ir::graph::{Arg, Block, BlockId, Constant, Link, Var};
@@ -204,38 +211,27 @@ impl FnBuilder<'_, '_> {
                 .is_some()
     }
 
-    /// What the operation `opname(args)` may raise.
-    fn raises(opname: &str, args: &[Arg]) -> Option<Raises<'static>> {
-        match opname {
-            "simple_call" => match args.first() {
-                Some(Arg::Const(Constant::Builtin(b))) => match b.as_str() {
-                    "int" | "float" => Some(Raises::Only(&["ValueError"])),
-                    "chr" | "unichr" => Some(Raises::Only(&["ValueError"])),
-                    _ => None,
-                },
-                // Building a builtin exception raises nothing; a class of
-                // the program (its name qualified by its module) runs its
-                // `__init__`.
-                Some(Arg::Const(Constant::Class(c))) if !c.contains('.') => None,
-                _ => Some(Raises::Anything),
-            },
-            // Dividing by a constant other than zero cannot fail.
-            "div" | "truediv" | "floordiv" | "mod" | "divmod" => match args.get(1) {
-                Some(Arg::Const(Constant::Int(d))) if *d != 0 => None,
-                Some(Arg::Const(Constant::Float(d))) if *d != 0.0 => None,
-                _ => Some(Raises::Only(&["ZeroDivisionError"])),
-            },
-            // A class's `__setitem__` may raise what `getitem` may.
-            "getitem" | "setitem" => Some(Raises::Only(&["IndexError", "KeyError"])),
-            "next" => Some(Raises::Only(&["StopIteration"])),
-            "add_ovf" | "sub_ovf" | "mul_ovf" | "lshift_ovf" | "neg_ovf" | "abs_ovf" => {
-                Some(Raises::Only(&["OverflowError"]))
-            }
-            "floordiv_ovf" | "mod_ovf" => {
-                Some(Raises::Only(&["OverflowError", "ZeroDivisionError"]))
-            }
-            "delitem" => Some(Raises::Only(&["IndexError", "KeyError"])),
-            _ => None,
+    /// What the operation `opname(args)` may raise (`None`: nothing), by
+    /// the one table of what operations raise; a call of the program's
+    /// code may raise anything.
+    fn raises(&self, opname: &str, args: &[Arg]) -> Option<Raises<'static>> {
+        let operands: Vec<Operand> = args
+            .iter()
+            .map(|a| match a {
+                Arg::Const(Constant::Builtin(b)) => Operand::Builtin(b),
+                Arg::Const(Constant::Class(c)) if is_builtin_class(c, self.m.dialect) => {
+                    Operand::BuiltinClass
+                }
+                Arg::Const(Constant::Class(_) | Constant::Func(_)) => Operand::Program,
+                Arg::Const(Constant::Int(d)) if *d != 0 => Operand::NonZero,
+                Arg::Const(Constant::Float(d)) if *d != 0.0 => Operand::NonZero,
+                _ => Operand::Unknown,
+            })
+            .collect();
+        match operation_raises(opname, &operands) {
+            TableRaises::Nothing => None,
+            TableRaises::Only(classes) => Some(Raises::Only(classes)),
+            TableRaises::Callee | TableRaises::Anything => Some(Raises::Anything),
         }
     }
 
@@ -301,11 +297,11 @@ impl FnBuilder<'_, '_> {
                 .prebuilt
                 .borrow()
                 .class_attribute(c, "__init__");
-            if c.contains('.') && init.is_none() {
+            if !is_builtin_class(c, self.m.dialect) && init.is_none() {
                 return;
             }
         }
-        let Some(raises) = Self::raises(&op.opname, &op.args) else {
+        let Some(raises) = self.raises(&op.opname, &op.args) else {
             return;
         };
         let targets = self.exception_targets(&raises);
@@ -568,10 +564,11 @@ impl FnBuilder<'_, '_> {
         if self.is_local(n) {
             return None;
         }
-        if let GlobalAccess::Live { .. } = self.m.access {
-            // At import time a class of this module is named by its class
-            // statement (which runs before code that raises or catches it).
-            let body_graph = crate::flow::class_body_graph(&self.m.global_graph_name(n));
+        // At import time a class of this module is named by its class
+        // statement (which runs before code that raises or catches it) when
+        // nothing else binds its name.
+        if let Some(graph) = self.m.import_time_definition(n) {
+            let body_graph = crate::flow::class_body_graph(&graph);
             if self.m.program.functions.contains_key(&body_graph) {
                 return Some(format!("{}.{n}", self.m.python_name()));
             }

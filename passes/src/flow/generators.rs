@@ -25,9 +25,10 @@
 //! translated code only: one called at import time is reported.
 
 use super::{Arg, Constant, Edge, FnBuilder, Pos, State, Var};
+use crate::flow::language::next_method_name;
 use crate::flow::{FuncDef, GlobalAccess, ModuleCtx};
 use crate::objinterp::exceptions::{ClassObj, ClassTable};
-use crate::objinterp::{next_method_name, ObjValue};
+use crate::objinterp::ObjValue;
 use rpy_ir::ast::{Expr, ExprKind, Stmt, StmtKind};
 use rpy_ir::graph::{BlockId, Flow, FunctionGraph, Link, SpaceOperation};
 use std::rc::Rc;

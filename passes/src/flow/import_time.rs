@@ -36,6 +36,9 @@ pub(crate) struct Imported {
     pub entry: String,
     /// The module each function graph belongs to.
     pub function_modules: HashMap<String, String>,
+    /// The default values each function's `def` statement evaluated, by
+    /// graph name, then by parameter name.
+    pub defaults: HashMap<String, HashMap<String, Global>>,
 }
 
 /// The graph name of a module's body in the import-time program (not a
@@ -79,6 +82,7 @@ pub(crate) fn import_program(
         graph_names: defs.graph_names.clone(),
         methods: defs.methods.clone(),
         globals: HashMap::new(),
+        defaults: HashMap::new(),
         hints: Default::default(),
         prebuilt: Default::default(),
         mixin_copies: defs.mixin_copies.clone(),
@@ -93,6 +97,12 @@ pub(crate) fn import_program(
             }
         }
         bound.push("__name__".to_string());
+        let functions = defs
+            .functions
+            .iter()
+            .filter(|(graph, _)| function_modules.get(*graph) == Some(&m.name))
+            .map(|(_, def)| def.body);
+        let defined_once = scan::defined_once(&m.ast.body, functions);
         let ctx = ModuleCtx {
             name: m.name.clone(),
             path: &m.path,
@@ -103,6 +113,7 @@ pub(crate) fn import_program(
             access: GlobalAccess::Live {
                 module: module_consts[&m.name].clone(),
                 bound: Rc::new(bound.into_iter().collect()),
+                defined_once: Rc::new(defined_once),
                 modules: module_consts.clone(),
             },
             import_bindings: rlib::import_bindings(&m.ast.body),
@@ -201,10 +212,19 @@ pub(crate) fn import_program(
                         .collect();
                     globals.insert(name.to_string(), attrs);
                 }
+                let defaults = interp
+                    .function_defaults()
+                    .into_iter()
+                    .filter_map(|(graph, values)| {
+                        let def = defs.functions.get(&*graph)?;
+                        Some((graph.to_string(), named_defaults(def, &values)))
+                    })
+                    .collect();
                 return Ok(Imported {
                     globals,
                     entry,
                     function_modules,
+                    defaults,
                 });
             }
             Err(f) => f,
@@ -313,6 +333,20 @@ fn position_of<'s>(
         .or_else(|| program.graph(&e.graph).and_then(|g| g.pos))
         .unwrap_or(Pos::new(1, 1));
     (&owner.path, &owner.source, pos)
+}
+
+/// A function's `__defaults__` tuple by the names of the parameters it is
+/// for (the last ones).
+fn named_defaults(def: &FuncDef, values: &ObjValue) -> HashMap<String, Global> {
+    let ObjValue::Tuple(values) = values else {
+        return HashMap::new();
+    };
+    let first = def.params.len().saturating_sub(values.len());
+    def.params[first..]
+        .iter()
+        .zip(values.iter())
+        .map(|(p, v)| (p.name.clone(), global_of(v)))
+        .collect()
 }
 
 /// What a module's global is, for translated code.

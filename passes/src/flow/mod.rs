@@ -39,6 +39,7 @@ pub use builder::exceptions::{builtin_exception_base, builtin_is_subclass, BUILT
 mod fold;
 mod import_time;
 mod imports;
+pub mod language;
 mod rlib;
 pub(crate) use rlib::jitdriver_params;
 mod scan;
@@ -153,6 +154,10 @@ pub(crate) enum GlobalAccess {
         /// The names the module may bind (what a read looks up in the module
         /// rather than in the builtins).
         bound: Rc<HashSet<String>>,
+        /// The names only their `def` or `class` statement binds (see
+        /// `scan::defined_once`): what a call or an `except` clause can
+        /// know of them before they run.
+        defined_once: Rc<HashSet<String>>,
         /// Every module object of the import-time program, by dotted name.
         modules: Rc<HashMap<String, Constant>>,
     },
@@ -187,6 +192,10 @@ pub(crate) struct ProgramDefs<'a> {
     pub methods: HashMap<String, Vec<String>>,
     /// Each module's globals after import, by module name (empty before).
     pub globals: HashMap<String, HashMap<String, Global>>,
+    /// The default values of each function's parameters as its `def`
+    /// statement evaluated them at import time, by graph name, then by
+    /// parameter name (empty before).
+    pub defaults: HashMap<String, HashMap<String, Global>>,
     /// The hints that rlib decorators record, by graph name.
     pub hints: RefCell<HashMap<String, Vec<String>>>,
     /// The prebuilt objects translated functions refer to.
@@ -343,6 +352,19 @@ impl ModuleCtx<'_> {
         }
     }
 
+    /// At import time, the graph name of the function or class the global
+    /// `name` is while the module runs, when only its `def` or `class`
+    /// statement binds it (a name rebound, `f = g`, is known only when the
+    /// code runs). Its class body's graph for a class.
+    pub fn import_time_definition(&self, name: &str) -> Option<String> {
+        let GlobalAccess::Live { defined_once, .. } = &self.access else {
+            return None;
+        };
+        defined_once
+            .contains(name)
+            .then(|| self.global_graph_name(name))
+    }
+
     /// The graph name of this module's module-level function or class
     /// `name` (without the line a second definition of it gets).
     pub fn global_graph_name(&self, name: &str) -> String {
@@ -377,6 +399,7 @@ pub fn build_flow(module: &ast::Module, source: &str) -> Result<Program<Flow>, D
         graph_names: HashMap::new(),
         methods: HashMap::new(),
         globals: HashMap::new(),
+        defaults: HashMap::new(),
         hints: RefCell::new(HashMap::new()),
         prebuilt: RefCell::new(PrebuiltTable::default()),
         mixin_copies: HashMap::new(),
@@ -403,6 +426,7 @@ pub fn build_flow(module: &ast::Module, source: &str) -> Result<Program<Flow>, D
     }
     let imported = import_time::import_program(&set, &defs).map_err(sorted)?;
     defs.globals = imported.globals;
+    defs.defaults = imported.defaults;
     let defs = Rc::new(defs);
 
     let contexts: HashMap<&str, ModuleCtx> = set

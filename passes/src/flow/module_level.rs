@@ -10,6 +10,7 @@
 //! function, is what RPython cannot translate and is reported.
 
 use super::{Arg, Constant, FnBuilder, Pos, Stmt, StmtKind};
+use crate::flow::language::DEFAULTS_ATTRIBUTE;
 use crate::flow::scan::bound_names;
 use crate::flow::{rlib, Global, GlobalAccess};
 use crate::objinterp::ObjValue;
@@ -55,7 +56,7 @@ impl FnBuilder<'_, '_> {
     }
 
     /// The constant a global's value is in translated code.
-    fn global_value(&mut self, g: &Global, shown: &str, pos: Pos) -> Arg {
+    pub(super) fn global_value(&mut self, g: &Global, shown: &str, pos: Pos) -> Arg {
         match g {
             Global::Func(graph) => {
                 if !self.referenced.iter().any(|r| r == graph) {
@@ -204,6 +205,7 @@ impl FnBuilder<'_, '_> {
             return;
         };
         let mut value = Arg::Const(Constant::Func(graph.clone()));
+        self.set_defaults(&value, s);
         let mut hints = Vec::new();
         for d in decorators.iter().rev() {
             if let Some(h) = rlib::decorator_hint(d, &self.m.import_bindings) {
@@ -225,6 +227,23 @@ impl FnBuilder<'_, '_> {
                 .extend(hints);
         }
         self.store_name(name, value, s.pos);
+    }
+
+    /// Evaluates the defaults of a `def` statement's parameters as it runs,
+    /// at import time, and stores them as the function's `__defaults__`:
+    /// what calls that leave those parameters out pass (see `call_args`).
+    fn set_defaults(&mut self, function: &Arg, s: &Stmt) {
+        let StmtKind::FunctionDef { params, .. } = &s.kind else {
+            return;
+        };
+        let defaults: Vec<Expr> = params.iter().filter_map(|p| p.default.clone()).collect();
+        if defaults.is_empty() {
+            return;
+        }
+        let values = self.expr_list(&defaults);
+        let tuple = Arg::Var(self.emit("newtuple", values, s.pos));
+        let name = Arg::Const(Constant::Name(DEFAULTS_ATTRIBUTE.to_string()));
+        self.emit("setattr", vec![function.clone(), name, tuple], s.pos);
     }
 
     /// `Class.attr` of a program class after import: the attribute's
@@ -376,6 +395,7 @@ impl FnBuilder<'_, '_> {
         match (copies, &self.class_body) {
             (Some(copies), Some(_)) => {
                 for (name, graph) in copies {
+                    self.copy_defaults(&graph, s.pos);
                     self.store_name(&name, Arg::Const(Constant::Func(graph)), s.pos);
                 }
             }
@@ -384,6 +404,26 @@ impl FnBuilder<'_, '_> {
                 "import_from_mixin(M) copies the methods of a class M defined in the same module, at the level of the class body that calls it; define the mixin there and call it in the class body",
             ),
         }
+    }
+
+    /// A mixin method's copy `copy` has the defaults of the method it copies
+    /// (as rlib's copy of a function keeps them).
+    fn copy_defaults(&mut self, copy: &str, pos: Pos) {
+        let Some(def) = self.m.function(copy) else {
+            return;
+        };
+        if def.params.iter().all(|p| p.default.is_none()) {
+            return;
+        }
+        let key = (self.m.name.clone(), def.pos);
+        let Some(original) = self.m.program.graph_names.get(&key).cloned() else {
+            return;
+        };
+        let name = Arg::Const(Constant::Name(DEFAULTS_ATTRIBUTE.to_string()));
+        let original = Arg::Const(Constant::Func(original));
+        let defaults = self.op("getattr", vec![original, name.clone()], pos);
+        let copy = Arg::Const(Constant::Func(copy.to_string()));
+        self.emit("setattr", vec![copy, name, defaults], pos);
     }
 
     /// `import` and `from ... import` statements: in a module body, binding

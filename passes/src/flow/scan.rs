@@ -27,6 +27,42 @@ pub(crate) fn target_names(e: &Expr, out: &mut Vec<String>) {
 
 /// Every name bound by the statements (not looking into nested function or
 /// class bodies), in order of first appearance.
+/// The module-level names that one `def` or `class` statement of the
+/// module body binds and nothing else does (no assignment, import, second
+/// definition, nor a function's `global` statement): while the module
+/// runs, such a name is what its statement defined, once that has run.
+/// `functions` are the bodies of the module's functions.
+pub(crate) fn defined_once<'a>(
+    module_body: &[Stmt],
+    functions: impl Iterator<Item = &'a [Stmt]>,
+) -> std::collections::HashSet<String> {
+    let mut bindings: std::collections::HashMap<String, usize> = Default::default();
+    let mut count = |names: Vec<String>| {
+        for n in names {
+            *bindings.entry(n).or_default() += 1;
+        }
+    };
+    for s in module_body {
+        let mut names = Vec::new();
+        bound_names(std::slice::from_ref(s), &mut names);
+        count(names);
+    }
+    for body in functions {
+        let mut names = Vec::new();
+        global_names(body, &mut names);
+        count(names);
+    }
+    module_body
+        .iter()
+        .filter_map(|s| match &s.kind {
+            StmtKind::FunctionDef { name, .. } | StmtKind::ClassDef { name, .. } => Some(name),
+            _ => None,
+        })
+        .filter(|n| bindings.get(*n) == Some(&1))
+        .cloned()
+        .collect()
+}
+
 pub(crate) fn bound_names(stmts: &[Stmt], out: &mut Vec<String>) {
     for s in stmts {
         match &s.kind {

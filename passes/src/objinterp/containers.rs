@@ -6,7 +6,8 @@
 //! checked against CPython 2.7 must not print an unsorted dict's order).
 
 use super::ops::{equal, exc, Exc, Op, OpResult};
-use super::value::ObjValue;
+use super::value::{integral_float, ObjValue};
+use crate::flow::language::{builtin_methods, BuiltinType};
 use rpy_ir::ast::Dialect;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -41,14 +42,10 @@ fn hash_key(v: &ObjValue) -> Result<HashKey, Exc> {
             Err(_) => HashKey::Named("r_uint", Rc::from(u.to_string())),
         },
         ObjValue::Bool(b) => HashKey::Int(i64::from(*b)),
-        ObjValue::Float(f) => {
-            let exact_int = f.fract() == 0.0 && f.abs() < 9.2e18;
-            if exact_int {
-                HashKey::Int(*f as i64)
-            } else {
-                HashKey::Float(f.to_bits())
-            }
-        }
+        ObjValue::Float(f) => match integral_float(*f) {
+            Some(i) => HashKey::Int(i),
+            None => HashKey::Float(f.to_bits()),
+        },
         ObjValue::Str(s) => HashKey::Str(s.clone()),
         ObjValue::None => HashKey::None,
         ObjValue::Tuple(items) => {
@@ -729,68 +726,17 @@ pub struct MethodObj {
     pub name: &'static str,
 }
 
-/// Whether `name` is a method of a builtin type (list, dict, tuple, str) in
-/// either dialect: a call `x.name(...)` may be one.
-pub fn is_builtin_method_name(name: &str) -> bool {
-    [
-        LIST_METHODS,
-        DICT_METHODS,
-        DICT_METHODS_PY2,
-        TUPLE_METHODS,
-        STR_METHODS,
-    ]
-    .iter()
-    .any(|names| names.contains(&name))
-}
-
-const LIST_METHODS: &[&str] = &[
-    "append", "pop", "extend", "insert", "reverse", "index", "count", "remove",
-];
-const DICT_METHODS: &[&str] = &[
-    "get",
-    "keys",
-    "values",
-    "items",
-    "setdefault",
-    "pop",
-    "clear",
-    "copy",
-    "update",
-];
-const DICT_METHODS_PY2: &[&str] = &["has_key", "iterkeys", "itervalues", "iteritems"];
-const TUPLE_METHODS: &[&str] = &["index", "count"];
-const STR_METHODS: &[&str] = &[
-    "join",
-    "split",
-    "rsplit",
-    "strip",
-    "lstrip",
-    "rstrip",
-    "find",
-    "rfind",
-    "startswith",
-    "endswith",
-    "upper",
-    "lower",
-    "isdigit",
-    "isalpha",
-    "isspace",
-    "replace",
-    "count",
-];
-
 /// `obj.name` for a method of a list, dict, tuple or str; `None` when the
 /// value's type has no such method.
 pub fn method(obj: &ObjValue, name: &str, dialect: Dialect) -> Option<ObjValue> {
-    let table: &[&[&'static str]] = match (obj, dialect) {
-        (ObjValue::List(_), _) => &[LIST_METHODS],
-        (ObjValue::Dict(_), Dialect::Py2) => &[DICT_METHODS, DICT_METHODS_PY2],
-        (ObjValue::Dict(_), Dialect::Py3) => &[DICT_METHODS],
-        (ObjValue::Tuple(_), _) => &[TUPLE_METHODS],
-        (ObjValue::Str(_), _) => &[STR_METHODS],
+    let ty = match obj {
+        ObjValue::List(_) => BuiltinType::List,
+        ObjValue::Dict(_) => BuiltinType::Dict,
+        ObjValue::Tuple(_) => BuiltinType::Tuple,
+        ObjValue::Str(_) => BuiltinType::Str,
         _ => return None,
     };
-    let name = table.iter().flat_map(|t| t.iter()).find(|m| **m == name)?;
+    let name = builtin_methods(ty, dialect).find(|m| *m == name)?;
     Some(ObjValue::Method(Rc::new(MethodObj {
         receiver: obj.clone(),
         name,

@@ -29,10 +29,10 @@ mod rlib;
 mod strmethods;
 mod value;
 
-pub use containers::is_builtin_method_name;
 pub use ops::{Exc, Op};
 pub use value::ObjValue;
 
+use crate::flow::language::{next_method_name, special_method_name, DEFAULTS_ATTRIBUTE};
 use exceptions::{exception_matches, ClassTable, Instantiation};
 use rpy_ir::ast::Dialect;
 use rpy_ir::graph::{Arg, Constant, Flow, FunctionGraph, Program};
@@ -145,7 +145,8 @@ fn constant(c: &Constant, classes: &ClassTable, prebuilt: &[ObjValue]) -> Operan
     }
     match (ObjValue::from_constant(c, classes), c) {
         (Some(v), _) => Operand::Const(v),
-        (None, Constant::Class(name)) if name.contains('.') => Operand::LaterClass(name.clone()),
+        // Not a builtin class: one the program makes while it runs.
+        (None, Constant::Class(name)) => Operand::LaterClass(name.clone()),
         (None, _) => Operand::Unknown(format!("{c:?}")),
     }
 }
@@ -220,6 +221,19 @@ pub struct ObjInterpreter<'p> {
     graphs: Vec<GraphCode>,
     by_name: HashMap<String, usize>,
     max_depth: usize,
+    /// The call depth of the running frame, counting the frames of the
+    /// runs an operation's nested call (`call_value`) suspended: one
+    /// recursion limit for all.
+    depth: std::cell::Cell<usize>,
+    /// The frames of the suspended runs (what a nested run's depth starts at).
+    suspended_depth: std::cell::Cell<usize>,
+    /// The frames (graph indices) of the nested runs the exception being
+    /// raised came out of, innermost last: the rest of its traceback.
+    /// Cleared when a handler catches it.
+    nested_frames: std::cell::RefCell<Vec<usize>>,
+    /// How many runs are suspended: each holds Rust stack, so they have a
+    /// limit of their own (`MAX_NESTED_RUNS`), far below `max_depth`.
+    nested_runs: std::cell::Cell<usize>,
     max_steps: Option<u64>,
     steps: std::cell::Cell<u64>,
     /// With `with_recording`: every value each variable takes, as (graph
@@ -228,6 +242,9 @@ pub struct ObjInterpreter<'p> {
     /// The program classes made while running, by qualified name: what an
     /// import-time graph's `Constant::Class` of one refers to.
     defined_classes: std::cell::RefCell<HashMap<String, Rc<exceptions::ClassObj>>>,
+    /// The `__defaults__` of the program's functions, by graph name: the
+    /// values a `def` statement evaluated for its parameters' defaults.
+    function_defaults: std::cell::RefCell<HashMap<Rc<str>, ObjValue>>,
 }
 
 /// How a run stops inside `run`, before the error gets its traceback.
@@ -311,10 +328,15 @@ impl<'p> ObjInterpreter<'p> {
             graphs,
             by_name,
             max_depth: 100_000,
+            depth: Default::default(),
+            suspended_depth: Default::default(),
+            nested_runs: Default::default(),
+            nested_frames: Default::default(),
             max_steps: None,
             steps: Default::default(),
             recorded: None,
             defined_classes: Default::default(),
+            function_defaults: Default::default(),
         }
     }
 
@@ -326,6 +348,21 @@ impl<'p> ObjInterpreter<'p> {
     /// The program being run.
     pub fn program(&self) -> &'p Program<Flow> {
         self.program
+    }
+
+    /// The `__defaults__` of the function whose graph is `graph`.
+    fn defaults_of(&self, graph: &str) -> ObjValue {
+        self.function_defaults
+            .borrow()
+            .get(graph)
+            .cloned()
+            .unwrap_or(ObjValue::None)
+    }
+
+    /// The defaults each function's `def` statement evaluated (its
+    /// `__defaults__` tuple), by graph name.
+    pub fn function_defaults(&self) -> HashMap<Rc<str>, ObjValue> {
+        self.function_defaults.borrow().clone()
     }
 
     /// The deepest call stack allowed before `RecursionError` (default 100000).
@@ -402,12 +439,16 @@ impl<'p> ObjInterpreter<'p> {
             });
         };
         let mut stack: Vec<Frame> = Vec::new();
+        self.nested_frames.borrow_mut().clear();
         match self.run(index, args, out, &mut stack) {
             Ok(v) => Ok(v),
             Err(stop) => {
+                let nested = self.nested_frames.take();
                 let traceback: Vec<String> = stack
                     .iter()
-                    .map(|f| self.graphs[f.graph].name.clone())
+                    .map(|f| f.graph)
+                    .chain(nested.iter().copied())
+                    .map(|g| self.graphs[g].name.clone())
                     .collect();
                 let (graph, op, pos) = match stack.last() {
                     Some(f) => {
@@ -439,9 +480,17 @@ impl<'p> ObjInterpreter<'p> {
     }
 
     /// A new frame of graph `index` entering its start block with `args`.
-    fn frame(&self, index: usize, args: Vec<ObjValue>) -> Result<Frame, Stop> {
+    /// Parameters left out take the function's `__defaults__`, as Python's
+    /// call does (the flow builder passes them itself after import).
+    fn frame(&self, index: usize, mut args: Vec<ObjValue>) -> Result<Frame, Stop> {
         let g = &self.graphs[index];
         let params = &g.blocks[g.start].inputargs;
+        if let ObjValue::Tuple(defaults) = self.defaults_of(&g.name) {
+            let missing = params.len().saturating_sub(args.len());
+            if (1..=defaults.len()).contains(&missing) {
+                args.extend_from_slice(&defaults[defaults.len() - missing..]);
+            }
+        }
         if params.len() != args.len() {
             let n = params.len();
             return Err(Stop::Raise(ops::exc(
@@ -501,7 +550,8 @@ impl<'p> ObjInterpreter<'p> {
         stack.push(first);
         loop {
             self.tick()?;
-            let depth = stack.len();
+            let depth = self.suspended_depth.get() + stack.len();
+            self.depth.set(depth);
             let frame = stack.last_mut().expect("a frame is running");
             let g = &self.graphs[frame.graph];
             let b = &g.blocks[frame.block];
@@ -791,6 +841,7 @@ impl<'p> ObjInterpreter<'p> {
                 _ => false,
             });
             if let Some(i) = handler {
+                self.nested_frames.borrow_mut().clear();
                 stack.truncate(depth + 1);
                 return self.follow(stack, i + 1, Some((etype, evalue)));
             }
@@ -853,8 +904,29 @@ impl<'p> ObjInterpreter<'p> {
                 return self.operation(Op::SimpleCall, call, out);
             }
         };
-        let index = self.callee(&name, 0)?;
-        self.run(index, args, out, &mut Vec::new())
+        let depth = self.depth.get();
+        let index = self.callee(&name, depth)?;
+        if self.nested_runs.get() >= MAX_NESTED_RUNS {
+            return Err(Stop::Raise(ops::exc(
+                "RecursionError",
+                "maximum recursion depth exceeded".to_string(),
+            )));
+        }
+        let suspended = self.suspended_depth.replace(depth);
+        self.nested_runs.set(self.nested_runs.get() + 1);
+        self.nested_frames.borrow_mut().clear();
+        let mut stack = Vec::new();
+        let r = self.run(index, args, out, &mut stack);
+        if r.is_err() {
+            // The frames the exception left, before those of the runs
+            // nested in them.
+            let inner = self.nested_frames.take();
+            *self.nested_frames.borrow_mut() = stack.iter().map(|f| f.graph).chain(inner).collect();
+        }
+        self.nested_runs.set(self.nested_runs.get() - 1);
+        self.suspended_depth.set(suspended);
+        self.depth.set(depth);
+        r
     }
 
     /// The items a `for` loop over the instance `x` takes (`list(x)`): its
@@ -882,6 +954,7 @@ impl<'p> ObjInterpreter<'p> {
                 Err(Stop::Exception(etype, evalue)) => {
                     let stop = self.classes.get("StopIteration");
                     if stop.is_some_and(|c| exception_matches(raised_object(&etype, &evalue), &c)) {
+                        self.nested_frames.borrow_mut().clear();
                         return Ok(items);
                     }
                     return Err(Stop::Exception(etype, evalue));
@@ -961,6 +1034,26 @@ impl<'p> ObjInterpreter<'p> {
             (Op::Contains, [c, x]) => ops::contains(c, x),
             (Op::GetItem, [o, i]) => ops::getitem(o, i, d),
             (Op::SetItem, [o, i, v]) => ops::setitem(o, i, v.clone(), d),
+            // A method bound to its instance has its function's defaults.
+            (Op::GetAttr, [ObjValue::Func(f), n]) if is_defaults(n) => Ok(self.defaults_of(f)),
+            (Op::GetAttr, [ObjValue::BoundMethod(m), n]) if is_defaults(n) => {
+                Ok(self.defaults_of(&m.func))
+            }
+            (Op::SetAttr, [ObjValue::Func(f), n, v]) if is_defaults(n) => {
+                let defaults = match v {
+                    ObjValue::Tuple(_) | ObjValue::None => v.clone(),
+                    _ => {
+                        return Err(Stop::Raise(ops::exc(
+                            "TypeError",
+                            "__defaults__ must be set to a tuple object".to_string(),
+                        )))
+                    }
+                };
+                self.function_defaults
+                    .borrow_mut()
+                    .insert(f.clone(), defaults);
+                Ok(ObjValue::None)
+            }
             (Op::GetAttr, [o, n]) => {
                 modules::getattr(o, n).unwrap_or_else(|| ops::getattr(o, n, d))
             }
@@ -980,31 +1073,13 @@ impl<'p> ObjInterpreter<'p> {
     }
 }
 
-/// The name of the iterator method `next(it)` calls: `next` in Python 2,
-/// `__next__` in Python 3.
-pub fn next_method_name(dialect: Dialect) -> &'static str {
-    match dialect {
-        Dialect::Py2 => "next",
-        Dialect::Py3 => "__next__",
-    }
-}
+/// How many calls from inside operations (`call_value`) may be running at
+/// once: each nests a run on the Rust stack (the test threads have 2 MiB).
+const MAX_NESTED_RUNS: usize = 150;
 
-/// The special method a generic operation (by its flow name) calls on an
-/// instance whose class defines it, as the original's `len_SomeInstance`
-/// and friends do: `len(x)` is `x.__len__()`, `x[i]` is `x.__getitem__(i)`,
-/// `i in x` is `x.__contains__(i)`, a `for` loop's `next` is `x.next()` or
-/// `x.__next__()` per dialect.
-pub fn special_method_name(opname: &str, dialect: Dialect) -> Option<&'static str> {
-    Some(match opname {
-        "len" => "__len__",
-        "iter" => "__iter__",
-        "next" => next_method_name(dialect),
-        "getitem" => "__getitem__",
-        "setitem" => "__setitem__",
-        "delitem" => "__delitem__",
-        "contains" => "__contains__",
-        _ => return None,
-    })
+/// Whether an attribute name is a function's `__defaults__`.
+fn is_defaults(name: &ObjValue) -> bool {
+    matches!(name, ObjValue::Str(s) if s.as_ref() == DEFAULTS_ATTRIBUTE.as_bytes())
 }
 
 /// What exception handlers match of a raised exception: the instance, or

@@ -10,7 +10,7 @@
 
 use super::exceptions::{ClassObj, InstanceObj};
 use super::ops::{exc, Op, OpResult};
-use super::value::ObjValue;
+use super::value::{integral_float, ObjValue};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -241,7 +241,7 @@ pub fn hash(x: &ObjValue) -> OpResult {
         ObjValue::Int(i) => *i,
         ObjValue::Bool(b) => i64::from(*b),
         ObjValue::UInt(u) => *u as i64,
-        ObjValue::Float(f) if f.fract() == 0.0 && f.abs() < 9.2e18 => *f as i64,
+        ObjValue::Float(f) if integral_float(*f).is_some() => *f as i64,
         ObjValue::None => 0,
         ObjValue::Str(s) if s.is_empty() => 0,
         ObjValue::Str(s) => {

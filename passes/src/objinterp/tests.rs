@@ -494,6 +494,43 @@ def entry_point(argv):
 }
 
 #[test]
+fn nested_calls_count_towards_the_recursion_limit() {
+    // `list(x)` on an instance calls its `__iter__` from inside the
+    // operation; one that lists itself again recurses through such nested
+    // calls, which the limit must stop as it stops plain recursion.
+    let src = format!(
+        "
+class Endless(object):
+    def __iter__(self):
+        return iter(list(self))
+
+def entry_point(argv):
+    print len(list(Endless()))
+    return 0
+{TARGET}"
+    );
+    let p = program(&src, Py2);
+    let mut it = ObjInterpreter::new(&p, Py2).with_max_depth(60);
+    let e = it
+        .call(
+            "entry_point",
+            vec![ObjValue::list(Vec::new())],
+            &mut Vec::new(),
+        )
+        .unwrap_err();
+    assert_eq!(e.exc, "RecursionError", "{e}");
+    // Under the default limit, the nesting's own limit stops it first.
+    let e = ObjInterpreter::new(&p, Py2)
+        .call(
+            "entry_point",
+            vec![ObjValue::list(Vec::new())],
+            &mut Vec::new(),
+        )
+        .unwrap_err();
+    assert_eq!(e.exc, "RecursionError", "{e}");
+}
+
+#[test]
 fn errors_name_the_exception_and_the_graph() {
     let src = format!(
         "
@@ -656,12 +693,21 @@ fn unsigned_words() {
     assert_eq!(text(&u(5), Py2), "5");
     assert_eq!(text(&u(5), Py3), "r_uint(5)");
     // hash as CPython 2.7 computes it (without -R).
-    let code = "print(hash(-1))\nprint(hash(''))\nprint(hash('a'))\nprint(hash((1, 2)))\n";
+    let code = "print(hash(-1))\nprint(hash(''))\nprint(hash('a'))\nprint(hash((1, 2)))\n\
+                print(hash(-1.0))\nprint(hash(9.21e18))\nprint(hash(-2.0 ** 63))\n";
     let Some(expected) = cpython(Py2, code) else {
         eprintln!("no CPython 2.7: hash not compared");
         return;
     };
-    let hashed = [i(-1), s(""), s("a"), ObjValue::tuple(vec![i(1), i(2)])];
+    let hashed = [
+        i(-1),
+        s(""),
+        s("a"),
+        ObjValue::tuple(vec![i(1), i(2)]),
+        f(-1.0),
+        f(9.21e18),
+        f(-(2.0f64.powi(63))),
+    ];
     let ours: Vec<String> = hashed
         .iter()
         .map(|x| text(&builtin("hash", std::slice::from_ref(x), Py2).unwrap(), Py2))
@@ -701,6 +747,26 @@ def entry_point(argv):
     );
     let (r, _) = run_main(&src, Py3, &["prog"]);
     assert_eq!(r, Ok(1201));
+    // An exception a key function does not catch has its frames in the
+    // traceback; one a handler caught leaves none behind.
+    let uncaught = src.replace(
+        "    except KeyError:\n        d[23]",
+        "    except IndexError:\n        d[23]",
+    );
+    let e = run_main(&uncaught, Py3, &["prog"]).0.unwrap_err();
+    assert_eq!(
+        (e.exc.as_str(), &e.traceback[..]),
+        (
+            "KeyError",
+            &["entry_point".to_string(), "eq".to_string()][..]
+        )
+    );
+    let caught_then_fails = src.replace("return d[33] * 100", "return d[99] * 100");
+    let e = run_main(&caught_then_fails, Py3, &["prog"]).0.unwrap_err();
+    assert_eq!(
+        (e.exc.as_str(), &e.traceback[..]),
+        ("KeyError", &["entry_point".to_string()][..])
+    );
     let src = src.replace("r_dict(eq, h)", "r_dict(eq, bad_hash)");
     let (r, _) = run_main(&src, Py3, &["prog"]);
     assert_eq!(r.map_err(|e| e.exc), Err("TypeError".to_string()));

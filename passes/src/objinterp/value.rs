@@ -221,6 +221,15 @@ impl ObjValue {
 
 /// `repr()` of a string: Python 3 copies non-ASCII bytes (so UTF-8 text shows
 /// as Python 3 shows it); Python 2 escapes them as `\xNN`.
+/// The int an integral float equals, when an int holds it: such a float
+/// and that int are one dict key and hash alike, as in Python.
+pub fn integral_float(f: f64) -> Option<i64> {
+    // 2**63 is exactly representable; every float below it in magnitude
+    // with no fraction converts without loss.
+    const TWO_TO_63: f64 = 9_223_372_036_854_775_808.0;
+    (f.fract() == 0.0 && (-TWO_TO_63..TWO_TO_63).contains(&f)).then_some(f as i64)
+}
+
 fn repr_str(s: &[u8], dialect: Dialect) -> String {
     match dialect {
         Dialect::Py3 => crate::llinterp::pystr::repr_bytes(s),

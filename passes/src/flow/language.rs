@@ -1,0 +1,274 @@
+//! Facts of the Python language that the flow builder, the annotator and
+//! the object interpreter all rely on: which special method an operation
+//! calls on an instance, which methods the builtin types have, and what
+//! each operation may raise.
+//!
+//! They live here, with the pass, rather than in the object interpreter:
+//! the interpreter is the oracle that checks the builder, and an oracle
+//! the pass borrows its facts from would share its mistakes.
+
+use rpy_ir::ast::Dialect;
+
+/// The name of the iterator method `next(it)` calls: `next` in Python 2,
+/// `__next__` in Python 3.
+pub fn next_method_name(dialect: Dialect) -> &'static str {
+    match dialect {
+        Dialect::Py2 => "next",
+        Dialect::Py3 => "__next__",
+    }
+}
+
+/// The special method a generic operation (by its flow name) calls on an
+/// instance whose class defines it, as the original's `len_SomeInstance`
+/// and friends do: `len(x)` is `x.__len__()`, `x[i]` is `x.__getitem__(i)`,
+/// `i in x` is `x.__contains__(i)`, a `for` loop's `next` is `x.next()` or
+/// `x.__next__()` per dialect.
+pub fn special_method_name(opname: &str, dialect: Dialect) -> Option<&'static str> {
+    Some(match opname {
+        "len" => "__len__",
+        "iter" => "__iter__",
+        "next" => next_method_name(dialect),
+        "getitem" => "__getitem__",
+        "setitem" => "__setitem__",
+        "delitem" => "__delitem__",
+        "contains" => "__contains__",
+        _ => return None,
+    })
+}
+
+/// The attribute of a function holding its parameters' default values (a
+/// tuple for the last parameters), set when its `def` statement runs.
+pub const DEFAULTS_ATTRIBUTE: &str = "__defaults__";
+
+/// The builtin types whose methods translated code may call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BuiltinType {
+    List,
+    Dict,
+    Tuple,
+    Str,
+}
+
+/// The methods of a builtin type in `dialect`.
+pub fn builtin_methods(
+    ty: BuiltinType,
+    dialect: Dialect,
+) -> impl Iterator<Item = &'static str> + Clone {
+    let tables: &[&[&'static str]] = match (ty, dialect) {
+        (BuiltinType::List, _) => &[LIST_METHODS],
+        (BuiltinType::Dict, Dialect::Py2) => &[DICT_METHODS, DICT_METHODS_PY2],
+        (BuiltinType::Dict, Dialect::Py3) => &[DICT_METHODS],
+        (BuiltinType::Tuple, _) => &[TUPLE_METHODS],
+        (BuiltinType::Str, _) => &[STR_METHODS],
+    };
+    tables.iter().flat_map(|t| t.iter().copied())
+}
+
+/// Whether `name` is a method of a builtin type (list, dict, tuple, str) in
+/// either dialect: a call `x.name(...)` may be one.
+pub fn is_builtin_method_name(name: &str) -> bool {
+    [
+        LIST_METHODS,
+        DICT_METHODS,
+        DICT_METHODS_PY2,
+        TUPLE_METHODS,
+        STR_METHODS,
+    ]
+    .iter()
+    .any(|names| names.contains(&name))
+}
+
+const LIST_METHODS: &[&str] = &[
+    "append", "pop", "extend", "insert", "reverse", "index", "count", "remove",
+];
+const DICT_METHODS: &[&str] = &[
+    "get",
+    "keys",
+    "values",
+    "items",
+    "setdefault",
+    "pop",
+    "clear",
+    "copy",
+    "update",
+];
+const DICT_METHODS_PY2: &[&str] = &["has_key", "iterkeys", "itervalues", "iteritems"];
+const TUPLE_METHODS: &[&str] = &["index", "count"];
+const STR_METHODS: &[&str] = &[
+    "join",
+    "split",
+    "rsplit",
+    "strip",
+    "lstrip",
+    "rstrip",
+    "find",
+    "rfind",
+    "startswith",
+    "endswith",
+    "upper",
+    "lower",
+    "isdigit",
+    "isalpha",
+    "isspace",
+    "replace",
+    "count",
+];
+
+/// What an operand is, as far as what an operation raises depends on it.
+/// The flow builder knows only constants; the annotator knows more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operand<'a> {
+    /// Nothing is known of it (a variable, to the flow builder).
+    Unknown,
+    /// A dict: indexing it raises KeyError.
+    Dict,
+    /// Some other known kind of value (a list, tuple, string, number...):
+    /// indexing it raises IndexError.
+    Other,
+    /// A number known not to be zero: dividing by it cannot fail.
+    NonZero,
+    /// A builtin function, by name.
+    Builtin(&'a str),
+    /// A builtin type's method bound to its receiver.
+    Method(BuiltinType, &'a str),
+    /// A builtin class: building an exception runs no code of the program.
+    BuiltinClass,
+    /// A function or class of the program: calling it runs its code.
+    Program,
+}
+
+/// What an operation may raise by itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Raises {
+    Nothing,
+    /// Exceptions of these builtin classes (or their subclasses).
+    Only(&'static [&'static str]),
+    /// What the called code of the program raises (the annotator follows
+    /// the call; the flow builder takes it as anything).
+    Callee,
+    /// Anything: nothing is known of what it may raise.
+    Anything,
+}
+
+/// What the operation `opname` may raise by itself on `operands`, in
+/// RPython: the one table the flow builder gives exception exits by and
+/// the annotator computes what handlers receive from. An operation on
+/// ints or strings that cannot fail raises nothing; an operation not
+/// listed may raise anything.
+pub fn operation_raises(opname: &str, operands: &[Operand]) -> Raises {
+    use Operand as O;
+    const NOTHING: Raises = Raises::Nothing;
+    match (opname, operands) {
+        // Dividing by a number known not to be zero cannot fail.
+        ("div" | "truediv" | "floordiv" | "mod" | "divmod", [_, O::NonZero]) => NOTHING,
+        ("div" | "truediv" | "floordiv" | "mod" | "divmod", _) => {
+            Raises::Only(&["ZeroDivisionError"])
+        }
+        // `0 ** -1`, `(-8.0) ** 0.5` (Python 2), `10.0 ** 400`.
+        ("pow", _) => Raises::Only(&["ZeroDivisionError", "ValueError", "OverflowError"]),
+        (
+            "add" | "sub" | "mul" | "and_" | "or_" | "xor" | "lshift" | "rshift" | "neg" | "pos"
+            | "invert" | "not_" | "bool" | "abs" | "lt" | "le" | "eq" | "ne" | "gt" | "ge" | "is_"
+            | "contains" | "print_item" | "print_newline" | "newlist" | "newtuple" | "newdict"
+            | "iter" | "getattr" | "setattr" | "getslice" | "setslice" | "delslice" | "jit_marker",
+            _,
+        ) => NOTHING,
+        ("floordiv_ovf" | "mod_ovf", _) => Raises::Only(&["OverflowError", "ZeroDivisionError"]),
+        (op, _) if op.ends_with("_ovf") => Raises::Only(&["OverflowError"]),
+        // A class's `__setitem__` may raise what `__getitem__` may.
+        ("getitem" | "setitem" | "delitem", [O::Dict, ..]) => Raises::Only(&["KeyError"]),
+        ("getitem" | "setitem" | "delitem", [O::Unknown, ..]) => {
+            Raises::Only(&["IndexError", "KeyError"])
+        }
+        ("getitem" | "setitem" | "delitem", _) => Raises::Only(&["IndexError"]),
+        ("next", _) => Raises::Only(&["StopIteration"]),
+        ("simple_call", [O::Builtin(name), ..]) => builtin_raises(name),
+        ("simple_call", [O::Method(ty, name), ..]) => method_raises(*ty, name),
+        ("simple_call", [O::BuiltinClass, ..]) => NOTHING,
+        ("simple_call", [O::Program, ..]) => Raises::Callee,
+        _ => Raises::Anything,
+    }
+}
+
+/// What calling the builtin function `name` may raise.
+fn builtin_raises(name: &str) -> Raises {
+    match name {
+        // `range(0, 9, 0)` and `min([])` raise ValueError too.
+        "int" | "float" | "chr" | "unichr" | "range" | "xrange" | "min" | "max" => {
+            Raises::Only(&["ValueError"])
+        }
+        "len" | "str" | "repr" | "bool" | "abs" | "ord" | "list" | "enumerate" | "zip"
+        | "reversed" | "intmask" | "widen" | "r_uint" | "r_int" | "r_longlong" | "r_ulonglong"
+        | "ovfcheck" | "we_are_translated" | "we_are_jitted" | "promote" | "promote_string"
+        | "hint" | "isconstant" | "isvirtual" | "isinstance" | "issubclass" | "type" | "hash"
+        | "debug_print" | "debug_start" | "debug_stop" => Raises::Nothing,
+        _ => Raises::Anything,
+    }
+}
+
+/// What calling the method `name` of a builtin type may raise.
+fn method_raises(ty: BuiltinType, name: &str) -> Raises {
+    use BuiltinType as T;
+    match (ty, name) {
+        (T::List, "pop") => Raises::Only(&["IndexError"]),
+        (T::List, "index" | "remove") => Raises::Only(&["ValueError"]),
+        (T::Dict, "pop") => Raises::Only(&["KeyError"]),
+        (
+            T::List | T::Dict,
+            "append" | "insert" | "extend" | "reverse" | "count" | "keys" | "values" | "items"
+            | "iterkeys" | "itervalues" | "iteritems" | "get" | "clear" | "copy" | "setdefault",
+        )
+        | (
+            T::Str,
+            "join" | "strip" | "lstrip" | "rstrip" | "lower" | "upper" | "startswith" | "endswith"
+            | "find" | "rfind" | "count" | "replace" | "isdigit" | "isalpha" | "isspace",
+        ) => Raises::Nothing,
+        _ => Raises::Anything,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn next_is_the_dialects_iterator_method() {
+        assert_eq!(special_method_name("next", Dialect::Py2), Some("next"));
+        assert_eq!(special_method_name("next", Dialect::Py3), Some("__next__"));
+        assert_eq!(special_method_name("add", Dialect::Py3), None);
+    }
+
+    #[test]
+    fn dict_methods_of_python_2_only_are_not_python_3_methods() {
+        let py2: Vec<_> = builtin_methods(BuiltinType::Dict, Dialect::Py2).collect();
+        let py3: Vec<_> = builtin_methods(BuiltinType::Dict, Dialect::Py3).collect();
+        assert!(py2.contains(&"has_key") && !py3.contains(&"has_key"));
+        assert!(py3.iter().all(|m| py2.contains(m)));
+        assert!(is_builtin_method_name("has_key") && !is_builtin_method_name("size"));
+    }
+
+    #[test]
+    fn what_indexing_raises_depends_on_what_is_known_of_the_receiver() {
+        use Operand as O;
+        let getitem = |receiver| operation_raises("getitem", &[receiver, O::Unknown]);
+        assert_eq!(getitem(O::Dict), Raises::Only(&["KeyError"]));
+        assert_eq!(getitem(O::Other), Raises::Only(&["IndexError"]));
+        assert_eq!(
+            getitem(O::Unknown),
+            Raises::Only(&["IndexError", "KeyError"])
+        );
+        assert_eq!(
+            operation_raises("floordiv", &[O::Unknown, O::NonZero]),
+            Raises::Nothing
+        );
+        assert_eq!(
+            operation_raises("simple_call", &[O::Program]),
+            Raises::Callee
+        );
+        assert_eq!(
+            operation_raises("simple_call", &[O::Unknown]),
+            Raises::Anything
+        );
+        assert_eq!(operation_raises("no_such_op", &[]), Raises::Anything);
+    }
+}
