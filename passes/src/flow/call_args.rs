@@ -569,36 +569,10 @@ impl FnBuilder<'_, '_> {
     /// whether its reds are 'auto' (not listed).
     fn jitdriver_variables(&self, i: u32) -> Option<(Vec<String>, bool)> {
         let table = self.m.program.prebuilt.borrow();
-        let rpy_ir::graph::PrebuiltObject::Instance { class, attrs } =
-            table.objects.get(i as usize)?
-        else {
-            return None;
-        };
-        if class != "JitDriver" {
-            return None;
-        }
-        let names = |attr: &str| -> Vec<String> {
-            let Some((_, Constant::Prebuilt(l))) = attrs.iter().find(|(a, _)| a == attr) else {
-                return Vec::new();
-            };
-            match table.objects.get(*l as usize) {
-                Some(rpy_ir::graph::PrebuiltObject::List(items)) => items
-                    .iter()
-                    .filter_map(|c| match c {
-                        Constant::Str(s) => Some(s.clone()),
-                        Constant::Char(c) => Some(char::from(*c).to_string()),
-                        _ => None,
-                    })
-                    .collect(),
-                _ => Vec::new(),
-            }
-        };
-        let autoreds = attrs
-            .iter()
-            .any(|(a, c)| a == "reds" && *c == Constant::Str("auto".into()));
-        let mut out = names("greens");
-        out.extend(names("reds"));
-        Some((out, autoreds))
+        let decl = rpy_ir::graph::JitDriverDecl::of(&table.objects, i)?;
+        let mut names = decl.greens;
+        names.extend(decl.reds);
+        Some((names, decl.autoreds))
     }
 }
 
