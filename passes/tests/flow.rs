@@ -2787,3 +2787,44 @@ def entry_point(argv):
         assert_eq!(out, "33\n");
     }
 }
+
+/// `hint(x, promote=True)` is `promote(x)`; the other hint keywords mean
+/// nothing to the program and are dropped; a hint that is not a literal is
+/// reported. The program behaves as under CPython.
+#[test]
+fn jit_hint_keywords_become_promote_or_are_dropped() {
+    let src = format!(
+        "
+from rpython.rlib import jit
+
+def f(x):
+    y = jit.hint(x, promote=True)
+    z = jit.hint(y, access_directly=True, fresh_virtualizable=True)
+    return z + 1
+
+def entry_point(argv):
+    print(f(len(argv)))
+    return 0
+{TARGET}"
+    );
+    let p = flow3(&src);
+    let text = rpy_ir::text::print_graph(p.graph("f").unwrap());
+    assert!(
+        text.contains("= simple_call($promote, x_0)") && text.contains("= simple_call($hint, y_"),
+        "{text}"
+    );
+    assert_eq!(run_like_cpython(&src, Dialect::Py3), ("2\n".into(), 0));
+    let errors = errors3(&format!(
+        "
+from rpython.rlib import jit
+
+def entry_point(argv):
+    n = jit.hint(len(argv), promote=len(argv) > 1)
+    return n
+{TARGET}"
+    ));
+    assert!(
+        errors[0].contains("the hint 'promote' of hint() must be a literal"),
+        "{errors:?}"
+    );
+}

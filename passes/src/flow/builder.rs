@@ -1689,6 +1689,37 @@ impl FnBuilder<'_, '_> {
         let f = self.expr(func);
         let func_ok = self.diags.len() == before;
         let signature = self.signature(func, &f);
+        // `hint(x, promote=True)`: the keywords tell the JIT what to do with
+        // the value and mean nothing to the program. Each must be a literal
+        // (the JIT reads it before the program runs); `promote=True` makes
+        // the call `promote(x)`, the others are dropped.
+        let (f, keywords) = match &f {
+            Arg::Const(Constant::Builtin(name))
+                if signature.is_none() && super::rlib::takes_hint_keywords(name) =>
+            {
+                let mut promote = false;
+                for k in keywords {
+                    match &k.value.kind {
+                        ExprKind::Bool(b) if k.name == "promote" => promote |= *b,
+                        ExprKind::Bool(_) | ExprKind::Int(_) | ExprKind::Str(_) | ExprKind::None => {}
+                        _ => self.error(
+                            k.value.pos,
+                            format!(
+                                "the hint '{}' of {name}() must be a literal (True, a number or a string): the JIT reads it before the program runs",
+                                k.name
+                            ),
+                        ),
+                    }
+                }
+                let callee = if promote {
+                    Arg::Const(Constant::Builtin("promote".into()))
+                } else {
+                    f
+                };
+                (callee, &[][..])
+            }
+            _ => (f, keywords),
+        };
         if signature.is_none() {
             if let Some(k) = keywords.first() {
                 self.error(

@@ -110,6 +110,13 @@ fn names(module: &str) -> &'static [(&'static str, RlibName)] {
     }
 }
 
+/// Whether the rlib function `name` takes keyword arguments that are
+/// hints to the JIT only (`hint(x, promote=True, access_directly=True)`),
+/// which a call may drop.
+pub(crate) fn takes_hint_keywords(name: &str) -> bool {
+    name == "hint"
+}
+
 /// Is `name` (dotted) `rpython`, `rpython.rlib` or one of the rlib modules?
 pub(crate) fn is_rlib_module(name: &str) -> bool {
     match name.strip_prefix("rpython.rlib.") {

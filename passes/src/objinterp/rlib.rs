@@ -47,7 +47,7 @@ pub fn call(name: &str, args: &[ObjValue]) -> Option<OpResult> {
         "r_uint" | "r_ulonglong" => r_uint(name, args),
         "r_dict" => super::rdict::new_rdict(args),
         "compute_hash" => arity(name, args, 1).and_then(|()| hash(&args[0])),
-        "promote" | "promote_string" | "make_sure_not_resized" | "check_regular_int" => {
+        "promote" | "promote_string" | "hint" | "make_sure_not_resized" | "check_regular_int" => {
             arity(name, args, 1).map(|()| args[0].clone())
         }
         "check_nonneg" => check_nonneg(args),
