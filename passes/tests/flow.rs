@@ -2828,3 +2828,36 @@ def entry_point(argv):
         "{errors:?}"
     );
 }
+
+/// `sys.maxint` (Python 2) and `sys.maxsize` are the largest machine word,
+/// at import time and in translated code; Python 3's sys has no maxint.
+#[test]
+fn sys_gives_the_largest_word_by_each_dialects_name() {
+    let program = |name: &str| {
+        format!(
+            "
+import sys
+HALF = sys.{name} // 2
+
+def entry_point(argv):
+    print(HALF + len(argv))
+    print(sys.{name} - len(argv))
+    return 0
+{TARGET}"
+        )
+    };
+    let expected = format!("{}\n{}\n", i64::MAX / 2 + 1, i64::MAX - 1);
+    for (name, dialect) in [
+        ("maxint", Dialect::Py2),
+        ("maxsize", Dialect::Py2),
+        ("maxsize", Dialect::Py3),
+    ] {
+        assert_eq!(
+            run_like_cpython(&program(name), dialect),
+            (expected.clone(), 0),
+            "sys.{name}"
+        );
+    }
+    let errors = errors3(&program("maxint"));
+    assert!(errors[0].contains("maxint"), "{errors:?}");
+}

@@ -16,7 +16,7 @@
 //! import-time code calls it, since a function that only runs translated is
 //! checked when its translated graph is built.
 
-use super::imports::{ModuleKind, ModuleSet};
+use super::imports::{external_module_constants, ModuleKind, ModuleSet};
 use super::{builder, first_return, rlib, scan};
 use super::{FuncDef, Global, GlobalAccess, ModuleCtx, PrebuiltTable, ProgramDefs};
 use crate::objinterp::exceptions::ClassTable;
@@ -291,11 +291,17 @@ fn fresh_module_objects(set: &ModuleSet, names: &[&str], dialect: Dialect) -> Ve
         let Some(m) = module_value(name) else {
             continue;
         };
-        if let ModuleKind::Rlib = kind {
-            for (attr, value) in rlib::module_attributes(name) {
-                if let Some(v) = ObjValue::from_constant(&value, &classes) {
-                    modules::set(&m, &attr, v);
-                }
+        let constants: Vec<(String, Constant)> = match kind {
+            ModuleKind::Rlib => rlib::module_attributes(name),
+            ModuleKind::External => external_module_constants(name, dialect)
+                .into_iter()
+                .map(|(attr, value)| (attr.to_string(), value))
+                .collect(),
+            ModuleKind::Program(_) => Vec::new(),
+        };
+        for (attr, value) in constants {
+            if let Some(v) = ObjValue::from_constant(&value, &classes) {
+                modules::set(&m, &attr, v);
             }
         }
         if !matches!(kind, ModuleKind::Program(_)) {

@@ -21,6 +21,21 @@ use std::path::{Path, PathBuf};
 /// translated code; they are not read from files.
 pub(crate) const EXTERNAL_MODULES: &[&str] = &["sys", "os"];
 
+/// The constants of an external module a program may read, in translated
+/// code too: the largest machine word as each dialect's `sys` names it
+/// (RPython programs test overflow against `sys.maxint`).
+pub(crate) fn external_module_constants(
+    name: &str,
+    dialect: Dialect,
+) -> Vec<(&'static str, rpy_ir::graph::Constant)> {
+    let word_max = rpy_ir::graph::Constant::Int(i64::MAX);
+    match (name, dialect) {
+        ("sys", Dialect::Py2) => vec![("maxint", word_max.clone()), ("maxsize", word_max)],
+        ("sys", Dialect::Py3) => vec![("maxsize", word_max)],
+        _ => Vec::new(),
+    }
+}
+
 /// One module of the program, read and parsed.
 pub(crate) struct LoadedModule {
     /// The dotted module name (the main program's is its file stem).
