@@ -2861,3 +2861,30 @@ def entry_point(argv):
     let errors = errors3(&program("maxint"));
     assert!(errors[0].contains("maxint"), "{errors:?}");
 }
+
+/// The str and dict methods the annotator types run as under CPython.
+#[test]
+fn str_and_dict_methods_run_as_under_cpython() {
+    let src = format!(
+        "
+def flags(s):
+    return str(s.isalnum()) + str(s.isupper()) + str(s.islower())
+
+def entry_point(argv):
+    for s in [\"ab1\", \"AB\", \"ab\", \"A b\", \"\", \"12\", \"Ab\"]:
+        print(flags(s))
+    words = \"a,b,,c\".rsplit(\",\", 1)
+    print(words[0] + \"|\" + words[1])
+    print(\"abcabc\".find(\"b\", 2) + \"abcabc\".rfind(\"b\", 0, 3) + \"abcabc\".count(\"c\", 3))
+    print(str(\"abc\".find(\"\", 5)) + str(\"abc\".count(\"\", 1, 2)) + str(\"abcabc\".find(\"c\", -2)))
+    d = {{\"x\": 1}}
+    d.update({{\"y\": 2, \"x\": 3}})
+    print(d[\"x\"] * 10 + d[\"y\"])
+    return 0
+{TARGET}"
+    );
+    for dialect in [Dialect::Py2, Dialect::Py3] {
+        let (out, status) = run_like_cpython(&src, dialect);
+        assert_eq!(status, 0, "{out}");
+    }
+}

@@ -7,49 +7,15 @@
 
 use super::containers::Site;
 use super::{union, Annotator};
+use crate::flow::language::{builtin_methods, BuiltinType};
 use rpy_ir::annotation::{DictDef, Known, ListDef, SomeValue};
 use rpy_ir::diag::Diagnostic;
 use rpy_ir::graph::{BlockId, Constant, SpaceOperation};
 
-/// Methods RPython has, by receiver kind.
-const LIST_METHODS: &[&str] = &[
-    "append", "pop", "extend", "reverse", "insert", "index", "count", "remove",
-];
-const DICT_METHODS: &[&str] = &[
-    "keys",
-    "values",
-    "items",
-    "iterkeys",
-    "itervalues",
-    "iteritems",
-    "get",
-    "pop",
-    "clear",
-    "copy",
-    "setdefault",
-];
-const STR_METHODS: &[&str] = &[
-    "join",
-    "split",
-    "rsplit",
-    "strip",
-    "lstrip",
-    "rstrip",
-    "lower",
-    "upper",
-    "startswith",
-    "endswith",
-    "find",
-    "rfind",
-    "count",
-    "replace",
-    "isdigit",
-    "isalpha",
-    "isspace",
-    "isalnum",
-    "isupper",
-    "islower",
-];
+/// Methods of the language's builtin types that RPython leaves out: the
+/// flow builder and the object interpreter know them (CPython runs them), the
+/// annotator reports them with what to write instead (`messages.rs`).
+const NOT_IN_RPYTHON: &[&str] = &["has_key"];
 
 /// What iterating over `container` yields, if it can be iterated.
 fn element(container: &SomeValue) -> Option<SomeValue> {
@@ -233,13 +199,15 @@ impl Annotator<'_> {
                 let Some(Constant::Name(name)) = op.args[1].as_const() else {
                     return None;
                 };
-                let methods = match receiver {
-                    S::List(_) => LIST_METHODS,
-                    S::Dict(_) => DICT_METHODS,
-                    S::String { .. } | S::Char => STR_METHODS,
+                let ty = match receiver {
+                    S::List(_) => BuiltinType::List,
+                    S::Dict(_) => BuiltinType::Dict,
+                    S::String { .. } | S::Char => BuiltinType::Str,
                     _ => return None,
                 };
-                if !methods.contains(&name.as_str()) {
+                if NOT_IN_RPYTHON.contains(&name.as_str())
+                    || !builtin_methods(ty, self.dialect).any(|m| m == name)
+                {
                     return None;
                 }
                 Ok(S::BuiltinMethod {
@@ -456,6 +424,10 @@ impl Annotator<'_> {
                 .and_then(|()| self.store_item(g, op, def.id, true, default))
                 .map(|()| self.containers.part(def.id, true)),
             (S::Dict(_), "clear", []) => Ok(S::None),
+            (S::Dict(def), "update", [S::Dict(other)]) => self
+                .store_item(g, op, def.id, false, &other.key)
+                .and_then(|()| self.store_item(g, op, def.id, true, &other.value))
+                .map(|()| S::None),
             (S::Dict(def), "copy", []) => {
                 let id = self.containers.at_site(site);
                 let copied = self

@@ -110,6 +110,9 @@ const STR_METHODS: &[&str] = &[
     "isdigit",
     "isalpha",
     "isspace",
+    "isalnum",
+    "isupper",
+    "islower",
     "replace",
     "count",
 ];
@@ -221,7 +224,8 @@ fn method_raises(ty: BuiltinType, name: &str) -> Raises {
         | (
             T::Str,
             "join" | "strip" | "lstrip" | "rstrip" | "lower" | "upper" | "startswith" | "endswith"
-            | "find" | "rfind" | "count" | "replace" | "isdigit" | "isalpha" | "isspace",
+            | "find" | "rfind" | "count" | "replace" | "isdigit" | "isalpha" | "isspace"
+            | "isalnum" | "isupper" | "islower",
         ) => Raises::Nothing,
         _ => Raises::Anything,
     }

@@ -417,7 +417,7 @@ pub fn operation(op: Op, args: &[ObjValue], dialect: Dialect) -> OpResult {
 }
 
 /// The range `lo:hi` selects of a sequence of `len` items, as Python clamps it.
-fn slice_range(len: usize, lo: &ObjValue, hi: &ObjValue) -> Result<(usize, usize), Exc> {
+pub(super) fn slice_range(len: usize, lo: &ObjValue, hi: &ObjValue) -> Result<(usize, usize), Exc> {
     let bound = |v: &ObjValue, default: usize| -> Result<usize, Exc> {
         match v {
             ObjValue::None => Ok(default),

@@ -170,6 +170,18 @@ fn split(s: &[u8], sep: Option<&[u8]>, maxsplit: i64, from_right: bool) -> Resul
     ))
 }
 
+/// The part of `s` that `find`/`count` search given their optional
+/// `start, end` arguments (clamped as a slice is); `None` when `start` is
+/// past the end, where CPython finds nothing, not even an empty string.
+fn searched_range(s: &[u8], bounds: &[ObjValue]) -> Result<Option<(usize, usize)>, Exc> {
+    let lo = bounds.first().unwrap_or(&ObjValue::None);
+    let hi = bounds.get(1).unwrap_or(&ObjValue::None);
+    if lo.as_int().is_some_and(|start| start > s.len() as i64) {
+        return Ok(None);
+    }
+    super::containers::slice_range(s.len(), lo, hi).map(Some)
+}
+
 /// Calls the string method `name` on `s`.
 pub fn call(name: &str, s: &[u8], args: &[ObjValue], dialect: Dialect) -> OpResult {
     let bool_of = |f: fn(&u8) -> bool| ObjValue::Bool(!s.is_empty() && s.iter().all(f));
@@ -214,10 +226,13 @@ pub fn call(name: &str, s: &[u8], args: &[ObjValue], dialect: Dialect) -> OpResu
             Ok(strip(s, chars, name != "rstrip", name != "lstrip"))
         }
         "find" | "rfind" => {
-            arity(name, args, 1, 1)?;
+            arity(name, args, 1, 3)?;
             let needle = str_arg(name, &args[0])?;
+            let Some((lo, hi)) = searched_range(s, &args[1..])? else {
+                return Ok(ObjValue::Int(-1));
+            };
             Ok(ObjValue::Int(
-                find(s, needle, name == "rfind").map_or(-1, |i| i as i64),
+                find(&s[lo..hi], needle, name == "rfind").map_or(-1, |i| (lo + i) as i64),
             ))
         }
         "startswith" | "endswith" => {
@@ -234,6 +249,16 @@ pub fn call(name: &str, s: &[u8], args: &[ObjValue], dialect: Dialect) -> OpResu
         "isdigit" => Ok(bool_of(u8::is_ascii_digit)),
         "isalpha" => Ok(bool_of(u8::is_ascii_alphabetic)),
         "isspace" => Ok(bool_of(|b| is_space(*b))),
+        "isalnum" => Ok(bool_of(u8::is_ascii_alphanumeric)),
+        // True when the string has a cased character and none of the other case.
+        "isupper" | "islower" => {
+            let (this, other): (fn(&u8) -> bool, fn(&u8) -> bool) = if name == "isupper" {
+                (u8::is_ascii_uppercase, u8::is_ascii_lowercase)
+            } else {
+                (u8::is_ascii_lowercase, u8::is_ascii_uppercase)
+            };
+            Ok(ObjValue::Bool(s.iter().any(this) && !s.iter().any(other)))
+        }
         "replace" => {
             arity(name, args, 2, 2)?;
             let old = str_arg(name, &args[0])?;
@@ -257,8 +282,12 @@ pub fn call(name: &str, s: &[u8], args: &[ObjValue], dialect: Dialect) -> OpResu
             Ok(ObjValue::str(out))
         }
         "count" => {
-            arity(name, args, 1, 1)?;
+            arity(name, args, 1, 3)?;
             let needle = str_arg(name, &args[0])?;
+            let Some((lo, hi)) = searched_range(s, &args[1..])? else {
+                return Ok(ObjValue::Int(0));
+            };
+            let s = &s[lo..hi];
             let n = if needle.is_empty() {
                 s.len() + 1
             } else {
