@@ -32,6 +32,7 @@ mod exceptions;
 mod messages;
 pub mod provenance;
 mod rlib_calls;
+mod specialize;
 
 use crate::rules;
 use crate::simplify::simplify_graph;
@@ -47,7 +48,7 @@ use rpy_ir::graph::{
     SpaceOperation, Var,
 };
 use std::borrow::Cow;
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 /// The annotation of a constant.
 pub fn annotate_constant(c: &Constant) -> SomeValue {
@@ -288,6 +289,16 @@ struct Annotator<'p> {
     raised: Vec<Raised>,
     /// The program's classes and their instances' attributes.
     classdefs: classdefs::ClassDefs,
+    /// The specialized copies the program has (`specialize`), the ones
+    /// calls asked for that it does not have yet, and what each call of a
+    /// specialized function becomes once annotated.
+    copies: specialize::Copies,
+    requested: Vec<specialize::CopyRequest>,
+    rewrites: BTreeMap<(usize, BlockId, usize), specialize::Rewrite>,
+    /// The results of memo functions, by function and constant arguments,
+    /// and the interpreter that runs them (made at the first memo call).
+    memo_table: HashMap<(String, String), Constant>,
+    memo_runner: Option<specialize::MemoRunner<'p>>,
 }
 
 /// The position a link leaves its block at: links carry none, so the last
@@ -302,7 +313,11 @@ fn link_pos(graph: &FunctionGraph<Flow>, from: BlockId) -> Option<Pos> {
 }
 
 impl<'p> Annotator<'p> {
-    fn new(program: &'p Program<Flow>, source: &'p str) -> Annotator<'p> {
+    fn new(
+        program: &'p Program<Flow>,
+        source: &'p str,
+        copies: specialize::Copies,
+    ) -> Annotator<'p> {
         Annotator {
             program,
             source,
@@ -332,6 +347,11 @@ impl<'p> Annotator<'p> {
                 .collect(),
             raised: vec![Raised::default(); program.graphs.len()],
             classdefs: classdefs::ClassDefs::new(program),
+            copies,
+            requested: Vec::new(),
+            rewrites: BTreeMap::new(),
+            memo_table: HashMap::new(),
+            memo_runner: None,
         }
     }
 
@@ -719,6 +739,16 @@ impl<'p> Annotator<'p> {
     /// What calling function `f` may raise: what its graph raises, as
     /// found so far; anything when it is not the program's.
     fn raised_by_function(&self, f: &str) -> Cow<'_, Raised> {
+        // A specialized function raises what any of its copies does.
+        if let Some(&cg) = self.graph_index.get(f) {
+            if specialize::is_specialized(self.graph(cg)) {
+                let mut raised = Raised::default();
+                for copy in self.copies_of(f) {
+                    raised.extend(&self.raised[copy]);
+                }
+                return Cow::Owned(raised);
+            }
+        }
         match self.graph_index.get(f) {
             Some(&cg) => Cow::Borrowed(&self.raised[cg]),
             None => Cow::Owned(Raised::unknown()),
@@ -851,10 +881,20 @@ impl<'p> Annotator<'p> {
     fn waited_callee(&self, g: usize, b: BlockId, op: &SpaceOperation, i: usize) -> Option<String> {
         let block = self.graph(g).block(b);
         let v = op.args[i].as_var()?;
-        block.operations.iter().find_map(|d| match d.args.first() {
-            Some(Arg::Const(Constant::Func(f))) if d.result == v => Some(f.clone()),
-            _ => None,
-        })
+        block
+            .operations
+            .iter()
+            .enumerate()
+            .find_map(|(index, d)| match d.args.first() {
+                Some(Arg::Const(Constant::Func(f))) if d.result == v => {
+                    // A call of a specialized function waits on its copy.
+                    match self.rewrites.get(&(g, b, index)) {
+                        Some(specialize::Rewrite::Call { copy, .. }) => Some(copy.clone()),
+                        _ => Some(f.clone()),
+                    }
+                }
+                _ => None,
+            })
     }
 
     /// The annotation of `op`'s result: known values folded, containers,
@@ -913,6 +953,9 @@ impl<'p> Annotator<'p> {
                             args[0].describe()
                         ),
                     ));
+                }
+                if descs.len() > 1 {
+                    self.check_call_family(g, op, descs)?;
                 }
                 let mut result = SomeValue::Impossible;
                 for desc in descs {
@@ -1079,11 +1122,11 @@ impl<'p> Annotator<'p> {
         args: &[SomeValue],
     ) -> Result<SomeValue, Diagnostic> {
         match desc {
-            Desc::Function(name) => self.call(g, b, op, name, args, 0),
+            Desc::Function(name) => self.call_function(g, b, op, name, args, 0),
             Desc::Method { class, func } => {
                 let mut all = vec![self.instance_of(class)];
                 all.extend(args.iter().cloned());
-                self.call(g, b, op, func, &all, 1)
+                self.call_function(g, b, op, func, &all, 1)
             }
             // An exception class, builtin or the program's: `raise
             // ValueError(...)` builds one, running the program's __init__.
@@ -1132,6 +1175,18 @@ impl<'p> Annotator<'p> {
         };
         self.callers[cg].insert((g, b));
         let callee_graph = self.graph(cg);
+        if specialize::is_specialized(callee_graph) {
+            // Constructors and special methods name no function a copy
+            // could replace.
+            return Err(self.error(
+                g,
+                pos,
+                format!(
+                    "{callee}() is specialized (one copy per call's arguments), which rpy supports for calls of functions and methods by name, not for this call ({})",
+                    op.opname
+                ),
+            ));
+        }
         let params = callee_graph.params().to_vec();
         if params.len() != args.len() {
             let def_line = callee_graph
@@ -1269,49 +1324,33 @@ impl<'p> Annotator<'p> {
 }
 
 /// Annotates the whole program, starting from the entry point called with the
-/// command-line arguments.
-pub fn annotate(program: Program<Flow>, source: &str) -> Result<Program<Annotated>, Diagnostics> {
-    let mut a = Annotator::new(&program, source);
-    let entry = a.start()?;
-    if let Some(errors) = a.remaining_errors() {
-        return Err(errors);
-    }
-    let entry_graph = a.graph(entry);
-    let ret = entry_graph.block(entry_graph.returnblock).inputargs[0];
-    match &a.var_annotation(entry, ret).general() {
-        SomeValue::Integer { .. } | SomeValue::Bool | SomeValue::Impossible => {}
-        other => {
-            let root = a
-                .provenance
-                .of((entry, ret))
-                .iter()
-                .find(|c| !matches!(c.value, SomeValue::Integer { .. } | SomeValue::Bool))
-                .map(|c| a.provenance.root(entry, &c.origin, &c.value));
-            let pos = root
-                .as_ref()
-                .and_then(|(g, o)| provenance::source_pos(&program, source, *g, o));
-            return Err(Diagnostics::one(a.error(
-                entry,
-                pos,
-                format!(
-                    "the entry point {}() must return an int (the exit status), but it returns {}",
-                    entry_graph.name,
-                    other.describe()
-                ),
-            )));
+/// command-line arguments. Specialized functions (`specialize`) become their
+/// copies: the annotated program has the copies, and calls name them.
+pub fn annotate(
+    mut program: Program<Flow>,
+    source: &str,
+) -> Result<Program<Annotated>, Diagnostics> {
+    let (ann, rewrites) = specialize::with_copies(&mut program, source, |a, started| {
+        let entry = started?;
+        if let Some(errors) = a.remaining_errors() {
+            return Err(errors);
         }
-    }
-    let ann = a.final_annotations();
+        a.check_entry_returns_int(entry)?;
+        Ok((a.final_annotations(), std::mem::take(&mut a.rewrites)))
+    })?;
+    let dropped = specialize::specialized_originals(&program);
     let Program {
         path,
-        graphs,
+        mut graphs,
         entry,
         types,
         prebuilt,
     } = program;
+    specialize::rewrite_calls(&mut graphs, &rewrites);
     let graphs = graphs
         .into_iter()
         .zip(ann)
+        .filter(|(g, _)| !dropped.contains(&g.name))
         .map(|(g, ann)| {
             let mut g: FunctionGraph<Annotated> = g.map_stage(|v, _| ann[v.0 as usize].general());
             if cut_known_branches(&mut g, &ann) {
@@ -1327,6 +1366,37 @@ pub fn annotate(program: Program<Flow>, source: &str) -> Result<Program<Annotate
         types,
         prebuilt,
     })
+}
+
+impl Annotator<'_> {
+    /// The entry point's result is the exit status: an int (or a bool).
+    fn check_entry_returns_int(&self, entry: usize) -> Result<(), Diagnostics> {
+        let entry_graph = self.graph(entry);
+        let ret = entry_graph.block(entry_graph.returnblock).inputargs[0];
+        match &self.var_annotation(entry, ret).general() {
+            SomeValue::Integer { .. } | SomeValue::Bool | SomeValue::Impossible => Ok(()),
+            other => {
+                let root = self
+                    .provenance
+                    .of((entry, ret))
+                    .iter()
+                    .find(|c| !matches!(c.value, SomeValue::Integer { .. } | SomeValue::Bool))
+                    .map(|c| self.provenance.root(entry, &c.origin, &c.value));
+                let pos = root
+                    .as_ref()
+                    .and_then(|(g, o)| provenance::source_pos(self.program, self.source, *g, o));
+                Err(Diagnostics::one(self.error(
+                    entry,
+                    pos,
+                    format!(
+                        "the entry point {}() must return an int (the exit status), but it returns {}",
+                        entry_graph.name,
+                        other.describe()
+                    ),
+                )))
+            }
+        }
+    }
 }
 
 /// Removes the exits a known condition never takes (`ann` holds what the
@@ -1376,6 +1446,21 @@ pub fn explain(program: &Program<Flow>, source: &str, query: &str) -> Result<Str
         Some((f, v)) => (Some(f), v),
         None => (None, query),
     };
+    let mut program = program.clone();
+    specialize::with_copies(&mut program, source, |a, started| {
+        started.map_err(|d| d.to_string())?;
+        explain_annotated(a, source, func, var)
+    })
+}
+
+/// `explain` of an annotated program.
+fn explain_annotated(
+    a: &Annotator<'_>,
+    source: &str,
+    func: Option<&str>,
+    var: &str,
+) -> Result<String, String> {
+    let program = a.program;
     if let Some(f) = func {
         if program.graph(f).is_none() {
             let names: Vec<&str> = program.graphs.iter().map(|g| g.name.as_str()).collect();
@@ -1385,8 +1470,6 @@ pub fn explain(program: &Program<Flow>, source: &str, query: &str) -> Result<Str
             ));
         }
     }
-    let mut a = Annotator::new(program, source);
-    a.start().map_err(|d| d.to_string())?;
     let ann = a.final_annotations();
     let mut out = String::new();
     for (g, graph) in program.graphs.iter().enumerate() {
@@ -1443,10 +1526,21 @@ pub fn explain(program: &Program<Flow>, source: &str, query: &str) -> Result<Str
 /// Annotates and returns, with the result, every variable's annotation and
 /// their provenance, whether or not the program annotates: for tests that
 /// check annotations against what the program does, and for tools.
+/// A specialized function's graph gets what its copies have (the
+/// program's graphs keep their indices; the copies are not returned).
 pub fn annotations_of(program: &Program<Flow>, source: &str) -> Vec<Vec<SomeValue>> {
-    let mut a = Annotator::new(program, source);
-    let _ = a.start();
-    a.final_annotations()
+    let mut with_copies = program.clone();
+    let mut ann = specialize::with_copies(&mut with_copies, source, |a, _| {
+        let mut ann = a.final_annotations();
+        let copies = (0..program.graphs.len())
+            .map(|g| (g, a.copies_of(&program.graphs[g].name)))
+            .filter(|(_, c)| !c.is_empty())
+            .collect();
+        specialize::fold_copies_into_originals(&mut ann, &copies);
+        ann
+    });
+    ann.truncate(program.graphs.len());
+    ann
 }
 
 #[cfg(test)]

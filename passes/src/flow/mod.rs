@@ -490,9 +490,21 @@ fn collect_defs<'a>(module: &str, prefix: &str, stmts: &'a [Stmt], defs: &mut Pr
     for s in stmts {
         match &s.kind {
             StmtKind::FunctionDef {
-                name, decorators, ..
+                name,
+                decorators,
+                star_args,
+                ..
             } => {
                 let graph = unique_graph_name(format!("{prefix}{name}"), s.pos, defs);
+                // The annotator makes one copy of a `*args` function per
+                // number of star-arguments it is called with.
+                if star_args.is_some() {
+                    defs.hints
+                        .borrow_mut()
+                        .entry(graph.clone())
+                        .or_default()
+                        .push(STAR_ARGS_HINT.to_string());
+                }
                 // A static method takes no instance: calls by method name
                 // and the class's attribute say so through this hint.
                 let is_static = decorators
@@ -603,6 +615,10 @@ fn collect_mixin_copies<'a>(
 /// The hint on the graph of a `@staticmethod` (what the object interpreter
 /// and the later stages read, as the class attribute is the function).
 pub const STATIC_METHOD_HINT: &str = "staticmethod";
+
+/// The hint on the graph of a function with a `*args` parameter (its last):
+/// the annotator specializes it per number of star-arguments.
+pub const STAR_ARGS_HINT: &str = "*args";
 
 /// `graph`, or `graph_LINE` when a function or class of that name is
 /// already recorded (a module defining a name twice).
