@@ -297,7 +297,7 @@ struct Annotator<'p> {
     rewrites: BTreeMap<(usize, BlockId, usize), specialize::Rewrite>,
     /// The results of memo functions, by function and constant arguments,
     /// and the interpreter that runs them (made at the first memo call).
-    memo_table: HashMap<(String, String), Constant>,
+    memo_table: specialize::MemoTable,
     memo_runner: Option<specialize::MemoRunner<'p>>,
 }
 
@@ -317,6 +317,7 @@ impl<'p> Annotator<'p> {
         program: &'p Program<Flow>,
         source: &'p str,
         copies: specialize::Copies,
+        memo_table: specialize::MemoTable,
     ) -> Annotator<'p> {
         Annotator {
             program,
@@ -350,7 +351,7 @@ impl<'p> Annotator<'p> {
             copies,
             requested: Vec::new(),
             rewrites: BTreeMap::new(),
-            memo_table: HashMap::new(),
+            memo_table,
             memo_runner: None,
         }
     }

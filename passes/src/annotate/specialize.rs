@@ -29,13 +29,12 @@
 //! functions are dropped: later stages see ordinary graphs and calls.
 
 use super::{Annotator, Blocked};
-use crate::flow::STAR_ARGS_HINT;
+use crate::flow::{PrebuiltTable, STAR_ARGS_HINT};
 use crate::objinterp::{ObjInterpreter, ObjValue};
 use rpy_ir::annotation::{user_class_name, Desc, Known, SomeValue};
 use rpy_ir::diag::{Diagnostic, Diagnostics};
 use rpy_ir::graph::{Arg, BlockId, Constant, Flow, FunctionGraph, Program, SpaceOperation};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::rc::Rc;
 
 /// More copies of one function than this is a specialization that never
 /// ends (a constant argument that changes at every recursive call).
@@ -43,6 +42,10 @@ const MAX_COPIES_PER_FUNCTION: usize = 64;
 
 /// The copies made so far: (function's graph name, key) -> copy's graph name.
 pub(super) type Copies = BTreeMap<(String, String), String>;
+
+/// The results of memo functions so far: (function's graph name, its
+/// constant arguments) -> the result.
+pub(super) type MemoTable = HashMap<(String, String), Constant>;
 
 /// A copy a call needs and the program does not have yet.
 #[derive(Clone, Debug)]
@@ -242,36 +245,13 @@ fn identifier(text: &str) -> String {
     }
 }
 
-/// The value an object-interpreter result is as a constant of the
-/// program: a scalar, a function or class, or an object of the prebuilt
-/// table (the same object, not an equal one).
-fn constant_of_value(value: &ObjValue, prebuilt: &[ObjValue]) -> Option<Constant> {
-    use ObjValue as V;
-    let same = |p: &ObjValue| match (p, value) {
-        (V::List(a), V::List(b)) => Rc::ptr_eq(a, b),
-        (V::Dict(a), V::Dict(b)) => Rc::ptr_eq(a, b),
-        (V::RDict(a), V::RDict(b)) => Rc::ptr_eq(a, b),
-        (V::Tuple(a), V::Tuple(b)) => Rc::ptr_eq(a, b),
-        (V::Instance(a), V::Instance(b)) => Rc::ptr_eq(a, b),
-        _ => false,
-    };
-    Some(match value {
-        V::Int(n) => Constant::Int(*n),
-        V::Bool(b) => Constant::Bool(*b),
-        V::Float(x) => Constant::Float(*x),
-        V::None => Constant::None,
-        V::Str(s) => Constant::Str(String::from_utf8(s.to_vec()).ok()?),
-        V::Func(f) => Constant::Func(f.to_string()),
-        V::Class(c) => Constant::Class(c.qualified_name()),
-        _ => Constant::Prebuilt(u32::try_from(prebuilt.iter().position(same)?).ok()?),
-    })
-}
-
 /// The object interpreter memo functions run in, with the values of the
 /// prebuilt objects (made once per annotation round).
 pub(super) struct MemoRunner<'p> {
     interp: ObjInterpreter<'p>,
     prebuilt: Vec<ObjValue>,
+    /// The program's prebuilt objects and those memo results add.
+    table: PrebuiltTable,
 }
 
 impl<'p> Annotator<'p> {
@@ -515,13 +495,29 @@ impl<'p> Annotator<'p> {
         }
         let key = (callee.name.clone(), format!("{constants:?}"));
         if let Some(c) = self.memo_table.get(&key) {
-            return Ok(c.clone());
+            return match c {
+                Constant::Prebuilt(i) if *i as usize >= self.program.prebuilt.len() => Err(self
+                    .error(
+                        g,
+                        op.pos,
+                        format!(
+                            "the objects the memo function {}() built are not prebuilt yet",
+                            callee.name
+                        ),
+                    )),
+                c => Ok(c.clone()),
+            };
         }
         let program = self.program;
         let runner = self.memo_runner.get_or_insert_with(|| {
             let dialect = crate::parse::detect_dialect(self.source);
             let (interp, prebuilt) = ObjInterpreter::with_prebuilt_objects(program, dialect);
-            MemoRunner { interp, prebuilt }
+            let table = PrebuiltTable::with_objects(program.prebuilt.clone(), &prebuilt);
+            MemoRunner {
+                interp,
+                prebuilt,
+                table,
+            }
         });
         let values: Option<Vec<ObjValue>> = constants
             .iter()
@@ -538,11 +534,8 @@ impl<'p> Annotator<'p> {
             None => Err("could not be given its arguments".into()),
         };
         let result = run.and_then(|v| {
-            constant_of_value(&v, &runner.prebuilt).ok_or_else(|| {
-                format!(
-                    "returned a new {} (a memo function must return a constant: a number, a string, a function, a class or an object built when the program was imported)",
-                    v.type_name()
-                )
+            runner.table.constant(&v).map_err(|what| {
+                format!("returned {what}, which cannot be a constant of the translated program")
             })
         });
         let result = result.map_err(|why| {
@@ -561,6 +554,16 @@ impl<'p> Annotator<'p> {
             )
         })?;
         self.memo_table.insert(key, result.clone());
+        if self.memo_objects_pending() {
+            return Err(self.error(
+                g,
+                op.pos,
+                format!(
+                    "the objects the memo function {}() built are not prebuilt yet",
+                    callee.name
+                ),
+            ));
+        }
         Ok(result)
     }
 
@@ -645,6 +648,14 @@ impl<'p> Annotator<'p> {
             .trim_end_matches(['\n', '\r'])
     }
 
+    /// Did memo functions build objects the program's prebuilt table does
+    /// not have yet (added before the next round)?
+    fn memo_objects_pending(&self) -> bool {
+        self.memo_runner
+            .as_ref()
+            .is_some_and(|r| r.table.objects.len() > self.program.prebuilt.len())
+    }
+
     /// The copies of `original` this round has, by graph index.
     pub(super) fn copies_of(&self, original: &str) -> Vec<usize> {
         self.copies
@@ -675,15 +686,23 @@ pub(super) fn with_copies<R>(
     finish: impl FnOnce(&mut Annotator<'_>, Result<usize, Diagnostics>) -> R,
 ) -> R {
     let mut copies = Copies::new();
+    let mut memo_table = MemoTable::new();
     loop {
-        let requested = {
-            let mut a = Annotator::new(program, source, copies.clone());
+        let (requested, built) = {
+            let mut a = Annotator::new(program, source, copies.clone(), memo_table);
             let started = a.start();
-            if a.requested.is_empty() || started.is_err() {
+            if (a.requested.is_empty() && !a.memo_objects_pending()) || started.is_err() {
                 return finish(&mut a, started);
             }
-            std::mem::take(&mut a.requested)
+            memo_table = std::mem::take(&mut a.memo_table);
+            let built = a
+                .memo_runner
+                .take()
+                .map(|r| r.table.objects[program.prebuilt.len()..].to_vec())
+                .unwrap_or_default();
+            (std::mem::take(&mut a.requested), built)
         };
+        program.prebuilt.extend(built);
         for request in requested {
             let Some(original) = program.graph(&request.original) else {
                 continue;

@@ -214,6 +214,30 @@ pub(crate) struct PrebuiltTable {
 }
 
 impl PrebuiltTable {
+    /// A table holding `objects` already, whose values are `values` (in
+    /// the same order): objects converted later get the next indices, and
+    /// a value that is one of `values` is that object.
+    pub fn with_objects(objects: Vec<PrebuiltObject>, values: &[ObjValue]) -> PrebuiltTable {
+        let mut table = PrebuiltTable {
+            objects,
+            ..Default::default()
+        };
+        for (i, v) in values.iter().enumerate() {
+            let key = match v {
+                ObjValue::Class(class) => {
+                    table.classes.insert(class.qualified_name(), class.clone());
+                    Some(Rc::as_ptr(class) as usize)
+                }
+                other => import_time::identity(other),
+            };
+            if let Some(key) = key {
+                table.ids.insert(key, i as u32);
+            }
+            table.values.push(v.clone());
+        }
+        table
+    }
+
     /// The constant for an import-time value, adding the objects it refers
     /// to; `Err` names what cannot be a prebuilt constant.
     pub fn constant(&mut self, v: &ObjValue) -> Result<Constant, String> {
