@@ -589,6 +589,13 @@ impl<'p> Annotator<'p> {
         if graphs.len() < 2 {
             return Ok(());
         }
+        let holder = match op.args.first() {
+            Some(Arg::Var(v)) => match &self.graph(g).vars[v.0 as usize].name {
+                Some(name) => format!("'{name}' may hold"),
+                None => "this call may run".to_string(),
+            },
+            _ => "this call may run".to_string(),
+        };
         let def_line = |graph: &FunctionGraph<Flow>| match graph.pos {
             Some(p) => format!(
                 "{}() (line {}: {})",
@@ -603,7 +610,7 @@ impl<'p> Annotator<'p> {
                 g,
                 op.pos,
                 format!(
-                    "this call may run any of {}; {} is specialized (one copy per call's arguments), so it must be called by name, not through a variable that may hold other functions",
+                    "{holder} any of {}; {} is specialized (one copy per call's arguments), so it must be called by name, not through a variable that may hold other functions",
                     graphs
                         .iter()
                         .map(|gr| format!("{}()", gr.name))
@@ -624,7 +631,7 @@ impl<'p> Annotator<'p> {
                     g,
                     op.pos,
                     format!(
-                        "this call may run {} or {}, which take different arguments: {} takes {} and {} takes {}; the functions a variable may hold must take the same arguments",
+                        "{holder} {}() or {}(), which take different arguments: {} takes {} and {} takes {}; the functions a variable may hold must take the same arguments",
                         first.name,
                         other.name,
                         def_line(first),
