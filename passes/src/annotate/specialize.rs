@@ -288,13 +288,20 @@ impl<'p> Annotator<'p> {
         if policy.star_args {
             let n = match args.last() {
                 Some(SomeValue::Tuple(items)) => items.len(),
-                other => {
+                // The flow builder packs the star-arguments of the calls
+                // that name the function; through a variable they come
+                // one by one.
+                _ => {
                     return Err(self.error(
                         g,
                         op.pos,
                         format!(
-                            "the star-arguments of {callee}() must be a tuple of known length here, not {}",
-                            other.map(SomeValue::describe).unwrap_or_default()
+                            "{callee}() takes *{}, which rpy passes only in calls that name the function or method (f(...), obj.method(...)), not in calls through a variable",
+                            graph
+                                .params()
+                                .last()
+                                .and_then(|p| graph.vars[p.0 as usize].name.as_deref())
+                                .unwrap_or("args")
                         ),
                     ))
                 }

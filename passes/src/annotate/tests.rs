@@ -97,6 +97,98 @@ fn a_call_through_a_variable_calls_every_function_it_may_hold() {
     assert_eq!(f.to_string(), "SomePBC(one, two)");
 }
 
+/// The annotated program of `body` (panics when it does not annotate).
+fn annotated(body: &str) -> Program<rpy_ir::graph::Annotated> {
+    let (program, text) = flow(body);
+    annotate(program, &text).unwrap_or_else(|d| panic!("{d}"))
+}
+
+/// The functions the calls of graph `func` name, in order.
+fn callees(program: &Program<rpy_ir::graph::Annotated>, func: &str) -> Vec<String> {
+    program
+        .graph(func)
+        .unwrap()
+        .blocks
+        .iter()
+        .flat_map(|b| &b.operations)
+        .filter(|o| o.opname == "simple_call")
+        .filter_map(|o| match o.args.first() {
+            Some(rpy_ir::graph::Arg::Const(rpy_ir::graph::Constant::Func(f))) => Some(f.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_star_args_function_gets_one_copy_per_number_of_star_arguments() {
+    let body = "def total(first, *rest):\n    t = first\n    for r in rest:\n        t += r\n    \
+                return t\n\n\
+                def entry_point(argv):\n    a = total(1)\n    b = total(2, 3, len(argv))\n    \
+                c = total(4, 5, 6)\n    return a + b + c\n";
+    let program = annotated(body);
+    assert_eq!(
+        callees(&program, "entry_point"),
+        ["total__star0", "total__star2", "total__star2"]
+    );
+    assert!(program.graph("total").is_none(), "the original is dropped");
+    let copy = program.graph("total__star2").unwrap();
+    let rest = copy.params()[1];
+    assert_eq!(
+        copy.info(rest).to_string(),
+        "SomeTuple(SomeInteger(nonneg=true), SomeInteger(nonneg=true))"
+    );
+    assert!(copy.hints.is_empty(), "{:?}", copy.hints);
+}
+
+#[test]
+fn a_copy_calls_the_copies_its_own_arguments_pick() {
+    // forward__star2 passes a tuple of one item on: total__star1, a copy
+    // only the second round can know it needs.
+    let body = "def total(first, *rest):\n    return first + len(rest)\n\n\
+                def forward(*args):\n    return total(args[0], *args[1:])\n\n\
+                def entry_point(argv):\n    return forward(len(argv), 2)\n";
+    let program = annotated(body);
+    assert_eq!(callees(&program, "entry_point"), ["forward__star2"]);
+    assert_eq!(callees(&program, "forward__star2"), ["total__star1"]);
+}
+
+#[test]
+fn a_memo_call_becomes_its_result() {
+    let body = "from rpython.rlib.objectmodel import specialize\n\n\
+                @specialize.memo()\ndef width(name):\n    return len(name) * 2\n\n\
+                def entry_point(argv):\n    w = width(\"abc\")\n    return w + len(argv)\n";
+    let program = annotated(body);
+    assert!(callees(&program, "entry_point").is_empty());
+    assert!(program.graph("width").is_none());
+    let text = rpy_ir::text::print_graph(program.graph("entry_point").unwrap());
+    assert!(text.contains("add(6, "), "{text}");
+}
+
+#[test]
+fn a_memo_function_that_raises_is_reported() {
+    let body = "from rpython.rlib.objectmodel import specialize\n\n\
+                @specialize.memo()\ndef pick(n):\n    return [1, 2][n]\n\n\
+                def entry_point(argv):\n    return pick(5)\n";
+    let e = error_of(body);
+    assert!(
+        e.contains("the memo function pick() run while translating, on 5, raised IndexError"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_specialized_method_read_into_a_variable_is_reported() {
+    let body = "class Acc(object):\n    def __init__(self):\n        self.n = 0\n\n    \
+                def add(self, *xs):\n        self.n += len(xs)\n        return self.n\n\n\
+                def entry_point(argv):\n    acc = Acc()\n    m = acc.add\n    \
+                if len(argv) > 1:\n        acc = Acc()\n    return m(1, 2)\n";
+    let e = error_of(body);
+    assert!(
+        e.contains("Acc.add() takes *xs, which rpy passes only in calls that name"),
+        "{e}"
+    );
+}
+
 #[test]
 fn a_conflict_names_where_each_annotation_came_from() {
     let body = "def entry_point(argv):\n    x = len(argv)\n    if len(argv) > 1:\n        \
