@@ -22,7 +22,9 @@
 //! ClassDef per class, instance attributes joined over every store and moved
 //! up to the class they are used through, method calls on every override,
 //! special methods, isinstance), the rlib functions no test program uses yet
-//! (`rlib_calls`; the others are `rules/annotate/rlib.rules`), and where each
+//! (`rlib_calls`; the others are `rules/annotate/rlib.rules`), which copy of
+//! a specialized function each call runs (`specialize`: `*args`,
+//! `@specialize.argtype/arg/call_location/memo`), and where each
 //! annotation came from (`provenance`), for errors and `--explain`.
 
 mod classdefs;

@@ -19,8 +19,10 @@
 //! specialization hints). The annotator borrows the program's graphs for
 //! the whole of its fixpoint, so it cannot add one in the middle: a call
 //! that needs a copy that does not exist yet records the request and
-//! waits; `with_copies` adds the copies requested and annotates again from
-//! the start, until a round asks for no new copy (a program usually needs
+//! waits (so does a memo call whose result built new objects: they join
+//! the prebuilt table first); `with_copies` adds the copies requested and
+//! the objects built, and annotates again from the start, until a round
+//! asks for nothing new (a program usually needs
 //! two rounds, one more per level of specialized functions calling
 //! specialized functions with keys only their copies know). After the
 //! last round, `rewrite_calls` points each call at its copy (a bound-method
