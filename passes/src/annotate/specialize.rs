@@ -9,6 +9,8 @@
 //!   those positions (`max_of__int`, `max_of__str`);
 //! - `@specialize.arg(N, ...)`: one copy per constant values there
 //!   (`scaled__3`); a value not known when annotating is reported;
+//! - `@specialize.arg_or_var(N, ...)`: the same, and one more copy
+//!   (`scaled__var`) for the values known only at run time;
 //! - `@specialize.call_location()`: one copy per call site
 //!   (`make__at_entry_point_12`);
 //! - `@specialize.memo()`: no copy, no graph: the function is run while
@@ -78,6 +80,8 @@ struct Policy {
 enum By {
     ArgType(Vec<usize>),
     Arg(Vec<usize>),
+    /// As `Arg`, with one more copy for the values known only at run time.
+    ArgOrVar(Vec<usize>),
     Memo,
     CallLocation,
 }
@@ -132,11 +136,12 @@ fn policy(graph: &FunctionGraph<Flow>) -> Result<Policy, String> {
         let by = match kind {
             "argtype" => By::ArgType(positions()?),
             "arg" => By::Arg(positions()?),
+            "arg_or_var" => By::ArgOrVar(positions()?),
             "memo" => By::Memo,
             "call_location" => By::CallLocation,
             other => {
                 return Err(format!(
-                    "@specialize.{other} of {}() is not supported; rpy knows specialize.argtype, specialize.arg, specialize.memo and specialize.call_location",
+                    "@specialize.{other}({args}) of {}() is not supported; rpy knows specialize.argtype, specialize.arg, specialize.arg_or_var, specialize.memo and specialize.call_location",
                     graph.name
                 ))
             }
@@ -339,6 +344,20 @@ impl<'p> Annotator<'p> {
                     };
                     key.push(format!("{c:?}"));
                     name.push(name_part(&c));
+                }
+            }
+            Some(By::ArgOrVar(positions)) => {
+                for &i in positions {
+                    match known_constant_of(position(self, i, "arg_or_var")?) {
+                        Some(c) => {
+                            key.push(format!("{c:?}"));
+                            name.push(name_part(&c));
+                        }
+                        None => {
+                            key.push("var".into());
+                            name.push("var".into());
+                        }
+                    }
                 }
             }
             Some(By::CallLocation) => {

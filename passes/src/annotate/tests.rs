@@ -165,6 +165,19 @@ fn a_memo_call_becomes_its_result() {
 }
 
 #[test]
+fn arg_or_var_makes_one_more_copy_for_run_time_values() {
+    let body = "from rpython.rlib.objectmodel import specialize\n\n\
+                @specialize.arg_or_var(1)\ndef scale(x, k):\n    return x * k\n\n\
+                def entry_point(argv):\n    \
+                return scale(2, 3) + scale(2, len(argv)) + scale(1, 3)\n";
+    let program = annotated(body);
+    assert_eq!(
+        callees(&program, "entry_point"),
+        ["scale__3", "scale__var", "scale__3"]
+    );
+}
+
+#[test]
 fn a_memo_function_that_raises_is_reported() {
     let body = "from rpython.rlib.objectmodel import specialize\n\n\
                 @specialize.memo()\ndef pick(n):\n    return [1, 2][n]\n\n\
