@@ -1196,7 +1196,7 @@ impl<'p> Annotator<'p> {
                 .pos
                 .map(|p| format!(" (defined at line {})", p.line))
                 .unwrap_or_default();
-            return Err(self.error(
+            let d = self.error(
                 g,
                 pos,
                 format!(
@@ -1209,7 +1209,25 @@ impl<'p> Annotator<'p> {
                     },
                     args.len() - bound
                 ),
-            ));
+            );
+            // The flow builder binds defaults and *args where the call
+            // names its callee; through a variable, arguments come as written.
+            let through_variable = op.args.first().and_then(Arg::as_var).is_some_and(|v| {
+                // `obj.method(...)` reads the method in the same block.
+                !self
+                    .graph(g)
+                    .block(b)
+                    .operations
+                    .iter()
+                    .any(|o| o.result == v && o.opname == "getattr")
+            });
+            return Err(if through_variable {
+                d.with_note(
+                    "this call goes through a variable, which passes the arguments as written: default values and *args are filled in only where the callee is known while building the graphs (a call naming a function, or a method every class defines with the same parameters)".to_string(),
+                )
+            } else {
+                d
+            });
         }
         let mut changed = false;
         for (i, (&p, a)) in params.iter().zip(args).enumerate() {
