@@ -752,11 +752,13 @@ pub(super) fn with_copies<R>(
 }
 
 /// Points every specialized call at its copy and replaces every memo call
-/// by its result (`rewrites` by graph, block and operation index).
+/// by its result (`rewrites` by graph, block and operation index). A
+/// method read only for a call that now names its copy goes too.
 pub(super) fn rewrite_calls(
     graphs: &mut [FunctionGraph<Flow>],
     rewrites: &BTreeMap<(usize, BlockId, usize), Rewrite>,
 ) {
+    let mut method_reads = Vec::new();
     // Back to front, so removing a memo call keeps the indices before it.
     for (&(g, b, index), rewrite) in rewrites.iter().rev() {
         let Some(graph) = graphs.get_mut(g) else {
@@ -774,6 +776,9 @@ pub(super) fn rewrite_calls(
                     None
                 };
                 let op = &mut block.operations[index];
+                if let Some(method) = op.args[0].as_var() {
+                    method_reads.push((g, b, method));
+                }
                 op.args[0] = Arg::Const(Constant::Func(copy.clone()));
                 if let Some(instance) = instance {
                     op.args.insert(1, instance);
@@ -796,6 +801,21 @@ pub(super) fn rewrite_calls(
                     link.args.iter_mut().for_each(replace);
                 }
             }
+        }
+    }
+    for (g, b, method) in method_reads {
+        let block = graphs[g].block_mut(b);
+        let used = block
+            .operations
+            .iter()
+            .flat_map(|o| &o.args)
+            .chain(&block.exitswitch)
+            .chain(block.exits.iter().flat_map(|l| &l.args))
+            .any(|a| a.as_var() == Some(method));
+        if !used {
+            block
+                .operations
+                .retain(|o| !(o.result == method && o.opname == "getattr"));
         }
     }
 }

@@ -178,6 +178,25 @@ fn arg_or_var_makes_one_more_copy_for_run_time_values() {
 }
 
 #[test]
+fn a_specialized_method_call_becomes_a_direct_call_of_its_copy() {
+    let body = "from rpython.rlib.objectmodel import specialize\n\n\
+                class Log(object):\n    def __init__(self):\n        self.n = 0\n\n    \
+                @specialize.argtype(1)\n    def put(self, x):\n        \
+                self.n += 1\n        return str(x)\n\n\
+                def entry_point(argv):\n    log = Log()\n    \
+                return len(log.put(3) + log.put(\"a\") + log.put(0.5))\n";
+    let program = annotated(body);
+    assert_eq!(
+        callees(&program, "entry_point"),
+        ["Log.put__int", "Log.put__str", "Log.put__float"]
+    );
+    let entry = rpy_ir::text::print_graph(program.graph("entry_point").unwrap());
+    // The instance is the first argument; the method is not read any more.
+    assert!(entry.contains("simple_call(@Log.put__int, log_"), "{entry}");
+    assert!(!entry.contains("getattr"), "{entry}");
+}
+
+#[test]
 fn a_memo_function_that_raises_is_reported() {
     let body = "from rpython.rlib.objectmodel import specialize\n\n\
                 @specialize.memo()\ndef pick(n):\n    return [1, 2][n]\n\n\
