@@ -619,6 +619,11 @@ impl<'p> Annotator<'p> {
         for (index, op) in block.operations.iter().enumerate() {
             let args: Vec<SomeValue> = op.args.iter().map(|a| self.arg_annotation(g, a)).collect();
             if let Some(i) = args.iter().position(|a| *a == SomeValue::Impossible) {
+                // A round that will be redone with new copies goes on past
+                // what waits for them, to find every copy it can at once.
+                if self.provisional_round() {
+                    continue;
+                }
                 if let Some(callee) = self.waited_callee(g, b, op, i) {
                     if let Some(&cg) = self.graph_index.get(callee.as_str()) {
                         self.waiting_on.insert((g, b), cg);
@@ -661,6 +666,9 @@ impl<'p> Annotator<'p> {
         let mut known_case = None;
         if let Some(switch) = &block.exitswitch {
             let s = self.arg_annotation(g, switch);
+            if s == SomeValue::Impossible && self.provisional_round() {
+                return Ok(());
+            }
             if s.general() != SomeValue::Bool && *switch != Arg::Const(Constant::LastException) {
                 return Err(self.error(
                     g,
@@ -1351,7 +1359,7 @@ pub fn annotate(
     mut program: Program<Flow>,
     source: &str,
 ) -> Result<Program<Annotated>, Diagnostics> {
-    let (ann, rewrites) = specialize::with_copies(&mut program, source, |a, started| {
+    let (ann, rewrites) = specialize::with_copies(&mut program, source, |a, started, _| {
         let entry = started?;
         if let Some(errors) = a.remaining_errors() {
             return Err(errors);
@@ -1468,7 +1476,7 @@ pub fn explain(program: &Program<Flow>, source: &str, query: &str) -> Result<Str
         None => (None, query),
     };
     let mut program = program.clone();
-    specialize::with_copies(&mut program, source, |a, started| {
+    specialize::with_copies(&mut program, source, |a, started, _| {
         started.map_err(|d| d.to_string())?;
         explain_annotated(a, source, func, var)
     })
@@ -1551,7 +1559,7 @@ fn explain_annotated(
 /// program's graphs keep their indices; the copies are not returned).
 pub fn annotations_of(program: &Program<Flow>, source: &str) -> Vec<Vec<SomeValue>> {
     let mut with_copies = program.clone();
-    let mut ann = specialize::with_copies(&mut with_copies, source, |a, _| {
+    let mut ann = specialize::with_copies(&mut with_copies, source, |a, _, _| {
         let mut ann = a.final_annotations();
         let copies = (0..program.graphs.len())
             .map(|g| (g, a.copies_of(&program.graphs[g].name)))

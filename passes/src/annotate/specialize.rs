@@ -20,13 +20,14 @@
 //! A copy is the function's graph cloned under the new name (without its
 //! specialization hints). The annotator borrows the program's graphs for
 //! the whole of its fixpoint, so it cannot add one in the middle: a call
-//! that needs a copy that does not exist yet records the request and
-//! waits (so does a memo call whose result built new objects: they join
-//! the prebuilt table first); `with_copies` adds the copies requested and
-//! the objects built, and annotates again from the start, until a round
-//! asks for nothing new (a program usually needs
-//! two rounds, one more per level of specialized functions calling
-//! specialized functions with keys only their copies know). After the
+//! that needs a copy that does not exist yet records the request and has
+//! no value yet (so has a memo call whose result built new objects: they
+//! join the prebuilt table first). Such a round is provisional: it goes on
+//! past what waits, to find every copy it can; `with_copies` then adds the
+//! copies and objects and annotates again from the start, until a round
+//! asks for nothing new. A program usually needs two rounds, one more per
+//! level of copies calling specialized functions with keys only the copies
+//! know (`forward__star2` calling `total__star1`). After the
 //! last round, `rewrite_calls` points each call at its copy (a bound-method
 //! call becomes a direct call with the instance first) and replaces each
 //! memo call by its constant, and the original graphs of specialized
@@ -285,7 +286,11 @@ impl<'p> Annotator<'p> {
         let policy = policy(graph).map_err(|why| self.error(g, op.pos, why))?;
         let index = self.op_index(g, b, op);
         if let Some(By::Memo) = policy.by {
-            let result = self.memo_call(g, op, graph, args, bound)?;
+            // Objects the memo function built have no value before the
+            // next round prebuilds them.
+            let Some(result) = self.memo_call(g, op, graph, args, bound)? else {
+                return Ok(SomeValue::Impossible);
+            };
             self.rewrites
                 .insert((g, b, index), Rewrite::Constant(result.clone()));
             return Ok(self.constant(&result));
@@ -371,7 +376,9 @@ impl<'p> Annotator<'p> {
         let key = key.join("|");
         let original = graph.name.clone();
         let Some(copy) = self.copies.get(&(original.clone(), key.clone())).cloned() else {
-            return Err(self.request_copy(g, op, original, key, name.join("_")));
+            self.request_copy(g, op, original, key, name.join("_"))?;
+            // No value until the copy exists (next round).
+            return Ok(SomeValue::Impossible);
         };
         self.rewrites.insert(
             (g, b, index),
@@ -418,16 +425,16 @@ impl<'p> Annotator<'p> {
         original: String,
         key: String,
         suffix: String,
-    ) -> Blocked {
+    ) -> Result<(), Blocked> {
         let made = self.copies.keys().filter(|(o, _)| *o == original).count();
         if made >= MAX_COPIES_PER_FUNCTION {
-            return self.error(
+            return Err(self.error(
                 g,
                 op.pos,
                 format!(
                     "{original}() would get more than {MAX_COPIES_PER_FUNCTION} specialized copies; an argument it is specialized on takes a new value at each call (a recursion passing a changing constant?)"
                 ),
-            );
+            ));
         }
         let already = self
             .requested
@@ -450,11 +457,7 @@ impl<'p> Annotator<'p> {
                 name,
             });
         }
-        self.error(
-            g,
-            op.pos,
-            format!("the specialized copy of {original}() this call needs was not made"),
-        )
+        Ok(())
     }
 
     /// "argument 1 of f() must be a constant ..." for `@specialize.arg`
@@ -500,7 +503,8 @@ impl<'p> Annotator<'p> {
     }
 
     /// Runs memo function `callee` on the call's constant arguments (once
-    /// per distinct arguments) and gives its result as a constant.
+    /// per distinct arguments) and gives its result as a constant (`None`
+    /// while it is an object this round built).
     fn memo_call(
         &mut self,
         g: usize,
@@ -508,7 +512,7 @@ impl<'p> Annotator<'p> {
         callee: &'p FunctionGraph<Flow>,
         args: &[SomeValue],
         bound: usize,
-    ) -> Result<Constant, Diagnostic> {
+    ) -> Result<Option<Constant>, Diagnostic> {
         let mut constants = Vec::new();
         for (i, value) in args.iter().enumerate() {
             let written = (i >= bound).then(|| op.args.get(i + 1 - bound)).flatten();
@@ -523,18 +527,7 @@ impl<'p> Annotator<'p> {
         }
         let key = (callee.name.clone(), format!("{constants:?}"));
         if let Some(c) = self.memo_table.get(&key) {
-            return match c {
-                Constant::Prebuilt(i) if *i as usize >= self.program.prebuilt.len() => Err(self
-                    .error(
-                        g,
-                        op.pos,
-                        format!(
-                            "the objects the memo function {}() built are not prebuilt yet",
-                            callee.name
-                        ),
-                    )),
-                c => Ok(c.clone()),
-            };
+            return Ok(Some(c.clone()).filter(|c| !self.not_prebuilt_yet(c)));
         }
         let program = self.program;
         let runner = self.memo_runner.get_or_insert_with(|| {
@@ -582,17 +575,7 @@ impl<'p> Annotator<'p> {
             )
         })?;
         self.memo_table.insert(key, result.clone());
-        if self.memo_objects_pending() {
-            return Err(self.error(
-                g,
-                op.pos,
-                format!(
-                    "the objects the memo function {}() built are not prebuilt yet",
-                    callee.name
-                ),
-            ));
-        }
-        Ok(result)
+        Ok(Some(result).filter(|c| !self.not_prebuilt_yet(c)))
     }
 
     /// The functions a call through a variable holding several of them
@@ -683,6 +666,18 @@ impl<'p> Annotator<'p> {
             .trim_end_matches(['\n', '\r'])
     }
 
+    /// Is `c` an object a memo function built in this round (prebuilt
+    /// from the next)?
+    fn not_prebuilt_yet(&self, c: &Constant) -> bool {
+        matches!(c, Constant::Prebuilt(i) if *i as usize >= self.program.prebuilt.len())
+    }
+
+    /// Will this round be redone, with copies or objects it found the
+    /// program needs? Until then it only looks for more of them.
+    pub(super) fn provisional_round(&self) -> bool {
+        !self.requested.is_empty() || self.memo_objects_pending()
+    }
+
     /// Did memo functions build objects the program's prebuilt table does
     /// not have yet (added before the next round)?
     fn memo_objects_pending(&self) -> bool {
@@ -713,21 +708,21 @@ fn bound_instance_in(operations: &[SpaceOperation], op: &SpaceOperation) -> Opti
 
 /// Annotates `program` with the copies its calls need: a round that asks
 /// for copies the program does not have adds them and annotates again
-/// (see the module's comment). `finish` gets the last round's annotator
-/// and the result of its start.
+/// (see the module's comment). `finish` gets the last round's annotator,
+/// the result of its start and how many rounds there were.
 pub(super) fn with_copies<R>(
     program: &mut Program<Flow>,
     source: &str,
-    finish: impl FnOnce(&mut Annotator<'_>, Result<usize, Diagnostics>) -> R,
+    finish: impl FnOnce(&mut Annotator<'_>, Result<usize, Diagnostics>, usize) -> R,
 ) -> R {
     let mut copies = Copies::new();
     let mut memo_table = MemoTable::new();
-    loop {
+    for round in 1.. {
         let (requested, built) = {
             let mut a = Annotator::new(program, source, copies.clone(), memo_table);
             let started = a.start();
             if (a.requested.is_empty() && !a.memo_objects_pending()) || started.is_err() {
-                return finish(&mut a, started);
+                return finish(&mut a, started, round);
             }
             memo_table = std::mem::take(&mut a.memo_table);
             let built = a
@@ -749,6 +744,7 @@ pub(super) fn with_copies<R>(
             copies.insert((request.original, request.key), request.name);
         }
     }
+    unreachable!("the rounds end when one needs nothing new")
 }
 
 /// Points every specialized call at its copy and replaces every memo call

@@ -153,6 +153,27 @@ fn a_copy_calls_the_copies_its_own_arguments_pick() {
 }
 
 #[test]
+fn one_round_finds_every_copy_its_calls_need() {
+    // Each call waits for its copy, and the round goes on past it: two
+    // rounds (one to find the copies, one with them), not one per call.
+    let calls: String = (0..12)
+        .map(|i| format!("    t += total({}) % 7\n", vec!["i"; i + 1].join(", ")))
+        .collect();
+    let body = format!(
+        "def total(first, *rest):\n    return first + len(rest)\n\n\
+         def entry_point(argv):\n    i = len(argv)\n    t = 0\n{calls}    return t\n"
+    );
+    let (mut program, text) = flow(&body);
+    let rounds = super::specialize::with_copies(&mut program, &text, |a, started, rounds| {
+        started.unwrap();
+        assert!(a.remaining_errors().is_none());
+        rounds
+    });
+    assert_eq!(rounds, 2);
+    assert_eq!(annotated(&body).graphs.len(), 13);
+}
+
+#[test]
 fn a_memo_call_becomes_its_result() {
     let body = "from rpython.rlib.objectmodel import specialize\n\n\
                 @specialize.memo()\ndef width(name):\n    return len(name) * 2\n\n\
