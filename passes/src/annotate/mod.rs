@@ -969,19 +969,25 @@ impl<'p> Annotator<'p> {
                     self.check_call_family(g, op, descs)?;
                 }
                 let mut result = SomeValue::Impossible;
+                // The callee whose result the others' must join.
+                let mut first: Option<&Desc> = None;
                 for desc in descs {
                     let r = self.call_desc(g, b, op, desc, rest)?;
-                    result = self.join(&result, &r).ok_or_else(|| {
-                        self.error(
-                            g,
-                            op.pos,
-                            format!(
-                                "the functions called here return {} and {}; RPython needs one type",
-                                result.describe(),
-                                r.describe()
-                            ),
-                        )
-                    })?;
+                    result = match self.join(&result, &r) {
+                        Some(joined) => joined,
+                        None => {
+                            let first = first.unwrap_or(desc);
+                            return Err(self.family_results_conflict(
+                                g,
+                                op,
+                                (first, &result),
+                                (desc, &r),
+                            ));
+                        }
+                    };
+                    if first.is_none() && r != SomeValue::Impossible {
+                        first = Some(desc);
+                    }
                 }
                 Ok(result)
             }

@@ -600,22 +600,8 @@ impl<'p> Annotator<'p> {
         if graphs.len() < 2 {
             return Ok(());
         }
-        let holder = match op.args.first() {
-            Some(Arg::Var(v)) => match &self.graph(g).vars[v.0 as usize].name {
-                Some(name) => format!("'{name}' may hold"),
-                None => "this call may run".to_string(),
-            },
-            _ => "this call may run".to_string(),
-        };
-        let def_line = |graph: &FunctionGraph<Flow>| match graph.pos {
-            Some(p) => format!(
-                "{}() (line {}: {})",
-                graph.name,
-                p.line,
-                self.source_line(p.line).trim()
-            ),
-            None => format!("{}()", graph.name),
-        };
+        let holder = self.family_holder(g, op);
+        let def_line = |graph: &FunctionGraph<Flow>| self.def_line(graph);
         if let Some(special) = graphs.iter().find(|gr| is_specialized(gr)) {
             return Err(self.error(
                 g,
@@ -654,6 +640,64 @@ impl<'p> Annotator<'p> {
             }
         }
         Ok(())
+    }
+
+    /// The functions a call through a variable may run return values that
+    /// do not join: both, with their `def` lines and what they return.
+    pub(super) fn family_results_conflict(
+        &self,
+        g: usize,
+        op: &SpaceOperation,
+        (first, first_result): (&Desc, &SomeValue),
+        (other, other_result): (&Desc, &SomeValue),
+    ) -> Diagnostic {
+        let holder = self.family_holder(g, op);
+        let member = |desc: &Desc| {
+            let name = match desc {
+                Desc::Function(f) | Desc::Method { func: f, .. } => f.clone(),
+                other => other.to_string(),
+            };
+            match self.graph_index.get(name.as_str()).map(|&i| self.graph(i)) {
+                Some(graph) => self.def_line(graph),
+                None => format!("{name}()"),
+            }
+        };
+        self.error(
+            g,
+            op.pos,
+            format!(
+                "{holder} {} or {}, and the first returns {} but the second {}; the result of this call needs one type, so the functions a variable may hold must return the same type",
+                member(first),
+                member(other),
+                first_result.describe(),
+                other_result.describe()
+            ),
+        )
+    }
+
+    /// "'f' may hold" (the variable a call goes through), or "this call
+    /// may run".
+    fn family_holder(&self, g: usize, op: &SpaceOperation) -> String {
+        match op.args.first() {
+            Some(Arg::Var(v)) => match &self.graph(g).vars[v.0 as usize].name {
+                Some(name) => format!("'{name}' may hold"),
+                None => "this call may run".to_string(),
+            },
+            _ => "this call may run".to_string(),
+        }
+    }
+
+    /// "f() (line 7: def f(x):)", where a function is defined.
+    fn def_line(&self, graph: &FunctionGraph<Flow>) -> String {
+        match graph.pos {
+            Some(p) => format!(
+                "{}() (line {}: {})",
+                graph.name,
+                p.line,
+                self.source_line(p.line).trim()
+            ),
+            None => format!("{}()", graph.name),
+        }
     }
 
     /// Line `line` of the source, without its end.
