@@ -1506,9 +1506,14 @@ fn explain_annotated(
         }
     }
     let ann = a.final_annotations();
+    // A specialized function is explained in its copies (its own graph is
+    // never annotated).
+    let copies: Vec<usize> = func.map(|f| a.copies_of(f)).unwrap_or_default();
     let mut out = String::new();
     for (g, graph) in program.graphs.iter().enumerate() {
-        if func.is_some_and(|f| f != graph.name) {
+        if specialize::is_specialized(graph)
+            || func.is_some_and(|f| f != graph.name && !copies.contains(&g))
+        {
             continue;
         }
         // Only variables the graph still uses: reachable blocks.

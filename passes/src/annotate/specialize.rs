@@ -77,6 +77,7 @@ struct Policy {
     by: Option<By>,
 }
 
+/// What a `@specialize.*` decorator keys copies by.
 #[derive(Debug)]
 enum By {
     ArgType(Vec<usize>),

@@ -174,6 +174,20 @@ fn one_round_finds_every_copy_its_calls_need() {
 }
 
 #[test]
+fn explain_of_a_specialized_function_explains_its_copies() {
+    let body = "def total(first, *rest):\n    return first + len(rest)\n\n\
+                def entry_point(argv):\n    return total(1) + total(2, \"a\")\n";
+    let (program, text) = flow(body);
+    let out = explain(&program, &text, "total:rest").unwrap();
+    assert!(out.contains("total__star0:rest is SomeTuple()"), "{out}");
+    assert!(
+        out.contains("total__star1:rest is SomeTuple(SomeChar)"),
+        "{out}"
+    );
+    assert!(!out.contains("total:rest"), "{out}");
+}
+
+#[test]
 fn a_memo_call_becomes_its_result() {
     let body = "from rpython.rlib.objectmodel import specialize\n\n\
                 @specialize.memo()\ndef width(name):\n    return len(name) * 2\n\n\
