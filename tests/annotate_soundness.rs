@@ -8,7 +8,10 @@
 //! places with different argument annotations, and instances of a small
 //! class hierarchy (a base and two subclasses overriding a method, one with
 //! an attribute of its own) held in one variable, with method calls through
-//! the base, bound methods kept in a variable and isinstance narrowing.
+//! the base, bound methods kept in a variable and isinstance narrowing,
+//! and a `*args` function called with different numbers of star-arguments
+//! (one specialized copy each; the original's variables are checked
+//! against the join of the copies').
 
 mod support;
 
@@ -40,6 +43,8 @@ fn statement() -> impl Strategy<Value = String> {
         Just("ord(c)"),
         Just("twice(a)"),
         Just("flagged(a, True)"),
+        Just("total(a) + total(b, a, 3)"),
+        Just("total(a, len(s))"),
         Just("int(x)"),
         Just("-a"),
         Just("int(a < b)"),
@@ -102,6 +107,8 @@ fn program() -> impl Strategy<Value = String> {
              Shape.__init__(self, size)\n        self.text = text\n\n    \
              def area(self):\n        return len(self.text) - 1\n\n\n\
              def twice(v):\n    return v + v\n\n\ndef half(v):\n    return v * 0.5\n\n\n\
+             def total(first, *rest):\n    t = first\n    for r in rest:\n        \
+             t = t + r\n    return t % 1000\n\n\n\
              def pick(p, q):\n    if len(p) > len(q):\n        return p\n    return q\n\n\n\
              def flagged(v, loud):\n    if loud:\n        return v + 1\n    return \"quiet\"\n\n\n\
              def checked(v):\n    if v > 500:\n        raise ValueError(\"big\")\n    \

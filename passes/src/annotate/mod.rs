@@ -22,7 +22,9 @@
 //! ClassDef per class, instance attributes joined over every store and moved
 //! up to the class they are used through, method calls on every override,
 //! special methods, isinstance), the rlib functions no test program uses yet
-//! (`rlib_calls`; the others are `rules/annotate/rlib.rules`), and where each
+//! (`rlib_calls`; the others are `rules/annotate/rlib.rules`), which copy of
+//! a specialized function each call runs (`specialize`: `*args`,
+//! `@specialize.argtype/arg/call_location/memo`), and where each
 //! annotation came from (`provenance`), for errors and `--explain`.
 
 mod classdefs;
@@ -33,6 +35,7 @@ mod frozen;
 mod messages;
 pub mod provenance;
 mod rlib_calls;
+mod specialize;
 
 use crate::rules;
 use crate::simplify::simplify_graph;
@@ -49,7 +52,7 @@ use rpy_ir::graph::{
     PrebuiltObject, Program, SpaceOperation, Var,
 };
 use std::borrow::Cow;
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 /// The annotation of a constant.
 pub fn annotate_constant(c: &Constant) -> SomeValue {
@@ -292,6 +295,16 @@ struct Annotator<'p> {
     raised: Vec<Raised>,
     /// The program's classes and their instances' attributes.
     classdefs: classdefs::ClassDefs,
+    /// The specialized copies the program has (`specialize`), the ones
+    /// calls asked for that it does not have yet, and what each call of a
+    /// specialized function becomes once annotated.
+    copies: specialize::Copies,
+    requested: Vec<specialize::CopyRequest>,
+    rewrites: BTreeMap<(usize, BlockId, usize), specialize::Rewrite>,
+    /// The results of memo functions, by function and constant arguments,
+    /// and the interpreter that runs them (made at the first memo call).
+    memo_table: specialize::MemoTable,
+    memo_runner: Option<specialize::MemoRunner<'p>>,
 }
 
 /// The position a link leaves its block at: links carry none, so the last
@@ -306,7 +319,13 @@ fn link_pos(graph: &FunctionGraph<Flow>, from: BlockId) -> Option<Pos> {
 }
 
 impl<'p> Annotator<'p> {
-    fn new(program: &'p Program<Flow>, dialect: Dialect, source: &'p str) -> Annotator<'p> {
+    fn new(
+        program: &'p Program<Flow>,
+        dialect: Dialect,
+        source: &'p str,
+        copies: specialize::Copies,
+        memo_table: specialize::MemoTable,
+    ) -> Annotator<'p> {
         Annotator {
             program,
             dialect,
@@ -337,6 +356,11 @@ impl<'p> Annotator<'p> {
                 .collect(),
             raised: vec![Raised::default(); program.graphs.len()],
             classdefs: classdefs::ClassDefs::new(program),
+            copies,
+            requested: Vec::new(),
+            rewrites: BTreeMap::new(),
+            memo_table,
+            memo_runner: None,
         }
     }
 
@@ -607,6 +631,11 @@ impl<'p> Annotator<'p> {
         for (index, op) in block.operations.iter().enumerate() {
             let args: Vec<SomeValue> = op.args.iter().map(|a| self.arg_annotation(g, a)).collect();
             if let Some(i) = args.iter().position(|a| *a == SomeValue::Impossible) {
+                // A round that will be redone with new copies goes on past
+                // what waits for them, to find every copy it can at once.
+                if self.provisional_round() {
+                    continue;
+                }
                 if let Some(callee) = self.waited_callee(g, b, op, i) {
                     if let Some(&cg) = self.graph_index.get(callee.as_str()) {
                         self.waiting_on.insert((g, b), cg);
@@ -649,6 +678,9 @@ impl<'p> Annotator<'p> {
         let mut known_case = None;
         if let Some(switch) = &block.exitswitch {
             let s = self.arg_annotation(g, switch);
+            if s == SomeValue::Impossible && self.provisional_round() {
+                return Ok(());
+            }
             if s.general() != SomeValue::Bool && *switch != Arg::Const(Constant::LastException) {
                 return Err(self.error(
                     g,
@@ -732,6 +764,16 @@ impl<'p> Annotator<'p> {
     /// What calling function `f` may raise: what its graph raises, as
     /// found so far; anything when it is not the program's.
     fn raised_by_function(&self, f: &str) -> Cow<'_, Raised> {
+        // A specialized function raises what any of its copies does.
+        if let Some(&cg) = self.graph_index.get(f) {
+            if specialize::is_specialized(self.graph(cg)) {
+                let mut raised = Raised::default();
+                for copy in self.copies_of(f) {
+                    raised.extend(&self.raised[copy]);
+                }
+                return Cow::Owned(raised);
+            }
+        }
         match self.graph_index.get(f) {
             Some(&cg) => Cow::Borrowed(&self.raised[cg]),
             None => Cow::Owned(Raised::unknown()),
@@ -864,10 +906,20 @@ impl<'p> Annotator<'p> {
     fn waited_callee(&self, g: usize, b: BlockId, op: &SpaceOperation, i: usize) -> Option<String> {
         let block = self.graph(g).block(b);
         let v = op.args[i].as_var()?;
-        block.operations.iter().find_map(|d| match d.args.first() {
-            Some(Arg::Const(Constant::Func(f))) if d.result == v => Some(f.clone()),
-            _ => None,
-        })
+        block
+            .operations
+            .iter()
+            .enumerate()
+            .find_map(|(index, d)| match d.args.first() {
+                Some(Arg::Const(Constant::Func(f))) if d.result == v => {
+                    // A call of a specialized function waits on its copy.
+                    match self.rewrites.get(&(g, b, index)) {
+                        Some(specialize::Rewrite::Call { copy, .. }) => Some(copy.clone()),
+                        _ => Some(f.clone()),
+                    }
+                }
+                _ => None,
+            })
     }
 
     /// The annotation of `op`'s result: known values folded, containers,
@@ -939,20 +991,29 @@ impl<'p> Annotator<'p> {
                         ),
                     ));
                 }
+                if descs.len() > 1 {
+                    self.check_call_family(g, op, descs)?;
+                }
                 let mut result = SomeValue::Impossible;
+                // The callee whose result the others' must join.
+                let mut first: Option<&Desc> = None;
                 for desc in descs {
                     let r = self.call_desc(g, b, op, desc, rest)?;
-                    result = self.join(&result, &r).ok_or_else(|| {
-                        self.error(
-                            g,
-                            op.pos,
-                            format!(
-                                "the functions called here return {} and {}; RPython needs one type",
-                                result.describe(),
-                                r.describe()
-                            ),
-                        )
-                    })?;
+                    result = match self.join(&result, &r) {
+                        Some(joined) => joined,
+                        None => {
+                            let first = first.unwrap_or(desc);
+                            return Err(self.family_results_conflict(
+                                g,
+                                op,
+                                (first, &result),
+                                (desc, &r),
+                            ));
+                        }
+                    };
+                    if first.is_none() && r != SomeValue::Impossible {
+                        first = Some(desc);
+                    }
                 }
                 Ok(result)
             }
@@ -1138,11 +1199,11 @@ impl<'p> Annotator<'p> {
         args: &[SomeValue],
     ) -> Result<SomeValue, Diagnostic> {
         match desc {
-            Desc::Function(name) => self.call(g, b, op, name, args, 0),
+            Desc::Function(name) => self.call_function(g, b, op, name, args, 0),
             Desc::Method { class, func } => {
                 let mut all = vec![self.instance_of(class)];
                 all.extend(args.iter().cloned());
-                self.call(g, b, op, func, &all, 1)
+                self.call_function(g, b, op, func, &all, 1)
             }
             Desc::FrozenMethod { object, func } => {
                 let mut all = vec![SomeValue::Pbc {
@@ -1199,13 +1260,25 @@ impl<'p> Annotator<'p> {
         };
         self.callers[cg].insert((g, b));
         let callee_graph = self.graph(cg);
+        if specialize::is_specialized(callee_graph) {
+            // Constructors and special methods name no function a copy
+            // could replace.
+            return Err(self.error(
+                g,
+                pos,
+                format!(
+                    "{callee}() is specialized (one copy per call's arguments), which rpy supports for calls of functions and methods by name, not for this call ({})",
+                    op.opname
+                ),
+            ));
+        }
         let params = callee_graph.params().to_vec();
         if params.len() != args.len() {
             let def_line = callee_graph
                 .pos
                 .map(|p| format!(" (defined at line {})", p.line))
                 .unwrap_or_default();
-            return Err(self.error(
+            let d = self.error(
                 g,
                 pos,
                 format!(
@@ -1218,7 +1291,25 @@ impl<'p> Annotator<'p> {
                     },
                     args.len() - bound
                 ),
-            ));
+            );
+            // The flow builder binds defaults and *args where the call
+            // names its callee; through a variable, arguments come as written.
+            let through_variable = op.args.first().and_then(Arg::as_var).is_some_and(|v| {
+                // `obj.method(...)` reads the method in the same block.
+                !self
+                    .graph(g)
+                    .block(b)
+                    .operations
+                    .iter()
+                    .any(|o| o.result == v && o.opname == "getattr")
+            });
+            return Err(if through_variable {
+                d.with_note(
+                    "this call goes through a variable, which passes the arguments as written: default values and *args are filled in only where the callee is known while building the graphs (a call naming a function, or a method every class defines with the same parameters)".to_string(),
+                )
+            } else {
+                d
+            });
         }
         let mut changed = false;
         for (i, (&p, a)) in params.iter().zip(args).enumerate() {
@@ -1336,60 +1427,47 @@ impl<'p> Annotator<'p> {
 }
 
 /// Annotates the whole program, starting from the entry point called with the
-/// command-line arguments.
+/// command-line arguments. Specialized functions (`specialize`) become their
+/// copies: the annotated program has the copies, and calls name them. Only
+/// the graphs the entry point reaches are kept.
 pub fn annotate(
-    program: Program<Flow>,
+    mut program: Program<Flow>,
     dialect: Dialect,
     source: &str,
 ) -> Result<Program<Annotated>, Diagnostics> {
-    let mut a = Annotator::new(&program, dialect, source);
-    let entry = a.start()?;
-    if let Some(errors) = a.remaining_errors() {
-        return Err(errors);
-    }
-    let entry_graph = a.graph(entry);
-    let ret = entry_graph.block(entry_graph.returnblock).inputargs[0];
-    match &a.var_annotation(entry, ret).general() {
-        SomeValue::Integer { .. } | SomeValue::Bool | SomeValue::Impossible => {}
-        other => {
-            let root = a
-                .provenance
-                .of((entry, ret))
-                .iter()
-                .find(|c| !matches!(c.value, SomeValue::Integer { .. } | SomeValue::Bool))
-                .map(|c| a.provenance.root(entry, &c.origin, &c.value));
-            let pos = root
-                .as_ref()
-                .and_then(|(g, o)| provenance::source_pos(&program, source, *g, o));
-            return Err(Diagnostics::one(a.error(
-                entry,
-                pos,
-                format!(
-                    "the entry point {}() must return an int (the exit status), but it returns {}",
-                    entry_graph.name,
-                    other.describe()
-                ),
-            )));
-        }
-    }
-    let ann = a.final_annotations();
-    let reached: Vec<bool> = (0..program.graphs.len())
-        .map(|g| a.flowed.contains(&(g, program.graphs[g].startblock)))
-        .collect();
+    let (ann, rewrites, reached) =
+        specialize::with_copies(&mut program, dialect, source, |a, started, _| {
+            let entry = started?;
+            if let Some(errors) = a.remaining_errors() {
+                return Err(errors);
+            }
+            a.check_entry_returns_int(entry)?;
+            let reached: Vec<bool> = (0..a.program.graphs.len())
+                .map(|g| a.flowed.contains(&(g, a.program.graphs[g].startblock)))
+                .collect();
+            Ok((
+                a.final_annotations(),
+                std::mem::take(&mut a.rewrites),
+                reached,
+            ))
+        })?;
+    let dropped = specialize::specialized_originals(&program);
     let Program {
         path,
-        graphs,
+        mut graphs,
         entry,
         types,
         prebuilt,
     } = program;
+    specialize::rewrite_calls(&mut graphs, &rewrites);
     // Only what the entry point reaches is translated: a function only
-    // import time called (or nothing did) has no annotations to lower.
+    // import time called (or nothing did) has no annotations to lower; a
+    // specialized function's original is never reached (its copies are).
     let graphs = graphs
         .into_iter()
         .zip(ann)
         .zip(reached)
-        .filter_map(|(g, reached)| reached.then_some(g))
+        .filter_map(|(g, reached)| (reached && !dropped.contains(&g.0.name)).then_some(g))
         .map(|(g, ann)| {
             let mut g: FunctionGraph<Annotated> = g.map_stage(|v, _| ann[v.0 as usize].general());
             if cut_known_branches(&mut g, &ann) {
@@ -1405,6 +1483,37 @@ pub fn annotate(
         types,
         prebuilt,
     })
+}
+
+impl Annotator<'_> {
+    /// The entry point's result is the exit status: an int (or a bool).
+    fn check_entry_returns_int(&self, entry: usize) -> Result<(), Diagnostics> {
+        let entry_graph = self.graph(entry);
+        let ret = entry_graph.block(entry_graph.returnblock).inputargs[0];
+        match &self.var_annotation(entry, ret).general() {
+            SomeValue::Integer { .. } | SomeValue::Bool | SomeValue::Impossible => Ok(()),
+            other => {
+                let root = self
+                    .provenance
+                    .of((entry, ret))
+                    .iter()
+                    .find(|c| !matches!(c.value, SomeValue::Integer { .. } | SomeValue::Bool))
+                    .map(|c| self.provenance.root(entry, &c.origin, &c.value));
+                let pos = root
+                    .as_ref()
+                    .and_then(|(g, o)| provenance::source_pos(self.program, self.source, *g, o));
+                Err(Diagnostics::one(self.error(
+                    entry,
+                    pos,
+                    format!(
+                        "the entry point {}() must return an int (the exit status), but it returns {}",
+                        entry_graph.name,
+                        other.describe()
+                    ),
+                )))
+            }
+        }
+    }
 }
 
 /// Removes the exits a known condition never takes (`ann` holds what the
@@ -1459,6 +1568,21 @@ pub fn explain(
         Some((f, v)) => (Some(f), v),
         None => (None, query),
     };
+    let mut program = program.clone();
+    specialize::with_copies(&mut program, dialect, source, |a, started, _| {
+        started.map_err(|d| d.to_string())?;
+        explain_annotated(a, source, func, var)
+    })
+}
+
+/// `explain` of an annotated program.
+fn explain_annotated(
+    a: &Annotator<'_>,
+    source: &str,
+    func: Option<&str>,
+    var: &str,
+) -> Result<String, String> {
+    let program = a.program;
     if let Some(f) = func {
         if program.graph(f).is_none() {
             let names: Vec<&str> = program.graphs.iter().map(|g| g.name.as_str()).collect();
@@ -1468,12 +1592,15 @@ pub fn explain(
             ));
         }
     }
-    let mut a = Annotator::new(program, dialect, source);
-    a.start().map_err(|d| d.to_string())?;
     let ann = a.final_annotations();
+    // A specialized function is explained in its copies (its own graph is
+    // never annotated).
+    let copies: Vec<usize> = func.map(|f| a.copies_of(f)).unwrap_or_default();
     let mut out = String::new();
     for (g, graph) in program.graphs.iter().enumerate() {
-        if func.is_some_and(|f| f != graph.name) {
+        if specialize::is_specialized(graph)
+            || func.is_some_and(|f| f != graph.name && !copies.contains(&g))
+        {
             continue;
         }
         // Only variables the graph still uses: reachable blocks.
@@ -1526,14 +1653,25 @@ pub fn explain(
 /// Annotates and returns, with the result, every variable's annotation and
 /// their provenance, whether or not the program annotates: for tests that
 /// check annotations against what the program does, and for tools.
+/// A specialized function's graph gets what its copies have (the
+/// program's graphs keep their indices; the copies are not returned).
 pub fn annotations_of(
     program: &Program<Flow>,
     dialect: Dialect,
     source: &str,
 ) -> Vec<Vec<SomeValue>> {
-    let mut a = Annotator::new(program, dialect, source);
-    let _ = a.start();
-    a.final_annotations()
+    let mut with_copies = program.clone();
+    let mut ann = specialize::with_copies(&mut with_copies, dialect, source, |a, _, _| {
+        let mut ann = a.final_annotations();
+        let copies = (0..program.graphs.len())
+            .map(|g| (g, a.copies_of(&program.graphs[g].name)))
+            .filter(|(_, c)| !c.is_empty())
+            .collect();
+        specialize::fold_copies_into_originals(&mut ann, &copies);
+        ann
+    });
+    ann.truncate(program.graphs.len());
+    ann
 }
 
 #[cfg(test)]

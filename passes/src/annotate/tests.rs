@@ -170,6 +170,166 @@ fn a_call_through_a_variable_calls_every_function_it_may_hold() {
     assert_eq!(f.to_string(), "SomePBC(one, two)");
 }
 
+/// The annotated program of `body` (panics when it does not annotate).
+fn annotated(body: &str) -> Program<rpy_ir::graph::Annotated> {
+    let (program, text) = flow(body);
+    annotate(program, Dialect::Py3, &text).unwrap_or_else(|d| panic!("{d}"))
+}
+
+/// The functions the calls of graph `func` name, in order.
+fn callees(program: &Program<rpy_ir::graph::Annotated>, func: &str) -> Vec<String> {
+    program
+        .graph(func)
+        .unwrap()
+        .blocks
+        .iter()
+        .flat_map(|b| &b.operations)
+        .filter(|o| o.opname == "simple_call")
+        .filter_map(|o| match o.args.first() {
+            Some(rpy_ir::graph::Arg::Const(rpy_ir::graph::Constant::Func(f))) => Some(f.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_star_args_function_gets_one_copy_per_number_of_star_arguments() {
+    let body = "def total(first, *rest):\n    t = first\n    for r in rest:\n        t += r\n    \
+                return t\n\n\
+                def entry_point(argv):\n    a = total(1)\n    b = total(2, 3, len(argv))\n    \
+                c = total(4, 5, 6)\n    return a + b + c\n";
+    let program = annotated(body);
+    assert_eq!(
+        callees(&program, "entry_point"),
+        ["total__star0", "total__star2", "total__star2"]
+    );
+    assert!(program.graph("total").is_none(), "the original is dropped");
+    let copy = program.graph("total__star2").unwrap();
+    let rest = copy.params()[1];
+    assert_eq!(
+        copy.info(rest).to_string(),
+        "SomeTuple(SomeInteger(nonneg=true), SomeInteger(nonneg=true))"
+    );
+    assert!(copy.hints.is_empty(), "{:?}", copy.hints);
+}
+
+#[test]
+fn a_copy_calls_the_copies_its_own_arguments_pick() {
+    // forward__star2 passes a tuple of one item on: total__star1, a copy
+    // only the second round can know it needs.
+    let body = "def total(first, *rest):\n    return first + len(rest)\n\n\
+                def forward(*args):\n    return total(args[0], *args[1:])\n\n\
+                def entry_point(argv):\n    return forward(len(argv), 2)\n";
+    let program = annotated(body);
+    assert_eq!(callees(&program, "entry_point"), ["forward__star2"]);
+    assert_eq!(callees(&program, "forward__star2"), ["total__star1"]);
+}
+
+#[test]
+fn one_round_finds_every_copy_its_calls_need() {
+    // Each call waits for its copy, and the round goes on past it: two
+    // rounds (one to find the copies, one with them), not one per call.
+    let calls: String = (0..12)
+        .map(|i| format!("    t += total({}) % 7\n", vec!["i"; i + 1].join(", ")))
+        .collect();
+    let body = format!(
+        "def total(first, *rest):\n    return first + len(rest)\n\n\
+         def entry_point(argv):\n    i = len(argv)\n    t = 0\n{calls}    return t\n"
+    );
+    let (mut program, text) = flow(&body);
+    let rounds =
+        super::specialize::with_copies(&mut program, Dialect::Py3, &text, |a, started, rounds| {
+            started.unwrap();
+            assert!(a.remaining_errors().is_none());
+            rounds
+        });
+    assert_eq!(rounds, 2);
+    assert_eq!(annotated(&body).graphs.len(), 13);
+}
+
+#[test]
+fn explain_of_a_specialized_function_explains_its_copies() {
+    let body = "def total(first, *rest):\n    return first + len(rest)\n\n\
+                def entry_point(argv):\n    return total(1) + total(2, \"a\")\n";
+    let (program, text) = flow(body);
+    let out = explain(&program, Dialect::Py3, &text, "total:rest").unwrap();
+    assert!(out.contains("total__star0:rest is SomeTuple()"), "{out}");
+    assert!(
+        out.contains("total__star1:rest is SomeTuple(SomeChar)"),
+        "{out}"
+    );
+    assert!(!out.contains("total:rest"), "{out}");
+}
+
+#[test]
+fn a_memo_call_becomes_its_result() {
+    let body = "from rpython.rlib.objectmodel import specialize\n\n\
+                @specialize.memo()\ndef width(name):\n    return len(name) * 2\n\n\
+                def entry_point(argv):\n    w = width(\"abc\")\n    return w + len(argv)\n";
+    let program = annotated(body);
+    assert!(callees(&program, "entry_point").is_empty());
+    assert!(program.graph("width").is_none());
+    let text = rpy_ir::text::print_graph(program.graph("entry_point").unwrap());
+    assert!(text.contains("add(6, "), "{text}");
+}
+
+#[test]
+fn arg_or_var_makes_one_more_copy_for_run_time_values() {
+    let body = "from rpython.rlib.objectmodel import specialize\n\n\
+                @specialize.arg_or_var(1)\ndef scale(x, k):\n    return x * k\n\n\
+                def entry_point(argv):\n    \
+                return scale(2, 3) + scale(2, len(argv)) + scale(1, 3)\n";
+    let program = annotated(body);
+    assert_eq!(
+        callees(&program, "entry_point"),
+        ["scale__3", "scale__var", "scale__3"]
+    );
+}
+
+#[test]
+fn a_specialized_method_call_becomes_a_direct_call_of_its_copy() {
+    let body = "from rpython.rlib.objectmodel import specialize\n\n\
+                class Log(object):\n    def __init__(self):\n        self.n = 0\n\n    \
+                @specialize.argtype(1)\n    def put(self, x):\n        \
+                self.n += 1\n        return str(x)\n\n\
+                def entry_point(argv):\n    log = Log()\n    \
+                return len(log.put(3) + log.put(\"a\") + log.put(0.5))\n";
+    let program = annotated(body);
+    assert_eq!(
+        callees(&program, "entry_point"),
+        ["Log.put__int", "Log.put__str", "Log.put__float"]
+    );
+    let entry = rpy_ir::text::print_graph(program.graph("entry_point").unwrap());
+    // The instance is the first argument; the method is not read any more.
+    assert!(entry.contains("simple_call(@Log.put__int, log_"), "{entry}");
+    assert!(!entry.contains("getattr"), "{entry}");
+}
+
+#[test]
+fn a_memo_function_that_raises_is_reported() {
+    let body = "from rpython.rlib.objectmodel import specialize\n\n\
+                @specialize.memo()\ndef pick(n):\n    return [1, 2][n]\n\n\
+                def entry_point(argv):\n    return pick(5)\n";
+    let e = error_of(body);
+    assert!(
+        e.contains("the memo function pick() run while translating, on 5, raised IndexError"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_specialized_method_read_into_a_variable_is_reported() {
+    let body = "class Acc(object):\n    def __init__(self):\n        self.n = 0\n\n    \
+                def add(self, *xs):\n        self.n += len(xs)\n        return self.n\n\n\
+                def entry_point(argv):\n    acc = Acc()\n    m = acc.add\n    \
+                if len(argv) > 1:\n        acc = Acc()\n    return m(1, 2)\n";
+    let e = error_of(body);
+    assert!(
+        e.contains("Acc.add() takes *xs, which rpy passes only in calls that name"),
+        "{e}"
+    );
+}
+
 #[test]
 fn a_conflict_names_where_each_annotation_came_from() {
     let body = "def entry_point(argv):\n    x = len(argv)\n    if len(argv) > 1:\n        \

@@ -223,6 +223,30 @@ pub(crate) struct PrebuiltTable {
 }
 
 impl PrebuiltTable {
+    /// A table holding `objects` already, whose values are `values` (in
+    /// the same order): objects converted later get the next indices, and
+    /// a value that is one of `values` is that object.
+    pub fn with_objects(objects: Vec<PrebuiltObject>, values: &[ObjValue]) -> PrebuiltTable {
+        let mut table = PrebuiltTable {
+            objects,
+            ..Default::default()
+        };
+        for (i, v) in values.iter().enumerate() {
+            let key = match v {
+                ObjValue::Class(class) => {
+                    table.classes.insert(class.qualified_name(), class.clone());
+                    Some(Rc::as_ptr(class) as usize)
+                }
+                other => import_time::identity(other),
+            };
+            if let Some(key) = key {
+                table.ids.insert(key, i as u32);
+            }
+            table.values.push(v.clone());
+        }
+        table
+    }
+
     /// The constant for an import-time value, adding the objects it refers
     /// to; `Err` names what cannot be a prebuilt constant.
     pub fn constant(&mut self, v: &ObjValue) -> Result<Constant, String> {
@@ -514,9 +538,21 @@ fn collect_defs<'a>(module: &str, prefix: &str, stmts: &'a [Stmt], defs: &mut Pr
     for s in stmts {
         match &s.kind {
             StmtKind::FunctionDef {
-                name, decorators, ..
+                name,
+                decorators,
+                star_args,
+                ..
             } => {
                 let graph = unique_graph_name(format!("{prefix}{name}"), s.pos, defs);
+                // The annotator makes one copy of a `*args` function per
+                // number of star-arguments it is called with.
+                if star_args.is_some() {
+                    defs.hints
+                        .borrow_mut()
+                        .entry(graph.clone())
+                        .or_default()
+                        .push(STAR_ARGS_HINT.to_string());
+                }
                 // A static method takes no instance: calls by method name
                 // and the class's attribute say so through this hint.
                 let is_static = decorators
@@ -627,6 +663,10 @@ fn collect_mixin_copies<'a>(
 /// The hint on the graph of a `@staticmethod` (what the object interpreter
 /// and the later stages read, as the class attribute is the function).
 pub const STATIC_METHOD_HINT: &str = "staticmethod";
+
+/// The hint on the graph of a function with a `*args` parameter (its last):
+/// the annotator specializes it per number of star-arguments.
+pub const STAR_ARGS_HINT: &str = "*args";
 
 /// `graph`, or `graph_LINE` when a function or class of that name is
 /// already recorded (a module defining a name twice).

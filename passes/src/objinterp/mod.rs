@@ -281,6 +281,17 @@ impl From<Exc> for Stop {
 
 impl<'p> ObjInterpreter<'p> {
     pub fn new(program: &'p Program<Flow>, dialect: Dialect) -> Self {
+        Self::with_prebuilt_objects(program, dialect).0
+    }
+
+    /// A new interpreter and the values it gives the program's prebuilt
+    /// objects (`Constant::Prebuilt(i)` is the `i`th): for callers that
+    /// pass them to functions or recognize them in results (the
+    /// annotator's memo functions).
+    pub fn with_prebuilt_objects(
+        program: &'p Program<Flow>,
+        dialect: Dialect,
+    ) -> (Self, Vec<ObjValue>) {
         let mut classes = ClassTable::builtin(dialect);
         // A prebuilt object that cannot be made leaves its constants without
         // a value: running an operation on one reports it.
@@ -292,7 +303,8 @@ impl<'p> ObjInterpreter<'p> {
             .collect();
         let prebuilt = modules::materialize(&program.prebuilt, &mut classes, &static_methods)
             .unwrap_or_default();
-        Self::with_classes(program, dialect, prebuilt, classes)
+        let interp = Self::with_classes(program, dialect, prebuilt.clone(), classes);
+        (interp, prebuilt)
     }
 
     /// An interpreter whose `Constant::Prebuilt(i)` is `prebuilt[i]`, values
