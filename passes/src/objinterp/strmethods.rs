@@ -252,12 +252,13 @@ pub fn call(name: &str, s: &[u8], args: &[ObjValue], dialect: Dialect) -> OpResu
         "isalnum" => Ok(bool_of(u8::is_ascii_alphanumeric)),
         // True when the string has a cased character and none of the other case.
         "isupper" | "islower" => {
-            let (this, other): (fn(&u8) -> bool, fn(&u8) -> bool) = if name == "isupper" {
-                (u8::is_ascii_uppercase, u8::is_ascii_lowercase)
+            let upper = s.iter().any(u8::is_ascii_uppercase);
+            let lower = s.iter().any(u8::is_ascii_lowercase);
+            Ok(ObjValue::Bool(if name == "isupper" {
+                upper && !lower
             } else {
-                (u8::is_ascii_lowercase, u8::is_ascii_uppercase)
-            };
-            Ok(ObjValue::Bool(s.iter().any(this) && !s.iter().any(other)))
+                lower && !upper
+            }))
         }
         "replace" => {
             arity(name, args, 2, 2)?;
