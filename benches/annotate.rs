@@ -8,6 +8,8 @@
 //!
 //! The program is parsed and flowed once per size; only `annotate` is timed
 //! (best of several runs, each on a fresh copy of the flow graphs).
+//! `cargo bench --bench annotate -- classes 10000` runs one family, or one
+//! size.
 
 use rpy::pipeline::{run_until, Source, StageName, StageOutput, Timings};
 use rpy_ir::ast::Dialect;
@@ -424,12 +426,29 @@ fn measure(path: String, text: String, runs: usize) -> (Duration, usize, usize) 
 }
 
 fn main() {
+    // `cargo bench --bench annotate -- classes 10000` runs one family, or
+    // one size (cargo passes `--bench` itself).
+    let only: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let sizes: Vec<usize> = only.iter().filter_map(|a| a.parse().ok()).collect();
+    let families: Vec<&String> = only
+        .iter()
+        .filter(|a| a.parse::<usize>().is_err())
+        .collect();
     println!(
         "{:>10} {:>8} {:>8} {:>8} {:>12} {:>14}",
         "program", "lines", "graphs", "classes", "annotate", "per 1k lines"
     );
-    for family in &FAMILIES {
+    for family in FAMILIES
+        .iter()
+        .filter(|f| families.is_empty() || families.iter().any(|o| *o == f.name))
+    {
         for size in [1_000, 2_000, 5_000, 10_000] {
+            if !sizes.is_empty() && !sizes.contains(&size) {
+                continue;
+            }
             let text = (family.program)(size);
             let lines = text.lines().count();
             let runs = if size >= 5_000 { 5 } else { 10 };
