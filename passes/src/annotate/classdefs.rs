@@ -10,11 +10,12 @@
 //! subclass's that has instances.
 
 use super::Annotator;
+use fxhash::FxHashMap;
 use rpy_ir::annotation::{user_class_name as short, Desc, Known, SomeValue};
 use rpy_ir::diag::{Diagnostic, Pos};
 use rpy_ir::graph::{BlockId, Constant, Flow, PrebuiltObject, Program};
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A class of the program: its base among the program's classes (the
 /// first base that is one; builtin bases such as `object` are not classdefs)
@@ -40,7 +41,7 @@ pub(super) struct Attribute {
 
 #[derive(Debug, Default)]
 pub(super) struct ClassDefs {
-    classes: HashMap<String, ClassInfo>,
+    classes: FxHashMap<String, ClassInfo>,
     /// Instance attributes by (class that holds it, name).
     attrs: BTreeMap<(String, String), Attribute>,
     /// Classes with instances (built, or prebuilt).
@@ -55,18 +56,18 @@ pub(super) struct ClassDefs {
     /// blame).
     pub prebuilt_errors: Vec<Diagnostic>,
     /// Each class with all its program bases, transitively (itself included).
-    all_bases: HashMap<String, BTreeSet<String>>,
+    all_bases: FxHashMap<String, BTreeSet<String>>,
     /// Each class's chain of bases (`ancestors`), computed once.
-    ancestry: HashMap<String, Vec<String>>,
+    ancestry: FxHashMap<String, Vec<String>>,
     /// Classes got instances since the method readers were last flowed.
     lookups_stale: bool,
     /// The classes derived from each class (not itself), sorted: the
     /// hierarchy is fixed after import, and method lookups ask often.
-    derived: HashMap<String, Vec<String>>,
+    derived: FxHashMap<String, Vec<String>>,
     /// The class attributes instances of each class see, by name: the
     /// class defining each and its value (`class_attr`). Found once, as the
     /// classes do not change after import and lookups are many.
-    visible: HashMap<String, HashMap<String, (String, Constant)>>,
+    visible: FxHashMap<String, FxHashMap<String, (String, Constant)>>,
 }
 
 impl ClassDefs {
@@ -122,7 +123,7 @@ impl ClassDefs {
                 (c.clone(), seen)
             })
             .collect();
-        let mut derived: HashMap<String, Vec<String>> = HashMap::new();
+        let mut derived: FxHashMap<String, Vec<String>> = FxHashMap::default();
         for (class, bases) in &defs.all_bases {
             for ancestor in bases.iter().filter(|b| *b != class) {
                 derived

@@ -5,16 +5,22 @@
 //! class it names.
 
 use crate::flow::builtin_is_subclass;
+use fxhash::FxHashMap;
 use rpy_ir::annotation::{Desc, Known, SomeValue};
 use rpy_ir::ast::Dialect;
 use rpy_ir::graph::{Flow, PrebuiltObject, Program};
-use std::collections::{BTreeSet, HashMap};
+use std::cell::RefCell;
+use std::collections::BTreeSet;
 
 /// Which class derives from which.
 #[derive(Debug, Default)]
 pub struct Hierarchy {
     /// The bases of each class of the program, by qualified name.
-    bases: HashMap<String, Vec<String>>,
+    bases: FxHashMap<String, Vec<String>>,
+    /// `is_subclass` of the program's classes, by class then ancestor, as
+    /// answered so far: the walk up to the builtin classes is asked again
+    /// for every method call (is `self` an exception?).
+    answers: RefCell<FxHashMap<String, FxHashMap<String, bool>>>,
 }
 
 impl Hierarchy {
@@ -27,7 +33,10 @@ impl Hierarchy {
                 _ => None,
             })
             .collect();
-        Hierarchy { bases }
+        Hierarchy {
+            bases,
+            answers: RefCell::default(),
+        }
     }
 
     /// Is `class` `ancestor` or derived from it? A builtin class is looked
@@ -39,7 +48,22 @@ impl Hierarchy {
             return true;
         }
         match self.bases.get(class) {
-            Some(bases) => bases.iter().any(|b| self.is_subclass(b, ancestor)),
+            Some(bases) => {
+                let known = self
+                    .answers
+                    .borrow()
+                    .get(class)
+                    .and_then(|a| a.get(ancestor).copied());
+                known.unwrap_or_else(|| {
+                    let answer = bases.iter().any(|b| self.is_subclass(b, ancestor));
+                    self.answers
+                        .borrow_mut()
+                        .entry(class.to_string())
+                        .or_default()
+                        .insert(ancestor.to_string(), answer);
+                    answer
+                })
+            }
             None => {
                 builtin_is_subclass(class, ancestor, Dialect::Py2)
                     || builtin_is_subclass(class, ancestor, Dialect::Py3)

@@ -38,6 +38,7 @@ use crate::simplify::simplify_graph;
 use classdefs::BASE_EXCEPTION_INIT;
 use containers::{Containers, Site};
 use exceptions::{raised_by_operation, Hierarchy, Raised};
+use fxhash::FxHashMap;
 use messages::describe_untypable;
 use provenance::{describe_pos, GraphVar, Origin, Provenance};
 use rpy_ir::annotation::{Desc, DictDef, Known, ListDef, SomeValue};
@@ -264,7 +265,7 @@ type Blocked = Diagnostic;
 struct Annotator<'p> {
     program: &'p Program<Flow>,
     source: &'p str,
-    graph_index: HashMap<&'p str, usize>,
+    graph_index: FxHashMap<&'p str, usize>,
     /// The annotation of every variable of every graph.
     ann: Vec<Vec<SomeValue>>,
     containers: Containers,
