@@ -37,8 +37,8 @@ use crate::rules;
 use crate::simplify::simplify_graph;
 use classdefs::BASE_EXCEPTION_INIT;
 use containers::{Containers, Site};
-use exceptions::{raised_by_operation, Hierarchy, Raised};
 use fxhash::FxHashMap;
+use exceptions::{raised_by_operation, Hierarchy, Raised};
 use messages::describe_untypable;
 use provenance::{describe_pos, GraphVar, Origin, Provenance};
 use rpy_ir::annotation::{Desc, DictDef, Known, ListDef, SomeValue};
@@ -628,7 +628,7 @@ impl<'p> Annotator<'p> {
             self.note_raised(g, &escaping);
             let origin = Origin::Op {
                 block: b,
-                opname: op.opname.clone(),
+                index,
                 pos: op.pos,
             };
             let result_var = op.result;
