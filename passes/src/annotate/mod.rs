@@ -37,8 +37,8 @@ use crate::rules;
 use crate::simplify::simplify_graph;
 use classdefs::BASE_EXCEPTION_INIT;
 use containers::{Containers, Site};
-use fxhash::FxHashMap;
 use exceptions::{raised_by_operation, Hierarchy, Raised};
+use fxhash::FxHashMap;
 use messages::describe_untypable;
 use provenance::{describe_pos, GraphVar, Origin, Provenance};
 use rpy_ir::annotation::{Desc, DictDef, Known, ListDef, SomeValue};
@@ -872,8 +872,11 @@ impl<'p> Annotator<'p> {
         if let Some(folded) = self.fold(op, args) {
             return Ok(folded);
         }
-        let general: Vec<SomeValue> = args.iter().map(SomeValue::general).collect();
-        let untypable = |this: &Self| this.error(g, op.pos, describe_untypable(op, &general));
+        // Calls and attributes of instances never need the general
+        // annotations: they are made the first time they are asked for.
+        let general = std::cell::OnceCell::<Vec<SomeValue>>::new();
+        let general = || general.get_or_init(|| args.iter().map(SomeValue::general).collect());
+        let untypable = |this: &Self| this.error(g, op.pos, describe_untypable(op, general()));
         if let Some(result) = rlib_calls::checked_op(&op.opname, args) {
             return result.map_err(|why| self.error(g, op.pos, why));
         }
@@ -954,7 +957,7 @@ impl<'p> Annotator<'p> {
                 if let ("type", [SomeValue::Instance { class, .. }]) = (name.as_str(), rest) {
                     return Ok(self.classes_of(g, b, class));
                 }
-                self.general_op(g, b, index, op, &general)
+                self.general_op(g, b, index, op, general())
                     .ok_or_else(|| untypable(self))?
             }
             ("getitem", [SomeValue::Tuple(items), i]) => self.tuple_item(g, op, items, i.known()),
@@ -974,7 +977,7 @@ impl<'p> Annotator<'p> {
                 _ => Err(untypable(self)),
             },
             _ => self
-                .general_op(g, b, index, op, &general)
+                .general_op(g, b, index, op, general())
                 .ok_or_else(|| untypable(self))?,
         }
     }
