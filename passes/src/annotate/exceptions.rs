@@ -178,8 +178,9 @@ pub fn raised_by_operation(opname: &str, args: &[SomeValue]) -> Raised {
             _ => Raised::of(&["ZeroDivisionError"]),
         };
     }
-    let general: Vec<SomeValue> = args.iter().map(SomeValue::general).collect();
-    match (opname, general.as_slice()) {
+    // Only kinds no known value has are told apart here (a dict, a builtin,
+    // a method, a prebuilt object), so the arguments need not be made general.
+    match (opname, args) {
         (
             "add" | "sub" | "mul" | "and_" | "or_" | "xor" | "lshift" | "rshift" | "neg" | "pos"
             | "invert" | "not_" | "bool" | "abs" | "lt" | "le" | "eq" | "ne" | "gt" | "ge" | "is_"
