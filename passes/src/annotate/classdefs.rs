@@ -918,7 +918,7 @@ impl<'p> Annotator<'p> {
         })?;
         let mut out = format!(
             "  attribute '{name}' of {} instances: {}\n",
-            short(&home),
+            short(home),
             attr.value
         );
         for (value, g, pos) in &attr.sources {

@@ -702,7 +702,7 @@ impl<'p> Annotator<'p> {
                         Desc::Class(c) if self.classdefs.is_program_class(c) => {
                             match self.classdefs.class_attr(c, "__init__") {
                                 Some((_, Constant::Func(init))) => {
-                                    raised.extend(&self.raised_by_function(&init))
+                                    raised.extend(&self.raised_by_function(init))
                                 }
                                 _ => false,
                             }
