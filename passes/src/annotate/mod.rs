@@ -517,6 +517,11 @@ impl<'p> Annotator<'p> {
         what: &dyn Fn() -> String,
     ) -> Result<bool, Diagnostic> {
         let old = self.var_annotation(g, var);
+        // A reflow mostly brings what the variable already has: the join
+        // would copy it only to find it unchanged.
+        if *value == old && !self.provenance.of((g, var)).is_empty() {
+            return Ok(false);
+        }
         let Some(new) = self.join(&old, value) else {
             return Err(self.conflict((g, var), &old, value, &origin, what()));
         };
