@@ -11,16 +11,19 @@
 //!
 //! | program   | lines | classes | annotate | per 1k lines | instructions per 1k lines |
 //! |-----------|------:|--------:|---------:|-------------:|--------------------------:|
-//! | functions |   953 |       0 |   2.2 ms |      2.31 ms |                     30.8M |
-//! | functions |  9578 |       0 |  30.3 ms |      3.16 ms |                     32.0M |
-//! | classes   |   951 |      41 |   4.0 ms |      4.21 ms |                     49.9M |
-//! | classes   |  9921 |     431 |  58.4 ms |      5.89 ms |                     56.0M |
+//! | functions |   953 |       0 |   2.1 ms |      2.20 ms |                     29.1M |
+//! | functions |  9578 |       0 |  31.3 ms |      3.27 ms |                     30.3M |
+//! | classes   |   951 |      41 |   3.9 ms |      4.10 ms |                     46.4M |
+//! | classes   |  9921 |     431 |  58.5 ms |      5.90 ms |                     52.1M |
 //!
-//! The work grows about linearly (instructions inside `annotate`, counted
-//! with `valgrind --tool=callgrind --toggle-collect='rpy_passes::annotate::annotate*'`
-//! on `-- classes 10000`, differ by 12% per line between 1,000 and 10,000
-//! lines); the time per line grows more, as the larger tables outgrow the
-//! caches.
+//! The work grows about linearly: the instructions of one annotation per
+//! 1,000 lines differ by 4% (functions) and 12% (classes) between 1,000 and
+//! 10,000 lines (counted by running the bench binary with `classes 10000`
+//! under `valgrind --tool=callgrind --toggle-collect='rpy_passes::annotate::annotate*'`
+//! and dividing by its runs); the time per line grows more, as the larger
+//! tables outgrow the caches. Before the class tables of `classdefs` were
+//! made once, the class program took 83M (1,000 lines) to 91M (10,000)
+//! instructions per 1,000 lines.
 //!
 //! The program is parsed and flowed once per size; only `annotate` is timed
 //! (best of several runs, each on a fresh copy of the flow graphs).
