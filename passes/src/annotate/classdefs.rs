@@ -11,10 +11,12 @@
 
 use super::Annotator;
 use crate::flow::language::special_method_name;
+use fxhash::FxHashMap;
 use rpy_ir::annotation::{user_class_name as short, Desc, Known, SomeValue};
 use rpy_ir::diag::{Diagnostic, Pos};
 use rpy_ir::graph::{BlockId, Constant, Flow, PrebuiltObject, Program};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A class of the program: its base among the program's classes (the
 /// first base that is one; builtin bases such as `object` are not classdefs)
@@ -40,7 +42,7 @@ pub(super) struct Attribute {
 
 #[derive(Debug, Default)]
 pub(super) struct ClassDefs {
-    classes: HashMap<String, ClassInfo>,
+    classes: FxHashMap<String, ClassInfo>,
     /// Instance attributes by (class that holds it, name).
     attrs: BTreeMap<(String, String), Attribute>,
     /// Classes with instances (built, or prebuilt).
@@ -55,14 +57,18 @@ pub(super) struct ClassDefs {
     /// blame).
     pub prebuilt_errors: Vec<Diagnostic>,
     /// Each class with all its program bases, transitively (itself included).
-    all_bases: HashMap<String, BTreeSet<String>>,
+    all_bases: FxHashMap<String, BTreeSet<String>>,
     /// Each class's chain of bases (`ancestors`), computed once.
-    ancestry: HashMap<String, Vec<String>>,
+    ancestry: FxHashMap<String, Vec<String>>,
     /// Classes got instances since the method readers were last flowed.
     lookups_stale: bool,
     /// The classes derived from each class (not itself), sorted: the
     /// hierarchy is fixed after import, and method lookups ask often.
-    derived: HashMap<String, Vec<String>>,
+    derived: FxHashMap<String, Vec<String>>,
+    /// The class attributes instances of each class see, by name: the
+    /// class defining each and its value (`class_attr`). Found once, as the
+    /// classes do not change after import and lookups are many.
+    visible: FxHashMap<String, FxHashMap<String, (String, Constant)>>,
 }
 
 impl ClassDefs {
@@ -118,7 +124,7 @@ impl ClassDefs {
                 (c.clone(), seen)
             })
             .collect();
-        let mut derived: HashMap<String, Vec<String>> = HashMap::new();
+        let mut derived: FxHashMap<String, Vec<String>> = FxHashMap::default();
         for (class, bases) in &defs.all_bases {
             for ancestor in bases.iter().filter(|b| *b != class) {
                 derived
@@ -129,6 +135,25 @@ impl ClassDefs {
         }
         derived.values_mut().for_each(|v| v.sort());
         defs.derived = derived;
+        defs.visible = defs
+            .classes
+            .keys()
+            .map(|class| {
+                let names: BTreeSet<&str> = defs.all_bases[class]
+                    .iter()
+                    .filter_map(|b| defs.classes.get(b))
+                    .flat_map(|info| info.attrs.iter().map(|(n, _)| n.as_str()))
+                    .collect();
+                let seen = names
+                    .into_iter()
+                    .filter_map(|name| {
+                        let found = defs.find_class_attr(class, name, &mut BTreeSet::new())?;
+                        Some((name.to_string(), found))
+                    })
+                    .collect();
+                (class.clone(), seen)
+            })
+            .collect();
         defs
     }
 
@@ -137,10 +162,10 @@ impl ClassDefs {
     }
 
     /// `class`, its base, its base's base, ...
-    pub fn ancestors(&self, class: &str) -> Vec<String> {
+    pub fn ancestors(&self, class: &str) -> Cow<'_, [String]> {
         match self.ancestry.get(class) {
-            Some(chain) => chain.clone(),
-            None => self.walk_bases(class),
+            Some(chain) => Cow::Borrowed(chain),
+            None => Cow::Owned(self.walk_bases(class)),
         }
     }
 
@@ -171,34 +196,36 @@ impl ClassDefs {
     /// The most derived class both derive from, if any.
     pub fn common_base(&self, a: &str, b: &str) -> Option<String> {
         let of_b = self.ancestors(b);
-        self.ancestors(a).into_iter().find(|c| of_b.contains(c))
+        self.ancestors(a).iter().find(|c| of_b.contains(c)).cloned()
     }
 
     /// The program's classes derived from `class` (not itself) through any
     /// of their bases, by name.
-    fn subclasses(&self, class: &str) -> Vec<String> {
-        self.derived.get(class).cloned().unwrap_or_default()
+    fn subclasses(&self, class: &str) -> &[String] {
+        self.derived.get(class).map_or(&[], Vec::as_slice)
     }
 
     /// The subclasses whose chain of first bases reaches `class`: the ones
     /// whose attributes `class`'s classdef holds.
     fn classdef_subclasses(&self, class: &str) -> Vec<String> {
         self.subclasses(class)
-            .into_iter()
+            .iter()
             .filter(|c| self.ancestors(c).iter().any(|a| a == class))
+            .cloned()
             .collect()
     }
 
     /// Class attribute `name` as instances of `class` see it: the class that
     /// defines it and its value.
-    /// The bases are searched depth first, left to right (Python's order
-    /// for a hierarchy without diamonds), so a mixin's methods are found.
-    pub fn class_attr(&self, class: &str, name: &str) -> Option<(String, Constant)> {
-        let mut visited = BTreeSet::new();
-        self.class_attr_from(class, name, &mut visited)
+    pub fn class_attr(&self, class: &str, name: &str) -> Option<(&str, &Constant)> {
+        let (owner, value) = self.visible.get(class)?.get(name)?;
+        Some((owner, value))
     }
 
-    fn class_attr_from(
+    /// What `class_attr` gives, found by searching the bases depth first,
+    /// left to right (Python's order for a hierarchy without diamonds), so
+    /// a mixin's methods are found.
+    fn find_class_attr(
         &self,
         class: &str,
         name: &str,
@@ -213,7 +240,7 @@ impl ClassDefs {
         }
         info.program_bases
             .iter()
-            .find_map(|b| self.class_attr_from(b, name, visited))
+            .find_map(|b| self.find_class_attr(b, name, visited))
     }
 }
 
@@ -277,14 +304,14 @@ impl<'p> Annotator<'p> {
     /// an ancestor that has it, else `class` itself, taking it over from
     /// the subclasses that had it (their values joined).
     fn attr_home(&mut self, class: &str, name: &str) -> Result<Home, (SomeValue, SomeValue)> {
-        for c in self.classdefs.ancestors(class) {
+        for c in self.classdefs.ancestors(class).iter() {
             if self
                 .classdefs
                 .attrs
                 .contains_key(&(c.clone(), name.to_string()))
             {
                 return Ok(Home {
-                    class: c,
+                    class: c.clone(),
                     moved_readers: Vec::new(),
                 });
             }
@@ -411,13 +438,14 @@ impl<'p> Annotator<'p> {
         pos: Option<Pos>,
     ) -> Result<SomeValue, Diagnostic> {
         if let Some((_, Constant::Func(f))) = self.classdefs.class_attr(class, name) {
+            let f = f.clone();
             return Ok(self.bound_methods(g, b, class, name, &f));
         }
         // A method only subclasses define (the base leaves it abstract):
         // the implementations of the subclasses with instances.
-        let in_subclass = self.classdefs.subclasses(class).into_iter().find_map(|c| {
-            match self.classdefs.class_attr(&c, name) {
-                Some((_, Constant::Func(f))) => Some(f),
+        let in_subclass = self.classdefs.subclasses(class).iter().find_map(|c| {
+            match self.classdefs.class_attr(c, name) {
+                Some((_, Constant::Func(f))) => Some(f.clone()),
                 _ => None,
             }
         });
@@ -446,13 +474,13 @@ impl<'p> Annotator<'p> {
         let mut value = attr.value.clone();
         // Class attributes of that name, the instance's class's and every
         // subclass's that overrides it.
-        let mut classes = vec![class.to_string()];
-        classes.extend(self.classdefs.subclasses(class));
-        let mut constants = Vec::new();
-        for c in classes {
-            if let Some((_, k)) = self.classdefs.class_attr(&c, name) {
-                if !constants.contains(&k) {
-                    constants.push(k);
+        let mut constants: Vec<Constant> = Vec::new();
+        for c in std::iter::once(class)
+            .chain(self.classdefs.subclasses(class).iter().map(String::as_str))
+        {
+            if let Some((_, k)) = self.classdefs.class_attr(c, name) {
+                if !constants.contains(k) {
+                    constants.push(k.clone());
                 }
             }
         }
@@ -510,32 +538,29 @@ impl<'p> Annotator<'p> {
             return SomeValue::function(found.to_string());
         }
         self.classdefs.method_readers.insert((g, b));
-        let mut candidates = vec![class.to_string()];
-        candidates.extend(
-            self.classdefs
-                .subclasses(class)
-                .into_iter()
-                .filter(|c| self.classdefs.instantiated.contains(c)),
-        );
-        let mut descs = Vec::new();
-        for c in candidates {
-            let Some((owner, Constant::Func(func))) = self.classdefs.class_attr(&c, name) else {
-                continue;
-            };
-            let self_class = if self.classdefs.is_subclass(&owner, class) {
-                owner
-            } else {
-                class.to_string()
-            };
-            let desc = Desc::Method {
-                class: self_class,
-                func,
-            };
-            if !descs.contains(&desc) {
-                descs.push(desc);
-            }
-        }
+        let defs = &self.classdefs;
+        let with_instances = defs
+            .subclasses(class)
+            .iter()
+            .map(String::as_str)
+            .filter(|c| defs.instantiated.contains(*c));
+        let mut descs: Vec<Desc> = std::iter::once(class)
+            .chain(with_instances)
+            .filter_map(|c| match defs.class_attr(c, name) {
+                Some((owner, Constant::Func(func))) => Some(Desc::Method {
+                    class: if defs.is_subclass(owner, class) {
+                        owner
+                    } else {
+                        class
+                    }
+                    .to_string(),
+                    func: func.clone(),
+                }),
+                _ => None,
+            })
+            .collect();
         descs.sort();
+        descs.dedup();
         SomeValue::Pbc {
             descs,
             can_be_none: false,
@@ -550,8 +575,9 @@ impl<'p> Annotator<'p> {
         descs.extend(
             self.classdefs
                 .subclasses(class)
-                .into_iter()
-                .filter(|c| self.classdefs.instantiated.contains(c))
+                .iter()
+                .filter(|c| self.classdefs.instantiated.contains(*c))
+                .cloned()
                 .map(Desc::Class),
         );
         descs.sort();
@@ -586,9 +612,9 @@ impl<'p> Annotator<'p> {
         // A class with instances later makes this call flowed again.
         self.classdefs.method_readers.insert((g, b));
         let has_instances = |defs: &ClassDefs| {
-            std::iter::once(c.clone())
+            std::iter::once(c)
                 .chain(defs.subclasses(c))
-                .any(|k| defs.instantiated.contains(&k))
+                .any(|k| defs.instantiated.contains(k))
         };
         Some(match value {
             SomeValue::Instance { .. } if !has_instances(&self.classdefs) => {
@@ -675,11 +701,13 @@ impl<'p> Annotator<'p> {
         // The GC calls __del__ on every instance, so it is reached as if
         // called here (the original's emulated call).
         if let Some((_, Constant::Func(del))) = self.classdefs.class_attr(class, "__del__") {
+            let del = del.clone();
             self.call(g, b, op, &del, std::slice::from_ref(instance), 1)?;
         }
         let Some((_, Constant::Func(init))) = self.classdefs.class_attr(class, "__init__") else {
             return Ok(false);
         };
+        let init = init.clone();
         let mut all = vec![instance.clone()];
         all.extend(args.iter().cloned());
         self.call(g, b, op, &init, &all, 1)?;
@@ -753,9 +781,13 @@ impl<'p> Annotator<'p> {
     /// attribute its value; `__init__` of an exception class the program
     /// gives none is the builtin one.
     pub(super) fn class_getattr(&mut self, class: &str, name: &str) -> Option<SomeValue> {
-        match self.classdefs.class_attr(class, name) {
-            Some((_, Constant::Func(f))) => Some(SomeValue::function(f)),
-            Some((_, value)) => Some(self.constant(&value)),
+        match self
+            .classdefs
+            .class_attr(class, name)
+            .map(|(_, v)| v.clone())
+        {
+            Some(Constant::Func(f)) => Some(SomeValue::function(f)),
+            Some(value) => Some(self.constant(&value)),
             None if name == "__init__" && self.is_exception_class(class) => {
                 Some(SomeValue::Builtin(BASE_EXCEPTION_INIT.into()))
             }
@@ -787,11 +819,11 @@ impl<'p> Annotator<'p> {
     /// `class`, when the class (or a subclass) defines one.
     pub(super) fn special_method(&self, class: &str, opname: &str) -> Option<&'static str> {
         let m = special_method_name(opname, self.dialect)?;
-        std::iter::once(class.to_string())
-            .chain(self.classdefs.subclasses(class))
+        std::iter::once(class)
+            .chain(self.classdefs.subclasses(class).iter().map(String::as_str))
             .any(|c| {
                 matches!(
-                    self.classdefs.class_attr(&c, m),
+                    self.classdefs.class_attr(c, m),
                     Some((_, Constant::Func(_)))
                 )
             })
@@ -839,9 +871,10 @@ impl<'p> Annotator<'p> {
     /// subclass) may raise.
     pub(super) fn special_raised(&self, class: &str, method: &str) -> super::Raised {
         let mut raised = super::Raised::default();
-        for c in std::iter::once(class.to_string()).chain(self.classdefs.subclasses(class)) {
-            if let Some((_, Constant::Func(f))) = self.classdefs.class_attr(&c, method) {
-                raised.extend(&self.raised_by_function(&f));
+        let subclasses = self.classdefs.subclasses(class).iter().map(String::as_str);
+        for c in std::iter::once(class).chain(subclasses) {
+            if let Some((_, Constant::Func(f))) = self.classdefs.class_attr(c, method) {
+                raised.extend(&self.raised_by_function(f));
             }
         }
         raised
@@ -869,13 +902,14 @@ impl<'p> Annotator<'p> {
     /// its annotation and every kind of value stored into it, with where.
     pub(super) fn describe_attribute(&self, object: &SomeValue, name: &str) -> Option<String> {
         let class = self.attribute_class(object)?;
-        let (home, attr) = self.classdefs.ancestors(&class).into_iter().find_map(|c| {
+        let ancestors = self.classdefs.ancestors(&class);
+        let (home, attr) = ancestors.iter().find_map(|c| {
             let attr = self.classdefs.attrs.get(&(c.clone(), name.to_string()))?;
             Some((c, attr))
         })?;
         let mut out = format!(
             "  attribute '{name}' of {} instances: {}\n",
-            short(&home),
+            short(home),
             attr.value
         );
         for (value, g, pos) in &attr.sources {

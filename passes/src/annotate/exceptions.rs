@@ -6,16 +6,22 @@
 
 use crate::flow::builtin_is_subclass;
 use crate::flow::language::{operation_raises, BuiltinType, Operand, Raises};
+use fxhash::FxHashMap;
 use rpy_ir::annotation::{Desc, Known, SomeValue};
 use rpy_ir::ast::Dialect;
 use rpy_ir::graph::{Flow, PrebuiltObject, Program};
-use std::collections::{BTreeSet, HashMap};
+use std::cell::RefCell;
+use std::collections::BTreeSet;
 
 /// Which class derives from which.
 #[derive(Debug, Default)]
 pub struct Hierarchy {
     /// The bases of each class of the program, by qualified name.
-    bases: HashMap<String, Vec<String>>,
+    bases: FxHashMap<String, Vec<String>>,
+    /// `is_subclass` of the program's classes, by class then ancestor, as
+    /// answered so far: the walk up to the builtin classes is asked again
+    /// for every method call (is `self` an exception?).
+    answers: RefCell<FxHashMap<String, FxHashMap<String, bool>>>,
 }
 
 impl Hierarchy {
@@ -28,7 +34,10 @@ impl Hierarchy {
                 _ => None,
             })
             .collect();
-        Hierarchy { bases }
+        Hierarchy {
+            bases,
+            answers: RefCell::default(),
+        }
     }
 
     /// Is `class` `ancestor` or derived from it? A builtin class is looked
@@ -40,7 +49,22 @@ impl Hierarchy {
             return true;
         }
         match self.bases.get(class) {
-            Some(bases) => bases.iter().any(|b| self.is_subclass(b, ancestor)),
+            Some(bases) => {
+                let known = self
+                    .answers
+                    .borrow()
+                    .get(class)
+                    .and_then(|a| a.get(ancestor).copied());
+                known.unwrap_or_else(|| {
+                    let answer = bases.iter().any(|b| self.is_subclass(b, ancestor));
+                    self.answers
+                        .borrow_mut()
+                        .entry(class.to_string())
+                        .or_default()
+                        .insert(ancestor.to_string(), answer);
+                    answer
+                })
+            }
             None => {
                 builtin_is_subclass(class, ancestor, Dialect::Py2)
                     || builtin_is_subclass(class, ancestor, Dialect::Py3)
@@ -149,13 +173,13 @@ impl Raised {
 /// annotations: the flow builder's table (`flow::language`), told what the
 /// annotations say of the operands.
 pub fn raised_by_operation(opname: &str, args: &[SomeValue]) -> Raised {
-    let general: Vec<SomeValue> = args.iter().map(SomeValue::general).collect();
+    // Only kinds no known value has are told apart (a dict, a builtin, a
+    // method, a prebuilt object), so the arguments need not be made general.
     let operands: Vec<Operand> = args
         .iter()
-        .zip(&general)
-        .map(|(v, general)| match v.known() {
+        .map(|v| match v.known() {
             Some(Known::Int(d)) if *d != 0 => Operand::NonZero,
-            _ => operand(general),
+            _ => operand(v),
         })
         .collect();
     match operation_raises(opname, &operands) {

@@ -96,11 +96,14 @@ impl<'p> Annotator<'p> {
             Some((_, Constant::Func(func))) => Ok(SomeValue::Pbc {
                 descs: vec![Desc::FrozenMethod {
                     object: object.to_string(),
-                    func,
+                    func: func.clone(),
                 }],
                 can_be_none: false,
             }),
-            Some((_, value)) => Ok(self.constant(&value)),
+            Some((_, value)) => {
+                let value = value.clone();
+                Ok(self.constant(&value))
+            }
             None => Err(self.error(
                 g,
                 pos,

@@ -42,6 +42,7 @@ use crate::simplify::simplify_graph;
 use classdefs::BASE_EXCEPTION_INIT;
 use containers::{Containers, Site};
 use exceptions::{raised_by_operation, Hierarchy, Raised};
+use fxhash::FxHashMap;
 use messages::describe_untypable;
 use provenance::{describe_pos, GraphVar, Origin, Provenance};
 use rpy_ir::annotation::{Desc, DictDef, Known, ListDef, SomeValue};
@@ -271,7 +272,7 @@ struct Annotator<'p> {
     /// The program's dialect (which special methods its operations call).
     dialect: Dialect,
     source: &'p str,
-    graph_index: HashMap<&'p str, usize>,
+    graph_index: FxHashMap<&'p str, usize>,
     /// The annotation of every variable of every graph.
     ann: Vec<Vec<SomeValue>>,
     containers: Containers,
@@ -551,6 +552,11 @@ impl<'p> Annotator<'p> {
         what: &dyn Fn() -> String,
     ) -> Result<bool, Diagnostic> {
         let old = self.var_annotation(g, var);
+        // A reflow mostly brings what the variable already has: the join
+        // would copy it only to find it unchanged.
+        if *value == old && !self.provenance.of((g, var)).is_empty() {
+            return Ok(false);
+        }
         let Some(new) = self.join(&old, value) else {
             return Err(self.conflict((g, var), &old, value, &origin, what()));
         };
@@ -667,7 +673,7 @@ impl<'p> Annotator<'p> {
             self.note_raised(g, &escaping);
             let origin = Origin::Op {
                 block: b,
-                opname: op.opname.clone(),
+                index,
                 pos: op.pos,
             };
             let result_var = op.result;
@@ -746,7 +752,7 @@ impl<'p> Annotator<'p> {
                         Desc::Class(c) if self.classdefs.is_program_class(c) => {
                             match self.classdefs.class_attr(c, "__init__") {
                                 Some((_, Constant::Func(init))) => {
-                                    raised.extend(&self.raised_by_function(&init))
+                                    raised.extend(&self.raised_by_function(init))
                                 }
                                 _ => false,
                             }
@@ -936,8 +942,11 @@ impl<'p> Annotator<'p> {
         if let Some(folded) = self.fold(op, args) {
             return Ok(folded);
         }
-        let general: Vec<SomeValue> = args.iter().map(SomeValue::general).collect();
-        let untypable = |this: &Self| this.error(g, op.pos, describe_untypable(op, &general));
+        // Calls and attributes of instances never need the general
+        // annotations: they are made the first time they are asked for.
+        let general = std::cell::OnceCell::<Vec<SomeValue>>::new();
+        let general = || general.get_or_init(|| args.iter().map(SomeValue::general).collect());
+        let untypable = |this: &Self| this.error(g, op.pos, describe_untypable(op, general()));
         if let Some(result) = rlib_calls::checked_op(&op.opname, args) {
             return result.map_err(|why| self.error(g, op.pos, why));
         }
@@ -1039,7 +1048,7 @@ impl<'p> Annotator<'p> {
                 if let ("type", [SomeValue::Instance { class, .. }]) = (name.as_str(), rest) {
                     return Ok(self.classes_of(g, b, class));
                 }
-                self.general_op(g, b, index, op, &general)
+                self.general_op(g, b, index, op, general())
                     .ok_or_else(|| untypable(self))?
             }
             ("getitem", [SomeValue::Tuple(items), i]) => self.tuple_item(g, op, items, i.known()),
@@ -1062,7 +1071,7 @@ impl<'p> Annotator<'p> {
                 _ => Err(untypable(self)),
             },
             _ => self
-                .general_op(g, b, index, op, &general)
+                .general_op(g, b, index, op, general())
                 .ok_or_else(|| untypable(self))?,
         }
     }

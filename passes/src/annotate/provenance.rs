@@ -14,10 +14,11 @@ use std::fmt::Write;
 /// What produced one contribution to a variable's annotation.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Origin {
-    /// The result of an operation of `block`.
+    /// The result of operation `index` of `block` (an index, not its name:
+    /// an origin is made for every operation flowed, and read rarely).
     Op {
         block: BlockId,
-        opname: String,
+        index: usize,
         pos: Option<Pos>,
     },
     /// A value passed along a link leaving `from` (a variable of `from`, or a
@@ -168,7 +169,8 @@ pub fn describe_origin(program: &Program<Flow>, g: usize, origin: &Origin, sourc
         None => format!("v{}", v.0),
     };
     match origin {
-        Origin::Op { opname, pos, .. } => {
+        Origin::Op { block, index, pos } => {
+            let opname = &graph.block(*block).operations[*index].opname;
             format!("the result of {opname} ({})", describe_pos(*pos, source))
         }
         Origin::Link { from, arg, .. } => {
