@@ -282,6 +282,9 @@ struct Annotator<'p> {
     queued: BTreeSet<(usize, BlockId)>,
     /// Blocks flowed at least once: a link reaching any other block schedules it.
     flowed: BTreeSet<(usize, BlockId)>,
+    /// The exits of each block values were passed along the last time it
+    /// was flowed: the others no run takes (`cut_dead_links`).
+    followed: HashMap<(usize, BlockId), Vec<usize>>,
     /// For each graph, the blocks that call it (reflowed when its return generalizes).
     callers: Vec<BTreeSet<(usize, BlockId)>>,
     /// Errors by (graph, block), so a reflowed block reports once.
@@ -347,6 +350,7 @@ impl<'p> Annotator<'p> {
             pending: VecDeque::new(),
             queued: BTreeSet::new(),
             flowed: BTreeSet::new(),
+            followed: HashMap::new(),
             callers: vec![BTreeSet::new(); program.graphs.len()],
             errors: HashMap::new(),
             waiting_on: HashMap::new(),
@@ -631,6 +635,7 @@ impl<'p> Annotator<'p> {
 
     /// Flows one block: types its operations, then generalizes its successors.
     fn flow_block(&mut self, g: usize, b: BlockId) -> Result<(), Diagnostic> {
+        self.followed.remove(&(g, b));
         let graph = self.graph(g);
         let block = graph.block(b);
         let last = block.operations.len().wrapping_sub(1);
@@ -680,6 +685,30 @@ impl<'p> Annotator<'p> {
             self.generalize((g, result_var), &result, origin, &|| {
                 describe_var(graph, result_var)
             })?;
+            // A call that never returns but raises (its callee always
+            // raises, `next` of an empty container) ends the block: only the
+            // handlers of what it raises are reached, as in the original. A
+            // callee that returns later reflows this block; one that neither
+            // returns nor raises is reported where its result is used.
+            let raises = || {
+                let raised = self.raised_by(op, &args);
+                raised.unknown || !raised.classes.is_empty()
+            };
+            if result == SomeValue::Impossible
+                && matches!(op.opname.as_str(), "simple_call" | "next")
+                && !self.provisional_round()
+                && raises()
+            {
+                if index == last && block.catches_exceptions() {
+                    let pos = link_pos(graph, b).or(graph.pos);
+                    for (i, link) in block.exits.iter().enumerate() {
+                        if link.exitcase.is_some() && self.flow_link(g, b, link, pos)? {
+                            self.followed.entry((g, b)).or_default().push(i);
+                        }
+                    }
+                }
+                return Ok(());
+            }
         }
         let mut known_case = None;
         if let Some(switch) = &block.exitswitch {
@@ -699,13 +728,15 @@ impl<'p> Annotator<'p> {
             }
         }
         let pos = link_pos(graph, b).or(graph.pos);
-        for link in &block.exits {
+        for (i, link) in block.exits.iter().enumerate() {
             // A known condition takes one way; the other is never annotated
-            // (and is cut from the annotated graph, see `cut_known_branches`).
+            // (and is cut from the annotated graph, see `cut_dead_links`).
             if known_case.is_some() && link.exitcase != known_case {
                 continue;
             }
-            self.flow_link(g, b, link, pos)?;
+            if self.flow_link(g, b, link, pos)? {
+                self.followed.entry((g, b)).or_default().push(i);
+            }
         }
         Ok(())
     }
@@ -802,7 +833,7 @@ impl<'p> Annotator<'p> {
         b: BlockId,
         link: &Link,
         pos: Option<Pos>,
-    ) -> Result<(), Diagnostic> {
+    ) -> Result<bool, Diagnostic> {
         let graph = self.graph(g);
         if let Some(Constant::Class(class)) = &link.exitcase {
             // An exception exit: the handler receives what the block's last
@@ -818,7 +849,7 @@ impl<'p> Annotator<'p> {
             let classes = raised.received_by(class, &self.hierarchy);
             if classes.is_empty() {
                 // Nothing this handler catches is raised here (so far).
-                return Ok(());
+                return Ok(false);
             }
             let caught = [
                 (
@@ -856,7 +887,7 @@ impl<'p> Annotator<'p> {
             })
             .collect();
         if values.contains(&SomeValue::Impossible) {
-            return Ok(());
+            return Ok(false);
         }
         if link.target == graph.exceptblock {
             if let Some(value) = values.get(1) {
@@ -893,7 +924,7 @@ impl<'p> Annotator<'p> {
         } else if changed {
             self.schedule(g, link.target);
         }
-        Ok(())
+        Ok(true)
     }
 
     /// Why `op` cannot run yet: its argument `i` has no value. The block is
@@ -1451,9 +1482,13 @@ pub fn annotate(
                 return Err(errors);
             }
             a.check_entry_returns_int(entry)?;
-            let reached: Vec<bool> = (0..a.program.graphs.len())
-                .map(|g| a.flowed.contains(&(g, a.program.graphs[g].startblock)))
-                .collect();
+            let mut reached: Vec<Reach> = vec![Reach::default(); a.program.graphs.len()];
+            for &(g, b) in &a.flowed {
+                reached[g].blocks.insert(b);
+            }
+            for (&(g, b), exits) in &a.followed {
+                reached[g].links.extend(exits.iter().map(|&i| (b, i)));
+            }
             Ok((
                 a.final_annotations(),
                 std::mem::take(&mut a.rewrites),
@@ -1476,10 +1511,13 @@ pub fn annotate(
         .into_iter()
         .zip(ann)
         .zip(reached)
-        .filter_map(|(g, reached)| (reached && !dropped.contains(&g.0.name)).then_some(g))
-        .map(|(g, ann)| {
+        .filter(|((g, _), reach)| {
+            reach.blocks.contains(&g.startblock) && !dropped.contains(&g.name)
+        })
+        .map(|((g, ann), reach)| {
             let mut g: FunctionGraph<Annotated> = g.map_stage(|v, _| ann[v.0 as usize].general());
-            if cut_known_branches(&mut g, &ann) {
+            let cut = cut_dead_links(&mut g, &reach);
+            if cut_known_branches(&mut g, &ann) || cut {
                 simplify_graph(&mut g);
             }
             g
@@ -1560,6 +1598,105 @@ fn cut_known_branches(g: &mut FunctionGraph<Annotated>, ann: &[SomeValue]) -> bo
         cut = true;
     }
     cut
+}
+
+/// What the annotator reached of one graph: the blocks it flowed and the
+/// links (block, exit index) it passed values along.
+#[derive(Clone, Default)]
+struct Reach {
+    blocks: BTreeSet<BlockId>,
+    links: BTreeSet<(BlockId, usize)>,
+}
+
+/// Removes the links no run takes, as the original's `transform_dead_code`
+/// does: the annotator never passed values along them (one passing the item
+/// of an empty tuple, one after a call that always raises, the branch a
+/// known condition rules out), so what only they reach was never annotated. A block left
+/// without its normal way out, past an operation that never returns, gets
+/// one raising AssertionError instead (the original's
+/// `cutoff_alwaysraising_block`), and the operations after that one go.
+/// True when it changed the graph.
+fn cut_dead_links(g: &mut FunctionGraph<Annotated>, reach: &Reach) -> bool {
+    let mut changed = false;
+    for b in 0..g.blocks.len() {
+        let b = BlockId(b as u32);
+        // A block never annotated is only reached by dead links: it goes
+        // with them.
+        if b == g.returnblock || b == g.exceptblock || !reach.blocks.contains(&b) {
+            continue;
+        }
+        let block = g.block(b);
+        let live: Vec<Link> = block
+            .exits
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| reach.links.contains(&(b, *i)))
+            .map(|(_, l)| l.clone())
+            .collect();
+        if live.len() == block.exits.len() {
+            continue;
+        }
+        changed = true;
+        let catches = block.catches_exceptions();
+        // The way out when the last operation returns: the exit without a
+        // case in a block catching exceptions, any exit in another.
+        let normal_exit_left = if catches {
+            live.iter().any(|l| l.exitcase.is_none())
+        } else {
+            !live.is_empty()
+        };
+        let never_returns = block
+            .operations
+            .iter()
+            .position(|op| *g.info(op.result) == SomeValue::Impossible);
+        let mut exits = live;
+        if let (false, Some(n)) = (normal_exit_left, never_returns) {
+            let pos = g.block(b).operations[n].pos;
+            g.block_mut(b).operations.truncate(n + 1);
+            let raise = raise_assertion_error(g, pos);
+            exits.insert(0, Link::new(Vec::new(), raise, None));
+        }
+        let block = g.block_mut(b);
+        if exits.len() == 1
+            && (block.exitswitch.is_some() && !catches || exits[0].exitcase.is_none())
+        {
+            block.exitswitch = None;
+            exits[0].exitcase = None;
+        }
+        block.exits = exits;
+    }
+    changed
+}
+
+/// A new block raising AssertionError: where the annotator found that an
+/// operation never returns, the program goes no further.
+fn raise_assertion_error(g: &mut FunctionGraph<Annotated>, pos: Option<Pos>) -> BlockId {
+    const CLASS: &str = "AssertionError";
+    let block = g.add_block(Vec::new());
+    let error = g.new_var(None, SomeValue::Exception(vec![CLASS.into()]));
+    let class = Arg::Const(Constant::Class(CLASS.into()));
+    g.block_mut(block).operations.push(SpaceOperation {
+        opname: "simple_call".into(),
+        args: vec![class.clone()],
+        result: error,
+        pos,
+    });
+    let raise = Link::new(vec![class, Arg::Var(error)], g.exceptblock, None);
+    g.block_mut(block).exits.push(raise);
+    // What the graph raises now includes it.
+    let raised = [
+        SomeValue::Pbc {
+            descs: vec![Desc::Class(CLASS.into())],
+            can_be_none: false,
+        },
+        SomeValue::Exception(vec![CLASS.into()]),
+    ];
+    let params = g.block(g.exceptblock).inputargs.clone();
+    for (param, value) in params.into_iter().zip(raised) {
+        let info = &mut g.vars[param.0 as usize].info;
+        *info = union(info, &value).unwrap_or(SomeValue::Object);
+    }
+    block
 }
 
 /// Why variables named by `query` got their annotations: `func:var` (a

@@ -145,6 +145,35 @@ fn only_what_the_entry_point_reaches_is_kept_and_runtime_hooks_are_reached() {
 }
 
 #[test]
+fn what_no_run_reaches_is_cut_and_a_call_that_never_returns_raises() {
+    let body = "def fail(n):\n    raise ValueError\n\n\
+                def entry_point(argv):\n    total = 0\n    for x in []:\n        total += x\n    \
+                if len(argv) > 5:\n        fail(1)\n        total = 3\n    return total\n";
+    let (program, text) = flow(body);
+    let annotated = annotate(program, Dialect::Py3, &text).unwrap_or_else(|d| panic!("{d}"));
+    let g = annotated.graph("entry_point").unwrap();
+    for block in &g.blocks {
+        for v in &block.inputargs {
+            assert_ne!(
+                *g.info(*v),
+                SomeValue::Impossible,
+                "{}",
+                rpy_ir::text::print_graph(g)
+            );
+        }
+    }
+    // The loop body over the empty list and what follows fail(1) are gone;
+    // each place the program cannot go past raises AssertionError.
+    let text = rpy_ir::text::print_graph(g);
+    assert!(!text.contains("return(3)"), "{text}");
+    assert_eq!(
+        text.matches("simple_call(%AssertionError)").count(),
+        2,
+        "{text}"
+    );
+}
+
+#[test]
 fn a_function_returning_str_or_none_returns_a_nullable_str() {
     let body = "def find(n):\n    if n > 1:\n        return \"many\"\n    return None\n\n\
                 def entry_point(argv):\n    r = find(len(argv))\n    return 0\n";
