@@ -1516,8 +1516,7 @@ pub fn annotate(
         })
         .map(|((g, ann), reach)| {
             let mut g: FunctionGraph<Annotated> = g.map_stage(|v, _| ann[v.0 as usize].general());
-            let cut = cut_dead_links(&mut g, &reach);
-            if cut_known_branches(&mut g, &ann) || cut {
+            if cut_dead_links(&mut g, &reach) {
                 simplify_graph(&mut g);
             }
             g
@@ -1561,43 +1560,6 @@ impl Annotator<'_> {
             }
         }
     }
-}
-
-/// Removes the exits a known condition never takes (`ann` holds what the
-/// annotator knows of each variable) and the exception exits nothing raised
-/// reaches, as the original does after annotation: the blocks only they
-/// reached were never annotated. True when it removed any.
-fn cut_known_branches(g: &mut FunctionGraph<Annotated>, ann: &[SomeValue]) -> bool {
-    let mut cut = false;
-    for block in &mut g.blocks {
-        if block.catches_exceptions() {
-            let before = block.exits.len();
-            block.exits.retain(|l| match l.last_exception {
-                Some(v) if l.exitcase.is_some() => ann[v.0 as usize] != SomeValue::Impossible,
-                _ => true,
-            });
-            if block.exits.len() != before {
-                cut = true;
-                if block.exits.len() == 1 {
-                    block.exitswitch = None;
-                }
-            }
-        }
-        let Some(Arg::Var(switch)) = &block.exitswitch else {
-            continue;
-        };
-        let Some(Known::Bool(case)) = ann[switch.0 as usize].known() else {
-            continue;
-        };
-        let case = Constant::Bool(*case);
-        block.exits.retain(|l| l.exitcase.as_ref() == Some(&case));
-        for l in &mut block.exits {
-            l.exitcase = None;
-        }
-        block.exitswitch = None;
-        cut = true;
-    }
-    cut
 }
 
 /// What the annotator reached of one graph: the blocks it flowed and the
