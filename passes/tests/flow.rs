@@ -2888,3 +2888,22 @@ def entry_point(argv):
         assert_eq!(status, 0, "{out}");
     }
 }
+
+/// `isinstance` with a builtin type runs as under CPython.
+#[test]
+fn isinstance_of_builtin_types_runs_as_under_cpython() {
+    let src = format!(
+        "
+def kinds(x):
+    return str(isinstance(x, int)) + str(isinstance(x, bool)) + str(isinstance(x, float))
+
+def entry_point(argv):
+    print(kinds(len(argv)) + kinds(len(argv) > 0) + kinds(1.5))
+    print(str(isinstance(argv[0], str)) + str(isinstance(argv, list)) + str(isinstance(argv[0], int)))
+    return 0
+{TARGET}"
+    );
+    for dialect in [Dialect::Py2, Dialect::Py3] {
+        assert_eq!(run_like_cpython(&src, dialect).1, 0);
+    }
+}

@@ -597,6 +597,9 @@ impl<'p> Annotator<'p> {
         value: &SomeValue,
         class: &SomeValue,
     ) -> Option<SomeValue> {
+        if let SomeValue::Builtin(ty) = class {
+            return isinstance_of_builtin_type(value, ty);
+        }
         if let SomeValue::Tuple(classes) = class {
             return classes
                 .iter()
@@ -713,6 +716,37 @@ impl<'p> Annotator<'p> {
         self.call(g, b, op, &init, &all, 1)?;
         Ok(true)
     }
+}
+
+/// `isinstance(value, ty)` of a builtin type (`int`, `str`, ...): known
+/// from the kind of `value`, as the original folds it, so code written
+/// for several argument types (a `specialize.argtype` function) keeps only
+/// the branch of each copy's type.
+fn isinstance_of_builtin_type(value: &SomeValue, ty: &str) -> Option<SomeValue> {
+    use SomeValue as S;
+    let general = value.general();
+    let holds = match (ty, &general) {
+        // An r_uint is no int in Python 2 and one in Python 3's stand-in;
+        // a bool of the int lattice may be either.
+        ("int", S::Integer { unsigned: true, .. }) | ("bool", S::Integer { .. }) => {
+            return Some(S::Bool)
+        }
+        ("int", S::Integer { .. } | S::Bool)
+        | ("bool", S::Bool)
+        | ("float", S::Float)
+        | ("str", S::String { .. } | S::Char)
+        | ("unicode", S::Unicode { .. })
+        | ("list", S::List(_))
+        | ("dict", S::Dict(_))
+        | ("tuple", S::Tuple(_)) => true,
+        ("int" | "bool" | "float" | "str" | "unicode" | "list" | "dict" | "tuple", _) => false,
+        _ => return None,
+    };
+    // isinstance(None, str) is False.
+    if holds && general.can_be_none() {
+        return Some(S::Bool);
+    }
+    Some(S::Const(Known::Bool(holds)))
 }
 
 impl<'p> Annotator<'p> {

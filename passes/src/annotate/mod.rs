@@ -1251,7 +1251,7 @@ impl<'p> Annotator<'p> {
                     can_be_none: false,
                 }];
                 all.extend(args.iter().cloned());
-                self.call(g, b, op, func, &all, 1)
+                self.call_function(g, b, op, func, &all, 1)
             }
             // An exception class, builtin or the program's: `raise
             // ValueError(...)` builds one, running the program's __init__.

@@ -174,6 +174,23 @@ fn what_no_run_reaches_is_cut_and_a_call_that_never_returns_raises() {
 }
 
 #[test]
+fn isinstance_of_a_builtin_type_is_known_from_the_annotation() {
+    // Each copy keeps only its own type's branch: len() of an int or + of
+    // a str and an int would not annotate.
+    let body = "from rpython.rlib.objectmodel import specialize\n\n\
+                @specialize.argtype(0)\ndef size(x):\n    if isinstance(x, int):\n        \
+                return x + 1\n    if isinstance(x, bool):\n        return 0\n    return len(x)\n\n\
+                def entry_point(argv):\n    return size(len(argv)) + size(argv[0])\n";
+    let (program, text) = flow(body);
+    let annotated = annotate(program, Dialect::Py3, &text).unwrap_or_else(|d| panic!("{d}"));
+    for copy in ["size__int", "size__str"] {
+        let g = annotated.graph(copy).unwrap();
+        let text = rpy_ir::text::print_graph(g);
+        assert!(!text.contains("switch"), "one branch only:\n{text}");
+    }
+}
+
+#[test]
 fn a_function_returning_str_or_none_returns_a_nullable_str() {
     let body = "def find(n):\n    if n > 1:\n        return \"many\"\n    return None\n\n\
                 def entry_point(argv):\n    r = find(len(argv))\n    return 0\n";

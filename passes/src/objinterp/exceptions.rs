@@ -390,6 +390,22 @@ pub fn call_builtin(name: &str, args: &[ObjValue]) -> Option<OpResult> {
         ("isinstance", [value, ObjValue::Class(base)]) => {
             Some(Ok(ObjValue::Bool(is_instance(value, base))))
         }
+        // An r_uint is an int in Python 3's stand-in only: not decided here.
+        ("isinstance", [ObjValue::UInt(_), ObjValue::Builtin(ty)]) if &**ty == "int" => None,
+        ("isinstance", [value, ObjValue::Builtin(ty)]) => {
+            let holds = match (&**ty, value) {
+                ("int", ObjValue::Int(_) | ObjValue::Bool(_))
+                | ("bool", ObjValue::Bool(_))
+                | ("float", ObjValue::Float(_))
+                | ("str", ObjValue::Str(_))
+                | ("list", ObjValue::List(_))
+                | ("dict", ObjValue::Dict(_))
+                | ("tuple", ObjValue::Tuple(_)) => true,
+                ("int" | "bool" | "float" | "str" | "list" | "dict" | "tuple", _) => false,
+                _ => return None,
+            };
+            Some(Ok(ObjValue::Bool(holds)))
+        }
         ("isinstance", [value, ObjValue::Tuple(bases)]) => {
             Some(Ok(ObjValue::Bool(bases.iter().any(
                 |b| matches!(b, ObjValue::Class(base) if is_instance(value, base)),

@@ -1,10 +1,12 @@
 # Frozen prebuilt objects: instances whose class has a _freeze_ returning
 # True are constants of the translated program, as an interpreter's "space"
 # and its configuration are. Their attributes read as constants, their
-# methods are called bound to them, and a variable may hold one of several.
+# methods are called bound to them (a specialized one too: wrap_any, by the
+# type of its argument), and a variable may hold one of several.
 # args: 7
 # until: annotate
 import sys
+from rpython.rlib.objectmodel import specialize
 
 
 class Config(object):
@@ -36,6 +38,12 @@ class Space(object):
 
     def wrap(self, n):
         return Box(self.config.clamp(n))
+
+    @specialize.argtype(1)
+    def wrap_any(self, x):
+        if isinstance(x, int):
+            return self.wrap(x)
+        return Box(len(x))
 
     def add(self, a, b):
         return Box(a.value + b.value)
@@ -74,6 +82,7 @@ def entry_point(argv):
     result = run(SPACE, n)
     print(SPACE.name_of(result) + " " + str(result.value))
     print(SPACE.name_of(SPACE.wrap(2)))
+    print(SPACE.name_of(SPACE.add(SPACE.wrap_any(n), SPACE.wrap_any("ab"))))
     for careful in [False, True]:
         config = choose(careful)
         line = config.name + ": " + str(config.clamp(n))
