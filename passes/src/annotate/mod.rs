@@ -284,7 +284,7 @@ struct Annotator<'p> {
     flowed: BTreeSet<(usize, BlockId)>,
     /// The exits of each block values were passed along the last time it
     /// was flowed: the others no run takes (`cut_dead_links`).
-    followed: HashMap<(usize, BlockId), Vec<usize>>,
+    followed: FxHashMap<(usize, BlockId), Vec<usize>>,
     /// For each graph, the blocks that call it (reflowed when its return generalizes).
     callers: Vec<BTreeSet<(usize, BlockId)>>,
     /// Errors by (graph, block), so a reflowed block reports once.
@@ -350,7 +350,7 @@ impl<'p> Annotator<'p> {
             pending: VecDeque::new(),
             queued: BTreeSet::new(),
             flowed: BTreeSet::new(),
-            followed: HashMap::new(),
+            followed: FxHashMap::default(),
             callers: vec![BTreeSet::new(); program.graphs.len()],
             errors: HashMap::new(),
             waiting_on: HashMap::new(),
