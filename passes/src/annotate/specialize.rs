@@ -343,27 +343,23 @@ impl<'p> Annotator<'p> {
                     name.push(identifier(&kind));
                 }
             }
-            Some(By::Arg(positions)) => {
+            Some(By::Arg(positions)) | Some(By::ArgOrVar(positions)) => {
+                let or_var = matches!(policy.by, Some(By::ArgOrVar(_)));
+                let how = if or_var { "arg_or_var" } else { "arg" };
                 for &i in positions {
-                    let value = position(self, i, "arg")?;
-                    let Some(c) = known_constant_of(value) else {
-                        return Err(self.not_constant(g, op, graph, i, value, "arg"));
-                    };
-                    key.push(format!("{c:?}"));
-                    name.push(name_part(&c));
-                }
-            }
-            Some(By::ArgOrVar(positions)) => {
-                for &i in positions {
-                    match known_constant_of(position(self, i, "arg_or_var")?) {
+                    let value = position(self, i, how)?;
+                    match known_constant_of(value) {
                         Some(c) => {
                             key.push(format!("{c:?}"));
                             name.push(name_part(&c));
                         }
-                        None => {
+                        // `arg_or_var` has one copy for the values known
+                        // only at run time; `arg` has none.
+                        None if or_var => {
                             key.push("var".into());
                             name.push("var".into());
                         }
+                        None => return Err(self.not_constant(g, op, graph, i, value, "arg")),
                     }
                 }
             }
