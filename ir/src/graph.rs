@@ -538,6 +538,23 @@ pub enum PrebuiltObject {
         bases: Vec<String>,
         attrs: Vec<(String, Constant)>,
     },
+    /// A static low-level struct of type `ty` (a low-level program's
+    /// prebuilt instances, vtables, tuples, list and dict headers): its
+    /// fields by name, in the type's order (Void fields left out), and, for
+    /// a varsized struct, its items. A field or item is a primitive
+    /// constant, `Str` (a prebuilt string), `None` (null), `Func` (a
+    /// function pointer) or `Prebuilt` (a pointer to another static, whose
+    /// type may be a subclass part of the field's).
+    Struct {
+        ty: String,
+        fields: Vec<(String, Constant)>,
+        items: Vec<Constant>,
+    },
+    /// A static low-level array of type `ty` (a `GcArray`) with these items.
+    Array {
+        ty: String,
+        items: Vec<Constant>,
+    },
 }
 
 /// What a prebuilt `JitDriver` declares: its green and red variables by

@@ -109,6 +109,25 @@ ops! {
     "getarraysize" => Special, false;
     // direct_call(Func(graph) | Builtin(runtime function), args...).
     "direct_call" => Special, false;
+    // indirect_call(f, args...): a call through a function pointer (`FuncPtr`).
+    "indirect_call" => Special, false;
+    // cast_pointer(p): p as a pointer to another part of the same object
+    // (an instance as its base class or back); the result's type says which.
+    "cast_pointer" => Special, true;
+    // Pointer identity and nullness (GC and function pointers alike).
+    "ptr_eq" => Special, true;
+    "ptr_ne" => Special, true;
+    "ptr_iszero" => Special, true;
+    "ptr_nonzero" => Special, true;
+}
+
+/// The operations that may raise an exception in a low-level graph: only
+/// calls. An operation that raises in Python (`//` by zero, an index out of
+/// range, a missing key) is lowered to a call of an ll helper that checks
+/// and raises, where a handler catches it, so the exception transform and
+/// the JIT only look at calls.
+pub fn can_raise(name: &str) -> bool {
+    matches!(name, "direct_call" | "indirect_call")
 }
 
 /// A function of the runtime that low-level graphs call with
@@ -207,8 +226,26 @@ pub fn result_type(name: &str, args: &[LowLevelType]) -> Option<LowLevelType> {
         CharCompare if all(&T::Char, 2) => Some(T::Bool),
         Cast(from, to) if all(from, 1) => Some(to.clone()),
         Special if name == "same_as" && args.len() == 1 => Some(args[0].clone()),
+        Special
+            if matches!(name, "ptr_eq" | "ptr_ne")
+                && args.len() == 2
+                && args.iter().all(is_pointer) =>
+        {
+            Some(T::Bool)
+        }
+        Special
+            if matches!(name, "ptr_iszero" | "ptr_nonzero")
+                && args.len() == 1
+                && is_pointer(&args[0]) =>
+        {
+            Some(T::Bool)
+        }
         _ => None,
     }
+}
+
+fn is_pointer(t: &LowLevelType) -> bool {
+    matches!(t, LowLevelType::Ptr(_) | LowLevelType::FuncPtr(_))
 }
 
 /// The argument types and result type (`true` for Bool, `false` for Signed)

@@ -24,6 +24,35 @@ pub enum LowLevelType {
     Char,
     /// A GC pointer to the named container type.
     Ptr(String),
+    /// A pointer to a function of this signature (a method slot of a
+    /// vtable, a member of a call family).
+    FuncPtr(Box<FuncSig>),
+}
+
+/// The parameter and result types of a function pointer.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FuncSig {
+    pub params: Vec<LowLevelType>,
+    pub result: LowLevelType,
+}
+
+/// `text` split at its commas that are outside parentheses.
+pub fn split_top_level(text: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, ch) in text.char_indices() {
+        match ch {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&text[start..]);
+    parts
 }
 
 impl LowLevelType {
@@ -36,10 +65,29 @@ impl LowLevelType {
             "Float" => LowLevelType::Float,
             "Bool" => LowLevelType::Bool,
             "Char" => LowLevelType::Char,
-            _ => match text.strip_prefix("Ptr(").and_then(|t| t.strip_suffix(')')) {
-                Some(name) if !name.is_empty() => LowLevelType::Ptr(name.trim().to_string()),
-                _ => return Err(format!("unknown low-level type '{text}'")),
-            },
+            _ => {
+                if let Some(sig) = text.strip_prefix("Func(").and_then(|t| t.strip_suffix(')')) {
+                    let (params, result) = sig
+                        .rsplit_once("->")
+                        .ok_or_else(|| format!("function type '{text}' needs '-> Result'"))?;
+                    let params = if params.trim().is_empty() {
+                        Vec::new()
+                    } else {
+                        split_top_level(params)
+                            .into_iter()
+                            .map(LowLevelType::parse)
+                            .collect::<Result<_, _>>()?
+                    };
+                    return Ok(LowLevelType::FuncPtr(Box::new(FuncSig {
+                        params,
+                        result: LowLevelType::parse(result)?,
+                    })));
+                }
+                match text.strip_prefix("Ptr(").and_then(|t| t.strip_suffix(')')) {
+                    Some(name) if !name.is_empty() => LowLevelType::Ptr(name.trim().to_string()),
+                    _ => return Err(format!("unknown low-level type '{text}'")),
+                }
+            }
         })
     }
 
@@ -51,7 +99,8 @@ impl LowLevelType {
             LowLevelType::Signed
             | LowLevelType::Unsigned
             | LowLevelType::Float
-            | LowLevelType::Ptr(_) => (8, 8),
+            | LowLevelType::Ptr(_)
+            | LowLevelType::FuncPtr(_) => (8, 8),
         }
     }
 }
@@ -66,6 +115,16 @@ impl fmt::Display for LowLevelType {
             LowLevelType::Bool => f.write_str("Bool"),
             LowLevelType::Char => f.write_str("Char"),
             LowLevelType::Ptr(name) => write!(f, "Ptr({name})"),
+            LowLevelType::FuncPtr(sig) => {
+                f.write_str("Func(")?;
+                for (i, p) in sig.params.iter().enumerate() {
+                    write!(f, "{}{p}", if i == 0 { "" } else { ", " })?;
+                }
+                if !sig.params.is_empty() {
+                    f.write_str(" ")?;
+                }
+                write!(f, "-> {})", sig.result)
+            }
         }
     }
 }
@@ -202,7 +261,11 @@ pub fn parse_container(text: &str) -> Result<ContainerType, String> {
         .ok_or_else(|| format!("unknown container type '{text}'"))?;
     let mut fields = Vec::new();
     let mut var_item = None;
-    for part in body.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+    for part in split_top_level(body)
+        .into_iter()
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+    {
         if let Some(item) = part
             .strip_prefix("..Array(")
             .and_then(|t| t.strip_suffix(')'))
@@ -216,6 +279,52 @@ pub fn parse_container(text: &str) -> Result<ContainerType, String> {
         fields.push((name.trim().to_string(), LowLevelType::parse(ty)?));
     }
     Ok(ContainerType::GcStruct { fields, var_item })
+}
+
+/// The root of every instance: `object`, whose one field `typeptr` points
+/// to the instance's class, a static `object_vtable` (or a struct that
+/// begins like it). A class's instance struct holds its base's fields first
+/// (flattened, so a pointer to it is a pointer to its base part), then its
+/// own; its vtable likewise extends its base's vtable with its method slots
+/// and class attributes. Every class has an id range: a class's id is
+/// `subclassrange_min`, and its subclasses' ids are in
+/// `subclassrange_min..subclassrange_max`, so `isinstance` and matching an
+/// exception are two comparisons.
+pub const OBJECT: &str = "object";
+pub const OBJECT_VTABLE: &str = "object_vtable";
+/// The field of every instance that points to its vtable.
+pub const TYPEPTR: &str = "typeptr";
+pub const SUBCLASSRANGE_MIN: &str = "subclassrange_min";
+pub const SUBCLASSRANGE_MAX: &str = "subclassrange_max";
+/// The vtable field holding the class's name (a string), for uncaught
+/// exceptions.
+pub const CLASS_NAME: &str = "name";
+
+/// The fields of the root vtable, which every vtable begins with.
+pub fn object_vtable_fields() -> Vec<(String, LowLevelType)> {
+    vec![
+        (SUBCLASSRANGE_MIN.into(), LowLevelType::Signed),
+        (SUBCLASSRANGE_MAX.into(), LowLevelType::Signed),
+        (CLASS_NAME.into(), LowLevelType::Ptr(STR.into())),
+    ]
+}
+
+/// Adds `object` and `object_vtable` to `types`.
+pub fn add_object_types(types: &mut TypeTable) {
+    types.insert(
+        OBJECT_VTABLE.into(),
+        ContainerType::GcStruct {
+            fields: object_vtable_fields(),
+            var_item: None,
+        },
+    );
+    types.insert(
+        OBJECT.into(),
+        ContainerType::GcStruct {
+            fields: vec![(TYPEPTR.into(), LowLevelType::Ptr(OBJECT_VTABLE.into()))],
+            var_item: None,
+        },
+    );
 }
 
 /// The string type every program uses: a hash cache, a length, the bytes.
@@ -287,6 +396,30 @@ mod tests {
         assert_eq!(l.offset_of("x"), Some(16));
         assert_eq!(l.offset_of("c"), Some(24));
         assert_eq!(l.fixed_size, 32);
+    }
+
+    #[test]
+    fn function_pointer_types_round_trip() {
+        for text in [
+            "Func(-> Void)",
+            "Func(Signed, Ptr(a) -> Bool)",
+            "Func(Func(Signed -> Signed) -> Float)",
+        ] {
+            let t = LowLevelType::parse(text).unwrap();
+            assert!(matches!(t, LowLevelType::FuncPtr(_)));
+            assert_eq!(t.to_string(), text);
+        }
+        let vtable = ContainerType::GcStruct {
+            fields: vec![
+                ("name".into(), LowLevelType::Ptr(STR.into())),
+                (
+                    "eval".into(),
+                    LowLevelType::parse("Func(Ptr(a), Signed -> Signed)").unwrap(),
+                ),
+            ],
+            var_item: None,
+        };
+        assert_eq!(parse_container(&vtable.to_string()), Ok(vtable));
     }
 
     #[test]

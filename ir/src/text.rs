@@ -518,6 +518,28 @@ fn push_prebuilt(out: &mut String, obj: &PrebuiltObject) {
             out.push(')');
             push_attrs(out, attrs);
         }
+        PrebuiltObject::Struct {
+            ty,
+            fields,
+            items: its,
+        } => {
+            out.push_str("struct<");
+            push_name(out, ty);
+            out.push('>');
+            push_attrs(out, fields);
+            if !its.is_empty() {
+                out.push_str(" [");
+                items(out, its);
+                out.push(']');
+            }
+        }
+        PrebuiltObject::Array { ty, items: its } => {
+            out.push_str("array<");
+            push_name(out, ty);
+            out.push_str("> [");
+            items(out, its);
+            out.push(']');
+        }
     }
 }
 
@@ -1093,6 +1115,36 @@ impl<'a> Line<'a> {
         }
         if self.eat("%") {
             return self.prebuilt_class();
+        }
+        if self.eat("struct<") {
+            let ty = self.name("a struct type name")?;
+            self.expect(">")?;
+            self.expect("{")?;
+            let mut fields = Vec::new();
+            if !self.eat("}") {
+                loop {
+                    let name = self.name("a field name")?;
+                    self.expect(":")?;
+                    fields.push((name, self.constant()?));
+                    if self.eat("}") {
+                        break;
+                    }
+                    self.expect(",")?;
+                }
+            }
+            let items = if self.eat("[") {
+                self.constants_until("]")?
+            } else {
+                Vec::new()
+            };
+            return Ok(PrebuiltObject::Struct { ty, fields, items });
+        }
+        if self.eat("array<") {
+            let ty = self.name("an array type name")?;
+            self.expect(">")?;
+            self.expect("[")?;
+            let items = self.constants_until("]")?;
+            return Ok(PrebuiltObject::Array { ty, items });
         }
         let class = if self.eat("{") {
             None

@@ -92,3 +92,21 @@ fn a_prebuilt_operand_needs_an_index() {
     assert_eq!(err.line, 4);
     assert!(err.message.contains("'&'"), "{}", err.message);
 }
+
+#[test]
+fn low_level_statics_round_trip() {
+    use rpy_ir::graph::LowLevel;
+    let text = "type inst_Node = GcStruct { typeptr: Ptr(vtable_Node), eval: Func(Ptr(inst_Node) -> Signed) }\n\
+                type vtable_Node = GcStruct { subclassrange_min: Signed, subclassrange_max: Signed }\n\
+                type array_signed = GcArray(Signed)\n\
+                prebuilt &0 = struct<vtable_Node> {subclassrange_min: 0, subclassrange_max: 1}\n\
+                prebuilt &1 = struct<inst_Node> {typeptr: &0, eval: @Node.eval}\n\
+                prebuilt &2 = array<array_signed> [1, 2, 3]\n\
+                prebuilt &3 = struct<rpy_string> {hash: 0, length: 2} [c\"a\", c\"b\"]\n\
+                entry f\n";
+    let p = parse_program::<LowLevel>(text).unwrap();
+    assert!(matches!(&p.prebuilt[1], PrebuiltObject::Struct { ty, .. } if ty == "inst_Node"));
+    assert!(matches!(&p.prebuilt[2], PrebuiltObject::Array { items, .. } if items.len() == 3));
+    let printed = print_program(&p);
+    assert_eq!(parse_program::<LowLevel>(&printed).unwrap(), p);
+}
