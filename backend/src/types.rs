@@ -22,6 +22,8 @@ pub fn c_type(t: &LowLevelType, types: &Types) -> String {
         LowLevelType::Bool => "bool".into(),
         LowLevelType::Char => "unsigned char".into(),
         LowLevelType::Ptr(name) => format!("struct {} *", types.struct_tag(name)),
+        // A call through it casts it to the function's own type.
+        LowLevelType::FuncPtr(_) => "void *".into(),
     }
 }
 

@@ -26,6 +26,8 @@ fn ty_spec(t: &LowLevelType) -> String {
         LowLevelType::Bool => "TySpec::Bool".into(),
         LowLevelType::Char => "TySpec::Char".into(),
         LowLevelType::Ptr(n) => format!("TySpec::Ptr({n:?})"),
+        // `tables::lltype` gives a rule no function pointer type to name.
+        LowLevelType::FuncPtr(_) => unreachable!("a rule named a function pointer type"),
     }
 }
 

@@ -454,6 +454,8 @@ impl<'p> Annotator<'p> {
             PrebuiltObject::Instance { class, attrs } => self.prebuilt_instance(i, class, attrs),
             // A class definition: graphs name it by `Constant::Class`.
             PrebuiltObject::Class { name, .. } => annotate_constant(&Constant::Class(name.clone())),
+            // Low-level statics exist only after the rtyper: no Python value.
+            PrebuiltObject::Struct { .. } | PrebuiltObject::Array { .. } => SomeValue::Object,
         };
         self.containers.resolve(&value)
     }

@@ -730,7 +730,8 @@ fn referenced_functions(
                     stack.extend(attrs.iter().rev().map(|(_, v)| v.clone()));
                     stack.extend(bases.iter().map(|b| Constant::Class(b.clone())));
                 }
-                None => {}
+                // Low-level statics exist only after the rtyper.
+                Some(PrebuiltObject::Struct { .. } | PrebuiltObject::Array { .. }) | None => {}
             },
             _ => {}
         }

@@ -42,6 +42,8 @@ pub(crate) fn zero(t: &LowLevelType) -> LlValue {
         LowLevelType::Bool => LlValue::Bool(false),
         LowLevelType::Char => LlValue::Char(0),
         LowLevelType::Ptr(_) => LlValue::Ptr(None),
+        // Function pointers are not values of the interpreter yet.
+        LowLevelType::FuncPtr(_) => LlValue::Void,
     }
 }
 

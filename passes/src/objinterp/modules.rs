@@ -200,6 +200,9 @@ pub fn materialize(
                 })?;
                 new_instance(c)
             }
+            PrebuiltObject::Struct { .. } | PrebuiltObject::Array { .. } => {
+                return Err("a low-level static is not a Python object".into())
+            }
         });
     }
     let value = |c: &Constant, values: &[ObjValue]| -> Result<ObjValue, String> {
