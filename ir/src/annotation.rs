@@ -26,6 +26,34 @@ pub struct ListDef {
     pub resizable: bool,
 }
 
+/// What the annotator hands the rtyper besides the annotated graphs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ProgramFacts {
+    /// The program's classes, bases before the classes deriving from them.
+    pub classdefs: Vec<ClassDef>,
+    /// The annotation of each prebuilt object the graphs use (directly or
+    /// through other prebuilt objects), by index: a prebuilt list's item
+    /// annotation is its list definition's, which its constant items alone
+    /// do not tell.
+    pub prebuilt: std::collections::BTreeMap<u32, SomeValue>,
+}
+
+/// What the annotator learned of one class of the program, for the rtyper.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassDef {
+    /// The qualified name (`__main__.Node`).
+    pub name: String,
+    /// The base whose instance layout this class extends: its first base
+    /// that is a program class or a builtin exception class; `None` when it
+    /// derives from `object` alone.
+    pub base: Option<String>,
+    /// The instance attributes this class holds (those of its bases are
+    /// theirs), with the union of what is stored into them, by name.
+    pub attrs: Vec<(String, SomeValue)>,
+    /// Instances of it are built (or prebuilt).
+    pub instantiated: bool,
+}
+
 /// A dict's shared definition: which table entry, its keys and its values.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct DictDef {

@@ -45,7 +45,7 @@ use exceptions::{raised_by_operation, Hierarchy, Raised};
 use fxhash::FxHashMap;
 use messages::describe_untypable;
 use provenance::{describe_pos, GraphVar, Origin, Provenance};
-use rpy_ir::annotation::{Desc, DictDef, Known, ListDef, SomeValue};
+use rpy_ir::annotation::{Desc, DictDef, Known, ListDef, ProgramFacts, SomeValue};
 use rpy_ir::ast::Dialect;
 use rpy_ir::diag::{Diagnostic, Diagnostics, Pos};
 use rpy_ir::graph::{
@@ -1460,6 +1460,57 @@ impl<'p> Annotator<'p> {
     }
 
     /// Every variable's final annotation, lists and dicts brought up to date.
+    /// The annotation of every prebuilt object a graph reached (the ones
+    /// the fixpoint annotated; asking again changes nothing).
+    fn prebuilt_annotations(&mut self) -> BTreeMap<u32, SomeValue> {
+        let mut out = BTreeMap::new();
+        let mut stack: Vec<u32> = Vec::new();
+        let flowed: BTreeSet<usize> = self.flowed.iter().map(|&(g, _)| g).collect();
+        for (g, graph) in self.program.graphs.iter().enumerate() {
+            if !flowed.contains(&g) {
+                continue;
+            }
+            for block in &graph.blocks {
+                let args = block
+                    .operations
+                    .iter()
+                    .flat_map(|op| op.args.iter())
+                    .chain(block.exits.iter().flat_map(|l| l.args.iter()));
+                for a in args {
+                    if let Arg::Const(Constant::Prebuilt(i)) = a {
+                        stack.push(*i);
+                    }
+                }
+            }
+        }
+        while let Some(i) = stack.pop() {
+            if out.contains_key(&i) {
+                continue;
+            }
+            let Some(object) = self.program.prebuilt.get(i as usize) else {
+                continue;
+            };
+            let inner: Vec<u32> = match object {
+                PrebuiltObject::List(xs) | PrebuiltObject::Tuple(xs) => xs.iter().collect(),
+                PrebuiltObject::Dict(pairs) => {
+                    pairs.iter().flat_map(|(k, v)| [k, v]).collect()
+                }
+                PrebuiltObject::Instance { attrs, .. } => attrs.iter().map(|(_, c)| c).collect(),
+                _ => Vec::new(),
+            }
+            .into_iter()
+            .filter_map(|c| match c {
+                Constant::Prebuilt(j) => Some(*j),
+                _ => None,
+            })
+            .collect();
+            stack.extend(inner);
+            let value = self.prebuilt(i, &mut BTreeSet::new());
+            out.insert(i, value);
+        }
+        out
+    }
+
     fn final_annotations(&self) -> Vec<Vec<SomeValue>> {
         self.ann
             .iter()
@@ -1477,7 +1528,7 @@ pub fn annotate(
     dialect: Dialect,
     source: &str,
 ) -> Result<Program<Annotated>, Diagnostics> {
-    let (ann, rewrites, reached) =
+    let (ann, rewrites, reached, facts) =
         specialize::with_copies(&mut program, dialect, source, |a, started, _| {
             let entry = started?;
             if let Some(errors) = a.remaining_errors() {
@@ -1495,6 +1546,10 @@ pub fn annotate(
                 a.final_annotations(),
                 std::mem::take(&mut a.rewrites),
                 reached,
+                ProgramFacts {
+                    classdefs: a.classdefs.export(&a.hierarchy),
+                    prebuilt: a.prebuilt_annotations(),
+                },
             ))
         })?;
     let dropped = specialize::specialized_originals(&program);
@@ -1504,6 +1559,7 @@ pub fn annotate(
         entry,
         types,
         prebuilt,
+        ..
     } = program;
     specialize::rewrite_calls(&mut graphs, &rewrites);
     // Only what the entry point reaches is translated: a function only
@@ -1530,6 +1586,7 @@ pub fn annotate(
         entry,
         types,
         prebuilt,
+        facts,
     })
 }
 

@@ -176,6 +176,7 @@ pub(crate) fn import_program(
             graphs: graphs.clone(),
             entry: String::new(),
             types: Default::default(),
+            facts: Default::default(),
             prebuilt: Vec::new(),
         };
         let mut interp = ObjInterpreter::with_prebuilt_values(&program, dialect, objects.clone());

@@ -518,6 +518,7 @@ pub fn build_flow(module: &ast::Module, source: &str) -> Result<Program<Flow>, D
         graphs,
         entry,
         types: Default::default(),
+        facts: Default::default(),
         prebuilt,
     })
 }

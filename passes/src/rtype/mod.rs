@@ -396,6 +396,7 @@ pub fn rtype(
         graphs: lowered,
         entry: program.entry,
         types,
+        facts: Default::default(),
         prebuilt: program.prebuilt,
     })
 }
