@@ -1492,9 +1492,7 @@ impl<'p> Annotator<'p> {
             };
             let inner: Vec<u32> = match object {
                 PrebuiltObject::List(xs) | PrebuiltObject::Tuple(xs) => xs.iter().collect(),
-                PrebuiltObject::Dict(pairs) => {
-                    pairs.iter().flat_map(|(k, v)| [k, v]).collect()
-                }
+                PrebuiltObject::Dict(pairs) => pairs.iter().flat_map(|(k, v)| [k, v]).collect(),
                 PrebuiltObject::Instance { attrs, .. } => attrs.iter().map(|(_, c)| c).collect(),
                 _ => Vec::new(),
             }
