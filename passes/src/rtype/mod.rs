@@ -487,12 +487,76 @@ pub fn rtype(
     if !diags.is_empty() {
         return Err(Diagnostics(diags));
     }
+    let types = used_types(&rt.types, &lowered, &rt.statics);
     Ok(Program {
         path: program.path.clone(),
         graphs: lowered,
         entry: program.entry.clone(),
-        types: rt.types,
+        types,
         prebuilt: rt.statics,
         facts: Default::default(),
     })
+}
+
+/// The types the low-level program uses: those of its variables, of the
+/// types its operations name (`malloc(T)`), of its statics, and every type
+/// theirs refer to. Every class has its types made, and the program keeps
+/// those of the classes it uses.
+fn used_types(
+    types: &TypeTable,
+    graphs: &[FunctionGraph<LowLevel>],
+    statics: &[PrebuiltObject],
+) -> TypeTable {
+    fn mark<'t>(t: &'t LowLevelType, stack: &mut Vec<&'t str>) {
+        match t {
+            LowLevelType::Ptr(name) => stack.push(name),
+            LowLevelType::FuncPtr(sig) => {
+                for p in &sig.params {
+                    mark(p, stack);
+                }
+                mark(&sig.result, stack);
+            }
+            _ => {}
+        }
+    }
+    let mut stack: Vec<&str> = vec![lltype::STR];
+    for g in graphs {
+        for v in &g.vars {
+            mark(&v.info, &mut stack);
+        }
+        for op in g.blocks.iter().flat_map(|b| &b.operations) {
+            for a in &op.args {
+                if let Arg::Const(Constant::Name(n)) = a {
+                    stack.push(n);
+                }
+            }
+        }
+    }
+    for s in statics {
+        if let PrebuiltObject::Struct { ty, .. } | PrebuiltObject::Array { ty, .. } = s {
+            stack.push(ty);
+        }
+    }
+    let mut out = TypeTable::new();
+    while let Some(name) = stack.pop() {
+        if out.contains_key(name) {
+            continue;
+        }
+        let Some(t) = types.get(name) else {
+            continue;
+        };
+        out.insert(name.to_string(), t.clone());
+        match t {
+            lltype::ContainerType::GcStruct { fields, var_item } => {
+                for (_, f) in fields {
+                    mark(f, &mut stack);
+                }
+                if let Some(item) = var_item {
+                    mark(item, &mut stack);
+                }
+            }
+            lltype::ContainerType::GcArray { item } => mark(item, &mut stack),
+        }
+    }
+    out
 }
