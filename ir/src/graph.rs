@@ -56,6 +56,19 @@ pub struct Annotated;
 /// Low-level graphs: low-level operations, each variable has its low-level type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LowLevel;
+/// Low-level graphs whose exceptions are explicit data flow (the output of
+/// `exceptiontransform`): no link goes to an except block and no block
+/// switches on `Constant::LastException`; a raise sets the global exception
+/// state (`exc_set`) and returns, and a caller tests it after each call that
+/// can raise (`exc_occurred`). This is what GenC takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExceptionsExplicit;
+
+/// The stages whose variables carry low-level types, which the
+/// LLInterpreter runs.
+pub trait LowLevelStage: Stage<VarInfo = LowLevelType> {}
+impl LowLevelStage for LowLevel {}
+impl LowLevelStage for ExceptionsExplicit {}
 
 impl Stage for Flow {
     const NAME: &'static str = "flow";
@@ -92,6 +105,17 @@ impl Stage for LowLevel {
     fn parse_info(text: Option<&str>) -> Result<LowLevelType, String> {
         let text = text.ok_or("low-level variables need ': Type'")?;
         LowLevelType::parse(text)
+    }
+}
+
+impl Stage for ExceptionsExplicit {
+    const NAME: &'static str = "exceptiontransform";
+    type VarInfo = LowLevelType;
+    fn format_info(info: &LowLevelType) -> Option<String> {
+        LowLevel::format_info(info)
+    }
+    fn parse_info(text: Option<&str>) -> Result<LowLevelType, String> {
+        LowLevel::parse_info(text)
     }
 }
 
