@@ -581,6 +581,27 @@ pub enum PrebuiltObject {
     },
 }
 
+impl PrebuiltObject {
+    /// For a vtable static: its class's subclass id range
+    /// (`subclassrange_min..subclassrange_max`), what an exception handler
+    /// naming it catches.
+    pub fn subclass_range(&self) -> Option<(i64, i64)> {
+        let PrebuiltObject::Struct { fields, .. } = self else {
+            return None;
+        };
+        let get = |name: &str| {
+            fields.iter().find_map(|(f, c)| match c {
+                Constant::Int(n) if f == name => Some(*n),
+                _ => None,
+            })
+        };
+        Some((
+            get(crate::lltype::SUBCLASSRANGE_MIN)?,
+            get(crate::lltype::SUBCLASSRANGE_MAX)?,
+        ))
+    }
+}
+
 /// What a prebuilt `JitDriver` declares: its green and red variables by
 /// name (no reds when they are 'auto') and its hook functions by name.
 #[derive(Clone, Debug, PartialEq)]

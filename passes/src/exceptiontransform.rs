@@ -183,24 +183,12 @@ impl RaiseAnalysis {
 /// The subclass id range of each vtable static, by its index: what a
 /// handler whose exitcase names it catches.
 fn handler_ranges(program: &Program<LowLevel>) -> HashMap<u32, (i64, i64)> {
-    let mut ranges = HashMap::new();
-    for (i, obj) in program.prebuilt.iter().enumerate() {
-        if let PrebuiltObject::Struct { fields, .. } = obj {
-            let get = |name: &str| {
-                fields.iter().find_map(|(f, c)| match c {
-                    Constant::Int(n) if f == name => Some(*n),
-                    _ => None,
-                })
-            };
-            if let (Some(lo), Some(hi)) = (
-                get(lltype::SUBCLASSRANGE_MIN),
-                get(lltype::SUBCLASSRANGE_MAX),
-            ) {
-                ranges.insert(i as u32, (lo, hi));
-            }
-        }
-    }
-    ranges
+    program
+        .prebuilt
+        .iter()
+        .enumerate()
+        .filter_map(|(i, obj)| Some((i as u32, obj.subclass_range()?)))
+        .collect()
 }
 
 /// The value a graph returns, with the exception state set, when it raises.
