@@ -41,8 +41,15 @@ _Static_assert(sizeof(bool) == 1, "rpy needs a one-byte bool");
 /* Flushes standard output, writes "fatal RPython error: <kind>: <msg>"
  * (or "...: <kind>" when msg is NULL) to standard error, exits with status 1. */
 RPY_RT RPY_NORETURN void rpy_fatal(const char *kind, const char *msg);
-RPY_RT RPY_NORETURN void rpy_fatal_uncaught(const char *graph);
 RPY_RT RPY_NORETURN void rpy_fatal_no_exit(const char *graph, long value);
+
+/* ---- the exception state of a program after exceptiontransform ------ */
+
+/* The pending exception's class (a vtable) and instance, both NULL when
+ * none is pending: exc_set writes them, exc_clear resets them, a caller
+ * tests rpy_exc_type after each call that can raise. */
+static void *rpy_exc_type __attribute__((unused));
+static void *rpy_exc_value __attribute__((unused));
 
 /* ---- stack depth ------------------------------------------------------ */
 

@@ -115,7 +115,7 @@ fn string_functions() {
     g.goto(ret, vec![int(3)]);
 
     let p = program(vec![g], base_types());
-    let c = rpy_backend::generate_c(&p).unwrap();
+    let c = common::c_source(&p).unwrap();
     assert_eq!(
         c.matches("\"q\\\"b\\\\s\\?\\?=").count(),
         1,

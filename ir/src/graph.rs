@@ -294,6 +294,21 @@ pub struct FunctionGraph<S: Stage> {
     pub hints: Vec<String>,
 }
 
+impl<S: LowLevelStage> FunctionGraph<S> {
+    /// The graph's type as a function pointer: its parameters' types and
+    /// its result's.
+    pub fn func_sig(&self) -> crate::lltype::FuncSig {
+        crate::lltype::FuncSig {
+            params: self
+                .params()
+                .iter()
+                .map(|v| self.info(*v).clone())
+                .collect(),
+            result: self.info(self.block(self.returnblock).inputargs[0]).clone(),
+        }
+    }
+}
+
 impl<S: Stage> FunctionGraph<S> {
     /// A new graph with a start block taking `nparams` arguments, a return block
     /// and an except block, each variable carrying `info`.
@@ -666,6 +681,45 @@ impl JitDriverDecl {
 }
 
 impl<S: Stage> Program<S> {
+    /// The graphs whose address is a value somewhere (an operation or link
+    /// argument other than a `direct_call`'s callee, a field or item of a
+    /// static): the possible targets of an `indirect_call`.
+    pub fn address_taken(&self) -> std::collections::BTreeSet<String> {
+        let mut taken = std::collections::BTreeSet::new();
+        let mut note = |c: &Constant| {
+            if let Constant::Func(f) = c {
+                taken.insert(f.clone());
+            }
+        };
+        for g in &self.graphs {
+            for b in &g.blocks {
+                for op in &b.operations {
+                    let callee = usize::from(op.opname == "direct_call");
+                    op.args
+                        .iter()
+                        .skip(callee)
+                        .filter_map(Arg::as_const)
+                        .for_each(&mut note);
+                }
+                for l in &b.exits {
+                    l.args.iter().filter_map(Arg::as_const).for_each(&mut note);
+                }
+            }
+        }
+        for obj in &self.prebuilt {
+            match obj {
+                PrebuiltObject::Struct { fields, items, .. } => fields
+                    .iter()
+                    .map(|(_, c)| c)
+                    .chain(items)
+                    .for_each(&mut note),
+                PrebuiltObject::Array { items, .. } => items.iter().for_each(&mut note),
+                _ => {}
+            }
+        }
+        taken
+    }
+
     pub fn graph(&self, name: &str) -> Option<&FunctionGraph<S>> {
         self.graphs.iter().find(|g| g.name == name)
     }

@@ -26,8 +26,8 @@
 
 use rpy_ir::diag::{Diagnostic, Pos};
 use rpy_ir::graph::{
-    Arg, Block, BlockId, Constant, ExceptionsExplicit, FunctionGraph, Link, LowLevel,
-    PrebuiltObject, Program, SpaceOperation, Var,
+    Arg, Block, BlockId, Constant, ExceptionsExplicit, FunctionGraph, Link, LowLevel, Program,
+    SpaceOperation, Var,
 };
 use rpy_ir::llops;
 use rpy_ir::lltype::{self, FuncSig, LowLevelType};
@@ -67,14 +67,6 @@ pub fn transform(program: Program<LowLevel>) -> Result<Program<ExceptionsExplici
     })
 }
 
-/// The signature of a graph as a function pointer type.
-fn graph_sig<S: rpy_ir::graph::LowLevelStage>(g: &FunctionGraph<S>) -> FuncSig {
-    FuncSig {
-        params: g.params().iter().map(|v| g.info(*v).clone()).collect(),
-        result: g.info(g.block(g.returnblock).inputargs[0]).clone(),
-    }
-}
-
 /// Which graphs can raise, and which function pointer signatures.
 pub struct RaiseAnalysis {
     graphs: HashSet<String>,
@@ -85,39 +77,12 @@ impl RaiseAnalysis {
     /// Computes, to a fixpoint, the graphs that can leave through their
     /// except block: those that link to it, and those calling one that can.
     pub fn new(program: &Program<LowLevel>) -> RaiseAnalysis {
-        // Graphs whose address is a value somewhere: the possible targets
-        // of an indirect call.
-        let mut taken = HashSet::new();
-        let mut note = |c: &Constant| {
-            if let Constant::Func(f) = c {
-                taken.insert(f.clone());
-            }
-        };
-        for g in &program.graphs {
-            for b in &g.blocks {
-                for op in &b.operations {
-                    let skip = usize::from(op.opname == "direct_call");
-                    op.args.iter().skip(skip).filter_map(Arg::as_const).for_each(&mut note);
-                }
-                for l in &b.exits {
-                    l.args.iter().filter_map(Arg::as_const).for_each(&mut note);
-                }
-            }
-        }
-        for obj in &program.prebuilt {
-            match obj {
-                PrebuiltObject::Struct { fields, items, .. } => {
-                    fields.iter().map(|(_, c)| c).chain(items).for_each(&mut note)
-                }
-                PrebuiltObject::Array { items, .. } => items.iter().for_each(&mut note),
-                _ => {}
-            }
-        }
+        let taken = program.address_taken();
         let taken_sigs: Vec<(String, FuncSig)> = program
             .graphs
             .iter()
             .filter(|g| taken.contains(&g.name))
-            .map(|g| (g.name.clone(), graph_sig(g)))
+            .map(|g| (g.name.clone(), g.func_sig()))
             .collect();
         let mut a = RaiseAnalysis {
             graphs: HashSet::new(),
@@ -236,7 +201,9 @@ impl GraphTransform<'_> {
     }
 
     fn result_type(&self) -> LowLevelType {
-        self.g.info(self.g.block(self.g.returnblock).inputargs[0]).clone()
+        self.g
+            .info(self.g.block(self.g.returnblock).inputargs[0])
+            .clone()
     }
 
     /// The link that leaves the graph with the pending exception.
@@ -259,12 +226,14 @@ impl GraphTransform<'_> {
             .iter()
             .map(|v| self.g.info(*v).clone())
             .collect();
-        let args: Vec<Var> = types
-            .into_iter()
-            .map(|t| self.g.new_var(None, t))
-            .collect();
+        let args: Vec<Var> = types.into_iter().map(|t| self.g.new_var(None, t)).collect();
         let b = self.g.add_block(args.clone());
-        let set = self.new_op("exc_set", args.into_iter().map(Arg::Var).collect(), LowLevelType::Void, None);
+        let set = self.new_op(
+            "exc_set",
+            args.into_iter().map(Arg::Var).collect(),
+            LowLevelType::Void,
+            None,
+        );
         let propagate = self.propagate(None);
         let block = self.g.block_mut(b);
         block.operations.push(set);
@@ -307,7 +276,10 @@ impl GraphTransform<'_> {
                 continue;
             }
             if catching {
-                let last = block.operations.last().expect("a catching block has an operation");
+                let last = block
+                    .operations
+                    .last()
+                    .expect("a catching block has an operation");
                 if self.can_raise(last) {
                     self.dispatch(b)?;
                 } else {
@@ -507,10 +479,11 @@ impl GraphTransform<'_> {
         let reraise = h.target == self.g.exceptblock
             && h.last_exception.is_some()
             && h.last_exc_value.is_some()
-            && h.args == [
-                Arg::Var(h.last_exception.expect("checked")),
-                Arg::Var(h.last_exc_value.expect("checked")),
-            ];
+            && h.args
+                == [
+                    Arg::Var(h.last_exception.expect("checked")),
+                    Arg::Var(h.last_exc_value.expect("checked")),
+                ];
         if reraise {
             return self.propagate(Some(Constant::Bool(true)));
         }

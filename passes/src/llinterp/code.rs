@@ -420,7 +420,8 @@ impl<S: LowLevelStage> Builder<'_, S> {
             return Ok(());
         };
         let ty = obj.borrow().ty;
-        let (fields, items): (&[(String, Constant)], &[Constant]) = match &self.program.prebuilt[i] {
+        let (fields, items): (&[(String, Constant)], &[Constant]) = match &self.program.prebuilt[i]
+        {
             PrebuiltObject::Struct { fields, items, .. } => (fields, items),
             PrebuiltObject::Array { items, .. } => (&[], items),
             _ => return Ok(()),

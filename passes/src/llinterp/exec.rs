@@ -128,7 +128,9 @@ fn execute(
                     let callee = match get(&frame.slots, &op.args[0]) {
                         LlValue::Func(Some(callee)) => *callee,
                         LlValue::Func(None) => {
-                            return Err(Fail::Internal("a call through a null function pointer".into()))
+                            return Err(Fail::Internal(
+                                "a call through a null function pointer".into(),
+                            ))
                         }
                         other => return Err(mismatch(op, "a function pointer", other)),
                     };
@@ -267,10 +269,7 @@ fn raise(
         if caller.pc as usize + 1 != block.ops.len() {
             continue; // a call before the guarded one
         }
-        let Some(h) = handlers
-            .iter()
-            .find(|h| h.range.0 <= id && id < h.range.1)
-        else {
+        let Some(h) = handlers.iter().find(|h| h.range.0 <= id && id < h.range.1) else {
             continue;
         };
         if let Some(s) = h.etype {
@@ -328,11 +327,7 @@ fn class_id(etype: &LlValue, types: &Types) -> Result<i64, Fail> {
 /// writes it to stderr.
 fn uncaught(etype: &LlValue, types: &Types) -> Fail {
     match vtable_field(etype, lltype::CLASS_NAME, types).map(|n| n.string_text()) {
-        Ok(Some(name)) => Fail::Fatal(
-            name.strip_prefix("__main__.")
-                .unwrap_or(&name)
-                .to_string(),
-        ),
+        Ok(Some(name)) => Fail::Fatal(name.strip_prefix("__main__.").unwrap_or(&name).to_string()),
         Ok(None) => Fail::Internal("an uncaught exception's class has no name".into()),
         Err(e) => e,
     }
