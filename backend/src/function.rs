@@ -92,9 +92,10 @@ pub(crate) fn constant_expr(
             };
             format!("(({})&{var})", c_type(&target, cx.types))
         }
-        (Constant::Builtin(_) | Constant::Name(_) | Constant::Class(_) | Constant::LastException, _) => {
-            return Err(format!("the constant {c:?} is not a value"))
-        }
+        (
+            Constant::Builtin(_) | Constant::Name(_) | Constant::Class(_) | Constant::LastException,
+            _,
+        ) => return Err(format!("the constant {c:?} is not a value")),
     })
 }
 
@@ -141,7 +142,11 @@ impl<'a> FuncGen<'a> {
     }
 
     /// The C prototype (without the final `;` or body).
-    pub fn prototype(types: &Types, graph: &FunctionGraph<ExceptionsExplicit>, sig: &FuncSig) -> String {
+    pub fn prototype(
+        types: &Types,
+        graph: &FunctionGraph<ExceptionsExplicit>,
+        sig: &FuncSig,
+    ) -> String {
         let params: Vec<String> = graph
             .params()
             .iter()

@@ -97,9 +97,7 @@ pub(crate) fn emit_statics(
     if decls.is_empty() {
         return Ok(String::new());
     }
-    Ok(format!(
-        "/* ---- statics ---- */\n\n{decls}\n{defs}\n"
-    ))
+    Ok(format!("/* ---- statics ---- */\n\n{decls}\n{defs}\n"))
 }
 
 /// The C struct of one varsized static: its container type's members,
@@ -124,7 +122,11 @@ fn varsized_struct(
     }
     let has_items = n > 0 && *item != LowLevelType::Void;
     if has_items {
-        let _ = writeln!(out, "    {};", c_decl(item, &format!("items[{n}]"), cx.types));
+        let _ = writeln!(
+            out,
+            "    {};",
+            c_decl(item, &format!("items[{n}]"), cx.types)
+        );
     }
     out.push_str("};\n");
     if let (true, Some((offset, _))) = (has_items, layout.items) {

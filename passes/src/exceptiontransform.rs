@@ -487,27 +487,31 @@ impl GraphTransform<'_> {
         if reraise {
             return self.propagate(Some(Constant::Bool(true)));
         }
-        let (block, copies) = self.block_with_copies(test_live, &[etype]);
-        let value_t = h.last_exc_value.map_or_else(
-            || LowLevelType::Ptr(lltype::OBJECT.into()),
-            |v| self.g.info(v).clone(),
-        );
-        let read = self.new_op("exc_value", vec![], value_t, pos);
-        let clear = self.new_op("exc_clear", vec![], LowLevelType::Void, pos);
+        // The class goes along only when the handler reads it.
+        let class: &[Var] = if h.last_exception.is_some() {
+            &[etype]
+        } else {
+            &[]
+        };
+        let (block, copies) = self.block_with_copies(test_live, class);
         let mut map: HashMap<Var, Var> = live.iter().copied().zip(copies.iter().copied()).collect();
         if let Some(v) = h.last_exception {
             map.insert(v, copies[copies.len() - 1]);
         }
+        let mut ops = Vec::new();
         if let Some(v) = h.last_exc_value {
+            let read = self.new_op("exc_value", vec![], self.g.info(v).clone(), pos);
             map.insert(v, read.result);
+            ops.push(read);
         }
+        ops.push(self.new_op("exc_clear", vec![], LowLevelType::Void, pos));
         let args = h.args.iter().map(|a| rename_arg(a, &map)).collect();
         let b = self.g.block_mut(block);
-        b.operations.extend([read, clear]);
+        b.operations = ops;
         b.exits = vec![Link::new(args, h.target, None)];
         let args = test_live
             .iter()
-            .chain([&etype])
+            .chain(class)
             .copied()
             .map(Arg::Var)
             .collect();
