@@ -888,7 +888,7 @@ fn errors_name_what_failed() {
     assert!(internal_message(run(&p, "mismatch", vec![]).0).contains("int_add"));
     assert!(internal_message(run(&p, "missing", vec![]).0).contains("nowhere"));
     assert!(internal_message(run(&p, "nograph", vec![]).0).contains("nograph"));
-    assert!(internal_message(run(&p, "outer", vec![LlValue::Signed(1)]).0).contains("arguments"));
+    assert!(internal_message(run(&p, "bad", vec![LlValue::Signed(1)]).0).contains("arguments"));
 }
 
 // ------------------------------------------------------ against CPython
