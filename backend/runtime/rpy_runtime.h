@@ -127,11 +127,6 @@ RPY_INLINE long rpy_int_py_mod(long x, long y) {
 
 /* ---- float operations ------------------------------------------------ */
 
-RPY_INLINE double rpy_float_from_bits(uint64_t bits) {
-    double d;
-    memcpy(&d, &bits, sizeof d);
-    return d;
-}
 /* Python's float //: derived from the same fmod as %, so that x == q*y + r
  * holds as closely as floats allow (1.0 // 0.1 is 9.0, not floor(10.0)). */
 RPY_INLINE double rpy_float_py_div(double x, double y) {
