@@ -90,7 +90,11 @@ pub fn float_literal(x: f64) -> String {
         let mant = bits & ((1u64 << 52) - 1);
         let quiet = mant >> 51 != 0;
         let payload = mant & ((1u64 << 51) - 1);
-        let builtin = if quiet { "__builtin_nan" } else { "__builtin_nans" };
+        let builtin = if quiet {
+            "__builtin_nan"
+        } else {
+            "__builtin_nans"
+        };
         format!("{builtin}(\"0x{payload:x}\")")
     } else if x.is_infinite() {
         "HUGE_VAL".to_string()
