@@ -6,7 +6,7 @@
 
 use rpy_ir::ast::{Dialect, Module};
 use rpy_ir::diag::{Diagnostic, Diagnostics, Pos};
-use rpy_ir::graph::{Annotated, Flow, LowLevel, Program};
+use rpy_ir::graph::{Annotated, ExceptionsExplicit, Flow, LowLevel, Program};
 use rpy_ir::text;
 use std::time::{Duration, Instant};
 
@@ -18,16 +18,18 @@ pub enum StageName {
     Annotate,
     Rtype,
     Backendopt,
+    Exceptiontransform,
     Genc,
 }
 
 impl StageName {
-    pub const ALL: [StageName; 6] = [
+    pub const ALL: [StageName; 7] = [
         StageName::Parse,
         StageName::Flow,
         StageName::Annotate,
         StageName::Rtype,
         StageName::Backendopt,
+        StageName::Exceptiontransform,
         StageName::Genc,
     ];
 
@@ -38,6 +40,7 @@ impl StageName {
             StageName::Annotate => "annotate",
             StageName::Rtype => "rtype",
             StageName::Backendopt => "backendopt",
+            StageName::Exceptiontransform => "exceptiontransform",
             StageName::Genc => "genc",
         }
     }
@@ -54,6 +57,9 @@ impl StageName {
             StageName::Annotate => "flow graphs -> annotated graphs (type inference)",
             StageName::Rtype => "annotated graphs -> low-level graphs",
             StageName::Backendopt => "low-level graphs -> optimized low-level graphs",
+            StageName::Exceptiontransform => {
+                "low-level graphs -> low-level graphs with explicit exception state"
+            }
             StageName::Genc => "low-level graphs -> C source",
         }
     }
@@ -65,6 +71,7 @@ pub enum StageOutput {
     Flow(Program<Flow>),
     Annotated(Program<Annotated>),
     LowLevel(Program<LowLevel>),
+    ExceptionsExplicit(Program<ExceptionsExplicit>),
     C(String),
 }
 
@@ -88,6 +95,7 @@ impl StageOutput {
             StageOutput::Flow(p) => graphs(p, func),
             StageOutput::Annotated(p) => graphs(p, func),
             StageOutput::LowLevel(p) => graphs(p, func),
+            StageOutput::ExceptionsExplicit(p) => graphs(p, func),
             StageOutput::C(c) => Ok(c.clone()),
         }
     }
@@ -165,7 +173,12 @@ pub fn run_until(
     if stop == StageName::Backendopt {
         return Ok(StageOutput::LowLevel(lowlevel));
     }
-    let c = rpy_backend::generate_c(&lowlevel)?;
+    let explicit = rpy_passes::exceptiontransform::transform(lowlevel)?;
+    lap(StageName::Exceptiontransform, timings);
+    if stop == StageName::Exceptiontransform {
+        return Ok(StageOutput::ExceptionsExplicit(explicit));
+    }
+    let c = rpy_backend::generate_c(&explicit)?;
     lap(StageName::Genc, timings);
     Ok(StageOutput::C(c))
 }

@@ -57,10 +57,22 @@ RPY_RT RPY_NORETURN void rpy_fatal(const char *kind, const char *msg) {
     exit(1);
 }
 
-RPY_RT RPY_NORETURN void rpy_fatal_uncaught(const char *graph) {
-    char msg[256];
-    snprintf(msg, sizeof msg, "an exception escaped from %s", graph);
-    rpy_fatal("uncaught exception", msg);
+/* An exception left the entry point: after the program's output, the last
+ * line of CPython's traceback, the class's name (without "__main__."), on
+ * standard error; exit status 1. */
+RPY_RT RPY_NORETURN void rpy_uncaught_exception(RPyString *name) {
+    static const char main_prefix[] = "__main__.";
+    const size_t prefix_len = sizeof main_prefix - 1;
+    const char *p = (const char *)name->items;
+    size_t n = (size_t)name->f_length;
+    rpy_flush_stdout();
+    if (n > prefix_len && memcmp(p, main_prefix, prefix_len) == 0) {
+        p += prefix_len;
+        n -= prefix_len;
+    }
+    rpy_write_all(2, p, n);
+    rpy_write_all(2, "\n", 1);
+    exit(1);
 }
 
 RPY_RT RPY_NORETURN void rpy_fatal_no_exit(const char *graph, long value) {

@@ -41,8 +41,15 @@ _Static_assert(sizeof(bool) == 1, "rpy needs a one-byte bool");
 /* Flushes standard output, writes "fatal RPython error: <kind>: <msg>"
  * (or "...: <kind>" when msg is NULL) to standard error, exits with status 1. */
 RPY_RT RPY_NORETURN void rpy_fatal(const char *kind, const char *msg);
-RPY_RT RPY_NORETURN void rpy_fatal_uncaught(const char *graph);
 RPY_RT RPY_NORETURN void rpy_fatal_no_exit(const char *graph, long value);
+
+/* ---- the exception state of a program after exceptiontransform ------ */
+
+/* The pending exception's class (a vtable) and instance, both NULL when
+ * none is pending: exc_set writes them, exc_clear resets them, a caller
+ * tests rpy_exc_type after each call that can raise. */
+static void *rpy_exc_type __attribute__((unused));
+static void *rpy_exc_value __attribute__((unused));
 
 /* ---- stack depth ------------------------------------------------------ */
 
@@ -120,11 +127,6 @@ RPY_INLINE long rpy_int_py_mod(long x, long y) {
 
 /* ---- float operations ------------------------------------------------ */
 
-RPY_INLINE double rpy_float_from_bits(uint64_t bits) {
-    double d;
-    memcpy(&d, &bits, sizeof d);
-    return d;
-}
 /* Python's float //: derived from the same fmod as %, so that x == q*y + r
  * holds as closely as floats allow (1.0 // 0.1 is 9.0, not floor(10.0)). */
 RPY_INLINE double rpy_float_py_div(double x, double y) {

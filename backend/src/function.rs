@@ -3,15 +3,17 @@
 //! Every non-Void variable is a C local `v<N>` (parameters are the start
 //! block's input arguments); every reachable block is a label `block<N>:`;
 //! a link assigns the target's input arguments in parallel and jumps. Links
-//! to the return block become `return`, links to the except block a fatal
-//! error (exceptions are not implemented at this stage).
+//! to the return block become `return`. The graphs come from
+//! `exceptiontransform`, so no link goes to an except block: exceptions are
+//! the `exc_*` operations on the runtime's `rpy_exc_type`/`rpy_exc_value`.
 
 use crate::names::{c_string_literal, char_literal, comment_text, float_literal, int_literal};
 use crate::types::{c_decl, c_type, Types};
 use crate::StringPool;
 use rpy_ir::diag::{Diagnostic, Pos};
 use rpy_ir::graph::{
-    Arg, Block, BlockId, Constant, FunctionGraph, Link, LowLevel, SpaceOperation, Var,
+    Arg, Block, BlockId, Constant, ExceptionsExplicit, FunctionGraph, Link, Program,
+    SpaceOperation, Var,
 };
 use rpy_ir::llops::{self, Signature};
 use rpy_ir::lltype::{self, LowLevelType};
@@ -34,11 +36,72 @@ pub struct Context<'a> {
     pub sigs: &'a HashMap<String, FuncSig>,
     /// The graphs that are part of a call cycle: they check the stack depth.
     pub recursive: &'a HashSet<String>,
+    /// For each prebuilt object that is a static: its C variable and its
+    /// container type's name.
+    pub statics: &'a [Option<(String, String)>],
+}
+
+/// The C expression of a constant used where a value of type `want` is
+/// expected (constants carry no type: `Int(1)` may stand for a Bool, a
+/// static for a pointer to its base struct). Shared by function bodies and
+/// static initializers, so every expression is a C constant expression
+/// except a NaN of unusual bits.
+pub(crate) fn constant_expr(
+    cx: &Context,
+    pool: &mut StringPool,
+    c: &Constant,
+    want: Option<&LowLevelType>,
+) -> Result<String, String> {
+    use LowLevelType as T;
+    Ok(match (c, want) {
+        (Constant::Int(n), Some(T::Float)) => float_literal(*n as f64),
+        (Constant::Int(n), Some(T::Bool)) => ((*n != 0) as i32).to_string(),
+        (Constant::Int(n), Some(T::Char)) => char_literal(*n as u8),
+        (Constant::Int(n), Some(T::Unsigned)) => format!("{}UL", *n as u64),
+        (Constant::Int(n), _) => int_literal(*n),
+        (Constant::Float(x), _) => float_literal(*x),
+        (Constant::Bool(b), Some(T::Float)) => if *b { "1.0" } else { "0.0" }.into(),
+        (Constant::Bool(b), _) => if *b { "1" } else { "0" }.into(),
+        (Constant::Char(ch), Some(T::Ptr(t))) if t == lltype::STR => pool.expr(&[*ch]),
+        (Constant::Char(ch), _) => char_literal(*ch),
+        (Constant::Str(s), Some(T::Char)) if s.len() == 1 => char_literal(s.as_bytes()[0]),
+        (Constant::Str(s), _) => pool.expr(s.as_bytes()),
+        (Constant::None, Some(T::Ptr(_) | T::FuncPtr(_)) | None) => "NULL".into(),
+        (Constant::None, Some(_)) => "0".into(),
+        (Constant::Func(f), want) => {
+            let sig = cx
+                .sigs
+                .get(f)
+                .ok_or_else(|| format!("the address of '{f}', which is not a graph"))?;
+            match want {
+                // The graph's parameters may be subclass parts of the
+                // pointer type's (a method slot of a base class).
+                Some(t @ T::FuncPtr(_)) => format!("(({}){})", c_type(t, cx.types), sig.c_name),
+                _ => sig.c_name.clone(),
+            }
+        }
+        (Constant::Prebuilt(i), want) => {
+            let (var, ty) = cx
+                .statics
+                .get(*i as usize)
+                .and_then(|s| s.as_ref())
+                .ok_or_else(|| format!("&{i} is not a low-level static"))?;
+            let target = match want {
+                Some(t @ T::Ptr(_)) => t.clone(),
+                _ => T::Ptr(ty.clone()),
+            };
+            format!("(({})&{var})", c_type(&target, cx.types))
+        }
+        (
+            Constant::Builtin(_) | Constant::Name(_) | Constant::Class(_) | Constant::LastException,
+            _,
+        ) => return Err(format!("the constant {c:?} is not a value")),
+    })
 }
 
 pub struct FuncGen<'a> {
     cx: &'a Context<'a>,
-    graph: &'a FunctionGraph<LowLevel>,
+    graph: &'a FunctionGraph<ExceptionsExplicit>,
     pool: &'a mut StringPool,
     out: String,
     /// Temporaries for parallel assignments.
@@ -54,7 +117,7 @@ fn var_name(v: Var) -> String {
 impl<'a> FuncGen<'a> {
     pub fn new(
         cx: &'a Context<'a>,
-        graph: &'a FunctionGraph<LowLevel>,
+        graph: &'a FunctionGraph<ExceptionsExplicit>,
         pool: &'a mut StringPool,
     ) -> Self {
         FuncGen {
@@ -79,7 +142,11 @@ impl<'a> FuncGen<'a> {
     }
 
     /// The C prototype (without the final `;` or body).
-    pub fn prototype(types: &Types, graph: &FunctionGraph<LowLevel>, sig: &FuncSig) -> String {
+    pub fn prototype(
+        types: &Types,
+        graph: &FunctionGraph<ExceptionsExplicit>,
+        sig: &FuncSig,
+    ) -> String {
         let params: Vec<String> = graph
             .params()
             .iter()
@@ -149,6 +216,16 @@ impl<'a> FuncGen<'a> {
 
     // ---- values ----
 
+    /// The function pointer type of the graph named `f`.
+    fn graph_sig(&self, f: &str) -> Option<Box<lltype::FuncSig>> {
+        self.cx.sigs.get(f).map(|s| {
+            Box::new(lltype::FuncSig {
+                params: s.params.clone(),
+                result: s.result.clone(),
+            })
+        })
+    }
+
     fn arg_type(&self, a: &Arg) -> Option<LowLevelType> {
         match a {
             Arg::Var(v) => Some(self.ty(*v).clone()),
@@ -158,6 +235,13 @@ impl<'a> FuncGen<'a> {
                 Constant::Bool(_) => Some(LowLevelType::Bool),
                 Constant::Char(_) => Some(LowLevelType::Char),
                 Constant::Str(_) => Some(LowLevelType::Ptr(lltype::STR.into())),
+                Constant::Prebuilt(i) => self
+                    .cx
+                    .statics
+                    .get(*i as usize)
+                    .and_then(|s| s.as_ref())
+                    .map(|(_, ty)| LowLevelType::Ptr(ty.clone())),
+                Constant::Func(f) => self.graph_sig(f).map(LowLevelType::FuncPtr),
                 _ => None,
             },
         }
@@ -178,32 +262,7 @@ impl<'a> FuncGen<'a> {
         want: Option<&LowLevelType>,
         pos: Option<Pos>,
     ) -> Res<String> {
-        use LowLevelType as T;
-        Ok(match (c, want) {
-            (Constant::Int(n), Some(T::Float)) => float_literal(*n as f64),
-            (Constant::Int(n), Some(T::Bool)) => ((*n != 0) as i32).to_string(),
-            (Constant::Int(n), Some(T::Char)) => char_literal(*n as u8),
-            (Constant::Int(n), Some(T::Unsigned)) => format!("{}UL", *n as u64),
-            (Constant::Int(n), _) => int_literal(*n),
-            (Constant::Float(x), _) => float_literal(*x),
-            (Constant::Bool(b), Some(T::Float)) => if *b { "1.0" } else { "0.0" }.into(),
-            (Constant::Bool(b), _) => if *b { "1" } else { "0" }.into(),
-            (Constant::Char(ch), Some(T::Ptr(t))) if t == lltype::STR => self.pool.expr(&[*ch]),
-            (Constant::Char(ch), _) => char_literal(*ch),
-            (Constant::Str(s), Some(T::Char)) if s.len() == 1 => char_literal(s.as_bytes()[0]),
-            (Constant::Str(s), _) => self.pool.expr(s.as_bytes()),
-            (Constant::None, Some(T::Ptr(_)) | None) => "NULL".into(),
-            (Constant::None, Some(_)) => "0".into(),
-            (
-                Constant::Func(_)
-                | Constant::Builtin(_)
-                | Constant::Name(_)
-                | Constant::Class(_)
-                | Constant::LastException
-                | Constant::Prebuilt(_),
-                _,
-            ) => return Err(self.err(pos, format!("the constant {c:?} is not a value"))),
-        })
+        constant_expr(self.cx, self.pool, c, want).map_err(|m| self.err(pos, m))
     }
 
     /// The expression and the type name of a pointer argument.
@@ -407,6 +466,44 @@ impl<'a> FuncGen<'a> {
                 }
             }
             "direct_call" => self.call(op)?,
+            "indirect_call" => self.indirect_call(op)?,
+            "cast_pointer" => {
+                self.nargs(op, 1)?;
+                let p = self.value(&op.args[0], Some(&rty), pos)?;
+                let ct = c_type(&rty, self.cx.types);
+                self.assign(op, format!("(({ct}){p})"));
+            }
+            "int_between" => {
+                self.nargs(op, 3)?;
+                let mut v = Vec::new();
+                for a in &op.args {
+                    v.push(self.value(a, Some(&T::Signed), pos)?);
+                }
+                self.assign(op, format!("({} <= {} && {} < {})", v[0], v[1], v[1], v[2]));
+            }
+            "exc_occurred" => {
+                self.nargs(op, 0)?;
+                self.assign(op, "(rpy_exc_type != NULL)".into());
+            }
+            "exc_type" | "exc_value" => {
+                self.nargs(op, 0)?;
+                let ct = c_type(&rty, self.cx.types);
+                self.assign(op, format!("(({ct})rpy_{name})"));
+            }
+            "exc_set" => {
+                self.nargs(op, 2)?;
+                let t = self.value(&op.args[0], None, pos)?;
+                let v = self.value(&op.args[1], None, pos)?;
+                let _ = writeln!(
+                    self.out,
+                    "    rpy_exc_type = (void *){t};\n    rpy_exc_value = (void *){v};"
+                );
+            }
+            "exc_clear" => {
+                self.nargs(op, 0)?;
+                self.out
+                    .push_str("    rpy_exc_type = NULL;\n    rpy_exc_value = NULL;\n");
+            }
             _ => return Err(self.err(pos, format!("unknown low-level operation '{name}'"))),
         }
         Ok(())
@@ -442,6 +539,32 @@ impl<'a> FuncGen<'a> {
                     ))
                 }
             };
+        self.emit_call(op, &c_name, &params, &result)
+    }
+
+    /// `indirect_call(f, args...)`: a call through the function pointer
+    /// `f`, whose C type (a typedef of its signature) says how.
+    fn indirect_call(&mut self, op: &SpaceOperation) -> Res<()> {
+        let pos = op.pos;
+        let Some(LowLevelType::FuncPtr(sig)) = op.args.first().and_then(|a| self.arg_type(a))
+        else {
+            return Err(self.err(pos, "indirect_call needs a function pointer first"));
+        };
+        let f = self.value(&op.args[0], None, pos)?;
+        self.emit_call(op, &f, &sig.params, &sig.result)
+    }
+
+    /// Emits the call of `callee` (a C function or function pointer
+    /// expression) with `op`'s arguments after the first.
+    fn emit_call(
+        &mut self,
+        op: &SpaceOperation,
+        callee: &str,
+        params: &[LowLevelType],
+        result: &LowLevelType,
+    ) -> Res<()> {
+        let pos = op.pos;
+        let c_name = callee;
         let args = &op.args[1..];
         if args.len() != params.len() {
             return Err(self.err(
@@ -454,13 +577,13 @@ impl<'a> FuncGen<'a> {
             ));
         }
         let mut cargs = Vec::new();
-        for (a, t) in args.iter().zip(&params) {
+        for (a, t) in args.iter().zip(params) {
             if *t != LowLevelType::Void {
                 cargs.push(self.value(a, Some(t), pos)?);
             }
         }
         let expr = format!("{c_name}({})", cargs.join(", "));
-        if result == LowLevelType::Void || *self.ty(op.result) == LowLevelType::Void {
+        if *result == LowLevelType::Void || *self.ty(op.result) == LowLevelType::Void {
             let _ = writeln!(self.out, "    {expr};");
         } else {
             self.assign(op, expr);
@@ -476,6 +599,12 @@ impl<'a> FuncGen<'a> {
             return Err(self.err(
                 None,
                 "a block other than the return and except blocks has no exits",
+            ));
+        }
+        if block.catches_exceptions() {
+            return Err(self.err(
+                None,
+                "a block catches exceptions (the exception transform removes those)",
             ));
         }
         let sw = match &block.exitswitch {
@@ -559,12 +688,10 @@ impl<'a> FuncGen<'a> {
             ));
         }
         if l.target == g.exceptblock {
-            let _ = writeln!(
-                self.out,
-                "{indent}rpy_fatal_uncaught({});",
-                c_string_literal(g.name.as_bytes())
-            );
-            return Ok(());
+            return Err(self.err(
+                None,
+                "a link raises into the except block (the exception transform removes those)",
+            ));
         }
         if l.target == g.returnblock {
             let rt = self.ty(target.inputargs[0]).clone();
@@ -695,13 +822,23 @@ fn primitive(name: &str, a: &str, b: &str) -> Option<String> {
 }
 
 /// The graphs that can call themselves, directly or through others (Tarjan's
-/// strongly connected components over the `direct_call` graph).
-pub fn recursive_graphs(graphs: &[FunctionGraph<LowLevel>]) -> HashSet<String> {
+/// strongly connected components over the call graph, where a call through
+/// a function pointer may call any graph of its signature whose address is
+/// taken).
+pub fn recursive_graphs(program: &Program<ExceptionsExplicit>) -> HashSet<String> {
+    let graphs = &program.graphs;
     let index_of: HashMap<&str, usize> = graphs
         .iter()
         .enumerate()
         .map(|(i, g)| (g.name.as_str(), i))
         .collect();
+    let taken = program.address_taken();
+    let mut by_sig: HashMap<lltype::FuncSig, Vec<usize>> = HashMap::new();
+    for (i, g) in graphs.iter().enumerate() {
+        if taken.contains(&g.name) {
+            by_sig.entry(g.func_sig()).or_default().push(i);
+        }
+    }
     let callees: Vec<Vec<usize>> = graphs
         .iter()
         .map(|g| {
@@ -709,10 +846,15 @@ pub fn recursive_graphs(graphs: &[FunctionGraph<LowLevel>]) -> HashSet<String> {
                 .blocks
                 .iter()
                 .flat_map(|b| &b.operations)
-                .filter(|op| op.opname == "direct_call")
-                .filter_map(|op| match op.args.first() {
-                    Some(Arg::Const(Constant::Func(f))) => index_of.get(f.as_str()).copied(),
-                    _ => None,
+                .flat_map(|op| match (op.opname.as_str(), op.args.first()) {
+                    ("direct_call", Some(Arg::Const(Constant::Func(f)))) => {
+                        index_of.get(f.as_str()).copied().into_iter().collect()
+                    }
+                    ("indirect_call", Some(Arg::Var(v))) => match g.info(*v) {
+                        LowLevelType::FuncPtr(sig) => by_sig.get(sig).cloned().unwrap_or_default(),
+                        _ => Vec::new(),
+                    },
+                    _ => Vec::new(),
                 })
                 .collect();
             c.sort_unstable();

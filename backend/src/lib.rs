@@ -5,9 +5,16 @@
 //! (`runtime/rpy_runtime.h`), the C structs of the program's container types
 //! (with `_Static_assert`s pinning the offsets of `ContainerType::layout()`),
 //! the runtime functions (`runtime/rpy_runtime.c`, one C function per entry of
-//! `llops::RUNTIME_FUNCS`, same name), the prebuilt string constants, one
-//! static C function per graph (`rpy_g_<name>`) and `main()`, which calls the
-//! entry graph with the argument list and exits with its result.
+//! `llops::RUNTIME_FUNCS`, same name), the prebuilt string constants, the
+//! prototype of each graph's static C function (`rpy_g_<name>`), the
+//! program's statics (`statics.rs`), the functions, and `main()`, which
+//! calls the entry graph with the argument list and exits with its result,
+//! or, when an exception is pending after it, writes the exception's class
+//! name to stderr and exits with status 1.
+//!
+//! GenC takes a program after `exceptiontransform`: its type says no link
+//! goes to an except block, and the exception state is the runtime's
+//! `rpy_exc_type`/`rpy_exc_value`.
 //!
 //! Low-level types become `long`, `unsigned long`, `double`, `bool`,
 //! `unsigned char` and `struct S_<name> *`; Void values do not exist in C
@@ -23,15 +30,17 @@
 //! - a Bool exitswitch has links with exit cases `Bool(false)`/`Bool(true)`;
 //!   a Signed or Char exitswitch has `Int`/`Char` cases and optionally a
 //!   `Name("default")` link (without one, an unmatched value is fatal);
-//! - links to the except block are fatal errors ("uncaught exception");
-//! - graphs in a call cycle check the stack depth on entry (fatal
-//!   `RecursionError` instead of a crash);
-//! - besides `llops::LL_OPS`, the pointer operations `ptr_eq`, `ptr_ne`,
-//!   `ptr_iszero` and `ptr_nonzero` are understood.
+//! - a `Func` constant where a function pointer is expected is the graph's
+//!   address (cast to the pointer's type); a `Prebuilt` constant is a pointer
+//!   to the static, cast to the pointer type expected;
+//! - graphs in a call cycle (an indirect call may reach any graph of its
+//!   signature whose address is taken) check the stack depth on entry (fatal
+//!   `RecursionError` instead of a crash).
 
 mod compile;
 mod function;
 mod names;
+mod statics;
 mod types;
 pub mod x86_64;
 
@@ -40,7 +49,7 @@ pub use compile::compile_c;
 use function::{Context, FuncGen, FuncSig};
 use names::{c_string_literal, comment_text, Namespace};
 use rpy_ir::diag::{Diagnostic, Pos};
-use rpy_ir::graph::{LowLevel, Program};
+use rpy_ir::graph::{ExceptionsExplicit, Program};
 use rpy_ir::lltype::{self, LowLevelType};
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write;
@@ -90,21 +99,18 @@ impl StringPool {
 }
 
 /// Translates a low-level program into one C file.
-pub fn generate_c(program: &Program<LowLevel>) -> Result<String, Diagnostic> {
+pub fn generate_c(program: &Program<ExceptionsExplicit>) -> Result<String, Diagnostic> {
     let fail =
         |msg: String| Diagnostic::new(&program.path, Pos::default(), format!("C backend: {msg}"));
 
-    // Every pointer type name the graphs mention, for forward declarations.
-    let mut ptr_names = BTreeSet::new();
-    for g in &program.graphs {
-        for v in &g.vars {
-            if let LowLevelType::Ptr(n) = &v.info {
-                ptr_names.insert(n.clone());
-            }
-        }
-    }
-    let ptr_names: Vec<String> = ptr_names.into_iter().collect();
-    let types = Types::new(&program.types, &ptr_names).map_err(fail)?;
+    // Every type the graphs' variables have, for forward declarations and
+    // function pointer typedefs, in a deterministic order.
+    let mentioned: BTreeSet<&LowLevelType> = program
+        .graphs
+        .iter()
+        .flat_map(|g| g.vars.iter().map(|v| &v.info))
+        .collect();
+    let types = Types::new(&program.types, mentioned).map_err(fail)?;
 
     let mut ns = Namespace::default();
     let mut sigs = HashMap::new();
@@ -129,14 +135,17 @@ pub fn generate_c(program: &Program<LowLevel>) -> Result<String, Diagnostic> {
         })?
         .clone();
 
-    let recursive = function::recursive_graphs(&program.graphs);
+    let recursive = function::recursive_graphs(program);
+    let static_names = statics::static_names(&program.prebuilt);
     let cx = Context {
         path: &program.path,
         types: &types,
         sigs: &sigs,
         recursive: &recursive,
+        statics: &static_names,
     };
     let mut pool = StringPool::default();
+    let statics = statics::emit_statics(&cx, &mut pool, &program.prebuilt).map_err(fail)?;
     let mut bodies = String::new();
     for g in &program.graphs {
         bodies.push_str(&FuncGen::new(&cx, g, &mut pool).generate()?);
@@ -160,6 +169,7 @@ pub fn generate_c(program: &Program<LowLevel>) -> Result<String, Diagnostic> {
         let _ = writeln!(out, "{};", FuncGen::prototype(&types, g, &sigs[&g.name]));
     }
     out.push('\n');
+    out.push_str(&statics);
     out.push_str(&bodies);
     emit_main(&mut out, &entry_sig, &types).map_err(fail)?;
     Ok(out)
@@ -200,6 +210,15 @@ fn emit_main(out: &mut String, entry: &FuncSig, types: &Types) -> Result<(), Str
             ))
         }
     };
+    // A program without the root vtable has no exceptions.
+    let uncaught = match types.member(lltype::OBJECT_VTABLE, lltype::CLASS_NAME) {
+        Some(name) => format!(
+            "if (rpy_exc_type != NULL)\n        \
+             rpy_uncaught_exception(((struct {} *)rpy_exc_type)->{name});\n    ",
+            types.struct_tag(lltype::OBJECT_VTABLE)
+        ),
+        None => String::new(),
+    };
     let _ = writeln!(
         out,
         "int main(int argc, char **argv) {{\n    \
@@ -208,6 +227,7 @@ fn emit_main(out: &mut String, entry: &FuncSig, types: &Types) -> Result<(), Str
          long status;\n    \
          (void)args;\n    \
          {status}\n    \
+         {uncaught}\
          rpy_flush_stdout();\n    \
          return (int)status;\n\
          }}"

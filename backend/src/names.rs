@@ -79,15 +79,24 @@ pub fn int_literal(n: i64) -> String {
     }
 }
 
-/// A `double` expression with exactly the bits of `x`: hexadecimal literals
-/// for finite values, `HUGE_VAL` for infinities, the bit pattern for NaNs.
+/// A `double` constant expression (usable in static initializers) with
+/// exactly the bits of `x`: hexadecimal literals for finite values,
+/// `HUGE_VAL` for infinities, `__builtin_nan`/`__builtin_nans` with the
+/// payload for quiet and signaling NaNs.
 pub fn float_literal(x: f64) -> String {
     let bits = x.to_bits();
-    if x.is_nan() {
-        return format!("rpy_float_from_bits(0x{bits:016x}UL)");
-    }
     let neg = bits >> 63 != 0;
-    let body = if x.is_infinite() {
+    let body = if x.is_nan() {
+        let mant = bits & ((1u64 << 52) - 1);
+        let quiet = mant >> 51 != 0;
+        let payload = mant & ((1u64 << 51) - 1);
+        let builtin = if quiet {
+            "__builtin_nan"
+        } else {
+            "__builtin_nans"
+        };
+        format!("{builtin}(\"0x{payload:x}\")")
+    } else if x.is_infinite() {
         "HUGE_VAL".to_string()
     } else {
         let exp = ((bits >> 52) & 0x7ff) as i64;

@@ -6,9 +6,14 @@
 //! `_Static_assert`s in the generated file). A `GcArray` is `{ gc_hdr;
 //! f_length; items[] }`; a varsized `GcStruct` ends in the flexible array
 //! member `items[]`. Void fields and Void items take no space and have no member.
+//!
+//! A function pointer type is a typedef per signature, `rpy_fn_<N>`, numbered
+//! in the order the program first mentions them (the type table, then the
+//! graphs' variables); a parameter of type Void is left out, as graphs'
+//! prototypes leave it out.
 
 use crate::names::{c_ident, comment_text, Namespace};
-use rpy_ir::lltype::{self, ContainerType, LowLevelType, TypeTable};
+use rpy_ir::lltype::{self, ContainerType, FuncSig, LowLevelType, TypeTable};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -22,8 +27,7 @@ pub fn c_type(t: &LowLevelType, types: &Types) -> String {
         LowLevelType::Bool => "bool".into(),
         LowLevelType::Char => "unsigned char".into(),
         LowLevelType::Ptr(name) => format!("struct {} *", types.struct_tag(name)),
-        // A call through it casts it to the function's own type.
-        LowLevelType::FuncPtr(_) => "void *".into(),
+        LowLevelType::FuncPtr(sig) => types.fn_typedef(sig),
     }
 }
 
@@ -46,13 +50,60 @@ pub struct Types {
     tags: BTreeMap<String, String>,
     /// Type name -> field name -> C member name.
     members: BTreeMap<String, BTreeMap<String, String>>,
+    /// Every function pointer type, inner ones before those whose
+    /// parameters or result they are, with its typedef name.
+    fn_types: Vec<(FuncSig, String)>,
+}
+
+/// Adds the function signatures in `t` to `out`, inner ones first, and the
+/// names of the container types it points to to `names`.
+fn collect_type(t: &LowLevelType, out: &mut Vec<FuncSig>, names: &mut Vec<String>) {
+    match t {
+        LowLevelType::FuncPtr(sig) => {
+            for p in sig.params.iter().chain([&sig.result]) {
+                collect_type(p, out, names);
+            }
+            if !out.contains(sig) {
+                out.push((**sig).clone());
+            }
+        }
+        LowLevelType::Ptr(name) => names.push(name.clone()),
+        _ => {}
+    }
 }
 
 impl Types {
     /// Adds the runtime's types to `table` (failing when the program defines
-    /// one of their names differently) and names everything.
-    pub fn new(table: &TypeTable, other_names: &[String]) -> Result<Types, String> {
+    /// one of their names differently) and names everything; `mentioned`
+    /// are the other types the program uses (its variables'), whose pointer
+    /// targets stay incomplete C types when the table lacks them.
+    pub fn new<'t>(
+        table: &TypeTable,
+        mentioned: impl IntoIterator<Item = &'t LowLevelType>,
+    ) -> Result<Types, String> {
         let mut table = table.clone();
+        let mut sigs = Vec::new();
+        let mut other_names = Vec::new();
+        for t in table.values() {
+            let fields = match t {
+                ContainerType::GcStruct { fields, .. } => fields.clone(),
+                ContainerType::GcArray { .. } => Vec::new(),
+            };
+            for (_, ft) in &fields {
+                collect_type(ft, &mut sigs, &mut other_names);
+            }
+            if let Some(item) = t.item_type() {
+                collect_type(item, &mut sigs, &mut other_names);
+            }
+        }
+        for t in mentioned {
+            collect_type(t, &mut sigs, &mut other_names);
+        }
+        let fn_types = sigs
+            .into_iter()
+            .enumerate()
+            .map(|(i, sig)| (sig, format!("rpy_fn_{i}")))
+            .collect();
         let mut builtin = TypeTable::new();
         builtin.insert(lltype::STR.into(), lltype::str_type());
         lltype::add_list_type(&mut builtin, &LowLevelType::Ptr(lltype::STR.into()));
@@ -110,7 +161,17 @@ impl Types {
             table,
             tags,
             members,
+            fn_types,
         })
+    }
+
+    /// The typedef name of a function pointer type.
+    pub fn fn_typedef(&self, sig: &FuncSig) -> String {
+        self.fn_types
+            .iter()
+            .find(|(s, _)| s == sig)
+            .map(|(_, name)| name.clone())
+            .expect("every function pointer type of the program is collected by Types::new")
     }
 
     pub fn struct_tag(&self, name: &str) -> String {
@@ -137,6 +198,27 @@ impl Types {
             let _ = writeln!(out, "struct {tag};");
         }
         out.push('\n');
+        for (sig, name) in &self.fn_types {
+            let params: Vec<String> = sig
+                .params
+                .iter()
+                .filter(|p| **p != LowLevelType::Void)
+                .map(|p| c_type(p, self))
+                .collect();
+            let params = if params.is_empty() {
+                "void".to_string()
+            } else {
+                params.join(", ")
+            };
+            let _ = writeln!(
+                out,
+                "typedef {} (*{name})({params});",
+                c_type(&sig.result, self)
+            );
+        }
+        if !self.fn_types.is_empty() {
+            out.push('\n');
+        }
         for (name, t) in &self.table {
             self.emit_struct(out, name, t);
         }

@@ -206,7 +206,7 @@ fn links_calls_and_memory() {
     g.goto(ret, vec![int(0)]);
 
     let p = program(vec![g, rotate(), fib(), twice()], types);
-    let c = rpy_backend::generate_c(&p).unwrap();
+    let c = common::c_source(&p).unwrap();
     assert!(
         c.contains("static void rpy_g_mod_twice(struct S_rpy_string *v0)"),
         "{c}"
@@ -244,7 +244,7 @@ fn bad_programs_are_diagnostics() {
     g.op("frobnicate", vec![int(1)], T::Signed);
     let ret = g.ret();
     g.goto(ret, vec![int(0)]);
-    let err = rpy_backend::generate_c(&program(vec![g], base_types())).unwrap_err();
+    let err = common::c_source(&program(vec![g], base_types())).unwrap_err();
     assert!(
         err.message
             .contains("unknown low-level operation 'frobnicate'"),
@@ -256,7 +256,7 @@ fn bad_programs_are_diagnostics() {
     g.op("direct_call", vec![func("missing")], T::Signed);
     let ret = g.ret();
     g.goto(ret, vec![int(0)]);
-    let err = rpy_backend::generate_c(&program(vec![g], base_types())).unwrap_err();
+    let err = common::c_source(&program(vec![g], base_types())).unwrap_err();
     assert!(err.message.contains("'missing'"), "{}", err.message);
 
     let mut types = base_types();
@@ -269,7 +269,7 @@ fn bad_programs_are_diagnostics() {
     let (mut g, _) = G::new("entry", &[list_t()], T::Signed);
     let ret = g.ret();
     g.goto(ret, vec![int(0)]);
-    assert!(rpy_backend::generate_c(&program(vec![g], types)).is_err());
+    assert!(common::c_source(&program(vec![g], types)).is_err());
 }
 
 /// chain_length(n) of the Collatz benchmark, as the rtyper lowers it.
@@ -436,7 +436,7 @@ fn deep_recursion_is_a_fatal_error() {
     g.goto(ret, vec![v(r)]);
     let (d, h) = depth_graphs();
     let p = program(vec![g, d, h, rotate(), rec_fib()], base_types());
-    let c = rpy_backend::generate_c(&p).unwrap();
+    let c = common::c_source(&p).unwrap();
     assert_eq!(
         c.matches("    RPY_STACK_CHECK();").count(),
         3,

@@ -115,7 +115,7 @@ fn string_functions() {
     g.goto(ret, vec![int(3)]);
 
     let p = program(vec![g], base_types());
-    let c = rpy_backend::generate_c(&p).unwrap();
+    let c = common::c_source(&p).unwrap();
     assert_eq!(
         c.matches("\"q\\\"b\\\\s\\?\\?=").count(),
         1,
@@ -143,7 +143,7 @@ fn string_functions() {
 #[test]
 fn fatal_errors_and_char_switch() {
     // entry(argv): print "before"; switch argv[1][0]: 'i' -> int(argv[2]),
-    // 'g' -> argv[2][10], 'l' -> argv[10], 'x' -> raise, 'z' -> 1 // int(argv[2]),
+    // 'g' -> argv[2][10], 'l' -> argv[10], 'z' -> 1 // int(argv[2]),
     // otherwise return 7.
     let (mut g, ps) = G::new("entry", &[list_t()], T::Signed);
     let argv = ps[0];
@@ -157,8 +157,7 @@ fn fatal_errors_and_char_switch() {
         cases.push((Some(Constant::Char(c)), b, vec![v(argv)]));
         blocks.push((c, b, bv[0]));
     }
-    let (exc, ret) = (g.except(), g.ret());
-    cases.push((Some(Constant::Char(b'x')), exc, vec![none(), none()]));
+    let ret = g.ret();
     cases.push((Some(Constant::Name("default".into())), ret, vec![int(7)]));
     g.switch(v(mode), cases);
     for (c, b, a) in blocks {
@@ -234,10 +233,6 @@ fn fatal_errors_and_char_switch() {
     fatal(&["l"], "IndexError: list index out of range");
     fatal(&["i"], "IndexError: list index out of range");
     fatal(&[""], "IndexError: string index out of range");
-    fatal(
-        &["x"],
-        "uncaught exception: an exception escaped from entry",
-    );
     fatal(
         &["z", "0"],
         "ZeroDivisionError: integer division or modulo by zero",

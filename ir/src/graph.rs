@@ -56,6 +56,19 @@ pub struct Annotated;
 /// Low-level graphs: low-level operations, each variable has its low-level type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LowLevel;
+/// Low-level graphs whose exceptions are explicit data flow (the output of
+/// `exceptiontransform`): no link goes to an except block and no block
+/// switches on `Constant::LastException`; a raise sets the global exception
+/// state (`exc_set`) and returns, and a caller tests it after each call that
+/// can raise (`exc_occurred`). This is what GenC takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExceptionsExplicit;
+
+/// The stages whose variables carry low-level types, which the
+/// LLInterpreter runs.
+pub trait LowLevelStage: Stage<VarInfo = LowLevelType> {}
+impl LowLevelStage for LowLevel {}
+impl LowLevelStage for ExceptionsExplicit {}
 
 impl Stage for Flow {
     const NAME: &'static str = "flow";
@@ -92,6 +105,17 @@ impl Stage for LowLevel {
     fn parse_info(text: Option<&str>) -> Result<LowLevelType, String> {
         let text = text.ok_or("low-level variables need ': Type'")?;
         LowLevelType::parse(text)
+    }
+}
+
+impl Stage for ExceptionsExplicit {
+    const NAME: &'static str = "exceptiontransform";
+    type VarInfo = LowLevelType;
+    fn format_info(info: &LowLevelType) -> Option<String> {
+        LowLevel::format_info(info)
+    }
+    fn parse_info(text: Option<&str>) -> Result<LowLevelType, String> {
+        LowLevel::parse_info(text)
     }
 }
 
@@ -268,6 +292,21 @@ pub struct FunctionGraph<S: Stage> {
     /// What the program's decorators said about the function (`elidable`,
     /// `specialize.argtype(0)`, ...), for the stages that act on them.
     pub hints: Vec<String>,
+}
+
+impl<S: LowLevelStage> FunctionGraph<S> {
+    /// The graph's type as a function pointer: its parameters' types and
+    /// its result's.
+    pub fn func_sig(&self) -> crate::lltype::FuncSig {
+        crate::lltype::FuncSig {
+            params: self
+                .params()
+                .iter()
+                .map(|v| self.info(*v).clone())
+                .collect(),
+            result: self.info(self.block(self.returnblock).inputargs[0]).clone(),
+        }
+    }
 }
 
 impl<S: Stage> FunctionGraph<S> {
@@ -561,6 +600,27 @@ pub enum PrebuiltObject {
     },
 }
 
+impl PrebuiltObject {
+    /// For a vtable static: its class's subclass id range
+    /// (`subclassrange_min..subclassrange_max`), what an exception handler
+    /// naming it catches.
+    pub fn subclass_range(&self) -> Option<(i64, i64)> {
+        let PrebuiltObject::Struct { fields, .. } = self else {
+            return None;
+        };
+        let get = |name: &str| {
+            fields.iter().find_map(|(f, c)| match c {
+                Constant::Int(n) if f == name => Some(*n),
+                _ => None,
+            })
+        };
+        Some((
+            get(crate::lltype::SUBCLASSRANGE_MIN)?,
+            get(crate::lltype::SUBCLASSRANGE_MAX)?,
+        ))
+    }
+}
+
 /// What a prebuilt `JitDriver` declares: its green and red variables by
 /// name (no reds when they are 'auto') and its hook functions by name.
 #[derive(Clone, Debug, PartialEq)]
@@ -625,6 +685,45 @@ impl JitDriverDecl {
 }
 
 impl<S: Stage> Program<S> {
+    /// The graphs whose address is a value somewhere (an operation or link
+    /// argument other than a `direct_call`'s callee, a field or item of a
+    /// static): the possible targets of an `indirect_call`.
+    pub fn address_taken(&self) -> std::collections::BTreeSet<String> {
+        let mut taken = std::collections::BTreeSet::new();
+        let mut note = |c: &Constant| {
+            if let Constant::Func(f) = c {
+                taken.insert(f.clone());
+            }
+        };
+        for g in &self.graphs {
+            for b in &g.blocks {
+                for op in &b.operations {
+                    let callee = usize::from(op.opname == "direct_call");
+                    op.args
+                        .iter()
+                        .skip(callee)
+                        .filter_map(Arg::as_const)
+                        .for_each(&mut note);
+                }
+                for l in &b.exits {
+                    l.args.iter().filter_map(Arg::as_const).for_each(&mut note);
+                }
+            }
+        }
+        for obj in &self.prebuilt {
+            match obj {
+                PrebuiltObject::Struct { fields, items, .. } => fields
+                    .iter()
+                    .map(|(_, c)| c)
+                    .chain(items)
+                    .for_each(&mut note),
+                PrebuiltObject::Array { items, .. } => items.iter().for_each(&mut note),
+                _ => {}
+            }
+        }
+        taken
+    }
+
     pub fn graph(&self, name: &str) -> Option<&FunctionGraph<S>> {
         self.graphs.iter().find(|g| g.name == name)
     }

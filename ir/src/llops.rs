@@ -119,6 +119,22 @@ ops! {
     "ptr_ne" => Special, true;
     "ptr_iszero" => Special, true;
     "ptr_nonzero" => Special, true;
+    // int_between(a, x, b): a <= x < b (Bool); how a caught exception's class
+    // id is tested against a handler's subclass range.
+    "int_between" => Special, true;
+    // The global exception state of a program after `exceptiontransform`
+    // (the original's exception data: a class and an instance, both null
+    // when no exception is pending).
+    // exc_occurred() -> Bool: whether an exception is pending.
+    "exc_occurred" => Special, false;
+    // exc_type() -> Ptr(object_vtable): the pending exception's class.
+    "exc_type" => Special, false;
+    // exc_value() -> Ptr(object): the pending exception instance.
+    "exc_value" => Special, false;
+    // exc_set(etype, evalue) -> Void: raise: the exception becomes pending.
+    "exc_set" => Special, false;
+    // exc_clear() -> Void: the pending exception was caught.
+    "exc_clear" => Special, false;
 }
 
 /// The operations that may raise an exception in a low-level graph: only
@@ -233,6 +249,7 @@ pub fn result_type(name: &str, args: &[LowLevelType]) -> Option<LowLevelType> {
         {
             Some(T::Bool)
         }
+        Special if name == "int_between" && all(&T::Signed, 3) => Some(T::Bool),
         Special
             if matches!(name, "ptr_iszero" | "ptr_nonzero")
                 && args.len() == 1
@@ -343,6 +360,7 @@ pub fn eval_int(name: &str, args: &[i64]) -> Option<i64> {
         ("int_is_true", &[x]) => b(x != 0),
         ("bool_not", &[x]) => b(x == 0),
         ("cast_bool_to_int", &[x]) | ("same_as", &[x]) => Some(x),
+        ("int_between", &[lo, x, hi]) => b(lo <= x && x < hi),
         _ => None,
     }
 }

@@ -1,5 +1,6 @@
 pub mod annotate;
 pub mod backendopt;
+pub mod exceptiontransform;
 pub mod flow;
 pub mod llinterp;
 pub mod objinterp;

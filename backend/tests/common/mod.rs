@@ -4,7 +4,8 @@
 
 use rpy_backend::{compile_c, generate_c};
 use rpy_ir::graph::{
-    Arg, BlockId, Constant, FunctionGraph, Link, LowLevel, Program, SpaceOperation, Var,
+    Arg, BlockId, Constant, ExceptionsExplicit, FunctionGraph, Link, LowLevel, Program,
+    SpaceOperation, Var,
 };
 use rpy_ir::lltype::{self, LowLevelType, TypeTable};
 use std::path::PathBuf;
@@ -190,9 +191,20 @@ impl Drop for Exe {
     }
 }
 
+/// The program after the exception transform, as GenC takes it.
+pub fn explicit(p: &Program<LowLevel>) -> Program<ExceptionsExplicit> {
+    rpy_passes::exceptiontransform::transform(p.clone())
+        .unwrap_or_else(|d| panic!("exceptiontransform failed: {d}"))
+}
+
+/// The C source of a low-level program.
+pub fn c_source(p: &Program<LowLevel>) -> Result<String, rpy_ir::diag::Diagnostic> {
+    generate_c(&explicit(p))
+}
+
 /// Generates, compiles (-O2) and returns the executable.
 pub fn build(p: &Program<LowLevel>, tag: &str) -> Exe {
-    let c = generate_c(p).unwrap_or_else(|d| panic!("generate_c failed: {d}"));
+    let c = c_source(p).unwrap_or_else(|d| panic!("generate_c failed: {d}"));
     let dir = std::env::temp_dir().join(format!("rpy-backend-test-{}-{tag}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join(format!("{tag}.c")), &c).unwrap();

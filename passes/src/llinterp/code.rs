@@ -4,7 +4,7 @@
 
 use super::runtime::Rt;
 use super::{Items, LlValue, ObjRef, Object};
-use rpy_ir::graph::{Arg, Constant, FunctionGraph, LowLevel, Program};
+use rpy_ir::graph::{Arg, Constant, FunctionGraph, LowLevelStage, PrebuiltObject, Program};
 use rpy_ir::llops::{self, Signature};
 use rpy_ir::lltype::{self, ContainerType, LowLevelType, TypeTable};
 use std::cell::RefCell;
@@ -42,8 +42,7 @@ pub(crate) fn zero(t: &LowLevelType) -> LlValue {
         LowLevelType::Bool => LlValue::Bool(false),
         LowLevelType::Char => LlValue::Char(0),
         LowLevelType::Ptr(_) => LlValue::Ptr(None),
-        // Function pointers are not values of the interpreter yet.
-        LowLevelType::FuncPtr(_) => LlValue::Void,
+        LowLevelType::FuncPtr(_) => LlValue::Func(None),
     }
 }
 
@@ -120,6 +119,21 @@ impl Types {
             items,
             ty,
         }))
+    }
+
+    /// Whether an object of type `obj_ty` may be used through a pointer
+    /// to `ptr_ty`: the same type, or a struct whose fields begin with all
+    /// of `ptr_ty`'s (a subclass instance or vtable seen as its base).
+    pub fn is_part(&self, obj_ty: u32, ptr_ty: u32) -> bool {
+        if obj_ty == ptr_ty {
+            return true;
+        }
+        let (obj, base) = (&self.list[obj_ty as usize], &self.list[ptr_ty as usize]);
+        !obj.is_array
+            && !base.is_array
+            && base.item.is_none()
+            && obj.fields.len() >= base.fields.len()
+            && obj.fields.iter().zip(&base.fields).all(|(a, b)| a.0 == b.0)
     }
 
     pub fn new_string(&self, bytes: Vec<u8>) -> ObjRef {
@@ -245,6 +259,21 @@ pub(crate) enum OpKind {
     GetArraySize(u32),
     /// A graph, by index; args: the call's arguments.
     Call(u32),
+    /// A call through a function pointer; args: the pointer, then the
+    /// call's arguments.
+    IndirectCall,
+    /// `cast_pointer`: the same object seen through another pointer type.
+    CastPointer,
+    PtrEq,
+    PtrNe,
+    PtrIsZero,
+    PtrNonZero,
+    ExcOccurred,
+    ExcType,
+    ExcValue,
+    /// args: [etype, evalue]
+    ExcSet,
+    ExcClear,
     Builtin(Rt),
     /// The operation could not be prepared; running it is an internal error.
     Error(String),
@@ -265,8 +294,24 @@ pub(crate) struct CLink {
     pub raises: bool,
 }
 
+/// An exit of a block switching on `last_exception`: taken when the
+/// block's call raises a class whose id is in `range`.
+pub(crate) struct Handler {
+    pub range: (i64, i64),
+    /// The slots of the variables the link defines (class, instance).
+    pub etype: Option<u32>,
+    pub evalue: Option<u32>,
+    pub link: CLink,
+}
+
 pub(crate) enum Exit {
     Goto(CLink),
+    /// A block whose last operation (a call) has its exceptions caught:
+    /// `normal` when it returns, else the first matching handler.
+    Catch {
+        normal: CLink,
+        handlers: Vec<Handler>,
+    },
     /// On a Bool (0/1), Signed or Char value.
     Switch {
         on: Operand,
@@ -303,17 +348,22 @@ pub(crate) struct Code {
     pub graphs: Vec<CGraph>,
     pub by_name: HashMap<String, u32>,
     pub types: Types,
+    /// What was wrong with the program's statics; running reports the first.
+    pub static_errors: Vec<String>,
 }
 
-struct Builder<'a> {
-    program: &'a Program<LowLevel>,
+struct Builder<'a, S: LowLevelStage> {
+    program: &'a Program<S>,
     types: &'a Types,
     by_name: &'a HashMap<String, u32>,
     strings: HashMap<String, ObjRef>,
+    /// The object of each static (`None` for prebuilt objects of the
+    /// high-level stages, which have no low-level value).
+    statics: Vec<Option<ObjRef>>,
 }
 
 impl Code {
-    pub fn build(program: &Program<LowLevel>) -> Code {
+    pub fn build<S: LowLevelStage>(program: &Program<S>) -> Code {
         let types = Types::build(&program.types);
         let mut by_name = HashMap::new();
         for (i, g) in program.graphs.iter().enumerate() {
@@ -324,18 +374,90 @@ impl Code {
             types: &types,
             by_name: &by_name,
             strings: HashMap::new(),
+            statics: Vec::new(),
         };
+        let static_errors = b.build_statics();
         let graphs = program.graphs.iter().map(|g| b.graph(g)).collect();
         Code {
             graphs,
             by_name,
             types,
+            static_errors,
         }
     }
 }
 
-impl Builder<'_> {
-    fn graph(&mut self, g: &FunctionGraph<LowLevel>) -> CGraph {
+impl<S: LowLevelStage> Builder<'_, S> {
+    /// Makes one object per static, then fills them in (so that statics
+    /// may point to each other in cycles); returns what went wrong.
+    fn build_statics(&mut self) -> Vec<String> {
+        let mut errors = Vec::new();
+        for obj in &self.program.prebuilt {
+            let made = match obj {
+                PrebuiltObject::Struct { ty, items, .. } | PrebuiltObject::Array { ty, items } => {
+                    match self.type_id(ty) {
+                        Ok(t) => Some(self.types.malloc(t, items.len())),
+                        Err(e) => {
+                            errors.push(e);
+                            None
+                        }
+                    }
+                }
+                _ => None,
+            };
+            self.statics.push(made);
+        }
+        for (i, obj) in self.program.prebuilt.iter().enumerate() {
+            if let Err(e) = self.fill_static(i) {
+                errors.push(format!("static &{i} of type {}: {e}", obj_type_name(obj)));
+            }
+        }
+        errors
+    }
+
+    fn fill_static(&mut self, i: usize) -> Result<(), String> {
+        let Some(obj) = self.statics[i].clone() else {
+            return Ok(());
+        };
+        let ty = obj.borrow().ty;
+        let (fields, items): (&[(String, Constant)], &[Constant]) = match &self.program.prebuilt[i]
+        {
+            PrebuiltObject::Struct { fields, items, .. } => (fields, items),
+            PrebuiltObject::Array { items, .. } => (&[], items),
+            _ => return Ok(()),
+        };
+        for (name, c) in fields {
+            let (field, ft) = self.field(ty, name)?;
+            let FieldRef::Index(f) = field else {
+                return Err("an array's length is its number of items".into());
+            };
+            let v = self.constant(c, Some(&ft))?;
+            obj.borrow_mut().fields[f] = v;
+        }
+        if !items.is_empty() {
+            let it = self.item_type(ty)?;
+            let values = items
+                .iter()
+                .map(|c| self.constant(c, Some(&it)))
+                .collect::<Result<Vec<_>, _>>()?;
+            let mut o = obj.borrow_mut();
+            o.items = match it {
+                LowLevelType::Char => Items::Bytes(
+                    values
+                        .iter()
+                        .map(|v| match v {
+                            LlValue::Char(c) => Ok(*c),
+                            other => Err(format!("a {} item in a string", other.kind())),
+                        })
+                        .collect::<Result<_, _>>()?,
+                ),
+                _ => Items::Values(values),
+            };
+        }
+        Ok(())
+    }
+
+    fn graph(&mut self, g: &FunctionGraph<S>) -> CGraph {
         let blocks = (0..g.blocks.len())
             .map(|i| self.block(g, i as u32))
             .collect();
@@ -347,7 +469,7 @@ impl Builder<'_> {
         }
     }
 
-    fn block(&mut self, g: &FunctionGraph<LowLevel>, index: u32) -> CBlock {
+    fn block(&mut self, g: &FunctionGraph<S>, index: u32) -> CBlock {
         let block = &g.blocks[index as usize];
         let ops = block.operations.iter().map(|op| self.op(g, op)).collect();
         let exit = if index == g.returnblock.0 {
@@ -367,11 +489,8 @@ impl Builder<'_> {
         }
     }
 
-    fn exit(
-        &mut self,
-        g: &FunctionGraph<LowLevel>,
-        block: &rpy_ir::graph::Block,
-    ) -> Result<Exit, String> {
+    fn exit(&mut self, g: &FunctionGraph<S>, block: &rpy_ir::graph::Block) -> Result<Exit, String> {
+        let program = self.program;
         let mut link = |l: &rpy_ir::graph::Link| -> Result<CLink, String> {
             let target = g
                 .blocks
@@ -397,6 +516,35 @@ impl Builder<'_> {
                 raises,
             })
         };
+        if block.catches_exceptions() {
+            let Some((first, rest)) = block.exits.split_first() else {
+                return Err("a block catching exceptions has no exits".into());
+            };
+            let normal = link(first)?;
+            let mut handlers = Vec::new();
+            for l in rest {
+                let range = match &l.exitcase {
+                    Some(Constant::Prebuilt(i)) => program
+                        .prebuilt
+                        .get(*i as usize)
+                        .and_then(PrebuiltObject::subclass_range),
+                    _ => None,
+                };
+                let range = range.ok_or_else(|| {
+                    format!(
+                        "a handler's exit case must be a vtable static, not {:?}",
+                        l.exitcase
+                    )
+                })?;
+                handlers.push(Handler {
+                    range,
+                    etype: l.last_exception.map(|v| v.0),
+                    evalue: l.last_exc_value.map(|v| v.0),
+                    link: link(l)?,
+                });
+            }
+            return Ok(Exit::Catch { normal, handlers });
+        }
         match &block.exitswitch {
             None => match block.exits.as_slice() {
                 [l] => Ok(Exit::Goto(link(l)?)),
@@ -453,15 +601,26 @@ impl Builder<'_> {
                 LlValue::Ptr(Some(obj.clone()))
             }
             (Constant::None, Some(T::Void)) => LlValue::Void,
+            (Constant::None, Some(T::FuncPtr(_))) => LlValue::Func(None),
             (Constant::None, _) => LlValue::Ptr(None),
             (_, Some(T::Void)) => LlValue::Void,
+            (Constant::Func(f), _) => LlValue::Func(Some(
+                *self
+                    .by_name
+                    .get(f)
+                    .ok_or_else(|| format!("the address of the unknown graph '{f}'"))?,
+            )),
+            (Constant::Prebuilt(i), _) => match self.statics.get(*i as usize) {
+                Some(Some(obj)) => LlValue::Ptr(Some(obj.clone())),
+                _ => return Err(format!("&{i} is not a low-level static")),
+            },
             (other, _) => return Err(format!("the constant {other:?} is not a value")),
         })
     }
 
     fn operand(
         &mut self,
-        g: &FunctionGraph<LowLevel>,
+        g: &FunctionGraph<S>,
         a: &Arg,
         hint: Option<&LowLevelType>,
     ) -> Result<Operand, String> {
@@ -472,7 +631,7 @@ impl Builder<'_> {
         }
     }
 
-    fn op(&mut self, g: &FunctionGraph<LowLevel>, op: &rpy_ir::graph::SpaceOperation) -> Op {
+    fn op(&mut self, g: &FunctionGraph<S>, op: &rpy_ir::graph::SpaceOperation) -> Op {
         let mut args = Vec::new();
         let kind = self.op_kind(g, op, &mut args).unwrap_or_else(OpKind::Error);
         Op {
@@ -484,7 +643,7 @@ impl Builder<'_> {
     }
 
     /// The container type a pointer argument points to.
-    fn ptr_type(&self, g: &FunctionGraph<LowLevel>, a: &Arg) -> Result<u32, String> {
+    fn ptr_type(&self, g: &FunctionGraph<S>, a: &Arg) -> Result<u32, String> {
         match a {
             Arg::Var(v) => match g.vars.get(v.0 as usize).map(|d| &d.info) {
                 Some(LowLevelType::Ptr(name)) => self.type_id(name),
@@ -492,6 +651,12 @@ impl Builder<'_> {
                     "expected a pointer, got a variable of type {other}"
                 )),
                 None => Err(format!("unknown variable v{}", v.0)),
+            },
+            Arg::Const(Constant::Prebuilt(i)) => match self.program.prebuilt.get(*i as usize) {
+                Some(PrebuiltObject::Struct { ty, .. } | PrebuiltObject::Array { ty, .. }) => {
+                    self.type_id(ty)
+                }
+                _ => Err(format!("&{i} is not a low-level static")),
             },
             Arg::Const(c) => Err(format!(
                 "expected a pointer variable, got the constant {c:?}"
@@ -535,7 +700,7 @@ impl Builder<'_> {
 
     fn op_kind(
         &mut self,
-        g: &FunctionGraph<LowLevel>,
+        g: &FunctionGraph<S>,
         op: &rpy_ir::graph::SpaceOperation,
         args: &mut Vec<Operand>,
     ) -> Result<OpKind, String> {
@@ -643,6 +808,72 @@ impl Builder<'_> {
                 args.push(self.operand(g, &a[0], t.as_ref())?);
                 Ok(OpKind::SameAs)
             }
+            "int_between" => {
+                arity(3)?;
+                for x in a {
+                    args.push(self.operand(g, x, Some(&T::Signed))?);
+                }
+                Ok(OpKind::Int {
+                    name: ll.name,
+                    bool_result: true,
+                })
+            }
+            "cast_pointer" => {
+                arity(1)?;
+                args.push(self.operand(g, &a[0], None)?);
+                Ok(OpKind::CastPointer)
+            }
+            "ptr_eq" | "ptr_ne" | "ptr_iszero" | "ptr_nonzero" => {
+                let binary = matches!(name, "ptr_eq" | "ptr_ne");
+                arity(if binary { 2 } else { 1 })?;
+                // A constant operand (None, a function, a static) takes the
+                // type of the other one.
+                let hint = a.iter().find_map(|x| x.as_var()).map(|v| g.info(v).clone());
+                for x in a {
+                    args.push(self.operand(g, x, hint.as_ref())?);
+                }
+                Ok(match name {
+                    "ptr_eq" => OpKind::PtrEq,
+                    "ptr_ne" => OpKind::PtrNe,
+                    "ptr_iszero" => OpKind::PtrIsZero,
+                    _ => OpKind::PtrNonZero,
+                })
+            }
+            "exc_occurred" | "exc_type" | "exc_value" | "exc_clear" => {
+                arity(0)?;
+                Ok(match name {
+                    "exc_occurred" => OpKind::ExcOccurred,
+                    "exc_type" => OpKind::ExcType,
+                    "exc_value" => OpKind::ExcValue,
+                    _ => OpKind::ExcClear,
+                })
+            }
+            "exc_set" => {
+                arity(2)?;
+                for x in a {
+                    args.push(self.operand(g, x, None)?);
+                }
+                Ok(OpKind::ExcSet)
+            }
+            "indirect_call" => {
+                let Some(LowLevelType::FuncPtr(sig)) =
+                    a.first().and_then(Arg::as_var).map(|v| g.info(v))
+                else {
+                    return Err("indirect_call needs a function pointer variable first".into());
+                };
+                if sig.params.len() != a.len() - 1 {
+                    return Err(format!(
+                        "a call through {} passes {} arguments",
+                        LowLevelType::FuncPtr(sig.clone()),
+                        a.len() - 1
+                    ));
+                }
+                args.push(self.operand(g, &a[0], None)?);
+                for (x, t) in a[1..].iter().zip(&sig.params) {
+                    args.push(self.operand(g, x, Some(t))?);
+                }
+                Ok(OpKind::IndirectCall)
+            }
             "malloc" => {
                 arity(1)?;
                 let ty = self.type_id(self.name_arg(a.first())?)?;
@@ -742,5 +973,12 @@ impl Builder<'_> {
             }
             _ => Err(format!("operation '{name}' is not implemented")),
         }
+    }
+}
+
+fn obj_type_name(obj: &PrebuiltObject) -> &str {
+    match obj {
+        PrebuiltObject::Struct { ty, .. } | PrebuiltObject::Array { ty, .. } => ty,
+        _ => "(not a static)",
     }
 }

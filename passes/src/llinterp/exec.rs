@@ -1,10 +1,10 @@
 //! The interpreter loop: frames on an explicit stack, one operation at a time.
 
-use super::code::{Cmp, Code, Exit, FieldRef, FloatBin, Op, OpKind, Operand, Types};
+use super::code::{CGraph, CLink, Cmp, Code, Exit, FieldRef, FloatBin, Op, OpKind, Operand, Types};
 use super::runtime;
 use super::{Items, LlError, LlErrorKind, LlValue, ObjRef};
 use rpy_ir::llops;
-use rpy_ir::lltype::LowLevelType;
+use rpy_ir::lltype::{self, LowLevelType};
 use std::io::Write;
 
 /// Why an operation failed: an RPython-level fatal error (the full stderr
@@ -41,6 +41,9 @@ pub(crate) fn run(
         traceback: vec![g.name.clone()],
         op: None,
     };
+    if let Some(e) = code.static_errors.first() {
+        return Err(internal(e.clone()));
+    }
     if args.len() != g.params().len() {
         return Err(internal(format!(
             "'{}' takes {} arguments, got {}",
@@ -97,6 +100,9 @@ fn get<'a>(slots: &'a [LlValue], a: &'a Operand) -> &'a LlValue {
     }
 }
 
+/// The pending exception of a transformed program: (class, instance).
+type Pending = Option<(LlValue, LlValue)>;
+
 fn execute(
     code: &Code,
     frames: &mut Vec<Frame>,
@@ -105,6 +111,7 @@ fn execute(
 ) -> Result<LlValue, Fail> {
     let mut pool: Vec<Vec<LlValue>> = Vec::new();
     let mut scratch: Vec<LlValue> = Vec::new();
+    let mut pending: Pending = None;
     loop {
         let depth = frames.len();
         let frame = frames.last_mut().expect("a frame");
@@ -112,24 +119,48 @@ fn execute(
         let block = &g.blocks[frame.block as usize];
         let mut call = None;
         while let Some(op) = block.ops.get(frame.pc as usize) {
-            if let OpKind::Call(callee) = op.kind {
-                call = Some((callee, op));
-                break;
+            match op.kind {
+                OpKind::Call(callee) => {
+                    call = Some((callee, &op.args[..]));
+                    break;
+                }
+                OpKind::IndirectCall => {
+                    let callee = match get(&frame.slots, &op.args[0]) {
+                        LlValue::Func(Some(callee)) => *callee,
+                        LlValue::Func(None) => {
+                            return Err(Fail::Internal(
+                                "a call through a null function pointer".into(),
+                            ))
+                        }
+                        other => return Err(mismatch(op, "a function pointer", other)),
+                    };
+                    call = Some((callee, &op.args[1..]));
+                    break;
+                }
+                _ => {}
             }
-            let v = exec_op(op, &frame.slots, &code.types, out)?;
+            let v = exec_op(op, &frame.slots, &code.types, &mut pending, out)?;
             frame.slots[op.result as usize] = v;
             frame.pc += 1;
         }
-        if let Some((callee, op)) = call {
+        if let Some((callee, args)) = call {
             if depth >= max_depth {
                 return Err(Fail::Fatal(
                     "fatal RPython error: RecursionError: maximum recursion depth exceeded".into(),
                 ));
             }
             let cg = &code.graphs[callee as usize];
+            if args.len() != cg.params().len() {
+                return Err(Fail::Internal(format!(
+                    "'{}' takes {} arguments, the call passes {}",
+                    cg.name,
+                    cg.params().len(),
+                    args.len()
+                )));
+            }
             let mut slots = pool.pop().unwrap_or_default();
             slots.resize(cg.nslots, LlValue::Void);
-            for (a, p) in op.args.iter().zip(cg.params()) {
+            for (a, p) in args.iter().zip(cg.params()) {
                 slots[*p as usize] = get(&frame.slots, a).clone();
             }
             frames.push(Frame {
@@ -142,6 +173,7 @@ fn execute(
         }
         let link = match &block.exit {
             Exit::Goto(l) => l,
+            Exit::Catch { normal, .. } => normal,
             Exit::Switch { on, cases, default } => {
                 let key = switch_key(get(&frame.slots, on))?;
                 match cases.iter().find(|(k, _)| *k == key) {
@@ -156,13 +188,14 @@ fn execute(
             }
             Exit::Return(slot) => {
                 let v = std::mem::replace(&mut frame.slots[*slot as usize], LlValue::Void);
-                let mut done = frames.pop().expect("a frame").slots;
-                if pool.len() < POOL_LIMIT {
-                    done.clear();
-                    pool.push(done);
-                }
+                recycle(frames, &mut pool);
                 match frames.last_mut() {
-                    None => return Ok(v),
+                    None => {
+                        return match &pending {
+                            Some((etype, _)) => Err(uncaught(etype, &code.types)),
+                            None => Ok(v),
+                        }
+                    }
                     Some(caller) => {
                         let cg = &code.graphs[caller.graph as usize];
                         let op = &cg.blocks[caller.block as usize].ops[caller.pc as usize];
@@ -172,30 +205,132 @@ fn execute(
                 }
                 continue;
             }
-            Exit::Raise => return Err(uncaught(&g.name)),
+            Exit::Raise => {
+                return Err(Fail::Internal(
+                    "an except block was entered other than by a link".into(),
+                ))
+            }
             Exit::Error(m) => return Err(Fail::Internal(m.clone())),
         };
         if link.raises {
-            return Err(uncaught(&g.name));
+            let etype = get(&frame.slots, &link.args[0]).clone();
+            let evalue = get(&frame.slots, &link.args[1]).clone();
+            raise(code, frames, &mut pool, &mut scratch, etype, evalue)?;
+            continue;
         }
-        // Parallel assignment: read every argument before binding any.
-        scratch.clear();
-        scratch.extend(link.args.iter().map(|a| get(&frame.slots, a).clone()));
-        let target = &g.blocks[link.target as usize];
-        for (v, ia) in scratch.drain(..).zip(&target.inputargs) {
-            frame.slots[*ia as usize] = v;
-        }
-        frame.block = link.target;
-        frame.pc = 0;
+        follow(frame, g, link, &mut scratch);
     }
 }
 
-/// The C runtime's message for an exception that reaches the except block
-/// (exceptions are not implemented yet: raising is fatal).
-fn uncaught(graph: &str) -> Fail {
-    Fail::Fatal(format!(
-        "fatal RPython error: uncaught exception: an exception escaped from {graph}"
-    ))
+/// Pops the top frame, keeping its slot vector for reuse.
+fn recycle(frames: &mut Vec<Frame>, pool: &mut Vec<Vec<LlValue>>) {
+    let mut done = frames.pop().expect("a frame").slots;
+    if pool.len() < POOL_LIMIT {
+        done.clear();
+        pool.push(done);
+    }
+}
+
+/// Takes `link` from the frame's block: binds the target's input
+/// arguments (in parallel: every argument is read before any is bound).
+fn follow(frame: &mut Frame, g: &CGraph, link: &CLink, scratch: &mut Vec<LlValue>) {
+    scratch.clear();
+    scratch.extend(link.args.iter().map(|a| get(&frame.slots, a).clone()));
+    let target = &g.blocks[link.target as usize];
+    for (v, ia) in scratch.drain(..).zip(&target.inputargs) {
+        frame.slots[*ia as usize] = v;
+    }
+    frame.block = link.target;
+    frame.pc = 0;
+}
+
+/// The top frame raises (etype, evalue): frames are popped until one whose
+/// call is guarded by a handler matching the class, which then runs; an
+/// exception that leaves the outermost frame is the fatal uncaught error.
+fn raise(
+    code: &Code,
+    frames: &mut Vec<Frame>,
+    pool: &mut Vec<Vec<LlValue>>,
+    scratch: &mut Vec<LlValue>,
+    mut etype: LlValue,
+    mut evalue: LlValue,
+) -> Result<(), Fail> {
+    loop {
+        let id = class_id(&etype, &code.types)?;
+        recycle(frames, pool);
+        let Some(caller) = frames.last_mut() else {
+            return Err(uncaught(&etype, &code.types));
+        };
+        let g = &code.graphs[caller.graph as usize];
+        let block = &g.blocks[caller.block as usize];
+        let Exit::Catch { handlers, .. } = &block.exit else {
+            continue;
+        };
+        if caller.pc as usize + 1 != block.ops.len() {
+            continue; // a call before the guarded one
+        }
+        let Some(h) = handlers.iter().find(|h| h.range.0 <= id && id < h.range.1) else {
+            continue;
+        };
+        if let Some(s) = h.etype {
+            caller.slots[s as usize] = etype.clone();
+        }
+        if let Some(s) = h.evalue {
+            caller.slots[s as usize] = evalue.clone();
+        }
+        if h.link.raises {
+            // A handler that raises again (a re-raise, or another exception).
+            etype = get(&caller.slots, &h.link.args[0]).clone();
+            evalue = get(&caller.slots, &h.link.args[1]).clone();
+            continue;
+        }
+        follow(caller, g, &h.link, scratch);
+        return Ok(());
+    }
+}
+
+/// A field of a vtable (`subclassrange_min`, `name`) by name.
+fn vtable_field(etype: &LlValue, field: &str, types: &Types) -> Result<LlValue, Fail> {
+    let LlValue::Ptr(Some(vtable)) = etype else {
+        return Err(Fail::Internal(format!(
+            "an exception's class is a {}, not a vtable",
+            etype.kind()
+        )));
+    };
+    let vtable = vtable.borrow();
+    types.list[vtable.ty as usize]
+        .fields
+        .iter()
+        .position(|(n, _)| n == field)
+        .map(|i| vtable.fields[i].clone())
+        .ok_or_else(|| {
+            Fail::Internal(format!(
+                "an exception's class is a '{}', which has no field '{field}'",
+                vtable.type_name
+            ))
+        })
+}
+
+/// The id of an exception's class: its vtable's `subclassrange_min`.
+fn class_id(etype: &LlValue, types: &Types) -> Result<i64, Fail> {
+    match vtable_field(etype, lltype::SUBCLASSRANGE_MIN, types)? {
+        LlValue::Signed(n) => Ok(n),
+        other => Err(Fail::Internal(format!(
+            "a class id is a {}, not Signed",
+            other.kind()
+        ))),
+    }
+}
+
+/// An exception left the entry point: the last line CPython's traceback
+/// would show, the class's name (without `__main__.`), as the executable
+/// writes it to stderr.
+fn uncaught(etype: &LlValue, types: &Types) -> Fail {
+    match vtable_field(etype, lltype::CLASS_NAME, types).map(|n| n.string_text()) {
+        Ok(Some(name)) => Fail::Fatal(name.strip_prefix("__main__.").unwrap_or(&name).to_string()),
+        Ok(None) => Fail::Internal("an uncaught exception's class has no name".into()),
+        Err(e) => e,
+    }
 }
 
 fn switch_key(v: &LlValue) -> Result<i64, Fail> {
@@ -249,7 +384,7 @@ fn obj_arg<'a>(op: &Op, v: &'a LlValue) -> Result<&'a ObjRef, Fail> {
 
 /// Checks that `obj` has the type the operation was prepared for.
 fn check_type(op: &Op, obj: &super::Object, ty: u32, types: &Types) -> Result<(), Fail> {
-    if obj.ty == ty {
+    if types.is_part(obj.ty, ty) {
         Ok(())
     } else {
         Err(Fail::Internal(format!(
@@ -270,6 +405,7 @@ fn fits(v: &LlValue, t: &LowLevelType) -> bool {
             | (LlValue::Bool(_), T::Bool)
             | (LlValue::Char(_), T::Char)
             | (LlValue::Ptr(_), T::Ptr(_))
+            | (LlValue::Func(_), T::FuncPtr(_))
     )
 }
 
@@ -338,12 +474,13 @@ fn exec_op(
     op: &Op,
     slots: &[LlValue],
     types: &Types,
+    pending: &mut Pending,
     out: &mut dyn Write,
 ) -> Result<LlValue, Fail> {
     let arg = |i: usize| get(slots, &op.args[i]);
     Ok(match &op.kind {
         OpKind::Int { name, bool_result } => {
-            let mut v = [0i64; 2];
+            let mut v = [0i64; 3];
             let n = op.args.len();
             for (slot, a) in v.iter_mut().zip(&op.args) {
                 *slot = int_arg(op, get(slots, a))?;
@@ -473,7 +610,42 @@ fn exec_op(
                 runtime::call(*rt, &vals, types, out)?
             }
         }
-        OpKind::Call(_) => unreachable!("calls are run by the frame loop"),
+        OpKind::CastPointer => arg(0).clone(),
+        OpKind::PtrEq | OpKind::PtrNe => {
+            let (a, b) = (arg(0), arg(1));
+            for x in [a, b] {
+                if !matches!(x, LlValue::Ptr(_) | LlValue::Func(_)) {
+                    return Err(mismatch(op, "a pointer", x));
+                }
+            }
+            LlValue::Bool((a == b) == matches!(op.kind, OpKind::PtrEq))
+        }
+        OpKind::PtrIsZero | OpKind::PtrNonZero => {
+            let null = match arg(0) {
+                LlValue::Ptr(p) => p.is_none(),
+                LlValue::Func(f) => f.is_none(),
+                other => return Err(mismatch(op, "a pointer", other)),
+            };
+            LlValue::Bool(null == matches!(op.kind, OpKind::PtrIsZero))
+        }
+        OpKind::ExcOccurred => LlValue::Bool(pending.is_some()),
+        OpKind::ExcType => pending.as_ref().map_or(LlValue::Ptr(None), |p| p.0.clone()),
+        OpKind::ExcValue => pending.as_ref().map_or(LlValue::Ptr(None), |p| p.1.clone()),
+        OpKind::ExcSet => {
+            // A null class is no exception (as the C runtime tests the class).
+            *pending = match arg(0) {
+                LlValue::Ptr(None) => None,
+                etype => Some((etype.clone(), arg(1).clone())),
+            };
+            LlValue::Void
+        }
+        OpKind::ExcClear => {
+            *pending = None;
+            LlValue::Void
+        }
+        OpKind::Call(_) | OpKind::IndirectCall => {
+            unreachable!("calls are run by the frame loop")
+        }
         OpKind::Error(m) => return Err(Fail::Internal(m.clone())),
     })
 }

@@ -1,4 +1,6 @@
-//! The LLInterpreter: runs a low-level program (`Program<LowLevel>`) directly.
+//! The LLInterpreter: runs a low-level program directly, before the
+//! exception transform (`Program<LowLevel>`) or after it
+//! (`Program<ExceptionsExplicit>`); the tests compare the two.
 //!
 //! It is the oracle the property tests compare every later pass and the C
 //! backend against, so it follows `llops` to the letter: integer operations go
@@ -15,8 +17,24 @@
 //! Where `eval_int` leaves an integer operation undefined, the interpreter
 //! does what the C runtime does: a zero divisor is a fatal ZeroDivisionError,
 //! `MIN / -1` wraps to MIN and `MIN % -1` is 0; a shift count outside 0..64 is
-//! an internal error. Reaching an except block is the C runtime's fatal
-//! "uncaught exception" error (exceptions are not implemented yet).
+//! an internal error.
+//!
+//! Exceptions: before the transform, a link into a graph's except block
+//! raises its (class, instance) pair into the caller, whose block, if it
+//! switches on `last_exception`, takes the first exit whose vtable static's
+//! subclass range holds the class's id (`subclassrange_min`); otherwise the
+//! caller raises in turn. After the transform, the `exc_*` operations read
+//! and write one exception state per run. Either way, an exception that
+//! leaves the entry point ends the run as the executable does: a `Fatal`
+//! error whose message is the class's name as CPython's last traceback line
+//! shows it (`ValueError`, `MyError` for `__main__.MyError`).
+//!
+//! The program's statics (`PrebuiltObject::Struct`/`Array`) are built once,
+//! when the interpreter is made, one object each, so they are shared and
+//! may form cycles. An instance reached through a pointer to its base
+//! class's struct is its own object: the base struct's fields are a prefix
+//! of its own (instance structs are flattened, base fields first), so a
+//! field has the same index either way.
 //!
 //! Objects are reference-counted (`Rc<RefCell<Object>>`), not laid out in
 //! bytes: nothing is freed while reachable, and cycles are never freed.
@@ -26,7 +44,7 @@ mod exec;
 pub mod pystr;
 mod runtime;
 
-use rpy_ir::graph::{LowLevel, Program};
+use rpy_ir::graph::{LowLevel, LowLevelStage, Program};
 use std::cell::RefCell;
 use std::fmt;
 use std::rc::Rc;
@@ -45,6 +63,8 @@ pub enum LlValue {
     Char(u8),
     /// A GC pointer; `None` is the null pointer.
     Ptr(Option<ObjRef>),
+    /// A function pointer: a graph of the program by index, `None` for null.
+    Func(Option<u32>),
 }
 
 impl PartialEq for LlValue {
@@ -59,6 +79,7 @@ impl PartialEq for LlValue {
             (Char(a), Char(b)) => a == b,
             (Ptr(None), Ptr(None)) => true,
             (Ptr(Some(a)), Ptr(Some(b))) => Rc::ptr_eq(a, b),
+            (Func(a), Func(b)) => a == b,
             _ => false,
         }
     }
@@ -100,6 +121,8 @@ impl LlValue {
             LlValue::Char(_) => "Char",
             LlValue::Ptr(None) => "null Ptr",
             LlValue::Ptr(Some(_)) => "Ptr",
+            LlValue::Func(None) => "null Func",
+            LlValue::Func(Some(_)) => "Func",
         }
     }
 }
@@ -180,9 +203,10 @@ impl fmt::Display for LlError {
 
 impl std::error::Error for LlError {}
 
-/// Interprets one low-level program.
-pub struct LlInterpreter<'p> {
-    program: &'p Program<LowLevel>,
+/// Interprets one low-level program, of any stage whose variables carry
+/// low-level types.
+pub struct LlInterpreter<'p, S: LowLevelStage = LowLevel> {
+    program: &'p Program<S>,
     code: code::Code,
     max_depth: usize,
 }
@@ -190,11 +214,11 @@ pub struct LlInterpreter<'p> {
 /// The default limit on nested calls; deeper recursion is a fatal error.
 pub const DEFAULT_MAX_DEPTH: usize = 1_000_000;
 
-impl<'p> LlInterpreter<'p> {
+impl<'p, S: LowLevelStage> LlInterpreter<'p, S> {
     /// Prepares every graph of `program`. Problems in a graph (an unknown
     /// operation, a call to a missing graph, ...) are reported when the
     /// faulty operation runs, not here.
-    pub fn new(program: &'p Program<LowLevel>) -> Self {
+    pub fn new(program: &'p Program<S>) -> Self {
         LlInterpreter {
             program,
             code: code::Code::build(program),
@@ -202,7 +226,7 @@ impl<'p> LlInterpreter<'p> {
         }
     }
 
-    pub fn program(&self) -> &'p Program<LowLevel> {
+    pub fn program(&self) -> &'p Program<S> {
         self.program
     }
 

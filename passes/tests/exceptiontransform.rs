@@ -1,0 +1,134 @@
+//! The exception transform on small hand-written programs: which calls get
+//! a test of the exception state (only those that can raise, transitively,
+//! and indirect calls by the signatures of graphs whose address is taken),
+//! and what it reports. The programs' behaviour before and after, and as
+//! executables, is tested in `backend/tests/lowlevel_programs.rs`.
+
+use rpy_ir::graph::LowLevel;
+use rpy_ir::text::{parse_program, print_graph};
+use rpy_passes::exceptiontransform::transform;
+use rpy_passes::llinterp::LlInterpreter;
+
+const TYPES: &str = "\
+type array_rpy_string = GcArray(Ptr(rpy_string))
+type list_rpy_string = GcStruct { length: Signed, items: Ptr(array_rpy_string) }
+type rpy_string = GcStruct { hash: Signed, length: Signed, ..Array(Char) }
+type object = GcStruct { typeptr: Ptr(object_vtable) }
+type object_vtable = GcStruct { subclassrange_min: Signed, subclassrange_max: Signed, name: Ptr(rpy_string) }
+type array_fn = GcArray(Func(Signed -> Signed))
+prebuilt &0 = struct<object_vtable> {subclassrange_min: 1, subclassrange_max: 2, name: \"ValueError\"}
+prebuilt &1 = struct<object> {typeptr: &0}
+";
+
+/// `mid` calls a graph that never raises (`leaf`, also under a handler), a
+/// runtime function, a graph that raises (`raiser`), and a function pointer
+/// from the table `&2` (`TABLE` says what it holds).
+fn program(table: &str) -> String {
+    format!(
+        "{TYPES}prebuilt &2 = array<array_fn> [{table}]
+entry mid
+
+graph leaf(n_0) {{
+  block0(n_0: Signed):
+    v1: Signed = int_add(n_0, 1)
+    -> return(v1)
+  returns v2: Signed
+  raises v3: Ptr(object_vtable), v4: Ptr(object)
+}}
+
+graph calls_leaf(n_0) {{
+  block0(n_0: Signed):
+    v1: Signed = direct_call(@leaf, n_0)
+    -> return(v1)
+  returns v2: Signed
+  raises v3: Ptr(object_vtable), v4: Ptr(object)
+}}
+
+graph raiser(n_0) {{
+  block0(n_0: Signed):
+    v1: Bool = int_gt(n_0, 2)
+    switch v1
+      False -> return(n_0)
+      True -> except(&0, &1)
+  returns v2: Signed
+  raises v3: Ptr(object_vtable), v4: Ptr(object)
+}}
+
+graph mid(argv_0) {{
+  block0(argv_0: Ptr(list_rpy_string)):
+    v1: Signed = direct_call(@calls_leaf, 1)
+    switch last_exception
+      -> block1(v1)
+      &0 -> return(-1)
+  block1(a_2: Signed):
+    v3: Ptr(rpy_string) = direct_call($rpy_str_from_int, a_2)
+    f_4: Func(Signed -> Signed) = getarrayitem(&2, 0)
+    v5: Signed = indirect_call(f_4, a_2)
+    v6: Signed = direct_call(@raiser, v5)
+    -> return(v6)
+  returns v7: Signed
+  raises v8: Ptr(object_vtable), v9: Ptr(object)
+}}
+"
+    )
+}
+
+fn mid_after(table: &str) -> String {
+    let p = parse_program::<LowLevel>(&program(table)).unwrap();
+    let after = transform(p).unwrap();
+    print_graph(after.graph("mid").unwrap())
+}
+
+#[test]
+fn only_calls_that_can_raise_are_tested() {
+    // The table holds a graph that never raises: only the call of `raiser`
+    // is followed by a test, and the handler around `calls_leaf` is gone.
+    let mid = mid_after("@leaf");
+    assert_eq!(mid.matches("exc_occurred").count(), 1, "{mid}");
+    assert!(!mid.contains("exc_type"), "{mid}");
+    let test = mid.find("exc_occurred").unwrap();
+    assert!(mid[..test].contains("@raiser"), "{mid}");
+    // Once `raiser`'s address is taken, a call through any pointer of its
+    // signature can raise.
+    let mid = mid_after("@leaf, @raiser");
+    assert_eq!(mid.matches("exc_occurred").count(), 2, "{mid}");
+}
+
+#[test]
+fn the_transformed_program_behaves_the_same() {
+    for table in ["@leaf", "@raiser"] {
+        let p = parse_program::<LowLevel>(&program(table)).unwrap();
+        let after = transform(p.clone()).unwrap();
+        let argv = ["prog".to_string()];
+        let run_before = LlInterpreter::new(&p).run_entry(&argv, &mut Vec::new());
+        let run_after = LlInterpreter::new(&after).run_entry(&argv, &mut Vec::new());
+        assert_eq!(run_before, run_after, "{table}");
+    }
+    // a = leaf(1) = 2; through the table, leaf(2) = 3 makes raiser raise,
+    // uncaught; raiser(2) = 2 does not.
+    let run = |table: &str| {
+        let p = parse_program::<LowLevel>(&program(table)).unwrap();
+        let after = transform(p).unwrap();
+        let result = LlInterpreter::new(&after).run_entry(&["prog".into()], &mut Vec::new());
+        result.map_err(|e| e.message)
+    };
+    assert_eq!(run("@leaf"), Err("ValueError".to_string()));
+    assert_eq!(run("@raiser"), Ok(2));
+}
+
+#[test]
+fn a_handler_must_name_a_vtable_static() {
+    // `mid` catches what `raiser` raises with the function table as class.
+    let text = program("@leaf").replace(
+        "    v6: Signed = direct_call(@raiser, v5)\n    -> return(v6)",
+        "    v6: Signed = direct_call(@raiser, v5)\n    switch last_exception\n      \
+         -> return(v6)\n      &2 -> return(-2)",
+    );
+    let p = parse_program::<LowLevel>(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let err = transform(p).unwrap_err();
+    assert!(
+        err.message.contains("in function 'mid'") && err.message.contains("vtable static"),
+        "{}",
+        err.message
+    );
+}
