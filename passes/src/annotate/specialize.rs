@@ -87,6 +87,9 @@ enum By {
     ArgOrVar(Vec<usize>),
     Memo,
     CallLocation,
+    /// A low-level helper: by the low-level types of all its arguments
+    /// (`lowlevel::lowlevel_key`).
+    LowLevel,
 }
 
 /// Is `hint` one of those that make a function specialized?
@@ -142,6 +145,7 @@ fn policy(graph: &FunctionGraph<Flow>) -> Result<Policy, String> {
             "arg_or_var" => By::ArgOrVar(positions()?),
             "memo" => By::Memo,
             "call_location" => By::CallLocation,
+            "ll" => By::LowLevel,
             other => {
                 return Err(format!(
                     "@specialize.{other}({args}) of {}() is not supported; rpy knows specialize.argtype, specialize.arg, specialize.arg_or_var, specialize.memo and specialize.call_location",
@@ -368,6 +372,12 @@ impl<'p> Annotator<'p> {
                 let line = op.pos.map(|p| p.line).unwrap_or_default();
                 key.push(format!("{caller}:{}:{index}", b.0));
                 name.push(format!("at_{}_{line}", identifier(caller)));
+            }
+            Some(By::LowLevel) => {
+                let (k, n) = super::lowlevel::lowlevel_key(args)
+                    .map_err(|why| self.error(g, op.pos, format!("{callee}(): {why}")))?;
+                key.push(k);
+                name.push(n);
             }
             Some(By::Memo) | None => {}
         }
@@ -755,13 +765,21 @@ pub(super) fn with_copies<R>(
     program: &mut Program<Flow>,
     dialect: Dialect,
     source: &str,
+    entry: &super::Entry,
     finish: impl FnOnce(&mut Annotator<'_>, Result<usize, Diagnostics>, usize) -> R,
 ) -> R {
     let mut copies = Copies::new();
     let mut memo_table = MemoTable::new();
     for round in 1.. {
         let (requested, built) = {
-            let mut a = Annotator::new(program, dialect, source, copies.clone(), memo_table);
+            let mut a = Annotator::new(
+                program,
+                dialect,
+                source,
+                copies.clone(),
+                memo_table,
+                entry.clone(),
+            );
             let started = a.start();
             if (a.requested.is_empty() && !a.memo_objects_pending()) || started.is_err() {
                 return finish(&mut a, started, round);

@@ -8,6 +8,9 @@
 //! types exactly, calls between the program's functions, and turning a rule's
 //! result tree into operations.
 
+pub mod lowlevel_helpers;
+mod ptr;
+
 use crate::rules::{self, rtype::Lowered};
 use rpy_ir::annotation::SomeValue;
 use rpy_ir::ast::Dialect;
@@ -35,6 +38,9 @@ pub fn lltype_of(a: &SomeValue, types: &mut TypeTable) -> Result<LowLevelType, S
             let item = lltype_of(&def.item, types)?;
             LowLevelType::Ptr(lltype::add_list_type(types, &item))
         }
+        // Low-level helper code: a pointer is its type; a type is a constant.
+        SomeValue::Ptr(t) => t.clone(),
+        SomeValue::LLType(_) => LowLevelType::Void,
         // Values known statically are not represented at run time.
         SomeValue::Impossible | SomeValue::None | SomeValue::Pbc { .. } | SomeValue::Builtin(_) => {
             LowLevelType::Void
@@ -83,6 +89,7 @@ fn convert_constant(c: &Constant, to: &LowLevelType) -> Option<Constant> {
             Constant::Str((*ch as char).to_string())
         }
         (Constant::Str(_), LowLevelType::Ptr(t)) if t == lltype::STR => c.clone(),
+        (Constant::None, LowLevelType::Ptr(_)) => Constant::None,
         (c, LowLevelType::Void) => c.clone(),
         _ => return None,
     })
@@ -253,6 +260,9 @@ impl GraphTyper<'_> {
     /// Lowers one high-level operation.
     fn lower_op(&mut self, op: &SpaceOperation) -> Result<(), String> {
         self.pos = op.pos;
+        if let Some(done) = self.lower_low_level_op(op) {
+            return done;
+        }
         let result_type = self.graph.info(op.result).clone();
         if let (Some(Constant::Func(callee)), "simple_call") =
             (op.args.first().and_then(Arg::as_const), op.opname.as_str())

@@ -1,0 +1,1 @@
+"""Strings (rpy_string: GcStruct {hash, length, ..Array(Char)})."""
