@@ -15,7 +15,7 @@
 //! goes through the rtyper's rules like the user's.
 
 use super::GraphTyper;
-use rpy_ir::annotation::{Desc, SomeValue};
+use rpy_ir::annotation::{Desc, Known, SomeValue};
 use rpy_ir::graph::{Annotated, Arg, Constant, FunctionGraph, SpaceOperation, Var};
 use rpy_ir::llops;
 use rpy_ir::lltype::LowLevelType;
@@ -23,10 +23,17 @@ use std::collections::HashMap;
 
 /// The constant a variable of annotation `a` always holds, when the
 /// rtyper needs it as a constant: a low-level type (`Name`), the one
-/// function it may be, None.
+/// function it may be, a value the annotator knows (`eqfn is None` in a
+/// copy whose `eqfn` is None).
 fn folded_constant(a: &SomeValue) -> Option<Constant> {
     match a {
         SomeValue::LLType(t) => Some(Constant::Name(t.clone())),
+        SomeValue::Const(k) => Some(match k {
+            Known::Int(n) => Constant::Int(*n),
+            Known::Bool(b) => Constant::Bool(*b),
+            Known::Char(c) => Constant::Char(*c),
+            Known::Str(s) => Constant::Str(s.clone()),
+        }),
         SomeValue::Pbc {
             descs,
             can_be_none: false,
@@ -34,6 +41,7 @@ fn folded_constant(a: &SomeValue) -> Option<Constant> {
             [Desc::Function(f)] => Some(Constant::Func(f.clone())),
             _ => None,
         },
+        SomeValue::None => Some(Constant::None),
         _ => None,
     }
 }
@@ -41,13 +49,13 @@ fn folded_constant(a: &SomeValue) -> Option<Constant> {
 /// Rewrites the operations of helper graph `g` on pointers and types to
 /// low-level operations (see the module's comment).
 pub fn lower_pointer_ops(g: &mut FunctionGraph<Annotated>) {
-    let constants: HashMap<Var, Constant> = (0..g.vars.len())
+    let mut constants: HashMap<Var, Constant> = (0..g.vars.len())
         .filter_map(|i| {
             let v = Var(i as u32);
             folded_constant(g.info(v)).map(|c| (v, c))
         })
         .collect();
-    let fold = |a: &mut Arg| {
+    let fold = |constants: &HashMap<Var, Constant>, a: &mut Arg| {
         if let Some(c) = a.as_var().and_then(|v| constants.get(&v)) {
             *a = Arg::Const(c.clone());
         }
@@ -60,12 +68,19 @@ pub fn lower_pointer_ops(g: &mut FunctionGraph<Annotated>) {
     for block in &mut g.blocks {
         let mut ops = Vec::with_capacity(block.operations.len());
         for mut op in std::mem::take(&mut block.operations) {
-            // What computes a folded constant (`typeOf(p)`, `T.items`) is
-            // not run.
-            if constants.contains_key(&op.result) {
+            // What computes a folded constant (`typeOf(p)`, `T.items`, a
+            // test the annotator decided) is not run; a call is, for its
+            // effects.
+            let pure_constant = matches!(ann[op.result.0 as usize], SomeValue::LLType(_))
+                || matches!(ann[op.result.0 as usize], SomeValue::Const(_));
+            if pure_constant && !is_call(&op) {
                 continue;
             }
-            op.args.iter_mut().for_each(fold);
+            op.args.iter_mut().for_each(|a| fold(&constants, a));
+            if let Some(c) = static_comparison(&op) {
+                constants.insert(op.result, c);
+                continue;
+            }
             let ptr_args: Vec<bool> = op.args.iter().map(is_ptr).collect();
             if let Some(lowered) = lower_op(&op, &ptr_args) {
                 op = lowered;
@@ -74,12 +89,40 @@ pub fn lower_pointer_ops(g: &mut FunctionGraph<Annotated>) {
         }
         block.operations = ops;
         if let Some(switch) = &mut block.exitswitch {
-            fold(switch);
+            fold(&constants, switch);
         }
         for link in &mut block.exits {
-            link.args.iter_mut().for_each(fold);
+            link.args.iter_mut().for_each(|a| fold(&constants, a));
         }
     }
+}
+
+/// The value of a comparison of two constants that have no run-time
+/// value (`eqfn is None`, with `eqfn` None or a function): the annotator
+/// decided it, and the rtyper has nothing to compare.
+fn static_comparison(op: &SpaceOperation) -> Option<Constant> {
+    let static_value = |a: &Arg| match a {
+        Arg::Const(c @ (Constant::None | Constant::Func(_) | Constant::Name(_))) => Some(c.clone()),
+        _ => None,
+    };
+    let [x, y] = op.args.as_slice() else {
+        return None;
+    };
+    let same = static_value(x)? == static_value(y)?;
+    match op.opname.as_str() {
+        "is_" | "eq" => Some(Constant::Bool(same)),
+        "ne" => Some(Constant::Bool(!same)),
+        _ => None,
+    }
+}
+
+/// Does `op` call a function (which may have effects)?
+fn is_call(op: &SpaceOperation) -> bool {
+    op.opname == "simple_call"
+        && !matches!(
+            op.args.first(),
+            Some(Arg::Const(Constant::Builtin(b))) if b == "typeOf" || b == "nullptr"
+        )
 }
 
 /// The low-level operation `op` is, given which of its arguments are
