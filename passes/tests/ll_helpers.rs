@@ -66,7 +66,8 @@ fn python(script: &str) -> String {
 
 /// The helpers a test calls, specialized, and the program holding them.
 struct Helpers {
-    names: HashMap<String, String>,
+    /// Each key's graph and the kinds of its arguments.
+    names: HashMap<String, (String, Vec<HelperArg>)>,
     program: Program<LowLevel>,
 }
 
@@ -79,7 +80,7 @@ impl Helpers {
             let (name, _) = helpers
                 .specialize(module, func, args, &mut types)
                 .unwrap_or_else(|e| panic!("{module}.{func}: {e}"));
-            names.insert(key.to_string(), name);
+            names.insert(key.to_string(), (name, args.clone()));
         }
         Helpers {
             names,
@@ -97,7 +98,7 @@ impl Helpers {
 /// Calls the helpers of a `Helpers` in one interpreter.
 struct Runner<'p> {
     interp: LlInterpreter<'p>,
-    names: &'p HashMap<String, String>,
+    names: &'p HashMap<String, (String, Vec<HelperArg>)>,
 }
 
 impl<'p> Runner<'p> {
@@ -108,8 +109,21 @@ impl<'p> Runner<'p> {
         }
     }
 
-    fn call(&mut self, key: &str, args: Vec<LlValue>) -> LlValue {
-        let name = &self.names[key];
+    /// Calls the helper of `key` with `values` for its run-time arguments;
+    /// its constant arguments are passed as the rtyper passes them.
+    fn call(&mut self, key: &str, values: Vec<LlValue>) -> LlValue {
+        let (name, kinds) = &self.names[key];
+        let mut values = values.into_iter();
+        let args = kinds
+            .iter()
+            .map(|kind| match kind.constant() {
+                None => values.next().expect("a value for each run-time argument"),
+                Some(Constant::Bool(b)) => LlValue::Bool(b),
+                Some(Constant::Int(n)) => LlValue::Signed(n),
+                Some(Constant::Char(c)) => LlValue::Char(c),
+                Some(_) => LlValue::Void,
+            })
+            .collect();
         self.interp
             .call(name, args, &mut Vec::new())
             .unwrap_or_else(|e| panic!("{name}: {e}"))
@@ -193,7 +207,7 @@ fn list_helpers() -> Helpers {
 
 impl Runner<'_> {
     fn new_int_list(&mut self, items: &[i64]) -> LlValue {
-        let l = self.call("newlist", vec![LlValue::Void, LlValue::Signed(0)]);
+        let l = self.call("newlist", vec![LlValue::Signed(0)]);
         for &x in items {
             self.call("append", vec![l.clone(), LlValue::Signed(x)]);
         }
@@ -376,7 +390,7 @@ fn list_sequence(r: &mut Runner, rng: &mut Rng, script: &mut String, transcript:
                 } else {
                     "count"
                 };
-                let res = r.call(which, vec![l.clone(), LlValue::Signed(x), LlValue::Void]);
+                let res = r.call(which, vec![l.clone(), LlValue::Signed(x)]);
                 let stmt = if which == "contains" {
                     format!("print({x} in l)")
                 } else {
@@ -386,7 +400,7 @@ fn list_sequence(r: &mut Runner, rng: &mut Rng, script: &mut String, transcript:
             }
             "find" => {
                 let x = small(rng);
-                let res = r.call("find", vec![l.clone(), LlValue::Signed(x), LlValue::Void]);
+                let res = r.call("find", vec![l.clone(), LlValue::Signed(x)]);
                 (
                     format!("print(l.index({x}) if {x} in l else -1)"),
                     Some(value_repr(&res)),
@@ -411,7 +425,7 @@ fn list_sequence(r: &mut Runner, rng: &mut Rng, script: &mut String, transcript:
                     short_list(rng)
                 };
                 let o = r.new_int_list(&other);
-                let res = r.call("eq", vec![l.clone(), o, LlValue::Void]);
+                let res = r.call("eq", vec![l.clone(), o]);
                 (
                     format!("print(l == {})", list_repr(&other)),
                     Some(value_repr(&res)),
@@ -495,4 +509,640 @@ fn random_list_operations_agree_with_cpython() {
         cases.push((script, transcript));
     }
     compare_cases(&cases, &python(&whole));
+}
+
+// -------------------------------------------------------------- strings
+
+fn str_t() -> LowLevelType {
+    LowLevelType::Ptr(lltype::STR.into())
+}
+
+fn string_helpers() -> Helpers {
+    let mut types = TypeTable::new();
+    types.insert(lltype::STR.into(), lltype::str_type());
+    let strlist = lltype::add_list_type(&mut types, &str_t());
+    let s = || HelperArg::Value(str_t());
+    let int = || HelperArg::Value(LowLevelType::Signed);
+    let ch = || HelperArg::Value(LowLevelType::Char);
+    let flag = |b: bool| HelperArg::Const(Constant::Bool(b));
+    let l = || HelperArg::Value(LowLevelType::Ptr(strlist.clone()));
+    let list_t = || HelperArg::Type(strlist.clone());
+    let str_type = || HelperArg::Type(lltype::STR.into());
+    let mut wanted: Vec<(&str, &str, &str, Vec<HelperArg>)> = vec![
+        ("newlist", "rlist", "ll_newlist", vec![list_t(), int()]),
+        ("list_append", "rlist", "ll_append", vec![l(), s()]),
+        ("list_len", "rlist", "ll_len", vec![l()]),
+        ("list_get", "rlist", "ll_getitem_nonneg", vec![l(), int()]),
+        ("strlen", "rstr", "ll_strlen", vec![s()]),
+        ("getitem", "rstr", "ll_getitem", vec![s(), int()]),
+        ("concat", "rstr", "ll_strconcat", vec![s(), s()]),
+        ("eq", "rstr", "ll_streq", vec![s(), s()]),
+        ("cmp", "rstr", "ll_strcmp", vec![s(), s()]),
+        (
+            "slice",
+            "rstr",
+            "ll_stringslice_startstop",
+            vec![s(), int(), int()],
+        ),
+        (
+            "slice_from",
+            "rstr",
+            "ll_stringslice_startonly",
+            vec![s(), int()],
+        ),
+        (
+            "slice_to",
+            "rstr",
+            "ll_stringslice_stoponly",
+            vec![s(), int()],
+        ),
+        ("find", "rstr", "ll_find", vec![s(), s(), int(), int()]),
+        ("rfind", "rstr", "ll_rfind", vec![s(), s(), int(), int()]),
+        ("count", "rstr", "ll_count", vec![s(), s(), int(), int()]),
+        (
+            "find_char",
+            "rstr",
+            "ll_find_char",
+            vec![s(), ch(), int(), int()],
+        ),
+        (
+            "rfind_char",
+            "rstr",
+            "ll_rfind_char",
+            vec![s(), ch(), int(), int()],
+        ),
+        (
+            "count_char",
+            "rstr",
+            "ll_count_char",
+            vec![s(), ch(), int(), int()],
+        ),
+        ("contains", "rstr", "ll_contains", vec![s(), s()]),
+        ("contains_char", "rstr", "ll_contains_char", vec![s(), ch()]),
+        ("startswith", "rstr", "ll_startswith", vec![s(), s()]),
+        ("endswith", "rstr", "ll_endswith", vec![s(), s()]),
+        (
+            "startswith_char",
+            "rstr",
+            "ll_startswith_char",
+            vec![s(), ch()],
+        ),
+        ("endswith_char", "rstr", "ll_endswith_char", vec![s(), ch()]),
+        (
+            "strip",
+            "rstr",
+            "ll_strip",
+            vec![s(), flag(true), flag(true)],
+        ),
+        (
+            "lstrip",
+            "rstr",
+            "ll_strip",
+            vec![s(), flag(true), flag(false)],
+        ),
+        (
+            "rstrip",
+            "rstr",
+            "ll_strip",
+            vec![s(), flag(false), flag(true)],
+        ),
+        (
+            "strip_chars",
+            "rstr",
+            "ll_strip_chars",
+            vec![s(), s(), flag(true), flag(true)],
+        ),
+        (
+            "lstrip_chars",
+            "rstr",
+            "ll_strip_chars",
+            vec![s(), s(), flag(true), flag(false)],
+        ),
+        (
+            "rstrip_chars",
+            "rstr",
+            "ll_strip_chars",
+            vec![s(), s(), flag(false), flag(true)],
+        ),
+        (
+            "split_ws",
+            "rstr",
+            "ll_split_whitespace",
+            vec![list_t(), s(), int()],
+        ),
+        (
+            "rsplit_ws",
+            "rstr",
+            "ll_rsplit_whitespace",
+            vec![list_t(), s(), int()],
+        ),
+        ("split", "rstr", "ll_split", vec![list_t(), s(), s(), int()]),
+        (
+            "rsplit",
+            "rstr",
+            "ll_rsplit",
+            vec![list_t(), s(), s(), int()],
+        ),
+        ("join", "rstr", "ll_join", vec![s(), l()]),
+        ("upper", "rstr", "ll_upper", vec![s()]),
+        ("lower", "rstr", "ll_lower", vec![s()]),
+        ("char_upper", "rstr", "ll_char_upper", vec![ch()]),
+        ("char_lower", "rstr", "ll_char_lower", vec![ch()]),
+        ("replace", "rstr", "ll_replace", vec![s(), s(), s(), int()]),
+        ("mul", "rstr", "ll_str_mul", vec![s(), int()]),
+        (
+            "char_mul",
+            "rstr",
+            "ll_char_mul",
+            vec![str_type(), ch(), int()],
+        ),
+        ("chr2str", "rstr", "ll_chr2str", vec![str_type(), ch()]),
+        ("hash", "rstr", "ll_strhash", vec![s()]),
+        (
+            "strlist_getitem",
+            "rstr",
+            "ll_strlist_getitem",
+            vec![l(), int()],
+        ),
+    ];
+    for class in STR_CLASSES {
+        wanted.push((
+            class,
+            "rstr",
+            Box::leak(format!("ll_{class}").into_boxed_str()),
+            vec![s()],
+        ));
+        let char_key: &'static str = Box::leak(format!("char_{class}").into_boxed_str());
+        let char_fn: &'static str = Box::leak(format!("ll_char_{class}").into_boxed_str());
+        wanted.push((char_key, "rstr", char_fn, vec![ch()]));
+    }
+    Helpers::make(types, &wanted)
+}
+
+/// The character-class methods, on strings and on chars.
+const STR_CLASSES: &[&str] = &[
+    "isdigit", "isalpha", "isalnum", "isspace", "isupper", "islower",
+];
+
+/// The Python function the transcripts of string cases are written with:
+/// a value in a form both sides write without a repr of their own
+/// (strings as hex bytes).
+const SHOW: &str = r#"
+import sys
+def show(x):
+    if isinstance(x, bool):
+        return str(x)
+    if isinstance(x, int):
+        return str(x)
+    if isinstance(x, list):
+        return "[" + ",".join(show(i) for i in x) + "]"
+    if not isinstance(x, bytes):
+        x = x.encode("latin-1")
+    return "s" + "".join("%02x" % c for c in bytearray(x))
+"#;
+
+fn show_bytes(b: &[u8]) -> String {
+    let mut out = "s".to_string();
+    for c in b {
+        write!(out, "{c:02x}").unwrap();
+    }
+    out
+}
+
+impl Runner<'_> {
+    fn string(&self, text: &str) -> LlValue {
+        self.interp.new_string(text.as_bytes())
+    }
+
+    fn show(&mut self, v: &LlValue) -> String {
+        match v {
+            LlValue::Char(c) => show_bytes(&[*c]),
+            LlValue::Ptr(Some(obj)) if &*obj.borrow().type_name != lltype::STR => {
+                let LlValue::Signed(n) = self.call("list_len", vec![v.clone()]) else {
+                    panic!("a list length")
+                };
+                let items: Vec<String> = (0..n)
+                    .map(|i| {
+                        let item = self.call("list_get", vec![v.clone(), LlValue::Signed(i)]);
+                        self.show(&item)
+                    })
+                    .collect();
+                format!("[{}]", items.join(","))
+            }
+            LlValue::Ptr(_) => show_bytes(&v.string_bytes().expect("a string")),
+            other => value_repr(other),
+        }
+    }
+}
+
+/// A Python literal of an ASCII string.
+fn py_literal(text: &str) -> String {
+    let mut out = "'".to_string();
+    for b in text.bytes() {
+        write!(out, "\\x{b:02x}").unwrap();
+    }
+    out.push('\'');
+    out
+}
+
+/// A random string over a small alphabet (letters of both cases, digits,
+/// whitespace, punctuation), so that searches find things.
+fn random_string(rng: &mut Rng, max: i64) -> String {
+    const ALPHABET: &[u8] = b"aabAZz09 \t\n\x0b\x0c\r,,.-";
+    (0..rng.range(0, max))
+        .map(|_| *rng.pick(ALPHABET) as char)
+        .collect()
+}
+
+/// One random string and a random set of queries on it: the Python
+/// expression of each and what the helpers give.
+fn string_queries(r: &mut Runner, rng: &mut Rng, script: &mut String, transcript: &mut String) {
+    let text = random_string(rng, 12);
+    let s = r.string(&text);
+    writeln!(script, "s = {}", py_literal(&text)).unwrap();
+    let len = text.len() as i64;
+    for _ in 0..rng.range(1, 12) {
+        let bound = |rng: &mut Rng| rng.range(-len - 3, len + 3);
+        let sub = random_string(rng, 3);
+        let sub_v = r.string(&sub);
+        let lit = py_literal(&sub);
+        let ch = *rng.pick(b"aA0 ,z\t");
+        let ch_lit = py_literal(&(ch as char).to_string());
+        let chv = LlValue::Char(ch);
+        let (a, b) = (bound(rng), bound(rng));
+        let (ai, bi) = (LlValue::Signed(a), LlValue::Signed(b));
+        let maxsplit = rng.range(-1, 3);
+        let m = LlValue::Signed(maxsplit);
+        let query = *rng.pick(&[
+            "slice",
+            "slice_from",
+            "slice_to",
+            "find",
+            "rfind",
+            "count",
+            "find_char",
+            "rfind_char",
+            "count_char",
+            "contains",
+            "contains_char",
+            "startswith",
+            "endswith",
+            "startswith_char",
+            "endswith_char",
+            "strip",
+            "lstrip",
+            "rstrip",
+            "strip_chars",
+            "lstrip_chars",
+            "rstrip_chars",
+            "split_ws",
+            "rsplit_ws",
+            "split",
+            "rsplit",
+            "join",
+            "upper",
+            "lower",
+            "char_upper",
+            "char_lower",
+            "replace",
+            "mul",
+            "char_mul",
+            "concat",
+            "eq",
+            "cmp",
+            "getitem",
+            "class",
+            "char_class",
+            "strlen",
+            "chr2str",
+        ]);
+        let (expr, value) = match query {
+            "slice" => (
+                format!("s[{a}:{b}]"),
+                r.call("slice", vec![s.clone(), ai, bi]),
+            ),
+            "slice_from" => (
+                format!("s[{a}:]"),
+                r.call("slice_from", vec![s.clone(), ai]),
+            ),
+            "slice_to" => (format!("s[:{b}]"), r.call("slice_to", vec![s.clone(), bi])),
+            "find" | "rfind" | "count" => (
+                format!("s.{query}({lit}, {a}, {b})"),
+                r.call(query, vec![s.clone(), sub_v, ai, bi]),
+            ),
+            "find_char" | "rfind_char" | "count_char" => (
+                format!("s.{}({ch_lit}, {a}, {b})", query.trim_end_matches("_char")),
+                r.call(query, vec![s.clone(), chv, ai, bi]),
+            ),
+            "contains" => (format!("{lit} in s"), r.call(query, vec![s.clone(), sub_v])),
+            "contains_char" => (
+                format!("{ch_lit} in s"),
+                r.call(query, vec![s.clone(), chv]),
+            ),
+            "startswith" | "endswith" => (
+                format!("s.{query}({lit})"),
+                r.call(query, vec![s.clone(), sub_v]),
+            ),
+            "startswith_char" | "endswith_char" => (
+                format!("s.{}({ch_lit})", query.trim_end_matches("_char")),
+                r.call(query, vec![s.clone(), chv]),
+            ),
+            "strip" | "lstrip" | "rstrip" => {
+                (format!("s.{query}()"), r.call(query, vec![s.clone()]))
+            }
+            "strip_chars" | "lstrip_chars" | "rstrip_chars" => (
+                format!("s.{}({lit})", query.trim_end_matches("_chars")),
+                r.call(query, vec![s.clone(), sub_v]),
+            ),
+            "split_ws" | "rsplit_ws" => (
+                format!("s.{}(None, {maxsplit})", query.trim_end_matches("_ws")),
+                r.call(query, vec![s.clone(), m]),
+            ),
+            "split" | "rsplit" => {
+                // A separator is never empty (that raises ValueError).
+                let sep = format!("{}{}", ch as char, sub);
+                let sep_v = r.string(&sep);
+                (
+                    format!("s.{query}({}, {maxsplit})", py_literal(&sep)),
+                    r.call(query, vec![s.clone(), sep_v, m]),
+                )
+            }
+            "join" => {
+                let items: Vec<String> = (0..rng.range(0, 4))
+                    .map(|_| random_string(rng, 3))
+                    .collect();
+                let l = r.call("newlist", vec![LlValue::Signed(0)]);
+                for item in &items {
+                    let iv = r.string(item);
+                    r.call("list_append", vec![l.clone(), iv]);
+                }
+                let lits: Vec<String> = items.iter().map(|i| py_literal(i)).collect();
+                (
+                    format!("{lit}.join([{}])", lits.join(", ")),
+                    r.call("join", vec![sub_v, l]),
+                )
+            }
+            "upper" | "lower" => (format!("s.{query}()"), r.call(query, vec![s.clone()])),
+            "char_upper" | "char_lower" => (
+                format!("{ch_lit}.{}()", query.trim_start_matches("char_")),
+                r.call(query, vec![chv]),
+            ),
+            "replace" => {
+                let new = random_string(rng, 3);
+                let new_v = r.string(&new);
+                (
+                    format!("s.replace({lit}, {}, {maxsplit})", py_literal(&new)),
+                    r.call(query, vec![s.clone(), sub_v, new_v, m]),
+                )
+            }
+            "mul" => (format!("s * {maxsplit}"), r.call(query, vec![s.clone(), m])),
+            "char_mul" => (
+                format!("{ch_lit} * {maxsplit}"),
+                r.call(query, vec![chv, m]),
+            ),
+            "chr2str" => (ch_lit.clone(), r.call(query, vec![chv])),
+            "concat" => (format!("s + {lit}"), r.call(query, vec![s.clone(), sub_v])),
+            "eq" => {
+                // Often an equal string that is another object.
+                let other = if rng.range(0, 1) == 0 {
+                    text.clone()
+                } else {
+                    sub
+                };
+                let ov = r.string(&other);
+                (
+                    format!("s == {}", py_literal(&other)),
+                    r.call("eq", vec![s.clone(), ov]),
+                )
+            }
+            "cmp" => (
+                format!("(s > {lit}) - (s < {lit})"),
+                r.call(query, vec![s.clone(), sub_v]),
+            ),
+            "getitem" if len > 0 => {
+                let i = rng.range(-len, len - 1);
+                (
+                    format!("s[{i}]"),
+                    r.call(query, vec![s.clone(), LlValue::Signed(i)]),
+                )
+            }
+            "class" => {
+                let class = *rng.pick(STR_CLASSES);
+                (format!("s.{class}()"), r.call(class, vec![s.clone()]))
+            }
+            "char_class" => {
+                let class = *rng.pick(STR_CLASSES);
+                let key = format!("char_{class}");
+                (format!("{ch_lit}.{class}()"), r.call(&key, vec![chv]))
+            }
+            _ => ("len(s)".into(), r.call("strlen", vec![s.clone()])),
+        };
+        writeln!(script, "print(show({expr}))").unwrap();
+        writeln!(transcript, "{}", r.show(&value)).unwrap();
+    }
+}
+
+#[test]
+fn random_string_operations_agree_with_cpython() {
+    let helpers = string_helpers();
+    let mut runner = Runner::new(&helpers);
+    let seed = std::env::var("RPY_LL_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0x57_12_19);
+    let mut rng = Rng(seed);
+    let mut cases = Vec::new();
+    let mut whole = SHOW.to_string();
+    for _ in 0..600 {
+        let (mut script, mut transcript) = (String::new(), String::new());
+        string_queries(&mut runner, &mut rng, &mut script, &mut transcript);
+        whole.push_str(&script);
+        whole.push_str("print('--')\n");
+        cases.push((script, transcript));
+    }
+    compare_cases(&cases, &python(&whole));
+}
+
+// ------------------------------------------------------- hash, iterators
+
+const PYTHON2: &str = concat!(env!("HOME"), "/.pyenv/versions/2.7.18/bin/python2.7");
+
+#[test]
+fn string_hashes_are_cpython2s_and_cached() {
+    if !std::path::Path::new(PYTHON2).exists() {
+        eprintln!("skipped: CPython 2.7 ({PYTHON2}) is not installed; its str hash is the oracle");
+        return;
+    }
+    let helpers = string_helpers();
+    let mut runner = Runner::new(&helpers);
+    let mut rng = Rng(0x4a54);
+    let texts: Vec<String> = (0..300)
+        .map(|_| random_string(&mut rng, 20))
+        .filter(|t| !t.is_empty())
+        .collect();
+    let mut ours = String::new();
+    let mut script = String::new();
+    for text in &texts {
+        let s = runner.string(text);
+        let first = runner.call("hash", vec![s.clone()]);
+        // The second call reads the cached field.
+        assert_eq!(runner.call("hash", vec![s.clone()]), first, "{text:?}");
+        writeln!(ours, "{}", value_repr(&first)).unwrap();
+        writeln!(script, "print(hash({}))", py_literal(text)).unwrap();
+    }
+    let out = Command::new(PYTHON2)
+        .arg("-c")
+        .arg(&script)
+        .env("PYTHONHASHSEED", "0")
+        .output()
+        .expect("python2.7 runs");
+    assert_eq!(ours, String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn list_iteration_visits_every_item() {
+    let (mut types, list) = list_types();
+    let iter = "listiter_signed".to_string();
+    types.insert(
+        iter.clone(),
+        lltype::ContainerType::GcStruct {
+            fields: vec![
+                ("list".into(), LowLevelType::Ptr(list.clone())),
+                ("index".into(), LowLevelType::Signed),
+            ],
+            var_item: None,
+        },
+    );
+    let l = || HelperArg::Value(LowLevelType::Ptr(list.clone()));
+    let helpers = Helpers::make(
+        types,
+        &[
+            (
+                "newlist",
+                "rlist",
+                "ll_newlist",
+                vec![
+                    HelperArg::Type(list.clone()),
+                    HelperArg::Value(LowLevelType::Signed),
+                ],
+            ),
+            (
+                "append",
+                "rlist",
+                "ll_append",
+                vec![l(), HelperArg::Value(LowLevelType::Signed)],
+            ),
+            ("len", "rlist", "ll_len", vec![l()]),
+            (
+                "getitem_nonneg",
+                "rlist",
+                "ll_getitem_nonneg",
+                vec![l(), HelperArg::Value(LowLevelType::Signed)],
+            ),
+            (
+                "iter",
+                "rlist",
+                "ll_listiter",
+                vec![HelperArg::Type(iter.clone()), l()],
+            ),
+        ],
+    );
+    let mut r = Runner::new(&helpers);
+    let items = [4, -2, 7];
+    let lv = r.new_int_list(&items);
+    let it = r.call("iter", vec![lv.clone()]);
+    let LlValue::Ptr(Some(obj)) = &it else {
+        panic!("an iterator")
+    };
+    assert_eq!(obj.borrow().fields[0], lv, "the iterator holds the list");
+    assert_eq!(obj.borrow().fields[1], LlValue::Signed(0), "from its start");
+}
+
+/// The helpers that raise annotate; they rtype once the rtyper lowers
+/// `raise` (the exception machinery of the rtyper core).
+#[test]
+fn raising_helpers_annotate() {
+    let (mut types, list) = list_types();
+    types.insert(
+        "listiter_signed".into(),
+        lltype::ContainerType::GcStruct {
+            fields: vec![
+                ("list".into(), LowLevelType::Ptr(list.clone())),
+                ("index".into(), LowLevelType::Signed),
+            ],
+            var_item: None,
+        },
+    );
+    let l = || HelperArg::Value(LowLevelType::Ptr(list.clone()));
+    let s = || HelperArg::Value(str_t());
+    let int = || HelperArg::Value(LowLevelType::Signed);
+    let none = || HelperArg::Const(Constant::None);
+    let it = HelperArg::Value(LowLevelType::Ptr("listiter_signed".into()));
+    let cases: Vec<(&str, &str, Vec<HelperArg>)> = vec![
+        ("rlist", "ll_getitem_checked", vec![l(), int()]),
+        ("rlist", "ll_setitem_checked", vec![l(), int(), int()]),
+        ("rlist", "ll_delitem_checked", vec![l(), int()]),
+        ("rlist", "ll_pop_checked", vec![l(), int()]),
+        ("rlist", "ll_pop_end_checked", vec![l()]),
+        ("rlist", "ll_index", vec![l(), int(), none()]),
+        ("rlist", "ll_remove", vec![l(), int(), none()]),
+        ("rlist", "ll_listnext", vec![it]),
+        ("rstr", "ll_getitem_checked", vec![s(), int()]),
+        ("rint", "ll_int_floordiv_zer", vec![int(), int()]),
+        ("rint", "ll_int_mod_zer", vec![int(), int()]),
+        ("rint", "ll_int_add_ovf", vec![int(), int()]),
+        ("rint", "ll_int_sub_ovf", vec![int(), int()]),
+        ("rint", "ll_int_mul_ovf", vec![int(), int()]),
+        ("rint", "ll_int_neg_ovf", vec![int()]),
+        ("rint", "ll_int_abs_ovf", vec![int()]),
+        ("rint", "ll_int_floordiv_ovf", vec![int(), int()]),
+        ("rint", "ll_int_floordiv_ovf_zer", vec![int(), int()]),
+        ("rint", "ll_int_mod_ovf_zer", vec![int(), int()]),
+    ];
+    let mut helpers = LowLevelHelpers::new();
+    for (module, func, args) in cases {
+        let annotated = helpers
+            .annotate_only(module, func, &args, &types)
+            .unwrap_or_else(|e| panic!("{module}.{func}: {e}"));
+        assert!(!annotated.graphs.is_empty());
+    }
+}
+
+#[test]
+fn helper_graphs_snapshot() {
+    let (mut types, list) = list_types();
+    let mut helpers = LowLevelHelpers::new();
+    let l = HelperArg::Value(LowLevelType::Ptr(list.clone()));
+    let int = HelperArg::Value(LowLevelType::Signed);
+    let s = HelperArg::Value(str_t());
+    let mut names = Vec::new();
+    for (module, func, args) in [
+        ("rlist", "ll_append", vec![l.clone(), int.clone()]),
+        ("rlist", "ll_getitem", vec![l.clone(), int.clone()]),
+        (
+            "rstr",
+            "ll_stringslice_startstop",
+            vec![s.clone(), int.clone(), int.clone()],
+        ),
+        ("rstr", "ll_strhash", vec![s.clone()]),
+    ] {
+        names.push(
+            helpers
+                .specialize(module, func, &args, &mut types)
+                .unwrap()
+                .0,
+        );
+    }
+    let graphs = helpers.take_graphs();
+    let mut text = String::new();
+    for g in &graphs {
+        text.push_str(&rpy_ir::text::print_graph(g));
+        text.push('\n');
+    }
+    insta::with_settings!({
+        snapshot_path => root().join("snapshots"),
+        prepend_module_to_snapshot => false,
+    }, {
+        insta::assert_snapshot!("ll_helpers__append_getitem_slice_hash", text);
+    });
 }

@@ -55,19 +55,32 @@ pub fn annotation_lltype(a: &SomeValue) -> Option<LowLevelType> {
     })
 }
 
-/// The key of a helper's copy for arguments `args`, and the suffix of its
-/// graph name: a value by its low-level type (`list_signed`, `Signed`), a
-/// known int, bool or char by its value (`Bool_True`: the copy folds what
-/// it decides), a type constant by the type (`T_list_signed`), a function
-/// by its name, None as None. Distinct keys give distinct suffixes, so a copy's name
-/// says which specialization it is wherever it is made.
-pub fn lowlevel_key(args: &[SomeValue]) -> Result<(String, String), String> {
+/// The key of a helper's copy for arguments `args`, the suffix of its
+/// graph name, and the annotations its parameters get: a value by its
+/// low-level type (`list_signed`, `Signed`), a type constant by the type
+/// (`T_list_signed`), a function by its name, None as None. A known bool
+/// (a flag such as `overallocate`) is kept, so that the copy folds what it
+/// decides (`Bool_True`); so is every known value when `keep_constants`
+/// (the arguments the rtyper gives, `Signed_0`); other known values are
+/// generalized, so that a helper called with a literal 0 does not get a
+/// copy of its own. Distinct keys give distinct suffixes, and a copy's
+/// graph depends only on its key, so graphs of one name made by separate
+/// requests are the same.
+pub fn lowlevel_key(
+    args: &[SomeValue],
+    keep_constants: bool,
+) -> Result<(String, String, Vec<SomeValue>), String> {
     let mut key = Vec::new();
     let mut name = Vec::new();
+    let mut inputs = Vec::new();
     for a in args {
+        let kept = match a {
+            SomeValue::Const(Known::Bool(_)) => true,
+            SomeValue::Const(_) => keep_constants,
+            _ => false,
+        };
         let (k, n) = match (a, annotation_lltype(a)) {
-            // A constant is kept, so that the copy folds what it decides.
-            (SomeValue::Const(known), Some(t)) => {
+            (SomeValue::Const(known), Some(t)) if kept => {
                 let shown = match known {
                     Known::Int(n) if *n < 0 => format!("m{}", n.unsigned_abs()),
                     Known::Int(n) => n.to_string(),
@@ -98,8 +111,9 @@ pub fn lowlevel_key(args: &[SomeValue]) -> Result<(String, String), String> {
         };
         key.push(k);
         name.push(n);
+        inputs.push(if kept { a.clone() } else { a.general() });
     }
-    Ok((key.join("|"), name.join("_")))
+    Ok((key.join("|"), name.join("_"), inputs))
 }
 
 /// `text` with what cannot be in an identifier as `_`.

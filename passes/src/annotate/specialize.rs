@@ -303,6 +303,9 @@ impl<'p> Annotator<'p> {
         }
         let mut key = Vec::new();
         let mut name = Vec::new();
+        // What a low-level helper's copy is called with (its key keeps
+        // only some constants).
+        let mut lowlevel_inputs = None;
         if policy.star_args {
             let n = match args.last() {
                 Some(SomeValue::Tuple(items)) => items.len(),
@@ -374,10 +377,11 @@ impl<'p> Annotator<'p> {
                 name.push(format!("at_{}_{line}", identifier(caller)));
             }
             Some(By::LowLevel) => {
-                let (k, n) = super::lowlevel::lowlevel_key(args)
+                let (k, n, inputs) = super::lowlevel::lowlevel_key(args, false)
                     .map_err(|why| self.error(g, op.pos, format!("{callee}(): {why}")))?;
                 key.push(k);
                 name.push(n);
+                lowlevel_inputs = Some(inputs);
             }
             Some(By::Memo) | None => {}
         }
@@ -405,7 +409,14 @@ impl<'p> Annotator<'p> {
                 ),
             ));
         }
-        self.call(g, b, op, &copy, args, bound)
+        self.call(
+            g,
+            b,
+            op,
+            &copy,
+            lowlevel_inputs.as_deref().unwrap_or(args),
+            bound,
+        )
     }
 
     /// The index of `op` in block `b` of graph `g`.

@@ -230,6 +230,14 @@ pub(crate) enum OpKind {
     CastIntToChar,
     CharCmp(Cmp),
     SameAs,
+    /// Pointer identity (`ptr_eq`; negated for `ptr_ne`); args: [p, q].
+    PtrEq {
+        negated: bool,
+    },
+    /// Nullness (`ptr_iszero`; negated for `ptr_nonzero`); args: [p].
+    PtrIsZero {
+        negated: bool,
+    },
     Malloc(u32),
     /// args: [n]
     MallocVarsize(u32),
@@ -642,6 +650,22 @@ impl Builder<'_> {
                 let t = g.vars.get(op.result.0 as usize).map(|d| d.info.clone());
                 args.push(self.operand(g, &a[0], t.as_ref())?);
                 Ok(OpKind::SameAs)
+            }
+            "ptr_eq" | "ptr_ne" => {
+                arity(2)?;
+                for x in a {
+                    args.push(self.operand(g, x, None)?);
+                }
+                Ok(OpKind::PtrEq {
+                    negated: name == "ptr_ne",
+                })
+            }
+            "ptr_iszero" | "ptr_nonzero" => {
+                arity(1)?;
+                args.push(self.operand(g, &a[0], None)?);
+                Ok(OpKind::PtrIsZero {
+                    negated: name == "ptr_nonzero",
+                })
             }
             "malloc" => {
                 arity(1)?;

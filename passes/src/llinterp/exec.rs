@@ -394,6 +394,10 @@ fn exec_op(
             LlValue::Bool(Cmp::apply(*c, char_arg(op, arg(0))?, char_arg(op, arg(1))?))
         }
         OpKind::SameAs => arg(0).clone(),
+        OpKind::PtrEq { negated } => LlValue::Bool((arg(0) == arg(1)) != *negated),
+        OpKind::PtrIsZero { negated } => {
+            LlValue::Bool(matches!(arg(0), LlValue::Ptr(None)) != *negated)
+        }
         OpKind::Malloc(ty) => LlValue::Ptr(Some(types.malloc(*ty, 0))),
         OpKind::MallocVarsize(ty) => match arg(0) {
             LlValue::Signed(n) if *n >= 0 => LlValue::Ptr(Some(types.malloc(*ty, *n as usize))),

@@ -27,7 +27,7 @@ use crate::parse::parse_module;
 use crate::simplify::simplify_program;
 use rpy_ir::annotation::SomeValue;
 use rpy_ir::ast::Dialect;
-use rpy_ir::graph::{Constant, Flow, FunctionGraph, LowLevel, Program};
+use rpy_ir::graph::{Annotated, Constant, Flow, FunctionGraph, LowLevel, Program};
 use rpy_ir::lltype::{LowLevelType, TypeTable};
 use std::collections::{HashMap, HashSet};
 
@@ -111,22 +111,13 @@ impl LowLevelHelpers {
         let original = graph_name(module, func);
         let inputs: Vec<SomeValue> = args.iter().map(HelperArg::annotation).collect();
         // The name says the kinds of the arguments (see `lowlevel_key`).
-        let (_, suffix) = lowlevel_key(&inputs).map_err(|why| format!("{original}(): {why}"))?;
+        let (_, suffix, inputs) =
+            lowlevel_key(&inputs, true).map_err(|why| format!("{original}(): {why}"))?;
         let name = format!("{original}__{suffix}");
         if let Some(result) = self.made.get(&name) {
             return Ok((name, result.clone()));
         }
-        let mut program = self.library()?.clone();
-        let mut entry = program
-            .graph(&original)
-            .ok_or_else(|| format!("there is no low-level helper {func} in {module}.py"))?
-            .clone();
-        entry.name = name.clone();
-        entry.hints.retain(|h| h != LOWLEVEL_HINT);
-        program.graphs.push(entry);
-        program.types = types.clone();
-        let mut annotated = annotate_helper(program, &name, inputs, "")
-            .map_err(|d| format!("annotating the helper {name}: {d}"))?;
+        let mut annotated = self.annotate(&original, &name, inputs, types)?;
         for g in &mut annotated.graphs {
             lower_pointer_ops(g);
         }
@@ -146,6 +137,45 @@ impl LowLevelHelpers {
         }
         self.made.insert(name.clone(), result.clone());
         Ok((name, result))
+    }
+
+    /// The annotated graphs of helper `func` of `module` for arguments
+    /// `args` and of the helpers it calls, before rtyping (what
+    /// `specialize` lowers).
+    pub fn annotate_only(
+        &mut self,
+        module: &str,
+        func: &str,
+        args: &[HelperArg],
+        types: &TypeTable,
+    ) -> Result<Program<Annotated>, String> {
+        let original = graph_name(module, func);
+        let inputs: Vec<SomeValue> = args.iter().map(HelperArg::annotation).collect();
+        let (_, suffix, inputs) =
+            lowlevel_key(&inputs, true).map_err(|why| format!("{original}(): {why}"))?;
+        self.annotate(&original, &format!("{original}__{suffix}"), inputs, types)
+    }
+
+    /// Annotates helper `original` as its copy `name`, called with
+    /// arguments of annotations `inputs`.
+    fn annotate(
+        &mut self,
+        original: &str,
+        name: &str,
+        inputs: Vec<SomeValue>,
+        types: &TypeTable,
+    ) -> Result<Program<Annotated>, String> {
+        let mut program = self.library()?.clone();
+        let mut entry = program
+            .graph(original)
+            .ok_or_else(|| format!("there is no low-level helper {original}"))?
+            .clone();
+        entry.name = name.to_string();
+        entry.hints.retain(|h| h != LOWLEVEL_HINT);
+        program.graphs.push(entry);
+        program.types = types.clone();
+        annotate_helper(program, name, inputs, "")
+            .map_err(|d| format!("annotating the helper {name}: {d}"))
     }
 
     /// The graphs made since the last call, to add to the program.
