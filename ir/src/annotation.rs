@@ -14,6 +14,7 @@
 //! table's value when the annotation was last read; in an annotated program
 //! it is the final one.
 
+use crate::lltype::LowLevelType;
 use std::fmt;
 
 /// A list's shared definition: which table entry, its items, and whether it
@@ -218,6 +219,15 @@ pub enum SomeValue {
         name: String,
         receiver: Box<SomeValue>,
     },
+    /// A low-level pointer (`Ptr(list_signed)`), the value of low-level
+    /// helper code (`rpython/rtyper/` in pylib): a null pointer is a value
+    /// of its type, so it can be None.
+    Ptr(LowLevelType),
+    /// A low-level type, known while annotating (helper code names types
+    /// with `typeOf(p)`, `.TO`, a field's type `T.items` and constant
+    /// arguments): a value type as `LowLevelType` writes it (`Signed`,
+    /// `Ptr(list_signed)`) or a container type by its name (`list_signed`).
+    LLType(String),
     /// Top: the annotator found values of incompatible types here.
     Object,
     /// One known value, below the annotation of its kind (`Known::general`).
@@ -292,6 +302,8 @@ impl SomeValue {
             SomeValue::Exception(_) => "SomeException",
             SomeValue::Builtin(_) => "SomeBuiltin",
             SomeValue::BuiltinMethod { .. } => "SomeBuiltinMethod",
+            SomeValue::Ptr(_) => "SomePtr",
+            SomeValue::LLType(_) => "SomeLLType",
             SomeValue::Object => "SomeObject",
         }
     }
@@ -299,7 +311,7 @@ impl SomeValue {
     /// Can None be a value of this annotation?
     pub fn can_be_none(&self) -> bool {
         match self {
-            SomeValue::None => true,
+            SomeValue::None | SomeValue::Ptr(_) => true,
             SomeValue::String { can_be_none, .. }
             | SomeValue::Unicode { can_be_none, .. }
             | SomeValue::Instance { can_be_none, .. }
@@ -377,6 +389,8 @@ impl SomeValue {
             SomeValue::BuiltinMethod { name, receiver } => {
                 format!("the method {name} of {}", receiver.describe())
             }
+            SomeValue::Ptr(t) => format!("a low-level pointer {t}"),
+            SomeValue::LLType(t) => format!("the low-level type {t}"),
             SomeValue::Object => "a value of mixed types".into(),
             SomeValue::Const(k) => k.general().describe(),
         }
@@ -603,6 +617,8 @@ impl SomeValue {
                     receiver: Box::new(SomeValue::parse(receiver)?),
                 }
             }
+            ("SomePtr", Some(t)) => SomeValue::Ptr(LowLevelType::parse(t)?),
+            ("SomeLLType", Some(t)) => SomeValue::LLType(t.trim().to_string()),
             ("SomeObject", None) => SomeValue::Object,
             _ => return Err(format!("unknown annotation '{text}'")),
         };
@@ -769,6 +785,8 @@ impl fmt::Display for SomeValue {
             SomeValue::Const(k) => {
                 write!(f, "{}(const={})", k.general().kind_name(), k.literal())
             }
+            SomeValue::Ptr(t) => write!(f, "SomePtr({t})"),
+            SomeValue::LLType(t) => write!(f, "SomeLLType({t})"),
             other => f.write_str(other.kind_name()),
         }
     }
@@ -850,6 +868,10 @@ mod tests {
                 name: "append".into(),
                 receiver: Box::new(list(SomeValue::int(), true, 2)),
             },
+            SomeValue::Ptr(LowLevelType::Ptr("list_signed".into())),
+            SomeValue::Ptr(LowLevelType::parse("Func(Signed -> Bool)").unwrap()),
+            SomeValue::LLType("list_signed".into()),
+            SomeValue::LLType("Ptr(array_signed)".into()),
             SomeValue::Object,
             SomeValue::Const(Known::Int(-5)),
             SomeValue::Const(Known::Bool(true)),

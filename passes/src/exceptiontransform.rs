@@ -43,6 +43,7 @@ pub fn transform(program: Program<LowLevel>) -> Result<Program<ExceptionsExplici
         entry,
         types,
         prebuilt,
+        facts,
     } = program;
     let graphs = graphs
         .into_iter()
@@ -64,6 +65,7 @@ pub fn transform(program: Program<LowLevel>) -> Result<Program<ExceptionsExplici
         entry,
         types,
         prebuilt,
+        facts,
     })
 }
 

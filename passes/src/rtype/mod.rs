@@ -22,6 +22,9 @@ mod repr;
 mod statics;
 mod tuples;
 
+pub mod lowlevel_helpers;
+mod ptr;
+
 pub use classes::{inst_type, vtable_type, ClassTable, EXC_MESSAGE};
 pub use repr::const_lltype;
 
@@ -313,6 +316,9 @@ impl<'p> GraphTyper<'_, 'p> {
     /// Lowers one high-level operation.
     fn lower_op(&mut self, op: &SpaceOperation) -> Result<(), String> {
         self.pos = op.pos;
+        if let Some(done) = self.lower_low_level_op(op) {
+            return done;
+        }
         if self.lower_call(op)?
             || self.lower_instance_op(op)?
             || self.lower_tuple_op(op)?

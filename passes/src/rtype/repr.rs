@@ -44,6 +44,9 @@ impl RTyper<'_> {
                 .classes
                 .instance_ptr(classes.iter().map(String::as_str)),
             SomeValue::Pbc { descs, .. } => self.pbc_lltype(descs)?,
+            // Low-level helper code: a pointer is its type; a type is a constant.
+            SomeValue::Ptr(t) => t.clone(),
+            SomeValue::LLType(_) => LowLevelType::Void,
             // A receiver's method is represented by the receiver.
             SomeValue::BuiltinMethod { receiver, .. } => self.lltype_of(receiver)?,
             // Values known statically are not represented at run time.
