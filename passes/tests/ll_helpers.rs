@@ -1101,7 +1101,7 @@ fn raising_helpers_annotate() {
     ];
     let mut helpers = LowLevelHelpers::new();
     for (module, func, args) in cases {
-        let annotated = helpers
+        let (_, annotated) = helpers
             .annotate_only(module, func, &args, &types)
             .unwrap_or_else(|e| panic!("{module}.{func}: {e}"));
         assert!(!annotated.graphs.is_empty());

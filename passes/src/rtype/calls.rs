@@ -8,7 +8,7 @@ use rpy_ir::annotation::{Desc, SomeValue};
 use rpy_ir::graph::{Arg, Constant, SpaceOperation};
 use rpy_ir::lltype::{self, LowLevelType};
 
-impl GraphTyper<'_, '_> {
+impl GraphTyper<'_, '_, '_> {
     /// Lowers `simple_call` of a function, method or class; false for
     /// any other operation (builtins are lowered elsewhere).
     pub(super) fn lower_call(&mut self, op: &SpaceOperation) -> Result<bool, String> {

@@ -36,7 +36,7 @@ pub fn type_except_block(g: &mut FunctionGraph<LowLevel>) {
     }
 }
 
-impl GraphTyper<'_, '_> {
+impl GraphTyper<'_, '_, '_> {
     /// The value of a variable that has no representation, as its
     /// annotation knows it (one class, one function, None).
     pub(super) fn void_value(&self, a: &Arg) -> Option<Constant> {

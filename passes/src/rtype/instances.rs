@@ -29,7 +29,7 @@ fn instance_class(a: &SomeValue, classes: &super::ClassTable) -> Option<(String,
     }
 }
 
-impl GraphTyper<'_, '_> {
+impl GraphTyper<'_, '_, '_> {
     fn name_arg(op: &SpaceOperation, i: usize) -> Option<&str> {
         match op.args.get(i) {
             Some(Arg::Const(Constant::Name(n))) => Some(n),

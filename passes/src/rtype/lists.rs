@@ -22,7 +22,7 @@ enum Items {
     Str,
 }
 
-impl GraphTyper<'_, '_> {
+impl GraphTyper<'_, '_, '_> {
     fn items_of(&self, container: &LowLevelType) -> Option<Items> {
         let LowLevelType::Ptr(name) = container else {
             return None;

@@ -75,6 +75,22 @@ impl HelperArg {
     }
 }
 
+/// Helper `func` of `module` for arguments `args`: the original's graph
+/// name, the specialized graph's name (which says the kinds of the
+/// arguments, see `lowlevel_key`), and the annotations it is made for.
+pub fn specialized(
+    module: &str,
+    func: &str,
+    args: &[HelperArg],
+) -> Result<(String, String, Vec<SomeValue>), String> {
+    let original = graph_name(module, func);
+    let inputs: Vec<SomeValue> = args.iter().map(HelperArg::annotation).collect();
+    let (_, suffix, inputs) =
+        lowlevel_key(&inputs, true).map_err(|why| format!("{original}(): {why}"))?;
+    let name = format!("{original}__{suffix}");
+    Ok((original, name, inputs))
+}
+
 /// The graph name of helper `func` of module `module` (`rlist`).
 fn graph_name(module: &str, func: &str) -> String {
     format!("{HELPER_PACKAGE}.{module}.{func}")
@@ -148,12 +164,10 @@ impl LowLevelHelpers {
         func: &str,
         args: &[HelperArg],
         types: &TypeTable,
-    ) -> Result<Program<Annotated>, String> {
-        let original = graph_name(module, func);
-        let inputs: Vec<SomeValue> = args.iter().map(HelperArg::annotation).collect();
-        let (_, suffix, inputs) =
-            lowlevel_key(&inputs, true).map_err(|why| format!("{original}(): {why}"))?;
-        self.annotate(&original, &format!("{original}__{suffix}"), inputs, types)
+    ) -> Result<(String, Program<Annotated>), String> {
+        let (original, name, inputs) = specialized(module, func, args)?;
+        let program = self.annotate(&original, &name, inputs, types)?;
+        Ok((name, program))
     }
 
     /// Annotates helper `original` as its copy `name`, called with

@@ -18,6 +18,7 @@ mod classes;
 mod exceptions;
 mod instances;
 mod lists;
+mod methods;
 mod repr;
 mod statics;
 mod tuples;
@@ -26,6 +27,7 @@ pub mod lowlevel_helpers;
 mod ptr;
 
 pub use classes::{inst_type, vtable_type, ClassTable, EXC_MESSAGE};
+pub use lowlevel_helpers::HelperArg;
 pub use repr::const_lltype;
 
 use crate::rules::{self, rtype::Lowered};
@@ -60,9 +62,64 @@ pub struct RTyper<'p> {
     /// The high-level prebuilt object each static stands for.
     prebuilt_of_static: HashMap<u32, u32>,
     py2: bool,
+    /// The low-level helpers this translation called, and their graphs.
+    helpers: lowlevel_helpers::LowLevelHelpers,
+    helper_graphs: Vec<FunctionGraph<LowLevel>>,
 }
 
 impl<'p> RTyper<'p> {
+    /// The graph of low-level helper `func` of `module` (`rlist`, `rstr`,
+    /// `rint`) for arguments `args`: annotated and lowered the first time
+    /// with the helpers it calls, the graphs joining the program; its name
+    /// and result type.
+    pub fn helper(
+        &mut self,
+        module: &str,
+        func: &str,
+        args: &[HelperArg],
+    ) -> Result<(String, LowLevelType), String> {
+        let (_, name, _) = lowlevel_helpers::specialized(module, func, args)?;
+        if let Some((_, result)) = self.signatures.get(&name) {
+            return Ok((name, result.clone()));
+        }
+        let (_, mut annotated) = self
+            .helpers
+            .annotate_only(module, func, args, &self.types)?;
+        let fresh: Vec<usize> = (0..annotated.graphs.len())
+            .filter(|&i| !self.signatures.contains_key(&annotated.graphs[i].name))
+            .collect();
+        for &i in &fresh {
+            ptr::lower_pointer_ops(&mut annotated.graphs[i]);
+            let g = &annotated.graphs[i];
+            let params = g
+                .params()
+                .iter()
+                .map(|v| self.lltype_of(g.info(*v)))
+                .collect::<Result<Vec<_>, _>>()?;
+            let result = self.lltype_of(g.info(g.block(g.returnblock).inputargs[0]))?;
+            self.signatures.insert(g.name.clone(), (params, result));
+        }
+        for &i in &fresh {
+            let g = &annotated.graphs[i];
+            let mut lg: FunctionGraph<LowLevel> = g
+                .clone()
+                .map_stage(|_, a| self.lltype_of(a).unwrap_or(LowLevelType::Void));
+            exceptions::type_except_block(&mut lg);
+            let mut typer = GraphTyper::new(lg, g, self);
+            typer
+                .lower_graph()
+                .map_err(|e| format!("in the low-level helper {}(): {e}", g.name))?;
+            let lowered = typer.graph;
+            self.helper_graphs.push(lowered);
+        }
+        let result = self
+            .signatures
+            .get(&name)
+            .map(|s| s.1.clone())
+            .ok_or_else(|| format!("the helper {name} has no graph"))?;
+        Ok((name, result))
+    }
+
     fn annotated_graph(&self, name: &str) -> Option<&'p FunctionGraph<Annotated>> {
         self.annotated.get(name).copied()
     }
@@ -89,20 +146,41 @@ impl<'p> RTyper<'p> {
 }
 
 /// Lowers one graph.
-pub struct GraphTyper<'r, 'p> {
+pub struct GraphTyper<'r, 'p, 'a> {
     graph: FunctionGraph<LowLevel>,
     /// The same graph annotated: variables have the same numbers.
-    ann: &'p FunctionGraph<Annotated>,
+    ann: &'a FunctionGraph<Annotated>,
     rt: &'r mut RTyper<'p>,
     /// Operations of the block being rewritten.
     out: Vec<SpaceOperation>,
     pos: Option<Pos>,
+    /// The operation being lowered raises to a handler of this graph
+    /// (it ends a block switching on `last_exception`).
+    checked: bool,
     /// Variables the rtyper made as copies of the graph's (the inputs of
     /// blocks it put on links), with the variable each copies.
     copies: HashMap<Var, Var>,
 }
 
-impl<'p> GraphTyper<'_, 'p> {
+impl<'r, 'p, 'a> GraphTyper<'r, 'p, 'a> {
+    fn new(
+        graph: FunctionGraph<LowLevel>,
+        ann: &'a FunctionGraph<Annotated>,
+        rt: &'r mut RTyper<'p>,
+    ) -> Self {
+        GraphTyper {
+            graph,
+            ann,
+            rt,
+            out: Vec::new(),
+            pos: None,
+            checked: false,
+            copies: HashMap::new(),
+        }
+    }
+}
+
+impl GraphTyper<'_, '_, '_> {
     fn type_of(&self, a: &Arg) -> LowLevelType {
         match a {
             Arg::Var(v) => self.graph.info(*v).clone(),
@@ -319,9 +397,22 @@ impl<'p> GraphTyper<'_, 'p> {
         if let Some(done) = self.lower_low_level_op(op) {
             return done;
         }
+        if op.opname == "getattr"
+            && matches!(
+                self.annotation(&Arg::Var(op.result)),
+                SomeValue::BuiltinMethod { .. }
+            )
+        {
+            // A builtin method is its receiver until it is called.
+            let want = self.graph.info(op.result).clone();
+            let from = self.type_of(&op.args[0]);
+            self.finish((op.args[0].clone(), from), Some((op.result, want)))?;
+            return Ok(());
+        }
         if self.lower_call(op)?
             || self.lower_instance_op(op)?
             || self.lower_tuple_op(op)?
+            || self.lower_by_helper(op, self.checked)?
             || self.lower_list_op(op)?
         {
             return Ok(());
@@ -403,7 +494,9 @@ impl<'p> GraphTyper<'_, 'p> {
                 if raising && i + 1 == ops.len() && self.lower_raising_next(b, op)? {
                     continue;
                 }
+                self.checked = raising && i + 1 == ops.len();
                 self.lower_op(op)?;
+                self.checked = false;
             }
             self.pos = ops.last().and_then(|o| o.pos);
             if raising {
@@ -450,6 +543,8 @@ pub fn rtype(
         signatures: HashMap::new(),
         prebuilt_of_static: HashMap::new(),
         py2: dialect == Dialect::Py2,
+        helpers: lowlevel_helpers::LowLevelHelpers::new(),
+        helper_graphs: Vec::new(),
     };
     if let Err(msg) = rt.lay_out_classes() {
         return Err(Diagnostics::one(error(None, msg)));
@@ -473,14 +568,7 @@ pub fn rtype(
             continue;
         }
         exceptions::type_except_block(&mut lg);
-        let mut typer = GraphTyper {
-            graph: lg,
-            ann: g,
-            rt: &mut rt,
-            out: Vec::new(),
-            pos: None,
-            copies: HashMap::new(),
-        };
+        let mut typer = GraphTyper::new(lg, g, &mut rt);
         if let Err(msg) = typer.lower_graph() {
             let pos = typer.pos.or(typer.graph.pos);
             diags.push(error(pos, format!("in {}(): {msg}", typer.graph.name)));
@@ -493,6 +581,7 @@ pub fn rtype(
     if !diags.is_empty() {
         return Err(Diagnostics(diags));
     }
+    lowered.append(&mut rt.helper_graphs);
     let types = used_types(&rt.types, &lowered, &rt.statics);
     Ok(Program {
         path: program.path.clone(),

@@ -177,7 +177,7 @@ const POINTER_OPS: &[&str] = &[
     "ptr_ne",
 ];
 
-impl GraphTyper<'_, '_> {
+impl GraphTyper<'_, '_, '_> {
     /// Emits a low-level operation of a helper graph as it is, its value
     /// arguments converted to what the field or item holds; `None` when
     /// `op` is a high-level operation.

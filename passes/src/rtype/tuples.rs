@@ -7,7 +7,7 @@ use rpy_ir::annotation::SomeValue;
 use rpy_ir::graph::{Arg, Constant, SpaceOperation};
 use rpy_ir::lltype::LowLevelType;
 
-impl GraphTyper<'_, '_> {
+impl GraphTyper<'_, '_, '_> {
     pub(super) fn lower_tuple_op(&mut self, op: &SpaceOperation) -> Result<bool, String> {
         match op.opname.as_str() {
             "newtuple" => {
