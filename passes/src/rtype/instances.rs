@@ -558,7 +558,7 @@ impl GraphTyper<'_, '_, '_> {
     }
 
     /// `str(a)`, by the rules of `rules/rtype/`.
-    fn to_str(&mut self, a: &Arg) -> Result<Arg, String> {
+    pub(super) fn to_str(&mut self, a: &Arg) -> Result<Arg, String> {
         let ty = self.type_of(a);
         let consts = [Some(Constant::Builtin("str".into())), a.as_const().cloned()];
         let tree = rules::rtype::lower(

@@ -183,36 +183,79 @@ impl GraphTyper<'_, '_, '_> {
                     Some((op.result, want)),
                 )?;
             }
+            "iter" if matches!(self.annotation(&op.args[0]), SomeValue::Tuple(_)) => {
+                let list = self.tuple_as_list(&op.args[0], op)?;
+                self.new_iterator(Arg::Var(list), op)?;
+            }
             "iter" => {
                 if items.is_none() {
                     return Ok(false);
                 }
-                let LowLevelType::Ptr(iter) = self.graph.info(op.result).clone() else {
-                    return Err("an iterator with no struct type".into());
-                };
-                let it = self.emit(
-                    "malloc",
-                    vec![Arg::Const(Constant::Name(iter.clone()))],
-                    LowLevelType::Ptr(iter),
-                    Some(op.result),
-                );
                 let container =
                     self.arg_as(&op.args[0], subject.as_ref().unwrap_or(&LowLevelType::Void))?;
-                for (name, value) in [
-                    ("container", container),
-                    ("index", Arg::Const(Constant::Int(0))),
-                ] {
-                    self.emit(
-                        "setfield",
-                        vec![Arg::Var(it), Arg::Const(Constant::Name(name.into())), value],
-                        LowLevelType::Void,
-                        None,
-                    );
-                }
+                self.new_iterator(container, op)?;
             }
             _ => return Ok(false),
         }
         Ok(true)
+    }
+
+    /// The items of a tuple as a new list (the container of an iterator
+    /// over the tuple, whose type says the list type).
+    fn tuple_as_list(&mut self, tuple: &Arg, op: &SpaceOperation) -> Result<Var, String> {
+        let LowLevelType::Ptr(iter) = self.graph.info(op.result).clone() else {
+            return Err("an iterator with no struct type".into());
+        };
+        let list_ty = match self.rt.types.get(&iter) {
+            Some(ContainerType::GcStruct { fields, .. }) => fields[0].1.clone(),
+            _ => return Err(format!("{iter} is no iterator struct")),
+        };
+        let LowLevelType::Ptr(tuple_ty) = self.type_of(tuple) else {
+            return Err("a tuple with no struct type".into());
+        };
+        let fields = match self.rt.types.get(&tuple_ty) {
+            Some(ContainerType::GcStruct { fields, .. }) => fields.clone(),
+            _ => return Err(format!("{tuple_ty} is no tuple struct")),
+        };
+        let mut items = Vec::new();
+        for (name, ty) in fields {
+            let v = self.field(tuple.clone(), &name, ty);
+            items.push(Arg::Var(v));
+        }
+        let list = self.graph.new_var(None, list_ty);
+        let newlist = SpaceOperation {
+            opname: "newlist".into(),
+            args: items,
+            result: list,
+            pos: op.pos,
+        };
+        self.new_list(&newlist)?;
+        Ok(list)
+    }
+
+    /// `iter(container)`: a new iterator at index 0.
+    fn new_iterator(&mut self, container: Arg, op: &SpaceOperation) -> Result<(), String> {
+        let LowLevelType::Ptr(iter) = self.graph.info(op.result).clone() else {
+            return Err("an iterator with no struct type".into());
+        };
+        let it = self.emit(
+            "malloc",
+            vec![Arg::Const(Constant::Name(iter.clone()))],
+            LowLevelType::Ptr(iter),
+            Some(op.result),
+        );
+        for (name, value) in [
+            ("container", container),
+            ("index", Arg::Const(Constant::Int(0))),
+        ] {
+            self.emit(
+                "setfield",
+                vec![Arg::Var(it), Arg::Const(Constant::Name(name.into())), value],
+                LowLevelType::Void,
+                None,
+            );
+        }
+        Ok(())
     }
 
     /// `[a, b, c]`: the list struct and its items array of that length.

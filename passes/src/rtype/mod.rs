@@ -21,6 +21,7 @@ mod lists;
 mod methods;
 mod repr;
 mod statics;
+mod strings;
 mod tuples;
 
 pub mod lowlevel_helpers;
@@ -412,6 +413,7 @@ impl GraphTyper<'_, '_, '_> {
         if self.lower_call(op)?
             || self.lower_instance_op(op)?
             || self.lower_tuple_op(op)?
+            || self.lower_string_format(op)?
             || self.lower_by_helper(op, self.checked)?
             || self.lower_list_op(op)?
         {

@@ -31,7 +31,14 @@ impl RTyper<'_> {
                 LowLevelType::Ptr(self.tuple_type(&items))
             }
             SomeValue::Iterator(container) => {
-                let container = self.lltype_of(container)?;
+                let container = match &**container {
+                    // A tuple is iterated as a list of its items.
+                    SomeValue::Tuple(items) => {
+                        let item = self.tuple_item_type(items)?;
+                        LowLevelType::Ptr(lltype::add_list_type(&mut self.types, &item))
+                    }
+                    other => self.lltype_of(other)?,
+                };
                 LowLevelType::Ptr(self.iterator_type(&container)?)
             }
             SomeValue::Instance { class, .. } => {
@@ -94,6 +101,20 @@ impl RTyper<'_> {
             "the rtyper cannot represent a choice of {} prebuilt objects yet",
             descs.len()
         ))
+    }
+
+    /// The one low-level type of the items of a tuple a loop iterates
+    /// over.
+    pub fn tuple_item_type(&mut self, items: &[SomeValue]) -> Result<LowLevelType, String> {
+        let mut item = LowLevelType::Void;
+        for (k, i) in items.iter().enumerate() {
+            let t = self.lltype_of(i)?;
+            if k > 0 && t != item {
+                return Err("a loop over a tuple whose items differ in type".into());
+            }
+            item = t;
+        }
+        Ok(item)
     }
 
     /// The struct type of tuples of these item types.
