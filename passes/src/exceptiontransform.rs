@@ -71,6 +71,9 @@ pub fn transform(program: Program<LowLevel>) -> Result<Program<ExceptionsExplici
 pub struct RaiseAnalysis {
     graphs: HashSet<String>,
     sigs: HashSet<FuncSig>,
+    /// The statics of the handlers that catch every class of the program
+    /// (their subclass range holds every class id).
+    catch_all: HashSet<u32>,
 }
 
 impl RaiseAnalysis {
@@ -84,9 +87,18 @@ impl RaiseAnalysis {
             .filter(|g| taken.contains(&g.name))
             .map(|g| (g.name.clone(), g.func_sig()))
             .collect();
+        let ranges = handler_ranges(program);
+        let lowest = ranges.values().map(|r| r.0).min();
+        let highest = ranges.values().map(|r| r.1).max();
+        let catch_all = ranges
+            .iter()
+            .filter(|(_, r)| Some(r.0) <= lowest && Some(r.1) >= highest)
+            .map(|(i, _)| *i)
+            .collect();
         let mut a = RaiseAnalysis {
             graphs: HashSet::new(),
             sigs: HashSet::new(),
+            catch_all,
         };
         loop {
             let mut changed = false;
@@ -110,9 +122,16 @@ impl RaiseAnalysis {
     fn graph_raises(&self, g: &FunctionGraph<LowLevel>) -> bool {
         g.reverse_postorder().into_iter().any(|b| {
             let block = g.block(b);
+            // A call under a handler of every class raises nothing out
+            // (what the handler raises again links to the except block).
+            let caught_all = block.catches_exceptions()
+                && block.exits[1..].iter().any(|l| match &l.exitcase {
+                    Some(Constant::Prebuilt(i)) => self.catch_all.contains(i),
+                    _ => false,
+                });
+            let unguarded = block.operations.len() - usize::from(caught_all);
             block.exits.iter().any(|l| l.target == g.exceptblock)
-                || block
-                    .operations
+                || block.operations[..unguarded]
                     .iter()
                     .any(|op| self.op_can_raise(op, |v| g.info(v)))
         })

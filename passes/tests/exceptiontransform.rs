@@ -132,3 +132,48 @@ fn a_handler_must_name_a_vtable_static() {
         err.message
     );
 }
+
+#[test]
+fn a_call_under_a_handler_of_every_class_raises_nothing_out() {
+    // `guarded` catches what `raiser` raises with the handler of the only
+    // class, so calling `guarded` needs no test; `rethrows` passes it on.
+    let text = format!(
+        "{}
+graph guarded(n_0) {{
+  block0(n_0: Signed):
+    v1: Signed = direct_call(@raiser, n_0)
+    switch last_exception
+      -> return(v1)
+      &0 -> return(-1)
+  returns v2: Signed
+  raises v3: Ptr(object_vtable), v4: Ptr(object)
+}}
+
+graph rethrows(n_0) {{
+  block0(n_0: Signed):
+    v1: Signed = direct_call(@raiser, n_0)
+    switch last_exception
+      -> return(v1)
+      &0 catch(e_2: Ptr(object_vtable), v_3: Ptr(object)) -> except(e_2, v_3)
+  returns v4: Signed
+  raises v5: Ptr(object_vtable), v6: Ptr(object)
+}}
+
+graph top(n_0) {{
+  block0(n_0: Signed):
+    v1: Signed = direct_call(@guarded, n_0)
+    v2: Signed = direct_call(@rethrows, v1)
+    -> return(v2)
+  returns v3: Signed
+  raises v4: Ptr(object_vtable), v5: Ptr(object)
+}}
+",
+        program("@leaf")
+    );
+    let p = parse_program::<LowLevel>(&text).unwrap_or_else(|e| panic!("{e}"));
+    let after = transform(p).unwrap();
+    let top = print_graph(after.graph("top").unwrap());
+    assert_eq!(top.matches("exc_occurred").count(), 1, "{top}");
+    let test = top.find("exc_occurred").unwrap();
+    assert!(top[..test].contains("@rethrows"), "{top}");
+}
