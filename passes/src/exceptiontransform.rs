@@ -23,6 +23,8 @@
 //!
 //! The except block of each graph stays (every graph has one), but nothing
 //! links to it any more: `Program<ExceptionsExplicit>` says so in its type.
+//! The new blocks are simplified (`simplify`) as the flow and backendopt
+//! stages' are: a handler's block merges into the block it goes to.
 
 use rpy_ir::diag::{Diagnostic, Pos};
 use rpy_ir::graph::{
@@ -48,14 +50,16 @@ pub fn transform(program: Program<LowLevel>) -> Result<Program<ExceptionsExplici
         .into_iter()
         .map(|g| {
             let g = g.map_stage::<ExceptionsExplicit>(|_, t| t.clone());
-            GraphTransform {
+            let mut g = GraphTransform {
                 raising: &raising,
                 ranges: &ranges,
                 path: &path,
                 g,
                 raise_block: None,
             }
-            .run()
+            .run()?;
+            crate::simplify::simplify_graph(&mut g);
+            Ok(g)
         })
         .collect::<Result<_, _>>()?;
     Ok(Program {
