@@ -129,7 +129,8 @@ impl RaiseAnalysis {
             // A call under a handler of every class raises nothing out
             // (what the handler raises again links to the except block).
             let caught_all = block.catches_exceptions()
-                && block.exits[1..].iter().any(|l| match &l.exitcase {
+                && !block.operations.is_empty()
+                && block.exits.iter().skip(1).any(|l| match &l.exitcase {
                     Some(Constant::Prebuilt(i)) => self.catch_all.contains(i),
                     _ => false,
                 });
@@ -290,6 +291,17 @@ impl GraphTransform<'_> {
         loop {
             let block = self.g.block(b);
             let catching = block.catches_exceptions();
+            if catching && (block.operations.is_empty() || block.exits.is_empty()) {
+                return Err(Diagnostic::new(
+                    self.path,
+                    self.g.pos.unwrap_or_default(),
+                    format!(
+                        "exceptiontransform, in function '{}': a block switching on \
+                         last_exception needs an operation and a normal exit",
+                        self.g.name
+                    ),
+                ));
+            }
             let guarded = block.operations.len() - usize::from(catching);
             let unguarded_call = block.operations[..guarded]
                 .iter()
