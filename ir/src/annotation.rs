@@ -14,6 +14,7 @@
 //! table's value when the annotation was last read; in an annotated program
 //! it is the final one.
 
+use crate::lltype::LowLevelType;
 use std::fmt;
 
 /// A list's shared definition: which table entry, its items, and whether it
@@ -24,6 +25,34 @@ pub struct ListDef {
     pub id: u32,
     pub item: Box<SomeValue>,
     pub resizable: bool,
+}
+
+/// What the annotator hands the rtyper besides the annotated graphs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ProgramFacts {
+    /// The program's classes, bases before the classes deriving from them.
+    pub classdefs: Vec<ClassDef>,
+    /// The annotation of each prebuilt object the graphs use (directly or
+    /// through other prebuilt objects), by index: a prebuilt list's item
+    /// annotation is its list definition's, which its constant items alone
+    /// do not tell.
+    pub prebuilt: std::collections::BTreeMap<u32, SomeValue>,
+}
+
+/// What the annotator learned of one class of the program, for the rtyper.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassDef {
+    /// The qualified name (`__main__.Node`).
+    pub name: String,
+    /// The base whose instance layout this class extends: its first base
+    /// that is a program class or a builtin exception class; `None` when it
+    /// derives from `object` alone.
+    pub base: Option<String>,
+    /// The instance attributes this class holds (those of its bases are
+    /// theirs), with the union of what is stored into them, by name.
+    pub attrs: Vec<(String, SomeValue)>,
+    /// Instances of it are built (or prebuilt).
+    pub instantiated: bool,
 }
 
 /// A dict's shared definition: which table entry, its keys and its values.
@@ -190,6 +219,15 @@ pub enum SomeValue {
         name: String,
         receiver: Box<SomeValue>,
     },
+    /// A low-level pointer (`Ptr(list_signed)`), the value of low-level
+    /// helper code (`rpython/rtyper/` in pylib): a null pointer is a value
+    /// of its type, so it can be None.
+    Ptr(LowLevelType),
+    /// A low-level type, known while annotating (helper code names types
+    /// with `typeOf(p)`, `.TO`, a field's type `T.items` and constant
+    /// arguments): a value type as `LowLevelType` writes it (`Signed`,
+    /// `Ptr(list_signed)`) or a container type by its name (`list_signed`).
+    LLType(String),
     /// Top: the annotator found values of incompatible types here.
     Object,
     /// One known value, below the annotation of its kind (`Known::general`).
@@ -264,6 +302,8 @@ impl SomeValue {
             SomeValue::Exception(_) => "SomeException",
             SomeValue::Builtin(_) => "SomeBuiltin",
             SomeValue::BuiltinMethod { .. } => "SomeBuiltinMethod",
+            SomeValue::Ptr(_) => "SomePtr",
+            SomeValue::LLType(_) => "SomeLLType",
             SomeValue::Object => "SomeObject",
         }
     }
@@ -271,7 +311,7 @@ impl SomeValue {
     /// Can None be a value of this annotation?
     pub fn can_be_none(&self) -> bool {
         match self {
-            SomeValue::None => true,
+            SomeValue::None | SomeValue::Ptr(_) => true,
             SomeValue::String { can_be_none, .. }
             | SomeValue::Unicode { can_be_none, .. }
             | SomeValue::Instance { can_be_none, .. }
@@ -349,6 +389,8 @@ impl SomeValue {
             SomeValue::BuiltinMethod { name, receiver } => {
                 format!("the method {name} of {}", receiver.describe())
             }
+            SomeValue::Ptr(t) => format!("a low-level pointer {t}"),
+            SomeValue::LLType(t) => format!("the low-level type {t}"),
             SomeValue::Object => "a value of mixed types".into(),
             SomeValue::Const(k) => k.general().describe(),
         }
@@ -575,6 +617,8 @@ impl SomeValue {
                     receiver: Box::new(SomeValue::parse(receiver)?),
                 }
             }
+            ("SomePtr", Some(t)) => SomeValue::Ptr(LowLevelType::parse(t)?),
+            ("SomeLLType", Some(t)) => SomeValue::LLType(t.trim().to_string()),
             ("SomeObject", None) => SomeValue::Object,
             _ => return Err(format!("unknown annotation '{text}'")),
         };
@@ -741,6 +785,8 @@ impl fmt::Display for SomeValue {
             SomeValue::Const(k) => {
                 write!(f, "{}(const={})", k.general().kind_name(), k.literal())
             }
+            SomeValue::Ptr(t) => write!(f, "SomePtr({t})"),
+            SomeValue::LLType(t) => write!(f, "SomeLLType({t})"),
             other => f.write_str(other.kind_name()),
         }
     }
@@ -822,6 +868,10 @@ mod tests {
                 name: "append".into(),
                 receiver: Box::new(list(SomeValue::int(), true, 2)),
             },
+            SomeValue::Ptr(LowLevelType::Ptr("list_signed".into())),
+            SomeValue::Ptr(LowLevelType::parse("Func(Signed -> Bool)").unwrap()),
+            SomeValue::LLType("list_signed".into()),
+            SomeValue::LLType("Ptr(array_signed)".into()),
             SomeValue::Object,
             SomeValue::Const(Known::Int(-5)),
             SomeValue::Const(Known::Bool(true)),

@@ -551,6 +551,10 @@ pub struct Program<S: Stage> {
     /// The objects built at import time that the graphs refer to
     /// (`Constant::Prebuilt(i)` is `prebuilt[i]`).
     pub prebuilt: Vec<PrebuiltObject>,
+    /// What the annotator learned that the graphs do not say (empty before
+    /// annotation): what the rtyper lays objects out from. Not part of the
+    /// text form.
+    pub facts: crate::annotation::ProgramFacts,
 }
 
 /// An object built while the program was imported, as the translation

@@ -640,6 +640,7 @@ pub fn parse_program<S: Stage>(text: &str) -> Result<Program<S>, TextError> {
         graphs,
         entry,
         types,
+        facts: Default::default(),
         prebuilt,
     })
 }
@@ -1755,6 +1756,7 @@ mod tests {
             graphs: Vec::new(),
             entry: "main".into(),
             types: Default::default(),
+            facts: Default::default(),
             prebuilt: vec![
                 PrebuiltObject::Class {
                     name: "__main__.Node".into(),

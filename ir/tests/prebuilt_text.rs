@@ -22,6 +22,7 @@ fn program() -> Program<Flow> {
         graphs: vec![g.canonicalize()],
         entry: "entry_point".into(),
         types: Default::default(),
+        facts: Default::default(),
         prebuilt: vec![
             PrebuiltObject::List(vec![
                 Constant::Int(1),

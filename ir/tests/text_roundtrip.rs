@@ -404,6 +404,7 @@ fn program_round_trips_with_type_table() {
         graphs: vec![main, g],
         entry: "main".into(),
         types,
+        facts: Default::default(),
         prebuilt: Vec::new(),
     };
     let text = print_program(&p);
@@ -1130,6 +1131,7 @@ fn program_strategy<S: Stage>(
             entry: graphs.first().map_or("main".into(), |g| g.name.clone()),
             graphs,
             types,
+            facts: Default::default(),
             prebuilt: Vec::new(),
         }
     })

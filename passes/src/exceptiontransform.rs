@@ -45,6 +45,7 @@ pub fn transform(program: Program<LowLevel>) -> Result<Program<ExceptionsExplici
         entry,
         types,
         prebuilt,
+        facts,
     } = program;
     let graphs = graphs
         .into_iter()
@@ -68,6 +69,7 @@ pub fn transform(program: Program<LowLevel>) -> Result<Program<ExceptionsExplici
         entry,
         types,
         prebuilt,
+        facts,
     })
 }
 

@@ -686,6 +686,7 @@ fn optimize_reports_what_it_did() {
         graphs: vec![g],
         entry: "f".into(),
         types: Default::default(),
+        facts: Default::default(),
         prebuilt: Vec::new(),
     };
     let stats = rpy_passes::backendopt::optimize(&mut p);

@@ -101,6 +101,7 @@ fn program(graphs: Vec<G>, types: TypeTable) -> Program<LowLevel> {
         entry: graphs[0].name.clone(),
         graphs,
         types,
+        facts: Default::default(),
         prebuilt: Vec::new(),
     }
 }

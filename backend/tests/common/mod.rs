@@ -163,6 +163,7 @@ pub fn program(graphs: Vec<G>, types: TypeTable) -> Program<LowLevel> {
         graphs: graphs.into_iter().map(|g| g.g).collect(),
         entry,
         types,
+        facts: Default::default(),
         prebuilt: Vec::new(),
     }
 }

@@ -12,7 +12,7 @@
 use super::Annotator;
 use crate::flow::language::special_method_name;
 use fxhash::FxHashMap;
-use rpy_ir::annotation::{user_class_name as short, Desc, Known, SomeValue};
+use rpy_ir::annotation::{user_class_name as short, ClassDef, Desc, Known, SomeValue};
 use rpy_ir::diag::{Diagnostic, Pos};
 use rpy_ir::graph::{BlockId, Constant, Flow, PrebuiltObject, Program};
 use std::borrow::Cow;
@@ -155,6 +155,51 @@ impl ClassDefs {
             })
             .collect();
         defs
+    }
+
+    /// What the rtyper needs of each class, bases first: its layout base
+    /// (a program class, or else the builtin exception class it derives
+    /// from), the instance attributes it holds and whether it has
+    /// instances.
+    pub(super) fn export(&self, hierarchy: &super::exceptions::Hierarchy) -> Vec<ClassDef> {
+        let mut names: Vec<&String> = self.classes.keys().collect();
+        names.sort();
+        let mut out: Vec<ClassDef> = Vec::new();
+        let mut placed = BTreeSet::new();
+        // Depth-first so that each base precedes its subclasses; the
+        // names are sorted so the order is deterministic.
+        for name in names {
+            let mut chain: Vec<String> = self
+                .ancestors(name)
+                .iter()
+                .filter(|c| !placed.contains(*c))
+                .cloned()
+                .collect();
+            chain.reverse();
+            for class in chain {
+                let info = &self.classes[&class];
+                let base = info.program_bases.first().cloned().or_else(|| {
+                    hierarchy
+                        .builtin_base(&class)
+                        .filter(|b| *b != "object")
+                        .map(str::to_string)
+                });
+                let attrs = self
+                    .attrs
+                    .range((class.clone(), String::new())..)
+                    .take_while(|((c, _), _)| *c == class)
+                    .map(|((_, n), a)| (n.clone(), a.value.clone()))
+                    .collect();
+                out.push(ClassDef {
+                    name: class.clone(),
+                    base,
+                    attrs,
+                    instantiated: self.instantiated.contains(&class),
+                });
+                placed.insert(class);
+            }
+        }
+        out
     }
 
     pub fn is_program_class(&self, class: &str) -> bool {

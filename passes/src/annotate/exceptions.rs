@@ -40,6 +40,16 @@ impl Hierarchy {
         }
     }
 
+    /// The first base of a program class that is not a program class
+    /// (`object`, or the builtin exception class it derives from).
+    pub fn builtin_base(&self, class: &str) -> Option<&str> {
+        self.bases
+            .get(class)?
+            .iter()
+            .find(|b| !self.bases.contains_key(*b))
+            .map(String::as_str)
+    }
+
     /// Is `class` `ancestor` or derived from it? A builtin class is looked
     /// up in both dialects' hierarchies (a program's graphs do not say which
     /// it was written in; the two differ only in StandardError and the

@@ -32,6 +32,7 @@ mod container_ops;
 mod containers;
 mod exceptions;
 mod frozen;
+pub mod lowlevel;
 mod messages;
 pub mod provenance;
 mod rlib_calls;
@@ -45,7 +46,7 @@ use exceptions::{raised_by_operation, Hierarchy, Raised};
 use fxhash::FxHashMap;
 use messages::describe_untypable;
 use provenance::{describe_pos, GraphVar, Origin, Provenance};
-use rpy_ir::annotation::{Desc, DictDef, Known, ListDef, SomeValue};
+use rpy_ir::annotation::{Desc, DictDef, Known, ListDef, ProgramFacts, SomeValue};
 use rpy_ir::ast::Dialect;
 use rpy_ir::diag::{Diagnostic, Diagnostics, Pos};
 use rpy_ir::graph::{
@@ -177,6 +178,8 @@ pub fn union(a: &SomeValue, b: &SomeValue) -> Option<SomeValue> {
             }
             Some(v)
         }
+        // A null pointer is a value of every pointer type.
+        (x @ S::Ptr(_), S::None) | (S::None, x @ S::Ptr(_)) => Some(x.clone()),
         _ => rules::annotate::union(a, b),
     }
 }
@@ -267,8 +270,22 @@ fn describe_var(graph: &FunctionGraph<Flow>, v: Var) -> String {
 /// Why a block cannot be flowed (yet): it is reported if it stays so.
 type Blocked = Diagnostic;
 
+/// Where annotation starts.
+#[derive(Clone)]
+pub(crate) enum Entry {
+    /// The program's entry point, called with the command-line arguments.
+    Program,
+    /// A low-level helper, called with arguments of these annotations
+    /// (`lowlevel::annotate_helper`).
+    Helper {
+        graph: String,
+        inputs: Vec<SomeValue>,
+    },
+}
+
 struct Annotator<'p> {
     program: &'p Program<Flow>,
+    entry: Entry,
     /// The program's dialect (which special methods its operations call).
     dialect: Dialect,
     source: &'p str,
@@ -329,9 +346,11 @@ impl<'p> Annotator<'p> {
         source: &'p str,
         copies: specialize::Copies,
         memo_table: specialize::MemoTable,
+        entry: Entry,
     ) -> Annotator<'p> {
         Annotator {
             program,
+            entry,
             dialect,
             source,
             graph_index: program
@@ -624,6 +643,7 @@ impl<'p> Annotator<'p> {
     fn where_(&self, g: usize, origin: &Origin) -> String {
         match origin {
             Origin::Argv => "the command-line arguments".into(),
+            Origin::HelperArgs => "the helper's arguments".into(),
             o => match provenance::source_pos(self.program, self.source, g, o) {
                 Some(p) => describe_pos(Some(p), self.source),
                 None => format!("at the start of {}()", self.graph(g).name),
@@ -974,6 +994,9 @@ impl<'p> Annotator<'p> {
     ) -> Result<SomeValue, Diagnostic> {
         if let Some(folded) = self.fold(op, args) {
             return Ok(folded);
+        }
+        if let Some(result) = self.lowlevel_op(op, args) {
+            return result.map_err(|why| self.error(g, op.pos, why));
         }
         // Calls and attributes of instances never need the general
         // annotations: they are made the first time they are asked for.
@@ -1398,6 +1421,9 @@ impl<'p> Annotator<'p> {
 
     /// Starts at the entry point, called with the command-line arguments.
     fn start(&mut self) -> Result<usize, Diagnostics> {
+        if let Entry::Helper { graph, inputs } = self.entry.clone() {
+            return self.start_helper(&graph, &inputs);
+        }
         let program = self.program;
         let Some(&entry) = self.graph_index.get(program.entry.as_str()) else {
             return Err(Diagnostics::one(Diagnostic::new(
@@ -1460,6 +1486,55 @@ impl<'p> Annotator<'p> {
     }
 
     /// Every variable's final annotation, lists and dicts brought up to date.
+    /// The annotation of every prebuilt object a graph reached (the ones
+    /// the fixpoint annotated; asking again changes nothing).
+    fn prebuilt_annotations(&mut self) -> BTreeMap<u32, SomeValue> {
+        let mut out = BTreeMap::new();
+        let mut stack: Vec<u32> = Vec::new();
+        let flowed: BTreeSet<usize> = self.flowed.iter().map(|&(g, _)| g).collect();
+        for (g, graph) in self.program.graphs.iter().enumerate() {
+            if !flowed.contains(&g) {
+                continue;
+            }
+            for block in &graph.blocks {
+                let args = block
+                    .operations
+                    .iter()
+                    .flat_map(|op| op.args.iter())
+                    .chain(block.exits.iter().flat_map(|l| l.args.iter()));
+                for a in args {
+                    if let Arg::Const(Constant::Prebuilt(i)) = a {
+                        stack.push(*i);
+                    }
+                }
+            }
+        }
+        while let Some(i) = stack.pop() {
+            if out.contains_key(&i) {
+                continue;
+            }
+            let Some(object) = self.program.prebuilt.get(i as usize) else {
+                continue;
+            };
+            let inner: Vec<u32> = match object {
+                PrebuiltObject::List(xs) | PrebuiltObject::Tuple(xs) => xs.iter().collect(),
+                PrebuiltObject::Dict(pairs) => pairs.iter().flat_map(|(k, v)| [k, v]).collect(),
+                PrebuiltObject::Instance { attrs, .. } => attrs.iter().map(|(_, c)| c).collect(),
+                _ => Vec::new(),
+            }
+            .into_iter()
+            .filter_map(|c| match c {
+                Constant::Prebuilt(j) => Some(*j),
+                _ => None,
+            })
+            .collect();
+            stack.extend(inner);
+            let value = self.prebuilt(i, &mut BTreeSet::new());
+            out.insert(i, value);
+        }
+        out
+    }
+
     fn final_annotations(&self) -> Vec<Vec<SomeValue>> {
         self.ann
             .iter()
@@ -1473,17 +1548,30 @@ impl<'p> Annotator<'p> {
 /// copies: the annotated program has the copies, and calls name them. Only
 /// the graphs the entry point reaches are kept.
 pub fn annotate(
-    mut program: Program<Flow>,
+    program: Program<Flow>,
     dialect: Dialect,
     source: &str,
 ) -> Result<Program<Annotated>, Diagnostics> {
-    let (ann, rewrites, reached) =
-        specialize::with_copies(&mut program, dialect, source, |a, started, _| {
+    annotate_from(program, dialect, source, Entry::Program)
+}
+
+/// `annotate` from `entry`: the program's entry point or a helper.
+fn annotate_from(
+    mut program: Program<Flow>,
+    dialect: Dialect,
+    source: &str,
+    entry: Entry,
+) -> Result<Program<Annotated>, Diagnostics> {
+    let is_program = matches!(entry, Entry::Program);
+    let (ann, rewrites, reached, facts) =
+        specialize::with_copies(&mut program, dialect, source, &entry, |a, started, _| {
             let entry = started?;
             if let Some(errors) = a.remaining_errors() {
                 return Err(errors);
             }
-            a.check_entry_returns_int(entry)?;
+            if is_program {
+                a.check_entry_returns_int(entry)?;
+            }
             let mut reached: Vec<Reach> = vec![Reach::default(); a.program.graphs.len()];
             for &(g, b) in &a.flowed {
                 reached[g].blocks.insert(b);
@@ -1495,6 +1583,10 @@ pub fn annotate(
                 a.final_annotations(),
                 std::mem::take(&mut a.rewrites),
                 reached,
+                ProgramFacts {
+                    classdefs: a.classdefs.export(&a.hierarchy),
+                    prebuilt: a.prebuilt_annotations(),
+                },
             ))
         })?;
     let dropped = specialize::specialized_originals(&program);
@@ -1504,6 +1596,7 @@ pub fn annotate(
         entry,
         types,
         prebuilt,
+        ..
     } = program;
     specialize::rewrite_calls(&mut graphs, &rewrites);
     // Only what the entry point reaches is translated: a function only
@@ -1530,6 +1623,7 @@ pub fn annotate(
         entry,
         types,
         prebuilt,
+        facts,
     })
 }
 
@@ -1679,10 +1773,16 @@ pub fn explain(
         None => (None, query),
     };
     let mut program = program.clone();
-    specialize::with_copies(&mut program, dialect, source, |a, started, _| {
-        started.map_err(|d| d.to_string())?;
-        explain_annotated(a, source, func, var)
-    })
+    specialize::with_copies(
+        &mut program,
+        dialect,
+        source,
+        &Entry::Program,
+        |a, started, _| {
+            started.map_err(|d| d.to_string())?;
+            explain_annotated(a, source, func, var)
+        },
+    )
 }
 
 /// `explain` of an annotated program.
@@ -1771,15 +1871,21 @@ pub fn annotations_of(
     source: &str,
 ) -> Vec<Vec<SomeValue>> {
     let mut with_copies = program.clone();
-    let mut ann = specialize::with_copies(&mut with_copies, dialect, source, |a, _, _| {
-        let mut ann = a.final_annotations();
-        let copies = (0..program.graphs.len())
-            .map(|g| (g, a.copies_of(&program.graphs[g].name)))
-            .filter(|(_, c)| !c.is_empty())
-            .collect();
-        specialize::fold_copies_into_originals(&mut ann, &copies);
-        ann
-    });
+    let mut ann = specialize::with_copies(
+        &mut with_copies,
+        dialect,
+        source,
+        &Entry::Program,
+        |a, _, _| {
+            let mut ann = a.final_annotations();
+            let copies = (0..program.graphs.len())
+                .map(|g| (g, a.copies_of(&program.graphs[g].name)))
+                .filter(|(_, c)| !c.is_empty())
+                .collect();
+            specialize::fold_copies_into_originals(&mut ann, &copies);
+            ann
+        },
+    );
     ann.truncate(program.graphs.len());
     ann
 }

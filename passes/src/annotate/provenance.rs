@@ -40,6 +40,8 @@ pub enum Origin {
     },
     /// The list of command-line arguments the entry point receives.
     Argv,
+    /// The arguments the rtyper calls a low-level helper with.
+    HelperArgs,
     /// An exception handler's link: what an `except` clause receives.
     Handler { from: BlockId, pos: Option<Pos> },
 }
@@ -51,7 +53,7 @@ impl Origin {
             | Origin::Link { pos, .. }
             | Origin::CallArg { pos, .. }
             | Origin::Handler { pos, .. } => *pos,
-            Origin::Argv => None,
+            Origin::Argv | Origin::HelperArgs => None,
         }
     }
 }
@@ -194,6 +196,7 @@ pub fn describe_origin(program: &Program<Flow>, g: usize, origin: &Origin, sourc
             describe_pos(*pos, source)
         ),
         Origin::Argv => "the command-line arguments given to the entry point".into(),
+        Origin::HelperArgs => "the arguments the rtyper calls the low-level helper with".into(),
         Origin::Handler { from, pos } => format!(
             "the exception caught after block {} ({})",
             from.0,

@@ -87,6 +87,9 @@ enum By {
     ArgOrVar(Vec<usize>),
     Memo,
     CallLocation,
+    /// A low-level helper: by the low-level types of all its arguments
+    /// (`lowlevel::lowlevel_key`).
+    LowLevel,
 }
 
 /// Is `hint` one of those that make a function specialized?
@@ -142,6 +145,7 @@ fn policy(graph: &FunctionGraph<Flow>) -> Result<Policy, String> {
             "arg_or_var" => By::ArgOrVar(positions()?),
             "memo" => By::Memo,
             "call_location" => By::CallLocation,
+            "ll" => By::LowLevel,
             other => {
                 return Err(format!(
                     "@specialize.{other}({args}) of {}() is not supported; rpy knows specialize.argtype, specialize.arg, specialize.arg_or_var, specialize.memo and specialize.call_location",
@@ -299,6 +303,9 @@ impl<'p> Annotator<'p> {
         }
         let mut key = Vec::new();
         let mut name = Vec::new();
+        // What a low-level helper's copy is called with (its key keeps
+        // only some constants).
+        let mut lowlevel_inputs = None;
         if policy.star_args {
             let n = match args.last() {
                 Some(SomeValue::Tuple(items)) => items.len(),
@@ -369,6 +376,13 @@ impl<'p> Annotator<'p> {
                 key.push(format!("{caller}:{}:{index}", b.0));
                 name.push(format!("at_{}_{line}", identifier(caller)));
             }
+            Some(By::LowLevel) => {
+                let (k, n, inputs) = super::lowlevel::lowlevel_key(args, false)
+                    .map_err(|why| self.error(g, op.pos, format!("{callee}(): {why}")))?;
+                key.push(k);
+                name.push(n);
+                lowlevel_inputs = Some(inputs);
+            }
             Some(By::Memo) | None => {}
         }
         let key = key.join("|");
@@ -395,7 +409,14 @@ impl<'p> Annotator<'p> {
                 ),
             ));
         }
-        self.call(g, b, op, &copy, args, bound)
+        self.call(
+            g,
+            b,
+            op,
+            &copy,
+            lowlevel_inputs.as_deref().unwrap_or(args),
+            bound,
+        )
     }
 
     /// The index of `op` in block `b` of graph `g`.
@@ -755,13 +776,21 @@ pub(super) fn with_copies<R>(
     program: &mut Program<Flow>,
     dialect: Dialect,
     source: &str,
+    entry: &super::Entry,
     finish: impl FnOnce(&mut Annotator<'_>, Result<usize, Diagnostics>, usize) -> R,
 ) -> R {
     let mut copies = Copies::new();
     let mut memo_table = MemoTable::new();
     for round in 1.. {
         let (requested, built) = {
-            let mut a = Annotator::new(program, dialect, source, copies.clone(), memo_table);
+            let mut a = Annotator::new(
+                program,
+                dialect,
+                source,
+                copies.clone(),
+                memo_table,
+                entry.clone(),
+            );
             let started = a.start();
             if (a.requested.is_empty() && !a.memo_objects_pending()) || started.is_err() {
                 return finish(&mut a, started, round);

@@ -283,12 +283,17 @@ fn one_round_finds_every_copy_its_calls_need() {
          def entry_point(argv):\n    i = len(argv)\n    t = 0\n{calls}    return t\n"
     );
     let (mut program, text) = flow(&body);
-    let rounds =
-        super::specialize::with_copies(&mut program, Dialect::Py3, &text, |a, started, rounds| {
+    let rounds = super::specialize::with_copies(
+        &mut program,
+        Dialect::Py3,
+        &text,
+        &super::Entry::Program,
+        |a, started, rounds| {
             started.unwrap();
             assert!(a.remaining_errors().is_none());
             rounds
-        });
+        },
+    );
     assert_eq!(rounds, 2);
     assert_eq!(annotated(&body).graphs.len(), 13);
 }

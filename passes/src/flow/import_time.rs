@@ -47,10 +47,12 @@ fn body_graph_name(module: &str) -> String {
     format!("<module {module}>")
 }
 
-/// Imports the program: runs every module body, then `target`.
+/// Imports the program: runs every module body, then `target` when
+/// `call_target` (a library of helpers has no entry point).
 pub(crate) fn import_program(
     set: &ModuleSet,
     defs: &ProgramDefs,
+    call_target: bool,
 ) -> Result<Imported, Vec<Diagnostic>> {
     let main = &set.modules[0];
     let dialect = main.ast.dialect;
@@ -176,6 +178,7 @@ pub(crate) fn import_program(
             graphs: graphs.clone(),
             entry: String::new(),
             types: Default::default(),
+            facts: Default::default(),
             prebuilt: Vec::new(),
         };
         let mut interp = ObjInterpreter::with_prebuilt_values(&program, dialect, objects.clone());
@@ -195,6 +198,9 @@ pub(crate) fn import_program(
                         modules::set(&p, child, obj);
                     }
                 }
+            }
+            if !call_target {
+                return Ok(String::new());
             }
             let main_obj = module_value(&main.name).expect("the main module has an object");
             find_entry(set, defs, &main_obj, &unbuilt, &mut interp, &mut out)

@@ -417,6 +417,30 @@ pub(crate) fn class_body_graph(class: &str) -> String {
 /// transitively, in the order they are discovered (entry first). Reports
 /// every error it finds.
 pub fn build_flow(module: &ast::Module, source: &str) -> Result<Program<Flow>, Diagnostics> {
+    build_from(module, source, None)
+}
+
+/// Builds the flow graphs of a library of functions rather than a program:
+/// imports `module` (and what it imports) without calling `target`, then
+/// builds the graph of every function of the modules whose name starts
+/// with `package` (and of what they refer to). The program has no entry
+/// point; this is how the low-level helpers of pylib/rpython/rtyper/ are
+/// read (`rtype::lowlevel_helpers`).
+pub fn build_library(
+    module: &ast::Module,
+    source: &str,
+    package: &str,
+) -> Result<Program<Flow>, Diagnostics> {
+    build_from(module, source, Some(package))
+}
+
+/// `build_flow` from the entry point `target` returns, or with
+/// `library_package`, `build_library` of that package.
+fn build_from(
+    module: &ast::Module,
+    source: &str,
+    library_package: Option<&str>,
+) -> Result<Program<Flow>, Diagnostics> {
     let set = imports::Loader::load_program(module, source).map_err(sorted)?;
     let mut defs = ProgramDefs {
         functions: HashMap::new(),
@@ -448,7 +472,8 @@ pub fn build_flow(module: &ast::Module, source: &str) -> Result<Program<Flow>, D
     for graphs in defs.methods.values_mut() {
         graphs.sort();
     }
-    let imported = import_time::import_program(&set, &defs).map_err(sorted)?;
+    let imported =
+        import_time::import_program(&set, &defs, library_package.is_none()).map_err(sorted)?;
     defs.globals = imported.globals;
     defs.defaults = imported.defaults;
     let defs = Rc::new(defs);
@@ -475,8 +500,27 @@ pub fn build_flow(module: &ast::Module, source: &str) -> Result<Program<Flow>, D
     let mut diags = Vec::new();
     let mut graphs: Vec<FunctionGraph<Flow>> = Vec::new();
     let entry = imported.entry;
-    let mut queue: VecDeque<String> = VecDeque::from([entry.clone()]);
-    let mut seen: HashSet<String> = HashSet::from([entry.clone()]);
+    let roots: Vec<String> = match library_package {
+        None => vec![entry.clone()],
+        Some(package) => {
+            let mut roots: Vec<String> = defs
+                .functions
+                .iter()
+                .filter(|(graph, def)| {
+                    def.class_body.is_none()
+                        && imported
+                            .function_modules
+                            .get(*graph)
+                            .is_some_and(|m| m.starts_with(package))
+                })
+                .map(|(graph, _)| graph.clone())
+                .collect();
+            roots.sort();
+            roots
+        }
+    };
+    let mut seen: HashSet<String> = roots.iter().cloned().collect();
+    let mut queue: VecDeque<String> = roots.into();
     // Prebuilt objects do not change once made, so each is walked once.
     let mut walked_objects: HashSet<u32> = HashSet::new();
     while let Some(name) = queue.pop_front() {
@@ -518,6 +562,7 @@ pub fn build_flow(module: &ast::Module, source: &str) -> Result<Program<Flow>, D
         graphs,
         entry,
         types: Default::default(),
+        facts: Default::default(),
         prebuilt,
     })
 }

@@ -17,6 +17,24 @@ use std::collections::HashMap;
 /// The rlib modules rpy knows, by their module name under `rpython.rlib`.
 pub(crate) const MODULES: &[&str] = &["jit", "rarithmetic", "objectmodel", "debug"];
 
+/// The module of low-level types and their primitives, which low-level
+/// helpers (pylib/rpython/rtyper/) are written with; known as the rlib
+/// modules are, by the short name `lltype`.
+pub(crate) const LLTYPE_MODULE: &str = "rpython.rtyper.lltypesystem.lltype";
+
+/// The packages above the modules rpy knows by name (not read from files).
+const KNOWN_PACKAGES: &[&str] = &["rpython", "rpython.rlib", "rpython.rtyper.lltypesystem"];
+
+/// The short name (`jit`, `lltype`) of a module rpy knows by name.
+fn short_name(module: &str) -> Option<&str> {
+    if module == LLTYPE_MODULE {
+        return Some("lltype");
+    }
+    module
+        .strip_prefix("rpython.rlib.")
+        .filter(|m| MODULES.contains(m))
+}
+
 /// What a name of an rlib module is.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum RlibName {
@@ -93,6 +111,14 @@ fn names(module: &str) -> &'static [(&'static str, RlibName)] {
             // Its calls in class bodies are the builder's (`module_level`).
             ("import_from_mixin", Function),
         ],
+        // Helper code names types by constants the annotator folds:
+        // `typeOf(p)`, `T.TO`, a field's type `T.items`, an array's item
+        // type `T.OF`.
+        "lltype" => &[
+            ("malloc", Function),
+            ("typeOf", Function),
+            ("nullptr", Function),
+        ],
         "debug" => &[
             ("debug_print", Function),
             ("debug_start", Function),
@@ -119,18 +145,14 @@ pub(crate) fn takes_hint_keywords(name: &str) -> bool {
 
 /// Is `name` (dotted) `rpython`, `rpython.rlib` or one of the rlib modules?
 pub(crate) fn is_rlib_module(name: &str) -> bool {
-    match name.strip_prefix("rpython.rlib.") {
-        Some(m) => MODULES.contains(&m),
-        None => name == "rpython" || name == "rpython.rlib",
-    }
+    short_name(name).is_some() || KNOWN_PACKAGES.contains(&name)
 }
 
 /// The attributes of the rlib module `name` as values: the functions as
 /// builtin constants, the numbers as ints. (The packages' submodules are
 /// added by the import machinery, as for any package.)
 pub(crate) fn module_attributes(name: &str) -> Vec<(String, Constant)> {
-    let module = name.strip_prefix("rpython.rlib.").unwrap_or("");
-    names(module)
+    names(short_name(name).unwrap_or(""))
         .iter()
         .map(|(n, kind)| {
             let value = match kind {
@@ -236,8 +258,13 @@ fn dotted_path(e: &Expr, bindings: &HashMap<String, String>) -> Option<String> {
 /// The meaning of the rlib name a dotted path names (`rpython.rlib.jit.elidable`),
 /// with the name as hints show it (`elidable`, `specialize.argtype`).
 fn rlib_name(path: &str) -> Option<(String, RlibName)> {
-    let rest = path.strip_prefix("rpython.rlib.")?;
-    let (module, name) = rest.split_once('.')?;
+    let (module, name) = match path
+        .strip_prefix(LLTYPE_MODULE)
+        .and_then(|r| r.strip_prefix('.'))
+    {
+        Some(name) => ("lltype", name),
+        None => path.strip_prefix("rpython.rlib.")?.split_once('.')?,
+    };
     let head = name.split('.').next().unwrap_or(name);
     let kind = names(module).iter().find(|(n, _)| *n == head)?.1;
     Some((name.to_string(), kind))

@@ -1,124 +1,228 @@
-//! The RPython typer: annotated graphs to low-level graphs.
+//! The RPython typer: annotated graphs to low-level graphs (the seed's
+//! RTyper, `rtyper.py`).
 //!
-//! Each annotation gets a representation, a low-level type
-//! (`lltype_of`); each high-level operation becomes low-level operations by the
-//! lowering rules of `rules/rtype/`, and values whose type differs from what a
-//! rule or a link target wants are converted by the conversion rules. What stays
-//! in Rust: choosing which conversions to try when no rule matches the operand
-//! types exactly, calls between the program's functions, and turning a rule's
-//! result tree into operations.
+//! Each annotation gets a representation, a low-level type (`repr.rs`);
+//! each high-level operation becomes low-level operations. A family of
+//! values is one module: classes and instances (`classes.rs`,
+//! `instances.rs`), calls of functions, methods and classes (`calls.rs`),
+//! exceptions on links (`exceptions.rs`), tuples (`tuples.rs`), lists and
+//! their iterators (`lists.rs`), prebuilt objects as static data
+//! (`statics.rs`). What a rule can state (operations on numbers, chars and
+//! strings, conversions between primitive types) is a rule of
+//! `rules/rtype/`; this module keeps what a rule cannot: which
+//! conversions to try when no rule matches the operand types as they are,
+//! and turning a rule's result tree into operations.
+
+mod calls;
+mod classes;
+mod exceptions;
+mod instances;
+mod lists;
+mod methods;
+mod repr;
+mod statics;
+mod tuples;
+
+pub mod lowlevel_helpers;
+mod ptr;
+
+pub use classes::{inst_type, vtable_type, ClassTable, EXC_MESSAGE};
+pub use lowlevel_helpers::HelperArg;
+pub use repr::const_lltype;
 
 use crate::rules::{self, rtype::Lowered};
-use rpy_ir::annotation::SomeValue;
+use rpy_ir::annotation::{ProgramFacts, SomeValue};
 use rpy_ir::ast::Dialect;
 use rpy_ir::diag::{Diagnostic, Diagnostics, Pos};
 use rpy_ir::graph::{
-    Annotated, Arg, Constant, FunctionGraph, LowLevel, Program, SpaceOperation, Var,
+    Annotated, Arg, Constant, FunctionGraph, LowLevel, PrebuiltObject, Program, SpaceOperation, Var,
 };
 use rpy_ir::llops;
 use rpy_ir::lltype::{self, LowLevelType, TypeTable};
+use std::collections::HashMap;
 
-/// The low-level type that represents values of annotation `a`, registering
-/// any container type it needs in `types`.
-pub fn lltype_of(a: &SomeValue, types: &mut TypeTable) -> Result<LowLevelType, String> {
-    Ok(match a {
-        SomeValue::Integer { unsigned: true, .. } => LowLevelType::Unsigned,
-        SomeValue::Integer { .. } => LowLevelType::Signed,
-        SomeValue::Bool => LowLevelType::Bool,
-        SomeValue::Float => LowLevelType::Float,
-        SomeValue::Char => LowLevelType::Char,
-        SomeValue::String { .. } => {
-            types.insert(lltype::STR.into(), lltype::str_type());
-            LowLevelType::Ptr(lltype::STR.into())
-        }
-        SomeValue::List(def) => {
-            let item = lltype_of(&def.item, types)?;
-            LowLevelType::Ptr(lltype::add_list_type(types, &item))
-        }
-        // Values known statically are not represented at run time.
-        SomeValue::Impossible | SomeValue::None | SomeValue::Pbc { .. } | SomeValue::Builtin(_) => {
-            LowLevelType::Void
-        }
-        SomeValue::Object => return Err("a value of mixed types has no low-level type".into()),
-        other => {
-            return Err(format!(
-                "the rtyper cannot represent {} yet",
-                other.describe()
-            ))
-        }
-    })
-}
-
-/// The low-level type of a constant operand.
-pub fn const_lltype(c: &Constant) -> LowLevelType {
-    match c {
-        Constant::Int(_) => LowLevelType::Signed,
-        Constant::Float(_) => LowLevelType::Float,
-        Constant::Bool(_) => LowLevelType::Bool,
-        Constant::Char(_) => LowLevelType::Char,
-        Constant::Str(s) if s.chars().count() == 1 => LowLevelType::Char,
-        Constant::Str(_) => LowLevelType::Ptr(lltype::STR.into()),
-        Constant::None
-        | Constant::Func(_)
-        | Constant::Builtin(_)
-        | Constant::Name(_)
-        | Constant::Class(_)
-        | Constant::LastException => LowLevelType::Void,
-        // The annotator rejects prebuilt objects before the rtyper sees one.
-        Constant::Prebuilt(_) => LowLevelType::Void,
-    }
-}
-
-/// A constant converted to another low-level type at translation time, when
-/// the conversion is exact.
-fn convert_constant(c: &Constant, to: &LowLevelType) -> Option<Constant> {
-    Some(match (c, to) {
-        (Constant::Bool(b), LowLevelType::Signed) => Constant::Int(*b as i64),
-        (Constant::Bool(b), LowLevelType::Float) => Constant::Float(*b as i64 as f64),
-        (Constant::Int(n), LowLevelType::Float) => Constant::Float(*n as f64),
-        (Constant::Str(s), LowLevelType::Char) if s.chars().count() == 1 => {
-            Constant::Char(s.chars().next()? as u32 as u8)
-        }
-        (Constant::Char(ch), LowLevelType::Ptr(t)) if t == lltype::STR => {
-            Constant::Str((*ch as char).to_string())
-        }
-        (Constant::Str(_), LowLevelType::Ptr(t)) if t == lltype::STR => c.clone(),
-        (c, LowLevelType::Void) => c.clone(),
-        _ => return None,
-    })
-}
-
-/// What the conversion ladder tries when no lowering rule matches the operand
-/// types as they are: bools as ints, then ints as floats, then chars as strings.
-fn widen(ty: &LowLevelType, step: usize, any_float: bool) -> LowLevelType {
-    let str_ptr = || LowLevelType::Ptr(lltype::STR.into());
-    match (ty, step) {
-        (LowLevelType::Bool, 1) => LowLevelType::Signed,
-        (LowLevelType::Bool | LowLevelType::Signed, 2) if any_float => LowLevelType::Float,
-        (LowLevelType::Bool, 2) => LowLevelType::Signed,
-        (LowLevelType::Char, 3) => str_ptr(),
-        (LowLevelType::Bool, 3) => LowLevelType::Signed,
-        _ => ty.clone(),
-    }
-}
-
-struct GraphTyper<'a> {
-    graph: FunctionGraph<LowLevel>,
-    types: &'a mut TypeTable,
-    /// Parameter and return types of every graph, by name.
-    signatures: &'a [(String, Vec<LowLevelType>, LowLevelType)],
+/// The state of one translation's rtyping: the types, classes and statics
+/// made so far, shared by the graphs.
+pub struct RTyper<'p> {
+    pub types: TypeTable,
+    pub classes: ClassTable,
+    facts: &'p ProgramFacts,
+    /// The annotated program's prebuilt objects (high-level).
+    hl_prebuilt: &'p [PrebuiltObject],
+    /// The annotated graphs, by name: their annotations say what a value
+    /// is beyond its low-level type (which functions a PBC holds).
+    annotated: HashMap<&'p str, &'p FunctionGraph<Annotated>>,
+    /// The low-level program's statics, and which high-level prebuilt
+    /// object or class each stands for.
+    statics: Vec<PrebuiltObject>,
+    static_of_prebuilt: HashMap<u32, u32>,
+    vtable_static: HashMap<String, u32>,
+    /// The low-level parameter and result types of every graph, by name.
+    signatures: HashMap<String, (Vec<LowLevelType>, LowLevelType)>,
+    /// The high-level prebuilt object each static stands for.
+    prebuilt_of_static: HashMap<u32, u32>,
     py2: bool,
+    /// The low-level helpers this translation called, and their graphs.
+    helpers: lowlevel_helpers::LowLevelHelpers,
+    helper_graphs: Vec<FunctionGraph<LowLevel>>,
+}
+
+impl<'p> RTyper<'p> {
+    /// The graph of low-level helper `func` of `module` (`rlist`, `rstr`,
+    /// `rint`) for arguments `args`: annotated and lowered the first time
+    /// with the helpers it calls, the graphs joining the program; its name
+    /// and result type.
+    pub fn helper(
+        &mut self,
+        module: &str,
+        func: &str,
+        args: &[HelperArg],
+    ) -> Result<(String, LowLevelType), String> {
+        let (_, name, _) = lowlevel_helpers::specialized(module, func, args)?;
+        if let Some((_, result)) = self.signatures.get(&name) {
+            return Ok((name, result.clone()));
+        }
+        let (_, mut annotated) = self
+            .helpers
+            .annotate_only(module, func, args, &self.types)?;
+        let fresh: Vec<usize> = (0..annotated.graphs.len())
+            .filter(|&i| !self.signatures.contains_key(&annotated.graphs[i].name))
+            .collect();
+        for &i in &fresh {
+            ptr::lower_pointer_ops(&mut annotated.graphs[i]);
+            let g = &annotated.graphs[i];
+            let params = g
+                .params()
+                .iter()
+                .map(|v| self.lltype_of(g.info(*v)))
+                .collect::<Result<Vec<_>, _>>()?;
+            let result = self.lltype_of(g.info(g.block(g.returnblock).inputargs[0]))?;
+            self.signatures.insert(g.name.clone(), (params, result));
+        }
+        for &i in &fresh {
+            let g = &annotated.graphs[i];
+            let mut lg: FunctionGraph<LowLevel> = g
+                .clone()
+                .map_stage(|_, a| self.lltype_of(a).unwrap_or(LowLevelType::Void));
+            exceptions::type_except_block(&mut lg);
+            let mut typer = GraphTyper::new(lg, g, self);
+            typer
+                .lower_graph()
+                .map_err(|e| format!("in the low-level helper {}(): {e}", g.name))?;
+            let lowered = typer.graph;
+            self.helper_graphs.push(lowered);
+        }
+        let result = self
+            .signatures
+            .get(&name)
+            .map(|s| s.1.clone())
+            .ok_or_else(|| format!("the helper {name} has no graph"))?;
+        Ok((name, result))
+    }
+
+    fn annotated_graph(&self, name: &str) -> Option<&'p FunctionGraph<Annotated>> {
+        self.annotated.get(name).copied()
+    }
+
+    /// The low-level signature of graph `name`, found from its
+    /// annotations the first time it is asked.
+    pub fn signature(&mut self, name: &str) -> Result<(Vec<LowLevelType>, LowLevelType), String> {
+        if let Some(sig) = self.signatures.get(name) {
+            return Ok(sig.clone());
+        }
+        let g = self
+            .annotated_graph(name)
+            .ok_or_else(|| format!("call of {name}(), which is never annotated"))?;
+        let params = g
+            .params()
+            .iter()
+            .map(|v| self.lltype_of(g.info(*v)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let result = self.lltype_of(g.info(g.block(g.returnblock).inputargs[0]))?;
+        let sig = (params, result);
+        self.signatures.insert(name.to_string(), sig.clone());
+        Ok(sig)
+    }
+}
+
+/// Lowers one graph.
+pub struct GraphTyper<'r, 'p, 'a> {
+    graph: FunctionGraph<LowLevel>,
+    /// The same graph annotated: variables have the same numbers.
+    ann: &'a FunctionGraph<Annotated>,
+    rt: &'r mut RTyper<'p>,
     /// Operations of the block being rewritten.
     out: Vec<SpaceOperation>,
     pos: Option<Pos>,
+    /// The operation being lowered raises to a handler of this graph
+    /// (it ends a block switching on `last_exception`).
+    checked: bool,
+    /// Variables the rtyper made as copies of the graph's (the inputs of
+    /// blocks it put on links), with the variable each copies.
+    copies: HashMap<Var, Var>,
 }
 
-impl GraphTyper<'_> {
+impl<'r, 'p, 'a> GraphTyper<'r, 'p, 'a> {
+    fn new(
+        graph: FunctionGraph<LowLevel>,
+        ann: &'a FunctionGraph<Annotated>,
+        rt: &'r mut RTyper<'p>,
+    ) -> Self {
+        GraphTyper {
+            graph,
+            ann,
+            rt,
+            out: Vec::new(),
+            pos: None,
+            checked: false,
+            copies: HashMap::new(),
+        }
+    }
+}
+
+impl GraphTyper<'_, '_, '_> {
     fn type_of(&self, a: &Arg) -> LowLevelType {
         match a {
             Arg::Var(v) => self.graph.info(*v).clone(),
+            Arg::Const(Constant::Prebuilt(i)) => self.rt.static_type(*i),
             Arg::Const(c) => const_lltype(c),
         }
+    }
+
+    /// What the annotator knew of `a`.
+    fn annotation(&self, a: &Arg) -> SomeValue {
+        match a {
+            Arg::Var(v) => {
+                let original = self.copies.get(v).unwrap_or(v);
+                match self.ann.vars.get(original.0 as usize) {
+                    Some(data) => data.info.clone(),
+                    None => SomeValue::Impossible,
+                }
+            }
+            Arg::Const(Constant::Prebuilt(i)) => self
+                .rt
+                .prebuilt_of_static
+                .get(i)
+                .and_then(|hl| self.rt.facts.prebuilt.get(hl))
+                .cloned()
+                .unwrap_or(SomeValue::Object),
+            Arg::Const(Constant::Class(c)) => SomeValue::Pbc {
+                descs: vec![rpy_ir::annotation::Desc::Class(c.clone())],
+                can_be_none: false,
+            },
+            Arg::Const(Constant::Func(f)) => SomeValue::function(f.clone()),
+            Arg::Const(c) => repr::constant_annotation(c),
+        }
+    }
+
+    /// A new variable standing for `v` in another block.
+    fn copy_var(&mut self, v: Var) -> Var {
+        let info = self.graph.info(v).clone();
+        let name = self.graph.vars[v.0 as usize].name.clone();
+        let fresh = self.graph.new_var(name, info);
+        let original = *self.copies.get(&v).unwrap_or(&v);
+        self.copies.insert(fresh, original);
+        fresh
     }
 
     fn emit(&mut self, opname: &str, args: Vec<Arg>, ty: LowLevelType, dest: Option<Var>) -> Var {
@@ -135,6 +239,24 @@ impl GraphTyper<'_> {
         result
     }
 
+    /// Emits an operation whose value is `dest` converted from `ty`.
+    fn emit_into(
+        &mut self,
+        opname: &str,
+        args: Vec<Arg>,
+        ty: LowLevelType,
+        dest: Var,
+    ) -> Result<(), String> {
+        let want = self.graph.info(dest).clone();
+        if want == ty {
+            self.emit(opname, args, ty, Some(dest));
+        } else {
+            let v = self.emit(opname, args, ty.clone(), None);
+            self.finish((Arg::Var(v), ty), Some((dest, want)))?;
+        }
+        Ok(())
+    }
+
     /// The type an operation produces when it is not a plain primitive.
     fn special_result_type(
         &self,
@@ -142,7 +264,7 @@ impl GraphTyper<'_> {
         args: &[(Arg, LowLevelType)],
     ) -> Option<LowLevelType> {
         let container = |i: usize| match args.get(i).map(|a| &a.1) {
-            Some(LowLevelType::Ptr(name)) => self.types.get(name),
+            Some(LowLevelType::Ptr(name)) => self.rt.types.get(name),
             _ => None,
         };
         match opname {
@@ -237,57 +359,86 @@ impl GraphTyper<'_> {
         from: &LowLevelType,
         to: &LowLevelType,
     ) -> Result<Arg, String> {
-        if from == to || *to == LowLevelType::Void {
+        if from == to {
             return Ok(value);
         }
+        if *to == LowLevelType::Void {
+            // A value of no representation: what flows is known statically.
+            return Ok(Arg::Const(Constant::None));
+        }
         if let Arg::Const(c) = &value {
-            if let Some(c) = convert_constant(c, to) {
+            if let Some(c) = self.rt.ll_constant_as(c, to)? {
                 return Ok(Arg::Const(c));
             }
+        }
+        if let (LowLevelType::Ptr(a), LowLevelType::Ptr(b)) = (from, to) {
+            if repr::same_object_family(a, b) {
+                let v = self.emit("cast_pointer", vec![value], to.clone(), None);
+                return Ok(Arg::Var(v));
+            }
+        }
+        if *from == LowLevelType::Void {
+            return Err(format!("a value with no representation cannot become {to}"));
         }
         let tree = rules::rtype::convert(from, to)
             .ok_or_else(|| format!("no conversion from {from} to {to}"))?;
         Ok(self.materialize(&tree, &[(value, from.clone())], None)?.0)
     }
 
+    /// `a` converted to type `to`.
+    fn arg_as(&mut self, a: &Arg, to: &LowLevelType) -> Result<Arg, String> {
+        let from = self.type_of(a);
+        self.convert(a.clone(), &from, to)
+    }
+
     /// Lowers one high-level operation.
     fn lower_op(&mut self, op: &SpaceOperation) -> Result<(), String> {
         self.pos = op.pos;
-        let result_type = self.graph.info(op.result).clone();
-        if let (Some(Constant::Func(callee)), "simple_call") =
-            (op.args.first().and_then(Arg::as_const), op.opname.as_str())
+        if let Some(done) = self.lower_low_level_op(op) {
+            return done;
+        }
+        if op.opname == "getattr"
+            && matches!(
+                self.annotation(&Arg::Var(op.result)),
+                SomeValue::BuiltinMethod { .. }
+            )
         {
-            let (_, params, ret) = self
-                .signatures
-                .iter()
-                .find(|s| s.0 == *callee)
-                .ok_or_else(|| format!("call of unknown function {callee}"))?
-                .clone();
-            let mut args = vec![op.args[0].clone()];
-            for (a, want) in op.args[1..].iter().zip(&params) {
-                let ty = self.type_of(a);
-                args.push(self.convert(a.clone(), &ty, want)?);
-            }
-            if ret == result_type {
-                self.emit("direct_call", args, ret, Some(op.result));
-            } else {
-                let v = self.emit("direct_call", args, ret.clone(), None);
-                self.finish((Arg::Var(v), ret), Some((op.result, result_type)))?;
-            }
+            // A builtin method is its receiver until it is called.
+            let want = self.graph.info(op.result).clone();
+            let from = self.type_of(&op.args[0]);
+            self.finish((op.args[0].clone(), from), Some((op.result, want)))?;
             return Ok(());
         }
+        if self.lower_call(op)?
+            || self.lower_instance_op(op)?
+            || self.lower_tuple_op(op)?
+            || self.lower_by_helper(op, self.checked)?
+            || self.lower_list_op(op)?
+        {
+            return Ok(());
+        }
+        self.lower_by_rules(op)
+    }
+
+    /// Lowers `op` by the first rule of `rules/rtype/` that matches its
+    /// operand types, as they are or widened.
+    fn lower_by_rules(&mut self, op: &SpaceOperation) -> Result<(), String> {
+        let result_type = self.graph.info(op.result).clone();
         let types: Vec<LowLevelType> = op.args.iter().map(|a| self.type_of(a)).collect();
         let consts: Vec<Option<Constant>> = op.args.iter().map(|a| a.as_const().cloned()).collect();
         let any_float = types.contains(&LowLevelType::Float);
         let mut tried = types.clone();
         for step in 0..=3 {
             if step > 0 {
-                tried = tried.iter().map(|t| widen(t, step, any_float)).collect();
+                tried = tried
+                    .iter()
+                    .map(|t| repr::widen(t, step, any_float))
+                    .collect();
             }
             if step > 0 && tried == types {
                 continue;
             }
-            if let Some(tree) = rules::rtype::lower(&op.opname, &tried, &consts, self.py2) {
+            if let Some(tree) = rules::rtype::lower(&op.opname, &tried, &consts, self.rt.py2) {
                 let mut args = Vec::new();
                 for ((a, from), to) in op.args.iter().zip(&types).zip(&tried) {
                     args.push((self.convert(a.clone(), from, to)?, to.clone()));
@@ -296,9 +447,13 @@ impl GraphTyper<'_> {
                 return Ok(());
             }
         }
-        let shown: Vec<String> = types.iter().map(|t| t.to_string()).collect();
+        let shown: Vec<String> = op
+            .args
+            .iter()
+            .map(|a| self.annotation(a).describe())
+            .collect();
         Err(format!(
-            "no lowering rule for '{}' on {}",
+            "the rtyper cannot lower '{}' on {} yet",
             op.opname,
             if shown.is_empty() {
                 "no operands".to_string()
@@ -309,26 +464,52 @@ impl GraphTyper<'_> {
     }
 
     fn lower_graph(&mut self) -> Result<(), String> {
-        for b in 0..self.graph.blocks.len() {
-            let ops = std::mem::take(&mut self.graph.blocks[b].operations);
-            self.out = Vec::with_capacity(ops.len());
-            for op in &ops {
-                self.lower_op(op)?;
-            }
-            self.pos = ops.last().and_then(|o| o.pos);
-            // Link arguments take the type of the target's input arguments.
-            let mut exits = std::mem::take(&mut self.graph.blocks[b].exits);
-            for link in &mut exits {
-                let targets = self.graph.block(link.target).inputargs.clone();
-                for (arg, target) in link.args.iter_mut().zip(targets) {
-                    let from = self.type_of(arg);
-                    let to = self.graph.info(target).clone();
-                    *arg = self.convert(arg.clone(), &from, &to)?;
+        // The program's prebuilt objects become statics: from here on a
+        // `Prebuilt` constant of the graph names a static.
+        let mut blocks = std::mem::take(&mut self.graph.blocks);
+        let result = (|| {
+            for block in &mut blocks {
+                let args = block
+                    .operations
+                    .iter_mut()
+                    .flat_map(|op| op.args.iter_mut())
+                    .chain(block.exits.iter_mut().flat_map(|l| l.args.iter_mut()));
+                for a in args {
+                    if let Arg::Const(Constant::Prebuilt(i)) = a {
+                        *i = self.rt.static_of(*i)?;
+                    }
                 }
             }
-            let block = &mut self.graph.blocks[b];
-            block.exits = exits;
-            block.operations = std::mem::take(&mut self.out);
+            Ok::<(), String>(())
+        })();
+        self.graph.blocks = blocks;
+        result?;
+        let nblocks = self.graph.blocks.len();
+        for b in 0..nblocks {
+            let ops = std::mem::take(&mut self.graph.blocks[b].operations);
+            self.out = Vec::with_capacity(ops.len());
+            let raising =
+                self.graph.blocks[b].exitswitch == Some(Arg::Const(Constant::LastException));
+            for (i, op) in ops.iter().enumerate() {
+                if raising && i + 1 == ops.len() && self.lower_raising_next(b, op)? {
+                    continue;
+                }
+                self.checked = raising && i + 1 == ops.len();
+                self.lower_op(op)?;
+                self.checked = false;
+            }
+            self.pos = ops.last().and_then(|o| o.pos);
+            if raising {
+                self.check_raising_op(b, ops.last())?;
+            }
+            let raising =
+                self.graph.blocks[b].exitswitch == Some(Arg::Const(Constant::LastException));
+            let mut inserted = Vec::new();
+            self.lower_exits(b, raising, &mut inserted)?;
+            self.graph.blocks[b].operations = std::mem::take(&mut self.out);
+            for (block, ops) in inserted {
+                self.graph.blocks[block].operations = ops;
+            }
         }
         Ok(())
     }
@@ -340,17 +521,40 @@ pub fn rtype(
     dialect: Dialect,
     source: &str,
 ) -> Result<Program<LowLevel>, Diagnostics> {
-    let mut types = program.types.clone();
-    types.insert(lltype::STR.into(), lltype::str_type());
-    let mut diags = Vec::new();
     let error = |pos: Option<Pos>, msg: String| {
         Diagnostic::new(program.path.clone(), pos.unwrap_or_default(), msg).with_source(source)
     };
-    let mut graphs: Vec<FunctionGraph<LowLevel>> = Vec::new();
+    let mut types = program.types.clone();
+    types.insert(lltype::STR.into(), lltype::str_type());
+    lltype::add_object_types(&mut types);
+    let mut rt = RTyper {
+        types,
+        classes: ClassTable::new(&program.facts.classdefs, &program.prebuilt, dialect),
+        facts: &program.facts,
+        hl_prebuilt: &program.prebuilt,
+        annotated: program
+            .graphs
+            .iter()
+            .map(|g| (g.name.as_str(), g))
+            .collect(),
+        statics: Vec::new(),
+        static_of_prebuilt: HashMap::new(),
+        vtable_static: HashMap::new(),
+        signatures: HashMap::new(),
+        prebuilt_of_static: HashMap::new(),
+        py2: dialect == Dialect::Py2,
+        helpers: lowlevel_helpers::LowLevelHelpers::new(),
+        helper_graphs: Vec::new(),
+    };
+    if let Err(msg) = rt.lay_out_classes() {
+        return Err(Diagnostics::one(error(None, msg)));
+    }
+    let mut diags = Vec::new();
+    let mut lowered = Vec::new();
     for g in &program.graphs {
         let mut failure = None;
-        let lg = g.clone().map_stage(|v, a| {
-            lltype_of(a, &mut types).unwrap_or_else(|e| {
+        let mut lg: FunctionGraph<LowLevel> = g.clone().map_stage(|v, a| {
+            rt.lltype_of(a).unwrap_or_else(|e| {
                 let name = g.vars[v.0 as usize]
                     .name
                     .clone()
@@ -361,41 +565,93 @@ pub fn rtype(
         });
         if let Some(msg) = failure {
             diags.push(error(g.pos, msg));
+            continue;
         }
-        graphs.push(lg);
-    }
-    let signatures: Vec<(String, Vec<LowLevelType>, LowLevelType)> = graphs
-        .iter()
-        .map(|g| {
-            let params = g.params().iter().map(|v| g.info(*v).clone()).collect();
-            let ret = g.info(g.block(g.returnblock).inputargs[0]).clone();
-            (g.name.clone(), params, ret)
-        })
-        .collect();
-    let mut lowered = Vec::new();
-    for graph in graphs {
-        let mut typer = GraphTyper {
-            graph,
-            types: &mut types,
-            signatures: &signatures,
-            py2: dialect == Dialect::Py2,
-            out: Vec::new(),
-            pos: None,
-        };
+        exceptions::type_except_block(&mut lg);
+        let mut typer = GraphTyper::new(lg, g, &mut rt);
         if let Err(msg) = typer.lower_graph() {
             let pos = typer.pos.or(typer.graph.pos);
             diags.push(error(pos, format!("in {}(): {msg}", typer.graph.name)));
         }
         lowered.push(typer.graph);
     }
+    if let Err(msg) = rt.make_vtables() {
+        diags.push(error(None, msg));
+    }
     if !diags.is_empty() {
         return Err(Diagnostics(diags));
     }
+    lowered.append(&mut rt.helper_graphs);
+    let types = used_types(&rt.types, &lowered, &rt.statics);
     Ok(Program {
-        path: program.path,
+        path: program.path.clone(),
         graphs: lowered,
-        entry: program.entry,
+        entry: program.entry.clone(),
         types,
-        prebuilt: program.prebuilt,
+        prebuilt: rt.statics,
+        facts: Default::default(),
     })
+}
+
+/// The types the low-level program uses: those of its variables, of the
+/// types its operations name (`malloc(T)`), of its statics, and every type
+/// theirs refer to. Every class has its types made, and the program keeps
+/// those of the classes it uses.
+fn used_types(
+    types: &TypeTable,
+    graphs: &[FunctionGraph<LowLevel>],
+    statics: &[PrebuiltObject],
+) -> TypeTable {
+    fn mark<'t>(t: &'t LowLevelType, stack: &mut Vec<&'t str>) {
+        match t {
+            LowLevelType::Ptr(name) => stack.push(name),
+            LowLevelType::FuncPtr(sig) => {
+                for p in &sig.params {
+                    mark(p, stack);
+                }
+                mark(&sig.result, stack);
+            }
+            _ => {}
+        }
+    }
+    let mut stack: Vec<&str> = vec![lltype::STR];
+    for g in graphs {
+        for v in &g.vars {
+            mark(&v.info, &mut stack);
+        }
+        for op in g.blocks.iter().flat_map(|b| &b.operations) {
+            for a in &op.args {
+                if let Arg::Const(Constant::Name(n)) = a {
+                    stack.push(n);
+                }
+            }
+        }
+    }
+    for s in statics {
+        if let PrebuiltObject::Struct { ty, .. } | PrebuiltObject::Array { ty, .. } = s {
+            stack.push(ty);
+        }
+    }
+    let mut out = TypeTable::new();
+    while let Some(name) = stack.pop() {
+        if out.contains_key(name) {
+            continue;
+        }
+        let Some(t) = types.get(name) else {
+            continue;
+        };
+        out.insert(name.to_string(), t.clone());
+        match t {
+            lltype::ContainerType::GcStruct { fields, var_item } => {
+                for (_, f) in fields {
+                    mark(f, &mut stack);
+                }
+                if let Some(item) = var_item {
+                    mark(item, &mut stack);
+                }
+            }
+            lltype::ContainerType::GcArray { item } => mark(item, &mut stack),
+        }
+    }
+    out
 }

@@ -1,0 +1,200 @@
+//! Calls (the original's `rpbc.py`): of one known function or method, a
+//! direct call; of a variable holding several functions, a call through
+//! the function pointer it is; of a method of several classes, a call
+//! through the receiver's vtable slot; of a class, an instantiation.
+
+use super::GraphTyper;
+use rpy_ir::annotation::{Desc, SomeValue};
+use rpy_ir::graph::{Arg, Constant, SpaceOperation};
+use rpy_ir::lltype::{self, LowLevelType};
+
+impl GraphTyper<'_, '_, '_> {
+    /// Lowers `simple_call` of a function, method or class; false for
+    /// any other operation (builtins are lowered elsewhere).
+    pub(super) fn lower_call(&mut self, op: &SpaceOperation) -> Result<bool, String> {
+        if op.opname != "simple_call" {
+            return Ok(false);
+        }
+        let callee = &op.args[0];
+        let args = &op.args[1..];
+        let descs = match self.annotation(callee) {
+            SomeValue::Pbc { descs, .. } => descs,
+            _ => return Ok(false),
+        };
+        match descs.as_slice() {
+            [Desc::Function(f)] => {
+                let f = f.clone();
+                self.direct_call(&f, args.to_vec(), op)?;
+            }
+            [Desc::Method { func, .. }] => {
+                let mut all = vec![callee.clone()];
+                all.extend(args.iter().cloned());
+                let func = func.clone();
+                self.direct_call(&func, all, op)?;
+            }
+            [Desc::FrozenMethod { func, .. }] => {
+                let mut all = vec![Arg::Const(Constant::None)];
+                all.extend(args.iter().cloned());
+                let func = func.clone();
+                self.direct_call(&func, all, op)?;
+            }
+            [Desc::Class(class)] => {
+                let class = class.clone();
+                self.instantiate(&class, args, op)?;
+            }
+            descs if descs.iter().all(|d| matches!(d, Desc::Method { .. })) => {
+                let Some(Desc::Method { func, .. }) = descs.first() else {
+                    return Err("a method call without methods".into());
+                };
+                let name = self
+                    .rt
+                    .classes
+                    .method_name(func)
+                    .ok_or_else(|| format!("the method {func} is no class attribute"))?
+                    .to_string();
+                let class = self.receiver_class(callee)?;
+                self.method_call(&class, &name, callee, args, op)?;
+            }
+            descs if descs.iter().all(|d| matches!(d, Desc::Function(_))) => {
+                let LowLevelType::FuncPtr(sig) = self.type_of(callee) else {
+                    return Err("a call family without a function pointer".into());
+                };
+                let mut call_args = vec![callee.clone()];
+                for (a, want) in args.iter().zip(&sig.params) {
+                    call_args.push(self.arg_as(a, want)?);
+                }
+                self.emit_into("indirect_call", call_args, sig.result.clone(), op.result)?;
+            }
+            _ => {
+                return Err(format!(
+                    "the rtyper cannot call {} yet",
+                    self.annotation(callee).describe()
+                ))
+            }
+        }
+        Ok(true)
+    }
+
+    /// `direct_call` of graph `func`, each argument converted to its
+    /// parameter's type, the result to `op`'s.
+    pub(super) fn direct_call(
+        &mut self,
+        func: &str,
+        args: Vec<Arg>,
+        op: &SpaceOperation,
+    ) -> Result<(), String> {
+        let (params, result) = self.rt.signature(func)?;
+        if params.len() != args.len() {
+            return Err(format!(
+                "{func}() takes {} arguments, the call passes {}",
+                params.len(),
+                args.len()
+            ));
+        }
+        let mut call_args = vec![Arg::Const(Constant::Func(func.to_string()))];
+        for (a, want) in args.iter().zip(&params) {
+            let a = match (self.type_of(a), self.void_value(a)) {
+                (LowLevelType::Void, Some(c)) if *want != LowLevelType::Void => Arg::Const(c),
+                _ => a.clone(),
+            };
+            call_args.push(self.arg_as(&a, want)?);
+        }
+        self.emit_into("direct_call", call_args, result, op.result)
+    }
+
+    /// The class whose instance struct `receiver` points to.
+    pub(super) fn receiver_class(&self, receiver: &Arg) -> Result<String, String> {
+        let LowLevelType::Ptr(receiver_type) = self.type_of(receiver) else {
+            return Err("a method's receiver is not an instance".into());
+        };
+        self.rt
+            .classes
+            .all()
+            .iter()
+            .find(|c| super::inst_type(&c.name) == receiver_type)
+            .map(|c| c.name.clone())
+            .ok_or_else(|| format!("the receiver of type {receiver_type} has no class"))
+    }
+
+    /// `receiver.name(args)` on an instance of `class`: a direct call when
+    /// every subclass runs the same function, else a call through the
+    /// receiver's vtable slot.
+    pub(super) fn method_call(
+        &mut self,
+        class: &str,
+        name: &str,
+        receiver: &Arg,
+        args: &[Arg],
+        op: &SpaceOperation,
+    ) -> Result<(), String> {
+        let mut implementations: Vec<String> = self
+            .rt
+            .classes
+            .subtree(class)
+            .iter()
+            .filter(|c| c.instantiated)
+            .filter_map(|c| match self.rt.classes.class_attr(&c.name, name) {
+                Some(Constant::Func(f)) => Some(f.clone()),
+                _ => None,
+            })
+            .collect();
+        implementations.sort();
+        implementations.dedup();
+        if implementations.len() <= 1 {
+            let func = match implementations.pop() {
+                Some(f) => f,
+                None => match self.rt.classes.class_attr(class, name) {
+                    Some(Constant::Func(f)) => f.clone(),
+                    _ => return Err(format!("class {class} has no method {name}")),
+                },
+            };
+            let mut all = vec![receiver.clone()];
+            all.extend(args.iter().cloned());
+            return self.direct_call(&func, all, op);
+        }
+        let (owner, slot) = self
+            .rt
+            .classes
+            .slot_owner(class, name)
+            .map(|(c, s)| (c.name.clone(), s.clone()))
+            .ok_or_else(|| format!("class {class} has no vtable slot for method {name}"))?;
+        let LowLevelType::FuncPtr(sig) = slot.ty else {
+            return Err(format!("the vtable slot {name} holds no method"));
+        };
+        let vtable = self.read_vtable(receiver, &owner)?;
+        let fp = self.emit(
+            "getfield",
+            vec![Arg::Var(vtable), Arg::Const(Constant::Name(name.into()))],
+            LowLevelType::FuncPtr(sig.clone()),
+            None,
+        );
+        let mut call_args = vec![Arg::Var(fp), self.arg_as(receiver, &sig.params[0])?];
+        for (a, want) in args.iter().zip(&sig.params[1..]) {
+            call_args.push(self.arg_as(a, want)?);
+        }
+        self.emit_into("indirect_call", call_args, sig.result.clone(), op.result)
+    }
+
+    /// The vtable of instance `object`, as `class`'s vtable type.
+    pub(super) fn read_vtable(
+        &mut self,
+        object: &Arg,
+        class: &str,
+    ) -> Result<rpy_ir::graph::Var, String> {
+        let root = LowLevelType::Ptr(lltype::OBJECT_VTABLE.into());
+        let typeptr = self.emit(
+            "getfield",
+            vec![
+                object.clone(),
+                Arg::Const(Constant::Name(lltype::TYPEPTR.into())),
+            ],
+            root.clone(),
+            None,
+        );
+        let want = LowLevelType::Ptr(super::vtable_type(class));
+        Ok(match self.convert(Arg::Var(typeptr), &root, &want)? {
+            Arg::Var(v) => v,
+            Arg::Const(_) => typeptr,
+        })
+    }
+}

@@ -1,0 +1,594 @@
+//! Operations on instances and classes (the original's `rclass.py`):
+//! building an instance, its attributes (fields of its struct, class
+//! attributes and methods read from its vtable), `isinstance` and `type`
+//! by the vtable's id range, identity, truth, and an exception's message.
+
+use super::classes::EXC_MESSAGE;
+use super::GraphTyper;
+use crate::flow::language::special_method_name;
+use crate::rules;
+use rpy_ir::annotation::{Desc, SomeValue};
+use rpy_ir::ast::Dialect;
+use rpy_ir::graph::{Arg, Constant, PrebuiltObject, SpaceOperation, Var};
+use rpy_ir::lltype::{self, LowLevelType};
+
+/// The builtin `BaseException.__init__`, which keeps the message.
+const BASE_EXCEPTION_INIT: &str = "BaseException.__init__";
+
+/// The class whose instances an annotation holds, if it is an instance.
+fn instance_class(a: &SomeValue, classes: &super::ClassTable) -> Option<(String, bool)> {
+    match a {
+        SomeValue::Instance { class, can_be_none } => Some((class.clone(), *can_be_none)),
+        SomeValue::Exception(names) => {
+            let mut it = names.iter();
+            let first = it.next()?.clone();
+            let common = it.try_fold(first, |acc, c| classes.common_base(&acc, c))?;
+            Some((common, false))
+        }
+        _ => None,
+    }
+}
+
+impl GraphTyper<'_, '_, '_> {
+    fn name_arg(op: &SpaceOperation, i: usize) -> Option<&str> {
+        match op.args.get(i) {
+            Some(Arg::Const(Constant::Name(n))) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// Lowers an operation on an instance or a class; false when `op` is
+    /// none.
+    pub(super) fn lower_instance_op(&mut self, op: &SpaceOperation) -> Result<bool, String> {
+        let first = op.args.first().map(|a| self.annotation(a));
+        let subject = first
+            .as_ref()
+            .and_then(|a| instance_class(a, &self.rt.classes));
+        match (op.opname.as_str(), &subject) {
+            ("getattr", Some((class, _))) => {
+                let name = Self::name_arg(op, 1).ok_or("getattr without a name")?;
+                self.instance_getattr(class, name, op)?;
+            }
+            ("setattr", Some((class, _))) => {
+                let name = Self::name_arg(op, 1).ok_or("setattr without a name")?;
+                let (_, ty) = self
+                    .rt
+                    .classes
+                    .field_owner(class, name)
+                    .ok_or_else(|| format!("class {class} has no attribute {name}"))?;
+                let ty = ty.clone();
+                let value = self.arg_as(&op.args[2], &ty)?;
+                let object = op.args[0].clone();
+                self.emit(
+                    "setfield",
+                    vec![object, Arg::Const(Constant::Name(name.into())), value],
+                    LowLevelType::Void,
+                    Some(op.result),
+                );
+            }
+            ("getattr", None) if self.class_or_frozen_getattr(op)? => {}
+            ("bool", Some(_)) => self.null_test(op, "ptr_nonzero")?,
+            ("not_", Some(_)) => self.null_test(op, "ptr_iszero")?,
+            ("is_" | "eq" | "ne", _) if self.is_identity(op) => self.identity(op)?,
+            (opname, Some((class, _))) if self.special_method(class, opname).is_some() => {
+                let name = self.special_method(class, opname).unwrap_or_default();
+                let class = class.clone();
+                self.method_call(&class, name, &op.args[0], &op.args[1..], op)?;
+            }
+            ("simple_call", _) => return self.lower_instance_builtin(op),
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    fn instance_getattr(
+        &mut self,
+        class: &str,
+        name: &str,
+        op: &SpaceOperation,
+    ) -> Result<(), String> {
+        let object = op.args[0].clone();
+        let result = self.annotation(&Arg::Var(op.result));
+        let want = self.graph.info(op.result).clone();
+        // A method: the bound method is its receiver.
+        if let SomeValue::Pbc { descs, .. } = &result {
+            if descs.iter().all(|d| matches!(d, Desc::Method { .. })) && !descs.is_empty() {
+                let from = self.type_of(&object);
+                self.finish((object, from), Some((op.result, want)))?;
+                return Ok(());
+            }
+        }
+        if let Some((_, ty)) = self.rt.classes.field_owner(class, name) {
+            let ty = ty.clone();
+            self.emit_into(
+                "getfield",
+                vec![object, Arg::Const(Constant::Name(name.into()))],
+                ty,
+                op.result,
+            )?;
+            return Ok(());
+        }
+        if let Some((owner, slot)) = self
+            .rt
+            .classes
+            .slot_owner(class, name)
+            .map(|(c, s)| (c.name.clone(), s.clone()))
+        {
+            let vtable = self.read_vtable(&object, &owner)?;
+            self.emit_into(
+                "getfield",
+                vec![Arg::Var(vtable), Arg::Const(Constant::Name(name.into()))],
+                slot.ty,
+                op.result,
+            )?;
+            return Ok(());
+        }
+        // A class attribute every subclass shares, known statically
+        // (a static method, a constant no instance overrides).
+        if let Some(value) = self.rt.classes.class_attr(class, name).cloned() {
+            self.define_constant(value, op.result)?;
+            return Ok(());
+        }
+        Err(format!("instances of {class} have no attribute '{name}'"))
+    }
+
+    /// `dest` = the high-level constant `value`.
+    fn define_constant(&mut self, value: Constant, dest: Var) -> Result<(), String> {
+        let want = self.graph.info(dest).clone();
+        let value = self.rt.hl_constant(&value)?;
+        let a = self.arg_as(&Arg::Const(value), &want)?;
+        self.emit("same_as", vec![a], want, Some(dest));
+        Ok(())
+    }
+
+    /// An attribute of a class constant, or of a frozen prebuilt object:
+    /// its value, known statically.
+    fn class_or_frozen_getattr(&mut self, op: &SpaceOperation) -> Result<bool, String> {
+        let Some(name) = Self::name_arg(op, 1) else {
+            return Ok(false);
+        };
+        let value = match self.annotation(&op.args[0]) {
+            SomeValue::Pbc { descs, .. } if descs.len() == 1 => match &descs[0] {
+                Desc::Class(c) => self.rt.classes.class_attr(c, name).cloned(),
+                Desc::Frozen(object) => {
+                    let index = object.trim_start_matches('&').parse::<usize>().ok();
+                    match index.and_then(|i| self.rt.hl_prebuilt.get(i)) {
+                        Some(PrebuiltObject::Instance { class, attrs }) => attrs
+                            .iter()
+                            .find(|(n, _)| n == name)
+                            .map(|(_, v)| v.clone())
+                            .or_else(|| self.rt.classes.class_attr(class, name).cloned()),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            },
+            _ => return Ok(false),
+        };
+        let Some(value) = value else {
+            return Ok(false);
+        };
+        self.define_constant(value, op.result)?;
+        Ok(true)
+    }
+
+    /// The special method operation `opname` calls on instances of
+    /// `class`, when the class has it.
+    fn special_method(&self, class: &str, opname: &str) -> Option<&'static str> {
+        let dialect = if self.rt.py2 {
+            Dialect::Py2
+        } else {
+            Dialect::Py3
+        };
+        let name = special_method_name(opname, dialect)?;
+        matches!(
+            self.rt.classes.class_attr(class, name),
+            Some(Constant::Func(_))
+        )
+        .then_some(name)
+    }
+
+    fn null_test(&mut self, op: &SpaceOperation, test: &str) -> Result<(), String> {
+        self.emit_into(
+            test,
+            vec![op.args[0].clone()],
+            LowLevelType::Bool,
+            op.result,
+        )
+    }
+
+    /// Whether `op` compares two instances, classes or None by identity.
+    fn is_identity(&self, op: &SpaceOperation) -> bool {
+        op.args.len() == 2
+            && op.args.iter().all(|a| {
+                matches!(
+                    self.annotation(a),
+                    SomeValue::Instance { .. }
+                        | SomeValue::Exception(_)
+                        | SomeValue::None
+                        | SomeValue::Pbc { .. }
+                )
+            })
+            && op.args.iter().any(|a| {
+                matches!(self.type_of(a), LowLevelType::Ptr(_))
+                    || matches!(self.void_value(a), Some(Constant::Class(_)))
+            })
+    }
+
+    /// `a is b` (and `==`, `!=` of objects without `__eq__`).
+    fn identity(&mut self, op: &SpaceOperation) -> Result<(), String> {
+        let (a, b) = (&op.args[0], &op.args[1]);
+        let negate = op.opname == "ne";
+        let is_none = |this: &Self, x: &Arg| {
+            matches!(x, Arg::Const(Constant::None)) || this.annotation(x) == SomeValue::None
+        };
+        if is_none(self, b) || is_none(self, a) {
+            let other = if is_none(self, b) { a } else { b };
+            let test = if negate { "ptr_nonzero" } else { "ptr_iszero" };
+            return self.emit_into(test, vec![other.clone()], LowLevelType::Bool, op.result);
+        }
+        let resolve = |this: &Self, x: &Arg| match (this.type_of(x), this.void_value(x)) {
+            (LowLevelType::Void, Some(c)) => Arg::Const(c),
+            _ => x.clone(),
+        };
+        let (a, b) = (resolve(self, a), resolve(self, b));
+        let common = match (self.type_of(&a), self.type_of(&b)) {
+            (LowLevelType::Ptr(x), _) if x.starts_with("vtable") || x == lltype::OBJECT_VTABLE => {
+                LowLevelType::Ptr(lltype::OBJECT_VTABLE.into())
+            }
+            (_, LowLevelType::Ptr(_)) | (LowLevelType::Ptr(_), _)
+                if matches!(a, Arg::Const(Constant::Class(_)))
+                    || matches!(b, Arg::Const(Constant::Class(_))) =>
+            {
+                LowLevelType::Ptr(lltype::OBJECT_VTABLE.into())
+            }
+            _ => LowLevelType::Ptr(lltype::OBJECT.into()),
+        };
+        let a = self.arg_as(&a, &common)?;
+        let b = self.arg_as(&b, &common)?;
+        let test = if negate { "ptr_ne" } else { "ptr_eq" };
+        self.emit_into(test, vec![a, b], LowLevelType::Bool, op.result)
+    }
+
+    /// `isinstance`, `type`, `str` of an exception and the builtin
+    /// exception `__init__`.
+    fn lower_instance_builtin(&mut self, op: &SpaceOperation) -> Result<bool, String> {
+        let builtin = match op.args.first() {
+            Some(Arg::Const(Constant::Builtin(b))) => b.clone(),
+            Some(a) => match self.annotation(a) {
+                SomeValue::Builtin(b) => b,
+                _ => return Ok(false),
+            },
+            None => return Ok(false),
+        };
+        let args = &op.args[1..];
+        if let ("len", [x]) = (builtin.as_str(), args) {
+            if let Some((class, _)) = instance_class(&self.annotation(x), &self.rt.classes) {
+                if let Some(name) = self.special_method(&class, "len") {
+                    self.method_call(&class, name, x, &[], op)?;
+                    return Ok(true);
+                }
+            }
+        }
+        match (builtin.as_str(), args) {
+            ("isinstance", [x, classes]) => self.isinstance(x, classes, op)?,
+            ("type", [x]) if instance_class(&self.annotation(x), &self.rt.classes).is_some() => {
+                let root = LowLevelType::Ptr(lltype::OBJECT_VTABLE.into());
+                self.emit_into(
+                    "getfield",
+                    vec![
+                        x.clone(),
+                        Arg::Const(Constant::Name(lltype::TYPEPTR.into())),
+                    ],
+                    root,
+                    op.result,
+                )?;
+            }
+            ("str", [x]) if matches!(self.annotation(x), SomeValue::Exception(_)) => {
+                let base = LowLevelType::Ptr(super::inst_type("BaseException"));
+                let e = self.arg_as(x, &base)?;
+                self.emit_into(
+                    "getfield",
+                    vec![e, Arg::Const(Constant::Name(EXC_MESSAGE.into()))],
+                    LowLevelType::Ptr(lltype::STR.into()),
+                    op.result,
+                )?;
+            }
+            (BASE_EXCEPTION_INIT, [this, rest @ ..]) => {
+                self.store_message(this, rest)?;
+                self.define_constant(Constant::None, op.result)?;
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// `isinstance(x, C)` or with a tuple of classes: the vtable's id in
+    /// a class's range.
+    fn isinstance(&mut self, x: &Arg, classes: &Arg, op: &SpaceOperation) -> Result<(), String> {
+        let names: Vec<String> = match self.annotation(classes) {
+            SomeValue::Pbc { descs, .. } => descs
+                .iter()
+                .filter_map(|d| match d {
+                    Desc::Class(c) => Some(c.clone()),
+                    _ => None,
+                })
+                .collect(),
+            SomeValue::Tuple(items) => items
+                .iter()
+                .flat_map(|i| match i {
+                    SomeValue::Pbc { descs, .. } => descs
+                        .iter()
+                        .filter_map(|d| match d {
+                            Desc::Class(c) => Some(c.clone()),
+                            _ => None,
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                })
+                .collect(),
+            _ => match classes {
+                Arg::Const(Constant::Class(c)) => vec![c.clone()],
+                Arg::Const(Constant::Builtin(b)) => vec![b.clone()],
+                _ => Vec::new(),
+            },
+        };
+        let subject = self.annotation(x);
+        let Some((_, can_be_none)) = instance_class(&subject, &self.rt.classes) else {
+            // A builtin type's value: the annotation says.
+            let known = names.iter().any(|n| builtin_type_holds(n, &subject));
+            return self.define_constant(Constant::Bool(known), op.result);
+        };
+        if can_be_none {
+            return Err("isinstance() of an instance that may be None is not lowered yet".into());
+        }
+        if names.is_empty() {
+            return Err("isinstance() against classes that are not known statically".into());
+        }
+        let root = LowLevelType::Ptr(lltype::OBJECT_VTABLE.into());
+        let typeptr = self.emit(
+            "getfield",
+            vec![
+                x.clone(),
+                Arg::Const(Constant::Name(lltype::TYPEPTR.into())),
+            ],
+            root,
+            None,
+        );
+        let id = self.emit(
+            "getfield",
+            vec![
+                Arg::Var(typeptr),
+                Arg::Const(Constant::Name(lltype::SUBCLASSRANGE_MIN.into())),
+            ],
+            LowLevelType::Signed,
+            None,
+        );
+        let mut result: Option<Var> = None;
+        for name in &names {
+            let Some(repr) = self.rt.classes.get(name) else {
+                continue;
+            };
+            let (min, max) = (repr.min, repr.max);
+            // min <= id < max, as one unsigned comparison: id - min < max - min.
+            let offset = self.emit(
+                "int_sub",
+                vec![Arg::Var(id), Arg::Const(Constant::Int(min))],
+                LowLevelType::Signed,
+                None,
+            );
+            let low = self.emit(
+                "int_ge",
+                vec![Arg::Var(offset), Arg::Const(Constant::Int(0))],
+                LowLevelType::Bool,
+                None,
+            );
+            let high = self.emit(
+                "int_lt",
+                vec![Arg::Var(offset), Arg::Const(Constant::Int(max - min))],
+                LowLevelType::Bool,
+                None,
+            );
+            let both = self.bool_and(low, high);
+            result = Some(match result {
+                None => both,
+                Some(prev) => self.bool_or(prev, both),
+            });
+        }
+        match result {
+            Some(v) => {
+                let want = self.graph.info(op.result).clone();
+                self.finish((Arg::Var(v), LowLevelType::Bool), Some((op.result, want)))?;
+                Ok(())
+            }
+            None => self.define_constant(Constant::Bool(false), op.result),
+        }
+    }
+
+    fn bool_and(&mut self, a: Var, b: Var) -> Var {
+        let ai = self.emit(
+            "cast_bool_to_int",
+            vec![Arg::Var(a)],
+            LowLevelType::Signed,
+            None,
+        );
+        let bi = self.emit(
+            "cast_bool_to_int",
+            vec![Arg::Var(b)],
+            LowLevelType::Signed,
+            None,
+        );
+        let both = self.emit(
+            "int_and",
+            vec![Arg::Var(ai), Arg::Var(bi)],
+            LowLevelType::Signed,
+            None,
+        );
+        self.emit(
+            "int_is_true",
+            vec![Arg::Var(both)],
+            LowLevelType::Bool,
+            None,
+        )
+    }
+
+    fn bool_or(&mut self, a: Var, b: Var) -> Var {
+        let ai = self.emit(
+            "cast_bool_to_int",
+            vec![Arg::Var(a)],
+            LowLevelType::Signed,
+            None,
+        );
+        let bi = self.emit(
+            "cast_bool_to_int",
+            vec![Arg::Var(b)],
+            LowLevelType::Signed,
+            None,
+        );
+        let either = self.emit(
+            "int_or",
+            vec![Arg::Var(ai), Arg::Var(bi)],
+            LowLevelType::Signed,
+            None,
+        );
+        self.emit(
+            "int_is_true",
+            vec![Arg::Var(either)],
+            LowLevelType::Bool,
+            None,
+        )
+    }
+
+    /// `C(args)`: a new instance with its vtable and class-attribute
+    /// defaults, then `C.__init__(instance, args)`.
+    pub(super) fn instantiate(
+        &mut self,
+        class: &str,
+        args: &[Arg],
+        op: &SpaceOperation,
+    ) -> Result<(), String> {
+        if !self.rt.classes.contains(class) {
+            return Err(format!("the class {class} has no layout"));
+        }
+        let ty = LowLevelType::Ptr(super::inst_type(class));
+        let object = self.emit(
+            "malloc",
+            vec![Arg::Const(Constant::Name(super::inst_type(class)))],
+            ty.clone(),
+            None,
+        );
+        let vtable = self.rt.vtable_of(class);
+        self.emit(
+            "setfield",
+            vec![
+                Arg::Var(object),
+                Arg::Const(Constant::Name(lltype::TYPEPTR.into())),
+                Arg::Const(Constant::Prebuilt(vtable)),
+            ],
+            LowLevelType::Void,
+            None,
+        );
+        for (name, field_ty) in self.rt.classes.all_fields(class) {
+            let default = self.rt.classes.class_attr(class, &name).cloned();
+            let value = match default {
+                Some(
+                    c @ (Constant::Int(_)
+                    | Constant::Float(_)
+                    | Constant::Bool(_)
+                    | Constant::Char(_)
+                    | Constant::Str(_)
+                    | Constant::Prebuilt(_)
+                    | Constant::Class(_)),
+                ) => c,
+                _ if name == EXC_MESSAGE => Constant::Str(String::new()),
+                _ => continue,
+            };
+            if field_ty == LowLevelType::Void {
+                continue;
+            }
+            let value = self.rt.hl_constant(&value)?;
+            let v = self.arg_as(&Arg::Const(value), &field_ty)?;
+            self.emit(
+                "setfield",
+                vec![Arg::Var(object), Arg::Const(Constant::Name(name)), v],
+                LowLevelType::Void,
+                None,
+            );
+        }
+        match self.rt.classes.class_attr(class, "__init__").cloned() {
+            Some(Constant::Func(init)) => {
+                let mut all = vec![Arg::Var(object)];
+                all.extend(args.iter().cloned());
+                let (_, result) = self.rt.signature(&init)?;
+                let done = self.graph.new_var(None, result);
+                let call = SpaceOperation {
+                    result: done,
+                    ..op.clone()
+                };
+                self.direct_call(&init, all, &call)?;
+            }
+            _ if self.rt.classes.is_subclass(class, "BaseException") => {
+                self.store_message(&Arg::Var(object), args)?;
+            }
+            _ if args.is_empty() => {}
+            _ => return Err(format!("class {class} takes no arguments")),
+        }
+        let want = self.graph.info(op.result).clone();
+        self.finish((Arg::Var(object), ty), Some((op.result, want)))?;
+        Ok(())
+    }
+
+    /// What `BaseException.__init__(e, *args)` keeps: `str()` of its one
+    /// argument, for `str(e)`.
+    fn store_message(&mut self, exception: &Arg, args: &[Arg]) -> Result<(), String> {
+        let message = match args {
+            [] => Arg::Const(Constant::Str(String::new())),
+            [arg] => self.to_str(arg)?,
+            _ => return Err("an exception built with several arguments is not lowered yet".into()),
+        };
+        let base = LowLevelType::Ptr(super::inst_type("BaseException"));
+        let e = self.arg_as(exception, &base)?;
+        self.emit(
+            "setfield",
+            vec![e, Arg::Const(Constant::Name(EXC_MESSAGE.into())), message],
+            LowLevelType::Void,
+            None,
+        );
+        Ok(())
+    }
+
+    /// `str(a)`, by the rules of `rules/rtype/`.
+    fn to_str(&mut self, a: &Arg) -> Result<Arg, String> {
+        let ty = self.type_of(a);
+        let consts = [Some(Constant::Builtin("str".into())), a.as_const().cloned()];
+        let tree = rules::rtype::lower(
+            "simple_call",
+            &[LowLevelType::Void, ty.clone()],
+            &consts,
+            self.rt.py2,
+        )
+        .ok_or_else(|| format!("str() of a {ty} is not lowered yet"))?;
+        let args = [
+            (
+                Arg::Const(Constant::Builtin("str".into())),
+                LowLevelType::Void,
+            ),
+            (a.clone(), ty),
+        ];
+        Ok(self.materialize(&tree, &args, None)?.0)
+    }
+}
+
+/// Whether builtin type `name` holds values of annotation `a`.
+fn builtin_type_holds(name: &str, a: &SomeValue) -> bool {
+    match (name, a) {
+        ("int", SomeValue::Integer { .. } | SomeValue::Bool) => true,
+        ("bool", SomeValue::Bool) => true,
+        ("float", SomeValue::Float) => true,
+        ("str", SomeValue::String { .. } | SomeValue::Char) => true,
+        ("list", SomeValue::List(_)) => true,
+        ("dict", SomeValue::Dict(_)) => true,
+        ("tuple", SomeValue::Tuple(_)) => true,
+        _ => false,
+    }
+}

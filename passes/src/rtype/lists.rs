@@ -1,0 +1,399 @@
+//! Lists and iterators (the original's `rlist.py` and `riterator`): what
+//! needs no loop is inline low-level operations — building a list of
+//! known items, reading and writing an item, the length, the truth —
+//! with a negative index counted from the end; an iterator is a struct of
+//! its container and the next index, and the `next` whose StopIteration a
+//! `for` loop catches becomes a comparison of the index with the length,
+//! so the loop has no call and no exception at all.
+
+use super::GraphTyper;
+use rpy_ir::annotation::SomeValue;
+use rpy_ir::graph::{Arg, Constant, Link, SpaceOperation, Var};
+use rpy_ir::lltype::{self, ContainerType, LowLevelType};
+
+/// How a container keeps its items.
+enum Items {
+    /// A list: `length` and `items` (a GcArray) fields.
+    List {
+        array: LowLevelType,
+        item: LowLevelType,
+    },
+    /// A string: the chars are the struct's own items.
+    Str,
+}
+
+impl GraphTyper<'_, '_, '_> {
+    fn items_of(&self, container: &LowLevelType) -> Option<Items> {
+        let LowLevelType::Ptr(name) = container else {
+            return None;
+        };
+        if name == lltype::STR {
+            return Some(Items::Str);
+        }
+        let ContainerType::GcStruct { fields, .. } = self.rt.types.get(name)? else {
+            return None;
+        };
+        let array = fields.iter().find(|f| f.0 == "items")?.1.clone();
+        let item = match &array {
+            LowLevelType::Ptr(a) => self.rt.types.get(a)?.item_type()?.clone(),
+            _ => return None,
+        };
+        fields
+            .iter()
+            .any(|f| f.0 == "length")
+            .then_some(Items::List { array, item })
+    }
+
+    fn field(&mut self, object: Arg, name: &str, ty: LowLevelType) -> Var {
+        self.emit(
+            "getfield",
+            vec![object, Arg::Const(Constant::Name(name.into()))],
+            ty,
+            None,
+        )
+    }
+
+    /// The length of a container.
+    fn length(&mut self, container: &Arg, items: &Items) -> Var {
+        match items {
+            Items::List { .. } => self.field(container.clone(), "length", LowLevelType::Signed),
+            Items::Str => self.emit(
+                "getarraysize",
+                vec![container.clone()],
+                LowLevelType::Signed,
+                None,
+            ),
+        }
+    }
+
+    /// Where a container's items are (the items array of a list, the
+    /// string itself) and their type.
+    fn item_array(&mut self, container: &Arg, items: &Items) -> (Arg, LowLevelType) {
+        match items {
+            Items::List { array, item } => {
+                let a = self.field(container.clone(), "items", array.clone());
+                (Arg::Var(a), item.clone())
+            }
+            Items::Str => (container.clone(), LowLevelType::Char),
+        }
+    }
+
+    /// `index` counted from the end when negative: `i + (len & (i >> 63))`,
+    /// without a branch; a value the annotator knows is non-negative is
+    /// used as it is.
+    fn normalized_index(
+        &mut self,
+        container: &Arg,
+        index: &Arg,
+        items: &Items,
+    ) -> Result<Arg, String> {
+        let i = self.arg_as(index, &LowLevelType::Signed)?;
+        let nonneg = match self.annotation(index) {
+            SomeValue::Integer { nonneg, .. } => nonneg,
+            SomeValue::Bool => true,
+            SomeValue::Const(rpy_ir::annotation::Known::Int(n)) => n >= 0,
+            _ => false,
+        } || matches!(i, Arg::Const(Constant::Int(n)) if n >= 0);
+        if nonneg {
+            return Ok(i);
+        }
+        if let Arg::Const(Constant::Int(n)) = i {
+            let len = self.length(container, items);
+            let v = self.emit(
+                "int_add",
+                vec![Arg::Var(len), Arg::Const(Constant::Int(n))],
+                LowLevelType::Signed,
+                None,
+            );
+            return Ok(Arg::Var(v));
+        }
+        let len = self.length(container, items);
+        let sign = self.emit(
+            "int_rshift",
+            vec![i.clone(), Arg::Const(Constant::Int(63))],
+            LowLevelType::Signed,
+            None,
+        );
+        let wrap = self.emit(
+            "int_and",
+            vec![Arg::Var(len), Arg::Var(sign)],
+            LowLevelType::Signed,
+            None,
+        );
+        let v = self.emit(
+            "int_add",
+            vec![i, Arg::Var(wrap)],
+            LowLevelType::Signed,
+            None,
+        );
+        Ok(Arg::Var(v))
+    }
+
+    pub(super) fn lower_list_op(&mut self, op: &SpaceOperation) -> Result<bool, String> {
+        let subject = op.args.first().map(|a| self.type_of(a));
+        let items = subject.as_ref().and_then(|t| self.items_of(t));
+        let is_list = matches!(items, Some(Items::List { .. }));
+        match op.opname.as_str() {
+            "newlist" => self.new_list(op)?,
+            "getitem" if is_list => {
+                let items = items.unwrap_or(Items::Str);
+                let index = self.normalized_index(&op.args[0], &op.args[1], &items)?;
+                let (array, item) = self.item_array(&op.args[0], &items);
+                self.emit_into("getarrayitem", vec![array, index], item, op.result)?;
+            }
+            "setitem" if is_list => {
+                let items = items.unwrap_or(Items::Str);
+                let index = self.normalized_index(&op.args[0], &op.args[1], &items)?;
+                let (array, item) = self.item_array(&op.args[0], &items);
+                let value = self.arg_as(&op.args[2], &item)?;
+                self.emit(
+                    "setarrayitem",
+                    vec![array, index, value],
+                    LowLevelType::Void,
+                    Some(op.result),
+                );
+            }
+            "bool" | "not_" if is_list => {
+                let items = items.unwrap_or(Items::Str);
+                let len = self.length(&op.args[0], &items);
+                let test = if op.opname == "bool" {
+                    "int_ne"
+                } else {
+                    "int_eq"
+                };
+                self.emit_into(
+                    test,
+                    vec![Arg::Var(len), Arg::Const(Constant::Int(0))],
+                    LowLevelType::Bool,
+                    op.result,
+                )?;
+            }
+            "simple_call"
+                if op.args.first() == Some(&Arg::Const(Constant::Builtin("len".into())))
+                    && op.args.len() == 2 =>
+            {
+                let ty = self.type_of(&op.args[1]);
+                let Some(items @ Items::List { .. }) = self.items_of(&ty) else {
+                    return Ok(false);
+                };
+                let len = self.length(&op.args[1], &items);
+                let want = self.graph.info(op.result).clone();
+                self.finish(
+                    (Arg::Var(len), LowLevelType::Signed),
+                    Some((op.result, want)),
+                )?;
+            }
+            "iter" => {
+                if items.is_none() {
+                    return Ok(false);
+                }
+                let LowLevelType::Ptr(iter) = self.graph.info(op.result).clone() else {
+                    return Err("an iterator with no struct type".into());
+                };
+                let it = self.emit(
+                    "malloc",
+                    vec![Arg::Const(Constant::Name(iter.clone()))],
+                    LowLevelType::Ptr(iter),
+                    Some(op.result),
+                );
+                let container =
+                    self.arg_as(&op.args[0], subject.as_ref().unwrap_or(&LowLevelType::Void))?;
+                for (name, value) in [
+                    ("container", container),
+                    ("index", Arg::Const(Constant::Int(0))),
+                ] {
+                    self.emit(
+                        "setfield",
+                        vec![Arg::Var(it), Arg::Const(Constant::Name(name.into())), value],
+                        LowLevelType::Void,
+                        None,
+                    );
+                }
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// `[a, b, c]`: the list struct and its items array of that length.
+    fn new_list(&mut self, op: &SpaceOperation) -> Result<(), String> {
+        let list_ty = self.graph.info(op.result).clone();
+        let Some(Items::List { array, item }) = self.items_of(&list_ty) else {
+            return Err("a list with no list struct type".into());
+        };
+        let LowLevelType::Ptr(list_name) = &list_ty else {
+            return Err("a list with no list struct type".into());
+        };
+        let LowLevelType::Ptr(array_name) = &array else {
+            return Err("a list with no items array".into());
+        };
+        let n = Arg::Const(Constant::Int(op.args.len() as i64));
+        let list = self.emit(
+            "malloc",
+            vec![Arg::Const(Constant::Name(list_name.clone()))],
+            list_ty.clone(),
+            Some(op.result),
+        );
+        let items = self.emit(
+            "malloc_varsize",
+            vec![Arg::Const(Constant::Name(array_name.clone())), n.clone()],
+            array.clone(),
+            None,
+        );
+        for (name, value) in [("length", n), ("items", Arg::Var(items))] {
+            self.emit(
+                "setfield",
+                vec![
+                    Arg::Var(list),
+                    Arg::Const(Constant::Name(name.into())),
+                    value,
+                ],
+                LowLevelType::Void,
+                None,
+            );
+        }
+        for (k, a) in op.args.iter().enumerate() {
+            let v = self.arg_as(a, &item)?;
+            self.emit(
+                "setarrayitem",
+                vec![Arg::Var(items), Arg::Const(Constant::Int(k as i64)), v],
+                LowLevelType::Void,
+                None,
+            );
+        }
+        Ok(())
+    }
+
+    /// `next(it)` ending block `b`, whose StopIteration a handler
+    /// catches: the block compares the index with the length and goes to
+    /// the handler when it is past the end, else to a new block that
+    /// reads the item, steps the index and goes on as `next`'s normal
+    /// exit did. False when `op` is no such `next`.
+    pub(super) fn lower_raising_next(
+        &mut self,
+        b: usize,
+        op: &SpaceOperation,
+    ) -> Result<bool, String> {
+        if op.opname != "next" {
+            return Ok(false);
+        }
+        let it_type = self.type_of(&op.args[0]);
+        let LowLevelType::Ptr(iter_name) = &it_type else {
+            return Ok(false);
+        };
+        let container_ty = match self.rt.types.get(iter_name) {
+            Some(ContainerType::GcStruct { fields, .. }) if iter_name.starts_with("iter_") => {
+                fields[0].1.clone()
+            }
+            _ => return Ok(false),
+        };
+        let Some(items) = self.items_of(&container_ty) else {
+            return Ok(false);
+        };
+        let exits = self.graph.blocks[b].exits.clone();
+        let stop = match exits.as_slice() {
+            [_, stop] if stop.exitcase == Some(Constant::Class("StopIteration".into())) => stop,
+            _ => return Ok(false),
+        };
+        let defined: Vec<Var> = stop
+            .last_exception
+            .into_iter()
+            .chain(stop.last_exc_value)
+            .collect();
+        if stop
+            .args
+            .iter()
+            .any(|a| matches!(a, Arg::Var(v) if defined.contains(v)))
+        {
+            return Ok(false);
+        }
+        let it = op.args[0].clone();
+        let container = self.field(it.clone(), "container", container_ty.clone());
+        let index = self.field(it.clone(), "index", LowLevelType::Signed);
+        let len = self.length(&Arg::Var(container), &items);
+        let more = self.emit(
+            "int_lt",
+            vec![Arg::Var(index), Arg::Var(len)],
+            LowLevelType::Bool,
+            None,
+        );
+        // The block that reads the item: it takes what the normal exit
+        // passes on, the iterator, the container and the index.
+        let normal = &exits[0];
+        let mut passed: Vec<Var> = vec![];
+        for a in &normal.args {
+            if let Arg::Var(v) = a {
+                if *v != op.result && !passed.contains(v) {
+                    passed.push(*v);
+                }
+            }
+        }
+        let it_var = match &it {
+            Arg::Var(v) => *v,
+            Arg::Const(_) => return Ok(false),
+        };
+        let mut inputs = vec![];
+        let mut rename: Vec<(Var, Var)> = vec![];
+        for v in passed.iter().copied().chain([it_var, container, index]) {
+            if rename.iter().any(|(old, _)| *old == v) {
+                continue;
+            }
+            let fresh = self.copy_var(v);
+            rename.push((v, fresh));
+            inputs.push(v);
+        }
+        let fresh_of = |v: Var| rename.iter().find(|(old, _)| *old == v).map(|(_, f)| *f);
+        let block = self
+            .graph
+            .add_block(inputs.iter().map(|v| fresh_of(*v).unwrap_or(*v)).collect());
+        let saved = std::mem::take(&mut self.out);
+        let (c, i) = (
+            Arg::Var(fresh_of(container).unwrap_or(container)),
+            Arg::Var(fresh_of(index).unwrap_or(index)),
+        );
+        let (array, item) = self.item_array(&c, &items);
+        self.emit_into("getarrayitem", vec![array, i.clone()], item, op.result)?;
+        let next = self.emit(
+            "int_add",
+            vec![i, Arg::Const(Constant::Int(1))],
+            LowLevelType::Signed,
+            None,
+        );
+        self.emit(
+            "setfield",
+            vec![
+                Arg::Var(fresh_of(it_var).unwrap_or(it_var)),
+                Arg::Const(Constant::Name("index".into())),
+                Arg::Var(next),
+            ],
+            LowLevelType::Void,
+            None,
+        );
+        let args = normal
+            .args
+            .iter()
+            .map(|a| match a {
+                Arg::Var(v) if *v != op.result => Arg::Var(fresh_of(*v).unwrap_or(*v)),
+                other => other.clone(),
+            })
+            .collect();
+        self.graph.block_mut(block).exits = vec![Link::new(args, normal.target, None)];
+        let mut inserted = Vec::new();
+        self.lower_exits(block.0 as usize, false, &mut inserted)?;
+        let ops = std::mem::replace(&mut self.out, saved);
+        self.graph.block_mut(block).operations = ops;
+        for (k, ops) in inserted {
+            self.graph.blocks[k].operations = ops;
+        }
+        let to_block = Link::new(
+            inputs.into_iter().map(Arg::Var).collect(),
+            block,
+            Some(Constant::Bool(true)),
+        );
+        let to_stop = Link::new(stop.args.clone(), stop.target, Some(Constant::Bool(false)));
+        let blk = &mut self.graph.blocks[b];
+        blk.exitswitch = Some(Arg::Var(more));
+        blk.exits = vec![to_stop, to_block];
+        Ok(true)
+    }
+}

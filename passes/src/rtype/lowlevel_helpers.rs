@@ -1,0 +1,223 @@
+//! Low-level helpers: graphs written in RPython that the rtyper calls
+//! (the original's annlowlevel).
+//!
+//! The operations the optimizers and the JIT must see into (list append
+//! with over-allocation, slicing, string search, checked arithmetic...)
+//! are functions of pylib/rpython/rtyper/ (`rlist.py`, `rstr.py`,
+//! `rint.py`), written over the lltype primitives. They are flowed once
+//! per translation (`flow::build_library`), then, for each helper and
+//! argument kinds the rtyper asks for, annotated from those kinds
+//! (`annotate::lowlevel::annotate_helper`: callees are specialized by the
+//! low-level types of their arguments), their pointer operations lowered
+//! (`ptr`) and rtyped like the program. The graphs join the program, so
+//! they go through backendopt and the later stages with it.
+//!
+//! A helper's graph is named after its function and the kinds of its
+//! arguments (`rpython.rtyper.rlist.ll_append__list_signed_Signed`); the
+//! rtyper calls it with `direct_call(Func(name), args...)`, passing every
+//! argument: a type as its `Constant::Name` (of type Void), a constant as
+//! itself.
+
+use super::ptr::lower_pointer_ops;
+use crate::annotate::lowlevel::{
+    annotate_helper, constant_annotation, lltype_annotation, lowlevel_key, LOWLEVEL_HINT,
+};
+use crate::flow::build_library;
+use crate::parse::parse_module;
+use crate::simplify::simplify_program;
+use rpy_ir::annotation::SomeValue;
+use rpy_ir::ast::Dialect;
+use rpy_ir::graph::{Annotated, Constant, Flow, FunctionGraph, LowLevel, Program};
+use rpy_ir::lltype::{LowLevelType, TypeTable};
+use std::collections::{HashMap, HashSet};
+
+/// The package the helper modules are in, and its folder's parent.
+const HELPER_PACKAGE: &str = "rpython.rtyper";
+const PYLIB: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../pylib");
+
+/// The helper modules, one per family, by the name the rtyper uses.
+pub const HELPER_MODULES: &[&str] = &["rlist", "rstr", "rint"];
+
+/// One argument of a helper call, as the rtyper knows it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HelperArg {
+    /// A run-time value of this low-level type.
+    Value(LowLevelType),
+    /// A low-level type: a value type as `LowLevelType` writes it, or a
+    /// container type by name (`list_signed`); passed as a Void constant.
+    Type(String),
+    /// A constant known when translating (an int, a bool, a char, None);
+    /// the helper's copy is specialized for it.
+    Const(Constant),
+    /// Another helper, passed as a function (`eqfn` of list helpers).
+    Helper { module: String, func: String },
+}
+
+impl HelperArg {
+    /// What the rtyper passes for this argument of a call of the helper's
+    /// graph, when it is not a run-time value.
+    pub fn constant(&self) -> Option<Constant> {
+        match self {
+            HelperArg::Value(_) => None,
+            HelperArg::Type(t) => Some(Constant::Name(t.clone())),
+            HelperArg::Const(c) => Some(c.clone()),
+            HelperArg::Helper { module, func } => Some(Constant::Func(graph_name(module, func))),
+        }
+    }
+
+    fn annotation(&self) -> SomeValue {
+        match self {
+            HelperArg::Value(t) => lltype_annotation(t),
+            HelperArg::Type(t) => SomeValue::LLType(t.clone()),
+            HelperArg::Const(c) => constant_annotation(c),
+            HelperArg::Helper { module, func } => SomeValue::function(graph_name(module, func)),
+        }
+    }
+}
+
+/// Helper `func` of `module` for arguments `args`: the original's graph
+/// name, the specialized graph's name (which says the kinds of the
+/// arguments, see `lowlevel_key`), and the annotations it is made for.
+pub fn specialized(
+    module: &str,
+    func: &str,
+    args: &[HelperArg],
+) -> Result<(String, String, Vec<SomeValue>), String> {
+    let original = graph_name(module, func);
+    let inputs: Vec<SomeValue> = args.iter().map(HelperArg::annotation).collect();
+    let (_, suffix, inputs) =
+        lowlevel_key(&inputs, true).map_err(|why| format!("{original}(): {why}"))?;
+    let name = format!("{original}__{suffix}");
+    Ok((original, name, inputs))
+}
+
+/// The graph name of helper `func` of module `module` (`rlist`).
+fn graph_name(module: &str, func: &str) -> String {
+    format!("{HELPER_PACKAGE}.{module}.{func}")
+}
+
+/// The helpers a translation has specialized, and their graphs.
+#[derive(Default)]
+pub struct LowLevelHelpers {
+    /// The flowed helper modules (read at the first request).
+    library: Option<Program<Flow>>,
+    /// Specialized graph name -> its result type.
+    made: HashMap<String, LowLevelType>,
+    /// The graphs made and not yet taken, and the names of every graph made.
+    pending: Vec<FunctionGraph<LowLevel>>,
+    names: HashSet<String>,
+}
+
+impl LowLevelHelpers {
+    pub fn new() -> LowLevelHelpers {
+        LowLevelHelpers::default()
+    }
+
+    /// The graph of helper `func` of `module` (`rlist`, `rstr`, `rint`)
+    /// for arguments `args`, made (with the helpers it calls) the first
+    /// time: its name and its result type. Container types the helper
+    /// uses must be in `types`; types its graphs register are added.
+    pub fn specialize(
+        &mut self,
+        module: &str,
+        func: &str,
+        args: &[HelperArg],
+        types: &mut TypeTable,
+    ) -> Result<(String, LowLevelType), String> {
+        let original = graph_name(module, func);
+        let inputs: Vec<SomeValue> = args.iter().map(HelperArg::annotation).collect();
+        // The name says the kinds of the arguments (see `lowlevel_key`).
+        let (_, suffix, inputs) =
+            lowlevel_key(&inputs, true).map_err(|why| format!("{original}(): {why}"))?;
+        let name = format!("{original}__{suffix}");
+        if let Some(result) = self.made.get(&name) {
+            return Ok((name, result.clone()));
+        }
+        let mut annotated = self.annotate(&original, &name, inputs, types)?;
+        for g in &mut annotated.graphs {
+            lower_pointer_ops(g);
+        }
+        let lowered = super::rtype(annotated, Dialect::Py2, "")
+            .map_err(|d| format!("rtyping the helper {name}: {d}"))?;
+        types.extend(lowered.types.clone());
+        let graph = lowered
+            .graph(&name)
+            .ok_or_else(|| format!("the helper {name} has no graph"))?;
+        let result = graph
+            .info(graph.block(graph.returnblock).inputargs[0])
+            .clone();
+        for g in lowered.graphs {
+            if self.names.insert(g.name.clone()) {
+                self.pending.push(g);
+            }
+        }
+        self.made.insert(name.clone(), result.clone());
+        Ok((name, result))
+    }
+
+    /// The annotated graphs of helper `func` of `module` for arguments
+    /// `args` and of the helpers it calls, before rtyping (what
+    /// `specialize` lowers).
+    pub fn annotate_only(
+        &mut self,
+        module: &str,
+        func: &str,
+        args: &[HelperArg],
+        types: &TypeTable,
+    ) -> Result<(String, Program<Annotated>), String> {
+        let (original, name, inputs) = specialized(module, func, args)?;
+        let program = self.annotate(&original, &name, inputs, types)?;
+        Ok((name, program))
+    }
+
+    /// Annotates helper `original` as its copy `name`, called with
+    /// arguments of annotations `inputs`.
+    fn annotate(
+        &mut self,
+        original: &str,
+        name: &str,
+        inputs: Vec<SomeValue>,
+        types: &TypeTable,
+    ) -> Result<Program<Annotated>, String> {
+        let mut program = self.library()?.clone();
+        let mut entry = program
+            .graph(original)
+            .ok_or_else(|| format!("there is no low-level helper {original}"))?
+            .clone();
+        entry.name = name.to_string();
+        entry.hints.retain(|h| h != LOWLEVEL_HINT);
+        program.graphs.push(entry);
+        program.types = types.clone();
+        annotate_helper(program, name, inputs, "")
+            .map_err(|d| format!("annotating the helper {name}: {d}"))
+    }
+
+    /// The graphs made since the last call, to add to the program.
+    pub fn take_graphs(&mut self) -> Vec<FunctionGraph<LowLevel>> {
+        std::mem::take(&mut self.pending)
+    }
+
+    /// The helper modules, flowed: every function a helper graph, each
+    /// specialized by the low-level types of its arguments.
+    fn library(&mut self) -> Result<&Program<Flow>, String> {
+        if self.library.is_none() {
+            // The helper modules are imported by a main module in pylib/,
+            // so that they are found as the package `rpython.rtyper`.
+            let source: String = HELPER_MODULES
+                .iter()
+                .map(|m| format!("import {HELPER_PACKAGE}.{m}\n"))
+                .collect();
+            let path = format!("{PYLIB}/ll_helpers.py");
+            let module = parse_module(&path, &source, Dialect::Py2)
+                .map_err(|d| format!("reading the low-level helpers: {d}"))?;
+            let mut program = build_library(&module, &source, HELPER_PACKAGE)
+                .map_err(|d| format!("reading the low-level helpers: {d}"))?;
+            simplify_program(&mut program);
+            for g in &mut program.graphs {
+                g.hints.push(LOWLEVEL_HINT.to_string());
+            }
+            self.library = Some(program);
+        }
+        Ok(self.library.as_ref().expect("read above"))
+    }
+}

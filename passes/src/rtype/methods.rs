@@ -1,0 +1,293 @@
+//! Operations of lists, strings and ints that need a loop or a check:
+//! calls of the low-level helpers of `pylib/rpython/rtyper/` (`rlist.py`,
+//! `rstr.py`, `rint.py`), which join the program as graphs so that the
+//! optimizers and the JIT see into them. An operation whose exception a
+//! handler of the same function catches calls the checked helper; the
+//! others call the unchecked one, as in the original.
+
+use super::{GraphTyper, HelperArg};
+use rpy_ir::annotation::SomeValue;
+use rpy_ir::graph::{Arg, Constant, SpaceOperation};
+use rpy_ir::lltype::{self, LowLevelType};
+
+/// What a helper argument is: one of the operation's operands (by
+/// position), or a value the rtyper supplies.
+enum Operand {
+    Arg(usize),
+    /// The low-level type of the operation's result (a list type, `STR`).
+    ResultType,
+    /// The item equality of the list operand `n` (None for primitives,
+    /// the string comparison for strings).
+    EqFn(usize),
+    Int(i64),
+    Bool(bool),
+}
+
+use Operand::{Arg as A, Bool as B, EqFn, Int as I, ResultType};
+
+impl GraphTyper<'_, '_, '_> {
+    /// Lowers `op` to a helper call when it is an operation a helper
+    /// implements; `checked` when a handler catches its exception.
+    pub(super) fn lower_by_helper(
+        &mut self,
+        op: &SpaceOperation,
+        checked: bool,
+    ) -> Result<bool, String> {
+        let kinds: Vec<Kind> = op.args.iter().map(|a| self.kind(a)).collect();
+        let method = match self.annotation(op.args.first().unwrap_or(&Arg::Const(Constant::None))) {
+            SomeValue::BuiltinMethod { name, receiver } => Some((name, self.kind_of(&receiver))),
+            _ => None,
+        };
+        use Kind::*;
+        let nargs = op.args.len();
+        let (module, func, operands): (&str, &str, Vec<Operand>) = match (
+            op.opname.as_str(),
+            kinds.as_slice(),
+            method.as_ref().map(|(n, k)| (n.as_str(), *k)),
+        ) {
+            // Methods: `simple_call(m, args...)` where m is the receiver.
+            ("simple_call", _, Some((name, List))) => match (name, nargs) {
+                ("append", 2) => ("rlist", "ll_append", vec![A(0), A(1)]),
+                ("pop", 1) if checked => ("rlist", "ll_pop_end_checked", vec![A(0)]),
+                ("pop", 1) => ("rlist", "ll_pop_end", vec![A(0)]),
+                ("pop", 2) if checked => ("rlist", "ll_pop_checked", vec![A(0), A(1)]),
+                ("pop", 2) => ("rlist", "ll_pop", vec![A(0), A(1)]),
+                ("insert", 3) => ("rlist", "ll_insert", vec![A(0), A(1), A(2)]),
+                ("extend", 2) => ("rlist", "ll_extend", vec![A(0), A(1)]),
+                ("reverse", 1) => ("rlist", "ll_reverse", vec![A(0)]),
+                ("index", 2) => ("rlist", "ll_index", vec![A(0), A(1), EqFn(0)]),
+                ("count", 2) => ("rlist", "ll_count", vec![A(0), A(1), EqFn(0)]),
+                ("remove", 2) => ("rlist", "ll_remove", vec![A(0), A(1), EqFn(0)]),
+                _ => return Ok(false),
+            },
+            ("simple_call", _, Some((name, receiver @ (Str | Char)))) => {
+                let char_receiver = receiver == Char;
+                let arg_kind = kinds.get(1).copied();
+                match (name, nargs, arg_kind) {
+                    ("upper", 1, _) if char_receiver => ("rstr", "ll_char_upper", vec![A(0)]),
+                    ("lower", 1, _) if char_receiver => ("rstr", "ll_char_lower", vec![A(0)]),
+                    ("isdigit", 1, _) if char_receiver => ("rstr", "ll_char_isdigit", vec![A(0)]),
+                    ("isalpha", 1, _) if char_receiver => ("rstr", "ll_char_isalpha", vec![A(0)]),
+                    ("isalnum", 1, _) if char_receiver => ("rstr", "ll_char_isalnum", vec![A(0)]),
+                    ("isspace", 1, _) if char_receiver => ("rstr", "ll_char_isspace", vec![A(0)]),
+                    ("isupper", 1, _) if char_receiver => ("rstr", "ll_char_isupper", vec![A(0)]),
+                    ("islower", 1, _) if char_receiver => ("rstr", "ll_char_islower", vec![A(0)]),
+                    ("upper", 1, _) => ("rstr", "ll_upper", vec![A(0)]),
+                    ("lower", 1, _) => ("rstr", "ll_lower", vec![A(0)]),
+                    ("isdigit", 1, _) => ("rstr", "ll_isdigit", vec![A(0)]),
+                    ("isalpha", 1, _) => ("rstr", "ll_isalpha", vec![A(0)]),
+                    ("isalnum", 1, _) => ("rstr", "ll_isalnum", vec![A(0)]),
+                    ("isspace", 1, _) => ("rstr", "ll_isspace", vec![A(0)]),
+                    ("isupper", 1, _) => ("rstr", "ll_isupper", vec![A(0)]),
+                    ("islower", 1, _) => ("rstr", "ll_islower", vec![A(0)]),
+                    ("join", 2, _) => ("rstr", "ll_join", vec![A(0), A(1)]),
+                    ("strip", 1, _) => ("rstr", "ll_strip", vec![A(0), B(true), B(true)]),
+                    ("lstrip", 1, _) => ("rstr", "ll_strip", vec![A(0), B(true), B(false)]),
+                    ("rstrip", 1, _) => ("rstr", "ll_strip", vec![A(0), B(false), B(true)]),
+                    ("strip", 2, _) => {
+                        ("rstr", "ll_strip_chars", vec![A(0), A(1), B(true), B(true)])
+                    }
+                    ("lstrip", 2, _) => (
+                        "rstr",
+                        "ll_strip_chars",
+                        vec![A(0), A(1), B(true), B(false)],
+                    ),
+                    ("rstrip", 2, _) => (
+                        "rstr",
+                        "ll_strip_chars",
+                        vec![A(0), A(1), B(false), B(true)],
+                    ),
+                    ("split", 1, _) => {
+                        ("rstr", "ll_split_whitespace", vec![ResultType, A(0), I(-1)])
+                    }
+                    ("rsplit", 1, _) => (
+                        "rstr",
+                        "ll_rsplit_whitespace",
+                        vec![ResultType, A(0), I(-1)],
+                    ),
+                    ("split", 2, _) => ("rstr", "ll_split", vec![ResultType, A(0), A(1), I(-1)]),
+                    ("rsplit", 2, _) => ("rstr", "ll_rsplit", vec![ResultType, A(0), A(1), I(-1)]),
+                    ("split", 3, _) => ("rstr", "ll_split", vec![ResultType, A(0), A(1), A(2)]),
+                    ("rsplit", 3, _) => ("rstr", "ll_rsplit", vec![ResultType, A(0), A(1), A(2)]),
+                    ("startswith", 2, Some(Char)) => {
+                        ("rstr", "ll_startswith_char", vec![A(0), A(1)])
+                    }
+                    ("endswith", 2, Some(Char)) => ("rstr", "ll_endswith_char", vec![A(0), A(1)]),
+                    ("startswith", 2, _) => ("rstr", "ll_startswith", vec![A(0), A(1)]),
+                    ("endswith", 2, _) => ("rstr", "ll_endswith", vec![A(0), A(1)]),
+                    ("replace", 3, _) => ("rstr", "ll_replace", vec![A(0), A(1), A(2), I(-1)]),
+                    ("replace", 4, _) => ("rstr", "ll_replace", vec![A(0), A(1), A(2), A(3)]),
+                    (search @ ("find" | "rfind" | "count"), 2..=4, kind) => {
+                        let func = match (search, kind == Some(Char)) {
+                            ("find", true) => "ll_find_char",
+                            ("rfind", true) => "ll_rfind_char",
+                            ("count", true) => "ll_count_char",
+                            ("find", false) => "ll_find",
+                            ("rfind", false) => "ll_rfind",
+                            _ => "ll_count",
+                        };
+                        let start = if nargs > 2 { A(2) } else { I(0) };
+                        let end = if nargs > 3 { A(3) } else { I(i64::MAX) };
+                        ("rstr", func, vec![A(0), A(1), start, end])
+                    }
+                    _ => return Ok(false),
+                }
+            }
+            // Operations on lists.
+            ("getitem", [List, _], _) if checked => {
+                ("rlist", "ll_getitem_checked", vec![A(0), A(1)])
+            }
+            ("setitem", [List, _, _], _) if checked => {
+                ("rlist", "ll_setitem_checked", vec![A(0), A(1), A(2)])
+            }
+            ("delitem", [List, _], _) if checked => {
+                ("rlist", "ll_delitem_checked", vec![A(0), A(1)])
+            }
+            ("delitem", [List, _], _) => ("rlist", "ll_delitem", vec![A(0), A(1)]),
+            ("contains", [List, _], _) => ("rlist", "ll_contains", vec![A(0), A(1), EqFn(0)]),
+            ("mul", [List, Int], _) => ("rlist", "ll_mul", vec![A(0), A(1)]),
+            ("add", [List, List], _) => ("rlist", "ll_concat", vec![A(0), A(1)]),
+            ("eq", [List, List], _) => ("rlist", "ll_eq", vec![A(0), A(1), EqFn(0)]),
+            ("getslice", [List, _, None_], _) => {
+                ("rlist", "ll_getslice_startonly", vec![A(0), A(1)])
+            }
+            ("getslice", [List, _, _], _) => ("rlist", "ll_getslice", vec![A(0), A(1), A(2)]),
+            ("setslice", [List, _, _, List], _) => {
+                ("rlist", "ll_setslice", vec![A(0), A(1), A(2), A(3)])
+            }
+            ("delslice", [List, _, _], _) => ("rlist", "ll_delslice", vec![A(0), A(1), A(2)]),
+            ("simple_call", [Builtin("list"), List], _) => ("rlist", "ll_copy", vec![A(1)]),
+            // Operations on strings.
+            ("getitem", [Str, _], _) if checked => ("rstr", "ll_getitem_checked", vec![A(0), A(1)]),
+            ("getslice", [Str, None_, None_], _) => return Ok(false),
+            ("getslice", [Str, None_, _], _) => {
+                ("rstr", "ll_stringslice_stoponly", vec![A(0), A(2)])
+            }
+            ("getslice", [Str, _, None_], _) => {
+                ("rstr", "ll_stringslice_startonly", vec![A(0), A(1)])
+            }
+            ("getslice", [Str, _, _], _) => {
+                ("rstr", "ll_stringslice_startstop", vec![A(0), A(1), A(2)])
+            }
+            ("contains", [Str, Char], _) => ("rstr", "ll_contains_char", vec![A(0), A(1)]),
+            ("contains", [Str, Str], _) => ("rstr", "ll_contains", vec![A(0), A(1)]),
+            ("simple_call", [Builtin("hash"), Str], _) => ("rstr", "ll_strhash", vec![A(1)]),
+            // Integer operations that raise where a handler catches it.
+            ("floordiv" | "div", [Int, Int], _) if checked => {
+                ("rint", "ll_int_floordiv_zer", vec![A(0), A(1)])
+            }
+            ("mod", [Int, Int], _) if checked => ("rint", "ll_int_mod_zer", vec![A(0), A(1)]),
+            ("add_ovf", [Int, Int], _) => ("rint", "ll_int_add_ovf", vec![A(0), A(1)]),
+            ("sub_ovf", [Int, Int], _) => ("rint", "ll_int_sub_ovf", vec![A(0), A(1)]),
+            ("mul_ovf", [Int, Int], _) => ("rint", "ll_int_mul_ovf", vec![A(0), A(1)]),
+            ("neg_ovf", [Int], _) => ("rint", "ll_int_neg_ovf", vec![A(0)]),
+            ("abs_ovf", [Int], _) => ("rint", "ll_int_abs_ovf", vec![A(0)]),
+            ("floordiv_ovf", [Int, Int], _) => {
+                ("rint", "ll_int_floordiv_ovf_zer", vec![A(0), A(1)])
+            }
+            ("mod_ovf", [Int, Int], _) => ("rint", "ll_int_mod_ovf_zer", vec![A(0), A(1)]),
+            _ => return Ok(false),
+        };
+        let mut helper_args = Vec::new();
+        let mut call_args = Vec::new();
+        let result_type = self.graph.info(op.result).clone();
+        for operand in &operands {
+            match operand {
+                A(i) => {
+                    let a = &op.args[*i];
+                    let mut ty = self.type_of(a);
+                    let mut value = a.clone();
+                    // A char where a string helper takes a string (its
+                    // `_char` variants and list items aside) is a string.
+                    if ty == LowLevelType::Char && module == "rstr" && !func.contains("char") {
+                        ty = LowLevelType::Ptr(lltype::STR.into());
+                        value = self.arg_as(a, &ty)?;
+                    }
+                    helper_args.push(HelperArg::Value(ty));
+                    call_args.push(value);
+                }
+                ResultType => {
+                    let LowLevelType::Ptr(t) = &result_type else {
+                        return Err(format!("{func}() needs a container result"));
+                    };
+                    helper_args.push(HelperArg::Type(t.clone()));
+                    call_args.push(Arg::Const(Constant::Name(t.clone())));
+                }
+                EqFn(i) => {
+                    let item = match self.annotation(&op.args[*i]) {
+                        SomeValue::List(def) => self.kind_of(&def.item),
+                        _ => Kind::Other,
+                    };
+                    let h = match item {
+                        Kind::Str => HelperArg::Helper {
+                            module: "rstr".into(),
+                            func: "ll_streq".into(),
+                        },
+                        _ => HelperArg::Const(Constant::None),
+                    };
+                    call_args.push(Arg::Const(h.constant().unwrap_or(Constant::None)));
+                    helper_args.push(h);
+                }
+                I(n) => {
+                    helper_args.push(HelperArg::Value(LowLevelType::Signed));
+                    call_args.push(Arg::Const(Constant::Int(*n)));
+                }
+                B(b) => {
+                    helper_args.push(HelperArg::Const(Constant::Bool(*b)));
+                    call_args.push(Arg::Const(Constant::Bool(*b)));
+                }
+            }
+        }
+        let (graph, result) = self.rt.helper(module, func, &helper_args)?;
+        let mut all = vec![Arg::Const(Constant::Func(graph))];
+        all.extend(call_args);
+        self.emit_into("direct_call", all, result, op.result)?;
+        Ok(true)
+    }
+
+    fn kind(&self, a: &Arg) -> Kind {
+        if let Arg::Const(Constant::Builtin(b)) = a {
+            return Kind::Builtin(builtin_name(b));
+        }
+        if let Arg::Const(Constant::None) = a {
+            return Kind::None_;
+        }
+        self.kind_of(&self.annotation(a))
+    }
+
+    fn kind_of(&self, a: &SomeValue) -> Kind {
+        match a {
+            SomeValue::List(_) => Kind::List,
+            SomeValue::String { .. } => Kind::Str,
+            SomeValue::Char => Kind::Char,
+            SomeValue::Integer { .. } => Kind::Int,
+            SomeValue::Bool => Kind::Bool,
+            SomeValue::None => Kind::None_,
+            SomeValue::Const(k) => self.kind_of(&k.general()),
+            SomeValue::Builtin(b) => Kind::Builtin(builtin_name(b)),
+            _ => Kind::Other,
+        }
+    }
+}
+
+/// The builtins helper calls are chosen by.
+fn builtin_name(b: &str) -> &'static str {
+    match b {
+        "list" => "list",
+        "hash" => "hash",
+        _ => "",
+    }
+}
+
+/// What the helper table needs to know of an operand.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kind {
+    List,
+    Str,
+    Char,
+    Int,
+    Bool,
+    None_,
+    Builtin(&'static str),
+    Other,
+}

@@ -1,0 +1,236 @@
+//! Lowering low-level helper code: operations on pointers become the
+//! low-level operations they are, one to one.
+//!
+//! A helper's value of annotation `SomePtr(T)` is simply a `T`, so its
+//! operations need no representation choice: `p.f` is `getfield`, `p.f = v`
+//! `setfield`, `p[i]` `getarrayitem`, `p[i] = v` `setarrayitem`, `len(p)`
+//! `getarraysize`, `malloc(T)` / `malloc(T, n)` `malloc` / `malloc_varsize`,
+//! `p is None` `ptr_iszero`, `p is q` / `p == q` `ptr_eq`, truth
+//! `ptr_nonzero`. Which operation an `getattr` or `getitem` is depends on
+//! the annotation of its operand, so `lower_pointer_ops` rewrites them on
+//! the annotated graph, before the rtyper maps annotations to low-level
+//! types; it also puts in the constants the annotator folded (low-level
+//! types, the one function a variable holds), since the rtyper sees only
+//! low-level types, and a type is `Void`. Integer arithmetic of helpers
+//! goes through the rtyper's rules like the user's.
+
+use super::GraphTyper;
+use rpy_ir::annotation::{Desc, Known, SomeValue};
+use rpy_ir::graph::{Annotated, Arg, Constant, FunctionGraph, SpaceOperation, Var};
+use rpy_ir::llops;
+use rpy_ir::lltype::LowLevelType;
+use std::collections::HashMap;
+
+/// The constant a variable of annotation `a` always holds, when the
+/// rtyper needs it as a constant: a low-level type (`Name`), the one
+/// function it may be, a value the annotator knows (`eqfn is None` in a
+/// copy whose `eqfn` is None).
+fn folded_constant(a: &SomeValue) -> Option<Constant> {
+    match a {
+        SomeValue::LLType(t) => Some(Constant::Name(t.clone())),
+        SomeValue::Const(k) => Some(match k {
+            Known::Int(n) => Constant::Int(*n),
+            Known::Bool(b) => Constant::Bool(*b),
+            Known::Char(c) => Constant::Char(*c),
+            Known::Str(s) => Constant::Str(s.clone()),
+        }),
+        SomeValue::Pbc {
+            descs,
+            can_be_none: false,
+        } => match descs.as_slice() {
+            [Desc::Function(f)] => Some(Constant::Func(f.clone())),
+            _ => None,
+        },
+        SomeValue::None => Some(Constant::None),
+        _ => None,
+    }
+}
+
+/// Rewrites the operations of helper graph `g` on pointers and types to
+/// low-level operations (see the module's comment).
+pub fn lower_pointer_ops(g: &mut FunctionGraph<Annotated>) {
+    let mut constants: HashMap<Var, Constant> = (0..g.vars.len())
+        .filter_map(|i| {
+            let v = Var(i as u32);
+            folded_constant(g.info(v)).map(|c| (v, c))
+        })
+        .collect();
+    let fold = |constants: &HashMap<Var, Constant>, a: &mut Arg| {
+        if let Some(c) = a.as_var().and_then(|v| constants.get(&v)) {
+            *a = Arg::Const(c.clone());
+        }
+    };
+    let ann: Vec<SomeValue> = g.vars.iter().map(|d| d.info.clone()).collect();
+    let is_ptr = |a: &Arg| match a {
+        Arg::Var(v) => matches!(ann[v.0 as usize], SomeValue::Ptr(_)),
+        Arg::Const(_) => false,
+    };
+    for block in &mut g.blocks {
+        let mut ops = Vec::with_capacity(block.operations.len());
+        for mut op in std::mem::take(&mut block.operations) {
+            // What computes a folded constant (`typeOf(p)`, `T.items`, a
+            // test the annotator decided) is not run; a call is, for its
+            // effects.
+            let pure_constant = matches!(ann[op.result.0 as usize], SomeValue::LLType(_))
+                || matches!(ann[op.result.0 as usize], SomeValue::Const(_));
+            if pure_constant && !is_call(&op) {
+                continue;
+            }
+            op.args.iter_mut().for_each(|a| fold(&constants, a));
+            if let Some(c) = static_comparison(&op) {
+                constants.insert(op.result, c);
+                continue;
+            }
+            let ptr_args: Vec<bool> = op.args.iter().map(is_ptr).collect();
+            if let Some(lowered) = lower_op(&op, &ptr_args) {
+                op = lowered;
+            }
+            ops.push(op);
+        }
+        block.operations = ops;
+        if let Some(switch) = &mut block.exitswitch {
+            fold(&constants, switch);
+        }
+        for link in &mut block.exits {
+            link.args.iter_mut().for_each(|a| fold(&constants, a));
+        }
+    }
+}
+
+/// The value of a comparison of two constants that have no run-time
+/// value (`eqfn is None`, with `eqfn` None or a function): the annotator
+/// decided it, and the rtyper has nothing to compare.
+fn static_comparison(op: &SpaceOperation) -> Option<Constant> {
+    let static_value = |a: &Arg| match a {
+        Arg::Const(c @ (Constant::None | Constant::Func(_) | Constant::Name(_))) => Some(c.clone()),
+        _ => None,
+    };
+    let [x, y] = op.args.as_slice() else {
+        return None;
+    };
+    let same = static_value(x)? == static_value(y)?;
+    match op.opname.as_str() {
+        "is_" | "eq" => Some(Constant::Bool(same)),
+        "ne" => Some(Constant::Bool(!same)),
+        _ => None,
+    }
+}
+
+/// Does `op` call a function (which may have effects)?
+fn is_call(op: &SpaceOperation) -> bool {
+    op.opname == "simple_call"
+        && !matches!(
+            op.args.first(),
+            Some(Arg::Const(Constant::Builtin(b))) if b == "typeOf" || b == "nullptr"
+        )
+}
+
+/// The low-level operation `op` is, given which of its arguments are
+/// pointers; `None` when it is not an operation on pointers.
+fn lower_op(op: &SpaceOperation, ptr_args: &[bool]) -> Option<SpaceOperation> {
+    let with = |opname: &str, args: Vec<Arg>| {
+        Some(SpaceOperation {
+            opname: opname.to_string(),
+            args,
+            result: op.result,
+            pos: op.pos,
+        })
+    };
+    let a = &op.args;
+    let none = Arg::Const(Constant::None);
+    let builtin = match a.first() {
+        Some(Arg::Const(Constant::Builtin(b))) if op.opname == "simple_call" => Some(b.as_str()),
+        _ => None,
+    };
+    match (op.opname.as_str(), builtin, ptr_args) {
+        ("getattr", _, [true, _]) => with("getfield", a.clone()),
+        ("setattr", _, [true, _, _]) => with("setfield", a.clone()),
+        ("getitem", _, [true, _]) => with("getarrayitem", a.clone()),
+        ("setitem", _, [true, _, _]) => with("setarrayitem", a.clone()),
+        (_, Some("len"), [_, true]) => with("getarraysize", vec![a[1].clone()]),
+        (_, Some("malloc"), [_, _]) => with("malloc", vec![a[1].clone()]),
+        (_, Some("malloc"), [_, _, _]) => with("malloc_varsize", a[1..].to_vec()),
+        // The null pointer: None, as the pointer's type.
+        (_, Some("nullptr"), _) => with("same_as", vec![none]),
+        ("bool", _, [true]) => with("ptr_nonzero", a.clone()),
+        ("is_", _, [true, false]) if a[1] == none => with("ptr_iszero", vec![a[0].clone()]),
+        ("is_", _, [false, true]) if a[0] == none => with("ptr_iszero", vec![a[1].clone()]),
+        ("is_" | "eq", _, [true, true]) => with("ptr_eq", a.clone()),
+        ("ne", _, [true, true]) => with("ptr_ne", a.clone()),
+        _ => None,
+    }
+}
+
+/// The low-level operations `lower_pointer_ops` makes (and `same_as(None)`,
+/// the null pointer).
+const POINTER_OPS: &[&str] = &[
+    "getfield",
+    "setfield",
+    "getarrayitem",
+    "setarrayitem",
+    "getarraysize",
+    "malloc",
+    "malloc_varsize",
+    "ptr_iszero",
+    "ptr_nonzero",
+    "ptr_eq",
+    "ptr_ne",
+];
+
+impl GraphTyper<'_, '_, '_> {
+    /// Emits a low-level operation of a helper graph as it is, its value
+    /// arguments converted to what the field or item holds; `None` when
+    /// `op` is a high-level operation.
+    pub(super) fn lower_low_level_op(&mut self, op: &SpaceOperation) -> Option<Result<(), String>> {
+        let is_null = op.opname == "same_as" && op.args == [Arg::Const(Constant::None)];
+        if !(POINTER_OPS.contains(&op.opname.as_str()) || is_null) {
+            return None;
+        }
+        Some(self.emit_low_level(op))
+    }
+
+    fn emit_low_level(&mut self, op: &SpaceOperation) -> Result<(), String> {
+        let name = op.opname.as_str();
+        let want = self.graph.info(op.result).clone();
+        let mut args: Vec<(Arg, LowLevelType)> = op
+            .args
+            .iter()
+            .map(|a| (a.clone(), self.type_of(a)))
+            .collect();
+        // The value stored must have the type of what holds it.
+        let stored = match (name, args.first().map(|a| &a.1)) {
+            ("setfield", Some(LowLevelType::Ptr(t))) => match op.args.get(1) {
+                Some(Arg::Const(Constant::Name(f))) => {
+                    self.rt.types.get(t).and_then(|c| c.field_type(f)).cloned()
+                }
+                _ => None,
+            },
+            ("setarrayitem", Some(LowLevelType::Ptr(t))) => {
+                self.rt.types.get(t).and_then(|c| c.item_type()).cloned()
+            }
+            _ => None,
+        };
+        if let Some(to) = stored {
+            let (value, from) = args[2].clone();
+            args[2] = (self.convert(value, &from, &to)?, to);
+        }
+        let types: Vec<LowLevelType> = args.iter().map(|a| a.1.clone()).collect();
+        let result_type = match (name, op.args.first()) {
+            ("malloc" | "malloc_varsize", Some(Arg::Const(Constant::Name(t)))) => {
+                LowLevelType::Ptr(t.clone())
+            }
+            ("same_as", _) => want.clone(),
+            _ => llops::result_type(name, &types)
+                .or_else(|| self.special_result_type(name, &args))
+                .ok_or_else(|| format!("{name} does not apply to {types:?}"))?,
+        };
+        let plain: Vec<Arg> = args.into_iter().map(|a| a.0).collect();
+        if result_type == want {
+            self.emit(name, plain, result_type, Some(op.result));
+        } else {
+            let v = self.emit(name, plain, result_type.clone(), None);
+            self.finish((Arg::Var(v), result_type), Some((op.result, want)))?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,324 @@
+//! Which low-level type represents each annotation (the original's
+//! `getrepr`), and the layout of classes that follows from it.
+
+use super::classes::{inst_type, Slot, SlotKind};
+use super::RTyper;
+use rpy_ir::annotation::{Desc, Known, SomeValue};
+use rpy_ir::graph::Constant;
+use rpy_ir::lltype::{self, ContainerType, FuncSig, LowLevelType};
+
+impl RTyper<'_> {
+    /// The low-level type that represents values of annotation `a`,
+    /// registering any container type it needs.
+    pub fn lltype_of(&mut self, a: &SomeValue) -> Result<LowLevelType, String> {
+        Ok(match a {
+            SomeValue::Integer { unsigned: true, .. } => LowLevelType::Unsigned,
+            SomeValue::Integer { .. } => LowLevelType::Signed,
+            SomeValue::Bool => LowLevelType::Bool,
+            SomeValue::Float => LowLevelType::Float,
+            SomeValue::Char => LowLevelType::Char,
+            SomeValue::String { .. } => LowLevelType::Ptr(lltype::STR.into()),
+            SomeValue::Const(k) => self.lltype_of(&k.general())?,
+            SomeValue::List(def) => {
+                let item = self.lltype_of(&def.item)?;
+                LowLevelType::Ptr(lltype::add_list_type(&mut self.types, &item))
+            }
+            SomeValue::Tuple(items) => {
+                let items = items
+                    .iter()
+                    .map(|i| self.lltype_of(i))
+                    .collect::<Result<Vec<_>, _>>()?;
+                LowLevelType::Ptr(self.tuple_type(&items))
+            }
+            SomeValue::Iterator(container) => {
+                let container = self.lltype_of(container)?;
+                LowLevelType::Ptr(self.iterator_type(&container)?)
+            }
+            SomeValue::Instance { class, .. } => {
+                if !self.classes.contains(class) {
+                    return Err(format!("the class {class} has no layout"));
+                }
+                LowLevelType::Ptr(inst_type(class))
+            }
+            SomeValue::Exception(classes) => self
+                .classes
+                .instance_ptr(classes.iter().map(String::as_str)),
+            SomeValue::Pbc { descs, .. } => self.pbc_lltype(descs)?,
+            // Low-level helper code: a pointer is its type; a type is a constant.
+            SomeValue::Ptr(t) => t.clone(),
+            SomeValue::LLType(_) => LowLevelType::Void,
+            // A receiver's method is represented by the receiver.
+            SomeValue::BuiltinMethod { receiver, .. } => self.lltype_of(receiver)?,
+            // Values known statically are not represented at run time.
+            SomeValue::Impossible | SomeValue::None | SomeValue::Builtin(_) => LowLevelType::Void,
+            SomeValue::Object => return Err("a value of mixed types has no low-level type".into()),
+            other => {
+                return Err(format!(
+                    "the rtyper cannot represent {} yet",
+                    other.describe()
+                ))
+            }
+        })
+    }
+
+    /// A set of prebuilt objects: nothing when it is one function or
+    /// class (calls name it), a function pointer for several functions, a
+    /// vtable pointer for several classes, the receiver for methods.
+    fn pbc_lltype(&mut self, descs: &[Desc]) -> Result<LowLevelType, String> {
+        let methods: Vec<&str> = descs
+            .iter()
+            .filter_map(|d| match d {
+                Desc::Method { class, .. } => Some(class.as_str()),
+                _ => None,
+            })
+            .collect();
+        if !methods.is_empty() {
+            if methods.len() != descs.len() {
+                return Err("a value that is a method or something else".into());
+            }
+            return Ok(self.classes.instance_ptr(methods));
+        }
+        if descs.len() <= 1 {
+            return Ok(LowLevelType::Void);
+        }
+        if descs.iter().all(|d| matches!(d, Desc::Class(_))) {
+            return Ok(LowLevelType::Ptr(lltype::OBJECT_VTABLE.into()));
+        }
+        if let Some(Desc::Function(first)) = descs.first() {
+            if descs.iter().all(|d| matches!(d, Desc::Function(_))) {
+                let (params, result) = self.signature(first)?;
+                return Ok(LowLevelType::FuncPtr(Box::new(FuncSig { params, result })));
+            }
+        }
+        Err(format!(
+            "the rtyper cannot represent a choice of {} prebuilt objects yet",
+            descs.len()
+        ))
+    }
+
+    /// The struct type of tuples of these item types.
+    pub fn tuple_type(&mut self, items: &[LowLevelType]) -> String {
+        let tag: Vec<String> = items.iter().map(type_tag).collect();
+        let name = format!("tuple{}_{}", items.len(), tag.join("_"));
+        self.types
+            .entry(name.clone())
+            .or_insert_with(|| ContainerType::GcStruct {
+                fields: items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| (format!("item{i}"), t.clone()))
+                    .collect(),
+                var_item: None,
+            });
+        name
+    }
+
+    /// The struct type of an iterator over a container of type
+    /// `container`: the container and the next index.
+    pub fn iterator_type(&mut self, container: &LowLevelType) -> Result<String, String> {
+        let LowLevelType::Ptr(name) = container else {
+            return Err(format!("the rtyper cannot iterate over a {container} yet"));
+        };
+        let iter = format!("iter_{name}");
+        self.types
+            .entry(iter.clone())
+            .or_insert_with(|| ContainerType::GcStruct {
+                fields: vec![
+                    ("container".into(), container.clone()),
+                    ("index".into(), LowLevelType::Signed),
+                ],
+                var_item: None,
+            });
+        Ok(iter)
+    }
+
+    /// Gives every class its instance fields and vtable slots, bases first,
+    /// and registers their struct types.
+    pub fn lay_out_classes(&mut self) -> Result<(), String> {
+        for def in self.facts.classdefs.iter() {
+            let mut fields = Vec::new();
+            for (name, value) in &def.attrs {
+                let ty = self
+                    .lltype_of(value)
+                    .map_err(|e| format!("attribute '{name}' of class {}: {e}", def.name))?;
+                fields.push((name.clone(), ty));
+            }
+            self.classes.set_fields(&def.name, fields);
+        }
+        let names: Vec<String> = self.classes.all().iter().map(|c| c.name.clone()).collect();
+        for class in &names {
+            let mut slots = Vec::new();
+            for (attr, values) in self.classes.slot_candidates(class) {
+                if let Some((kind, ty)) = self.slot_type(class, &values)? {
+                    slots.push(Slot {
+                        name: attr,
+                        ty,
+                        kind,
+                    });
+                }
+            }
+            self.classes.set_slots(class, slots);
+        }
+        for class in &names {
+            let mut vtable_fields = lltype::object_vtable_fields();
+            vtable_fields.extend(
+                self.classes
+                    .all_slots(class)
+                    .into_iter()
+                    .map(|s| (s.name, s.ty)),
+            );
+            self.types.insert(
+                super::vtable_type(class),
+                ContainerType::GcStruct {
+                    fields: vtable_fields,
+                    var_item: None,
+                },
+            );
+            self.types.insert(
+                inst_type(class),
+                ContainerType::GcStruct {
+                    fields: self.classes.all_fields(class),
+                    var_item: None,
+                },
+            );
+        }
+        Ok(())
+    }
+
+    /// The slot a class attribute with these values (in the class and its
+    /// subclasses) gets: a method's function pointer, typed by the first
+    /// implementation the program calls (the receiver as the slot's
+    /// class); a plain value's type; `None` when no instance can read it
+    /// (methods never called, values without a low-level constant form).
+    fn slot_type(
+        &mut self,
+        class: &str,
+        values: &[Constant],
+    ) -> Result<Option<(SlotKind, LowLevelType)>, String> {
+        if values.iter().any(|v| matches!(v, Constant::Func(_))) {
+            let Some(first) = values.iter().find_map(|v| match v {
+                Constant::Func(f) if self.annotated_graph(f).is_some() => Some(f.clone()),
+                _ => None,
+            }) else {
+                return Ok(None);
+            };
+            if !values.iter().all(|v| matches!(v, Constant::Func(_))) {
+                return Ok(None);
+            }
+            let (mut params, result) = self.signature(&first)?;
+            if params.is_empty() {
+                return Ok(None);
+            }
+            params[0] = LowLevelType::Ptr(inst_type(class));
+            return Ok(Some((
+                SlotKind::Method,
+                LowLevelType::FuncPtr(Box::new(FuncSig { params, result })),
+            )));
+        }
+        let mut ty: Option<LowLevelType> = None;
+        for v in values {
+            let t = match v {
+                Constant::Int(_) => LowLevelType::Signed,
+                Constant::Bool(_) => LowLevelType::Bool,
+                Constant::Float(_) => LowLevelType::Float,
+                Constant::Char(_) => LowLevelType::Char,
+                Constant::Str(s) if s.len() == 1 => LowLevelType::Char,
+                Constant::Str(_) | Constant::None => LowLevelType::Ptr(lltype::STR.into()),
+                Constant::Class(_) => LowLevelType::Ptr(lltype::OBJECT_VTABLE.into()),
+                _ => return Ok(None),
+            };
+            ty = Some(match (ty, t) {
+                (None, t) => t,
+                (Some(a), b) if a == b => a,
+                (Some(LowLevelType::Char), s @ LowLevelType::Ptr(_))
+                | (Some(s @ LowLevelType::Ptr(_)), LowLevelType::Char) => s,
+                (Some(LowLevelType::Bool), LowLevelType::Signed)
+                | (Some(LowLevelType::Signed), LowLevelType::Bool) => LowLevelType::Signed,
+                (Some(LowLevelType::Float), LowLevelType::Signed | LowLevelType::Bool)
+                | (Some(LowLevelType::Signed | LowLevelType::Bool), LowLevelType::Float) => {
+                    LowLevelType::Float
+                }
+                _ => return Ok(None),
+            });
+        }
+        Ok(ty.map(|t| (SlotKind::Attribute, t)))
+    }
+}
+
+/// The one value a value of annotation `a` can be, when `a` says (one
+/// class, one function, None): what a value with no representation is.
+pub fn single_value(a: &SomeValue) -> Option<Constant> {
+    match a {
+        SomeValue::Pbc { descs, .. } if descs.len() == 1 => match &descs[0] {
+            Desc::Class(c) => Some(Constant::Class(c.clone())),
+            Desc::Function(f) => Some(Constant::Func(f.clone())),
+            _ => None,
+        },
+        SomeValue::None => Some(Constant::None),
+        _ => None,
+    }
+}
+
+/// The annotation of a primitive constant.
+pub fn constant_annotation(c: &Constant) -> SomeValue {
+    match c {
+        Constant::Int(n) => SomeValue::Const(Known::Int(*n)),
+        Constant::Bool(b) => SomeValue::Const(Known::Bool(*b)),
+        Constant::Char(ch) => SomeValue::Const(Known::Char(*ch)),
+        Constant::Str(s) => SomeValue::Const(Known::Str(s.clone())),
+        Constant::Float(_) => SomeValue::Float,
+        Constant::None => SomeValue::None,
+        Constant::Builtin(b) => SomeValue::Builtin(b.clone()),
+        _ => SomeValue::Object,
+    }
+}
+
+fn type_tag(t: &LowLevelType) -> String {
+    match t {
+        LowLevelType::Ptr(name) => name.clone(),
+        LowLevelType::FuncPtr(_) => "func".into(),
+        other => other.to_string().to_lowercase(),
+    }
+}
+
+/// Whether pointers to `a` and to `b` may point to the same object, one
+/// as a part of the other: both instance structs, or both vtables.
+pub fn same_object_family(a: &str, b: &str) -> bool {
+    let instance = |n: &str| n == lltype::OBJECT || n.starts_with("inst_");
+    let vtable = |n: &str| n == lltype::OBJECT_VTABLE || n.starts_with("vtable_");
+    (instance(a) && instance(b)) || (vtable(a) && vtable(b))
+}
+
+/// The low-level type of a constant operand.
+pub fn const_lltype(c: &Constant) -> LowLevelType {
+    match c {
+        Constant::Int(_) => LowLevelType::Signed,
+        Constant::Float(_) => LowLevelType::Float,
+        Constant::Bool(_) => LowLevelType::Bool,
+        Constant::Char(_) => LowLevelType::Char,
+        Constant::Str(s) if s.chars().count() == 1 => LowLevelType::Char,
+        Constant::Str(_) => LowLevelType::Ptr(lltype::STR.into()),
+        Constant::None
+        | Constant::Func(_)
+        | Constant::Builtin(_)
+        | Constant::Name(_)
+        | Constant::Class(_)
+        | Constant::LastException => LowLevelType::Void,
+        // The rtyper's statics have their own types (`RTyper::prebuilt_type`).
+        Constant::Prebuilt(_) => LowLevelType::Void,
+    }
+}
+
+/// What the conversion ladder tries when no lowering rule matches the operand
+/// types as they are: bools as ints, then ints as floats, then chars as strings.
+pub fn widen(ty: &LowLevelType, step: usize, any_float: bool) -> LowLevelType {
+    let str_ptr = || LowLevelType::Ptr(lltype::STR.into());
+    match (ty, step) {
+        (LowLevelType::Bool, 1) => LowLevelType::Signed,
+        (LowLevelType::Bool | LowLevelType::Signed, 2) if any_float => LowLevelType::Float,
+        (LowLevelType::Bool, 2) => LowLevelType::Signed,
+        (LowLevelType::Char, 3) => str_ptr(),
+        (LowLevelType::Bool, 3) => LowLevelType::Signed,
+        _ => ty.clone(),
+    }
+}

@@ -1,0 +1,451 @@
+"""Lists, as the rtyper represents them: a GcStruct
+{length: Signed, items: Ptr(GcArray(item))} whose items array is
+over-allocated, so that appending is amortized constant time (a list that
+never changes length has the same struct, with no spare room).
+
+Each helper is specialized by the low-level types of its arguments (one
+graph per list type).  Indexing helpers come in three kinds, as in the
+original: `_nonneg` for an index known to be >= 0, the plain one (a
+negative index counts from the end, nothing is checked: the rtyper uses it
+where no handler catches IndexError) and `_checked`, which raises
+IndexError.  Helpers that compare items take `eqfn`, None for items `==`
+compares (numbers, chars) or the helper that compares two items (strings).
+"""
+
+from rpython.rtyper.lltypesystem.lltype import malloc, typeOf
+
+
+def _ll_list_resize_hint_really(l, newsize, overallocate):
+    """Reallocates the items of `l` for `newsize` items, with room to grow
+    when `overallocate`: the growth pattern is CPython's and the original's
+    (0, 4, 8, 16, 25, 35, 46, 58, 72, 88, ...)."""
+    if newsize <= 0:
+        new_allocated = 0
+    elif overallocate:
+        if newsize < 9:
+            some = 3
+        else:
+            some = 6
+        new_allocated = newsize + (newsize >> 3) + some
+    else:
+        new_allocated = newsize
+    items = l.items
+    newitems = malloc(typeOf(l).TO.items.TO, new_allocated)
+    keep = l.length
+    if newsize < keep:
+        keep = newsize
+    i = 0
+    while i < keep:
+        newitems[i] = items[i]
+        i += 1
+    l.items = newitems
+    l.length = newsize
+
+
+def _ll_list_resize_ge(l, newsize):
+    """Makes the length of `l` `newsize`, at least its current length."""
+    if len(l.items) >= newsize:
+        l.length = newsize
+    else:
+        _ll_list_resize_hint_really(l, newsize, True)
+
+
+def _ll_list_resize_le(l, newsize):
+    """Makes the length of `l` `newsize`, at most its current length; the
+    items shrink when less than half of them would be used."""
+    if newsize >= (len(l.items) >> 1) - 5:
+        l.length = newsize
+    else:
+        _ll_list_resize_hint_really(l, newsize, False)
+
+
+def ll_newlist(LIST, length):
+    """A new list of type LIST (the struct type) with `length` items, each
+    the zero of its type."""
+    l = malloc(LIST)
+    l.length = length
+    l.items = malloc(LIST.items.TO, length)
+    return l
+
+
+def ll_newlist_hint(LIST, hint):
+    """A new empty list of type LIST with room for `hint` items."""
+    l = malloc(LIST)
+    l.length = 0
+    l.items = malloc(LIST.items.TO, hint)
+    return l
+
+
+def ll_len(l):
+    return l.length
+
+
+def ll_bool(l):
+    return l.length != 0
+
+
+def ll_append(l, newitem):
+    length = l.length
+    _ll_list_resize_ge(l, length + 1)
+    l.items[length] = newitem
+
+
+def _ll_normalize(l, index):
+    """A possibly negative index as the position it names."""
+    if index < 0:
+        index += l.length
+    return index
+
+
+def _ll_check_index(l, index):
+    """The position a possibly negative index names; IndexError when it
+    names none."""
+    length = l.length
+    if index < 0:
+        index += length
+    if index < 0 or index >= length:
+        raise IndexError
+    return index
+
+
+def ll_getitem_nonneg(l, index):
+    return l.items[index]
+
+
+def ll_getitem(l, index):
+    return l.items[_ll_normalize(l, index)]
+
+
+def ll_getitem_checked(l, index):
+    return l.items[_ll_check_index(l, index)]
+
+
+def ll_setitem_nonneg(l, index, newitem):
+    l.items[index] = newitem
+
+
+def ll_setitem(l, index, newitem):
+    l.items[_ll_normalize(l, index)] = newitem
+
+
+def ll_setitem_checked(l, index, newitem):
+    l.items[_ll_check_index(l, index)] = newitem
+
+
+def ll_delitem_nonneg(l, index):
+    length = l.length
+    items = l.items
+    j = index + 1
+    while j < length:
+        items[j - 1] = items[j]
+        j += 1
+    _ll_list_resize_le(l, length - 1)
+
+
+def ll_delitem(l, index):
+    ll_delitem_nonneg(l, _ll_normalize(l, index))
+
+
+def ll_delitem_checked(l, index):
+    ll_delitem_nonneg(l, _ll_check_index(l, index))
+
+
+def ll_pop_end(l):
+    """l.pop() of a list the caller knows is not empty."""
+    index = l.length - 1
+    res = l.items[index]
+    _ll_list_resize_le(l, index)
+    return res
+
+
+def ll_pop_end_checked(l):
+    """l.pop(): IndexError on an empty list."""
+    if l.length == 0:
+        raise IndexError
+    return ll_pop_end(l)
+
+
+def ll_pop_nonneg(l, index):
+    res = l.items[index]
+    ll_delitem_nonneg(l, index)
+    return res
+
+
+def ll_pop(l, index):
+    return ll_pop_nonneg(l, _ll_normalize(l, index))
+
+
+def ll_pop_checked(l, index):
+    return ll_pop_nonneg(l, _ll_check_index(l, index))
+
+
+def ll_insert(l, index, newitem):
+    """l.insert(index, item): an index past either end inserts there."""
+    length = l.length
+    if index < 0:
+        index += length
+        if index < 0:
+            index = 0
+    elif index > length:
+        index = length
+    _ll_list_resize_ge(l, length + 1)
+    items = l.items
+    j = length
+    while j > index:
+        items[j] = items[j - 1]
+        j -= 1
+    items[index] = newitem
+
+
+def ll_extend(l1, l2):
+    """l1.extend(l2), `l1 += l2`; l2 may be l1 itself."""
+    len1 = l1.length
+    len2 = l2.length
+    _ll_list_resize_ge(l1, len1 + len2)
+    items1 = l1.items
+    items2 = l2.items
+    i = 0
+    while i < len2:
+        items1[len1 + i] = items2[i]
+        i += 1
+
+
+def ll_concat(l1, l2):
+    """l1 + l2, a new list of l1's type."""
+    len1 = l1.length
+    len2 = l2.length
+    l = ll_newlist(typeOf(l1).TO, len1 + len2)
+    items = l.items
+    i = 0
+    while i < len1:
+        items[i] = l1.items[i]
+        i += 1
+    i = 0
+    while i < len2:
+        items[len1 + i] = l2.items[i]
+        i += 1
+    return l
+
+
+def _ll_slice_bound(l, index):
+    """A slice bound as Python clips it: negative counts from the end,
+    then into 0..len."""
+    length = l.length
+    if index < 0:
+        index += length
+        if index < 0:
+            index = 0
+    elif index > length:
+        index = length
+    return index
+
+
+def ll_getslice(l, start, stop):
+    """l[start:stop], with Python's clipping of the bounds."""
+    start = _ll_slice_bound(l, start)
+    stop = _ll_slice_bound(l, stop)
+    if stop < start:
+        stop = start
+    n = stop - start
+    res = ll_newlist(typeOf(l).TO, n)
+    items = l.items
+    newitems = res.items
+    i = 0
+    while i < n:
+        newitems[i] = items[start + i]
+        i += 1
+    return res
+
+
+def ll_getslice_startonly(l, start):
+    """l[start:]."""
+    return ll_getslice(l, start, l.length)
+
+
+def ll_copy(l):
+    """l[:], list(l)."""
+    return ll_getslice(l, 0, l.length)
+
+
+def ll_delslice(l, start, stop):
+    """del l[start:stop]."""
+    start = _ll_slice_bound(l, start)
+    stop = _ll_slice_bound(l, stop)
+    if stop <= start:
+        return
+    length = l.length
+    items = l.items
+    n = stop - start
+    j = stop
+    while j < length:
+        items[j - n] = items[j]
+        j += 1
+    _ll_list_resize_le(l, length - n)
+
+
+def ll_setslice(l, start, stop, l2):
+    """l[start:stop] = l2, with Python's semantics: the list grows or
+    shrinks when l2 is longer or shorter than the slice; l2 may be l."""
+    start = _ll_slice_bound(l, start)
+    stop = _ll_slice_bound(l, stop)
+    if stop < start:
+        stop = start
+    new = ll_copy(l2)
+    n = new.length
+    length = l.length
+    newlength = length - (stop - start) + n
+    tail = length - stop
+    if newlength > length:
+        _ll_list_resize_ge(l, newlength)
+    items = l.items
+    if start + n > stop:
+        j = tail - 1
+        while j >= 0:
+            items[start + n + j] = items[stop + j]
+            j -= 1
+    else:
+        j = 0
+        while j < tail:
+            items[start + n + j] = items[stop + j]
+            j += 1
+    i = 0
+    while i < n:
+        items[start + i] = new.items[i]
+        i += 1
+    if newlength < length:
+        _ll_list_resize_le(l, newlength)
+
+
+def ll_reverse(l):
+    items = l.items
+    i = 0
+    j = l.length - 1
+    while i < j:
+        tmp = items[i]
+        items[i] = items[j]
+        items[j] = tmp
+        i += 1
+        j -= 1
+
+
+def _ll_items_equal(a, b, eqfn):
+    if eqfn is None:
+        return a == b
+    return eqfn(a, b)
+
+
+def ll_contains(l, item, eqfn):
+    """item in l."""
+    i = 0
+    while i < l.length:
+        if _ll_items_equal(l.items[i], item, eqfn):
+            return True
+        i += 1
+    return False
+
+
+def ll_count(l, item, eqfn):
+    """l.count(item)."""
+    count = 0
+    i = 0
+    while i < l.length:
+        if _ll_items_equal(l.items[i], item, eqfn):
+            count += 1
+        i += 1
+    return count
+
+
+def ll_index(l, item, eqfn):
+    """l.index(item): ValueError when it is not there."""
+    i = 0
+    while i < l.length:
+        if _ll_items_equal(l.items[i], item, eqfn):
+            return i
+        i += 1
+    raise ValueError
+
+
+def ll_find(l, item, eqfn):
+    """The position of the first item equal to `item`, or -1 (what
+    l.index and `l.remove` build on)."""
+    i = 0
+    while i < l.length:
+        if _ll_items_equal(l.items[i], item, eqfn):
+            return i
+        i += 1
+    return -1
+
+
+def ll_remove(l, item, eqfn):
+    """l.remove(item): ValueError when it is not there."""
+    i = ll_find(l, item, eqfn)
+    if i < 0:
+        raise ValueError
+    ll_delitem_nonneg(l, i)
+
+
+def ll_mul(l, times):
+    """l * times, a new list (empty for times <= 0)."""
+    length = l.length
+    if times < 0:
+        times = 0
+    res = ll_newlist(typeOf(l).TO, length * times)
+    items = l.items
+    newitems = res.items
+    j = 0
+    k = 0
+    while k < times:
+        i = 0
+        while i < length:
+            newitems[j] = items[i]
+            i += 1
+            j += 1
+        k += 1
+    return res
+
+
+def ll_inplace_mul(l, times):
+    """l *= times."""
+    length = l.length
+    if times < 0:
+        times = 0
+    newlength = length * times
+    if newlength > length:
+        _ll_list_resize_ge(l, newlength)
+    else:
+        _ll_list_resize_le(l, newlength)
+    items = l.items
+    j = length
+    while j < newlength:
+        items[j] = items[j - length]
+        j += 1
+
+
+def ll_eq(l1, l2, eqfn):
+    """l1 == l2."""
+    if l1.length != l2.length:
+        return False
+    i = 0
+    while i < l1.length:
+        if not _ll_items_equal(l1.items[i], l2.items[i], eqfn):
+            return False
+        i += 1
+    return True
+
+
+def ll_listiter(ITER, l):
+    """iter(l): a new iterator of type ITER (GcStruct {list, index})."""
+    it = malloc(ITER)
+    it.list = l
+    it.index = 0
+    return it
+
+
+def ll_listnext(it):
+    """next(it): StopIteration past the end."""
+    l = it.list
+    index = it.index
+    if index >= l.length:
+        raise StopIteration
+    it.index = index + 1
+    return l.items[index]

@@ -1,0 +1,704 @@
+"""Strings, as the rtyper represents them: rpy_string, a GcStruct
+{hash, length, ..Array(Char)} whose chars are inline and whose hash is
+computed once and cached in the `hash` field (0: not computed yet).
+
+Each helper is specialized by the low-level types of its arguments.  A
+helper that makes a string from none takes the string type STR as its
+first argument, one that makes a list of strings the list type LIST.
+Bounds of slices and of find/count follow Python: a negative bound counts
+from the end, then bounds are clipped to the string.  The character
+classes are ASCII's, as RPython's str methods.
+"""
+
+from rpython.rlib.rarithmetic import intmask
+from rpython.rtyper.lltypesystem.lltype import malloc, typeOf
+
+
+def _ll_new_like(s, length):
+    """A new string of `length` chars, of the type of `s`."""
+    return malloc(typeOf(s).TO, length)
+
+
+def _ll_copy(src, srcstart, dst, dststart, length):
+    """Copies `length` chars of `src` from `srcstart` into `dst` at
+    `dststart`."""
+    i = 0
+    while i < length:
+        dst[dststart + i] = src[srcstart + i]
+        i += 1
+
+
+def ll_strlen(s):
+    return len(s)
+
+
+def ll_chr2str(STR, ch):
+    """A one-char string."""
+    s = malloc(STR, 1)
+    s[0] = ch
+    return s
+
+
+def ll_getitem_nonneg(s, index):
+    return s[index]
+
+
+def ll_getitem(s, index):
+    """s[index], a negative index counting from the end; unchecked."""
+    if index < 0:
+        index += len(s)
+    return s[index]
+
+
+def ll_getitem_checked(s, index):
+    """s[index]: IndexError when it names no char."""
+    length = len(s)
+    if index < 0:
+        index += length
+    if index < 0 or index >= length:
+        raise IndexError
+    return s[index]
+
+
+def ll_strconcat(s1, s2):
+    """s1 + s2."""
+    len1 = len(s1)
+    len2 = len(s2)
+    res = _ll_new_like(s1, len1 + len2)
+    _ll_copy(s1, 0, res, 0, len1)
+    _ll_copy(s2, 0, res, len1, len2)
+    return res
+
+
+def ll_streq(s1, s2):
+    """s1 == s2."""
+    if s1 is s2:
+        return True
+    length = len(s1)
+    if length != len(s2):
+        return False
+    i = 0
+    while i < length:
+        if s1[i] != s2[i]:
+            return False
+        i += 1
+    return True
+
+
+def ll_strcmp(s1, s2):
+    """-1, 0 or 1 as s1 sorts before, equal to or after s2 (bytewise)."""
+    len1 = len(s1)
+    len2 = len(s2)
+    n = len1
+    if len2 < n:
+        n = len2
+    i = 0
+    while i < n:
+        c1 = ord(s1[i])
+        c2 = ord(s2[i])
+        if c1 != c2:
+            if c1 < c2:
+                return -1
+            return 1
+        i += 1
+    if len1 < len2:
+        return -1
+    if len1 > len2:
+        return 1
+    return 0
+
+
+def _ll_hash_chars(s):
+    """The original's string hash (CPython 2's, without randomization),
+    -1 for the empty string."""
+    length = len(s)
+    if length == 0:
+        return -1
+    x = ord(s[0]) << 7
+    i = 0
+    while i < length:
+        x = intmask((1000003 * x) ^ ord(s[i]))
+        i += 1
+    x ^= length
+    return intmask(x)
+
+
+def ll_strhash(s):
+    """hash(s), computed once and kept in the string's `hash` field."""
+    x = s.hash
+    if x == 0:
+        x = _ll_hash_chars(s)
+        if x == 0:
+            x = 29872897
+        s.hash = x
+    return x
+
+
+def _ll_bound(length, index):
+    """A slice bound as Python clips it: negative counts from the end,
+    then into 0..length."""
+    if index < 0:
+        index += length
+        if index < 0:
+            index = 0
+    elif index > length:
+        index = length
+    return index
+
+
+def _ll_start(length, start):
+    """The start of a search as Python takes it: negative counts from the
+    end (clipped at 0); past the end it finds nothing, not even ''."""
+    if start < 0:
+        start += length
+        if start < 0:
+            start = 0
+    return start
+
+
+def ll_stringslice_startstop(s, start, stop):
+    """s[start:stop]."""
+    length = len(s)
+    start = _ll_bound(length, start)
+    stop = _ll_bound(length, stop)
+    if stop <= start:
+        return _ll_new_like(s, 0)
+    if start == 0 and stop == length:
+        return s
+    res = _ll_new_like(s, stop - start)
+    _ll_copy(s, start, res, 0, stop - start)
+    return res
+
+
+def ll_stringslice_startonly(s, start):
+    """s[start:]."""
+    return ll_stringslice_startstop(s, start, len(s))
+
+
+def ll_stringslice_stoponly(s, stop):
+    """s[:stop]."""
+    return ll_stringslice_startstop(s, 0, stop)
+
+
+def _ll_match_at(s, sub, pos):
+    """Does `sub` occur in `s` at `pos`?"""
+    n = len(sub)
+    i = 0
+    while i < n:
+        if s[pos + i] != sub[i]:
+            return False
+        i += 1
+    return True
+
+
+def ll_find(s, sub, start, end):
+    """s.find(sub, start, end)."""
+    length = len(s)
+    start = _ll_start(length, start)
+    end = _ll_bound(length, end)
+    last = end - len(sub)
+    pos = start
+    while pos <= last:
+        if _ll_match_at(s, sub, pos):
+            return pos
+        pos += 1
+    return -1
+
+
+def ll_rfind(s, sub, start, end):
+    """s.rfind(sub, start, end)."""
+    length = len(s)
+    start = _ll_start(length, start)
+    end = _ll_bound(length, end)
+    if start > length:
+        return -1
+    pos = end - len(sub)
+    while pos >= start:
+        if _ll_match_at(s, sub, pos):
+            return pos
+        pos -= 1
+    return -1
+
+
+def ll_count(s, sub, start, end):
+    """s.count(sub, start, end): occurrences that do not overlap."""
+    length = len(s)
+    start = _ll_start(length, start)
+    end = _ll_bound(length, end)
+    n = len(sub)
+    if start > length or end < start:
+        return 0
+    if n == 0:
+        return end - start + 1
+    count = 0
+    pos = start
+    last = end - n
+    while pos <= last:
+        if _ll_match_at(s, sub, pos):
+            count += 1
+            pos += n
+        else:
+            pos += 1
+    return count
+
+
+def ll_find_char(s, ch, start, end):
+    """s.find(ch, start, end) of a char."""
+    length = len(s)
+    start = _ll_bound(length, start)
+    end = _ll_bound(length, end)
+    pos = start
+    while pos < end:
+        if s[pos] == ch:
+            return pos
+        pos += 1
+    return -1
+
+
+def ll_rfind_char(s, ch, start, end):
+    """s.rfind(ch, start, end) of a char."""
+    length = len(s)
+    start = _ll_bound(length, start)
+    end = _ll_bound(length, end)
+    pos = end - 1
+    while pos >= start:
+        if s[pos] == ch:
+            return pos
+        pos -= 1
+    return -1
+
+
+def ll_count_char(s, ch, start, end):
+    """s.count(ch, start, end) of a char."""
+    length = len(s)
+    start = _ll_bound(length, start)
+    end = _ll_bound(length, end)
+    count = 0
+    pos = start
+    while pos < end:
+        if s[pos] == ch:
+            count += 1
+        pos += 1
+    return count
+
+
+def ll_contains(s, sub):
+    """sub in s."""
+    return ll_find(s, sub, 0, len(s)) >= 0
+
+
+def ll_contains_char(s, ch):
+    """ch in s, of a char."""
+    return ll_find_char(s, ch, 0, len(s)) >= 0
+
+
+def ll_startswith(s, prefix):
+    n = len(prefix)
+    if n > len(s):
+        return False
+    return _ll_match_at(s, prefix, 0)
+
+
+def ll_endswith(s, suffix):
+    n = len(suffix)
+    if n > len(s):
+        return False
+    return _ll_match_at(s, suffix, len(s) - n)
+
+
+def ll_startswith_char(s, ch):
+    return len(s) > 0 and s[0] == ch
+
+
+def ll_endswith_char(s, ch):
+    return len(s) > 0 and s[len(s) - 1] == ch
+
+
+def _ll_isspace(ch):
+    return ch == ' ' or ('\t' <= ch and ch <= '\r')
+
+
+def _ll_isdigit(ch):
+    return '0' <= ch and ch <= '9'
+
+
+def _ll_isupper(ch):
+    return 'A' <= ch and ch <= 'Z'
+
+
+def _ll_islower(ch):
+    return 'a' <= ch and ch <= 'z'
+
+
+def _ll_isalpha(ch):
+    return _ll_isupper(ch) or _ll_islower(ch)
+
+
+def _ll_in_chars(ch, chars):
+    i = 0
+    while i < len(chars):
+        if chars[i] == ch:
+            return True
+        i += 1
+    return False
+
+
+def ll_strip(s, left, right):
+    """s.strip(), s.lstrip(), s.rstrip() (as `left` and `right` say):
+    without ASCII whitespace at those ends."""
+    lpos = 0
+    rpos = len(s)
+    if left:
+        while lpos < rpos and _ll_isspace(s[lpos]):
+            lpos += 1
+    if right:
+        while rpos > lpos and _ll_isspace(s[rpos - 1]):
+            rpos -= 1
+    return ll_stringslice_startstop(s, lpos, rpos)
+
+
+def ll_strip_chars(s, chars, left, right):
+    """s.strip(chars), .lstrip(chars), .rstrip(chars)."""
+    lpos = 0
+    rpos = len(s)
+    if left:
+        while lpos < rpos and _ll_in_chars(s[lpos], chars):
+            lpos += 1
+    if right:
+        while rpos > lpos and _ll_in_chars(s[rpos - 1], chars):
+            rpos -= 1
+    return ll_stringslice_startstop(s, lpos, rpos)
+
+
+def _ll_newlist(LIST, hint):
+    l = malloc(LIST)
+    l.length = 0
+    l.items = malloc(LIST.items.TO, hint)
+    return l
+
+
+def _ll_append(l, item):
+    """Appends to a list of strings (rlist's growth, for the few items
+    a split makes)."""
+    length = l.length
+    if length >= len(l.items):
+        newitems = malloc(typeOf(l).TO.items.TO, length + (length >> 3) + 6)
+        i = 0
+        while i < length:
+            newitems[i] = l.items[i]
+            i += 1
+        l.items = newitems
+    l.items[length] = item
+    l.length = length + 1
+
+
+def _ll_reverse(l):
+    i = 0
+    j = l.length - 1
+    while i < j:
+        tmp = l.items[i]
+        l.items[i] = l.items[j]
+        l.items[j] = tmp
+        i += 1
+        j -= 1
+
+
+def ll_split_whitespace(LIST, s, maxsplit):
+    """s.split() and s.split(None, maxsplit) (maxsplit < 0: no limit)."""
+    res = _ll_newlist(LIST, 0)
+    length = len(s)
+    pos = 0
+    while True:
+        while pos < length and _ll_isspace(s[pos]):
+            pos += 1
+        if pos == length:
+            break
+        if maxsplit >= 0 and res.length == maxsplit:
+            # The rest, as it is (CPython keeps its trailing whitespace).
+            _ll_append(res, ll_stringslice_startstop(s, pos, length))
+            break
+        start = pos
+        while pos < length and not _ll_isspace(s[pos]):
+            pos += 1
+        _ll_append(res, ll_stringslice_startstop(s, start, pos))
+    return res
+
+
+def ll_rsplit_whitespace(LIST, s, maxsplit):
+    """s.rsplit() and s.rsplit(None, maxsplit)."""
+    res = _ll_newlist(LIST, 0)
+    pos = len(s)
+    while True:
+        while pos > 0 and _ll_isspace(s[pos - 1]):
+            pos -= 1
+        if pos == 0:
+            break
+        if maxsplit >= 0 and res.length == maxsplit:
+            _ll_append(res, ll_stringslice_startstop(s, 0, pos))
+            break
+        end = pos
+        while pos > 0 and not _ll_isspace(s[pos - 1]):
+            pos -= 1
+        _ll_append(res, ll_stringslice_startstop(s, pos, end))
+    _ll_reverse(res)
+    return res
+
+
+def ll_split(LIST, s, sep, maxsplit):
+    """s.split(sep, maxsplit) of a non-empty separator (maxsplit < 0: no
+    limit)."""
+    res = _ll_newlist(LIST, 0)
+    length = len(s)
+    n = len(sep)
+    start = 0
+    while maxsplit < 0 or res.length < maxsplit:
+        pos = ll_find(s, sep, start, length)
+        if pos < 0:
+            break
+        _ll_append(res, ll_stringslice_startstop(s, start, pos))
+        start = pos + n
+    _ll_append(res, ll_stringslice_startstop(s, start, length))
+    return res
+
+
+def ll_rsplit(LIST, s, sep, maxsplit):
+    """s.rsplit(sep, maxsplit) of a non-empty separator."""
+    res = _ll_newlist(LIST, 0)
+    n = len(sep)
+    end = len(s)
+    while maxsplit < 0 or res.length < maxsplit:
+        pos = ll_rfind(s, sep, 0, end)
+        if pos < 0:
+            break
+        _ll_append(res, ll_stringslice_startstop(s, pos + n, end))
+        end = pos
+    _ll_append(res, ll_stringslice_startstop(s, 0, end))
+    _ll_reverse(res)
+    return res
+
+
+def ll_join(s, l):
+    """s.join(l) of a list of strings."""
+    num = l.length
+    if num == 0:
+        return _ll_new_like(s, 0)
+    seplen = len(s)
+    total = seplen * (num - 1)
+    i = 0
+    while i < num:
+        total += len(l.items[i])
+        i += 1
+    res = _ll_new_like(s, total)
+    pos = 0
+    i = 0
+    while i < num:
+        if i > 0:
+            _ll_copy(s, 0, res, pos, seplen)
+            pos += seplen
+        item = l.items[i]
+        _ll_copy(item, 0, res, pos, len(item))
+        pos += len(item)
+        i += 1
+    return res
+
+
+def ll_char_upper(ch):
+    if _ll_islower(ch):
+        return chr(ord(ch) - 32)
+    return ch
+
+
+def ll_char_lower(ch):
+    if _ll_isupper(ch):
+        return chr(ord(ch) + 32)
+    return ch
+
+
+def ll_upper(s):
+    length = len(s)
+    res = _ll_new_like(s, length)
+    i = 0
+    while i < length:
+        res[i] = ll_char_upper(s[i])
+        i += 1
+    return res
+
+
+def ll_lower(s):
+    length = len(s)
+    res = _ll_new_like(s, length)
+    i = 0
+    while i < length:
+        res[i] = ll_char_lower(s[i])
+        i += 1
+    return res
+
+
+def ll_replace(s, old, new, maxcount):
+    """s.replace(old, new, maxcount) (maxcount < 0: every occurrence);
+    an empty `old` matches before each char and at the end."""
+    length = len(s)
+    oldlen = len(old)
+    newlen = len(new)
+    count = ll_count(s, old, 0, length)
+    if maxcount >= 0 and count > maxcount:
+        count = maxcount
+    if count == 0:
+        return s
+    res = _ll_new_like(s, length + count * (newlen - oldlen))
+    src = 0
+    dst = 0
+    done = 0
+    while done < count:
+        if oldlen == 0:
+            pos = src
+        else:
+            pos = ll_find(s, old, src, length)
+        _ll_copy(s, src, res, dst, pos - src)
+        dst += pos - src
+        _ll_copy(new, 0, res, dst, newlen)
+        dst += newlen
+        src = pos + oldlen
+        if oldlen == 0 and src < length:
+            res[dst] = s[src]
+            dst += 1
+            src += 1
+        done += 1
+    _ll_copy(s, src, res, dst, length - src)
+    return res
+
+
+def ll_isdigit(s):
+    """s.isdigit(): not empty, only digits."""
+    length = len(s)
+    if length == 0:
+        return False
+    i = 0
+    while i < length:
+        if not _ll_isdigit(s[i]):
+            return False
+        i += 1
+    return True
+
+
+def ll_isalpha(s):
+    length = len(s)
+    if length == 0:
+        return False
+    i = 0
+    while i < length:
+        if not _ll_isalpha(s[i]):
+            return False
+        i += 1
+    return True
+
+
+def ll_isalnum(s):
+    length = len(s)
+    if length == 0:
+        return False
+    i = 0
+    while i < length:
+        ch = s[i]
+        if not (_ll_isalpha(ch) or _ll_isdigit(ch)):
+            return False
+        i += 1
+    return True
+
+
+def ll_isspace(s):
+    length = len(s)
+    if length == 0:
+        return False
+    i = 0
+    while i < length:
+        if not _ll_isspace(s[i]):
+            return False
+        i += 1
+    return True
+
+
+def ll_isupper(s):
+    """s.isupper(): some cased char, none lowercase."""
+    cased = False
+    i = 0
+    while i < len(s):
+        ch = s[i]
+        if _ll_islower(ch):
+            return False
+        if _ll_isupper(ch):
+            cased = True
+        i += 1
+    return cased
+
+
+def ll_islower(s):
+    """s.islower(): some cased char, none uppercase."""
+    cased = False
+    i = 0
+    while i < len(s):
+        ch = s[i]
+        if _ll_isupper(ch):
+            return False
+        if _ll_islower(ch):
+            cased = True
+        i += 1
+    return cased
+
+
+def ll_char_isdigit(ch):
+    return _ll_isdigit(ch)
+
+
+def ll_char_isalpha(ch):
+    return _ll_isalpha(ch)
+
+
+def ll_char_isalnum(ch):
+    return _ll_isalpha(ch) or _ll_isdigit(ch)
+
+
+def ll_char_isspace(ch):
+    return _ll_isspace(ch)
+
+
+def ll_char_isupper(ch):
+    return _ll_isupper(ch)
+
+
+def ll_char_islower(ch):
+    return _ll_islower(ch)
+
+
+def ll_str_mul(s, times):
+    """s * times (empty for times <= 0)."""
+    length = len(s)
+    if times < 0:
+        times = 0
+    res = _ll_new_like(s, length * times)
+    k = 0
+    while k < times:
+        _ll_copy(s, 0, res, k * length, length)
+        k += 1
+    return res
+
+
+def ll_char_mul(STR, ch, times):
+    """ch * times."""
+    if times < 0:
+        times = 0
+    res = malloc(STR, times)
+    i = 0
+    while i < times:
+        res[i] = ch
+        i += 1
+    return res
+
+
+def ll_strlist_getitem(l, index):
+    """l[index] of a list of strings, a negative index counting from the
+    end (what the runtime's rpy_strlist_getitem did, without its fatal
+    check)."""
+    if index < 0:
+        index += l.length
+    return l.items[index]
