@@ -25,7 +25,10 @@ fn rpy(args: &[&str]) -> (String, String, i32) {
 fn show_stages_lists_every_stage_in_order() {
     let (out, _, status) = rpy(&["show", "--stages"]);
     assert_eq!(status, 0);
-    assert_eq!(out, "parse\nflow\nannotate\nrtype\nbackendopt\ngenc\n");
+    assert_eq!(
+        out,
+        "parse\nflow\nannotate\nrtype\nbackendopt\nexceptiontransform\ngenc\n"
+    );
 }
 
 #[test]
@@ -48,7 +51,9 @@ fn show_rejects_an_unknown_stage() {
     let (_, err, status) = rpy(&["show", "--stage", "nonsense", "tests/programs/py3/fib.py"]);
     assert_eq!(status, 1);
     assert!(
-        err.contains("the stages are: parse, flow, annotate, rtype, backendopt, genc"),
+        err.contains(
+            "the stages are: parse, flow, annotate, rtype, backendopt, exceptiontransform, genc"
+        ),
         "{err}"
     );
 }

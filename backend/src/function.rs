@@ -483,7 +483,8 @@ impl<'a> FuncGen<'a> {
             }
             "exc_occurred" => {
                 self.nargs(op, 0)?;
-                self.assign(op, "(rpy_exc_type != NULL)".into());
+                // Exceptions are the rare way out of a call.
+                self.assign(op, "RPY_UNLIKELY(rpy_exc_type != NULL)".into());
             }
             "exc_type" | "exc_value" => {
                 self.nargs(op, 0)?;

@@ -23,6 +23,8 @@
 //!
 //! The except block of each graph stays (every graph has one), but nothing
 //! links to it any more: `Program<ExceptionsExplicit>` says so in its type.
+//! The new blocks are simplified (`simplify`) as the flow and backendopt
+//! stages' are: a handler's block merges into the block it goes to.
 
 use rpy_ir::diag::{Diagnostic, Pos};
 use rpy_ir::graph::{
@@ -49,14 +51,16 @@ pub fn transform(program: Program<LowLevel>) -> Result<Program<ExceptionsExplici
         .into_iter()
         .map(|g| {
             let g = g.map_stage::<ExceptionsExplicit>(|_, t| t.clone());
-            GraphTransform {
+            let mut g = GraphTransform {
                 raising: &raising,
                 ranges: &ranges,
                 path: &path,
                 g,
                 raise_block: None,
             }
-            .run()
+            .run()?;
+            crate::simplify::simplify_graph(&mut g);
+            Ok(g)
         })
         .collect::<Result<_, _>>()?;
     Ok(Program {
@@ -73,6 +77,9 @@ pub fn transform(program: Program<LowLevel>) -> Result<Program<ExceptionsExplici
 pub struct RaiseAnalysis {
     graphs: HashSet<String>,
     sigs: HashSet<FuncSig>,
+    /// The statics of the handlers that catch every class of the program
+    /// (their subclass range holds every class id).
+    catch_all: HashSet<u32>,
 }
 
 impl RaiseAnalysis {
@@ -86,9 +93,18 @@ impl RaiseAnalysis {
             .filter(|g| taken.contains(&g.name))
             .map(|g| (g.name.clone(), g.func_sig()))
             .collect();
+        let ranges = handler_ranges(program);
+        let lowest = ranges.values().map(|r| r.0).min();
+        let highest = ranges.values().map(|r| r.1).max();
+        let catch_all = ranges
+            .iter()
+            .filter(|(_, r)| Some(r.0) <= lowest && Some(r.1) >= highest)
+            .map(|(i, _)| *i)
+            .collect();
         let mut a = RaiseAnalysis {
             graphs: HashSet::new(),
             sigs: HashSet::new(),
+            catch_all,
         };
         loop {
             let mut changed = false;
@@ -112,9 +128,17 @@ impl RaiseAnalysis {
     fn graph_raises(&self, g: &FunctionGraph<LowLevel>) -> bool {
         g.reverse_postorder().into_iter().any(|b| {
             let block = g.block(b);
+            // A call under a handler of every class raises nothing out
+            // (what the handler raises again links to the except block).
+            let caught_all = block.catches_exceptions()
+                && !block.operations.is_empty()
+                && block.exits.iter().skip(1).any(|l| match &l.exitcase {
+                    Some(Constant::Prebuilt(i)) => self.catch_all.contains(i),
+                    _ => false,
+                });
+            let unguarded = block.operations.len() - usize::from(caught_all);
             block.exits.iter().any(|l| l.target == g.exceptblock)
-                || block
-                    .operations
+                || block.operations[..unguarded]
                     .iter()
                     .any(|op| self.op_can_raise(op, |v| g.info(v)))
         })
@@ -269,6 +293,17 @@ impl GraphTransform<'_> {
         loop {
             let block = self.g.block(b);
             let catching = block.catches_exceptions();
+            if catching && (block.operations.is_empty() || block.exits.is_empty()) {
+                return Err(Diagnostic::new(
+                    self.path,
+                    self.g.pos.unwrap_or_default(),
+                    format!(
+                        "exceptiontransform, in function '{}': a block switching on \
+                         last_exception needs an operation and a normal exit",
+                        self.g.name
+                    ),
+                ));
+            }
             let guarded = block.operations.len() - usize::from(catching);
             let unguarded_call = block.operations[..guarded]
                 .iter()

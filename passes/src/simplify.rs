@@ -16,7 +16,8 @@
 //! exception exit defines stay, even when no argument passes them on.
 //!
 //! Works on graphs of every stage; the stage's pipeline runs it after flow and
-//! after backendopt (which can leave blocks empty).
+//! after backendopt (which can leave blocks empty), and the exception
+//! transform on the blocks it makes.
 
 use rpy_ir::graph::{Arg, BlockId, FunctionGraph, Link, Program, Stage, Var};
 use std::collections::HashMap;

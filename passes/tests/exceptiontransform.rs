@@ -100,9 +100,13 @@ fn the_transformed_program_behaves_the_same() {
         let p = parse_program::<LowLevel>(&program(table)).unwrap();
         let after = transform(p.clone()).unwrap();
         let argv = ["prog".to_string()];
+        // The same result, or the same error (found at another place).
+        let outcome = |r: Result<i64, rpy_passes::llinterp::LlError>| {
+            r.map_err(|e| (e.kind, e.message, e.traceback))
+        };
         let run_before = LlInterpreter::new(&p).run_entry(&argv, &mut Vec::new());
         let run_after = LlInterpreter::new(&after).run_entry(&argv, &mut Vec::new());
-        assert_eq!(run_before, run_after, "{table}");
+        assert_eq!(outcome(run_before), outcome(run_after), "{table}");
     }
     // a = leaf(1) = 2; through the table, leaf(2) = 3 makes raiser raise,
     // uncaught; raiser(2) = 2 does not.
@@ -131,4 +135,49 @@ fn a_handler_must_name_a_vtable_static() {
         "{}",
         err.message
     );
+}
+
+#[test]
+fn a_call_under_a_handler_of_every_class_raises_nothing_out() {
+    // `guarded` catches what `raiser` raises with the handler of the only
+    // class, so calling `guarded` needs no test; `rethrows` passes it on.
+    let text = format!(
+        "{}
+graph guarded(n_0) {{
+  block0(n_0: Signed):
+    v1: Signed = direct_call(@raiser, n_0)
+    switch last_exception
+      -> return(v1)
+      &0 -> return(-1)
+  returns v2: Signed
+  raises v3: Ptr(object_vtable), v4: Ptr(object)
+}}
+
+graph rethrows(n_0) {{
+  block0(n_0: Signed):
+    v1: Signed = direct_call(@raiser, n_0)
+    switch last_exception
+      -> return(v1)
+      &0 catch(e_2: Ptr(object_vtable), v_3: Ptr(object)) -> except(e_2, v_3)
+  returns v4: Signed
+  raises v5: Ptr(object_vtable), v6: Ptr(object)
+}}
+
+graph top(n_0) {{
+  block0(n_0: Signed):
+    v1: Signed = direct_call(@guarded, n_0)
+    v2: Signed = direct_call(@rethrows, v1)
+    -> return(v2)
+  returns v3: Signed
+  raises v4: Ptr(object_vtable), v5: Ptr(object)
+}}
+",
+        program("@leaf")
+    );
+    let p = parse_program::<LowLevel>(&text).unwrap_or_else(|e| panic!("{e}"));
+    let after = transform(p).unwrap();
+    let top = print_graph(after.graph("top").unwrap());
+    assert_eq!(top.matches("exc_occurred").count(), 1, "{top}");
+    let test = top.find("exc_occurred").unwrap();
+    assert!(top[..test].contains("@rethrows"), "{top}");
 }

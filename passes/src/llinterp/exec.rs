@@ -187,15 +187,14 @@ fn execute(
                 }
             }
             Exit::Return(slot) => {
+                if let (1, Some((etype, _))) = (depth, &pending) {
+                    // The entry point's frame stays, for the error's traceback.
+                    return Err(uncaught(etype, &code.types));
+                }
                 let v = std::mem::replace(&mut frame.slots[*slot as usize], LlValue::Void);
                 recycle(frames, &mut pool);
                 match frames.last_mut() {
-                    None => {
-                        return match &pending {
-                            Some((etype, _)) => Err(uncaught(etype, &code.types)),
-                            None => Ok(v),
-                        }
-                    }
+                    None => return Ok(v),
                     Some(caller) => {
                         let cg = &code.graphs[caller.graph as usize];
                         let op = &cg.blocks[caller.block as usize].ops[caller.pc as usize];
@@ -257,10 +256,12 @@ fn raise(
 ) -> Result<(), Fail> {
     loop {
         let id = class_id(&etype, &code.types)?;
-        recycle(frames, pool);
-        let Some(caller) = frames.last_mut() else {
+        if frames.len() == 1 {
+            // The entry point's frame stays, for the error's traceback.
             return Err(uncaught(&etype, &code.types));
-        };
+        }
+        recycle(frames, pool);
+        let caller = frames.last_mut().expect("a calling frame");
         let g = &code.graphs[caller.graph as usize];
         let block = &g.blocks[caller.block as usize];
         let Exit::Catch { handlers, .. } = &block.exit else {
