@@ -12,6 +12,7 @@ pub mod lowlevel_helpers;
 mod ptr;
 
 use crate::rules::{self, rtype::Lowered};
+use lowlevel_helpers::{HelperArg, LowLevelHelpers};
 use rpy_ir::annotation::SomeValue;
 use rpy_ir::ast::Dialect;
 use rpy_ir::diag::{Diagnostic, Diagnostics, Pos};
@@ -112,6 +113,8 @@ fn widen(ty: &LowLevelType, step: usize, any_float: bool) -> LowLevelType {
 struct GraphTyper<'a> {
     graph: FunctionGraph<LowLevel>,
     types: &'a mut TypeTable,
+    /// The low-level helpers the rules call, specialized as they are met.
+    helpers: &'a mut LowLevelHelpers,
     /// Parameter and return types of every graph, by name.
     signatures: &'a [(String, Vec<LowLevelType>, LowLevelType)],
     py2: bool,
@@ -208,6 +211,25 @@ impl GraphTyper<'_> {
                         children.push((a, want.lltype()));
                     }
                     ("direct_call".to_string(), children, f.result.lltype())
+                }
+                Lowered::Helper {
+                    module,
+                    func,
+                    args: sub,
+                } => {
+                    let children = sub
+                        .iter()
+                        .map(|t| self.materialize(t, args, None))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let kinds: Vec<HelperArg> = children
+                        .iter()
+                        .map(|c| HelperArg::Value(c.1.clone()))
+                        .collect();
+                    let (graph, result) =
+                        self.helpers.specialize(module, func, &kinds, self.types)?;
+                    let mut call = vec![(Arg::Const(Constant::Func(graph)), LowLevelType::Void)];
+                    call.extend(children);
+                    ("direct_call".to_string(), call, result)
                 }
             };
         let child_args: Vec<Arg> = children.into_iter().map(|c| c.0).collect();
@@ -383,10 +405,12 @@ pub fn rtype(
         })
         .collect();
     let mut lowered = Vec::new();
+    let mut helpers = LowLevelHelpers::new();
     for graph in graphs {
         let mut typer = GraphTyper {
             graph,
             types: &mut types,
+            helpers: &mut helpers,
             signatures: &signatures,
             py2: dialect == Dialect::Py2,
             out: Vec::new(),
@@ -401,6 +425,8 @@ pub fn rtype(
     if !diags.is_empty() {
         return Err(Diagnostics(diags));
     }
+    // The helpers' graphs go through the pipeline with the program's.
+    lowered.extend(helpers.take_graphs());
     Ok(Program {
         path: program.path,
         graphs: lowered,
