@@ -152,6 +152,13 @@ pub mod rtype {
             func: &'static str,
             args: Vec<Lowered>,
         },
+        /// `direct_call` of low-level helper `func` of module `module`
+        /// (`rtype::lowlevel_helpers`), specialized for the arguments' types.
+        Helper {
+            module: &'static str,
+            func: &'static str,
+            args: Vec<Lowered>,
+        },
     }
 
     impl Lowered {
@@ -165,6 +172,11 @@ pub mod rtype {
                     args: args.iter().map(|a| a.substitute(value)).collect(),
                 },
                 Lowered::Call { func, args } => Lowered::Call {
+                    func,
+                    args: args.iter().map(|a| a.substitute(value)).collect(),
+                },
+                Lowered::Helper { module, func, args } => Lowered::Helper {
+                    module,
                     func,
                     args: args.iter().map(|a| a.substitute(value)).collect(),
                 },

@@ -313,8 +313,9 @@ fn lowering_follows_the_rules() {
     );
     assert_eq!(
         rtype::lower("add", &[st.clone(), st.clone()], &none, true),
-        Some(Lowered::Call {
-            func: "rpy_str_concat",
+        Some(Lowered::Helper {
+            module: "rstr",
+            func: "ll_strconcat",
             args: vec![Lowered::Arg(0), Lowered::Arg(1)]
         })
     );
@@ -474,13 +475,23 @@ fn bad_rules_are_build_errors_with_file_and_line() {
         ),
         (
             Kind::Rtype,
-            "# bad\nbad: add(x: Signed, y: Signed) => call rpy_str_concat(x, y)\n",
-            "rules/x/bad.rules:2: rule 'bad': argument 1 of 'rpy_str_concat' is Signed but must be Ptr(rpy_string)",
+            "# bad\nbad: neg(x: Signed) => call rpy_print_str(x)\n",
+            "rules/x/bad.rules:2: rule 'bad': argument 1 of 'rpy_print_str' is Signed but must be Ptr(rpy_string)",
         ),
         (
             Kind::Rtype,
             "# bad\nbad: add(x: Signed, y: Signed) => call rpy_frob(x, y)\n",
             "rules/x/bad.rules:2: rule 'bad': unknown runtime function 'rpy_frob'",
+        ),
+        (
+            Kind::Rtype,
+            "# bad\nbad: add(x: Signed, y: Signed) => call rstr.ll_frob(x, y)\n",
+            "rules/x/bad.rules:2: rule 'bad': the helper module 'rstr' has no function 'll_frob'",
+        ),
+        (
+            Kind::Rtype,
+            "# bad\nbad: add(x: Signed, y: Signed) => call rfrob.ll_add(x, y)\n",
+            "rules/x/bad.rules:2: rule 'bad': no low-level helper module 'rfrob'",
         ),
         (
             Kind::Rtype,

@@ -166,6 +166,29 @@ impl Ctx<'_> {
                 name,
                 args,
                 runtime: true,
+            } if name.contains('.') => {
+                let (module, func) = name.split_once('.').expect("a dotted name");
+                if let Err(why) = check_helper_exists(module, func) {
+                    return self.err(line, why);
+                }
+                let mut codes = Vec::new();
+                for a in args {
+                    codes.push(self.result(a)?.0);
+                }
+                // The helper's result type is known once it is specialized
+                // for its arguments' types, when the rtyper runs.
+                (
+                    format!(
+                        "Lowered::Helper {{ module: {module:?}, func: {func:?}, args: vec![{}] }}",
+                        codes.join(", ")
+                    ),
+                    None,
+                )
+            }
+            Ast::Call {
+                name,
+                args,
+                runtime: true,
             } => {
                 let Some(f) = runtime_func(name) else {
                     return self.err(line, format!("unknown runtime function '{name}'"));
@@ -448,4 +471,22 @@ pub(crate) fn compile(rules: &[&Located]) -> Result<String, Vec<RuleError>> {
     }
     s.push_str("];\n");
     Ok(s)
+}
+
+/// The folder of the low-level helper modules (`rstr` is `rstr.py` there).
+const HELPER_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../pylib/rpython/rtyper");
+
+/// A rule's `call module.func(...)` must name a helper that exists.
+fn check_helper_exists(module: &str, func: &str) -> Result<(), String> {
+    let path = format!("{HELPER_DIR}/{module}.py");
+    let source = std::fs::read_to_string(&path)
+        .map_err(|_| format!("no low-level helper module '{module}' ({path})"))?;
+    let def = format!("def {func}(");
+    if source.lines().any(|l| l.starts_with(&def)) {
+        Ok(())
+    } else {
+        Err(format!(
+            "the helper module '{module}' has no function '{func}'"
+        ))
+    }
 }

@@ -41,6 +41,8 @@ pub const HL_OPS: &[(&str, usize, usize)] = &[
     ("contains", 2, 2),
     ("getitem", 2, 2),
     ("setitem", 3, 3),
+    // `obj[lower:upper]`, a missing bound being None.
+    ("getslice", 3, 3),
     ("getattr", 2, 2),
     ("setattr", 3, 3),
     ("print_item", 1, 1),

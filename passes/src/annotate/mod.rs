@@ -1419,7 +1419,8 @@ impl<'p> Annotator<'p> {
         }
     }
 
-    /// Starts at the entry point, called with the command-line arguments.
+    /// Starts at the entry point, called with the command-line arguments
+    /// (or at the helper `self.entry` names, with its arguments).
     fn start(&mut self) -> Result<usize, Diagnostics> {
         if let Entry::Helper { graph, inputs } = self.entry.clone() {
             return self.start_helper(&graph, &inputs);

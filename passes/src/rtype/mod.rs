@@ -311,6 +311,24 @@ impl GraphTyper<'_, '_, '_> {
                         })?;
                     (opname.to_string(), children, ty)
                 }
+                Lowered::Helper {
+                    module,
+                    func,
+                    args: sub,
+                } => {
+                    let children = sub
+                        .iter()
+                        .map(|t| self.materialize(t, args, None))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let kinds: Vec<HelperArg> = children
+                        .iter()
+                        .map(|c| HelperArg::Value(c.1.clone()))
+                        .collect();
+                    let (graph, result) = self.rt.helper(module, func, &kinds)?;
+                    let mut call = vec![(Arg::Const(Constant::Func(graph)), LowLevelType::Void)];
+                    call.extend(children);
+                    ("direct_call".to_string(), call, result)
+                }
                 Lowered::Call { func, args: sub } => {
                     let f = llops::runtime_func(func)
                         .ok_or_else(|| format!("unknown runtime function {func}"))?;
