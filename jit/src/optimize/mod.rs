@@ -110,7 +110,21 @@ pub struct Shared {
     /// The index in the output of the operation defining each box, or
     /// `NO_DEF`.
     defs: Vec<usize>,
+    /// What is known of each pointer box (nothing, when not a pointer).
+    pointers: Vec<PtrFacts>,
     extra: VecDeque<Op>,
+}
+
+/// What is known of a pointer, as PyPy's `PtrInfo` keeps it: learnt from
+/// guards, allocations and accesses through it, shared so that `rewrite`
+/// (which drops the guards it proves) and `heap` (which uses classes to
+/// rule out aliasing) see the same facts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PtrFacts {
+    /// Known not to be null.
+    pub nonnull: bool,
+    /// The exact class (vtable id), after a class guard or allocation.
+    pub class: Option<u64>,
 }
 
 impl Shared {
@@ -156,6 +170,7 @@ impl Shared {
         self.forward.push(None);
         self.bounds.push(IntBound::unbounded());
         self.defs.push(NO_DEF);
+        self.pointers.push(PtrFacts::default());
         self.kinds.len() - 1
     }
 
@@ -213,6 +228,51 @@ impl Shared {
     fn forget(&mut self, b: BoxId) {
         self.bounds[b] = IntBound::unbounded();
         self.defs[b] = NO_DEF;
+        self.pointers[b] = PtrFacts::default();
+    }
+
+    /// What is known of pointer `v`: `NULL` is null; other constants and
+    /// unknown boxes are not known to be anything.
+    pub fn pointer(&self, v: Value) -> PtrFacts {
+        match self.resolve(v) {
+            Value::Box(b) => self.pointers[b],
+            _ => PtrFacts::default(),
+        }
+    }
+
+    /// From now on, pointer `v` is not null.
+    pub fn learn_nonnull(&mut self, v: Value) {
+        if let Value::Box(b) = self.resolve(v) {
+            self.pointers[b].nonnull = true;
+        }
+    }
+
+    /// From now on, pointer `v` is an object of class `class` (and so not
+    /// null).
+    pub fn learn_class(&mut self, v: Value, class: u64) {
+        if let Value::Box(b) = self.resolve(v) {
+            self.pointers[b] = PtrFacts {
+                nonnull: true,
+                class: Some(class),
+            };
+        }
+    }
+
+    /// Forgets every pointer fact (at a label, where the loop's objects
+    /// are other ones each iteration).
+    pub fn forget_pointers(&mut self) {
+        self.pointers.fill(PtrFacts::default());
+    }
+
+    /// Whether `a` and `b` are certainly different objects: one is null
+    /// and the other not, or their classes differ.
+    pub fn never_alias(&self, a: Value, b: Value) -> bool {
+        let (fa, fb) = (self.pointer(a), self.pointer(b));
+        let null = |v: Value, f: PtrFacts| (self.resolve(v) == Value::NullPtr, f.nonnull);
+        let ((a_null, a_nonnull), (b_null, b_nonnull)) = (null(a, fa), null(b, fb));
+        (a_null && b_nonnull)
+            || (b_null && a_nonnull)
+            || matches!((fa.class, fb.class), (Some(x), Some(y)) if x != y)
     }
 
     /// The output operation that defines `v`, if any.
@@ -255,6 +315,10 @@ pub trait Optimization {
     /// For `unroll`: from now on, the memory holds `r` (a label box that
     /// carries the value of a memory fact into the loop).
     fn replace_read(&mut self, _r: &RememberedRead) {}
+    /// Emits what this optimization holds back (delayed stores), before
+    /// a point where memory must be as the trace says: `unroll`'s label and
+    /// jump, and the end of a trace.
+    fn flush(&mut self, _sh: &mut Shared, _next: &mut Next) {}
     /// A copy of this optimization in its present state, for a run that
     /// goes on from the same point (`unroll` optimizes the loop body again
     /// from one optimized preamble). State shared between members of the
@@ -447,6 +511,7 @@ impl Run {
                 first_new_name: next_name,
                 bounds: vec![IntBound::unbounded(); trace.boxes.len()],
                 defs: vec![NO_DEF; trace.boxes.len()],
+                pointers: vec![PtrFacts::default(); trace.boxes.len()],
                 extra: VecDeque::new(),
             },
             budget: 64 * trace.ops.len() + 1024,
@@ -486,9 +551,19 @@ impl Run {
         Ok(())
     }
 
+    /// Emits what every optimization holds back, in chain order (what one
+    /// emits goes through the rest).
+    pub(crate) fn flush(&mut self) {
+        for k in 0..self.chain.len() {
+            let (this, rest) = self.chain[k..].split_first_mut().expect("k < len");
+            this.flush(&mut self.sh, &mut Next { rest });
+        }
+    }
+
     /// The output trace (the run started from `input`), without its dead
     /// operations.
-    fn finish(self, input: &Trace) -> Trace {
+    fn finish(mut self, input: &Trace) -> Trace {
+        self.flush();
         let mut result = self.sh.into_trace(input);
         remove_dead(&mut result);
         result
