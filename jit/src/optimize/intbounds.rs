@@ -36,6 +36,9 @@ fn refine_from_def(sh: &mut Shared, def: &Op, truth: bool) {
         {
             (&n[4..], x, y)
         }
+        (n, &[x, y]) if matches!(n, "uint_lt" | "uint_le" | "uint_gt" | "uint_ge") => {
+            return refine_unsigned(sh, &n[5..], x, y, truth);
+        }
         _ => return,
     };
     if !truth {
@@ -86,16 +89,109 @@ fn refine_from_def(sh: &mut Shared, def: &Op, truth: bool) {
     }
 }
 
+/// Learns what `truth` of the unsigned comparison `x rel y` says. Only a
+/// non-negative bound says anything in signed terms: `x <u y` with `y`
+/// non-negative puts `x` in `0..y`, and then `y` above `x`'s least value.
+fn refine_unsigned(sh: &mut Shared, rel: &str, x: Value, y: Value, truth: bool) {
+    // as `x < y` or `x <= y`: the negation swaps the sides
+    let (strict, x, y) = match (rel, truth) {
+        ("lt", true) | ("ge", false) => (true, x, y),
+        ("le", true) | ("gt", false) => (false, x, y),
+        ("gt", true) | ("le", false) => (true, y, x),
+        _ => (false, y, x),
+    };
+    let by = sh.bound(y);
+    if by.lo < 0 {
+        return;
+    }
+    let hi = if strict { by.hi - 1 } else { by.hi };
+    if hi < 0 {
+        return; // x <u 0 never holds: the guard fails, nothing to learn
+    }
+    narrow(sh, x, IntBound::range(0, hi));
+    let lo = sh.bound(x).lo;
+    let lo = if strict { lo.saturating_add(1) } else { lo };
+    narrow(sh, y, IntBound::range(lo, i64::MAX));
+}
+
+/// How many definitions deep a narrowed bound is carried back.
+const BACKWARD_DEPTH: u32 = 4;
+
 /// Narrows the bound of `v`; a box whose bound becomes one value is
-/// replaced by that constant from here on.
+/// replaced by that constant from here on. What the new bound says of the
+/// operands of the addition or subtraction defining `v` is learnt too
+/// (PyPy's backward propagation): when the operation cannot have wrapped,
+/// `x + y = r` puts `x` in `r - y`.
 fn narrow(sh: &mut Shared, v: Value, b: IntBound) {
+    narrow_depth(sh, v, b, BACKWARD_DEPTH);
+}
+
+fn narrow_depth(sh: &mut Shared, v: Value, b: IntBound, depth: u32) {
     let v = sh.resolve(v);
-    if let Value::Box(id) = v {
-        if sh.kind(v) == Kind::Int && sh.narrow(v, b) {
-            if let Some(c) = sh.bound(v).get_constant() {
-                sh.make_equal(id, Value::Int(c));
-            }
-        }
+    let Value::Box(id) = v else { return };
+    if sh.kind(v) != Kind::Int {
+        return;
+    }
+    let old = sh.bound(v);
+    if !sh.narrow(v, b) {
+        return;
+    }
+    let new = sh.bound(v);
+    if let Some(c) = new.get_constant() {
+        sh.make_equal(id, Value::Int(c));
+    }
+    if new != old && depth > 0 {
+        propagate_backward(sh, v, new, depth - 1);
+    }
+}
+
+/// Narrows the operands of the operation defining `v` from `v`'s bound
+/// `r`, for the operations that cannot have wrapped: an overflow-checking
+/// one (its result exists only when no overflow happened), or a plain one
+/// whose operand bounds rule wrapping out.
+fn propagate_backward(sh: &mut Shared, v: Value, r: IntBound, depth: u32) {
+    let Some(def) = sh.def_of(v) else { return };
+    let (name, &[x, y]) = (def.name(), &def.args[..]) else {
+        return;
+    };
+    let (bx, by) = (sh.bound(x), sh.bound(y));
+    let exact = match name {
+        "int_add_ovf" | "int_sub_ovf" => true,
+        "int_add" => !bx.add_may_overflow(&by),
+        "int_sub" => !bx.sub_may_overflow(&by),
+        _ => false,
+    };
+    if !exact {
+        return;
+    }
+    // r - y, r + y and x - r cannot wrap in these cases unless bounds are at
+    // the word's ends; IntBound::sub/add give unbounded then
+    let (for_x, for_y) = if name.starts_with("int_add") {
+        (r.sub(&by), r.sub(&bx))
+    } else {
+        (r.add(&by), bx.sub(&r))
+    };
+    narrow_depth(sh, x, for_x, depth);
+    narrow_depth(sh, y, for_y, depth);
+}
+
+/// Every non-negative word.
+fn nonneg() -> IntBound {
+    IntBound::range(0, i64::MAX)
+}
+
+/// Whether `op` multiplies a value by itself.
+fn is_square(op: &Op, sh: &Shared) -> bool {
+    matches!(&op.args[..], [x, y] if sh.resolve(*x) == sh.resolve(*y))
+}
+
+/// Whether the one-operand `name` of a value with bound `x` is that value:
+/// `int_is_true` of a bool, `int_force_ge_zero` of a non-negative value.
+fn is_identity(name: &str, x: IntBound) -> bool {
+    match name {
+        "int_is_true" => x.is_bool(),
+        "int_force_ge_zero" => x.known_nonneg(),
+        _ => false,
     }
 }
 
@@ -133,7 +229,11 @@ impl Optimization for OptIntBounds {
                 if may {
                     self.proven_no_overflow = false;
                     if let Some(r) = op.result {
-                        self.last_ovf = Some((Value::Box(r), IntBound::saturating(name, &a, &b)));
+                        let mut result = IntBound::saturating(name, &a, &b);
+                        if name == "int_mul_ovf" && is_square(&op, sh) {
+                            result = result.intersect(&nonneg()).unwrap_or(result);
+                        }
+                        self.last_ovf = Some((Value::Box(r), result));
                     }
                     next.emit(op, sh);
                 } else {
@@ -195,6 +295,26 @@ impl Optimization for OptIntBounds {
                     refine_from_def(sh, &def, truth);
                 }
             }
+            "guard_value" if sh.bound(op.args[0]).is_bool() => {
+                // of a bool, the guard is a truth test (as PyPy's rewrite
+                // turns it): guard_true, which also refines the comparison
+                // that made the bool
+                let truth = match sh.resolve(op.args[1]) {
+                    Value::Int(0) => "guard_false",
+                    Value::Int(1) => "guard_true",
+                    _ => return next.emit(op, sh),
+                };
+                let args = vec![op.args[0]];
+                self.propagate(
+                    Op {
+                        opcode: opc(truth),
+                        args,
+                        ..op
+                    },
+                    sh,
+                    next,
+                );
+            }
             "guard_value" => {
                 let (v, c) = (op.args[0], op.args[1]);
                 if sh.resolve(v) == sh.resolve(c) {
@@ -241,6 +361,17 @@ impl Optimization for OptIntBounds {
                         _ => None,
                     };
                     rb = rb.or(t);
+                }
+                if let (Some(r), [x]) = (op.result, &op.args[..]) {
+                    if is_identity(name, sh.bound(*x)) {
+                        return sh.make_equal(r, *x);
+                    }
+                }
+                if name == "int_mul" && is_square(&op, sh) {
+                    let (a, b) = (sh.bound(op.args[0]), sh.bound(op.args[1]));
+                    if !a.mul_may_overflow(&b) {
+                        rb = rb.and_then(|r| r.intersect(&nonneg()));
+                    }
                 }
                 if let (Some(r), Some(b)) = (op.result, rb) {
                     if sh.kind(Value::Box(r)) == Kind::Int {
