@@ -147,7 +147,7 @@ fn field_written_by_the_body_is_carried_by_the_label() {
     // stays: the object escapes the loop)
     check(
         "[p0]\nlabel(p0)\ni1 = getfield_gc_i(p0, descr=intval)\ni2 = int_add(i1, 3)\nsetfield_gc(p0, i2, descr=intval)\ni3 = int_lt(i2, 40)\nguard_true(i3) [i2]\njump(p0)",
-        "[p0]\ni1 = getfield_gc_i(p0, descr=intval)\ni2 = int_add(i1, 3)\nsetfield_gc(p0, i2, descr=intval)\ni3 = int_lt(i2, 40)\nguard_true(i3) [i2]\nlabel(i2, p0)\ni6 = int_add(i2, 3)\nsetfield_gc(p0, i6, descr=intval)\ni7 = int_lt(i6, 40)\nguard_true(i7) [i6]\njump(i6, p0)",
+        "[p0]\ni1 = getfield_gc_i(p0, descr=intval)\ni2 = int_add(i1, 3)\ni3 = int_lt(i2, 40)\nsetfield_gc(p0, i2, descr=intval)\nguard_true(i3) [i2]\nlabel(i2, p0)\ni6 = int_add(i2, 3)\ni7 = int_lt(i6, 40)\nsetfield_gc(p0, i6, descr=intval)\nguard_true(i7) [i6]\njump(i6, p0)",
         &["BoxedInteger(intval=1)", "BoxedInteger(intval=100)"],
     );
 }
@@ -174,7 +174,7 @@ fn a_call_in_the_body_keeps_the_read() {
 fn invariant_store_is_done_once() {
     check(
         "[p0, i1]\nlabel(p0, i1)\nsetfield_gc(p0, 5, descr=intval)\ni2 = int_add(i1, 1)\ni3 = int_lt(i2, 10)\nguard_true(i3) [i2]\njump(p0, i2)",
-        "[p0, i1]\nsetfield_gc(p0, 5, descr=intval)\ni2 = int_add(i1, 1)\ni3 = int_lt(i2, 10)\nguard_true(i3) [i2]\nlabel(i2)\ni5 = int_add(i2, 1)\ni6 = int_lt(i5, 10)\nguard_true(i6) [i5]\njump(i5)",
+        "[p0, i1]\ni2 = int_add(i1, 1)\ni3 = int_lt(i2, 10)\nsetfield_gc(p0, 5, descr=intval)\nguard_true(i3) [i2]\nlabel(i2)\ni5 = int_add(i2, 1)\ni6 = int_lt(i5, 10)\nguard_true(i6) [i5]\njump(i5)",
         &["BoxedInteger(intval=0) 0", "BoxedInteger(intval=0) 10"],
     );
 }
@@ -428,7 +428,7 @@ fn boxed_loop_without_unroll_keeps_two_allocations_and_two_class_guards() {
     // what the article shows: the objects reaching the jump are allocated;
     // of its three class guards, the second one on p0 goes too (rewrite
     // knows p0's class)
-    let t = check_with(CHAIN, BOXED_LOOP, "[p0, p1]\nlabel(p0, p1)\nguard_class(p1, ConstClass(BoxedInteger)) []\ni2 = getfield_gc_i(p1, descr=intval)\nguard_class(p0, ConstClass(BoxedInteger)) []\ni3 = getfield_gc_i(p0, descr=intval)\ni4 = int_add(i2, i3)\ni9 = int_add(i4, -100)\ni14 = int_add(i3, -1)\ni17 = int_gt(i14, 0)\nguard_true(i17) [i14, i9]\np15 = new_with_vtable(descr=BoxedInteger)\nsetfield_gc(p15, i14, descr=intval)\np10 = new_with_vtable(descr=BoxedInteger)\nsetfield_gc(p10, i9, descr=intval)\njump(p15, p10)", BOXED_RUNS);
+    let t = check_with(CHAIN, BOXED_LOOP, "[p0, p1]\nlabel(p0, p1)\nguard_class(p1, ConstClass(BoxedInteger)) []\ni2 = getfield_gc_i(p1, descr=intval)\nguard_class(p0, ConstClass(BoxedInteger)) []\ni3 = getfield_gc_i(p0, descr=intval)\ni4 = int_add(i2, i3)\ni9 = int_add(i4, -100)\ni14 = int_add(i3, -1)\ni17 = int_gt(i14, 0)\nguard_true(i17) [i14, i9]\np15 = new_with_vtable(descr=BoxedInteger)\np10 = new_with_vtable(descr=BoxedInteger)\nsetfield_gc(p15, i14, descr=intval)\nsetfield_gc(p10, i9, descr=intval)\njump(p15, p10)", BOXED_RUNS);
     assert_eq!(count(&t, "new_with_vtable"), 2);
     assert_eq!(count(&t, "guard_class"), 2);
 }

@@ -1,35 +1,54 @@
-//! `heap`: caching of memory reads and removal of redundant stores. After
-//! `getfield_gc(p, f)` or `setfield_gc(p, v, f)` the optimizer knows what
-//! field `f` of `p` holds, until something may change it: a store to the
-//! same field of another object (which may be `p`), a raw store (which may
-//! point anywhere), a call that is not pure, or a `label`. A read of a known
-//! field is replaced by its value; a store of the value the field already
-//! holds is removed. Array items at constant indices and array lengths are
-//! cached the same way. Only word-sized fields and items are recorded on a
-//! store (a one-byte store truncates its value).
+//! `heap`: caching of memory reads, removal of redundant stores, and
+//! delayed stores (PyPy's lazy setfields). After `getfield_gc(p, f)` or
+//! `setfield_gc(p, v, f)` the optimizer knows what field `f` of `p` holds,
+//! until something may change it: a store to the same field of another
+//! object that may be `p`, a raw store (which may point anywhere), a call
+//! that is not pure, or a `label`. A read of a known field is replaced by
+//! its value; a store of the value the field already holds is removed.
+//! Array items are cached the same way, at constant or variable indices,
+//! and array lengths (which never change). Only word-sized fields and items
+//! are recorded on a store (a one-byte store truncates its value).
+//!
+//! Two objects may be one unless the facts say otherwise
+//! ([`Shared::never_alias`]: different known classes, one null), two arrays
+//! unless their lengths differ, two items of one array unless their indices
+//! do: a store through one leaves what is known of the others.
+//!
+//! A word store to a field is not emitted at once: it waits (one per
+//! field offset) until something could see memory: a read of that field
+//! through an object that may be the same, a guard (a failing run must see
+//! the store), a call, a raw store, the end of the trace. A second store to
+//! the same field of the same object before then replaces it, so the first
+//! never happens.
 //!
 //! Fields are keyed by their offset, not their descr, since two descrs may
 //! name the same field (`field value = node.value` and `node.value`).
 //!
 //! A fresh allocation (`new`, `new_with_vtable`, `new_array` of a small
 //! constant length) is zeroed memory: its fields and items are known to be
-//! 0 (null, 0.0) from the start.
+//! 0 (null, 0.0) from the start. An access to item `i` of an array proves
+//! its length above `i`.
 
 use rpy_ir::lltype::{ContainerType, LowLevelType};
 
 use crate::trace::{DescrData, DescrId, Kind, Op, Value};
 
-use super::{Next, Optimization, ReadPlace, RememberedRead, Shared, WordMap};
+use super::{IntBound, Next, Optimization, ReadPlace, RememberedRead, Shared, WordMap};
 
 /// The `heap` optimization.
 #[derive(Clone, Default)]
 pub struct OptHeap {
     /// offset -> object -> value
     fields: WordMap<usize, WordMap<Value, Value>>,
-    /// array descr -> (array, index) -> value
-    items: WordMap<DescrId, WordMap<(Value, i64), Value>>,
+    /// offset -> the word store to that field not emitted yet
+    lazy_stores: WordMap<usize, Op>,
+    /// array descr -> (array, index) -> value; the index a constant or a box
+    items: WordMap<DescrId, WordMap<(Value, Value), Value>>,
     /// array -> length (lengths never change)
     lengths: WordMap<Value, Value>,
+    /// array -> a length it is known to exceed at least (from the indices
+    /// accessed), for its `arraylen_gc`
+    min_lengths: WordMap<Value, i64>,
 }
 
 /// The longest fresh array whose items are recorded as zero.
@@ -69,6 +88,88 @@ impl OptHeap {
             }
         }
     }
+
+    /// Emits every delayed store.
+    fn emit_lazy_stores(&mut self, sh: &mut Shared, next: &mut Next) {
+        if self.lazy_stores.is_empty() {
+            return;
+        }
+        let mut stores: Vec<(usize, Op)> = self.lazy_stores.drain().collect();
+        // in field order, so that the output does not depend on hashing
+        stores.sort_by_key(|(offset, _)| *offset);
+        for (_, op) in stores {
+            next.emit(op, sh);
+        }
+    }
+
+    /// Emits the delayed stores a read of `size` bytes at `offset` through
+    /// `p` could see.
+    fn emit_lazy_stores_seen_by(
+        &mut self,
+        p: Value,
+        offset: usize,
+        size: usize,
+        sh: &mut Shared,
+        next: &mut Next,
+    ) {
+        let seen: Vec<usize> = self
+            .lazy_stores
+            .iter()
+            .filter(|(o, st)| overlaps(**o, 8, offset, size) && !sh.never_alias(st.args[0], p))
+            .map(|(o, _)| *o)
+            .collect();
+        for o in seen {
+            if let Some(op) = self.lazy_stores.remove(&o) {
+                next.emit(op, sh);
+            }
+        }
+    }
+
+    /// Forgets the fields a store of `size` bytes at `offset` through `p`
+    /// may change: those of every object that may be `p`.
+    fn invalidate_fields(&mut self, p: Value, offset: usize, size: usize, sh: &Shared) {
+        for (o, m) in self.fields.iter_mut() {
+            if overlaps(*o, 8, offset, size) {
+                m.retain(|q, _| sh.never_alias(*q, p));
+            }
+        }
+    }
+
+    /// Whether arrays `p` and `q` are certainly different: their facts say
+    /// so, or their known lengths differ.
+    fn different_arrays(&self, p: Value, q: Value, sh: &Shared) -> bool {
+        if sh.never_alias(p, q) {
+            return true;
+        }
+        match (self.lengths.get(&p), self.lengths.get(&q)) {
+            (Some(a), Some(b)) => sh.bound(*a).intersect(&sh.bound(*b)).is_none(),
+            _ => false,
+        }
+    }
+
+    /// An access to item `index` of `array` happened: its length is above
+    /// the index.
+    fn learn_length_above(&mut self, array: Value, index: Value, sh: &mut Shared) {
+        let least = sh.bound(index).lo.saturating_add(1);
+        if least <= 0 {
+            return;
+        }
+        let known = self.min_lengths.entry(array).or_insert(0);
+        *known = (*known).max(least);
+        if let Some(len) = self.lengths.get(&array) {
+            sh.narrow(*len, IntBound::range(least, i64::MAX));
+        }
+    }
+}
+
+/// Whether the byte ranges `[a, a + a_size)` and `[b, b + b_size)` meet.
+fn overlaps(a: usize, a_size: usize, b: usize, b_size: usize) -> bool {
+    a < b + b_size && b < a + a_size
+}
+
+/// Whether two indices are certainly different.
+fn different_indices(i: Value, j: Value, sh: &Shared) -> bool {
+    i != j && sh.bound(i).intersect(&sh.bound(j)).is_none()
 }
 
 impl Optimization for OptHeap {
@@ -88,11 +189,15 @@ impl Optimization for OptHeap {
                 value: *v,
             })
         });
+        // only items at constant indices are carried into a loop
         let items = self.items.iter().flat_map(|(d, m)| {
-            m.iter().map(|((o, i), v)| RememberedRead {
-                object: *o,
-                place: ReadPlace::Item(*d, *i),
-                value: *v,
+            m.iter().filter_map(|((o, i), v)| match i {
+                Value::Int(i) => Some(RememberedRead {
+                    object: *o,
+                    place: ReadPlace::Item(*d, *i),
+                    value: *v,
+                }),
+                _ => None,
             })
         });
         fields.chain(items).collect()
@@ -109,12 +214,13 @@ impl Optimization for OptHeap {
             });
         }
         for (d, m) in self.items.iter_mut() {
-            m.retain(|(o, i), v| {
-                keep(&RememberedRead {
+            m.retain(|(o, i), v| match i {
+                Value::Int(i) => keep(&RememberedRead {
                     object: *o,
                     place: ReadPlace::Item(*d, *i),
                     value: *v,
-                })
+                }),
+                _ => false,
             });
         }
     }
@@ -131,9 +237,13 @@ impl Optimization for OptHeap {
                 self.items
                     .entry(d)
                     .or_default()
-                    .insert((r.object, i), r.value);
+                    .insert((r.object, Value::Int(i)), r.value);
             }
         }
+    }
+
+    fn flush(&mut self, sh: &mut Shared, next: &mut Next) {
+        self.emit_lazy_stores(sh, next);
     }
 
     fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
@@ -142,7 +252,7 @@ impl Optimization for OptHeap {
         match (name, descr) {
             (
                 "getfield_gc_i" | "getfield_gc_f" | "getfield_gc_r",
-                Some(DescrData::Field { offset, .. }),
+                Some(DescrData::Field { offset, ty, .. }),
             ) => {
                 let p = sh.resolve(op.args[0]);
                 let Some(r) = op.result else { return };
@@ -150,6 +260,7 @@ impl Optimization for OptHeap {
                     sh.make_equal(r, *v);
                     return;
                 }
+                self.emit_lazy_stores_seen_by(p, offset, ty.size_align().0, sh, next);
                 self.fields
                     .entry(offset)
                     .or_default()
@@ -163,24 +274,35 @@ impl Optimization for OptHeap {
                 if size == 8 && self.fields.get(&offset).and_then(|m| m.get(&p)) == Some(&v) {
                     return; // the field holds it already
                 }
-                // any field overlapping the stored bytes, of any object
-                self.fields
-                    .retain(|o, _| *o + 8 <= offset || offset + size <= *o);
-                if size == 8 {
-                    self.fields.entry(offset).or_default().insert(p, v);
+                self.invalidate_fields(p, offset, size, sh);
+                if size != 8 {
+                    // a narrow store truncates: not recorded, not delayed
+                    // (it would overlap the word stores around it)
+                    self.emit_lazy_stores_seen_by(p, offset, size, sh, next);
+                    return next.emit(op, sh);
                 }
-                next.emit(op, sh);
+                self.fields.entry(offset).or_default().insert(p, v);
+                match self.lazy_stores.get(&offset) {
+                    // the same field of the same object: this store replaces it
+                    Some(st) if sh.resolve(st.args[0]) == p => {}
+                    Some(_) => {
+                        // another object's: it happens first
+                        if let Some(earlier) = self.lazy_stores.remove(&offset) {
+                            next.emit(earlier, sh);
+                        }
+                    }
+                    None => {}
+                }
+                self.lazy_stores.insert(offset, op);
             }
             (
                 "getarrayitem_gc_i" | "getarrayitem_gc_f" | "getarrayitem_gc_r",
                 Some(DescrData::Array { .. }),
             ) => {
                 let p = sh.resolve(op.args[0]);
-                let (Value::Int(i), Some(r), Some(d)) =
-                    (sh.resolve(op.args[1]), op.result, op.descr)
-                else {
-                    next.emit(op, sh);
-                    return;
+                let i = sh.resolve(op.args[1]);
+                let (Some(r), Some(d)) = (op.result, op.descr) else {
+                    return next.emit(op, sh);
                 };
                 if let Some(v) = self.items.get(&d).and_then(|m| m.get(&(p, i))) {
                     sh.make_equal(r, *v);
@@ -191,30 +313,28 @@ impl Optimization for OptHeap {
                     .or_default()
                     .insert((p, i), Value::Box(r));
                 next.emit(op, sh);
+                self.learn_length_above(p, i, sh);
             }
             ("setarrayitem_gc", Some(DescrData::Array { item_size, .. })) => {
                 let p = sh.resolve(op.args[0]);
+                let i = sh.resolve(op.args[1]);
                 let v = sh.resolve(op.args[2]);
                 let d = op.descr.unwrap_or(0);
-                match sh.resolve(op.args[1]) {
-                    Value::Int(i) => {
-                        if item_size == 8
-                            && self.items.get(&d).and_then(|m| m.get(&(p, i))) == Some(&v)
-                        {
-                            return;
-                        }
-                        let m = self.items.entry(d).or_default();
-                        // item i of any array may be p's; no other index changes
-                        m.retain(|(_, j), _| *j != i);
-                        if item_size == 8 {
-                            m.insert((p, i), v);
-                        }
-                    }
-                    _ => {
-                        self.items.remove(&d);
-                    }
+                if item_size == 8 && self.items.get(&d).and_then(|m| m.get(&(p, i))) == Some(&v) {
+                    return;
                 }
+                let mut m = self.items.remove(&d).unwrap_or_default();
+                // the item of any array that may be p, at any index that
+                // may be i, may change
+                m.retain(|(q, j), _| {
+                    self.different_arrays(*q, p, sh) || different_indices(*j, i, sh)
+                });
+                if item_size == 8 {
+                    m.insert((p, i), v);
+                }
+                self.items.insert(d, m);
                 next.emit(op, sh);
+                self.learn_length_above(p, i, sh);
             }
             ("arraylen_gc", _) => {
                 let p = sh.resolve(op.args[0]);
@@ -225,6 +345,9 @@ impl Optimization for OptHeap {
                 }
                 self.lengths.insert(p, Value::Box(r));
                 next.emit(op, sh);
+                if let Some(least) = self.min_lengths.get(&p) {
+                    sh.narrow(Value::Box(r), IntBound::range(*least, i64::MAX));
+                }
             }
             ("new_array" | "new_array_clear", Some(DescrData::Array { item, .. })) => {
                 if let (Some(r), Some(d)) = (op.result, op.descr) {
@@ -234,7 +357,7 @@ impl Optimization for OptHeap {
                         if (0..=MAX_ZEROED_ITEMS).contains(&n) {
                             let m = self.items.entry(d).or_default();
                             for i in 0..n {
-                                m.insert((Value::Box(r), i), zero_of(&item));
+                                m.insert((Value::Box(r), Value::Int(i)), zero_of(&item));
                             }
                         }
                     }
@@ -251,8 +374,10 @@ impl Optimization for OptHeap {
                 next.emit(op, sh);
             }
             ("label", _) => {
+                self.emit_lazy_stores(sh, next);
                 self.clear();
                 self.lengths.clear();
+                self.min_lengths.clear();
                 next.emit(op, sh);
             }
             _ => {
@@ -260,14 +385,13 @@ impl Optimization for OptHeap {
                 let writes = name.starts_with("call") && !name.starts_with("call_pure")
                     || name == "setfield_raw"
                     || name == "setarrayitem_raw";
-                if writes
-                    || (!info.pure
-                        && !info.removable
-                        && !info.guard
-                        && !name.ends_with("_ovf")
-                        && name != "jump"
-                        && name != "finish")
-                {
+                let effect = !info.pure && !info.removable && !name.ends_with("_ovf");
+                // memory must be as the trace says it is wherever a run may
+                // leave or look at it
+                if writes || effect || name.starts_with("get") && name.contains("_raw") {
+                    self.emit_lazy_stores(sh, next);
+                }
+                if writes || (effect && !info.guard && name != "jump" && name != "finish") {
                     self.clear();
                 }
                 next.emit(op, sh);

@@ -567,6 +567,8 @@ fn peel(
         .collect();
     flat.extend(carried.iter().map(|r| r.value));
     let entry_values = through_chain(&mut run, flat)?;
+    // memory is as the trace says when the loop starts
+    run.flush();
 
     // the label, its boxes set from the preamble's values
     let mut label = Vec::new();
@@ -667,6 +669,7 @@ fn peel(
             .filter_map(|r| now.get(&(r.object, r.place)).copied()),
     );
     let jump_args = through_chain(&mut run, flat)?;
+    run.flush();
     run.sh.output(Op::new(opc("jump"), jump_args, None));
     let mut out = run.sh.into_trace(trace);
     drop_repeated_guards(&mut out, label_at);
