@@ -320,31 +320,40 @@ impl TraceParser {
             let need = OPS[code].descr;
             c.expect('(')?;
             let mut length = 0;
-            if need == DescrNeed::Array {
-                let (lp, text) = c.until(&[',']);
+            if matches!(need, DescrNeed::Array | DescrNeed::Str | DescrNeed::Unicode) {
+                let (lp, text) = c.until(&[',', ')']);
                 length = match parse_int(text) {
                     Some(n) if (0..1 << 28).contains(&n) => n as usize,
                     _ => return c.err_at(lp, "expected the array's length"),
                 };
-                c.expect(',')?;
             }
-            c.ws();
-            if !c.text[c.pos..].starts_with("descr=") {
-                return c.err("expected descr=");
-            }
-            c.pos += "descr=".len();
-            let (dp, d) = c.ident("a descr name")?;
-            let descr = self.header.resolve_descr(d).or_else(|e| c.err_at(dp, e))?;
-            if !need.admits(&self.header.descrs[descr].data) {
-                return c.err_at(dp, format!("'{op_name}' cannot allocate '{d}'"));
-            }
+            let descr = if need.is_implied() {
+                self.header
+                    .string_descr(need)
+                    .or_else(|e| c.err_at(op_at, e))?
+            } else {
+                if need == DescrNeed::Array {
+                    c.expect(',')?;
+                }
+                c.ws();
+                if !c.text[c.pos..].starts_with("descr=") {
+                    return c.err("expected descr=");
+                }
+                c.pos += "descr=".len();
+                let (dp, d) = c.ident("a descr name")?;
+                let descr = self.header.resolve_descr(d).or_else(|e| c.err_at(dp, e))?;
+                if !need.admits(&self.header.descrs[descr].data) {
+                    return c.err_at(dp, format!("'{op_name}' cannot allocate '{d}'"));
+                }
+                descr
+            };
             c.expect(')')?;
             c.expect('{')?;
             let mut fields = Vec::new();
             if !c.eat('}') {
                 loop {
                     let (kp, key) = c.until(&[':']);
-                    let slot = if need == DescrNeed::Array {
+                    let slot = if need == DescrNeed::Array || need.is_implied() {
                         match parse_int(key) {
                             Some(i) if (0..length as i64).contains(&i) => {
                                 FieldSlot::Item(i as usize)
@@ -532,6 +541,17 @@ impl TraceParser {
                 } else {
                     return c.err_at(dp, format!("'{name}' takes no descr"));
                 }
+            }
+            (need, None) if need.is_implied() => Some(
+                self.header
+                    .string_descr(need)
+                    .or_else(|e| c.err_at(pn, e))?,
+            ),
+            (need, Some((dp, _))) if need.is_implied() => {
+                return c.err_at(
+                    dp,
+                    format!("'{name}' takes no descr (its array is implied)"),
+                )
             }
             (_, None) => return c.err_at(pn, format!("'{name}' needs a descr=")),
             (need, Some((dp, d))) => {
@@ -853,7 +873,7 @@ pub fn op_text(t: &Trace, op: &Op) -> String {
     s.push_str(op.name());
     s.push('(');
     let mut parts: Vec<String> = op.args.iter().map(|v| value_text(t, *v)).collect();
-    if let Some(d) = op.descr {
+    if let (Some(d), false) = (op.descr, op.info().descr.is_implied()) {
         parts.push(format!("descr={}", t.header.descrs[d].name));
     }
     s.push_str(&parts.join(", "));
@@ -893,6 +913,7 @@ fn write_resume(s: &mut String, t: &Trace, saved: &[Value], r: &Resume) {
             "new_array" | "new_array_clear" => {
                 write!(s, " virtual {name} = {op_name}({}, descr={d}) {{", o.length)
             }
+            "newstr" | "newunicode" => write!(s, " virtual {name} = {op_name}({}) {{", o.length),
             _ => write!(s, " virtual {name} = {op_name}(descr={d}) {{"),
         };
         let fields: Vec<String> = o

@@ -348,6 +348,8 @@ impl Optimization for OptIntBounds {
                 };
                 let mut rb = transfer(name, bounds);
                 if let Some(d) = op.descr {
+                    // a string operation reads its implied array
+                    let name = crate::trace::array_equivalent(name).unwrap_or(name);
                     let t = match &sh.trace.header.descrs[d].data {
                         DescrData::Field { ty, .. } if name.starts_with("getfield") => {
                             lltype_bound(ty)
