@@ -19,6 +19,7 @@ pub mod heap;
 pub mod intbounds;
 pub mod pure;
 pub mod rewrite;
+pub mod string;
 pub mod unroll;
 pub mod virtualize;
 
@@ -33,8 +34,8 @@ pub use intbounds::IntBound;
 
 /// The order of every optimization, as PyPy runs them.
 pub const ALL_PASSES: &str = "intbounds:rewrite:virtualize:string:earlyforce:pure:heap:unroll";
-/// The optimizations implemented so far, in order.
-pub const IMPLEMENTED_PASSES: &str = "intbounds:rewrite:virtualize:earlyforce:pure:heap:unroll";
+/// The optimizations implemented, in order: all of them.
+pub const IMPLEMENTED_PASSES: &str = ALL_PASSES;
 
 /// A hasher for the optimizer's tables, keyed by opcodes, boxes and
 /// constants: they are not chosen by an adversary, and SipHash (the
@@ -386,29 +387,39 @@ impl Next<'_> {
 }
 
 /// How the members of one chain are made: a `virtualize` with an
-/// `earlyforce` after it share the virtual objects, and `virtualize` then
-/// leaves forcing to `earlyforce`. (With `virtualize` named twice, each
-/// keeps its own objects and forces them itself.)
+/// `earlyforce` or a `string` after it shares its virtual objects with
+/// them, and leaves forcing to `earlyforce` when it comes later. (With
+/// `virtualize` named twice, each keeps its own objects and forces them
+/// itself; a `string` without a `virtualize` before it does the same.)
 struct ChainPlan {
-    /// The shared virtual objects, when `earlyforce` comes after the one
-    /// `virtualize`.
+    /// The shared virtual objects, when `earlyforce` or `string` comes
+    /// after the one `virtualize`.
     shared: Option<virtualize::Virtuals>,
+    /// `earlyforce` comes after the one `virtualize`.
+    early: bool,
 }
 
 impl ChainPlan {
     fn new(names: &[&str]) -> ChainPlan {
         let at = |n: &str| names.iter().position(|p| *p == n);
         let one_virtualize = names.iter().filter(|p| **p == "virtualize").count() == 1;
-        let early = matches!((at("virtualize"), at("earlyforce")), (Some(v), Some(e)) if v < e);
+        let after_virtualize = |n: &str| {
+            one_virtualize && matches!((at("virtualize"), at(n)), (Some(v), Some(e)) if v < e)
+        };
+        let early = after_virtualize("earlyforce");
         ChainPlan {
-            shared: (one_virtualize && early).then(virtualize::Virtuals::default),
+            shared: (early || after_virtualize("string")).then(virtualize::Virtuals::default),
+            early,
         }
     }
 
     fn make(&self, name: &str) -> Result<Box<dyn Optimization>, String> {
         Ok(match (name, &self.shared) {
-            ("virtualize", Some(v)) => Box::new(virtualize::OptVirtualize::new(v.clone(), true)),
-            ("earlyforce", v) => Box::new(earlyforce::OptEarlyForce::new(v.clone())),
+            ("virtualize", Some(v)) => {
+                Box::new(virtualize::OptVirtualize::new(v.clone(), self.early))
+            }
+            ("earlyforce", v) if self.early => Box::new(earlyforce::OptEarlyForce::new(v.clone())),
+            ("string", Some(v)) => Box::new(string::OptString::new(v.clone(), false)),
             _ => make_pass(name)?,
         })
     }
@@ -422,11 +433,7 @@ fn make_pass(name: &str) -> Result<Box<dyn Optimization>, String> {
         "virtualize" => Box::new(virtualize::OptVirtualize::default()),
         "earlyforce" => Box::new(earlyforce::OptEarlyForce::new(None)),
         "heap" => Box::new(heap::OptHeap::default()),
-        "string" => {
-            return Err(format!(
-                "optimization '{name}' is not implemented yet (implemented: {IMPLEMENTED_PASSES})"
-            ))
-        }
+        "string" => Box::new(string::OptString::new(Default::default(), true)),
         _ => {
             return Err(format!(
                 "unknown optimization '{name}' (known: {ALL_PASSES})"

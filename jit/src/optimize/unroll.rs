@@ -343,7 +343,7 @@ fn enter(run: &mut Run, a: &Assume, label: &mut Vec<Value>, rebuild: &mut Vec<Op
                     FieldSlot::Item(i) => Op {
                         descr: alloc.descr,
                         ..Op::new(
-                            opc("setarrayitem_gc"),
+                            super::virtualize::item_store(alloc),
                             vec![Value::Box(obj), Value::Int(*i as i64), val],
                             None,
                         )

@@ -22,12 +22,13 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use crate::trace::{
-    opc, BoxId, DescrData, DescrId, FieldSlot, Kind, Op, Resume, ResumeValue, Value, VirtualObject,
+    opc, BoxId, DescrData, DescrId, FieldSlot, Kind, Op, Opcode, Resume, ResumeValue, Value,
+    VirtualObject,
 };
 
 use super::{Next, Optimization, Shared, VirtualShape, WordMap};
 
-const MAX_VIRTUAL_ARRAY: i64 = 64;
+pub(crate) const MAX_VIRTUAL_ARRAY: i64 = 64;
 
 #[derive(Clone, Debug)]
 pub(crate) enum Virtual {
@@ -54,7 +55,7 @@ pub struct OptVirtualize {
     leave_escapes: bool,
 }
 
-fn zero_of(kind: Kind) -> Value {
+pub(crate) fn zero_of(kind: Kind) -> Value {
     match kind {
         Kind::Float => Value::float(0.0),
         Kind::Ref => Value::NullPtr,
@@ -96,7 +97,7 @@ fn field_key(sh: &Shared, d: DescrId) -> DescrId {
 }
 
 /// The virtual `v` is, if any.
-fn virtual_of(virtuals: &Virtuals, sh: &Shared, v: Value) -> Option<BoxId> {
+pub(crate) fn virtual_of(virtuals: &Virtuals, sh: &Shared, v: Value) -> Option<BoxId> {
     match sh.resolve(v) {
         Value::Box(b) if virtuals.borrow().contains_key(&b) => Some(b),
         _ => None,
@@ -105,7 +106,7 @@ fn virtual_of(virtuals: &Virtuals, sh: &Shared, v: Value) -> Option<BoxId> {
 
 /// Emits the allocation and stores of virtual `b` (and of the virtuals its
 /// fields hold); afterwards `b` is an ordinary box.
-fn force(virtuals: &Virtuals, b: BoxId, sh: &mut Shared, next: &mut Next) {
+pub(crate) fn force(virtuals: &Virtuals, b: BoxId, sh: &mut Shared, next: &mut Next) {
     let Some(v) = virtuals.borrow_mut().remove(&b) else {
         return;
     };
@@ -125,20 +126,38 @@ fn force(virtuals: &Virtuals, b: BoxId, sh: &mut Shared, next: &mut Next) {
         }
         Virtual::Array { alloc, items } => {
             let descr = alloc.descr;
+            let store = item_store(&alloc);
             next.emit(alloc, sh);
             for (i, val) in items.into_iter().enumerate() {
                 let Some(val) = val else { continue };
                 let val = force_value(virtuals, val, sh, next);
-                let mut st = Op::new(
-                    opc("setarrayitem_gc"),
-                    vec![Value::Box(b), Value::Int(i as i64), val],
-                    None,
-                );
+                let mut st = Op::new(store, vec![Value::Box(b), Value::Int(i as i64), val], None);
                 st.descr = descr;
                 next.emit(st, sh);
             }
         }
     }
+}
+
+/// The operation that stores an item into what `alloc` allocates:
+/// `strsetitem` into a string, `setarrayitem_gc` into an array.
+pub(crate) fn item_store(alloc: &Op) -> Opcode {
+    opc(match alloc.name() {
+        "newstr" => "strsetitem",
+        "newunicode" => "unicodesetitem",
+        _ => "setarrayitem_gc",
+    })
+}
+
+/// Whether `name` is a string operation, which the `string` optimization
+/// does on the virtual strings (`virtualize` passes them on).
+pub(crate) fn is_string_op(name: &str) -> bool {
+    name.starts_with("str")
+        || name.starts_with("unicode")
+        || matches!(
+            name,
+            "newstr" | "newunicode" | "copystrcontent" | "copyunicodecontent"
+        )
 }
 
 /// Forces `v` if it is a virtual object (through `next`); returns it
@@ -385,6 +404,10 @@ impl Optimization for OptVirtualize {
 
     fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
         let name = op.name();
+        if is_string_op(name) {
+            // `string` does them (on its virtual strings, which only it makes)
+            return next.emit(op, sh);
+        }
         let v0 = op.args.first().and_then(|a| self.virtual_of(sh, *a));
         match name {
             "new" | "new_with_vtable" => {
