@@ -12,10 +12,11 @@
 //! `same_as` to `pure` for the same reason).
 //!
 //! PyPy's earlyforce also leaves `setfield_gc` and `setarrayitem_*` alone,
-//! because its heap optimization delays stores (a virtual stored and read
-//! back before the store is emitted stays virtual). rpy's `heap` emits a
-//! store where it is, so the stored object must exist there: it is forced
-//! here, where `heap` sees it.
+//! because its heap optimization delays stores of virtuals too (a virtual
+//! stored and read back before the store is emitted stays virtual, and a
+//! guard's resume data holds the pending store). rpy's `heap` delays only
+//! stores of plain values, so the stored object must exist at the store:
+//! it is forced here, where `heap` sees it.
 
 use crate::trace::Op;
 
