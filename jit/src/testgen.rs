@@ -210,8 +210,8 @@ pub struct Features {
     /// A `label` after the inputs and a `jump` back instead of `finish`.
     pub loops: bool,
     /// Strings and unicode strings: `newstr` of constant and variable
-    /// lengths, reads, stores, lengths, copies, escapes into calls and
-    /// guards.
+    /// lengths, reads, stores, lengths, copies, comparisons (`str_equal`),
+    /// escapes into calls and guards.
     pub strings: bool,
 }
 
@@ -247,6 +247,8 @@ call add3 = int_add3
 call sqrt = float_sqrt
 call hypot = float_hypot
 call nop = noop
+call streq = str_equal
+call ueq = unicode_equal
 ";
 
 const FLOAT_CONSTS: &[&str] = &["0.5", "-2.5", "3.0", "0.0", "1e300", "-7.25"];
@@ -582,9 +584,18 @@ pub fn object_trace(steps: &[(u8, u8, u8)], features: Features) -> String {
                         ints.push(format!("i{n}"));
                         n += 1;
                     }
-                    _ => {
+                    _ if b % 8 == 3 => {
                         // the string escapes
                         lines.push(format!("i{n} = call_i({s}, descr=isnull)"));
+                        ints.push(format!("i{n}"));
+                        n += 1;
+                    }
+                    _ => {
+                        // compared with a string of its flavour (or itself)
+                        let same: Vec<_> = strings.iter().filter(|t| t.1 == unicode).collect();
+                        let other = &same[a as usize / 3 % same.len()].0;
+                        let eq = if unicode { "ueq" } else { "streq" };
+                        lines.push(format!("i{n} = call_i({s}, {other}, descr={eq})"));
                         ints.push(format!("i{n}"));
                         n += 1;
                     }

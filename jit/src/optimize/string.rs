@@ -15,7 +15,9 @@
 //! strings is never copied at run time. A short copy from a virtual string
 //! into a real one is the stores of its characters (PyPy's copystrcontent
 //! of constants); a short copy from a real string into a virtual one is
-//! the reads of its characters.
+//! the reads of its characters. A call of `str_equal` (`unicode_equal`)
+//! is decided when the strings are one, have known different lengths, or
+//! have all their characters known (PyPy's string equality shortcuts).
 //!
 //! Of real strings, the length (which never changes) and the characters
 //! read or stored at an index are remembered until something may change
@@ -39,6 +41,16 @@ pub const MAX_VIRTUAL_STRING: i64 = MAX_VIRTUAL_ARRAY;
 /// The longest copy into or out of a virtual string done as separate
 /// character reads or stores.
 const MAX_UNROLLED_COPY: i64 = 16;
+
+/// Whether `op` calls `str_equal` or `unicode_equal` (the registry's
+/// string comparisons, PyPy's `ll_streq`).
+pub(crate) fn is_string_equality(op: &Op, sh: &Shared) -> bool {
+    let descr = op.descr.map(|d| &sh.trace.header.descrs[d].data);
+    matches!(descr, Some(crate::trace::DescrData::Call { func })
+        if matches!(func.name, "str_equal" | "unicode_equal"))
+        && op.name().starts_with("call")
+        && op.args.len() == 2
+}
 
 /// The `string` optimization.
 pub struct OptString {
@@ -275,6 +287,62 @@ impl OptString {
         }
     }
 
+    /// A call of `str_equal`/`unicode_equal` (PyPy's `streq` shortcuts):
+    /// the same string twice is equal; strings of known different lengths,
+    /// or a string and null, are not; two strings whose characters are all
+    /// known compare in the optimizer.
+    fn equality(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
+        let (a, b) = (sh.resolve(op.args[0]), sh.resolve(op.args[1]));
+        let chars = |v: Value| {
+            let items = self.virtual_of(sh, v).and_then(|b| self.items(b))?;
+            Some(
+                items
+                    .iter()
+                    .map(|c| c.unwrap_or(Value::Int(0)))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let length = |v: Value| match chars(v) {
+            Some(c) => Some(Value::Int(c.len() as i64)),
+            None => self.lengths.get(&v).copied(),
+        };
+        let is_string = |v: Value| length(v).is_some();
+        let decided = if a == b {
+            Some(true)
+        } else if (a == Value::NullPtr && is_string(b)) || (b == Value::NullPtr && is_string(a)) {
+            Some(false)
+        } else {
+            match (length(a), length(b)) {
+                (Some(m), Some(n)) if sh.bound(m).intersect(&sh.bound(n)).is_none() => Some(false),
+                _ => match (chars(a), chars(b)) {
+                    (Some(x), Some(y)) => {
+                        let pairs = x.iter().zip(&y);
+                        if pairs
+                            .clone()
+                            .any(|p| matches!(p, (Value::Int(c), Value::Int(d)) if c != d))
+                        {
+                            Some(false)
+                        } else if pairs.clone().all(|(c, d)| c == d) {
+                            Some(true)
+                        } else {
+                            None
+                        }
+                    }
+                    _ => None,
+                },
+            }
+        };
+        match (decided, op.result) {
+            (Some(eq), Some(r)) => sh.make_equal(r, Value::Int(eq as i64)),
+            _ => {
+                for v in [a, b] {
+                    force_value(&self.virtuals, v, sh, next);
+                }
+                next.emit(op, sh);
+            }
+        }
+    }
+
     fn copy_at_run_time(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
         let dst = sh.resolve(op.args[1]);
         for v in &op.args[..2] {
@@ -334,6 +402,7 @@ impl Optimization for OptString {
             "strgetitem" | "unicodegetitem" => self.strgetitem(op, sh, next),
             "strsetitem" | "unicodesetitem" => self.strsetitem(op, sh, next),
             "copystrcontent" | "copyunicodecontent" => self.copy(op, sh, next),
+            _ if is_string_equality(&op, sh) => self.equality(op, sh, next),
             "label" => {
                 if self.owns_escapes {
                     self.force_all(sh, next);

@@ -376,6 +376,17 @@ impl OptVirtualize {
         next.emit(op, sh);
     }
 
+    /// Whether `op` is a string comparison whose virtual arguments are all
+    /// strings: `string`, which comes later, decides it or forces them.
+    fn compares_virtual_strings(&self, op: &Op, sh: &Shared) -> bool {
+        super::string::is_string_equality(op, sh)
+            && op.args.iter().all(|a| match self.virtual_of(sh, *a) {
+                None => true,
+                Some(b) => matches!(self.virtuals.borrow().get(&b),
+                    Some(Virtual::Array { alloc, .. }) if is_string_op(alloc.name())),
+            })
+    }
+
     fn class_of(&self, b: BoxId, sh: &Shared) -> Option<u64> {
         match self.virtuals.borrow().get(&b)? {
             Virtual::Struct { alloc, .. } => {
@@ -404,7 +415,7 @@ impl Optimization for OptVirtualize {
 
     fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
         let name = op.name();
-        if is_string_op(name) {
+        if is_string_op(name) || self.compares_virtual_strings(&op, sh) {
             // `string` does them (on its virtual strings, which only it makes)
             return next.emit(op, sh);
         }
