@@ -310,6 +310,21 @@ fn materialize(
             }
         }
     }
+    for store in &resume.pending {
+        let (RunValue::Ref(target), bits) = (value(store.target)?, value(store.value)?.bits())
+        else {
+            return Err("a pending store's target is not an object".into());
+        };
+        match &descrs[store.descr].data {
+            DescrData::Field { offset, ty, .. } => {
+                if target == 0 {
+                    return Err("null pointer dereference in a pending store".into());
+                }
+                heap.write(target + offset, ty, bits)?
+            }
+            _ => return Err("a pending store has no field descr".into()),
+        }
+    }
     resume.values.iter().map(|v| value(*v)).collect()
 }
 

@@ -353,6 +353,19 @@ pub struct Resume {
     /// The values handed back, one per fail arg of the guard as traced.
     pub values: Vec<ResumeValue>,
     pub objects: Vec<VirtualObject>,
+    /// Field stores the trace did before the guard that the optimizer
+    /// delayed (their value is a virtual object, kept virtual past the
+    /// guard): done when the guard fails, after the objects are built.
+    pub pending: Vec<PendingStore>,
+}
+
+/// A delayed `setfield_gc(target, value, descr)` of a guard's resume data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PendingStore {
+    pub target: ResumeValue,
+    /// The field descr.
+    pub descr: DescrId,
+    pub value: ResumeValue,
 }
 
 impl Resume {
@@ -367,6 +380,7 @@ impl Resume {
                 .objects
                 .iter()
                 .all(|o| o.fields.iter().all(|(_, v)| ok(v)))
+            && self.pending.iter().all(|p| ok(&p.target) && ok(&p.value))
     }
 }
 

@@ -19,7 +19,11 @@
 //! through an object that may be the same, a guard (a failing run must see
 //! the store), a call, a raw store, the end of the trace. A second store to
 //! the same field of the same object before then replaces it, so the first
-//! never happens.
+//! never happens. With `earlyforce` before it, the stored value may be a
+//! virtual object: it stays virtual while the store waits (read back, it
+//! is the virtual), is allocated only when the store is emitted, and a
+//! guard meanwhile gets the store in its resume data (a `pending` store,
+//! done with the object built when the guard fails), as PyPy's heap does.
 //!
 //! Fields are keyed by their offset, not their descr, since two descrs may
 //! name the same field (`field value = node.value` and `node.value`).
@@ -31,13 +35,19 @@
 
 use rpy_ir::lltype::{ContainerType, LowLevelType};
 
-use crate::trace::{DescrData, DescrId, Kind, Op, Value};
+use crate::trace::{DescrData, DescrId, Kind, Op, PendingStore, Resume, ResumeValue, Value};
 
+use super::virtualize::{describe_virtuals, force_value, virtual_of, Virtuals};
 use super::{IntBound, Next, Optimization, ReadPlace, RememberedRead, Shared, WordMap};
 
 /// The `heap` optimization.
 #[derive(Clone, Default)]
 pub struct OptHeap {
+    /// `virtualize`'s objects, when `earlyforce` leaves virtuals stored
+    /// into fields to this pass: such a store is delayed like any other,
+    /// the virtual forced only when the store is emitted; a guard meanwhile
+    /// gets the store in its resume data.
+    virtuals: Option<Virtuals>,
     /// offset -> object -> value
     fields: WordMap<usize, WordMap<Value, Value>>,
     /// offset -> the word store to that field not emitted yet
@@ -64,6 +74,71 @@ fn zero_of(ty: &LowLevelType) -> Value {
 }
 
 impl OptHeap {
+    /// A heap that delays stores of `virtualize`'s virtual objects too.
+    pub(crate) fn delaying_virtual_stores(virtuals: Virtuals) -> OptHeap {
+        OptHeap {
+            virtuals: Some(virtuals),
+            ..OptHeap::default()
+        }
+    }
+
+    /// Emits a delayed store, forcing its value first if it is virtual.
+    fn emit_store(&self, op: Op, sh: &mut Shared, next: &mut Next) {
+        if let Some(virtuals) = &self.virtuals {
+            force_value(virtuals, op.args[1], sh, next);
+        }
+        next.emit(op, sh);
+    }
+
+    /// Whether the delayed store `op` stores a virtual object.
+    fn stores_virtual(&self, op: &Op, sh: &Shared) -> bool {
+        self.virtuals
+            .as_ref()
+            .is_some_and(|v| virtual_of(v, sh, op.args[1]).is_some())
+    }
+
+    /// Before guard `op`: the delayed stores of plain values happen; those
+    /// of virtual objects stay delayed, and the guard's resume data does
+    /// them (with the objects) if it fails.
+    fn before_guard(&mut self, op: &mut Op, sh: &mut Shared, next: &mut Next) {
+        let mut stores: Vec<(usize, Op)> = self.lazy_stores.drain().collect();
+        stores.sort_by_key(|(offset, _)| *offset);
+        let has_fail_args = op.fail_args.is_some();
+        let (kept, emitted): (Vec<_>, Vec<_>) = stores
+            .into_iter()
+            .partition(|(_, st)| has_fail_args && self.stores_virtual(st, sh));
+        for (_, st) in emitted {
+            self.emit_store(st, sh, next);
+        }
+        if kept.is_empty() {
+            return;
+        }
+        if let (Some(virtuals), Some(fail_args)) = (&self.virtuals, op.fail_args.as_mut()) {
+            let n = fail_args.len();
+            let mut resume = op.resume.take().map_or_else(
+                || Resume {
+                    values: (0..n).map(ResumeValue::Saved).collect(),
+                    objects: Vec::new(),
+                    pending: Vec::new(),
+                },
+                |r| *r,
+            );
+            for (_, st) in &kept {
+                fail_args.extend([st.args[0], st.args[1]]);
+                let at = fail_args.len();
+                resume.pending.push(PendingStore {
+                    target: ResumeValue::Saved(at - 2),
+                    descr: st.descr.unwrap_or(0),
+                    value: ResumeValue::Saved(at - 1),
+                });
+            }
+            op.resume = Some(Box::new(resume));
+            // the stored virtuals become objects of the resume data
+            describe_virtuals(virtuals, op, sh);
+        }
+        self.lazy_stores.extend(kept);
+    }
+
     fn clear(&mut self) {
         self.fields.clear();
         self.items.clear();
@@ -98,7 +173,7 @@ impl OptHeap {
         // in field order, so that the output does not depend on hashing
         stores.sort_by_key(|(offset, _)| *offset);
         for (_, op) in stores {
-            next.emit(op, sh);
+            self.emit_store(op, sh, next);
         }
     }
 
@@ -120,7 +195,7 @@ impl OptHeap {
             .collect();
         for o in seen {
             if let Some(op) = self.lazy_stores.remove(&o) {
-                next.emit(op, sh);
+                self.emit_store(op, sh, next);
             }
         }
     }
@@ -177,8 +252,11 @@ impl Optimization for OptHeap {
         "heap"
     }
 
-    fn fork(&self, _: &mut super::Forks) -> Box<dyn Optimization> {
-        Box::new(self.clone())
+    fn fork(&self, copies: &mut super::Forks) -> Box<dyn Optimization> {
+        Box::new(OptHeap {
+            virtuals: self.virtuals.as_ref().map(|v| copies.virtuals(v)),
+            ..self.clone()
+        })
     }
 
     fn remembered_reads(&self) -> Vec<RememberedRead> {
@@ -288,7 +366,7 @@ impl Optimization for OptHeap {
                     Some(_) => {
                         // another object's: it happens first
                         if let Some(earlier) = self.lazy_stores.remove(&offset) {
-                            next.emit(earlier, sh);
+                            self.emit_store(earlier, sh, next);
                         }
                     }
                     None => {}
@@ -387,8 +465,12 @@ impl Optimization for OptHeap {
                     || name == "setarrayitem_raw";
                 let effect = !info.pure && !info.removable && !name.ends_with("_ovf");
                 // memory must be as the trace says it is wherever a run may
-                // leave or look at it
-                if writes || effect || name.starts_with("get") && name.contains("_raw") {
+                // leave or look at it (a failing guard: its resume data may
+                // do the stores of virtuals)
+                let mut op = op;
+                if info.guard {
+                    self.before_guard(&mut op, sh, next);
+                } else if writes || effect || name.starts_with("get") && name.contains("_raw") {
                     self.emit_lazy_stores(sh, next);
                 }
                 if writes || (effect && !info.guard && name != "jump" && name != "finish") {

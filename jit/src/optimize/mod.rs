@@ -397,6 +397,8 @@ struct ChainPlan {
     shared: Option<virtualize::Virtuals>,
     /// `earlyforce` comes after the one `virtualize`.
     early: bool,
+    /// ... and `heap` after `earlyforce`: stores of virtuals are delayed.
+    delayed_virtual_stores: bool,
 }
 
 impl ChainPlan {
@@ -407,9 +409,12 @@ impl ChainPlan {
             one_virtualize && matches!((at("virtualize"), at(n)), (Some(v), Some(e)) if v < e)
         };
         let early = after_virtualize("earlyforce");
+        let heap_after_early =
+            matches!((at("earlyforce"), at("heap")), (Some(e), Some(h)) if e < h);
         ChainPlan {
             shared: (early || after_virtualize("string")).then(virtualize::Virtuals::default),
             early,
+            delayed_virtual_stores: early && heap_after_early,
         }
     }
 
@@ -418,7 +423,13 @@ impl ChainPlan {
             ("virtualize", Some(v)) => {
                 Box::new(virtualize::OptVirtualize::new(v.clone(), self.early))
             }
-            ("earlyforce", v) if self.early => Box::new(earlyforce::OptEarlyForce::new(v.clone())),
+            ("earlyforce", v) if self.early => Box::new(earlyforce::OptEarlyForce::new(
+                v.clone(),
+                self.delayed_virtual_stores,
+            )),
+            ("heap", Some(v)) if self.delayed_virtual_stores => {
+                Box::new(heap::OptHeap::delaying_virtual_stores(v.clone()))
+            }
             ("string", Some(v)) => Box::new(string::OptString::new(v.clone(), false)),
             _ => make_pass(name)?,
         })
@@ -431,7 +442,7 @@ fn make_pass(name: &str) -> Result<Box<dyn Optimization>, String> {
         "rewrite" => Box::new(rewrite::OptRewrite::default()),
         "pure" => Box::new(pure::OptPure::default()),
         "virtualize" => Box::new(virtualize::OptVirtualize::default()),
-        "earlyforce" => Box::new(earlyforce::OptEarlyForce::new(None)),
+        "earlyforce" => Box::new(earlyforce::OptEarlyForce::new(None, false)),
         "heap" => Box::new(heap::OptHeap::default()),
         "string" => Box::new(string::OptString::new(Default::default(), true)),
         _ => {

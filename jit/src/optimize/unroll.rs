@@ -549,6 +549,10 @@ fn peel(
     read_levels: &ReadLevels,
     assume_nothing: bool,
 ) -> Result<Peeled, String> {
+    // delayed stores happen before the loop: a virtual stored into a field
+    // is then a real object, not one the label could pass as virtual (it
+    // would become a second object)
+    run.flush();
     // the end of the preamble: what each header box holds now
     let ends: Vec<Value> = lp.next.iter().map(|v| run.sh.resolve(*v)).collect();
     let planner = Planner {
@@ -641,7 +645,9 @@ fn peel(
         run.feed(op)?;
     }
 
-    // the jump: do the assumptions hold again?
+    // the jump: do the assumptions hold again? (after the delayed stores,
+    // as at the label)
+    run.flush();
     let jump_values: Vec<Value> = lp
         .next
         .iter()

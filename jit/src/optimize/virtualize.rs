@@ -22,8 +22,8 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use crate::trace::{
-    opc, BoxId, DescrData, DescrId, FieldSlot, Kind, Op, Opcode, Resume, ResumeValue, Value,
-    VirtualObject,
+    opc, BoxId, DescrData, DescrId, FieldSlot, Kind, Op, Opcode, PendingStore, Resume, ResumeValue,
+    Value, VirtualObject,
 };
 
 use super::{Next, Optimization, Shared, VirtualShape, WordMap};
@@ -208,6 +208,8 @@ struct ResumeBuilder<'a> {
     sh: &'a Shared,
     /// The guard's fail args before.
     old_saved: &'a [Value],
+    /// The boxes the objects of the guard's old resume data stood for.
+    old_names: Vec<BoxId>,
     /// Its new fail args.
     saved: Vec<Value>,
     /// Its new objects' sources, by index.
@@ -242,7 +244,13 @@ impl ResumeBuilder<'_> {
     fn old(&mut self, rv: ResumeValue) -> ResumeValue {
         match rv {
             ResumeValue::Saved(i) => self.value(self.old_saved[i]),
-            ResumeValue::Object(k) => self.object(ObjectSource::Described(k)),
+            // an object described from a virtual of this run (by an
+            // optimization before): that virtual, so that it is one object
+            // with the other references to it
+            ResumeValue::Object(k) => match self.old_names.get(k) {
+                Some(b) if self.virtuals.contains_key(b) => self.object(ObjectSource::Virtual(*b)),
+                _ => self.object(ObjectSource::Described(k)),
+            },
         }
     }
 }
@@ -252,7 +260,7 @@ impl ResumeBuilder<'_> {
 /// become the plain values among them, in order of appearance (the values
 /// handed back first, then each object's fields, objects in order), so the
 /// text form reads back the same.
-fn describe_virtuals(virtuals: &Virtuals, op: &mut Op, sh: &Shared) {
+pub(crate) fn describe_virtuals(virtuals: &Virtuals, op: &mut Op, sh: &Shared) {
     let Some(old_saved) = op.fail_args.take() else {
         return;
     };
@@ -276,6 +284,9 @@ fn describe_virtuals(virtuals: &Virtuals, op: &mut Op, sh: &Shared) {
         virtuals: &virtuals,
         sh,
         old_saved: &old_saved,
+        old_names: old
+            .as_ref()
+            .map_or_else(Vec::new, |r| r.objects.iter().map(|o| o.name).collect()),
         saved: Vec::new(),
         sources: Vec::new(),
         index: WordMap::default(),
@@ -286,6 +297,16 @@ fn describe_virtuals(virtuals: &Virtuals, op: &mut Op, sh: &Shared) {
             .map(|i| rb.old(ResumeValue::Saved(i)))
             .collect(),
     };
+    let pending: Vec<PendingStore> = old.as_ref().map_or_else(Vec::new, |r| {
+        r.pending
+            .iter()
+            .map(|p| PendingStore {
+                target: rb.old(p.target),
+                value: rb.old(p.value),
+                ..*p
+            })
+            .collect()
+    });
     let mut objects = Vec::new();
     let mut k = 0;
     while k < rb.sources.len() {
@@ -344,7 +365,11 @@ fn describe_virtuals(virtuals: &Virtuals, op: &mut Op, sh: &Shared) {
         k += 1;
     }
     op.fail_args = Some(rb.saved);
-    op.resume = Some(Box::new(Resume { values, objects }));
+    op.resume = Some(Box::new(Resume {
+        values,
+        objects,
+        pending,
+    }));
 }
 
 impl OptVirtualize {
