@@ -25,8 +25,10 @@
 //! guard meanwhile gets the store in its resume data (a `pending` store,
 //! done with the object built when the guard fails), as PyPy's heap does.
 //!
-//! Fields are keyed by their offset, not their descr, since two descrs may
-//! name the same field (`field value = node.value` and `node.value`).
+//! Fields are keyed by their struct and offset ([`FieldKey`]), not their
+//! descr, since two descrs may name the same field (`field value =
+//! node.value` and `node.value`); a store to a field of one struct leaves
+//! the fields of other structs known (objects are well typed).
 //!
 //! A fresh allocation (`new`, `new_with_vtable`, `new_array` of a small
 //! constant length) is zeroed memory: its fields and items are known to be
@@ -38,7 +40,7 @@ use rpy_ir::lltype::{ContainerType, LowLevelType};
 use crate::trace::{DescrData, DescrId, Kind, Op, PendingStore, Resume, ResumeValue, Value};
 
 use super::virtualize::{describe_virtuals, force_value, virtual_of, Virtuals};
-use super::{IntBound, Next, Optimization, ReadPlace, RememberedRead, Shared, WordMap};
+use super::{FieldKey, IntBound, Next, Optimization, ReadPlace, RememberedRead, Shared, WordMap};
 
 /// The `heap` optimization.
 #[derive(Clone, Default)]
@@ -48,10 +50,10 @@ pub struct OptHeap {
     /// the virtual forced only when the store is emitted; a guard meanwhile
     /// gets the store in its resume data.
     virtuals: Option<Virtuals>,
-    /// offset -> object -> value
-    fields: WordMap<usize, WordMap<Value, Value>>,
-    /// offset -> the word store to that field not emitted yet
-    lazy_stores: WordMap<usize, Op>,
+    /// field -> object -> value
+    fields: WordMap<FieldKey, WordMap<Value, Value>>,
+    /// field -> the word store to that field not emitted yet
+    lazy_stores: WordMap<FieldKey, Op>,
     /// array descr -> (array, index) -> value; the index a constant or a box
     items: WordMap<DescrId, WordMap<(Value, Value), Value>>,
     /// array -> length (lengths never change)
@@ -101,8 +103,8 @@ impl OptHeap {
     /// of virtual objects stay delayed, and the guard's resume data does
     /// them (with the objects) if it fails.
     fn before_guard(&mut self, op: &mut Op, sh: &mut Shared, next: &mut Next) {
-        let mut stores: Vec<(usize, Op)> = self.lazy_stores.drain().collect();
-        stores.sort_by_key(|(offset, _)| *offset);
+        let mut stores: Vec<(FieldKey, Op)> = self.lazy_stores.drain().collect();
+        stores.sort_by_key(|(field, _)| *field);
         let has_fail_args = op.fail_args.is_some();
         let (kept, emitted): (Vec<_>, Vec<_>) = stores
             .into_iter()
@@ -154,10 +156,13 @@ impl OptHeap {
             return;
         };
         let layout = ct.layout();
+        let Some(strukt) = sh.trace.header.descr(strukt) else {
+            return;
+        };
         for (name, ty) in fields {
             if let Some(offset) = layout.offset_of(name) {
                 self.fields
-                    .entry(offset)
+                    .entry(FieldKey { strukt, offset })
                     .or_default()
                     .insert(obj, zero_of(ty));
             }
@@ -169,28 +174,28 @@ impl OptHeap {
         if self.lazy_stores.is_empty() {
             return;
         }
-        let mut stores: Vec<(usize, Op)> = self.lazy_stores.drain().collect();
+        let mut stores: Vec<(FieldKey, Op)> = self.lazy_stores.drain().collect();
         // in field order, so that the output does not depend on hashing
-        stores.sort_by_key(|(offset, _)| *offset);
+        stores.sort_by_key(|(field, _)| *field);
         for (_, op) in stores {
             self.emit_store(op, sh, next);
         }
     }
 
-    /// Emits the delayed stores a read of `size` bytes at `offset` through
+    /// Emits the delayed stores a read of `size` bytes of `field` through
     /// `p` could see.
     fn emit_lazy_stores_seen_by(
         &mut self,
         p: Value,
-        offset: usize,
+        field: FieldKey,
         size: usize,
         sh: &mut Shared,
         next: &mut Next,
     ) {
-        let seen: Vec<usize> = self
+        let seen: Vec<FieldKey> = self
             .lazy_stores
             .iter()
-            .filter(|(o, st)| overlaps(**o, 8, offset, size) && !sh.never_alias(st.args[0], p))
+            .filter(|(o, st)| o.overlaps(8, field, size) && !sh.never_alias(st.args[0], p))
             .map(|(o, _)| *o)
             .collect();
         for o in seen {
@@ -200,11 +205,11 @@ impl OptHeap {
         }
     }
 
-    /// Forgets the fields a store of `size` bytes at `offset` through `p`
+    /// Forgets the fields a store of `size` bytes into `field` through `p`
     /// may change: those of every object that may be `p`.
-    fn invalidate_fields(&mut self, p: Value, offset: usize, size: usize, sh: &Shared) {
+    fn invalidate_fields(&mut self, p: Value, field: FieldKey, size: usize, sh: &Shared) {
         for (o, m) in self.fields.iter_mut() {
-            if overlaps(*o, 8, offset, size) {
+            if o.overlaps(8, field, size) {
                 m.retain(|q, _| sh.never_alias(*q, p));
             }
         }
@@ -237,9 +242,37 @@ impl OptHeap {
     }
 }
 
-/// Whether the byte ranges `[a, a + a_size)` and `[b, b + b_size)` meet.
-fn overlaps(a: usize, a_size: usize, b: usize, b_size: usize) -> bool {
-    a < b + b_size && b < a + a_size
+impl FieldKey {
+    /// Whether `size` bytes of this field and `other_size` bytes of `other`
+    /// meet.
+    fn overlaps(self, size: usize, other: FieldKey, other_size: usize) -> bool {
+        self.strukt == other.strukt
+            && self.offset < other.offset + other_size
+            && other.offset < self.offset + size
+    }
+}
+
+/// The field a field operation accesses, and how many bytes.
+fn field_of(op: &Op, sh: &Shared) -> (FieldKey, usize) {
+    let header = &sh.trace.header;
+    match op.descr.map(|d| &header.descrs[d].data) {
+        Some(DescrData::Field {
+            strukt, offset, ty, ..
+        }) => (
+            FieldKey {
+                strukt: header.descr(strukt).unwrap_or(usize::MAX),
+                offset: *offset,
+            },
+            ty.size_align().0,
+        ),
+        _ => (
+            FieldKey {
+                strukt: usize::MAX,
+                offset: 0,
+            },
+            8,
+        ),
+    }
 }
 
 /// Whether two indices are certainly different.
@@ -260,10 +293,10 @@ impl Optimization for OptHeap {
     }
 
     fn remembered_reads(&self) -> Vec<RememberedRead> {
-        let fields = self.fields.iter().flat_map(|(offset, m)| {
+        let fields = self.fields.iter().flat_map(|(field, m)| {
             m.iter().map(|(o, v)| RememberedRead {
                 object: *o,
-                place: ReadPlace::Field(*offset),
+                place: ReadPlace::Field(*field),
                 value: *v,
             })
         });
@@ -282,11 +315,11 @@ impl Optimization for OptHeap {
     }
 
     fn retain_reads(&mut self, keep: &dyn Fn(&RememberedRead) -> bool) {
-        for (offset, m) in self.fields.iter_mut() {
+        for (field, m) in self.fields.iter_mut() {
             m.retain(|o, v| {
                 keep(&RememberedRead {
                     object: *o,
-                    place: ReadPlace::Field(*offset),
+                    place: ReadPlace::Field(*field),
                     value: *v,
                 })
             });
@@ -305,9 +338,9 @@ impl Optimization for OptHeap {
 
     fn replace_read(&mut self, r: &RememberedRead) {
         match r.place {
-            ReadPlace::Field(offset) => {
+            ReadPlace::Field(field) => {
                 self.fields
-                    .entry(offset)
+                    .entry(field)
                     .or_default()
                     .insert(r.object, r.value);
             }
@@ -330,48 +363,49 @@ impl Optimization for OptHeap {
         match (name, descr) {
             (
                 "getfield_gc_i" | "getfield_gc_f" | "getfield_gc_r",
-                Some(DescrData::Field { offset, ty, .. }),
+                Some(DescrData::Field { .. }),
             ) => {
                 let p = sh.resolve(op.args[0]);
                 let Some(r) = op.result else { return };
-                if let Some(v) = self.fields.get(&offset).and_then(|m| m.get(&p)) {
+                let (field, size) = field_of(&op, sh);
+                if let Some(v) = self.fields.get(&field).and_then(|m| m.get(&p)) {
                     sh.make_equal(r, *v);
                     return;
                 }
-                self.emit_lazy_stores_seen_by(p, offset, ty.size_align().0, sh, next);
+                self.emit_lazy_stores_seen_by(p, field, size, sh, next);
                 self.fields
-                    .entry(offset)
+                    .entry(field)
                     .or_default()
                     .insert(p, Value::Box(r));
                 next.emit(op, sh);
             }
-            ("setfield_gc", Some(DescrData::Field { offset, ty, .. })) => {
+            ("setfield_gc", Some(DescrData::Field { .. })) => {
                 let p = sh.resolve(op.args[0]);
                 let v = sh.resolve(op.args[1]);
-                let size = ty.size_align().0;
-                if size == 8 && self.fields.get(&offset).and_then(|m| m.get(&p)) == Some(&v) {
+                let (field, size) = field_of(&op, sh);
+                if size == 8 && self.fields.get(&field).and_then(|m| m.get(&p)) == Some(&v) {
                     return; // the field holds it already
                 }
-                self.invalidate_fields(p, offset, size, sh);
+                self.invalidate_fields(p, field, size, sh);
                 if size != 8 {
                     // a narrow store truncates: not recorded, not delayed
                     // (it would overlap the word stores around it)
-                    self.emit_lazy_stores_seen_by(p, offset, size, sh, next);
+                    self.emit_lazy_stores_seen_by(p, field, size, sh, next);
                     return next.emit(op, sh);
                 }
-                self.fields.entry(offset).or_default().insert(p, v);
-                match self.lazy_stores.get(&offset) {
+                self.fields.entry(field).or_default().insert(p, v);
+                match self.lazy_stores.get(&field) {
                     // the same field of the same object: this store replaces it
                     Some(st) if sh.resolve(st.args[0]) == p => {}
                     Some(_) => {
                         // another object's: it happens first
-                        if let Some(earlier) = self.lazy_stores.remove(&offset) {
+                        if let Some(earlier) = self.lazy_stores.remove(&field) {
                             self.emit_store(earlier, sh, next);
                         }
                     }
                     None => {}
                 }
-                self.lazy_stores.insert(offset, op);
+                self.lazy_stores.insert(field, op);
             }
             (
                 "getarrayitem_gc_i" | "getarrayitem_gc_f" | "getarrayitem_gc_r",

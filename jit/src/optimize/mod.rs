@@ -361,11 +361,20 @@ pub struct RememberedRead {
     pub value: Value,
 }
 
+/// Where a struct field is: the struct (its size descr) and the offset.
+/// Two descrs naming one field are one key; fields of different structs
+/// never share memory (objects are well typed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FieldKey {
+    pub strukt: crate::trace::DescrId,
+    pub offset: usize,
+}
+
 /// A place in memory, as the heap cache names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ReadPlace {
-    /// A struct field, by offset.
-    Field(usize),
+    /// A struct field.
+    Field(FieldKey),
     /// An array item at a constant index, by the array descr.
     Item(crate::trace::DescrId, i64),
 }
