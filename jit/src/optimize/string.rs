@@ -17,7 +17,9 @@
 //! of constants); a short copy from a real string into a virtual one is
 //! the reads of its characters. A call of `str_equal` (`unicode_equal`)
 //! is decided when the strings are one, have known different lengths, or
-//! have all their characters known (PyPy's string equality shortcuts).
+//! have all their characters known, and is a comparison of characters when
+//! they differ in one unknown character (PyPy's string equality
+//! shortcuts).
 //!
 //! Of real strings, the length (which never changes) and the characters
 //! read or stored at an index are remembered until something may change
@@ -316,16 +318,25 @@ impl OptString {
                 (Some(m), Some(n)) if sh.bound(m).intersect(&sh.bound(n)).is_none() => Some(false),
                 _ => match (chars(a), chars(b)) {
                     (Some(x), Some(y)) => {
-                        let pairs = x.iter().zip(&y);
-                        if pairs
-                            .clone()
-                            .any(|p| matches!(p, (Value::Int(c), Value::Int(d)) if c != d))
-                        {
-                            Some(false)
-                        } else if pairs.clone().all(|(c, d)| c == d) {
-                            Some(true)
-                        } else {
-                            None
+                        let differing: Vec<(Value, Value)> = x
+                            .iter()
+                            .zip(&y)
+                            .filter(|(c, d)| c != d)
+                            .map(|(c, d)| (*c, *d))
+                            .collect();
+                        let known_unequal = differing
+                            .iter()
+                            .any(|p| matches!(p, (Value::Int(_), Value::Int(_))));
+                        match (known_unequal, &differing[..], op.result) {
+                            (true, _, _) => Some(false),
+                            (false, [], _) => Some(true),
+                            // one character unknown: the comparison is that
+                            // of the character (PyPy's streq of one char)
+                            (false, [(c, d)], Some(r)) => {
+                                let same = Op::new(opc("int_eq"), vec![*c, *d], Some(r));
+                                return sh.send_extra(same);
+                            }
+                            _ => None,
                         }
                     }
                     _ => None,
@@ -375,6 +386,14 @@ impl Optimization for OptString {
             lengths: self.lengths.clone(),
             chars: self.chars.clone(),
         })
+    }
+
+    /// At `unroll`'s label: the characters known of real strings are not
+    /// carried into the loop (the body may store others, and `unroll`
+    /// checks at the jump only the facts it is told of); lengths, which
+    /// never change, are.
+    fn retain_reads(&mut self, _keep: &dyn Fn(&super::RememberedRead) -> bool) {
+        self.chars.clear();
     }
 
     fn virtual_shape(&self, b: usize) -> Option<VirtualShape> {
