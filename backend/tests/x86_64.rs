@@ -444,7 +444,12 @@ call either = ptr_nonnull_or
 /// right kinds.
 fn one_op_trace(info: &rpy_jit::trace::OpInfo) -> Option<String> {
     let name = info.name;
-    let array_op = info.descr == DescrNeed::Array;
+    // string operations run on the integer array p3 as their implied
+    // array (its bytes, for str): defined, and the same in both
+    let array_op = matches!(
+        info.descr,
+        DescrNeed::Array | DescrNeed::Str | DescrNeed::Unicode
+    );
     let float_op = name.ends_with("_f");
     let ref_op = name.ends_with("_r");
     let mut args: Vec<String> = match info.args {
@@ -486,6 +491,9 @@ fn one_op_trace(info: &rpy_jit::trace::OpInfo) -> Option<String> {
     if name.starts_with("setarrayitem") && args.len() == 3 {
         args[2] = "i1".into();
     }
+    if name.ends_with("content") {
+        args = ["p3", "p3", "0", "1", "2"].map(String::from).to_vec();
+    }
     let descr = match info.descr {
         DescrNeed::None => String::new(),
         DescrNeed::Field => match name {
@@ -496,6 +504,7 @@ fn one_op_trace(info: &rpy_jit::trace::OpInfo) -> Option<String> {
         DescrNeed::Array if float_op => ", descr=floats".into(),
         DescrNeed::Array if ref_op => ", descr=refs".into(),
         DescrNeed::Array => ", descr=ints".into(),
+        DescrNeed::Str | DescrNeed::Unicode => String::new(),
         DescrNeed::Size => ", descr=s".into(),
         DescrNeed::Class => ", descr=C".into(),
         DescrNeed::Call => match info.result {

@@ -44,6 +44,46 @@ fn store_first_field(heap: &mut Heap, args: &[u64]) -> u64 {
         .is_ok() as u64
 }
 
+/// The characters of the string at `p` whose items are `item`s (a GC
+/// array's layout), or `None` for null or a bad address.
+fn string_items(heap: &Heap, p: u64, item: rpy_ir::lltype::LowLevelType) -> Option<Vec<u64>> {
+    use rpy_ir::lltype::{ContainerType, LowLevelType};
+    if p == 0 {
+        return None;
+    }
+    let layout = ContainerType::GcArray { item: item.clone() }.layout();
+    let (items_offset, item_size) = layout.items?;
+    let base = p as usize;
+    let length_at = base.checked_add(layout.offset_of("length")?)?;
+    let length = heap.read(length_at, &LowLevelType::Signed).ok()? as usize;
+    (0..length)
+        .map(|k| heap.read(base + items_offset + k * item_size, &item).ok())
+        .collect()
+}
+
+/// `str_equal(a, b)`: whether two strings (`array str = Char`) hold the
+/// same characters, as PyPy's `ll_streq`: two nulls are equal, a null and
+/// a string are not.
+fn str_equal(heap: &mut Heap, args: &[u64]) -> u64 {
+    strings_equal(heap, args, rpy_ir::lltype::LowLevelType::Char)
+}
+
+/// `unicode_equal(a, b)`: as `str_equal`, for unicode strings.
+fn unicode_equal(heap: &mut Heap, args: &[u64]) -> u64 {
+    strings_equal(heap, args, rpy_ir::lltype::LowLevelType::Signed)
+}
+
+fn strings_equal(heap: &Heap, args: &[u64], item: rpy_ir::lltype::LowLevelType) -> u64 {
+    let (Some(&a), Some(&b)) = (args.first(), args.get(1)) else {
+        return 0;
+    };
+    if a == 0 || b == 0 {
+        return (a == b) as u64;
+    }
+    let chars = |p| string_items(heap, p, item.clone());
+    (chars(a).is_some() && chars(a) == chars(b)) as u64
+}
+
 extern "C" fn int_max(a: i64, b: i64) -> i64 {
     a.max(b)
 }
@@ -95,6 +135,15 @@ macro_rules! funcs {
                     result: Kind::Int,
                     with_heap: Some(store_first_field),
                 });
+                for (name, f) in [("str_equal", str_equal as HeapFn), ("unicode_equal", unicode_equal)] {
+                    funcs.push(NativeFunc {
+                        name,
+                        addr: 0,
+                        args: &[Kind::Ref, Kind::Ref],
+                        result: Kind::Int,
+                        with_heap: Some(f),
+                    });
+                }
                 funcs
             })
         }

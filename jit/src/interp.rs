@@ -168,6 +168,49 @@ impl Heap {
         Ok(p)
     }
 
+    /// Copies `length` items of GC array `source` from `source_start` to
+    /// GC array `dest` from `dest_start` (both of array descr `descr`), as
+    /// `copystrcontent` does; the ranges must lie within both arrays (they
+    /// may overlap: the copy is as if through a buffer).
+    pub fn copy_items(
+        &mut self,
+        trace: &Trace,
+        descr: usize,
+        [source, dest]: [u64; 2],
+        [source_start, dest_start, length]: [i64; 3],
+    ) -> Result<(), String> {
+        let DescrData::Array {
+            item,
+            length_offset,
+            items_offset,
+            item_size,
+            ..
+        } = &trace.header.descrs[descr].data
+        else {
+            return Err("not an array".into());
+        };
+        let item_at = |array: u64, start: i64| -> Result<usize, String> {
+            let base = array as usize;
+            let len = self.read(base.wrapping_add(*length_offset), &LowLevelType::Signed)? as i64;
+            let end = start.checked_add(length);
+            if start < 0 || length < 0 || end.is_none_or(|e| e > len) {
+                return Err(format!(
+                    "copy of {length} items from {start} out of bounds (length {len})"
+                ));
+            }
+            Ok(base + items_offset + start as usize * item_size)
+        };
+        let from = item_at(source, source_start)?;
+        let to = item_at(dest, dest_start)?;
+        let items: Vec<u64> = (0..length as usize)
+            .map(|k| self.read(from + k * item_size, item))
+            .collect::<Result<_, _>>()?;
+        for (k, bits) in items.into_iter().enumerate() {
+            self.write(to + k * item_size, item, bits)?;
+        }
+        Ok(())
+    }
+
     /// A new array of an array descr with `n` zeroed items.
     pub fn new_array(&mut self, trace: &Trace, descr: usize, n: i64) -> Result<usize, String> {
         let DescrData::Array {
@@ -267,6 +310,21 @@ fn materialize(
             }
         }
     }
+    for store in &resume.pending {
+        let (RunValue::Ref(target), bits) = (value(store.target)?, value(store.value)?.bits())
+        else {
+            return Err("a pending store's target is not an object".into());
+        };
+        match &descrs[store.descr].data {
+            DescrData::Field { offset, ty, .. } => {
+                if target == 0 {
+                    return Err("null pointer dereference in a pending store".into());
+                }
+                heap.write(target + offset, ty, bits)?
+            }
+            _ => return Err("a pending store has no field descr".into()),
+        }
+    }
     resume.values.iter().map(|v| value(*v)).collect()
 }
 
@@ -337,7 +395,8 @@ fn run_inner(
     };
     while pc < trace.ops.len() {
         let op: &Op = &trace.ops[pc];
-        let name = op.name();
+        // a string operation is the array operation on its implied array
+        let name = crate::trace::array_equivalent(op.name()).unwrap_or(op.name());
         let a = |i: usize| get(&regs, op.args[i]);
         let ai = |i: usize| get(&regs, op.args[i]) as i64;
         let af = |i: usize| f64::from_bits(get(&regs, op.args[i]));
@@ -520,6 +579,12 @@ fn run_inner(
                             .map_err(|e| format!("{e} at op {pc}"))?,
                     )
                 }
+            }
+            "copystrcontent" | "copyunicodecontent" => {
+                let descr = op.descr.ok_or("bad descr")?;
+                heap.copy_items(trace, descr, [a(0), a(1)], [ai(2), ai(3), ai(4)])
+                    .map_err(|e| format!("{e} at op {pc}"))?;
+                None
             }
             "arraylen_gc" => {
                 let Some(DescrData::Array { length_offset, .. }) = descr else {

@@ -209,6 +209,10 @@ pub struct Features {
     pub calls: bool,
     /// A `label` after the inputs and a `jump` back instead of `finish`.
     pub loops: bool,
+    /// Strings and unicode strings: `newstr` of constant and variable
+    /// lengths, reads, stores, lengths, copies, comparisons (`str_equal`),
+    /// escapes into calls and guards.
+    pub strings: bool,
 }
 
 impl Features {
@@ -217,10 +221,11 @@ impl Features {
         arrays: true,
         calls: true,
         loops: false,
+        strings: true,
     };
 
     fn any(self) -> bool {
-        self.floats || self.arrays || self.calls || self.loops
+        self.floats || self.arrays || self.calls || self.loops || self.strings
     }
 }
 
@@ -231,6 +236,8 @@ call isnull = ptr_is_null
 ";
 
 const FULL_HEADER: &str = "array ints = Signed
+array str = Char
+array unicode = Signed
 struct obj { intval: Signed, next: Ptr(obj), c: Char, f: Float, items: Ptr(ints) }
 class A(obj)
 class B(obj)
@@ -240,6 +247,8 @@ call add3 = int_add3
 call sqrt = float_sqrt
 call hypot = float_hypot
 call nop = noop
+call streq = str_equal
+call ueq = unicode_equal
 ";
 
 const FLOAT_CONSTS: &[&str] = &["0.5", "-2.5", "3.0", "0.0", "1e300", "-7.25"];
@@ -269,6 +278,8 @@ pub fn object_trace(steps: &[(u8, u8, u8)], features: Features) -> String {
     let mut linked: Vec<String> = Vec::new();
     let mut floats: Vec<String> = Vec::new();
     let mut arrays: Vec<String> = Vec::new();
+    // each string, whether it is unicode, and a length it has at least
+    let mut strings: Vec<(String, bool, i64)> = Vec::new();
     let mut n = 3;
     if features.floats {
         floats.push("f3".into());
@@ -280,7 +291,7 @@ pub fn object_trace(steps: &[(u8, u8, u8)], features: Features) -> String {
     if features.loops {
         lines.push(format!("label({inputs})"));
     }
-    let kinds = if features.any() { 19 } else { 11 };
+    let kinds = if features.any() { 21 } else { 11 };
     for &(k, a, b) in steps {
         let p = |s: u8| ptrs[s as usize % ptrs.len()].clone();
         let i = |s: u8| {
@@ -303,7 +314,14 @@ pub fn object_trace(steps: &[(u8, u8, u8)], features: Features) -> String {
         }
         // the newest objects and array: often ones the optimizer keeps
         // virtual, so a failing guard must build them (resume data)
-        for x in ptrs.iter().rev().take(2).chain(arrays.last()) {
+        let newest_string = strings.last().map(|(s, _, _)| s);
+        for x in ptrs
+            .iter()
+            .rev()
+            .take(2)
+            .chain(arrays.last())
+            .chain(newest_string)
+        {
             fail += &format!(", {x}");
         }
         fail.push(']');
@@ -312,6 +330,7 @@ pub fn object_trace(steps: &[(u8, u8, u8)], features: Features) -> String {
             11..=13 if !features.floats => 10,
             14..=16 if !features.arrays => 10,
             17 | 18 if !features.calls => 10,
+            19 | 20 if !features.strings => 10,
             k => k,
         };
         match kind {
@@ -501,6 +520,86 @@ pub fn object_trace(steps: &[(u8, u8, u8)], features: Features) -> String {
                 guards += 1;
                 ints.push(format!("i{n}"));
                 n += 1;
+            }
+            19 | 20 if strings.is_empty() || kind == 19 && b % 3 == 0 => {
+                let unicode = a % 3 == 0;
+                let op = if unicode { "newunicode" } else { "newstr" };
+                // a constant length (a string the optimizer may keep
+                // virtual), or 1..4 computed
+                let least = if b % 4 == 1 {
+                    lines.push(format!("i{n} = int_and({}, 3)", i(a)));
+                    lines.push(format!("i{} = int_add(i{n}, 1)", n + 1));
+                    lines.push(format!("p{} = {op}(i{})", n + 2, n + 1));
+                    ints.push(format!("i{n}"));
+                    ints.push(format!("i{}", n + 1));
+                    n += 2;
+                    1
+                } else {
+                    let len = (a / 3 % 5) as i64 + 1;
+                    lines.push(format!("p{n} = {op}({len})"));
+                    len
+                };
+                strings.push((format!("p{n}"), unicode, least));
+                n += 1;
+            }
+            19 | 20 => {
+                let (s, unicode, least) = strings[a as usize % strings.len()].clone();
+                let name = |str_op: &str| match unicode {
+                    true => str_op.replace("str", "unicode"),
+                    false => str_op.to_string(),
+                };
+                let value = i(a / 2);
+                // an index in bounds: a constant, or a box that is 0
+                let index = if b % 5 == 0 {
+                    lines.push(format!("i{n} = int_and({value}, 0)"));
+                    ints.push(format!("i{n}"));
+                    n += 1;
+                    format!("i{}", n - 1)
+                } else {
+                    (b as i64 % least).to_string()
+                };
+                match (kind, b % 4) {
+                    (19, _) => {
+                        // a copy into another string of the same flavour
+                        let same: Vec<_> = strings.iter().filter(|t| t.1 == unicode).collect();
+                        let (d, _, dleast) = same[b as usize % same.len()].clone();
+                        let len = least.min(dleast);
+                        let (from, to) = (
+                            (a as i64) % (least - len + 1),
+                            (b as i64) % (dleast - len + 1),
+                        );
+                        lines.push(format!(
+                            "{}({s}, {d}, {from}, {to}, {len})",
+                            name("copystrcontent")
+                        ));
+                    }
+                    (_, 0) => lines.push(format!("{}({s}, {index}, {value})", name("strsetitem"))),
+                    (_, 1) => {
+                        lines.push(format!("i{n} = {}({s})", name("strlen")));
+                        ints.push(format!("i{n}"));
+                        n += 1;
+                    }
+                    (_, 2) => {
+                        lines.push(format!("i{n} = {}({s}, {index})", name("strgetitem")));
+                        ints.push(format!("i{n}"));
+                        n += 1;
+                    }
+                    _ if b % 8 == 3 => {
+                        // the string escapes
+                        lines.push(format!("i{n} = call_i({s}, descr=isnull)"));
+                        ints.push(format!("i{n}"));
+                        n += 1;
+                    }
+                    _ => {
+                        // compared with a string of its flavour (or itself)
+                        let same: Vec<_> = strings.iter().filter(|t| t.1 == unicode).collect();
+                        let other = &same[a as usize / 3 % same.len()].0;
+                        let eq = if unicode { "ueq" } else { "streq" };
+                        lines.push(format!("i{n} = call_i({s}, {other}, descr={eq})"));
+                        ints.push(format!("i{n}"));
+                        n += 1;
+                    }
+                }
             }
             _ => {
                 lines.push(format!("i{n} = int_add({}, {})", i(a), i(b)));

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use rpy_ir::lltype::LowLevelType;
 
 use crate::trace::{
-    opcode, BoxInfo, Decl, DescrData, DescrNeed, FieldSlot, Header, Kind, Op, Resume, ResumeValue,
-    Trace, Value, VirtualObject, OPS,
+    opcode, BoxInfo, Decl, DescrData, DescrNeed, FieldSlot, Header, Kind, Op, PendingStore, Resume,
+    ResumeValue, Trace, Value, VirtualObject, OPS,
 };
 
 /// A syntax or consistency error, at a 1-based line and column.
@@ -209,6 +209,14 @@ struct TraceParser {
 
 /// One `virtual NAME = new...(...) {...}` clause of a guard, its values
 /// still unread.
+/// A `pending setfield_gc(target, value, descr=D)` clause, its values as
+/// written.
+struct PendingClause<'a> {
+    target: (usize, &'a str),
+    value: (usize, &'a str),
+    descr: usize,
+}
+
 struct VirtualClause<'a> {
     id: usize,
     opcode: usize,
@@ -320,31 +328,40 @@ impl TraceParser {
             let need = OPS[code].descr;
             c.expect('(')?;
             let mut length = 0;
-            if need == DescrNeed::Array {
-                let (lp, text) = c.until(&[',']);
+            if matches!(need, DescrNeed::Array | DescrNeed::Str | DescrNeed::Unicode) {
+                let (lp, text) = c.until(&[',', ')']);
                 length = match parse_int(text) {
                     Some(n) if (0..1 << 28).contains(&n) => n as usize,
                     _ => return c.err_at(lp, "expected the array's length"),
                 };
-                c.expect(',')?;
             }
-            c.ws();
-            if !c.text[c.pos..].starts_with("descr=") {
-                return c.err("expected descr=");
-            }
-            c.pos += "descr=".len();
-            let (dp, d) = c.ident("a descr name")?;
-            let descr = self.header.resolve_descr(d).or_else(|e| c.err_at(dp, e))?;
-            if !need.admits(&self.header.descrs[descr].data) {
-                return c.err_at(dp, format!("'{op_name}' cannot allocate '{d}'"));
-            }
+            let descr = if need.is_implied() {
+                self.header
+                    .string_descr(need)
+                    .or_else(|e| c.err_at(op_at, e))?
+            } else {
+                if need == DescrNeed::Array {
+                    c.expect(',')?;
+                }
+                c.ws();
+                if !c.text[c.pos..].starts_with("descr=") {
+                    return c.err("expected descr=");
+                }
+                c.pos += "descr=".len();
+                let (dp, d) = c.ident("a descr name")?;
+                let descr = self.header.resolve_descr(d).or_else(|e| c.err_at(dp, e))?;
+                if !need.admits(&self.header.descrs[descr].data) {
+                    return c.err_at(dp, format!("'{op_name}' cannot allocate '{d}'"));
+                }
+                descr
+            };
             c.expect(')')?;
             c.expect('{')?;
             let mut fields = Vec::new();
             if !c.eat('}') {
                 loop {
                     let (kp, key) = c.until(&[':']);
-                    let slot = if need == DescrNeed::Array {
+                    let slot = if need == DescrNeed::Array || need.is_implied() {
                         match parse_int(key) {
                             Some(i) if (0..length as i64).contains(&i) => {
                                 FieldSlot::Item(i as usize)
@@ -380,14 +397,52 @@ impl TraceParser {
         }
     }
 
+    /// The `pending setfield_gc(...)` clauses after the `virtual` ones.
+    fn pending_clauses<'a>(&mut self, c: &mut Cursor<'a>) -> PResult<Vec<PendingClause<'a>>> {
+        let mut clauses = Vec::new();
+        loop {
+            c.ws();
+            if !c.text[c.pos..].starts_with("pending ") {
+                return Ok(clauses);
+            }
+            c.pos += "pending ".len();
+            let (op_at, op_name) = c.ident("setfield_gc")?;
+            if op_name != "setfield_gc" {
+                return c.err_at(op_at, "a pending store is a setfield_gc");
+            }
+            c.expect('(')?;
+            let target = c.until(&[',']);
+            c.expect(',')?;
+            let value = c.until(&[',']);
+            c.expect(',')?;
+            c.ws();
+            if !c.text[c.pos..].starts_with("descr=") {
+                return c.err("expected descr=");
+            }
+            c.pos += "descr=".len();
+            let (dp, d) = c.ident("a field descr")?;
+            let descr = self.header.resolve_descr(d).or_else(|e| c.err_at(dp, e))?;
+            if !matches!(self.header.descrs[descr].data, DescrData::Field { .. }) {
+                return c.err_at(dp, format!("'{d}' is not a field"));
+            }
+            c.expect(')')?;
+            clauses.push(PendingClause {
+                target,
+                value,
+                descr,
+            });
+        }
+    }
+
     /// A guard's fail args and resume data from the bracket's values and
-    /// the `virtual` clauses: the fail args are the plain values, in the
-    /// order they appear.
+    /// the `virtual` and `pending` clauses: the fail args are the plain
+    /// values, in the order they appear.
     fn resume(
         &mut self,
         c: &Cursor,
         listed: &[(usize, &str)],
         clauses: &[VirtualClause],
+        pending_clauses: &[PendingClause],
     ) -> PResult<(Vec<Value>, Option<Box<Resume>>)> {
         let mut saved = Vec::new();
         let mut resume_value =
@@ -436,10 +491,38 @@ impl TraceParser {
                 fields,
             });
         }
-        if clauses.is_empty() {
+        let mut pending = Vec::new();
+        for p in pending_clauses {
+            let (target, tk) = resume_value(self, p.target.0, p.target.1)?;
+            let (value, vk) = resume_value(self, p.value.0, p.value.1)?;
+            if tk != Kind::Ref {
+                return c.err_at(p.target.0, "a pending store's target is an object");
+            }
+            if let DescrData::Field { ty, .. } = &self.header.descrs[p.descr].data {
+                if Kind::of_lltype(ty) != vk {
+                    return c.err_at(
+                        p.value.0,
+                        format!("this field holds {}", kind_word(Kind::of_lltype(ty))),
+                    );
+                }
+            }
+            pending.push(PendingStore {
+                target,
+                descr: p.descr,
+                value,
+            });
+        }
+        if clauses.is_empty() && pending.is_empty() {
             return Ok((saved, None));
         }
-        Ok((saved, Some(Box::new(Resume { values, objects }))))
+        Ok((
+            saved,
+            Some(Box::new(Resume {
+                values,
+                objects,
+                pending,
+            })),
+        ))
     }
 
     fn op_line(&mut self, c: &mut Cursor) -> PResult<()> {
@@ -495,7 +578,8 @@ impl TraceParser {
                 );
             }
             let clauses = self.virtual_clauses(c)?;
-            let (saved, resume) = self.resume(c, &listed, &clauses)?;
+            let pending = self.pending_clauses(c)?;
+            let (saved, resume) = self.resume(c, &listed, &clauses, &pending)?;
             (Some(saved), resume)
         } else {
             (None, None)
@@ -532,6 +616,17 @@ impl TraceParser {
                 } else {
                     return c.err_at(dp, format!("'{name}' takes no descr"));
                 }
+            }
+            (need, None) if need.is_implied() => Some(
+                self.header
+                    .string_descr(need)
+                    .or_else(|e| c.err_at(pn, e))?,
+            ),
+            (need, Some((dp, _))) if need.is_implied() => {
+                return c.err_at(
+                    dp,
+                    format!("'{name}' takes no descr (its array is implied)"),
+                )
             }
             (_, None) => return c.err_at(pn, format!("'{name}' needs a descr=")),
             (need, Some((dp, d))) => {
@@ -853,7 +948,7 @@ pub fn op_text(t: &Trace, op: &Op) -> String {
     s.push_str(op.name());
     s.push('(');
     let mut parts: Vec<String> = op.args.iter().map(|v| value_text(t, *v)).collect();
-    if let Some(d) = op.descr {
+    if let (Some(d), false) = (op.descr, op.info().descr.is_implied()) {
         parts.push(format!("descr={}", t.header.descrs[d].name));
     }
     s.push_str(&parts.join(", "));
@@ -893,6 +988,7 @@ fn write_resume(s: &mut String, t: &Trace, saved: &[Value], r: &Resume) {
             "new_array" | "new_array_clear" => {
                 write!(s, " virtual {name} = {op_name}({}, descr={d}) {{", o.length)
             }
+            "newstr" | "newunicode" => write!(s, " virtual {name} = {op_name}({}) {{", o.length),
             _ => write!(s, " virtual {name} = {op_name}(descr={d}) {{"),
         };
         let fields: Vec<String> = o
@@ -904,6 +1000,15 @@ fn write_resume(s: &mut String, t: &Trace, saved: &[Value], r: &Resume) {
             })
             .collect();
         let _ = write!(s, "{}}}", fields.join(", "));
+    }
+    for p in &r.pending {
+        let _ = write!(
+            s,
+            " pending setfield_gc({}, {}, descr={})",
+            text(&p.target),
+            text(&p.value),
+            descrs[p.descr].name
+        );
     }
 }
 

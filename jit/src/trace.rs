@@ -66,6 +66,12 @@ pub enum DescrNeed {
     /// A class (`new_with_vtable`).
     Class,
     Call,
+    /// The string array `str` (`array str = Char`), implied: string
+    /// operations are written without a descr, as in PyPy.
+    Str,
+    /// The unicode array `unicode` (`array unicode = Signed`: a code point
+    /// a word), implied like [`DescrNeed::Str`].
+    Unicode,
 }
 
 impl DescrNeed {
@@ -78,8 +84,32 @@ impl DescrNeed {
                 | (DescrNeed::Size, DescrData::Size { .. })
                 | (DescrNeed::Class, DescrData::Class { .. })
                 | (DescrNeed::Call, DescrData::Call { .. })
+                | (DescrNeed::Str | DescrNeed::Unicode, DescrData::Array { .. })
         )
     }
+
+    /// Whether the descr is implied (string operations) rather than written.
+    pub fn is_implied(self) -> bool {
+        matches!(self, DescrNeed::Str | DescrNeed::Unicode)
+    }
+}
+
+/// The array names and item types string operations imply.
+pub const STR_ARRAY: (&str, LowLevelType) = ("str", LowLevelType::Char);
+pub const UNICODE_ARRAY: (&str, LowLevelType) = ("unicode", LowLevelType::Signed);
+
+/// The array operation a string operation is, on its implied array:
+/// strings are GC arrays of characters (`newstr` is `new_array`, `strlen`
+/// `arraylen_gc`, ...). `None` for the others (and for `copystrcontent`,
+/// which has no array twin).
+pub fn array_equivalent(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "newstr" | "newunicode" => "new_array",
+        "strlen" | "unicodelen" => "arraylen_gc",
+        "strgetitem" | "unicodegetitem" => "getarrayitem_gc_i",
+        "strsetitem" | "unicodesetitem" => "setarrayitem_gc",
+        _ => return None,
+    })
 }
 
 /// One entry of the operation table.
@@ -218,6 +248,18 @@ pub static OPS: &[OpInfo] = &[
     with(op("new_with_vtable", "", R, 1), D::Class),
     with(op("new_array", "i", R, 1), D::Array),
     with(op("new_array_clear", "i", R, 1), D::Array),
+    // strings and unicode strings: arrays of characters, the array implied
+    // (copy*content(source, dest, source_start, dest_start, length))
+    with(op("newstr", "i", R, 1), D::Str),
+    with(op("strlen", "r", I, 1), D::Str),
+    with(op("strgetitem", "ri", I, 1), D::Str),
+    with(op("strsetitem", "rii", V, 2), D::Str),
+    with(op("copystrcontent", "rriii", V, 2), D::Str),
+    with(op("newunicode", "i", R, 1), D::Unicode),
+    with(op("unicodelen", "r", I, 1), D::Unicode),
+    with(op("unicodegetitem", "ri", I, 1), D::Unicode),
+    with(op("unicodesetitem", "rii", V, 2), D::Unicode),
+    with(op("copyunicodecontent", "rriii", V, 2), D::Unicode),
     // calls: the descr names the native function
     with(op("call_i", "*", I, 2), D::Call),
     with(op("call_f", "*", F, 2), D::Call),
@@ -311,6 +353,19 @@ pub struct Resume {
     /// The values handed back, one per fail arg of the guard as traced.
     pub values: Vec<ResumeValue>,
     pub objects: Vec<VirtualObject>,
+    /// Field stores the trace did before the guard that the optimizer
+    /// delayed (their value is a virtual object, kept virtual past the
+    /// guard): done when the guard fails, after the objects are built.
+    pub pending: Vec<PendingStore>,
+}
+
+/// A delayed `setfield_gc(target, value, descr)` of a guard's resume data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PendingStore {
+    pub target: ResumeValue,
+    /// The field descr.
+    pub descr: DescrId,
+    pub value: ResumeValue,
 }
 
 impl Resume {
@@ -325,6 +380,7 @@ impl Resume {
                 .objects
                 .iter()
                 .all(|o| o.fields.iter().all(|(_, v)| ok(v)))
+            && self.pending.iter().all(|p| ok(&p.target) && ok(&p.value))
     }
 }
 
@@ -670,6 +726,29 @@ impl Header {
             return self.add_descr(name, data);
         }
         Err(format!("no descr '{name}' in the header"))
+    }
+
+    /// The descr of the array a string operation needing `need` implies
+    /// (`str` or `unicode`), declared on first use.
+    pub fn string_descr(&mut self, need: DescrNeed) -> Result<DescrId, String> {
+        let (name, item) = match need {
+            DescrNeed::Unicode => UNICODE_ARRAY,
+            _ => STR_ARRAY,
+        };
+        if let Some(id) = self.descr(name) {
+            return match &self.descrs[id].data {
+                DescrData::Array { item: t, .. } if *t == item => Ok(id),
+                _ => Err(format!(
+                    "'{name}' is the array string operations use: it must be 'array {name} = {item}'"
+                )),
+            };
+        }
+        self.declare(Decl::Array {
+            name: name.to_string(),
+            item,
+        })?;
+        self.descr(name)
+            .ok_or_else(|| format!("'{name}' was not declared"))
     }
 
     /// The vtable id of a class descr.

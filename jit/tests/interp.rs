@@ -221,9 +221,9 @@ fn trace_command() {
         out,
         "[i0]\ni1 = int_add(i0, 0)\ni2 = int_mul(i1, 4)\nfinish(i2)\n"
     );
-    assert!(run_trace_command(f, Some("string"), None)
+    assert!(run_trace_command(f, Some("nosuch"), None)
         .unwrap_err()
-        .contains("not implemented"));
+        .contains("unknown optimization"));
     std::fs::write(dir.join("bad.trace"), "[i0]\ni1 = int_add(i0)\n").unwrap();
     let e = run_trace_command(dir.join("bad.trace").to_str().unwrap(), None, None).unwrap_err();
     assert!(

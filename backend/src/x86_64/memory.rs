@@ -177,7 +177,8 @@ impl Gen<'_> {
     }
 
     pub(super) fn memory(&mut self, pc: usize, op: &Op) -> Result<(), String> {
-        let name = op.name();
+        // a string operation is the array operation on its implied array
+        let name = rpy_jit::trace::array_equivalent(op.name()).unwrap_or(op.name());
         let a = &op.args;
         let descr_id = op.descr.ok_or_else(|| unsupported(op))?;
         let descr = self.trace.header.descrs[descr_id].data.clone();
@@ -193,6 +194,17 @@ impl Gen<'_> {
                 );
                 dynasm!(self.asm ; .arch x64 ; test rax, rax ; jz =>err);
                 self.store_box_nonnull(op, RAX);
+            }
+            ("copystrcontent" | "copyunicodecontent", _) => {
+                let err = self.error_stub(pc, op);
+                let helper = match name {
+                    "copystrcontent" => runtime::copy_str_content as *const () as usize,
+                    _ => runtime::copy_unicode_content as *const () as usize,
+                };
+                let mut args = vec![CallArg::Context];
+                args.extend(a.iter().map(|v| CallArg::Value(*v)));
+                self.emit_call(pc, helper, &args, &[]);
+                dynasm!(self.asm ; .arch x64 ; test rax, rax ; jz =>err);
             }
             ("new_array" | "new_array_clear", _) => {
                 let err = self.error_stub(pc, op);

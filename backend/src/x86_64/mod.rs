@@ -370,6 +370,10 @@ fn check_shape(trace: &Trace) -> Result<(usize, usize), String> {
                     Some(DescrData::Size { .. } | DescrData::Class { .. })
                 )
                 | (DescrNeed::Call, Some(DescrData::Call { .. }))
+                | (
+                    DescrNeed::Str | DescrNeed::Unicode,
+                    Some(DescrData::Array { .. })
+                )
         );
         if !fits {
             return Err(format!(
@@ -380,6 +384,10 @@ fn check_shape(trace: &Trace) -> Result<(usize, usize), String> {
         if let Some(DescrData::Call { func }) = descr {
             calls::check_signature(func)?;
             max_staging = max_staging.max(op.args.len());
+        }
+        if name.ends_with("content") {
+            // copystrcontent's helper takes the context and five values
+            max_staging = max_staging.max(1 + op.args.len());
         }
         match name {
             "label" => label = Some(pc),

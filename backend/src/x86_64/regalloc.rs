@@ -101,7 +101,9 @@ pub fn assign_with(trace: &Trace, gp: &[u8], xmm: &[u8]) -> Allocation {
     // that box lives until then
     let mut length_of: std::collections::HashMap<BoxId, BoxId> = Default::default();
     for (pc, op) in trace.ops.iter().enumerate() {
-        match (op.name(), op.args.first()) {
+        // a string operation is the array operation on its implied array
+        let name = rpy_jit::trace::array_equivalent(op.name()).unwrap_or(op.name());
+        match (name, op.args.first()) {
             ("label", _) => length_of.clear(),
             ("arraylen_gc", Some(Value::Box(array))) => {
                 if let Some(r) = op.result {

@@ -48,6 +48,61 @@ pub(super) extern "sysv64" fn new_object(ctx: *mut RunContext, descr: usize) -> 
     })
 }
 
+/// `copystrcontent(source, dest, source_start, dest_start, length)`: 1,
+/// or 0 with the error recorded.
+pub(super) extern "sysv64" fn copy_str_content(
+    ctx: *mut RunContext,
+    source: u64,
+    dest: u64,
+    source_start: i64,
+    dest_start: i64,
+    length: i64,
+) -> usize {
+    copy_content(
+        ctx,
+        DescrNeed::Str,
+        [source, dest],
+        [source_start, dest_start, length],
+    )
+}
+
+/// `copyunicodecontent`: as [`copy_str_content`].
+pub(super) extern "sysv64" fn copy_unicode_content(
+    ctx: *mut RunContext,
+    source: u64,
+    dest: u64,
+    source_start: i64,
+    dest_start: i64,
+    length: i64,
+) -> usize {
+    copy_content(
+        ctx,
+        DescrNeed::Unicode,
+        [source, dest],
+        [source_start, dest_start, length],
+    )
+}
+
+fn copy_content(ctx: *mut RunContext, need: DescrNeed, arrays: [u64; 2], range: [i64; 3]) -> usize {
+    // SAFETY: as in `new_object`.
+    let (heap, trace, error) = unsafe { RunContext::parts(ctx) };
+    let name = match need {
+        DescrNeed::Unicode => rpy_jit::trace::UNICODE_ARRAY.0,
+        _ => rpy_jit::trace::STR_ARRAY.0,
+    };
+    let copied = match trace.header.descr(name) {
+        Some(descr) => heap.copy_items(trace, descr, arrays, range),
+        None => Err(format!("no '{name}' array")),
+    };
+    match copied {
+        Ok(()) => 1,
+        Err(e) => {
+            *error = Some(e);
+            0
+        }
+    }
+}
+
 /// `new_array`: the address of a new array of `n` zeroed items, or 0 with
 /// the error recorded.
 pub(super) extern "sysv64" fn new_array(ctx: *mut RunContext, descr: usize, n: i64) -> usize {

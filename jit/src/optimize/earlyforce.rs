@@ -11,15 +11,16 @@
 //! object: it is that object, which stays virtual (PyPy's earlyforce leaves
 //! `same_as` to `pure` for the same reason).
 //!
-//! PyPy's earlyforce also leaves `setfield_gc` and `setarrayitem_*` alone,
-//! because its heap optimization delays stores (a virtual stored and read
-//! back before the store is emitted stays virtual). rpy's `heap` emits a
-//! store where it is, so the stored object must exist there: it is forced
-//! here, where `heap` sees it.
+//! Like PyPy's earlyforce, it leaves a virtual stored into a field of a
+//! real object alone when `heap` comes later: `heap` delays the store, so
+//! the virtual stays virtual until the store must happen (a virtual stored
+//! and read back, or overwritten, before then is never allocated; a guard
+//! in between gets the store in its resume data). Array item stores are
+//! not delayed: a virtual stored into an array is forced here.
 
-use crate::trace::Op;
+use crate::trace::{DescrData, Op};
 
-use super::virtualize::{escape_op, Virtuals};
+use super::virtualize::{escape_op, force_value, Virtuals};
 use super::{Next, Optimization, Shared};
 
 /// The `earlyforce` optimization: `virtuals` are `virtualize`'s objects
@@ -27,11 +28,26 @@ use super::{Next, Optimization, Shared};
 /// nothing to force).
 pub struct OptEarlyForce {
     virtuals: Option<Virtuals>,
+    /// `heap` comes later and delays stores, of virtual values too: a
+    /// virtual stored into a field is left to it.
+    heap_delays_stores: bool,
 }
 
 impl OptEarlyForce {
-    pub(crate) fn new(virtuals: Option<Virtuals>) -> OptEarlyForce {
-        OptEarlyForce { virtuals }
+    pub(crate) fn new(virtuals: Option<Virtuals>, heap_delays_stores: bool) -> OptEarlyForce {
+        OptEarlyForce {
+            virtuals,
+            heap_delays_stores,
+        }
+    }
+
+    /// Whether `op` is a word store into a field whose value `heap` will
+    /// keep virtual until the store must happen.
+    fn leaves_to_heap(&self, op: &Op, sh: &Shared) -> bool {
+        self.heap_delays_stores
+            && op.name() == "setfield_gc"
+            && matches!(op.descr.map(|d| &sh.trace.header.descrs[d].data),
+                Some(DescrData::Field { ty, .. }) if ty.size_align().0 == 8)
     }
 }
 
@@ -43,6 +59,7 @@ impl Optimization for OptEarlyForce {
     fn fork(&self, copies: &mut super::Forks) -> Box<dyn Optimization> {
         Box::new(OptEarlyForce {
             virtuals: self.virtuals.as_ref().map(|v| copies.virtuals(v)),
+            heap_delays_stores: self.heap_delays_stores,
         })
     }
 
@@ -61,6 +78,11 @@ impl Optimization for OptEarlyForce {
                     return;
                 }
             }
+        }
+        if self.leaves_to_heap(&op, sh) {
+            // the object stored into must exist; the value may stay virtual
+            force_value(virtuals, op.args[0], sh, next);
+            return next.emit(op, sh);
         }
         let op = escape_op(virtuals, op, sh, next);
         next.emit(op, sh);

@@ -1,35 +1,66 @@
-//! `heap`: caching of memory reads and removal of redundant stores. After
-//! `getfield_gc(p, f)` or `setfield_gc(p, v, f)` the optimizer knows what
-//! field `f` of `p` holds, until something may change it: a store to the
-//! same field of another object (which may be `p`), a raw store (which may
-//! point anywhere), a call that is not pure, or a `label`. A read of a known
-//! field is replaced by its value; a store of the value the field already
-//! holds is removed. Array items at constant indices and array lengths are
-//! cached the same way. Only word-sized fields and items are recorded on a
-//! store (a one-byte store truncates its value).
+//! `heap`: caching of memory reads, removal of redundant stores, and
+//! delayed stores (PyPy's lazy setfields). After `getfield_gc(p, f)` or
+//! `setfield_gc(p, v, f)` the optimizer knows what field `f` of `p` holds,
+//! until something may change it: a store to the same field of another
+//! object that may be `p`, a raw store (which may point anywhere), a call
+//! that is not pure, or a `label`. A read of a known field is replaced by
+//! its value; a store of the value the field already holds is removed.
+//! Array items are cached the same way, at constant or variable indices,
+//! and array lengths (which never change). Only word-sized fields and items
+//! are recorded on a store (a one-byte store truncates its value).
 //!
-//! Fields are keyed by their offset, not their descr, since two descrs may
-//! name the same field (`field value = node.value` and `node.value`).
+//! Two objects may be one unless the facts say otherwise
+//! ([`Shared::never_alias`]: different known classes, one null), two arrays
+//! unless their lengths differ, two items of one array unless their indices
+//! do: a store through one leaves what is known of the others.
+//!
+//! A word store to a field is not emitted at once: it waits (one per
+//! field offset) until something could see memory: a read of that field
+//! through an object that may be the same, a guard (a failing run must see
+//! the store), a call, a raw store, the end of the trace. A second store to
+//! the same field of the same object before then replaces it, so the first
+//! never happens. With `earlyforce` before it, the stored value may be a
+//! virtual object: it stays virtual while the store waits (read back, it
+//! is the virtual), is allocated only when the store is emitted, and a
+//! guard meanwhile gets the store in its resume data (a `pending` store,
+//! done with the object built when the guard fails), as PyPy's heap does.
+//!
+//! Fields are keyed by their struct and offset ([`FieldKey`]), not their
+//! descr, since two descrs may name the same field (`field value =
+//! node.value` and `node.value`); a store to a field of one struct leaves
+//! the fields of other structs known (objects are well typed).
 //!
 //! A fresh allocation (`new`, `new_with_vtable`, `new_array` of a small
 //! constant length) is zeroed memory: its fields and items are known to be
-//! 0 (null, 0.0) from the start.
+//! 0 (null, 0.0) from the start. An access to item `i` of an array proves
+//! its length above `i`.
 
 use rpy_ir::lltype::{ContainerType, LowLevelType};
 
-use crate::trace::{DescrData, DescrId, Kind, Op, Value};
+use crate::trace::{DescrData, DescrId, Kind, Op, PendingStore, Resume, ResumeValue, Value};
 
-use super::{Next, Optimization, ReadPlace, RememberedRead, Shared, WordMap};
+use super::virtualize::{describe_virtuals, force_value, virtual_of, Virtuals};
+use super::{FieldKey, IntBound, Next, Optimization, ReadPlace, RememberedRead, Shared, WordMap};
 
 /// The `heap` optimization.
 #[derive(Clone, Default)]
 pub struct OptHeap {
-    /// offset -> object -> value
-    fields: WordMap<usize, WordMap<Value, Value>>,
-    /// array descr -> (array, index) -> value
-    items: WordMap<DescrId, WordMap<(Value, i64), Value>>,
+    /// `virtualize`'s objects, when `earlyforce` leaves virtuals stored
+    /// into fields to this pass: such a store is delayed like any other,
+    /// the virtual forced only when the store is emitted; a guard meanwhile
+    /// gets the store in its resume data.
+    virtuals: Option<Virtuals>,
+    /// field -> object -> value
+    fields: WordMap<FieldKey, WordMap<Value, Value>>,
+    /// field -> the word store to that field not emitted yet
+    lazy_stores: WordMap<FieldKey, Op>,
+    /// array descr -> (array, index) -> value; the index a constant or a box
+    items: WordMap<DescrId, WordMap<(Value, Value), Value>>,
     /// array -> length (lengths never change)
     lengths: WordMap<Value, Value>,
+    /// array -> a length it is known to exceed at least (from the indices
+    /// accessed), for its `arraylen_gc`
+    min_lengths: WordMap<Value, i64>,
 }
 
 /// The longest fresh array whose items are recorded as zero.
@@ -45,6 +76,71 @@ fn zero_of(ty: &LowLevelType) -> Value {
 }
 
 impl OptHeap {
+    /// A heap that delays stores of `virtualize`'s virtual objects too.
+    pub(crate) fn delaying_virtual_stores(virtuals: Virtuals) -> OptHeap {
+        OptHeap {
+            virtuals: Some(virtuals),
+            ..OptHeap::default()
+        }
+    }
+
+    /// Emits a delayed store, forcing its value first if it is virtual.
+    fn emit_store(&self, op: Op, sh: &mut Shared, next: &mut Next) {
+        if let Some(virtuals) = &self.virtuals {
+            force_value(virtuals, op.args[1], sh, next);
+        }
+        next.emit(op, sh);
+    }
+
+    /// Whether the delayed store `op` stores a virtual object.
+    fn stores_virtual(&self, op: &Op, sh: &Shared) -> bool {
+        self.virtuals
+            .as_ref()
+            .is_some_and(|v| virtual_of(v, sh, op.args[1]).is_some())
+    }
+
+    /// Before guard `op`: the delayed stores of plain values happen; those
+    /// of virtual objects stay delayed, and the guard's resume data does
+    /// them (with the objects) if it fails.
+    fn before_guard(&mut self, op: &mut Op, sh: &mut Shared, next: &mut Next) {
+        let mut stores: Vec<(FieldKey, Op)> = self.lazy_stores.drain().collect();
+        stores.sort_by_key(|(field, _)| *field);
+        let has_fail_args = op.fail_args.is_some();
+        let (kept, emitted): (Vec<_>, Vec<_>) = stores
+            .into_iter()
+            .partition(|(_, st)| has_fail_args && self.stores_virtual(st, sh));
+        for (_, st) in emitted {
+            self.emit_store(st, sh, next);
+        }
+        if kept.is_empty() {
+            return;
+        }
+        if let (Some(virtuals), Some(fail_args)) = (&self.virtuals, op.fail_args.as_mut()) {
+            let n = fail_args.len();
+            let mut resume = op.resume.take().map_or_else(
+                || Resume {
+                    values: (0..n).map(ResumeValue::Saved).collect(),
+                    objects: Vec::new(),
+                    pending: Vec::new(),
+                },
+                |r| *r,
+            );
+            for (_, st) in &kept {
+                fail_args.extend([st.args[0], st.args[1]]);
+                let at = fail_args.len();
+                resume.pending.push(PendingStore {
+                    target: ResumeValue::Saved(at - 2),
+                    descr: st.descr.unwrap_or(0),
+                    value: ResumeValue::Saved(at - 1),
+                });
+            }
+            op.resume = Some(Box::new(resume));
+            // the stored virtuals become objects of the resume data
+            describe_virtuals(virtuals, op, sh);
+        }
+        self.lazy_stores.extend(kept);
+    }
+
     fn clear(&mut self) {
         self.fields.clear();
         self.items.clear();
@@ -60,15 +156,128 @@ impl OptHeap {
             return;
         };
         let layout = ct.layout();
+        let Some(strukt) = sh.trace.header.descr(strukt) else {
+            return;
+        };
         for (name, ty) in fields {
             if let Some(offset) = layout.offset_of(name) {
                 self.fields
-                    .entry(offset)
+                    .entry(FieldKey { strukt, offset })
                     .or_default()
                     .insert(obj, zero_of(ty));
             }
         }
     }
+
+    /// Emits every delayed store.
+    fn emit_lazy_stores(&mut self, sh: &mut Shared, next: &mut Next) {
+        if self.lazy_stores.is_empty() {
+            return;
+        }
+        let mut stores: Vec<(FieldKey, Op)> = self.lazy_stores.drain().collect();
+        // in field order, so that the output does not depend on hashing
+        stores.sort_by_key(|(field, _)| *field);
+        for (_, op) in stores {
+            self.emit_store(op, sh, next);
+        }
+    }
+
+    /// Emits the delayed stores a read of `size` bytes of `field` through
+    /// `p` could see.
+    fn emit_lazy_stores_seen_by(
+        &mut self,
+        p: Value,
+        field: FieldKey,
+        size: usize,
+        sh: &mut Shared,
+        next: &mut Next,
+    ) {
+        let seen: Vec<FieldKey> = self
+            .lazy_stores
+            .iter()
+            .filter(|(o, st)| o.overlaps(8, field, size) && !sh.never_alias(st.args[0], p))
+            .map(|(o, _)| *o)
+            .collect();
+        for o in seen {
+            if let Some(op) = self.lazy_stores.remove(&o) {
+                self.emit_store(op, sh, next);
+            }
+        }
+    }
+
+    /// Forgets the fields a store of `size` bytes into `field` through `p`
+    /// may change: those of every object that may be `p`.
+    fn invalidate_fields(&mut self, p: Value, field: FieldKey, size: usize, sh: &Shared) {
+        for (o, m) in self.fields.iter_mut() {
+            if o.overlaps(8, field, size) {
+                m.retain(|q, _| sh.never_alias(*q, p));
+            }
+        }
+    }
+
+    /// Whether arrays `p` and `q` are certainly different: their facts say
+    /// so, or their known lengths differ.
+    fn different_arrays(&self, p: Value, q: Value, sh: &Shared) -> bool {
+        if sh.never_alias(p, q) {
+            return true;
+        }
+        match (self.lengths.get(&p), self.lengths.get(&q)) {
+            (Some(a), Some(b)) => sh.bound(*a).intersect(&sh.bound(*b)).is_none(),
+            _ => false,
+        }
+    }
+
+    /// An access to item `index` of `array` happened: its length is above
+    /// the index.
+    fn learn_length_above(&mut self, array: Value, index: Value, sh: &mut Shared) {
+        let least = sh.bound(index).lo.saturating_add(1);
+        if least <= 0 {
+            return;
+        }
+        let known = self.min_lengths.entry(array).or_insert(0);
+        *known = (*known).max(least);
+        if let Some(len) = self.lengths.get(&array) {
+            sh.narrow(*len, IntBound::range(least, i64::MAX));
+        }
+    }
+}
+
+impl FieldKey {
+    /// Whether `size` bytes of this field and `other_size` bytes of `other`
+    /// meet.
+    fn overlaps(self, size: usize, other: FieldKey, other_size: usize) -> bool {
+        self.strukt == other.strukt
+            && self.offset < other.offset + other_size
+            && other.offset < self.offset + size
+    }
+}
+
+/// The field a field operation accesses, and how many bytes.
+fn field_of(op: &Op, sh: &Shared) -> (FieldKey, usize) {
+    let header = &sh.trace.header;
+    match op.descr.map(|d| &header.descrs[d].data) {
+        Some(DescrData::Field {
+            strukt, offset, ty, ..
+        }) => (
+            FieldKey {
+                strukt: header.descr(strukt).unwrap_or(usize::MAX),
+                offset: *offset,
+            },
+            ty.size_align().0,
+        ),
+        _ => (
+            FieldKey {
+                strukt: usize::MAX,
+                offset: 0,
+            },
+            8,
+        ),
+    }
+}
+
+/// Whether two indices are certainly different.
+fn different_indices(i: Value, j: Value, sh: &Shared) -> bool {
+    i != j && sh.bound(i).intersect(&sh.bound(j)).is_none()
 }
 
 impl Optimization for OptHeap {
@@ -76,54 +285,62 @@ impl Optimization for OptHeap {
         "heap"
     }
 
-    fn fork(&self, _: &mut super::Forks) -> Box<dyn Optimization> {
-        Box::new(self.clone())
+    fn fork(&self, copies: &mut super::Forks) -> Box<dyn Optimization> {
+        Box::new(OptHeap {
+            virtuals: self.virtuals.as_ref().map(|v| copies.virtuals(v)),
+            ..self.clone()
+        })
     }
 
     fn remembered_reads(&self) -> Vec<RememberedRead> {
-        let fields = self.fields.iter().flat_map(|(offset, m)| {
+        let fields = self.fields.iter().flat_map(|(field, m)| {
             m.iter().map(|(o, v)| RememberedRead {
                 object: *o,
-                place: ReadPlace::Field(*offset),
+                place: ReadPlace::Field(*field),
                 value: *v,
             })
         });
+        // only items at constant indices are carried into a loop
         let items = self.items.iter().flat_map(|(d, m)| {
-            m.iter().map(|((o, i), v)| RememberedRead {
-                object: *o,
-                place: ReadPlace::Item(*d, *i),
-                value: *v,
+            m.iter().filter_map(|((o, i), v)| match i {
+                Value::Int(i) => Some(RememberedRead {
+                    object: *o,
+                    place: ReadPlace::Item(*d, *i),
+                    value: *v,
+                }),
+                _ => None,
             })
         });
         fields.chain(items).collect()
     }
 
     fn retain_reads(&mut self, keep: &dyn Fn(&RememberedRead) -> bool) {
-        for (offset, m) in self.fields.iter_mut() {
+        for (field, m) in self.fields.iter_mut() {
             m.retain(|o, v| {
                 keep(&RememberedRead {
                     object: *o,
-                    place: ReadPlace::Field(*offset),
+                    place: ReadPlace::Field(*field),
                     value: *v,
                 })
             });
         }
         for (d, m) in self.items.iter_mut() {
-            m.retain(|(o, i), v| {
-                keep(&RememberedRead {
+            m.retain(|(o, i), v| match i {
+                Value::Int(i) => keep(&RememberedRead {
                     object: *o,
                     place: ReadPlace::Item(*d, *i),
                     value: *v,
-                })
+                }),
+                _ => false,
             });
         }
     }
 
     fn replace_read(&mut self, r: &RememberedRead) {
         match r.place {
-            ReadPlace::Field(offset) => {
+            ReadPlace::Field(field) => {
                 self.fields
-                    .entry(offset)
+                    .entry(field)
                     .or_default()
                     .insert(r.object, r.value);
             }
@@ -131,9 +348,13 @@ impl Optimization for OptHeap {
                 self.items
                     .entry(d)
                     .or_default()
-                    .insert((r.object, i), r.value);
+                    .insert((r.object, Value::Int(i)), r.value);
             }
         }
+    }
+
+    fn flush(&mut self, sh: &mut Shared, next: &mut Next) {
+        self.emit_lazy_stores(sh, next);
     }
 
     fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
@@ -142,45 +363,58 @@ impl Optimization for OptHeap {
         match (name, descr) {
             (
                 "getfield_gc_i" | "getfield_gc_f" | "getfield_gc_r",
-                Some(DescrData::Field { offset, .. }),
+                Some(DescrData::Field { .. }),
             ) => {
                 let p = sh.resolve(op.args[0]);
                 let Some(r) = op.result else { return };
-                if let Some(v) = self.fields.get(&offset).and_then(|m| m.get(&p)) {
+                let (field, size) = field_of(&op, sh);
+                if let Some(v) = self.fields.get(&field).and_then(|m| m.get(&p)) {
                     sh.make_equal(r, *v);
                     return;
                 }
+                self.emit_lazy_stores_seen_by(p, field, size, sh, next);
                 self.fields
-                    .entry(offset)
+                    .entry(field)
                     .or_default()
                     .insert(p, Value::Box(r));
                 next.emit(op, sh);
             }
-            ("setfield_gc", Some(DescrData::Field { offset, ty, .. })) => {
+            ("setfield_gc", Some(DescrData::Field { .. })) => {
                 let p = sh.resolve(op.args[0]);
                 let v = sh.resolve(op.args[1]);
-                let size = ty.size_align().0;
-                if size == 8 && self.fields.get(&offset).and_then(|m| m.get(&p)) == Some(&v) {
+                let (field, size) = field_of(&op, sh);
+                if size == 8 && self.fields.get(&field).and_then(|m| m.get(&p)) == Some(&v) {
                     return; // the field holds it already
                 }
-                // any field overlapping the stored bytes, of any object
-                self.fields
-                    .retain(|o, _| *o + 8 <= offset || offset + size <= *o);
-                if size == 8 {
-                    self.fields.entry(offset).or_default().insert(p, v);
+                self.invalidate_fields(p, field, size, sh);
+                if size != 8 {
+                    // a narrow store truncates: not recorded, not delayed
+                    // (it would overlap the word stores around it)
+                    self.emit_lazy_stores_seen_by(p, field, size, sh, next);
+                    return next.emit(op, sh);
                 }
-                next.emit(op, sh);
+                self.fields.entry(field).or_default().insert(p, v);
+                match self.lazy_stores.get(&field) {
+                    // the same field of the same object: this store replaces it
+                    Some(st) if sh.resolve(st.args[0]) == p => {}
+                    Some(_) => {
+                        // another object's: it happens first
+                        if let Some(earlier) = self.lazy_stores.remove(&field) {
+                            self.emit_store(earlier, sh, next);
+                        }
+                    }
+                    None => {}
+                }
+                self.lazy_stores.insert(field, op);
             }
             (
                 "getarrayitem_gc_i" | "getarrayitem_gc_f" | "getarrayitem_gc_r",
                 Some(DescrData::Array { .. }),
             ) => {
                 let p = sh.resolve(op.args[0]);
-                let (Value::Int(i), Some(r), Some(d)) =
-                    (sh.resolve(op.args[1]), op.result, op.descr)
-                else {
-                    next.emit(op, sh);
-                    return;
+                let i = sh.resolve(op.args[1]);
+                let (Some(r), Some(d)) = (op.result, op.descr) else {
+                    return next.emit(op, sh);
                 };
                 if let Some(v) = self.items.get(&d).and_then(|m| m.get(&(p, i))) {
                     sh.make_equal(r, *v);
@@ -191,30 +425,28 @@ impl Optimization for OptHeap {
                     .or_default()
                     .insert((p, i), Value::Box(r));
                 next.emit(op, sh);
+                self.learn_length_above(p, i, sh);
             }
             ("setarrayitem_gc", Some(DescrData::Array { item_size, .. })) => {
                 let p = sh.resolve(op.args[0]);
+                let i = sh.resolve(op.args[1]);
                 let v = sh.resolve(op.args[2]);
                 let d = op.descr.unwrap_or(0);
-                match sh.resolve(op.args[1]) {
-                    Value::Int(i) => {
-                        if item_size == 8
-                            && self.items.get(&d).and_then(|m| m.get(&(p, i))) == Some(&v)
-                        {
-                            return;
-                        }
-                        let m = self.items.entry(d).or_default();
-                        // item i of any array may be p's; no other index changes
-                        m.retain(|(_, j), _| *j != i);
-                        if item_size == 8 {
-                            m.insert((p, i), v);
-                        }
-                    }
-                    _ => {
-                        self.items.remove(&d);
-                    }
+                if item_size == 8 && self.items.get(&d).and_then(|m| m.get(&(p, i))) == Some(&v) {
+                    return;
                 }
+                let mut m = self.items.remove(&d).unwrap_or_default();
+                // the item of any array that may be p, at any index that
+                // may be i, may change
+                m.retain(|(q, j), _| {
+                    self.different_arrays(*q, p, sh) || different_indices(*j, i, sh)
+                });
+                if item_size == 8 {
+                    m.insert((p, i), v);
+                }
+                self.items.insert(d, m);
                 next.emit(op, sh);
+                self.learn_length_above(p, i, sh);
             }
             ("arraylen_gc", _) => {
                 let p = sh.resolve(op.args[0]);
@@ -225,6 +457,9 @@ impl Optimization for OptHeap {
                 }
                 self.lengths.insert(p, Value::Box(r));
                 next.emit(op, sh);
+                if let Some(least) = self.min_lengths.get(&p) {
+                    sh.narrow(Value::Box(r), IntBound::range(*least, i64::MAX));
+                }
             }
             ("new_array" | "new_array_clear", Some(DescrData::Array { item, .. })) => {
                 if let (Some(r), Some(d)) = (op.result, op.descr) {
@@ -234,7 +469,7 @@ impl Optimization for OptHeap {
                         if (0..=MAX_ZEROED_ITEMS).contains(&n) {
                             let m = self.items.entry(d).or_default();
                             for i in 0..n {
-                                m.insert((Value::Box(r), i), zero_of(&item));
+                                m.insert((Value::Box(r), Value::Int(i)), zero_of(&item));
                             }
                         }
                     }
@@ -251,8 +486,10 @@ impl Optimization for OptHeap {
                 next.emit(op, sh);
             }
             ("label", _) => {
+                self.emit_lazy_stores(sh, next);
                 self.clear();
                 self.lengths.clear();
+                self.min_lengths.clear();
                 next.emit(op, sh);
             }
             _ => {
@@ -260,14 +497,17 @@ impl Optimization for OptHeap {
                 let writes = name.starts_with("call") && !name.starts_with("call_pure")
                     || name == "setfield_raw"
                     || name == "setarrayitem_raw";
-                if writes
-                    || (!info.pure
-                        && !info.removable
-                        && !info.guard
-                        && !name.ends_with("_ovf")
-                        && name != "jump"
-                        && name != "finish")
-                {
+                let effect = !info.pure && !info.removable && !name.ends_with("_ovf");
+                // memory must be as the trace says it is wherever a run may
+                // leave or look at it (a failing guard: its resume data may
+                // do the stores of virtuals)
+                let mut op = op;
+                if info.guard {
+                    self.before_guard(&mut op, sh, next);
+                } else if writes || effect || name.starts_with("get") && name.contains("_raw") {
+                    self.emit_lazy_stores(sh, next);
+                }
+                if writes || (effect && !info.guard && name != "jump" && name != "finish") {
                     self.clear();
                 }
                 next.emit(op, sh);

@@ -6,11 +6,11 @@
 //! plain one, and its `guard_no_overflow` goes. The domain and its
 //! transfer functions are `rpy_ir::intbound`, shared with the e-graph.
 
-use crate::trace::{opc, DescrData, Kind, Op, Value};
+use crate::trace::{opc, BoxId, DescrData, Kind, Op, Value};
 pub use rpy_ir::intbound::{transfer, IntBound};
 use rpy_ir::lltype::LowLevelType;
 
-use super::{Next, Optimization, Shared};
+use super::{Next, Optimization, Shared, WordSet};
 
 /// The bound of a value read from memory of type `t`.
 fn lltype_bound(t: &LowLevelType) -> Option<IntBound> {
@@ -22,7 +22,7 @@ fn lltype_bound(t: &LowLevelType) -> Option<IntBound> {
 }
 
 /// Learns what `truth` of the comparison defining a guarded value says.
-fn refine_from_def(sh: &mut Shared, def: &Op, truth: bool) {
+fn refine_from_def(sh: &mut Shared, checked: &Checked, def: &Op, truth: bool) {
     let name = def.name();
     let args = def.args.clone();
     let (mut rel, x, y) = match (name, args.as_slice()) {
@@ -35,6 +35,9 @@ fn refine_from_def(sh: &mut Shared, def: &Op, truth: bool) {
             ) =>
         {
             (&n[4..], x, y)
+        }
+        (n, &[x, y]) if matches!(n, "uint_lt" | "uint_le" | "uint_gt" | "uint_ge") => {
+            return refine_unsigned(sh, checked, &n[5..], x, y, truth);
         }
         _ => return,
     };
@@ -57,28 +60,28 @@ fn refine_from_def(sh: &mut Shared, def: &Op, truth: bool) {
     match rel {
         "lt" => {
             if by.hi != i64::MIN {
-                narrow(sh, x, IntBound::range(i64::MIN, by.hi - 1));
+                narrow(sh, checked, x, IntBound::range(i64::MIN, by.hi - 1));
             }
             if bx.lo != i64::MAX {
-                narrow(sh, y, IntBound::range(bx.lo + 1, i64::MAX));
+                narrow(sh, checked, y, IntBound::range(bx.lo + 1, i64::MAX));
             }
         }
         "le" => {
-            narrow(sh, x, IntBound::range(i64::MIN, by.hi));
-            narrow(sh, y, IntBound::range(bx.lo, i64::MAX));
+            narrow(sh, checked, x, IntBound::range(i64::MIN, by.hi));
+            narrow(sh, checked, y, IntBound::range(bx.lo, i64::MAX));
         }
         "eq" => {
-            narrow(sh, x, by);
-            narrow(sh, y, bx);
+            narrow(sh, checked, x, by);
+            narrow(sh, checked, y, bx);
         }
         _ => {
             for (a, b) in [(x, by), (y, bx)] {
                 if let Some(c) = b.get_constant() {
                     let ba = sh.bound(a);
                     if ba.lo == c && c != i64::MAX {
-                        narrow(sh, a, IntBound::range(c + 1, i64::MAX));
+                        narrow(sh, checked, a, IntBound::range(c + 1, i64::MAX));
                     } else if ba.hi == c && c != i64::MIN {
-                        narrow(sh, a, IntBound::range(i64::MIN, c - 1));
+                        narrow(sh, checked, a, IntBound::range(i64::MIN, c - 1));
                     }
                 }
             }
@@ -86,22 +89,145 @@ fn refine_from_def(sh: &mut Shared, def: &Op, truth: bool) {
     }
 }
 
+/// Learns what `truth` of the unsigned comparison `x rel y` says. Only a
+/// non-negative bound says anything in signed terms: `x <u y` with `y`
+/// non-negative puts `x` in `0..y`, and then `y` above `x`'s least value.
+fn refine_unsigned(sh: &mut Shared, checked: &Checked, rel: &str, x: Value, y: Value, truth: bool) {
+    // as `x < y` or `x <= y`: the negation swaps the sides
+    let (strict, x, y) = match (rel, truth) {
+        ("lt", true) | ("ge", false) => (true, x, y),
+        ("le", true) | ("gt", false) => (false, x, y),
+        ("gt", true) | ("le", false) => (true, y, x),
+        _ => (false, y, x),
+    };
+    let by = sh.bound(y);
+    if by.lo < 0 {
+        return;
+    }
+    let hi = if strict { by.hi - 1 } else { by.hi };
+    if hi < 0 {
+        return; // x <u 0 never holds: the guard fails, nothing to learn
+    }
+    narrow(sh, checked, x, IntBound::range(0, hi));
+    let lo = sh.bound(x).lo;
+    let lo = if strict { lo.saturating_add(1) } else { lo };
+    narrow(sh, checked, y, IntBound::range(lo, i64::MAX));
+}
+
+/// How many definitions deep a narrowed bound is carried back.
+const BACKWARD_DEPTH: u32 = 4;
+
 /// Narrows the bound of `v`; a box whose bound becomes one value is
-/// replaced by that constant from here on.
-fn narrow(sh: &mut Shared, v: Value, b: IntBound) {
+/// replaced by that constant from here on. What the new bound says of the
+/// operands of the operation defining `v` is learnt too (PyPy's backward
+/// propagation): when an addition or subtraction cannot have wrapped,
+/// `x + y = r` puts `x` in `r - y`; of `x & C`, `x | C` and `x ^ C`, the
+/// result's known bits give `x`'s where `C` lets them through.
+fn narrow(sh: &mut Shared, checked: &Checked, v: Value, b: IntBound) {
+    narrow_depth(sh, checked, v, b, BACKWARD_DEPTH);
+}
+
+fn narrow_depth(sh: &mut Shared, checked: &Checked, v: Value, b: IntBound, depth: u32) {
     let v = sh.resolve(v);
-    if let Value::Box(id) = v {
-        if sh.kind(v) == Kind::Int && sh.narrow(v, b) {
-            if let Some(c) = sh.bound(v).get_constant() {
-                sh.make_equal(id, Value::Int(c));
-            }
-        }
+    let Value::Box(id) = v else { return };
+    if sh.kind(v) != Kind::Int {
+        return;
+    }
+    let old = sh.bound(v);
+    if !sh.narrow(v, b) {
+        return;
+    }
+    let new = sh.bound(v);
+    // before `v` becomes a constant, while its definition is still found
+    if new != old && depth > 0 {
+        propagate_backward(sh, checked, v, new, depth - 1);
+    }
+    if let Some(c) = new.get_constant() {
+        sh.make_equal(id, Value::Int(c));
     }
 }
+
+/// Narrows the operands of the operation defining `v` from `v`'s bound
+/// `r`, for the operations that cannot have wrapped: an overflow-checking
+/// one (its result exists only when no overflow happened), or a plain one
+/// whose operand bounds rule wrapping out.
+fn propagate_backward(sh: &mut Shared, checked: &Checked, v: Value, r: IntBound, depth: u32) {
+    let Some(def) = sh.def_of(v) else { return };
+    let (name, &[x, y]) = (def.name(), &def.args[..]) else {
+        return;
+    };
+    let (bx, by) = (sh.bound(x), sh.bound(y));
+    if matches!(name, "int_and" | "int_or" | "int_xor") {
+        // with a constant on one side, the other's bits where the constant
+        // lets them through are the result's
+        let (other, mask) = match (by.get_constant(), bx.get_constant()) {
+            (Some(c), _) => (x, c as u64),
+            (None, Some(c)) => (y, c as u64),
+            _ => return,
+        };
+        let (zeros, ones) = match name {
+            "int_and" => (r.zeros & mask, r.ones & mask),
+            "int_or" => (r.zeros & !mask, r.ones & !mask),
+            _ => (
+                (r.zeros & !mask) | (r.ones & mask),
+                (r.ones & !mask) | (r.zeros & mask),
+            ),
+        };
+        if let Some(bits) = IntBound::bits(zeros, ones) {
+            narrow_depth(sh, checked, other, bits, depth);
+        }
+        return;
+    }
+    let exact = match name {
+        // the result of a checked operation whose guard_no_overflow passed
+        // (after guard_overflow, it is the wrapped one)
+        "int_add_ovf" | "int_sub_ovf" => v.as_box().is_some_and(|b| checked.contains(&b)),
+        "int_add" => !bx.add_may_overflow(&by),
+        "int_sub" => !bx.sub_may_overflow(&by),
+        _ => false,
+    };
+    if !exact {
+        return;
+    }
+    // r - y, r + y and x - r cannot wrap in these cases unless bounds are at
+    // the word's ends; IntBound::sub/add give unbounded then
+    let (for_x, for_y) = if name.starts_with("int_add") {
+        (r.sub(&by), r.sub(&bx))
+    } else {
+        (r.add(&by), bx.sub(&r))
+    };
+    narrow_depth(sh, checked, x, for_x, depth);
+    narrow_depth(sh, checked, y, for_y, depth);
+}
+
+/// Every non-negative word.
+fn nonneg() -> IntBound {
+    IntBound::range(0, i64::MAX)
+}
+
+/// Whether `op` multiplies a value by itself.
+fn is_square(op: &Op, sh: &Shared) -> bool {
+    matches!(&op.args[..], [x, y] if sh.resolve(*x) == sh.resolve(*y))
+}
+
+/// Whether the one-operand `name` of a value with bound `x` is that value:
+/// `int_is_true` of a bool, `int_force_ge_zero` of a non-negative value.
+fn is_identity(name: &str, x: IntBound) -> bool {
+    match name {
+        "int_is_true" => x.is_bool(),
+        "int_force_ge_zero" => x.known_nonneg(),
+        _ => false,
+    }
+}
+
+/// The results of checked operations whose `guard_no_overflow` passed:
+/// the mathematical results, which backward propagation may take apart.
+type Checked = WordSet<BoxId>;
 
 /// The `intbounds` optimization.
 #[derive(Clone, Default)]
 pub struct OptIntBounds {
+    checked: Checked,
     /// The last overflow-checking op was proven not to overflow: its
     /// `guard_no_overflow` goes.
     proven_no_overflow: bool,
@@ -133,7 +259,11 @@ impl Optimization for OptIntBounds {
                 if may {
                     self.proven_no_overflow = false;
                     if let Some(r) = op.result {
-                        self.last_ovf = Some((Value::Box(r), IntBound::saturating(name, &a, &b)));
+                        let mut result = IntBound::saturating(name, &a, &b);
+                        if name == "int_mul_ovf" && is_square(&op, sh) {
+                            result = result.intersect(&nonneg()).unwrap_or(result);
+                        }
+                        self.last_ovf = Some((Value::Box(r), result));
                     }
                     next.emit(op, sh);
                 } else {
@@ -168,7 +298,10 @@ impl Optimization for OptIntBounds {
                 }
                 next.emit(op, sh);
                 if let (Some((v, b)), "guard_no_overflow") = (last, name) {
-                    narrow(sh, v, b);
+                    if let Value::Box(r) = v {
+                        self.checked.insert(r);
+                    }
+                    narrow(sh, &self.checked, v, b);
                 }
             }
             "guard_true" | "guard_false" => {
@@ -182,18 +315,38 @@ impl Optimization for OptIntBounds {
                 next.emit(op, sh);
                 if truth {
                     if b.is_bool() {
-                        narrow(sh, v, IntBound::constant(1));
+                        narrow(sh, &self.checked, v, IntBound::constant(1));
                     } else if b.lo == 0 {
-                        narrow(sh, v, IntBound::range(1, i64::MAX));
+                        narrow(sh, &self.checked, v, IntBound::range(1, i64::MAX));
                     } else if b.hi == 0 {
-                        narrow(sh, v, IntBound::range(i64::MIN, -1));
+                        narrow(sh, &self.checked, v, IntBound::range(i64::MIN, -1));
                     }
                 } else {
-                    narrow(sh, v, IntBound::constant(0));
+                    narrow(sh, &self.checked, v, IntBound::constant(0));
                 }
                 if let Some(def) = def {
-                    refine_from_def(sh, &def, truth);
+                    refine_from_def(sh, &self.checked, &def, truth);
                 }
+            }
+            "guard_value" if sh.bound(op.args[0]).is_bool() => {
+                // of a bool, the guard is a truth test (as PyPy's rewrite
+                // turns it): guard_true, which also refines the comparison
+                // that made the bool
+                let truth = match sh.resolve(op.args[1]) {
+                    Value::Int(0) => "guard_false",
+                    Value::Int(1) => "guard_true",
+                    _ => return next.emit(op, sh),
+                };
+                let args = vec![op.args[0]];
+                self.propagate(
+                    Op {
+                        opcode: opc(truth),
+                        args,
+                        ..op
+                    },
+                    sh,
+                    next,
+                );
             }
             "guard_value" => {
                 let (v, c) = (op.args[0], op.args[1]);
@@ -228,6 +381,8 @@ impl Optimization for OptIntBounds {
                 };
                 let mut rb = transfer(name, bounds);
                 if let Some(d) = op.descr {
+                    // a string operation reads its implied array
+                    let name = crate::trace::array_equivalent(name).unwrap_or(name);
                     let t = match &sh.trace.header.descrs[d].data {
                         DescrData::Field { ty, .. } if name.starts_with("getfield") => {
                             lltype_bound(ty)
@@ -241,6 +396,17 @@ impl Optimization for OptIntBounds {
                         _ => None,
                     };
                     rb = rb.or(t);
+                }
+                if let (Some(r), [x]) = (op.result, &op.args[..]) {
+                    if is_identity(name, sh.bound(*x)) {
+                        return sh.make_equal(r, *x);
+                    }
+                }
+                if name == "int_mul" && is_square(&op, sh) {
+                    let (a, b) = (sh.bound(op.args[0]), sh.bound(op.args[1]));
+                    if !a.mul_may_overflow(&b) {
+                        rb = rb.and_then(|r| r.intersect(&nonneg()));
+                    }
                 }
                 if let (Some(r), Some(b)) = (op.result, rb) {
                     if sh.kind(Value::Box(r)) == Kind::Int {

@@ -19,6 +19,7 @@ pub mod heap;
 pub mod intbounds;
 pub mod pure;
 pub mod rewrite;
+pub mod string;
 pub mod unroll;
 pub mod virtualize;
 
@@ -33,8 +34,8 @@ pub use intbounds::IntBound;
 
 /// The order of every optimization, as PyPy runs them.
 pub const ALL_PASSES: &str = "intbounds:rewrite:virtualize:string:earlyforce:pure:heap:unroll";
-/// The optimizations implemented so far, in order.
-pub const IMPLEMENTED_PASSES: &str = "intbounds:rewrite:virtualize:earlyforce:pure:heap:unroll";
+/// The optimizations implemented, in order: all of them.
+pub const IMPLEMENTED_PASSES: &str = ALL_PASSES;
 
 /// A hasher for the optimizer's tables, keyed by opcodes, boxes and
 /// constants: they are not chosen by an adversary, and SipHash (the
@@ -110,7 +111,21 @@ pub struct Shared {
     /// The index in the output of the operation defining each box, or
     /// `NO_DEF`.
     defs: Vec<usize>,
+    /// What is known of each pointer box (nothing, when not a pointer).
+    pointers: Vec<PtrFacts>,
     extra: VecDeque<Op>,
+}
+
+/// What is known of a pointer, as PyPy's `PtrInfo` keeps it: learnt from
+/// guards, allocations and accesses through it, shared so that `rewrite`
+/// (which drops the guards it proves) and `heap` (which uses classes to
+/// rule out aliasing) see the same facts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PtrFacts {
+    /// Known not to be null.
+    pub nonnull: bool,
+    /// The exact class (vtable id), after a class guard or allocation.
+    pub class: Option<u64>,
 }
 
 impl Shared {
@@ -156,6 +171,7 @@ impl Shared {
         self.forward.push(None);
         self.bounds.push(IntBound::unbounded());
         self.defs.push(NO_DEF);
+        self.pointers.push(PtrFacts::default());
         self.kinds.len() - 1
     }
 
@@ -213,6 +229,51 @@ impl Shared {
     fn forget(&mut self, b: BoxId) {
         self.bounds[b] = IntBound::unbounded();
         self.defs[b] = NO_DEF;
+        self.pointers[b] = PtrFacts::default();
+    }
+
+    /// What is known of pointer `v`: `NULL` is null; other constants and
+    /// unknown boxes are not known to be anything.
+    pub fn pointer(&self, v: Value) -> PtrFacts {
+        match self.resolve(v) {
+            Value::Box(b) => self.pointers[b],
+            _ => PtrFacts::default(),
+        }
+    }
+
+    /// From now on, pointer `v` is not null.
+    pub fn learn_nonnull(&mut self, v: Value) {
+        if let Value::Box(b) = self.resolve(v) {
+            self.pointers[b].nonnull = true;
+        }
+    }
+
+    /// From now on, pointer `v` is an object of class `class` (and so not
+    /// null).
+    pub fn learn_class(&mut self, v: Value, class: u64) {
+        if let Value::Box(b) = self.resolve(v) {
+            self.pointers[b] = PtrFacts {
+                nonnull: true,
+                class: Some(class),
+            };
+        }
+    }
+
+    /// Forgets every pointer fact (at a label, where the loop's objects
+    /// are other ones each iteration).
+    pub fn forget_pointers(&mut self) {
+        self.pointers.fill(PtrFacts::default());
+    }
+
+    /// Whether `a` and `b` are certainly different objects: one is null
+    /// and the other not, or their classes differ.
+    pub fn never_alias(&self, a: Value, b: Value) -> bool {
+        let (fa, fb) = (self.pointer(a), self.pointer(b));
+        let null = |v: Value, f: PtrFacts| (self.resolve(v) == Value::NullPtr, f.nonnull);
+        let ((a_null, a_nonnull), (b_null, b_nonnull)) = (null(a, fa), null(b, fb));
+        (a_null && b_nonnull)
+            || (b_null && a_nonnull)
+            || matches!((fa.class, fb.class), (Some(x), Some(y)) if x != y)
     }
 
     /// The output operation that defines `v`, if any.
@@ -255,6 +316,10 @@ pub trait Optimization {
     /// For `unroll`: from now on, the memory holds `r` (a label box that
     /// carries the value of a memory fact into the loop).
     fn replace_read(&mut self, _r: &RememberedRead) {}
+    /// Emits what this optimization holds back (delayed stores), before
+    /// a point where memory must be as the trace says: `unroll`'s label and
+    /// jump, and the end of a trace.
+    fn flush(&mut self, _sh: &mut Shared, _next: &mut Next) {}
     /// A copy of this optimization in its present state, for a run that
     /// goes on from the same point (`unroll` optimizes the loop body again
     /// from one optimized preamble). State shared between members of the
@@ -296,11 +361,20 @@ pub struct RememberedRead {
     pub value: Value,
 }
 
+/// Where a struct field is: the struct (its size descr) and the offset.
+/// Two descrs naming one field are one key; fields of different structs
+/// never share memory (objects are well typed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FieldKey {
+    pub strukt: crate::trace::DescrId,
+    pub offset: usize,
+}
+
 /// A place in memory, as the heap cache names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ReadPlace {
-    /// A struct field, by offset.
-    Field(usize),
+    /// A struct field.
+    Field(FieldKey),
     /// An array item at a constant index, by the array descr.
     Item(crate::trace::DescrId, i64),
 }
@@ -322,29 +396,50 @@ impl Next<'_> {
 }
 
 /// How the members of one chain are made: a `virtualize` with an
-/// `earlyforce` after it share the virtual objects, and `virtualize` then
-/// leaves forcing to `earlyforce`. (With `virtualize` named twice, each
-/// keeps its own objects and forces them itself.)
+/// `earlyforce` or a `string` after it shares its virtual objects with
+/// them, and leaves forcing to `earlyforce` when it comes later. (With
+/// `virtualize` named twice, each keeps its own objects and forces them
+/// itself; a `string` without a `virtualize` before it does the same.)
 struct ChainPlan {
-    /// The shared virtual objects, when `earlyforce` comes after the one
-    /// `virtualize`.
+    /// The shared virtual objects, when `earlyforce` or `string` comes
+    /// after the one `virtualize`.
     shared: Option<virtualize::Virtuals>,
+    /// `earlyforce` comes after the one `virtualize`.
+    early: bool,
+    /// ... and `heap` after `earlyforce`: stores of virtuals are delayed.
+    delayed_virtual_stores: bool,
 }
 
 impl ChainPlan {
     fn new(names: &[&str]) -> ChainPlan {
         let at = |n: &str| names.iter().position(|p| *p == n);
         let one_virtualize = names.iter().filter(|p| **p == "virtualize").count() == 1;
-        let early = matches!((at("virtualize"), at("earlyforce")), (Some(v), Some(e)) if v < e);
+        let after_virtualize = |n: &str| {
+            one_virtualize && matches!((at("virtualize"), at(n)), (Some(v), Some(e)) if v < e)
+        };
+        let early = after_virtualize("earlyforce");
+        let heap_after_early =
+            matches!((at("earlyforce"), at("heap")), (Some(e), Some(h)) if e < h);
         ChainPlan {
-            shared: (one_virtualize && early).then(virtualize::Virtuals::default),
+            shared: (early || after_virtualize("string")).then(virtualize::Virtuals::default),
+            early,
+            delayed_virtual_stores: early && heap_after_early,
         }
     }
 
     fn make(&self, name: &str) -> Result<Box<dyn Optimization>, String> {
         Ok(match (name, &self.shared) {
-            ("virtualize", Some(v)) => Box::new(virtualize::OptVirtualize::new(v.clone(), true)),
-            ("earlyforce", v) => Box::new(earlyforce::OptEarlyForce::new(v.clone())),
+            ("virtualize", Some(v)) => {
+                Box::new(virtualize::OptVirtualize::new(v.clone(), self.early))
+            }
+            ("earlyforce", v) if self.early => Box::new(earlyforce::OptEarlyForce::new(
+                v.clone(),
+                self.delayed_virtual_stores,
+            )),
+            ("heap", Some(v)) if self.delayed_virtual_stores => {
+                Box::new(heap::OptHeap::delaying_virtual_stores(v.clone()))
+            }
+            ("string", Some(v)) => Box::new(string::OptString::new(v.clone(), false)),
             _ => make_pass(name)?,
         })
     }
@@ -356,13 +451,9 @@ fn make_pass(name: &str) -> Result<Box<dyn Optimization>, String> {
         "rewrite" => Box::new(rewrite::OptRewrite::default()),
         "pure" => Box::new(pure::OptPure::default()),
         "virtualize" => Box::new(virtualize::OptVirtualize::default()),
-        "earlyforce" => Box::new(earlyforce::OptEarlyForce::new(None)),
+        "earlyforce" => Box::new(earlyforce::OptEarlyForce::new(None, false)),
         "heap" => Box::new(heap::OptHeap::default()),
-        "string" => {
-            return Err(format!(
-                "optimization '{name}' is not implemented yet (implemented: {IMPLEMENTED_PASSES})"
-            ))
-        }
+        "string" => Box::new(string::OptString::new(Default::default(), true)),
         _ => {
             return Err(format!(
                 "unknown optimization '{name}' (known: {ALL_PASSES})"
@@ -447,6 +538,7 @@ impl Run {
                 first_new_name: next_name,
                 bounds: vec![IntBound::unbounded(); trace.boxes.len()],
                 defs: vec![NO_DEF; trace.boxes.len()],
+                pointers: vec![PtrFacts::default(); trace.boxes.len()],
                 extra: VecDeque::new(),
             },
             budget: 64 * trace.ops.len() + 1024,
@@ -486,9 +578,19 @@ impl Run {
         Ok(())
     }
 
+    /// Emits what every optimization holds back, in chain order (what one
+    /// emits goes through the rest).
+    pub(crate) fn flush(&mut self) {
+        for k in 0..self.chain.len() {
+            let (this, rest) = self.chain[k..].split_first_mut().expect("k < len");
+            this.flush(&mut self.sh, &mut Next { rest });
+        }
+    }
+
     /// The output trace (the run started from `input`), without its dead
     /// operations.
-    fn finish(self, input: &Trace) -> Trace {
+    fn finish(mut self, input: &Trace) -> Trace {
+        self.flush();
         let mut result = self.sh.into_trace(input);
         remove_dead(&mut result);
         result

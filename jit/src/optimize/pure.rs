@@ -59,6 +59,8 @@ fn swapped(name: &str) -> Option<&'static str> {
     Some(match name {
         "int_add" => "int_add",
         "int_mul" => "int_mul",
+        "int_add_ovf" => "int_add_ovf",
+        "int_mul_ovf" => "int_mul_ovf",
         "int_and" => "int_and",
         "int_or" => "int_or",
         "int_xor" => "int_xor",
@@ -246,6 +248,14 @@ impl Memo {
 #[derive(Clone, Default)]
 pub struct OptPure {
     memo: Memo,
+    /// The output index of the overflow-checking operation just emitted:
+    /// remembered once its `guard_no_overflow` passes (before that, its
+    /// result is not a value another one may reuse).
+    unguarded_ovf: Option<usize>,
+    /// The guard that comes with the operation just replaced by an earlier
+    /// one (`guard_no_overflow` of an overflow-checking one, which the
+    /// earlier one passed; `guard_no_exception` of a `call_pure`): it goes.
+    drop_guard: Option<&'static str>,
 }
 
 impl OptPure {
@@ -290,6 +300,26 @@ impl OptPure {
     }
 }
 
+impl OptPure {
+    /// An overflow-checking operation: the result of the same one whose
+    /// `guard_no_overflow` passed, or emitted and remembered once its own
+    /// guard passes.
+    fn overflow_op(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
+        let Some(r) = op.result else {
+            return next.emit(op, sh);
+        };
+        if let Some(v) = self.recall(sh, op.opcode, &op.args, op.descr) {
+            sh.make_equal(r, v);
+            self.drop_guard = Some("guard_no_overflow");
+            return;
+        }
+        next.emit(op, sh);
+        if sh.trace.ops.last().is_some_and(|o| o.result == Some(r)) {
+            self.unguarded_ovf = Some(sh.trace.ops.len() - 1);
+        }
+    }
+}
+
 impl Optimization for OptPure {
     fn name(&self) -> &'static str {
         "pure"
@@ -301,6 +331,30 @@ impl Optimization for OptPure {
 
     fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
         let info = op.info();
+        let drop_guard = self.drop_guard.take();
+        let unguarded_ovf = self.unguarded_ovf.take();
+        match op.name() {
+            "int_add_ovf" | "int_sub_ovf" | "int_mul_ovf" => return self.overflow_op(op, sh, next),
+            "guard_no_overflow" | "guard_no_exception" if drop_guard == Some(op.name()) => return,
+            "guard_overflow" if drop_guard == Some("guard_no_overflow") => {
+                // the earlier operation did not overflow: neither does this
+                // one, and the guard always fails (as intbounds says it)
+                let fails = Op {
+                    opcode: opcode("guard_true").unwrap_or(op.opcode),
+                    args: vec![Value::Int(0)],
+                    ..op
+                };
+                return next.emit(fails, sh);
+            }
+            "guard_no_overflow" => {
+                next.emit(op, sh);
+                if let Some(at) = unguarded_ovf {
+                    self.memo.insert(&sh.trace.ops, at, sh.input_boxes());
+                }
+                return;
+            }
+            _ => {}
+        }
         if op.name() == "label" {
             self.memo.clear();
             next.emit(op, sh);
@@ -350,6 +404,9 @@ impl Optimization for OptPure {
         }
         if let Some(v) = self.recall(sh, op.opcode, &op.args, op.descr) {
             sh.make_equal(r, v);
+            if op.name().starts_with("call_pure") {
+                self.drop_guard = Some("guard_no_exception");
+            }
             return;
         }
         next.emit(op, sh);

@@ -9,9 +9,9 @@
 
 use rpy_passes::rules::opt::{eval_expr, BoundFacts, Facts, OptRule, Pat, Res, Ty, OPT_RULES};
 
-use crate::trace::{opcode, BoxId, Kind, Op, Opcode, Value, OPS};
+use crate::trace::{opc, opcode, BoxId, Kind, Op, Opcode, Value, OPS};
 
-use super::{IntBound, Next, Optimization, Shared, WordMap};
+use super::{IntBound, Next, Optimization, Shared};
 
 /// A rule's pattern with trace opcodes in place of operation names
 /// (comparing names was a tenth of the matcher's time).
@@ -229,58 +229,179 @@ fn build(
     })
 }
 
-/// The `rewrite` optimization: the rules, and the class known of each
-/// object (as PyPy's rewrite keeps it): after `guard_class(p, C)` or
-/// `p = new_with_vtable(descr=C)`, a `guard_class(p, C)` or a
-/// `guard_nonnull(p)` proves nothing new and goes.
+/// The `rewrite` optimization: the rules, and the guards on pointers (as
+/// PyPy's rewrite does them), from the facts [`Shared::pointer`] keeps: a
+/// pointer is known non-null after `guard_nonnull`, `guard_true(ptr_ne(p,
+/// NULL))`, an allocation or a memory access through it, and of a class
+/// after `guard_class` or `new_with_vtable`. A guard those facts prove
+/// goes; a null check they decide folds; a `guard_class` right after a
+/// `guard_nonnull` of the same object with the same fail args becomes one
+/// `guard_nonnull_class`.
 #[derive(Clone, Default)]
 pub struct OptRewrite {
-    known_class: WordMap<BoxId, u64>,
+    /// The object and output index of the last `guard_nonnull` emitted, a
+    /// `guard_class` may merge into.
+    last_nonnull_guard: Option<(BoxId, usize)>,
+}
+
+/// What [`OptRewrite::pointers`] decided.
+enum PtrStep {
+    /// Not a pointer operation: on to the rules.
+    NotMine,
+    /// Emit it.
+    Emit,
+    /// Proven, or merged into an earlier guard: drop it.
+    Drop,
+    /// Its result is this constant.
+    Fold(i64),
 }
 
 impl OptRewrite {
-    /// What to do with `op` as far as classes go.
-    fn classes(&mut self, op: &Op, sh: &Shared) -> ClassStep {
-        let header = &sh.trace.header;
-        let object = || op.args.first().and_then(|v| sh.resolve(*v).as_box());
-        match op.name() {
+    /// What to do with `op` as far as pointer facts go.
+    fn pointers(&mut self, op: &Op, sh: &mut Shared) -> PtrStep {
+        let object = op.args.first().map(|v| sh.resolve(*v));
+        let name = op.name();
+        match name {
             "label" => {
-                self.known_class.clear();
-                ClassStep::Emit
+                sh.forget_pointers();
+                self.last_nonnull_guard = None;
+                PtrStep::Emit
             }
-            "new_with_vtable" => match (op.result, op.descr.and_then(|d| header.class_id(d))) {
-                (Some(r), Some(c)) => ClassStep::EmitKnowing(r, c),
-                _ => ClassStep::Emit,
-            },
             "guard_class" | "guard_nonnull_class" => {
-                let class = match op.args.get(1).map(|v| sh.resolve(*v)) {
-                    Some(Value::Class(d)) => header.class_id(d),
-                    Some(Value::Int(c)) => Some(c as u64),
-                    _ => None,
+                let (Some(p), Some(class)) = (object, class_id(sh, op.args[1])) else {
+                    return PtrStep::Emit;
                 };
-                match (object(), class) {
-                    (Some(p), Some(c)) if self.known_class.get(&p) == Some(&c) => ClassStep::Drop,
-                    (Some(p), Some(c)) => ClassStep::EmitKnowing(p, c),
-                    _ => ClassStep::Emit,
+                if sh.pointer(p).class == Some(class) {
+                    return PtrStep::Drop;
+                }
+                let merged = name == "guard_class" && self.merge_class_guard(op, sh);
+                sh.learn_class(p, class);
+                if merged {
+                    PtrStep::Drop
+                } else {
+                    PtrStep::Emit
                 }
             }
-            "guard_nonnull" => match object() {
-                Some(p) if self.known_class.contains_key(&p) => ClassStep::Drop,
-                _ => ClassStep::Emit,
+            "guard_nonnull" => match object {
+                Some(p) if sh.pointer(p).nonnull || matches!(p, Value::Class(_)) => PtrStep::Drop,
+                _ => PtrStep::Emit,
             },
-            _ => ClassStep::NotMine,
+            "guard_isnull" if object == Some(Value::NullPtr) => PtrStep::Drop,
+            "ptr_eq" | "ptr_ne" | "instance_ptr_eq" | "instance_ptr_ne" => {
+                if sh.never_alias(op.args[0], op.args[1]) {
+                    PtrStep::Fold(name.ends_with("_ne") as i64)
+                } else {
+                    PtrStep::Emit
+                }
+            }
+            _ => PtrStep::NotMine,
+        }
+    }
+
+    /// Turns the `guard_nonnull` just emitted for `op`'s object into a
+    /// `guard_nonnull_class`, when failing there is the same as failing at
+    /// `op`: the same fail args, and nothing between the two that a run
+    /// could tell apart (no guard, no side effect).
+    fn merge_class_guard(&mut self, op: &Op, sh: &mut Shared) -> bool {
+        let Some((p, at)) = self.last_nonnull_guard else {
+            return false;
+        };
+        let ops = &sh.trace.ops;
+        let mergeable = Value::Box(p) == sh.resolve(op.args[0])
+            && ops.get(at).is_some_and(|g| {
+                g.name() == "guard_nonnull"
+                    && g.args == [Value::Box(p)]
+                    && g.resume.is_none()
+                    && g.fail_args == op.fail_args
+            })
+            && ops[at + 1..]
+                .iter()
+                .all(|o| !o.is_guard() && (o.info().pure || o.info().removable));
+        if mergeable {
+            let g = &mut sh.trace.ops[at];
+            g.opcode = opc("guard_nonnull_class");
+            g.args.push(op.args[1]);
+        }
+        mergeable
+    }
+
+    /// What `op`, once emitted, teaches about pointers (asked before it is
+    /// emitted, so that the operation need not be copied).
+    fn lesson(&self, op: &Op, sh: &Shared) -> Lesson {
+        let first = || op.args.first().map_or(Value::NullPtr, |v| sh.resolve(*v));
+        match op.name() {
+            "new_with_vtable" => match (
+                op.result,
+                op.descr.and_then(|d| sh.trace.header.class_id(d)),
+            ) {
+                (Some(r), Some(c)) => Lesson::Class(Value::Box(r), c),
+                _ => Lesson::Nothing,
+            },
+            "new" | "new_array" | "new_array_clear" => op
+                .result
+                .map_or(Lesson::Nothing, |r| Lesson::NonNull(Value::Box(r))),
+            "guard_nonnull" => Lesson::NonNullGuard(first()),
+            "guard_true" | "guard_false" => {
+                let truth = op.name() == "guard_true";
+                let Some(def) = sh.def_of(op.args[0]) else {
+                    return Lesson::Nothing;
+                };
+                let checks_nonnull = match def.name() {
+                    "ptr_ne" | "instance_ptr_ne" => truth,
+                    "ptr_eq" | "instance_ptr_eq" => !truth,
+                    _ => false,
+                };
+                if !checks_nonnull {
+                    return Lesson::Nothing;
+                }
+                match (sh.resolve(def.args[0]), sh.resolve(def.args[1])) {
+                    (p, Value::NullPtr) | (Value::NullPtr, p) => Lesson::NonNull(p),
+                    _ => Lesson::Nothing,
+                }
+            }
+            // an access through a null pointer is undefined: one that
+            // happened proves the pointer non-null
+            "getfield_gc_i" | "getfield_gc_f" | "getfield_gc_r" | "setfield_gc"
+            | "getarrayitem_gc_i" | "getarrayitem_gc_f" | "getarrayitem_gc_r"
+            | "setarrayitem_gc" | "arraylen_gc" => Lesson::NonNull(first()),
+            _ => Lesson::Nothing,
+        }
+    }
+
+    fn learn(&mut self, lesson: Lesson, sh: &mut Shared) {
+        match lesson {
+            Lesson::Nothing => {}
+            Lesson::NonNull(p) => sh.learn_nonnull(p),
+            Lesson::Class(p, c) => sh.learn_class(p, c),
+            Lesson::NonNullGuard(p) => {
+                sh.learn_nonnull(p);
+                let last = sh.trace.ops.len().checked_sub(1);
+                if let (Value::Box(b), Some(at)) = (p, last) {
+                    if sh.trace.ops[at].name() == "guard_nonnull" {
+                        self.last_nonnull_guard = Some((b, at));
+                    }
+                }
+            }
         }
     }
 }
 
-/// What [`OptRewrite::classes`] decided.
-enum ClassStep {
-    NotMine,
-    Emit,
-    /// Emit, then the box has this class id.
-    EmitKnowing(BoxId, u64),
-    /// Proven: drop the guard.
-    Drop,
+/// What an operation teaches about pointers once it passed.
+enum Lesson {
+    Nothing,
+    NonNull(Value),
+    Class(Value, u64),
+    /// A `guard_nonnull` that a `guard_class` may merge into.
+    NonNullGuard(Value),
+}
+
+/// The class id a `guard_class` argument names.
+fn class_id(sh: &Shared, v: Value) -> Option<u64> {
+    match sh.resolve(v) {
+        Value::Class(d) => sh.trace.header.class_id(d),
+        Value::Int(c) => Some(c as u64),
+        _ => None,
+    }
 }
 
 impl Optimization for OptRewrite {
@@ -293,15 +414,20 @@ impl Optimization for OptRewrite {
     }
 
     fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
-        match self.classes(&op, sh) {
-            ClassStep::NotMine => {}
-            ClassStep::Emit => return next.emit(op, sh),
-            ClassStep::EmitKnowing(b, c) => {
+        match self.pointers(&op, sh) {
+            PtrStep::NotMine => {}
+            PtrStep::Emit => {
+                let lesson = self.lesson(&op, sh);
                 next.emit(op, sh);
-                self.known_class.insert(b, c);
+                return self.learn(lesson, sh);
+            }
+            PtrStep::Drop => return,
+            PtrStep::Fold(c) => {
+                if let Some(r) = op.result {
+                    sh.make_equal(r, Value::Int(c));
+                }
                 return;
             }
-            ClassStep::Drop => return,
         }
         if op.info().pure && op.result.is_some() {
             for rule in rules_for(op.opcode) {
@@ -313,6 +439,8 @@ impl Optimization for OptRewrite {
                 }
             }
         }
+        let lesson = self.lesson(&op, sh);
         next.emit(op, sh);
+        self.learn(lesson, sh);
     }
 }

@@ -127,11 +127,17 @@ enum Assume {
     Same(Value),
     /// A new label box, within the bound when one is given.
     Fresh(Kind, Option<IntBound>),
-    /// A virtual object allocated like `alloc`, with these fields.
+    /// A virtual object allocated like `alloc`, with these fields; `id`
+    /// numbers the virtual objects of one set of assumptions, in the order
+    /// a depth-first walk over the label's values meets them.
     Virtual {
+        id: usize,
         alloc: Op,
         fields: Vec<(FieldSlot, Assume)>,
     },
+    /// The virtual object `id` again (objects that point to each other, or
+    /// one reached twice): the same object, not a copy.
+    Again(usize),
 }
 
 /// A place in the assumptions: the header index, then field indices.
@@ -152,24 +158,6 @@ fn virtual_of(run: &Run, v: Value) -> Option<(BoxId, VirtualShape)> {
         .iter()
         .find_map(|o| o.virtual_shape(b))
         .map(|s| (b, s))
-}
-
-/// The virtual objects reachable twice from `roots` (through the fields of
-/// virtual objects): passing them field by field would make copies.
-fn shared_virtuals(run: &Run, roots: &[Value]) -> WordSet<BoxId> {
-    let mut seen = WordSet::default();
-    let mut shared = WordSet::default();
-    let mut stack: Vec<Value> = roots.to_vec();
-    while let Some(v) = stack.pop() {
-        if let Some((b, shape)) = virtual_of(run, v) {
-            if seen.insert(b) {
-                stack.extend(shape.fields.iter().map(|f| f.1));
-            } else {
-                shared.insert(b);
-            }
-        }
-    }
-    shared
 }
 
 /// The allocation with its length argument (if any) resolved, to compare.
@@ -201,7 +189,8 @@ fn is_narrow(run: &Run, alloc: &Op, slot: FieldSlot) -> bool {
 struct Planner<'a> {
     run: &'a Run,
     levels: &'a Levels,
-    shared: WordSet<BoxId>,
+    /// The virtual objects planned so far, by box: their ids.
+    planned: std::cell::RefCell<WordMap<BoxId, usize>>,
 }
 
 impl Planner<'_> {
@@ -222,8 +211,11 @@ impl Planner<'_> {
             };
         }
         if let Some((b, shape)) = virtual_of(self.run, v) {
-            if level == 0 && !self.shared.contains(&b) {
-                if let Some(a) = self.plan_virtual(path, shape) {
+            if level == 0 {
+                if let Some(id) = self.planned.borrow().get(&b) {
+                    return Assume::Again(*id);
+                }
+                if let Some(a) = self.plan_virtual(path, b, shape) {
                     return a;
                 }
             }
@@ -236,19 +228,30 @@ impl Planner<'_> {
         }
     }
 
-    fn plan_virtual(&self, path: &mut Path, shape: VirtualShape) -> Option<Assume> {
+    fn plan_virtual(&self, path: &mut Path, b: BoxId, shape: VirtualShape) -> Option<Assume> {
         let alloc = alloc_key(self.run, &shape.alloc);
+        let before = self.planned.borrow().clone();
+        // numbered before its fields, which may lead back to it
+        let id = {
+            let mut planned = self.planned.borrow_mut();
+            let id = planned.len();
+            planned.insert(b, id);
+            id
+        };
         let mut fields = Vec::new();
         for (i, (slot, val)) in shape.fields.into_iter().enumerate() {
             path.push(i);
             let a = self.plan(path, val);
             path.pop();
             if is_narrow(self.run, &alloc, slot) && !matches!(a, Assume::Const(_)) {
+                // not a virtual after all: neither are those its fields
+                // planned
+                *self.planned.borrow_mut() = before;
                 return None;
             }
             fields.push((slot, a));
         }
-        Some(Assume::Virtual { alloc, fields })
+        Some(Assume::Virtual { id, alloc, fields })
     }
 }
 
@@ -256,7 +259,7 @@ impl Planner<'_> {
 /// of the assumptions it breaks.
 fn verify(
     run: &Run,
-    shared: &WordSet<BoxId>,
+    seen: &mut WordMap<usize, BoxId>,
     a: &Assume,
     v: Value,
     path: &mut Path,
@@ -271,22 +274,25 @@ fn verify(
             let now = run.sh.bound(v);
             now.intersect(b) == Some(now)
         }
-        Assume::Virtual { alloc, fields } => match virtual_of(run, v) {
+        Assume::Virtual { id, alloc, fields } => match virtual_of(run, v) {
             Some((b, shape))
-                if !shared.contains(&b)
+                if !seen.values().any(|s| *s == b)
                     && alloc_key(run, &shape.alloc) == *alloc
                     && shape.fields.len() == fields.len()
                     && shape.fields.iter().zip(fields).all(|(s, f)| s.0 == f.0) =>
             {
+                seen.insert(*id, b);
                 for (i, ((_, fa), (_, fv))) in fields.iter().zip(&shape.fields).enumerate() {
                     path.push(i);
-                    verify(run, shared, fa, *fv, path, broken);
+                    verify(run, seen, fa, *fv, path, broken);
                     path.pop();
                 }
                 true
             }
             _ => false,
         },
+        // the same object the walk met as `id` (which is virtual)
+        Assume::Again(id) => v.as_box().is_some_and(|b| seen.get(id) == Some(&b)),
     };
     if !holds {
         broken.push(path.clone());
@@ -297,7 +303,7 @@ fn verify(
 /// as they are, virtual objects field by field.
 fn flatten(run: &Run, a: &Assume, v: Value, out: &mut Vec<Value>) {
     match a {
-        Assume::Const(_) | Assume::Same(_) => {}
+        Assume::Const(_) | Assume::Same(_) | Assume::Again(_) => {}
         Assume::Fresh(..) => out.push(run.sh.resolve(v)),
         Assume::Virtual { fields, .. } => {
             if let Some((_, shape)) = virtual_of(run, v) {
@@ -312,8 +318,15 @@ fn flatten(run: &Run, a: &Assume, v: Value, out: &mut Vec<Value>) {
 /// The value a header box stands for in the peeled body under `a`: new
 /// label boxes go to `label`, the operations that rebuild a virtual object
 /// to `rebuild`.
-fn enter(run: &mut Run, a: &Assume, label: &mut Vec<Value>, rebuild: &mut Vec<Op>) -> Value {
+fn enter(
+    run: &mut Run,
+    a: &Assume,
+    objects: &mut WordMap<usize, BoxId>,
+    label: &mut Vec<Value>,
+    rebuild: &mut Vec<Op>,
+) -> Value {
     match a {
+        Assume::Again(id) => objects.get(id).map_or(Value::NullPtr, |b| Value::Box(*b)),
         Assume::Const(c) => *c,
         Assume::Same(v) => *v,
         Assume::Fresh(kind, bound) => {
@@ -324,16 +337,18 @@ fn enter(run: &mut Run, a: &Assume, label: &mut Vec<Value>, rebuild: &mut Vec<Op
             label.push(b);
             b
         }
-        Assume::Virtual { alloc, fields } => {
-            let values: Vec<Value> = fields
-                .iter()
-                .map(|(_, fa)| enter(run, fa, label, rebuild))
-                .collect();
+        Assume::Virtual { id, alloc, fields } => {
+            // allocated before its fields are entered: they may lead back
             let obj = run.sh.new_box(Kind::Ref);
+            objects.insert(*id, obj);
             rebuild.push(Op {
                 result: Some(obj),
                 ..alloc.clone()
             });
+            let values: Vec<Value> = fields
+                .iter()
+                .map(|(_, fa)| enter(run, fa, objects, label, rebuild))
+                .collect();
             for ((slot, _), val) in fields.iter().zip(values) {
                 let store = match slot {
                     FieldSlot::Field(d) => Op {
@@ -343,7 +358,7 @@ fn enter(run: &mut Run, a: &Assume, label: &mut Vec<Value>, rebuild: &mut Vec<Op
                     FieldSlot::Item(i) => Op {
                         descr: alloc.descr,
                         ..Op::new(
-                            opc("setarrayitem_gc"),
+                            super::virtualize::item_store(alloc),
                             vec![Value::Box(obj), Value::Int(*i as i64), val],
                             None,
                         )
@@ -534,12 +549,16 @@ fn peel(
     read_levels: &ReadLevels,
     assume_nothing: bool,
 ) -> Result<Peeled, String> {
+    // delayed stores happen before the loop: a virtual stored into a field
+    // is then a real object, not one the label could pass as virtual (it
+    // would become a second object)
+    run.flush();
     // the end of the preamble: what each header box holds now
     let ends: Vec<Value> = lp.next.iter().map(|v| run.sh.resolve(*v)).collect();
     let planner = Planner {
         run: &run,
         levels,
-        shared: shared_virtuals(&run, &ends),
+        planned: Default::default(),
     };
     let plans: Vec<Assume> = ends
         .iter()
@@ -567,14 +586,17 @@ fn peel(
         .collect();
     flat.extend(carried.iter().map(|r| r.value));
     let entry_values = through_chain(&mut run, flat)?;
+    // memory is as the trace says when the loop starts
+    run.flush();
 
     // the label, its boxes set from the preamble's values
     let mut label = Vec::new();
     let mut rebuild = Vec::new();
     // by the input trace's box: what it is in the peeled body
     let mut rename: Vec<Option<Value>> = vec![None; trace.boxes.len()];
+    let mut objects = WordMap::default();
     for (h, a) in lp.header.iter().zip(&plans) {
-        let v = enter(&mut run, a, &mut label, &mut rebuild);
+        let v = enter(&mut run, a, &mut objects, &mut label, &mut rebuild);
         rename[*h] = Some(v);
     }
     let carried_boxes: Vec<Value> = carried
@@ -623,16 +645,18 @@ fn peel(
         run.feed(op)?;
     }
 
-    // the jump: do the assumptions hold again?
+    // the jump: do the assumptions hold again? (after the delayed stores,
+    // as at the label)
+    run.flush();
     let jump_values: Vec<Value> = lp
         .next
         .iter()
         .map(|v| run.sh.resolve(renamed(&rename, *v)))
         .collect();
-    let shared = shared_virtuals(&run, &jump_values);
+    let mut seen = WordMap::default();
     let mut broken = Vec::new();
     for (k, (a, v)) in plans.iter().zip(&jump_values).enumerate() {
-        verify(&run, &shared, a, *v, &mut vec![k], &mut broken);
+        verify(&run, &mut seen, a, *v, &mut vec![k], &mut broken);
     }
     let now: WordMap<(Value, ReadPlace), Value> = run
         .chain
@@ -667,6 +691,7 @@ fn peel(
             .filter_map(|r| now.get(&(r.object, r.place)).copied()),
     );
     let jump_args = through_chain(&mut run, flat)?;
+    run.flush();
     run.sh.output(Op::new(opc("jump"), jump_args, None));
     let mut out = run.sh.into_trace(trace);
     drop_repeated_guards(&mut out, label_at);

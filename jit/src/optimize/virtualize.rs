@@ -22,12 +22,13 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use crate::trace::{
-    opc, BoxId, DescrData, DescrId, FieldSlot, Kind, Op, Resume, ResumeValue, Value, VirtualObject,
+    opc, BoxId, DescrData, DescrId, FieldSlot, Kind, Op, Opcode, PendingStore, Resume, ResumeValue,
+    Value, VirtualObject,
 };
 
 use super::{Next, Optimization, Shared, VirtualShape, WordMap};
 
-const MAX_VIRTUAL_ARRAY: i64 = 64;
+pub(crate) const MAX_VIRTUAL_ARRAY: i64 = 64;
 
 #[derive(Clone, Debug)]
 pub(crate) enum Virtual {
@@ -54,7 +55,7 @@ pub struct OptVirtualize {
     leave_escapes: bool,
 }
 
-fn zero_of(kind: Kind) -> Value {
+pub(crate) fn zero_of(kind: Kind) -> Value {
     match kind {
         Kind::Float => Value::float(0.0),
         Kind::Ref => Value::NullPtr,
@@ -96,7 +97,7 @@ fn field_key(sh: &Shared, d: DescrId) -> DescrId {
 }
 
 /// The virtual `v` is, if any.
-fn virtual_of(virtuals: &Virtuals, sh: &Shared, v: Value) -> Option<BoxId> {
+pub(crate) fn virtual_of(virtuals: &Virtuals, sh: &Shared, v: Value) -> Option<BoxId> {
     match sh.resolve(v) {
         Value::Box(b) if virtuals.borrow().contains_key(&b) => Some(b),
         _ => None,
@@ -105,7 +106,7 @@ fn virtual_of(virtuals: &Virtuals, sh: &Shared, v: Value) -> Option<BoxId> {
 
 /// Emits the allocation and stores of virtual `b` (and of the virtuals its
 /// fields hold); afterwards `b` is an ordinary box.
-fn force(virtuals: &Virtuals, b: BoxId, sh: &mut Shared, next: &mut Next) {
+pub(crate) fn force(virtuals: &Virtuals, b: BoxId, sh: &mut Shared, next: &mut Next) {
     let Some(v) = virtuals.borrow_mut().remove(&b) else {
         return;
     };
@@ -125,20 +126,38 @@ fn force(virtuals: &Virtuals, b: BoxId, sh: &mut Shared, next: &mut Next) {
         }
         Virtual::Array { alloc, items } => {
             let descr = alloc.descr;
+            let store = item_store(&alloc);
             next.emit(alloc, sh);
             for (i, val) in items.into_iter().enumerate() {
                 let Some(val) = val else { continue };
                 let val = force_value(virtuals, val, sh, next);
-                let mut st = Op::new(
-                    opc("setarrayitem_gc"),
-                    vec![Value::Box(b), Value::Int(i as i64), val],
-                    None,
-                );
+                let mut st = Op::new(store, vec![Value::Box(b), Value::Int(i as i64), val], None);
                 st.descr = descr;
                 next.emit(st, sh);
             }
         }
     }
+}
+
+/// The operation that stores an item into what `alloc` allocates:
+/// `strsetitem` into a string, `setarrayitem_gc` into an array.
+pub(crate) fn item_store(alloc: &Op) -> Opcode {
+    opc(match alloc.name() {
+        "newstr" => "strsetitem",
+        "newunicode" => "unicodesetitem",
+        _ => "setarrayitem_gc",
+    })
+}
+
+/// Whether `name` is a string operation, which the `string` optimization
+/// does on the virtual strings (`virtualize` passes them on).
+pub(crate) fn is_string_op(name: &str) -> bool {
+    name.starts_with("str")
+        || name.starts_with("unicode")
+        || matches!(
+            name,
+            "newstr" | "newunicode" | "copystrcontent" | "copyunicodecontent"
+        )
 }
 
 /// Forces `v` if it is a virtual object (through `next`); returns it
@@ -189,6 +208,8 @@ struct ResumeBuilder<'a> {
     sh: &'a Shared,
     /// The guard's fail args before.
     old_saved: &'a [Value],
+    /// The boxes the objects of the guard's old resume data stood for.
+    old_names: Vec<BoxId>,
     /// Its new fail args.
     saved: Vec<Value>,
     /// Its new objects' sources, by index.
@@ -223,7 +244,13 @@ impl ResumeBuilder<'_> {
     fn old(&mut self, rv: ResumeValue) -> ResumeValue {
         match rv {
             ResumeValue::Saved(i) => self.value(self.old_saved[i]),
-            ResumeValue::Object(k) => self.object(ObjectSource::Described(k)),
+            // an object described from a virtual of this run (by an
+            // optimization before): that virtual, so that it is one object
+            // with the other references to it
+            ResumeValue::Object(k) => match self.old_names.get(k) {
+                Some(b) if self.virtuals.contains_key(b) => self.object(ObjectSource::Virtual(*b)),
+                _ => self.object(ObjectSource::Described(k)),
+            },
         }
     }
 }
@@ -233,7 +260,7 @@ impl ResumeBuilder<'_> {
 /// become the plain values among them, in order of appearance (the values
 /// handed back first, then each object's fields, objects in order), so the
 /// text form reads back the same.
-fn describe_virtuals(virtuals: &Virtuals, op: &mut Op, sh: &Shared) {
+pub(crate) fn describe_virtuals(virtuals: &Virtuals, op: &mut Op, sh: &Shared) {
     let Some(old_saved) = op.fail_args.take() else {
         return;
     };
@@ -257,6 +284,9 @@ fn describe_virtuals(virtuals: &Virtuals, op: &mut Op, sh: &Shared) {
         virtuals: &virtuals,
         sh,
         old_saved: &old_saved,
+        old_names: old
+            .as_ref()
+            .map_or_else(Vec::new, |r| r.objects.iter().map(|o| o.name).collect()),
         saved: Vec::new(),
         sources: Vec::new(),
         index: WordMap::default(),
@@ -267,6 +297,16 @@ fn describe_virtuals(virtuals: &Virtuals, op: &mut Op, sh: &Shared) {
             .map(|i| rb.old(ResumeValue::Saved(i)))
             .collect(),
     };
+    let pending: Vec<PendingStore> = old.as_ref().map_or_else(Vec::new, |r| {
+        r.pending
+            .iter()
+            .map(|p| PendingStore {
+                target: rb.old(p.target),
+                value: rb.old(p.value),
+                ..*p
+            })
+            .collect()
+    });
     let mut objects = Vec::new();
     let mut k = 0;
     while k < rb.sources.len() {
@@ -325,7 +365,11 @@ fn describe_virtuals(virtuals: &Virtuals, op: &mut Op, sh: &Shared) {
         k += 1;
     }
     op.fail_args = Some(rb.saved);
-    op.resume = Some(Box::new(Resume { values, objects }));
+    op.resume = Some(Box::new(Resume {
+        values,
+        objects,
+        pending,
+    }));
 }
 
 impl OptVirtualize {
@@ -357,6 +401,17 @@ impl OptVirtualize {
         next.emit(op, sh);
     }
 
+    /// Whether `op` is a string comparison whose virtual arguments are all
+    /// strings: `string`, which comes later, decides it or forces them.
+    fn compares_virtual_strings(&self, op: &Op, sh: &Shared) -> bool {
+        super::string::is_string_equality(op, sh)
+            && op.args.iter().all(|a| match self.virtual_of(sh, *a) {
+                None => true,
+                Some(b) => matches!(self.virtuals.borrow().get(&b),
+                    Some(Virtual::Array { alloc, .. }) if is_string_op(alloc.name())),
+            })
+    }
+
     fn class_of(&self, b: BoxId, sh: &Shared) -> Option<u64> {
         match self.virtuals.borrow().get(&b)? {
             Virtual::Struct { alloc, .. } => {
@@ -385,6 +440,10 @@ impl Optimization for OptVirtualize {
 
     fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
         let name = op.name();
+        if is_string_op(name) || self.compares_virtual_strings(&op, sh) {
+            // `string` does them (on its virtual strings, which only it makes)
+            return next.emit(op, sh);
+        }
         let v0 = op.args.first().and_then(|a| self.virtual_of(sh, *a));
         match name {
             "new" | "new_with_vtable" => {
