@@ -482,9 +482,13 @@ def entry_point(argv):
     return 0
 {TARGET}"
     );
-    let (r, out) = run_main(&src, Py2, &["prog"]);
+    let p = program(&src, Py2);
+    let mut out = Vec::new();
+    let r = ObjInterpreter::new(&p, Py2)
+        .with_max_depth(100_000)
+        .run_entry(&["prog".to_string()], &mut out);
     assert_eq!(r, Ok(0));
-    assert_eq!(out, "50000\n");
+    assert_eq!(out, b"50000\n");
     // And the recursion limit is an error, not a crash.
     let p = program(&src, Py2);
     let mut it = ObjInterpreter::new(&p, Py2).with_max_depth(100);
