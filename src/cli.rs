@@ -476,6 +476,14 @@ pub fn main() -> i32 {
             rule_counts,
         } => {
             let passes = (passes != "none").then_some(passes.as_str());
+            // `--run -- -5 0`: the `--` ends the options, it is not a value
+            // (clap keeps it, as --run takes values that start with `-`).
+            let run = run.map(|mut values| {
+                if values.first().is_some_and(|v| v == "--") {
+                    values.remove(0);
+                }
+                values
+            });
             rpy_passes::rules::reset_fire_counts();
             match trace_command(&file, passes, run, loop_limit) {
                 Ok((mut text, ended_in_error)) => {

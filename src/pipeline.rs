@@ -199,7 +199,10 @@ fn run_stages(
         let now = Instant::now();
         timings.stages.push((stage, now - clock));
         clock = now;
-        if let Some(next) = StageName::ALL.into_iter().find(|s| *s > stage && *s <= stop) {
+        if let Some(next) = StageName::ALL
+            .into_iter()
+            .find(|s| *s > stage && *s <= stop)
+        {
             timings.starting(next.name());
         }
     };

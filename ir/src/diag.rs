@@ -195,7 +195,10 @@ mod tests {
     #[test]
     fn control_characters_are_escaped_and_the_caret_stays_under_its_column() {
         let text = shown("x = \u{1b}[2J\u{7}y", 10);
-        assert!(!text.contains('\u{1b}') && !text.contains('\u{7}'), "{text:?}");
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}'),
+            "{text:?}"
+        );
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[1], " 1 | x = \\x1b[2J\\x07y");
         let caret = lines[2].find('^').unwrap();

@@ -279,7 +279,11 @@ impl PrebuiltTable {
             return self.class_constant(class);
         }
         let Some(key) = import_time::identity(v) else {
-            return Err(format!("a {} value", v.type_name()));
+            return Err(format!(
+                "a {} value (prebuilt constants are numbers, strings, functions, classes, \
+                 and lists, dicts, tuples and instances holding them)",
+                v.type_name()
+            ));
         };
         if let Some(&id) = self.ids.get(&key) {
             return Ok(Constant::Prebuilt(id));
@@ -311,7 +315,8 @@ impl PrebuiltTable {
         // earlier class of its own name, which names would not tell apart.
         if self.classes.contains_key(&name) {
             return Err(format!(
-                "a second class named '{name}' (a module may define a class name once)"
+                "a class '{name}' of the same name as a class before it (a module may define \
+                 a class name once: translated code names classes by their qualified name)"
             ));
         }
         let id = self.objects.len();

@@ -82,7 +82,7 @@ impl FnBuilder<'_, '_> {
                         self.error(
                             pos,
                             format!(
-                                "'{shown}' cannot be a prebuilt constant of translated code: it holds {what} (prebuilt constants are numbers, strings, functions, classes, and lists, dicts, tuples and instances of them)"
+                                "'{shown}' cannot be a prebuilt constant of translated code: it holds {what}"
                             ),
                         );
                         Arg::Const(Constant::None)

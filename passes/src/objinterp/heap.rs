@@ -15,7 +15,7 @@ pub const DEFAULT_HEAP_LIMIT: u64 = 4 << 30;
 
 /// How many steps pass between two reads of the resident memory (a read is
 /// a small file read; every step would slow the interpreter down).
-pub const CHECK_EVERY: u64 = 1 << 14;
+pub const CHECK_EVERY: u64 = 1 << 12;
 
 /// The process's resident memory in bytes, where the system tells it
 /// (Linux's `/proc/self/statm`); `None` elsewhere, where only the check of

@@ -61,8 +61,14 @@ pub fn read_source(path: &str, bytes: &[u8]) -> Result<String, Diagnostic> {
             let at = e.valid_up_to();
             let before = &bytes[..at];
             let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-            let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-            let col = String::from_utf8_lossy(&bytes[line_start..at]).chars().count() + 1;
+            let line_start = before
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
+            let col = String::from_utf8_lossy(&bytes[line_start..at])
+                .chars()
+                .count()
+                + 1;
             return Err(Diagnostic::new(
                 path,
                 Pos::new(line as u32, col as u32),
