@@ -1,5 +1,6 @@
 //! The `rpy` command line.
 
+use crate::graphview::{self, Format};
 use crate::pipeline::{self, Source, StageName, Timings};
 use clap::{Args, Parser, Subcommand};
 use rpy_ir::ast::Dialect;
@@ -87,6 +88,11 @@ enum Cmd {
         /// Only this function's graph.
         #[arg(long)]
         func: Option<String>,
+        /// How to show the graphs: the IR's text, Graphviz source, SVG (needs
+        /// Graphviz's `dot`), or one self-contained HTML page to open in a
+        /// browser (blocks and links drawn, types on hover, source lines).
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
         /// With --stage annotate: why a variable got its annotation (NAME, or
         /// FUNCTION:NAME for one function's), the chain of contributions with
         /// their source lines.
@@ -420,6 +426,7 @@ pub fn main() -> i32 {
             stage,
             stages,
             func,
+            format,
             explain,
             file,
             dialect,
@@ -454,7 +461,14 @@ pub fn main() -> i32 {
                 save_fire_counts(&format!("rpy show --stage {} {file}", stage.name()));
             }
             match shown {
-                Ok(out) => match out.to_text(func.as_deref()) {
+                Ok(out) => match graphview::render(
+                    &out,
+                    format,
+                    func.as_deref(),
+                    stage.name(),
+                    &file,
+                    &src.text,
+                ) {
                     Ok(text) => {
                         emit(&text);
                         0

@@ -303,16 +303,26 @@ fn every_argument_and_option_has_help_text() {
     for command in ["translate", "run", "interp", "show", "trace", "rules"] {
         let (out, _, status) = rpy(&[command, "--help"]);
         assert_eq!(status, 0);
+        let lines: Vec<&str> = out.lines().collect();
         let mut in_list = false;
-        for line in out.lines() {
-            if line == "Arguments:" || line == "Options:" {
+        for (i, line) in lines.iter().enumerate() {
+            if *line == "Arguments:" || *line == "Options:" {
                 in_list = true;
                 continue;
             }
-            if in_list && line.trim_start().starts_with(['-', '<', '[']) {
-                let (_, help) = line.trim_start().split_once("  ").unwrap_or((line, ""));
+            // An item starts near the margin (a list of possible values
+            // under an item's help is indented further).
+            let item = line.len() - line.trim_start().len() <= 6;
+            if in_list && item && line.trim_start().starts_with(['-', '<', '[']) {
+                // The help is beside the item, or (long help) on the next
+                // line, indented deeper.
+                let beside = line.trim_start().split_once("  ").map(|(_, h)| h.trim());
+                let below = lines.get(i + 1).filter(|next| {
+                    let indent = |l: &str| l.len() - l.trim_start().len();
+                    !next.trim().is_empty() && indent(next) > indent(line)
+                });
                 assert!(
-                    !help.trim().is_empty(),
+                    beside.is_some_and(|h| !h.is_empty()) || below.is_some(),
                     "rpy {command}: no help for {line:?}"
                 );
             }
@@ -565,5 +575,130 @@ fn a_killed_translation_removes_its_temporary_folder() {
             .to_string_lossy()
             .contains("rpy-tmp")),
         "the temporary executable was left behind"
+    );
+}
+
+#[test]
+fn show_format_dot_draws_every_block_and_link() {
+    let (out, err, status) = rpy(&[
+        "show",
+        "--stage",
+        "rtype",
+        "--format",
+        "dot",
+        "--func",
+        "fib",
+        "tests/programs/py3/fib.py",
+    ]);
+    assert_eq!(status, 0, "{err}");
+    assert!(out.starts_with("digraph program {"), "{out}");
+    assert!(out.contains("int_lt(n_0, 2)"), "{out}");
+    // fib's three blocks (start, recursion, return) and its three links
+    assert_eq!(out.matches(" -> ").count(), 3, "{out}");
+    let (_, err, status) = rpy(&[
+        "show",
+        "--stage",
+        "parse",
+        "--format",
+        "dot",
+        "tests/programs/py3/fib.py",
+    ]);
+    assert_eq!(status, 1);
+    assert!(err.contains("has no graphs to draw"), "{err}");
+}
+
+#[test]
+fn show_format_svg_needs_graphviz_or_says_so() {
+    let (out, err, status) = rpy(&[
+        "show",
+        "--stage",
+        "flow",
+        "--format",
+        "svg",
+        "tests/programs/py3/fib.py",
+    ]);
+    let has_dot = Command::new("dot").arg("-V").output().is_ok();
+    if has_dot {
+        assert_eq!(status, 0, "{err}");
+        assert!(out.contains("<svg"), "{out}");
+    } else {
+        assert_eq!(status, 1);
+        assert!(
+            err.contains("needs Graphviz's `dot`, which is not installed"),
+            "{err}"
+        );
+    }
+}
+
+/// A headless Chromium, where one is installed.
+fn chromium() -> Option<&'static str> {
+    ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| {
+            Command::new(b)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+}
+
+#[test]
+fn show_format_html_draws_the_bytecode_interpreter_in_a_browser() {
+    let Some(browser) = chromium() else {
+        eprintln!("skipped: no chromium to load the page in (Debian: apt-get install chromium)");
+        return;
+    };
+    let dir = scratch("html-viewer");
+    // The annotated graphs: the rtyper cannot lower this program yet.
+    let (page, err, status) = rpy(&[
+        "show",
+        "--stage",
+        "annotate",
+        "--format",
+        "html",
+        "tests/programs/py3/bytecode_vm/main.py",
+    ]);
+    assert_eq!(status, 0, "{err}");
+    let file = dir.join("vm.html");
+    std::fs::write(&file, &page).unwrap();
+    let exits = page.matches("class=\"exit\"").count();
+    assert!(exits > 20, "{exits} links");
+    // Hover shows annotations; operations show their source line.
+    assert!(
+        page.contains("title=\"SomeInteger"),
+        "no annotation on hover"
+    );
+    assert!(page.contains("class=\"line\""), "no source lines");
+    let browse = |extra: &[&str]| {
+        Command::new(browser)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--window-size=1200,2000",
+            ])
+            .args(extra)
+            .arg(format!("file://{}", file.display()))
+            .output()
+            .unwrap()
+    };
+    // The page's script drew one arrow per link once the boxes were placed.
+    let dom = browse(&["--dump-dom"]);
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    assert_eq!(
+        dom.matches("class=\"link\"").count(),
+        exits,
+        "arrows drawn by the page"
+    );
+    // And it renders: a screenshot is a non-trivial picture.
+    let shot = dir.join("vm.png");
+    let screenshot = format!("--screenshot={}", shot.display());
+    let out = browse(&[&screenshot]);
+    let png = std::fs::read(&shot)
+        .unwrap_or_else(|_| panic!("no screenshot: {}", String::from_utf8_lossy(&out.stderr)));
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 10_000,
+        "{} bytes",
+        png.len()
     );
 }
