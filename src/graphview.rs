@@ -232,7 +232,7 @@ pub fn html<S: Stage>(
         let var_html = |name: &str| match infos.get(name) {
             Some(i) => format!(
                 "<span class=\"var\" title=\"{}\">{}</span>",
-                escape(&i),
+                escape(i),
                 escape(name)
             ),
             None => format!("<span class=\"var\">{}</span>", escape(name)),
@@ -244,9 +244,9 @@ pub fn html<S: Stage>(
         );
         for b in &blocks {
             let args: Vec<String> = b.inputargs.iter().map(|a| var_html(a)).collect();
-            let _ = write!(
+            let _ = writeln!(
                 out,
-                "<div class=\"block\" id=\"g{gi}_{}\"><div class=\"head\">{}({}):</div>\n",
+                "<div class=\"block\" id=\"g{gi}_{}\"><div class=\"head\">{}({}):</div>",
                 b.id.0,
                 escape(&b.label),
                 args.join(", ")

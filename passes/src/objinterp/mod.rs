@@ -563,7 +563,7 @@ impl<'p> ObjInterpreter<'p> {
             }
             _ => {}
         }
-        if steps % heap::CHECK_EVERY == 0
+        if steps.is_multiple_of(heap::CHECK_EVERY)
             && heap::resident_bytes().is_some_and(|used| used > self.heap_limit)
         {
             return Err(Stop::Raise(ops::exc("MemoryError", "")));
