@@ -214,7 +214,7 @@ fn main() {
             if let Err(d) = run_until(&src, StageName::Flow, &mut t) {
                 panic!("the benchmark program does not flow:\n{d}");
             }
-            let stage = |s: StageName| t.0.iter().find(|x| x.0 == s).map(|x| x.1);
+            let stage = |s: StageName| t.stages.iter().find(|x| x.0 == s).map(|x| x.1);
             let (Some(parse), Some(flow)) = (stage(StageName::Parse), stage(StageName::Flow))
             else {
                 panic!("run_until did not time the parse and flow stages");

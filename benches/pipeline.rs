@@ -107,11 +107,12 @@ fn main() {
     };
     let mut t = Timings::default();
     c_source(&src, &mut t).unwrap();
-    let stages: Vec<String> =
-        t.0.iter()
-            .map(|(s, d): &(StageName, Duration)| {
-                format!("{} {:.3} ms", s.name(), d.as_secs_f64() * 1e3)
-            })
-            .collect();
+    let stages: Vec<String> = t
+        .stages
+        .iter()
+        .map(|(s, d): &(StageName, Duration)| {
+            format!("{} {:.3} ms", s.name(), d.as_secs_f64() * 1e3)
+        })
+        .collect();
     println!("\nstage times for collatz: {}", stages.join(", "));
 }

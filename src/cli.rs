@@ -1,5 +1,6 @@
 //! The `rpy` command line.
 
+use crate::graphview::{self, Format};
 use crate::pipeline::{self, Source, StageName, Timings};
 use clap::{Args, Parser, Subcommand};
 use rpy_ir::ast::Dialect;
@@ -42,29 +43,37 @@ impl DialectFlags {
 enum Cmd {
     /// Translate FILE.py into a native executable.
     Translate {
+        /// The program's main file (its modules are found next to it).
         file: String,
-        /// The executable to write (default: next to the source, named after it).
+        /// The executable to write (default: next to the source, named after
+        /// it); never the source itself.
         #[arg(short, long)]
         output: Option<PathBuf>,
         #[command(flatten)]
         dialect: DialectFlags,
-        /// Print how long each stage took.
+        /// Print how long each stage and the C compiler took.
         #[arg(long)]
         timings: bool,
     },
     /// Translate FILE.py (cached) and run it with ARGS; its exit status is passed through.
     Run {
+        /// The program's main file (its modules are found next to it).
         file: String,
         #[command(flatten)]
         dialect: DialectFlags,
+        /// The arguments the program gets (its argv[1:]); options after FILE
+        /// are the program's.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
     /// Run FILE.py in the LLInterpreter (no C compiler needed).
     Interp {
+        /// The program's main file (its modules are found next to it).
         file: String,
         #[command(flatten)]
         dialect: DialectFlags,
+        /// The arguments the program gets (its argv[1:]); options after FILE
+        /// are the program's.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
@@ -79,11 +88,17 @@ enum Cmd {
         /// Only this function's graph.
         #[arg(long)]
         func: Option<String>,
+        /// How to show the graphs: the IR's text, Graphviz source, SVG (needs
+        /// Graphviz's `dot`), or one self-contained HTML page to open in a
+        /// browser (blocks and links drawn, types on hover, source lines).
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
         /// With --stage annotate: why a variable got its annotation (NAME, or
         /// FUNCTION:NAME for one function's), the chain of contributions with
         /// their source lines.
         #[arg(long, value_name = "VAR")]
         explain: Option<String>,
+        /// The program's main file (its modules are found next to it).
         #[arg(required_unless_present = "stages")]
         file: Option<String>,
         #[command(flatten)]
@@ -92,25 +107,45 @@ enum Cmd {
     /// Optimize a text trace (PyPy's trace syntax; see jit/README.md), print it,
     /// and with --run execute it in the reference interpreter.
     Trace {
+        /// The trace file (PyPy's trace syntax, with a header; see jit/README.md).
         file: String,
-        /// Colon-separated optimizations (`intbounds:rewrite:virtualize:pure:heap`),
-        /// `default` for all implemented ones, `none` for none.
-        #[arg(long, default_value = "default")]
+        #[arg(long, default_value = "default", help = passes_help())]
         passes: String,
-        /// Run the trace with these input values and print the outcome.
+        /// Run the trace with these input values and print the outcome (exit
+        /// status 1 when the run ends in an error).
         #[arg(long, num_args = 0.., allow_hyphen_values = true)]
         run: Option<Vec<String>>,
+        /// With --run: how many loop iterations a run may take before it is
+        /// stopped.
+        #[arg(long, value_name = "N", default_value_t = rpy_jit::RUN_LIMIT)]
+        loop_limit: u64,
         /// After the trace, list every optimization rule with its file:line
         /// and how often it fired while optimizing this trace.
         #[arg(long)]
         rule_counts: bool,
     },
-    /// List every rule with its file:line and how often it fired on the last translation.
+    /// List every rule with its file:line and how often it fired on the
+    /// last translation (and which program that was).
     Rules {
-        /// Run every optimization rule's property check on random and edge values.
+        /// Run every optimization rule's property check on random and edge
+        /// values; prints the failures and the verdict, last.
         #[arg(long)]
         check: bool,
+        /// With --check: print the rule table as well, before the verdict.
+        #[arg(long, requires = "check")]
+        verbose: bool,
     },
+}
+
+/// `trace --passes`'s help: the pass names from the optimizer's own list,
+/// the one its error message shows.
+fn passes_help() -> String {
+    format!(
+        "Colon-separated optimizations, from `{}` (implemented: `{}`); \
+         `default` for all implemented ones, `none` for none",
+        rpy_jit::optimize::ALL_PASSES,
+        rpy_jit::optimize::IMPLEMENTED_PASSES
+    )
 }
 
 /// Writes to standard output; a closed pipe (`rpy rules | head`) is not an error.
@@ -141,6 +176,40 @@ fn default_output(file: &str) -> PathBuf {
     p.with_extension("")
 }
 
+/// Where `rpy translate` writes the executable, checked before any work is
+/// done: never over the source (a file without `.py` would otherwise be its
+/// own default output), never a folder, and only into a folder that exists.
+/// `Err` is the message for the user.
+fn checked_output(file: &str, output: Option<PathBuf>) -> Result<PathBuf, String> {
+    let output = output.unwrap_or_else(|| default_output(file));
+    let shown = output.display();
+    if output.is_dir() || output.as_os_str().to_string_lossy().ends_with('/') {
+        return Err(format!(
+            "{shown} is a folder; -o takes the path of the executable to write"
+        ));
+    }
+    let folder = match output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !folder.is_dir() {
+        return Err(format!(
+            "cannot write {shown}: the folder {} does not exist",
+            folder.display()
+        ));
+    }
+    let same_file = match (std::fs::canonicalize(file), std::fs::canonicalize(&output)) {
+        (Ok(source), Ok(out)) => source == out,
+        _ => false,
+    };
+    if same_file {
+        return Err(format!(
+            "the executable would overwrite the source file {file}; give its path with -o"
+        ));
+    }
+    Ok(output)
+}
+
 fn cache_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("RPY_CACHE_DIR") {
         return PathBuf::from(dir);
@@ -165,13 +234,18 @@ fn cache_key(src: &Source) -> String {
     format!("{:016x}", h.finish())
 }
 
-/// Translates `src` into an executable at `output`; rule fire counts are saved
-/// for `rpy rules`.
+/// Translates `src` into an executable at `output` (its C compile timed in
+/// `timings`); rule fire counts are saved for `rpy rules`.
 pub fn translate(src: &Source, output: &Path, timings: &mut Timings) -> Result<(), Diagnostics> {
     rpy_passes::rules::reset_fire_counts();
     let c = pipeline::c_source(src, timings)?;
-    save_fire_counts();
-    rpy_backend::compile_c(&c, output, "-O2").map_err(|e| {
+    save_fire_counts(&format!("rpy translate {}", src.path));
+    timings.starting("the C compiler");
+    let started = std::time::Instant::now();
+    let compiled = rpy_backend::compile_c(&c, output, "-O2");
+    timings.c_compile = Some(started.elapsed());
+    timings.finished();
+    compiled.map_err(|e| {
         Diagnostics::one(rpy_ir::diag::Diagnostic::new(
             src.path.clone(),
             rpy_ir::diag::Pos::new(1, 1),
@@ -184,41 +258,27 @@ fn fire_counts_file() -> PathBuf {
     cache_dir().join("last-fire-counts.txt")
 }
 
-fn save_fire_counts() {
-    let text: String = rpy_passes::rules::RULES
-        .iter()
-        .enumerate()
-        .map(|(i, r)| format!("{} {}\n", r.name, rpy_passes::rules::fire_count(i)))
-        .collect();
+/// The fire counts kept with a cached executable, so that `rpy run` from
+/// the cache reports the counts of the program it runs.
+fn cached_fire_counts_file(exe: &Path) -> PathBuf {
+    exe.with_extension("fire-counts")
+}
+
+/// Saves the rules' fire counts since the last reset for `rpy rules`, with
+/// the command that made them on the first line.
+fn save_fire_counts(command: &str) {
+    let mut text = format!("# {command}\n");
+    for (i, r) in rpy_passes::rules::RULES.iter().enumerate() {
+        text += &format!("{} {}\n", r.name, rpy_passes::rules::fire_count(i));
+    }
     let _ = std::fs::create_dir_all(cache_dir());
     let _ = std::fs::write(fire_counts_file(), text);
 }
 
-fn run_rules(check: bool) -> i32 {
-    let saved = std::fs::read_to_string(fire_counts_file()).unwrap_or_default();
-    let count_of = |name: &str| {
-        saved
-            .lines()
-            .filter_map(|l| l.split_once(' '))
-            .find(|(n, _)| *n == name)
-            .map(|(_, c)| c.to_string())
-            .unwrap_or_else(|| "-".into())
-    };
-    let mut text = String::new();
-    if saved.is_empty() {
-        text += "# no translation has run yet: fire counts show as '-'\n";
+fn run_rules(check: bool, verbose: bool) -> i32 {
+    if !check || verbose {
+        emit(&rules_table());
     }
-    text += &format!("{:<28} {:<8} {:<36} fired\n", "rule", "kind", "where");
-    for r in rpy_passes::rules::RULES {
-        text += &format!(
-            "{:<28} {:<8} {:<36} {}\n",
-            r.name,
-            format!("{:?}", r.kind).to_lowercase(),
-            format!("{}:{}", r.file, r.line),
-            count_of(r.name)
-        );
-    }
-    emit(&text);
     if !check {
         return 0;
     }
@@ -230,8 +290,41 @@ fn run_rules(check: bool) -> i32 {
         emit("all optimization rules agree on random and edge values\n");
         0
     } else {
+        emit(&format!(
+            "{} optimization rule check(s) failed\n",
+            failures.len()
+        ));
         1
     }
+}
+
+/// `rpy rules`: every rule, where it is written, and its fire count in the
+/// last translation, headed by the command that translated.
+fn rules_table() -> String {
+    let saved = std::fs::read_to_string(fire_counts_file()).unwrap_or_default();
+    let count_of = |name: &str| {
+        saved
+            .lines()
+            .filter_map(|l| l.split_once(' '))
+            .find(|(n, _)| *n == name)
+            .map(|(_, c)| c.to_string())
+            .unwrap_or_else(|| "-".into())
+    };
+    let mut text = match saved.lines().next().and_then(|l| l.strip_prefix("# ")) {
+        Some(command) => format!("# fire counts from the last translation: {command}\n"),
+        None => "# no translation has run yet: fire counts show as '-'\n".to_string(),
+    };
+    text += &format!("{:<28} {:<8} {:<36} fired\n", "rule", "kind", "where");
+    for r in rpy_passes::rules::RULES {
+        text += &format!(
+            "{:<28} {:<8} {:<36} {}\n",
+            r.name,
+            format!("{:?}", r.kind).to_lowercase(),
+            format!("{}:{}", r.file, r.line),
+            count_of(r.name)
+        );
+    }
+    text
 }
 
 fn run_executable(exe: &Path, args: &[String]) -> i32 {
@@ -254,17 +347,30 @@ pub fn main() -> i32 {
             timings,
         } => {
             let src = try_or_report!(Source::read(&file, dialect.dialect()));
-            let output = output.unwrap_or_else(|| default_output(&file));
-            let mut t = Timings::default();
+            let output = match checked_output(&file, output) {
+                Ok(output) => output,
+                Err(e) => {
+                    eprintln!("rpy translate: {e}");
+                    return 1;
+                }
+            };
+            let mut t = Timings::with_progress_on_terminal();
             if let Err(d) = translate(&src, &output, &mut t) {
                 return report(&d);
             }
             if timings {
-                for (stage, d) in &t.0 {
-                    eprintln!("{:<12} {:>9.3} ms", stage.name(), d.as_secs_f64() * 1e3);
+                let line = |what: &str, d: std::time::Duration| {
+                    eprintln!("{what:<12} {:>9.3} ms", d.as_secs_f64() * 1e3)
+                };
+                for (stage, d) in &t.stages {
+                    line(stage.name(), *d);
                 }
-                eprintln!("{:<12} {:>9.3} ms", "total", t.total().as_secs_f64() * 1e3);
+                if let Some(d) = t.c_compile {
+                    line("cc", d);
+                }
+                line("total", t.total());
             }
+            eprintln!("rpy: wrote the executable {}", output.display());
             0
         }
         Cmd::Run {
@@ -274,14 +380,20 @@ pub fn main() -> i32 {
         } => {
             let src = try_or_report!(Source::read(&file, dialect.dialect()));
             let exe = cache_dir().join(format!("{}-{}", stem(&file), cache_key(&src)));
-            if !exe.exists() {
+            let counts = cached_fire_counts_file(&exe);
+            if exe.exists() {
+                // The counts of the translation that made the cached
+                // executable are this program's.
+                let _ = std::fs::copy(&counts, fire_counts_file());
+            } else {
                 if let Err(e) = std::fs::create_dir_all(cache_dir()) {
                     eprintln!("rpy: cannot create the cache folder: {e}");
                     return 1;
                 }
-                if let Err(d) = translate(&src, &exe, &mut Timings::default()) {
+                if let Err(d) = translate(&src, &exe, &mut Timings::with_progress_on_terminal()) {
                     return report(&d);
                 }
+                let _ = std::fs::copy(fire_counts_file(), &counts);
             }
             run_executable(&exe, &args)
         }
@@ -291,7 +403,9 @@ pub fn main() -> i32 {
             args,
         } => {
             let src = try_or_report!(Source::read(&file, dialect.dialect()));
+            rpy_passes::rules::reset_fire_counts();
             let program = try_or_report!(pipeline::lowlevel(&src));
+            save_fire_counts(&format!("rpy interp {file}"));
             let mut argv = vec![file.clone()];
             argv.extend(args);
             let stdout = std::io::stdout();
@@ -312,6 +426,7 @@ pub fn main() -> i32 {
             stage,
             stages,
             func,
+            format,
             explain,
             file,
             dialect,
@@ -340,8 +455,20 @@ pub fn main() -> i32 {
             if let Some(var) = explain {
                 return explain_command(&src, stage, &var);
             }
-            match pipeline::run_until(&src, stage, &mut Timings::default()) {
-                Ok(out) => match out.to_text(func.as_deref()) {
+            rpy_passes::rules::reset_fire_counts();
+            let shown = pipeline::run_until(&src, stage, &mut Timings::default());
+            if shown.is_ok() {
+                save_fire_counts(&format!("rpy show --stage {} {file}", stage.name()));
+            }
+            match shown {
+                Ok(out) => match graphview::render(
+                    &out,
+                    format,
+                    func.as_deref(),
+                    stage.name(),
+                    &file,
+                    &src.text,
+                ) {
                     Ok(text) => {
                         emit(&text);
                         0
@@ -354,25 +481,31 @@ pub fn main() -> i32 {
                 Err(d) => report(&d),
             }
         }
-        Cmd::Rules { check } => run_rules(check),
+        Cmd::Rules { check, verbose } => run_rules(check, verbose),
         Cmd::Trace {
             file,
             passes,
             run,
+            loop_limit,
             rule_counts,
         } => {
             let passes = (passes != "none").then_some(passes.as_str());
-            rpy_passes::rules::reset_fire_counts();
-            let text = trace_command(&file, passes, run).map(|mut text| {
-                if rule_counts {
-                    text += &opt_rule_counts();
+            // `--run -- -5 0`: the `--` ends the options, it is not a value
+            // (clap keeps it, as --run takes values that start with `-`).
+            let run = run.map(|mut values| {
+                if values.first().is_some_and(|v| v == "--") {
+                    values.remove(0);
                 }
-                text
+                values
             });
-            match text {
-                Ok(text) => {
+            rpy_passes::rules::reset_fire_counts();
+            match trace_command(&file, passes, run, loop_limit) {
+                Ok((mut text, ended_in_error)) => {
+                    if rule_counts {
+                        text += &opt_rule_counts();
+                    }
                     emit(&text);
-                    0
+                    i32::from(ended_in_error)
                 }
                 Err(e) => {
                     eprintln!("{e}");
@@ -428,38 +561,51 @@ fn opt_rule_counts() -> String {
 }
 
 /// `rpy trace`: the (optimized) trace, and with `run` its outcome in the
-/// reference interpreter and as machine code, one line each.
+/// reference interpreter and as machine code, one line each; and whether a
+/// run ended in an error (the command's exit status).
 fn trace_command(
     file: &str,
     passes: Option<&str>,
     run: Option<Vec<String>>,
-) -> Result<String, String> {
-    use rpy_jit::interp::{self, Heap};
+    loop_limit: u64,
+) -> Result<(String, bool), String> {
+    use rpy_jit::interp::{self, Heap, Outcome};
     let trace = rpy_jit::load_trace(file, passes)?;
     let mut out = rpy_jit::text::print(&trace);
     let Some(args) = run else {
-        return Ok(out);
+        return Ok((out, false));
+    };
+    let text = |outcome: &Outcome| match outcome {
+        // `outcome_text` names the default limit; this run's may differ.
+        Outcome::LoopLimit { values } => format!(
+            "loop limit ({loop_limit} iterations): [{}]",
+            values
+                .iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        other => rpy_jit::outcome_text(&trace, other),
     };
     let mut heap = Heap::default();
     let values = rpy_jit::run_values(&trace, &mut heap, &args)?;
-    let outcome = interp::run(&trace, &values, &mut heap, rpy_jit::RUN_LIMIT);
-    out += &format!(
-        "interpreter:  {}\n",
-        rpy_jit::outcome_text(&trace, &outcome)
-    );
+    let outcome = interp::run(&trace, &values, &mut heap, loop_limit);
+    let mut ended_in_error = matches!(outcome, Outcome::Error(_));
+    out += &format!("interpreter:  {}\n", text(&outcome));
     // a fresh heap with the same inputs, so the two runs do not share
     // objects; the code checks every access, as the inputs come from users
     let machine = match rpy_backend::x86_64::compile_checked(&trace) {
         Ok(code) => {
             let mut heap = Heap::default();
             let values = rpy_jit::run_values(&trace, &mut heap, &args)?;
-            let outcome = code.run(&values, &mut heap, rpy_jit::RUN_LIMIT);
-            rpy_jit::outcome_text(&trace, &outcome)
+            let outcome = code.run(&values, &mut heap, loop_limit);
+            ended_in_error |= matches!(outcome, Outcome::Error(_));
+            text(&outcome)
         }
         Err(e) => format!("not compiled: {e}"),
     };
     out += &format!("machine code: {machine}\n");
-    Ok(out)
+    Ok((out, ended_in_error))
 }
 
 fn stem(file: &str) -> String {

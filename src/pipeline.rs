@@ -114,7 +114,7 @@ impl Source {
         let bytes = std::fs::read(path).map_err(|e| {
             Diagnostic::new(path, Pos::new(1, 1), format!("cannot read the file: {e}"))
         })?;
-        let text = rpy_passes::parse::decode_source(&bytes).into_owned();
+        let text = rpy_passes::parse::read_source(path, &bytes)?;
         let dialect = forced.unwrap_or_else(|| rpy_passes::parse::detect_dialect(&text));
         Ok(Source {
             path: path.to_string(),
@@ -124,13 +124,64 @@ impl Source {
     }
 }
 
-/// How long each stage took, for `--timings` and the benchmark.
+/// How long each stage took, for `--timings` and the benchmarks, and
+/// whether to show which stage is running.
 #[derive(Default, Debug, Clone)]
-pub struct Timings(pub Vec<(StageName, Duration)>);
+pub struct Timings {
+    pub stages: Vec<(StageName, Duration)>,
+    /// The C compiler's run, when the translation went that far: usually
+    /// most of the time.
+    pub c_compile: Option<Duration>,
+    /// Where to show progress; `None` shows none.
+    pub progress: Option<Progress>,
+}
 
 impl Timings {
+    /// Timings that show progress when standard error is a terminal (a
+    /// user watching), and nothing when it goes to a file or a pipe.
+    pub fn with_progress_on_terminal() -> Timings {
+        use std::io::IsTerminal;
+        Timings {
+            progress: std::io::stderr().is_terminal().then_some(Progress),
+            ..Timings::default()
+        }
+    }
+
     pub fn total(&self) -> Duration {
-        self.0.iter().map(|t| t.1).sum()
+        self.stages.iter().map(|t| t.1).sum::<Duration>() + self.c_compile.unwrap_or_default()
+    }
+
+    /// Tells the user, if shown, that `step` is starting.
+    pub fn starting(&self, step: &str) {
+        if let Some(p) = &self.progress {
+            p.show(step);
+        }
+    }
+
+    /// Clears the progress line, if shown, before the result is printed.
+    pub fn finished(&self) {
+        if self.progress.is_some() {
+            Progress::clear();
+        }
+    }
+}
+
+/// Progress on a terminal: one status line on standard error, rewritten as
+/// each step starts, so a translation whose C compile takes minutes does not
+/// look stuck.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress;
+
+impl Progress {
+    fn show(&self, step: &str) {
+        use std::io::Write;
+        // `\r` and "erase line": the line is replaced, not appended to.
+        let _ = write!(std::io::stderr(), "\r\x1b[K    running {step}...");
+    }
+
+    fn clear() {
+        use std::io::Write;
+        let _ = write!(std::io::stderr(), "\r\x1b[K");
     }
 }
 
@@ -140,12 +191,30 @@ pub fn run_until(
     stop: StageName,
     timings: &mut Timings,
 ) -> Result<StageOutput, Diagnostics> {
+    let result = run_stages(src, stop, timings);
+    timings.finished();
+    result
+}
+
+/// `run_until` but for clearing the progress line at the end.
+fn run_stages(
+    src: &Source,
+    stop: StageName,
+    timings: &mut Timings,
+) -> Result<StageOutput, Diagnostics> {
     let mut clock = Instant::now();
     let mut lap = |stage: StageName, timings: &mut Timings| {
         let now = Instant::now();
-        timings.0.push((stage, now - clock));
+        timings.stages.push((stage, now - clock));
         clock = now;
+        if let Some(next) = StageName::ALL
+            .into_iter()
+            .find(|s| *s > stage && *s <= stop)
+        {
+            timings.starting(next.name());
+        }
     };
+    timings.starting(StageName::Parse.name());
     let module = rpy_passes::parse::parse_module(&src.path, &src.text, src.dialect)?;
     lap(StageName::Parse, timings);
     if stop == StageName::Parse {

@@ -159,3 +159,551 @@ fn trace_rule_counts_lists_each_opt_rule_with_its_firings() {
         .filter(|l| l.contains("rules/opt/"))
         .all(|l| l.starts_with('#')));
 }
+
+/// A fresh folder for one test's files.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("rpy-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn path_str(p: &std::path::Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn translate_never_writes_over_its_source() {
+    // Without `.py`, the default output (the path without its extension)
+    // is the source itself.
+    let dir = scratch("overwrite");
+    let source = dir.join("prog");
+    std::fs::copy(support::root().join("tests/programs/py3/fib.py"), &source).unwrap();
+    let before = std::fs::read(&source).unwrap();
+    let (_, err, status) = rpy(&["translate", path_str(&source)]);
+    assert_eq!(status, 1, "{err}");
+    assert!(err.contains("would overwrite the source file"), "{err}");
+    assert_eq!(std::fs::read(&source).unwrap(), before);
+    // Nor when -o names the source.
+    let (_, err, status) = rpy(&["translate", path_str(&source), "-o", path_str(&source)]);
+    assert_eq!(status, 1, "{err}");
+    assert_eq!(std::fs::read(&source).unwrap(), before);
+}
+
+#[test]
+fn translate_into_a_missing_folder_or_onto_a_folder_is_a_plain_message() {
+    let dir = scratch("output-folder");
+    let missing = dir.join("no/such/folder/fib");
+    let (_, err, status) = rpy(&[
+        "translate",
+        "tests/programs/py3/fib.py",
+        "-o",
+        path_str(&missing),
+    ]);
+    assert_eq!(status, 1);
+    assert!(err.starts_with("rpy translate: cannot write"), "{err}");
+    assert!(err.contains("does not exist"), "{err}");
+    assert!(!err.contains("fib.py:1:1"), "{err}");
+    let (_, err, status) = rpy(&[
+        "translate",
+        "tests/programs/py3/fib.py",
+        "-o",
+        path_str(&dir),
+    ]);
+    assert_eq!(status, 1);
+    assert!(err.contains("is a folder"), "{err}");
+}
+
+#[test]
+fn translate_says_where_the_executable_went_and_times_the_c_compiler() {
+    let dir = scratch("success");
+    let exe = dir.join("fib");
+    let (out, err, status) = rpy(&[
+        "translate",
+        "tests/programs/py3/fib.py",
+        "-o",
+        path_str(&exe),
+        "--timings",
+    ]);
+    assert_eq!(status, 0, "{err}");
+    assert!(exe.exists());
+    assert_eq!(out, "");
+    assert!(
+        err.ends_with(&format!("rpy: wrote the executable {}\n", exe.display())),
+        "{err}"
+    );
+    let timed: Vec<&str> = err
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert!(timed.contains(&"genc") && timed.contains(&"cc"), "{err}");
+    // Not on a terminal: no progress lines.
+    assert!(!err.contains("running"), "{err}");
+}
+
+#[test]
+fn translate_shows_progress_per_stage_on_a_terminal() {
+    // `script` runs the command under a pseudo-terminal.
+    let has_script = Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_script {
+        eprintln!("skipped: no `script` command (util-linux) to give rpy a terminal");
+        return;
+    }
+    let dir = scratch("progress");
+    let exe = dir.join("fib");
+    let command = format!(
+        "{} translate tests/programs/py3/fib.py -o {}",
+        env!("CARGO_BIN_EXE_rpy"),
+        exe.display()
+    );
+    let out = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(support::root())
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{shown}");
+    for step in [
+        "parse",
+        "flow",
+        "annotate",
+        "rtype",
+        "backendopt",
+        "genc",
+        "the C compiler",
+    ] {
+        assert!(
+            shown.contains(&format!("running {step}...")),
+            "{step}: {shown:?}"
+        );
+    }
+}
+
+#[test]
+fn double_dash_ends_the_options() {
+    let dir = scratch("double-dash");
+    let source = dir.join("-arith.py");
+    std::fs::copy(support::root().join("tests/programs/py3/arith.py"), &source).unwrap();
+    let (out, err, status) = rpy(&["interp", "--", path_str(&source), "7", "-3"]);
+    assert_eq!(status, 3, "{err}");
+    let (out_run, _, status) = rpy(&["run", path_str(&source), "--", "7", "-3"]);
+    assert_eq!((status, out_run), (3, out));
+    let (out, err, status) = rpy(&[
+        "trace",
+        "tests/traces/countdown.trace",
+        "--run",
+        "--",
+        "5",
+        "0",
+    ]);
+    assert_eq!(status, 0, "{err}");
+    assert!(out.contains("interpreter:  guard failed"), "{out}");
+}
+
+#[test]
+fn every_argument_and_option_has_help_text() {
+    for command in ["translate", "run", "interp", "show", "trace", "rules"] {
+        let (out, _, status) = rpy(&[command, "--help"]);
+        assert_eq!(status, 0);
+        let lines: Vec<&str> = out.lines().collect();
+        let mut in_list = false;
+        for (i, line) in lines.iter().enumerate() {
+            if *line == "Arguments:" || *line == "Options:" {
+                in_list = true;
+                continue;
+            }
+            // An item starts near the margin (a list of possible values
+            // under an item's help is indented further).
+            let item = line.len() - line.trim_start().len() <= 6;
+            if in_list && item && line.trim_start().starts_with(['-', '<', '[']) {
+                // The help is beside the item, or (long help) on the next
+                // line, indented deeper.
+                let beside = line.trim_start().split_once("  ").map(|(_, h)| h.trim());
+                let below = lines.get(i + 1).filter(|next| {
+                    let indent = |l: &str| l.len() - l.trim_start().len();
+                    !next.trim().is_empty() && indent(next) > indent(line)
+                });
+                assert!(
+                    beside.is_some_and(|h| !h.is_empty()) || below.is_some(),
+                    "rpy {command}: no help for {line:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn trace_help_lists_the_passes_its_error_message_lists() {
+    let (help, _, _) = rpy(&["trace", "--help"]);
+    let (_, err, status) = rpy(&[
+        "trace",
+        "tests/traces/countdown.trace",
+        "--passes",
+        "nonsense",
+    ]);
+    assert_eq!(status, 1);
+    let known = err
+        .split("known: ")
+        .nth(1)
+        .unwrap()
+        .trim_end()
+        .trim_end_matches(')');
+    assert!(help.contains(known), "{known} not in:\n{help}");
+}
+
+#[test]
+fn rules_names_the_translation_its_counts_come_from() {
+    let cache = scratch("rules-cache");
+    let rpy_in = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_rpy"))
+            .args(args)
+            .current_dir(support::root())
+            .env("RPY_CACHE_DIR", &cache)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let first_line = |text: String| text.lines().next().unwrap_or_default().to_string();
+    assert!(first_line(rpy_in(&["rules"])).contains("no translation has run yet"));
+    rpy_in(&["interp", "tests/programs/py3/fib.py", "10"]);
+    assert_eq!(
+        first_line(rpy_in(&["rules"])),
+        "# fire counts from the last translation: rpy interp tests/programs/py3/fib.py"
+    );
+    rpy_in(&["show", "--stage", "rtype", "tests/programs/py3/arith.py"]);
+    assert!(first_line(rpy_in(&["rules"]))
+        .ends_with("rpy show --stage rtype tests/programs/py3/arith.py"));
+    // `run` translates once, then runs from the cache: both times the
+    // counts are that program's.
+    rpy_in(&["run", "tests/programs/py3/fib.py", "10"]);
+    let translated = rpy_in(&["rules"]);
+    assert!(
+        translated.starts_with(
+            "# fire counts from the last translation: rpy translate tests/programs/py3/fib.py\n"
+        ),
+        "{translated}"
+    );
+    rpy_in(&["interp", "tests/programs/py3/arith.py", "1", "2"]);
+    rpy_in(&["run", "tests/programs/py3/fib.py", "10"]);
+    assert_eq!(rpy_in(&["rules"]), translated);
+}
+
+#[test]
+fn rules_check_prints_its_verdict_last_and_the_table_only_when_verbose() {
+    let (out, _, status) = rpy(&["rules", "--check"]);
+    assert_eq!(status, 0, "{out}");
+    assert_eq!(
+        out,
+        "all optimization rules agree on random and edge values\n"
+    );
+    let (out, _, status) = rpy(&["rules", "--check", "--verbose"]);
+    assert_eq!(status, 0, "{out}");
+    assert!(out.contains("mul_pow2_const"), "{out}");
+    assert!(out.ends_with("all optimization rules agree on random and edge values\n"));
+}
+
+#[test]
+fn trace_rejects_empty_unterminated_and_overlong_traces() {
+    let dir = scratch("bad-traces");
+    for (name, text, expected) in [
+        ("empty", "", "no operations"),
+        (
+            "open",
+            "[i0]\ni1 = int_add(i0, 1)\n",
+            "must be a finish or a jump",
+        ),
+        (
+            "after",
+            "[i0]\nfinish(i0)\ni1 = int_add(i0, 1)\n",
+            "an operation after 'finish'",
+        ),
+    ] {
+        let file = dir.join(format!("{name}.trace"));
+        std::fs::write(&file, text).unwrap();
+        let (_, err, status) = rpy(&["trace", path_str(&file)]);
+        assert_eq!(status, 1, "{name}: {err}");
+        assert!(err.contains(expected), "{name}: {err}");
+    }
+}
+
+#[test]
+fn trace_run_ending_in_an_error_exits_1_and_the_loop_limit_is_settable() {
+    let dir = scratch("trace-error");
+    let file = dir.join("null.trace");
+    std::fs::write(
+        &file,
+        "array ints = Signed\n[p0]\ni1 = getarrayitem_gc_i(p0, 0, descr=ints)\nfinish(i1)\n",
+    )
+    .unwrap();
+    let (out, _, status) = rpy(&["trace", path_str(&file), "--run", "null"]);
+    assert!(out.contains("interpreter:  error:"), "{out}");
+    assert_eq!(status, 1, "{out}");
+    // countdown from 1000 takes 1000 iterations: a limit of 10 stops it.
+    let (out, err, status) = rpy(&[
+        "trace",
+        "tests/traces/countdown.trace",
+        "--loop-limit",
+        "10",
+        "--run",
+        "1000",
+        "0",
+    ]);
+    assert_eq!(status, 0, "{err}");
+    assert!(
+        out.contains("interpreter:  loop limit (10 iterations)"),
+        "{out}"
+    );
+    let (help, _, _) = rpy(&["trace", "--help"]);
+    assert!(
+        help.contains("--loop-limit <N>") && help.contains("[default: 100000]"),
+        "{help}"
+    );
+}
+
+#[test]
+fn interp_reaches_cpythons_recursion_limit_at_import_time() {
+    // The module body counts as a frame, as under CPython: f reaches 999.
+    let dir = scratch("recursion-limit");
+    let source = dir.join("depth.py");
+    std::fs::write(
+        &source,
+        "
+deepest = [0]
+def f(n):
+    deepest[0] = n
+    return f(n + 1)
+try:
+    f(1)
+except RuntimeError:
+    pass
+DEEPEST = deepest[0]
+
+def entry_point(argv):
+    print(DEEPEST)
+    return 0
+
+def target(*args):
+    return entry_point
+
+if __name__ == '__main__':
+    entry_point([])
+",
+    )
+    .unwrap();
+    let cpython = Command::new("python3").arg(&source).output().unwrap();
+    let (out, err, status) = rpy(&["interp", "--py3", path_str(&source)]);
+    assert_eq!(status, 0, "{err}");
+    assert_eq!(out, String::from_utf8_lossy(&cpython.stdout));
+    assert_eq!(out, "999\n");
+}
+
+#[test]
+fn import_time_code_that_allocates_too_much_gets_memory_error() {
+    let dir = scratch("memory-error");
+    let source = dir.join("huge.py");
+    std::fs::write(
+        &source,
+        "
+HUGE = 'ab' * (1 << 50)
+
+def entry_point(argv):
+    print(HUGE)
+    return 0
+
+def target(*args):
+    return entry_point
+",
+    )
+    .unwrap();
+    // Before, the allocator aborted rpy (status 134).
+    let (_, err, status) = rpy(&["interp", "--py3", path_str(&source)]);
+    assert_eq!(status, 1, "{err}");
+    assert!(
+        err.contains("huge.py:2:8: error: importing the module 'huge' raised MemoryError"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_killed_translation_removes_its_temporary_folder() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("killed");
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    // A C compiler that takes long enough to be killed while it runs.
+    let slow_cc = dir.join("slow-cc");
+    std::fs::write(&slow_cc, "#!/bin/sh\nexec sleep 20\n").unwrap();
+    std::fs::set_permissions(&slow_cc, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rpy"))
+        .args(["translate", "tests/programs/py3/fib.py", "-o"])
+        .arg(dir.join("fib"))
+        .current_dir(support::root())
+        .env("TMPDIR", &tmp)
+        .env("CC", &slow_cc)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let genc_folders = || {
+        std::fs::read_dir(&tmp)
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .is_ok_and(|e| e.file_name().to_string_lossy().starts_with("rpy-genc-"))
+            })
+            .count()
+    };
+    let started = std::time::Instant::now();
+    while genc_folders() == 0 {
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "no rpy-genc-* folder appeared"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // The folder exists once the C is written; give the compiler time to start.
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    assert!(!status.success());
+    assert_eq!(genc_folders(), 0, "the temporary folder was left behind");
+    assert!(
+        std::fs::read_dir(&dir).unwrap().all(|e| !e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .contains("rpy-tmp")),
+        "the temporary executable was left behind"
+    );
+}
+
+#[test]
+fn show_format_dot_draws_every_block_and_link() {
+    let (out, err, status) = rpy(&[
+        "show",
+        "--stage",
+        "rtype",
+        "--format",
+        "dot",
+        "--func",
+        "fib",
+        "tests/programs/py3/fib.py",
+    ]);
+    assert_eq!(status, 0, "{err}");
+    assert!(out.starts_with("digraph program {"), "{out}");
+    assert!(out.contains("int_lt(n_0, 2)"), "{out}");
+    // fib's three blocks (start, recursion, return) and its three links
+    assert_eq!(out.matches(" -> ").count(), 3, "{out}");
+    let (_, err, status) = rpy(&[
+        "show",
+        "--stage",
+        "parse",
+        "--format",
+        "dot",
+        "tests/programs/py3/fib.py",
+    ]);
+    assert_eq!(status, 1);
+    assert!(err.contains("has no graphs to draw"), "{err}");
+}
+
+#[test]
+fn show_format_svg_needs_graphviz_or_says_so() {
+    let (out, err, status) = rpy(&[
+        "show",
+        "--stage",
+        "flow",
+        "--format",
+        "svg",
+        "tests/programs/py3/fib.py",
+    ]);
+    let has_dot = Command::new("dot").arg("-V").output().is_ok();
+    if has_dot {
+        assert_eq!(status, 0, "{err}");
+        assert!(out.contains("<svg"), "{out}");
+    } else {
+        assert_eq!(status, 1);
+        assert!(
+            err.contains("needs Graphviz's `dot`, which is not installed"),
+            "{err}"
+        );
+    }
+}
+
+/// A headless Chromium, where one is installed.
+fn chromium() -> Option<&'static str> {
+    ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| {
+            Command::new(b)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+}
+
+#[test]
+fn show_format_html_draws_the_bytecode_interpreter_in_a_browser() {
+    let Some(browser) = chromium() else {
+        eprintln!("skipped: no chromium to load the page in (Debian: apt-get install chromium)");
+        return;
+    };
+    let dir = scratch("html-viewer");
+    // The annotated graphs: the rtyper cannot lower this program yet.
+    let (page, err, status) = rpy(&[
+        "show",
+        "--stage",
+        "annotate",
+        "--format",
+        "html",
+        "tests/programs/py3/bytecode_vm/main.py",
+    ]);
+    assert_eq!(status, 0, "{err}");
+    let file = dir.join("vm.html");
+    std::fs::write(&file, &page).unwrap();
+    let exits = page.matches("class=\"exit\"").count();
+    assert!(exits > 20, "{exits} links");
+    // Hover shows annotations; operations show their source line.
+    assert!(
+        page.contains("title=\"SomeInteger"),
+        "no annotation on hover"
+    );
+    assert!(page.contains("class=\"line\""), "no source lines");
+    let browse = |extra: &[&str]| {
+        Command::new(browser)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--window-size=1200,2000",
+            ])
+            .args(extra)
+            .arg(format!("file://{}", file.display()))
+            .output()
+            .unwrap()
+    };
+    // The page's script drew one arrow per link once the boxes were placed.
+    let dom = browse(&["--dump-dom"]);
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    assert_eq!(
+        dom.matches("class=\"link\"").count(),
+        exits,
+        "arrows drawn by the page"
+    );
+    // And it renders: a screenshot is a non-trivial picture.
+    let shot = dir.join("vm.png");
+    let screenshot = format!("--screenshot={}", shot.display());
+    let out = browse(&[&screenshot]);
+    let png = std::fs::read(&shot)
+        .unwrap_or_else(|_| panic!("no screenshot: {}", String::from_utf8_lossy(&out.stderr)));
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 10_000,
+        "{} bytes",
+        png.len()
+    );
+}

@@ -379,3 +379,68 @@ fn error_in_an_imported_module_names_its_file() {
         insta::assert_snapshot!("diagnostic__imported_module_error", stderr);
     });
 }
+
+diagnostic_test!(
+    class_derives_from_an_earlier_class_of_its_name,
+    "--py3",
+    &format!("class A(object):\n    pass\nclass A(A):\n    pass\ndef entry_point(argv):\n    A()\n    return 0\n{ENTRY}")
+);
+
+/// Runs `rpy translate` on raw bytes (a binary file, bad UTF-8).
+fn translate_bytes(name: &str, source: &[u8]) -> (String, i32, bool) {
+    let dir = std::env::temp_dir().join(format!("rpy-diag-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("{name}.py"));
+    std::fs::write(&file, source).unwrap();
+    let exe = dir.join(name);
+    let out = Command::new(env!("CARGO_BIN_EXE_rpy"))
+        .arg("translate")
+        .arg(&file)
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).replace(&*dir.to_string_lossy(), "DIR");
+    (stderr, out.status.code().unwrap_or(-1), exe.exists())
+}
+
+#[test]
+fn an_error_on_a_long_line_shows_a_window_around_the_column() {
+    // 200 KB on one line, the error near its middle.
+    let padding = "a".repeat(100_000);
+    let source = format!(
+        "def entry_point(argv):\n    x = ['{padding}', undefined_name, '{padding}']\n    return 0\n{ENTRY}"
+    );
+    let stderr = check("long_line", &source, "--py3");
+    assert!(stderr.len() < 1_000, "{} bytes of stderr", stderr.len());
+    let lines: Vec<&str> = stderr.lines().collect();
+    let caret = lines[2].find('^').unwrap();
+    assert!(lines[1][caret..].starts_with("undefined_name"), "{stderr}");
+}
+
+#[test]
+fn control_bytes_of_a_binary_file_are_escaped() {
+    let (stderr, status, written) = translate_bytes(
+        "binary",
+        b"def entry_point(argv):\n    x = \x1b[2J\x07\x00\x01\n",
+    );
+    assert_eq!(status, 1, "{stderr}");
+    assert!(!written);
+    assert!(
+        !stderr.bytes().any(|b| b < 0x20 && b != b'\n' && b != b'\t'),
+        "{stderr:?}"
+    );
+    assert!(stderr.contains("\\x1b"), "{stderr}");
+}
+
+#[test]
+fn invalid_utf8_is_reported_at_its_byte() {
+    let (stderr, status, written) = translate_bytes("latin", b"# a comment\nx = '\xe9t\xe9'\n");
+    assert_eq!(status, 1, "{stderr}");
+    assert!(!written);
+    assert!(
+        stderr.starts_with("DIR/latin.py:2:6: error: invalid UTF-8 at byte 17 (0xe9)"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains('\u{fffd}'), "{stderr}");
+}

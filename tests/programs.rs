@@ -52,3 +52,32 @@ fn executable_matches_cpython() {
         }
     }
 }
+
+/// Without CPython 2.7, the run's output says the Python 2 comparisons were
+/// skipped (the harness captures the per-program notes of passing tests).
+#[test]
+fn a_missing_cpython_2_7_is_reported_in_the_run_output() {
+    if std::env::var_os("RPY_PYTHON2").is_some() {
+        // The child run below: ask for the oracle of a Python 2 program.
+        let p = support::programs()
+            .into_iter()
+            .find(|p| p.dialect == rpy_ir::ast::Dialect::Py2)
+            .expect("a Python 2 test program");
+        assert!(support::expected(&p).is_none());
+        return;
+    }
+    let child = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "a_missing_cpython_2_7_is_reported_in_the_run_output",
+        ])
+        .env("RPY_PYTHON2", "")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&child.stderr);
+    assert!(child.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("note: CPython 2.7 is not installed"),
+        "{stderr}"
+    );
+}

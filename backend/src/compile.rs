@@ -20,12 +20,134 @@ fn unique_suffix() -> String {
     )
 }
 
-/// Removes a directory when dropped.
-struct TempDir(PathBuf);
+/// Removes a directory when dropped, and when rpy is killed by SIGINT,
+/// SIGTERM or SIGHUP while it exists (`killed_cleanup`).
+struct TempDir {
+    path: PathBuf,
+    /// Its entry in the table the signal handler cleans up from.
+    slot: Option<usize>,
+}
+
+impl TempDir {
+    /// Creates the folder `path`, which will hold the files `files` and
+    /// the (temporary) executable `output`, all removed on a signal.
+    fn create(path: PathBuf, files: &[&str], output: &Path) -> Result<TempDir, String> {
+        std::fs::create_dir_all(&path)
+            .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+        let mut removed: Vec<PathBuf> = files.iter().map(|f| path.join(f)).collect();
+        removed.push(output.to_path_buf());
+        let slot = killed_cleanup::register(&removed, &path);
+        Ok(TempDir { path, slot })
+    }
+}
 
 impl Drop for TempDir {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        if let Some(slot) = self.slot {
+            killed_cleanup::unregister(slot);
+        }
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// Cleaning up after a kill: a killed process runs no destructors, so the
+/// temporary folders of the compiles under way are listed where a signal
+/// handler can find them, and the handler removes them and then dies of
+/// the signal as it would have (its exit status still says "killed").
+///
+/// A handler may only call async-signal-safe functions: it reads the paths
+/// from a fixed table of atomics (no lock), as NUL-separated C strings made
+/// beforehand, and calls `unlink` and `rmdir`. The strings are never freed:
+/// a handler running on another thread might be reading one (a few hundred
+/// bytes per compile).
+mod killed_cleanup {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::{Path, PathBuf};
+    use std::sync::atomic::{AtomicPtr, Ordering};
+    use std::sync::Once;
+
+    /// How many compiles at once can be cleaned up; one more is compiled
+    /// without (it is still cleaned up when it ends normally).
+    const SLOTS: usize = 64;
+
+    /// Per compile under way: its files, then its folder, each ended by a
+    /// NUL, the list ended by an empty string.
+    static PENDING: [AtomicPtr<u8>; SLOTS] =
+        [const { AtomicPtr::new(std::ptr::null_mut()) }; SLOTS];
+
+    const SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+
+    pub fn register(files: &[PathBuf], folder: &Path) -> Option<usize> {
+        static INSTALL: Once = Once::new();
+        INSTALL.call_once(install_handlers);
+        let mut list = Vec::new();
+        for p in files.iter().map(PathBuf::as_path).chain([folder]) {
+            let c = CString::new(p.as_os_str().as_bytes()).ok()?;
+            list.extend_from_slice(c.as_bytes_with_nul());
+        }
+        list.push(0);
+        let raw = Box::leak(list.into_boxed_slice()).as_mut_ptr();
+        PENDING.iter().position(|slot| {
+            slot.compare_exchange(
+                std::ptr::null_mut(),
+                raw,
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            )
+            .is_ok()
+        })
+    }
+
+    pub fn unregister(slot: usize) {
+        PENDING[slot].store(std::ptr::null_mut(), Ordering::SeqCst);
+    }
+
+    fn install_handlers() {
+        for sig in SIGNALS {
+            // SAFETY: sigaction with a zeroed struct and a handler of the
+            // right signature; a signal the user set to be ignored (nohup)
+            // stays ignored.
+            unsafe {
+                let mut old: libc::sigaction = std::mem::zeroed();
+                if libc::sigaction(sig, std::ptr::null(), &mut old) == 0
+                    && old.sa_sigaction == libc::SIG_IGN
+                {
+                    continue;
+                }
+                let mut action: libc::sigaction = std::mem::zeroed();
+                action.sa_sigaction = on_signal as *const () as usize;
+                libc::sigemptyset(&mut action.sa_mask);
+                libc::sigaction(sig, &action, std::ptr::null_mut());
+            }
+        }
+    }
+
+    extern "C" fn on_signal(sig: libc::c_int) {
+        for slot in &PENDING {
+            let list = slot.swap(std::ptr::null_mut(), Ordering::SeqCst);
+            if list.is_null() {
+                continue;
+            }
+            // SAFETY: `list` is a leaked, never freed list as `register`
+            // made it; unlink and rmdir are async-signal-safe.
+            unsafe {
+                let mut p = list as *const libc::c_char;
+                let mut last = p;
+                while *p != 0 {
+                    libc::unlink(p);
+                    last = p;
+                    p = p.add(libc::strlen(p) + 1);
+                }
+                // the folder is the last entry; unlink failed on it
+                libc::rmdir(last);
+            }
+        }
+        // SAFETY: back to the default action, then die of the signal.
+        unsafe {
+            libc::signal(sig, libc::SIG_DFL);
+            libc::raise(sig);
+        }
     }
 }
 
@@ -39,25 +161,27 @@ impl Drop for TempDir {
 /// holds the compiler's output.
 pub fn compile_c(c_source: &str, output: &Path, opt_level: &str) -> Result<(), String> {
     let suffix = unique_suffix();
-    let dir = TempDir(std::env::temp_dir().join(format!("rpy-genc-{suffix}")));
-    std::fs::create_dir_all(&dir.0)
-        .map_err(|e| format!("cannot create {}: {e}", dir.0.display()))?;
-    let c_file = dir.0.join("program.c");
-    for (name, text) in [
-        ("program.c", c_source),
-        (crate::RUNTIME_H_NAME, crate::RUNTIME_H),
-        (crate::RUNTIME_C_NAME, crate::RUNTIME_C),
-    ] {
-        let file = dir.0.join(name);
-        std::fs::write(&file, text).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
-    }
-
     let file_name = output
         .file_name()
         .ok_or_else(|| format!("{} is not a file path", output.display()))?
         .to_string_lossy()
         .into_owned();
     let tmp_out = output.with_file_name(format!(".{file_name}.rpy-tmp-{suffix}"));
+    let sources = [
+        ("program.c", c_source),
+        (crate::RUNTIME_H_NAME, crate::RUNTIME_H),
+        (crate::RUNTIME_C_NAME, crate::RUNTIME_C),
+    ];
+    let dir = TempDir::create(
+        std::env::temp_dir().join(format!("rpy-genc-{suffix}")),
+        &sources.map(|(name, _)| name),
+        &tmp_out,
+    )?;
+    let c_file = dir.path.join("program.c");
+    for (name, text) in sources {
+        let file = dir.path.join(name);
+        std::fs::write(&file, text).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    }
 
     let cc = std::env::var("CC").unwrap_or_default();
     let mut words = cc.split_whitespace();

@@ -66,19 +66,75 @@ impl fmt::Display for Diagnostic {
         )?;
         if let Some(line) = &self.source_line {
             let gutter = format!("{}", self.pos.line);
-            write!(f, "\n {} | {}", gutter, line)?;
-            let caret_col = (self.pos.col.max(1) - 1) as usize;
-            let pad: String = line
-                .chars()
-                .take(caret_col)
-                .map(|c| if c == '\t' { '\t' } else { ' ' })
-                .collect();
+            let (shown, pad) = shown_line(line, (self.pos.col.max(1) - 1) as usize);
+            write!(f, "\n {} | {}", gutter, shown)?;
             write!(f, "\n {} | {}^", " ".repeat(gutter.len()), pad)?;
         }
         for note in &self.notes {
             write!(f, "\n  note: {}", note)?;
         }
         Ok(())
+    }
+}
+
+/// How many characters of a source line a diagnostic shows at most: a long
+/// line (generated code, a minified table) is shown as a window around the
+/// column, not echoed whole.
+pub const SHOWN_LINE_CHARS: usize = 120;
+
+/// The part of `line` a diagnostic shows, and the padding that puts a caret
+/// under character `col` (counted from 0) of it. At most
+/// `SHOWN_LINE_CHARS` characters around the column are shown, with `...`
+/// where the line goes on; control characters and other invisible ones are
+/// shown escaped (`\x1b`), so a binary file's bytes cannot drive the
+/// terminal. Tabs stay tabs, in the padding too, so the caret lines up.
+fn shown_line(line: &str, col: usize) -> (String, String) {
+    let chars: Vec<char> = line.chars().collect();
+    let col = col.min(chars.len());
+    let half = SHOWN_LINE_CHARS / 2;
+    let (start, end) = if chars.len() <= SHOWN_LINE_CHARS {
+        (0, chars.len())
+    } else {
+        let start = col.saturating_sub(half).min(chars.len() - SHOWN_LINE_CHARS);
+        (start, start + SHOWN_LINE_CHARS)
+    };
+    let mut shown = String::new();
+    let mut pad = String::new();
+    if start > 0 {
+        shown.push_str("...");
+        pad.push_str("   ");
+    }
+    for (i, &c) in chars[start..end].iter().enumerate() {
+        let text = match c {
+            '\t' => "\t".to_string(),
+            c if c.is_control() || is_invisible(c) => escaped(c),
+            c => c.to_string(),
+        };
+        if start + i < col {
+            if c == '\t' {
+                pad.push('\t');
+            } else {
+                pad.extend(std::iter::repeat_n(' ', text.chars().count()));
+            }
+        }
+        shown.push_str(&text);
+    }
+    if end < chars.len() {
+        shown.push_str("...");
+    }
+    (shown, pad)
+}
+
+/// Characters that print as nothing or rearrange the line (bidirectional
+/// controls, zero-width ones, the BOM): shown escaped like control bytes.
+fn is_invisible(c: char) -> bool {
+    matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+}
+
+fn escaped(c: char) -> String {
+    match u32::from(c) {
+        n @ 0..=0xff => format!("\\x{n:02x}"),
+        n => format!("\\u{{{n:04x}}}"),
     }
 }
 
@@ -112,3 +168,40 @@ impl fmt::Display for Diagnostics {
 }
 
 impl std::error::Error for Diagnostics {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shown(line: &str, col: u32) -> String {
+        let d = Diagnostic {
+            source_line: Some(line.to_string()),
+            ..Diagnostic::new("f.py", Pos::new(1, col), "bad")
+        };
+        d.to_string()
+    }
+
+    #[test]
+    fn a_long_line_is_shown_as_a_window_around_the_column() {
+        let line = format!("{}X{}", "a".repeat(100_000), "b".repeat(100_000));
+        let text = shown(&line, 100_001);
+        assert!(text.len() < 2 * SHOWN_LINE_CHARS + 100, "{}", text.len());
+        let lines: Vec<&str> = text.lines().collect();
+        let caret = lines[2].find('^').unwrap();
+        assert_eq!(&lines[1][caret..caret + 1], "X", "{text}");
+        assert!(lines[1].ends_with("..."), "{text}");
+    }
+
+    #[test]
+    fn control_characters_are_escaped_and_the_caret_stays_under_its_column() {
+        let text = shown("x = \u{1b}[2J\u{7}y", 10);
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}'),
+            "{text:?}"
+        );
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[1], " 1 | x = \\x1b[2J\\x07y");
+        let caret = lines[2].find('^').unwrap();
+        assert_eq!(&lines[1][caret..caret + 1], "y", "{text}");
+    }
+}

@@ -144,22 +144,7 @@ struct Printer<'a, S: Stage> {
 
 impl<S: Stage> Printer<'_, S> {
     fn var_name(&mut self, v: Var) {
-        let i = v.0 as usize;
-        match self
-            .g
-            .vars
-            .get(i)
-            .and_then(|d| d.name.as_deref())
-            .filter(|n| is_ident(n))
-        {
-            Some(n) => {
-                self.out.push_str(n);
-                self.out.push('_');
-            }
-            None => self.out.push('v'),
-        }
-        let n = self.var_no.get(i).copied().unwrap_or(u32::MAX);
-        let _ = write!(self.out, "{}", if n == u32::MAX { v.0 } else { n });
+        push_var_name(self.out, self.g, &self.var_no, v);
     }
 
     fn var(&mut self, v: Var) {
@@ -269,6 +254,79 @@ impl<S: Stage> Printer<'_, S> {
             self.out.push_str(")\n");
         }
     }
+}
+
+/// A variable's printed name: its source name (when it has one) and `_`,
+/// or `v`, then its canonical number.
+fn push_var_name<S: Stage>(out: &mut String, g: &FunctionGraph<S>, var_no: &[u32], v: Var) {
+    let i = v.0 as usize;
+    match g
+        .vars
+        .get(i)
+        .and_then(|d| d.name.as_deref())
+        .filter(|n| is_ident(n))
+    {
+        Some(n) => {
+            out.push_str(n);
+            out.push('_');
+        }
+        None => out.push('v'),
+    }
+    let n = var_no.get(i).copied().unwrap_or(u32::MAX);
+    let _ = write!(out, "{}", if n == u32::MAX { v.0 } else { n });
+}
+
+/// The names the text form gives a graph's blocks and variables, for
+/// other views of the same graph (`rpy show --format dot|html`), so that
+/// they and the text agree.
+pub struct CanonicalNames {
+    /// The blocks in printing order: reverse postorder, then the return
+    /// and except blocks.
+    pub order: Vec<BlockId>,
+    /// Per block index: `block3`, `return`, `except`.
+    pub blocks: Vec<String>,
+    /// Per variable index: `n_0`, `v7`.
+    pub vars: Vec<String>,
+}
+
+impl CanonicalNames {
+    pub fn of<S: Stage>(g: &FunctionGraph<S>) -> CanonicalNames {
+        let (order, block_no, var_no) = canonical_numbering(g);
+        let blocks = (0..g.blocks.len())
+            .map(|i| {
+                let id = BlockId(i as u32);
+                if id == g.returnblock {
+                    "return".to_string()
+                } else if id == g.exceptblock {
+                    "except".to_string()
+                } else {
+                    match block_no[i] {
+                        u32::MAX => format!("block{i}"),
+                        n => format!("block{n}"),
+                    }
+                }
+            })
+            .collect();
+        let vars = (0..g.vars.len())
+            .map(|i| {
+                let mut name = String::new();
+                push_var_name(&mut name, g, &var_no, Var(i as u32));
+                name
+            })
+            .collect();
+        CanonicalNames {
+            order,
+            blocks,
+            vars,
+        }
+    }
+}
+
+/// A constant as the text form prints it (`42`, `"s"`, `@f`, `%ValueError`).
+pub fn constant_text(c: &Constant) -> String {
+    let mut out = String::new();
+    push_const(&mut out, c);
+    out
 }
 
 /// The blocks in the order `canonicalize` puts them (reverse postorder, then the

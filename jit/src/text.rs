@@ -830,6 +830,8 @@ pub fn parse(src: &str) -> Result<Trace, ParseError> {
         virtual_only: HashSet::new(),
     };
     let mut seen_trace = false;
+    // The line of the last operation, where an unterminated trace is reported.
+    let mut last_line = 0;
     for (i, raw) in src.lines().enumerate() {
         let line = strip_comment(raw);
         let mut c = Cursor {
@@ -881,11 +883,43 @@ pub fn parse(src: &str) -> Result<Trace, ParseError> {
             }
         } else {
             seen_trace = true;
+            if let Some(last) = p.trace.ops.last().filter(|op| ends_trace(op)) {
+                return c.err(format!(
+                    "an operation after '{}': a trace ends at its finish or jump",
+                    last.name()
+                ));
+            }
             p.op_line(&mut c)?;
+            last_line = i + 1;
         }
+    }
+    match p.trace.ops.last() {
+        None => {
+            return Err(ParseError {
+                line: last_line.max(1),
+                col: 1,
+                msg: "the trace has no operations (it ends with a finish or a jump)".into(),
+            })
+        }
+        Some(op) if !ends_trace(op) => {
+            return Err(ParseError {
+                line: last_line,
+                col: 1,
+                msg: format!(
+                    "the trace ends with '{}'; its last operation must be a finish or a jump",
+                    op.name()
+                ),
+            })
+        }
+        Some(_) => {}
     }
     p.trace.header = Arc::new(p.header);
     Ok(p.trace)
+}
+
+/// Whether `op` is where a trace ends: nothing runs after it.
+fn ends_trace(op: &Op) -> bool {
+    matches!(op.name(), "finish" | "jump")
 }
 
 fn write_lltype(out: &mut String, t: &LowLevelType) {
@@ -1035,5 +1069,36 @@ pub fn print(t: &Trace) -> String {
         print_body(t)
     } else {
         format!("{h}\n{}", print_body(t))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+
+    fn rejection(src: &str) -> String {
+        match parse(src) {
+            Ok(t) => panic!("accepted:\n{}", super::print(&t)),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn an_empty_trace_is_rejected() {
+        assert!(rejection("").contains("no operations"));
+        assert!(rejection("# only a comment\n[i0]\n").contains("no operations"));
+    }
+
+    #[test]
+    fn a_trace_must_end_in_finish_or_jump() {
+        let e = rejection("[i0]\ni1 = int_add(i0, 1)\n");
+        assert!(e.starts_with("2:1: the trace ends with 'int_add'"), "{e}");
+    }
+
+    #[test]
+    fn nothing_may_follow_finish() {
+        let e = rejection("[i0]\nfinish(i0)\ni1 = int_add(i0, 1)\n");
+        assert!(e.starts_with("3:1: an operation after 'finish'"), "{e}");
+        assert!(parse("[i0]\ni1 = int_add(i0, 1)\nfinish(i1)\n").is_ok());
     }
 }

@@ -13,8 +13,25 @@ pub fn root() -> PathBuf {
 }
 
 /// The CPython that is the oracle for `dialect`, if this machine has it.
+/// `RPY_PYTHON2`, when set, is the only Python 2.7 tried (empty: none).
+/// When it is missing, the run's output says so once (see `report_missing`).
 pub fn oracle(dialect: Dialect) -> Option<PathBuf> {
+    let found = find_oracle(dialect);
+    if found.is_none() {
+        report_missing(dialect);
+    }
+    found
+}
+
+fn find_oracle(dialect: Dialect) -> Option<PathBuf> {
     let candidates: Vec<PathBuf> = match dialect {
+        Dialect::Py2 if std::env::var_os("RPY_PYTHON2").is_some() => {
+            let given = std::env::var_os("RPY_PYTHON2").unwrap_or_default();
+            Some(PathBuf::from(given))
+                .filter(|p| !p.as_os_str().is_empty())
+                .into_iter()
+                .collect()
+        }
         Dialect::Py2 => {
             let mut c = Vec::new();
             if let Some(home) = std::env::var_os("HOME") {
@@ -34,6 +51,28 @@ pub fn oracle(dialect: Dialect) -> Option<PathBuf> {
             .map(|o| o.status.success())
             .unwrap_or(false)
     })
+}
+
+/// Says, once per test binary and dialect, that the CPython comparisons of
+/// `dialect` are skipped. Written straight to the process's standard error,
+/// which the test harness does not capture (it captures `eprintln!`), so
+/// the note shows in the run's output next to its summary, not only in the
+/// output of a failing test.
+fn report_missing(dialect: Dialect) {
+    use std::io::Write;
+    static REPORTED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let key = format!("{dialect:?}");
+    let mut reported = REPORTED.lock().unwrap_or_else(|e| e.into_inner());
+    if reported.contains(&key) {
+        return;
+    }
+    reported.push(key);
+    let note = match dialect {
+        Dialect::Py2 => "note: CPython 2.7 is not installed (~/.pyenv/versions/2.7.18/bin/python2.7): \
+                         the Python 2 programs are not compared with CPython; README.md says how to install it\n",
+        Dialect::Py3 => "note: python3 is not installed: the Python 3 programs are not compared with CPython\n",
+    };
+    let _ = std::io::stderr().lock().write_all(note.as_bytes());
 }
 
 /// A test program: its path, dialect (from its folder) and command-line arguments

@@ -144,7 +144,11 @@ pub fn source_pos(program: &Program<Flow>, source: &str, g: usize, origin: &Orig
     let graph = &program.graphs[g];
     let name_of = |v: &Var| graph.vars[v.0 as usize].name.as_deref();
     let found = match (arg, param) {
-        (Arg::Const(c), Some(p)) => constant_pos(source, graph.pos, *pos, name_of(p), c),
+        // The statement writing the constant, else (a constant written as
+        // `2 * 3`, or folded from a global) the nearest assignment to the
+        // name: either is nearer the truth than where the link leaves.
+        (Arg::Const(c), Some(p)) => constant_pos(source, graph.pos, *pos, name_of(p), c)
+            .or_else(|| assignment_pos(source, graph.pos, *pos, name_of(p)?)),
         (Arg::Const(c), None) => constant_pos(source, graph.pos, *pos, None, c),
         (Arg::Var(v), None) => name_of(v).and_then(|n| return_pos(source, graph.pos, *pos, n)),
         (Arg::Var(_), Some(_)) => None,
@@ -311,6 +315,12 @@ pub fn constant_pos(
     statement_pos(source, def, near, target_name, &|rhs| literal_is(rhs, c))
 }
 
+/// Where `name` was last assigned before `near` (or nearest after it), with
+/// any value.
+fn assignment_pos(source: &str, def: Option<Pos>, near: Option<Pos>, name: &str) -> Option<Pos> {
+    statement_pos(source, def, near, Some(name), &|_| true)
+}
+
 /// Where `return NAME` was written, for a variable passed to the return
 /// block (found as `constant_pos` finds a constant).
 pub fn return_pos(source: &str, def: Option<Pos>, near: Option<Pos>, name: &str) -> Option<Pos> {
@@ -364,6 +374,34 @@ fn statement_pos(
 }
 
 /// Does the literal `text` (a statement's right-hand side) spell `c`?
+/// The value of a Python integer literal as written: decimal, `0x`, `0o`,
+/// `0b`, Python 2's `0777` and `10L`, `_` separators, a leading `-`.
+fn int_literal(text: &str) -> Option<i64> {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest.trim_start()),
+        None => (false, text),
+    };
+    let digits = digits.trim_end_matches(['l', 'L']).replace('_', "");
+    let lower = digits.to_ascii_lowercase();
+    let (radix, body) = if let Some(b) = lower.strip_prefix("0x") {
+        (16, b)
+    } else if let Some(b) = lower.strip_prefix("0o") {
+        (8, b)
+    } else if let Some(b) = lower.strip_prefix("0b") {
+        (2, b)
+    } else if lower.len() > 1 && lower.starts_with('0') {
+        (8, &lower[1..])
+    } else {
+        (10, lower.as_str())
+    };
+    let value = i64::from_str_radix(body, radix).ok()?;
+    Some(if negative {
+        value.wrapping_neg()
+    } else {
+        value
+    })
+}
+
 fn literal_is(text: &str, c: &Constant) -> bool {
     let text = text.split(" #").next().unwrap_or(text).trim();
     let unquoted = || {
@@ -372,7 +410,7 @@ fn literal_is(text: &str, c: &Constant) -> bool {
             .then(|| &text[1..text.len() - 1])
     };
     match c {
-        Constant::Int(n) => text.parse::<i64>().is_ok_and(|v| v == *n),
+        Constant::Int(n) => int_literal(text) == Some(*n),
         Constant::Float(f) => text.parse::<f64>().is_ok_and(|v| v == *f),
         Constant::Bool(b) => text == if *b { "True" } else { "False" },
         Constant::None => text == "None",

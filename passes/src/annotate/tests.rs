@@ -434,6 +434,34 @@ fn explain_follows_contributions_back_to_their_lines() {
 }
 
 #[test]
+fn explain_places_a_constant_at_the_statement_that_wrote_it() {
+    // A hex literal and a folded product are not written as the constant's
+    // decimal digits; they are still the statements that wrote it, not the
+    // `if` where the link leaves the block.
+    let body = "def entry_point(argv):\n    x = 0x10\n    m = 2 * 3\n    y = len(argv)\n    \
+                if y > 1:\n        x = 3\n        m = 0o17\n    print(x + m)\n    return 0\n";
+    let (program, text) = flow(body);
+    let out = explain(&program, Dialect::Py3, &text, "entry_point:x").unwrap();
+    assert!(
+        out.contains("Int(16) passed on from block 0 (line 2: x = 0x10)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Int(3) passed on from block 0 (line 6: x = 3)"),
+        "{out}"
+    );
+    let out = explain(&program, Dialect::Py3, &text, "entry_point:m").unwrap();
+    assert!(
+        out.contains("Int(6) passed on from block 0 (line 3: m = 2 * 3)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Int(15) passed on from block 0 (line 7: m = 0o17)"),
+        "{out}"
+    );
+}
+
+#[test]
 fn is_not_none_narrows_the_branch_where_it_holds() {
     let body = "def find(n):\n    if n > 1:\n        return \"many\"\n    return None\n\n\
                 def entry_point(argv):\n    r = find(len(argv))\n    if r is not None:\n        \

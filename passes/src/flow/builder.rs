@@ -26,14 +26,14 @@ mod generators;
 mod module_level;
 
 use super::fold::{fold, truthy};
-use super::scan::{bound_names, comprehension_targets, global_names};
+use super::scan::{bound_names, comprehension_targets, global_names, NameList};
 use super::{FuncDef, GlobalAccess, ModuleCtx};
 use rpy_ir::ast::{
     BinOp, BoolOp, CmpOp, Dialect, Expr, ExprKind, Keyword, Stmt, StmtKind, UnaryOp,
 };
 use rpy_ir::diag::{Diagnostic, Pos};
 use rpy_ir::graph::{Arg, BlockId, Constant, Flow, FunctionGraph, Link, SpaceOperation, Var};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// The target of a link whose target is not known yet.
 const PENDING: BlockId = BlockId(u32::MAX);
@@ -157,7 +157,8 @@ pub(crate) struct Built {
     pub graph: Option<FunctionGraph<Flow>>,
     /// The graphs made with it: a generator's class's methods.
     pub extra_graphs: Vec<FunctionGraph<Flow>>,
-    /// The module functions the body refers to, in order of first reference.
+    /// The module functions the body refers to, in order of reference
+    /// (repeats included).
     pub referenced: Vec<String>,
     pub diags: Vec<Diagnostic>,
 }
@@ -228,7 +229,7 @@ struct FnBuilder<'m, 'a> {
     slots: Vec<String>,
     slot_of: HashMap<String, usize>,
     /// Names declared `global`.
-    declared_global: Vec<String>,
+    declared_global: NameList,
     /// Where the code being built goes.
     at: At,
     state: State,
@@ -286,9 +287,9 @@ impl<'m, 'a> FnBuilder<'m, 'a> {
             .map(|p| p.name.clone())
             .chain(def.star_args.map(str::to_string))
             .collect();
-        let mut declared_global = Vec::new();
+        let mut declared_global = NameList::default();
         global_names(def.body, &mut declared_global);
-        let mut bound = Vec::new();
+        let mut bound = NameList::default();
         bound_names(def.body, &mut bound);
         if m.dialect == Dialect::Py2 {
             comprehension_targets(def.body, &mut bound);
@@ -297,15 +298,16 @@ impl<'m, 'a> FnBuilder<'m, 'a> {
         if def.class_body.is_some() {
             for s in def.body {
                 if let Some(copies) = m.program.mixin_copies.get(&(m.name.clone(), s.pos)) {
-                    bound.extend(copies.iter().map(|(name, _)| name.clone()));
+                    copies.iter().for_each(|(name, _)| bound.add(name));
                 }
             }
         }
-        for n in bound {
+        let mut is_slot: HashSet<String> = slots.iter().cloned().collect();
+        for n in bound.into_vec() {
             if def.module_body {
                 // A module body's names are the module's globals.
-                declared_global.push(n);
-            } else if !slots.contains(&n) && !declared_global.contains(&n) {
+                declared_global.add(&n);
+            } else if !declared_global.contains(&n) && is_slot.insert(n.clone()) {
                 slots.push(n);
             }
         }
@@ -876,7 +878,7 @@ impl FnBuilder<'_, '_> {
     }
 
     fn store_name(&mut self, name: &str, value: Arg, pos: Pos) {
-        if self.declared_global.iter().any(|g| g == name) {
+        if self.declared_global.contains(name) {
             if self.live() {
                 self.store_global(name, value, pos);
             }
@@ -1150,7 +1152,7 @@ impl FnBuilder<'_, '_> {
 
     /// The names assigned in a loop body, as a mask over the slots.
     fn assigned_mask(&self, body: &[Stmt], extra: Option<&str>) -> Vec<bool> {
-        let mut names = Vec::new();
+        let mut names = NameList::default();
         bound_names(body, &mut names);
         if self.m.dialect == Dialect::Py2 {
             comprehension_targets(body, &mut names);

@@ -18,7 +18,7 @@
 //! Python 2 (they leak out of the comprehension there) and hidden locals of
 //! the comprehension in Python 3.
 
-use super::super::scan::target_names;
+use super::super::scan::{target_names, NameList};
 use super::FnBuilder;
 use rpy_ir::ast::{Comprehension, Dialect, Expr, ExprKind, Stmt, StmtKind};
 use rpy_ir::diag::Pos;
@@ -215,11 +215,11 @@ impl FnBuilder<'_, '_> {
     /// After an unpacking error, binds the targets' names to a placeholder so
     /// that their uses do not report them unassigned as well.
     fn bind_placeholders(&mut self, targets: &[Expr]) {
-        let mut names = Vec::new();
+        let mut names = NameList::default();
         for t in targets {
             target_names(t, &mut names);
         }
-        for n in names {
+        for n in names.into_vec() {
             if self.slot_of.contains_key(n.as_str()) {
                 self.store_name(&n, Arg::Const(Constant::None), Pos::default());
             }
@@ -294,9 +294,9 @@ impl FnBuilder<'_, '_> {
         let base_depth = self.state.stack.len();
         self.push(it);
         let mut assigned = self.assigned_mask(body, None);
-        let mut names = Vec::new();
+        let mut names = NameList::default();
         target_names(target, &mut names);
-        for n in &names {
+        for n in names.iter() {
             if let Some(&i) = self.slot_of.get(n.as_str()) {
                 assigned[i] = true;
             }
@@ -410,11 +410,11 @@ impl FnBuilder<'_, '_> {
         // Python 3: the loop variables are the comprehension's own.
         let mut shadowed = Vec::new();
         if self.m.dialect == Dialect::Py3 {
-            let mut names = Vec::new();
+            let mut names = NameList::default();
             for g in generators {
                 target_names(&g.target, &mut names);
             }
-            for n in names {
+            for n in names.into_vec() {
                 let hidden = format!("{n}<listcomp{tag}>");
                 let i = self.hidden_slot(&hidden);
                 shadowed.push((n.clone(), self.slot_of.insert(n, i), i));

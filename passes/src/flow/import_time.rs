@@ -91,14 +91,14 @@ pub(crate) fn import_program(
         copied_methods: defs.copied_methods.clone(),
     });
     for m in &set.modules {
-        let mut bound = Vec::new();
+        let mut bound = scan::NameList::default();
         scan::bound_names(&m.ast.body, &mut bound);
         for (graph, def) in &defs.functions {
             if function_modules.get(graph) == Some(&m.name) {
                 scan::global_names(def.body, &mut bound);
             }
         }
-        bound.push("__name__".to_string());
+        bound.add("__name__");
         let functions = defs
             .functions
             .iter()
@@ -114,7 +114,7 @@ pub(crate) fn import_program(
             is_main: std::ptr::eq(m, main),
             access: GlobalAccess::Live {
                 module: module_consts[&m.name].clone(),
-                bound: Rc::new(bound.into_iter().collect()),
+                bound: Rc::new(bound.into_vec().into_iter().collect()),
                 defined_once: Rc::new(defined_once),
                 modules: module_consts.clone(),
             },

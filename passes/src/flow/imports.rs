@@ -11,7 +11,7 @@
 //! modules import each other.
 
 use super::rlib;
-use crate::parse::{decode_source, parse_module};
+use crate::parse::{parse_module, read_source};
 use rpy_ir::ast::{self, Dialect, Stmt, StmtKind};
 use rpy_ir::diag::{Diagnostic, Pos};
 use std::collections::HashMap;
@@ -316,7 +316,13 @@ impl Loader {
                     return None;
                 }
             };
-            let source = decode_source(&bytes).into_owned();
+            let source = match read_source(&shown, &bytes) {
+                Ok(text) => text,
+                Err(d) => {
+                    self.diags.push(d);
+                    return None;
+                }
+            };
             let ast = match parse_module(&shown, &source, self.dialect) {
                 Ok(m) => m,
                 Err(d) => {

@@ -220,7 +220,16 @@ pub(crate) struct PrebuiltTable {
     values: Vec<ObjValue>,
     /// The program classes in `objects`, by qualified name.
     classes: HashMap<String, Rc<ClassObj>>,
+    /// How many conversions are under way, one inside the other: converting
+    /// an object converts what it holds first, on the Rust stack, so the
+    /// nesting of the program's data must be bounded (`MAX_PREBUILT_NESTING`).
+    nesting: usize,
 }
+
+/// The deepest nesting of import-time objects (a list in a list ..., a class
+/// deriving from a class ...) that can become prebuilt constants. CPython
+/// itself cannot print or compare data nested deeper than its recursion limit.
+const MAX_PREBUILT_NESTING: usize = 1_000;
 
 impl PrebuiltTable {
     /// A table holding `objects` already, whose values are `values` (in
@@ -253,11 +262,28 @@ impl PrebuiltTable {
         if let Some(c) = import_time::simple_constant(v) {
             return Ok(c);
         }
+        if self.nesting >= MAX_PREBUILT_NESTING {
+            return Err(format!(
+                "data nested more than {MAX_PREBUILT_NESTING} levels deep"
+            ));
+        }
+        self.nesting += 1;
+        let converted = self.nested_constant(v);
+        self.nesting -= 1;
+        converted
+    }
+
+    /// `constant` of a value that is not a simple constant, one level deeper.
+    fn nested_constant(&mut self, v: &ObjValue) -> Result<Constant, String> {
         if let ObjValue::Class(class) = v {
             return self.class_constant(class);
         }
         let Some(key) = import_time::identity(v) else {
-            return Err(format!("a {} value", v.type_name()));
+            return Err(format!(
+                "a {} value (prebuilt constants are numbers, strings, functions, classes, \
+                 and lists, dicts, tuples and instances holding them)",
+                v.type_name()
+            ));
         };
         if let Some(&id) = self.ids.get(&key) {
             return Ok(Constant::Prebuilt(id));
@@ -280,15 +306,18 @@ impl PrebuiltTable {
         if self.ids.contains_key(&key) {
             return Ok(Constant::Class(name));
         }
-        if self.classes.contains_key(&name) {
-            return Err(format!(
-                "a second class named '{name}' (a module may define a class name once)"
-            ));
-        }
         let mut bases = Vec::new();
         for b in &class.bases {
             self.constant(&ObjValue::Class(b.clone()))?;
             bases.push(b.qualified_name());
+        }
+        // Checked after the bases are added: `class A(A)` derives from an
+        // earlier class of its own name, which names would not tell apart.
+        if self.classes.contains_key(&name) {
+            return Err(format!(
+                "a class '{name}' of the same name as a class before it (a module may define \
+                 a class name once: translated code names classes by their qualified name)"
+            ));
         }
         let id = self.objects.len();
         self.ids.insert(key, id as u32);
@@ -321,14 +350,22 @@ impl PrebuiltTable {
     /// a base's, looked up depth-first), when translated code uses the
     /// class.
     pub fn class_attribute(&self, name: &str, attr: &str) -> Option<Constant> {
-        let id = self.class_id(name)?;
-        let PrebuiltObject::Class { bases, attrs, .. } = &self.objects[id as usize] else {
-            return None;
-        };
-        if let Some((_, c)) = attrs.iter().find(|(a, _)| a == attr) {
-            return Some(c.clone());
+        // A work stack rather than recursion: the chain of bases is the
+        // program's, of any length.
+        let mut pending = vec![name];
+        while let Some(name) = pending.pop() {
+            let Some(id) = self.class_id(name) else {
+                continue;
+            };
+            let PrebuiltObject::Class { bases, attrs, .. } = &self.objects[id as usize] else {
+                continue;
+            };
+            if let Some((_, c)) = attrs.iter().find(|(a, _)| a == attr) {
+                return Some(c.clone());
+            }
+            pending.extend(bases.iter().rev().map(String::as_str));
         }
-        bases.iter().find_map(|b| self.class_attribute(b, attr))
+        None
     }
 
     /// The object id of the program class `name`, when translated code
@@ -725,7 +762,8 @@ fn unique_graph_name(graph: String, pos: Pos, defs: &ProgramDefs) -> String {
     }
 }
 
-/// Adds to `out` the functions a graph refers to through constants: directly
+/// Adds to `out` the functions a graph refers to through constants (a
+/// function may appear more than once): directly
 /// and inside the prebuilt objects it uses (transitively), but not inside
 /// the objects in `walked` (whose functions were found before); adds the
 /// objects it walks to `walked`.
@@ -750,7 +788,8 @@ fn referenced_functions(
     }
     while let Some(c) = stack.pop() {
         match c {
-            Constant::Func(f) if !out.contains(&f) => out.push(f),
+            // Repeats are dropped where the graphs to build are queued.
+            Constant::Func(f) => out.push(f),
             // A class's methods are translated with it.
             Constant::Class(name) => {
                 if let Some(i) = prebuilt.class_id(&name) {

@@ -11,7 +11,7 @@
 
 use super::{Arg, Constant, FnBuilder, Pos, Stmt, StmtKind};
 use crate::flow::language::DEFAULTS_ATTRIBUTE;
-use crate::flow::scan::bound_names;
+use crate::flow::scan::{bound_names, NameList};
 use crate::flow::{rlib, Global, GlobalAccess};
 use crate::objinterp::ObjValue;
 use rpy_ir::ast::{Expr, ExprKind};
@@ -59,9 +59,8 @@ impl FnBuilder<'_, '_> {
     pub(super) fn global_value(&mut self, g: &Global, shown: &str, pos: Pos) -> Arg {
         match g {
             Global::Func(graph) => {
-                if !self.referenced.iter().any(|r| r == graph) {
-                    self.referenced.push(graph.clone());
-                }
+                // Repeats are dropped where the graphs to build are queued.
+                self.referenced.push(graph.clone());
                 Arg::Const(Constant::Func(graph.clone()))
             }
             Global::Const(c) => Arg::Const(c.clone()),
@@ -83,7 +82,7 @@ impl FnBuilder<'_, '_> {
                         self.error(
                             pos,
                             format!(
-                                "'{shown}' holds {what}, which translated code cannot use as a prebuilt constant; keep lists, dicts, tuples and instances in it"
+                                "'{shown}' cannot be a prebuilt constant of translated code: it holds {what}"
                             ),
                         );
                         Arg::Const(Constant::None)
@@ -513,9 +512,9 @@ impl FnBuilder<'_, '_> {
 /// (the first one).
 fn binding_position(stmts: &[Stmt], name: &str) -> Option<Pos> {
     for s in stmts {
-        let mut names = Vec::new();
+        let mut names = NameList::default();
         bound_names(std::slice::from_ref(s), &mut names);
-        if !names.iter().any(|n| n == name) {
+        if !names.contains(name) {
             continue;
         }
         let mut inner = None;

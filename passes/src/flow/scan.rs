@@ -2,19 +2,44 @@
 //! Python decides them) and which it declares `global`.
 
 use rpy_ir::ast::{Expr, ExprKind, Stmt, StmtKind};
+use std::collections::HashSet;
 
-/// Adds `name` to `out` unless already there (keeping first-appearance order).
-fn add(out: &mut Vec<String>, name: &str) {
-    if !out.iter().any(|n| n == name) {
-        out.push(name.to_string());
+/// Names in order of first appearance, each once. Membership is a hash probe:
+/// a module body binds one name per function, and a linear search per name
+/// made the flow stage quadratic in the number of functions.
+#[derive(Default, Debug, Clone)]
+pub(crate) struct NameList {
+    order: Vec<String>,
+    seen: HashSet<String>,
+}
+
+impl NameList {
+    /// Adds `name` unless already there.
+    pub(crate) fn add(&mut self, name: &str) {
+        if !self.seen.contains(name) {
+            self.seen.insert(name.to_string());
+            self.order.push(name.to_string());
+        }
+    }
+
+    pub(crate) fn contains(&self, name: &str) -> bool {
+        self.seen.contains(name)
+    }
+
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &String> {
+        self.order.iter()
+    }
+
+    pub(crate) fn into_vec(self) -> Vec<String> {
+        self.order
     }
 }
 
 /// The names a target expression binds (`x`, `a, b = ...`); subscripts and
 /// attributes bind none.
-pub(crate) fn target_names(e: &Expr, out: &mut Vec<String>) {
+pub(crate) fn target_names(e: &Expr, out: &mut NameList) {
     match &e.kind {
-        ExprKind::Name(n) => add(out, n),
+        ExprKind::Name(n) => out.add(n),
         ExprKind::Tuple(items) | ExprKind::List(items) => {
             for item in items {
                 target_names(item, out);
@@ -37,18 +62,18 @@ pub(crate) fn defined_once<'a>(
     functions: impl Iterator<Item = &'a [Stmt]>,
 ) -> std::collections::HashSet<String> {
     let mut bindings: std::collections::HashMap<String, usize> = Default::default();
-    let mut count = |names: Vec<String>| {
-        for n in names {
+    let mut count = |names: NameList| {
+        for n in names.into_vec() {
             *bindings.entry(n).or_default() += 1;
         }
     };
     for s in module_body {
-        let mut names = Vec::new();
+        let mut names = NameList::default();
         bound_names(std::slice::from_ref(s), &mut names);
         count(names);
     }
     for body in functions {
-        let mut names = Vec::new();
+        let mut names = NameList::default();
         global_names(body, &mut names);
         count(names);
     }
@@ -63,10 +88,10 @@ pub(crate) fn defined_once<'a>(
         .collect()
 }
 
-pub(crate) fn bound_names(stmts: &[Stmt], out: &mut Vec<String>) {
+pub(crate) fn bound_names(stmts: &[Stmt], out: &mut NameList) {
     for s in stmts {
         match &s.kind {
-            StmtKind::FunctionDef { name, .. } | StmtKind::ClassDef { name, .. } => add(out, name),
+            StmtKind::FunctionDef { name, .. } | StmtKind::ClassDef { name, .. } => out.add(name),
             StmtKind::Assign { targets, .. } => {
                 for t in targets {
                     target_names(t, out);
@@ -93,12 +118,12 @@ pub(crate) fn bound_names(stmts: &[Stmt], out: &mut Vec<String>) {
                         Some(n) => n.as_str(),
                         None => a.name.split('.').next().unwrap_or(&a.name),
                     };
-                    add(out, bound);
+                    out.add(bound);
                 }
             }
             StmtKind::ImportFrom { names, .. } => {
                 for a in names {
-                    add(out, a.asname.as_ref().unwrap_or(&a.name));
+                    out.add(a.asname.as_ref().unwrap_or(&a.name));
                 }
             }
             StmtKind::Try {
@@ -110,7 +135,7 @@ pub(crate) fn bound_names(stmts: &[Stmt], out: &mut Vec<String>) {
                 bound_names(body, out);
                 for h in handlers {
                     if let Some(n) = &h.name {
-                        add(out, n);
+                        out.add(n);
                     }
                     bound_names(&h.body, out);
                 }
@@ -148,12 +173,12 @@ pub(crate) fn bound_names(stmts: &[Stmt], out: &mut Vec<String>) {
 
 /// Every name declared `global` anywhere in the statements (not looking into
 /// nested function or class bodies).
-pub(crate) fn global_names(stmts: &[Stmt], out: &mut Vec<String>) {
+pub(crate) fn global_names(stmts: &[Stmt], out: &mut NameList) {
     for s in stmts {
         match &s.kind {
             StmtKind::Global(names) => {
                 for n in names {
-                    add(out, n);
+                    out.add(n);
                 }
             }
             _ => s.for_each_nested_body(|body| global_names(body, out)),
@@ -164,7 +189,7 @@ pub(crate) fn global_names(stmts: &[Stmt], out: &mut Vec<String>) {
 /// The names bound by the `for` targets of list comprehensions anywhere in the
 /// statements' expressions (not looking into nested function or class
 /// bodies): Python 2 makes them locals of the enclosing function.
-pub(crate) fn comprehension_targets(stmts: &[Stmt], out: &mut Vec<String>) {
+pub(crate) fn comprehension_targets(stmts: &[Stmt], out: &mut NameList) {
     for s in stmts {
         match &s.kind {
             StmtKind::Expr(e) => expr_comprehension_targets(e, out),
@@ -222,7 +247,7 @@ pub(crate) fn comprehension_targets(stmts: &[Stmt], out: &mut Vec<String>) {
     }
 }
 
-fn expr_comprehension_targets(e: &Expr, out: &mut Vec<String>) {
+fn expr_comprehension_targets(e: &Expr, out: &mut NameList) {
     match &e.kind {
         ExprKind::ListComp { elt, generators } => {
             for g in generators {

@@ -22,6 +22,7 @@
 
 mod containers;
 pub mod exceptions;
+pub mod heap;
 pub mod modules;
 mod ops;
 mod rdict;
@@ -236,6 +237,9 @@ pub struct ObjInterpreter<'p> {
     nested_runs: std::cell::Cell<usize>,
     max_steps: Option<u64>,
     steps: std::cell::Cell<u64>,
+    /// The most memory the process may hold while the program runs
+    /// (`heap.rs`); more raises MemoryError.
+    heap_limit: u64,
     /// With `with_recording`: every value each variable takes, as (graph
     /// index, variable index, value), for tests that check the annotator.
     recorded: Option<std::cell::RefCell<Vec<(usize, usize, ObjValue)>>>,
@@ -339,13 +343,14 @@ impl<'p> ObjInterpreter<'p> {
             classes,
             graphs,
             by_name,
-            max_depth: 100_000,
+            max_depth: CPYTHON_RECURSION_LIMIT,
             depth: Default::default(),
             suspended_depth: Default::default(),
             nested_runs: Default::default(),
             nested_frames: Default::default(),
             max_steps: None,
             steps: Default::default(),
+            heap_limit: heap::DEFAULT_HEAP_LIMIT,
             recorded: None,
             defined_classes: Default::default(),
             function_defaults: Default::default(),
@@ -377,9 +382,17 @@ impl<'p> ObjInterpreter<'p> {
         self.function_defaults.borrow().clone()
     }
 
-    /// The deepest call stack allowed before `RecursionError` (default 100000).
+    /// The deepest call stack allowed before `RecursionError` (default
+    /// CPython's, `CPYTHON_RECURSION_LIMIT`).
     pub fn with_max_depth(mut self, depth: usize) -> Self {
         self.max_depth = depth;
+        self
+    }
+
+    /// The most memory, in bytes, the process may hold while the program
+    /// runs before it raises MemoryError (default `heap::DEFAULT_HEAP_LIMIT`).
+    pub fn with_heap_limit(mut self, bytes: u64) -> Self {
+        self.heap_limit = bytes;
         self
     }
 
@@ -539,14 +552,23 @@ impl<'p> ObjInterpreter<'p> {
     }
 
     fn tick(&self) -> Result<(), Stop> {
-        self.steps.set(self.steps.get() + 1);
+        let steps = self.steps.get() + 1;
+        self.steps.set(steps);
         match self.max_steps {
-            Some(max) if self.steps.get() > max => Err(Stop::Raise(ops::exc(
-                "StepLimit",
-                format!("the run took more than {max} steps"),
-            ))),
-            _ => Ok(()),
+            Some(max) if steps > max => {
+                return Err(Stop::Raise(ops::exc(
+                    "StepLimit",
+                    format!("the run took more than {max} steps"),
+                )))
+            }
+            _ => {}
         }
+        if steps.is_multiple_of(heap::CHECK_EVERY)
+            && heap::resident_bytes().is_some_and(|used| used > self.heap_limit)
+        {
+            return Err(Stop::Raise(ops::exc("MemoryError", "")));
+        }
+        Ok(())
     }
 
     /// Runs graph `index` to its return; the frames are on `stack` (left
@@ -1088,6 +1110,11 @@ impl<'p> ObjInterpreter<'p> {
 /// How many calls from inside operations (`call_value`) may be running at
 /// once: each nests a run on the Rust stack (the test threads have 2 MiB).
 const MAX_NESTED_RUNS: usize = 150;
+
+/// CPython's default recursion limit (`sys.getrecursionlimit()`): the module
+/// body and the calls under it together may be this many frames deep, so a
+/// program recurses at import time exactly as far as under CPython.
+pub const CPYTHON_RECURSION_LIMIT: usize = 1_000;
 
 /// Whether an attribute name is a function's `__defaults__`.
 fn is_defaults(name: &ObjValue) -> bool {

@@ -351,10 +351,22 @@ fn float_check(op: &str, y: f64, dialect: Dialect) -> Result<(), Exc> {
     Err(exc("ZeroDivisionError", msg))
 }
 
-/// `s * n` for a sequence and a count (negative counts give an empty result).
-fn repeat(seq: &ObjValue, n: i64) -> ObjValue {
+/// `s * n` for a sequence and a count (negative counts give an empty
+/// result); MemoryError when the result alone would exceed the default heap
+/// bound, refused before it is allocated (the allocator would abort rpy).
+fn repeat(seq: &ObjValue, n: i64) -> Result<ObjValue, Exc> {
     let n = n.max(0) as usize;
-    match seq {
+    let (len, item_bytes) = match seq {
+        ObjValue::Str(s) => (s.len(), 1),
+        ObjValue::List(l) => (l.borrow().len(), std::mem::size_of::<ObjValue>()),
+        ObjValue::Tuple(t) => (t.len(), std::mem::size_of::<ObjValue>()),
+        _ => (0, 0),
+    };
+    let bytes = (len as u128) * (n as u128) * (item_bytes as u128);
+    if bytes > u128::from(super::heap::DEFAULT_HEAP_LIMIT) {
+        return Err(exc("MemoryError", ""));
+    }
+    Ok(match seq {
         ObjValue::Str(s) => ObjValue::str(s.repeat(n)),
         ObjValue::List(l) => {
             let items = l.borrow();
@@ -372,7 +384,7 @@ fn repeat(seq: &ObjValue, n: i64) -> ObjValue {
             ObjValue::tuple(out)
         }
         other => other.clone(),
-    }
+    })
 }
 
 /// A binary arithmetic or bitwise operation.
@@ -415,7 +427,7 @@ pub fn binary(op: Op, a: &ObjValue, b: &ObjValue, dialect: Dialect) -> OpResult 
                 b
             };
             return match n.as_int() {
-                Some(n) => Ok(repeat(seq, n)),
+                Some(n) => repeat(seq, n),
                 None => Err(type_error(format!(
                     "can't multiply sequence by non-int of type '{}'",
                     n.type_name()

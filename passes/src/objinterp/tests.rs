@@ -482,9 +482,13 @@ def entry_point(argv):
     return 0
 {TARGET}"
     );
-    let (r, out) = run_main(&src, Py2, &["prog"]);
+    let p = program(&src, Py2);
+    let mut out = Vec::new();
+    let r = ObjInterpreter::new(&p, Py2)
+        .with_max_depth(100_000)
+        .run_entry(&["prog".to_string()], &mut out);
     assert_eq!(r, Ok(0));
-    assert_eq!(out, "50000\n");
+    assert_eq!(out, b"50000\n");
     // And the recursion limit is an error, not a crash.
     let p = program(&src, Py2);
     let mut it = ObjInterpreter::new(&p, Py2).with_max_depth(100);
@@ -770,4 +774,48 @@ def entry_point(argv):
     let src = src.replace("r_dict(eq, h)", "r_dict(eq, bad_hash)");
     let (r, _) = run_main(&src, Py3, &["prog"]);
     assert_eq!(r.map_err(|e| e.exc), Err("TypeError".to_string()));
+}
+
+#[test]
+fn the_default_recursion_limit_is_cpythons() {
+    // CPython counts every frame: entry_point and 999 calls of down fit in
+    // its limit of 1,000, one more does not.
+    let src = format!(
+        "
+def down(n):
+    if n == 0:
+        return 0
+    return down(n - 1) + 1
+
+def entry_point(argv):
+    print down(int(argv[1]))
+    return 0
+{TARGET}"
+    );
+    let (r, out) = run_main(&src, Py2, &["prog", "998"]);
+    assert_eq!((r, out.as_str()), (Ok(0), "998\n"));
+    let (r, _) = run_main(&src, Py2, &["prog", "999"]);
+    assert_eq!(r.unwrap_err().exc, "RecursionError");
+}
+
+#[test]
+fn a_program_that_outgrows_the_heap_limit_gets_memory_error() {
+    let src = format!(
+        "
+def entry_point(argv):
+    items = []
+    while True:
+        items.append('x' * 10000 + str(len(items)))
+    return 0
+{TARGET}"
+    );
+    let p = program(&src, Py2);
+    let limit =
+        super::heap::resident_bytes().expect("Linux tells the resident memory") + (64 << 20);
+    let e = ObjInterpreter::new(&p, Py2)
+        .with_heap_limit(limit)
+        .run_entry(&["prog".to_string()], &mut Vec::new())
+        .unwrap_err();
+    assert_eq!(e.exc, "MemoryError", "{e}");
+    assert!(super::heap::resident_bytes().unwrap() < limit + (256 << 20));
 }

@@ -27,6 +27,81 @@ use lexer::{LexError, Mode, Tok};
 /// one (latin-1 / iso-8859-1 and iso-8859-15 are decoded, anything else is
 /// read as UTF-8), else as UTF-8. Invalid UTF-8 becomes U+FFFD.
 pub fn decode_source(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match declared_encoding(bytes).as_str() {
+        e if LATIN_1.contains(&e) => {
+            std::borrow::Cow::Owned(bytes.iter().map(|&b| b as char).collect())
+        }
+        e if LATIN_9.contains(&e) => std::borrow::Cow::Owned(
+            bytes
+                .iter()
+                .map(|&b| match b {
+                    0xa4 => '\u{20ac}',
+                    0xa6 => '\u{160}',
+                    0xa8 => '\u{161}',
+                    0xb4 => '\u{17d}',
+                    0xb8 => '\u{17e}',
+                    0xbc => '\u{152}',
+                    0xbd => '\u{153}',
+                    0xbe => '\u{178}',
+                    b => b as char,
+                })
+                .collect(),
+        ),
+        _ => String::from_utf8_lossy(bytes),
+    }
+}
+
+/// The text of the source file `path`, as `decode_source` reads it; a file
+/// read as UTF-8 that is not is an error at its first bad byte (rather
+/// than a U+FFFD in a string constant or a confusing parse error later).
+pub fn read_source(path: &str, bytes: &[u8]) -> Result<String, Diagnostic> {
+    let text = decode_source(bytes);
+    if let (std::borrow::Cow::Owned(_), Err(e)) = (&text, std::str::from_utf8(bytes)) {
+        if !is_latin(&declared_encoding(bytes)) {
+            let at = e.valid_up_to();
+            let before = &bytes[..at];
+            let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+            let line_start = before
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
+            let col = String::from_utf8_lossy(&bytes[line_start..at])
+                .chars()
+                .count()
+                + 1;
+            return Err(Diagnostic::new(
+                path,
+                Pos::new(line as u32, col as u32),
+                format!(
+                    "invalid UTF-8 at byte {at} (0x{:02x}); a file in another encoding \
+                     needs a `# coding:` line",
+                    bytes[at]
+                ),
+            ));
+        }
+    }
+    Ok(text.into_owned())
+}
+
+/// The names of the encodings `decode_source` reads other than UTF-8.
+const LATIN_1: &[&str] = &[
+    "latin-1",
+    "iso-8859-1",
+    "iso8859-1",
+    "latin1",
+    "l1",
+    "iso-latin-1",
+    "cp819",
+];
+const LATIN_9: &[&str] = &["iso-8859-15", "iso8859-15", "latin-9", "latin9"];
+
+fn is_latin(encoding: &str) -> bool {
+    LATIN_1.contains(&encoding) || LATIN_9.contains(&encoding)
+}
+
+/// The encoding a `# coding:` comment on the first two lines declares,
+/// lower case with `-` for `_`; empty when none does.
+fn declared_encoding(bytes: &[u8]) -> String {
     let mut enc = String::new();
     for line in bytes.split(|&b| b == b'\n').take(2) {
         let line = String::from_utf8_lossy(line);
@@ -53,28 +128,7 @@ pub fn decode_source(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
             }
         }
     }
-    match enc.as_str() {
-        "latin-1" | "iso-8859-1" | "iso8859-1" | "latin1" | "l1" | "iso-latin-1" | "cp819" => {
-            std::borrow::Cow::Owned(bytes.iter().map(|&b| b as char).collect())
-        }
-        "iso-8859-15" | "iso8859-15" | "latin-9" | "latin9" => std::borrow::Cow::Owned(
-            bytes
-                .iter()
-                .map(|&b| match b {
-                    0xa4 => '\u{20ac}',
-                    0xa6 => '\u{160}',
-                    0xa8 => '\u{161}',
-                    0xb4 => '\u{17d}',
-                    0xb8 => '\u{17e}',
-                    0xbc => '\u{152}',
-                    0xbd => '\u{153}',
-                    0xbe => '\u{178}',
-                    b => b as char,
-                })
-                .collect(),
-        ),
-        _ => String::from_utf8_lossy(bytes),
-    }
+    enc
 }
 
 /// Parses one source file. `path` is only used in diagnostics and `Module::path`.
