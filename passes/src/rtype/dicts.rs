@@ -10,7 +10,7 @@
 
 use super::{GraphTyper, HelperArg, RTyper};
 use rpy_ir::annotation::{DictDef, SomeValue};
-use rpy_ir::graph::{Arg, Constant, SpaceOperation, Var};
+use rpy_ir::graph::{Arg, Constant, PrebuiltObject, SpaceOperation, Var};
 use rpy_ir::lltype::{ContainerType, LowLevelType};
 
 /// The parallel arrays of a dict's entries, with the type of their
@@ -60,6 +60,131 @@ impl RTyper<'_> {
             );
         }
         Ok(LowLevelType::Ptr(name))
+    }
+}
+
+impl RTyper<'_> {
+    /// The static of prebuilt dict `&i` with `pairs`: its table built
+    /// now, as rdict.py's helpers would have built it by inserting the
+    /// pairs in order, each key hashed here as its `hashfn` hashes it.
+    /// (Keeping only the entries and building the slots at first use
+    /// would cost every helper a test; the hash functions are small.)
+    pub(super) fn dict_static(
+        &mut self,
+        i: u32,
+        pairs: &[(Constant, Constant)],
+        annotation: Option<SomeValue>,
+    ) -> Result<PrebuiltObject, String> {
+        let Some(SomeValue::Dict(def)) = annotation else {
+            return Err(format!("the prebuilt dict &{i} was never annotated"));
+        };
+        let LowLevelType::Ptr(dict) = self.dict_lltype(&def)? else {
+            return Err("a dict with no struct type".into());
+        };
+        let key_ty = self.lltype_of(&def.key)?;
+        let value_ty = self.lltype_of(&def.value)?;
+        let mut n_slots = MIN_SLOTS;
+        while usable(n_slots) < pairs.len().max(1) {
+            n_slots <<= 1;
+        }
+        let mut indexes = vec![Constant::Int(FREE); n_slots];
+        let (mut keys, mut values, mut hashes) = (vec![], vec![], vec![]);
+        for (entry, (k, v)) in pairs.iter().enumerate() {
+            let key = self.field_constant(k, &key_ty)?;
+            let h = constant_hash(&key)?;
+            let slot = free_slot(&indexes, h);
+            indexes[slot] = Constant::Int(entry as i64);
+            keys.push(key);
+            values.push(self.field_constant(v, &value_ty)?);
+            hashes.push(Constant::Int(h));
+        }
+        let n_entries = usable(n_slots);
+        let pad = |mut items: Vec<Constant>, zero: Constant| {
+            items.resize(n_entries, zero);
+            items
+        };
+        let live = pad(
+            vec![Constant::Bool(true); pairs.len()],
+            Constant::Bool(false),
+        );
+        let arrays = [
+            ("keys", pad(keys, super::statics::zero_constant(&key_ty))),
+            (
+                "values",
+                pad(values, super::statics::zero_constant(&value_ty)),
+            ),
+            ("live", live),
+            ("hashes", pad(hashes, Constant::Int(0))),
+            ("indexes", indexes),
+        ];
+        let n = Constant::Int(pairs.len() as i64);
+        let mut fields = vec![("num_items".to_string(), n.clone()), ("num_used".into(), n)];
+        for (array, items) in arrays {
+            let a = self.reserve_static();
+            self.statics[a as usize] = PrebuiltObject::Array {
+                ty: format!("{dict}_{array}"),
+                items,
+            };
+            fields.push((array.to_string(), Constant::Prebuilt(a)));
+        }
+        Ok(PrebuiltObject::Struct {
+            ty: dict,
+            fields,
+            items: Vec::new(),
+        })
+    }
+}
+
+/// rdict.py's constants: an empty slot, the smallest table.
+const FREE: i64 = -1;
+const MIN_SLOTS: usize = 8;
+
+/// rdict.py's `_ll_usable`: the entries a table of `n_slots` holds.
+fn usable(n_slots: usize) -> usize {
+    (n_slots << 1) / 3
+}
+
+/// rdict.py's `_ll_free_slot`: where a new entry of hash `h` goes in a
+/// table with no deleted slots.
+fn free_slot(indexes: &[Constant], h: i64) -> usize {
+    let mask = indexes.len() as i64 - 1;
+    let mut i = h & mask;
+    let mut perturb = if h < 0 { !h } else { h };
+    while indexes[i as usize] != Constant::Int(FREE) {
+        i = i.wrapping_mul(5).wrapping_add(perturb).wrapping_add(1) & mask;
+        perturb >>= 5;
+    }
+    i as usize
+}
+
+/// The hash `key_functions`' hash function gives a low-level key
+/// constant.
+fn constant_hash(key: &Constant) -> Result<i64, String> {
+    match key {
+        Constant::Int(n) => Ok(*n),
+        Constant::Bool(b) => Ok(*b as i64),
+        Constant::Char(c) => Ok(*c as i64),
+        Constant::Str(s) => Ok(string_hash(s.as_bytes())),
+        other => Err(format!(
+            "the rtyper cannot hash the prebuilt key {other:?} yet"
+        )),
+    }
+}
+
+/// rstr.py's `ll_strhash`: CPython 2's string hash, 0 made nonzero.
+fn string_hash(chars: &[u8]) -> i64 {
+    let Some(&first) = chars.first() else {
+        return -1;
+    };
+    let mut x = (first as i64) << 7;
+    for &c in chars {
+        x = 1000003i64.wrapping_mul(x) ^ c as i64;
+    }
+    x ^= chars.len() as i64;
+    if x == 0 {
+        29872897
+    } else {
+        x
     }
 }
 
