@@ -282,16 +282,12 @@ impl GraphTyper<'_, '_, '_> {
             return self.call_dict_helper(op, "ll_newdict", None, &[ResultType]);
         }
         if op.opname == "simple_call" && op.args.len() == 2 {
-            let builtin = match &first {
-                Arg::Const(Constant::Builtin(b)) => b.as_str(),
-                _ => "",
+            let func = match &first {
+                Arg::Const(Constant::Builtin(b)) if b == "len" => Some("ll_dict_len"),
+                Arg::Const(Constant::Builtin(b)) if b == "dict" => Some("ll_dict_copy"),
+                _ => None,
             };
-            if let Some(def) = self.dict_def(&op.args[1]) {
-                let func = match builtin {
-                    "len" => "ll_dict_len",
-                    "dict" => "ll_dict_copy",
-                    _ => return Ok(false),
-                };
+            if let (Some(func), Some(def)) = (func, self.dict_def(&op.args[1])) {
                 let operands: &[DictOperand] = if func == "ll_dict_len" {
                     &[A(1)]
                 } else {
