@@ -296,6 +296,12 @@ impl GraphTyper<'_, '_, '_> {
                 return self.call_dict_helper(op, func, Some(&def), operands);
             }
         }
+        if op.opname == "iter" && matches!(self.annotation(&first), SomeValue::Iterator(_)) {
+            // `for k in d.iterkeys()`: an iterator is its own iterator.
+            let (from, want) = (self.type_of(&first), self.graph.info(op.result).clone());
+            self.finish((first, from), Some((op.result, want)))?;
+            return Ok(true);
+        }
         if op.opname == "next" {
             let SomeValue::Iterator(container) = self.annotation(&first) else {
                 return Ok(false);
