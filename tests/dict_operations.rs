@@ -35,7 +35,7 @@ impl Rng {
 /// and prints what each observes.
 fn case(rng: &mut Rng, index: usize, string_keys: bool, steps: usize) -> String {
     let key_range = [4, 12, 40][rng.below(3) as usize];
-    let mut key = |rng: &mut Rng| {
+    let key = |rng: &mut Rng| {
         let k = rng.below(key_range) as i64 - 3;
         if string_keys {
             format!("\"k{k}\"")
@@ -138,7 +138,7 @@ fn random_dict_operations_agree_with_cpython() {
             .unwrap_or_else(|d| panic!("seed {seed:x} does not translate: {d}"));
         let mut out = Vec::new();
         let status = rpy_passes::llinterp::LlInterpreter::new(&program)
-            .run_entry(&[src.path.clone()], &mut out)
+            .run_entry(std::slice::from_ref(&src.path), &mut out)
             .unwrap_or_else(|e| panic!("seed {seed:x} fails: {}", e.message));
         assert_eq!(status, 0);
         let got = String::from_utf8(out).expect("utf-8 output");
