@@ -15,6 +15,7 @@
 
 mod calls;
 mod classes;
+mod dicts;
 mod exceptions;
 mod instances;
 mod lists;
@@ -428,7 +429,8 @@ impl GraphTyper<'_, '_, '_> {
             self.finish((op.args[0].clone(), from), Some((op.result, want)))?;
             return Ok(());
         }
-        if self.lower_call(op)?
+        if self.lower_dict_op(op)?
+            || self.lower_call(op)?
             || self.lower_instance_op(op)?
             || self.lower_tuple_op(op)?
             || self.lower_string_format(op)?

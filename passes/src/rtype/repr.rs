@@ -23,6 +23,7 @@ impl RTyper<'_> {
                 let item = self.lltype_of(&def.item)?;
                 LowLevelType::Ptr(lltype::add_list_type(&mut self.types, &item))
             }
+            SomeValue::Dict(def) => self.dict_lltype(def)?,
             SomeValue::Tuple(items) => {
                 let items = items
                     .iter()
@@ -294,7 +295,7 @@ pub fn constant_annotation(c: &Constant) -> SomeValue {
     }
 }
 
-fn type_tag(t: &LowLevelType) -> String {
+pub(super) fn type_tag(t: &LowLevelType) -> String {
     match t {
         LowLevelType::Ptr(name) => name.clone(),
         LowLevelType::FuncPtr(_) => "func".into(),

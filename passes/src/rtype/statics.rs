@@ -71,7 +71,11 @@ impl RTyper<'_> {
 
     /// High-level constant `c` as a field or item of type `to`, which it
     /// must fit.
-    fn field_constant(&mut self, c: &Constant, to: &LowLevelType) -> Result<Constant, String> {
+    pub(super) fn field_constant(
+        &mut self,
+        c: &Constant,
+        to: &LowLevelType,
+    ) -> Result<Constant, String> {
         if *to == LowLevelType::Void {
             return Ok(Constant::None);
         }
@@ -81,7 +85,7 @@ impl RTyper<'_> {
     }
 
     /// Reserves a static, to be filled once its contents are converted.
-    fn reserve_static(&mut self) -> u32 {
+    pub(super) fn reserve_static(&mut self) -> u32 {
         self.statics.push(PrebuiltObject::Array {
             ty: String::new(),
             items: Vec::new(),
@@ -164,9 +168,7 @@ impl RTyper<'_> {
                     items: Vec::new(),
                 }
             }
-            PrebuiltObject::Dict(_) => {
-                return Err("the rtyper cannot represent a prebuilt dict yet".into())
-            }
+            PrebuiltObject::Dict(pairs) => self.dict_static(i, pairs, annotation)?,
             PrebuiltObject::Class { .. }
             | PrebuiltObject::Struct { .. }
             | PrebuiltObject::Array { .. } => {
