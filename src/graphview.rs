@@ -386,8 +386,9 @@ pub fn render(
         StageOutput::Flow(p) => of(p, format, func, stage, path, source),
         StageOutput::Annotated(p) => of(p, format, func, stage, path, source),
         StageOutput::LowLevel(p) => of(p, format, func, stage, path, source),
+        StageOutput::ExceptionsExplicit(p) => of(p, format, func, stage, path, source),
         StageOutput::Ast(_) | StageOutput::C(_) => Err(format!(
-            "the {stage} stage has no graphs to draw; --format dot, svg and html show flow, annotate, rtype and backendopt"
+            "the {stage} stage has no graphs to draw; --format dot, svg and html show flow, annotate, rtype, backendopt and exceptiontransform"
         )),
     }
 }

@@ -10,7 +10,7 @@
 
 use super::{GraphTyper, HelperArg, RTyper};
 use rpy_ir::annotation::{DictDef, SomeValue};
-use rpy_ir::graph::{Arg, Constant, PrebuiltObject, SpaceOperation, Var};
+use rpy_ir::graph::{Arg, Constant, PrebuiltObject, SpaceOperation};
 use rpy_ir::lltype::{ContainerType, LowLevelType};
 
 /// The parallel arrays of a dict's entries, with the type of their
@@ -350,7 +350,7 @@ impl GraphTyper<'_, '_, '_> {
                 return Ok(true);
             }
             ("iter", 1) => {
-                self.new_iterator(op.result, first)?;
+                self.new_iterator(first, op)?;
                 return Ok(true);
             }
             _ => return Ok(false),
@@ -418,42 +418,12 @@ impl GraphTyper<'_, '_, '_> {
                     list_ty.clone(),
                     None,
                 );
-                self.new_iterator(op.result, Arg::Var(list))?;
+                self.new_iterator(Arg::Var(list), op)?;
                 return Ok(true);
             }
             _ => return Ok(false),
         };
         self.call_dict_helper(op, func, Some(def), operands)
-    }
-
-    /// An iterator (the struct of `result`'s type) over `container`, at
-    /// its start.
-    fn new_iterator(&mut self, result: Var, container: Arg) -> Result<(), String> {
-        let LowLevelType::Ptr(iter) = self.graph.info(result).clone() else {
-            return Err("an iterator with no struct type".into());
-        };
-        let it = self.emit(
-            "malloc",
-            vec![Arg::Const(Constant::Name(iter.clone()))],
-            LowLevelType::Ptr(iter),
-            Some(result),
-        );
-        for (field, value) in [
-            ("container", container),
-            ("index", Arg::Const(Constant::Int(0))),
-        ] {
-            self.emit(
-                "setfield",
-                vec![
-                    Arg::Var(it),
-                    Arg::Const(Constant::Name(field.into())),
-                    value,
-                ],
-                LowLevelType::Void,
-                None,
-            );
-        }
-        Ok(())
     }
 
     /// `op` as a call of rdict's helper `func` with `operands`; `def` is
