@@ -444,6 +444,7 @@ fn program_without_types() {
         entry: String::new(),
         types: TypeTable::new(),
         prebuilt: Vec::new(),
+        facts: Default::default(),
     };
     let text = print_program(&p);
     assert_eq!(text, "entry \"\"\n");

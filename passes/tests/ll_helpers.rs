@@ -90,6 +90,7 @@ impl Helpers {
                 entry: String::new(),
                 types,
                 prebuilt: Vec::new(),
+                facts: Default::default(),
             },
         }
     }

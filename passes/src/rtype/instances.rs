@@ -543,7 +543,7 @@ impl GraphTyper<'_, '_, '_> {
     fn store_message(&mut self, exception: &Arg, args: &[Arg]) -> Result<(), String> {
         let message = match args {
             [] => Arg::Const(Constant::Str(String::new())),
-            [arg] => self.to_str(arg)?,
+            [arg] => self.str_of(arg)?,
             _ => return Err("an exception built with several arguments is not lowered yet".into()),
         };
         let base = LowLevelType::Ptr(super::inst_type("BaseException"));
@@ -558,7 +558,7 @@ impl GraphTyper<'_, '_, '_> {
     }
 
     /// `str(a)`, by the rules of `rules/rtype/`.
-    pub(super) fn to_str(&mut self, a: &Arg) -> Result<Arg, String> {
+    pub(super) fn str_of(&mut self, a: &Arg) -> Result<Arg, String> {
         let ty = self.type_of(a);
         let consts = [Some(Constant::Builtin("str".into())), a.as_const().cloned()];
         let tree = rules::rtype::lower(
@@ -581,14 +581,14 @@ impl GraphTyper<'_, '_, '_> {
 
 /// Whether builtin type `name` holds values of annotation `a`.
 fn builtin_type_holds(name: &str, a: &SomeValue) -> bool {
-    match (name, a) {
-        ("int", SomeValue::Integer { .. } | SomeValue::Bool) => true,
-        ("bool", SomeValue::Bool) => true,
-        ("float", SomeValue::Float) => true,
-        ("str", SomeValue::String { .. } | SomeValue::Char) => true,
-        ("list", SomeValue::List(_)) => true,
-        ("dict", SomeValue::Dict(_)) => true,
-        ("tuple", SomeValue::Tuple(_)) => true,
-        _ => false,
-    }
+    matches!(
+        (name, a),
+        ("int", SomeValue::Integer { .. } | SomeValue::Bool)
+            | ("bool", SomeValue::Bool)
+            | ("float", SomeValue::Float)
+            | ("str", SomeValue::String { .. } | SomeValue::Char)
+            | ("list", SomeValue::List(_))
+            | ("dict", SomeValue::Dict(_))
+            | ("tuple", SomeValue::Tuple(_))
+    )
 }

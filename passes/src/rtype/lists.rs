@@ -234,7 +234,11 @@ impl GraphTyper<'_, '_, '_> {
     }
 
     /// `iter(container)`: a new iterator at index 0.
-    pub(super) fn new_iterator(&mut self, container: Arg, op: &SpaceOperation) -> Result<(), String> {
+    pub(super) fn new_iterator(
+        &mut self,
+        container: Arg,
+        op: &SpaceOperation,
+    ) -> Result<(), String> {
         let LowLevelType::Ptr(iter) = self.graph.info(op.result).clone() else {
             return Err("an iterator with no struct type".into());
         };

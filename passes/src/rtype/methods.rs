@@ -159,18 +159,6 @@ impl GraphTyper<'_, '_, '_> {
             ("simple_call", [Builtin("list"), List], _) => ("rlist", "ll_copy", vec![A(1)]),
             // Operations on strings.
             ("getitem", [Str, _], _) if checked => ("rstr", "ll_getitem_checked", vec![A(0), A(1)]),
-            ("getslice", [Str, None_, None_], _) => return Ok(false),
-            ("getslice", [Str, None_, _], _) => {
-                ("rstr", "ll_stringslice_stoponly", vec![A(0), A(2)])
-            }
-            ("getslice", [Str, _, None_], _) => {
-                ("rstr", "ll_stringslice_startonly", vec![A(0), A(1)])
-            }
-            ("getslice", [Str, _, _], _) => {
-                ("rstr", "ll_stringslice_startstop", vec![A(0), A(1), A(2)])
-            }
-            ("contains", [Str, Char], _) => ("rstr", "ll_contains_char", vec![A(0), A(1)]),
-            ("contains", [Str, Str], _) => ("rstr", "ll_contains", vec![A(0), A(1)]),
             ("simple_call", [Builtin("hash"), Str], _) => ("rstr", "ll_strhash", vec![A(1)]),
             // Integer operations that raise where a handler catches it.
             ("floordiv" | "div", [Int, Int], _) if checked => {

@@ -119,7 +119,7 @@ impl GraphTyper<'_, '_, '_> {
                     } else {
                         v
                     };
-                    self.to_str(&v)?
+                    self.str_of(&v)?
                 }
             };
             result = Some(match result {
