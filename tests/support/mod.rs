@@ -204,9 +204,14 @@ pub fn expected(p: &TestProgram) -> Option<(String, i32)> {
 pub fn interp(src: &Source, argv: &[String]) -> (String, i32) {
     let program = rpy::pipeline::lowlevel(src).unwrap_or_else(|d| panic!("{d}"));
     let mut out = Vec::new();
-    let status = rpy_passes::llinterp::LlInterpreter::new(&program)
-        .run_entry(argv, &mut out)
-        .unwrap_or_else(|e| panic!("{}", e.message));
+    // A fatal RPython error (an uncaught exception) ends the program with
+    // status 1, as the executable does; an internal error is a bug.
+    let status = match rpy_passes::llinterp::LlInterpreter::new(&program).run_entry(argv, &mut out)
+    {
+        Ok(status) => status,
+        Err(e) if e.kind == rpy_passes::llinterp::LlErrorKind::Fatal => 1,
+        Err(e) => panic!("{}", e.message),
+    };
     (String::from_utf8(out).unwrap(), status as i32)
 }
 

@@ -164,7 +164,10 @@ impl GraphTyper<'_, '_, '_> {
         let vtable = self.read_vtable(receiver, &owner)?;
         let fp = self.emit(
             "getfield",
-            vec![Arg::Var(vtable), Arg::Const(Constant::Name(name.into()))],
+            vec![
+                Arg::Var(vtable),
+                Arg::Const(Constant::Name(super::classes::slot_field(name))),
+            ],
             LowLevelType::FuncPtr(sig.clone()),
             None,
         );

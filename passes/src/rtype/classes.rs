@@ -68,6 +68,12 @@ pub struct ClassTable {
     method_names: HashMap<String, String>,
 }
 
+/// The vtable field of class attribute `attr`: prefixed, so that no
+/// attribute of the program clashes with the root vtable's own fields.
+pub fn slot_field(attr: &str) -> String {
+    format!("cls_{attr}")
+}
+
 /// The name of the instance struct of `class`.
 pub fn inst_type(class: &str) -> String {
     format!("inst_{}", type_tag(class))

@@ -117,7 +117,10 @@ impl GraphTyper<'_, '_, '_> {
             let vtable = self.read_vtable(&object, &owner)?;
             self.emit_into(
                 "getfield",
-                vec![Arg::Var(vtable), Arg::Const(Constant::Name(name.into()))],
+                vec![
+                    Arg::Var(vtable),
+                    Arg::Const(Constant::Name(super::classes::slot_field(name))),
+                ],
                 slot.ty,
                 op.result,
             )?;

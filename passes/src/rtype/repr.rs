@@ -187,7 +187,7 @@ impl RTyper<'_> {
                 self.classes
                     .all_slots(class)
                     .into_iter()
-                    .map(|s| (s.name, s.ty)),
+                    .map(|s| (super::classes::slot_field(&s.name), s.ty)),
             );
             self.types.insert(
                 super::vtable_type(class),

@@ -267,7 +267,7 @@ impl RTyper<'_> {
                         (SlotKind::Method, _) | (_, None) => zero_constant(&slot.ty),
                         (SlotKind::Attribute, Some(v)) => self.field_constant(&v, &slot.ty)?,
                     };
-                    fields.push((slot.name, c));
+                    fields.push((super::classes::slot_field(&slot.name), c));
                 }
                 self.statics[s as usize] = PrebuiltObject::Struct {
                     ty: vtable_type(&class),

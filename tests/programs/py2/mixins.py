@@ -2,7 +2,6 @@
 # the mixin's methods (and __init__); a class may override one of them by
 # defining it after the import.
 # args: 3
-# until: annotate
 import sys
 from rpython.rlib.objectmodel import import_from_mixin
 

@@ -1,7 +1,6 @@
 # An exception no handler catches ends the program with status 1 after what
 # it printed, its traceback on stderr; a `finally` on the way out still runs.
 # args: 4
-# until: annotate
 import sys
 
 

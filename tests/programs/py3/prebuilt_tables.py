@@ -2,7 +2,6 @@
 # functions (translated only because the table holds them), a dict, shared
 # lists, and rlib names.
 # args: 3
-# until: annotate
 import sys
 
 from rpython.rlib.objectmodel import specialize

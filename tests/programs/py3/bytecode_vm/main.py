@@ -1,7 +1,6 @@
 # A small stack-machine interpreter split into modules: the opcode table and
 # the programs it runs are built when the modules are imported.
 # args: 10
-# until: annotate
 import sys
 
 from rpython.rlib import jit

@@ -2,7 +2,6 @@
 # (shapes.Square), a prebuilt instance of one is built there at import time,
 # and an uncaught exception of one shows its module as CPython does.
 # args: 3
-# until: annotate
 import sys
 import shapes
 from shapes import Square, ShapeError
