@@ -52,7 +52,16 @@ impl GraphTyper<'_, '_, '_> {
                     .method_name(func)
                     .ok_or_else(|| format!("the method {func} is no class attribute"))?
                     .to_string();
-                let class = self.receiver_class(callee)?;
+                // The receiver is represented as the class all the
+                // methods' classes derive from (`RTyper::pbc_lltype`).
+                let class = self
+                    .rt
+                    .classes
+                    .common_class(descs.iter().filter_map(|d| match d {
+                        Desc::Method { class, .. } => Some(class.as_str()),
+                        _ => None,
+                    }))
+                    .ok_or("methods of classes with no common base")?;
                 self.method_call(&class, &name, callee, args, op)?;
             }
             descs if descs.iter().all(|d| matches!(d, Desc::Function(_))) => {
@@ -100,20 +109,6 @@ impl GraphTyper<'_, '_, '_> {
             call_args.push(self.arg_as(&a, want)?);
         }
         self.emit_into("direct_call", call_args, result, op.result)
-    }
-
-    /// The class whose instance struct `receiver` points to.
-    pub(super) fn receiver_class(&self, receiver: &Arg) -> Result<String, String> {
-        let LowLevelType::Ptr(receiver_type) = self.type_of(receiver) else {
-            return Err("a method's receiver is not an instance".into());
-        };
-        self.rt
-            .classes
-            .all()
-            .iter()
-            .find(|c| super::inst_type(&c.name) == receiver_type)
-            .map(|c| c.name.clone())
-            .ok_or_else(|| format!("the receiver of type {receiver_type} has no class"))
     }
 
     /// `receiver.name(args)` on an instance of `class`: a direct call when
@@ -178,6 +173,19 @@ impl GraphTyper<'_, '_, '_> {
         self.emit_into("indirect_call", call_args, sig.result.clone(), op.result)
     }
 
+    /// The vtable of instance `object`, as the root vtable type.
+    pub(super) fn typeptr(&mut self, object: &Arg) -> rpy_ir::graph::Var {
+        self.emit(
+            "getfield",
+            vec![
+                object.clone(),
+                Arg::Const(Constant::Name(lltype::TYPEPTR.into())),
+            ],
+            LowLevelType::Ptr(lltype::OBJECT_VTABLE.into()),
+            None,
+        )
+    }
+
     /// The vtable of instance `object`, as `class`'s vtable type.
     pub(super) fn read_vtable(
         &mut self,
@@ -185,15 +193,7 @@ impl GraphTyper<'_, '_, '_> {
         class: &str,
     ) -> Result<rpy_ir::graph::Var, String> {
         let root = LowLevelType::Ptr(lltype::OBJECT_VTABLE.into());
-        let typeptr = self.emit(
-            "getfield",
-            vec![
-                object.clone(),
-                Arg::Const(Constant::Name(lltype::TYPEPTR.into())),
-            ],
-            root.clone(),
-            None,
-        );
+        let typeptr = self.typeptr(object);
         let want = LowLevelType::Ptr(super::vtable_type(class));
         Ok(match self.convert(Arg::Var(typeptr), &root, &want)? {
             Arg::Var(v) => v,

@@ -223,18 +223,18 @@ impl ClassTable {
             .map(|c| c.name.clone())
     }
 
+    /// The most derived class all of `classes` are (or derive from);
+    /// `None` when only `object` is, or when there are none.
+    pub fn common_class<'c>(&self, classes: impl IntoIterator<Item = &'c str>) -> Option<String> {
+        let mut classes = classes.into_iter();
+        let first = classes.next()?.to_string();
+        classes.try_fold(first, |acc, c| self.common_base(&acc, c))
+    }
+
     /// The instance pointer type of a value that is an instance of one of
     /// `classes`.
     pub fn instance_ptr<'c>(&self, classes: impl IntoIterator<Item = &'c str>) -> LowLevelType {
-        let mut common: Option<Option<String>> = None;
-        for c in classes {
-            common = Some(match common {
-                None => Some(c.to_string()),
-                Some(None) => None,
-                Some(Some(prev)) => self.common_base(&prev, c),
-            });
-        }
-        match common.flatten() {
+        match self.common_class(classes) {
             Some(c) if self.contains(&c) => LowLevelType::Ptr(inst_type(&c)),
             _ => LowLevelType::Ptr(lltype::OBJECT.into()),
         }

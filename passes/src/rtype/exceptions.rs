@@ -52,12 +52,7 @@ impl GraphTyper<'_, '_, '_> {
     /// nothing may run after the raising call: what lowering put after it
     /// (converting its result) and every link's conversions go in a block
     /// of their own on the link.
-    pub(super) fn lower_exits(
-        &mut self,
-        b: usize,
-        raising: bool,
-        inserted: &mut Vec<(usize, Vec<SpaceOperation>)>,
-    ) -> Result<(), String> {
+    pub(super) fn lower_exits(&mut self, b: usize, raising: bool) -> Result<(), String> {
         let mut exits = std::mem::take(&mut self.graph.blocks[b].exits);
         let mut tail = Vec::new();
         if raising {
@@ -87,7 +82,7 @@ impl GraphTyper<'_, '_, '_> {
                     continue;
                 }
             }
-            self.move_link_into_block(link, prefix, inserted)?;
+            self.move_link_into_block(link, prefix)?;
         }
         self.graph.blocks[b].exits = exits;
         Ok(())
@@ -111,11 +106,10 @@ impl GraphTyper<'_, '_, '_> {
 
     /// Puts a block on `link` that runs `prefix` and the conversions of
     /// the link's arguments; it takes the variables they read.
-    fn move_link_into_block(
+    pub(super) fn move_link_into_block(
         &mut self,
         link: &mut Link,
         mut prefix: Vec<SpaceOperation>,
-        inserted: &mut Vec<(usize, Vec<SpaceOperation>)>,
     ) -> Result<(), String> {
         let made_here: Vec<Var> = prefix.iter().map(|op| op.result).collect();
         let mut inputs: Vec<(Var, Var)> = Vec::new();
@@ -148,7 +142,7 @@ impl GraphTyper<'_, '_, '_> {
         self.graph.block_mut(block).exits = vec![Link::new(converted?, link.target, None)];
         link.args = inputs.iter().map(|(old, _)| Arg::Var(*old)).collect();
         link.target = block;
-        inserted.push((block.0 as usize, ops));
+        self.new_blocks.push((block, ops));
         Ok(())
     }
 

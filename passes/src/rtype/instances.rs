@@ -19,12 +19,10 @@ const BASE_EXCEPTION_INIT: &str = "BaseException.__init__";
 fn instance_class(a: &SomeValue, classes: &super::ClassTable) -> Option<(String, bool)> {
     match a {
         SomeValue::Instance { class, can_be_none } => Some((class.clone(), *can_be_none)),
-        SomeValue::Exception(names) => {
-            let mut it = names.iter();
-            let first = it.next()?.clone();
-            let common = it.try_fold(first, |acc, c| classes.common_base(&acc, c))?;
-            Some((common, false))
-        }
+        SomeValue::Exception(names) => Some((
+            classes.common_class(names.iter().map(String::as_str))?,
+            false,
+        )),
         _ => None,
     }
 }
@@ -276,16 +274,10 @@ impl GraphTyper<'_, '_, '_> {
         match (builtin.as_str(), args) {
             ("isinstance", [x, classes]) => self.isinstance(x, classes, op)?,
             ("type", [x]) if instance_class(&self.annotation(x), &self.rt.classes).is_some() => {
+                let typeptr = self.typeptr(x);
                 let root = LowLevelType::Ptr(lltype::OBJECT_VTABLE.into());
-                self.emit_into(
-                    "getfield",
-                    vec![
-                        x.clone(),
-                        Arg::Const(Constant::Name(lltype::TYPEPTR.into())),
-                    ],
-                    root,
-                    op.result,
-                )?;
+                let want = self.graph.info(op.result).clone();
+                self.finish((Arg::Var(typeptr), root), Some((op.result, want)))?;
             }
             ("str", [x]) if matches!(self.annotation(x), SomeValue::Exception(_)) => {
                 let base = LowLevelType::Ptr(super::inst_type("BaseException"));
@@ -348,16 +340,7 @@ impl GraphTyper<'_, '_, '_> {
         if names.is_empty() {
             return Err("isinstance() against classes that are not known statically".into());
         }
-        let root = LowLevelType::Ptr(lltype::OBJECT_VTABLE.into());
-        let typeptr = self.emit(
-            "getfield",
-            vec![
-                x.clone(),
-                Arg::Const(Constant::Name(lltype::TYPEPTR.into())),
-            ],
-            root,
-            None,
-        );
+        let typeptr = self.typeptr(x);
         let id = self.emit(
             "getfield",
             vec![
@@ -372,30 +355,16 @@ impl GraphTyper<'_, '_, '_> {
             let Some(repr) = self.rt.classes.get(name) else {
                 continue;
             };
-            let (min, max) = (repr.min, repr.max);
-            // min <= id < max, as one unsigned comparison: id - min < max - min.
-            let offset = self.emit(
-                "int_sub",
-                vec![Arg::Var(id), Arg::Const(Constant::Int(min))],
-                LowLevelType::Signed,
-                None,
-            );
-            let low = self.emit(
-                "int_ge",
-                vec![Arg::Var(offset), Arg::Const(Constant::Int(0))],
+            let bounds = (Constant::Int(repr.min), Constant::Int(repr.max));
+            let within = self.emit(
+                "int_between",
+                vec![Arg::Const(bounds.0), Arg::Var(id), Arg::Const(bounds.1)],
                 LowLevelType::Bool,
                 None,
             );
-            let high = self.emit(
-                "int_lt",
-                vec![Arg::Var(offset), Arg::Const(Constant::Int(max - min))],
-                LowLevelType::Bool,
-                None,
-            );
-            let both = self.bool_and(low, high);
             result = Some(match result {
-                None => both,
-                Some(prev) => self.bool_or(prev, both),
+                None => within,
+                Some(prev) => self.bool_or(prev, within),
             });
         }
         match result {
@@ -408,33 +377,7 @@ impl GraphTyper<'_, '_, '_> {
         }
     }
 
-    fn bool_and(&mut self, a: Var, b: Var) -> Var {
-        let ai = self.emit(
-            "cast_bool_to_int",
-            vec![Arg::Var(a)],
-            LowLevelType::Signed,
-            None,
-        );
-        let bi = self.emit(
-            "cast_bool_to_int",
-            vec![Arg::Var(b)],
-            LowLevelType::Signed,
-            None,
-        );
-        let both = self.emit(
-            "int_and",
-            vec![Arg::Var(ai), Arg::Var(bi)],
-            LowLevelType::Signed,
-            None,
-        );
-        self.emit(
-            "int_is_true",
-            vec![Arg::Var(both)],
-            LowLevelType::Bool,
-            None,
-        )
-    }
-
+    /// `a or b` of two bools, without a branch.
     fn bool_or(&mut self, a: Var, b: Var) -> Var {
         let ai = self.emit(
             "cast_bool_to_int",

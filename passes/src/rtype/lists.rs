@@ -364,79 +364,36 @@ impl GraphTyper<'_, '_, '_> {
             LowLevelType::Bool,
             None,
         );
-        // The block that reads the item: it takes what the normal exit
-        // passes on, the iterator, the container and the index.
-        let normal = &exits[0];
-        let mut passed: Vec<Var> = vec![];
-        for a in &normal.args {
-            if let Arg::Var(v) = a {
-                if *v != op.result && !passed.contains(v) {
-                    passed.push(*v);
-                }
-            }
-        }
-        let it_var = match &it {
-            Arg::Var(v) => *v,
-            Arg::Const(_) => return Ok(false),
-        };
-        let mut inputs = vec![];
-        let mut rename: Vec<(Var, Var)> = vec![];
-        for v in passed.iter().copied().chain([it_var, container, index]) {
-            if rename.iter().any(|(old, _)| *old == v) {
-                continue;
-            }
-            let fresh = self.copy_var(v);
-            rename.push((v, fresh));
-            inputs.push(v);
-        }
-        let fresh_of = |v: Var| rename.iter().find(|(old, _)| *old == v).map(|(_, f)| *f);
-        let block = self
-            .graph
-            .add_block(inputs.iter().map(|v| fresh_of(*v).unwrap_or(*v)).collect());
+        // On the way on, a block of its own (the item must not be read
+        // past the end) reads the item and steps the index.
         let saved = std::mem::take(&mut self.out);
-        let (c, i) = (
-            Arg::Var(fresh_of(container).unwrap_or(container)),
-            Arg::Var(fresh_of(index).unwrap_or(index)),
-        );
-        let (array, item) = self.item_array(&c, &items);
-        self.emit_into("getarrayitem", vec![array, i.clone()], item, op.result)?;
+        let (array, item) = self.item_array(&Arg::Var(container), &items);
+        self.emit_into(
+            "getarrayitem",
+            vec![array, Arg::Var(index)],
+            item,
+            op.result,
+        )?;
         let next = self.emit(
             "int_add",
-            vec![i, Arg::Const(Constant::Int(1))],
+            vec![Arg::Var(index), Arg::Const(Constant::Int(1))],
             LowLevelType::Signed,
             None,
         );
         self.emit(
             "setfield",
             vec![
-                Arg::Var(fresh_of(it_var).unwrap_or(it_var)),
+                it,
                 Arg::Const(Constant::Name("index".into())),
                 Arg::Var(next),
             ],
             LowLevelType::Void,
             None,
         );
-        let args = normal
-            .args
-            .iter()
-            .map(|a| match a {
-                Arg::Var(v) if *v != op.result => Arg::Var(fresh_of(*v).unwrap_or(*v)),
-                other => other.clone(),
-            })
-            .collect();
-        self.graph.block_mut(block).exits = vec![Link::new(args, normal.target, None)];
-        let mut inserted = Vec::new();
-        self.lower_exits(block.0 as usize, false, &mut inserted)?;
-        let ops = std::mem::replace(&mut self.out, saved);
-        self.graph.block_mut(block).operations = ops;
-        for (k, ops) in inserted {
-            self.graph.blocks[k].operations = ops;
-        }
-        let to_block = Link::new(
-            inputs.into_iter().map(Arg::Var).collect(),
-            block,
-            Some(Constant::Bool(true)),
-        );
+        let read_item = std::mem::replace(&mut self.out, saved);
+        let mut to_block = exits[0].clone();
+        to_block.exitcase = Some(Constant::Bool(true));
+        self.move_link_into_block(&mut to_block, read_item)?;
         let to_stop = Link::new(stop.args.clone(), stop.target, Some(Constant::Bool(false)));
         let blk = &mut self.graph.blocks[b];
         blk.exitswitch = Some(Arg::Var(more));

@@ -37,7 +37,8 @@ use rpy_ir::annotation::{ProgramFacts, SomeValue};
 use rpy_ir::ast::Dialect;
 use rpy_ir::diag::{Diagnostic, Diagnostics, Pos};
 use rpy_ir::graph::{
-    Annotated, Arg, Constant, FunctionGraph, LowLevel, PrebuiltObject, Program, SpaceOperation, Var,
+    Annotated, Arg, BlockId, Constant, FunctionGraph, LowLevel, PrebuiltObject, Program,
+    SpaceOperation, Var,
 };
 use rpy_ir::llops;
 use rpy_ir::lltype::{self, LowLevelType, TypeTable};
@@ -93,25 +94,13 @@ impl<'p> RTyper<'p> {
         for &i in &fresh {
             ptr::lower_pointer_ops(&mut annotated.graphs[i]);
             let g = &annotated.graphs[i];
-            let params = g
-                .params()
-                .iter()
-                .map(|v| self.lltype_of(g.info(*v)))
-                .collect::<Result<Vec<_>, _>>()?;
-            let result = self.lltype_of(g.info(g.block(g.returnblock).inputargs[0]))?;
-            self.signatures.insert(g.name.clone(), (params, result));
+            let sig = self.signature_of(g)?;
+            self.signatures.insert(g.name.clone(), sig);
         }
         for &i in &fresh {
-            let g = &annotated.graphs[i];
-            let mut lg: FunctionGraph<LowLevel> = g
-                .clone()
-                .map_stage(|_, a| self.lltype_of(a).unwrap_or(LowLevelType::Void));
-            exceptions::type_except_block(&mut lg);
-            let mut typer = GraphTyper::new(lg, g, self);
-            typer
-                .lower_graph()
-                .map_err(|e| format!("in the low-level helper {}(): {e}", g.name))?;
-            let lowered = typer.graph;
+            let lowered = self
+                .lower_annotated(&annotated.graphs[i])
+                .map_err(|(_, e)| format!("in the low-level helper: {e}"))?;
             self.helper_graphs.push(lowered);
         }
         let result = self
@@ -135,15 +124,53 @@ impl<'p> RTyper<'p> {
         let g = self
             .annotated_graph(name)
             .ok_or_else(|| format!("call of {name}(), which is never annotated"))?;
+        let sig = self.signature_of(g)?;
+        self.signatures.insert(name.to_string(), sig.clone());
+        Ok(sig)
+    }
+
+    /// The low-level parameter and result types of an annotated graph.
+    fn signature_of(
+        &mut self,
+        g: &FunctionGraph<Annotated>,
+    ) -> Result<(Vec<LowLevelType>, LowLevelType), String> {
         let params = g
             .params()
             .iter()
             .map(|v| self.lltype_of(g.info(*v)))
             .collect::<Result<Vec<_>, _>>()?;
         let result = self.lltype_of(g.info(g.block(g.returnblock).inputargs[0]))?;
-        let sig = (params, result);
-        self.signatures.insert(name.to_string(), sig.clone());
-        Ok(sig)
+        Ok((params, result))
+    }
+
+    /// Lowers one annotated graph; an error comes with where it was found.
+    fn lower_annotated(
+        &mut self,
+        g: &FunctionGraph<Annotated>,
+    ) -> Result<FunctionGraph<LowLevel>, (Option<Pos>, String)> {
+        let mut failure = None;
+        let mut lg: FunctionGraph<LowLevel> = g.clone().map_stage(|v, a| {
+            self.lltype_of(a).unwrap_or_else(|e| {
+                let name = g.vars[v.0 as usize]
+                    .name
+                    .clone()
+                    .unwrap_or("a value".into());
+                failure.get_or_insert(format!("{name} in {}(): {e}", g.name));
+                LowLevelType::Void
+            })
+        });
+        if let Some(msg) = failure {
+            return Err((g.pos, msg));
+        }
+        exceptions::type_except_block(&mut lg);
+        let mut typer = GraphTyper::new(lg, g, self);
+        match typer.lower_graph() {
+            Ok(()) => Ok(typer.graph),
+            Err(msg) => Err((
+                typer.pos.or(typer.graph.pos),
+                format!("in {}(): {msg}", typer.graph.name),
+            )),
+        }
     }
 }
 
@@ -159,6 +186,9 @@ pub struct GraphTyper<'r, 'p, 'a> {
     /// The operation being lowered raises to a handler of this graph
     /// (it ends a block switching on `last_exception`).
     checked: bool,
+    /// The blocks the rtyper put on links, with their operations, which
+    /// go in once every original block is lowered.
+    new_blocks: Vec<(BlockId, Vec<SpaceOperation>)>,
     /// Variables the rtyper made as copies of the graph's (the inputs of
     /// blocks it put on links), with the variable each copies.
     copies: HashMap<Var, Var>,
@@ -177,6 +207,7 @@ impl<'r, 'p, 'a> GraphTyper<'r, 'p, 'a> {
             out: Vec::new(),
             pos: None,
             checked: false,
+            new_blocks: Vec::new(),
             copies: HashMap::new(),
         }
     }
@@ -526,12 +557,11 @@ impl GraphTyper<'_, '_, '_> {
             }
             let raising =
                 self.graph.blocks[b].exitswitch == Some(Arg::Const(Constant::LastException));
-            let mut inserted = Vec::new();
-            self.lower_exits(b, raising, &mut inserted)?;
+            self.lower_exits(b, raising)?;
             self.graph.blocks[b].operations = std::mem::take(&mut self.out);
-            for (block, ops) in inserted {
-                self.graph.blocks[block].operations = ops;
-            }
+        }
+        for (block, ops) in std::mem::take(&mut self.new_blocks) {
+            self.graph.block_mut(block).operations = ops;
         }
         Ok(())
     }
@@ -574,28 +604,10 @@ pub fn rtype(
     let mut diags = Vec::new();
     let mut lowered = Vec::new();
     for g in &program.graphs {
-        let mut failure = None;
-        let mut lg: FunctionGraph<LowLevel> = g.clone().map_stage(|v, a| {
-            rt.lltype_of(a).unwrap_or_else(|e| {
-                let name = g.vars[v.0 as usize]
-                    .name
-                    .clone()
-                    .unwrap_or("a value".into());
-                failure.get_or_insert(format!("{name} in {}(): {e}", g.name));
-                LowLevelType::Void
-            })
-        });
-        if let Some(msg) = failure {
-            diags.push(error(g.pos, msg));
-            continue;
+        match rt.lower_annotated(g) {
+            Ok(lg) => lowered.push(lg),
+            Err((pos, msg)) => diags.push(error(pos, msg)),
         }
-        exceptions::type_except_block(&mut lg);
-        let mut typer = GraphTyper::new(lg, g, &mut rt);
-        if let Err(msg) = typer.lower_graph() {
-            let pos = typer.pos.or(typer.graph.pos);
-            diags.push(error(pos, format!("in {}(): {msg}", typer.graph.name)));
-        }
-        lowered.push(typer.graph);
     }
     if let Err(msg) = rt.make_vtables() {
         diags.push(error(None, msg));

@@ -16,9 +16,6 @@ const FROZEN: &str = "frozen_pbc";
 impl RTyper<'_> {
     /// The pointer type of static `s`.
     pub fn static_type(&self, s: u32) -> LowLevelType {
-        if let Some((class, _)) = self.vtable_static.iter().find(|(_, &v)| v == s) {
-            return LowLevelType::Ptr(vtable_type(class));
-        }
         match self.statics.get(s as usize) {
             Some(PrebuiltObject::Struct { ty, .. } | PrebuiltObject::Array { ty, .. })
                 if !ty.is_empty() =>
@@ -223,6 +220,12 @@ impl RTyper<'_> {
             return s;
         }
         let s = self.reserve_static();
+        // Its type is known now, its contents only at the end.
+        self.statics[s as usize] = PrebuiltObject::Struct {
+            ty: vtable_type(class),
+            fields: Vec::new(),
+            items: Vec::new(),
+        };
         self.vtable_static.insert(class.to_string(), s);
         s
     }
