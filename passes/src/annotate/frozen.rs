@@ -21,7 +21,7 @@ pub(super) fn frozen_name(index: u32) -> String {
     format!("&{index}")
 }
 
-fn frozen_index(name: &str) -> Option<u32> {
+pub(crate) fn frozen_index(name: &str) -> Option<u32> {
     name.strip_prefix('&')?.parse().ok()
 }
 

@@ -31,7 +31,7 @@ mod classdefs;
 mod container_ops;
 mod containers;
 mod exceptions;
-mod frozen;
+pub(crate) mod frozen;
 pub mod lowlevel;
 mod messages;
 pub mod provenance;

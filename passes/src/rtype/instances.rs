@@ -152,8 +152,8 @@ impl GraphTyper<'_, '_, '_> {
             SomeValue::Pbc { descs, .. } if descs.len() == 1 => match &descs[0] {
                 Desc::Class(c) => self.rt.classes.class_attr(c, name).cloned(),
                 Desc::Frozen(object) => {
-                    let index = object.trim_start_matches('&').parse::<usize>().ok();
-                    match index.and_then(|i| self.rt.hl_prebuilt.get(i)) {
+                    let index = crate::annotate::frozen::frozen_index(object);
+                    match index.and_then(|i| self.rt.hl_prebuilt.get(i as usize)) {
                         Some(PrebuiltObject::Instance { class, attrs }) => attrs
                             .iter()
                             .find(|(n, _)| n == name)
