@@ -378,7 +378,7 @@ impl GraphTyper<'_, '_, '_> {
     }
 
     /// `a or b` of two bools, without a branch.
-    fn bool_or(&mut self, a: Var, b: Var) -> Var {
+    pub(super) fn bool_or(&mut self, a: Var, b: Var) -> Var {
         let ai = self.emit(
             "cast_bool_to_int",
             vec![Arg::Var(a)],

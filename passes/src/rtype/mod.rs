@@ -162,6 +162,13 @@ impl<'p> RTyper<'p> {
         if let Some(msg) = failure {
             return Err((g.pos, msg));
         }
+        // A function called through a pointer returns the result type
+        // the pointer's family shares (`family_signature`); its returns
+        // are converted to it.
+        let ret = lg.block(lg.returnblock).inputargs[0];
+        if let Some((_, result)) = self.signatures.get(&g.name) {
+            lg.vars[ret.0 as usize].info = result.clone();
+        }
         exceptions::type_except_block(&mut lg);
         let mut typer = GraphTyper::new(lg, g, self);
         match typer.lower_graph() {

@@ -92,9 +92,15 @@ impl RTyper<'_> {
         if descs.iter().all(|d| matches!(d, Desc::Class(_))) {
             return Ok(LowLevelType::Ptr(lltype::OBJECT_VTABLE.into()));
         }
-        if let Some(Desc::Function(first)) = descs.first() {
-            if descs.iter().all(|d| matches!(d, Desc::Function(_))) {
-                let (params, result) = self.signature(first)?;
+        let functions: Vec<String> = descs
+            .iter()
+            .filter_map(|d| match d {
+                Desc::Function(f) => Some(f.clone()),
+                _ => None,
+            })
+            .collect();
+        if functions.len() == descs.len() {
+            if let Some((params, result)) = self.family_signature(&functions)? {
                 return Ok(LowLevelType::FuncPtr(Box::new(FuncSig { params, result })));
             }
         }
@@ -102,6 +108,64 @@ impl RTyper<'_> {
             "the rtyper cannot represent a choice of {} prebuilt objects yet",
             descs.len()
         ))
+    }
+
+    /// The signature functions called through one pointer share: the
+    /// parameters of the first the program calls, and the union of their
+    /// results (instances: their common class). Each member is lowered
+    /// with that result type (its returns converted to it), so every
+    /// member has the pointer's C type. `None` when the program calls
+    /// none of them.
+    fn family_signature(
+        &mut self,
+        functions: &[String],
+    ) -> Result<Option<(Vec<LowLevelType>, LowLevelType)>, String> {
+        let reached: Vec<&String> = functions
+            .iter()
+            .filter(|f| self.annotated_graph(f).is_some())
+            .collect();
+        let Some(first) = reached.first() else {
+            return Ok(None);
+        };
+        let (params, _) = self.signature(first)?;
+        let results: Vec<SomeValue> = reached
+            .iter()
+            .filter_map(|f| self.annotated_graph(f))
+            .map(|g| g.info(g.block(g.returnblock).inputargs[0]).general())
+            .filter(|r| *r != SomeValue::Impossible)
+            .collect();
+        let classes: Vec<String> = results
+            .iter()
+            .filter_map(|r| match r {
+                SomeValue::Instance { class, .. } => Some(class.clone()),
+                SomeValue::Exception(names) => {
+                    self.classes.common_class(names.iter().map(String::as_str))
+                }
+                _ => None,
+            })
+            .collect();
+        let result = if !results.is_empty() && classes.len() == results.len() {
+            self.classes
+                .instance_ptr(classes.iter().map(String::as_str))
+        } else {
+            let mut joined = SomeValue::Impossible;
+            for r in &results {
+                joined = crate::annotate::union(&joined, r).ok_or_else(|| {
+                    format!(
+                        "functions called through one pointer return {} and {}",
+                        joined.describe(),
+                        r.describe()
+                    )
+                })?;
+            }
+            self.lltype_of(&joined)?
+        };
+        for f in &reached {
+            if let Some(sig) = self.signatures.get_mut(f.as_str()) {
+                sig.1 = result.clone();
+            }
+        }
+        Ok(Some((params, result)))
     }
 
     /// The one low-level type of the items of a tuple a loop iterates
@@ -218,16 +282,19 @@ impl RTyper<'_> {
         values: &[Constant],
     ) -> Result<Option<(SlotKind, LowLevelType)>, String> {
         if values.iter().any(|v| matches!(v, Constant::Func(_))) {
-            let Some(first) = values.iter().find_map(|v| match v {
-                Constant::Func(f) if self.annotated_graph(f).is_some() => Some(f.clone()),
-                _ => None,
-            }) else {
-                return Ok(None);
-            };
-            if !values.iter().all(|v| matches!(v, Constant::Func(_))) {
+            let functions: Vec<String> = values
+                .iter()
+                .filter_map(|v| match v {
+                    Constant::Func(f) => Some(f.clone()),
+                    _ => None,
+                })
+                .collect();
+            if functions.len() != values.len() {
                 return Ok(None);
             }
-            let (mut params, result) = self.signature(&first)?;
+            let Some((mut params, result)) = self.family_signature(&functions)? else {
+                return Ok(None);
+            };
             if params.is_empty() {
                 return Ok(None);
             }

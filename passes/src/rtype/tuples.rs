@@ -35,6 +35,13 @@ impl GraphTyper<'_, '_, '_> {
                 }
                 Ok(true)
             }
+            "contains" => {
+                let SomeValue::Tuple(items) = self.annotation(&op.args[0]) else {
+                    return Ok(false);
+                };
+                self.tuple_contains(op, items.len())?;
+                Ok(true)
+            }
             "getitem" => {
                 let SomeValue::Tuple(items) = self.annotation(&op.args[0]) else {
                     return Ok(false);
@@ -90,5 +97,41 @@ impl GraphTyper<'_, '_, '_> {
             Some(rpy_ir::lltype::ContainerType::GcStruct { fields, .. }) => Ok(fields.clone()),
             _ => Err(format!("{ty} is no tuple struct")),
         }
+    }
+
+    /// `x in t`: `x == t[0] or x == t[1] ...`, each `==` lowered as the
+    /// rules lower it for the item's type.
+    fn tuple_contains(&mut self, op: &SpaceOperation, n: usize) -> Result<(), String> {
+        let LowLevelType::Ptr(ty) = self.type_of(&op.args[0]) else {
+            return Err("a tuple with no struct type".into());
+        };
+        let mut found: Option<rpy_ir::graph::Var> = None;
+        for (name, field_ty) in self.tuple_fields(&ty)?.into_iter().take(n) {
+            let item = self.emit(
+                "getfield",
+                vec![op.args[0].clone(), Arg::Const(Constant::Name(name))],
+                field_ty,
+                None,
+            );
+            let equal = self.graph.new_var(None, LowLevelType::Bool);
+            let eq = SpaceOperation {
+                opname: "eq".into(),
+                args: vec![Arg::Var(item), op.args[1].clone()],
+                result: equal,
+                pos: op.pos,
+            };
+            self.lower_by_rules(&eq)?;
+            found = Some(match found {
+                None => equal,
+                Some(prev) => self.bool_or(prev, equal),
+            });
+        }
+        let value = match found {
+            Some(v) => Arg::Var(v),
+            None => Arg::Const(Constant::Bool(false)),
+        };
+        let want = self.graph.info(op.result).clone();
+        self.finish((value, LowLevelType::Bool), Some((op.result, want)))?;
+        Ok(())
     }
 }
