@@ -217,16 +217,16 @@ def entry_point(argv):
             try:
                 out = run_line(line, env)
                 if r == rounds - 1:
-                    print(out)
-            except ParseError as e:
+                    print out
+            except ParseError, e:
                 errors += 1
                 if r == rounds - 1:
-                    print("parse error at " + str(e.pos) + ": " + e.msg)
-            except EvalError as e:
+                    print "parse error at " + str(e.pos) + ": " + e.msg
+            except EvalError, e:
                 errors += 1
                 if r == rounds - 1:
-                    print("error: " + str(e))
-    print("errors: " + str(errors))
+                    print "error: " + str(e)
+    print "errors: " + str(errors)
     return 0
 
 
