@@ -30,7 +30,7 @@
 //! or a value known to be in 0..=255); otherwise the string is forced and
 //! the store emitted.
 
-use crate::trace::{opc, Kind, Op, Value};
+use crate::trace::{opc, DescrNeed, Kind, Op, Value};
 
 use super::virtualize::{
     escape_op, force, force_value, virtual_of, zero_of, Virtual, Virtuals, MAX_VIRTUAL_ARRAY,
@@ -67,7 +67,7 @@ pub struct OptString {
     chars: WordMap<(Value, Value), Value>,
 }
 
-/// The two flavours of string operations, by the name they start with.
+/// The two flavours of string operations, by the array they imply.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Flavour {
     Str,
@@ -75,10 +75,10 @@ enum Flavour {
 }
 
 impl Flavour {
-    fn of(name: &str) -> Flavour {
-        match name.contains("unicode") {
-            true => Flavour::Unicode,
-            false => Flavour::Str,
+    fn of(op: &Op) -> Flavour {
+        match op.info().descr {
+            DescrNeed::Unicode => Flavour::Unicode,
+            _ => Flavour::Str,
         }
     }
 
@@ -195,7 +195,7 @@ impl OptString {
         if let Some(c) = self.chars.get(&(s, i)) {
             return sh.make_equal(r, *c);
         }
-        let flavour = Flavour::of(op.name());
+        let flavour = Flavour::of(&op);
         force_value(&self.virtuals, s, sh, next);
         next.emit(op, sh);
         if flavour == Flavour::Str {
@@ -206,7 +206,7 @@ impl OptString {
     }
 
     fn strsetitem(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
-        let flavour = Flavour::of(op.name());
+        let flavour = Flavour::of(&op);
         let (s, i, c) = (
             sh.resolve(op.args[0]),
             sh.resolve(op.args[1]),
@@ -234,7 +234,7 @@ impl OptString {
 
     /// `copystrcontent(source, dest, source_start, dest_start, length)`.
     fn copy(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
-        let flavour = Flavour::of(op.name());
+        let flavour = Flavour::of(&op);
         let [src, dst, from, to, n] = [0, 1, 2, 3, 4].map(|k| sh.resolve(op.args[k]));
         if n == Value::Int(0) {
             return; // copies nothing
@@ -415,12 +415,16 @@ impl Optimization for OptString {
 
     fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
         let name = op.name();
+        if op.is_string_op() {
+            return match name {
+                "newstr" | "newunicode" => self.newstr(op, sh, next),
+                "strlen" | "unicodelen" => self.strlen(op, sh, next),
+                "strgetitem" | "unicodegetitem" => self.strgetitem(op, sh, next),
+                "strsetitem" | "unicodesetitem" => self.strsetitem(op, sh, next),
+                _ => self.copy(op, sh, next), // copystrcontent, copyunicodecontent
+            };
+        }
         match name {
-            "newstr" | "newunicode" => self.newstr(op, sh, next),
-            "strlen" | "unicodelen" => self.strlen(op, sh, next),
-            "strgetitem" | "unicodegetitem" => self.strgetitem(op, sh, next),
-            "strsetitem" | "unicodesetitem" => self.strsetitem(op, sh, next),
-            "copystrcontent" | "copyunicodecontent" => self.copy(op, sh, next),
             _ if is_string_equality(&op, sh) => self.equality(op, sh, next),
             "label" => {
                 if self.owns_escapes {

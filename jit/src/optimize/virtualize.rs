@@ -149,17 +149,6 @@ pub(crate) fn item_store(alloc: &Op) -> Opcode {
     })
 }
 
-/// Whether `name` is a string operation, which the `string` optimization
-/// does on the virtual strings (`virtualize` passes them on).
-pub(crate) fn is_string_op(name: &str) -> bool {
-    name.starts_with("str")
-        || name.starts_with("unicode")
-        || matches!(
-            name,
-            "newstr" | "newunicode" | "copystrcontent" | "copyunicodecontent"
-        )
-}
-
 /// Forces `v` if it is a virtual object (through `next`); returns it
 /// resolved.
 pub(crate) fn force_value(
@@ -408,7 +397,7 @@ impl OptVirtualize {
             && op.args.iter().all(|a| match self.virtual_of(sh, *a) {
                 None => true,
                 Some(b) => matches!(self.virtuals.borrow().get(&b),
-                    Some(Virtual::Array { alloc, .. }) if is_string_op(alloc.name())),
+                    Some(Virtual::Array { alloc, .. }) if alloc.is_string_op()),
             })
     }
 
@@ -440,7 +429,7 @@ impl Optimization for OptVirtualize {
 
     fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
         let name = op.name();
-        if is_string_op(name) || self.compares_virtual_strings(&op, sh) {
+        if op.is_string_op() || self.compares_virtual_strings(&op, sh) {
             // `string` does them (on its virtual strings, which only it makes)
             return next.emit(op, sh);
         }
