@@ -118,10 +118,20 @@ impl OptString {
 
     /// The characters of virtual string `b` (None: not stored, zero).
     fn items(&self, b: usize) -> Option<Vec<Option<Value>>> {
+        self.with_items(b, |items| items.to_vec())
+    }
+
+    /// `f` of the characters of virtual string `b`, not copied.
+    fn with_items<T>(&self, b: usize, f: impl FnOnce(&[Option<Value>]) -> T) -> Option<T> {
         match self.virtuals.borrow().get(&b)? {
-            Virtual::Array { items, .. } => Some(items.clone()),
+            Virtual::Array { items, .. } => Some(f(items)),
             Virtual::Struct { .. } => None,
         }
+    }
+
+    /// The length of virtual string `b`.
+    fn length(&self, b: usize) -> Option<usize> {
+        self.with_items(b, |items| items.len())
     }
 
     fn set_item(&mut self, b: usize, i: usize, v: Value) {
@@ -171,8 +181,8 @@ impl OptString {
         let Some(r) = op.result else {
             return next.emit(op, sh);
         };
-        if let Some(items) = self.virtual_of(sh, s).and_then(|b| self.items(b)) {
-            return sh.make_equal(r, Value::Int(items.len() as i64));
+        if let Some(n) = self.virtual_of(sh, s).and_then(|b| self.length(b)) {
+            return sh.make_equal(r, Value::Int(n as i64));
         }
         if let Some(n) = self.lengths.get(&s) {
             return sh.make_equal(r, *n);
@@ -187,9 +197,11 @@ impl OptString {
             return next.emit(op, sh);
         };
         if let (Some(b), Value::Int(k)) = (self.virtual_of(sh, s), i) {
-            if let Some(items) = self.items(b).filter(|it| (0..it.len() as i64).contains(&k)) {
-                let c = items[k as usize].unwrap_or_else(|| zero_of(Kind::Int));
-                return sh.make_equal(r, c);
+            let item = |items: &[Option<Value>]| {
+                usize::try_from(k).ok().and_then(|k| items.get(k).copied())
+            };
+            if let Some(c) = self.with_items(b, item).flatten() {
+                return sh.make_equal(r, c.unwrap_or_else(|| zero_of(Kind::Int)));
             }
         }
         if let Some(c) = self.chars.get(&(s, i)) {
@@ -214,10 +226,7 @@ impl OptString {
         );
         let stored = flavour.stored(c, sh.bound(c));
         if let (Some(b), Value::Int(k), Some(v)) = (self.virtual_of(sh, s), i, stored) {
-            if self
-                .items(b)
-                .is_some_and(|it| (0..it.len() as i64).contains(&k))
-            {
+            if self.length(b).is_some_and(|n| (0..n as i64).contains(&k)) {
                 return self.set_item(b, k as usize, v);
             }
         }
@@ -247,7 +256,7 @@ impl OptString {
         };
         let source = self.virtual_of(sh, src).and_then(|b| self.items(b));
         let dest = self.virtual_of(sh, dst);
-        let dest_len = dest.and_then(|b| self.items(b)).map(|it| it.len());
+        let dest_len = dest.and_then(|b| self.length(b));
         match (source, dest, dest_len) {
             // between virtual strings: in the optimizer
             (Some(items), Some(d), Some(len))
