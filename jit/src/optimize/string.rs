@@ -33,7 +33,8 @@
 use crate::trace::{opc, DescrNeed, Kind, Op, Value};
 
 use super::virtualize::{
-    escape_op, force, force_value, virtual_of, zero_of, Virtual, Virtuals, MAX_VIRTUAL_ARRAY,
+    escape_op, force_all, force_value, virtual_of, virtual_shape, zero_of, Virtual, Virtuals,
+    MAX_VIRTUAL_ARRAY,
 };
 use super::{IntBound, Next, Optimization, Shared, VirtualShape, WordMap};
 
@@ -371,16 +372,6 @@ impl OptString {
         self.forget_chars(dst, None, sh);
         next.emit(op, sh);
     }
-
-    /// Forces every virtual string (at a label, where the loop's strings
-    /// are other ones each iteration).
-    fn force_all(&mut self, sh: &mut Shared, next: &mut Next) {
-        let mut all: Vec<usize> = self.virtuals.borrow().keys().copied().collect();
-        all.sort_unstable();
-        for b in all {
-            force(&self.virtuals, b, sh, next);
-        }
-    }
 }
 
 impl Optimization for OptString {
@@ -409,17 +400,8 @@ impl Optimization for OptString {
         if !self.owns_escapes {
             return None; // `virtualize` describes the shared objects
         }
-        match self.virtuals.borrow().get(&b)? {
-            Virtual::Array { alloc, items } => Some(VirtualShape {
-                alloc: alloc.clone(),
-                fields: items
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, v)| Some((super::FieldSlot::Item(i), (*v)?)))
-                    .collect(),
-            }),
-            Virtual::Struct { .. } => None,
-        }
+        // its own table holds only strings
+        virtual_shape(&self.virtuals, b)
     }
 
     fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
@@ -437,7 +419,8 @@ impl Optimization for OptString {
             _ if is_string_equality(&op, sh) => self.equality(op, sh, next),
             "label" => {
                 if self.owns_escapes {
-                    self.force_all(sh, next);
+                    // the loop's strings are other ones each iteration
+                    force_all(&self.virtuals, sh, next);
                 }
                 self.lengths.clear();
                 self.chars.clear();

@@ -44,8 +44,36 @@ pub(crate) enum Virtual {
     },
 }
 
+impl Virtual {
+    /// What `unroll` needs of it: the allocation and the values stored.
+    fn shape(&self) -> VirtualShape {
+        match self {
+            Virtual::Struct { alloc, fields } => VirtualShape {
+                alloc: alloc.clone(),
+                fields: fields
+                    .iter()
+                    .map(|(d, v)| (FieldSlot::Field(*d), *v))
+                    .collect(),
+            },
+            Virtual::Array { alloc, items } => VirtualShape {
+                alloc: alloc.clone(),
+                fields: items
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, v)| Some((FieldSlot::Item(i), (*v)?)))
+                    .collect(),
+            },
+        }
+    }
+}
+
 /// The virtual objects of one run, by box.
 pub(crate) type Virtuals = Rc<RefCell<WordMap<BoxId, Virtual>>>;
+
+/// The shape of virtual `b`, if it is one.
+pub(crate) fn virtual_shape(virtuals: &Virtuals, b: BoxId) -> Option<VirtualShape> {
+    virtuals.borrow().get(&b).map(Virtual::shape)
+}
 
 /// The `virtualize` optimization.
 #[derive(Default)]
@@ -147,6 +175,16 @@ pub(crate) fn item_store(alloc: &Op) -> Opcode {
         "newunicode" => "unicodesetitem",
         _ => "setarrayitem_gc",
     })
+}
+
+/// Forces every virtual object, in box order (at a label, where the loop's
+/// objects are other ones each iteration).
+pub(crate) fn force_all(virtuals: &Virtuals, sh: &mut Shared, next: &mut Next) {
+    let mut all: Vec<BoxId> = virtuals.borrow().keys().copied().collect();
+    all.sort_unstable();
+    for b in all {
+        force(virtuals, b, sh, next);
+    }
 }
 
 /// Forces `v` if it is a virtual object (through `next`); returns it
@@ -376,10 +414,6 @@ impl OptVirtualize {
         virtual_of(&self.virtuals, sh, v)
     }
 
-    fn force(&mut self, b: BoxId, sh: &mut Shared, next: &mut Next) {
-        force(&self.virtuals, b, sh, next)
-    }
-
     /// Forces every virtual `op` uses (arguments and fail args) and emits
     /// it; or leaves that to `earlyforce`.
     fn escape(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
@@ -551,12 +585,7 @@ impl Optimization for OptVirtualize {
                 }
             }
             "label" => {
-                let all: Vec<BoxId> = self.virtuals.borrow().keys().copied().collect();
-                let mut all = all;
-                all.sort_unstable();
-                for b in all {
-                    self.force(b, sh, next);
-                }
+                force_all(&self.virtuals, sh, next);
                 next.emit(op, sh);
                 return;
             }
@@ -566,22 +595,6 @@ impl Optimization for OptVirtualize {
     }
 
     fn virtual_shape(&self, b: BoxId) -> Option<VirtualShape> {
-        Some(match self.virtuals.borrow().get(&b)? {
-            Virtual::Struct { alloc, fields } => VirtualShape {
-                alloc: alloc.clone(),
-                fields: fields
-                    .iter()
-                    .map(|(d, v)| (FieldSlot::Field(*d), *v))
-                    .collect(),
-            },
-            Virtual::Array { alloc, items } => VirtualShape {
-                alloc: alloc.clone(),
-                fields: items
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, v)| Some((FieldSlot::Item(i), (*v)?)))
-                    .collect(),
-            },
-        })
+        virtual_shape(&self.virtuals, b)
     }
 }
