@@ -215,18 +215,6 @@ impl OptHeap {
         }
     }
 
-    /// Whether arrays `p` and `q` are certainly different: their facts say
-    /// so, or their known lengths differ.
-    fn different_arrays(&self, p: Value, q: Value, sh: &Shared) -> bool {
-        if sh.never_alias(p, q) {
-            return true;
-        }
-        match (self.lengths.get(&p), self.lengths.get(&q)) {
-            (Some(a), Some(b)) => sh.bound(*a).intersect(&sh.bound(*b)).is_none(),
-            _ => false,
-        }
-    }
-
     /// An access to item `index` of `array` happened: its length is above
     /// the index.
     fn learn_length_above(&mut self, array: Value, index: Value, sh: &mut Shared) {
@@ -273,11 +261,6 @@ fn field_of(op: &Op, sh: &Shared) -> (FieldKey, usize) {
             8,
         ),
     }
-}
-
-/// Whether two indices are certainly different.
-fn different_indices(i: Value, j: Value, sh: &Shared) -> bool {
-    i != j && sh.bound(i).intersect(&sh.bound(j)).is_none()
 }
 
 impl Optimization for OptHeap {
@@ -439,7 +422,7 @@ impl Optimization for OptHeap {
                 // the item of any array that may be p, at any index that
                 // may be i, may change
                 m.retain(|(q, j), _| {
-                    self.different_arrays(*q, p, sh) || different_indices(*j, i, sh)
+                    sh.never_same_array(&self.lengths, *q, p) || sh.never_equal(*j, i)
                 });
                 if item_size == 8 {
                     m.insert((p, i), v);
@@ -494,9 +477,7 @@ impl Optimization for OptHeap {
             }
             _ => {
                 let info = op.info();
-                let writes = name.starts_with("call") && !name.starts_with("call_pure")
-                    || name == "setfield_raw"
-                    || name == "setarrayitem_raw";
+                let writes = super::writes_unknown_memory(name);
                 let effect = !info.pure && !info.removable && !name.ends_with("_ovf");
                 // memory must be as the trace says it is wherever a run may
                 // leave or look at it (a failing guard: its resume data may

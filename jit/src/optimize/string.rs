@@ -146,15 +146,8 @@ impl OptString {
     /// (`None`: any index).
     fn forget_chars(&mut self, s: Value, index: Option<Value>, sh: &Shared) {
         let lengths = &self.lengths;
-        let different_strings = |q: Value| {
-            q != s
-                && (sh.never_alias(q, s)
-                    || matches!((lengths.get(&q), lengths.get(&s)),
-                        (Some(a), Some(b)) if sh.bound(*a).intersect(&sh.bound(*b)).is_none()))
-        };
         self.chars.retain(|(q, j), _| {
-            different_strings(*q)
-                || index.is_some_and(|i| *j != i && sh.bound(*j).intersect(&sh.bound(i)).is_none())
+            sh.never_same_array(lengths, *q, s) || index.is_some_and(|i| sh.never_equal(*j, i))
         });
     }
 
@@ -325,7 +318,7 @@ impl OptString {
             Some(false)
         } else {
             match (length(a), length(b)) {
-                (Some(m), Some(n)) if sh.bound(m).intersect(&sh.bound(n)).is_none() => Some(false),
+                (Some(m), Some(n)) if sh.never_equal(m, n) => Some(false),
                 _ => match (chars(a), chars(b)) {
                     (Some(x), Some(y)) => {
                         let differing: Vec<(Value, Value)> = x
@@ -427,9 +420,7 @@ impl Optimization for OptString {
                 next.emit(op, sh);
             }
             _ => {
-                let writes = (name.starts_with("call") && !name.starts_with("call_pure"))
-                    || name.ends_with("_raw");
-                if writes {
+                if super::writes_unknown_memory(name) {
                     self.chars.clear();
                 }
                 let op = match self.owns_escapes {
