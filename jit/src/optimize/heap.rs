@@ -103,12 +103,13 @@ impl OptHeap {
     /// of virtual objects stay delayed, and the guard's resume data does
     /// them (with the objects) if it fails.
     fn before_guard(&mut self, op: &mut Op, sh: &mut Shared, next: &mut Next) {
-        let mut stores: Vec<(FieldKey, Op)> = self.lazy_stores.drain().collect();
-        stores.sort_by_key(|(field, _)| *field);
-        let has_fail_args = op.fail_args.is_some();
-        let (kept, emitted): (Vec<_>, Vec<_>) = stores
+        if self.virtuals.is_none() || op.fail_args.is_none() {
+            return self.emit_lazy_stores(sh, next);
+        }
+        let (kept, emitted): (Vec<_>, Vec<_>) = self
+            .take_lazy_stores()
             .into_iter()
-            .partition(|(_, st)| has_fail_args && self.stores_virtual(st, sh));
+            .partition(|(_, st)| self.stores_virtual(st, sh));
         for (_, st) in emitted {
             self.emit_store(st, sh, next);
         }
@@ -169,15 +170,20 @@ impl OptHeap {
         }
     }
 
-    /// Emits every delayed store.
-    fn emit_lazy_stores(&mut self, sh: &mut Shared, next: &mut Next) {
+    /// Takes the delayed stores out, in field order (so that the output
+    /// does not depend on hashing).
+    fn take_lazy_stores(&mut self) -> Vec<(FieldKey, Op)> {
         if self.lazy_stores.is_empty() {
-            return;
+            return Vec::new();
         }
         let mut stores: Vec<(FieldKey, Op)> = self.lazy_stores.drain().collect();
-        // in field order, so that the output does not depend on hashing
         stores.sort_by_key(|(field, _)| *field);
-        for (_, op) in stores {
+        stores
+    }
+
+    /// Emits every delayed store.
+    fn emit_lazy_stores(&mut self, sh: &mut Shared, next: &mut Next) {
+        for (_, op) in self.take_lazy_stores() {
             self.emit_store(op, sh, next);
         }
     }
