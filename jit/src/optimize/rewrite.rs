@@ -9,7 +9,7 @@
 
 use rpy_passes::rules::opt::{eval_expr, BoundFacts, Facts, OptRule, Pat, Res, Ty, OPT_RULES};
 
-use crate::trace::{opc, opcode, BoxId, Kind, Op, Opcode, Value, OPS};
+use crate::trace::{array_equivalent, opc, opcode, BoxId, Kind, Op, Opcode, Value, OPS};
 
 use super::{IntBound, Next, Optimization, Shared};
 
@@ -329,7 +329,8 @@ impl OptRewrite {
     /// emitted, so that the operation need not be copied).
     fn lesson(&self, op: &Op, sh: &Shared) -> Lesson {
         let first = || op.args.first().map_or(Value::NullPtr, |v| sh.resolve(*v));
-        match op.name() {
+        // a string operation teaches what its array operation does
+        match array_equivalent(op.name()).unwrap_or(op.name()) {
             "new_with_vtable" => match (
                 op.result,
                 op.descr.and_then(|d| sh.trace.header.class_id(d)),
