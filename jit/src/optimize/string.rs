@@ -298,28 +298,33 @@ impl OptString {
     /// known compare in the optimizer.
     fn equality(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
         let (a, b) = (sh.resolve(op.args[0]), sh.resolve(op.args[1]));
+        // the characters of each virtual string (unset ones are 0) and the
+        // length of each string, read once
         let chars = |v: Value| {
-            let items = self.virtual_of(sh, v).and_then(|b| self.items(b))?;
-            Some(
+            let s = self.virtual_of(sh, v)?;
+            self.with_items(s, |items| {
                 items
                     .iter()
                     .map(|c| c.unwrap_or(Value::Int(0)))
-                    .collect::<Vec<_>>(),
-            )
+                    .collect::<Vec<_>>()
+            })
         };
-        let length = |v: Value| match chars(v) {
+        let (chars_a, chars_b) = (chars(a), chars(b));
+        let length = |v: Value, chars: &Option<Vec<Value>>| match chars {
             Some(c) => Some(Value::Int(c.len() as i64)),
             None => self.lengths.get(&v).copied(),
         };
-        let is_string = |v: Value| length(v).is_some();
+        let (length_a, length_b) = (length(a, &chars_a), length(b, &chars_b));
         let decided = if a == b {
             Some(true)
-        } else if (a == Value::NullPtr && is_string(b)) || (b == Value::NullPtr && is_string(a)) {
+        } else if (a == Value::NullPtr && length_b.is_some())
+            || (b == Value::NullPtr && length_a.is_some())
+        {
             Some(false)
         } else {
-            match (length(a), length(b)) {
+            match (length_a, length_b) {
                 (Some(m), Some(n)) if sh.never_equal(m, n) => Some(false),
-                _ => match (chars(a), chars(b)) {
+                _ => match (chars_a, chars_b) {
                     (Some(x), Some(y)) => {
                         let differing: Vec<(Value, Value)> = x
                             .iter()
