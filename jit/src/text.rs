@@ -356,7 +356,9 @@ impl TraceParser {
             let need = OPS[code].descr;
             c.expect('(')?;
             let mut length = 0;
-            if matches!(need, DescrNeed::Array | DescrNeed::Str | DescrNeed::Unicode) {
+            // an array or a string: a length, and items by index
+            let indexed = need == DescrNeed::Array || need.is_implied();
+            if indexed {
                 let (lp, text) = c.until(&[',', ')']);
                 length = match parse_int(text) {
                     Some(n) if (0..1 << 28).contains(&n) => n as usize,
@@ -384,7 +386,7 @@ impl TraceParser {
             if !c.eat('}') {
                 loop {
                     let (kp, key) = c.until(&[':']);
-                    let slot = if need == DescrNeed::Array || need.is_implied() {
+                    let slot = if indexed {
                         match parse_int(key) {
                             Some(i) if (0..length as i64).contains(&i) => {
                                 FieldSlot::Item(i as usize)
