@@ -415,6 +415,11 @@ impl Optimization for OptRewrite {
     }
 
     fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
+        let info = op.info();
+        if info.pure && info.result == Kind::Int && !info.args.contains('r') {
+            // integer arithmetic: no pointer facts to use or learn
+            return self.rules(op, sh, next);
+        }
         match self.pointers(&op, sh) {
             PtrStep::NotMine => {}
             PtrStep::Emit => {
@@ -431,6 +436,19 @@ impl Optimization for OptRewrite {
             }
         }
         if op.info().pure && op.result.is_some() {
+            return self.rules(op, sh, next);
+        }
+        let lesson = self.lesson(&op, sh);
+        next.emit(op, sh);
+        self.learn(lesson, sh);
+    }
+}
+
+impl OptRewrite {
+    /// A pure operation: the first rule that fires replaces it, or it is
+    /// emitted (a pure operation teaches nothing about pointers).
+    fn rules(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
+        if op.result.is_some() {
             for rule in rules_for(op.opcode) {
                 if let Some(new_ops) = try_rule(sh, rule, &op) {
                     for o in new_ops {
@@ -440,8 +458,6 @@ impl Optimization for OptRewrite {
                 }
             }
         }
-        let lesson = self.lesson(&op, sh);
         next.emit(op, sh);
-        self.learn(lesson, sh);
     }
 }
