@@ -276,6 +276,16 @@ impl Shared {
             || matches!((fa.class, fb.class), (Some(x), Some(y)) if x != y)
     }
 
+    /// The class id `v`, the class argument of a `guard_class`, names: a
+    /// `ConstClass` or a vtable id.
+    pub fn class_named(&self, v: Value) -> Option<u64> {
+        match self.resolve(v) {
+            Value::Class(d) => self.trace.header.class_id(d),
+            Value::Int(c) => Some(c as u64),
+            _ => None,
+        }
+    }
+
     /// Whether integers `a` and `b` are certainly different: their bounds
     /// do not meet.
     pub fn never_equal(&self, a: Value, b: Value) -> bool {

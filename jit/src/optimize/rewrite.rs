@@ -268,7 +268,7 @@ impl OptRewrite {
                 PtrStep::Emit
             }
             "guard_class" | "guard_nonnull_class" => {
-                let (Some(p), Some(class)) = (object, class_id(sh, op.args[1])) else {
+                let (Some(p), Some(class)) = (object, sh.class_named(op.args[1])) else {
                     return PtrStep::Emit;
                 };
                 if sh.pointer(p).class == Some(class) {
@@ -394,15 +394,6 @@ enum Lesson {
     Class(Value, u64),
     /// A `guard_nonnull` that a `guard_class` may merge into.
     NonNullGuard(Value),
-}
-
-/// The class id a `guard_class` argument names.
-fn class_id(sh: &Shared, v: Value) -> Option<u64> {
-    match sh.resolve(v) {
-        Value::Class(d) => sh.trace.header.class_id(d),
-        Value::Int(c) => Some(c as u64),
-        _ => None,
-    }
 }
 
 impl Optimization for OptRewrite {

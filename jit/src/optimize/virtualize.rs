@@ -561,11 +561,7 @@ impl Optimization for OptVirtualize {
             }
             "guard_class" | "guard_nonnull_class" => {
                 if let Some(b) = v0 {
-                    let want = match sh.resolve(op.args[1]) {
-                        Value::Class(d) => sh.trace.header.class_id(d),
-                        Value::Int(c) => Some(c as u64),
-                        _ => None,
-                    };
+                    let want = sh.class_named(op.args[1]);
                     if want.is_some() && self.class_of(b, sh) == want {
                         return; // proven
                     }
