@@ -348,7 +348,13 @@ impl Optimization for OptHeap {
 
     fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
         let name = op.name();
-        let descr = op.descr.map(|d| sh.trace.header.descrs[d].data.clone());
+        // the descr, borrowed from a handle on the header (not copied:
+        // `sh` is written below)
+        let header = op.descr.map(|_| std::sync::Arc::clone(&sh.trace.header));
+        let descr = header
+            .as_ref()
+            .zip(op.descr)
+            .map(|(h, d)| &h.descrs[d].data);
         match (name, descr) {
             (
                 "getfield_gc_i" | "getfield_gc_f" | "getfield_gc_r",
@@ -421,7 +427,7 @@ impl Optimization for OptHeap {
                 let i = sh.resolve(op.args[1]);
                 let v = sh.resolve(op.args[2]);
                 let d = op.descr.unwrap_or(0);
-                if item_size == 8 && self.items.get(&d).and_then(|m| m.get(&(p, i))) == Some(&v) {
+                if *item_size == 8 && self.items.get(&d).and_then(|m| m.get(&(p, i))) == Some(&v) {
                     return;
                 }
                 let mut m = self.items.remove(&d).unwrap_or_default();
@@ -430,7 +436,7 @@ impl Optimization for OptHeap {
                 m.retain(|(q, j), _| {
                     sh.never_same_array(&self.lengths, *q, p) || sh.never_equal(*j, i)
                 });
-                if item_size == 8 {
+                if *item_size == 8 {
                     m.insert((p, i), v);
                 }
                 self.items.insert(d, m);
@@ -458,7 +464,7 @@ impl Optimization for OptHeap {
                         if (0..=MAX_ZEROED_ITEMS).contains(&n) {
                             let m = self.items.entry(d).or_default();
                             for i in 0..n {
-                                m.insert((Value::Box(r), Value::Int(i)), zero_of(&item));
+                                m.insert((Value::Box(r), Value::Int(i)), zero_of(item));
                             }
                         }
                     }
@@ -470,7 +476,7 @@ impl Optimization for OptHeap {
                 Some(DescrData::Size { strukt, .. } | DescrData::Class { strukt, .. }),
             ) => {
                 if let Some(r) = op.result {
-                    self.fresh_struct(Value::Box(r), &strukt, sh);
+                    self.fresh_struct(Value::Box(r), strukt, sh);
                 }
                 next.emit(op, sh);
             }
