@@ -81,7 +81,8 @@ fn strings_equal(heap: &Heap, args: &[u64], item: rpy_ir::lltype::LowLevelType) 
         return (a == b) as u64;
     }
     let chars = |p| string_items(heap, p, item.clone());
-    (chars(a).is_some() && chars(a) == chars(b)) as u64
+    let of_a = chars(a);
+    (of_a.is_some() && of_a == chars(b)) as u64
 }
 
 extern "C" fn int_max(a: i64, b: i64) -> i64 {

@@ -80,6 +80,24 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// Eats `word` if the text goes on with it (after spaces).
+    fn eat_word(&mut self, word: &str) -> bool {
+        self.ws();
+        let found = self.text[self.pos..].starts_with(word);
+        if found {
+            self.pos += word.len();
+        }
+        found
+    }
+
+    /// `descr=NAME`: where NAME is, and NAME.
+    fn descr_name(&mut self, what: &str) -> PResult<(usize, &'a str)> {
+        if !self.eat_word("descr=") {
+            return self.err("expected descr=");
+        }
+        self.ident(what)
+    }
+
     fn at_end(&mut self) -> bool {
         self.ws();
         self.pos >= self.text.len()
@@ -207,8 +225,6 @@ struct TraceParser {
     virtual_only: HashSet<usize>,
 }
 
-/// One `virtual NAME = new...(...) {...}` clause of a guard, its values
-/// still unread.
 /// A `pending setfield_gc(target, value, descr=D)` clause, its values as
 /// written.
 struct PendingClause<'a> {
@@ -217,6 +233,8 @@ struct PendingClause<'a> {
     descr: usize,
 }
 
+/// One `virtual NAME = new...(...) {...}` clause of a guard, its values
+/// still unread.
 struct VirtualClause<'a> {
     id: usize,
     opcode: usize,
@@ -284,15 +302,25 @@ impl TraceParser {
         Ok(v)
     }
 
+    /// The field descr `name`, written at `pos`, names.
+    fn field_descr(&mut self, c: &Cursor, pos: usize, name: &str) -> PResult<usize> {
+        let f = self
+            .header
+            .resolve_descr(name)
+            .or_else(|e| c.err_at(pos, e))?;
+        match self.header.descrs[f].data {
+            DescrData::Field { .. } => Ok(f),
+            _ => c.err_at(pos, format!("'{name}' is not a field")),
+        }
+    }
+
     /// The `virtual` clauses after a guard's fail args.
     fn virtual_clauses<'a>(&mut self, c: &mut Cursor<'a>) -> PResult<Vec<VirtualClause<'a>>> {
         let mut clauses = Vec::new();
         loop {
-            c.ws();
-            if !c.text[c.pos..].starts_with("virtual ") {
+            if !c.eat_word("virtual ") {
                 return Ok(clauses);
             }
-            c.pos += "virtual ".len();
             let (np, name) = c.ident("the name of a virtual object")?;
             if !name.starts_with('p') {
                 return c.err_at(np, format!("virtual object '{name}' must be a 'p' box"));
@@ -328,7 +356,9 @@ impl TraceParser {
             let need = OPS[code].descr;
             c.expect('(')?;
             let mut length = 0;
-            if matches!(need, DescrNeed::Array | DescrNeed::Str | DescrNeed::Unicode) {
+            // an array or a string: a length, and items by index
+            let indexed = need == DescrNeed::Array || need.is_implied();
+            if indexed {
                 let (lp, text) = c.until(&[',', ')']);
                 length = match parse_int(text) {
                     Some(n) if (0..1 << 28).contains(&n) => n as usize,
@@ -343,12 +373,7 @@ impl TraceParser {
                 if need == DescrNeed::Array {
                     c.expect(',')?;
                 }
-                c.ws();
-                if !c.text[c.pos..].starts_with("descr=") {
-                    return c.err("expected descr=");
-                }
-                c.pos += "descr=".len();
-                let (dp, d) = c.ident("a descr name")?;
+                let (dp, d) = c.descr_name("a descr name")?;
                 let descr = self.header.resolve_descr(d).or_else(|e| c.err_at(dp, e))?;
                 if !need.admits(&self.header.descrs[descr].data) {
                     return c.err_at(dp, format!("'{op_name}' cannot allocate '{d}'"));
@@ -361,7 +386,7 @@ impl TraceParser {
             if !c.eat('}') {
                 loop {
                     let (kp, key) = c.until(&[':']);
-                    let slot = if need == DescrNeed::Array || need.is_implied() {
+                    let slot = if indexed {
                         match parse_int(key) {
                             Some(i) if (0..length as i64).contains(&i) => {
                                 FieldSlot::Item(i as usize)
@@ -369,14 +394,7 @@ impl TraceParser {
                             _ => return c.err_at(kp, format!("expected an index below {length}")),
                         }
                     } else {
-                        let f = self
-                            .header
-                            .resolve_descr(key)
-                            .or_else(|e| c.err_at(kp, e))?;
-                        if !matches!(self.header.descrs[f].data, DescrData::Field { .. }) {
-                            return c.err_at(kp, format!("'{key}' is not a field"));
-                        }
-                        FieldSlot::Field(f)
+                        FieldSlot::Field(self.field_descr(c, kp, key)?)
                     };
                     c.expect(':')?;
                     let (vp, v) = c.until(&[',', '}']);
@@ -401,11 +419,9 @@ impl TraceParser {
     fn pending_clauses<'a>(&mut self, c: &mut Cursor<'a>) -> PResult<Vec<PendingClause<'a>>> {
         let mut clauses = Vec::new();
         loop {
-            c.ws();
-            if !c.text[c.pos..].starts_with("pending ") {
+            if !c.eat_word("pending ") {
                 return Ok(clauses);
             }
-            c.pos += "pending ".len();
             let (op_at, op_name) = c.ident("setfield_gc")?;
             if op_name != "setfield_gc" {
                 return c.err_at(op_at, "a pending store is a setfield_gc");
@@ -415,16 +431,8 @@ impl TraceParser {
             c.expect(',')?;
             let value = c.until(&[',']);
             c.expect(',')?;
-            c.ws();
-            if !c.text[c.pos..].starts_with("descr=") {
-                return c.err("expected descr=");
-            }
-            c.pos += "descr=".len();
-            let (dp, d) = c.ident("a field descr")?;
-            let descr = self.header.resolve_descr(d).or_else(|e| c.err_at(dp, e))?;
-            if !matches!(self.header.descrs[descr].data, DescrData::Field { .. }) {
-                return c.err_at(dp, format!("'{d}' is not a field"));
-            }
+            let (dp, d) = c.descr_name("a field descr")?;
+            let descr = self.field_descr(c, dp, d)?;
             c.expect(')')?;
             clauses.push(PendingClause {
                 target,
@@ -541,9 +549,7 @@ impl TraceParser {
         let mut descr = None;
         if !c.eat(')') {
             loop {
-                c.ws();
-                if c.text[c.pos..].starts_with("descr=") {
-                    c.pos += "descr=".len();
+                if c.eat_word("descr=") {
                     let (dp, d) = c.ident("a descr name")?;
                     descr = Some((dp, d.to_string()));
                 } else {

@@ -439,6 +439,12 @@ impl Op {
     pub fn is_guard(&self) -> bool {
         OPS[self.opcode].guard
     }
+
+    /// Whether this is a string operation (`newstr`, `strlen`, ...,
+    /// `copyunicodecontent`): one whose array descr is implied.
+    pub fn is_string_op(&self) -> bool {
+        OPS[self.opcode].descr.is_implied()
+    }
 }
 
 /// A box: its printed name and its kind.

@@ -198,8 +198,8 @@ impl Gen<'_> {
             ("copystrcontent" | "copyunicodecontent", _) => {
                 let err = self.error_stub(pc, op);
                 let helper = match name {
-                    "copystrcontent" => runtime::copy_str_content as *const () as usize,
-                    _ => runtime::copy_unicode_content as *const () as usize,
+                    "copystrcontent" => runtime::copy_content::<false> as *const () as usize,
+                    _ => runtime::copy_content::<true> as *const () as usize,
                 };
                 let mut args = vec![CallArg::Context];
                 args.extend(a.iter().map(|v| CallArg::Value(*v)));

@@ -48,9 +48,9 @@ pub(super) extern "sysv64" fn new_object(ctx: *mut RunContext, descr: usize) -> 
     })
 }
 
-/// `copystrcontent(source, dest, source_start, dest_start, length)`: 1,
-/// or 0 with the error recorded.
-pub(super) extern "sysv64" fn copy_str_content(
+/// `copystrcontent(source, dest, source_start, dest_start, length)`
+/// (`copyunicodecontent` when `UNICODE`): 1, or 0 with the error recorded.
+pub(super) extern "sysv64" fn copy_content<const UNICODE: bool>(
     ctx: *mut RunContext,
     source: u64,
     dest: u64,
@@ -58,40 +58,19 @@ pub(super) extern "sysv64" fn copy_str_content(
     dest_start: i64,
     length: i64,
 ) -> usize {
-    copy_content(
-        ctx,
-        DescrNeed::Str,
-        [source, dest],
-        [source_start, dest_start, length],
-    )
-}
-
-/// `copyunicodecontent`: as [`copy_str_content`].
-pub(super) extern "sysv64" fn copy_unicode_content(
-    ctx: *mut RunContext,
-    source: u64,
-    dest: u64,
-    source_start: i64,
-    dest_start: i64,
-    length: i64,
-) -> usize {
-    copy_content(
-        ctx,
-        DescrNeed::Unicode,
-        [source, dest],
-        [source_start, dest_start, length],
-    )
-}
-
-fn copy_content(ctx: *mut RunContext, need: DescrNeed, arrays: [u64; 2], range: [i64; 3]) -> usize {
     // SAFETY: as in `new_object`.
     let (heap, trace, error) = unsafe { RunContext::parts(ctx) };
-    let name = match need {
-        DescrNeed::Unicode => rpy_jit::trace::UNICODE_ARRAY.0,
-        _ => rpy_jit::trace::STR_ARRAY.0,
+    let (name, _) = match UNICODE {
+        true => rpy_jit::trace::UNICODE_ARRAY,
+        false => rpy_jit::trace::STR_ARRAY,
     };
     let copied = match trace.header.descr(name) {
-        Some(descr) => heap.copy_items(trace, descr, arrays, range),
+        Some(descr) => heap.copy_items(
+            trace,
+            descr,
+            [source, dest],
+            [source_start, dest_start, length],
+        ),
         None => Err(format!("no '{name}' array")),
     };
     match copied {

@@ -103,12 +103,13 @@ impl OptHeap {
     /// of virtual objects stay delayed, and the guard's resume data does
     /// them (with the objects) if it fails.
     fn before_guard(&mut self, op: &mut Op, sh: &mut Shared, next: &mut Next) {
-        let mut stores: Vec<(FieldKey, Op)> = self.lazy_stores.drain().collect();
-        stores.sort_by_key(|(field, _)| *field);
-        let has_fail_args = op.fail_args.is_some();
-        let (kept, emitted): (Vec<_>, Vec<_>) = stores
+        if self.virtuals.is_none() || op.fail_args.is_none() {
+            return self.emit_lazy_stores(sh, next);
+        }
+        let (kept, emitted): (Vec<_>, Vec<_>) = self
+            .take_lazy_stores()
             .into_iter()
-            .partition(|(_, st)| has_fail_args && self.stores_virtual(st, sh));
+            .partition(|(_, st)| self.stores_virtual(st, sh));
         for (_, st) in emitted {
             self.emit_store(st, sh, next);
         }
@@ -169,15 +170,20 @@ impl OptHeap {
         }
     }
 
-    /// Emits every delayed store.
-    fn emit_lazy_stores(&mut self, sh: &mut Shared, next: &mut Next) {
+    /// Takes the delayed stores out, in field order (so that the output
+    /// does not depend on hashing).
+    fn take_lazy_stores(&mut self) -> Vec<(FieldKey, Op)> {
         if self.lazy_stores.is_empty() {
-            return;
+            return Vec::new();
         }
         let mut stores: Vec<(FieldKey, Op)> = self.lazy_stores.drain().collect();
-        // in field order, so that the output does not depend on hashing
         stores.sort_by_key(|(field, _)| *field);
-        for (_, op) in stores {
+        stores
+    }
+
+    /// Emits every delayed store.
+    fn emit_lazy_stores(&mut self, sh: &mut Shared, next: &mut Next) {
+        for (_, op) in self.take_lazy_stores() {
             self.emit_store(op, sh, next);
         }
     }
@@ -212,18 +218,6 @@ impl OptHeap {
             if o.overlaps(8, field, size) {
                 m.retain(|q, _| sh.never_alias(*q, p));
             }
-        }
-    }
-
-    /// Whether arrays `p` and `q` are certainly different: their facts say
-    /// so, or their known lengths differ.
-    fn different_arrays(&self, p: Value, q: Value, sh: &Shared) -> bool {
-        if sh.never_alias(p, q) {
-            return true;
-        }
-        match (self.lengths.get(&p), self.lengths.get(&q)) {
-            (Some(a), Some(b)) => sh.bound(*a).intersect(&sh.bound(*b)).is_none(),
-            _ => false,
         }
     }
 
@@ -273,11 +267,6 @@ fn field_of(op: &Op, sh: &Shared) -> (FieldKey, usize) {
             8,
         ),
     }
-}
-
-/// Whether two indices are certainly different.
-fn different_indices(i: Value, j: Value, sh: &Shared) -> bool {
-    i != j && sh.bound(i).intersect(&sh.bound(j)).is_none()
 }
 
 impl Optimization for OptHeap {
@@ -359,7 +348,13 @@ impl Optimization for OptHeap {
 
     fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
         let name = op.name();
-        let descr = op.descr.map(|d| sh.trace.header.descrs[d].data.clone());
+        // the descr, borrowed from a handle on the header (not copied:
+        // `sh` is written below)
+        let header = op.descr.map(|_| std::sync::Arc::clone(&sh.trace.header));
+        let descr = header
+            .as_ref()
+            .zip(op.descr)
+            .map(|(h, d)| &h.descrs[d].data);
         match (name, descr) {
             (
                 "getfield_gc_i" | "getfield_gc_f" | "getfield_gc_r",
@@ -432,16 +427,16 @@ impl Optimization for OptHeap {
                 let i = sh.resolve(op.args[1]);
                 let v = sh.resolve(op.args[2]);
                 let d = op.descr.unwrap_or(0);
-                if item_size == 8 && self.items.get(&d).and_then(|m| m.get(&(p, i))) == Some(&v) {
+                if *item_size == 8 && self.items.get(&d).and_then(|m| m.get(&(p, i))) == Some(&v) {
                     return;
                 }
                 let mut m = self.items.remove(&d).unwrap_or_default();
                 // the item of any array that may be p, at any index that
                 // may be i, may change
                 m.retain(|(q, j), _| {
-                    self.different_arrays(*q, p, sh) || different_indices(*j, i, sh)
+                    sh.never_same_array(&self.lengths, *q, p) || sh.never_equal(*j, i)
                 });
-                if item_size == 8 {
+                if *item_size == 8 {
                     m.insert((p, i), v);
                 }
                 self.items.insert(d, m);
@@ -469,7 +464,7 @@ impl Optimization for OptHeap {
                         if (0..=MAX_ZEROED_ITEMS).contains(&n) {
                             let m = self.items.entry(d).or_default();
                             for i in 0..n {
-                                m.insert((Value::Box(r), Value::Int(i)), zero_of(&item));
+                                m.insert((Value::Box(r), Value::Int(i)), zero_of(item));
                             }
                         }
                     }
@@ -481,7 +476,7 @@ impl Optimization for OptHeap {
                 Some(DescrData::Size { strukt, .. } | DescrData::Class { strukt, .. }),
             ) => {
                 if let Some(r) = op.result {
-                    self.fresh_struct(Value::Box(r), &strukt, sh);
+                    self.fresh_struct(Value::Box(r), strukt, sh);
                 }
                 next.emit(op, sh);
             }
@@ -494,9 +489,7 @@ impl Optimization for OptHeap {
             }
             _ => {
                 let info = op.info();
-                let writes = name.starts_with("call") && !name.starts_with("call_pure")
-                    || name == "setfield_raw"
-                    || name == "setarrayitem_raw";
+                let writes = super::writes_unknown_memory(name);
                 let effect = !info.pure && !info.removable && !name.ends_with("_ovf");
                 // memory must be as the trace says it is wherever a run may
                 // leave or look at it (a failing guard: its resume data may

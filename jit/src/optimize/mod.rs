@@ -276,6 +276,36 @@ impl Shared {
             || matches!((fa.class, fb.class), (Some(x), Some(y)) if x != y)
     }
 
+    /// The class id `v`, the class argument of a `guard_class`, names: a
+    /// `ConstClass` or a vtable id.
+    pub fn class_named(&self, v: Value) -> Option<u64> {
+        match self.resolve(v) {
+            Value::Class(d) => self.trace.header.class_id(d),
+            Value::Int(c) => Some(c as u64),
+            _ => None,
+        }
+    }
+
+    /// Whether integers `a` and `b` are certainly different: their bounds
+    /// do not meet.
+    pub fn never_equal(&self, a: Value, b: Value) -> bool {
+        a != b && self.bound(a).intersect(&self.bound(b)).is_none()
+    }
+
+    /// Whether arrays (strings) `p` and `q` are certainly different objects:
+    /// [`Shared::never_alias`] says so, or their lengths as `lengths` knows
+    /// them (lengths never change) are never equal.
+    pub(crate) fn never_same_array(
+        &self,
+        lengths: &WordMap<Value, Value>,
+        p: Value,
+        q: Value,
+    ) -> bool {
+        self.never_alias(p, q)
+            || matches!((lengths.get(&p), lengths.get(&q)),
+                (Some(m), Some(n)) if self.never_equal(*m, *n))
+    }
+
     /// The output operation that defines `v`, if any.
     pub fn def_of(&self, v: Value) -> Option<&Op> {
         match self.resolve(v) {
@@ -368,6 +398,15 @@ pub struct RememberedRead {
 pub struct FieldKey {
     pub strukt: crate::trace::DescrId,
     pub offset: usize,
+}
+
+/// Whether an operation named `name` may write memory the optimizer cannot
+/// see: a call that is not pure, or a raw store (which may point anywhere).
+/// What the optimizations remember of memory goes there.
+pub(crate) fn writes_unknown_memory(name: &str) -> bool {
+    name.starts_with("call") && !name.starts_with("call_pure")
+        || name == "setfield_raw"
+        || name == "setarrayitem_raw"
 }
 
 /// A place in memory, as the heap cache names it.

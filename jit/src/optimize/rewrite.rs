@@ -9,7 +9,7 @@
 
 use rpy_passes::rules::opt::{eval_expr, BoundFacts, Facts, OptRule, Pat, Res, Ty, OPT_RULES};
 
-use crate::trace::{opc, opcode, BoxId, Kind, Op, Opcode, Value, OPS};
+use crate::trace::{array_equivalent, opc, opcode, BoxId, Kind, Op, Opcode, Value, OPS};
 
 use super::{IntBound, Next, Optimization, Shared};
 
@@ -268,7 +268,7 @@ impl OptRewrite {
                 PtrStep::Emit
             }
             "guard_class" | "guard_nonnull_class" => {
-                let (Some(p), Some(class)) = (object, class_id(sh, op.args[1])) else {
+                let (Some(p), Some(class)) = (object, sh.class_named(op.args[1])) else {
                     return PtrStep::Emit;
                 };
                 if sh.pointer(p).class == Some(class) {
@@ -329,7 +329,8 @@ impl OptRewrite {
     /// emitted, so that the operation need not be copied).
     fn lesson(&self, op: &Op, sh: &Shared) -> Lesson {
         let first = || op.args.first().map_or(Value::NullPtr, |v| sh.resolve(*v));
-        match op.name() {
+        // a string operation teaches what its array operation does
+        match array_equivalent(op.name()).unwrap_or(op.name()) {
             "new_with_vtable" => match (
                 op.result,
                 op.descr.and_then(|d| sh.trace.header.class_id(d)),
@@ -395,15 +396,6 @@ enum Lesson {
     NonNullGuard(Value),
 }
 
-/// The class id a `guard_class` argument names.
-fn class_id(sh: &Shared, v: Value) -> Option<u64> {
-    match sh.resolve(v) {
-        Value::Class(d) => sh.trace.header.class_id(d),
-        Value::Int(c) => Some(c as u64),
-        _ => None,
-    }
-}
-
 impl Optimization for OptRewrite {
     fn name(&self) -> &'static str {
         "rewrite"
@@ -414,6 +406,11 @@ impl Optimization for OptRewrite {
     }
 
     fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
+        let info = op.info();
+        if info.pure && info.result == Kind::Int && !info.args.contains('r') {
+            // integer arithmetic: no pointer facts to use or learn
+            return self.rules(op, sh, next);
+        }
         match self.pointers(&op, sh) {
             PtrStep::NotMine => {}
             PtrStep::Emit => {
@@ -430,6 +427,19 @@ impl Optimization for OptRewrite {
             }
         }
         if op.info().pure && op.result.is_some() {
+            return self.rules(op, sh, next);
+        }
+        let lesson = self.lesson(&op, sh);
+        next.emit(op, sh);
+        self.learn(lesson, sh);
+    }
+}
+
+impl OptRewrite {
+    /// A pure operation: the first rule that fires replaces it, or it is
+    /// emitted (a pure operation teaches nothing about pointers).
+    fn rules(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
+        if op.result.is_some() {
             for rule in rules_for(op.opcode) {
                 if let Some(new_ops) = try_rule(sh, rule, &op) {
                     for o in new_ops {
@@ -439,8 +449,6 @@ impl Optimization for OptRewrite {
                 }
             }
         }
-        let lesson = self.lesson(&op, sh);
         next.emit(op, sh);
-        self.learn(lesson, sh);
     }
 }

@@ -30,10 +30,11 @@
 //! or a value known to be in 0..=255); otherwise the string is forced and
 //! the store emitted.
 
-use crate::trace::{opc, Kind, Op, Value};
+use crate::trace::{opc, DescrNeed, Kind, Op, Value};
 
 use super::virtualize::{
-    escape_op, force, force_value, virtual_of, zero_of, Virtual, Virtuals, MAX_VIRTUAL_ARRAY,
+    escape_op, force_all, force_value, virtual_of, virtual_shape, zero_of, Virtual, Virtuals,
+    MAX_VIRTUAL_ARRAY,
 };
 use super::{IntBound, Next, Optimization, Shared, VirtualShape, WordMap};
 
@@ -67,7 +68,7 @@ pub struct OptString {
     chars: WordMap<(Value, Value), Value>,
 }
 
-/// The two flavours of string operations, by the name they start with.
+/// The two flavours of string operations, by the array they imply.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Flavour {
     Str,
@@ -75,10 +76,10 @@ enum Flavour {
 }
 
 impl Flavour {
-    fn of(name: &str) -> Flavour {
-        match name.contains("unicode") {
-            true => Flavour::Unicode,
-            false => Flavour::Str,
+    fn of(op: &Op) -> Flavour {
+        match op.info().descr {
+            DescrNeed::Unicode => Flavour::Unicode,
+            _ => Flavour::Str,
         }
     }
 
@@ -118,10 +119,20 @@ impl OptString {
 
     /// The characters of virtual string `b` (None: not stored, zero).
     fn items(&self, b: usize) -> Option<Vec<Option<Value>>> {
+        self.with_items(b, |items| items.to_vec())
+    }
+
+    /// `f` of the characters of virtual string `b`, not copied.
+    fn with_items<T>(&self, b: usize, f: impl FnOnce(&[Option<Value>]) -> T) -> Option<T> {
         match self.virtuals.borrow().get(&b)? {
-            Virtual::Array { items, .. } => Some(items.clone()),
+            Virtual::Array { items, .. } => Some(f(items)),
             Virtual::Struct { .. } => None,
         }
+    }
+
+    /// The length of virtual string `b`.
+    fn length(&self, b: usize) -> Option<usize> {
+        self.with_items(b, |items| items.len())
     }
 
     fn set_item(&mut self, b: usize, i: usize, v: Value) {
@@ -135,15 +146,8 @@ impl OptString {
     /// (`None`: any index).
     fn forget_chars(&mut self, s: Value, index: Option<Value>, sh: &Shared) {
         let lengths = &self.lengths;
-        let different_strings = |q: Value| {
-            q != s
-                && (sh.never_alias(q, s)
-                    || matches!((lengths.get(&q), lengths.get(&s)),
-                        (Some(a), Some(b)) if sh.bound(*a).intersect(&sh.bound(*b)).is_none()))
-        };
         self.chars.retain(|(q, j), _| {
-            different_strings(*q)
-                || index.is_some_and(|i| *j != i && sh.bound(*j).intersect(&sh.bound(i)).is_none())
+            sh.never_same_array(lengths, *q, s) || index.is_some_and(|i| sh.never_equal(*j, i))
         });
     }
 
@@ -171,8 +175,8 @@ impl OptString {
         let Some(r) = op.result else {
             return next.emit(op, sh);
         };
-        if let Some(items) = self.virtual_of(sh, s).and_then(|b| self.items(b)) {
-            return sh.make_equal(r, Value::Int(items.len() as i64));
+        if let Some(n) = self.virtual_of(sh, s).and_then(|b| self.length(b)) {
+            return sh.make_equal(r, Value::Int(n as i64));
         }
         if let Some(n) = self.lengths.get(&s) {
             return sh.make_equal(r, *n);
@@ -187,15 +191,17 @@ impl OptString {
             return next.emit(op, sh);
         };
         if let (Some(b), Value::Int(k)) = (self.virtual_of(sh, s), i) {
-            if let Some(items) = self.items(b).filter(|it| (0..it.len() as i64).contains(&k)) {
-                let c = items[k as usize].unwrap_or_else(|| zero_of(Kind::Int));
-                return sh.make_equal(r, c);
+            let item = |items: &[Option<Value>]| {
+                usize::try_from(k).ok().and_then(|k| items.get(k).copied())
+            };
+            if let Some(c) = self.with_items(b, item).flatten() {
+                return sh.make_equal(r, c.unwrap_or_else(|| zero_of(Kind::Int)));
             }
         }
         if let Some(c) = self.chars.get(&(s, i)) {
             return sh.make_equal(r, *c);
         }
-        let flavour = Flavour::of(op.name());
+        let flavour = Flavour::of(&op);
         force_value(&self.virtuals, s, sh, next);
         next.emit(op, sh);
         if flavour == Flavour::Str {
@@ -206,7 +212,7 @@ impl OptString {
     }
 
     fn strsetitem(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
-        let flavour = Flavour::of(op.name());
+        let flavour = Flavour::of(&op);
         let (s, i, c) = (
             sh.resolve(op.args[0]),
             sh.resolve(op.args[1]),
@@ -214,10 +220,7 @@ impl OptString {
         );
         let stored = flavour.stored(c, sh.bound(c));
         if let (Some(b), Value::Int(k), Some(v)) = (self.virtual_of(sh, s), i, stored) {
-            if self
-                .items(b)
-                .is_some_and(|it| (0..it.len() as i64).contains(&k))
-            {
+            if self.length(b).is_some_and(|n| (0..n as i64).contains(&k)) {
                 return self.set_item(b, k as usize, v);
             }
         }
@@ -234,7 +237,7 @@ impl OptString {
 
     /// `copystrcontent(source, dest, source_start, dest_start, length)`.
     fn copy(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
-        let flavour = Flavour::of(op.name());
+        let flavour = Flavour::of(&op);
         let [src, dst, from, to, n] = [0, 1, 2, 3, 4].map(|k| sh.resolve(op.args[k]));
         if n == Value::Int(0) {
             return; // copies nothing
@@ -247,7 +250,7 @@ impl OptString {
         };
         let source = self.virtual_of(sh, src).and_then(|b| self.items(b));
         let dest = self.virtual_of(sh, dst);
-        let dest_len = dest.and_then(|b| self.items(b)).map(|it| it.len());
+        let dest_len = dest.and_then(|b| self.length(b));
         match (source, dest, dest_len) {
             // between virtual strings: in the optimizer
             (Some(items), Some(d), Some(len))
@@ -295,28 +298,33 @@ impl OptString {
     /// known compare in the optimizer.
     fn equality(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
         let (a, b) = (sh.resolve(op.args[0]), sh.resolve(op.args[1]));
+        // the characters of each virtual string (unset ones are 0) and the
+        // length of each string, read once
         let chars = |v: Value| {
-            let items = self.virtual_of(sh, v).and_then(|b| self.items(b))?;
-            Some(
+            let s = self.virtual_of(sh, v)?;
+            self.with_items(s, |items| {
                 items
                     .iter()
                     .map(|c| c.unwrap_or(Value::Int(0)))
-                    .collect::<Vec<_>>(),
-            )
+                    .collect::<Vec<_>>()
+            })
         };
-        let length = |v: Value| match chars(v) {
+        let (chars_a, chars_b) = (chars(a), chars(b));
+        let length = |v: Value, chars: &Option<Vec<Value>>| match chars {
             Some(c) => Some(Value::Int(c.len() as i64)),
             None => self.lengths.get(&v).copied(),
         };
-        let is_string = |v: Value| length(v).is_some();
+        let (length_a, length_b) = (length(a, &chars_a), length(b, &chars_b));
         let decided = if a == b {
             Some(true)
-        } else if (a == Value::NullPtr && is_string(b)) || (b == Value::NullPtr && is_string(a)) {
+        } else if (a == Value::NullPtr && length_b.is_some())
+            || (b == Value::NullPtr && length_a.is_some())
+        {
             Some(false)
         } else {
-            match (length(a), length(b)) {
-                (Some(m), Some(n)) if sh.bound(m).intersect(&sh.bound(n)).is_none() => Some(false),
-                _ => match (chars(a), chars(b)) {
+            match (length_a, length_b) {
+                (Some(m), Some(n)) if sh.never_equal(m, n) => Some(false),
+                _ => match (chars_a, chars_b) {
                     (Some(x), Some(y)) => {
                         let differing: Vec<(Value, Value)> = x
                             .iter()
@@ -362,16 +370,6 @@ impl OptString {
         self.forget_chars(dst, None, sh);
         next.emit(op, sh);
     }
-
-    /// Forces every virtual string (at a label, where the loop's strings
-    /// are other ones each iteration).
-    fn force_all(&mut self, sh: &mut Shared, next: &mut Next) {
-        let mut all: Vec<usize> = self.virtuals.borrow().keys().copied().collect();
-        all.sort_unstable();
-        for b in all {
-            force(&self.virtuals, b, sh, next);
-        }
-    }
 }
 
 impl Optimization for OptString {
@@ -400,40 +398,34 @@ impl Optimization for OptString {
         if !self.owns_escapes {
             return None; // `virtualize` describes the shared objects
         }
-        match self.virtuals.borrow().get(&b)? {
-            Virtual::Array { alloc, items } => Some(VirtualShape {
-                alloc: alloc.clone(),
-                fields: items
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, v)| Some((super::FieldSlot::Item(i), (*v)?)))
-                    .collect(),
-            }),
-            Virtual::Struct { .. } => None,
-        }
+        // its own table holds only strings
+        virtual_shape(&self.virtuals, b)
     }
 
     fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
         let name = op.name();
+        if op.is_string_op() {
+            return match name {
+                "newstr" | "newunicode" => self.newstr(op, sh, next),
+                "strlen" | "unicodelen" => self.strlen(op, sh, next),
+                "strgetitem" | "unicodegetitem" => self.strgetitem(op, sh, next),
+                "strsetitem" | "unicodesetitem" => self.strsetitem(op, sh, next),
+                _ => self.copy(op, sh, next), // copystrcontent, copyunicodecontent
+            };
+        }
         match name {
-            "newstr" | "newunicode" => self.newstr(op, sh, next),
-            "strlen" | "unicodelen" => self.strlen(op, sh, next),
-            "strgetitem" | "unicodegetitem" => self.strgetitem(op, sh, next),
-            "strsetitem" | "unicodesetitem" => self.strsetitem(op, sh, next),
-            "copystrcontent" | "copyunicodecontent" => self.copy(op, sh, next),
             _ if is_string_equality(&op, sh) => self.equality(op, sh, next),
             "label" => {
                 if self.owns_escapes {
-                    self.force_all(sh, next);
+                    // the loop's strings are other ones each iteration
+                    force_all(&self.virtuals, sh, next);
                 }
                 self.lengths.clear();
                 self.chars.clear();
                 next.emit(op, sh);
             }
             _ => {
-                let writes = (name.starts_with("call") && !name.starts_with("call_pure"))
-                    || name.ends_with("_raw");
-                if writes {
+                if super::writes_unknown_memory(name) {
                     self.chars.clear();
                 }
                 let op = match self.owns_escapes {

@@ -230,7 +230,6 @@ impl Planner<'_> {
 
     fn plan_virtual(&self, path: &mut Path, b: BoxId, shape: VirtualShape) -> Option<Assume> {
         let alloc = alloc_key(self.run, &shape.alloc);
-        let before = self.planned.borrow().clone();
         // numbered before its fields, which may lead back to it
         let id = {
             let mut planned = self.planned.borrow_mut();
@@ -245,8 +244,8 @@ impl Planner<'_> {
             path.pop();
             if is_narrow(self.run, &alloc, slot) && !matches!(a, Assume::Const(_)) {
                 // not a virtual after all: neither are those its fields
-                // planned
-                *self.planned.borrow_mut() = before;
+                // planned (numbered after it)
+                self.planned.borrow_mut().retain(|_, k| *k < id);
                 return None;
             }
             fields.push((slot, a));

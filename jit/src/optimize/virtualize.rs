@@ -44,8 +44,36 @@ pub(crate) enum Virtual {
     },
 }
 
+impl Virtual {
+    /// What `unroll` needs of it: the allocation and the values stored.
+    fn shape(&self) -> VirtualShape {
+        match self {
+            Virtual::Struct { alloc, fields } => VirtualShape {
+                alloc: alloc.clone(),
+                fields: fields
+                    .iter()
+                    .map(|(d, v)| (FieldSlot::Field(*d), *v))
+                    .collect(),
+            },
+            Virtual::Array { alloc, items } => VirtualShape {
+                alloc: alloc.clone(),
+                fields: items
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, v)| Some((FieldSlot::Item(i), (*v)?)))
+                    .collect(),
+            },
+        }
+    }
+}
+
 /// The virtual objects of one run, by box.
 pub(crate) type Virtuals = Rc<RefCell<WordMap<BoxId, Virtual>>>;
+
+/// The shape of virtual `b`, if it is one.
+pub(crate) fn virtual_shape(virtuals: &Virtuals, b: BoxId) -> Option<VirtualShape> {
+    virtuals.borrow().get(&b).map(Virtual::shape)
+}
 
 /// The `virtualize` optimization.
 #[derive(Default)]
@@ -149,15 +177,14 @@ pub(crate) fn item_store(alloc: &Op) -> Opcode {
     })
 }
 
-/// Whether `name` is a string operation, which the `string` optimization
-/// does on the virtual strings (`virtualize` passes them on).
-pub(crate) fn is_string_op(name: &str) -> bool {
-    name.starts_with("str")
-        || name.starts_with("unicode")
-        || matches!(
-            name,
-            "newstr" | "newunicode" | "copystrcontent" | "copyunicodecontent"
-        )
+/// Forces every virtual object, in box order (at a label, where the loop's
+/// objects are other ones each iteration).
+pub(crate) fn force_all(virtuals: &Virtuals, sh: &mut Shared, next: &mut Next) {
+    let mut all: Vec<BoxId> = virtuals.borrow().keys().copied().collect();
+    all.sort_unstable();
+    for b in all {
+        force(virtuals, b, sh, next);
+    }
 }
 
 /// Forces `v` if it is a virtual object (through `next`); returns it
@@ -387,10 +414,6 @@ impl OptVirtualize {
         virtual_of(&self.virtuals, sh, v)
     }
 
-    fn force(&mut self, b: BoxId, sh: &mut Shared, next: &mut Next) {
-        force(&self.virtuals, b, sh, next)
-    }
-
     /// Forces every virtual `op` uses (arguments and fail args) and emits
     /// it; or leaves that to `earlyforce`.
     fn escape(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
@@ -408,7 +431,7 @@ impl OptVirtualize {
             && op.args.iter().all(|a| match self.virtual_of(sh, *a) {
                 None => true,
                 Some(b) => matches!(self.virtuals.borrow().get(&b),
-                    Some(Virtual::Array { alloc, .. }) if is_string_op(alloc.name())),
+                    Some(Virtual::Array { alloc, .. }) if alloc.is_string_op()),
             })
     }
 
@@ -440,7 +463,7 @@ impl Optimization for OptVirtualize {
 
     fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
         let name = op.name();
-        if is_string_op(name) || self.compares_virtual_strings(&op, sh) {
+        if op.is_string_op() || self.compares_virtual_strings(&op, sh) {
             // `string` does them (on its virtual strings, which only it makes)
             return next.emit(op, sh);
         }
@@ -538,11 +561,7 @@ impl Optimization for OptVirtualize {
             }
             "guard_class" | "guard_nonnull_class" => {
                 if let Some(b) = v0 {
-                    let want = match sh.resolve(op.args[1]) {
-                        Value::Class(d) => sh.trace.header.class_id(d),
-                        Value::Int(c) => Some(c as u64),
-                        _ => None,
-                    };
+                    let want = sh.class_named(op.args[1]);
                     if want.is_some() && self.class_of(b, sh) == want {
                         return; // proven
                     }
@@ -562,12 +581,7 @@ impl Optimization for OptVirtualize {
                 }
             }
             "label" => {
-                let all: Vec<BoxId> = self.virtuals.borrow().keys().copied().collect();
-                let mut all = all;
-                all.sort_unstable();
-                for b in all {
-                    self.force(b, sh, next);
-                }
+                force_all(&self.virtuals, sh, next);
                 next.emit(op, sh);
                 return;
             }
@@ -577,22 +591,6 @@ impl Optimization for OptVirtualize {
     }
 
     fn virtual_shape(&self, b: BoxId) -> Option<VirtualShape> {
-        Some(match self.virtuals.borrow().get(&b)? {
-            Virtual::Struct { alloc, fields } => VirtualShape {
-                alloc: alloc.clone(),
-                fields: fields
-                    .iter()
-                    .map(|(d, v)| (FieldSlot::Field(*d), *v))
-                    .collect(),
-            },
-            Virtual::Array { alloc, items } => VirtualShape {
-                alloc: alloc.clone(),
-                fields: items
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, v)| Some((FieldSlot::Item(i), (*v)?)))
-                    .collect(),
-            },
-        })
+        virtual_shape(&self.virtuals, b)
     }
 }
