@@ -654,24 +654,33 @@ fn show_format_html_draws_the_bytecode_interpreter_in_a_browser() {
         return;
     };
     let dir = scratch("html-viewer");
-    // The annotated graphs: the rtyper cannot lower this program yet.
-    let (page, err, status) = rpy(&[
-        "show",
-        "--stage",
-        "annotate",
-        "--format",
-        "html",
-        "tests/programs/py3/bytecode_vm/main.py",
-    ]);
-    assert_eq!(status, 0, "{err}");
+    let page_of = |stage: &str| {
+        let (page, err, status) = rpy(&[
+            "show",
+            "--stage",
+            stage,
+            "--format",
+            "html",
+            "tests/programs/py3/bytecode_vm/main.py",
+        ]);
+        assert_eq!(status, 0, "{stage}: {err}");
+        page
+    };
+    // Hover shows annotations after the annotator.
+    assert!(
+        page_of("annotate").contains("title=\"SomeInteger"),
+        "no annotation on hover"
+    );
+    // The low-level graphs are the ones drawn in the browser.
+    let page = page_of("rtype");
     let file = dir.join("vm.html");
     std::fs::write(&file, &page).unwrap();
     let exits = page.matches("class=\"exit\"").count();
     assert!(exits > 20, "{exits} links");
-    // Hover shows annotations; operations show their source line.
+    // Hover shows low-level types; operations show their source line.
     assert!(
-        page.contains("title=\"SomeInteger"),
-        "no annotation on hover"
+        page.contains("title=\"Signed"),
+        "no low-level type on hover"
     );
     assert!(page.contains("class=\"line\""), "no source lines");
     let browse = |extra: &[&str]| {
