@@ -416,8 +416,19 @@ pub fn main() -> i32 {
             let _ = out.flush();
             match result {
                 Ok(status) => status as i32,
-                Err(e) => {
+                // An uncaught exception: the executable's stderr line and
+                // exit status.
+                Err(e) if e.is_fatal() => {
                     eprintln!("{}", e.message);
+                    1
+                }
+                // Something no well-typed program does: rpy's bug, not the
+                // program's, so say where it happened.
+                Err(e) => {
+                    eprintln!("rpy interp: internal error: {e}");
+                    for graph in &e.traceback {
+                        eprintln!("    in {graph}");
+                    }
                     1
                 }
             }

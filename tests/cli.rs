@@ -283,6 +283,45 @@ fn translate_shows_progress_per_stage_on_a_terminal() {
 }
 
 #[test]
+fn interp_ends_an_uncaught_exception_as_the_executable_does() {
+    let dir = scratch("uncaught");
+    let source = dir.join("raise.py");
+    std::fs::write(
+        &source,
+        "
+class MyError(Exception):
+    pass
+
+def entry_point(argv):
+    print(\"before\")
+    if len(argv) > 1:
+        raise MyError()
+    return int(\"abc\")
+
+def target(*args):
+    return entry_point
+",
+    )
+    .unwrap();
+    for (args, stderr) in [
+        (&["7"][..], "MyError\n"),
+        (
+            &[][..],
+            "fatal RPython error: ValueError: invalid literal for int() with base 10: 'abc'\n",
+        ),
+    ] {
+        let run = |command: &str| {
+            let mut all = vec![command, "--py3", path_str(&source)];
+            all.extend(args);
+            rpy(&all)
+        };
+        let interpreted = run("interp");
+        assert_eq!(interpreted, ("before\n".into(), stderr.into(), 1));
+        assert_eq!(run("run"), interpreted);
+    }
+}
+
+#[test]
 fn double_dash_ends_the_options() {
     let dir = scratch("double-dash");
     let source = dir.join("-arith.py");
