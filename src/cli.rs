@@ -138,13 +138,18 @@ enum Cmd {
 }
 
 /// `trace --passes`'s help: the pass names from the optimizer's own list,
-/// the one its error message shows.
+/// the one its error message shows (and which of them are implemented,
+/// when not all are).
 fn passes_help() -> String {
+    use rpy_jit::optimize::{ALL_PASSES, IMPLEMENTED_PASSES};
+    let implemented = if IMPLEMENTED_PASSES == ALL_PASSES {
+        String::new()
+    } else {
+        format!(" (implemented: `{IMPLEMENTED_PASSES}`)")
+    };
     format!(
-        "Colon-separated optimizations, from `{}` (implemented: `{}`); \
-         `default` for all implemented ones, `none` for none",
-        rpy_jit::optimize::ALL_PASSES,
-        rpy_jit::optimize::IMPLEMENTED_PASSES
+        "Colon-separated optimizations, from `{ALL_PASSES}`{implemented}; \
+         `default` for all implemented ones, `none` for none"
     )
 }
 
