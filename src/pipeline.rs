@@ -132,8 +132,10 @@ pub struct Timings {
     /// The C compiler's run, when the translation went that far: usually
     /// most of the time.
     pub c_compile: Option<Duration>,
-    /// Where to show progress; `None` shows none.
-    pub progress: Option<Progress>,
+    /// Whether to show, on standard error, which step is running: one
+    /// status line rewritten as each step starts, so that a translation
+    /// whose C compile takes minutes does not look stuck.
+    pub progress: bool,
 }
 
 impl Timings {
@@ -142,7 +144,7 @@ impl Timings {
     pub fn with_progress_on_terminal() -> Timings {
         use std::io::IsTerminal;
         Timings {
-            progress: std::io::stderr().is_terminal().then_some(Progress),
+            progress: std::io::stderr().is_terminal(),
             ..Timings::default()
         }
     }
@@ -153,35 +155,21 @@ impl Timings {
 
     /// Tells the user, if shown, that `step` is starting.
     pub fn starting(&self, step: &str) {
-        if let Some(p) = &self.progress {
-            p.show(step);
-        }
+        self.progress_line(&format!("    running {step}..."));
     }
 
     /// Clears the progress line, if shown, before the result is printed.
     pub fn finished(&self) {
-        if self.progress.is_some() {
-            Progress::clear();
+        self.progress_line("");
+    }
+
+    /// Replaces the progress line, if shown, by `text`: `\r` and "erase
+    /// line", so the line is rewritten, not appended to.
+    fn progress_line(&self, text: &str) {
+        use std::io::Write;
+        if self.progress {
+            let _ = write!(std::io::stderr(), "\r\x1b[K{text}");
         }
-    }
-}
-
-/// Progress on a terminal: one status line on standard error, rewritten as
-/// each step starts, so a translation whose C compile takes minutes does not
-/// look stuck.
-#[derive(Debug, Clone, Copy)]
-pub struct Progress;
-
-impl Progress {
-    fn show(&self, step: &str) {
-        use std::io::Write;
-        // `\r` and "erase line": the line is replaced, not appended to.
-        let _ = write!(std::io::stderr(), "\r\x1b[K    running {step}...");
-    }
-
-    fn clear() {
-        use std::io::Write;
-        let _ = write!(std::io::stderr(), "\r\x1b[K");
     }
 }
 
