@@ -5,13 +5,16 @@ mod support;
 use std::process::Command;
 
 fn rpy(args: &[&str]) -> (String, String, i32) {
+    let cache = std::env::temp_dir().join(format!("rpy-cli-{}", std::process::id()));
+    rpy_with_cache(&cache, args)
+}
+
+/// `rpy` with its cache (and its saved rule fire counts) in `cache`.
+fn rpy_with_cache(cache: &std::path::Path, args: &[&str]) -> (String, String, i32) {
     let out = Command::new(env!("CARGO_BIN_EXE_rpy"))
         .args(args)
         .current_dir(support::root())
-        .env(
-            "RPY_CACHE_DIR",
-            std::env::temp_dir().join(format!("rpy-cli-{}", std::process::id())),
-        )
+        .env("RPY_CACHE_DIR", cache)
         .output()
         .unwrap();
     (
@@ -396,15 +399,7 @@ fn trace_help_lists_the_passes_its_error_message_lists() {
 #[test]
 fn rules_names_the_translation_its_counts_come_from() {
     let cache = scratch("rules-cache");
-    let rpy_in = |args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_rpy"))
-            .args(args)
-            .current_dir(support::root())
-            .env("RPY_CACHE_DIR", &cache)
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
+    let rpy_in = |args: &[&str]| rpy_with_cache(&cache, args).0;
     let first_line = |text: String| text.lines().next().unwrap_or_default().to_string();
     assert!(first_line(rpy_in(&["rules"])).contains("no translation has run yet"));
     rpy_in(&["interp", "tests/programs/py3/fib.py", "10"]);
