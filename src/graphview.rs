@@ -103,7 +103,8 @@ fn block_views<S: Stage>(g: &FunctionGraph<S>) -> (Vec<BlockView>, CanonicalName
                         result: names.vars[op.result.0 as usize].clone(),
                         opname: op.opname.clone(),
                         args: op.args.iter().map(arg).collect(),
-                        line: op.pos.map(|p| p.line),
+                        // line 0: a position made up for an error path
+                        line: op.pos.map(|p| p.line).filter(|&n| n > 0),
                     })
                     .collect(),
                 switch: b.exitswitch.as_ref().map(arg),
