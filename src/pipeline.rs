@@ -6,7 +6,7 @@
 
 use rpy_ir::ast::{Dialect, Module};
 use rpy_ir::diag::{Diagnostic, Diagnostics, Pos};
-use rpy_ir::graph::{Annotated, ExceptionsExplicit, Flow, LowLevel, Program};
+use rpy_ir::graph::{Annotated, ExceptionsExplicit, Flow, FunctionGraph, LowLevel, Program, Stage};
 use rpy_ir::text;
 use std::time::{Duration, Instant};
 
@@ -75,19 +75,30 @@ pub enum StageOutput {
     C(String),
 }
 
+/// The graphs `rpy show` shows: all of the program's, or the one named `func`.
+pub fn chosen_graphs<'p, S: Stage>(
+    p: &'p Program<S>,
+    func: Option<&str>,
+) -> Result<Vec<&'p FunctionGraph<S>>, String> {
+    match func {
+        None => Ok(p.graphs.iter().collect()),
+        Some(f) => p
+            .graph(f)
+            .map(|g| vec![g])
+            .ok_or_else(|| format!("no function named '{f}' in the program")),
+    }
+}
+
 impl StageOutput {
     /// The text form of this output; `func` restricts graph stages to one graph.
     pub fn to_text(&self, func: Option<&str>) -> Result<String, String> {
-        fn graphs<S: rpy_ir::graph::Stage>(
-            p: &Program<S>,
-            func: Option<&str>,
-        ) -> Result<String, String> {
+        fn graphs<S: Stage>(p: &Program<S>, func: Option<&str>) -> Result<String, String> {
             match func {
                 None => Ok(text::print_program(p)),
-                Some(f) => p
-                    .graph(f)
+                Some(_) => Ok(chosen_graphs(p, func)?
+                    .into_iter()
                     .map(text::print_graph)
-                    .ok_or_else(|| format!("no function named '{f}' in the program")),
+                    .collect()),
             }
         }
         match self {
