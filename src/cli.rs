@@ -138,13 +138,18 @@ enum Cmd {
 }
 
 /// `trace --passes`'s help: the pass names from the optimizer's own list,
-/// the one its error message shows.
+/// the one its error message shows (and which of them are implemented,
+/// when not all are).
 fn passes_help() -> String {
+    use rpy_jit::optimize::{ALL_PASSES, IMPLEMENTED_PASSES};
+    let implemented = if IMPLEMENTED_PASSES == ALL_PASSES {
+        String::new()
+    } else {
+        format!(" (implemented: `{IMPLEMENTED_PASSES}`)")
+    };
     format!(
-        "Colon-separated optimizations, from `{}` (implemented: `{}`); \
-         `default` for all implemented ones, `none` for none",
-        rpy_jit::optimize::ALL_PASSES,
-        rpy_jit::optimize::IMPLEMENTED_PASSES
+        "Colon-separated optimizations, from `{ALL_PASSES}`{implemented}; \
+         `default` for all implemented ones, `none` for none"
     )
 }
 
@@ -237,9 +242,9 @@ fn cache_key(src: &Source) -> String {
 /// Translates `src` into an executable at `output` (its C compile timed in
 /// `timings`); rule fire counts are saved for `rpy rules`.
 pub fn translate(src: &Source, output: &Path, timings: &mut Timings) -> Result<(), Diagnostics> {
-    rpy_passes::rules::reset_fire_counts();
-    let c = pipeline::c_source(src, timings)?;
-    save_fire_counts(&format!("rpy translate {}", src.path));
+    let c = counting_fires(&format!("rpy translate {}", src.path), || {
+        pipeline::c_source(src, timings)
+    })?;
     timings.starting("the C compiler");
     let started = std::time::Instant::now();
     let compiled = rpy_backend::compile_c(&c, output, "-O2");
@@ -264,8 +269,18 @@ fn cached_fire_counts_file(exe: &Path) -> PathBuf {
     exe.with_extension("fire-counts")
 }
 
-/// Saves the rules' fire counts since the last reset for `rpy rules`, with
-/// the command that made them on the first line.
+/// Runs `work` with the rules' fire counts reset and, when it succeeds,
+/// saves them for `rpy rules` with `command`, the command that made them,
+/// on the first line.
+fn counting_fires<T, E>(command: &str, work: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
+    rpy_passes::rules::reset_fire_counts();
+    let result = work();
+    if result.is_ok() {
+        save_fire_counts(command);
+    }
+    result
+}
+
 fn save_fire_counts(command: &str) {
     let mut text = format!("# {command}\n");
     for (i, r) in rpy_passes::rules::RULES.iter().enumerate() {
@@ -403,9 +418,9 @@ pub fn main() -> i32 {
             args,
         } => {
             let src = try_or_report!(Source::read(&file, dialect.dialect()));
-            rpy_passes::rules::reset_fire_counts();
-            let program = try_or_report!(pipeline::lowlevel(&src));
-            save_fire_counts(&format!("rpy interp {file}"));
+            let program = try_or_report!(counting_fires(&format!("rpy interp {file}"), || {
+                pipeline::lowlevel(&src)
+            }));
             let mut argv = vec![file.clone()];
             argv.extend(args);
             let stdout = std::io::stdout();
@@ -416,8 +431,19 @@ pub fn main() -> i32 {
             let _ = out.flush();
             match result {
                 Ok(status) => status as i32,
-                Err(e) => {
+                // An uncaught exception: the executable's stderr line and
+                // exit status.
+                Err(e) if e.is_fatal() => {
                     eprintln!("{}", e.message);
+                    1
+                }
+                // Something no well-typed program does: rpy's bug, not the
+                // program's, so say where it happened.
+                Err(e) => {
+                    eprintln!("rpy interp: internal error: {e}");
+                    for graph in &e.traceback {
+                        eprintln!("    in {graph}");
+                    }
                     1
                 }
             }
@@ -455,12 +481,10 @@ pub fn main() -> i32 {
             if let Some(var) = explain {
                 return explain_command(&src, stage, &var);
             }
-            rpy_passes::rules::reset_fire_counts();
-            let shown = pipeline::run_until(&src, stage, &mut Timings::default());
-            if shown.is_ok() {
-                save_fire_counts(&format!("rpy show --stage {} {file}", stage.name()));
-            }
-            match shown {
+            let command = format!("rpy show --stage {} {file}", stage.name());
+            match counting_fires(&command, || {
+                pipeline::run_until(&src, stage, &mut Timings::default())
+            }) {
                 Ok(out) => match graphview::render(
                     &out,
                     format,

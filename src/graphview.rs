@@ -14,7 +14,7 @@
 //!   low-level type on hover, and each operation's source line beside it
 //!   (the line's text on hover).
 
-use crate::pipeline::StageOutput;
+use crate::pipeline::{chosen_graphs, StageOutput};
 use rpy_ir::graph::{Arg, Block, BlockId, FunctionGraph, Link, Program, Stage};
 use rpy_ir::text::{constant_text, CanonicalNames};
 use std::collections::HashMap;
@@ -31,20 +31,6 @@ pub enum Format {
     Svg,
     /// One self-contained HTML page with every function's graph.
     Html,
-}
-
-/// The graphs to show: all of the program's, or the one named `func`.
-fn chosen<'p, S: Stage>(
-    p: &'p Program<S>,
-    func: Option<&str>,
-) -> Result<Vec<&'p FunctionGraph<S>>, String> {
-    match func {
-        None => Ok(p.graphs.iter().collect()),
-        Some(f) => p
-            .graph(f)
-            .map(|g| vec![g])
-            .ok_or_else(|| format!("no function named '{f}' in the program")),
-    }
 }
 
 /// One operation, in the text form's words, with its source line.
@@ -103,7 +89,8 @@ fn block_views<S: Stage>(g: &FunctionGraph<S>) -> (Vec<BlockView>, CanonicalName
                         result: names.vars[op.result.0 as usize].clone(),
                         opname: op.opname.clone(),
                         args: op.args.iter().map(arg).collect(),
-                        line: op.pos.map(|p| p.line),
+                        // line 0: a position made up for an error path
+                        line: op.pos.map(|p| p.line).filter(|&n| n > 0),
                     })
                     .collect(),
                 switch: b.exitswitch.as_ref().map(arg),
@@ -121,7 +108,7 @@ pub fn dot<S: Stage>(p: &Program<S>, func: Option<&str>) -> Result<String, Strin
     let mut out = String::from(
         "digraph program {\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n  edge [fontname=\"monospace\", fontsize=9];\n",
     );
-    for (gi, g) in chosen(p, func)?.into_iter().enumerate() {
+    for (gi, g) in chosen_graphs(p, func)?.into_iter().enumerate() {
         let (blocks, _) = block_views(g);
         let _ = writeln!(
             out,
@@ -221,7 +208,7 @@ pub fn html<S: Stage>(
         escape(path),
         escape(stage)
     );
-    for (gi, g) in chosen(p, func)?.into_iter().enumerate() {
+    for (gi, g) in chosen_graphs(p, func)?.into_iter().enumerate() {
         let (blocks, names) = block_views(g);
         let infos: HashMap<&str, String> = names
             .vars

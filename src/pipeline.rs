@@ -6,7 +6,7 @@
 
 use rpy_ir::ast::{Dialect, Module};
 use rpy_ir::diag::{Diagnostic, Diagnostics, Pos};
-use rpy_ir::graph::{Annotated, ExceptionsExplicit, Flow, LowLevel, Program};
+use rpy_ir::graph::{Annotated, ExceptionsExplicit, Flow, FunctionGraph, LowLevel, Program, Stage};
 use rpy_ir::text;
 use std::time::{Duration, Instant};
 
@@ -75,19 +75,30 @@ pub enum StageOutput {
     C(String),
 }
 
+/// The graphs `rpy show` shows: all of the program's, or the one named `func`.
+pub fn chosen_graphs<'p, S: Stage>(
+    p: &'p Program<S>,
+    func: Option<&str>,
+) -> Result<Vec<&'p FunctionGraph<S>>, String> {
+    match func {
+        None => Ok(p.graphs.iter().collect()),
+        Some(f) => p
+            .graph(f)
+            .map(|g| vec![g])
+            .ok_or_else(|| format!("no function named '{f}' in the program")),
+    }
+}
+
 impl StageOutput {
     /// The text form of this output; `func` restricts graph stages to one graph.
     pub fn to_text(&self, func: Option<&str>) -> Result<String, String> {
-        fn graphs<S: rpy_ir::graph::Stage>(
-            p: &Program<S>,
-            func: Option<&str>,
-        ) -> Result<String, String> {
+        fn graphs<S: Stage>(p: &Program<S>, func: Option<&str>) -> Result<String, String> {
             match func {
                 None => Ok(text::print_program(p)),
-                Some(f) => p
-                    .graph(f)
+                Some(_) => Ok(chosen_graphs(p, func)?
+                    .into_iter()
                     .map(text::print_graph)
-                    .ok_or_else(|| format!("no function named '{f}' in the program")),
+                    .collect()),
             }
         }
         match self {
@@ -132,8 +143,10 @@ pub struct Timings {
     /// The C compiler's run, when the translation went that far: usually
     /// most of the time.
     pub c_compile: Option<Duration>,
-    /// Where to show progress; `None` shows none.
-    pub progress: Option<Progress>,
+    /// Whether to show, on standard error, which step is running: one
+    /// status line rewritten as each step starts, so that a translation
+    /// whose C compile takes minutes does not look stuck.
+    pub progress: bool,
 }
 
 impl Timings {
@@ -142,7 +155,7 @@ impl Timings {
     pub fn with_progress_on_terminal() -> Timings {
         use std::io::IsTerminal;
         Timings {
-            progress: std::io::stderr().is_terminal().then_some(Progress),
+            progress: std::io::stderr().is_terminal(),
             ..Timings::default()
         }
     }
@@ -153,35 +166,21 @@ impl Timings {
 
     /// Tells the user, if shown, that `step` is starting.
     pub fn starting(&self, step: &str) {
-        if let Some(p) = &self.progress {
-            p.show(step);
-        }
+        self.progress_line(&format!("    running {step}..."));
     }
 
     /// Clears the progress line, if shown, before the result is printed.
     pub fn finished(&self) {
-        if self.progress.is_some() {
-            Progress::clear();
+        self.progress_line("");
+    }
+
+    /// Replaces the progress line, if shown, by `text`: `\r` and "erase
+    /// line", so the line is rewritten, not appended to.
+    fn progress_line(&self, text: &str) {
+        use std::io::Write;
+        if self.progress {
+            let _ = write!(std::io::stderr(), "\r\x1b[K{text}");
         }
-    }
-}
-
-/// Progress on a terminal: one status line on standard error, rewritten as
-/// each step starts, so a translation whose C compile takes minutes does not
-/// look stuck.
-#[derive(Debug, Clone, Copy)]
-pub struct Progress;
-
-impl Progress {
-    fn show(&self, step: &str) {
-        use std::io::Write;
-        // `\r` and "erase line": the line is replaced, not appended to.
-        let _ = write!(std::io::stderr(), "\r\x1b[K    running {step}...");
-    }
-
-    fn clear() {
-        use std::io::Write;
-        let _ = write!(std::io::stderr(), "\r\x1b[K");
     }
 }
 

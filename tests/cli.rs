@@ -5,13 +5,16 @@ mod support;
 use std::process::Command;
 
 fn rpy(args: &[&str]) -> (String, String, i32) {
+    let cache = std::env::temp_dir().join(format!("rpy-cli-{}", std::process::id()));
+    rpy_with_cache(&cache, args)
+}
+
+/// `rpy` with its cache (and its saved rule fire counts) in `cache`.
+fn rpy_with_cache(cache: &std::path::Path, args: &[&str]) -> (String, String, i32) {
     let out = Command::new(env!("CARGO_BIN_EXE_rpy"))
         .args(args)
         .current_dir(support::root())
-        .env(
-            "RPY_CACHE_DIR",
-            std::env::temp_dir().join(format!("rpy-cli-{}", std::process::id())),
-        )
+        .env("RPY_CACHE_DIR", cache)
         .output()
         .unwrap();
     (
@@ -283,6 +286,45 @@ fn translate_shows_progress_per_stage_on_a_terminal() {
 }
 
 #[test]
+fn interp_ends_an_uncaught_exception_as_the_executable_does() {
+    let dir = scratch("uncaught");
+    let source = dir.join("raise.py");
+    std::fs::write(
+        &source,
+        "
+class MyError(Exception):
+    pass
+
+def entry_point(argv):
+    print(\"before\")
+    if len(argv) > 1:
+        raise MyError()
+    return int(\"abc\")
+
+def target(*args):
+    return entry_point
+",
+    )
+    .unwrap();
+    for (args, stderr) in [
+        (&["7"][..], "MyError\n"),
+        (
+            &[][..],
+            "fatal RPython error: ValueError: invalid literal for int() with base 10: 'abc'\n",
+        ),
+    ] {
+        let run = |command: &str| {
+            let mut all = vec![command, "--py3", path_str(&source)];
+            all.extend(args);
+            rpy(&all)
+        };
+        let interpreted = run("interp");
+        assert_eq!(interpreted, ("before\n".into(), stderr.into(), 1));
+        assert_eq!(run("run"), interpreted);
+    }
+}
+
+#[test]
 fn double_dash_ends_the_options() {
     let dir = scratch("double-dash");
     let source = dir.join("-arith.py");
@@ -357,15 +399,7 @@ fn trace_help_lists_the_passes_its_error_message_lists() {
 #[test]
 fn rules_names_the_translation_its_counts_come_from() {
     let cache = scratch("rules-cache");
-    let rpy_in = |args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_rpy"))
-            .args(args)
-            .current_dir(support::root())
-            .env("RPY_CACHE_DIR", &cache)
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
+    let rpy_in = |args: &[&str]| rpy_with_cache(&cache, args).0;
     let first_line = |text: String| text.lines().next().unwrap_or_default().to_string();
     assert!(first_line(rpy_in(&["rules"])).contains("no translation has run yet"));
     rpy_in(&["interp", "tests/programs/py3/fib.py", "10"]);
@@ -654,24 +688,33 @@ fn show_format_html_draws_the_bytecode_interpreter_in_a_browser() {
         return;
     };
     let dir = scratch("html-viewer");
-    // The annotated graphs: the rtyper cannot lower this program yet.
-    let (page, err, status) = rpy(&[
-        "show",
-        "--stage",
-        "annotate",
-        "--format",
-        "html",
-        "tests/programs/py3/bytecode_vm/main.py",
-    ]);
-    assert_eq!(status, 0, "{err}");
+    let page_of = |stage: &str| {
+        let (page, err, status) = rpy(&[
+            "show",
+            "--stage",
+            stage,
+            "--format",
+            "html",
+            "tests/programs/py3/bytecode_vm/main.py",
+        ]);
+        assert_eq!(status, 0, "{stage}: {err}");
+        page
+    };
+    // Hover shows annotations after the annotator.
+    assert!(
+        page_of("annotate").contains("title=\"SomeInteger"),
+        "no annotation on hover"
+    );
+    // The low-level graphs are the ones drawn in the browser.
+    let page = page_of("rtype");
     let file = dir.join("vm.html");
     std::fs::write(&file, &page).unwrap();
     let exits = page.matches("class=\"exit\"").count();
     assert!(exits > 20, "{exits} links");
-    // Hover shows annotations; operations show their source line.
+    // Hover shows low-level types; operations show their source line.
     assert!(
-        page.contains("title=\"SomeInteger"),
-        "no annotation on hover"
+        page.contains("title=\"Signed"),
+        "no low-level type on hover"
     );
     assert!(page.contains("class=\"line\""), "no source lines");
     let browse = |extra: &[&str]| {

@@ -8,6 +8,11 @@ use std::process::Command;
 /// Runs `rpy translate` on `source` and returns (stderr, status, whether an
 /// output file was written).
 fn translate(name: &str, source: &str, flag: &str) -> (String, i32, bool) {
+    translate_bytes(name, source.as_bytes(), &[flag])
+}
+
+/// `translate` of raw bytes (a binary file, bad UTF-8), with `flags`.
+fn translate_bytes(name: &str, source: &[u8], flags: &[&str]) -> (String, i32, bool) {
     let dir = std::env::temp_dir().join(format!("rpy-diag-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join(format!("{name}.py"));
@@ -15,7 +20,7 @@ fn translate(name: &str, source: &str, flag: &str) -> (String, i32, bool) {
     let exe = dir.join(name);
     let out = Command::new(env!("CARGO_BIN_EXE_rpy"))
         .arg("translate")
-        .arg(flag)
+        .args(flags)
         .arg(&file)
         .arg("-o")
         .arg(&exe)
@@ -386,24 +391,6 @@ diagnostic_test!(
     &format!("class A(object):\n    pass\nclass A(A):\n    pass\ndef entry_point(argv):\n    A()\n    return 0\n{ENTRY}")
 );
 
-/// Runs `rpy translate` on raw bytes (a binary file, bad UTF-8).
-fn translate_bytes(name: &str, source: &[u8]) -> (String, i32, bool) {
-    let dir = std::env::temp_dir().join(format!("rpy-diag-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join(format!("{name}.py"));
-    std::fs::write(&file, source).unwrap();
-    let exe = dir.join(name);
-    let out = Command::new(env!("CARGO_BIN_EXE_rpy"))
-        .arg("translate")
-        .arg(&file)
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).replace(&*dir.to_string_lossy(), "DIR");
-    (stderr, out.status.code().unwrap_or(-1), exe.exists())
-}
-
 #[test]
 fn an_error_on_a_long_line_shows_a_window_around_the_column() {
     // 200 KB on one line, the error near its middle.
@@ -423,6 +410,7 @@ fn control_bytes_of_a_binary_file_are_escaped() {
     let (stderr, status, written) = translate_bytes(
         "binary",
         b"def entry_point(argv):\n    x = \x1b[2J\x07\x00\x01\n",
+        &[],
     );
     assert_eq!(status, 1, "{stderr}");
     assert!(!written);
@@ -435,7 +423,8 @@ fn control_bytes_of_a_binary_file_are_escaped() {
 
 #[test]
 fn invalid_utf8_is_reported_at_its_byte() {
-    let (stderr, status, written) = translate_bytes("latin", b"# a comment\nx = '\xe9t\xe9'\n");
+    let (stderr, status, written) =
+        translate_bytes("latin", b"# a comment\nx = '\xe9t\xe9'\n", &[]);
     assert_eq!(status, 1, "{stderr}");
     assert!(!written);
     assert!(

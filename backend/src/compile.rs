@@ -20,10 +20,13 @@ fn unique_suffix() -> String {
     )
 }
 
-/// Removes a directory when dropped, and when rpy is killed by SIGINT,
-/// SIGTERM or SIGHUP while it exists (`killed_cleanup`).
+/// Removes a directory and the temporary executable built from it when
+/// dropped (the executable is gone by then when it was moved into place),
+/// and when rpy is killed by SIGINT, SIGTERM or SIGHUP while they exist
+/// (`killed_cleanup`).
 struct TempDir {
     path: PathBuf,
+    output: PathBuf,
     /// Its entry in the table the signal handler cleans up from.
     slot: Option<usize>,
 }
@@ -37,7 +40,11 @@ impl TempDir {
         let mut removed: Vec<PathBuf> = files.iter().map(|f| path.join(f)).collect();
         removed.push(output.to_path_buf());
         let slot = killed_cleanup::register(&removed, &path);
-        Ok(TempDir { path, slot })
+        Ok(TempDir {
+            path,
+            output: output.to_path_buf(),
+            slot,
+        })
     }
 }
 
@@ -47,6 +54,7 @@ impl Drop for TempDir {
             killed_cleanup::unregister(slot);
         }
         let _ = std::fs::remove_dir_all(&self.path);
+        let _ = std::fs::remove_file(&self.output);
     }
 }
 
@@ -203,13 +211,11 @@ pub fn compile_c(c_source: &str, output: &Path, opt_level: &str) -> Result<(), S
     let out = match result {
         Ok(out) => out,
         Err(e) => {
-            let _ = std::fs::remove_file(&tmp_out);
             let _ = std::fs::remove_file(output);
             return Err(format!("cannot run the C compiler '{program}': {e}"));
         }
     };
     if !out.status.success() {
-        let _ = std::fs::remove_file(&tmp_out);
         let _ = std::fs::remove_file(output);
         return Err(format!(
             "the C compiler failed ({}):\n{}{}",
@@ -219,7 +225,6 @@ pub fn compile_c(c_source: &str, output: &Path, opt_level: &str) -> Result<(), S
         ));
     }
     if let Err(e) = std::fs::rename(&tmp_out, output) {
-        let _ = std::fs::remove_file(&tmp_out);
         return Err(format!(
             "cannot move the executable to {}: {e}",
             output.display()

@@ -7,6 +7,7 @@ use rpy::pipeline::{Source, StageName};
 use rpy_ir::ast::Dialect;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -14,25 +15,33 @@ pub fn root() -> PathBuf {
 
 /// The CPython that is the oracle for `dialect`, if this machine has it.
 /// `RPY_PYTHON2`, when set, is the only Python 2.7 tried (empty: none).
-/// When it is missing, the run's output says so once (see `report_missing`).
+/// Looked for once per test binary; when it is missing, the run's output
+/// says so then (see `report_missing`).
 pub fn oracle(dialect: Dialect) -> Option<PathBuf> {
-    let found = find_oracle(dialect);
-    if found.is_none() {
-        report_missing(dialect);
-    }
+    static PY2: OnceLock<Option<PathBuf>> = OnceLock::new();
+    static PY3: OnceLock<Option<PathBuf>> = OnceLock::new();
+    let found = match dialect {
+        Dialect::Py2 => &PY2,
+        Dialect::Py3 => &PY3,
+    };
     found
+        .get_or_init(|| {
+            let found = find_oracle(dialect);
+            if found.is_none() {
+                report_missing(dialect);
+            }
+            found
+        })
+        .clone()
 }
 
 fn find_oracle(dialect: Dialect) -> Option<PathBuf> {
-    let candidates: Vec<PathBuf> = match dialect {
-        Dialect::Py2 if std::env::var_os("RPY_PYTHON2").is_some() => {
-            let given = std::env::var_os("RPY_PYTHON2").unwrap_or_default();
-            Some(PathBuf::from(given))
-                .filter(|p| !p.as_os_str().is_empty())
-                .into_iter()
-                .collect()
-        }
-        Dialect::Py2 => {
+    let candidates: Vec<PathBuf> = match (dialect, std::env::var_os("RPY_PYTHON2")) {
+        (Dialect::Py2, Some(given)) => Some(PathBuf::from(given))
+            .filter(|p| !p.as_os_str().is_empty())
+            .into_iter()
+            .collect(),
+        (Dialect::Py2, None) => {
             let mut c = Vec::new();
             if let Some(home) = std::env::var_os("HOME") {
                 c.push(Path::new(&home).join(".pyenv/versions/2.7.18/bin/python2.7"));
@@ -41,7 +50,7 @@ fn find_oracle(dialect: Dialect) -> Option<PathBuf> {
             c.push("python2.7".into());
             c
         }
-        Dialect::Py3 => vec!["python3".into()],
+        (Dialect::Py3, _) => vec!["python3".into()],
     };
     candidates.into_iter().find(|p| {
         Command::new(p)
@@ -53,20 +62,12 @@ fn find_oracle(dialect: Dialect) -> Option<PathBuf> {
     })
 }
 
-/// Says, once per test binary and dialect, that the CPython comparisons of
-/// `dialect` are skipped. Written straight to the process's standard error,
+/// Says that the CPython comparisons of `dialect` are skipped. Written straight to the process's standard error,
 /// which the test harness does not capture (it captures `eprintln!`), so
 /// the note shows in the run's output next to its summary, not only in the
 /// output of a failing test.
 fn report_missing(dialect: Dialect) {
     use std::io::Write;
-    static REPORTED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
-    let key = format!("{dialect:?}");
-    let mut reported = REPORTED.lock().unwrap_or_else(|e| e.into_inner());
-    if reported.contains(&key) {
-        return;
-    }
-    reported.push(key);
     let note = match dialect {
         Dialect::Py2 => "note: CPython 2.7 is not installed (~/.pyenv/versions/2.7.18/bin/python2.7): \
                          the Python 2 programs are not compared with CPython; README.md says how to install it\n",
