@@ -182,17 +182,6 @@ fn handler_ranges(program: &Program<LowLevel>) -> HashMap<u32, (i64, i64)> {
         .collect()
 }
 
-/// The value a graph returns, with the exception state set, when it raises.
-fn error_value(t: &LowLevelType) -> Constant {
-    match t {
-        LowLevelType::Signed | LowLevelType::Unsigned => Constant::Int(0),
-        LowLevelType::Float => Constant::Float(0.0),
-        LowLevelType::Bool => Constant::Bool(false),
-        LowLevelType::Char => Constant::Char(0),
-        LowLevelType::Void | LowLevelType::Ptr(_) | LowLevelType::FuncPtr(_) => Constant::None,
-    }
-}
-
 type G = FunctionGraph<ExceptionsExplicit>;
 
 struct GraphTransform<'a> {
@@ -235,7 +224,7 @@ impl GraphTransform<'_> {
     /// The link that leaves the graph with the pending exception.
     fn propagate(&self, exitcase: Option<Constant>) -> Link {
         Link::new(
-            vec![Arg::Const(error_value(&self.result_type()))],
+            vec![Arg::Const(lltype::zero_constant(&self.result_type()))],
             self.g.returnblock,
             exitcase,
         )
