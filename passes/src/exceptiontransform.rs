@@ -39,37 +39,17 @@ use std::collections::{HashMap, HashSet};
 pub fn transform(program: Program<LowLevel>) -> Result<Program<ExceptionsExplicit>, Diagnostic> {
     let raising = RaiseAnalysis::new(&program);
     let ranges = handler_ranges(&program);
-    let Program {
-        path,
-        graphs,
-        entry,
-        types,
-        prebuilt,
-        facts,
-    } = program;
-    let graphs = graphs
-        .into_iter()
-        .map(|g| {
-            let g = g.map_stage::<ExceptionsExplicit>(|_, t| t.clone());
-            let mut g = GraphTransform {
-                raising: &raising,
-                ranges: &ranges,
-                path: &path,
-                g,
-                raise_block: None,
-            }
-            .run()?;
-            crate::simplify::simplify_graph(&mut g);
-            Ok(g)
-        })
-        .collect::<Result<_, _>>()?;
-    Ok(Program {
-        path,
-        graphs,
-        entry,
-        types,
-        prebuilt,
-        facts,
+    program.try_map_graphs(|path, g| {
+        let mut g = GraphTransform {
+            raising: &raising,
+            ranges: &ranges,
+            path,
+            g: g.map_stage(|_, t| t.clone()),
+            raise_block: None,
+        }
+        .run()?;
+        crate::simplify::simplify_graph(&mut g);
+        Ok(g)
     })
 }
 
