@@ -38,11 +38,9 @@ use std::collections::{HashMap, HashSet};
 /// Makes the exceptions of every graph of `program` explicit.
 pub fn transform(program: Program<LowLevel>) -> Result<Program<ExceptionsExplicit>, Diagnostic> {
     let raising = RaiseAnalysis::new(&program);
-    let ranges = handler_ranges(&program);
     program.try_map_graphs(|path, g| {
         let mut g = GraphTransform {
             raising: &raising,
-            ranges: &ranges,
             path,
             g: g.map_stage(|_, t| t.clone()),
             raise_block: None,
@@ -57,6 +55,9 @@ pub fn transform(program: Program<LowLevel>) -> Result<Program<ExceptionsExplici
 pub struct RaiseAnalysis {
     graphs: HashSet<String>,
     sigs: HashSet<FuncSig>,
+    /// The subclass id range of each vtable static, by its index: what a
+    /// handler whose exitcase names it catches.
+    ranges: HashMap<u32, (i64, i64)>,
     /// The statics of the handlers that catch every class of the program
     /// (their subclass range holds every class id).
     catch_all: HashSet<u32>,
@@ -84,6 +85,7 @@ impl RaiseAnalysis {
         let mut a = RaiseAnalysis {
             graphs: HashSet::new(),
             sigs: HashSet::new(),
+            ranges,
             catch_all,
         };
         loop {
@@ -106,8 +108,7 @@ impl RaiseAnalysis {
     }
 
     fn graph_raises(&self, g: &FunctionGraph<LowLevel>) -> bool {
-        g.reverse_postorder().into_iter().any(|b| {
-            let block = g.block(b);
+        g.blocks.iter().any(|block| {
             // A call under a handler of every class raises nothing out
             // (what the handler raises again links to the except block).
             let caught_all = block.catches_exceptions()
@@ -166,7 +167,6 @@ type G = FunctionGraph<ExceptionsExplicit>;
 
 struct GraphTransform<'a> {
     raising: &'a RaiseAnalysis,
-    ranges: &'a HashMap<u32, (i64, i64)>,
     path: &'a str,
     g: G,
     /// The block a raise goes to: `exc_set` of its two arguments, then the
@@ -391,7 +391,7 @@ impl GraphTransform<'_> {
         let count = handlers.len();
         for (k, h) in handlers.into_iter().enumerate() {
             let range = match &h.exitcase {
-                Some(Constant::Prebuilt(i)) => self.ranges.get(i).copied(),
+                Some(Constant::Prebuilt(i)) => self.raising.ranges.get(i).copied(),
                 _ => None,
             };
             let (lo, hi) = range.ok_or_else(|| {
@@ -483,13 +483,8 @@ impl GraphTransform<'_> {
         pos: Option<Pos>,
     ) -> Link {
         let reraise = h.target == self.g.exceptblock
-            && h.last_exception.is_some()
-            && h.last_exc_value.is_some()
-            && h.args
-                == [
-                    Arg::Var(h.last_exception.expect("checked")),
-                    Arg::Var(h.last_exc_value.expect("checked")),
-                ];
+            && matches!((h.last_exception, h.last_exc_value),
+                (Some(t), Some(v)) if h.args == [Arg::Var(t), Arg::Var(v)]);
         if reraise {
             return self.propagate(Some(Constant::Bool(true)));
         }
