@@ -58,9 +58,10 @@ RPY_RT RPY_NORETURN void rpy_fatal(const char *kind, const char *msg) {
 }
 
 /* An exception left the entry point: after the program's output, the last
- * line of CPython's traceback, the class's name (without "__main__."), on
- * standard error; exit status 1. */
-RPY_RT RPY_NORETURN void rpy_uncaught_exception(RPyString *name) {
+ * line of CPython's traceback on standard error, the class's name (without
+ * "__main__.") and, when the instance has a message (NULL or empty when
+ * not), ": " and the message; exit status 1. */
+RPY_RT RPY_NORETURN void rpy_uncaught_exception(RPyString *name, RPyString *message) {
     static const char main_prefix[] = "__main__.";
     const size_t prefix_len = sizeof main_prefix - 1;
     const char *p = (const char *)name->items;
@@ -71,6 +72,10 @@ RPY_RT RPY_NORETURN void rpy_uncaught_exception(RPyString *name) {
         n -= prefix_len;
     }
     rpy_write_all(2, p, n);
+    if (message != NULL && message->f_length > 0) {
+        rpy_write_all(2, ": ", 2);
+        rpy_write_all(2, (const char *)message->items, (size_t)message->f_length);
+    }
     rpy_write_all(2, "\n", 1);
     exit(1);
 }

@@ -314,6 +314,11 @@ pub const SUBCLASSRANGE_MAX: &str = "subclassrange_max";
 /// The vtable field holding the class's name (a string), for uncaught
 /// exceptions.
 pub const CLASS_NAME: &str = "name";
+/// The field of `BaseException`'s instance struct (so of every exception
+/// instance, base fields first) holding `str()` of the argument it was
+/// built with (null or empty without one): what an uncaught exception's
+/// report prints after the class's name.
+pub const EXC_MESSAGE: &str = "exc_message";
 
 /// The fields of the root vtable, which every vtable begins with.
 pub fn object_vtable_fields() -> Vec<(String, LowLevelType)> {
