@@ -120,8 +120,7 @@ pub fn generate_c(program: &Program<ExceptionsExplicit>) -> Result<String, Diagn
         }
         let sig = FuncSig {
             c_name: ns.fresh("rpy_g_", &g.name),
-            params: g.params().iter().map(|v| g.info(*v).clone()).collect(),
-            result: g.info(g.block(g.returnblock).inputargs[0]).clone(),
+            ty: g.func_sig(),
         };
         sigs.insert(g.name.clone(), sig);
     }
@@ -209,6 +208,7 @@ fn exc_message_expr(types: &Types) -> String {
 fn emit_main(out: &mut String, entry: &FuncSig, types: &Types) -> Result<(), String> {
     let list = LowLevelType::Ptr(lltype::list_type_names(&LowLevelType::Ptr(lltype::STR.into())).0);
     let params: Vec<&LowLevelType> = entry
+        .ty
         .params
         .iter()
         .filter(|t| **t != LowLevelType::Void)
@@ -228,7 +228,7 @@ fn emit_main(out: &mut String, entry: &FuncSig, types: &Types) -> Result<(), Str
         }
     };
     let call = format!("{}({call_args})", entry.c_name);
-    let status = match &entry.result {
+    let status = match &entry.ty.result {
         LowLevelType::Void => format!("{call};\n    status = 0;"),
         LowLevelType::Signed | LowLevelType::Bool | LowLevelType::Char | LowLevelType::Unsigned => {
             format!("status = (long){call};")
