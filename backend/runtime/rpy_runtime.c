@@ -58,9 +58,10 @@ RPY_RT RPY_NORETURN void rpy_fatal(const char *kind, const char *msg) {
 }
 
 /* An exception left the entry point: after the program's output, the last
- * line of CPython's traceback, the class's name (without "__main__."), on
- * standard error; exit status 1. */
-RPY_RT RPY_NORETURN void rpy_uncaught_exception(RPyString *name) {
+ * line of CPython's traceback on standard error, the class's name (without
+ * "__main__.") and, when the instance has a message (NULL or empty when
+ * not), ": " and the message; exit status 1. */
+RPY_RT RPY_NORETURN void rpy_uncaught_exception(RPyString *name, RPyString *message) {
     static const char main_prefix[] = "__main__.";
     const size_t prefix_len = sizeof main_prefix - 1;
     const char *p = (const char *)name->items;
@@ -71,6 +72,10 @@ RPY_RT RPY_NORETURN void rpy_uncaught_exception(RPyString *name) {
         n -= prefix_len;
     }
     rpy_write_all(2, p, n);
+    if (message != NULL && message->f_length > 0) {
+        rpy_write_all(2, ": ", 2);
+        rpy_write_all(2, (const char *)message->items, (size_t)message->f_length);
+    }
     rpy_write_all(2, "\n", 1);
     exit(1);
 }
@@ -178,15 +183,6 @@ RPY_RT RPY_NORETURN void rpy_fatal_with_repr(const char *kind, const char *text,
     if (msg == NULL) rpy_fatal(kind, text);
     snprintf(msg, n, "%s%s", text, r);
     rpy_fatal(kind, msg);
-}
-
-/* a new string: the first followed by the second */
-RPY_RT RPyString *rpy_str_concat(RPyString *a, RPyString *b) {
-    long n = a->f_length, m = b->f_length;
-    RPyString *s = rpy_str_alloc(n + m);
-    memcpy(s->items, a->items, (size_t)n);
-    memcpy(s->items + n, b->items, (size_t)m);
-    return s;
 }
 
 /* str() of an int, in decimal */
@@ -445,45 +441,6 @@ fail:
     rpy_fatal_with_repr("ValueError", "could not convert string to float: ", s, 0);
 }
 
-/* s[i], negative i counting from the end; out of range is a fatal IndexError */
-RPY_RT unsigned char rpy_str_getitem(RPyString *s, long i) {
-    long n = s->f_length;
-    if (i < 0) i += n;
-    if (RPY_UNLIKELY((unsigned long)i >= (unsigned long)n))
-        rpy_fatal("IndexError", "string index out of range");
-    return s->items[i];
-}
-
-/* string equality */
-RPY_RT bool rpy_str_eq(RPyString *a, RPyString *b) {
-    if (a == b) return true;
-    if (a == NULL || b == NULL) return false;
-    return a->f_length == b->f_length &&
-           memcmp(a->items, b->items, (size_t)a->f_length) == 0;
-}
-
-/* -1, 0 or 1 as the first string sorts before, equal to or after the second (bytewise) */
-RPY_RT long rpy_str_cmp(RPyString *a, RPyString *b) {
-    long n = a->f_length, m = b->f_length;
-    int c = memcmp(a->items, b->items, (size_t)(n < m ? n : m));
-    if (c != 0) return c < 0 ? -1 : 1;
-    return n < m ? -1 : (n > m ? 1 : 0);
-}
-
-/* s * n (empty for n <= 0) */
-RPY_RT RPyString *rpy_str_mul(RPyString *s, long n) {
-    long len = s->f_length;
-    if (n <= 0 || len == 0) return rpy_str_alloc(0);
-    if (n > LONG_MAX / len) rpy_fatal("MemoryError", NULL);
-    RPyString *r = rpy_str_alloc(len * n);
-    if (len == 1) {
-        memset(r->items, s->items[0], (size_t)n);
-    } else {
-        for (long k = 0; k < n; k++) memcpy(r->items + k * len, s->items, (size_t)len);
-    }
-    return r;
-}
-
 /* writes the string's bytes to standard output */
 RPY_RT void rpy_print_str(RPyString *s) {
     if (s == NULL) {
@@ -496,15 +453,6 @@ RPY_RT void rpy_print_str(RPyString *s) {
 /* writes one byte to standard output */
 RPY_RT void rpy_print_char(unsigned char c) {
     rpy_write_stdout((const char *)&c, 1);
-}
-
-/* l[i] on a list of strings, negative i counting from the end; out of range is a fatal IndexError */
-RPY_RT RPyString *rpy_strlist_getitem(RPyStrList *l, long i) {
-    long n = l->f_length;
-    if (i < 0) i += n;
-    if (RPY_UNLIKELY((unsigned long)i >= (unsigned long)n))
-        rpy_fatal("IndexError", "list index out of range");
-    return l->f_items->items[i];
 }
 
 /* x ** y for y >= 0, wrapping */

@@ -20,13 +20,12 @@ use rpy_ir::lltype::{self, LowLevelType};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt::Write;
 
-/// The C signature of a graph.
+/// A graph's C function: its name and its type (`FunctionGraph::func_sig`:
+/// every parameter, though Void ones are not passed).
 #[derive(Clone, Debug)]
 pub struct FuncSig {
     pub c_name: String,
-    /// Types of all the graph's parameters (Void ones are not passed).
-    pub params: Vec<LowLevelType>,
-    pub result: LowLevelType,
+    pub ty: lltype::FuncSig,
 }
 
 /// What every function's code generation shares.
@@ -153,7 +152,7 @@ impl<'a> FuncGen<'a> {
             .filter(|v| *graph.info(**v) != LowLevelType::Void)
             .map(|v| c_decl(graph.info(*v), &var_name(*v), types))
             .collect();
-        let ret = c_type(&sig.result, types);
+        let ret = c_type(&sig.ty.result, types);
         let sep = if ret.ends_with('*') { "" } else { " " };
         format!(
             "static {ret}{sep}{}({})",
@@ -218,12 +217,7 @@ impl<'a> FuncGen<'a> {
 
     /// The function pointer type of the graph named `f`.
     fn graph_sig(&self, f: &str) -> Option<Box<lltype::FuncSig>> {
-        self.cx.sigs.get(f).map(|s| {
-            Box::new(lltype::FuncSig {
-                params: s.params.clone(),
-                result: s.result.clone(),
-            })
-        })
+        self.cx.sigs.get(f).map(|s| Box::new(s.ty.clone()))
     }
 
     fn arg_type(&self, a: &Arg) -> Option<LowLevelType> {
@@ -521,7 +515,7 @@ impl<'a> FuncGen<'a> {
                             format!("call of '{f}', which is not a graph of the program"),
                         )
                     })?;
-                    (sig.c_name.clone(), sig.params.clone(), sig.result.clone())
+                    (sig.c_name.clone(), sig.ty.params.clone(), sig.ty.result.clone())
                 }
                 Some(Arg::Const(Constant::Builtin(b))) => {
                     let rf = llops::runtime_func(b).ok_or_else(|| {

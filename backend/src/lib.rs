@@ -120,8 +120,7 @@ pub fn generate_c(program: &Program<ExceptionsExplicit>) -> Result<String, Diagn
         }
         let sig = FuncSig {
             c_name: ns.fresh("rpy_g_", &g.name),
-            params: g.params().iter().map(|v| g.info(*v).clone()).collect(),
-            result: g.info(g.block(g.returnblock).inputargs[0]).clone(),
+            ty: g.func_sig(),
         };
         sigs.insert(g.name.clone(), sig);
     }
@@ -175,10 +174,41 @@ pub fn generate_c(program: &Program<ExceptionsExplicit>) -> Result<String, Diagn
     Ok(out)
 }
 
+/// The C expression of the pending exception's message (`NULL` for none):
+/// its `exc_message` field, read through an exception instance struct of
+/// the program (every one begins with `typeptr` and `BaseException`'s
+/// `exc_message`, so any of them gives the field); `NULL` when the
+/// program has none.
+fn exc_message_expr(types: &Types) -> String {
+    let message = (
+        lltype::EXC_MESSAGE.to_string(),
+        LowLevelType::Ptr(lltype::STR.into()),
+    );
+    let through = types.table.iter().find_map(|(name, t)| match t {
+        lltype::ContainerType::GcStruct { fields, .. }
+            if fields.first().is_some_and(|f| f.0 == lltype::TYPEPTR)
+                && fields.get(1) == Some(&message) =>
+        {
+            Some((
+                types.struct_tag(name),
+                types.member(name, lltype::EXC_MESSAGE)?,
+            ))
+        }
+        _ => None,
+    });
+    match through {
+        Some((tag, member)) => {
+            format!("rpy_exc_value == NULL ? NULL : ((struct {tag} *)rpy_exc_value)->{member}")
+        }
+        None => "NULL".into(),
+    }
+}
+
 /// `main()`: the argument list, the entry point's call, the exit status.
 fn emit_main(out: &mut String, entry: &FuncSig, types: &Types) -> Result<(), String> {
     let list = LowLevelType::Ptr(lltype::list_type_names(&LowLevelType::Ptr(lltype::STR.into())).0);
     let params: Vec<&LowLevelType> = entry
+        .ty
         .params
         .iter()
         .filter(|t| **t != LowLevelType::Void)
@@ -198,7 +228,7 @@ fn emit_main(out: &mut String, entry: &FuncSig, types: &Types) -> Result<(), Str
         }
     };
     let call = format!("{}({call_args})", entry.c_name);
-    let status = match &entry.result {
+    let status = match &entry.ty.result {
         LowLevelType::Void => format!("{call};\n    status = 0;"),
         LowLevelType::Signed | LowLevelType::Bool | LowLevelType::Char | LowLevelType::Unsigned => {
             format!("status = (long){call};")
@@ -214,8 +244,9 @@ fn emit_main(out: &mut String, entry: &FuncSig, types: &Types) -> Result<(), Str
     let uncaught = match types.member(lltype::OBJECT_VTABLE, lltype::CLASS_NAME) {
         Some(name) => format!(
             "if (rpy_exc_type != NULL)\n        \
-             rpy_uncaught_exception(((struct {} *)rpy_exc_type)->{name});\n    ",
-            types.struct_tag(lltype::OBJECT_VTABLE)
+             rpy_uncaught_exception(((struct {} *)rpy_exc_type)->{name}, {});\n    ",
+            types.struct_tag(lltype::OBJECT_VTABLE),
+            exc_message_expr(types),
         ),
         None => String::new(),
     };

@@ -316,7 +316,7 @@ fn chain_length() -> G {
 #[ignore]
 fn tight_loop_is_as_fast_as_c() {
     let (mut g, ps) = G::new("entry", &[list_t()], T::Signed);
-    let a1 = g.call("rpy_strlist_getitem", vec![v(ps[0]), int(1)], str_t());
+    let a1 = g.str_list_item(v(ps[0]), int(1));
     let limit = g.call("rpy_str_to_int", vec![v(a1)], T::Signed);
     let state = [T::Signed, T::Signed, T::Signed, T::Signed];
     let (lp, lv) = g.block(&state);
@@ -420,7 +420,7 @@ fn depth_graphs() -> (G, G) {
 fn deep_recursion_is_a_fatal_error() {
     let (mut g, ps) = G::new("entry", &[list_t()], T::Signed);
     g.print(s("start\n"));
-    let a = g.call("rpy_strlist_getitem", vec![v(ps[0]), int(1)], str_t());
+    let a = g.str_list_item(v(ps[0]), int(1));
     let n = g.call("rpy_str_to_int", vec![v(a)], T::Signed);
     let d = g.op("direct_call", vec![func("depth"), v(n)], T::Signed);
     g.print_int(v(d));
@@ -482,7 +482,7 @@ fn rec_fib() -> G {
 #[ignore]
 fn recursive_calls_are_as_fast_as_c() {
     let (mut g, ps) = G::new("entry", &[list_t()], T::Signed);
-    let a1 = g.call("rpy_strlist_getitem", vec![v(ps[0]), int(1)], str_t());
+    let a1 = g.str_list_item(v(ps[0]), int(1));
     let n = g.call("rpy_str_to_int", vec![v(a1)], T::Signed);
     let r = g.op("direct_call", vec![func("fib"), v(n)], T::Signed);
     g.print(s("fib("));

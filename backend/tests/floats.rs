@@ -141,7 +141,7 @@ fn float_formatting_and_parsing_match_cpython() {
     let ret = g.ret();
     g.branch(v(c), (body, vec![v(lv[0]), v(lv[1])]), (ret, vec![int(0)]));
     g.cur = body;
-    let a = g.call("rpy_strlist_getitem", vec![v(bv[0]), v(bv[1])], str_t());
+    let a = g.str_list_item(v(bv[0]), v(bv[1]));
     let x = g.call("rpy_str_to_float", vec![v(a)], T::Float);
     let r3 = g.call("rpy_str_from_float", vec![v(x)], str_t());
     let r2 = g.call("rpy_str_from_float_py2", vec![v(x)], str_t());
@@ -197,10 +197,10 @@ fn float_operations_match_cpython() {
     let ret = g.ret();
     g.branch(v(c), (body, vec![v(lv[0]), v(lv[1])]), (ret, vec![int(0)]));
     g.cur = body;
-    let a = g.call("rpy_strlist_getitem", vec![v(bv[0]), v(bv[1])], str_t());
+    let a = g.str_list_item(v(bv[0]), v(bv[1]));
     let x = g.call("rpy_str_to_float", vec![v(a)], T::Float);
     let i1 = g.op("int_add", vec![v(bv[1]), int(1)], T::Signed);
-    let b = g.call("rpy_strlist_getitem", vec![v(bv[0]), v(i1)], str_t());
+    let b = g.str_list_item(v(bv[0]), v(i1));
     let y = g.call("rpy_str_to_float", vec![v(b)], T::Float);
     let mut results = Vec::new();
     for op in [
@@ -293,7 +293,7 @@ fn float_operations_match_cpython() {
 fn float_errors_are_fatal_value_errors() {
     let (mut g, ps) = G::new("entry", &[list_t()], T::Signed);
     g.print(s("before\n"));
-    let a = g.call("rpy_strlist_getitem", vec![v(ps[0]), int(1)], str_t());
+    let a = g.str_list_item(v(ps[0]), int(1));
     let x = g.call("rpy_str_to_float", vec![v(a)], T::Float);
     let r = g.call("rpy_str_from_float", vec![v(x)], str_t());
     g.print(v(r));

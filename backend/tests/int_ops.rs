@@ -78,7 +78,7 @@ fn int_ops_match_eval_int() {
     let (body, bv) = g.block(&state);
     let (pr, prv) = g.block(&[list_t(), T::Signed, T::Signed, T::Signed, T::Signed]);
 
-    let s1 = g.call("rpy_strlist_getitem", vec![v(argv), int(1)], str_t());
+    let s1 = g.str_list_item(v(argv), int(1));
     let k = g.call("rpy_str_to_int", vec![v(s1)], T::Signed);
     let n = g.op("getfield", vec![v(argv), name("length")], T::Signed);
     g.goto(lp, vec![v(argv), v(k), v(n), int(2)]);
@@ -93,10 +93,10 @@ fn int_ops_match_eval_int() {
     );
 
     g.cur = body;
-    let sx = g.call("rpy_strlist_getitem", vec![v(bv[0]), v(bv[3])], str_t());
+    let sx = g.str_list_item(v(bv[0]), v(bv[3]));
     let x = g.call("rpy_str_to_int", vec![v(sx)], T::Signed);
     let i1 = g.op("int_add", vec![v(bv[3]), int(1)], T::Signed);
-    let sy = g.call("rpy_strlist_getitem", vec![v(bv[0]), v(i1)], str_t());
+    let sy = g.str_list_item(v(bv[0]), v(i1));
     let y = g.call("rpy_str_to_int", vec![v(sy)], T::Signed);
     let mut cases = Vec::new();
     let mut op_blocks = Vec::new();

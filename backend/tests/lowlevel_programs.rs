@@ -126,6 +126,18 @@ fn exceptions_caught_up_the_stack_by_class_range() {
     t.snapshot("exceptions");
 }
 
+#[test]
+fn uncaught_exceptions_print_their_message() {
+    let t = ThreeWay::new("exception_messages");
+    t.check(&[], &outcome("start\n", "ValueError: bad value\n", 1));
+    t.check(&["a"], &outcome("start\n", "ValueError\n", 1));
+    t.check(&["a", "b"], &outcome("start\n", "MyError\n", 1));
+    t.check(
+        &["a", "b", "c"],
+        &outcome("start\n", "MyError: code 4\n", 1),
+    );
+}
+
 // ------------------------------------------------ random call trees
 
 use common::{func, int, v, Rng, G, T};

@@ -685,6 +685,35 @@ impl JitDriverDecl {
 }
 
 impl<S: Stage> Program<S> {
+    /// The same program with its graphs turned into another stage's, one
+    /// by one, by `f` (given the program's path, for diagnostics); the
+    /// first error stops it.
+    pub fn try_map_graphs<T: Stage, E>(
+        self,
+        mut f: impl FnMut(&str, FunctionGraph<S>) -> Result<FunctionGraph<T>, E>,
+    ) -> Result<Program<T>, E> {
+        let Program {
+            path,
+            graphs,
+            entry,
+            types,
+            prebuilt,
+            facts,
+        } = self;
+        let graphs = graphs
+            .into_iter()
+            .map(|g| f(&path, g))
+            .collect::<Result<_, _>>()?;
+        Ok(Program {
+            path,
+            graphs,
+            entry,
+            types,
+            prebuilt,
+            facts,
+        })
+    }
+
     /// The graphs whose address is a value somewhere (an operation or link
     /// argument other than a `direct_call`'s callee, a field or item of a
     /// static): the possible targets of an `indirect_call`.

@@ -158,8 +158,7 @@ pub struct RuntimeFunc {
     pub doc: &'static str,
 }
 
-/// The low-level types runtime functions take; `Str` is `Ptr(rpy_string)` and
-/// `StrList` the list of strings `entry_point` receives.
+/// The low-level types runtime functions take; `Str` is `Ptr(rpy_string)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RtType {
     Void,
@@ -168,7 +167,6 @@ pub enum RtType {
     Bool,
     Char,
     Str,
-    StrList,
 }
 
 impl RtType {
@@ -180,9 +178,6 @@ impl RtType {
             RtType::Bool => LowLevelType::Bool,
             RtType::Char => LowLevelType::Char,
             RtType::Str => LowLevelType::Ptr(crate::lltype::STR.to_string()),
-            RtType::StrList => {
-                LowLevelType::Ptr(crate::lltype::list_type_names(&RtType::Str.lltype()).0)
-            }
         }
     }
 }
@@ -199,7 +194,6 @@ macro_rules! runtime {
 }
 
 runtime! {
-    "rpy_str_concat" (Str, Str) -> Str, "a new string: the first followed by the second";
     "rpy_str_from_int" (Signed) -> Str, "str() of an int, in decimal";
     "rpy_str_from_float" (Float) -> Str, "str() of a float as Python 3 does: the shortest repr that round-trips";
     "rpy_str_from_float_py2" (Float) -> Str, "str() of a float as Python 2 does: '%.12g', with '.0' added to integral values";
@@ -207,13 +201,8 @@ runtime! {
     "rpy_str_from_bool" (Bool) -> Str, "'True' or 'False'";
     "rpy_str_to_int" (Str) -> Signed, "int() of a string: optional whitespace and sign, decimal digits; anything else is a fatal ValueError";
     "rpy_str_to_float" (Str) -> Float, "float() of a string; a malformed one is a fatal ValueError";
-    "rpy_str_getitem" (Str, Signed) -> Char, "s[i], negative i counting from the end; out of range is a fatal IndexError";
-    "rpy_str_eq" (Str, Str) -> Bool, "string equality";
-    "rpy_str_cmp" (Str, Str) -> Signed, "-1, 0 or 1 as the first string sorts before, equal to or after the second (bytewise)";
-    "rpy_str_mul" (Str, Signed) -> Str, "s * n (empty for n <= 0)";
     "rpy_print_str" (Str) -> Void, "writes the string's bytes to standard output";
     "rpy_print_char" (Char) -> Void, "writes one byte to standard output";
-    "rpy_strlist_getitem" (StrList, Signed) -> Str, "l[i] on a list of strings, negative i counting from the end; out of range is a fatal IndexError";
     "rpy_int_pow" (Signed, Signed) -> Signed, "x ** y for y >= 0, wrapping";
     "rpy_float_pow" (Float, Float) -> Float, "x ** y as C's pow()";
 }

@@ -55,6 +55,21 @@ pub fn split_top_level(text: &str) -> Vec<&str> {
     parts
 }
 
+/// The zero value of type `t` as a constant: 0, 0.0, False, `'\0'`, and
+/// `None` (null, or nothing for Void) for pointers. What a field of a static
+/// holds when nothing was stored in it, and the error value a graph returns
+/// with an exception pending after `exceptiontransform`.
+pub fn zero_constant(t: &LowLevelType) -> crate::graph::Constant {
+    use crate::graph::Constant;
+    match t {
+        LowLevelType::Signed | LowLevelType::Unsigned => Constant::Int(0),
+        LowLevelType::Float => Constant::Float(0.0),
+        LowLevelType::Bool => Constant::Bool(false),
+        LowLevelType::Char => Constant::Char(0),
+        LowLevelType::Void | LowLevelType::Ptr(_) | LowLevelType::FuncPtr(_) => Constant::None,
+    }
+}
+
 impl LowLevelType {
     pub fn parse(text: &str) -> Result<LowLevelType, String> {
         let text = text.trim();
@@ -299,6 +314,11 @@ pub const SUBCLASSRANGE_MAX: &str = "subclassrange_max";
 /// The vtable field holding the class's name (a string), for uncaught
 /// exceptions.
 pub const CLASS_NAME: &str = "name";
+/// The field of `BaseException`'s instance struct (so of every exception
+/// instance, base fields first) holding `str()` of the argument it was
+/// built with (null or empty without one): what an uncaught exception's
+/// report prints after the class's name.
+pub const EXC_MESSAGE: &str = "exc_message";
 
 /// The fields of the root vtable, which every vtable begins with.
 pub fn object_vtable_fields() -> Vec<(String, LowLevelType)> {

@@ -1148,19 +1148,26 @@ impl<'a> Line<'a> {
             }
         }
         self.expect("{")?;
-        let mut attrs = Vec::new();
-        if !self.eat("}") {
-            loop {
-                let attr = self.name("an attribute name")?;
-                self.expect(":")?;
-                attrs.push((attr, self.constant()?));
-                if self.eat("}") {
-                    break;
-                }
-                self.expect(",")?;
-            }
-        }
+        let attrs = self.named_constants("an attribute name")?;
         Ok(PrebuiltObject::Class { name, bases, attrs })
+    }
+
+    /// The rest of `{name: c, ..}`, after the `{`; `what` says what a
+    /// name is, for errors.
+    fn named_constants(&mut self, what: &str) -> Result<Vec<(String, Constant)>, TextError> {
+        let mut out = Vec::new();
+        if self.eat("}") {
+            return Ok(out);
+        }
+        loop {
+            let name = self.name(what)?;
+            self.expect(":")?;
+            out.push((name, self.constant()?));
+            if self.eat("}") {
+                return Ok(out);
+            }
+            self.expect(",")?;
+        }
     }
 
     /// `[..]`, `(..)`, `{k: v, ..}`, `Class {attr: v, ..}` or
@@ -1179,18 +1186,7 @@ impl<'a> Line<'a> {
             let ty = self.name("a struct type name")?;
             self.expect(">")?;
             self.expect("{")?;
-            let mut fields = Vec::new();
-            if !self.eat("}") {
-                loop {
-                    let name = self.name("a field name")?;
-                    self.expect(":")?;
-                    fields.push((name, self.constant()?));
-                    if self.eat("}") {
-                        break;
-                    }
-                    self.expect(",")?;
-                }
-            }
+            let fields = self.named_constants("a field name")?;
             let items = if self.eat("[") {
                 self.constants_until("]")?
             } else {
@@ -1205,39 +1201,25 @@ impl<'a> Line<'a> {
             let items = self.constants_until("]")?;
             return Ok(PrebuiltObject::Array { ty, items });
         }
-        let class = if self.eat("{") {
-            None
-        } else {
-            let class = self.name("a list, tuple, dict or class name")?;
-            self.expect("{")?;
-            Some(class)
-        };
-        let mut pairs = Vec::new();
-        let mut attrs = Vec::new();
-        if !self.eat("}") {
-            loop {
-                match class {
-                    None => {
-                        let key = self.constant()?;
-                        self.expect(":")?;
-                        pairs.push((key, self.constant()?));
+        if self.eat("{") {
+            let mut pairs = Vec::new();
+            if !self.eat("}") {
+                loop {
+                    let key = self.constant()?;
+                    self.expect(":")?;
+                    pairs.push((key, self.constant()?));
+                    if self.eat("}") {
+                        break;
                     }
-                    Some(_) => {
-                        let name = self.name("an attribute name")?;
-                        self.expect(":")?;
-                        attrs.push((name, self.constant()?));
-                    }
+                    self.expect(",")?;
                 }
-                if self.eat("}") {
-                    break;
-                }
-                self.expect(",")?;
             }
+            return Ok(PrebuiltObject::Dict(pairs));
         }
-        Ok(match class {
-            None => PrebuiltObject::Dict(pairs),
-            Some(class) => PrebuiltObject::Instance { class, attrs },
-        })
+        let class = self.name("a list, tuple, dict or class name")?;
+        self.expect("{")?;
+        let attrs = self.named_constants("an attribute name")?;
+        Ok(PrebuiltObject::Instance { class, attrs })
     }
 
     /// A constant (an exit case).

@@ -38,38 +38,16 @@ use std::collections::{HashMap, HashSet};
 /// Makes the exceptions of every graph of `program` explicit.
 pub fn transform(program: Program<LowLevel>) -> Result<Program<ExceptionsExplicit>, Diagnostic> {
     let raising = RaiseAnalysis::new(&program);
-    let ranges = handler_ranges(&program);
-    let Program {
-        path,
-        graphs,
-        entry,
-        types,
-        prebuilt,
-        facts,
-    } = program;
-    let graphs = graphs
-        .into_iter()
-        .map(|g| {
-            let g = g.map_stage::<ExceptionsExplicit>(|_, t| t.clone());
-            let mut g = GraphTransform {
-                raising: &raising,
-                ranges: &ranges,
-                path: &path,
-                g,
-                raise_block: None,
-            }
-            .run()?;
-            crate::simplify::simplify_graph(&mut g);
-            Ok(g)
-        })
-        .collect::<Result<_, _>>()?;
-    Ok(Program {
-        path,
-        graphs,
-        entry,
-        types,
-        prebuilt,
-        facts,
+    program.try_map_graphs(|path, g| {
+        let mut g = GraphTransform {
+            raising: &raising,
+            path,
+            g: g.map_stage(|_, t| t.clone()),
+            raise_block: None,
+        }
+        .run()?;
+        crate::simplify::simplify_graph(&mut g);
+        Ok(g)
     })
 }
 
@@ -77,6 +55,9 @@ pub fn transform(program: Program<LowLevel>) -> Result<Program<ExceptionsExplici
 pub struct RaiseAnalysis {
     graphs: HashSet<String>,
     sigs: HashSet<FuncSig>,
+    /// The subclass id range of each vtable static, by its index: what a
+    /// handler whose exitcase names it catches.
+    ranges: HashMap<u32, (i64, i64)>,
     /// The statics of the handlers that catch every class of the program
     /// (their subclass range holds every class id).
     catch_all: HashSet<u32>,
@@ -104,6 +85,7 @@ impl RaiseAnalysis {
         let mut a = RaiseAnalysis {
             graphs: HashSet::new(),
             sigs: HashSet::new(),
+            ranges,
             catch_all,
         };
         loop {
@@ -126,8 +108,7 @@ impl RaiseAnalysis {
     }
 
     fn graph_raises(&self, g: &FunctionGraph<LowLevel>) -> bool {
-        g.reverse_postorder().into_iter().any(|b| {
-            let block = g.block(b);
+        g.blocks.iter().any(|block| {
             // A call under a handler of every class raises nothing out
             // (what the handler raises again links to the except block).
             let caught_all = block.catches_exceptions()
@@ -182,22 +163,10 @@ fn handler_ranges(program: &Program<LowLevel>) -> HashMap<u32, (i64, i64)> {
         .collect()
 }
 
-/// The value a graph returns, with the exception state set, when it raises.
-fn error_value(t: &LowLevelType) -> Constant {
-    match t {
-        LowLevelType::Signed | LowLevelType::Unsigned => Constant::Int(0),
-        LowLevelType::Float => Constant::Float(0.0),
-        LowLevelType::Bool => Constant::Bool(false),
-        LowLevelType::Char => Constant::Char(0),
-        LowLevelType::Void | LowLevelType::Ptr(_) | LowLevelType::FuncPtr(_) => Constant::None,
-    }
-}
-
 type G = FunctionGraph<ExceptionsExplicit>;
 
 struct GraphTransform<'a> {
     raising: &'a RaiseAnalysis,
-    ranges: &'a HashMap<u32, (i64, i64)>,
     path: &'a str,
     g: G,
     /// The block a raise goes to: `exc_set` of its two arguments, then the
@@ -235,7 +204,7 @@ impl GraphTransform<'_> {
     /// The link that leaves the graph with the pending exception.
     fn propagate(&self, exitcase: Option<Constant>) -> Link {
         Link::new(
-            vec![Arg::Const(error_value(&self.result_type()))],
+            vec![Arg::Const(lltype::zero_constant(&self.result_type()))],
             self.g.returnblock,
             exitcase,
         )
@@ -422,7 +391,7 @@ impl GraphTransform<'_> {
         let count = handlers.len();
         for (k, h) in handlers.into_iter().enumerate() {
             let range = match &h.exitcase {
-                Some(Constant::Prebuilt(i)) => self.ranges.get(i).copied(),
+                Some(Constant::Prebuilt(i)) => self.raising.ranges.get(i).copied(),
                 _ => None,
             };
             let (lo, hi) = range.ok_or_else(|| {
@@ -514,13 +483,8 @@ impl GraphTransform<'_> {
         pos: Option<Pos>,
     ) -> Link {
         let reraise = h.target == self.g.exceptblock
-            && h.last_exception.is_some()
-            && h.last_exc_value.is_some()
-            && h.args
-                == [
-                    Arg::Var(h.last_exception.expect("checked")),
-                    Arg::Var(h.last_exc_value.expect("checked")),
-                ];
+            && matches!((h.last_exception, h.last_exc_value),
+                (Some(t), Some(v)) if h.args == [Arg::Var(t), Arg::Var(v)]);
         if reraise {
             return self.propagate(Some(Constant::Bool(true)));
         }

@@ -300,38 +300,10 @@ fn deep_recursion_uses_no_rust_stack() {
 
 #[test]
 fn argv_and_printing() {
-    // entry_point(argv): n = int(argv[1]); print(argv[0] + ": " + str(n * 2));
+    // entry_point(argv): n = int(argv[1]); print(argv[0], ": ", str(n * 2), "\n");
     //                    return len(argv) + items[2] length via getfield/getarrayitem
     let (mut g, b, ps) = graph("entry_point", &[strlist_t()], T::Signed);
     let argv = ps[0];
-    let a1 = call_rt(
-        &mut g,
-        b,
-        "rpy_strlist_getitem",
-        vec![v(argv), int(1)],
-        str_t(),
-    );
-    let n = call_rt(&mut g, b, "rpy_str_to_int", vec![v(a1)], T::Signed);
-    let n2 = op(&mut g, b, "int_mul", vec![v(n), int(2)], T::Signed);
-    let sn = call_rt(&mut g, b, "rpy_str_from_int", vec![v(n2)], str_t());
-    let a0 = call_rt(
-        &mut g,
-        b,
-        "rpy_strlist_getitem",
-        vec![v(argv), int(-3)],
-        str_t(),
-    );
-    let t1 = call_rt(&mut g, b, "rpy_str_concat", vec![v(a0), s(": ")], str_t());
-    let t2 = call_rt(&mut g, b, "rpy_str_concat", vec![v(t1), v(sn)], str_t());
-    let t3 = call_rt(&mut g, b, "rpy_str_concat", vec![v(t2), s("\n")], str_t());
-    call_rt(&mut g, b, "rpy_print_str", vec![v(t3)], T::Void);
-    let len = op(
-        &mut g,
-        b,
-        "getfield",
-        vec![v(argv), name("length")],
-        T::Signed,
-    );
     let (_, arr) = lltype::list_type_names(&str_t());
     let items = op(
         &mut g,
@@ -339,6 +311,21 @@ fn argv_and_printing() {
         "getfield",
         vec![v(argv), name("items")],
         T::Ptr(arr),
+    );
+    let a1 = op(&mut g, b, "getarrayitem", vec![v(items), int(1)], str_t());
+    let n = call_rt(&mut g, b, "rpy_str_to_int", vec![v(a1)], T::Signed);
+    let n2 = op(&mut g, b, "int_mul", vec![v(n), int(2)], T::Signed);
+    let sn = call_rt(&mut g, b, "rpy_str_from_int", vec![v(n2)], str_t());
+    let a0 = op(&mut g, b, "getarrayitem", vec![v(items), int(0)], str_t());
+    for piece in [v(a0), s(": "), v(sn), s("\n")] {
+        call_rt(&mut g, b, "rpy_print_str", vec![piece], T::Void);
+    }
+    let len = op(
+        &mut g,
+        b,
+        "getfield",
+        vec![v(argv), name("length")],
+        T::Signed,
     );
     let it2 = op(&mut g, b, "getarrayitem", vec![v(items), int(2)], str_t());
     let l2 = op(
@@ -373,30 +360,11 @@ fn argv_and_printing() {
         "fatal RPython error: ValueError: invalid literal for int() with base 10: 'x1'"
     );
     assert_eq!(e.graph, "entry_point");
-    let argv = vec!["prog".to_string()];
-    let e = LlInterpreter::new(&p)
-        .run_entry(&argv, &mut Vec::new())
-        .unwrap_err();
-    assert_eq!(
-        e.message,
-        "fatal RPython error: IndexError: list index out of range"
-    );
 }
 
 #[test]
 fn string_runtime_functions() {
     let text = |r: (Result<LlValue, LlError>, String)| r.0.unwrap().string_text().unwrap();
-    assert_eq!(
-        text(rt_call(
-            "rpy_str_concat",
-            vec![string(b"ab"), string(b"cd")]
-        )),
-        "abcd"
-    );
-    assert_eq!(
-        text(rt_call("rpy_str_concat", vec![string(b""), string(b"")])),
-        ""
-    );
     assert_eq!(
         text(rt_call("rpy_str_from_int", vec![LlValue::Signed(i64::MIN)])),
         "-9223372036854775808"
@@ -433,27 +401,6 @@ fn string_runtime_functions() {
         text(rt_call("rpy_str_from_float_py2", vec![LlValue::Float(2.0)])),
         "2.0"
     );
-    assert_eq!(
-        text(rt_call(
-            "rpy_str_mul",
-            vec![string(b"ab"), LlValue::Signed(3)]
-        )),
-        "ababab"
-    );
-    assert_eq!(
-        text(rt_call(
-            "rpy_str_mul",
-            vec![string(b"ab"), LlValue::Signed(0)]
-        )),
-        ""
-    );
-    assert_eq!(
-        text(rt_call(
-            "rpy_str_mul",
-            vec![string(b"ab"), LlValue::Signed(-5)]
-        )),
-        ""
-    );
 
     let val = |r: (Result<LlValue, LlError>, String)| r.0.unwrap();
     assert_eq!(
@@ -471,62 +418,8 @@ fn string_runtime_functions() {
         val(rt_call("rpy_str_to_float", vec![string(b" 1.5e3 ")])),
         LlValue::Float(1500.0)
     );
-    for (i, c) in [(0, b'h'), (4, b'o'), (-1, b'o'), (-5, b'h')] {
-        assert_eq!(
-            val(rt_call(
-                "rpy_str_getitem",
-                vec![string(b"hello"), LlValue::Signed(i)]
-            )),
-            LlValue::Char(c)
-        );
-    }
-    for i in [5, -6, i64::MIN, i64::MAX] {
-        assert_eq!(
-            fatal_message(
-                rt_call(
-                    "rpy_str_getitem",
-                    vec![string(b"hello"), LlValue::Signed(i)]
-                )
-                .0
-            ),
-            "fatal RPython error: IndexError: string index out of range"
-        );
-    }
-    let cmp = |a: &[u8], b: &[u8]| val(rt_call("rpy_str_cmp", vec![string(a), string(b)]));
-    assert_eq!(cmp(b"abc", b"abd"), LlValue::Signed(-1));
-    assert_eq!(cmp(b"abc", b"abc"), LlValue::Signed(0));
-    assert_eq!(cmp(b"abc", b"ab"), LlValue::Signed(1));
-    assert_eq!(cmp(b"", b"a"), LlValue::Signed(-1));
-    assert_eq!(cmp(b"\xff", b"a"), LlValue::Signed(1));
-    let eq = |a: &[u8], b: &[u8]| val(rt_call("rpy_str_eq", vec![string(a), string(b)]));
-    assert_eq!(eq(b"abc", b"abc"), LlValue::Bool(true));
-    assert_eq!(eq(b"abc", b"abcd"), LlValue::Bool(false));
     let (r, out) = rt_call("rpy_print_str", vec![LlValue::Ptr(None)]);
     assert_eq!((r, out.as_str()), (Ok(LlValue::Void), "None"));
-    assert_eq!(eq(b"", b""), LlValue::Bool(true));
-    let null_eq = |a: LlValue, b: LlValue| val(rt_call("rpy_str_eq", vec![a, b]));
-    assert_eq!(
-        null_eq(LlValue::Ptr(None), LlValue::Ptr(None)),
-        LlValue::Bool(true)
-    );
-    assert_eq!(
-        null_eq(LlValue::Ptr(None), string(b"")),
-        LlValue::Bool(false)
-    );
-    assert_eq!(
-        null_eq(string(b"x"), LlValue::Ptr(None)),
-        LlValue::Bool(false)
-    );
-    assert_eq!(
-        fatal_message(
-            rt_call(
-                "rpy_str_mul",
-                vec![string(b"ab"), LlValue::Signed(i64::MAX)]
-            )
-            .0
-        ),
-        "fatal RPython error: MemoryError"
-    );
     assert_eq!(
         fatal_message(rt_call("rpy_int_pow", vec![LlValue::Signed(2), LlValue::Signed(-1)]).0),
         "fatal RPython error: ValueError: integer power with a negative exponent"

@@ -111,6 +111,14 @@ impl G {
         self.op("direct_call", args, ty)
     }
 
+    /// `l[i]` of a list of strings (the argument list) for an `i` known to
+    /// be in range: the item of its items array.
+    pub fn str_list_item(&mut self, l: Arg, i: Arg) -> Var {
+        let array = T::Ptr(lltype::list_type_names(&str_t()).1);
+        let items = self.op("getfield", vec![l, name("items")], array);
+        self.op("getarrayitem", vec![v(items), i], str_t())
+    }
+
     /// print(s) of a string argument.
     pub fn print(&mut self, a: Arg) {
         self.call("rpy_print_str", vec![a], T::Void);

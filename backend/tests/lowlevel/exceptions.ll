@@ -40,13 +40,14 @@ graph entry_point(argv_0) {
       False -> return(0)
       True -> block1(argv_0)
   block1(argv_19: Ptr(list_rpy_string)):
-    v20: Ptr(rpy_string) = direct_call($rpy_strlist_getitem, argv_19, 1)
-    n_21: Signed = direct_call($rpy_str_to_int, v20)
-    v22: Signed = direct_call(@reraiser, n_21)
-    v23: Void = direct_call(@print_int, v22)
+    v20: Ptr(array_rpy_string) = getfield(argv_19, #items)
+    v21: Ptr(rpy_string) = getarrayitem(v20, 1)
+    n_22: Signed = direct_call($rpy_str_to_int, v21)
+    v23: Signed = direct_call(@reraiser, n_22)
+    v24: Void = direct_call(@print_int, v23)
     -> return(3)
-  returns v24: Signed
-  raises v25: Ptr(object_vtable), v26: Ptr(object)
+  returns v25: Signed
+  raises v26: Ptr(object_vtable), v27: Ptr(object)
 }
 
 graph print_int(n_0) {

@@ -187,9 +187,9 @@ fn execute(
                 }
             }
             Exit::Return(slot) => {
-                if let (1, Some((etype, _))) = (depth, &pending) {
+                if let (1, Some((etype, evalue))) = (depth, &pending) {
                     // The entry point's frame stays, for the error's traceback.
-                    return Err(uncaught(etype, &code.types));
+                    return Err(uncaught(etype, evalue, &code.types));
                 }
                 let v = std::mem::replace(&mut frame.slots[*slot as usize], LlValue::Void);
                 recycle(frames, &mut pool);
@@ -254,11 +254,11 @@ fn raise(
     mut etype: LlValue,
     mut evalue: LlValue,
 ) -> Result<(), Fail> {
+    let mut id = class_id(&etype, &code.types)?;
     loop {
-        let id = class_id(&etype, &code.types)?;
         if frames.len() == 1 {
             // The entry point's frame stays, for the error's traceback.
-            return Err(uncaught(&etype, &code.types));
+            return Err(uncaught(&etype, &evalue, &code.types));
         }
         recycle(frames, pool);
         let caller = frames.last_mut().expect("a calling frame");
@@ -283,6 +283,7 @@ fn raise(
             // A handler that raises again (a re-raise, or another exception).
             etype = get(&caller.slots, &h.link.args[0]).clone();
             evalue = get(&caller.slots, &h.link.args[1]).clone();
+            id = class_id(&etype, &code.types)?;
             continue;
         }
         follow(caller, g, &h.link, scratch);
@@ -290,26 +291,29 @@ fn raise(
     }
 }
 
-/// A field of a vtable (`subclassrange_min`, `name`) by name.
-fn vtable_field(etype: &LlValue, field: &str, types: &Types) -> Result<LlValue, Fail> {
-    let LlValue::Ptr(Some(vtable)) = etype else {
-        return Err(Fail::Internal(format!(
-            "an exception's class is a {}, not a vtable",
-            etype.kind()
-        )));
+/// A field of the object `v` points to, by name in the object's own type
+/// (a subclass's struct begins with its base's fields); `None` for a null
+/// pointer, a value that is not a pointer, or a type without the field.
+fn field_by_name(v: &LlValue, field: &str, types: &Types) -> Option<LlValue> {
+    let LlValue::Ptr(Some(obj)) = v else {
+        return None;
     };
-    let vtable = vtable.borrow();
-    types.list[vtable.ty as usize]
+    let obj = obj.borrow();
+    let i = types.list[obj.ty as usize]
         .fields
         .iter()
-        .position(|(n, _)| n == field)
-        .map(|i| vtable.fields[i].clone())
-        .ok_or_else(|| {
-            Fail::Internal(format!(
-                "an exception's class is a '{}', which has no field '{field}'",
-                vtable.type_name
-            ))
-        })
+        .position(|(n, _)| n == field)?;
+    Some(obj.fields[i].clone())
+}
+
+/// A field of an exception's vtable (`subclassrange_min`, `name`).
+fn vtable_field(etype: &LlValue, field: &str, types: &Types) -> Result<LlValue, Fail> {
+    field_by_name(etype, field, types).ok_or_else(|| {
+        Fail::Internal(format!(
+            "an exception's class (a {}) is not a vtable with a field '{field}'",
+            etype.kind()
+        ))
+    })
 }
 
 /// The id of an exception's class: its vtable's `subclassrange_min`.
@@ -324,13 +328,19 @@ fn class_id(etype: &LlValue, types: &Types) -> Result<i64, Fail> {
 }
 
 /// An exception left the entry point: the last line CPython's traceback
-/// would show, the class's name (without `__main__.`), as the executable
-/// writes it to stderr.
-fn uncaught(etype: &LlValue, types: &Types) -> Fail {
-    match vtable_field(etype, lltype::CLASS_NAME, types).map(|n| n.string_text()) {
-        Ok(Some(name)) => Fail::Fatal(name.strip_prefix("__main__.").unwrap_or(&name).to_string()),
-        Ok(None) => Fail::Internal("an uncaught exception's class has no name".into()),
-        Err(e) => e,
+/// would show, as the executable writes it to stderr: the class's name
+/// (without `__main__.`), then `: ` and the message when the instance has
+/// a non-empty one (`exc_message`, what `str()` of it gives).
+fn uncaught(etype: &LlValue, evalue: &LlValue, types: &Types) -> Fail {
+    let name = match vtable_field(etype, lltype::CLASS_NAME, types).map(|n| n.string_text()) {
+        Ok(Some(name)) => name,
+        Ok(None) => return Fail::Internal("an uncaught exception's class has no name".into()),
+        Err(e) => return e,
+    };
+    let class = name.strip_prefix("__main__.").unwrap_or(&name);
+    match field_by_name(evalue, lltype::EXC_MESSAGE, types).and_then(|m| m.string_text()) {
+        Some(message) if !message.is_empty() => Fail::Fatal(format!("{class}: {message}")),
+        _ => Fail::Fatal(class.to_string()),
     }
 }
 

@@ -26,8 +26,9 @@
 //! caller raises in turn. After the transform, the `exc_*` operations read
 //! and write one exception state per run. Either way, an exception that
 //! leaves the entry point ends the run as the executable does: a `Fatal`
-//! error whose message is the class's name as CPython's last traceback line
-//! shows it (`ValueError`, `MyError` for `__main__.MyError`).
+//! error whose message is CPython's last traceback line: the class's name
+//! (`ValueError`, `MyError` for `__main__.MyError`), then `: ` and the
+//! instance's `exc_message` when it is not empty (`ValueError: bad`).
 //!
 //! The program's statics (`PrebuiltObject::Struct`/`Array`) are built once,
 //! when the interpreter is made, one object each, so they are shared and

@@ -9,7 +9,6 @@ use std::io::Write;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Rt {
-    StrConcat,
     StrFromInt,
     StrFromFloat,
     StrFromFloatPy2,
@@ -17,13 +16,8 @@ pub(crate) enum Rt {
     StrFromBool,
     StrToInt,
     StrToFloat,
-    StrGetitem,
-    StrEq,
-    StrCmp,
-    StrMul,
     PrintStr,
     PrintChar,
-    StrlistGetitem,
     IntPow,
     FloatPow,
 }
@@ -31,7 +25,6 @@ pub(crate) enum Rt {
 impl Rt {
     pub fn from_name(name: &str) -> Option<Rt> {
         Some(match name {
-            "rpy_str_concat" => Rt::StrConcat,
             "rpy_str_from_int" => Rt::StrFromInt,
             "rpy_str_from_float" => Rt::StrFromFloat,
             "rpy_str_from_float_py2" => Rt::StrFromFloatPy2,
@@ -39,13 +32,8 @@ impl Rt {
             "rpy_str_from_bool" => Rt::StrFromBool,
             "rpy_str_to_int" => Rt::StrToInt,
             "rpy_str_to_float" => Rt::StrToFloat,
-            "rpy_str_getitem" => Rt::StrGetitem,
-            "rpy_str_eq" => Rt::StrEq,
-            "rpy_str_cmp" => Rt::StrCmp,
-            "rpy_str_mul" => Rt::StrMul,
             "rpy_print_str" => Rt::PrintStr,
             "rpy_print_char" => Rt::PrintChar,
-            "rpy_strlist_getitem" => Rt::StrlistGetitem,
             "rpy_int_pow" => Rt::IntPow,
             "rpy_float_pow" => Rt::FloatPow,
             _ => return None,
@@ -95,12 +83,6 @@ fn with_str<R>(v: &LlValue, f: impl FnOnce(&[u8]) -> R) -> Result<R, Fail> {
     }
 }
 
-/// Python's index normalisation: negative counts from the end.
-fn index(i: i64, len: usize) -> Option<usize> {
-    let j = if i < 0 { i.checked_add(len as i64)? } else { i };
-    (0..len as i64).contains(&j).then_some(j as usize)
-}
-
 /// `x ** y` for `y >= 0` on wrapping machine words.
 pub(crate) fn int_pow(mut x: i64, mut y: i64) -> Option<i64> {
     if y < 0 {
@@ -125,11 +107,6 @@ pub(crate) fn call(
 ) -> Result<LlValue, Fail> {
     let string = |bytes: Vec<u8>| Ok(LlValue::Ptr(Some(types.new_string(bytes))));
     match rt {
-        Rt::StrConcat => {
-            let mut s = with_str(&args[0], <[u8]>::to_vec)?;
-            with_str(&args[1], |b| s.extend_from_slice(b))?;
-            string(s)
-        }
         Rt::StrFromInt => string(signed(&args[0])?.to_string().into_bytes()),
         Rt::StrFromFloat => string(pystr::float_repr(float(&args[0])?).into_bytes()),
         Rt::StrFromFloatPy2 => string(pystr::float_str_py2(float(&args[0])?).into_bytes()),
@@ -157,43 +134,6 @@ pub(crate) fn call(
         Rt::StrToFloat => with_str(&args[0], pystr::parse_float)?
             .map(LlValue::Float)
             .map_err(fatal),
-        Rt::StrGetitem => {
-            let i = signed(&args[1])?;
-            with_str(&args[0], |b| index(i, b.len()).map(|j| b[j]))?
-                .map(LlValue::Char)
-                .ok_or_else(|| fatal("IndexError: string index out of range"))
-        }
-        Rt::StrEq => match (&args[0], &args[1]) {
-            // Null strings (None) are equal to each other only.
-            (LlValue::Ptr(None), LlValue::Ptr(b)) | (LlValue::Ptr(b), LlValue::Ptr(None)) => {
-                Ok(LlValue::Bool(b.is_none()))
-            }
-            _ => {
-                let a = with_str(&args[0], <[u8]>::to_vec)?;
-                Ok(LlValue::Bool(with_str(&args[1], |b| a == b)?))
-            }
-        },
-        Rt::StrCmp => {
-            let a = with_str(&args[0], <[u8]>::to_vec)?;
-            let ord = with_str(&args[1], |b| a.as_slice().cmp(b))?;
-            Ok(LlValue::Signed(ord as i64))
-        }
-        Rt::StrMul => {
-            let n = signed(&args[1])?;
-            let s = with_str(&args[0], |b| {
-                if n <= 0 || b.is_empty() {
-                    return Some(Vec::new());
-                }
-                let total = (b.len() as i64).checked_mul(n)?;
-                let mut r = Vec::new();
-                r.try_reserve_exact(total as usize).ok()?;
-                for _ in 0..n {
-                    r.extend_from_slice(b);
-                }
-                Some(r)
-            })?;
-            string(s.ok_or_else(|| fatal("MemoryError"))?)
-        }
         Rt::PrintStr => {
             let written = match &args[0] {
                 LlValue::Ptr(None) => out.write_all(b"None"),
@@ -213,45 +153,11 @@ pub(crate) fn call(
                 .map_err(|e| Fail::Internal(format!("cannot write the output: {e}")))?;
             Ok(LlValue::Void)
         }
-        Rt::StrlistGetitem => strlist_getitem(&args[0], signed(&args[1])?, types),
         Rt::IntPow => int_pow(signed(&args[0])?, signed(&args[1])?)
             .map(LlValue::Signed)
             .ok_or_else(|| fatal("ValueError: integer power with a negative exponent")),
         Rt::FloatPow => Ok(LlValue::Float(float(&args[0])?.powf(float(&args[1])?))),
     }
-}
-
-fn strlist_getitem(list: &LlValue, i: i64, types: &Types) -> Result<LlValue, Fail> {
-    let LlValue::Ptr(Some(list)) = list else {
-        return Err(Fail::Internal(format!(
-            "expected a list of strings, got {}",
-            list.kind()
-        )));
-    };
-    let list = list.borrow();
-    let (Some(lf), Some(itf)) = (types.strlist_length, types.strlist_items) else {
-        return Err(Fail::Internal(
-            "the list-of-strings type has no length or items field".into(),
-        ));
-    };
-    if list.ty != types.strlist_ty {
-        return Err(Fail::Internal(format!(
-            "expected a list of strings, got a '{}' object",
-            list.type_name
-        )));
-    }
-    let len = signed(&list.fields[lf])?;
-    let LlValue::Ptr(Some(array)) = &list.fields[itf] else {
-        return Err(Fail::Internal("a list without items array".into()));
-    };
-    let array = array.borrow();
-    let Items::Values(items) = &array.items else {
-        return Err(Fail::Internal("a list whose items are not values".into()));
-    };
-    let len = (len.max(0) as usize).min(items.len());
-    index(i, len)
-        .map(|j| items[j].clone())
-        .ok_or_else(|| fatal("IndexError: list index out of range"))
 }
 
 #[cfg(test)]
