@@ -3,10 +3,10 @@
 //! through them agree with CPython running the same operations (many
 //! sequences per python3 run).
 
-use rpy_ir::graph::{Constant, LowLevel, Program};
+use rpy_ir::graph::{Constant, FunctionGraph, LowLevel, Program};
 use rpy_ir::lltype::{self, LowLevelType, TypeTable};
 use rpy_passes::llinterp::{LlInterpreter, LlValue};
-use rpy_passes::rtype::lowlevel_helpers::{HelperArg, LowLevelHelpers};
+use rpy_passes::rtype::lowlevel_helpers::{rtype_alone, HelperArg, LowLevelHelpers};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -74,19 +74,17 @@ struct Helpers {
 impl Helpers {
     /// Specializes each `(key, module, function, arguments)`.
     fn make(mut types: TypeTable, wanted: &[(&str, &str, &str, Vec<HelperArg>)]) -> Helpers {
-        let mut helpers = LowLevelHelpers::new();
         let mut names = HashMap::new();
+        let mut graphs = Vec::new();
         for (key, module, func, args) in wanted {
-            let (name, _) = helpers
-                .specialize(module, func, args, &mut types)
-                .unwrap_or_else(|e| panic!("{module}.{func}: {e}"));
+            let name = rtype_helper(module, func, args, &mut types, &mut graphs);
             names.insert(key.to_string(), (name, args.clone()));
         }
         Helpers {
             names,
             program: Program {
                 path: "helpers".into(),
-                graphs: helpers.take_graphs(),
+                graphs,
                 entry: String::new(),
                 types,
                 prebuilt: Vec::new(),
@@ -94,6 +92,27 @@ impl Helpers {
             },
         }
     }
+}
+
+/// Helper `func` of `module` for `args`, rtyped alone: its graph's name;
+/// the types it registers join `types`, and the graphs not yet in
+/// `graphs` join them.
+fn rtype_helper(
+    module: &str,
+    func: &str,
+    args: &[HelperArg],
+    types: &mut TypeTable,
+    graphs: &mut Vec<FunctionGraph<LowLevel>>,
+) -> String {
+    let (name, lowered) =
+        rtype_alone(module, func, args, types).unwrap_or_else(|e| panic!("{module}.{func}: {e}"));
+    types.extend(lowered.types);
+    for g in lowered.graphs {
+        if !graphs.iter().any(|h| h.name == g.name) {
+            graphs.push(g);
+        }
+    }
+    name
 }
 
 /// Calls the helpers of a `Helpers` in one interpreter.
@@ -1112,11 +1131,10 @@ fn raising_helpers_annotate() {
 #[test]
 fn helper_graphs_snapshot() {
     let (mut types, list) = list_types();
-    let mut helpers = LowLevelHelpers::new();
     let l = HelperArg::Value(LowLevelType::Ptr(list.clone()));
     let int = HelperArg::Value(LowLevelType::Signed);
     let s = HelperArg::Value(str_t());
-    let mut names = Vec::new();
+    let mut graphs = Vec::new();
     for (module, func, args) in [
         ("rlist", "ll_append", vec![l.clone(), int.clone()]),
         ("rlist", "ll_getitem", vec![l.clone(), int.clone()]),
@@ -1127,14 +1145,8 @@ fn helper_graphs_snapshot() {
         ),
         ("rstr", "ll_strhash", vec![s.clone()]),
     ] {
-        names.push(
-            helpers
-                .specialize(module, func, &args, &mut types)
-                .unwrap()
-                .0,
-        );
+        rtype_helper(module, func, &args, &mut types, &mut graphs);
     }
-    let graphs = helpers.take_graphs();
     let mut text = String::new();
     for g in &graphs {
         text.push_str(&rpy_ir::text::print_graph(g));
