@@ -678,12 +678,6 @@ fn string_helpers() -> Helpers {
         ),
         ("chr2str", "rstr", "ll_chr2str", vec![str_type(), ch()]),
         ("hash", "rstr", "ll_strhash", vec![s()]),
-        (
-            "strlist_getitem",
-            "rstr",
-            "ll_strlist_getitem",
-            vec![l(), int()],
-        ),
     ];
     for class in STR_CLASSES {
         wanted.push((
