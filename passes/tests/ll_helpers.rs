@@ -262,6 +262,40 @@ fn value_repr(v: &LlValue) -> String {
     }
 }
 
+/// The operations of a random sequence on any list...
+const LIST_OPS: &[&str] = &[
+    "append",
+    "insert",
+    "extend",
+    "extend_self",
+    "slice",
+    "slice_from",
+    "delslice",
+    "setslice",
+    "contains",
+    "count",
+    "find",
+    "mul",
+    "inplace_mul",
+    "eq",
+    "concat",
+    "copy",
+    "bool",
+    "reverse",
+];
+
+/// ...and the ones on a list that is not empty (`append` again, so that
+/// lists grow).
+const NONEMPTY_LIST_OPS: &[&str] = &[
+    "append",
+    "pop_end",
+    "pop",
+    "del",
+    "get",
+    "set",
+    "set_self_slice",
+];
+
 /// Runs one random sequence of list operations through the helpers,
 /// writing the Python statements that do the same to `script` and what
 /// each step shows to `transcript` (the list after it, and its result).
@@ -274,59 +308,14 @@ fn list_sequence(r: &mut Runner, rng: &mut Rng, script: &mut String, transcript:
         |rng: &mut Rng| -> Vec<i64> { (0..rng.range(0, 4)).map(|_| small(rng)).collect() };
     for _ in 0..rng.range(1, 40) {
         let len = r.int_list(&l).len() as i64;
-        let ops: &[&str] = if len == 0 {
-            &[
-                "append",
-                "insert",
-                "extend",
-                "extend_self",
-                "slice",
-                "slice_from",
-                "delslice",
-                "setslice",
-                "contains",
-                "count",
-                "find",
-                "mul",
-                "inplace_mul",
-                "eq",
-                "concat",
-                "copy",
-                "bool",
-                "reverse",
-            ]
+        let ops = if len == 0 {
+            LIST_OPS.to_vec()
         } else {
-            &[
-                "append",
-                "append",
-                "insert",
-                "extend",
-                "extend_self",
-                "slice",
-                "slice_from",
-                "delslice",
-                "setslice",
-                "contains",
-                "count",
-                "find",
-                "mul",
-                "inplace_mul",
-                "eq",
-                "concat",
-                "copy",
-                "bool",
-                "reverse",
-                "pop_end",
-                "pop",
-                "del",
-                "get",
-                "set",
-                "set_self_slice",
-            ]
+            [LIST_OPS, NONEMPTY_LIST_OPS].concat()
         };
         let any_index = |rng: &mut Rng| rng.range(-len - 3, len + 3);
         let valid_index = |rng: &mut Rng| rng.range(-len, len - 1);
-        let (stmt, result): (String, Option<String>) = match *rng.pick(ops) {
+        let (stmt, result): (String, Option<String>) = match *rng.pick(&ops) {
             "append" => {
                 let x = small(rng);
                 r.call("append", vec![l.clone(), LlValue::Signed(x)]);
@@ -1013,8 +1002,9 @@ fn string_hashes_are_cpython2s_and_cached() {
     assert_eq!(ours, String::from_utf8_lossy(&out.stdout));
 }
 
-#[test]
-fn list_iteration_visits_every_item() {
+/// The list types and an iterator struct over lists of ints, as
+/// `ll_listiter` and `ll_listnext` take it.
+fn list_iter_types() -> (TypeTable, String, String) {
     let (mut types, list) = list_types();
     let iter = "listiter_signed".to_string();
     types.insert(
@@ -1027,6 +1017,12 @@ fn list_iteration_visits_every_item() {
             var_item: None,
         },
     );
+    (types, list, iter)
+}
+
+#[test]
+fn list_iteration_visits_every_item() {
+    let (types, list, iter) = list_iter_types();
     let l = || HelperArg::Value(LowLevelType::Ptr(list.clone()));
     let helpers = Helpers::make(
         types,
@@ -1076,22 +1072,12 @@ fn list_iteration_visits_every_item() {
 /// `raise` (the exception machinery of the rtyper core).
 #[test]
 fn raising_helpers_annotate() {
-    let (mut types, list) = list_types();
-    types.insert(
-        "listiter_signed".into(),
-        lltype::ContainerType::GcStruct {
-            fields: vec![
-                ("list".into(), LowLevelType::Ptr(list.clone())),
-                ("index".into(), LowLevelType::Signed),
-            ],
-            var_item: None,
-        },
-    );
+    let (types, list, iter) = list_iter_types();
     let l = || HelperArg::Value(LowLevelType::Ptr(list.clone()));
     let s = || HelperArg::Value(str_t());
     let int = || HelperArg::Value(LowLevelType::Signed);
     let none = || HelperArg::Const(Constant::None);
-    let it = HelperArg::Value(LowLevelType::Ptr("listiter_signed".into()));
+    let it = HelperArg::Value(LowLevelType::Ptr(iter));
     let cases: Vec<(&str, &str, Vec<HelperArg>)> = vec![
         ("rlist", "ll_getitem_checked", vec![l(), int()]),
         ("rlist", "ll_setitem_checked", vec![l(), int(), int()]),
