@@ -53,6 +53,7 @@ use rpy_ir::graph::{
     Annotated, Arg, Block, BlockId, Constant, Flow, FunctionGraph, JitDriverDecl, Link,
     PrebuiltObject, Program, SpaceOperation, Var,
 };
+pub(crate) use specialize::known_constant_of;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 

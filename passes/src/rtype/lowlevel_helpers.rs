@@ -19,9 +19,8 @@
 //! itself.
 
 use super::ptr::lower_pointer_ops;
-use crate::annotate::lowlevel::{
-    annotate_helper, constant_annotation, lltype_annotation, lowlevel_key, LOWLEVEL_HINT,
-};
+use crate::annotate::known_constant;
+use crate::annotate::lowlevel::{annotate_helper, lltype_annotation, lowlevel_key, LOWLEVEL_HINT};
 use crate::flow::build_library;
 use crate::parse::parse_module;
 use crate::simplify::simplify_program;
@@ -69,7 +68,7 @@ impl HelperArg {
         match self {
             HelperArg::Value(t) => lltype_annotation(t),
             HelperArg::Type(t) => SomeValue::LLType(t.clone()),
-            HelperArg::Const(c) => constant_annotation(c),
+            HelperArg::Const(c) => known_constant(c),
             HelperArg::Helper { module, func } => SomeValue::function(graph_name(module, func)),
         }
     }
