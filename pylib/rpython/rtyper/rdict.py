@@ -173,6 +173,11 @@ def ll_dict_bool(d):
     return d.num_items != 0
 
 
+def ll_dict_is_empty(d):
+    """not d."""
+    return d.num_items == 0
+
+
 def ll_dict_contains(d, key, hashfn, eqfn):
     return _ll_entry(d, key, hashfn, eqfn) >= 0
 
