@@ -3,10 +3,10 @@
 //! through them agree with CPython running the same operations (many
 //! sequences per python3 run).
 
-use rpy_ir::graph::{Constant, LowLevel, Program};
+use rpy_ir::graph::{Constant, FunctionGraph, LowLevel, Program};
 use rpy_ir::lltype::{self, LowLevelType, TypeTable};
 use rpy_passes::llinterp::{LlInterpreter, LlValue};
-use rpy_passes::rtype::lowlevel_helpers::{HelperArg, LowLevelHelpers};
+use rpy_passes::rtype::lowlevel_helpers::{rtype_alone, HelperArg, LowLevelHelpers};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -74,19 +74,17 @@ struct Helpers {
 impl Helpers {
     /// Specializes each `(key, module, function, arguments)`.
     fn make(mut types: TypeTable, wanted: &[(&str, &str, &str, Vec<HelperArg>)]) -> Helpers {
-        let mut helpers = LowLevelHelpers::new();
         let mut names = HashMap::new();
+        let mut graphs = Vec::new();
         for (key, module, func, args) in wanted {
-            let (name, _) = helpers
-                .specialize(module, func, args, &mut types)
-                .unwrap_or_else(|e| panic!("{module}.{func}: {e}"));
+            let name = rtype_helper(module, func, args, &mut types, &mut graphs);
             names.insert(key.to_string(), (name, args.clone()));
         }
         Helpers {
             names,
             program: Program {
                 path: "helpers".into(),
-                graphs: helpers.take_graphs(),
+                graphs,
                 entry: String::new(),
                 types,
                 prebuilt: Vec::new(),
@@ -94,6 +92,27 @@ impl Helpers {
             },
         }
     }
+}
+
+/// Helper `func` of `module` for `args`, rtyped alone: its graph's name;
+/// the types it registers join `types`, and the graphs not yet in
+/// `graphs` join them.
+fn rtype_helper(
+    module: &str,
+    func: &str,
+    args: &[HelperArg],
+    types: &mut TypeTable,
+    graphs: &mut Vec<FunctionGraph<LowLevel>>,
+) -> String {
+    let (name, lowered) =
+        rtype_alone(module, func, args, types).unwrap_or_else(|e| panic!("{module}.{func}: {e}"));
+    types.extend(lowered.types);
+    for g in lowered.graphs {
+        if !graphs.iter().any(|h| h.name == g.name) {
+            graphs.push(g);
+        }
+    }
+    name
 }
 
 /// Calls the helpers of a `Helpers` in one interpreter.
@@ -243,6 +262,40 @@ fn value_repr(v: &LlValue) -> String {
     }
 }
 
+/// The operations of a random sequence on any list...
+const LIST_OPS: &[&str] = &[
+    "append",
+    "insert",
+    "extend",
+    "extend_self",
+    "slice",
+    "slice_from",
+    "delslice",
+    "setslice",
+    "contains",
+    "count",
+    "find",
+    "mul",
+    "inplace_mul",
+    "eq",
+    "concat",
+    "copy",
+    "bool",
+    "reverse",
+];
+
+/// ...and the ones on a list that is not empty (`append` again, so that
+/// lists grow).
+const NONEMPTY_LIST_OPS: &[&str] = &[
+    "append",
+    "pop_end",
+    "pop",
+    "del",
+    "get",
+    "set",
+    "set_self_slice",
+];
+
 /// Runs one random sequence of list operations through the helpers,
 /// writing the Python statements that do the same to `script` and what
 /// each step shows to `transcript` (the list after it, and its result).
@@ -255,59 +308,14 @@ fn list_sequence(r: &mut Runner, rng: &mut Rng, script: &mut String, transcript:
         |rng: &mut Rng| -> Vec<i64> { (0..rng.range(0, 4)).map(|_| small(rng)).collect() };
     for _ in 0..rng.range(1, 40) {
         let len = r.int_list(&l).len() as i64;
-        let ops: &[&str] = if len == 0 {
-            &[
-                "append",
-                "insert",
-                "extend",
-                "extend_self",
-                "slice",
-                "slice_from",
-                "delslice",
-                "setslice",
-                "contains",
-                "count",
-                "find",
-                "mul",
-                "inplace_mul",
-                "eq",
-                "concat",
-                "copy",
-                "bool",
-                "reverse",
-            ]
+        let ops = if len == 0 {
+            LIST_OPS.to_vec()
         } else {
-            &[
-                "append",
-                "append",
-                "insert",
-                "extend",
-                "extend_self",
-                "slice",
-                "slice_from",
-                "delslice",
-                "setslice",
-                "contains",
-                "count",
-                "find",
-                "mul",
-                "inplace_mul",
-                "eq",
-                "concat",
-                "copy",
-                "bool",
-                "reverse",
-                "pop_end",
-                "pop",
-                "del",
-                "get",
-                "set",
-                "set_self_slice",
-            ]
+            [LIST_OPS, NONEMPTY_LIST_OPS].concat()
         };
         let any_index = |rng: &mut Rng| rng.range(-len - 3, len + 3);
         let valid_index = |rng: &mut Rng| rng.range(-len, len - 1);
-        let (stmt, result): (String, Option<String>) = match *rng.pick(ops) {
+        let (stmt, result): (String, Option<String>) = match *rng.pick(&ops) {
             "append" => {
                 let x = small(rng);
                 r.call("append", vec![l.clone(), LlValue::Signed(x)]);
@@ -659,12 +667,6 @@ fn string_helpers() -> Helpers {
         ),
         ("chr2str", "rstr", "ll_chr2str", vec![str_type(), ch()]),
         ("hash", "rstr", "ll_strhash", vec![s()]),
-        (
-            "strlist_getitem",
-            "rstr",
-            "ll_strlist_getitem",
-            vec![l(), int()],
-        ),
     ];
     for class in STR_CLASSES {
         wanted.push((
@@ -1000,8 +1002,9 @@ fn string_hashes_are_cpython2s_and_cached() {
     assert_eq!(ours, String::from_utf8_lossy(&out.stdout));
 }
 
-#[test]
-fn list_iteration_visits_every_item() {
+/// The list types and an iterator struct over lists of ints, as
+/// `ll_listiter` and `ll_listnext` take it.
+fn list_iter_types() -> (TypeTable, String, String) {
     let (mut types, list) = list_types();
     let iter = "listiter_signed".to_string();
     types.insert(
@@ -1014,6 +1017,12 @@ fn list_iteration_visits_every_item() {
             var_item: None,
         },
     );
+    (types, list, iter)
+}
+
+#[test]
+fn list_iteration_visits_every_item() {
+    let (types, list, iter) = list_iter_types();
     let l = || HelperArg::Value(LowLevelType::Ptr(list.clone()));
     let helpers = Helpers::make(
         types,
@@ -1063,22 +1072,12 @@ fn list_iteration_visits_every_item() {
 /// `raise` (the exception machinery of the rtyper core).
 #[test]
 fn raising_helpers_annotate() {
-    let (mut types, list) = list_types();
-    types.insert(
-        "listiter_signed".into(),
-        lltype::ContainerType::GcStruct {
-            fields: vec![
-                ("list".into(), LowLevelType::Ptr(list.clone())),
-                ("index".into(), LowLevelType::Signed),
-            ],
-            var_item: None,
-        },
-    );
+    let (types, list, iter) = list_iter_types();
     let l = || HelperArg::Value(LowLevelType::Ptr(list.clone()));
     let s = || HelperArg::Value(str_t());
     let int = || HelperArg::Value(LowLevelType::Signed);
     let none = || HelperArg::Const(Constant::None);
-    let it = HelperArg::Value(LowLevelType::Ptr("listiter_signed".into()));
+    let it = HelperArg::Value(LowLevelType::Ptr(iter));
     let cases: Vec<(&str, &str, Vec<HelperArg>)> = vec![
         ("rlist", "ll_getitem_checked", vec![l(), int()]),
         ("rlist", "ll_setitem_checked", vec![l(), int(), int()]),
@@ -1112,11 +1111,10 @@ fn raising_helpers_annotate() {
 #[test]
 fn helper_graphs_snapshot() {
     let (mut types, list) = list_types();
-    let mut helpers = LowLevelHelpers::new();
     let l = HelperArg::Value(LowLevelType::Ptr(list.clone()));
     let int = HelperArg::Value(LowLevelType::Signed);
     let s = HelperArg::Value(str_t());
-    let mut names = Vec::new();
+    let mut graphs = Vec::new();
     for (module, func, args) in [
         ("rlist", "ll_append", vec![l.clone(), int.clone()]),
         ("rlist", "ll_getitem", vec![l.clone(), int.clone()]),
@@ -1127,14 +1125,8 @@ fn helper_graphs_snapshot() {
         ),
         ("rstr", "ll_strhash", vec![s.clone()]),
     ] {
-        names.push(
-            helpers
-                .specialize(module, func, &args, &mut types)
-                .unwrap()
-                .0,
-        );
+        rtype_helper(module, func, &args, &mut types, &mut graphs);
     }
-    let graphs = helpers.take_graphs();
     let mut text = String::new();
     for g in &graphs {
         text.push_str(&rpy_ir::text::print_graph(g));

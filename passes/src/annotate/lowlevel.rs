@@ -292,16 +292,6 @@ fn int_index(a: &SomeValue) -> Result<(), String> {
     }
 }
 
-/// The annotation of a constant argument the rtyper passes a helper.
-pub fn constant_annotation(c: &Constant) -> SomeValue {
-    match c {
-        Constant::Int(n) => SomeValue::Const(Known::Int(*n)),
-        Constant::Bool(b) => SomeValue::Const(Known::Bool(*b)),
-        Constant::Char(ch) => SomeValue::Const(Known::Char(*ch)),
-        other => super::known_constant(other),
-    }
-}
-
 /// Annotates the helper graph `entry` of `program` (a library of helpers,
 /// see `flow::build_library`) called with arguments of annotations
 /// `inputs`, and every helper it calls, each callee specialized by the

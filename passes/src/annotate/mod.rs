@@ -53,6 +53,7 @@ use rpy_ir::graph::{
     Annotated, Arg, Block, BlockId, Constant, Flow, FunctionGraph, JitDriverDecl, Link,
     PrebuiltObject, Program, SpaceOperation, Var,
 };
+pub(crate) use specialize::known_constant_of;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
@@ -1486,7 +1487,6 @@ impl<'p> Annotator<'p> {
         Some(Diagnostics(diags))
     }
 
-    /// Every variable's final annotation, lists and dicts brought up to date.
     /// The annotation of every prebuilt object a graph reached (the ones
     /// the fixpoint annotated; asking again changes nothing).
     fn prebuilt_annotations(&mut self) -> BTreeMap<u32, SomeValue> {
@@ -1536,6 +1536,7 @@ impl<'p> Annotator<'p> {
         out
     }
 
+    /// Every variable's final annotation, lists and dicts brought up to date.
     fn final_annotations(&self) -> Vec<Vec<SomeValue>> {
         self.ann
             .iter()

@@ -373,7 +373,6 @@ fn statement_pos(
     best.map(|(_, p)| p)
 }
 
-/// Does the literal `text` (a statement's right-hand side) spell `c`?
 /// The value of a Python integer literal as written: decimal, `0x`, `0o`,
 /// `0b`, Python 2's `0777` and `10L`, `_` separators, a leading `-`.
 fn int_literal(text: &str) -> Option<i64> {
@@ -402,6 +401,7 @@ fn int_literal(text: &str) -> Option<i64> {
     })
 }
 
+/// Does the literal `text` (a statement's right-hand side) spell `c`?
 fn literal_is(text: &str, c: &Constant) -> bool {
     let text = text.split(" #").next().unwrap_or(text).trim();
     let unquoted = || {

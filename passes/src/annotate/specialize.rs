@@ -194,8 +194,9 @@ fn kind_name(value: &SomeValue) -> String {
     }
 }
 
-/// The constant a value is, when the annotator knows it.
-fn known_constant_of(value: &SomeValue) -> Option<Constant> {
+/// The constant a value is, when the annotator knows it (the inverse of
+/// `known_constant`).
+pub(crate) fn known_constant_of(value: &SomeValue) -> Option<Constant> {
     match value {
         SomeValue::Const(Known::Int(n)) => Some(Constant::Int(*n)),
         SomeValue::Const(Known::Bool(b)) => Some(Constant::Bool(*b)),

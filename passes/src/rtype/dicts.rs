@@ -247,29 +247,6 @@ impl GraphTyper<'_, '_, '_> {
         }
     }
 
-    /// The key or value type of the dict struct `dict`.
-    fn dict_item_type(&self, dict: &LowLevelType, array: &str) -> Result<LowLevelType, String> {
-        let field = match dict {
-            LowLevelType::Ptr(name) => self
-                .rt
-                .types
-                .get(name)
-                .and_then(|t| t.field_type(array))
-                .cloned(),
-            _ => None,
-        };
-        match field {
-            Some(LowLevelType::Ptr(a)) => self
-                .rt
-                .types
-                .get(&a)
-                .and_then(|t| t.item_type())
-                .cloned()
-                .ok_or_else(|| format!("the dict array {a} has no item type")),
-            _ => Err(format!("{dict} is not a dict")),
-        }
-    }
-
     /// Lowers the dict operations; false when `op` is none.
     pub(super) fn lower_dict_op(&mut self, op: &SpaceOperation) -> Result<bool, String> {
         let checked = self.checked;
@@ -329,26 +306,7 @@ impl GraphTyper<'_, '_, '_> {
             ("delitem", 2) => ("ll_dict_delitem", &[A(0), Key(1), KeyFns]),
             ("contains", 2) => ("ll_dict_contains", &[A(0), Key(1), KeyFns]),
             ("bool", 1) => ("ll_dict_bool", &[A(0)]),
-            ("not_", 1) => {
-                let (graph, _) = self.rt.helper(
-                    "rdict",
-                    "ll_dict_bool",
-                    &[HelperArg::Value(self.type_of(&first))],
-                )?;
-                let nonempty = self.emit(
-                    "direct_call",
-                    vec![Arg::Const(Constant::Func(graph)), first],
-                    LowLevelType::Bool,
-                    None,
-                );
-                self.emit_into(
-                    "bool_not",
-                    vec![Arg::Var(nonempty)],
-                    LowLevelType::Bool,
-                    op.result,
-                )?;
-                return Ok(true);
-            }
+            ("not_", 1) => ("ll_dict_is_empty", &[A(0)]),
             ("iter", 1) => {
                 self.new_iterator(first, op)?;
                 return Ok(true);
@@ -435,7 +393,6 @@ impl GraphTyper<'_, '_, '_> {
         def: Option<&DictDef>,
         operands: &[DictOperand],
     ) -> Result<bool, String> {
-        let dict_ty = def.map(|d| self.rt.dict_lltype(d)).transpose()?;
         let mut helper_args = Vec::new();
         let mut call_args = Vec::new();
         for operand in operands {
@@ -445,15 +402,14 @@ impl GraphTyper<'_, '_, '_> {
                     call_args.push(op.args[*i].clone());
                 }
                 Key(_) | Value(_) | NoneValue => {
-                    let (array, value) = match operand {
-                        Key(i) => ("keys", op.args[*i].clone()),
-                        Value(i) => ("values", op.args[*i].clone()),
-                        _ => ("values", Arg::Const(Constant::None)),
+                    let def = def.ok_or_else(|| format!("{func}() of no dict"))?;
+                    let (item, value) = match operand {
+                        Key(i) => (&def.key, op.args[*i].clone()),
+                        Value(i) => (&def.value, op.args[*i].clone()),
+                        _ => (&def.value, Arg::Const(Constant::None)),
                     };
-                    let dict = dict_ty
-                        .as_ref()
-                        .ok_or_else(|| format!("{func}() of no dict"))?;
-                    let ty = self.dict_item_type(dict, array)?;
+                    // What the dict's keys or values array holds.
+                    let ty = self.rt.lltype_of(item)?;
                     call_args.push(self.arg_as(&value, &ty)?);
                     helper_args.push(HelperArg::Value(ty));
                 }

@@ -4,8 +4,8 @@
 //! The operations the optimizers and the JIT must see into (list append
 //! with over-allocation, slicing, string search, checked arithmetic...)
 //! are functions of pylib/rpython/rtyper/ (`rlist.py`, `rstr.py`,
-//! `rint.py`), written over the lltype primitives. They are flowed once
-//! per translation (`flow::build_library`), then, for each helper and
+//! `rint.py`, `rdict.py`), written over the lltype primitives. They are
+//! flowed once per process (`flow::build_library`), then, for each helper and
 //! argument kinds the rtyper asks for, annotated from those kinds
 //! (`annotate::lowlevel::annotate_helper`: callees are specialized by the
 //! low-level types of their arguments), their pointer operations lowered
@@ -19,17 +19,16 @@
 //! itself.
 
 use super::ptr::lower_pointer_ops;
-use crate::annotate::lowlevel::{
-    annotate_helper, constant_annotation, lltype_annotation, lowlevel_key, LOWLEVEL_HINT,
-};
+use crate::annotate::known_constant;
+use crate::annotate::lowlevel::{annotate_helper, lltype_annotation, lowlevel_key, LOWLEVEL_HINT};
 use crate::flow::build_library;
 use crate::parse::parse_module;
 use crate::simplify::simplify_program;
 use rpy_ir::annotation::SomeValue;
 use rpy_ir::ast::Dialect;
-use rpy_ir::graph::{Annotated, Constant, Flow, FunctionGraph, LowLevel, Program};
+use rpy_ir::graph::{Annotated, Constant, Flow, LowLevel, Program};
 use rpy_ir::lltype::{LowLevelType, TypeTable};
-use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
 
 /// The package the helper modules are in, and its folder's parent.
 const HELPER_PACKAGE: &str = "rpython.rtyper";
@@ -69,7 +68,7 @@ impl HelperArg {
         match self {
             HelperArg::Value(t) => lltype_annotation(t),
             HelperArg::Type(t) => SomeValue::LLType(t.clone()),
-            HelperArg::Const(c) => constant_annotation(c),
+            HelperArg::Const(c) => known_constant(c),
             HelperArg::Helper { module, func } => SomeValue::function(graph_name(module, func)),
         }
     }
@@ -96,68 +95,53 @@ fn graph_name(module: &str, func: &str) -> String {
     format!("{HELPER_PACKAGE}.{module}.{func}")
 }
 
-/// The helpers a translation has specialized, and their graphs.
-#[derive(Default)]
-pub struct LowLevelHelpers {
-    /// The flowed helper modules (read at the first request).
-    library: Option<Program<Flow>>,
-    /// Specialized graph name -> its result type.
-    made: HashMap<String, LowLevelType>,
-    /// The graphs made and not yet taken, and the names of every graph made.
-    pending: Vec<FunctionGraph<LowLevel>>,
-    names: HashSet<String>,
+/// The helper modules, flowed once per process: they are the same files
+/// for every translation, and annotating a helper only reads them.
+static LIBRARY: OnceLock<Result<Program<Flow>, String>> = OnceLock::new();
+
+/// The helper modules, flowed: every function a helper graph, each
+/// specialized by the low-level types of its arguments.
+fn library() -> Result<&'static Program<Flow>, String> {
+    LIBRARY
+        .get_or_init(flow_library)
+        .as_ref()
+        .map_err(Clone::clone)
 }
+
+fn flow_library() -> Result<Program<Flow>, String> {
+    // The helper modules are imported by a main module in pylib/, so that
+    // they are found as the package `rpython.rtyper`.
+    let source: String = HELPER_MODULES
+        .iter()
+        .map(|m| format!("import {HELPER_PACKAGE}.{m}\n"))
+        .collect();
+    let path = format!("{PYLIB}/ll_helpers.py");
+    let module = parse_module(&path, &source, Dialect::Py2)
+        .map_err(|d| format!("reading the low-level helpers: {d}"))?;
+    let mut program = build_library(&module, &source, HELPER_PACKAGE)
+        .map_err(|d| format!("reading the low-level helpers: {d}"))?;
+    simplify_program(&mut program);
+    for g in &mut program.graphs {
+        g.hints.push(LOWLEVEL_HINT.to_string());
+    }
+    Ok(program)
+}
+
+/// What the rtyper annotates helpers through (the flowed modules are
+/// shared by every translation, see `library`).
+#[derive(Default)]
+pub struct LowLevelHelpers;
 
 impl LowLevelHelpers {
     pub fn new() -> LowLevelHelpers {
-        LowLevelHelpers::default()
-    }
-
-    /// The graph of helper `func` of `module` (`rlist`, `rstr`, `rint`)
-    /// for arguments `args`, made (with the helpers it calls) the first
-    /// time: its name and its result type. Container types the helper
-    /// uses must be in `types`; types its graphs register are added.
-    pub fn specialize(
-        &mut self,
-        module: &str,
-        func: &str,
-        args: &[HelperArg],
-        types: &mut TypeTable,
-    ) -> Result<(String, LowLevelType), String> {
-        let original = graph_name(module, func);
-        let inputs: Vec<SomeValue> = args.iter().map(HelperArg::annotation).collect();
-        // The name says the kinds of the arguments (see `lowlevel_key`).
-        let (_, suffix, inputs) =
-            lowlevel_key(&inputs, true).map_err(|why| format!("{original}(): {why}"))?;
-        let name = format!("{original}__{suffix}");
-        if let Some(result) = self.made.get(&name) {
-            return Ok((name, result.clone()));
-        }
-        let mut annotated = self.annotate(&original, &name, inputs, types)?;
-        for g in &mut annotated.graphs {
-            lower_pointer_ops(g);
-        }
-        let lowered = super::rtype(annotated, Dialect::Py2, "")
-            .map_err(|d| format!("rtyping the helper {name}: {d}"))?;
-        types.extend(lowered.types.clone());
-        let graph = lowered
-            .graph(&name)
-            .ok_or_else(|| format!("the helper {name} has no graph"))?;
-        let result = graph
-            .info(graph.block(graph.returnblock).inputargs[0])
-            .clone();
-        for g in lowered.graphs {
-            if self.names.insert(g.name.clone()) {
-                self.pending.push(g);
-            }
-        }
-        self.made.insert(name.clone(), result.clone());
-        Ok((name, result))
+        LowLevelHelpers
     }
 
     /// The annotated graphs of helper `func` of `module` for arguments
     /// `args` and of the helpers it calls, before rtyping (what
-    /// `specialize` lowers).
+    /// `RTyper::helper` lowers with the program's rtyper), and the
+    /// specialized graph's name. Container types the helper uses must be
+    /// in `types`.
     pub fn annotate_only(
         &mut self,
         module: &str,
@@ -166,58 +150,37 @@ impl LowLevelHelpers {
         types: &TypeTable,
     ) -> Result<(String, Program<Annotated>), String> {
         let (original, name, inputs) = specialized(module, func, args)?;
-        let program = self.annotate(&original, &name, inputs, types)?;
-        Ok((name, program))
-    }
-
-    /// Annotates helper `original` as its copy `name`, called with
-    /// arguments of annotations `inputs`.
-    fn annotate(
-        &mut self,
-        original: &str,
-        name: &str,
-        inputs: Vec<SomeValue>,
-        types: &TypeTable,
-    ) -> Result<Program<Annotated>, String> {
-        let mut program = self.library()?.clone();
+        let mut program = library()?.clone();
         let mut entry = program
-            .graph(original)
+            .graph(&original)
             .ok_or_else(|| format!("there is no low-level helper {original}"))?
             .clone();
-        entry.name = name.to_string();
+        entry.name = name.clone();
         entry.hints.retain(|h| h != LOWLEVEL_HINT);
         program.graphs.push(entry);
         program.types = types.clone();
-        annotate_helper(program, name, inputs, "")
-            .map_err(|d| format!("annotating the helper {name}: {d}"))
+        let annotated = annotate_helper(program, &name, inputs, "")
+            .map_err(|d| format!("annotating the helper {name}: {d}"))?;
+        Ok((name, annotated))
     }
+}
 
-    /// The graphs made since the last call, to add to the program.
-    pub fn take_graphs(&mut self) -> Vec<FunctionGraph<LowLevel>> {
-        std::mem::take(&mut self.pending)
+/// Helper `func` of `module` for arguments `args`, with the helpers it
+/// calls, annotated and rtyped on their own, as a program of their
+/// types: what tests run in the LLInterpreter. (A translation calls
+/// `RTyper::helper`, which lowers them with the program's rtyper, so a
+/// helper's `raise IndexError` raises the program's IndexError.)
+pub fn rtype_alone(
+    module: &str,
+    func: &str,
+    args: &[HelperArg],
+    types: &TypeTable,
+) -> Result<(String, Program<LowLevel>), String> {
+    let (name, mut annotated) = LowLevelHelpers.annotate_only(module, func, args, types)?;
+    for g in &mut annotated.graphs {
+        lower_pointer_ops(g);
     }
-
-    /// The helper modules, flowed: every function a helper graph, each
-    /// specialized by the low-level types of its arguments.
-    fn library(&mut self) -> Result<&Program<Flow>, String> {
-        if self.library.is_none() {
-            // The helper modules are imported by a main module in pylib/,
-            // so that they are found as the package `rpython.rtyper`.
-            let source: String = HELPER_MODULES
-                .iter()
-                .map(|m| format!("import {HELPER_PACKAGE}.{m}\n"))
-                .collect();
-            let path = format!("{PYLIB}/ll_helpers.py");
-            let module = parse_module(&path, &source, Dialect::Py2)
-                .map_err(|d| format!("reading the low-level helpers: {d}"))?;
-            let mut program = build_library(&module, &source, HELPER_PACKAGE)
-                .map_err(|d| format!("reading the low-level helpers: {d}"))?;
-            simplify_program(&mut program);
-            for g in &mut program.graphs {
-                g.hints.push(LOWLEVEL_HINT.to_string());
-            }
-            self.library = Some(program);
-        }
-        Ok(self.library.as_ref().expect("read above"))
-    }
+    let lowered = super::rtype(annotated, Dialect::Py2, "")
+        .map_err(|d| format!("rtyping the helper {name}: {d}"))?;
+    Ok((name, lowered))
 }

@@ -15,7 +15,8 @@
 //! goes through the rtyper's rules like the user's.
 
 use super::GraphTyper;
-use rpy_ir::annotation::{Desc, Known, SomeValue};
+use crate::annotate::known_constant_of;
+use rpy_ir::annotation::SomeValue;
 use rpy_ir::graph::{Annotated, Arg, Constant, FunctionGraph, SpaceOperation, Var};
 use rpy_ir::llops;
 use rpy_ir::lltype::LowLevelType;
@@ -28,21 +29,7 @@ use std::collections::HashMap;
 fn folded_constant(a: &SomeValue) -> Option<Constant> {
     match a {
         SomeValue::LLType(t) => Some(Constant::Name(t.clone())),
-        SomeValue::Const(k) => Some(match k {
-            Known::Int(n) => Constant::Int(*n),
-            Known::Bool(b) => Constant::Bool(*b),
-            Known::Char(c) => Constant::Char(*c),
-            Known::Str(s) => Constant::Str(s.clone()),
-        }),
-        SomeValue::Pbc {
-            descs,
-            can_be_none: false,
-        } => match descs.as_slice() {
-            [Desc::Function(f)] => Some(Constant::Func(f.clone())),
-            _ => None,
-        },
-        SomeValue::None => Some(Constant::None),
-        _ => None,
+        other => known_constant_of(other),
     }
 }
 

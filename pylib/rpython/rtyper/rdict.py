@@ -25,6 +25,7 @@ catches it; the unchecked one assumes the key is present, as the original.
 """
 
 from rpython.rtyper.lltypesystem.lltype import malloc, typeOf
+from rpython.rtyper.rlist import _ll_items_equal, ll_newlist
 
 FREE = -1
 DELETED = -2
@@ -38,12 +39,6 @@ def ll_hash_int(x):
 
 def ll_hash_char(c):
     return ord(c)
-
-
-def _ll_keys_equal(a, b, eqfn):
-    if eqfn is None:
-        return a == b
-    return eqfn(a, b)
 
 
 def _ll_usable(n_slots):
@@ -102,7 +97,7 @@ def _ll_find(d, key, h, eqfn):
         if index == DELETED:
             if freeslot < 0:
                 freeslot = i
-        elif d.hashes[index] == h and _ll_keys_equal(d.keys[index], key, eqfn):
+        elif d.hashes[index] == h and _ll_items_equal(d.keys[index], key, eqfn):
             return i
         i = (i * 5 + perturb + 1) & mask
         perturb = perturb >> PERTURB_SHIFT
@@ -176,6 +171,11 @@ def ll_dict_len(d):
 
 def ll_dict_bool(d):
     return d.num_items != 0
+
+
+def ll_dict_is_empty(d):
+    """not d."""
+    return d.num_items == 0
 
 
 def ll_dict_contains(d, key, hashfn, eqfn):
@@ -287,51 +287,47 @@ def ll_dict_copy(d, hashfn, eqfn):
     return copy
 
 
-def ll_dict_keys(LIST, d):
-    """d.keys() as a new list, in insertion order."""
-    l = malloc(LIST)
-    l.length = d.num_items
-    l.items = malloc(LIST.items.TO, d.num_items)
+def _ll_dict_list(LIST, d, entry):
+    """A new list of type LIST of `entry(LIST, d, i)` for each live entry
+    `i`, in insertion order."""
+    l = ll_newlist(LIST, d.num_items)
     i = 0
     j = 0
     while i < d.num_used:
         if d.live[i]:
-            l.items[j] = d.keys[i]
+            l.items[j] = entry(LIST, d, i)
             j += 1
         i += 1
     return l
+
+
+def _ll_key(LIST, d, i):
+    return d.keys[i]
+
+
+def _ll_value(LIST, d, i):
+    return d.values[i]
+
+
+def _ll_item(LIST, d, i):
+    pair = malloc(LIST.items.TO.OF.TO)
+    pair.item0 = d.keys[i]
+    pair.item1 = d.values[i]
+    return pair
+
+
+def ll_dict_keys(LIST, d):
+    """d.keys() as a new list, in insertion order."""
+    return _ll_dict_list(LIST, d, _ll_key)
 
 
 def ll_dict_values(LIST, d):
-    l = malloc(LIST)
-    l.length = d.num_items
-    l.items = malloc(LIST.items.TO, d.num_items)
-    i = 0
-    j = 0
-    while i < d.num_used:
-        if d.live[i]:
-            l.items[j] = d.values[i]
-            j += 1
-        i += 1
-    return l
+    return _ll_dict_list(LIST, d, _ll_value)
 
 
 def ll_dict_items(LIST, d):
     """d.items() as a new list of (key, value) tuples."""
-    l = malloc(LIST)
-    l.length = d.num_items
-    l.items = malloc(LIST.items.TO, d.num_items)
-    i = 0
-    j = 0
-    while i < d.num_used:
-        if d.live[i]:
-            pair = malloc(LIST.items.TO.OF.TO)
-            pair.item0 = d.keys[i]
-            pair.item1 = d.values[i]
-            l.items[j] = pair
-            j += 1
-        i += 1
-    return l
+    return _ll_dict_list(LIST, d, _ll_item)
 
 
 def _ll_dictiter_advance(it):

@@ -3,24 +3,33 @@ int_*_zer operations: a zero divisor raises ZeroDivisionError, a result
 that does not fit a machine word raises OverflowError.  Machine words
 wrap in translated code (`intmask` makes CPython do the same), so a
 helper computes the wrapped result and tells an overflow from it.
+
+The messages are those `rpython.rlib.rarithmetic.ovfcheck` and CPython 2
+give (the object interpreter's too).  A helper does not know the dialect:
+Python 3's `x % 0` says "integer modulo by zero" instead.
 """
 
 from rpython.rlib.rarithmetic import intmask
 
 MININT = -9223372036854775807 - 1
+OVERFLOW = "signed integer expression did overflow"
+ZERO_DIVISOR = "integer division or modulo by zero"
+
+
+def _ll_check_divisor(y):
+    if y == 0:
+        raise ZeroDivisionError(ZERO_DIVISOR)
 
 
 def ll_int_floordiv_zer(x, y):
     """x // y: ZeroDivisionError when y is 0 (MININT // -1 wraps)."""
-    if y == 0:
-        raise ZeroDivisionError
+    _ll_check_divisor(y)
     return intmask(x // y)
 
 
 def ll_int_mod_zer(x, y):
     """x % y: ZeroDivisionError when y is 0."""
-    if y == 0:
-        raise ZeroDivisionError
+    _ll_check_divisor(y)
     return x % y
 
 
@@ -28,7 +37,7 @@ def ll_int_add_ovf(x, y):
     r = intmask(x + y)
     # The sum overflowed when its sign differs from both operands'.
     if (r ^ x) < 0 and (r ^ y) < 0:
-        raise OverflowError
+        raise OverflowError(OVERFLOW)
     return r
 
 
@@ -36,7 +45,7 @@ def ll_int_sub_ovf(x, y):
     r = intmask(x - y)
     # x - y overflowed when its sign differs from x's and is y's.
     if (r ^ x) < 0 and (r ^ ~y) < 0:
-        raise OverflowError
+        raise OverflowError(OVERFLOW)
     return r
 
 
@@ -46,43 +55,39 @@ def ll_int_mul_ovf(x, y):
         return r
     # MININT * -1 wraps to MININT, which the division below cannot tell.
     if (x == -1 and y == MININT) or (y == -1 and x == MININT):
-        raise OverflowError
+        raise OverflowError(OVERFLOW)
     # Without overflow the product divides back exactly.
     if r // x != y:
-        raise OverflowError
+        raise OverflowError(OVERFLOW)
     return r
 
 
 def ll_int_neg_ovf(x):
     if x == MININT:
-        raise OverflowError
+        raise OverflowError(OVERFLOW)
     return -x
 
 
 def ll_int_abs_ovf(x):
-    if x == MININT:
-        raise OverflowError
     if x < 0:
-        return -x
+        return ll_int_neg_ovf(x)
     return x
 
 
 def ll_int_floordiv_ovf(x, y):
     """x // y: OverflowError for MININT // -1."""
     if x == MININT and y == -1:
-        raise OverflowError
+        raise OverflowError(OVERFLOW)
     return x // y
 
 
 def ll_int_floordiv_ovf_zer(x, y):
-    if y == 0:
-        raise ZeroDivisionError
+    _ll_check_divisor(y)
     return ll_int_floordiv_ovf(x, y)
 
 
 def ll_int_mod_ovf_zer(x, y):
-    if y == 0:
-        raise ZeroDivisionError
+    _ll_check_divisor(y)
     if x == MININT and y == -1:
-        raise OverflowError
+        raise OverflowError(OVERFLOW)
     return x % y

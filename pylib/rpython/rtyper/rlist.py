@@ -15,6 +15,16 @@ compares (numbers, chars) or the helper that compares two items (strings).
 from rpython.rtyper.lltypesystem.lltype import malloc, typeOf
 
 
+def _ll_copy(src, srcstart, dst, dststart, length):
+    """Copies `length` items of the array `src` from `srcstart` into the
+    array `dst` at `dststart` (arrays of list items or a string's chars;
+    the two ranges do not overlap)."""
+    i = 0
+    while i < length:
+        dst[dststart + i] = src[srcstart + i]
+        i += 1
+
+
 def _ll_list_resize_hint_really(l, newsize, overallocate):
     """Reallocates the items of `l` for `newsize` items, with room to grow
     when `overallocate`: the growth pattern is CPython's and the original's
@@ -29,15 +39,11 @@ def _ll_list_resize_hint_really(l, newsize, overallocate):
         new_allocated = newsize + (newsize >> 3) + some
     else:
         new_allocated = newsize
-    items = l.items
     newitems = malloc(typeOf(l).TO.items.TO, new_allocated)
     keep = l.length
     if newsize < keep:
         keep = newsize
-    i = 0
-    while i < keep:
-        newitems[i] = items[i]
-        i += 1
+    _ll_copy(l.items, 0, newitems, 0, keep)
     l.items = newitems
     l.length = newsize
 
@@ -182,12 +188,7 @@ def ll_pop_checked(l, index):
 def ll_insert(l, index, newitem):
     """l.insert(index, item): an index past either end inserts there."""
     length = l.length
-    if index < 0:
-        index += length
-        if index < 0:
-            index = 0
-    elif index > length:
-        index = length
+    index = _ll_bound(length, index)
     _ll_list_resize_ge(l, length + 1)
     items = l.items
     j = length
@@ -202,12 +203,7 @@ def ll_extend(l1, l2):
     len1 = l1.length
     len2 = l2.length
     _ll_list_resize_ge(l1, len1 + len2)
-    items1 = l1.items
-    items2 = l2.items
-    i = 0
-    while i < len2:
-        items1[len1 + i] = items2[i]
-        i += 1
+    _ll_copy(l2.items, 0, l1.items, len1, len2)
 
 
 def ll_concat(l1, l2):
@@ -215,22 +211,14 @@ def ll_concat(l1, l2):
     len1 = l1.length
     len2 = l2.length
     l = ll_newlist(typeOf(l1).TO, len1 + len2)
-    items = l.items
-    i = 0
-    while i < len1:
-        items[i] = l1.items[i]
-        i += 1
-    i = 0
-    while i < len2:
-        items[len1 + i] = l2.items[i]
-        i += 1
+    _ll_copy(l1.items, 0, l.items, 0, len1)
+    _ll_copy(l2.items, 0, l.items, len1, len2)
     return l
 
 
-def _ll_slice_bound(l, index):
+def _ll_bound(length, index):
     """A slice bound as Python clips it: negative counts from the end,
-    then into 0..len."""
-    length = l.length
+    then into 0..length (rstr's slices and searches use it too)."""
     if index < 0:
         index += length
         if index < 0:
@@ -242,18 +230,13 @@ def _ll_slice_bound(l, index):
 
 def ll_getslice(l, start, stop):
     """l[start:stop], with Python's clipping of the bounds."""
-    start = _ll_slice_bound(l, start)
-    stop = _ll_slice_bound(l, stop)
+    start = _ll_bound(l.length, start)
+    stop = _ll_bound(l.length, stop)
     if stop < start:
         stop = start
     n = stop - start
     res = ll_newlist(typeOf(l).TO, n)
-    items = l.items
-    newitems = res.items
-    i = 0
-    while i < n:
-        newitems[i] = items[start + i]
-        i += 1
+    _ll_copy(l.items, start, res.items, 0, n)
     return res
 
 
@@ -269,8 +252,8 @@ def ll_copy(l):
 
 def ll_delslice(l, start, stop):
     """del l[start:stop]."""
-    start = _ll_slice_bound(l, start)
-    stop = _ll_slice_bound(l, stop)
+    start = _ll_bound(l.length, start)
+    stop = _ll_bound(l.length, stop)
     if stop <= start:
         return
     length = l.length
@@ -286,8 +269,8 @@ def ll_delslice(l, start, stop):
 def ll_setslice(l, start, stop, l2):
     """l[start:stop] = l2, with Python's semantics: the list grows or
     shrinks when l2 is longer or shorter than the slice; l2 may be l."""
-    start = _ll_slice_bound(l, start)
-    stop = _ll_slice_bound(l, stop)
+    start = _ll_bound(l.length, start)
+    stop = _ll_bound(l.length, stop)
     if stop < start:
         stop = start
     new = ll_copy(l2)
@@ -308,10 +291,7 @@ def ll_setslice(l, start, stop, l2):
         while j < tail:
             items[start + n + j] = items[stop + j]
             j += 1
-    i = 0
-    while i < n:
-        items[start + i] = new.items[i]
-        i += 1
+    _ll_copy(new.items, 0, items, start, n)
     if newlength < length:
         _ll_list_resize_le(l, newlength)
 
@@ -336,12 +316,7 @@ def _ll_items_equal(a, b, eqfn):
 
 def ll_contains(l, item, eqfn):
     """item in l."""
-    i = 0
-    while i < l.length:
-        if _ll_items_equal(l.items[i], item, eqfn):
-            return True
-        i += 1
-    return False
+    return ll_find(l, item, eqfn) >= 0
 
 
 def ll_count(l, item, eqfn):
@@ -357,12 +332,10 @@ def ll_count(l, item, eqfn):
 
 def ll_index(l, item, eqfn):
     """l.index(item): ValueError when it is not there."""
-    i = 0
-    while i < l.length:
-        if _ll_items_equal(l.items[i], item, eqfn):
-            return i
-        i += 1
-    raise ValueError
+    i = ll_find(l, item, eqfn)
+    if i < 0:
+        raise ValueError
+    return i
 
 
 def ll_find(l, item, eqfn):
@@ -378,10 +351,7 @@ def ll_find(l, item, eqfn):
 
 def ll_remove(l, item, eqfn):
     """l.remove(item): ValueError when it is not there."""
-    i = ll_find(l, item, eqfn)
-    if i < 0:
-        raise ValueError
-    ll_delitem_nonneg(l, i)
+    ll_delitem_nonneg(l, ll_index(l, item, eqfn))
 
 
 def ll_mul(l, times):
@@ -390,16 +360,9 @@ def ll_mul(l, times):
     if times < 0:
         times = 0
     res = ll_newlist(typeOf(l).TO, length * times)
-    items = l.items
-    newitems = res.items
-    j = 0
     k = 0
     while k < times:
-        i = 0
-        while i < length:
-            newitems[j] = items[i]
-            i += 1
-            j += 1
+        _ll_copy(l.items, 0, res.items, k * length, length)
         k += 1
     return res
 

@@ -12,20 +12,12 @@ classes are ASCII's, as RPython's str methods.
 
 from rpython.rlib.rarithmetic import intmask
 from rpython.rtyper.lltypesystem.lltype import malloc, typeOf
+from rpython.rtyper.rlist import _ll_bound, _ll_copy, ll_append, ll_newlist_hint, ll_reverse
 
 
 def _ll_new_like(s, length):
     """A new string of `length` chars, of the type of `s`."""
     return malloc(typeOf(s).TO, length)
-
-
-def _ll_copy(src, srcstart, dst, dststart, length):
-    """Copies `length` chars of `src` from `srcstart` into `dst` at
-    `dststart`."""
-    i = 0
-    while i < length:
-        dst[dststart + i] = src[srcstart + i]
-        i += 1
 
 
 def ll_strlen(s):
@@ -132,18 +124,6 @@ def ll_strhash(s):
             x = 29872897
         s.hash = x
     return x
-
-
-def _ll_bound(length, index):
-    """A slice bound as Python clips it: negative counts from the end,
-    then into 0..length."""
-    if index < 0:
-        index += length
-        if index < 0:
-            index = 0
-    elif index > length:
-        index = length
-    return index
 
 
 def _ll_start(length, start):
@@ -314,24 +294,28 @@ def ll_endswith_char(s, ch):
     return len(s) > 0 and s[len(s) - 1] == ch
 
 
-def _ll_isspace(ch):
+def ll_char_isspace(ch):
     return ch == ' ' or ('\t' <= ch and ch <= '\r')
 
 
-def _ll_isdigit(ch):
+def ll_char_isdigit(ch):
     return '0' <= ch and ch <= '9'
 
 
-def _ll_isupper(ch):
+def ll_char_isupper(ch):
     return 'A' <= ch and ch <= 'Z'
 
 
-def _ll_islower(ch):
+def ll_char_islower(ch):
     return 'a' <= ch and ch <= 'z'
 
 
-def _ll_isalpha(ch):
-    return _ll_isupper(ch) or _ll_islower(ch)
+def ll_char_isalpha(ch):
+    return ll_char_isupper(ch) or ll_char_islower(ch)
+
+
+def ll_char_isalnum(ch):
+    return ll_char_isalpha(ch) or ll_char_isdigit(ch)
 
 
 def _ll_in_chars(ch, chars):
@@ -343,111 +327,80 @@ def _ll_in_chars(ch, chars):
     return False
 
 
-def ll_strip(s, left, right):
-    """s.strip(), s.lstrip(), s.rstrip() (as `left` and `right` say):
-    without ASCII whitespace at those ends."""
+def _ll_strip(s, chars, left, right, strippable):
+    """`s` without the chars `strippable(ch, chars)` accepts at the ends
+    `left` and `right` say."""
     lpos = 0
     rpos = len(s)
     if left:
-        while lpos < rpos and _ll_isspace(s[lpos]):
+        while lpos < rpos and strippable(s[lpos], chars):
             lpos += 1
     if right:
-        while rpos > lpos and _ll_isspace(s[rpos - 1]):
+        while rpos > lpos and strippable(s[rpos - 1], chars):
             rpos -= 1
     return ll_stringslice_startstop(s, lpos, rpos)
+
+
+def _ll_space(ch, chars):
+    return ll_char_isspace(ch)
+
+
+def ll_strip(s, left, right):
+    """s.strip(), s.lstrip(), s.rstrip() (as `left` and `right` say):
+    without ASCII whitespace at those ends."""
+    return _ll_strip(s, None, left, right, _ll_space)
 
 
 def ll_strip_chars(s, chars, left, right):
     """s.strip(chars), .lstrip(chars), .rstrip(chars)."""
-    lpos = 0
-    rpos = len(s)
-    if left:
-        while lpos < rpos and _ll_in_chars(s[lpos], chars):
-            lpos += 1
-    if right:
-        while rpos > lpos and _ll_in_chars(s[rpos - 1], chars):
-            rpos -= 1
-    return ll_stringslice_startstop(s, lpos, rpos)
-
-
-def _ll_newlist(LIST, hint):
-    l = malloc(LIST)
-    l.length = 0
-    l.items = malloc(LIST.items.TO, hint)
-    return l
-
-
-def _ll_append(l, item):
-    """Appends to a list of strings (rlist's growth, for the few items
-    a split makes)."""
-    length = l.length
-    if length >= len(l.items):
-        newitems = malloc(typeOf(l).TO.items.TO, length + (length >> 3) + 6)
-        i = 0
-        while i < length:
-            newitems[i] = l.items[i]
-            i += 1
-        l.items = newitems
-    l.items[length] = item
-    l.length = length + 1
-
-
-def _ll_reverse(l):
-    i = 0
-    j = l.length - 1
-    while i < j:
-        tmp = l.items[i]
-        l.items[i] = l.items[j]
-        l.items[j] = tmp
-        i += 1
-        j -= 1
+    return _ll_strip(s, chars, left, right, _ll_in_chars)
 
 
 def ll_split_whitespace(LIST, s, maxsplit):
     """s.split() and s.split(None, maxsplit) (maxsplit < 0: no limit)."""
-    res = _ll_newlist(LIST, 0)
+    res = ll_newlist_hint(LIST, 0)
     length = len(s)
     pos = 0
     while True:
-        while pos < length and _ll_isspace(s[pos]):
+        while pos < length and ll_char_isspace(s[pos]):
             pos += 1
         if pos == length:
             break
         if maxsplit >= 0 and res.length == maxsplit:
             # The rest, as it is (CPython keeps its trailing whitespace).
-            _ll_append(res, ll_stringslice_startstop(s, pos, length))
+            ll_append(res, ll_stringslice_startstop(s, pos, length))
             break
         start = pos
-        while pos < length and not _ll_isspace(s[pos]):
+        while pos < length and not ll_char_isspace(s[pos]):
             pos += 1
-        _ll_append(res, ll_stringslice_startstop(s, start, pos))
+        ll_append(res, ll_stringslice_startstop(s, start, pos))
     return res
 
 
 def ll_rsplit_whitespace(LIST, s, maxsplit):
     """s.rsplit() and s.rsplit(None, maxsplit)."""
-    res = _ll_newlist(LIST, 0)
+    res = ll_newlist_hint(LIST, 0)
     pos = len(s)
     while True:
-        while pos > 0 and _ll_isspace(s[pos - 1]):
+        while pos > 0 and ll_char_isspace(s[pos - 1]):
             pos -= 1
         if pos == 0:
             break
         if maxsplit >= 0 and res.length == maxsplit:
-            _ll_append(res, ll_stringslice_startstop(s, 0, pos))
+            ll_append(res, ll_stringslice_startstop(s, 0, pos))
             break
         end = pos
-        while pos > 0 and not _ll_isspace(s[pos - 1]):
+        while pos > 0 and not ll_char_isspace(s[pos - 1]):
             pos -= 1
-        _ll_append(res, ll_stringslice_startstop(s, pos, end))
-    _ll_reverse(res)
+        ll_append(res, ll_stringslice_startstop(s, pos, end))
+    ll_reverse(res)
     return res
 
 
 def ll_split(LIST, s, sep, maxsplit):
     """s.split(sep, maxsplit) of a non-empty separator (maxsplit < 0: no
     limit)."""
-    res = _ll_newlist(LIST, 0)
+    res = ll_newlist_hint(LIST, 0)
     length = len(s)
     n = len(sep)
     start = 0
@@ -455,25 +408,25 @@ def ll_split(LIST, s, sep, maxsplit):
         pos = ll_find(s, sep, start, length)
         if pos < 0:
             break
-        _ll_append(res, ll_stringslice_startstop(s, start, pos))
+        ll_append(res, ll_stringslice_startstop(s, start, pos))
         start = pos + n
-    _ll_append(res, ll_stringslice_startstop(s, start, length))
+    ll_append(res, ll_stringslice_startstop(s, start, length))
     return res
 
 
 def ll_rsplit(LIST, s, sep, maxsplit):
     """s.rsplit(sep, maxsplit) of a non-empty separator."""
-    res = _ll_newlist(LIST, 0)
+    res = ll_newlist_hint(LIST, 0)
     n = len(sep)
     end = len(s)
     while maxsplit < 0 or res.length < maxsplit:
         pos = ll_rfind(s, sep, 0, end)
         if pos < 0:
             break
-        _ll_append(res, ll_stringslice_startstop(s, pos + n, end))
+        ll_append(res, ll_stringslice_startstop(s, pos + n, end))
         end = pos
-    _ll_append(res, ll_stringslice_startstop(s, 0, end))
-    _ll_reverse(res)
+    ll_append(res, ll_stringslice_startstop(s, 0, end))
+    ll_reverse(res)
     return res
 
 
@@ -503,35 +456,34 @@ def ll_join(s, l):
 
 
 def ll_char_upper(ch):
-    if _ll_islower(ch):
+    if ll_char_islower(ch):
         return chr(ord(ch) - 32)
     return ch
 
 
 def ll_char_lower(ch):
-    if _ll_isupper(ch):
+    if ll_char_isupper(ch):
         return chr(ord(ch) + 32)
     return ch
 
 
-def ll_upper(s):
+def _ll_map_chars(s, f):
+    """A new string of `f` of each char of `s`."""
     length = len(s)
     res = _ll_new_like(s, length)
     i = 0
     while i < length:
-        res[i] = ll_char_upper(s[i])
+        res[i] = f(s[i])
         i += 1
     return res
+
+
+def ll_upper(s):
+    return _ll_map_chars(s, ll_char_upper)
 
 
 def ll_lower(s):
-    length = len(s)
-    res = _ll_new_like(s, length)
-    i = 0
-    while i < length:
-        res[i] = ll_char_lower(s[i])
-        i += 1
-    return res
+    return _ll_map_chars(s, ll_char_lower)
 
 
 def ll_replace(s, old, new, maxcount):
@@ -568,106 +520,57 @@ def ll_replace(s, old, new, maxcount):
     return res
 
 
-def ll_isdigit(s):
-    """s.isdigit(): not empty, only digits."""
+def _ll_all_chars(s, pred):
+    """Not empty, and `pred` holds of every char (s.isdigit() and the
+    other classes)."""
     length = len(s)
     if length == 0:
         return False
     i = 0
     while i < length:
-        if not _ll_isdigit(s[i]):
+        if not pred(s[i]):
             return False
         i += 1
     return True
+
+
+def ll_isdigit(s):
+    return _ll_all_chars(s, ll_char_isdigit)
 
 
 def ll_isalpha(s):
-    length = len(s)
-    if length == 0:
-        return False
-    i = 0
-    while i < length:
-        if not _ll_isalpha(s[i]):
-            return False
-        i += 1
-    return True
+    return _ll_all_chars(s, ll_char_isalpha)
 
 
 def ll_isalnum(s):
-    length = len(s)
-    if length == 0:
-        return False
-    i = 0
-    while i < length:
-        ch = s[i]
-        if not (_ll_isalpha(ch) or _ll_isdigit(ch)):
-            return False
-        i += 1
-    return True
+    return _ll_all_chars(s, ll_char_isalnum)
 
 
 def ll_isspace(s):
-    length = len(s)
-    if length == 0:
-        return False
+    return _ll_all_chars(s, ll_char_isspace)
+
+
+def _ll_cased(s, is_case, is_other_case):
+    """Some char of the case `is_case` tells, none of the other one
+    (s.isupper(), s.islower())."""
+    cased = False
     i = 0
-    while i < length:
-        if not _ll_isspace(s[i]):
+    while i < len(s):
+        ch = s[i]
+        if is_other_case(ch):
             return False
+        if is_case(ch):
+            cased = True
         i += 1
-    return True
+    return cased
 
 
 def ll_isupper(s):
-    """s.isupper(): some cased char, none lowercase."""
-    cased = False
-    i = 0
-    while i < len(s):
-        ch = s[i]
-        if _ll_islower(ch):
-            return False
-        if _ll_isupper(ch):
-            cased = True
-        i += 1
-    return cased
+    return _ll_cased(s, ll_char_isupper, ll_char_islower)
 
 
 def ll_islower(s):
-    """s.islower(): some cased char, none uppercase."""
-    cased = False
-    i = 0
-    while i < len(s):
-        ch = s[i]
-        if _ll_isupper(ch):
-            return False
-        if _ll_islower(ch):
-            cased = True
-        i += 1
-    return cased
-
-
-def ll_char_isdigit(ch):
-    return _ll_isdigit(ch)
-
-
-def ll_char_isalpha(ch):
-    return _ll_isalpha(ch)
-
-
-def ll_char_isalnum(ch):
-    return _ll_isalpha(ch) or _ll_isdigit(ch)
-
-
-def ll_char_isspace(ch):
-    return _ll_isspace(ch)
-
-
-def ll_char_isupper(ch):
-    return _ll_isupper(ch)
-
-
-def ll_char_islower(ch):
-    return _ll_islower(ch)
+    return _ll_cased(s, ll_char_islower, ll_char_isupper)
 
 
 def ll_str_mul(s, times):
@@ -693,12 +596,3 @@ def ll_char_mul(STR, ch, times):
         res[i] = ch
         i += 1
     return res
-
-
-def ll_strlist_getitem(l, index):
-    """l[index] of a list of strings, a negative index counting from the
-    end (what the runtime's rpy_strlist_getitem did, without its fatal
-    check)."""
-    if index < 0:
-        index += l.length
-    return l.items[index]
