@@ -515,7 +515,11 @@ impl<'a> FuncGen<'a> {
                             format!("call of '{f}', which is not a graph of the program"),
                         )
                     })?;
-                    (sig.c_name.clone(), sig.ty.params.clone(), sig.ty.result.clone())
+                    (
+                        sig.c_name.clone(),
+                        sig.ty.params.clone(),
+                        sig.ty.result.clone(),
+                    )
                 }
                 Some(Arg::Const(Constant::Builtin(b))) => {
                     let rf = llops::runtime_func(b).ok_or_else(|| {
