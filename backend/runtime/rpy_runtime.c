@@ -314,6 +314,102 @@ RPY_RT RPyString *rpy_str_from_float_py2(double x) {
     return rpy_str_from_cstr(out);
 }
 
+/* One '%' conversion of a format, as its text ('%-08.3f') gives it. */
+typedef struct {
+    int left, zero, plus, space, alt;
+    long width, precision; /* precision -1: none */
+    char conv;
+} RPyFormatSpec;
+
+static RPyFormatSpec rpy_parse_spec(RPyString *spec) {
+    RPyFormatSpec f = {0, 0, 0, 0, 0, 0, -1, 's'};
+    long i = 1, n = spec->f_length;
+    const unsigned char *c = (const unsigned char *)spec->items;
+    for (; i < n; i++) {
+        if (c[i] == '-') f.left = 1;
+        else if (c[i] == '0') f.zero = 1;
+        else if (c[i] == '+') f.plus = 1;
+        else if (c[i] == ' ') f.space = 1;
+        else if (c[i] == '#') f.alt = 1;
+        else break;
+    }
+    for (; i < n && c[i] >= '0' && c[i] <= '9'; i++) f.width = f.width * 10 + (c[i] - '0');
+    if (i < n && c[i] == '.') {
+        f.precision = 0;
+        for (i++; i < n && c[i] >= '0' && c[i] <= '9'; i++)
+            f.precision = f.precision * 10 + (c[i] - '0');
+    }
+    if (i < n) f.conv = (char)c[i];
+    return f;
+}
+
+/* `body` (with its sign, if any) padded to the spec's width, as Python pads:
+ * '-' on the right, '0' with zeros after the sign (numbers only). */
+static RPyString *rpy_pad(const RPyFormatSpec *f, const char *body, long len) {
+    if (len >= f->width) return rpy_str_from_bytes(body, (size_t)len);
+    long fill = f->width - len;
+    RPyString *r = rpy_str_alloc(f->width);
+    char *o = r->items;
+    int zero = f->zero && !f->left && f->conv != 's' && f->conv != 'r' && f->conv != 'c';
+    if (f->left) {
+        memcpy(o, body, (size_t)len);
+        memset(o + len, ' ', (size_t)fill);
+    } else if (zero) {
+        long sign = (len > 0 && (body[0] == '-' || body[0] == '+' || body[0] == ' ')) ? 1 : 0;
+        memcpy(o, body, (size_t)sign);
+        memset(o + sign, '0', (size_t)fill);
+        memcpy(o + sign + fill, body + sign, (size_t)(len - sign));
+    } else {
+        memset(o, ' ', (size_t)fill);
+        memcpy(o + fill, body, (size_t)len);
+    }
+    return r;
+}
+
+static const char *rpy_sign(const RPyFormatSpec *f, int negative) {
+    return negative ? "-" : f->plus ? "+" : f->space ? " " : "";
+}
+
+/* one '%' conversion (d i u x X o, with flags, width and precision) of an int */
+RPY_RT RPyString *rpy_format_int(long x, RPyString *spec) {
+    RPyFormatSpec f = rpy_parse_spec(spec);
+    unsigned long mag = x < 0 ? 0UL - (unsigned long)x : (unsigned long)x;
+    char digits[32], body[128];
+    const char *how = f.conv == 'x' ? "%lx" : f.conv == 'X' ? "%lX" : f.conv == 'o' ? "%lo" : "%lu";
+    int n = snprintf(digits, sizeof digits, how, mag);
+    long zeros = f.precision > n ? f.precision - n : 0;
+    if (zeros > 64) zeros = 64;
+    const char *prefix = !f.alt ? "" : f.conv == 'x' ? "0x" : f.conv == 'X' ? "0X" : f.conv == 'o' ? "0o" : "";
+    int k = snprintf(body, sizeof body, "%s%s%.*s%s", rpy_sign(&f, x < 0), prefix, (int)zeros,
+                     "0000000000000000000000000000000000000000000000000000000000000000", digits);
+    return rpy_pad(&f, body, k);
+}
+
+/* one '%' conversion (e E f F g G, with flags, width and precision) of a float */
+RPY_RT RPyString *rpy_format_float(double x, RPyString *spec) {
+    RPyFormatSpec f = rpy_parse_spec(spec);
+    long p = f.precision < 0 ? 6 : f.precision;
+    if (p > 300) p = 300;
+    char fmt[8], digits[420], body[440];
+    int upper = f.conv >= 'A' && f.conv <= 'Z';
+    if (isnan(x)) snprintf(digits, sizeof digits, "%s", upper ? "NAN" : "nan");
+    else if (isinf(x)) snprintf(digits, sizeof digits, "%s", upper ? "INF" : "inf");
+    else {
+        snprintf(fmt, sizeof fmt, "%%.*%c", f.conv);
+        snprintf(digits, sizeof digits, fmt, (int)p, fabs(x));
+    }
+    int k = snprintf(body, sizeof body, "%s%s", rpy_sign(&f, signbit(x) != 0 && !isnan(x)), digits);
+    return rpy_pad(&f, body, k);
+}
+
+/* a string padded and cut as a '%s' conversion's width and precision say */
+RPY_RT RPyString *rpy_format_str(RPyString *s, RPyString *spec) {
+    RPyFormatSpec f = rpy_parse_spec(spec);
+    long len = s->f_length;
+    if (f.precision >= 0 && f.precision < len) len = f.precision;
+    return rpy_pad(&f, s->items, len);
+}
+
 /* a one-character string */
 RPY_RT RPyString *rpy_str_from_char(unsigned char c) {
     RPyString *s = rpy_str_alloc(1);

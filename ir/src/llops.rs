@@ -197,6 +197,9 @@ runtime! {
     "rpy_str_from_int" (Signed) -> Str, "str() of an int, in decimal";
     "rpy_str_from_float" (Float) -> Str, "str() of a float as Python 3 does: the shortest repr that round-trips";
     "rpy_str_from_float_py2" (Float) -> Str, "str() of a float as Python 2 does: '%.12g', with '.0' added to integral values";
+    "rpy_format_int" (Signed, Str) -> Str, "one '%' conversion (d i u x X o, with flags, width and precision) of an int; the second argument is the conversion's text, as '%05x'";
+    "rpy_format_float" (Float, Str) -> Str, "one '%' conversion (e E f F g G, with flags, width and precision) of a float, as C's printf writes it";
+    "rpy_format_str" (Str, Str) -> Str, "a string padded and cut as a '%s' conversion's width and precision say";
     "rpy_str_from_char" (Char) -> Str, "a one-character string";
     "rpy_str_from_bool" (Bool) -> Str, "'True' or 'False'";
     "rpy_str_to_int" (Str) -> Signed, "int() of a string: optional whitespace and sign, decimal digits; anything else is a fatal ValueError";

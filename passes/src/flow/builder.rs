@@ -42,6 +42,7 @@ const PENDING: BlockId = BlockId(u32::MAX);
 const BUILTINS: &[&str] = &[
     "len",
     "str",
+    "repr",
     "int",
     "float",
     "bool",
@@ -77,7 +78,6 @@ const LATER_BUILTINS: &[&str] = &[
     "map",
     "filter",
     "reduce",
-    "repr",
     "hex",
     "oct",
     "unichr",

@@ -350,3 +350,170 @@ mod tests {
         );
     }
 }
+
+/// One conversion of a `%` format, `%[flags][width][.precision]conv`, as
+/// CPython's `str % values` reads it; the object interpreter, the rtyper
+/// and the runtime functions `rpy_format_int`/`rpy_format_float` share it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FormatSpec {
+    /// Any of `-+ 0#`.
+    pub flags: Vec<u8>,
+    pub width: usize,
+    pub precision: Option<usize>,
+    pub conv: u8,
+}
+
+impl FormatSpec {
+    /// The conversion of `fmt` that starts at `*at` (just after its `%`),
+    /// `*at` moved past it; None when the format ends first.
+    pub fn parse(fmt: &[u8], at: &mut usize) -> Option<FormatSpec> {
+        let mut i = *at;
+        let mut flags = Vec::new();
+        while i < fmt.len() && b"-+ 0#".contains(&fmt[i]) {
+            flags.push(fmt[i]);
+            i += 1;
+        }
+        let mut width = 0usize;
+        while i < fmt.len() && fmt[i].is_ascii_digit() {
+            width = width
+                .saturating_mul(10)
+                .saturating_add(usize::from(fmt[i] - b'0'));
+            i += 1;
+        }
+        let mut precision = None;
+        if i < fmt.len() && fmt[i] == b'.' {
+            i += 1;
+            let mut p = 0usize;
+            while i < fmt.len() && fmt[i].is_ascii_digit() {
+                p = p
+                    .saturating_mul(10)
+                    .saturating_add(usize::from(fmt[i] - b'0'));
+                i += 1;
+            }
+            precision = Some(p);
+        }
+        let conv = *fmt.get(i)?;
+        *at = i + 1;
+        Some(FormatSpec {
+            flags,
+            width,
+            precision,
+            conv,
+        })
+    }
+
+    /// The spec as a format writes it, `%` included.
+    pub fn text(&self) -> String {
+        let mut s = String::from("%");
+        s.extend(self.flags.iter().map(|&f| f as char));
+        if self.width > 0 {
+            s.push_str(&self.width.to_string());
+        }
+        if let Some(p) = self.precision {
+            s.push_str(&format!(".{p}"));
+        }
+        s.push(self.conv as char);
+        s
+    }
+
+    /// Whether it is the bare conversion (`%s`, `%d`): no flags, width or
+    /// precision.
+    pub fn is_bare(&self) -> bool {
+        self.flags.is_empty() && self.width == 0 && self.precision.is_none()
+    }
+
+    fn sign(&self, negative: bool) -> &'static str {
+        if negative {
+            "-"
+        } else if self.flags.contains(&b'+') {
+            "+"
+        } else if self.flags.contains(&b' ') {
+            " "
+        } else {
+            ""
+        }
+    }
+
+    /// `body` padded to the width: on the right with `-`, with zeros after
+    /// the sign with `0` (numbers only), else with spaces on the left.
+    pub fn pad(&self, body: Vec<u8>) -> Vec<u8> {
+        if body.len() >= self.width {
+            return body;
+        }
+        let fill = self.width - body.len();
+        let left = self.flags.contains(&b'-');
+        let zero = self.flags.contains(&b'0') && !left && !matches!(self.conv, b's' | b'r' | b'c');
+        let mut out = Vec::with_capacity(self.width);
+        if left {
+            out.extend(&body);
+            out.extend(std::iter::repeat_n(b' ', fill));
+        } else if zero {
+            let sign = usize::from(matches!(body.first(), Some(b'-' | b'+' | b' ')));
+            out.extend(&body[..sign]);
+            out.extend(std::iter::repeat_n(b'0', fill));
+            out.extend(&body[sign..]);
+        } else {
+            out.extend(std::iter::repeat_n(b' ', fill));
+            out.extend(body);
+        }
+        out
+    }
+
+    /// The integer conversions `d i u x X o` of `i`, unpadded.
+    pub fn format_int(&self, i: i64) -> Vec<u8> {
+        let mag = i.unsigned_abs();
+        let mut digits = match self.conv {
+            b'x' => format!("{mag:x}"),
+            b'X' => format!("{mag:X}"),
+            b'o' => format!("{mag:o}"),
+            _ => mag.to_string(),
+        };
+        if let Some(p) = self.precision {
+            while digits.len() < p {
+                digits.insert(0, '0');
+            }
+        }
+        if self.flags.contains(&b'#') {
+            let prefix = match self.conv {
+                b'x' => "0x",
+                b'X' => "0X",
+                b'o' => "0o",
+                _ => "",
+            };
+            digits.insert_str(0, prefix);
+        }
+        format!("{}{digits}", self.sign(i < 0)).into_bytes()
+    }
+
+    /// The float conversions `e E f F g G` of `x`, unpadded.
+    pub fn format_float(&self, x: f64) -> Vec<u8> {
+        let p = self.precision.unwrap_or(6);
+        let body = if !x.is_finite() {
+            if x.is_nan() { "nan" } else { "inf" }.to_string()
+        } else {
+            match self.conv.to_ascii_lowercase() {
+                b'f' => format!("{:.*}", p, x.abs()),
+                b'e' => c_exponential(x.abs(), p),
+                _ => format_g(x.abs(), p),
+            }
+        };
+        let body = if self.conv.is_ascii_uppercase() {
+            body.to_ascii_uppercase()
+        } else {
+            body
+        };
+        format!("{}{body}", self.sign(x.is_sign_negative() && !x.is_nan())).into_bytes()
+    }
+}
+
+/// C's `%.<p>e`: `d.ddde+XX`.
+fn c_exponential(x: f64, p: usize) -> String {
+    let s = format!("{:.*e}", p, x);
+    let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+    let e: i32 = e.parse().unwrap_or(0);
+    format!(
+        "{m}e{}{:02}",
+        if e < 0 { '-' } else { '+' },
+        e.unsigned_abs()
+    )
+}

@@ -12,6 +12,9 @@ pub(crate) enum Rt {
     StrFromInt,
     StrFromFloat,
     StrFromFloatPy2,
+    FormatInt,
+    FormatFloat,
+    FormatStr,
     StrFromChar,
     StrFromBool,
     StrToInt,
@@ -28,6 +31,9 @@ impl Rt {
             "rpy_str_from_int" => Rt::StrFromInt,
             "rpy_str_from_float" => Rt::StrFromFloat,
             "rpy_str_from_float_py2" => Rt::StrFromFloatPy2,
+            "rpy_format_int" => Rt::FormatInt,
+            "rpy_format_float" => Rt::FormatFloat,
+            "rpy_format_str" => Rt::FormatStr,
             "rpy_str_from_char" => Rt::StrFromChar,
             "rpy_str_from_bool" => Rt::StrFromBool,
             "rpy_str_to_int" => Rt::StrToInt,
@@ -39,6 +45,18 @@ impl Rt {
             _ => return None,
         })
     }
+}
+
+/// The conversion spec a format runtime function is given (`%-5.2f`).
+fn format_spec(v: &LlValue) -> Result<pystr::FormatSpec, Fail> {
+    let text = with_str(v, <[u8]>::to_vec)?;
+    let mut at = 1;
+    pystr::FormatSpec::parse(&text, &mut at).ok_or_else(|| {
+        Fail::Internal(format!(
+            "a bad format spec {:?}",
+            String::from_utf8_lossy(&text)
+        ))
+    })
 }
 
 fn fatal(text: impl std::fmt::Display) -> Fail {
@@ -110,6 +128,22 @@ pub(crate) fn call(
         Rt::StrFromInt => string(signed(&args[0])?.to_string().into_bytes()),
         Rt::StrFromFloat => string(pystr::float_repr(float(&args[0])?).into_bytes()),
         Rt::StrFromFloatPy2 => string(pystr::float_str_py2(float(&args[0])?).into_bytes()),
+        Rt::FormatInt => {
+            let spec = format_spec(&args[1])?;
+            string(spec.pad(spec.format_int(signed(&args[0])?)))
+        }
+        Rt::FormatFloat => {
+            let spec = format_spec(&args[1])?;
+            string(spec.pad(spec.format_float(float(&args[0])?)))
+        }
+        Rt::FormatStr => {
+            let spec = format_spec(&args[1])?;
+            let mut text = with_str(&args[0], <[u8]>::to_vec)?;
+            if let Some(p) = spec.precision {
+                text.truncate(p);
+            }
+            string(spec.pad(text))
+        }
         Rt::StrFromChar => match &args[0] {
             LlValue::Char(c) => string(vec![*c]),
             other => Err(Fail::Internal(format!(

@@ -7,7 +7,7 @@
 
 use super::containers;
 use super::value::ObjValue;
-use crate::llinterp::pystr::{format_g, parse_float, parse_int};
+use crate::llinterp::pystr::{parse_float, parse_int, FormatSpec};
 use rpy_ir::ast::Dialect;
 use std::cmp::Ordering;
 use std::rc::Rc;
@@ -1136,31 +1136,10 @@ fn format_percent(fmt: &[u8], arg: &ObjValue, dialect: Dialect) -> OpResult {
             out.push(c);
             continue;
         }
-        let mut flags = Vec::new();
-        while i < fmt.len() && b"-+ 0#".contains(&fmt[i]) {
-            flags.push(fmt[i]);
-            i += 1;
-        }
-        let mut width = 0usize;
-        while i < fmt.len() && fmt[i].is_ascii_digit() {
-            width = width * 10 + usize::from(fmt[i] - b'0');
-            i += 1;
-        }
-        let mut prec = None;
-        if i < fmt.len() && fmt[i] == b'.' {
-            i += 1;
-            let mut p = 0usize;
-            while i < fmt.len() && fmt[i].is_ascii_digit() {
-                p = p * 10 + usize::from(fmt[i] - b'0');
-                i += 1;
-            }
-            prec = Some(p);
-        }
-        let Some(&conv) = fmt.get(i) else {
+        let Some(spec) = FormatSpec::parse(fmt, &mut i) else {
             return Err(exc("ValueError", "incomplete format"));
         };
-        i += 1;
-        if conv == b'%' {
+        if spec.conv == b'%' {
             out.push(b'%');
             continue;
         }
@@ -1168,23 +1147,8 @@ fn format_percent(fmt: &[u8], arg: &ObjValue, dialect: Dialect) -> OpResult {
             return Err(type_error("not enough arguments for format string"));
         };
         used += 1;
-        let body = format_one(conv, &flags, prec, arg, dialect, i - 1)?;
-        let left = flags.contains(&b'-');
-        let zero = flags.contains(&b'0') && !left && !matches!(conv, b's' | b'r' | b'c');
-        if body.len() >= width {
-            out.extend(body);
-        } else if left {
-            out.extend(&body);
-            out.extend(std::iter::repeat_n(b' ', width - body.len()));
-        } else if zero {
-            let sign = usize::from(matches!(body.first(), Some(b'-' | b'+' | b' ')));
-            out.extend(&body[..sign]);
-            out.extend(std::iter::repeat_n(b'0', width - body.len()));
-            out.extend(&body[sign..]);
-        } else {
-            out.extend(std::iter::repeat_n(b' ', width - body.len()));
-            out.extend(body);
-        }
+        let body = format_one(&spec, arg, dialect, i - 1)?;
+        out.extend(spec.pad(body));
     }
     if used < values.len() {
         return Err(type_error(
@@ -1195,24 +1159,12 @@ fn format_percent(fmt: &[u8], arg: &ObjValue, dialect: Dialect) -> OpResult {
 }
 
 fn format_one(
-    conv: u8,
-    flags: &[u8],
-    prec: Option<usize>,
+    spec: &FormatSpec,
     arg: &ObjValue,
     dialect: Dialect,
     at: usize,
 ) -> Result<Vec<u8>, Exc> {
-    let sign = |neg: bool| -> &'static str {
-        if neg {
-            "-"
-        } else if flags.contains(&b'+') {
-            "+"
-        } else if flags.contains(&b' ') {
-            " "
-        } else {
-            ""
-        }
-    };
+    let conv = spec.conv;
     let number = || -> Result<f64, Exc> {
         match arg {
             ObjValue::Float(x) => Ok(*x),
@@ -1222,16 +1174,13 @@ fn format_one(
         }
     };
     Ok(match conv {
-        b's' => {
-            let mut s = arg.to_str(dialect);
-            if let Some(p) = prec {
-                s.truncate(p);
-            }
-            s
-        }
-        b'r' => {
-            let mut s = arg.to_repr(dialect);
-            if let Some(p) = prec {
+        b's' | b'r' => {
+            let mut s = if conv == b's' {
+                arg.to_str(dialect)
+            } else {
+                arg.to_repr(dialect)
+            };
+            if let Some(p) = spec.precision {
                 s.truncate(p);
             }
             s
@@ -1259,51 +1208,9 @@ fn format_one(
                     })
                 })?,
             };
-            let mag = i.unsigned_abs();
-            let mut digits = match conv {
-                b'x' => format!("{mag:x}"),
-                b'X' => format!("{mag:X}"),
-                b'o' => format!("{mag:o}"),
-                _ => mag.to_string(),
-            };
-            if let Some(p) = prec {
-                while digits.len() < p {
-                    digits.insert(0, '0');
-                }
-            }
-            if flags.contains(&b'#') {
-                digits.insert_str(
-                    0,
-                    match conv {
-                        b'x' => "0x",
-                        b'X' => "0X",
-                        b'o' => "0o",
-                        _ => "",
-                    },
-                );
-            }
-            format!("{}{digits}", sign(i < 0)).into_bytes()
+            spec.format_int(i)
         }
-        b'e' | b'E' | b'f' | b'F' | b'g' | b'G' => {
-            let x = number()?;
-            let p = prec.unwrap_or(6);
-            let body = if !x.is_finite() {
-                let s = if x.is_nan() { "nan" } else { "inf" };
-                s.to_string()
-            } else {
-                match conv.to_ascii_lowercase() {
-                    b'f' => format!("{:.*}", p, x.abs()),
-                    b'e' => c_exponential(x.abs(), p),
-                    _ => format_g(x.abs(), p),
-                }
-            };
-            let body = if conv.is_ascii_uppercase() {
-                body.to_ascii_uppercase()
-            } else {
-                body
-            };
-            format!("{}{body}", sign(x.is_sign_negative() && !x.is_nan())).into_bytes()
-        }
+        b'e' | b'E' | b'f' | b'F' | b'g' | b'G' => spec.format_float(number()?),
         b'c' => match arg {
             ObjValue::Str(s) if s.len() == 1 => s.to_vec(),
             other => match other.as_int().and_then(|i| u8::try_from(i).ok()) {
@@ -1321,16 +1228,4 @@ fn format_one(
             ))
         }
     })
-}
-
-/// C's `%.<p>e`: `d.ddde+XX`.
-fn c_exponential(x: f64, p: usize) -> String {
-    let s = format!("{:.*e}", p, x);
-    let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
-    let e: i32 = e.parse().unwrap_or(0);
-    format!(
-        "{m}e{}{:02}",
-        if e < 0 { '-' } else { '+' },
-        e.unsigned_abs()
-    )
 }

@@ -503,15 +503,25 @@ impl GraphTyper<'_, '_, '_> {
         Ok(())
     }
 
-    /// `str(a)`, by the rules of `rules/rtype/`.
+    /// `str(a)`: by the rules of `rules/rtype/` for what they cover, else
+    /// as `repr(a)` (containers, None).
     pub(super) fn str_of(&mut self, a: &Arg) -> Result<Arg, String> {
+        match self.str_by_rules(a, self.rt.py2) {
+            Ok(text) => Ok(text),
+            Err(_) => self.repr_of(a),
+        }
+    }
+
+    /// `str(a)` by the rules of `rules/rtype/`, as the dialect `py2` or
+    /// Python 3 writes it.
+    pub(super) fn str_by_rules(&mut self, a: &Arg, py2: bool) -> Result<Arg, String> {
         let ty = self.type_of(a);
         let consts = [Some(Constant::Builtin("str".into())), a.as_const().cloned()];
         let tree = rules::rtype::lower(
             "simple_call",
             &[LowLevelType::Void, ty.clone()],
             &consts,
-            self.rt.py2,
+            py2,
         )
         .ok_or_else(|| format!("str() of a {ty} is not lowered yet"))?;
         let args = [

@@ -26,7 +26,7 @@ use crate::parse::parse_module;
 use crate::simplify::simplify_program;
 use rpy_ir::annotation::SomeValue;
 use rpy_ir::ast::Dialect;
-use rpy_ir::graph::{Annotated, Constant, Flow, LowLevel, Program};
+use rpy_ir::graph::{Annotated, Arg, Constant, Flow, LowLevel, Program};
 use rpy_ir::lltype::{LowLevelType, TypeTable};
 use std::sync::OnceLock;
 
@@ -35,7 +35,7 @@ const HELPER_PACKAGE: &str = "rpython.rtyper";
 const PYLIB: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../pylib");
 
 /// The helper modules, one per family, by the name the rtyper uses.
-pub const HELPER_MODULES: &[&str] = &["rlist", "rstr", "rint", "rdict"];
+pub const HELPER_MODULES: &[&str] = &["rlist", "rstr", "rint", "rdict", "rrepr"];
 
 /// One argument of a helper call, as the rtyper knows it.
 #[derive(Clone, Debug, PartialEq)]
@@ -62,6 +62,13 @@ impl HelperArg {
             HelperArg::Const(c) => Some(c.clone()),
             HelperArg::Helper { module, func } => Some(Constant::Func(graph_name(module, func))),
         }
+    }
+
+    /// This argument with what the rtyper passes for it, for an argument
+    /// that is not a run-time value.
+    pub fn fixed(self) -> (HelperArg, Arg) {
+        let passed = Arg::Const(self.constant().unwrap_or(Constant::None));
+        (self, passed)
     }
 
     fn annotation(&self) -> SomeValue {

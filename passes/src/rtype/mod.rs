@@ -23,6 +23,7 @@ mod methods;
 mod repr;
 mod statics;
 mod strings;
+mod text;
 mod tuples;
 
 pub mod lowlevel_helpers;
@@ -279,6 +280,21 @@ impl GraphTyper<'_, '_, '_> {
         result
     }
 
+    /// A call of helper `func` of module `module` (`rlist`): each argument
+    /// what the helper is specialized by and what is passed.
+    fn call_helper(
+        &mut self,
+        module: &str,
+        func: &str,
+        args: Vec<(HelperArg, Arg)>,
+    ) -> Result<Arg, String> {
+        let (specialized, passed): (Vec<HelperArg>, Vec<Arg>) = args.into_iter().unzip();
+        let (graph, result) = self.rt.helper(module, func, &specialized)?;
+        let mut all = vec![Arg::Const(Constant::Func(graph))];
+        all.extend(passed);
+        Ok(Arg::Var(self.emit("direct_call", all, result, None)))
+    }
+
     /// Emits an operation whose value is `dest` converted from `ty`.
     fn emit_into(
         &mut self,
@@ -471,6 +487,7 @@ impl GraphTyper<'_, '_, '_> {
             || self.lower_call(op)?
             || self.lower_instance_op(op)?
             || self.lower_tuple_op(op)?
+            || self.lower_text_op(op)?
             || self.lower_string_format(op)?
             || self.lower_by_helper(op, self.checked)?
             || self.lower_list_op(op)?

@@ -4,6 +4,7 @@
 //! concatenation of the pieces and of `str()` of each value.
 
 use super::GraphTyper;
+use crate::llinterp::pystr::FormatSpec;
 use crate::rules;
 use rpy_ir::annotation::SomeValue;
 use rpy_ir::graph::{Arg, Constant, SpaceOperation};
@@ -13,38 +14,47 @@ use rpy_ir::lltype::{self, LowLevelType};
 #[derive(Debug, PartialEq)]
 enum Piece {
     Literal(String),
-    /// A conversion (`s`, `d`, `i`, `r`) of the next value.
-    Value(char),
+    /// A conversion of the next value.
+    Value(FormatSpec),
 }
 
 /// The pieces of `format`, or why it is not supported.
 fn parse_format(format: &str) -> Result<Vec<Piece>, String> {
     let mut pieces = Vec::new();
-    let mut literal = String::new();
-    let mut chars = format.chars();
-    while let Some(c) = chars.next() {
-        if c != '%' {
+    let mut literal = Vec::new();
+    let bytes = format.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        i += 1;
+        if c != b'%' {
             literal.push(c);
             continue;
         }
-        match chars.next() {
-            Some('%') => literal.push('%'),
-            Some(conv @ ('s' | 'd' | 'i' | 'r')) => {
+        let spec = FormatSpec::parse(bytes, &mut i)
+            .ok_or("a format string ends in an incomplete '%' conversion")?;
+        match spec.conv {
+            b'%' => literal.push(b'%'),
+            b's' | b'r' | b'd' | b'i' | b'u' | b'x' | b'X' | b'o' | b'e' | b'E' | b'f' | b'F'
+            | b'g' | b'G' => {
                 if !literal.is_empty() {
-                    pieces.push(Piece::Literal(std::mem::take(&mut literal)));
+                    let text = String::from_utf8_lossy(&std::mem::take(&mut literal)).into_owned();
+                    pieces.push(Piece::Literal(text));
                 }
-                pieces.push(Piece::Value(conv));
+                pieces.push(Piece::Value(spec));
             }
-            Some(other) => {
+            other => {
                 return Err(format!(
-                    "the format '%{other}' is not supported yet (only %s, %d, %i, %r and %%)"
+                    "the format '%{}' is not supported (the conversions are s r d i u x X o e E f F g G)",
+                    other as char
                 ))
             }
-            None => return Err("a format string ends in a lone '%'".into()),
         }
     }
     if !literal.is_empty() {
-        pieces.push(Piece::Literal(literal));
+        pieces.push(Piece::Literal(
+            String::from_utf8_lossy(&literal).into_owned(),
+        ));
     }
     Ok(pieces)
 }
@@ -100,26 +110,9 @@ impl GraphTyper<'_, '_, '_> {
         for piece in pieces {
             let part = match piece {
                 Piece::Literal(text) => Arg::Const(Constant::Str(text)),
-                Piece::Value(conv) => {
+                Piece::Value(spec) => {
                     let v = values.next().ok_or("too few values for the format")?;
-                    let ty = self.type_of(&v);
-                    match (conv, &ty) {
-                        ('r', LowLevelType::Ptr(t)) if t == lltype::STR => {
-                            return Err("'%r' of a string is not supported yet".into())
-                        }
-                        ('d' | 'i', t)
-                            if *t != LowLevelType::Signed && *t != LowLevelType::Bool =>
-                        {
-                            return Err(format!("'%{conv}' of a {t} is not supported yet"))
-                        }
-                        _ => {}
-                    }
-                    let v = if ('d' == conv || 'i' == conv) && ty == LowLevelType::Bool {
-                        self.arg_as(&v, &LowLevelType::Signed)?
-                    } else {
-                        v
-                    };
-                    self.str_of(&v)?
+                    self.format_value(&spec, &v)?
                 }
             };
             result = Some(match result {
@@ -135,8 +128,74 @@ impl GraphTyper<'_, '_, '_> {
         Ok(true)
     }
 
+    /// The text of one conversion `spec` of the value `v`.
+    fn format_value(&mut self, spec: &FormatSpec, v: &Arg) -> Result<Arg, String> {
+        let ty = self.type_of(v);
+        let spec_text = Arg::Const(Constant::Str(spec.text()));
+        let str_ty = LowLevelType::Ptr(lltype::STR.into());
+        let call = |name: &str| Arg::Const(Constant::Builtin(name.into()));
+        match spec.conv {
+            b's' | b'r' => {
+                let text = if spec.conv == b's' {
+                    self.str_of(v)?
+                } else {
+                    self.repr_of(v)?
+                };
+                if spec.is_bare() {
+                    return Ok(text);
+                }
+                let text = self.arg_as(&text, &str_ty)?;
+                let r = self.emit(
+                    "direct_call",
+                    vec![call("rpy_format_str"), text, spec_text],
+                    str_ty,
+                    None,
+                );
+                Ok(Arg::Var(r))
+            }
+            b'd' | b'i' | b'u' | b'x' | b'X' | b'o' => {
+                if !matches!(ty, LowLevelType::Signed | LowLevelType::Bool) {
+                    return Err(format!(
+                        "'%{}' of a {ty} is not supported yet",
+                        spec.conv as char
+                    ));
+                }
+                let n = self.arg_as(v, &LowLevelType::Signed)?;
+                if spec.is_bare() && spec.conv != b'x' && spec.conv != b'X' && spec.conv != b'o' {
+                    return self.str_of(&n);
+                }
+                let r = self.emit(
+                    "direct_call",
+                    vec![call("rpy_format_int"), n, spec_text],
+                    str_ty,
+                    None,
+                );
+                Ok(Arg::Var(r))
+            }
+            _ => {
+                if !matches!(
+                    ty,
+                    LowLevelType::Signed | LowLevelType::Bool | LowLevelType::Float
+                ) {
+                    return Err(format!(
+                        "'%{}' of a {ty} is not supported yet",
+                        spec.conv as char
+                    ));
+                }
+                let x = self.arg_as(v, &LowLevelType::Float)?;
+                let r = self.emit(
+                    "direct_call",
+                    vec![call("rpy_format_float"), x, spec_text],
+                    str_ty,
+                    None,
+                );
+                Ok(Arg::Var(r))
+            }
+        }
+    }
+
     /// `a + b` of two strings, by the rules.
-    fn concat(&mut self, a: Arg, b: Arg) -> Result<Arg, String> {
+    pub(super) fn concat(&mut self, a: Arg, b: Arg) -> Result<Arg, String> {
         let str_ty = LowLevelType::Ptr(lltype::STR.into());
         let a = self.arg_as(&a, &str_ty)?;
         let b = self.arg_as(&b, &str_ty)?;
@@ -159,16 +218,19 @@ mod tests {
 
     #[test]
     fn formats_split_into_literals_and_conversions() {
+        let pieces = parse_format("%s=%-5.2f%%").unwrap();
+        let shown: Vec<String> = pieces
+            .iter()
+            .map(|p| match p {
+                Piece::Literal(t) => format!("literal {t}"),
+                Piece::Value(spec) => format!("value {}", spec.text()),
+            })
+            .collect();
         assert_eq!(
-            parse_format("%s=%d%%").unwrap(),
-            vec![
-                Piece::Value('s'),
-                Piece::Literal("=".into()),
-                Piece::Value('d'),
-                Piece::Literal("%".into())
-            ]
+            shown,
+            ["value %s", "literal =", "value %-5.2f", "literal %"]
         );
-        assert!(parse_format("%5.2f").is_err());
+        assert!(parse_format("%q").is_err());
         assert!(parse_format("50%").is_err());
     }
 }

@@ -1,0 +1,157 @@
+"""repr() of strings, chars, lists and dicts, as CPython writes them: what
+printing a container, str() of a container and '%r' show.
+
+A container's helper calls `repr()` of each item; the rtyper lowers that
+call by the item's low-level type, so a list of lists of strings reprs
+through three helpers, each specialized by its argument types.  STR is
+the string type, STRLIST the type of a list of strings.  `py2` says
+whether chars above 0x7f are escaped (Python 2) or kept (Python 3).
+"""
+
+from rpython.rtyper.lltypesystem.lltype import malloc
+from rpython.rtyper.rlist import ll_newlist, _ll_copy
+from rpython.rtyper.rstr import ll_chr2str
+
+
+def _ll_none(STR):
+    """The string 'None'."""
+    s = malloc(STR, 4)
+    s[0] = 'N'
+    s[1] = 'o'
+    s[2] = 'n'
+    s[3] = 'e'
+    return s
+
+
+def _ll_escape_len(ch, quote, py2):
+    """How many chars `ch` takes inside quotes `quote`."""
+    if ch == quote or ch == '\\' or ch == '\n' or ch == '\t' or ch == '\r':
+        return 2
+    if ch < ' ' or ch == '\x7f' or (py2 and ch > '\x7f'):
+        return 4
+    return 1
+
+
+def ll_str_repr(STR, s, py2):
+    """repr(s): quoted as CPython quotes it, None for a null string."""
+    if not s:
+        return _ll_none(STR)
+    length = len(s)
+    has_single = False
+    has_double = False
+    i = 0
+    while i < length:
+        if s[i] == "'":
+            has_single = True
+        elif s[i] == '"':
+            has_double = True
+        i += 1
+    quote = "'"
+    if has_single and not has_double:
+        quote = '"'
+    n = 2
+    i = 0
+    while i < length:
+        n += _ll_escape_len(s[i], quote, py2)
+        i += 1
+    res = malloc(STR, n)
+    res[0] = quote
+    pos = 1
+    i = 0
+    while i < length:
+        ch = s[i]
+        width = _ll_escape_len(ch, quote, py2)
+        if width == 1:
+            res[pos] = ch
+        elif width == 2:
+            res[pos] = '\\'
+            if ch == '\n':
+                res[pos + 1] = 'n'
+            elif ch == '\t':
+                res[pos + 1] = 't'
+            elif ch == '\r':
+                res[pos + 1] = 'r'
+            else:
+                res[pos + 1] = ch
+        else:
+            code = ord(ch)
+            res[pos] = '\\'
+            res[pos + 1] = 'x'
+            res[pos + 2] = _ll_hex_digit(code >> 4)
+            res[pos + 3] = _ll_hex_digit(code & 15)
+        pos += width
+        i += 1
+    res[pos] = quote
+    return res
+
+
+def _ll_hex_digit(d):
+    if d < 10:
+        return chr(ord('0') + d)
+    return chr(ord('a') + d - 10)
+
+
+def ll_char_repr(STR, ch, py2):
+    """repr() of a char: the repr of the one-char string."""
+    return ll_str_repr(STR, ll_chr2str(STR, ch), py2)
+
+
+def _ll_join_wrapped(STR, parts, num, opening, closing, pairs):
+    """opening + ', '.join(parts[:num]) + closing; with `pairs`, the parts
+    are keys and values and each pair is joined by ': ' instead."""
+    total = 2
+    if num > 0:
+        total += 2 * (num - 1)
+    i = 0
+    while i < num:
+        total += len(parts.items[i])
+        i += 1
+    res = malloc(STR, total)
+    res[0] = opening
+    pos = 1
+    i = 0
+    while i < num:
+        if i > 0:
+            if pairs and i % 2 == 1:
+                res[pos] = ':'
+            else:
+                res[pos] = ','
+            res[pos + 1] = ' '
+            pos += 2
+        item = parts.items[i]
+        _ll_copy(item, 0, res, pos, len(item))
+        pos += len(item)
+        i += 1
+    res[pos] = closing
+    return res
+
+
+def ll_list_repr(STR, STRLIST, l):
+    """repr(l): '[' + ', '.join(repr(x) for x in l) + ']'."""
+    if not l:
+        return _ll_none(STR)
+    num = l.length
+    parts = ll_newlist(STRLIST, num)
+    i = 0
+    while i < num:
+        parts.items[i] = repr(l.items[i])
+        i += 1
+    return _ll_join_wrapped(STR, parts, num, '[', ']', False)
+
+
+def ll_dict_repr(STR, STRLIST, d):
+    """repr(d): '{' + ', '.join('%r: %r' % item) + '}', in insertion
+    order."""
+    if not d:
+        return _ll_none(STR)
+    # keys and values alternate in `parts`; each pair is joined by ': '.
+    parts = ll_newlist(STRLIST, 2 * d.num_items)
+    num = 0
+    i = 0
+    while i < d.num_used:
+        if d.live[i]:
+            parts.items[num] = repr(d.keys[i])
+            parts.items[num + 1] = repr(d.values[i])
+            num += 2
+        i += 1
+    return _ll_join_wrapped(STR, parts, num, '{', '}', True)
