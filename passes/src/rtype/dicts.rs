@@ -214,6 +214,11 @@ fn key_functions(key: &SomeValue) -> Result<KeyFunctions, String> {
             hash: helper("rstr", "ll_strhash"),
             eq: helper("rstr", "ll_streq"),
         }),
+        // hash() and == of a tuple are lowered item by item by the rtyper.
+        SomeValue::Tuple(_) => Ok(KeyFunctions {
+            hash: helper("rdict", "ll_hash_any"),
+            eq: helper("rdict", "ll_eq_any"),
+        }),
         other => Err(format!(
             "the rtyper cannot hash dict keys that are {} yet",
             other.describe_plural()

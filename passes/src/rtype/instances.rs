@@ -379,6 +379,15 @@ impl GraphTyper<'_, '_, '_> {
 
     /// `a or b` of two bools, without a branch.
     pub(super) fn bool_or(&mut self, a: Var, b: Var) -> Var {
+        self.bool_combine("int_or", a, b)
+    }
+
+    pub(super) fn bool_and(&mut self, a: Var, b: Var) -> Var {
+        self.bool_combine("int_and", a, b)
+    }
+
+    /// Two bools combined by the int operation `int_op`.
+    fn bool_combine(&mut self, int_op: &str, a: Var, b: Var) -> Var {
         let ai = self.emit(
             "cast_bool_to_int",
             vec![Arg::Var(a)],
@@ -392,7 +401,7 @@ impl GraphTyper<'_, '_, '_> {
             None,
         );
         let either = self.emit(
-            "int_or",
+            int_op,
             vec![Arg::Var(ai), Arg::Var(bi)],
             LowLevelType::Signed,
             None,

@@ -44,6 +44,14 @@ impl GraphTyper<'_, '_, '_> {
             .then_some(Items::List { array, item })
     }
 
+    /// The item type of the list type `list`.
+    pub(super) fn list_item_type(&self, list: &LowLevelType) -> Result<LowLevelType, String> {
+        match self.items_of(list) {
+            Some(Items::List { item, .. }) => Ok(item),
+            _ => Err(format!("{list} is no list type")),
+        }
+    }
+
     fn field(&mut self, object: Arg, name: &str, ty: LowLevelType) -> Var {
         self.emit(
             "getfield",

@@ -21,9 +21,18 @@ enum Operand {
     EqFn(usize),
     Int(i64),
     Bool(bool),
+    /// Operand `n`, or the int when it is None (a slice bound left out).
+    OrInt(usize, i64),
+    /// Operand `n` as an item of the list operand 0 (a char where the
+    /// items are strings).
+    Item(usize),
+    /// Operand `n`, a list, as a list of the type of list operand 0.
+    SameList(usize),
+    /// Operand `n` as a value of the operation's result type.
+    AsResult(usize),
 }
 
-use Operand::{Arg as A, Bool as B, EqFn, Int as I, ResultType};
+use Operand::{Arg as A, AsResult, Bool as B, EqFn, Int as I, Item, OrInt, ResultType, SameList};
 
 impl GraphTyper<'_, '_, '_> {
     /// Lowers `op` to a helper call when it is an operation a helper
@@ -47,17 +56,17 @@ impl GraphTyper<'_, '_, '_> {
         ) {
             // Methods: `simple_call(m, args...)` where m is the receiver.
             ("simple_call", _, Some((name, List))) => match (name, nargs) {
-                ("append", 2) => ("rlist", "ll_append", vec![A(0), A(1)]),
+                ("append", 2) => ("rlist", "ll_append", vec![A(0), Item(1)]),
                 ("pop", 1) if checked => ("rlist", "ll_pop_end_checked", vec![A(0)]),
                 ("pop", 1) => ("rlist", "ll_pop_end", vec![A(0)]),
                 ("pop", 2) if checked => ("rlist", "ll_pop_checked", vec![A(0), A(1)]),
                 ("pop", 2) => ("rlist", "ll_pop", vec![A(0), A(1)]),
-                ("insert", 3) => ("rlist", "ll_insert", vec![A(0), A(1), A(2)]),
+                ("insert", 3) => ("rlist", "ll_insert", vec![A(0), A(1), Item(2)]),
                 ("extend", 2) => ("rlist", "ll_extend", vec![A(0), A(1)]),
                 ("reverse", 1) => ("rlist", "ll_reverse", vec![A(0)]),
-                ("index", 2) => ("rlist", "ll_index", vec![A(0), A(1), EqFn(0)]),
-                ("count", 2) => ("rlist", "ll_count", vec![A(0), A(1), EqFn(0)]),
-                ("remove", 2) => ("rlist", "ll_remove", vec![A(0), A(1), EqFn(0)]),
+                ("index", 2) => ("rlist", "ll_index", vec![A(0), Item(1), EqFn(0)]),
+                ("count", 2) => ("rlist", "ll_count", vec![A(0), Item(1), EqFn(0)]),
+                ("remove", 2) => ("rlist", "ll_remove", vec![A(0), Item(1), EqFn(0)]),
                 _ => return Ok(false),
             },
             ("simple_call", _, Some((name, receiver @ (Str | Char)))) => {
@@ -138,25 +147,38 @@ impl GraphTyper<'_, '_, '_> {
                 ("rlist", "ll_getitem_checked", vec![A(0), A(1)])
             }
             ("setitem", [List, _, _], _) if checked => {
-                ("rlist", "ll_setitem_checked", vec![A(0), A(1), A(2)])
+                ("rlist", "ll_setitem_checked", vec![A(0), A(1), Item(2)])
             }
             ("delitem", [List, _], _) if checked => {
                 ("rlist", "ll_delitem_checked", vec![A(0), A(1)])
             }
             ("delitem", [List, _], _) => ("rlist", "ll_delitem", vec![A(0), A(1)]),
-            ("contains", [List, _], _) => ("rlist", "ll_contains", vec![A(0), A(1), EqFn(0)]),
+            ("contains", [List, _], _) => ("rlist", "ll_contains", vec![A(0), Item(1), EqFn(0)]),
             ("mul", [List, Int], _) => ("rlist", "ll_mul", vec![A(0), A(1)]),
-            ("add", [List, List], _) => ("rlist", "ll_concat", vec![A(0), A(1)]),
+            ("add", [List, List], _) => ("rlist", "ll_concat", vec![AsResult(0), AsResult(1)]),
             ("eq", [List, List], _) => ("rlist", "ll_eq", vec![A(0), A(1), EqFn(0)]),
             ("getslice", [List, _, None_], _) => {
-                ("rlist", "ll_getslice_startonly", vec![A(0), A(1)])
+                ("rlist", "ll_getslice_startonly", vec![A(0), OrInt(1, 0)])
             }
-            ("getslice", [List, _, _], _) => ("rlist", "ll_getslice", vec![A(0), A(1), A(2)]),
-            ("setslice", [List, _, _, List], _) => {
-                ("rlist", "ll_setslice", vec![A(0), A(1), A(2), A(3)])
+            ("getslice", [List, _, _], _) => (
+                "rlist",
+                "ll_getslice",
+                vec![A(0), OrInt(1, 0), OrInt(2, i64::MAX)],
+            ),
+            ("setslice", [List, _, _, List], _) => (
+                "rlist",
+                "ll_setslice",
+                vec![A(0), OrInt(1, 0), OrInt(2, i64::MAX), SameList(3)],
+            ),
+            ("delslice", [List, _, _], _) => (
+                "rlist",
+                "ll_delslice",
+                vec![A(0), OrInt(1, 0), OrInt(2, i64::MAX)],
+            ),
+            ("simple_call", [Builtin("list"), List], _) => ("rlist", "ll_copy", vec![AsResult(1)]),
+            ("simple_call", [Builtin("list")], _) => {
+                ("rlist", "ll_newlist", vec![ResultType, I(0)])
             }
-            ("delslice", [List, _, _], _) => ("rlist", "ll_delslice", vec![A(0), A(1), A(2)]),
-            ("simple_call", [Builtin("list"), List], _) => ("rlist", "ll_copy", vec![A(1)]),
             // Operations on strings.
             ("getitem", [Str, _], _) if checked => ("rstr", "ll_getitem_checked", vec![A(0), A(1)]),
             ("simple_call", [Builtin("hash"), Str], _) => ("rstr", "ll_strhash", vec![A(1)]),
@@ -215,6 +237,31 @@ impl GraphTyper<'_, '_, '_> {
                     };
                     call_args.push(Arg::Const(h.constant().unwrap_or(Constant::None)));
                     helper_args.push(h);
+                }
+                OrInt(i, n) if self.kind(&op.args[*i]) == Kind::None_ => {
+                    helper_args.push(HelperArg::Value(LowLevelType::Signed));
+                    call_args.push(Arg::Const(Constant::Int(*n)));
+                }
+                OrInt(i, _) => {
+                    let a = &op.args[*i];
+                    helper_args.push(HelperArg::Value(self.type_of(a)));
+                    call_args.push(a.clone());
+                }
+                AsResult(i) => {
+                    let value = self.arg_as(&op.args[*i], &result_type)?;
+                    helper_args.push(HelperArg::Value(result_type.clone()));
+                    call_args.push(value);
+                }
+                Item(i) | SameList(i) => {
+                    let list_ty = self.type_of(&op.args[0]);
+                    let a = &op.args[*i];
+                    let want = match operand {
+                        SameList(_) => list_ty,
+                        _ => self.list_item_type(&list_ty)?,
+                    };
+                    let value = self.arg_as(a, &want)?;
+                    helper_args.push(HelperArg::Value(want));
+                    call_args.push(value);
                 }
                 I(n) => {
                     helper_args.push(HelperArg::Value(LowLevelType::Signed));

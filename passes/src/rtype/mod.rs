@@ -446,6 +446,21 @@ impl GraphTyper<'_, '_, '_> {
             }
         }
         if let (LowLevelType::Ptr(a), LowLevelType::Ptr(b)) = (from, to) {
+            // A list of no possible item (`[]` that nothing was put in) is
+            // empty: as a list of another type, a new empty one.
+            if a == &lltype::list_type_names(&LowLevelType::Void).0 && b.starts_with("list_") {
+                return self.call_helper(
+                    "rlist",
+                    "ll_newlist",
+                    vec![
+                        HelperArg::Type(b.clone()).fixed(),
+                        (
+                            HelperArg::Value(LowLevelType::Signed),
+                            Arg::Const(Constant::Int(0)),
+                        ),
+                    ],
+                );
+            }
             if repr::same_object_family(a, b) {
                 let v = self.emit("cast_pointer", vec![value], to.clone(), None);
                 return Ok(Arg::Var(v));

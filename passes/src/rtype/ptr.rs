@@ -69,6 +69,14 @@ pub fn lower_pointer_ops(g: &mut FunctionGraph<Annotated>) {
                 continue;
             }
             let ptr_args: Vec<bool> = op.args.iter().map(is_ptr).collect();
+            // Tuples compare by their items, as the rtyper lowers `==` of
+            // two tuples (a dict keyed by tuples), not by identity.
+            let compares_tuples = matches!(op.opname.as_str(), "eq" | "ne")
+                && op.args.iter().any(|a| is_tuple_ptr(&ann, a));
+            if compares_tuples {
+                ops.push(op);
+                continue;
+            }
             if let Some(lowered) = lower_op(&op, &ptr_args) {
                 op = lowered;
             }
@@ -101,6 +109,12 @@ fn static_comparison(op: &SpaceOperation) -> Option<Constant> {
         "ne" => Some(Constant::Bool(!same)),
         _ => None,
     }
+}
+
+/// Whether `a` is a pointer to a tuple's struct.
+fn is_tuple_ptr(ann: &[SomeValue], a: &Arg) -> bool {
+    matches!(a, Arg::Var(v)
+        if matches!(&ann[v.0 as usize], SomeValue::Ptr(LowLevelType::Ptr(t)) if t.starts_with("tuple")))
 }
 
 /// Does `op` call a function (which may have effects)?

@@ -2,13 +2,60 @@
 //! per item (`item0`, `item1`, ...); an index is a constant, so reading
 //! an item is reading its field.
 
-use super::GraphTyper;
+use super::{GraphTyper, HelperArg};
 use rpy_ir::annotation::SomeValue;
-use rpy_ir::graph::{Arg, Constant, SpaceOperation};
-use rpy_ir::lltype::LowLevelType;
+use rpy_ir::graph::{Arg, Constant, SpaceOperation, Var};
+use rpy_ir::lltype::{self, LowLevelType};
+
+/// Whether `ty` is a tuple's struct pointer.
+fn is_tuple(ty: &LowLevelType) -> bool {
+    matches!(ty, LowLevelType::Ptr(t) if t.starts_with("tuple"))
+}
 
 impl GraphTyper<'_, '_, '_> {
     pub(super) fn lower_tuple_op(&mut self, op: &SpaceOperation) -> Result<bool, String> {
+        let types: Vec<LowLevelType> = op.args.iter().map(|a| self.type_of(a)).collect();
+        match (op.opname.as_str(), types.as_slice()) {
+            ("add", [a, b]) if is_tuple(a) && is_tuple(b) => {
+                let mut items = self.tuple_items(&op.args[0])?;
+                items.extend(self.tuple_items(&op.args[1])?);
+                self.new_tuple(items, op)?;
+                return Ok(true);
+            }
+            ("getslice", [t, _, _]) if is_tuple(t) => {
+                let items = self.tuple_items(&op.args[0])?;
+                let n = items.len() as i64;
+                let bound = |a: &Arg, default: i64| match a {
+                    Arg::Const(Constant::None) => Ok(default),
+                    Arg::Const(Constant::Int(i)) if *i < 0 => Ok((i + n).max(0)),
+                    Arg::Const(Constant::Int(i)) => Ok((*i).min(n)),
+                    _ => Err("a tuple sliced at a bound known only at run time".to_string()),
+                };
+                let start = bound(&op.args[1], 0)? as usize;
+                let stop = (bound(&op.args[2], n)? as usize).max(start);
+                let items = items.into_iter().skip(start).take(stop - start).collect();
+                self.new_tuple(items, op)?;
+                return Ok(true);
+            }
+            ("eq" | "ne" | "lt" | "le" | "gt" | "ge", [a, b]) if is_tuple(a) && is_tuple(b) => {
+                let result = self.compare(&op.opname, &op.args[0], &op.args[1])?;
+                let want = self.graph.info(op.result).clone();
+                self.finish(
+                    (Arg::Var(result), LowLevelType::Bool),
+                    Some((op.result, want)),
+                )?;
+                return Ok(true);
+            }
+            ("simple_call", [_, t])
+                if is_tuple(t) && op.args[0] == Arg::Const(Constant::Builtin("hash".into())) =>
+            {
+                let h = self.hash_of(&op.args[1])?;
+                let want = self.graph.info(op.result).clone();
+                self.finish((h, LowLevelType::Signed), Some((op.result, want)))?;
+                return Ok(true);
+            }
+            _ => {}
+        }
         match op.opname.as_str() {
             "newtuple" => {
                 let LowLevelType::Ptr(ty) = self.graph.info(op.result).clone() else {
@@ -133,5 +180,167 @@ impl GraphTyper<'_, '_, '_> {
         let want = self.graph.info(op.result).clone();
         self.finish((value, LowLevelType::Bool), Some((op.result, want)))?;
         Ok(())
+    }
+
+    /// The items of the tuple `t`, each with its type (an item of no
+    /// representation is None).
+    fn tuple_items(&mut self, t: &Arg) -> Result<Vec<(Arg, LowLevelType)>, String> {
+        let LowLevelType::Ptr(ty) = self.type_of(t) else {
+            return Err("a tuple with no struct type".into());
+        };
+        let mut items = Vec::new();
+        for (name, field_ty) in self.tuple_fields(&ty)? {
+            let item = if field_ty == LowLevelType::Void {
+                Arg::Const(Constant::None)
+            } else {
+                Arg::Var(self.emit(
+                    "getfield",
+                    vec![t.clone(), Arg::Const(Constant::Name(name))],
+                    field_ty.clone(),
+                    None,
+                ))
+            };
+            items.push((item, field_ty));
+        }
+        Ok(items)
+    }
+
+    /// A new tuple of `items`, the result of `op`.
+    fn new_tuple(
+        &mut self,
+        items: Vec<(Arg, LowLevelType)>,
+        op: &SpaceOperation,
+    ) -> Result<(), String> {
+        let LowLevelType::Ptr(ty) = self.graph.info(op.result).clone() else {
+            return Err("a tuple with no struct type".into());
+        };
+        let fields = self.tuple_fields(&ty)?;
+        let t = self.emit(
+            "malloc",
+            vec![Arg::Const(Constant::Name(ty.clone()))],
+            LowLevelType::Ptr(ty),
+            Some(op.result),
+        );
+        for ((item, _), (name, field_ty)) in items.into_iter().zip(fields) {
+            if field_ty == LowLevelType::Void {
+                continue;
+            }
+            let v = self.arg_as(&item, &field_ty)?;
+            self.emit(
+                "setfield",
+                vec![Arg::Var(t), Arg::Const(Constant::Name(name)), v],
+                LowLevelType::Void,
+                None,
+            );
+        }
+        Ok(())
+    }
+
+    /// `a OP b` for a comparison OP: of tuples item by item, as Python
+    /// compares them; of other values by the rules.
+    pub(super) fn compare(&mut self, opname: &str, a: &Arg, b: &Arg) -> Result<Var, String> {
+        let (ta, tb) = (self.type_of(a), self.type_of(b));
+        if !(is_tuple(&ta) && is_tuple(&tb)) {
+            let result = self.graph.new_var(None, LowLevelType::Bool);
+            let op = SpaceOperation {
+                opname: opname.into(),
+                args: vec![a.clone(), b.clone()],
+                result,
+                pos: self.pos,
+            };
+            self.lower_by_rules(&op)?;
+            return Ok(result);
+        }
+        let items_a = self.tuple_items(a)?;
+        let items_b = self.tuple_items(b)?;
+        let constant = |typer: &mut Self, value: bool| {
+            typer.emit(
+                "same_as",
+                vec![Arg::Const(Constant::Bool(value))],
+                LowLevelType::Bool,
+                None,
+            )
+        };
+        let common = items_a.len().min(items_b.len());
+        match opname {
+            "eq" | "ne" => {
+                let mut equal = constant(self, items_a.len() == items_b.len());
+                for ((x, _), (y, _)) in items_a.iter().zip(&items_b) {
+                    let e = self.compare("eq", x, y)?;
+                    equal = self.bool_and(equal, e);
+                }
+                if opname == "ne" {
+                    return Ok(self.emit(
+                        "bool_not",
+                        vec![Arg::Var(equal)],
+                        LowLevelType::Bool,
+                        None,
+                    ));
+                }
+                Ok(equal)
+            }
+            _ => {
+                // From the last item back: the first unequal item decides,
+                // else the lengths do.
+                let strict = if opname.starts_with('l') { "lt" } else { "gt" };
+                let when_equal = match opname {
+                    "lt" => items_a.len() < items_b.len(),
+                    "le" => items_a.len() <= items_b.len(),
+                    "gt" => items_a.len() > items_b.len(),
+                    _ => items_a.len() >= items_b.len(),
+                };
+                let mut result = constant(self, when_equal);
+                for i in (0..common).rev() {
+                    let (x, y) = (&items_a[i].0, &items_b[i].0);
+                    let decided = self.compare(strict, x, y)?;
+                    let equal = self.compare("eq", x, y)?;
+                    let rest = self.bool_and(equal, result);
+                    result = self.bool_or(decided, rest);
+                }
+                Ok(result)
+            }
+        }
+    }
+
+    /// `hash(a)` of a value that can be a dict key: a number, a char, a
+    /// string or a tuple of those (CPython's tuple hash combination).
+    pub(super) fn hash_of(&mut self, a: &Arg) -> Result<Arg, String> {
+        let ty = self.type_of(a);
+        let signed = LowLevelType::Signed;
+        match &ty {
+            LowLevelType::Signed => Ok(a.clone()),
+            LowLevelType::Bool | LowLevelType::Char => {
+                let cast = if ty == LowLevelType::Bool {
+                    "cast_bool_to_int"
+                } else {
+                    "cast_char_to_int"
+                };
+                Ok(Arg::Var(self.emit(cast, vec![a.clone()], signed, None)))
+            }
+            LowLevelType::Void => Ok(Arg::Const(Constant::Int(0))),
+            LowLevelType::Ptr(t) if t == lltype::STR => self.call_helper(
+                "rstr",
+                "ll_strhash",
+                vec![(HelperArg::Value(ty.clone()), a.clone())],
+            ),
+            t if is_tuple(t) => {
+                let mut x = Arg::Const(Constant::Int(0x345678));
+                for (item, _) in self.tuple_items(a)? {
+                    let y = self.hash_of(&item)?;
+                    let mixed = self.emit("int_xor", vec![x, y], signed.clone(), None);
+                    x = Arg::Var(self.emit(
+                        "int_mul",
+                        vec![Arg::Var(mixed), Arg::Const(Constant::Int(1000003))],
+                        signed.clone(),
+                        None,
+                    ));
+                }
+                Ok(x)
+            }
+            _ => Err(format!(
+                "the rtyper cannot hash {} yet",
+                self.annotation(a).describe()
+            )),
+        }
     }
 }

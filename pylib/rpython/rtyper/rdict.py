@@ -41,6 +41,16 @@ def ll_hash_char(c):
     return ord(c)
 
 
+def ll_hash_any(x):
+    """hash() of a key the rtyper hashes by its type (tuples)."""
+    return hash(x)
+
+
+def ll_eq_any(a, b):
+    """== of two keys the rtyper compares by their type (tuples)."""
+    return a == b
+
+
 def _ll_usable(n_slots):
     """How many entries a table of `n_slots` slots holds (CPython's
     USABLE_FRACTION)."""

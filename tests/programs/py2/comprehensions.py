@@ -1,7 +1,6 @@
 # List comprehensions: conditions, nested fors, comprehensions over strings,
 # dicts and ranges; in Python 2 the loop variable leaks into the function.
 # args: 6
-# until: annotate
 import sys
 
 

@@ -1,7 +1,6 @@
 # Slice assignment on lists, as RPython allows it (non-negative bounds): the
 # replacement may be longer, shorter or empty, and may be the list itself.
 # args: 3
-# until: annotate
 import sys
 
 

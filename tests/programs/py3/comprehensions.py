@@ -1,7 +1,6 @@
 # List comprehensions: conditions, nested fors, comprehensions over strings,
 # dicts and ranges, and their own scope for the loop variable (Python 3).
 # args: 6
-# until: annotate
 import sys
 
 

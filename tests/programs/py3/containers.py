@@ -1,7 +1,6 @@
 # Tuples, lists and dicts doing real work: a word-frequency count over a text
 # the program builds, a matrix product, and sorting by hand.
 # args: 4
-# until: annotate
 import sys
 
 

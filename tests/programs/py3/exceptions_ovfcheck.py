@@ -2,7 +2,6 @@
 # operation, whose OverflowError a handler catches; machine words wrap
 # elsewhere, as translated.
 # args: 40
-# until: annotate
 import sys
 from rpython.rlib.rarithmetic import ovfcheck, maxint
 

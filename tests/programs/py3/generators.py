@@ -3,7 +3,6 @@
 # finishing early with a bare return, one walked by hand with next, one
 # over its *args.
 # args: 6
-# until: annotate
 import sys
 
 

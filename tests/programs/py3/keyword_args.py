@@ -2,7 +2,6 @@
 # functions, class constructors and methods, at import time and in
 # translated code, with defaults that are literals and module constants.
 # args: 5
-# until: annotate
 import sys
 
 LIMIT = 100

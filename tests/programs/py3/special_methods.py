@@ -2,7 +2,6 @@
 # over instances (__iter__ returning an iterator object with next/__next__),
 # and a class with __del__, which prints nothing.
 # args: 4
-# until: annotate
 import sys
 
 
