@@ -200,6 +200,26 @@ impl GraphTyper<'_, '_, '_> {
 
     /// Whether `op` compares two instances, classes or None by identity.
     fn is_identity(&self, op: &SpaceOperation) -> bool {
+        // `x is y` of two pointers (strings, lists, ...), or comparing one
+        // with None, is identity whatever they point to.
+        let pointer_or_none = |a: &Arg| {
+            matches!(self.type_of(a), LowLevelType::Ptr(_))
+                || matches!(a, Arg::Const(Constant::None))
+                || self.annotation(a) == SomeValue::None
+        };
+        let with_none = op.args.iter().any(|a| {
+            matches!(a, Arg::Const(Constant::None)) || self.annotation(a) == SomeValue::None
+        });
+        if op.args.len() == 2
+            && op.args.iter().all(pointer_or_none)
+            && (op.opname == "is_" || with_none)
+            && op
+                .args
+                .iter()
+                .any(|a| matches!(self.type_of(a), LowLevelType::Ptr(_)))
+        {
+            return true;
+        }
         op.args.len() == 2
             && op.args.iter().all(|a| {
                 matches!(

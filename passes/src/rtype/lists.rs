@@ -191,6 +191,18 @@ impl GraphTyper<'_, '_, '_> {
                     Some((op.result, want)),
                 )?;
             }
+            "simple_call"
+                if op.args.first() == Some(&Arg::Const(Constant::Builtin("reversed".into()))) =>
+            {
+                let list = &op.args[1];
+                let list_ty = self.type_of(list);
+                let copy = self.call_helper(
+                    "rlist",
+                    "ll_reversed",
+                    vec![(super::HelperArg::Value(list_ty), list.clone())],
+                )?;
+                self.new_iterator(copy, op)?;
+            }
             "iter" if matches!(self.annotation(&op.args[0]), SomeValue::Tuple(_)) => {
                 let list = self.tuple_as_list(&op.args[0], op)?;
                 self.new_iterator(Arg::Var(list), op)?;

@@ -16,6 +16,9 @@ enum Operand {
     Arg(usize),
     /// The low-level type of the operation's result (a list type, `STR`).
     ResultType,
+    /// The struct type of the items of the operation's result, a list of
+    /// tuples (`enumerate`, `zip`).
+    ResultItemType,
     /// The item equality of the list operand `n` (None for primitives,
     /// the string comparison for strings).
     EqFn(usize),
@@ -32,7 +35,10 @@ enum Operand {
     AsResult(usize),
 }
 
-use Operand::{Arg as A, AsResult, Bool as B, EqFn, Int as I, Item, OrInt, ResultType, SameList};
+use Operand::{
+    Arg as A, AsResult, Bool as B, EqFn, Int as I, Item, OrInt, ResultItemType, ResultType,
+    SameList,
+};
 
 impl GraphTyper<'_, '_, '_> {
     /// Lowers `op` to a helper call when it is an operation a helper
@@ -179,6 +185,30 @@ impl GraphTyper<'_, '_, '_> {
             ("simple_call", [Builtin("list")], _) => {
                 ("rlist", "ll_newlist", vec![ResultType, I(0)])
             }
+            ("simple_call", [Builtin("range"), _], _) => {
+                ("rlist", "ll_range", vec![ResultType, I(0), A(1), I(1)])
+            }
+            ("simple_call", [Builtin("range"), _, _], _) => {
+                ("rlist", "ll_range", vec![ResultType, A(1), A(2), I(1)])
+            }
+            ("simple_call", [Builtin("range"), _, _, _], _) => {
+                ("rlist", "ll_range", vec![ResultType, A(1), A(2), A(3)])
+            }
+            ("simple_call", [Builtin("enumerate"), List], _) => (
+                "rlist",
+                "ll_enumerate",
+                vec![ResultType, ResultItemType, A(1)],
+            ),
+            ("simple_call", [Builtin("enumerate"), Str], _) => (
+                "rstr",
+                "ll_enumerate",
+                vec![ResultType, ResultItemType, A(1)],
+            ),
+            ("simple_call", [Builtin("zip"), List, List], _) => (
+                "rlist",
+                "ll_zip",
+                vec![ResultType, ResultItemType, A(1), A(2)],
+            ),
             // Operations on strings.
             ("getitem", [Str, _], _) if checked => ("rstr", "ll_getitem_checked", vec![A(0), A(1)]),
             ("simple_call", [Builtin("hash"), Str], _) => ("rstr", "ll_strhash", vec![A(1)]),
@@ -222,6 +252,14 @@ impl GraphTyper<'_, '_, '_> {
                     };
                     helper_args.push(HelperArg::Type(t.clone()));
                     call_args.push(Arg::Const(Constant::Name(t.clone())));
+                }
+                ResultItemType => {
+                    let item = self.list_item_type(&result_type)?;
+                    let LowLevelType::Ptr(t) = item else {
+                        return Err(format!("{func}() needs a list of structs"));
+                    };
+                    helper_args.push(HelperArg::Type(t.clone()));
+                    call_args.push(Arg::Const(Constant::Name(t)));
                 }
                 EqFn(i) => {
                     let item = match self.annotation(&op.args[*i]) {
@@ -310,6 +348,9 @@ fn builtin_name(b: &str) -> &'static str {
     match b {
         "list" => "list",
         "hash" => "hash",
+        "enumerate" => "enumerate",
+        "range" | "xrange" => "range",
+        "zip" => "zip",
         _ => "",
     }
 }

@@ -412,3 +412,56 @@ def ll_listnext(it):
         raise StopIteration
     it.index = index + 1
     return l.items[index]
+
+
+def ll_enumerate(LIST, TUPLE, l):
+    """enumerate(l), as RPython makes it: a new list of (index, item)."""
+    n = l.length
+    res = ll_newlist(LIST, n)
+    i = 0
+    while i < n:
+        t = malloc(TUPLE)
+        t.item0 = i
+        t.item1 = l.items[i]
+        res.items[i] = t
+        i += 1
+    return res
+
+
+def ll_zip(LIST, TUPLE, l1, l2):
+    """zip(l1, l2): a new list of pairs, as long as the shorter list."""
+    n = l1.length
+    if l2.length < n:
+        n = l2.length
+    res = ll_newlist(LIST, n)
+    i = 0
+    while i < n:
+        t = malloc(TUPLE)
+        t.item0 = l1.items[i]
+        t.item1 = l2.items[i]
+        res.items[i] = t
+        i += 1
+    return res
+
+
+def ll_reversed(l):
+    """What reversed(l) iterates over: a reversed copy of l."""
+    res = ll_copy(l)
+    ll_reverse(res)
+    return res
+
+
+def ll_range(LIST, start, stop, step):
+    """range(start, stop, step) as a new list (step is not zero)."""
+    if step > 0:
+        n = (stop - start + step - 1) // step
+    else:
+        n = (start - stop - step - 1) // (-step)
+    if n < 0:
+        n = 0
+    res = ll_newlist(LIST, n)
+    i = 0
+    while i < n:
+        res.items[i] = start + i * step
+        i += 1
+    return res

@@ -596,3 +596,17 @@ def ll_char_mul(STR, ch, times):
         res[i] = ch
         i += 1
     return res
+
+
+def ll_enumerate(LIST, TUPLE, s):
+    """enumerate(s): a new list of (index, char)."""
+    n = len(s)
+    res = ll_newlist_hint(LIST, n)
+    i = 0
+    while i < n:
+        t = malloc(TUPLE)
+        t.item0 = i
+        t.item1 = s[i]
+        ll_append(res, t)
+        i += 1
+    return res
