@@ -20,7 +20,9 @@
 
 use super::ptr::lower_pointer_ops;
 use crate::annotate::known_constant;
-use crate::annotate::lowlevel::{annotate_helper, lltype_annotation, lowlevel_key, LOWLEVEL_HINT};
+use crate::annotate::lowlevel::{
+    annotate_helper_with, lltype_annotation, lowlevel_key, KnownCopies, LOWLEVEL_HINT,
+};
 use crate::flow::build_library;
 use crate::parse::parse_module;
 use crate::simplify::simplify_program;
@@ -304,13 +306,16 @@ fn types_reached(types: &TypeTable, args: &[HelperArg]) -> TypeTable {
 }
 
 /// What the rtyper annotates helpers through (the flowed modules are
-/// shared by every translation, see `library`).
+/// shared by every translation, see `library`), and what the annotations
+/// so far found of the helpers' specialized copies (see `KnownCopies`).
 #[derive(Default)]
-pub struct LowLevelHelpers;
+pub struct LowLevelHelpers {
+    known: KnownCopies,
+}
 
 impl LowLevelHelpers {
     pub fn new() -> LowLevelHelpers {
-        LowLevelHelpers
+        LowLevelHelpers::default()
     }
 
     /// The annotated graphs of helper `func` of `module` for arguments
@@ -335,7 +340,7 @@ impl LowLevelHelpers {
         entry.hints.retain(|h| h != LOWLEVEL_HINT);
         program.graphs.push(entry);
         program.types = types_reached(types, args);
-        let annotated = annotate_helper(program, &name, inputs, "")
+        let annotated = annotate_helper_with(program, &name, inputs, "", &mut self.known)
             .map_err(|d| format!("annotating the helper {name}: {d}"))?;
         Ok((name, annotated))
     }
@@ -352,7 +357,7 @@ pub fn rtype_alone(
     args: &[HelperArg],
     types: &TypeTable,
 ) -> Result<(String, Program<LowLevel>), String> {
-    let (name, mut annotated) = LowLevelHelpers.annotate_only(module, func, args, types)?;
+    let (name, mut annotated) = LowLevelHelpers::new().annotate_only(module, func, args, types)?;
     // The program is the helpers with every type the caller gave.
     annotated.types = types.clone();
     for g in &mut annotated.graphs {
