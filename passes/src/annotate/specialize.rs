@@ -879,8 +879,11 @@ fn add_known_callees(
 /// Records in `known` the copies each graph of the finished annotation
 /// `a` calls.
 fn record_known_copies(a: &Annotator<'_>, known: &mut KnownCopies) {
-    let by_name: HashMap<&str, &(String, String)> =
-        a.copies.iter().map(|(id, name)| (name.as_str(), id)).collect();
+    let by_name: HashMap<&str, &(String, String)> = a
+        .copies
+        .iter()
+        .map(|(id, name)| (name.as_str(), id))
+        .collect();
     let mut found: BTreeMap<&str, Vec<(String, String, String)>> = BTreeMap::new();
     for (&(g, _, _), rewrite) in &a.rewrites {
         let Rewrite::Call { copy, .. } = rewrite else {

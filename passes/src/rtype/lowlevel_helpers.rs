@@ -183,7 +183,9 @@ fn call_index(library: &Program<Flow>) -> &'static CallIndex {
         let mut from_prebuilt = Vec::new();
         for p in &library.prebuilt {
             let constants: Vec<&Constant> = match p {
-                PrebuiltObject::List(items) | PrebuiltObject::Tuple(items) => items.iter().collect(),
+                PrebuiltObject::List(items) | PrebuiltObject::Tuple(items) => {
+                    items.iter().collect()
+                }
                 PrebuiltObject::Dict(pairs) => pairs.iter().flat_map(|(k, v)| [k, v]).collect(),
                 PrebuiltObject::Instance { attrs, .. } | PrebuiltObject::Class { attrs, .. } => {
                     attrs.iter().map(|(_, c)| c).collect()
