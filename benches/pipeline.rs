@@ -11,10 +11,11 @@
 //!   once) and must print what CPython prints. `rpy/C` is the ratio of the
 //!   least CPU times.
 //! - The 10,000-line class-heavy program of `gen/classes.rs`
-//!   (`translatable_class_program`): the rtyper's time on it alone (best of
-//!   several runs, each on a fresh copy of the annotated program) and the
-//!   whole translation to C text, without the C compiler (best of several).
-//!   The issue's budgets are 100 ms and 300 ms.
+//!   (`translatable_class_program`): the rtyper's time on it alone (least
+//!   of 5 runs, each on a fresh copy of the annotated program) and the
+//!   whole translation to C text, without the C compiler (least of 5), as
+//!   wall and as CPU time of the bench's thread. The issue's budgets are
+//!   100 ms and 300 ms.
 //!
 //! Timings on the shared 2-core machine are noisy: every figure is a best of
 //! several runs. `cargo bench --bench pipeline -- classes` runs only the
@@ -92,6 +93,17 @@ fn children_cpu() -> Duration {
     };
     let time = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
     time(usage.ru_utime) + time(usage.ru_stime)
+}
+
+/// The CPU time this thread has used.
+fn thread_cpu() -> Duration {
+    // SAFETY: clock_gettime only writes the struct it is given.
+    let t = unsafe {
+        let mut t: libc::timespec = std::mem::zeroed();
+        libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t);
+        t
+    };
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }
 
 /// The least CPU time of `runs` runs of `cmd`, and its output (`None` when
@@ -221,35 +233,37 @@ fn class_program(root: &Path) {
         Err(d) => panic!("the class program does not annotate:\n{d}"),
     };
     let graphs = annotated.graphs.len();
-    let rtype = (0..5)
-        .map(|_| {
-            let copy = annotated.clone();
-            let t = Instant::now();
-            rpy_passes::rtype::rtype(copy, src.dialect, &src.text)
-                .unwrap_or_else(|d| panic!("the class program does not rtype:\n{d}"));
-            t.elapsed()
-        })
-        .min()
-        .unwrap();
+    // Wall and CPU time of each run; the least of each is reported.
+    let mut rtype = (Duration::MAX, Duration::MAX);
+    for _ in 0..5 {
+        let copy = annotated.clone();
+        let (wall, cpu) = (Instant::now(), thread_cpu());
+        rpy_passes::rtype::rtype(copy, src.dialect, &src.text)
+            .unwrap_or_else(|d| panic!("the class program does not rtype:\n{d}"));
+        rtype = (rtype.0.min(wall.elapsed()), rtype.1.min(thread_cpu() - cpu));
+    }
     let mut stages = Timings::default();
-    let translate = (0..5)
-        .map(|_| {
-            let mut t = Timings::default();
-            c_source(&src, &mut t).unwrap_or_else(|d| panic!("no C for the class program:\n{d}"));
-            let total = t.total();
-            if stages.stages.is_empty() || total < stages.total() {
-                stages = t;
-            }
-            total
-        })
-        .min()
-        .unwrap();
+    let mut translate = (Duration::MAX, Duration::MAX);
+    for _ in 0..5 {
+        let mut t = Timings::default();
+        let cpu = thread_cpu();
+        c_source(&src, &mut t).unwrap_or_else(|d| panic!("no C for the class program:\n{d}"));
+        translate.1 = translate.1.min(thread_cpu() - cpu);
+        let total = t.total();
+        if total < translate.0 {
+            translate.0 = total;
+            stages = t;
+        }
+    }
     println!(
-        "\nclass-heavy program: {lines} lines, {graphs} annotated graphs\n  \
-         rtype alone {} (budget {}), translation to C text {} (budget {})",
-        ms(rtype),
+        "\nclass-heavy program: {lines} lines, {graphs} annotated graphs (least of 5 runs)\n  \
+         rtype alone: {} wall, {} CPU (budget {})\n  \
+         translation to C text: {} wall, {} CPU (budget {})",
+        ms(rtype.0),
+        ms(rtype.1),
         ms(RTYPE_BUDGET),
-        ms(translate),
+        ms(translate.0),
+        ms(translate.1),
         ms(TRANSLATE_BUDGET),
     );
     let split: Vec<String> = stages
@@ -257,11 +271,16 @@ fn class_program(root: &Path) {
         .iter()
         .map(|(s, d)| format!("{} {}", s.name(), ms(*d)))
         .collect();
-    println!("  stages of the fastest translation: {}", split.join(", "));
-    if rtype > RTYPE_BUDGET {
+    println!(
+        "  stages of the fastest translation (wall): {}",
+        split.join(", ")
+    );
+    // Over budget when even the CPU time is: the wall time also counts
+    // the time the bench waited for a core.
+    if rtype.1 > RTYPE_BUDGET {
         println!("  over budget: rtype must take under {}", ms(RTYPE_BUDGET));
     }
-    if translate > TRANSLATE_BUDGET {
+    if translate.1 > TRANSLATE_BUDGET {
         println!(
             "  over budget: the translation must take under {}",
             ms(TRANSLATE_BUDGET)
