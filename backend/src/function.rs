@@ -140,7 +140,8 @@ impl<'a> FuncGen<'a> {
         self.graph.info(v)
     }
 
-    /// The C prototype (without the final `;` or body).
+    /// The C prototype (without the final `;` or body). A low-level
+    /// helper is declared `inline` (see `is_lowlevel_helper`).
     pub fn prototype(
         types: &Types,
         graph: &FunctionGraph<ExceptionsExplicit>,
@@ -154,8 +155,13 @@ impl<'a> FuncGen<'a> {
             .collect();
         let ret = c_type(&sig.ty.result, types);
         let sep = if ret.ends_with('*') { "" } else { " " };
+        let inline = if is_lowlevel_helper(graph) {
+            "inline "
+        } else {
+            ""
+        };
         format!(
-            "static {ret}{sep}{}({})",
+            "static {inline}{ret}{sep}{}({})",
             sig.c_name,
             if params.is_empty() {
                 "void".to_string()
@@ -916,4 +922,21 @@ pub fn recursive_graphs(program: &Program<ExceptionsExplicit>) -> HashSet<String
         }
     }
     result
+}
+
+/// The package of the low-level helpers (`pylib/rpython/rtyper/`), whose
+/// graphs are named after their module (`rpython.rtyper.rlist.ll_append__...`).
+const HELPER_PACKAGE: &str = "rpython.rtyper.";
+
+/// Whether `graph` is a low-level helper: the code of the language's own
+/// operations (`l.append(x)`, `l.pop()`, string concatenation, dict
+/// lookups). Their fast paths are a few operations around a call of the
+/// slow path, and the C compiler's `-O2` heuristics for functions not
+/// declared `inline` keep most of them as calls at every site: half of
+/// the time of benches/programs/vm.py went into calling `ll_append` and
+/// `ll_pop_end`. Declared `inline`, they are inlined where the compiler
+/// finds them small enough, as the original's backend optimizations
+/// inline them (rpy has no inliner of its own yet).
+fn is_lowlevel_helper(graph: &FunctionGraph<ExceptionsExplicit>) -> bool {
+    graph.name.starts_with(HELPER_PACKAGE)
 }

@@ -15,6 +15,7 @@
 //! arguments, the original's `annotate_helper`.
 
 use super::provenance::Origin;
+pub use super::specialize::KnownCopies;
 use super::{Annotator, Entry};
 use rpy_ir::annotation::{Desc, Known, SomeValue};
 use rpy_ir::ast::Dialect;
@@ -303,6 +304,20 @@ pub fn annotate_helper(
     inputs: Vec<SomeValue>,
     source: &str,
 ) -> Result<Program<Annotated>, Diagnostics> {
+    annotate_helper_with(program, entry, inputs, source, &mut KnownCopies::new())
+}
+
+/// `annotate_helper`, making at once the copies `known` (what earlier
+/// annotations of helpers found) says the copies it needs call, and
+/// adding to `known` what this one finds: the rtyper annotates a helper
+/// per specialization, most of them calling copies an earlier one made.
+pub fn annotate_helper_with(
+    program: Program<Flow>,
+    entry: &str,
+    inputs: Vec<SomeValue>,
+    source: &str,
+    known: &mut KnownCopies,
+) -> Result<Program<Annotated>, Diagnostics> {
     super::annotate_from(
         program,
         Dialect::Py2,
@@ -311,5 +326,6 @@ pub fn annotate_helper(
             graph: entry.to_string(),
             inputs,
         },
+        Some(known),
     )
 }

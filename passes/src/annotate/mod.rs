@@ -1554,7 +1554,7 @@ pub fn annotate(
     dialect: Dialect,
     source: &str,
 ) -> Result<Program<Annotated>, Diagnostics> {
-    annotate_from(program, dialect, source, Entry::Program)
+    annotate_from(program, dialect, source, Entry::Program, None)
 }
 
 /// `annotate` from `entry`: the program's entry point or a helper.
@@ -1563,10 +1563,16 @@ fn annotate_from(
     dialect: Dialect,
     source: &str,
     entry: Entry,
+    known: Option<&mut specialize::KnownCopies>,
 ) -> Result<Program<Annotated>, Diagnostics> {
     let is_program = matches!(entry, Entry::Program);
-    let (ann, rewrites, reached, facts) =
-        specialize::with_copies(&mut program, dialect, source, &entry, |a, started, _| {
+    let (ann, rewrites, reached, facts) = specialize::with_known_copies(
+        &mut program,
+        dialect,
+        source,
+        &entry,
+        known,
+        |a, started, _| {
             let entry = started?;
             if let Some(errors) = a.remaining_errors() {
                 return Err(errors);
@@ -1590,7 +1596,8 @@ fn annotate_from(
                     prebuilt: a.prebuilt_annotations(),
                 },
             ))
-        })?;
+        },
+    )?;
     let dropped = specialize::specialized_originals(&program);
     let Program {
         path,

@@ -780,6 +780,28 @@ pub(super) fn with_copies<R>(
     entry: &super::Entry,
     finish: impl FnOnce(&mut Annotator<'_>, Result<usize, Diagnostics>, usize) -> R,
 ) -> R {
+    with_known_copies(program, dialect, source, entry, None, finish)
+}
+
+/// What earlier annotations found of copies: for each copy's graph name,
+/// the copies its calls run, as `(original, key, copy's name)`. A copy's
+/// graph depends only on its key, so what one annotation found holds for
+/// another of the same originals (the rtyper annotates the low-level
+/// helpers once per specialization, see `lowlevel::annotate_helper`).
+pub type KnownCopies = HashMap<String, Vec<(String, String, String)>>;
+
+/// `with_copies`, adding with each copy a round asks for the copies
+/// `known` says it calls (and theirs), so that one more round annotates
+/// them all instead of one more round per level of calls; and recording
+/// in `known` what the last round's copies call.
+pub(super) fn with_known_copies<R>(
+    program: &mut Program<Flow>,
+    dialect: Dialect,
+    source: &str,
+    entry: &super::Entry,
+    mut known: Option<&mut KnownCopies>,
+    finish: impl FnOnce(&mut Annotator<'_>, Result<usize, Diagnostics>, usize) -> R,
+) -> R {
     let mut copies = Copies::new();
     let mut memo_table = MemoTable::new();
     for round in 1.. {
@@ -794,6 +816,9 @@ pub(super) fn with_copies<R>(
             );
             let started = a.start();
             if (a.requested.is_empty() && !a.memo_objects_pending()) || started.is_err() {
+                if let (Some(known), Ok(_)) = (known.as_deref_mut(), &started) {
+                    record_known_copies(&a, known);
+                }
                 return finish(&mut a, started, round);
             }
             memo_table = std::mem::take(&mut a.memo_table);
@@ -813,10 +838,69 @@ pub(super) fn with_copies<R>(
             copy.name = request.name.clone();
             copy.hints.retain(|h| !is_specialization_hint(h));
             program.graphs.push(copy);
+            let name = request.name.clone();
             copies.insert((request.original, request.key), request.name);
+            if let Some(known) = known.as_deref() {
+                add_known_callees(program, &mut copies, known, name);
+            }
         }
     }
     unreachable!("the rounds end when one needs nothing new")
+}
+
+/// Adds to `program` and `copies` the copies `known` says copy `name`
+/// calls, and theirs, that it does not have yet.
+fn add_known_callees(
+    program: &mut Program<Flow>,
+    copies: &mut Copies,
+    known: &KnownCopies,
+    name: String,
+) {
+    let mut work = vec![name];
+    while let Some(name) = work.pop() {
+        for (original, key, callee) in known.get(&name).into_iter().flatten() {
+            let id = (original.clone(), key.clone());
+            if copies.contains_key(&id) {
+                continue;
+            }
+            let Some(original) = program.graph(original) else {
+                continue;
+            };
+            let mut copy = original.clone();
+            copy.name = callee.clone();
+            copy.hints.retain(|h| !is_specialization_hint(h));
+            program.graphs.push(copy);
+            copies.insert(id, callee.clone());
+            work.push(callee.clone());
+        }
+    }
+}
+
+/// Records in `known` the copies each graph of the finished annotation
+/// `a` calls.
+fn record_known_copies(a: &Annotator<'_>, known: &mut KnownCopies) {
+    let by_name: HashMap<&str, &(String, String)> = a
+        .copies
+        .iter()
+        .map(|(id, name)| (name.as_str(), id))
+        .collect();
+    let mut found: BTreeMap<&str, Vec<(String, String, String)>> = BTreeMap::new();
+    for (&(g, _, _), rewrite) in &a.rewrites {
+        let Rewrite::Call { copy, .. } = rewrite else {
+            continue;
+        };
+        let Some((original, key)) = by_name.get(copy.as_str()) else {
+            continue;
+        };
+        let calls = found.entry(a.graph(g).name.as_str()).or_default();
+        let callee = (original.clone(), key.clone(), copy.clone());
+        if !calls.contains(&callee) {
+            calls.push(callee);
+        }
+    }
+    for (caller, calls) in found {
+        known.entry(caller.to_string()).or_insert(calls);
+    }
 }
 
 /// Points every specialized call at its copy and replaces every memo call

@@ -20,14 +20,17 @@
 
 use super::ptr::lower_pointer_ops;
 use crate::annotate::known_constant;
-use crate::annotate::lowlevel::{annotate_helper, lltype_annotation, lowlevel_key, LOWLEVEL_HINT};
+use crate::annotate::lowlevel::{
+    annotate_helper_with, lltype_annotation, lowlevel_key, KnownCopies, LOWLEVEL_HINT,
+};
 use crate::flow::build_library;
 use crate::parse::parse_module;
 use crate::simplify::simplify_program;
 use rpy_ir::annotation::SomeValue;
 use rpy_ir::ast::Dialect;
-use rpy_ir::graph::{Annotated, Arg, Constant, Flow, LowLevel, Program};
-use rpy_ir::lltype::{LowLevelType, TypeTable};
+use rpy_ir::graph::{Annotated, Arg, Constant, Flow, LowLevel, PrebuiltObject, Program};
+use rpy_ir::lltype::{ContainerType, LowLevelType, TypeTable};
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// The package the helper modules are in, and its folder's parent.
@@ -134,14 +137,194 @@ fn flow_library() -> Result<Program<Flow>, String> {
     Ok(program)
 }
 
+/// The graphs of the library each graph names (by `Func` constants),
+/// by index, and the graphs the prebuilt objects name; made once, with
+/// the library.
+struct CallIndex {
+    by_name: HashMap<String, usize>,
+    callees: Vec<Vec<usize>>,
+    from_prebuilt: Vec<usize>,
+}
+
+static CALL_INDEX: OnceLock<CallIndex> = OnceLock::new();
+
+fn call_index(library: &Program<Flow>) -> &'static CallIndex {
+    CALL_INDEX.get_or_init(|| {
+        let by_name: HashMap<String, usize> = library
+            .graphs
+            .iter()
+            .enumerate()
+            .map(|(i, g)| (g.name.clone(), i))
+            .collect();
+        let named = |c: &Constant, out: &mut Vec<usize>| {
+            if let Constant::Func(f) = c {
+                out.extend(by_name.get(f));
+            }
+        };
+        let callees = library
+            .graphs
+            .iter()
+            .map(|g| {
+                let mut out = Vec::new();
+                for b in &g.blocks {
+                    let args = b
+                        .operations
+                        .iter()
+                        .flat_map(|op| op.args.iter())
+                        .chain(b.exits.iter().flat_map(|l| l.args.iter()))
+                        .chain(b.exitswitch.iter());
+                    for a in args {
+                        if let Arg::Const(c) = a {
+                            named(c, &mut out);
+                        }
+                    }
+                    for l in &b.exits {
+                        if let Some(c) = &l.exitcase {
+                            named(c, &mut out);
+                        }
+                    }
+                }
+                out
+            })
+            .collect();
+        let mut from_prebuilt = Vec::new();
+        for p in &library.prebuilt {
+            let constants: Vec<&Constant> = match p {
+                PrebuiltObject::List(items) | PrebuiltObject::Tuple(items) => {
+                    items.iter().collect()
+                }
+                PrebuiltObject::Dict(pairs) => pairs.iter().flat_map(|(k, v)| [k, v]).collect(),
+                PrebuiltObject::Instance { attrs, .. } | PrebuiltObject::Class { attrs, .. } => {
+                    attrs.iter().map(|(_, c)| c).collect()
+                }
+                PrebuiltObject::Struct { fields, items, .. } => {
+                    fields.iter().map(|(_, c)| c).chain(items).collect()
+                }
+                PrebuiltObject::Array { items, .. } => items.iter().collect(),
+            };
+            for c in constants {
+                named(c, &mut from_prebuilt);
+            }
+        }
+        CallIndex {
+            by_name,
+            callees,
+            from_prebuilt,
+        }
+    })
+}
+
+/// The library with only the graphs helper `original` called with `args`
+/// can reach (what it names, what they name, the helpers passed to it and
+/// the functions prebuilt objects hold), in the library's order: the
+/// annotator only flows what the entry reaches, and copying every helper
+/// module's graphs for each specialization made the rtyper's time grow
+/// with the number of specializations times the library's size.
+fn library_part(original: &str, args: &[HelperArg]) -> Result<Program<Flow>, String> {
+    let library = library()?;
+    let index = call_index(library);
+    let root = *index
+        .by_name
+        .get(original)
+        .ok_or_else(|| format!("there is no low-level helper {original}"))?;
+    let mut keep = vec![false; library.graphs.len()];
+    let mut work = vec![root];
+    work.extend(&index.from_prebuilt);
+    for a in args {
+        if let HelperArg::Helper { module, func } = a {
+            work.extend(index.by_name.get(&graph_name(module, func)));
+        }
+    }
+    while let Some(i) = work.pop() {
+        if !keep[i] {
+            keep[i] = true;
+            work.extend(&index.callees[i]);
+        }
+    }
+    Ok(Program {
+        path: library.path.clone(),
+        graphs: library
+            .graphs
+            .iter()
+            .zip(&keep)
+            .filter(|(_, &k)| k)
+            .map(|(g, _)| g.clone())
+            .collect(),
+        entry: library.entry.clone(),
+        types: TypeTable::new(),
+        prebuilt: library.prebuilt.clone(),
+        facts: library.facts.clone(),
+    })
+}
+
+/// The container types of `types` a helper called with `args` can reach:
+/// those its arguments point to or name, and the types their fields and
+/// items point to, transitively. The annotator reads a helper's types
+/// only through its values and type arguments, so this is all it can
+/// ask for; copying the program's whole table (every class's instance
+/// and vtable struct) for each specialization was most of the rtyper's
+/// time on class-heavy programs.
+fn types_reached(types: &TypeTable, args: &[HelperArg]) -> TypeTable {
+    fn pointees(t: &LowLevelType, out: &mut Vec<String>) {
+        match t {
+            LowLevelType::Ptr(name) => out.push(name.clone()),
+            LowLevelType::FuncPtr(sig) => {
+                for p in &sig.params {
+                    pointees(p, out);
+                }
+                pointees(&sig.result, out);
+            }
+            _ => {}
+        }
+    }
+    let mut work = Vec::new();
+    for a in args {
+        match a {
+            HelperArg::Value(t) => pointees(t, &mut work),
+            HelperArg::Type(t) => {
+                work.push(t.clone());
+                if let Ok(value) = LowLevelType::parse(t) {
+                    pointees(&value, &mut work);
+                }
+            }
+            HelperArg::Const(_) | HelperArg::Helper { .. } => {}
+        }
+    }
+    let mut out = TypeTable::new();
+    while let Some(name) = work.pop() {
+        if out.contains_key(&name) {
+            continue;
+        }
+        let Some(container) = types.get(&name) else {
+            continue;
+        };
+        match container {
+            ContainerType::GcStruct { fields, var_item } => {
+                for (_, t) in fields {
+                    pointees(t, &mut work);
+                }
+                if let Some(t) = var_item {
+                    pointees(t, &mut work);
+                }
+            }
+            ContainerType::GcArray { item } => pointees(item, &mut work),
+        }
+        out.insert(name, container.clone());
+    }
+    out
+}
+
 /// What the rtyper annotates helpers through (the flowed modules are
-/// shared by every translation, see `library`).
+/// shared by every translation, see `library`), and what the annotations
+/// so far found of the helpers' specialized copies (see `KnownCopies`).
 #[derive(Default)]
-pub struct LowLevelHelpers;
+pub struct LowLevelHelpers {
+    known: KnownCopies,
+}
 
 impl LowLevelHelpers {
     pub fn new() -> LowLevelHelpers {
-        LowLevelHelpers
+        LowLevelHelpers::default()
     }
 
     /// The annotated graphs of helper `func` of `module` for arguments
@@ -157,7 +340,7 @@ impl LowLevelHelpers {
         types: &TypeTable,
     ) -> Result<(String, Program<Annotated>), String> {
         let (original, name, inputs) = specialized(module, func, args)?;
-        let mut program = library()?.clone();
+        let mut program = library_part(&original, args)?;
         let mut entry = program
             .graph(&original)
             .ok_or_else(|| format!("there is no low-level helper {original}"))?
@@ -165,8 +348,8 @@ impl LowLevelHelpers {
         entry.name = name.clone();
         entry.hints.retain(|h| h != LOWLEVEL_HINT);
         program.graphs.push(entry);
-        program.types = types.clone();
-        let annotated = annotate_helper(program, &name, inputs, "")
+        program.types = types_reached(types, args);
+        let annotated = annotate_helper_with(program, &name, inputs, "", &mut self.known)
             .map_err(|d| format!("annotating the helper {name}: {d}"))?;
         Ok((name, annotated))
     }
@@ -183,7 +366,9 @@ pub fn rtype_alone(
     args: &[HelperArg],
     types: &TypeTable,
 ) -> Result<(String, Program<LowLevel>), String> {
-    let (name, mut annotated) = LowLevelHelpers.annotate_only(module, func, args, types)?;
+    let (name, mut annotated) = LowLevelHelpers::new().annotate_only(module, func, args, types)?;
+    // The program is the helpers with every type the caller gave.
+    annotated.types = types.clone();
     for g in &mut annotated.graphs {
         lower_pointer_ops(g);
     }

@@ -2,7 +2,6 @@
 # reversed, range objects, for-else with break, and loops that change the
 # list they walk.
 # args: 5
-# until: annotate
 import sys
 
 

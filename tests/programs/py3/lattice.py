@@ -1,7 +1,6 @@
 # The annotator's lattice on containers: lists shared by aliases, dicts,
 # tuples, membership tests and lengths, strings that may be None.
 # args: 3
-# until: annotate
 import sys
 
 
