@@ -148,6 +148,14 @@ impl GraphTyper<'_, '_, '_> {
         let Some(name) = Self::name_arg(op, 1) else {
             return Ok(false);
         };
+        // A builtin a class inherits (`Base.__init__` of an exception
+        // class): known statically, called by name.
+        if let SomeValue::Builtin(b) = self.annotation(&Arg::Var(op.result)) {
+            let want = self.graph.info(op.result).clone();
+            let value = self.arg_as(&Arg::Const(Constant::Builtin(b)), &want)?;
+            self.emit("same_as", vec![value], want, Some(op.result));
+            return Ok(true);
+        }
         let value = match self.annotation(&op.args[0]) {
             SomeValue::Pbc { descs, .. } if descs.len() == 1 => match &descs[0] {
                 Desc::Class(c) => self.rt.classes.class_attr(c, name).cloned(),

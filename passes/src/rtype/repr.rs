@@ -161,9 +161,11 @@ impl RTyper<'_> {
             self.lltype_of(&joined)?
         };
         for f in &reached {
-            if let Some(sig) = self.signatures.get_mut(f.as_str()) {
-                sig.1 = result.clone();
-            }
+            // Every member returns the family's type, including one whose
+            // own signature is asked for later.
+            let mut sig = self.signature(f)?;
+            sig.1 = result.clone();
+            self.signatures.insert(f.to_string(), sig);
         }
         Ok(Some((params, result)))
     }
@@ -223,7 +225,13 @@ impl RTyper<'_> {
     pub fn lay_out_classes(&mut self) -> Result<(), String> {
         for def in self.facts.classdefs.iter() {
             let mut fields = Vec::new();
-            for (name, value) in &def.attrs {
+            // An attribute nothing stores into (only read, as a class
+            // attribute through instances) is no field: it is the class's.
+            let stored = def
+                .attrs
+                .iter()
+                .filter(|(_, value)| *value != SomeValue::Impossible);
+            for (name, value) in stored {
                 let ty = self
                     .lltype_of(value)
                     .map_err(|e| format!("attribute '{name}' of class {}: {e}", def.name))?;

@@ -5,7 +5,6 @@
 # old-style class, a static method, and a prebuilt instance mutated at
 # import time.
 # args: 6
-# until: annotate
 import sys
 
 

@@ -4,7 +4,6 @@
 # and caught by their base (at import time too), a static method, and a
 # prebuilt instance mutated at import time.
 # args: 6
-# until: annotate
 import sys
 
 
