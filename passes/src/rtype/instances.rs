@@ -301,6 +301,7 @@ impl GraphTyper<'_, '_, '_> {
         }
         match (builtin.as_str(), args) {
             ("isinstance", [x, classes]) => self.isinstance(x, classes, op)?,
+            ("issubclass", [c, classes]) => self.issubclass(c, classes, op)?,
             ("type", [x]) if instance_class(&self.annotation(x), &self.rt.classes).is_some() => {
                 let typeptr = self.typeptr(x);
                 let root = LowLevelType::Ptr(lltype::OBJECT_VTABLE.into());
@@ -318,7 +319,10 @@ impl GraphTyper<'_, '_, '_> {
                 )?;
             }
             (BASE_EXCEPTION_INIT, [this, rest @ ..]) => {
-                self.store_message(this, rest)?;
+                let class = instance_class(&self.annotation(this), &self.rt.classes)
+                    .map(|(c, _)| c)
+                    .unwrap_or_default();
+                self.store_message(&class, this, rest)?;
                 self.define_constant(Constant::None, op.result)?;
             }
             _ => return Ok(false),
@@ -328,8 +332,9 @@ impl GraphTyper<'_, '_, '_> {
 
     /// `isinstance(x, C)` or with a tuple of classes: the vtable's id in
     /// a class's range.
-    fn isinstance(&mut self, x: &Arg, classes: &Arg, op: &SpaceOperation) -> Result<(), String> {
-        let names: Vec<String> = match self.annotation(classes) {
+    /// The classes a class-or-tuple-of-classes argument names.
+    fn class_names(&self, classes: &Arg) -> Vec<String> {
+        match self.annotation(classes) {
             SomeValue::Pbc { descs, .. } => descs
                 .iter()
                 .filter_map(|d| match d {
@@ -355,7 +360,31 @@ impl GraphTyper<'_, '_, '_> {
                 Arg::Const(Constant::Builtin(b)) => vec![b.clone()],
                 _ => Vec::new(),
             },
+        }
+    }
+
+    /// `issubclass(c, classes)`: of a class known statically, known; else
+    /// the class's vtable id in one of the classes' ranges.
+    fn issubclass(&mut self, c: &Arg, classes: &Arg, op: &SpaceOperation) -> Result<(), String> {
+        let names = self.class_names(classes);
+        let known = match (c, self.void_value(c)) {
+            (Arg::Const(Constant::Class(k)), _) => Some(k.clone()),
+            (_, Some(Constant::Class(k))) => Some(k),
+            _ => None,
         };
+        if let Some(k) = known {
+            let holds = names.iter().any(|n| self.rt.classes.is_subclass(&k, n));
+            return self.define_constant(Constant::Bool(holds), op.result);
+        }
+        let vtable = self.arg_as(c, &LowLevelType::Ptr(lltype::OBJECT_VTABLE.into()))?;
+        let Arg::Var(vtable) = vtable else {
+            return Err("issubclass() of a class with no vtable".into());
+        };
+        self.in_class_ranges(vtable, &names, op)
+    }
+
+    fn isinstance(&mut self, x: &Arg, classes: &Arg, op: &SpaceOperation) -> Result<(), String> {
+        let names = self.class_names(classes);
         let subject = self.annotation(x);
         let Some((_, can_be_none)) = instance_class(&subject, &self.rt.classes) else {
             // A builtin type's value: the annotation says.
@@ -369,17 +398,28 @@ impl GraphTyper<'_, '_, '_> {
             return Err("isinstance() against classes that are not known statically".into());
         }
         let typeptr = self.typeptr(x);
+        self.in_class_ranges(typeptr, &names, op)
+    }
+
+    /// Whether the class of vtable `vtable` is one of `names` or derives
+    /// from one: its id in one of their id ranges.
+    fn in_class_ranges(
+        &mut self,
+        vtable: Var,
+        names: &[String],
+        op: &SpaceOperation,
+    ) -> Result<(), String> {
         let id = self.emit(
             "getfield",
             vec![
-                Arg::Var(typeptr),
+                Arg::Var(vtable),
                 Arg::Const(Constant::Name(lltype::SUBCLASSRANGE_MIN.into())),
             ],
             LowLevelType::Signed,
             None,
         );
         let mut result: Option<Var> = None;
-        for name in &names {
+        for name in names {
             let Some(repr) = self.rt.classes.get(name) else {
                 continue;
             };
@@ -511,7 +551,7 @@ impl GraphTyper<'_, '_, '_> {
                 self.direct_call(&init, all, &call)?;
             }
             _ if self.rt.classes.is_subclass(class, "BaseException") => {
-                self.store_message(&Arg::Var(object), args)?;
+                self.store_message(class, &Arg::Var(object), args)?;
             }
             _ if args.is_empty() => {}
             _ => return Err(format!("class {class} takes no arguments")),
@@ -523,9 +563,12 @@ impl GraphTyper<'_, '_, '_> {
 
     /// What `BaseException.__init__(e, *args)` keeps: `str()` of its one
     /// argument, for `str(e)`.
-    fn store_message(&mut self, exception: &Arg, args: &[Arg]) -> Result<(), String> {
+    fn store_message(&mut self, class: &str, exception: &Arg, args: &[Arg]) -> Result<(), String> {
+        // str() of a KeyError is the repr of its key.
+        let key_error = self.rt.classes.is_subclass(class, "KeyError");
         let message = match args {
             [] => Arg::Const(Constant::Str(String::new())),
+            [arg] if key_error => self.repr_of(arg)?,
             [arg] => self.str_of(arg)?,
             _ => return Err("an exception built with several arguments is not lowered yet".into()),
         };

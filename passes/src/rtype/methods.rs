@@ -33,10 +33,12 @@ enum Operand {
     SameList(usize),
     /// Operand `n` as a value of the operation's result type.
     AsResult(usize),
+    /// Whether the program is Python 2 (a constant).
+    Py2,
 }
 
 use Operand::{
-    Arg as A, AsResult, Bool as B, EqFn, Int as I, Item, OrInt, ResultItemType, ResultType,
+    Arg as A, AsResult, Bool as B, EqFn, Int as I, Item, OrInt, Py2, ResultItemType, ResultType,
     SameList,
 };
 
@@ -209,6 +211,9 @@ impl GraphTyper<'_, '_, '_> {
                 "ll_zip",
                 vec![ResultType, ResultItemType, A(1), A(2)],
             ),
+            ("simple_call", [Builtin("int"), Str], _) if checked => {
+                ("rrepr", "ll_int_checked", vec![A(1), Py2])
+            }
             // Operations on strings.
             ("getitem", [Str, _], _) if checked => ("rstr", "ll_getitem_checked", vec![A(0), A(1)]),
             ("simple_call", [Builtin("hash"), Str], _) => ("rstr", "ll_strhash", vec![A(1)]),
@@ -305,6 +310,11 @@ impl GraphTyper<'_, '_, '_> {
                     helper_args.push(HelperArg::Value(LowLevelType::Signed));
                     call_args.push(Arg::Const(Constant::Int(*n)));
                 }
+                Py2 => {
+                    let py2 = HelperArg::Const(Constant::Bool(self.rt.py2));
+                    call_args.push(Arg::Const(Constant::Bool(self.rt.py2)));
+                    helper_args.push(py2);
+                }
                 B(b) => {
                     helper_args.push(HelperArg::Const(Constant::Bool(*b)));
                     call_args.push(Arg::Const(Constant::Bool(*b)));
@@ -349,6 +359,7 @@ fn builtin_name(b: &str) -> &'static str {
         "list" => "list",
         "hash" => "hash",
         "enumerate" => "enumerate",
+        "int" => "int",
         "range" | "xrange" => "range",
         "zip" => "zip",
         _ => "",

@@ -8,9 +8,9 @@ the string type, STRLIST the type of a list of strings.  `py2` says
 whether chars above 0x7f are escaped (Python 2) or kept (Python 3).
 """
 
-from rpython.rtyper.lltypesystem.lltype import malloc
+from rpython.rtyper.lltypesystem.lltype import malloc, typeOf
 from rpython.rtyper.rlist import ll_newlist, _ll_copy
-from rpython.rtyper.rstr import ll_chr2str
+from rpython.rtyper.rstr import ll_chr2str, ll_char_isspace
 
 
 def _ll_none(STR):
@@ -155,3 +155,47 @@ def ll_dict_repr(STR, STRLIST, d):
             num += 2
         i += 1
     return _ll_join_wrapped(STR, parts, num, '{', '}', True)
+
+
+def _ll_int_error(s, py2):
+    """The ValueError int(s) raises, with CPython's message."""
+    STR = typeOf(s).TO
+    prefix = "invalid literal for int() with base 10: "
+    r = ll_str_repr(STR, s, py2)
+    n = len(prefix)
+    res = malloc(STR, n + len(r))
+    i = 0
+    while i < n:
+        res[i] = prefix[i]
+        i += 1
+    _ll_copy(r, 0, res, n, len(r))
+    raise ValueError(res)
+
+
+def ll_int_checked(s, py2):
+    """int(s) in base 10 where a handler catches ValueError: whitespace
+    around an optional sign and decimal digits (the value wraps to a
+    machine word)."""
+    length = len(s)
+    i = 0
+    while i < length and ll_char_isspace(s[i]):
+        i += 1
+    end = length
+    while end > i and ll_char_isspace(s[end - 1]):
+        end -= 1
+    negative = False
+    if i < end and (s[i] == '-' or s[i] == '+'):
+        negative = s[i] == '-'
+        i += 1
+    if i == end:
+        _ll_int_error(s, py2)
+    value = 0
+    while i < end:
+        ch = s[i]
+        if ch < '0' or ch > '9':
+            _ll_int_error(s, py2)
+        value = value * 10 + (ord(ch) - ord('0'))
+        i += 1
+    if negative:
+        value = -value
+    return value

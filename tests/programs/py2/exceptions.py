@@ -2,7 +2,6 @@
 # re-raise, try/except/else/finally, assert, and the exceptions operations
 # raise by themselves, caught by class and by base class (StandardError).
 # args: 7 0 abc
-# until: annotate
 import sys
 
 

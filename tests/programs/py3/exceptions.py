@@ -1,7 +1,6 @@
 # Exceptions: raise, try/except/else/finally, assert, and the exceptions
 # operations raise by themselves, caught by class and by base class.
 # args: 7 0 abc
-# until: annotate
 import sys
 
 
