@@ -179,6 +179,19 @@ pub fn union(a: &SomeValue, b: &SomeValue) -> Option<SomeValue> {
             }
             Some(v)
         }
+        (
+            S::BuiltinMethod {
+                name: n1,
+                receiver: r1,
+            },
+            S::BuiltinMethod {
+                name: n2,
+                receiver: r2,
+            },
+        ) if n1 == n2 => union(r1, r2).map(|r| S::BuiltinMethod {
+            name: n1.clone(),
+            receiver: Box::new(r),
+        }),
         // A null pointer is a value of every pointer type.
         (x @ S::Ptr(_), S::None) | (S::None, x @ S::Ptr(_)) => Some(x.clone()),
         _ => rules::annotate::union(a, b),
@@ -519,6 +532,21 @@ impl<'p> Annotator<'p> {
             (SomeValue::Instance { .. }, SomeValue::Instance { .. }) => {
                 union(a, b).or_else(|| self.join_instances(a, b))
             }
+            // The same method of two receivers (`s.find` of a known string
+            // and of any string) is that method of their join.
+            (
+                SomeValue::BuiltinMethod {
+                    name: n1,
+                    receiver: r1,
+                },
+                SomeValue::BuiltinMethod {
+                    name: n2,
+                    receiver: r2,
+                },
+            ) if n1 == n2 => self.join(r1, r2).map(|r| SomeValue::BuiltinMethod {
+                name: n1.clone(),
+                receiver: Box::new(r),
+            }),
             _ => union(a, b),
         }
     }

@@ -190,6 +190,20 @@ fn isinstance_of_a_builtin_type_is_known_from_the_annotation() {
     }
 }
 
+/// A helper first flowed with a known string and later with any string:
+/// the bound method `src.find` it read from the known string generalizes
+/// to the method of any string (it used to be a conflict of two `find`s).
+#[test]
+fn a_method_of_a_known_string_generalizes_with_its_receiver() {
+    let body = "def count_lines(src):\n    n = 0\n    i = 0\n    while i < len(src):\n        \
+                end = src.find(\"\\n\", i)\n        if end < 0:\n            break\n        \
+                n += 1\n        i = end + 1\n    return n\n\n\
+                def run(src):\n    return count_lines(src)\n\n\
+                def entry_point(argv):\n    n = run(\"a\\nb\\n\")\n    \
+                for s in [\"x\\n\", \"y\"]:\n        n += run(s)\n    return n\n";
+    assert_eq!(annotation_of(body, "count_lines", "end"), SomeValue::int());
+}
+
 #[test]
 fn a_function_returning_str_or_none_returns_a_nullable_str() {
     let body = "def find(n):\n    if n > 1:\n        return \"many\"\n    return None\n\n\
