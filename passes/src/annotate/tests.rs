@@ -204,6 +204,56 @@ fn a_method_of_a_known_string_generalizes_with_its_receiver() {
     assert_eq!(annotation_of(body, "count_lines", "end"), SomeValue::int());
 }
 
+/// As in the original, looking a key up generalizes the dict's keys and
+/// looking an item up generalizes the list's items: a dict built with
+/// one-char keys and looked up with any string has string keys (it used to
+/// stay a dict of chars, which the rtyper could not look a string up in).
+#[test]
+fn a_key_looked_up_generalizes_the_keys_of_the_dict() {
+    let string = |v: &SomeValue| {
+        matches!(
+            v,
+            SomeValue::String {
+                can_be_none: false,
+                ..
+            }
+        )
+    };
+    for lookup in [
+        "k in table",
+        "table[k]",
+        "table.get(k, 0)",
+        "table.pop(k, 0)",
+        "table.pop(k)",
+    ] {
+        let body = format!(
+            "def entry_point(argv):\n    table = {{\"a\": 1, \"b\": 2}}\n    \
+             k = argv[0]\n    x = {lookup}\n    return 0\n"
+        );
+        let table = annotation_of(&body, "entry_point", "table");
+        let SomeValue::Dict(def) = table else {
+            panic!("{table}")
+        };
+        assert!(string(&def.key), "{lookup}: {}", def.key);
+    }
+    for lookup in [
+        "k in letters",
+        "letters.index(k)",
+        "letters.count(k)",
+        "letters.remove(k)",
+    ] {
+        let body = format!(
+            "def entry_point(argv):\n    letters = [\"a\", \"b\"]\n    \
+             k = argv[0]\n    x = {lookup}\n    return 0\n"
+        );
+        let letters = annotation_of(&body, "entry_point", "letters");
+        let SomeValue::List(def) = letters else {
+            panic!("{letters}")
+        };
+        assert!(string(&def.item), "{lookup}: {}", def.item);
+    }
+}
+
 #[test]
 fn a_function_returning_str_or_none_returns_a_nullable_str() {
     let body = "def find(n):\n    if n > 1:\n        return \"many\"\n    return None\n\n\
