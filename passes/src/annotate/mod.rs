@@ -1517,6 +1517,20 @@ impl<'p> Annotator<'p> {
 
     /// The annotation of every prebuilt object a graph reached (the ones
     /// the fixpoint annotated; asking again changes nothing).
+    /// The classes for the rtyper, each attribute's lists and dicts brought
+    /// up to date: an attribute that got an empty list (a prebuilt
+    /// instance's, or `self.items = []`) keeps the definition it had then,
+    /// whose items only later stores told.
+    fn exported_classdefs(&self) -> Vec<rpy_ir::annotation::ClassDef> {
+        let mut classdefs = self.classdefs.export(&self.hierarchy);
+        for c in &mut classdefs {
+            for (_, value) in &mut c.attrs {
+                *value = self.containers.resolve(value);
+            }
+        }
+        classdefs
+    }
+
     fn prebuilt_annotations(&mut self) -> BTreeMap<u32, SomeValue> {
         let mut out = BTreeMap::new();
         let mut stack: Vec<u32> = Vec::new();
@@ -1614,7 +1628,7 @@ fn annotate_from(
                 std::mem::take(&mut a.rewrites),
                 reached,
                 ProgramFacts {
-                    classdefs: a.classdefs.export(&a.hierarchy),
+                    classdefs: a.exported_classdefs(),
                     prebuilt: a.prebuilt_annotations(),
                 },
             ))

@@ -254,6 +254,30 @@ fn a_key_looked_up_generalizes_the_keys_of_the_dict() {
     }
 }
 
+/// The classes handed to the rtyper have their attributes' lists brought
+/// up to date: a prebuilt instance's empty list that the program appends
+/// strings to is a list of strs there (it was the list of nothing it was
+/// when first seen, and the rtyper typed the field `list_void`).
+#[test]
+fn exported_class_attributes_have_their_lists_up_to_date() {
+    let body = "class Stats(object):\n    def __init__(self):\n        self.names = []\n\n\
+                STATS = Stats()\n\n\
+                def entry_point(argv):\n    STATS.names.append(argv[0])\n    \
+                return len(STATS.names)\n";
+    let annotated = annotated(body);
+    let stats = annotated
+        .facts
+        .classdefs
+        .iter()
+        .find(|c| c.name == "t.Stats" || c.name.ends_with(".Stats"))
+        .expect("the class Stats");
+    let names = &stats.attrs.iter().find(|(n, _)| n == "names").unwrap().1;
+    let SomeValue::List(def) = names else {
+        panic!("{names}")
+    };
+    assert!(matches!(*def.item, SomeValue::String { .. }), "{names}");
+}
+
 #[test]
 fn a_function_returning_str_or_none_returns_a_nullable_str() {
     let body = "def find(n):\n    if n > 1:\n        return \"many\"\n    return None\n\n\
