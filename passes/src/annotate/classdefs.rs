@@ -214,6 +214,15 @@ impl ClassDefs {
         }
     }
 
+    /// The annotation of instance attribute `name` of `class`, as held by
+    /// the class (or the ancestor) it lives in.
+    pub fn attr_value(&self, class: &str, name: &str) -> Option<&SomeValue> {
+        self.ancestors(class)
+            .iter()
+            .find_map(|c| self.attrs.get(&(c.clone(), name.to_string())))
+            .map(|a| &a.value)
+    }
+
     /// The chain `ancestors` gives, found by walking the bases.
     fn walk_bases(&self, class: &str) -> Vec<String> {
         let mut out = vec![class.to_string()];

@@ -1575,7 +1575,72 @@ impl<'p> Annotator<'p> {
             let value = self.prebuilt(i, &mut BTreeSet::new());
             out.insert(i, value);
         }
+        self.tuples_as_read(&mut out);
         out
+    }
+
+    /// A prebuilt tuple inside a list, a dict, an instance or another tuple
+    /// is read as that container's item (or attribute): that is the
+    /// annotation the rtyper builds it with (a tuple of one-char strings in
+    /// a list of tuples of strings is a tuple of strings, not of chars, or
+    /// the list would hold a tuple of another layout).
+    fn tuples_as_read(&self, out: &mut BTreeMap<u32, SomeValue>) {
+        let mut wanted: Vec<(u32, SomeValue)> = Vec::new();
+        let inner = |c: &Constant| match c {
+            Constant::Prebuilt(j) => Some(*j),
+            _ => None,
+        };
+        for (&i, value) in out.iter() {
+            match (self.program.prebuilt.get(i as usize), value) {
+                (Some(PrebuiltObject::List(items)), SomeValue::List(def)) => {
+                    for j in items.iter().filter_map(inner) {
+                        wanted.push((j, (*def.item).clone()));
+                    }
+                }
+                (Some(PrebuiltObject::Dict(pairs)), SomeValue::Dict(def)) => {
+                    for (k, v) in pairs {
+                        if let Some(j) = inner(k) {
+                            wanted.push((j, (*def.key).clone()));
+                        }
+                        if let Some(j) = inner(v) {
+                            wanted.push((j, (*def.value).clone()));
+                        }
+                    }
+                }
+                (Some(PrebuiltObject::Instance { class, attrs }), SomeValue::Instance { .. }) => {
+                    for (name, c) in attrs {
+                        if let (Some(j), Some(v)) =
+                            (inner(c), self.classdefs.attr_value(class, name))
+                        {
+                            wanted.push((j, self.containers.resolve(v)));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Tuples are immutable, so they nest without cycles.
+        while let Some((j, want)) = wanted.pop() {
+            let Some(PrebuiltObject::Tuple(items)) = self.program.prebuilt.get(j as usize) else {
+                continue;
+            };
+            let SomeValue::Tuple(anns) = &want else {
+                continue;
+            };
+            if anns.len() != items.len() {
+                continue;
+            }
+            for (c, a) in items.iter().zip(anns) {
+                if let Some(k) = inner(c) {
+                    wanted.push((k, a.clone()));
+                }
+            }
+            let joined = match out.get(&j) {
+                Some(own) => union(own, &want).unwrap_or(want),
+                None => want,
+            };
+            out.insert(j, joined);
+        }
     }
 
     /// Every variable's final annotation, lists and dicts brought up to date.

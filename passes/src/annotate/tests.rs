@@ -278,6 +278,34 @@ fn exported_class_attributes_have_their_lists_up_to_date() {
     assert!(matches!(*def.item, SomeValue::String { .. }), "{names}");
 }
 
+/// A prebuilt tuple in a table of tuples is handed to the rtyper as the
+/// table's item: ("x", "1") in a list that also holds ("yy", "22") is a
+/// tuple of strs, not of chars (the rtyper built it as a tuple of chars and
+/// the list held a tuple of another layout).
+#[test]
+fn a_prebuilt_tuple_in_a_list_has_the_list_item_annotation() {
+    let body = "TABLE = [(\"x\", \"1\"), (\"yy\", \"22\")]\n\n\
+                def entry_point(argv):\n    n = 0\n    for k, v in TABLE:\n        \
+                n += len(k + v)\n    return n\n";
+    let annotated = annotated(body);
+    let tuples: Vec<&SomeValue> = annotated
+        .facts
+        .prebuilt
+        .values()
+        .filter(|v| matches!(v, SomeValue::Tuple(_)))
+        .collect();
+    assert_eq!(tuples.len(), 2, "{tuples:?}");
+    for t in tuples {
+        let SomeValue::Tuple(items) = t else {
+            unreachable!()
+        };
+        assert!(
+            items.iter().all(|i| matches!(i, SomeValue::String { .. })),
+            "{t}"
+        );
+    }
+}
+
 #[test]
 fn a_function_returning_str_or_none_returns_a_nullable_str() {
     let body = "def find(n):\n    if n > 1:\n        return \"many\"\n    return None\n\n\
