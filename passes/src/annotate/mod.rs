@@ -1520,10 +1520,14 @@ impl<'p> Annotator<'p> {
     /// The classes for the rtyper, each attribute's lists and dicts brought
     /// up to date: an attribute that got an empty list (a prebuilt
     /// instance's, or `self.items = []`) keeps the definition it had then,
-    /// whose items only later stores told.
+    /// whose items only later stores told. An attribute nothing stores
+    /// (`self.LIMIT` read from a class attribute) is the class's, not the
+    /// instances': it is no instance field (the rtyper gave it a field of
+    /// no representation, and reading it failed).
     fn exported_classdefs(&self) -> Vec<rpy_ir::annotation::ClassDef> {
         let mut classdefs = self.classdefs.export(&self.hierarchy);
         for c in &mut classdefs {
+            c.attrs.retain(|(_, value)| *value != SomeValue::Impossible);
             for (_, value) in &mut c.attrs {
                 *value = self.containers.resolve(value);
             }

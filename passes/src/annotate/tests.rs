@@ -306,6 +306,27 @@ fn a_prebuilt_tuple_in_a_list_has_the_list_item_annotation() {
     }
 }
 
+/// A class attribute read through instances and never stored on one is
+/// the class's: it is no attribute of the instances handed to the rtyper
+/// (which made it a field of no representation, and `self.LIMIT` failed
+/// with "a value with no representation cannot become Signed").
+#[test]
+fn a_class_attribute_only_read_through_instances_is_no_instance_field() {
+    let body = "class Config(object):\n    LIMIT = 3\n\n    def __init__(self, n):\n        \
+                self.n = n\n\n    def big(self):\n        return self.n > self.LIMIT\n\n\
+                def entry_point(argv):\n    if Config(len(argv)).big():\n        return 1\n    \
+                return 0\n";
+    let annotated = annotated(body);
+    let config = annotated
+        .facts
+        .classdefs
+        .iter()
+        .find(|c| c.name.ends_with(".Config"))
+        .expect("the class Config");
+    let names: Vec<&str> = config.attrs.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["n"]);
+}
+
 #[test]
 fn a_function_returning_str_or_none_returns_a_nullable_str() {
     let body = "def find(n):\n    if n > 1:\n        return \"many\"\n    return None\n\n\
