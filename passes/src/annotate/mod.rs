@@ -1524,12 +1524,17 @@ impl<'p> Annotator<'p> {
     /// (`self.LIMIT` read from a class attribute) is the class's, not the
     /// instances': it is no instance field (the rtyper gave it a field of
     /// no representation, and reading it failed).
-    fn exported_classdefs(&self) -> Vec<rpy_ir::annotation::ClassDef> {
+    /// An attribute that is also a class attribute (`repeat = ""` in the
+    /// class, `node.repeat = c` storing chars) is the join of both, as
+    /// its readers see it: the field holds the class's value until a
+    /// store, so a field of chars could not hold "".
+    fn exported_classdefs(&mut self) -> Vec<rpy_ir::annotation::ClassDef> {
         let mut classdefs = self.classdefs.export(&self.hierarchy);
         for c in &mut classdefs {
             c.attrs.retain(|(_, value)| *value != SomeValue::Impossible);
-            for (_, value) in &mut c.attrs {
-                *value = self.containers.resolve(value);
+            for (name, value) in &mut c.attrs {
+                let read = self.attr_as_read(&c.name, name, value);
+                *value = self.containers.resolve(&read);
             }
         }
         classdefs

@@ -327,6 +327,27 @@ fn a_class_attribute_only_read_through_instances_is_no_instance_field() {
     assert_eq!(names, ["n"]);
 }
 
+/// An instance attribute that is also a class attribute is handed to the
+/// rtyper as its readers see it, the class's value joined in: chars
+/// stored over a class default of "" make a str attribute (the rtyper made
+/// it a char field, which could not hold the default).
+#[test]
+fn an_attribute_with_a_class_default_includes_the_default() {
+    let body = "class Node(object):\n    repeat = \"\"\n\n    def __init__(self, ch):\n        \
+                self.ch = ch\n\n\
+                def entry_point(argv):\n    n = Node(argv[0][0])\n    n.repeat = \"*\"\n    \
+                return len(n.repeat)\n";
+    let annotated = annotated(body);
+    let node = annotated
+        .facts
+        .classdefs
+        .iter()
+        .find(|c| c.name.ends_with(".Node"))
+        .expect("the class Node");
+    let repeat = &node.attrs.iter().find(|(n, _)| n == "repeat").unwrap().1;
+    assert!(matches!(repeat, SomeValue::String { .. }), "{repeat}");
+}
+
 #[test]
 fn a_function_returning_str_or_none_returns_a_nullable_str() {
     let body = "def find(n):\n    if n > 1:\n        return \"many\"\n    return None\n\n\
