@@ -1515,31 +1515,46 @@ impl<'p> Annotator<'p> {
         Some(Diagnostics(diags))
     }
 
-    /// The annotation of every prebuilt object a graph reached (the ones
-    /// the fixpoint annotated; asking again changes nothing).
     /// The classes for the rtyper, each attribute's lists and dicts brought
     /// up to date: an attribute that got an empty list (a prebuilt
     /// instance's, or `self.items = []`) keeps the definition it had then,
-    /// whose items only later stores told. An attribute nothing stores
-    /// (`self.LIMIT` read from a class attribute) is the class's, not the
-    /// instances': it is no instance field (the rtyper gave it a field of
-    /// no representation, and reading it failed).
+    /// whose items only later stores told.
+    ///
     /// An attribute that is also a class attribute (`repeat = ""` in the
-    /// class, `node.repeat = c` storing chars) is the join of both, as
-    /// its readers see it: the field holds the class's value until a
-    /// store, so a field of chars could not hold "".
+    /// class, `node.repeat = c` storing chars) is the join of both, as its
+    /// readers see it: the field holds the class's value until a store, so
+    /// a field of chars could not hold "".
+    ///
+    /// An attribute nothing stores (`self.LIMIT`, read from a class
+    /// attribute) is the class's, read from its vtable: no instance field
+    /// (the rtyper gave it a field of no representation, and reading it
+    /// failed). But when only subclasses define it (`kind = "num"` in each
+    /// node class, read through the base) the base's vtable has no slot for
+    /// it: it stays an instance field, which each instance gets from its
+    /// class's value when it is built.
     fn exported_classdefs(&mut self) -> Vec<rpy_ir::annotation::ClassDef> {
         let mut classdefs = self.classdefs.export(&self.hierarchy);
         for c in &mut classdefs {
-            c.attrs.retain(|(_, value)| *value != SomeValue::Impossible);
-            for (name, value) in &mut c.attrs {
-                let read = self.attr_as_read(&c.name, name, value);
-                *value = self.containers.resolve(&read);
+            let mut attrs = Vec::new();
+            for (name, value) in std::mem::take(&mut c.attrs) {
+                if value == SomeValue::Impossible
+                    && self.classdefs.class_attr(&c.name, &name).is_some()
+                {
+                    continue;
+                }
+                let read = self.attr_as_read(&c.name, &name, &value);
+                if read == SomeValue::Impossible {
+                    continue;
+                }
+                attrs.push((name, self.containers.resolve(&read)));
             }
+            c.attrs = attrs;
         }
         classdefs
     }
 
+    /// The annotation of every prebuilt object a graph reached (the ones
+    /// the fixpoint annotated; asking again changes nothing).
     fn prebuilt_annotations(&mut self) -> BTreeMap<u32, SomeValue> {
         let mut out = BTreeMap::new();
         let mut stack: Vec<u32> = Vec::new();

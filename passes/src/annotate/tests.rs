@@ -348,6 +348,28 @@ fn an_attribute_with_a_class_default_includes_the_default() {
     assert!(matches!(repeat, SomeValue::String { .. }), "{repeat}");
 }
 
+/// A class attribute only subclasses define, read through their base,
+/// stays an attribute of the base's instances (the base's vtable has no
+/// slot for it); one the class itself defines and nothing stores is not.
+#[test]
+fn a_class_attribute_of_subclasses_only_read_through_the_base_is_an_instance_attribute() {
+    let body = "class Node(object):\n    LIMIT = 3\n\n\
+                class Num(Node):\n    kind = \"num\"\n\n\
+                class Str(Node):\n    kind = \"str\"\n\n\
+                def entry_point(argv):\n    nodes = [Num(), Str()]\n    n = 0\n    \
+                for node in nodes:\n        n += len(node.kind) + node.LIMIT\n    return n\n";
+    let annotated = annotated(body);
+    let node = annotated
+        .facts
+        .classdefs
+        .iter()
+        .find(|c| c.name.ends_with(".Node"))
+        .expect("the class Node");
+    let names: Vec<&str> = node.attrs.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["kind"]);
+    assert!(matches!(node.attrs[0].1, SomeValue::String { .. }));
+}
+
 #[test]
 fn a_function_returning_str_or_none_returns_a_nullable_str() {
     let body = "def find(n):\n    if n > 1:\n        return \"many\"\n    return None\n\n\
