@@ -10,7 +10,11 @@ use rpy_passes::objinterp::ObjInterpreter;
 #[test]
 fn flow_graphs_match_cpython() {
     let mut compared = 0;
-    for p in support::programs() {
+    // A program marked `# until: parse` does not flow yet.
+    for p in support::programs()
+        .into_iter()
+        .filter(|p| p.reaches(StageName::Flow))
+    {
         let flow = match run_until(&p.source(), StageName::Flow, &mut Timings::default()) {
             Ok(StageOutput::Flow(flow)) => flow,
             Ok(_) => unreachable!("run_until stops at the stage it is asked for"),

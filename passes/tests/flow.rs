@@ -1307,6 +1307,11 @@ fn project_test_programs_build() {
                 continue;
             }
             let src = std::fs::read_to_string(&path).unwrap();
+            // A program marked `# until: parse` (tests/programs.rs) does
+            // not flow yet.
+            if src.lines().any(|l| l.trim() == "# until: parse") {
+                continue;
+            }
             let name = path.display().to_string();
             let m = parse_module(&name, &src, dialect).unwrap_or_else(|e| panic!("{e}"));
             let p = build_flow(&m, &src).unwrap_or_else(|e| panic!("{e}"));

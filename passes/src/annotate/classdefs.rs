@@ -214,6 +214,15 @@ impl ClassDefs {
         }
     }
 
+    /// The annotation of instance attribute `name` of `class`, as held by
+    /// the class (or the ancestor) it lives in.
+    pub fn attr_value(&self, class: &str, name: &str) -> Option<&SomeValue> {
+        self.ancestors(class)
+            .iter()
+            .find_map(|c| self.attrs.get(&(c.clone(), name.to_string())))
+            .map(|a| &a.value)
+    }
+
     /// The chain `ancestors` gives, found by walking the bases.
     fn walk_bases(&self, class: &str) -> Vec<String> {
         let mut out = vec![class.to_string()];
@@ -471,6 +480,33 @@ impl<'p> Annotator<'p> {
             Some(_) => super::provenance::describe_pos(pos, self.source),
             None => format!("in {}()", self.graph(g).name),
         }
+    }
+
+    /// Attribute `name` of instances of `class` as its readers see it:
+    /// `value` (what is stored) joined with the class attributes of that
+    /// name of `class` and of its subclasses (not methods: an attribute
+    /// with a method of that name is the method). `value` when they do not
+    /// join (the readers reported that).
+    pub(super) fn attr_as_read(&mut self, class: &str, name: &str, value: &SomeValue) -> SomeValue {
+        let mut constants: Vec<Constant> = Vec::new();
+        for c in std::iter::once(class)
+            .chain(self.classdefs.subclasses(class).iter().map(String::as_str))
+        {
+            if let Some((_, k)) = self.classdefs.class_attr(c, name) {
+                if !matches!(k, Constant::Func(_)) && !constants.contains(k) {
+                    constants.push(k.clone());
+                }
+            }
+        }
+        let mut joined = value.clone();
+        for k in constants {
+            let v = self.constant(&k).general();
+            match self.join(&joined, &v) {
+                Some(j) => joined = j,
+                None => return value.clone(),
+            }
+        }
+        joined
     }
 
     /// `obj.name` on an instance of `class`, read in block `b` of `g`.

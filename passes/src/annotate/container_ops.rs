@@ -119,7 +119,18 @@ impl Annotator<'_> {
                 })))
             }
             ("getslice", _, [S::Tuple(items), _, _]) => self.tuple_slice(g, op, items),
-            ("getitem", _, [S::Dict(def), _]) => Ok((*def.value).clone()),
+            // As in the original, a key looked up generalizes the dict's
+            // keys (a dict of chars looked up with a str is a dict of strs),
+            // and an item looked for generalizes the list's items.
+            ("getitem", _, [S::Dict(def), key]) => self
+                .store_item(g, op, def.id, false, key)
+                .map(|()| self.containers.part(def.id, true)),
+            ("contains", _, [S::Dict(def), key]) => {
+                self.store_item(g, op, def.id, false, key).map(|()| S::Bool)
+            }
+            ("contains", _, [S::List(def), item]) => self
+                .store_item(g, op, def.id, false, item)
+                .map(|()| S::Bool),
             ("setitem", _, [S::List(def), S::Integer { .. } | S::Bool, value]) => self
                 .store_item(g, op, def.id, false, value)
                 .map(|()| S::None),
@@ -132,7 +143,9 @@ impl Annotator<'_> {
                 self.resized(def.id);
                 Ok(S::None)
             }
-            ("delitem", _, [S::Dict(_), _]) => Ok(S::None),
+            ("delitem", _, [S::Dict(def), key]) => {
+                self.store_item(g, op, def.id, false, key).map(|()| S::None)
+            }
             // `l[a:b] = other`: other's items go into l, whose length changes
             // (this block reads other, so it is flowed again when other's
             // items generalize).
@@ -375,11 +388,14 @@ impl Annotator<'_> {
                     .map(|()| S::None)
             }
             (S::List(_), "reverse", []) => Ok(S::None),
-            (S::List(def), "remove", [_]) => {
+            (S::List(def), "remove", [item]) => {
                 self.resized(def.id);
-                Ok(S::None)
+                self.store_item(g, op, def.id, false, item)
+                    .map(|()| S::None)
             }
-            (S::List(_), "index" | "count", [_]) => Ok(nonneg()),
+            (S::List(def), "index" | "count", [item]) => self
+                .store_item(g, op, def.id, false, item)
+                .map(|()| nonneg()),
             // Python 2's iterkeys() and friends iterate over what keys() and
             // friends return.
             (S::Dict(def), "keys" | "iterkeys", []) => self
@@ -395,7 +411,10 @@ impl Annotator<'_> {
             }
             // As in the original, a default is a value the dict may give:
             // it generalizes the dict's values (None when there is none).
-            (S::Dict(def), "get", [_]) => {
+            (S::Dict(def), "get", [key]) => {
+                if let Err(e) = self.store_item(g, op, def.id, false, key) {
+                    return Some(Err(e));
+                }
                 if union(&def.value, &S::None).is_none() {
                     return Some(Err(self.error(
                         g,
@@ -411,14 +430,17 @@ impl Annotator<'_> {
                 self.store_item(g, op, def.id, true, &S::None)
                     .map(|()| self.containers.part(def.id, true))
             }
-            (S::Dict(def), "get" | "pop", [_, default]) => {
+            (S::Dict(def), "get" | "pop", [key, default]) => {
                 if name == "pop" {
                     self.resized(def.id);
                 }
-                self.store_item(g, op, def.id, true, default)
+                self.store_item(g, op, def.id, false, key)
+                    .and_then(|()| self.store_item(g, op, def.id, true, default))
                     .map(|()| self.containers.part(def.id, true))
             }
-            (S::Dict(def), "pop", [_]) => Ok((*def.value).clone()),
+            (S::Dict(def), "pop", [key]) => self
+                .store_item(g, op, def.id, false, key)
+                .map(|()| self.containers.part(def.id, true)),
             (S::Dict(def), "setdefault", [key, default]) => self
                 .store_item(g, op, def.id, false, key)
                 .and_then(|()| self.store_item(g, op, def.id, true, default))

@@ -179,6 +179,19 @@ pub fn union(a: &SomeValue, b: &SomeValue) -> Option<SomeValue> {
             }
             Some(v)
         }
+        (
+            S::BuiltinMethod {
+                name: n1,
+                receiver: r1,
+            },
+            S::BuiltinMethod {
+                name: n2,
+                receiver: r2,
+            },
+        ) if n1 == n2 => union(r1, r2).map(|r| S::BuiltinMethod {
+            name: n1.clone(),
+            receiver: Box::new(r),
+        }),
         // A null pointer is a value of every pointer type.
         (x @ S::Ptr(_), S::None) | (S::None, x @ S::Ptr(_)) => Some(x.clone()),
         _ => rules::annotate::union(a, b),
@@ -519,6 +532,21 @@ impl<'p> Annotator<'p> {
             (SomeValue::Instance { .. }, SomeValue::Instance { .. }) => {
                 union(a, b).or_else(|| self.join_instances(a, b))
             }
+            // The same method of two receivers (`s.find` of a known string
+            // and of any string) is that method of their join.
+            (
+                SomeValue::BuiltinMethod {
+                    name: n1,
+                    receiver: r1,
+                },
+                SomeValue::BuiltinMethod {
+                    name: n2,
+                    receiver: r2,
+                },
+            ) if n1 == n2 => self.join(r1, r2).map(|r| SomeValue::BuiltinMethod {
+                name: n1.clone(),
+                receiver: Box::new(r),
+            }),
             _ => union(a, b),
         }
     }
@@ -1487,6 +1515,44 @@ impl<'p> Annotator<'p> {
         Some(Diagnostics(diags))
     }
 
+    /// The classes for the rtyper, each attribute's lists and dicts brought
+    /// up to date: an attribute that got an empty list (a prebuilt
+    /// instance's, or `self.items = []`) keeps the definition it had then,
+    /// whose items only later stores told.
+    ///
+    /// An attribute that is also a class attribute (`repeat = ""` in the
+    /// class, `node.repeat = c` storing chars) is the join of both, as its
+    /// readers see it: the field holds the class's value until a store, so
+    /// a field of chars could not hold "".
+    ///
+    /// An attribute nothing stores (`self.LIMIT`, read from a class
+    /// attribute) is the class's, read from its vtable: no instance field
+    /// (the rtyper gave it a field of no representation, and reading it
+    /// failed). But when only subclasses define it (`kind = "num"` in each
+    /// node class, read through the base) the base's vtable has no slot for
+    /// it: it stays an instance field, which each instance gets from its
+    /// class's value when it is built.
+    fn exported_classdefs(&mut self) -> Vec<rpy_ir::annotation::ClassDef> {
+        let mut classdefs = self.classdefs.export(&self.hierarchy);
+        for c in &mut classdefs {
+            let mut attrs = Vec::new();
+            for (name, value) in std::mem::take(&mut c.attrs) {
+                if value == SomeValue::Impossible
+                    && self.classdefs.class_attr(&c.name, &name).is_some()
+                {
+                    continue;
+                }
+                let read = self.attr_as_read(&c.name, &name, &value);
+                if read == SomeValue::Impossible {
+                    continue;
+                }
+                attrs.push((name, self.containers.resolve(&read)));
+            }
+            c.attrs = attrs;
+        }
+        classdefs
+    }
+
     /// The annotation of every prebuilt object a graph reached (the ones
     /// the fixpoint annotated; asking again changes nothing).
     fn prebuilt_annotations(&mut self) -> BTreeMap<u32, SomeValue> {
@@ -1533,7 +1599,72 @@ impl<'p> Annotator<'p> {
             let value = self.prebuilt(i, &mut BTreeSet::new());
             out.insert(i, value);
         }
+        self.tuples_as_read(&mut out);
         out
+    }
+
+    /// A prebuilt tuple inside a list, a dict, an instance or another tuple
+    /// is read as that container's item (or attribute): that is the
+    /// annotation the rtyper builds it with (a tuple of one-char strings in
+    /// a list of tuples of strings is a tuple of strings, not of chars, or
+    /// the list would hold a tuple of another layout).
+    fn tuples_as_read(&self, out: &mut BTreeMap<u32, SomeValue>) {
+        let mut wanted: Vec<(u32, SomeValue)> = Vec::new();
+        let inner = |c: &Constant| match c {
+            Constant::Prebuilt(j) => Some(*j),
+            _ => None,
+        };
+        for (&i, value) in out.iter() {
+            match (self.program.prebuilt.get(i as usize), value) {
+                (Some(PrebuiltObject::List(items)), SomeValue::List(def)) => {
+                    for j in items.iter().filter_map(inner) {
+                        wanted.push((j, (*def.item).clone()));
+                    }
+                }
+                (Some(PrebuiltObject::Dict(pairs)), SomeValue::Dict(def)) => {
+                    for (k, v) in pairs {
+                        if let Some(j) = inner(k) {
+                            wanted.push((j, (*def.key).clone()));
+                        }
+                        if let Some(j) = inner(v) {
+                            wanted.push((j, (*def.value).clone()));
+                        }
+                    }
+                }
+                (Some(PrebuiltObject::Instance { class, attrs }), SomeValue::Instance { .. }) => {
+                    for (name, c) in attrs {
+                        if let (Some(j), Some(v)) =
+                            (inner(c), self.classdefs.attr_value(class, name))
+                        {
+                            wanted.push((j, self.containers.resolve(v)));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Tuples are immutable, so they nest without cycles.
+        while let Some((j, want)) = wanted.pop() {
+            let Some(PrebuiltObject::Tuple(items)) = self.program.prebuilt.get(j as usize) else {
+                continue;
+            };
+            let SomeValue::Tuple(anns) = &want else {
+                continue;
+            };
+            if anns.len() != items.len() {
+                continue;
+            }
+            for (c, a) in items.iter().zip(anns) {
+                if let Some(k) = inner(c) {
+                    wanted.push((k, a.clone()));
+                }
+            }
+            let joined = match out.get(&j) {
+                Some(own) => union(own, &want).unwrap_or(want),
+                None => want,
+            };
+            out.insert(j, joined);
+        }
     }
 
     /// Every variable's final annotation, lists and dicts brought up to date.
@@ -1592,7 +1723,7 @@ fn annotate_from(
                 std::mem::take(&mut a.rewrites),
                 reached,
                 ProgramFacts {
-                    classdefs: a.classdefs.export(&a.hierarchy),
+                    classdefs: a.exported_classdefs(),
                     prebuilt: a.prebuilt_annotations(),
                 },
             ))

@@ -190,6 +190,186 @@ fn isinstance_of_a_builtin_type_is_known_from_the_annotation() {
     }
 }
 
+/// A helper first flowed with a known string and later with any string:
+/// the bound method `src.find` it read from the known string generalizes
+/// to the method of any string (it used to be a conflict of two `find`s).
+#[test]
+fn a_method_of_a_known_string_generalizes_with_its_receiver() {
+    let body = "def count_lines(src):\n    n = 0\n    i = 0\n    while i < len(src):\n        \
+                end = src.find(\"\\n\", i)\n        if end < 0:\n            break\n        \
+                n += 1\n        i = end + 1\n    return n\n\n\
+                def run(src):\n    return count_lines(src)\n\n\
+                def entry_point(argv):\n    n = run(\"a\\nb\\n\")\n    \
+                for s in [\"x\\n\", \"y\"]:\n        n += run(s)\n    return n\n";
+    assert_eq!(annotation_of(body, "count_lines", "end"), SomeValue::int());
+}
+
+/// As in the original, looking a key up generalizes the dict's keys and
+/// looking an item up generalizes the list's items: a dict built with
+/// one-char keys and looked up with any string has string keys (it used to
+/// stay a dict of chars, which the rtyper could not look a string up in).
+#[test]
+fn a_key_looked_up_generalizes_the_keys_of_the_dict() {
+    let string = |v: &SomeValue| {
+        matches!(
+            v,
+            SomeValue::String {
+                can_be_none: false,
+                ..
+            }
+        )
+    };
+    for lookup in [
+        "k in table",
+        "table[k]",
+        "table.get(k, 0)",
+        "table.pop(k, 0)",
+        "table.pop(k)",
+    ] {
+        let body = format!(
+            "def entry_point(argv):\n    table = {{\"a\": 1, \"b\": 2}}\n    \
+             k = argv[0]\n    x = {lookup}\n    return 0\n"
+        );
+        let table = annotation_of(&body, "entry_point", "table");
+        let SomeValue::Dict(def) = table else {
+            panic!("{table}")
+        };
+        assert!(string(&def.key), "{lookup}: {}", def.key);
+    }
+    for lookup in [
+        "k in letters",
+        "letters.index(k)",
+        "letters.count(k)",
+        "letters.remove(k)",
+    ] {
+        let body = format!(
+            "def entry_point(argv):\n    letters = [\"a\", \"b\"]\n    \
+             k = argv[0]\n    x = {lookup}\n    return 0\n"
+        );
+        let letters = annotation_of(&body, "entry_point", "letters");
+        let SomeValue::List(def) = letters else {
+            panic!("{letters}")
+        };
+        assert!(string(&def.item), "{lookup}: {}", def.item);
+    }
+}
+
+/// The classes handed to the rtyper have their attributes' lists brought
+/// up to date: a prebuilt instance's empty list that the program appends
+/// strings to is a list of strs there (it was the list of nothing it was
+/// when first seen, and the rtyper typed the field `list_void`).
+#[test]
+fn exported_class_attributes_have_their_lists_up_to_date() {
+    let body = "class Stats(object):\n    def __init__(self):\n        self.names = []\n\n\
+                STATS = Stats()\n\n\
+                def entry_point(argv):\n    STATS.names.append(argv[0])\n    \
+                return len(STATS.names)\n";
+    let annotated = annotated(body);
+    let stats = annotated
+        .facts
+        .classdefs
+        .iter()
+        .find(|c| c.name == "t.Stats" || c.name.ends_with(".Stats"))
+        .expect("the class Stats");
+    let names = &stats.attrs.iter().find(|(n, _)| n == "names").unwrap().1;
+    let SomeValue::List(def) = names else {
+        panic!("{names}")
+    };
+    assert!(matches!(*def.item, SomeValue::String { .. }), "{names}");
+}
+
+/// A prebuilt tuple in a table of tuples is handed to the rtyper as the
+/// table's item: ("x", "1") in a list that also holds ("yy", "22") is a
+/// tuple of strs, not of chars (the rtyper built it as a tuple of chars and
+/// the list held a tuple of another layout).
+#[test]
+fn a_prebuilt_tuple_in_a_list_has_the_list_item_annotation() {
+    let body = "TABLE = [(\"x\", \"1\"), (\"yy\", \"22\")]\n\n\
+                def entry_point(argv):\n    n = 0\n    for k, v in TABLE:\n        \
+                n += len(k + v)\n    return n\n";
+    let annotated = annotated(body);
+    let tuples: Vec<&SomeValue> = annotated
+        .facts
+        .prebuilt
+        .values()
+        .filter(|v| matches!(v, SomeValue::Tuple(_)))
+        .collect();
+    assert_eq!(tuples.len(), 2, "{tuples:?}");
+    for t in tuples {
+        let SomeValue::Tuple(items) = t else {
+            unreachable!()
+        };
+        assert!(
+            items.iter().all(|i| matches!(i, SomeValue::String { .. })),
+            "{t}"
+        );
+    }
+}
+
+/// A class attribute read through instances and never stored on one is
+/// the class's: it is no attribute of the instances handed to the rtyper
+/// (which made it a field of no representation, and `self.LIMIT` failed
+/// with "a value with no representation cannot become Signed").
+#[test]
+fn a_class_attribute_only_read_through_instances_is_no_instance_field() {
+    let body = "class Config(object):\n    LIMIT = 3\n\n    def __init__(self, n):\n        \
+                self.n = n\n\n    def big(self):\n        return self.n > self.LIMIT\n\n\
+                def entry_point(argv):\n    if Config(len(argv)).big():\n        return 1\n    \
+                return 0\n";
+    let annotated = annotated(body);
+    let config = annotated
+        .facts
+        .classdefs
+        .iter()
+        .find(|c| c.name.ends_with(".Config"))
+        .expect("the class Config");
+    let names: Vec<&str> = config.attrs.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["n"]);
+}
+
+/// An instance attribute that is also a class attribute is handed to the
+/// rtyper as its readers see it, the class's value joined in: chars
+/// stored over a class default of "" make a str attribute (the rtyper made
+/// it a char field, which could not hold the default).
+#[test]
+fn an_attribute_with_a_class_default_includes_the_default() {
+    let body = "class Node(object):\n    repeat = \"\"\n\n    def __init__(self, ch):\n        \
+                self.ch = ch\n\n\
+                def entry_point(argv):\n    n = Node(argv[0][0])\n    n.repeat = \"*\"\n    \
+                return len(n.repeat)\n";
+    let annotated = annotated(body);
+    let node = annotated
+        .facts
+        .classdefs
+        .iter()
+        .find(|c| c.name.ends_with(".Node"))
+        .expect("the class Node");
+    let repeat = &node.attrs.iter().find(|(n, _)| n == "repeat").unwrap().1;
+    assert!(matches!(repeat, SomeValue::String { .. }), "{repeat}");
+}
+
+/// A class attribute only subclasses define, read through their base,
+/// stays an attribute of the base's instances (the base's vtable has no
+/// slot for it); one the class itself defines and nothing stores is not.
+#[test]
+fn a_class_attribute_of_subclasses_only_read_through_the_base_is_an_instance_attribute() {
+    let body = "class Node(object):\n    LIMIT = 3\n\n\
+                class Num(Node):\n    kind = \"num\"\n\n\
+                class Str(Node):\n    kind = \"str\"\n\n\
+                def entry_point(argv):\n    nodes = [Num(), Str()]\n    n = 0\n    \
+                for node in nodes:\n        n += len(node.kind) + node.LIMIT\n    return n\n";
+    let annotated = annotated(body);
+    let node = annotated
+        .facts
+        .classdefs
+        .iter()
+        .find(|c| c.name.ends_with(".Node"))
+        .expect("the class Node");
+    let names: Vec<&str> = node.attrs.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["kind"]);
+    assert!(matches!(node.attrs[0].1, SomeValue::String { .. }));
+}
+
 #[test]
 fn a_function_returning_str_or_none_returns_a_nullable_str() {
     let body = "def find(n):\n    if n > 1:\n        return \"many\"\n    return None\n\n\
