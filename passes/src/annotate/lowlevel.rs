@@ -207,6 +207,10 @@ impl Annotator<'_> {
                 .item_type(p)
                 .and_then(|_| int_index(index).map(|()| S::None)),
             (_, Some("len"), [_, S::Ptr(p)]) => self.item_type(p).map(|_| S::nonneg_int()),
+            // The runtime's conversion of a string a helper has checked.
+            (_, Some("float"), [_, S::Ptr(LowLevelType::Ptr(t))]) if t == rpy_ir::lltype::STR => {
+                Ok(S::Float)
+            }
             ("bool" | "is_true", _, [S::Ptr(_)]) | ("is_" | "eq" | "ne", _, [S::Ptr(_), _]) => {
                 Ok(S::Bool)
             }

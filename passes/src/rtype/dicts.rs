@@ -2,9 +2,9 @@
 //! open-addressing table, whose layout and helpers are in
 //! `pylib/rpython/rtyper/rdict.py`. Every dict operation is a call of one
 //! of those helpers, passed the functions that hash and compare the
-//! dict's keys; an operation whose KeyError a handler of the same function
-//! catches calls the `_checked` helper, the others the one that assumes
-//! the key is present. An iterator over a dict is the list iterator's
+//! dict's keys. A missing key raises KeyError wherever it is caught, the
+//! caller's handler too, as in the original (the lookup finds out anyway,
+//! so checking costs nothing). An iterator over a dict is the list iterator's
 //! struct (the dict and the next entry's position), stepped by a helper
 //! that skips the holes of deleted entries.
 
@@ -254,7 +254,6 @@ impl GraphTyper<'_, '_, '_> {
 
     /// Lowers the dict operations; false when `op` is none.
     pub(super) fn lower_dict_op(&mut self, op: &SpaceOperation) -> Result<bool, String> {
-        let checked = self.checked;
         let first = op
             .args
             .first()
@@ -304,11 +303,9 @@ impl GraphTyper<'_, '_, '_> {
         };
         let nargs = op.args.len();
         let (func, operands): (&str, &[DictOperand]) = match (op.opname.as_str(), nargs) {
-            ("getitem", 2) if checked => ("ll_dict_getitem_checked", &[A(0), Key(1), KeyFns]),
-            ("getitem", 2) => ("ll_dict_getitem", &[A(0), Key(1), KeyFns]),
+            ("getitem", 2) => ("ll_dict_getitem_checked", &[A(0), Key(1), KeyFns]),
             ("setitem", 3) => ("ll_dict_setitem", &[A(0), Key(1), Value(2), KeyFns]),
-            ("delitem", 2) if checked => ("ll_dict_delitem_checked", &[A(0), Key(1), KeyFns]),
-            ("delitem", 2) => ("ll_dict_delitem", &[A(0), Key(1), KeyFns]),
+            ("delitem", 2) => ("ll_dict_delitem_checked", &[A(0), Key(1), KeyFns]),
             ("contains", 2) => ("ll_dict_contains", &[A(0), Key(1), KeyFns]),
             ("bool", 1) => ("ll_dict_bool", &[A(0)]),
             ("not_", 1) => ("ll_dict_is_empty", &[A(0)]),
@@ -328,13 +325,11 @@ impl GraphTyper<'_, '_, '_> {
         name: &str,
         def: &DictDef,
     ) -> Result<bool, String> {
-        let checked = self.checked;
         let (func, operands): (&str, &[DictOperand]) = match (name, op.args.len()) {
             ("get", 2) => ("ll_dict_get", &[A(0), Key(1), NoneValue, KeyFns]),
             ("get", 3) => ("ll_dict_get", &[A(0), Key(1), Value(2), KeyFns]),
             ("setdefault", 3) => ("ll_dict_setdefault", &[A(0), Key(1), Value(2), KeyFns]),
-            ("pop", 2) if checked => ("ll_dict_pop_checked", &[A(0), Key(1), KeyFns]),
-            ("pop", 2) => ("ll_dict_pop", &[A(0), Key(1), KeyFns]),
+            ("pop", 2) => ("ll_dict_pop_checked", &[A(0), Key(1), KeyFns]),
             ("pop", 3) => ("ll_dict_pop_default", &[A(0), Key(1), Value(2), KeyFns]),
             ("clear", 1) => ("ll_dict_clear", &[A(0)]),
             ("copy", 1) => ("ll_dict_copy", &[A(0), KeyFns]),

@@ -211,7 +211,18 @@ impl GraphTyper<'_, '_, '_> {
                 "ll_zip",
                 vec![ResultType, ResultItemType, A(1), A(2)],
             ),
-            ("simple_call", [Builtin("int"), Str], _) if checked => {
+            ("simple_call", [Builtin("min"), Int | Bool | Float, Int | Bool | Float], _) => {
+                ("rint", "ll_min", vec![AsResult(1), AsResult(2)])
+            }
+            ("simple_call", [Builtin("max"), Int | Bool | Float, Int | Bool | Float], _) => {
+                ("rint", "ll_max", vec![AsResult(1), AsResult(2)])
+            }
+            // int() and float() of a string raise ValueError wherever it
+            // is caught.
+            ("simple_call", [Builtin("float"), Str], _) => {
+                ("rrepr", "ll_float_checked", vec![A(1), Py2])
+            }
+            ("simple_call", [Builtin("int"), Str], _) => {
                 ("rrepr", "ll_int_checked", vec![A(1), Py2])
             }
             // Operations on strings.
@@ -267,7 +278,12 @@ impl GraphTyper<'_, '_, '_> {
                     call_args.push(Arg::Const(Constant::Name(t)));
                 }
                 EqFn(i) => {
-                    let item = match self.annotation(&op.args[*i]) {
+                    // A method's operand 0 is the list it is bound to.
+                    let list = match self.annotation(&op.args[*i]) {
+                        SomeValue::BuiltinMethod { receiver, .. } => *receiver,
+                        other => other,
+                    };
+                    let item = match list {
                         SomeValue::List(def) => self.kind_of(&def.item),
                         _ => Kind::Other,
                     };
@@ -345,6 +361,7 @@ impl GraphTyper<'_, '_, '_> {
             SomeValue::Char => Kind::Char,
             SomeValue::Integer { .. } => Kind::Int,
             SomeValue::Bool => Kind::Bool,
+            SomeValue::Float => Kind::Float,
             SomeValue::None => Kind::None_,
             SomeValue::Const(k) => self.kind_of(&k.general()),
             SomeValue::Builtin(b) => Kind::Builtin(builtin_name(b)),
@@ -360,6 +377,9 @@ fn builtin_name(b: &str) -> &'static str {
         "hash" => "hash",
         "enumerate" => "enumerate",
         "int" => "int",
+        "float" => "float",
+        "min" => "min",
+        "max" => "max",
         "range" | "xrange" => "range",
         "zip" => "zip",
         _ => "",
@@ -374,6 +394,7 @@ enum Kind {
     Char,
     Int,
     Bool,
+    Float,
     None_,
     Builtin(&'static str),
     Other,

@@ -461,6 +461,11 @@ impl GraphTyper<'_, '_, '_> {
                     ],
                 );
             }
+            // A tuple as a tuple of wider item types: a new one, item by
+            // item converted.
+            if a.starts_with("tuple") && b.starts_with("tuple") {
+                return self.convert_tuple(value, b);
+            }
             if repr::same_object_family(a, b) {
                 let v = self.emit("cast_pointer", vec![value], to.clone(), None);
                 return Ok(Arg::Var(v));

@@ -214,12 +214,33 @@ impl GraphTyper<'_, '_, '_> {
         let LowLevelType::Ptr(ty) = self.graph.info(op.result).clone() else {
             return Err("a tuple with no struct type".into());
         };
-        let fields = self.tuple_fields(&ty)?;
+        self.build_tuple(items, &ty, Some(op.result))?;
+        Ok(())
+    }
+
+    /// The tuple `t` as a tuple of type `to` (same length, items of wider
+    /// types).
+    pub(super) fn convert_tuple(&mut self, t: Arg, to: &str) -> Result<Arg, String> {
+        let items = self.tuple_items(&t)?;
+        if items.len() != self.tuple_fields(to)?.len() {
+            return Err(format!("a tuple cannot become a {to} of another length"));
+        }
+        Ok(Arg::Var(self.build_tuple(items, to, None)?))
+    }
+
+    /// A new tuple of type `ty` holding `items`, into `dest` if given.
+    fn build_tuple(
+        &mut self,
+        items: Vec<(Arg, LowLevelType)>,
+        ty: &str,
+        dest: Option<Var>,
+    ) -> Result<Var, String> {
+        let fields = self.tuple_fields(ty)?;
         let t = self.emit(
             "malloc",
-            vec![Arg::Const(Constant::Name(ty.clone()))],
-            LowLevelType::Ptr(ty),
-            Some(op.result),
+            vec![Arg::Const(Constant::Name(ty.to_string()))],
+            LowLevelType::Ptr(ty.to_string()),
+            dest,
         );
         for ((item, _), (name, field_ty)) in items.into_iter().zip(fields) {
             if field_ty == LowLevelType::Void {
@@ -233,7 +254,7 @@ impl GraphTyper<'_, '_, '_> {
                 None,
             );
         }
-        Ok(())
+        Ok(t)
     }
 
     /// `a OP b` for a comparison OP: of tuples item by item, as Python

@@ -91,3 +91,17 @@ def ll_int_mod_ovf_zer(x, y):
     if x == MININT and y == -1:
         raise OverflowError(OVERFLOW)
     return x % y
+
+
+def ll_min(x, y):
+    """min(x, y) of two numbers: the first of equal ones."""
+    if y < x:
+        return y
+    return x
+
+
+def ll_max(x, y):
+    """max(x, y) of two numbers: the first of equal ones."""
+    if y > x:
+        return y
+    return x

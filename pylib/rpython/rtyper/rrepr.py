@@ -157,11 +157,22 @@ def ll_dict_repr(STR, STRLIST, d):
     return _ll_join_wrapped(STR, parts, num, '{', '}', True)
 
 
-def _ll_int_error(s, py2):
-    """The ValueError int(s) raises, with CPython's message."""
+# The messages of the conversions' ValueError, before the string; a
+# helper cannot be passed a string constant, so they are chosen by number.
+INT_ERROR = "invalid literal for int() with base 10: "
+FLOAT_ERROR = "could not convert string to float: "
+
+
+def _ll_value_error(kind, s, quoted, py2):
+    """The ValueError a conversion of `s` raises: the message `kind` names
+    (0: int's, 1: float's) and `s`, as its repr when `quoted`."""
     STR = typeOf(s).TO
-    prefix = "invalid literal for int() with base 10: "
-    r = ll_str_repr(STR, s, py2)
+    prefix = INT_ERROR
+    if kind == 1:
+        prefix = FLOAT_ERROR
+    r = s
+    if quoted:
+        r = ll_str_repr(STR, s, py2)
     n = len(prefix)
     res = malloc(STR, n + len(r))
     i = 0
@@ -170,6 +181,10 @@ def _ll_int_error(s, py2):
         i += 1
     _ll_copy(r, 0, res, n, len(r))
     raise ValueError(res)
+
+
+def _ll_int_error(s, py2):
+    _ll_value_error(0, s, True, py2)
 
 
 def ll_int_checked(s, py2):
@@ -199,3 +214,73 @@ def ll_int_checked(s, py2):
     if negative:
         value = -value
     return value
+
+
+def _ll_digits(s, i, end):
+    """Where the run of decimal digits of s[i:end] stops."""
+    while i < end and '0' <= s[i] and s[i] <= '9':
+        i += 1
+    return i
+
+
+def _ll_lower_is(s, start, end, which):
+    """Whether s[start:end] is the word `which` names (0: inf, 1:
+    infinity, 2: nan), ignoring case."""
+    word = "nan"
+    if which == 0:
+        word = "inf"
+    elif which == 1:
+        word = "infinity"
+    if end - start != len(word):
+        return False
+    i = 0
+    while i < len(word):
+        ch = s[start + i]
+        if 'A' <= ch and ch <= 'Z':
+            ch = chr(ord(ch) + 32)
+        if ch != word[i]:
+            return False
+        i += 1
+    return True
+
+
+def _ll_is_float(s):
+    """Whether float(s) accepts `s`: whitespace around a sign and a
+    decimal number with an optional exponent, or inf, infinity, nan."""
+    length = len(s)
+    i = 0
+    while i < length and ll_char_isspace(s[i]):
+        i += 1
+    end = length
+    while end > i and ll_char_isspace(s[end - 1]):
+        end -= 1
+    if i < end and (s[i] == '-' or s[i] == '+'):
+        i += 1
+    if (_ll_lower_is(s, i, end, 0) or _ll_lower_is(s, i, end, 1)
+            or _ll_lower_is(s, i, end, 2)):
+        return True
+    j = _ll_digits(s, i, end)
+    digits = j - i
+    if j < end and s[j] == '.':
+        k = _ll_digits(s, j + 1, end)
+        digits += k - j - 1
+        j = k
+    if digits == 0:
+        return False
+    if j < end and (s[j] == 'e' or s[j] == 'E'):
+        j += 1
+        if j < end and (s[j] == '-' or s[j] == '+'):
+            j += 1
+        k = _ll_digits(s, j, end)
+        if k == j:
+            return False
+        j = k
+    return j == end
+
+
+def ll_float_checked(s, py2):
+    """float(s): ValueError with CPython's message when `s` is no number;
+    the runtime's rpy_str_to_float converts the others."""
+    if not _ll_is_float(s):
+        _ll_value_error(1, s, not py2, py2)
+    return float(s)

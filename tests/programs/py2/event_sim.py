@@ -3,7 +3,6 @@
 # for exponential-looking arrival and service times, customer queues with
 # None-able teller assignments, and statistics in floats.
 # args: 300
-# until: annotate
 import sys
 
 

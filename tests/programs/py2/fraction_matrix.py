@@ -3,7 +3,6 @@
 # fractions with Gaussian elimination for determinants, inverses and
 # solving linear systems; singular matrices raise an own exception.
 # args: 4
-# until: annotate
 import sys
 
 

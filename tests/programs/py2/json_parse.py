@@ -1,6 +1,5 @@
 # A JSON-like parser with a class per node, a pretty-printer and queries.
 # args: 2
-# until: annotate
 import sys
 
 

@@ -2,7 +2,6 @@
 # a toroidal and a bounded board, generation statistics and cycle detection
 # through a dict of board fingerprints.
 # args: 30
-# until: annotate
 import sys
 
 

@@ -2,7 +2,6 @@
 # values in a class hierarchy, an evaluator with an environment chain of
 # frames, lambdas closing over their frame, and errors as exceptions.
 # args: 15
-# until: annotate
 import sys
 
 

@@ -2,7 +2,6 @@
 # (literals, ., *, +, ?, ^, $, character classes) compiled to a list of
 # node objects, run over a table of patterns and subjects.
 # args: 2
-# until: annotate
 import sys
 
 

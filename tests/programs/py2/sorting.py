@@ -2,7 +2,6 @@
 # quicksort, mergesort and heapsort, each counting its comparisons, checked
 # against each other; plus a sort of records by a key with a stable merge.
 # args: 400
-# until: annotate
 import sys
 
 

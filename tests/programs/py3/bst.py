@@ -3,7 +3,6 @@
 # children, traversals, height; and a singly linked list with reversal,
 # removal and a cycle check.
 # args: 60
-# until: annotate
 import sys
 
 

@@ -3,7 +3,6 @@
 # THEN and DO/LOOP by jumping over compiled code, variables in a memory
 # list, and errors as exceptions caught per input line.
 # args: 10
-# until: annotate
 import sys
 
 

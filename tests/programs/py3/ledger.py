@@ -2,7 +2,6 @@
 # text lines, its own exception hierarchy, KeyError handling, interest as
 # floats and a report in %-formatted columns.
 # args: 3
-# until: annotate
 import sys
 
 

@@ -2,7 +2,6 @@
 # dicts, ranked with a hand-written sort, bigrams as "a b" keys, and a
 # report with %-formatting, enumerate and zip.
 # args: 8
-# until: annotate
 import sys
 
 TEXT = """It was the best of times, it was the worst of times, it was the age of
