@@ -310,7 +310,7 @@ def target(*args):
         (&["7"][..], "MyError\n"),
         (
             &[][..],
-            "fatal RPython error: ValueError: invalid literal for int() with base 10: 'abc'\n",
+            "ValueError: invalid literal for int() with base 10: 'abc'\n",
         ),
     ] {
         let run = |command: &str| {
