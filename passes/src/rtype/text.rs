@@ -54,8 +54,13 @@ impl GraphTyper<'_, '_, '_> {
     fn print_str(&mut self, text: Arg) -> Result<(), String> {
         let str_ty = LowLevelType::Ptr(lltype::STR.into());
         let text = self.arg_as(&text, &str_ty)?;
-        let tree = rules::rtype::lower("print_item", &[str_ty.clone()], &[None], self.rt.py2)
-            .ok_or("no rule prints a string")?;
+        let tree = rules::rtype::lower(
+            "print_item",
+            std::slice::from_ref(&str_ty),
+            &[None],
+            self.rt.py2,
+        )
+        .ok_or("no rule prints a string")?;
         self.materialize(&tree, &[(text, str_ty)], None)?;
         Ok(())
     }
