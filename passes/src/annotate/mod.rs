@@ -519,6 +519,22 @@ impl<'p> Annotator<'p> {
             (SomeValue::Instance { .. }, SomeValue::Instance { .. }) => {
                 union(a, b).or_else(|| self.join_instances(a, b))
             }
+            // The same method of two receivers (a known string and any
+            // string, when a loop reflows it): the method of their join,
+            // as the original's union of two SomeBuiltinMethods.
+            (
+                SomeValue::BuiltinMethod {
+                    name: n1,
+                    receiver: r1,
+                },
+                SomeValue::BuiltinMethod {
+                    name: n2,
+                    receiver: r2,
+                },
+            ) if n1 == n2 && r1 != r2 => Some(SomeValue::BuiltinMethod {
+                name: n1.clone(),
+                receiver: Box::new(self.join(r1, r2)?),
+            }),
             _ => union(a, b),
         }
     }
