@@ -119,7 +119,15 @@ impl Annotator<'_> {
                 })))
             }
             ("getslice", _, [S::Tuple(items), _, _]) => self.tuple_slice(g, op, items),
-            ("getitem", _, [S::Dict(def), _]) => Ok((*def.value).clone()),
+            // As in the original, a key looked up generalizes the dict's
+            // keys (a dict built with one-char keys, read with a longer
+            // string, has str keys).
+            ("getitem", _, [S::Dict(def), key]) => self
+                .store_item(g, op, def.id, false, key)
+                .map(|()| self.containers.part(def.id, true)),
+            ("contains", _, [S::Dict(def), key]) => self
+                .store_item(g, op, def.id, false, key)
+                .map(|()| S::Bool),
             ("setitem", _, [S::List(def), S::Integer { .. } | S::Bool, value]) => self
                 .store_item(g, op, def.id, false, value)
                 .map(|()| S::None),
@@ -132,7 +140,9 @@ impl Annotator<'_> {
                 self.resized(def.id);
                 Ok(S::None)
             }
-            ("delitem", _, [S::Dict(_), _]) => Ok(S::None),
+            ("delitem", _, [S::Dict(def), key]) => self
+                .store_item(g, op, def.id, false, key)
+                .map(|()| S::None),
             // `l[a:b] = other`: other's items go into l, whose length changes
             // (this block reads other, so it is flowed again when other's
             // items generalize).
@@ -350,6 +360,12 @@ impl Annotator<'_> {
             }
             other => other,
         };
+        // As in the original, a key looked up generalizes the dict's keys.
+        if let (S::Dict(def), "get" | "pop", [key, ..]) = (receiver, name, args) {
+            if let Err(e) = self.store_item(g, op, def.id, false, key) {
+                return Some(Err(e));
+            }
+        }
         Some(match (receiver, name, args) {
             (S::List(def), "append", [item]) => {
                 self.resized(def.id);
