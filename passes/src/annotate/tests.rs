@@ -955,3 +955,17 @@ fn a_key_looked_up_generalizes_the_keys_of_a_dict() {
         );
     }
 }
+
+#[test]
+fn unpacking_a_tuple_raises_nothing_to_a_finally() {
+    // Reading a tuple at a known index in range cannot fail: the `finally`
+    // receives nothing from it, and f raises nothing.
+    let body = "def f(t):\n    n = 0\n    try:\n        n, s = t\n    finally:\n        \
+                n = n + 1\n    return n\n\n\
+                def entry_point(argv):\n    return f((len(argv), argv[0]))\n";
+    let (program, text) = flow(body);
+    let annotated = annotate(program, Dialect::Py3, &text).unwrap_or_else(|d| panic!("{d}"));
+    let g = annotated.graph("f").unwrap();
+    let raised = g.block(g.exceptblock).inputargs[0];
+    assert_eq!(*g.info(raised), SomeValue::Impossible);
+}
