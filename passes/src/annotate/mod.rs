@@ -535,6 +535,11 @@ impl<'p> Annotator<'p> {
                 name: n1.clone(),
                 receiver: Box::new(self.join(r1, r2)?),
             }),
+            // An iterator over a known string and one over any string (a
+            // loop reflowed): an iterator over their join.
+            (SomeValue::Iterator(x), SomeValue::Iterator(y)) if x != y => {
+                Some(SomeValue::Iterator(Box::new(self.join(x, y)?)))
+            }
             _ => union(a, b),
         }
     }

@@ -969,3 +969,14 @@ fn unpacking_a_tuple_raises_nothing_to_a_finally() {
     let raised = g.block(g.exceptblock).inputargs[0];
     assert_eq!(*g.info(raised), SomeValue::Impossible);
 }
+
+#[test]
+fn an_iterator_over_a_generalized_string_is_an_iterator_over_the_join() {
+    // The loop's iterator is first made over the known "ab", then over
+    // any string when the second path reaches the block.
+    let body = "def f(n):\n    s = \"ab\"\n    if n > 3:\n        s = \"x\" * n\n    \
+                if n == 2:\n        n = 1\n    for c in s:\n        n = n + 1\n    return n\n\n\
+                def entry_point(argv):\n    return f(len(argv))\n";
+    let (program, text) = flow(body);
+    annotate(program, Dialect::Py3, &text).unwrap_or_else(|d| panic!("{d}"));
+}
