@@ -338,7 +338,9 @@ fn program(functions: &[&Function], n: i64) -> String {
 // ---------------------------------------------------------------------------
 // The generator of statements.
 
-const STR_LITS: &[&str] = &["", "a", "b", "ab", "a,b", ",", "xy", " q ", "A b", "12", "-3"];
+const STR_LITS: &[&str] = &[
+    "", "a", "b", "ab", "a,b", ",", "xy", " q ", "A b", "12", "-3",
+];
 const KEYS: &[&str] = &["a", "b", "c", "ab", ""];
 
 struct Gen<'r> {
@@ -392,7 +394,10 @@ impl Gen<'_> {
                 self.rng.range(1, 9)
             ),
             5 => format!("len({})", self.str(d)),
-            6 => format!("len({})", self.rng.pick(&["li", "ls", "dsi", "dis", "shapes"])),
+            6 => format!(
+                "len({})",
+                self.rng.pick(&["li", "ls", "dsi", "dis", "shapes"])
+            ),
             7 => format!(
                 "{}.{}({})",
                 self.str(d),
@@ -444,12 +449,13 @@ impl Gen<'_> {
             4 => format!(
                 "{}.{}()",
                 self.str(d),
-                self.rng.pick(&["upper", "lower", "strip", "lstrip", "rstrip"])
+                self.rng
+                    .pick(&["upper", "lower", "strip", "lstrip", "rstrip"])
             ),
             5 => format!(
-                "{}.replace({}, {})",
+                "{}.replace({:?}, {})",
                 self.str(d),
-                format!("{:?}", self.rng.pick(&["a", "b", ",", "ab", " "])),
+                self.rng.pick(&["a", "b", ",", "ab", " "]),
                 self.str_lit()
             ),
             6 => format!("{}.join(ls)", self.str_lit()),
@@ -607,7 +613,11 @@ impl Gen<'_> {
                 )),
                 14 => Stmt::Compound(vec![(
                     "if len(li) < 8:".into(),
-                    vec![Self::simple(format!("li = li + [{}, {}]", self.int(1), self.int(1)))],
+                    vec![Self::simple(format!(
+                        "li = li + [{}, {}]",
+                        self.int(1),
+                        self.int(1)
+                    ))],
                 )]),
                 15 => Stmt::Compound(vec![(
                     "if len(li) > 1:".into(),
@@ -657,7 +667,10 @@ impl Gen<'_> {
                     self.rng.pick(&[",", "a", " ", "b"])
                 )),
                 21 => Stmt::Compound(vec![
-                    ("try:".into(), vec![Self::simple(format!("{} = ls.pop()", self.str_var()))]),
+                    (
+                        "try:".into(),
+                        vec![Self::simple(format!("{} = ls.pop()", self.str_var()))],
+                    ),
                     (
                         "except IndexError:".into(),
                         vec![Self::simple(format!("{} = \"E\"", self.str_var()))],
@@ -676,7 +689,11 @@ impl Gen<'_> {
                 25 => Stmt::Compound(vec![
                     (
                         "try:".into(),
-                        vec![Self::simple(format!("{} = dsi[{}]", self.int_target(), self.key()))],
+                        vec![Self::simple(format!(
+                            "{} = dsi[{}]",
+                            self.int_target(),
+                            self.key()
+                        ))],
                     ),
                     (
                         "except KeyError:".into(),
@@ -811,7 +828,10 @@ impl Gen<'_> {
                     }
                     clauses.push((
                         "except AppError as e:".into(),
-                        vec![Self::simple(format!("{} = e.code + 100", self.int_target()))],
+                        vec![Self::simple(format!(
+                            "{} = e.code + 100",
+                            self.int_target()
+                        ))],
                     ));
                     clauses.push((
                         "except OtherError:".into(),
@@ -839,7 +859,11 @@ impl Gen<'_> {
                     let inner = vec![Stmt::Compound(vec![
                         (
                             "try:".into(),
-                            vec![Self::simple(format!("{} = check({})", self.int_target(), self.int(1)))],
+                            vec![Self::simple(format!(
+                                "{} = check({})",
+                                self.int_target(),
+                                self.int(1)
+                            ))],
                         ),
                         (
                             "finally:".into(),
@@ -884,7 +908,11 @@ impl Gen<'_> {
                 39 if !avoid::INT_OF_STR_CAUGHT => Stmt::Compound(vec![
                     (
                         "try:".into(),
-                        vec![Self::simple(format!("{} = int({})", self.int_target(), self.str(1)))],
+                        vec![Self::simple(format!(
+                            "{} = int({})",
+                            self.int_target(),
+                            self.str(1)
+                        ))],
                     ),
                     (
                         "except ValueError:".into(),
@@ -893,17 +921,16 @@ impl Gen<'_> {
                 ]),
                 39 => Stmt::Compound(vec![(
                     format!("if {}.isdigit():", "s0"),
-                    vec![Self::simple(format!("{} = int(s0[0:4]) % 1000", self.int_target()))],
+                    vec![Self::simple(format!(
+                        "{} = int(s0[0:4]) % 1000",
+                        self.int_target()
+                    ))],
                 )]),
                 40 if !avoid::CLASS_ATTR_OVERRIDDEN => {
                     Self::simple(format!("{} = sh.describe2()", self.str_var()))
                 }
                 40 => Self::simple(format!("{} = sh.label()", self.str_var())),
-                41 => Self::simple(format!(
-                    "{} = Square({} % 5)",
-                    "sh",
-                    self.int(1)
-                )),
+                41 => Self::simple(format!("{} = Square({} % 5)", "sh", self.int(1))),
                 42 => Self::simple(format!(
                     "{} = {}({} % 5)",
                     "sh",
@@ -916,7 +943,10 @@ impl Gen<'_> {
                     Stmt::Compound(vec![
                         (
                             format!("if isinstance(sh, {class}):"),
-                            vec![Self::simple(format!("{} = sh.area() + 1", self.int_target()))],
+                            vec![Self::simple(format!(
+                                "{} = sh.area() + 1",
+                                self.int_target()
+                            ))],
                         ),
                         ("else:".into(), self.nested(1, false)),
                     ])
@@ -925,7 +955,11 @@ impl Gen<'_> {
                     (
                         "try:".into(),
                         vec![
-                            Self::simple(format!("{} = li[{}]", self.int_target(), self.rng.range(-4, 4))),
+                            Self::simple(format!(
+                                "{} = li[{}]",
+                                self.int_target(),
+                                self.rng.range(-4, 4)
+                            )),
                             Self::simple(format!("{} = dsi[{}]", self.int_target(), self.key())),
                         ],
                     ),
@@ -1100,13 +1134,12 @@ impl Runner {
                         Err(d) => return Err(d.to_string()),
                     };
                     let mut out = Vec::new();
-                    let status = match ObjInterpreter::new(&flow, Dialect::Py3)
-                        .run_entry(&argv, &mut out)
-                    {
-                        Ok(status) => (status & 0xff) as i32,
-                        Err(e) if e.exc != "InternalError" && e.exc != "StepLimit" => 1,
-                        Err(e) => return Err(format!("{e}")),
-                    };
+                    let status =
+                        match ObjInterpreter::new(&flow, Dialect::Py3).run_entry(&argv, &mut out) {
+                            Ok(status) => (status & 0xff) as i32,
+                            Err(e) if e.exc != "InternalError" && e.exc != "StepLimit" => 1,
+                            Err(e) => return Err(format!("{e}")),
+                        };
                     Ok((String::from_utf8_lossy(&out).into_owned(), status))
                 }
                 Engine::LlInterp => {
@@ -1311,7 +1344,12 @@ fn run_cases(cases: usize, batch: usize, seed: u64, max_shrunk: usize) -> Option
     while start < cases {
         let end = (start + batch).min(cases);
         let functions: Vec<Function> = (start..end)
-            .map(|i| function(seed.wrapping_mul(1_000_003).wrapping_add(i as u64), &format!("f{i}")))
+            .map(|i| {
+                function(
+                    seed.wrapping_mul(1_000_003).wrapping_add(i as u64),
+                    &format!("f{i}"),
+                )
+            })
             .collect();
         let n = Rng(seed ^ start as u64).range(-50, 50);
         let mut live: Vec<&Function> = functions.iter().collect();

@@ -125,9 +125,9 @@ impl Annotator<'_> {
             ("getitem", _, [S::Dict(def), key]) => self
                 .store_item(g, op, def.id, false, key)
                 .map(|()| self.containers.part(def.id, true)),
-            ("contains", _, [S::Dict(def), key]) => self
-                .store_item(g, op, def.id, false, key)
-                .map(|()| S::Bool),
+            ("contains", _, [S::Dict(def), key]) => {
+                self.store_item(g, op, def.id, false, key).map(|()| S::Bool)
+            }
             ("setitem", _, [S::List(def), S::Integer { .. } | S::Bool, value]) => self
                 .store_item(g, op, def.id, false, value)
                 .map(|()| S::None),
@@ -140,9 +140,9 @@ impl Annotator<'_> {
                 self.resized(def.id);
                 Ok(S::None)
             }
-            ("delitem", _, [S::Dict(def), key]) => self
-                .store_item(g, op, def.id, false, key)
-                .map(|()| S::None),
+            ("delitem", _, [S::Dict(def), key]) => {
+                self.store_item(g, op, def.id, false, key).map(|()| S::None)
+            }
             // `l[a:b] = other`: other's items go into l, whose length changes
             // (this block reads other, so it is flowed again when other's
             // items generalize).
