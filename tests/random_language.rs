@@ -79,6 +79,10 @@ mod avoid {
     /// helper (the LLInterpreter reads out of bounds): the string indexed
     /// in a `try` is never a constant.
     pub const CONST_STR_INDEX_IN_TRY: bool = true;
+    /// props-10: `for c in s0` where s0 is a one-char string on every path
+    /// ("the rtyper cannot iterate over a Char"): the loop runs over
+    /// `s0 + s1`.
+    pub const ITERATE_CHAR: bool = true;
 }
 
 // ---------------------------------------------------------------------------
@@ -777,7 +781,11 @@ impl Gen<'_> {
                             "for k, v in dsi.items():",
                             "for ki, vs in dis.items():",
                             "for sh in shapes:",
-                            "for c in s0:",
+                            if avoid::ITERATE_CHAR {
+                                "for c in s0 + s1:"
+                            } else {
+                                "for c in s0:"
+                            },
                             if avoid::ENUMERATE {
                                 "for x in li[1:]:"
                             } else {
@@ -1351,7 +1359,10 @@ fn run_cases(cases: usize, batch: usize, seed: u64, max_shrunk: usize) -> Option
         failures: Vec::new(),
     };
     let mut seen: Vec<Failure> = Vec::new();
-    let mut start = 0;
+    // RPY_PROPTEST_START skips the cases before it (to rerun one batch);
+    // RPY_PROPTEST_DUMP names a folder to keep each batch's program in.
+    let mut start = env("RPY_PROPTEST_START", 0) as usize;
+    let dump = std::env::var("RPY_PROPTEST_DUMP").ok();
     while start < cases {
         let end = (start + batch).min(cases);
         let functions: Vec<Function> = (start..end)
@@ -1364,6 +1375,10 @@ fn run_cases(cases: usize, batch: usize, seed: u64, max_shrunk: usize) -> Option
             .collect();
         let n = Rng(seed ^ start as u64).range(-50, 50);
         let mut live: Vec<&Function> = functions.iter().collect();
+        if let Some(dump) = &dump {
+            let path = Path::new(dump).join(format!("batch{start}.py"));
+            std::fs::write(path, program(&live, n)).unwrap();
+        }
         while !live.is_empty() {
             let Some((failure, who, detail)) = runner.check(&live, n, &ENGINES) else {
                 report.clean += live.len();
@@ -1419,6 +1434,14 @@ fn run_cases(cases: usize, batch: usize, seed: u64, max_shrunk: usize) -> Option
     Some(report)
 }
 
+fn src_of(path: &str, text: &str) -> Source {
+    Source {
+        path: path.to_string(),
+        text: text.to_string(),
+        dialect: Dialect::Py3,
+    }
+}
+
 fn env(name: &str, default: u64) -> u64 {
     std::env::var(name)
         .ok()
@@ -1463,6 +1486,35 @@ fn random_language_programs_agree_with_cpython() {
         eprintln!("CPython: {:?}", runner.cpython(&file));
         for engine in ENGINES {
             eprintln!("{engine:?}: {:?}", runner.run(engine, &file, &text, n));
+        }
+        if let Ok(c) = rpy::pipeline::c_source(&src_of(&path, &text), &mut Timings::default()) {
+            std::fs::write(format!("{path}.c"), c).unwrap();
+        }
+        // The LLInterpreter after the backend optimizations and after the
+        // exception transform, to tell which stage the executable's
+        // difference comes from.
+        let src = Source {
+            path: path.clone(),
+            text: text.clone(),
+            dialect: Dialect::Py3,
+        };
+        let argv = vec![path.clone(), n.to_string()];
+        for stage in [StageName::Backendopt, StageName::Exceptiontransform] {
+            let mut out = Vec::new();
+            let status = match run_until(&src, stage, &mut Timings::default()) {
+                Ok(StageOutput::LowLevel(p)) => {
+                    rpy_passes::llinterp::LlInterpreter::new(&p).run_entry(&argv, &mut out)
+                }
+                Ok(StageOutput::ExceptionsExplicit(p)) => {
+                    rpy_passes::llinterp::LlInterpreter::new(&p).run_entry(&argv, &mut out)
+                }
+                _ => unreachable!(),
+            };
+            eprintln!(
+                "LlInterp after {stage:?}: {:?} {:?}",
+                status.map_err(|e| e.message),
+                String::from_utf8_lossy(&out)
+            );
         }
         return;
     }
