@@ -201,6 +201,12 @@ pub fn compile_c(c_source: &str, output: &Path, opt_level: &str) -> Result<(), S
     }
     // A type mismatch in the generated C is a bug of an earlier stage: fail
     // instead of building a program that misbehaves.
+    // An instance is used through pointers to its class's struct and to
+    // its bases' (`cast_pointer` changes only the view), which C's
+    // strict aliasing rule forbids: without this, -O2 reorders a store
+    // through one view past a load through the other (as PyPy's and
+    // CPython's builds, turn the rule off).
+    cmd.arg("-fno-strict-aliasing");
     cmd.args([
         "-Werror=int-conversion",
         "-Werror=incompatible-pointer-types",

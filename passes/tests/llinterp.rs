@@ -1080,3 +1080,18 @@ for l in sys.stdin:
     }
     assert_eq!(n, strs.len());
 }
+
+/// A string constant is a prebuilt rpy_string wherever a pointer is read:
+/// inlining leaves `getarraysize("abc")` and `getarrayitem("abc", 1)`.
+#[test]
+fn string_constants_are_read_as_arrays() {
+    let (mut g, b, _) = graph("f", &[], T::Signed);
+    let n = op(&mut g, b, "getarraysize", vec![s("abc")], T::Signed);
+    let c = op(&mut g, b, "getarrayitem", vec![s("abc"), int(1)], T::Char);
+    let code = op(&mut g, b, "cast_char_to_int", vec![v(c)], T::Signed);
+    let r = op(&mut g, b, "int_add", vec![v(n), v(code)], T::Signed);
+    ret(&mut g, b, v(r));
+    let p = program(vec![g], types());
+    let (r, _) = run(&p, "f", vec![]);
+    assert_eq!(r.unwrap(), LlValue::Signed(3 + b'b' as i64));
+}

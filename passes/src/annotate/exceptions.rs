@@ -183,6 +183,16 @@ impl Raised {
 /// annotations: the flow builder's table (`flow::language`), told what the
 /// annotations say of the operands.
 pub fn raised_by_operation(opname: &str, args: &[SomeValue]) -> Raised {
+    // A tuple read at a known index within its length (`a, b = t`): the
+    // table cannot tell it from a list's, which may raise IndexError.
+    if let ("getitem", [SomeValue::Tuple(items), index]) = (opname, args) {
+        if let Some(Known::Int(i)) = index.known() {
+            let n = items.len() as i64;
+            if (-n..n).contains(i) {
+                return Raised::default();
+            }
+        }
+    }
     // Only kinds no known value has are told apart (a dict, a builtin, a
     // method, a prebuilt object), so the arguments need not be made general.
     let operands: Vec<Operand> = args

@@ -532,8 +532,9 @@ impl<'p> Annotator<'p> {
             (SomeValue::Instance { .. }, SomeValue::Instance { .. }) => {
                 union(a, b).or_else(|| self.join_instances(a, b))
             }
-            // The same method of two receivers (`s.find` of a known string
-            // and of any string) is that method of their join.
+            // The same method of two receivers (a known string and any
+            // string, when a loop reflows it): the method of their join,
+            // as the original's union of two SomeBuiltinMethods.
             (
                 SomeValue::BuiltinMethod {
                     name: n1,
@@ -543,10 +544,15 @@ impl<'p> Annotator<'p> {
                     name: n2,
                     receiver: r2,
                 },
-            ) if n1 == n2 => self.join(r1, r2).map(|r| SomeValue::BuiltinMethod {
+            ) if n1 == n2 && r1 != r2 => Some(SomeValue::BuiltinMethod {
                 name: n1.clone(),
-                receiver: Box::new(r),
+                receiver: Box::new(self.join(r1, r2)?),
             }),
+            // An iterator over a known string and one over any string (a
+            // loop reflowed): an iterator over their join.
+            (SomeValue::Iterator(x), SomeValue::Iterator(y)) if x != y => {
+                Some(SomeValue::Iterator(Box::new(self.join(x, y)?)))
+            }
             _ => union(a, b),
         }
     }

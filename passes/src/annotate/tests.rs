@@ -371,6 +371,21 @@ fn a_class_attribute_of_subclasses_only_read_through_the_base_is_an_instance_att
 }
 
 #[test]
+fn a_method_read_again_on_a_generalized_receiver_is_the_method_of_the_join() {
+    // `s.isdigit` is first read on the known "ab", then on any str when
+    // the second path reaches the block: one method of the joined string.
+    let body = "def f(n):\n    s = \"ab\"\n    if n > 3:\n        s = \"x\" * n\n    \
+                if n == 2:\n        n = 1\n    m = s.isdigit\n    return m()\n\n\
+                def entry_point(argv):\n    f(len(argv))\n    return 0\n";
+    let m = annotation_of(body, "f", "m");
+    let SomeValue::BuiltinMethod { name, receiver } = m else {
+        panic!("{m}")
+    };
+    assert_eq!(name, "isdigit");
+    assert!(matches!(*receiver, SomeValue::String { .. }), "{receiver}");
+}
+
+#[test]
 fn a_function_returning_str_or_none_returns_a_nullable_str() {
     let body = "def find(n):\n    if n > 1:\n        return \"many\"\n    return None\n\n\
                 def entry_point(argv):\n    r = find(len(argv))\n    return 0\n";
@@ -1094,4 +1109,54 @@ fn a_python_2_loop_calls_next_not_dunder_next() {
         xs.iter().all(|x| matches!(x, SomeValue::Integer { .. })),
         "{xs:?}"
     );
+}
+
+#[test]
+fn a_key_looked_up_generalizes_the_keys_of_a_dict() {
+    // Built with one-char keys, looked up with longer strings: str keys,
+    // for every way of looking up.
+    for lookup in [
+        "d.get(\"ab\", 3)",
+        "d[\"ab\"]",
+        "1 if \"ab\" in d else 0",
+        "d.pop(\"ab\", 3)",
+    ] {
+        let body = format!(
+            "def entry_point(argv):\n    d = {{\"a\": 1}}\n    x = {lookup}\n    return x\n"
+        );
+        let d = annotation_of(&body, "entry_point", "d");
+        let SomeValue::Dict(def) = d else {
+            panic!("{d}")
+        };
+        assert!(
+            matches!(*def.key, SomeValue::String { .. }),
+            "{lookup}: {}",
+            def.key
+        );
+    }
+}
+
+#[test]
+fn unpacking_a_tuple_raises_nothing_to_a_finally() {
+    // Reading a tuple at a known index in range cannot fail: the `finally`
+    // receives nothing from it, and f raises nothing.
+    let body = "def f(t):\n    n = 0\n    try:\n        n, s = t\n    finally:\n        \
+                n = n + 1\n    return n\n\n\
+                def entry_point(argv):\n    return f((len(argv), argv[0]))\n";
+    let (program, text) = flow(body);
+    let annotated = annotate(program, Dialect::Py3, &text).unwrap_or_else(|d| panic!("{d}"));
+    let g = annotated.graph("f").unwrap();
+    let raised = g.block(g.exceptblock).inputargs[0];
+    assert_eq!(*g.info(raised), SomeValue::Impossible);
+}
+
+#[test]
+fn an_iterator_over_a_generalized_string_is_an_iterator_over_the_join() {
+    // The loop's iterator is first made over the known "ab", then over
+    // any string when the second path reaches the block.
+    let body = "def f(n):\n    s = \"ab\"\n    if n > 3:\n        s = \"x\" * n\n    \
+                if n == 2:\n        n = 1\n    for c in s:\n        n = n + 1\n    return n\n\n\
+                def entry_point(argv):\n    return f(len(argv))\n";
+    let (program, text) = flow(body);
+    annotate(program, Dialect::Py3, &text).unwrap_or_else(|d| panic!("{d}"));
 }

@@ -658,6 +658,9 @@ impl<S: LowLevelStage> Builder<'_, S> {
                 }
                 _ => Err(format!("&{i} is not a low-level static")),
             },
+            // A string constant is a prebuilt rpy_string (after inlining,
+            // `len("ab")` reads its length straight from the constant).
+            Arg::Const(Constant::Str(_)) => Ok(self.types.str_ty),
             Arg::Const(c) => Err(format!(
                 "expected a pointer variable, got the constant {c:?}"
             )),

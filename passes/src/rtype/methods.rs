@@ -219,10 +219,10 @@ impl GraphTyper<'_, '_, '_> {
             }
             // int() and float() of a string raise ValueError wherever it
             // is caught.
-            ("simple_call", [Builtin("float"), Str], _) => {
+            ("simple_call", [Builtin("float"), Str | Char], _) => {
                 ("rrepr", "ll_float_checked", vec![A(1), Py2])
             }
-            ("simple_call", [Builtin("int"), Str], _) => {
+            ("simple_call", [Builtin("int"), Str | Char], _) => {
                 ("rrepr", "ll_int_checked", vec![A(1), Py2])
             }
             // Operations on strings.
@@ -255,7 +255,10 @@ impl GraphTyper<'_, '_, '_> {
                     let mut value = a.clone();
                     // A char where a string helper takes a string (its
                     // `_char` variants and list items aside) is a string.
-                    if ty == LowLevelType::Char && module == "rstr" && !func.contains("char") {
+                    if ty == LowLevelType::Char
+                        && matches!(module, "rstr" | "rrepr")
+                        && !func.contains("char")
+                    {
                         ty = LowLevelType::Ptr(lltype::STR.into());
                         value = self.arg_as(a, &ty)?;
                     }
