@@ -49,31 +49,10 @@ mod avoid {
     /// that cannot fail, and no finally is put inside a `try` with
     /// handlers (a constant string's index may raise IndexError).
     pub const TRY_FINALLY_RERAISE: bool = true;
-    /// props-02: reading a class attribute that subclasses override through
-    /// `self` ("a value with no representation cannot become
-    /// Ptr(rpy_string)").
-    pub const CLASS_ATTR_OVERRIDDEN: bool = false;
-    /// props-03: `int(s)` raises ValueError as a fatal error even where a
-    /// handler of the same function catches it (lowered to the runtime
-    /// function `rpy_str_to_int`).
-    pub const INT_OF_STR_CAUGHT: bool = false;
-    /// props-04: `min`/`max` of two ints ("the rtyper cannot lower
-    /// 'simple_call' on the builtin min").
-    pub const MIN_MAX: bool = false;
-    /// props-05: a tuple holding a one-char string joined with one holding
-    /// a longer string ("no conversion from Ptr(tuple2_signed_char) to
-    /// Ptr(tuple2_signed_rpy_string)"): the tuple's string is always sliced.
-    pub const TUPLE_OF_CHAR: bool = false;
     /// props-06: `chr()` where a handler catches what it raises (a
     /// `finally` catches everything): "catching an exception of
     /// 'simple_call' needs the checked low-level helper".
     pub const CHR: bool = true;
-    /// props-07: `"," in ls` with a one-char needle and a list of strs
-    /// (the char reaches `ll_streq` unconverted): the needle is sliced.
-    pub const CHAR_IN_STR_LIST: bool = false;
-    /// props-08: `for j, x in enumerate(li)` ("the rtyper cannot lower
-    /// 'simple_call' on the builtin enumerate").
-    pub const ENUMERATE: bool = false;
     /// props-09: indexing a string the annotator knows (a one-char
     /// constant) inside a `try` that catches IndexError uses the unchecked
     /// helper (the LLInterpreter reads out of bounds): the string indexed
@@ -303,23 +282,18 @@ def pair(n):
 
 fn prelude() -> String {
     let mut s = String::from(PRELUDE_HEAD);
-    if !avoid::CLASS_ATTR_OVERRIDDEN {
-        // Subclasses override it; `describe2` reads it through self.
-        s += PRELUDE_KIND;
-        s += "\n    def describe2(self):\n        return self.kind + str(self.size)\n";
-    }
+    // Subclasses override `kind`; `describe2` reads it through self.
+    s += PRELUDE_KIND;
+    s += "\n    def describe2(self):\n        return self.kind + str(self.size)\n";
     s += PRELUDE_TAIL;
-    if !avoid::CLASS_ATTR_OVERRIDDEN {
-        s = s.replace(
-            "class Square(Shape):\n",
-            "class Square(Shape):\n    kind = \"sq\"\n\n",
-        );
-        s = s.replace(
-            "class Circle(Shape):\n",
-            "class Circle(Shape):\n    kind = \"ci\"\n\n",
-        );
-    }
-    s
+    s = s.replace(
+        "class Square(Shape):\n",
+        "class Square(Shape):\n    kind = \"sq\"\n\n",
+    );
+    s.replace(
+        "class Circle(Shape):\n",
+        "class Circle(Shape):\n    kind = \"ci\"\n\n",
+    )
 }
 
 fn program(functions: &[&Function], n: i64) -> String {
@@ -416,13 +390,12 @@ impl Gen<'_> {
             9 => "t[0]".to_string(),
             10 => format!("sh.area() % {}", self.rng.range(2, 50)),
             11 => "sh.size".to_string(),
-            12 if !avoid::MIN_MAX => format!(
+            12 => format!(
                 "{}({}, {})",
                 self.rng.pick(&["min", "max"]),
                 self.int(d),
                 self.int(d)
             ),
-            12 => format!("({} + {}) % 1000", self.int(d), self.int(d)),
             13 => format!("abs({})", self.int(d)),
             14 => format!("(1 if {} else 0)", self.cond(d)),
             15 => format!("({} if {} else {})", self.int(d), self.cond(d), self.int(d)),
@@ -519,7 +492,6 @@ impl Gen<'_> {
                 self.str(d),
                 self.rng.pick(&["isdigit", "isalpha", "isspace"])
             ),
-            _ if avoid::CHAR_IN_STR_LIST => format!("{}[0:9] in ls", self.str(d)),
             _ => format!("{} in ls", self.str(d)),
         }
     }
@@ -733,9 +705,6 @@ impl Gen<'_> {
                     )])
                 }
                 // Tuples.
-                28 if avoid::TUPLE_OF_CHAR => {
-                    Self::simple(format!("t = ({}, {}[0:9])", self.int(2), self.str(1)))
-                }
                 28 => Self::simple(format!("t = ({}, {})", self.int(2), self.str(1))),
                 29 => Self::simple(format!("t = pair({})", self.int(2))),
                 // Instances.
@@ -786,11 +755,7 @@ impl Gen<'_> {
                             } else {
                                 "for c in s0:"
                             },
-                            if avoid::ENUMERATE {
-                                "for x in li[1:]:"
-                            } else {
-                                "for j, x in enumerate(li):"
-                            },
+                            "for j, x in enumerate(li):",
                         ])
                         .to_string();
                     let mut body = self.nested(1, true);
@@ -920,7 +885,7 @@ impl Gen<'_> {
                         ),
                     ])
                 }
-                39 if !avoid::INT_OF_STR_CAUGHT => Stmt::Compound(vec![
+                39 => Stmt::Compound(vec![
                     (
                         "try:".into(),
                         vec![Self::simple(format!(
@@ -934,17 +899,7 @@ impl Gen<'_> {
                         vec![Self::simple(format!("{} = -17", self.int_target()))],
                     ),
                 ]),
-                39 => Stmt::Compound(vec![(
-                    format!("if {}.isdigit():", "s0"),
-                    vec![Self::simple(format!(
-                        "{} = int(s0[0:4]) % 1000",
-                        self.int_target()
-                    ))],
-                )]),
-                40 if !avoid::CLASS_ATTR_OVERRIDDEN => {
-                    Self::simple(format!("{} = sh.describe2()", self.str_var()))
-                }
-                40 => Self::simple(format!("{} = sh.label()", self.str_var())),
+                40 => Self::simple(format!("{} = sh.describe2()", self.str_var())),
                 41 => Self::simple(format!("{} = Square({} % 5)", "sh", self.int(1))),
                 42 => Self::simple(format!(
                     "{} = {}({} % 5)",
