@@ -58,10 +58,6 @@ mod avoid {
     /// helper (the LLInterpreter reads out of bounds): the string indexed
     /// in a `try` is never a constant.
     pub const CONST_STR_INDEX_IN_TRY: bool = true;
-    /// props-10: `for c in s0` where s0 is a one-char string on every path
-    /// ("the rtyper cannot iterate over a Char"): the loop runs over
-    /// `s0 + s1`.
-    pub const ITERATE_CHAR: bool = true;
 }
 
 // ---------------------------------------------------------------------------
@@ -750,11 +746,7 @@ impl Gen<'_> {
                             "for k, v in dsi.items():",
                             "for ki, vs in dis.items():",
                             "for sh in shapes:",
-                            if avoid::ITERATE_CHAR {
-                                "for c in s0 + s1:"
-                            } else {
-                                "for c in s0:"
-                            },
+                            "for c in s0:",
                             "for j, x in enumerate(li):",
                         ])
                         .to_string();

@@ -203,6 +203,10 @@ impl GraphTyper<'_, '_, '_> {
                 )?;
                 self.new_iterator(copy, op)?;
             }
+            "iter" if self.type_of(&op.args[0]) == LowLevelType::Char => {
+                let text = self.arg_as(&op.args[0], &LowLevelType::Ptr(lltype::STR.into()))?;
+                self.new_iterator(text, op)?;
+            }
             "iter" if matches!(self.annotation(&op.args[0]), SomeValue::Tuple(_)) => {
                 let list = self.tuple_as_list(&op.args[0], op)?;
                 self.new_iterator(Arg::Var(list), op)?;

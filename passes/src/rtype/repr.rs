@@ -38,6 +38,8 @@ impl RTyper<'_> {
                         let item = self.tuple_item_type(items)?;
                         LowLevelType::Ptr(lltype::add_list_type(&mut self.types, &item))
                     }
+                    // A char is iterated as the one-char string it is.
+                    SomeValue::Char => LowLevelType::Ptr(lltype::STR.into()),
                     other => self.lltype_of(other)?,
                 };
                 LowLevelType::Ptr(self.iterator_type(&container)?)
