@@ -448,7 +448,9 @@ impl GraphTyper<'_, '_, '_> {
         if let (LowLevelType::Ptr(a), LowLevelType::Ptr(b)) = (from, to) {
             // A list of no possible item (`[]` that nothing was put in) is
             // empty: as a list of another type, a new empty one.
-            if a == &lltype::list_type_names(&LowLevelType::Void).0 && b.starts_with("list_") {
+            if a == &lltype::list_type_names(&LowLevelType::Void).0
+                && repr::family(to) == repr::Family::List
+            {
                 return self.call_helper(
                     "rlist",
                     "ll_newlist",
@@ -463,7 +465,8 @@ impl GraphTyper<'_, '_, '_> {
             }
             // A tuple as a tuple of wider item types: a new one, item by
             // item converted.
-            if a.starts_with("tuple") && b.starts_with("tuple") {
+            if repr::family(from) == repr::Family::Tuple && repr::family(to) == repr::Family::Tuple
+            {
                 return self.convert_tuple(value, b);
             }
             if repr::same_object_family(a, b) {

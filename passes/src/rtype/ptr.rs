@@ -114,7 +114,7 @@ fn static_comparison(op: &SpaceOperation) -> Option<Constant> {
 /// Whether `a` is a pointer to a tuple's struct.
 fn is_tuple_ptr(ann: &[SomeValue], a: &Arg) -> bool {
     matches!(a, Arg::Var(v)
-        if matches!(&ann[v.0 as usize], SomeValue::Ptr(LowLevelType::Ptr(t)) if t.starts_with("tuple")))
+        if matches!(&ann[v.0 as usize], SomeValue::Ptr(t) if super::repr::family(t) == super::repr::Family::Tuple))
 }
 
 /// Does `op` call a function (which may have effects)?

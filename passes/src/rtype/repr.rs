@@ -186,7 +186,8 @@ impl RTyper<'_> {
         Ok(item)
     }
 
-    /// The struct type of tuples of these item types.
+    /// The struct type of tuples of these item types (named `tuple<n>_...`,
+    /// which `family` reads).
     pub fn tuple_type(&mut self, items: &[LowLevelType]) -> String {
         let tag: Vec<String> = items.iter().map(type_tag).collect();
         let name = format!("tuple{}_{}", items.len(), tag.join("_"));
@@ -419,5 +420,26 @@ pub fn widen(ty: &LowLevelType, step: usize, any_float: bool) -> LowLevelType {
         (LowLevelType::Char, 3) => str_ptr(),
         (LowLevelType::Bool, 3) => LowLevelType::Signed,
         _ => ty.clone(),
+    }
+}
+
+/// The kinds of container struct the rtyper makes, told by the names it
+/// gives their types (`tuple_type`, `lltype::list_type_names`,
+/// `RTyper::dict_lltype`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    Tuple,
+    List,
+    Dict,
+    Other,
+}
+
+/// The family of the container a pointer of type `ty` points to.
+pub fn family(ty: &LowLevelType) -> Family {
+    match ty {
+        LowLevelType::Ptr(t) if t.starts_with("tuple") => Family::Tuple,
+        LowLevelType::Ptr(t) if t.starts_with("list_") => Family::List,
+        LowLevelType::Ptr(t) if t.starts_with("dict_") => Family::Dict,
+        _ => Family::Other,
     }
 }

@@ -73,26 +73,11 @@ impl GraphTyper<'_, '_, '_> {
         }
         let pieces = parse_format(format)?;
         let values: Vec<Arg> = match self.annotation(values) {
-            SomeValue::Tuple(items) => {
-                let LowLevelType::Ptr(tuple) = self.type_of(values) else {
-                    return Err("a tuple with no struct type".into());
-                };
-                let fields = match self.rt.types.get(&tuple) {
-                    Some(lltype::ContainerType::GcStruct { fields, .. }) => fields.clone(),
-                    _ => return Err(format!("{tuple} is no tuple struct")),
-                };
-                let mut out = Vec::new();
-                for ((name, ty), _) in fields.into_iter().zip(&items) {
-                    let v = self.emit(
-                        "getfield",
-                        vec![values.clone(), Arg::Const(Constant::Name(name))],
-                        ty,
-                        None,
-                    );
-                    out.push(Arg::Var(v));
-                }
-                out
-            }
+            SomeValue::Tuple(_) => self
+                .tuple_items(values)?
+                .into_iter()
+                .map(|(item, _)| item)
+                .collect(),
             _ => vec![values.clone()],
         };
         let wanted = pieces

@@ -4,10 +4,11 @@
 //! `pylib/rpython/rtyper/rrepr.py` whose `repr()` of each item comes back
 //! here, so nested containers need no table of their own.
 
+use super::repr::{family, Family};
 use super::{GraphTyper, HelperArg};
 use crate::rules;
 use rpy_ir::graph::{Arg, Constant, SpaceOperation};
-use rpy_ir::lltype::{self, ContainerType, LowLevelType};
+use rpy_ir::lltype::{self, LowLevelType};
 
 impl GraphTyper<'_, '_, '_> {
     /// Lowers `repr(x)`, and `str(x)` and `print_item(x)` of an `x` the
@@ -37,17 +38,10 @@ impl GraphTyper<'_, '_, '_> {
         }
     }
 
-    /// Whether `str()` and printing of a value of type `ty` are rules of
-    /// `rules/rtype/`.
+    /// Whether `rules/rtype/` prints a value of type `ty` (and so takes
+    /// its `str()`): asked of the rules, not listed again here.
     fn rules_print(&self, ty: &LowLevelType) -> bool {
-        match ty {
-            LowLevelType::Signed
-            | LowLevelType::Bool
-            | LowLevelType::Float
-            | LowLevelType::Char => true,
-            LowLevelType::Ptr(t) => t == lltype::STR,
-            _ => false,
-        }
+        rules::rtype::lower("print_item", std::slice::from_ref(ty), &[None], self.rt.py2).is_some()
     }
 
     /// Prints the string `text`, as the rules print a string.
@@ -103,9 +97,9 @@ impl GraphTyper<'_, '_, '_> {
                     py2.fixed(),
                 ],
             ),
-            LowLevelType::Ptr(t) if t.starts_with("tuple") => self.tuple_repr(a, t),
-            LowLevelType::Ptr(t) if t.starts_with("list_") || t.starts_with("dict_") => {
-                let func = if t.starts_with("list_") {
+            _ if family(&ty) == Family::Tuple => self.tuple_repr(a),
+            _ if matches!(family(&ty), Family::List | Family::Dict) => {
+                let func = if family(&ty) == Family::List {
                     "ll_list_repr"
                 } else {
                     "ll_dict_repr"
@@ -129,31 +123,17 @@ impl GraphTyper<'_, '_, '_> {
     }
 
     /// `repr()` of a tuple: `(a, b)`, `(a,)`.
-    fn tuple_repr(&mut self, t: &Arg, ty: &str) -> Result<Arg, String> {
-        let fields = match self.rt.types.get(ty) {
-            Some(ContainerType::GcStruct { fields, .. }) => fields.clone(),
-            _ => return Err(format!("{ty} is no tuple struct")),
-        };
+    fn tuple_repr(&mut self, t: &Arg) -> Result<Arg, String> {
+        let items = self.tuple_items(t)?;
         let mut text = Arg::Const(Constant::Str("(".into()));
-        for (i, (name, field_ty)) in fields.iter().enumerate() {
+        for (i, (item, _)) in items.iter().enumerate() {
             if i > 0 {
                 text = self.concat(text, Arg::Const(Constant::Str(", ".into())))?;
             }
-            let item = if *field_ty == LowLevelType::Void {
-                Arg::Const(Constant::None)
-            } else {
-                let v = self.emit(
-                    "getfield",
-                    vec![t.clone(), Arg::Const(Constant::Name(name.clone()))],
-                    field_ty.clone(),
-                    None,
-                );
-                Arg::Var(v)
-            };
-            let item = self.repr_of(&item)?;
+            let item = self.repr_of(item)?;
             text = self.concat(text, item)?;
         }
-        let closing = if fields.len() == 1 { ",)" } else { ")" };
+        let closing = if items.len() == 1 { ",)" } else { ")" };
         self.concat(text, Arg::Const(Constant::Str(closing.into())))
     }
 }

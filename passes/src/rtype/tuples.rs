@@ -7,9 +7,8 @@ use rpy_ir::annotation::SomeValue;
 use rpy_ir::graph::{Arg, Constant, SpaceOperation, Var};
 use rpy_ir::lltype::{self, LowLevelType};
 
-/// Whether `ty` is a tuple's struct pointer.
 fn is_tuple(ty: &LowLevelType) -> bool {
-    matches!(ty, LowLevelType::Ptr(t) if t.starts_with("tuple"))
+    super::repr::family(ty) == super::repr::Family::Tuple
 }
 
 impl GraphTyper<'_, '_, '_> {
@@ -149,25 +148,9 @@ impl GraphTyper<'_, '_, '_> {
     /// `x in t`: `x == t[0] or x == t[1] ...`, each `==` lowered as the
     /// rules lower it for the item's type.
     fn tuple_contains(&mut self, op: &SpaceOperation, n: usize) -> Result<(), String> {
-        let LowLevelType::Ptr(ty) = self.type_of(&op.args[0]) else {
-            return Err("a tuple with no struct type".into());
-        };
-        let mut found: Option<rpy_ir::graph::Var> = None;
-        for (name, field_ty) in self.tuple_fields(&ty)?.into_iter().take(n) {
-            let item = self.emit(
-                "getfield",
-                vec![op.args[0].clone(), Arg::Const(Constant::Name(name))],
-                field_ty,
-                None,
-            );
-            let equal = self.graph.new_var(None, LowLevelType::Bool);
-            let eq = SpaceOperation {
-                opname: "eq".into(),
-                args: vec![Arg::Var(item), op.args[1].clone()],
-                result: equal,
-                pos: op.pos,
-            };
-            self.lower_by_rules(&eq)?;
+        let mut found: Option<Var> = None;
+        for (item, _) in self.tuple_items(&op.args[0])?.into_iter().take(n) {
+            let equal = self.compare("eq", &item, &op.args[1])?;
             found = Some(match found {
                 None => equal,
                 Some(prev) => self.bool_or(prev, equal),
@@ -184,7 +167,7 @@ impl GraphTyper<'_, '_, '_> {
 
     /// The items of the tuple `t`, each with its type (an item of no
     /// representation is None).
-    fn tuple_items(&mut self, t: &Arg) -> Result<Vec<(Arg, LowLevelType)>, String> {
+    pub(super) fn tuple_items(&mut self, t: &Arg) -> Result<Vec<(Arg, LowLevelType)>, String> {
         let LowLevelType::Ptr(ty) = self.type_of(t) else {
             return Err("a tuple with no struct type".into());
         };
