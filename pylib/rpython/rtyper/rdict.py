@@ -20,8 +20,8 @@ Each helper is specialized by the low-level types of its arguments (one
 graph per dict type).  Key helpers take `hashfn`, the helper that hashes a
 key (`ll_hash_int`, `ll_hash_char`, rstr's `ll_strhash`), and `eqfn`, None
 for keys `==` compares or the helper that compares two keys (strings).
-Helpers that raise KeyError have a `_checked` variant used where a handler
-catches it; the unchecked one assumes the key is present, as the original.
+The `_checked` helpers raise KeyError for a missing key; the rtyper always
+uses them (as the original's lookups do), so a caller's handler sees it.
 """
 
 from rpython.rtyper.lltypesystem.lltype import malloc, typeOf
@@ -192,11 +192,6 @@ def ll_dict_contains(d, key, hashfn, eqfn):
     return _ll_entry(d, key, hashfn, eqfn) >= 0
 
 
-def ll_dict_getitem(d, key, hashfn, eqfn):
-    """d[key] for a key known to be present."""
-    return d.values[_ll_entry(d, key, hashfn, eqfn)]
-
-
 def ll_dict_getitem_checked(d, key, hashfn, eqfn):
     e = _ll_entry(d, key, hashfn, eqfn)
     if e < 0:
@@ -248,21 +243,11 @@ def _ll_slot(d, key, hashfn, eqfn):
     return slot
 
 
-def ll_dict_delitem(d, key, hashfn, eqfn):
-    """del d[key] for a key known to be present."""
-    _ll_remove(d, _ll_slot(d, key, hashfn, eqfn))
-
-
 def ll_dict_delitem_checked(d, key, hashfn, eqfn):
     slot = _ll_slot(d, key, hashfn, eqfn)
     if slot < 0:
         raise KeyError
     _ll_remove(d, slot)
-
-
-def ll_dict_pop(d, key, hashfn, eqfn):
-    """d.pop(key) for a key known to be present."""
-    return d.values[_ll_remove(d, _ll_slot(d, key, hashfn, eqfn))]
 
 
 def ll_dict_pop_checked(d, key, hashfn, eqfn):
