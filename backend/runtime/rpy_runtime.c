@@ -210,6 +210,17 @@ RPY_RT RPY_NORETURN void rpy_fatal_with_repr(const char *kind, const char *text,
     rpy_fatal(kind, msg);
 }
 
+/* str() of an r_uint, in decimal */
+RPY_RT RPyString *rpy_str_from_uint(unsigned long u) {
+    char buf[24];
+    char *end = buf + sizeof buf, *p = end;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u != 0);
+    return rpy_str_from_bytes(p, (size_t)(end - p));
+}
+
 /* str() of an int, in decimal */
 RPY_RT RPyString *rpy_str_from_int(long x) {
     char buf[24];

@@ -58,6 +58,7 @@ pub(crate) fn constant_expr(
         (Constant::Int(n), Some(T::Char)) => char_literal(*n as u8),
         (Constant::Int(n), Some(T::Unsigned)) => format!("{}UL", *n as u64),
         (Constant::Int(n), _) => int_literal(*n),
+        (Constant::UInt(u), _) => format!("{u}UL"),
         (Constant::Float(x), _) => float_literal(*x),
         (Constant::Bool(b), Some(T::Float)) => if *b { "1.0" } else { "0.0" }.into(),
         (Constant::Bool(b), _) => if *b { "1" } else { "0" }.into(),
@@ -231,6 +232,7 @@ impl<'a> FuncGen<'a> {
             Arg::Var(v) => Some(self.ty(*v).clone()),
             Arg::Const(c) => match c {
                 Constant::Int(_) => Some(LowLevelType::Signed),
+                Constant::UInt(_) => Some(LowLevelType::Unsigned),
                 Constant::Float(_) => Some(LowLevelType::Float),
                 Constant::Bool(_) => Some(LowLevelType::Bool),
                 Constant::Char(_) => Some(LowLevelType::Char),
@@ -321,6 +323,10 @@ impl<'a> FuncGen<'a> {
             let (args_t, n): (Option<T>, usize) = match &ll.sig {
                 Signature::IntBinary | Signature::IntCompare => (Some(T::Signed), 2),
                 Signature::IntUnary => (Some(T::Signed), 1),
+                Signature::UintBinary | Signature::UintCompare | Signature::UintShift => {
+                    (Some(T::Unsigned), 2)
+                }
+                Signature::UintUnary => (Some(T::Unsigned), 1),
                 Signature::FloatBinary | Signature::FloatCompare => (Some(T::Float), 2),
                 Signature::FloatUnary => (Some(T::Float), 1),
                 Signature::CharCompare => (Some(T::Char), 2),
@@ -333,8 +339,14 @@ impl<'a> FuncGen<'a> {
                     return Ok(()); // a pure operation whose value nobody wants
                 }
                 let a = self.value(&op.args[0], Some(&at), pos)?;
+                // A shift count is Signed whatever the shifted word is.
+                let second = if ll.sig == Signature::UintShift {
+                    T::Signed
+                } else {
+                    at
+                };
                 let b = if n == 2 {
-                    self.value(&op.args[1], Some(&at), pos)?
+                    self.value(&op.args[1], Some(&second), pos)?
                 } else {
                     String::new()
                 };
@@ -806,7 +818,30 @@ fn primitive(name: &str, a: &str, b: &str) -> Option<String> {
         "int_ne" | "float_ne" | "char_ne" => bin("!="),
         "int_gt" | "float_gt" | "char_gt" => bin(">"),
         "int_ge" | "float_ge" | "char_ge" => bin(">="),
-        "int_is_true" => Some(format!("({a} != 0)")),
+        "int_is_true" | "uint_is_true" => Some(format!("({a} != 0)")),
+        // Unsigned arithmetic wraps in C as r_uint's does.
+        "uint_add" => bin("+"),
+        "uint_sub" => bin("-"),
+        "uint_mul" => bin("*"),
+        "uint_floordiv" => bin("/"),
+        "uint_mod" => bin("%"),
+        "uint_and" => bin("&"),
+        "uint_or" => bin("|"),
+        "uint_xor" => bin("^"),
+        "uint_lshift" => bin("<<"),
+        "uint_rshift" => bin(">>"),
+        "uint_invert" => Some(format!("(~{a})")),
+        "uint_lt" => bin("<"),
+        "uint_le" => bin("<="),
+        "uint_eq" => bin("=="),
+        "uint_ne" => bin("!="),
+        "uint_gt" => bin(">"),
+        "uint_ge" => bin(">="),
+        "cast_int_to_uint" | "cast_bool_to_uint" | "cast_float_to_uint" => {
+            Some(format!("((unsigned long){a})"))
+        }
+        "cast_uint_to_int" => Some(format!("((long){a})")),
+        "cast_uint_to_float" => Some(format!("((double){a})")),
         "bool_not" => Some(format!("(!{a})")),
         "cast_bool_to_int" | "cast_char_to_int" | "cast_float_to_int" => {
             Some(format!("((long){a})"))

@@ -131,6 +131,8 @@ pub struct BlockId(pub u32);
 #[derive(Clone, Debug)]
 pub enum Constant {
     Int(i64),
+    /// An unsigned machine word (rlib's `r_uint`), low-level `Unsigned`.
+    UInt(u64),
     Float(f64),
     Bool(bool),
     /// A one-character string known to be a char (low-level `Char`).
@@ -162,6 +164,7 @@ impl PartialEq for Constant {
         use Constant::*;
         match (self, other) {
             (Int(a), Int(b)) => a == b,
+            (UInt(a), UInt(b)) => a == b,
             // Bitwise: two NaN constants of one pattern are the same constant.
             (Float(a), Float(b)) => a.to_bits() == b.to_bits(),
             (Bool(a), Bool(b)) => a == b,

@@ -16,6 +16,13 @@ pub enum Signature {
     IntUnary,
     /// Integer comparison, yielding Bool.
     IntCompare,
+    /// Unsigned word arithmetic (r_uint), wrapping modulo 2**64, yielding Unsigned.
+    UintBinary,
+    UintUnary,
+    /// Unsigned comparison, yielding Bool.
+    UintCompare,
+    /// An Unsigned word shifted by a Signed count, yielding Unsigned.
+    UintShift,
     FloatBinary,
     FloatUnary,
     FloatCompare,
@@ -73,6 +80,30 @@ ops! {
     "cast_float_to_int" => Cast(LowLevelType::Float, LowLevelType::Signed), true;
     "cast_char_to_int" => Cast(LowLevelType::Char, LowLevelType::Signed), true;
     "cast_int_to_char" => Cast(LowLevelType::Signed, LowLevelType::Char), true;
+    // r_uint: the same words as Signed, read as unsigned (PyPy's uint_* names).
+    "uint_add" => UintBinary, true;
+    "uint_sub" => UintBinary, true;
+    "uint_mul" => UintBinary, true;
+    "uint_floordiv" => UintBinary, true;
+    "uint_mod" => UintBinary, true;
+    "uint_and" => UintBinary, true;
+    "uint_or" => UintBinary, true;
+    "uint_xor" => UintBinary, true;
+    "uint_lshift" => UintShift, true;
+    "uint_rshift" => UintShift, true;
+    "uint_invert" => UintUnary, true;
+    "uint_lt" => UintCompare, true;
+    "uint_le" => UintCompare, true;
+    "uint_eq" => UintCompare, true;
+    "uint_ne" => UintCompare, true;
+    "uint_gt" => UintCompare, true;
+    "uint_ge" => UintCompare, true;
+    "uint_is_true" => Cast(LowLevelType::Unsigned, LowLevelType::Bool), true;
+    "cast_int_to_uint" => Cast(LowLevelType::Signed, LowLevelType::Unsigned), true;
+    "cast_uint_to_int" => Cast(LowLevelType::Unsigned, LowLevelType::Signed), true;
+    "cast_bool_to_uint" => Cast(LowLevelType::Bool, LowLevelType::Unsigned), true;
+    "cast_uint_to_float" => Cast(LowLevelType::Unsigned, LowLevelType::Float), true;
+    "cast_float_to_uint" => Cast(LowLevelType::Float, LowLevelType::Unsigned), true;
     "float_add" => FloatBinary, true;
     "float_sub" => FloatBinary, true;
     "float_mul" => FloatBinary, true;
@@ -167,6 +198,7 @@ pub enum RtType {
     Bool,
     Char,
     Str,
+    Unsigned,
 }
 
 impl RtType {
@@ -177,6 +209,7 @@ impl RtType {
             RtType::Float => LowLevelType::Float,
             RtType::Bool => LowLevelType::Bool,
             RtType::Char => LowLevelType::Char,
+            RtType::Unsigned => LowLevelType::Unsigned,
             RtType::Str => LowLevelType::Ptr(crate::lltype::STR.to_string()),
         }
     }
@@ -195,6 +228,7 @@ macro_rules! runtime {
 
 runtime! {
     "rpy_str_from_int" (Signed) -> Str, "str() of an int, in decimal";
+    "rpy_str_from_uint" (Unsigned) -> Str, "str() of an r_uint, in decimal";
     "rpy_str_from_float" (Float) -> Str, "str() of a float as Python 3 does: the shortest repr that round-trips";
     "rpy_str_from_float_py2" (Float) -> Str, "str() of a float as Python 2 does: '%.12g', with '.0' added to integral values";
     "rpy_format_int" (Signed, Str) -> Str, "one '%' conversion (d i u x X o, with flags, width and precision) of an int; the second argument is the conversion's text, as '%05x'";
@@ -228,6 +262,10 @@ pub fn result_type(name: &str, args: &[LowLevelType]) -> Option<LowLevelType> {
         IntBinary if all(&T::Signed, 2) => Some(T::Signed),
         IntUnary if all(&T::Signed, 1) => Some(T::Signed),
         IntCompare if all(&T::Signed, 2) => Some(T::Bool),
+        UintBinary if all(&T::Unsigned, 2) => Some(T::Unsigned),
+        UintUnary if all(&T::Unsigned, 1) => Some(T::Unsigned),
+        UintCompare if all(&T::Unsigned, 2) => Some(T::Bool),
+        UintShift if args == [T::Unsigned, T::Signed] => Some(T::Unsigned),
         FloatBinary if all(&T::Float, 2) => Some(T::Float),
         FloatUnary if all(&T::Float, 1) => Some(T::Float),
         FloatCompare if all(&T::Float, 2) => Some(T::Bool),
@@ -353,6 +391,40 @@ pub fn eval_int(name: &str, args: &[i64]) -> Option<i64> {
         ("bool_not", &[x]) => b(x == 0),
         ("cast_bool_to_int", &[x]) | ("same_as", &[x]) => Some(x),
         ("int_between", &[lo, x, hi]) => b(lo <= x && x < hi),
+        (name, args) if name.starts_with("uint_") || name.contains("uint_to") => {
+            eval_uint(name, args)
+        }
+        ("cast_int_to_uint" | "cast_bool_to_uint", &[x]) => Some(x),
+        _ => None,
+    }
+}
+
+/// The unsigned operations of `eval_int`: an Unsigned value is the same
+/// 64-bit word as a Signed one, read as `u64`.
+fn eval_uint(name: &str, args: &[i64]) -> Option<i64> {
+    let u = |x: i64| x as u64;
+    let w = |x: u64| Some(x as i64);
+    let b = |c: bool| Some(c as i64);
+    match (name, args) {
+        ("uint_add", &[x, y]) => w(u(x).wrapping_add(u(y))),
+        ("uint_sub", &[x, y]) => w(u(x).wrapping_sub(u(y))),
+        ("uint_mul", &[x, y]) => w(u(x).wrapping_mul(u(y))),
+        ("uint_floordiv", &[x, y]) => w(u(x).checked_div(u(y))?),
+        ("uint_mod", &[x, y]) => w(u(x).checked_rem(u(y))?),
+        ("uint_and", &[x, y]) => Some(x & y),
+        ("uint_or", &[x, y]) => Some(x | y),
+        ("uint_xor", &[x, y]) => Some(x ^ y),
+        ("uint_lshift", &[x, y]) if (0..64).contains(&y) => w(u(x) << y),
+        ("uint_rshift", &[x, y]) if (0..64).contains(&y) => w(u(x) >> y),
+        ("uint_invert", &[x]) => Some(!x),
+        ("uint_lt", &[x, y]) => b(u(x) < u(y)),
+        ("uint_le", &[x, y]) => b(u(x) <= u(y)),
+        ("uint_eq", &[x, y]) => b(x == y),
+        ("uint_ne", &[x, y]) => b(x != y),
+        ("uint_gt", &[x, y]) => b(u(x) > u(y)),
+        ("uint_ge", &[x, y]) => b(u(x) >= u(y)),
+        ("uint_is_true", &[x]) => b(x != 0),
+        ("cast_uint_to_int", &[x]) => Some(x),
         _ => None,
     }
 }
@@ -360,6 +432,19 @@ pub fn eval_int(name: &str, args: &[i64]) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unsigned_operations_read_the_word_as_u64() {
+        let max = -1i64; // 2**64 - 1 as an Unsigned word
+        assert_eq!(eval_int("uint_lt", &[1, max]), Some(1));
+        assert_eq!(eval_int("int_lt", &[1, max]), Some(0));
+        assert_eq!(eval_int("uint_floordiv", &[max, 2]), Some(i64::MAX));
+        assert_eq!(eval_int("uint_mod", &[max, 10]), Some(5));
+        assert_eq!(eval_int("uint_rshift", &[max, 63]), Some(1));
+        assert_eq!(eval_int("uint_add", &[max, 1]), Some(0));
+        assert_eq!(eval_int("uint_floordiv", &[1, 0]), None);
+        assert_eq!(eval_int("cast_uint_to_int", &[max]), Some(-1));
+    }
 
     #[test]
     fn python_division_floors() {
@@ -392,6 +477,9 @@ mod tests {
                 FloatBinary | FloatCompare => vec![LowLevelType::Float; 2],
                 FloatUnary => vec![LowLevelType::Float],
                 CharCompare => vec![LowLevelType::Char; 2],
+                UintBinary | UintCompare => vec![LowLevelType::Unsigned; 2],
+                UintUnary => vec![LowLevelType::Unsigned],
+                UintShift => vec![LowLevelType::Unsigned, LowLevelType::Signed],
                 Cast(from, _) => vec![from.clone()],
                 Special => continue,
             };

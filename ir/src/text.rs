@@ -479,6 +479,9 @@ fn push_const(out: &mut String, c: &Constant) {
         Constant::Int(i) => {
             let _ = write!(out, "{i}");
         }
+        Constant::UInt(u) => {
+            let _ = write!(out, "{u}u");
+        }
         Constant::Float(f) => push_float(out, *f),
         Constant::Bool(true) => out.push_str("True"),
         Constant::Bool(false) => out.push_str("False"),
@@ -997,6 +1000,14 @@ impl<'a> Line<'a> {
             }
             is_float = true;
             i = exp_end;
+        }
+        // An unsigned word is written with a `u` suffix: `5u`.
+        if !is_float && !negative && at(i) == b'u' && !is_ident_byte(at(i + 1)) {
+            let text = &self.text[start..i];
+            self.pos = i + 1;
+            return text.parse::<u64>().map(Constant::UInt).map_err(|_| {
+                self.error(start, format!("unsigned '{text}u' does not fit in 64 bits"))
+            });
         }
         if is_ident_byte(at(i)) || at(i) == b'.' {
             return Err(self.error(start, "malformed number"));

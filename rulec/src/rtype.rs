@@ -279,6 +279,9 @@ impl Ctx<'_> {
                     let arity = match &op.sig {
                         Signature::IntBinary
                         | Signature::IntCompare
+                        | Signature::UintBinary
+                        | Signature::UintCompare
+                        | Signature::UintShift
                         | Signature::FloatBinary
                         | Signature::FloatCompare
                         | Signature::CharCompare => 2,

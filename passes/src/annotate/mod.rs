@@ -64,6 +64,10 @@ pub fn annotate_constant(c: &Constant) -> SomeValue {
             nonneg: *n >= 0,
             unsigned: false,
         },
+        Constant::UInt(_) => SomeValue::Integer {
+            nonneg: true,
+            unsigned: true,
+        },
         Constant::Float(_) => SomeValue::Float,
         Constant::Bool(_) => SomeValue::Bool,
         Constant::Char(_) => SomeValue::Char,

@@ -1448,9 +1448,13 @@ impl FnBuilder<'_, '_> {
             ExprKind::Dict(entries) => self.dict_display(entries, pos),
             ExprKind::ListComp { elt, generators } => self.list_comp(elt, generators, pos),
             ExprKind::Lambda { .. } => self.unsupported_expr(pos, "lambda expressions are"),
-            ExprKind::BigInt(_) => {
-                self.rejected(pos, "integer literal too large for a machine word")
-            }
+            // A literal beyond a signed word but within an unsigned one (a
+            // hash constant, a mask) is an unsigned word, as RPython's
+            // `r_uint` reads it.
+            ExprKind::BigInt(digits) => match digits.parse::<u64>() {
+                Ok(u) => Arg::Const(Constant::UInt(u)),
+                Err(_) => self.rejected(pos, "integer literal too large for a machine word"),
+            },
             ExprKind::WideStr(s) => {
                 let c = s.chars().find(|&c| c as u32 >= 0x100).unwrap_or('\u{fffd}');
                 self.rejected(
@@ -1903,6 +1907,7 @@ impl FnBuilder<'_, '_> {
                 (name.clone(), min, max)
             }
             Constant::Int(_)
+            | Constant::UInt(_)
             | Constant::Float(_)
             | Constant::Bool(_)
             | Constant::Char(_)

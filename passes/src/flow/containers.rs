@@ -170,8 +170,11 @@ impl FnBuilder<'_, '_> {
             Some(items) => items,
             None => {
                 if let Arg::Const(
-                    c
-                    @ (Constant::Int(_) | Constant::Float(_) | Constant::Bool(_) | Constant::None),
+                    c @ (Constant::Int(_)
+                    | Constant::UInt(_)
+                    | Constant::Float(_)
+                    | Constant::Bool(_)
+                    | Constant::None),
                 ) = &v
                 {
                     self.error(

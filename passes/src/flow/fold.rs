@@ -14,6 +14,7 @@ use std::cmp::Ordering;
 pub(crate) fn truthy(c: &Constant) -> Option<bool> {
     Some(match c {
         Constant::Int(i) => *i != 0,
+        Constant::UInt(u) => *u != 0,
         Constant::Float(f) => *f != 0.0,
         Constant::Bool(b) => *b,
         Constant::Char(_) => true,

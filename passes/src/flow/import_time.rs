@@ -381,6 +381,7 @@ fn global_of(v: &ObjValue) -> Global {
 pub(crate) fn simple_constant(v: &ObjValue) -> Option<Constant> {
     Some(match v {
         ObjValue::Int(i) => Constant::Int(*i),
+        ObjValue::UInt(u) => Constant::UInt(*u),
         ObjValue::Bool(b) => Constant::Bool(*b),
         ObjValue::Float(f) => Constant::Float(*f),
         ObjValue::Str(s) => Constant::Str(String::from_utf8_lossy(s).into_owned()),

@@ -13,7 +13,6 @@ use super::{Arg, Constant, FnBuilder, Pos, Stmt, StmtKind};
 use crate::flow::language::DEFAULTS_ATTRIBUTE;
 use crate::flow::scan::{bound_names, NameList};
 use crate::flow::{rlib, Global, GlobalAccess};
-use crate::objinterp::ObjValue;
 use rpy_ir::ast::{Expr, ExprKind};
 
 /// Special methods RPython never calls implicitly: a class defining one
@@ -64,16 +63,6 @@ impl FnBuilder<'_, '_> {
                 Arg::Const(Constant::Func(graph.clone()))
             }
             Global::Const(c) => Arg::Const(c.clone()),
-            // No constant is unsigned: an r_uint global is made where it is
-            // read, from its bits.
-            Global::Object(ObjValue::UInt(u)) => self.op(
-                "simple_call",
-                vec![
-                    Arg::Const(Constant::Builtin("r_uint".into())),
-                    Arg::Const(Constant::Int(*u as i64)),
-                ],
-                pos,
-            ),
             Global::Object(v) => {
                 let converted = self.m.program.prebuilt.borrow_mut().constant(v);
                 match converted {

@@ -240,6 +240,8 @@ pub(crate) enum OpKind {
     CastBoolToFloat,
     CastIntToFloat,
     CastFloatToInt,
+    CastUintToFloat,
+    CastFloatToUint,
     CastCharToInt,
     CastIntToChar,
     CharCmp(Cmp),
@@ -583,6 +585,8 @@ impl<S: LowLevelStage> Builder<'_, S> {
             (Constant::Int(n), Some(T::Bool)) => LlValue::Bool(*n != 0),
             (Constant::Int(n), Some(T::Char)) if (0..256).contains(n) => LlValue::Char(*n as u8),
             (Constant::Int(n), _) => LlValue::Signed(*n),
+            // An Unsigned value is held as the Signed word of the same bits.
+            (Constant::UInt(u), _) => LlValue::Signed(*u as i64),
             (Constant::Float(x), _) => LlValue::Float(*x),
             (Constant::Bool(b), Some(T::Signed)) => LlValue::Signed(*b as i64),
             (Constant::Bool(b), _) => LlValue::Bool(*b),
@@ -745,6 +749,19 @@ impl<S: LowLevelStage> Builder<'_, S> {
                 2,
                 T::Signed,
             )),
+            Signature::UintBinary | Signature::UintUnary | Signature::UintCompare => {
+                let n = if ll.sig == Signature::UintUnary { 1 } else { 2 };
+                Some(plain(
+                    OpKind::Int {
+                        name: ll.name,
+                        bool_result: ll.sig == Signature::UintCompare,
+                    },
+                    n,
+                    T::Unsigned,
+                ))
+            }
+            // Two argument types: handled below.
+            Signature::UintShift => None,
             Signature::FloatBinary => {
                 let f = match name {
                     "float_add" => FloatBin::Add,
@@ -781,13 +798,17 @@ impl<S: LowLevelStage> Builder<'_, S> {
             }
             Signature::Cast(from, to) => {
                 let k = match (from, to) {
-                    (T::Signed | T::Bool, T::Signed | T::Bool) => OpKind::Int {
-                        name: ll.name,
-                        bool_result: *to == T::Bool,
-                    },
+                    (T::Signed | T::Bool | T::Unsigned, T::Signed | T::Bool | T::Unsigned) => {
+                        OpKind::Int {
+                            name: ll.name,
+                            bool_result: *to == T::Bool,
+                        }
+                    }
                     (T::Bool, T::Float) => OpKind::CastBoolToFloat,
                     (T::Signed, T::Float) => OpKind::CastIntToFloat,
                     (T::Float, T::Signed) => OpKind::CastFloatToInt,
+                    (T::Unsigned, T::Float) => OpKind::CastUintToFloat,
+                    (T::Float, T::Unsigned) => OpKind::CastFloatToUint,
                     (T::Char, T::Signed) => OpKind::CastCharToInt,
                     (T::Signed, T::Char) => OpKind::CastIntToChar,
                     (T::Float, T::Bool) => OpKind::FloatIsTrue,
@@ -810,6 +831,15 @@ impl<S: LowLevelStage> Builder<'_, S> {
                 let t = g.vars.get(op.result.0 as usize).map(|d| d.info.clone());
                 args.push(self.operand(g, &a[0], t.as_ref())?);
                 Ok(OpKind::SameAs)
+            }
+            "uint_lshift" | "uint_rshift" => {
+                arity(2)?;
+                args.push(self.operand(g, &a[0], Some(&T::Unsigned))?);
+                args.push(self.operand(g, &a[1], Some(&T::Signed))?);
+                Ok(OpKind::Int {
+                    name: ll.name,
+                    bool_result: false,
+                })
             }
             "int_between" => {
                 arity(3)?;

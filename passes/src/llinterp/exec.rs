@@ -533,6 +533,9 @@ fn exec_op(
             other => return Err(mismatch(op, "Signed", other)),
         },
         OpKind::CastFloatToInt => LlValue::Signed(float_arg(op, arg(0))? as i64),
+        // An Unsigned value is held as the Signed word of the same bits.
+        OpKind::CastUintToFloat => LlValue::Float(int_arg(op, arg(0))? as u64 as f64),
+        OpKind::CastFloatToUint => LlValue::Signed(float_arg(op, arg(0))? as u64 as i64),
         OpKind::CastCharToInt => LlValue::Signed(char_arg(op, arg(0))? as i64),
         OpKind::CastIntToChar => match arg(0) {
             LlValue::Signed(n) => LlValue::Char(*n as u8),

@@ -10,6 +10,7 @@ use std::io::Write;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Rt {
     StrFromInt,
+    StrFromUint,
     StrFromFloat,
     StrFromFloatPy2,
     FormatInt,
@@ -29,6 +30,7 @@ impl Rt {
     pub fn from_name(name: &str) -> Option<Rt> {
         Some(match name {
             "rpy_str_from_int" => Rt::StrFromInt,
+            "rpy_str_from_uint" => Rt::StrFromUint,
             "rpy_str_from_float" => Rt::StrFromFloat,
             "rpy_str_from_float_py2" => Rt::StrFromFloatPy2,
             "rpy_format_int" => Rt::FormatInt,
@@ -126,6 +128,8 @@ pub(crate) fn call(
     let string = |bytes: Vec<u8>| Ok(LlValue::Ptr(Some(types.new_string(bytes))));
     match rt {
         Rt::StrFromInt => string(signed(&args[0])?.to_string().into_bytes()),
+        // An Unsigned value is held as the Signed word of the same bits.
+        Rt::StrFromUint => string((signed(&args[0])? as u64).to_string().into_bytes()),
         Rt::StrFromFloat => string(pystr::float_repr(float(&args[0])?).into_bytes()),
         Rt::StrFromFloatPy2 => string(pystr::float_str_py2(float(&args[0])?).into_bytes()),
         Rt::FormatInt => {

@@ -76,6 +76,7 @@ impl ObjValue {
     pub fn from_constant(c: &Constant, classes: &ClassTable) -> Option<ObjValue> {
         Some(match c {
             Constant::Int(i) => ObjValue::Int(*i),
+            Constant::UInt(u) => ObjValue::UInt(*u),
             Constant::Float(f) => ObjValue::Float(*f),
             Constant::Bool(b) => ObjValue::Bool(*b),
             Constant::Char(c) => ObjValue::str([*c]),
@@ -157,9 +158,6 @@ impl ObjValue {
     pub fn to_str(&self, dialect: Dialect) -> Vec<u8> {
         match self {
             ObjValue::Str(s) => s.to_vec(),
-            // pylib's r_uint derives from `long` in Python 2, whose `str` is
-            // the digits, and from `int` in Python 3, whose `str` is `repr`.
-            ObjValue::UInt(u) if dialect == Dialect::Py2 => u.to_string().into_bytes(),
             ObjValue::Float(f) => Self::str_of_float(*f, dialect).into_bytes(),
             ObjValue::Instance(i) if i.class.is_exception_class() => i.exception_str(dialect),
             _ => self.to_repr(dialect),
@@ -170,8 +168,9 @@ impl ObjValue {
     pub fn to_repr(&self, dialect: Dialect) -> Vec<u8> {
         match self {
             ObjValue::Int(i) => i.to_string().into_bytes(),
-            // pylib's `r_uint.__repr__`.
-            ObjValue::UInt(u) => format!("r_uint({u})").into_bytes(),
+            // pylib's `r_uint.__repr__` (and `__str__`): the digits, as the
+            // translated program writes them.
+            ObjValue::UInt(u) => u.to_string().into_bytes(),
             ObjValue::Bool(true) => b"True".to_vec(),
             ObjValue::Bool(false) => b"False".to_vec(),
             // `repr` of a float is the shortest round-tripping form in both

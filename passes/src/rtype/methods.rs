@@ -217,6 +217,8 @@ impl GraphTyper<'_, '_, '_> {
             ("simple_call", [Builtin("max"), Int | Bool | Float, Int | Bool | Float], _) => {
                 ("rint", "ll_max", vec![AsResult(1), AsResult(2)])
             }
+            ("simple_call", [Builtin("min"), List], _) => ("rlist", "ll_min", vec![A(1)]),
+            ("simple_call", [Builtin("max"), List], _) => ("rlist", "ll_max", vec![A(1)]),
             // int() and float() of a string raise ValueError wherever it
             // is caught.
             ("simple_call", [Builtin("float"), Str | Char], _) => {
@@ -228,6 +230,9 @@ impl GraphTyper<'_, '_, '_> {
             // Operations on strings.
             ("getitem", [Str, _], _) if checked => ("rstr", "ll_getitem_checked", vec![A(0), A(1)]),
             ("simple_call", [Builtin("hash"), Str], _) => ("rstr", "ll_strhash", vec![A(1)]),
+            ("simple_call", [Builtin("hash"), Int | Bool], _) => {
+                ("rint", "ll_int_hash", vec![AsResult(1)])
+            }
             // Integer operations that raise where a handler catches it.
             ("floordiv" | "div", [Int, Int], _) if checked => {
                 ("rint", "ll_int_floordiv_zer", vec![A(0), A(1)])
@@ -377,7 +382,9 @@ impl GraphTyper<'_, '_, '_> {
 fn builtin_name(b: &str) -> &'static str {
     match b {
         "list" => "list",
-        "hash" => "hash",
+        // compute_hash() is hash() in the translated program and in the
+        // oracle (pylib's objectmodel).
+        "hash" | "compute_hash" => "hash",
         "enumerate" => "enumerate",
         "int" => "int",
         "float" => "float",

@@ -526,14 +526,10 @@ impl GraphTyper<'_, '_, '_> {
         let result_type = self.graph.info(op.result).clone();
         let types: Vec<LowLevelType> = op.args.iter().map(|a| self.type_of(a)).collect();
         let consts: Vec<Option<Constant>> = op.args.iter().map(|a| a.as_const().cloned()).collect();
-        let any_float = types.contains(&LowLevelType::Float);
         let mut tried = types.clone();
         for step in 0..=3 {
             if step > 0 {
-                tried = tried
-                    .iter()
-                    .map(|t| repr::widen(t, step, any_float))
-                    .collect();
+                tried = tried.iter().map(|t| repr::widen(t, step, &types)).collect();
             }
             if step > 0 && tried == types {
                 continue;

@@ -319,6 +319,7 @@ impl RTyper<'_> {
         for v in values {
             let t = match v {
                 Constant::Int(_) => LowLevelType::Signed,
+                Constant::UInt(_) => LowLevelType::Unsigned,
                 Constant::Bool(_) => LowLevelType::Bool,
                 Constant::Float(_) => LowLevelType::Float,
                 Constant::Char(_) => LowLevelType::Char,
@@ -393,6 +394,7 @@ pub fn same_object_family(a: &str, b: &str) -> bool {
 pub fn const_lltype(c: &Constant) -> LowLevelType {
     match c {
         Constant::Int(_) => LowLevelType::Signed,
+        Constant::UInt(_) => LowLevelType::Unsigned,
         Constant::Float(_) => LowLevelType::Float,
         Constant::Bool(_) => LowLevelType::Bool,
         Constant::Char(_) => LowLevelType::Char,
@@ -410,13 +412,21 @@ pub fn const_lltype(c: &Constant) -> LowLevelType {
 }
 
 /// What the conversion ladder tries when no lowering rule matches the operand
-/// types as they are: bools as ints, then ints as floats, then chars as strings.
-pub fn widen(ty: &LowLevelType, step: usize, any_float: bool) -> LowLevelType {
+/// types as they are: bools as ints, then every number as the widest number
+/// among the operands (Float over Unsigned over Signed), then chars as strings.
+pub fn widen(ty: &LowLevelType, step: usize, operands: &[LowLevelType]) -> LowLevelType {
     let str_ptr = || LowLevelType::Ptr(lltype::STR.into());
+    // The widest number among the operands, which the others become at step 2.
+    let widest = if operands.contains(&LowLevelType::Float) {
+        LowLevelType::Float
+    } else if operands.contains(&LowLevelType::Unsigned) {
+        LowLevelType::Unsigned
+    } else {
+        LowLevelType::Signed
+    };
     match (ty, step) {
         (LowLevelType::Bool, 1) => LowLevelType::Signed,
-        (LowLevelType::Bool | LowLevelType::Signed, 2) if any_float => LowLevelType::Float,
-        (LowLevelType::Bool, 2) => LowLevelType::Signed,
+        (LowLevelType::Bool | LowLevelType::Signed | LowLevelType::Unsigned, 2) => widest,
         (LowLevelType::Char, 3) => str_ptr(),
         (LowLevelType::Bool, 3) => LowLevelType::Signed,
         _ => ty.clone(),

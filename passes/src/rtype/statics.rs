@@ -53,7 +53,9 @@ impl RTyper<'_> {
             (Constant::Bool(b), LowLevelType::Signed) => Constant::Int(*b as i64),
             (Constant::Bool(b), LowLevelType::Float) => Constant::Float(*b as i64 as f64),
             (Constant::Int(n), LowLevelType::Float) => Constant::Float(*n as f64),
-            (Constant::Int(n), LowLevelType::Unsigned) => Constant::Int(*n),
+            (Constant::Int(n), LowLevelType::Unsigned) => Constant::UInt(*n as u64),
+            (Constant::Bool(b), LowLevelType::Unsigned) => Constant::UInt(*b as u64),
+            (Constant::UInt(u), LowLevelType::Float) => Constant::Float(*u as f64),
             (Constant::Str(s), LowLevelType::Char) if s.len() == 1 => {
                 Constant::Char(s.as_bytes()[0])
             }

@@ -138,6 +138,7 @@ impl GraphTyper<'_, '_, '_> {
                 );
                 Ok(Arg::Var(r))
             }
+            b'd' | b'i' | b'u' if ty == LowLevelType::Unsigned && spec.is_bare() => self.str_of(v),
             b'd' | b'i' | b'u' | b'x' | b'X' | b'o' => {
                 if !matches!(ty, LowLevelType::Signed | LowLevelType::Bool) {
                     return Err(format!(

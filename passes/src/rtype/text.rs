@@ -76,7 +76,7 @@ impl GraphTyper<'_, '_, '_> {
         let py2 = HelperArg::Const(Constant::Bool(self.rt.py2));
         match &ty {
             LowLevelType::Void => Ok(Arg::Const(Constant::Str("None".into()))),
-            LowLevelType::Signed | LowLevelType::Bool => self.str_of(a),
+            LowLevelType::Signed | LowLevelType::Bool | LowLevelType::Unsigned => self.str_of(a),
             // Python 2's repr() of a float is Python 3's str().
             LowLevelType::Float => self.str_by_rules(a, false),
             LowLevelType::Char => self.call_helper(

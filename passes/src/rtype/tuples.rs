@@ -46,7 +46,9 @@ impl GraphTyper<'_, '_, '_> {
                 return Ok(true);
             }
             ("simple_call", [_, t])
-                if is_tuple(t) && op.args[0] == Arg::Const(Constant::Builtin("hash".into())) =>
+                if is_tuple(t)
+                    && matches!(&op.args[0], Arg::Const(Constant::Builtin(b))
+                        if b == "hash" || b == "compute_hash") =>
             {
                 let h = self.hash_of(&op.args[1])?;
                 let want = self.graph.info(op.result).clone();

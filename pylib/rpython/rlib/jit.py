@@ -166,6 +166,10 @@ class JitDriver(object):
                 "%s of %s: missing %s, unexpected %s"
                 % (where, self.name, sorted(missing), sorted(extra)))
 
+    def _freeze_(self):
+        # A driver is a constant of the translated program, as in RPython.
+        return True
+
     def jit_merge_point(self, **livevars):
         """The start of one iteration of the interpreter's loop."""
         self._check_live_vars(livevars, 'jit_merge_point')

@@ -89,17 +89,26 @@ class r_uint(_long):
     def __new__(cls, value=0):
         return _long.__new__(cls, _long(value) & LONG_MASK)
 
+    # With a float, arithmetic is float arithmetic (as the rtyper types it).
     def __add__(self, other):
+        if isinstance(other, float):
+            return float(self) + other
         return r_uint(_long(self) + _long(other))
     __radd__ = __add__
 
     def __sub__(self, other):
+        if isinstance(other, float):
+            return float(self) - other
         return r_uint(_long(self) - _long(other))
 
     def __rsub__(self, other):
+        if isinstance(other, float):
+            return other - float(self)
         return r_uint(_long(other) - _long(self))
 
     def __mul__(self, other):
+        if isinstance(other, float):
+            return float(self) * other
         return r_uint(_long(self) * _long(other))
     __rmul__ = __mul__
 
@@ -134,8 +143,12 @@ class r_uint(_long):
     def __neg__(self):
         return r_uint(-_long(self))
 
+    # A translated program writes an r_uint as its digits; so does the
+    # oracle (Python 2's long would add 'L', Python 3's int subclass its
+    # class name).
     def __repr__(self):
-        return 'r_uint(%d)' % _long(self)
+        return '%d' % _long(self)
+    __str__ = __repr__
 
 
 def r_int(value=0):

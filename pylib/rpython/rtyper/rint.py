@@ -105,3 +105,11 @@ def ll_max(x, y):
     if y > x:
         return y
     return x
+
+
+def ll_int_hash(x):
+    """hash() of an int as CPython gives it: the int itself, but -1 (CPython's
+    error value in C) hashes as -2."""
+    if x == -1:
+        return -2
+    return x

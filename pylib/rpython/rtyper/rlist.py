@@ -465,3 +465,33 @@ def ll_range(LIST, start, stop, step):
         res.items[i] = start + i * step
         i += 1
     return res
+
+
+def ll_min(l):
+    """min(l): the first of the smallest items; ValueError when l is empty."""
+    length = l.length
+    if length == 0:
+        raise ValueError
+    res = l.items[0]
+    i = 1
+    while i < length:
+        item = l.items[i]
+        if item < res:
+            res = item
+        i += 1
+    return res
+
+
+def ll_max(l):
+    """max(l): the first of the largest items; ValueError when l is empty."""
+    length = l.length
+    if length == 0:
+        raise ValueError
+    res = l.items[0]
+    i = 1
+    while i < length:
+        item = l.items[i]
+        if item > res:
+            res = item
+        i += 1
+    return res

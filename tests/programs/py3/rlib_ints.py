@@ -3,7 +3,6 @@
 # compute_hash of ints, strings and tuples; min and max of two values and of
 # a list.
 # args: 7
-# until: annotate
 import sys
 from rpython.rlib.rarithmetic import r_uint, intmask
 from rpython.rlib.objectmodel import compute_hash
@@ -23,6 +22,7 @@ def entry_point(argv):
     print(big > r_uint(n), r_uint(n) > 3, big == r_uint(-n))
     print(r_uint(n) * r_uint(3), r_uint(n) // r_uint(2), r_uint(n) % r_uint(4))
     print(~r_uint(n), -r_uint(1), r_uint(n) >> 1, r_uint(1) << 63)
+    print(+r_uint(n), abs(r_uint(n)), not r_uint(n), r_uint(r_uint(n)))
     print(r_uint(n) & r_uint(3), r_uint(n) | r_uint(8), r_uint(n) ^ r_uint(5))
     print(checksum("hello world"), intmask(checksum("abc" * n)))
     print(float(r_uint(n)), int(r_uint(n)), str(r_uint(n)), "%r" % r_uint(n))
