@@ -461,7 +461,12 @@ impl FormatSpec {
 
     /// The integer conversions `d i u x X o` of `i`, unpadded.
     pub fn format_int(&self, i: i64) -> Vec<u8> {
-        let mag = i.unsigned_abs();
+        self.format_magnitude(i.unsigned_abs(), i < 0)
+    }
+
+    /// The integer conversions of the number of magnitude `mag` and sign
+    /// `negative` (an r_uint is a magnitude), unpadded.
+    pub fn format_magnitude(&self, mag: u64, negative: bool) -> Vec<u8> {
         let mut digits = match self.conv {
             b'x' => format!("{mag:x}"),
             b'X' => format!("{mag:X}"),
@@ -482,7 +487,7 @@ impl FormatSpec {
             };
             digits.insert_str(0, prefix);
         }
-        format!("{}{digits}", self.sign(i < 0)).into_bytes()
+        format!("{}{digits}", self.sign(negative)).into_bytes()
     }
 
     /// The float conversions `e E f F g G` of `x`, unpadded.

@@ -236,6 +236,8 @@ enum Nums {
 fn nums(a: &ObjValue, b: &ObjValue) -> Option<Nums> {
     let f = |v: &ObjValue| match v {
         ObjValue::Float(x) => Some(*x),
+        // An r_uint next to a float (or divided truly) is a float operand.
+        ObjValue::UInt(u) => Some(*u as f64),
         other => other.as_int().map(|i| i as f64),
     };
     match (a.as_int(), b.as_int()) {
@@ -1025,6 +1027,7 @@ pub fn call_builtin(name: &str, args: &[ObjValue], dialect: Dialect) -> OpResult
             arity(name, args, 1, 1)?;
             match &args[0] {
                 V::Float(x) => Ok(V::Float(x.abs())),
+                V::UInt(u) => Ok(V::UInt(*u)),
                 x => match x.as_int() {
                     Some(i) => Ok(V::Int(i.wrapping_abs())),
                     None => Err(type_error(format!(
@@ -1184,6 +1187,12 @@ fn format_one(
                 s.truncate(p);
             }
             s
+        }
+        b'd' | b'i' | b'u' | b'x' | b'X' | b'o' if matches!(arg, ObjValue::UInt(_)) => {
+            let ObjValue::UInt(u) = arg else {
+                unreachable!("matched as an r_uint")
+            };
+            spec.format_magnitude(*u, false)
         }
         b'd' | b'i' | b'u' | b'x' | b'X' | b'o' => {
             let i = match arg {
