@@ -437,10 +437,23 @@ pub fn main() -> i32 {
                     eprintln!("{}", e.message);
                     1
                 }
-                // Something no well-typed program does: rpy's bug, not the
-                // program's, so say where it happened.
+                // Something no well-typed program does: rpy's bug, or the
+                // program's undefined behaviour (a shift by 64), so say
+                // where it happened: the operation's source line, when the
+                // graphs know it, and the graphs on the stack.
                 Err(e) => {
-                    eprintln!("rpy interp: internal error: {e}");
+                    match e.pos {
+                        Some(pos) => {
+                            let d = rpy_ir::diag::Diagnostic::new(
+                                &src.path,
+                                pos,
+                                format!("run-time error in the LLInterpreter: {e}"),
+                            )
+                            .with_source(&src.text);
+                            eprintln!("{d}");
+                        }
+                        None => eprintln!("rpy interp: internal error: {e}"),
+                    }
                     for graph in &e.traceback {
                         eprintln!("    in {graph}");
                     }

@@ -562,6 +562,72 @@ def target(*args):
 }
 
 #[test]
+fn interp_run_time_errors_point_at_the_source_line() {
+    // A shift by 64 is undefined in RPython; the LLInterpreter stops on
+    // it, and must say which line of the program did it, not only the
+    // low-level operation's name.
+    let dir = scratch("interp-error-line");
+    let source = dir.join("shift.py");
+    let text = "
+def shift(n):
+    return 1 >> n
+
+def entry_point(argv):
+    print(shift(len(argv) + 63))
+    return 0
+
+def target(*args):
+    return entry_point
+";
+    std::fs::write(&source, text).unwrap();
+    let (_, err, status) = rpy(&["interp", "--py3", path_str(&source)]);
+    assert_eq!(status, 1, "{err}");
+    let line = text.lines().position(|l| l.contains(">>")).unwrap() + 1;
+    let first = err.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with(&format!("{}:{line}:", path_str(&source))),
+        "{err}"
+    );
+    assert!(first.contains("int_rshift(1, 64) is undefined"), "{err}");
+    assert!(
+        err.contains(&format!(" {line} |     return 1 >> n\n")),
+        "{err}"
+    );
+    assert!(err.contains("    in shift\n"), "{err}");
+}
+
+#[test]
+fn interp_allocating_too_much_is_the_executables_memory_error() {
+    // The size comes from argv, so only the run sees it: the executable's
+    // malloc fails with a fatal MemoryError, and the LLInterpreter must
+    // end the same way instead of aborting rpy.
+    let dir = scratch("interp-memory-error");
+    let source = dir.join("grow.py");
+    std::fs::write(
+        &source,
+        "
+def entry_point(argv):
+    s = 'ab' * int(argv[1])
+    print(len(s))
+    return 0
+
+def target(*args):
+    return entry_point
+",
+    )
+    .unwrap();
+    let huge = (1u64 << 50).to_string();
+    let run = |command: &str| rpy(&[command, "--py3", path_str(&source), &huge]);
+    let executable = run("run");
+    assert_eq!(executable.2, 1, "{executable:?}");
+    assert!(executable.1.contains("MemoryError"), "{executable:?}");
+    assert_eq!(run("interp"), executable);
+    // A size that fits runs as usual.
+    let small = rpy(&["interp", "--py3", path_str(&source), "3"]);
+    assert_eq!(small, ("6\n".into(), String::new(), 0));
+}
+
+#[test]
 fn a_killed_translation_removes_its_temporary_folder() {
     use std::os::unix::fs::PermissionsExt;
     let dir = scratch("killed");
