@@ -103,6 +103,33 @@ fn trace_runs_in_the_interpreter_and_as_machine_code() {
 }
 
 #[test]
+fn trace_run_prints_objects_by_content_not_by_address() {
+    // Two runs on two heaps: the interpreter's and the machine code's
+    // objects have different addresses, so only their contents compare.
+    let (out, err, status) = rpy(&[
+        "trace",
+        "jit/tests/cases/heap/fresh_object_zero_store_removed.trace",
+        "--run",
+        "5",
+    ]);
+    assert_eq!(status, 0, "{err}");
+    assert!(!out.contains("0x"), "{out}");
+    let interpreter = out
+        .split("interpreter:  ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{out}"));
+    let (interpreter, machine) = interpreter
+        .split_once("machine code: ")
+        .unwrap_or_else(|| panic!("{out}"));
+    assert_eq!(interpreter, machine, "{out}");
+    // The object the trace made from its input, field by field.
+    assert_eq!(
+        machine, "finished: [#0]\n    #0 C(value=5, next=null)\n",
+        "{out}"
+    );
+}
+
+#[test]
 fn trace_optimizes_and_runs_a_text_trace() {
     let (out, err, status) = rpy(&["trace", "tests/traces/sum_loop.trace"]);
     assert_eq!(status, 0, "{err}");
