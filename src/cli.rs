@@ -444,12 +444,20 @@ pub fn main() -> i32 {
                 Err(e) => {
                     match e.pos {
                         Some(pos) => {
+                            // The position is in the file of the graph
+                            // that failed (a module's, a helper's).
+                            let mut files = std::collections::HashMap::new();
+                            let (path, text) =
+                                pipeline::graph_source_text(&src, &e.graph, &mut files);
                             let d = rpy_ir::diag::Diagnostic::new(
-                                &src.path,
+                                path,
                                 pos,
                                 format!("run-time error in the LLInterpreter: {e}"),
-                            )
-                            .with_source(&src.text);
+                            );
+                            let d = match text {
+                                Some(text) => d.with_source(text),
+                                None => d,
+                            };
                             eprintln!("{d}");
                         }
                         None => eprintln!("rpy interp: internal error: {e}"),
@@ -498,23 +506,18 @@ pub fn main() -> i32 {
             match counting_fires(&command, || {
                 pipeline::run_until(&src, stage, &mut Timings::default())
             }) {
-                Ok(out) => match graphview::render(
-                    &out,
-                    format,
-                    func.as_deref(),
-                    stage.name(),
-                    &file,
-                    &src.text,
-                ) {
-                    Ok(text) => {
-                        emit(&text);
-                        0
+                Ok(out) => {
+                    match graphview::render(&out, format, func.as_deref(), stage.name(), &src) {
+                        Ok(text) => {
+                            emit(&text);
+                            0
+                        }
+                        Err(e) => {
+                            eprintln!("rpy show: {e}");
+                            1
+                        }
                     }
-                    Err(e) => {
-                        eprintln!("rpy show: {e}");
-                        1
-                    }
-                },
+                }
                 Err(d) => report(&d),
             }
         }

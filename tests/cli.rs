@@ -624,6 +624,44 @@ def target(*args):
 }
 
 #[test]
+fn interp_run_time_errors_in_a_module_point_at_the_modules_line() {
+    let dir = scratch("interp-error-module");
+    let module = "# bit operations
+
+def shift(n):
+    return 1 >> n
+";
+    std::fs::write(dir.join("bits.py"), module).unwrap();
+    let source = dir.join("main.py");
+    std::fs::write(
+        &source,
+        "import bits
+
+def entry_point(argv):
+    print(bits.shift(len(argv) + 63))
+    return 0
+
+def target(*args):
+    return entry_point
+",
+    )
+    .unwrap();
+    let (_, err, status) = rpy(&["interp", "--py3", path_str(&source)]);
+    assert_eq!(status, 1, "{err}");
+    let line = module.lines().position(|l| l.contains(">>")).unwrap() + 1;
+    let first = err.lines().next().unwrap_or_default();
+    let bits = dir.join("bits.py");
+    assert!(
+        first.starts_with(&format!("{}:{line}:", path_str(&bits))),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(" {line} |     return 1 >> n\n")),
+        "{err}"
+    );
+}
+
+#[test]
 fn interp_allocating_too_much_is_the_executables_memory_error() {
     // The size comes from argv, so only the run sees it: the executable's
     // malloc fails with a fatal MemoryError, and the LLInterpreter must
@@ -760,6 +798,63 @@ fn show_format_svg_needs_graphviz_or_says_so() {
             "{err}"
         );
     }
+}
+
+#[test]
+fn show_format_html_shows_each_graphs_lines_from_its_own_file() {
+    // bytecode_vm's graphs come from main.py, from its modules under vm/
+    // and from rpy's helpers in pylib: an operation's line must be read
+    // from the file its graph was built from, not always from main.py.
+    let (page, err, status) = rpy(&[
+        "show",
+        "--stage",
+        "rtype",
+        "--format",
+        "html",
+        "tests/programs/py3/bytecode_vm/main.py",
+    ]);
+    assert_eq!(status, 0, "{err}");
+    let unescape = |s: &str| {
+        s.replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\"")
+            .replace("&amp;", "&")
+    };
+    let lines_of = |file: &str| -> Vec<String> {
+        std::fs::read_to_string(support::root().join(file))
+            .unwrap()
+            .lines()
+            .map(|l| l.trim().to_string())
+            .collect()
+    };
+    let mut checked = 0;
+    for (graph, file) in [
+        ("entry_point", "tests/programs/py3/bytecode_vm/main.py"),
+        (
+            "vm.machine.run",
+            "tests/programs/py3/bytecode_vm/vm/machine.py",
+        ),
+        (
+            "rpython.rtyper.rstr.ll_streq__rpy_string_rpy_string",
+            "pylib/rpython/rtyper/rstr.py",
+        ),
+    ] {
+        let section = page
+            .split("<section class=\"graph\"")
+            .find(|s| s.contains(&format!("<h2>{graph}<")) || s.contains(&format!("<h2>{graph} ")))
+            .unwrap_or_else(|| panic!("no graph {graph} on the page"));
+        let lines = lines_of(file);
+        let mut shown = 0;
+        for span in section.split("<span class=\"line\" title=\"").skip(1) {
+            let (title, rest) = span.split_once("\">line ").unwrap();
+            let n: usize = rest[..rest.find('<').unwrap()].parse().unwrap();
+            assert_eq!(unescape(title), lines[n - 1], "{graph}, line {n} of {file}");
+            shown += 1;
+        }
+        assert!(shown > 0, "{graph} shows no source line");
+        checked += shown;
+    }
+    assert!(checked > 10);
 }
 
 /// A headless Chromium, where one is installed.
