@@ -638,6 +638,10 @@ fn trace_command(
     Ok((out, ended_in_error))
 }
 
+/// How many of a run's objects `rpy trace --run` shows (a linked list of
+/// 10,000 nodes would flood the terminal).
+const SHOWN_OBJECTS: usize = 50;
+
 /// A run's outcome, its objects named by content rather than by address
 /// (`#0`, `#1`, ... in order of appearance, each then shown on a line of
 /// its own with its type and fields, as `testgen::observe_run` reads them),
@@ -691,8 +695,15 @@ fn outcome_by_content(
             outcome,
             rpy_jit::testgen::GuardIndex::Shown,
         );
-        for line in observed.lines().skip(2) {
+        let objects: Vec<&str> = observed.lines().skip(2).collect();
+        for line in objects.iter().take(SHOWN_OBJECTS) {
             text += &format!("    {line}\n");
+        }
+        if objects.len() > SHOWN_OBJECTS {
+            text += &format!(
+                "    ... and {} more objects\n",
+                objects.len() - SHOWN_OBJECTS
+            );
         }
     }
     text

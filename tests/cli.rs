@@ -130,6 +130,27 @@ fn trace_run_prints_objects_by_content_not_by_address() {
 }
 
 #[test]
+fn trace_run_shows_at_most_fifty_objects() {
+    let dir = scratch("trace-objects");
+    let trace = dir.join("list.trace");
+    std::fs::write(
+        &trace,
+        "struct node { value: Signed, next: Ptr(node) }\n[p0]\nfinish(p0)\n",
+    )
+    .unwrap();
+    let list = format!("{}null{}", "node(next=".repeat(80), ")".repeat(80));
+    let (out, err, status) = rpy(&["trace", path_str(&trace), "--run", &list]);
+    assert_eq!(status, 0, "{err}");
+    for engine in ["interpreter:  ", "machine code: "] {
+        let shown = out.split(engine).nth(1).unwrap_or_else(|| panic!("{out}"));
+        let shown = shown.split("machine code: ").next().unwrap();
+        assert!(shown.contains("    #49 node(value=0, next=#50)\n"), "{out}");
+        assert!(!shown.contains("#50 node"), "{out}");
+        assert!(shown.ends_with("    ... and 30 more objects\n"), "{out}");
+    }
+}
+
+#[test]
 fn trace_optimizes_and_runs_a_text_trace() {
     let (out, err, status) = rpy(&["trace", "tests/traces/sum_loop.trace"]);
     assert_eq!(status, 0, "{err}");
