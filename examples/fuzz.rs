@@ -14,7 +14,10 @@
 //! dies or stays silent longer than `--hang-seconds`, the supervisor makes
 //! the same mutant again from the seed and index, saves it under `--out`
 //! (default `target/fuzz`), and starts a fresh child with the next seed.
-//! Panics are caught in the child and reported the same way.
+//! Panics are caught in the child and reported the same way. A hang whose
+//! program's module body does not finish under the CPython of its dialect
+//! either (a `while` that never ends, run at import time) is the program's,
+//! not rpy's: it is saved as `loops-*` and not counted as a failure.
 
 use rpy::pipeline::{run_until, Source, StageName, Timings};
 use std::io::{BufRead, BufReader, Write};
@@ -314,6 +317,66 @@ fn parse_args() -> Result<Args, String> {
     Ok(args)
 }
 
+/// Whether importing the program `m` (its module-level code only, as the
+/// flow stage runs it, not its `__main__` part) does not finish within
+/// `seconds` under the CPython of its dialect either: then rpy's flow stage,
+/// which runs that code with Python's semantics, cannot finish it, and the
+/// hang is the program's. `false` when no CPython of the dialect is found,
+/// so that a hang is never excused without one.
+fn imports_forever_under_cpython(m: &Seed, out: &Path, seconds: u64) -> bool {
+    use rpy_ir::ast::Dialect;
+    if m.is_trace {
+        return false;
+    }
+    let python = match rpy_passes::parse::detect_dialect(&m.text) {
+        Dialect::Py3 => PathBuf::from("python3"),
+        Dialect::Py2 => match std::env::var_os("RPY_PYTHON2") {
+            Some(p) => PathBuf::from(p),
+            None => std::env::var_os("HOME")
+                .map(|h| Path::new(&h).join(".pyenv/versions/2.7.18/bin/python2.7"))
+                .filter(|p| p.is_file())
+                .unwrap_or_else(|| PathBuf::from("python2.7")),
+        },
+    };
+    let _ = std::fs::create_dir_all(out);
+    let file = out.join(format!("import-check-{}.py", std::process::id()));
+    if std::fs::write(&file, &m.text).is_err() {
+        return false;
+    }
+    // Its own folder for its modules, rpy's pylib for the rlib stand-ins.
+    let dir = m.path.parent().unwrap_or_else(|| Path::new("."));
+    let pylib = Path::new(env!("CARGO_MANIFEST_DIR")).join("pylib");
+    let script = "import sys, imp\nsys.path[:0] = [sys.argv[2], sys.argv[3]]\nimp.load_source('mutant', sys.argv[1])\n";
+    let script3 = "import sys, importlib.util\nsys.path[:0] = [sys.argv[2], sys.argv[3]]\nspec = importlib.util.spec_from_file_location('mutant', sys.argv[1])\nspec.loader.exec_module(importlib.util.module_from_spec(spec))\n";
+    let is_py3 = python == Path::new("python3");
+    let child = Command::new(&python)
+        .arg("-c")
+        .arg(if is_py3 { script3 } else { script })
+        .arg(&file)
+        .arg(dir)
+        .arg(&pylib)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn();
+    let Ok(mut child) = child else {
+        let _ = std::fs::remove_file(&file);
+        return false;
+    };
+    let give_up = Instant::now() + Duration::from_secs(seconds);
+    let forever = loop {
+        match child.try_wait() {
+            Ok(Some(_)) | Err(_) => break false,
+            Ok(None) if Instant::now() >= give_up => break true,
+            Ok(None) => std::thread::sleep(Duration::from_millis(50)),
+        }
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = std::fs::remove_file(&file);
+    forever
+}
+
 fn save(out: &Path, kind: &str, seed: u64, index: u64, m: &Seed, detail: &str) {
     let _ = std::fs::create_dir_all(out);
     let ext = if m.is_trace { "trace" } else { "py" };
@@ -349,7 +412,7 @@ fn main() {
     };
     println!("fuzz: {} seeds, for {} minutes", seeds.len(), args.minutes);
     let deadline = Instant::now() + Duration::from_secs_f64(args.minutes * 60.0);
-    let (mut tried, mut found) = (0u64, 0u32);
+    let (mut tried, mut found, mut looping) = (0u64, 0u32, 0u32);
     let mut seed = 1u64;
     while Instant::now() < deadline {
         let mut child = Command::new(std::env::current_exe().expect("the fuzzer's own path"))
@@ -387,13 +450,28 @@ fn main() {
                     }
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {
+                    let _ = child.kill();
                     if Instant::now() < deadline {
                         if let Some(i) = current {
-                            save(&args.out, "hang", seed, i, &mutant(&seeds, seed, i), "");
-                            found += 1;
+                            let m = mutant(&seeds, seed, i);
+                            // A module body that loops forever under
+                            // CPython too is the program's, not rpy's.
+                            if imports_forever_under_cpython(&m, &args.out, args.hang_seconds) {
+                                save(
+                                    &args.out,
+                                    "loops",
+                                    seed,
+                                    i,
+                                    &m,
+                                    "CPython's import does not finish either: not counted",
+                                );
+                                looping += 1;
+                            } else {
+                                save(&args.out, "hang", seed, i, &m, "");
+                                found += 1;
+                            }
                         }
                     }
-                    let _ = child.kill();
                     break;
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected) => {
@@ -418,7 +496,7 @@ fn main() {
         seed += 1;
     }
     println!(
-        "fuzz: {tried} mutants tried, {found} failures saved under {}",
+        "fuzz: {tried} mutants tried, {found} failures saved under {}; not failures: {looping} whose module body loops under CPython too (saved as loops-*)",
         args.out.display()
     );
     std::process::exit(i32::from(found > 0));

@@ -437,10 +437,31 @@ pub fn main() -> i32 {
                     eprintln!("{}", e.message);
                     1
                 }
-                // Something no well-typed program does: rpy's bug, not the
-                // program's, so say where it happened.
+                // Something no well-typed program does: rpy's bug, or the
+                // program's undefined behaviour (a shift by 64), so say
+                // where it happened: the operation's source line, when the
+                // graphs know it, and the graphs on the stack.
                 Err(e) => {
-                    eprintln!("rpy interp: internal error: {e}");
+                    match e.pos {
+                        Some(pos) => {
+                            // The position is in the file of the graph
+                            // that failed (a module's, a helper's).
+                            let mut files = std::collections::HashMap::new();
+                            let (path, text) =
+                                pipeline::graph_source_text(&src, &e.graph, &mut files);
+                            let d = rpy_ir::diag::Diagnostic::new(
+                                path,
+                                pos,
+                                format!("run-time error in the LLInterpreter: {e}"),
+                            );
+                            let d = match text {
+                                Some(text) => d.with_source(text),
+                                None => d,
+                            };
+                            eprintln!("{d}");
+                        }
+                        None => eprintln!("rpy interp: internal error: {e}"),
+                    }
                     for graph in &e.traceback {
                         eprintln!("    in {graph}");
                     }
@@ -485,23 +506,18 @@ pub fn main() -> i32 {
             match counting_fires(&command, || {
                 pipeline::run_until(&src, stage, &mut Timings::default())
             }) {
-                Ok(out) => match graphview::render(
-                    &out,
-                    format,
-                    func.as_deref(),
-                    stage.name(),
-                    &file,
-                    &src.text,
-                ) {
-                    Ok(text) => {
-                        emit(&text);
-                        0
+                Ok(out) => {
+                    match graphview::render(&out, format, func.as_deref(), stage.name(), &src) {
+                        Ok(text) => {
+                            emit(&text);
+                            0
+                        }
+                        Err(e) => {
+                            eprintln!("rpy show: {e}");
+                            1
+                        }
                     }
-                    Err(e) => {
-                        eprintln!("rpy show: {e}");
-                        1
-                    }
-                },
+                }
                 Err(d) => report(&d),
             }
         }
@@ -599,23 +615,13 @@ fn trace_command(
     let Some(args) = run else {
         return Ok((out, false));
     };
-    let text = |outcome: &Outcome| match outcome {
-        // `outcome_text` names the default limit; this run's may differ.
-        Outcome::LoopLimit { values } => format!(
-            "loop limit ({loop_limit} iterations): [{}]",
-            values
-                .iter()
-                .map(|v| v.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        other => rpy_jit::outcome_text(&trace, other),
-    };
+    let text =
+        |outcome: &Outcome, heap: &Heap| outcome_by_content(&trace, outcome, heap, loop_limit);
     let mut heap = Heap::default();
     let values = rpy_jit::run_values(&trace, &mut heap, &args)?;
     let outcome = interp::run(&trace, &values, &mut heap, loop_limit);
     let mut ended_in_error = matches!(outcome, Outcome::Error(_));
-    out += &format!("interpreter:  {}\n", text(&outcome));
+    out += &format!("interpreter:  {}", text(&outcome, &heap));
     // a fresh heap with the same inputs, so the two runs do not share
     // objects; the code checks every access, as the inputs come from users
     let machine = match rpy_backend::x86_64::compile_checked(&trace) {
@@ -624,12 +630,83 @@ fn trace_command(
             let values = rpy_jit::run_values(&trace, &mut heap, &args)?;
             let outcome = code.run(&values, &mut heap, loop_limit);
             ended_in_error |= matches!(outcome, Outcome::Error(_));
-            text(&outcome)
+            text(&outcome, &heap)
         }
-        Err(e) => format!("not compiled: {e}"),
+        Err(e) => format!("not compiled: {e}\n"),
     };
-    out += &format!("machine code: {machine}\n");
+    out += &format!("machine code: {machine}");
     Ok((out, ended_in_error))
+}
+
+/// How many of a run's objects `rpy trace --run` shows (a linked list of
+/// 10,000 nodes would flood the terminal).
+const SHOWN_OBJECTS: usize = 50;
+
+/// A run's outcome, its objects named by content rather than by address
+/// (`#0`, `#1`, ... in order of appearance, each then shown on a line of
+/// its own with its type and fields, as `testgen::observe_run` reads them),
+/// so that the interpreter's and the machine code's runs, on heaps of
+/// their own, read the same when they behave the same.
+fn outcome_by_content(
+    trace: &rpy_jit::trace::Trace,
+    outcome: &rpy_jit::interp::Outcome,
+    heap: &rpy_jit::interp::Heap,
+    loop_limit: u64,
+) -> String {
+    use rpy_jit::interp::{Outcome, RunValue};
+    let mut ids: Vec<usize> = Vec::new();
+    let mut list = |values: &[RunValue]| {
+        values
+            .iter()
+            .map(|v| match v {
+                RunValue::Ref(p) if *p != 0 => {
+                    let id = ids.iter().position(|q| q == p).unwrap_or_else(|| {
+                        ids.push(*p);
+                        ids.len() - 1
+                    });
+                    format!("#{id}")
+                }
+                other => other.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut text = match outcome {
+        Outcome::Finished(v) => format!("finished: [{}]", list(v)),
+        Outcome::GuardFailed { guard, values } => format!(
+            "guard failed: op {guard} `{}`: [{}]",
+            rpy_jit::text::op_text(trace, &trace.ops[*guard]),
+            list(values)
+        ),
+        // `outcome_text` names the default limit; this run's may differ.
+        Outcome::LoopLimit { values } => {
+            format!("loop limit ({loop_limit} iterations): [{}]", list(values))
+        }
+        Outcome::Error(e) => format!("error: {e}"),
+    };
+    text.push('\n');
+    if !ids.is_empty() {
+        // The objects, numbered as above: with no inputs, observe_run
+        // numbers the outcome's references first, in the same order.
+        let observed = rpy_jit::testgen::observe_run(
+            trace,
+            heap,
+            &[],
+            outcome,
+            rpy_jit::testgen::GuardIndex::Shown,
+        );
+        let objects: Vec<&str> = observed.lines().skip(2).collect();
+        for line in objects.iter().take(SHOWN_OBJECTS) {
+            text += &format!("    {line}\n");
+        }
+        if objects.len() > SHOWN_OBJECTS {
+            text += &format!(
+                "    ... and {} more objects\n",
+                objects.len() - SHOWN_OBJECTS
+            );
+        }
+    }
+    text
 }
 
 fn stem(file: &str) -> String {

@@ -14,7 +14,7 @@
 //!   low-level type on hover, and each operation's source line beside it
 //!   (the line's text on hover).
 
-use crate::pipeline::{chosen_graphs, StageOutput};
+use crate::pipeline::{chosen_graphs, graph_source_text, Source, StageOutput};
 use rpy_ir::graph::{Arg, Block, BlockId, FunctionGraph, Link, Program, Stage};
 use rpy_ir::text::{constant_text, CanonicalNames};
 use std::collections::HashMap;
@@ -190,15 +190,17 @@ pub fn svg<S: Stage>(p: &Program<S>, func: Option<&str>) -> Result<String, Strin
 }
 
 /// One self-contained HTML page with the graphs of `stage` (its name in
-/// the title) of the program whose main file is `path` with text `source`.
+/// the title) of the program whose main file is `src`. An operation's line
+/// is shown from the file its graph was built from (a module's, a helper's
+/// in `pylib`), named beside the graph's name when it is not the main file.
 pub fn html<S: Stage>(
     p: &Program<S>,
     func: Option<&str>,
     stage: &str,
-    path: &str,
-    source: &str,
+    src: &Source,
 ) -> Result<String, String> {
-    let lines: Vec<&str> = source.lines().collect();
+    let path = src.path.as_str();
+    let mut files = HashMap::new();
     let mut out = String::new();
     let _ = write!(
         out,
@@ -224,9 +226,16 @@ pub fn html<S: Stage>(
             ),
             None => format!("<span class=\"var\">{}</span>", escape(name)),
         };
+        let (file, text) = graph_source_text(src, &g.name, &mut files);
+        let lines: Vec<&str> = text.map_or(Vec::new(), |t| t.lines().collect());
+        let from = if file == path {
+            String::new()
+        } else {
+            format!(" <span class=\"file\">({})</span>", escape(&file))
+        };
         let _ = write!(
             out,
-            "<section class=\"graph\" id=\"g{gi}\">\n<h2>{}</h2>\n<div class=\"blocks\">\n",
+            "<section class=\"graph\" id=\"g{gi}\">\n<h2>{}{from}</h2>\n<div class=\"blocks\">\n",
             escape(&g.name)
         );
         for b in &blocks {
@@ -308,6 +317,7 @@ body { font-family: sans-serif; margin: 1em; }
 .head { font-weight: bold; margin-bottom: 2px; }
 .var { color: #05a; cursor: help; border-bottom: 1px dotted #05a; }
 .line { color: #888; margin-left: 1.5em; cursor: help; }
+.file { color: #888; font-weight: normal; font-size: 70%; }
 .exit { color: #555; }
 .switch { color: #a50; }
 svg.links { position: absolute; left: 0; top: 0; width: 100%; height: 100%; pointer-events: none; overflow: visible; }
@@ -350,30 +360,28 @@ pub fn render(
     format: Format,
     func: Option<&str>,
     stage: &str,
-    path: &str,
-    source: &str,
+    src: &Source,
 ) -> Result<String, String> {
     fn of<S: Stage>(
         p: &Program<S>,
         format: Format,
         func: Option<&str>,
         stage: &str,
-        path: &str,
-        source: &str,
+        src: &Source,
     ) -> Result<String, String> {
         match format {
             Format::Text => unreachable!("the text form is StageOutput::to_text"),
             Format::Dot => dot(p, func),
             Format::Svg => svg(p, func),
-            Format::Html => html(p, func, stage, path, source),
+            Format::Html => html(p, func, stage, src),
         }
     }
     match output {
         _ if format == Format::Text => output.to_text(func),
-        StageOutput::Flow(p) => of(p, format, func, stage, path, source),
-        StageOutput::Annotated(p) => of(p, format, func, stage, path, source),
-        StageOutput::LowLevel(p) => of(p, format, func, stage, path, source),
-        StageOutput::ExceptionsExplicit(p) => of(p, format, func, stage, path, source),
+        StageOutput::Flow(p) => of(p, format, func, stage, src),
+        StageOutput::Annotated(p) => of(p, format, func, stage, src),
+        StageOutput::LowLevel(p) => of(p, format, func, stage, src),
+        StageOutput::ExceptionsExplicit(p) => of(p, format, func, stage, src),
         StageOutput::Ast(_) | StageOutput::C(_) => Err(format!(
             "the {stage} stage has no graphs to draw; --format dot, svg and html show flow, annotate, rtype, backendopt and exceptiontransform"
         )),

@@ -8,6 +8,8 @@ use rpy_ir::ast::{Dialect, Module};
 use rpy_ir::diag::{Diagnostic, Diagnostics, Pos};
 use rpy_ir::graph::{Annotated, ExceptionsExplicit, Flow, FunctionGraph, LowLevel, Program, Stage};
 use rpy_ir::text;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// The stages, in pipeline order.
@@ -108,6 +110,60 @@ impl StageOutput {
             StageOutput::LowLevel(p) => graphs(p, func),
             StageOutput::ExceptionsExplicit(p) => graphs(p, func),
             StageOutput::C(c) => Ok(c.clone()),
+        }
+    }
+}
+
+/// The folder of rpy's own `rpython` package, whose ll helpers become
+/// graphs of the program (`rpython.rtyper.rstr.ll_strconcat`).
+const PYLIB: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/pylib");
+
+/// The file a graph of the program whose main file is `main_path` was
+/// built from, when it is not the main file: a graph's name begins with
+/// its module's dotted name unless the module is the main one
+/// (`vm.machine.run` is `run` of `vm/machine.py` next to the main file;
+/// `rpython.rtyper.rstr.ll_...` a helper of rpy's `pylib`). The longest
+/// prefix of the name that is a module's file wins; a name with none
+/// (`entry_point`, `Node.method`) is the main file's (`None`). Operation
+/// positions (`SpaceOperation::pos`) are positions in this file.
+pub fn graph_source_file(main_path: &str, graph: &str) -> Option<PathBuf> {
+    let parts: Vec<&str> = graph.split('.').collect();
+    let main = Path::new(main_path);
+    let dir = main.parent().unwrap_or_else(|| Path::new(""));
+    for k in (1..parts.len()).rev() {
+        let module = parts[..k].join("/");
+        let mut candidates = vec![
+            dir.join(format!("{module}.py")),
+            dir.join(&module).join("__init__.py"),
+        ];
+        if parts[0] == "rpython" {
+            candidates.push(Path::new(PYLIB).join(format!("{module}.py")));
+        }
+        if let Some(file) = candidates.into_iter().find(|f| f.is_file()) {
+            return (file != main).then_some(file);
+        }
+    }
+    None
+}
+
+/// The text of the file graph `graph` was built from
+/// (`graph_source_file`), read once per file into `cache`; the main
+/// file's is `main`'s. `None` when that file cannot be read.
+pub fn graph_source_text<'a>(
+    main: &'a Source,
+    graph: &str,
+    cache: &'a mut HashMap<PathBuf, Option<String>>,
+) -> (String, Option<&'a str>) {
+    match graph_source_file(&main.path, graph) {
+        None => (main.path.clone(), Some(&main.text)),
+        Some(file) => {
+            let shown = file.to_string_lossy().into_owned();
+            let text = cache.entry(file).or_insert_with_key(|f| {
+                std::fs::read(f)
+                    .ok()
+                    .map(|b| String::from_utf8_lossy(&b).into_owned())
+            });
+            (shown, text.as_deref())
         }
     }
 }

@@ -103,6 +103,54 @@ fn trace_runs_in_the_interpreter_and_as_machine_code() {
 }
 
 #[test]
+fn trace_run_prints_objects_by_content_not_by_address() {
+    // Two runs on two heaps: the interpreter's and the machine code's
+    // objects have different addresses, so only their contents compare.
+    let (out, err, status) = rpy(&[
+        "trace",
+        "jit/tests/cases/heap/fresh_object_zero_store_removed.trace",
+        "--run",
+        "5",
+    ]);
+    assert_eq!(status, 0, "{err}");
+    assert!(!out.contains("0x"), "{out}");
+    let interpreter = out
+        .split("interpreter:  ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{out}"));
+    let (interpreter, machine) = interpreter
+        .split_once("machine code: ")
+        .unwrap_or_else(|| panic!("{out}"));
+    assert_eq!(interpreter, machine, "{out}");
+    // The object the trace made from its input, field by field.
+    assert_eq!(
+        machine, "finished: [#0]\n    #0 C(value=5, next=null)\n",
+        "{out}"
+    );
+}
+
+#[test]
+fn trace_run_shows_at_most_fifty_objects() {
+    let dir = scratch("trace-objects");
+    let trace = dir.join("list.trace");
+    std::fs::write(
+        &trace,
+        "struct node { value: Signed, next: Ptr(node) }\n[p0]\nfinish(p0)\n",
+    )
+    .unwrap();
+    let list = format!("{}null{}", "node(next=".repeat(80), ")".repeat(80));
+    let (out, err, status) = rpy(&["trace", path_str(&trace), "--run", &list]);
+    assert_eq!(status, 0, "{err}");
+    for engine in ["interpreter:  ", "machine code: "] {
+        let shown = out.split(engine).nth(1).unwrap_or_else(|| panic!("{out}"));
+        let shown = shown.split("machine code: ").next().unwrap();
+        assert!(shown.contains("    #49 node(value=0, next=#50)\n"), "{out}");
+        assert!(!shown.contains("#50 node"), "{out}");
+        assert!(shown.ends_with("    ... and 30 more objects\n"), "{out}");
+    }
+}
+
+#[test]
 fn trace_optimizes_and_runs_a_text_trace() {
     let (out, err, status) = rpy(&["trace", "tests/traces/sum_loop.trace"]);
     assert_eq!(status, 0, "{err}");
@@ -562,6 +610,110 @@ def target(*args):
 }
 
 #[test]
+fn interp_run_time_errors_point_at_the_source_line() {
+    // A shift by 64 is undefined in RPython; the LLInterpreter stops on
+    // it, and must say which line of the program did it, not only the
+    // low-level operation's name.
+    let dir = scratch("interp-error-line");
+    let source = dir.join("shift.py");
+    let text = "
+def shift(n):
+    return 1 >> n
+
+def entry_point(argv):
+    print(shift(len(argv) + 63))
+    return 0
+
+def target(*args):
+    return entry_point
+";
+    std::fs::write(&source, text).unwrap();
+    let (_, err, status) = rpy(&["interp", "--py3", path_str(&source)]);
+    assert_eq!(status, 1, "{err}");
+    let line = text.lines().position(|l| l.contains(">>")).unwrap() + 1;
+    let first = err.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with(&format!("{}:{line}:", path_str(&source))),
+        "{err}"
+    );
+    assert!(first.contains("int_rshift(1, 64) is undefined"), "{err}");
+    assert!(
+        err.contains(&format!(" {line} |     return 1 >> n\n")),
+        "{err}"
+    );
+    assert!(err.contains("    in shift\n"), "{err}");
+}
+
+#[test]
+fn interp_run_time_errors_in_a_module_point_at_the_modules_line() {
+    let dir = scratch("interp-error-module");
+    let module = "# bit operations
+
+def shift(n):
+    return 1 >> n
+";
+    std::fs::write(dir.join("bits.py"), module).unwrap();
+    let source = dir.join("main.py");
+    std::fs::write(
+        &source,
+        "import bits
+
+def entry_point(argv):
+    print(bits.shift(len(argv) + 63))
+    return 0
+
+def target(*args):
+    return entry_point
+",
+    )
+    .unwrap();
+    let (_, err, status) = rpy(&["interp", "--py3", path_str(&source)]);
+    assert_eq!(status, 1, "{err}");
+    let line = module.lines().position(|l| l.contains(">>")).unwrap() + 1;
+    let first = err.lines().next().unwrap_or_default();
+    let bits = dir.join("bits.py");
+    assert!(
+        first.starts_with(&format!("{}:{line}:", path_str(&bits))),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(" {line} |     return 1 >> n\n")),
+        "{err}"
+    );
+}
+
+#[test]
+fn interp_allocating_too_much_is_the_executables_memory_error() {
+    // The size comes from argv, so only the run sees it: the executable's
+    // malloc fails with a fatal MemoryError, and the LLInterpreter must
+    // end the same way instead of aborting rpy.
+    let dir = scratch("interp-memory-error");
+    let source = dir.join("grow.py");
+    std::fs::write(
+        &source,
+        "
+def entry_point(argv):
+    s = 'ab' * int(argv[1])
+    print(len(s))
+    return 0
+
+def target(*args):
+    return entry_point
+",
+    )
+    .unwrap();
+    let huge = (1u64 << 50).to_string();
+    let run = |command: &str| rpy(&[command, "--py3", path_str(&source), &huge]);
+    let executable = run("run");
+    assert_eq!(executable.2, 1, "{executable:?}");
+    assert!(executable.1.contains("MemoryError"), "{executable:?}");
+    assert_eq!(run("interp"), executable);
+    // A size that fits runs as usual.
+    let small = rpy(&["interp", "--py3", path_str(&source), "3"]);
+    assert_eq!(small, ("6\n".into(), String::new(), 0));
+}
+
+#[test]
 fn a_killed_translation_removes_its_temporary_folder() {
     use std::os::unix::fs::PermissionsExt;
     let dir = scratch("killed");
@@ -667,6 +819,63 @@ fn show_format_svg_needs_graphviz_or_says_so() {
             "{err}"
         );
     }
+}
+
+#[test]
+fn show_format_html_shows_each_graphs_lines_from_its_own_file() {
+    // bytecode_vm's graphs come from main.py, from its modules under vm/
+    // and from rpy's helpers in pylib: an operation's line must be read
+    // from the file its graph was built from, not always from main.py.
+    let (page, err, status) = rpy(&[
+        "show",
+        "--stage",
+        "rtype",
+        "--format",
+        "html",
+        "tests/programs/py3/bytecode_vm/main.py",
+    ]);
+    assert_eq!(status, 0, "{err}");
+    let unescape = |s: &str| {
+        s.replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\"")
+            .replace("&amp;", "&")
+    };
+    let lines_of = |file: &str| -> Vec<String> {
+        std::fs::read_to_string(support::root().join(file))
+            .unwrap()
+            .lines()
+            .map(|l| l.trim().to_string())
+            .collect()
+    };
+    let mut checked = 0;
+    for (graph, file) in [
+        ("entry_point", "tests/programs/py3/bytecode_vm/main.py"),
+        (
+            "vm.machine.run",
+            "tests/programs/py3/bytecode_vm/vm/machine.py",
+        ),
+        (
+            "rpython.rtyper.rstr.ll_streq__rpy_string_rpy_string",
+            "pylib/rpython/rtyper/rstr.py",
+        ),
+    ] {
+        let section = page
+            .split("<section class=\"graph\"")
+            .find(|s| s.contains(&format!("<h2>{graph}<")) || s.contains(&format!("<h2>{graph} ")))
+            .unwrap_or_else(|| panic!("no graph {graph} on the page"));
+        let lines = lines_of(file);
+        let mut shown = 0;
+        for span in section.split("<span class=\"line\" title=\"").skip(1) {
+            let (title, rest) = span.split_once("\">line ").unwrap();
+            let n: usize = rest[..rest.find('<').unwrap()].parse().unwrap();
+            assert_eq!(unescape(title), lines[n - 1], "{graph}, line {n} of {file}");
+            shown += 1;
+        }
+        assert!(shown > 0, "{graph} shows no source line");
+        checked += shown;
+    }
+    assert!(checked > 10);
 }
 
 /// A headless Chromium, where one is installed.

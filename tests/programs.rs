@@ -81,3 +81,40 @@ fn a_missing_cpython_2_7_is_reported_in_the_run_output() {
         "{stderr}"
     );
 }
+
+/// A program that grows a little at a time (a list appended to forever)
+/// gets the executable's fatal MemoryError once the process's resident
+/// memory passes the LLInterpreter's heap bound, instead of growing until
+/// the machine swaps.
+#[test]
+fn llinterpreter_bounds_a_growing_heap() {
+    let dir = std::env::temp_dir().join(format!("rpy-heap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("grow.py");
+    std::fs::write(
+        &path,
+        "
+def entry_point(argv):
+    items = []
+    while True:
+        items.append([len(items)] * 1000)
+    return 0
+
+def target(*args):
+    return entry_point
+",
+    )
+    .unwrap();
+    let src = rpy::pipeline::Source::read(path.to_str().unwrap(), None).unwrap();
+    let program = rpy::pipeline::lowlevel(&src).unwrap_or_else(|d| panic!("{d}"));
+    let resident = rpy_passes::objinterp::heap::resident_bytes().expect("Linux tells it");
+    let limit = resident + (32 << 20);
+    let mut interp = rpy_passes::llinterp::LlInterpreter::new(&program);
+    interp.set_heap_limit(limit);
+    let e = interp
+        .run_entry(&["grow".to_string()], &mut Vec::new())
+        .unwrap_err();
+    assert!(e.is_fatal(), "{e}");
+    assert_eq!(e.message, "fatal RPython error: MemoryError");
+    assert!(rpy_passes::objinterp::heap::resident_bytes().unwrap() < limit + (256 << 20));
+}

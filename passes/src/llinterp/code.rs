@@ -7,7 +7,7 @@ use super::{Items, LlValue, ObjRef, Object};
 use rpy_ir::graph::{Arg, Constant, FunctionGraph, LowLevelStage, PrebuiltObject, Program};
 use rpy_ir::llops::{self, Signature};
 use rpy_ir::lltype::{self, ContainerType, LowLevelType, TypeTable};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -32,6 +32,12 @@ pub(crate) struct Types {
     pub strlist_length: Option<usize>,
     pub strlist_items: Option<usize>,
     pub strarray_ty: u32,
+    /// The bound on the run's memory (`objinterp::heap`): an allocation
+    /// that would pass it, or resident memory above it, is a fatal
+    /// MemoryError, as the executable's malloc failing is.
+    pub heap_limit: u64,
+    /// Bytes allocated since the resident memory was last read.
+    pub allocated: Cell<u64>,
 }
 
 pub(crate) fn zero(t: &LowLevelType) -> LlValue {
@@ -97,6 +103,8 @@ impl Types {
             strarray_ty: ids[&array_name],
             list,
             ids,
+            heap_limit: crate::objinterp::heap::DEFAULT_HEAP_LIMIT,
+            allocated: Cell::new(0),
         }
     }
 
@@ -286,6 +294,8 @@ pub(crate) struct Op {
     pub args: Vec<Operand>,
     pub result: u32,
     pub opname: String,
+    /// The source position of the operation, for run-time errors.
+    pub pos: Option<rpy_ir::diag::Pos>,
 }
 
 pub(crate) struct CLink {
@@ -643,6 +653,7 @@ impl<S: LowLevelStage> Builder<'_, S> {
             args,
             result: op.result.0,
             opname: op.opname.clone(),
+            pos: op.pos,
         }
     }
 

@@ -40,6 +40,7 @@ pub(crate) fn run(
         kind: LlErrorKind::Internal,
         traceback: vec![g.name.clone()],
         op: None,
+        pos: None,
     };
     if let Some(e) = code.static_errors.first() {
         return Err(internal(e.clone()));
@@ -68,14 +69,15 @@ pub(crate) fn run(
             .map(|f| code.graphs[f.graph as usize].name.clone())
             .collect();
         // Where it stopped: an operation, or the exit of a block.
-        let (op, place) = frames.last().map_or((None, String::new()), |f| {
+        let (op, pos, place) = frames.last().map_or((None, None, String::new()), |f| {
             let block = &code.graphs[f.graph as usize].blocks[f.block as usize];
             match block.ops.get(f.pc as usize) {
                 Some(op) => (
                     Some(op.opname.clone()),
+                    op.pos.filter(|p| p.line > 0),
                     format!(" (block {}, operation {})", f.block, op.opname),
                 ),
-                None => (None, format!(" (block {}, exit)", f.block)),
+                None => (None, None, format!(" (block {}, exit)", f.block)),
             }
         });
         let (kind, message) = match fail {
@@ -88,6 +90,7 @@ pub(crate) fn run(
             kind,
             traceback,
             op,
+            pos,
         }
     })
 }
@@ -219,6 +222,41 @@ fn execute(
         }
         follow(frame, g, link, &mut scratch);
     }
+}
+
+/// The executable's stderr line when its memory runs out.
+const MEMORY_ERROR: &str = "fatal RPython error: MemoryError";
+
+/// How many bytes may be allocated between two reads of the resident
+/// memory: a read is a file read, too slow for every allocation.
+const CHECK_AFTER_BYTES: u64 = 16 << 20;
+
+/// A new object of type `ty` with `n` items, within the heap's bound
+/// (`Types::heap_limit`): an allocation larger than the bound is refused
+/// before it is made, and the process's resident memory is read every
+/// `CHECK_AFTER_BYTES` allocated, which catches a program that grows a
+/// little at a time. Either is the executable's fatal MemoryError.
+fn allocate(types: &Types, ty: u32, n: u64) -> Result<ObjRef, Fail> {
+    let item_bytes = match &types.list[ty as usize].item {
+        None => 0,
+        Some(LowLevelType::Char) => 1,
+        Some(_) => std::mem::size_of::<LlValue>() as u64,
+    };
+    let bytes = n
+        .checked_mul(item_bytes)
+        .and_then(|b| b.checked_add(64))
+        .filter(|&b| b <= types.heap_limit)
+        .ok_or_else(|| Fail::Fatal(MEMORY_ERROR.into()))?;
+    let since = types.allocated.get() + bytes;
+    if since >= CHECK_AFTER_BYTES {
+        types.allocated.set(0);
+        if crate::objinterp::heap::resident_bytes().is_some_and(|used| used > types.heap_limit) {
+            return Err(Fail::Fatal(MEMORY_ERROR.into()));
+        }
+    } else {
+        types.allocated.set(since);
+    }
+    Ok(types.malloc(ty, n as usize))
 }
 
 /// Pops the top frame, keeping its slot vector for reuse.
@@ -545,9 +583,9 @@ fn exec_op(
             LlValue::Bool(Cmp::apply(*c, char_arg(op, arg(0))?, char_arg(op, arg(1))?))
         }
         OpKind::SameAs => arg(0).clone(),
-        OpKind::Malloc(ty) => LlValue::Ptr(Some(types.malloc(*ty, 0))),
+        OpKind::Malloc(ty) => LlValue::Ptr(Some(allocate(types, *ty, 0)?)),
         OpKind::MallocVarsize(ty) => match arg(0) {
-            LlValue::Signed(n) if *n >= 0 => LlValue::Ptr(Some(types.malloc(*ty, *n as usize))),
+            LlValue::Signed(n) if *n >= 0 => LlValue::Ptr(Some(allocate(types, *ty, *n as u64)?)),
             LlValue::Signed(n) => {
                 return Err(Fail::Internal(format!(
                     "malloc_varsize with the negative length {n}"

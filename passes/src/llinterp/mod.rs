@@ -188,6 +188,9 @@ pub struct LlError {
     pub traceback: Vec<String>,
     /// The operation that failed (`None` when following a block's exit).
     pub op: Option<String>,
+    /// Where in the program's source the failed operation came from, when
+    /// the graphs say (`SpaceOperation::pos`).
+    pub pos: Option<rpy_ir::diag::Pos>,
 }
 
 impl LlError {
@@ -231,6 +234,14 @@ impl<'p, S: LowLevelStage> LlInterpreter<'p, S> {
         self.program
     }
 
+    /// Sets the bound on the memory a run may use, in bytes (default
+    /// `objinterp::heap::DEFAULT_HEAP_LIMIT`): an allocation that would pass
+    /// it, or resident memory above it, ends the run with the executable's
+    /// fatal MemoryError.
+    pub fn set_heap_limit(&mut self, bytes: u64) {
+        self.code.types.heap_limit = bytes;
+    }
+
     /// Sets the limit on nested calls (default `DEFAULT_MAX_DEPTH`).
     pub fn set_max_depth(&mut self, depth: usize) {
         self.max_depth = depth;
@@ -256,6 +267,7 @@ impl<'p, S: LowLevelStage> LlInterpreter<'p, S> {
                 kind: LlErrorKind::Internal,
                 traceback: vec![entry],
                 op: None,
+                pos: None,
             }),
         }
     }
@@ -274,6 +286,7 @@ impl<'p, S: LowLevelStage> LlInterpreter<'p, S> {
                 kind: LlErrorKind::Internal,
                 traceback: vec![],
                 op: None,
+                pos: None,
             });
         };
         exec::run(&self.code, index, args, out, self.max_depth)
