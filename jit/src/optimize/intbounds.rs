@@ -121,8 +121,9 @@ const BACKWARD_DEPTH: u32 = 4;
 /// replaced by that constant from here on. What the new bound says of the
 /// operands of the operation defining `v` is learnt too (PyPy's backward
 /// propagation): when an addition or subtraction cannot have wrapped,
-/// `x + y = r` puts `x` in `r - y`; of `x & C`, `x | C` and `x ^ C`, the
-/// result's known bits give `x`'s where `C` lets them through.
+/// `x + y = r` puts `x` in `r - y`; of `x & y`, `x | y` and `x ^ y`, the
+/// result's known bits give each operand's where the other's known bits
+/// let them through (`x & y == -1` makes both -1, `x | y == 0` both 0).
 fn narrow(sh: &mut Shared, checked: &Checked, v: Value, b: IntBound) {
     narrow_depth(sh, checked, v, b, BACKWARD_DEPTH);
 }
@@ -158,23 +159,16 @@ fn propagate_backward(sh: &mut Shared, checked: &Checked, v: Value, r: IntBound,
     };
     let (bx, by) = (sh.bound(x), sh.bound(y));
     if matches!(name, "int_and" | "int_or" | "int_xor") {
-        // with a constant on one side, the other's bits where the constant
-        // lets them through are the result's
-        let (other, mask) = match (by.get_constant(), bx.get_constant()) {
-            (Some(c), _) => (x, c as u64),
-            (None, Some(c)) => (y, c as u64),
-            _ => return,
-        };
-        let (zeros, ones) = match name {
-            "int_and" => (r.zeros & mask, r.ones & mask),
-            "int_or" => (r.zeros & !mask, r.ones & !mask),
-            _ => (
-                (r.zeros & !mask) | (r.ones & mask),
-                (r.ones & !mask) | (r.zeros & mask),
-            ),
-        };
-        if let Some(bits) = IntBound::bits(zeros, ones) {
-            narrow_depth(sh, checked, other, bits, depth);
+        // each operand's bits that the result and the other operand's
+        // known bits decide (a constant operand knows all of its bits)
+        for (target, other) in [(x, by), (y, bx)] {
+            if sh.bound(target).get_constant().is_some() {
+                continue;
+            }
+            let (zeros, ones) = bits_of_operand(name, &r, &other);
+            if let Some(bits) = IntBound::bits(zeros, ones) {
+                narrow_depth(sh, checked, target, bits, depth);
+            }
         }
         return;
     }
@@ -198,6 +192,20 @@ fn propagate_backward(sh: &mut Shared, checked: &Checked, v: Value, r: IntBound,
     };
     narrow_depth(sh, checked, x, for_x, depth);
     narrow_depth(sh, checked, y, for_y, depth);
+}
+
+/// The known (zeros, ones) of an operand of the bitwise `name` whose
+/// result has the bits of `r` and whose other operand those of `other`:
+/// of `x & o = r`, a one of `r` is a one of `x`, and a zero of `r` where
+/// `o` has a one is a zero of `x`; `|` the same with zeros and ones
+/// swapped; of `x ^ o = r`, `x`'s bit is known where `r`'s and `o`'s are.
+fn bits_of_operand(name: &str, r: &IntBound, other: &IntBound) -> (u64, u64) {
+    let (rz, ro, oz, oo) = (r.zeros, r.ones, other.zeros, other.ones);
+    match name {
+        "int_and" => (rz & oo, ro),
+        "int_or" => (rz, ro & oz),
+        _ => ((rz & oz) | (ro & oo), (ro & oz) | (rz & oo)),
+    }
 }
 
 /// Every non-negative word.
