@@ -213,7 +213,12 @@ fn nonneg() -> IntBound {
     IntBound::range(0, i64::MAX)
 }
 
-/// Whether `op` multiplies a value by itself.
+/// Every even word.
+fn even() -> IntBound {
+    IntBound::bits(1, 0).unwrap_or_else(IntBound::unbounded)
+}
+
+/// Whether `op` applies to a value twice (`x * x`, `x + x`).
 fn is_square(op: &Op, sh: &Shared) -> bool {
     matches!(&op.args[..], [x, y] if sh.resolve(*x) == sh.resolve(*y))
 }
@@ -270,6 +275,9 @@ impl Optimization for OptIntBounds {
                         let mut result = IntBound::saturating(name, &a, &b);
                         if name == "int_mul_ovf" && is_square(&op, sh) {
                             result = result.intersect(&nonneg()).unwrap_or(result);
+                        }
+                        if name == "int_add_ovf" && is_square(&op, sh) {
+                            result = result.intersect(&even()).unwrap_or(result);
                         }
                         self.last_ovf = Some((Value::Box(r), result));
                     }
@@ -409,6 +417,10 @@ impl Optimization for OptIntBounds {
                     if is_identity(name, sh.bound(*x)) {
                         return sh.make_equal(r, *x);
                     }
+                }
+                if name == "int_add" && is_square(&op, sh) {
+                    // x + x is even, wrapped or not
+                    rb = rb.and_then(|r| r.intersect(&even()));
                 }
                 if name == "int_mul" && is_square(&op, sh) {
                     let (a, b) = (sh.bound(op.args[0]), sh.bound(op.args[1]));
