@@ -213,6 +213,22 @@ fn nonneg() -> IntBound {
     IntBound::range(0, i64::MAX)
 }
 
+/// Whether `name` accesses an item of a GC array (or string) at its
+/// second argument, checked against the bounds.
+fn indexes_gc_array(name: &str) -> bool {
+    matches!(
+        name,
+        "getarrayitem_gc_i"
+            | "getarrayitem_gc_f"
+            | "getarrayitem_gc_r"
+            | "setarrayitem_gc"
+            | "strgetitem"
+            | "strsetitem"
+            | "unicodegetitem"
+            | "unicodesetitem"
+    )
+}
+
 /// Every even word.
 fn even() -> IntBound {
     IntBound::bits(1, 0).unwrap_or_else(IntBound::unbounded)
@@ -265,7 +281,8 @@ impl Optimization for OptIntBounds {
                 let (a, b) = (sh.bound(op.args[0]), sh.bound(op.args[1]));
                 let may = match name {
                     "int_add_ovf" => a.add_may_overflow(&b),
-                    "int_sub_ovf" => a.sub_may_overflow(&b),
+                    // x - x is 0, never an overflow
+                    "int_sub_ovf" => a.sub_may_overflow(&b) && !is_square(&op, sh),
                     _ => a.mul_may_overflow(&b),
                 };
                 self.last_ovf = None;
@@ -437,7 +454,13 @@ impl Optimization for OptIntBounds {
                         sh.narrow(Value::Box(r), b);
                     }
                 }
+                let index = indexes_gc_array(name).then(|| op.args[1]);
                 next.emit(op, sh);
+                if let Some(i) = index {
+                    // an access out of bounds is undefined: one that
+                    // happened had an index of at least 0
+                    narrow(sh, &self.checked, i, nonneg());
+                }
             }
         }
     }
