@@ -123,7 +123,9 @@ const BACKWARD_DEPTH: u32 = 4;
 /// propagation): when an addition or subtraction cannot have wrapped,
 /// `x + y = r` puts `x` in `r - y`; of `x & y`, `x | y` and `x ^ y`, the
 /// result's known bits give each operand's where the other's known bits
-/// let them through (`x & y == -1` makes both -1, `x | y == 0` both 0).
+/// let them through (`x & y == -1` makes both -1, `x | y == 0` both 0);
+/// `-x` and `~x` give `x` back by the same operation, `x * C` that did
+/// not wrap puts `x` in `r / C`.
 fn narrow(sh: &mut Shared, checked: &Checked, v: Value, b: IntBound) {
     narrow_depth(sh, checked, v, b, BACKWARD_DEPTH);
 }
@@ -154,6 +156,14 @@ fn narrow_depth(sh: &mut Shared, checked: &Checked, v: Value, b: IntBound, depth
 /// whose operand bounds rule wrapping out.
 fn propagate_backward(sh: &mut Shared, checked: &Checked, v: Value, r: IntBound, depth: u32) {
     let Some(def) = sh.def_of(v) else { return };
+    if let ("int_neg" | "int_invert", &[x]) = (def.name(), &def.args[..]) {
+        // both are their own inverse on words (a bijection, MIN included):
+        // x is the same operation of r
+        if let Some(b) = transfer(def.name(), &[r]) {
+            narrow_depth(sh, checked, x, b, depth);
+        }
+        return;
+    }
     let (name, &[x, y]) = (def.name(), &def.args[..]) else {
         return;
     };
@@ -178,9 +188,23 @@ fn propagate_backward(sh: &mut Shared, checked: &Checked, v: Value, r: IntBound,
         "int_add_ovf" | "int_sub_ovf" => v.as_box().is_some_and(|b| checked.contains(&b)),
         "int_add" => !bx.add_may_overflow(&by),
         "int_sub" => !bx.sub_may_overflow(&by),
+        "int_mul_ovf" => v.as_box().is_some_and(|b| checked.contains(&b)),
+        "int_mul" => !bx.mul_may_overflow(&by),
         _ => false,
     };
     if !exact {
+        return;
+    }
+    if name.starts_with("int_mul") {
+        // by a constant c: x * c in r puts x in r / c, rounded inwards
+        let (target, c) = match (by.get_constant(), bx.get_constant()) {
+            (Some(c), None) => (x, c),
+            (None, Some(c)) => (y, c),
+            _ => return,
+        };
+        if let Some(b) = divide_range(&r, c) {
+            narrow_depth(sh, checked, target, b, depth);
+        }
         return;
     }
     // r - y, r + y and x - r cannot wrap in these cases unless bounds are at
@@ -192,6 +216,31 @@ fn propagate_backward(sh: &mut Shared, checked: &Checked, v: Value, r: IntBound,
     };
     narrow_depth(sh, checked, x, for_x, depth);
     narrow_depth(sh, checked, y, for_y, depth);
+}
+
+/// The integers `x` with `x * c` (computed exactly) in `r`; `None` for
+/// `c == 0` (any `x`, when `r` holds 0).
+fn divide_range(r: &IntBound, c: i64) -> Option<IntBound> {
+    fn floor_div(a: i128, b: i128) -> i128 {
+        let q = a / b;
+        if a % b != 0 && ((a < 0) != (b < 0)) {
+            q - 1
+        } else {
+            q
+        }
+    }
+    let ceil_div = |a: i128, b: i128| -floor_div(-a, b);
+    if c == 0 {
+        return None;
+    }
+    let (lo, hi, c) = (r.lo as i128, r.hi as i128, c as i128);
+    let (lo, hi) = if c > 0 {
+        (ceil_div(lo, c), floor_div(hi, c))
+    } else {
+        (ceil_div(hi, c), floor_div(lo, c))
+    };
+    let clamp = |v: i128| v.clamp(i64::MIN as i128, i64::MAX as i128) as i64;
+    (lo <= hi).then(|| IntBound::range(clamp(lo), clamp(hi)))
 }
 
 /// The known (zeros, ones) of an operand of the bitwise `name` whose
