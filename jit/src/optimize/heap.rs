@@ -54,6 +54,9 @@ pub struct OptHeap {
     fields: WordMap<FieldKey, WordMap<Value, Value>>,
     /// field -> the word store to that field not emitted yet
     lazy_stores: WordMap<FieldKey, Op>,
+    /// (array descr, constant index) -> the word store to that item not
+    /// emitted yet
+    lazy_items: WordMap<(DescrId, i64), Op>,
     /// array descr -> (array, index) -> value; the index a constant or a box
     items: WordMap<DescrId, WordMap<(Value, Value), Value>>,
     /// array -> length (lengths never change)
@@ -186,6 +189,61 @@ impl OptHeap {
         for (_, op) in self.take_lazy_stores() {
             self.emit_store(op, sh, next);
         }
+        self.emit_lazy_items(sh, next);
+    }
+
+    /// Emits every delayed item store, in (descr, index) order.
+    fn emit_lazy_items(&mut self, sh: &mut Shared, next: &mut Next) {
+        if self.lazy_items.is_empty() {
+            return;
+        }
+        let mut stores: Vec<((DescrId, i64), Op)> = self.lazy_items.drain().collect();
+        stores.sort_by_key(|(at, _)| *at);
+        for (_, op) in stores {
+            next.emit(op, sh);
+        }
+    }
+
+    /// Emits the delayed item stores an access to item `index` of `array`
+    /// (of array descr `d`) could meet.
+    fn emit_lazy_items_met_by(
+        &mut self,
+        d: DescrId,
+        array: Value,
+        index: Value,
+        sh: &mut Shared,
+        next: &mut Next,
+    ) {
+        let mut met: Vec<(DescrId, i64)> = self
+            .lazy_items
+            .iter()
+            .filter(|((e, j), st)| {
+                *e == d
+                    && !sh.never_same_array(&self.lengths, sh.resolve(st.args[0]), array)
+                    && !sh.never_equal(Value::Int(*j), index)
+            })
+            .map(|(at, _)| *at)
+            .collect();
+        met.sort();
+        for at in met {
+            if let Some(op) = self.lazy_items.remove(&at) {
+                next.emit(op, sh);
+            }
+        }
+    }
+
+    /// Whether `a` and `b` are certainly different objects: the pointer
+    /// facts say so, or a field of both holds values known to differ
+    /// (`p.value == 1` and `q.value == 2`: PyPy's aliasing by content).
+    fn never_same_object(&self, a: Value, b: Value, sh: &Shared) -> bool {
+        if sh.never_alias(a, b) {
+            return true;
+        }
+        a != b
+            && self.fields.values().any(|m| {
+                matches!((m.get(&a), m.get(&b)),
+                    (Some(x), Some(y)) if sh.kind(*x) == Kind::Int && sh.never_equal(*x, *y))
+            })
     }
 
     /// Emits the delayed stores a read of `size` bytes of `field` through
@@ -201,7 +259,9 @@ impl OptHeap {
         let seen: Vec<FieldKey> = self
             .lazy_stores
             .iter()
-            .filter(|(o, st)| o.overlaps(8, field, size) && !sh.never_alias(st.args[0], p))
+            .filter(|(o, st)| {
+                o.overlaps(8, field, size) && !self.never_same_object(sh.resolve(st.args[0]), p, sh)
+            })
             .map(|(o, _)| *o)
             .collect();
         for o in seen {
@@ -214,9 +274,19 @@ impl OptHeap {
     /// Forgets the fields a store of `size` bytes into `field` through `p`
     /// may change: those of every object that may be `p`.
     fn invalidate_fields(&mut self, p: Value, field: FieldKey, size: usize, sh: &Shared) {
-        for (o, m) in self.fields.iter_mut() {
+        let mut changed: Vec<(FieldKey, Value)> = Vec::new();
+        for (o, m) in self.fields.iter() {
             if o.overlaps(8, field, size) {
-                m.retain(|q, _| sh.never_alias(*q, p));
+                changed.extend(
+                    m.keys()
+                        .filter(|q| !self.never_same_object(**q, p, sh))
+                        .map(|q| (*o, *q)),
+                );
+            }
+        }
+        for (o, q) in changed {
+            if let Some(m) = self.fields.get_mut(&o) {
+                m.remove(&q);
             }
         }
     }
@@ -415,6 +485,7 @@ impl Optimization for OptHeap {
                     sh.make_equal(r, *v);
                     return;
                 }
+                self.emit_lazy_items_met_by(d, p, i, sh, next);
                 self.items
                     .entry(d)
                     .or_default()
@@ -440,8 +511,27 @@ impl Optimization for OptHeap {
                     m.insert((p, i), v);
                 }
                 self.items.insert(d, m);
-                next.emit(op, sh);
                 self.learn_length_above(p, i, sh);
+                match i {
+                    // a word store at a constant index waits, as a field's
+                    Value::Int(c) if *item_size == 8 => {
+                        match self.lazy_items.get(&(d, c)) {
+                            // the same item of the same array: replaced
+                            Some(st) if sh.resolve(st.args[0]) == p => {}
+                            Some(_) => {
+                                if let Some(earlier) = self.lazy_items.remove(&(d, c)) {
+                                    next.emit(earlier, sh);
+                                }
+                            }
+                            None => {}
+                        }
+                        self.lazy_items.insert((d, c), op);
+                    }
+                    _ => {
+                        self.emit_lazy_items_met_by(d, p, i, sh, next);
+                        next.emit(op, sh);
+                    }
+                }
             }
             ("arraylen_gc", _) => {
                 let p = sh.resolve(op.args[0]);
@@ -496,9 +586,13 @@ impl Optimization for OptHeap {
                 // do the stores of virtuals)
                 let mut op = op;
                 if info.guard {
+                    self.emit_lazy_items(sh, next);
                     self.before_guard(&mut op, sh, next);
                 } else if writes || effect || name.starts_with("get") && name.contains("_raw") {
                     self.emit_lazy_stores(sh, next);
+                } else if crate::trace::array_equivalent(name).is_some() {
+                    // a string operation reads an array
+                    self.emit_lazy_items(sh, next);
                 }
                 if writes || (effect && !info.guard && name != "jump" && name != "finish") {
                     self.clear();

@@ -121,8 +121,11 @@ const BACKWARD_DEPTH: u32 = 4;
 /// replaced by that constant from here on. What the new bound says of the
 /// operands of the operation defining `v` is learnt too (PyPy's backward
 /// propagation): when an addition or subtraction cannot have wrapped,
-/// `x + y = r` puts `x` in `r - y`; of `x & C`, `x | C` and `x ^ C`, the
-/// result's known bits give `x`'s where `C` lets them through.
+/// `x + y = r` puts `x` in `r - y`; of `x & y`, `x | y` and `x ^ y`, the
+/// result's known bits give each operand's where the other's known bits
+/// let them through (`x & y == -1` makes both -1, `x | y == 0` both 0);
+/// `-x` and `~x` give `x` back by the same operation, `x * C` that did
+/// not wrap puts `x` in `r / C`.
 fn narrow(sh: &mut Shared, checked: &Checked, v: Value, b: IntBound) {
     narrow_depth(sh, checked, v, b, BACKWARD_DEPTH);
 }
@@ -153,28 +156,29 @@ fn narrow_depth(sh: &mut Shared, checked: &Checked, v: Value, b: IntBound, depth
 /// whose operand bounds rule wrapping out.
 fn propagate_backward(sh: &mut Shared, checked: &Checked, v: Value, r: IntBound, depth: u32) {
     let Some(def) = sh.def_of(v) else { return };
+    if let ("int_neg" | "int_invert", &[x]) = (def.name(), &def.args[..]) {
+        // both are their own inverse on words (a bijection, MIN included):
+        // x is the same operation of r
+        if let Some(b) = transfer(def.name(), &[r]) {
+            narrow_depth(sh, checked, x, b, depth);
+        }
+        return;
+    }
     let (name, &[x, y]) = (def.name(), &def.args[..]) else {
         return;
     };
     let (bx, by) = (sh.bound(x), sh.bound(y));
     if matches!(name, "int_and" | "int_or" | "int_xor") {
-        // with a constant on one side, the other's bits where the constant
-        // lets them through are the result's
-        let (other, mask) = match (by.get_constant(), bx.get_constant()) {
-            (Some(c), _) => (x, c as u64),
-            (None, Some(c)) => (y, c as u64),
-            _ => return,
-        };
-        let (zeros, ones) = match name {
-            "int_and" => (r.zeros & mask, r.ones & mask),
-            "int_or" => (r.zeros & !mask, r.ones & !mask),
-            _ => (
-                (r.zeros & !mask) | (r.ones & mask),
-                (r.ones & !mask) | (r.zeros & mask),
-            ),
-        };
-        if let Some(bits) = IntBound::bits(zeros, ones) {
-            narrow_depth(sh, checked, other, bits, depth);
+        // each operand's bits that the result and the other operand's
+        // known bits decide (a constant operand knows all of its bits)
+        for (target, other) in [(x, by), (y, bx)] {
+            if sh.bound(target).get_constant().is_some() {
+                continue;
+            }
+            let (zeros, ones) = bits_of_operand(name, &r, &other);
+            if let Some(bits) = IntBound::bits(zeros, ones) {
+                narrow_depth(sh, checked, target, bits, depth);
+            }
         }
         return;
     }
@@ -184,9 +188,23 @@ fn propagate_backward(sh: &mut Shared, checked: &Checked, v: Value, r: IntBound,
         "int_add_ovf" | "int_sub_ovf" => v.as_box().is_some_and(|b| checked.contains(&b)),
         "int_add" => !bx.add_may_overflow(&by),
         "int_sub" => !bx.sub_may_overflow(&by),
+        "int_mul_ovf" => v.as_box().is_some_and(|b| checked.contains(&b)),
+        "int_mul" => !bx.mul_may_overflow(&by),
         _ => false,
     };
     if !exact {
+        return;
+    }
+    if name.starts_with("int_mul") {
+        // by a constant c: x * c in r puts x in r / c, rounded inwards
+        let (target, c) = match (by.get_constant(), bx.get_constant()) {
+            (Some(c), None) => (x, c),
+            (None, Some(c)) => (y, c),
+            _ => return,
+        };
+        if let Some(b) = divide_range(&r, c) {
+            narrow_depth(sh, checked, target, b, depth);
+        }
         return;
     }
     // r - y, r + y and x - r cannot wrap in these cases unless bounds are at
@@ -200,12 +218,72 @@ fn propagate_backward(sh: &mut Shared, checked: &Checked, v: Value, r: IntBound,
     narrow_depth(sh, checked, y, for_y, depth);
 }
 
+/// The integers `x` with `x * c` (computed exactly) in `r`; `None` for
+/// `c == 0` (any `x`, when `r` holds 0).
+fn divide_range(r: &IntBound, c: i64) -> Option<IntBound> {
+    fn floor_div(a: i128, b: i128) -> i128 {
+        let q = a / b;
+        if a % b != 0 && ((a < 0) != (b < 0)) {
+            q - 1
+        } else {
+            q
+        }
+    }
+    let ceil_div = |a: i128, b: i128| -floor_div(-a, b);
+    if c == 0 {
+        return None;
+    }
+    let (lo, hi, c) = (r.lo as i128, r.hi as i128, c as i128);
+    let (lo, hi) = if c > 0 {
+        (ceil_div(lo, c), floor_div(hi, c))
+    } else {
+        (ceil_div(hi, c), floor_div(lo, c))
+    };
+    let clamp = |v: i128| v.clamp(i64::MIN as i128, i64::MAX as i128) as i64;
+    (lo <= hi).then(|| IntBound::range(clamp(lo), clamp(hi)))
+}
+
+/// The known (zeros, ones) of an operand of the bitwise `name` whose
+/// result has the bits of `r` and whose other operand those of `other`:
+/// of `x & o = r`, a one of `r` is a one of `x`, and a zero of `r` where
+/// `o` has a one is a zero of `x`; `|` the same with zeros and ones
+/// swapped; of `x ^ o = r`, `x`'s bit is known where `r`'s and `o`'s are.
+fn bits_of_operand(name: &str, r: &IntBound, other: &IntBound) -> (u64, u64) {
+    let (rz, ro, oz, oo) = (r.zeros, r.ones, other.zeros, other.ones);
+    match name {
+        "int_and" => (rz & oo, ro),
+        "int_or" => (rz, ro & oz),
+        _ => ((rz & oz) | (ro & oo), (ro & oz) | (rz & oo)),
+    }
+}
+
 /// Every non-negative word.
 fn nonneg() -> IntBound {
     IntBound::range(0, i64::MAX)
 }
 
-/// Whether `op` multiplies a value by itself.
+/// Whether `name` accesses an item of a GC array (or string) at its
+/// second argument, checked against the bounds.
+fn indexes_gc_array(name: &str) -> bool {
+    matches!(
+        name,
+        "getarrayitem_gc_i"
+            | "getarrayitem_gc_f"
+            | "getarrayitem_gc_r"
+            | "setarrayitem_gc"
+            | "strgetitem"
+            | "strsetitem"
+            | "unicodegetitem"
+            | "unicodesetitem"
+    )
+}
+
+/// Every even word.
+fn even() -> IntBound {
+    IntBound::bits(1, 0).unwrap_or_else(IntBound::unbounded)
+}
+
+/// Whether `op` applies to a value twice (`x * x`, `x + x`).
 fn is_square(op: &Op, sh: &Shared) -> bool {
     matches!(&op.args[..], [x, y] if sh.resolve(*x) == sh.resolve(*y))
 }
@@ -252,7 +330,8 @@ impl Optimization for OptIntBounds {
                 let (a, b) = (sh.bound(op.args[0]), sh.bound(op.args[1]));
                 let may = match name {
                     "int_add_ovf" => a.add_may_overflow(&b),
-                    "int_sub_ovf" => a.sub_may_overflow(&b),
+                    // x - x is 0, never an overflow
+                    "int_sub_ovf" => a.sub_may_overflow(&b) && !is_square(&op, sh),
                     _ => a.mul_may_overflow(&b),
                 };
                 self.last_ovf = None;
@@ -262,6 +341,9 @@ impl Optimization for OptIntBounds {
                         let mut result = IntBound::saturating(name, &a, &b);
                         if name == "int_mul_ovf" && is_square(&op, sh) {
                             result = result.intersect(&nonneg()).unwrap_or(result);
+                        }
+                        if name == "int_add_ovf" && is_square(&op, sh) {
+                            result = result.intersect(&even()).unwrap_or(result);
                         }
                         self.last_ovf = Some((Value::Box(r), result));
                     }
@@ -402,6 +484,10 @@ impl Optimization for OptIntBounds {
                         return sh.make_equal(r, *x);
                     }
                 }
+                if name == "int_add" && is_square(&op, sh) {
+                    // x + x is even, wrapped or not
+                    rb = rb.and_then(|r| r.intersect(&even()));
+                }
                 if name == "int_mul" && is_square(&op, sh) {
                     let (a, b) = (sh.bound(op.args[0]), sh.bound(op.args[1]));
                     if !a.mul_may_overflow(&b) {
@@ -417,7 +503,13 @@ impl Optimization for OptIntBounds {
                         sh.narrow(Value::Box(r), b);
                     }
                 }
+                let index = indexes_gc_array(name).then(|| op.args[1]);
                 next.emit(op, sh);
+                if let Some(i) = index {
+                    // an access out of bounds is undefined: one that
+                    // happened had an index of at least 0
+                    narrow(sh, &self.checked, i, nonneg());
+                }
             }
         }
     }

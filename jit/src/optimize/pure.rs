@@ -308,6 +308,12 @@ impl OptPure {
         let Some(r) = op.result else {
             return next.emit(op, sh);
         };
+        if let Some(v) = fold_call_pure(&op, sh) {
+            // computed now, as PyPy takes a pure call's constant result
+            sh.make_equal(r, v);
+            self.drop_guard = Some("guard_no_exception");
+            return;
+        }
         if let Some(v) = self.recall(sh, op.opcode, &op.args, op.descr) {
             sh.make_equal(r, v);
             self.drop_guard = Some("guard_no_overflow");
@@ -402,6 +408,12 @@ impl Optimization for OptPure {
             sh.make_equal(r, Value::Int(c));
             return;
         }
+        if let Some(v) = fold_call_pure(&op, sh) {
+            // computed now, as PyPy takes a pure call's constant result
+            sh.make_equal(r, v);
+            self.drop_guard = Some("guard_no_exception");
+            return;
+        }
         if let Some(v) = self.recall(sh, op.opcode, &op.args, op.descr) {
             sh.make_equal(r, v);
             if op.name().starts_with("call_pure") {
@@ -416,5 +428,35 @@ impl Optimization for OptPure {
         if sh.trace.ops.last().is_some_and(|o| o.result == Some(r)) {
             self.memo.insert(&sh.trace.ops, at, sh.input_boxes());
         }
+    }
+}
+
+/// The result of `call_pure_i`/`call_pure_f` of constant arguments, when
+/// the function is a registry function of numbers (it touches no memory):
+/// called here, once.
+fn fold_call_pure(op: &Op, sh: &Shared) -> Option<Value> {
+    let name = op.name();
+    if name != "call_pure_i" && name != "call_pure_f" {
+        return None;
+    }
+    let crate::trace::DescrData::Call { func } = &sh.trace.header.descrs[op.descr?].data else {
+        return None;
+    };
+    if func.with_heap.is_some() || func.args.len() != op.args.len() {
+        return None;
+    }
+    let mut args = Vec::with_capacity(op.args.len());
+    for (a, kind) in op.args.iter().zip(func.args) {
+        args.push(match (sh.resolve(*a), kind) {
+            (Value::Int(c), crate::trace::Kind::Int) => c as u64,
+            (Value::Float(bits), crate::trace::Kind::Float) => bits,
+            _ => return None,
+        });
+    }
+    let bits = crate::calls::call(func, &mut crate::interp::Heap::default(), &args)?;
+    match func.result {
+        crate::trace::Kind::Int => Some(Value::Int(bits as i64)),
+        crate::trace::Kind::Float => Some(Value::Float(bits)),
+        _ => None,
     }
 }

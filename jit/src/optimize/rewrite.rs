@@ -29,6 +29,9 @@ impl CompiledPat {
             Pat::Var(i) => CompiledPat::Var(*i),
             Pat::Int(c) => CompiledPat::Int(*c),
             Pat::Bool(b) => CompiledPat::Int(*b as i64),
+            // a trace's truth values are its integers 0 and 1: the cast is
+            // its operand (a `Bool` variable binds only a value bound 0..1)
+            Pat::Op(name, args) if *name == "cast_bool_to_int" => CompiledPat::of(args.first()?)?,
             Pat::Op(name, args) => CompiledPat::Op(
                 opcode(trace_name(name))?,
                 args.iter().map(CompiledPat::of).collect::<Option<_>>()?,
@@ -65,6 +68,7 @@ fn rules_for(code: Opcode) -> &'static [CompiledRule] {
 /// Whether every operation of a rule's result has a trace opcode.
 fn expressible(r: &Res) -> bool {
     match r {
+        Res::Op(name, args) if *name == "cast_bool_to_int" => args.iter().all(expressible),
         Res::Op(name, args) => opcode(trace_name(name)).is_some() && args.iter().all(expressible),
         _ => true,
     }
@@ -76,6 +80,39 @@ fn trace_name(rule_op: &str) -> &str {
         "bool_not" => "int_is_zero",
         n => n,
     }
+}
+
+/// Whether `v` is 0 or 1: by its bound (with `intbounds` before), or by
+/// being the result of a comparison or truth test (without it).
+fn is_truth_value(sh: &Shared, v: Value) -> bool {
+    sh.bound(v).is_bool()
+        || sh.def_of(v).is_some_and(|d| {
+            matches!(
+                d.name(),
+                "int_lt"
+                    | "int_le"
+                    | "int_eq"
+                    | "int_ne"
+                    | "int_gt"
+                    | "int_ge"
+                    | "uint_lt"
+                    | "uint_le"
+                    | "uint_gt"
+                    | "uint_ge"
+                    | "int_is_true"
+                    | "int_is_zero"
+                    | "ptr_eq"
+                    | "ptr_ne"
+                    | "instance_ptr_eq"
+                    | "instance_ptr_ne"
+                    | "float_lt"
+                    | "float_le"
+                    | "float_eq"
+                    | "float_ne"
+                    | "float_gt"
+                    | "float_ge"
+            )
+        })
 }
 
 struct Matcher<'a> {
@@ -94,7 +131,7 @@ impl Matcher<'_> {
         if var.const_only && !matches!(v, Value::Int(_)) {
             return false;
         }
-        if var.ty == Ty::Bool && !self.sh.bound(v).is_bool() {
+        if var.ty == Ty::Bool && !is_truth_value(self.sh, v) {
             return false;
         }
         match self.vals[slot] {
@@ -207,6 +244,10 @@ fn build(
             } else {
                 v
             }))
+        }
+        // the cast of a truth value is the value (0 or 1) in a trace
+        Res::Op(name, args) if *name == "cast_bool_to_int" => {
+            build(sh, args.first()?, vals, slots, facts, root, out)?
         }
         Res::Op(name, args) => {
             let mut argv = Vec::new();
@@ -439,6 +480,7 @@ impl OptRewrite {
     /// A pure operation: the first rule that fires replaces it, or it is
     /// emitted (a pure operation teaches nothing about pointers).
     fn rules(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
+        let mut op = op;
         if op.result.is_some() {
             for rule in rules_for(op.opcode) {
                 if let Some(new_ops) = try_rule(sh, rule, &op) {
@@ -448,7 +490,121 @@ impl OptRewrite {
                     return;
                 }
             }
+            match (trace_only_rewrite(&op, sh), op.result) {
+                (Some(Rewritten::Op(o)), _) => return sh.send_extra(o),
+                (Some(Rewritten::Value(v)), Some(r)) => return sh.make_equal(r, v),
+                _ => {}
+            }
+            // a commutative operation with its constant first: the rules
+            // are written with it second (`(3 + x) - 3`, `(57 | x) | 504`)
+            if COMMUTATIVE.contains(&op.name())
+                && sh.resolve(op.args[0]).is_const()
+                && !sh.resolve(op.args[1]).is_const()
+            {
+                op.args.swap(0, 1);
+                return sh.send_extra(op);
+            }
         }
         next.emit(op, sh);
+    }
+}
+
+/// What a trace-only rewrite replaces an operation by.
+enum Rewritten {
+    /// Another operation, with the same result box.
+    Op(Op),
+    /// An existing value.
+    Value(Value),
+}
+
+/// The integer operations whose operands may be swapped.
+const COMMUTATIVE: &[&str] = &[
+    "int_add", "int_mul", "int_and", "int_or", "int_xor", "int_eq", "int_ne",
+];
+
+/// The rewrites of operations the rule language does not have (it speaks
+/// `llops`, which has no unsigned shift and no `int_is_zero` of a word):
+/// `(x >>u C) << C` and `(x << C) >>u C` are masks, and `x == 0` is
+/// `int_is_zero(x)` (one form, so that `pure` finds either as the other
+/// and the rules over `bool_not` see it); of floats (the rules are of
+/// integers), `-(-x)` is `x`, `abs(abs(x))` and `abs(-x)` are `abs(x)`,
+/// `x * 1.0` is `x`, and `x / 2**k` is `x * 2**-k` when that is exact.
+fn trace_only_rewrite(op: &Op, sh: &Shared) -> Option<Rewritten> {
+    let shift_pair = |inner: &str| -> Option<(Value, i64)> {
+        let c = match sh.resolve(*op.args.get(1)?) {
+            Value::Int(c) if (0..64).contains(&c) => c,
+            _ => return None,
+        };
+        let def = sh.def_of(op.args[0])?;
+        (def.name() == inner && sh.resolve(def.args[1]) == Value::Int(c))
+            .then(|| (sh.resolve(def.args[0]), c))
+    };
+    let mask = |x: Value, m: i64| {
+        Some(Rewritten::Op(Op::new(
+            opc("int_and"),
+            vec![x, Value::Int(m)],
+            op.result,
+        )))
+    };
+    match op.name() {
+        "int_lshift" => {
+            let (x, c) = shift_pair("uint_rshift")?;
+            mask(x, -1 << c)
+        }
+        "uint_rshift" => {
+            let (x, c) = shift_pair("int_lshift")?;
+            mask(x, (u64::MAX >> c) as i64)
+        }
+        // floats: only what is exact for every value, NaNs included
+        "float_neg" => {
+            let def = sh.def_of(op.args[0])?;
+            (def.name() == "float_neg").then(|| Rewritten::Value(def.args[0]))
+        }
+        "float_abs" => {
+            let def = sh.def_of(op.args[0])?;
+            match def.name() {
+                "float_abs" => Some(Rewritten::Value(op.args[0])),
+                "float_neg" => Some(Rewritten::Op(Op::new(
+                    opc("float_abs"),
+                    vec![def.args[0]],
+                    op.result,
+                ))),
+                _ => None,
+            }
+        }
+        "float_mul" => match (sh.resolve(op.args[0]), sh.resolve(op.args[1])) {
+            (x, Value::Float(one)) | (Value::Float(one), x) if f64::from_bits(one) == 1.0 => {
+                Some(Rewritten::Value(x))
+            }
+            _ => None,
+        },
+        "float_truediv" => {
+            // by a power of two whose reciprocal is exact: a multiplication
+            let Value::Float(bits) = sh.resolve(op.args[1]) else {
+                return None;
+            };
+            let c = f64::from_bits(bits);
+            let r = 1.0 / c;
+            let power_of_two = c.is_normal() && bits & ((1 << 52) - 1) == 0;
+            (power_of_two && r.is_finite() && r != 0.0 && r * c == 1.0).then(|| {
+                Rewritten::Op(Op::new(
+                    opc("float_mul"),
+                    vec![op.args[0], Value::float(r)],
+                    op.result,
+                ))
+            })
+        }
+        "int_eq" => {
+            let x = match (sh.resolve(op.args[0]), sh.resolve(op.args[1])) {
+                (x, Value::Int(0)) | (Value::Int(0), x) => x,
+                _ => return None,
+            };
+            Some(Rewritten::Op(Op::new(
+                opc("int_is_zero"),
+                vec![x],
+                op.result,
+            )))
+        }
+        _ => None,
     }
 }
