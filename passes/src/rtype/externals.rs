@@ -3,14 +3,14 @@
 //! original's external functions (`extfunc`, `ll_math`, `rposix`) are.
 //!
 //! Each function is one leaf (`rpy_math_sqrt`, `rpy_os_write`,
-//! `rpy_time_time`; `llops::RUNTIME_FUNCS`) that never raises. Where a
-//! handler of the same function catches what the call raises (the
-//! operation ends a block switching on `last_exception`), the result is
-//! checked by a helper of `pylib/rpython/rtyper/rmath.py` or `ros.py`,
-//! which raises the original's ValueError/OverflowError ("math domain
-//! error", "math range error") or OSError ("[Errno 2] No such file or
-//! directory"); elsewhere the leaf's result is used as it is, as an
-//! operation that can fail is assumed not to outside a handler.
+//! `rpy_time_time`; `llops::RUNTIME_FUNCS`) that never raises. As in the
+//! original, where these are functions whose low-level implementation
+//! raises (not operations that are assumed not to fail outside a
+//! handler), the result of every call that can fail is checked by a helper
+//! of `pylib/rpython/rtyper/rmath.py` or `ros.py`, which raises
+//! ValueError/OverflowError ("math domain error", "math range error") or
+//! OSError ("[Errno 2] No such file or directory"), caught by a handler of
+//! any caller; the check is a few float comparisons (or an int's sign).
 
 use super::{GraphTyper, HelperArg};
 use crate::flow::stdmods;
@@ -102,7 +102,6 @@ impl GraphTyper<'_, '_, '_> {
 
     fn lower_math(&mut self, func: &str, args: &[Arg]) -> Result<Option<Value>, String> {
         let float = LowLevelType::Float;
-        let checked = self.checked;
         Ok(Some(match (func, args) {
             ("degrees" | "radians", [x]) => {
                 let x = self.float_arg(x)?;
@@ -140,11 +139,7 @@ impl GraphTyper<'_, '_, '_> {
             ("ldexp", [x, e]) => {
                 let x = self.float_arg(x)?;
                 let r = self.leaf("rpy_math_ldexp", vec![x.clone(), e.clone()])?;
-                if checked {
-                    self.check("rmath", "ll_math_check_1", vec![(x, float), r], &[true])?
-                } else {
-                    r
-                }
+                self.check("rmath", "ll_math_check_1", vec![(x, float), r], &[true])?
             }
             (f, [x]) => {
                 let Some((_, can_overflow)) = libm::unary(f) else {
@@ -152,7 +147,8 @@ impl GraphTyper<'_, '_, '_> {
                 };
                 let x = self.float_arg(x)?;
                 let r = self.leaf(&format!("rpy_math_{f}"), vec![x.clone()])?;
-                let r = if checked {
+                // fabs() and the roundings cannot fail (as floats).
+                let r = if !matches!(f, "fabs" | "floor" | "ceil" | "trunc") {
                     self.check(
                         "rmath",
                         "ll_math_check_1",
@@ -163,12 +159,8 @@ impl GraphTyper<'_, '_, '_> {
                     r
                 };
                 if matches!(f, "floor" | "ceil" | "trunc") && !self.rt.py2 {
-                    // Python 3 gives an int.
-                    if checked {
-                        self.check("rmath", "ll_math_to_int", vec![r], &[])?
-                    } else {
-                        self.op("cast_float_to_int", vec![r.0], LowLevelType::Signed)
-                    }
+                    // Python 3 gives an int, which infinities and NaN are not.
+                    self.check("rmath", "ll_math_to_int", vec![r], &[])?
                 } else {
                     r
                 }
@@ -180,7 +172,7 @@ impl GraphTyper<'_, '_, '_> {
                 let x = self.float_arg(x)?;
                 let y = self.float_arg(y)?;
                 let r = self.leaf(&format!("rpy_math_{f}"), vec![x.clone(), y.clone()])?;
-                if checked && !matches!(f, "atan2" | "copysign") {
+                if !matches!(f, "atan2" | "copysign") {
                     self.check(
                         "rmath",
                         "ll_math_check_2",
@@ -206,8 +198,8 @@ impl GraphTyper<'_, '_, '_> {
         Ok(Some(self.leaf(leaf, args.to_vec())?))
     }
 
-    /// An os leaf's result, checked by `ros.<checker>` where a handler
-    /// catches OSError (the errno read from `rpy_os_errno`).
+    /// An os leaf's result, checked by `ros.<checker>`, which raises
+    /// OSError (of the errno read from `rpy_os_errno`) when it failed.
     fn os_leaf(
         &mut self,
         leaf: &str,
@@ -216,9 +208,6 @@ impl GraphTyper<'_, '_, '_> {
         path: Option<&Arg>,
     ) -> Result<Value, String> {
         let r = self.leaf(leaf, args)?;
-        if !self.checked {
-            return Ok(r);
-        }
         let e = self.leaf("rpy_os_errno", vec![])?;
         let mut values = vec![r, e];
         if let Some(p) = path {
