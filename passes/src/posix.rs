@@ -191,3 +191,30 @@ pub fn path_basename(p: &[u8]) -> Vec<u8> {
     let cut = p.iter().rposition(|&c| c == b'/').map_or(0, |i| i + 1);
     p[cut..].to_vec()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_split_and_join_as_posixpath_does() {
+        assert_eq!(path_join(&[b"a", b"b", b"c"]), b"a/b/c");
+        assert_eq!(path_join(&[b"a/", b"/b"]), b"/b");
+        assert_eq!(path_join(&[b"", b"b"]), b"b");
+        assert_eq!(path_dirname(b"/x/y/z.py"), b"/x/y");
+        assert_eq!(path_dirname(b"/x//z"), b"/x");
+        assert_eq!(path_dirname(b"//z"), b"//");
+        assert_eq!(path_dirname(b"z"), b"");
+        assert_eq!(path_basename(b"/x/y/z.py"), b"z.py");
+        assert_eq!(path_basename(b"/x/"), b"");
+    }
+
+    #[test]
+    fn os_errors_read_as_cpython_writes_them() {
+        assert_eq!(
+            os_error_message(libc::ENOENT),
+            "[Errno 2] No such file or directory"
+        );
+        assert_eq!(open(b"/nonexistent/rpy", 0, 0), Err(libc::ENOENT));
+    }
+}
