@@ -604,6 +604,181 @@ RPY_RT long rpy_int_pow(long x, long y) {
 /* x ** y as C's pow() */
 RPY_RT double rpy_float_pow(double x, double y) { return pow(x, y); }
 
+/* ---- the math module: each function is libm's (the rtyper checks the
+ * result for domain and range errors where a handler catches them) ---- */
+
+#define RPY_MATH_1(f) RPY_RT double rpy_math_##f(double x) { return f(x); }
+#define RPY_MATH_2(f) RPY_RT double rpy_math_##f(double x, double y) { return f(x, y); }
+RPY_MATH_1(acos)
+RPY_MATH_1(acosh)
+RPY_MATH_1(asin)
+RPY_MATH_1(asinh)
+RPY_MATH_1(atan)
+RPY_MATH_1(atanh)
+RPY_MATH_1(ceil)
+RPY_MATH_1(cos)
+RPY_MATH_1(cosh)
+RPY_MATH_1(erf)
+RPY_MATH_1(erfc)
+RPY_MATH_1(exp)
+RPY_MATH_1(expm1)
+RPY_MATH_1(fabs)
+RPY_MATH_1(floor)
+RPY_MATH_1(log)
+RPY_MATH_1(log10)
+RPY_MATH_1(log1p)
+RPY_MATH_1(log2)
+RPY_MATH_1(sin)
+RPY_MATH_1(sinh)
+RPY_MATH_1(sqrt)
+RPY_MATH_1(tan)
+RPY_MATH_1(tanh)
+RPY_MATH_1(trunc)
+RPY_MATH_2(atan2)
+RPY_MATH_2(copysign)
+RPY_MATH_2(fmod)
+RPY_MATH_2(hypot)
+RPY_MATH_2(pow)
+
+/* math.ldexp(x, e), the exponent clamped to a C int */
+RPY_RT double rpy_math_ldexp(double x, long e) {
+    if (e > INT_MAX) e = INT_MAX;
+    if (e < INT_MIN) e = INT_MIN;
+    return ldexp(x, (int)e);
+}
+
+/* ---- the time module ------------------------------------------------- */
+
+static double rpy_clock_seconds(clockid_t clock) {
+    struct timespec t = {0, 0};
+    clock_gettime(clock, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* time.time(): seconds since the epoch */
+RPY_RT double rpy_time_time(void) { return rpy_clock_seconds(CLOCK_REALTIME); }
+
+/* time.clock() (Python 2) and time.process_time(): CPU time */
+RPY_RT double rpy_time_clock(void) { return rpy_clock_seconds(CLOCK_PROCESS_CPUTIME_ID); }
+
+/* time.perf_counter() and time.monotonic() */
+RPY_RT double rpy_time_monotonic(void) { return rpy_clock_seconds(CLOCK_MONOTONIC); }
+
+/* time.sleep(seconds) */
+RPY_RT void rpy_time_sleep(double seconds) {
+    if (!(seconds > 0.0) || isinf(seconds)) return;
+    struct timespec t;
+    t.tv_sec = (time_t)seconds;
+    t.tv_nsec = (long)((seconds - (double)t.tv_sec) * 1e9);
+    while (nanosleep(&t, &t) < 0 && errno == EINTR) {}
+}
+
+/* ---- the os module: -1 (or null) and the errno kept on failure -------- */
+
+static long rpy_os_last_errno;
+
+static long rpy_os_result(long r) {
+    if (r < 0) rpy_os_last_errno = errno;
+    return r < 0 ? -1 : r;
+}
+
+/* A string's bytes with a NUL after them, for the C library. */
+static char *rpy_os_cstr(RPyString *s) {
+    char *p = (char *)rpy_malloc((size_t)s->f_length + 1);
+    memcpy(p, s->items, (size_t)s->f_length);
+    p[s->f_length] = 0;
+    return p;
+}
+
+/* the errno of the last os call that failed */
+RPY_RT long rpy_os_errno(void) { return rpy_os_last_errno; }
+
+/* os.write(fd, s): what print wrote goes out first */
+RPY_RT long rpy_os_write(long fd, RPyString *s) {
+    rpy_flush_stdout();
+    return rpy_os_result((long)write((int)fd, s->items, (size_t)s->f_length));
+}
+
+/* os.read(fd, n) */
+RPY_RT RPyString *rpy_os_read(long fd, long n) {
+    if (n < 0) { rpy_os_last_errno = EINVAL; return NULL; }
+    RPyString *s = rpy_str_alloc(n);
+    ssize_t got = read((int)fd, s->items, (size_t)n);
+    if (got < 0) { rpy_os_last_errno = errno; return NULL; }
+    if (got == n) return s;
+    return rpy_str_from_bytes((const char *)s->items, (size_t)got);
+}
+
+/* os.open(path, flags, mode) */
+RPY_RT long rpy_os_open(RPyString *path, long flags, long mode) {
+    return rpy_os_result((long)open(rpy_os_cstr(path), (int)flags, (mode_t)mode));
+}
+
+/* os.close(fd) */
+RPY_RT long rpy_os_close(long fd) { return rpy_os_result((long)close((int)fd)); }
+
+/* os.lseek(fd, offset, whence) */
+RPY_RT long rpy_os_lseek(long fd, long offset, long whence) {
+    return rpy_os_result((long)lseek((int)fd, (off_t)offset, (int)whence));
+}
+
+/* os.unlink(path) */
+RPY_RT long rpy_os_unlink(RPyString *path) {
+    return rpy_os_result((long)unlink(rpy_os_cstr(path)));
+}
+
+/* os.strerror(code) */
+RPY_RT RPyString *rpy_os_strerror(long code) { return rpy_str_from_cstr(strerror((int)code)); }
+
+/* os.getenv(name), null when unset */
+RPY_RT RPyString *rpy_os_getenv(RPyString *name) {
+    const char *v = getenv(rpy_os_cstr(name));
+    return v ? rpy_str_from_cstr(v) : NULL;
+}
+
+/* os.getpid() */
+RPY_RT long rpy_os_getpid(void) { return (long)getpid(); }
+
+/* os.isatty(fd) */
+RPY_RT bool rpy_os_isatty(long fd) { return isatty((int)fd) == 1; }
+
+/* 0: nothing at the path, 1: a file (not a directory), 2: a directory */
+RPY_RT long rpy_os_path_kind(RPyString *path) {
+    struct stat st;
+    if (stat(rpy_os_cstr(path), &st) != 0) return 0;
+    return S_ISDIR(st.st_mode) ? 2 : 1;
+}
+
+/* os.path.join(a, b) as posixpath does it */
+RPY_RT RPyString *rpy_os_path_join(RPyString *a, RPyString *b) {
+    long la = a->f_length, lb = b->f_length;
+    if (lb > 0 && b->items[0] == '/') return b;
+    bool slash = la > 0 && a->items[la - 1] != '/';
+    RPyString *s = rpy_str_alloc(la + slash + lb);
+    memcpy(s->items, a->items, (size_t)la);
+    if (slash) s->items[la] = '/';
+    memcpy(s->items + la + slash, b->items, (size_t)lb);
+    return s;
+}
+
+/* os.path.dirname(p) as posixpath does it: up to the last slash, without
+   the slashes that end it unless it is all slashes */
+RPY_RT RPyString *rpy_os_path_dirname(RPyString *p) {
+    long cut = p->f_length;
+    while (cut > 0 && p->items[cut - 1] != '/') cut--;
+    long end = cut;
+    while (end > 0 && p->items[end - 1] == '/') end--;
+    if (end == 0) end = cut;
+    return rpy_str_from_bytes((const char *)p->items, (size_t)end);
+}
+
+/* os.path.basename(p): after the last slash */
+RPY_RT RPyString *rpy_os_path_basename(RPyString *p) {
+    long cut = p->f_length;
+    while (cut > 0 && p->items[cut - 1] != '/') cut--;
+    return rpy_str_from_bytes((const char *)p->items + cut, (size_t)(p->f_length - cut));
+}
+
 /* ---- program start --------------------------------------------------- */
 
 /* The argument list entry_point receives: a list of strings built from argv. */

@@ -20,6 +20,9 @@
 #include <limits.h>
 #include <errno.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <time.h>
+#include <sys/stat.h>
 #include <sys/resource.h>
 
 _Static_assert(sizeof(long) == 8, "rpy needs a 64-bit long");

@@ -1211,7 +1211,7 @@ def entry_point(argv):
 #[test]
 fn diagnostics_at_module_level() {
     let missing = "
-import math
+import numpy
 import sys
 
 def entry_point(argv):
@@ -1222,7 +1222,7 @@ def target(*args):
 ";
     assert_eq!(
         errors2(missing),
-        ["t.py:2:1: no module named 'math' next to the program; a program imports its own modules (math.py or math/__init__.py in its folder), the rlib modules (rpython.rlib.*) and sys and os"]
+        ["t.py:2:1: no module named 'numpy' next to the program; a program imports its own modules (numpy.py or numpy/__init__.py in its folder), the rlib modules (rpython.rlib.*) and the standard modules sys, os, os.path, math, time, errno"]
     );
     // Module-level code runs at import time: loops, prints, rlib imports
     // and class statements are fine.

@@ -31,6 +31,7 @@ mod classdefs;
 mod container_ops;
 mod containers;
 mod exceptions;
+mod externals;
 pub(crate) mod frozen;
 pub mod lowlevel;
 mod messages;
@@ -1127,7 +1128,9 @@ impl<'p> Annotator<'p> {
                 Ok(SomeValue::None)
             }
             ("simple_call", [SomeValue::Builtin(name), rest @ ..]) => {
-                match rlib_calls::rlib_call(name, rest) {
+                match rlib_calls::rlib_call(name, rest)
+                    .or_else(|| externals::external_call(name, rest, self.dialect))
+                {
                     Some(Ok(result)) => return Ok(result),
                     Some(Err(why)) => return Err(self.error(g, op.pos, why)),
                     None => {}

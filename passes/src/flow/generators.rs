@@ -388,11 +388,14 @@ impl FnBuilder<'_, '_> {
     /// program has that method: a generator resumed with a value or an
     /// exception, which RPython's generators cannot be.
     pub(super) fn check_generator_resumption(&mut self, func: &Expr) {
-        let ExprKind::Attribute { attr, .. } = &func.kind else {
+        let ExprKind::Attribute { attr, value } = &func.kind else {
             return;
         };
+        // `os.close(fd)`: a module's function.
+        let of_module = matches!(&value.kind, ExprKind::Name(n) if self.m.import_bindings.contains_key(n.as_str()));
         if !matches!(attr.as_str(), "send" | "throw" | "close")
             || self.m.program.methods.contains_key(attr.as_str())
+            || of_module
         {
             return;
         }

@@ -299,10 +299,7 @@ fn fresh_module_objects(set: &ModuleSet, names: &[&str], dialect: Dialect) -> Ve
         };
         let constants: Vec<(String, Constant)> = match kind {
             ModuleKind::Rlib => rlib::module_attributes(name),
-            ModuleKind::External => external_module_constants(name, dialect)
-                .into_iter()
-                .map(|(attr, value)| (attr.to_string(), value))
-                .collect(),
+            ModuleKind::External => external_module_constants(name, dialect),
             ModuleKind::Program(_) => Vec::new(),
         };
         for (attr, value) in constants {

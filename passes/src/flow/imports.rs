@@ -4,36 +4,26 @@
 //! A program's own modules are found relative to the main program's folder,
 //! as Python finds them when the program runs as a script: `import a.b` reads
 //! `a/__init__.py` (a package) and then `a/b.py` or `a/b/__init__.py`. The rlib
-//! modules (`rpython.rlib.*`, see [`super::rlib`]) and `sys`/`os` are not
+//! modules (`rpython.rlib.*`, see [`super::rlib`]) and the standard modules
+//! (`sys`, `os`, `math`, `time`, see [`super::stdmods`]) are not
 //! read from files. Each module is read, parsed and later executed once; a
 //! module is executed after the modules it imports (its dependencies first,
 //! in the order its import statements name them), as Python does when no two
 //! modules import each other.
 
-use super::rlib;
+use super::{rlib, stdmods};
 use crate::parse::{parse_module, read_source};
 use rpy_ir::ast::{self, Dialect, Stmt, StmtKind};
 use rpy_ir::diag::{Diagnostic, Pos};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// Standard modules a program may import (and bind) without using them in
-/// translated code; they are not read from files.
-pub(crate) const EXTERNAL_MODULES: &[&str] = &["sys", "os"];
-
-/// The constants of an external module a program may read, in translated
-/// code too: the largest machine word as each dialect's `sys` names it
-/// (RPython programs test overflow against `sys.maxint`).
+/// The constants and functions of a standard module (see [`super::stdmods`]).
 pub(crate) fn external_module_constants(
     name: &str,
     dialect: Dialect,
-) -> Vec<(&'static str, rpy_ir::graph::Constant)> {
-    let word_max = rpy_ir::graph::Constant::Int(i64::MAX);
-    match (name, dialect) {
-        ("sys", Dialect::Py2) => vec![("maxint", word_max.clone()), ("maxsize", word_max)],
-        ("sys", Dialect::Py3) => vec![("maxsize", word_max)],
-        _ => Vec::new(),
-    }
+) -> Vec<(String, rpy_ir::graph::Constant)> {
+    stdmods::module_attributes(name, dialect)
 }
 
 /// One module of the program, read and parsed.
@@ -56,7 +46,7 @@ pub(crate) enum ModuleKind {
     Program(usize),
     /// An rlib module, given its translation meaning by rpy.
     Rlib,
-    /// `sys` or `os`.
+    /// A standard module (`sys`, `os`, `math`, `time`...).
     External,
 }
 
@@ -343,10 +333,10 @@ impl Loader {
                 .insert(name.to_string(), ModuleKind::Program(index));
             return Some(index);
         }
-        if EXTERNAL_MODULES.contains(&name) {
-            self.set
-                .kinds
-                .insert(name.to_string(), ModuleKind::External);
+        if stdmods::is_std_module(name) {
+            for m in std::iter::once(&name).chain(stdmods::implied_modules(name)) {
+                self.set.kinds.insert(m.to_string(), ModuleKind::External);
+            }
             return None;
         }
         let message = if rlib::is_rlib_module(top) {
@@ -356,10 +346,10 @@ impl Loader {
             )
         } else {
             format!(
-                "no module named '{name}' next to the program; a program imports its own modules ({} or {} in its folder), the rlib modules (rpython.rlib.*) and {}",
+                "no module named '{name}' next to the program; a program imports its own modules ({} or {} in its folder), the rlib modules (rpython.rlib.*) and the standard modules {}",
                 Path::new(&name.replace('.', "/")).with_extension("py").display(),
                 Path::new(&name.replace('.', "/")).join("__init__.py").display(),
-                EXTERNAL_MODULES.join(" and ")
+                stdmods::MODULES.join(", ")
             )
         };
         let d = self.diag(from, pos, message);

@@ -205,6 +205,17 @@ fn builtin_raises(name: &str) -> Raises {
         | "ovfcheck" | "we_are_translated" | "we_are_jitted" | "promote" | "promote_string"
         | "hint" | "isconstant" | "isvirtual" | "isinstance" | "issubclass" | "type" | "hash"
         | "debug_print" | "debug_start" | "debug_stop" => Raises::Nothing,
+        // The standard modules: math's domain and range errors, the
+        // system calls' OSError; the clocks and the pure path functions
+        // cannot fail.
+        "math.isinf" | "math.isnan" | "math.isfinite" | "math.copysign" | "math.atan2"
+        | "math.degrees" | "math.radians" | "math.fabs" => Raises::Nothing,
+        n if n.starts_with("math.") => Raises::Only(&["ValueError", "OverflowError"]),
+        "time.time" | "time.clock" | "time.perf_counter" | "time.process_time"
+        | "time.monotonic" | "time.sleep" | "os.getpid" | "os.isatty" | "os.getenv"
+        | "os.strerror" | "os.path.join" | "os.path.dirname" | "os.path.basename"
+        | "os.path.exists" | "os.path.isdir" | "os.path.isfile" => Raises::Nothing,
+        n if n.starts_with("os.") => Raises::Only(&["OSError"]),
         _ => Raises::Anything,
     }
 }

@@ -41,6 +41,7 @@ mod import_time;
 mod imports;
 pub mod language;
 mod rlib;
+pub mod stdmods;
 pub(crate) use rlib::jitdriver_params;
 mod scan;
 pub mod validate;

@@ -24,6 +24,12 @@ pub(crate) enum Rt {
     PrintChar,
     IntPow,
     FloatPow,
+    /// `rpy_math_<name>` of one or two floats: libm's function.
+    Math1(&'static str),
+    Math2(&'static str),
+    MathLdexp,
+    /// The time and os leaves (`rpy_time_*`, `rpy_os_*`), by name.
+    Posix(&'static str),
 }
 
 impl Rt {
@@ -44,7 +50,21 @@ impl Rt {
             "rpy_print_char" => Rt::PrintChar,
             "rpy_int_pow" => Rt::IntPow,
             "rpy_float_pow" => Rt::FloatPow,
-            _ => return None,
+            "rpy_math_ldexp" => Rt::MathLdexp,
+            _ => {
+                let f = rpy_ir::llops::runtime_func(name)?;
+                if let Some(m) = f.name.strip_prefix("rpy_math_") {
+                    if crate::libm::unary(m).is_some() {
+                        return Some(Rt::Math1(m));
+                    }
+                    crate::libm::binary(m)?;
+                    return Some(Rt::Math2(m));
+                }
+                if f.name.starts_with("rpy_os_") || f.name.starts_with("rpy_time_") {
+                    return Some(Rt::Posix(f.name));
+                }
+                return None;
+            }
         })
     }
 }
@@ -195,7 +215,102 @@ pub(crate) fn call(
             .map(LlValue::Signed)
             .ok_or_else(|| fatal("ValueError: integer power with a negative exponent")),
         Rt::FloatPow => Ok(LlValue::Float(float(&args[0])?.powf(float(&args[1])?))),
+        Rt::Math1(name) => {
+            let (f, _) = crate::libm::unary(name).expect("a libm function");
+            Ok(LlValue::Float(f(float(&args[0])?)))
+        }
+        Rt::Math2(name) => {
+            let (f, _) = crate::libm::binary(name).expect("a libm function");
+            Ok(LlValue::Float(f(float(&args[0])?, float(&args[1])?)))
+        }
+        Rt::MathLdexp => Ok(LlValue::Float(crate::libm::ldexp(
+            float(&args[0])?,
+            signed(&args[1])?,
+        ))),
+        Rt::Posix(name) => posix_call(name, args, &string, out),
     }
+}
+
+thread_local! {
+    /// The errno of the last os leaf that failed (`rpy_os_errno`).
+    static LAST_ERRNO: std::cell::Cell<i64> = const { std::cell::Cell::new(0) };
+}
+
+/// An os leaf's int result: -1 with the errno kept on failure.
+fn os_result(r: Result<i64, i32>) -> LlValue {
+    LlValue::Signed(r.unwrap_or_else(|code| {
+        LAST_ERRNO.with(|e| e.set(code as i64));
+        -1
+    }))
+}
+
+/// The time and os leaves, making the system calls the C runtime makes
+/// (`crate::posix`); `os.write(1, ...)` writes to the interpreter's output.
+fn posix_call(
+    name: &str,
+    args: &[LlValue],
+    string: &dyn Fn(Vec<u8>) -> Result<LlValue, Fail>,
+    out: &mut dyn Write,
+) -> Result<LlValue, Fail> {
+    use crate::posix;
+    let bytes = |i: usize| with_str(&args[i], <[u8]>::to_vec);
+    let nullable = |r: Option<Vec<u8>>| match r {
+        Some(b) => string(b),
+        None => Ok(LlValue::Ptr(None)),
+    };
+    Ok(match name {
+        "rpy_time_time" => LlValue::Float(posix::time()),
+        "rpy_time_clock" => LlValue::Float(posix::process_time()),
+        "rpy_time_monotonic" => LlValue::Float(posix::monotonic()),
+        "rpy_time_sleep" => {
+            posix::sleep(float(&args[0])?);
+            LlValue::Void
+        }
+        "rpy_os_errno" => LlValue::Signed(LAST_ERRNO.with(|e| e.get())),
+        "rpy_os_write" => {
+            let fd = signed(&args[0])?;
+            let s = bytes(1)?;
+            if fd == 1 {
+                out.write_all(&s)
+                    .map_err(|e| Fail::Internal(format!("cannot write the output: {e}")))?;
+                LlValue::Signed(s.len() as i64)
+            } else {
+                os_result(posix::write(fd, &s))
+            }
+        }
+        "rpy_os_read" => match posix::read(signed(&args[0])?, signed(&args[1])?) {
+            Ok(b) => string(b)?,
+            Err(code) => {
+                LAST_ERRNO.with(|e| e.set(code as i64));
+                LlValue::Ptr(None)
+            }
+        },
+        "rpy_os_open" => os_result(posix::open(
+            &bytes(0)?,
+            signed(&args[1])?,
+            signed(&args[2])?,
+        )),
+        "rpy_os_close" => os_result(posix::close(signed(&args[0])?).map(|()| 0)),
+        "rpy_os_lseek" => os_result(posix::lseek(
+            signed(&args[0])?,
+            signed(&args[1])?,
+            signed(&args[2])?,
+        )),
+        "rpy_os_unlink" => os_result(posix::unlink(&bytes(0)?).map(|()| 0)),
+        "rpy_os_strerror" => string(posix::strerror(signed(&args[0])?))?,
+        "rpy_os_getenv" => nullable(posix::getenv(&bytes(0)?))?,
+        "rpy_os_getpid" => LlValue::Signed(posix::getpid()),
+        "rpy_os_isatty" => LlValue::Bool(posix::isatty(signed(&args[0])?)),
+        "rpy_os_path_kind" => LlValue::Signed(match posix::stat_is_dir(&bytes(0)?) {
+            None => 0,
+            Some(false) => 1,
+            Some(true) => 2,
+        }),
+        "rpy_os_path_join" => string(posix::path_join(&[&bytes(0)?, &bytes(1)?]))?,
+        "rpy_os_path_dirname" => string(posix::path_dirname(&bytes(0)?))?,
+        "rpy_os_path_basename" => string(posix::path_basename(&bytes(0)?))?,
+        _ => return Err(Fail::Internal(format!("no runtime function {name}"))),
+    })
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@
 
 mod containers;
 pub mod exceptions;
+mod externals;
 pub mod heap;
 pub mod modules;
 mod ops;
@@ -1025,11 +1026,13 @@ impl<'p> ObjInterpreter<'p> {
                 Ok(ObjValue::None)
             }
             (Op::SimpleCall, [ObjValue::Builtin(name), rest @ ..]) => {
-                let r =
-                    match exceptions::call_builtin(name, rest).or_else(|| rlib::call(name, rest)) {
-                        Some(r) => r,
-                        None => ops::call_builtin(name, rest, d),
-                    };
+                let r = match exceptions::call_builtin(name, rest)
+                    .or_else(|| rlib::call(name, rest))
+                    .or_else(|| externals::call(name, rest, d, out))
+                {
+                    Some(r) => r,
+                    None => ops::call_builtin(name, rest, d),
+                };
                 // `type(name, bases, namespace)` is a class statement: its
                 // class is what `LaterClass` operands name.
                 if let (Ok(ObjValue::Class(c)), "type", [_, _, _]) = (&r, name.as_ref(), rest) {

@@ -17,6 +17,7 @@ mod calls;
 mod classes;
 mod dicts;
 mod exceptions;
+mod externals;
 mod instances;
 mod lists;
 mod methods;
@@ -506,7 +507,8 @@ impl GraphTyper<'_, '_, '_> {
             self.finish((op.args[0].clone(), from), Some((op.result, want)))?;
             return Ok(());
         }
-        if self.lower_dict_op(op)?
+        if self.lower_external(op)?
+            || self.lower_dict_op(op)?
             || self.lower_call(op)?
             || self.lower_instance_op(op)?
             || self.lower_tuple_op(op)?

@@ -1,7 +1,6 @@
 # An n-body simulation of the outer planets with Body instances, float
 # arithmetic, math.sqrt and energy bookkeeping, printed with %-formatting.
 # args: 200
-# until: parse
 import sys
 import math
 
