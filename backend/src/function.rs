@@ -512,6 +512,14 @@ impl<'a> FuncGen<'a> {
                     "    rpy_exc_type = (void *){t};\n    rpy_exc_value = (void *){v};"
                 );
             }
+            // A JIT hint: a comment in C, where no JIT reads it.
+            "jit_marker" => {
+                let kind = match op.args.first() {
+                    Some(Arg::Const(Constant::Name(k))) => k.as_str(),
+                    _ => "jit_marker",
+                };
+                let _ = writeln!(self.out, "    /* {kind} */");
+            }
             "exc_clear" => {
                 self.nargs(op, 0)?;
                 self.out

@@ -2520,10 +2520,9 @@ def entry_point(argv):
     assert_eq!(r, Ok(211));
 }
 
-/// An r_uint global has no constant: it is made where it is read, from its
-/// bits, so it stays unsigned.
+/// An r_uint global is an unsigned constant, so it stays unsigned.
 #[test]
-fn an_unsigned_global_is_made_where_it_is_read() {
+fn an_unsigned_global_is_an_unsigned_constant() {
     let src = format!(
         "
 from rpython.rlib.rarithmetic import r_uint, intmask
@@ -2535,8 +2534,17 @@ def entry_point(argv):
     );
     let p = flow3(&src);
     let e = p.graph("entry_point").unwrap();
-    // r_uint(bits) at each of the three reads, r_uint(5), intmask and int.
-    assert_eq!(count_op(e, "simple_call"), 6);
+    // r_uint(5), intmask and int; each read of TOP is the constant.
+    assert_eq!(count_op(e, "simple_call"), 3);
+    let top = Constant::UInt(1 << 63);
+    let reads = e
+        .blocks
+        .iter()
+        .flat_map(|b| &b.operations)
+        .flat_map(|op| &op.args)
+        .filter(|a| **a == Arg::Const(top.clone()))
+        .count();
+    assert_eq!(reads, 3);
     let mut out = Vec::new();
     let r = ObjInterpreter::new(&p, Dialect::Py3).run_entry(&["t".into()], &mut out);
     assert_eq!(r, Ok(1));

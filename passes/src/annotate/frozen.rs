@@ -29,6 +29,10 @@ impl<'p> Annotator<'p> {
     /// Whether instances of `class` are frozen: the class (or a base) has a
     /// `_freeze_` method, and every return of it returns True.
     pub(super) fn is_frozen_class(&self, class: &str) -> bool {
+        // rlib's JitDriver (built in here) freezes itself, as in RPython.
+        if class == "JitDriver" {
+            return true;
+        }
         let Some((_, Constant::Func(freeze))) = self.classdefs.class_attr(class, "_freeze_") else {
             return false;
         };

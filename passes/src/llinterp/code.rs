@@ -235,6 +235,8 @@ pub(crate) enum FieldRef {
 /// What an operation does; its value arguments are in `Op::args` (type and
 /// field names are resolved into the kind and are not among them).
 pub(crate) enum OpKind {
+    /// An operation with no effect here (a JIT hint); its result is Void.
+    Nothing,
     /// Through `llops::eval_int`; the result is Bool when `bool_result`.
     Int {
         name: &'static str,
@@ -883,6 +885,8 @@ impl<S: LowLevelStage> Builder<'_, S> {
                     _ => OpKind::PtrNonZero,
                 })
             }
+            // A JIT hint: nothing to do without a JIT.
+            "jit_marker" => Ok(OpKind::Nothing),
             "exc_occurred" | "exc_type" | "exc_value" | "exc_clear" => {
                 arity(0)?;
                 Ok(match name {

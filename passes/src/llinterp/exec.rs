@@ -695,6 +695,7 @@ fn exec_op(
             *pending = None;
             LlValue::Void
         }
+        OpKind::Nothing => LlValue::Void,
         OpKind::Call(_) | OpKind::IndirectCall => {
             unreachable!("calls are run by the frame loop")
         }

@@ -495,6 +495,10 @@ impl GraphTyper<'_, '_, '_> {
         if let Some(done) = self.lower_low_level_op(op) {
             return done;
         }
+        if op.opname == "jit_marker" {
+            self.lower_jit_marker(op);
+            return Ok(());
+        }
         if op.opname == "getattr"
             && matches!(
                 self.annotation(&Arg::Var(op.result)),
@@ -520,6 +524,17 @@ impl GraphTyper<'_, '_, '_> {
             return Ok(());
         }
         self.lower_by_rules(op)
+    }
+
+    /// A JIT hint stays as the low-level `jit_marker`, with the loop's
+    /// variables as they are represented. The driver, a frozen object of
+    /// no representation, is named by its prebuilt index.
+    fn lower_jit_marker(&mut self, op: &SpaceOperation) {
+        let mut args = op.args.clone();
+        if let Some(Arg::Const(Constant::Prebuilt(i))) = args.get(1) {
+            args[1] = Arg::Const(Constant::Name(format!("jitdriver{i}")));
+        }
+        self.emit("jit_marker", args, LowLevelType::Void, Some(op.result));
     }
 
     /// Lowers `op` by the first rule of `rules/rtype/` that matches its

@@ -2,7 +2,6 @@
 # arguments at import time) and its merge points naming the loop's
 # variables by keyword: the flow graph's jit_marker operations.
 # args: 10
-# until: annotate
 import sys
 from rpython.rlib.jit import JitDriver
 
