@@ -1589,6 +1589,13 @@ impl<'p> Annotator<'p> {
                 }
             }
         }
+        // A memo call becomes the object it built only after annotation
+        // (`specialize::rewrite_calls`): that object is reached too.
+        for rewrite in self.rewrites.values() {
+            if let specialize::Rewrite::Constant(Constant::Prebuilt(i)) = rewrite {
+                stack.push(*i);
+            }
+        }
         while let Some(i) = stack.pop() {
             if out.contains_key(&i) {
                 continue;
@@ -1731,13 +1738,15 @@ fn annotate_from(
             for (&(g, b), exits) in &a.followed {
                 reached[g].links.extend(exits.iter().map(|&i| (b, i)));
             }
+            // Before the rewrites are taken: memo results are among them.
+            let prebuilt = a.prebuilt_annotations();
             Ok((
                 a.final_annotations(),
                 std::mem::take(&mut a.rewrites),
                 reached,
                 ProgramFacts {
                     classdefs: a.exported_classdefs(),
-                    prebuilt: a.prebuilt_annotations(),
+                    prebuilt,
                 },
             ))
         },

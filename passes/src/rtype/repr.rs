@@ -173,17 +173,29 @@ impl RTyper<'_> {
     }
 
     /// The one low-level type of the items of a tuple a loop iterates
-    /// over.
+    /// over: their type, or the one they all convert to (chars and strings
+    /// as strings, numbers as the widest), as the annotator unions them.
     pub fn tuple_item_type(&mut self, items: &[SomeValue]) -> Result<LowLevelType, String> {
-        let mut item = LowLevelType::Void;
-        for (k, i) in items.iter().enumerate() {
-            let t = self.lltype_of(i)?;
-            if k > 0 && t != item {
-                return Err("a loop over a tuple whose items differ in type".into());
-            }
-            item = t;
+        use LowLevelType as T;
+        let types = items
+            .iter()
+            .map(|i| self.lltype_of(i))
+            .collect::<Result<Vec<_>, _>>()?;
+        let Some(first) = types.first() else {
+            return Ok(T::Void);
+        };
+        if types.iter().all(|t| t == first) {
+            return Ok(first.clone());
         }
-        Ok(item)
+        let str_ptr = T::Ptr(lltype::STR.into());
+        if types.iter().all(|t| *t == T::Char || *t == str_ptr) {
+            return Ok(str_ptr);
+        }
+        let number = |t: &T| matches!(t, T::Bool | T::Signed | T::Unsigned | T::Float);
+        if types.iter().all(number) {
+            return Ok(widen(&T::Signed, 2, &types));
+        }
+        Err("a loop over a tuple whose items differ in type".into())
     }
 
     /// The struct type of tuples of these item types (named `tuple<n>_...`,

@@ -6,7 +6,6 @@
 # different numbers of arguments, and a call through a variable holding
 # one of two functions.
 # args: 7
-# until: annotate
 import sys
 
 from rpython.rlib.objectmodel import specialize
