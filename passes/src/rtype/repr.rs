@@ -258,7 +258,10 @@ impl RTyper<'_> {
         for class in &names {
             let mut slots = Vec::new();
             for (attr, values) in self.classes.slot_candidates(class) {
-                if let Some((kind, ty)) = self.slot_type(class, &values)? {
+                let slot = self
+                    .slot_type(class, &values)
+                    .map_err(|e| format!("class attribute '{attr}' of class {class}: {e}"))?;
+                if let Some((kind, ty)) = slot {
                     slots.push(Slot {
                         name: attr,
                         ty,
