@@ -49,15 +49,13 @@ mod avoid {
     /// that cannot fail, and no finally is put inside a `try` with
     /// handlers (a constant string's index may raise IndexError).
     pub const TRY_FINALLY_RERAISE: bool = true;
-    /// props-06: `chr()` where a handler catches what it raises (a
-    /// `finally` catches everything): "catching an exception of
-    /// 'simple_call' needs the checked low-level helper".
-    pub const CHR: bool = true;
-    /// props-09: indexing a string the annotator knows (a one-char
-    /// constant) inside a `try` that catches IndexError uses the unchecked
-    /// helper (the LLInterpreter reads out of bounds): the string indexed
-    /// in a `try` is never a constant.
-    pub const CONST_STR_INDEX_IN_TRY: bool = true;
+    /// props-06 (fixed: `rstr.ll_chr_checked`): `chr()` where a handler
+    /// catches what it raises.
+    pub const CHR: bool = false;
+    /// props-09 (fixed: a char indexed under a handler is its one-char
+    /// string indexed by the checked helper): indexing a string the
+    /// annotator knows to be a one-char constant inside a `try`.
+    pub const CONST_STR_INDEX_IN_TRY: bool = false;
 }
 
 // ---------------------------------------------------------------------------

@@ -228,7 +228,13 @@ impl GraphTyper<'_, '_, '_> {
                 ("rrepr", "ll_int_checked", vec![A(1), Py2])
             }
             // Operations on strings.
-            ("getitem", [Str, _], _) if checked => ("rstr", "ll_getitem_checked", vec![A(0), A(1)]),
+            // A char indexed is its one-char string indexed.
+            ("getitem", [Str | Char, _], _) if checked => {
+                ("rstr", "ll_getitem_checked", vec![A(0), A(1)])
+            }
+            ("simple_call", [Builtin("chr"), Int], _) if checked => {
+                ("rstr", "ll_chr_checked", vec![A(1)])
+            }
             ("simple_call", [Builtin("hash"), Str], _) => ("rstr", "ll_strhash", vec![A(1)]),
             ("simple_call", [Builtin("hash"), Int | Bool], _) => {
                 ("rint", "ll_int_hash", vec![AsResult(1)])
@@ -386,6 +392,7 @@ fn builtin_name(b: &str) -> &'static str {
         // oracle (pylib's objectmodel).
         "hash" | "compute_hash" => "hash",
         "enumerate" => "enumerate",
+        "chr" => "chr",
         "int" => "int",
         "float" => "float",
         "min" => "min",

@@ -42,6 +42,13 @@ def ll_getitem(s, index):
     return s[index]
 
 
+def ll_chr_checked(n):
+    """chr(n): ValueError when n is not a byte."""
+    if n < 0 or n > 255:
+        raise ValueError
+    return chr(n)
+
+
 def ll_getitem_checked(s, index):
     """s[index]: IndexError when it names no char."""
     length = len(s)
