@@ -162,6 +162,8 @@ fn free_slot(indexes: &[Constant], h: i64) -> usize {
 fn constant_hash(key: &Constant) -> Result<i64, String> {
     match key {
         Constant::Int(n) => Ok(*n),
+        // rdict.py's `ll_hash_uint`: the word read as signed.
+        Constant::UInt(u) => Ok(*u as i64),
         Constant::Bool(b) => Ok(*b as i64),
         Constant::Char(c) => Ok(*c as i64),
         Constant::Str(s) => Ok(string_hash(s.as_bytes())),
@@ -208,6 +210,7 @@ fn key_functions(key: &SomeValue) -> Result<KeyFunctions, String> {
     };
     match key {
         SomeValue::Const(k) => key_functions(&k.general()),
+        SomeValue::Integer { unsigned: true, .. } => Ok(primitive("ll_hash_uint")),
         SomeValue::Integer { .. } | SomeValue::Impossible => Ok(primitive("ll_hash_int")),
         SomeValue::Char => Ok(primitive("ll_hash_char")),
         SomeValue::String { .. } => Ok(KeyFunctions {

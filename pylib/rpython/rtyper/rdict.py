@@ -24,6 +24,7 @@ The `_checked` helpers raise KeyError for a missing key; the rtyper always
 uses them (as the original's lookups do), so a caller's handler sees it.
 """
 
+from rpython.rlib.rarithmetic import intmask
 from rpython.rtyper.lltypesystem.lltype import malloc, typeOf
 from rpython.rtyper.rlist import _ll_items_equal, ll_newlist
 
@@ -35,6 +36,11 @@ PERTURB_SHIFT = 5
 
 def ll_hash_int(x):
     return x
+
+
+def ll_hash_uint(x):
+    """The hash of an r_uint key: its word read as signed."""
+    return intmask(x)
 
 
 def ll_hash_char(c):

@@ -177,8 +177,10 @@ def entry_point(argv):
     same = 0
     previous = r_uint(0)
     total = 0.0
+    top_bits = {}
     for i in range(n):
         x = rng.next()
+        top_bits[x >> 61] = top_bits.get(x >> 61, 0) + 1
         if x < half:
             low += 1
         if x >= half:
@@ -193,6 +195,7 @@ def entry_point(argv):
         parity = parity ^ (x > half)
         total += rng.uniform()
     print low, high, small, same, parity, low + high == n
+    print "top-bit buckets:", len(top_bits), top_bits[r_uint(0)] + top_bits[r_uint(7)] > 0
     print "mean of uniform draws in [0.45, 0.55]:", 0.45 < total / n < 0.55
     bloom = BloomFilter(4096, 3)
     seen = HashSet()
