@@ -812,53 +812,41 @@ fn primitive(name: &str, a: &str, b: &str) -> Option<String> {
         "int_mod" => call2("rpy_int_mod"),
         "int_py_div" => call2("rpy_int_py_div"),
         "int_py_mod" => call2("rpy_int_py_mod"),
-        "int_and" => bin("&"),
-        "int_or" => bin("|"),
-        "int_xor" => bin("^"),
+        "int_and" | "uint_and" => bin("&"),
+        "int_or" | "uint_or" => bin("|"),
+        "int_xor" | "uint_xor" => bin("^"),
         "int_lshift" => call2("RPY_INT_LSHIFT"),
         "int_rshift" => call2("RPY_INT_RSHIFT"),
         "int_neg" => Some(format!("RPY_INT_NEG({a})")),
-        "int_invert" => Some(format!("(~{a})")),
+        "int_invert" | "uint_invert" => Some(format!("(~{a})")),
         "int_abs" => Some(format!("rpy_int_abs({a})")),
-        "int_lt" | "float_lt" | "char_lt" => bin("<"),
-        "int_le" | "float_le" | "char_le" => bin("<="),
-        "int_eq" | "float_eq" | "char_eq" => bin("=="),
-        "int_ne" | "float_ne" | "char_ne" => bin("!="),
-        "int_gt" | "float_gt" | "char_gt" => bin(">"),
-        "int_ge" | "float_ge" | "char_ge" => bin(">="),
+        "int_lt" | "uint_lt" | "float_lt" | "char_lt" => bin("<"),
+        "int_le" | "uint_le" | "float_le" | "char_le" => bin("<="),
+        "int_eq" | "uint_eq" | "float_eq" | "char_eq" => bin("=="),
+        "int_ne" | "uint_ne" | "float_ne" | "char_ne" => bin("!="),
+        "int_gt" | "uint_gt" | "float_gt" | "char_gt" => bin(">"),
+        "int_ge" | "uint_ge" | "float_ge" | "char_ge" => bin(">="),
         "int_is_true" | "uint_is_true" => Some(format!("({a} != 0)")),
-        // Unsigned arithmetic wraps in C as r_uint's does.
-        "uint_add" => bin("+"),
-        "uint_sub" => bin("-"),
-        "uint_mul" => bin("*"),
+        // Unsigned arithmetic wraps in C as r_uint's does (the operands are
+        // `unsigned long`); the others share the signed operations' text.
         "uint_floordiv" => bin("/"),
         "uint_mod" => bin("%"),
-        "uint_and" => bin("&"),
-        "uint_or" => bin("|"),
-        "uint_xor" => bin("^"),
         "uint_lshift" => bin("<<"),
         "uint_rshift" => bin(">>"),
-        "uint_invert" => Some(format!("(~{a})")),
-        "uint_lt" => bin("<"),
-        "uint_le" => bin("<="),
-        "uint_eq" => bin("=="),
-        "uint_ne" => bin("!="),
-        "uint_gt" => bin(">"),
-        "uint_ge" => bin(">="),
         "cast_int_to_uint" | "cast_bool_to_uint" | "cast_float_to_uint" => {
             Some(format!("((unsigned long){a})"))
         }
-        "cast_uint_to_int" => Some(format!("((long){a})")),
-        "cast_uint_to_float" => Some(format!("((double){a})")),
         "bool_not" => Some(format!("(!{a})")),
-        "cast_bool_to_int" | "cast_char_to_int" | "cast_float_to_int" => {
+        "cast_bool_to_int" | "cast_char_to_int" | "cast_float_to_int" | "cast_uint_to_int" => {
             Some(format!("((long){a})"))
         }
-        "cast_bool_to_float" | "cast_int_to_float" => Some(format!("((double){a})")),
+        "cast_bool_to_float" | "cast_int_to_float" | "cast_uint_to_float" => {
+            Some(format!("((double){a})"))
+        }
         "cast_int_to_char" => Some(format!("((unsigned char){a})")),
-        "float_add" => bin("+"),
-        "float_sub" => bin("-"),
-        "float_mul" => bin("*"),
+        "float_add" | "uint_add" => bin("+"),
+        "float_sub" | "uint_sub" => bin("-"),
+        "float_mul" | "uint_mul" => bin("*"),
         "float_truediv" => bin("/"),
         "float_py_div" => call2("rpy_float_py_div"),
         "float_py_mod" => call2("rpy_float_py_mod"),

@@ -446,10 +446,7 @@ pub fn eval_int(name: &str, args: &[i64]) -> Option<i64> {
         ("bool_not", &[x]) => b(x == 0),
         ("cast_bool_to_int", &[x]) | ("same_as", &[x]) => Some(x),
         ("int_between", &[lo, x, hi]) => b(lo <= x && x < hi),
-        (name, args) if name.starts_with("uint_") || name.contains("uint_to") => {
-            eval_uint(name, args)
-        }
-        ("cast_int_to_uint" | "cast_bool_to_uint", &[x]) => Some(x),
+        (name, args) if name.contains("uint") => eval_uint(name, args),
         _ => None,
     }
 }
@@ -479,7 +476,7 @@ fn eval_uint(name: &str, args: &[i64]) -> Option<i64> {
         ("uint_gt", &[x, y]) => b(u(x) > u(y)),
         ("uint_ge", &[x, y]) => b(u(x) >= u(y)),
         ("uint_is_true", &[x]) => b(x != 0),
-        ("cast_uint_to_int", &[x]) => Some(x),
+        ("cast_uint_to_int" | "cast_int_to_uint" | "cast_bool_to_uint", &[x]) => Some(x),
         _ => None,
     }
 }

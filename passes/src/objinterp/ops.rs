@@ -1188,10 +1188,8 @@ fn format_one(
             }
             s
         }
-        b'd' | b'i' | b'u' | b'x' | b'X' | b'o' if matches!(arg, ObjValue::UInt(_)) => {
-            let ObjValue::UInt(u) = arg else {
-                unreachable!("matched as an r_uint")
-            };
+        // An r_uint is a magnitude beyond a signed word's.
+        b'd' | b'i' | b'u' | b'x' | b'X' | b'o' if let ObjValue::UInt(u) = arg => {
             spec.format_magnitude(*u, false)
         }
         b'd' | b'i' | b'u' | b'x' | b'X' | b'o' => {

@@ -384,8 +384,9 @@ impl GraphTyper<'_, '_, '_> {
     }
 }
 
-/// The builtins helper calls are chosen by.
-fn builtin_name(b: &str) -> &'static str {
+/// The builtins helper calls are chosen by (an alias by the name it
+/// stands for).
+pub(super) fn builtin_name(b: &str) -> &'static str {
     match b {
         "list" => "list",
         // compute_hash() is hash() in the translated program and in the

@@ -48,7 +48,7 @@ impl GraphTyper<'_, '_, '_> {
             ("simple_call", [_, t])
                 if is_tuple(t)
                     && matches!(&op.args[0], Arg::Const(Constant::Builtin(b))
-                        if b == "hash" || b == "compute_hash") =>
+                        if super::methods::builtin_name(b) == "hash") =>
             {
                 let h = self.hash_of(&op.args[1])?;
                 let want = self.graph.info(op.result).clone();
