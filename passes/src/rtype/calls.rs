@@ -32,8 +32,19 @@ impl GraphTyper<'_, '_, '_> {
                 let func = func.clone();
                 self.direct_call(&func, all, op)?;
             }
-            [Desc::FrozenMethod { func, .. }] => {
-                let mut all = vec![Arg::Const(Constant::None)];
+            [Desc::FrozenMethod { .. }] => {
+                let Some(Desc::FrozenMethod { func, object }) = descs.first() else {
+                    return Err("a frozen method without its object".into());
+                };
+                // `self` is the object's static where the method takes one
+                // of several objects, else nothing.
+                let receiver = self
+                    .frozen_static(&SomeValue::Pbc {
+                        descs: vec![Desc::Frozen(object.clone())],
+                        can_be_none: false,
+                    })
+                    .unwrap_or(Constant::None);
+                let mut all = vec![Arg::Const(receiver)];
                 all.extend(args.iter().cloned());
                 let func = func.clone();
                 self.direct_call(&func, all, op)?;
@@ -41,6 +52,14 @@ impl GraphTyper<'_, '_, '_> {
             [Desc::Class(class)] => {
                 let class = class.clone();
                 self.instantiate(&class, args, op)?;
+            }
+            // A method bound to one of several frozen objects is the
+            // object; it is one function (`RTyper::pbc_lltype`).
+            [Desc::FrozenMethod { func, .. }, ..] => {
+                let mut all = vec![callee.clone()];
+                all.extend(args.iter().cloned());
+                let func = func.clone();
+                self.direct_call(&func, all, op)?;
             }
             descs if descs.iter().all(|d| matches!(d, Desc::Method { .. })) => {
                 let Some(Desc::Method { func, .. }) = descs.first() else {

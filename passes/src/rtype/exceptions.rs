@@ -38,10 +38,14 @@ pub fn type_except_block(g: &mut FunctionGraph<LowLevel>) {
 
 impl GraphTyper<'_, '_, '_> {
     /// The value of a variable that has no representation, as its
-    /// annotation knows it (one class, one function, None).
+    /// annotation knows it (one class, one function, None, or one frozen
+    /// object that other variables hold with others: its static).
     pub(super) fn void_value(&self, a: &Arg) -> Option<Constant> {
         match a {
-            Arg::Var(_) => super::repr::single_value(&self.annotation(a)),
+            Arg::Var(_) => {
+                let annotation = self.annotation(a);
+                super::repr::single_value(&annotation).or_else(|| self.frozen_static(&annotation))
+            }
             Arg::Const(_) => None,
         }
     }

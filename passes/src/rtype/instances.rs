@@ -9,7 +9,7 @@ use crate::flow::language::special_method_name;
 use crate::rules;
 use rpy_ir::annotation::{Desc, SomeValue};
 use rpy_ir::ast::Dialect;
-use rpy_ir::graph::{Arg, Constant, PrebuiltObject, SpaceOperation, Var};
+use rpy_ir::graph::{Arg, Constant, SpaceOperation, Var};
 use rpy_ir::lltype::{self, LowLevelType};
 
 /// The builtin `BaseException.__init__`, which keeps the message.
@@ -134,7 +134,7 @@ impl GraphTyper<'_, '_, '_> {
     }
 
     /// `dest` = the high-level constant `value`.
-    fn define_constant(&mut self, value: Constant, dest: Var) -> Result<(), String> {
+    pub(super) fn define_constant(&mut self, value: Constant, dest: Var) -> Result<(), String> {
         let want = self.graph.info(dest).clone();
         let value = self.rt.hl_constant(&value)?;
         let a = self.arg_as(&Arg::Const(value), &want)?;
@@ -157,19 +157,14 @@ impl GraphTyper<'_, '_, '_> {
             return Ok(true);
         }
         let value = match self.annotation(&op.args[0]) {
+            SomeValue::Pbc { descs, .. } if self.rt.frozen.family_of_descs(&descs).is_some() => {
+                self.frozen_family_getattr(&descs, name, op)?;
+                return Ok(true);
+            }
             SomeValue::Pbc { descs, .. } if descs.len() == 1 => match &descs[0] {
                 Desc::Class(c) => self.rt.classes.class_attr(c, name).cloned(),
-                Desc::Frozen(object) => {
-                    let index = crate::annotate::frozen::frozen_index(object);
-                    match index.and_then(|i| self.rt.hl_prebuilt.get(i as usize)) {
-                        Some(PrebuiltObject::Instance { class, attrs }) => attrs
-                            .iter()
-                            .find(|(n, _)| n == name)
-                            .map(|(_, v)| v.clone())
-                            .or_else(|| self.rt.classes.class_attr(class, name).cloned()),
-                        _ => None,
-                    }
-                }
+                Desc::Frozen(object) => crate::annotate::frozen::frozen_index(object)
+                    .and_then(|i| self.rt.frozen_attribute(i, name)),
                 _ => None,
             },
             _ => return Ok(false),
@@ -262,6 +257,8 @@ impl GraphTyper<'_, '_, '_> {
         };
         let (a, b) = (resolve(self, a), resolve(self, b));
         let common = match (self.type_of(&a), self.type_of(&b)) {
+            // Frozen objects of one family: their statics.
+            (x @ LowLevelType::Ptr(_), y) if x == y => x,
             (LowLevelType::Ptr(x), _) if x.starts_with("vtable") || x == lltype::OBJECT_VTABLE => {
                 LowLevelType::Ptr(lltype::OBJECT_VTABLE.into())
             }

@@ -18,7 +18,9 @@ mod classes;
 mod dicts;
 mod exceptions;
 mod externals;
+mod frozen;
 mod instances;
+mod iterables;
 mod lists;
 mod methods;
 mod repr;
@@ -70,6 +72,9 @@ pub struct RTyper<'p> {
     /// The low-level helpers this translation called, and their graphs.
     helpers: lowlevel_helpers::LowLevelHelpers,
     helper_graphs: Vec<FunctionGraph<LowLevel>>,
+    /// The frozen objects variables hold several of, and what is read
+    /// from them.
+    frozen: frozen::FrozenFamilies,
 }
 
 impl<'p> RTyper<'p> {
@@ -513,6 +518,7 @@ impl GraphTyper<'_, '_, '_> {
         }
         if self.lower_external(op)?
             || self.lower_dict_op(op)?
+            || self.list_of_instance(op)?
             || self.lower_call(op)?
             || self.lower_instance_op(op)?
             || self.lower_tuple_op(op)?
@@ -657,8 +663,9 @@ pub fn rtype(
         py2: dialect == Dialect::Py2,
         helpers: lowlevel_helpers::LowLevelHelpers::new(),
         helper_graphs: Vec::new(),
+        frozen: frozen::FrozenFamilies::of_program(&program.graphs),
     };
-    if let Err(msg) = rt.lay_out_classes() {
+    if let Err(msg) = rt.lay_out_classes().and_then(|()| rt.make_frozen_statics()) {
         return Err(Diagnostics::one(error(None, msg)));
     }
     let mut diags = Vec::new();

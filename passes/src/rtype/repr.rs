@@ -88,6 +88,22 @@ impl RTyper<'_> {
             }
             return Ok(self.classes.instance_ptr(methods));
         }
+        if let Some(k) = self.frozen.family_of_descs(descs) {
+            let mut funcs = descs.iter().filter_map(|d| match d {
+                Desc::FrozenMethod { func, .. } => Some(func),
+                _ => None,
+            });
+            if let Some(first) = funcs.next() {
+                if funcs.any(|f| f != first) {
+                    return Err(
+                        "the rtyper cannot represent a method of several frozen objects that is \
+                         not one function for all of them"
+                            .into(),
+                    );
+                }
+            }
+            return self.frozen_family_lltype(k);
+        }
         if descs.len() <= 1 {
             return Ok(LowLevelType::Void);
         }

@@ -108,7 +108,10 @@ impl RTyper<'_> {
         self.static_of_prebuilt.insert(i, s);
         self.prebuilt_of_static.insert(s, i);
         let annotation = self.facts.prebuilt.get(&i).cloned();
-        let filled = match object {
+        let filled = match (object, self.frozen.family_of_object(i)) {
+            // One of several frozen objects a variable may hold: a static
+            // of its family's struct.
+            (_, Some(k)) => self.frozen_static(i, k)?,
             // A frozen object is known statically: its static only
             // stands for it.
             _ if matches!(annotation, Some(SomeValue::Pbc { .. })) => {
@@ -124,8 +127,10 @@ impl RTyper<'_> {
                     items: Vec::new(),
                 }
             }
-            PrebuiltObject::Instance { class, attrs } => self.instance_static(class, attrs)?,
-            PrebuiltObject::List(items) => {
+            (PrebuiltObject::Instance { class, attrs }, None) => {
+                self.instance_static(class, attrs)?
+            }
+            (PrebuiltObject::List(items), None) => {
                 let Some(SomeValue::List(def)) = annotation else {
                     return Err(format!("the prebuilt list &{i} was never annotated"));
                 };
@@ -148,7 +153,7 @@ impl RTyper<'_> {
                     items: Vec::new(),
                 }
             }
-            PrebuiltObject::Tuple(items) => {
+            (PrebuiltObject::Tuple(items), None) => {
                 let Some(SomeValue::Tuple(anns)) = annotation else {
                     return Err(format!("the prebuilt tuple &{i} was never annotated"));
                 };
@@ -167,12 +172,13 @@ impl RTyper<'_> {
                     items: Vec::new(),
                 }
             }
-            PrebuiltObject::Dict(pairs) => self.dict_static(i, pairs, annotation)?,
-            PrebuiltObject::Class { .. }
-            | PrebuiltObject::Struct { .. }
-            | PrebuiltObject::Array { .. } => {
-                return Err(format!("the prebuilt object &{i} is not a Python object"))
-            }
+            (PrebuiltObject::Dict(pairs), None) => self.dict_static(i, pairs, annotation)?,
+            (
+                PrebuiltObject::Class { .. }
+                | PrebuiltObject::Struct { .. }
+                | PrebuiltObject::Array { .. },
+                None,
+            ) => return Err(format!("the prebuilt object &{i} is not a Python object")),
         };
         self.statics[s as usize] = filled;
         Ok(s)

@@ -4,7 +4,6 @@
 # methods are called bound to them (a specialized one too: wrap_any, by the
 # type of its argument), and a variable may hold one of several.
 # args: 7
-# until: annotate
 import sys
 from rpython.rlib.objectmodel import specialize
 

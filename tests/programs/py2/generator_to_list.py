@@ -1,7 +1,6 @@
 # list() of a generator and of an instance with __iter__: the object
 # interpreter iterates it as a for loop does.
 # args: 5
-# until: annotate
 import sys
 
 
