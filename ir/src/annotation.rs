@@ -37,6 +37,10 @@ pub struct ProgramFacts {
     /// annotation is its list definition's, which its constant items alone
     /// do not tell.
     pub prebuilt: std::collections::BTreeMap<u32, SomeValue>,
+    /// The key functions of each `r_dict` (its equality, then its hash:
+    /// functions of the program, by graph name), by the dict definition's
+    /// id.
+    pub custom_keys: std::collections::BTreeMap<u32, (String, String)>,
 }
 
 /// What the annotator learned of one class of the program, for the rtyper.

@@ -8,7 +8,7 @@
 use super::containers::Site;
 use super::{union, Annotator};
 use crate::flow::language::{builtin_methods, BuiltinType};
-use rpy_ir::annotation::{DictDef, Known, ListDef, SomeValue};
+use rpy_ir::annotation::{Desc, DictDef, Known, ListDef, SomeValue};
 use rpy_ir::diag::Diagnostic;
 use rpy_ir::graph::{BlockId, Constant, SpaceOperation};
 
@@ -89,6 +89,20 @@ impl Annotator<'_> {
             ("simple_call", Some("r_dict"), [_, eq @ S::Pbc { .. }, hash @ S::Pbc { .. }]) => {
                 let id = self.containers.at_site(site);
                 self.containers.add_reader(id, (g, b));
+                if let (S::Pbc { descs: eqs, .. }, S::Pbc { descs: hashes, .. }) = (eq, hash) {
+                    let ([Desc::Function(eq_fn)], [Desc::Function(hash_fn)]) =
+                        (&eqs[..], &hashes[..])
+                    else {
+                        return Some(Err(self.error(
+                            g,
+                            op.pos,
+                            "an r_dict's key functions must each be one function of the program"
+                                .into(),
+                        )));
+                    };
+                    self.custom_keys
+                        .insert(id, (eq_fn.clone(), hash_fn.clone()));
+                }
                 let key = self.containers.part(id, false);
                 if key != S::Impossible {
                     for (functions, args) in

@@ -308,7 +308,14 @@ pub fn annotate_helper(
     inputs: Vec<SomeValue>,
     source: &str,
 ) -> Result<Program<Annotated>, Diagnostics> {
-    annotate_helper_with(program, entry, inputs, source, &mut KnownCopies::new())
+    annotate_helper_with(
+        program,
+        entry,
+        inputs,
+        Vec::new(),
+        source,
+        &mut KnownCopies::new(),
+    )
 }
 
 /// `annotate_helper`, making at once the copies `known` (what earlier
@@ -319,6 +326,7 @@ pub fn annotate_helper_with(
     program: Program<Flow>,
     entry: &str,
     inputs: Vec<SomeValue>,
+    program_functions: Vec<(String, SomeValue)>,
     source: &str,
     known: &mut KnownCopies,
 ) -> Result<Program<Annotated>, Diagnostics> {
@@ -329,6 +337,7 @@ pub fn annotate_helper_with(
         Entry::Helper {
             graph: entry.to_string(),
             inputs,
+            program_functions,
         },
         Some(known),
     )

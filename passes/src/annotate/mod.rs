@@ -299,6 +299,10 @@ pub(crate) enum Entry {
     Helper {
         graph: String,
         inputs: Vec<SomeValue>,
+        /// Functions of the program the helper is passed (an r_dict's key
+        /// functions), annotated with the program: what a call of each
+        /// gives.
+        program_functions: Vec<(String, SomeValue)>,
     },
 }
 
@@ -345,6 +349,9 @@ struct Annotator<'p> {
     /// and the interpreter that runs them (made at the first memo call).
     memo_table: specialize::MemoTable,
     memo_runner: Option<specialize::MemoRunner<'p>>,
+    /// The key functions of each r_dict, by the dict's site id: one
+    /// function each, by graph name.
+    custom_keys: BTreeMap<u32, (String, String)>,
 }
 
 /// The position a link leaves its block at: links carry none, so the last
@@ -404,6 +411,7 @@ impl<'p> Annotator<'p> {
             rewrites: BTreeMap::new(),
             memo_table,
             memo_runner: None,
+            custom_keys: BTreeMap::new(),
         }
     }
 
@@ -1363,6 +1371,14 @@ impl<'p> Annotator<'p> {
     ) -> Result<SomeValue, Diagnostic> {
         let pos = op.pos;
         let Some(&cg) = self.graph_index.get(callee) else {
+            if let Entry::Helper {
+                program_functions, ..
+            } = &self.entry
+            {
+                if let Some((_, result)) = program_functions.iter().find(|(f, _)| f == callee) {
+                    return Ok(result.clone());
+                }
+            }
             return Err(self.error(g, pos, format!("call of unknown function '{callee}'")));
         };
         self.callers[cg].insert((g, b));
@@ -1464,7 +1480,7 @@ impl<'p> Annotator<'p> {
     /// Starts at the entry point, called with the command-line arguments
     /// (or at the helper `self.entry` names, with its arguments).
     fn start(&mut self) -> Result<usize, Diagnostics> {
-        if let Entry::Helper { graph, inputs } = self.entry.clone() {
+        if let Entry::Helper { graph, inputs, .. } = self.entry.clone() {
             return self.start_helper(&graph, &inputs);
         }
         let program = self.program;
@@ -1747,6 +1763,11 @@ fn annotate_from(
                 ProgramFacts {
                     classdefs: a.exported_classdefs(),
                     prebuilt,
+                    custom_keys: a
+                        .custom_keys
+                        .iter()
+                        .map(|(&id, fns)| (a.containers.find(id), fns.clone()))
+                        .collect(),
                 },
             ))
         },

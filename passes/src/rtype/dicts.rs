@@ -262,7 +262,9 @@ impl GraphTyper<'_, '_, '_> {
             .first()
             .cloned()
             .unwrap_or(Arg::Const(Constant::None));
-        if op.opname == "newdict" {
+        let is_r_dict = matches!(&first, Arg::Const(Constant::Builtin(b)) if b == "r_dict")
+            || matches!(self.annotation(&first), SomeValue::Builtin(b) if b == "r_dict");
+        if op.opname == "newdict" || (op.opname == "simple_call" && is_r_dict) {
             return self.call_dict_helper(op, "ll_newdict", None, &[ResultType]);
         }
         if op.opname == "simple_call" && op.args.len() == 2 {
@@ -425,7 +427,19 @@ impl GraphTyper<'_, '_, '_> {
                 }
                 KeyFns => {
                     let def = def.ok_or_else(|| format!("{func}() of no dict"))?;
-                    let fns = key_functions(&def.key)?;
+                    let fns = match self.rt.facts.custom_keys.get(&def.id) {
+                        Some((eq, hash)) => KeyFunctions {
+                            hash: HelperArg::Program {
+                                graph: hash.clone(),
+                                result: self.rt.signature(hash)?.1,
+                            },
+                            eq: HelperArg::Program {
+                                graph: eq.clone(),
+                                result: self.rt.signature(eq)?.1,
+                            },
+                        },
+                        None => key_functions(&def.key)?,
+                    };
                     for h in [fns.hash, fns.eq] {
                         call_args.push(Arg::Const(h.constant().unwrap_or(Constant::None)));
                         helper_args.push(h);

@@ -78,8 +78,8 @@ impl FrozenFamilies {
                     continue;
                 }
                 for &o in &objects {
-                    if !parent.contains_key(&o) {
-                        parent.insert(o, o);
+                    if let std::collections::hash_map::Entry::Vacant(e) = parent.entry(o) {
+                        e.insert(o);
                         order.push(o);
                     }
                 }

@@ -53,6 +53,10 @@ pub enum HelperArg {
     Const(Constant),
     /// Another helper, passed as a function (`eqfn` of list helpers).
     Helper { module: String, func: String },
+    /// A function of the program, passed as a function (an r_dict's key
+    /// functions): the helper's copy calls it directly, and a call of it
+    /// gives a value of type `result`.
+    Program { graph: String, result: LowLevelType },
 }
 
 impl HelperArg {
@@ -64,6 +68,7 @@ impl HelperArg {
             HelperArg::Type(t) => Some(Constant::Name(t.clone())),
             HelperArg::Const(c) => Some(c.clone()),
             HelperArg::Helper { module, func } => Some(Constant::Func(graph_name(module, func))),
+            HelperArg::Program { graph, .. } => Some(Constant::Func(graph.clone())),
         }
     }
 
@@ -80,6 +85,7 @@ impl HelperArg {
             HelperArg::Type(t) => SomeValue::LLType(t.clone()),
             HelperArg::Const(c) => known_constant(c),
             HelperArg::Helper { module, func } => SomeValue::function(graph_name(module, func)),
+            HelperArg::Program { graph, .. } => SomeValue::function(graph.clone()),
         }
     }
 }
@@ -288,6 +294,7 @@ fn types_reached(types: &TypeTable, args: &[HelperArg]) -> TypeTable {
                 }
             }
             HelperArg::Const(_) | HelperArg::Helper { .. } => {}
+            HelperArg::Program { result, .. } => pointees(result, &mut work),
         }
     }
     let mut out = TypeTable::new();
@@ -349,8 +356,24 @@ impl LowLevelHelpers {
         entry.hints.retain(|h| h != LOWLEVEL_HINT);
         program.graphs.push(entry);
         program.types = types_reached(types, args);
-        let annotated = annotate_helper_with(program, &name, inputs, "", &mut self.known)
-            .map_err(|d| format!("annotating the helper {name}: {d}"))?;
+        let program_functions = args
+            .iter()
+            .filter_map(|a| match a {
+                HelperArg::Program { graph, result } => {
+                    Some((graph.clone(), lltype_annotation(result)))
+                }
+                _ => None,
+            })
+            .collect();
+        let annotated = annotate_helper_with(
+            program,
+            &name,
+            inputs,
+            program_functions,
+            "",
+            &mut self.known,
+        )
+        .map_err(|d| format!("annotating the helper {name}: {d}"))?;
         Ok((name, annotated))
     }
 }

@@ -1,7 +1,6 @@
 # r_dict: a dict whose keys are compared and hashed by functions of the
 # program (here: case-insensitive strings, and points by their fields).
 # args: 2
-# until: annotate
 import sys
 from rpython.rlib.objectmodel import r_dict, compute_hash
 
