@@ -352,6 +352,9 @@ struct Annotator<'p> {
     /// The key functions of each r_dict, by the dict's site id: one
     /// function each, by graph name.
     custom_keys: BTreeMap<u32, (String, String)>,
+    /// The results of copies earlier annotations of low-level helpers
+    /// made (`specialize::KnownCopies`).
+    known_results: Option<std::sync::Arc<specialize::KnownResults>>,
 }
 
 /// The position a link leaves its block at: links carry none, so the last
@@ -412,6 +415,7 @@ impl<'p> Annotator<'p> {
             memo_table,
             memo_runner: None,
             custom_keys: BTreeMap::new(),
+            known_results: None,
         }
     }
 

@@ -41,6 +41,7 @@ use rpy_ir::ast::Dialect;
 use rpy_ir::diag::{Diagnostic, Diagnostics};
 use rpy_ir::graph::{Arg, BlockId, Constant, Flow, FunctionGraph, Program, SpaceOperation};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 
 /// More copies of one function than this is a specialization that never
 /// ends (a constant argument that changes at every recursive call).
@@ -388,7 +389,25 @@ impl<'p> Annotator<'p> {
         }
         let key = key.join("|");
         let original = graph.name.clone();
-        let Some(copy) = self.copies.get(&(original.clone(), key.clone())).cloned() else {
+        let id = (original.clone(), key.clone());
+        let known = match policy.by {
+            Some(By::LowLevel) => self.known_results.as_ref().and_then(|r| r.get(&id)),
+            _ => None,
+        };
+        if let Some((copy, result)) = known {
+            // Annotated by an earlier annotation of helpers, for the same
+            // key: its result holds here too.
+            let (copy, result) = (copy.clone(), result.clone());
+            self.rewrites.insert(
+                (g, b, index),
+                Rewrite::Call {
+                    copy,
+                    bound: bound > 0,
+                },
+            );
+            return Ok(result);
+        }
+        let Some(copy) = self.copies.get(&id).cloned() else {
             self.request_copy(g, op, original, key, name.join("_"))?;
             // No value until the copy exists (next round).
             return Ok(SomeValue::Impossible);
@@ -788,7 +807,25 @@ pub(super) fn with_copies<R>(
 /// graph depends only on its key, so what one annotation found holds for
 /// another of the same originals (the rtyper annotates the low-level
 /// helpers once per specialization, see `lowlevel::annotate_helper`).
-pub type KnownCopies = HashMap<String, Vec<(String, String, String)>>;
+#[derive(Default)]
+pub struct KnownCopies {
+    calls: HashMap<String, Vec<(String, String, String)>>,
+    /// The result of each copy annotated so far that depends on nothing
+    /// but its key (a low-level value), by `(original, key)`, with the
+    /// copy's name: a later annotation calling it takes the result and
+    /// names the copy, without annotating it again (the rtyper lowered
+    /// it already). Shared with the annotator of each round.
+    results: Arc<KnownResults>,
+}
+
+/// What `KnownCopies::results` holds.
+pub(super) type KnownResults = HashMap<(String, String), (String, SomeValue)>;
+
+impl KnownCopies {
+    pub fn new() -> KnownCopies {
+        KnownCopies::default()
+    }
+}
 
 /// `with_copies`, adding with each copy a round asks for the copies
 /// `known` says it calls (and theirs), so that one more round annotates
@@ -814,8 +851,11 @@ pub(super) fn with_known_copies<R>(
                 memo_table,
                 entry.clone(),
             );
+            a.known_results = known.as_ref().map(|k| Arc::clone(&k.results));
             let started = a.start();
             if (a.requested.is_empty() && !a.memo_objects_pending()) || started.is_err() {
+                // Dropped first, so that recording does not copy the map.
+                a.known_results = None;
                 if let (Some(known), Ok(_)) = (known.as_deref_mut(), &started) {
                     record_known_copies(&a, known);
                 }
@@ -858,7 +898,7 @@ fn add_known_callees(
 ) {
     let mut work = vec![name];
     while let Some(name) = work.pop() {
-        for (original, key, callee) in known.get(&name).into_iter().flatten() {
+        for (original, key, callee) in known.calls.get(&name).into_iter().flatten() {
             let id = (original.clone(), key.clone());
             if copies.contains_key(&id) {
                 continue;
@@ -899,8 +939,40 @@ fn record_known_copies(a: &Annotator<'_>, known: &mut KnownCopies) {
         }
     }
     for (caller, calls) in found {
-        known.entry(caller.to_string()).or_insert(calls);
+        known.calls.entry(caller.to_string()).or_insert(calls);
     }
+    let results = Arc::make_mut(&mut known.results);
+    for (id, name) in &a.copies {
+        let Some(&g) = a.graph_index.get(name.as_str()) else {
+            continue;
+        };
+        let graph = a.graph(g);
+        let ret = graph.block(graph.returnblock).inputargs[0];
+        let result = a.containers.resolve(&a.ann[g][ret.0 as usize]);
+        if is_low_level_value(&result) {
+            results
+                .entry(id.clone())
+                .or_insert_with(|| (name.clone(), result));
+        }
+    }
+}
+
+/// Whether a value of annotation `a` means the same in every annotation:
+/// a low-level value, not a container or instance of one program. (Not
+/// "never returns": the annotator cuts a block after such a call, which
+/// `Annotator::call` arranges.)
+fn is_low_level_value(a: &SomeValue) -> bool {
+    matches!(
+        a,
+        SomeValue::Ptr(_)
+            | SomeValue::LLType(_)
+            | SomeValue::Integer { .. }
+            | SomeValue::Bool
+            | SomeValue::Float
+            | SomeValue::Char
+            | SomeValue::None
+            | SomeValue::Const(_)
+    )
 }
 
 /// Points every specialized call at its copy and replaces every memo call
