@@ -3,7 +3,9 @@
 //! ([`interp`]), native functions calls may name ([`calls`]), and the trace
 //! optimizer ([`optimize`]). See `jit/README.md`.
 
+pub mod blackhole;
 pub mod calls;
+pub mod codewriter;
 pub mod interp;
 pub mod optimize;
 pub mod testgen;
