@@ -101,7 +101,12 @@ def mainloop(program, brackets, tape, out):
                 pc = brackets[pc]
         elif c == "]":
             if tape.get() != 0:
-                pc = brackets[pc]
+                # Back to the loop's start: the end of a loop of the
+                # interpreted program.
+                pc = brackets[pc] + 1
+                driver.can_enter_jit(pc=pc, program=program, brackets=brackets,
+                                     tape=tape, out=out)
+                continue
         pc += 1
     out.flush()
     return tape.get()
