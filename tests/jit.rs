@@ -56,6 +56,11 @@ fn blackhole_matches_llinterpreter_and_cpython() {
             "{}: the portal did not run on its jitcode",
             p.name
         );
+        assert!(
+            stats.can_enter_jit > 0,
+            "{}: no loop of the interpreted program closed",
+            p.name
+        );
         let llinterp = support::interp(&src, &p.argv());
         assert_eq!(
             got, llinterp,
