@@ -436,8 +436,13 @@ pub fn main() -> i32 {
                     eprintln!("rpy interp: --blackhole: the program has no jit_merge_point");
                     return 1;
                 }
-                let (result, stats) =
-                    rpy_jit::blackhole::run_entry(&program, &codes, &argv, &mut out);
+                let (result, stats, hot) = rpy_jit::blackhole::run_entry(
+                    &program,
+                    &codes,
+                    &argv,
+                    &mut out,
+                    rpy_jit::warmstate::DEFAULT_THRESHOLD,
+                );
                 eprintln!(
                     "blackhole: {} jitcode instructions, {} merge points, {} can_enter_jit, {} regular calls, {} residual calls",
                     stats.instructions,
@@ -446,6 +451,19 @@ pub fn main() -> i32 {
                     stats.regular_calls,
                     stats.residual_calls
                 );
+                // Where the meta-interpreter, once built, starts tracing.
+                const SHOWN: usize = 10;
+                for h in hot.iter().take(SHOWN) {
+                    eprintln!(
+                        "hot loop after {} closings: #{} greens [{}]",
+                        rpy_jit::warmstate::DEFAULT_THRESHOLD,
+                        h.driver,
+                        h.greens.join(", ")
+                    );
+                }
+                if hot.len() > SHOWN {
+                    eprintln!("... and {} more hot loops", hot.len() - SHOWN);
+                }
                 result
             } else {
                 rpy_passes::llinterp::LlInterpreter::new(&program).run_entry(&argv, &mut out)

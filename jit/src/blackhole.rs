@@ -12,6 +12,7 @@
 //! here.
 
 use crate::codewriter::jitcode::{Bank, CallKind, Callee, Insn, JitCode, JitCodes, Operand, Reg};
+use crate::warmstate::{HotLoop, WarmState};
 use rpy_passes::llinterp::{
     CallHook, CallOutcome, DetachedOp, LlError, LlErrorKind, LlMachine, LlValue,
 };
@@ -51,6 +52,8 @@ pub struct Blackhole<'j> {
     codes: &'j JitCodes,
     bound: Vec<Option<Bound>>,
     pub stats: BlackholeStats,
+    /// The warm-up counters of the loops closed at `can_enter_jit`.
+    pub warm: WarmState,
 }
 
 fn internal(message: String, graph: &str) -> LlError {
@@ -87,6 +90,7 @@ impl<'j> Blackhole<'j> {
             codes,
             bound: (0..codes.codes.len()).map(|_| None).collect(),
             stats: BlackholeStats::default(),
+            warm: WarmState::default(),
         }
     }
 
@@ -229,7 +233,11 @@ impl<'j> Blackhole<'j> {
                 }
                 Insn::Catch { .. } => {}
                 Insn::JitMergePoint { .. } => self.stats.merge_points += 1,
-                Insn::CanEnterJit { .. } => self.stats.can_enter_jit += 1,
+                Insn::CanEnterJit { driver, greens, .. } => {
+                    self.stats.can_enter_jit += 1;
+                    let values: Vec<LlValue> = greens.iter().map(|g| get(frame, g)).collect();
+                    self.warm.can_enter_jit(driver, &values);
+                }
                 Insn::Call {
                     callee,
                     args,
@@ -388,16 +396,19 @@ impl CallHook for Blackhole<'_> {
 }
 
 /// Runs `program`'s entry point in the LLInterpreter with every call of a
-/// portal run on its jitcode by the blackhole interpreter; the exit status
-/// (or the error) and what the blackhole did.
+/// portal run on its jitcode by the blackhole interpreter, loops hot after
+/// `threshold` closings; the exit status (or the error), what the
+/// blackhole did and the loops that got hot.
 pub fn run_entry(
     program: &rpy_ir::graph::Program<rpy_ir::graph::LowLevel>,
     codes: &JitCodes,
     argv: &[String],
     out: &mut dyn Write,
-) -> (Result<i64, LlError>, BlackholeStats) {
+    threshold: u32,
+) -> (Result<i64, LlError>, BlackholeStats, Vec<HotLoop>) {
     let mut interp = rpy_passes::llinterp::LlInterpreter::new(program);
     let mut blackhole = Blackhole::new(codes);
+    blackhole.warm = WarmState::new(threshold);
     let status = interp.run_entry_hooked(argv, out, Some(&mut blackhole));
-    (status, blackhole.stats)
+    (status, blackhole.stats, blackhole.warm.hot)
 }

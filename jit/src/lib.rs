@@ -11,6 +11,7 @@ pub mod optimize;
 pub mod testgen;
 pub mod text;
 pub mod trace;
+pub mod warmstate;
 
 use interp::{Heap, Outcome, RunValue};
 use trace::{DescrData, Kind, Trace};
