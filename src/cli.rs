@@ -72,6 +72,10 @@ enum Cmd {
         file: String,
         #[command(flatten)]
         dialect: DialectFlags,
+        /// Run every call of the JitDriver's portal on its jitcodes in the
+        /// JIT's blackhole interpreter (what it did is counted on stderr).
+        #[arg(long)]
+        blackhole: bool,
         /// The arguments the program gets (its argv[1:]); options after FILE
         /// are the program's.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
@@ -415,6 +419,7 @@ pub fn main() -> i32 {
         Cmd::Interp {
             file,
             dialect,
+            blackhole,
             args,
         } => {
             let src = try_or_report!(Source::read(&file, dialect.dialect()));
@@ -425,8 +430,44 @@ pub fn main() -> i32 {
             argv.extend(args);
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::new(stdout.lock());
-            let result =
-                rpy_passes::llinterp::LlInterpreter::new(&program).run_entry(&argv, &mut out);
+            let result = if blackhole {
+                let codes = rpy_jit::codewriter::write_jitcodes(&program);
+                if codes.portals.is_empty() {
+                    eprintln!("rpy interp: --blackhole: the program has no jit_merge_point");
+                    return 1;
+                }
+                let (result, stats, hot) = rpy_jit::blackhole::run_entry(
+                    &program,
+                    &codes,
+                    &argv,
+                    &mut out,
+                    rpy_jit::warmstate::DEFAULT_THRESHOLD,
+                );
+                eprintln!(
+                    "blackhole: {} jitcode instructions, {} merge points, {} can_enter_jit, {} regular calls, {} residual calls",
+                    stats.instructions,
+                    stats.merge_points,
+                    stats.can_enter_jit,
+                    stats.regular_calls,
+                    stats.residual_calls
+                );
+                // Where the meta-interpreter, once built, starts tracing.
+                const SHOWN: usize = 10;
+                for h in hot.iter().take(SHOWN) {
+                    eprintln!(
+                        "hot loop after {} closings: #{} greens [{}]",
+                        rpy_jit::warmstate::DEFAULT_THRESHOLD,
+                        h.driver,
+                        h.greens.join(", ")
+                    );
+                }
+                if hot.len() > SHOWN {
+                    eprintln!("... and {} more hot loops", hot.len() - SHOWN);
+                }
+                result
+            } else {
+                rpy_passes::llinterp::LlInterpreter::new(&program).run_entry(&argv, &mut out)
+            };
             use std::io::Write;
             let _ = out.flush();
             match result {
@@ -481,6 +522,7 @@ pub fn main() -> i32 {
             if stages {
                 let names: String = StageName::ALL
                     .iter()
+                    .chain(&StageName::BRANCHES)
                     .map(|s| format!("{}\n", s.name()))
                     .collect();
                 emit(&names);
@@ -491,7 +533,11 @@ pub fn main() -> i32 {
                 return 1;
             };
             let Some(stage) = StageName::from_name(&stage) else {
-                let names: Vec<&str> = StageName::ALL.iter().map(|s| s.name()).collect();
+                let names: Vec<&str> = StageName::ALL
+                    .iter()
+                    .chain(&StageName::BRANCHES)
+                    .map(|s| s.name())
+                    .collect();
                 eprintln!(
                     "rpy show: unknown stage '{stage}'; the stages are: {}",
                     names.join(", ")

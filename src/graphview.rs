@@ -382,7 +382,7 @@ pub fn render(
         StageOutput::Annotated(p) => of(p, format, func, stage, src),
         StageOutput::LowLevel(p) => of(p, format, func, stage, src),
         StageOutput::ExceptionsExplicit(p) => of(p, format, func, stage, src),
-        StageOutput::Ast(_) | StageOutput::C(_) => Err(format!(
+        StageOutput::Ast(_) | StageOutput::C(_) | StageOutput::JitCodes(_) => Err(format!(
             "the {stage} stage has no graphs to draw; --format dot, svg and html show flow, annotate, rtype, backendopt and exceptiontransform"
         )),
     }

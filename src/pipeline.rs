@@ -20,6 +20,9 @@ pub enum StageName {
     Annotate,
     Rtype,
     Backendopt,
+    /// The JIT's codewriter: a branch off `backendopt`, not a step towards
+    /// C, so it is not in `ALL`.
+    Jitcodes,
     Exceptiontransform,
     Genc,
 }
@@ -35,8 +38,13 @@ impl StageName {
         StageName::Genc,
     ];
 
+    /// The stages that branch off the chain of `ALL`: they print what the
+    /// JIT makes of the program.
+    pub const BRANCHES: [StageName; 1] = [StageName::Jitcodes];
+
     pub fn name(self) -> &'static str {
         match self {
+            StageName::Jitcodes => "jitcodes",
             StageName::Parse => "parse",
             StageName::Flow => "flow",
             StageName::Annotate => "annotate",
@@ -48,7 +56,10 @@ impl StageName {
     }
 
     pub fn from_name(name: &str) -> Option<StageName> {
-        Self::ALL.into_iter().find(|s| s.name() == name)
+        Self::ALL
+            .into_iter()
+            .chain(Self::BRANCHES)
+            .find(|s| s.name() == name)
     }
 
     /// What the stage does, for `rpy show --stages`.
@@ -59,6 +70,9 @@ impl StageName {
             StageName::Annotate => "flow graphs -> annotated graphs (type inference)",
             StageName::Rtype => "annotated graphs -> low-level graphs",
             StageName::Backendopt => "low-level graphs -> optimized low-level graphs",
+            StageName::Jitcodes => {
+                "optimized low-level graphs the portal reaches -> jitcodes (the JIT's codewriter)"
+            }
             StageName::Exceptiontransform => {
                 "low-level graphs -> low-level graphs with explicit exception state"
             }
@@ -74,6 +88,7 @@ pub enum StageOutput {
     Annotated(Program<Annotated>),
     LowLevel(Program<LowLevel>),
     ExceptionsExplicit(Program<ExceptionsExplicit>),
+    JitCodes(rpy_jit::codewriter::jitcode::JitCodes),
     C(String),
 }
 
@@ -109,6 +124,17 @@ impl StageOutput {
             StageOutput::Annotated(p) => graphs(p, func),
             StageOutput::LowLevel(p) => graphs(p, func),
             StageOutput::ExceptionsExplicit(p) => graphs(p, func),
+            StageOutput::JitCodes(codes) => match func {
+                None => Ok(codes.to_text()),
+                Some(f) => codes
+                    .codes
+                    .iter()
+                    .find(|c| c.name == f)
+                    .map(|c| c.to_string())
+                    .ok_or_else(|| {
+                        format!("no jitcode named '{f}' (the portal does not reach it)")
+                    }),
+            },
             StageOutput::C(c) => Ok(c.clone()),
         }
     }
@@ -296,6 +322,11 @@ fn run_stages(
     lap(StageName::Backendopt, timings);
     if stop == StageName::Backendopt {
         return Ok(StageOutput::LowLevel(lowlevel));
+    }
+    if stop == StageName::Jitcodes {
+        let codes = rpy_jit::codewriter::write_jitcodes(&lowlevel);
+        lap(StageName::Jitcodes, timings);
+        return Ok(StageOutput::JitCodes(codes));
     }
     let explicit = rpy_passes::exceptiontransform::transform(lowlevel)?;
     lap(StageName::Exceptiontransform, timings);

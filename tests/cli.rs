@@ -28,9 +28,10 @@ fn rpy_with_cache(cache: &std::path::Path, args: &[&str]) -> (String, String, i3
 fn show_stages_lists_every_stage_in_order() {
     let (out, _, status) = rpy(&["show", "--stages"]);
     assert_eq!(status, 0);
+    // The chain to C, then the JIT's branch off backendopt.
     assert_eq!(
         out,
-        "parse\nflow\nannotate\nrtype\nbackendopt\nexceptiontransform\ngenc\n"
+        "parse\nflow\nannotate\nrtype\nbackendopt\nexceptiontransform\ngenc\njitcodes\n"
     );
 }
 

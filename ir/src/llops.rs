@@ -153,9 +153,9 @@ ops! {
     // int_between(a, x, b): a <= x < b (Bool); how a caught exception's class
     // id is tested against a handler's subclass range.
     "int_between" => Special, true;
-    // jit_marker(Name(kind), driver, live values...) -> Void: a JitDriver's
+    // jit_marker(Name(kind), driver, K, live values...) -> Void: a JitDriver's
     // `jit_merge_point` or `can_enter_jit` (kind) with the loop's variables,
-    // greens first. Nothing at run time without a JIT; kept (not pure) so
+    // its K greens first, then its reds. Nothing at run time without a JIT; kept (not pure) so
     // that the JIT's codewriter finds the interpreter's loop.
     "jit_marker" => Special, false;
     // The global exception state of a program after `exceptiontransform`

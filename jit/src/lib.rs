@@ -3,12 +3,15 @@
 //! ([`interp`]), native functions calls may name ([`calls`]), and the trace
 //! optimizer ([`optimize`]). See `jit/README.md`.
 
+pub mod blackhole;
 pub mod calls;
+pub mod codewriter;
 pub mod interp;
 pub mod optimize;
 pub mod testgen;
 pub mod text;
 pub mod trace;
+pub mod warmstate;
 
 use interp::{Heap, Outcome, RunValue};
 use trace::{DescrData, Kind, Trace};

@@ -234,6 +234,7 @@ pub(crate) enum FieldRef {
 
 /// What an operation does; its value arguments are in `Op::args` (type and
 /// field names are resolved into the kind and are not among them).
+#[derive(Clone)]
 pub(crate) enum OpKind {
     /// An operation with no effect here (a JIT hint); its result is Void.
     Nothing,
@@ -360,6 +361,9 @@ impl CGraph {
 
 pub(crate) struct Code {
     pub graphs: Vec<CGraph>,
+    /// The object of each static (`None` for prebuilt objects of the
+    /// high-level stages), which the graphs' constants point to.
+    pub statics: Vec<Option<ObjRef>>,
     pub by_name: HashMap<String, u32>,
     pub types: Types,
     /// What was wrong with the program's statics; running reports the first.
@@ -392,8 +396,10 @@ impl Code {
         };
         let static_errors = b.build_statics();
         let graphs = program.graphs.iter().map(|g| b.graph(g)).collect();
+        let statics = b.statics;
         Code {
             graphs,
+            statics,
             by_name,
             types,
             static_errors,
@@ -588,50 +594,16 @@ impl<S: LowLevelStage> Builder<'_, S> {
         }
     }
 
-    /// The value of a constant, shaped by the type expected where it is used
-    /// (constants carry no type: `Int(1)` may stand for a Bool or a Float).
+    /// The value of a constant, shaped by the type expected where it is used.
     fn constant(&mut self, c: &Constant, hint: Option<&LowLevelType>) -> Result<LlValue, String> {
-        use LowLevelType as T;
-        Ok(match (c, hint) {
-            (Constant::Int(n), Some(T::Float)) => LlValue::Float(*n as f64),
-            (Constant::Int(n), Some(T::Bool)) => LlValue::Bool(*n != 0),
-            (Constant::Int(n), Some(T::Char)) if (0..256).contains(n) => LlValue::Char(*n as u8),
-            (Constant::Int(n), _) => LlValue::Signed(*n),
-            // An Unsigned value is held as the Signed word of the same bits.
-            (Constant::UInt(u), _) => LlValue::Signed(*u as i64),
-            (Constant::Float(x), _) => LlValue::Float(*x),
-            (Constant::Bool(b), Some(T::Signed)) => LlValue::Signed(*b as i64),
-            (Constant::Bool(b), _) => LlValue::Bool(*b),
-            (Constant::Char(c), Some(T::Signed)) => LlValue::Signed(*c as i64),
-            (Constant::Char(c), _) => LlValue::Char(*c),
-            // As the rtyper reads a one-character string as a Char.
-            (Constant::Str(s), Some(T::Char)) if s.chars().count() == 1 => {
-                LlValue::Char(s.chars().next().map_or(0, |c| c as u32 as u8))
-            }
-            (Constant::Str(s), _) => {
-                let types = self.types;
-                let obj = self
-                    .strings
-                    .entry(s.clone())
-                    .or_insert_with(|| types.new_string(s.as_bytes().to_vec()));
-                LlValue::Ptr(Some(obj.clone()))
-            }
-            (Constant::None, Some(T::Void)) => LlValue::Void,
-            (Constant::None, Some(T::FuncPtr(_))) => LlValue::Func(None),
-            (Constant::None, _) => LlValue::Ptr(None),
-            (_, Some(T::Void)) => LlValue::Void,
-            (Constant::Func(f), _) => LlValue::Func(Some(
-                *self
-                    .by_name
-                    .get(f)
-                    .ok_or_else(|| format!("the address of the unknown graph '{f}'"))?,
-            )),
-            (Constant::Prebuilt(i), _) => match self.statics.get(*i as usize) {
-                Some(Some(obj)) => LlValue::Ptr(Some(obj.clone())),
-                _ => return Err(format!("&{i} is not a low-level static")),
-            },
-            (other, _) => return Err(format!("the constant {other:?} is not a value")),
-        })
+        constant_value(
+            c,
+            hint,
+            self.types,
+            self.by_name,
+            &self.statics,
+            &mut self.strings,
+        )
     }
 
     fn operand(
@@ -1029,4 +1001,54 @@ fn obj_type_name(obj: &PrebuiltObject) -> &str {
         PrebuiltObject::Struct { ty, .. } | PrebuiltObject::Array { ty, .. } => ty,
         _ => "(not a static)",
     }
+}
+
+/// The value of a constant, shaped by the type expected where it is used
+/// (constants carry no type: `Int(1)` may stand for a Bool or a Float).
+pub(crate) fn constant_value(
+    c: &Constant,
+    hint: Option<&LowLevelType>,
+    types: &Types,
+    by_name: &HashMap<String, u32>,
+    statics: &[Option<ObjRef>],
+    strings: &mut HashMap<String, ObjRef>,
+) -> Result<LlValue, String> {
+    use LowLevelType as T;
+    Ok(match (c, hint) {
+        (Constant::Int(n), Some(T::Float)) => LlValue::Float(*n as f64),
+        (Constant::Int(n), Some(T::Bool)) => LlValue::Bool(*n != 0),
+        (Constant::Int(n), Some(T::Char)) if (0..256).contains(n) => LlValue::Char(*n as u8),
+        (Constant::Int(n), _) => LlValue::Signed(*n),
+        // An Unsigned value is held as the Signed word of the same bits.
+        (Constant::UInt(u), _) => LlValue::Signed(*u as i64),
+        (Constant::Float(x), _) => LlValue::Float(*x),
+        (Constant::Bool(b), Some(T::Signed)) => LlValue::Signed(*b as i64),
+        (Constant::Bool(b), _) => LlValue::Bool(*b),
+        (Constant::Char(c), Some(T::Signed)) => LlValue::Signed(*c as i64),
+        (Constant::Char(c), _) => LlValue::Char(*c),
+        // As the rtyper reads a one-character string as a Char.
+        (Constant::Str(s), Some(T::Char)) if s.chars().count() == 1 => {
+            LlValue::Char(s.chars().next().map_or(0, |c| c as u32 as u8))
+        }
+        (Constant::Str(s), _) => {
+            let obj = strings
+                .entry(s.clone())
+                .or_insert_with(|| types.new_string(s.as_bytes().to_vec()));
+            LlValue::Ptr(Some(obj.clone()))
+        }
+        (Constant::None, Some(T::Void)) => LlValue::Void,
+        (Constant::None, Some(T::FuncPtr(_))) => LlValue::Func(None),
+        (Constant::None, _) => LlValue::Ptr(None),
+        (_, Some(T::Void)) => LlValue::Void,
+        (Constant::Func(f), _) => LlValue::Func(Some(
+            *by_name
+                .get(f)
+                .ok_or_else(|| format!("the address of the unknown graph '{f}'"))?,
+        )),
+        (Constant::Prebuilt(i), _) => match statics.get(*i as usize) {
+            Some(Some(obj)) => LlValue::Ptr(Some(obj.clone())),
+            _ => return Err(format!("&{i} is not a low-level static")),
+        },
+        (other, _) => return Err(format!("the constant {other:?} is not a value")),
+    })
 }

@@ -1,6 +1,7 @@
 //! The interpreter loop: frames on an explicit stack, one operation at a time.
 
 use super::code::{CGraph, CLink, Cmp, Code, Exit, FieldRef, FloatBin, Op, OpKind, Operand, Types};
+use super::machine::{CallHook, CallOutcome, LlMachine};
 use super::runtime;
 use super::{Items, LlError, LlErrorKind, LlValue, ObjRef};
 use rpy_ir::llops;
@@ -12,6 +13,29 @@ use std::io::Write;
 pub(crate) enum Fail {
     Fatal(String),
     Internal(String),
+    /// An exception left the outermost frame of a run that returns its
+    /// exceptions to the caller (`Escape::ToCaller`): (class, instance).
+    Escaped(LlValue, LlValue),
+    /// A call a `CallHook` ran failed; its error is already complete.
+    Hooked(LlError),
+}
+
+/// What a run does with an exception its outermost frame does not catch.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Escape {
+    /// The executable's fatal error, as when the entry point raises.
+    Fatal,
+    /// Handed back to the caller, which runs beside the interpreter and
+    /// may catch it (the JIT's blackhole interpreter calling a graph).
+    ToCaller,
+}
+
+/// How a run is set up besides its graph and arguments.
+pub(crate) struct RunOptions<'h> {
+    pub max_depth: usize,
+    pub escape: Escape,
+    /// Runs the calls of the graphs it takes instead of the interpreter.
+    pub hook: Option<&'h mut dyn CallHook>,
 }
 
 struct Frame {
@@ -31,8 +55,8 @@ pub(crate) fn run(
     graph: u32,
     args: Vec<LlValue>,
     out: &mut dyn Write,
-    max_depth: usize,
-) -> Result<LlValue, LlError> {
+    options: RunOptions<'_>,
+) -> Result<CallOutcome, LlError> {
     let g = &code.graphs[graph as usize];
     let internal = |message: String| LlError {
         message,
@@ -63,7 +87,14 @@ pub(crate) fn run(
         pc: 0,
         slots,
     }];
-    execute(code, &mut frames, out, max_depth).map_err(|fail| {
+    let result = execute(code, &mut frames, out, options);
+    let fail = match result {
+        Ok(v) => return Ok(CallOutcome::Returned(v)),
+        Err(Fail::Escaped(etype, evalue)) => return Ok(CallOutcome::Raised { etype, evalue }),
+        Err(Fail::Hooked(e)) => return Err(e),
+        Err(fail) => fail,
+    };
+    Err({
         let traceback: Vec<String> = frames
             .iter()
             .map(|f| code.graphs[f.graph as usize].name.clone())
@@ -83,6 +114,7 @@ pub(crate) fn run(
         let (kind, message) = match fail {
             Fail::Fatal(m) => (LlErrorKind::Fatal, m),
             Fail::Internal(m) => (LlErrorKind::Internal, m + &place),
+            Fail::Escaped(..) | Fail::Hooked(_) => unreachable!("returned above"),
         };
         LlError {
             message,
@@ -110,8 +142,10 @@ fn execute(
     code: &Code,
     frames: &mut Vec<Frame>,
     out: &mut dyn Write,
-    max_depth: usize,
+    mut options: RunOptions<'_>,
 ) -> Result<LlValue, Fail> {
+    let max_depth = options.max_depth;
+    let escape = options.escape;
     let mut pool: Vec<Vec<LlValue>> = Vec::new();
     let mut scratch: Vec<LlValue> = Vec::new();
     let mut pending: Pending = None;
@@ -151,6 +185,32 @@ fn execute(
                 return Err(Fail::Fatal(
                     "fatal RPython error: RecursionError: maximum recursion depth exceeded".into(),
                 ));
+            }
+            if let Some(hook) = options.hook.as_deref_mut().filter(|h| h.takes(callee)) {
+                let values = args.iter().map(|a| get(&frame.slots, a).clone()).collect();
+                let machine = LlMachine::new(code, max_depth);
+                match hook
+                    .call(&machine, callee, values, out)
+                    .map_err(Fail::Hooked)?
+                {
+                    CallOutcome::Returned(v) => {
+                        let op = &block.ops[frame.pc as usize];
+                        frame.slots[op.result as usize] = v;
+                        frame.pc += 1;
+                    }
+                    CallOutcome::Raised { etype, evalue } => {
+                        // As if the callee's frame raised: `raise` starts
+                        // by popping it.
+                        frames.push(Frame {
+                            graph: callee,
+                            block: code.graphs[callee as usize].start,
+                            pc: 0,
+                            slots: Vec::new(),
+                        });
+                        raise(code, frames, &mut pool, &mut scratch, etype, evalue, escape)?;
+                    }
+                }
+                continue;
             }
             let cg = &code.graphs[callee as usize];
             if args.len() != cg.params().len() {
@@ -217,7 +277,7 @@ fn execute(
         if link.raises {
             let etype = get(&frame.slots, &link.args[0]).clone();
             let evalue = get(&frame.slots, &link.args[1]).clone();
-            raise(code, frames, &mut pool, &mut scratch, etype, evalue)?;
+            raise(code, frames, &mut pool, &mut scratch, etype, evalue, escape)?;
             continue;
         }
         follow(frame, g, link, &mut scratch);
@@ -291,9 +351,13 @@ fn raise(
     scratch: &mut Vec<LlValue>,
     mut etype: LlValue,
     mut evalue: LlValue,
+    escape: Escape,
 ) -> Result<(), Fail> {
     let mut id = class_id(&etype, &code.types)?;
     loop {
+        if frames.len() == 1 && escape == Escape::ToCaller {
+            return Err(Fail::Escaped(etype, evalue));
+        }
         if frames.len() == 1 {
             // The entry point's frame stays, for the error's traceback.
             return Err(uncaught(&etype, &evalue, &code.types));
@@ -355,7 +419,7 @@ fn vtable_field(etype: &LlValue, field: &str, types: &Types) -> Result<LlValue, 
 }
 
 /// The id of an exception's class: its vtable's `subclassrange_min`.
-fn class_id(etype: &LlValue, types: &Types) -> Result<i64, Fail> {
+pub(crate) fn class_id(etype: &LlValue, types: &Types) -> Result<i64, Fail> {
     match vtable_field(etype, lltype::SUBCLASSRANGE_MIN, types)? {
         LlValue::Signed(n) => Ok(n),
         other => Err(Fail::Internal(format!(
@@ -369,7 +433,7 @@ fn class_id(etype: &LlValue, types: &Types) -> Result<i64, Fail> {
 /// would show, as the executable writes it to stderr: the class's name
 /// (without `__main__.`), then `: ` and the message when the instance has
 /// a non-empty one (`exc_message`, what `str()` of it gives).
-fn uncaught(etype: &LlValue, evalue: &LlValue, types: &Types) -> Fail {
+pub(crate) fn uncaught(etype: &LlValue, evalue: &LlValue, types: &Types) -> Fail {
     let name = match vtable_field(etype, lltype::CLASS_NAME, types).map(|n| n.string_text()) {
         Ok(Some(name)) => name,
         Ok(None) => return Fail::Internal("an uncaught exception's class has no name".into()),
@@ -519,7 +583,7 @@ fn py_fmod(x: f64, y: f64) -> f64 {
     }
 }
 
-fn exec_op(
+pub(crate) fn exec_op(
     op: &Op,
     slots: &[LlValue],
     types: &Types,

@@ -42,9 +42,11 @@
 
 mod code;
 mod exec;
+mod machine;
 pub mod pystr;
 mod runtime;
 
+pub use machine::{CallHook, CallOutcome, DetachedOp, LlMachine};
 use rpy_ir::graph::{LowLevel, LowLevelStage, Program};
 use std::cell::RefCell;
 use std::fmt;
@@ -254,9 +256,19 @@ impl<'p, S: LowLevelStage> LlInterpreter<'p, S> {
         argv: &[String],
         out: &mut dyn std::io::Write,
     ) -> Result<i64, LlError> {
+        self.run_entry_hooked(argv, out, None)
+    }
+
+    /// `run_entry`, with the calls of the graphs `hook` takes run by it.
+    pub fn run_entry_hooked(
+        &mut self,
+        argv: &[String],
+        out: &mut dyn std::io::Write,
+        hook: Option<&mut dyn CallHook>,
+    ) -> Result<i64, LlError> {
         let list = self.new_str_list(argv);
         let entry = self.program.entry.clone();
-        match self.call(&entry, vec![list], out)? {
+        match self.call_hooked(&entry, vec![list], out, hook)? {
             LlValue::Signed(n) => Ok(n),
             other => Err(LlError {
                 message: format!(
@@ -279,6 +291,22 @@ impl<'p, S: LowLevelStage> LlInterpreter<'p, S> {
         args: Vec<LlValue>,
         out: &mut dyn std::io::Write,
     ) -> Result<LlValue, LlError> {
+        self.call_hooked(graph, args, out, None)
+    }
+
+    /// The machine that runs this program's operations and calls for an
+    /// interpreter beside this one (the JIT's blackhole interpreter).
+    pub fn machine(&self) -> LlMachine<'_> {
+        LlMachine::new(&self.code, self.max_depth)
+    }
+
+    fn call_hooked(
+        &mut self,
+        graph: &str,
+        args: Vec<LlValue>,
+        out: &mut dyn std::io::Write,
+        hook: Option<&mut dyn CallHook>,
+    ) -> Result<LlValue, LlError> {
         let Some(&index) = self.code.by_name.get(graph) else {
             return Err(LlError {
                 message: format!("no graph named '{graph}'"),
@@ -289,7 +317,29 @@ impl<'p, S: LowLevelStage> LlInterpreter<'p, S> {
                 pos: None,
             });
         };
-        exec::run(&self.code, index, args, out, self.max_depth)
+        let hook = match hook {
+            Some(hook) if hook.takes(index) => {
+                // The hook runs the graph itself; what it leaves uncaught
+                // is the executable's fatal error, as from the entry point.
+                let machine = self.machine();
+                return match hook.call(&machine, index, args, out)? {
+                    CallOutcome::Returned(v) => Ok(v),
+                    CallOutcome::Raised { etype, evalue } => {
+                        Err(machine.uncaught(&etype, &evalue, graph))
+                    }
+                };
+            }
+            other => other,
+        };
+        let options = exec::RunOptions {
+            max_depth: self.max_depth,
+            escape: exec::Escape::Fatal,
+            hook,
+        };
+        match exec::run(&self.code, index, args, out, options)? {
+            CallOutcome::Returned(v) => Ok(v),
+            CallOutcome::Raised { .. } => unreachable!("a fatal run raises no exception"),
+        }
     }
 
     /// A new `rpy_string` holding `bytes`.

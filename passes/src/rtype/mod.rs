@@ -534,11 +534,19 @@ impl GraphTyper<'_, '_, '_> {
 
     /// A JIT hint stays as the low-level `jit_marker`, with the loop's
     /// variables as they are represented. The driver, a frozen object of
-    /// no representation, is named by its prebuilt index.
+    /// no representation, is named by its prebuilt index, and followed by
+    /// its number of greens: the low-level program keeps no trace of the
+    /// JitDriver's declaration, and the JIT's codewriter must tell the
+    /// greens (the loop's key) from the reds.
     fn lower_jit_marker(&mut self, op: &SpaceOperation) {
         let mut args = op.args.clone();
         if let Some(Arg::Const(Constant::Prebuilt(i))) = args.get(1) {
+            let i = *i;
+            let hl = self.rt.prebuilt_of_static.get(&i).copied().unwrap_or(i);
+            let greens = rpy_ir::graph::JitDriverDecl::of(self.rt.hl_prebuilt, hl)
+                .map_or(0, |decl| decl.greens.len());
             args[1] = Arg::Const(Constant::Name(format!("jitdriver{i}")));
+            args.insert(2, Arg::Const(Constant::Int(greens as i64)));
         }
         self.emit("jit_marker", args, LowLevelType::Void, Some(op.result));
     }

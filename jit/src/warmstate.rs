@@ -1,0 +1,134 @@
+//! Warm-up counters, as the original's `warmstate.py`: at each
+//! `can_enter_jit` the counter of the loop's green key (the driver and
+//! its greens' values) goes up, and a key whose counter reaches the
+//! threshold is hot: where the meta-interpreter is to start tracing. The
+//! meta-interpreter is not built yet; the blackhole interpreter counts,
+//! and `rpy interp --blackhole` reports the hot keys.
+
+use rpy_passes::llinterp::LlValue;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// The original's default `threshold`: how many closings of a loop make
+/// it hot.
+pub const DEFAULT_THRESHOLD: u32 = 1039;
+
+/// A green value as part of a key: numbers by value, objects by identity
+/// (a green object is the interpreter's code, alive as long as it runs).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum GreenValue {
+    Word(i64),
+    Float(u64),
+    Object(usize),
+    Null,
+    Function(Option<u32>),
+    Void,
+}
+
+fn green_value(v: &LlValue) -> GreenValue {
+    match v {
+        LlValue::Signed(n) => GreenValue::Word(*n),
+        LlValue::Bool(b) => GreenValue::Word(*b as i64),
+        LlValue::Char(c) => GreenValue::Word(*c as i64),
+        LlValue::Float(x) => GreenValue::Float(x.to_bits()),
+        LlValue::Ptr(Some(obj)) => GreenValue::Object(Rc::as_ptr(obj) as *const u8 as usize),
+        LlValue::Ptr(None) => GreenValue::Null,
+        LlValue::Func(f) => GreenValue::Function(*f),
+        LlValue::Void => GreenValue::Void,
+    }
+}
+
+/// A green value as the report shows it: a number, a string's text, or
+/// an object's type.
+fn green_text(v: &LlValue) -> String {
+    match v {
+        LlValue::Signed(n) => n.to_string(),
+        LlValue::Bool(b) => b.to_string(),
+        LlValue::Char(c) => format!("{:?}", char::from(*c)),
+        LlValue::Float(x) => format!("{x:?}"),
+        LlValue::Ptr(None) => "null".into(),
+        LlValue::Ptr(Some(obj)) => match v.string_text() {
+            Some(text) if text.len() <= 40 => format!("{text:?}"),
+            Some(text) => format!("{:?}...", text.chars().take(37).collect::<String>()),
+            None => format!("<{}>", obj.borrow().type_name),
+        },
+        LlValue::Func(f) => format!("{f:?}"),
+        LlValue::Void => "void".into(),
+    }
+}
+
+/// A loop that got hot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HotLoop {
+    pub driver: String,
+    /// Its greens, as text.
+    pub greens: Vec<String>,
+}
+
+pub struct WarmState {
+    threshold: u32,
+    counters: HashMap<(String, Vec<GreenValue>), u32>,
+    /// The keys that got hot, in the order they did.
+    pub hot: Vec<HotLoop>,
+}
+
+impl WarmState {
+    pub fn new(threshold: u32) -> WarmState {
+        WarmState {
+            threshold: threshold.max(1),
+            counters: HashMap::new(),
+            hot: Vec::new(),
+        }
+    }
+
+    /// A loop of `driver` closed with `greens`: counts it; true when this
+    /// closing made it hot.
+    pub fn can_enter_jit(&mut self, driver: &str, greens: &[LlValue]) -> bool {
+        let key = (
+            driver.to_string(),
+            greens.iter().map(green_value).collect::<Vec<_>>(),
+        );
+        let counter = self.counters.entry(key).or_insert(0);
+        *counter += 1;
+        if *counter != self.threshold {
+            return false;
+        }
+        self.hot.push(HotLoop {
+            driver: driver.to_string(),
+            greens: greens.iter().map(green_text).collect(),
+        });
+        true
+    }
+}
+
+impl Default for WarmState {
+    fn default() -> Self {
+        WarmState::new(DEFAULT_THRESHOLD)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_gets_hot_once_at_the_threshold() {
+        let mut warm = WarmState::new(3);
+        let key = [LlValue::Signed(14)];
+        let other = [LlValue::Signed(15)];
+        assert!(!warm.can_enter_jit("jitdriver1", &key));
+        assert!(!warm.can_enter_jit("jitdriver1", &other));
+        assert!(!warm.can_enter_jit("jitdriver1", &key));
+        assert!(warm.can_enter_jit("jitdriver1", &key));
+        assert!(!warm.can_enter_jit("jitdriver1", &key));
+        // Another driver's key of the same greens counts apart.
+        assert!(!warm.can_enter_jit("jitdriver2", &key));
+        assert_eq!(
+            warm.hot,
+            vec![HotLoop {
+                driver: "jitdriver1".into(),
+                greens: vec!["14".into()]
+            }]
+        );
+    }
+}

@@ -1,0 +1,202 @@
+//! The LLInterpreter as the machine of an interpreter that runs beside it:
+//! the JIT's blackhole interpreter runs the interpreter's jitcodes, whose
+//! control flow (registers, jumps, frames, exceptions) is its own, while
+//! what one low-level operation does to values and objects, and what a
+//! call the JIT does not look into does, stay defined here, once. The two
+//! share the objects (and the statics, by identity).
+
+use super::code::{self, Code, Op, OpKind, Operand};
+use super::exec::{self, Escape, Fail, RunOptions};
+use super::{LlError, LlErrorKind, LlValue, ObjRef};
+use rpy_ir::graph::Constant;
+use rpy_ir::lltype::LowLevelType;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::io::Write;
+
+/// How a call ended.
+#[derive(Clone, Debug)]
+pub enum CallOutcome {
+    Returned(LlValue),
+    /// An exception the callee did not catch: its class (a vtable pointer)
+    /// and instance.
+    Raised {
+        etype: LlValue,
+        evalue: LlValue,
+    },
+}
+
+/// Runs the calls of some graphs instead of the LLInterpreter (the JIT
+/// runs the portal's).
+pub trait CallHook {
+    /// Does the hook run calls of graph `graph` (an index of the program's
+    /// graphs)?
+    fn takes(&self, graph: u32) -> bool;
+    /// Runs the call; `machine` runs operations and further calls.
+    fn call(
+        &mut self,
+        machine: &LlMachine<'_>,
+        graph: u32,
+        args: Vec<LlValue>,
+        out: &mut dyn Write,
+    ) -> Result<CallOutcome, LlError>;
+}
+
+/// One low-level operation of the program, taken out of its graph: its
+/// variable operands are the values passed to `LlMachine::run`, in order;
+/// its constants (statics included) are the interpreter's own.
+pub struct DetachedOp {
+    op: Op,
+}
+
+impl DetachedOp {
+    pub fn opname(&self) -> &str {
+        &self.op.opname
+    }
+}
+
+/// The LLInterpreter's operations and calls, for a caller that keeps its own
+/// frames.
+pub struct LlMachine<'c> {
+    code: &'c Code,
+    max_depth: usize,
+    /// The string constants made so far, so that one constant is one object.
+    strings: RefCell<HashMap<String, ObjRef>>,
+}
+
+impl<'c> LlMachine<'c> {
+    pub(crate) fn new(code: &'c Code, max_depth: usize) -> Self {
+        LlMachine {
+            code,
+            max_depth,
+            strings: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// The index of the graph named `name`.
+    pub fn graph_index(&self, name: &str) -> Option<u32> {
+        self.code.by_name.get(name).copied()
+    }
+
+    pub fn graph_name(&self, graph: u32) -> &str {
+        &self.code.graphs[graph as usize].name
+    }
+
+    /// Operation `op` of block `block` of graph `graph`, detached; `None`
+    /// when there is no such operation or it is a call (a caller with its
+    /// own frames runs calls itself, or through `call`).
+    pub fn detach(&self, graph: u32, block: u32, op: u32) -> Option<DetachedOp> {
+        let original = self
+            .code
+            .graphs
+            .get(graph as usize)?
+            .blocks
+            .get(block as usize)?
+            .ops
+            .get(op as usize)?;
+        if matches!(original.kind, OpKind::Call(_) | OpKind::IndirectCall) {
+            return None;
+        }
+        let mut next = 0u32;
+        let args = original
+            .args
+            .iter()
+            .map(|a| match a {
+                Operand::Slot(_) => {
+                    next += 1;
+                    Operand::Slot(next - 1)
+                }
+                Operand::Const(c) => Operand::Const(c.clone()),
+            })
+            .collect();
+        Some(DetachedOp {
+            op: Op {
+                kind: original.kind.clone(),
+                args,
+                result: 0,
+                opname: original.opname.clone(),
+                pos: original.pos,
+            },
+        })
+    }
+
+    /// The value of a constant of the program's graphs where a value of
+    /// type `hint` is expected, as the interpreter holds it: a static is the
+    /// interpreter's object, shared with the graphs it runs.
+    pub fn constant(&self, c: &Constant, hint: Option<&LowLevelType>) -> Result<LlValue, String> {
+        let mut strings = self.strings.borrow_mut();
+        code::constant_value(
+            c,
+            hint,
+            &self.code.types,
+            &self.code.by_name,
+            &self.code.statics,
+            &mut strings,
+        )
+    }
+
+    /// Runs a detached operation on `args` (its variable operands).
+    pub fn run(
+        &self,
+        op: &DetachedOp,
+        args: &[LlValue],
+        out: &mut dyn Write,
+    ) -> Result<LlValue, LlError> {
+        let mut pending = None;
+        exec::exec_op(&op.op, args, &self.code.types, &mut pending, out)
+            .map_err(|fail| self.error(fail, &op.op.opname))
+    }
+
+    /// Calls graph `graph` in the interpreter; an exception it does not
+    /// catch is returned, not fatal.
+    pub fn call(
+        &self,
+        graph: u32,
+        args: Vec<LlValue>,
+        out: &mut dyn Write,
+    ) -> Result<CallOutcome, LlError> {
+        exec::run(
+            self.code,
+            graph,
+            args,
+            out,
+            RunOptions {
+                max_depth: self.max_depth,
+                escape: Escape::ToCaller,
+                hook: None,
+            },
+        )
+    }
+
+    /// The class id of an exception class (its vtable's
+    /// `subclassrange_min`), what a handler's range is tested against.
+    pub fn class_id(&self, etype: &LlValue) -> Result<i64, LlError> {
+        exec::class_id(etype, &self.code.types).map_err(|fail| self.error(fail, "raise"))
+    }
+
+    /// The fatal error of an exception nobody caught, as the executable
+    /// reports it.
+    pub fn uncaught(&self, etype: &LlValue, evalue: &LlValue, graph: &str) -> LlError {
+        self.error(exec::uncaught(etype, evalue, &self.code.types), graph)
+    }
+
+    fn error(&self, fail: Fail, place: &str) -> LlError {
+        let (kind, message) = match fail {
+            Fail::Fatal(m) => (LlErrorKind::Fatal, m),
+            Fail::Internal(m) => (LlErrorKind::Internal, m),
+            Fail::Hooked(e) => return e,
+            Fail::Escaped(..) => (
+                LlErrorKind::Internal,
+                "an exception escaped an operation".into(),
+            ),
+        };
+        LlError {
+            message,
+            graph: place.to_string(),
+            kind,
+            traceback: vec![],
+            op: None,
+            pos: None,
+        }
+    }
+}
