@@ -218,7 +218,12 @@ fn list_helpers() -> Helpers {
         ),
         ("count", "rlist", "ll_count", vec![l(), int(), no_eqfn()]),
         ("find", "rlist", "ll_find", vec![l(), int(), no_eqfn()]),
-        ("mul", "rlist", "ll_mul", vec![l(), int()]),
+        (
+            "mul",
+            "rlist",
+            "ll_mul",
+            vec![HelperArg::Type(list.clone()), l(), int()],
+        ),
         ("inplace_mul", "rlist", "ll_inplace_mul", vec![l(), int()]),
         ("eq", "rlist", "ll_eq", vec![l(), l(), no_eqfn()]),
     ];

@@ -4,7 +4,7 @@
 //! by the vtable's id range, identity, truth, and an exception's message.
 
 use super::classes::EXC_MESSAGE;
-use super::GraphTyper;
+use super::{GraphTyper, HelperArg};
 use crate::flow::language::special_method_name;
 use crate::rules;
 use rpy_ir::annotation::{Desc, SomeValue};
@@ -388,11 +388,25 @@ impl GraphTyper<'_, '_, '_> {
             let known = names.iter().any(|n| builtin_type_holds(n, &subject));
             return self.define_constant(Constant::Bool(known), op.result);
         };
-        if can_be_none {
-            return Err("isinstance() of an instance that may be None is not lowered yet".into());
-        }
         if names.is_empty() {
             return Err("isinstance() against classes that are not known statically".into());
+        }
+        if can_be_none {
+            // None is an instance of no class: rclass's helper gives an
+            // id no range holds.
+            let object = self.arg_as(x, &LowLevelType::Ptr(lltype::OBJECT.into()))?;
+            let id = self.call_helper(
+                "rclass",
+                "ll_class_id",
+                vec![(
+                    HelperArg::Value(LowLevelType::Ptr(lltype::OBJECT.into())),
+                    object,
+                )],
+            )?;
+            let Arg::Var(id) = id else {
+                return Err("ll_class_id() gave no value".into());
+            };
+            return self.id_in_class_ranges(id, &names, op);
         }
         let typeptr = self.typeptr(x);
         self.in_class_ranges(typeptr, &names, op)
@@ -415,6 +429,16 @@ impl GraphTyper<'_, '_, '_> {
             LowLevelType::Signed,
             None,
         );
+        self.id_in_class_ranges(id, names, op)
+    }
+
+    /// Whether class id `id` is in the id range of one of `names`.
+    fn id_in_class_ranges(
+        &mut self,
+        id: Var,
+        names: &[String],
+        op: &SpaceOperation,
+    ) -> Result<(), String> {
         let mut result: Option<Var> = None;
         for name in names {
             let Some(repr) = self.rt.classes.get(name) else {

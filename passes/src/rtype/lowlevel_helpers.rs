@@ -38,7 +38,9 @@ const HELPER_PACKAGE: &str = "rpython.rtyper";
 const PYLIB: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../pylib");
 
 /// The helper modules, one per family, by the name the rtyper uses.
-pub const HELPER_MODULES: &[&str] = &["rlist", "rstr", "rint", "rdict", "rrepr", "rmath", "ros"];
+pub const HELPER_MODULES: &[&str] = &[
+    "rlist", "rstr", "rint", "rdict", "rrepr", "rmath", "ros", "rclass",
+];
 
 /// One argument of a helper call, as the rtyper knows it.
 #[derive(Clone, Debug, PartialEq)]

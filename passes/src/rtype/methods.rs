@@ -162,7 +162,7 @@ impl GraphTyper<'_, '_, '_> {
             }
             ("delitem", [List, _], _) => ("rlist", "ll_delitem", vec![A(0), A(1)]),
             ("contains", [List, _], _) => ("rlist", "ll_contains", vec![A(0), Item(1), EqFn(0)]),
-            ("mul", [List, Int], _) => ("rlist", "ll_mul", vec![A(0), A(1)]),
+            ("mul", [List, Int], _) => ("rlist", "ll_mul", vec![ResultType, A(0), A(1)]),
             ("add", [List, List], _) => ("rlist", "ll_concat", vec![AsResult(0), AsResult(1)]),
             ("eq", [List, List], _) => ("rlist", "ll_eq", vec![A(0), A(1), EqFn(0)]),
             ("getslice", [List, _, None_], _) => {

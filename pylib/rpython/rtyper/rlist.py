@@ -354,12 +354,13 @@ def ll_remove(l, item, eqfn):
     ll_delitem_nonneg(l, ll_index(l, item, eqfn))
 
 
-def ll_mul(l, times):
-    """l * times, a new list (empty for times <= 0)."""
+def ll_mul(LIST, l, times):
+    """l * times, a new list of type LIST (empty for times <= 0): `[x] * n`
+    is a list of what its variable holds, which may be wider than x."""
     length = l.length
     if times < 0:
         times = 0
-    res = ll_newlist(typeOf(l).TO, length * times)
+    res = ll_newlist(LIST, length * times)
     k = 0
     while k < times:
         _ll_copy(l.items, 0, res.items, k * length, length)

@@ -1,0 +1,154 @@
+# A calculator with nested scopes: a tokenizer generator (listed with
+# list()), variables in r_dicts whose names compare case-insensitively,
+# lookups that may find nothing (isinstance of a value that may be None),
+# registers made as [NIL] * n of the base class, and two frozen modes,
+# one chosen at run time, whose attributes and method the loop reads.
+# args: 6
+import sys
+from rpython.rlib.objectmodel import r_dict, compute_hash
+
+
+class Value(object):
+    def show(self):
+        return "?"
+
+
+class Nil(Value):
+    def show(self):
+        return "nil"
+
+
+class IntValue(Value):
+    def __init__(self, n):
+        self.n = n
+
+    def show(self):
+        return str(self.n)
+
+
+class StrValue(Value):
+    def __init__(self, s):
+        self.s = s
+
+    def show(self):
+        return "'" + self.s + "'"
+
+
+NIL = Nil()
+
+
+def same_name(a, b):
+    return a.lower() == b.lower()
+
+
+def name_hash(a):
+    return compute_hash(a.lower())
+
+
+class Scope(object):
+    def __init__(self, parent):
+        self.parent = parent
+        self.names = r_dict(same_name, name_hash)
+
+    def lookup(self, name):
+        scope = self
+        while scope is not None:
+            if name in scope.names:
+                return scope.names[name]
+            scope = scope.parent
+        return None
+
+
+class Mode(object):
+    def __init__(self, name, scale, wrap):
+        self.name = name
+        self.scale = scale
+        self.wrap = wrap
+
+    def _freeze_(self):
+        return True
+
+    def apply(self, n):
+        n = n * self.scale
+        if self.wrap > 0:
+            n = n % self.wrap
+        return n
+
+
+PLAIN = Mode("plain", 1, 0)
+CLOCK = Mode("clock", 1, 12)
+DOUBLE = Mode("double", 2, 0)
+
+
+def choose_mode(i):
+    if i % 3 == 0:
+        return PLAIN
+    if i % 3 == 1:
+        return CLOCK
+    return DOUBLE
+
+
+def tokens(text):
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c == " ":
+            i += 1
+            continue
+        j = i
+        while j < len(text) and text[j] != " ":
+            j += 1
+        yield text[i:j]
+        i = j
+
+
+def evaluate(words, scope, mode):
+    total = 0
+    for w in words:
+        if w.isdigit():
+            total += int(w)
+            continue
+        v = scope.lookup(w)
+        if isinstance(v, IntValue):
+            total += v.n
+        elif isinstance(v, StrValue):
+            total += len(v.s)
+        elif v is None:
+            total -= 1
+    return mode.apply(total)
+
+
+def entry_point(argv):
+    n = int(argv[1])
+    outer = Scope(None)
+    outer.names["Width"] = IntValue(n)
+    outer.names["label"] = StrValue("box")
+    inner = Scope(outer)
+    inner.names["HEIGHT"] = IntValue(n + 3)
+    inner.names["width"] = IntValue(2)
+    registers = [NIL] * 4
+    programs = ["width height 7", "LABEL width", "missing 10 Height", "label label"]
+    for i in range(len(programs)):
+        words = list(tokens(programs[i]))
+        mode = choose_mode(i + n)
+        result = evaluate(words, inner, mode)
+        registers[i % len(registers)] = IntValue(result)
+        print(mode.name + " " + str(len(words)) + " -> " + str(result))
+    registers[3] = StrValue("end")
+    line = ""
+    for r in registers:
+        line += r.show() + " "
+    print(line.strip())
+    outer_only = evaluate(list(tokens("width label")), outer, PLAIN)
+    print("outer: " + str(outer_only))
+    found = inner.lookup("nothing")
+    print("found: " + (found.show() if found is not None else "none"))
+    return 0
+
+
+def target(driver, args):
+    return entry_point, None
+
+
+if __name__ == "__main__":
+    sys.exit(entry_point(sys.argv))
