@@ -7,6 +7,7 @@
 use rpy_ir::ast::{Dialect, Module};
 use rpy_ir::diag::{Diagnostic, Diagnostics, Pos};
 use rpy_ir::graph::{Annotated, ExceptionsExplicit, Flow, FunctionGraph, LowLevel, Program, Stage};
+use rpy_ir::llops::GcKind;
 use rpy_ir::text;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -21,17 +22,19 @@ pub enum StageName {
     Rtype,
     Backendopt,
     Exceptiontransform,
+    Gctransform,
     Genc,
 }
 
 impl StageName {
-    pub const ALL: [StageName; 7] = [
+    pub const ALL: [StageName; 8] = [
         StageName::Parse,
         StageName::Flow,
         StageName::Annotate,
         StageName::Rtype,
         StageName::Backendopt,
         StageName::Exceptiontransform,
+        StageName::Gctransform,
         StageName::Genc,
     ];
 
@@ -43,6 +46,7 @@ impl StageName {
             StageName::Rtype => "rtype",
             StageName::Backendopt => "backendopt",
             StageName::Exceptiontransform => "exceptiontransform",
+            StageName::Gctransform => "gctransform",
             StageName::Genc => "genc",
         }
     }
@@ -61,6 +65,9 @@ impl StageName {
             StageName::Backendopt => "low-level graphs -> optimized low-level graphs",
             StageName::Exceptiontransform => {
                 "low-level graphs -> low-level graphs with explicit exception state"
+            }
+            StageName::Gctransform => {
+                "explicit graphs -> graphs that keep GC roots and have write barriers"
             }
             StageName::Genc => "low-level graphs -> C source",
         }
@@ -173,6 +180,9 @@ pub struct Source {
     pub path: String,
     pub text: String,
     pub dialect: Dialect,
+    /// The collector the executable gets (`--gc`), which `gctransform`
+    /// prepares the graphs for.
+    pub gc: GcKind,
 }
 
 impl Source {
@@ -187,6 +197,7 @@ impl Source {
             path: path.to_string(),
             text,
             dialect,
+            gc: GcKind::default(),
         })
     }
 }
@@ -297,12 +308,17 @@ fn run_stages(
     if stop == StageName::Backendopt {
         return Ok(StageOutput::LowLevel(lowlevel));
     }
-    let explicit = rpy_passes::exceptiontransform::transform(lowlevel)?;
+    let mut explicit = rpy_passes::exceptiontransform::transform(lowlevel)?;
     lap(StageName::Exceptiontransform, timings);
     if stop == StageName::Exceptiontransform {
         return Ok(StageOutput::ExceptionsExplicit(explicit));
     }
-    let c = rpy_backend::generate_c(&explicit)?;
+    rpy_passes::gctransform::transform(&mut explicit, src.gc);
+    lap(StageName::Gctransform, timings);
+    if stop == StageName::Gctransform {
+        return Ok(StageOutput::ExceptionsExplicit(explicit));
+    }
+    let c = rpy_backend::generate_c(&explicit, src.gc)?;
     lap(StageName::Genc, timings);
     Ok(StageOutput::C(c))
 }

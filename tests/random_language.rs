@@ -1087,6 +1087,7 @@ impl Runner {
             path: file.to_string_lossy().into_owned(),
             text: text.to_string(),
             dialect: Dialect::Py3,
+            gc: rpy_ir::llops::GcKind::default(),
         };
         let argv = vec![src.path.clone(), n.to_string()];
         let result = quietly(|| -> Result<(String, i32), String> {
@@ -1384,6 +1385,7 @@ fn src_of(path: &str, text: &str) -> Source {
         path: path.to_string(),
         text: text.to_string(),
         dialect: Dialect::Py3,
+        gc: rpy_ir::llops::GcKind::default(),
     }
 }
 
@@ -1442,6 +1444,7 @@ fn random_language_programs_agree_with_cpython() {
             path: path.clone(),
             text: text.clone(),
             dialect: Dialect::Py3,
+            gc: rpy_ir::llops::GcKind::default(),
         };
         let argv = vec![path.clone(), n.to_string()];
         for stage in [StageName::Backendopt, StageName::Exceptiontransform] {
