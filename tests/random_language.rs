@@ -1123,7 +1123,14 @@ impl Runner {
                     let exe = file.with_extension("exe");
                     rpy::cli::translate(&src, &exe, &mut Timings::default())
                         .map_err(|d| d.to_string())?;
-                    let got = support::run(Command::new(&exe).arg(n.to_string()));
+                    // Collecting at every allocation: the random programs
+                    // build and drop lists, dicts, tuples and instances, so a
+                    // root or barrier the GC transform missed shows here.
+                    let got = support::run(
+                        Command::new(&exe)
+                            .arg(n.to_string())
+                            .env("RPY_GC_DEBUG", "1"),
+                    );
                     let _ = std::fs::remove_file(&exe);
                     Ok(got)
                 }

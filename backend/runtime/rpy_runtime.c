@@ -253,14 +253,124 @@ static size_t rpy_gc_size_of(void *obj) {
         }                                                                           \
     } while (0)
 
-/* A new old object of `size` bytes, zeroed, listed for sweeping. */
-static void *rpy_gc_malloc_old(size_t size) {
-    void *p = calloc(1, size);
-    if (RPY_UNLIKELY(p == NULL)) rpy_fatal("MemoryError", NULL);
-    rpy_gc_list_push(&rpy_gc_old, p);
+/* ---- the old generation's memory ---- */
+
+/* Small old objects (up to RPY_GC_SMALL_MAX bytes) live in pages of one
+ * size class each, so that an object costs its own size: no malloc
+ * header, no entry in a list. A free slot has a zero header (no object
+ * has type id 0) and the next free slot of its class in its second word.
+ * Larger objects are a malloc block each, listed in `rpy_gc_old`. */
+#define RPY_GC_SMALL_MAX 256
+#define RPY_GC_PAGE_SIZE ((size_t)64 << 10)
+#define RPY_GC_CLASSES (RPY_GC_SMALL_MAX / 8 + 1)
+
+typedef struct RPyGcPage {
+    struct RPyGcPage *next;
+    char objects[];
+} RPyGcPage;
+
+static RPyGcPage *rpy_gc_pages[RPY_GC_CLASSES];
+static void **rpy_gc_free_slots[RPY_GC_CLASSES];
+
+#define RPY_GC_SLOTS_PER_PAGE(size) ((RPY_GC_PAGE_SIZE - offsetof(RPyGcPage, objects)) / (size))
+
+static __attribute__((noinline)) void rpy_gc_new_page(size_t cls) {
+    size_t size = cls * 8;
+    RPyGcPage *page = malloc(RPY_GC_PAGE_SIZE);
+    if (RPY_UNLIKELY(page == NULL)) rpy_fatal("MemoryError", NULL);
+    page->next = rpy_gc_pages[cls];
+    rpy_gc_pages[cls] = page;
+    void **head = rpy_gc_free_slots[cls];
+    for (size_t i = RPY_GC_SLOTS_PER_PAGE(size); i-- > 0;) {
+        void **slot = (void **)(page->objects + i * size);
+        slot[0] = NULL;
+        slot[1] = head;
+        head = slot;
+    }
+    rpy_gc_free_slots[cls] = head;
+}
+
+/* An old object of `size` bytes (a multiple of 8, at least 16), not zeroed. */
+static void *rpy_gc_malloc_old_raw(size_t size) {
+    void *p;
+    if (size <= RPY_GC_SMALL_MAX) {
+        size_t cls = size / 8;
+        if (RPY_UNLIKELY(rpy_gc_free_slots[cls] == NULL)) rpy_gc_new_page(cls);
+        void **slot = rpy_gc_free_slots[cls];
+        rpy_gc_free_slots[cls] = slot[1];
+        p = slot;
+    } else {
+        p = malloc(size);
+        if (RPY_UNLIKELY(p == NULL)) rpy_fatal("MemoryError", NULL);
+        rpy_gc_list_push(&rpy_gc_old, p);
+    }
     rpy_gc_old_bytes += size;
+    return p;
+}
+
+/* A new old object of `size` bytes, zeroed. */
+static void *rpy_gc_malloc_old(size_t size) {
+    void *p = rpy_gc_malloc_old_raw(size);
+    memset(p, 0, size);
     if (rpy_gc_old_bytes > rpy_gc_peak_old_bytes) rpy_gc_peak_old_bytes = rpy_gc_old_bytes;
     return p;
+}
+
+/* Frees the old objects the marking did not reach, and unmarks the others;
+ * a page left without objects goes back to the system. */
+static void rpy_gc_sweep(void) {
+    for (size_t cls = 2; cls < RPY_GC_CLASSES; cls++) {
+        size_t size = cls * 8, n = RPY_GC_SLOTS_PER_PAGE(size);
+        RPyGcPage **link = &rpy_gc_pages[cls];
+        void **free_slots = NULL;
+        while (*link != NULL) {
+            RPyGcPage *page = *link;
+            void **page_free = NULL, **page_last = NULL;
+            long live = 0;
+            for (size_t i = 0; i < n; i++) {
+                void **slot = (void **)(page->objects + i * size);
+                unsigned long hdr = (unsigned long)slot[0];
+                if (hdr & RPY_GCFLAG_MARKED) {
+                    slot[0] = (void *)(hdr & ~RPY_GCFLAG_MARKED);
+                    live++;
+                    continue;
+                }
+                if (hdr != 0) {
+                    rpy_gc_old_bytes -= size;
+                    if (rpy_gc_debug) memset(slot, 0xdd, size);
+                    slot[0] = NULL;
+                }
+                slot[1] = page_free;
+                if (page_free == NULL) page_last = slot;
+                page_free = slot;
+            }
+            if (live == 0) {
+                *link = page->next;
+                free(page);
+                continue;
+            }
+            if (page_last != NULL) {
+                page_last[1] = free_slots;
+                free_slots = page_free;
+            }
+            link = &page->next;
+        }
+        rpy_gc_free_slots[cls] = free_slots;
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < rpy_gc_old.len; i++) {
+        void *obj = rpy_gc_old.items[i];
+        if (RPY_GC_HDR(obj) & RPY_GCFLAG_MARKED) {
+            RPY_GC_HDR(obj) &= ~RPY_GCFLAG_MARKED;
+            rpy_gc_old.items[kept++] = obj;
+        } else {
+            size_t size = rpy_gc_size_of(obj);
+            rpy_gc_old_bytes -= size;
+            if (rpy_gc_debug) memset(obj, 0xdd, size);
+            free(obj);
+        }
+    }
+    rpy_gc_old.len = kept;
 }
 
 /* ---- minor collection ---- */
@@ -270,10 +380,7 @@ static void *rpy_gc_copy_young(void *obj) {
     unsigned long hdr = RPY_GC_HDR(obj);
     if (hdr & RPY_GCFLAG_FORWARDED) return ((void **)obj)[1];
     size_t size = rpy_gc_size_of(obj);
-    void *copy = malloc(size);
-    if (RPY_UNLIKELY(copy == NULL)) rpy_fatal("MemoryError", NULL);
-    rpy_gc_list_push(&rpy_gc_old, copy);
-    rpy_gc_old_bytes += size;
+    void *copy = rpy_gc_malloc_old_raw(size);
     memcpy(copy, obj, size);
     RPY_GC_HDR(copy) = hdr | RPY_GCFLAG_TRACK_YOUNG;
     RPY_GC_HDR(obj) = hdr | RPY_GCFLAG_FORWARDED;
@@ -341,20 +448,7 @@ static void rpy_gc_major_collection(void) {
         void *obj = rpy_gc_pending.items[--rpy_gc_pending.len];
         RPY_GC_FOR_EACH_POINTER(obj, rpy_gc_mark_visit);
     }
-    size_t kept = 0;
-    for (size_t i = 0; i < rpy_gc_old.len; i++) {
-        void *obj = rpy_gc_old.items[i];
-        if (RPY_GC_HDR(obj) & RPY_GCFLAG_MARKED) {
-            RPY_GC_HDR(obj) &= ~RPY_GCFLAG_MARKED;
-            rpy_gc_old.items[kept++] = obj;
-        } else {
-            size_t size = rpy_gc_size_of(obj);
-            rpy_gc_old_bytes -= size;
-            if (rpy_gc_debug) memset(obj, 0xdd, size);
-            free(obj);
-        }
-    }
-    rpy_gc_old.len = kept;
+    rpy_gc_sweep();
     /* The next major collection when the old generation has grown by the
      * original's factor of 1.82 (or to the minimum heap). */
     size_t next = rpy_gc_old_bytes + rpy_gc_old_bytes / 100 * 82;

@@ -13,9 +13,12 @@
 //!   shadow-stack frame (`gc_save_root(k, p)`); after it, each is read back
 //!   (`p2 = gc_reload(k, p)`) and the rest of the block uses `p2`, because
 //!   the collector may have moved the object and updated only the slot.
-//!   Slots are numbered from 0 at each collecting operation, so a graph's
-//!   frame is as large as its largest set of live pointers; GenC reserves
-//!   it on entry and releases it on return.
+//!   A pointer keeps its slot for as long as it is live in the block (the
+//!   lowest slot free when it is first saved), and a slot that already
+//!   holds the pointer's current value (reloaded from it, no collection
+//!   since) is not stored again; so a graph's frame is as large as its
+//!   largest set of live pointers. GenC reserves it on entry (zeroed) and
+//!   releases it on return.
 //! - **Write barrier.** A store of a GC pointer into an object that may be
 //!   old (`setfield`/`setarrayitem` with a pointer variable as the value)
 //!   is preceded by `gc_write_barrier(obj)`, so that an old object pointing
@@ -120,11 +123,11 @@ fn transform_graph(g: &mut FunctionGraph<ExceptionsExplicit>, collecting: &Colle
         let gc_var = |a: &Arg| a.as_var().filter(|v| is_gc_pointer(g.info(*v)));
         live.extend(block.exitswitch.iter().filter_map(gc_var));
         live.extend(block.exits.iter().flat_map(|l| &l.args).filter_map(gc_var));
-        let mut roots: Vec<Option<Vec<Var>>> = vec![None; block.operations.len()];
+        let mut roots: Vec<Option<BTreeSet<Var>>> = vec![None; block.operations.len()];
         for (i, op) in block.operations.iter().enumerate().rev() {
             live.remove(&op.result);
             if collecting.op_collects(op) {
-                roots[i] = Some(live.iter().copied().collect());
+                roots[i] = Some(live.clone());
             }
             live.extend(op.args.iter().filter_map(gc_var));
         }
@@ -134,6 +137,10 @@ fn transform_graph(g: &mut FunctionGraph<ExceptionsExplicit>, collecting: &Colle
         let mut ops = Vec::with_capacity(old_ops.len());
         let mut renamed: HashMap<Var, Var> = HashMap::new();
         let mut young: HashSet<Var> = HashSet::new();
+        // Which slot each live pointer (by its original name) was given,
+        // and which value each slot is known to hold.
+        let mut slot_of: HashMap<Var, usize> = HashMap::new();
+        let mut slot_holds: HashMap<usize, Var> = HashMap::new();
         let rename = |a: &mut Arg, renamed: &HashMap<Var, Var>| {
             if let Arg::Var(v) = a {
                 if let Some(n) = renamed.get(v) {
@@ -179,30 +186,46 @@ fn transform_graph(g: &mut FunctionGraph<ExceptionsExplicit>, collecting: &Colle
             if op.opname == "malloc" {
                 young.insert(op.result);
             }
-            let current: Vec<Var> = op_roots
-                .iter()
-                .map(|v| *renamed.get(v).unwrap_or(v))
-                .collect();
-            for (k, v) in current.iter().enumerate() {
-                let void = g.new_var(None, LowLevelType::Void);
-                ops.push(SpaceOperation {
-                    opname: "gc_save_root".into(),
-                    args: vec![Arg::Const(Constant::Int(k as i64)), Arg::Var(*v)],
-                    result: void,
-                    pos,
-                });
+            // A pointer keeps its slot while it stays live, so a slot that
+            // already holds its current value (reloaded from it, no
+            // collection since) needs no store.
+            slot_of.retain(|v, _| op_roots.contains(v));
+            let mut slots = Vec::with_capacity(op_roots.len());
+            for v in &op_roots {
+                let slot = match slot_of.get(v) {
+                    Some(k) => *k,
+                    None => {
+                        let k = (0..)
+                            .find(|k| !slot_of.values().any(|used| used == k))
+                            .unwrap_or(0);
+                        slot_of.insert(*v, k);
+                        k
+                    }
+                };
+                let current = *renamed.get(v).unwrap_or(v);
+                if slot_holds.get(&slot) != Some(&current) {
+                    let void = g.new_var(None, LowLevelType::Void);
+                    ops.push(SpaceOperation {
+                        opname: "gc_save_root".into(),
+                        args: vec![Arg::Const(Constant::Int(slot as i64)), Arg::Var(current)],
+                        result: void,
+                        pos,
+                    });
+                }
+                slots.push((slot, current));
             }
             ops.push(op);
-            for (k, (orig, v)) in op_roots.iter().zip(&current).enumerate() {
-                let data = g.vars[v.0 as usize].clone();
+            for (orig, (slot, current)) in op_roots.iter().zip(slots) {
+                let data = g.vars[current.0 as usize].clone();
                 let reloaded = g.new_var(data.name, data.info);
                 ops.push(SpaceOperation {
                     opname: "gc_reload".into(),
-                    args: vec![Arg::Const(Constant::Int(k as i64)), Arg::Var(*v)],
+                    args: vec![Arg::Const(Constant::Int(slot as i64)), Arg::Var(current)],
                     result: reloaded,
                     pos,
                 });
                 renamed.insert(*orig, reloaded);
+                slot_holds.insert(slot, reloaded);
             }
         }
         let block = &mut g.blocks[b];
