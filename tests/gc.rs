@@ -24,6 +24,9 @@ fn source(relative: &str, gc: GcKind) -> Source {
 }
 
 /// The output, standard error and peak resident memory (KB) of a run.
+// The child is reaped by `wait4` (which gives its own rusage), not by
+// `Child::wait`, which clippy cannot see.
+#[allow(clippy::zombie_processes)]
 fn run_measured(cmd: &mut Command) -> (String, String, u64) {
     let mut child = cmd
         .stdout(Stdio::piped())
