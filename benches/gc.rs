@@ -32,14 +32,14 @@ const BENCHES: &[Bench] = &[
     Bench {
         name: "binary_trees",
         path: "benches/programs/binary_trees.py",
-        args: &["17"],
+        args: &["16"],
         c_path: Some("benches/programs/binary_trees.c"),
     },
     // Trees, interpreter frames, cycles, a mutated prebuilt list, dicts.
     Bench {
         name: "gc_churn",
         path: "tests/programs/py3/gc_churn.py",
-        args: &["15", "150"],
+        args: &["14", "100"],
         c_path: None,
     },
     // Strings built, joined and split; a dict of str -> int.
