@@ -69,6 +69,7 @@ fn flow_time(megabytes: usize) -> Duration {
         path: "flow_scaling.py".into(),
         text: program(megabytes << 20),
         dialect: Dialect::Py3,
+        gc: rpy_ir::llops::GcKind::default(),
     };
     (0..3)
         .map(|_| {

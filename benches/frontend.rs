@@ -205,6 +205,7 @@ fn main() {
             path: "frontend_bench.py".into(),
             text,
             dialect,
+            gc: rpy_ir::llops::GcKind::default(),
         };
         // Best of several runs: the figure is the front end's speed, not the
         // machine's noise.

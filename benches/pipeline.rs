@@ -139,6 +139,7 @@ fn source(path: &Path, text: String) -> Source {
         path: path.to_string_lossy().into_owned(),
         text,
         dialect: Dialect::Py3,
+        gc: rpy_ir::llops::GcKind::default(),
     }
 }
 

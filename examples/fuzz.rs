@@ -258,6 +258,7 @@ fn try_one(m: &Seed) {
     let src = Source {
         path: m.path.to_string_lossy().into_owned(),
         dialect: rpy_passes::parse::detect_dialect(&m.text),
+        gc: rpy_ir::llops::GcKind::default(),
         text: m.text.clone(),
     };
     let _ = run_until(&src, StageName::Annotate, &mut Timings::default());

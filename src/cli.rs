@@ -5,6 +5,7 @@ use crate::pipeline::{self, Source, StageName, Timings};
 use clap::{Args, Parser, Subcommand};
 use rpy_ir::ast::Dialect;
 use rpy_ir::diag::Diagnostics;
+use rpy_ir::llops::GcKind;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -39,6 +40,21 @@ impl DialectFlags {
     }
 }
 
+#[derive(Args, Clone)]
+struct GcFlag {
+    /// The collector the executable gets: `generational` (a nursery with
+    /// copying minor collections, a mark-and-sweep old generation), or
+    /// `none` (objects are never freed).
+    #[arg(long, default_value = "generational", value_parser = ["generational", "none"])]
+    gc: String,
+}
+
+impl GcFlag {
+    fn kind(&self) -> GcKind {
+        GcKind::from_name(&self.gc).unwrap_or_default()
+    }
+}
+
 #[derive(Subcommand)]
 enum Cmd {
     /// Translate FILE.py into a native executable.
@@ -51,6 +67,8 @@ enum Cmd {
         output: Option<PathBuf>,
         #[command(flatten)]
         dialect: DialectFlags,
+        #[command(flatten)]
+        gc: GcFlag,
         /// Print how long each stage and the C compiler took.
         #[arg(long)]
         timings: bool,
@@ -61,6 +79,8 @@ enum Cmd {
         file: String,
         #[command(flatten)]
         dialect: DialectFlags,
+        #[command(flatten)]
+        gc: GcFlag,
         /// The arguments the program gets (its argv[1:]); options after FILE
         /// are the program's.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
@@ -107,6 +127,8 @@ enum Cmd {
         file: Option<String>,
         #[command(flatten)]
         dialect: DialectFlags,
+        #[command(flatten)]
+        gc: GcFlag,
     },
     /// Optimize a text trace (PyPy's trace syntax; see jit/README.md), print it,
     /// and with --run execute it in the reference interpreter.
@@ -236,6 +258,7 @@ fn cache_key(src: &Source) -> String {
     let mut h = DefaultHasher::new();
     src.text.hash(&mut h);
     format!("{:?}", src.dialect).hash(&mut h);
+    src.gc.name().hash(&mut h);
     if let Ok(exe) = std::env::current_exe().and_then(std::fs::metadata) {
         exe.len().hash(&mut h);
         exe.modified().ok().hash(&mut h);
@@ -363,9 +386,11 @@ pub fn main() -> i32 {
             file,
             output,
             dialect,
+            gc,
             timings,
         } => {
-            let src = try_or_report!(Source::read(&file, dialect.dialect()));
+            let mut src = try_or_report!(Source::read(&file, dialect.dialect()));
+            src.gc = gc.kind();
             let output = match checked_output(&file, output) {
                 Ok(output) => output,
                 Err(e) => {
@@ -395,9 +420,11 @@ pub fn main() -> i32 {
         Cmd::Run {
             file,
             dialect,
+            gc,
             args,
         } => {
-            let src = try_or_report!(Source::read(&file, dialect.dialect()));
+            let mut src = try_or_report!(Source::read(&file, dialect.dialect()));
+            src.gc = gc.kind();
             let exe = cache_dir().join(format!("{}-{}", stem(&file), cache_key(&src)));
             let counts = cached_fire_counts_file(&exe);
             if exe.exists() {
@@ -518,6 +545,7 @@ pub fn main() -> i32 {
             explain,
             file,
             dialect,
+            gc,
         } => {
             if stages {
                 let names: String = StageName::ALL
@@ -544,7 +572,8 @@ pub fn main() -> i32 {
                 );
                 return 1;
             };
-            let src = try_or_report!(Source::read(&file, dialect.dialect()));
+            let mut src = try_or_report!(Source::read(&file, dialect.dialect()));
+            src.gc = gc.kind();
             if let Some(var) = explain {
                 return explain_command(&src, stage, &var);
             }

@@ -7,6 +7,7 @@
 use rpy_ir::ast::{Dialect, Module};
 use rpy_ir::diag::{Diagnostic, Diagnostics, Pos};
 use rpy_ir::graph::{Annotated, ExceptionsExplicit, Flow, FunctionGraph, LowLevel, Program, Stage};
+use rpy_ir::llops::GcKind;
 use rpy_ir::text;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -24,17 +25,19 @@ pub enum StageName {
     /// C, so it is not in `ALL`.
     Jitcodes,
     Exceptiontransform,
+    Gctransform,
     Genc,
 }
 
 impl StageName {
-    pub const ALL: [StageName; 7] = [
+    pub const ALL: [StageName; 8] = [
         StageName::Parse,
         StageName::Flow,
         StageName::Annotate,
         StageName::Rtype,
         StageName::Backendopt,
         StageName::Exceptiontransform,
+        StageName::Gctransform,
         StageName::Genc,
     ];
 
@@ -51,6 +54,7 @@ impl StageName {
             StageName::Rtype => "rtype",
             StageName::Backendopt => "backendopt",
             StageName::Exceptiontransform => "exceptiontransform",
+            StageName::Gctransform => "gctransform",
             StageName::Genc => "genc",
         }
     }
@@ -75,6 +79,9 @@ impl StageName {
             }
             StageName::Exceptiontransform => {
                 "low-level graphs -> low-level graphs with explicit exception state"
+            }
+            StageName::Gctransform => {
+                "explicit graphs -> graphs that keep GC roots and have write barriers"
             }
             StageName::Genc => "low-level graphs -> C source",
         }
@@ -199,6 +206,9 @@ pub struct Source {
     pub path: String,
     pub text: String,
     pub dialect: Dialect,
+    /// The collector the executable gets (`--gc`), which `gctransform`
+    /// prepares the graphs for.
+    pub gc: GcKind,
 }
 
 impl Source {
@@ -213,6 +223,7 @@ impl Source {
             path: path.to_string(),
             text,
             dialect,
+            gc: GcKind::default(),
         })
     }
 }
@@ -328,12 +339,17 @@ fn run_stages(
         lap(StageName::Jitcodes, timings);
         return Ok(StageOutput::JitCodes(codes));
     }
-    let explicit = rpy_passes::exceptiontransform::transform(lowlevel)?;
+    let mut explicit = rpy_passes::exceptiontransform::transform(lowlevel)?;
     lap(StageName::Exceptiontransform, timings);
     if stop == StageName::Exceptiontransform {
         return Ok(StageOutput::ExceptionsExplicit(explicit));
     }
-    let c = rpy_backend::generate_c(&explicit)?;
+    rpy_passes::gctransform::transform(&mut explicit, src.gc);
+    lap(StageName::Gctransform, timings);
+    if stop == StageName::Gctransform {
+        return Ok(StageOutput::ExceptionsExplicit(explicit));
+    }
+    let c = rpy_backend::generate_c(&explicit, src.gc)?;
     lap(StageName::Genc, timings);
     Ok(StageOutput::C(c))
 }

@@ -33,6 +33,7 @@ fn source(path: &PathBuf, dialect: Dialect) -> Source {
         path: relative.to_string_lossy().into_owned(),
         text: std::fs::read_to_string(path).unwrap(),
         dialect,
+        gc: rpy_ir::llops::GcKind::default(),
     }
 }
 

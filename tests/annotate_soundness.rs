@@ -209,6 +209,7 @@ fn check_program(text: &str) -> Result<usize, TestCaseError> {
         path: "random.py".into(),
         text: text.to_string(),
         dialect: Dialect::Py3,
+        gc: rpy_ir::llops::GcKind::default(),
     };
     let flow = match run_until(&src, StageName::Flow, &mut Timings::default()) {
         Ok(StageOutput::Flow(flow)) => flow,

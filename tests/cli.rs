@@ -31,7 +31,16 @@ fn show_stages_lists_every_stage_in_order() {
     // The chain to C, then the JIT's branch off backendopt.
     assert_eq!(
         out,
-        "parse\nflow\nannotate\nrtype\nbackendopt\nexceptiontransform\ngenc\njitcodes\n"
+        "parse
+flow
+annotate
+rtype
+backendopt
+exceptiontransform
+gctransform
+genc
+jitcodes
+"
     );
 }
 
@@ -51,12 +60,37 @@ fn show_prints_one_function_of_a_stage() {
 }
 
 #[test]
+fn the_gc_flag_decides_what_gctransform_adds() {
+    let show = |gc: &str| {
+        let (out, err, status) = rpy(&[
+            "show",
+            "--stage",
+            "gctransform",
+            "tests/programs/py3/gc_churn.py",
+            "--func",
+            "make_tree",
+            gc,
+        ]);
+        assert_eq!(status, 0, "{err}");
+        out
+    };
+    let generational = show("--gc=generational");
+    assert!(generational.contains("gc_save_root(0, "), "{generational}");
+    assert!(generational.contains("gc_reload(0, "), "{generational}");
+    let none = show("--gc=none");
+    assert!(!none.contains("gc_"), "{none}");
+    let (_, err, status) = rpy(&["translate", "--gc=refcount", "tests/programs/py3/fib.py"]);
+    assert_eq!(status, 2);
+    assert!(err.contains("generational"), "{err}");
+}
+
+#[test]
 fn show_rejects_an_unknown_stage() {
     let (_, err, status) = rpy(&["show", "--stage", "nonsense", "tests/programs/py3/fib.py"]);
     assert_eq!(status, 1);
     assert!(
         err.contains(
-            "the stages are: parse, flow, annotate, rtype, backendopt, exceptiontransform, genc"
+            "the stages are: parse, flow, annotate, rtype, backendopt, exceptiontransform, gctransform, genc"
         ),
         "{err}"
     );

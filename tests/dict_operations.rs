@@ -133,6 +133,7 @@ fn random_dict_operations_agree_with_cpython() {
             path: path.display().to_string(),
             text,
             dialect: Dialect::Py3,
+            gc: rpy_ir::llops::GcKind::default(),
         };
         let program = pipeline::lowlevel(&src)
             .unwrap_or_else(|d| panic!("seed {seed:x} does not translate: {d}"));

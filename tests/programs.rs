@@ -47,6 +47,17 @@ fn executable_matches_cpython() {
     {
         let exe = support::build(&p.source(), &p.name);
         let got = support::run(Command::new(&exe).args(&p.args));
+        // Collecting at every allocation moves every young object at once
+        // and overwrites what it leaves behind: a GC pointer the graphs
+        // failed to keep as a root, or an old object's store that missed
+        // its write barrier, reads garbage and changes the output.
+        let got_collecting =
+            support::run(Command::new(&exe).args(&p.args).env("RPY_GC_DEBUG", "1"));
+        assert_eq!(
+            got_collecting, got,
+            "{} as an executable collecting at every allocation (RPY_GC_DEBUG=1)",
+            p.name
+        );
         if let Some(expected) = support::expected(&p) {
             assert_eq!(got, expected, "{} as an executable", p.name);
         }

@@ -1087,6 +1087,7 @@ impl Runner {
             path: file.to_string_lossy().into_owned(),
             text: text.to_string(),
             dialect: Dialect::Py3,
+            gc: rpy_ir::llops::GcKind::default(),
         };
         let argv = vec![src.path.clone(), n.to_string()];
         let result = quietly(|| -> Result<(String, i32), String> {
@@ -1122,7 +1123,14 @@ impl Runner {
                     let exe = file.with_extension("exe");
                     rpy::cli::translate(&src, &exe, &mut Timings::default())
                         .map_err(|d| d.to_string())?;
-                    let got = support::run(Command::new(&exe).arg(n.to_string()));
+                    // Collecting at every allocation: the random programs
+                    // build and drop lists, dicts, tuples and instances, so a
+                    // root or barrier the GC transform missed shows here.
+                    let got = support::run(
+                        Command::new(&exe)
+                            .arg(n.to_string())
+                            .env("RPY_GC_DEBUG", "1"),
+                    );
                     let _ = std::fs::remove_file(&exe);
                     Ok(got)
                 }
@@ -1384,6 +1392,7 @@ fn src_of(path: &str, text: &str) -> Source {
         path: path.to_string(),
         text: text.to_string(),
         dialect: Dialect::Py3,
+        gc: rpy_ir::llops::GcKind::default(),
     }
 }
 
@@ -1442,6 +1451,7 @@ fn random_language_programs_agree_with_cpython() {
             path: path.clone(),
             text: text.clone(),
             dialect: Dialect::Py3,
+            gc: rpy_ir::llops::GcKind::default(),
         };
         let argv = vec![path.clone(), n.to_string()];
         for stage in [StageName::Backendopt, StageName::Exceptiontransform] {

@@ -150,6 +150,7 @@ fn random_programs_agree_with_cpython() {
                 path: file.to_string_lossy().into_owned(),
                 text: text.clone(),
                 dialect: Dialect::Py3,
+                gc: rpy_ir::llops::GcKind::default(),
             };
             for x in ["3", "-5"] {
                 let expected = support::run(Command::new(&python).arg(&file).arg(x));

@@ -106,12 +106,25 @@ RPY_RT void rpy_stack_init(void) {
 
 /* ---- allocation ------------------------------------------------------ */
 
-/* Objects are never freed (there is no GC yet), so they are carved one
- * after the other out of zeroed chunks: an allocation is a pointer bump,
- * and an object costs its size rounded up to a word, not calloc's header
- * and bookkeeping (a program of many small strings used a sixth more
- * memory and a fifth more time with one calloc per object). Objects
- * larger than an eighth of a chunk get their own block. */
+/* Both collectors give rpy_malloc_varsize the object's size from its items. */
+static size_t rpy_varsize_bytes(size_t struct_size, size_t items_offset, size_t item_size,
+                                long n) {
+    if (RPY_UNLIKELY(n < 0)) rpy_fatal("MemoryError", "negative length");
+    if (RPY_UNLIKELY(item_size != 0 &&
+                     (unsigned long)n > (LONG_MAX - items_offset) / item_size))
+        rpy_fatal("MemoryError", NULL);
+    size_t size = items_offset + (size_t)n * item_size;
+    return size < struct_size ? struct_size : size;
+}
+
+#ifndef RPY_GC_GENERATIONAL
+
+/* --gc=none: objects are never freed, so they are carved one after the
+ * other out of zeroed chunks: an allocation is a pointer bump, and an
+ * object costs its size rounded up to a word, not calloc's header and
+ * bookkeeping (a program of many small strings used a sixth more memory
+ * and a fifth more time with one calloc per object). Objects larger than
+ * an eighth of a chunk get their own block. */
 #define RPY_CHUNK_SIZE ((size_t)1 << 20)
 static char *rpy_chunk_free, *rpy_chunk_end;
 
@@ -128,31 +141,474 @@ static __attribute__((noinline)) void *rpy_malloc_slow(size_t size) {
     return chunk;
 }
 
-RPY_RT void *rpy_malloc(size_t size) {
-    if (RPY_UNLIKELY(size > RPY_CHUNK_SIZE)) return rpy_malloc_slow(size);
+RPY_RT void *rpy_malloc(size_t size, unsigned long tid) {
+    char *p;
     size = ((size ? size : 1) + 7) & ~(size_t)7;
-    char *p = rpy_chunk_free;
-    if (RPY_UNLIKELY((size_t)(rpy_chunk_end - p) < size)) return rpy_malloc_slow(size);
-    rpy_chunk_free = p + size;
+    if (RPY_UNLIKELY(size > RPY_CHUNK_SIZE || (size_t)(rpy_chunk_end - rpy_chunk_free) < size)) {
+        p = rpy_malloc_slow(size);
+    } else {
+        p = rpy_chunk_free;
+        rpy_chunk_free = p + size;
+    }
+    if (size >= sizeof(long)) *(unsigned long *)p = tid;
     return p;
 }
 
 RPY_RT void *rpy_malloc_varsize(size_t struct_size, size_t items_offset,
-                                size_t item_size, long n, size_t length_offset) {
-    if (RPY_UNLIKELY(n < 0)) rpy_fatal("MemoryError", "negative length");
-    if (RPY_UNLIKELY(item_size != 0 &&
-                     (unsigned long)n > (LONG_MAX - items_offset) / item_size))
-        rpy_fatal("MemoryError", NULL);
-    size_t size = items_offset + (size_t)n * item_size;
-    if (size < struct_size) size = struct_size;
-    char *p = rpy_malloc(size);
+                                size_t item_size, long n, size_t length_offset,
+                                unsigned long tid) {
+    char *p = rpy_malloc(rpy_varsize_bytes(struct_size, items_offset, item_size, n), tid);
     *(long *)(p + length_offset) = n;
     return p;
 }
 
+RPY_RT void rpy_gc_init(void) {}
+RPY_RT void rpy_gc_report(void) {}
+
+#else /* RPY_GC_GENERATIONAL */
+
+/* The precise generational collector (the original's minimark, without
+ * its incremental steps and card marking).
+ *
+ * Young objects are bumped in the nursery. A minor collection copies the
+ * nursery objects that are reachable from the roots (the shadow stack, the
+ * pending exception) or from a remembered old object out to the old
+ * generation (Cheney-style, with a stack of copies still to scan), leaving
+ * a forwarding address behind; then the nursery is empty again. An old
+ * object is a block of its own from malloc, listed in `rpy_gc_old`; a
+ * major collection, after a minor one, marks from the roots and the
+ * statics written since start-up, and frees what is unmarked. Objects of
+ * at least `rpy_gc_large_size` bytes are made old directly, never copied.
+ *
+ * Environment, read at start-up:
+ *   RPY_GC_NURSERY=SIZE   the nursery's size in bytes (suffix K, M or G);
+ *                         the L2 cache's size by default
+ *   RPY_GC_DEBUG=1        collect at every allocation: a minor collection
+ *                         each time, a major one every 64th, the nursery's
+ *                         left-behind copies and freed objects overwritten
+ *                         with 0xdd, so a pointer the graphs did not keep
+ *                         as a root reads garbage at once
+ *   RPY_GC_STATS=1        print the number of collections and the old
+ *                         generation's peak size on exit */
+
+static char *rpy_nursery_start, *rpy_nursery_end;
+static size_t rpy_nursery_size;
+/* RPY_GC_DEBUG: the nursery's other half; each collection switches halves. */
+static char *rpy_nursery_other;
+static int rpy_gc_debug, rpy_gc_stats;
+static size_t rpy_gc_large_size;
+static size_t rpy_gc_old_bytes, rpy_gc_next_major, rpy_gc_min_heap, rpy_gc_peak_old_bytes;
+static long rpy_gc_minor_count, rpy_gc_major_count;
+
+/* A growable array of object addresses. */
+typedef struct {
+    void **items;
+    size_t len, cap;
+} RPyGcList;
+
+/* Old objects that may point to young ones (old objects written since the
+ * last minor collection, large objects and the runtime's old allocations);
+ * the statics written since start-up; every old object; the objects a
+ * collection has still to scan. */
+static RPyGcList rpy_gc_remembered, rpy_gc_prebuilt_written, rpy_gc_old, rpy_gc_pending;
+
+static __attribute__((noinline)) void rpy_gc_list_grow(RPyGcList *l) {
+    size_t cap = l->cap ? l->cap * 2 : 1024;
+    void **items = realloc(l->items, cap * sizeof(void *));
+    if (RPY_UNLIKELY(items == NULL)) rpy_fatal("MemoryError", NULL);
+    l->items = items;
+    l->cap = cap;
+}
+
+RPY_INLINE void rpy_gc_list_push(RPyGcList *l, void *p) {
+    if (RPY_UNLIKELY(l->len == l->cap)) rpy_gc_list_grow(l);
+    l->items[l->len++] = p;
+}
+
+#define RPY_GC_HDR(obj) (*(unsigned long *)(obj))
+#define RPY_GC_IN_NURSERY(p) ((char *)(p) >= rpy_nursery_start && (char *)(p) < rpy_nursery_end)
+
+static size_t rpy_gc_size_of(void *obj) {
+    const RPyGcType *t = &rpy_gc_types[RPY_GC_TID(RPY_GC_HDR(obj))];
+    size_t size = (size_t)t->fixed_size;
+    if (t->item_size != 0) {
+        long n = *(long *)((char *)obj + t->length_offset);
+        size_t with_items = (size_t)t->items_offset + (size_t)n * (size_t)t->item_size;
+        if (with_items > size) size = with_items;
+    }
+    return RPY_GC_ROUND(size);
+}
+
+/* Runs `visit(slot)` on the address of each GC pointer of `obj`. */
+#define RPY_GC_FOR_EACH_POINTER(obj, visit)                                         \
+    do {                                                                            \
+        char *o_ = (char *)(obj);                                                   \
+        const RPyGcType *t_ = &rpy_gc_types[RPY_GC_TID(RPY_GC_HDR(o_))];             \
+        for (long i_ = 0; i_ < t_->n_pointers; i_++)                                \
+            visit((void **)(o_ + t_->pointer_offsets[i_]));                         \
+        if (t_->items_are_gc_pointers) {                                            \
+            long n_ = *(long *)(o_ + t_->length_offset);                            \
+            void **items_ = (void **)(o_ + t_->items_offset);                       \
+            for (long i_ = 0; i_ < n_; i_++) visit(&items_[i_]);                    \
+        }                                                                           \
+    } while (0)
+
+/* ---- the old generation's memory ---- */
+
+/* Small old objects (up to RPY_GC_SMALL_MAX bytes) live in pages of one
+ * size class each, so that an object costs its own size: no malloc
+ * header, no entry in a list. A free slot has a zero header (no object
+ * has type id 0) and the next free slot of its class in its second word.
+ * Larger objects are a malloc block each, listed in `rpy_gc_old`. */
+#define RPY_GC_SMALL_MAX 256
+#define RPY_GC_PAGE_SIZE ((size_t)64 << 10)
+#define RPY_GC_CLASSES (RPY_GC_SMALL_MAX / 8 + 1)
+
+typedef struct RPyGcPage {
+    struct RPyGcPage *next;
+    char objects[];
+} RPyGcPage;
+
+static RPyGcPage *rpy_gc_pages[RPY_GC_CLASSES];
+static void **rpy_gc_free_slots[RPY_GC_CLASSES];
+
+#define RPY_GC_SLOTS_PER_PAGE(size) ((RPY_GC_PAGE_SIZE - offsetof(RPyGcPage, objects)) / (size))
+
+static __attribute__((noinline)) void rpy_gc_new_page(size_t cls) {
+    size_t size = cls * 8;
+    RPyGcPage *page = malloc(RPY_GC_PAGE_SIZE);
+    if (RPY_UNLIKELY(page == NULL)) rpy_fatal("MemoryError", NULL);
+    page->next = rpy_gc_pages[cls];
+    rpy_gc_pages[cls] = page;
+    void **head = rpy_gc_free_slots[cls];
+    for (size_t i = RPY_GC_SLOTS_PER_PAGE(size); i-- > 0;) {
+        void **slot = (void **)(page->objects + i * size);
+        slot[0] = NULL;
+        slot[1] = head;
+        head = slot;
+    }
+    rpy_gc_free_slots[cls] = head;
+}
+
+/* An old object of `size` bytes (a multiple of 8, at least 16), not zeroed. */
+static void *rpy_gc_malloc_old_raw(size_t size) {
+    void *p;
+    if (size <= RPY_GC_SMALL_MAX) {
+        size_t cls = size / 8;
+        if (RPY_UNLIKELY(rpy_gc_free_slots[cls] == NULL)) rpy_gc_new_page(cls);
+        void **slot = rpy_gc_free_slots[cls];
+        rpy_gc_free_slots[cls] = slot[1];
+        p = slot;
+    } else {
+        p = malloc(size);
+        if (RPY_UNLIKELY(p == NULL)) rpy_fatal("MemoryError", NULL);
+        rpy_gc_list_push(&rpy_gc_old, p);
+    }
+    rpy_gc_old_bytes += size;
+    return p;
+}
+
+/* A new old object of `size` bytes, zeroed. */
+static void *rpy_gc_malloc_old(size_t size) {
+    void *p = rpy_gc_malloc_old_raw(size);
+    memset(p, 0, size);
+    if (rpy_gc_old_bytes > rpy_gc_peak_old_bytes) rpy_gc_peak_old_bytes = rpy_gc_old_bytes;
+    return p;
+}
+
+/* Frees the old objects the marking did not reach, and unmarks the others;
+ * a page left without objects goes back to the system. */
+static void rpy_gc_sweep(void) {
+    for (size_t cls = 2; cls < RPY_GC_CLASSES; cls++) {
+        size_t size = cls * 8, n = RPY_GC_SLOTS_PER_PAGE(size);
+        RPyGcPage **link = &rpy_gc_pages[cls];
+        void **free_slots = NULL;
+        while (*link != NULL) {
+            RPyGcPage *page = *link;
+            void **page_free = NULL, **page_last = NULL;
+            long live = 0;
+            for (size_t i = 0; i < n; i++) {
+                void **slot = (void **)(page->objects + i * size);
+                unsigned long hdr = (unsigned long)slot[0];
+                if (hdr & RPY_GCFLAG_MARKED) {
+                    slot[0] = (void *)(hdr & ~RPY_GCFLAG_MARKED);
+                    live++;
+                    continue;
+                }
+                if (hdr != 0) {
+                    rpy_gc_old_bytes -= size;
+                    if (rpy_gc_debug) memset(slot, 0xdd, size);
+                    slot[0] = NULL;
+                }
+                slot[1] = page_free;
+                if (page_free == NULL) page_last = slot;
+                page_free = slot;
+            }
+            if (live == 0) {
+                *link = page->next;
+                free(page);
+                continue;
+            }
+            if (page_last != NULL) {
+                page_last[1] = free_slots;
+                free_slots = page_free;
+            }
+            link = &page->next;
+        }
+        rpy_gc_free_slots[cls] = free_slots;
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < rpy_gc_old.len; i++) {
+        void *obj = rpy_gc_old.items[i];
+        if (RPY_GC_HDR(obj) & RPY_GCFLAG_MARKED) {
+            RPY_GC_HDR(obj) &= ~RPY_GCFLAG_MARKED;
+            rpy_gc_old.items[kept++] = obj;
+        } else {
+            size_t size = rpy_gc_size_of(obj);
+            rpy_gc_old_bytes -= size;
+            if (rpy_gc_debug) memset(obj, 0xdd, size);
+            free(obj);
+        }
+    }
+    rpy_gc_old.len = kept;
+}
+
+/* ---- minor collection ---- */
+
+/* The old copy of the nursery object `obj`, made on its first visit. */
+static void *rpy_gc_copy_young(void *obj) {
+    unsigned long hdr = RPY_GC_HDR(obj);
+    if (hdr & RPY_GCFLAG_FORWARDED) return ((void **)obj)[1];
+    size_t size = rpy_gc_size_of(obj);
+    void *copy = rpy_gc_malloc_old_raw(size);
+    memcpy(copy, obj, size);
+    RPY_GC_HDR(copy) = hdr | RPY_GCFLAG_TRACK_YOUNG;
+    RPY_GC_HDR(obj) = hdr | RPY_GCFLAG_FORWARDED;
+    ((void **)obj)[1] = copy;
+    rpy_gc_list_push(&rpy_gc_pending, copy);
+    return copy;
+}
+
+static inline void rpy_gc_minor_visit(void **slot) {
+    void *p = *slot;
+    if (RPY_GC_IN_NURSERY(p)) *slot = rpy_gc_copy_young(p);
+}
+
+static void rpy_gc_minor_collection(void) {
+    rpy_gc_minor_count++;
+    for (void **r = rpy_gc_root_base; r < rpy_gc_root_top; r++) rpy_gc_minor_visit(r);
+    rpy_gc_minor_visit(&rpy_exc_value);
+    for (size_t i = 0; i < rpy_gc_remembered.len; i++) {
+        void *obj = rpy_gc_remembered.items[i];
+        RPY_GC_FOR_EACH_POINTER(obj, rpy_gc_minor_visit);
+        RPY_GC_HDR(obj) |= RPY_GCFLAG_TRACK_YOUNG;
+    }
+    rpy_gc_remembered.len = 0;
+    while (rpy_gc_pending.len > 0) {
+        void *obj = rpy_gc_pending.items[--rpy_gc_pending.len];
+        RPY_GC_FOR_EACH_POINTER(obj, rpy_gc_minor_visit);
+    }
+    if (rpy_gc_old_bytes > rpy_gc_peak_old_bytes) rpy_gc_peak_old_bytes = rpy_gc_old_bytes;
+    size_t used = (size_t)(rpy_nursery_free - rpy_nursery_start);
+    if (rpy_gc_debug) {
+        /* What is left behind reads as garbage; the other half, zeroed
+         * object by object as it is allocated, takes over. */
+        memset(rpy_nursery_start, 0xdd, used);
+        char *other = rpy_nursery_other;
+        rpy_nursery_other = rpy_nursery_start;
+        rpy_nursery_start = other;
+        rpy_nursery_end = other + rpy_nursery_size;
+    } else {
+        memset(rpy_nursery_start, 0, used);
+    }
+    rpy_nursery_free = rpy_nursery_start;
+    rpy_nursery_top = rpy_gc_debug ? rpy_nursery_start : rpy_nursery_end;
+}
+
+/* ---- major collection ---- */
+
+static inline void rpy_gc_mark_visit(void **slot) {
+    void *p = *slot;
+    if (p == NULL) return;
+    unsigned long hdr = RPY_GC_HDR(p);
+    if (hdr & (RPY_GCFLAG_MARKED | RPY_GCFLAG_PREBUILT)) return;
+    RPY_GC_HDR(p) = hdr | RPY_GCFLAG_MARKED;
+    rpy_gc_list_push(&rpy_gc_pending, p);
+}
+
+/* After a minor collection (the nursery is empty): marks from the roots,
+ * frees every old object left unmarked. */
+static void rpy_gc_major_collection(void) {
+    rpy_gc_major_count++;
+    for (void **r = rpy_gc_root_base; r < rpy_gc_root_top; r++) rpy_gc_mark_visit(r);
+    rpy_gc_mark_visit(&rpy_exc_value);
+    for (size_t i = 0; i < rpy_gc_prebuilt_written.len; i++)
+        RPY_GC_FOR_EACH_POINTER(rpy_gc_prebuilt_written.items[i], rpy_gc_mark_visit);
+    while (rpy_gc_pending.len > 0) {
+        void *obj = rpy_gc_pending.items[--rpy_gc_pending.len];
+        RPY_GC_FOR_EACH_POINTER(obj, rpy_gc_mark_visit);
+    }
+    rpy_gc_sweep();
+    /* The next major collection when the old generation has grown by the
+     * original's factor of 1.82 (or to the minimum heap). */
+    size_t next = rpy_gc_old_bytes + rpy_gc_old_bytes / 100 * 82;
+    rpy_gc_next_major = next > rpy_gc_min_heap ? next : rpy_gc_min_heap;
+}
+
+/* A minor collection, and a major one when the old generation has grown
+ * enough (in debug mode: every 64th time). */
+static void rpy_gc_collect(void) {
+    rpy_gc_minor_collection();
+    if (rpy_gc_old_bytes > rpy_gc_next_major ||
+        (rpy_gc_debug && (rpy_gc_minor_count & 63) == 0))
+        rpy_gc_major_collection();
+}
+
+/* A large object: old from the start, and remembered, since the graphs
+ * treat what they just allocated as young and store into it unbarriered. */
+static void *rpy_gc_malloc_large(size_t size, unsigned long tid) {
+    if (rpy_gc_old_bytes + size > rpy_gc_next_major) rpy_gc_collect();
+    void *p = rpy_gc_malloc_old(size);
+    RPY_GC_HDR(p) = tid;
+    rpy_gc_list_push(&rpy_gc_remembered, p);
+    return p;
+}
+
+RPY_RT __attribute__((noinline)) void *rpy_gc_collect_and_malloc(size_t size, unsigned long tid) {
+    if (size >= rpy_gc_large_size) return rpy_gc_malloc_large(size, tid);
+    rpy_gc_collect();
+    char *p = rpy_nursery_free;
+    if (rpy_gc_debug) memset(p, 0, size);
+    rpy_nursery_free = p + size;
+    if (rpy_gc_debug) rpy_nursery_top = rpy_nursery_free;
+    RPY_GC_HDR(p) = tid;
+    return p;
+}
+
+RPY_RT __attribute__((noinline)) void *
+rpy_gc_collect_and_malloc_varsize(size_t struct_size, size_t items_offset, size_t item_size,
+                                  long n, size_t length_offset, unsigned long tid) {
+    size_t size = rpy_varsize_bytes(struct_size, items_offset, item_size, n);
+    if (RPY_UNLIKELY(size > (size_t)LONG_MAX - 16)) rpy_fatal("MemoryError", NULL);
+    char *p = rpy_gc_collect_and_malloc(RPY_GC_ROUND(size), tid);
+    *(long *)(p + length_offset) = n;
+    return p;
+}
+
+RPY_RT __attribute__((noinline)) void rpy_gc_remember(void *obj) {
+    unsigned long hdr = RPY_GC_HDR(obj) & ~RPY_GCFLAG_TRACK_YOUNG;
+    if ((hdr & (RPY_GCFLAG_PREBUILT | RPY_GCFLAG_PREBUILT_LISTED)) == RPY_GCFLAG_PREBUILT) {
+        hdr |= RPY_GCFLAG_PREBUILT_LISTED;
+        rpy_gc_list_push(&rpy_gc_prebuilt_written, obj);
+    }
+    RPY_GC_HDR(obj) = hdr;
+    rpy_gc_list_push(&rpy_gc_remembered, obj);
+}
+
+RPY_RT void *rpy_malloc(size_t size, unsigned long tid) {
+    size = RPY_GC_ROUND(size);
+    char *p = rpy_nursery_free;
+    if (RPY_LIKELY(size < rpy_gc_large_size && (size_t)(rpy_nursery_top - p) >= size)) {
+        rpy_nursery_free = p + size;
+        RPY_GC_HDR(p) = tid;
+        return p;
+    }
+    /* No collection here: the caller keeps no roots. */
+    p = rpy_gc_malloc_old(size);
+    RPY_GC_HDR(p) = tid;
+    rpy_gc_list_push(&rpy_gc_remembered, p);
+    return p;
+}
+
+RPY_RT void *rpy_malloc_varsize(size_t struct_size, size_t items_offset,
+                                size_t item_size, long n, size_t length_offset,
+                                unsigned long tid) {
+    char *p = rpy_malloc(rpy_varsize_bytes(struct_size, items_offset, item_size, n), tid);
+    *(long *)(p + length_offset) = n;
+    return p;
+}
+
+/* A size in bytes from the environment ("4M", "512K", "1048576"); 0 when
+ * unset or unreadable. */
+static size_t rpy_gc_env_size(const char *name) {
+    const char *v = getenv(name);
+    if (v == NULL) return 0;
+    char *end;
+    unsigned long long n = strtoull(v, &end, 10);
+    switch (*end) {
+    case 'k': case 'K': n <<= 10; break;
+    case 'm': case 'M': n <<= 20; break;
+    case 'g': case 'G': n <<= 30; break;
+    default: break;
+    }
+    return (size_t)n;
+}
+
+/* Called in main() after rpy_stack_init. */
+RPY_RT void rpy_gc_init(void) {
+    size_t nursery = rpy_gc_env_size("RPY_GC_NURSERY");
+    if (nursery == 0) {
+        long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+        nursery = l2 > 0 ? (size_t)l2 : (size_t)1 << 20;
+    }
+    if (nursery < ((size_t)64 << 10)) nursery = (size_t)64 << 10;
+    nursery &= ~(size_t)7;
+    const char *debug = getenv("RPY_GC_DEBUG");
+    rpy_gc_debug = debug != NULL && debug[0] != '\0' && debug[0] != '0';
+    const char *stats = getenv("RPY_GC_STATS");
+    rpy_gc_stats = stats != NULL && stats[0] != '\0' && stats[0] != '0';
+    rpy_nursery_size = nursery;
+    rpy_nursery_start = calloc(1, nursery);
+    if (rpy_gc_debug) rpy_nursery_other = calloc(1, nursery);
+    if (rpy_nursery_start == NULL || (rpy_gc_debug && rpy_nursery_other == NULL))
+        rpy_fatal("MemoryError", "no room for the nursery");
+    rpy_nursery_end = rpy_nursery_start + nursery;
+    rpy_nursery_free = rpy_nursery_start;
+    rpy_nursery_top = rpy_gc_debug ? rpy_nursery_start : rpy_nursery_end;
+    rpy_gc_large_size = nursery / 4;
+    rpy_gc_min_heap = nursery * 4;
+    rpy_gc_next_major = rpy_gc_min_heap;
+    /* As many slots as the C stack has words: a frame's slots are its
+     * live pointers, never more than the C frame that holds them would. */
+    size_t slots = (size_t)rpy_stack_max / sizeof(void *) + 1024;
+    rpy_gc_root_base = malloc(slots * sizeof(void *));
+    if (rpy_gc_root_base == NULL) rpy_fatal("MemoryError", "no room for the shadow stack");
+    rpy_gc_root_top = rpy_gc_root_base;
+    rpy_gc_root_end = rpy_gc_root_base + slots;
+}
+
+/* This process's peak resident memory in kB (Linux's VmHWM), -1 where
+ * unknown. getrusage's ru_maxrss would do elsewhere, but on Linux it keeps
+ * the high-water mark of the process that spawned this one from before
+ * the exec, so a large parent (a test harness) would hide ours. */
+static long rpy_peak_resident_kb(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    if (f == NULL) return -1;
+    char line[256];
+    long kb = -1;
+    while (fgets(line, sizeof line, f) != NULL) {
+        if (sscanf(line, "VmHWM: %ld kB", &kb) == 1) break;
+    }
+    fclose(f);
+    return kb;
+}
+
+/* RPY_GC_STATS: what the collector did, on standard error. */
+RPY_RT void rpy_gc_report(void) {
+    if (!rpy_gc_stats) return;
+    fprintf(stderr,
+            "gc: nursery %zu bytes, %ld minor and %ld major collections, "
+            "old generation %zu bytes at its peak, %zu at exit, "
+            "peak resident memory %ld kB\n",
+            rpy_nursery_size, rpy_gc_minor_count, rpy_gc_major_count, rpy_gc_peak_old_bytes,
+            rpy_gc_old_bytes, rpy_peak_resident_kb());
+}
+
+#endif /* RPY_GC_GENERATIONAL */
+
 /* ---- strings --------------------------------------------------------- */
 
-RPY_RT RPyString *rpy_str_alloc(long n) { return RPY_MALLOC_VARSIZE(RPyString, n); }
+RPY_RT RPyString *rpy_str_alloc(long n) { return RPY_MALLOC_VARSIZE(RPyString, n, RPY_TID_STRING); }
 
 RPY_RT RPyString *rpy_str_from_bytes(const char *p, size_t n) {
     RPyString *s = rpy_str_alloc((long)n);
@@ -453,8 +909,8 @@ RPY_RT RPyString *rpy_str_from_char(unsigned char c) {
     return s;
 }
 
-static RPyString rpy_str_True = {RPY_PREBUILT_HDR, 0, 4, "True"};
-static RPyString rpy_str_False = {RPY_PREBUILT_HDR, 0, 5, "False"};
+static RPyString rpy_str_True = {RPY_PREBUILT_HDR_TID(RPY_TID_STRING), 0, 4, "True"};
+static RPyString rpy_str_False = {RPY_PREBUILT_HDR_TID(RPY_TID_STRING), 0, 5, "False"};
 
 /* 'True' or 'False' */
 RPY_RT RPyString *rpy_str_from_bool(bool b) { return b ? &rpy_str_True : &rpy_str_False; }
@@ -682,9 +1138,11 @@ static long rpy_os_result(long r) {
     return r < 0 ? -1 : r;
 }
 
-/* A string's bytes with a NUL after them, for the C library. */
+/* A string's bytes with a NUL after them, for the C library; the caller
+ * frees it (it is no GC object: it has no header). */
 static char *rpy_os_cstr(RPyString *s) {
-    char *p = (char *)rpy_malloc((size_t)s->f_length + 1);
+    char *p = malloc((size_t)s->f_length + 1);
+    if (RPY_UNLIKELY(p == NULL)) rpy_fatal("MemoryError", NULL);
     memcpy(p, s->items, (size_t)s->f_length);
     p[s->f_length] = 0;
     return p;
@@ -711,7 +1169,10 @@ RPY_RT RPyString *rpy_os_read(long fd, long n) {
 
 /* os.open(path, flags, mode) */
 RPY_RT long rpy_os_open(RPyString *path, long flags, long mode) {
-    return rpy_os_result((long)open(rpy_os_cstr(path), (int)flags, (mode_t)mode));
+    char *c = rpy_os_cstr(path);
+    long r = rpy_os_result((long)open(c, (int)flags, (mode_t)mode));
+    free(c);
+    return r;
 }
 
 /* os.close(fd) */
@@ -724,7 +1185,10 @@ RPY_RT long rpy_os_lseek(long fd, long offset, long whence) {
 
 /* os.unlink(path) */
 RPY_RT long rpy_os_unlink(RPyString *path) {
-    return rpy_os_result((long)unlink(rpy_os_cstr(path)));
+    char *c = rpy_os_cstr(path);
+    long r = rpy_os_result((long)unlink(c));
+    free(c);
+    return r;
 }
 
 /* os.strerror(code) */
@@ -732,7 +1196,9 @@ RPY_RT RPyString *rpy_os_strerror(long code) { return rpy_str_from_cstr(strerror
 
 /* os.getenv(name), null when unset */
 RPY_RT RPyString *rpy_os_getenv(RPyString *name) {
-    const char *v = getenv(rpy_os_cstr(name));
+    char *c = rpy_os_cstr(name);
+    const char *v = getenv(c);
+    free(c);
     return v ? rpy_str_from_cstr(v) : NULL;
 }
 
@@ -745,7 +1211,10 @@ RPY_RT bool rpy_os_isatty(long fd) { return isatty((int)fd) == 1; }
 /* 0: nothing at the path, 1: a file (not a directory), 2: a directory */
 RPY_RT long rpy_os_path_kind(RPyString *path) {
     struct stat st;
-    if (stat(rpy_os_cstr(path), &st) != 0) return 0;
+    char *c = rpy_os_cstr(path);
+    int r = stat(c, &st);
+    free(c);
+    if (r != 0) return 0;
     return S_ISDIR(st.st_mode) ? 2 : 1;
 }
 
@@ -783,9 +1252,9 @@ RPY_RT RPyString *rpy_os_path_basename(RPyString *p) {
 
 /* The argument list entry_point receives: a list of strings built from argv. */
 RPY_RT RPyStrList *rpy_argv_list(int argc, char **argv) {
-    RPyStrArray *items = RPY_MALLOC_VARSIZE(RPyStrArray, (long)argc);
+    RPyStrArray *items = RPY_MALLOC_VARSIZE(RPyStrArray, (long)argc, RPY_TID_STRARRAY);
     for (int i = 0; i < argc; i++) items->items[i] = rpy_str_from_cstr(argv[i]);
-    RPyStrList *l = RPY_MALLOC(RPyStrList);
+    RPyStrList *l = RPY_MALLOC(RPyStrList, RPY_TID_STRLIST);
     l->f_length = argc;
     l->f_items = items;
     return l;

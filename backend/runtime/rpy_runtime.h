@@ -36,9 +36,6 @@ _Static_assert(sizeof(bool) == 1, "rpy needs a one-byte bool");
 #define RPY_LIKELY(x) __builtin_expect(!!(x), 1)
 #define RPY_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-/* The GC header word of objects built into the executable. */
-#define RPY_PREBUILT_HDR 0L
-
 /* ---- fatal errors ---------------------------------------------------- */
 
 /* Flushes standard output, writes "fatal RPython error: <kind>: <msg>"
@@ -76,18 +73,135 @@ RPY_RT RPY_NORETURN void rpy_stack_overflow(void);
 
 /* ---- allocation: every GC object comes from here --------------------- */
 
-/* A zeroed block of `size` bytes (fatal MemoryError when there is none). */
-RPY_RT void *rpy_malloc(size_t size);
-/* A zeroed varsized object with n items whose length word (at
- * `length_offset`) is set to n. */
-RPY_RT void *rpy_malloc_varsize(size_t struct_size, size_t items_offset,
-                                size_t item_size, long n, size_t length_offset);
+/* An object's first word is its GC header: the low 32 bits are its type id
+ * (an index into the type table GenC emits, `rpy_gc_types`), the high bits
+ * the collector's flags. Without a collector (RPY_GC_GENERATIONAL not
+ * defined, `--gc=none`) the header is written but never read. */
+#define RPY_GC_TID(hdr) ((unsigned long)(hdr) & 0xffffffffUL)
+/* An old object (outside the nursery) that is not in the remembered set:
+ * storing a GC pointer into it must go through the write barrier. */
+#define RPY_GCFLAG_TRACK_YOUNG (1UL << 32)
+/* A static of the executable: never moved, never freed. */
+#define RPY_GCFLAG_PREBUILT (1UL << 33)
+/* Reached by the current major collection's marking. */
+#define RPY_GCFLAG_MARKED (1UL << 34)
+/* A nursery object copied out by the current minor collection: its second
+ * word is the copy's address. */
+#define RPY_GCFLAG_FORWARDED (1UL << 35)
+/* A static that was written to since the program started, listed among
+ * the major collection's roots (it may point to heap objects). */
+#define RPY_GCFLAG_PREBUILT_LISTED (1UL << 36)
 
-#define RPY_MALLOC(T) ((T *)rpy_malloc(sizeof(T)))
-#define RPY_MALLOC_VARSIZE(T, n)                                         \
+/* The header of the executable's statics of type id `tid`: old objects
+ * from the start, so their first store of a GC pointer is remembered. */
+#define RPY_PREBUILT_HDR_TID(tid) ((long)(RPY_GCFLAG_PREBUILT | RPY_GCFLAG_TRACK_YOUNG | (tid)))
+
+/* What the collector knows of a type (emitted by GenC from ir's layouts):
+ * its size, its items, and where its GC pointers are. */
+typedef struct {
+    long fixed_size;
+    /* items: their size (0 for none), the offset of item 0, the offset of
+     * the length word, and whether each item is a GC pointer */
+    long item_size, items_offset, length_offset;
+    long items_are_gc_pointers;
+    /* the offsets of the fixed part's GC pointers, `n_pointers` of them */
+    long n_pointers;
+    const long *pointer_offsets;
+} RPyGcType;
+
+/* The nursery: objects are bumped from `rpy_nursery_free` up to
+ * `rpy_nursery_top`, and the slow path collects when it is full. */
+static char *rpy_nursery_free __attribute__((unused));
+static char *rpy_nursery_top __attribute__((unused));
+
+/* The shadow stack: each graph that keeps GC pointers across a collection
+ * reserves a frame of slots here on entry (and zeroes it, so the collector
+ * never sees a slot left over from a dead frame); the collector scans
+ * rpy_gc_root_base..rpy_gc_root_top. */
+static void **rpy_gc_root_base __attribute__((unused));
+static void **rpy_gc_root_top __attribute__((unused));
+static void **rpy_gc_root_end __attribute__((unused));
+
+/* Objects are at least two words (a forwarding address needs the second)
+ * and a whole number of words. */
+#define RPY_GC_ROUND(size) (((size) < 16 ? 16 : (size) + 7) & ~(size_t)7)
+
+/* The slow paths: a collection, then the object in the nursery or, when
+ * large, outside it. */
+RPY_RT void *rpy_gc_collect_and_malloc(size_t size, unsigned long tid);
+RPY_RT void *rpy_gc_collect_and_malloc_varsize(size_t struct_size, size_t items_offset,
+                                               size_t item_size, long n, size_t length_offset,
+                                               unsigned long tid);
+RPY_RT void rpy_gc_remember(void *obj);
+/* An allocation of the runtime's own functions (strings they build, the
+ * argument list): never collects, so they need not keep roots; an object
+ * that does not fit in the nursery is made old and remembered. */
+RPY_RT void *rpy_malloc(size_t size, unsigned long tid);
+/* A zeroed varsized object with n items whose length word (at
+ * `length_offset`) is set to n; the runtime's allocation, as rpy_malloc. */
+RPY_RT void *rpy_malloc_varsize(size_t struct_size, size_t items_offset,
+                                size_t item_size, long n, size_t length_offset,
+                                unsigned long tid);
+
+#ifdef RPY_GC_GENERATIONAL
+/* The allocation of a graph's `malloc`: a pointer bump in the nursery
+ * (zeroed in advance); `size` is a compile-time constant. */
+RPY_INLINE void *rpy_gc_malloc_fixed(size_t size, unsigned long tid) {
+    size = RPY_GC_ROUND(size);
+    char *p = rpy_nursery_free;
+    if (RPY_UNLIKELY((size_t)(rpy_nursery_top - p) < size))
+        return rpy_gc_collect_and_malloc(size, tid);
+    rpy_nursery_free = p + size;
+    *(unsigned long *)p = tid;
+    return p;
+}
+/* A graph's `malloc_varsize`: the nursery's bump when the object is small
+ * enough to fit, the slow path otherwise. */
+RPY_INLINE void *rpy_gc_malloc_varsize(size_t struct_size, size_t items_offset,
+                                       size_t item_size, long n, size_t length_offset,
+                                       unsigned long tid) {
+    size_t size = items_offset + (size_t)n * item_size;
+    if (size < struct_size) size = struct_size;
+    size = RPY_GC_ROUND(size);
+    char *p = rpy_nursery_free;
+    /* n < 2**20 keeps the size computation from overflowing; longer ones
+     * take the slow path, which checks. */
+    if (RPY_UNLIKELY((unsigned long)n >= (1UL << 20) ||
+                     (size_t)(rpy_nursery_top - p) < size))
+        return rpy_gc_collect_and_malloc_varsize(struct_size, items_offset, item_size, n,
+                                                 length_offset, tid);
+    rpy_nursery_free = p + size;
+    *(unsigned long *)p = tid;
+    *(long *)(p + length_offset) = n;
+    return p;
+}
+/* Before a GC pointer is stored into `obj`, which may be old. */
+#define RPY_GC_WRITE_BARRIER(obj)                                                  \
+    do {                                                                           \
+        if (RPY_UNLIKELY(*(unsigned long *)(obj) & RPY_GCFLAG_TRACK_YOUNG))        \
+            rpy_gc_remember((void *)(obj));                                        \
+    } while (0)
+#else
+#define rpy_gc_malloc_fixed(size, tid) rpy_malloc((size), (tid))
+#define rpy_gc_malloc_varsize rpy_malloc_varsize
+#define RPY_GC_WRITE_BARRIER(obj) ((void)0)
+#endif
+
+/* A shadow-stack frame of n slots (n > 0), zeroed; `rpy_ss` names it. */
+#define RPY_GC_FRAME_ENTER(n)                                                \
+    void **rpy_ss = rpy_gc_root_top;                                         \
+    do {                                                                     \
+        if (RPY_UNLIKELY(rpy_gc_root_end - rpy_ss < (n))) rpy_stack_overflow(); \
+        for (int rpy_i_ = 0; rpy_i_ < (n); rpy_i_++) rpy_ss[rpy_i_] = NULL; \
+        rpy_gc_root_top = rpy_ss + (n);                                      \
+    } while (0)
+#define RPY_GC_FRAME_LEAVE() (rpy_gc_root_top = rpy_ss)
+
+#define RPY_MALLOC(T, tid) ((T *)rpy_malloc(sizeof(T), (tid)))
+#define RPY_MALLOC_VARSIZE(T, n, tid)                                    \
     ((T *)rpy_malloc_varsize(sizeof(T), offsetof(T, items),              \
                              sizeof(((T *)0)->items[0]), (n),            \
-                             offsetof(T, f_length)))
+                             offsetof(T, f_length), (tid)))
 
 /* ---- integer operations (wrapping, two's complement) ----------------- */
 

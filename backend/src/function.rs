@@ -106,6 +106,24 @@ pub struct FuncGen<'a> {
     out: String,
     /// Temporaries for parallel assignments.
     ntemps: usize,
+    /// The size of the graph's shadow-stack frame (`frame_slots`).
+    frame_slots: usize,
+}
+
+/// How many shadow-stack slots a graph's frame needs: one more than the
+/// highest slot its `gc_save_root`s name (0 for a graph that keeps no GC
+/// pointer across a collection, or a program without a collector).
+fn frame_slots(g: &FunctionGraph<ExceptionsExplicit>) -> usize {
+    g.blocks
+        .iter()
+        .flat_map(|b| &b.operations)
+        .filter(|op| op.opname == "gc_save_root")
+        .filter_map(|op| match op.args.first() {
+            Some(Arg::Const(Constant::Int(k))) => usize::try_from(*k).ok().map(|k| k + 1),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0)
 }
 
 type Res<T> = Result<T, Diagnostic>;
@@ -126,6 +144,7 @@ impl<'a> FuncGen<'a> {
             pool,
             out: String::new(),
             ntemps: 0,
+            frame_slots: frame_slots(graph),
         }
     }
 
@@ -205,6 +224,9 @@ impl<'a> FuncGen<'a> {
         }
         if self.cx.recursive.contains(&g.name) {
             self.out.push_str("    RPY_STACK_CHECK();\n");
+        }
+        if self.frame_slots > 0 {
+            let _ = writeln!(self.out, "    RPY_GC_FRAME_ENTER({});", self.frame_slots);
         }
         for b in order {
             let block = g.block(b);
@@ -396,23 +418,29 @@ impl<'a> FuncGen<'a> {
                     ));
                 }
                 let tag = self.cx.types.struct_tag(tname);
+                let tid = self.cx.types.type_id(tname).unwrap_or(0);
                 let expr = if name == "malloc" {
-                    format!("RPY_MALLOC(struct {tag})")
+                    format!("((struct {tag} *)rpy_gc_malloc_fixed(sizeof(struct {tag}), {tid}UL))")
                 } else {
                     let n = self.value(&op.args[1], Some(&T::Signed), pos)?;
-                    match container.item_type() {
+                    let (items_offset, item_size) = match container.item_type() {
                         None => {
                             return Err(self.err(
                                 pos,
                                 format!("malloc_varsize of '{tname}', which has no items"),
                             ))
                         }
-                        Some(T::Void) => format!(
-                            "((struct {tag} *)rpy_malloc_varsize(sizeof(struct {tag}), \
-                             sizeof(struct {tag}), 0, {n}, offsetof(struct {tag}, f_length)))"
+                        Some(T::Void) => (format!("sizeof(struct {tag})"), "0".to_string()),
+                        Some(_) => (
+                            format!("offsetof(struct {tag}, items)"),
+                            format!("sizeof(((struct {tag} *)0)->items[0])"),
                         ),
-                        Some(_) => format!("RPY_MALLOC_VARSIZE(struct {tag}, {n})"),
-                    }
+                    };
+                    format!(
+                        "((struct {tag} *)rpy_gc_malloc_varsize(sizeof(struct {tag}), \
+                         {items_offset}, {item_size}, {n}, offsetof(struct {tag}, f_length), \
+                         {tid}UL))"
+                    )
                 };
                 self.assign(op, expr);
             }
@@ -520,6 +548,23 @@ impl<'a> FuncGen<'a> {
                 };
                 let _ = writeln!(self.out, "    /* {kind} */");
             }
+            "gc_save_root" => {
+                self.nargs(op, 2)?;
+                let slot = self.slot_arg(op)?;
+                let p = self.value(&op.args[1], None, pos)?;
+                let _ = writeln!(self.out, "    rpy_ss[{slot}] = (void *){p};");
+            }
+            "gc_reload" => {
+                self.nargs(op, 2)?;
+                let slot = self.slot_arg(op)?;
+                let ct = c_type(&rty, self.cx.types);
+                self.assign(op, format!("(({ct})rpy_ss[{slot}])"));
+            }
+            "gc_write_barrier" => {
+                self.nargs(op, 1)?;
+                let p = self.value(&op.args[0], None, pos)?;
+                let _ = writeln!(self.out, "    RPY_GC_WRITE_BARRIER({p});");
+            }
             "exc_clear" => {
                 self.nargs(op, 0)?;
                 self.out
@@ -528,6 +573,19 @@ impl<'a> FuncGen<'a> {
             _ => return Err(self.err(pos, format!("unknown low-level operation '{name}'"))),
         }
         Ok(())
+    }
+
+    /// The shadow-stack slot a `gc_save_root`/`gc_reload` names.
+    fn slot_arg(&self, op: &SpaceOperation) -> Res<usize> {
+        match op.args.first() {
+            Some(Arg::Const(Constant::Int(k))) if (0..self.frame_slots as i64).contains(k) => {
+                Ok(*k as usize)
+            }
+            _ => Err(self.err(
+                op.pos,
+                format!("{} needs a slot of the frame as argument 1", op.opname),
+            )),
+        }
     }
 
     fn call(&mut self, op: &SpaceOperation) -> Res<()> {
@@ -719,6 +777,9 @@ impl<'a> FuncGen<'a> {
             ));
         }
         if l.target == g.returnblock {
+            if self.frame_slots > 0 {
+                let _ = writeln!(self.out, "{indent}RPY_GC_FRAME_LEAVE();");
+            }
             let rt = self.ty(target.inputargs[0]).clone();
             if rt == LowLevelType::Void {
                 let _ = writeln!(self.out, "{indent}return;");

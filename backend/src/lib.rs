@@ -50,6 +50,7 @@ use function::{Context, FuncGen, FuncSig};
 use names::{c_string_literal, comment_text, Namespace};
 use rpy_ir::diag::{Diagnostic, Pos};
 use rpy_ir::graph::{ExceptionsExplicit, Program};
+use rpy_ir::llops::GcKind;
 use rpy_ir::lltype::{self, LowLevelType};
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write;
@@ -89,7 +90,7 @@ impl StringPool {
         for (n, s) in self.strings.iter().enumerate() {
             let _ = writeln!(
                 out,
-                "static RPyString rpy_cs_{n} = {{RPY_PREBUILT_HDR, 0, {}, {}}};",
+                "static RPyString rpy_cs_{n} = {{RPY_PREBUILT_HDR_TID(RPY_TID_STRING), 0, {}, {}}};",
                 s.len(),
                 c_string_literal(s)
             );
@@ -98,8 +99,9 @@ impl StringPool {
     }
 }
 
-/// Translates a low-level program into one C file.
-pub fn generate_c(program: &Program<ExceptionsExplicit>) -> Result<String, Diagnostic> {
+/// Translates a low-level program into one C file, linked with the
+/// collector `gc` (the program must have been through `gctransform` for it).
+pub fn generate_c(program: &Program<ExceptionsExplicit>, gc: GcKind) -> Result<String, Diagnostic> {
     let fail =
         |msg: String| Diagnostic::new(&program.path, Pos::default(), format!("C backend: {msg}"));
 
@@ -159,8 +161,12 @@ pub fn generate_c(program: &Program<ExceptionsExplicit>) -> Result<String, Diagn
     // The runtime is included, not pasted, so that the generated file (and its
     // snapshots) hold only what was generated for this program; `compile_c`
     // puts the two runtime files beside it.
+    if gc == GcKind::Generational {
+        out.push_str("#define RPY_GC_GENERATIONAL 1\n");
+    }
     let _ = writeln!(out, "#include \"{RUNTIME_H_NAME}\"\n");
     types.emit(&mut out);
+    types.emit_gc_types(&mut out);
     let _ = writeln!(out, "#include \"{RUNTIME_C_NAME}\"\n");
     pool.emit(&mut out);
     out.push_str("/* ---- functions ---- */\n\n");
@@ -254,12 +260,14 @@ fn emit_main(out: &mut String, entry: &FuncSig, types: &Types) -> Result<(), Str
         out,
         "int main(int argc, char **argv) {{\n    \
          rpy_stack_init();\n    \
+         rpy_gc_init();\n    \
          RPyStrList *args = rpy_argv_list(argc, argv);\n    \
          long status;\n    \
          (void)args;\n    \
          {status}\n    \
          {uncaught}\
          rpy_flush_stdout();\n    \
+         rpy_gc_report();\n    \
          return (int)status;\n\
          }}"
     );

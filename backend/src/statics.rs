@@ -2,7 +2,8 @@
 //! prebuilt instances, tuples, list and dict headers) as C static data.
 //!
 //! Each static `&i` is the C variable `rpy_pb_<i>`, with the GC header word
-//! `RPY_PREBUILT_HDR` like the prebuilt strings. A fixed-size struct has its
+//! `RPY_PREBUILT_HDR_TID(type id)` like the prebuilt strings (an old object
+//! that the collector never moves nor frees). A fixed-size struct has its
 //! container type's own C struct; a varsized one (an array, a struct ending
 //! in items) has a struct of its own, `struct rpy_pb_<i>_t`, with the same
 //! members and an items array of its exact length, whose offset is
@@ -66,7 +67,8 @@ pub(crate) fn emit_statics(
         };
         let _ = writeln!(decls, "static {c_struct} {var};");
 
-        let mut inits = vec![".gc_hdr = RPY_PREBUILT_HDR".to_string()];
+        let tid = cx.types.type_id(ty).unwrap_or(0);
+        let mut inits = vec![format!(".gc_hdr = RPY_PREBUILT_HDR_TID({tid}UL)")];
         if item_type.is_some() {
             // A varsized object's length is its number of items.
             inits.push(format!(".f_length = {}", items.len()));

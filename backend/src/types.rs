@@ -232,6 +232,82 @@ impl Types {
         );
     }
 
+    /// The GC's type id of the container type `name`: its position in the
+    /// table, from 1 (0 is no type: the collector never reads it).
+    pub fn type_id(&self, name: &str) -> Option<usize> {
+        self.table.keys().position(|k| k == name).map(|i| i + 1)
+    }
+
+    /// The collector's type table, `rpy_gc_types[type id]`, from the
+    /// layouts of `ir` (what GenC's `_Static_assert`s pin the structs to):
+    /// each type's size, its items, and the offsets of its GC pointers;
+    /// and `RPY_TID_STRING`/`_STRARRAY`/`_STRLIST`, the type ids of the
+    /// runtime's own objects.
+    pub fn emit_gc_types(&self, out: &mut String) {
+        out.push_str("/* ---- the collector's type table ---- */\n\n");
+        let mut entries = vec!["    {0, 0, 0, 0, 0, 0, NULL}, /* 0: no type */".to_string()];
+        for (i, (name, t)) in self.table.iter().enumerate() {
+            let layout = t.layout();
+            let fields: Vec<(String, LowLevelType)> = match t {
+                ContainerType::GcStruct { fields, .. } => fields.clone(),
+                ContainerType::GcArray { .. } => vec![],
+            };
+            let pointers: Vec<String> = fields
+                .iter()
+                .filter(|(_, ft)| matches!(ft, LowLevelType::Ptr(_)))
+                .filter_map(|(f, _)| layout.offset_of(f))
+                .map(|o| o.to_string())
+                .collect();
+            let offsets = if pointers.is_empty() {
+                "NULL".to_string()
+            } else {
+                let _ = writeln!(
+                    out,
+                    "static const long rpy_gc_pointers_{}[] = {{{}}};",
+                    i + 1,
+                    pointers.join(", ")
+                );
+                format!("rpy_gc_pointers_{}", i + 1)
+            };
+            let item = t.item_type().filter(|it| **it != LowLevelType::Void);
+            let (items_offset, item_size) = match (item, layout.items) {
+                (Some(_), Some(items)) => items,
+                _ => (0, 0),
+            };
+            let length_offset = if item.is_some() {
+                layout.offset_of("length").unwrap_or(0)
+            } else {
+                0
+            };
+            entries.push(format!(
+                "    {{{}, {item_size}, {items_offset}, {length_offset}, {}, {}, {offsets}}}, /* {}: {} */",
+                layout.fixed_size,
+                i32::from(matches!(item, Some(LowLevelType::Ptr(_)))),
+                pointers.len(),
+                i + 1,
+                comment_text(name),
+            ));
+        }
+        let _ = writeln!(
+            out,
+            "static const RPyGcType rpy_gc_types[] __attribute__((unused)) = {{\n{}\n}};\n",
+            entries.join("\n")
+        );
+        let (list, array) = lltype::list_type_names(&LowLevelType::Ptr(lltype::STR.into()));
+        for (macro_name, ty) in [
+            ("RPY_TID_STRING", lltype::STR.to_string()),
+            ("RPY_TID_STRARRAY", array),
+            ("RPY_TID_STRLIST", list),
+        ] {
+            let _ = writeln!(
+                out,
+                "#define {macro_name} {}UL",
+                self.type_id(&ty).unwrap_or(0)
+            );
+        }
+        out.push('\n');
+    }
+
     fn emit_struct(&self, out: &mut String, name: &str, t: &ContainerType) {
         let tag = self.struct_tag(name);
         let layout = t.layout();

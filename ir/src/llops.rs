@@ -171,6 +171,20 @@ ops! {
     "exc_set" => Special, false;
     // exc_clear() -> Void: the pending exception was caught.
     "exc_clear" => Special, false;
+    // The GC's operations, inserted by `gctransform` (absent with `--gc=none`).
+    // gc_save_root(Int(k), p) -> Void: p is stored in slot k of the graph's
+    // shadow-stack frame, where the collector finds it (and updates it when
+    // it moves the object) during the collecting operation that follows.
+    "gc_save_root" => Special, false;
+    // gc_reload(Int(k), p) -> Ptr: p as the collector left it in slot k
+    // (the same object, perhaps at a new address); p itself must not be
+    // used after a collection, so it is named only to say which value this is.
+    "gc_reload" => Special, false;
+    // gc_write_barrier(p) -> Void: p, which may be an old object, is about
+    // to get a GC pointer stored in it; if it is old and not yet
+    // remembered, the collector remembers it, so that the next minor
+    // collection finds the young objects it points to.
+    "gc_write_barrier" => Special, false;
 }
 
 /// The operations that may raise an exception in a low-level graph: only
@@ -537,5 +551,31 @@ mod tests {
             };
             assert!(result_type(op.name, &args).is_some(), "{}", op.name);
         }
+    }
+}
+
+/// The collectors a program can be translated with (`rpy translate --gc=NAME`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum GcKind {
+    /// No collector: objects are never freed (bump allocation in chunks).
+    None,
+    /// The precise generational collector of the C runtime: a bump-pointer
+    /// nursery with copying minor collections, a mark-and-sweep old generation.
+    #[default]
+    Generational,
+}
+
+impl GcKind {
+    pub const ALL: [GcKind; 2] = [GcKind::None, GcKind::Generational];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            GcKind::None => "none",
+            GcKind::Generational => "generational",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<GcKind> {
+        Self::ALL.into_iter().find(|k| k.name() == name)
     }
 }

@@ -2,6 +2,7 @@ pub mod annotate;
 pub mod backendopt;
 pub mod exceptiontransform;
 pub mod flow;
+pub mod gctransform;
 pub mod libm;
 pub mod llinterp;
 pub mod objinterp;

@@ -107,6 +107,7 @@ impl TestProgram {
             path: relative.to_string_lossy().into_owned(),
             text: std::fs::read_to_string(&self.path).unwrap(),
             dialect: self.dialect,
+            gc: rpy_ir::llops::GcKind::default(),
         }
     }
 

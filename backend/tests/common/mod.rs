@@ -7,6 +7,7 @@ use rpy_ir::graph::{
     Arg, BlockId, Constant, ExceptionsExplicit, FunctionGraph, Link, LowLevel, Program,
     SpaceOperation, Var,
 };
+use rpy_ir::llops::GcKind;
 use rpy_ir::lltype::{self, LowLevelType, TypeTable};
 use std::path::PathBuf;
 use std::process::Command;
@@ -199,15 +200,18 @@ impl Drop for Exe {
     }
 }
 
-/// The program after the exception transform, as GenC takes it.
+/// The program after the exception transform and the GC transform (for
+/// the generational collector), as GenC takes it.
 pub fn explicit(p: &Program<LowLevel>) -> Program<ExceptionsExplicit> {
-    rpy_passes::exceptiontransform::transform(p.clone())
-        .unwrap_or_else(|d| panic!("exceptiontransform failed: {d}"))
+    let mut explicit = rpy_passes::exceptiontransform::transform(p.clone())
+        .unwrap_or_else(|d| panic!("exceptiontransform failed: {d}"));
+    rpy_passes::gctransform::transform(&mut explicit, GcKind::Generational);
+    explicit
 }
 
-/// The C source of a low-level program.
+/// The C source of a low-level program, with the generational collector.
 pub fn c_source(p: &Program<LowLevel>) -> Result<String, rpy_ir::diag::Diagnostic> {
-    generate_c(&explicit(p))
+    generate_c(&explicit(p), GcKind::Generational)
 }
 
 /// Generates, compiles (-O2) and returns the executable.

@@ -859,6 +859,16 @@ impl<S: LowLevelStage> Builder<'_, S> {
             }
             // A JIT hint: nothing to do without a JIT.
             "jit_marker" => Ok(OpKind::Nothing),
+            // The interpreter's objects never move and are freed by
+            // reference counting: a saved root is the value itself, and
+            // no object needs remembering.
+            "gc_save_root" | "gc_write_barrier" => Ok(OpKind::Nothing),
+            "gc_reload" => {
+                arity(2)?;
+                let t = g.vars.get(op.result.0 as usize).map(|d| d.info.clone());
+                args.push(self.operand(g, &a[1], t.as_ref())?);
+                Ok(OpKind::SameAs)
+            }
             "exc_occurred" | "exc_type" | "exc_value" | "exc_clear" => {
                 arity(0)?;
                 Ok(match name {
