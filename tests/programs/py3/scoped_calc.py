@@ -12,6 +12,9 @@ class Value(object):
     def show(self):
         return "?"
 
+    def number(self):
+        return 0
+
 
 class Nil(Value):
     def show(self):
@@ -25,6 +28,9 @@ class IntValue(Value):
     def show(self):
         return str(self.n)
 
+    def number(self):
+        return self.n
+
 
 class StrValue(Value):
     def __init__(self, s):
@@ -32,6 +38,9 @@ class StrValue(Value):
 
     def show(self):
         return "'" + self.s + "'"
+
+    def number(self):
+        raise ValueError("not a number: " + self.s)
 
 
 NIL = Nil()
@@ -139,6 +148,14 @@ def entry_point(argv):
     for r in registers:
         line += r.show() + " "
     print(line.strip())
+    # A method a subclass overrides to raise, called through the vtable.
+    total = 0
+    for r in registers:
+        try:
+            total += r.number()
+        except ValueError as e:
+            print("skipped: " + str(e))
+    print("sum: " + str(total))
     outer_only = evaluate(list(tokens("width label")), outer, PLAIN)
     print("outer: " + str(outer_only))
     found = inner.lookup("nothing")
