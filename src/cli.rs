@@ -51,6 +51,9 @@ struct BackendoptFlags {
     /// Keep every malloc (no replacing of non-escaping structures by their fields).
     #[arg(long)]
     no_malloc_removal: bool,
+    /// No folding of repeated field reads.
+    #[arg(long)]
+    no_load_folding: bool,
     /// No integer rewriting with the rules of rules/opt.
     #[arg(long)]
     no_int_rewrite: bool,
@@ -61,6 +64,7 @@ impl BackendoptFlags {
         pipeline::BackendoptOptions {
             inline_threshold: self.inline_threshold.max(0.0),
             malloc_removal: !self.no_malloc_removal,
+            load_folding: !self.no_load_folding,
             int_rewrite: !self.no_int_rewrite,
         }
     }
@@ -286,8 +290,19 @@ fn cache_key(src: &Source, options: &pipeline::BackendoptOptions) -> String {
 }
 
 /// Translates `src` into an executable at `output` (its C compile timed in
-/// `timings`); rule fire counts are saved for `rpy rules`.
-pub fn translate(
+/// `timings`), every backend optimization on; rule fire counts are saved
+/// for `rpy rules`.
+pub fn translate(src: &Source, output: &Path, timings: &mut Timings) -> Result<(), Diagnostics> {
+    translate_with(
+        src,
+        output,
+        timings,
+        &pipeline::BackendoptOptions::default(),
+    )
+}
+
+/// `translate` with the backend optimizations `options` asks for.
+pub fn translate_with(
     src: &Source,
     output: &Path,
     timings: &mut Timings,
@@ -422,7 +437,7 @@ pub fn main() -> i32 {
                 }
             };
             let mut t = Timings::with_progress_on_terminal();
-            if let Err(d) = translate(&src, &output, &mut t, &backendopt.options()) {
+            if let Err(d) = translate_with(&src, &output, &mut t, &backendopt.options()) {
                 return report(&d);
             }
             if timings {
@@ -464,7 +479,7 @@ pub fn main() -> i32 {
                     eprintln!("rpy: cannot create the cache folder: {e}");
                     return 1;
                 }
-                if let Err(d) = translate(
+                if let Err(d) = translate_with(
                     &src,
                     &exe,
                     &mut Timings::with_progress_on_terminal(),

@@ -6,6 +6,8 @@
 //! - `malloc_removal`: structures that never escape their graph replaced
 //!   by their fields as variables (after inlining, which is what makes
 //!   most of them local);
+//! - `load_folding`: a field read again through the same pointer with no
+//!   store or call in between that may change it reuses the value;
 //! - integer rewriting with the rules of `rules/opt` over an e-graph of
 //!   each block's pure integer operations (this module and `egraph`).
 //!
@@ -25,6 +27,7 @@
 pub mod callgraph;
 pub mod egraph;
 pub mod inline;
+pub mod load_folding;
 pub mod malloc_removal;
 
 pub use rpy_ir::intbound::IntBound;
@@ -65,6 +68,7 @@ pub struct BackendoptOptions {
     /// Inline calls of graphs whose weight is below this (0: no inlining).
     pub inline_threshold: f64,
     pub malloc_removal: bool,
+    pub load_folding: bool,
     pub int_rewrite: bool,
 }
 
@@ -73,6 +77,7 @@ impl Default for BackendoptOptions {
         BackendoptOptions {
             inline_threshold: inline::DEFAULT_THRESHOLD,
             malloc_removal: true,
+            load_folding: true,
             int_rewrite: true,
         }
     }
@@ -84,6 +89,7 @@ impl BackendoptOptions {
         BackendoptOptions {
             inline_threshold: 0.0,
             malloc_removal: false,
+            load_folding: false,
             int_rewrite: false,
         }
     }
@@ -94,6 +100,7 @@ impl BackendoptOptions {
 pub struct BackendoptReport {
     pub inline: inline::InlineStats,
     pub malloc_removal: malloc_removal::MallocStats,
+    pub load_folding: load_folding::LoadStats,
     pub int_rewrite: OptStats,
     /// Each part's name and time, in the order they ran.
     pub times: Vec<(&'static str, Duration)>,
@@ -121,6 +128,10 @@ pub fn optimize_program(
         report.malloc_removal = malloc_removal::remove_mallocs(program);
         crate::simplify::simplify_program(program);
         lap("malloc_removal", &mut report);
+    }
+    if options.load_folding {
+        report.load_folding = load_folding::fold_loads(program);
+        lap("load_folding", &mut report);
     }
     if options.int_rewrite {
         report.int_rewrite = optimize(program);
