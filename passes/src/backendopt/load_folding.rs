@@ -73,7 +73,13 @@ impl FieldWrites {
 
     /// Whether the call `op` (a `direct_call` or `indirect_call` in graph
     /// `g`) may write field `field`.
-    fn call_may_write(&self, g: &G, args: &[Arg], field: &str, callgraph: &CallGraph) -> bool {
+    pub(super) fn call_may_write(
+        &self,
+        g: &G,
+        args: &[Arg],
+        field: &str,
+        callgraph: &CallGraph,
+    ) -> bool {
         match args.first() {
             Some(Arg::Const(Constant::Builtin(_))) => false,
             Some(Arg::Const(Constant::Func(f))) => match self.writes.get(f) {

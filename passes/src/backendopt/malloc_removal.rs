@@ -22,7 +22,11 @@
 //! family can free another (a structure that was only read through a
 //! removed one), so the pass repeats until nothing changes.
 
-use rpy_ir::graph::{Arg, BlockId, Constant, FunctionGraph, Link, LowLevel, Program, Var};
+use super::callgraph::CallGraph;
+use super::load_folding::FieldWrites;
+use rpy_ir::graph::{
+    Arg, Block, BlockId, Constant, FunctionGraph, Link, LowLevel, Program, SpaceOperation, Var,
+};
 use rpy_ir::lltype::{zero_constant, ContainerType, LowLevelType, TypeTable};
 use std::collections::{HashMap, HashSet};
 
@@ -39,25 +43,33 @@ pub struct MallocStats {
 
 /// Removes the non-escaping structures of every graph.
 pub fn remove_mallocs(program: &mut Program<LowLevel>) -> MallocStats {
+    let callgraph = CallGraph::new(program);
+    let writes = FieldWrites::new(program, &callgraph);
     let mut stats = MallocStats::default();
     for g in &mut program.graphs {
-        remove_mallocs_in_graph(g, &program.types, &mut stats);
+        remove_mallocs_in_graph(g, &program.types, &writes, &callgraph, &mut stats);
     }
     stats
 }
 
 /// Removes the non-escaping structures of one graph, until none is left.
-pub fn remove_mallocs_in_graph(g: &mut G, types: &TypeTable, stats: &mut MallocStats) {
+fn remove_mallocs_in_graph(
+    g: &mut G,
+    types: &TypeTable,
+    writes: &FieldWrites,
+    callgraph: &CallGraph,
+    stats: &mut MallocStats,
+) {
     // Each round removes every family found removable; a bound keeps a
     // pathological graph from going on (each round removes at least one
     // malloc, so the number of mallocs bounds it anyway).
     for _ in 0..16 {
-        let families = removable_families(g, types);
+        let families = removable_families(g, types, writes, callgraph);
         if families.is_empty() {
             return;
         }
-        for (members, fields) in families {
-            stats.mallocs_removed += replace_family(g, &members, &fields);
+        for family in families {
+            stats.mallocs_removed += replace_family(g, &family);
             stats.families += 1;
         }
     }
@@ -112,12 +124,22 @@ fn malloc_type<'t>(
     }
 }
 
-/// A family of variables that can be removed: its members, and the fields
-/// (name and type, Void ones left out) of the struct they allocate.
-type Removable = (HashSet<Var>, Vec<(String, LowLevelType)>);
+/// A family of variables that can be removed.
+struct Removable {
+    members: HashSet<Var>,
+    /// The fields (name and type, Void ones left out) of the struct.
+    fields: Vec<(String, LowLevelType)>,
+    /// The struct the family's mallocs allocate.
+    struct_type: String,
+}
 
 /// The families that can be removed.
-fn removable_families(g: &G, types: &TypeTable) -> Vec<Removable> {
+fn removable_families(
+    g: &G,
+    types: &TypeTable,
+    writes: &FieldWrites,
+    callgraph: &CallGraph,
+) -> Vec<Removable> {
     let mut fam = Families {
         parent: (0..g.vars.len() as u32).collect(),
     };
@@ -153,6 +175,12 @@ fn removable_families(g: &G, types: &TypeTable) -> Vec<Removable> {
         fields: &'t [(String, LowLevelType)],
         mallocs: usize,
         bad: bool,
+        /// Parameters of the graph in the family: objects from outside.
+        params: Vec<Var>,
+        /// Whether a member is returned (then the object is built there).
+        returned: bool,
+        /// Whether a member is compared with null.
+        null_tested: bool,
     }
     let mut facts: HashMap<u32, Facts> = HashMap::new();
     let poison = |fam: &mut Families, facts: &mut HashMap<u32, Facts>, v: Var| {
@@ -164,7 +192,9 @@ fn removable_families(g: &G, types: &TypeTable) -> Vec<Removable> {
         let block = g.block(b);
         if b == g.startblock {
             for v in &block.inputargs {
-                poison(&mut fam, &mut facts, *v);
+                if is_gc_ptr(g, *v) {
+                    facts.entry(fam.find(*v)).or_default().params.push(*v);
+                }
             }
         }
         for op in &block.operations {
@@ -193,7 +223,13 @@ fn removable_families(g: &G, types: &TypeTable) -> Vec<Removable> {
                         poison(&mut fam, &mut facts, *v);
                     }
                 }
-                "ptr_iszero" | "ptr_nonzero" => {}
+                "ptr_iszero" | "ptr_nonzero" => {
+                    if let Some(Arg::Var(v)) = op.args.first() {
+                        if is_gc_ptr(g, *v) {
+                            facts.entry(fam.find(*v)).or_default().null_tested = true;
+                        }
+                    }
+                }
                 _ => {
                     poison(&mut fam, &mut facts, result);
                     for a in &op.args {
@@ -216,6 +252,14 @@ fn removable_families(g: &G, types: &TypeTable) -> Vec<Removable> {
             for v in l.defined_vars() {
                 poison(&mut fam, &mut facts, v);
             }
+            if l.target == g.returnblock {
+                if let Some(Arg::Var(v)) = l.args.first() {
+                    if is_gc_ptr(g, *v) {
+                        facts.entry(fam.find(*v)).or_default().returned = true;
+                    }
+                }
+                continue;
+            }
             if special(l.target) {
                 for a in &l.args {
                     if let Arg::Var(v) = a {
@@ -235,9 +279,28 @@ fn removable_families(g: &G, types: &TypeTable) -> Vec<Removable> {
         }
     }
     // Field names must be the struct's, and a link must not pass one
-    // object twice: checked per block with the objects' identities.
+    // object twice: checked per block with the objects' identities. For
+    // the families with objects from outside: which field names may be
+    // written to an object that is not new (a store through a pointer
+    // other than a fresh malloc's, a call), and which members the start
+    // block or its successor reads (so that reading their fields when the
+    // graph starts reads nothing the graph would not have).
+    let mut written_outside: HashSet<&str> = HashSet::new();
+    let mut calls: Vec<&[Arg]> = Vec::new();
+    let mut read_early: HashSet<u32> = HashSet::new();
+    let early_blocks: Vec<BlockId> = {
+        let start = g.block(g.startblock);
+        let mut v = vec![g.startblock];
+        if let [only] = start.exits.as_slice() {
+            if !special(only.target) && start.exitswitch.is_none() {
+                v.push(only.target);
+            }
+        }
+        v
+    };
     for &b in &blocks {
         let block = g.block(b);
+        let mut mallocs_here: HashSet<Var> = HashSet::new();
         let mut object_of: HashMap<Var, Var> = HashMap::new();
         for v in &block.inputargs {
             object_of.insert(*v, *v);
@@ -251,10 +314,24 @@ fn removable_families(g: &G, types: &TypeTable) -> Vec<Removable> {
             } else {
                 object_of.insert(op.result, op.result);
             }
+            if op.opname == "malloc" {
+                mallocs_here.insert(op.result);
+            }
+            if matches!(op.opname.as_str(), "direct_call" | "indirect_call") {
+                calls.push(&op.args);
+            }
             if matches!(op.opname.as_str(), "getfield" | "setfield") {
                 if let (Some(Arg::Var(p)), Some(Arg::Const(Constant::Name(field)))) =
                     (op.args.first(), op.args.get(1))
                 {
+                    let fresh = object_of.get(p).is_some_and(|o| mallocs_here.contains(o));
+                    if op.opname == "setfield" && !fresh {
+                        written_outside.insert(field.as_str());
+                    }
+                    if op.opname == "getfield" && early_blocks.contains(&b) {
+                        let o = *object_of.get(p).unwrap_or(p);
+                        read_early.insert(o.0);
+                    }
                     let root = fam.find(*p);
                     if let Some(f) = facts.get_mut(&root) {
                         if !f.fields.iter().any(|(n, _)| n == field) {
@@ -278,6 +355,51 @@ fn removable_families(g: &G, types: &TypeTable) -> Vec<Removable> {
             }
         }
     }
+    // The families with objects from outside: never built anew (returned:
+    // the caller would get another object), never tested for null (an
+    // outside pointer may be null), of the very struct the family
+    // allocates, read early, and with no field of theirs written but to
+    // fresh objects, so that their fields read once when the graph starts
+    // stay what the objects hold.
+    let start = g.block(g.startblock);
+    let start_link = early_blocks.get(1).map(|_| &start.exits[0]);
+    let roots: Vec<u32> = facts.keys().copied().collect();
+    let starts_unentered = blocks
+        .iter()
+        .all(|b| g.block(*b).exits.iter().all(|l| l.target != g.startblock));
+    for root in roots {
+        let f = &facts[&root];
+        if f.params.is_empty() || f.bad {
+            continue;
+        }
+        let own_type = f.struct_type.map(|t| LowLevelType::Ptr(t.to_string()));
+        let read_when_starting = |param: &Var| {
+            read_early.contains(&param.0)
+                || start_link.is_some_and(|l| {
+                    let target = g.block(l.target);
+                    l.args
+                        .iter()
+                        .zip(&target.inputargs)
+                        .any(|(a, p)| *a == Arg::Var(*param) && read_early.contains(&p.0))
+                })
+        };
+        let ok = !f.returned
+            && !f.null_tested
+            && f.params
+                .iter()
+                .all(|p| Some(g.info(*p)) == own_type.as_ref())
+            && f.params.iter().all(read_when_starting)
+            && starts_unentered
+            && !f.fields.iter().any(|(n, _)| {
+                written_outside.contains(n.as_str())
+                    || calls
+                        .iter()
+                        .any(|args| writes.call_may_write(g, args, n, callgraph))
+            });
+        if !ok {
+            facts.get_mut(&root).unwrap().bad = true;
+        }
+    }
     let mut members: HashMap<u32, HashSet<Var>> = HashMap::new();
     for i in 0..g.vars.len() as u32 {
         let root = fam.find(Var(i));
@@ -287,23 +409,33 @@ fn removable_families(g: &G, types: &TypeTable) -> Vec<Removable> {
     }
     let mut out: Vec<_> = members
         .into_iter()
-        .map(|(root, vars)| {
-            let fields = facts[&root]
+        .map(|(root, members)| {
+            let f = &facts[&root];
+            let fields = f
                 .fields
                 .iter()
                 .filter(|(_, t)| *t != LowLevelType::Void)
                 .cloned()
                 .collect();
-            (root, vars, fields)
+            (
+                root,
+                Removable {
+                    members,
+                    fields,
+                    struct_type: f.struct_type.expect("a family with mallocs").to_string(),
+                },
+            )
         })
         .collect();
-    out.sort_by_key(|(root, _, _)| *root);
-    out.into_iter().map(|(_, v, f)| (v, f)).collect()
+    out.sort_by_key(|(root, _)| *root);
+    out.into_iter().map(|(_, r)| r).collect()
 }
 
 /// Replaces the members of one family by their fields; returns the number
 /// of mallocs removed.
-fn replace_family(g: &mut G, members: &HashSet<Var>, fields: &[(String, LowLevelType)]) -> usize {
+fn replace_family(g: &mut G, family: &Removable) -> usize {
+    let members = &family.members;
+    let fields = family.fields.as_slice();
     let field_index: HashMap<&str, usize> = fields
         .iter()
         .enumerate()
@@ -318,8 +450,27 @@ fn replace_family(g: &mut G, members: &HashSet<Var>, fields: &[(String, LowLevel
         let mut object_of: HashMap<Var, Var> = HashMap::new();
         let mut subst: HashMap<Var, Arg> = HashMap::new();
         let mut inputargs = Vec::with_capacity(block.inputargs.len());
+        let mut operations = Vec::with_capacity(block.operations.len());
         for v in &block.inputargs {
-            if members.contains(v) {
+            if members.contains(v) && b == g.startblock {
+                // An object from outside: its fields read once, here.
+                let name = g.vars[v.0 as usize].name.clone();
+                let mut vars = Vec::with_capacity(fields.len());
+                for (f, t) in fields {
+                    let n = name.as_ref().map(|n| format!("{n}_{f}"));
+                    let r = g.new_var(n, t.clone());
+                    operations.push(SpaceOperation {
+                        opname: "getfield".into(),
+                        args: vec![Arg::Var(*v), Arg::Const(Constant::Name(f.clone()))],
+                        result: r,
+                        pos: None,
+                    });
+                    vars.push(Arg::Var(r));
+                }
+                inputargs.push(*v);
+                values.insert(*v, vars);
+                object_of.insert(*v, *v);
+            } else if members.contains(v) {
                 let name = g.vars[v.0 as usize].name.clone();
                 let vars: Vec<Arg> = fields
                     .iter()
@@ -339,7 +490,6 @@ fn replace_family(g: &mut G, members: &HashSet<Var>, fields: &[(String, LowLevel
             Arg::Var(v) => subst.get(v).cloned().unwrap_or_else(|| a.clone()),
             c => c.clone(),
         };
-        let mut operations = Vec::with_capacity(block.operations.len());
         for op in &block.operations {
             let family_arg = match op.args.first() {
                 Some(Arg::Var(p)) if members.contains(p) => Some(object_of[p]),
@@ -397,22 +547,25 @@ fn replace_family(g: &mut G, members: &HashSet<Var>, fields: &[(String, LowLevel
             operations.push(op);
         }
         let exitswitch = block.exitswitch.as_ref().map(|s| sub(&subst, s));
-        let exits: Vec<Link> = block
-            .exits
-            .iter()
-            .map(|l| {
-                let mut args = Vec::with_capacity(l.args.len());
-                for a in &l.args {
-                    match a {
-                        Arg::Var(v) if members.contains(v) => {
-                            args.extend(values[&object_of[v]].iter().cloned());
-                        }
-                        a => args.push(sub(&subst, a)),
+        let mut exits: Vec<Link> = Vec::with_capacity(block.exits.len());
+        for l in &block.exits {
+            let mut args = Vec::with_capacity(l.args.len());
+            for a in &l.args {
+                match a {
+                    Arg::Var(v) if members.contains(v) => {
+                        args.extend(values[&object_of[v]].iter().cloned());
                     }
+                    a => args.push(sub(&subst, a)),
                 }
-                Link { args, ..l.clone() }
-            })
-            .collect();
+            }
+            let mut link = Link { args, ..l.clone() };
+            if l.target == g.returnblock
+                && matches!(l.args.first(), Some(Arg::Var(v)) if members.contains(v))
+            {
+                link.target = build_on_return(g, family);
+            }
+            exits.push(link);
+        }
         let blk = g.block_mut(b);
         blk.inputargs = inputargs;
         blk.operations = operations;
@@ -420,4 +573,54 @@ fn replace_family(g: &mut G, members: &HashSet<Var>, fields: &[(String, LowLevel
         blk.exits = exits;
     }
     removed
+}
+
+/// A block that builds the object of `family` from its fields (its input
+/// arguments) and returns it: where a removed structure leaves the graph.
+fn build_on_return(g: &mut G, family: &Removable) -> BlockId {
+    let inputargs: Vec<Var> = family
+        .fields
+        .iter()
+        .map(|(_, t)| g.new_var(None, t.clone()))
+        .collect();
+    let object_type = LowLevelType::Ptr(family.struct_type.clone());
+    let object = g.new_var(None, object_type.clone());
+    let mut operations = vec![SpaceOperation {
+        opname: "malloc".into(),
+        args: vec![Arg::Const(Constant::Name(family.struct_type.clone()))],
+        result: object,
+        pos: None,
+    }];
+    for ((f, _), v) in family.fields.iter().zip(&inputargs) {
+        let r = g.new_var(None, LowLevelType::Void);
+        operations.push(SpaceOperation {
+            opname: "setfield".into(),
+            args: vec![
+                Arg::Var(object),
+                Arg::Const(Constant::Name(f.clone())),
+                Arg::Var(*v),
+            ],
+            result: r,
+            pos: None,
+        });
+    }
+    let return_type = g.info(g.block(g.returnblock).inputargs[0]).clone();
+    let mut returned = object;
+    if return_type != object_type {
+        returned = g.new_var(None, return_type);
+        operations.push(SpaceOperation {
+            opname: "cast_pointer".into(),
+            args: vec![Arg::Var(object)],
+            result: returned,
+            pos: None,
+        });
+    }
+    let returnblock = g.returnblock;
+    g.blocks.push(Block {
+        inputargs,
+        operations,
+        exitswitch: None,
+        exits: vec![Link::new(vec![Arg::Var(returned)], returnblock, None)],
+    });
+    BlockId(g.blocks.len() as u32 - 1)
 }
