@@ -54,6 +54,9 @@ struct BackendoptFlags {
     /// No folding of repeated field reads.
     #[arg(long)]
     no_load_folding: bool,
+    /// No folding of vtable reads into direct calls.
+    #[arg(long)]
+    no_devirtualize: bool,
     /// No integer rewriting with the rules of rules/opt.
     #[arg(long)]
     no_int_rewrite: bool,
@@ -65,6 +68,7 @@ impl BackendoptFlags {
             inline_threshold: self.inline_threshold.max(0.0),
             malloc_removal: !self.no_malloc_removal,
             load_folding: !self.no_load_folding,
+            devirtualize: !self.no_devirtualize,
             int_rewrite: !self.no_int_rewrite,
         }
     }

@@ -1506,6 +1506,14 @@ fn backend_optimizations_keep_random_programs_behaviour() {
             },
         ),
         (
+            "load_folding+devirtualize",
+            BackendoptOptions {
+                load_folding: true,
+                devirtualize: true,
+                ..none.clone()
+            },
+        ),
+        (
             "int_rewrite",
             BackendoptOptions {
                 int_rewrite: true,

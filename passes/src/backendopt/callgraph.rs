@@ -132,6 +132,16 @@ impl CallGraph {
             .collect()
     }
 
+    /// Whether any graph calls `name` (directly or maybe indirectly).
+    pub fn has_callers(&self, name: &str) -> bool {
+        self.node(name).is_some_and(|n| {
+            self.graph
+                .neighbors_directed(n, petgraph::Direction::Incoming)
+                .next()
+                .is_some()
+        })
+    }
+
     /// The graphs `name` calls (directly or maybe indirectly).
     pub fn callees(&self, name: &str) -> impl Iterator<Item = &str> {
         self.node(name)

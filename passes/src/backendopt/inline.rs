@@ -48,6 +48,8 @@ pub struct InlineStats {
     pub inlined: usize,
     /// Calls under a `try` left alone because of what the callee raises.
     pub refused_under_try: usize,
+    /// Graphs dropped because every call of theirs was inlined.
+    pub graphs_removed: usize,
 }
 
 type G = FunctionGraph<LowLevel>;
@@ -244,7 +246,32 @@ pub fn inline_program(program: &mut Program<LowLevel>, threshold: f64) -> Inline
         program.graphs[caller] = graph;
         weights.remove(name);
     }
+    stats.graphs_removed = remove_inlined_graphs(program, &callgraph);
     stats
+}
+
+/// Drops the graphs that were called before inlining and that nothing
+/// reaches any more (every call of theirs was inlined). What nothing
+/// called before (the entry point, a JIT driver's hooks, which no
+/// operation names) stays, and so does everything it reaches.
+fn remove_inlined_graphs(program: &mut Program<LowLevel>, before: &CallGraph) -> usize {
+    let after = CallGraph::new(program);
+    let taken = program.address_taken();
+    let mut reached: HashSet<String> = HashSet::new();
+    let mut stack: Vec<String> = program
+        .graphs
+        .iter()
+        .map(|g| g.name.clone())
+        .filter(|n| *n == program.entry || taken.contains(n) || !before.has_callers(n))
+        .collect();
+    while let Some(n) = stack.pop() {
+        if reached.insert(n.clone()) {
+            stack.extend(after.callees(&n).map(String::from));
+        }
+    }
+    let count = program.graphs.len();
+    program.graphs.retain(|g| reached.contains(&g.name));
+    count - program.graphs.len()
 }
 
 fn has_jit_marker(g: &G) -> bool {

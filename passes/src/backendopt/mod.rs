@@ -8,6 +8,9 @@
 //!   most of them local);
 //! - `load_folding`: a field read again through the same pointer with no
 //!   store or call in between that may change it reuses the value;
+//! - `devirtualize`: a read of a vtable static folds to its value and a
+//!   call of a known function pointer becomes a `direct_call`; when one
+//!   did, the three above run once more;
 //! - integer rewriting with the rules of `rules/opt` over an e-graph of
 //!   each block's pure integer operations (this module and `egraph`).
 //!
@@ -25,6 +28,7 @@
 //! operations disappear, and the exits pass the same values (or constants).
 
 pub mod callgraph;
+pub mod devirtualize;
 pub mod egraph;
 pub mod inline;
 pub mod load_folding;
@@ -69,6 +73,7 @@ pub struct BackendoptOptions {
     pub inline_threshold: f64,
     pub malloc_removal: bool,
     pub load_folding: bool,
+    pub devirtualize: bool,
     pub int_rewrite: bool,
 }
 
@@ -78,6 +83,7 @@ impl Default for BackendoptOptions {
             inline_threshold: inline::DEFAULT_THRESHOLD,
             malloc_removal: true,
             load_folding: true,
+            devirtualize: true,
             int_rewrite: true,
         }
     }
@@ -90,6 +96,7 @@ impl BackendoptOptions {
             inline_threshold: 0.0,
             malloc_removal: false,
             load_folding: false,
+            devirtualize: false,
             int_rewrite: false,
         }
     }
@@ -101,6 +108,7 @@ pub struct BackendoptReport {
     pub inline: inline::InlineStats,
     pub malloc_removal: malloc_removal::MallocStats,
     pub load_folding: load_folding::LoadStats,
+    pub devirtualize: devirtualize::DevirtualizeStats,
     pub int_rewrite: OptStats,
     /// Each part's name and time, in the order they ran.
     pub times: Vec<(&'static str, Duration)>,
@@ -119,19 +127,39 @@ pub fn optimize_program(
         report.times.push((name, now - clock));
         clock = now;
     };
-    if options.inline_threshold > 0.0 {
-        report.inline = inline::inline_program(program, options.inline_threshold);
-        crate::simplify::simplify_program(program);
-        lap("inline", &mut report);
-    }
-    if options.malloc_removal {
-        report.malloc_removal = malloc_removal::remove_mallocs(program);
-        crate::simplify::simplify_program(program);
-        lap("malloc_removal", &mut report);
-    }
-    if options.load_folding {
-        report.load_folding = load_folding::fold_loads(program);
-        lap("load_folding", &mut report);
+    // A second round when devirtualization made calls direct: they may be
+    // inlined now, and what they allocate removed.
+    for round in 0..2 {
+        if options.inline_threshold > 0.0 {
+            let stats = inline::inline_program(program, options.inline_threshold);
+            report.inline.inlined += stats.inlined;
+            report.inline.refused_under_try += stats.refused_under_try;
+            report.inline.graphs_removed += stats.graphs_removed;
+            crate::simplify::simplify_program(program);
+            lap("inline", &mut report);
+        }
+        if options.malloc_removal {
+            let stats = malloc_removal::remove_mallocs(program);
+            report.malloc_removal.mallocs_removed += stats.mallocs_removed;
+            report.malloc_removal.families += stats.families;
+            crate::simplify::simplify_program(program);
+            lap("malloc_removal", &mut report);
+        }
+        if options.load_folding {
+            let stats = load_folding::fold_loads(program);
+            report.load_folding.loads_folded += stats.loads_folded;
+            lap("load_folding", &mut report);
+        }
+        if !options.devirtualize || round > 0 {
+            break;
+        }
+        let stats = devirtualize::devirtualize(program);
+        report.devirtualize.vtable_reads_folded += stats.vtable_reads_folded;
+        report.devirtualize.calls_made_direct += stats.calls_made_direct;
+        lap("devirtualize", &mut report);
+        if stats.calls_made_direct == 0 {
+            break;
+        }
     }
     if options.int_rewrite {
         report.int_rewrite = optimize(program);
