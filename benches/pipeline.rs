@@ -9,7 +9,11 @@
 //!   compiles with `cc -O2`) and its `.c` compiled with `cc -O2` too; both
 //!   run with the same argument (the least CPU time of 5 runs; CPython
 //!   once) and must print what CPython prints. `rpy/C` is the ratio of the
-//!   least CPU times.
+//!   least CPU times. The same program is also translated with every
+//!   backend optimization off (`rpy translate --inline-threshold 0
+//!   --no-malloc-removal --no-load-folding --no-devirtualize --no-int-rewrite`): `no-opt` is that
+//!   executable's time and `opt/no-opt` the ratio, and the translation
+//!   columns show the time the backend optimizations add.
 //! - The 10,000-line class-heavy program of `gen/classes.rs`
 //!   (`translatable_class_program`): the rtyper's time on it alone (least
 //!   of 5 runs, each on a fresh copy of the annotated program) and the
@@ -24,7 +28,9 @@
 #[path = "gen/classes.rs"]
 mod classes;
 
-use rpy::pipeline::{c_source, run_until, Source, StageName, StageOutput, Timings};
+use rpy::pipeline::{
+    c_source, c_source_with, run_until, BackendoptOptions, Source, StageName, StageOutput, Timings,
+};
 use rpy_ir::ast::Dialect;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -147,12 +153,21 @@ fn programs(root: &Path, only: &[String]) {
     let out_dir = root.join("target/bench");
     std::fs::create_dir_all(&out_dir).unwrap();
     println!(
-        "{:<18} {:>10} {:>10} {:>10} {:>10} {:>7} {:>12}  output",
-        "program", "translate", "rpy exe", "plain C", "CPython 3", "rpy/C", "CPython/rpy"
+        "{:<18} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>7} {:>11} {:>12}  output",
+        "program",
+        "translate",
+        "no-opt tr.",
+        "rpy exe",
+        "no-opt exe",
+        "plain C",
+        "CPython 3",
+        "rpy/C",
+        "opt/no-opt",
+        "CPython/rpy"
     );
     println!(
-        "{:<18} {:>10} {:>32}",
-        "", "(wall)", "(CPU time of the programs)"
+        "{:<18} {:>21} {:>43}",
+        "", "(wall, no cc)", "(CPU time of the programs)"
     );
     let mut over = Vec::new();
     for b in BENCHES {
@@ -165,8 +180,14 @@ fn programs(root: &Path, only: &[String]) {
         let translate = best_of(10, || {
             c_source(&src, &mut Timings::default()).unwrap();
         });
+        let no_opt = BackendoptOptions::none();
+        let translate_no_opt = best_of(10, || {
+            c_source_with(&src, &mut Timings::default(), &no_opt).unwrap();
+        });
         let exe = out_dir.join(format!("{}-rpy", b.name));
         rpy::cli::translate(&src, &exe, &mut Timings::default()).unwrap();
+        let no_opt_exe = out_dir.join(format!("{}-rpy-no-opt", b.name));
+        rpy::cli::translate_with(&src, &no_opt_exe, &mut Timings::default(), &no_opt).unwrap();
         let c_exe = out_dir.join(format!("{}-c", b.name));
         let c_file = root.join("benches/programs").join(format!("{}.c", b.name));
         // The flags rpy gives the C compiler (`backend/src/compile.rs`).
@@ -180,6 +201,7 @@ fn programs(root: &Path, only: &[String]) {
             .unwrap_or(false);
         let (rpy_t, rpy_out) =
             run_timed(Command::new(&exe).arg(b.arg), 5).expect("the rpy executable failed");
+        let no_opt_run = run_timed(Command::new(&no_opt_exe).arg(b.arg), 5);
         let c = if cc_ok {
             run_timed(Command::new(&c_exe).arg(b.arg), 5)
         } else {
@@ -201,17 +223,21 @@ fn programs(root: &Path, only: &[String]) {
             }
         }
         println!(
-            "{:<18} {:>10} {:>10} {:>10} {:>10} {:>7} {:>12}  {}{}{}",
+            "{:<18} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>7} {:>11} {:>12}  {}{}{}{}",
             format!("{}({})", b.name, b.arg),
             ms(translate),
+            ms(translate_no_opt),
             ms(rpy_t),
+            no_opt_run.as_ref().map(|r| ms(r.0)).unwrap_or("-".into()),
             c.as_ref().map(|c| ms(c.0)).unwrap_or("-".into()),
             cpy.as_ref().map(|c| ms(c.0)).unwrap_or("-".into()),
             ratio(Some(rpy_t), c.as_ref().map(|c| c.0)),
+            ratio(Some(rpy_t), no_opt_run.as_ref().map(|r| r.0)),
             ratio(cpy.as_ref().map(|c| c.0), Some(rpy_t)),
             rpy_out.trim_end(),
             same(&c, "C"),
             same(&cpy, "CPython"),
+            same(&no_opt_run, "the unoptimized executable"),
         );
     }
     if !over.is_empty() {

@@ -55,6 +55,41 @@ impl GcFlag {
     }
 }
 
+/// Which backend optimizations run (all, by default), to see what each
+/// does or to bisect a miscompilation.
+#[derive(Args, Clone, Copy)]
+struct BackendoptFlags {
+    /// Inline calls of graphs whose weight (static size plus estimated
+    /// execution cost, the original's heuristic) is below this; 0 inlines
+    /// nothing.
+    #[arg(long, value_name = "WEIGHT", default_value_t = rpy_passes::backendopt::inline::DEFAULT_THRESHOLD)]
+    inline_threshold: f64,
+    /// Keep every malloc (no replacing of non-escaping structures by their fields).
+    #[arg(long)]
+    no_malloc_removal: bool,
+    /// No folding of repeated field reads.
+    #[arg(long)]
+    no_load_folding: bool,
+    /// No folding of vtable reads into direct calls.
+    #[arg(long)]
+    no_devirtualize: bool,
+    /// No integer rewriting with the rules of rules/opt.
+    #[arg(long)]
+    no_int_rewrite: bool,
+}
+
+impl BackendoptFlags {
+    fn options(self) -> pipeline::BackendoptOptions {
+        pipeline::BackendoptOptions {
+            inline_threshold: self.inline_threshold.max(0.0),
+            malloc_removal: !self.no_malloc_removal,
+            load_folding: !self.no_load_folding,
+            devirtualize: !self.no_devirtualize,
+            int_rewrite: !self.no_int_rewrite,
+        }
+    }
+}
+
 #[derive(Subcommand)]
 enum Cmd {
     /// Translate FILE.py into a native executable.
@@ -72,6 +107,8 @@ enum Cmd {
         /// Print how long each stage and the C compiler took.
         #[arg(long)]
         timings: bool,
+        #[command(flatten)]
+        backendopt: BackendoptFlags,
     },
     /// Translate FILE.py (cached) and run it with ARGS; its exit status is passed through.
     Run {
@@ -81,6 +118,8 @@ enum Cmd {
         dialect: DialectFlags,
         #[command(flatten)]
         gc: GcFlag,
+        #[command(flatten)]
+        backendopt: BackendoptFlags,
         /// The arguments the program gets (its argv[1:]); options after FILE
         /// are the program's.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
@@ -96,6 +135,8 @@ enum Cmd {
         /// JIT's blackhole interpreter (what it did is counted on stderr).
         #[arg(long)]
         blackhole: bool,
+        #[command(flatten)]
+        backendopt: BackendoptFlags,
         /// The arguments the program gets (its argv[1:]); options after FILE
         /// are the program's.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
@@ -129,6 +170,17 @@ enum Cmd {
         dialect: DialectFlags,
         #[command(flatten)]
         gc: GcFlag,
+        #[command(flatten)]
+        backendopt: BackendoptFlags,
+    },
+    /// Print the call graph of the low-level program (as the rtyper made
+    /// it): its strongly connected components bottom-up, the recursive
+    /// ones marked, and what each graph calls.
+    Callgraph {
+        /// The program's main file (its modules are found next to it).
+        file: String,
+        #[command(flatten)]
+        dialect: DialectFlags,
     },
     /// Optimize a text trace (PyPy's trace syntax; see jit/README.md), print it,
     /// and with --run execute it in the reference interpreter.
@@ -252,13 +304,15 @@ fn cache_dir() -> PathBuf {
     base.join("rpy")
 }
 
-/// A key for the translation cache: the source, the dialect and this rpy build.
-fn cache_key(src: &Source) -> String {
+/// A key for the translation cache: the source, the dialect, the backend
+/// optimizations and this rpy build.
+fn cache_key(src: &Source, options: &pipeline::BackendoptOptions) -> String {
     use std::hash::{DefaultHasher, Hash, Hasher};
     let mut h = DefaultHasher::new();
     src.text.hash(&mut h);
     format!("{:?}", src.dialect).hash(&mut h);
     src.gc.name().hash(&mut h);
+    format!("{options:?}").hash(&mut h);
     if let Ok(exe) = std::env::current_exe().and_then(std::fs::metadata) {
         exe.len().hash(&mut h);
         exe.modified().ok().hash(&mut h);
@@ -267,10 +321,26 @@ fn cache_key(src: &Source) -> String {
 }
 
 /// Translates `src` into an executable at `output` (its C compile timed in
-/// `timings`); rule fire counts are saved for `rpy rules`.
+/// `timings`), every backend optimization on; rule fire counts are saved
+/// for `rpy rules`.
 pub fn translate(src: &Source, output: &Path, timings: &mut Timings) -> Result<(), Diagnostics> {
+    translate_with(
+        src,
+        output,
+        timings,
+        &pipeline::BackendoptOptions::default(),
+    )
+}
+
+/// `translate` with the backend optimizations `options` asks for.
+pub fn translate_with(
+    src: &Source,
+    output: &Path,
+    timings: &mut Timings,
+    options: &pipeline::BackendoptOptions,
+) -> Result<(), Diagnostics> {
     let c = counting_fires(&format!("rpy translate {}", src.path), || {
-        pipeline::c_source(src, timings)
+        pipeline::c_source_with(src, timings, options)
     })?;
     timings.starting("the C compiler");
     let started = std::time::Instant::now();
@@ -388,6 +458,7 @@ pub fn main() -> i32 {
             dialect,
             gc,
             timings,
+            backendopt,
         } => {
             let mut src = try_or_report!(Source::read(&file, dialect.dialect()));
             src.gc = gc.kind();
@@ -399,7 +470,7 @@ pub fn main() -> i32 {
                 }
             };
             let mut t = Timings::with_progress_on_terminal();
-            if let Err(d) = translate(&src, &output, &mut t) {
+            if let Err(d) = translate_with(&src, &output, &mut t, &backendopt.options()) {
                 return report(&d);
             }
             if timings {
@@ -408,6 +479,11 @@ pub fn main() -> i32 {
                 };
                 for (stage, d) in &t.stages {
                     line(stage.name(), *d);
+                    if *stage == StageName::Backendopt {
+                        for (part, d) in &t.backendopt_parts {
+                            line(&format!("  {part}"), *d);
+                        }
+                    }
                 }
                 if let Some(d) = t.c_compile {
                     line("cc", d);
@@ -421,11 +497,13 @@ pub fn main() -> i32 {
             file,
             dialect,
             gc,
+            backendopt,
             args,
         } => {
             let mut src = try_or_report!(Source::read(&file, dialect.dialect()));
             src.gc = gc.kind();
-            let exe = cache_dir().join(format!("{}-{}", stem(&file), cache_key(&src)));
+            let options = backendopt.options();
+            let exe = cache_dir().join(format!("{}-{}", stem(&file), cache_key(&src, &options)));
             let counts = cached_fire_counts_file(&exe);
             if exe.exists() {
                 // The counts of the translation that made the cached
@@ -436,7 +514,12 @@ pub fn main() -> i32 {
                     eprintln!("rpy: cannot create the cache folder: {e}");
                     return 1;
                 }
-                if let Err(d) = translate(&src, &exe, &mut Timings::with_progress_on_terminal()) {
+                if let Err(d) = translate_with(
+                    &src,
+                    &exe,
+                    &mut Timings::with_progress_on_terminal(),
+                    &options,
+                ) {
                     return report(&d);
                 }
                 let _ = std::fs::copy(fire_counts_file(), &counts);
@@ -447,11 +530,12 @@ pub fn main() -> i32 {
             file,
             dialect,
             blackhole,
+            backendopt,
             args,
         } => {
             let src = try_or_report!(Source::read(&file, dialect.dialect()));
             let program = try_or_report!(counting_fires(&format!("rpy interp {file}"), || {
-                pipeline::lowlevel(&src)
+                pipeline::lowlevel_with(&src, &backendopt.options())
             }));
             let mut argv = vec![file.clone()];
             argv.extend(args);
@@ -546,6 +630,7 @@ pub fn main() -> i32 {
             file,
             dialect,
             gc,
+            backendopt,
         } => {
             if stages {
                 let names: String = StageName::ALL
@@ -579,7 +664,12 @@ pub fn main() -> i32 {
             }
             let command = format!("rpy show --stage {} {file}", stage.name());
             match counting_fires(&command, || {
-                pipeline::run_until(&src, stage, &mut Timings::default())
+                pipeline::run_until_with(
+                    &src,
+                    stage,
+                    &mut Timings::default(),
+                    &backendopt.options(),
+                )
             }) {
                 Ok(out) => {
                     match graphview::render(&out, format, func.as_deref(), stage.name(), &src) {
@@ -594,6 +684,20 @@ pub fn main() -> i32 {
                     }
                 }
                 Err(d) => report(&d),
+            }
+        }
+        Cmd::Callgraph { file, dialect } => {
+            let src = try_or_report!(Source::read(&file, dialect.dialect()));
+            match try_or_report!(pipeline::run_until(
+                &src,
+                StageName::Rtype,
+                &mut Timings::default()
+            )) {
+                pipeline::StageOutput::LowLevel(p) => {
+                    emit(&rpy_passes::backendopt::callgraph::CallGraph::new(&p).to_text());
+                    0
+                }
+                _ => unreachable!("run_until stops at the stage it is asked for"),
             }
         }
         Cmd::Rules { check, verbose } => run_rules(check, verbose),

@@ -9,6 +9,7 @@ use rpy_ir::diag::{Diagnostic, Diagnostics, Pos};
 use rpy_ir::graph::{Annotated, ExceptionsExplicit, Flow, FunctionGraph, LowLevel, Program, Stage};
 use rpy_ir::llops::GcKind;
 use rpy_ir::text;
+pub use rpy_passes::backendopt::BackendoptOptions;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -236,6 +237,9 @@ pub struct Timings {
     /// The C compiler's run, when the translation went that far: usually
     /// most of the time.
     pub c_compile: Option<Duration>,
+    /// The parts of the backendopt stage (inline, malloc_removal, ...)
+    /// and how long each took, within the stage's time.
+    pub backendopt_parts: Vec<(&'static str, Duration)>,
     /// Whether to show, on standard error, which step is running: one
     /// status line rewritten as each step starts, so that a translation
     /// whose C compile takes minutes does not look stuck.
@@ -277,13 +281,24 @@ impl Timings {
     }
 }
 
-/// Runs the pipeline on `src` up to and including `stop`.
+/// Runs the pipeline on `src` up to and including `stop`, with every
+/// backend optimization on.
 pub fn run_until(
     src: &Source,
     stop: StageName,
     timings: &mut Timings,
 ) -> Result<StageOutput, Diagnostics> {
-    let result = run_stages(src, stop, timings);
+    run_until_with(src, stop, timings, &BackendoptOptions::default())
+}
+
+/// `run_until` with the backend optimizations `options` asks for.
+pub fn run_until_with(
+    src: &Source,
+    stop: StageName,
+    timings: &mut Timings,
+    options: &BackendoptOptions,
+) -> Result<StageOutput, Diagnostics> {
+    let result = run_stages(src, stop, timings, options);
     timings.finished();
     result
 }
@@ -293,6 +308,7 @@ fn run_stages(
     src: &Source,
     stop: StageName,
     timings: &mut Timings,
+    options: &BackendoptOptions,
 ) -> Result<StageOutput, Diagnostics> {
     let mut clock = Instant::now();
     let mut lap = |stage: StageName, timings: &mut Timings| {
@@ -328,8 +344,8 @@ fn run_stages(
     if stop == StageName::Rtype {
         return Ok(StageOutput::LowLevel(lowlevel));
     }
-    rpy_passes::backendopt::optimize(&mut lowlevel);
-    rpy_passes::simplify::simplify_program(&mut lowlevel);
+    let report = rpy_passes::backendopt::optimize_program(&mut lowlevel, options);
+    timings.backendopt_parts = report.times;
     lap(StageName::Backendopt, timings);
     if stop == StageName::Backendopt {
         return Ok(StageOutput::LowLevel(lowlevel));
@@ -356,7 +372,15 @@ fn run_stages(
 
 /// The optimized low-level program (what `rpy interp` runs).
 pub fn lowlevel(src: &Source) -> Result<Program<LowLevel>, Diagnostics> {
-    match run_until(src, StageName::Backendopt, &mut Timings::default())? {
+    lowlevel_with(src, &BackendoptOptions::default())
+}
+
+/// The low-level program after the backend optimizations `options` asks for.
+pub fn lowlevel_with(
+    src: &Source,
+    options: &BackendoptOptions,
+) -> Result<Program<LowLevel>, Diagnostics> {
+    match run_until_with(src, StageName::Backendopt, &mut Timings::default(), options)? {
         StageOutput::LowLevel(p) => Ok(p),
         _ => unreachable!("run_until stops at the stage it is asked for"),
     }
@@ -364,7 +388,17 @@ pub fn lowlevel(src: &Source) -> Result<Program<LowLevel>, Diagnostics> {
 
 /// The C source of the whole program.
 pub fn c_source(src: &Source, timings: &mut Timings) -> Result<String, Diagnostics> {
-    match run_until(src, StageName::Genc, timings)? {
+    c_source_with(src, timings, &BackendoptOptions::default())
+}
+
+/// The C source of the whole program after the backend optimizations
+/// `options` asks for.
+pub fn c_source_with(
+    src: &Source,
+    timings: &mut Timings,
+    options: &BackendoptOptions,
+) -> Result<String, Diagnostics> {
+    match run_until_with(src, StageName::Genc, timings, options)? {
         StageOutput::C(c) => Ok(c),
         _ => unreachable!("run_until stops at the stage it is asked for"),
     }

@@ -663,7 +663,16 @@ def target(*args):
     return entry_point
 ";
     std::fs::write(&source, text).unwrap();
-    let (_, err, status) = rpy(&["interp", "--py3", path_str(&source)]);
+    // Without inlining: an inlined operation keeps its callee's source
+    // position but runs in the caller's frame, so the error would name the
+    // caller (ARCHITECTURE.md, "Backend optimizations", not yet).
+    let (_, err, status) = rpy(&[
+        "interp",
+        "--py3",
+        "--inline-threshold",
+        "0",
+        path_str(&source),
+    ]);
     assert_eq!(status, 1, "{err}");
     let line = text.lines().position(|l| l.contains(">>")).unwrap() + 1;
     let first = err.lines().next().unwrap_or_default();
@@ -702,7 +711,15 @@ def target(*args):
 ",
     )
     .unwrap();
-    let (_, err, status) = rpy(&["interp", "--py3", path_str(&source)]);
+    // Without inlining, which would leave the module's operation in
+    // main.py's graph (see the test above).
+    let (_, err, status) = rpy(&[
+        "interp",
+        "--py3",
+        "--inline-threshold",
+        "0",
+        path_str(&source),
+    ]);
     assert_eq!(status, 1, "{err}");
     let line = module.lines().position(|l| l.contains(">>")).unwrap() + 1;
     let first = err.lines().next().unwrap_or_default();

@@ -129,3 +129,32 @@ def target(*args):
     assert_eq!(e.message, "fatal RPython error: MemoryError");
     assert!(rpy_passes::objinterp::heap::resident_bytes().unwrap() < limit + (256 << 20));
 }
+
+/// Seed 002's boxed integers: after inlining and malloc removal the loop of
+/// `f` allocates nothing, so a run of ten times as many rounds makes as many
+/// objects as a short one (the boxes `f` starts from and returns, and what
+/// printing makes).
+#[test]
+fn boxed_integers_hot_loop_allocates_nothing() {
+    let p = support::programs()
+        .into_iter()
+        .find(|p| p.name == "py3_boxed_integers")
+        .expect("tests/programs/py3/boxed_integers.py");
+    let program = rpy::pipeline::lowlevel(&p.source()).unwrap_or_else(|d| panic!("{d}"));
+    let allocations = |n: &str| {
+        let mut interp = rpy_passes::llinterp::LlInterpreter::new(&program);
+        interp
+            .run_entry(&["boxed".to_string(), n.to_string()], &mut Vec::new())
+            .unwrap();
+        interp.allocations()
+    };
+    assert_eq!(allocations("1000"), allocations("10000"));
+    let unoptimized =
+        rpy::pipeline::lowlevel_with(&p.source(), &rpy::pipeline::BackendoptOptions::none())
+            .unwrap();
+    let mut interp = rpy_passes::llinterp::LlInterpreter::new(&unoptimized);
+    interp
+        .run_entry(&["boxed".to_string(), "1000".to_string()], &mut Vec::new())
+        .unwrap();
+    assert!(interp.allocations() > 2000, "{}", interp.allocations());
+}

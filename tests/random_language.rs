@@ -1481,3 +1481,96 @@ fn random_language_programs_agree_with_cpython() {
 fn random_language_long() {
     run_and_check(10_000, 250);
 }
+
+/// Each backend optimization alone, and all of them, keep what random
+/// programs (calls, instances, lists, dicts, loops, exceptions) print and
+/// return in the LLInterpreter: the rtyper's program is the oracle. (The
+/// test above runs the executables, optimized, against CPython.)
+#[test]
+fn backend_optimizations_keep_random_programs_behaviour() {
+    use rpy_passes::backendopt::{optimize_program, BackendoptOptions};
+    let cases = env("RPY_PROPTEST_CASES", 40) as usize;
+    let batch = env("RPY_PROPTEST_BATCH", 20).max(1) as usize;
+    let seed = env("RPY_PROPTEST_SEED", 1) ^ 0xb0b7;
+    let none = BackendoptOptions::none();
+    let configs = [
+        (
+            "inline",
+            BackendoptOptions {
+                inline_threshold: rpy_passes::backendopt::inline::DEFAULT_THRESHOLD,
+                ..none.clone()
+            },
+        ),
+        (
+            "malloc_removal",
+            BackendoptOptions {
+                malloc_removal: true,
+                ..none.clone()
+            },
+        ),
+        (
+            "load_folding",
+            BackendoptOptions {
+                load_folding: true,
+                ..none.clone()
+            },
+        ),
+        (
+            "load_folding+devirtualize",
+            BackendoptOptions {
+                load_folding: true,
+                devirtualize: true,
+                ..none.clone()
+            },
+        ),
+        (
+            "int_rewrite",
+            BackendoptOptions {
+                int_rewrite: true,
+                ..none.clone()
+            },
+        ),
+        ("all", BackendoptOptions::default()),
+    ];
+    let outcome = |p: &rpy_ir::graph::Program<rpy_ir::graph::LowLevel>, argv: &[String]| {
+        let mut out = Vec::new();
+        let status = rpy_passes::llinterp::LlInterpreter::new(p)
+            .run_entry(argv, &mut out)
+            .map_err(|e| e.message);
+        (status, String::from_utf8_lossy(&out).into_owned())
+    };
+    let mut checked = 0;
+    for start in (0..cases).step_by(batch) {
+        let functions: Vec<Function> = (start..(start + batch).min(cases))
+            .map(|i| {
+                function(
+                    seed.wrapping_mul(1_000_003).wrapping_add(i as u64),
+                    &format!("f{i}"),
+                )
+            })
+            .collect();
+        let n = Rng(seed ^ start as u64).range(-50, 50);
+        let live: Vec<&Function> = functions.iter().collect();
+        let text = program(&live, n);
+        let src = src_of("random_backendopt.py", &text);
+        let rtyped = match quietly(|| run_until(&src, StageName::Rtype, &mut Timings::default())) {
+            Ok(Ok(StageOutput::LowLevel(p))) => p,
+            // What the rtyper cannot do is the other test's business.
+            _ => continue,
+        };
+        let argv = vec![src.path.clone(), n.to_string()];
+        let expected = outcome(&rtyped, &argv);
+        checked += 1;
+        for (name, options) in &configs {
+            let mut p = rtyped.clone();
+            optimize_program(&mut p, options);
+            assert_eq!(
+                outcome(&p, &argv),
+                expected,
+                "backendopt {name} changed what this program does (argv[1] = {n}):\n{text}"
+            );
+        }
+    }
+    assert!(checked > 0, "no random program got through the rtyper");
+    eprintln!("backendopt: {checked} random programs behave the same after each optimization");
+}

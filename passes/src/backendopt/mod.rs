@@ -1,6 +1,21 @@
-//! Backend optimizations on low-level graphs: integer rewriting with the
-//! rules of `rules/opt` over an e-graph of each block's pure integer
-//! operations.
+//! Backend optimizations on low-level graphs, one module each, run in this
+//! order by [`optimize_program`]:
+//!
+//! - `inline`: calls of small graphs replaced by their bodies, bottom-up
+//!   on the call graph (`callgraph`);
+//! - `malloc_removal`: structures that never escape their graph replaced
+//!   by their fields as variables (after inlining, which is what makes
+//!   most of them local);
+//! - `load_folding`: a field read again through the same pointer with no
+//!   store or call in between that may change it reuses the value;
+//! - `devirtualize`: a read of a vtable static folds to its value and a
+//!   call of a known function pointer becomes a `direct_call`; when one
+//!   did, the three above run once more;
+//! - integer rewriting with the rules of `rules/opt` over an e-graph of
+//!   each block's pure integer operations (this module and `egraph`).
+//!
+//! Each can be switched off ([`BackendoptOptions`]) to see what it did or
+//! to bisect a miscompilation. The integer rewriting:
 //!
 //! For each block: the pure operations on Signed and Bool values (those
 //! `eval_int` defines) become e-graph nodes; block inputs and the results of
@@ -12,7 +27,12 @@
 //! at its original place (or, if new, right before its first use), dead pure
 //! operations disappear, and the exits pass the same values (or constants).
 
+pub mod callgraph;
+pub mod devirtualize;
 pub mod egraph;
+pub mod inline;
+pub mod load_folding;
+pub mod malloc_removal;
 
 pub use rpy_ir::intbound::IntBound;
 
@@ -44,6 +64,109 @@ pub struct OptStats {
     pub ops_after: usize,
     /// Rule applications (matches whose checks passed).
     pub rule_fires: u64,
+}
+
+/// Which optimizations run, and the inliner's threshold.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BackendoptOptions {
+    /// Inline calls of graphs whose weight is below this (0: no inlining).
+    pub inline_threshold: f64,
+    pub malloc_removal: bool,
+    pub load_folding: bool,
+    pub devirtualize: bool,
+    pub int_rewrite: bool,
+}
+
+impl Default for BackendoptOptions {
+    fn default() -> Self {
+        BackendoptOptions {
+            inline_threshold: inline::DEFAULT_THRESHOLD,
+            malloc_removal: true,
+            load_folding: true,
+            devirtualize: true,
+            int_rewrite: true,
+        }
+    }
+}
+
+impl BackendoptOptions {
+    /// Every optimization off: the rtyper's graphs as they are.
+    pub fn none() -> Self {
+        BackendoptOptions {
+            inline_threshold: 0.0,
+            malloc_removal: false,
+            load_folding: false,
+            devirtualize: false,
+            int_rewrite: false,
+        }
+    }
+}
+
+/// What [`optimize_program`] did, and how long each part took.
+#[derive(Clone, Debug, Default)]
+pub struct BackendoptReport {
+    pub inline: inline::InlineStats,
+    pub malloc_removal: malloc_removal::MallocStats,
+    pub load_folding: load_folding::LoadStats,
+    pub devirtualize: devirtualize::DevirtualizeStats,
+    pub int_rewrite: OptStats,
+    /// Each part's name and time, in the order they ran.
+    pub times: Vec<(&'static str, Duration)>,
+}
+
+/// The backend optimizations the options ask for, in order, each followed
+/// by `simplify` where it leaves blocks to merge.
+pub fn optimize_program(
+    program: &mut Program<LowLevel>,
+    options: &BackendoptOptions,
+) -> BackendoptReport {
+    let mut report = BackendoptReport::default();
+    let mut clock = std::time::Instant::now();
+    let mut lap = |name: &'static str, report: &mut BackendoptReport| {
+        let now = std::time::Instant::now();
+        report.times.push((name, now - clock));
+        clock = now;
+    };
+    // A second round when devirtualization made calls direct: they may be
+    // inlined now, and what they allocate removed.
+    for round in 0..2 {
+        if options.inline_threshold > 0.0 {
+            let stats = inline::inline_program(program, options.inline_threshold);
+            report.inline.inlined += stats.inlined;
+            report.inline.refused_under_try += stats.refused_under_try;
+            report.inline.graphs_removed += stats.graphs_removed;
+            crate::simplify::simplify_program(program);
+            lap("inline", &mut report);
+        }
+        if options.malloc_removal {
+            let stats = malloc_removal::remove_mallocs(program);
+            report.malloc_removal.mallocs_removed += stats.mallocs_removed;
+            report.malloc_removal.families += stats.families;
+            crate::simplify::simplify_program(program);
+            lap("malloc_removal", &mut report);
+        }
+        if options.load_folding {
+            let stats = load_folding::fold_loads(program);
+            report.load_folding.loads_folded += stats.loads_folded;
+            lap("load_folding", &mut report);
+        }
+        if !options.devirtualize || round > 0 {
+            break;
+        }
+        let stats = devirtualize::devirtualize(program);
+        report.devirtualize.vtable_reads_folded += stats.vtable_reads_folded;
+        report.devirtualize.calls_made_direct += stats.calls_made_direct;
+        lap("devirtualize", &mut report);
+        if stats.calls_made_direct == 0 {
+            break;
+        }
+    }
+    if options.int_rewrite {
+        report.int_rewrite = optimize(program);
+        crate::simplify::simplify_program(program);
+        lap("int_rewrite", &mut report);
+    }
+    report
 }
 
 /// Runs the integer rewrites on every block of every graph.

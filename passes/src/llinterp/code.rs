@@ -38,6 +38,9 @@ pub(crate) struct Types {
     pub heap_limit: u64,
     /// Bytes allocated since the resident memory was last read.
     pub allocated: Cell<u64>,
+    /// Objects the program's `malloc` and `malloc_varsize` operations made
+    /// (what a test of malloc removal counts).
+    pub allocations: Cell<u64>,
 }
 
 pub(crate) fn zero(t: &LowLevelType) -> LlValue {
@@ -105,6 +108,7 @@ impl Types {
             ids,
             heap_limit: crate::objinterp::heap::DEFAULT_HEAP_LIMIT,
             allocated: Cell::new(0),
+            allocations: Cell::new(0),
         }
     }
 

@@ -316,6 +316,7 @@ fn allocate(types: &Types, ty: u32, n: u64) -> Result<ObjRef, Fail> {
     } else {
         types.allocated.set(since);
     }
+    types.allocations.set(types.allocations.get() + 1);
     Ok(types.malloc(ty, n as usize))
 }
 

@@ -244,6 +244,12 @@ impl<'p, S: LowLevelStage> LlInterpreter<'p, S> {
         self.code.types.heap_limit = bytes;
     }
 
+    /// How many objects the program's `malloc` and `malloc_varsize`
+    /// operations have made so far.
+    pub fn allocations(&self) -> u64 {
+        self.code.types.allocations.get()
+    }
+
     /// Sets the limit on nested calls (default `DEFAULT_MAX_DEPTH`).
     pub fn set_max_depth(&mut self, depth: usize) {
         self.max_depth = depth;

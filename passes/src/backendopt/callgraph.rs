@@ -1,0 +1,270 @@
+//! The call graph of a low-level program: which graph calls which, the
+//! strongly connected components (recursion), and the bottom-up order in
+//! which inlining and the call-effect analyses visit the graphs.
+//!
+//! A `direct_call` of a graph of the program is an edge to it; an
+//! `indirect_call` through a function pointer is an edge to every graph
+//! whose address is taken (`Program::address_taken`) and whose signature is
+//! the pointer's, since any of them may be the one called. Runtime
+//! functions (`Builtin` callees) are not graphs and make no edge.
+
+use petgraph::algo::tarjan_scc;
+use petgraph::graph::{DiGraph, NodeIndex};
+use rpy_ir::graph::{Arg, Constant, LowLevel, Program};
+use rpy_ir::lltype::LowLevelType;
+use std::collections::HashMap;
+use std::fmt::Write;
+
+/// How one graph calls another.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CallSites {
+    /// `direct_call` operations naming the callee.
+    pub direct: usize,
+    /// `indirect_call` operations that may reach the callee.
+    pub indirect: usize,
+}
+
+pub struct CallGraph {
+    /// Nodes are graph names (indices into the program's `graphs` are not
+    /// stable: inlining leaves them, but a later pass may drop graphs).
+    pub graph: DiGraph<String, CallSites>,
+    index: HashMap<String, NodeIndex>,
+    /// The strongly connected components, callees before callers (Tarjan's
+    /// algorithm yields them in reverse topological order).
+    sccs: Vec<Vec<NodeIndex>>,
+    /// The component of each node, by position in `sccs`.
+    scc_of: Vec<usize>,
+}
+
+impl CallGraph {
+    pub fn new(program: &Program<LowLevel>) -> CallGraph {
+        let mut graph = DiGraph::new();
+        let mut index = HashMap::new();
+        for g in &program.graphs {
+            index.insert(g.name.clone(), graph.add_node(g.name.clone()));
+        }
+        let taken = program.address_taken();
+        let mut by_sig: HashMap<_, Vec<NodeIndex>> = HashMap::new();
+        for g in &program.graphs {
+            if taken.contains(&g.name) {
+                by_sig.entry(g.func_sig()).or_default().push(index[&g.name]);
+            }
+        }
+        let mut sites: HashMap<(NodeIndex, NodeIndex), CallSites> = HashMap::new();
+        for g in &program.graphs {
+            let caller = index[&g.name];
+            for block in &g.blocks {
+                for op in &block.operations {
+                    match (op.opname.as_str(), op.args.first()) {
+                        ("direct_call", Some(Arg::Const(Constant::Func(f)))) => {
+                            if let Some(&callee) = index.get(f) {
+                                let s = sites.entry((caller, callee)).or_insert(CallSites {
+                                    direct: 0,
+                                    indirect: 0,
+                                });
+                                s.direct += 1;
+                            }
+                        }
+                        ("indirect_call", Some(Arg::Var(v))) => {
+                            if let LowLevelType::FuncPtr(sig) = g.info(*v) {
+                                for &callee in by_sig.get(sig).into_iter().flatten() {
+                                    let s = sites.entry((caller, callee)).or_insert(CallSites {
+                                        direct: 0,
+                                        indirect: 0,
+                                    });
+                                    s.indirect += 1;
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        let mut edges: Vec<_> = sites.into_iter().collect();
+        edges.sort_by_key(|((a, b), _)| (*a, *b));
+        for ((a, b), s) in edges {
+            graph.add_edge(a, b, s);
+        }
+        let sccs = tarjan_scc(&graph);
+        let mut scc_of = vec![0; graph.node_count()];
+        for (i, scc) in sccs.iter().enumerate() {
+            for n in scc {
+                scc_of[n.index()] = i;
+            }
+        }
+        CallGraph {
+            graph,
+            index,
+            sccs,
+            scc_of,
+        }
+    }
+
+    fn node(&self, name: &str) -> Option<NodeIndex> {
+        self.index.get(name).copied()
+    }
+
+    /// Whether the graph named `name` may call itself, directly or through
+    /// others: its component has several graphs, or it calls itself.
+    pub fn is_recursive(&self, name: &str) -> bool {
+        let Some(n) = self.node(name) else {
+            return false;
+        };
+        self.sccs[self.scc_of[n.index()]].len() > 1 || self.graph.contains_edge(n, n)
+    }
+
+    /// Whether the two graphs are in one strongly connected component.
+    pub fn same_cycle(&self, a: &str, b: &str) -> bool {
+        match (self.node(a), self.node(b)) {
+            (Some(a), Some(b)) => self.scc_of[a.index()] == self.scc_of[b.index()],
+            _ => false,
+        }
+    }
+
+    /// The graph names, every callee before its callers (the members of
+    /// one cycle in an arbitrary but fixed order).
+    pub fn bottom_up(&self) -> Vec<&str> {
+        self.sccs
+            .iter()
+            .flatten()
+            .map(|n| self.graph[*n].as_str())
+            .collect()
+    }
+
+    /// Whether any graph calls `name` (directly or maybe indirectly).
+    pub fn has_callers(&self, name: &str) -> bool {
+        self.node(name).is_some_and(|n| {
+            self.graph
+                .neighbors_directed(n, petgraph::Direction::Incoming)
+                .next()
+                .is_some()
+        })
+    }
+
+    /// The graphs `name` calls (directly or maybe indirectly).
+    pub fn callees(&self, name: &str) -> impl Iterator<Item = &str> {
+        self.node(name)
+            .into_iter()
+            .flat_map(|n| self.graph.neighbors(n))
+            .map(|n| self.graph[n].as_str())
+    }
+
+    /// The text form: each component bottom-up, its graphs and what each
+    /// calls, for `rpy callgraph` and tests.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        for (i, scc) in self.sccs.iter().enumerate() {
+            let mut names: Vec<&str> = scc.iter().map(|n| self.graph[*n].as_str()).collect();
+            names.sort();
+            let recursive = scc.len() > 1 || self.graph.contains_edge(scc[0], scc[0]);
+            let _ = writeln!(
+                out,
+                "scc {i}{}: {}",
+                if recursive { " (recursive)" } else { "" },
+                names.join(", ")
+            );
+            for name in names {
+                let n = self.index[name];
+                let mut calls: Vec<(&str, CallSites)> = self
+                    .graph
+                    .edges(n)
+                    .map(|e| {
+                        use petgraph::visit::EdgeRef;
+                        (self.graph[e.target()].as_str(), *e.weight())
+                    })
+                    .collect();
+                calls.sort_by_key(|(c, _)| *c);
+                for (callee, s) in calls {
+                    let mut how = Vec::new();
+                    if s.direct > 0 {
+                        how.push(format!("{} direct", s.direct));
+                    }
+                    if s.indirect > 0 {
+                        how.push(format!("{} indirect", s.indirect));
+                    }
+                    let _ = writeln!(out, "  {name} -> {callee} ({})", how.join(", "));
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rpy_ir::text::parse_program;
+
+    const PROGRAM: &str = "
+entry main
+
+graph main(x_0) {
+  block0(x_0: Signed):
+    v1: Signed = direct_call(@even, x_0)
+    v2: Signed = direct_call(@leaf, v1)
+    -> return(v2)
+  returns v3: Signed
+  raises v4: Ptr(object_vtable), v5: Ptr(object)
+}
+
+graph even(n_0) {
+  block0(n_0: Signed):
+    v1: Bool = int_eq(n_0, 0)
+    switch v1
+      False -> block1(n_0)
+      True -> return(1)
+  block1(n_2: Signed):
+    v3: Signed = int_sub(n_2, 1)
+    v4: Signed = direct_call(@odd, v3)
+    -> return(v4)
+  returns v5: Signed
+  raises v6: Ptr(object_vtable), v7: Ptr(object)
+}
+
+graph odd(n_0) {
+  block0(n_0: Signed):
+    v1: Bool = int_eq(n_0, 0)
+    switch v1
+      False -> block1(n_0)
+      True -> return(0)
+  block1(n_2: Signed):
+    v3: Signed = int_sub(n_2, 1)
+    v4: Signed = direct_call(@even, v3)
+    v5: Signed = direct_call(@leaf, v4)
+    -> return(v5)
+  returns v6: Signed
+  raises v7: Ptr(object_vtable), v8: Ptr(object)
+}
+
+graph leaf(n_0) {
+  block0(n_0: Signed):
+    v1: Signed = int_add(n_0, 1)
+    -> return(v1)
+  returns v2: Signed
+  raises v3: Ptr(object_vtable), v4: Ptr(object)
+}
+";
+
+    #[test]
+    fn components_come_bottom_up_and_cycles_are_recursive() {
+        let p = parse_program::<LowLevel>(PROGRAM).unwrap();
+        let cg = CallGraph::new(&p);
+        insta::assert_snapshot!(cg.to_text(), @r"
+        scc 0: leaf
+        scc 1 (recursive): even, odd
+          even -> odd (1 direct)
+          odd -> even (1 direct)
+          odd -> leaf (1 direct)
+        scc 2: main
+          main -> even (1 direct)
+          main -> leaf (1 direct)
+        ");
+        assert!(cg.is_recursive("even") && cg.is_recursive("odd"));
+        assert!(!cg.is_recursive("leaf") && !cg.is_recursive("main"));
+        assert!(cg.same_cycle("even", "odd") && !cg.same_cycle("main", "even"));
+        let order = cg.bottom_up();
+        let pos = |n: &str| order.iter().position(|x| *x == n).unwrap();
+        assert!(pos("leaf") < pos("odd") && pos("odd") < pos("main"));
+    }
+}
