@@ -142,24 +142,24 @@ def entry_point(argv):
         mode = choose_mode(i + n)
         result = evaluate(words, inner, mode)
         registers[i % len(registers)] = IntValue(result)
-        print(mode.name + " " + str(len(words)) + " -> " + str(result))
+        print mode.name + " " + str(len(words)) + " -> " + str(result)
     registers[3] = StrValue("end")
     line = ""
     for r in registers:
         line += r.show() + " "
-    print(line.strip())
+    print line.strip()
     # A method a subclass overrides to raise, called through the vtable.
     total = 0
     for r in registers:
         try:
             total += r.number()
-        except ValueError as e:
-            print("skipped: " + str(e))
-    print("sum: " + str(total))
+        except ValueError, e:
+            print "skipped: " + str(e)
+    print "sum: " + str(total)
     outer_only = evaluate(list(tokens("width label")), outer, PLAIN)
-    print("outer: " + str(outer_only))
+    print "outer: " + str(outer_only)
     found = inner.lookup("nothing")
-    print("found: " + (found.show() if found is not None else "none"))
+    print "found: " + (found.show() if found is not None else "none")
     return 0
 
 
