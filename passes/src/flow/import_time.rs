@@ -93,6 +93,11 @@ pub(crate) fn import_program(
     for m in &set.modules {
         let mut bound = scan::NameList::default();
         scan::bound_names(&m.ast.body, &mut bound);
+        // Python 2's list comprehensions assign their loop variables in
+        // the enclosing scope: at module level, globals.
+        if dialect == Dialect::Py2 {
+            scan::comprehension_targets(&m.ast.body, &mut bound);
+        }
         for (graph, def) in &defs.functions {
             if function_modules.get(graph) == Some(&m.name) {
                 scan::global_names(def.body, &mut bound);

@@ -44,6 +44,8 @@ class StrValue(Value):
 
 
 NIL = Nil()
+# A comprehension at module level (in Python 2 its variable is a global).
+DIGITS = [IntValue(k) for k in range(10)]
 
 
 def same_name(a, b):
@@ -155,7 +157,7 @@ def entry_point(argv):
             total += r.number()
         except ValueError as e:
             print("skipped: " + str(e))
-    print("sum: " + str(total))
+    print("sum: " + str(total) + " digits: " + str(DIGITS[7].n))
     outer_only = evaluate(list(tokens("width label")), outer, PLAIN)
     print("outer: " + str(outer_only))
     found = inner.lookup("nothing")
