@@ -36,6 +36,24 @@ pub struct FuncSig {
     pub result: LowLevelType,
 }
 
+impl FuncSig {
+    /// This signature with every GC pointer type made one. A call through
+    /// a vtable slot is typed by the slot's class, while the method it
+    /// reaches takes an instance of a subclass: the analyses that ask
+    /// which graphs a function pointer may reach (which can raise, what
+    /// each may write) match pointer calls and graphs by this shape.
+    pub fn pointer_shape(&self) -> FuncSig {
+        let erase = |t: &LowLevelType| match t {
+            LowLevelType::Ptr(_) => LowLevelType::Ptr(String::new()),
+            other => other.clone(),
+        };
+        FuncSig {
+            params: self.params.iter().map(erase).collect(),
+            result: erase(&self.result),
+        }
+    }
+}
+
 /// `text` split at its commas that are outside parentheses.
 pub fn split_top_level(text: &str) -> Vec<&str> {
     let mut parts = Vec::new();

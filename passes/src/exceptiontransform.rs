@@ -51,23 +51,8 @@ pub fn transform(program: Program<LowLevel>) -> Result<Program<ExceptionsExplici
     })
 }
 
-/// A signature with every GC pointer type made one: a call through a
-/// vtable slot is typed by the slot's class, while the method it reaches
-/// takes an instance of a subclass, so pointer calls and the graphs they
-/// may reach are matched by this shape.
-fn pointer_shape(sig: &FuncSig) -> FuncSig {
-    let erase = |t: &LowLevelType| match t {
-        LowLevelType::Ptr(_) => LowLevelType::Ptr(String::new()),
-        other => other.clone(),
-    };
-    FuncSig {
-        params: sig.params.iter().map(erase).collect(),
-        result: erase(&sig.result),
-    }
-}
-
 /// Which graphs can raise, and which function pointer signatures (by
-/// `pointer_shape`).
+/// `FuncSig::pointer_shape`).
 pub struct RaiseAnalysis {
     graphs: HashSet<String>,
     sigs: HashSet<FuncSig>,
@@ -88,7 +73,7 @@ impl RaiseAnalysis {
             .graphs
             .iter()
             .filter(|g| taken.contains(&g.name))
-            .map(|g| (g.name.clone(), pointer_shape(&g.func_sig())))
+            .map(|g| (g.name.clone(), g.func_sig().pointer_shape()))
             .collect();
         let ranges = handler_ranges(program);
         let lowest = ranges.values().map(|r| r.0).min();
@@ -160,7 +145,7 @@ impl RaiseAnalysis {
             Some(Arg::Const(Constant::Func(f))) => self.graphs.contains(f),
             Some(Arg::Const(Constant::Builtin(_))) => false,
             Some(Arg::Var(v)) => match ty(*v) {
-                LowLevelType::FuncPtr(sig) => self.sigs.contains(&pointer_shape(sig)),
+                LowLevelType::FuncPtr(sig) => self.sigs.contains(&sig.pointer_shape()),
                 _ => true,
             },
             _ => true,

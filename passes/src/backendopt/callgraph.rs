@@ -5,7 +5,9 @@
 //! A `direct_call` of a graph of the program is an edge to it; an
 //! `indirect_call` through a function pointer is an edge to every graph
 //! whose address is taken (`Program::address_taken`) and whose signature is
-//! the pointer's, since any of them may be the one called. Runtime
+//! the pointer's up to pointer types (`FuncSig::pointer_shape`: a method
+//! in a vtable slot takes a subclass), since any of them may be the one
+//! called. Runtime
 //! functions (`Builtin` callees) are not graphs and make no edge.
 
 use petgraph::algo::tarjan_scc;
@@ -47,7 +49,10 @@ impl CallGraph {
         let mut by_sig: HashMap<_, Vec<NodeIndex>> = HashMap::new();
         for g in &program.graphs {
             if taken.contains(&g.name) {
-                by_sig.entry(g.func_sig()).or_default().push(index[&g.name]);
+                by_sig
+                    .entry(g.func_sig().pointer_shape())
+                    .or_default()
+                    .push(index[&g.name]);
             }
         }
         let mut sites: HashMap<(NodeIndex, NodeIndex), CallSites> = HashMap::new();
@@ -67,7 +72,9 @@ impl CallGraph {
                         }
                         ("indirect_call", Some(Arg::Var(v))) => {
                             if let LowLevelType::FuncPtr(sig) = g.info(*v) {
-                                for &callee in by_sig.get(sig).into_iter().flatten() {
+                                for &callee in
+                                    by_sig.get(&sig.pointer_shape()).into_iter().flatten()
+                                {
                                     let s = sites.entry((caller, callee)).or_insert(CallSites {
                                         direct: 0,
                                         indirect: 0,

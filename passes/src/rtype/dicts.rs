@@ -262,8 +262,7 @@ impl GraphTyper<'_, '_, '_> {
             .first()
             .cloned()
             .unwrap_or(Arg::Const(Constant::None));
-        let is_r_dict = matches!(&first, Arg::Const(Constant::Builtin(b)) if b == "r_dict")
-            || matches!(self.annotation(&first), SomeValue::Builtin(b) if b == "r_dict");
+        let is_r_dict = self.builtin_of(&first).as_deref() == Some("r_dict");
         if op.opname == "newdict" || (op.opname == "simple_call" && is_r_dict) {
             return self.call_dict_helper(op, "ll_newdict", None, &[ResultType]);
         }

@@ -231,7 +231,11 @@ impl RTyper<'_> {
 
     /// The static of frozen object `i` of family `k`: its attributes
     /// that the family's struct has fields for.
-    pub(super) fn frozen_static(&mut self, i: u32, k: usize) -> Result<PrebuiltObject, String> {
+    pub(super) fn frozen_family_static(
+        &mut self,
+        i: u32,
+        k: usize,
+    ) -> Result<PrebuiltObject, String> {
         let LowLevelType::Ptr(ty) = self.frozen_family_lltype(k)? else {
             return Err("a frozen family without a struct".into());
         };

@@ -279,13 +279,8 @@ impl GraphTyper<'_, '_, '_> {
     /// `isinstance`, `type`, `str` of an exception and the builtin
     /// exception `__init__`.
     fn lower_instance_builtin(&mut self, op: &SpaceOperation) -> Result<bool, String> {
-        let builtin = match op.args.first() {
-            Some(Arg::Const(Constant::Builtin(b))) => b.clone(),
-            Some(a) => match self.annotation(a) {
-                SomeValue::Builtin(b) => b,
-                _ => return Ok(false),
-            },
-            None => return Ok(false),
+        let Some(builtin) = op.args.first().and_then(|a| self.builtin_of(a)) else {
+            return Ok(false);
         };
         let args = &op.args[1..];
         if let ("len", [x]) = (builtin.as_str(), args) {

@@ -165,8 +165,7 @@ impl GraphTyper<'_, '_, '_> {
         let [callee, x] = &op.args[..] else {
             return Ok(false);
         };
-        let is_list = matches!(callee, Arg::Const(Constant::Builtin(b)) if b == "list")
-            || matches!(self.annotation(callee), SomeValue::Builtin(b) if b == "list");
+        let is_list = self.builtin_of(callee).as_deref() == Some("list");
         let iterable = self.annotation(x);
         if op.opname != "simple_call" || !is_list || !matches!(iterable, SomeValue::Instance { .. })
         {

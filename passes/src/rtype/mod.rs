@@ -262,6 +262,18 @@ impl GraphTyper<'_, '_, '_> {
         }
     }
 
+    /// The builtin `a` is (`list`, `r_dict`), as a constant or as what
+    /// the annotator knew a variable to be.
+    fn builtin_of(&self, a: &Arg) -> Option<String> {
+        match a {
+            Arg::Const(Constant::Builtin(b)) => Some(b.clone()),
+            _ => match self.annotation(a) {
+                SomeValue::Builtin(b) => Some(b),
+                _ => None,
+            },
+        }
+    }
+
     /// A new variable standing for `v` in another block.
     fn copy_var(&mut self, v: Var) -> Var {
         let info = self.graph.info(v).clone();

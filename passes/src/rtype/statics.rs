@@ -111,7 +111,7 @@ impl RTyper<'_> {
         let filled = match (object, self.frozen.family_of_object(i)) {
             // One of several frozen objects a variable may hold: a static
             // of its family's struct.
-            (_, Some(k)) => self.frozen_static(i, k)?,
+            (_, Some(k)) => self.frozen_family_static(i, k)?,
             // A frozen object is known statically: its static only
             // stands for it.
             _ if matches!(annotation, Some(SomeValue::Pbc { .. })) => {

@@ -15,6 +15,9 @@ class Value(object):
     def number(self):
         return 0
 
+    def touch(self, counter):
+        return 0
+
 
 class Nil(Value):
     def show(self):
@@ -31,6 +34,10 @@ class IntValue(Value):
     def number(self):
         return self.n
 
+    def touch(self, counter):
+        counter.hits += 1
+        return 1
+
 
 class StrValue(Value):
     def __init__(self, s):
@@ -44,6 +51,19 @@ class StrValue(Value):
 
 
 NIL = Nil()
+
+
+class Counter(object):
+    def __init__(self):
+        self.hits = 0
+
+
+def touched(value, counter):
+    # A field read on both sides of a call through the vtable that the
+    # override writes: the second read must see the write.
+    before = counter.hits
+    value.touch(counter)
+    return counter.hits - before
 # A comprehension at module level (in Python 2 its variable is a global).
 DIGITS = [IntValue(k) for k in range(10)]
 
@@ -157,6 +177,11 @@ def entry_point(argv):
             total += r.number()
         except ValueError as e:
             print("skipped: " + str(e))
+    counter = Counter()
+    touches = 0
+    for r in registers:
+        touches += touched(r, counter)
+    print("touches: " + str(touches))
     print("sum: " + str(total) + " digits: " + str(DIGITS[7].n))
     outer_only = evaluate(list(tokens("width label")), outer, PLAIN)
     print("outer: " + str(outer_only))
