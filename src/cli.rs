@@ -135,6 +135,15 @@ enum Cmd {
         /// JIT's blackhole interpreter (what it did is counted on stderr).
         #[arg(long)]
         blackhole: bool,
+        /// Run the portal on jitcodes with the tracing JIT: hot loops are
+        /// traced, optimized and run as traces (counts on stderr; the
+        /// traces go to the file RPY_JITLOG names).
+        #[arg(long, conflicts_with = "blackhole")]
+        jit: bool,
+        /// A JIT parameter, NAME=VALUE (threshold, trace_limit,
+        /// enable_opts), as the original's set_param; repeatable.
+        #[arg(long = "jit-param", value_name = "NAME=VALUE", requires = "jit")]
+        jit_params: Vec<String>,
         #[command(flatten)]
         backendopt: BackendoptFlags,
         /// The arguments the program gets (its argv[1:]); options after FILE
@@ -530,9 +539,22 @@ pub fn main() -> i32 {
             file,
             dialect,
             blackhole,
+            jit,
+            jit_params,
             backendopt,
             args,
         } => {
+            let params = if jit {
+                match parse_jit_params(&jit_params) {
+                    Ok(p) => Some(p),
+                    Err(e) => {
+                        eprintln!("rpy interp: --jit-param: {e}");
+                        return 1;
+                    }
+                }
+            } else {
+                None
+            };
             let src = try_or_report!(Source::read(&file, dialect.dialect()));
             let program = try_or_report!(counting_fires(&format!("rpy interp {file}"), || {
                 pipeline::lowlevel_with(&src, &backendopt.options())
@@ -541,19 +563,20 @@ pub fn main() -> i32 {
             argv.extend(args);
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::new(stdout.lock());
-            let result = if blackhole {
+            let result = if blackhole || jit {
                 let codes = rpy_jit::codewriter::write_jitcodes(&program);
+                let flag = if jit { "--jit" } else { "--blackhole" };
                 if codes.portals.is_empty() {
-                    eprintln!("rpy interp: --blackhole: the program has no jit_merge_point");
+                    eprintln!("rpy interp: {flag}: the program has no jit_merge_point");
                     return 1;
                 }
-                let (result, stats, hot) = rpy_jit::blackhole::run_entry(
-                    &program,
-                    &codes,
-                    &argv,
-                    &mut out,
-                    rpy_jit::warmstate::DEFAULT_THRESHOLD,
+                let threshold = params
+                    .as_ref()
+                    .map_or(rpy_jit::warmstate::DEFAULT_THRESHOLD, |p| p.threshold);
+                let run = rpy_jit::blackhole::run_entry(
+                    &program, &codes, &argv, &mut out, threshold, params,
                 );
+                let stats = &run.stats;
                 eprintln!(
                     "blackhole: {} jitcode instructions, {} merge points, {} can_enter_jit, {} regular calls, {} residual calls",
                     stats.instructions,
@@ -562,20 +585,43 @@ pub fn main() -> i32 {
                     stats.regular_calls,
                     stats.residual_calls
                 );
-                // Where the meta-interpreter, once built, starts tracing.
-                const SHOWN: usize = 10;
-                for h in hot.iter().take(SHOWN) {
-                    eprintln!(
-                        "hot loop after {} closings: #{} greens [{}]",
-                        rpy_jit::warmstate::DEFAULT_THRESHOLD,
-                        h.driver,
-                        h.greens.join(", ")
-                    );
+                match &run.jit {
+                    Some(meta) => {
+                        let s = &meta.stats;
+                        eprintln!(
+                            "jit: {} loops, {} aborts, {} loop entries, {} guard failures",
+                            s.loops, s.aborts, s.loop_entries, s.guard_failures
+                        );
+                        if let Some(path) = std::env::var_os("RPY_JITLOG") {
+                            let log = format!(
+                                "{}# {} loops, {} aborts, {} loop entries, {} guard failures\n",
+                                meta.log, s.loops, s.aborts, s.loop_entries, s.guard_failures
+                            );
+                            if let Err(e) = std::fs::write(&path, log) {
+                                eprintln!(
+                                    "rpy interp: RPY_JITLOG: {}: {e}",
+                                    path.to_string_lossy()
+                                );
+                            }
+                        }
+                    }
+                    None => {
+                        // Where the meta-interpreter starts tracing.
+                        const SHOWN: usize = 10;
+                        for h in run.hot.iter().take(SHOWN) {
+                            eprintln!(
+                                "hot loop after {} closings: #{} greens [{}]",
+                                threshold,
+                                h.driver,
+                                h.greens.join(", ")
+                            );
+                        }
+                        if run.hot.len() > SHOWN {
+                            eprintln!("... and {} more hot loops", run.hot.len() - SHOWN);
+                        }
+                    }
                 }
-                if hot.len() > SHOWN {
-                    eprintln!("... and {} more hot loops", hot.len() - SHOWN);
-                }
-                result
+                run.status
             } else {
                 rpy_passes::llinterp::LlInterpreter::new(&program).run_entry(&argv, &mut out)
             };
@@ -893,4 +939,30 @@ fn stem(file: &str) -> String {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "program".into())
+}
+
+/// The `--jit-param NAME=VALUE` settings over the defaults.
+fn parse_jit_params(settings: &[String]) -> Result<rpy_jit::metainterp::JitParams, String> {
+    let mut params = rpy_jit::metainterp::JitParams::default();
+    for s in settings {
+        let (name, value) = s
+            .split_once('=')
+            .ok_or_else(|| format!("'{s}' is not NAME=VALUE"))?;
+        let number = || {
+            value
+                .parse::<u32>()
+                .map_err(|_| format!("{name}: '{value}' is not a positive number"))
+        };
+        match name {
+            "threshold" => params.threshold = number()?.max(1),
+            "trace_limit" => params.trace_limit = number()? as usize,
+            "enable_opts" => params.enable_opts = value.to_string(),
+            _ => {
+                return Err(format!(
+                    "no JIT parameter '{name}' (threshold, trace_limit, enable_opts)"
+                ))
+            }
+        }
+    }
+    Ok(params)
 }

@@ -41,8 +41,8 @@ fn blackhole_matches_llinterpreter_and_cpython() {
         let program = rpy::pipeline::lowlevel(&src).unwrap_or_else(|d| panic!("{d}"));
         let codes = rpy_jit::codewriter::write_jitcodes(&program);
         let mut out = Vec::new();
-        let (status, stats, hot) =
-            rpy_jit::blackhole::run_entry(&program, &codes, &p.argv(), &mut out, 20);
+        let run = rpy_jit::blackhole::run_entry(&program, &codes, &p.argv(), &mut out, 20, None);
+        let (status, stats, hot) = (run.status, run.stats, run.hot);
         // The bytecode interpreters run their hot loops many times
         // (jitdriver.py closes its loop once).
         if p.name.contains("_jit_") {
@@ -99,13 +99,15 @@ fn every_program_on_jitcodes_matches_llinterpreter() {
         let program = rpy::pipeline::lowlevel(&src).unwrap_or_else(|d| panic!("{d}"));
         let codes = rpy_jit::codewriter::write_jitcodes_of_everything(&program);
         let mut out = Vec::new();
-        let (status, stats, _) = rpy_jit::blackhole::run_entry(
+        let run = rpy_jit::blackhole::run_entry(
             &program,
             &codes,
             &p.argv(),
             &mut out,
             rpy_jit::warmstate::DEFAULT_THRESHOLD,
+            None,
         );
+        let (status, stats) = (run.status, run.stats);
         let status = match status {
             Ok(s) => s as i32,
             Err(e) if e.is_fatal() => 1,

@@ -12,6 +12,7 @@
 //! here.
 
 use crate::codewriter::jitcode::{Bank, CallKind, Callee, Insn, JitCode, JitCodes, Operand, Reg};
+use crate::metainterp::MetaInterp;
 use crate::warmstate::{HotLoop, WarmState};
 use rpy_passes::llinterp::{
     CallHook, CallOutcome, DetachedOp, LlError, LlErrorKind, LlMachine, LlValue,
@@ -34,29 +35,32 @@ pub struct BlackholeStats {
 
 /// A jitcode bound to the machine: its operations detached from the
 /// interpreter's graphs, its constants as the interpreter's values.
-struct Bound {
-    ops: Vec<Option<DetachedOp>>,
-    constants: Vec<LlValue>,
+pub(crate) struct Bound {
+    pub(crate) ops: Vec<Option<DetachedOp>>,
+    pub(crate) constants: Vec<LlValue>,
 }
 
-struct Frame {
-    code: usize,
-    pc: usize,
-    banks: [Vec<LlValue>; 3],
+pub(crate) struct Frame {
+    pub(crate) code: usize,
+    pub(crate) pc: usize,
+    pub(crate) banks: [Vec<LlValue>; 3],
     /// Where the caller wants this frame's result.
-    result: Option<Reg>,
+    pub(crate) result: Option<Reg>,
 }
 
 /// Runs the portals' calls on their jitcodes.
 pub struct Blackhole<'j> {
-    codes: &'j JitCodes,
-    bound: Vec<Option<Bound>>,
+    pub(crate) codes: &'j JitCodes,
+    pub(crate) bound: Vec<Option<Bound>>,
     pub stats: BlackholeStats,
     /// The warm-up counters of the loops closed at `can_enter_jit`.
     pub warm: WarmState,
+    /// With the JIT: the meta-interpreter, which traces the hot loops and
+    /// runs them.
+    pub jit: Option<MetaInterp>,
 }
 
-fn internal(message: String, graph: &str) -> LlError {
+pub(crate) fn internal(message: String, graph: &str) -> LlError {
     LlError {
         message,
         graph: graph.to_string(),
@@ -67,7 +71,7 @@ fn internal(message: String, graph: &str) -> LlError {
     }
 }
 
-fn truthy(v: &LlValue) -> Result<bool, String> {
+pub(crate) fn truthy(v: &LlValue) -> Result<bool, String> {
     match v {
         LlValue::Bool(b) => Ok(*b),
         LlValue::Signed(n) => Ok(*n != 0),
@@ -75,7 +79,7 @@ fn truthy(v: &LlValue) -> Result<bool, String> {
     }
 }
 
-fn switch_key(v: &LlValue) -> Result<i64, String> {
+pub(crate) fn switch_key(v: &LlValue) -> Result<i64, String> {
     match v {
         LlValue::Bool(b) => Ok(*b as i64),
         LlValue::Signed(n) => Ok(*n),
@@ -91,6 +95,7 @@ impl<'j> Blackhole<'j> {
             bound: (0..codes.codes.len()).map(|_| None).collect(),
             stats: BlackholeStats::default(),
             warm: WarmState::default(),
+            jit: None,
         }
     }
 
@@ -121,7 +126,7 @@ impl<'j> Blackhole<'j> {
         Ok(())
     }
 
-    fn new_frame(&self, code: usize, args: Vec<LlValue>, result: Option<Reg>) -> Frame {
+    pub(crate) fn new_frame(&self, code: usize, args: Vec<LlValue>, result: Option<Reg>) -> Frame {
         let jc = &self.codes.codes[code];
         let mut banks = [Bank::Int, Bank::Ref, Bank::Float]
             .map(|b| vec![LlValue::Void; jc.registers_of(b) as usize]);
@@ -232,11 +237,32 @@ impl<'j> Blackhole<'j> {
                     frame.pc = target as usize;
                 }
                 Insn::Catch { .. } => {}
-                Insn::JitMergePoint { .. } => self.stats.merge_points += 1,
+                Insn::JitMergePoint {
+                    driver,
+                    greens,
+                    reds,
+                } => {
+                    self.stats.merge_points += 1;
+                    if self.jit.is_some() {
+                        let values: Vec<LlValue> = greens.iter().map(|g| get(frame, g)).collect();
+                        if frames.len() != 1 {
+                            continue;
+                        }
+                        let mut jit = self.jit.take().expect("the meta-interpreter");
+                        let done =
+                            jit.at_merge_point(self, machine, frames, driver, &values, reds, out);
+                        self.jit = Some(jit);
+                        done?;
+                    }
+                }
                 Insn::CanEnterJit { driver, greens, .. } => {
                     self.stats.can_enter_jit += 1;
                     let values: Vec<LlValue> = greens.iter().map(|g| get(frame, g)).collect();
-                    self.warm.can_enter_jit(driver, &values);
+                    if self.warm.can_enter_jit(driver, &values) {
+                        if let Some(jit) = self.jit.as_mut() {
+                            jit.hot(crate::warmstate::GreenKey::new(driver, &values));
+                        }
+                    }
                 }
                 Insn::Call {
                     callee,
@@ -395,20 +421,38 @@ impl CallHook for Blackhole<'_> {
     }
 }
 
+/// What a run on the blackhole did.
+pub struct BlackholeRun {
+    /// The exit status, or the error.
+    pub status: Result<i64, LlError>,
+    pub stats: BlackholeStats,
+    /// The loops that got hot, in order.
+    pub hot: Vec<HotLoop>,
+    /// With the JIT: what it did (its counts and log).
+    pub jit: Option<MetaInterp>,
+}
+
 /// Runs `program`'s entry point in the LLInterpreter with every call of a
 /// portal run on its jitcode by the blackhole interpreter, loops hot after
-/// `threshold` closings; the exit status (or the error), what the
-/// blackhole did and the loops that got hot.
+/// `threshold` closings; with `jit`, the meta-interpreter traces the hot
+/// loops and runs them.
 pub fn run_entry(
     program: &rpy_ir::graph::Program<rpy_ir::graph::LowLevel>,
     codes: &JitCodes,
     argv: &[String],
     out: &mut dyn Write,
     threshold: u32,
-) -> (Result<i64, LlError>, BlackholeStats, Vec<HotLoop>) {
+    jit: Option<crate::metainterp::JitParams>,
+) -> BlackholeRun {
     let mut interp = rpy_passes::llinterp::LlInterpreter::new(program);
     let mut blackhole = Blackhole::new(codes);
     blackhole.warm = WarmState::new(threshold);
+    blackhole.jit = jit.map(MetaInterp::new);
     let status = interp.run_entry_hooked(argv, out, Some(&mut blackhole));
-    (status, blackhole.stats, blackhole.warm.hot)
+    BlackholeRun {
+        status,
+        stats: blackhole.stats,
+        hot: blackhole.warm.hot,
+        jit: blackhole.jit,
+    }
 }

@@ -385,6 +385,7 @@ fn run_inner(
             Value::Int(i) => i as u64,
             Value::Float(bits) => bits,
             Value::NullPtr => 0,
+            Value::ConstPtr(p) => p,
             Value::Class(d) => header.class_id(d).unwrap_or(0),
         }
     };

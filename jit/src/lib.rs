@@ -7,6 +7,7 @@ pub mod blackhole;
 pub mod calls;
 pub mod codewriter;
 pub mod interp;
+pub mod metainterp;
 pub mod optimize;
 pub mod testgen;
 pub mod text;

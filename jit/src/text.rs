@@ -282,6 +282,11 @@ impl TraceParser {
             Value::Box(b)
         } else if text == "NULL" || text == "ConstPtr(null)" {
             Value::NullPtr
+        } else if text.starts_with("ConstPtr(") {
+            return c.err_at(
+                p,
+                format!("{text} names an object of the run that recorded the trace; a text trace makes its objects when it runs"),
+            );
         } else if let Some(cls) = text
             .strip_prefix("ConstClass(")
             .and_then(|t| t.strip_suffix(')'))
@@ -975,6 +980,7 @@ pub fn value_text(t: &Trace, v: Value) -> String {
         Value::Int(i) => i.to_string(),
         Value::Float(bits) => format!("{:?}", f64::from_bits(bits)),
         Value::NullPtr => "ConstPtr(null)".into(),
+        Value::ConstPtr(p) => format!("ConstPtr(0x{p:x})"),
         Value::Class(d) => format!("ConstClass({})", t.header.descrs[d].name),
     }
 }

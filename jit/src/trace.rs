@@ -309,6 +309,11 @@ pub enum Value {
     /// A double, by its bits (so values hash and compare exactly).
     Float(u64),
     NullPtr,
+    /// `ConstPtr(0x...)`: a GC object the trace was recorded against (a
+    /// green code object, a static), by address: the meta-interpreter's
+    /// traces name the interpreter's objects; a text trace cannot (its
+    /// objects are made when it runs).
+    ConstPtr(u64),
     /// `ConstClass(name)`: the class's vtable id, as an integer.
     Class(DescrId),
 }
@@ -757,6 +762,114 @@ impl Header {
             .ok_or_else(|| format!("'{name}' was not declared"))
     }
 
+    /// A header over a program's container types, whose descrs are made as
+    /// a trace recorded from the program names them (`field_descr`,
+    /// `size_descr`, `array_descr`): the meta-interpreter's. A type's id
+    /// (the word an object's GC header holds) is its position in the
+    /// table, from 1.
+    pub fn of_program(types: TypeTable) -> Header {
+        let next_type_id = types.len() as u64;
+        Header {
+            types,
+            next_type_id,
+            ..Header::default()
+        }
+    }
+
+    /// The id of a program type (see [`Header::of_program`]).
+    pub fn program_type_id(&self, name: &str) -> Option<u64> {
+        self.types
+            .keys()
+            .position(|k| k == name)
+            .map(|i| i as u64 + 1)
+    }
+
+    /// The program type whose id is `id`.
+    pub fn program_type_name(&self, id: u64) -> Option<&str> {
+        let index = usize::try_from(id.checked_sub(1)?).ok()?;
+        self.types.keys().nth(index).map(String::as_str)
+    }
+
+    /// The descr of field `field` of struct `strukt` (`strukt.field`).
+    pub fn field_descr(&mut self, strukt: &str, field: &str) -> Result<DescrId, String> {
+        self.resolve_descr(&format!("{strukt}.{field}"))
+    }
+
+    /// The descr `new` allocates a program struct by.
+    pub fn size_descr(&mut self, strukt: &str) -> Result<DescrId, String> {
+        if let Some(id) = self.descr(strukt) {
+            return Ok(id);
+        }
+        let ct = self
+            .types
+            .get(strukt)
+            .ok_or_else(|| format!("no struct '{strukt}'"))?;
+        let ContainerType::GcStruct { fields, .. } = ct else {
+            return Err(format!("'{strukt}' is an array"));
+        };
+        let fields = fields.clone();
+        let layout = ct.layout();
+        let type_id = self.program_type_id(strukt).unwrap_or(0);
+        let id = self.add_descr(
+            strukt,
+            DescrData::Size {
+                strukt: strukt.to_string(),
+                size: layout.fixed_size,
+                align: layout.align,
+                type_id,
+            },
+        )?;
+        self.decls.push(Decl::Struct {
+            name: strukt.to_string(),
+            fields,
+        });
+        Ok(id)
+    }
+
+    /// The descr of the items of a program array, or of a varsized
+    /// struct's inline items (named `strukt[]`).
+    pub fn array_descr(&mut self, name: &str) -> Result<DescrId, String> {
+        let ct = self
+            .types
+            .get(name)
+            .ok_or_else(|| format!("no type '{name}'"))?;
+        let (descr_name, item) = match ct {
+            ContainerType::GcArray { item } => (name.to_string(), item.clone()),
+            ContainerType::GcStruct {
+                var_item: Some(item),
+                ..
+            } => (format!("{name}[]"), item.clone()),
+            ContainerType::GcStruct { .. } => return Err(format!("'{name}' has no items")),
+        };
+        if let Some(id) = self.descr(&descr_name) {
+            return Ok(id);
+        }
+        let layout = ct.layout();
+        let Some((items_offset, item_size)) = layout.items else {
+            return Err(format!("'{name}' has no items"));
+        };
+        let type_id = self.program_type_id(name).unwrap_or(0);
+        let length_offset = layout.offset_of("length").unwrap_or(8);
+        let is_array = matches!(ct, ContainerType::GcArray { .. });
+        let id = self.add_descr(
+            &descr_name,
+            DescrData::Array {
+                item: item.clone(),
+                length_offset,
+                items_offset,
+                item_size,
+                type_id,
+            },
+        )?;
+        if is_array {
+            self.decls.push(Decl::Array {
+                name: name.to_string(),
+                item,
+            });
+        }
+        Ok(id)
+    }
+
     /// The vtable id of a class descr.
     pub fn class_id(&self, d: DescrId) -> Option<u64> {
         match self.descrs.get(d)?.data {
@@ -790,7 +903,7 @@ impl Trace {
             Value::Box(b) => self.boxes[b].kind,
             Value::Int(_) | Value::Class(_) => Kind::Int,
             Value::Float(_) => Kind::Float,
-            Value::NullPtr => Kind::Ref,
+            Value::NullPtr | Value::ConstPtr(_) => Kind::Ref,
         }
     }
 

@@ -1,9 +1,8 @@
 //! Warm-up counters, as the original's `warmstate.py`: at each
 //! `can_enter_jit` the counter of the loop's green key (the driver and
 //! its greens' values) goes up, and a key whose counter reaches the
-//! threshold is hot: where the meta-interpreter is to start tracing. The
-//! meta-interpreter is not built yet; the blackhole interpreter counts,
-//! and `rpy interp --blackhole` reports the hot keys.
+//! threshold is hot: where the meta-interpreter starts tracing (at the
+//! key's next `jit_merge_point`).
 
 use rpy_passes::llinterp::LlValue;
 use std::collections::HashMap;
@@ -57,6 +56,21 @@ fn green_text(v: &LlValue) -> String {
     }
 }
 
+/// A loop's key: its driver and its greens' values.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct GreenKey(String, Vec<GreenValue>);
+
+impl GreenKey {
+    pub fn new(driver: &str, greens: &[LlValue]) -> GreenKey {
+        GreenKey(driver.to_string(), greens.iter().map(green_value).collect())
+    }
+}
+
+/// The greens of a key as the JIT's report shows them.
+pub fn greens_text(greens: &[LlValue]) -> Vec<String> {
+    greens.iter().map(green_text).collect()
+}
+
 /// A loop that got hot.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HotLoop {
@@ -67,7 +81,7 @@ pub struct HotLoop {
 
 pub struct WarmState {
     threshold: u32,
-    counters: HashMap<(String, Vec<GreenValue>), u32>,
+    counters: HashMap<GreenKey, u32>,
     /// The keys that got hot, in the order they did.
     pub hot: Vec<HotLoop>,
 }
@@ -84,10 +98,7 @@ impl WarmState {
     /// A loop of `driver` closed with `greens`: counts it; true when this
     /// closing made it hot.
     pub fn can_enter_jit(&mut self, driver: &str, greens: &[LlValue]) -> bool {
-        let key = (
-            driver.to_string(),
-            greens.iter().map(green_value).collect::<Vec<_>>(),
-        );
+        let key = GreenKey::new(driver, greens);
         let counter = self.counters.entry(key).or_insert(0);
         *counter += 1;
         if *counter != self.threshold {
@@ -95,7 +106,7 @@ impl WarmState {
         }
         self.hot.push(HotLoop {
             driver: driver.to_string(),
-            greens: greens.iter().map(green_text).collect(),
+            greens: greens_text(greens),
         });
         true
     }

@@ -137,6 +137,7 @@ impl Gen<'_> {
             Value::Int(i) => i as u64,
             Value::Float(bits) => bits,
             Value::NullPtr => 0,
+            Value::ConstPtr(p) => p,
             Value::Class(d) => self.trace.header.class_id(d).unwrap_or(0),
         }
     }

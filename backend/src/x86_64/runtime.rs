@@ -149,6 +149,7 @@ fn arg_bits(trace: &Trace, op: &Op, i: usize, frame: &[u64]) -> u64 {
         Value::Int(n) => n as u64,
         Value::Float(bits) => bits,
         Value::NullPtr => 0,
+        Value::ConstPtr(p) => p,
         Value::Class(d) => trace.header.class_id(d).unwrap_or(0),
     }
 }

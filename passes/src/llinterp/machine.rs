@@ -168,6 +168,38 @@ impl<'c> LlMachine<'c> {
         )
     }
 
+    /// A new zeroed object of the named container type with `n` items
+    /// when it is varsized.
+    pub fn new_object(&self, type_name: &str, n: usize) -> Option<ObjRef> {
+        let ty = *self.code.types.ids.get(type_name)?;
+        Some(self.code.types.malloc(ty, n))
+    }
+
+    /// The container types of the objects this machine makes (the
+    /// program's, and the runtime's strings), each struct's fields in the
+    /// order of `Object::fields`.
+    pub fn container_types(&self) -> rpy_ir::lltype::TypeTable {
+        use rpy_ir::lltype::ContainerType;
+        self.code
+            .types
+            .list
+            .iter()
+            .map(|t| {
+                let ct = if t.is_array {
+                    ContainerType::GcArray {
+                        item: t.item.clone().unwrap_or(LowLevelType::Void),
+                    }
+                } else {
+                    ContainerType::GcStruct {
+                        fields: t.fields.clone(),
+                        var_item: t.item.clone(),
+                    }
+                };
+                (t.name.to_string(), ct)
+            })
+            .collect()
+    }
+
     /// The class id of an exception class (its vtable's
     /// `subclassrange_min`), what a handler's range is tested against.
     pub fn class_id(&self, etype: &LlValue) -> Result<i64, LlError> {

@@ -1,0 +1,283 @@
+//! The LLInterpreter's objects mirrored in laid-out memory, so that a
+//! trace recorded from the interpreter runs where traces run: the
+//! reference trace interpreter (and the machine code) read and write
+//! objects at `ir`'s layouts, while the LLInterpreter's objects are Rust
+//! values. This is the original's `llgraph` backend turned around: its
+//! traces ran on the LLInterpreter's objects; here the objects visit the
+//! traces' memory.
+//!
+//! Before a compiled loop runs, every object reachable from its inputs and
+//! from what earlier runs mirrored is copied in (`sync_in`); after it
+//! leaves, every mirrored object is copied back, and an object the loop
+//! allocated becomes a new interpreter object (`sync_out`). An object keeps
+//! its address for the whole run, so a trace may name it as a constant
+//! (`ConstPtr`). The cost is a walk of the reachable heap per entry: this
+//! is the test world of `rpy interp --jit`; a translated program's objects
+//! already live at these layouts.
+
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+use rpy_ir::lltype::{ContainerType, LowLevelType};
+use rpy_passes::llinterp::{Items, LlMachine, LlValue, ObjRef};
+
+use crate::interp::{Heap, RunValue};
+use crate::trace::Header;
+
+/// What an int-bank register or a word in memory holds, to turn the word
+/// back into the interpreter's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flavor {
+    Signed,
+    Bool,
+    Char,
+    /// A function pointer: a graph index plus one, 0 for null.
+    Func,
+    Float,
+    Ref,
+}
+
+impl Flavor {
+    pub fn of_value(v: &LlValue) -> Option<Flavor> {
+        Some(match v {
+            LlValue::Void => return None,
+            LlValue::Signed(_) => Flavor::Signed,
+            LlValue::Bool(_) => Flavor::Bool,
+            LlValue::Char(_) => Flavor::Char,
+            LlValue::Func(_) => Flavor::Func,
+            LlValue::Float(_) => Flavor::Float,
+            LlValue::Ptr(_) => Flavor::Ref,
+        })
+    }
+
+    pub fn of_type(t: &LowLevelType) -> Option<Flavor> {
+        Some(match t {
+            LowLevelType::Void => return None,
+            LowLevelType::Signed | LowLevelType::Unsigned => Flavor::Signed,
+            LowLevelType::Bool => Flavor::Bool,
+            LowLevelType::Char => Flavor::Char,
+            LowLevelType::FuncPtr(_) => Flavor::Func,
+            LowLevelType::Float => Flavor::Float,
+            LowLevelType::Ptr(_) => Flavor::Ref,
+        })
+    }
+}
+
+fn identity(obj: &ObjRef) -> usize {
+    Rc::as_ptr(obj) as *const u8 as usize
+}
+
+#[derive(Default)]
+pub struct Mirror {
+    pub heap: Heap,
+    /// Interpreter object (by identity) to address.
+    addresses: HashMap<usize, usize>,
+    /// Address to interpreter object.
+    objects: HashMap<usize, ObjRef>,
+    /// Every mirrored object, in the order it was mirrored (what `sync_in`
+    /// and `sync_out` walk).
+    pairs: Vec<(ObjRef, usize)>,
+}
+
+impl Mirror {
+    /// The address of `obj`, allocated (not yet filled) the first time.
+    pub fn address_of(&mut self, header: &Header, obj: &ObjRef) -> Result<usize, String> {
+        if let Some(&a) = self.addresses.get(&identity(obj)) {
+            return Ok(a);
+        }
+        let (type_name, n) = {
+            let o = obj.borrow();
+            (o.type_name.to_string(), o.items.len())
+        };
+        let ct = header
+            .types
+            .get(&type_name)
+            .ok_or_else(|| format!("no layout for type '{type_name}'"))?;
+        let layout = ct.layout();
+        let size = match layout.items {
+            Some((items_offset, item_size)) => items_offset + n * item_size,
+            None => layout.fixed_size,
+        };
+        let at = self
+            .heap
+            .alloc(size, layout.align)
+            .ok_or_else(|| format!("cannot mirror an object of {size} bytes"))?;
+        let id = header.program_type_id(&type_name).unwrap_or(0);
+        self.heap.write(at, &LowLevelType::Signed, id)?;
+        if let (ContainerType::GcArray { .. }, Some(length)) = (ct, layout.offset_of("length")) {
+            self.heap
+                .write(at + length, &LowLevelType::Signed, n as u64)?;
+        }
+        self.addresses.insert(identity(obj), at);
+        self.objects.insert(at, obj.clone());
+        self.pairs.push((obj.clone(), at));
+        Ok(at)
+    }
+
+    /// The word a value is in memory.
+    pub fn to_run(&mut self, header: &Header, v: &LlValue) -> Result<RunValue, String> {
+        Ok(match v {
+            LlValue::Void => RunValue::Int(0),
+            LlValue::Signed(n) => RunValue::Int(*n),
+            LlValue::Bool(b) => RunValue::Int(*b as i64),
+            LlValue::Char(c) => RunValue::Int(*c as i64),
+            LlValue::Func(f) => RunValue::Int(f.map_or(0, |g| g as i64 + 1)),
+            LlValue::Float(x) => RunValue::Float(*x),
+            LlValue::Ptr(None) => RunValue::Ref(0),
+            LlValue::Ptr(Some(o)) => RunValue::Ref(self.address_of(header, o)?),
+        })
+    }
+
+    /// The interpreter's value of a word; an address nothing mirrored is an
+    /// object a trace allocated, made an interpreter object here (filled
+    /// by the `sync_out` that follows).
+    pub fn to_ll(
+        &mut self,
+        machine: &LlMachine<'_>,
+        header: &Header,
+        bits: u64,
+        flavor: Flavor,
+    ) -> Result<LlValue, String> {
+        Ok(match flavor {
+            Flavor::Signed => LlValue::Signed(bits as i64),
+            Flavor::Bool => LlValue::Bool(bits & 0xff != 0),
+            Flavor::Char => LlValue::Char(bits as u8),
+            Flavor::Func => LlValue::Func(bits.checked_sub(1).map(|g| g as u32)),
+            Flavor::Float => LlValue::Float(f64::from_bits(bits)),
+            Flavor::Ref if bits == 0 => LlValue::Ptr(None),
+            Flavor::Ref => {
+                let at = bits as usize;
+                if let Some(o) = self.objects.get(&at) {
+                    return Ok(LlValue::Ptr(Some(o.clone())));
+                }
+                let id = self.heap.read(at, &LowLevelType::Signed)?;
+                let name = header
+                    .program_type_name(id)
+                    .ok_or_else(|| format!("an object at 0x{at:x} of unknown type id {id}"))?
+                    .to_string();
+                let layout = header.types[&name].layout();
+                let n = match layout.offset_of("length") {
+                    Some(l) if layout.items.is_some() => {
+                        self.heap.read(at + l, &LowLevelType::Signed)? as usize
+                    }
+                    _ => 0,
+                };
+                let obj = machine
+                    .new_object(&name, n)
+                    .ok_or_else(|| format!("the interpreter has no type '{name}'"))?;
+                self.addresses.insert(identity(&obj), at);
+                self.objects.insert(at, obj.clone());
+                self.pairs.push((obj.clone(), at));
+                LlValue::Ptr(Some(obj))
+            }
+        })
+    }
+
+    /// Copies into memory every object reachable from `roots` and from
+    /// every object mirrored before.
+    pub fn sync_in(&mut self, header: &Header, roots: &[LlValue]) -> Result<(), String> {
+        let mut work: Vec<ObjRef> = self.pairs.iter().map(|(o, _)| o.clone()).collect();
+        work.extend(roots.iter().filter_map(|v| match v {
+            LlValue::Ptr(Some(o)) => Some(o.clone()),
+            _ => None,
+        }));
+        let mut seen = HashSet::new();
+        while let Some(obj) = work.pop() {
+            if !seen.insert(identity(&obj)) {
+                continue;
+            }
+            let at = self.address_of(header, &obj)?;
+            let o = obj.borrow();
+            let ct = &header.types[&*o.type_name];
+            let layout = ct.layout();
+            let mut put = |m: &mut Mirror, addr: usize, t: &LowLevelType, v: &LlValue| {
+                if let LlValue::Ptr(Some(child)) = v {
+                    work.push(child.clone());
+                }
+                if *t == LowLevelType::Void {
+                    return Ok(());
+                }
+                let bits = m.to_run(header, v)?.bits();
+                m.heap.write(addr, t, bits)
+            };
+            if let ContainerType::GcStruct { fields, .. } = ct {
+                for ((name, t), v) in fields.iter().zip(&o.fields) {
+                    let off = layout.offset_of(name).unwrap_or(0);
+                    put(self, at + off, t, v)?;
+                }
+            }
+            let item = match ct {
+                ContainerType::GcArray { item } => Some(item),
+                ContainerType::GcStruct { var_item, .. } => var_item.as_ref(),
+            };
+            if let (Some(item), Some((items_offset, item_size))) = (item, layout.items) {
+                match &o.items {
+                    Items::None => {}
+                    Items::Bytes(bytes) => {
+                        for (k, b) in bytes.iter().enumerate() {
+                            self.heap
+                                .write(at + items_offset + k * item_size, item, *b as u64)?;
+                        }
+                    }
+                    Items::Values(values) => {
+                        for (k, v) in values.iter().enumerate() {
+                            put(self, at + items_offset + k * item_size, item, v)?;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Copies every mirrored object (and every object a trace allocated
+    /// that one of them, or `roots`, reaches) back into the interpreter's.
+    pub fn sync_out(&mut self, machine: &LlMachine<'_>, header: &Header) -> Result<(), String> {
+        let mut done = 0;
+        // `to_ll` appends the objects a trace allocated as it meets them.
+        while done < self.pairs.len() {
+            let (obj, at) = self.pairs[done].clone();
+            done += 1;
+            let type_name = obj.borrow().type_name.to_string();
+            let ct = header.types[&type_name].clone();
+            let layout = ct.layout();
+            if let ContainerType::GcStruct { fields, .. } = &ct {
+                for (k, (name, t)) in fields.iter().enumerate() {
+                    let Some(flavor) = Flavor::of_type(t) else {
+                        continue;
+                    };
+                    let off = layout.offset_of(name).unwrap_or(0);
+                    let bits = self.heap.read(at + off, t)?;
+                    let v = self.to_ll(machine, header, bits, flavor)?;
+                    obj.borrow_mut().fields[k] = v;
+                }
+            }
+            let item = match &ct {
+                ContainerType::GcArray { item } => Some(item.clone()),
+                ContainerType::GcStruct { var_item, .. } => var_item.clone(),
+            };
+            let (Some(item), Some((items_offset, item_size))) = (item, layout.items) else {
+                continue;
+            };
+            let n = obj.borrow().items.len();
+            for k in 0..n {
+                let bits = self.heap.read(at + items_offset + k * item_size, &item)?;
+                let is_bytes = matches!(obj.borrow().items, Items::Bytes(_));
+                if is_bytes {
+                    if let Items::Bytes(b) = &mut obj.borrow_mut().items {
+                        b[k] = bits as u8;
+                    }
+                    continue;
+                }
+                let Some(flavor) = Flavor::of_type(&item) else {
+                    continue;
+                };
+                let v = self.to_ll(machine, header, bits, flavor)?;
+                if let Items::Values(vs) = &mut obj.borrow_mut().items {
+                    vs[k] = v;
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,599 @@
+//! The tracer: runs jitcodes as the blackhole does (every operation is
+//! executed, so the program goes on as it would) and records what each
+//! did as trace operations on boxes, as the original's `pyjitpl.py`.
+//!
+//! A register holds its value and what the trace knows of it: a box, or a
+//! constant. An operation whose arguments are all constants and which is
+//! pure is not recorded (its result is a constant); a branch on a box
+//! becomes a guard; a green that is a box at a merge point is promoted
+//! (`guard_value`), as the original's codewriter does with
+//! `promote_greens`; a regular call pushes the callee's frame, so the
+//! trace goes through it. The trace closes when the portal comes back to
+//! its merge point with the greens it started from: its inputs are the
+//! reds there, and it ends with `jump` of the reds now.
+//!
+//! Every guard's first fail arg is the constant index of its resume data
+//! (the original's `ResumeGuardDescr`): the frames at the guard, each
+//! register a fail arg or a constant. The optimizer keeps constant fail
+//! args, so the index survives it, and a failing guard names its frames
+//! whatever became of the trace around it.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::Arc;
+
+use rpy_passes::llinterp::{LlError, LlMachine, LlValue};
+
+use super::mirror::{Flavor, Mirror};
+use crate::blackhole::{internal, switch_key, truthy, Blackhole, Frame};
+use crate::codewriter::jitcode::{CallKind, Callee, Insn, Operand, Reg};
+use crate::trace::{opc, BoxInfo, DescrId, Header, Kind, Op, Trace, Value, OPS};
+use crate::warmstate::GreenKey;
+
+/// What a register holds when a guard fails: a fail arg (by index, and
+/// what kind of interpreter value its word is) or a constant.
+#[derive(Clone, Debug)]
+pub enum Saved {
+    Arg(usize, Flavor),
+    Const(LlValue),
+}
+
+/// One frame as a guard saves it.
+#[derive(Clone, Debug)]
+pub struct FrameSnapshot {
+    pub code: usize,
+    /// Where the frame goes on: for the guarding frame, the branch the
+    /// guard stands for (run again, now going the other way).
+    pub pc: usize,
+    pub result: Option<Reg>,
+    pub registers: Vec<(Reg, Saved)>,
+}
+
+/// The frames a guard saves, outermost first.
+pub type ResumeFrames = Vec<FrameSnapshot>;
+
+/// A trace that closed its loop, with its guards' resume data.
+pub struct Recorded {
+    pub trace: Trace,
+    pub resumes: Vec<ResumeFrames>,
+}
+
+/// How recording ended.
+pub enum Recording {
+    Closed(Recorded),
+    /// Tracing gave up (why); the frames stand where it stopped, and the
+    /// blackhole goes on from there.
+    Aborted(String),
+}
+
+/// The original's default `trace_limit`: recorded operations before a
+/// trace is given up.
+pub const DEFAULT_TRACE_LIMIT: usize = 6000;
+
+struct Tracer<'m> {
+    header: Header,
+    boxes: Vec<BoxInfo>,
+    ops: Vec<Op>,
+    resumes: Vec<ResumeFrames>,
+    /// Per frame, per bank, per register: what the trace knows of it.
+    known: Vec<[Vec<Value>; 3]>,
+    mirror: &'m mut Mirror,
+}
+
+fn kind_of(v: &LlValue) -> Kind {
+    match v {
+        LlValue::Float(_) => Kind::Float,
+        LlValue::Ptr(_) => Kind::Ref,
+        LlValue::Void => Kind::Void,
+        _ => Kind::Int,
+    }
+}
+
+impl Tracer<'_> {
+    /// A new box of `kind`.
+    fn new_box(&mut self, kind: Kind) -> Value {
+        let n = self.boxes.len() as u64;
+        self.boxes.push(BoxInfo::numbered(n, kind));
+        Value::Box(self.boxes.len() - 1)
+    }
+
+    /// The trace constant of an interpreter value.
+    fn constant(&mut self, v: &LlValue) -> Result<Value, String> {
+        Ok(match v {
+            LlValue::Void => Value::Int(0),
+            LlValue::Signed(n) => Value::Int(*n),
+            LlValue::Bool(b) => Value::Int(*b as i64),
+            LlValue::Char(c) => Value::Int(*c as i64),
+            LlValue::Func(f) => Value::Int(f.map_or(0, |g| g as i64 + 1)),
+            LlValue::Float(x) => Value::float(*x),
+            LlValue::Ptr(None) => Value::NullPtr,
+            LlValue::Ptr(Some(o)) => {
+                Value::ConstPtr(self.mirror.address_of(&self.header, o)? as u64)
+            }
+        })
+    }
+
+    /// Records `name(args)` whose concrete result is `result`; a pure
+    /// operation of constants is folded to the result instead.
+    fn record(
+        &mut self,
+        name: &str,
+        args: Vec<Value>,
+        descr: Option<DescrId>,
+        result: &LlValue,
+    ) -> Result<Value, String> {
+        let opcode = opc(name);
+        let info = &OPS[opcode];
+        if info.pure && args.iter().all(|a| a.is_const()) {
+            return self.constant(result);
+        }
+        let out = (info.result != Kind::Void).then(|| self.new_box(info.result));
+        let mut op = Op::new(opcode, args, out.and_then(Value::as_box));
+        op.descr = descr;
+        self.ops.push(op);
+        Ok(out.unwrap_or(Value::Int(0)))
+    }
+
+    /// Records a guard whose failure resumes `frames` with the top one at
+    /// `pc`.
+    fn guard(
+        &mut self,
+        name: &str,
+        args: Vec<Value>,
+        frames: &[Frame],
+        pc: usize,
+    ) -> Result<(), String> {
+        let index = self.resumes.len();
+        let mut fail_args = vec![Value::Int(index as i64)];
+        let mut slots: HashMap<Value, usize> = HashMap::new();
+        let mut snapshot = Vec::with_capacity(frames.len());
+        for (depth, (frame, known)) in frames.iter().zip(&self.known).enumerate() {
+            let mut registers = Vec::new();
+            for bank in 0..3 {
+                for (k, v) in frame.banks[bank].iter().enumerate() {
+                    let Some(flavor) = Flavor::of_value(v) else {
+                        continue;
+                    };
+                    let reg = Reg {
+                        bank: [
+                            crate::codewriter::jitcode::Bank::Int,
+                            crate::codewriter::jitcode::Bank::Ref,
+                            crate::codewriter::jitcode::Bank::Float,
+                        ][bank],
+                        index: k as u16,
+                    };
+                    let saved = match known[bank][k] {
+                        b @ Value::Box(_) => {
+                            let slot = *slots.entry(b).or_insert_with(|| {
+                                fail_args.push(b);
+                                fail_args.len() - 1
+                            });
+                            Saved::Arg(slot, flavor)
+                        }
+                        _ => Saved::Const(v.clone()),
+                    };
+                    registers.push((reg, saved));
+                }
+            }
+            snapshot.push(FrameSnapshot {
+                code: frame.code,
+                pc: if depth + 1 == frames.len() {
+                    pc
+                } else {
+                    frame.pc
+                },
+                result: frame.result,
+                registers,
+            });
+        }
+        self.resumes.push(snapshot);
+        let mut op = Op::new(opc(name), args, None);
+        op.fail_args = Some(fail_args);
+        self.ops.push(op);
+        Ok(())
+    }
+
+    fn set(&mut self, frames: &mut [Frame], r: Reg, concrete: LlValue, known: Value) {
+        let top = frames.len() - 1;
+        frames[top].banks[r.bank as usize][r.index as usize] = concrete;
+        self.known[top][r.bank as usize][r.index as usize] = known;
+    }
+}
+
+/// Records the portal's loop from the merge point just run (the top and
+/// only frame stands after it) with greens `start` and reds `reds`, until
+/// the loop closes or tracing gives up.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn record_loop(
+    blackhole: &Blackhole<'_>,
+    machine: &LlMachine<'_>,
+    frames: &mut Vec<Frame>,
+    start: &GreenKey,
+    reds: &[Operand],
+    mirror: &mut Mirror,
+    header: Header,
+    trace_limit: usize,
+    out: &mut dyn Write,
+) -> Result<Recording, LlError> {
+    let codes = blackhole.codes;
+    let mut t = Tracer {
+        header,
+        boxes: Vec::new(),
+        ops: Vec::new(),
+        resumes: Vec::new(),
+        known: Vec::new(),
+        mirror,
+    };
+    // Every register starts as what it holds; the reds are the inputs.
+    let mut first = [Vec::new(), Vec::new(), Vec::new()];
+    for (bank, values) in frames[0].banks.iter().enumerate() {
+        for v in values {
+            first[bank].push(t.constant(v).map_err(|e| internal(e, "tracer"))?);
+        }
+    }
+    t.known.push(first);
+    let mut inputs = Vec::new();
+    for r in reds {
+        if let Operand::Reg(r) = r {
+            let v = &frames[0].banks[r.bank as usize][r.index as usize];
+            let b = t.new_box(kind_of(v));
+            t.known[0][r.bank as usize][r.index as usize] = b;
+            inputs.push(b.as_box().expect("a box"));
+        }
+    }
+    let abort = |why: String| Ok(Recording::Aborted(why));
+    loop {
+        if t.ops.len() > trace_limit {
+            return abort(format!(
+                "the trace is longer than trace_limit ({trace_limit})"
+            ));
+        }
+        let depth = frames.len() - 1;
+        let frame = &mut frames[depth];
+        let jc = &codes.codes[frame.code];
+        let bound = blackhole.bound[frame.code]
+            .as_ref()
+            .expect("bound before it runs");
+        let at = frame.pc;
+        let Some(insn) = jc.code.get(at) else {
+            return Err(internal(
+                format!("ran off the end of jitcode {}", jc.name),
+                &jc.name,
+            ));
+        };
+        frame.pc += 1;
+        let fail = |m: String| internal(m, &jc.name);
+        // The value and the trace's knowledge of an operand.
+        let get = |frames: &[Frame], known: &[[Vec<Value>; 3]], o: &Operand| -> LlValue {
+            let _ = known;
+            match o {
+                Operand::Reg(r) => frames[depth].banks[r.bank as usize][r.index as usize].clone(),
+                Operand::Const(i) => bound.constants[*i as usize].clone(),
+            }
+        };
+        let know = |t: &mut Tracer, frames: &[Frame], o: &Operand| -> Result<Value, LlError> {
+            match o {
+                Operand::Reg(r) => Ok(t.known[depth][r.bank as usize][r.index as usize]),
+                Operand::Const(_) => t
+                    .constant(&get(frames, &t.known, o))
+                    .map_err(|e| internal(e, &jc.name)),
+            }
+        };
+        match insn {
+            Insn::Op {
+                opname,
+                args,
+                descr,
+                result,
+                ..
+            } => {
+                let op = bound.ops[at]
+                    .as_ref()
+                    .ok_or_else(|| fail(format!("operation {at} of {} is not bound", jc.name)))?;
+                let values: Vec<LlValue> = args.iter().map(|a| get(frames, &t.known, a)).collect();
+                let registers: Vec<LlValue> = args
+                    .iter()
+                    .filter(|a| matches!(a, Operand::Reg(_)))
+                    .map(|a| get(frames, &t.known, a))
+                    .collect();
+                let v = machine.run(op, &registers, out)?;
+                let mut known = Vec::with_capacity(args.len());
+                for a in args {
+                    known.push(know(&mut t, frames, a)?);
+                }
+                let recorded = match record_op(&mut t, opname, descr.as_deref(), &values, known, &v)
+                {
+                    Ok(Some(k)) => k,
+                    Ok(None) => {
+                        return abort(format!("the tracer does not know the operation '{opname}'"))
+                    }
+                    Err(e) => return Err(fail(e)),
+                };
+                if let Some(r) = result {
+                    t.set(frames, *r, v, recorded);
+                }
+            }
+            Insn::Move { from, to } => {
+                let v = get(frames, &t.known, from);
+                let k = know(&mut t, frames, from)?;
+                t.set(frames, *to, v, k);
+            }
+            Insn::Goto(l) => frames[depth].pc = *l as usize,
+            Insn::GotoIfNot { cond, target } => {
+                let taken = truthy(&get(frames, &t.known, cond)).map_err(fail)?;
+                let k = know(&mut t, frames, cond)?;
+                if !k.is_const() {
+                    let name = if taken { "guard_true" } else { "guard_false" };
+                    t.guard(name, vec![k], frames, at).map_err(fail)?;
+                }
+                if !taken {
+                    frames[depth].pc = *target as usize;
+                }
+            }
+            Insn::Switch { on, cases, default } => {
+                let key = switch_key(&get(frames, &t.known, on)).map_err(fail)?;
+                let k = know(&mut t, frames, on)?;
+                if !k.is_const() {
+                    t.guard("guard_value", vec![k, Value::Int(key)], frames, at)
+                        .map_err(fail)?;
+                }
+                let target = cases
+                    .iter()
+                    .find(|(c, _)| *c == key)
+                    .map(|(_, l)| *l)
+                    .or(*default)
+                    .ok_or_else(|| fail(format!("no case of a switch matches {key}")))?;
+                frames[depth].pc = target as usize;
+            }
+            Insn::Catch { .. } | Insn::CanEnterJit { .. } => {}
+            Insn::JitMergePoint {
+                driver,
+                greens,
+                reds,
+            } => {
+                if depth > 0 {
+                    continue;
+                }
+                let mut values = Vec::with_capacity(greens.len());
+                for g in greens {
+                    let v = get(frames, &t.known, g);
+                    let k = know(&mut t, frames, g)?;
+                    if !k.is_const() {
+                        let c = t.constant(&v).map_err(fail)?;
+                        t.guard("guard_value", vec![k, c], frames, at)
+                            .map_err(fail)?;
+                        if let Operand::Reg(r) = g {
+                            t.known[0][r.bank as usize][r.index as usize] = c;
+                        }
+                    }
+                    values.push(v);
+                }
+                if GreenKey::new(driver, &values) != *start {
+                    continue;
+                }
+                let mut jump = Vec::with_capacity(reds.len());
+                for r in reds {
+                    if matches!(r, Operand::Reg(_)) {
+                        jump.push(know(&mut t, frames, r)?);
+                    }
+                }
+                t.ops.push(Op::new(opc("jump"), jump, None));
+                // The blackhole goes on from the merge point, where the
+                // loop just compiled is entered.
+                frames[0].pc = at;
+                let trace = Trace {
+                    header: Arc::new(t.header),
+                    boxes: t.boxes,
+                    inputs,
+                    ops: t.ops,
+                };
+                return Ok(Recording::Closed(Recorded {
+                    trace,
+                    resumes: t.resumes,
+                }));
+            }
+            Insn::Call {
+                callee,
+                args,
+                result,
+                descr,
+            } => {
+                let graph = match callee {
+                    Callee::Runtime { name, .. } => {
+                        return abort(format!("a call to the runtime function '{name}'"))
+                    }
+                    Callee::Graph { graph, .. } => *graph,
+                    Callee::Pointer { pointer, .. } => {
+                        let LlValue::Func(Some(g)) = get(frames, &t.known, pointer) else {
+                            return Err(fail("a call through a null function pointer".into()));
+                        };
+                        let k = know(&mut t, frames, pointer)?;
+                        if !k.is_const() {
+                            t.guard("guard_value", vec![k, Value::Int(g as i64 + 1)], frames, at)
+                                .map_err(fail)?;
+                        }
+                        g
+                    }
+                };
+                let values: Vec<LlValue> = args.iter().map(|a| get(frames, &t.known, a)).collect();
+                let mut known = Vec::with_capacity(args.len());
+                for a in args {
+                    known.push(know(&mut t, frames, a)?);
+                }
+                let code = (descr.kind == CallKind::Regular)
+                    .then(|| codes.by_graph(graph))
+                    .flatten();
+                match code {
+                    Some(code) => {
+                        let callee = blackhole.new_frame(code, values, *result);
+                        let mut k = callee
+                            .banks
+                            .clone()
+                            .map(|b| b.into_iter().map(|_| Value::Int(0)).collect::<Vec<_>>());
+                        for (p, v) in codes.codes[code].params.iter().zip(known) {
+                            if let Some(r) = p {
+                                k[r.bank as usize][r.index as usize] = v;
+                            }
+                        }
+                        frames.push(callee);
+                        t.known.push(k);
+                    }
+                    None if descr.kind == CallKind::Pure && known.iter().all(|k| k.is_const()) => {
+                        // An elidable call of constants: its result is one.
+                        match machine.call(graph, values, out)? {
+                            rpy_passes::llinterp::CallOutcome::Returned(v) => {
+                                let c = t.constant(&v).map_err(fail)?;
+                                if let Some(r) = result {
+                                    t.set(frames, *r, v, c);
+                                }
+                            }
+                            rpy_passes::llinterp::CallOutcome::Raised { .. } => {
+                                return abort("an elidable call raised".into())
+                            }
+                        }
+                    }
+                    None => {
+                        return abort(format!(
+                            "a residual call to '{}'",
+                            machine.graph_name(graph)
+                        ))
+                    }
+                }
+            }
+            Insn::Raise { .. } => return abort("an exception is raised".into()),
+            Insn::Return(v) => {
+                if depth == 0 {
+                    return abort("the portal returns".into());
+                }
+                let value = v
+                    .as_ref()
+                    .map_or(LlValue::Void, |v| get(frames, &t.known, v));
+                let k = match v {
+                    Some(v) => know(&mut t, frames, v)?,
+                    None => Value::Int(0),
+                };
+                let done = frames.pop().expect("the returning frame");
+                t.known.pop();
+                if let Some(r) = done.result {
+                    t.set(frames, r, value, k);
+                }
+            }
+        }
+    }
+}
+
+/// Records one low-level operation; `None` when the tracer does not know
+/// it.
+fn record_op(
+    t: &mut Tracer,
+    opname: &str,
+    descr: Option<&str>,
+    values: &[LlValue],
+    args: Vec<Value>,
+    result: &LlValue,
+) -> Result<Option<Value>, String> {
+    let arg = |i: usize| args[i];
+    // The array type of an object operand, from the object itself.
+    let array_of = |t: &mut Tracer, i: usize| -> Result<DescrId, String> {
+        match &values[i] {
+            LlValue::Ptr(Some(o)) => {
+                let name = o.borrow().type_name.to_string();
+                t.header.array_descr(&name)
+            }
+            _ => Err(format!("'{opname}' of a null pointer")),
+        }
+    };
+    let field = |t: &mut Tracer| -> Result<(DescrId, Kind), String> {
+        let d = descr.ok_or_else(|| format!("'{opname}' without a field"))?;
+        let (s, f) = d
+            .split_once('.')
+            .ok_or_else(|| format!("'{opname}' of '{d}', not a field"))?;
+        let id = t.header.field_descr(s, f)?;
+        let kind = match &t.header.descrs[id].data {
+            crate::trace::DescrData::Field { ty, .. } => Kind::of_lltype(ty),
+            _ => Kind::Void,
+        };
+        Ok((id, kind))
+    };
+    let suffixed = |base: &str, k: Kind| format!("{base}_{}", k.prefix()).replace("_p", "_r");
+    Ok(Some(match opname {
+        "same_as"
+        | "cast_pointer"
+        | "cast_char_to_int"
+        | "cast_bool_to_int"
+        | "cast_int_to_uint"
+        | "cast_uint_to_int"
+        | "cast_unichar_to_int"
+        | "cast_int_to_unichar" => arg(0),
+        "cast_int_to_char" => t.record("int_and", vec![arg(0), Value::Int(0xff)], None, result)?,
+        "bool_not" => t.record("int_is_zero", args, None, result)?,
+        "char_eq" | "char_ne" | "char_lt" | "char_le" | "char_gt" | "char_ge" | "unichar_eq"
+        | "unichar_ne" => {
+            let name = format!("int_{}", opname.rsplit('_').next().unwrap_or("eq"));
+            t.record(&name, args, None, result)?
+        }
+        "int_between" => {
+            let low = t.record("int_le", vec![arg(0), arg(1)], None, &LlValue::Bool(true))?;
+            let high = t.record("int_lt", vec![arg(1), arg(2)], None, &LlValue::Bool(true))?;
+            if low.is_const() && high.is_const() {
+                t.constant(result)?
+            } else {
+                t.record("int_and", vec![low, high], None, result)?
+            }
+        }
+        "ptr_iszero" => t.record("ptr_eq", vec![arg(0), Value::NullPtr], None, result)?,
+        "ptr_nonzero" => t.record("ptr_ne", vec![arg(0), Value::NullPtr], None, result)?,
+        "getfield" => {
+            let (d, k) = field(t)?;
+            if k == Kind::Void {
+                Value::Int(0)
+            } else {
+                t.record(&suffixed("getfield_gc", k), vec![arg(0)], Some(d), result)?
+            }
+        }
+        "setfield" => {
+            let (d, k) = field(t)?;
+            if k != Kind::Void {
+                t.record("setfield_gc", vec![arg(0), arg(1)], Some(d), result)?;
+            }
+            Value::Int(0)
+        }
+        "getarrayitem" => {
+            let d = array_of(t, 0)?;
+            let k = kind_of(result);
+            t.record(
+                &suffixed("getarrayitem_gc", k),
+                vec![arg(0), arg(1)],
+                Some(d),
+                result,
+            )?
+        }
+        "setarrayitem" => {
+            let d = array_of(t, 0)?;
+            t.record("setarrayitem_gc", args, Some(d), result)?;
+            Value::Int(0)
+        }
+        "getarraysize" => {
+            let d = array_of(t, 0)?;
+            t.record("arraylen_gc", args, Some(d), result)?
+        }
+        "malloc" => {
+            let s = descr.ok_or("'malloc' without a type")?;
+            let d = t.header.size_descr(s)?;
+            t.record("new", vec![], Some(d), result)?
+        }
+        "malloc_varsize" => {
+            let s = descr.ok_or("'malloc_varsize' without a type")?;
+            let d = t.header.array_descr(s)?;
+            t.record("new_array", vec![arg(0)], Some(d), result)?
+        }
+        name if crate::trace::opcode(name).is_some_and(|o| {
+            let info = &OPS[o];
+            info.pure && info.descr == crate::trace::DescrNeed::None && !info.guard
+        }) =>
+        {
+            t.record(name, args, None, result)?
+        }
+        _ => return Ok(None),
+    }))
+}
