@@ -790,9 +790,34 @@ impl Header {
         self.types.keys().nth(index).map(String::as_str)
     }
 
-    /// The descr of field `field` of struct `strukt` (`strukt.field`).
+    /// The descr of field `field` of struct `strukt`. An instance struct
+    /// begins with its base class's fields, so one field may be reached
+    /// through several structs (`inst_W_Int.typeptr`,
+    /// `inst_W_Object.typeptr`): the descr is the one of the smallest
+    /// struct that holds the field and whose fields begin `strukt`'s (as
+    /// the LLInterpreter's `is_part`), so that the optimizer sees one
+    /// field, not two that never alias.
     pub fn field_descr(&mut self, strukt: &str, field: &str) -> Result<DescrId, String> {
-        self.resolve_descr(&format!("{strukt}.{field}"))
+        let Some(ContainerType::GcStruct { fields, .. }) = self.types.get(strukt) else {
+            return self.resolve_descr(&format!("{strukt}.{field}"));
+        };
+        let Some(at) = fields.iter().position(|(f, _)| f == field) else {
+            return Err(format!("struct '{strukt}' has no field '{field}'"));
+        };
+        let own = fields;
+        let base = self
+            .types
+            .iter()
+            .filter_map(|(name, ct)| match ct {
+                ContainerType::GcStruct {
+                    fields,
+                    var_item: None,
+                } if fields.len() > at && own.starts_with(fields) => Some((fields.len(), name)),
+                _ => None,
+            })
+            .min()
+            .map_or_else(|| strukt.to_string(), |(_, name)| name.clone());
+        self.resolve_descr(&format!("{base}.{field}"))
     }
 
     /// The descr `new` allocates a program struct by.

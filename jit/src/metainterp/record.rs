@@ -241,12 +241,21 @@ pub(crate) fn record_loop(
             inputs.push(b.as_box().expect("a box"));
         }
     }
-    let abort = |why: String| Ok(Recording::Aborted(why));
+    // Tracing gives up before the instruction at `at` runs: the
+    // blackhole runs it.
+    let abort = |frames: &mut Vec<Frame>, at: usize, why: String| {
+        let top = frames.len() - 1;
+        frames[top].pc = at;
+        Ok(Recording::Aborted(why))
+    };
     loop {
         if t.ops.len() > trace_limit {
-            return abort(format!(
-                "the trace is longer than trace_limit ({trace_limit})"
-            ));
+            let at = frames[frames.len() - 1].pc;
+            return abort(
+                frames,
+                at,
+                format!("the trace is longer than trace_limit ({trace_limit})"),
+            );
         }
         let depth = frames.len() - 1;
         let frame = &mut frames[depth];
@@ -287,6 +296,13 @@ pub(crate) fn record_loop(
                 result,
                 ..
             } => {
+                if !tracer_knows(opname) {
+                    return abort(
+                        frames,
+                        at,
+                        format!("the tracer does not know the operation '{opname}'"),
+                    );
+                }
                 let op = bound.ops[at]
                     .as_ref()
                     .ok_or_else(|| fail(format!("operation {at} of {} is not bound", jc.name)))?;
@@ -304,9 +320,7 @@ pub(crate) fn record_loop(
                 let recorded = match record_op(&mut t, opname, descr.as_deref(), &values, known, &v)
                 {
                     Ok(Some(k)) => k,
-                    Ok(None) => {
-                        return abort(format!("the tracer does not know the operation '{opname}'"))
-                    }
+                    Ok(None) => return Err(fail(format!("the tracer cannot record '{opname}'"))),
                     Err(e) => return Err(fail(e)),
                 };
                 if let Some(r) = result {
@@ -400,7 +414,11 @@ pub(crate) fn record_loop(
             } => {
                 let graph = match callee {
                     Callee::Runtime { name, .. } => {
-                        return abort(format!("a call to the runtime function '{name}'"))
+                        return abort(
+                            frames,
+                            at,
+                            format!("a call to the runtime function '{name}'"),
+                        )
                     }
                     Callee::Graph { graph, .. } => *graph,
                     Callee::Pointer { pointer, .. } => {
@@ -448,22 +466,25 @@ pub(crate) fn record_loop(
                                 }
                             }
                             rpy_passes::llinterp::CallOutcome::Raised { .. } => {
-                                return abort("an elidable call raised".into())
+                                return Err(fail(
+                                    "an elidable call of constants raised while tracing".into(),
+                                ))
                             }
                         }
                     }
                     None => {
-                        return abort(format!(
-                            "a residual call to '{}'",
-                            machine.graph_name(graph)
-                        ))
+                        return abort(
+                            frames,
+                            at,
+                            format!("a residual call to '{}'", machine.graph_name(graph)),
+                        )
                     }
                 }
             }
-            Insn::Raise { .. } => return abort("an exception is raised".into()),
+            Insn::Raise { .. } => return abort(frames, at, "an exception is raised".into()),
             Insn::Return(v) => {
                 if depth == 0 {
-                    return abort("the portal returns".into());
+                    return abort(frames, at, "the portal returns".into());
                 }
                 let value = v
                     .as_ref()
@@ -480,6 +501,50 @@ pub(crate) fn record_loop(
             }
         }
     }
+}
+
+/// Whether `record_op` records the low-level operation `opname`.
+fn tracer_knows(opname: &str) -> bool {
+    matches!(
+        opname,
+        "same_as"
+            | "cast_pointer"
+            | "cast_char_to_int"
+            | "cast_bool_to_int"
+            | "cast_int_to_uint"
+            | "cast_uint_to_int"
+            | "cast_unichar_to_int"
+            | "cast_int_to_unichar"
+            | "cast_int_to_char"
+            | "bool_not"
+            | "char_eq"
+            | "char_ne"
+            | "char_lt"
+            | "char_le"
+            | "char_gt"
+            | "char_ge"
+            | "unichar_eq"
+            | "unichar_ne"
+            | "int_between"
+            | "ptr_iszero"
+            | "ptr_nonzero"
+            | "getfield"
+            | "setfield"
+            | "getarrayitem"
+            | "setarrayitem"
+            | "getarraysize"
+            | "malloc"
+            | "malloc_varsize"
+    ) || is_pure_trace_op(opname)
+}
+
+/// A pure trace operation of the same name and meaning as the low-level
+/// one (`int_add`, `float_mul`, `ptr_eq`...).
+fn is_pure_trace_op(opname: &str) -> bool {
+    crate::trace::opcode(opname).is_some_and(|o| {
+        let info = &OPS[o];
+        info.pure && info.descr == crate::trace::DescrNeed::None && !info.guard
+    })
 }
 
 /// Records one low-level operation; `None` when the tracer does not know
@@ -587,13 +652,7 @@ fn record_op(
             let d = t.header.array_descr(s)?;
             t.record("new_array", vec![arg(0)], Some(d), result)?
         }
-        name if crate::trace::opcode(name).is_some_and(|o| {
-            let info = &OPS[o];
-            info.pure && info.descr == crate::trace::DescrNeed::None && !info.guard
-        }) =>
-        {
-            t.record(name, args, None, result)?
-        }
+        name if is_pure_trace_op(name) => t.record(name, args, None, result)?,
         _ => return Ok(None),
     }))
 }
