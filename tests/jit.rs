@@ -83,6 +83,63 @@ fn blackhole_matches_llinterpreter_and_cpython() {
     }
 }
 
+/// The JIT programs with the meta-interpreter: their hot loops are traced,
+/// optimized (or not: a wrong trace must not hide behind the optimizer)
+/// and run as traces, leaving them through failing guards into the
+/// blackhole; what they print is what the LLInterpreter and CPython print.
+#[test]
+fn jit_runs_hot_loops_as_traces_and_matches_llinterpreter() {
+    for p in jit_programs() {
+        let src = p.source();
+        let program = rpy::pipeline::lowlevel(&src).unwrap_or_else(|d| panic!("{d}"));
+        let codes = rpy_jit::codewriter::write_jitcodes(&program);
+        let llinterp = support::interp(&src, &p.argv());
+        for (threshold, opts) in [(3, rpy_jit::optimize::ALL_PASSES), (7, "")] {
+            let params = rpy_jit::metainterp::JitParams {
+                threshold,
+                enable_opts: opts.to_string(),
+                ..Default::default()
+            };
+            let mut out = Vec::new();
+            let run = rpy_jit::blackhole::run_entry(
+                &program,
+                &codes,
+                &p.argv(),
+                &mut out,
+                threshold,
+                Some(params),
+            );
+            let status = match run.status {
+                Ok(s) => s as i32,
+                Err(e) if e.is_fatal() => 1,
+                Err(e) => panic!(
+                    "{} (threshold {threshold}, opts '{opts}'): {} (at {}, in {:?})",
+                    p.name, e.message, e.graph, e.traceback
+                ),
+            };
+            let jit = run.jit.expect("the meta-interpreter ran");
+            let got = (String::from_utf8(out).unwrap(), status);
+            assert_eq!(
+                got, llinterp,
+                "{} (threshold {threshold}, opts '{opts}'): the JIT against the LLInterpreter; its log:\n{}",
+                p.name, jit.log
+            );
+            if p.name.contains("_jit_") {
+                let s = &jit.stats;
+                assert!(
+                    s.loops > 0 && s.loop_entries > 0 && s.guard_failures > 0,
+                    "{} (threshold {threshold}): no loop was compiled, entered and left: {s:?}\n{}",
+                    p.name,
+                    jit.log
+                );
+            }
+        }
+        if let Some(expected) = support::expected(&p) {
+            assert_eq!(llinterp, expected, "{}: LLInterpreter against CPython", p.name);
+        }
+    }
+}
+
 /// Every test program run with every graph the entry point reaches on
 /// jitcodes (every call traced into, the entry point as the portal) prints
 /// what it prints in the LLInterpreter: the codewriter's registers, moves,
