@@ -141,7 +141,8 @@ enum Cmd {
         #[arg(long, conflicts_with = "blackhole")]
         jit: bool,
         /// A JIT parameter, NAME=VALUE (threshold, trace_limit,
-        /// enable_opts), as the original's set_param; repeatable.
+        /// enable_opts as the original's set_param; backend=machine|interp,
+        /// where loops run); repeatable.
         #[arg(long = "jit-param", value_name = "NAME=VALUE", requires = "jit")]
         jit_params: Vec<String>,
         #[command(flatten)]
@@ -943,7 +944,11 @@ fn stem(file: &str) -> String {
 
 /// The `--jit-param NAME=VALUE` settings over the defaults.
 fn parse_jit_params(settings: &[String]) -> Result<rpy_jit::metainterp::JitParams, String> {
-    let mut params = rpy_jit::metainterp::JitParams::default();
+    // Loops run as machine code unless `backend=interp` says otherwise.
+    let mut params = rpy_jit::metainterp::JitParams {
+        backend: std::rc::Rc::new(rpy_backend::x86_64::MachineCode),
+        ..Default::default()
+    };
     for s in settings {
         let (name, value) = s
             .split_once('=')
@@ -957,9 +962,16 @@ fn parse_jit_params(settings: &[String]) -> Result<rpy_jit::metainterp::JitParam
             "threshold" => params.threshold = number()?.max(1),
             "trace_limit" => params.trace_limit = number()? as usize,
             "enable_opts" => params.enable_opts = value.to_string(),
+            "backend" => {
+                params.backend = match value {
+                    "machine" => std::rc::Rc::new(rpy_backend::x86_64::MachineCode),
+                    "interp" => std::rc::Rc::new(rpy_jit::metainterp::Interpreted),
+                    _ => return Err(format!("backend: '{value}' is not 'machine' or 'interp'")),
+                }
+            }
             _ => {
                 return Err(format!(
-                    "no JIT parameter '{name}' (threshold, trace_limit, enable_opts)"
+                    "no JIT parameter '{name}' (threshold, trace_limit, enable_opts, backend)"
                 ))
             }
         }

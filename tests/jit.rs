@@ -86,7 +86,8 @@ fn blackhole_matches_llinterpreter_and_cpython() {
 /// The JIT programs with the meta-interpreter: their hot loops are traced,
 /// optimized (or not: a wrong trace must not hide behind the optimizer)
 /// and run as traces, leaving them through failing guards into the
-/// blackhole; what they print is what the LLInterpreter and CPython print.
+/// blackhole, in the trace interpreter and as machine code; what they print
+/// is what the LLInterpreter and CPython print.
 #[test]
 fn jit_runs_hot_loops_as_traces_and_matches_llinterpreter() {
     for p in jit_programs() {
@@ -94,10 +95,19 @@ fn jit_runs_hot_loops_as_traces_and_matches_llinterpreter() {
         let program = rpy::pipeline::lowlevel(&src).unwrap_or_else(|d| panic!("{d}"));
         let codes = rpy_jit::codewriter::write_jitcodes(&program);
         let llinterp = support::interp(&src, &p.argv());
-        for (threshold, opts) in [(3, rpy_jit::optimize::ALL_PASSES), (7, "")] {
+        let machine: std::rc::Rc<dyn rpy_jit::metainterp::LoopBackend> =
+            std::rc::Rc::new(rpy_backend::x86_64::MachineCode);
+        let interpreted: std::rc::Rc<dyn rpy_jit::metainterp::LoopBackend> =
+            std::rc::Rc::new(rpy_jit::metainterp::Interpreted);
+        for (threshold, opts, backend) in [
+            (3, rpy_jit::optimize::ALL_PASSES, &interpreted),
+            (7, "", &interpreted),
+            (3, rpy_jit::optimize::ALL_PASSES, &machine),
+        ] {
             let params = rpy_jit::metainterp::JitParams {
                 threshold,
                 enable_opts: opts.to_string(),
+                backend: backend.clone(),
                 ..Default::default()
             };
             let mut out = Vec::new();
@@ -249,7 +259,7 @@ fn random_vm_program(seed: u64) -> String {
 
 /// Property: random programs of a small bytecode interpreter print the same
 /// with the JIT (threshold 2, so that loops compile, guards fail and the
-/// blackhole resumes often) as without it.
+/// blackhole resumes often; loops as machine code) as without it.
 #[test]
 fn random_vm_programs_run_the_same_with_the_jit() {
     let path = support::root().join("tests/jit_vm/random_vm.py");
@@ -282,6 +292,7 @@ fn random_vm_programs_run_the_same_with_the_jit() {
             let (plain, plain_status, _, plain_work) = run(None);
             let params = rpy_jit::metainterp::JitParams {
                 threshold: 2,
+                backend: std::rc::Rc::new(rpy_backend::x86_64::MachineCode),
                 ..Default::default()
             };
             let (jitted, jit_status, meta, jit_work) = run(Some(params));

@@ -629,3 +629,24 @@ impl CompiledLoop {
         }
     }
 }
+
+/// Machine code as the meta-interpreter's backend (`rpy interp --jit`):
+/// loops are compiled with every memory access checked against the heap of
+/// mirrored objects, so a wrong trace is an error, never a crash.
+pub struct MachineCode;
+
+impl rpy_jit::metainterp::LoopBackend for MachineCode {
+    fn compile(&self, trace: Trace) -> Result<Box<dyn rpy_jit::metainterp::RunnableLoop>, String> {
+        Ok(Box::new(compile_checked(trace)?))
+    }
+}
+
+impl rpy_jit::metainterp::RunnableLoop for CompiledLoop {
+    fn trace(&self) -> &Trace {
+        &self.trace
+    }
+
+    fn run(&self, inputs: &[RunValue], heap: &mut Heap) -> Outcome {
+        CompiledLoop::run(self, inputs, heap, u64::MAX)
+    }
+}

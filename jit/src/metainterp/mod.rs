@@ -28,13 +28,49 @@ use crate::warmstate::GreenKey;
 use mirror::Mirror;
 use record::{Recording, ResumeFrames, Saved};
 
-/// The JIT's parameters, as the original's `set_param` names them.
-#[derive(Clone, Debug)]
+/// Where compiled loops run. `jit` runs them in the reference trace
+/// interpreter; the backend crate (which depends on this one) provides
+/// machine code.
+pub trait LoopBackend {
+    fn compile(&self, trace: Trace) -> Result<Box<dyn RunnableLoop>, String>;
+}
+
+/// A compiled loop, run on the mirrored objects' memory.
+pub trait RunnableLoop {
+    fn trace(&self) -> &Trace;
+    fn run(&self, inputs: &[RunValue], heap: &mut interp::Heap) -> Outcome;
+}
+
+/// The reference trace interpreter as a backend.
+pub struct Interpreted;
+
+struct InterpretedLoop(Trace);
+
+impl LoopBackend for Interpreted {
+    fn compile(&self, trace: Trace) -> Result<Box<dyn RunnableLoop>, String> {
+        Ok(Box::new(InterpretedLoop(trace)))
+    }
+}
+
+impl RunnableLoop for InterpretedLoop {
+    fn trace(&self) -> &Trace {
+        &self.0
+    }
+
+    fn run(&self, inputs: &[RunValue], heap: &mut interp::Heap) -> Outcome {
+        interp::run(&self.0, inputs, heap, u64::MAX)
+    }
+}
+
+/// The JIT's parameters, as the original's `set_param` names them, and the
+/// backend.
+#[derive(Clone)]
 pub struct JitParams {
     pub threshold: u32,
     pub trace_limit: usize,
     /// The optimizations, `:`-separated (the original's `enable_opts`).
     pub enable_opts: String,
+    pub backend: std::rc::Rc<dyn LoopBackend>,
 }
 
 impl Default for JitParams {
@@ -43,6 +79,7 @@ impl Default for JitParams {
             threshold: crate::warmstate::DEFAULT_THRESHOLD,
             trace_limit: record::DEFAULT_TRACE_LIMIT,
             enable_opts: crate::optimize::ALL_PASSES.to_string(),
+            backend: std::rc::Rc::new(Interpreted),
         }
     }
 }
@@ -57,7 +94,7 @@ pub struct JitStats {
 }
 
 struct CompiledLoop {
-    trace: Trace,
+    code: Box<dyn RunnableLoop>,
     resumes: Vec<ResumeFrames>,
 }
 
@@ -154,16 +191,25 @@ impl MetaInterp {
                             "# loop {n}, optimized\n{}",
                             crate::text::print_body(&trace)
                         );
-                        self.stats.loops += 1;
                         // The header grew with the descrs the trace named.
                         self.header = Some((*trace.header).clone());
-                        self.loops.insert(
-                            key,
-                            CompiledLoop {
-                                trace,
-                                resumes: recorded.resumes,
-                            },
-                        );
+                        match self.params.backend.compile(trace) {
+                            Ok(code) => {
+                                self.stats.loops += 1;
+                                self.loops.insert(
+                                    key,
+                                    CompiledLoop {
+                                        code,
+                                        resumes: recorded.resumes,
+                                    },
+                                );
+                            }
+                            Err(e) => {
+                                self.stats.aborts += 1;
+                                let _ = writeln!(self.log, "# abort: the backend failed: {e}\n");
+                                self.given_up.insert(key);
+                            }
+                        }
                     }
                     Err(e) => {
                         self.stats.aborts += 1;
@@ -187,7 +233,7 @@ impl MetaInterp {
         reds: &[Operand],
     ) -> Result<(), LlError> {
         let compiled = &self.loops[key];
-        let header = &compiled.trace.header;
+        let header = &compiled.code.trace().header;
         let fail = |e: String| internal(format!("a compiled loop: {e}"), "jit");
         let mut values = Vec::new();
         for r in reds {
@@ -202,12 +248,11 @@ impl MetaInterp {
             .collect::<Result<_, _>>()
             .map_err(fail)?;
         self.stats.loop_entries += 1;
-        let (guard, saved) =
-            match interp::run(&compiled.trace, &args, &mut self.mirror.heap, u64::MAX) {
-                Outcome::GuardFailed { guard, values } => (guard, values),
-                Outcome::Error(e) => return Err(fail(e)),
-                other => return Err(fail(format!("the loop ended as {other:?}"))),
-            };
+        let (guard, saved) = match compiled.code.run(&args, &mut self.mirror.heap) {
+            Outcome::GuardFailed { guard, values } => (guard, values),
+            Outcome::Error(e) => return Err(fail(e)),
+            other => return Err(fail(format!("the loop ended as {other:?}"))),
+        };
         self.stats.guard_failures += 1;
         let Some(RunValue::Int(index)) = saved.first().copied() else {
             return Err(fail(format!("guard {guard} saved no resume index")));
