@@ -141,7 +141,7 @@ enum Cmd {
         #[arg(long, conflicts_with = "blackhole")]
         jit: bool,
         /// A JIT parameter, NAME=VALUE (threshold, trace_limit,
-        /// enable_opts as the original's set_param; backend=machine|interp,
+        /// trace_eagerness, enable_opts as the original's set_param; backend=machine|interp,
         /// where loops run); repeatable.
         #[arg(long = "jit-param", value_name = "NAME=VALUE", requires = "jit")]
         jit_params: Vec<String>,
@@ -589,15 +589,13 @@ pub fn main() -> i32 {
                 match &run.jit {
                     Some(meta) => {
                         let s = &meta.stats;
-                        eprintln!(
-                            "jit: {} loops, {} aborts, {} loop entries, {} guard failures",
-                            s.loops, s.aborts, s.loop_entries, s.guard_failures
+                        let counts = format!(
+                            "{} loops, {} bridges, {} aborts, {} loop entries, {} guard failures",
+                            s.loops, s.bridges, s.aborts, s.loop_entries, s.guard_failures
                         );
+                        eprintln!("jit: {counts}");
                         if let Some(path) = std::env::var_os("RPY_JITLOG") {
-                            let log = format!(
-                                "{}# {} loops, {} aborts, {} loop entries, {} guard failures\n",
-                                meta.log, s.loops, s.aborts, s.loop_entries, s.guard_failures
-                            );
+                            let log = format!("{}# {counts}\n", meta.log);
                             if let Err(e) = std::fs::write(&path, log) {
                                 eprintln!(
                                     "rpy interp: RPY_JITLOG: {}: {e}",
@@ -961,6 +959,7 @@ fn parse_jit_params(settings: &[String]) -> Result<rpy_jit::metainterp::JitParam
         match name {
             "threshold" => params.threshold = number()?.max(1),
             "trace_limit" => params.trace_limit = number()? as usize,
+            "trace_eagerness" => params.trace_eagerness = number()?.max(1),
             "enable_opts" => params.enable_opts = value.to_string(),
             "backend" => {
                 params.backend = match value {
@@ -971,7 +970,7 @@ fn parse_jit_params(settings: &[String]) -> Result<rpy_jit::metainterp::JitParam
             }
             _ => {
                 return Err(format!(
-                    "no JIT parameter '{name}' (threshold, trace_limit, enable_opts, backend)"
+                    "no JIT parameter '{name}' (threshold, trace_limit, trace_eagerness, enable_opts, backend)"
                 ))
             }
         }

@@ -106,6 +106,7 @@ fn jit_runs_hot_loops_as_traces_and_matches_llinterpreter() {
         ] {
             let params = rpy_jit::metainterp::JitParams {
                 threshold,
+                trace_eagerness: 2,
                 enable_opts: opts.to_string(),
                 backend: backend.clone(),
                 ..Default::default()
@@ -258,8 +259,9 @@ fn random_vm_program(seed: u64) -> String {
 }
 
 /// Property: random programs of a small bytecode interpreter print the same
-/// with the JIT (threshold 2, so that loops compile, guards fail and the
-/// blackhole resumes often; loops as machine code) as without it.
+/// with the JIT (threshold 2, so that loops compile, guards fail, bridges
+/// compile and the blackhole resumes often; loops as machine code) as
+/// without it.
 #[test]
 fn random_vm_programs_run_the_same_with_the_jit() {
     let path = support::root().join("tests/jit_vm/random_vm.py");
@@ -272,6 +274,7 @@ fn random_vm_programs_run_the_same_with_the_jit() {
         ..Default::default()
     });
     let compiled = std::cell::Cell::new(0);
+    let bridges = std::cell::Cell::new(0);
     // Jitcode instructions the blackhole ran without and with the JIT.
     let work = std::cell::Cell::new((0u64, 0u64));
     runner
@@ -292,12 +295,14 @@ fn random_vm_programs_run_the_same_with_the_jit() {
             let (plain, plain_status, _, plain_work) = run(None);
             let params = rpy_jit::metainterp::JitParams {
                 threshold: 2,
+                trace_eagerness: 2,
                 backend: std::rc::Rc::new(rpy_backend::x86_64::MachineCode),
                 ..Default::default()
             };
             let (jitted, jit_status, meta, jit_work) = run(Some(params));
             let meta = meta.expect("the meta-interpreter ran");
             compiled.set(compiled.get() + meta.stats.loops);
+            bridges.set(bridges.get() + meta.stats.bridges);
             work.set((work.get().0 + plain_work, work.get().1 + jit_work));
             proptest::prop_assert_eq!(
                 (&jitted, &jit_status),

@@ -50,6 +50,15 @@ impl Flavor {
         })
     }
 
+    /// The kind of trace box that holds it.
+    pub fn kind(self) -> crate::trace::Kind {
+        match self {
+            Flavor::Float => crate::trace::Kind::Float,
+            Flavor::Ref => crate::trace::Kind::Ref,
+            _ => crate::trace::Kind::Int,
+        }
+    }
+
     pub fn of_type(t: &LowLevelType) -> Option<Flavor> {
         Some(match t {
             LowLevelType::Void => return None,

@@ -26,7 +26,7 @@ use crate::interp::{self, Outcome, RunValue};
 use crate::trace::{Header, Trace};
 use crate::warmstate::GreenKey;
 use mirror::Mirror;
-use record::{Recording, ResumeFrames, Saved};
+use record::{MergeTarget, Recording, ResumeFrames, Saved, Start};
 
 /// Where compiled loops run. `jit` runs them in the reference trace
 /// interpreter; the backend crate (which depends on this one) provides
@@ -62,6 +62,9 @@ impl RunnableLoop for InterpretedLoop {
     }
 }
 
+/// The original's default `trace_eagerness`.
+pub const DEFAULT_TRACE_EAGERNESS: u32 = 200;
+
 /// The JIT's parameters, as the original's `set_param` names them, and the
 /// backend.
 #[derive(Clone)]
@@ -70,6 +73,8 @@ pub struct JitParams {
     pub trace_limit: usize,
     /// The optimizations, `:`-separated (the original's `enable_opts`).
     pub enable_opts: String,
+    /// How often a guard fails before a bridge is traced from it.
+    pub trace_eagerness: u32,
     pub backend: std::rc::Rc<dyn LoopBackend>,
 }
 
@@ -79,6 +84,7 @@ impl Default for JitParams {
             threshold: crate::warmstate::DEFAULT_THRESHOLD,
             trace_limit: record::DEFAULT_TRACE_LIMIT,
             enable_opts: crate::optimize::ALL_PASSES.to_string(),
+            trace_eagerness: DEFAULT_TRACE_EAGERNESS,
             backend: std::rc::Rc::new(Interpreted),
         }
     }
@@ -88,14 +94,22 @@ impl Default for JitParams {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct JitStats {
     pub loops: u64,
+    pub bridges: u64,
     pub aborts: u64,
     pub loop_entries: u64,
     pub guard_failures: u64,
 }
 
-struct CompiledLoop {
+/// A compiled trace: a loop, or a bridge from a guard of another.
+struct Compiled {
     code: Box<dyn RunnableLoop>,
     resumes: Vec<ResumeFrames>,
+    /// How often each guard (by resume index) failed.
+    failures: Vec<u32>,
+    /// The bridges attached to guards, by resume index.
+    bridges: HashMap<usize, usize>,
+    /// For a bridge: the merge point it ends at.
+    end: Option<MergeTarget>,
 }
 
 /// The meta-interpreter's state over one run.
@@ -106,12 +120,27 @@ pub struct MetaInterp {
     pending: HashSet<GreenKey>,
     /// Keys whose tracing was given up.
     given_up: HashSet<GreenKey>,
-    loops: HashMap<GreenKey, CompiledLoop>,
+    /// Guards (trace, resume index) whose bridge was given up.
+    given_up_guards: HashSet<(usize, usize)>,
+    compiled: Vec<Compiled>,
+    /// The trace entered at each key's merge point.
+    loops: HashMap<GreenKey, usize>,
+    /// The keys of `loops`.
+    loop_keys: HashSet<GreenKey>,
     mirror: Mirror,
     header: Option<Header>,
     /// The JIT log: each trace as recorded and as optimized, in the text
     /// syntax of `rpy trace`, and each abort.
     pub log: String,
+}
+
+/// What a run of compiled code left the blackhole to do.
+enum Exit {
+    /// Go on from these frames.
+    Frames(Vec<Frame>),
+    /// A guard of trace `.0` with resume index `.1` failed often: trace a
+    /// bridge from the frames it saved.
+    Bridge(usize, usize, Vec<Frame>),
 }
 
 impl MetaInterp {
@@ -121,7 +150,10 @@ impl MetaInterp {
             stats: JitStats::default(),
             pending: HashSet::new(),
             given_up: HashSet::new(),
+            given_up_guards: HashSet::new(),
+            compiled: Vec::new(),
             loops: HashMap::new(),
+            loop_keys: HashSet::new(),
             mirror: Mirror::default(),
             header: None,
             log: String::new(),
@@ -149,120 +181,236 @@ impl MetaInterp {
         out: &mut dyn Write,
     ) -> Result<(), LlError> {
         let key = GreenKey::new(driver, greens);
-        if self.loops.contains_key(&key) {
-            return self.enter(blackhole, machine, frames, &key, reds);
+        if let Some(&id) = self.loops.get(&key) {
+            let mut values = Vec::new();
+            for r in reds {
+                if let Operand::Reg(r) = r {
+                    values.push(frames[0].banks[r.bank as usize][r.index as usize].clone());
+                }
+            }
+            match self.enter(blackhole, machine, id, &values)? {
+                Exit::Frames(rebuilt) => *frames = rebuilt,
+                Exit::Bridge(parent, guard, rebuilt) => {
+                    *frames = rebuilt;
+                    self.trace_bridge(blackhole, machine, frames, parent, guard, out)?;
+                }
+            }
+            return Ok(());
         }
         if !self.pending.remove(&key) {
             return Ok(());
         }
-        let header = self
-            .header
-            .get_or_insert_with(|| Header::of_program(machine.container_types()))
-            .clone();
-        let recording = record::record_loop(
+        let header = self.header(machine);
+        let recording = record::record(
             blackhole,
             machine,
             frames,
-            &key,
-            reds,
+            Start::Loop {
+                key: &key,
+                reds,
+                compiled: &self.loop_keys,
+            },
             &mut self.mirror,
             header,
             self.params.trace_limit,
             out,
         )?;
-        let greens_text = crate::warmstate::greens_text(greens).join(", ");
-        match recording {
+        let what = format!(
+            "loop {} [{}]",
+            driver,
+            crate::warmstate::greens_text(greens).join(", ")
+        );
+        if let Some(id) = self.compile(recording, &what, false) {
+            self.loop_keys.insert(key.clone());
+            self.loops.insert(key, id);
+        } else {
+            self.given_up.insert(key);
+        }
+        Ok(())
+    }
+
+    fn header(&mut self, machine: &LlMachine<'_>) -> Header {
+        self.header
+            .get_or_insert_with(|| Header::of_program(machine.container_types()))
+            .clone()
+    }
+
+    /// Optimizes and compiles a recorded trace, logging both; its index,
+    /// or `None` when recording, optimizing or compiling gave up.
+    fn compile(&mut self, recording: Recording, what: &str, bridge: bool) -> Option<usize> {
+        let recorded = match recording {
             Recording::Aborted(why) => {
                 self.stats.aborts += 1;
-                let _ = writeln!(self.log, "# abort {driver} [{greens_text}]: {why}\n");
-                self.given_up.insert(key);
+                let _ = writeln!(self.log, "# abort {what}: {why}\n");
+                return None;
             }
-            Recording::Closed(recorded) => {
-                let n = self.stats.loops;
-                let _ = writeln!(
-                    self.log,
-                    "# loop {n} {driver} [{greens_text}], recorded\n{}",
-                    crate::text::print_body(&recorded.trace)
-                );
-                match crate::optimize::optimize(&recorded.trace, &self.params.enable_opts) {
-                    Ok(trace) => {
-                        let _ = writeln!(
-                            self.log,
-                            "# loop {n}, optimized\n{}",
-                            crate::text::print_body(&trace)
-                        );
-                        // The header grew with the descrs the trace named.
-                        self.header = Some((*trace.header).clone());
-                        match self.params.backend.compile(trace) {
-                            Ok(code) => {
-                                self.stats.loops += 1;
-                                self.loops.insert(
-                                    key,
-                                    CompiledLoop {
-                                        code,
-                                        resumes: recorded.resumes,
-                                    },
-                                );
-                            }
-                            Err(e) => {
-                                self.stats.aborts += 1;
-                                let _ = writeln!(self.log, "# abort: the backend failed: {e}\n");
-                                self.given_up.insert(key);
-                            }
-                        }
-                    }
-                    Err(e) => {
-                        self.stats.aborts += 1;
-                        let _ = writeln!(self.log, "# abort: the optimizer failed: {e}\n");
-                        self.given_up.insert(key);
-                    }
+            Recording::Closed(recorded) => recorded,
+        };
+        let id = self.compiled.len();
+        let _ = writeln!(
+            self.log,
+            "# trace {id}: {what}, recorded\n{}",
+            crate::text::print_body(&recorded.trace)
+        );
+        let trace = match crate::optimize::optimize(&recorded.trace, &self.params.enable_opts) {
+            Ok(trace) => trace,
+            Err(e) => {
+                self.stats.aborts += 1;
+                let _ = writeln!(self.log, "# abort {what}: the optimizer failed: {e}\n");
+                return None;
+            }
+        };
+        let _ = writeln!(
+            self.log,
+            "# trace {id}: {what}, optimized\n{}",
+            crate::text::print_body(&trace)
+        );
+        // The header grew with the descrs the trace named.
+        self.header = Some((*trace.header).clone());
+        match self.params.backend.compile(trace) {
+            Ok(code) => {
+                if bridge {
+                    self.stats.bridges += 1;
+                } else {
+                    self.stats.loops += 1;
                 }
+                self.compiled.push(Compiled {
+                    code,
+                    failures: vec![0; recorded.resumes.len()],
+                    resumes: recorded.resumes,
+                    bridges: HashMap::new(),
+                    end: recorded.end,
+                });
+                Some(id)
+            }
+            Err(e) => {
+                self.stats.aborts += 1;
+                let _ = writeln!(self.log, "# abort {what}: the backend failed: {e}\n");
+                None
+            }
+        }
+    }
+
+    /// Traces a bridge from the frames guard `guard` of trace `parent`
+    /// saved (the frames stand there) and attaches it.
+    fn trace_bridge(
+        &mut self,
+        blackhole: &Blackhole<'_>,
+        machine: &LlMachine<'_>,
+        frames: &mut Vec<Frame>,
+        parent: usize,
+        guard: usize,
+        out: &mut dyn Write,
+    ) -> Result<(), LlError> {
+        let header = self.header(machine);
+        let saved = self.compiled[parent].resumes[guard].clone();
+        let recording = record::record(
+            blackhole,
+            machine,
+            frames,
+            Start::Bridge {
+                saved: &saved,
+                compiled: &self.loop_keys,
+            },
+            &mut self.mirror,
+            header,
+            self.params.trace_limit,
+            out,
+        )?;
+        let what = format!("bridge from guard {guard} of trace {parent}");
+        match self.compile(recording, &what, true) {
+            Some(id) => {
+                self.compiled[parent].bridges.insert(guard, id);
+            }
+            None => {
+                self.given_up_guards.insert((parent, guard));
             }
         }
         Ok(())
     }
 
-    /// Runs the loop of `key` from the reds of the portal's frame until a
-    /// guard fails, then rebuilds the frames that guard saved.
+    /// Runs trace `id` from the reds `values` (and on through the bridges
+    /// of its guards and the loops they reach) until a guard with no bridge
+    /// fails; the frames to go on from.
     fn enter(
         &mut self,
         blackhole: &Blackhole<'_>,
         machine: &LlMachine<'_>,
-        frames: &mut Vec<Frame>,
-        key: &GreenKey,
-        reds: &[Operand],
-    ) -> Result<(), LlError> {
-        let compiled = &self.loops[key];
-        let header = &compiled.code.trace().header;
-        let fail = |e: String| internal(format!("a compiled loop: {e}"), "jit");
-        let mut values = Vec::new();
-        for r in reds {
-            if let Operand::Reg(r) = r {
-                values.push(frames[0].banks[r.bank as usize][r.index as usize].clone());
-            }
-        }
-        self.mirror.sync_in(header, &values).map_err(fail)?;
-        let args: Vec<RunValue> = values
+        mut id: usize,
+        values: &[LlValue],
+    ) -> Result<Exit, LlError> {
+        let fail = |e: String| internal(format!("compiled code: {e}"), "jit");
+        let header = self.compiled[id].code.trace().header.clone();
+        self.mirror.sync_in(&header, values).map_err(fail)?;
+        let mut args: Vec<RunValue> = values
             .iter()
-            .map(|v| self.mirror.to_run(header, v))
+            .map(|v| self.mirror.to_run(&header, v))
             .collect::<Result<_, _>>()
             .map_err(fail)?;
         self.stats.loop_entries += 1;
-        let (guard, saved) = match compiled.code.run(&args, &mut self.mirror.heap) {
-            Outcome::GuardFailed { guard, values } => (guard, values),
-            Outcome::Error(e) => return Err(fail(e)),
-            other => return Err(fail(format!("the loop ended as {other:?}"))),
-        };
-        self.stats.guard_failures += 1;
-        let Some(RunValue::Int(index)) = saved.first().copied() else {
-            return Err(fail(format!("guard {guard} saved no resume index")));
-        };
-        let resume = compiled
-            .resumes
-            .get(index as usize)
-            .ok_or_else(|| fail(format!("guard {guard} names resume data {index}")))?;
-        let mut rebuilt = Vec::with_capacity(resume.len());
-        for snapshot in resume {
+        loop {
+            let compiled = &mut self.compiled[id];
+            match compiled.code.run(&args, &mut self.mirror.heap) {
+                Outcome::GuardFailed {
+                    guard,
+                    values: saved,
+                } => {
+                    self.stats.guard_failures += 1;
+                    let Some(RunValue::Int(index)) = saved.first().copied() else {
+                        return Err(fail(format!("guard {guard} saved no resume index")));
+                    };
+                    let index = index as usize;
+                    if index >= compiled.resumes.len() {
+                        return Err(fail(format!("guard {guard} names resume data {index}")));
+                    }
+                    if let Some(&bridge) = compiled.bridges.get(&index) {
+                        id = bridge;
+                        args = saved[1..].to_vec();
+                        continue;
+                    }
+                    compiled.failures[index] += 1;
+                    let wants_bridge = compiled.failures[index] >= self.params.trace_eagerness
+                        && !self.given_up_guards.contains(&(id, index));
+                    let frames = self.rebuild(blackhole, machine, id, index, &saved)?;
+                    self.mirror.sync_out(machine, &header).map_err(fail)?;
+                    return Ok(if wants_bridge {
+                        Exit::Bridge(id, index, frames)
+                    } else {
+                        Exit::Frames(frames)
+                    });
+                }
+                Outcome::Finished(reds) => {
+                    let Some(end) = compiled.end.clone() else {
+                        return Err(fail("a trace finished without a merge point".into()));
+                    };
+                    // A trace ends only where a loop begins.
+                    let Some(&next) = self.loops.get(&end.key) else {
+                        return Err(fail("a trace ends at a merge point with no loop".into()));
+                    };
+                    id = next;
+                    args = reds;
+                }
+                Outcome::Error(e) => return Err(fail(e)),
+                other => return Err(fail(format!("compiled code ended as {other:?}"))),
+            }
+        }
+    }
+
+    /// The frames guard `index` of trace `id` saved, from the values it
+    /// handed back.
+    fn rebuild(
+        &mut self,
+        blackhole: &Blackhole<'_>,
+        machine: &LlMachine<'_>,
+        id: usize,
+        index: usize,
+        saved: &[RunValue],
+    ) -> Result<Vec<Frame>, LlError> {
+        let fail = |e: String| internal(format!("compiled code: {e}"), "jit");
+        let compiled = &self.compiled[id];
+        let header = compiled.code.trace().header.clone();
+        let mut rebuilt = Vec::new();
+        for snapshot in &compiled.resumes[index] {
             let mut frame = blackhole.new_frame(snapshot.code, Vec::new(), snapshot.result);
             frame.pc = snapshot.pc;
             for (reg, s) in &snapshot.registers {
@@ -271,9 +419,9 @@ impl MetaInterp {
                     Saved::Arg(i, flavor) => {
                         let word = saved
                             .get(*i)
-                            .ok_or_else(|| fail(format!("guard {guard} saved no value {i}")))?;
+                            .ok_or_else(|| fail(format!("no saved value {i}")))?;
                         self.mirror
-                            .to_ll(machine, header, word.bits(), *flavor)
+                            .to_ll(machine, &header, word.bits(), *flavor)
                             .map_err(fail)?
                     }
                 };
@@ -281,8 +429,6 @@ impl MetaInterp {
             }
             rebuilt.push(frame);
         }
-        self.mirror.sync_out(machine, header).map_err(fail)?;
-        *frames = rebuilt;
-        Ok(())
+        Ok(rebuilt)
     }
 }

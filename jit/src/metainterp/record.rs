@@ -18,7 +18,7 @@
 //! args, so the index survives it, and a failing guard names its frames
 //! whatever became of the trace around it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::sync::Arc;
 
@@ -52,10 +52,13 @@ pub struct FrameSnapshot {
 /// The frames a guard saves, outermost first.
 pub type ResumeFrames = Vec<FrameSnapshot>;
 
-/// A trace that closed its loop, with its guards' resume data.
+/// A trace that closed its loop or reached its merge point, with its
+/// guards' resume data.
 pub struct Recorded {
     pub trace: Trace,
     pub resumes: Vec<ResumeFrames>,
+    /// For a bridge: where it ends.
+    pub end: Option<MergeTarget>,
 }
 
 /// How recording ended.
@@ -200,16 +203,49 @@ impl Tracer<'_> {
     }
 }
 
-/// Records the portal's loop from the merge point just run (the top and
-/// only frame stands after it) with greens `start` and reds `reds`, until
-/// the loop closes or tracing gives up.
+/// Where recording starts.
+pub(crate) enum Start<'a> {
+    /// At the portal's merge point of `key`, just run (the portal's frame,
+    /// the only one, stands after it): the reds are the inputs, and the
+    /// trace is a loop that closes when the key comes back, or that ends
+    /// at a merge point whose key has a loop already (`compiled`), as a
+    /// bridge does (an inner loop is entered, not unrolled).
+    Loop {
+        key: &'a GreenKey,
+        reds: &'a [Operand],
+        compiled: &'a HashSet<GreenKey>,
+    },
+    /// At the frames a failing guard saved, rebuilt: the guard's fail args
+    /// (but the first, the resume index) are the inputs, and the trace is a
+    /// bridge that ends at a merge point whose key has a loop (the
+    /// original's `reached_loop_header`).
+    Bridge {
+        saved: &'a ResumeFrames,
+        compiled: &'a HashSet<GreenKey>,
+    },
+}
+
+/// Where a bridge ends: the portal's merge point, its greens and reds.
+#[derive(Clone, Debug)]
+pub struct MergeTarget {
+    pub key: GreenKey,
+    /// The portal's jitcode and the merge point's index in it.
+    pub code: usize,
+    pub pc: usize,
+    /// The green registers and their values.
+    pub greens: Vec<(Reg, LlValue)>,
+    /// The red registers, in the order of the bridge's `finish`.
+    pub reds: Vec<(Reg, Flavor)>,
+}
+
+/// Records from `start` until the loop closes, the bridge reaches a merge
+/// point, or tracing gives up.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn record_loop(
+pub(crate) fn record(
     blackhole: &Blackhole<'_>,
     machine: &LlMachine<'_>,
     frames: &mut Vec<Frame>,
-    start: &GreenKey,
-    reds: &[Operand],
+    start: Start<'_>,
     mirror: &mut Mirror,
     header: Header,
     trace_limit: usize,
@@ -224,21 +260,55 @@ pub(crate) fn record_loop(
         known: Vec::new(),
         mirror,
     };
-    // Every register starts as what it holds; the reds are the inputs.
-    let mut first = [Vec::new(), Vec::new(), Vec::new()];
-    for (bank, values) in frames[0].banks.iter().enumerate() {
-        for v in values {
-            first[bank].push(t.constant(v).map_err(|e| internal(e, "tracer"))?);
+    // Every register starts as what it holds, but the inputs.
+    for frame in frames.iter() {
+        let mut known = [Vec::new(), Vec::new(), Vec::new()];
+        for (bank, values) in frame.banks.iter().enumerate() {
+            for v in values {
+                known[bank].push(t.constant(v).map_err(|e| internal(e, "tracer"))?);
+            }
         }
+        t.known.push(known);
     }
-    t.known.push(first);
     let mut inputs = Vec::new();
-    for r in reds {
-        if let Operand::Reg(r) = r {
-            let v = &frames[0].banks[r.bank as usize][r.index as usize];
-            let b = t.new_box(kind_of(v));
-            t.known[0][r.bank as usize][r.index as usize] = b;
-            inputs.push(b.as_box().expect("a box"));
+    match &start {
+        Start::Loop { reds, .. } => {
+            for r in reds.iter() {
+                if let Operand::Reg(r) = r {
+                    let v = &frames[0].banks[r.bank as usize][r.index as usize];
+                    let b = t.new_box(kind_of(v));
+                    t.known[0][r.bank as usize][r.index as usize] = b;
+                    inputs.push(b.as_box().expect("a box"));
+                }
+            }
+        }
+        Start::Bridge { saved, .. } => {
+            // One input per fail arg after the resume index, of the kind
+            // its register says.
+            let mut slots: Vec<Option<Kind>> = Vec::new();
+            for snapshot in saved.iter() {
+                for (_, s) in &snapshot.registers {
+                    if let Saved::Arg(i, flavor) = s {
+                        if slots.len() <= *i {
+                            slots.resize(*i + 1, None);
+                        }
+                        slots[*i] = Some(flavor.kind());
+                    }
+                }
+            }
+            let boxes: Vec<Value> = slots
+                .iter()
+                .skip(1)
+                .map(|k| t.new_box(k.unwrap_or(Kind::Int)))
+                .collect();
+            inputs = boxes.iter().filter_map(|b| b.as_box()).collect();
+            for (depth, snapshot) in saved.iter().enumerate() {
+                for (r, s) in &snapshot.registers {
+                    if let Saved::Arg(i, _) = s {
+                        t.known[depth][r.bank as usize][r.index as usize] = boxes[*i - 1];
+                    }
+                }
+            }
         }
     }
     // Tracing gives up before the instruction at `at` runs: the
@@ -382,18 +452,60 @@ pub(crate) fn record_loop(
                     }
                     values.push(v);
                 }
-                if GreenKey::new(driver, &values) != *start {
-                    continue;
-                }
-                let mut jump = Vec::with_capacity(reds.len());
+                let key = GreenKey::new(driver, &values);
+                let mut red_values = Vec::with_capacity(reds.len());
                 for r in reds {
                     if matches!(r, Operand::Reg(_)) {
-                        jump.push(know(&mut t, frames, r)?);
+                        red_values.push(know(&mut t, frames, r)?);
                     }
                 }
-                t.ops.push(Op::new(opc("jump"), jump, None));
+                let end = match &start {
+                    Start::Loop { key: start, .. } if key == **start => {
+                        t.ops.push(Op::new(opc("jump"), red_values, None));
+                        None
+                    }
+                    Start::Loop { compiled, .. } | Start::Bridge { compiled, .. }
+                        if !compiled.contains(&key) =>
+                    {
+                        continue
+                    }
+                    Start::Loop { .. } | Start::Bridge { .. } => {
+                        t.ops.push(Op::new(opc("finish"), red_values, None));
+                        let registers = |os: &[Operand]| {
+                            os.iter()
+                                .filter_map(|o| match o {
+                                    Operand::Reg(r) => Some(*r),
+                                    Operand::Const(_) => None,
+                                })
+                                .collect::<Vec<_>>()
+                        };
+                        let greens = registers(greens)
+                            .into_iter()
+                            .map(|r| {
+                                (
+                                    r,
+                                    frames[0].banks[r.bank as usize][r.index as usize].clone(),
+                                )
+                            })
+                            .collect();
+                        let reds = registers(reds)
+                            .into_iter()
+                            .filter_map(|r| {
+                                let v = &frames[0].banks[r.bank as usize][r.index as usize];
+                                Flavor::of_value(v).map(|f| (r, f))
+                            })
+                            .collect();
+                        Some(MergeTarget {
+                            key,
+                            code: frames[0].code,
+                            pc: at,
+                            greens,
+                            reds,
+                        })
+                    }
+                };
                 // The blackhole goes on from the merge point, where the
-                // loop just compiled is entered.
+                // loop just compiled (or the bridge's target) is entered.
                 frames[0].pc = at;
                 let trace = Trace {
                     header: Arc::new(t.header),
@@ -404,6 +516,7 @@ pub(crate) fn record_loop(
                 return Ok(Recording::Closed(Recorded {
                     trace,
                     resumes: t.resumes,
+                    end,
                 }));
             }
             Insn::Call {
