@@ -245,13 +245,16 @@ impl<'j> Blackhole<'j> {
                     self.stats.merge_points += 1;
                     if self.jit.is_some() {
                         let values: Vec<LlValue> = greens.iter().map(|g| get(frame, g)).collect();
-                        if frames.len() != 1 {
-                            continue;
-                        }
+                        // The JIT sees this portal call's frames only: the
+                        // portal's and those it calls; the callers' (a
+                        // recursive interpreter's outer calls) wait.
+                        let base = frames.len() - 1;
+                        let mut own = frames.split_off(base);
                         let mut jit = self.jit.take().expect("the meta-interpreter");
                         let done =
-                            jit.at_merge_point(self, machine, frames, driver, &values, reds, out);
+                            jit.at_merge_point(self, machine, &mut own, driver, &values, reds, out);
                         self.jit = Some(jit);
+                        frames.extend(own);
                         done?;
                     }
                 }

@@ -167,8 +167,9 @@ impl MetaInterp {
         }
     }
 
-    /// The portal (the only frame) just ran its merge point with `greens`
-    /// and `reds`: enters the key's loop, or traces it when it is hot.
+    /// The portal just ran its merge point with `greens` and `reds`
+    /// (`frames` holds its frame only): enters the key's loop, or traces it
+    /// when it is hot.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn at_merge_point(
         &mut self,

@@ -554,6 +554,11 @@ pub(crate) fn record(
                 let code = (descr.kind == CallKind::Regular)
                     .then(|| codes.by_graph(graph))
                     .flatten();
+                if code.is_some_and(|c| codes.portals.contains(&codes.codes[c].name)) {
+                    // A recursive call of the interpreter runs on its own:
+                    // its loops are entered from its merge points.
+                    return abort(frames, at, "a recursive call of the portal".into());
+                }
                 match code {
                     Some(code) => {
                         let callee = blackhole.new_frame(code, values, *result);
