@@ -208,7 +208,7 @@ fn every_program_on_jitcodes_matches_llinterpreter() {
 /// A random structured program for `tests/jit_vm/random_vm.py`: nested
 /// counted loops (each depth its own counter register, 5 to 7, which
 /// nothing else writes, so every program ends), forward skips, boxes
-/// pushed and popped, calls of a helper.
+/// pushed and popped, calls of a helper, divisions that raise and catch.
 fn random_vm_program(seed: u64) -> String {
     struct Gen(u64);
     impl Gen {
@@ -222,7 +222,7 @@ fn random_vm_program(seed: u64) -> String {
     }
     fn simple(g: &mut Gen, out: &mut Vec<(u64, u64, u64)>) {
         let (a, b) = (g.next(5), g.next(5));
-        let op = [0, 1, 1, 2, 3, 6, 7, 7, 8, 9][g.next(10) as usize];
+        let op = [0, 1, 1, 2, 3, 6, 7, 7, 8, 9, 10][g.next(11) as usize];
         let b = match op {
             0 => g.next(50),
             3 => 2 + g.next(5),

@@ -14,9 +14,22 @@
 #   7 a b  UNBOX  r[a] += the value of the last box (if any), popped when b
 #   8 a b  PRINT  print r[a]
 #   9 a b  CALL   r[a] = helper(r[a], r[b])
+#  10 a b  DIV    r[a] = r[a] // r[b]; a zero divisor raises VMError, and
+#                 r[a] becomes its code
 from rpython.rlib.jit import JitDriver
 
 driver = JitDriver(greens=["pc", "code"], reds=["regs", "boxes"])
+
+
+class VMError(Exception):
+    def __init__(self, code):
+        self.code = code
+
+
+def divide(x, y):
+    if y == 0:
+        raise VMError(-7)
+    return x // y
 
 
 class Box(object):
@@ -89,6 +102,11 @@ def run(code, regs):
             print(regs[a])
         elif op == 9:
             regs[a] = helper(regs[a], regs[b])
+        elif op == 10:
+            try:
+                regs[a] = divide(regs[a], regs[b])
+            except VMError as e:
+                regs[a] = e.code
     return len(boxes)
 
 

@@ -599,7 +599,43 @@ pub(crate) fn record(
                     }
                 }
             }
-            Insn::Raise { .. } => return abort(frames, at, "an exception is raised".into()),
+            Insn::Raise { etype, evalue } => {
+                // An exception the traced frames catch is followed: its
+                // handler is the next code of the trace. The class decides
+                // the handler, so it must be a constant (`raise E(...)`).
+                let class = get(frames, &t.known, etype);
+                let known_class = know(&mut t, frames, etype)?;
+                if !known_class.is_const() {
+                    return abort(frames, at, "an exception of a class not known".into());
+                }
+                let value = get(frames, &t.known, evalue);
+                let known_value = know(&mut t, frames, evalue)?;
+                let id = machine.class_id(&class)?;
+                let handler = (0..depth).rev().find_map(|d| {
+                    let caller = &frames[d];
+                    match codes.codes[caller.code].code.get(caller.pc) {
+                        Some(Insn::Catch { handlers }) => handlers
+                            .iter()
+                            .find(|h| h.range.0 <= id && id < h.range.1)
+                            .map(|h| (d, h.clone())),
+                        _ => None,
+                    }
+                });
+                let Some((d, h)) = handler else {
+                    return abort(frames, at, "an exception leaves the portal".into());
+                };
+                frames.truncate(d + 1);
+                t.known.truncate(d + 1);
+                if let Some(r) = h.etype {
+                    frames[d].banks[r.bank as usize][r.index as usize] = class;
+                    t.known[d][r.bank as usize][r.index as usize] = known_class;
+                }
+                if let Some(r) = h.evalue {
+                    frames[d].banks[r.bank as usize][r.index as usize] = value;
+                    t.known[d][r.bank as usize][r.index as usize] = known_value;
+                }
+                frames[d].pc = h.target as usize;
+            }
             Insn::Return(v) => {
                 if depth == 0 {
                     return abort(frames, at, "the portal returns".into());
