@@ -1,0 +1,107 @@
+//! `cargo bench --bench jit`: the JIT programs run in-process four ways,
+//! side by side: in the LLInterpreter, with the portal on the blackhole
+//! interpreter, and with the meta-interpreter (`rpy interp --jit`), its
+//! loops run by the trace interpreter and as x86-64 machine code. Least
+//! wall time of 3 runs each; every way must print what the LLInterpreter
+//! prints. The ratios say what tracing buys before executables carry the
+//! JIT (the LLInterpreter runs the rest of the program either way).
+//!
+//! `cargo bench --bench jit -- tlr` runs the programs whose name holds
+//! `tlr`.
+
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use rpy::pipeline::Source;
+use rpy_jit::metainterp::{Interpreted, JitParams, LoopBackend};
+
+const PROGRAMS: &[(&str, &str)] = &[
+    ("tests/programs/py3/jit_tlr.py", "300000"),
+    ("tests/programs/py3/jit_brainfuck.py", "1000"),
+    ("tests/programs/py3/jit_stack_frames.py", "18"),
+];
+
+fn least<T>(mut run: impl FnMut() -> T) -> (Duration, T) {
+    let mut best = None;
+    let mut last = None;
+    for _ in 0..3 {
+        let start = Instant::now();
+        let out = run();
+        let took = start.elapsed();
+        best = Some(best.map_or(took, |b: Duration| b.min(took)));
+        last = Some(out);
+    }
+    (best.unwrap(), last.unwrap())
+}
+
+fn main() {
+    let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let root = env!("CARGO_MANIFEST_DIR");
+    println!(
+        "{:<22} {:>10} {:>10} {:>10} {:>10} {:>9} {:>9}",
+        "program", "llinterp", "blackhole", "jit-interp", "jit-x86", "x86/llint", "x86/bh"
+    );
+    for (path, arg) in PROGRAMS {
+        if filter.as_ref().is_some_and(|f| !path.contains(f.as_str())) {
+            continue;
+        }
+        let full = format!("{root}/{path}");
+        let src = Source::read(&full, None).unwrap_or_else(|d| panic!("{d}"));
+        let program = rpy::pipeline::lowlevel(&src).unwrap_or_else(|d| panic!("{d}"));
+        let codes = rpy_jit::codewriter::write_jitcodes(&program);
+        let argv = vec![path.to_string(), arg.to_string()];
+        let (llinterp, expected) = least(|| {
+            let mut out = Vec::new();
+            rpy_passes::llinterp::LlInterpreter::new(&program)
+                .run_entry(&argv, &mut out)
+                .expect("the program runs");
+            out
+        });
+        let on_jitcodes = |jit: Option<JitParams>| {
+            least(|| {
+                let mut out = Vec::new();
+                let threshold = rpy_jit::warmstate::DEFAULT_THRESHOLD;
+                let run = rpy_jit::blackhole::run_entry(
+                    &program,
+                    &codes,
+                    &argv,
+                    &mut out,
+                    threshold,
+                    jit.clone(),
+                );
+                run.status.expect("the program runs");
+                out
+            })
+        };
+        let backend = |b: Rc<dyn LoopBackend>| JitParams {
+            backend: b,
+            ..Default::default()
+        };
+        let (blackhole, out_bh) = on_jitcodes(None);
+        let (jit_interp, out_ji) = on_jitcodes(Some(backend(Rc::new(Interpreted))));
+        let (jit_x86, out_jx) =
+            on_jitcodes(Some(backend(Rc::new(rpy_backend::x86_64::MachineCode))));
+        for (way, out) in [
+            ("blackhole", &out_bh),
+            ("jit-interp", &out_ji),
+            ("jit-x86", &out_jx),
+        ] {
+            assert_eq!(out, &expected, "{path}: {way} prints otherwise");
+        }
+        let name = std::path::Path::new(path)
+            .file_stem()
+            .unwrap()
+            .to_string_lossy();
+        let secs = |d: Duration| format!("{:.3}s", d.as_secs_f64());
+        println!(
+            "{:<22} {:>10} {:>10} {:>10} {:>10} {:>9.2} {:>9.2}",
+            format!("{name} {arg}"),
+            secs(llinterp),
+            secs(blackhole),
+            secs(jit_interp),
+            secs(jit_x86),
+            jit_x86.as_secs_f64() / llinterp.as_secs_f64(),
+            jit_x86.as_secs_f64() / blackhole.as_secs_f64(),
+        );
+    }
+}
