@@ -243,8 +243,14 @@ impl<'j> Blackhole<'j> {
                     reds,
                 } => {
                     self.stats.merge_points += 1;
-                    if self.jit.is_some() {
-                        let values: Vec<LlValue> = greens.iter().map(|g| get(frame, g)).collect();
+                    let values: Vec<LlValue> = match &self.jit {
+                        Some(jit) if jit.has_work() => {
+                            greens.iter().map(|g| get(frame, g)).collect()
+                        }
+                        _ => continue,
+                    };
+                    let key = crate::warmstate::GreenKey::new(driver, &values);
+                    if self.jit.as_ref().is_some_and(|jit| jit.wants(&key)) {
                         // The JIT sees this portal call's frames only: the
                         // portal's and those it calls; the callers' (a
                         // recursive interpreter's outer calls) wait.
@@ -252,7 +258,7 @@ impl<'j> Blackhole<'j> {
                         let mut own = frames.split_off(base);
                         let mut jit = self.jit.take().expect("the meta-interpreter");
                         let done =
-                            jit.at_merge_point(self, machine, &mut own, driver, &values, reds, out);
+                            jit.at_merge_point(self, machine, &mut own, key, &values, reds, out);
                         self.jit = Some(jit);
                         frames.extend(own);
                         done?;

@@ -64,6 +64,10 @@ impl GreenKey {
     pub fn new(driver: &str, greens: &[LlValue]) -> GreenKey {
         GreenKey(driver.to_string(), greens.iter().map(green_value).collect())
     }
+
+    pub fn driver(&self) -> &str {
+        &self.0
+    }
 }
 
 /// The greens of a key as the JIT's report shows them.

@@ -167,6 +167,17 @@ impl MetaInterp {
         }
     }
 
+    /// Whether any merge point may matter: a loop is compiled or a key
+    /// is hot (else the blackhole does not even make keys).
+    pub(crate) fn has_work(&self) -> bool {
+        !self.loops.is_empty() || !self.pending.is_empty()
+    }
+
+    /// Whether the merge point of `key` enters a loop or starts tracing.
+    pub(crate) fn wants(&self, key: &GreenKey) -> bool {
+        self.loops.contains_key(key) || self.pending.contains(key)
+    }
+
     /// The portal just ran its merge point with `greens` and `reds`
     /// (`frames` holds its frame only): enters the key's loop, or traces it
     /// when it is hot.
@@ -176,12 +187,11 @@ impl MetaInterp {
         blackhole: &Blackhole<'_>,
         machine: &LlMachine<'_>,
         frames: &mut Vec<Frame>,
-        driver: &str,
+        key: GreenKey,
         greens: &[LlValue],
         reds: &[Operand],
         out: &mut dyn Write,
     ) -> Result<(), LlError> {
-        let key = GreenKey::new(driver, greens);
         if let Some(&id) = self.loops.get(&key) {
             let mut values = Vec::new();
             for r in reds {
@@ -218,7 +228,7 @@ impl MetaInterp {
         )?;
         let what = format!(
             "loop {} [{}]",
-            driver,
+            key.driver(),
             crate::warmstate::greens_text(greens).join(", ")
         );
         if let Some(id) = self.compile(recording, &what, false) {
