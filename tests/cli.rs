@@ -1011,3 +1011,59 @@ fn show_format_html_draws_the_bytecode_interpreter_in_a_browser() {
         png.len()
     );
 }
+
+#[test]
+fn interp_jit_runs_loops_as_traces_and_writes_the_jit_log() {
+    let program = "tests/programs/py3/jit_tlr.py";
+    let (plain, _, plain_status) = rpy(&["interp", program, "3000"]);
+    let log = std::env::temp_dir().join(format!("rpy-cli-{}-jitlog", std::process::id()));
+    let out = Command::new(env!("CARGO_BIN_EXE_rpy"))
+        .args([
+            "interp",
+            "--jit",
+            "--jit-param",
+            "threshold=20",
+            program,
+            "3000",
+        ])
+        .current_dir(support::root())
+        .env("RPY_JITLOG", &log)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), plain, "{stderr}");
+    assert_eq!(out.status.code(), Some(plain_status));
+    assert!(stderr.contains("jit: 3 loops"), "{stderr}");
+    let text = std::fs::read_to_string(&log).unwrap();
+    let _ = std::fs::remove_file(&log);
+    assert!(text.contains("# trace 0: loop jitdriver"), "{text}");
+    assert!(text.contains(", optimized\n["), "{text}");
+    assert!(text.contains("# 3 loops, 0 bridges, 0 aborts"), "{text}");
+}
+
+#[test]
+fn interp_jit_rejects_an_unknown_parameter_and_a_program_without_a_portal() {
+    let (_, err, status) = rpy(&[
+        "interp",
+        "--jit",
+        "--jit-param",
+        "thresold=5",
+        "tests/programs/py3/jit_tlr.py",
+        "10",
+    ]);
+    assert_eq!(status, 1);
+    assert!(err.contains("no JIT parameter 'thresold'"), "{err}");
+    let (_, err, status) = rpy(&[
+        "interp",
+        "--jit",
+        "--jit-param",
+        "threshold=many",
+        "tests/programs/py3/jit_tlr.py",
+        "10",
+    ]);
+    assert_eq!(status, 1);
+    assert!(err.contains("'many' is not a positive number"), "{err}");
+    let (_, err, status) = rpy(&["interp", "--jit", "tests/programs/py3/fib.py", "10"]);
+    assert_eq!(status, 1);
+    assert!(err.contains("the program has no jit_merge_point"), "{err}");
+}
