@@ -27,6 +27,7 @@ use rpy_passes::llinterp::{LlError, LlMachine, LlValue};
 use super::mirror::{Flavor, Mirror};
 use crate::blackhole::{internal, switch_key, truthy, Blackhole, Frame};
 use crate::codewriter::jitcode::{CallKind, Callee, Insn, Operand, Reg};
+use crate::interp::RunValue;
 use crate::trace::{opc, BoxInfo, DescrId, Header, Kind, Op, Trace, Value, OPS};
 use crate::warmstate::GreenKey;
 
@@ -100,19 +101,13 @@ impl Tracer<'_> {
         Value::Box(self.boxes.len() - 1)
     }
 
-    /// The trace constant of an interpreter value.
+    /// The trace constant of an interpreter value: its word in memory.
     fn constant(&mut self, v: &LlValue) -> Result<Value, String> {
-        Ok(match v {
-            LlValue::Void => Value::Int(0),
-            LlValue::Signed(n) => Value::Int(*n),
-            LlValue::Bool(b) => Value::Int(*b as i64),
-            LlValue::Char(c) => Value::Int(*c as i64),
-            LlValue::Func(f) => Value::Int(f.map_or(0, |g| g as i64 + 1)),
-            LlValue::Float(x) => Value::float(*x),
-            LlValue::Ptr(None) => Value::NullPtr,
-            LlValue::Ptr(Some(o)) => {
-                Value::ConstPtr(self.mirror.address_of(&self.header, o)? as u64)
-            }
+        Ok(match self.mirror.to_run(&self.header, v)? {
+            RunValue::Int(n) => Value::Int(n),
+            RunValue::Float(x) => Value::float(x),
+            RunValue::Ref(0) => Value::NullPtr,
+            RunValue::Ref(p) => Value::ConstPtr(p as u64),
         })
     }
 
@@ -366,13 +361,13 @@ pub(crate) fn record(
                 result,
                 ..
             } => {
-                if !tracer_knows(opname) {
+                let Some(recipe) = recipe(opname) else {
                     return abort(
                         frames,
                         at,
                         format!("the tracer does not know the operation '{opname}'"),
                     );
-                }
+                };
                 let op = bound.ops[at]
                     .as_ref()
                     .ok_or_else(|| fail(format!("operation {at} of {} is not bound", jc.name)))?;
@@ -387,12 +382,9 @@ pub(crate) fn record(
                 for a in args {
                     known.push(know(&mut t, frames, a)?);
                 }
-                let recorded = match record_op(&mut t, opname, descr.as_deref(), &values, known, &v)
-                {
-                    Ok(Some(k)) => k,
-                    Ok(None) => return Err(fail(format!("the tracer cannot record '{opname}'"))),
-                    Err(e) => return Err(fail(e)),
-                };
+                let recorded =
+                    record_op(&mut t, recipe, opname, descr.as_deref(), &values, known, &v)
+                        .map_err(fail)?;
                 if let Some(r) = result {
                     t.set(frames, *r, v, recorded);
                 }
@@ -657,60 +649,78 @@ pub(crate) fn record(
     }
 }
 
-/// Whether `record_op` records the low-level operation `opname`.
-fn tracer_knows(opname: &str) -> bool {
-    matches!(
-        opname,
-        "same_as"
-            | "cast_pointer"
-            | "cast_char_to_int"
-            | "cast_bool_to_int"
-            | "cast_int_to_uint"
-            | "cast_uint_to_int"
-            | "cast_unichar_to_int"
-            | "cast_int_to_unichar"
-            | "cast_int_to_char"
-            | "bool_not"
-            | "char_eq"
-            | "char_ne"
-            | "char_lt"
-            | "char_le"
-            | "char_gt"
-            | "char_ge"
-            | "unichar_eq"
-            | "unichar_ne"
-            | "int_between"
-            | "ptr_iszero"
-            | "ptr_nonzero"
-            | "getfield"
-            | "setfield"
-            | "getarrayitem"
-            | "setarrayitem"
-            | "getarraysize"
-            | "malloc"
-            | "malloc_varsize"
-    ) || is_pure_trace_op(opname)
+/// How the tracer records a low-level operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Recipe {
+    /// Its result is its argument (casts between words, pointer casts).
+    Same,
+    /// A trace operation of the same name and meaning (`int_add`...).
+    Pure,
+    /// `int_and(x, 0xff)`.
+    ToChar,
+    /// `int_is_zero`.
+    Not,
+    /// A char comparison: the int comparison of the same suffix.
+    CharCompare,
+    /// `low <= x < high`: two comparisons and their `int_and`.
+    Between,
+    /// A comparison with null: `ptr_eq` or `ptr_ne`.
+    NullCompare(&'static str),
+    GetField,
+    SetField,
+    GetItem,
+    SetItem,
+    ArrayLength,
+    New,
+    NewArray,
 }
 
-/// A pure trace operation of the same name and meaning as the low-level
-/// one (`int_add`, `float_mul`, `ptr_eq`...).
-fn is_pure_trace_op(opname: &str) -> bool {
-    crate::trace::opcode(opname).is_some_and(|o| {
-        let info = &OPS[o];
-        info.pure && info.descr == crate::trace::DescrNeed::None && !info.guard
+/// The recipe for `opname`; `None` when the tracer does not know it.
+fn recipe(opname: &str) -> Option<Recipe> {
+    Some(match opname {
+        "same_as"
+        | "cast_pointer"
+        | "cast_char_to_int"
+        | "cast_bool_to_int"
+        | "cast_int_to_uint"
+        | "cast_uint_to_int"
+        | "cast_unichar_to_int"
+        | "cast_int_to_unichar" => Recipe::Same,
+        "cast_int_to_char" => Recipe::ToChar,
+        "bool_not" => Recipe::Not,
+        "char_eq" | "char_ne" | "char_lt" | "char_le" | "char_gt" | "char_ge" | "unichar_eq"
+        | "unichar_ne" => Recipe::CharCompare,
+        "int_between" => Recipe::Between,
+        "ptr_iszero" => Recipe::NullCompare("ptr_eq"),
+        "ptr_nonzero" => Recipe::NullCompare("ptr_ne"),
+        "getfield" => Recipe::GetField,
+        "setfield" => Recipe::SetField,
+        "getarrayitem" => Recipe::GetItem,
+        "setarrayitem" => Recipe::SetItem,
+        "getarraysize" => Recipe::ArrayLength,
+        "malloc" => Recipe::New,
+        "malloc_varsize" => Recipe::NewArray,
+        _ if crate::trace::opcode(opname).is_some_and(|o| {
+            let info = &OPS[o];
+            info.pure && info.descr == crate::trace::DescrNeed::None && !info.guard
+        }) =>
+        {
+            Recipe::Pure
+        }
+        _ => return None,
     })
 }
 
-/// Records one low-level operation; `None` when the tracer does not know
-/// it.
+/// Records one low-level operation by its recipe.
 fn record_op(
     t: &mut Tracer,
+    recipe: Recipe,
     opname: &str,
     descr: Option<&str>,
     values: &[LlValue],
     args: Vec<Value>,
     result: &LlValue,
-) -> Result<Option<Value>, String> {
+) -> Result<Value, String> {
     let arg = |i: usize| args[i];
     // The array type of an object operand, from the object itself.
     let array_of = |t: &mut Tracer, i: usize| -> Result<DescrId, String> {
@@ -735,23 +745,16 @@ fn record_op(
         Ok((id, kind))
     };
     let suffixed = |base: &str, k: Kind| format!("{base}_{}", k.prefix()).replace("_p", "_r");
-    Ok(Some(match opname {
-        "same_as"
-        | "cast_pointer"
-        | "cast_char_to_int"
-        | "cast_bool_to_int"
-        | "cast_int_to_uint"
-        | "cast_uint_to_int"
-        | "cast_unichar_to_int"
-        | "cast_int_to_unichar" => arg(0),
-        "cast_int_to_char" => t.record("int_and", vec![arg(0), Value::Int(0xff)], None, result)?,
-        "bool_not" => t.record("int_is_zero", args, None, result)?,
-        "char_eq" | "char_ne" | "char_lt" | "char_le" | "char_gt" | "char_ge" | "unichar_eq"
-        | "unichar_ne" => {
+    Ok(match recipe {
+        Recipe::Same => arg(0),
+        Recipe::Pure => t.record(opname, args, None, result)?,
+        Recipe::ToChar => t.record("int_and", vec![arg(0), Value::Int(0xff)], None, result)?,
+        Recipe::Not => t.record("int_is_zero", args, None, result)?,
+        Recipe::CharCompare => {
             let name = format!("int_{}", opname.rsplit('_').next().unwrap_or("eq"));
             t.record(&name, args, None, result)?
         }
-        "int_between" => {
+        Recipe::Between => {
             let low = t.record("int_le", vec![arg(0), arg(1)], None, &LlValue::Bool(true))?;
             let high = t.record("int_lt", vec![arg(1), arg(2)], None, &LlValue::Bool(true))?;
             if low.is_const() && high.is_const() {
@@ -760,9 +763,8 @@ fn record_op(
                 t.record("int_and", vec![low, high], None, result)?
             }
         }
-        "ptr_iszero" => t.record("ptr_eq", vec![arg(0), Value::NullPtr], None, result)?,
-        "ptr_nonzero" => t.record("ptr_ne", vec![arg(0), Value::NullPtr], None, result)?,
-        "getfield" => {
+        Recipe::NullCompare(name) => t.record(name, vec![arg(0), Value::NullPtr], None, result)?,
+        Recipe::GetField => {
             let (d, k) = field(t)?;
             if k == Kind::Void {
                 Value::Int(0)
@@ -770,14 +772,14 @@ fn record_op(
                 t.record(&suffixed("getfield_gc", k), vec![arg(0)], Some(d), result)?
             }
         }
-        "setfield" => {
+        Recipe::SetField => {
             let (d, k) = field(t)?;
             if k != Kind::Void {
                 t.record("setfield_gc", vec![arg(0), arg(1)], Some(d), result)?;
             }
             Value::Int(0)
         }
-        "getarrayitem" => {
+        Recipe::GetItem => {
             let d = array_of(t, 0)?;
             let k = kind_of(result);
             t.record(
@@ -787,26 +789,24 @@ fn record_op(
                 result,
             )?
         }
-        "setarrayitem" => {
+        Recipe::SetItem => {
             let d = array_of(t, 0)?;
             t.record("setarrayitem_gc", args, Some(d), result)?;
             Value::Int(0)
         }
-        "getarraysize" => {
+        Recipe::ArrayLength => {
             let d = array_of(t, 0)?;
             t.record("arraylen_gc", args, Some(d), result)?
         }
-        "malloc" => {
+        Recipe::New => {
             let s = descr.ok_or("'malloc' without a type")?;
             let d = t.header.size_descr(s)?;
             t.record("new", vec![], Some(d), result)?
         }
-        "malloc_varsize" => {
+        Recipe::NewArray => {
             let s = descr.ok_or("'malloc_varsize' without a type")?;
             let d = t.header.array_descr(s)?;
             t.record("new_array", vec![arg(0)], Some(d), result)?
         }
-        name if is_pure_trace_op(name) => t.record(name, args, None, result)?,
-        _ => return Ok(None),
-    }))
+    })
 }
