@@ -590,8 +590,14 @@ pub fn main() -> i32 {
                     Some(meta) => {
                         let s = &meta.stats;
                         let counts = format!(
-                            "{} loops, {} bridges, {} aborts, {} loop entries, {} guard failures",
-                            s.loops, s.bridges, s.aborts, s.loop_entries, s.guard_failures
+                            "{} loops, {} bridges, {} aborts, {} loop entries, {} guard failures, \
+                             {} residual calls raised",
+                            s.loops,
+                            s.bridges,
+                            s.aborts,
+                            s.loop_entries,
+                            s.guard_failures,
+                            s.residual_raises
                         );
                         eprintln!("jit: {counts}");
                         if let Some(path) = std::env::var_os("RPY_JITLOG") {

@@ -155,6 +155,59 @@ fn jit_runs_hot_loops_as_traces_and_matches_llinterpreter() {
     }
 }
 
+/// The ledger machine's hot loop calls functions the tracer does not
+/// trace into (formatting, dict updates, a `dont_look_inside` function
+/// that raises): the traces call them residually, and an exception one
+/// raises in compiled code is raised where the call was, so the program
+/// prints what CPython prints, on both backends.
+#[test]
+fn jit_traces_residual_calls_and_raises_their_exceptions_at_the_call() {
+    let p = jit_programs()
+        .into_iter()
+        .find(|p| p.name.contains("jit_ledger"))
+        .expect("the ledger program");
+    let src = p.source();
+    let program = rpy::pipeline::lowlevel(&src).unwrap_or_else(|d| panic!("{d}"));
+    let codes = rpy_jit::codewriter::write_jitcodes(&program);
+    let expected = support::expected(&p).expect("CPython runs the ledger");
+    let backends: [std::rc::Rc<dyn rpy_jit::metainterp::LoopBackend>; 2] = [
+        std::rc::Rc::new(rpy_jit::metainterp::Interpreted),
+        std::rc::Rc::new(rpy_backend::x86_64::MachineCode),
+    ];
+    for backend in backends {
+        let params = rpy_jit::metainterp::JitParams {
+            threshold: 3,
+            trace_eagerness: 2,
+            backend,
+            ..Default::default()
+        };
+        let mut out = Vec::new();
+        let run =
+            rpy_jit::blackhole::run_entry(&program, &codes, &p.argv(), &mut out, 3, Some(params));
+        let jit = run.jit.expect("the meta-interpreter ran");
+        let status = run
+            .status
+            .unwrap_or_else(|e| panic!("{}\n{}", e.message, jit.log));
+        assert_eq!(
+            (String::from_utf8(out).unwrap(), status as i32),
+            expected,
+            "{}",
+            jit.log
+        );
+        assert!(
+            jit.log.contains("descr=residual"),
+            "no residual call traced:\n{}",
+            jit.log
+        );
+        assert!(
+            jit.stats.residual_raises > 0 && jit.stats.aborts == 0,
+            "{:?}\n{}",
+            jit.stats,
+            jit.log
+        );
+    }
+}
+
 /// Every test program run with every graph the entry point reaches on
 /// jitcodes (every call traced into, the entry point as the portal) prints
 /// what it prints in the LLInterpreter: the codewriter's registers, moves,

@@ -261,7 +261,12 @@ impl<'j> Blackhole<'j> {
                             jit.at_merge_point(self, machine, &mut own, key, &values, reds, out);
                         self.jit = Some(jit);
                         frames.extend(own);
-                        done?;
+                        if let Some((etype, evalue)) = done? {
+                            if let Some(done) = unwind(codes, machine, frames, etype, evalue, true)?
+                            {
+                                return Ok(done);
+                            }
+                        }
                     }
                 }
                 Insn::CanEnterJit { driver, greens, .. } => {

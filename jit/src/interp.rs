@@ -238,7 +238,45 @@ impl Heap {
 /// Runs `trace` from `args` (one per input, of its kind) on `heap`, for at
 /// most `limit` loop iterations.
 pub fn run(trace: &Trace, args: &[RunValue], heap: &mut Heap, limit: u64) -> Outcome {
-    match run_inner(trace, args, heap, limit) {
+    run_with_calls(trace, args, heap, limit, &mut NoResidualCalls)
+}
+
+/// Runs the program functions a trace calls residually
+/// ([`crate::trace::DescrData::Residual`]): the meta-interpreter, whose
+/// interpreter holds them. A call that raises leaves its exception with
+/// the runner (the trace's `guard_no_exception` then fails, and the
+/// meta-interpreter raises it where the call was).
+pub trait ResidualCalls {
+    /// Calls residual call `index` with the words `args`; its result's
+    /// word (0 when it raised or has none).
+    fn call(&mut self, heap: &mut Heap, index: usize, args: &[u64]) -> Result<u64, String>;
+    /// Whether the last call raised.
+    fn exception_pending(&self) -> bool;
+}
+
+/// The runner of a trace with no residual calls (every trace but the
+/// meta-interpreter's).
+pub struct NoResidualCalls;
+
+impl ResidualCalls for NoResidualCalls {
+    fn call(&mut self, _: &mut Heap, index: usize, _: &[u64]) -> Result<u64, String> {
+        Err(format!("residual call {index} with no program to run it"))
+    }
+
+    fn exception_pending(&self) -> bool {
+        false
+    }
+}
+
+/// [`run`], with `calls` running the trace's residual calls.
+pub fn run_with_calls(
+    trace: &Trace,
+    args: &[RunValue],
+    heap: &mut Heap,
+    limit: u64,
+    calls: &mut dyn ResidualCalls,
+) -> Outcome {
+    match run_inner(trace, args, heap, limit, calls) {
         Ok(Outcome::GuardFailed { guard, values }) => guard_failed(trace, guard, values, heap),
         Ok(o) => o,
         Err(e) => Outcome::Error(e),
@@ -368,6 +406,7 @@ fn run_inner(
     args: &[RunValue],
     heap: &mut Heap,
     limit: u64,
+    calls: &mut dyn ResidualCalls,
 ) -> Result<Outcome, String> {
     check_inputs(trace, args)?;
     let mut regs = vec![0u64; trace.boxes.len()];
@@ -479,6 +518,7 @@ fn run_inner(
                     }
                     "guard_no_overflow" => !ovf,
                     "guard_overflow" => ovf,
+                    "guard_no_exception" => !calls.exception_pending(),
                     _ => true,
                 };
                 if !pass {
@@ -604,14 +644,19 @@ fn run_inner(
                 Some(heap.new_array(trace, op.descr.unwrap_or(0), ai(0))? as u64)
             }
             _ if name.starts_with("call") => {
-                let Some(DescrData::Call { func }) = descr else {
-                    return Err("bad descr".into());
-                };
                 let args: Vec<u64> = op.args.iter().map(|v| get(&regs, *v)).collect();
-                Some(
-                    calls::call(func, heap, &args)
-                        .ok_or_else(|| format!("cannot call '{}'", func.name))?,
-                )
+                match descr {
+                    Some(DescrData::Call { func }) => Some(
+                        calls::call(func, heap, &args)
+                            .ok_or_else(|| format!("cannot call '{}'", func.name))?,
+                    ),
+                    Some(DescrData::Residual(call)) => Some(
+                        calls
+                            .call(heap, call.index, &args)
+                            .map_err(|e| format!("{e} at op {pc}"))?,
+                    ),
+                    _ => return Err("bad descr".into()),
+                }
             }
             _ => {
                 let args: Vec<i64> = op.args.iter().map(|v| get(&regs, *v) as i64).collect();

@@ -83,7 +83,10 @@ impl DescrNeed {
                 | (DescrNeed::Array, DescrData::Array { .. })
                 | (DescrNeed::Size, DescrData::Size { .. })
                 | (DescrNeed::Class, DescrData::Class { .. })
-                | (DescrNeed::Call, DescrData::Call { .. })
+                | (
+                    DescrNeed::Call,
+                    DescrData::Call { .. } | DescrData::Residual(_)
+                )
                 | (DescrNeed::Str | DescrNeed::Unicode, DescrData::Array { .. })
         )
     }
@@ -540,6 +543,22 @@ pub enum DescrData {
     },
     /// A native function from the registry in [`crate::calls`].
     Call { func: &'static NativeFunc },
+    /// A function of the traced program that the trace calls as it is
+    /// (a residual call): whoever runs the trace runs it, through
+    /// [`crate::interp::ResidualCalls`]. Only the meta-interpreter makes
+    /// these; the text syntax has no way to name one.
+    Residual(ResidualCall),
+}
+
+/// A residual call's signature, and its number among the run's residual
+/// calls (what [`crate::interp::ResidualCalls::call`] is told).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResidualCall {
+    pub index: usize,
+    pub args: Vec<Kind>,
+    pub result: Kind,
+    /// The call may raise: a `guard_no_exception` follows it.
+    pub can_raise: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -818,6 +837,15 @@ impl Header {
             .min()
             .map_or_else(|| strukt.to_string(), |(_, name)| name.clone());
         self.resolve_descr(&format!("{base}.{field}"))
+    }
+
+    /// The descr of residual call `call`, named `name`; the same descr
+    /// for the same name.
+    pub fn residual_descr(&mut self, name: &str, call: ResidualCall) -> Result<DescrId, String> {
+        match self.descr(name) {
+            Some(id) => Ok(id),
+            None => self.add_descr(name, DescrData::Residual(call)),
+        }
     }
 
     /// The descr `new` allocates a program struct by.

@@ -52,7 +52,39 @@ pub(super) fn check_signature(f: &NativeFunc) -> Result<(), String> {
     Ok(())
 }
 
+/// Where in the staging slots a residual call's words go (after the
+/// helper's own four arguments, which `emit_call` stages first).
+pub(super) const RESIDUAL_ARGS_AT: usize = 4;
+
 impl Gen<'_> {
+    /// A residual call: its words staged in the frame, handed to the run's
+    /// runner by `runtime::call_residual`, which leaves the result's word
+    /// in the first of them.
+    fn call_residual(&mut self, pc: usize, op: &Op, index: usize) -> Result<(), String> {
+        let first = self.frame.staging + RESIDUAL_ARGS_AT;
+        for (i, v) in op.args.iter().enumerate() {
+            self.load(R11, *v);
+            self.store_slot(first + i, R11);
+        }
+        let d = super::disp(first);
+        dynasm!(self.asm ; .arch x64 ; lea rax, [rbx + d]);
+        let addr = super::runtime::call_residual as *const () as usize;
+        let args = [
+            CallArg::Context,
+            CallArg::Imm(index as i64),
+            CallArg::Reg(RAX),
+            CallArg::Imm(op.args.len() as i64),
+        ];
+        let err = self.error_stub(pc, op);
+        self.emit_call(pc, addr, &args, &[]);
+        dynasm!(self.asm ; .arch x64 ; test rax, rax ; jz =>err);
+        if let Some(r) = op.result {
+            self.load_slot(RAX, first);
+            self.store_box(r, RAX);
+        }
+        Ok(())
+    }
+
     /// Calls the function at `addr`; `float_args` says which arguments are
     /// doubles. Leaves the result's bits in rax.
     pub(super) fn emit_call(
@@ -145,9 +177,10 @@ impl Gen<'_> {
     /// function. A call with the wrong number of arguments is an error when
     /// reached, as in the interpreter.
     pub(super) fn call(&mut self, pc: usize, op: &Op) -> Result<(), String> {
-        let Some(DescrData::Call { func }) = op.descr.map(|d| &self.trace.header.descrs[d].data)
-        else {
-            return Err(unsupported(op));
+        let func = match op.descr.map(|d| &self.trace.header.descrs[d].data) {
+            Some(DescrData::Call { func }) => func,
+            Some(DescrData::Residual(call)) => return self.call_residual(pc, op, call.index),
+            _ => return Err(unsupported(op)),
         };
         let func: &'static NativeFunc = func;
         if op.args.len() != func.args.len() {

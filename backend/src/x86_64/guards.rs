@@ -80,10 +80,19 @@ impl Gen<'_> {
     pub(super) fn guard(&mut self, pc: usize, op: &Op) -> Result<(), String> {
         let name = op.name();
         let a = &op.args;
-        if matches!(name, "guard_no_exception" | "guard_not_forced") {
+        if name == "guard_not_forced" {
+            return Ok(());
+        }
+        if name == "guard_no_exception" && !self.has_residual_calls {
             return Ok(());
         }
         let fail = self.fail_stub(pc, op);
+        if name == "guard_no_exception" {
+            let addr = super::runtime::exception_pending as *const () as usize;
+            self.emit_call(pc, addr, &[super::calls::CallArg::Context], &[]);
+            dynasm!(self.asm ; .arch x64 ; test rax, rax ; jnz =>fail);
+            return Ok(());
+        }
         match name {
             "guard_true" | "guard_nonnull" => {
                 let r = self.in_register(a[0], RAX);

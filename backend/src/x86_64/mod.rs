@@ -121,6 +121,9 @@ struct Gen<'t> {
     /// Boxes known not to be null here (checked, guarded or allocated
     /// earlier in the straight-line code since the last label).
     nonnull: HashSet<usize>,
+    /// The trace makes residual calls, so `guard_no_exception` asks the
+    /// run's runner (without them it always passes).
+    has_residual_calls: bool,
     /// For an array box, a live box holding its length (from `arraylen_gc`
     /// since the last label), so a bounds check need not load it again.
     known_length: HashMap<usize, usize>,
@@ -370,7 +373,10 @@ fn check_shape(trace: &Trace) -> Result<(usize, usize), String> {
                     DescrNeed::Size | DescrNeed::Class,
                     Some(DescrData::Size { .. } | DescrData::Class { .. })
                 )
-                | (DescrNeed::Call, Some(DescrData::Call { .. }))
+                | (
+                    DescrNeed::Call,
+                    Some(DescrData::Call { .. } | DescrData::Residual(_))
+                )
                 | (
                     DescrNeed::Str | DescrNeed::Unicode,
                     Some(DescrData::Array { .. })
@@ -385,6 +391,10 @@ fn check_shape(trace: &Trace) -> Result<(usize, usize), String> {
         if let Some(DescrData::Call { func }) = descr {
             calls::check_signature(func)?;
             max_staging = max_staging.max(op.args.len());
+        }
+        if let Some(DescrData::Residual(_)) = descr {
+            // the helper's four arguments, then the call's own words
+            max_staging = max_staging.max(calls::RESIDUAL_ARGS_AT + op.args.len().max(1));
         }
         if name.ends_with("content") {
             // copystrcontent's helper takes the context and five values
@@ -525,6 +535,11 @@ fn compile_with(
         alloc,
         checks,
         nonnull: HashSet::new(),
+        has_residual_calls: trace
+            .header
+            .descrs
+            .iter()
+            .any(|d| matches!(d.data, DescrData::Residual(_))),
         known_length: HashMap::new(),
     };
     g.prologue();
@@ -577,6 +592,23 @@ impl CompiledLoop {
     /// `heap` for at most `iteration_limit` loop iterations, exactly as
     /// `rpy_jit::interp::run` does (a limit of 0 acts as 1).
     pub fn run(&self, inputs: &[RunValue], heap: &mut Heap, iteration_limit: u64) -> Outcome {
+        self.run_with_calls(
+            inputs,
+            heap,
+            iteration_limit,
+            &mut rpy_jit::interp::NoResidualCalls,
+        )
+    }
+
+    /// [`CompiledLoop::run`], with `calls` running the trace's residual
+    /// calls.
+    pub fn run_with_calls(
+        &self,
+        inputs: &[RunValue],
+        heap: &mut Heap,
+        iteration_limit: u64,
+        calls: &mut dyn rpy_jit::interp::ResidualCalls,
+    ) -> Outcome {
         let t = &self.trace;
         if let Err(e) = rpy_jit::interp::check_inputs(t, inputs) {
             return Outcome::Error(e);
@@ -587,7 +619,7 @@ impl CompiledLoop {
         }
         frame[self.frame.counter] = iteration_limit.min(i64::MAX as u64);
         let mut out = vec![0u64; self.out_len.max(1)];
-        let mut context = runtime::RunContext::new(heap, t);
+        let mut context = runtime::RunContext::new(heap, t, calls);
         frame[self.frame.context] = &mut context as *mut runtime::RunContext as u64;
         frame[self.frame.out] = out.as_mut_ptr() as u64;
         // SAFETY: the code was generated for this trace and this frame
@@ -646,7 +678,12 @@ impl rpy_jit::metainterp::RunnableLoop for CompiledLoop {
         &self.trace
     }
 
-    fn run(&self, inputs: &[RunValue], heap: &mut Heap) -> Outcome {
-        CompiledLoop::run(self, inputs, heap, u64::MAX)
+    fn run(
+        &self,
+        inputs: &[RunValue],
+        heap: &mut Heap,
+        calls: &mut dyn rpy_jit::interp::ResidualCalls,
+    ) -> Outcome {
+        self.run_with_calls(inputs, heap, u64::MAX, calls)
     }
 }

@@ -4,22 +4,30 @@
 //! frame.
 
 use rpy_ir::lltype::LowLevelType;
-use rpy_jit::interp::Heap;
+use rpy_jit::interp::{Heap, ResidualCalls};
 use rpy_jit::trace::{DescrData, DescrNeed, Op, Trace, Value};
 
 /// What the helpers of one run share; the code gets its address.
 pub(super) struct RunContext {
     heap: *mut Heap,
     trace: *const Trace,
+    /// The runner of residual calls, its lifetime erased: it outlives the
+    /// run, as `heap` does.
+    calls: *mut (dyn ResidualCalls + 'static),
     /// The message of the error a helper found, if any.
     error: Option<String>,
 }
 
 impl RunContext {
-    pub(super) fn new(heap: &mut Heap, trace: &Trace) -> RunContext {
+    pub(super) fn new(heap: &mut Heap, trace: &Trace, calls: &mut dyn ResidualCalls) -> RunContext {
+        // SAFETY: only the lifetime changes; the context lives only during
+        // the run, while `calls` is borrowed.
+        let calls: *mut (dyn ResidualCalls + 'static) =
+            unsafe { std::mem::transmute(calls as *mut dyn ResidualCalls) };
         RunContext {
             heap,
             trace,
+            calls,
             error: None,
         }
     }
@@ -111,6 +119,36 @@ pub(super) extern "sysv64" fn call_heap_native(
     let args = [a0, a1, a2];
     let args = &args[..f.args.len().min(3)];
     rpy_jit::calls::call(f, heap, args).unwrap_or(0)
+}
+
+/// Residual call `index` with the `n` words at `args`: 1 with the
+/// result's word in `args[0]`, or 0 with the error recorded.
+pub(super) extern "sysv64" fn call_residual(
+    ctx: *mut RunContext,
+    index: usize,
+    args: *mut u64,
+    n: usize,
+) -> u64 {
+    // SAFETY: as in `new_object`; the code stored the `n` words at `args`
+    // in its frame (which has room for at least one) just before the call.
+    let (heap, _, error) = unsafe { RunContext::parts(ctx) };
+    let (calls, words) = unsafe { (&mut *(*ctx).calls, std::slice::from_raw_parts(args, n)) };
+    match calls.call(heap, index, words) {
+        Ok(result) => {
+            unsafe { *args = result };
+            1
+        }
+        Err(e) => {
+            *error = Some(e);
+            0
+        }
+    }
+}
+
+/// 1 when the last residual call raised (`guard_no_exception` fails).
+pub(super) extern "sysv64" fn exception_pending(ctx: *mut RunContext) -> u64 {
+    // SAFETY: as in `new_object`.
+    unsafe { (*(*ctx).calls).exception_pending() as u64 }
 }
 
 /// 1 when `size` bytes at `addr` lie in a live object; else 0 with the

@@ -13,6 +13,7 @@
 
 pub mod mirror;
 pub mod record;
+pub mod residual;
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
@@ -38,7 +39,13 @@ pub trait LoopBackend {
 /// A compiled loop, run on the mirrored objects' memory.
 pub trait RunnableLoop {
     fn trace(&self) -> &Trace;
-    fn run(&self, inputs: &[RunValue], heap: &mut interp::Heap) -> Outcome;
+    /// Runs the loop; `calls` runs its residual calls.
+    fn run(
+        &self,
+        inputs: &[RunValue],
+        heap: &mut interp::Heap,
+        calls: &mut dyn interp::ResidualCalls,
+    ) -> Outcome;
 }
 
 /// The reference trace interpreter as a backend.
@@ -57,8 +64,13 @@ impl RunnableLoop for InterpretedLoop {
         &self.0
     }
 
-    fn run(&self, inputs: &[RunValue], heap: &mut interp::Heap) -> Outcome {
-        interp::run(&self.0, inputs, heap, u64::MAX)
+    fn run(
+        &self,
+        inputs: &[RunValue],
+        heap: &mut interp::Heap,
+        calls: &mut dyn interp::ResidualCalls,
+    ) -> Outcome {
+        interp::run_with_calls(&self.0, inputs, heap, u64::MAX, calls)
     }
 }
 
@@ -98,6 +110,9 @@ pub struct JitStats {
     pub aborts: u64,
     pub loop_entries: u64,
     pub guard_failures: u64,
+    /// Exceptions residual calls raised in compiled code (each left it
+    /// through the `guard_no_exception` after the call).
+    pub residual_raises: u64,
 }
 
 /// A compiled trace: a loop, or a bridge from a guard of another.
@@ -128,6 +143,8 @@ pub struct MetaInterp {
     /// The keys of `loops`.
     loop_keys: HashSet<GreenKey>,
     mirror: Mirror,
+    /// The residual calls of every trace, by the index their descrs name.
+    sites: Vec<residual::ResidualSite>,
     header: Option<Header>,
     /// The JIT log: each trace as recorded and as optimized, in the text
     /// syntax of `rpy trace`, and each abort.
@@ -141,6 +158,10 @@ enum Exit {
     /// A guard of trace `.0` with resume index `.1` failed often: trace a
     /// bridge from the frames it saved.
     Bridge(usize, usize, Vec<Frame>),
+    /// A residual call raised (its `guard_no_exception` failed): the
+    /// exception is to be raised in these frames, by the call their top
+    /// one just ran.
+    Raised(Vec<Frame>, LlValue, LlValue),
 }
 
 impl MetaInterp {
@@ -155,6 +176,7 @@ impl MetaInterp {
             loops: HashMap::new(),
             loop_keys: HashSet::new(),
             mirror: Mirror::default(),
+            sites: Vec::new(),
             header: None,
             log: String::new(),
         }
@@ -180,7 +202,8 @@ impl MetaInterp {
 
     /// The portal just ran its merge point with `greens` and `reds`
     /// (`frames` holds its frame only): enters the key's loop, or traces it
-    /// when it is hot.
+    /// when it is hot. An exception the frames must raise (the call their
+    /// top one just ran raised it) comes back.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn at_merge_point(
         &mut self,
@@ -191,7 +214,7 @@ impl MetaInterp {
         greens: &[LlValue],
         reds: &[Operand],
         out: &mut dyn Write,
-    ) -> Result<(), LlError> {
+    ) -> Result<Option<(LlValue, LlValue)>, LlError> {
         if let Some(&id) = self.loops.get(&key) {
             let mut values = Vec::new();
             for r in reds {
@@ -199,17 +222,21 @@ impl MetaInterp {
                     values.push(frames[0].banks[r.bank as usize][r.index as usize].clone());
                 }
             }
-            match self.enter(blackhole, machine, id, &values)? {
+            match self.enter(blackhole, machine, id, &values, out)? {
                 Exit::Frames(rebuilt) => *frames = rebuilt,
                 Exit::Bridge(parent, guard, rebuilt) => {
                     *frames = rebuilt;
-                    self.trace_bridge(blackhole, machine, frames, parent, guard, out)?;
+                    return self.trace_bridge(blackhole, machine, frames, parent, guard, out);
+                }
+                Exit::Raised(rebuilt, etype, evalue) => {
+                    *frames = rebuilt;
+                    return Ok(Some((etype, evalue)));
                 }
             }
-            return Ok(());
+            return Ok(None);
         }
         if !self.pending.remove(&key) {
-            return Ok(());
+            return Ok(None);
         }
         let header = self.header(machine);
         let recording = record::record(
@@ -222,6 +249,7 @@ impl MetaInterp {
                 compiled: &self.loop_keys,
             },
             &mut self.mirror,
+            &mut self.sites,
             header,
             self.params.trace_limit,
             out,
@@ -231,13 +259,14 @@ impl MetaInterp {
             key.driver(),
             crate::warmstate::greens_text(greens).join(", ")
         );
+        let raised = recording.raised();
         if let Some(id) = self.compile(recording, &what, false) {
             self.loop_keys.insert(key.clone());
             self.loops.insert(key, id);
         } else {
             self.given_up.insert(key);
         }
-        Ok(())
+        Ok(raised)
     }
 
     fn header(&mut self, machine: &LlMachine<'_>) -> Header {
@@ -250,7 +279,7 @@ impl MetaInterp {
     /// or `None` when recording, optimizing or compiling gave up.
     fn compile(&mut self, recording: Recording, what: &str, bridge: bool) -> Option<usize> {
         let recorded = match recording {
-            Recording::Aborted(why) => {
+            Recording::Aborted(why) | Recording::AbortedRaising(why, ..) => {
                 self.stats.aborts += 1;
                 let _ = writeln!(self.log, "# abort {what}: {why}\n");
                 return None;
@@ -312,7 +341,7 @@ impl MetaInterp {
         parent: usize,
         guard: usize,
         out: &mut dyn Write,
-    ) -> Result<(), LlError> {
+    ) -> Result<Option<(LlValue, LlValue)>, LlError> {
         let header = self.header(machine);
         let saved = self.compiled[parent].resumes[guard].clone();
         let recording = record::record(
@@ -324,11 +353,13 @@ impl MetaInterp {
                 compiled: &self.loop_keys,
             },
             &mut self.mirror,
+            &mut self.sites,
             header,
             self.params.trace_limit,
             out,
         )?;
         let what = format!("bridge from guard {guard} of trace {parent}");
+        let raised = recording.raised();
         match self.compile(recording, &what, true) {
             Some(id) => {
                 self.compiled[parent].bridges.insert(guard, id);
@@ -337,7 +368,7 @@ impl MetaInterp {
                 self.given_up_guards.insert((parent, guard));
             }
         }
-        Ok(())
+        Ok(raised)
     }
 
     /// Runs trace `id` from the reds `values` (and on through the bridges
@@ -349,6 +380,7 @@ impl MetaInterp {
         machine: &LlMachine<'_>,
         mut id: usize,
         values: &[LlValue],
+        out: &mut dyn Write,
     ) -> Result<Exit, LlError> {
         let fail = |e: String| internal(format!("compiled code: {e}"), "jit");
         let header = self.compiled[id].code.trace().header.clone();
@@ -361,7 +393,23 @@ impl MetaInterp {
         self.stats.loop_entries += 1;
         loop {
             let compiled = &mut self.compiled[id];
-            match compiled.code.run(&args, &mut self.mirror.heap) {
+            let run_header = compiled.code.trace().header.clone();
+            let mut runner = residual::Runner {
+                machine,
+                blackhole,
+                out: &mut *out,
+                sites: &self.sites,
+                map: &mut self.mirror.map,
+                header: &run_header,
+                pending: None,
+                error: None,
+            };
+            let outcome = compiled.code.run(&args, &mut self.mirror.heap, &mut runner);
+            if let Some(e) = runner.error {
+                return Err(e);
+            }
+            let raised = runner.pending;
+            match outcome {
                 Outcome::GuardFailed {
                     guard,
                     values: saved,
@@ -373,6 +421,14 @@ impl MetaInterp {
                     let index = index as usize;
                     if index >= compiled.resumes.len() {
                         return Err(fail(format!("guard {guard} names resume data {index}")));
+                    }
+                    if let Some((etype, evalue)) = raised {
+                        self.stats.residual_raises += 1;
+                        // No bridge starts from a raising call: the
+                        // blackhole takes the exception from here.
+                        let frames = self.rebuild(blackhole, machine, id, index, &saved)?;
+                        self.mirror.sync_out(machine, &header).map_err(fail)?;
+                        return Ok(Exit::Raised(frames, etype, evalue));
                     }
                     if let Some(&bridge) = compiled.bridges.get(&index) {
                         id = bridge;

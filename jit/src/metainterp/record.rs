@@ -25,10 +25,11 @@ use std::sync::Arc;
 use rpy_passes::llinterp::{LlError, LlMachine, LlValue};
 
 use super::mirror::{Flavor, Mirror};
+use super::residual::{ResidualSite, ResidualTarget};
 use crate::blackhole::{internal, switch_key, truthy, Blackhole, Frame};
 use crate::codewriter::jitcode::{CallKind, Callee, Insn, Operand, Reg};
 use crate::interp::RunValue;
-use crate::trace::{opc, BoxInfo, DescrId, Header, Kind, Op, Trace, Value, OPS};
+use crate::trace::{opc, BoxInfo, DescrId, Header, Kind, Op, ResidualCall, Trace, Value, OPS};
 use crate::warmstate::GreenKey;
 
 /// What a register holds when a guard fails: a fail arg (by index, and
@@ -68,6 +69,20 @@ pub enum Recording {
     /// Tracing gave up (why); the frames stand where it stopped, and the
     /// blackhole goes on from there.
     Aborted(String),
+    /// Tracing gave up after a residual call raised: the blackhole goes on
+    /// by raising the exception (type, value) in the frames, where the
+    /// call their top one ran.
+    AbortedRaising(String, LlValue, LlValue),
+}
+
+impl Recording {
+    /// The exception a recording that gave up leaves to raise.
+    pub fn raised(&self) -> Option<(LlValue, LlValue)> {
+        match self {
+            Recording::AbortedRaising(_, etype, evalue) => Some((etype.clone(), evalue.clone())),
+            _ => None,
+        }
+    }
 }
 
 /// The original's default `trace_limit`: recorded operations before a
@@ -191,6 +206,69 @@ impl Tracer<'_> {
         Ok(())
     }
 
+    /// Records a residual call of `site` (its arguments `known`, one per
+    /// argument of the site, voids included) that returned `result`, and
+    /// the `guard_no_exception` after it when it may raise (failing, it
+    /// resumes after the call, where the exception is raised); the
+    /// result's box.
+    #[allow(clippy::too_many_arguments)]
+    fn residual_call(
+        &mut self,
+        sites: &mut Vec<ResidualSite>,
+        site: ResidualSite,
+        known: Vec<Value>,
+        result: &LlValue,
+        pure: bool,
+        frames: &[Frame],
+        at: usize,
+    ) -> Result<Value, String> {
+        let index = match sites
+            .iter()
+            .position(|s| s.target == site.target && s.args == site.args && s.result == site.result)
+        {
+            Some(i) => i,
+            None => {
+                sites.push(site);
+                sites.len() - 1
+            }
+        };
+        let site = &sites[index];
+        let args: Vec<Value> = known
+            .into_iter()
+            .zip(&site.args)
+            .filter_map(|(k, f)| f.map(|_| k))
+            .collect();
+        let kinds: Vec<Kind> = site.args.iter().flatten().map(|f| f.kind()).collect();
+        let result_kind = site.result.map_or(Kind::Void, Flavor::kind);
+        let can_raise = site.effects.can_raise;
+        let short = site.name.rsplit('.').next().unwrap_or(&site.name);
+        let name = format!("residual{index}_{}", &short[..short.len().min(40)]);
+        let descr = self.header.residual_descr(
+            &name,
+            ResidualCall {
+                index,
+                args: kinds,
+                result: result_kind,
+                can_raise,
+            },
+        )?;
+        let suffix = match result_kind {
+            Kind::Int => "i",
+            Kind::Ref => "r",
+            Kind::Float => "f",
+            Kind::Void => "n",
+        };
+        let opname = match pure {
+            true => format!("call_pure_{suffix}"),
+            false => format!("call_{suffix}"),
+        };
+        let k = self.record(&opname, args, Some(descr), result)?;
+        if can_raise {
+            self.guard("guard_no_exception", Vec::new(), frames, at + 1)?;
+        }
+        Ok(k)
+    }
+
     fn set(&mut self, frames: &mut [Frame], r: Reg, concrete: LlValue, known: Value) {
         let top = frames.len() - 1;
         frames[top].banks[r.bank as usize][r.index as usize] = concrete;
@@ -242,6 +320,7 @@ pub(crate) fn record(
     frames: &mut Vec<Frame>,
     start: Start<'_>,
     mirror: &mut Mirror,
+    sites: &mut Vec<ResidualSite>,
     header: Header,
     trace_limit: usize,
     out: &mut dyn Write,
@@ -519,11 +598,40 @@ pub(crate) fn record(
             } => {
                 let graph = match callee {
                     Callee::Runtime { name, .. } => {
-                        return abort(
-                            frames,
-                            at,
-                            format!("a call to the runtime function '{name}'"),
-                        )
+                        let op = bound.ops[at]
+                            .as_ref()
+                            .ok_or_else(|| fail(format!("runtime call {at} is not bound")))?;
+                        // As the blackhole runs it: the constants are the
+                        // operation's own, the registers are the arguments.
+                        let registers: Vec<&Operand> = args
+                            .iter()
+                            .filter(|a| matches!(a, Operand::Reg(_)))
+                            .collect();
+                        let values: Vec<LlValue> =
+                            registers.iter().map(|a| get(frames, &t.known, a)).collect();
+                        let mut known = Vec::with_capacity(values.len());
+                        for a in &registers {
+                            known.push(know(&mut t, frames, a)?);
+                        }
+                        let v = machine.run(op, &values, out)?;
+                        let target = ResidualTarget::Runtime {
+                            code: frames[depth].code,
+                            pc: at,
+                        };
+                        let site = ResidualSite {
+                            target,
+                            name: name.clone(),
+                            args: values.iter().map(Flavor::of_value).collect(),
+                            result: Flavor::of_value(&v),
+                            effects: descr.effects.clone(),
+                        };
+                        let k = t
+                            .residual_call(sites, site, known, &v, false, frames, at)
+                            .map_err(fail)?;
+                        if let Some(r) = result {
+                            t.set(frames, *r, v, k);
+                        }
+                        continue;
                     }
                     Callee::Graph { graph, .. } => *graph,
                     Callee::Pointer { pointer, .. } => {
@@ -582,12 +690,49 @@ pub(crate) fn record(
                             }
                         }
                     }
-                    None => {
+                    None if descr.kind == CallKind::MayForce => {
                         return abort(
                             frames,
                             at,
-                            format!("a residual call to '{}'", machine.graph_name(graph)),
+                            format!(
+                                "a call to '{}', which may reach the portal",
+                                machine.graph_name(graph)
+                            ),
                         )
+                    }
+                    None => {
+                        let site = ResidualSite {
+                            target: ResidualTarget::Graph(graph),
+                            name: machine.graph_name(graph).to_string(),
+                            args: values.iter().map(Flavor::of_value).collect(),
+                            result: None,
+                            effects: descr.effects.clone(),
+                        };
+                        match machine.call(graph, values, out)? {
+                            rpy_passes::llinterp::CallOutcome::Returned(v) => {
+                                let site = ResidualSite {
+                                    result: Flavor::of_value(&v),
+                                    ..site
+                                };
+                                let pure = descr.kind == CallKind::Pure;
+                                let k = t
+                                    .residual_call(sites, site, known, &v, pure, frames, at)
+                                    .map_err(fail)?;
+                                if let Some(r) = result {
+                                    t.set(frames, *r, v, k);
+                                }
+                            }
+                            rpy_passes::llinterp::CallOutcome::Raised { etype, evalue } => {
+                                // The call ran: the blackhole goes on with
+                                // its exception, not by running it again.
+                                frames[depth].pc = at + 1;
+                                return Ok(Recording::AbortedRaising(
+                                    format!("the residual call to '{}' raised", site.name),
+                                    etype,
+                                    evalue,
+                                ));
+                            }
+                        }
                     }
                 }
             }
@@ -746,6 +891,9 @@ fn record_op(
     };
     let suffixed = |base: &str, k: Kind| format!("{base}_{}", k.prefix()).replace("_p", "_r");
     Ok(match recipe {
+        // A constant operand is the result's own constant (a char constant
+        // of `cast_char_to_int` may be bound as a one-character string).
+        Recipe::Same if arg(0).is_const() => t.constant(result)?,
         Recipe::Same => arg(0),
         Recipe::Pure => t.record(opname, args, None, result)?,
         Recipe::ToChar => t.record("int_and", vec![arg(0), Value::Int(0xff)], None, result)?,

@@ -1,0 +1,170 @@
+//! Residual calls: a call the tracer does not trace into (a runtime
+//! function, a function with a loop, `dont_look_inside`) is recorded as a
+//! `call` whose descr names a [`ResidualSite`], and the compiled trace
+//! calls back into the LLInterpreter to run it ([`Runner`]).
+//!
+//! The callee runs on the interpreter's objects, so the mirror is synced
+//! around it, but only for the types the call's effects name: before the
+//! call, the objects of the types it may read or write are copied back
+//! (with every object the trace allocated that they reach); after it, the
+//! objects of the types it may write are copied in again, with whatever
+//! new objects they and the result reach (strings are never copied twice:
+//! see `mirror::settled`). A call whose effects are not known
+//! (`anything`) syncs every object.
+//!
+//! An exception the callee raises stays with the runner: the trace's
+//! `guard_no_exception` fails and the meta-interpreter raises it in the
+//! rebuilt frames, where the call was.
+
+use std::io::Write;
+
+use rpy_ir::lltype::ContainerType;
+use rpy_passes::llinterp::{CallOutcome, LlError, LlMachine, LlValue};
+
+use super::mirror::{Flavor, MirrorMap};
+use crate::blackhole::Blackhole;
+use crate::codewriter::jitcode::Effects;
+use crate::interp::{Heap, ResidualCalls};
+use crate::trace::Header;
+
+/// What a residual call runs.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ResidualTarget {
+    /// A graph of the program.
+    Graph(u32),
+    /// The runtime operation bound to instruction `pc` of jitcode `code`
+    /// (whose constants are its own: the call passes only registers).
+    Runtime { code: usize, pc: usize },
+}
+
+/// One residual call of the traces: what it runs, the flavors of its
+/// arguments and result, and what it may touch.
+#[derive(Clone, Debug)]
+pub struct ResidualSite {
+    pub target: ResidualTarget,
+    pub name: String,
+    /// One per argument; `None` for a void one (not passed by the trace).
+    pub args: Vec<Option<Flavor>>,
+    pub result: Option<Flavor>,
+    pub effects: Effects,
+}
+
+impl ResidualSite {
+    /// Whether objects of `type_name` may be read or written by the call
+    /// (`writes` only: written), so the mirror must sync them.
+    fn touches(&self, header: &Header, type_name: &str, writes_only: bool) -> bool {
+        let e = &self.effects;
+        if e.anything {
+            return true;
+        }
+        let arrays = e.writes_arrays.iter().chain(
+            (!writes_only)
+                .then_some(&e.reads_arrays)
+                .into_iter()
+                .flatten(),
+        );
+        let fields = e.writes_fields.iter().chain(
+            (!writes_only)
+                .then_some(&e.reads_fields)
+                .into_iter()
+                .flatten(),
+        );
+        if arrays.into_iter().any(|a| a == type_name) {
+            return true;
+        }
+        // A field of struct S is a field of every struct that begins with
+        // S's fields (a subclass's instance).
+        let Some(ContainerType::GcStruct { fields: own, .. }) = header.types.get(type_name) else {
+            return false;
+        };
+        fields.into_iter().any(|f| {
+            let strukt = f.rsplit_once('.').map_or(f.as_str(), |(s, _)| s);
+            strukt == type_name
+                || matches!(header.types.get(strukt),
+                    Some(ContainerType::GcStruct { fields, .. }) if own.starts_with(fields))
+        })
+    }
+}
+
+/// Runs the residual calls of compiled traces on the LLInterpreter.
+pub struct Runner<'a, 'm> {
+    pub machine: &'a LlMachine<'m>,
+    pub blackhole: &'a Blackhole<'a>,
+    pub out: &'a mut dyn Write,
+    pub sites: &'a [ResidualSite],
+    pub map: &'a mut MirrorMap,
+    pub header: &'a Header,
+    /// The exception the last call raised.
+    pub pending: Option<(LlValue, LlValue)>,
+    /// An error of the program (not of the trace) a call ran into.
+    pub error: Option<LlError>,
+}
+
+impl Runner<'_, '_> {
+    fn run(&mut self, heap: &mut Heap, index: usize, words: &[u64]) -> Result<u64, String> {
+        let site = self
+            .sites
+            .get(index)
+            .ok_or_else(|| format!("no residual call {index}"))?;
+        let passed = site.args.iter().flatten().count();
+        if words.len() != passed {
+            return Err(format!(
+                "residual call '{}' takes {passed} argument(s), not {}",
+                site.name,
+                words.len()
+            ));
+        }
+        let mut words = words.iter();
+        let mut args = Vec::with_capacity(site.args.len());
+        for flavor in &site.args {
+            args.push(match (flavor, words.next()) {
+                (Some(f), Some(w)) => self.map.to_ll(heap, self.machine, self.header, *w, *f)?,
+                _ => LlValue::Void,
+            });
+        }
+        let header = self.header;
+        self.map.sync_out_types(heap, self.machine, header, &|t| {
+            site.touches(header, t, false)
+        })?;
+        self.pending = None;
+        let outcome = match &site.target {
+            ResidualTarget::Graph(g) => self.machine.call(*g, args, self.out),
+            ResidualTarget::Runtime { code, pc } => {
+                let op = self.blackhole.bound[*code]
+                    .as_ref()
+                    .and_then(|b| b.ops[*pc].as_ref())
+                    .ok_or_else(|| format!("runtime call '{}' is not bound", site.name))?;
+                self.machine
+                    .run(op, &args, self.out)
+                    .map(CallOutcome::Returned)
+            }
+        };
+        let result = match outcome {
+            Ok(CallOutcome::Returned(v)) => v,
+            Ok(CallOutcome::Raised { etype, evalue }) => {
+                self.pending = Some((etype, evalue));
+                LlValue::Void
+            }
+            Err(e) => {
+                let message = e.message.clone();
+                self.error = Some(e);
+                return Err(format!("the program failed in '{}': {message}", site.name));
+            }
+        };
+        self.map
+            .sync_in_types(heap, header, std::slice::from_ref(&result), &|t| {
+                site.touches(header, t, true)
+            })?;
+        Ok(self.map.to_run(heap, header, &result)?.bits())
+    }
+}
+
+impl ResidualCalls for Runner<'_, '_> {
+    fn call(&mut self, heap: &mut Heap, index: usize, args: &[u64]) -> Result<u64, String> {
+        self.run(heap, index, args)
+    }
+
+    fn exception_pending(&self) -> bool {
+        self.pending.is_some()
+    }
+}
