@@ -140,9 +140,10 @@ enum Cmd {
         /// traces go to the file RPY_JITLOG names).
         #[arg(long, conflicts_with = "blackhole")]
         jit: bool,
-        /// A JIT parameter, NAME=VALUE (threshold, trace_limit,
-        /// trace_eagerness, enable_opts as the original's set_param; backend=machine|interp,
-        /// where loops run); repeatable.
+        /// A JIT parameter, NAME=VALUE (threshold, function_threshold,
+        /// trace_limit, trace_eagerness, enable_opts as the original's
+        /// set_param; backend=machine|interp, where loops run); repeatable.
+        /// They override the RPY_JIT environment variable (NAME=VALUE,...).
         #[arg(long = "jit-param", value_name = "NAME=VALUE", requires = "jit")]
         jit_params: Vec<String>,
         #[command(flatten)]
@@ -549,7 +550,7 @@ pub fn main() -> i32 {
                 match parse_jit_params(&jit_params) {
                     Ok(p) => Some(p),
                     Err(e) => {
-                        eprintln!("rpy interp: --jit-param: {e}");
+                        eprintln!("rpy interp: {e}");
                         return 1;
                     }
                 }
@@ -946,39 +947,40 @@ fn stem(file: &str) -> String {
         .unwrap_or_else(|| "program".into())
 }
 
-/// The `--jit-param NAME=VALUE` settings over the defaults.
+/// The JIT's parameters: the defaults, then the `RPY_JIT` environment
+/// variable (`NAME=VALUE,...`, as the original's `--jit` option), then
+/// the `--jit-param NAME=VALUE` settings.
 fn parse_jit_params(settings: &[String]) -> Result<rpy_jit::metainterp::JitParams, String> {
     // Loops run as machine code unless `backend=interp` says otherwise.
     let mut params = rpy_jit::metainterp::JitParams {
         backend: std::rc::Rc::new(rpy_backend::x86_64::MachineCode),
         ..Default::default()
     };
+    if let Ok(env) = std::env::var("RPY_JIT") {
+        params.set_all(&env).map_err(|e| format!("RPY_JIT: {e}"))?;
+    }
     for s in settings {
         let (name, value) = s
             .split_once('=')
-            .ok_or_else(|| format!("'{s}' is not NAME=VALUE"))?;
-        let number = || {
-            value
-                .parse::<u32>()
-                .map_err(|_| format!("{name}: '{value}' is not a positive number"))
-        };
-        match name {
-            "threshold" => params.threshold = number()?.max(1),
-            "trace_limit" => params.trace_limit = number()? as usize,
-            "trace_eagerness" => params.trace_eagerness = number()?.max(1),
-            "enable_opts" => params.enable_opts = value.to_string(),
-            "backend" => {
-                params.backend = match value {
-                    "machine" => std::rc::Rc::new(rpy_backend::x86_64::MachineCode),
-                    "interp" => std::rc::Rc::new(rpy_jit::metainterp::Interpreted),
-                    _ => return Err(format!("backend: '{value}' is not 'machine' or 'interp'")),
-                }
+            .ok_or_else(|| format!("--jit-param: '{s}' is not NAME=VALUE"))?;
+        match (name, value) {
+            ("backend", "machine") => {
+                params.backend = std::rc::Rc::new(rpy_backend::x86_64::MachineCode)
             }
-            _ => {
+            ("backend", "interp") => {
+                params.backend = std::rc::Rc::new(rpy_jit::metainterp::Interpreted)
+            }
+            ("backend", _) => {
                 return Err(format!(
-                    "no JIT parameter '{name}' (threshold, trace_limit, trace_eagerness, enable_opts, backend)"
+                    "--jit-param: backend: '{value}' is not 'machine' or 'interp'"
                 ))
             }
+            _ => params.set(name, value).map_err(|e| {
+                format!("--jit-param: {e}").replace(
+                    rpy_jit::metainterp::PARAM_NAMES,
+                    &format!("{}, backend", rpy_jit::metainterp::PARAM_NAMES),
+                )
+            })?,
         }
     }
     Ok(params)

@@ -1041,6 +1041,39 @@ fn interp_jit_runs_loops_as_traces_and_writes_the_jit_log() {
     assert!(text.contains("# 3 loops, 0 bridges, 0 aborts"), "{text}");
 }
 
+/// `RPY_JIT` sets the parameters as the original's `--jit` option does;
+/// `--jit-param` overrides it; a bad setting is refused.
+#[test]
+fn interp_jit_reads_its_parameters_from_rpy_jit() {
+    let program = "tests/programs/py3/jit_tlr.py";
+    let run = |env: &str, args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_rpy"))
+            .args(["interp", "--jit"])
+            .args(args)
+            .args([program, "300"])
+            .current_dir(support::root())
+            .env("RPY_JIT", env)
+            .output()
+            .unwrap();
+        (
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+            out.status.code(),
+        )
+    };
+    // The default threshold (1039) is not reached on this input.
+    let (err, status) = run("", &[]);
+    assert_eq!(status, Some(0), "{err}");
+    assert!(err.contains("jit: 0 loops"), "{err}");
+    let (err, status) = run("threshold=20, trace_eagerness=5", &[]);
+    assert_eq!(status, Some(0), "{err}");
+    assert!(!err.contains("jit: 0 loops"), "{err}");
+    let (err, _) = run("threshold=20", &["--jit-param", "threshold=100000"]);
+    assert!(err.contains("jit: 0 loops"), "{err}");
+    let (err, status) = run("threshold=20,enable_opts=intbounds:fast", &[]);
+    assert_eq!(status, Some(1));
+    assert!(err.contains("RPY_JIT: ") && err.contains("fast"), "{err}");
+}
+
 #[test]
 fn interp_jit_rejects_an_unknown_parameter_and_a_program_without_a_portal() {
     let (_, err, status) = rpy(&[

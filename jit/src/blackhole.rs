@@ -58,6 +58,9 @@ pub struct Blackhole<'j> {
     /// With the JIT: the meta-interpreter, which traces the hot loops and
     /// runs them.
     pub jit: Option<MetaInterp>,
+    /// A portal call started and has not reached a merge point yet (its
+    /// first one counts against `function_threshold`).
+    entering: bool,
 }
 
 pub(crate) fn internal(message: String, graph: &str) -> LlError {
@@ -96,6 +99,7 @@ impl<'j> Blackhole<'j> {
             stats: BlackholeStats::default(),
             warm: WarmState::default(),
             jit: None,
+            entering: false,
         }
     }
 
@@ -161,6 +165,7 @@ impl<'j> Blackhole<'j> {
             self.bind(machine, c)?;
         }
         let mut frames = vec![self.new_frame(code, args, None)];
+        self.entering = true;
         self.execute(machine, &mut frames, out).map_err(|mut e| {
             e.traceback = frames
                 .iter()
@@ -243,13 +248,19 @@ impl<'j> Blackhole<'j> {
                     reds,
                 } => {
                     self.stats.merge_points += 1;
+                    let entering = std::mem::take(&mut self.entering);
                     let values: Vec<LlValue> = match &self.jit {
-                        Some(jit) if jit.has_work() => {
+                        Some(jit) if jit.has_work() || entering => {
                             greens.iter().map(|g| get(frame, g)).collect()
                         }
                         _ => continue,
                     };
                     let key = crate::warmstate::GreenKey::new(driver, &values);
+                    if entering && self.warm.portal_entered(&key) {
+                        if let Some(jit) = self.jit.as_mut() {
+                            jit.hot(key.clone());
+                        }
+                    }
                     if self.jit.as_ref().is_some_and(|jit| jit.wants(&key)) {
                         // The JIT sees this portal call's frames only: the
                         // portal's and those it calls; the callers' (a
@@ -460,7 +471,12 @@ pub fn run_entry(
 ) -> BlackholeRun {
     let mut interp = rpy_passes::llinterp::LlInterpreter::new(program);
     let mut blackhole = Blackhole::new(codes);
-    blackhole.warm = WarmState::new(threshold);
+    let function_threshold = jit
+        .as_ref()
+        .map_or(crate::warmstate::DEFAULT_FUNCTION_THRESHOLD, |p| {
+            p.function_threshold
+        });
+    blackhole.warm = WarmState::with_function_threshold(threshold, function_threshold);
     blackhole.jit = jit.map(MetaInterp::new);
     let status = interp.run_entry_hooked(argv, out, Some(&mut blackhole));
     BlackholeRun {

@@ -2,7 +2,12 @@
 //! `can_enter_jit` the counter of the loop's green key (the driver and
 //! its greens' values) goes up, and a key whose counter reaches the
 //! threshold is hot: where the meta-interpreter starts tracing (at the
-//! key's next `jit_merge_point`).
+//! key's next `jit_merge_point`). It gets hot again after as many more
+//! closings, so a key whose tracing gave up is tried again after a while
+//! (the meta-interpreter decides whether it still wants it). The first
+//! merge point of each call of the portal counts apart, against
+//! `function_threshold`: an interpreter called often whose loops are
+//! short gets traced from its entry too.
 
 use rpy_passes::llinterp::LlValue;
 use std::collections::HashMap;
@@ -11,6 +16,10 @@ use std::rc::Rc;
 /// The original's default `threshold`: how many closings of a loop make
 /// it hot.
 pub const DEFAULT_THRESHOLD: u32 = 1039;
+
+/// The original's default `function_threshold`: how many calls of the
+/// portal that reach a key's merge point first make it hot.
+pub const DEFAULT_FUNCTION_THRESHOLD: u32 = 1619;
 
 /// A green value as part of a key: numbers by value, objects by identity
 /// (a green object is the interpreter's code, alive as long as it runs).
@@ -86,15 +95,24 @@ pub struct HotLoop {
 pub struct WarmState {
     threshold: u32,
     counters: HashMap<GreenKey, u32>,
+    function_threshold: u32,
+    /// Per key: the portal calls whose first merge point it was.
+    entries: HashMap<GreenKey, u32>,
     /// The keys that got hot, in the order they did.
     pub hot: Vec<HotLoop>,
 }
 
 impl WarmState {
     pub fn new(threshold: u32) -> WarmState {
+        WarmState::with_function_threshold(threshold, DEFAULT_FUNCTION_THRESHOLD)
+    }
+
+    pub fn with_function_threshold(threshold: u32, function_threshold: u32) -> WarmState {
         WarmState {
             threshold: threshold.max(1),
             counters: HashMap::new(),
+            function_threshold: function_threshold.max(1),
+            entries: HashMap::new(),
             hot: Vec::new(),
         }
     }
@@ -105,14 +123,24 @@ impl WarmState {
         let key = GreenKey::new(driver, greens);
         let counter = self.counters.entry(key).or_insert(0);
         *counter += 1;
-        if *counter != self.threshold {
+        if *counter % self.threshold != 0 {
             return false;
         }
-        self.hot.push(HotLoop {
-            driver: driver.to_string(),
-            greens: greens_text(greens),
-        });
+        if *counter == self.threshold {
+            self.hot.push(HotLoop {
+                driver: driver.to_string(),
+                greens: greens_text(greens),
+            });
+        }
         true
+    }
+
+    /// A call of the portal reached its first merge point with `key`:
+    /// counts it; true when this entry made the key hot.
+    pub fn portal_entered(&mut self, key: &GreenKey) -> bool {
+        let counter = self.entries.entry(key.clone()).or_insert(0);
+        *counter += 1;
+        *counter % self.function_threshold == 0
     }
 }
 
@@ -127,7 +155,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_key_gets_hot_once_at_the_threshold() {
+    fn a_key_gets_hot_at_every_threshold_closings_and_is_reported_once() {
         let mut warm = WarmState::new(3);
         let key = [LlValue::Signed(14)];
         let other = [LlValue::Signed(15)];
@@ -136,6 +164,8 @@ mod tests {
         assert!(!warm.can_enter_jit("jitdriver1", &key));
         assert!(warm.can_enter_jit("jitdriver1", &key));
         assert!(!warm.can_enter_jit("jitdriver1", &key));
+        assert!(!warm.can_enter_jit("jitdriver1", &key));
+        assert!(warm.can_enter_jit("jitdriver1", &key));
         // Another driver's key of the same greens counts apart.
         assert!(!warm.can_enter_jit("jitdriver2", &key));
         assert_eq!(
@@ -145,5 +175,15 @@ mod tests {
                 greens: vec!["14".into()]
             }]
         );
+    }
+
+    #[test]
+    fn portal_entries_count_apart_against_the_function_threshold() {
+        let mut warm = WarmState::with_function_threshold(100, 2);
+        let key = GreenKey::new("jitdriver1", &[LlValue::Signed(0)]);
+        assert!(!warm.portal_entered(&key));
+        assert!(!warm.can_enter_jit("jitdriver1", &[LlValue::Signed(0)]));
+        assert!(warm.portal_entered(&key));
+        assert!(warm.hot.is_empty());
     }
 }

@@ -74,6 +74,9 @@ impl RunnableLoop for InterpretedLoop {
     }
 }
 
+/// How often a key is traced before its tracing is given up for good.
+pub const TRACE_ATTEMPTS: u32 = 3;
+
 /// The original's default `trace_eagerness`.
 pub const DEFAULT_TRACE_EAGERNESS: u32 = 200;
 
@@ -82,6 +85,8 @@ pub const DEFAULT_TRACE_EAGERNESS: u32 = 200;
 #[derive(Clone)]
 pub struct JitParams {
     pub threshold: u32,
+    /// How many portal calls first reaching a key's merge point make it hot.
+    pub function_threshold: u32,
     pub trace_limit: usize,
     /// The optimizations, `:`-separated (the original's `enable_opts`).
     pub enable_opts: String,
@@ -94,11 +99,53 @@ impl Default for JitParams {
     fn default() -> Self {
         JitParams {
             threshold: crate::warmstate::DEFAULT_THRESHOLD,
+            function_threshold: crate::warmstate::DEFAULT_FUNCTION_THRESHOLD,
             trace_limit: record::DEFAULT_TRACE_LIMIT,
             enable_opts: crate::optimize::ALL_PASSES.to_string(),
             trace_eagerness: DEFAULT_TRACE_EAGERNESS,
             backend: std::rc::Rc::new(Interpreted),
         }
+    }
+}
+
+/// The parameters `set` knows, for messages.
+pub const PARAM_NAMES: &str =
+    "threshold, function_threshold, trace_limit, trace_eagerness, enable_opts";
+
+impl JitParams {
+    /// Sets parameter `name` from its text, as the original's `set_param`
+    /// (a count below 1 is 1).
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
+        let number = || {
+            value
+                .trim()
+                .parse::<u32>()
+                .map_err(|_| format!("{name}: '{value}' is not a positive number"))
+        };
+        match name {
+            "threshold" => self.threshold = number()?.max(1),
+            "function_threshold" => self.function_threshold = number()?.max(1),
+            "trace_limit" => self.trace_limit = number()? as usize,
+            "trace_eagerness" => self.trace_eagerness = number()?.max(1),
+            "enable_opts" => {
+                crate::optimize::check_passes(value)?;
+                self.enable_opts = value.to_string()
+            }
+            _ => return Err(format!("no JIT parameter '{name}' ({PARAM_NAMES})")),
+        }
+        Ok(())
+    }
+
+    /// Sets the parameters of `settings`, `NAME=VALUE` separated by commas
+    /// (the syntax of the original's `--jit` option).
+    pub fn set_all(&mut self, settings: &str) -> Result<(), String> {
+        for s in settings.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (name, value) = s
+                .split_once('=')
+                .ok_or_else(|| format!("'{s}' is not NAME=VALUE"))?;
+            self.set(name.trim(), value)?;
+        }
+        Ok(())
     }
 }
 
@@ -135,6 +182,9 @@ pub struct MetaInterp {
     pending: HashSet<GreenKey>,
     /// Keys whose tracing was given up.
     given_up: HashSet<GreenKey>,
+    /// Per key: how often tracing it gave up (after
+    /// [`TRACE_ATTEMPTS`], for good).
+    failed_attempts: HashMap<GreenKey, u32>,
     /// Guards (trace, resume index) whose bridge was given up.
     given_up_guards: HashSet<(usize, usize)>,
     compiled: Vec<Compiled>,
@@ -171,6 +221,7 @@ impl MetaInterp {
             stats: JitStats::default(),
             pending: HashSet::new(),
             given_up: HashSet::new(),
+            failed_attempts: HashMap::new(),
             given_up_guards: HashSet::new(),
             compiled: Vec::new(),
             loops: HashMap::new(),
@@ -264,7 +315,13 @@ impl MetaInterp {
             self.loop_keys.insert(key.clone());
             self.loops.insert(key, id);
         } else {
-            self.given_up.insert(key);
+            // Tried again when the key gets hot again, a while later: a
+            // trace that aborts may take another path next time.
+            let failed = self.failed_attempts.entry(key.clone()).or_insert(0);
+            *failed += 1;
+            if *failed >= TRACE_ATTEMPTS {
+                self.given_up.insert(key);
+            }
         }
         Ok(raised)
     }

@@ -518,6 +518,11 @@ fn split_passes(passes: &str) -> Result<(Vec<&str>, bool), String> {
     Ok((chain, unroll))
 }
 
+/// An error when `passes` names an optimization there is not.
+pub fn check_passes(passes: &str) -> Result<(), String> {
+    split_passes(passes).map(|_| ())
+}
+
 /// Optimizes `trace` with the optimizations named in `passes`
 /// (colon-separated, e.g. `intbounds:rewrite:pure`), then removes operations
 /// without side effects whose results are unused. With `unroll`, a loop is
