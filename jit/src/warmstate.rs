@@ -123,7 +123,7 @@ impl WarmState {
         let key = GreenKey::new(driver, greens);
         let counter = self.counters.entry(key).or_insert(0);
         *counter += 1;
-        if *counter % self.threshold != 0 {
+        if !counter.is_multiple_of(self.threshold) {
             return false;
         }
         if *counter == self.threshold {
@@ -140,7 +140,7 @@ impl WarmState {
     pub fn portal_entered(&mut self, key: &GreenKey) -> bool {
         let counter = self.entries.entry(key.clone()).or_insert(0);
         *counter += 1;
-        *counter % self.function_threshold == 0
+        counter.is_multiple_of(self.function_threshold)
     }
 }
 
