@@ -877,6 +877,39 @@ RPY_RT RPyString *rpy_format_int(long x, RPyString *spec) {
     return rpy_pad(&f, body, k);
 }
 
+/* one '%' conversion (d i u x X o, with flags, width and precision) of an r_uint */
+RPY_RT RPyString *rpy_format_uint(unsigned long x, RPyString *spec) {
+    RPyFormatSpec f = rpy_parse_spec(spec);
+    char digits[32], body[128];
+    const char *how = f.conv == 'x' ? "%lx" : f.conv == 'X' ? "%lX" : f.conv == 'o' ? "%lo" : "%lu";
+    int n = snprintf(digits, sizeof digits, how, x);
+    long zeros = f.precision > n ? f.precision - n : 0;
+    if (zeros > 64) zeros = 64;
+    const char *prefix = !f.alt ? "" : f.conv == 'x' ? "0x" : f.conv == 'X' ? "0X" : f.conv == 'o' ? "0o" : "";
+    int k = snprintf(body, sizeof body, "%s%s%.*s%s", rpy_sign(&f, 0), prefix, (int)zeros,
+                     "0000000000000000000000000000000000000000000000000000000000000000", digits);
+    return rpy_pad(&f, body, k);
+}
+
+/* hex() and oct() of an int: a sign, a prefix, the digits in base 16 or 8 */
+static RPyString *rpy_int_in_base(long x, const char *prefix, const char *how) {
+    unsigned long mag = x < 0 ? 0UL - (unsigned long)x : (unsigned long)x;
+    char body[40];
+    int k = snprintf(body, sizeof body, how, x < 0 ? "-" : "", prefix, mag);
+    return rpy_str_from_bytes(body, (size_t)k);
+}
+
+/* hex() of an int: '0x' and its hexadecimal digits, after a '-' when negative */
+RPY_RT RPyString *rpy_int_hex(long x) { return rpy_int_in_base(x, "0x", "%s%s%lx"); }
+
+/* oct() of an int as Python 3 writes it: '0o' and its octal digits */
+RPY_RT RPyString *rpy_int_oct(long x) { return rpy_int_in_base(x, "0o", "%s%s%lo"); }
+
+/* oct() of an int as Python 2 writes it: '0' and its octal digits, '0' for zero */
+RPY_RT RPyString *rpy_int_oct_py2(long x) {
+    return x == 0 ? rpy_str_from_bytes("0", 1) : rpy_int_in_base(x, "0", "%s%s%lo");
+}
+
 /* one '%' conversion (e E f F g G, with flags, width and precision) of a float */
 RPY_RT RPyString *rpy_format_float(double x, RPyString *spec) {
     RPyFormatSpec f = rpy_parse_spec(spec);

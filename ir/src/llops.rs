@@ -251,6 +251,10 @@ runtime! {
     "rpy_str_from_float" (Float) -> Str, "str() of a float as Python 3 does: the shortest repr that round-trips";
     "rpy_str_from_float_py2" (Float) -> Str, "str() of a float as Python 2 does: '%.12g', with '.0' added to integral values";
     "rpy_format_int" (Signed, Str) -> Str, "one '%' conversion (d i u x X o, with flags, width and precision) of an int; the second argument is the conversion's text, as '%05x'";
+    "rpy_format_uint" (Unsigned, Str) -> Str, "one '%' conversion (d i u x X o, with flags, width and precision) of an r_uint";
+    "rpy_int_hex" (Signed) -> Str, "hex() of an int: '0x' and its hexadecimal digits, after a '-' when negative";
+    "rpy_int_oct" (Signed) -> Str, "oct() of an int as Python 3 writes it: '0o' and its octal digits";
+    "rpy_int_oct_py2" (Signed) -> Str, "oct() of an int as Python 2 writes it: '0' and its octal digits, '0' for zero";
     "rpy_format_float" (Float, Str) -> Str, "one '%' conversion (e E f F g G, with flags, width and precision) of a float, as C's printf writes it";
     "rpy_format_str" (Str, Str) -> Str, "a string padded and cut as a '%s' conversion's width and precision say";
     "rpy_str_from_char" (Char) -> Str, "a one-character string";

@@ -82,6 +82,8 @@ pub const BUILTINS: &[&str] = &[
     "min",
     "max",
     "hash",
+    "hex",
+    "oct",
     "repr",
     "isinstance",
     "issubclass",

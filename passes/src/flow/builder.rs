@@ -63,6 +63,8 @@ const BUILTINS: &[&str] = &[
     "iter",
     "next",
     "hash",
+    "hex",
+    "oct",
 ];
 
 /// Python builtins that are not supported yet (named in their diagnostic).
@@ -78,8 +80,6 @@ const LATER_BUILTINS: &[&str] = &[
     "map",
     "filter",
     "reduce",
-    "hex",
-    "oct",
     "unichr",
     "unicode",
     "long",

@@ -14,6 +14,10 @@ pub(crate) enum Rt {
     StrFromFloat,
     StrFromFloatPy2,
     FormatInt,
+    FormatUint,
+    IntHex,
+    IntOct,
+    IntOctPy2,
     FormatFloat,
     FormatStr,
     StrFromChar,
@@ -40,6 +44,10 @@ impl Rt {
             "rpy_str_from_float" => Rt::StrFromFloat,
             "rpy_str_from_float_py2" => Rt::StrFromFloatPy2,
             "rpy_format_int" => Rt::FormatInt,
+            "rpy_format_uint" => Rt::FormatUint,
+            "rpy_int_hex" => Rt::IntHex,
+            "rpy_int_oct" => Rt::IntOct,
+            "rpy_int_oct_py2" => Rt::IntOctPy2,
             "rpy_format_float" => Rt::FormatFloat,
             "rpy_format_str" => Rt::FormatStr,
             "rpy_str_from_char" => Rt::StrFromChar,
@@ -155,6 +163,23 @@ pub(crate) fn call(
         Rt::FormatInt => {
             let spec = format_spec(&args[1])?;
             string(spec.pad(spec.format_int(signed(&args[0])?)))
+        }
+        Rt::FormatUint => {
+            let spec = format_spec(&args[1])?;
+            string(spec.pad(spec.format_magnitude(signed(&args[0])? as u64, false)))
+        }
+        Rt::IntHex | Rt::IntOct | Rt::IntOctPy2 => {
+            let n = signed(&args[0])?;
+            let (sign, mag) = (if n < 0 { "-" } else { "" }, n.unsigned_abs());
+            string(
+                match rt {
+                    Rt::IntHex => format!("{sign}0x{mag:x}"),
+                    Rt::IntOct => format!("{sign}0o{mag:o}"),
+                    _ if mag == 0 => "0".to_string(),
+                    _ => format!("{sign}0{mag:o}"),
+                }
+                .into_bytes(),
+            )
         }
         Rt::FormatFloat => {
             let spec = format_spec(&args[1])?;

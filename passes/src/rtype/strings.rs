@@ -35,8 +35,8 @@ fn parse_format(format: &str) -> Result<Vec<Piece>, String> {
             .ok_or("a format string ends in an incomplete '%' conversion")?;
         match spec.conv {
             b'%' => literal.push(b'%'),
-            b's' | b'r' | b'd' | b'i' | b'u' | b'x' | b'X' | b'o' | b'e' | b'E' | b'f' | b'F'
-            | b'g' | b'G' => {
+            b's' | b'r' | b'c' | b'd' | b'i' | b'u' | b'x' | b'X' | b'o' | b'e' | b'E' | b'f'
+            | b'F' | b'g' | b'G' => {
                 if !literal.is_empty() {
                     let text = String::from_utf8_lossy(&std::mem::take(&mut literal)).into_owned();
                     pieces.push(Piece::Literal(text));
@@ -45,7 +45,7 @@ fn parse_format(format: &str) -> Result<Vec<Piece>, String> {
             }
             other => {
                 return Err(format!(
-                    "the format '%{}' is not supported (the conversions are s r d i u x X o e E f F g G)",
+                    "the format '%{}' is not supported (the conversions are s r c d i u x X o e E f F g G)",
                     other as char
                 ))
             }
@@ -138,7 +138,42 @@ impl GraphTyper<'_, '_, '_> {
                 );
                 Ok(Arg::Var(r))
             }
+            b'c' => {
+                let c = match ty {
+                    LowLevelType::Char => v.clone(),
+                    LowLevelType::Signed | LowLevelType::Bool => {
+                        let n = self.arg_as(v, &LowLevelType::Signed)?;
+                        Arg::Var(self.emit("cast_int_to_char", vec![n], LowLevelType::Char, None))
+                    }
+                    _ => {
+                        return Err(format!(
+                            "'%c' of a {ty} is not supported: it takes a char or an int"
+                        ))
+                    }
+                };
+                let text = self.str_of(&c)?;
+                if spec.is_bare() {
+                    return Ok(text);
+                }
+                let text = self.arg_as(&text, &str_ty)?;
+                let r = self.emit(
+                    "direct_call",
+                    vec![call("rpy_format_str"), text, spec_text],
+                    str_ty,
+                    None,
+                );
+                Ok(Arg::Var(r))
+            }
             b'd' | b'i' | b'u' if ty == LowLevelType::Unsigned && spec.is_bare() => self.str_of(v),
+            b'd' | b'i' | b'u' | b'x' | b'X' | b'o' if ty == LowLevelType::Unsigned => {
+                let r = self.emit(
+                    "direct_call",
+                    vec![call("rpy_format_uint"), v.clone(), spec_text],
+                    str_ty,
+                    None,
+                );
+                Ok(Arg::Var(r))
+            }
             b'd' | b'i' | b'u' | b'x' | b'X' | b'o' => {
                 if !matches!(ty, LowLevelType::Signed | LowLevelType::Bool) {
                     return Err(format!(
