@@ -241,8 +241,15 @@ impl Tracer<'_> {
         let kinds: Vec<Kind> = site.args.iter().flatten().map(|f| f.kind()).collect();
         let result_kind = site.result.map_or(Kind::Void, Flavor::kind);
         let can_raise = site.effects.can_raise;
-        let short = site.name.rsplit('.').next().unwrap_or(&site.name);
-        let name = format!("residual{index}_{}", &short[..short.len().min(40)]);
+        let short: String = site
+            .name
+            .rsplit('.')
+            .next()
+            .unwrap_or(&site.name)
+            .chars()
+            .take(40)
+            .collect();
+        let name = format!("residual{index}_{short}");
         let descr = self.header.residual_descr(
             &name,
             ResidualCall {
