@@ -15,13 +15,14 @@
 //! is the test world of `rpy interp --jit`; a translated program's objects
 //! already live at these layouts.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use rpy_ir::lltype::{ContainerType, LowLevelType, STR};
 use rpy_passes::llinterp::{Items, LlMachine, LlValue, ObjRef};
 
 use crate::interp::{Heap, RunValue};
+use crate::optimize::{WordMap, WordSet};
 use crate::trace::Header;
 
 /// What an int-bank register or a word in memory holds, to turn the word
@@ -117,7 +118,9 @@ impl Mirror {
     }
 
     pub fn sync_out(&mut self, machine: &LlMachine<'_>, header: &Header) -> Result<(), String> {
-        self.map.sync_out(&self.heap, machine, header)
+        self.map.sync_out(&self.heap, machine, header)?;
+        self.map.forget_dead();
+        Ok(())
     }
 }
 
@@ -125,9 +128,9 @@ impl Mirror {
 #[derive(Default)]
 pub struct MirrorMap {
     /// Interpreter object (by identity) to address.
-    addresses: HashMap<usize, usize>,
+    addresses: WordMap<usize, usize>,
     /// Address to interpreter object.
-    objects: HashMap<usize, ObjRef>,
+    objects: WordMap<usize, ObjRef>,
     /// Every mirrored object, in the order it was mirrored (what `sync_in`
     /// and `sync_out` walk).
     pairs: Vec<(ObjRef, usize)>,
@@ -200,6 +203,41 @@ impl MirrorMap {
             }
         }
         found
+    }
+
+    /// Stops mirroring the objects nothing but the mirror holds (after a
+    /// full `sync_out` every object that mirrored memory points to is held
+    /// by its referrer's interpreter fields, so these are garbage): the
+    /// syncs walk every mirrored object, and a program that makes objects
+    /// as it goes would make each sync slower than the last. Their memory
+    /// stays allocated, so no address a compiled trace names as a constant
+    /// is ever given to another object.
+    pub fn forget_dead(&mut self) {
+        // One reference in `pairs`, one in `objects`, one per `unfilled`.
+        let held_by_mirror = |o: &ObjRef, unfilled: &[ObjRef]| {
+            2 + unfilled.iter().filter(|u| Rc::ptr_eq(u, o)).count()
+        };
+        let before = self.pairs.len();
+        let mut kept = Vec::with_capacity(before);
+        for (obj, at) in std::mem::take(&mut self.pairs) {
+            if Rc::strong_count(&obj) > held_by_mirror(&obj, &self.unfilled) {
+                kept.push((obj, at));
+            } else {
+                self.addresses.remove(&identity(&obj));
+                self.objects.remove(&at);
+            }
+        }
+        if kept.len() == before {
+            self.pairs = kept;
+            return;
+        }
+        self.by_type.clear();
+        for (i, (obj, _)) in kept.iter().enumerate() {
+            let type_name = obj.borrow().type_name.to_string();
+            self.by_type.entry(type_name).or_default().push(i);
+        }
+        self.pairs = kept;
+        self.synced_out = self.pairs.len();
     }
 
     /// Whether a sync in that refreshes the types `refresh` admits copies
@@ -304,7 +342,7 @@ impl MirrorMap {
             _ => None,
         }));
         work.append(&mut self.unfilled);
-        let mut seen = HashSet::new();
+        let mut seen = WordSet::default();
         while let Some(obj) = work.pop() {
             if !seen.insert(identity(&obj)) {
                 continue;

@@ -625,13 +625,13 @@ pub(crate) fn record(
                             code: frames[depth].code,
                             pc: at,
                         };
-                        let site = ResidualSite {
+                        let site = ResidualSite::new(
                             target,
-                            name: name.clone(),
-                            args: values.iter().map(Flavor::of_value).collect(),
-                            result: Flavor::of_value(&v),
-                            effects: descr.effects.clone(),
-                        };
+                            name.clone(),
+                            values.iter().map(Flavor::of_value).collect(),
+                            Flavor::of_value(&v),
+                            descr.effects.clone(),
+                        );
                         let k = t
                             .residual_call(sites, site, known, &v, false, frames, at)
                             .map_err(fail)?;
@@ -708,19 +708,16 @@ pub(crate) fn record(
                         )
                     }
                     None => {
-                        let site = ResidualSite {
-                            target: ResidualTarget::Graph(graph),
-                            name: machine.graph_name(graph).to_string(),
-                            args: values.iter().map(Flavor::of_value).collect(),
-                            result: None,
-                            effects: descr.effects.clone(),
-                        };
+                        let mut site = ResidualSite::new(
+                            ResidualTarget::Graph(graph),
+                            machine.graph_name(graph).to_string(),
+                            values.iter().map(Flavor::of_value).collect(),
+                            None,
+                            descr.effects.clone(),
+                        );
                         match machine.call(graph, values, out)? {
                             rpy_passes::llinterp::CallOutcome::Returned(v) => {
-                                let site = ResidualSite {
-                                    result: Flavor::of_value(&v),
-                                    ..site
-                                };
+                                site.result = Flavor::of_value(&v);
                                 let pure = descr.kind == CallKind::Pure;
                                 let k = t
                                     .residual_call(sites, site, known, &v, pure, frames, at)

@@ -16,6 +16,7 @@
 //! `guard_no_exception` fails and the meta-interpreter raises it in the
 //! rebuilt frames, where the call was.
 
+use std::collections::HashSet;
 use std::io::Write;
 
 use rpy_ir::lltype::ContainerType;
@@ -47,16 +48,60 @@ pub struct ResidualSite {
     pub args: Vec<Option<Flavor>>,
     pub result: Option<Flavor>,
     pub effects: Effects,
+    /// The types the call may touch, worked out once (the effects name
+    /// fields and arrays, the mirror syncs by type).
+    pub touched: std::cell::OnceCell<Touched>,
+}
+
+/// The program types whose objects a residual call may read or write,
+/// and those it may write; `None` for every type.
+#[derive(Clone, Debug)]
+pub struct Touched {
+    pub read_or_written: Option<HashSet<String>>,
+    pub written: Option<HashSet<String>>,
 }
 
 impl ResidualSite {
+    pub fn new(
+        target: ResidualTarget,
+        name: String,
+        args: Vec<Option<Flavor>>,
+        result: Option<Flavor>,
+        effects: Effects,
+    ) -> ResidualSite {
+        ResidualSite {
+            target,
+            name,
+            args,
+            result,
+            effects,
+            touched: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn touched(&self, header: &Header) -> &Touched {
+        self.touched.get_or_init(|| {
+            let of = |writes_only: bool| {
+                (!self.effects.anything).then(|| {
+                    header
+                        .types
+                        .keys()
+                        .filter(|t| self.touches(header, t, writes_only))
+                        .cloned()
+                        .collect()
+                })
+            };
+            Touched {
+                read_or_written: of(false),
+                written: of(true),
+            }
+        })
+    }
+
     /// Whether objects of `type_name` may be read or written by the call
-    /// (`writes` only: written), so the mirror must sync them.
+    /// (`writes_only`: written), so the mirror must sync them.
     fn touches(&self, header: &Header, type_name: &str, writes_only: bool) -> bool {
         let e = &self.effects;
-        if e.anything {
-            return true;
-        }
         let arrays = e.writes_arrays.iter().chain(
             (!writes_only)
                 .then_some(&e.reads_arrays)
@@ -123,8 +168,12 @@ impl Runner<'_, '_> {
             });
         }
         let header = self.header;
+        let touched = site.touched(header);
+        let admits = |types: &Option<HashSet<String>>, t: &str| {
+            types.as_ref().is_none_or(|set| set.contains(t))
+        };
         self.map.sync_out_types(heap, self.machine, header, &|t| {
-            site.touches(header, t, false)
+            admits(&touched.read_or_written, t)
         })?;
         self.pending = None;
         let outcome = match &site.target {
@@ -153,7 +202,7 @@ impl Runner<'_, '_> {
         };
         self.map
             .sync_in_types(heap, header, std::slice::from_ref(&result), &|t| {
-                site.touches(header, t, true)
+                admits(&touched.written, t)
             })?;
         Ok(self.map.to_run(heap, header, &result)?.bits())
     }
