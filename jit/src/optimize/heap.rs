@@ -448,7 +448,10 @@ impl Optimization for OptHeap {
                 let p = sh.resolve(op.args[0]);
                 let v = sh.resolve(op.args[1]);
                 let (field, size) = field_of(&op, sh);
-                if size == 8 && self.fields.get(&field).and_then(|m| m.get(&p)) == Some(&v) {
+                // the value known in the field may have become a constant
+                // since (a guard_value on it): compare what both stand for
+                let held = self.fields.get(&field).and_then(|m| m.get(&p));
+                if size == 8 && held.map(|h| sh.resolve(*h)) == Some(v) {
                     return; // the field holds it already
                 }
                 self.invalidate_fields(p, field, size, sh);
@@ -498,7 +501,8 @@ impl Optimization for OptHeap {
                 let i = sh.resolve(op.args[1]);
                 let v = sh.resolve(op.args[2]);
                 let d = op.descr.unwrap_or(0);
-                if *item_size == 8 && self.items.get(&d).and_then(|m| m.get(&(p, i))) == Some(&v) {
+                let held = self.items.get(&d).and_then(|m| m.get(&(p, i)));
+                if *item_size == 8 && held.map(|h| sh.resolve(*h)) == Some(v) {
                     return;
                 }
                 let mut m = self.items.remove(&d).unwrap_or_default();

@@ -73,6 +73,13 @@ fn refine_from_def(sh: &mut Shared, checked: &Checked, def: &Op, truth: bool) {
         "eq" => {
             narrow(sh, checked, x, by);
             narrow(sh, checked, y, bx);
+            // one value from here on: what is learnt of either later (a
+            // guard on one of them) is known of both
+            if let (Value::Box(b), x) = (sh.resolve(y), sh.resolve(x)) {
+                if sh.kind(x) == Kind::Int && sh.kind(Value::Box(b)) == Kind::Int {
+                    sh.make_equal(b, x);
+                }
+            }
         }
         _ => {
             for (a, b) in [(x, by), (y, bx)] {

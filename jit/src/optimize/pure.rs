@@ -106,6 +106,43 @@ fn negated(name: &str) -> Option<&'static str> {
     })
 }
 
+/// The overflow-checking twin of a plain operation: once it passed its
+/// `guard_no_overflow`, its result is the plain one's too (the word did not
+/// wrap, so wrapping would give the same).
+fn checked_twin(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "int_add" => "int_add_ovf",
+        "int_sub" => "int_sub_ovf",
+        "int_mul" => "int_mul_ovf",
+        _ => return None,
+    })
+}
+
+/// The outcomes of comparing `a` with `b` (bit 0: `a < b`, bit 1: `a ==
+/// b`, bit 2: `a > b`) for which the integer comparison `name(a, b)` is
+/// true, in the signed or the unsigned order (equality is both).
+const LESS: u8 = 1;
+const EQUAL: u8 = 2;
+const GREATER: u8 = 4;
+
+fn outcomes_where_true(name: &str) -> Option<u8> {
+    Some(match name {
+        "int_lt" | "uint_lt" => LESS,
+        "int_le" | "uint_le" => LESS | EQUAL,
+        "int_gt" | "uint_gt" => GREATER,
+        "int_ge" | "uint_ge" => GREATER | EQUAL,
+        "int_eq" => EQUAL,
+        "int_ne" => LESS | GREATER,
+        _ => return None,
+    })
+}
+
+/// The comparisons of one order: a fact of one says what another may be.
+const SIGNED_ORDER: [&str; 6] = ["int_lt", "int_le", "int_gt", "int_ge", "int_eq", "int_ne"];
+const UNSIGNED_ORDER: [&str; 6] = [
+    "uint_lt", "uint_le", "uint_gt", "uint_ge", "int_eq", "int_ne",
+];
+
 /// Whether `name` yields 0 or 1.
 fn is_comparison(name: &str) -> bool {
     negated(name).is_some()
@@ -121,7 +158,13 @@ fn is_comparison(name: &str) -> bool {
 struct Related {
     swapped: Vec<Option<Opcode>>,
     negated: Vec<Option<Opcode>>,
+    checked_twin: Vec<Option<Opcode>>,
     comparison: Vec<bool>,
+    /// [`outcomes_where_true`], and the orders the comparison belongs to
+    /// (bit 0: signed, bit 1: unsigned).
+    outcomes: Vec<Option<(u8, u8)>>,
+    signed_order: [Opcode; 6],
+    unsigned_order: [Opcode; 6],
 }
 
 static RELATED: LazyLock<Related> = LazyLock::new(|| {
@@ -130,10 +173,22 @@ static RELATED: LazyLock<Related> = LazyLock::new(|| {
             .map(|o| f(o.name).and_then(opcode))
             .collect::<Vec<_>>()
     };
+    let order = |names: [&str; 6]| names.map(|n| opcode(n).expect("a comparison opcode"));
     Related {
         swapped: by(swapped),
         negated: by(negated),
+        checked_twin: by(checked_twin),
         comparison: OPS.iter().map(|o| is_comparison(o.name)).collect(),
+        outcomes: OPS
+            .iter()
+            .map(|o| {
+                let orders = SIGNED_ORDER.contains(&o.name) as u8
+                    | (UNSIGNED_ORDER.contains(&o.name) as u8) << 1;
+                outcomes_where_true(o.name).map(|m| (m, orders))
+            })
+            .collect(),
+        signed_order: order(SIGNED_ORDER),
+        unsigned_order: order(UNSIGNED_ORDER),
     }
 });
 
@@ -276,7 +331,9 @@ impl OptPure {
 
     /// The value `code(args)` has, from an operation seen before: its
     /// result, or for a negated comparison whose value a guard fixed, the
-    /// opposite constant (preferred: a constant folds further).
+    /// opposite constant, or what guarded comparisons of the same operands
+    /// decide (constants preferred: they fold further); of a plain
+    /// operation, the result of its checked twin that passed its guard.
     fn recall(
         &self,
         sh: &Shared,
@@ -293,10 +350,49 @@ impl OptPure {
         if let Some(Value::Int(_)) = same {
             return same;
         }
-        match RELATED.negated[code].and_then(seen) {
-            Some(Value::Int(c)) => Some(Value::Int((c == 0) as i64)),
-            _ => same,
+        if let Some(Value::Int(c)) = RELATED.negated[code].and_then(seen) {
+            return Some(Value::Int((c == 0) as i64));
         }
+        self.decided_by_comparisons(sh, code, args, descr)
+            .or(same)
+            .or_else(|| RELATED.checked_twin[code].and_then(seen))
+    }
+
+    /// The value of the comparison `code(a, b)` that the guards on other
+    /// comparisons of `a` and `b` in the same order decide: after
+    /// `guard_true(a < b)`, `a <= b` and `a != b` are 1, `a == b` is 0.
+    fn decided_by_comparisons(
+        &self,
+        sh: &Shared,
+        code: Opcode,
+        args: &[Value],
+        descr: Option<usize>,
+    ) -> Option<Value> {
+        let (wanted, orders) = RELATED.outcomes[code]?;
+        let ops = &sh.trace.ops;
+        for (bit, order) in [(1, &RELATED.signed_order), (2, &RELATED.unsigned_order)] {
+            if orders & bit == 0 {
+                continue;
+            }
+            let mut possible = LESS | EQUAL | GREATER;
+            for &other in order {
+                let Some(i) = self.memo.find(ops, other, args, descr) else {
+                    continue;
+                };
+                let Some(Value::Int(c)) = ops[i].result.map(|r| sh.resolve(Value::Box(r))) else {
+                    continue;
+                };
+                let (true_for, _) = RELATED.outcomes[other]?;
+                possible &= if c != 0 { true_for } else { !true_for };
+            }
+            if possible & !wanted == 0 {
+                return Some(Value::Int(1));
+            }
+            if possible & wanted == 0 {
+                return Some(Value::Int(0));
+            }
+        }
+        None
     }
 }
 
