@@ -113,6 +113,13 @@ pub struct Shared {
     defs: Vec<usize>,
     /// What is known of each pointer box (nothing, when not a pointer).
     pointers: Vec<PtrFacts>,
+    /// The results of overflow-checking operations whose
+    /// `guard_no_overflow` reached the output: each is the exact result,
+    /// equal to the wrapping operation's.
+    passed_overflow_checks: WordSet<BoxId>,
+    /// The result of the last overflow-checking operation output, until
+    /// its guard comes.
+    unguarded_overflow_check: Option<BoxId>,
     extra: VecDeque<Op>,
 }
 
@@ -319,9 +326,25 @@ impl Shared {
         self.extra.push_back(op);
     }
 
+    /// Whether `v` is the result of an overflow-checking operation whose
+    /// `guard_no_overflow` passed.
+    pub fn passed_overflow_check(&self, v: Value) -> bool {
+        matches!(self.resolve(v), Value::Box(b) if self.passed_overflow_checks.contains(&b))
+    }
+
     fn output(&mut self, op: Op) {
         if let Some(r) = op.result {
             self.defs[r] = self.trace.ops.len();
+        }
+        let name = op.name();
+        if name.ends_with("_ovf") {
+            self.unguarded_overflow_check = op.result;
+        } else if name == "guard_no_overflow" {
+            if let Some(r) = self.unguarded_overflow_check.take() {
+                self.passed_overflow_checks.insert(r);
+            }
+        } else if name == "guard_overflow" {
+            self.unguarded_overflow_check = None;
         }
         self.trace.ops.push(op);
     }
@@ -578,6 +601,8 @@ impl Run {
                 bounds: vec![IntBound::unbounded(); trace.boxes.len()],
                 defs: vec![NO_DEF; trace.boxes.len()],
                 pointers: vec![PtrFacts::default(); trace.boxes.len()],
+                passed_overflow_checks: WordSet::default(),
+                unguarded_overflow_check: None,
                 extra: VecDeque::new(),
             },
             budget: 64 * trace.ops.len() + 1024,
@@ -609,10 +634,15 @@ impl Run {
                 return Err("the optimizer did not terminate (rewrite loop?)".into());
             }
             self.budget -= 1;
+            // what this one sends (its replacement, which defines its
+            // result) goes before the operations queued after it, which may
+            // use that result
+            let queued = std::mem::take(&mut self.sh.extra);
             Next {
                 rest: &mut self.chain,
             }
             .emit(extra, &mut self.sh);
+            self.sh.extra.extend(queued);
         }
         Ok(())
     }
