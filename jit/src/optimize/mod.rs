@@ -117,6 +117,10 @@ pub struct Shared {
     /// `guard_no_overflow` reached the output: each is the exact result,
     /// equal to the wrapping operation's.
     passed_overflow_checks: WordSet<BoxId>,
+    /// Pairs `(index, length)` with `0 <= index < length`: an item of an
+    /// array of that length was accessed at that index (forgotten at a
+    /// label).
+    in_bounds: WordSet<(Value, Value)>,
     /// The result of the last overflow-checking operation output, until
     /// its guard comes.
     unguarded_overflow_check: Option<BoxId>,
@@ -324,6 +328,20 @@ impl Shared {
     /// Sends `op` through the whole chain after the current operation.
     pub fn send_extra(&mut self, op: Op) {
         self.extra.push_back(op);
+    }
+
+    /// From now on, `0 <= index < length`.
+    pub fn learn_in_bounds(&mut self, index: Value, length: Value) {
+        let pair = (self.resolve(index), self.resolve(length));
+        self.in_bounds.insert(pair);
+    }
+
+    /// Whether `0 <= index < length` is known.
+    pub fn in_bounds(&self, index: Value, length: Value) -> bool {
+        !self.in_bounds.is_empty()
+            && self
+                .in_bounds
+                .contains(&(self.resolve(index), self.resolve(length)))
     }
 
     /// Whether `v` is the result of an overflow-checking operation whose
@@ -602,6 +620,7 @@ impl Run {
                 defs: vec![NO_DEF; trace.boxes.len()],
                 pointers: vec![PtrFacts::default(); trace.boxes.len()],
                 passed_overflow_checks: WordSet::default(),
+                in_bounds: WordSet::default(),
                 unguarded_overflow_check: None,
                 extra: VecDeque::new(),
             },
@@ -670,6 +689,7 @@ impl Run {
 /// gets a `same_as`), makes each original argument stand for its slot, and
 /// forgets what was known of the slots.
 fn prepare_label(op: Op, sh: &mut Shared) -> Op {
+    sh.in_bounds.clear();
     let mut slots = Vec::new();
     let mut seen = HashSet::new();
     for a in &op.args {

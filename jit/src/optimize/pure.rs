@@ -360,7 +360,8 @@ impl OptPure {
 
     /// The value of the comparison `code(a, b)` that the guards on other
     /// comparisons of `a` and `b` in the same order decide: after
-    /// `guard_true(a < b)`, `a <= b` and `a != b` are 1, `a == b` is 0.
+    /// `guard_true(a < b)`, `a <= b` and `a != b` are 1, `a == b` is 0;
+    /// after an access to item `a` of an array of length `b`, `a < b`.
     fn decided_by_comparisons(
         &self,
         sh: &Shared,
@@ -370,11 +371,21 @@ impl OptPure {
     ) -> Option<Value> {
         let (wanted, orders) = RELATED.outcomes[code]?;
         let ops = &sh.trace.ops;
+        // an index in bounds is below the length in both orders (it is not
+        // negative)
+        let (a, b) = (args[0], args[1]);
+        let by_bounds = if sh.in_bounds(a, b) {
+            LESS
+        } else if sh.in_bounds(b, a) {
+            GREATER
+        } else {
+            LESS | EQUAL | GREATER
+        };
         for (bit, order) in [(1, &RELATED.signed_order), (2, &RELATED.unsigned_order)] {
             if orders & bit == 0 {
                 continue;
             }
-            let mut possible = LESS | EQUAL | GREATER;
+            let mut possible = by_bounds;
             for &other in order {
                 let Some(i) = self.memo.find(ops, other, args, descr) else {
                     continue;
