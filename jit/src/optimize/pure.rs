@@ -381,11 +381,16 @@ impl OptPure {
         } else {
             LESS | EQUAL | GREATER
         };
-        for (bit, order) in [(1, &RELATED.signed_order), (2, &RELATED.unsigned_order)] {
-            if orders & bit == 0 {
+        // of two non-negative words the signed and the unsigned orders are
+        // one: the facts of either decide both
+        let one_order = sh.bound(a).known_nonneg() && sh.bound(b).known_nonneg();
+        let orders = if one_order { 3 } else { orders };
+        let mut possible = [by_bounds; 2];
+        let family = [&RELATED.signed_order, &RELATED.unsigned_order];
+        for (k, order) in family.into_iter().enumerate() {
+            if orders & (1 << k) == 0 {
                 continue;
             }
-            let mut possible = by_bounds;
             for &other in order {
                 let Some(i) = self.memo.find(ops, other, args, descr) else {
                     continue;
@@ -394,7 +399,15 @@ impl OptPure {
                     continue;
                 };
                 let (true_for, _) = RELATED.outcomes[other]?;
-                possible &= if c != 0 { true_for } else { !true_for };
+                possible[k] &= if c != 0 { true_for } else { !true_for };
+            }
+        }
+        if one_order {
+            possible = [possible[0] & possible[1]; 2];
+        }
+        for (k, possible) in possible.into_iter().enumerate() {
+            if orders & (1 << k) == 0 {
+                continue;
             }
             if possible & !wanted == 0 {
                 return Some(Value::Int(1));
