@@ -350,6 +350,11 @@ impl Shared {
         matches!(self.resolve(v), Value::Box(b) if self.passed_overflow_checks.contains(&b))
     }
 
+    /// Whether any overflow-checking operation passed its guard.
+    pub fn any_passed_overflow_check(&self) -> bool {
+        !self.passed_overflow_checks.is_empty()
+    }
+
     fn output(&mut self, op: Op) {
         if let Some(r) = op.result {
             self.defs[r] = self.trace.ops.len();
@@ -656,12 +661,13 @@ impl Run {
             // what this one sends (its replacement, which defines its
             // result) goes before the operations queued after it, which may
             // use that result
-            let queued = std::mem::take(&mut self.sh.extra);
+            let queued = self.sh.extra.len();
             Next {
                 rest: &mut self.chain,
             }
             .emit(extra, &mut self.sh);
-            self.sh.extra.extend(queued);
+            let sent = self.sh.extra.len() - queued;
+            self.sh.extra.rotate_right(sent);
         }
         Ok(())
     }

@@ -218,6 +218,15 @@ fn computes(op: &Op, code: Opcode, args: &[Value], descr: Option<usize>) -> bool
     }
 }
 
+/// The two operands of a comparison, in one order whichever way it
+/// compares them.
+fn operand_pair(args: &[Value]) -> Option<[Value; 2]> {
+    match args {
+        [a, b] => Some([*a.min(b), *a.max(b)]),
+        _ => None,
+    }
+}
+
 fn memo_hash(code: Opcode, args: &[Value], descr: Option<usize>) -> u64 {
     let mut h = WordHasher::default();
     let (code, pair) = canonical(code, args);
@@ -307,6 +316,9 @@ pub struct OptPure {
     /// remembered once its `guard_no_overflow` passes (before that, its
     /// result is not a value another one may reuse).
     unguarded_ovf: Option<usize>,
+    /// The operand pairs ([`operand_pair`]) of the comparisons a guard
+    /// decided: only their other comparisons are worth looking up.
+    guarded_pairs: super::WordSet<[Value; 2]>,
     /// The guard that comes with the operation just replaced by an earlier
     /// one (`guard_no_overflow` of an overflow-checking one, which the
     /// earlier one passed; `guard_no_exception` of a `call_pure`): it goes.
@@ -319,9 +331,13 @@ impl OptPure {
     /// its negation then fold when met again.
     fn learn_from_guard(&mut self, v: Value, truth: bool, sh: &mut Shared) {
         let Value::Box(b) = v else { return };
-        let comparison = sh
-            .def_of(v)
-            .is_some_and(|def| RELATED.comparison[def.opcode]);
+        let comparison = sh.def_of(v).and_then(|def| {
+            RELATED.comparison[def.opcode].then(|| operand_pair(&def.args))
+        });
+        if let Some(Some(pair)) = comparison {
+            self.guarded_pairs.insert(pair);
+        }
+        let comparison = comparison.is_some();
         match (truth, comparison) {
             (false, _) => sh.make_equal(b, Value::Int(0)),
             (true, true) => sh.make_equal(b, Value::Int(1)),
@@ -355,7 +371,11 @@ impl OptPure {
         }
         self.decided_by_comparisons(sh, code, args, descr)
             .or(same)
-            .or_else(|| RELATED.checked_twin[code].and_then(seen))
+            .or_else(|| {
+                // the memo holds checked operations only once they passed
+                let twin = RELATED.checked_twin[code].filter(|_| sh.any_passed_overflow_check());
+                twin.and_then(seen)
+            })
     }
 
     /// The value of the comparison `code(a, b)` that the guards on other
@@ -381,6 +401,10 @@ impl OptPure {
         } else {
             LESS | EQUAL | GREATER
         };
+        let guarded = operand_pair(args).is_some_and(|pair| self.guarded_pairs.contains(&pair));
+        if by_bounds == LESS | EQUAL | GREATER && !guarded {
+            return None;
+        }
         // of two non-negative words the signed and the unsigned orders are
         // one: the facts of either decide both
         let one_order = sh.bound(a).known_nonneg() && sh.bound(b).known_nonneg();
@@ -483,6 +507,7 @@ impl Optimization for OptPure {
         }
         if op.name() == "label" {
             self.memo.clear();
+            self.guarded_pairs.clear();
             next.emit(op, sh);
             return;
         }

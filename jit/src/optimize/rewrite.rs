@@ -177,6 +177,7 @@ impl Matcher<'_> {
         };
         let same_op = op.opcode == *code
             || nested
+                && self.sh.any_passed_overflow_check()
                 && plain_of_checked(op.opcode) == Some(*code)
                 && op
                     .result
@@ -204,7 +205,24 @@ fn try_rule(sh: &mut Shared, compiled: &CompiledRule, op: &Op) -> Option<Vec<Op>
     if !m.op(&compiled.lhs, op, false) {
         return None;
     }
-    let vals: Vec<Value> = m.vals.iter().map(|v| v.unwrap_or(Value::Int(0))).collect();
+    // the matched values and their bounds, without allocating for the
+    // usual few variables (most matches fail their checks)
+    let (mut inline_vals, mut inline_bounds) = (
+        [Value::Int(0); INLINE_VARS],
+        [IntBound::unbounded(); INLINE_VARS],
+    );
+    let (mut spilled_vals, mut spilled_bounds) = (Vec::new(), Vec::new());
+    let (vals, bounds): (&mut [Value], &mut [IntBound]) = if n <= INLINE_VARS {
+        (&mut inline_vals[..n], &mut inline_bounds[..n])
+    } else {
+        spilled_vals.resize(n, Value::Int(0));
+        spilled_bounds.resize(n, IntBound::unbounded());
+        (&mut spilled_vals, &mut spilled_bounds)
+    };
+    for ((v, b), matched) in vals.iter_mut().zip(bounds.iter_mut()).zip(m.vals.iter()) {
+        *v = matched.unwrap_or(Value::Int(0));
+        *b = sh.bound(*v);
+    }
     let mut slots: Vec<Option<i64>> = vals
         .iter()
         .map(|v| match v {
@@ -212,8 +230,7 @@ fn try_rule(sh: &mut Shared, compiled: &CompiledRule, op: &Op) -> Option<Vec<Op>
             _ => None,
         })
         .collect();
-    let bounds: Vec<IntBound> = vals.iter().map(|v| sh.bound(*v)).collect();
-    let facts = BoundFacts(&bounds);
+    let facts = BoundFacts(bounds);
     if !rule.try_steps(&mut slots, &facts) {
         return None;
     }
@@ -221,7 +238,7 @@ fn try_rule(sh: &mut Shared, compiled: &CompiledRule, op: &Op) -> Option<Vec<Op>
     let result = build(
         sh,
         &rule.rhs,
-        &vals,
+        vals,
         &slots,
         &facts,
         op.result,
@@ -551,7 +568,11 @@ const COMMUTATIVE: &[&str] = &[
 ];
 
 /// The rewrites of operations the rule language does not have (it speaks
-/// `llops`, which has no unsigned shift and no `int_is_zero` of a word):
+/// `llops`, which has no unsigned shift and no `int_is_zero` of a word,
+/// and its facts compare a value with constants, not two values' bits):
+/// `not(not x)` is `int_is_true(x)`; of values sharing no bit, `x + y` and
+/// `x ^ y` are `x | y` and `(x | y) - y` is `x`; `x & y` and `x | y` are
+/// `x` when `y`'s known bits leave `x` as it is;
 /// `(x >>u C) << C` and `(x << C) >>u C` are masks, and `x == 0` is
 /// `int_is_zero(x)` (one form, so that `pure` finds either as the other
 /// and the rules over `bool_not` see it); of floats (the rules are of
@@ -643,6 +664,26 @@ fn trace_only_rewrite(op: &Op, sh: &Shared) -> Option<Rewritten> {
                     op.result,
                 )])
             })
+        }
+        "int_and" | "int_or" => {
+            // x & y is x when y's possible zeros are zeros of x; x | y is x
+            // when y's possible ones are ones of x (known bits of boxes:
+            // the rules see only constant masks)
+            let (x, y) = (sh.resolve(op.args[0]), sh.resolve(op.args[1]));
+            let covers = |a: Value, b: Value| {
+                let (ba, bb) = (sh.bound(a), sh.bound(b));
+                match op.name() {
+                    "int_and" => !bb.ones & !ba.zeros == 0,
+                    _ => !bb.zeros & !ba.ones == 0,
+                }
+            };
+            if covers(x, y) {
+                Some(Rewritten::Value(x))
+            } else if covers(y, x) {
+                Some(Rewritten::Value(y))
+            } else {
+                None
+            }
         }
         "int_add" | "int_xor" => {
             // no bit may be one in both: no carry, the same as x | y (one
