@@ -331,9 +331,9 @@ impl OptPure {
     /// its negation then fold when met again.
     fn learn_from_guard(&mut self, v: Value, truth: bool, sh: &mut Shared) {
         let Value::Box(b) = v else { return };
-        let comparison = sh.def_of(v).and_then(|def| {
-            RELATED.comparison[def.opcode].then(|| operand_pair(&def.args))
-        });
+        let comparison = sh
+            .def_of(v)
+            .and_then(|def| RELATED.comparison[def.opcode].then(|| operand_pair(&def.args)));
         if let Some(Some(pair)) = comparison {
             self.guarded_pairs.insert(pair);
         }

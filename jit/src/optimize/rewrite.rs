@@ -235,15 +235,7 @@ fn try_rule(sh: &mut Shared, compiled: &CompiledRule, op: &Op) -> Option<Vec<Op>
         return None;
     }
     let mut new_ops = Vec::new();
-    let result = build(
-        sh,
-        &rule.rhs,
-        vals,
-        &slots,
-        &facts,
-        op.result,
-        &mut new_ops,
-    )?;
+    let result = build(sh, &rule.rhs, vals, &slots, &facts, op.result, &mut new_ops)?;
     rpy_passes::rules::fire(rule.rule);
     match (result, op.result) {
         (Built::Value(v), Some(r)) => {
@@ -689,9 +681,8 @@ fn trace_only_rewrite(op: &Op, sh: &Shared) -> Option<Rewritten> {
             // no bit may be one in both: no carry, the same as x | y (one
             // form, so that `pure` finds the others as it)
             let (x, y) = (op.args[0], op.args[1]);
-            disjoint_bits(sh, x, y).then(|| {
-                Rewritten::Ops(vec![Op::new(opc("int_or"), vec![x, y], op.result)])
-            })
+            disjoint_bits(sh, x, y)
+                .then(|| Rewritten::Ops(vec![Op::new(opc("int_or"), vec![x, y], op.result)]))
         }
         "int_sub" => {
             // (x | y) - y is x when x and y share no bit
