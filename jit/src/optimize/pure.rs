@@ -207,12 +207,17 @@ fn canonical(code: Opcode, args: &[Value]) -> (Opcode, Option<[Value; 2]>) {
     }
 }
 
-/// Whether the output operation `op` computes `code(args)` with `descr`.
-fn computes(op: &Op, code: Opcode, args: &[Value], descr: Option<usize>) -> bool {
+/// The canonical form of an operation looked up: computed once per
+/// lookup, not once per slot probed.
+type Key = (Opcode, Option<[Value; 2]>);
+
+/// Whether the output operation `op` computes `code(args)` with `descr`,
+/// whose canonical form is `key`.
+fn computes(op: &Op, key: Key, code: Opcode, args: &[Value], descr: Option<usize>) -> bool {
     if op.descr != descr || op.args.len() != args.len() || op.result.is_none() {
         return false;
     }
-    match (canonical(op.opcode, &op.args), canonical(code, args)) {
+    match (canonical(op.opcode, &op.args), key) {
         ((c1, Some(a1)), (c2, Some(a2))) => c1 == c2 && a1 == a2,
         _ => op.opcode == code && op.args == args,
     }
@@ -227,9 +232,9 @@ fn operand_pair(args: &[Value]) -> Option<[Value; 2]> {
     }
 }
 
-fn memo_hash(code: Opcode, args: &[Value], descr: Option<usize>) -> u64 {
+fn memo_hash(key: Key, args: &[Value], descr: Option<usize>) -> u64 {
     let mut h = WordHasher::default();
-    let (code, pair) = canonical(code, args);
+    let (code, pair) = key;
     h.write_usize(code);
     descr.hash(&mut h);
     match &pair {
@@ -263,13 +268,17 @@ impl Memo {
             return None;
         }
         let mask = self.slots.len() - 1;
-        let mut at = memo_hash(code, args, descr) as usize & mask;
+        let key = canonical(code, args);
+        let mut at = memo_hash(key, args, descr) as usize & mask;
         loop {
             match self.slots[at] {
                 EMPTY => return None,
                 i => {
                     let i = i as usize;
-                    if ops.get(i).is_some_and(|op| computes(op, code, args, descr)) {
+                    if ops
+                        .get(i)
+                        .is_some_and(|op| computes(op, key, code, args, descr))
+                    {
                         return Some(i);
                     }
                 }
@@ -294,7 +303,7 @@ impl Memo {
     fn place(&mut self, ops: &[Op], i: usize) {
         let op = &ops[i];
         let mask = self.slots.len() - 1;
-        let mut at = memo_hash(op.opcode, &op.args, op.descr) as usize & mask;
+        let mut at = memo_hash(canonical(op.opcode, &op.args), &op.args, op.descr) as usize & mask;
         while self.slots[at] != EMPTY {
             at = (at + 1) & mask;
         }
