@@ -74,10 +74,17 @@ fn refine_from_def(sh: &mut Shared, def: &Op, truth: bool) {
             narrow(sh, x, by);
             narrow(sh, y, bx);
             // one value from here on: what is learnt of either later (a
-            // guard on one of them) is known of both
-            if let (Value::Box(b), x) = (sh.resolve(y), sh.resolve(x)) {
-                if sh.kind(x) == Kind::Int && sh.kind(Value::Box(b)) == Kind::Int {
-                    sh.make_equal(b, x);
+            // guard on one of them) is known of both. The one defined first
+            // stays (the other's definition may use it: replacing it would
+            // make that definition its own operand)
+            if let (Value::Box(a), Value::Box(b)) = (sh.resolve(x), sh.resolve(y)) {
+                if sh.kind(Value::Box(a)) == Kind::Int && sh.kind(Value::Box(b)) == Kind::Int {
+                    let (keep, replace) = if sh.def_index(a) <= sh.def_index(b) {
+                        (a, b)
+                    } else {
+                        (b, a)
+                    };
+                    sh.make_equal(replace, Value::Box(keep));
                 }
             }
         }

@@ -317,6 +317,12 @@ impl Shared {
                 (Some(m), Some(n)) if self.never_equal(*m, *n))
     }
 
+    /// Where in the output box `b` is defined; `None` (before any) for an
+    /// input or a label argument.
+    pub fn def_index(&self, b: BoxId) -> Option<usize> {
+        Some(self.defs[b]).filter(|d| *d != NO_DEF)
+    }
+
     /// The output operation that defines `v`, if any.
     pub fn def_of(&self, v: Value) -> Option<&Op> {
         match self.resolve(v) {
