@@ -190,7 +190,14 @@ impl Matcher<'_> {
 }
 
 /// Tries `rule` on `op`; the replacement when it fires.
-fn try_rule(sh: &mut Shared, compiled: &CompiledRule, op: &Op) -> Option<Vec<Op>> {
+/// `slots` is a buffer for the rule's checks, reused from one match to
+/// the next (a match is tried for nearly every rule of an operation).
+fn try_rule(
+    sh: &mut Shared,
+    compiled: &CompiledRule,
+    op: &Op,
+    slots: &mut Vec<Option<i64>>,
+) -> Option<Vec<Op>> {
     let rule = compiled.rule;
     let mut inline = [None; INLINE_VARS];
     let mut spilled = Vec::new();
@@ -223,19 +230,17 @@ fn try_rule(sh: &mut Shared, compiled: &CompiledRule, op: &Op) -> Option<Vec<Op>
         *v = matched.unwrap_or(Value::Int(0));
         *b = sh.bound(*v);
     }
-    let mut slots: Vec<Option<i64>> = vals
-        .iter()
-        .map(|v| match v {
-            Value::Int(c) => Some(*c),
-            _ => None,
-        })
-        .collect();
+    slots.clear();
+    slots.extend(vals.iter().map(|v| match v {
+        Value::Int(c) => Some(*c),
+        _ => None,
+    }));
     let facts = BoundFacts(bounds);
-    if !rule.try_steps(&mut slots, &facts) {
+    if !rule.try_steps(slots, &facts) {
         return None;
     }
     let mut new_ops = Vec::new();
-    let result = build(sh, &rule.rhs, vals, &slots, &facts, op.result, &mut new_ops)?;
+    let result = build(sh, &rule.rhs, vals, slots, &facts, op.result, &mut new_ops)?;
     rpy_passes::rules::fire(rule.rule);
     match (result, op.result) {
         (Built::Value(v), Some(r)) => {
@@ -311,6 +316,8 @@ pub struct OptRewrite {
     /// The object and output index of the last `guard_nonnull` emitted, a
     /// `guard_class` may merge into.
     last_nonnull_guard: Option<(BoxId, usize)>,
+    /// The buffer of [`try_rule`]'s check slots.
+    rule_slots: Vec<Option<i64>>,
 }
 
 /// What [`OptRewrite::pointers`] decided.
@@ -511,7 +518,7 @@ impl OptRewrite {
         let mut op = op;
         if op.result.is_some() {
             for rule in rules_for(op.opcode) {
-                if let Some(new_ops) = try_rule(sh, rule, &op) {
+                if let Some(new_ops) = try_rule(sh, rule, &op, &mut self.rule_slots) {
                     for o in new_ops {
                         sh.send_extra(o);
                     }
