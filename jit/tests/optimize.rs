@@ -128,11 +128,12 @@ fn rewrite_comparisons() {
 
 #[test]
 fn rewrite_bool_rules_need_bools() {
-    // int_is_zero(int_is_zero(x)) is not x for x = 5: the rule needs a Bool
+    // int_is_zero(int_is_zero(x)) is not x for x = 5 (the rule needs a
+    // Bool): it is x's truth
     check_with(
         "rewrite",
         "[i0]\ni1 = int_is_zero(i0)\ni2 = int_is_zero(i1)\nfinish(i2)",
-        "[i0]\ni1 = int_is_zero(i0)\ni2 = int_is_zero(i1)\nfinish(i2)",
+        "[i0]\ni2 = int_is_true(i0)\nfinish(i2)",
     );
     // with a comparison underneath (a Bool, known from intbounds), it fires
     check_with(
@@ -159,10 +160,10 @@ fn rewrite_uses_bounds_facts() {
         "[i0]\ni1 = int_ge(i0, 0)\nguard_true(i1) []\ni2 = int_floordiv(i0, 4)\nfinish(i2)",
         "[i0]\ni1 = int_ge(i0, 0)\nguard_true(i1) []\ni2 = int_rshift(i0, 2)\nfinish(i2)",
     );
-    // but not without the guard
+    // without the guard, the shift needs a bias for a negative x
     check(
         "[i0]\ni2 = int_floordiv(i0, 4)\nfinish(i2)",
-        "[i0]\ni2 = int_floordiv(i0, 4)\nfinish(i2)",
+        "[i0]\ni3 = int_rshift(i0, 63)\ni4 = int_and(i3, 3)\ni5 = int_add(i0, i4)\ni2 = int_rshift(i5, 2)\nfinish(i2)",
     );
 }
 

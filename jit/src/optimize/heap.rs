@@ -33,7 +33,8 @@
 //! A fresh allocation (`new`, `new_with_vtable`, `new_array` of a small
 //! constant length) is zeroed memory: its fields and items are known to be
 //! 0 (null, 0.0) from the start. An access to item `i` of an array proves
-//! its length above `i`.
+//! `0 <= i < length`: the length's least value and the index's greatest
+//! follow, and `i < length` folds (`pure` asks [`Shared::in_bounds`]).
 
 use rpy_ir::lltype::{ContainerType, LowLevelType};
 
@@ -61,9 +62,9 @@ pub struct OptHeap {
     items: WordMap<DescrId, WordMap<(Value, Value), Value>>,
     /// array -> length (lengths never change)
     lengths: WordMap<Value, Value>,
-    /// array -> a length it is known to exceed at least (from the indices
-    /// accessed), for its `arraylen_gc`
-    min_lengths: WordMap<Value, i64>,
+    /// array -> the indices of the items accessed, each below the length
+    /// (for its `arraylen_gc`, which may come later)
+    accessed_indices: WordMap<Value, Vec<Value>>,
 }
 
 /// The longest fresh array whose items are recorded as zero.
@@ -291,19 +292,30 @@ impl OptHeap {
         }
     }
 
-    /// An access to item `index` of `array` happened: its length is above
-    /// the index.
-    fn learn_length_above(&mut self, array: Value, index: Value, sh: &mut Shared) {
-        let least = sh.bound(index).lo.saturating_add(1);
-        if least <= 0 {
-            return;
+    /// An access to item `index` of `array` happened: the index is in
+    /// bounds, now and once the length is read.
+    fn learn_index_in_bounds(&mut self, array: Value, index: Value, sh: &mut Shared) {
+        let indices = self.accessed_indices.entry(array).or_default();
+        if !indices.contains(&index) {
+            indices.push(index);
         }
-        let known = self.min_lengths.entry(array).or_insert(0);
-        *known = (*known).max(least);
         if let Some(len) = self.lengths.get(&array) {
-            sh.narrow(*len, IntBound::range(least, i64::MAX));
+            index_below_length(index, *len, sh);
         }
     }
+}
+
+/// `index` is an index of an item of an array of length `len`: the length
+/// is above its least value, it is below the length's greatest, and
+/// `index < len` (unsigned too) is known ([`Shared::learn_in_bounds`]).
+fn index_below_length(index: Value, len: Value, sh: &mut Shared) {
+    let least = sh.bound(index).lo.saturating_add(1);
+    if least > 0 {
+        sh.narrow(len, IntBound::range(least, i64::MAX));
+    }
+    let most = sh.bound(len).hi.saturating_sub(1);
+    sh.narrow(index, IntBound::range(i64::MIN, most));
+    sh.learn_in_bounds(index, len);
 }
 
 impl FieldKey {
@@ -448,7 +460,10 @@ impl Optimization for OptHeap {
                 let p = sh.resolve(op.args[0]);
                 let v = sh.resolve(op.args[1]);
                 let (field, size) = field_of(&op, sh);
-                if size == 8 && self.fields.get(&field).and_then(|m| m.get(&p)) == Some(&v) {
+                // the value known in the field may have become a constant
+                // since (a guard_value on it): compare what both stand for
+                let held = self.fields.get(&field).and_then(|m| m.get(&p));
+                if size == 8 && held.map(|h| sh.resolve(*h)) == Some(v) {
                     return; // the field holds it already
                 }
                 self.invalidate_fields(p, field, size, sh);
@@ -491,14 +506,15 @@ impl Optimization for OptHeap {
                     .or_default()
                     .insert((p, i), Value::Box(r));
                 next.emit(op, sh);
-                self.learn_length_above(p, i, sh);
+                self.learn_index_in_bounds(p, i, sh);
             }
             ("setarrayitem_gc", Some(DescrData::Array { item_size, .. })) => {
                 let p = sh.resolve(op.args[0]);
                 let i = sh.resolve(op.args[1]);
                 let v = sh.resolve(op.args[2]);
                 let d = op.descr.unwrap_or(0);
-                if *item_size == 8 && self.items.get(&d).and_then(|m| m.get(&(p, i))) == Some(&v) {
+                let held = self.items.get(&d).and_then(|m| m.get(&(p, i)));
+                if *item_size == 8 && held.map(|h| sh.resolve(*h)) == Some(v) {
                     return;
                 }
                 let mut m = self.items.remove(&d).unwrap_or_default();
@@ -511,7 +527,7 @@ impl Optimization for OptHeap {
                     m.insert((p, i), v);
                 }
                 self.items.insert(d, m);
-                self.learn_length_above(p, i, sh);
+                self.learn_index_in_bounds(p, i, sh);
                 match i {
                     // a word store at a constant index waits, as a field's
                     Value::Int(c) if *item_size == 8 => {
@@ -542,8 +558,8 @@ impl Optimization for OptHeap {
                 }
                 self.lengths.insert(p, Value::Box(r));
                 next.emit(op, sh);
-                if let Some(least) = self.min_lengths.get(&p) {
-                    sh.narrow(Value::Box(r), IntBound::range(*least, i64::MAX));
+                for i in self.accessed_indices.get(&p).into_iter().flatten() {
+                    index_below_length(*i, Value::Box(r), sh);
                 }
             }
             ("new_array" | "new_array_clear", Some(DescrData::Array { item, .. })) => {
@@ -574,7 +590,7 @@ impl Optimization for OptHeap {
                 self.emit_lazy_stores(sh, next);
                 self.clear();
                 self.lengths.clear();
-                self.min_lengths.clear();
+                self.accessed_indices.clear();
                 next.emit(op, sh);
             }
             _ => {

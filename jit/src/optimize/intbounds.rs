@@ -6,11 +6,11 @@
 //! plain one, and its `guard_no_overflow` goes. The domain and its
 //! transfer functions are `rpy_ir::intbound`, shared with the e-graph.
 
-use crate::trace::{opc, BoxId, DescrData, Kind, Op, Value};
+use crate::trace::{opc, DescrData, Kind, Op, Value};
 pub use rpy_ir::intbound::{transfer, IntBound};
 use rpy_ir::lltype::LowLevelType;
 
-use super::{Next, Optimization, Shared, WordSet};
+use super::{Next, Optimization, Shared};
 
 /// The bound of a value read from memory of type `t`.
 fn lltype_bound(t: &LowLevelType) -> Option<IntBound> {
@@ -22,7 +22,7 @@ fn lltype_bound(t: &LowLevelType) -> Option<IntBound> {
 }
 
 /// Learns what `truth` of the comparison defining a guarded value says.
-fn refine_from_def(sh: &mut Shared, checked: &Checked, def: &Op, truth: bool) {
+fn refine_from_def(sh: &mut Shared, def: &Op, truth: bool) {
     let name = def.name();
     let args = def.args.clone();
     let (mut rel, x, y) = match (name, args.as_slice()) {
@@ -37,7 +37,7 @@ fn refine_from_def(sh: &mut Shared, checked: &Checked, def: &Op, truth: bool) {
             (&n[4..], x, y)
         }
         (n, &[x, y]) if matches!(n, "uint_lt" | "uint_le" | "uint_gt" | "uint_ge") => {
-            return refine_unsigned(sh, checked, &n[5..], x, y, truth);
+            return refine_unsigned(sh, &n[5..], x, y, truth);
         }
         _ => return,
     };
@@ -60,28 +60,42 @@ fn refine_from_def(sh: &mut Shared, checked: &Checked, def: &Op, truth: bool) {
     match rel {
         "lt" => {
             if by.hi != i64::MIN {
-                narrow(sh, checked, x, IntBound::range(i64::MIN, by.hi - 1));
+                narrow(sh, x, IntBound::range(i64::MIN, by.hi - 1));
             }
             if bx.lo != i64::MAX {
-                narrow(sh, checked, y, IntBound::range(bx.lo + 1, i64::MAX));
+                narrow(sh, y, IntBound::range(bx.lo + 1, i64::MAX));
             }
         }
         "le" => {
-            narrow(sh, checked, x, IntBound::range(i64::MIN, by.hi));
-            narrow(sh, checked, y, IntBound::range(bx.lo, i64::MAX));
+            narrow(sh, x, IntBound::range(i64::MIN, by.hi));
+            narrow(sh, y, IntBound::range(bx.lo, i64::MAX));
         }
         "eq" => {
-            narrow(sh, checked, x, by);
-            narrow(sh, checked, y, bx);
+            narrow(sh, x, by);
+            narrow(sh, y, bx);
+            // one value from here on: what is learnt of either later (a
+            // guard on one of them) is known of both. The one defined first
+            // stays (the other's definition may use it: replacing it would
+            // make that definition its own operand)
+            if let (Value::Box(a), Value::Box(b)) = (sh.resolve(x), sh.resolve(y)) {
+                if sh.kind(Value::Box(a)) == Kind::Int && sh.kind(Value::Box(b)) == Kind::Int {
+                    let (keep, replace) = if sh.def_index(a) <= sh.def_index(b) {
+                        (a, b)
+                    } else {
+                        (b, a)
+                    };
+                    sh.make_equal(replace, Value::Box(keep));
+                }
+            }
         }
         _ => {
             for (a, b) in [(x, by), (y, bx)] {
                 if let Some(c) = b.get_constant() {
                     let ba = sh.bound(a);
                     if ba.lo == c && c != i64::MAX {
-                        narrow(sh, checked, a, IntBound::range(c + 1, i64::MAX));
+                        narrow(sh, a, IntBound::range(c + 1, i64::MAX));
                     } else if ba.hi == c && c != i64::MIN {
-                        narrow(sh, checked, a, IntBound::range(i64::MIN, c - 1));
+                        narrow(sh, a, IntBound::range(i64::MIN, c - 1));
                     }
                 }
             }
@@ -92,7 +106,7 @@ fn refine_from_def(sh: &mut Shared, checked: &Checked, def: &Op, truth: bool) {
 /// Learns what `truth` of the unsigned comparison `x rel y` says. Only a
 /// non-negative bound says anything in signed terms: `x <u y` with `y`
 /// non-negative puts `x` in `0..y`, and then `y` above `x`'s least value.
-fn refine_unsigned(sh: &mut Shared, checked: &Checked, rel: &str, x: Value, y: Value, truth: bool) {
+fn refine_unsigned(sh: &mut Shared, rel: &str, x: Value, y: Value, truth: bool) {
     // as `x < y` or `x <= y`: the negation swaps the sides
     let (strict, x, y) = match (rel, truth) {
         ("lt", true) | ("ge", false) => (true, x, y),
@@ -108,10 +122,10 @@ fn refine_unsigned(sh: &mut Shared, checked: &Checked, rel: &str, x: Value, y: V
     if hi < 0 {
         return; // x <u 0 never holds: the guard fails, nothing to learn
     }
-    narrow(sh, checked, x, IntBound::range(0, hi));
+    narrow(sh, x, IntBound::range(0, hi));
     let lo = sh.bound(x).lo;
     let lo = if strict { lo.saturating_add(1) } else { lo };
-    narrow(sh, checked, y, IntBound::range(lo, i64::MAX));
+    narrow(sh, y, IntBound::range(lo, i64::MAX));
 }
 
 /// How many definitions deep a narrowed bound is carried back.
@@ -126,11 +140,11 @@ const BACKWARD_DEPTH: u32 = 4;
 /// let them through (`x & y == -1` makes both -1, `x | y == 0` both 0);
 /// `-x` and `~x` give `x` back by the same operation, `x * C` that did
 /// not wrap puts `x` in `r / C`.
-fn narrow(sh: &mut Shared, checked: &Checked, v: Value, b: IntBound) {
-    narrow_depth(sh, checked, v, b, BACKWARD_DEPTH);
+fn narrow(sh: &mut Shared, v: Value, b: IntBound) {
+    narrow_depth(sh, v, b, BACKWARD_DEPTH);
 }
 
-fn narrow_depth(sh: &mut Shared, checked: &Checked, v: Value, b: IntBound, depth: u32) {
+fn narrow_depth(sh: &mut Shared, v: Value, b: IntBound, depth: u32) {
     let v = sh.resolve(v);
     let Value::Box(id) = v else { return };
     if sh.kind(v) != Kind::Int {
@@ -143,7 +157,7 @@ fn narrow_depth(sh: &mut Shared, checked: &Checked, v: Value, b: IntBound, depth
     let new = sh.bound(v);
     // before `v` becomes a constant, while its definition is still found
     if new != old && depth > 0 {
-        propagate_backward(sh, checked, v, new, depth - 1);
+        propagate_backward(sh, v, new, depth - 1);
     }
     if let Some(c) = new.get_constant() {
         sh.make_equal(id, Value::Int(c));
@@ -154,13 +168,13 @@ fn narrow_depth(sh: &mut Shared, checked: &Checked, v: Value, b: IntBound, depth
 /// `r`, for the operations that cannot have wrapped: an overflow-checking
 /// one (its result exists only when no overflow happened), or a plain one
 /// whose operand bounds rule wrapping out.
-fn propagate_backward(sh: &mut Shared, checked: &Checked, v: Value, r: IntBound, depth: u32) {
+fn propagate_backward(sh: &mut Shared, v: Value, r: IntBound, depth: u32) {
     let Some(def) = sh.def_of(v) else { return };
     if let ("int_neg" | "int_invert", &[x]) = (def.name(), &def.args[..]) {
         // both are their own inverse on words (a bijection, MIN included):
         // x is the same operation of r
         if let Some(b) = transfer(def.name(), &[r]) {
-            narrow_depth(sh, checked, x, b, depth);
+            narrow_depth(sh, x, b, depth);
         }
         return;
     }
@@ -177,7 +191,7 @@ fn propagate_backward(sh: &mut Shared, checked: &Checked, v: Value, r: IntBound,
             }
             let (zeros, ones) = bits_of_operand(name, &r, &other);
             if let Some(bits) = IntBound::bits(zeros, ones) {
-                narrow_depth(sh, checked, target, bits, depth);
+                narrow_depth(sh, target, bits, depth);
             }
         }
         return;
@@ -185,10 +199,9 @@ fn propagate_backward(sh: &mut Shared, checked: &Checked, v: Value, r: IntBound,
     let exact = match name {
         // the result of a checked operation whose guard_no_overflow passed
         // (after guard_overflow, it is the wrapped one)
-        "int_add_ovf" | "int_sub_ovf" => v.as_box().is_some_and(|b| checked.contains(&b)),
+        "int_add_ovf" | "int_sub_ovf" | "int_mul_ovf" => sh.passed_overflow_check(v),
         "int_add" => !bx.add_may_overflow(&by),
         "int_sub" => !bx.sub_may_overflow(&by),
-        "int_mul_ovf" => v.as_box().is_some_and(|b| checked.contains(&b)),
         "int_mul" => !bx.mul_may_overflow(&by),
         _ => false,
     };
@@ -203,7 +216,7 @@ fn propagate_backward(sh: &mut Shared, checked: &Checked, v: Value, r: IntBound,
             _ => return,
         };
         if let Some(b) = divide_range(&r, c) {
-            narrow_depth(sh, checked, target, b, depth);
+            narrow_depth(sh, target, b, depth);
         }
         return;
     }
@@ -214,8 +227,8 @@ fn propagate_backward(sh: &mut Shared, checked: &Checked, v: Value, r: IntBound,
     } else {
         (r.add(&by), bx.sub(&r))
     };
-    narrow_depth(sh, checked, x, for_x, depth);
-    narrow_depth(sh, checked, y, for_y, depth);
+    narrow_depth(sh, x, for_x, depth);
+    narrow_depth(sh, y, for_y, depth);
 }
 
 /// The integers `x` with `x * c` (computed exactly) in `r`; `None` for
@@ -298,14 +311,9 @@ fn is_identity(name: &str, x: IntBound) -> bool {
     }
 }
 
-/// The results of checked operations whose `guard_no_overflow` passed:
-/// the mathematical results, which backward propagation may take apart.
-type Checked = WordSet<BoxId>;
-
 /// The `intbounds` optimization.
 #[derive(Clone, Default)]
 pub struct OptIntBounds {
-    checked: Checked,
     /// The last overflow-checking op was proven not to overflow: its
     /// `guard_no_overflow` goes.
     proven_no_overflow: bool,
@@ -380,10 +388,7 @@ impl Optimization for OptIntBounds {
                 }
                 next.emit(op, sh);
                 if let (Some((v, b)), "guard_no_overflow") = (last, name) {
-                    if let Value::Box(r) = v {
-                        self.checked.insert(r);
-                    }
-                    narrow(sh, &self.checked, v, b);
+                    narrow(sh, v, b);
                 }
             }
             "guard_true" | "guard_false" => {
@@ -397,17 +402,17 @@ impl Optimization for OptIntBounds {
                 next.emit(op, sh);
                 if truth {
                     if b.is_bool() {
-                        narrow(sh, &self.checked, v, IntBound::constant(1));
+                        narrow(sh, v, IntBound::constant(1));
                     } else if b.lo == 0 {
-                        narrow(sh, &self.checked, v, IntBound::range(1, i64::MAX));
+                        narrow(sh, v, IntBound::range(1, i64::MAX));
                     } else if b.hi == 0 {
-                        narrow(sh, &self.checked, v, IntBound::range(i64::MIN, -1));
+                        narrow(sh, v, IntBound::range(i64::MIN, -1));
                     }
                 } else {
-                    narrow(sh, &self.checked, v, IntBound::constant(0));
+                    narrow(sh, v, IntBound::constant(0));
                 }
                 if let Some(def) = def {
-                    refine_from_def(sh, &self.checked, &def, truth);
+                    refine_from_def(sh, &def, truth);
                 }
             }
             "guard_value" if sh.bound(op.args[0]).is_bool() => {
@@ -508,7 +513,7 @@ impl Optimization for OptIntBounds {
                 if let Some(i) = index {
                     // an access out of bounds is undefined: one that
                     // happened had an index of at least 0
-                    narrow(sh, &self.checked, i, nonneg());
+                    narrow(sh, i, nonneg());
                 }
             }
         }

@@ -113,6 +113,17 @@ pub struct Shared {
     defs: Vec<usize>,
     /// What is known of each pointer box (nothing, when not a pointer).
     pointers: Vec<PtrFacts>,
+    /// The results of overflow-checking operations whose
+    /// `guard_no_overflow` reached the output: each is the exact result,
+    /// equal to the wrapping operation's.
+    passed_overflow_checks: WordSet<BoxId>,
+    /// Pairs `(index, length)` with `0 <= index < length`: an item of an
+    /// array of that length was accessed at that index (forgotten at a
+    /// label).
+    in_bounds: WordSet<(Value, Value)>,
+    /// The result of the last overflow-checking operation output, until
+    /// its guard comes.
+    unguarded_overflow_check: Option<BoxId>,
     extra: VecDeque<Op>,
 }
 
@@ -306,6 +317,12 @@ impl Shared {
                 (Some(m), Some(n)) if self.never_equal(*m, *n))
     }
 
+    /// Where in the output box `b` is defined; `None` (before any) for an
+    /// input or a label argument.
+    pub fn def_index(&self, b: BoxId) -> Option<usize> {
+        Some(self.defs[b]).filter(|d| *d != NO_DEF)
+    }
+
     /// The output operation that defines `v`, if any.
     pub fn def_of(&self, v: Value) -> Option<&Op> {
         match self.resolve(v) {
@@ -319,9 +336,44 @@ impl Shared {
         self.extra.push_back(op);
     }
 
+    /// From now on, `0 <= index < length`.
+    pub fn learn_in_bounds(&mut self, index: Value, length: Value) {
+        let pair = (self.resolve(index), self.resolve(length));
+        self.in_bounds.insert(pair);
+    }
+
+    /// Whether `0 <= index < length` is known.
+    pub fn in_bounds(&self, index: Value, length: Value) -> bool {
+        !self.in_bounds.is_empty()
+            && self
+                .in_bounds
+                .contains(&(self.resolve(index), self.resolve(length)))
+    }
+
+    /// Whether `v` is the result of an overflow-checking operation whose
+    /// `guard_no_overflow` passed.
+    pub fn passed_overflow_check(&self, v: Value) -> bool {
+        matches!(self.resolve(v), Value::Box(b) if self.passed_overflow_checks.contains(&b))
+    }
+
+    /// Whether any overflow-checking operation passed its guard.
+    pub fn any_passed_overflow_check(&self) -> bool {
+        !self.passed_overflow_checks.is_empty()
+    }
+
     fn output(&mut self, op: Op) {
         if let Some(r) = op.result {
             self.defs[r] = self.trace.ops.len();
+        }
+        let name = op.name();
+        if name.ends_with("_ovf") {
+            self.unguarded_overflow_check = op.result;
+        } else if name == "guard_no_overflow" {
+            if let Some(r) = self.unguarded_overflow_check.take() {
+                self.passed_overflow_checks.insert(r);
+            }
+        } else if name == "guard_overflow" {
+            self.unguarded_overflow_check = None;
         }
         self.trace.ops.push(op);
     }
@@ -583,6 +635,9 @@ impl Run {
                 bounds: vec![IntBound::unbounded(); trace.boxes.len()],
                 defs: vec![NO_DEF; trace.boxes.len()],
                 pointers: vec![PtrFacts::default(); trace.boxes.len()],
+                passed_overflow_checks: WordSet::default(),
+                in_bounds: WordSet::default(),
+                unguarded_overflow_check: None,
                 extra: VecDeque::new(),
             },
             budget: 64 * trace.ops.len() + 1024,
@@ -614,10 +669,16 @@ impl Run {
                 return Err("the optimizer did not terminate (rewrite loop?)".into());
             }
             self.budget -= 1;
+            // what this one sends (its replacement, which defines its
+            // result) goes before the operations queued after it, which may
+            // use that result
+            let queued = self.sh.extra.len();
             Next {
                 rest: &mut self.chain,
             }
             .emit(extra, &mut self.sh);
+            let sent = self.sh.extra.len() - queued;
+            self.sh.extra.rotate_right(sent);
         }
         Ok(())
     }
@@ -645,6 +706,7 @@ impl Run {
 /// gets a `same_as`), makes each original argument stand for its slot, and
 /// forgets what was known of the slots.
 fn prepare_label(op: Op, sh: &mut Shared) -> Op {
+    sh.in_bounds.clear();
     let mut slots = Vec::new();
     let mut seen = HashSet::new();
     for a in &op.args {

@@ -106,6 +106,43 @@ fn negated(name: &str) -> Option<&'static str> {
     })
 }
 
+/// The overflow-checking twin of a plain operation: once it passed its
+/// `guard_no_overflow`, its result is the plain one's too (the word did not
+/// wrap, so wrapping would give the same).
+fn checked_twin(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "int_add" => "int_add_ovf",
+        "int_sub" => "int_sub_ovf",
+        "int_mul" => "int_mul_ovf",
+        _ => return None,
+    })
+}
+
+/// The outcomes of comparing `a` with `b` (bit 0: `a < b`, bit 1: `a ==
+/// b`, bit 2: `a > b`) for which the integer comparison `name(a, b)` is
+/// true, in the signed or the unsigned order (equality is both).
+const LESS: u8 = 1;
+const EQUAL: u8 = 2;
+const GREATER: u8 = 4;
+
+fn outcomes_where_true(name: &str) -> Option<u8> {
+    Some(match name {
+        "int_lt" | "uint_lt" => LESS,
+        "int_le" | "uint_le" => LESS | EQUAL,
+        "int_gt" | "uint_gt" => GREATER,
+        "int_ge" | "uint_ge" => GREATER | EQUAL,
+        "int_eq" => EQUAL,
+        "int_ne" => LESS | GREATER,
+        _ => return None,
+    })
+}
+
+/// The comparisons of one order: a fact of one says what another may be.
+const SIGNED_ORDER: [&str; 6] = ["int_lt", "int_le", "int_gt", "int_ge", "int_eq", "int_ne"];
+const UNSIGNED_ORDER: [&str; 6] = [
+    "uint_lt", "uint_le", "uint_gt", "uint_ge", "int_eq", "int_ne",
+];
+
 /// Whether `name` yields 0 or 1.
 fn is_comparison(name: &str) -> bool {
     negated(name).is_some()
@@ -121,7 +158,13 @@ fn is_comparison(name: &str) -> bool {
 struct Related {
     swapped: Vec<Option<Opcode>>,
     negated: Vec<Option<Opcode>>,
+    checked_twin: Vec<Option<Opcode>>,
     comparison: Vec<bool>,
+    /// [`outcomes_where_true`], and the orders the comparison belongs to
+    /// (bit 0: signed, bit 1: unsigned).
+    outcomes: Vec<Option<(u8, u8)>>,
+    signed_order: [Opcode; 6],
+    unsigned_order: [Opcode; 6],
 }
 
 static RELATED: LazyLock<Related> = LazyLock::new(|| {
@@ -130,10 +173,22 @@ static RELATED: LazyLock<Related> = LazyLock::new(|| {
             .map(|o| f(o.name).and_then(opcode))
             .collect::<Vec<_>>()
     };
+    let order = |names: [&str; 6]| names.map(|n| opcode(n).expect("a comparison opcode"));
     Related {
         swapped: by(swapped),
         negated: by(negated),
+        checked_twin: by(checked_twin),
         comparison: OPS.iter().map(|o| is_comparison(o.name)).collect(),
+        outcomes: OPS
+            .iter()
+            .map(|o| {
+                let orders = SIGNED_ORDER.contains(&o.name) as u8
+                    | (UNSIGNED_ORDER.contains(&o.name) as u8) << 1;
+                outcomes_where_true(o.name).map(|m| (m, orders))
+            })
+            .collect(),
+        signed_order: order(SIGNED_ORDER),
+        unsigned_order: order(UNSIGNED_ORDER),
     }
 });
 
@@ -152,20 +207,34 @@ fn canonical(code: Opcode, args: &[Value]) -> (Opcode, Option<[Value; 2]>) {
     }
 }
 
-/// Whether the output operation `op` computes `code(args)` with `descr`.
-fn computes(op: &Op, code: Opcode, args: &[Value], descr: Option<usize>) -> bool {
+/// The canonical form of an operation looked up: computed once per
+/// lookup, not once per slot probed.
+type Key = (Opcode, Option<[Value; 2]>);
+
+/// Whether the output operation `op` computes `code(args)` with `descr`,
+/// whose canonical form is `key`.
+fn computes(op: &Op, key: Key, code: Opcode, args: &[Value], descr: Option<usize>) -> bool {
     if op.descr != descr || op.args.len() != args.len() || op.result.is_none() {
         return false;
     }
-    match (canonical(op.opcode, &op.args), canonical(code, args)) {
+    match (canonical(op.opcode, &op.args), key) {
         ((c1, Some(a1)), (c2, Some(a2))) => c1 == c2 && a1 == a2,
         _ => op.opcode == code && op.args == args,
     }
 }
 
-fn memo_hash(code: Opcode, args: &[Value], descr: Option<usize>) -> u64 {
+/// The two operands of a comparison, in one order whichever way it
+/// compares them.
+fn operand_pair(args: &[Value]) -> Option<[Value; 2]> {
+    match args {
+        [a, b] => Some([*a.min(b), *a.max(b)]),
+        _ => None,
+    }
+}
+
+fn memo_hash(key: Key, args: &[Value], descr: Option<usize>) -> u64 {
     let mut h = WordHasher::default();
-    let (code, pair) = canonical(code, args);
+    let (code, pair) = key;
     h.write_usize(code);
     descr.hash(&mut h);
     match &pair {
@@ -199,13 +268,17 @@ impl Memo {
             return None;
         }
         let mask = self.slots.len() - 1;
-        let mut at = memo_hash(code, args, descr) as usize & mask;
+        let key = canonical(code, args);
+        let mut at = memo_hash(key, args, descr) as usize & mask;
         loop {
             match self.slots[at] {
                 EMPTY => return None,
                 i => {
                     let i = i as usize;
-                    if ops.get(i).is_some_and(|op| computes(op, code, args, descr)) {
+                    if ops
+                        .get(i)
+                        .is_some_and(|op| computes(op, key, code, args, descr))
+                    {
                         return Some(i);
                     }
                 }
@@ -230,7 +303,7 @@ impl Memo {
     fn place(&mut self, ops: &[Op], i: usize) {
         let op = &ops[i];
         let mask = self.slots.len() - 1;
-        let mut at = memo_hash(op.opcode, &op.args, op.descr) as usize & mask;
+        let mut at = memo_hash(canonical(op.opcode, &op.args), &op.args, op.descr) as usize & mask;
         while self.slots[at] != EMPTY {
             at = (at + 1) & mask;
         }
@@ -252,6 +325,9 @@ pub struct OptPure {
     /// remembered once its `guard_no_overflow` passes (before that, its
     /// result is not a value another one may reuse).
     unguarded_ovf: Option<usize>,
+    /// The operand pairs ([`operand_pair`]) of the comparisons a guard
+    /// decided: only their other comparisons are worth looking up.
+    guarded_pairs: super::WordSet<[Value; 2]>,
     /// The guard that comes with the operation just replaced by an earlier
     /// one (`guard_no_overflow` of an overflow-checking one, which the
     /// earlier one passed; `guard_no_exception` of a `call_pure`): it goes.
@@ -266,7 +342,11 @@ impl OptPure {
         let Value::Box(b) = v else { return };
         let comparison = sh
             .def_of(v)
-            .is_some_and(|def| RELATED.comparison[def.opcode]);
+            .and_then(|def| RELATED.comparison[def.opcode].then(|| operand_pair(&def.args)));
+        if let Some(Some(pair)) = comparison {
+            self.guarded_pairs.insert(pair);
+        }
+        let comparison = comparison.is_some();
         match (truth, comparison) {
             (false, _) => sh.make_equal(b, Value::Int(0)),
             (true, true) => sh.make_equal(b, Value::Int(1)),
@@ -276,7 +356,9 @@ impl OptPure {
 
     /// The value `code(args)` has, from an operation seen before: its
     /// result, or for a negated comparison whose value a guard fixed, the
-    /// opposite constant (preferred: a constant folds further).
+    /// opposite constant, or what guarded comparisons of the same operands
+    /// decide (constants preferred: they fold further); of a plain
+    /// operation, the result of its checked twin that passed its guard.
     fn recall(
         &self,
         sh: &Shared,
@@ -293,10 +375,81 @@ impl OptPure {
         if let Some(Value::Int(_)) = same {
             return same;
         }
-        match RELATED.negated[code].and_then(seen) {
-            Some(Value::Int(c)) => Some(Value::Int((c == 0) as i64)),
-            _ => same,
+        if let Some(Value::Int(c)) = RELATED.negated[code].and_then(seen) {
+            return Some(Value::Int((c == 0) as i64));
         }
+        self.decided_by_comparisons(sh, code, args, descr)
+            .or(same)
+            .or_else(|| {
+                // the memo holds checked operations only once they passed
+                let twin = RELATED.checked_twin[code].filter(|_| sh.any_passed_overflow_check());
+                twin.and_then(seen)
+            })
+    }
+
+    /// The value of the comparison `code(a, b)` that the guards on other
+    /// comparisons of `a` and `b` in the same order decide: after
+    /// `guard_true(a < b)`, `a <= b` and `a != b` are 1, `a == b` is 0;
+    /// after an access to item `a` of an array of length `b`, `a < b`.
+    fn decided_by_comparisons(
+        &self,
+        sh: &Shared,
+        code: Opcode,
+        args: &[Value],
+        descr: Option<usize>,
+    ) -> Option<Value> {
+        let (wanted, orders) = RELATED.outcomes[code]?;
+        let ops = &sh.trace.ops;
+        // an index in bounds is below the length in both orders (it is not
+        // negative)
+        let (a, b) = (args[0], args[1]);
+        let by_bounds = if sh.in_bounds(a, b) {
+            LESS
+        } else if sh.in_bounds(b, a) {
+            GREATER
+        } else {
+            LESS | EQUAL | GREATER
+        };
+        let guarded = operand_pair(args).is_some_and(|pair| self.guarded_pairs.contains(&pair));
+        if by_bounds == LESS | EQUAL | GREATER && !guarded {
+            return None;
+        }
+        // of two non-negative words the signed and the unsigned orders are
+        // one: the facts of either decide both
+        let one_order = sh.bound(a).known_nonneg() && sh.bound(b).known_nonneg();
+        let orders = if one_order { 3 } else { orders };
+        let mut possible = [by_bounds; 2];
+        let family = [&RELATED.signed_order, &RELATED.unsigned_order];
+        for (k, order) in family.into_iter().enumerate() {
+            if orders & (1 << k) == 0 {
+                continue;
+            }
+            for &other in order {
+                let Some(i) = self.memo.find(ops, other, args, descr) else {
+                    continue;
+                };
+                let Some(Value::Int(c)) = ops[i].result.map(|r| sh.resolve(Value::Box(r))) else {
+                    continue;
+                };
+                let (true_for, _) = RELATED.outcomes[other]?;
+                possible[k] &= if c != 0 { true_for } else { !true_for };
+            }
+        }
+        if one_order {
+            possible = [possible[0] & possible[1]; 2];
+        }
+        for (k, possible) in possible.into_iter().enumerate() {
+            if orders & (1 << k) == 0 {
+                continue;
+            }
+            if possible & !wanted == 0 {
+                return Some(Value::Int(1));
+            }
+            if possible & wanted == 0 {
+                return Some(Value::Int(0));
+            }
+        }
+        None
     }
 }
 
@@ -363,6 +516,7 @@ impl Optimization for OptPure {
         }
         if op.name() == "label" {
             self.memo.clear();
+            self.guarded_pairs.clear();
             next.emit(op, sh);
             return;
         }

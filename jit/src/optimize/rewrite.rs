@@ -82,6 +82,16 @@ fn trace_name(rule_op: &str) -> &str {
     }
 }
 
+/// The plain operation of an overflow-checking one.
+fn plain_of_checked(code: Opcode) -> Option<Opcode> {
+    static PLAIN: std::sync::LazyLock<Vec<Option<Opcode>>> = std::sync::LazyLock::new(|| {
+        OPS.iter()
+            .map(|o| o.name.strip_suffix("_ovf").and_then(opcode))
+            .collect()
+    });
+    PLAIN[code]
+}
+
 /// Whether `v` is 0 or 1: by its bound (with `intbounds` before), or by
 /// being the result of a comparison or truth test (without it).
 fn is_truth_value(sh: &Shared, v: Value) -> bool {
@@ -151,18 +161,28 @@ impl Matcher<'_> {
             CompiledPat::Op(..) => {
                 let sh = self.sh;
                 match sh.def_of(v) {
-                    Some(def) => self.op(p, def),
+                    Some(def) => self.op(p, def, true),
                     None => false,
                 }
             }
         }
     }
 
-    fn op(&mut self, p: &CompiledPat, op: &Op) -> bool {
+    /// Whether `op` matches `p`; a nested one (the definition of an
+    /// argument) may be the checked twin of `p`'s operation once its
+    /// `guard_no_overflow` passed: its value is the plain one's.
+    fn op(&mut self, p: &CompiledPat, op: &Op, nested: bool) -> bool {
         let CompiledPat::Op(code, args) = p else {
             return false;
         };
-        if op.opcode != *code || args.len() != op.args.len() {
+        let same_op = op.opcode == *code
+            || nested
+                && self.sh.any_passed_overflow_check()
+                && plain_of_checked(op.opcode) == Some(*code)
+                && op
+                    .result
+                    .is_some_and(|r| self.sh.passed_overflow_check(Value::Box(r)));
+        if !same_op || args.len() != op.args.len() {
             return false;
         }
         args.iter().zip(&op.args).all(|(p, v)| self.value(p, *v))
@@ -170,7 +190,14 @@ impl Matcher<'_> {
 }
 
 /// Tries `rule` on `op`; the replacement when it fires.
-fn try_rule(sh: &mut Shared, compiled: &CompiledRule, op: &Op) -> Option<Vec<Op>> {
+/// `slots` is a buffer for the rule's checks, reused from one match to
+/// the next (a match is tried for nearly every rule of an operation).
+fn try_rule(
+    sh: &mut Shared,
+    compiled: &CompiledRule,
+    op: &Op,
+    slots: &mut Vec<Option<i64>>,
+) -> Option<Vec<Op>> {
     let rule = compiled.rule;
     let mut inline = [None; INLINE_VARS];
     let mut spilled = Vec::new();
@@ -182,32 +209,38 @@ fn try_rule(sh: &mut Shared, compiled: &CompiledRule, op: &Op) -> Option<Vec<Op>
         &mut spilled
     };
     let mut m = Matcher { sh, rule, vals };
-    if !m.op(&compiled.lhs, op) {
+    if !m.op(&compiled.lhs, op, false) {
         return None;
     }
-    let vals: Vec<Value> = m.vals.iter().map(|v| v.unwrap_or(Value::Int(0))).collect();
-    let mut slots: Vec<Option<i64>> = vals
-        .iter()
-        .map(|v| match v {
-            Value::Int(c) => Some(*c),
-            _ => None,
-        })
-        .collect();
-    let bounds: Vec<IntBound> = vals.iter().map(|v| sh.bound(*v)).collect();
-    let facts = BoundFacts(&bounds);
-    if !rule.try_steps(&mut slots, &facts) {
+    // the matched values and their bounds, without allocating for the
+    // usual few variables (most matches fail their checks)
+    let (mut inline_vals, mut inline_bounds) = (
+        [Value::Int(0); INLINE_VARS],
+        [IntBound::unbounded(); INLINE_VARS],
+    );
+    let (mut spilled_vals, mut spilled_bounds) = (Vec::new(), Vec::new());
+    let (vals, bounds): (&mut [Value], &mut [IntBound]) = if n <= INLINE_VARS {
+        (&mut inline_vals[..n], &mut inline_bounds[..n])
+    } else {
+        spilled_vals.resize(n, Value::Int(0));
+        spilled_bounds.resize(n, IntBound::unbounded());
+        (&mut spilled_vals, &mut spilled_bounds)
+    };
+    for ((v, b), matched) in vals.iter_mut().zip(bounds.iter_mut()).zip(m.vals.iter()) {
+        *v = matched.unwrap_or(Value::Int(0));
+        *b = sh.bound(*v);
+    }
+    slots.clear();
+    slots.extend(vals.iter().map(|v| match v {
+        Value::Int(c) => Some(*c),
+        _ => None,
+    }));
+    let facts = BoundFacts(bounds);
+    if !rule.try_steps(slots, &facts) {
         return None;
     }
     let mut new_ops = Vec::new();
-    let result = build(
-        sh,
-        &rule.rhs,
-        &vals,
-        &slots,
-        &facts,
-        op.result,
-        &mut new_ops,
-    )?;
+    let result = build(sh, &rule.rhs, vals, slots, &facts, op.result, &mut new_ops)?;
     rpy_passes::rules::fire(rule.rule);
     match (result, op.result) {
         (Built::Value(v), Some(r)) => {
@@ -283,6 +316,8 @@ pub struct OptRewrite {
     /// The object and output index of the last `guard_nonnull` emitted, a
     /// `guard_class` may merge into.
     last_nonnull_guard: Option<(BoxId, usize)>,
+    /// The buffer of [`try_rule`]'s check slots.
+    rule_slots: Vec<Option<i64>>,
 }
 
 /// What [`OptRewrite::pointers`] decided.
@@ -483,15 +518,24 @@ impl OptRewrite {
         let mut op = op;
         if op.result.is_some() {
             for rule in rules_for(op.opcode) {
-                if let Some(new_ops) = try_rule(sh, rule, &op) {
+                if let Some(new_ops) = try_rule(sh, rule, &op, &mut self.rule_slots) {
                     for o in new_ops {
                         sh.send_extra(o);
                     }
                     return;
                 }
             }
-            match (trace_only_rewrite(&op, sh), op.result) {
-                (Some(Rewritten::Op(o)), _) => return sh.send_extra(o),
+            let rewritten = match op.name() {
+                "int_floordiv" | "int_mod" => divide_by_power_of_two(&op, sh),
+                _ => trace_only_rewrite(&op, sh),
+            };
+            match (rewritten, op.result) {
+                (Some(Rewritten::Ops(ops)), _) => {
+                    for o in ops {
+                        sh.send_extra(o);
+                    }
+                    return;
+                }
                 (Some(Rewritten::Value(v)), Some(r)) => return sh.make_equal(r, v),
                 _ => {}
             }
@@ -511,8 +555,8 @@ impl OptRewrite {
 
 /// What a trace-only rewrite replaces an operation by.
 enum Rewritten {
-    /// Another operation, with the same result box.
-    Op(Op),
+    /// Other operations, in order, the last with the same result box.
+    Ops(Vec<Op>),
     /// An existing value.
     Value(Value),
 }
@@ -523,7 +567,11 @@ const COMMUTATIVE: &[&str] = &[
 ];
 
 /// The rewrites of operations the rule language does not have (it speaks
-/// `llops`, which has no unsigned shift and no `int_is_zero` of a word):
+/// `llops`, which has no unsigned shift and no `int_is_zero` of a word,
+/// and its facts compare a value with constants, not two values' bits):
+/// `not(not x)` is `int_is_true(x)`; of values sharing no bit, `x + y` and
+/// `x ^ y` are `x | y` and `(x | y) - y` is `x`; `x & y` and `x | y` are
+/// `x` when `y`'s known bits leave `x` as it is;
 /// `(x >>u C) << C` and `(x << C) >>u C` are masks, and `x == 0` is
 /// `int_is_zero(x)` (one form, so that `pure` finds either as the other
 /// and the rules over `bool_not` see it); of floats (the rules are of
@@ -540,11 +588,11 @@ fn trace_only_rewrite(op: &Op, sh: &Shared) -> Option<Rewritten> {
             .then(|| (sh.resolve(def.args[0]), c))
     };
     let mask = |x: Value, m: i64| {
-        Some(Rewritten::Op(Op::new(
+        Some(Rewritten::Ops(vec![Op::new(
             opc("int_and"),
             vec![x, Value::Int(m)],
             op.result,
-        )))
+        )]))
     };
     match op.name() {
         "int_lshift" => {
@@ -564,11 +612,11 @@ fn trace_only_rewrite(op: &Op, sh: &Shared) -> Option<Rewritten> {
             let def = sh.def_of(op.args[0])?;
             match def.name() {
                 "float_abs" => Some(Rewritten::Value(op.args[0])),
-                "float_neg" => Some(Rewritten::Op(Op::new(
+                "float_neg" => Some(Rewritten::Ops(vec![Op::new(
                     opc("float_abs"),
                     vec![def.args[0]],
                     op.result,
-                ))),
+                )])),
                 _ => None,
             }
         }
@@ -587,11 +635,11 @@ fn trace_only_rewrite(op: &Op, sh: &Shared) -> Option<Rewritten> {
             let r = 1.0 / c;
             let power_of_two = c.is_normal() && bits & ((1 << 52) - 1) == 0;
             (power_of_two && r.is_finite() && r != 0.0 && r * c == 1.0).then(|| {
-                Rewritten::Op(Op::new(
+                Rewritten::Ops(vec![Op::new(
                     opc("float_mul"),
                     vec![op.args[0], Value::float(r)],
                     op.result,
-                ))
+                )])
             })
         }
         "int_eq" => {
@@ -599,12 +647,105 @@ fn trace_only_rewrite(op: &Op, sh: &Shared) -> Option<Rewritten> {
                 (x, Value::Int(0)) | (Value::Int(0), x) => x,
                 _ => return None,
             };
-            Some(Rewritten::Op(Op::new(
+            Some(Rewritten::Ops(vec![Op::new(
                 opc("int_is_zero"),
                 vec![x],
                 op.result,
-            )))
+            )]))
+        }
+        "int_is_zero" => {
+            // not(not x) of a word: its truth
+            let def = sh.def_of(op.args[0])?;
+            (def.name() == "int_is_zero").then(|| {
+                Rewritten::Ops(vec![Op::new(
+                    opc("int_is_true"),
+                    vec![def.args[0]],
+                    op.result,
+                )])
+            })
+        }
+        "int_and" | "int_or" => {
+            // x & y is x when y's possible zeros are zeros of x; x | y is x
+            // when y's possible ones are ones of x (known bits of boxes:
+            // the rules see only constant masks)
+            let (x, y) = (sh.resolve(op.args[0]), sh.resolve(op.args[1]));
+            let covers = |a: Value, b: Value| {
+                let (ba, bb) = (sh.bound(a), sh.bound(b));
+                match op.name() {
+                    "int_and" => !bb.ones & !ba.zeros == 0,
+                    _ => !bb.zeros & !ba.ones == 0,
+                }
+            };
+            if covers(x, y) {
+                Some(Rewritten::Value(x))
+            } else if covers(y, x) {
+                Some(Rewritten::Value(y))
+            } else {
+                None
+            }
+        }
+        "int_add" | "int_xor" => {
+            // no bit may be one in both: no carry, the same as x | y (one
+            // form, so that `pure` finds the others as it)
+            let (x, y) = (op.args[0], op.args[1]);
+            disjoint_bits(sh, x, y)
+                .then(|| Rewritten::Ops(vec![Op::new(opc("int_or"), vec![x, y], op.result)]))
+        }
+        "int_sub" => {
+            // (x | y) - y is x when x and y share no bit
+            let y = sh.resolve(op.args[1]);
+            let def = sh.def_of(op.args[0])?;
+            if def.name() != "int_or" {
+                return None;
+            }
+            let (a, b) = (sh.resolve(def.args[0]), sh.resolve(def.args[1]));
+            let x = if b == y {
+                a
+            } else if a == y {
+                b
+            } else {
+                return None;
+            };
+            disjoint_bits(sh, x, y).then_some(Rewritten::Value(x))
         }
         _ => None,
     }
+}
+
+/// Whether no bit can be one in both `x` and `y`, by their known bits.
+fn disjoint_bits(sh: &Shared, x: Value, y: Value) -> bool {
+    let may_be_one = |v: Value| !sh.bound(v).zeros;
+    may_be_one(x) & may_be_one(y) == 0
+}
+
+/// `x / 2**k` and `x % 2**k` of a word of any sign, as C divides
+/// (truncating): shifts, with `2**k - 1` added to a negative dividend
+/// first (`(x + bias) >> k`; the remainder is `x - ((x + bias) & -2**k)`),
+/// as PyPy's `intdiv` does. (Of a non-negative dividend, the rules' plain
+/// shift and mask come first.)
+fn divide_by_power_of_two(op: &Op, sh: &mut Shared) -> Option<Rewritten> {
+    let Value::Int(c) = sh.resolve(op.args[1]) else {
+        return None;
+    };
+    if c <= 1 || c & (c - 1) != 0 {
+        return None;
+    }
+    let k = c.trailing_zeros() as i64;
+    let x = sh.resolve(op.args[0]);
+    let mut ops = Vec::new();
+    let mut step = |sh: &mut Shared, name: &str, args: Vec<Value>, result: Option<usize>| {
+        let r = result.unwrap_or_else(|| sh.new_box(Kind::Int));
+        ops.push(Op::new(opc(name), args, Some(r)));
+        Value::Box(r)
+    };
+    let sign = step(sh, "int_rshift", vec![x, Value::Int(63)], None);
+    let bias = step(sh, "int_and", vec![sign, Value::Int(c - 1)], None);
+    let biased = step(sh, "int_add", vec![x, bias], None);
+    if op.name() == "int_floordiv" {
+        step(sh, "int_rshift", vec![biased, Value::Int(k)], op.result);
+    } else {
+        let multiple = step(sh, "int_and", vec![biased, Value::Int(-c)], None);
+        step(sh, "int_sub", vec![x, multiple], op.result);
+    }
+    Some(Rewritten::Ops(ops))
 }
