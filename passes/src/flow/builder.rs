@@ -244,6 +244,9 @@ struct FnBuilder<'m, 'a> {
     class_body: Option<String>,
     /// For a generator's `next` graph (see `generators`).
     generator: Option<generators::GeneratorCtx>,
+    /// The locals an `import` inside the function bound to modules, with
+    /// the module each names (see `module_level::function_import`).
+    local_modules: HashMap<String, String>,
 }
 
 /// Builds the flow graph named `graph` of one function (or module body);
@@ -339,6 +342,7 @@ impl<'m, 'a> FnBuilder<'m, 'a> {
             module_body: def.module_body,
             class_body: def.class_body.map(str::to_string),
             generator: None,
+            local_modules: HashMap::new(),
         }
     }
 }
