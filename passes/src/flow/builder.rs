@@ -870,6 +870,17 @@ impl FnBuilder<'_, '_> {
                 pos,
                 "super() cannot be translated: RPython resolves methods by class; call the base class's method directly, as Base.method(self, ...)",
             );
+        } else if let GlobalAccess::Live {
+            module,
+            names_by_globals: true,
+            ..
+        } = &self.m.access
+        {
+            let args = vec![
+                Arg::Const(module.clone()),
+                Arg::Const(Constant::Name(name.to_string())),
+            ];
+            return Arg::Var(self.emit("getattr", args, pos));
         } else if LATER_BUILTINS.contains(&name) {
             self.error(
                 pos,
@@ -1077,6 +1088,12 @@ impl FnBuilder<'_, '_> {
                 self.store_name(n, v, pos);
             }
             ExprKind::Subscript { value, index } => {
+                if let Some(module) = self.globals_dict(value) {
+                    let name = self.expr(index);
+                    let v = self.top();
+                    self.emit("setattr", vec![module, name, v], pos);
+                    return;
+                }
                 let [obj, idx] = self.exprs([value.as_ref(), index.as_ref()]);
                 let v = self.top();
                 self.emit("setitem", vec![obj, idx, v], pos);

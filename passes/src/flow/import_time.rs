@@ -124,6 +124,7 @@ pub(crate) fn import_program(
                 bound: Rc::new(bound.into_vec().into_iter().collect()),
                 defined_once: Rc::new(defined_once),
                 modules: module_consts.clone(),
+                names_by_globals: scan::assigns_through_globals(&m.ast.body),
             },
             import_bindings: rlib::import_bindings(&m.ast.body),
             program: program_defs.clone(),

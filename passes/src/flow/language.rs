@@ -204,7 +204,8 @@ fn builtin_raises(name: &str) -> Raises {
         | "reversed" | "intmask" | "widen" | "r_uint" | "r_int" | "r_longlong" | "r_ulonglong"
         | "ovfcheck" | "we_are_translated" | "we_are_jitted" | "promote" | "promote_string"
         | "hint" | "isconstant" | "isvirtual" | "isinstance" | "issubclass" | "type" | "hash"
-        | "debug_print" | "debug_start" | "debug_stop" => Raises::Nothing,
+        | "debug_print" | "debug_start" | "debug_stop" | "debug_flush" | "keepalive_until_here"
+        | "assert_green" | "set_param" | "set_user_param" => Raises::Nothing,
         // The standard modules: math's domain and range errors, the
         // system calls' OSError; the clocks and the pure path functions
         // cannot fail.

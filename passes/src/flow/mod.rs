@@ -162,6 +162,10 @@ pub(crate) enum GlobalAccess {
         defined_once: Rc<HashSet<String>>,
         /// Every module object of the import-time program, by dotted name.
         modules: Rc<HashMap<String, Constant>>,
+        /// Whether the module assigns globals through `globals()[name]`
+        /// (`scan::assigns_through_globals`): then a name nothing else
+        /// binds, and no builtin, is read from the module when the code runs.
+        names_by_globals: bool,
     },
 }
 

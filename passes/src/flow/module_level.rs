@@ -46,6 +46,20 @@ impl FnBuilder<'_, '_> {
         }
     }
 
+    /// `globals()` at import time, as the subscripted dict of
+    /// `globals()[name]`: the module object, whose attributes are its
+    /// globals (read and written as `getattr`/`setattr`). `None` for other
+    /// expressions, and after import, where globals are constants.
+    pub(super) fn globals_dict(&mut self, e: &Expr) -> Option<Arg> {
+        let GlobalAccess::Live { module, .. } = &self.m.access else {
+            return None;
+        };
+        if !crate::flow::scan::is_globals_call(e) || self.is_local("globals") {
+            return None;
+        }
+        Some(Arg::Const(module.clone()))
+    }
+
     /// Whether `name` is a module global here (so it hides a builtin).
     pub(super) fn is_module_global(&self, name: &str) -> bool {
         match &self.m.access {

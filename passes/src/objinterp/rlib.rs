@@ -59,7 +59,9 @@ pub fn call(name: &str, args: &[ObjValue]) -> Option<OpResult> {
         | "debug_stop"
         | "debug_flush"
         | "keepalive_until_here"
-        | "assert_green" => Ok(ObjValue::None),
+        | "assert_green"
+        | "set_param"
+        | "set_user_param" => Ok(ObjValue::None),
         "ll_assert" => ll_assert(args),
         "int_between" => int_between(args),
         "int_force_ge_zero" => {
