@@ -148,6 +148,8 @@ struct SearchFolder {
 /// and the low-level helpers) and the stand-in of the `py` library.
 pub const PYLIB: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../pylib");
 
+const PYLIB_ROLE: &str = "rpy's own packages rpython and py";
+
 impl ModuleSearch {
     /// The search path of the program whose main file is `main_path`.
     pub fn for_program(main_path: &str) -> ModuleSearch {
@@ -162,7 +164,7 @@ impl ModuleSearch {
             SearchFolder {
                 shown: pylib.to_string_lossy().into_owned(),
                 dir: pylib.clone(),
-                role: "rpy's own packages",
+                role: PYLIB_ROLE,
             },
             SearchFolder {
                 shown: dir.to_string_lossy().into_owned(),
@@ -223,13 +225,16 @@ impl ModuleSearch {
         })
     }
 
-    /// The folders searched, one per line, each with why it is searched.
+    /// The folders searched, one per line, each with why it is searched
+    /// (rpy's own folder by its role, so that the message does not depend
+    /// on where rpy is installed).
     pub fn describe(&self) -> String {
         self.folders
             .iter()
-            .map(|f| {
-                let shown = if f.shown.is_empty() { "." } else { &f.shown };
-                format!("\n    {shown} ({})", f.role)
+            .map(|f| match f.role {
+                PYLIB_ROLE => format!("\n    rpy's pylib/ ({PYLIB_ROLE})"),
+                role if f.shown.is_empty() => format!("\n    . ({role})"),
+                role => format!("\n    {} ({role})", f.shown),
             })
             .collect()
     }
@@ -351,11 +356,7 @@ impl Loader {
             match &s.kind {
                 StmtKind::Import(aliases) => {
                     for a in aliases {
-                        out.extend(
-                            with_parents(&a.name)
-                                .into_iter()
-                                .map(|n| (n, s.pos, lazy)),
-                        );
+                        out.extend(with_parents(&a.name).into_iter().map(|n| (n, s.pos, lazy)));
                     }
                 }
                 StmtKind::ImportFrom {

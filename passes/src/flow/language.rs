@@ -200,12 +200,42 @@ fn builtin_raises(name: &str) -> Raises {
         "int" | "float" | "chr" | "unichr" | "range" | "xrange" | "min" | "max" => {
             Raises::Only(&["ValueError"])
         }
-        "len" | "str" | "repr" | "bool" | "abs" | "ord" | "list" | "enumerate" | "zip"
-        | "reversed" | "intmask" | "widen" | "r_uint" | "r_int" | "r_longlong" | "r_ulonglong"
-        | "ovfcheck" | "we_are_translated" | "we_are_jitted" | "promote" | "promote_string"
-        | "hint" | "isconstant" | "isvirtual" | "isinstance" | "issubclass" | "type" | "hash"
-        | "debug_print" | "debug_start" | "debug_stop" | "debug_flush" | "keepalive_until_here"
-        | "assert_green" | "set_param" | "set_user_param" => Raises::Nothing,
+        "len"
+        | "str"
+        | "repr"
+        | "bool"
+        | "abs"
+        | "ord"
+        | "list"
+        | "enumerate"
+        | "zip"
+        | "reversed"
+        | "intmask"
+        | "widen"
+        | "r_uint"
+        | "r_int"
+        | "r_longlong"
+        | "r_ulonglong"
+        | "ovfcheck"
+        | "we_are_translated"
+        | "we_are_jitted"
+        | "promote"
+        | "promote_string"
+        | "hint"
+        | "isconstant"
+        | "isvirtual"
+        | "isinstance"
+        | "issubclass"
+        | "type"
+        | "hash"
+        | "debug_print"
+        | "debug_start"
+        | "debug_stop"
+        | "debug_flush"
+        | "keepalive_until_here"
+        | "assert_green"
+        | "set_param"
+        | "set_user_param" => Raises::Nothing,
         // The standard modules: math's domain and range errors, the
         // system calls' OSError; the clocks and the pure path functions
         // cannot fail.

@@ -528,10 +528,6 @@ impl FnBuilder<'_, '_> {
         match &s.kind {
             StmtKind::Import(aliases) => {
                 for a in aliases {
-                    if let Some(why) = unresolved(&a.name) {
-                        self.error(s.pos, why);
-                        continue;
-                    }
                     let (bound, module) = match &a.asname {
                         Some(n) => (n.clone(), a.name.clone()),
                         None => {
@@ -539,6 +535,12 @@ impl FnBuilder<'_, '_> {
                             (top.to_string(), top.to_string())
                         }
                     };
+                    if let Some(why) = unresolved(&a.name) {
+                        self.error(s.pos, why);
+                        // Bound all the same, so that its uses are not reported too.
+                        self.store_name(&bound, Arg::Const(Constant::None), s.pos);
+                        continue;
+                    }
                     self.local_modules.insert(bound, module);
                 }
             }
@@ -556,6 +558,10 @@ impl FnBuilder<'_, '_> {
                 };
                 if let Some(why) = unresolved(&base) {
                     self.error(s.pos, why);
+                    for a in names {
+                        let bound = a.asname.as_ref().unwrap_or(&a.name);
+                        self.store_name(bound, Arg::Const(Constant::None), s.pos);
+                    }
                     return;
                 }
                 for a in names {
@@ -567,7 +573,11 @@ impl FnBuilder<'_, '_> {
                         );
                         continue;
                     }
-                    let found = program.globals.get(&base).and_then(|g| g.get(&a.name)).cloned();
+                    let found = program
+                        .globals
+                        .get(&base)
+                        .and_then(|g| g.get(&a.name))
+                        .cloned();
                     match found {
                         Some(Global::Module(sub)) => {
                             self.local_modules.insert(bound.clone(), sub);

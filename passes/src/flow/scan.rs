@@ -324,9 +324,9 @@ pub(crate) fn is_globals_call(e: &Expr) -> bool {
 /// not know otherwise from the module.
 pub(crate) fn assigns_through_globals(stmts: &[Stmt]) -> bool {
     stmts.iter().any(|s| match &s.kind {
-        StmtKind::Assign { targets, .. } => targets.iter().any(|t| {
-            matches!(&t.kind, ExprKind::Subscript { value, .. } if is_globals_call(value))
-        }),
+        StmtKind::Assign { targets, .. } => targets.iter().any(
+            |t| matches!(&t.kind, ExprKind::Subscript { value, .. } if is_globals_call(value)),
+        ),
         StmtKind::FunctionDef { body, .. } | StmtKind::ClassDef { body, .. } => {
             assigns_through_globals(body)
         }
