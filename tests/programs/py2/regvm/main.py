@@ -9,6 +9,7 @@ from rpython.rlib.jit import JitDriver, set_param
 from rpython.rlib import jit
 from rpython.rlib.debug import debug_start, debug_stop, debug_print
 from rpython.rlib.objectmodel import keepalive_until_here
+from rpython.jit.codewriter.policy import JitPolicy
 
 import opcodes
 
@@ -135,8 +136,14 @@ def entry_point(argv):
     return 0
 
 
+def jitpolicy(driver):
+    # Asked for by the JIT's code writer only; never translated.
+    return JitPolicy()
+
+
 def target(driver, args):
-    return entry_point
+    # The entry point and its argument types (None: a list of strings).
+    return entry_point, None
 
 
 if __name__ == '__main__':
