@@ -148,32 +148,21 @@ impl StageOutput {
     }
 }
 
-/// The folder of rpy's own `rpython` package, whose ll helpers become
-/// graphs of the program (`rpython.rtyper.rstr.ll_strconcat`).
-const PYLIB: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/pylib");
-
 /// The file a graph of the program whose main file is `main_path` was
 /// built from, when it is not the main file: a graph's name begins with
 /// its module's dotted name unless the module is the main one
 /// (`vm.machine.run` is `run` of `vm/machine.py` next to the main file;
-/// `rpython.rtyper.rstr.ll_...` a helper of rpy's `pylib`). The longest
-/// prefix of the name that is a module's file wins; a name with none
-/// (`entry_point`, `Node.method`) is the main file's (`None`). Operation
-/// positions (`SpaceOperation::pos`) are positions in this file.
+/// `rpython.rtyper.rstr.ll_...` a helper of rpy's `pylib`), found where
+/// the flow stage found the module (`ModuleSearch`). The longest prefix of
+/// the name that is a module's file wins; a name with none (`entry_point`,
+/// `Node.method`) is the main file's (`None`). Operation positions
+/// (`SpaceOperation::pos`) are positions in this file.
 pub fn graph_source_file(main_path: &str, graph: &str) -> Option<PathBuf> {
     let parts: Vec<&str> = graph.split('.').collect();
+    let search = rpy_passes::flow::ModuleSearch::for_program(main_path);
     let main = Path::new(main_path);
-    let dir = main.parent().unwrap_or_else(|| Path::new(""));
     for k in (1..parts.len()).rev() {
-        let module = parts[..k].join("/");
-        let mut candidates = vec![
-            dir.join(format!("{module}.py")),
-            dir.join(&module).join("__init__.py"),
-        ];
-        if parts[0] == "rpython" {
-            candidates.push(Path::new(PYLIB).join(format!("{module}.py")));
-        }
-        if let Some(file) = candidates.into_iter().find(|f| f.is_file()) {
+        if let Some((file, _, _)) = search.find_file(&parts[..k].join(".")) {
             return (file != main).then_some(file);
         }
     }

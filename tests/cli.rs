@@ -1100,3 +1100,86 @@ fn interp_jit_rejects_an_unknown_parameter_and_a_program_without_a_portal() {
     assert_eq!(status, 1);
     assert!(err.contains("the program has no jit_merge_point"), "{err}");
 }
+
+/// A target inside a tree laid out as the original's (a folder holding
+/// `rpython/__init__.py` above it) finds the tree's modules by their full
+/// names, a folder of `PYTHONPATH` is searched too, and rpy's own
+/// `rpython` package wins for the modules it provides (`rpython.rlib.jit`
+/// is rpy's, not the tree's broken one).
+#[test]
+fn translate_finds_modules_in_the_original_tree_and_on_pythonpath() {
+    let root = std::env::temp_dir().join(format!("rpy-tree-{}", std::process::id()));
+    let goal = root.join("tree/rpython/translator/goal");
+    let helpers = root.join("elsewhere");
+    std::fs::create_dir_all(&goal).unwrap();
+    std::fs::create_dir_all(root.join("tree/rpython/rlib")).unwrap();
+    std::fs::create_dir_all(&helpers).unwrap();
+    for init in [
+        "rpython",
+        "rpython/translator",
+        "rpython/translator/goal",
+        "rpython/rlib",
+    ] {
+        std::fs::write(root.join("tree").join(init).join("__init__.py"), "").unwrap();
+    }
+    std::fs::write(
+        root.join("tree/rpython/rlib/jit.py"),
+        "this is not rpy's jit\n",
+    )
+    .unwrap();
+    std::fs::write(
+        goal.join("scores.py"),
+        "def best(xs):\n    return max(xs)\n",
+    )
+    .unwrap();
+    std::fs::write(helpers.join("greeting.py"), "WORD = 'hello'\n").unwrap();
+    std::fs::write(
+        goal.join("targetscores.py"),
+        "from rpython.translator.goal.scores import best
+from rpython.rlib.jit import elidable
+import greeting
+
+@elidable
+def twice(n):
+    return 2 * n
+
+def entry_point(argv):
+    print greeting.WORD, twice(best([3, 9, 4]))
+    return 0
+
+def target(driver, args):
+    return entry_point
+",
+    )
+    .unwrap();
+    let target = goal.join("targetscores.py");
+    let out = Command::new(env!("CARGO_BIN_EXE_rpy"))
+        .args(["interp", target.to_str().unwrap()])
+        .env("PYTHONPATH", &helpers)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "hello 18\n",
+        "{stderr}"
+    );
+    assert_eq!(out.status.code(), Some(0));
+    // Without PYTHONPATH, the message says where it looked.
+    let out = Command::new(env!("CARGO_BIN_EXE_rpy"))
+        .args(["interp", target.to_str().unwrap()])
+        .env_remove("PYTHONPATH")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("no module named 'greeting'"), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{} (the original's tree the program is in)",
+            root.join("tree").canonicalize().unwrap().display()
+        )),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&root).unwrap();
+}

@@ -297,6 +297,20 @@ diagnostic_test!(
 );
 
 diagnostic_test!(
+    import_of_an_rpython_module_rpy_lacks,
+    "--py2",
+    &format!("import rpython.rlib.rnothing\n\ndef entry_point(argv):\n    return 0\n{ENTRY}")
+);
+
+// An import inside a function is resolved when translation reaches it:
+// the error names the function's import, not the module's first line.
+diagnostic_test!(
+    import_of_a_missing_module_in_a_translated_function,
+    "--py2",
+    &format!("def load():\n    from numbers_helper import value\n    return value\n\ndef entry_point(argv):\n    return load()\n{ENTRY}")
+);
+
+diagnostic_test!(
     exec_in_translated_code,
     "--py2",
     &format!("def entry_point(argv):\n    exec 'x = 1'\n    return 0\n{ENTRY}")

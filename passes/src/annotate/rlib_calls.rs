@@ -76,7 +76,9 @@ pub(super) fn rlib_call(name: &str, args: &[SomeValue]) -> Option<Result<SomeVal
             | "debug_stop"
             | "debug_flush"
             | "keepalive_until_here"
-            | "assert_green",
+            | "assert_green"
+            | "set_param"
+            | "set_user_param",
             _,
         ) => S::None,
         ("ll_assert", [_, S::String { .. } | S::Char]) => S::None,

@@ -244,6 +244,9 @@ struct FnBuilder<'m, 'a> {
     class_body: Option<String>,
     /// For a generator's `next` graph (see `generators`).
     generator: Option<generators::GeneratorCtx>,
+    /// The locals an `import` inside the function bound to modules, with
+    /// the module each names (see `module_level::function_import`).
+    local_modules: HashMap<String, String>,
 }
 
 /// Builds the flow graph named `graph` of one function (or module body);
@@ -339,6 +342,7 @@ impl<'m, 'a> FnBuilder<'m, 'a> {
             module_body: def.module_body,
             class_body: def.class_body.map(str::to_string),
             generator: None,
+            local_modules: HashMap::new(),
         }
     }
 }
@@ -866,6 +870,17 @@ impl FnBuilder<'_, '_> {
                 pos,
                 "super() cannot be translated: RPython resolves methods by class; call the base class's method directly, as Base.method(self, ...)",
             );
+        } else if let GlobalAccess::Live {
+            module,
+            names_by_globals: true,
+            ..
+        } = &self.m.access
+        {
+            let args = vec![
+                Arg::Const(module.clone()),
+                Arg::Const(Constant::Name(name.to_string())),
+            ];
+            return Arg::Var(self.emit("getattr", args, pos));
         } else if LATER_BUILTINS.contains(&name) {
             self.error(
                 pos,
@@ -1073,6 +1088,12 @@ impl FnBuilder<'_, '_> {
                 self.store_name(n, v, pos);
             }
             ExprKind::Subscript { value, index } => {
+                if let Some(module) = self.globals_dict(value) {
+                    let name = self.expr(index);
+                    let v = self.top();
+                    self.emit("setattr", vec![module, name, v], pos);
+                    return;
+                }
                 let [obj, idx] = self.exprs([value.as_ref(), index.as_ref()]);
                 let v = self.top();
                 self.emit("setitem", vec![obj, idx, v], pos);

@@ -109,6 +109,15 @@ impl<'a> FnBuilder<'_, 'a> {
                 }
                 def_of(&graph, 0)
             }
+            // A function of a module (`os.read(fd, n)`) is no method,
+            // whatever the program's methods of that name take.
+            ExprKind::Attribute { .. } if matches!(f, Arg::Const(_)) => None,
+            ExprKind::Attribute { value, .. }
+                if matches!(&value.kind, ExprKind::Name(n)
+                    if !self.is_local(n) && self.m.import_bindings.contains_key(n)) =>
+            {
+                None
+            }
             ExprKind::Attribute { attr, .. } => self.method_signature(attr),
             _ => None,
         }

@@ -62,6 +62,10 @@ impl FnBuilder<'_, '_> {
 
     /// `obj[index]`, folded for a constant index into a known tuple.
     pub(super) fn subscript(&mut self, value: &Expr, index: &Expr, pos: Pos) -> Arg {
+        if let Some(module) = self.globals_dict(value) {
+            let name = self.expr(index);
+            return self.op("getattr", vec![module, name], pos);
+        }
         let [obj, idx] = self.exprs([value, index]);
         if let (Some(items), Arg::Const(Constant::Int(i))) = (self.known_tuple(&obj), &idx) {
             let n = items.len() as i64;

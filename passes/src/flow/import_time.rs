@@ -89,6 +89,7 @@ pub(crate) fn import_program(
         prebuilt: Default::default(),
         mixin_copies: defs.mixin_copies.clone(),
         copied_methods: defs.copied_methods.clone(),
+        unresolved_imports: defs.unresolved_imports.clone(),
     });
     for m in &set.modules {
         let mut bound = scan::NameList::default();
@@ -104,6 +105,7 @@ pub(crate) fn import_program(
             }
         }
         bound.add("__name__");
+        bound.add("__file__");
         let functions = defs
             .functions
             .iter()
@@ -122,6 +124,7 @@ pub(crate) fn import_program(
                 bound: Rc::new(bound.into_vec().into_iter().collect()),
                 defined_once: Rc::new(defined_once),
                 modules: module_consts.clone(),
+                names_by_globals: scan::assigns_through_globals(&m.ast.body),
             },
             import_bindings: rlib::import_bindings(&m.ast.body),
             program: program_defs.clone(),
@@ -288,7 +291,8 @@ enum RunFailure {
     Diagnostics(Vec<Diagnostic>),
 }
 
-/// New module objects for a run: the program's empty but for `__name__`,
+/// New module objects for a run: the program's empty but for `__name__`
+/// and `__file__`,
 /// the rlib modules with their names, packages holding their rlib and
 /// external submodules.
 fn fresh_module_objects(set: &ModuleSet, names: &[&str], dialect: Dialect) -> Vec<ObjValue> {
@@ -305,7 +309,11 @@ fn fresh_module_objects(set: &ModuleSet, names: &[&str], dialect: Dialect) -> Ve
         let constants: Vec<(String, Constant)> = match kind {
             ModuleKind::Rlib => rlib::module_attributes(name),
             ModuleKind::External => external_module_constants(name, dialect),
-            ModuleKind::Program(_) => Vec::new(),
+            // A module read from a file knows where it is (`py.path.local(__file__)`).
+            ModuleKind::Program(i) => vec![(
+                "__file__".to_string(),
+                Constant::Str(set.modules[*i].path.clone()),
+            )],
         };
         for (attr, value) in constants {
             if let Some(v) = ObjValue::from_constant(&value, &classes) {

@@ -58,6 +58,10 @@ pub(crate) struct ModuleSet {
     pub kinds: HashMap<String, ModuleKind>,
     /// Module indexes in execution order (dependencies first).
     pub order: Vec<usize>,
+    /// The modules that only imports inside functions name and that
+    /// cannot be read, with why: reported where a translated function
+    /// reaches such an import.
+    pub unresolved: HashMap<String, Vec<Diagnostic>>,
 }
 
 /// The package a module's relative imports start from (`level` dots).
@@ -91,31 +95,155 @@ pub(crate) fn absolute_name(
     })
 }
 
-/// The module-level import statements of a body (looking into `if`, `try`
-/// and loops at module level, not into function or class bodies), with the
-/// module names each one needs: `import a.b` needs `a` and `a.b`; `from m
-/// import n` needs `m` and, if it is a module, `m.n`.
-fn import_stmts<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a Stmt>) {
+/// The import statements of a module body, with whether each runs inside
+/// a function (`lazy`): at module level, those looking into `if`, `try`
+/// and loops, but not into the body of `if __name__ == '__main__':` (the
+/// translator imports the program, so it never runs); inside functions and
+/// class bodies at any depth (translated code binds what they import; a
+/// module that cannot be found is reported only where a translated
+/// function reaches its import).
+fn import_stmts<'a>(stmts: &'a [Stmt], lazy: bool, out: &mut Vec<(&'a Stmt, bool)>) {
     for s in stmts {
         match &s.kind {
-            StmtKind::Import(_) | StmtKind::ImportFrom { .. } => out.push(s),
-            _ => s.for_each_nested_body(|body| import_stmts(body, out)),
+            StmtKind::Import(_) | StmtKind::ImportFrom { .. } => out.push((s, lazy)),
+            StmtKind::If { test, orelse, .. } if super::is_main_guard(test) => {
+                import_stmts(orelse, lazy, out)
+            }
+            StmtKind::FunctionDef { body, .. } => import_stmts(body, true, out),
+            StmtKind::ClassDef { body, .. } => import_stmts(body, true, out),
+            _ => s.for_each_nested_body(|body| import_stmts(body, lazy, out)),
         }
     }
 }
 
 /// `a.b.c` and the packages above it: `a`, `a.b`, `a.b.c`.
-fn with_parents(name: &str) -> Vec<String> {
+pub(crate) fn with_parents(name: &str) -> Vec<String> {
     let parts: Vec<&str> = name.split('.').collect();
     (1..=parts.len()).map(|n| parts[..n].join(".")).collect()
 }
 
+/// The folders a program's modules are looked for in, in the order they
+/// are searched, as Python searches `sys.path` when the program runs as a
+/// script with rpy's `pylib/` first on it: rpy's own packages (`rpython`,
+/// `py`) win for the modules they provide; then the main program's folder;
+/// then the folders of `PYTHONPATH`; then the original toolchain's tree
+/// the program sits in (the nearest folder above it holding
+/// `rpython/__init__.py`), so that a target of the original's tree finds
+/// the original's modules that rpy does not provide.
+#[derive(Clone, Debug)]
+pub struct ModuleSearch {
+    folders: Vec<SearchFolder>,
+}
+
+#[derive(Clone, Debug)]
+struct SearchFolder {
+    dir: PathBuf,
+    /// How diagnostics name the folder (empty: the current folder).
+    shown: String,
+    /// Why it is searched, for the message of a module found nowhere.
+    role: &'static str,
+}
+
+/// rpy's own pure-Python packages: the `rpython` package (the rlib stand-ins
+/// and the low-level helpers) and the stand-in of the `py` library.
+pub const PYLIB: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../pylib");
+
+const PYLIB_ROLE: &str = "rpy's own packages rpython and py";
+
+impl ModuleSearch {
+    /// The search path of the program whose main file is `main_path`.
+    pub fn for_program(main_path: &str) -> ModuleSearch {
+        let dir = Path::new(main_path)
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        let pylib = Path::new(PYLIB)
+            .canonicalize()
+            .unwrap_or_else(|_| PathBuf::from(PYLIB));
+        let mut folders = vec![
+            SearchFolder {
+                shown: pylib.to_string_lossy().into_owned(),
+                dir: pylib.clone(),
+                role: PYLIB_ROLE,
+            },
+            SearchFolder {
+                shown: dir.to_string_lossy().into_owned(),
+                dir: dir.clone(),
+                role: "the program's folder",
+            },
+        ];
+        if let Some(paths) = std::env::var_os("PYTHONPATH") {
+            for p in std::env::split_paths(&paths).filter(|p| !p.as_os_str().is_empty()) {
+                folders.push(SearchFolder {
+                    shown: p.to_string_lossy().into_owned(),
+                    dir: p,
+                    role: "PYTHONPATH",
+                });
+            }
+        }
+        let absolute = if dir.as_os_str().is_empty() {
+            std::env::current_dir().ok()
+        } else {
+            dir.canonicalize().ok()
+        };
+        let tree = absolute.as_deref().and_then(|d| {
+            d.ancestors()
+                .find(|a| *a != pylib && a.join("rpython/__init__.py").is_file())
+                .map(Path::to_path_buf)
+        });
+        if let Some(tree) = tree {
+            folders.push(SearchFolder {
+                shown: tree.to_string_lossy().into_owned(),
+                dir: tree,
+                role: "the original's tree the program is in",
+            });
+        }
+        ModuleSearch { folders }
+    }
+
+    /// The file of module `name` (dotted): its path, the path diagnostics
+    /// show, and whether it is a package's `__init__.py`.
+    pub fn find_file(&self, name: &str) -> Option<(PathBuf, String, bool)> {
+        let rel: PathBuf = name.split('.').collect();
+        let file = rel.with_extension("py");
+        let init = rel.join("__init__.py");
+        self.folders.iter().find_map(|f| {
+            let shown = |p: &Path| {
+                if f.shown.is_empty() {
+                    p.to_string_lossy().into_owned()
+                } else {
+                    format!("{}/{}", f.shown, p.to_string_lossy())
+                }
+            };
+            if f.dir.join(&file).is_file() {
+                Some((f.dir.join(&file), shown(&file), false))
+            } else if f.dir.join(&init).is_file() {
+                Some((f.dir.join(&init), shown(&init), true))
+            } else {
+                None
+            }
+        })
+    }
+
+    /// The folders searched, one per line, each with why it is searched
+    /// (rpy's own folder by its role, so that the message does not depend
+    /// on where rpy is installed).
+    pub fn describe(&self) -> String {
+        self.folders
+            .iter()
+            .map(|f| match f.role {
+                PYLIB_ROLE => format!("\n    rpy's pylib/ ({PYLIB_ROLE})"),
+                role if f.shown.is_empty() => format!("\n    . ({role})"),
+                role => format!("\n    {} ({role})", f.shown),
+            })
+            .collect()
+    }
+}
+
 /// Reads the program's modules, starting from the main one.
 pub(crate) struct Loader {
-    /// The folder the main program is in, to read files from.
-    dir: PathBuf,
-    /// The same folder as diagnostics name it (may be empty).
-    shown_dir: String,
+    /// Where modules are looked for.
+    search: ModuleSearch,
     dialect: Dialect,
     set: ModuleSet,
     diags: Vec<Diagnostic>,
@@ -127,18 +255,12 @@ impl Loader {
     /// modules that import each other.
     pub fn load_program(main: &ast::Module, source: &str) -> Result<ModuleSet, Vec<Diagnostic>> {
         let main_path = Path::new(&main.path);
-        let dir = main_path
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_default();
-        let shown_dir = dir.to_string_lossy().into_owned();
         let name = main_path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| "main".to_string());
         let mut loader = Loader {
-            dir,
-            shown_dir,
+            search: ModuleSearch::for_program(&main.path),
             dialect: main.dialect,
             set: ModuleSet {
                 modules: vec![LoadedModule {
@@ -150,6 +272,7 @@ impl Loader {
                 }],
                 kinds: HashMap::from([(name, ModuleKind::Program(0))]),
                 order: Vec::new(),
+                unresolved: HashMap::new(),
             },
             diags: Vec::new(),
         };
@@ -191,9 +314,11 @@ impl Loader {
             return;
         }
         active.push(index);
-        for needed in self.needed_modules(index) {
-            let (name, pos) = needed;
-            if let Some(dep) = self.resolve(index, &name, pos) {
+        let mut imported_by_functions = Vec::new();
+        for (name, pos, lazy) in self.needed_modules(index) {
+            if lazy {
+                imported_by_functions.push((name, pos));
+            } else if let Some(dep) = self.resolve(index, &name, pos) {
                 if dep != index {
                     self.visit(dep, active);
                 }
@@ -203,21 +328,35 @@ impl Loader {
         if !self.set.order.contains(&index) {
             self.set.order.push(index);
         }
+        // A function's import runs after its module's body, so a module a
+        // function imports may import this one.
+        for (name, pos) in imported_by_functions {
+            let reported = self.diags.len();
+            let dep = self.resolve(index, &name, pos);
+            if self.diags.len() > reported {
+                let why = self.diags.split_off(reported);
+                self.set.unresolved.insert(name, why);
+                continue;
+            }
+            if let Some(dep) = dep {
+                self.visit(dep, &mut Vec::new());
+            }
+        }
     }
 
     /// The module names module `index`'s imports need, in order, with the
-    /// position of the import statement.
-    fn needed_modules(&mut self, index: usize) -> Vec<(String, Pos)> {
+    /// position of the import statement and whether it is inside a function.
+    fn needed_modules(&mut self, index: usize) -> Vec<(String, Pos, bool)> {
         let module = &self.set.modules[index];
         let mut stmts = Vec::new();
-        import_stmts(&module.ast.body, &mut stmts);
+        import_stmts(&module.ast.body, false, &mut stmts);
         let mut out = Vec::new();
         let mut bad = Vec::new();
-        for s in stmts {
+        for (s, lazy) in stmts {
             match &s.kind {
                 StmtKind::Import(aliases) => {
                     for a in aliases {
-                        out.extend(with_parents(&a.name).into_iter().map(|n| (n, s.pos)));
+                        out.extend(with_parents(&a.name).into_iter().map(|n| (n, s.pos, lazy)));
                     }
                 }
                 StmtKind::ImportFrom {
@@ -234,7 +373,7 @@ impl Loader {
                         continue;
                     };
                     if !abs.is_empty() {
-                        out.extend(with_parents(&abs).into_iter().map(|n| (n, s.pos)));
+                        out.extend(with_parents(&abs).into_iter().map(|n| (n, s.pos, lazy)));
                     }
                     for n in names {
                         let sub = if abs.is_empty() {
@@ -246,7 +385,7 @@ impl Loader {
                         if n.name != "*"
                             && (rlib::is_rlib_module(&sub) || self.find_file(&sub).is_some())
                         {
-                            out.push((sub, s.pos));
+                            out.push((sub, s.pos, lazy));
                         }
                     }
                 }
@@ -260,26 +399,8 @@ impl Loader {
         out
     }
 
-    /// The file of module `name`, and whether it is a package.
     fn find_file(&self, name: &str) -> Option<(PathBuf, String, bool)> {
-        let rel: PathBuf = name.split('.').collect();
-        let shown = |p: &Path| {
-            let p = p.to_string_lossy().into_owned();
-            if self.shown_dir.is_empty() {
-                p
-            } else {
-                format!("{}/{p}", self.shown_dir)
-            }
-        };
-        let file = rel.with_extension("py");
-        if self.dir.join(&file).is_file() {
-            return Some((self.dir.join(&file), shown(&file), false));
-        }
-        let init = rel.join("__init__.py");
-        if self.dir.join(&init).is_file() {
-            return Some((self.dir.join(&init), shown(&init), true));
-        }
-        None
+        self.search.find_file(name)
     }
 
     /// What the module name `name` (imported by module `from`) refers to,
@@ -339,19 +460,22 @@ impl Loader {
             }
             return None;
         }
-        let message = if rlib::is_rlib_module(top) {
+        let rel = name.replace('.', "/");
+        let provider = if top == "rpython" {
             format!(
-                "'{name}' is not one of the rlib modules rpy knows ({}); import those",
+                "rpy's own rpython package does not provide it (it knows the rlib modules {} by name), and no folder searched holds it",
                 rlib::MODULES.join(", ")
             )
         } else {
             format!(
-                "no module named '{name}' next to the program; a program imports its own modules ({} or {} in its folder), the rlib modules (rpython.rlib.*) and the standard modules {}",
-                Path::new(&name.replace('.', "/")).with_extension("py").display(),
-                Path::new(&name.replace('.', "/")).join("__init__.py").display(),
+                "it is not one of the standard modules rpy knows ({})",
                 stdmods::MODULES.join(", ")
             )
         };
+        let message = format!(
+            "no module named '{name}': {provider}; looked for {rel}.py and {rel}/__init__.py in{}",
+            self.search.describe()
+        );
         let d = self.diag(from, pos, message);
         self.diags.push(d);
         // Recorded so that it is reported once.

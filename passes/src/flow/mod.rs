@@ -39,6 +39,7 @@ pub use builder::exceptions::{builtin_exception_base, builtin_is_subclass, BUILT
 mod fold;
 mod import_time;
 mod imports;
+pub use imports::{ModuleSearch, PYLIB};
 pub mod language;
 mod rlib;
 pub mod stdmods;
@@ -161,6 +162,10 @@ pub(crate) enum GlobalAccess {
         defined_once: Rc<HashSet<String>>,
         /// Every module object of the import-time program, by dotted name.
         modules: Rc<HashMap<String, Constant>>,
+        /// Whether the module assigns globals through `globals()[name]`
+        /// (`scan::assigns_through_globals`): then a name nothing else
+        /// binds, and no builtin, is read from the module when the code runs.
+        names_by_globals: bool,
     },
 }
 
@@ -208,6 +213,9 @@ pub(crate) struct ProgramDefs<'a> {
     pub mixin_copies: HashMap<(String, Pos), Vec<(String, String)>>,
     /// The module of each copied method's graph.
     pub copied_methods: HashMap<String, String>,
+    /// Why each module that only imports inside functions name could not
+    /// be read (see `imports::ModuleSet::unresolved`).
+    pub unresolved_imports: HashMap<String, String>,
 }
 
 /// The import-time objects that translated code refers to, in order of first
@@ -490,6 +498,14 @@ fn build_from(
         prebuilt: RefCell::new(PrebuiltTable::default()),
         mixin_copies: HashMap::new(),
         copied_methods: HashMap::new(),
+        unresolved_imports: set
+            .unresolved
+            .iter()
+            .map(|(name, why)| {
+                let message = why.iter().map(|d| d.message.as_str()).collect::<Vec<_>>();
+                (name.clone(), message.join("; "))
+            })
+            .collect(),
     };
     for (i, m) in set.modules.iter().enumerate() {
         let prefix = graph_prefix(&m.name, i == 0);

@@ -46,6 +46,20 @@ impl FnBuilder<'_, '_> {
         }
     }
 
+    /// `globals()` at import time, as the subscripted dict of
+    /// `globals()[name]`: the module object, whose attributes are its
+    /// globals (read and written as `getattr`/`setattr`). `None` for other
+    /// expressions, and after import, where globals are constants.
+    pub(super) fn globals_dict(&mut self, e: &Expr) -> Option<Arg> {
+        let GlobalAccess::Live { module, .. } = &self.m.access else {
+            return None;
+        };
+        if !crate::flow::scan::is_globals_call(e) || self.is_local("globals") {
+            return None;
+        }
+        Some(Arg::Const(module.clone()))
+    }
+
     /// Whether `name` is a module global here (so it hides a builtin).
     pub(super) fn is_module_global(&self, name: &str) -> bool {
         match &self.m.access {
@@ -93,6 +107,9 @@ impl FnBuilder<'_, '_> {
     /// The module a (non-local) name or attribute chain names after import.
     fn module_named(&self, e: &Expr) -> Option<String> {
         match &e.kind {
+            ExprKind::Name(n) if self.local_modules.contains_key(n) => {
+                self.local_modules.get(n).cloned()
+            }
             ExprKind::Name(n) if !self.is_local(n) => match self.m.global(n)? {
                 Global::Module(m) => Some(m.clone()),
                 _ => None,
@@ -418,10 +435,7 @@ impl FnBuilder<'_, '_> {
     /// module objects and their attributes; inside a function, an error.
     pub(super) fn import_stmt(&mut self, s: &Stmt) {
         let GlobalAccess::Live { modules, .. } = &self.m.access else {
-            self.error(
-                s.pos,
-                "import statements inside functions cannot be translated; import at module level",
-            );
+            self.function_import(s);
             return;
         };
         if !self.module_body {
@@ -490,6 +504,95 @@ impl FnBuilder<'_, '_> {
                         }
                     };
                     self.store_name(bound, value, s.pos);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+impl FnBuilder<'_, '_> {
+    /// An import statement in a translated function (after import): the
+    /// modules it names were imported with the program (`imports`), so it
+    /// binds its names to the constants of their attributes, and a name
+    /// bound to a module to that module (read through as `module.attr`).
+    /// A module that could not be read is reported here, where a
+    /// translated function reaches its import.
+    fn function_import(&mut self, s: &Stmt) {
+        let program = self.m.program.clone();
+        let unresolved = |name: &str| {
+            crate::flow::imports::with_parents(name)
+                .into_iter()
+                .find_map(|n| program.unresolved_imports.get(&n).cloned())
+        };
+        match &s.kind {
+            StmtKind::Import(aliases) => {
+                for a in aliases {
+                    let (bound, module) = match &a.asname {
+                        Some(n) => (n.clone(), a.name.clone()),
+                        None => {
+                            let top = a.name.split('.').next().unwrap_or(&a.name);
+                            (top.to_string(), top.to_string())
+                        }
+                    };
+                    if let Some(why) = unresolved(&a.name) {
+                        self.error(s.pos, why);
+                        // Bound all the same, so that its uses are not reported too.
+                        self.store_name(&bound, Arg::Const(Constant::None), s.pos);
+                        continue;
+                    }
+                    self.local_modules.insert(bound, module);
+                }
+            }
+            StmtKind::ImportFrom {
+                module,
+                names,
+                level,
+            } => {
+                if module == "__future__" {
+                    return;
+                }
+                let Some(base) = self.m.absolute_module(module, *level) else {
+                    self.internal(&format!("the module '{module}' was not loaded"));
+                    return;
+                };
+                if let Some(why) = unresolved(&base) {
+                    self.error(s.pos, why);
+                    for a in names {
+                        let bound = a.asname.as_ref().unwrap_or(&a.name);
+                        self.store_name(bound, Arg::Const(Constant::None), s.pos);
+                    }
+                    return;
+                }
+                for a in names {
+                    let bound = a.asname.as_ref().unwrap_or(&a.name);
+                    if a.name == "*" {
+                        self.error(
+                            s.pos,
+                            format!("'from {module} import *' inside a function is not Python 2.7 or 3; import the names you use"),
+                        );
+                        continue;
+                    }
+                    let found = program
+                        .globals
+                        .get(&base)
+                        .and_then(|g| g.get(&a.name))
+                        .cloned();
+                    match found {
+                        Some(Global::Module(sub)) => {
+                            self.local_modules.insert(bound.clone(), sub);
+                        }
+                        Some(g) => {
+                            let value = self.global_value(&g, &format!("{base}.{}", a.name), s.pos);
+                            self.store_name(bound, value, s.pos);
+                        }
+                        None => {
+                            let why = unresolved(&format!("{base}.{}", a.name)).unwrap_or_else(|| {
+                                format!("cannot import name '{}' from '{base}': the module has no such attribute after import", a.name)
+                            });
+                            self.error(s.pos, why);
+                        }
+                    }
                 }
             }
             _ => {}

@@ -73,6 +73,8 @@ fn names(module: &str) -> &'static [(&'static str, RlibName)] {
             ("loop_unrolling_heuristic", Function),
             ("JitDriver", Function),
             ("JitHintError", Function),
+            ("set_param", Function),
+            ("set_user_param", Function),
         ],
         "rarithmetic" => &[
             ("intmask", Function),

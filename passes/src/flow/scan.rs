@@ -310,3 +310,30 @@ fn expr_comprehension_targets(e: &Expr, out: &mut NameList) {
         _ => {}
     }
 }
+
+/// Is `e` a call of the builtin `globals()`?
+pub(crate) fn is_globals_call(e: &Expr) -> bool {
+    matches!(&e.kind, ExprKind::Call { func, args, keywords, .. }
+        if args.is_empty() && keywords.is_empty()
+            && matches!(&func.kind, ExprKind::Name(n) if n == "globals"))
+}
+
+/// Does any statement of `stmts` (at any depth, functions included) assign
+/// a global through `globals()[name] = value`? Such a module binds names
+/// no statement names, so its import-time code reads every name it does
+/// not know otherwise from the module.
+pub(crate) fn assigns_through_globals(stmts: &[Stmt]) -> bool {
+    stmts.iter().any(|s| match &s.kind {
+        StmtKind::Assign { targets, .. } => targets.iter().any(
+            |t| matches!(&t.kind, ExprKind::Subscript { value, .. } if is_globals_call(value)),
+        ),
+        StmtKind::FunctionDef { body, .. } | StmtKind::ClassDef { body, .. } => {
+            assigns_through_globals(body)
+        }
+        _ => {
+            let mut found = false;
+            s.for_each_nested_body(|b| found |= assigns_through_globals(b));
+            found
+        }
+    })
+}

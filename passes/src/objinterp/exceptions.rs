@@ -294,6 +294,13 @@ pub fn instantiate(
     args: &[ObjValue],
     dialect: Dialect,
 ) -> Result<Instantiation, Exc> {
+    let driver_class = super::rlib::JITDRIVER_CLASS.with(Rc::clone);
+    if !Rc::ptr_eq(class, &driver_class)
+        && class.is_subclass_of(&driver_class)
+        && class.lookup("__init__").is_none()
+    {
+        return super::rlib::jitdriver_of_subclass(class, args).map(Instantiation::Done);
+    }
     // BaseException's own `__init__` only sets `args`, done here.
     let init = class
         .lookup("__init__")
@@ -344,6 +351,11 @@ fn new_class(name: &[u8], bases: &[ObjValue], namespace: &ObjValue) -> OpResult 
     for b in bases {
         match b {
             ObjValue::Class(c) => base_classes.push(c.clone()),
+            // rlib's JitDriver is a builtin function here (`$JitDriver`); a
+            // class deriving from it declares a driver's variables.
+            ObjValue::Builtin(f) if f.as_ref() == "JitDriver" => {
+                base_classes.push(super::rlib::JITDRIVER_CLASS.with(Rc::clone))
+            }
             other => {
                 return Err(exc(
                     "TypeError",

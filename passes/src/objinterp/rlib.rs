@@ -59,7 +59,9 @@ pub fn call(name: &str, args: &[ObjValue]) -> Option<OpResult> {
         | "debug_stop"
         | "debug_flush"
         | "keepalive_until_here"
-        | "assert_green" => Ok(ObjValue::None),
+        | "assert_green"
+        | "set_param"
+        | "set_user_param" => Ok(ObjValue::None),
         "ll_assert" => ll_assert(args),
         "int_between" => int_between(args),
         "int_force_ge_zero" => {
@@ -105,6 +107,38 @@ fn jitdriver(args: &[ObjValue]) -> OpResult {
         class: JITDRIVER_CLASS.with(Rc::clone),
         attrs: RefCell::new(attrs),
     })))
+}
+
+/// `D(...)` of a class `D` deriving from JitDriver, which declares the
+/// driver's variables as class attributes (`greens = ['pc']`), as the
+/// original's drivers may: a JitDriver whose parameters are the call's
+/// arguments, then the class's attributes of those names, then the
+/// defaults. (Translated code knows the driver, not its class.)
+pub fn jitdriver_of_subclass(class: &ClassObj, args: &[ObjValue]) -> OpResult {
+    let params = crate::flow::jitdriver_params();
+    if args.len() > params.len() {
+        arity(&class.name, args, params.len())?;
+    }
+    let mut full = Vec::new();
+    for (i, p) in params.iter().enumerate() {
+        let value = match (args.get(i), class.lookup(&p.name)) {
+            (Some(given), _) => given.clone(),
+            (None, Some(declared)) => declared,
+            (None, None) => match p.default.as_ref().map(|d| &d.kind) {
+                Some(rpy_ir::ast::ExprKind::Str(s)) => ObjValue::str(s),
+                Some(rpy_ir::ast::ExprKind::Bool(b)) => ObjValue::Bool(*b),
+                Some(_) => ObjValue::None,
+                None => {
+                    return Err(exc(
+                        "TypeError",
+                        format!("{} declares no {} for its JitDriver", class.name, p.name),
+                    ))
+                }
+            },
+        };
+        full.push(value);
+    }
+    jitdriver(&full)
 }
 
 fn intmask(name: &str, args: &[ObjValue]) -> OpResult {

@@ -23,7 +23,7 @@ use crate::annotate::known_constant;
 use crate::annotate::lowlevel::{
     annotate_helper_with, lltype_annotation, lowlevel_key, KnownCopies, LOWLEVEL_HINT,
 };
-use crate::flow::build_library;
+use crate::flow::{build_library, PYLIB};
 use crate::parse::parse_module;
 use crate::simplify::simplify_program;
 use rpy_ir::annotation::SomeValue;
@@ -35,7 +35,6 @@ use std::sync::OnceLock;
 
 /// The package the helper modules are in, and its folder's parent.
 const HELPER_PACKAGE: &str = "rpython.rtyper";
-const PYLIB: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../pylib");
 
 /// The helper modules, one per family, by the name the rtyper uses.
 pub const HELPER_MODULES: &[&str] = &[

@@ -528,7 +528,8 @@ impl GraphTyper<'_, '_, '_> {
             self.finish((op.args[0].clone(), from), Some((op.result, want)))?;
             return Ok(());
         }
-        if self.lower_external(op)?
+        if self.drop_untranslated_hint(op)?
+            || self.lower_external(op)?
             || self.lower_dict_op(op)?
             || self.list_of_instance(op)?
             || self.lower_call(op)?
@@ -561,6 +562,39 @@ impl GraphTyper<'_, '_, '_> {
             args.insert(2, Arg::Const(Constant::Int(greens as i64)));
         }
         self.emit("jit_marker", args, LowLevelType::Void, Some(op.result));
+    }
+
+    /// A call of an rlib function that does nothing in a translated program
+    /// that is not being logged or JIT-compiled (`debug_start`, `debug_print`
+    /// print only under PYPYLOG; `keepalive_until_here` and `assert_green`
+    /// say something only to the GC or the JIT; `jit.set_param` tunes a
+    /// JIT there is none of) leaves no operation, as in the original
+    /// without logging: its value is None.
+    fn drop_untranslated_hint(&mut self, op: &SpaceOperation) -> Result<bool, String> {
+        const DROPPED: &[&str] = &[
+            "debug_print",
+            "debug_start",
+            "debug_stop",
+            "debug_flush",
+            "keepalive_until_here",
+            "assert_green",
+            "set_param",
+            "set_user_param",
+        ];
+        if op.opname != "simple_call" {
+            return Ok(false);
+        }
+        match op.args.first().and_then(|f| self.builtin_of(f)) {
+            Some(b) if DROPPED.contains(&b.as_str()) => {
+                let want = self.graph.info(op.result).clone();
+                self.finish(
+                    (Arg::Const(Constant::None), LowLevelType::Void),
+                    Some((op.result, want)),
+                )?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
     }
 
     /// Lowers `op` by the first rule of `rules/rtype/` that matches its

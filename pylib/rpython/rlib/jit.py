@@ -128,6 +128,14 @@ class JitDriver(object):
                  name='jitdriver', check_untranslated=True,
                  vectorize=False, get_unique_id=None, is_recursive=False,
                  get_location=None):
+        # A class deriving from JitDriver may declare them as class
+        # attributes instead.
+        if greens is None:
+            greens = getattr(self, 'greens', None)
+        if reds is None:
+            reds = getattr(self, 'reds', None)
+        if virtualizables is None:
+            virtualizables = getattr(self, 'virtualizables', None)
         if greens is None:
             raise JitHintError("a JitDriver needs its green variables")
         self.greens = list(greens)
@@ -181,3 +189,13 @@ class JitDriver(object):
     def loop_header(self):
         """Marks the header of a loop the JIT may unroll."""
         pass
+
+
+def set_param(driver, name, value):
+    """Tunes the JIT of `driver` (all drivers when None); untranslated,
+    and translated without a JIT, there is nothing to tune."""
+
+
+def set_user_param(driver, text):
+    """Tunes the JIT from a command-line string ('threshold=10,...');
+    a no-op where there is no JIT."""

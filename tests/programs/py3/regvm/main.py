@@ -1,0 +1,137 @@
+# A register machine whose programs are assembled when the program is
+# imported, with its opcodes numbered through globals() and its driver a
+# class deriving from JitDriver, as the original's targets have them.
+# args: 10 7
+import py
+from rpython.rlib.jit import JitDriver, set_param
+from rpython.rlib import jit
+from rpython.rlib.debug import debug_start, debug_stop, debug_print
+from rpython.rlib.objectmodel import keepalive_until_here
+
+import opcodes
+
+HERE = py.path.local(__file__)
+SOURCE_NAME = HERE.basename()
+
+
+class MachineDriver(JitDriver):
+    greens = ['pc', 'code']
+    reds = ['regs']
+
+
+driver = MachineDriver()
+
+
+def assemble(text):
+    """'LOAD r0 5; ADD r0 r1' -> bytes: an opcode, then its arguments
+    (registers as their numbers)."""
+    out = []
+    for line in text.split(";"):
+        words = line.split()
+        if not words:
+            continue
+        op = opcodes.NAMES.index(words[0])
+        assert len(words) - 1 == opcodes.TAKES_ARGUMENTS[op]
+        out.append(chr(op))
+        for w in words[1:]:
+            if w.startswith("r"):
+                out.append(chr(int(w[1:])))
+            else:
+                out.append(chr(int(w)))
+    return "".join(out)
+
+
+FACTORIAL = assemble("""
+    LOAD r1 1; LOAD r2 1;
+    JUMP_IF_ZERO r0 17;
+    MUL r1 r0; SUB r0 r2; JUMP 6;
+    PRINT r1; HALT""")
+
+COUNTDOWN = assemble("""
+    LOAD r2 1;
+    PRINT r0; SUB r0 r2; JUMP_IF_ZERO r0 13; JUMP 3;
+    PRINT r0; HALT""")
+
+
+def run(code, regs):
+    pc = 0
+    printed = []
+    while True:
+        driver.jit_merge_point(pc=pc, code=code, regs=regs)
+        op = ord(code[pc])
+        if op == opcodes.HALT:
+            break
+        if op == opcodes.LOAD:
+            regs[ord(code[pc + 1])] = ord(code[pc + 2])
+        elif op == opcodes.MOVE:
+            regs[ord(code[pc + 1])] = regs[ord(code[pc + 2])]
+        elif op == opcodes.ADD:
+            regs[ord(code[pc + 1])] += regs[ord(code[pc + 2])]
+        elif op == opcodes.SUB:
+            regs[ord(code[pc + 1])] -= regs[ord(code[pc + 2])]
+        elif op == opcodes.MUL:
+            regs[ord(code[pc + 1])] *= regs[ord(code[pc + 2])]
+        elif op == opcodes.JUMP_IF_ZERO:
+            if regs[ord(code[pc + 1])] == 0:
+                pc = ord(code[pc + 2])
+                continue
+        elif op == opcodes.JUMP:
+            pc = ord(code[pc + 1])
+            continue
+        elif op == opcodes.PRINT:
+            printed.append(regs[ord(code[pc + 1])])
+        pc += 1 + opcodes.TAKES_ARGUMENTS[op]
+    keepalive_until_here(code)
+    return printed
+
+
+def describe(code):
+    # Imported where it is needed: translated code binds the names.
+    from opcodes import NAMES, TAKES_ARGUMENTS
+    import opcodes as table
+    words = []
+    pc = 0
+    while pc < len(code):
+        op = ord(code[pc])
+        words.append(NAMES[op].lower())
+        pc += 1 + TAKES_ARGUMENTS[op]
+        if op == table.HALT:
+            break
+    return " ".join(words)
+
+
+def never_called():
+    # Translation never reaches this function, so its import is never
+    # resolved (there is no such module).
+    import no_such_module_anywhere
+    return no_such_module_anywhere.value
+
+
+def entry_point(argv):
+    set_param(driver, "threshold", 3)
+    jit.set_user_param(None, "off")
+    total = 0
+    for code, name in [(FACTORIAL, "factorial"), (COUNTDOWN, "countdown")]:
+        print("%s: %s" % (name, describe(code)))
+        loaded = code
+        for arg in argv[1:]:
+            regs = [0] * 4
+            regs[0] = int(arg)
+            debug_start("regvm-run")
+            printed = run(loaded, regs)
+            debug_print("ran", name)
+            debug_stop("regvm-run")
+            print("%s(%s): %s" % (name, arg, ", ".join([str(p) for p in printed])))
+            total += len(printed)
+    print("%d values printed by %d opcodes (%d branches) of %s" % (
+        total, len(opcodes.NAMES), len(opcodes.BRANCHES), SOURCE_NAME))
+    return 0
+
+
+def target(driver, args):
+    return entry_point
+
+
+if __name__ == '__main__':
+    import sys
+    sys.exit(entry_point(sys.argv))
