@@ -385,7 +385,7 @@ impl<'a> FuncGen<'a> {
             }
         }
         match name {
-            "same_as" => {
+            "same_as" | "jit_promote" => {
                 self.nargs(op, 1)?;
                 if rty != T::Void {
                     let a = self.value(&op.args[0], Some(&rty), pos)?;

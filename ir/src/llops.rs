@@ -158,6 +158,11 @@ ops! {
     // its K greens first, then its reds. Nothing at run time without a JIT; kept (not pure) so
     // that the JIT's codewriter finds the interpreter's loop.
     "jit_marker" => Special, false;
+    // jit_promote(x) -> x: `jit.promote(x)`. x itself without a JIT; the
+    // tracer guards x's value (`guard_value`) and the trace goes on with
+    // it as a constant. Kept (not pure), or the hint would be folded away
+    // before the JIT's codewriter sees it.
+    "jit_promote" => Special, false;
     // The global exception state of a program after `exceptiontransform`
     // (the original's exception data: a class and an instance, both null
     // when no exception is pending).

@@ -170,8 +170,10 @@ fn transform_graph(g: &mut FunctionGraph<ExceptionsExplicit>, collecting: &Colle
                     pos,
                 });
             }
-            if matches!(op.opname.as_str(), "cast_pointer" | "same_as")
-                && op.args[0].as_var().is_some_and(|p| young.contains(&p))
+            if matches!(
+                op.opname.as_str(),
+                "cast_pointer" | "same_as" | "jit_promote"
+            ) && op.args[0].as_var().is_some_and(|p| young.contains(&p))
             {
                 young.insert(op.result);
             }

@@ -446,6 +446,36 @@ pub(crate) fn record(
                 descr,
                 result,
                 ..
+            } if opname == "jit_promote" => {
+                // The value becomes a constant of the trace, after a guard
+                // that it is this one (a float is left as it is: traces
+                // guard words).
+                let (v, k) = (
+                    get(frames, &t.known, &args[0]),
+                    know(&mut t, frames, &args[0])?,
+                );
+                let k = match (&v, k.is_const()) {
+                    (LlValue::Float(_), _) | (_, true) => k,
+                    _ => {
+                        let c = t.constant(&v).map_err(fail)?;
+                        t.guard("guard_value", vec![k, c], frames, at)
+                            .map_err(fail)?;
+                        if let Operand::Reg(r) = &args[0] {
+                            t.known[depth][r.bank as usize][r.index as usize] = c;
+                        }
+                        c
+                    }
+                };
+                if let Some(r) = result {
+                    t.set(frames, *r, v, k);
+                }
+            }
+            Insn::Op {
+                opname,
+                args,
+                descr,
+                result,
+                ..
             } => {
                 let Some(recipe) = recipe(opname) else {
                     return abort(

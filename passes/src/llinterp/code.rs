@@ -815,7 +815,7 @@ impl<S: LowLevelStage> Builder<'_, S> {
             return Ok(kind);
         }
         match name {
-            "same_as" => {
+            "same_as" | "jit_promote" => {
                 arity(1)?;
                 let t = g.vars.get(op.result.0 as usize).map(|d| d.info.clone());
                 args.push(self.operand(g, &a[0], t.as_ref())?);

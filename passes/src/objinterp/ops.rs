@@ -1087,6 +1087,28 @@ pub fn call_builtin(name: &str, args: &[ObjValue], dialect: Dialect) -> OpResult
                 ))),
             }
         }
+        "hex" | "oct" => {
+            arity(name, args, 1, 1)?;
+            let (negative, mag) = match &args[0] {
+                ObjValue::UInt(u) => (false, *u),
+                other => match other.as_int() {
+                    Some(i) => (i < 0, i.unsigned_abs()),
+                    None => {
+                        return Err(type_error(format!(
+                            "'{}' object cannot be interpreted as an integer",
+                            other.type_name()
+                        )))
+                    }
+                },
+            };
+            let sign = if negative { "-" } else { "" };
+            Ok(V::str(match (name, dialect) {
+                ("hex", _) => format!("{sign}0x{mag:x}"),
+                (_, Dialect::Py3) => format!("{sign}0o{mag:o}"),
+                (_, Dialect::Py2) if mag == 0 => "0".to_string(),
+                (_, Dialect::Py2) => format!("{sign}0{mag:o}"),
+            }))
+        }
         "chr" => {
             arity(name, args, 1, 1)?;
             let Some(i) = args[0].as_int() else {

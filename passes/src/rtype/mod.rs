@@ -528,7 +528,8 @@ impl GraphTyper<'_, '_, '_> {
             self.finish((op.args[0].clone(), from), Some((op.result, want)))?;
             return Ok(());
         }
-        if self.drop_untranslated_hint(op)?
+        if self.lower_promote(op)?
+            || self.drop_untranslated_hint(op)?
             || self.lower_external(op)?
             || self.lower_dict_op(op)?
             || self.list_of_instance(op)?
@@ -562,6 +563,25 @@ impl GraphTyper<'_, '_, '_> {
             args.insert(2, Arg::Const(Constant::Int(greens as i64)));
         }
         self.emit("jit_marker", args, LowLevelType::Void, Some(op.result));
+    }
+
+    /// `jit.promote(x)` (and `promote_string(x)`, promoted by identity, not
+    /// by content as the original does): the low-level `jit_promote`, which
+    /// is x without a JIT.
+    fn lower_promote(&mut self, op: &SpaceOperation) -> Result<bool, String> {
+        if op.opname != "simple_call" || op.args.len() != 2 {
+            return Ok(false);
+        }
+        match op.args.first().and_then(|f| self.builtin_of(f)) {
+            Some(b) if b == "promote" || b == "promote_string" => {
+                let ty = self.type_of(&op.args[1]);
+                let want = self.graph.info(op.result).clone();
+                let v = self.emit("jit_promote", vec![op.args[1].clone()], ty.clone(), None);
+                self.finish((Arg::Var(v), ty), Some((op.result, want)))?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
     }
 
     /// A call of an rlib function that does nothing in a translated program

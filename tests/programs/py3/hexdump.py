@@ -49,16 +49,18 @@ class Record(object):
         self.flags = flags
 
     def pack(self):
+        # Seven bits a byte: a Python 3 str holds characters, and one above
+        # 127 would not be one byte under CPython's import-time semantics.
         parts = []
         for shift in [24, 16, 8, 0]:
-            parts.append(chr((self.ident >> shift) & 0xFF))
+            parts.append(chr((self.ident >> shift) & 0x7F))
         parts.append(chr(len(self.name)))
         parts.append(self.name)
         value = self.balance
         for k in range(4):
-            parts.append(chr(value & 0xFF))
+            parts.append(chr(value & 0x7F))
             value = value >> 8
-        parts.append(chr(self.flags))
+        parts.append(chr(self.flags & 0x7F))
         return "".join(parts)
 
 

@@ -19,7 +19,7 @@ SOURCE_NAME = HERE.basename()
 
 class MachineDriver(JitDriver):
     greens = ['pc', 'code']
-    reds = ['regs']
+    reds = ['regs', 'printed']
 
 
 driver = MachineDriver()
@@ -60,7 +60,7 @@ def run(code, regs):
     pc = 0
     printed = []
     while True:
-        driver.jit_merge_point(pc=pc, code=code, regs=regs)
+        driver.jit_merge_point(pc=pc, code=code, regs=regs, printed=printed)
         op = ord(code[pc])
         if op == opcodes.HALT:
             break
@@ -79,7 +79,11 @@ def run(code, regs):
                 pc = ord(code[pc + 2])
                 continue
         elif op == opcodes.JUMP:
-            pc = ord(code[pc + 1])
+            target = ord(code[pc + 1])
+            if target < pc:
+                # A backward jump closes a loop of the interpreted program.
+                driver.can_enter_jit(pc=target, code=code, regs=regs, printed=printed)
+            pc = target
             continue
         elif op == opcodes.PRINT:
             printed.append(regs[ord(code[pc + 1])])
