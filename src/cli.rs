@@ -572,6 +572,22 @@ pub fn main() -> i32 {
                     eprintln!("rpy interp: {flag}: the program has no jit_merge_point");
                     return 1;
                 }
+                let undeclared =
+                    rpy_jit::codewriter::merge_points::undeclared_at_merge_points(&program);
+                if !undeclared.is_empty() {
+                    let diagnostics = undeclared
+                        .iter()
+                        .map(|u| {
+                            rpy_ir::diag::Diagnostic::new(
+                                &src.path,
+                                u.pos.unwrap_or(rpy_ir::diag::Pos::new(1, 1)),
+                                u.message(),
+                            )
+                            .with_source(&src.text)
+                        })
+                        .collect();
+                    return report(&rpy_ir::diag::Diagnostics(diagnostics));
+                }
                 let threshold = params
                     .as_ref()
                     .map_or(rpy_jit::warmstate::DEFAULT_THRESHOLD, |p| p.threshold);

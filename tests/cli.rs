@@ -1074,6 +1074,48 @@ fn interp_jit_reads_its_parameters_from_rpy_jit() {
     assert!(err.contains("RPY_JIT: ") && err.contains("fast"), "{err}");
 }
 
+/// A variable the loop uses after `jit_merge_point` that is neither green
+/// nor red is refused with its name and the merge point's line (the JIT
+/// would otherwise run its loops on the value it saw when tracing).
+#[test]
+fn interp_jit_refuses_a_live_variable_missing_from_the_merge_point() {
+    let dir = scratch("undeclared-red");
+    let file = dir.join("undeclared.py");
+    std::fs::write(
+        &file,
+        "from rpython.rlib.jit import JitDriver\n\
+         driver = JitDriver(greens=['pc'], reds=['n'])\n\
+         def run(n):\n\
+         \x20   pc = 0\n\
+         \x20   seen = []\n\
+         \x20   while n > 0:\n\
+         \x20       driver.jit_merge_point(pc=pc, n=n)\n\
+         \x20       seen.append(n)\n\
+         \x20       n -= 1\n\
+         \x20   return len(seen)\n\
+         def entry_point(argv):\n\
+         \x20   print(run(10))\n\
+         \x20   return 0\n\
+         def target(*args):\n\
+         \x20   return entry_point\n",
+    )
+    .unwrap();
+    for flag in ["--jit", "--blackhole"] {
+        let (_, err, status) = rpy(&["interp", flag, path_str(&file)]);
+        assert_eq!(status, 1, "{err}");
+        assert!(
+            err.contains("undeclared.py:7:9")
+                && err.contains(
+                    "'seen' is used after this jit_merge_point but is neither a green nor a red"
+                ),
+            "{err}"
+        );
+    }
+    // Without the JIT the program is run as it is.
+    let (out, _, status) = rpy(&["interp", path_str(&file)]);
+    assert_eq!((out.as_str(), status), ("10\n", 0));
+}
+
 #[test]
 fn interp_jit_rejects_an_unknown_parameter_and_a_program_without_a_portal() {
     let (_, err, status) = rpy(&[

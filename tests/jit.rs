@@ -93,6 +93,12 @@ fn jit_runs_hot_loops_as_traces_and_matches_llinterpreter() {
     for p in jit_programs() {
         let src = p.source();
         let program = rpy::pipeline::lowlevel(&src).unwrap_or_else(|d| panic!("{d}"));
+        assert_eq!(
+            rpy_jit::codewriter::merge_points::undeclared_at_merge_points(&program),
+            vec![],
+            "{}: every variable live at the merge point is green or red",
+            p.name
+        );
         let codes = rpy_jit::codewriter::write_jitcodes(&program);
         let llinterp = support::interp(&src, &p.argv());
         let machine: std::rc::Rc<dyn rpy_jit::metainterp::LoopBackend> =

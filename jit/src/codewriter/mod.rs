@@ -14,6 +14,7 @@
 pub mod assemble;
 pub mod jitcode;
 pub mod jumps;
+pub mod merge_points;
 pub mod policy;
 pub mod regalloc;
 
