@@ -116,9 +116,6 @@ impl GraphTyper<'_, '_, '_> {
     /// The text of one conversion `spec` of the value `v`.
     fn format_value(&mut self, spec: &FormatSpec, v: &Arg) -> Result<Arg, String> {
         let ty = self.type_of(v);
-        let spec_text = Arg::Const(Constant::Str(spec.text()));
-        let str_ty = LowLevelType::Ptr(lltype::STR.into());
-        let call = |name: &str| Arg::Const(Constant::Builtin(name.into()));
         match spec.conv {
             b's' | b'r' => {
                 let text = if spec.conv == b's' {
@@ -126,17 +123,7 @@ impl GraphTyper<'_, '_, '_> {
                 } else {
                     self.repr_of(v)?
                 };
-                if spec.is_bare() {
-                    return Ok(text);
-                }
-                let text = self.arg_as(&text, &str_ty)?;
-                let r = self.emit(
-                    "direct_call",
-                    vec![call("rpy_format_str"), text, spec_text],
-                    str_ty,
-                    None,
-                );
-                Ok(Arg::Var(r))
+                self.padded(spec, text)
             }
             b'c' => {
                 let c = match ty {
@@ -152,27 +139,11 @@ impl GraphTyper<'_, '_, '_> {
                     }
                 };
                 let text = self.str_of(&c)?;
-                if spec.is_bare() {
-                    return Ok(text);
-                }
-                let text = self.arg_as(&text, &str_ty)?;
-                let r = self.emit(
-                    "direct_call",
-                    vec![call("rpy_format_str"), text, spec_text],
-                    str_ty,
-                    None,
-                );
-                Ok(Arg::Var(r))
+                self.padded(spec, text)
             }
             b'd' | b'i' | b'u' if ty == LowLevelType::Unsigned && spec.is_bare() => self.str_of(v),
             b'd' | b'i' | b'u' | b'x' | b'X' | b'o' if ty == LowLevelType::Unsigned => {
-                let r = self.emit(
-                    "direct_call",
-                    vec![call("rpy_format_uint"), v.clone(), spec_text],
-                    str_ty,
-                    None,
-                );
-                Ok(Arg::Var(r))
+                Ok(self.runtime_format("rpy_format_uint", v.clone(), spec))
             }
             b'd' | b'i' | b'u' | b'x' | b'X' | b'o' => {
                 if !matches!(ty, LowLevelType::Signed | LowLevelType::Bool) {
@@ -185,13 +156,7 @@ impl GraphTyper<'_, '_, '_> {
                 if spec.is_bare() && spec.conv != b'x' && spec.conv != b'X' && spec.conv != b'o' {
                     return self.str_of(&n);
                 }
-                let r = self.emit(
-                    "direct_call",
-                    vec![call("rpy_format_int"), n, spec_text],
-                    str_ty,
-                    None,
-                );
-                Ok(Arg::Var(r))
+                Ok(self.runtime_format("rpy_format_int", n, spec))
             }
             _ => {
                 if !matches!(
@@ -204,15 +169,35 @@ impl GraphTyper<'_, '_, '_> {
                     ));
                 }
                 let x = self.arg_as(v, &LowLevelType::Float)?;
-                let r = self.emit(
-                    "direct_call",
-                    vec![call("rpy_format_float"), x, spec_text],
-                    str_ty,
-                    None,
-                );
-                Ok(Arg::Var(r))
+                Ok(self.runtime_format("rpy_format_float", x, spec))
             }
         }
+    }
+
+    /// `text` padded and cut as `spec`'s width and precision say (itself
+    /// for a bare conversion).
+    fn padded(&mut self, spec: &FormatSpec, text: Arg) -> Result<Arg, String> {
+        if spec.is_bare() {
+            return Ok(text);
+        }
+        let text = self.arg_as(&text, &LowLevelType::Ptr(lltype::STR.into()))?;
+        Ok(self.runtime_format("rpy_format_str", text, spec))
+    }
+
+    /// The runtime's formatting function `name` of `value` and `spec`'s
+    /// text: the string it makes.
+    fn runtime_format(&mut self, name: &str, value: Arg, spec: &FormatSpec) -> Arg {
+        let args = vec![
+            Arg::Const(Constant::Builtin(name.into())),
+            value,
+            Arg::Const(Constant::Str(spec.text())),
+        ];
+        Arg::Var(self.emit(
+            "direct_call",
+            args,
+            LowLevelType::Ptr(lltype::STR.into()),
+            None,
+        ))
     }
 
     /// `a + b` of two strings, by the rules.
