@@ -431,6 +431,20 @@ impl FnBuilder<'_, '_> {
         self.emit("setattr", vec![copy, name, defaults], pos);
     }
 
+    /// The module a `from MODULE import ...` reads, absolute; `None` for
+    /// `__future__` (nothing to bind) and for a module not loaded
+    /// (reported).
+    fn from_import_base(&mut self, module: &str, level: u32) -> Option<String> {
+        if module == "__future__" {
+            return None;
+        }
+        let base = self.m.absolute_module(module, level);
+        if base.is_none() {
+            self.internal(&format!("the module '{module}' was not loaded"));
+        }
+        base
+    }
+
     /// `import` and `from ... import` statements: in a module body, binding
     /// module objects and their attributes; inside a function, an error.
     pub(super) fn import_stmt(&mut self, s: &Stmt) {
@@ -450,13 +464,7 @@ impl FnBuilder<'_, '_> {
         match &s.kind {
             StmtKind::Import(aliases) => {
                 for a in aliases {
-                    let (bound, module) = match &a.asname {
-                        Some(n) => (n.as_str(), a.name.as_str()),
-                        None => {
-                            let top = a.name.split('.').next().unwrap_or(&a.name);
-                            (top, top)
-                        }
-                    };
+                    let (bound, module) = import_binding(a);
                     match module_const(module) {
                         Some(c) => self.store_name(bound, Arg::Const(c), s.pos),
                         None => self.internal(&format!("the module '{module}' was not loaded")),
@@ -468,11 +476,7 @@ impl FnBuilder<'_, '_> {
                 names,
                 level,
             } => {
-                if module == "__future__" {
-                    return;
-                }
-                let Some(base) = self.m.absolute_module(module, *level) else {
-                    self.internal(&format!("the module '{module}' was not loaded"));
+                let Some(base) = self.from_import_base(module, *level) else {
                     return;
                 };
                 for a in names {
@@ -528,20 +532,15 @@ impl FnBuilder<'_, '_> {
         match &s.kind {
             StmtKind::Import(aliases) => {
                 for a in aliases {
-                    let (bound, module) = match &a.asname {
-                        Some(n) => (n.clone(), a.name.clone()),
-                        None => {
-                            let top = a.name.split('.').next().unwrap_or(&a.name);
-                            (top.to_string(), top.to_string())
-                        }
-                    };
+                    let (bound, module) = import_binding(a);
                     if let Some(why) = unresolved(&a.name) {
                         self.error(s.pos, why);
                         // Bound all the same, so that its uses are not reported too.
-                        self.store_name(&bound, Arg::Const(Constant::None), s.pos);
+                        self.store_name(bound, Arg::Const(Constant::None), s.pos);
                         continue;
                     }
-                    self.local_modules.insert(bound, module);
+                    self.local_modules
+                        .insert(bound.to_string(), module.to_string());
                 }
             }
             StmtKind::ImportFrom {
@@ -549,11 +548,7 @@ impl FnBuilder<'_, '_> {
                 names,
                 level,
             } => {
-                if module == "__future__" {
-                    return;
-                }
-                let Some(base) = self.m.absolute_module(module, *level) else {
-                    self.internal(&format!("the module '{module}' was not loaded"));
+                let Some(base) = self.from_import_base(module, *level) else {
                     return;
                 };
                 if let Some(why) = unresolved(&base) {
@@ -618,4 +613,16 @@ fn binding_position(stmts: &[Stmt], name: &str) -> Option<Pos> {
         return inner.or(Some(s.pos));
     }
     None
+}
+
+/// The name `import NAME [as ALIAS]` binds, and the module it is bound to
+/// (`import a.b` binds `a`, the top package).
+fn import_binding(a: &rpy_ir::ast::Alias) -> (&str, &str) {
+    match &a.asname {
+        Some(n) => (n.as_str(), a.name.as_str()),
+        None => {
+            let top = a.name.split('.').next().unwrap_or(&a.name);
+            (top, top)
+        }
+    }
 }
