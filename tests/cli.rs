@@ -1183,3 +1183,101 @@ def target(driver, args):
     );
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+#[test]
+fn long_chains_of_objects_are_freed_without_overflowing_the_stack() {
+    // Freeing a chain used to recurse once per link (rpy aborted with
+    // status 134), in the object interpreter at import time and in the
+    // LLInterpreter at run time.
+    let dir = scratch("long-chains");
+    let program = |name: &str, body: &str| {
+        let source = dir.join(name);
+        std::fs::write(
+            &source,
+            format!(
+                "
+class Node(object):
+    def __init__(self, nxt):
+        self.nxt = nxt
+{body}
+def target(*args):
+    return entry_point, None
+"
+            ),
+        )
+        .unwrap();
+        source
+    };
+    let import_time = program(
+        "import_time.py",
+        "
+def linked(n):
+    x = None
+    for i in range(n):
+        x = Node(x)
+    return 0
+def nested(n):
+    x = [1]
+    for i in range(n):
+        x = [x]
+    return 0
+def tuples(n):
+    x = ()
+    for i in range(n):
+        x = (x, i)
+    return 0
+def dicts(n):
+    x = {}
+    for i in range(n):
+        x = {'next': x}
+    return 0
+linked(100000)
+nested(200000)
+tuples(200000)
+dicts(200000)
+def entry_point(argv):
+    print(1)
+    return 0
+",
+    );
+    let (out, err, status) = rpy(&["interp", "--py3", path_str(&import_time)]);
+    assert_eq!((out.as_str(), status), ("1\n", 0), "{err}");
+    let run_time = program(
+        "run_time.py",
+        "
+def entry_point(argv):
+    x = None
+    for i in range(1000000):
+        x = Node(x)
+    n = 0
+    while x is not None:
+        n += 1
+        x = x.nxt
+    print(n)
+    return 0
+",
+    );
+    let (out, err, status) = rpy(&["interp", "--py3", path_str(&run_time)]);
+    assert_eq!((out.as_str(), status), ("1000000\n", 0), "{err}");
+    // A chain too deep for a prebuilt constant is refused with a diagnostic.
+    let prebuilt = program(
+        "prebuilt.py",
+        "
+def linked(n):
+    x = None
+    for i in range(n):
+        x = Node(x)
+    return x
+HEAD = linked(60000)
+def entry_point(argv):
+    print(HEAD is None)
+    return 0
+",
+    );
+    let (_, err, status) = rpy(&["interp", "--py3", path_str(&prebuilt)]);
+    assert_eq!(status, 1, "{err}");
+    assert!(
+        err.contains("'HEAD' cannot be a prebuilt constant"),
+        "{err}"
+    );
+}

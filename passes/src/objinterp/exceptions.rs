@@ -324,7 +324,7 @@ pub fn instantiate(
         }))
     };
     match init {
-        Some(ObjValue::Func(init)) => Ok(Instantiation::Init(instance, init)),
+        Some(ObjValue::Func(ref init)) => Ok(Instantiation::Init(instance, init.clone())),
         Some(other) => Err(exc(
             "TypeError",
             format!("'{}' object is not callable", other.type_name()),
