@@ -90,6 +90,40 @@ impl BackendoptFlags {
     }
 }
 
+/// A program to run and its arguments. Everything after FILE is the
+/// program's, options included (`rpy run prog.py -h` gives `-h` to the
+/// program), so FILE and the arguments are one list to clap: once it has
+/// read the list's first value, it reads no more options of rpy's.
+#[derive(Args)]
+struct ProgramCommandLine {
+    /// The program's main file (its modules are found next to it), then the
+    /// arguments the program gets (its argv[1:]); everything after FILE is
+    /// the program's, options too.
+    #[arg(
+        value_name = "FILE [ARGS]",
+        required = true,
+        num_args = 1..,
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    command_line: Vec<String>,
+}
+
+impl ProgramCommandLine {
+    /// FILE and the program's arguments; `None`, said on stderr, for a
+    /// FILE that is a mistyped option of rpy's (clap took it for FILE, as
+    /// FILE may start with `-`).
+    fn split(self) -> Option<(String, Vec<String>)> {
+        let mut words = self.command_line.into_iter();
+        let file = words.next().expect("clap requires FILE");
+        if file.starts_with('-') && !Path::new(&file).exists() {
+            eprintln!("rpy: '{file}' is no option of rpy's and no file");
+            return None;
+        }
+        Some((file, words.collect()))
+    }
+}
+
 #[derive(Subcommand)]
 enum Cmd {
     /// Translate FILE.py into a native executable.
@@ -112,23 +146,17 @@ enum Cmd {
     },
     /// Translate FILE.py (cached) and run it with ARGS; its exit status is passed through.
     Run {
-        /// The program's main file (its modules are found next to it).
-        file: String,
         #[command(flatten)]
         dialect: DialectFlags,
         #[command(flatten)]
         gc: GcFlag,
         #[command(flatten)]
         backendopt: BackendoptFlags,
-        /// The arguments the program gets (its argv[1:]); options after FILE
-        /// are the program's.
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-        args: Vec<String>,
+        #[command(flatten)]
+        program: ProgramCommandLine,
     },
     /// Run FILE.py in the LLInterpreter (no C compiler needed).
     Interp {
-        /// The program's main file (its modules are found next to it).
-        file: String,
         #[command(flatten)]
         dialect: DialectFlags,
         /// Run every call of the JitDriver's portal on its jitcodes in the
@@ -148,10 +176,8 @@ enum Cmd {
         jit_params: Vec<String>,
         #[command(flatten)]
         backendopt: BackendoptFlags,
-        /// The arguments the program gets (its argv[1:]); options after FILE
-        /// are the program's.
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-        args: Vec<String>,
+        #[command(flatten)]
+        program: ProgramCommandLine,
     },
     /// Print the IR after a stage.
     Show {
@@ -202,7 +228,9 @@ enum Cmd {
         passes: String,
         /// Run the trace with these input values and print the outcome (exit
         /// status 1 when the run ends in an error).
-        #[arg(long, num_args = 0.., allow_hyphen_values = true)]
+        // Negative numbers are values; any other word with a leading `-`
+        // is the next option (`--run 5 --loop-limit 10`).
+        #[arg(long, num_args = 0.., allow_negative_numbers = true)]
         run: Option<Vec<String>>,
         /// With --run: how many loop iterations a run may take before it is
         /// stopped.
@@ -505,12 +533,14 @@ pub fn main() -> i32 {
             0
         }
         Cmd::Run {
-            file,
             dialect,
             gc,
             backendopt,
-            args,
+            program,
         } => {
+            let Some((file, args)) = program.split() else {
+                return 2;
+            };
             let mut src = try_or_report!(Source::read(&file, dialect.dialect()));
             src.gc = gc.kind();
             let options = backendopt.options();
@@ -538,14 +568,16 @@ pub fn main() -> i32 {
             run_executable(&exe, &args)
         }
         Cmd::Interp {
-            file,
             dialect,
             blackhole,
             jit,
             jit_params,
             backendopt,
-            args,
+            program,
         } => {
+            let Some((file, args)) = program.split() else {
+                return 2;
+            };
             let params = if jit {
                 match parse_jit_params(&jit_params) {
                     Ok(p) => Some(p),

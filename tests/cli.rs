@@ -1281,3 +1281,62 @@ def entry_point(argv):
         "{err}"
     );
 }
+
+#[test]
+fn options_after_file_are_the_programs() {
+    let dir = scratch("program-options");
+    let source = dir.join("args.py");
+    std::fs::write(
+        &source,
+        "
+def entry_point(argv):
+    print(' '.join(argv[1:]))
+    return 0
+
+def target(*args):
+    return entry_point, None
+",
+    )
+    .unwrap();
+    let file = path_str(&source);
+    // Options of rpy's right after FILE used to be taken as rpy's.
+    for command in ["interp", "run"] {
+        for args in [&["--py2", "y"][..], &["-h"], &["a", "--gc", "none"]] {
+            let mut line = vec![command, "--py3", file];
+            line.extend(args);
+            let (out, err, status) = rpy(&line);
+            assert_eq!(status, 0, "rpy {line:?}: {err}");
+            assert_eq!(out, format!("{}\n", args.join(" ")), "rpy {line:?}");
+        }
+    }
+    // A mistyped option before FILE is not taken for a file of that name.
+    let (_, err, status) = rpy(&["interp", "--bogus", file]);
+    assert_eq!(status, 2);
+    assert_eq!(err, "rpy: '--bogus' is no option of rpy's and no file\n");
+}
+
+#[test]
+fn trace_run_values_end_at_the_next_option() {
+    // `--run` used to take `--loop-limit` and `10` as two more values.
+    let (out, err, status) = rpy(&[
+        "trace",
+        "tests/traces/countdown.trace",
+        "--run",
+        "1000",
+        "0",
+        "--loop-limit",
+        "10",
+    ]);
+    assert_eq!(status, 0, "{err}");
+    assert!(
+        out.contains("interpreter:  loop limit (10 iterations)"),
+        "{out}"
+    );
+    // A negative number is still a value.
+    let (out, err, status) = rpy(&["trace", "tests/traces/countdown.trace", "--run", "-5", "0"]);
+    assert_eq!(status, 0, "{err}");
+    assert!(
+        out.contains("guard failed: op 5 `guard_true(i5) [i4, i3]`: [-6, -15]"),
+        "{out}"
+    );
+}
