@@ -300,7 +300,8 @@ fn default_output(file: &str) -> PathBuf {
 
 /// Where `rpy translate` writes the executable, checked before any work is
 /// done: never over the source (a file without `.py` would otherwise be its
-/// own default output), never a folder, and only into a folder that exists.
+/// own default output), never a folder, and only into a folder that exists
+/// and takes new files.
 /// `Err` is the message for the user.
 fn checked_output(file: &str, output: Option<PathBuf>) -> Result<PathBuf, String> {
     let output = output.unwrap_or_else(|| default_output(file));
@@ -319,6 +320,21 @@ fn checked_output(file: &str, output: Option<PathBuf>) -> Result<PathBuf, String
             "cannot write {shown}: the folder {} does not exist",
             folder.display()
         ));
+    }
+    // Permissions do not tell (root may write anywhere, but not into
+    // /proc): a file made and removed there does. Without this, the
+    // linker's failure to write came out as an error at the source's 1:1.
+    let probe = folder.join(format!(".rpy-probe-{}", std::process::id()));
+    match std::fs::File::create_new(&probe) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+        }
+        Err(e) => {
+            return Err(format!(
+                "cannot write {shown}: the folder {} takes no new files ({e})",
+                folder.display()
+            ))
+        }
     }
     let same_file = match (std::fs::canonicalize(file), std::fs::canonicalize(&output)) {
         (Ok(source), Ok(out)) => source == out,

@@ -301,6 +301,20 @@ fn translate_into_a_missing_folder_or_onto_a_folder_is_a_plain_message() {
 }
 
 #[test]
+fn translate_into_a_folder_that_takes_no_files_is_a_plain_message() {
+    // /proc takes no new files, not even from root; the linker's failure
+    // used to come out as an error at fib.py:1:1.
+    let (_, err, status) = rpy(&["translate", "tests/programs/py3/fib.py", "-o", "/proc/x"]);
+    assert_eq!(status, 1);
+    assert!(
+        err.starts_with("rpy translate: cannot write /proc/x: the folder /proc takes no new files"),
+        "{err}"
+    );
+    assert!(!err.contains("fib.py:1:1"), "{err}");
+    assert!(!err.contains(".rpy-tmp"), "{err}");
+}
+
+#[test]
 fn translate_says_where_the_executable_went_and_times_the_c_compiler() {
     let dir = scratch("success");
     let exe = dir.join("fib");
@@ -819,6 +833,66 @@ fn a_killed_translation_removes_its_temporary_folder() {
             .contains("rpy-tmp")),
         "the temporary executable was left behind"
     );
+}
+
+#[test]
+fn a_killed_translation_kills_the_c_compiler_before_it_writes_its_output() {
+    let dir = scratch("killed-cc");
+    // A C compiler that says it started, then writes its output (the
+    // hidden temporary executable next to -o's path) a while later.
+    let slow_cc = dir.join("slow-cc");
+    std::fs::write(
+        &slow_cc,
+        format!(
+            "#!/bin/sh\nwhile [ \"$1\" != -o ]; do shift; done\necho $$ > {}\nsleep 2\necho built > \"$2\"\n",
+            dir.join("cc.pid").display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&slow_cc, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rpy"))
+        .args(["translate", "tests/programs/py3/fib.py", "-o"])
+        .arg(dir.join("fib"))
+        .current_dir(support::root())
+        .env("CC", &slow_cc)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let cc_pid = loop {
+        if let Some(pid) = std::fs::read_to_string(dir.join("cc.pid"))
+            .ok()
+            .filter(|p| p.ends_with('\n'))
+        {
+            break pid.trim().to_string();
+        }
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "the C compiler never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    assert!(!child.wait().unwrap().success());
+    // Left running, the compiler would have written its output by now.
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.contains("rpy-tmp"))
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    // Dead, or a zombie where no init reaps orphans (in a container).
+    let cc_state = std::fs::read_to_string(format!("/proc/{cc_pid}/stat")).unwrap_or_default();
+    let running = cc_state
+        .rsplit_once(") ")
+        .is_some_and(|(_, rest)| !rest.starts_with('Z'));
+    assert!(!running, "the C compiler was left running: {cc_state}");
 }
 
 #[test]
