@@ -394,9 +394,20 @@ pub fn translate_with(
     timings: &mut Timings,
     options: &pipeline::BackendoptOptions,
 ) -> Result<(), Diagnostics> {
-    let c = counting_fires(&format!("rpy translate {}", src.path), || {
-        pipeline::c_source_with(src, timings, options)
-    })?;
+    let command = format!("rpy translate {}", src.path);
+    translate_for(&command, src, output, timings, options)
+}
+
+/// `translate_with` on behalf of `command`, the command line `rpy rules`
+/// names as the source of the fire counts.
+fn translate_for(
+    command: &str,
+    src: &Source,
+    output: &Path,
+    timings: &mut Timings,
+    options: &pipeline::BackendoptOptions,
+) -> Result<(), Diagnostics> {
+    let c = counting_fires(command, || pipeline::c_source_with(src, timings, options))?;
     timings.starting("the C compiler");
     let started = std::time::Instant::now();
     let compiled = rpy_backend::compile_c(&c, output, "-O2");
@@ -571,7 +582,8 @@ pub fn main() -> i32 {
                     eprintln!("rpy: cannot create the cache folder: {e}");
                     return 1;
                 }
-                if let Err(d) = translate_with(
+                if let Err(d) = translate_for(
+                    &format!("rpy run {file}"),
                     &src,
                     &exe,
                     &mut Timings::with_progress_on_terminal(),
@@ -788,11 +800,10 @@ pub fn main() -> i32 {
         }
         Cmd::Callgraph { file, dialect } => {
             let src = try_or_report!(Source::read(&file, dialect.dialect()));
-            match try_or_report!(pipeline::run_until(
-                &src,
-                StageName::Rtype,
-                &mut Timings::default()
-            )) {
+            let rtyped = counting_fires(&format!("rpy callgraph {file}"), || {
+                pipeline::run_until(&src, StageName::Rtype, &mut Timings::default())
+            });
+            match try_or_report!(rtyped) {
                 pipeline::StageOutput::LowLevel(p) => {
                     emit(&rpy_passes::backendopt::callgraph::CallGraph::new(&p).to_text());
                     0

@@ -513,13 +513,19 @@ fn rules_names_the_translation_its_counts_come_from() {
     let translated = rpy_in(&["rules"]);
     assert!(
         translated.starts_with(
-            "# fire counts from the last translation: rpy translate tests/programs/py3/fib.py\n"
+            "# fire counts from the last translation: rpy run tests/programs/py3/fib.py\n"
         ),
         "{translated}"
     );
     rpy_in(&["interp", "tests/programs/py3/arith.py", "1", "2"]);
     rpy_in(&["run", "tests/programs/py3/fib.py", "10"]);
     assert_eq!(rpy_in(&["rules"]), translated);
+    // The call graph is of the rtyped program: its counts are the rtyper's.
+    rpy_in(&["callgraph", "tests/programs/py3/arith.py"]);
+    assert_eq!(
+        first_line(rpy_in(&["rules"])),
+        "# fire counts from the last translation: rpy callgraph tests/programs/py3/arith.py"
+    );
 }
 
 #[test]
