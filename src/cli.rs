@@ -98,7 +98,7 @@ impl BackendoptFlags {
 struct ProgramCommandLine {
     /// The program's main file (its modules are found next to it), then the
     /// arguments the program gets (its argv[1:]); everything after FILE is
-    /// the program's, options too.
+    /// the program's, options too (but for one `--` right after FILE).
     #[arg(
         value_name = "FILE [ARGS]",
         required = true,
@@ -120,7 +120,13 @@ impl ProgramCommandLine {
             eprintln!("rpy: '{file}' is no option of rpy's and no file");
             return None;
         }
-        Some((file, words.collect()))
+        let mut args: Vec<String> = words.collect();
+        // `--` right after FILE still ends rpy's options, as it did when
+        // FILE was an argument of its own (`rpy run prog.py -- -3`).
+        if args.first().is_some_and(|a| a == "--") {
+            args.remove(0);
+        }
+        Some((file, args))
     }
 }
 
@@ -240,6 +246,10 @@ enum Cmd {
         /// and how often it fired while optimizing this trace.
         #[arg(long)]
         rule_counts: bool,
+        /// More values for --run, after `--`: there, a value may start with
+        /// `-` (`--run -- -inf 0`).
+        #[arg(last = true, value_name = "RUN_VALUES")]
+        run_values_after_dash: Vec<String>,
     },
     /// List every rule with its file:line and how often it fired on the
     /// last translation (and which program that was).
@@ -818,16 +828,20 @@ pub fn main() -> i32 {
             run,
             loop_limit,
             rule_counts,
+            run_values_after_dash,
         } => {
             let passes = (passes != "none").then_some(passes.as_str());
-            // `--run -- -5 0`: the `--` ends the options, it is not a value
-            // (clap keeps it, as --run takes values that start with `-`).
-            let run = run.map(|mut values| {
-                if values.first().is_some_and(|v| v == "--") {
-                    values.remove(0);
+            let run = match (run, run_values_after_dash) {
+                (Some(mut values), after_dash) => {
+                    values.extend(after_dash);
+                    Some(values)
                 }
-                values
-            });
+                (None, after_dash) if after_dash.is_empty() => None,
+                (None, _) => {
+                    eprintln!("rpy trace: the values after `--` are for --run, which is not given");
+                    return 2;
+                }
+            };
             rpy_passes::rules::reset_fire_counts();
             match trace_command(&file, passes, run, loop_limit) {
                 Ok((mut text, ended_in_error)) => {
