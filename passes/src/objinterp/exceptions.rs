@@ -654,7 +654,7 @@ mod tests {
         };
         let name = |n: &str| ObjValue::str(n);
         let get = |o: &ObjValue, n: &str| super::super::modules::getattr(o, &name(n)).unwrap();
-        match get(&obj, "show") {
+        match &get(&obj, "show") {
             Ok(ObjValue::BoundMethod(m)) => {
                 assert_eq!(&*m.func, "Base.show");
                 assert_eq!(m.receiver, obj);

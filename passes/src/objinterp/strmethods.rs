@@ -309,7 +309,7 @@ mod tests {
     use super::*;
 
     fn strs(v: ObjValue) -> Vec<String> {
-        match v {
+        match &v {
             ObjValue::List(l) => l
                 .borrow()
                 .iter()
