@@ -90,6 +90,46 @@ impl BackendoptFlags {
     }
 }
 
+/// A program to run and its arguments. Everything after FILE is the
+/// program's, options included (`rpy run prog.py -h` gives `-h` to the
+/// program), so FILE and the arguments are one list to clap: once it has
+/// read the list's first value, it reads no more options of rpy's.
+#[derive(Args)]
+struct ProgramCommandLine {
+    /// The program's main file (its modules are found next to it), then the
+    /// arguments the program gets (its argv[1:]); everything after FILE is
+    /// the program's, options too (but for one `--` right after FILE).
+    #[arg(
+        value_name = "FILE [ARGS]",
+        required = true,
+        num_args = 1..,
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    command_line: Vec<String>,
+}
+
+impl ProgramCommandLine {
+    /// FILE and the program's arguments; `None`, said on stderr, for a
+    /// FILE that is a mistyped option of rpy's (clap took it for FILE, as
+    /// FILE may start with `-`).
+    fn split(self) -> Option<(String, Vec<String>)> {
+        let mut words = self.command_line.into_iter();
+        let file = words.next().expect("clap requires FILE");
+        if file.starts_with('-') && !Path::new(&file).exists() {
+            eprintln!("rpy: '{file}' is no option of rpy's and no file");
+            return None;
+        }
+        let mut args: Vec<String> = words.collect();
+        // `--` right after FILE still ends rpy's options, as it did when
+        // FILE was an argument of its own (`rpy run prog.py -- -3`).
+        if args.first().is_some_and(|a| a == "--") {
+            args.remove(0);
+        }
+        Some((file, args))
+    }
+}
+
 #[derive(Subcommand)]
 enum Cmd {
     /// Translate FILE.py into a native executable.
@@ -112,23 +152,17 @@ enum Cmd {
     },
     /// Translate FILE.py (cached) and run it with ARGS; its exit status is passed through.
     Run {
-        /// The program's main file (its modules are found next to it).
-        file: String,
         #[command(flatten)]
         dialect: DialectFlags,
         #[command(flatten)]
         gc: GcFlag,
         #[command(flatten)]
         backendopt: BackendoptFlags,
-        /// The arguments the program gets (its argv[1:]); options after FILE
-        /// are the program's.
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-        args: Vec<String>,
+        #[command(flatten)]
+        program: ProgramCommandLine,
     },
     /// Run FILE.py in the LLInterpreter (no C compiler needed).
     Interp {
-        /// The program's main file (its modules are found next to it).
-        file: String,
         #[command(flatten)]
         dialect: DialectFlags,
         /// Run every call of the JitDriver's portal on its jitcodes in the
@@ -148,10 +182,8 @@ enum Cmd {
         jit_params: Vec<String>,
         #[command(flatten)]
         backendopt: BackendoptFlags,
-        /// The arguments the program gets (its argv[1:]); options after FILE
-        /// are the program's.
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-        args: Vec<String>,
+        #[command(flatten)]
+        program: ProgramCommandLine,
     },
     /// Print the IR after a stage.
     Show {
@@ -202,7 +234,9 @@ enum Cmd {
         passes: String,
         /// Run the trace with these input values and print the outcome (exit
         /// status 1 when the run ends in an error).
-        #[arg(long, num_args = 0.., allow_hyphen_values = true)]
+        // Negative numbers are values; any other word with a leading `-`
+        // is the next option (`--run 5 --loop-limit 10`).
+        #[arg(long, num_args = 0.., allow_negative_numbers = true)]
         run: Option<Vec<String>>,
         /// With --run: how many loop iterations a run may take before it is
         /// stopped.
@@ -212,6 +246,10 @@ enum Cmd {
         /// and how often it fired while optimizing this trace.
         #[arg(long)]
         rule_counts: bool,
+        /// More values for --run, after `--`: there, a value may start with
+        /// `-` (`--run -- -inf 0`).
+        #[arg(last = true, value_name = "RUN_VALUES")]
+        run_values_after_dash: Vec<String>,
     },
     /// List every rule with its file:line and how often it fired on the
     /// last translation (and which program that was).
@@ -272,7 +310,8 @@ fn default_output(file: &str) -> PathBuf {
 
 /// Where `rpy translate` writes the executable, checked before any work is
 /// done: never over the source (a file without `.py` would otherwise be its
-/// own default output), never a folder, and only into a folder that exists.
+/// own default output), never a folder, and only into a folder that exists
+/// and takes new files.
 /// `Err` is the message for the user.
 fn checked_output(file: &str, output: Option<PathBuf>) -> Result<PathBuf, String> {
     let output = output.unwrap_or_else(|| default_output(file));
@@ -291,6 +330,21 @@ fn checked_output(file: &str, output: Option<PathBuf>) -> Result<PathBuf, String
             "cannot write {shown}: the folder {} does not exist",
             folder.display()
         ));
+    }
+    // Permissions do not tell (root may write anywhere, but not into
+    // /proc): a file made and removed there does. Without this, the
+    // linker's failure to write came out as an error at the source's 1:1.
+    let probe = folder.join(format!(".rpy-probe-{}", std::process::id()));
+    match std::fs::File::create_new(&probe) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+        }
+        Err(e) => {
+            return Err(format!(
+                "cannot write {shown}: the folder {} takes no new files ({e})",
+                folder.display()
+            ))
+        }
     }
     let same_file = match (std::fs::canonicalize(file), std::fs::canonicalize(&output)) {
         (Ok(source), Ok(out)) => source == out,
@@ -350,9 +404,20 @@ pub fn translate_with(
     timings: &mut Timings,
     options: &pipeline::BackendoptOptions,
 ) -> Result<(), Diagnostics> {
-    let c = counting_fires(&format!("rpy translate {}", src.path), || {
-        pipeline::c_source_with(src, timings, options)
-    })?;
+    let command = format!("rpy translate {}", src.path);
+    translate_for(&command, src, output, timings, options)
+}
+
+/// `translate_with` on behalf of `command`, the command line `rpy rules`
+/// names as the source of the fire counts.
+fn translate_for(
+    command: &str,
+    src: &Source,
+    output: &Path,
+    timings: &mut Timings,
+    options: &pipeline::BackendoptOptions,
+) -> Result<(), Diagnostics> {
+    let c = counting_fires(command, || pipeline::c_source_with(src, timings, options))?;
     timings.starting("the C compiler");
     let started = std::time::Instant::now();
     let compiled = rpy_backend::compile_c(&c, output, "-O2");
@@ -505,12 +570,14 @@ pub fn main() -> i32 {
             0
         }
         Cmd::Run {
-            file,
             dialect,
             gc,
             backendopt,
-            args,
+            program,
         } => {
+            let Some((file, args)) = program.split() else {
+                return 2;
+            };
             let mut src = try_or_report!(Source::read(&file, dialect.dialect()));
             src.gc = gc.kind();
             let options = backendopt.options();
@@ -525,7 +592,8 @@ pub fn main() -> i32 {
                     eprintln!("rpy: cannot create the cache folder: {e}");
                     return 1;
                 }
-                if let Err(d) = translate_with(
+                if let Err(d) = translate_for(
+                    &format!("rpy run {file}"),
                     &src,
                     &exe,
                     &mut Timings::with_progress_on_terminal(),
@@ -538,14 +606,16 @@ pub fn main() -> i32 {
             run_executable(&exe, &args)
         }
         Cmd::Interp {
-            file,
             dialect,
             blackhole,
             jit,
             jit_params,
             backendopt,
-            args,
+            program,
         } => {
+            let Some((file, args)) = program.split() else {
+                return 2;
+            };
             let params = if jit {
                 match parse_jit_params(&jit_params) {
                     Ok(p) => Some(p),
@@ -756,11 +826,10 @@ pub fn main() -> i32 {
         }
         Cmd::Callgraph { file, dialect } => {
             let src = try_or_report!(Source::read(&file, dialect.dialect()));
-            match try_or_report!(pipeline::run_until(
-                &src,
-                StageName::Rtype,
-                &mut Timings::default()
-            )) {
+            let rtyped = counting_fires(&format!("rpy callgraph {file}"), || {
+                pipeline::run_until(&src, StageName::Rtype, &mut Timings::default())
+            });
+            match try_or_report!(rtyped) {
                 pipeline::StageOutput::LowLevel(p) => {
                     emit(&rpy_passes::backendopt::callgraph::CallGraph::new(&p).to_text());
                     0
@@ -775,16 +844,20 @@ pub fn main() -> i32 {
             run,
             loop_limit,
             rule_counts,
+            run_values_after_dash,
         } => {
             let passes = (passes != "none").then_some(passes.as_str());
-            // `--run -- -5 0`: the `--` ends the options, it is not a value
-            // (clap keeps it, as --run takes values that start with `-`).
-            let run = run.map(|mut values| {
-                if values.first().is_some_and(|v| v == "--") {
-                    values.remove(0);
+            let run = match (run, run_values_after_dash) {
+                (Some(mut values), after_dash) => {
+                    values.extend(after_dash);
+                    Some(values)
                 }
-                values
-            });
+                (None, after_dash) if after_dash.is_empty() => None,
+                (None, _) => {
+                    eprintln!("rpy trace: the values after `--` are for --run, which is not given");
+                    return 2;
+                }
+            };
             rpy_passes::rules::reset_fire_counts();
             match trace_command(&file, passes, run, loop_limit) {
                 Ok((mut text, ended_in_error)) => {

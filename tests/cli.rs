@@ -301,6 +301,20 @@ fn translate_into_a_missing_folder_or_onto_a_folder_is_a_plain_message() {
 }
 
 #[test]
+fn translate_into_a_folder_that_takes_no_files_is_a_plain_message() {
+    // /proc takes no new files, not even from root; the linker's failure
+    // used to come out as an error at fib.py:1:1.
+    let (_, err, status) = rpy(&["translate", "tests/programs/py3/fib.py", "-o", "/proc/x"]);
+    assert_eq!(status, 1);
+    assert!(
+        err.starts_with("rpy translate: cannot write /proc/x: the folder /proc takes no new files"),
+        "{err}"
+    );
+    assert!(!err.contains("fib.py:1:1"), "{err}");
+    assert!(!err.contains(".rpy-tmp"), "{err}");
+}
+
+#[test]
 fn translate_says_where_the_executable_went_and_times_the_c_compiler() {
     let dir = scratch("success");
     let exe = dir.join("fib");
@@ -499,13 +513,19 @@ fn rules_names_the_translation_its_counts_come_from() {
     let translated = rpy_in(&["rules"]);
     assert!(
         translated.starts_with(
-            "# fire counts from the last translation: rpy translate tests/programs/py3/fib.py\n"
+            "# fire counts from the last translation: rpy run tests/programs/py3/fib.py\n"
         ),
         "{translated}"
     );
     rpy_in(&["interp", "tests/programs/py3/arith.py", "1", "2"]);
     rpy_in(&["run", "tests/programs/py3/fib.py", "10"]);
     assert_eq!(rpy_in(&["rules"]), translated);
+    // The call graph is of the rtyped program: its counts are the rtyper's.
+    rpy_in(&["callgraph", "tests/programs/py3/arith.py"]);
+    assert_eq!(
+        first_line(rpy_in(&["rules"])),
+        "# fire counts from the last translation: rpy callgraph tests/programs/py3/arith.py"
+    );
 }
 
 #[test]
@@ -819,6 +839,66 @@ fn a_killed_translation_removes_its_temporary_folder() {
             .contains("rpy-tmp")),
         "the temporary executable was left behind"
     );
+}
+
+#[test]
+fn a_killed_translation_kills_the_c_compiler_before_it_writes_its_output() {
+    let dir = scratch("killed-cc");
+    // A C compiler that says it started, then writes its output (the
+    // hidden temporary executable next to -o's path) a while later.
+    let slow_cc = dir.join("slow-cc");
+    std::fs::write(
+        &slow_cc,
+        format!(
+            "#!/bin/sh\nwhile [ \"$1\" != -o ]; do shift; done\necho $$ > {}\nsleep 2\necho built > \"$2\"\n",
+            dir.join("cc.pid").display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&slow_cc, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rpy"))
+        .args(["translate", "tests/programs/py3/fib.py", "-o"])
+        .arg(dir.join("fib"))
+        .current_dir(support::root())
+        .env("CC", &slow_cc)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let cc_pid = loop {
+        if let Some(pid) = std::fs::read_to_string(dir.join("cc.pid"))
+            .ok()
+            .filter(|p| p.ends_with('\n'))
+        {
+            break pid.trim().to_string();
+        }
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "the C compiler never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    assert!(!child.wait().unwrap().success());
+    // Left running, the compiler would have written its output by now.
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.contains("rpy-tmp"))
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    // Dead, or a zombie where no init reaps orphans (in a container).
+    let cc_state = std::fs::read_to_string(format!("/proc/{cc_pid}/stat")).unwrap_or_default();
+    let running = cc_state
+        .rsplit_once(") ")
+        .is_some_and(|(_, rest)| !rest.starts_with('Z'));
+    assert!(!running, "the C compiler was left running: {cc_state}");
 }
 
 #[test]
@@ -1224,4 +1304,161 @@ def target(driver, args):
         "{stderr}"
     );
     std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn long_chains_of_objects_are_freed_without_overflowing_the_stack() {
+    // Freeing a chain used to recurse once per link (rpy aborted with
+    // status 134), in the object interpreter at import time and in the
+    // LLInterpreter at run time.
+    let dir = scratch("long-chains");
+    let program = |name: &str, body: &str| {
+        let source = dir.join(name);
+        std::fs::write(
+            &source,
+            format!(
+                "
+class Node(object):
+    def __init__(self, nxt):
+        self.nxt = nxt
+{body}
+def target(*args):
+    return entry_point, None
+"
+            ),
+        )
+        .unwrap();
+        source
+    };
+    let import_time = program(
+        "import_time.py",
+        "
+def linked(n):
+    x = None
+    for i in range(n):
+        x = Node(x)
+    return 0
+def nested(n):
+    x = [1]
+    for i in range(n):
+        x = [x]
+    return 0
+def tuples(n):
+    x = ()
+    for i in range(n):
+        x = (x, i)
+    return 0
+def dicts(n):
+    x = {}
+    for i in range(n):
+        x = {'next': x}
+    return 0
+linked(100000)
+nested(200000)
+tuples(200000)
+dicts(200000)
+def entry_point(argv):
+    print(1)
+    return 0
+",
+    );
+    let (out, err, status) = rpy(&["interp", "--py3", path_str(&import_time)]);
+    assert_eq!((out.as_str(), status), ("1\n", 0), "{err}");
+    let run_time = program(
+        "run_time.py",
+        "
+def entry_point(argv):
+    x = None
+    for i in range(1000000):
+        x = Node(x)
+    n = 0
+    while x is not None:
+        n += 1
+        x = x.nxt
+    print(n)
+    return 0
+",
+    );
+    let (out, err, status) = rpy(&["interp", "--py3", path_str(&run_time)]);
+    assert_eq!((out.as_str(), status), ("1000000\n", 0), "{err}");
+    // A chain too deep for a prebuilt constant is refused with a diagnostic.
+    let prebuilt = program(
+        "prebuilt.py",
+        "
+def linked(n):
+    x = None
+    for i in range(n):
+        x = Node(x)
+    return x
+HEAD = linked(60000)
+def entry_point(argv):
+    print(HEAD is None)
+    return 0
+",
+    );
+    let (_, err, status) = rpy(&["interp", "--py3", path_str(&prebuilt)]);
+    assert_eq!(status, 1, "{err}");
+    assert!(
+        err.contains("'HEAD' cannot be a prebuilt constant"),
+        "{err}"
+    );
+}
+
+#[test]
+fn options_after_file_are_the_programs() {
+    let dir = scratch("program-options");
+    let source = dir.join("args.py");
+    std::fs::write(
+        &source,
+        "
+def entry_point(argv):
+    print(' '.join(argv[1:]))
+    return 0
+
+def target(*args):
+    return entry_point, None
+",
+    )
+    .unwrap();
+    let file = path_str(&source);
+    // Options of rpy's right after FILE used to be taken as rpy's.
+    for command in ["interp", "run"] {
+        for args in [&["--py2", "y"][..], &["-h"], &["a", "--gc", "none"]] {
+            let mut line = vec![command, "--py3", file];
+            line.extend(args);
+            let (out, err, status) = rpy(&line);
+            assert_eq!(status, 0, "rpy {line:?}: {err}");
+            assert_eq!(out, format!("{}\n", args.join(" ")), "rpy {line:?}");
+        }
+    }
+    // A mistyped option before FILE is not taken for a file of that name.
+    let (_, err, status) = rpy(&["interp", "--bogus", file]);
+    assert_eq!(status, 2);
+    assert_eq!(err, "rpy: '--bogus' is no option of rpy's and no file\n");
+}
+
+#[test]
+fn trace_run_values_end_at_the_next_option() {
+    // `--run` used to take `--loop-limit` and `10` as two more values.
+    let (out, err, status) = rpy(&[
+        "trace",
+        "tests/traces/countdown.trace",
+        "--run",
+        "1000",
+        "0",
+        "--loop-limit",
+        "10",
+    ]);
+    assert_eq!(status, 0, "{err}");
+    assert!(
+        out.contains("interpreter:  loop limit (10 iterations)"),
+        "{out}"
+    );
+    // A negative number is still a value.
+    let (out, err, status) = rpy(&["trace", "tests/traces/countdown.trace", "--run", "-5", "0"]);
+    assert_eq!(status, 0, "{err}");
+    assert!(
+        out.contains("guard failed: op 5 `guard_true(i5) [i4, i3]`: [-6, -15]"),
+        "{out}"
+    );
 }

@@ -447,3 +447,32 @@ fn invalid_utf8_is_reported_at_its_byte() {
     );
     assert!(!stderr.contains('\u{fffd}'), "{stderr}");
 }
+
+#[test]
+fn an_rtyper_error_points_at_the_expression_and_names_what_it_cannot_represent() {
+    // It used to point at `def entry_point` and speak of "a value in
+    // entry_point()" and "a choice of 2 prebuilt objects".
+    let stderr = check(
+        "rtyper_choice",
+        "class A(object):
+    pass
+def g():
+    return A()
+def entry_point(argv):
+    n = len(argv)
+    print((A if n > 1 else g)() is None)
+    return 0
+def target(*a):
+    return entry_point, None
+",
+        "--py3",
+    );
+    assert_eq!(
+        stderr,
+        "DIR/rtyper_choice.py:7:11: error: the value of this expression in entry_point(): \
+the rtyper cannot represent a choice between the function g and the class __main__.A yet
+ 7 |     print((A if n > 1 else g)() is None)
+   |           ^
+"
+    );
+}

@@ -1,7 +1,8 @@
 //! Running the C compiler.
 
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -72,7 +73,7 @@ mod killed_cleanup {
     use std::ffi::CString;
     use std::os::unix::ffi::OsStrExt;
     use std::path::{Path, PathBuf};
-    use std::sync::atomic::{AtomicPtr, Ordering};
+    use std::sync::atomic::{AtomicI32, AtomicPtr, Ordering};
     use std::sync::Once;
 
     /// How many compiles at once can be cleaned up; one more is compiled
@@ -107,8 +108,21 @@ mod killed_cleanup {
         })
     }
 
+    /// Per compile under way: the process group of its C compiler, 0
+    /// while none runs. The compiler is killed before the files are
+    /// removed: left running, it would write its output after the removal.
+    static COMPILERS: [AtomicI32; SLOTS] = [const { AtomicI32::new(0) }; SLOTS];
+
     pub fn unregister(slot: usize) {
+        COMPILERS[slot].store(0, Ordering::SeqCst);
         PENDING[slot].store(std::ptr::null_mut(), Ordering::SeqCst);
+    }
+
+    /// Records the C compiler of the compile in `slot`: `pid` leads its own
+    /// process group (it and the programs it starts: cc1, as, ld); 0 once
+    /// it has ended.
+    pub fn set_compiler(slot: usize, pid: u32) {
+        COMPILERS[slot].store(pid as i32, Ordering::SeqCst);
     }
 
     fn install_handlers() {
@@ -132,6 +146,18 @@ mod killed_cleanup {
     }
 
     extern "C" fn on_signal(sig: libc::c_int) {
+        for compiler in &COMPILERS {
+            let pid = compiler.swap(0, Ordering::SeqCst);
+            if pid > 0 {
+                // SAFETY: kill and waitpid are async-signal-safe. SIGTERM
+                // lets the compiler driver remove its own temporary files;
+                // waiting makes sure it writes nothing after the removal below.
+                unsafe {
+                    libc::kill(-pid, libc::SIGTERM);
+                    libc::waitpid(pid, std::ptr::null_mut(), 0);
+                }
+            }
+        }
         for slot in &PENDING {
             let list = slot.swap(std::ptr::null_mut(), Ordering::SeqCst);
             if list.is_null() {
@@ -213,7 +239,24 @@ pub fn compile_c(c_source: &str, output: &Path, opt_level: &str) -> Result<(), S
         "-Werror=implicit-function-declaration",
     ]);
     cmd.arg("-o").arg(&tmp_out).arg(&c_file).arg("-lm");
-    let result = cmd.output();
+    // A process group of its own, so that on a signal rpy can kill the
+    // compiler with the programs it started (`killed_cleanup`).
+    cmd.process_group(0);
+    let result = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|child| {
+            if let Some(slot) = dir.slot {
+                killed_cleanup::set_compiler(slot, child.id());
+            }
+            let out = child.wait_with_output();
+            if let Some(slot) = dir.slot {
+                killed_cleanup::set_compiler(slot, 0);
+            }
+            out
+        });
     let out = match result {
         Ok(out) => out,
         Err(e) => {

@@ -475,7 +475,7 @@ fn find_entry(
             Diagnostic::new(&main.path, pos, message).with_source(&main.source)
         ])
     };
-    let target = match modules::get(main_obj, "target") {
+    let target = match &modules::get(main_obj, "target") {
         Some(ObjValue::Func(f)) => f.to_string(),
         _ => {
             return Err(diag(
@@ -511,12 +511,12 @@ fn find_entry(
             Err(e) => return Err(RunFailure::Raised(Box::new(e), main.name.clone())),
         }
     };
-    let entry = match result {
+    let entry = match &result {
         Some(ObjValue::Tuple(t)) => t.first().cloned(),
-        other => other,
+        other => other.clone(),
     };
-    match entry {
-        Some(ObjValue::Func(f)) if defs.functions.contains_key(&*f) => Ok(f.to_string()),
+    match &entry {
+        Some(ObjValue::Func(f)) if defs.functions.contains_key(&**f) => Ok(f.to_string()),
         _ => Err(diag(
             blame,
             "'target' must return the entry point, a function of the program (`return entry_point` or `return entry_point, None`)",

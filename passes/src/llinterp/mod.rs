@@ -143,6 +143,41 @@ pub struct Object {
     pub(crate) ty: u32,
 }
 
+/// Freeing an object frees the objects only it points to, and Rust's own
+/// drop does that by recursion: a linked list of a million nodes would be
+/// freed by a recursion a million calls deep, which overflows rpy's stack.
+/// So the objects a freed object alone points to are moved onto a work list
+/// and freed one at a time, each after its own such objects have been moved
+/// out in turn: no drop recurses more than one level.
+impl Drop for Object {
+    fn drop(&mut self) {
+        let mut pending = Vec::new();
+        self.release_sole_referents(&mut pending);
+        while let Some(obj) = pending.pop() {
+            // Only `pending` holds `obj` (see `release_sole_referents`).
+            obj.borrow_mut().release_sole_referents(&mut pending);
+        }
+    }
+}
+
+impl Object {
+    /// Moves onto `out` the objects this object's fields and items point to
+    /// that nothing else holds; the rest stay where they are.
+    fn release_sole_referents(&mut self, out: &mut Vec<ObjRef>) {
+        let items = match &mut self.items {
+            Items::Values(items) => &mut items[..],
+            Items::None | Items::Bytes(_) => &mut [],
+        };
+        for slot in self.fields.iter_mut().chain(items) {
+            if let LlValue::Ptr(ptr) = slot {
+                if ptr.as_ref().is_some_and(|obj| Rc::strong_count(obj) == 1) {
+                    out.extend(ptr.take());
+                }
+            }
+        }
+    }
+}
+
 /// The items of an array or varsized struct: bytes for `Char` items (strings),
 /// values for any other item type.
 #[derive(Debug)]

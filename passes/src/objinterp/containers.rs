@@ -86,6 +86,11 @@ impl DictObj {
         &self.entries
     }
 
+    /// The (key, value) pairs, in insertion order, given up by the dict.
+    pub fn into_entries(self) -> Vec<(ObjValue, ObjValue)> {
+        self.entries
+    }
+
     pub fn get(&self, key: &ObjValue) -> Result<Option<ObjValue>, Exc> {
         let k = hash_key(key)?;
         Ok(self.index.get(&k).map(|&i| self.entries[i].1.clone()))
@@ -365,8 +370,8 @@ fn dict_iter(d: &Rc<RefCell<DictObj>>, part: DictPart) -> ObjValue {
 }
 
 fn iter_state(x: &ObjValue) -> Result<Rc<RefCell<IterObj>>, Exc> {
-    match iter(x)? {
-        ObjValue::Iter(it) => Ok(it),
+    match &iter(x)? {
+        ObjValue::Iter(it) => Ok(it.clone()),
         _ => Err(not_iterable(x)),
     }
 }

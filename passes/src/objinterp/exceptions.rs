@@ -324,7 +324,7 @@ pub fn instantiate(
         }))
     };
     match init {
-        Some(ObjValue::Func(init)) => Ok(Instantiation::Init(instance, init)),
+        Some(ObjValue::Func(ref init)) => Ok(Instantiation::Init(instance, init.clone())),
         Some(other) => Err(exc(
             "TypeError",
             format!("'{}' object is not callable", other.type_name()),
@@ -654,7 +654,7 @@ mod tests {
         };
         let name = |n: &str| ObjValue::str(n);
         let get = |o: &ObjValue, n: &str| super::super::modules::getattr(o, &name(n)).unwrap();
-        match get(&obj, "show") {
+        match &get(&obj, "show") {
             Ok(ObjValue::BoundMethod(m)) => {
                 assert_eq!(&*m.func, "Base.show");
                 assert_eq!(m.receiver, obj);

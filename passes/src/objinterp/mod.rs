@@ -511,7 +511,7 @@ impl<'p> ObjInterpreter<'p> {
     fn frame(&self, index: usize, mut args: Vec<ObjValue>) -> Result<Frame, Stop> {
         let g = &self.graphs[index];
         let params = &g.blocks[g.start].inputargs;
-        if let ObjValue::Tuple(defaults) = self.defaults_of(&g.name) {
+        if let ObjValue::Tuple(defaults) = &self.defaults_of(&g.name) {
             let missing = params.len().saturating_sub(args.len());
             if (1..=defaults.len()).contains(&missing) {
                 args.extend_from_slice(&defaults[defaults.len() - missing..]);
@@ -735,12 +735,12 @@ impl<'p> ObjInterpreter<'p> {
             return None;
         };
         let name = special_method_name(opname, self.dialect)?;
-        let ObjValue::Func(func) = instance.class.lookup(name)? else {
+        let ObjValue::Func(func) = &instance.class.lookup(name)? else {
             return None;
         };
         let mut call_args = vec![receiver.clone()];
         call_args.extend_from_slice(rest);
-        Some((func, call_args))
+        Some((func.clone(), call_args))
     }
 
     /// The graph a call of the program function `name` runs, at call depth
@@ -851,9 +851,9 @@ impl<'p> ObjInterpreter<'p> {
     fn raise(&self, stack: &mut Vec<Frame>, stop: Stop) -> Result<Next, Stop> {
         let (etype, evalue) = match stop {
             Stop::Raise(e) => match self.classes.instance_of_exc(&e) {
-                Some(ObjValue::Instance(inst)) => (
+                Some(ObjValue::Instance(ref inst)) => (
                     ObjValue::Class(inst.class.clone()),
-                    ObjValue::Instance(inst),
+                    ObjValue::Instance(inst.clone()),
                 ),
                 _ => return Err(Stop::Raise(e)),
             },

@@ -120,11 +120,11 @@ pub fn getattr(obj: &ObjValue, name: &ObjValue) -> Option<OpResult> {
         return Some(Ok(ObjValue::Class(inst.class.clone())));
     }
     match inst.class.lookup(&n) {
-        Some(ObjValue::Func(f)) => Some(Ok(ObjValue::BoundMethod(Rc::new(BoundMethodObj {
+        Some(ObjValue::Func(ref f)) => Some(Ok(ObjValue::BoundMethod(Rc::new(BoundMethodObj {
             receiver: obj.clone(),
-            func: f,
+            func: f.clone(),
         })))),
-        Some(ObjValue::StaticMethod(f)) => Some(Ok(ObjValue::Func(f))),
+        Some(ObjValue::StaticMethod(ref f)) => Some(Ok(ObjValue::Func(f.clone()))),
         Some(v) => Some(Ok(v)),
         None => Some(Err(exc(
             "AttributeError",
@@ -138,7 +138,7 @@ pub fn getattr(obj: &ObjValue, name: &ObjValue) -> Option<OpResult> {
 /// `__name__`.
 fn class_getattr(class: &ClassObj, name: &str) -> OpResult {
     match class.lookup(name) {
-        Some(ObjValue::StaticMethod(f)) => Ok(ObjValue::Func(f)),
+        Some(ObjValue::StaticMethod(ref f)) => Ok(ObjValue::Func(f.clone())),
         Some(v) => Ok(v),
         None if name == "__name__" => Ok(ObjValue::str(class.name.as_bytes())),
         None => Err(exc(
@@ -248,8 +248,8 @@ pub fn materialize(
             (PrebuiltObject::Class { attrs, .. }, ObjValue::Class(c)) => {
                 for (name, v) in attrs {
                     let v = match value(v, &values)? {
-                        ObjValue::Func(f) if static_methods.contains(&*f) => {
-                            ObjValue::StaticMethod(f)
+                        ObjValue::Func(ref f) if static_methods.contains(&**f) => {
+                            ObjValue::StaticMethod(f.clone())
                         }
                         v => v,
                     };

@@ -29,6 +29,18 @@ impl RDictObj {
         self.entries.is_empty()
     }
 
+    /// Empties the dict, giving up its functions, keys and values.
+    pub fn take_contents(&mut self) -> Vec<ObjValue> {
+        let mut contents = vec![
+            std::mem::replace(&mut self.key_eq, ObjValue::None),
+            std::mem::replace(&mut self.key_hash, ObjValue::None),
+        ];
+        for (_, key, value) in std::mem::take(&mut self.entries) {
+            contents.extend([key, value]);
+        }
+        contents
+    }
+
     /// The keys, values or (key, value) tuples, in insertion order.
     fn part(&self, name: &str) -> Vec<ObjValue> {
         self.entries

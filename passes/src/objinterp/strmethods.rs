@@ -174,8 +174,9 @@ fn split(s: &[u8], sep: Option<&[u8]>, maxsplit: i64, from_right: bool) -> Resul
 /// `start, end` arguments (clamped as a slice is); `None` when `start` is
 /// past the end, where CPython finds nothing, not even an empty string.
 fn searched_range(s: &[u8], bounds: &[ObjValue]) -> Result<Option<(usize, usize)>, Exc> {
-    let lo = bounds.first().unwrap_or(&ObjValue::None);
-    let hi = bounds.get(1).unwrap_or(&ObjValue::None);
+    let none = ObjValue::None;
+    let lo = bounds.first().unwrap_or(&none);
+    let hi = bounds.get(1).unwrap_or(&none);
     if lo.as_int().is_some_and(|start| start > s.len() as i64) {
         return Ok(None);
     }
@@ -308,7 +309,7 @@ mod tests {
     use super::*;
 
     fn strs(v: ObjValue) -> Vec<String> {
-        match v {
+        match &v {
             ObjValue::List(l) => l
                 .borrow()
                 .iter()

@@ -158,16 +158,16 @@ impl<'p> RTyper<'p> {
         let mut failure = None;
         let mut lg: FunctionGraph<LowLevel> = g.clone().map_stage(|v, a| {
             self.lltype_of(a).unwrap_or_else(|e| {
-                let name = g.vars[v.0 as usize]
-                    .name
-                    .clone()
-                    .unwrap_or("a value".into());
-                failure.get_or_insert(format!("{name} in {}(): {e}", g.name));
+                let name = match &g.vars[v.0 as usize].name {
+                    Some(name) => format!("variable '{name}'"),
+                    None => "the value of this expression".into(),
+                };
+                failure.get_or_insert((v, format!("{name} in {}(): {e}", g.name)));
                 LowLevelType::Void
             })
         });
-        if let Some(msg) = failure {
-            return Err((g.pos, msg));
+        if let Some((v, msg)) = failure {
+            return Err((position_of(g, v).or(g.pos), msg));
         }
         // A function called through a pointer returns the result type
         // the pointer's family shares (`family_signature`); its returns
@@ -186,6 +186,17 @@ impl<'p> RTyper<'p> {
             )),
         }
     }
+}
+
+/// Where a variable of `g` is in the source: the operation that makes it,
+/// or else (a block's input, such as the value of an `if` expression) the
+/// first operation that uses it.
+fn position_of(g: &FunctionGraph<Annotated>, v: Var) -> Option<Pos> {
+    let ops = || g.blocks.iter().flat_map(|b| &b.operations);
+    ops()
+        .find(|op| op.result == v)
+        .or_else(|| ops().find(|op| op.args.contains(&Arg::Var(v))))
+        .and_then(|op| op.pos)
 }
 
 /// Lowers one graph.

@@ -122,9 +122,19 @@ impl RTyper<'_> {
                 return Ok(LowLevelType::FuncPtr(Box::new(FuncSig { params, result })));
             }
         }
+        let choices: Vec<String> = descs
+            .iter()
+            .map(|d| match d {
+                Desc::Function(f) => format!("the function {f}"),
+                Desc::Class(c) => format!("the class {c}"),
+                Desc::Method { class, func } => format!("the method {class}.{func}"),
+                Desc::Frozen(o) => format!("the frozen object {o}"),
+                Desc::FrozenMethod { object, func } => format!("the method {func} of {object}"),
+            })
+            .collect();
         Err(format!(
-            "the rtyper cannot represent a choice of {} prebuilt objects yet",
-            descs.len()
+            "the rtyper cannot represent a choice between {} yet",
+            choices.join(" and ")
         ))
     }
 
