@@ -26,7 +26,7 @@ mod generators;
 mod module_level;
 
 use super::fold::{fold, truthy};
-use super::scan::{bound_names, comprehension_targets, global_names, NameList};
+use super::scan::{bound_names, comprehension_targets, global_names, target_names, NameList};
 use super::{FuncDef, GlobalAccess, ModuleCtx};
 use rpy_ir::ast::{
     BinOp, BoolOp, CmpOp, Dialect, Expr, ExprKind, Keyword, Stmt, StmtKind, UnaryOp,
@@ -264,6 +264,7 @@ pub(crate) fn build_function(m: &ModuleCtx, def: &FuncDef, graph: &str) -> Built
         .collect();
     let mut b = FnBuilder::new(m, def, graph, &params);
     b.check_def(def);
+    b.unpack_tuple_params(def);
     if let Some(result) = def.lambda_result {
         let value = b.expr(result);
         b.do_return(value);
@@ -298,6 +299,9 @@ impl<'m, 'a> FnBuilder<'m, 'a> {
         global_names(def.body, &mut declared_global);
         let mut bound = NameList::default();
         bound_names(def.body, &mut bound);
+        for pattern in def.params.iter().filter_map(|p| p.unpack.as_ref()) {
+            target_names(pattern, &mut bound);
+        }
         if m.dialect == Dialect::Py2 {
             comprehension_targets(def.body, &mut bound);
         }
@@ -390,14 +394,19 @@ impl FnBuilder<'_, '_> {
                 "keyword-only parameters (after '*') are not supported by RPython".to_string(),
             );
         }
+    }
+
+    /// Python 2's tuple parameters (`def f((a, b))`, `lambda (k, v): ...`):
+    /// the argument unpacked into their names as the function starts, as
+    /// CPython's code for them does.
+    fn unpack_tuple_params(&mut self, def: &FuncDef) {
         for p in def.params {
-            if p.unpack.is_some() {
-                self.error(
-                    p.pos,
-                    "tuple parameters are not supported by RPython; unpack the tuple in the body"
-                        .to_string(),
-                );
-            }
+            let (Some(pattern), Some(argument)) = (&p.unpack, self.peek_local(&p.name)) else {
+                continue;
+            };
+            self.push(argument);
+            self.store(pattern);
+            self.pop();
         }
     }
 
