@@ -23,6 +23,8 @@ SCALED = map(lambda x, k=2: x * k * SCALE, [1, 2, 3])
 
 OPCODES = ["load", "add", "mul", "jump_if_less", "print", "halt"]
 OPCODE_NUMBERS = dict(map(lambda pair: (pair[1], pair[0]), enumerate(OPCODES)))
+# A Python 2 tuple parameter unpacks each (name, number) pair.
+NAMES_BY_NUMBER = dict(map(lambda (name, number): (number, name), OPCODE_NUMBERS.items()))
 COSTS = dict(zip(OPCODES, map(lambda name: len(name) % 4 + 1, OPCODES)))
 
 # Functions in a table, called by translated code.
@@ -95,7 +97,7 @@ def entry_point(argv):
     value = limit
     for i in range(len(STEPS)):
         value = STEPS[i](value)
-    print "steps", value
+    print "steps", value, NAMES_BY_NUMBER[2], NAMES_BY_NUMBER[5]
     cost = run(PROGRAM, limit)
     print "run", cost
     return 0
