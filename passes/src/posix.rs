@@ -192,6 +192,50 @@ pub fn path_basename(p: &[u8]) -> Vec<u8> {
     p[cut..].to_vec()
 }
 
+/// `os.path.abspath(p)` as posixpath does it: joined to the current
+/// folder when relative, then normalized (`.`, `..` and repeated slashes
+/// taken out) without looking at the file system.
+pub fn path_abspath(p: &[u8]) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    let absolute = if p.starts_with(b"/") {
+        p.to_vec()
+    } else {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        path_join(&[cwd.as_os_str().as_bytes(), p])
+    };
+    let mut parts: Vec<&[u8]> = Vec::new();
+    for part in absolute.split(|&c| c == b'/') {
+        match part {
+            b"" | b"." => {}
+            b".." => {
+                parts.pop();
+            }
+            _ => parts.push(part),
+        }
+    }
+    let mut out = Vec::new();
+    for part in &parts {
+        out.push(b'/');
+        out.extend_from_slice(part);
+    }
+    if out.is_empty() {
+        out.push(b'/');
+    }
+    out
+}
+
+/// `os.path.realpath(p)`: the path with its symbolic links resolved, or,
+/// for a path that does not exist, its `abspath` (posixpath resolves the
+/// part that exists; the rest is kept as written).
+pub fn path_realpath(p: &[u8]) -> Vec<u8> {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let absolute = path_abspath(p);
+    match std::fs::canonicalize(std::ffi::OsStr::from_bytes(&absolute)) {
+        Ok(real) => real.into_os_string().into_vec(),
+        Err(_) => absolute,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -26,7 +26,7 @@ mod generators;
 mod module_level;
 
 use super::fold::{fold, truthy};
-use super::scan::{bound_names, comprehension_targets, global_names, NameList};
+use super::scan::{bound_names, comprehension_targets, global_names, target_names, NameList};
 use super::{FuncDef, GlobalAccess, ModuleCtx};
 use rpy_ir::ast::{
     BinOp, BoolOp, CmpOp, Dialect, Expr, ExprKind, Keyword, Stmt, StmtKind, UnaryOp,
@@ -65,20 +65,20 @@ const BUILTINS: &[&str] = &[
     "hash",
     "hex",
     "oct",
+    "map",
+    "filter",
+    "dict",
 ];
 
 /// Python builtins that are not supported yet (named in their diagnostic).
 const LATER_BUILTINS: &[&str] = &[
     "sorted",
-    "dict",
     "tuple",
     "set",
     "frozenset",
     "sum",
     "any",
     "all",
-    "map",
-    "filter",
     "reduce",
     "unichr",
     "unicode",
@@ -264,6 +264,11 @@ pub(crate) fn build_function(m: &ModuleCtx, def: &FuncDef, graph: &str) -> Built
         .collect();
     let mut b = FnBuilder::new(m, def, graph, &params);
     b.check_def(def);
+    b.unpack_tuple_params(def);
+    if let Some(result) = def.lambda_result {
+        let value = b.expr(result);
+        b.do_return(value);
+    }
     b.block(def.body);
     if b.live() {
         let result = match def.class_body {
@@ -294,6 +299,9 @@ impl<'m, 'a> FnBuilder<'m, 'a> {
         global_names(def.body, &mut declared_global);
         let mut bound = NameList::default();
         bound_names(def.body, &mut bound);
+        for pattern in def.params.iter().filter_map(|p| p.unpack.as_ref()) {
+            target_names(pattern, &mut bound);
+        }
         if m.dialect == Dialect::Py2 {
             comprehension_targets(def.body, &mut bound);
         }
@@ -386,14 +394,19 @@ impl FnBuilder<'_, '_> {
                 "keyword-only parameters (after '*') are not supported by RPython".to_string(),
             );
         }
+    }
+
+    /// Python 2's tuple parameters (`def f((a, b))`, `lambda (k, v): ...`):
+    /// the argument unpacked into their names as the function starts, as
+    /// CPython's code for them does.
+    fn unpack_tuple_params(&mut self, def: &FuncDef) {
         for p in def.params {
-            if p.unpack.is_some() {
-                self.error(
-                    p.pos,
-                    "tuple parameters are not supported by RPython; unpack the tuple in the body"
-                        .to_string(),
-                );
-            }
+            let (Some(pattern), Some(argument)) = (&p.unpack, self.peek_local(&p.name)) else {
+                continue;
+            };
+            self.push(argument);
+            self.store(pattern);
+            self.pop();
         }
     }
 
@@ -1468,7 +1481,7 @@ impl FnBuilder<'_, '_> {
             ExprKind::List(items) => self.list_display(items, pos),
             ExprKind::Dict(entries) => self.dict_display(entries, pos),
             ExprKind::ListComp { elt, generators } => self.list_comp(elt, generators, pos),
-            ExprKind::Lambda { .. } => self.unsupported_expr(pos, "lambda expressions are"),
+            ExprKind::Lambda { params, .. } => self.lambda(params, pos),
             // A literal beyond a signed word but within an unsigned one (a
             // hash constant, a mask) is an unsigned word, as RPython's
             // `r_uint` reads it.
@@ -1522,11 +1535,6 @@ impl FnBuilder<'_, '_> {
     /// Reports an expression RPython cannot translate; its value is a placeholder.
     fn rejected(&mut self, pos: Pos, msg: &str) -> Arg {
         self.error(pos, msg.to_string());
-        Arg::Const(Constant::None)
-    }
-
-    fn unsupported_expr(&mut self, pos: Pos, what: &str) -> Arg {
-        self.unsupported(pos, what);
         Arg::Const(Constant::None)
     }
 
@@ -1918,7 +1926,8 @@ impl FnBuilder<'_, '_> {
                 let (min, max) = match name.as_str() {
                     "int" => (1, 2),
                     "range" | "xrange" => (1, 3),
-                    "list" => (0, 1),
+                    "list" | "dict" => (0, 1),
+                    "map" | "filter" => (2, 2),
                     "zip" => (1, usize::MAX),
                     "bool" => (0, 1),
                     "min" | "max" => (1, usize::MAX),

@@ -81,6 +81,8 @@ pub(crate) struct FuncDef<'a> {
     pub class_body: Option<&'a str>,
     /// For a class body: the class statement's bases.
     pub bases: &'a [Expr],
+    /// For a `lambda`: the expression it returns (its body is empty).
+    pub lambda_result: Option<&'a Expr>,
 }
 
 impl<'a> FuncDef<'a> {
@@ -123,9 +125,36 @@ impl<'a> FuncDef<'a> {
             module_body: false,
             class_body: None,
             bases: &[],
+            lambda_result: None,
         }
     }
+
+    /// The definition of a `lambda` expression, or `None` for another
+    /// expression.
+    fn of_lambda(e: &'a Expr) -> Option<Self> {
+        let ExprKind::Lambda {
+            params,
+            star_args,
+            kwonly,
+            kwargs,
+            body,
+        } = &e.kind
+        else {
+            return None;
+        };
+        Some(FuncDef {
+            params,
+            star_args: star_args.as_deref(),
+            kwonly,
+            kwargs: kwargs.as_deref(),
+            lambda_result: Some(body),
+            ..FuncDef::of_body(LAMBDA_NAME, e.pos, &[])
+        })
+    }
 }
+
+/// The name Python gives every `lambda` function.
+pub(crate) const LAMBDA_NAME: &str = "<lambda>";
 
 /// What a module-level name is bound to after import.
 #[derive(Clone, Debug)]
@@ -635,6 +664,16 @@ fn sorted(mut diags: Vec<Diagnostic>) -> Diagnostics {
 /// after its class (`Node.eval`); a class body's graph is `<class Node>`.
 fn collect_defs<'a>(module: &str, prefix: &str, stmts: &'a [Stmt], defs: &mut ProgramDefs<'a>) {
     for s in stmts {
+        let mut lambdas = Vec::new();
+        scan::statement_lambdas(s, &mut lambdas);
+        for e in lambdas {
+            let graph = format!("{prefix}{LAMBDA_NAME}_{}_{}", e.pos.line, e.pos.col);
+            defs.graph_names
+                .insert((module.to_string(), e.pos), graph.clone());
+            if let Some(def) = FuncDef::of_lambda(e) {
+                defs.functions.insert(graph, def);
+            }
+        }
         match &s.kind {
             StmtKind::FunctionDef {
                 name,

@@ -13,7 +13,7 @@ use super::{Arg, Constant, FnBuilder, Pos, Stmt, StmtKind};
 use crate::flow::language::DEFAULTS_ATTRIBUTE;
 use crate::flow::scan::{bound_names, NameList};
 use crate::flow::{rlib, Global, GlobalAccess};
-use rpy_ir::ast::{Expr, ExprKind};
+use rpy_ir::ast::{Expr, ExprKind, Param};
 
 /// Special methods RPython never calls implicitly: a class defining one
 /// would behave differently once translated.
@@ -210,7 +210,9 @@ impl FnBuilder<'_, '_> {
             return;
         };
         let mut value = Arg::Const(Constant::Func(graph.clone()));
-        self.set_defaults(&value, s);
+        if let StmtKind::FunctionDef { params, .. } = &s.kind {
+            self.set_defaults(&value, params, s.pos);
+        }
         let mut hints = Vec::new();
         for d in decorators.iter().rev() {
             if let Some(h) = rlib::decorator_hint(d, &self.m.import_bindings) {
@@ -237,18 +239,36 @@ impl FnBuilder<'_, '_> {
     /// Evaluates the defaults of a `def` statement's parameters as it runs,
     /// at import time, and stores them as the function's `__defaults__`:
     /// what calls that leave those parameters out pass (see `call_args`).
-    fn set_defaults(&mut self, function: &Arg, s: &Stmt) {
-        let StmtKind::FunctionDef { params, .. } = &s.kind else {
-            return;
-        };
+    fn set_defaults(&mut self, function: &Arg, params: &[Param], pos: Pos) {
         let defaults: Vec<Expr> = params.iter().filter_map(|p| p.default.clone()).collect();
         if defaults.is_empty() {
             return;
         }
         let values = self.expr_list(&defaults);
-        let tuple = Arg::Var(self.emit("newtuple", values, s.pos));
+        let tuple = Arg::Var(self.emit("newtuple", values, pos));
         let name = Arg::Const(Constant::Name(DEFAULTS_ATTRIBUTE.to_string()));
-        self.emit("setattr", vec![function.clone(), name, tuple], s.pos);
+        self.emit("setattr", vec![function.clone(), name, tuple], pos);
+    }
+
+    /// A `lambda` expression: in a module or class body, the function
+    /// collected for it (`collect_defs`), its defaults evaluated as it runs
+    /// at import time; inside a function, where it would close over the
+    /// function's variables, an error.
+    pub(super) fn lambda(&mut self, params: &[Param], pos: Pos) -> Arg {
+        let key = (self.m.name.clone(), pos);
+        let graph = match self.m.program.graph_names.get(&key) {
+            Some(graph) if self.module_body || self.class_body.is_some() => graph.clone(),
+            _ => {
+                self.error(
+                    pos,
+                    "a lambda inside a function makes a new function each time it runs, which RPython cannot translate; define it with 'def' at module level and pass it what it needs as arguments",
+                );
+                return Arg::Const(Constant::None);
+            }
+        };
+        let value = Arg::Const(Constant::Func(graph));
+        self.set_defaults(&value, params, pos);
+        value
     }
 
     /// `Class.attr` of a program class after import: the attribute's

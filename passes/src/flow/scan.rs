@@ -337,3 +337,92 @@ pub(crate) fn assigns_through_globals(stmts: &[Stmt]) -> bool {
         }
     })
 }
+
+/// The `lambda` expressions of the statement `s` itself (not of the bodies
+/// nested in it, nor inside another lambda, whose free names would be a
+/// closure): those a module or class body makes when it runs.
+pub(crate) fn statement_lambdas<'a>(s: &'a Stmt, out: &mut Vec<&'a Expr>) {
+    match &s.kind {
+        StmtKind::Expr(e) | StmtKind::Return(Some(e)) => expr_lambdas(e, out),
+        StmtKind::Assign { targets, value } => {
+            targets.iter().for_each(|t| expr_lambdas(t, out));
+            expr_lambdas(value, out);
+        }
+        StmtKind::AugAssign { target, value, .. } => {
+            expr_lambdas(target, out);
+            expr_lambdas(value, out);
+        }
+        StmtKind::If { test, .. } | StmtKind::While { test, .. } => expr_lambdas(test, out),
+        StmtKind::For { iter, .. } => expr_lambdas(iter, out),
+        StmtKind::Print { values, .. } => values.iter().for_each(|e| expr_lambdas(e, out)),
+        _ => {}
+    }
+}
+
+fn expr_lambdas<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
+    let each = |items: &'a [Expr], out: &mut Vec<&'a Expr>| {
+        items.iter().for_each(|x| expr_lambdas(x, out))
+    };
+    match &e.kind {
+        ExprKind::Lambda { .. } => out.push(e),
+        ExprKind::BinOp { left, right, .. } => {
+            expr_lambdas(left, out);
+            expr_lambdas(right, out);
+        }
+        ExprKind::UnaryOp { operand, .. } => expr_lambdas(operand, out),
+        ExprKind::BoolOp { values, .. }
+        | ExprKind::Tuple(values)
+        | ExprKind::List(values)
+        | ExprKind::Set(values) => each(values, out),
+        ExprKind::Compare { left, ops } => {
+            expr_lambdas(left, out);
+            ops.iter().for_each(|(_, r)| expr_lambdas(r, out));
+        }
+        ExprKind::Call {
+            func,
+            args,
+            keywords,
+            star_args,
+            kwargs,
+        } => {
+            expr_lambdas(func, out);
+            each(args, out);
+            keywords.iter().for_each(|k| expr_lambdas(&k.value, out));
+            star_args.iter().for_each(|x| expr_lambdas(x, out));
+            kwargs.iter().for_each(|x| expr_lambdas(x, out));
+        }
+        ExprKind::Attribute { value, .. } => expr_lambdas(value, out),
+        ExprKind::Subscript { value, index } => {
+            expr_lambdas(value, out);
+            expr_lambdas(index, out);
+        }
+        ExprKind::Slice {
+            value,
+            lower,
+            upper,
+        } => {
+            expr_lambdas(value, out);
+            lower.iter().for_each(|x| expr_lambdas(x, out));
+            upper.iter().for_each(|x| expr_lambdas(x, out));
+        }
+        ExprKind::Dict(entries) => {
+            for (k, v) in entries {
+                expr_lambdas(k, out);
+                expr_lambdas(v, out);
+            }
+        }
+        ExprKind::IfExp { test, body, orelse } => {
+            expr_lambdas(test, out);
+            expr_lambdas(body, out);
+            expr_lambdas(orelse, out);
+        }
+        ExprKind::ListComp { elt, generators } | ExprKind::SetComp { elt, generators } => {
+            expr_lambdas(elt, out);
+            for g in generators {
+                expr_lambdas(&g.iter, out);
+                each(&g.ifs, out);
+            }
+        }
+        _ => {}
+    }
+}

@@ -39,6 +39,11 @@ const OS_PATH_FUNCTIONS: &[&str] = &[
     "join", "dirname", "basename", "exists", "isdir", "isfile", "splitext",
 ];
 
+/// The functions of `os.path` only import-time code calls (a module
+/// finding its own files); the later stages do not know them, so a
+/// translated call is reported by the annotator.
+const OS_PATH_IMPORT_TIME_FUNCTIONS: &[&str] = &["abspath", "realpath"];
+
 /// The flags of `os.open` and `os.lseek`, as Linux numbers them.
 const OS_FLAGS: &[(&str, i64)] = &[
     ("O_RDONLY", 0),
@@ -139,6 +144,7 @@ pub(crate) fn module_attributes(name: &str, dialect: Dialect) -> Vec<(String, Co
         }
         "os.path" => {
             out.extend(functions("os.path", OS_PATH_FUNCTIONS));
+            out.extend(functions("os.path", OS_PATH_IMPORT_TIME_FUNCTIONS));
             out.push(("sep".to_string(), Constant::Str("/".into())));
         }
         "errno" => out.extend(ints(ERRNO)),

@@ -644,8 +644,8 @@ fn arity(name: &str, args: &[ObjValue], min: usize, max: usize) -> Result<(), Ex
     }
 }
 
-/// The container builtins: `range`, `xrange`, `list`, `enumerate`, `zip`,
-/// `reversed`; `None` for any other name.
+/// The container builtins: `range`, `xrange`, `list`, `dict`, `enumerate`,
+/// `zip`, `reversed`; `None` for any other name.
 pub fn call_builtin(name: &str, args: &[ObjValue], dialect: Dialect) -> Option<OpResult> {
     Some(match name {
         "range" | "xrange" => range(name, args, dialect),
@@ -669,6 +669,7 @@ pub fn call_builtin(name: &str, args: &[ObjValue], dialect: Dialect) -> Option<O
                 }
             })
         }
+        "dict" => arity(name, args, 0, 1).and_then(|()| dict_of(args.first())),
         "reversed" => arity(name, args, 1, 1).and_then(|()| match seq_len(&args[0]) {
             Some(left) => Ok(new_iter(IterObj::Reversed {
                 seq: args[0].clone(),
@@ -681,6 +682,40 @@ pub fn call_builtin(name: &str, args: &[ObjValue], dialect: Dialect) -> Option<O
         }),
         _ => return None,
     })
+}
+
+/// `dict()`, `dict(d)` (a copy) or `dict(pairs)`: each item of `pairs` a
+/// sequence of two, the later of equal keys winning, as CPython builds it.
+fn dict_of(source: Option<&ObjValue>) -> OpResult {
+    let mut dict = DictObj::default();
+    match source {
+        None => {}
+        Some(ObjValue::Dict(d)) => {
+            for (k, v) in d.borrow().entries() {
+                dict.set(k.clone(), v.clone())?;
+            }
+        }
+        Some(pairs) => {
+            for (i, item) in items_of(pairs)?.into_iter().enumerate() {
+                let pair = items_of(&item).map_err(|_| {
+                    type_error(format!(
+                        "cannot convert dictionary update sequence element #{i} to a sequence"
+                    ))
+                })?;
+                let [key, value] = <[ObjValue; 2]>::try_from(pair).map_err(|pair| {
+                    exc(
+                        "ValueError",
+                        format!(
+                            "dictionary update sequence element #{i} has length {}; 2 is required",
+                            pair.len()
+                        ),
+                    )
+                })?;
+                dict.set(key, value)?;
+            }
+        }
+    }
+    Ok(new_dict(dict))
 }
 
 /// `range(...)`: a list in Python 2, a range object in Python 3;

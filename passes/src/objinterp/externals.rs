@@ -230,6 +230,8 @@ pub fn call(
             Ok(ObjValue::str(posix::path_join(&parts)))
         }
         ("os.path", "dirname") => Ok(ObjValue::str(posix::path_dirname(str_arg(name, args, 0)?))),
+        ("os.path", "abspath") => Ok(ObjValue::str(posix::path_abspath(str_arg(name, args, 0)?))),
+        ("os.path", "realpath") => Ok(ObjValue::str(posix::path_realpath(str_arg(name, args, 0)?))),
         ("os.path", "basename") => Ok(ObjValue::str(posix::path_basename(str_arg(name, args, 0)?))),
         ("os.path", "exists" | "isdir" | "isfile") => {
             let kind = posix::stat_is_dir(str_arg(name, args, 0)?);

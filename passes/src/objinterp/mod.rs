@@ -1000,6 +1000,40 @@ impl<'p> ObjInterpreter<'p> {
         }
     }
 
+    /// `map(f, seq)` and `filter(f, seq)` (`f` None: the items themselves,
+    /// as CPython): a list in Python 2, an iterator over the results in
+    /// Python 3 (computed at once: import-time code that depends on their
+    /// being lazy is rare).
+    fn map_or_filter(
+        &self,
+        builtin: &str,
+        f: &ObjValue,
+        seq: &ObjValue,
+        out: &mut dyn Write,
+    ) -> Result<ObjValue, Stop> {
+        let items = match seq {
+            ObjValue::Instance(_) => self.items_of_instance(seq, out)?,
+            _ => containers::items_of(seq)?,
+        };
+        let mut results = Vec::new();
+        for item in items {
+            let value = match f {
+                ObjValue::None => item.clone(),
+                _ => self.call_value(f, vec![item.clone()], out)?,
+            };
+            match builtin {
+                "map" => results.push(value),
+                _ if value.truth() => results.push(item),
+                _ => {}
+            }
+        }
+        let list = ObjValue::list(results);
+        match self.dialect {
+            Dialect::Py2 => Ok(list),
+            Dialect::Py3 => Ok(containers::iter(&list)?),
+        }
+    }
+
     /// Every operation but calls of program functions.
     fn operation(
         &self,
@@ -1016,6 +1050,11 @@ impl<'p> ObjInterpreter<'p> {
         {
             if b.as_ref() == "list" {
                 return self.items_of_instance(x, out).map(ObjValue::list);
+            }
+        }
+        if let (Op::SimpleCall, [ObjValue::Builtin(b), f, seq]) = (op, args.as_slice()) {
+            if matches!(b.as_ref(), "map" | "filter") {
+                return self.map_or_filter(b, f, seq, out);
             }
         }
         let r = match (op, args.as_slice()) {
