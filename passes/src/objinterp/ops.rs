@@ -937,27 +937,6 @@ pub fn call_builtin(name: &str, args: &[ObjValue], dialect: Dialect) -> OpResult
                 args.first().map_or(Vec::new(), |a| a.to_str(dialect)),
             ))
         }
-        "hex" | "oct" => {
-            arity(name, args, 1, 1)?;
-            let x = match &args[0] {
-                V::Int(_) | V::Bool(_) => args[0].as_int().unwrap_or_default(),
-                other => {
-                    return Err(type_error(format!(
-                        "'{}' object cannot be interpreted as an integer",
-                        other.type_name()
-                    )))
-                }
-            };
-            let sign = if x < 0 { "-" } else { "" };
-            let magnitude = x.unsigned_abs();
-            Ok(V::str(match (name, dialect) {
-                ("hex", _) => format!("{sign}0x{magnitude:x}"),
-                (_, Dialect::Py3) => format!("{sign}0o{magnitude:o}"),
-                // Python 2 writes a leading 0 only before other digits.
-                (_, Dialect::Py2) if x == 0 => "0".to_string(),
-                (_, Dialect::Py2) => format!("{sign}0{magnitude:o}"),
-            }))
-        }
         "hash" => {
             arity(name, args, 1, 1)?;
             super::rlib::hash(&args[0])
