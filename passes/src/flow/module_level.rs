@@ -454,7 +454,7 @@ impl FnBuilder<'_, '_> {
     /// The module a `from MODULE import ...` reads, absolute; `None` for
     /// `__future__` (nothing to bind) and for a module not loaded
     /// (reported).
-    fn from_import_base(&mut self, module: &str, level: u32) -> Option<String> {
+    fn imported_from_module(&mut self, module: &str, level: u32) -> Option<String> {
         if module == "__future__" {
             return None;
         }
@@ -496,7 +496,7 @@ impl FnBuilder<'_, '_> {
                 names,
                 level,
             } => {
-                let Some(base) = self.from_import_base(module, *level) else {
+                let Some(base) = self.imported_from_module(module, *level) else {
                     return;
                 };
                 for a in names {
@@ -568,7 +568,7 @@ impl FnBuilder<'_, '_> {
                 names,
                 level,
             } => {
-                let Some(base) = self.from_import_base(module, *level) else {
+                let Some(base) = self.imported_from_module(module, *level) else {
                     return;
                 };
                 if let Some(why) = unresolved(&base) {
