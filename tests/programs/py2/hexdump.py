@@ -105,21 +105,21 @@ def entry_point(argv):
     records = generate(count)
     total = 0
     out = []
-    print("%-10s %5s %10s %8s %6s %s" % ("name", "id", "crc32", "adler", "flags", "hex"))
+    print "%-10s %5s %10s %8s %6s %s" % ("name", "id", "crc32", "adler", "flags", "hex")
     for r in records:
         data = r.pack()
         c = crc32(data)
         a = adler32(data)
         total += len(data)
-        print("%-10s %5d %10x %08X %6o %s" % (r.name, r.ident, c, a, r.flags, hex(r.ident)))
+        print "%-10s %5d %10x %08X %6o %s" % (r.name, r.ident, c, a, r.flags, hex(r.ident))
         dump(data, out)
     for line in out:
-        print(line)
+        print line
     whole = "".join([r.pack() for r in records])
     c = crc32(whole)
-    print("total %d bytes, crc32 %08x (%d), adler %x" % (total, c, c, adler32(whole)))
-    print("octal size %s, negative %s %s" % (oct(total), hex(-total), oct(-total)))
-    print("%.6x|%+d|% d|%-6x|%c%c%c" % (total, total, total, total, "o", 107, "!"))
+    print "total %d bytes, crc32 %08x (%d), adler %x" % (total, c, c, adler32(whole))
+    print "octal size %s, negative %s %s" % (oct(total), hex(-total), oct(-total))
+    print "%.6x|%+d|% d|%-6x|%c%c%c" % (total, total, total, total, "o", 107, "!")
     return 0
 
 

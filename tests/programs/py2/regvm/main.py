@@ -132,7 +132,7 @@ def entry_point(argv):
             printed = run(loaded, regs)
             debug_print("ran", name)
             debug_stop("regvm-run")
-            print("%s(%s): %s" % (name, arg, ", ".join([str(p) for p in printed])))
+            print "%s(%s): %s" % (name, arg, ", ".join([str(p) for p in printed]))
             total += len(printed)
     os.unlink(path)
     print("%d values printed by %d opcodes (%d branches) of %s" % (
