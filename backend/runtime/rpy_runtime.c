@@ -862,33 +862,28 @@ static const char *rpy_sign(const RPyFormatSpec *f, int negative) {
     return negative ? "-" : f->plus ? "+" : f->space ? " " : "";
 }
 
-/* one '%' conversion (d i u x X o, with flags, width and precision) of an int */
-RPY_RT RPyString *rpy_format_int(long x, RPyString *spec) {
+/* an integer conversion of the magnitude `mag` with its sign */
+static RPyString *rpy_format_magnitude(RPyString *spec, unsigned long mag, int negative) {
     RPyFormatSpec f = rpy_parse_spec(spec);
-    unsigned long mag = x < 0 ? 0UL - (unsigned long)x : (unsigned long)x;
     char digits[32], body[128];
     const char *how = f.conv == 'x' ? "%lx" : f.conv == 'X' ? "%lX" : f.conv == 'o' ? "%lo" : "%lu";
     int n = snprintf(digits, sizeof digits, how, mag);
     long zeros = f.precision > n ? f.precision - n : 0;
     if (zeros > 64) zeros = 64;
     const char *prefix = !f.alt ? "" : f.conv == 'x' ? "0x" : f.conv == 'X' ? "0X" : f.conv == 'o' ? "0o" : "";
-    int k = snprintf(body, sizeof body, "%s%s%.*s%s", rpy_sign(&f, x < 0), prefix, (int)zeros,
+    int k = snprintf(body, sizeof body, "%s%s%.*s%s", rpy_sign(&f, negative), prefix, (int)zeros,
                      "0000000000000000000000000000000000000000000000000000000000000000", digits);
     return rpy_pad(&f, body, k);
 }
 
+/* one '%' conversion (d i u x X o, with flags, width and precision) of an int */
+RPY_RT RPyString *rpy_format_int(long x, RPyString *spec) {
+    return rpy_format_magnitude(spec, x < 0 ? 0UL - (unsigned long)x : (unsigned long)x, x < 0);
+}
+
 /* one '%' conversion (d i u x X o, with flags, width and precision) of an r_uint */
 RPY_RT RPyString *rpy_format_uint(unsigned long x, RPyString *spec) {
-    RPyFormatSpec f = rpy_parse_spec(spec);
-    char digits[32], body[128];
-    const char *how = f.conv == 'x' ? "%lx" : f.conv == 'X' ? "%lX" : f.conv == 'o' ? "%lo" : "%lu";
-    int n = snprintf(digits, sizeof digits, how, x);
-    long zeros = f.precision > n ? f.precision - n : 0;
-    if (zeros > 64) zeros = 64;
-    const char *prefix = !f.alt ? "" : f.conv == 'x' ? "0x" : f.conv == 'X' ? "0X" : f.conv == 'o' ? "0o" : "";
-    int k = snprintf(body, sizeof body, "%s%s%.*s%s", rpy_sign(&f, 0), prefix, (int)zeros,
-                     "0000000000000000000000000000000000000000000000000000000000000000", digits);
-    return rpy_pad(&f, body, k);
+    return rpy_format_magnitude(spec, x, 0);
 }
 
 /* hex() and oct() of an int: a sign, a prefix, the digits in base 16 or 8 */

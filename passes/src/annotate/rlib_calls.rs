@@ -70,17 +70,7 @@ pub(super) fn rlib_call(name: &str, args: &[SomeValue]) -> Option<Result<SomeVal
             [_],
         ) => args[0].clone(),
         ("hint", [_, ..]) => args[0].clone(),
-        (
-            "debug_print"
-            | "debug_start"
-            | "debug_stop"
-            | "debug_flush"
-            | "keepalive_until_here"
-            | "assert_green"
-            | "set_param"
-            | "set_user_param",
-            _,
-        ) => S::None,
+        (n, _) if crate::flow::language::UNTRANSLATED_HINTS.contains(&n) => S::None,
         ("ll_assert", [_, S::String { .. } | S::Char]) => S::None,
         // The rules' (intmask of an int), or arguments it does not take.
         _ => return None,

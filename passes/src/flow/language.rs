@@ -38,6 +38,21 @@ pub fn special_method_name(opname: &str, dialect: Dialect) -> Option<&'static st
 
 /// The attribute of a function holding its parameters' default values (a
 /// tuple for the last parameters), set when its `def` statement runs.
+/// The rlib calls that do nothing in a translated program without logging
+/// or a JIT (`debug_*` print only under PYPYLOG, `keepalive_until_here` and
+/// `assert_green` speak to the GC or the JIT, `set_param` tunes a JIT):
+/// they raise nothing, their value is None, and the rtyper drops them.
+pub const UNTRANSLATED_HINTS: &[&str] = &[
+    "debug_print",
+    "debug_start",
+    "debug_stop",
+    "debug_flush",
+    "keepalive_until_here",
+    "assert_green",
+    "set_param",
+    "set_user_param",
+];
+
 pub const DEFAULTS_ATTRIBUTE: &str = "__defaults__";
 
 /// The builtin types whose methods translated code may call.
@@ -200,44 +215,12 @@ fn builtin_raises(name: &str) -> Raises {
         "int" | "float" | "chr" | "unichr" | "range" | "xrange" | "min" | "max" => {
             Raises::Only(&["ValueError"])
         }
-        "len"
-        | "str"
-        | "repr"
-        | "bool"
-        | "abs"
-        | "ord"
-        | "list"
-        | "enumerate"
-        | "zip"
-        | "reversed"
-        | "intmask"
-        | "widen"
-        | "r_uint"
-        | "r_int"
-        | "r_longlong"
-        | "r_ulonglong"
-        | "ovfcheck"
-        | "we_are_translated"
-        | "we_are_jitted"
-        | "promote"
-        | "promote_string"
-        | "hint"
-        | "isconstant"
-        | "isvirtual"
-        | "isinstance"
-        | "issubclass"
-        | "type"
-        | "hash"
-        | "debug_print"
-        | "debug_start"
-        | "debug_stop"
-        | "debug_flush"
-        | "keepalive_until_here"
-        | "assert_green"
-        | "set_param"
-        | "set_user_param"
-        | "hex"
-        | "oct" => Raises::Nothing,
+        "len" | "str" | "repr" | "bool" | "abs" | "ord" | "list" | "enumerate" | "zip"
+        | "reversed" | "intmask" | "widen" | "r_uint" | "r_int" | "r_longlong" | "r_ulonglong"
+        | "ovfcheck" | "we_are_translated" | "we_are_jitted" | "promote" | "promote_string"
+        | "hint" | "isconstant" | "isvirtual" | "isinstance" | "issubclass" | "type" | "hash"
+        | "hex" | "oct" => Raises::Nothing,
+        n if UNTRANSLATED_HINTS.contains(&n) => Raises::Nothing,
         // The standard modules: math's domain and range errors, the
         // system calls' OSError; the clocks and the pure path functions
         // cannot fail.

@@ -54,14 +54,7 @@ pub fn call(name: &str, args: &[ObjValue]) -> Option<OpResult> {
         "we_are_jitted" | "have_debug_prints" => Ok(ObjValue::Bool(false)),
         "isconstant" | "isvirtual" => arity(name, args, 1).map(|()| ObjValue::Bool(false)),
         "we_are_translated" => Ok(ObjValue::Bool(true)),
-        "debug_print"
-        | "debug_start"
-        | "debug_stop"
-        | "debug_flush"
-        | "keepalive_until_here"
-        | "assert_green"
-        | "set_param"
-        | "set_user_param" => Ok(ObjValue::None),
+        n if crate::flow::language::UNTRANSLATED_HINTS.contains(&n) => Ok(ObjValue::None),
         "ll_assert" => ll_assert(args),
         "int_between" => int_between(args),
         "int_force_ge_zero" => {

@@ -602,21 +602,11 @@ impl GraphTyper<'_, '_, '_> {
     /// JIT there is none of) leaves no operation, as in the original
     /// without logging: its value is None.
     fn drop_untranslated_hint(&mut self, op: &SpaceOperation) -> Result<bool, String> {
-        const DROPPED: &[&str] = &[
-            "debug_print",
-            "debug_start",
-            "debug_stop",
-            "debug_flush",
-            "keepalive_until_here",
-            "assert_green",
-            "set_param",
-            "set_user_param",
-        ];
         if op.opname != "simple_call" {
             return Ok(false);
         }
         match op.args.first().and_then(|f| self.builtin_of(f)) {
-            Some(b) if DROPPED.contains(&b.as_str()) => {
+            Some(b) if crate::flow::language::UNTRANSLATED_HINTS.contains(&b.as_str()) => {
                 let want = self.graph.info(op.result).clone();
                 self.finish(
                     (Arg::Const(Constant::None), LowLevelType::Void),
