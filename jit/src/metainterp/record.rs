@@ -22,6 +22,7 @@ use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::sync::Arc;
 
+use rpy_ir::lltype::STR;
 use rpy_passes::llinterp::{LlError, LlMachine, LlValue};
 
 use super::mirror::{Flavor, Mirror};
@@ -890,6 +891,20 @@ fn recipe(opname: &str) -> Option<Recipe> {
     })
 }
 
+/// Whether the items of the array `v` never change once anything but its
+/// builder sees it: a string's characters. A read of a constant one at a
+/// constant index is the value read (the original declares these arrays
+/// immutable, so its optimizer folds the same reads).
+fn immutable_items(v: &LlValue) -> bool {
+    matches!(v, LlValue::Ptr(Some(o)) if o.borrow().type_name.as_ref() == STR)
+}
+
+/// Whether the field `struct.field` is written only when its object is
+/// built: a tuple's items.
+fn immutable_field(descr: &str) -> bool {
+    descr.starts_with("tuple")
+}
+
 /// Records one low-level operation by its recipe.
 fn record_op(
     t: &mut Tracer,
@@ -950,6 +965,8 @@ fn record_op(
             let (d, k) = field(t)?;
             if k == Kind::Void {
                 Value::Int(0)
+            } else if arg(0).is_const() && descr.is_some_and(immutable_field) {
+                t.constant(result)?
             } else {
                 t.record(&suffixed("getfield_gc", k), vec![arg(0)], Some(d), result)?
             }
@@ -960,6 +977,11 @@ fn record_op(
                 t.record("setfield_gc", vec![arg(0), arg(1)], Some(d), result)?;
             }
             Value::Int(0)
+        }
+        Recipe::GetItem
+            if arg(0).is_const() && arg(1).is_const() && immutable_items(&values[0]) =>
+        {
+            t.constant(result)?
         }
         Recipe::GetItem => {
             let d = array_of(t, 0)?;
@@ -976,6 +998,8 @@ fn record_op(
             t.record("setarrayitem_gc", args, Some(d), result)?;
             Value::Int(0)
         }
+        // A GC array never changes its length.
+        Recipe::ArrayLength if arg(0).is_const() => t.constant(result)?,
         Recipe::ArrayLength => {
             let d = array_of(t, 0)?;
             t.record("arraylen_gc", args, Some(d), result)?
