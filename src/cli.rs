@@ -250,6 +250,11 @@ enum Cmd {
         /// `-` (`--run -- -inf 0`).
         #[arg(last = true, value_name = "RUN_VALUES")]
         run_values_after_dash: Vec<String>,
+        /// FILE is a JIT log (`RPY_JITLOG`): run its trace N on the inputs
+        /// of its first run and say whether it observes what the program's
+        /// run did (exit status 1 when not).
+        #[arg(long, value_name = "N", conflicts_with_all = ["run", "rule_counts"])]
+        replay: Option<usize>,
     },
     /// List every rule with its file:line and how often it fired on the
     /// last translation (and which program that was).
@@ -688,7 +693,7 @@ pub fn main() -> i32 {
                         );
                         eprintln!("jit: {counts}");
                         if let Some(path) = std::env::var_os("RPY_JITLOG") {
-                            let log = format!("{}# {counts}\n", meta.log);
+                            let log = meta.log_file(&counts);
                             if let Err(e) = std::fs::write(&path, log) {
                                 eprintln!(
                                     "rpy interp: RPY_JITLOG: {}: {e}",
@@ -845,7 +850,11 @@ pub fn main() -> i32 {
             loop_limit,
             rule_counts,
             run_values_after_dash,
+            replay,
         } => {
+            if let Some(n) = replay {
+                return replay_command(&file, n);
+            }
             let passes = (passes != "none").then_some(passes.as_str());
             let run = match (run, run_values_after_dash) {
                 (Some(mut values), after_dash) => {
@@ -872,6 +881,32 @@ pub fn main() -> i32 {
                     1
                 }
             }
+        }
+    }
+}
+
+/// `rpy trace --replay N LOG`.
+fn replay_command(log: &str, n: usize) -> i32 {
+    let text = match std::fs::read_to_string(log) {
+        Ok(text) => text,
+        Err(e) => {
+            eprintln!("rpy trace: {log}: {e}");
+            return 1;
+        }
+    };
+    match rpy_jit::replay::replay(&text, n) {
+        Ok((observed, same)) => {
+            let verdict = if same {
+                "the same as the logged run"
+            } else {
+                "NOT the same as the logged run"
+            };
+            emit(&format!("{observed}# trace {n} replayed: {verdict}\n"));
+            i32::from(!same)
+        }
+        Err(e) => {
+            eprintln!("rpy trace: {log}: {e}");
+            1
         }
     }
 }
@@ -1043,6 +1078,7 @@ fn parse_jit_params(settings: &[String]) -> Result<rpy_jit::metainterp::JitParam
     // Loops run as machine code unless `backend=interp` says otherwise.
     let mut params = rpy_jit::metainterp::JitParams {
         backend: std::rc::Rc::new(rpy_backend::x86_64::MachineCode),
+        log_runs: std::env::var_os("RPY_JITLOG").is_some(),
         ..Default::default()
     };
     if let Ok(env) = std::env::var("RPY_JIT") {

@@ -1115,10 +1115,32 @@ fn interp_jit_runs_loops_as_traces_and_writes_the_jit_log() {
     assert_eq!(out.status.code(), Some(plain_status));
     assert!(stderr.contains("jit: 3 loops"), "{stderr}");
     let text = std::fs::read_to_string(&log).unwrap();
-    let _ = std::fs::remove_file(&log);
     assert!(text.contains("# trace 0: loop jitdriver"), "{text}");
     assert!(text.contains(", optimized\n["), "{text}");
     assert!(text.contains("# 3 loops, 0 bridges, 0 aborts"), "{text}");
+
+    // Each logged loop replays alone to what the program's run observed;
+    // a log whose inputs were changed does not.
+    let log_path = log.to_str().unwrap();
+    for n in ["0", "1", "2"] {
+        let (out, err, status) = rpy(&["trace", "--replay", n, log_path]);
+        assert_eq!(status, 0, "{out}{err}");
+        assert!(
+            out.ends_with(&format!(
+                "# trace {n} replayed: the same as the logged run\n"
+            )),
+            "{out}"
+        );
+    }
+    let changed = text.replacen("# run of trace 0: ", "# run of trace 0: 1", 1);
+    std::fs::write(&log, changed).unwrap();
+    let (out, _, status) = rpy(&["trace", "--replay", "0", log_path]);
+    let _ = std::fs::remove_file(&log);
+    assert_eq!(status, 1, "{out}");
+    assert!(
+        out.ends_with("# trace 0 replayed: NOT the same as the logged run\n"),
+        "{out}"
+    );
 }
 
 /// `RPY_JIT` sets the parameters as the original's `--jit` option does;

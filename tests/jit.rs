@@ -161,6 +161,91 @@ fn jit_runs_hot_loops_as_traces_and_matches_llinterpreter() {
     }
 }
 
+/// A str bytecode is green, so every read of it in a loop is a constant
+/// (strings never change once built): the loop keeps no read of the
+/// string and no dispatch on what it read.
+#[test]
+fn reads_of_a_green_string_fold_in_traces() {
+    let p = jit_programs()
+        .into_iter()
+        .find(|p| p.name.contains("jit_strvm"))
+        .expect("the str bytecode machine");
+    let program = rpy::pipeline::lowlevel(&p.source()).unwrap_or_else(|d| panic!("{d}"));
+    let codes = rpy_jit::codewriter::write_jitcodes(&program);
+    let params = rpy_jit::metainterp::JitParams {
+        threshold: 3,
+        ..Default::default()
+    };
+    let mut out = Vec::new();
+    let run = rpy_jit::blackhole::run_entry(&program, &codes, &p.argv(), &mut out, 3, Some(params));
+    let jit = run.jit.expect("the meta-interpreter ran");
+    assert!(jit.stats.loops > 0, "{}", jit.log);
+    for (i, section) in jit.log.split("\n\n").enumerate() {
+        if section.contains(", recorded\n") {
+            continue;
+        }
+        assert!(
+            !section.contains("descr=rpy_string[]"),
+            "section {i} reads the bytecode string:\n{section}"
+        );
+    }
+}
+
+/// Every trace a JIT program compiles whose first run the log can write
+/// down replays from the JIT log (`rpy trace --replay`) to the outcome and
+/// objects that run had; the register machine's loops (no residual calls)
+/// must all be logged.
+#[test]
+fn logged_traces_replay_to_what_the_program_observed() {
+    for p in jit_programs()
+        .into_iter()
+        .filter(|p| p.name.contains("_jit_"))
+    {
+        let src = p.source();
+        let program = rpy::pipeline::lowlevel(&src).unwrap_or_else(|d| panic!("{d}"));
+        let codes = rpy_jit::codewriter::write_jitcodes(&program);
+        let params = rpy_jit::metainterp::JitParams {
+            threshold: 3,
+            trace_eagerness: 2,
+            log_runs: true,
+            backend: std::rc::Rc::new(rpy_backend::x86_64::MachineCode),
+            ..Default::default()
+        };
+        let mut out = Vec::new();
+        let run =
+            rpy_jit::blackhole::run_entry(&program, &codes, &p.argv(), &mut out, 3, Some(params));
+        let jit = run.jit.expect("the meta-interpreter ran");
+        let log = jit.log_file("counts");
+        let (mut replayed, mut unlogged) = (0, 0);
+        for n in 0..jit.stats.loops + jit.stats.bridges {
+            match rpy_jit::replay::replay(&log, n as usize) {
+                Ok((observed, same)) => {
+                    assert!(
+                        same,
+                        "{}: trace {n} replays differently:\n{observed}\nlog:\n{log}",
+                        p.name
+                    );
+                    replayed += 1;
+                }
+                Err(e) if e.contains("not logged") || e.contains("has no run") => unlogged += 1,
+                Err(e) => panic!("{}: trace {n}: {e}\nlog:\n{log}", p.name),
+            }
+        }
+        assert!(
+            replayed > 0 || p.name.contains("ledger"),
+            "{}: no trace replayed",
+            p.name
+        );
+        if p.name.contains("tlr") {
+            assert_eq!(
+                unlogged, 0,
+                "{}: every loop of the register machine is logged:\n{log}",
+                p.name
+            );
+        }
+    }
+}
+
 /// The ledger machine's hot loop calls functions the tracer does not
 /// trace into (formatting, dict updates, a `dont_look_inside` function
 /// that raises): the traces call them residually, and an exception one

@@ -9,6 +9,7 @@ pub mod codewriter;
 pub mod interp;
 pub mod metainterp;
 pub mod optimize;
+pub mod replay;
 pub mod testgen;
 pub mod text;
 pub mod trace;

@@ -649,16 +649,11 @@ pub enum GuardIndex {
     Hidden,
 }
 
-/// [`observe`], with the failing guard's index shown or not.
-pub fn observe_run(
-    trace: &Trace,
-    heap: &Heap,
-    inputs: &[RunValue],
-    outcome: &Outcome,
-    guard_index: GuardIndex,
-) -> String {
-    let mut types: HashMap<u64, usize> = HashMap::new();
-    for (i, d) in trace.header.descrs.iter().enumerate() {
+/// The descr of each type id an object's header word may hold (of two
+/// descrs of one type, the later).
+pub fn types_by_id(header: &crate::trace::Header) -> HashMap<u64, usize> {
+    let mut types = HashMap::new();
+    for (i, d) in header.descrs.iter().enumerate() {
         match d.data {
             DescrData::Size { type_id, .. }
             | DescrData::Class { type_id, .. }
@@ -668,6 +663,18 @@ pub fn observe_run(
             _ => {}
         }
     }
+    types
+}
+
+/// [`observe`], with the failing guard's index shown or not.
+pub fn observe_run(
+    trace: &Trace,
+    heap: &Heap,
+    inputs: &[RunValue],
+    outcome: &Outcome,
+    guard_index: GuardIndex,
+) -> String {
+    let types = types_by_id(&trace.header);
     let mut ids: HashMap<usize, usize> = HashMap::new();
     let mut order: Vec<usize> = Vec::new();
     let name = |p: usize, ids: &mut HashMap<usize, usize>, order: &mut Vec<usize>| -> String {

@@ -95,7 +95,17 @@ impl<'a> Cursor<'a> {
         if !self.eat_word("descr=") {
             return self.err("expected descr=");
         }
-        self.ident(what)
+        self.descr_ident(what)
+    }
+
+    /// A descr's name: an identifier, and `[]` after the name of a
+    /// varsized struct for its items (`rpy_string[]`).
+    fn descr_ident(&mut self, what: &str) -> PResult<(usize, &'a str)> {
+        let (start, _) = self.ident(what)?;
+        if self.text[self.pos..].starts_with("[]") {
+            self.pos += 2;
+        }
+        Ok((start, &self.text[start..self.pos]))
     }
 
     fn at_end(&mut self) -> bool {
@@ -192,6 +202,14 @@ fn parse_decl(c: &mut Cursor, keyword: &str) -> PResult<Decl> {
                 strukt: s.to_string(),
             }
         }
+        "type" => {
+            c.expect('=')?;
+            let (p, t) = c.until(&[]);
+            Decl::ProgramType {
+                name,
+                ty: rpy_ir::lltype::parse_container(t).or_else(|e| c.err_at(p, e))?,
+            }
+        }
         "field" => {
             c.expect('=')?;
             let (p, sf) = c.ident("struct.field")?;
@@ -223,6 +241,9 @@ struct TraceParser {
     /// they have no value in the trace (an operation may still define one
     /// later, where the object is allocated for real).
     virtual_only: HashSet<usize>,
+    /// Where each object a `ConstPtr(0x...)` names is now (see
+    /// [`parse_with_objects`]).
+    objects: HashMap<u64, u64>,
 }
 
 /// A `pending setfield_gc(target, value, descr=D)` clause, its values as
@@ -282,6 +303,13 @@ impl TraceParser {
             Value::Box(b)
         } else if text == "NULL" || text == "ConstPtr(null)" {
             Value::NullPtr
+        } else if let Some(&p) = text
+            .strip_prefix("ConstPtr(0x")
+            .and_then(|t| t.strip_suffix(')'))
+            .and_then(|t| u64::from_str_radix(t, 16).ok())
+            .and_then(|a| self.objects.get(&a))
+        {
+            Value::ConstPtr(p)
         } else if text.starts_with("ConstPtr(") {
             return c.err_at(
                 p,
@@ -555,7 +583,7 @@ impl TraceParser {
         if !c.eat(')') {
             loop {
                 if c.eat_word("descr=") {
-                    let (dp, d) = c.ident("a descr name")?;
+                    let (dp, d) = c.descr_ident("a descr name")?;
                     descr = Some((dp, d.to_string()));
                 } else {
                     args.push(self.value(c)?);
@@ -834,11 +862,19 @@ fn parse_float(t: &str) -> Option<f64> {
 
 /// Parses a header and a trace.
 pub fn parse(src: &str) -> Result<Trace, ParseError> {
+    parse_with_objects(src, &HashMap::new())
+}
+
+/// Parses a header and a trace whose `ConstPtr(0xA)` constants name
+/// objects of a run that are now at `objects[A]` (a trace of the JIT log,
+/// replayed: [`crate::replay`]); any other `ConstPtr` is an error.
+pub fn parse_with_objects(src: &str, objects: &HashMap<u64, u64>) -> Result<Trace, ParseError> {
     let mut p = TraceParser {
         trace: Trace::new(Arc::new(Header::default())),
         header: Header::default(),
         names: HashMap::new(),
         virtual_only: HashSet::new(),
+        objects: objects.clone(),
     };
     let mut seen_trace = false;
     // The line of the last operation, where an unterminated trace is reported.
@@ -858,8 +894,10 @@ pub fn parse(src: &str) -> Result<Trace, ParseError> {
             .find(|ch: char| !ch.is_ascii_alphanumeric() && ch != '_')
             .unwrap_or(line.trim_start().len());
         let word = &line.trim_start()[..word_end];
-        let is_decl = matches!(word, "struct" | "array" | "class" | "field" | "call")
-            && line.trim_start()[word_end..].starts_with([' ', '\t']);
+        let is_decl = matches!(
+            word,
+            "struct" | "array" | "class" | "field" | "call" | "type"
+        ) && line.trim_start()[word_end..].starts_with([' ', '\t']);
         if is_decl {
             if seen_trace {
                 return c.err("declarations come before the trace");
@@ -877,6 +915,9 @@ pub fn parse(src: &str) -> Result<Trace, ParseError> {
             if seen_trace {
                 return c.err("the inputs line '[...]' comes once, before the operations");
             }
+            if !seen_trace {
+                p.header.check_program_types().or_else(|e| c.err_at(0, e))?;
+            }
             seen_trace = true;
             if !c.eat(']') {
                 loop {
@@ -893,6 +934,9 @@ pub fn parse(src: &str) -> Result<Trace, ParseError> {
                 return c.err("unexpected text after the inputs");
             }
         } else {
+            if !seen_trace {
+                p.header.check_program_types().or_else(|e| c.err_at(0, e))?;
+            }
             seen_trace = true;
             if let Some(last) = p.trace.ops.last().filter(|op| ends_trace(op)) {
                 return c.err(format!(
@@ -940,8 +984,19 @@ fn write_lltype(out: &mut String, t: &LowLevelType) {
 /// Prints the header (its declarations, in source order).
 pub fn print_header(h: &Header) -> String {
     let mut out = String::new();
+    if h.is_program() {
+        // A program's types, whose ids are their places in the table; the
+        // descrs the traces named are made again as the traces name them.
+        for (name, ty) in &h.types {
+            let _ = writeln!(out, "type {name} = {ty}");
+        }
+        return out;
+    }
     for d in &h.decls {
         match d {
+            Decl::ProgramType { name, ty } => {
+                let _ = writeln!(out, "type {name} = {ty}");
+            }
             Decl::Struct { name, fields } => {
                 let _ = write!(out, "struct {name} {{");
                 for (i, (f, t)) in fields.iter().enumerate() {

@@ -591,6 +591,13 @@ pub enum Decl {
         name: String,
         func: String,
     },
+    /// A type of a program (`type NAME = GcStruct {...}`): what the JIT
+    /// log's header declares, so a logged trace reads back with the type
+    /// ids and descrs its program had (see [`Header::of_program`]).
+    ProgramType {
+        name: String,
+        ty: ContainerType,
+    },
 }
 
 /// The types and descrs a trace names.
@@ -601,6 +608,9 @@ pub struct Header {
     pub descrs: Vec<Descr>,
     by_name: HashMap<String, DescrId>,
     next_type_id: u64,
+    /// How many `type` declarations the header has (0 unless it is a
+    /// program's, as the JIT log prints it).
+    program_types: u64,
 }
 
 impl Header {
@@ -639,7 +649,27 @@ impl Header {
 
     /// Adds one declaration; an error message when it does not fit.
     pub fn declare(&mut self, decl: Decl) -> Result<(), String> {
+        let program = matches!(decl, Decl::ProgramType { .. });
+        let own_type = matches!(
+            decl,
+            Decl::Struct { .. } | Decl::Array { .. } | Decl::Class { .. }
+        );
+        if (program && self.next_type_id > self.program_types)
+            || (own_type && self.program_types > 0)
+        {
+            return Err("a header declares program types (`type`) or its own (`struct`, `array`, `class`), not both".into());
+        }
         match &decl {
+            Decl::ProgramType { name, ty } => {
+                if self.types.insert(name.clone(), ty.clone()).is_some() {
+                    return Err(format!("type '{name}' is declared twice"));
+                }
+                self.program_types += 1;
+                self.next_type_id = self.program_types;
+                // What the program's types name is checked once all are
+                // declared (they may point to each other in any order).
+                return Ok(());
+            }
             Decl::Struct { name, fields } => {
                 if self.types.contains_key(name) {
                     return Err(format!("type '{name}' is declared twice"));
@@ -755,6 +785,18 @@ impl Header {
             let data = self.field_data(s, f)?;
             return self.add_descr(name, data);
         }
+        // A program's types get their descrs when a trace names them, as
+        // the meta-interpreter makes them.
+        if self.program_types > 0 {
+            if let Some(base) = name.strip_suffix("[]") {
+                return self.array_descr(base);
+            }
+            match self.types.get(name) {
+                Some(ContainerType::GcArray { .. }) => return self.array_descr(name),
+                Some(ContainerType::GcStruct { .. }) => return self.size_descr(name),
+                None => {}
+            }
+        }
         Err(format!("no descr '{name}' in the header"))
     }
 
@@ -791,8 +833,68 @@ impl Header {
         Header {
             types,
             next_type_id,
+            program_types: next_type_id,
             ..Header::default()
         }
+    }
+
+    /// Makes the descr of every program type that has none (a struct's
+    /// size, an array's or a varsized struct's items), so that every object
+    /// of the program can be named by type.
+    pub fn describe_program_types(&mut self) -> Result<(), String> {
+        let types: Vec<(String, bool)> = self
+            .types
+            .iter()
+            .map(|(n, ct)| {
+                let items = matches!(
+                    ct,
+                    ContainerType::GcArray { .. }
+                        | ContainerType::GcStruct {
+                            var_item: Some(_),
+                            ..
+                        }
+                );
+                (n.clone(), items)
+            })
+            .collect();
+        for (name, items) in types {
+            if items {
+                self.array_descr(&name)?;
+            } else {
+                self.size_descr(&name)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the header is a program's (its types declared by `type`).
+    pub fn is_program(&self) -> bool {
+        self.program_types > 0
+    }
+
+    /// Checks that every type a program type points to is declared (after
+    /// the header's last `type`).
+    pub fn check_program_types(&self) -> Result<(), String> {
+        for (name, ct) in &self.types {
+            let named = match ct {
+                ContainerType::GcStruct { fields, var_item } => fields
+                    .iter()
+                    .map(|(_, t)| t)
+                    .chain(var_item)
+                    .collect::<Vec<_>>(),
+                ContainerType::GcArray { item } => vec![item],
+            };
+            for t in named {
+                if let LowLevelType::Ptr(n) = t {
+                    if !self.types.contains_key(n) {
+                        return Err(format!(
+                            "type '{name}' points to '{n}', which no `type` declares"
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The id of a program type (see [`Header::of_program`]).

@@ -1,6 +1,6 @@
 //! Parser and printer: round trips and error messages.
 
-use rpy_jit::text::{parse, print};
+use rpy_jit::text::{parse, print, print_header};
 
 fn roundtrip(src: &str) {
     let t = parse(src).unwrap_or_else(|e| panic!("{e}"));
@@ -210,4 +210,44 @@ fn garbage_never_panics() {
     ] {
         let _ = parse(s);
     }
+}
+
+/// A program's types (`type NAME = ...`, as the JIT log's header prints
+/// them) may point to each other in any order; their descrs are made as
+/// the trace names them, with the program's type ids (places in the
+/// table, from 1); a header declares program types or its own, not both.
+#[test]
+fn program_types_are_declared_with_type() {
+    let src = "type node = GcStruct { next: Ptr(node), box: Ptr(box_t) }\n\
+               type box_t = GcStruct { value: Signed }\n\
+               type chars = GcStruct { hash: Signed, length: Signed, ..Array(Char) }\n\
+               [p0, p1]\n\
+               p2 = getfield_gc_r(p0, descr=node.box)\n\
+               i3 = getfield_gc_i(p2, descr=box_t.value)\n\
+               i4 = getarrayitem_gc_i(p1, i3, descr=chars[])\n\
+               p5 = new(descr=box_t)\n\
+               finish(i4, p5)\n";
+    let t = parse(src).unwrap();
+    let h = &t.header;
+    assert!(h.is_program());
+    let id = |name: &str| match h.descrs[h.descr(name).unwrap()].data {
+        rpy_jit::trace::DescrData::Size { type_id, .. }
+        | rpy_jit::trace::DescrData::Array { type_id, .. } => type_id,
+        _ => panic!("{name} is not a type's descr"),
+    };
+    // box_t, chars, node: in the order of their names.
+    assert_eq!((id("box_t"), id("chars[]")), (1, 2));
+    assert_eq!(print_header(h), "type box_t = GcStruct { value: Signed }\ntype chars = GcStruct { hash: Signed, length: Signed, ..Array(Char) }\ntype node = GcStruct { next: Ptr(node), box: Ptr(box_t) }\n");
+    assert_eq!(
+        err("type a = GcStruct { b: Ptr(missing) }\n[i0]\nfinish(i0)\n"),
+        "2:1: type 'a' points to 'missing', which no `type` declares"
+    );
+    assert_eq!(
+        err("type a = GcStruct { v: Signed }\nstruct s { v: Signed }\n"),
+        "2:8: a header declares program types (`type`) or its own (`struct`, `array`, `class`), not both"
+    );
+    assert_eq!(
+        err("[p0]\ni1 = getfield_gc_i(ConstPtr(0x10), descr=s.v)\n").split(':').nth(2).map(str::trim),
+        Some("ConstPtr(0x10) names an object of the run that recorded the trace; a text trace makes its objects when it runs")
+    );
 }

@@ -93,6 +93,10 @@ pub struct JitParams {
     /// How often a guard fails before a bridge is traced from it.
     pub trace_eagerness: u32,
     pub backend: std::rc::Rc<dyn LoopBackend>,
+    /// Whether the log holds each trace's first run, for replay
+    /// ([`crate::replay`]); off unless a log is written, as it costs a walk
+    /// of the inputs' objects per trace.
+    pub log_runs: bool,
 }
 
 impl Default for JitParams {
@@ -104,6 +108,7 @@ impl Default for JitParams {
             enable_opts: crate::optimize::ALL_PASSES.to_string(),
             trace_eagerness: DEFAULT_TRACE_EAGERNESS,
             backend: std::rc::Rc::new(Interpreted),
+            log_runs: false,
         }
     }
 }
@@ -172,6 +177,8 @@ struct Compiled {
     bridges: HashMap<usize, usize>,
     /// For a bridge: the merge point it ends at.
     end: Option<MergeTarget>,
+    /// Whether its first run is in the log (see [`crate::replay`]).
+    run_logged: bool,
 }
 
 /// The meta-interpreter's state over one run.
@@ -326,6 +333,21 @@ impl MetaInterp {
         Ok(raised)
     }
 
+    /// The log, then `counts`, then the header its traces name (what
+    /// `RPY_JITLOG` writes; [`crate::replay`] reads it).
+    pub fn log_file(&self, counts: &str) -> String {
+        let header = self
+            .header
+            .as_ref()
+            .map(crate::text::print_header)
+            .unwrap_or_default();
+        format!(
+            "{}# {counts}\n{}\n{header}",
+            self.log,
+            crate::replay::HEADER_LINE
+        )
+    }
+
     fn header(&mut self, machine: &LlMachine<'_>) -> Header {
         self.header
             .get_or_insert_with(|| Header::of_program(machine.container_types()))
@@ -377,6 +399,7 @@ impl MetaInterp {
                     resumes: recorded.resumes,
                     bridges: HashMap::new(),
                     end: recorded.end,
+                    run_logged: false,
                 });
                 Some(id)
             }
@@ -461,11 +484,29 @@ impl MetaInterp {
                 pending: None,
                 error: None,
             };
+            // The first run's inputs, written before it changes them.
+            let first_run = (self.params.log_runs && !compiled.run_logged).then(|| {
+                compiled.run_logged = true;
+                crate::replay::inputs_text(compiled.code.trace(), &self.mirror.heap, &args)
+            });
             let outcome = compiled.code.run(&args, &mut self.mirror.heap, &mut runner);
             if let Some(e) = runner.error {
                 return Err(e);
             }
             let raised = runner.pending;
+            if let Some(inputs) = first_run {
+                let header_text = crate::text::print_header(&run_header);
+                let lines = crate::replay::run_lines(
+                    id,
+                    compiled.code.trace(),
+                    &header_text,
+                    inputs,
+                    &self.mirror.heap,
+                    &args,
+                    &outcome,
+                );
+                self.log.push_str(&lines);
+            }
             match outcome {
                 Outcome::GuardFailed {
                     guard,
