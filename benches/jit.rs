@@ -21,6 +21,7 @@ const PROGRAMS: &[(&str, &str)] = &[
     ("tests/programs/py3/jit_stack_frames.py", "18"),
     ("tests/programs/py3/jit_ledger.py", "20000"),
     ("tests/programs/py3/jit_promote.py", "200000"),
+    ("tests/programs/py3/jit_strvm.py", "300000"),
 ];
 
 fn least<T>(mut run: impl FnMut() -> T) -> (Duration, T) {

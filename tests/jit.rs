@@ -161,33 +161,48 @@ fn jit_runs_hot_loops_as_traces_and_matches_llinterpreter() {
     }
 }
 
-/// A str bytecode is green, so every read of it in a loop is a constant
-/// (strings never change once built): the loop keeps no read of the
-/// string and no dispatch on what it read.
+/// A green str bytecode, and a green code object whose fields are
+/// declared `_immutable_fields_` (its lists `[*]`), are read once, when
+/// the tracer runs: their reads are constants of the trace (strings never
+/// change once built), so loops keep no read of them and no dispatch on
+/// what was read.
 #[test]
-fn reads_of_a_green_string_fold_in_traces() {
-    let p = jit_programs()
-        .into_iter()
-        .find(|p| p.name.contains("jit_strvm"))
-        .expect("the str bytecode machine");
-    let program = rpy::pipeline::lowlevel(&p.source()).unwrap_or_else(|d| panic!("{d}"));
-    let codes = rpy_jit::codewriter::write_jitcodes(&program);
-    let params = rpy_jit::metainterp::JitParams {
-        threshold: 3,
-        ..Default::default()
-    };
-    let mut out = Vec::new();
-    let run = rpy_jit::blackhole::run_entry(&program, &codes, &p.argv(), &mut out, 3, Some(params));
-    let jit = run.jit.expect("the meta-interpreter ran");
-    assert!(jit.stats.loops > 0, "{}", jit.log);
-    for (i, section) in jit.log.split("\n\n").enumerate() {
-        if section.contains(", recorded\n") {
-            continue;
+fn reads_of_immutable_objects_fold_in_traces() {
+    for (name, folded) in [
+        ("jit_strvm", "descr=rpy_string[]"),
+        ("jit_stack_frames", "descr=inst_Code."),
+    ] {
+        let programs: Vec<_> = jit_programs()
+            .into_iter()
+            .filter(|p| p.name.contains(name))
+            .collect();
+        assert!(!programs.is_empty(), "no program {name}");
+        for p in programs {
+            let program = rpy::pipeline::lowlevel(&p.source()).unwrap_or_else(|d| panic!("{d}"));
+            let codes = rpy_jit::codewriter::write_jitcodes(&program);
+            let params = rpy_jit::metainterp::JitParams {
+                threshold: 3,
+                ..Default::default()
+            };
+            let mut out = Vec::new();
+            let run = rpy_jit::blackhole::run_entry(
+                &program,
+                &codes,
+                &p.argv(),
+                &mut out,
+                3,
+                Some(params),
+            );
+            let jit = run.jit.expect("the meta-interpreter ran");
+            assert!(jit.stats.loops > 0, "{name}: {}", jit.log);
+            for (i, section) in jit.log.split("\n\n").enumerate() {
+                assert!(
+                    !section.contains(folded),
+                    "{}: section {i} reads what does not change:\n{section}",
+                    p.name
+                );
+            }
         }
-        assert!(
-            !section.contains("descr=rpy_string[]"),
-            "section {i} reads the bytecode string:\n{section}"
-        );
     }
 }
 

@@ -57,6 +57,11 @@ pub struct ClassDef {
     pub attrs: Vec<(String, SomeValue)>,
     /// Instances of it are built (or prebuilt).
     pub instantiated: bool,
+    /// The fields its `_immutable_fields_` declares, as written there
+    /// (`"code"`, `"consts[*]"`: the list the field holds never changes
+    /// either); every field when it says `_immutable_ = True` (`"*"`). The
+    /// JIT folds reads of them from constant objects.
+    pub immutable_fields: Vec<String>,
 }
 
 /// A dict's shared definition: which table entry, its keys and its values.

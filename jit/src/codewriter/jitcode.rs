@@ -258,6 +258,8 @@ pub struct JitCodes {
     pub codes: Vec<JitCode>,
     /// The portals: graphs holding a `jit_merge_point`, by name.
     pub portals: Vec<String>,
+    /// The fields whose reads from constant objects fold.
+    pub immutable: super::immutable::ImmutableFields,
 }
 
 impl JitCodes {

@@ -12,6 +12,7 @@
 //! the JIT's.
 
 pub mod assemble;
+pub mod immutable;
 pub mod jitcode;
 pub mod jumps;
 pub mod merge_points;
@@ -69,5 +70,6 @@ fn write_from(
             .iter()
             .map(|p| program.graphs[*p as usize].name.clone())
             .collect(),
+        immutable: immutable::ImmutableFields::of_program(program),
     }
 }

@@ -28,6 +28,7 @@ use rpy_passes::llinterp::{LlError, LlMachine, LlValue};
 use super::mirror::{Flavor, Mirror};
 use super::residual::{ResidualSite, ResidualTarget};
 use crate::blackhole::{internal, switch_key, truthy, Blackhole, Frame};
+use crate::codewriter::immutable::ImmutableFields;
 use crate::codewriter::jitcode::{CallKind, Callee, Insn, Operand, Reg};
 use crate::interp::RunValue;
 use crate::trace::{opc, BoxInfo, DescrId, Header, Kind, Op, ResidualCall, Trace, Value, OPS};
@@ -98,6 +99,10 @@ struct Tracer<'m> {
     /// Per frame, per bank, per register: what the trace knows of it.
     known: Vec<[Vec<Value>; 3]>,
     mirror: &'m mut Mirror,
+    immutable: &'m ImmutableFields,
+    /// The objects read through a `f[*]` field (see [`ImmutableFields`]):
+    /// their own reads fold.
+    deep: HashSet<usize>,
 }
 
 fn kind_of(v: &LlValue) -> Kind {
@@ -109,7 +114,25 @@ fn kind_of(v: &LlValue) -> Kind {
     }
 }
 
+/// The identity of the object a value points to.
+fn object_id(v: &LlValue) -> Option<usize> {
+    match v {
+        LlValue::Ptr(Some(o)) => Some(std::rc::Rc::as_ptr(o) as *const u8 as usize),
+        _ => None,
+    }
+}
+
 impl Tracer<'_> {
+    fn is_deep(&self, v: &LlValue) -> bool {
+        object_id(v).is_some_and(|id| self.deep.contains(&id))
+    }
+
+    fn mark_deep(&mut self, v: &LlValue) {
+        if let Some(id) = object_id(v) {
+            self.deep.insert(id);
+        }
+    }
+
     /// A new box of `kind`.
     fn new_box(&mut self, kind: Kind) -> Value {
         let n = self.boxes.len() as u64;
@@ -341,6 +364,8 @@ pub(crate) fn record(
         resumes: Vec::new(),
         known: Vec::new(),
         mirror,
+        immutable: &codes.immutable,
+        deep: HashSet::new(),
     };
     // Every register starts as what it holds, but the inputs.
     for frame in frames.iter() {
@@ -499,9 +524,23 @@ pub(crate) fn record(
                 for a in args {
                     known.push(know(&mut t, frames, a)?);
                 }
-                let recorded =
+                let mut recorded =
                     record_op(&mut t, recipe, opname, descr.as_deref(), &values, known, &v)
                         .map_err(fail)?;
+                // An object's class is promoted where it is read, as the
+                // original's codewriter makes `getfield(x, typeptr)` a
+                // `guard_class`: what the program then reads of the class
+                // (isinstance ranges, method slots) is constant.
+                let typeptr = format!(".{}", rpy_ir::lltype::TYPEPTR);
+                if opname == "getfield"
+                    && descr.as_deref().is_some_and(|d| d.ends_with(&typeptr))
+                    && !recorded.is_const()
+                {
+                    let c = t.constant(&v).map_err(fail)?;
+                    t.guard("guard_value", vec![recorded, c], frames, at)
+                        .map_err(fail)?;
+                    recorded = c;
+                }
                 if let Some(r) = result {
                     t.set(frames, *r, v, recorded);
                 }
@@ -900,9 +939,12 @@ fn immutable_items(v: &LlValue) -> bool {
 }
 
 /// Whether the field `struct.field` is written only when its object is
-/// built: a tuple's items.
+/// built, whatever the program declares: a tuple's items, and a vtable's
+/// slots and class attributes (vtables are prebuilt and read-only).
 fn immutable_field(descr: &str) -> bool {
     descr.starts_with("tuple")
+        || descr.starts_with("vtable_")
+        || descr.starts_with(&format!("{}.", rpy_ir::lltype::OBJECT_VTABLE))
 }
 
 /// Records one low-level operation by its recipe.
@@ -965,7 +1007,13 @@ fn record_op(
             let (d, k) = field(t)?;
             if k == Kind::Void {
                 Value::Int(0)
-            } else if arg(0).is_const() && descr.is_some_and(immutable_field) {
+            } else if arg(0).is_const()
+                && (descr.is_some_and(|d| immutable_field(d) || t.immutable.fields.contains(d))
+                    || t.is_deep(&values[0]))
+            {
+                if descr.is_some_and(|d| t.immutable.deep.contains(d)) || t.is_deep(&values[0]) {
+                    t.mark_deep(result);
+                }
                 t.constant(result)?
             } else {
                 t.record(&suffixed("getfield_gc", k), vec![arg(0)], Some(d), result)?
@@ -979,8 +1027,13 @@ fn record_op(
             Value::Int(0)
         }
         Recipe::GetItem
-            if arg(0).is_const() && arg(1).is_const() && immutable_items(&values[0]) =>
+            if arg(0).is_const()
+                && arg(1).is_const()
+                && (immutable_items(&values[0]) || t.is_deep(&values[0])) =>
         {
+            if t.is_deep(&values[0]) {
+                t.mark_deep(result);
+            }
             t.constant(result)?
         }
         Recipe::GetItem => {

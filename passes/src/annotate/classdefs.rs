@@ -28,6 +28,36 @@ struct ClassInfo {
     /// through all of them.
     program_bases: Vec<String>,
     attrs: Vec<(String, Constant)>,
+    /// What its `_immutable_fields_` or `_immutable_` declares (see
+    /// [`ClassDef::immutable_fields`]).
+    immutable_fields: Vec<String>,
+}
+
+/// The fields a class body declares immutable: the strings of its
+/// `_immutable_fields_` (a list or tuple; a quasi-immutable `"x?"`, which
+/// may change, is left out), or `"*"` for `_immutable_ = True`.
+fn declared_immutable(attrs: &[(String, Constant)], prebuilt: &[PrebuiltObject]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (name, value) in attrs {
+        match (name.as_str(), value) {
+            ("_immutable_", Constant::Bool(true)) => out.push("*".to_string()),
+            ("_immutable_fields_", Constant::Prebuilt(i)) => {
+                if let Some(PrebuiltObject::List(items) | PrebuiltObject::Tuple(items)) =
+                    prebuilt.get(*i as usize)
+                {
+                    for item in items {
+                        if let Constant::Str(f) = item {
+                            if !f.ends_with('?') {
+                                out.push(f.clone());
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// One instance attribute of a class.
@@ -94,6 +124,7 @@ impl ClassDefs {
                             .cloned()
                             .collect(),
                         attrs: attrs.clone(),
+                        immutable_fields: declared_immutable(attrs, &program.prebuilt),
                     },
                 )),
                 _ => None,
@@ -195,6 +226,7 @@ impl ClassDefs {
                     base,
                     attrs,
                     instantiated: self.instantiated.contains(&class),
+                    immutable_fields: info.immutable_fields.clone(),
                 });
                 placed.insert(class);
             }

@@ -765,7 +765,12 @@ pub fn rtype(
         entry: program.entry.clone(),
         types,
         prebuilt: rt.statics,
-        facts: Default::default(),
+        // The classes stay known to what reads the low-level program (the
+        // JIT's codewriter: which fields are immutable).
+        facts: rpy_ir::annotation::ProgramFacts {
+            classdefs: program.facts.classdefs.clone(),
+            ..Default::default()
+        },
     })
 }
 

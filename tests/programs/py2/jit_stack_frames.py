@@ -74,6 +74,10 @@ class DivisionByZero(Exception):
 
 
 class Code(object):
+    # A code object never changes once built, nor do its lists: the JIT
+    # reads them once, when it traces, as the original's does.
+    _immutable_fields_ = ["name", "nargs", "nlocals", "ops[*]", "consts[*]"]
+
     def __init__(self, name, nargs, nlocals, ops, consts):
         self.name = name
         self.nargs = nargs
