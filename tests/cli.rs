@@ -932,6 +932,86 @@ cannot represent a choice between the function shapes.g and the class shapes.A y
 }
 
 #[test]
+fn deeply_nested_data_at_import_time_is_a_recursion_error_not_a_crash() {
+    // repr, ==, < and hash of data nested 100,000 deep recursed as deep
+    // in rpy and overflowed its stack (an abort, status 134).
+    let dir = scratch("import-time-deep-data");
+    let build = "x = []
+d = {}
+t = ()
+x2 = []
+d2 = {}
+t2 = ()
+for i in range(100000):
+    x = [x]
+    d = {1: d}
+    t = (t,)
+    x2 = [x2]
+    d2 = {1: d2}
+    t2 = (t2,)
+";
+    let main = "
+def entry_point(argv):
+    return 0
+
+def target(*args):
+    return entry_point
+";
+    for (op, doing) in [
+        ("s = repr(x)", "while getting the repr of an object"),
+        ("s = str(t)", "while getting the repr of an object"),
+        ("e = x == x2", "in comparison"),
+        ("e = d == d2", "in comparison"),
+        ("e = t < t2", "in comparison"),
+        ("h = hash(t)", "while calling a Python object"),
+    ] {
+        let source = dir.join("deep.py");
+        std::fs::write(&source, format!("{build}{op}\n{main}")).unwrap();
+        let (_, err, status) = rpy(&["interp", "--py3", path_str(&source)]);
+        assert_eq!(status, 1, "{op}: {err}");
+        assert!(
+            err.starts_with(&format!("{}:14:", path_str(&source)))
+                && err.contains(&format!(
+                    "raised RecursionError: maximum recursion depth exceeded {doing}"
+                )),
+            "{op}: {err}"
+        );
+    }
+    // The program can catch it (around a call, where RPython's flow
+    // graphs have an exception edge); data within the limit is walked.
+    let source = dir.join("caught.py");
+    std::fs::write(
+        &source,
+        format!(
+            "{build}
+def show(v):
+    return repr(v)
+
+try:
+    s = show(x)
+except RecursionError:
+    s = 'too deep'
+y = []
+for i in range(900):
+    y = [y]
+n = len(repr(y))
+
+def entry_point(argv):
+    print(s)
+    print(n)
+    return 0
+
+def target(*args):
+    return entry_point
+"
+        ),
+    )
+    .unwrap();
+    let (out, err, status) = rpy(&["interp", "--py3", path_str(&source)]);
+    assert_eq!((out.as_str(), status), ("too deep\n1802\n", 0), "{err}");
+}
+
+#[test]
 fn interp_allocating_too_much_is_the_executables_memory_error() {
     // The size comes from argv, so only the run sees it: the executable's
     // malloc fails with a fatal MemoryError, and the LLInterpreter must

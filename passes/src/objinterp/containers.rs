@@ -48,9 +48,15 @@ fn hash_key(v: &ObjValue) -> Result<HashKey, Exc> {
         },
         ObjValue::Str(s) => HashKey::Str(s.clone()),
         ObjValue::None => HashKey::None,
-        ObjValue::Tuple(items) => {
-            HashKey::Tuple(items.iter().map(hash_key).collect::<Result<_, _>>()?)
-        }
+        ObjValue::Tuple(items) => super::nesting::nested(
+            "while calling a Python object",
+            || Err(super::ops::recursion_error("while calling a Python object")),
+            || {
+                Ok(HashKey::Tuple(
+                    items.iter().map(hash_key).collect::<Result<_, _>>()?,
+                ))
+            },
+        )?,
         ObjValue::Func(f) => HashKey::Named("function", f.clone()),
         ObjValue::Builtin(f) => HashKey::Named("builtin", f.clone()),
         ObjValue::Class(c) => HashKey::Identity(Rc::as_ptr(c) as usize),
