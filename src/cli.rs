@@ -410,27 +410,39 @@ fn read_source_text(path: &Path) -> Option<String> {
 
 /// The manifest kept with a cached executable: every file the
 /// translation read (the main file, its modules, rpy's helpers), one per
-/// line as the hash of its text and its absolute path. A file that is not
-/// on disk (the helper library's generated main module) is left out.
-fn files_manifest(files: &SourceMap) -> String {
+/// line as the hash of its text and its absolute path; then, as `- PATH`,
+/// every file that would have been imported instead of one of them had
+/// it existed (a module put earlier on the search path). A file that is
+/// not on disk (the helper library's generated main module) is left out.
+fn files_manifest(src: &Source, files: &SourceMap) -> String {
+    let search = rpy_passes::flow::ModuleSearch::for_program(&src.path);
     let mut out = String::new();
-    for (_, file) in files.files() {
+    let mut absent = Vec::new();
+    for (id, file) in files.files() {
         let Ok(path) = std::fs::canonicalize(&file.path) else {
             continue;
         };
         if read_source_text(&path).as_deref() == Some(file.text.as_str()) {
             out += &format!("{} {}\n", text_hash(&file.text), path.to_string_lossy());
+            // The main file is read by its path, not searched for.
+            if id != rpy_ir::diag::FileId::MAIN {
+                absent.extend(search.shadowing_candidates(&path));
+            }
         }
+    }
+    for path in absent {
+        out += &format!("- {}\n", path.to_string_lossy());
     }
     out
 }
 
 /// Whether every file `manifest` lists still has the text it had when the
-/// executable was made.
+/// executable was made, and none it lists as absent has appeared.
 fn manifest_is_current(manifest: &str) -> bool {
     manifest.lines().all(|line| {
-        line.split_once(' ').is_some_and(|(hash, path)| {
-            read_source_text(Path::new(path)).is_some_and(|text| text_hash(&text) == hash)
+        line.split_once(' ').is_some_and(|(hash, path)| match hash {
+            "-" => !Path::new(path).exists(),
+            _ => read_source_text(Path::new(path)).is_some_and(|text| text_hash(&text) == hash),
         })
     })
 }
@@ -661,7 +673,7 @@ pub fn main() -> i32 {
                     &options,
                 ) {
                     Ok(files) => {
-                        let _ = std::fs::write(&manifest, files_manifest(&files));
+                        let _ = std::fs::write(&manifest, files_manifest(&src, &files));
                     }
                     Err(d) => return report(&d),
                 }

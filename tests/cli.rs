@@ -683,9 +683,9 @@ def target(*args):
     return entry_point
 ";
     std::fs::write(&source, text).unwrap();
-    // Without inlining: an inlined operation keeps its callee's source
-    // position but runs in the caller's frame, so the error would name the
-    // caller (ARCHITECTURE.md, "Backend optimizations", not yet).
+    // Without inlining, so that `shift` has a frame of its own on the
+    // stack the error lists (an inlined operation keeps its position,
+    // file and all, but runs in the caller's frame).
     let (_, err, status) = rpy(&[
         "interp",
         "--py3",
@@ -731,8 +731,7 @@ def target(*args):
 ",
     )
     .unwrap();
-    // Without inlining, which would leave the module's operation in
-    // main.py's graph (see the test above).
+    // Without inlining (see the test below for the inlined operation).
     let (_, err, status) = rpy(&[
         "interp",
         "--py3",
@@ -801,6 +800,32 @@ def target(*args):
     // Unchanged, it runs from the cache: the one executable.
     let (out, _, _) = run();
     assert_eq!(out, "goodbye\n");
+    // A module of the same name put earlier on the search path (the
+    // program's folder comes before PYTHONPATH) is the one imported now.
+    let elsewhere = source.with_file_name("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::rename(
+        source.with_file_name("greeting.py"),
+        elsewhere.join("greeting.py"),
+    )
+    .unwrap();
+    let on_path = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_rpy"))
+            .args(args)
+            .env("RPY_CACHE_DIR", &cache)
+            .env("PYTHONPATH", &elsewhere)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert_eq!(on_path(&["run", "--py3", path_str(&source)]), "goodbye\n");
+    std::fs::write(
+        source.with_file_name("greeting.py"),
+        "def text():\n    return 'shadowed'\n",
+    )
+    .unwrap();
+    assert_eq!(on_path(&["run", "--py3", path_str(&source)]), "shadowed\n");
+    std::fs::remove_file(source.with_file_name("greeting.py")).unwrap();
     let executables = std::fs::read_dir(&cache)
         .unwrap()
         .filter(|e| {
@@ -809,7 +834,7 @@ def target(*args):
             name.starts_with("main-") && !name.contains('.')
         })
         .count();
-    assert_eq!(executables, 1);
+    assert_eq!(executables, 2, "one without PYTHONPATH, one with");
 }
 
 #[test]

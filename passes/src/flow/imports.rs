@@ -228,6 +228,51 @@ impl ModuleSearch {
         })
     }
 
+    /// The files that would be read instead of `file` (a module found by
+    /// `find_file`) if they existed: its module's file and package in
+    /// every folder searched before the one holding it, and the module
+    /// file beside a package's `__init__.py` (found first). Empty for a
+    /// file in no folder searched; a file in several folders (one inside
+    /// another) may be several modules, and gets the candidates of each.
+    /// A translation that read `file` is out of date once one of these
+    /// appears.
+    pub fn shadowing_candidates(&self, file: &Path) -> Vec<PathBuf> {
+        let Ok(file) = file.canonicalize() else {
+            return Vec::new();
+        };
+        let dirs: Vec<PathBuf> = self
+            .folders
+            .iter()
+            .map(|f| f.dir.canonicalize().unwrap_or_else(|_| f.dir.clone()))
+            .collect();
+        let mut out = Vec::new();
+        for (at, dir) in dirs.iter().enumerate() {
+            let Ok(rel) = file.strip_prefix(dir) else {
+                continue;
+            };
+            let (module, is_package) = match rel.file_name().and_then(|n| n.to_str()) {
+                Some("__init__.py") => (
+                    rel.parent().map(Path::to_path_buf).unwrap_or_default(),
+                    true,
+                ),
+                _ => (rel.with_extension(""), false),
+            };
+            if module.as_os_str().is_empty() {
+                continue;
+            }
+            for d in &dirs[..at] {
+                out.push(d.join(&module).with_extension("py"));
+                out.push(d.join(&module).join("__init__.py"));
+            }
+            if is_package {
+                out.push(dir.join(&module).with_extension("py"));
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
     /// The folders searched, one per line, each with why it is searched
     /// (rpy's own folder by its role, so that the message does not depend
     /// on where rpy is installed).
