@@ -1020,10 +1020,12 @@ y = []
 for i in range(900):
     y = [y]
 n = len(repr(y))
+same = t == t and x == x and d == d
 
 def entry_point(argv):
     print(s)
     print(n)
+    print(same)
     return 0
 
 def target(*args):
@@ -1033,7 +1035,11 @@ def target(*args):
     )
     .unwrap();
     let (out, err, status) = rpy(&["interp", "--py3", path_str(&source)]);
-    assert_eq!((out.as_str(), status), ("too deep\n1802\n", 0), "{err}");
+    assert_eq!(
+        (out.as_str(), status),
+        ("too deep\n1802\nTrue\n", 0),
+        "{err}"
+    );
 }
 
 #[test]

@@ -616,8 +616,11 @@ pub fn len(x: &ObjValue) -> Option<usize> {
 /// `a == b` for tuples, dicts and ranges; `None` for other values.
 pub fn equal_containers(a: &ObjValue, b: &ObjValue) -> Option<bool> {
     Some(match (a, b) {
+        // A tuple is equal to itself without comparing its items, as in
+        // CPython (whose item comparisons start with identity).
         (ObjValue::Tuple(x), ObjValue::Tuple(y)) => {
-            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| equal(p, q))
+            Rc::ptr_eq(x, y)
+                || (x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| equal(p, q)))
         }
         (ObjValue::Dict(x), ObjValue::Dict(y)) => {
             Rc::ptr_eq(x, y) || {
