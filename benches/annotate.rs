@@ -141,7 +141,7 @@ fn measure(path: String, text: String, runs: usize) -> (Duration, usize, usize) 
         .map(|_| {
             let copy = flow.clone();
             let t = Instant::now();
-            rpy_passes::annotate::annotate(copy, src.dialect, &src.text).unwrap_or_else(|d| {
+            rpy_passes::annotate::annotate(copy, src.dialect).unwrap_or_else(|d| {
                 panic!("the generated program {} does not annotate:\n{d}", src.path)
             });
             t.elapsed()

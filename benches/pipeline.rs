@@ -265,7 +265,7 @@ fn class_program(root: &Path) {
     for _ in 0..5 {
         let copy = annotated.clone();
         let (wall, cpu) = (Instant::now(), thread_cpu());
-        rpy_passes::rtype::rtype(copy, src.dialect, &src.text)
+        rpy_passes::rtype::rtype(copy, src.dialect)
             .unwrap_or_else(|d| panic!("the class program does not rtype:\n{d}"));
         rtype = (rtype.0.min(wall.elapsed()), rtype.1.min(thread_cpu() - cpu));
     }

@@ -4,7 +4,7 @@ use crate::graphview::{self, Format};
 use crate::pipeline::{self, Source, StageName, Timings};
 use clap::{Args, Parser, Subcommand};
 use rpy_ir::ast::Dialect;
-use rpy_ir::diag::Diagnostics;
+use rpy_ir::diag::{Diagnostics, SourceMap};
 use rpy_ir::llops::GcKind;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -374,11 +374,19 @@ fn cache_dir() -> PathBuf {
     base.join("rpy")
 }
 
-/// A key for the translation cache: the source, the dialect, the backend
-/// optimizations and this rpy build.
+/// A key for the translation cache: the main file (where it is and its
+/// text), the dialect, the collector, the backend optimizations, the
+/// module search path and this rpy build. The other files the program
+/// read are checked apart, against the manifest kept with the executable
+/// (`files_manifest`), since which they are is known only once it is
+/// translated.
 fn cache_key(src: &Source, options: &pipeline::BackendoptOptions) -> String {
     use std::hash::{DefaultHasher, Hash, Hasher};
     let mut h = DefaultHasher::new();
+    std::fs::canonicalize(&src.path)
+        .unwrap_or_else(|_| PathBuf::from(&src.path))
+        .hash(&mut h);
+    std::env::var_os("PYTHONPATH").hash(&mut h);
     src.text.hash(&mut h);
     format!("{:?}", src.dialect).hash(&mut h);
     src.gc.name().hash(&mut h);
@@ -388,6 +396,60 @@ fn cache_key(src: &Source, options: &pipeline::BackendoptOptions) -> String {
         exe.modified().ok().hash(&mut h);
     }
     format!("{:016x}", h.finish())
+}
+
+/// The hash of a source file's text, as the cache's manifest records it.
+fn text_hash(text: &str) -> String {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let mut h = DefaultHasher::new();
+    text.hash(&mut h);
+    format!("{:016x}", h.finish())
+}
+
+/// The text of the source file at `path` as a translation reads it, or
+/// `None` when it cannot be read.
+fn read_source_text(path: &Path) -> Option<String> {
+    let bytes = std::fs::read(path).ok()?;
+    rpy_passes::parse::read_source(&path.to_string_lossy(), &bytes).ok()
+}
+
+/// The manifest kept with a cached executable: every file the
+/// translation read (the main file, its modules, rpy's helpers), one per
+/// line as the hash of its text and its absolute path; then, as `- PATH`,
+/// every file that would have been imported instead of one of them had
+/// it existed (a module put earlier on the search path). A file that is
+/// not on disk (the helper library's generated main module) is left out.
+fn files_manifest(src: &Source, files: &SourceMap) -> String {
+    let search = rpy_passes::flow::ModuleSearch::for_program(&src.path);
+    let mut out = String::new();
+    let mut absent = Vec::new();
+    for (id, file) in files.files() {
+        let Ok(path) = std::fs::canonicalize(&file.path) else {
+            continue;
+        };
+        if read_source_text(&path).as_deref() == Some(file.text.as_str()) {
+            out += &format!("{} {}\n", text_hash(&file.text), path.to_string_lossy());
+            // The main file is read by its path, not searched for.
+            if id != rpy_ir::diag::FileId::MAIN {
+                absent.extend(search.shadowing_candidates(&path));
+            }
+        }
+    }
+    for path in absent {
+        out += &format!("- {}\n", path.to_string_lossy());
+    }
+    out
+}
+
+/// Whether every file `manifest` lists still has the text it had when the
+/// executable was made, and none it lists as absent has appeared.
+fn manifest_is_current(manifest: &str) -> bool {
+    manifest.lines().all(|line| {
+        line.split_once(' ').is_some_and(|(hash, path)| match hash {
+            "-" => !Path::new(path).exists(),
+            _ => read_source_text(Path::new(path)).is_some_and(|text| text_hash(&text) == hash),
+        })
+    })
 }
 
 /// Translates `src` into an executable at `output` (its C compile timed in
@@ -410,19 +472,21 @@ pub fn translate_with(
     options: &pipeline::BackendoptOptions,
 ) -> Result<(), Diagnostics> {
     let command = format!("rpy translate {}", src.path);
-    translate_for(&command, src, output, timings, options)
+    translate_for(&command, src, output, timings, options).map(|_| ())
 }
 
 /// `translate_with` on behalf of `command`, the command line `rpy rules`
-/// names as the source of the fire counts.
+/// names as the source of the fire counts; every file the program read.
 fn translate_for(
     command: &str,
     src: &Source,
     output: &Path,
     timings: &mut Timings,
     options: &pipeline::BackendoptOptions,
-) -> Result<(), Diagnostics> {
-    let c = counting_fires(command, || pipeline::c_source_with(src, timings, options))?;
+) -> Result<SourceMap, Diagnostics> {
+    let (c, files) = counting_fires(command, || {
+        pipeline::c_source_and_files(src, timings, options)
+    })?;
     timings.starting("the C compiler");
     let started = std::time::Instant::now();
     let compiled = rpy_backend::compile_c(&c, output, "-O2");
@@ -434,7 +498,8 @@ fn translate_for(
             rpy_ir::diag::Pos::new(1, 1),
             format!("the C compiler failed: {e}"),
         ))
-    })
+    })?;
+    Ok(files)
 }
 
 fn fire_counts_file() -> PathBuf {
@@ -588,7 +653,12 @@ pub fn main() -> i32 {
             let options = backendopt.options();
             let exe = cache_dir().join(format!("{}-{}", stem(&file), cache_key(&src, &options)));
             let counts = cached_fire_counts_file(&exe);
-            if exe.exists() {
+            // The executable is reused only while every file the program
+            // read (an imported module, rpy's helpers) is as it was.
+            let manifest = exe.with_extension("files");
+            let current = exe.exists()
+                && std::fs::read_to_string(&manifest).is_ok_and(|m| manifest_is_current(&m));
+            if current {
                 // The counts of the translation that made the cached
                 // executable are this program's.
                 let _ = std::fs::copy(&counts, fire_counts_file());
@@ -597,14 +667,20 @@ pub fn main() -> i32 {
                     eprintln!("rpy: cannot create the cache folder: {e}");
                     return 1;
                 }
-                if let Err(d) = translate_for(
+                // A stale manifest must not outlive the executable it
+                // described, whatever happens to the new translation.
+                let _ = std::fs::remove_file(&manifest);
+                match translate_for(
                     &format!("rpy run {file}"),
                     &src,
                     &exe,
                     &mut Timings::with_progress_on_terminal(),
                     &options,
                 ) {
-                    return report(&d);
+                    Ok(files) => {
+                        let _ = std::fs::write(&manifest, files_manifest(&src, &files));
+                    }
+                    Err(d) => return report(&d),
                 }
                 let _ = std::fs::copy(fire_counts_file(), &counts);
             }
@@ -653,12 +729,10 @@ pub fn main() -> i32 {
                     let diagnostics = undeclared
                         .iter()
                         .map(|u| {
-                            rpy_ir::diag::Diagnostic::new(
-                                &src.path,
+                            program.diagnostic(
                                 u.pos.unwrap_or(rpy_ir::diag::Pos::new(1, 1)),
                                 u.message(),
                             )
-                            .with_source(&src.text)
                         })
                         .collect();
                     return report(&rpy_ir::diag::Diagnostics(diagnostics));
@@ -738,23 +812,15 @@ pub fn main() -> i32 {
                 // graphs know it, and the graphs on the stack.
                 Err(e) => {
                     match e.pos {
-                        Some(pos) => {
-                            // The position is in the file of the graph
-                            // that failed (a module's, a helper's).
-                            let mut files = std::collections::HashMap::new();
-                            let (path, text) =
-                                pipeline::graph_source_text(&src, &e.graph, &mut files);
-                            let d = rpy_ir::diag::Diagnostic::new(
-                                path,
+                        // The position names its file (a module's, a
+                        // helper's, the one an inlined operation came from).
+                        Some(pos) => eprintln!(
+                            "{}",
+                            program.diagnostic(
                                 pos,
-                                format!("run-time error in the LLInterpreter: {e}"),
-                            );
-                            let d = match text {
-                                Some(text) => d.with_source(text),
-                                None => d,
-                            };
-                            eprintln!("{d}");
-                        }
+                                format!("run-time error in the LLInterpreter: {e}")
+                            )
+                        ),
                         None => eprintln!("rpy interp: internal error: {e}"),
                     }
                     for graph in &e.traceback {
@@ -925,7 +991,7 @@ fn explain_command(src: &Source, stage: StageName, var: &str) -> i32 {
         }
         Err(d) => return report(&d),
     };
-    match rpy_passes::annotate::explain(&flow, src.dialect, &src.text, var) {
+    match rpy_passes::annotate::explain(&flow, src.dialect, var) {
         Ok(text) => {
             emit(&text);
             0

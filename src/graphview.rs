@@ -14,7 +14,8 @@
 //!   low-level type on hover, and each operation's source line beside it
 //!   (the line's text on hover).
 
-use crate::pipeline::{chosen_graphs, graph_source_text, Source, StageOutput};
+use crate::pipeline::{chosen_graphs, Source, StageOutput};
+use rpy_ir::diag::{FileId, Pos};
 use rpy_ir::graph::{Arg, Block, BlockId, FunctionGraph, Link, Program, Stage};
 use rpy_ir::text::{constant_text, CanonicalNames};
 use std::collections::HashMap;
@@ -38,7 +39,7 @@ struct OpView {
     result: String,
     opname: String,
     args: Vec<String>,
-    line: Option<u32>,
+    pos: Option<Pos>,
 }
 
 /// What every view shows of one block.
@@ -90,7 +91,7 @@ fn block_views<S: Stage>(g: &FunctionGraph<S>) -> (Vec<BlockView>, CanonicalName
                         opname: op.opname.clone(),
                         args: op.args.iter().map(arg).collect(),
                         // line 0: a position made up for an error path
-                        line: op.pos.map(|p| p.line).filter(|&n| n > 0),
+                        pos: op.pos.filter(|p| p.line > 0),
                     })
                     .collect(),
                 switch: b.exitswitch.as_ref().map(arg),
@@ -200,7 +201,6 @@ pub fn html<S: Stage>(
     src: &Source,
 ) -> Result<String, String> {
     let path = src.path.as_str();
-    let mut files = HashMap::new();
     let mut out = String::new();
     let _ = write!(
         out,
@@ -226,12 +226,16 @@ pub fn html<S: Stage>(
             ),
             None => format!("<span class=\"var\">{}</span>", escape(name)),
         };
-        let (file, text) = graph_source_text(src, &g.name, &mut files);
-        let lines: Vec<&str> = text.map_or(Vec::new(), |t| t.lines().collect());
-        let from = if file == path {
+        // The file the function was written in; an operation inlined
+        // from another file names its own.
+        let file = g.pos.map_or(FileId::MAIN, |pos| pos.file);
+        let from = if file == FileId::MAIN {
             String::new()
         } else {
-            format!(" <span class=\"file\">({})</span>", escape(&file))
+            format!(
+                " <span class=\"file\">({})</span>",
+                escape(p.sources.path(file))
+            )
         };
         let _ = write!(
             out,
@@ -259,10 +263,16 @@ pub fn html<S: Stage>(
                         }
                     })
                     .collect();
-                let line = match op.line {
-                    Some(n) => format!(
-                        "<span class=\"line\" title=\"{}\">line {n}</span>",
-                        escape(lines.get(n as usize - 1).map_or("", |l| l.trim()))
+                let line = match op.pos {
+                    Some(pos) => format!(
+                        "<span class=\"line\" title=\"{}\">line {}{}</span>",
+                        escape(p.sources.line(pos).map_or("", str::trim)),
+                        pos.line,
+                        if pos.file == file {
+                            String::new()
+                        } else {
+                            format!(" of {}", escape(p.sources.path(pos.file)))
+                        }
                     ),
                     None => String::new(),
                 };
@@ -382,7 +392,7 @@ pub fn render(
         StageOutput::Annotated(p) => of(p, format, func, stage, src),
         StageOutput::LowLevel(p) => of(p, format, func, stage, src),
         StageOutput::ExceptionsExplicit(p) => of(p, format, func, stage, src),
-        StageOutput::Ast(_) | StageOutput::C(_) | StageOutput::JitCodes(_) => Err(format!(
+        StageOutput::Ast(_) | StageOutput::C(..) | StageOutput::JitCodes(_) => Err(format!(
             "the {stage} stage has no graphs to draw; --format dot, svg and html show flow, annotate, rtype, backendopt and exceptiontransform"
         )),
     }

@@ -5,13 +5,12 @@
 //! snapshot tests can print what any stage produced.
 
 use rpy_ir::ast::{Dialect, Module};
-use rpy_ir::diag::{Diagnostic, Diagnostics, Pos};
+use rpy_ir::diag::{Diagnostic, Diagnostics, Pos, SourceMap};
 use rpy_ir::graph::{Annotated, ExceptionsExplicit, Flow, FunctionGraph, LowLevel, Program, Stage};
 use rpy_ir::llops::GcKind;
 use rpy_ir::text;
 pub use rpy_passes::backendopt::BackendoptOptions;
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+
 use std::time::{Duration, Instant};
 
 /// The stages, in pipeline order.
@@ -97,7 +96,8 @@ pub enum StageOutput {
     LowLevel(Program<LowLevel>),
     ExceptionsExplicit(Program<ExceptionsExplicit>),
     JitCodes(rpy_jit::codewriter::jitcode::JitCodes),
-    C(String),
+    /// The C source, and every file the program was read from.
+    C(String, SourceMap),
 }
 
 /// The graphs `rpy show` shows: all of the program's, or the one named `func`.
@@ -143,50 +143,7 @@ impl StageOutput {
                         format!("no jitcode named '{f}' (the portal does not reach it)")
                     }),
             },
-            StageOutput::C(c) => Ok(c.clone()),
-        }
-    }
-}
-
-/// The file a graph of the program whose main file is `main_path` was
-/// built from, when it is not the main file: a graph's name begins with
-/// its module's dotted name unless the module is the main one
-/// (`vm.machine.run` is `run` of `vm/machine.py` next to the main file;
-/// `rpython.rtyper.rstr.ll_...` a helper of rpy's `pylib`), found where
-/// the flow stage found the module (`ModuleSearch`). The longest prefix of
-/// the name that is a module's file wins; a name with none (`entry_point`,
-/// `Node.method`) is the main file's (`None`). Operation positions
-/// (`SpaceOperation::pos`) are positions in this file.
-pub fn graph_source_file(main_path: &str, graph: &str) -> Option<PathBuf> {
-    let parts: Vec<&str> = graph.split('.').collect();
-    let search = rpy_passes::flow::ModuleSearch::for_program(main_path);
-    let main = Path::new(main_path);
-    for k in (1..parts.len()).rev() {
-        if let Some((file, _, _)) = search.find_file(&parts[..k].join(".")) {
-            return (file != main).then_some(file);
-        }
-    }
-    None
-}
-
-/// The text of the file graph `graph` was built from
-/// (`graph_source_file`), read once per file into `cache`; the main
-/// file's is `main`'s. `None` when that file cannot be read.
-pub fn graph_source_text<'a>(
-    main: &'a Source,
-    graph: &str,
-    cache: &'a mut HashMap<PathBuf, Option<String>>,
-) -> (String, Option<&'a str>) {
-    match graph_source_file(&main.path, graph) {
-        None => (main.path.clone(), Some(&main.text)),
-        Some(file) => {
-            let shown = file.to_string_lossy().into_owned();
-            let text = cache.entry(file).or_insert_with_key(|f| {
-                std::fs::read(f)
-                    .ok()
-                    .map(|b| String::from_utf8_lossy(&b).into_owned())
-            });
-            (shown, text.as_deref())
+            StageOutput::C(c, _) => Ok(c.clone()),
         }
     }
 }
@@ -323,12 +280,12 @@ fn run_stages(
     if stop == StageName::Flow {
         return Ok(StageOutput::Flow(flow));
     }
-    let annotated = rpy_passes::annotate::annotate(flow, src.dialect, &src.text)?;
+    let annotated = rpy_passes::annotate::annotate(flow, src.dialect)?;
     lap(StageName::Annotate, timings);
     if stop == StageName::Annotate {
         return Ok(StageOutput::Annotated(annotated));
     }
-    let mut lowlevel = rpy_passes::rtype::rtype(annotated, src.dialect, &src.text)?;
+    let mut lowlevel = rpy_passes::rtype::rtype(annotated, src.dialect)?;
     lap(StageName::Rtype, timings);
     if stop == StageName::Rtype {
         return Ok(StageOutput::LowLevel(lowlevel));
@@ -356,7 +313,7 @@ fn run_stages(
     }
     let c = rpy_backend::generate_c(&explicit, src.gc)?;
     lap(StageName::Genc, timings);
-    Ok(StageOutput::C(c))
+    Ok(StageOutput::C(c, explicit.sources))
 }
 
 /// The optimized low-level program (what `rpy interp` runs).
@@ -387,8 +344,18 @@ pub fn c_source_with(
     timings: &mut Timings,
     options: &BackendoptOptions,
 ) -> Result<String, Diagnostics> {
+    Ok(c_source_and_files(src, timings, options)?.0)
+}
+
+/// `c_source_with`, and every file the program was read from (its
+/// modules', the low-level helpers'): what `rpy run`'s cache checks.
+pub fn c_source_and_files(
+    src: &Source,
+    timings: &mut Timings,
+    options: &BackendoptOptions,
+) -> Result<(String, SourceMap), Diagnostics> {
     match run_until_with(src, StageName::Genc, timings, options)? {
-        StageOutput::C(c) => Ok(c),
+        StageOutput::C(c, files) => Ok((c, files)),
         _ => unreachable!("run_until stops at the stage it is asked for"),
     }
 }

@@ -220,12 +220,12 @@ fn check_program(text: &str) -> Result<usize, TestCaseError> {
             )))
         }
     };
-    if let Err(d) = rpy_passes::annotate::annotate(flow.clone(), src.dialect, text) {
+    if let Err(d) = rpy_passes::annotate::annotate(flow.clone(), src.dialect) {
         return Err(TestCaseError::fail(format!(
             "does not annotate:\n{d}\n{text}"
         )));
     }
-    let annotations = rpy_passes::annotate::annotations_of(&flow, src.dialect, text);
+    let annotations = rpy_passes::annotate::annotations_of(&flow, src.dialect);
     let mut interp = ObjInterpreter::new(&flow, Dialect::Py3)
         .with_step_limit(200_000)
         .with_recording();

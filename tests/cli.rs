@@ -683,9 +683,9 @@ def target(*args):
     return entry_point
 ";
     std::fs::write(&source, text).unwrap();
-    // Without inlining: an inlined operation keeps its callee's source
-    // position but runs in the caller's frame, so the error would name the
-    // caller (ARCHITECTURE.md, "Backend optimizations", not yet).
+    // Without inlining, so that `shift` has a frame of its own on the
+    // stack the error lists (an inlined operation keeps its position,
+    // file and all, but runs in the caller's frame).
     let (_, err, status) = rpy(&[
         "interp",
         "--py3",
@@ -731,8 +731,7 @@ def target(*args):
 ",
     )
     .unwrap();
-    // Without inlining, which would leave the module's operation in
-    // main.py's graph (see the test above).
+    // Without inlining (see the test below for the inlined operation).
     let (_, err, status) = rpy(&[
         "interp",
         "--py3",
@@ -750,6 +749,295 @@ def target(*args):
     );
     assert!(
         err.contains(&format!(" {line} |     return 1 >> n\n")),
+        "{err}"
+    );
+}
+
+/// A program of two modules, `main.py` importing `module_name` whose text
+/// is `module`, in a fresh folder: the main file's path.
+fn two_module_program(
+    dir_name: &str,
+    module_name: &str,
+    module: &str,
+    main: &str,
+) -> std::path::PathBuf {
+    let dir = scratch(dir_name);
+    std::fs::write(dir.join(format!("{module_name}.py")), module).unwrap();
+    let source = dir.join("main.py");
+    std::fs::write(&source, main).unwrap();
+    source
+}
+
+#[test]
+fn run_translates_again_when_an_imported_module_changes() {
+    // The cache used to be keyed on the main file alone, so the second run
+    // reused the executable of the first.
+    let source = two_module_program(
+        "run-cache-module",
+        "greeting",
+        "def text():\n    return 'hello'\n",
+        "import greeting
+
+def entry_point(argv):
+    print(greeting.text())
+    return 0
+
+def target(*args):
+    return entry_point
+",
+    );
+    let cache = source.with_file_name("cache");
+    let run = || rpy_with_cache(&cache, &["run", "--py3", path_str(&source)]);
+    let (out, err, status) = run();
+    assert_eq!((out.as_str(), status), ("hello\n", 0), "{err}");
+    std::fs::write(
+        source.with_file_name("greeting.py"),
+        "def text():\n    return 'goodbye'\n",
+    )
+    .unwrap();
+    let (out, err, status) = run();
+    assert_eq!((out.as_str(), status), ("goodbye\n", 0), "{err}");
+    // Unchanged, it runs from the cache: the one executable.
+    let (out, _, _) = run();
+    assert_eq!(out, "goodbye\n");
+    // A module of the same name put earlier on the search path (the
+    // program's folder comes before PYTHONPATH) is the one imported now.
+    let elsewhere = source.with_file_name("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::rename(
+        source.with_file_name("greeting.py"),
+        elsewhere.join("greeting.py"),
+    )
+    .unwrap();
+    let on_path = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_rpy"))
+            .args(args)
+            .env("RPY_CACHE_DIR", &cache)
+            .env("PYTHONPATH", &elsewhere)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert_eq!(on_path(&["run", "--py3", path_str(&source)]), "goodbye\n");
+    std::fs::write(
+        source.with_file_name("greeting.py"),
+        "def text():\n    return 'shadowed'\n",
+    )
+    .unwrap();
+    assert_eq!(on_path(&["run", "--py3", path_str(&source)]), "shadowed\n");
+    std::fs::remove_file(source.with_file_name("greeting.py")).unwrap();
+    let executables = std::fs::read_dir(&cache)
+        .unwrap()
+        .filter(|e| {
+            let name = e.as_ref().unwrap().file_name();
+            let name = name.to_string_lossy();
+            name.starts_with("main-") && !name.contains('.')
+        })
+        .count();
+    assert_eq!(executables, 2, "one without PYTHONPATH, one with");
+}
+
+#[test]
+fn interp_run_time_errors_in_an_inlined_module_function_name_the_modules_file() {
+    // With inlining, the module's operation runs in main.py's entry_point:
+    // its position still names bits.py, its file.
+    let module = "# bit operations
+
+def shift(n):
+    return 1 >> n
+";
+    let source = two_module_program(
+        "interp-error-inlined-module",
+        "bits",
+        module,
+        "import bits
+
+def entry_point(argv):
+    print(bits.shift(len(argv) + 63))
+    return 0
+
+def target(*args):
+    return entry_point
+",
+    );
+    let (_, err, status) = rpy(&["interp", "--py3", path_str(&source)]);
+    assert_eq!(status, 1, "{err}");
+    let bits = source.with_file_name("bits.py");
+    let first = err.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with(&format!("{}:4:12: error: run-time error", path_str(&bits))),
+        "{err}"
+    );
+    assert!(err.contains(" 4 |     return 1 >> n\n"), "{err}");
+}
+
+#[test]
+fn annotator_errors_in_an_imported_module_name_its_file_and_quote_its_line() {
+    let module = "# helpers
+
+def helper(n):
+    if n > 0:
+        x = 1
+    else:
+        x = 'one'
+    return x
+";
+    let source = two_module_program(
+        "annotate-error-module",
+        "lib",
+        module,
+        "import lib
+
+def entry_point(argv):
+    print(lib.helper(len(argv)))
+    return 0
+
+def target(*args):
+    return entry_point, None
+",
+    );
+    let (_, err, status) = rpy(&["show", "--stage", "annotate", "--py3", path_str(&source)]);
+    assert_eq!(status, 1, "{err}");
+    let lib = source.with_file_name("lib.py");
+    let first = err.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with(&format!(
+            "{}:4:8: error: the value returned by lib.helper()",
+            path_str(&lib)
+        )),
+        "{err}"
+    );
+    // The module's line, not line 4 of main.py (`print(...)`).
+    assert!(err.contains(" 4 |     if n > 0:\n"), "{err}");
+    assert!(err.contains("(line 4 of "), "{err}");
+    assert!(!err.contains("print("), "{err}");
+}
+
+#[test]
+fn rtyper_errors_in_an_imported_module_name_its_file_and_quote_its_line() {
+    let module = "class A(object):
+    pass
+
+
+def g():
+    return A()
+
+
+def pick(n):
+    return (A if n > 1 else g)() is None
+";
+    let source = two_module_program(
+        "rtype-error-module",
+        "shapes",
+        module,
+        "import shapes
+
+def entry_point(argv):
+    print(shapes.pick(len(argv)))
+    return 0
+
+def target(*a):
+    return entry_point, None
+",
+    );
+    let (_, err, status) = rpy(&["show", "--stage", "rtype", "--py3", path_str(&source)]);
+    assert_eq!(status, 1, "{err}");
+    let shapes = source.with_file_name("shapes.py");
+    assert_eq!(
+        err,
+        format!(
+            "{}:10:12: error: the value of this expression in shapes.pick(): the rtyper \
+cannot represent a choice between the function shapes.g and the class shapes.A yet
+ 10 |     return (A if n > 1 else g)() is None
+    |            ^
+",
+            path_str(&shapes)
+        )
+    );
+}
+
+#[test]
+fn deeply_nested_data_at_import_time_is_a_recursion_error_not_a_crash() {
+    // repr, ==, < and hash of data nested 100,000 deep recursed as deep
+    // in rpy and overflowed its stack (an abort, status 134).
+    let dir = scratch("import-time-deep-data");
+    let build = "x = []
+d = {}
+t = ()
+x2 = []
+d2 = {}
+t2 = ()
+for i in range(100000):
+    x = [x]
+    d = {1: d}
+    t = (t,)
+    x2 = [x2]
+    d2 = {1: d2}
+    t2 = (t2,)
+";
+    let main = "
+def entry_point(argv):
+    return 0
+
+def target(*args):
+    return entry_point
+";
+    for (op, doing) in [
+        ("s = repr(x)", "while getting the repr of an object"),
+        ("s = str(t)", "while getting the repr of an object"),
+        ("e = x == x2", "in comparison"),
+        ("e = d == d2", "in comparison"),
+        ("e = t < t2", "in comparison"),
+        ("h = hash(t)", "while calling a Python object"),
+    ] {
+        let source = dir.join("deep.py");
+        std::fs::write(&source, format!("{build}{op}\n{main}")).unwrap();
+        let (_, err, status) = rpy(&["interp", "--py3", path_str(&source)]);
+        assert_eq!(status, 1, "{op}: {err}");
+        assert!(
+            err.starts_with(&format!("{}:14:", path_str(&source)))
+                && err.contains(&format!(
+                    "raised RecursionError: maximum recursion depth exceeded {doing}"
+                )),
+            "{op}: {err}"
+        );
+    }
+    // The program can catch it (around a call, where RPython's flow
+    // graphs have an exception edge); data within the limit is walked.
+    let source = dir.join("caught.py");
+    std::fs::write(
+        &source,
+        format!(
+            "{build}
+def show(v):
+    return repr(v)
+
+try:
+    s = show(x)
+except RecursionError:
+    s = 'too deep'
+y = []
+for i in range(900):
+    y = [y]
+n = len(repr(y))
+same = t == t and x == x and d == d
+
+def entry_point(argv):
+    print(s)
+    print(n)
+    print(same)
+    return 0
+
+def target(*args):
+    return entry_point
+"
+        ),
+    )
+    .unwrap();
+    let (out, err, status) = rpy(&["interp", "--py3", path_str(&source)]);
+    assert_eq!(
+        (out.as_str(), status),
+        ("too deep\n1802\nTrue\n", 0),
         "{err}"
     );
 }

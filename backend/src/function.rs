@@ -10,7 +10,7 @@
 use crate::names::{c_string_literal, char_literal, comment_text, float_literal, int_literal};
 use crate::types::{c_decl, c_type, Types};
 use crate::StringPool;
-use rpy_ir::diag::{Diagnostic, Pos};
+use rpy_ir::diag::{Diagnostic, Pos, SourceMap};
 use rpy_ir::graph::{
     Arg, Block, BlockId, Constant, ExceptionsExplicit, FunctionGraph, Link, Program,
     SpaceOperation, Var,
@@ -31,6 +31,8 @@ pub struct FuncSig {
 /// What every function's code generation shares.
 pub struct Context<'a> {
     pub path: &'a str,
+    /// The files positions name (`Pos::file`).
+    pub sources: &'a SourceMap,
     pub types: &'a Types,
     pub sigs: &'a HashMap<String, FuncSig>,
     /// The graphs that are part of a call cycle: they check the stack depth.
@@ -149,7 +151,7 @@ impl<'a> FuncGen<'a> {
     }
 
     fn err(&self, pos: Option<Pos>, msg: impl std::fmt::Display) -> Diagnostic {
-        Diagnostic::new(
+        self.cx.sources.diagnostic_or(
             self.cx.path,
             pos.or(self.graph.pos).unwrap_or_default(),
             format!("C backend, in function '{}': {msg}", self.graph.name),

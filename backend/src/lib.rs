@@ -140,6 +140,7 @@ pub fn generate_c(program: &Program<ExceptionsExplicit>, gc: GcKind) -> Result<S
     let static_names = statics::static_names(&program.prebuilt);
     let cx = Context {
         path: &program.path,
+        sources: &program.sources,
         types: &types,
         sigs: &sigs,
         recursive: &recursive,

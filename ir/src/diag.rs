@@ -5,16 +5,204 @@
 
 use std::fmt;
 
+/// Which source file a position is in: an index into the program's
+/// `SourceMap`. The passes see only these; only the driver and the module
+/// loader turn paths into files (rust-analyzer's `FileId`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct FileId(pub u32);
+
+impl FileId {
+    /// The main file of the program being translated.
+    pub const MAIN: FileId = FileId(0);
+    /// Where the files of rpy's own low-level helper library are numbered
+    /// from: that library is read once per process and its graphs join
+    /// every program, so its files must not take the program's numbers.
+    pub const LIBRARY_BASE: FileId = FileId(1 << 30);
+}
+
 /// A position in a source file; line and column count from 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct Pos {
+    pub file: FileId,
     pub line: u32,
     pub col: u32,
 }
 
 impl Pos {
+    /// A position in the main file.
     pub fn new(line: u32, col: u32) -> Pos {
-        Pos { line, col }
+        Pos {
+            file: FileId::MAIN,
+            line,
+            col,
+        }
+    }
+
+    /// A position in file `file`.
+    pub fn in_file(file: FileId, line: u32, col: u32) -> Pos {
+        Pos { file, line, col }
+    }
+}
+
+/// One source file the program read: the path diagnostics show and its text.
+#[derive(Debug, PartialEq, Eq)]
+pub struct SourceFile {
+    pub path: String,
+    pub text: String,
+    /// The byte offset each line starts at, and the text's length last.
+    line_starts: Vec<usize>,
+}
+
+impl SourceFile {
+    pub fn new(path: impl Into<String>, text: impl Into<String>) -> SourceFile {
+        let text = text.into();
+        let line_starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .chain(std::iter::once(text.len()))
+            .collect();
+        SourceFile {
+            path: path.into(),
+            text,
+            line_starts,
+        }
+    }
+
+    /// The text of line `line` (from 1) without its line end; `None` past
+    /// the end of the file.
+    pub fn line(&self, line: u32) -> Option<&str> {
+        let line = line as usize;
+        if line == 0 || line >= self.line_starts.len() {
+            return None;
+        }
+        let (start, end) = (self.line_starts[line - 1], self.line_starts[line]);
+        if start >= self.text.len() {
+            return None;
+        }
+        Some(self.text[start..end].trim_end_matches(['\n', '\r']))
+    }
+}
+
+/// Every source file a program was read from, by `FileId`: what turns a
+/// position into a file name and a source line. The whole pipeline shares
+/// one (a `Program` carries it), so a graph inlined into another, or made
+/// from an imported module, still names its own file. Files are shared
+/// (`Arc`), so a copy is cheap, and a map may link another (the helper
+/// library's, numbered from `FileId::LIBRARY_BASE`).
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct SourceMap {
+    /// The id of `files[0]`.
+    base: u32,
+    files: Vec<std::sync::Arc<SourceFile>>,
+    linked: Vec<SourceMap>,
+}
+
+impl fmt::Debug for SourceMap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.files().map(|(id, file)| (id.0, &file.path)))
+            .finish()
+    }
+}
+
+impl SourceMap {
+    /// An empty map whose first file is the main file (`FileId::MAIN`).
+    pub fn new() -> SourceMap {
+        SourceMap::default()
+    }
+
+    /// An empty map whose files are numbered from `first`.
+    pub fn starting_at(first: FileId) -> SourceMap {
+        SourceMap {
+            base: first.0,
+            ..SourceMap::default()
+        }
+    }
+
+    /// A map holding only the main file.
+    pub fn with_main(path: impl Into<String>, text: impl Into<String>) -> SourceMap {
+        let mut map = SourceMap::new();
+        map.add(path, text);
+        map
+    }
+
+    /// Adds a file; its id.
+    pub fn add(&mut self, path: impl Into<String>, text: impl Into<String>) -> FileId {
+        let id = FileId(self.base + self.files.len() as u32);
+        self.files
+            .push(std::sync::Arc::new(SourceFile::new(path, text)));
+        id
+    }
+
+    /// The id the next file added gets.
+    pub fn next_id(&self) -> FileId {
+        FileId(self.base + self.files.len() as u32)
+    }
+
+    /// Makes `other`'s files (numbered apart from this map's) known here too.
+    pub fn link(&mut self, other: &SourceMap) {
+        if other.files.is_empty() && other.linked.is_empty() {
+            return;
+        }
+        if !self.linked.iter().any(|l| l.base == other.base) && other.base != self.base {
+            self.linked.push(other.clone());
+        }
+    }
+
+    /// The file `id`, if this map (or one it links) has it.
+    pub fn file(&self, id: FileId) -> Option<&SourceFile> {
+        if let Some(i) = id.0.checked_sub(self.base) {
+            if let Some(f) = self.files.get(i as usize) {
+                return Some(f);
+            }
+        }
+        self.linked.iter().find_map(|m| m.file(id))
+    }
+
+    /// Every file of this map and the maps it links, with its id.
+    pub fn files(&self) -> Box<dyn Iterator<Item = (FileId, &SourceFile)> + '_> {
+        Box::new(
+            self.files
+                .iter()
+                .enumerate()
+                .map(|(i, f)| (FileId(self.base + i as u32), &**f))
+                .chain(self.linked.iter().flat_map(|m| m.files())),
+        )
+    }
+
+    /// The path diagnostics show for file `id` (`?` for a file not here).
+    pub fn path(&self, id: FileId) -> &str {
+        self.file(id).map_or("?", |f| f.path.as_str())
+    }
+
+    /// The text of file `id` (empty for a file not here).
+    pub fn text(&self, id: FileId) -> &str {
+        self.file(id).map_or("", |f| f.text.as_str())
+    }
+
+    /// The source line `pos` is on, when known.
+    pub fn line(&self, pos: Pos) -> Option<&str> {
+        self.file(pos.file)?.line(pos.line)
+    }
+
+    /// A diagnostic at `pos`, naming its file and showing its line.
+    pub fn diagnostic(&self, pos: Pos, message: impl Into<String>) -> Diagnostic {
+        let mut d = Diagnostic::new(self.path(pos.file), pos, message);
+        d.source_line = self.line(pos).map(str::to_string);
+        d
+    }
+
+    /// `diagnostic`, or one naming `fallback` when the map does not have
+    /// `pos`'s file (a program made from the text form has no sources).
+    pub fn diagnostic_or(
+        &self,
+        fallback: &str,
+        pos: Pos,
+        message: impl Into<String>,
+    ) -> Diagnostic {
+        match self.file(pos.file) {
+            Some(_) => self.diagnostic(pos, message),
+            None => Diagnostic::new(fallback, pos, message),
+        }
     }
 }
 
@@ -179,6 +367,33 @@ mod tests {
             ..Diagnostic::new("f.py", Pos::new(1, col), "bad")
         };
         d.to_string()
+    }
+
+    #[test]
+    fn a_source_map_names_each_positions_file_and_line() {
+        let mut map = SourceMap::with_main("main.py", "import lib\nx = 1\n");
+        let lib = map.add("lib.py", "def f():\r\n    return 1");
+        let mut helpers = SourceMap::starting_at(FileId::LIBRARY_BASE);
+        let h = helpers.add("rstr.py", "def ll():\n    pass\n");
+        map.link(&helpers);
+        assert_eq!(lib, FileId(1));
+        assert_eq!(h, FileId::LIBRARY_BASE);
+        let d = map.diagnostic(Pos::in_file(lib, 2, 5), "bad");
+        assert_eq!(
+            d.to_string(),
+            "lib.py:2:5: error: bad\n 2 |     return 1\n   |     ^"
+        );
+        assert_eq!(map.line(Pos::in_file(lib, 1, 1)), Some("def f():"));
+        assert_eq!(map.line(Pos::in_file(lib, 3, 1)), None);
+        assert_eq!(map.line(Pos::new(2, 1)), Some("x = 1"));
+        assert_eq!(map.line(Pos::new(3, 1)), None);
+        assert_eq!(map.line(Pos::new(0, 1)), None);
+        assert_eq!(map.path(h), "rstr.py");
+        assert_eq!(map.line(Pos::in_file(h, 2, 1)), Some("    pass"));
+        assert_eq!(map.path(FileId(7)), "?");
+        let d = map.diagnostic_or("prog.py", Pos::in_file(FileId(7), 1, 1), "bad");
+        assert_eq!(d.file, "prog.py");
+        assert_eq!(map.files().count(), 3);
     }
 
     #[test]

@@ -545,6 +545,9 @@ impl<S: Stage> Renumber<'_, S> {
 pub struct Program<S: Stage> {
     /// The source file the program was read from, for diagnostics.
     pub path: String,
+    /// Every file the program was read from: the file of each position
+    /// (`Pos::file`) of its graphs. Not part of the text form.
+    pub sources: crate::diag::SourceMap,
     /// The graphs, in the order the translation discovered them.
     pub graphs: Vec<FunctionGraph<S>>,
     /// The name of the entry point's graph.
@@ -688,15 +691,27 @@ impl JitDriverDecl {
 }
 
 impl<S: Stage> Program<S> {
+    /// A diagnostic at `pos`: in its file, showing its source line; a
+    /// program made without its sources (from the text form) names its
+    /// `path`.
+    pub fn diagnostic(&self, pos: Pos, message: impl Into<String>) -> crate::diag::Diagnostic {
+        self.sources.diagnostic_or(&self.path, pos, message)
+    }
+
     /// The same program with its graphs turned into another stage's, one
-    /// by one, by `f` (given the program's path, for diagnostics); the
-    /// first error stops it.
+    /// by one, by `f` (given the program's path and sources, for
+    /// diagnostics); the first error stops it.
     pub fn try_map_graphs<T: Stage, E>(
         self,
-        mut f: impl FnMut(&str, FunctionGraph<S>) -> Result<FunctionGraph<T>, E>,
+        mut f: impl FnMut(
+            &str,
+            &crate::diag::SourceMap,
+            FunctionGraph<S>,
+        ) -> Result<FunctionGraph<T>, E>,
     ) -> Result<Program<T>, E> {
         let Program {
             path,
+            sources,
             graphs,
             entry,
             types,
@@ -705,10 +720,11 @@ impl<S: Stage> Program<S> {
         } = self;
         let graphs = graphs
             .into_iter()
-            .map(|g| f(&path, g))
+            .map(|g| f(&path, &sources, g))
             .collect::<Result<_, _>>()?;
         Ok(Program {
             path,
+            sources,
             graphs,
             entry,
             types,

@@ -698,6 +698,7 @@ pub fn parse_program<S: Stage>(text: &str) -> Result<Program<S>, TextError> {
     };
     Ok(Program {
         path: String::new(),
+        sources: Default::default(),
         graphs,
         entry,
         types,
@@ -1804,6 +1805,7 @@ mod tests {
     fn program_with_classes() -> Program<Flow> {
         Program {
             path: String::new(),
+            sources: Default::default(),
             graphs: Vec::new(),
             entry: "main".into(),
             types: Default::default(),

@@ -19,6 +19,7 @@ fn program() -> Program<Flow> {
     )];
     Program {
         path: String::new(),
+        sources: Default::default(),
         graphs: vec![g.canonicalize()],
         entry: "entry_point".into(),
         types: Default::default(),

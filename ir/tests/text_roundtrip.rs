@@ -401,6 +401,7 @@ fn program_round_trips_with_type_table() {
     main.block_mut(start).exits = vec![link(ret, vec![var(l)], None)];
     let p = Program {
         path: "prog.py".into(),
+        sources: Default::default(),
         graphs: vec![main, g],
         entry: "main".into(),
         types,
@@ -440,6 +441,7 @@ graph main() {
 fn program_without_types() {
     let p = Program::<Flow> {
         path: String::new(),
+        sources: Default::default(),
         graphs: vec![],
         entry: String::new(),
         types: TypeTable::new(),
@@ -1129,6 +1131,7 @@ fn program_strategy<S: Stage>(
         lltype::add_list_type(&mut types, &LowLevelType::Ptr(lltype::STR.into()));
         Program {
             path: "x.py".into(),
+            sources: Default::default(),
             entry: graphs.first().map_or("main".into(), |g| g.name.clone()),
             graphs,
             types,

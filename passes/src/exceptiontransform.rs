@@ -26,7 +26,7 @@
 //! The new blocks are simplified (`simplify`) as the flow and backendopt
 //! stages' are: a handler's block merges into the block it goes to.
 
-use rpy_ir::diag::{Diagnostic, Pos};
+use rpy_ir::diag::{Diagnostic, Pos, SourceMap};
 use rpy_ir::graph::{
     Arg, Block, BlockId, Constant, ExceptionsExplicit, FunctionGraph, Link, LowLevel, Program,
     SpaceOperation, Var,
@@ -38,10 +38,11 @@ use std::collections::{HashMap, HashSet};
 /// Makes the exceptions of every graph of `program` explicit.
 pub fn transform(program: Program<LowLevel>) -> Result<Program<ExceptionsExplicit>, Diagnostic> {
     let raising = RaiseAnalysis::new(&program);
-    program.try_map_graphs(|path, g| {
+    program.try_map_graphs(|path, sources, g| {
         let mut g = GraphTransform {
             raising: &raising,
             path,
+            sources,
             g: g.map_stage(|_, t| t.clone()),
             raise_block: None,
         }
@@ -169,6 +170,7 @@ type G = FunctionGraph<ExceptionsExplicit>;
 struct GraphTransform<'a> {
     raising: &'a RaiseAnalysis,
     path: &'a str,
+    sources: &'a SourceMap,
     g: G,
     /// The block a raise goes to: `exc_set` of its two arguments, then the
     /// error return (made when first needed).
@@ -264,7 +266,7 @@ impl GraphTransform<'_> {
             let block = self.g.block(b);
             let catching = block.catches_exceptions();
             if catching && (block.operations.is_empty() || block.exits.is_empty()) {
-                return Err(Diagnostic::new(
+                return Err(self.sources.diagnostic_or(
                     self.path,
                     self.g.pos.unwrap_or_default(),
                     format!(
@@ -396,7 +398,7 @@ impl GraphTransform<'_> {
                 _ => None,
             };
             let (lo, hi) = range.ok_or_else(|| {
-                Diagnostic::new(
+                self.sources.diagnostic_or(
                     self.path,
                     pos.or(self.g.pos).unwrap_or_default(),
                     format!(

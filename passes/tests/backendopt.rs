@@ -683,6 +683,7 @@ fn optimize_reports_what_it_did() {
     let g = b.finish(vec![v(r)]);
     let mut p = rpy_ir::graph::Program {
         path: "t.py".into(),
+        sources: Default::default(),
         graphs: vec![g],
         entry: "f".into(),
         types: Default::default(),

@@ -84,6 +84,7 @@ impl Helpers {
             names,
             program: Program {
                 path: "helpers".into(),
+                sources: Default::default(),
                 graphs,
                 entry: String::new(),
                 types,

@@ -98,6 +98,7 @@ fn types() -> TypeTable {
 fn program(graphs: Vec<G>, types: TypeTable) -> Program<LowLevel> {
     Program {
         path: "test.py".into(),
+        sources: Default::default(),
         entry: graphs[0].name.clone(),
         graphs,
         types,

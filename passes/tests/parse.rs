@@ -1722,7 +1722,11 @@ class Node%d(object):
         assert!(!m.body.is_empty());
     }
     let t = std::time::Instant::now();
-    let lexed = rpy_passes::parse::lexer::lex(&src, rpy_passes::parse::lexer::Mode::Py2);
+    let lexed = rpy_passes::parse::lexer::lex(
+        &src,
+        rpy_passes::parse::lexer::Mode::Py2,
+        rpy_ir::diag::FileId::MAIN,
+    );
     let lex = t.elapsed();
     println!("lexed {} tokens in {:?}", lexed.tokens.len(), lex);
     let t = std::time::Instant::now();

@@ -169,6 +169,7 @@ pub fn program(graphs: Vec<G>, types: TypeTable) -> Program<LowLevel> {
     let entry = graphs[0].g.name.clone();
     Program {
         path: "test.py".into(),
+        sources: Default::default(),
         graphs: graphs.into_iter().map(|g| g.g).collect(),
         entry,
         types,

@@ -509,7 +509,7 @@ impl<'p> Annotator<'p> {
             return "in an instance built at import time".into();
         }
         match pos {
-            Some(_) => super::provenance::describe_pos(pos, self.source),
+            Some(_) => super::provenance::describe_pos(pos, &self.program.sources),
             None => format!("in {}()", self.graph(g).name),
         }
     }

@@ -306,16 +306,8 @@ pub fn annotate_helper(
     program: Program<Flow>,
     entry: &str,
     inputs: Vec<SomeValue>,
-    source: &str,
 ) -> Result<Program<Annotated>, Diagnostics> {
-    annotate_helper_with(
-        program,
-        entry,
-        inputs,
-        Vec::new(),
-        source,
-        &mut KnownCopies::new(),
-    )
+    annotate_helper_with(program, entry, inputs, Vec::new(), &mut KnownCopies::new())
 }
 
 /// `annotate_helper`, making at once the copies `known` (what earlier
@@ -327,13 +319,11 @@ pub fn annotate_helper_with(
     entry: &str,
     inputs: Vec<SomeValue>,
     program_functions: Vec<(String, SomeValue)>,
-    source: &str,
     known: &mut KnownCopies,
 ) -> Result<Program<Annotated>, Diagnostics> {
     super::annotate_from(
         program,
         Dialect::Py2,
-        source,
         Entry::Helper {
             graph: entry.to_string(),
             inputs,

@@ -311,7 +311,6 @@ struct Annotator<'p> {
     entry: Entry,
     /// The program's dialect (which special methods its operations call).
     dialect: Dialect,
-    source: &'p str,
     graph_index: FxHashMap<&'p str, usize>,
     /// The annotation of every variable of every graph.
     ann: Vec<Vec<SomeValue>>,
@@ -333,8 +332,6 @@ struct Annotator<'p> {
     /// the callee has errors of its own, "never returns" is their echo.
     waiting_on: HashMap<(usize, BlockId), usize>,
     hierarchy: Hierarchy,
-    /// Where each line of the source starts, and its end.
-    line_starts: Vec<usize>,
     /// What each graph may raise to its callers, as found so far.
     raised: Vec<Raised>,
     /// The program's classes and their instances' attributes.
@@ -372,7 +369,6 @@ impl<'p> Annotator<'p> {
     fn new(
         program: &'p Program<Flow>,
         dialect: Dialect,
-        source: &'p str,
         copies: specialize::Copies,
         memo_table: specialize::MemoTable,
         entry: Entry,
@@ -381,7 +377,6 @@ impl<'p> Annotator<'p> {
             program,
             entry,
             dialect,
-            source,
             graph_index: program
                 .graphs
                 .iter()
@@ -403,10 +398,6 @@ impl<'p> Annotator<'p> {
             errors: HashMap::new(),
             waiting_on: HashMap::new(),
             hierarchy: Hierarchy::new(program),
-            line_starts: std::iter::once(0)
-                .chain(source.match_indices('\n').map(|(i, _)| i + 1))
-                .chain((!source.ends_with('\n')).then_some(source.len()))
-                .collect(),
             raised: vec![Raised::default(); program.graphs.len()],
             classdefs: classdefs::ClassDefs::new(program),
             copies,
@@ -516,16 +507,10 @@ impl<'p> Annotator<'p> {
 
     fn error(&self, g: usize, pos: Option<Pos>, message: String) -> Diagnostic {
         let pos = pos.or(self.graph(g).pos).unwrap_or_default();
-        let mut d = Diagnostic::new(self.program.path.clone(), pos, message);
         // A block waiting for a value is an error until the value arrives, so
-        // errors are made often: the line is found by its offset, not by
-        // reading the source up to it.
-        let line = pos.line as usize;
-        if line >= 1 && line < self.line_starts.len() {
-            let text = &self.source[self.line_starts[line - 1]..self.line_starts[line]];
-            d.source_line = Some(text.trim_end_matches(['\n', '\r']).to_string());
-        }
-        d
+        // errors are made often: the source map finds the line by its
+        // offset, not by reading the source up to it.
+        self.program.diagnostic(pos, message)
     }
 
     /// The join of two annotations; two lists (or dicts) meeting merge their
@@ -675,8 +660,8 @@ impl<'p> Annotator<'p> {
             new.describe(),
             self.where_(new_g, &new_root),
         );
-        let pos =
-            provenance::source_pos(self.program, self.source, new_g, &new_root).or(origin.pos());
+        let pos = provenance::source_pos(self.program, &self.program.sources, new_g, &new_root)
+            .or(origin.pos());
         let d = self.error(new_g, pos, message);
         if let Some(note) = classdefs::unrelated_classes_note(old, new) {
             return d.with_note(note);
@@ -696,8 +681,8 @@ impl<'p> Annotator<'p> {
         match origin {
             Origin::Argv => "the command-line arguments".into(),
             Origin::HelperArgs => "the helper's arguments".into(),
-            o => match provenance::source_pos(self.program, self.source, g, o) {
-                Some(p) => describe_pos(Some(p), self.source),
+            o => match provenance::source_pos(self.program, &self.program.sources, g, o) {
+                Some(p) => describe_pos(Some(p), &self.program.sources),
                 None => format!("at the start of {}()", self.graph(g).name),
             },
         }
@@ -1723,27 +1708,20 @@ impl<'p> Annotator<'p> {
 pub fn annotate(
     program: Program<Flow>,
     dialect: Dialect,
-    source: &str,
 ) -> Result<Program<Annotated>, Diagnostics> {
-    annotate_from(program, dialect, source, Entry::Program, None)
+    annotate_from(program, dialect, Entry::Program, None)
 }
 
 /// `annotate` from `entry`: the program's entry point or a helper.
 fn annotate_from(
     mut program: Program<Flow>,
     dialect: Dialect,
-    source: &str,
     entry: Entry,
     known: Option<&mut specialize::KnownCopies>,
 ) -> Result<Program<Annotated>, Diagnostics> {
     let is_program = matches!(entry, Entry::Program);
-    let (ann, rewrites, reached, facts) = specialize::with_known_copies(
-        &mut program,
-        dialect,
-        source,
-        &entry,
-        known,
-        |a, started, _| {
+    let (ann, rewrites, reached, facts) =
+        specialize::with_known_copies(&mut program, dialect, &entry, known, |a, started, _| {
             let entry = started?;
             if let Some(errors) = a.remaining_errors() {
                 return Err(errors);
@@ -1774,11 +1752,11 @@ fn annotate_from(
                         .collect(),
                 },
             ))
-        },
-    )?;
+        })?;
     let dropped = specialize::specialized_originals(&program);
     let Program {
         path,
+        sources,
         mut graphs,
         entry,
         types,
@@ -1806,6 +1784,7 @@ fn annotate_from(
         .collect();
     Ok(Program {
         path,
+        sources,
         graphs,
         entry,
         types,
@@ -1828,9 +1807,9 @@ impl Annotator<'_> {
                     .iter()
                     .find(|c| !matches!(c.value, SomeValue::Integer { .. } | SomeValue::Bool))
                     .map(|c| self.provenance.root(entry, &c.origin, &c.value));
-                let pos = root
-                    .as_ref()
-                    .and_then(|(g, o)| provenance::source_pos(self.program, self.source, *g, o));
+                let pos = root.as_ref().and_then(|(g, o)| {
+                    provenance::source_pos(self.program, &self.program.sources, *g, o)
+                });
                 Err(Diagnostics::one(self.error(
                     entry,
                     pos,
@@ -1949,36 +1928,20 @@ fn raise_assertion_error(g: &mut FunctionGraph<Annotated>, pos: Option<Pos>) -> 
 /// SSA variable holding the name is explained: its annotation, then every
 /// contribution to it with its position, following links back. Works on a
 /// program that does not annotate too (what was inferred until it stopped).
-pub fn explain(
-    program: &Program<Flow>,
-    dialect: Dialect,
-    source: &str,
-    query: &str,
-) -> Result<String, String> {
+pub fn explain(program: &Program<Flow>, dialect: Dialect, query: &str) -> Result<String, String> {
     let (func, var) = match query.split_once(':') {
         Some((f, v)) => (Some(f), v),
         None => (None, query),
     };
     let mut program = program.clone();
-    specialize::with_copies(
-        &mut program,
-        dialect,
-        source,
-        &Entry::Program,
-        |a, started, _| {
-            started.map_err(|d| d.to_string())?;
-            explain_annotated(a, source, func, var)
-        },
-    )
+    specialize::with_copies(&mut program, dialect, &Entry::Program, |a, started, _| {
+        started.map_err(|d| d.to_string())?;
+        explain_annotated(a, func, var)
+    })
 }
 
 /// `explain` of an annotated program.
-fn explain_annotated(
-    a: &Annotator<'_>,
-    source: &str,
-    func: Option<&str>,
-    var: &str,
-) -> Result<String, String> {
+fn explain_annotated(a: &Annotator<'_>, func: Option<&str>, var: &str) -> Result<String, String> {
     let program = a.program;
     if let Some(f) = func {
         if program.graph(f).is_none() {
@@ -2014,7 +1977,7 @@ fn explain_annotated(
                     &a.provenance,
                     &ann,
                     (g, v),
-                    source,
+                    &program.sources,
                 ));
                 // A value read from an instance attribute: what was stored
                 // into that attribute, and where.
@@ -2052,27 +2015,17 @@ fn explain_annotated(
 /// check annotations against what the program does, and for tools.
 /// A specialized function's graph gets what its copies have (the
 /// program's graphs keep their indices; the copies are not returned).
-pub fn annotations_of(
-    program: &Program<Flow>,
-    dialect: Dialect,
-    source: &str,
-) -> Vec<Vec<SomeValue>> {
+pub fn annotations_of(program: &Program<Flow>, dialect: Dialect) -> Vec<Vec<SomeValue>> {
     let mut with_copies = program.clone();
-    let mut ann = specialize::with_copies(
-        &mut with_copies,
-        dialect,
-        source,
-        &Entry::Program,
-        |a, _, _| {
-            let mut ann = a.final_annotations();
-            let copies = (0..program.graphs.len())
-                .map(|g| (g, a.copies_of(&program.graphs[g].name)))
-                .filter(|(_, c)| !c.is_empty())
-                .collect();
-            specialize::fold_copies_into_originals(&mut ann, &copies);
-            ann
-        },
-    );
+    let mut ann = specialize::with_copies(&mut with_copies, dialect, &Entry::Program, |a, _, _| {
+        let mut ann = a.final_annotations();
+        let copies = (0..program.graphs.len())
+            .map(|g| (g, a.copies_of(&program.graphs[g].name)))
+            .filter(|(_, c)| !c.is_empty())
+            .collect();
+        specialize::fold_copies_into_originals(&mut ann, &copies);
+        ann
+    });
     ann.truncate(program.graphs.len());
     ann
 }

@@ -6,7 +6,7 @@
 //! `rpy show --explain` prints the chain of contributions of a variable.
 
 use rpy_ir::annotation::SomeValue;
-use rpy_ir::diag::Pos;
+use rpy_ir::diag::{FileId, Pos, SourceMap};
 use rpy_ir::graph::{Arg, BlockId, Constant, Flow, Program, Var};
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -134,7 +134,12 @@ impl Provenance {
 /// The source position of `origin` (an origin in graph `g`): for a link,
 /// the statement that wrote the constant it passes or the `return` it
 /// stands for, when one is found, else where the link leaves its block.
-pub fn source_pos(program: &Program<Flow>, source: &str, g: usize, origin: &Origin) -> Option<Pos> {
+pub fn source_pos(
+    program: &Program<Flow>,
+    sources: &SourceMap,
+    g: usize,
+    origin: &Origin,
+) -> Option<Pos> {
     let Origin::Link {
         arg, pos, param, ..
     } = origin
@@ -147,28 +152,39 @@ pub fn source_pos(program: &Program<Flow>, source: &str, g: usize, origin: &Orig
         // The statement writing the constant, else (a constant written as
         // `2 * 3`, or folded from a global) the nearest assignment to the
         // name: either is nearer the truth than where the link leaves.
-        (Arg::Const(c), Some(p)) => constant_pos(source, graph.pos, *pos, name_of(p), c)
-            .or_else(|| assignment_pos(source, graph.pos, *pos, name_of(p)?)),
-        (Arg::Const(c), None) => constant_pos(source, graph.pos, *pos, None, c),
-        (Arg::Var(v), None) => name_of(v).and_then(|n| return_pos(source, graph.pos, *pos, n)),
+        (Arg::Const(c), Some(p)) => constant_pos(sources, graph.pos, *pos, name_of(p), c)
+            .or_else(|| assignment_pos(sources, graph.pos, *pos, name_of(p)?)),
+        (Arg::Const(c), None) => constant_pos(sources, graph.pos, *pos, None, c),
+        (Arg::Var(v), None) => name_of(v).and_then(|n| return_pos(sources, graph.pos, *pos, n)),
         (Arg::Var(_), Some(_)) => None,
     };
     found.or(*pos)
 }
 
 /// How a position reads in a message: `line 3: x = a + 1`.
-pub fn describe_pos(pos: Option<Pos>, source: &str) -> String {
+pub fn describe_pos(pos: Option<Pos>, sources: &SourceMap) -> String {
     match pos {
-        Some(p) if p.line >= 1 => match source.lines().nth(p.line as usize - 1) {
-            Some(text) => format!("line {}: {}", p.line, text.trim()),
-            None => format!("line {}", p.line),
-        },
+        Some(p) if p.line >= 1 => {
+            let line = match p.file {
+                FileId::MAIN => format!("line {}", p.line),
+                file => format!("line {} of {}", p.line, sources.path(file)),
+            };
+            match sources.line(p) {
+                Some(text) => format!("{line}: {}", text.trim()),
+                None => line,
+            }
+        }
         _ => "where the function starts".into(),
     }
 }
 
 /// One line saying what `origin` is, for `--explain`.
-pub fn describe_origin(program: &Program<Flow>, g: usize, origin: &Origin, source: &str) -> String {
+pub fn describe_origin(
+    program: &Program<Flow>,
+    g: usize,
+    origin: &Origin,
+    sources: &SourceMap,
+) -> String {
     let graph = &program.graphs[g];
     let var_name = |v: Var| match &graph.vars[v.0 as usize].name {
         Some(n) => format!("'{n}'"),
@@ -177,18 +193,18 @@ pub fn describe_origin(program: &Program<Flow>, g: usize, origin: &Origin, sourc
     match origin {
         Origin::Op { block, index, pos } => {
             let opname = &graph.block(*block).operations[*index].opname;
-            format!("the result of {opname} ({})", describe_pos(*pos, source))
+            format!("the result of {opname} ({})", describe_pos(*pos, sources))
         }
         Origin::Link { from, arg, .. } => {
             let what = match arg {
                 Arg::Var(v) => var_name(*v),
                 Arg::Const(c) => format!("the constant {c:?}"),
             };
-            let pos = source_pos(program, source, g, origin);
+            let pos = source_pos(program, sources, g, origin);
             format!(
                 "{what} passed on from block {} ({})",
                 from.0,
-                describe_pos(pos, source)
+                describe_pos(pos, sources)
             )
         }
         Origin::CallArg {
@@ -197,14 +213,14 @@ pub fn describe_origin(program: &Program<Flow>, g: usize, origin: &Origin, sourc
             "argument {} of a call in {}() ({})",
             index + 1,
             program.graphs[*caller].name,
-            describe_pos(*pos, source)
+            describe_pos(*pos, sources)
         ),
         Origin::Argv => "the command-line arguments given to the entry point".into(),
         Origin::HelperArgs => "the arguments the rtyper calls the low-level helper with".into(),
         Origin::Handler { from, pos } => format!(
             "the exception caught after block {} ({})",
             from.0,
-            describe_pos(*pos, source)
+            describe_pos(*pos, sources)
         ),
     }
 }
@@ -217,7 +233,7 @@ pub fn explain_var(
     provenance: &Provenance,
     annotations: &[Vec<SomeValue>],
     var: GraphVar,
-    source: &str,
+    sources: &SourceMap,
 ) -> String {
     let mut out = String::new();
     let mut seen = BTreeSet::new();
@@ -227,7 +243,7 @@ pub fn explain_var(
         provenance,
         annotations,
         var,
-        source,
+        sources,
         0,
         &mut seen,
     );
@@ -241,7 +257,7 @@ fn explain_into(
     provenance: &Provenance,
     annotations: &[Vec<SomeValue>],
     (g, v): GraphVar,
-    source: &str,
+    sources: &SourceMap,
     depth: usize,
     seen: &mut BTreeSet<GraphVar>,
 ) {
@@ -269,7 +285,7 @@ fn explain_into(
             out,
             "{indent}  <- {} from {}",
             c.value,
-            describe_origin(program, g, &c.origin, source)
+            describe_origin(program, g, &c.origin, sources)
         );
         let next = match &c.origin {
             Origin::Link {
@@ -289,7 +305,7 @@ fn explain_into(
                 provenance,
                 annotations,
                 next,
-                source,
+                sources,
                 depth + 2,
                 seen,
             );
@@ -306,25 +322,35 @@ fn explain_into(
 /// the one nearest to where the link leaves wins, earlier lines first on a
 /// tie. `None` when no line matches (a folded constant, say).
 pub fn constant_pos(
-    source: &str,
+    sources: &SourceMap,
     def: Option<Pos>,
     near: Option<Pos>,
     target_name: Option<&str>,
     c: &Constant,
 ) -> Option<Pos> {
-    statement_pos(source, def, near, target_name, &|rhs| literal_is(rhs, c))
+    statement_pos(sources, def, near, target_name, &|rhs| literal_is(rhs, c))
 }
 
 /// Where `name` was last assigned before `near` (or nearest after it), with
 /// any value.
-fn assignment_pos(source: &str, def: Option<Pos>, near: Option<Pos>, name: &str) -> Option<Pos> {
-    statement_pos(source, def, near, Some(name), &|_| true)
+fn assignment_pos(
+    sources: &SourceMap,
+    def: Option<Pos>,
+    near: Option<Pos>,
+    name: &str,
+) -> Option<Pos> {
+    statement_pos(sources, def, near, Some(name), &|_| true)
 }
 
 /// Where `return NAME` was written, for a variable passed to the return
 /// block (found as `constant_pos` finds a constant).
-pub fn return_pos(source: &str, def: Option<Pos>, near: Option<Pos>, name: &str) -> Option<Pos> {
-    statement_pos(source, def, near, None, &|rhs| {
+pub fn return_pos(
+    sources: &SourceMap,
+    def: Option<Pos>,
+    near: Option<Pos>,
+    name: &str,
+) -> Option<Pos> {
+    statement_pos(sources, def, near, None, &|rhs| {
         rhs.split(" #").next().unwrap_or(rhs).trim() == name
     })
 }
@@ -332,14 +358,14 @@ pub fn return_pos(source: &str, def: Option<Pos>, near: Option<Pos>, name: &str)
 /// The line of the function starting at `def` nearest to `near` holding
 /// `TARGET = RHS` (or `return RHS` without a target) where `rhs_matches`.
 fn statement_pos(
-    source: &str,
+    sources: &SourceMap,
     def: Option<Pos>,
     near: Option<Pos>,
     target_name: Option<&str>,
     rhs_matches: &dyn Fn(&str) -> bool,
 ) -> Option<Pos> {
     let def = def?;
-    let lines: Vec<&str> = source.lines().collect();
+    let lines: Vec<&str> = sources.text(def.file).lines().collect();
     let first = def.line as usize;
     let indent_of = |l: &str| l.len() - l.trim_start().len();
     let def_indent = indent_of(lines.get(first.checked_sub(1)?)?);
@@ -367,7 +393,7 @@ fn statement_pos(
             p.line.abs_diff(line_no) * 2 + u32::from(line_no > p.line)
         });
         if best.is_none_or(|(d, _)| distance < d) {
-            best = Some((distance, Pos::new(line_no, col)));
+            best = Some((distance, Pos::in_file(def.file, line_no, col)));
         }
     }
     best.map(|(_, p)| p)

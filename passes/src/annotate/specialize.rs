@@ -729,23 +729,12 @@ impl<'p> Annotator<'p> {
     fn def_line(&self, graph: &FunctionGraph<Flow>) -> String {
         match graph.pos {
             Some(p) => format!(
-                "{}() (line {}: {})",
+                "{}() ({})",
                 graph.name,
-                p.line,
-                self.source_line(p.line).trim()
+                super::provenance::describe_pos(Some(p), &self.program.sources)
             ),
             None => format!("{}()", graph.name),
         }
-    }
-
-    /// Line `line` of the source, without its end.
-    fn source_line(&self, line: u32) -> &str {
-        let line = line as usize;
-        if line == 0 || line >= self.line_starts.len() {
-            return "";
-        }
-        self.source[self.line_starts[line - 1]..self.line_starts[line]]
-            .trim_end_matches(['\n', '\r'])
     }
 
     /// Is `c` an object a memo function built in this round (prebuilt
@@ -795,11 +784,10 @@ fn bound_instance_in(operations: &[SpaceOperation], op: &SpaceOperation) -> Opti
 pub(super) fn with_copies<R>(
     program: &mut Program<Flow>,
     dialect: Dialect,
-    source: &str,
     entry: &super::Entry,
     finish: impl FnOnce(&mut Annotator<'_>, Result<usize, Diagnostics>, usize) -> R,
 ) -> R {
-    with_known_copies(program, dialect, source, entry, None, finish)
+    with_known_copies(program, dialect, entry, None, finish)
 }
 
 /// What earlier annotations found of copies: for each copy's graph name,
@@ -834,7 +822,6 @@ impl KnownCopies {
 pub(super) fn with_known_copies<R>(
     program: &mut Program<Flow>,
     dialect: Dialect,
-    source: &str,
     entry: &super::Entry,
     mut known: Option<&mut KnownCopies>,
     finish: impl FnOnce(&mut Annotator<'_>, Result<usize, Diagnostics>, usize) -> R,
@@ -843,14 +830,7 @@ pub(super) fn with_known_copies<R>(
     let mut memo_table = MemoTable::new();
     for round in 1.. {
         let (requested, built) = {
-            let mut a = Annotator::new(
-                program,
-                dialect,
-                source,
-                copies.clone(),
-                memo_table,
-                entry.clone(),
-            );
+            let mut a = Annotator::new(program, dialect, copies.clone(), memo_table, entry.clone());
             a.known_results = known.as_ref().map(|k| Arc::clone(&k.results));
             let started = a.start();
             if (a.requested.is_empty() && !a.memo_objects_pending()) || started.is_err() {

@@ -12,19 +12,19 @@ use rpy_ir::graph::{Flow, Program};
 
 const TARGET: &str = "\n\ndef target(*args):\n    return entry_point, None\n";
 
-fn flow(body: &str) -> (Program<Flow>, String) {
+fn flow(body: &str) -> Program<Flow> {
     let text = format!("{body}{TARGET}");
     let module = parse_module("t.py", &text, Dialect::Py3).unwrap_or_else(|d| panic!("{d}"));
     let mut program = build_flow(&module, &text).unwrap_or_else(|d| panic!("{d}"));
     simplify_program(&mut program);
-    (program, text)
+    program
 }
 
 /// The annotation of the variable `name` in function `func` (joined over
 /// its SSA copies that are defined).
 fn annotation_of(body: &str, func: &str, name: &str) -> SomeValue {
-    let (program, text) = flow(body);
-    let annotated = annotate(program, Dialect::Py3, &text).unwrap_or_else(|d| panic!("{d}"));
+    let program = flow(body);
+    let annotated = annotate(program, Dialect::Py3).unwrap_or_else(|d| panic!("{d}"));
     let g = annotated.graph(func).unwrap();
     let mut found = SomeValue::Impossible;
     for v in &g.vars {
@@ -36,8 +36,8 @@ fn annotation_of(body: &str, func: &str, name: &str) -> SomeValue {
 }
 
 fn error_of(body: &str) -> String {
-    let (program, text) = flow(body);
-    match annotate(program, Dialect::Py3, &text) {
+    let program = flow(body);
+    match annotate(program, Dialect::Py3) {
         Ok(_) => panic!("annotated without an error:\n{body}"),
         Err(d) => d.to_string(),
     }
@@ -132,8 +132,8 @@ fn only_what_the_entry_point_reaches_is_kept_and_runtime_hooks_are_reached() {
                 def entry_point(argv):\n    pc = 0\n    n = len(argv)\n    h = Handle(n)\n    \
                 while pc < n:\n        driver.jit_merge_point(pc=pc, n=n)\n        pc += 1\n    \
                 return TABLE[0] + h.fd\n";
-    let (program, text) = flow(body);
-    let annotated = annotate(program, Dialect::Py3, &text).unwrap_or_else(|d| panic!("{d}"));
+    let program = flow(body);
+    let annotated = annotate(program, Dialect::Py3).unwrap_or_else(|d| panic!("{d}"));
     assert!(annotated.graph("setup").is_none(), "import time only");
     let location = annotated.graph("location").expect("the JIT calls it");
     assert_eq!(
@@ -149,8 +149,8 @@ fn what_no_run_reaches_is_cut_and_a_call_that_never_returns_raises() {
     let body = "def fail(n):\n    raise ValueError\n\n\
                 def entry_point(argv):\n    total = 0\n    for x in []:\n        total += x\n    \
                 if len(argv) > 5:\n        fail(1)\n        total = 3\n    return total\n";
-    let (program, text) = flow(body);
-    let annotated = annotate(program, Dialect::Py3, &text).unwrap_or_else(|d| panic!("{d}"));
+    let program = flow(body);
+    let annotated = annotate(program, Dialect::Py3).unwrap_or_else(|d| panic!("{d}"));
     let g = annotated.graph("entry_point").unwrap();
     for block in &g.blocks {
         for v in &block.inputargs {
@@ -181,8 +181,8 @@ fn isinstance_of_a_builtin_type_is_known_from_the_annotation() {
                 @specialize.argtype(0)\ndef size(x):\n    if isinstance(x, int):\n        \
                 return x + 1\n    if isinstance(x, bool):\n        return 0\n    return len(x)\n\n\
                 def entry_point(argv):\n    return size(len(argv)) + size(argv[0])\n";
-    let (program, text) = flow(body);
-    let annotated = annotate(program, Dialect::Py3, &text).unwrap_or_else(|d| panic!("{d}"));
+    let program = flow(body);
+    let annotated = annotate(program, Dialect::Py3).unwrap_or_else(|d| panic!("{d}"));
     for copy in ["size__int", "size__str"] {
         let g = annotated.graph(copy).unwrap();
         let text = rpy_ir::text::print_graph(g);
@@ -413,8 +413,8 @@ fn a_call_through_a_variable_calls_every_function_it_may_hold() {
 
 /// The annotated program of `body` (panics when it does not annotate).
 fn annotated(body: &str) -> Program<rpy_ir::graph::Annotated> {
-    let (program, text) = flow(body);
-    annotate(program, Dialect::Py3, &text).unwrap_or_else(|d| panic!("{d}"))
+    let program = flow(body);
+    annotate(program, Dialect::Py3).unwrap_or_else(|d| panic!("{d}"))
 }
 
 /// The functions the calls of graph `func` name, in order.
@@ -477,11 +477,10 @@ fn one_round_finds_every_copy_its_calls_need() {
         "def total(first, *rest):\n    return first + len(rest)\n\n\
          def entry_point(argv):\n    i = len(argv)\n    t = 0\n{calls}    return t\n"
     );
-    let (mut program, text) = flow(&body);
+    let mut program = flow(&body);
     let rounds = super::specialize::with_copies(
         &mut program,
         Dialect::Py3,
-        &text,
         &super::Entry::Program,
         |a, started, rounds| {
             started.unwrap();
@@ -497,8 +496,8 @@ fn one_round_finds_every_copy_its_calls_need() {
 fn explain_of_a_specialized_function_explains_its_copies() {
     let body = "def total(first, *rest):\n    return first + len(rest)\n\n\
                 def entry_point(argv):\n    return total(1) + total(2, \"a\")\n";
-    let (program, text) = flow(body);
-    let out = explain(&program, Dialect::Py3, &text, "total:rest").unwrap();
+    let program = flow(body);
+    let out = explain(&program, Dialect::Py3, "total:rest").unwrap();
     assert!(out.contains("total__star0:rest is SomeTuple()"), "{out}");
     assert!(
         out.contains("total__star1:rest is SomeTuple(SomeChar)"),
@@ -615,16 +614,16 @@ fn every_blocked_block_is_reported() {
 fn explain_follows_contributions_back_to_their_lines() {
     let body = "def entry_point(argv):\n    x = 0\n    i = 0\n    while i < len(argv):\n        \
                 x = x + i\n        i = i + 1\n    return x\n";
-    let (program, text) = flow(body);
-    let out = explain(&program, Dialect::Py3, &text, "entry_point:x").unwrap();
+    let program = flow(body);
+    let out = explain(&program, Dialect::Py3, "entry_point:x").unwrap();
     assert!(
         out.contains("entry_point:x is SomeInteger(nonneg=true)"),
         "{out}"
     );
     assert!(out.contains("line 5: x = x + i"), "{out}");
-    let err = explain(&program, Dialect::Py3, &text, "nowhere:x").unwrap_err();
+    let err = explain(&program, Dialect::Py3, "nowhere:x").unwrap_err();
     assert!(err.contains("there is no function 'nowhere'"), "{err}");
-    let err = explain(&program, Dialect::Py3, &text, "zzz").unwrap_err();
+    let err = explain(&program, Dialect::Py3, "zzz").unwrap_err();
     assert!(err.contains("no variable named 'zzz'"), "{err}");
 }
 
@@ -635,8 +634,8 @@ fn explain_places_a_constant_at_the_statement_that_wrote_it() {
     // `if` where the link leaves the block.
     let body = "def entry_point(argv):\n    x = 0x10\n    m = 2 * 3\n    y = len(argv)\n    \
                 if y > 1:\n        x = 3\n        m = 0o17\n    print(x + m)\n    return 0\n";
-    let (program, text) = flow(body);
-    let out = explain(&program, Dialect::Py3, &text, "entry_point:x").unwrap();
+    let program = flow(body);
+    let out = explain(&program, Dialect::Py3, "entry_point:x").unwrap();
     assert!(
         out.contains("Int(16) passed on from block 0 (line 2: x = 0x10)"),
         "{out}"
@@ -645,7 +644,7 @@ fn explain_places_a_constant_at_the_statement_that_wrote_it() {
         out.contains("Int(3) passed on from block 0 (line 6: x = 3)"),
         "{out}"
     );
-    let out = explain(&program, Dialect::Py3, &text, "entry_point:m").unwrap();
+    let out = explain(&program, Dialect::Py3, "entry_point:m").unwrap();
     assert!(
         out.contains("Int(6) passed on from block 0 (line 3: m = 2 * 3)"),
         "{out}"
@@ -661,8 +660,8 @@ fn is_not_none_narrows_the_branch_where_it_holds() {
     let body = "def find(n):\n    if n > 1:\n        return \"many\"\n    return None\n\n\
                 def entry_point(argv):\n    r = find(len(argv))\n    if r is not None:\n        \
                 print(r + \"!\")\n    if r is None:\n        return 1\n    return len(r)\n";
-    let (program, text) = flow(body);
-    let annotated = annotate(program, Dialect::Py3, &text).unwrap_or_else(|d| panic!("{d}"));
+    let program = flow(body);
+    let annotated = annotate(program, Dialect::Py3).unwrap_or_else(|d| panic!("{d}"));
     let g = annotated.graph("entry_point").unwrap();
     let narrowed = SomeValue::String {
         can_be_none: false,
@@ -718,8 +717,8 @@ fn a_known_condition_annotates_only_the_branch_it_takes() {
     let body = "def pick(n, fast):\n    if fast:\n        y = n + 1\n    else:\n        \
                 y = \"slow\"\n    return y\n\n\
                 def entry_point(argv):\n    return pick(len(argv), True)\n";
-    let (program, text) = flow(body);
-    let annotated = annotate(program, Dialect::Py3, &text).unwrap_or_else(|d| panic!("{d}"));
+    let program = flow(body);
+    let annotated = annotate(program, Dialect::Py3).unwrap_or_else(|d| panic!("{d}"));
     // The branch not taken is cut from the annotated graph.
     let printed = rpy_ir::text::print_graph(annotated.graph("pick").unwrap());
     assert!(!printed.contains("slow"), "{printed}");
@@ -728,8 +727,8 @@ fn a_known_condition_annotates_only_the_branch_it_takes() {
     let body = "from rpython.rlib.objectmodel import we_are_translated\n\n\
                 def entry_point(argv):\n    if we_are_translated():\n        return len(argv)\n    \
                 return \"untranslated\"\n";
-    let (program, text) = flow(body);
-    let annotated = annotate(program, Dialect::Py3, &text).unwrap_or_else(|d| panic!("{d}"));
+    let program = flow(body);
+    let annotated = annotate(program, Dialect::Py3).unwrap_or_else(|d| panic!("{d}"));
     let printed = rpy_ir::text::print_graph(annotated.graph("entry_point").unwrap());
     assert!(!printed.contains("untranslated"), "{printed}");
 }
@@ -793,8 +792,8 @@ fn a_handler_nothing_raised_reaches_is_cut() {
         "def check(n):\n    if n < 0:\n        raise ValueError(\"negative\")\n    return n\n\n\
                 def entry_point(argv):\n    try:\n        check(len(argv))\n    \
                 except KeyError:\n        print(\"never\")\n    return 0\n";
-    let (program, text) = flow(body);
-    let annotated = annotate(program, Dialect::Py3, &text).unwrap_or_else(|d| panic!("{d}"));
+    let program = flow(body);
+    let annotated = annotate(program, Dialect::Py3).unwrap_or_else(|d| panic!("{d}"));
     let printed = rpy_ir::text::print_graph(annotated.graph("entry_point").unwrap());
     assert!(!printed.contains("never"), "{printed}");
 }
@@ -805,8 +804,8 @@ fn dividing_by_a_known_nonzero_value_cannot_raise() {
                 except ZeroDivisionError:\n        print(\"by zero\")\n        return -1\n\n\
                 def entry_point(argv):\n    return part(len(argv), 2)\n";
     let graph_text = |body: &str| {
-        let (program, text) = flow(body);
-        let annotated = annotate(program, Dialect::Py3, &text).unwrap_or_else(|d| panic!("{d}"));
+        let program = flow(body);
+        let annotated = annotate(program, Dialect::Py3).unwrap_or_else(|d| panic!("{d}"));
         rpy_ir::text::print_graph(annotated.graph("part").unwrap())
     };
     let printed = graph_text(body);
@@ -1011,8 +1010,8 @@ fn explain_shows_what_an_attribute_read_was_stored() {
                 def bump(self):\n        self.v = self.v - 10\n\n\
                 def entry_point(argv):\n    b = Box(len(argv))\n    b.bump()\n    got = b.v\n    \
                 return got\n";
-    let (program, text) = flow(body);
-    let out = explain(&program, Dialect::Py3, &text, "entry_point:got").unwrap();
+    let program = flow(body);
+    let out = explain(&program, Dialect::Py3, "entry_point:got").unwrap();
     assert!(out.contains("attribute 'v' of Box instances"), "{out}");
     assert!(out.contains("line 3: self.v = v"), "{out}");
     assert!(out.contains("line 6: self.v = self.v - 10"), "{out}");
@@ -1059,8 +1058,8 @@ fn isinstance_of_a_second_base_holds() {
                 class Dog(Named, Loud):\n    pass\n\n\
                 def entry_point(argv):\n    d = Dog()\n    if isinstance(d, Loud):\n        \
                 return 1\n    return 0\n";
-    let (program, text) = flow(body);
-    let annotated = annotate(program, Dialect::Py3, &text).unwrap_or_else(|d| panic!("{d}"));
+    let program = flow(body);
+    let annotated = annotate(program, Dialect::Py3).unwrap_or_else(|d| panic!("{d}"));
     let g = annotated.graph("entry_point").unwrap();
     let ret = g.block(g.returnblock).inputargs[0];
     // Only `return 1` is taken: the isinstance is known true.
@@ -1096,7 +1095,7 @@ fn a_python_2_loop_calls_next_not_dunder_next() {
     let module = parse_module("t.py", &text, Dialect::Py2).unwrap_or_else(|d| panic!("{d}"));
     let mut program = build_flow(&module, &text).unwrap_or_else(|d| panic!("{d}"));
     simplify_program(&mut program);
-    let annotated = annotate(program, Dialect::Py2, &text).unwrap_or_else(|d| panic!("{d}"));
+    let annotated = annotate(program, Dialect::Py2).unwrap_or_else(|d| panic!("{d}"));
     let g = annotated.graph("entry_point").unwrap();
     let xs: Vec<&SomeValue> = g
         .vars
@@ -1143,8 +1142,8 @@ fn unpacking_a_tuple_raises_nothing_to_a_finally() {
     let body = "def f(t):\n    n = 0\n    try:\n        n, s = t\n    finally:\n        \
                 n = n + 1\n    return n\n\n\
                 def entry_point(argv):\n    return f((len(argv), argv[0]))\n";
-    let (program, text) = flow(body);
-    let annotated = annotate(program, Dialect::Py3, &text).unwrap_or_else(|d| panic!("{d}"));
+    let program = flow(body);
+    let annotated = annotate(program, Dialect::Py3).unwrap_or_else(|d| panic!("{d}"));
     let g = annotated.graph("f").unwrap();
     let raised = g.block(g.exceptblock).inputargs[0];
     assert_eq!(*g.info(raised), SomeValue::Impossible);
@@ -1157,6 +1156,6 @@ fn an_iterator_over_a_generalized_string_is_an_iterator_over_the_join() {
     let body = "def f(n):\n    s = \"ab\"\n    if n > 3:\n        s = \"x\" * n\n    \
                 if n == 2:\n        n = 1\n    for c in s:\n        n = n + 1\n    return n\n\n\
                 def entry_point(argv):\n    return f(len(argv))\n";
-    let (program, text) = flow(body);
-    annotate(program, Dialect::Py3, &text).unwrap_or_else(|d| panic!("{d}"));
+    let program = flow(body);
+    annotate(program, Dialect::Py3).unwrap_or_else(|d| panic!("{d}"));
 }

@@ -115,7 +115,7 @@ pub(crate) fn import_program(
         let ctx = ModuleCtx {
             name: m.name.clone(),
             path: &m.path,
-            source: &m.source,
+            sources: &set.sources,
             dialect,
             is_package: m.is_package,
             is_main: std::ptr::eq(m, main),
@@ -131,7 +131,7 @@ pub(crate) fn import_program(
         };
         let body = FuncDef {
             module_body: true,
-            ..FuncDef::of_body(&m.name, Pos::new(1, 1), &m.ast.body)
+            ..FuncDef::of_body(&m.name, Pos::in_file(m.file, 1, 1), &m.ast.body)
         };
         let built = builder::build_function(&ctx, &body, &body_graph_name(&m.name));
         diags.extend(built.diags);
@@ -183,6 +183,7 @@ pub(crate) fn import_program(
         };
         let program = Program {
             path: main.path.clone(),
+            sources: set.sources.clone(),
             graphs: graphs.clone(),
             entry: String::new(),
             types: Default::default(),
@@ -251,16 +252,14 @@ pub(crate) fn import_program(
             if let Some(d) = missing_function(&e).and_then(|f| unbuilt.get(&f)) {
                 return Err(d.clone());
             }
-            let (path, source, pos) = position_of(set, &program, &function_modules, &e);
-            return Err(vec![Diagnostic::new(
-                path,
+            let pos = position_of(set, &program, &e);
+            return Err(vec![set.sources.diagnostic(
                 pos,
                 format!(
                     "importing the module '{module}' raised {}; module-level code runs when the program is imported, with Python's semantics, and must not fail",
                     e.exception_line()
                 ),
-            )
-            .with_source(source)]);
+            )]);
         };
         let def = defs.functions.get(&f);
         let ctx = function_modules
@@ -337,24 +336,15 @@ fn fresh_module_objects(set: &ModuleSet, names: &[&str], dialect: Dialect) -> Ve
 
 /// Where an import-time failure happened: the file and the position of the
 /// function (or module body) that was running.
-fn position_of<'s>(
-    set: &'s ModuleSet,
-    program: &Program<Flow>,
-    function_modules: &HashMap<String, String>,
-    e: &ObjError,
-) -> (&'s str, &'s str, Pos) {
+fn position_of(set: &ModuleSet, program: &Program<Flow>, e: &ObjError) -> Pos {
     let owner = set
         .modules
         .iter()
-        .find(|m| {
-            e.graph == body_graph_name(&m.name) || function_modules.get(&e.graph) == Some(&m.name)
-        })
+        .find(|m| e.graph == body_graph_name(&m.name))
         .unwrap_or(&set.modules[0]);
-    let pos = e
-        .pos
+    e.pos
         .or_else(|| program.graph(&e.graph).and_then(|g| g.pos))
-        .unwrap_or(Pos::new(1, 1));
-    (&owner.path, &owner.source, pos)
+        .unwrap_or(Pos::in_file(owner.file, 1, 1))
 }
 
 /// A function's `__defaults__` tuple by the names of the parameters it is
@@ -471,9 +461,7 @@ fn find_entry(
 ) -> Result<String, RunFailure> {
     let main = &set.modules[0];
     let diag = |pos: Pos, message: &str| {
-        RunFailure::Diagnostics(vec![
-            Diagnostic::new(&main.path, pos, message).with_source(&main.source)
-        ])
+        RunFailure::Diagnostics(vec![set.sources.diagnostic_or(&main.path, pos, message)])
     };
     let target = match &modules::get(main_obj, "target") {
         Some(ObjValue::Func(f)) => f.to_string(),

@@ -12,9 +12,9 @@
 //! modules import each other.
 
 use super::{rlib, stdmods};
-use crate::parse::{parse_module, read_source};
+use crate::parse::{parse_module_in, read_source};
 use rpy_ir::ast::{self, Dialect, Stmt, StmtKind};
-use rpy_ir::diag::{Diagnostic, Pos};
+use rpy_ir::diag::{Diagnostic, FileId, Pos, SourceMap};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -33,7 +33,8 @@ pub(crate) struct LoadedModule {
     /// The path diagnostics show: relative to where the main program's path
     /// was given from, so that it does not depend on the checkout's location.
     pub path: String,
-    pub source: String,
+    /// The file's id in the program's `SourceMap`.
+    pub file: FileId,
     pub ast: ast::Module,
     /// Whether the module is a package's `__init__.py`.
     pub is_package: bool,
@@ -62,6 +63,8 @@ pub(crate) struct ModuleSet {
     /// cannot be read, with why: reported where a translated function
     /// reaches such an import.
     pub unresolved: HashMap<String, Vec<Diagnostic>>,
+    /// Every file read, the main one first: the files positions name.
+    pub sources: SourceMap,
 }
 
 /// The package a module's relative imports start from (`level` dots).
@@ -225,6 +228,51 @@ impl ModuleSearch {
         })
     }
 
+    /// The files that would be read instead of `file` (a module found by
+    /// `find_file`) if they existed: its module's file and package in
+    /// every folder searched before the one holding it, and the module
+    /// file beside a package's `__init__.py` (found first). Empty for a
+    /// file in no folder searched; a file in several folders (one inside
+    /// another) may be several modules, and gets the candidates of each.
+    /// A translation that read `file` is out of date once one of these
+    /// appears.
+    pub fn shadowing_candidates(&self, file: &Path) -> Vec<PathBuf> {
+        let Ok(file) = file.canonicalize() else {
+            return Vec::new();
+        };
+        let dirs: Vec<PathBuf> = self
+            .folders
+            .iter()
+            .map(|f| f.dir.canonicalize().unwrap_or_else(|_| f.dir.clone()))
+            .collect();
+        let mut out = Vec::new();
+        for (at, dir) in dirs.iter().enumerate() {
+            let Ok(rel) = file.strip_prefix(dir) else {
+                continue;
+            };
+            let (module, is_package) = match rel.file_name().and_then(|n| n.to_str()) {
+                Some("__init__.py") => (
+                    rel.parent().map(Path::to_path_buf).unwrap_or_default(),
+                    true,
+                ),
+                _ => (rel.with_extension(""), false),
+            };
+            if module.as_os_str().is_empty() {
+                continue;
+            }
+            for d in &dirs[..at] {
+                out.push(d.join(&module).with_extension("py"));
+                out.push(d.join(&module).join("__init__.py"));
+            }
+            if is_package {
+                out.push(dir.join(&module).with_extension("py"));
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
     /// The folders searched, one per line, each with why it is searched
     /// (rpy's own folder by its role, so that the message does not depend
     /// on where rpy is installed).
@@ -250,10 +298,17 @@ pub(crate) struct Loader {
 }
 
 impl Loader {
-    /// Loads the main module (already parsed) and every module it imports,
-    /// transitively; reports modules that cannot be found or parsed, and
-    /// modules that import each other.
-    pub fn load_program(main: &ast::Module, source: &str) -> Result<ModuleSet, Vec<Diagnostic>> {
+    /// Loads the main module (already parsed, its positions in file
+    /// `main_file`) and every module it imports, transitively; reports
+    /// modules that cannot be found or parsed, and modules that import
+    /// each other. The files read are numbered after `main_file`.
+    pub fn load_program(
+        main: &ast::Module,
+        source: &str,
+        main_file: FileId,
+    ) -> Result<ModuleSet, Vec<Diagnostic>> {
+        let mut sources = SourceMap::starting_at(main_file);
+        sources.add(main.path.clone(), source);
         let main_path = Path::new(&main.path);
         let name = main_path
             .file_stem()
@@ -266,13 +321,14 @@ impl Loader {
                 modules: vec![LoadedModule {
                     name: name.clone(),
                     path: main.path.clone(),
-                    source: source.to_string(),
+                    file: main_file,
                     ast: main.clone(),
                     is_package: false,
                 }],
                 kinds: HashMap::from([(name, ModuleKind::Program(0))]),
                 order: Vec::new(),
                 unresolved: HashMap::new(),
+                sources,
             },
             diags: Vec::new(),
         };
@@ -284,9 +340,8 @@ impl Loader {
         }
     }
 
-    fn diag(&self, module: usize, pos: Pos, message: String) -> Diagnostic {
-        let m = &self.set.modules[module];
-        Diagnostic::new(&m.path, pos, message).with_source(&m.source)
+    fn diag(&self, pos: Pos, message: String) -> Diagnostic {
+        self.set.sources.diagnostic(pos, message)
     }
 
     /// Loads the imports of module `index`, then records it in the order.
@@ -303,8 +358,7 @@ impl Loader {
                 .collect();
             let first = active[at];
             let d = self.diag(
-                first,
-                Pos::new(1, 1),
+                Pos::in_file(self.set.modules[first].file, 1, 1),
                 format!(
                     "the modules import each other ({}); move what they share into a module that imports neither",
                     cycle.join(" -> ")
@@ -318,7 +372,7 @@ impl Loader {
         for (name, pos, lazy) in self.needed_modules(index) {
             if lazy {
                 imported_by_functions.push((name, pos));
-            } else if let Some(dep) = self.resolve(index, &name, pos) {
+            } else if let Some(dep) = self.resolve(&name, pos) {
                 if dep != index {
                     self.visit(dep, active);
                 }
@@ -332,7 +386,7 @@ impl Loader {
         // function imports may import this one.
         for (name, pos) in imported_by_functions {
             let reported = self.diags.len();
-            let dep = self.resolve(index, &name, pos);
+            let dep = self.resolve(&name, pos);
             if self.diags.len() > reported {
                 let why = self.diags.split_off(reported);
                 self.set.unresolved.insert(name, why);
@@ -393,7 +447,7 @@ impl Loader {
             }
         }
         for (pos, message) in bad {
-            let d = self.diag(index, pos, message);
+            let d = self.diag(pos, message);
             self.diags.push(d);
         }
         out
@@ -403,10 +457,10 @@ impl Loader {
         self.search.find_file(name)
     }
 
-    /// What the module name `name` (imported by module `from`) refers to,
+    /// What the module name `name` (imported at `pos`) refers to,
     /// loading it if it is one of the program's; the index of a program
     /// module.
-    fn resolve(&mut self, from: usize, name: &str, pos: Pos) -> Option<usize> {
+    fn resolve(&mut self, name: &str, pos: Pos) -> Option<usize> {
         if let Some(kind) = self.set.kinds.get(name) {
             return match kind {
                 ModuleKind::Program(i) => Some(*i),
@@ -422,7 +476,7 @@ impl Loader {
             let bytes = match std::fs::read(&file) {
                 Ok(b) => b,
                 Err(e) => {
-                    let d = self.diag(from, pos, format!("cannot read '{shown}': {e}"));
+                    let d = self.diag(pos, format!("cannot read '{shown}': {e}"));
                     self.diags.push(d);
                     return None;
                 }
@@ -434,18 +488,20 @@ impl Loader {
                     return None;
                 }
             };
-            let ast = match parse_module(&shown, &source, self.dialect) {
+            let file = self.set.sources.next_id();
+            let ast = match parse_module_in(file, &shown, &source, self.dialect) {
                 Ok(m) => m,
                 Err(d) => {
                     self.diags.extend(d.0);
                     return None;
                 }
             };
+            self.set.sources.add(shown.clone(), source);
             let index = self.set.modules.len();
             self.set.modules.push(LoadedModule {
                 name: name.to_string(),
                 path: shown,
-                source,
+                file,
                 ast,
                 is_package,
             });
@@ -476,7 +532,7 @@ impl Loader {
             "no module named '{name}': {provider}; looked for {rel}.py and {rel}/__init__.py in{}",
             self.search.describe()
         );
-        let d = self.diag(from, pos, message);
+        let d = self.diag(pos, message);
         self.diags.push(d);
         // Recorded so that it is reported once.
         self.set

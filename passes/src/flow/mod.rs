@@ -52,7 +52,7 @@ pub use validate::{check_graph_well_formed, check_program_well_formed};
 use crate::objinterp::exceptions::ClassObj;
 use crate::objinterp::ObjValue;
 use rpy_ir::ast::{self, CmpOp, Dialect, Expr, ExprKind, Param, Stmt, StmtKind};
-use rpy_ir::diag::{Diagnostic, Diagnostics, Pos};
+use rpy_ir::diag::{Diagnostic, Diagnostics, FileId, Pos, SourceMap};
 use rpy_ir::graph::{Arg, Constant, Flow, FunctionGraph, PrebuiltObject, Program};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -203,7 +203,8 @@ pub(crate) struct ModuleCtx<'a> {
     /// The dotted module name.
     pub name: String,
     pub path: &'a str,
-    pub source: &'a str,
+    /// The program's files, which positions name.
+    pub sources: &'a SourceMap,
     pub dialect: Dialect,
     /// Whether the module is a package's `__init__` (for relative imports).
     pub is_package: bool,
@@ -422,7 +423,7 @@ impl PrebuiltTable {
 
 impl ModuleCtx<'_> {
     pub fn diag(&self, pos: Pos, message: impl Into<String>) -> Diagnostic {
-        Diagnostic::new(self.path, pos, message).with_source(self.source)
+        self.sources.diagnostic_or(self.path, pos, message)
     }
 
     /// The module's global `name` after import.
@@ -491,8 +492,11 @@ pub(crate) fn class_body_graph(class: &str) -> String {
 /// graph of the entry point and of every function it refers to,
 /// transitively, in the order they are discovered (entry first). Reports
 /// every error it finds.
+///
+/// `module`'s positions are in `FileId::MAIN`; the program's `sources`
+/// number the files of the modules it imports after it.
 pub fn build_flow(module: &ast::Module, source: &str) -> Result<Program<Flow>, Diagnostics> {
-    build_from(module, source, None)
+    build_from(module, source, FileId::MAIN, None)
 }
 
 /// Builds the flow graphs of a library of functions rather than a program:
@@ -500,13 +504,15 @@ pub fn build_flow(module: &ast::Module, source: &str) -> Result<Program<Flow>, D
 /// builds the graph of every function of the modules whose name starts
 /// with `package` (and of what they refer to). The program has no entry
 /// point; this is how the low-level helpers of pylib/rpython/rtyper/ are
-/// read (`rtype::lowlevel_helpers`).
+/// read (`rtype::lowlevel_helpers`). `module`'s positions are in file
+/// `main_file`, and the files it imports are numbered after it.
 pub fn build_library(
     module: &ast::Module,
     source: &str,
+    main_file: FileId,
     package: &str,
 ) -> Result<Program<Flow>, Diagnostics> {
-    build_from(module, source, Some(package))
+    build_from(module, source, main_file, Some(package))
 }
 
 /// `build_flow` from the entry point `target` returns, or with
@@ -514,9 +520,10 @@ pub fn build_library(
 fn build_from(
     module: &ast::Module,
     source: &str,
+    main_file: FileId,
     library_package: Option<&str>,
 ) -> Result<Program<Flow>, Diagnostics> {
-    let set = imports::Loader::load_program(module, source).map_err(sorted)?;
+    let set = imports::Loader::load_program(module, source, main_file).map_err(sorted)?;
     let mut defs = ProgramDefs {
         functions: HashMap::new(),
         graph_names: HashMap::new(),
@@ -568,7 +575,7 @@ fn build_from(
             let ctx = ModuleCtx {
                 name: m.name.clone(),
                 path: &m.path,
-                source: &m.source,
+                sources: &set.sources,
                 dialect: m.ast.dialect,
                 is_package: m.is_package,
                 is_main: std::ptr::eq(m, &set.modules[0]),
@@ -642,6 +649,7 @@ fn build_from(
     let prebuilt = std::mem::take(&mut defs.prebuilt.borrow_mut().objects);
     Ok(Program {
         path: module.path.clone(),
+        sources: set.sources,
         graphs,
         entry,
         types: Default::default(),

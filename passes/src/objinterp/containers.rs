@@ -48,9 +48,15 @@ fn hash_key(v: &ObjValue) -> Result<HashKey, Exc> {
         },
         ObjValue::Str(s) => HashKey::Str(s.clone()),
         ObjValue::None => HashKey::None,
-        ObjValue::Tuple(items) => {
-            HashKey::Tuple(items.iter().map(hash_key).collect::<Result<_, _>>()?)
-        }
+        ObjValue::Tuple(items) => super::nesting::nested(
+            "while calling a Python object",
+            || Err(super::ops::recursion_error("while calling a Python object")),
+            || {
+                Ok(HashKey::Tuple(
+                    items.iter().map(hash_key).collect::<Result<_, _>>()?,
+                ))
+            },
+        )?,
         ObjValue::Func(f) => HashKey::Named("function", f.clone()),
         ObjValue::Builtin(f) => HashKey::Named("builtin", f.clone()),
         ObjValue::Class(c) => HashKey::Identity(Rc::as_ptr(c) as usize),
@@ -610,8 +616,11 @@ pub fn len(x: &ObjValue) -> Option<usize> {
 /// `a == b` for tuples, dicts and ranges; `None` for other values.
 pub fn equal_containers(a: &ObjValue, b: &ObjValue) -> Option<bool> {
     Some(match (a, b) {
+        // A tuple is equal to itself without comparing its items, as in
+        // CPython (whose item comparisons start with identity).
         (ObjValue::Tuple(x), ObjValue::Tuple(y)) => {
-            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| equal(p, q))
+            Rc::ptr_eq(x, y)
+                || (x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| equal(p, q)))
         }
         (ObjValue::Dict(x), ObjValue::Dict(y)) => {
             Rc::ptr_eq(x, y) || {

@@ -25,6 +25,7 @@ pub mod exceptions;
 mod externals;
 pub mod heap;
 pub mod modules;
+mod nesting;
 mod ops;
 mod rdict;
 mod rlib;
@@ -1034,8 +1035,27 @@ impl<'p> ObjInterpreter<'p> {
         }
     }
 
-    /// Every operation but calls of program functions.
+    /// Every operation but calls of program functions. One that walked
+    /// data nested deeper than the recursion limit (a `repr`, `==` or
+    /// `hash` of a list in a list ... 100,000 deep) raises RecursionError,
+    /// as CPython's does, whatever the walk's cut-short result was
+    /// (`nesting`).
     fn operation(
+        &self,
+        op: Op,
+        args: Vec<ObjValue>,
+        out: &mut dyn Write,
+    ) -> Result<ObjValue, Stop> {
+        nesting::take_overflow();
+        let r = self.operation_unbounded(op, args, out);
+        match nesting::take_overflow() {
+            Some(doing) => Err(Stop::Raise(ops::recursion_error(doing))),
+            None => r,
+        }
+    }
+
+    /// `operation` without the check of nesting.
+    fn operation_unbounded(
         &self,
         op: Op,
         args: Vec<ObjValue>,

@@ -581,7 +581,8 @@ fn cmp_numbers(a: &ObjValue, b: &ObjValue) -> Option<Option<Ordering>> {
     })
 }
 
-/// `a == b`.
+/// `a == b`. Data nested deeper than the recursion limit compares unequal
+/// there (`nesting`: the operation raises RecursionError).
 pub fn equal(a: &ObjValue, b: &ObjValue) -> bool {
     use ObjValue as V;
     if let Some(o) = cmp_numbers(a, b) {
@@ -591,12 +592,22 @@ pub fn equal(a: &ObjValue, b: &ObjValue) -> bool {
         (V::Str(x), V::Str(y)) => x == y,
         (V::None, V::None) => true,
         (V::List(x), V::List(y)) => {
-            Rc::ptr_eq(x, y) || {
-                let (x, y) = (x.borrow(), y.borrow());
-                x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| equal(p, q))
-            }
+            Rc::ptr_eq(x, y)
+                || super::nesting::nested(
+                    "in comparison",
+                    || false,
+                    || {
+                        let (x, y) = (x.borrow(), y.borrow());
+                        x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| equal(p, q))
+                    },
+                )
         }
         (V::Func(x), V::Func(y)) | (V::Builtin(x), V::Builtin(y)) => x == y,
+        (V::Tuple(_) | V::Dict(_), _) => super::nesting::nested(
+            "in comparison",
+            || false,
+            || containers::equal_containers(a, b).unwrap_or(false),
+        ),
         _ => containers::equal_containers(a, b).unwrap_or(false),
     }
 }
@@ -611,8 +622,40 @@ fn py2_type_rank(v: &ObjValue) -> (u8, &'static str) {
     }
 }
 
-/// The order of two values for `< <= > >=`; `Ok(None)` when unordered (NaN).
+/// The order of two values for `< <= > >=`; `Ok(None)` when unordered
+/// (NaN). Data nested deeper than the recursion limit raises
+/// RecursionError.
 fn order(op: Op, a: &ObjValue, b: &ObjValue, dialect: Dialect) -> Result<Option<Ordering>, Exc> {
+    if matches!(
+        (a, b),
+        (ObjValue::List(_), ObjValue::List(_)) | (ObjValue::Tuple(_), ObjValue::Tuple(_))
+    ) {
+        super::nesting::nested(
+            "in comparison",
+            || Err(recursion_error("in comparison")),
+            || order_of_any(op, a, b, dialect),
+        )
+    } else {
+        order_of_any(op, a, b, dialect)
+    }
+}
+
+/// The RecursionError of a walk over data nested too deep (`nesting`),
+/// `doing` what CPython's message says.
+pub fn recursion_error(doing: &str) -> Exc {
+    exc(
+        "RecursionError",
+        format!("maximum recursion depth exceeded {doing}"),
+    )
+}
+
+/// `order` without the bound on nesting.
+fn order_of_any(
+    op: Op,
+    a: &ObjValue,
+    b: &ObjValue,
+    dialect: Dialect,
+) -> Result<Option<Ordering>, Exc> {
     use ObjValue as V;
     if let Some(o) = cmp_numbers(a, b) {
         return Ok(o);

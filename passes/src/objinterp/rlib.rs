@@ -264,6 +264,18 @@ pub fn unsigned_unary(op: Op, a: &ObjValue) -> Option<OpResult> {
 /// these (CPython 2's combination). Python 3 randomizes string hashes, so
 /// a program can compare them but not print them.
 pub fn hash(x: &ObjValue) -> OpResult {
+    if let ObjValue::Tuple(_) = x {
+        return super::nesting::nested(
+            "while calling a Python object",
+            || Err(super::ops::recursion_error("while calling a Python object")),
+            || hash_of_any(x),
+        );
+    }
+    hash_of_any(x)
+}
+
+/// `hash` without the bound on nesting.
+fn hash_of_any(x: &ObjValue) -> OpResult {
     let h = match x {
         ObjValue::Int(i) => *i,
         ObjValue::Bool(b) => i64::from(*b),

@@ -164,8 +164,26 @@ impl ObjValue {
         }
     }
 
-    /// `repr(x)` in the dialect, as bytes.
+    /// `repr(x)` in the dialect, as bytes. The repr of data nested deeper
+    /// than the recursion limit is cut short there (`nesting`: the
+    /// operation raises RecursionError).
     pub fn to_repr(&self, dialect: Dialect) -> Vec<u8> {
+        match self {
+            ObjValue::List(_)
+            | ObjValue::Tuple(_)
+            | ObjValue::Dict(_)
+            | ObjValue::DictView(..)
+            | ObjValue::BoundMethod(_) => {
+                super::nesting::nested("while getting the repr of an object", Vec::new, || {
+                    self.repr_of_any(dialect)
+                })
+            }
+            _ => self.repr_of_any(dialect),
+        }
+    }
+
+    /// `to_repr` without the bound on nesting.
+    fn repr_of_any(&self, dialect: Dialect) -> Vec<u8> {
         match self {
             ObjValue::Int(i) => i.to_string().into_bytes(),
             // pylib's `r_uint.__repr__` (and `__str__`): the digits, as the

@@ -10,7 +10,7 @@
 //! there; non-fatal ones (an integer literal too large) are collected in
 //! `Lexed::errors` and scanning goes on with a placeholder value.
 
-use rpy_ir::diag::Pos;
+use rpy_ir::diag::{FileId, Pos};
 
 /// How to read dialect-dependent syntax.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -262,10 +262,11 @@ pub struct Lexed<'a> {
 }
 
 /// Tokenizes `src`. Never panics.
-pub fn lex(src: &str, mode: Mode) -> Lexed<'_> {
+pub fn lex(src: &str, mode: Mode, file: FileId) -> Lexed<'_> {
     let src = src.strip_prefix('\u{feff}').unwrap_or(src);
     let (print_function, unicode_literals) = future_imports(src);
     let mut lx = Lexer {
+        file,
         src,
         b: src.as_bytes(),
         i: 0,
@@ -409,6 +410,8 @@ pub(crate) fn future_imports(src: &str) -> (bool, bool) {
 }
 
 struct Lexer<'a> {
+    /// The file the positions are in.
+    file: FileId,
     src: &'a str,
     b: &'a [u8],
     i: usize,
@@ -483,7 +486,7 @@ impl<'a> Lexer<'a> {
             self.memo_col = 1;
         }
         if off < self.memo_off {
-            return Pos::new(self.line, 1);
+            return Pos::in_file(self.file, self.line, 1);
         }
         let mut col = self.memo_col;
         for &c in &self.b[self.memo_off..off] {
@@ -493,7 +496,7 @@ impl<'a> Lexer<'a> {
         }
         self.memo_off = off;
         self.memo_col = col;
-        Pos::new(self.line, col)
+        Pos::in_file(self.file, self.line, col)
     }
 
     fn pos(&mut self) -> Pos {

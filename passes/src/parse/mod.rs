@@ -17,7 +17,7 @@ lalrpop_util::lalrpop_mod!(
 
 use lalrpop_util::ParseError;
 use rpy_ir::ast::{Dialect, Module};
-use rpy_ir::diag::{Diagnostic, Diagnostics, Pos};
+use rpy_ir::diag::{Diagnostic, Diagnostics, FileId, Pos};
 
 use actions::Ctx;
 use lexer::{LexError, Mode, Tok};
@@ -131,14 +131,26 @@ fn declared_encoding(bytes: &[u8]) -> String {
     enc
 }
 
-/// Parses one source file. `path` is only used in diagnostics and `Module::path`.
+/// Parses one source file, the program's main file (`FileId::MAIN`).
+/// `path` is only used in diagnostics and `Module::path`.
 pub fn parse_module(path: &str, source: &str, dialect: Dialect) -> Result<Module, Diagnostics> {
+    parse_module_in(FileId::MAIN, path, source, dialect)
+}
+
+/// Parses one source file, whose positions are in file `file` (its id in
+/// the program's `SourceMap`).
+pub fn parse_module_in(
+    file: FileId,
+    path: &str,
+    source: &str,
+    dialect: Dialect,
+) -> Result<Module, Diagnostics> {
     let source = source.strip_prefix('\u{feff}').unwrap_or(source);
     let mode = match dialect {
         Dialect::Py2 => Mode::Py2,
         Dialect::Py3 => Mode::Py3,
     };
-    let lexed = lexer::lex(source, mode);
+    let lexed = lexer::lex(source, mode, file);
     let mut ctx = Ctx::new(dialect);
     let result = grammar::ModuleParser::new().parse(&mut ctx, lexed.tokens);
     ctx.finish();
@@ -190,7 +202,7 @@ pub fn parse_module(path: &str, source: &str, dialect: Dialect) -> Result<Module
 /// When a syntax error is inside brackets opened on an earlier line, the
 /// likely cause is a missing closing bracket: say where it was opened.
 fn unclosed_bracket_note(source: &str, mode: Mode, at: Pos) -> Option<String> {
-    let lexed = lexer::lex(source, mode);
+    let lexed = lexer::lex(source, mode, at.file);
     let mut stack: Vec<(Pos, &'static str)> = Vec::new();
     for t in lexed.tokens.iter() {
         let Ok((start, tok, _)) = t else { break };
@@ -245,7 +257,7 @@ fn clamp_to_source(source: &str, pos: Pos) -> Pos {
     let nlines = source.lines().count() as u32;
     if nlines > 0 && pos.line > nlines {
         let last = source.lines().last().unwrap_or("");
-        Pos::new(nlines, last.chars().count() as u32 + 1)
+        Pos::in_file(pos.file, nlines, last.chars().count() as u32 + 1)
     } else {
         pos
     }
@@ -395,7 +407,7 @@ fn describe_expected(expected: &[String]) -> String {
 /// Python-3-only syntax (print with keyword arguments, `nonlocal`, annotations,
 /// `raise ... from ...`, underscores in numbers, `rb""`), else Python 2.
 pub fn detect_dialect(source: &str) -> Dialect {
-    let lexed = lexer::lex(source, Mode::Detect);
+    let lexed = lexer::lex(source, Mode::Detect, FileId::MAIN);
     if lexed.py2_marker {
         return Dialect::Py2;
     }

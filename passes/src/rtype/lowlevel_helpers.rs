@@ -24,10 +24,11 @@ use crate::annotate::lowlevel::{
     annotate_helper_with, lltype_annotation, lowlevel_key, KnownCopies, LOWLEVEL_HINT,
 };
 use crate::flow::{build_library, PYLIB};
-use crate::parse::parse_module;
+use crate::parse::parse_module_in;
 use crate::simplify::simplify_program;
 use rpy_ir::annotation::SomeValue;
 use rpy_ir::ast::Dialect;
+use rpy_ir::diag::{FileId, SourceMap};
 use rpy_ir::graph::{Annotated, Arg, Constant, Flow, LowLevel, PrebuiltObject, Program};
 use rpy_ir::lltype::{ContainerType, LowLevelType, TypeTable};
 use std::collections::HashMap;
@@ -133,15 +134,22 @@ fn flow_library() -> Result<Program<Flow>, String> {
         .map(|m| format!("import {HELPER_PACKAGE}.{m}\n"))
         .collect();
     let path = format!("{PYLIB}/ll_helpers.py");
-    let module = parse_module(&path, &source, Dialect::Py2)
+    let module = parse_module_in(FileId::LIBRARY_BASE, &path, &source, Dialect::Py2)
         .map_err(|d| format!("reading the low-level helpers: {d}"))?;
-    let mut program = build_library(&module, &source, HELPER_PACKAGE)
+    let mut program = build_library(&module, &source, FileId::LIBRARY_BASE, HELPER_PACKAGE)
         .map_err(|d| format!("reading the low-level helpers: {d}"))?;
     simplify_program(&mut program);
     for g in &mut program.graphs {
         g.hints.push(LOWLEVEL_HINT.to_string());
     }
     Ok(program)
+}
+
+/// The files of the helper library, when it has been read (when no helper
+/// was made, no graph names them): what a program whose graphs include
+/// helpers links into its `SourceMap`.
+pub fn library_sources() -> Option<&'static SourceMap> {
+    LIBRARY.get()?.as_ref().ok().map(|p| &p.sources)
 }
 
 /// The graphs of the library each graph names (by `Func` constants),
@@ -250,6 +258,7 @@ fn library_part(original: &str, args: &[HelperArg]) -> Result<Program<Flow>, Str
     }
     Ok(Program {
         path: library.path.clone(),
+        sources: library.sources.clone(),
         graphs: library
             .graphs
             .iter()
@@ -366,15 +375,9 @@ impl LowLevelHelpers {
                 _ => None,
             })
             .collect();
-        let annotated = annotate_helper_with(
-            program,
-            &name,
-            inputs,
-            program_functions,
-            "",
-            &mut self.known,
-        )
-        .map_err(|d| format!("annotating the helper {name}: {d}"))?;
+        let annotated =
+            annotate_helper_with(program, &name, inputs, program_functions, &mut self.known)
+                .map_err(|d| format!("annotating the helper {name}: {d}"))?;
         Ok((name, annotated))
     }
 }
@@ -396,7 +399,7 @@ pub fn rtype_alone(
     for g in &mut annotated.graphs {
         lower_pointer_ops(g);
     }
-    let lowered = super::rtype(annotated, Dialect::Py2, "")
+    let lowered = super::rtype(annotated, Dialect::Py2)
         .map_err(|d| format!("rtyping the helper {name}: {d}"))?;
     Ok((name, lowered))
 }

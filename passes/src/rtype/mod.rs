@@ -39,7 +39,7 @@ pub use repr::const_lltype;
 use crate::rules::{self, rtype::Lowered};
 use rpy_ir::annotation::{ProgramFacts, SomeValue};
 use rpy_ir::ast::Dialect;
-use rpy_ir::diag::{Diagnostic, Diagnostics, Pos};
+use rpy_ir::diag::{Diagnostics, Pos};
 use rpy_ir::graph::{
     Annotated, Arg, BlockId, Constant, FunctionGraph, LowLevel, PrebuiltObject, Program,
     SpaceOperation, Var,
@@ -712,11 +712,8 @@ impl GraphTyper<'_, '_, '_> {
 pub fn rtype(
     program: Program<Annotated>,
     dialect: Dialect,
-    source: &str,
 ) -> Result<Program<LowLevel>, Diagnostics> {
-    let error = |pos: Option<Pos>, msg: String| {
-        Diagnostic::new(program.path.clone(), pos.unwrap_or_default(), msg).with_source(source)
-    };
+    let error = |pos: Option<Pos>, msg: String| program.diagnostic(pos.unwrap_or_default(), msg);
     let mut types = program.types.clone();
     types.insert(lltype::STR.into(), lltype::str_type());
     lltype::add_object_types(&mut types);
@@ -759,8 +756,15 @@ pub fn rtype(
     }
     lowered.append(&mut rt.helper_graphs);
     let types = used_types(&rt.types, &lowered, &rt.statics);
+    // The helpers' graphs (and what was inlined into them) name the
+    // helper library's files.
+    let mut sources = program.sources.clone();
+    if let Some(library) = lowlevel_helpers::library_sources() {
+        sources.link(library);
+    }
     Ok(Program {
         path: program.path.clone(),
+        sources,
         graphs: lowered,
         entry: program.entry.clone(),
         types,
