@@ -76,6 +76,15 @@ struct BackendoptFlags {
     /// No integer rewriting with the rules of rules/opt.
     #[arg(long)]
     no_int_rewrite: bool,
+    /// No constant and branch folding across blocks.
+    #[arg(long)]
+    no_constfold: bool,
+    /// No removal of dead operations and block arguments.
+    #[arg(long)]
+    no_dead_code: bool,
+    /// No merging of chains of `==` tests of one variable into a switch.
+    #[arg(long)]
+    no_merge_switches: bool,
 }
 
 impl BackendoptFlags {
@@ -86,6 +95,9 @@ impl BackendoptFlags {
             load_folding: !self.no_load_folding,
             devirtualize: !self.no_devirtualize,
             int_rewrite: !self.no_int_rewrite,
+            constfold: !self.no_constfold,
+            dead_code: !self.no_dead_code,
+            merge_switches: !self.no_merge_switches,
         }
     }
 }
@@ -556,8 +568,13 @@ pub fn main() -> i32 {
                 for (stage, d) in &t.stages {
                     line(stage.name(), *d);
                     if *stage == StageName::Backendopt {
-                        for (part, d) in &t.backendopt_parts {
-                            line(&format!("  {part}"), *d);
+                        for part in &t.backendopt_parts {
+                            eprintln!(
+                                "{:<12} {:>9.3} ms  {}",
+                                format!("  {}", part.name),
+                                part.time.as_secs_f64() * 1e3,
+                                part.summary
+                            );
                         }
                     }
                 }
@@ -774,6 +791,7 @@ pub fn main() -> i32 {
                 let names: String = StageName::ALL
                     .iter()
                     .chain(&StageName::BRANCHES)
+                    .chain(&StageName::SUBSTAGES)
                     .map(|s| format!("{}\n", s.name()))
                     .collect();
                 emit(&names);
@@ -787,6 +805,7 @@ pub fn main() -> i32 {
                 let names: Vec<&str> = StageName::ALL
                     .iter()
                     .chain(&StageName::BRANCHES)
+                    .chain(&StageName::SUBSTAGES)
                     .map(|s| s.name())
                     .collect();
                 eprintln!(
