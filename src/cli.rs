@@ -76,6 +76,15 @@ struct BackendoptFlags {
     /// No integer rewriting with the rules of rules/opt.
     #[arg(long)]
     no_int_rewrite: bool,
+    /// No constant and branch folding across blocks.
+    #[arg(long)]
+    no_constfold: bool,
+    /// No removal of dead operations and block arguments.
+    #[arg(long)]
+    no_dead_code: bool,
+    /// No merging of chains of `==` tests of one variable into a switch.
+    #[arg(long)]
+    no_merge_switches: bool,
 }
 
 impl BackendoptFlags {
@@ -86,6 +95,9 @@ impl BackendoptFlags {
             load_folding: !self.no_load_folding,
             devirtualize: !self.no_devirtualize,
             int_rewrite: !self.no_int_rewrite,
+            constfold: !self.no_constfold,
+            dead_code: !self.no_dead_code,
+            merge_switches: !self.no_merge_switches,
         }
     }
 }
@@ -263,8 +275,14 @@ enum Cmd {
         /// values; prints the failures and the verdict, last.
         #[arg(long)]
         check: bool,
-        /// With --check: print the rule table as well, before the verdict.
-        #[arg(long, requires = "check")]
+        /// Prove every optimization rule with the SMT solver z3 (for all
+        /// 64-bit inputs where it fires); prints each rule not proven, with
+        /// its counterexample, and the verdict, last.
+        #[arg(long)]
+        prove: bool,
+        /// With --check: print the rule table as well, before the verdict;
+        /// with --prove: print every rule's outcome.
+        #[arg(long)]
         verbose: bool,
     },
 }
@@ -556,6 +574,69 @@ fn run_rules(check: bool, verbose: bool) -> i32 {
     }
 }
 
+/// `rpy rules --prove`: every optimization rule proven with z3, or its
+/// counterexample.
+fn prove_rules(verbose: bool) -> i32 {
+    use rpy_passes::rule_proofs::{prove, z3_available, Proof};
+    use rpy_passes::rules::opt::OPT_RULES;
+    if !z3_available() {
+        eprintln!(
+            "rpy rules --prove: the SMT solver z3 is not installed (Debian: apt-get install z3)"
+        );
+        return 2;
+    }
+    let mut failed = 0;
+    for rule in OPT_RULES {
+        let info = rule.info();
+        let place = format!("{}:{}", info.file, info.line);
+        let started = std::time::Instant::now();
+        let proof = prove(rule);
+        let ms = started.elapsed().as_secs_f64() * 1e3;
+        match proof {
+            Proof::Proven => {
+                if verbose {
+                    emit(&format!(
+                        "proven  {:<28} {place:<36} {ms:>9.1} ms\n",
+                        rule.name
+                    ));
+                }
+            }
+            Proof::Counterexample { inputs, confirmed } => {
+                failed += 1;
+                let values: Vec<String> =
+                    inputs.iter().map(|(n, v)| format!("{n} = {v}")).collect();
+                emit(&format!(
+                    "FAILED {place}: rule '{}' is wrong for {}{}\n",
+                    rule.name,
+                    values.join(", "),
+                    if confirmed {
+                        ""
+                    } else {
+                        " (but evaluating the rule there agrees: a fault of the SMT encoding)"
+                    }
+                ));
+            }
+            Proof::Unknown(why) => {
+                failed += 1;
+                emit(&format!(
+                    "FAILED {place}: rule '{}' not proven: {why}\n",
+                    rule.name
+                ));
+            }
+        }
+    }
+    if failed == 0 {
+        emit(&format!(
+            "all {} optimization rules proven by z3 for all 64-bit inputs\n",
+            OPT_RULES.len()
+        ));
+        0
+    } else {
+        emit(&format!("{failed} optimization rule(s) not proven\n"));
+        1
+    }
+}
+
 /// `rpy rules`: every rule, where it is written, and its fire count in the
 /// last translation, headed by the command that translated.
 fn rules_table() -> String {
@@ -626,8 +707,13 @@ pub fn main() -> i32 {
                 for (stage, d) in &t.stages {
                     line(stage.name(), *d);
                     if *stage == StageName::Backendopt {
-                        for (part, d) in &t.backendopt_parts {
-                            line(&format!("  {part}"), *d);
+                        for part in &t.backendopt_parts {
+                            eprintln!(
+                                "{:<12} {:>9.3} ms  {}",
+                                format!("  {}", part.name),
+                                part.time.as_secs_f64() * 1e3,
+                                part.summary
+                            );
                         }
                     }
                 }
@@ -845,6 +931,7 @@ pub fn main() -> i32 {
                 let names: String = StageName::ALL
                     .iter()
                     .chain(&StageName::BRANCHES)
+                    .chain(&StageName::SUBSTAGES)
                     .map(|s| format!("{}\n", s.name()))
                     .collect();
                 emit(&names);
@@ -858,6 +945,7 @@ pub fn main() -> i32 {
                 let names: Vec<&str> = StageName::ALL
                     .iter()
                     .chain(&StageName::BRANCHES)
+                    .chain(&StageName::SUBSTAGES)
                     .map(|s| s.name())
                     .collect();
                 eprintln!(
@@ -908,7 +996,17 @@ pub fn main() -> i32 {
                 _ => unreachable!("run_until stops at the stage it is asked for"),
             }
         }
-        Cmd::Rules { check, verbose } => run_rules(check, verbose),
+        Cmd::Rules {
+            check,
+            prove,
+            verbose,
+        } => {
+            if prove {
+                prove_rules(verbose)
+            } else {
+                run_rules(check, verbose)
+            }
+        }
         Cmd::Trace {
             file,
             passes,

@@ -20,6 +20,10 @@ pub enum StageName {
     Flow,
     Annotate,
     Rtype,
+    /// The program right after one sub-pass of `backendopt` (an index into
+    /// `backendopt::STEPS`) first ran, the ones before it included:
+    /// `backendopt:NAME`. Not in `ALL`: `SUBSTAGES` lists them.
+    BackendoptPart(usize),
     Backendopt,
     /// The JIT's codewriter: a branch off `backendopt`, not a step towards
     /// C, so it is not in `ALL`.
@@ -45,6 +49,19 @@ impl StageName {
     /// JIT makes of the program.
     pub const BRANCHES: [StageName; 1] = [StageName::Jitcodes];
 
+    /// The sub-passes of `backendopt`, each a stage of its own for `rpy
+    /// show --stage backendopt:NAME`.
+    pub const SUBSTAGES: [StageName; 8] = [
+        StageName::BackendoptPart(0),
+        StageName::BackendoptPart(1),
+        StageName::BackendoptPart(2),
+        StageName::BackendoptPart(3),
+        StageName::BackendoptPart(4),
+        StageName::BackendoptPart(5),
+        StageName::BackendoptPart(6),
+        StageName::BackendoptPart(7),
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             StageName::Jitcodes => "jitcodes",
@@ -53,6 +70,7 @@ impl StageName {
             StageName::Annotate => "annotate",
             StageName::Rtype => "rtype",
             StageName::Backendopt => "backendopt",
+            StageName::BackendoptPart(i) => BACKENDOPT_PART_NAMES[i],
             StageName::Exceptiontransform => "exceptiontransform",
             StageName::Gctransform => "gctransform",
             StageName::Genc => "genc",
@@ -63,6 +81,7 @@ impl StageName {
         Self::ALL
             .into_iter()
             .chain(Self::BRANCHES)
+            .chain(Self::SUBSTAGES)
             .find(|s| s.name() == name)
     }
 
@@ -74,6 +93,9 @@ impl StageName {
             StageName::Annotate => "flow graphs -> annotated graphs (type inference)",
             StageName::Rtype => "annotated graphs -> low-level graphs",
             StageName::Backendopt => "low-level graphs -> optimized low-level graphs",
+            StageName::BackendoptPart(_) => {
+                "low-level graphs -> the same, optimized up to this sub-pass of backendopt"
+            }
             StageName::Jitcodes => {
                 "optimized low-level graphs the portal reaches -> jitcodes (the JIT's codewriter)"
             }
@@ -87,6 +109,19 @@ impl StageName {
         }
     }
 }
+
+/// The stage names of the sub-passes of `backendopt`, by their index in
+/// `backendopt::STEPS`.
+const BACKENDOPT_PART_NAMES: [&str; 8] = [
+    "backendopt:inline",
+    "backendopt:malloc_removal",
+    "backendopt:load_folding",
+    "backendopt:devirtualize",
+    "backendopt:constfold",
+    "backendopt:int_rewrite",
+    "backendopt:dead_code",
+    "backendopt:merge_switches",
+];
 
 /// What a stage produced.
 pub enum StageOutput {
@@ -185,7 +220,7 @@ pub struct Timings {
     pub c_compile: Option<Duration>,
     /// The parts of the backendopt stage (inline, malloc_removal, ...)
     /// and how long each took, within the stage's time.
-    pub backendopt_parts: Vec<(&'static str, Duration)>,
+    pub backendopt_parts: Vec<rpy_passes::backendopt::PartReport>,
     /// Whether to show, on standard error, which step is running: one
     /// status line rewritten as each step starts, so that a translation
     /// whose C compile takes minutes does not look stuck.
@@ -290,10 +325,14 @@ fn run_stages(
     if stop == StageName::Rtype {
         return Ok(StageOutput::LowLevel(lowlevel));
     }
-    let report = rpy_passes::backendopt::optimize_program(&mut lowlevel, options);
+    let stop_after = match stop {
+        StageName::BackendoptPart(i) => Some(rpy_passes::backendopt::STEPS[i]),
+        _ => None,
+    };
+    let report = rpy_passes::backendopt::optimize_program_until(&mut lowlevel, options, stop_after);
     timings.backendopt_parts = report.times;
     lap(StageName::Backendopt, timings);
-    if stop == StageName::Backendopt {
+    if matches!(stop, StageName::Backendopt | StageName::BackendoptPart(_)) {
         return Ok(StageOutput::LowLevel(lowlevel));
     }
     if stop == StageName::Jitcodes {

@@ -40,8 +40,55 @@ exceptiontransform
 gctransform
 genc
 jitcodes
+backendopt:inline
+backendopt:malloc_removal
+backendopt:load_folding
+backendopt:devirtualize
+backendopt:constfold
+backendopt:int_rewrite
+backendopt:dead_code
+backendopt:merge_switches
 "
     );
+}
+
+/// `rpy show --stage backendopt:NAME`: the program right after one
+/// sub-pass; its flag switches the sub-pass off. A chain of `==` tests is
+/// still tests after `dead_code` and one switch after `merge_switches`.
+#[test]
+fn show_prints_the_program_after_one_backendopt_sub_pass() {
+    let dir = scratch("substage");
+    let file = dir.join("classify.py");
+    std::fs::write(
+        &file,
+        "import sys\n\n\ndef classify(n):\n    if n == 1:\n        return 10\n    elif n == 4:\n        return 40\n    elif n == 9:\n        return 90\n    return n\n\n\ndef entry_point(argv):\n    print(classify(len(argv)))\n    return 0\n\n\ndef target(*args):\n    return entry_point, None\n\n\nif __name__ == '__main__':\n    sys.exit(entry_point(sys.argv))\n",
+    )
+    .unwrap();
+    let show = |stage: &str, extra: &[&str]| {
+        // No inlining: `classify` stays a graph of its own.
+        let mut args = vec![
+            "show",
+            "--stage",
+            stage,
+            path_str(&file),
+            "--func",
+            "classify",
+            "--inline-threshold",
+            "0",
+        ];
+        args.extend(extra);
+        let (out, err, status) = rpy(&args);
+        assert_eq!(status, 0, "{err}");
+        out
+    };
+    let before = show("backendopt:dead_code", &[]);
+    assert_eq!(before.matches("int_eq").count(), 3, "{before}");
+    let after = show("backendopt:merge_switches", &[]);
+    assert_eq!(after.matches("int_eq").count(), 0, "{after}");
+    assert_eq!(after, show("backendopt", &[]));
+    insta::assert_snapshot!("backendopt_merge_switches_classify", after);
+    let off = show("backendopt:merge_switches", &["--no-merge-switches"]);
+    assert_eq!(off, before);
 }
 
 #[test]

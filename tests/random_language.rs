@@ -1530,6 +1530,37 @@ fn backend_optimizations_keep_random_programs_behaviour() {
                 ..none.clone()
             },
         ),
+        (
+            "constfold",
+            BackendoptOptions {
+                constfold: true,
+                ..none.clone()
+            },
+        ),
+        (
+            "dead_code",
+            BackendoptOptions {
+                dead_code: true,
+                ..none.clone()
+            },
+        ),
+        (
+            "merge_switches",
+            BackendoptOptions {
+                merge_switches: true,
+                ..none.clone()
+            },
+        ),
+        (
+            "inline+constfold+dead_code+merge_switches",
+            BackendoptOptions {
+                inline_threshold: rpy_passes::backendopt::inline::DEFAULT_THRESHOLD,
+                constfold: true,
+                dead_code: true,
+                merge_switches: true,
+                ..none.clone()
+            },
+        ),
         ("all", BackendoptOptions::default()),
     ];
     let outcome = |p: &rpy_ir::graph::Program<rpy_ir::graph::LowLevel>, argv: &[String]| {

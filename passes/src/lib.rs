@@ -9,5 +9,6 @@ pub mod objinterp;
 pub mod parse;
 pub mod posix;
 pub mod rtype;
+pub mod rule_proofs;
 pub mod rules;
 pub mod simplify;

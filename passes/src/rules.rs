@@ -523,7 +523,12 @@ pub mod opt {
     /// the checks (facts are asked of the concrete values), evaluates the
     /// result, and compares. Does not count as a firing.
     pub fn check_rule(index: usize, inputs: &[i64]) -> RuleCheck {
-        let rule = &OPT_RULES[index];
+        check_opt_rule(&OPT_RULES[index], inputs)
+    }
+
+    /// [`check_rule`] of a rule given itself, not its index (one not in
+    /// [`OPT_RULES`] too).
+    pub fn check_opt_rule(rule: &OptRule, inputs: &[i64]) -> RuleCheck {
         if inputs.len() < rule.vars.len() {
             return RuleCheck::NotApplicable;
         }

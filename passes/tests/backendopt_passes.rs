@@ -227,3 +227,353 @@ fn inlining_makes_a_box_local_and_malloc_removal_then_removes_it() {
     assert_eq!(count_ops(&after, "sum", "malloc"), 1);
     assert_same_behaviour(&before, &after, "sum");
 }
+
+/// `main(x)`: a value that stays 3 around a loop, a test on twice it
+/// (always true), and a branch no run takes.
+const CONSTS: &str = "
+entry main
+
+graph main(x_0) {
+  block0(x_0: Signed):
+    -> block1(x_0, 3, 0)
+  block1(x_1: Signed, k_2: Signed, i_3: Signed):
+    v4: Bool = int_lt(i_3, 5)
+    switch v4
+      False -> block3(x_1, k_2, i_3)
+      True -> block2(x_1, k_2, i_3)
+  block2(x_5: Signed, k_6: Signed, i_7: Signed):
+    v8: Signed = int_add(i_7, 1)
+    -> block1(x_5, k_6, v8)
+  block3(x_9: Signed, k_10: Signed, i_11: Signed):
+    v12: Signed = int_mul(k_10, 2)
+    v13: Bool = int_gt(v12, 5)
+    switch v13
+      False -> block4(x_9)
+      True -> block5(x_9, v12, i_11)
+  block4(x_14: Signed):
+    v15: Signed = int_neg(x_14)
+    -> return(v15)
+  block5(x_16: Signed, c_17: Signed, i_18: Signed):
+    v19: Signed = int_add(x_16, c_17)
+    v20: Signed = int_add(v19, i_18)
+    -> return(v20)
+  returns v21: Signed
+  raises v22: Ptr(object_vtable), v23: Ptr(object)
+}
+";
+
+/// `main(x)`: a field read nothing uses, and a loop value that only
+/// feeds its own next value.
+const DEAD: &str = "
+entry main
+
+graph main(x_0) {
+  block0(x_0: Signed):
+    b_1: Ptr(inst_Box) = malloc(#inst_Box)
+    v2: Void = setfield(b_1, #value, x_0)
+    v3: Signed = getfield(b_1, #value)
+    -> block1(x_0, 0, 0)
+  block1(n_4: Signed, i_5: Signed, j_6: Signed):
+    v7: Bool = int_lt(i_5, n_4)
+    switch v7
+      False -> return(i_5)
+      True -> block2(n_4, i_5, j_6)
+  block2(n_8: Signed, i_9: Signed, j_10: Signed):
+    v11: Signed = int_add(j_10, 7)
+    v12: Signed = int_add(i_9, 1)
+    -> block1(n_8, v12, v11)
+  returns v13: Signed
+  raises v14: Ptr(object_vtable), v15: Ptr(object)
+}
+";
+
+/// `main(x)`: `if y == 1: ... elif y == 5: ... elif y == 8: ... else: ...`
+/// with `y = x + 1`, a test's result passed on along a False exit.
+const CHAIN: &str = "
+entry main
+
+graph main(x_0) {
+  block0(x_0: Signed):
+    v1: Signed = int_add(x_0, 1)
+    v2: Bool = int_eq(v1, 1)
+    switch v2
+      False -> block1(v1, x_0)
+      True -> return(10)
+  block1(y_3: Signed, x_4: Signed):
+    v5: Bool = int_eq(y_3, 5)
+    switch v5
+      False -> block2(y_3, x_4, v5)
+      True -> return(x_4)
+  block2(y_6: Signed, x_7: Signed, c_8: Bool):
+    v9: Bool = int_eq(8, y_6)
+    switch v9
+      False -> block3(x_7, c_8)
+      True -> return(80)
+  block3(x_10: Signed, c_11: Bool):
+    v12: Signed = cast_bool_to_int(c_11)
+    v13: Signed = int_sub(x_10, v12)
+    -> return(v13)
+  returns v14: Signed
+  raises v15: Ptr(object_vtable), v16: Ptr(object)
+}
+";
+
+#[test]
+fn constants_flow_around_a_loop_and_fold_a_branch_and_its_dead_block() {
+    use rpy_passes::backendopt::constfold::fold_constants;
+    let before = program(CONSTS);
+    let mut after = before.clone();
+    let stats = fold_constants(&mut after);
+    simplify_program(&mut after);
+    assert_eq!(stats.branches_folded, 1, "{stats:?}");
+    assert!(stats.blocks_removed >= 1, "{stats:?}");
+    // `k * 2` is 6 and `6 > 5` is true: neither stays, nor does `-x`.
+    assert_eq!(count_ops(&after, "main", "int_mul"), 0);
+    assert_eq!(count_ops(&after, "main", "int_gt"), 0);
+    assert_eq!(count_ops(&after, "main", "int_neg"), 0);
+    insta::assert_snapshot!("constfold_main", print_graph(after.graph("main").unwrap()));
+    assert_same_behaviour(&before, &after, "main");
+}
+
+#[test]
+fn a_value_that_varies_around_a_loop_is_not_folded() {
+    use rpy_passes::backendopt::constfold::fold_constants;
+    let before = program(DEAD);
+    let mut after = before.clone();
+    let stats = fold_constants(&mut after);
+    // i starts at 0 but is incremented: nothing is known of it.
+    assert_eq!(stats.ops_folded, 0, "{stats:?}");
+    assert_eq!(stats.branches_folded, 0, "{stats:?}");
+    assert_same_behaviour(&before, &after, "main");
+}
+
+#[test]
+fn dead_code_removes_an_unused_read_and_a_loop_value_nothing_needs() {
+    use rpy_passes::backendopt::dead_code::remove_dead_code;
+    let before = program(DEAD);
+    let mut after = before.clone();
+    let stats = remove_dead_code(&mut after);
+    simplify_program(&mut after);
+    assert_eq!(stats.reads_removed, 1, "{stats:?}");
+    assert_eq!(stats.ops_removed, 2, "{stats:?}");
+    assert_eq!(stats.inputargs_removed, 2, "{stats:?}");
+    assert_eq!(count_ops(&after, "main", "getfield"), 0);
+    // The store stays: the pass removes nothing with an effect.
+    assert_eq!(count_ops(&after, "main", "setfield"), 1);
+    assert_eq!(count_ops(&after, "main", "int_add"), 1);
+    insta::assert_snapshot!("dead_code_main", print_graph(after.graph("main").unwrap()));
+    assert_same_behaviour(&before, &after, "main");
+}
+
+#[test]
+fn a_chain_of_equality_tests_becomes_one_switch() {
+    use rpy_passes::backendopt::merge_switches::merge_switches;
+    let before = program(CHAIN);
+    let mut after = before.clone();
+    let stats = merge_switches(&mut after);
+    simplify_program(&mut after);
+    assert_eq!(stats.chains_merged, 1, "{stats:?}");
+    assert_eq!(stats.cases, 3, "{stats:?}");
+    assert_eq!(count_ops(&after, "main", "int_eq"), 0);
+    insta::assert_snapshot!(
+        "merge_switches_main",
+        print_graph(after.graph("main").unwrap())
+    );
+    assert_same_behaviour(&before, &after, "main");
+    for x in [0, 4, 7, -2] {
+        assert_eq!(run(&after, "main", x), run(&before, "main", x));
+    }
+}
+
+#[test]
+fn a_single_test_or_a_test_of_another_value_is_not_a_chain() {
+    use rpy_passes::backendopt::merge_switches::merge_switches;
+    // block1 tests x_4, not the value block0 tested: no chain.
+    let text = CHAIN.replace("v5: Bool = int_eq(y_3, 5)", "v5: Bool = int_eq(x_4, 5)");
+    let before = program(&text);
+    let mut after = before.clone();
+    let stats = merge_switches(&mut after);
+    assert_eq!(stats.chains_merged, 0, "{stats:?}");
+    assert_eq!(after, before);
+}
+
+/// A random graph of integer operations over several blocks, as text:
+/// blocks only jump forward (so every run ends), some ending in a test
+/// `int_eq(a, C)` of their first argument passed on along the False exit
+/// (chains for `merge_switches`), constants often (for `constfold`), and
+/// values nothing reads (for `dead_code`).
+fn random_graph(seed: u64) -> String {
+    struct Rng(u64);
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+        fn pick<'a>(&mut self, from: &'a [String]) -> &'a str {
+            &from[self.below(from.len())]
+        }
+        /// A constant (one time in `one_in`) or one of `vars`.
+        fn value(&mut self, vars: &[String], one_in: usize) -> String {
+            const CONSTS: [i64; 6] = [0, 1, 2, 3, 5, -1];
+            if self.below(one_in) == 0 {
+                CONSTS[self.below(CONSTS.len())].to_string()
+            } else {
+                self.pick(vars).to_string()
+            }
+        }
+    }
+    let mut rng = Rng(seed | 1);
+    let nblocks = 2 + rng.below(5);
+    let mut var = 0;
+    let mut fresh = || {
+        var += 1;
+        format!("v{var}")
+    };
+    let mut text = String::from("entry main\n\ngraph main(v1, v2, v3) {\n");
+    for b in 0..nblocks {
+        let ins: Vec<String> = (0..3).map(|_| fresh()).collect();
+        let params: Vec<String> = ins.iter().map(|v| format!("{v}: Signed")).collect();
+        text += &format!("  block{b}({}):\n", params.join(", "));
+        let mut ints = ins.clone();
+        let mut bools: Vec<String> = Vec::new();
+        let last = b + 1 == nblocks;
+        let test_block = !last && rng.below(3) == 0;
+        if !test_block {
+            for _ in 0..rng.below(6) {
+                let x = rng.value(&ints, 3);
+                let y = rng.value(&ints, 3);
+                let r = fresh();
+                let ops = [
+                    "int_add", "int_sub", "int_mul", "int_and", "int_or", "int_xor", "int_lt",
+                    "int_eq", "int_ne", "int_ge",
+                ];
+                let op = ops[rng.below(ops.len())];
+                if ["int_lt", "int_eq", "int_ne", "int_ge"].contains(&op) {
+                    text += &format!("    {r}: Bool = {op}({x}, {y})\n");
+                    bools.push(r);
+                } else {
+                    text += &format!("    {r}: Signed = {op}({x}, {y})\n");
+                    ints.push(r);
+                }
+            }
+        }
+        let later = |rng: &mut Rng| b + 1 + rng.below(nblocks - b - 1);
+        let three = |rng: &mut Rng, first: Option<&str>| -> String {
+            let mut args: Vec<String> = (0..3).map(|_| rng.value(&ints, 4)).collect();
+            if let Some(f) = first {
+                args[0] = f.to_string();
+            }
+            args.join(", ")
+        };
+        if last {
+            text += &format!("    -> return({})\n", rng.value(&ints, 4));
+        } else if test_block || rng.below(3) == 0 {
+            // A test of the first argument, or of a value of this block.
+            let a = if test_block {
+                ins[0].clone()
+            } else {
+                rng.pick(&ints).to_string()
+            };
+            let c = rng.value(&[], 1);
+            let r = fresh();
+            text += &format!("    {r}: Bool = int_eq({a}, {c})\n    switch {r}\n");
+            let (t, f) = (later(&mut rng), later(&mut rng));
+            text += &format!("      False -> block{f}({})\n", three(&mut rng, Some(&a)));
+            text += &format!("      True -> block{t}({})\n", three(&mut rng, None));
+        } else if !bools.is_empty() && rng.below(2) == 0 {
+            let s = rng.pick(&bools).to_string();
+            let (t, f) = (later(&mut rng), later(&mut rng));
+            text += &format!("    switch {s}\n");
+            text += &format!("      False -> block{f}({})\n", three(&mut rng, None));
+            text += &format!("      True -> block{t}({})\n", three(&mut rng, None));
+        } else {
+            let t = later(&mut rng);
+            text += &format!("    -> block{t}({})\n", three(&mut rng, None));
+        }
+    }
+    let (r, e1, e2) = (fresh(), fresh(), fresh());
+    text += &format!(
+        "  returns {r}: Signed\n  raises {e1}: Ptr(object_vtable), {e2}: Ptr(object)\n}}\n"
+    );
+    text
+}
+
+fn run3(p: &Program<LowLevel>, args: [i64; 3]) -> Result<i64, String> {
+    let args = args.iter().map(|x| LlValue::Signed(*x)).collect();
+    match LlInterpreter::new(p).call("main", args, &mut Vec::new()) {
+        Ok(LlValue::Signed(n)) => Ok(n),
+        Ok(other) => Err(format!("returned {}", other.kind())),
+        Err(e) => Err(e.message),
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+    /// Each of the three passes, and the three in a row, keep what random
+    /// graphs compute.
+    #[test]
+    fn constfold_dead_code_and_switch_merging_keep_random_graphs_meaning(seed in proptest::prelude::any::<u64>()) {
+        use rpy_passes::backendopt::constfold::fold_constants;
+        use rpy_passes::backendopt::dead_code::remove_dead_code;
+        use rpy_passes::backendopt::merge_switches::merge_switches;
+        let text = random_graph(seed);
+        let before = program(&text);
+        type Pass = fn(&mut Program<LowLevel>);
+        let passes: [(&str, Pass); 4] = [
+            ("constfold", |p| { fold_constants(p); }),
+            ("dead_code", |p| { remove_dead_code(p); }),
+            ("merge_switches", |p| { merge_switches(p); }),
+            ("all", |p| {
+                fold_constants(p);
+                simplify_program(p);
+                remove_dead_code(p);
+                simplify_program(p);
+                merge_switches(p);
+            }),
+        ];
+        for (name, pass) in passes {
+            let mut after = before.clone();
+            pass(&mut after);
+            simplify_program(&mut after);
+            for a in [-1i64, 0, 1, 2, 3, 5, 7] {
+                for b in [0i64, 1, -1, 5] {
+                    let args = [a, b, a.wrapping_mul(b).wrapping_sub(1)];
+                    proptest::prop_assert_eq!(
+                        run3(&before, args),
+                        run3(&after, args),
+                        "{} changed main{:?} of\n{}\nafter:\n{}",
+                        name,
+                        args,
+                        text,
+                        print_graph(after.graph("main").unwrap())
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The random graphs above give each pass something to do, so the
+/// property test checks changed graphs, not unchanged ones.
+#[test]
+fn random_graphs_give_each_pass_work() {
+    use rpy_passes::backendopt::constfold::fold_constants;
+    use rpy_passes::backendopt::dead_code::remove_dead_code;
+    use rpy_passes::backendopt::merge_switches::merge_switches;
+    let (mut folded, mut branches, mut dead, mut merged) = (0, 0, 0, 0);
+    for seed in 0..300u64 {
+        let p = program(&random_graph(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)));
+        let c = fold_constants(&mut p.clone());
+        folded += c.ops_folded;
+        branches += c.branches_folded;
+        dead += remove_dead_code(&mut p.clone()).ops_removed;
+        merged += merge_switches(&mut p.clone()).chains_merged;
+    }
+    assert!(
+        folded > 0 && branches > 0 && dead > 0 && merged > 0,
+        "folded {folded}, branches {branches}, dead {dead}, merged {merged}"
+    );
+}

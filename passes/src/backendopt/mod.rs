@@ -11,8 +11,17 @@
 //! - `devirtualize`: a read of a vtable static folds to its value and a
 //!   call of a known function pointer becomes a `direct_call`; when one
 //!   did, the three above run once more;
+//! - `constfold`: constants propagated through the whole graph, across
+//!   links and around loops, and switches on a constant folded to their
+//!   one exit (what no run reaches goes); it runs before the integer
+//!   rewriting, which then sees the constants links carry, and once more
+//!   after it, folding the switches the rewriting found constant;
 //! - integer rewriting with the rules of `rules/opt` over an e-graph of
-//!   each block's pure integer operations (this module and `egraph`).
+//!   each block's pure integer operations (this module and `egraph`);
+//! - `dead_code`: operations without side effects whose result nothing
+//!   needs, and block arguments nothing needs, removed;
+//! - `merge_switches`: chains of `int_eq` tests of one variable made one
+//!   switch.
 //!
 //! Each can be switched off ([`BackendoptOptions`]) to see what it did or
 //! to bisect a miscompilation. The integer rewriting:
@@ -28,11 +37,14 @@
 //! operations disappear, and the exits pass the same values (or constants).
 
 pub mod callgraph;
+pub mod constfold;
+pub mod dead_code;
 pub mod devirtualize;
 pub mod egraph;
 pub mod inline;
 pub mod load_folding;
 pub mod malloc_removal;
+pub mod merge_switches;
 
 pub use rpy_ir::intbound::IntBound;
 
@@ -75,6 +87,9 @@ pub struct BackendoptOptions {
     pub load_folding: bool,
     pub devirtualize: bool,
     pub int_rewrite: bool,
+    pub constfold: bool,
+    pub dead_code: bool,
+    pub merge_switches: bool,
 }
 
 impl Default for BackendoptOptions {
@@ -85,6 +100,9 @@ impl Default for BackendoptOptions {
             load_folding: true,
             devirtualize: true,
             int_rewrite: true,
+            constfold: true,
+            dead_code: true,
+            merge_switches: true,
         }
     }
 }
@@ -98,8 +116,33 @@ impl BackendoptOptions {
             load_folding: false,
             devirtualize: false,
             int_rewrite: false,
+            constfold: false,
+            dead_code: false,
+            merge_switches: false,
         }
     }
+}
+
+/// The sub-passes of `backendopt`, in the order [`optimize_program`] runs
+/// them: the names of `rpy show --stage backendopt:NAME` and of
+/// `--timings`' lines.
+pub const STEPS: [&str; 8] = [
+    "inline",
+    "malloc_removal",
+    "load_folding",
+    "devirtualize",
+    "constfold",
+    "int_rewrite",
+    "dead_code",
+    "merge_switches",
+];
+
+/// One sub-pass's run: its name, time and what it did, in words.
+#[derive(Clone, Debug)]
+pub struct PartReport {
+    pub name: &'static str,
+    pub time: Duration,
+    pub summary: String,
 }
 
 /// What [`optimize_program`] did, and how long each part took.
@@ -110,8 +153,32 @@ pub struct BackendoptReport {
     pub load_folding: load_folding::LoadStats,
     pub devirtualize: devirtualize::DevirtualizeStats,
     pub int_rewrite: OptStats,
-    /// Each part's name and time, in the order they ran.
-    pub times: Vec<(&'static str, Duration)>,
+    pub constfold: constfold::ConstFoldStats,
+    pub dead_code: dead_code::DeadCodeStats,
+    pub merge_switches: merge_switches::MergeStats,
+    /// Each part's run, in the order they ran.
+    pub times: Vec<PartReport>,
+}
+
+/// Times the parts and says when to stop.
+struct Laps<'a> {
+    clock: std::time::Instant,
+    stop_after: Option<&'a str>,
+}
+
+impl Laps<'_> {
+    /// Records part `name`'s run; true when the caller asked to stop
+    /// after it.
+    fn lap(&mut self, report: &mut BackendoptReport, name: &'static str, summary: String) -> bool {
+        let now = std::time::Instant::now();
+        report.times.push(PartReport {
+            name,
+            time: now - self.clock,
+            summary,
+        });
+        self.clock = now;
+        self.stop_after == Some(name)
+    }
 }
 
 /// The backend optimizations the options ask for, in order, each followed
@@ -120,12 +187,22 @@ pub fn optimize_program(
     program: &mut Program<LowLevel>,
     options: &BackendoptOptions,
 ) -> BackendoptReport {
+    optimize_program_until(program, options, None)
+}
+
+/// [`optimize_program`], stopping right after the first run of the
+/// sub-pass `stop_after` (one of [`STEPS`]): what `rpy show --stage
+/// backendopt:NAME` shows. A sub-pass the options switch off does not run,
+/// so stopping after it is stopping where it would have run.
+pub fn optimize_program_until(
+    program: &mut Program<LowLevel>,
+    options: &BackendoptOptions,
+    stop_after: Option<&str>,
+) -> BackendoptReport {
     let mut report = BackendoptReport::default();
-    let mut clock = std::time::Instant::now();
-    let mut lap = |name: &'static str, report: &mut BackendoptReport| {
-        let now = std::time::Instant::now();
-        report.times.push((name, now - clock));
-        clock = now;
+    let mut laps = Laps {
+        clock: std::time::Instant::now(),
+        stop_after,
     };
     // A second round when devirtualization made calls direct: they may be
     // inlined now, and what they allocate removed.
@@ -136,37 +213,126 @@ pub fn optimize_program(
             report.inline.refused_under_try += stats.refused_under_try;
             report.inline.graphs_removed += stats.graphs_removed;
             crate::simplify::simplify_program(program);
-            lap("inline", &mut report);
+            let summary = format!(
+                "{} calls inlined, {} graphs removed",
+                stats.inlined, stats.graphs_removed
+            );
+            if laps.lap(&mut report, "inline", summary) {
+                return report;
+            }
+        } else if stop_after == Some("inline") {
+            return report;
         }
         if options.malloc_removal {
             let stats = malloc_removal::remove_mallocs(program);
             report.malloc_removal.mallocs_removed += stats.mallocs_removed;
             report.malloc_removal.families += stats.families;
             crate::simplify::simplify_program(program);
-            lap("malloc_removal", &mut report);
+            let summary = format!("{} mallocs removed", stats.mallocs_removed);
+            if laps.lap(&mut report, "malloc_removal", summary) {
+                return report;
+            }
+        } else if stop_after == Some("malloc_removal") {
+            return report;
         }
         if options.load_folding {
             let stats = load_folding::fold_loads(program);
             report.load_folding.loads_folded += stats.loads_folded;
-            lap("load_folding", &mut report);
+            let summary = format!("{} loads folded", stats.loads_folded);
+            if laps.lap(&mut report, "load_folding", summary) {
+                return report;
+            }
+        } else if stop_after == Some("load_folding") {
+            return report;
         }
         if !options.devirtualize || round > 0 {
+            if stop_after == Some("devirtualize") {
+                return report;
+            }
             break;
         }
         let stats = devirtualize::devirtualize(program);
         report.devirtualize.vtable_reads_folded += stats.vtable_reads_folded;
         report.devirtualize.calls_made_direct += stats.calls_made_direct;
-        lap("devirtualize", &mut report);
-        if stats.calls_made_direct == 0 {
+        let summary = format!(
+            "{} vtable reads folded, {} calls made direct",
+            stats.vtable_reads_folded, stats.calls_made_direct
+        );
+        if laps.lap(&mut report, "devirtualize", summary) || stats.calls_made_direct == 0 {
+            if stop_after == Some("devirtualize") {
+                return report;
+            }
             break;
         }
+    }
+    if options.constfold {
+        constfold_lap(program, &mut report, &mut laps);
+        if stop_after == Some("constfold") {
+            return report;
+        }
+    } else if stop_after == Some("constfold") {
+        return report;
     }
     if options.int_rewrite {
         report.int_rewrite = optimize(program);
         crate::simplify::simplify_program(program);
-        lap("int_rewrite", &mut report);
+        let s = &report.int_rewrite;
+        let summary = format!(
+            "{} blocks changed, {} -> {} operations, {} rule fires",
+            s.blocks_changed, s.ops_before, s.ops_after, s.rule_fires
+        );
+        if laps.lap(&mut report, "int_rewrite", summary) {
+            return report;
+        }
+        // Once more: the switches the e-graph found constant fold, and the
+        // constants it found flow on.
+        if options.constfold {
+            constfold_lap(program, &mut report, &mut laps);
+        }
+    } else if stop_after == Some("int_rewrite") {
+        return report;
+    }
+    if options.dead_code {
+        report.dead_code = dead_code::remove_dead_code(program);
+        crate::simplify::simplify_program(program);
+        let s = &report.dead_code;
+        let summary = format!(
+            "{} operations removed ({} memory reads), {} block arguments removed",
+            s.ops_removed, s.reads_removed, s.inputargs_removed
+        );
+        if laps.lap(&mut report, "dead_code", summary) {
+            return report;
+        }
+    } else if stop_after == Some("dead_code") {
+        return report;
+    }
+    if options.merge_switches {
+        report.merge_switches = merge_switches::merge_switches(program);
+        crate::simplify::simplify_program(program);
+        let s = &report.merge_switches;
+        let summary = format!(
+            "{} chains of tests made switches, {} cases",
+            s.chains_merged, s.cases
+        );
+        laps.lap(&mut report, "merge_switches", summary);
     }
     report
+}
+
+/// One run of `constfold`, added to the report.
+fn constfold_lap(program: &mut Program<LowLevel>, report: &mut BackendoptReport, laps: &mut Laps) {
+    let s = constfold::fold_constants(program);
+    crate::simplify::simplify_program(program);
+    let summary = format!(
+        "{} operations folded, {} uses made constant, {} branches folded, {} blocks removed",
+        s.ops_folded, s.uses_replaced, s.branches_folded, s.blocks_removed
+    );
+    let r = &mut report.constfold;
+    r.ops_folded += s.ops_folded;
+    r.uses_replaced += s.uses_replaced;
+    r.branches_folded += s.branches_folded;
+    r.blocks_removed += s.blocks_removed;
+    laps.lap(report, "constfold", summary);
 }
 
 /// Runs the integer rewrites on every block of every graph.

@@ -1,0 +1,174 @@
+//! Merging chains of `if` on one variable into a switch (the original's
+//! `merge_if_blocks`): `if x == 1: ... elif x == 5: ... elif x == 7: ...`
+//! is, after the rtyper, a block ending with `c = int_eq(x, 1)` and a
+//! switch on `c`, whose False exit goes to a block doing nothing but
+//! `c2 = int_eq(x, 5)` and switching on it, and so on. The chain becomes
+//! one switch on `x` in the first block, with a case per constant (the
+//! True exit of each test) and a `default` case (the last test's False
+//! exit); the C compiler makes a jump table or a binary search of it.
+//!
+//! A block joins the chain when it is entered only from the previous
+//! test's False exit, holds exactly the one `int_eq` of the variable the
+//! previous block tested (passed along that link) and a constant, and
+//! switches on its result. A constant tested twice ends the chain there
+//! (its second test can never be true). The tests' results, where a link
+//! passes them on, become the constant they are on that link. A chain of
+//! one test stays as it is.
+
+use rpy_ir::graph::{Arg, BlockId, Constant, FunctionGraph, Link, LowLevel, Program, Var};
+use std::collections::HashMap;
+
+type G = FunctionGraph<LowLevel>;
+
+/// What [`merge_switches`] did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MergeStats {
+    /// Chains of tests made switches.
+    pub chains_merged: usize,
+    /// The cases of those switches (tests merged), not counting defaults.
+    pub cases: usize,
+}
+
+/// Merges the chains of `int_eq` tests of every graph.
+pub fn merge_switches(program: &mut Program<LowLevel>) -> MergeStats {
+    let mut stats = MergeStats::default();
+    for g in &mut program.graphs {
+        merge_in_graph(g, &mut stats);
+    }
+    stats
+}
+
+/// A block's ending test `result = int_eq(x, C)` (either order) whose
+/// result is the exitswitch, with a True and a False exit: (x, C, result,
+/// index of the True exit, index of the False exit).
+fn eq_test(g: &G, b: BlockId) -> Option<(Var, i64, Var, usize, usize)> {
+    let block = g.block(b);
+    let op = block.operations.last()?;
+    if op.opname != "int_eq" || block.exitswitch != Some(Arg::Var(op.result)) {
+        return None;
+    }
+    let (x, c) = match op.args.as_slice() {
+        [Arg::Var(x), Arg::Const(Constant::Int(c))]
+        | [Arg::Const(Constant::Int(c)), Arg::Var(x)] => (*x, *c),
+        _ => return None,
+    };
+    if block.exits.len() != 2 {
+        return None;
+    }
+    let t = block
+        .exits
+        .iter()
+        .position(|l| l.exitcase == Some(Constant::Bool(true)))?;
+    let f = block
+        .exits
+        .iter()
+        .position(|l| l.exitcase == Some(Constant::Bool(false)))?;
+    Some((x, c, op.result, t, f))
+}
+
+/// `link` with every use of `v` replaced by the constant `value`.
+fn with_const(mut link: Link, v: Var, value: bool) -> Link {
+    for a in &mut link.args {
+        if *a == Arg::Var(v) {
+            *a = Arg::Const(Constant::Bool(value));
+        }
+    }
+    link
+}
+
+/// `link`'s arguments with `target`'s input arguments replaced by what
+/// `through` (the link into `target`) passes for them.
+fn through(mut link: Link, inputargs: &[Var], through: &[Arg]) -> Link {
+    let subst: HashMap<Var, &Arg> = inputargs.iter().copied().zip(through).collect();
+    for a in &mut link.args {
+        if let Arg::Var(v) = a {
+            if let Some(n) = subst.get(v) {
+                *a = (*n).clone();
+            }
+        }
+    }
+    link
+}
+
+pub fn merge_in_graph(g: &mut G, stats: &mut MergeStats) {
+    let mut preds = g.predecessors();
+    let mut absorbed = vec![false; g.blocks.len()];
+    for a in g.reverse_postorder() {
+        if absorbed[a.0 as usize] {
+            continue;
+        }
+        let Some((x, c0, cond, t, f)) = eq_test(g, a) else {
+            continue;
+        };
+        let first = g.block(a);
+        let mut cases: Vec<(i64, Link)> =
+            vec![(c0, with_const(first.exits[t].clone(), cond, true))];
+        // The False exit still to follow, in the first block's variables.
+        let mut rest = with_const(first.exits[f].clone(), cond, false);
+        let mut chain = vec![a];
+        loop {
+            let b = rest.target;
+            let block = g.block(b);
+            let single_entry = matches!(preds[b.0 as usize].as_slice(), [(p, _)] if *p == *chain.last().expect("the chain starts with a"));
+            if !single_entry
+                || b == g.returnblock
+                || b == g.exceptblock
+                || b == g.startblock
+                || block.operations.len() != 1
+                || chain.contains(&b)
+            {
+                break;
+            }
+            let Some((xb, c, condb, tb, fb)) = eq_test(g, b) else {
+                break;
+            };
+            // The test must be of the same value: the link passes x for xb.
+            let passed = block
+                .inputargs
+                .iter()
+                .position(|v| *v == xb)
+                .and_then(|i| rest.args.get(i));
+            if passed != Some(&Arg::Var(x)) || cases.iter().any(|(k, _)| *k == c) {
+                break;
+            }
+            let inputargs = block.inputargs.clone();
+            let tl = through(
+                with_const(block.exits[tb].clone(), condb, true),
+                &inputargs,
+                &rest.args,
+            );
+            let fl = through(
+                with_const(block.exits[fb].clone(), condb, false),
+                &inputargs,
+                &rest.args,
+            );
+            cases.push((c, tl));
+            rest = fl;
+            chain.push(b);
+        }
+        if cases.len() < 2 {
+            continue;
+        }
+        for b in &chain[1..] {
+            absorbed[b.0 as usize] = true;
+        }
+        stats.chains_merged += 1;
+        stats.cases += cases.len();
+        let block = g.block_mut(a);
+        let mut exits: Vec<Link> = cases
+            .into_iter()
+            .map(|(c, mut l)| {
+                l.exitcase = Some(Constant::Int(c));
+                l
+            })
+            .collect();
+        rest.exitcase = Some(Constant::Name("default".into()));
+        exits.push(rest);
+        block.exits = exits;
+        block.exitswitch = Some(Arg::Var(x));
+        // The first test's result was read by nothing but the switch and
+        // the links, which now have constants for it.
+        block.operations.pop();
+        preds = g.predecessors();
+    }
+}
