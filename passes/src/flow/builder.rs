@@ -22,6 +22,8 @@ mod containers;
 pub(super) mod exceptions;
 #[path = "generators.rs"]
 mod generators;
+#[path = "loops.rs"]
+mod loops;
 #[path = "module_level.rs"]
 mod module_level;
 
@@ -186,6 +188,7 @@ impl State {
 }
 
 /// A link out of a closed block whose target is not decided yet.
+#[derive(Clone)]
 struct Edge {
     from: BlockId,
     exit: usize,
@@ -218,6 +221,9 @@ struct LoopCtx {
     /// The stack depth outside the loop (what a `break` leaves).
     base_depth: usize,
     breaks: Vec<Edge>,
+    /// For a loop built by `while_fixpoint`: the `continue` edges, which
+    /// go to the loop's top through its test rather than to `header`.
+    continues: Option<Vec<Edge>>,
 }
 
 struct FnBuilder<'m, 'a> {
@@ -247,6 +253,8 @@ struct FnBuilder<'m, 'a> {
     /// The locals an `import` inside the function bound to modules, with
     /// the module each names (see `module_level::function_import`).
     local_modules: HashMap<String, String>,
+    /// How many times a `while` loop was built again (see `loops`).
+    loop_rebuilds: usize,
 }
 
 /// Builds the flow graph named `graph` of one function (or module body);
@@ -299,6 +307,11 @@ impl<'m, 'a> FnBuilder<'m, 'a> {
         global_names(def.body, &mut declared_global);
         let mut bound = NameList::default();
         bound_names(def.body, &mut bound);
+        if def.module_body {
+            for n in m.star_imported_names(def.body) {
+                bound.add(&n);
+            }
+        }
         for pattern in def.params.iter().filter_map(|p| p.unpack.as_ref()) {
             target_names(pattern, &mut bound);
         }
@@ -351,6 +364,7 @@ impl<'m, 'a> FnBuilder<'m, 'a> {
             class_body: def.class_body.map(str::to_string),
             generator: None,
             local_modules: HashMap::new(),
+            loop_rebuilds: 0,
         }
     }
 }
@@ -933,12 +947,8 @@ impl FnBuilder<'_, '_> {
     // ---- statements ----------------------------------------------------------
 
     fn block(&mut self, stmts: &[Stmt]) {
-        for s in stmts {
-            if !self.live() {
-                break; // dead code after return/break/continue
-            }
-            self.stmt(s);
-        }
+        let edges = self.block_edges(stmts);
+        self.join(edges);
     }
 
     /// Runs `stmts` from `edges`; returns the edges leaving its end. Bodies that
@@ -948,8 +958,7 @@ impl FnBuilder<'_, '_> {
             return edges;
         }
         self.join(edges);
-        self.block(stmts);
-        self.close()
+        self.block_edges(stmts)
     }
 
     fn stmt(&mut self, s: &Stmt) {
@@ -1041,8 +1050,21 @@ impl FnBuilder<'_, '_> {
                 if self.jump_through_finally(false) {
                     return;
                 }
-                for e in self.close() {
-                    self.resolve(e, &header);
+                let mut edges = self.close();
+                let loop_ctx = self.loops.last_mut();
+                match loop_ctx.and_then(|l| Some(l.base_depth).zip(l.continues.as_mut())) {
+                    Some((depth, continues)) => {
+                        // What an `except` body holds stays behind.
+                        for e in &mut edges {
+                            e.state.stack.truncate(depth);
+                        }
+                        continues.extend(edges)
+                    }
+                    None => {
+                        for e in edges {
+                            self.resolve(e, &header);
+                        }
+                    }
                 }
             }
             StmtKind::Print { values, newline } => {
@@ -1216,6 +1238,14 @@ impl FnBuilder<'_, '_> {
     }
 
     fn while_loop(&mut self, test: &Expr, body: &[Stmt], orelse: &[Stmt]) {
+        if self.wants_loop_fixpoint() {
+            return self.while_fixpoint(test, body, orelse);
+        }
+        self.while_with_template(test, body, orelse);
+    }
+
+    /// A `while` loop whose header is `loop_template`'s.
+    fn while_with_template(&mut self, test: &Expr, body: &[Stmt], orelse: &[Stmt]) {
         let assigned = self.assigned_mask(body, None);
         let header = self.enter_loop(&assigned, None);
         let base_depth = self.state.stack.len();
@@ -1224,6 +1254,7 @@ impl FnBuilder<'_, '_> {
             header: header.clone(),
             base_depth,
             breaks: Vec::new(),
+            continues: None,
         });
         self.join(t);
         self.block(body);
@@ -1316,6 +1347,7 @@ impl FnBuilder<'_, '_> {
             header: header.clone(),
             base_depth,
             breaks: Vec::new(),
+            continues: None,
         });
         self.join(t);
         if self.live() {

@@ -345,6 +345,7 @@ impl FnBuilder<'_, '_> {
             header: header.clone(),
             base_depth,
             breaks: Vec::new(),
+            continues: None,
         });
         self.join(vec![next]);
         self.store(target);

@@ -146,6 +146,51 @@ struct FinallyExits {
     continues: Vec<Edge>,
 }
 
+/// The lengths of what the enclosing `try` statements have collected, for
+/// `loops`' rollback: a loop built again must not leave the edges of its
+/// first build in its handlers.
+pub(super) struct ExcMark {
+    catch_points: usize,
+    tries: Vec<Vec<usize>>,
+}
+
+impl TryKind {
+    fn edge_lists(&mut self) -> Vec<&mut Vec<Edge>> {
+        match self {
+            TryKind::Except { edges, .. } => edges.iter_mut().collect(),
+            TryKind::Finally(f) => vec![
+                &mut f.raised,
+                &mut f.returns,
+                &mut f.breaks,
+                &mut f.continues,
+            ],
+        }
+    }
+}
+
+impl FnBuilder<'_, '_> {
+    pub(super) fn exc_mark(&mut self) -> ExcMark {
+        ExcMark {
+            catch_points: self.exc.catch_points.len(),
+            tries: self
+                .exc
+                .tries
+                .iter_mut()
+                .map(|t| t.kind.edge_lists().iter().map(|l| l.len()).collect())
+                .collect(),
+        }
+    }
+
+    pub(super) fn exc_rollback(&mut self, mark: &ExcMark) {
+        self.exc.catch_points.truncate(mark.catch_points);
+        for (t, lens) in self.exc.tries.iter_mut().zip(&mark.tries) {
+            for (list, &n) in t.kind.edge_lists().into_iter().zip(lens) {
+                list.truncate(n);
+            }
+        }
+    }
+}
+
 /// What an operation may raise.
 enum Raises<'a> {
     /// Any exception (a call of a function).
@@ -789,6 +834,15 @@ impl FnBuilder<'_, '_> {
             f.returns.extend(edges);
         }
         true
+    }
+
+    /// Whether a `break` or `continue` here runs a `finally` first.
+    pub(super) fn loop_exit_runs_finally(&self) -> bool {
+        let loops = self.loops.len();
+        self.exc
+            .tries
+            .iter()
+            .any(|t| matches!(t.kind, TryKind::Finally(_)) && t.loop_depth == loops)
     }
 
     /// A `break` or `continue` whose loop is outside a `try` with a

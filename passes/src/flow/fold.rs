@@ -29,6 +29,20 @@ pub(crate) fn truthy(c: &Constant) -> Option<bool> {
     })
 }
 
+/// A number, bool or string constant (not an object, whose class may
+/// define `__eq__`).
+fn is_scalar(c: &Constant) -> bool {
+    matches!(
+        c,
+        Constant::Int(_)
+            | Constant::UInt(_)
+            | Constant::Float(_)
+            | Constant::Bool(_)
+            | Constant::Char(_)
+            | Constant::Str(_)
+    )
+}
+
 /// The integer value of an int or bool constant.
 fn as_int(c: &Constant) -> Option<i64> {
     match c {
@@ -219,6 +233,13 @@ fn fold_binary(op: &str, a: &Constant, b: &Constant) -> Option<Constant> {
                     return None;
                 }
             }
+            // None equals no number or string (neither defines `__eq__`
+            // for it); an order between them is Python 2's arbitrary one.
+            (Constant::None, other) | (other, Constant::None)
+                if (op == "eq" || op == "ne") && is_scalar(other) =>
+            {
+                return Some(Constant::Bool(op == "ne"));
+            }
             _ => as_int(a)?.cmp(&as_int(b)?),
         };
         return compare(op, ord).map(Constant::Bool);
@@ -343,6 +364,15 @@ mod tests {
             fold("is_", &[&Constant::None, &i(0)]),
             Some(Constant::Bool(false))
         );
+        assert_eq!(
+            fold("eq", &[&Constant::None, &i(1)]),
+            Some(Constant::Bool(false))
+        );
+        assert_eq!(
+            fold("ne", &[&Constant::Str("a".into()), &Constant::None]),
+            Some(t.clone())
+        );
+        assert_eq!(fold("lt", &[&Constant::None, &i(1)]), None);
         let nan = Constant::Float(f64::NAN);
         assert_eq!(fold("eq", &[&nan, &nan]), Some(Constant::Bool(false)));
         assert_eq!(fold("ne", &[&nan, &nan]), Some(Constant::Bool(true)));

@@ -90,6 +90,7 @@ pub(crate) fn import_program(
         mixin_copies: defs.mixin_copies.clone(),
         copied_methods: defs.copied_methods.clone(),
         unresolved_imports: defs.unresolved_imports.clone(),
+        star_names: defs.star_names.clone(),
     });
     for m in &set.modules {
         let mut bound = scan::NameList::default();
@@ -106,6 +107,18 @@ pub(crate) fn import_program(
         }
         bound.add("__name__");
         bound.add("__file__");
+        let mut stars = Vec::new();
+        scan::star_imports(&m.ast.body, &mut stars);
+        for (module, level) in stars {
+            let abs = super::imports::absolute_name(&m.name, m.is_package, &module, level);
+            for n in abs
+                .and_then(|a| defs.star_names.get(&a))
+                .into_iter()
+                .flatten()
+            {
+                bound.add(n);
+            }
+        }
         let functions = defs
             .functions
             .iter()

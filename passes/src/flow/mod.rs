@@ -246,6 +246,8 @@ pub(crate) struct ProgramDefs<'a> {
     /// Why each module that only imports inside functions name could not
     /// be read (see `imports::ModuleSet::unresolved`).
     pub unresolved_imports: HashMap<String, String>,
+    /// The names `from M import *` binds, by M's name (`scan::module_exports`).
+    pub star_names: HashMap<String, Vec<String>>,
 }
 
 /// The import-time objects that translated code refers to, in order of first
@@ -431,6 +433,19 @@ impl ModuleCtx<'_> {
         self.program.globals.get(&self.name)?.get(name)
     }
 
+    /// The names the module's `from M import *` statements bind.
+    pub fn star_imported_names(&self, body: &[ast::Stmt]) -> Vec<String> {
+        let mut stars = Vec::new();
+        scan::star_imports(body, &mut stars);
+        stars
+            .iter()
+            .filter_map(|(module, level)| self.absolute_module(module, *level))
+            .filter_map(|abs| self.program.star_names.get(&abs))
+            .flatten()
+            .cloned()
+            .collect()
+    }
+
     /// The absolute name of the module `from <level dots><name> import`
     /// names here.
     pub fn absolute_module(&self, name: &str, level: u32) -> Option<String> {
@@ -515,6 +530,25 @@ pub fn build_library(
     build_from(module, source, main_file, Some(package))
 }
 
+/// What `from M import *` binds for each program module M, computed in
+/// execution order so that a module's own `import *`s are known.
+fn star_names(set: &imports::ModuleSet) -> HashMap<String, Vec<String>> {
+    let mut out: HashMap<String, Vec<String>> = HashMap::new();
+    for &i in &set.order {
+        let m = &set.modules[i];
+        let names = {
+            let star = |module: &str, level: u32| {
+                imports::absolute_name(&m.name, m.is_package, module, level)
+                    .and_then(|abs| out.get(&abs).cloned())
+                    .unwrap_or_default()
+            };
+            scan::module_exports(&m.ast.body, &star)
+        };
+        out.insert(m.name.clone(), names);
+    }
+    out
+}
+
 /// `build_flow` from the entry point `target` returns, or with
 /// `library_package`, `build_library` of that package.
 fn build_from(
@@ -542,6 +576,7 @@ fn build_from(
                 (name.clone(), message.join("; "))
             })
             .collect(),
+        star_names: star_names(&set),
     };
     for (i, m) in set.modules.iter().enumerate() {
         let prefix = graph_prefix(&m.name, i == 0);

@@ -502,12 +502,21 @@ impl FnBuilder<'_, '_> {
                 for a in names {
                     let bound = a.asname.as_ref().unwrap_or(&a.name);
                     if a.name == "*" {
-                        self.error(
-                            s.pos,
-                            format!(
-                                "'from {module} import *' is not supported; import the names you use"
-                            ),
-                        );
+                        // Each name the module exports, read from its
+                        // module object when this statement runs.
+                        let Some(m) = module_const(&base) else {
+                            self.internal(&format!("the module '{base}' was not loaded"));
+                            continue;
+                        };
+                        let names = self.m.program.star_names.get(&base).cloned();
+                        for name in names.unwrap_or_default() {
+                            let args = vec![
+                                Arg::Const(m.clone()),
+                                Arg::Const(Constant::Name(name.clone())),
+                            ];
+                            let value = Arg::Var(self.emit("getattr", args, s.pos));
+                            self.store_name(&name, value, s.pos);
+                        }
                         continue;
                     }
                     let sub = if base.is_empty() {

@@ -426,3 +426,72 @@ fn expr_lambdas<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
         _ => {}
     }
 }
+
+/// The `from M import *` statements of a module body (outside its function
+/// and class bodies and its `if __name__ == '__main__':` block), as the
+/// module named and its level of leading dots.
+pub(crate) fn star_imports(stmts: &[Stmt], out: &mut Vec<(String, u32)>) {
+    for s in stmts {
+        match &s.kind {
+            StmtKind::ImportFrom {
+                module,
+                names,
+                level,
+            } if names.iter().any(|a| a.name == "*") => out.push((module.clone(), *level)),
+            StmtKind::If { test, orelse, .. } if super::is_main_guard(test) => {
+                star_imports(orelse, out)
+            }
+            StmtKind::FunctionDef { .. } | StmtKind::ClassDef { .. } => {}
+            _ => s.for_each_nested_body(|b| star_imports(b, out)),
+        }
+    }
+}
+
+/// The names `from M import *` binds, M's body being `stmts`: the strings
+/// of a literal `__all__ = [...]` (or tuple) when M has one, else every
+/// name M's body binds that does not start with an underscore (outside
+/// its `if __name__ == '__main__':` block, which does not run on import),
+/// beside what M's own `import *`s bind (`star`, the names each module
+/// exports by name).
+pub(crate) fn module_exports(
+    stmts: &[Stmt],
+    star: &dyn Fn(&str, u32) -> Vec<String>,
+) -> Vec<String> {
+    for s in stmts {
+        if let StmtKind::Assign { targets, value } = &s.kind {
+            let is_all = targets
+                .iter()
+                .any(|t| matches!(&t.kind, ExprKind::Name(n) if n == "__all__"));
+            if let (true, ExprKind::List(items) | ExprKind::Tuple(items)) = (is_all, &value.kind) {
+                return items
+                    .iter()
+                    .filter_map(|e| match &e.kind {
+                        ExprKind::Str(s) => Some(s.clone()),
+                        _ => None,
+                    })
+                    .collect();
+            }
+        }
+    }
+    let mut names = NameList::default();
+    for s in stmts {
+        match &s.kind {
+            StmtKind::If { test, orelse, .. } if super::is_main_guard(test) => {
+                bound_names(orelse, &mut names)
+            }
+            _ => bound_names(std::slice::from_ref(s), &mut names),
+        }
+    }
+    let mut stars = Vec::new();
+    star_imports(stmts, &mut stars);
+    for (module, level) in stars {
+        for n in star(&module, level) {
+            names.add(&n);
+        }
+    }
+    names
+        .into_vec()
+        .into_iter()
+        .filter(|n| !n.starts_with('_') && n != "*")
+        .collect()
+}
