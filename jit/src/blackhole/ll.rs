@@ -1,17 +1,10 @@
-//! The blackhole interpreter: runs jitcodes, on the values and objects of
-//! the LLInterpreter, as the original's `blackhole.py` runs them on those
-//! of the translated program. It is where a failing guard will resume (the
-//! rest of the interrupted iteration runs here, without tracing), and on
-//! its own it checks the codewriter: a program whose portal runs on its
-//! jitcodes must print what it prints in the LLInterpreter.
-//!
-//! What one low-level operation does is the LLInterpreter's (each
-//! `Insn::Op` is bound to the operation it came from, through
-//! `LlMachine::detach`), as is a residual call; the jitcode's control flow,
-//! registers, frames of regular calls and exception handlers are run
-//! here.
+//! The blackhole in the test world: jitcodes run on the values and objects
+//! of the LLInterpreter. What one low-level operation does is the
+//! LLInterpreter's (each `Insn::Op` is bound to the operation it came
+//! from, through `LlMachine::detach`), as is a residual call.
 
-use crate::codewriter::jitcode::{Bank, CallKind, Callee, Insn, JitCode, JitCodes, Operand, Reg};
+use super::{execute, operand, BlackholeStats, Completion, Exec, Frame};
+use crate::codewriter::jitcode::{Callee, Insn, JitCodes, Operand, Reg};
 use crate::metainterp::MetaInterp;
 use crate::warmstate::{HotLoop, WarmState};
 use rpy_passes::llinterp::{
@@ -19,33 +12,11 @@ use rpy_passes::llinterp::{
 };
 use std::io::Write;
 
-/// How many nested frames of regular calls the blackhole runs before it
-/// fails as the executable does on too deep a recursion.
-const MAX_FRAMES: usize = 100_000;
-
-/// What a run did, counted.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct BlackholeStats {
-    pub instructions: u64,
-    pub merge_points: u64,
-    pub can_enter_jit: u64,
-    pub regular_calls: u64,
-    pub residual_calls: u64,
-}
-
 /// A jitcode bound to the machine: its operations detached from the
 /// interpreter's graphs, its constants as the interpreter's values.
 pub(crate) struct Bound {
     pub(crate) ops: Vec<Option<DetachedOp>>,
     pub(crate) constants: Vec<LlValue>,
-}
-
-pub(crate) struct Frame {
-    pub(crate) code: usize,
-    pub(crate) pc: usize,
-    pub(crate) banks: [Vec<LlValue>; 3],
-    /// Where the caller wants this frame's result.
-    pub(crate) result: Option<Reg>,
 }
 
 /// Runs the portals' calls on their jitcodes.
@@ -131,20 +102,7 @@ impl<'j> Blackhole<'j> {
     }
 
     pub(crate) fn new_frame(&self, code: usize, args: Vec<LlValue>, result: Option<Reg>) -> Frame {
-        let jc = &self.codes.codes[code];
-        let mut banks = [Bank::Int, Bank::Ref, Bank::Float]
-            .map(|b| vec![LlValue::Void; jc.registers_of(b) as usize]);
-        for (p, v) in jc.params.iter().zip(args) {
-            if let Some(r) = p {
-                banks[r.bank as usize][r.index as usize] = v;
-            }
-        }
-        Frame {
-            code,
-            pc: 0,
-            banks,
-            result,
-        }
+        Frame::new(code, &self.codes.codes[code], args, result, LlValue::Void)
     }
 
     /// Runs the jitcode of graph `graph` with `args` to its end.
@@ -166,264 +124,166 @@ impl<'j> Blackhole<'j> {
         }
         let mut frames = vec![self.new_frame(code, args, None)];
         self.entering = true;
-        self.execute(machine, &mut frames, out).map_err(|mut e| {
-            e.traceback = frames
-                .iter()
-                .map(|f| self.codes.codes[f.code].name.clone())
-                .collect();
-            e
-        })
-    }
-
-    fn execute(
-        &mut self,
-        machine: &LlMachine<'_>,
-        frames: &mut Vec<Frame>,
-        out: &mut dyn Write,
-    ) -> Result<CallOutcome, LlError> {
         let codes = self.codes;
-        loop {
-            let frame = frames.last_mut().expect("a frame");
-            let jc: &JitCode = &codes.codes[frame.code];
-            let bound = self.bound[frame.code]
-                .as_ref()
-                .expect("bound before it runs");
-            let at = frame.pc;
-            let Some(insn) = jc.code.get(at) else {
-                return Err(internal(
-                    format!("ran off the end of jitcode {}", jc.name),
-                    &jc.name,
-                ));
-            };
-            frame.pc += 1;
-            self.stats.instructions += 1;
-            let get = |frame: &Frame, o: &Operand| -> LlValue {
-                match o {
-                    Operand::Reg(r) => frame.banks[r.bank as usize][r.index as usize].clone(),
-                    Operand::Const(i) => bound.constants[*i as usize].clone(),
-                }
-            };
-            let fail = |m: String| internal(m, &jc.name);
-            match insn {
-                Insn::Op { args, result, .. } => {
-                    let op = bound.ops[at].as_ref().ok_or_else(|| {
-                        fail(format!("operation {at} of {} is not bound", jc.name))
-                    })?;
-                    // The detached operation holds its constants; it takes
-                    // the registers.
-                    let values: Vec<LlValue> = args
-                        .iter()
-                        .filter(|a| matches!(a, Operand::Reg(_)))
-                        .map(|a| get(frame, a))
-                        .collect();
-                    let v = machine.run(op, &values, out)?;
-                    if let Some(r) = result {
-                        frame.banks[r.bank as usize][r.index as usize] = v;
-                    }
-                }
-                Insn::Move { from, to } => {
-                    let v = get(frame, from);
-                    frame.banks[to.bank as usize][to.index as usize] = v;
-                }
-                Insn::Goto(l) => frame.pc = *l as usize,
-                Insn::GotoIfNot { cond, target } => {
-                    if !truthy(&get(frame, cond)).map_err(fail)? {
-                        frame.pc = *target as usize;
-                    }
-                }
-                Insn::Switch { on, cases, default } => {
-                    let key = switch_key(&get(frame, on)).map_err(fail)?;
-                    let target = cases
-                        .iter()
-                        .find(|(k, _)| *k == key)
-                        .map(|(_, l)| *l)
-                        .or(*default)
-                        .ok_or_else(|| fail(format!("no case of a switch matches {key}")))?;
-                    frame.pc = target as usize;
-                }
-                Insn::Catch { .. } => {}
-                Insn::JitMergePoint {
-                    driver,
-                    greens,
-                    reds,
-                } => {
-                    self.stats.merge_points += 1;
-                    let entering = std::mem::take(&mut self.entering);
-                    let values: Vec<LlValue> = match &self.jit {
-                        Some(jit) if jit.has_work() || entering => {
-                            greens.iter().map(|g| get(frame, g)).collect()
-                        }
-                        _ => continue,
-                    };
-                    let key = crate::warmstate::GreenKey::new(driver, &values);
-                    if entering && self.warm.portal_entered(&key) {
-                        if let Some(jit) = self.jit.as_mut() {
-                            jit.hot(key.clone());
-                        }
-                    }
-                    if self.jit.as_ref().is_some_and(|jit| jit.wants(&key)) {
-                        // The JIT sees this portal call's frames only: the
-                        // portal's and those it calls; the callers' (a
-                        // recursive interpreter's outer calls) wait.
-                        let base = frames.len() - 1;
-                        let mut own = frames.split_off(base);
-                        let mut jit = self.jit.take().expect("the meta-interpreter");
-                        let done =
-                            jit.at_merge_point(self, machine, &mut own, key, &values, reds, out);
-                        self.jit = Some(jit);
-                        frames.extend(own);
-                        if let Some((etype, evalue)) = done? {
-                            if let Some(done) = unwind(codes, machine, frames, etype, evalue, true)?
-                            {
-                                return Ok(done);
-                            }
-                        }
-                    }
-                }
-                Insn::CanEnterJit { driver, greens, .. } => {
-                    self.stats.can_enter_jit += 1;
-                    let values: Vec<LlValue> = greens.iter().map(|g| get(frame, g)).collect();
-                    if self.warm.can_enter_jit(driver, &values) {
-                        if let Some(jit) = self.jit.as_mut() {
-                            jit.hot(crate::warmstate::GreenKey::new(driver, &values));
-                        }
-                    }
-                }
-                Insn::Call {
-                    callee,
-                    args,
-                    result,
-                    descr,
-                } => {
-                    let values: Vec<LlValue> = args.iter().map(|a| get(frame, a)).collect();
-                    let (graph, traced_into) = match callee {
-                        Callee::Runtime { .. } => {
-                            let op = bound.ops[at].as_ref().ok_or_else(|| {
-                                fail(format!("runtime call {at} of {} is not bound", jc.name))
-                            })?;
-                            self.stats.residual_calls += 1;
-                            // As for an operation: the constants are the
-                            // detached operation's own.
-                            let registers: Vec<LlValue> = args
-                                .iter()
-                                .filter(|a| matches!(a, Operand::Reg(_)))
-                                .map(|a| get(frame, a))
-                                .collect();
-                            let v = machine.run(op, &registers, out)?;
-                            if let Some(r) = result {
-                                frame.banks[r.bank as usize][r.index as usize] = v;
-                            }
-                            continue;
-                        }
-                        Callee::Graph { graph, .. } => (*graph, descr.kind == CallKind::Regular),
-                        Callee::Pointer { pointer, .. } => match get(frame, pointer) {
-                            LlValue::Func(Some(g)) => (g, descr.kind == CallKind::Regular),
-                            other => {
-                                return Err(fail(format!(
-                                    "a call through a {} value",
-                                    other.kind()
-                                )))
-                            }
-                        },
-                    };
-                    let target = if traced_into {
-                        codes.by_graph(graph)
-                    } else {
-                        None
-                    };
-                    match target {
-                        Some(code) => {
-                            if frames.len() >= MAX_FRAMES {
-                                return Err(LlError {
-                                    message: "fatal RPython error: RecursionError: maximum recursion depth exceeded".into(),
-                                    graph: jc.name.clone(),
-                                    kind: LlErrorKind::Fatal,
-                                    traceback: vec![],
-                                    op: None,
-                                    pos: None,
-                                });
-                            }
-                            self.stats.regular_calls += 1;
-                            let result = *result;
-                            let callee_frame = self.new_frame(code, values, result);
-                            frames.push(callee_frame);
-                        }
-                        None => {
-                            self.stats.residual_calls += 1;
-                            match machine.call(graph, values, out)? {
-                                CallOutcome::Returned(v) => {
-                                    if let Some(r) = result {
-                                        frame.banks[r.bank as usize][r.index as usize] = v;
-                                    }
-                                }
-                                CallOutcome::Raised { etype, evalue } => {
-                                    if let Some(done) =
-                                        unwind(codes, machine, frames, etype, evalue, true)?
-                                    {
-                                        return Ok(done);
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-                Insn::Raise { etype, evalue } => {
-                    let (etype, evalue) = (get(frame, etype), get(frame, evalue));
-                    if let Some(done) = unwind(codes, machine, frames, etype, evalue, false)? {
-                        return Ok(done);
-                    }
-                }
-                Insn::Return(v) => {
-                    let v = v.as_ref().map_or(LlValue::Void, |v| get(frame, v));
-                    let done = frames.pop().expect("the returning frame");
-                    match frames.last_mut() {
-                        None => return Ok(CallOutcome::Returned(v)),
-                        Some(caller) => {
-                            if let Some(r) = done.result {
-                                caller.banks[r.bank as usize][r.index as usize] = v;
-                            }
-                        }
-                    }
-                }
+        let mut world = LlExec {
+            blackhole: self,
+            machine,
+        };
+        match execute(&mut world, &mut frames, out) {
+            Ok(Completion::Returned(v)) => Ok(CallOutcome::Returned(v)),
+            Ok(Completion::Raised { etype, evalue }) => Ok(CallOutcome::Raised { etype, evalue }),
+            Err(mut e) => {
+                e.traceback = frames
+                    .iter()
+                    .map(|f| codes.codes[f.code].name.clone())
+                    .collect();
+                Err(e)
             }
         }
     }
 }
 
-/// An exception: raised by the call just run in the top frame
-/// (`by_call`), or leaving the top frame. Frames are left until one
-/// whose call is followed by a `catch` with a matching handler, which
-/// then runs (`None`); an exception leaving every frame is the run's
-/// outcome.
-fn unwind(
-    codes: &JitCodes,
-    machine: &LlMachine<'_>,
-    frames: &mut Vec<Frame>,
-    etype: LlValue,
-    evalue: LlValue,
-    by_call: bool,
-) -> Result<Option<CallOutcome>, LlError> {
-    if !by_call {
-        frames.pop();
+/// The LLInterpreter as the world jitcodes run in.
+struct LlExec<'a, 'j, 'm> {
+    blackhole: &'a mut Blackhole<'j>,
+    machine: &'a LlMachine<'m>,
+}
+
+impl LlExec<'_, '_, '_> {
+    fn bound(&self, code: usize, at: usize) -> Result<&DetachedOp, LlError> {
+        let bound = self.blackhole.bound[code]
+            .as_ref()
+            .expect("bound before it runs");
+        bound.ops[at].as_ref().ok_or_else(|| {
+            let name = &self.blackhole.codes.codes[code].name;
+            internal(format!("operation {at} of {name} is not bound"), name)
+        })
     }
-    let id = machine.class_id(&etype)?;
-    while let Some(frame) = frames.last_mut() {
-        let jc = &codes.codes[frame.code];
-        if let Some(Insn::Catch { handlers }) = jc.code.get(frame.pc) {
-            if let Some(h) = handlers.iter().find(|h| h.range.0 <= id && id < h.range.1) {
-                if let Some(r) = h.etype {
-                    frame.banks[r.bank as usize][r.index as usize] = etype.clone();
-                }
-                if let Some(r) = h.evalue {
-                    frame.banks[r.bank as usize][r.index as usize] = evalue.clone();
-                }
-                frame.pc = h.target as usize;
-                return Ok(None);
+}
+
+impl<'j> Exec<'j> for LlExec<'_, 'j, '_> {
+    type Value = LlValue;
+
+    fn codes(&self) -> &'j JitCodes {
+        self.blackhole.codes
+    }
+
+    fn void(&self) -> LlValue {
+        LlValue::Void
+    }
+
+    fn constant(&self, code: usize, index: u16) -> LlValue {
+        let bound = self.blackhole.bound[code]
+            .as_ref()
+            .expect("bound before it runs");
+        bound.constants[index as usize].clone()
+    }
+
+    fn stats(&mut self) -> &mut BlackholeStats {
+        &mut self.blackhole.stats
+    }
+
+    fn op(
+        &mut self,
+        code: usize,
+        at: usize,
+        args: &[Operand],
+        values: Vec<LlValue>,
+        _frames: &mut [Frame],
+        out: &mut dyn Write,
+    ) -> Result<LlValue, LlError> {
+        // The detached operation holds its constants; it takes the
+        // registers.
+        let registers: Vec<LlValue> = args
+            .iter()
+            .zip(values)
+            .filter(|(a, _)| matches!(a, Operand::Reg(_)))
+            .map(|(_, v)| v)
+            .collect();
+        let op = self.bound(code, at)?;
+        self.machine.run(op, &registers, out)
+    }
+
+    fn residual_call(
+        &mut self,
+        graph: u32,
+        values: Vec<LlValue>,
+        _frames: &mut [Frame],
+        out: &mut dyn Write,
+    ) -> Result<Completion<LlValue>, LlError> {
+        Ok(match self.machine.call(graph, values, out)? {
+            CallOutcome::Returned(v) => Completion::Returned(v),
+            CallOutcome::Raised { etype, evalue } => Completion::Raised { etype, evalue },
+        })
+    }
+
+    fn graph_of_pointer(&self, v: &LlValue) -> Result<u32, String> {
+        match v {
+            LlValue::Func(Some(g)) => Ok(*g),
+            other => Err(format!("a call through a {} value", other.kind())),
+        }
+    }
+
+    fn truthy(&self, v: &LlValue) -> Result<bool, String> {
+        truthy(v)
+    }
+
+    fn switch_key(&self, v: &LlValue) -> Result<i64, String> {
+        switch_key(v)
+    }
+
+    fn class_id(&self, etype: &LlValue) -> Result<i64, LlError> {
+        self.machine.class_id(etype)
+    }
+
+    fn merge_point(
+        &mut self,
+        frames: &mut Vec<Frame>,
+        driver: &str,
+        greens: &[Operand],
+        reds: &[Operand],
+        out: &mut dyn Write,
+    ) -> Result<Option<(LlValue, LlValue)>, LlError> {
+        let entering = std::mem::take(&mut self.blackhole.entering);
+        let bh = &mut *self.blackhole;
+        let frame = frames.last().expect("a frame");
+        let values: Vec<LlValue> = match &bh.jit {
+            Some(jit) if jit.has_work() || entering => {
+                greens.iter().map(|g| operand(self, frame, g)).collect()
+            }
+            _ => return Ok(None),
+        };
+        let bh = &mut *self.blackhole;
+        let key = crate::warmstate::GreenKey::new(driver, &values);
+        if entering && bh.warm.portal_entered(&key) {
+            if let Some(jit) = bh.jit.as_mut() {
+                jit.hot(key.clone());
             }
         }
-        frames.pop();
+        if !bh.jit.as_ref().is_some_and(|jit| jit.wants(&key)) {
+            return Ok(None);
+        }
+        // The JIT sees this portal call's frames only: the portal's and
+        // those it calls; the callers' (a recursive interpreter's outer
+        // calls) wait.
+        let base = frames.len() - 1;
+        let mut own = frames.split_off(base);
+        let mut jit = bh.jit.take().expect("the meta-interpreter");
+        let done = jit.at_merge_point(bh, self.machine, &mut own, key, &values, reds, out);
+        self.blackhole.jit = Some(jit);
+        frames.extend(own);
+        done
     }
-    Ok(Some(CallOutcome::Raised { etype, evalue }))
+
+    fn can_enter_jit(&mut self, frame: &Frame, driver: &str, greens: &[Operand]) {
+        let values: Vec<LlValue> = greens.iter().map(|g| operand(self, frame, g)).collect();
+        let bh = &mut *self.blackhole;
+        if bh.warm.can_enter_jit(driver, &values) {
+            if let Some(jit) = bh.jit.as_mut() {
+                jit.hot(crate::warmstate::GreenKey::new(driver, &values));
+            }
+        }
+    }
 }
 
 impl CallHook for Blackhole<'_> {
