@@ -437,6 +437,21 @@ pub fn py_float_div(x: f64, y: f64) -> f64 {
     }
 }
 
+/// Python's float `%`: C's `fmod`, moved to the divisor's sign; a zero
+/// result takes the divisor's sign too.
+pub fn py_float_mod(x: f64, y: f64) -> f64 {
+    let m = x % y;
+    if m != 0.0 {
+        if (y < 0.0) != (m < 0.0) {
+            m + y
+        } else {
+            m
+        }
+    } else {
+        0.0f64.copysign(y)
+    }
+}
+
 /// The value of a pure integer operation (Bool results as 0/1, Bool arguments
 /// as 0/1). `None` when the operation is not an integer one, or its result is
 /// undefined for these arguments (division by zero, `MIN / -1`, a shift count

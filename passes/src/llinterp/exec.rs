@@ -571,19 +571,6 @@ fn undefined(op: &Op, name: &str, args: &[i64]) -> Result<i64, Fail> {
     }
 }
 
-fn py_fmod(x: f64, y: f64) -> f64 {
-    let m = x % y;
-    if m != 0.0 {
-        if (y < 0.0) != (m < 0.0) {
-            m + y
-        } else {
-            m
-        }
-    } else {
-        0.0f64.copysign(y)
-    }
-}
-
 pub(crate) fn exec_op(
     op: &Op,
     slots: &[LlValue],
@@ -618,7 +605,7 @@ pub(crate) fn exec_op(
                 FloatBin::Mul => x * y,
                 FloatBin::TrueDiv => x / y,
                 FloatBin::PyDiv => rpy_ir::llops::py_float_div(x, y),
-                FloatBin::PyMod => py_fmod(x, y),
+                FloatBin::PyMod => rpy_ir::llops::py_float_mod(x, y),
             })
         }
         OpKind::FloatNeg => LlValue::Float(-float_arg(op, arg(0))?),
