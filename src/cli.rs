@@ -161,6 +161,10 @@ enum Cmd {
         timings: bool,
         #[command(flatten)]
         backendopt: BackendoptFlags,
+        /// Give the executable the JIT: every call of the JitDriver's
+        /// portal runs in the JIT's runtime, linked with the program.
+        #[arg(long)]
+        jit: bool,
     },
     /// Translate FILE.py (cached) and run it with ARGS; its exit status is passed through.
     Run {
@@ -170,6 +174,9 @@ enum Cmd {
         gc: GcFlag,
         #[command(flatten)]
         backendopt: BackendoptFlags,
+        /// Translate with the JIT (as `translate --jit`).
+        #[arg(long)]
+        jit: bool,
         #[command(flatten)]
         program: ProgramCommandLine,
     },
@@ -408,6 +415,7 @@ fn cache_key(src: &Source, options: &pipeline::BackendoptOptions) -> String {
     src.text.hash(&mut h);
     format!("{:?}", src.dialect).hash(&mut h);
     src.gc.name().hash(&mut h);
+    src.jit.hash(&mut h);
     format!("{options:?}").hash(&mut h);
     if let Ok(exe) = std::env::current_exe().and_then(std::fs::metadata) {
         exe.len().hash(&mut h);
@@ -502,12 +510,23 @@ fn translate_for(
     timings: &mut Timings,
     options: &pipeline::BackendoptOptions,
 ) -> Result<SourceMap, Diagnostics> {
+    let link = if src.jit {
+        jit_runtime_link().map_err(|e| {
+            Diagnostics::one(rpy_ir::diag::Diagnostic::new(
+                src.path.clone(),
+                rpy_ir::diag::Pos::new(1, 1),
+                e,
+            ))
+        })?
+    } else {
+        Vec::new()
+    };
     let (c, files) = counting_fires(command, || {
         pipeline::c_source_and_files(src, timings, options)
     })?;
     timings.starting("the C compiler");
     let started = std::time::Instant::now();
-    let compiled = rpy_backend::compile_c(&c, output, "-O2");
+    let compiled = rpy_backend::compile_c_linking(&c, output, "-O2", &link);
     timings.c_compile = Some(started.elapsed());
     timings.finished();
     compiled.map_err(|e| {
@@ -518,6 +537,35 @@ fn translate_for(
         ))
     })?;
     Ok(files)
+}
+
+/// The JIT runtime library's name, as cargo builds the `rpy-jitrt` crate.
+const JIT_RUNTIME_LIBRARY: &str = "librpy_jitrt.a";
+
+/// What an executable with the JIT is linked with: the runtime library
+/// (`$RPY_JITRT`, or built beside rpy by cargo) and the system libraries
+/// Rust's standard library needs (`cargo rustc -- --print
+/// native-static-libs`).
+fn jit_runtime_link() -> Result<Vec<String>, String> {
+    let library = match std::env::var_os("RPY_JITRT") {
+        Some(path) => PathBuf::from(path),
+        None => std::env::current_exe()
+            .map_err(|e| format!("--jit: cannot find rpy's own executable: {e}"))?
+            .with_file_name(JIT_RUNTIME_LIBRARY),
+    };
+    if !library.is_file() {
+        return Err(format!(
+            "--jit: the JIT runtime library {} is missing (build it with `cargo build --release -p rpy-jitrt`, or name it with RPY_JITRT)",
+            library.display()
+        ));
+    }
+    let mut link = vec![library.display().to_string()];
+    link.extend(
+        ["-lgcc_s", "-lutil", "-lrt", "-lpthread", "-ldl"]
+            .iter()
+            .map(|s| s.to_string()),
+    );
+    Ok(link)
 }
 
 fn fire_counts_file() -> PathBuf {
@@ -686,9 +734,11 @@ pub fn main() -> i32 {
             gc,
             timings,
             backendopt,
+            jit,
         } => {
             let mut src = try_or_report!(Source::read(&file, dialect.dialect()));
             src.gc = gc.kind();
+            src.jit = jit;
             let output = match checked_output(&file, output) {
                 Ok(output) => output,
                 Err(e) => {
@@ -729,6 +779,7 @@ pub fn main() -> i32 {
             dialect,
             gc,
             backendopt,
+            jit,
             program,
         } => {
             let Some((file, args)) = program.split() else {
@@ -736,6 +787,7 @@ pub fn main() -> i32 {
             };
             let mut src = try_or_report!(Source::read(&file, dialect.dialect()));
             src.gc = gc.kind();
+            src.jit = jit;
             let options = backendopt.options();
             let exe = cache_dir().join(format!("{}-{}", stem(&file), cache_key(&src, &options)));
             let counts = cached_fire_counts_file(&exe);
@@ -803,26 +855,11 @@ pub fn main() -> i32 {
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::new(stdout.lock());
             let result = if blackhole || jit {
-                let codes = rpy_jit::codewriter::write_jitcodes(&program);
                 let flag = if jit { "--jit" } else { "--blackhole" };
-                if codes.portals.is_empty() {
-                    eprintln!("rpy interp: {flag}: the program has no jit_merge_point");
-                    return 1;
-                }
-                let undeclared =
-                    rpy_jit::codewriter::merge_points::undeclared_at_merge_points(&program);
-                if !undeclared.is_empty() {
-                    let diagnostics = undeclared
-                        .iter()
-                        .map(|u| {
-                            program.diagnostic(
-                                u.pos.unwrap_or(rpy_ir::diag::Pos::new(1, 1)),
-                                u.message(),
-                            )
-                        })
-                        .collect();
-                    return report(&rpy_ir::diag::Diagnostics(diagnostics));
-                }
+                let codes = match pipeline::jitcodes_checked(&program, flag) {
+                    Ok(codes) => codes,
+                    Err(d) => return report(&d),
+                };
                 let threshold = params
                     .as_ref()
                     .map_or(rpy_jit::warmstate::DEFAULT_THRESHOLD, |p| p.threshold);

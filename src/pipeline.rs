@@ -191,6 +191,9 @@ pub struct Source {
     /// The collector the executable gets (`--gc`), which `gctransform`
     /// prepares the graphs for.
     pub gc: GcKind,
+    /// Whether the executable gets the JIT (`--jit`): the portal's calls
+    /// go to the JIT's runtime, linked with the program.
+    pub jit: bool,
 }
 
 impl Source {
@@ -206,6 +209,7 @@ impl Source {
             text,
             dialect,
             gc: GcKind::default(),
+            jit: false,
         })
     }
 }
@@ -340,6 +344,13 @@ fn run_stages(
         lap(StageName::Jitcodes, timings);
         return Ok(StageOutput::JitCodes(codes));
     }
+    // The executable's JIT runs jitcodes of the optimized low-level
+    // program, which the later stages consume.
+    let jit = if src.jit {
+        Some((jitcodes_checked(&lowlevel, "--jit")?, lowlevel.clone()))
+    } else {
+        None
+    };
     let mut explicit = rpy_passes::exceptiontransform::transform(lowlevel)?;
     lap(StageName::Exceptiontransform, timings);
     if stop == StageName::Exceptiontransform {
@@ -350,9 +361,39 @@ fn run_stages(
     if stop == StageName::Gctransform {
         return Ok(StageOutput::ExceptionsExplicit(explicit));
     }
-    let c = rpy_backend::generate_c(&explicit, src.gc)?;
+    let input = jit
+        .as_ref()
+        .map(|(codes, lowlevel)| rpy_backend::JitInput { lowlevel, codes });
+    let c = rpy_backend::generate_c_with_jit(&explicit, src.gc, input.as_ref())?;
     lap(StageName::Genc, timings);
     Ok(StageOutput::C(c, explicit.sources))
+}
+
+/// The jitcodes of a program translated with the JIT; an error when it
+/// has no merge point, or a variable live at one is neither green nor red.
+/// `flag` is the option that asked for them.
+pub fn jitcodes_checked(
+    program: &Program<LowLevel>,
+    flag: &str,
+) -> Result<rpy_jit::codewriter::jitcode::JitCodes, Diagnostics> {
+    let codes = rpy_jit::codewriter::write_jitcodes(program);
+    if codes.portals.is_empty() {
+        return Err(Diagnostics::one(Diagnostic::new(
+            &program.path,
+            Pos::new(1, 1),
+            format!("{flag}: the program has no jit_merge_point"),
+        )));
+    }
+    let undeclared = rpy_jit::codewriter::merge_points::undeclared_at_merge_points(program);
+    if !undeclared.is_empty() {
+        return Err(Diagnostics(
+            undeclared
+                .iter()
+                .map(|u| program.diagnostic(u.pos.unwrap_or(Pos::new(1, 1)), u.message()))
+                .collect(),
+        ));
+    }
+    Ok(codes)
 }
 
 /// The optimized low-level program (what `rpy interp` runs).

@@ -194,6 +194,17 @@ mod killed_cleanup {
 /// `output` is removed rather than left to be mistaken for the result. `Err`
 /// holds the compiler's output.
 pub fn compile_c(c_source: &str, output: &Path, opt_level: &str) -> Result<(), String> {
+    compile_c_linking(c_source, output, opt_level, &[])
+}
+
+/// [`compile_c`], linking the executable with `link` too (libraries, as
+/// the JIT's runtime: paths or `-l` flags, after the program).
+pub fn compile_c_linking(
+    c_source: &str,
+    output: &Path,
+    opt_level: &str,
+    link: &[String],
+) -> Result<(), String> {
     let suffix = unique_suffix();
     let file_name = output
         .file_name()
@@ -238,7 +249,11 @@ pub fn compile_c(c_source: &str, output: &Path, opt_level: &str) -> Result<(), S
         "-Werror=incompatible-pointer-types",
         "-Werror=implicit-function-declaration",
     ]);
-    cmd.arg("-o").arg(&tmp_out).arg(&c_file).arg("-lm");
+    cmd.arg("-o")
+        .arg(&tmp_out)
+        .arg(&c_file)
+        .args(link)
+        .arg("-lm");
     // A process group of its own, so that on a signal rpy can kill the
     // compiler with the programs it started (`killed_cleanup`).
     cmd.process_group(0);

@@ -39,12 +39,15 @@
 
 mod compile;
 mod function;
+mod jit_embedding;
 mod names;
 mod statics;
 mod types;
 pub mod x86_64;
 
-pub use compile::compile_c;
+pub use jit_embedding::JitInput;
+
+pub use compile::{compile_c, compile_c_linking};
 
 use function::{Context, FuncGen, FuncSig};
 use names::{c_string_literal, comment_text, Namespace};
@@ -102,6 +105,17 @@ impl StringPool {
 /// Translates a low-level program into one C file, linked with the
 /// collector `gc` (the program must have been through `gctransform` for it).
 pub fn generate_c(program: &Program<ExceptionsExplicit>, gc: GcKind) -> Result<String, Diagnostic> {
+    generate_c_with_jit(program, gc, None)
+}
+
+/// [`generate_c`], with the JIT when `jit` is given: its data and the C
+/// side of its runtime, and every call of a portal going to the runtime
+/// (the executable is linked with the runtime library, `rpy-jitrt`).
+pub fn generate_c_with_jit(
+    program: &Program<ExceptionsExplicit>,
+    gc: GcKind,
+    jit: Option<&JitInput>,
+) -> Result<String, Diagnostic> {
     let fail =
         |msg: String| Diagnostic::new(&program.path, Pos::default(), format!("C backend: {msg}"));
 
@@ -148,10 +162,26 @@ pub fn generate_c(program: &Program<ExceptionsExplicit>, gc: GcKind) -> Result<S
     };
     let mut pool = StringPool::default();
     let statics = statics::emit_statics(&cx, &mut pool, &program.prebuilt).map_err(fail)?;
+    let portals: Vec<&str> = jit.map_or(Vec::new(), |j| {
+        j.codes.portals.iter().map(|p| p.as_str()).collect()
+    });
     let mut bodies = String::new();
     for g in &program.graphs {
-        bodies.push_str(&FuncGen::new(&cx, g, &mut pool).generate()?);
+        match portals.iter().position(|p| *p == g.name) {
+            Some(i) => bodies.push_str(&jit_embedding::portal_stub(&cx, g, &sigs[&g.name], i)),
+            None => bodies.push_str(&FuncGen::new(&cx, g, &mut pool).generate()?),
+        }
     }
+    let embedding = match jit {
+        Some(input) => {
+            let native = rpy_jit::native::lower(input.lowlevel, input.codes, &types.table, &|t| {
+                types.type_id(t)
+            })
+            .map_err(|e| fail(format!("the JIT: {e}")))?;
+            Some(jit_embedding::emit(&cx, &mut pool, input, &native).map_err(fail)?)
+        }
+        None => None,
+    };
 
     let mut out = String::new();
     let _ = writeln!(
@@ -170,6 +200,9 @@ pub fn generate_c(program: &Program<ExceptionsExplicit>, gc: GcKind) -> Result<S
     types.emit_gc_types(&mut out);
     let _ = writeln!(out, "#include \"{RUNTIME_C_NAME}\"\n");
     pool.emit(&mut out);
+    if embedding.is_some() {
+        out.push_str(jit_embedding::PRELUDE);
+    }
     out.push_str("/* ---- functions ---- */\n\n");
     for g in &program.graphs {
         let _ = writeln!(out, "{};", FuncGen::prototype(&types, g, &sigs[&g.name]));
@@ -177,7 +210,10 @@ pub fn generate_c(program: &Program<ExceptionsExplicit>, gc: GcKind) -> Result<S
     out.push('\n');
     out.push_str(&statics);
     out.push_str(&bodies);
-    emit_main(&mut out, &entry_sig, &types).map_err(fail)?;
+    if let Some(embedding) = &embedding {
+        out.push_str(embedding);
+    }
+    emit_main(&mut out, &entry_sig, &types, embedding.is_some()).map_err(fail)?;
     Ok(out)
 }
 
@@ -212,7 +248,7 @@ fn exc_message_expr(types: &Types) -> String {
 }
 
 /// `main()`: the argument list, the entry point's call, the exit status.
-fn emit_main(out: &mut String, entry: &FuncSig, types: &Types) -> Result<(), String> {
+fn emit_main(out: &mut String, entry: &FuncSig, types: &Types, jit: bool) -> Result<(), String> {
     let list = LowLevelType::Ptr(lltype::list_type_names(&LowLevelType::Ptr(lltype::STR.into())).0);
     let params: Vec<&LowLevelType> = entry
         .ty
@@ -257,11 +293,17 @@ fn emit_main(out: &mut String, entry: &FuncSig, types: &Types) -> Result<(), Str
         ),
         None => String::new(),
     };
+    let jit_init = if jit {
+        "rpy_jit_init(&rpy_jit_embedding);\n    "
+    } else {
+        ""
+    };
     let _ = writeln!(
         out,
         "int main(int argc, char **argv) {{\n    \
          rpy_stack_init();\n    \
          rpy_gc_init();\n    \
+         {jit_init}\
          RPyStrList *args = rpy_argv_list(argc, argv);\n    \
          long status;\n    \
          (void)args;\n    \

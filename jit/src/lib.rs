@@ -8,6 +8,7 @@ pub mod calls;
 pub mod codewriter;
 pub mod interp;
 pub mod metainterp;
+pub mod native;
 pub mod optimize;
 pub mod replay;
 pub mod testgen;

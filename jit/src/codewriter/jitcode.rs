@@ -13,11 +13,12 @@
 
 use rpy_ir::graph::Constant;
 use rpy_ir::lltype::LowLevelType;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::fmt::{self, Write};
 
 /// A register bank: every low-level value of a kind lives in one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Bank {
     Int,
     Ref,
@@ -48,7 +49,7 @@ impl Bank {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Reg {
     pub bank: Bank,
     pub index: u16,
@@ -56,7 +57,7 @@ pub struct Reg {
 
 /// An instruction's input: a register, or constant `i` of the jitcode's
 /// table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Operand {
     Reg(Reg),
     Const(u16),
@@ -68,7 +69,7 @@ pub type Label = u32;
 /// Where a low-level operation came from: the blackhole binds the
 /// operation to the machine that runs it (the LLInterpreter's), by graph,
 /// block and operation index of the program.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Origin {
     pub graph: u32,
     pub block: u32,
@@ -76,7 +77,7 @@ pub struct Origin {
 }
 
 /// What a call does, as the policy decided.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum CallKind {
     /// Traced into: the callee has a jitcode (`inline_call` in the original).
     Regular,
@@ -91,7 +92,7 @@ pub enum CallKind {
     MayForce,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ResidualReason {
     /// `@dont_look_inside`.
     DontLookInside,
@@ -108,7 +109,7 @@ pub enum ResidualReason {
 /// What a call may do to the heap, so that the trace optimizer forgets only
 /// that across it (the original's `EffectInfo`). Fields are
 /// `struct.field`, arrays by their type name.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Effects {
     pub reads_fields: BTreeSet<String>,
     pub writes_fields: BTreeSet<String>,
@@ -136,14 +137,14 @@ impl Effects {
 }
 
 /// A call's descr: how it is made and what it may do.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CallDescr {
     pub kind: CallKind,
     pub effects: Effects,
 }
 
 /// What a call calls.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Callee {
     /// A graph of the program, by index and name.
     Graph { graph: u32, name: String },
@@ -160,7 +161,7 @@ pub enum Callee {
 
 /// An exception handler after a call: taken when the call raises a class
 /// whose id is in `range`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Handler {
     pub range: (i64, i64),
     /// The registers receiving the caught class and instance, when the
@@ -170,7 +171,7 @@ pub struct Handler {
     pub target: Label,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Insn {
     /// A low-level operation (arithmetic, fields, arrays, allocation,
     /// casts...). `descr` is what it names rather than reads (a field, a
@@ -232,7 +233,7 @@ pub enum Insn {
 }
 
 /// The jitcode of one graph.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JitCode {
     pub name: String,
     /// The graph's index in the program.
@@ -242,6 +243,9 @@ pub struct JitCode {
     pub params: Vec<Option<Reg>>,
     /// How many registers of each bank (int, ref, float) the code uses.
     pub registers: [u16; 3],
+    /// (Not serialized: an executable's jitcodes get their constants as
+    /// words from the C side.)
+    #[serde(skip)]
     pub constants: Vec<(Constant, LowLevelType)>,
     pub code: Vec<Insn>,
 }
@@ -253,12 +257,13 @@ impl JitCode {
 }
 
 /// Every jitcode of a program, the portal's first.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct JitCodes {
     pub codes: Vec<JitCode>,
     /// The portals: graphs holding a `jit_merge_point`, by name.
     pub portals: Vec<String>,
     /// The fields whose reads from constant objects fold.
+    #[serde(skip)]
     pub immutable: super::immutable::ImmutableFields,
 }
 

@@ -1,0 +1,245 @@
+//! What GenC adds to a program translated with `--jit`: the JIT's data
+//! and the C side of its runtime (`RpyJitEmbedding`, read by
+//! `rpy_jit::native::machine::Embedding`): the serialized
+//! `NativeProgram`, the jitcodes' constants as words, a wrapper per C
+//! function the jitcodes call residually (arguments and result as words),
+//! the allocator, write barrier, shadow stack and exception state; and the
+//! portal, whose calls go to the runtime (`rpy_jit_call_portal`).
+
+use crate::function::{constant_expr, Context, FuncGen, FuncSig};
+use crate::types::c_type;
+use crate::StringPool;
+use rpy_ir::graph::{ExceptionsExplicit, FunctionGraph, LowLevel, Program};
+use rpy_ir::lltype::LowLevelType;
+use rpy_jit::codewriter::jitcode::JitCodes;
+use rpy_jit::native::NativeProgram;
+use std::fmt::Write;
+
+/// What `--jit` gives GenC: the optimized low-level program the jitcodes
+/// were written from, and the jitcodes.
+pub struct JitInput<'a> {
+    pub lowlevel: &'a Program<LowLevel>,
+    pub codes: &'a JitCodes,
+}
+
+/// The conversions between words and C values, and the runtime's entry
+/// points.
+pub(crate) const PRELUDE: &str = "/* ---- the JIT's embedding ---- */
+
+typedef unsigned long (*RpyJitWrapper)(const unsigned long *);
+typedef struct {
+    const unsigned char *program;
+    size_t program_len;
+    const void *constants;
+    size_t constants_len;
+    const RpyJitWrapper *runtime_calls;
+    const RpyJitWrapper *graph_calls;
+    const unsigned long *graph_addresses;
+    void *(*malloc)(size_t, unsigned long);
+    void *(*malloc_varsize)(size_t, size_t, size_t, long, size_t, unsigned long);
+    void (*write_barrier)(void *);
+    void ***root_top;
+    void ***root_end;
+    void **exc_type;
+    void **exc_value;
+} RpyJitEmbedding;
+typedef union { unsigned long w; double f; const void *p; } RpyJitWord;
+void rpy_jit_init(const RpyJitEmbedding *);
+unsigned long rpy_jit_call_portal(unsigned long, const unsigned long *, unsigned long);
+RPY_INLINE unsigned long rpy_jit_f2w(double f) { RpyJitWord u; u.f = f; return u.w; }
+RPY_INLINE double rpy_jit_w2f(unsigned long w) { RpyJitWord u; u.w = w; return u.f; }
+static void *rpy_jit_malloc(size_t size, unsigned long tid) {
+    return rpy_gc_malloc_fixed(size, tid);
+}
+static void *rpy_jit_malloc_varsize(size_t fixed, size_t items, size_t item_size, long n,
+                                    size_t length, unsigned long tid) {
+    return rpy_gc_malloc_varsize(fixed, items, item_size, n, length, tid);
+}
+static void rpy_jit_write_barrier(void *obj) { RPY_GC_WRITE_BARRIER(obj); }
+";
+
+/// The C value of type `t` held in the word `w`.
+fn from_word(t: &LowLevelType, w: &str, cx: &Context) -> String {
+    match t {
+        LowLevelType::Float => format!("rpy_jit_w2f({w})"),
+        LowLevelType::Bool => format!("({w} != 0)"),
+        LowLevelType::Void => String::new(),
+        other => format!("({}){w}", c_type(other, cx.types)),
+    }
+}
+
+/// The word holding the C value `x` of type `t`.
+fn to_word(t: &LowLevelType, x: &str) -> String {
+    match t {
+        LowLevelType::Float => format!("rpy_jit_f2w({x})"),
+        _ => format!("(unsigned long)({x})"),
+    }
+}
+
+/// A wrapper `name` calling `callee` with the arguments of `params` (a
+/// Void one keeps its slot in the words, and is not passed).
+fn wrapper(
+    name: &str,
+    callee: &str,
+    params: &[LowLevelType],
+    result: &LowLevelType,
+    cx: &Context,
+) -> String {
+    let args: Vec<String> = params
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| **t != LowLevelType::Void)
+        .map(|(i, t)| from_word(t, &format!("a[{i}]"), cx))
+        .collect();
+    let call = format!("{callee}({})", args.join(", "));
+    let body = if *result == LowLevelType::Void {
+        format!("{call};\n    return 0;")
+    } else {
+        format!("return {};", to_word(result, &call))
+    };
+    format!(
+        "static unsigned long {name}(const unsigned long *a) {{\n    (void)a;\n    {body}\n}}\n"
+    )
+}
+
+/// The portal's C function: its arguments as words to the runtime, its
+/// result back.
+pub(crate) fn portal_stub(
+    cx: &Context,
+    graph: &FunctionGraph<ExceptionsExplicit>,
+    sig: &FuncSig,
+    portal: usize,
+) -> String {
+    let params = graph.params();
+    let words: Vec<String> = params
+        .iter()
+        .map(|v| match graph.info(*v) {
+            LowLevelType::Void => "0".to_string(),
+            t => to_word(t, &format!("v{}", v.0)),
+        })
+        .collect();
+    let n = words.len();
+    let array = if words.is_empty() {
+        "unsigned long a[1] = {0};".to_string()
+    } else {
+        format!("unsigned long a[{n}] = {{{}}};", words.join(", "))
+    };
+    let call = format!("rpy_jit_call_portal({portal}UL, a, {n}UL)");
+    let ret = match &sig.ty.result {
+        LowLevelType::Void => format!("{call};"),
+        t => format!("return {};", from_word(t, &call, cx)),
+    };
+    format!(
+        "{} {{\n    {array}\n    {ret}\n}}\n\n",
+        FuncGen::prototype(cx.types, graph, sig)
+    )
+}
+
+/// The embedding of `native`, and its data; `codes` are the jitcodes with
+/// their constants (which `native`'s have not).
+pub(crate) fn emit(
+    cx: &Context,
+    pool: &mut StringPool,
+    input: &JitInput,
+    native: &NativeProgram,
+) -> Result<String, String> {
+    let mut out = String::from("/* ---- the JIT's data ---- */\n\n");
+    let bytes = native.to_bytes();
+    let _ = write!(
+        out,
+        "static const unsigned char rpy_jit_program[{}] = {{",
+        bytes.len().max(1)
+    );
+    for (i, b) in bytes.iter().enumerate() {
+        if i % 24 == 0 {
+            out.push_str("\n    ");
+        }
+        let _ = write!(out, "{b},");
+    }
+    out.push_str("\n};\n");
+    out.push_str("static const RpyJitWord rpy_jit_constants[] = {\n");
+    let mut count = 0;
+    for jc in &input.codes.codes {
+        for (c, t) in &jc.constants {
+            let init = match t {
+                LowLevelType::Void => "{.w = 0}".to_string(),
+                LowLevelType::Float => format!("{{.f = {}}}", constant_expr(cx, pool, c, Some(t))?),
+                LowLevelType::Ptr(_) | LowLevelType::FuncPtr(_) => {
+                    format!(
+                        "{{.p = (const void *){}}}",
+                        constant_expr(cx, pool, c, Some(t))?
+                    )
+                }
+                _ => format!(
+                    "{{.w = (unsigned long){}}}",
+                    constant_expr(cx, pool, c, Some(t))?
+                ),
+            };
+            let _ = writeln!(out, "    {init},");
+            count += 1;
+        }
+    }
+    if count == 0 {
+        out.push_str("    {.w = 0},\n");
+    }
+    out.push_str("};\n");
+    let mut runtime_names = Vec::new();
+    for (i, name) in native.runtime.iter().enumerate() {
+        let f = rpy_ir::llops::runtime_func(name)
+            .ok_or_else(|| format!("the jitcodes call '{name}', which is no runtime function"))?;
+        let params: Vec<LowLevelType> = f.args.iter().map(|a| a.lltype()).collect();
+        let w = format!("rpy_jit_rt_{i}");
+        out.push_str(&wrapper(&w, name, &params, &f.result.lltype(), cx));
+        runtime_names.push(w);
+    }
+    let mut graph_wrappers = Vec::new();
+    let mut addresses = Vec::new();
+    for g in &native.residual_graphs {
+        let name = &input.lowlevel.graphs[*g as usize].name;
+        let sig = cx
+            .sigs
+            .get(name)
+            .ok_or_else(|| format!("the jitcodes call '{name}', which GenC has no function for"))?;
+        let w = format!("rpy_jit_g_{g}");
+        out.push_str(&wrapper(
+            &w,
+            &sig.c_name,
+            &sig.ty.params,
+            &sig.ty.result,
+            cx,
+        ));
+        graph_wrappers.push(w);
+        addresses.push(format!("(unsigned long){}", sig.c_name));
+    }
+    let table = |name: &str, ty: &str, items: &[String]| {
+        if items.is_empty() {
+            format!("static const {ty} {name}[1] = {{0}};\n")
+        } else {
+            format!("static const {ty} {name}[] = {{{}}};\n", items.join(", "))
+        }
+    };
+    out.push_str(&table(
+        "rpy_jit_runtime_calls",
+        "RpyJitWrapper",
+        &runtime_names,
+    ));
+    out.push_str(&table(
+        "rpy_jit_graph_calls",
+        "RpyJitWrapper",
+        &graph_wrappers,
+    ));
+    out.push_str(&table(
+        "rpy_jit_graph_addresses",
+        "unsigned long",
+        &addresses,
+    ));
+    let _ = writeln!(
+        out,
+        "static const RpyJitEmbedding rpy_jit_embedding = {{\n    \
+         rpy_jit_program, {}, rpy_jit_constants, {count}, rpy_jit_runtime_calls,\n    \
+         rpy_jit_graph_calls, rpy_jit_graph_addresses, rpy_jit_malloc, rpy_jit_malloc_varsize,\n    \
+         rpy_jit_write_barrier, &rpy_gc_root_top, &rpy_gc_root_end, &rpy_exc_type, &rpy_exc_value}};\n",
+        bytes.len()
+    );
+    Ok(out)
+}

@@ -1,0 +1,465 @@
+//! The blackhole on a translated program's memory: values are machine
+//! words (a Float's bits, a pointer's address), operations run as
+//! [`NativeOp`] says, residual calls go through the C wrappers of the
+//! [`Embedding`].
+//!
+//! GC pointers held in the blackhole's registers are roots: before
+//! anything that can collect (an allocation, a residual call), every ref
+//! register of the call's frames is pushed on the program's shadow stack,
+//! where the collector finds and updates them, and read back after.
+
+use super::{NativeOp, NativeProgram, Scalar};
+use crate::blackhole::{execute, internal, BlackholeStats, Completion, Exec, Frame};
+use crate::codewriter::jitcode::{Bank, JitCodes, Operand};
+use rpy_passes::llinterp::{LlError, LlErrorKind};
+use std::collections::HashMap;
+use std::io::Write;
+
+/// A C function of the program called with its arguments as words.
+pub type Wrapper = unsafe extern "C" fn(args: *const u64) -> u64;
+
+/// What the C side of an executable gives its JIT (GenC emits it; the
+/// layout is `RpyJitEmbedding` of the generated file).
+#[repr(C)]
+pub struct Embedding {
+    /// The serialized [`NativeProgram`].
+    pub program: *const u8,
+    pub program_len: usize,
+    /// Every jitcode's constants, as words, jitcode after jitcode.
+    pub constants: *const u64,
+    pub constants_len: usize,
+    /// Per entry of `NativeProgram::runtime`.
+    pub runtime_calls: *const Wrapper,
+    /// Per entry of `NativeProgram::residual_graphs`: the wrapper, and the
+    /// C function's address (what a function pointer to it holds).
+    pub graph_calls: *const Wrapper,
+    pub graph_addresses: *const usize,
+    pub malloc: unsafe extern "C" fn(size: usize, tid: u64) -> usize,
+    pub malloc_varsize: unsafe extern "C" fn(
+        fixed: usize,
+        items_offset: usize,
+        item_size: usize,
+        n: i64,
+        length_offset: usize,
+        tid: u64,
+    ) -> usize,
+    pub write_barrier: unsafe extern "C" fn(obj: usize),
+    /// `&rpy_gc_root_top` and `&rpy_gc_root_end`: the shadow stack.
+    pub root_top: *mut *mut usize,
+    pub root_end: *const *mut usize,
+    /// `&rpy_exc_type` and `&rpy_exc_value`: the pending exception.
+    pub exc_type: *mut usize,
+    pub exc_value: *mut usize,
+}
+
+/// The executable's JIT, once its embedding is read.
+pub struct NativeRuntime {
+    /// Kept for the whole run (the executable's life).
+    pub program: &'static NativeProgram,
+    embedding: &'static Embedding,
+    constants: &'static [u64],
+    /// A residual graph's wrapper, by graph.
+    calls: HashMap<u32, Wrapper>,
+    /// The graph a function address is, for calls through pointers.
+    graphs_by_address: HashMap<usize, u32>,
+}
+
+impl NativeRuntime {
+    /// # Safety
+    /// `embedding` must be what GenC emitted for this program: its tables
+    /// as long as it says, its functions and pointers valid for the whole
+    /// run.
+    pub unsafe fn new(embedding: &'static Embedding) -> Result<NativeRuntime, String> {
+        let bytes = std::slice::from_raw_parts(embedding.program, embedding.program_len);
+        let program: &'static NativeProgram =
+            Box::leak(Box::new(NativeProgram::from_bytes(bytes)?));
+        let constants = std::slice::from_raw_parts(embedding.constants, embedding.constants_len);
+        let n = program.residual_graphs.len();
+        let wrappers = std::slice::from_raw_parts(embedding.graph_calls, n);
+        let addresses = std::slice::from_raw_parts(embedding.graph_addresses, n);
+        let mut calls = HashMap::new();
+        let mut graphs_by_address = HashMap::new();
+        for (i, g) in program.residual_graphs.iter().enumerate() {
+            calls.insert(*g, wrappers[i]);
+            graphs_by_address.insert(addresses[i], *g);
+        }
+        Ok(NativeRuntime {
+            program,
+            embedding,
+            constants,
+            calls,
+            graphs_by_address,
+        })
+    }
+
+    /// Runs portal `portal` (its index among the portals) from `args` to
+    /// its end. Its result; an exception it raises is left pending in the
+    /// C side's exception state.
+    pub fn call_portal(
+        &self,
+        portal: usize,
+        args: &[u64],
+        stats: &mut BlackholeStats,
+    ) -> Result<u64, LlError> {
+        let codes: &'static JitCodes = &self.program.codes;
+        let Some(&code) = self.program.portals.get(portal) else {
+            return Err(internal(format!("no portal {portal}"), "jit"));
+        };
+        let code = code as usize;
+        let jc = &codes.codes[code];
+        let mut frames = vec![Frame::new(code, jc, args.to_vec(), None, 0u64)];
+        let mut world = NativeExec {
+            rt: self,
+            codes,
+            stats,
+        };
+        match execute(&mut world, &mut frames, &mut std::io::sink())? {
+            Completion::Returned(v) => Ok(v),
+            Completion::Raised { etype, evalue } => {
+                // SAFETY: the embedding's exception state is the program's.
+                unsafe {
+                    *self.embedding.exc_type = etype as usize;
+                    *self.embedding.exc_value = evalue as usize;
+                }
+                Ok(0)
+            }
+        }
+    }
+}
+
+/// One portal call's world: the runtime, and its jitcodes borrowed apart
+/// from it (they live as long as the runtime, which outlives the call).
+struct NativeExec<'a, 'j> {
+    rt: &'a NativeRuntime,
+    codes: &'j JitCodes,
+    stats: &'a mut BlackholeStats,
+}
+
+impl NativeExec<'_, '_> {
+    fn embedding(&self) -> &'static Embedding {
+        self.rt.embedding
+    }
+
+    /// Runs `f`, which may collect, with the ref registers of `frames` on
+    /// the shadow stack, and reads them back after (the collector may have
+    /// moved what they point to).
+    fn collecting<R>(
+        &self,
+        frames: &mut [Frame<u64>],
+        f: impl FnOnce() -> R,
+    ) -> Result<R, LlError> {
+        let e = self.embedding();
+        let count: usize = frames
+            .iter()
+            .map(|f| f.banks[Bank::Ref as usize].len())
+            .sum();
+        // SAFETY: the shadow stack is the program's, `root_top..root_end`
+        // free; the slots are popped before this returns.
+        unsafe {
+            let base = *e.root_top;
+            if (*e.root_end as usize - base as usize) / 8 < count {
+                return Err(fatal("RecursionError", "maximum recursion depth exceeded"));
+            }
+            let mut slot = base;
+            for frame in frames.iter() {
+                for r in &frame.banks[Bank::Ref as usize] {
+                    *slot = *r as usize;
+                    slot = slot.add(1);
+                }
+            }
+            *e.root_top = slot;
+            let result = f();
+            let mut slot = base;
+            for frame in frames.iter_mut() {
+                for r in frame.banks[Bank::Ref as usize].iter_mut() {
+                    *r = *slot as u64;
+                    slot = slot.add(1);
+                }
+            }
+            *e.root_top = base;
+            Ok(result)
+        }
+    }
+
+    /// The exception a C function left pending, taken.
+    fn take_exception(&self) -> Option<(u64, u64)> {
+        let e = self.embedding();
+        // SAFETY: the embedding's exception state is the program's.
+        unsafe {
+            if *e.exc_type == 0 {
+                return None;
+            }
+            let raised = (*e.exc_type as u64, *e.exc_value as u64);
+            *e.exc_type = 0;
+            *e.exc_value = 0;
+            Some(raised)
+        }
+    }
+}
+
+fn fatal(kind: &str, message: &str) -> LlError {
+    LlError {
+        message: format!("fatal RPython error: {kind}: {message}"),
+        graph: "jit".into(),
+        kind: LlErrorKind::Fatal,
+        traceback: vec![],
+        op: None,
+        pos: None,
+    }
+}
+
+/// A float operation on words (a Float is its bits; an int a word); `None`
+/// for a name that is not one.
+pub fn eval_float(name: &str, args: &[u64]) -> Option<u64> {
+    let f = |i: usize| f64::from_bits(args[i]);
+    let fw = |x: f64| Some(x.to_bits());
+    let b = |c: bool| Some(c as u64);
+    Some(match (name, args.len()) {
+        ("float_add", 2) => return fw(f(0) + f(1)),
+        ("float_sub", 2) => return fw(f(0) - f(1)),
+        ("float_mul", 2) => return fw(f(0) * f(1)),
+        ("float_truediv", 2) => return fw(f(0) / f(1)),
+        ("float_py_div", 2) => return fw(rpy_ir::llops::py_float_div(f(0), f(1))),
+        ("float_py_mod", 2) => {
+            let (x, y) = (f(0), f(1));
+            let m = x % y;
+            let m = if m != 0.0 {
+                if (y < 0.0) != (m < 0.0) {
+                    m + y
+                } else {
+                    m
+                }
+            } else {
+                0.0f64.copysign(y)
+            };
+            return fw(m);
+        }
+        ("float_neg", 1) => return fw(-f(0)),
+        ("float_abs", 1) => return fw(f(0).abs()),
+        ("float_lt", 2) => return b(f(0) < f(1)),
+        ("float_le", 2) => return b(f(0) <= f(1)),
+        ("float_eq", 2) => return b(f(0) == f(1)),
+        ("float_ne", 2) => return b(f(0) != f(1)),
+        ("float_gt", 2) => return b(f(0) > f(1)),
+        ("float_ge", 2) => return b(f(0) >= f(1)),
+        ("float_is_true", 1) => return b(f(0) != 0.0),
+        ("cast_bool_to_float", 1) | ("cast_int_to_float", 1) => (args[0] as i64 as f64).to_bits(),
+        ("cast_uint_to_float", 1) => (args[0] as f64).to_bits(),
+        // C's conversion, as GenC's cast (saturating where C is undefined).
+        ("cast_float_to_int", 1) => f(0) as i64 as u64,
+        ("cast_float_to_uint", 1) => f(0) as u64,
+        _ => return None,
+    })
+}
+
+impl<'j> Exec<'j> for NativeExec<'_, 'j> {
+    type Value = u64;
+
+    fn codes(&self) -> &'j JitCodes {
+        self.codes
+    }
+
+    fn void(&self) -> u64 {
+        0
+    }
+
+    fn constant(&self, code: usize, index: u16) -> u64 {
+        let first = self.rt.program.first_constant[code] as usize;
+        self.rt.constants[first + index as usize]
+    }
+
+    fn stats(&mut self) -> &mut BlackholeStats {
+        self.stats
+    }
+
+    fn op(
+        &mut self,
+        code: usize,
+        at: usize,
+        _args: &[Operand],
+        values: Vec<u64>,
+        frames: &mut [Frame<u64>],
+        _out: &mut dyn Write,
+    ) -> Result<u64, LlError> {
+        let codes = self.codes;
+        let name = || codes.codes[code].name.as_str();
+        let Some(op) = self.rt.program.ops[code][at].as_ref() else {
+            return Err(internal(
+                format!("operation {at} of {} is not lowered", name()),
+                name(),
+            ));
+        };
+        let e = self.embedding();
+        let v = |i: usize| values[i];
+        // SAFETY (every access): the jitcodes are the program's graphs, so
+        // their pointers are objects of the types the operations were
+        // lowered for, as in the C code (which does not check either).
+        Ok(match op {
+            NativeOp::Int(name) => {
+                let args: Vec<i64> = values.iter().map(|w| *w as i64).collect();
+                match rpy_ir::llops::eval_int(name, &args) {
+                    Some(r) => r as u64,
+                    None => {
+                        return Err(fatal(
+                            "ZeroDivisionError",
+                            "integer division or modulo by zero",
+                        ))
+                    }
+                }
+            }
+            NativeOp::Float(name) => eval_float(name, &values)
+                .ok_or_else(|| internal(format!("'{name}' is not a float operation"), "jit"))?,
+            NativeOp::Same => v(0),
+            NativeOp::LowByte => v(0) & 0xff,
+            NativeOp::IsNull(null) => ((v(0) == 0) == *null) as u64,
+            NativeOp::PtrEq(eq) => ((v(0) == v(1)) == *eq) as u64,
+            NativeOp::Load { offset, scalar } => unsafe {
+                load(v(0) as usize + *offset as usize, *scalar)
+            },
+            NativeOp::Store {
+                offset,
+                scalar,
+                barrier,
+            } => unsafe {
+                if *barrier {
+                    (e.write_barrier)(v(0) as usize);
+                }
+                store(v(0) as usize + *offset as usize, *scalar, v(1));
+                0
+            },
+            NativeOp::LoadItem {
+                items,
+                size,
+                scalar,
+            } => unsafe {
+                let at =
+                    v(0) as usize + *items as usize + (v(1) as usize).wrapping_mul(*size as usize);
+                load(at, *scalar)
+            },
+            NativeOp::StoreItem {
+                items,
+                size,
+                scalar,
+                barrier,
+            } => unsafe {
+                if *barrier {
+                    (e.write_barrier)(v(0) as usize);
+                }
+                let at =
+                    v(0) as usize + *items as usize + (v(1) as usize).wrapping_mul(*size as usize);
+                store(at, *scalar, v(2));
+                0
+            },
+            NativeOp::Length { offset } => unsafe {
+                load(v(0) as usize + *offset as usize, Scalar::Word)
+            },
+            NativeOp::New { tid, size } => {
+                let (tid, size) = (*tid as u64, *size as usize);
+                self.collecting(frames, || unsafe { (e.malloc)(size, tid) })? as u64
+            }
+            NativeOp::NewArray {
+                tid,
+                fixed,
+                items,
+                item_size,
+                length,
+            } => {
+                let n = v(0) as i64;
+                let (tid, fixed, items, item_size, length) = (
+                    *tid as u64,
+                    *fixed as usize,
+                    *items as usize,
+                    *item_size as usize,
+                    *length as usize,
+                );
+                self.collecting(frames, || unsafe {
+                    (e.malloc_varsize)(fixed, items, item_size, n, length, tid)
+                })? as u64
+            }
+            NativeOp::Runtime(i) => {
+                // SAFETY: one wrapper per runtime function, in order.
+                let wrapper = unsafe { *e.runtime_calls.add(*i as usize) };
+                // The runtime's functions never collect (they allocate with
+                // `rpy_malloc`).
+                unsafe { wrapper(values.as_ptr()) }
+            }
+            NativeOp::Nothing => 0,
+        })
+    }
+
+    fn residual_call(
+        &mut self,
+        graph: u32,
+        values: Vec<u64>,
+        frames: &mut [Frame<u64>],
+        _out: &mut dyn Write,
+    ) -> Result<Completion<u64>, LlError> {
+        let Some(&wrapper) = self.rt.calls.get(&graph) else {
+            return Err(internal(format!("no wrapper for graph {graph}"), "jit"));
+        };
+        // SAFETY: the wrapper is GenC's for this graph and takes its
+        // arguments as words, in order.
+        let result = self.collecting(frames, || unsafe { wrapper(values.as_ptr()) })?;
+        Ok(match self.take_exception() {
+            Some((etype, evalue)) => Completion::Raised { etype, evalue },
+            None => Completion::Returned(result),
+        })
+    }
+
+    fn graph_of_pointer(&self, v: &u64) -> Result<u32, String> {
+        self.rt
+            .graphs_by_address
+            .get(&(*v as usize))
+            .copied()
+            .ok_or_else(|| format!("a call through the unknown function pointer {v:#x}"))
+    }
+
+    fn truthy(&self, v: &u64) -> Result<bool, String> {
+        Ok(*v != 0)
+    }
+
+    fn switch_key(&self, v: &u64) -> Result<i64, String> {
+        Ok(*v as i64)
+    }
+
+    fn class_id(&self, etype: &u64) -> Result<i64, LlError> {
+        // SAFETY: an exception's class is a vtable of the program.
+        Ok(unsafe {
+            load(
+                *etype as usize + self.rt.program.class_id_offset as usize,
+                Scalar::Word,
+            )
+        } as i64)
+    }
+
+    fn merge_point(
+        &mut self,
+        _frames: &mut Vec<Frame<u64>>,
+        _driver: &str,
+        _greens: &[Operand],
+        _reds: &[Operand],
+        _out: &mut dyn Write,
+    ) -> Result<Option<(u64, u64)>, LlError> {
+        Ok(None)
+    }
+
+    fn can_enter_jit(&mut self, _frame: &Frame<u64>, _driver: &str, _greens: &[Operand]) {}
+}
+
+/// # Safety
+/// `at` must be the address of a value of `scalar`'s size.
+unsafe fn load(at: usize, scalar: Scalar) -> u64 {
+    match scalar {
+        Scalar::Byte => *(at as *const u8) as u64,
+        Scalar::Word => *(at as *const u64),
+    }
+}
+
+/// # Safety
+/// `at` must be the address of a value of `scalar`'s size.
+unsafe fn store(at: usize, scalar: Scalar, v: u64) {
+    match scalar {
+        Scalar::Byte => *(at as *mut u8) = v as u8,
+        Scalar::Word => *(at as *mut u64) = v,
+    }
+}
