@@ -13,8 +13,8 @@
 
 pub mod ll;
 
-pub use ll::{run_entry, Blackhole, BlackholeRun};
 pub(crate) use ll::{internal, switch_key, truthy};
+pub use ll::{run_entry, Blackhole, BlackholeRun};
 
 use crate::codewriter::jitcode::{Bank, CallKind, Callee, Insn, JitCode, JitCodes, Operand, Reg};
 use rpy_passes::llinterp::{LlError, LlErrorKind, LlValue};
@@ -46,9 +46,15 @@ pub(crate) struct Frame<V = LlValue> {
 impl<V: Clone> Frame<V> {
     /// A frame of jitcode `code` (`jc`) at its start, its parameters set
     /// from `args`, every other register `void`.
-    pub(crate) fn new(code: usize, jc: &JitCode, args: Vec<V>, result: Option<Reg>, void: V) -> Self {
-        let mut banks =
-            [Bank::Int, Bank::Ref, Bank::Float].map(|b| vec![void.clone(); jc.registers_of(b) as usize]);
+    pub(crate) fn new(
+        code: usize,
+        jc: &JitCode,
+        args: Vec<V>,
+        result: Option<Reg>,
+        void: V,
+    ) -> Self {
+        let mut banks = [Bank::Int, Bank::Ref, Bank::Float]
+            .map(|b| vec![void.clone(); jc.registers_of(b) as usize]);
         for (p, v) in jc.params.iter().zip(args) {
             if let Some(r) = p {
                 banks[r.bank as usize][r.index as usize] = v;
@@ -76,7 +82,10 @@ pub enum Completion<V> {
     Returned(V),
     /// An exception the callee did not catch: its class (a vtable pointer)
     /// and instance.
-    Raised { etype: V, evalue: V },
+    Raised {
+        etype: V,
+        evalue: V,
+    },
 }
 
 /// The world jitcodes run in: its values, and what one operation, one
