@@ -543,22 +543,10 @@ fn translate_for(
 const JIT_RUNTIME_LIBRARY: &str = "librpy_jitrt.a";
 
 /// What an executable with the JIT is linked with: the runtime library
-/// (`$RPY_JITRT`, or built beside rpy by cargo) and the system libraries
-/// Rust's standard library needs (`cargo rustc -- --print
-/// native-static-libs`).
+/// and the system libraries Rust's standard library needs (`cargo rustc
+/// -- --print native-static-libs`).
 fn jit_runtime_link() -> Result<Vec<String>, String> {
-    let library = match std::env::var_os("RPY_JITRT") {
-        Some(path) => PathBuf::from(path),
-        None => std::env::current_exe()
-            .map_err(|e| format!("--jit: cannot find rpy's own executable: {e}"))?
-            .with_file_name(JIT_RUNTIME_LIBRARY),
-    };
-    if !library.is_file() {
-        return Err(format!(
-            "--jit: the JIT runtime library {} is missing (build it with `cargo build --release -p rpy-jitrt`, or name it with RPY_JITRT)",
-            library.display()
-        ));
-    }
+    let library = jit_runtime_library()?;
     let mut link = vec![library.display().to_string()];
     link.extend(
         ["-lgcc_s", "-lutil", "-lrt", "-lpthread", "-ldl"]
@@ -566,6 +554,45 @@ fn jit_runtime_link() -> Result<Vec<String>, String> {
             .map(|s| s.to_string()),
     );
     Ok(link)
+}
+
+/// The JIT's runtime library: `$RPY_JITRT`, else the newest that cargo
+/// built beside rpy (every build of rpy builds it, as a dependency, in
+/// `deps/` with a hash in its name; `cargo build -p rpy-jitrt` puts one
+/// beside rpy itself).
+fn jit_runtime_library() -> Result<PathBuf, String> {
+    if let Some(path) = std::env::var_os("RPY_JITRT") {
+        let path = PathBuf::from(path);
+        if !path.is_file() {
+            return Err(format!(
+                "--jit: RPY_JITRT names {}, which is not a file",
+                path.display()
+            ));
+        }
+        return Ok(path);
+    }
+    let exe = std::env::current_exe()
+        .map_err(|e| format!("--jit: cannot find rpy's own executable: {e}"))?;
+    let dir = exe.parent().unwrap_or(Path::new("."));
+    let mut candidates = vec![dir.join(JIT_RUNTIME_LIBRARY)];
+    if let Ok(entries) = std::fs::read_dir(dir.join("deps")) {
+        candidates.extend(entries.flatten().map(|e| e.path()).filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("librpy_jitrt-") && n.ends_with(".a"))
+        }));
+    }
+    candidates
+        .into_iter()
+        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+        .max()
+        .map(|(_, p)| p)
+        .ok_or_else(|| {
+            format!(
+                "--jit: the JIT runtime library {JIT_RUNTIME_LIBRARY} is not beside {} (build rpy with cargo, or name the library with RPY_JITRT)",
+                exe.display()
+            )
+        })
 }
 
 fn fire_counts_file() -> PathBuf {

@@ -199,6 +199,40 @@ impl Assembler<'_> {
         }
     }
 
+    /// The type of operand `i` of operation `opname`: what the operation's
+    /// signature says (a cast's source, a comparison's operands, a stored
+    /// field's or item's type), else what [`Self::arg_hint`] guesses. An
+    /// executable's JIT reads the constant as a word of this type.
+    fn op_arg_hint(&self, opname: &str, args: &[Arg], i: usize) -> LowLevelType {
+        use rpy_ir::llops::Signature as S;
+        if let Arg::Var(v) = &args[i] {
+            return self.var_type(*v).clone();
+        }
+        let stored = match (opname, i) {
+            ("setfield", 2) => super::policy::pointee(self.graph, &args[0], self.program)
+                .zip(super::policy::name_of(args.get(1)))
+                .and_then(|(s, f)| self.program.types.get(&s)?.field_type(f).cloned()),
+            ("setarrayitem", 2) => super::policy::pointee(self.graph, &args[0], self.program)
+                .and_then(|s| self.program.types.get(&s)?.item_type().cloned()),
+            _ => None,
+        };
+        if let Some(t) = stored {
+            return t;
+        }
+        let by_signature = rpy_ir::llops::lookup(opname).and_then(|op| match &op.sig {
+            S::Cast(from, _) => Some(from.clone()),
+            S::CharCompare => Some(LowLevelType::Char),
+            S::IntBinary | S::IntUnary | S::IntCompare => Some(LowLevelType::Signed),
+            S::UintShift if i == 1 => Some(LowLevelType::Signed),
+            S::UintBinary | S::UintUnary | S::UintCompare | S::UintShift => {
+                Some(LowLevelType::Unsigned)
+            }
+            S::FloatBinary | S::FloatUnary | S::FloatCompare => Some(LowLevelType::Float),
+            S::Special => None,
+        });
+        by_signature.unwrap_or_else(|| self.arg_hint(args, i))
+    }
+
     fn other_is_char(&self, args: &[Arg]) -> bool {
         args.iter()
             .filter_map(|x| x.as_var())
@@ -508,7 +542,7 @@ impl Assembler<'_> {
                     match &op.args[i] {
                         Arg::Const(Constant::Name(n)) => names.push(n.clone()),
                         a => {
-                            let hint = self.arg_hint(&op.args, i);
+                            let hint = self.op_arg_hint(&op.opname, &op.args, i);
                             if let Some(o) = self.operand(a, &hint) {
                                 args.push(o);
                             }

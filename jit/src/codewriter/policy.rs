@@ -100,7 +100,7 @@ pub(crate) fn pointee(
     }
 }
 
-fn name_of(a: Option<&Arg>) -> Option<&str> {
+pub(crate) fn name_of(a: Option<&Arg>) -> Option<&str> {
     match a {
         Some(Arg::Const(Constant::Name(n))) => Some(n),
         _ => None,

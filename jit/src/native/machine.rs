@@ -157,6 +157,11 @@ impl NativeExec<'_, '_> {
         // free; the slots are popped before this returns.
         unsafe {
             let base = *e.root_top;
+            // Without a moving collector (`--gc=none`) there is no shadow
+            // stack, and nothing moves.
+            if base.is_null() {
+                return Ok(f());
+            }
             if (*e.root_end as usize - base as usize) / 8 < count {
                 return Err(fatal("RecursionError", "maximum recursion depth exceeded"));
             }
