@@ -126,6 +126,7 @@ fn measure(path: String, text: String, runs: usize) -> (Duration, usize, usize) 
         text,
         dialect: Dialect::Py3,
         gc: rpy_ir::llops::GcKind::default(),
+        jit: false,
     };
     let flow = match run_until(&src, StageName::Flow, &mut Timings::default()) {
         Ok(StageOutput::Flow(flow)) => flow,

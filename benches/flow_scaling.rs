@@ -70,6 +70,7 @@ fn flow_time(megabytes: usize) -> Duration {
         text: program(megabytes << 20),
         dialect: Dialect::Py3,
         gc: rpy_ir::llops::GcKind::default(),
+        jit: false,
     };
     (0..3)
         .map(|_| {

@@ -206,6 +206,7 @@ fn main() {
             text,
             dialect,
             gc: rpy_ir::llops::GcKind::default(),
+            jit: false,
         };
         // Best of several runs: the figure is the front end's speed, not the
         // machine's noise.

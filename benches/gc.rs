@@ -109,6 +109,7 @@ fn translate(root: &Path, b: &Bench, gc: GcKind) -> PathBuf {
         text: std::fs::read_to_string(&path).unwrap(),
         dialect: Dialect::Py3,
         gc,
+        jit: false,
     };
     let exe = root
         .join("target/bench")

@@ -146,6 +146,7 @@ fn source(path: &Path, text: String) -> Source {
         text,
         dialect: Dialect::Py3,
         gc: rpy_ir::llops::GcKind::default(),
+        jit: false,
     }
 }
 

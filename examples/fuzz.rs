@@ -259,6 +259,7 @@ fn try_one(m: &Seed) {
         path: m.path.to_string_lossy().into_owned(),
         dialect: rpy_passes::parse::detect_dialect(&m.text),
         gc: rpy_ir::llops::GcKind::default(),
+        jit: false,
         text: m.text.clone(),
     };
     let _ = run_until(&src, StageName::Annotate, &mut Timings::default());

@@ -574,13 +574,16 @@ fn jit_runtime_library() -> Result<PathBuf, String> {
     let exe = std::env::current_exe()
         .map_err(|e| format!("--jit: cannot find rpy's own executable: {e}"))?;
     let dir = exe.parent().unwrap_or(Path::new("."));
+    // (A test binary translating in its own process runs from `deps/`.)
     let mut candidates = vec![dir.join(JIT_RUNTIME_LIBRARY)];
-    if let Ok(entries) = std::fs::read_dir(dir.join("deps")) {
-        candidates.extend(entries.flatten().map(|e| e.path()).filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("librpy_jitrt-") && n.ends_with(".a"))
-        }));
+    for folder in [dir.to_path_buf(), dir.join("deps")] {
+        if let Ok(entries) = std::fs::read_dir(folder) {
+            candidates.extend(entries.flatten().map(|e| e.path()).filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("librpy_jitrt-") && n.ends_with(".a"))
+            }));
+        }
     }
     candidates
         .into_iter()

@@ -34,6 +34,7 @@ fn source(path: &PathBuf, dialect: Dialect) -> Source {
         text: std::fs::read_to_string(path).unwrap(),
         dialect,
         gc: rpy_ir::llops::GcKind::default(),
+        jit: false,
     }
 }
 

@@ -210,6 +210,7 @@ fn check_program(text: &str) -> Result<usize, TestCaseError> {
         text: text.to_string(),
         dialect: Dialect::Py3,
         gc: rpy_ir::llops::GcKind::default(),
+        jit: false,
     };
     let flow = match run_until(&src, StageName::Flow, &mut Timings::default()) {
         Ok(StageOutput::Flow(flow)) => flow,

@@ -1580,6 +1580,49 @@ fn interp_jit_rejects_an_unknown_parameter_and_a_program_without_a_portal() {
     assert!(err.contains("the program has no jit_merge_point"), "{err}");
 }
 
+/// `run --jit` translates with the JIT's runtime linked in (a command
+/// line user's path to it) and prints what the program prints; a program
+/// without a portal is refused with a diagnostic, and so is a runtime
+/// library that `RPY_JITRT` names but that is not there. Neither writes
+/// an executable.
+#[test]
+fn run_jit_links_the_runtime_and_refuses_what_it_cannot_build() {
+    let (out, err, status) = rpy(&["run", "--jit", "tests/programs/py3/jit_tlr.py", "7"]);
+    assert_eq!(status, 0, "{err}");
+    assert!(out.contains("square(7) = 49"), "{out}");
+    let dir = std::env::temp_dir().join(format!("rpy-jit-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let exe = dir.join("fib");
+    let (_, err, status) = rpy(&[
+        "translate",
+        "--jit",
+        "tests/programs/py3/fib.py",
+        "-o",
+        path_str(&exe),
+    ]);
+    assert_eq!(status, 1);
+    assert!(
+        err.contains("fib.py:1:1: error: --jit: the program has no jit_merge_point"),
+        "{err}"
+    );
+    assert!(!exe.exists());
+    let out = Command::new(env!("CARGO_BIN_EXE_rpy"))
+        .args(["translate", "--jit", "tests/programs/py3/jit_tlr.py", "-o"])
+        .arg(&exe)
+        .current_dir(support::root())
+        .env("RPY_JITRT", dir.join("missing.a"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        err.contains("RPY_JITRT names") && err.contains("missing.a"),
+        "{err}"
+    );
+    assert!(!exe.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A target inside a tree laid out as the original's (a folder holding
 /// `rpython/__init__.py` above it) finds the tree's modules by their full
 /// names, a folder of `PYTHONPATH` is searched too, and rpy's own

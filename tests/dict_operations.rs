@@ -134,6 +134,7 @@ fn random_dict_operations_agree_with_cpython() {
             text,
             dialect: Dialect::Py3,
             gc: rpy_ir::llops::GcKind::default(),
+            jit: false,
         };
         let program = pipeline::lowlevel(&src)
             .unwrap_or_else(|d| panic!("seed {seed:x} does not translate: {d}"));

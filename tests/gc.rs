@@ -20,6 +20,7 @@ fn source(relative: &str, gc: GcKind) -> Source {
         text: std::fs::read_to_string(path).unwrap(),
         dialect: Dialect::Py3,
         gc,
+        jit: false,
     }
 }
 

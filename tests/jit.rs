@@ -83,6 +83,36 @@ fn blackhole_matches_llinterpreter_and_cpython() {
     }
 }
 
+/// The JIT programs translated with `--jit`: every call of the portal runs
+/// in the JIT's runtime library, on the program's memory and with its
+/// collector (also collecting at every allocation, which a GC pointer the
+/// runtime failed to root would not survive); they print what CPython
+/// prints.
+#[test]
+fn jit_executables_match_cpython() {
+    let programs = jit_programs();
+    for p in &programs {
+        let mut src = p.source();
+        src.jit = true;
+        let exe = support::build(&src, &format!("{}-jit", p.name));
+        let expected =
+            support::expected(p).unwrap_or_else(|| support::interp(&p.source(), &p.argv()));
+        let got = support::run(std::process::Command::new(&exe).args(&p.args));
+        assert_eq!(got, expected, "{}: the executable with the JIT", p.name);
+        let debug = support::run(
+            std::process::Command::new(&exe)
+                .env("RPY_GC_DEBUG", "1")
+                .args(&p.args),
+        );
+        assert_eq!(
+            debug, expected,
+            "{}: with a collection at every allocation",
+            p.name
+        );
+        let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+    }
+}
+
 /// The JIT programs with the meta-interpreter: their hot loops are traced,
 /// optimized (or not: a wrong trace must not hide behind the optimizer)
 /// and run as traces, leaving them through failing guards into the

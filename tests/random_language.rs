@@ -1088,6 +1088,7 @@ impl Runner {
             text: text.to_string(),
             dialect: Dialect::Py3,
             gc: rpy_ir::llops::GcKind::default(),
+            jit: false,
         };
         let argv = vec![src.path.clone(), n.to_string()];
         let result = quietly(|| -> Result<(String, i32), String> {
@@ -1393,6 +1394,7 @@ fn src_of(path: &str, text: &str) -> Source {
         text: text.to_string(),
         dialect: Dialect::Py3,
         gc: rpy_ir::llops::GcKind::default(),
+        jit: false,
     }
 }
 
@@ -1452,6 +1454,7 @@ fn random_language_programs_agree_with_cpython() {
             text: text.clone(),
             dialect: Dialect::Py3,
             gc: rpy_ir::llops::GcKind::default(),
+            jit: false,
         };
         let argv = vec![path.clone(), n.to_string()];
         for stage in [StageName::Backendopt, StageName::Exceptiontransform] {

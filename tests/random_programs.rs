@@ -151,6 +151,7 @@ fn random_programs_agree_with_cpython() {
                 text: text.clone(),
                 dialect: Dialect::Py3,
                 gc: rpy_ir::llops::GcKind::default(),
+                jit: false,
             };
             for x in ["3", "-5"] {
                 let expected = support::run(Command::new(&python).arg(&file).arg(x));

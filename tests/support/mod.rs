@@ -108,6 +108,7 @@ impl TestProgram {
             text: std::fs::read_to_string(&self.path).unwrap(),
             dialect: self.dialect,
             gc: rpy_ir::llops::GcKind::default(),
+            jit: false,
         }
     }
 
