@@ -188,7 +188,7 @@ impl<'j> Exec<'j> for LlExec<'_, 'j, '_> {
         code: usize,
         at: usize,
         args: &[Operand],
-        values: Vec<LlValue>,
+        values: &[LlValue],
         _frames: &mut [Frame],
         out: &mut dyn Write,
     ) -> Result<LlValue, LlError> {
@@ -198,7 +198,7 @@ impl<'j> Exec<'j> for LlExec<'_, 'j, '_> {
             .iter()
             .zip(values)
             .filter(|(a, _)| matches!(a, Operand::Reg(_)))
-            .map(|(_, v)| v)
+            .map(|(_, v)| v.clone())
             .collect();
         let op = self.bound(code, at)?;
         self.machine.run(op, &registers, out)

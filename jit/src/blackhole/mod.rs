@@ -20,6 +20,10 @@ use crate::codewriter::jitcode::{Bank, CallKind, Callee, Insn, JitCode, JitCodes
 use rpy_passes::llinterp::{LlError, LlErrorKind, LlValue};
 use std::io::Write;
 
+/// An instruction's operand values: most have few, gathered without a
+/// heap allocation.
+pub(crate) type Operands<V> = smallvec::SmallVec<[V; 6]>;
+
 /// How many nested frames of regular calls the blackhole runs before it
 /// fails as the executable does on too deep a recursion.
 const MAX_FRAMES: usize = 100_000;
@@ -110,7 +114,7 @@ pub(crate) trait Exec<'j> {
         code: usize,
         at: usize,
         args: &[Operand],
-        values: Vec<Self::Value>,
+        values: &[Self::Value],
         frames: &mut [Frame<Self::Value>],
         out: &mut dyn Write,
     ) -> Result<Self::Value, LlError>;
@@ -181,8 +185,9 @@ pub(crate) fn execute<'j, E: Exec<'j>>(
         let fail = |_: &E, m: String| internal(m, &codes.codes[code].name);
         match insn {
             Insn::Op { args, result, .. } => {
-                let values = args.iter().map(|a| operand(e, &frames[depth], a)).collect();
-                let v = e.op(code, at, args, values, frames, out)?;
+                let values: Operands<E::Value> =
+                    args.iter().map(|a| operand(e, &frames[depth], a)).collect();
+                let v = e.op(code, at, args, &values, frames, out)?;
                 if let Some(r) = result {
                     frames[depth].set(*r, v);
                 }
@@ -237,7 +242,7 @@ pub(crate) fn execute<'j, E: Exec<'j>>(
                 let (graph, traced_into) = match callee {
                     Callee::Runtime { .. } => {
                         e.stats().residual_calls += 1;
-                        let v = e.op(code, at, args, values, frames, out)?;
+                        let v = e.op(code, at, args, &values, frames, out)?;
                         if let Some(r) = result {
                             frames[depth].set(*r, v);
                         }

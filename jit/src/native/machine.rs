@@ -282,7 +282,7 @@ impl<'j> Exec<'j> for NativeExec<'_, 'j> {
         code: usize,
         at: usize,
         _args: &[Operand],
-        values: Vec<u64>,
+        values: &[u64],
         frames: &mut [Frame<u64>],
         _out: &mut dyn Write,
     ) -> Result<u64, LlError> {
@@ -301,7 +301,7 @@ impl<'j> Exec<'j> for NativeExec<'_, 'j> {
         // lowered for, as in the C code (which does not check either).
         Ok(match op {
             NativeOp::Int(name) => {
-                let args: Vec<i64> = values.iter().map(|w| *w as i64).collect();
+                let args: smallvec::SmallVec<[i64; 3]> = values.iter().map(|w| *w as i64).collect();
                 match rpy_ir::llops::eval_int(name, &args) {
                     Some(r) => r as u64,
                     None => {
@@ -312,7 +312,7 @@ impl<'j> Exec<'j> for NativeExec<'_, 'j> {
                     }
                 }
             }
-            NativeOp::Float(name) => eval_float(name, &values)
+            NativeOp::Float(name) => eval_float(name, values)
                 .ok_or_else(|| internal(format!("'{name}' is not a float operation"), "jit"))?,
             NativeOp::Same => v(0),
             NativeOp::LowByte => v(0) & 0xff,
