@@ -276,8 +276,11 @@ fn logged_traces_replay_to_what_the_program_observed() {
                 Err(e) => panic!("{}: trace {n}: {e}\nlog:\n{log}", p.name),
             }
         }
+        // The ledger's and the float machine's loops make residual calls
+        // (dicts, formatting), which a log cannot write down.
+        let calls_residually = ["ledger", "floatvm"].iter().any(|n| p.name.contains(n));
         assert!(
-            replayed > 0 || p.name.contains("ledger"),
+            replayed > 0 || calls_residually,
             "{}: no trace replayed",
             p.name
         );

@@ -129,8 +129,10 @@ pub(crate) fn portal_stub(
         LowLevelType::Void => format!("{call};"),
         t => format!("return {};", from_word(t, &call, cx)),
     };
+    // The stack check: a portal reached again through a residual call
+    // recurses on the machine stack, through the runtime's frames too.
     format!(
-        "{} {{\n    {array}\n    {ret}\n}}\n\n",
+        "{} {{\n    RPY_STACK_CHECK();\n    {array}\n    {ret}\n}}\n\n",
         FuncGen::prototype(cx.types, graph, sig)
     )
 }
