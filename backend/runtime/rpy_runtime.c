@@ -862,15 +862,18 @@ static const char *rpy_sign(const RPyFormatSpec *f, int negative) {
     return negative ? "-" : f->plus ? "+" : f->space ? " " : "";
 }
 
-/* an integer conversion of the magnitude `mag` with its sign */
-static RPyString *rpy_format_magnitude(RPyString *spec, unsigned long mag, int negative) {
+/* an integer conversion of the magnitude `mag` with its sign; `py2`: the
+ * alternate octal form is Python 2's (and C's): a leading '0' unless the
+ * digits already start with one */
+static RPyString *rpy_format_magnitude(RPyString *spec, unsigned long mag, int negative, int py2) {
     RPyFormatSpec f = rpy_parse_spec(spec);
     char digits[32], body[128];
     const char *how = f.conv == 'x' ? "%lx" : f.conv == 'X' ? "%lX" : f.conv == 'o' ? "%lo" : "%lu";
     int n = snprintf(digits, sizeof digits, how, mag);
     long zeros = f.precision > n ? f.precision - n : 0;
     if (zeros > 64) zeros = 64;
-    const char *prefix = !f.alt ? "" : f.conv == 'x' ? "0x" : f.conv == 'X' ? "0X" : f.conv == 'o' ? "0o" : "";
+    const char *octal = !py2 ? "0o" : (zeros > 0 || digits[0] == '0') ? "" : "0";
+    const char *prefix = !f.alt ? "" : f.conv == 'x' ? "0x" : f.conv == 'X' ? "0X" : f.conv == 'o' ? octal : "";
     int k = snprintf(body, sizeof body, "%s%s%.*s%s", rpy_sign(&f, negative), prefix, (int)zeros,
                      "0000000000000000000000000000000000000000000000000000000000000000", digits);
     return rpy_pad(&f, body, k);
@@ -878,12 +881,22 @@ static RPyString *rpy_format_magnitude(RPyString *spec, unsigned long mag, int n
 
 /* one '%' conversion (d i u x X o, with flags, width and precision) of an int */
 RPY_RT RPyString *rpy_format_int(long x, RPyString *spec) {
-    return rpy_format_magnitude(spec, x < 0 ? 0UL - (unsigned long)x : (unsigned long)x, x < 0);
+    return rpy_format_magnitude(spec, x < 0 ? 0UL - (unsigned long)x : (unsigned long)x, x < 0, 0);
+}
+
+/* rpy_format_int as Python 2 formats ('%#o' starts with '0') */
+RPY_RT RPyString *rpy_format_int_py2(long x, RPyString *spec) {
+    return rpy_format_magnitude(spec, x < 0 ? 0UL - (unsigned long)x : (unsigned long)x, x < 0, 1);
 }
 
 /* one '%' conversion (d i u x X o, with flags, width and precision) of an r_uint */
 RPY_RT RPyString *rpy_format_uint(unsigned long x, RPyString *spec) {
-    return rpy_format_magnitude(spec, x, 0);
+    return rpy_format_magnitude(spec, x, 0, 0);
+}
+
+/* rpy_format_uint as Python 2 formats ('%#o' starts with '0') */
+RPY_RT RPyString *rpy_format_uint_py2(unsigned long x, RPyString *spec) {
+    return rpy_format_magnitude(spec, x, 0, 1);
 }
 
 /* hex() and oct() of an int: a sign, a prefix, the digits in base 16 or 8 */

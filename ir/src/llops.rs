@@ -257,6 +257,8 @@ runtime! {
     "rpy_str_from_float_py2" (Float) -> Str, "str() of a float as Python 2 does: '%.12g', with '.0' added to integral values";
     "rpy_format_int" (Signed, Str) -> Str, "one '%' conversion (d i u x X o, with flags, width and precision) of an int; the second argument is the conversion's text, as '%05x'";
     "rpy_format_uint" (Unsigned, Str) -> Str, "one '%' conversion (d i u x X o, with flags, width and precision) of an r_uint";
+    "rpy_format_int_py2" (Signed, Str) -> Str, "rpy_format_int as Python 2 formats: the alternate form of 'o' ('%#o') starts with '0', not '0o'";
+    "rpy_format_uint_py2" (Unsigned, Str) -> Str, "rpy_format_uint as Python 2 formats ('%#o' starts with '0')";
     "rpy_int_hex" (Signed) -> Str, "hex() of an int: '0x' and its hexadecimal digits, after a '-' when negative";
     "rpy_int_oct" (Signed) -> Str, "oct() of an int as Python 3 writes it: '0o' and its octal digits";
     "rpy_int_oct_py2" (Signed) -> Str, "oct() of an int as Python 2 writes it: '0' and its octal digits, '0' for zero";

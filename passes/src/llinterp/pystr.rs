@@ -459,14 +459,11 @@ impl FormatSpec {
         out
     }
 
-    /// The integer conversions `d i u x X o` of `i`, unpadded.
-    pub fn format_int(&self, i: i64) -> Vec<u8> {
-        self.format_magnitude(i.unsigned_abs(), i < 0)
-    }
-
     /// The integer conversions of the number of magnitude `mag` and sign
-    /// `negative` (an r_uint is a magnitude), unpadded.
-    pub fn format_magnitude(&self, mag: u64, negative: bool) -> Vec<u8> {
+    /// `negative` (an r_uint is a magnitude), unpadded; `py2`: the
+    /// alternate octal form is Python 2's, a leading `0` unless the digits
+    /// already start with one.
+    pub fn format_magnitude(&self, mag: u64, negative: bool, py2: bool) -> Vec<u8> {
         let mut digits = match self.conv {
             b'x' => format!("{mag:x}"),
             b'X' => format!("{mag:X}"),
@@ -482,7 +479,9 @@ impl FormatSpec {
             let prefix = match self.conv {
                 b'x' => "0x",
                 b'X' => "0X",
-                b'o' => "0o",
+                b'o' if !py2 => "0o",
+                b'o' if digits.starts_with('0') => "",
+                b'o' => "0",
                 _ => "",
             };
             digits.insert_str(0, prefix);

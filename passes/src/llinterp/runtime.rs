@@ -15,6 +15,8 @@ pub(crate) enum Rt {
     StrFromFloatPy2,
     FormatInt,
     FormatUint,
+    FormatIntPy2,
+    FormatUintPy2,
     IntHex,
     IntOct,
     IntOctPy2,
@@ -45,6 +47,8 @@ impl Rt {
             "rpy_str_from_float_py2" => Rt::StrFromFloatPy2,
             "rpy_format_int" => Rt::FormatInt,
             "rpy_format_uint" => Rt::FormatUint,
+            "rpy_format_int_py2" => Rt::FormatIntPy2,
+            "rpy_format_uint_py2" => Rt::FormatUintPy2,
             "rpy_int_hex" => Rt::IntHex,
             "rpy_int_oct" => Rt::IntOct,
             "rpy_int_oct_py2" => Rt::IntOctPy2,
@@ -160,13 +164,16 @@ pub(crate) fn call(
         Rt::StrFromUint => string((signed(&args[0])? as u64).to_string().into_bytes()),
         Rt::StrFromFloat => string(pystr::float_repr(float(&args[0])?).into_bytes()),
         Rt::StrFromFloatPy2 => string(pystr::float_str_py2(float(&args[0])?).into_bytes()),
-        Rt::FormatInt => {
+        Rt::FormatInt | Rt::FormatIntPy2 => {
             let spec = format_spec(&args[1])?;
-            string(spec.pad(spec.format_int(signed(&args[0])?)))
+            let n = signed(&args[0])?;
+            let py2 = rt == Rt::FormatIntPy2;
+            string(spec.pad(spec.format_magnitude(n.unsigned_abs(), n < 0, py2)))
         }
-        Rt::FormatUint => {
+        Rt::FormatUint | Rt::FormatUintPy2 => {
             let spec = format_spec(&args[1])?;
-            string(spec.pad(spec.format_magnitude(signed(&args[0])? as u64, false)))
+            let py2 = rt == Rt::FormatUintPy2;
+            string(spec.pad(spec.format_magnitude(signed(&args[0])? as u64, false, py2)))
         }
         Rt::IntHex | Rt::IntOct | Rt::IntOctPy2 => {
             let n = signed(&args[0])?;

@@ -1255,7 +1255,7 @@ fn format_one(
         }
         // An r_uint is a magnitude beyond a signed word's.
         b'd' | b'i' | b'u' | b'x' | b'X' | b'o' if let ObjValue::UInt(u) = arg => {
-            spec.format_magnitude(*u, false)
+            spec.format_magnitude(*u, false, dialect == Dialect::Py2)
         }
         b'd' | b'i' | b'u' | b'x' | b'X' | b'o' => {
             let i = match arg {
@@ -1280,7 +1280,7 @@ fn format_one(
                     })
                 })?,
             };
-            spec.format_int(i)
+            spec.format_magnitude(i.unsigned_abs(), i < 0, dialect == Dialect::Py2)
         }
         b'e' | b'E' | b'f' | b'F' | b'g' | b'G' => spec.format_float(number()?),
         b'c' => match arg {

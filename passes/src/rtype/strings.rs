@@ -143,7 +143,8 @@ impl GraphTyper<'_, '_, '_> {
             }
             b'd' | b'i' | b'u' if ty == LowLevelType::Unsigned && spec.is_bare() => self.str_of(v),
             b'd' | b'i' | b'u' | b'x' | b'X' | b'o' if ty == LowLevelType::Unsigned => {
-                Ok(self.runtime_format("rpy_format_uint", v.clone(), spec))
+                let name = self.int_format_function("rpy_format_uint", spec);
+                Ok(self.runtime_format(name, v.clone(), spec))
             }
             b'd' | b'i' | b'u' | b'x' | b'X' | b'o' => {
                 if !matches!(ty, LowLevelType::Signed | LowLevelType::Bool) {
@@ -156,7 +157,8 @@ impl GraphTyper<'_, '_, '_> {
                 if spec.is_bare() && spec.conv != b'x' && spec.conv != b'X' && spec.conv != b'o' {
                     return self.str_of(&n);
                 }
-                Ok(self.runtime_format("rpy_format_int", n, spec))
+                let name = self.int_format_function("rpy_format_int", spec);
+                Ok(self.runtime_format(name, n, spec))
             }
             _ => {
                 if !matches!(
@@ -186,6 +188,16 @@ impl GraphTyper<'_, '_, '_> {
 
     /// The runtime's formatting function `name` of `value` and `spec`'s
     /// text: the string it makes.
+    /// The runtime function of an integer conversion: Python 2's variant
+    /// where the alternate octal form differs.
+    fn int_format_function(&self, name: &'static str, spec: &FormatSpec) -> &'static str {
+        match (self.rt.py2, spec.conv, spec.flags.contains(&b'#'), name) {
+            (true, b'o', true, "rpy_format_int") => "rpy_format_int_py2",
+            (true, b'o', true, _) => "rpy_format_uint_py2",
+            _ => name,
+        }
+    }
+
     fn runtime_format(&mut self, name: &str, value: Arg, spec: &FormatSpec) -> Arg {
         let args = vec![
             Arg::Const(Constant::Builtin(name.into())),

@@ -9,6 +9,9 @@ import sys
 from rpython.rlib.rarithmetic import r_uint, intmask
 
 
+# Formatted at import time, by the same rule.
+MODE_TEXT = "mode %#o" % 420
+
 def make_crc_table():
     table = []
     for n in range(256):
@@ -120,6 +123,8 @@ def entry_point(argv):
     print "total %d bytes, crc32 %08x (%d), adler %x" % (total, c, c, adler32(whole))
     print "octal size %s, negative %s %s" % (oct(total), hex(-total), oct(-total))
     print "%.6x|%+d|% d|%-6x|%c%c%c" % (total, total, total, total, "o", 107, "!")
+    # Python 2's alternate octal form: a leading 0, none for zero.
+    print "%#o|%#6o|%#o|%-#5o|%#.4o|%s" % (total, total, 0, 8, 8, MODE_TEXT)
     return 0
 
 
