@@ -81,6 +81,9 @@ impl<V: Clone> Frame<V> {
     }
 }
 
+/// An exception to raise: its class (a vtable pointer) and instance.
+pub(crate) type Raised<V> = (V, V);
+
 /// How a call ended.
 pub enum Completion<V> {
     Returned(V),
@@ -142,7 +145,7 @@ pub(crate) trait Exec<'j> {
         greens: &[Operand],
         reds: &[Operand],
         out: &mut dyn Write,
-    ) -> Result<Option<(Self::Value, Self::Value)>, LlError>;
+    ) -> Result<Option<Raised<Self::Value>>, LlError>;
     fn can_enter_jit(&mut self, frame: &Frame<Self::Value>, driver: &str, greens: &[Operand]);
     /// The error of too deep a recursion of regular calls.
     fn recursion_error(&self, graph: &str) -> LlError {
