@@ -336,11 +336,7 @@ impl<'j> Exec<'j> for NativeExec<'_, 'j> {
                 items,
                 size,
                 scalar,
-            } => unsafe {
-                let at =
-                    v(0) as usize + *items as usize + (v(1) as usize).wrapping_mul(*size as usize);
-                load(at, *scalar)
-            },
+            } => unsafe { load(item_address(v(0), v(1), *items, *size), *scalar) },
             NativeOp::StoreItem {
                 items,
                 size,
@@ -350,9 +346,7 @@ impl<'j> Exec<'j> for NativeExec<'_, 'j> {
                 if *barrier {
                     (e.write_barrier)(v(0) as usize);
                 }
-                let at =
-                    v(0) as usize + *items as usize + (v(1) as usize).wrapping_mul(*size as usize);
-                store(at, *scalar, v(2));
+                store(item_address(v(0), v(1), *items, *size), *scalar, v(2));
                 0
             },
             NativeOp::Length { offset } => unsafe {
@@ -449,6 +443,11 @@ impl<'j> Exec<'j> for NativeExec<'_, 'j> {
     }
 
     fn can_enter_jit(&mut self, _frame: &Frame<u64>, _driver: &str, _greens: &[Operand]) {}
+}
+
+/// The address of item `index` of the array at `array`.
+fn item_address(array: u64, index: u64, items: u32, size: u32) -> usize {
+    array as usize + items as usize + (index as usize).wrapping_mul(size as usize)
 }
 
 /// # Safety
