@@ -519,3 +519,45 @@ fn random_vm_programs_run_the_same_with_the_jit() {
         "the blackhole ran {jitted} instructions with the JIT, {plain} without"
     );
 }
+
+/// Property: random programs of the small bytecode interpreter print the
+/// same in its executable with the JIT (the portal in the JIT's runtime,
+/// on the program's memory) as in its executable without, also when the
+/// collector runs at every allocation.
+#[test]
+fn random_vm_programs_run_the_same_in_executables_with_the_jit() {
+    let path = support::root().join("tests/jit_vm/random_vm.py");
+    let mut src =
+        rpy::pipeline::Source::read(path.to_str().unwrap(), None).unwrap_or_else(|d| panic!("{d}"));
+    let plain = support::build(&src, "random_vm-plain");
+    src.jit = true;
+    let jitted = support::build(&src, "random_vm-jit");
+    let mut runner = proptest::test_runner::TestRunner::new(proptest::test_runner::Config {
+        cases: 32,
+        ..Default::default()
+    });
+    runner
+        .run(&proptest::prelude::any::<u64>(), |seed| {
+            let text = random_vm_program(seed);
+            let run = |exe: &std::path::Path, debug: bool| {
+                let mut cmd = std::process::Command::new(exe);
+                if debug {
+                    cmd.env("RPY_GC_DEBUG", "1");
+                }
+                support::run(cmd.arg(&text))
+            };
+            let expected = run(&plain, false);
+            proptest::prop_assert_eq!(&run(&jitted, false), &expected, "program {}", text);
+            proptest::prop_assert_eq!(
+                &run(&jitted, true),
+                &expected,
+                "program {} (RPY_GC_DEBUG)",
+                text
+            );
+            Ok(())
+        })
+        .unwrap();
+    for exe in [plain, jitted] {
+        let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+    }
+}
