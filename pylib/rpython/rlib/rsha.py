@@ -115,10 +115,13 @@ class RSHA(object):
         # Padding a copy leaves this object ready for more updates.
         final = self.copy()
         bits = r_uint(self.length) << 3
+        # The padding byte is made by chr() when the digest is taken, not
+        # written as a "\x80" literal: rpy's string constants do not hold
+        # bytes above 0x7f yet (they are stored as UTF-8).
         padding = 55 - (self.length % BLOCK_SIZE)
         if padding < 0:
             padding += BLOCK_SIZE
-        final.update("\x80" + "\x00" * padding + _word_bytes(bits >> 32) +
+        final.update(chr(0x80) + chr(0) * padding + _word_bytes(bits >> 32) +
                      _word_bytes(bits & WORD_MASK))
         s = final.state
         return (_word_bytes(s[0]) + _word_bytes(s[1]) + _word_bytes(s[2]) +
