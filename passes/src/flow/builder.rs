@@ -1413,6 +1413,32 @@ impl FnBuilder<'_, '_> {
         self.join(out);
     }
 
+    /// `getattr(obj, name)` where `name` is a string known while building
+    /// (a literal, or made of an unrolled loop's constants): the attribute
+    /// read `obj.name`, as the original's flow space folds it. A name known
+    /// only at run time is not RPython. `None` for other calls.
+    fn constant_getattr(&mut self, func: &Expr, args: &[Expr], keywords: &[Keyword]) -> Option<Arg> {
+        let ExprKind::Name(n) = &func.kind else {
+            return None;
+        };
+        if n != "getattr" || !self.is_builtin_visible(n) || args.len() != 2 || !keywords.is_empty() {
+            return None;
+        }
+        let [obj, name] = self.exprs([&args[0], &args[1]]);
+        match name {
+            Arg::Const(Constant::Str(attr)) => {
+                Some(self.op("getattr", vec![obj, Arg::Const(Constant::Name(attr))], func.pos))
+            }
+            _ => {
+                self.error(
+                    args[1].pos,
+                    "getattr() with an attribute name known only at run time is not RPython; the name must be a constant string (a literal, or built from the items of an unrolling_iterable loop)",
+                );
+                Some(Arg::Const(Constant::None))
+            }
+        }
+    }
+
     /// `print`: each value, separated by `sep`, then `end`. With `py2`, values
     /// are printed as they are evaluated and a separator is left out after a
     /// constant string ending in a whitespace other than space (Python 2's
@@ -1790,6 +1816,9 @@ impl FnBuilder<'_, '_> {
             if n == "print" && self.is_builtin_visible(n) {
                 return self.print_call(e, args, keywords, star_args);
             }
+        }
+        if let Some(attribute) = self.constant_getattr(func, args, keywords) {
+            return attribute;
         }
         if let Some(marker) = self.jit_marker_call(func, args, keywords, e.pos) {
             return marker;
