@@ -979,10 +979,10 @@ impl FnBuilder<'_, '_> {
             }
         }
         if self.live() {
-            self.state.env[i] = Some(value.clone());
+            self.state.env[i] = Some(value);
             self.state.maybe[i] = false;
             if self.keeps_cells && name != closures::CELLS_LOCAL {
-                self.store_cell(name, value, pos);
+                self.store_cell(name, pos);
             }
         }
     }

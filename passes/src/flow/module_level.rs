@@ -688,17 +688,16 @@ impl FnBuilder<'_, '_> {
             .chain(def.star_args.map(str::to_string))
             .collect();
         for p in params {
-            if let Some(value) = self.peek_local(&p) {
-                self.store_cell(&p, value, pos);
-            }
+            self.store_cell(&p, pos);
         }
     }
 
-    /// Stores the local `name`'s new value in the cells object too.
-    pub(super) fn store_cell(&mut self, name: &str, value: Arg, pos: Pos) {
-        let Some(cells) = self.peek_local(closures::CELLS_LOCAL) else {
-            return;
-        };
+    /// Stores the local `name`'s new value in the cells object too. Both
+    /// are read as locals, which settles a pending edge first (after an
+    /// `if`, the paths stay apart until an operation is recorded).
+    pub(super) fn store_cell(&mut self, name: &str, pos: Pos) {
+        let cells = self.load_name(closures::CELLS_LOCAL, pos);
+        let value = self.load_name(name, pos);
         let args = vec![cells, Arg::Const(Constant::Name(name.to_string())), value];
         self.emit("setattr", args, pos);
     }

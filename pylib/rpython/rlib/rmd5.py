@@ -37,12 +37,15 @@ def _word_bytes(word):
             chr(intmask((word >> 24) & r_uint(0xff))))
 
 
-def _hex(data):
+def _hex_word(word):
+    """The word's bytes in hex, lowest byte first (MD5's byte order)."""
     digits = []
-    for c in data:
-        n = ord(c)
-        digits.append(HEX_DIGITS[n >> 4])
-        digits.append(HEX_DIGITS[n & 15])
+    shift = 0
+    while shift < 32:
+        byte = intmask((word >> shift) & r_uint(0xff))
+        digits.append(HEX_DIGITS[byte >> 4])
+        digits.append(HEX_DIGITS[byte & 15])
+        shift += 8
     return "".join(digits)
 
 
@@ -56,12 +59,16 @@ class RMD5(object):
         if init_string:
             self.update(init_string)
 
-    def _compress(self, block, offset):
+    def _load_block(self, block, offset):
         x = self.words
         i = 0
         while i < 16:
             x[i] = _little_endian_word(block, offset + 4 * i)
             i += 1
+
+    def _compress(self):
+        """Compresses the block in `words`."""
+        x = self.words
         s = self.state
         a = s[0]
         b = s[1]
@@ -97,7 +104,8 @@ class RMD5(object):
         buf = self.pending + data
         offset = 0
         while offset + BLOCK_SIZE <= len(buf):
-            self._compress(buf, offset)
+            self._load_block(buf, offset)
+            self._compress()
             offset += BLOCK_SIZE
         self.pending = buf[offset:]
 
@@ -109,23 +117,45 @@ class RMD5(object):
         other.length = self.length
         return other
 
-    def digest(self):
+    def _final_state(self):
+        """The state after the padding and the length, which are put in
+        the block as words (not as bytes of a string: rpy's Python 3
+        strings keep characters above 0x7f as UTF-8 in the object
+        interpreter and in string constants). This object is left ready
+        for more updates."""
         final = self.copy()
+        x = final.words
+        i = 0
+        while i < 16:
+            x[i] = r_uint(0)
+            i += 1
+        n = len(self.pending)
+        i = 0
+        while i < n:
+            x[i >> 2] |= r_uint(ord(self.pending[i])) << (8 * (i & 3))
+            i += 1
+        x[n >> 2] |= r_uint(0x80) << (8 * (n & 3))
+        if n >= 56:
+            final._compress()
+            i = 0
+            while i < 16:
+                x[i] = r_uint(0)
+                i += 1
         bits = r_uint(self.length) << 3
-        # The padding byte is made by chr() when the digest is taken, not
-        # written as a "\x80" literal: rpy's string constants do not hold
-        # bytes above 0x7f yet (they are stored as UTF-8).
-        padding = 55 - (self.length % BLOCK_SIZE)
-        if padding < 0:
-            padding += BLOCK_SIZE
-        final.update(chr(0x80) + chr(0) * padding + _word_bytes(bits & WORD_MASK) +
-                     _word_bytes(bits >> 32))
-        s = final.state
+        x[14] = bits & WORD_MASK
+        x[15] = bits >> 32
+        final._compress()
+        return final.state
+
+    def digest(self):
+        s = self._final_state()
         return (_word_bytes(s[0]) + _word_bytes(s[1]) + _word_bytes(s[2]) +
                 _word_bytes(s[3]))
 
     def hexdigest(self):
-        return _hex(self.digest())
+        s = self._final_state()
+        return (_hex_word(s[0]) + _hex_word(s[1]) + _hex_word(s[2]) +
+                _hex_word(s[3]))
 
 
 md5 = RMD5

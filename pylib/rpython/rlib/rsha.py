@@ -33,12 +33,12 @@ def _word_bytes(word):
             chr(intmask(word & r_uint(0xff))))
 
 
-def _hex(data):
+def _hex_word(word):
     digits = []
-    for c in data:
-        n = ord(c)
-        digits.append(HEX_DIGITS[n >> 4])
-        digits.append(HEX_DIGITS[n & 15])
+    shift = 28
+    while shift >= 0:
+        digits.append(HEX_DIGITS[intmask((word >> shift) & r_uint(15))])
+        shift -= 4
     return "".join(digits)
 
 
@@ -52,12 +52,17 @@ class RSHA(object):
         if init_string:
             self.update(init_string)
 
-    def _compress(self, block, offset):
+    def _load_block(self, block, offset):
         w = self.schedule
         t = 0
         while t < 16:
             w[t] = _big_endian_word(block, offset + 4 * t)
             t += 1
+
+    def _compress(self):
+        """Compresses the block in the schedule's first 16 words."""
+        w = self.schedule
+        t = 16
         while t < 80:
             w[t] = _rotate_left(w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16], 1)
             t += 1
@@ -99,7 +104,8 @@ class RSHA(object):
         buf = self.pending + data
         offset = 0
         while offset + BLOCK_SIZE <= len(buf):
-            self._compress(buf, offset)
+            self._load_block(buf, offset)
+            self._compress()
             offset += BLOCK_SIZE
         self.pending = buf[offset:]
 
@@ -111,24 +117,45 @@ class RSHA(object):
         other.length = self.length
         return other
 
-    def digest(self):
-        # Padding a copy leaves this object ready for more updates.
+    def _final_state(self):
+        """The state after the padding and the length, which are put in
+        the schedule as words (not as bytes of a string: rpy's Python 3
+        strings keep characters above 0x7f as UTF-8 in the object
+        interpreter and in string constants). This object is left ready
+        for more updates."""
         final = self.copy()
+        w = final.schedule
+        t = 0
+        while t < 16:
+            w[t] = r_uint(0)
+            t += 1
+        n = len(self.pending)
+        i = 0
+        while i < n:
+            w[i >> 2] |= r_uint(ord(self.pending[i])) << (24 - 8 * (i & 3))
+            i += 1
+        w[n >> 2] |= r_uint(0x80) << (24 - 8 * (n & 3))
+        if n >= 56:
+            final._compress()
+            t = 0
+            while t < 16:
+                w[t] = r_uint(0)
+                t += 1
         bits = r_uint(self.length) << 3
-        # The padding byte is made by chr() when the digest is taken, not
-        # written as a "\x80" literal: rpy's string constants do not hold
-        # bytes above 0x7f yet (they are stored as UTF-8).
-        padding = 55 - (self.length % BLOCK_SIZE)
-        if padding < 0:
-            padding += BLOCK_SIZE
-        final.update(chr(0x80) + chr(0) * padding + _word_bytes(bits >> 32) +
-                     _word_bytes(bits & WORD_MASK))
-        s = final.state
+        w[14] = bits >> 32
+        w[15] = bits & WORD_MASK
+        final._compress()
+        return final.state
+
+    def digest(self):
+        s = self._final_state()
         return (_word_bytes(s[0]) + _word_bytes(s[1]) + _word_bytes(s[2]) +
                 _word_bytes(s[3]) + _word_bytes(s[4]))
 
     def hexdigest(self):
-        return _hex(self.digest())
+        s = self._final_state()
+        return (_hex_word(s[0]) + _hex_word(s[1]) + _hex_word(s[2]) +
+                _hex_word(s[3]) + _hex_word(s[4]))
 
 
 sha = RSHA

@@ -47,14 +47,6 @@ def md5_in_chunks(data, chunk):
     return h
 
 
-def hex_bytes(s):
-    digits = "0123456789abcdef"
-    out = []
-    for c in s:
-        out.append(digits[ord(c) >> 4] + digits[ord(c) & 15])
-    return "".join(out)
-
-
 def entry_point(argv):
     size = int(argv[1])
     chunk = int(argv[2])
@@ -92,7 +84,7 @@ def entry_point(argv):
     snapshot.update("right")
     print("running " + running.hexdigest())
     print("snapshot " + snapshot.hexdigest())
-    print("raw digest " + hex_bytes(RMD5("abc").digest()))
+    print("sha1 of 'abc' has %d hex digits" % len(RSHA("abc").hexdigest()))
     for n in [0, 1, 55, 56, 63, 64, 65, 119, 120]:
         s = "x" * n
         print("%3d %s %s" % (n, RSHA(s).hexdigest(), RMD5(s).hexdigest()))
