@@ -276,8 +276,8 @@ pub(crate) fn build_function(m: &ModuleCtx, def: &FuncDef, graph: &str) -> Built
     // A `*args` parameter is the last one, a tuple (see `call_args`).
     // A nested function's import-time graph takes its cells first.
     let is_live = matches!(m.access, GlobalAccess::Live { .. });
-    let cells_param = (is_live && m.program.enclosing.contains_key(graph))
-        .then_some(closures::CELLS_LOCAL);
+    let cells_param =
+        (is_live && m.program.enclosing.contains_key(graph)).then_some(closures::CELLS_LOCAL);
     let params: Vec<&str> = cells_param
         .into_iter()
         .chain(def.params.iter().map(|p| p.name.as_str()))
@@ -341,7 +341,9 @@ impl<'m, 'a> FnBuilder<'m, 'a> {
             }
         }
         // The closure machinery's hidden local (see `closures`).
-        let source = m.source_function(graph).unwrap_or_else(|| graph.to_string());
+        let source = m
+            .source_function(graph)
+            .unwrap_or_else(|| graph.to_string());
         let is_nested = m.program.enclosing.contains_key(&source);
         let keeps_cells = matches!(m.access, GlobalAccess::Live { .. })
             && m.program.enclosing.values().any(|outer| *outer == source);
@@ -1417,18 +1419,26 @@ impl FnBuilder<'_, '_> {
     /// (a literal, or made of an unrolled loop's constants): the attribute
     /// read `obj.name`, as the original's flow space folds it. A name known
     /// only at run time is not RPython. `None` for other calls.
-    fn constant_getattr(&mut self, func: &Expr, args: &[Expr], keywords: &[Keyword]) -> Option<Arg> {
+    fn constant_getattr(
+        &mut self,
+        func: &Expr,
+        args: &[Expr],
+        keywords: &[Keyword],
+    ) -> Option<Arg> {
         let ExprKind::Name(n) = &func.kind else {
             return None;
         };
-        if n != "getattr" || !self.is_builtin_visible(n) || args.len() != 2 || !keywords.is_empty() {
+        if n != "getattr" || !self.is_builtin_visible(n) || args.len() != 2 || !keywords.is_empty()
+        {
             return None;
         }
         let [obj, name] = self.exprs([&args[0], &args[1]]);
         match name {
-            Arg::Const(Constant::Str(attr)) => {
-                Some(self.op("getattr", vec![obj, Arg::Const(Constant::Name(attr))], func.pos))
-            }
+            Arg::Const(Constant::Str(attr)) => Some(self.op(
+                "getattr",
+                vec![obj, Arg::Const(Constant::Name(attr))],
+                func.pos,
+            )),
             _ => {
                 self.error(
                     args[1].pos,

@@ -525,7 +525,8 @@ impl FnBuilder<'_, '_> {
                         // through `globals()` that no statement shows.
                         if let GlobalAccess::Live { module: here, .. } = &self.m.access {
                             let copy = Constant::Builtin(closures::IMPORT_STAR.to_string());
-                            let args = vec![Arg::Const(copy), Arg::Const(here.clone()), Arg::Const(m)];
+                            let args =
+                                vec![Arg::Const(copy), Arg::Const(here.clone()), Arg::Const(m)];
                             self.emit("simple_call", args, s.pos);
                         }
                         continue;

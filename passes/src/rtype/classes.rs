@@ -302,10 +302,11 @@ impl ClassTable {
         if self.visible_attr_names(class).contains(attr) {
             return;
         }
-        let defined_below = self
-            .subtree(class)
-            .iter()
-            .any(|c| self.own_attrs.get(&c.name).is_some_and(|a| a.iter().any(|(n, _)| n == attr)));
+        let defined_below = self.subtree(class).iter().any(|c| {
+            self.own_attrs
+                .get(&c.name)
+                .is_some_and(|a| a.iter().any(|(n, _)| n == attr))
+        });
         if defined_below {
             self.read_on
                 .entry(class.to_string())

@@ -285,8 +285,10 @@ impl RTyper<'_> {
         for g in self.annotated.values() {
             for b in &g.blocks {
                 for op in &b.operations {
-                    let (Some(rpy_ir::graph::Arg::Var(obj)), Some(rpy_ir::graph::Arg::Const(Constant::Name(attr)))) =
-                        (op.args.first(), op.args.get(1))
+                    let (
+                        Some(rpy_ir::graph::Arg::Var(obj)),
+                        Some(rpy_ir::graph::Arg::Const(Constant::Name(attr))),
+                    ) = (op.args.first(), op.args.get(1))
                     else {
                         continue;
                     };
