@@ -476,3 +476,25 @@ the rtyper cannot represent a choice between the function g and the class __main
 "
     );
 }
+
+// A function defined inside a translated function would be made each time
+// it runs: only factories run at import time make closures.
+diagnostic_test!(
+    nested_def_in_translated_code,
+    "--py3",
+    &format!("def entry_point(argv):\n    n = len(argv)\n    def add(x):\n        return x + n\n    return add(1)\n{ENTRY}")
+);
+
+// The factory never assigned the name its closure reads.
+diagnostic_test!(
+    closure_cell_never_assigned,
+    "--py3",
+    &format!("def make(flag):\n    def get():\n        return value\n    if flag:\n        value = 1\n    return get\n\nget = make(False)\n\ndef entry_point(argv):\n    return get()\n{ENTRY}")
+);
+
+// getattr() translates only with a name known while building.
+diagnostic_test!(
+    getattr_with_a_run_time_name,
+    "--py3",
+    &format!("class A(object):\n    x = 1\n\ndef entry_point(argv):\n    return getattr(A(), argv[0])\n{ENTRY}")
+);

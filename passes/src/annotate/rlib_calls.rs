@@ -54,6 +54,15 @@ pub(super) fn rlib_call(name: &str, args: &[SomeValue]) -> Option<Result<SomeVal
         // Known only once the JIT has looked at the code.
         ("we_are_jitted" | "have_debug_prints", []) => S::Bool,
         ("isconstant" | "isvirtual", [_]) => S::Bool,
+        // A signed machine word is always a valid int (the original's
+        // is_valid_int folds to True on an annotated int).
+        (
+            "is_valid_int",
+            [S::Integer {
+                unsigned: false, ..
+            }
+            | S::Bool],
+        ) => S::Const(Known::Bool(true)),
         ("is_valid_int", [_]) => S::Bool,
         ("int_between", [a, b, c]) if int_like(a) && int_like(b) && int_like(c) => S::Bool,
         ("highest_bit", [a]) if int_like(a) => signed(true),

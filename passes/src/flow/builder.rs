@@ -26,6 +26,10 @@ mod generators;
 mod loops;
 #[path = "module_level.rs"]
 mod module_level;
+#[path = "unroll.rs"]
+mod unroll;
+
+use super::closures;
 
 use super::fold::{fold, truthy};
 use super::scan::{bound_names, comprehension_targets, global_names, target_names, NameList};
@@ -255,6 +259,12 @@ struct FnBuilder<'m, 'a> {
     local_modules: HashMap<String, String>,
     /// How many times a `while` loop was built again (see `loops`).
     loop_rebuilds: usize,
+    /// For a nested function (see `closures`): the enclosing function's
+    /// names it reads, from its cells.
+    free_names: HashSet<String>,
+    /// Whether this function, run at import time, keeps its locals in a
+    /// cells object for the functions nested in it (see `closures`).
+    keeps_cells: bool,
 }
 
 /// Builds the flow graph named `graph` of one function (or module body);
@@ -264,14 +274,18 @@ pub(crate) fn build_function(m: &ModuleCtx, def: &FuncDef, graph: &str) -> Built
         return generators::build_generator(m, def, graph);
     }
     // A `*args` parameter is the last one, a tuple (see `call_args`).
-    let params: Vec<&str> = def
-        .params
-        .iter()
-        .map(|p| p.name.as_str())
+    // A nested function's import-time graph takes its cells first.
+    let is_live = matches!(m.access, GlobalAccess::Live { .. });
+    let cells_param =
+        (is_live && m.program.enclosing.contains_key(graph)).then_some(closures::CELLS_LOCAL);
+    let params: Vec<&str> = cells_param
+        .into_iter()
+        .chain(def.params.iter().map(|p| p.name.as_str()))
         .chain(def.star_args)
         .collect();
     let mut b = FnBuilder::new(m, def, graph, &params);
     b.check_def(def);
+    b.start_cells(def);
     b.unpack_tuple_params(def);
     if let Some(result) = def.lambda_result {
         let value = b.expr(result);
@@ -326,7 +340,18 @@ impl<'m, 'a> FnBuilder<'m, 'a> {
                 }
             }
         }
+        // The closure machinery's hidden local (see `closures`).
+        let source = m
+            .source_function(graph)
+            .unwrap_or_else(|| graph.to_string());
+        let is_nested = m.program.enclosing.contains_key(&source);
+        let keeps_cells = matches!(m.access, GlobalAccess::Live { .. })
+            && m.program.enclosing.values().any(|outer| *outer == source);
+        if (is_nested && matches!(m.access, GlobalAccess::Live { .. })) || keeps_cells {
+            slots.push(closures::CELLS_LOCAL.to_string());
+        }
         let mut is_slot: HashSet<String> = slots.iter().cloned().collect();
+        let inner_bound = bound.clone();
         for n in bound.into_vec() {
             if def.module_body {
                 // A module body's names are the module's globals.
@@ -347,6 +372,18 @@ impl<'m, 'a> FnBuilder<'m, 'a> {
                 state.env[i] = Some(Arg::Var(*v));
             }
         }
+        let free_names = match m.program.enclosing.get(&source) {
+            Some(outer) => enclosing_locals(m, outer)
+                .into_iter()
+                .filter(|n| {
+                    !inner_bound.contains(n)
+                        && !declared_global.contains(n)
+                        && !def.params.iter().any(|p| p.name == *n)
+                        && def.star_args != Some(n.as_str())
+                })
+                .collect(),
+            None => HashSet::new(),
+        };
         FnBuilder {
             m,
             g,
@@ -365,6 +402,8 @@ impl<'m, 'a> FnBuilder<'m, 'a> {
             generator: None,
             local_modules: HashMap::new(),
             loop_rebuilds: 0,
+            free_names,
+            keeps_cells,
         }
     }
 }
@@ -875,6 +914,9 @@ impl FnBuilder<'_, '_> {
             }
             return Arg::Const(Constant::None);
         }
+        if self.free_names.contains(name) {
+            return self.load_free(name, pos);
+        }
         if let Some(a) = self.load_global(name, pos) {
             return a;
         }
@@ -941,6 +983,9 @@ impl FnBuilder<'_, '_> {
         if self.live() {
             self.state.env[i] = Some(value);
             self.state.maybe[i] = false;
+            if self.keeps_cells && name != closures::CELLS_LOCAL {
+                self.store_cell(name, pos);
+            }
         }
     }
 
@@ -1370,6 +1415,40 @@ impl FnBuilder<'_, '_> {
         self.join(out);
     }
 
+    /// `getattr(obj, name)` where `name` is a string known while building
+    /// (a literal, or made of an unrolled loop's constants): the attribute
+    /// read `obj.name`, as the original's flow space folds it. A name known
+    /// only at run time is not RPython. `None` for other calls.
+    fn constant_getattr(
+        &mut self,
+        func: &Expr,
+        args: &[Expr],
+        keywords: &[Keyword],
+    ) -> Option<Arg> {
+        let ExprKind::Name(n) = &func.kind else {
+            return None;
+        };
+        if n != "getattr" || !self.is_builtin_visible(n) || args.len() != 2 || !keywords.is_empty()
+        {
+            return None;
+        }
+        let [obj, name] = self.exprs([&args[0], &args[1]]);
+        match name {
+            Arg::Const(Constant::Str(attr)) => Some(self.op(
+                "getattr",
+                vec![obj, Arg::Const(Constant::Name(attr))],
+                func.pos,
+            )),
+            _ => {
+                self.error(
+                    args[1].pos,
+                    "getattr() with an attribute name known only at run time is not RPython; the name must be a constant string (a literal, or built from the items of an unrolling_iterable loop)",
+                );
+                Some(Arg::Const(Constant::None))
+            }
+        }
+    }
+
     /// `print`: each value, separated by `sep`, then `end`. With `py2`, values
     /// are printed as they are evaluated and a separator is left out after a
     /// constant string ending in a whitespace other than space (Python 2's
@@ -1748,6 +1827,9 @@ impl FnBuilder<'_, '_> {
                 return self.print_call(e, args, keywords, star_args);
             }
         }
+        if let Some(attribute) = self.constant_getattr(func, args, keywords) {
+            return attribute;
+        }
         if let Some(marker) = self.jit_marker_call(func, args, keywords, e.pos) {
             return marker;
         }
@@ -2037,4 +2119,23 @@ impl FnBuilder<'_, '_> {
         self.print(args, &sep, &end, false, e.pos);
         Arg::Const(Constant::None)
     }
+}
+
+/// The names local to the function whose graph is `outer`: its parameters
+/// and the names its body binds, but for those it declares `global`.
+fn enclosing_locals(m: &ModuleCtx, outer: &str) -> Vec<String> {
+    let Some(def) = m.program.functions.get(outer) else {
+        return Vec::new();
+    };
+    let mut bound = NameList::default();
+    bound_names(def.body, &mut bound);
+    let mut globals = NameList::default();
+    global_names(def.body, &mut globals);
+    def.params
+        .iter()
+        .map(|p| p.name.clone())
+        .chain(def.star_args.map(str::to_string))
+        .chain(bound.into_vec())
+        .filter(|n| !globals.contains(n))
+        .collect()
 }

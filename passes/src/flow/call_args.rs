@@ -45,7 +45,11 @@ impl<'a> FnBuilder<'_, 'a> {
     pub(super) fn signature(&self, func: &Expr, f: &Arg) -> Option<Signature<'a>> {
         let program = self.m.program.clone();
         let def_of = |graph: &str, skip: usize| -> Option<Signature<'a>> {
-            let def: &FuncDef<'a> = program.functions.get(graph)?;
+            let source = || program.prebuilt.borrow().closures.function_of(graph);
+            let def: &FuncDef<'a> = match program.functions.get(graph) {
+                Some(def) => def,
+                None => program.functions.get(&source()?)?,
+            };
             if def.params.len() < skip {
                 return None;
             }
@@ -426,7 +430,12 @@ impl<'a> FnBuilder<'_, 'a> {
     /// The value the parameter `param` of the function `graph` defaults
     /// to, as its `def` statement evaluated it at import time.
     fn import_time_default(&self, graph: &str, param: &str) -> Option<&Global> {
-        self.m.program.defaults.get(graph)?.get(param)
+        let defaults = &self.m.program.defaults;
+        match defaults.get(graph) {
+            Some(d) => d.get(param),
+            // A closure has the defaults its `def` statement evaluated.
+            None => defaults.get(&self.m.source_function(graph)?)?.get(param),
+        }
     }
 
     /// Whether the defaults of `param` in the functions `graph` and

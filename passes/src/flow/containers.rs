@@ -297,6 +297,9 @@ impl FnBuilder<'_, '_> {
         if !self.live() {
             return;
         }
+        if let Some(items) = self.unrolled_items(&seq) {
+            return self.unrolled_loop(target, items, body, orelse);
+        }
         let it = Arg::Var(self.emit("iter", vec![seq], iter.pos));
         let base_depth = self.state.stack.len();
         self.push(it);

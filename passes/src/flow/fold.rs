@@ -182,6 +182,9 @@ fn fold_str(op: &str, a: &str, b: &Constant) -> Option<Constant> {
             a.as_bytes().get(k).map(|c| Constant::Char(*c))
         }
         ("contains", Constant::Str(sub)) => Some(Constant::Bool(a.contains(sub.as_str()))),
+        // Concatenation, as the original's flow space folds a pure
+        // operation on constants (`'compile_' + name` in an unrolled loop).
+        ("add", Constant::Str(b)) if b.is_ascii() => Some(Constant::Str(format!("{a}{b}"))),
         _ => None,
     }
 }
@@ -205,7 +208,7 @@ fn fold_unary(op: &str, a: &Constant) -> Option<Constant> {
 
 fn fold_binary(op: &str, a: &Constant, b: &Constant) -> Option<Constant> {
     if let Constant::Str(s) = a {
-        if matches!(op, "getitem" | "contains") {
+        if matches!(op, "getitem" | "contains" | "add") {
             return fold_str(op, s, b);
         }
     }

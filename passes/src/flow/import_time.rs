@@ -91,6 +91,7 @@ pub(crate) fn import_program(
         copied_methods: defs.copied_methods.clone(),
         unresolved_imports: defs.unresolved_imports.clone(),
         star_names: defs.star_names.clone(),
+        enclosing: defs.enclosing.clone(),
     });
     for m in &set.modules {
         let mut bound = scan::NameList::default();

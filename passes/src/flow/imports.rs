@@ -519,8 +519,9 @@ impl Loader {
         let rel = name.replace('.', "/");
         let provider = if top == "rpython" {
             format!(
-                "rpy's own rpython package does not provide it (it knows the rlib modules {} by name), and no folder searched holds it",
-                rlib::MODULES.join(", ")
+                "rpy's own rpython package does not provide it (it knows the rlib modules {} by name, and its pylib/ has the rlib modules {}), and no folder searched holds it",
+                rlib::MODULES.join(", "),
+                pylib_rlib_modules().join(", ")
             )
         } else {
             format!(
@@ -540,4 +541,23 @@ impl Loader {
             .insert(name.to_string(), ModuleKind::External);
         None
     }
+}
+
+/// The rlib modules rpy's pylib/ provides as Python files (`streamio`,
+/// `unroll`, `rstring`, ...), in name order: what a message about a missing
+/// `rpython.rlib` module lists beside the modules known by name.
+fn pylib_rlib_modules() -> Vec<String> {
+    let dir = Path::new(PYLIB).join("rpython/rlib");
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .filter_map(|e| e.file_name().to_str().map(str::to_string))
+                .filter_map(|n| n.strip_suffix(".py").map(str::to_string))
+                .filter(|n| n != "__init__" && !rlib::MODULES.contains(&n.as_str()))
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
 }

@@ -40,6 +40,7 @@ mod fold;
 mod import_time;
 mod imports;
 pub use imports::{ModuleSearch, PYLIB};
+pub mod closures;
 pub mod language;
 mod rlib;
 pub mod stdmods;
@@ -248,6 +249,10 @@ pub(crate) struct ProgramDefs<'a> {
     pub unresolved_imports: HashMap<String, String>,
     /// The names `from M import *` binds, by M's name (`scan::module_exports`).
     pub star_names: HashMap<String, Vec<String>>,
+    /// The function each nested `def` is in, by graph name (both): a
+    /// factory run at import time makes closures of them (see
+    /// `closures.rs`).
+    pub enclosing: HashMap<String, String>,
 }
 
 /// The import-time objects that translated code refers to, in order of first
@@ -261,6 +266,9 @@ pub(crate) struct PrebuiltTable {
     values: Vec<ObjValue>,
     /// The program classes in `objects`, by qualified name.
     classes: HashMap<String, Rc<ClassObj>>,
+    /// The closures that import-time code made and translated code uses,
+    /// each a graph of its own (`closures::ClosureGraphs`).
+    pub closures: closures::ClosureGraphs,
     /// How many conversions are under way, one inside the other: converting
     /// an object converts what it holds first, on the Rust stack, so the
     /// nesting of the program's data must be bounded (`MAX_PREBUILT_NESTING`).
@@ -302,6 +310,9 @@ impl PrebuiltTable {
     pub fn constant(&mut self, v: &ObjValue) -> Result<Constant, String> {
         if let Some(c) = import_time::simple_constant(v) {
             return Ok(c);
+        }
+        if let Some(graph) = self.closures.graph_of(v) {
+            return Ok(Constant::Func(graph));
         }
         if self.nesting >= MAX_PREBUILT_NESTING {
             return Err(format!(
@@ -454,7 +465,16 @@ impl ModuleCtx<'_> {
 
     /// The definition of the function whose graph is `graph`.
     pub fn function(&self, graph: &str) -> Option<&FuncDef<'_>> {
-        self.program.functions.get(graph)
+        self.program
+            .functions
+            .get(graph)
+            .or_else(|| self.program.functions.get(&self.source_function(graph)?))
+    }
+
+    /// The nested function a closure's graph was made from (see
+    /// `closures`), for graphs that are closures.
+    pub fn source_function(&self, graph: &str) -> Option<String> {
+        self.program.prebuilt.borrow().closures.function_of(graph)
     }
 
     /// The module's name as Python knows it when the program runs as a
@@ -577,6 +597,7 @@ fn build_from(
             })
             .collect(),
         star_names: star_names(&set),
+        enclosing: HashMap::new(),
     };
     for (i, m) in set.modules.iter().enumerate() {
         let prefix = graph_prefix(&m.name, i == 0);
@@ -649,9 +670,16 @@ fn build_from(
     // Prebuilt objects do not change once made, so each is walked once.
     let mut walked_objects: HashSet<u32> = HashSet::new();
     while let Some(name) = queue.pop_front() {
+        // A closure's graph is its `def`'s, built with its cells' values.
+        let source = defs
+            .prebuilt
+            .borrow()
+            .closures
+            .function_of(&name)
+            .unwrap_or_else(|| name.clone());
         let (Some(def), Some(module)) = (
-            defs.functions.get(&name),
-            imported.function_modules.get(&name),
+            defs.functions.get(&source),
+            imported.function_modules.get(&source),
         ) else {
             continue;
         };
@@ -749,7 +777,10 @@ fn collect_defs<'a>(module: &str, prefix: &str, stmts: &'a [Stmt], defs: &mut Pr
                 defs.graph_names
                     .insert((module.to_string(), s.pos), graph.clone());
                 if let Some(def) = FuncDef::of_def(s) {
-                    defs.functions.insert(graph, def);
+                    defs.functions.insert(graph.clone(), def);
+                }
+                if let StmtKind::FunctionDef { body, .. } = &s.kind {
+                    closures::collect_nested_defs(module, &graph, body, defs);
                 }
             }
             StmtKind::ClassDef {

@@ -12,7 +12,7 @@
 use super::{Arg, Constant, FnBuilder, Pos, Stmt, StmtKind};
 use crate::flow::language::DEFAULTS_ATTRIBUTE;
 use crate::flow::scan::{bound_names, NameList};
-use crate::flow::{rlib, Global, GlobalAccess};
+use crate::flow::{closures, rlib, FuncDef, Global, GlobalAccess};
 use rpy_ir::ast::{Expr, ExprKind, Param};
 
 /// Special methods RPython never calls implicitly: a class defining one
@@ -192,6 +192,9 @@ impl FnBuilder<'_, '_> {
                     "'{class}.{name}': RPython does not call '{name}', so attribute access would not do what this class says; give '{class}' its attributes explicitly and call an ordinary method"
                 ),
             );
+        }
+        if self.keeps_cells {
+            return self.make_closure(s);
         }
         if !self.module_body && self.class_body.is_none() {
             self.error(
@@ -517,6 +520,15 @@ impl FnBuilder<'_, '_> {
                             let value = Arg::Var(self.emit("getattr", args, s.pos));
                             self.store_name(&name, value, s.pos);
                         }
+                        // And, as Python does, every name the module has
+                        // when the statement runs: a module may bind names
+                        // through `globals()` that no statement shows.
+                        if let GlobalAccess::Live { module: here, .. } = &self.m.access {
+                            let copy = Constant::Builtin(closures::IMPORT_STAR.to_string());
+                            let args =
+                                vec![Arg::Const(copy), Arg::Const(here.clone()), Arg::Const(m)];
+                            self.emit("simple_call", args, s.pos);
+                        }
                         continue;
                     }
                     let sub = if base.is_empty() {
@@ -652,6 +664,130 @@ fn import_binding(a: &rpy_ir::ast::Alias) -> (&str, &str) {
         None => {
             let top = a.name.split('.').next().unwrap_or(&a.name);
             (top, top)
+        }
+    }
+}
+
+/// Closures (see `flow/closures.rs`): the cells an enclosing function keeps
+/// at import time, the closures its nested `def`s make, and the reads of
+/// the enclosing function's names in a nested function.
+impl FnBuilder<'_, '_> {
+    /// At the start of a function that keeps cells: a new cells object,
+    /// holding the parameters.
+    pub(super) fn start_cells(&mut self, def: &FuncDef) {
+        if !self.keeps_cells {
+            return;
+        }
+        let pos = def.pos;
+        let cells = Arg::Const(Constant::Builtin(closures::NEW_CELLS.to_string()));
+        let cells = Arg::Var(self.emit("simple_call", vec![cells], pos));
+        self.store_name(closures::CELLS_LOCAL, cells, pos);
+        let params: Vec<String> = def
+            .params
+            .iter()
+            .map(|p| p.name.clone())
+            .chain(def.star_args.map(str::to_string))
+            .collect();
+        for p in params {
+            self.store_cell(&p, pos);
+        }
+    }
+
+    /// Stores the local `name`'s new value in the cells object too. Both
+    /// are read as locals, which settles a pending edge first (after an
+    /// `if`, the paths stay apart until an operation is recorded).
+    pub(super) fn store_cell(&mut self, name: &str, pos: Pos) {
+        let cells = self.load_name(closures::CELLS_LOCAL, pos);
+        let value = self.load_name(name, pos);
+        let args = vec![cells, Arg::Const(Constant::Name(name.to_string())), value];
+        self.emit("setattr", args, pos);
+    }
+
+    /// A nested `def` in a function that keeps cells (at import time):
+    /// the closure of its graph over this call's cells, its defaults
+    /// evaluated as the statement runs.
+    fn make_closure(&mut self, s: &Stmt) {
+        let StmtKind::FunctionDef {
+            name,
+            params,
+            decorators,
+            ..
+        } = &s.kind
+        else {
+            return;
+        };
+        if let Some(d) = decorators.first() {
+            self.error(
+                d.pos,
+                format!("a decorator on the nested function '{name}' is not supported: decorate the function the factory returns at module level"),
+            );
+            return;
+        }
+        let key = (self.m.name.clone(), s.pos);
+        let Some(graph) = self.m.program.graph_names.get(&key).cloned() else {
+            self.internal(&format!("the definition of '{name}' was not collected"));
+            return;
+        };
+        let function = Arg::Const(Constant::Func(graph));
+        self.set_defaults(&function, params, s.pos);
+        let cells = self.load_name(closures::CELLS_LOCAL, s.pos);
+        let make = Arg::Const(Constant::Builtin(closures::MAKE_CLOSURE.to_string()));
+        let closure = Arg::Var(self.emit("simple_call", vec![make, function, cells], s.pos));
+        self.store_name(name, closure, s.pos);
+    }
+
+    /// A read of the enclosing function's `name` in a nested function: at
+    /// import time from the cells it runs with, after import the constant
+    /// its cell holds in the closure being built.
+    pub(super) fn load_free(&mut self, name: &str, pos: Pos) -> Arg {
+        if matches!(self.m.access, GlobalAccess::Live { .. }) {
+            let cells = self.load_name(closures::CELLS_LOCAL, pos);
+            let args = vec![cells, Arg::Const(Constant::Name(name.to_string()))];
+            return Arg::Var(self.emit("getattr", args, pos));
+        }
+        let cell = self
+            .m
+            .program
+            .prebuilt
+            .borrow()
+            .closures
+            .cell(&self.g.name, name);
+        let value = match cell {
+            Some(Some(v)) => v,
+            Some(None) => {
+                self.error(
+                    pos,
+                    format!("free variable '{name}' referenced before assignment in enclosing scope: the factory that made this function never assigned it"),
+                );
+                return Arg::Const(Constant::None);
+            }
+            None => {
+                let function = self.g.name.clone();
+                self.error(
+                    pos,
+                    format!("'{name}' is a variable of the function that '{function}' is nested in; only a function made at import time (by a factory called at module level) can be translated, its variables being constants then"),
+                );
+                return Arg::Const(Constant::None);
+            }
+        };
+        if let Some(module) = crate::objinterp::modules::module_name(&value) {
+            return self.global_value(&Global::Module(module), name, pos);
+        }
+        let converted = self.m.program.prebuilt.borrow_mut().constant(&value);
+        match converted {
+            Ok(c) => {
+                if let Constant::Func(f) = &c {
+                    self.referenced.push(f.clone());
+                }
+                Arg::Const(c)
+            }
+            Err(what) => {
+                self.error(
+                    pos,
+                    format!("'{name}' cannot be a prebuilt constant of translated code: it holds {what}"),
+                );
+                Arg::Const(Constant::None)
+            }
         }
     }
 }

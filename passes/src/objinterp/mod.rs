@@ -1087,6 +1087,7 @@ impl<'p> ObjInterpreter<'p> {
             (Op::SimpleCall, [ObjValue::Builtin(name), rest @ ..]) => {
                 let r = match exceptions::call_builtin(name, rest)
                     .or_else(|| rlib::call(name, rest))
+                    .or_else(|| modules::closure_builtin(name, rest))
                     .or_else(|| externals::call(name, rest, d, out))
                 {
                     Some(r) => r,

@@ -22,6 +22,59 @@ thread_local! {
     static MODULE_CLASS: Rc<ClassObj> = Rc::new(ClassObj::new("module", None, Vec::new()));
 }
 
+thread_local! {
+    /// The class of the cells objects of enclosing functions at import
+    /// time (see `flow/closures.rs`).
+    static CELLS_CLASS: Rc<ClassObj> = Rc::new(ClassObj::new("cells", None, Vec::new()));
+}
+
+/// The closure builtins of import-time graphs (`flow/closures.rs`): a new
+/// cells object, and a nested function's graph bound to one (called with
+/// the cells first, as a bound method is with its instance). `None` for
+/// other names.
+pub fn closure_builtin(name: &str, args: &[ObjValue]) -> Option<OpResult> {
+    use crate::flow::closures::{IMPORT_STAR, MAKE_CLOSURE, NEW_CELLS};
+    match (name, args) {
+        (IMPORT_STAR, [here, source]) => {
+            let all = get(source, "__all__");
+            let exported: Vec<(String, ObjValue)> = match &all {
+                Some(ObjValue::List(l)) => names_of(source, &l.borrow()),
+                Some(ObjValue::Tuple(t)) => names_of(source, t),
+                _ => attributes(source)
+                    .into_iter()
+                    .filter(|(n, _)| !n.starts_with('_'))
+                    .collect(),
+            };
+            for (n, v) in exported {
+                set(here, &n, v);
+            }
+            Some(Ok(ObjValue::None))
+        }
+        (NEW_CELLS, []) => Some(Ok(new_instance(CELLS_CLASS.with(Rc::clone)))),
+        (MAKE_CLOSURE, [ObjValue::Func(f), cells]) => {
+            Some(Ok(ObjValue::BoundMethod(Rc::new(BoundMethodObj {
+                receiver: cells.clone(),
+                func: f.clone(),
+            }))))
+        }
+        _ => None,
+    }
+}
+
+/// The attributes of `module` that the names of `names` (strs) name.
+fn names_of(module: &ObjValue, names: &[ObjValue]) -> Vec<(String, ObjValue)> {
+    names
+        .iter()
+        .filter_map(|n| match n {
+            ObjValue::Str(s) => {
+                let n = String::from_utf8_lossy(s).into_owned();
+                get(module, &n).map(|v| (n, v))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 fn new_instance(class: Rc<ClassObj>) -> ObjValue {
     ObjValue::Instance(Rc::new(InstanceObj {
         class,

@@ -66,6 +66,11 @@ pub struct ClassTable {
     all_bases: HashMap<String, Vec<String>>,
     /// The attribute name each method function is found under.
     method_names: HashMap<String, String>,
+    /// Attributes that code reads through instances of a class that only
+    /// its subclasses define (a method each subclass implements, called on
+    /// the base): the base gets their vtable slot, as the original's
+    /// annotator moves an attribute up to the class it is read on.
+    read_on: HashMap<String, BTreeSet<String>>,
 }
 
 /// The vtable field of class attribute `attr`: prefixed, so that no
@@ -280,11 +285,34 @@ impl ClassTable {
             if let Some(attrs) = self.own_attrs.get(c) {
                 out.extend(attrs.iter().map(|(n, _)| n.clone()));
             }
+            if let Some(attrs) = self.read_on.get(c) {
+                out.extend(attrs.iter().cloned());
+            }
             if let Some(bases) = self.all_bases.get(c) {
                 stack.extend(bases.iter().map(String::as_str));
             }
         }
         out
+    }
+
+    /// Records that code reads `attr` on instances of `class`: when
+    /// `class` and its bases do not define it but a subclass does, `class`
+    /// gets its slot (see `read_on`).
+    pub fn note_read(&mut self, class: &str, attr: &str) {
+        if self.visible_attr_names(class).contains(attr) {
+            return;
+        }
+        let defined_below = self.subtree(class).iter().any(|c| {
+            self.own_attrs
+                .get(&c.name)
+                .is_some_and(|a| a.iter().any(|(n, _)| n == attr))
+        });
+        if defined_below {
+            self.read_on
+                .entry(class.to_string())
+                .or_default()
+                .insert(attr.to_string());
+        }
     }
 
     /// The classes whose ids are in `class`'s range: itself and its

@@ -614,6 +614,26 @@ impl GraphTyper<'_, '_, '_> {
                 )?;
                 Ok(true)
             }
+            // A signed machine word is always a valid int: the original's
+            // is_valid_int folds to True on an annotated int.
+            Some(b) if b == "is_valid_int" && op.args.len() == 2 => {
+                match self.annotation(&op.args[1]).general() {
+                    SomeValue::Integer {
+                        unsigned: false, ..
+                    }
+                    | SomeValue::Bool => {
+                        self.define_constant(Constant::Bool(true), op.result)?;
+                        Ok(true)
+                    }
+                    _ => Ok(false),
+                }
+            }
+            // Translated code is translated (the annotator typed the call
+            // as the constant True; a use the flow did not fold keeps it).
+            Some(b) if b == "we_are_translated" => {
+                self.define_constant(Constant::Bool(true), op.result)?;
+                Ok(true)
+            }
             _ => Ok(false),
         }
     }

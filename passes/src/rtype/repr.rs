@@ -280,6 +280,30 @@ impl RTyper<'_> {
             }
             self.classes.set_fields(&def.name, fields);
         }
+        // Methods called on a base that only its subclasses define.
+        let mut reads = Vec::new();
+        for g in self.annotated.values() {
+            for b in &g.blocks {
+                for op in &b.operations {
+                    let (
+                        Some(rpy_ir::graph::Arg::Var(obj)),
+                        Some(rpy_ir::graph::Arg::Const(Constant::Name(attr))),
+                    ) = (op.args.first(), op.args.get(1))
+                    else {
+                        continue;
+                    };
+                    if op.opname != "getattr" {
+                        continue;
+                    }
+                    if let SomeValue::Instance { class, .. } = &g.vars[obj.0 as usize].info {
+                        reads.push((class.clone(), attr.clone()));
+                    }
+                }
+            }
+        }
+        for (class, attr) in reads {
+            self.classes.note_read(&class, &attr);
+        }
         let names: Vec<String> = self.classes.all().iter().map(|c| c.name.clone()).collect();
         for class in &names {
             let mut slots = Vec::new();
