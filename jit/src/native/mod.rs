@@ -272,6 +272,10 @@ fn lower_op(
             let ft = t
                 .field_type(field)
                 .ok_or_else(|| format!("'{tname}' has no field '{field}'"))?;
+            // A Void field holds nothing: reading or writing it does nothing.
+            if *ft == LowLevelType::Void {
+                return Ok(NativeOp::Nothing);
+            }
             let scalar = Scalar::of(ft)?;
             if name == "getfield" {
                 NativeOp::Load {
@@ -295,6 +299,9 @@ fn lower_op(
             let it = t
                 .item_type()
                 .ok_or_else(|| format!("'{tname}' has no items"))?;
+            if *it == LowLevelType::Void {
+                return Ok(NativeOp::Nothing);
+            }
             let scalar = Scalar::of(it)?;
             if name == "getarrayitem" {
                 NativeOp::LoadItem {

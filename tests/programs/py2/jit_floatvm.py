@@ -56,6 +56,9 @@ class Frame(object):
         self.arg = arg
         self.depth = depth
         self.calls = 0
+        # Where an instruction could leave a mark; none does yet (a list
+        # of None holds nothing: its items are Void).
+        self.marks = [None] * 4
 
     def push(self, x):
         self.stack[self.sp] = x
@@ -135,6 +138,7 @@ def interpret(code, arg, depth):
             frame.push(x)
         elif op == "p":
             frame.pop()
+            frame.marks[frame.sp % 4] = None
         else:
             raise VMError("unknown instruction %s" % op)
     if frame.sp == 0:
