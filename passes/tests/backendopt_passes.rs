@@ -367,10 +367,10 @@ fn dead_code_removes_an_unused_read_and_a_loop_value_nothing_needs() {
 
 #[test]
 fn a_chain_of_equality_tests_becomes_one_switch() {
-    use rpy_passes::backendopt::merge_switches::merge_switches;
+    use rpy_passes::backendopt::merge_switches::merge_switches_keeping;
     let before = program(CHAIN);
     let mut after = before.clone();
-    let stats = merge_switches(&mut after);
+    let stats = merge_switches_keeping(&mut after, 0);
     simplify_program(&mut after);
     assert_eq!(stats.chains_merged, 1, "{stats:?}");
     assert_eq!(stats.cases, 3, "{stats:?}");
@@ -387,14 +387,54 @@ fn a_chain_of_equality_tests_becomes_one_switch() {
 
 #[test]
 fn a_single_test_or_a_test_of_another_value_is_not_a_chain() {
-    use rpy_passes::backendopt::merge_switches::merge_switches;
+    use rpy_passes::backendopt::merge_switches::merge_switches_keeping;
     // block1 tests x_4, not the value block0 tested: no chain.
     let text = CHAIN.replace("v5: Bool = int_eq(y_3, 5)", "v5: Bool = int_eq(x_4, 5)");
     let before = program(&text);
     let mut after = before.clone();
-    let stats = merge_switches(&mut after);
+    let stats = merge_switches_keeping(&mut after, 0);
     assert_eq!(stats.chains_merged, 0, "{stats:?}");
     assert_eq!(after, before);
+}
+
+/// `main(x)`: a chain of `n` tests `x == 10`, `x == 11`, ..., each True
+/// exit returning its constant times 2, the last False exit returning -1.
+fn chain_of_tests(n: usize) -> String {
+    let mut text = String::from("\nentry main\n\ngraph main(x_0) {\n");
+    for i in 0..n {
+        let next = if i + 1 == n {
+            "return(-1)".to_string()
+        } else {
+            format!("block{}(x_{i})", i + 1)
+        };
+        text += &format!(
+            "  block{i}(x_{i}: Signed):\n    c_{i}: Bool = int_eq(x_{i}, {k})\n    switch c_{i}\n      False -> {next}\n      True -> return({r})\n",
+            k = 10 + i,
+            r = 2 * (10 + i),
+        );
+    }
+    text + "  returns r_900: Signed\n  raises e_901: Ptr(object_vtable), f_902: Ptr(object)\n}\n"
+}
+
+#[test]
+fn the_first_tests_of_a_chain_stay_tests_ahead_of_the_switch() {
+    use rpy_passes::backendopt::merge_switches::{merge_switches, LEADING_TESTS_KEPT};
+    let n = LEADING_TESTS_KEPT + 4;
+    let before = program(&chain_of_tests(n));
+    let mut after = before.clone();
+    let stats = merge_switches(&mut after);
+    simplify_program(&mut after);
+    assert_eq!(stats.chains_merged, 1, "{stats:?}");
+    assert_eq!(stats.cases, 4, "{stats:?}");
+    assert_eq!(count_ops(&after, "main", "int_eq"), LEADING_TESTS_KEPT);
+    for x in 8..(12 + n as i64) {
+        assert_eq!(run(&after, "main", x), run(&before, "main", x), "main({x})");
+    }
+    // A chain no longer than the tests kept plus one stays as it is.
+    let short = program(&chain_of_tests(LEADING_TESTS_KEPT + 1));
+    let mut unchanged = short.clone();
+    assert_eq!(merge_switches(&mut unchanged).chains_merged, 0);
+    assert_eq!(unchanged, short);
 }
 
 /// A random graph of integer operations over several blocks, as text:
@@ -518,14 +558,15 @@ proptest::proptest! {
     fn constfold_dead_code_and_switch_merging_keep_random_graphs_meaning(seed in proptest::prelude::any::<u64>()) {
         use rpy_passes::backendopt::constfold::fold_constants;
         use rpy_passes::backendopt::dead_code::remove_dead_code;
-        use rpy_passes::backendopt::merge_switches::merge_switches;
+        use rpy_passes::backendopt::merge_switches::{merge_switches, merge_switches_keeping};
         let text = random_graph(seed);
         let before = program(&text);
         type Pass = fn(&mut Program<LowLevel>);
-        let passes: [(&str, Pass); 4] = [
+        let passes: [(&str, Pass); 5] = [
             ("constfold", |p| { fold_constants(p); }),
             ("dead_code", |p| { remove_dead_code(p); }),
             ("merge_switches", |p| { merge_switches(p); }),
+            ("merge_switches keeping no test", |p| { merge_switches_keeping(p, 0); }),
             ("all", |p| {
                 fold_constants(p);
                 simplify_program(p);
@@ -562,7 +603,7 @@ proptest::proptest! {
 fn random_graphs_give_each_pass_work() {
     use rpy_passes::backendopt::constfold::fold_constants;
     use rpy_passes::backendopt::dead_code::remove_dead_code;
-    use rpy_passes::backendopt::merge_switches::merge_switches;
+    use rpy_passes::backendopt::merge_switches::merge_switches_keeping;
     let (mut folded, mut branches, mut dead, mut merged) = (0, 0, 0, 0);
     for seed in 0..300u64 {
         let p = program(&random_graph(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)));
@@ -570,7 +611,7 @@ fn random_graphs_give_each_pass_work() {
         folded += c.ops_folded;
         branches += c.branches_folded;
         dead += remove_dead_code(&mut p.clone()).ops_removed;
-        merged += merge_switches(&mut p.clone()).chains_merged;
+        merged += merge_switches_keeping(&mut p.clone(), 0).chains_merged;
     }
     assert!(
         folded > 0 && branches > 0 && dead > 0 && merged > 0,
