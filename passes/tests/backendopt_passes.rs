@@ -437,6 +437,74 @@ fn the_first_tests_of_a_chain_stay_tests_ahead_of_the_switch() {
     assert_eq!(unchanged, short);
 }
 
+/// `main(x)`: `x * 3` computed in the start block, again in a block it
+/// dominates, and again with `+ 1` in a loop that does not change `x`.
+const INVARIANT: &str = "
+entry main
+
+graph main(x_0) {
+  block0(x_0: Signed):
+    v1: Signed = int_mul(x_0, 3)
+    v2: Bool = int_gt(x_0, 0)
+    switch v2
+      False -> block1(x_0, 0, 0)
+      True -> block2(x_0, v1)
+  block1(n_3: Signed, i_4: Signed, acc_5: Signed):
+    v6: Bool = int_lt(i_4, 10)
+    switch v6
+      False -> return(acc_5)
+      True -> block3(n_3, i_4, acc_5)
+  block3(n_7: Signed, i_8: Signed, acc_9: Signed):
+    v10: Signed = int_mul(n_7, 3)
+    v11: Signed = int_add(v10, 1)
+    v12: Signed = int_add(acc_9, v11)
+    v13: Signed = int_add(i_8, 1)
+    -> block1(n_7, v13, v12)
+  block2(x_14: Signed, y_15: Signed):
+    v16: Signed = int_mul(x_14, 3)
+    v17: Signed = int_add(v16, y_15)
+    -> return(v17)
+  returns v18: Signed
+  raises v19: Ptr(object_vtable), v20: Ptr(object)
+}
+";
+
+#[test]
+fn the_function_egraph_numbers_values_across_blocks_and_hoists_loop_invariants() {
+    use rpy_passes::backendopt::dead_code::remove_dead_code;
+    use rpy_passes::backendopt::global_egraph::global_egraph;
+    let before = program(INVARIANT);
+    let mut after = before.clone();
+    let stats = global_egraph(&mut after);
+    remove_dead_code(&mut after);
+    simplify_program(&mut after);
+    assert_eq!(stats.graphs_skipped, 0, "{stats:?}");
+    // The loop's `n * 3` is the start block's `x * 3` (value numbering
+    // across blocks), and so is block2's.
+    assert!(stats.values_reused >= 2, "{stats:?}");
+    assert_eq!(count_ops(&after, "main", "int_mul"), 1);
+    // `x * 3 + 1` does not change in the loop: it is computed before it.
+    assert_eq!(stats.ops_hoisted, 1, "{stats:?}");
+    let g = after.graph("main").unwrap();
+    let loop_body = g
+        .blocks
+        .iter()
+        .find(|b| {
+            b.operations
+                .iter()
+                .filter(|o| o.opname == "int_add")
+                .count()
+                == 2
+        })
+        .expect("the loop body adds to acc and to i");
+    assert_eq!(loop_body.operations.len(), 2, "{}", print_graph(g));
+    insta::assert_snapshot!("global_egraph_main", print_graph(g));
+    assert_same_behaviour(&before, &after, "main");
+    for x in [-3, 0, 1, 7, i64::MAX / 2] {
+        assert_eq!(run(&after, "main", x), run(&before, "main", x), "main({x})");
+    }
+}
+
 /// A random graph of integer operations over several blocks, as text:
 /// blocks only jump forward (so every run ends), some ending in a test
 /// `int_eq(a, C)` of their first argument passed on along the False exit
@@ -559,20 +627,23 @@ proptest::proptest! {
         use rpy_passes::backendopt::constfold::fold_constants;
         use rpy_passes::backendopt::dead_code::remove_dead_code;
         use rpy_passes::backendopt::merge_switches::{merge_switches, merge_switches_keeping};
+        use rpy_passes::backendopt::global_egraph::global_egraph;
         let text = random_graph(seed);
         let before = program(&text);
         type Pass = fn(&mut Program<LowLevel>);
-        let passes: [(&str, Pass); 5] = [
+        let passes: [(&str, Pass); 6] = [
             ("constfold", |p| { fold_constants(p); }),
             ("dead_code", |p| { remove_dead_code(p); }),
             ("merge_switches", |p| { merge_switches(p); }),
             ("merge_switches keeping no test", |p| { merge_switches_keeping(p, 0); }),
+            ("global_egraph", |p| { global_egraph(p); }),
             ("all", |p| {
                 fold_constants(p);
                 simplify_program(p);
                 remove_dead_code(p);
                 simplify_program(p);
                 merge_switches(p);
+                global_egraph(p);
             }),
         ];
         for (name, pass) in passes {
