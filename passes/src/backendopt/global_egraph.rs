@@ -660,10 +660,8 @@ impl Elaborator<'_> {
         at: BlockId,
         memo: &mut HashMap<Id, Option<BlockId>>,
     ) -> Option<(Node, BlockId)> {
-        if let Some(list) = self.computed.get(&id) {
-            if let Some((b, _)) = list.iter().find(|(b, _)| self.cfg.dominates(*b, at)) {
-                return Some((Node::Leaf(u32::MAX, false), *b));
-            }
+        if let Some((b, _)) = self.visible(id, at) {
+            return Some((Node::Leaf(u32::MAX, false), b));
         }
         // The cheapest form, but an original operation as cheap comes first
         // (the program keeps its own spelling: `x + 1`, not `1 + x`); the
@@ -707,6 +705,20 @@ impl Elaborator<'_> {
         None
     }
 
+    /// Where class `id` is already computed for a use in `at`: a block
+    /// dominating `at`. A truth value is computed again in each block that
+    /// needs it (and not hoisted): passed along links it would take a
+    /// variable where the C compiler fuses a compare with the branch that
+    /// tests it.
+    fn visible(&self, id: Id, at: BlockId) -> Option<(BlockId, Var)> {
+        let remat = self.eg[id].data.is_bool;
+        self.computed
+            .get(&id)?
+            .iter()
+            .find(|(b, _)| if remat { *b == at } else { self.cfg.dominates(*b, at) })
+            .copied()
+    }
+
     /// The cost of computing `n` with its arguments' cheapest forms.
     fn cost_of(&self, n: &Node) -> u64 {
         let own = match n {
@@ -722,10 +734,8 @@ impl Elaborator<'_> {
     /// dominator of it) and returns the value holding it.
     fn materialize(&mut self, id: Id, at: BlockId) -> Option<Arg> {
         let id = self.eg.find(id);
-        if let Some(list) = self.computed.get(&id) {
-            if let Some((_, v)) = list.iter().find(|(b, _)| self.cfg.dominates(*b, at)) {
-                return Some(Arg::Var(*v));
-            }
+        if let Some((_, v)) = self.visible(id, at) {
+            return Some(Arg::Var(v));
         }
         let (node, deepest) = self.choose(id, at, &mut HashMap::new())?;
         let children: Vec<Id> = match &node {
@@ -737,7 +747,7 @@ impl Elaborator<'_> {
         // Out of every loop whose header the arguments' definitions
         // strictly dominate, to that header's immediate dominator.
         let mut place = at;
-        loop {
+        while !self.eg[id].data.is_bool {
             let Some(&h) = self.cfg.loops[place.0 as usize].first() else {
                 break;
             };
