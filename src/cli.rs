@@ -76,6 +76,10 @@ struct BackendoptFlags {
     /// No integer rewriting with the rules of rules/opt.
     #[arg(long)]
     no_int_rewrite: bool,
+    /// No e-graph over whole functions (no value numbering across blocks,
+    /// no hoisting of loop-invariant pure operations).
+    #[arg(long)]
+    no_global_egraph: bool,
     /// No constant and branch folding across blocks.
     #[arg(long)]
     no_constfold: bool,
@@ -95,6 +99,7 @@ impl BackendoptFlags {
             load_folding: !self.no_load_folding,
             devirtualize: !self.no_devirtualize,
             int_rewrite: !self.no_int_rewrite,
+            global_egraph: !self.no_global_egraph,
             constfold: !self.no_constfold,
             dead_code: !self.no_dead_code,
             merge_switches: !self.no_merge_switches,

@@ -46,6 +46,7 @@ backendopt:load_folding
 backendopt:devirtualize
 backendopt:constfold
 backendopt:int_rewrite
+backendopt:global_egraph
 backendopt:dead_code
 backendopt:merge_switches
 "
@@ -53,15 +54,16 @@ backendopt:merge_switches
 }
 
 /// `rpy show --stage backendopt:NAME`: the program right after one
-/// sub-pass; its flag switches the sub-pass off. A chain of `==` tests is
-/// still tests after `dead_code` and one switch after `merge_switches`.
+/// sub-pass; its flag switches the sub-pass off. A chain of six `==` tests
+/// is still tests after `dead_code`, and after `merge_switches` its first
+/// three tests and then one switch.
 #[test]
 fn show_prints_the_program_after_one_backendopt_sub_pass() {
     let dir = scratch("substage");
     let file = dir.join("classify.py");
     std::fs::write(
         &file,
-        "import sys\n\n\ndef classify(n):\n    if n == 1:\n        return 10\n    elif n == 4:\n        return 40\n    elif n == 9:\n        return 90\n    return n\n\n\ndef entry_point(argv):\n    print(classify(len(argv)))\n    return 0\n\n\ndef target(*args):\n    return entry_point, None\n\n\nif __name__ == '__main__':\n    sys.exit(entry_point(sys.argv))\n",
+        "import sys\n\n\ndef classify(n):\n    if n == 1:\n        return 10\n    elif n == 4:\n        return 40\n    elif n == 9:\n        return 90\n    elif n == 16:\n        return 160\n    elif n == 25:\n        return 250\n    elif n == 36:\n        return 360\n    return n\n\n\ndef entry_point(argv):\n    print(classify(len(argv)))\n    return 0\n\n\ndef target(*args):\n    return entry_point, None\n\n\nif __name__ == '__main__':\n    sys.exit(entry_point(sys.argv))\n",
     )
     .unwrap();
     let show = |stage: &str, extra: &[&str]| {
@@ -82,9 +84,10 @@ fn show_prints_the_program_after_one_backendopt_sub_pass() {
         out
     };
     let before = show("backendopt:dead_code", &[]);
-    assert_eq!(before.matches("int_eq").count(), 3, "{before}");
+    assert_eq!(before.matches("int_eq").count(), 6, "{before}");
     let after = show("backendopt:merge_switches", &[]);
-    assert_eq!(after.matches("int_eq").count(), 0, "{after}");
+    assert_eq!(after.matches("int_eq").count(), 3, "{after}");
+    assert_eq!(after.matches("default").count(), 1, "{after}");
     assert_eq!(after, show("backendopt", &[]));
     insta::assert_snapshot!("backendopt_merge_switches_classify", after);
     let off = show("backendopt:merge_switches", &["--no-merge-switches"]);

@@ -1534,6 +1534,22 @@ fn backend_optimizations_keep_random_programs_behaviour() {
             },
         ),
         (
+            "global_egraph",
+            BackendoptOptions {
+                global_egraph: true,
+                ..none.clone()
+            },
+        ),
+        (
+            "inline+global_egraph+dead_code",
+            BackendoptOptions {
+                inline_threshold: rpy_passes::backendopt::inline::DEFAULT_THRESHOLD,
+                global_egraph: true,
+                dead_code: true,
+                ..none.clone()
+            },
+        ),
+        (
             "constfold",
             BackendoptOptions {
                 constfold: true,

