@@ -24,7 +24,7 @@
 //! nested `class` or `lambda`, and a function with a nested `def` reached
 //! by translated code are reported as before.
 
-use super::{unique_graph_name, FuncDef, ProgramDefs, STAR_ARGS_HINT};
+use super::{unique_graph_name, ProgramDefs, STAR_ARGS_HINT};
 use crate::objinterp::ObjValue;
 use rpy_ir::ast::{Stmt, StmtKind};
 use std::collections::HashMap;
@@ -67,17 +67,9 @@ pub(crate) fn collect_nested_defs<'a>(
             } => {
                 let graph = unique_graph_name(format!("{outer}{LOCALS_MARK}{name}"), s.pos, defs);
                 if star_args.is_some() {
-                    defs.hints
-                        .borrow_mut()
-                        .entry(graph.clone())
-                        .or_default()
-                        .push(STAR_ARGS_HINT.to_string());
+                    super::add_hint(defs, &graph, STAR_ARGS_HINT);
                 }
-                defs.graph_names
-                    .insert((module.to_string(), s.pos), graph.clone());
-                if let Some(def) = FuncDef::of_def(s) {
-                    defs.functions.insert(graph.clone(), def);
-                }
+                super::record_def(defs, module, s, &graph);
                 defs.enclosing.insert(graph, outer.to_string());
             }
             StmtKind::ClassDef { .. } => {}

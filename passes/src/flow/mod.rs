@@ -756,11 +756,7 @@ fn collect_defs<'a>(module: &str, prefix: &str, stmts: &'a [Stmt], defs: &mut Pr
                 // The annotator makes one copy of a `*args` function per
                 // number of star-arguments it is called with.
                 if star_args.is_some() {
-                    defs.hints
-                        .borrow_mut()
-                        .entry(graph.clone())
-                        .or_default()
-                        .push(STAR_ARGS_HINT.to_string());
+                    add_hint(defs, &graph, STAR_ARGS_HINT);
                 }
                 // A static method takes no instance: calls by method name
                 // and the class's attribute say so through this hint.
@@ -768,17 +764,9 @@ fn collect_defs<'a>(module: &str, prefix: &str, stmts: &'a [Stmt], defs: &mut Pr
                     .iter()
                     .any(|d| matches!(&d.kind, ExprKind::Name(n) if n == "staticmethod"));
                 if is_static {
-                    defs.hints
-                        .borrow_mut()
-                        .entry(graph.clone())
-                        .or_default()
-                        .push(STATIC_METHOD_HINT.to_string());
+                    add_hint(defs, &graph, STATIC_METHOD_HINT);
                 }
-                defs.graph_names
-                    .insert((module.to_string(), s.pos), graph.clone());
-                if let Some(def) = FuncDef::of_def(s) {
-                    defs.functions.insert(graph.clone(), def);
-                }
+                record_def(defs, module, s, &graph);
                 if let StmtKind::FunctionDef { body, .. } = &s.kind {
                     closures::collect_nested_defs(module, &graph, body, defs);
                 }
@@ -879,6 +867,24 @@ pub const STATIC_METHOD_HINT: &str = "staticmethod";
 /// The hint on the graph of a function with a `*args` parameter (its last):
 /// the annotator specializes it per number of star-arguments.
 pub const STAR_ARGS_HINT: &str = "*args";
+
+/// Gives graph `graph` the hint `hint` for the annotator.
+fn add_hint(defs: &ProgramDefs, graph: &str, hint: &str) {
+    defs.hints
+        .borrow_mut()
+        .entry(graph.to_string())
+        .or_default()
+        .push(hint.to_string());
+}
+
+/// Records the `def` statement `s` of `module` as graph `graph`.
+fn record_def<'a>(defs: &mut ProgramDefs<'a>, module: &str, s: &'a Stmt, graph: &str) {
+    defs.graph_names
+        .insert((module.to_string(), s.pos), graph.to_string());
+    if let Some(def) = FuncDef::of_def(s) {
+        defs.functions.insert(graph.to_string(), def);
+    }
+}
 
 /// `graph`, or `graph_LINE` when a function or class of that name is
 /// already recorded (a module defining a name twice).
