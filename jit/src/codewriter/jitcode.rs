@@ -49,6 +49,25 @@ impl Bank {
     }
 }
 
+/// Whether operation `opname` gives its argument's word unchanged (a
+/// copy, or a cast between types held in the same bank as the same word):
+/// the tracer records no operation for it and the executables' blackhole
+/// copies the word.
+pub fn keeps_the_word(opname: &str) -> bool {
+    matches!(
+        opname,
+        "same_as"
+            | "cast_pointer"
+            | "cast_char_to_int"
+            | "cast_bool_to_int"
+            | "cast_int_to_uint"
+            | "cast_uint_to_int"
+            | "cast_bool_to_uint"
+            | "cast_unichar_to_int"
+            | "cast_int_to_unichar"
+    )
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Reg {
     pub bank: Bank,

@@ -897,14 +897,7 @@ enum Recipe {
 /// The recipe for `opname`; `None` when the tracer does not know it.
 fn recipe(opname: &str) -> Option<Recipe> {
     Some(match opname {
-        "same_as"
-        | "cast_pointer"
-        | "cast_char_to_int"
-        | "cast_bool_to_int"
-        | "cast_int_to_uint"
-        | "cast_uint_to_int"
-        | "cast_unichar_to_int"
-        | "cast_int_to_unichar" => Recipe::Same,
+        _ if crate::codewriter::jitcode::keeps_the_word(opname) => Recipe::Same,
         "cast_int_to_char" => Recipe::ToChar,
         "bool_not" => Recipe::Not,
         "char_eq" | "char_ne" | "char_lt" | "char_le" | "char_gt" | "char_ge" | "unichar_eq"
