@@ -491,6 +491,52 @@ pub fn eval_int(name: &str, args: &[i64]) -> Option<i64> {
     }
 }
 
+/// A float operation on words (a Float is its bits; an int a word); `None`
+/// for a name that is not one. The executables' JIT runs float operations
+/// with it; the LLInterpreter compiles its own (`llinterp::code`), which
+/// must agree.
+pub fn eval_float(name: &str, args: &[u64]) -> Option<u64> {
+    let f = |i: usize| f64::from_bits(args[i]);
+    let fw = |x: f64| Some(x.to_bits());
+    let b = |c: bool| Some(c as u64);
+    Some(match (name, args.len()) {
+        ("float_add", 2) => return fw(f(0) + f(1)),
+        ("float_sub", 2) => return fw(f(0) - f(1)),
+        ("float_mul", 2) => return fw(f(0) * f(1)),
+        ("float_truediv", 2) => return fw(f(0) / f(1)),
+        ("float_py_div", 2) => return fw(py_float_div(f(0), f(1))),
+        ("float_py_mod", 2) => {
+            let (x, y) = (f(0), f(1));
+            let m = x % y;
+            let m = if m != 0.0 {
+                if (y < 0.0) != (m < 0.0) {
+                    m + y
+                } else {
+                    m
+                }
+            } else {
+                0.0f64.copysign(y)
+            };
+            return fw(m);
+        }
+        ("float_neg", 1) => return fw(-f(0)),
+        ("float_abs", 1) => return fw(f(0).abs()),
+        ("float_lt", 2) => return b(f(0) < f(1)),
+        ("float_le", 2) => return b(f(0) <= f(1)),
+        ("float_eq", 2) => return b(f(0) == f(1)),
+        ("float_ne", 2) => return b(f(0) != f(1)),
+        ("float_gt", 2) => return b(f(0) > f(1)),
+        ("float_ge", 2) => return b(f(0) >= f(1)),
+        ("float_is_true", 1) => return b(f(0) != 0.0),
+        ("cast_bool_to_float", 1) | ("cast_int_to_float", 1) => (args[0] as i64 as f64).to_bits(),
+        ("cast_uint_to_float", 1) => (args[0] as f64).to_bits(),
+        // C's conversion, as GenC's cast (saturating where C is undefined).
+        ("cast_float_to_int", 1) => f(0) as i64 as u64,
+        ("cast_float_to_uint", 1) => f(0) as u64,
+        _ => return None,
+    })
+}
+
 /// The unsigned operations of `eval_int`: an Unsigned value is the same
 /// 64-bit word as a Signed one, read as `u64`.
 fn eval_uint(name: &str, args: &[i64]) -> Option<i64> {
@@ -536,6 +582,21 @@ mod tests {
         assert_eq!(eval_int("uint_add", &[max, 1]), Some(0));
         assert_eq!(eval_int("uint_floordiv", &[1, 0]), None);
         assert_eq!(eval_int("cast_uint_to_int", &[max]), Some(-1));
+    }
+
+    #[test]
+    fn float_operations_on_words_follow_python() {
+        let w = |x: f64| x.to_bits();
+        let f = |bits: Option<u64>| f64::from_bits(bits.unwrap());
+        assert_eq!(f(eval_float("float_py_mod", &[w(-7.5), w(2.0)])), 0.5);
+        assert_eq!(f(eval_float("float_py_div", &[w(-7.5), w(2.0)])), -4.0);
+        assert_eq!(
+            eval_float("cast_float_to_int", &[w(-2.7)]),
+            Some(-2i64 as u64)
+        );
+        assert_eq!(f(eval_float("cast_int_to_float", &[-3i64 as u64])), -3.0);
+        assert_eq!(eval_float("float_lt", &[w(1.0), w(2.0)]), Some(1));
+        assert_eq!(eval_float("int_add", &[1, 2]), None);
     }
 
     #[test]

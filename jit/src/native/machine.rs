@@ -213,50 +213,6 @@ fn fatal(kind: &str, message: &str) -> LlError {
     }
 }
 
-/// A float operation on words (a Float is its bits; an int a word); `None`
-/// for a name that is not one.
-pub fn eval_float(name: &str, args: &[u64]) -> Option<u64> {
-    let f = |i: usize| f64::from_bits(args[i]);
-    let fw = |x: f64| Some(x.to_bits());
-    let b = |c: bool| Some(c as u64);
-    Some(match (name, args.len()) {
-        ("float_add", 2) => return fw(f(0) + f(1)),
-        ("float_sub", 2) => return fw(f(0) - f(1)),
-        ("float_mul", 2) => return fw(f(0) * f(1)),
-        ("float_truediv", 2) => return fw(f(0) / f(1)),
-        ("float_py_div", 2) => return fw(rpy_ir::llops::py_float_div(f(0), f(1))),
-        ("float_py_mod", 2) => {
-            let (x, y) = (f(0), f(1));
-            let m = x % y;
-            let m = if m != 0.0 {
-                if (y < 0.0) != (m < 0.0) {
-                    m + y
-                } else {
-                    m
-                }
-            } else {
-                0.0f64.copysign(y)
-            };
-            return fw(m);
-        }
-        ("float_neg", 1) => return fw(-f(0)),
-        ("float_abs", 1) => return fw(f(0).abs()),
-        ("float_lt", 2) => return b(f(0) < f(1)),
-        ("float_le", 2) => return b(f(0) <= f(1)),
-        ("float_eq", 2) => return b(f(0) == f(1)),
-        ("float_ne", 2) => return b(f(0) != f(1)),
-        ("float_gt", 2) => return b(f(0) > f(1)),
-        ("float_ge", 2) => return b(f(0) >= f(1)),
-        ("float_is_true", 1) => return b(f(0) != 0.0),
-        ("cast_bool_to_float", 1) | ("cast_int_to_float", 1) => (args[0] as i64 as f64).to_bits(),
-        ("cast_uint_to_float", 1) => (args[0] as f64).to_bits(),
-        // C's conversion, as GenC's cast (saturating where C is undefined).
-        ("cast_float_to_int", 1) => f(0) as i64 as u64,
-        ("cast_float_to_uint", 1) => f(0) as u64,
-        _ => return None,
-    })
-}
-
 impl<'j> Exec<'j> for NativeExec<'_, 'j> {
     type Value = u64;
 
@@ -312,7 +268,7 @@ impl<'j> Exec<'j> for NativeExec<'_, 'j> {
                     }
                 }
             }
-            NativeOp::Float(name) => eval_float(name, values)
+            NativeOp::Float(name) => rpy_ir::llops::eval_float(name, values)
                 .ok_or_else(|| internal(format!("'{name}' is not a float operation"), "jit"))?,
             NativeOp::Same => v(0),
             NativeOp::LowByte => v(0) & 0xff,

@@ -45,7 +45,7 @@ pub enum NativeOp {
     /// An operation of `llops::eval_int` (Signed, Unsigned, Bool and Char
     /// values are words), by name.
     Int(String),
-    /// A float operation, by name (`machine::eval_float`).
+    /// A float operation, by name (`llops::eval_float`).
     Float(String),
     /// The argument itself (`same_as`, `cast_pointer`, `jit_promote`, and
     /// the casts that keep the word).
@@ -347,8 +347,8 @@ fn lower_op(
             }
         }
         _ if name.starts_with("float_") || name.contains("_float") => {
-            if machine::eval_float(name, &[0, 0]).is_none()
-                && machine::eval_float(name, &[0]).is_none()
+            if rpy_ir::llops::eval_float(name, &[0, 0]).is_none()
+                && rpy_ir::llops::eval_float(name, &[0]).is_none()
             {
                 return Err("not a float operation the JIT runs".into());
             }
