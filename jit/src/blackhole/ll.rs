@@ -4,9 +4,9 @@
 //! from, through `LlMachine::detach`), as is a residual call.
 
 use super::{execute, operand, BlackholeStats, Completion, Exec, Frame};
-use crate::codewriter::jitcode::{Callee, Insn, JitCodes, Operand, Reg};
+use crate::codewriter::jitcode::{Callee, Insn, JitCodes, Operand};
 use crate::metainterp::MetaInterp;
-use crate::warmstate::{HotLoop, WarmState};
+use crate::warmstate::{GreenKey, HotLoop, WarmState};
 use rpy_passes::llinterp::{
     CallHook, CallOutcome, DetachedOp, LlError, LlErrorKind, LlMachine, LlValue,
 };
@@ -14,7 +14,7 @@ use std::io::Write;
 
 /// A jitcode bound to the machine: its operations detached from the
 /// interpreter's graphs, its constants as the interpreter's values.
-pub(crate) struct Bound {
+pub struct Bound {
     pub(crate) ops: Vec<Option<DetachedOp>>,
     pub(crate) constants: Vec<LlValue>,
 }
@@ -32,6 +32,8 @@ pub struct Blackhole<'j> {
     /// A portal call started and has not reached a merge point yet (its
     /// first one counts against `function_threshold`).
     entering: bool,
+    /// The objects compiled loops run on, laid out in memory.
+    pub(crate) mirror: crate::metainterp::mirror::Mirror,
 }
 
 pub(crate) fn internal(message: String, graph: &str) -> LlError {
@@ -71,6 +73,7 @@ impl<'j> Blackhole<'j> {
             warm: WarmState::default(),
             jit: None,
             entering: false,
+            mirror: Default::default(),
         }
     }
 
@@ -101,10 +104,6 @@ impl<'j> Blackhole<'j> {
         Ok(())
     }
 
-    pub(crate) fn new_frame(&self, code: usize, args: Vec<LlValue>, result: Option<Reg>) -> Frame {
-        Frame::new(code, &self.codes.codes[code], args, result, LlValue::Void)
-    }
-
     /// Runs the jitcode of graph `graph` with `args` to its end.
     pub fn run(
         &mut self,
@@ -122,7 +121,8 @@ impl<'j> Blackhole<'j> {
         for c in 0..self.codes.codes.len() {
             self.bind(machine, c)?;
         }
-        let mut frames = vec![self.new_frame(code, args, None)];
+        let jc = &self.codes.codes[code];
+        let mut frames = vec![Frame::new(code, jc, args, None, LlValue::Void)];
         self.entering = true;
         let codes = self.codes;
         let mut world = LlExec {
@@ -144,9 +144,9 @@ impl<'j> Blackhole<'j> {
 }
 
 /// The LLInterpreter as the world jitcodes run in.
-struct LlExec<'a, 'j, 'm> {
-    blackhole: &'a mut Blackhole<'j>,
-    machine: &'a LlMachine<'m>,
+pub(crate) struct LlExec<'a, 'j, 'm> {
+    pub(crate) blackhole: &'a mut Blackhole<'j>,
+    pub(crate) machine: &'a LlMachine<'m>,
 }
 
 impl LlExec<'_, '_, '_> {
@@ -254,7 +254,7 @@ impl<'j> Exec<'j> for LlExec<'_, 'j, '_> {
             _ => return Ok(None),
         };
         let bh = &mut *self.blackhole;
-        let key = crate::warmstate::GreenKey::new(driver, &values);
+        let key = GreenKey::new(driver, &values);
         if entering && bh.warm.portal_entered(&key) {
             if let Some(jit) = bh.jit.as_mut() {
                 jit.hot(key.clone());
@@ -269,7 +269,8 @@ impl<'j> Exec<'j> for LlExec<'_, 'j, '_> {
         let base = frames.len() - 1;
         let mut own = frames.split_off(base);
         let mut jit = bh.jit.take().expect("the meta-interpreter");
-        let done = jit.at_merge_point(bh, self.machine, &mut own, key, &values, reds, out);
+        let greens_text = |greens: &[LlValue]| crate::warmstate::greens_text(greens);
+        let done = jit.at_merge_point(self, &mut own, key, &values, &greens_text, reds, out);
         self.blackhole.jit = Some(jit);
         frames.extend(own);
         done
@@ -280,7 +281,7 @@ impl<'j> Exec<'j> for LlExec<'_, 'j, '_> {
         let bh = &mut *self.blackhole;
         if bh.warm.can_enter_jit(driver, &values) {
             if let Some(jit) = bh.jit.as_mut() {
-                jit.hot(crate::warmstate::GreenKey::new(driver, &values));
+                jit.hot(GreenKey::new(driver, &values));
             }
         }
     }

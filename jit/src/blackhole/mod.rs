@@ -11,9 +11,9 @@
 //! (`ll`, `rpy interp --blackhole/--jit`), or the words and memory of a
 //! translated program (`crate::native`, executables built with `--jit`).
 
-pub mod ll;
+pub(crate) mod ll;
 
-pub(crate) use ll::{internal, switch_key, truthy};
+pub(crate) use ll::internal;
 pub use ll::{run_entry, Blackhole, BlackholeRun};
 
 use crate::codewriter::jitcode::{Bank, CallKind, Callee, Insn, JitCode, JitCodes, Operand, Reg};

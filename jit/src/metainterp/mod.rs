@@ -11,6 +11,7 @@
 //! same machinery into executables, with the x86-64 backend, is the next
 //! step (ARCHITECTURE.md).
 
+pub mod ll;
 pub mod mirror;
 pub mod record;
 pub mod residual;
@@ -19,15 +20,61 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::io::Write;
 
-use rpy_passes::llinterp::{LlError, LlMachine, LlValue};
+use rpy_passes::llinterp::LlError;
 
-use crate::blackhole::{internal, Blackhole, Frame};
+use crate::blackhole::{internal, Frame, Raised};
 use crate::codewriter::jitcode::Operand;
 use crate::interp::{self, Outcome, RunValue};
 use crate::trace::{Header, Trace};
 use crate::warmstate::GreenKey;
-use mirror::Mirror;
-use record::{MergeTarget, Recording, ResumeFrames, Saved, Start};
+pub use ll::LlLoops;
+use mirror::Flavor;
+use record::{MergeTarget, Recording, ResumeFrames, Saved, Start, TraceExec};
+use residual::ResidualSite;
+
+/// How a world compiles traces: its compiled loops, and the values of
+/// its programs.
+pub trait Loops {
+    type Value: Clone;
+    type Loop;
+    fn compile(&mut self, trace: Trace) -> Result<Self::Loop, String>;
+    fn trace_of(code: &Self::Loop) -> &Trace;
+}
+
+/// How compiled loops run from a world `E` and come back to it.
+pub(crate) trait RunLoops<'j, E: TraceExec<'j, Value = Self::Value>>: Loops {
+    /// The inputs of a run, as words, from the world's values.
+    fn enter(
+        &mut self,
+        e: &mut E,
+        header: &Header,
+        values: &[Self::Value],
+    ) -> Result<Vec<RunValue>, String>;
+    /// Runs `code` from `args`; what the run did, and the exception its
+    /// last residual call raised. `log`: the log, when the run is to be
+    /// written there for replay.
+    #[allow(clippy::too_many_arguments)]
+    fn run(
+        &mut self,
+        e: &mut E,
+        code: &Self::Loop,
+        id: usize,
+        args: &[RunValue],
+        sites: &[ResidualSite],
+        log: Option<&mut String>,
+        out: &mut dyn Write,
+    ) -> Result<(Outcome, Option<Raised<Self::Value>>), LlError>;
+    /// The world's objects after a run left the code.
+    fn leave(&mut self, e: &mut E, header: &Header) -> Result<(), String>;
+    /// The world's value of a word a guard saved.
+    fn from_word(
+        &mut self,
+        e: &mut E,
+        header: &Header,
+        bits: u64,
+        flavor: Flavor,
+    ) -> Result<Self::Value, String>;
+}
 
 /// Where compiled loops run. `jit` runs them in the reference trace
 /// interpreter; the backend crate (which depends on this one) provides
@@ -92,6 +139,7 @@ pub struct JitParams {
     pub enable_opts: String,
     /// How often a guard fails before a bridge is traced from it.
     pub trace_eagerness: u32,
+    /// Where the LLInterpreter's world runs its loops.
     pub backend: std::rc::Rc<dyn LoopBackend>,
     /// Whether the log holds each trace's first run, for replay
     /// ([`crate::replay`]); off unless a log is written, as it costs a walk
@@ -168,21 +216,22 @@ pub struct JitStats {
 }
 
 /// A compiled trace: a loop, or a bridge from a guard of another.
-struct Compiled {
-    code: Box<dyn RunnableLoop>,
-    resumes: Vec<ResumeFrames>,
+struct Compiled<L: Loops> {
+    code: L::Loop,
+    resumes: Vec<ResumeFrames<L::Value>>,
     /// How often each guard (by resume index) failed.
     failures: Vec<u32>,
     /// The bridges attached to guards, by resume index.
     bridges: HashMap<usize, usize>,
     /// For a bridge: the merge point it ends at.
-    end: Option<MergeTarget>,
+    end: Option<MergeTarget<L::Value>>,
     /// Whether its first run is in the log (see [`crate::replay`]).
     run_logged: bool,
 }
 
-/// The meta-interpreter's state over one run.
-pub struct MetaInterp {
+/// The meta-interpreter's state over one run, in a world whose loops are
+/// `L`.
+pub struct MetaInterp<L: Loops = LlLoops> {
     pub params: JitParams,
     pub stats: JitStats,
     /// The keys that got hot and wait for their next merge point.
@@ -194,14 +243,14 @@ pub struct MetaInterp {
     failed_attempts: HashMap<GreenKey, u32>,
     /// Guards (trace, resume index) whose bridge was given up.
     given_up_guards: HashSet<(usize, usize)>,
-    compiled: Vec<Compiled>,
+    compiled: Vec<Compiled<L>>,
     /// The trace entered at each key's merge point.
     loops: HashMap<GreenKey, usize>,
     /// The keys of `loops`.
     loop_keys: HashSet<GreenKey>,
-    mirror: Mirror,
+    world: L,
     /// The residual calls of every trace, by the index their descrs name.
-    sites: Vec<residual::ResidualSite>,
+    sites: Vec<ResidualSite>,
     header: Option<Header>,
     /// The JIT log: each trace as recorded and as optimized, in the text
     /// syntax of `rpy trace`, and each abort.
@@ -209,20 +258,30 @@ pub struct MetaInterp {
 }
 
 /// What a run of compiled code left the blackhole to do.
-enum Exit {
+enum Exit<V> {
     /// Go on from these frames.
-    Frames(Vec<Frame>),
+    Frames(Vec<Frame<V>>),
     /// A guard of trace `.0` with resume index `.1` failed often: trace a
     /// bridge from the frames it saved.
-    Bridge(usize, usize, Vec<Frame>),
+    Bridge(usize, usize, Vec<Frame<V>>),
     /// A residual call raised (its `guard_no_exception` failed): the
     /// exception is to be raised in these frames, by the call their top
     /// one just ran.
-    Raised(Vec<Frame>, LlValue, LlValue),
+    Raised(Vec<Frame<V>>, V, V),
 }
 
-impl MetaInterp {
-    pub fn new(params: JitParams) -> MetaInterp {
+impl MetaInterp<LlLoops> {
+    /// The meta-interpreter of the LLInterpreter's world.
+    pub fn new(params: JitParams) -> MetaInterp<LlLoops> {
+        let loops = LlLoops {
+            backend: params.backend.clone(),
+        };
+        MetaInterp::with_loops(params, loops)
+    }
+}
+
+impl<L: Loops> MetaInterp<L> {
+    pub fn with_loops(params: JitParams, world: L) -> MetaInterp<L> {
         MetaInterp {
             params,
             stats: JitStats::default(),
@@ -233,7 +292,7 @@ impl MetaInterp {
             compiled: Vec::new(),
             loops: HashMap::new(),
             loop_keys: HashSet::new(),
-            mirror: Mirror::default(),
+            world,
             sites: Vec::new(),
             header: None,
             log: String::new(),
@@ -241,7 +300,7 @@ impl MetaInterp {
     }
 
     /// The key got hot at `can_enter_jit`.
-    pub(crate) fn hot(&mut self, key: GreenKey) {
+    pub fn hot(&mut self, key: GreenKey) {
         if !self.given_up.contains(&key) && !self.loops.contains_key(&key) {
             self.pending.insert(key);
         }
@@ -249,88 +308,13 @@ impl MetaInterp {
 
     /// Whether any merge point may matter: a loop is compiled or a key
     /// is hot (else the blackhole does not even make keys).
-    pub(crate) fn has_work(&self) -> bool {
+    pub fn has_work(&self) -> bool {
         !self.loops.is_empty() || !self.pending.is_empty()
     }
 
     /// Whether the merge point of `key` enters a loop or starts tracing.
-    pub(crate) fn wants(&self, key: &GreenKey) -> bool {
+    pub fn wants(&self, key: &GreenKey) -> bool {
         self.loops.contains_key(key) || self.pending.contains(key)
-    }
-
-    /// The portal just ran its merge point with `greens` and `reds`
-    /// (`frames` holds its frame only): enters the key's loop, or traces it
-    /// when it is hot. An exception the frames must raise (the call their
-    /// top one just ran raised it) comes back.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn at_merge_point(
-        &mut self,
-        blackhole: &Blackhole<'_>,
-        machine: &LlMachine<'_>,
-        frames: &mut Vec<Frame>,
-        key: GreenKey,
-        greens: &[LlValue],
-        reds: &[Operand],
-        out: &mut dyn Write,
-    ) -> Result<Option<(LlValue, LlValue)>, LlError> {
-        if let Some(&id) = self.loops.get(&key) {
-            let mut values = Vec::new();
-            for r in reds {
-                if let Operand::Reg(r) = r {
-                    values.push(frames[0].banks[r.bank as usize][r.index as usize].clone());
-                }
-            }
-            match self.enter(blackhole, machine, id, &values, out)? {
-                Exit::Frames(rebuilt) => *frames = rebuilt,
-                Exit::Bridge(parent, guard, rebuilt) => {
-                    *frames = rebuilt;
-                    return self.trace_bridge(blackhole, machine, frames, parent, guard, out);
-                }
-                Exit::Raised(rebuilt, etype, evalue) => {
-                    *frames = rebuilt;
-                    return Ok(Some((etype, evalue)));
-                }
-            }
-            return Ok(None);
-        }
-        if !self.pending.remove(&key) {
-            return Ok(None);
-        }
-        let header = self.header(machine);
-        let recording = record::record(
-            blackhole,
-            machine,
-            frames,
-            Start::Loop {
-                key: &key,
-                reds,
-                compiled: &self.loop_keys,
-            },
-            &mut self.mirror,
-            &mut self.sites,
-            header,
-            self.params.trace_limit,
-            out,
-        )?;
-        let what = format!(
-            "loop {} [{}]",
-            key.driver(),
-            crate::warmstate::greens_text(greens).join(", ")
-        );
-        let raised = recording.raised();
-        if let Some(id) = self.compile(recording, &what, false) {
-            self.loop_keys.insert(key.clone());
-            self.loops.insert(key, id);
-        } else {
-            // Tried again when the key gets hot again, a while later: a
-            // trace that aborts may take another path next time.
-            let failed = self.failed_attempts.entry(key.clone()).or_insert(0);
-            *failed += 1;
-            if *failed >= TRACE_ATTEMPTS {
-                self.given_up.insert(key);
-            }
-        }
-        Ok(raised)
     }
 
     /// The log, then `counts`, then the header its traces name (what
@@ -348,15 +332,93 @@ impl MetaInterp {
         )
     }
 
-    fn header(&mut self, machine: &LlMachine<'_>) -> Header {
+    /// The portal just ran its merge point with `greens` (`frames` holds
+    /// its frame only): enters the key's loop, or traces it when it is
+    /// hot. An exception the frames must raise (the call their top one
+    /// just ran raised it) comes back.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn at_merge_point<'j, E>(
+        &mut self,
+        e: &mut E,
+        frames: &mut Vec<Frame<E::Value>>,
+        key: GreenKey,
+        greens: &[E::Value],
+        greens_text: &dyn Fn(&[E::Value]) -> Vec<String>,
+        reds: &[Operand],
+        out: &mut dyn Write,
+    ) -> Result<Option<Raised<E::Value>>, LlError>
+    where
+        E: TraceExec<'j, Value = L::Value>,
+        L: RunLoops<'j, E>,
+    {
+        if let Some(&id) = self.loops.get(&key) {
+            let mut values = Vec::new();
+            for r in reds {
+                if let Operand::Reg(r) = r {
+                    values.push(frames[0].get(*r).clone());
+                }
+            }
+            match self.enter(e, id, &values, out)? {
+                Exit::Frames(rebuilt) => *frames = rebuilt,
+                Exit::Bridge(parent, guard, rebuilt) => {
+                    *frames = rebuilt;
+                    return self.trace_bridge(e, frames, parent, guard, out);
+                }
+                Exit::Raised(rebuilt, etype, evalue) => {
+                    *frames = rebuilt;
+                    return Ok(Some((etype, evalue)));
+                }
+            }
+            return Ok(None);
+        }
+        if !self.pending.remove(&key) {
+            return Ok(None);
+        }
+        let header = self.header(e);
+        let recording = record::record(
+            e,
+            frames,
+            Start::Loop {
+                key: &key,
+                reds,
+                compiled: &self.loop_keys,
+            },
+            &mut self.sites,
+            header,
+            self.params.trace_limit,
+            out,
+        )?;
+        let what = format!("loop {} [{}]", key.driver(), greens_text(greens).join(", "));
+        let raised = recording.raised();
+        if let Some(id) = self.compile(recording, &what, false) {
+            self.loop_keys.insert(key.clone());
+            self.loops.insert(key, id);
+        } else {
+            // Tried again when the key gets hot again, a while later: a
+            // trace that aborts may take another path next time.
+            let failed = self.failed_attempts.entry(key.clone()).or_insert(0);
+            *failed += 1;
+            if *failed >= TRACE_ATTEMPTS {
+                self.given_up.insert(key);
+            }
+        }
+        Ok(raised)
+    }
+
+    fn header<'j, E: TraceExec<'j>>(&mut self, e: &E) -> Header {
         self.header
-            .get_or_insert_with(|| Header::of_program(machine.container_types()))
+            .get_or_insert_with(|| e.program_header())
             .clone()
     }
 
     /// Optimizes and compiles a recorded trace, logging both; its index,
     /// or `None` when recording, optimizing or compiling gave up.
-    fn compile(&mut self, recording: Recording, what: &str, bridge: bool) -> Option<usize> {
+    fn compile(
+        &mut self,
+        recording: Recording<L::Value>,
+        what: &str,
+        bridge: bool,
+    ) -> Option<usize> {
         let recorded = match recording {
             Recording::Aborted(why) | Recording::AbortedRaising(why, ..) => {
                 self.stats.aborts += 1;
@@ -386,7 +448,7 @@ impl MetaInterp {
         );
         // The header grew with the descrs the trace named.
         self.header = Some((*trace.header).clone());
-        match self.params.backend.compile(trace) {
+        match self.world.compile(trace) {
             Ok(code) => {
                 if bridge {
                     self.stats.bridges += 1;
@@ -413,26 +475,27 @@ impl MetaInterp {
 
     /// Traces a bridge from the frames guard `guard` of trace `parent`
     /// saved (the frames stand there) and attaches it.
-    fn trace_bridge(
+    fn trace_bridge<'j, E>(
         &mut self,
-        blackhole: &Blackhole<'_>,
-        machine: &LlMachine<'_>,
-        frames: &mut Vec<Frame>,
+        e: &mut E,
+        frames: &mut Vec<Frame<E::Value>>,
         parent: usize,
         guard: usize,
         out: &mut dyn Write,
-    ) -> Result<Option<(LlValue, LlValue)>, LlError> {
-        let header = self.header(machine);
+    ) -> Result<Option<Raised<E::Value>>, LlError>
+    where
+        E: TraceExec<'j, Value = L::Value>,
+        L: RunLoops<'j, E>,
+    {
+        let header = self.header(e);
         let saved = self.compiled[parent].resumes[guard].clone();
         let recording = record::record(
-            blackhole,
-            machine,
+            e,
             frames,
             Start::Bridge {
                 saved: &saved,
                 compiled: &self.loop_keys,
             },
-            &mut self.mirror,
             &mut self.sites,
             header,
             self.params.trace_limit,
@@ -454,59 +517,30 @@ impl MetaInterp {
     /// Runs trace `id` from the reds `values` (and on through the bridges
     /// of its guards and the loops they reach) until a guard with no bridge
     /// fails; the frames to go on from.
-    fn enter(
+    fn enter<'j, E>(
         &mut self,
-        blackhole: &Blackhole<'_>,
-        machine: &LlMachine<'_>,
+        e: &mut E,
         mut id: usize,
-        values: &[LlValue],
+        values: &[E::Value],
         out: &mut dyn Write,
-    ) -> Result<Exit, LlError> {
+    ) -> Result<Exit<E::Value>, LlError>
+    where
+        E: TraceExec<'j, Value = L::Value>,
+        L: RunLoops<'j, E>,
+    {
         let fail = |e: String| internal(format!("compiled code: {e}"), "jit");
-        let header = self.compiled[id].code.trace().header.clone();
-        self.mirror.sync_in(&header, values).map_err(fail)?;
-        let mut args: Vec<RunValue> = values
-            .iter()
-            .map(|v| self.mirror.to_run(&header, v))
-            .collect::<Result<_, _>>()
-            .map_err(fail)?;
+        let header = L::trace_of(&self.compiled[id].code).header.clone();
+        let mut args = self.world.enter(e, &header, values).map_err(fail)?;
         self.stats.loop_entries += 1;
         loop {
             let compiled = &mut self.compiled[id];
-            let run_header = compiled.code.trace().header.clone();
-            let mut runner = residual::Runner {
-                machine,
-                blackhole,
-                out: &mut *out,
-                sites: &self.sites,
-                map: &mut self.mirror.map,
-                header: &run_header,
-                pending: None,
-                error: None,
-            };
-            // The first run's inputs, written before it changes them.
-            let first_run = (self.params.log_runs && !compiled.run_logged).then(|| {
+            let log = (self.params.log_runs && !compiled.run_logged).then(|| {
                 compiled.run_logged = true;
-                crate::replay::inputs_text(compiled.code.trace(), &self.mirror.heap, &args)
+                &mut self.log
             });
-            let outcome = compiled.code.run(&args, &mut self.mirror.heap, &mut runner);
-            if let Some(e) = runner.error {
-                return Err(e);
-            }
-            let raised = runner.pending;
-            if let Some(inputs) = first_run {
-                let header_text = crate::text::print_header(&run_header);
-                let lines = crate::replay::run_lines(
-                    id,
-                    compiled.code.trace(),
-                    &header_text,
-                    inputs,
-                    &self.mirror.heap,
-                    &args,
-                    &outcome,
-                );
-                self.log.push_str(&lines);
-            }
+            let (outcome, raised) =
+                self.world
+                    .run(e, &compiled.code, id, &args, &self.sites, log, out)?;
             match outcome {
                 Outcome::GuardFailed {
                     guard,
@@ -524,8 +558,8 @@ impl MetaInterp {
                         self.stats.residual_raises += 1;
                         // No bridge starts from a raising call: the
                         // blackhole takes the exception from here.
-                        let frames = self.rebuild(blackhole, machine, id, index, &saved)?;
-                        self.mirror.sync_out(machine, &header).map_err(fail)?;
+                        let frames = self.rebuild(e, id, index, &saved)?;
+                        self.world.leave(e, &header).map_err(fail)?;
                         return Ok(Exit::Raised(frames, etype, evalue));
                     }
                     if let Some(&bridge) = compiled.bridges.get(&index) {
@@ -536,8 +570,8 @@ impl MetaInterp {
                     compiled.failures[index] += 1;
                     let wants_bridge = compiled.failures[index] >= self.params.trace_eagerness
                         && !self.given_up_guards.contains(&(id, index));
-                    let frames = self.rebuild(blackhole, machine, id, index, &saved)?;
-                    self.mirror.sync_out(machine, &header).map_err(fail)?;
+                    let frames = self.rebuild(e, id, index, &saved)?;
+                    self.world.leave(e, &header).map_err(fail)?;
                     return Ok(if wants_bridge {
                         Exit::Bridge(id, index, frames)
                     } else {
@@ -563,20 +597,24 @@ impl MetaInterp {
 
     /// The frames guard `index` of trace `id` saved, from the values it
     /// handed back.
-    fn rebuild(
+    fn rebuild<'j, E>(
         &mut self,
-        blackhole: &Blackhole<'_>,
-        machine: &LlMachine<'_>,
+        e: &mut E,
         id: usize,
         index: usize,
         saved: &[RunValue],
-    ) -> Result<Vec<Frame>, LlError> {
+    ) -> Result<Vec<Frame<E::Value>>, LlError>
+    where
+        E: TraceExec<'j, Value = L::Value>,
+        L: RunLoops<'j, E>,
+    {
         let fail = |e: String| internal(format!("compiled code: {e}"), "jit");
         let compiled = &self.compiled[id];
-        let header = compiled.code.trace().header.clone();
+        let header = L::trace_of(&compiled.code).header.clone();
         let mut rebuilt = Vec::new();
         for snapshot in &compiled.resumes[index] {
-            let mut frame = blackhole.new_frame(snapshot.code, Vec::new(), snapshot.result);
+            let jc = &e.codes().codes[snapshot.code];
+            let mut frame = Frame::new(snapshot.code, jc, Vec::new(), snapshot.result, e.void());
             frame.pc = snapshot.pc;
             for (reg, s) in &snapshot.registers {
                 let v = match s {
@@ -585,12 +623,12 @@ impl MetaInterp {
                         let word = saved
                             .get(*i)
                             .ok_or_else(|| fail(format!("no saved value {i}")))?;
-                        self.mirror
-                            .to_ll(machine, &header, word.bits(), *flavor)
+                        self.world
+                            .from_word(e, &header, word.bits(), *flavor)
                             .map_err(fail)?
                     }
                 };
-                frame.banks[reg.bank as usize][reg.index as usize] = v;
+                frame.set(*reg, v);
             }
             rebuilt.push(frame);
         }

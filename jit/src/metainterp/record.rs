@@ -23,63 +23,106 @@ use std::io::Write;
 use std::sync::Arc;
 
 use rpy_ir::lltype::STR;
-use rpy_passes::llinterp::{LlError, LlMachine, LlValue};
+use rpy_passes::llinterp::LlError;
 
-use super::mirror::{Flavor, Mirror};
+use super::mirror::Flavor;
 use super::residual::{ResidualSite, ResidualTarget};
-use crate::blackhole::{internal, switch_key, truthy, Blackhole, Frame};
+use crate::blackhole::{internal, operand, Completion, Exec, Frame, Operands};
 use crate::codewriter::immutable::ImmutableFields;
-use crate::codewriter::jitcode::{CallKind, Callee, Insn, Operand, Reg};
+use crate::codewriter::jitcode::{Bank, CallKind, Callee, Insn, Operand, Reg};
 use crate::interp::RunValue;
 use crate::trace::{opc, BoxInfo, DescrId, Header, Kind, Op, ResidualCall, Trace, Value, OPS};
 use crate::warmstate::GreenKey;
 
+/// What the tracer needs of the world the jitcodes run in, beyond running
+/// them: how the trace sees the world's values.
+pub(crate) trait TraceExec<'j>: Exec<'j> {
+    /// The word `v` is in memory, as a trace value of `kind`; an error
+    /// when the trace cannot hold it as a constant.
+    fn to_trace(
+        &mut self,
+        header: &Header,
+        v: &Self::Value,
+        kind: Kind,
+    ) -> Result<RunValue, String>;
+    /// What a register of `bank` holding `v` is, to rebuild it from a
+    /// word (`None`: nothing was ever written to it).
+    fn flavor(&self, v: &Self::Value, bank: Bank) -> Option<Flavor>;
+    /// The identity of the object `v` points to.
+    fn object_id(&self, v: &Self::Value) -> Option<usize>;
+    /// The array type of `v`, operand 0 of operation `at` of jitcode
+    /// `code`.
+    fn array_type(&self, code: usize, at: usize, v: &Self::Value) -> Result<String, String>;
+    fn graph_name(&self, graph: u32) -> String;
+    /// The kind of constant `index` of jitcode `code`.
+    fn constant_kind(&self, code: usize, index: u16) -> Kind;
+    fn green_key(&self, driver: &str, greens: &[Self::Value]) -> GreenKey;
+    /// The header that declares the program's types (a type's id is the
+    /// one its objects' GC headers hold).
+    fn program_header(&self) -> Header;
+    /// Whether the collector may move the object `v` points to (a trace
+    /// constant must stay where it is).
+    fn may_move(&self, v: &Self::Value) -> bool;
+    /// Makes the objects the frames reach stay where they are, before
+    /// their pointers become trace constants.
+    fn settle(&mut self, frames: &mut [Frame<Self::Value>]) -> Result<(), LlError>;
+}
+
+/// The kind of trace box a register of `bank` becomes.
+pub(crate) fn bank_kind(bank: Bank) -> Kind {
+    match bank {
+        Bank::Int => Kind::Int,
+        Bank::Ref => Kind::Ref,
+        Bank::Float => Kind::Float,
+    }
+}
+
 /// What a register holds when a guard fails: a fail arg (by index, and
 /// what kind of interpreter value its word is) or a constant.
 #[derive(Clone, Debug)]
-pub enum Saved {
+pub enum Saved<V> {
     Arg(usize, Flavor),
-    Const(LlValue),
+    Const(V),
 }
 
 /// One frame as a guard saves it.
 #[derive(Clone, Debug)]
-pub struct FrameSnapshot {
+pub struct FrameSnapshot<V> {
     pub code: usize,
     /// Where the frame goes on: for the guarding frame, the branch the
     /// guard stands for (run again, now going the other way).
     pub pc: usize,
     pub result: Option<Reg>,
-    pub registers: Vec<(Reg, Saved)>,
+    pub registers: Vec<(Reg, Saved<V>)>,
 }
 
 /// The frames a guard saves, outermost first.
-pub type ResumeFrames = Vec<FrameSnapshot>;
+pub type ResumeFrames<V> = Vec<FrameSnapshot<V>>;
 
 /// A trace that closed its loop or reached its merge point, with its
 /// guards' resume data.
-pub struct Recorded {
+pub struct Recorded<V> {
     pub trace: Trace,
-    pub resumes: Vec<ResumeFrames>,
+    pub resumes: Vec<ResumeFrames<V>>,
     /// For a bridge: where it ends.
-    pub end: Option<MergeTarget>,
+    pub end: Option<MergeTarget<V>>,
 }
 
 /// How recording ended.
-pub enum Recording {
-    Closed(Recorded),
+pub enum Recording<V> {
+    Closed(Recorded<V>),
     /// Tracing gave up (why); the frames stand where it stopped, and the
     /// blackhole goes on from there.
     Aborted(String),
     /// Tracing gave up after a residual call raised: the blackhole goes on
     /// by raising the exception (type, value) in the frames, where the
     /// call their top one ran.
-    AbortedRaising(String, LlValue, LlValue),
+    AbortedRaising(String, V, V),
 }
 
-impl Recording {
+impl<V: Clone> Recording<V> {
     /// The exception a recording that gave up leaves to raise.
-    pub fn raised(&self) -> Option<(LlValue, LlValue)> {
+    pub fn raised(&self) -> Option<(V, V)> {
         match self {
             Recording::AbortedRaising(_, etype, evalue) => Some((etype.clone(), evalue.clone())),
             _ => None,
@@ -91,44 +134,30 @@ impl Recording {
 /// trace is given up.
 pub const DEFAULT_TRACE_LIMIT: usize = 6000;
 
-struct Tracer<'m> {
+struct Tracer<'m, V> {
     header: Header,
     boxes: Vec<BoxInfo>,
     ops: Vec<Op>,
-    resumes: Vec<ResumeFrames>,
+    resumes: Vec<ResumeFrames<V>>,
     /// Per frame, per bank, per register: what the trace knows of it.
     known: Vec<[Vec<Value>; 3]>,
-    mirror: &'m mut Mirror,
     immutable: &'m ImmutableFields,
     /// The objects read through a `f[*]` field (see [`ImmutableFields`]):
     /// their own reads fold.
     deep: HashSet<usize>,
+    /// A constant was made of an object the collector may move.
+    moving: bool,
 }
 
-fn kind_of(v: &LlValue) -> Kind {
-    match v {
-        LlValue::Float(_) => Kind::Float,
-        LlValue::Ptr(_) => Kind::Ref,
-        LlValue::Void => Kind::Void,
-        _ => Kind::Int,
-    }
-}
+const BANKS: [Bank; 3] = [Bank::Int, Bank::Ref, Bank::Float];
 
-/// The identity of the object a value points to.
-fn object_id(v: &LlValue) -> Option<usize> {
-    match v {
-        LlValue::Ptr(Some(o)) => Some(std::rc::Rc::as_ptr(o) as *const u8 as usize),
-        _ => None,
-    }
-}
-
-impl Tracer<'_> {
-    fn is_deep(&self, v: &LlValue) -> bool {
-        object_id(v).is_some_and(|id| self.deep.contains(&id))
+impl<V: Clone> Tracer<'_, V> {
+    fn is_deep<'j, E: TraceExec<'j, Value = V>>(&self, e: &E, v: &V) -> bool {
+        e.object_id(v).is_some_and(|id| self.deep.contains(&id))
     }
 
-    fn mark_deep(&mut self, v: &LlValue) {
-        if let Some(id) = object_id(v) {
+    fn mark_deep<'j, E: TraceExec<'j, Value = V>>(&mut self, e: &E, v: &V) {
+        if let Some(id) = e.object_id(v) {
             self.deep.insert(id);
         }
     }
@@ -140,9 +169,17 @@ impl Tracer<'_> {
         Value::Box(self.boxes.len() - 1)
     }
 
-    /// The trace constant of an interpreter value: its word in memory.
-    fn constant(&mut self, v: &LlValue) -> Result<Value, String> {
-        Ok(match self.mirror.to_run(&self.header, v)? {
+    /// The trace constant of a value of `kind`: its word in memory.
+    fn constant<'j, E: TraceExec<'j, Value = V>>(
+        &mut self,
+        e: &mut E,
+        v: &V,
+        kind: Kind,
+    ) -> Result<Value, String> {
+        if kind == Kind::Ref && e.may_move(v) {
+            self.moving = true;
+        }
+        Ok(match e.to_trace(&self.header, v, kind)? {
             RunValue::Int(n) => Value::Int(n),
             RunValue::Float(x) => Value::float(x),
             RunValue::Ref(0) => Value::NullPtr,
@@ -152,32 +189,40 @@ impl Tracer<'_> {
 
     /// Records `name(args)` whose concrete result is `result`; a pure
     /// operation of constants is folded to the result instead.
-    fn record(
+    fn record<'j, E: TraceExec<'j, Value = V>>(
         &mut self,
+        e: &mut E,
         name: &str,
         args: Vec<Value>,
         descr: Option<DescrId>,
-        result: &LlValue,
+        result: &V,
     ) -> Result<Value, String> {
-        let opcode = opc(name);
-        let info = &OPS[opcode];
+        let info = &OPS[opc(name)];
         if info.pure && args.iter().all(|a| a.is_const()) {
-            return self.constant(result);
+            return self.constant(e, result, info.result);
         }
-        let out = (info.result != Kind::Void).then(|| self.new_box(info.result));
+        Ok(self.emit(name, args, descr))
+    }
+
+    /// Records `name(args)`, folded or not; its result (`0` for none).
+    fn emit(&mut self, name: &str, args: Vec<Value>, descr: Option<DescrId>) -> Value {
+        let opcode = opc(name);
+        let kind = OPS[opcode].result;
+        let out = (kind != Kind::Void).then(|| self.new_box(kind));
         let mut op = Op::new(opcode, args, out.and_then(Value::as_box));
         op.descr = descr;
         self.ops.push(op);
-        Ok(out.unwrap_or(Value::Int(0)))
+        out.unwrap_or(Value::Int(0))
     }
 
     /// Records a guard whose failure resumes `frames` with the top one at
     /// `pc`.
-    fn guard(
+    fn guard<'j, E: TraceExec<'j, Value = V>>(
         &mut self,
+        e: &E,
         name: &str,
         args: Vec<Value>,
-        frames: &[Frame],
+        frames: &[Frame<V>],
         pc: usize,
     ) -> Result<(), String> {
         let index = self.resumes.len();
@@ -186,17 +231,13 @@ impl Tracer<'_> {
         let mut snapshot = Vec::with_capacity(frames.len());
         for (depth, (frame, known)) in frames.iter().zip(&self.known).enumerate() {
             let mut registers = Vec::new();
-            for bank in 0..3 {
+            for (bank, kind) in BANKS.iter().enumerate() {
                 for (k, v) in frame.banks[bank].iter().enumerate() {
-                    let Some(flavor) = Flavor::of_value(v) else {
+                    let Some(flavor) = e.flavor(v, *kind) else {
                         continue;
                     };
                     let reg = Reg {
-                        bank: [
-                            crate::codewriter::jitcode::Bank::Int,
-                            crate::codewriter::jitcode::Bank::Ref,
-                            crate::codewriter::jitcode::Bank::Float,
-                        ][bank],
+                        bank: *kind,
                         index: k as u16,
                     };
                     let saved = match known[bank][k] {
@@ -236,14 +277,15 @@ impl Tracer<'_> {
     /// resumes after the call, where the exception is raised); the
     /// result's box.
     #[allow(clippy::too_many_arguments)]
-    fn residual_call(
+    fn residual_call<'j, E: TraceExec<'j, Value = V>>(
         &mut self,
+        e: &mut E,
         sites: &mut Vec<ResidualSite>,
         site: ResidualSite,
         known: Vec<Value>,
-        result: &LlValue,
+        result: &V,
         pure: bool,
-        frames: &[Frame],
+        frames: &[Frame<V>],
         at: usize,
     ) -> Result<Value, String> {
         let index = match sites
@@ -293,14 +335,14 @@ impl Tracer<'_> {
             true => format!("call_pure_{suffix}"),
             false => format!("call_{suffix}"),
         };
-        let k = self.record(&opname, args, Some(descr), result)?;
+        let k = self.record(e, &opname, args, Some(descr), result)?;
         if can_raise {
-            self.guard("guard_no_exception", Vec::new(), frames, at + 1)?;
+            self.guard(e, "guard_no_exception", Vec::new(), frames, at + 1)?;
         }
         Ok(k)
     }
 
-    fn set(&mut self, frames: &mut [Frame], r: Reg, concrete: LlValue, known: Value) {
+    fn set(&mut self, frames: &mut [Frame<V>], r: Reg, concrete: V, known: Value) {
         let top = frames.len() - 1;
         frames[top].banks[r.bank as usize][r.index as usize] = concrete;
         self.known[top][r.bank as usize][r.index as usize] = known;
@@ -308,7 +350,7 @@ impl Tracer<'_> {
 }
 
 /// Where recording starts.
-pub(crate) enum Start<'a> {
+pub(crate) enum Start<'a, V> {
     /// At the portal's merge point of `key`, just run (the portal's frame,
     /// the only one, stands after it): the reds are the inputs, and the
     /// trace is a loop that closes when the key comes back, or that ends
@@ -324,20 +366,20 @@ pub(crate) enum Start<'a> {
     /// bridge that ends at a merge point whose key has a loop (the
     /// original's `reached_loop_header`).
     Bridge {
-        saved: &'a ResumeFrames,
+        saved: &'a ResumeFrames<V>,
         compiled: &'a HashSet<GreenKey>,
     },
 }
 
 /// Where a bridge ends: the portal's merge point, its greens and reds.
 #[derive(Clone, Debug)]
-pub struct MergeTarget {
+pub struct MergeTarget<V> {
     pub key: GreenKey,
     /// The portal's jitcode and the merge point's index in it.
     pub code: usize,
     pub pc: usize,
     /// The green registers and their values.
-    pub greens: Vec<(Reg, LlValue)>,
+    pub greens: Vec<(Reg, V)>,
     /// The red registers, in the order of the bridge's `finish`.
     pub reds: Vec<(Reg, Flavor)>,
 }
@@ -345,34 +387,36 @@ pub struct MergeTarget {
 /// Records from `start` until the loop closes, the bridge reaches a merge
 /// point, or tracing gives up.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn record(
-    blackhole: &Blackhole<'_>,
-    machine: &LlMachine<'_>,
-    frames: &mut Vec<Frame>,
-    start: Start<'_>,
-    mirror: &mut Mirror,
+pub(crate) fn record<'j, E: TraceExec<'j>>(
+    e: &mut E,
+    frames: &mut Vec<Frame<E::Value>>,
+    start: Start<'_, E::Value>,
     sites: &mut Vec<ResidualSite>,
     header: Header,
     trace_limit: usize,
     out: &mut dyn Write,
-) -> Result<Recording, LlError> {
-    let codes = blackhole.codes;
+) -> Result<Recording<E::Value>, LlError> {
+    let codes = e.codes();
     let mut t = Tracer {
         header,
         boxes: Vec::new(),
         ops: Vec::new(),
         resumes: Vec::new(),
         known: Vec::new(),
-        mirror,
         immutable: &codes.immutable,
         deep: HashSet::new(),
+        moving: false,
     };
+    e.settle(frames)?;
     // Every register starts as what it holds, but the inputs.
     for frame in frames.iter() {
         let mut known = [Vec::new(), Vec::new(), Vec::new()];
         for (bank, values) in frame.banks.iter().enumerate() {
             for v in values {
-                known[bank].push(t.constant(v).map_err(|e| internal(e, "tracer"))?);
+                let c = t
+                    .constant(e, v, bank_kind(BANKS[bank]))
+                    .map_err(|m| internal(m, "tracer"))?;
+                known[bank].push(c);
             }
         }
         t.known.push(known);
@@ -382,8 +426,7 @@ pub(crate) fn record(
         Start::Loop { reds, .. } => {
             for r in reds.iter() {
                 if let Operand::Reg(r) = r {
-                    let v = &frames[0].banks[r.bank as usize][r.index as usize];
-                    let b = t.new_box(kind_of(v));
+                    let b = t.new_box(bank_kind(r.bank));
                     t.known[0][r.bank as usize][r.index as usize] = b;
                     inputs.push(b.as_box().expect("a box"));
                 }
@@ -420,7 +463,7 @@ pub(crate) fn record(
     }
     // Tracing gives up before the instruction at `at` runs: the
     // blackhole runs it.
-    let abort = |frames: &mut Vec<Frame>, at: usize, why: String| {
+    let abort = |frames: &mut Vec<Frame<E::Value>>, at: usize, why: String| {
         let top = frames.len() - 1;
         frames[top].pc = at;
         Ok(Recording::Aborted(why))
@@ -434,57 +477,62 @@ pub(crate) fn record(
                 format!("the trace is longer than trace_limit ({trace_limit})"),
             );
         }
+        if t.moving {
+            // The last instruction ran and made a constant of an object
+            // the collector may move: the frames stand after it.
+            return Ok(Recording::Aborted(
+                "a constant of an object the collector may move".into(),
+            ));
+        }
         let depth = frames.len() - 1;
-        let frame = &mut frames[depth];
-        let jc = &codes.codes[frame.code];
-        let bound = blackhole.bound[frame.code]
-            .as_ref()
-            .expect("bound before it runs");
-        let at = frame.pc;
+        let code = frames[depth].code;
+        let jc = &codes.codes[code];
+        let at = frames[depth].pc;
         let Some(insn) = jc.code.get(at) else {
             return Err(internal(
                 format!("ran off the end of jitcode {}", jc.name),
                 &jc.name,
             ));
         };
-        frame.pc += 1;
+        frames[depth].pc += 1;
         let fail = |m: String| internal(m, &jc.name);
         // The value and the trace's knowledge of an operand.
-        let get = |frames: &[Frame], known: &[[Vec<Value>; 3]], o: &Operand| -> LlValue {
-            let _ = known;
-            match o {
-                Operand::Reg(r) => frames[depth].banks[r.bank as usize][r.index as usize].clone(),
-                Operand::Const(i) => bound.constants[*i as usize].clone(),
-            }
+        let get = |e: &E, frames: &[Frame<E::Value>], o: &Operand| -> E::Value {
+            operand(e, &frames[depth], o)
         };
-        let know = |t: &mut Tracer, frames: &[Frame], o: &Operand| -> Result<Value, LlError> {
+        let know = |t: &mut Tracer<E::Value>,
+                    e: &mut E,
+                    frames: &[Frame<E::Value>],
+                    o: &Operand|
+         -> Result<Value, LlError> {
             match o {
                 Operand::Reg(r) => Ok(t.known[depth][r.bank as usize][r.index as usize]),
-                Operand::Const(_) => t
-                    .constant(&get(frames, &t.known, o))
-                    .map_err(|e| internal(e, &jc.name)),
+                Operand::Const(i) => {
+                    let v = e.constant(code, *i);
+                    let kind = e.constant_kind(code, *i);
+                    let _ = frames;
+                    t.constant(e, &v, kind).map_err(|m| internal(m, &jc.name))
+                }
             }
         };
+        let result_kind = |r: &Option<Reg>| r.map_or(Kind::Void, |r| bank_kind(r.bank));
         match insn {
             Insn::Op {
                 opname,
                 args,
-                descr,
                 result,
                 ..
             } if opname == "jit_promote" => {
                 // The value becomes a constant of the trace, after a guard
                 // that it is this one (a float is left as it is: traces
                 // guard words).
-                let (v, k) = (
-                    get(frames, &t.known, &args[0]),
-                    know(&mut t, frames, &args[0])?,
-                );
-                let k = match (&v, k.is_const()) {
-                    (LlValue::Float(_), _) | (_, true) => k,
+                let (v, k) = (get(e, frames, &args[0]), know(&mut t, e, frames, &args[0])?);
+                let kind = result_kind(result);
+                let k = match (kind, k.is_const()) {
+                    (Kind::Float, _) | (_, true) => k,
                     _ => {
-                        let c = t.constant(&v).map_err(fail)?;
-                        t.guard("guard_value", vec![k, c], frames, at)
+                        let c = t.constant(e, &v, kind).map_err(fail)?;
+                        t.guard(e, "guard_value", vec![k, c], frames, at)
                             .map_err(fail)?;
                         if let Operand::Reg(r) = &args[0] {
                             t.known[depth][r.bank as usize][r.index as usize] = c;
@@ -510,23 +558,21 @@ pub(crate) fn record(
                         format!("the tracer does not know the operation '{opname}'"),
                     );
                 };
-                let op = bound.ops[at]
-                    .as_ref()
-                    .ok_or_else(|| fail(format!("operation {at} of {} is not bound", jc.name)))?;
-                let values: Vec<LlValue> = args.iter().map(|a| get(frames, &t.known, a)).collect();
-                let registers: Vec<LlValue> = args
-                    .iter()
-                    .filter(|a| matches!(a, Operand::Reg(_)))
-                    .map(|a| get(frames, &t.known, a))
-                    .collect();
-                let v = machine.run(op, &registers, out)?;
+                let values: Operands<E::Value> = args.iter().map(|a| get(e, frames, a)).collect();
+                let v = e.op(code, at, args, &values, frames, out)?;
                 let mut known = Vec::with_capacity(args.len());
                 for a in args {
-                    known.push(know(&mut t, frames, a)?);
+                    known.push(know(&mut t, e, frames, a)?);
                 }
+                let site = OpSite {
+                    code,
+                    at,
+                    opname,
+                    descr: descr.as_deref(),
+                    result: result_kind(result),
+                };
                 let mut recorded =
-                    record_op(&mut t, recipe, opname, descr.as_deref(), &values, known, &v)
-                        .map_err(fail)?;
+                    record_op(&mut t, e, recipe, &site, &values, known, &v).map_err(fail)?;
                 // An object's class is promoted where it is read, as the
                 // original's codewriter makes `getfield(x, typeptr)` a
                 // `guard_class`: what the program then reads of the class
@@ -536,8 +582,8 @@ pub(crate) fn record(
                     && descr.as_deref().is_some_and(|d| d.ends_with(&typeptr))
                     && !recorded.is_const()
                 {
-                    let c = t.constant(&v).map_err(fail)?;
-                    t.guard("guard_value", vec![recorded, c], frames, at)
+                    let c = t.constant(e, &v, Kind::Ref).map_err(fail)?;
+                    t.guard(e, "guard_value", vec![recorded, c], frames, at)
                         .map_err(fail)?;
                     recorded = c;
                 }
@@ -546,27 +592,27 @@ pub(crate) fn record(
                 }
             }
             Insn::Move { from, to } => {
-                let v = get(frames, &t.known, from);
-                let k = know(&mut t, frames, from)?;
+                let v = get(e, frames, from);
+                let k = know(&mut t, e, frames, from)?;
                 t.set(frames, *to, v, k);
             }
             Insn::Goto(l) => frames[depth].pc = *l as usize,
             Insn::GotoIfNot { cond, target } => {
-                let taken = truthy(&get(frames, &t.known, cond)).map_err(fail)?;
-                let k = know(&mut t, frames, cond)?;
+                let taken = e.truthy(&get(e, frames, cond)).map_err(fail)?;
+                let k = know(&mut t, e, frames, cond)?;
                 if !k.is_const() {
                     let name = if taken { "guard_true" } else { "guard_false" };
-                    t.guard(name, vec![k], frames, at).map_err(fail)?;
+                    t.guard(e, name, vec![k], frames, at).map_err(fail)?;
                 }
                 if !taken {
                     frames[depth].pc = *target as usize;
                 }
             }
             Insn::Switch { on, cases, default } => {
-                let key = switch_key(&get(frames, &t.known, on)).map_err(fail)?;
-                let k = know(&mut t, frames, on)?;
+                let key = e.switch_key(&get(e, frames, on)).map_err(fail)?;
+                let k = know(&mut t, e, frames, on)?;
                 if !k.is_const() {
-                    t.guard("guard_value", vec![k, Value::Int(key)], frames, at)
+                    t.guard(e, "guard_value", vec![k, Value::Int(key)], frames, at)
                         .map_err(fail)?;
                 }
                 let target = cases
@@ -588,11 +634,15 @@ pub(crate) fn record(
                 }
                 let mut values = Vec::with_capacity(greens.len());
                 for g in greens {
-                    let v = get(frames, &t.known, g);
-                    let k = know(&mut t, frames, g)?;
+                    let v = get(e, frames, g);
+                    let k = know(&mut t, e, frames, g)?;
                     if !k.is_const() {
-                        let c = t.constant(&v).map_err(fail)?;
-                        t.guard("guard_value", vec![k, c], frames, at)
+                        let kind = match g {
+                            Operand::Reg(r) => bank_kind(r.bank),
+                            Operand::Const(i) => e.constant_kind(code, *i),
+                        };
+                        let c = t.constant(e, &v, kind).map_err(fail)?;
+                        t.guard(e, "guard_value", vec![k, c], frames, at)
                             .map_err(fail)?;
                         if let Operand::Reg(r) = g {
                             t.known[0][r.bank as usize][r.index as usize] = c;
@@ -600,11 +650,11 @@ pub(crate) fn record(
                     }
                     values.push(v);
                 }
-                let key = GreenKey::new(driver, &values);
+                let key = e.green_key(driver, &values);
                 let mut red_values = Vec::with_capacity(reds.len());
                 for r in reds {
                     if matches!(r, Operand::Reg(_)) {
-                        red_values.push(know(&mut t, frames, r)?);
+                        red_values.push(know(&mut t, e, frames, r)?);
                     }
                 }
                 let end = match &start {
@@ -629,19 +679,11 @@ pub(crate) fn record(
                         };
                         let greens = registers(greens)
                             .into_iter()
-                            .map(|r| {
-                                (
-                                    r,
-                                    frames[0].banks[r.bank as usize][r.index as usize].clone(),
-                                )
-                            })
+                            .map(|r| (r, frames[0].get(r).clone()))
                             .collect();
                         let reds = registers(reds)
                             .into_iter()
-                            .filter_map(|r| {
-                                let v = &frames[0].banks[r.bank as usize][r.index as usize];
-                                Flavor::of_value(v).map(|f| (r, f))
-                            })
+                            .filter_map(|r| e.flavor(frames[0].get(r), r.bank).map(|f| (r, f)))
                             .collect();
                         Some(MergeTarget {
                             key,
@@ -675,35 +717,32 @@ pub(crate) fn record(
             } => {
                 let graph = match callee {
                     Callee::Runtime { name, .. } => {
-                        let op = bound.ops[at]
-                            .as_ref()
-                            .ok_or_else(|| fail(format!("runtime call {at} is not bound")))?;
-                        // As the blackhole runs it: the constants are the
-                        // operation's own, the registers are the arguments.
-                        let registers: Vec<&Operand> = args
-                            .iter()
-                            .filter(|a| matches!(a, Operand::Reg(_)))
-                            .collect();
-                        let values: Vec<LlValue> =
-                            registers.iter().map(|a| get(frames, &t.known, a)).collect();
+                        // As the blackhole runs it; the trace passes every
+                        // argument, constants included.
+                        let values: Operands<E::Value> =
+                            args.iter().map(|a| get(e, frames, a)).collect();
                         let mut known = Vec::with_capacity(values.len());
-                        for a in &registers {
-                            known.push(know(&mut t, frames, a)?);
+                        let mut flavors = Vec::with_capacity(values.len());
+                        for (a, v) in args.iter().zip(&values) {
+                            known.push(know(&mut t, e, frames, a)?);
+                            let bank = match a {
+                                Operand::Reg(r) => r.bank,
+                                Operand::Const(i) => kind_bank(e.constant_kind(code, *i)),
+                            };
+                            flavors.push(e.flavor(v, bank));
                         }
-                        let v = machine.run(op, &values, out)?;
-                        let target = ResidualTarget::Runtime {
-                            code: frames[depth].code,
-                            pc: at,
-                        };
+                        let v = e.op(code, at, args, &values, frames, out)?;
+                        let target = ResidualTarget::Runtime { code, pc: at };
+                        let result_flavor = result.and_then(|r| e.flavor(&v, r.bank));
                         let site = ResidualSite::new(
                             target,
                             name.clone(),
-                            values.iter().map(Flavor::of_value).collect(),
-                            Flavor::of_value(&v),
+                            flavors,
+                            result_flavor,
                             descr.effects.clone(),
                         );
                         let k = t
-                            .residual_call(sites, site, known, &v, false, frames, at)
+                            .residual_call(e, sites, site, known, &v, false, frames, at)
                             .map_err(fail)?;
                         if let Some(r) = result {
                             t.set(frames, *r, v, k);
@@ -712,55 +751,62 @@ pub(crate) fn record(
                     }
                     Callee::Graph { graph, .. } => *graph,
                     Callee::Pointer { pointer, .. } => {
-                        let LlValue::Func(Some(g)) = get(frames, &t.known, pointer) else {
-                            return Err(fail("a call through a null function pointer".into()));
-                        };
-                        let k = know(&mut t, frames, pointer)?;
+                        let p = get(e, frames, pointer);
+                        let g = e.graph_of_pointer(&p).map_err(fail)?;
+                        let k = know(&mut t, e, frames, pointer)?;
                         if !k.is_const() {
-                            t.guard("guard_value", vec![k, Value::Int(g as i64 + 1)], frames, at)
+                            let c = t.constant(e, &p, Kind::Int).map_err(fail)?;
+                            t.guard(e, "guard_value", vec![k, c], frames, at)
                                 .map_err(fail)?;
                         }
                         g
                     }
                 };
-                let values: Vec<LlValue> = args.iter().map(|a| get(frames, &t.known, a)).collect();
+                let values: Vec<E::Value> = args.iter().map(|a| get(e, frames, a)).collect();
                 let mut known = Vec::with_capacity(args.len());
-                for a in args {
-                    known.push(know(&mut t, frames, a)?);
+                let mut flavors = Vec::with_capacity(args.len());
+                for (a, v) in args.iter().zip(&values) {
+                    known.push(know(&mut t, e, frames, a)?);
+                    let bank = match a {
+                        Operand::Reg(r) => r.bank,
+                        Operand::Const(i) => kind_bank(e.constant_kind(code, *i)),
+                    };
+                    flavors.push(e.flavor(v, bank));
                 }
-                let code = (descr.kind == CallKind::Regular)
+                let callee = (descr.kind == CallKind::Regular)
                     .then(|| codes.by_graph(graph))
                     .flatten();
-                if code.is_some_and(|c| codes.portals.contains(&codes.codes[c].name)) {
+                if callee.is_some_and(|c| codes.portals.contains(&codes.codes[c].name)) {
                     // A recursive call of the interpreter runs on its own:
                     // its loops are entered from its merge points.
                     return abort(frames, at, "a recursive call of the portal".into());
                 }
-                match code {
-                    Some(code) => {
-                        let callee = blackhole.new_frame(code, values, *result);
-                        let mut k = callee
+                match callee {
+                    Some(callee) => {
+                        let jc = &codes.codes[callee];
+                        let frame = Frame::new(callee, jc, values, *result, e.void());
+                        let mut k = frame
                             .banks
                             .clone()
                             .map(|b| b.into_iter().map(|_| Value::Int(0)).collect::<Vec<_>>());
-                        for (p, v) in codes.codes[code].params.iter().zip(known) {
+                        for (p, v) in jc.params.iter().zip(known) {
                             if let Some(r) = p {
                                 k[r.bank as usize][r.index as usize] = v;
                             }
                         }
-                        frames.push(callee);
+                        frames.push(frame);
                         t.known.push(k);
                     }
                     None if descr.kind == CallKind::Pure && known.iter().all(|k| k.is_const()) => {
                         // An elidable call of constants: its result is one.
-                        match machine.call(graph, values, out)? {
-                            rpy_passes::llinterp::CallOutcome::Returned(v) => {
-                                let c = t.constant(&v).map_err(fail)?;
+                        match e.residual_call(graph, values, frames, out)? {
+                            Completion::Returned(v) => {
+                                let c = t.constant(e, &v, result_kind(result)).map_err(fail)?;
                                 if let Some(r) = result {
                                     t.set(frames, *r, v, c);
                                 }
                             }
-                            rpy_passes::llinterp::CallOutcome::Raised { .. } => {
+                            Completion::Raised { .. } => {
                                 return Err(fail(
                                     "an elidable call of constants raised while tracing".into(),
                                 ))
@@ -773,30 +819,30 @@ pub(crate) fn record(
                             at,
                             format!(
                                 "a call to '{}', which may reach the portal",
-                                machine.graph_name(graph)
+                                e.graph_name(graph)
                             ),
                         )
                     }
                     None => {
                         let mut site = ResidualSite::new(
                             ResidualTarget::Graph(graph),
-                            machine.graph_name(graph).to_string(),
-                            values.iter().map(Flavor::of_value).collect(),
+                            e.graph_name(graph),
+                            flavors,
                             None,
                             descr.effects.clone(),
                         );
-                        match machine.call(graph, values, out)? {
-                            rpy_passes::llinterp::CallOutcome::Returned(v) => {
-                                site.result = Flavor::of_value(&v);
+                        match e.residual_call(graph, values, frames, out)? {
+                            Completion::Returned(v) => {
+                                site.result = result.and_then(|r| e.flavor(&v, r.bank));
                                 let pure = descr.kind == CallKind::Pure;
                                 let k = t
-                                    .residual_call(sites, site, known, &v, pure, frames, at)
+                                    .residual_call(e, sites, site, known, &v, pure, frames, at)
                                     .map_err(fail)?;
                                 if let Some(r) = result {
                                     t.set(frames, *r, v, k);
                                 }
                             }
-                            rpy_passes::llinterp::CallOutcome::Raised { etype, evalue } => {
+                            Completion::Raised { etype, evalue } => {
                                 // The call ran: the blackhole goes on with
                                 // its exception, not by running it again.
                                 frames[depth].pc = at + 1;
@@ -814,14 +860,14 @@ pub(crate) fn record(
                 // An exception the traced frames catch is followed: its
                 // handler is the next code of the trace. The class decides
                 // the handler, so it must be a constant (`raise E(...)`).
-                let class = get(frames, &t.known, etype);
-                let known_class = know(&mut t, frames, etype)?;
+                let class = get(e, frames, etype);
+                let known_class = know(&mut t, e, frames, etype)?;
                 if !known_class.is_const() {
                     return abort(frames, at, "an exception of a class not known".into());
                 }
-                let value = get(frames, &t.known, evalue);
-                let known_value = know(&mut t, frames, evalue)?;
-                let id = machine.class_id(&class)?;
+                let value = get(e, frames, evalue);
+                let known_value = know(&mut t, e, frames, evalue)?;
+                let id = e.class_id(&class)?;
                 let handler = (0..depth).rev().find_map(|d| {
                     let caller = &frames[d];
                     match codes.codes[caller.code].code.get(caller.pc) {
@@ -838,11 +884,11 @@ pub(crate) fn record(
                 frames.truncate(d + 1);
                 t.known.truncate(d + 1);
                 if let Some(r) = h.etype {
-                    frames[d].banks[r.bank as usize][r.index as usize] = class;
+                    frames[d].set(r, class);
                     t.known[d][r.bank as usize][r.index as usize] = known_class;
                 }
                 if let Some(r) = h.evalue {
-                    frames[d].banks[r.bank as usize][r.index as usize] = value;
+                    frames[d].set(r, value);
                     t.known[d][r.bank as usize][r.index as usize] = known_value;
                 }
                 frames[d].pc = h.target as usize;
@@ -851,11 +897,9 @@ pub(crate) fn record(
                 if depth == 0 {
                     return abort(frames, at, "the portal returns".into());
                 }
-                let value = v
-                    .as_ref()
-                    .map_or(LlValue::Void, |v| get(frames, &t.known, v));
+                let value = v.as_ref().map_or_else(|| e.void(), |v| get(e, frames, v));
                 let k = match v {
-                    Some(v) => know(&mut t, frames, v)?,
+                    Some(v) => know(&mut t, e, frames, v)?,
                     None => Value::Int(0),
                 };
                 let done = frames.pop().expect("the returning frame");
@@ -868,6 +912,24 @@ pub(crate) fn record(
     }
 }
 
+/// The bank of registers that hold values of `kind`.
+fn kind_bank(kind: Kind) -> Bank {
+    match kind {
+        Kind::Ref => Bank::Ref,
+        Kind::Float => Bank::Float,
+        _ => Bank::Int,
+    }
+}
+
+/// The operation a recipe records: where it is and what it names.
+struct OpSite<'a> {
+    code: usize,
+    at: usize,
+    opname: &'a str,
+    descr: Option<&'a str>,
+    /// The kind of its result register (`Void` without one).
+    result: Kind,
+}
 /// How the tracer records a low-level operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Recipe {
@@ -923,14 +985,6 @@ fn recipe(opname: &str) -> Option<Recipe> {
     })
 }
 
-/// Whether the items of the array `v` never change once anything but its
-/// builder sees it: a string's characters. A read of a constant one at a
-/// constant index is the value read (the original declares these arrays
-/// immutable, so its optimizer folds the same reads).
-fn immutable_items(v: &LlValue) -> bool {
-    matches!(v, LlValue::Ptr(Some(o)) if o.borrow().type_name.as_ref() == STR)
-}
-
 /// Whether the field `struct.field` is written only when its object is
 /// built, whatever the program declares: a tuple's items, and a vtable's
 /// slots and class attributes (vtables are prebuilt and read-only).
@@ -941,27 +995,34 @@ fn immutable_field(descr: &str) -> bool {
 }
 
 /// Records one low-level operation by its recipe.
-fn record_op(
-    t: &mut Tracer,
+fn record_op<'j, E: TraceExec<'j>>(
+    t: &mut Tracer<E::Value>,
+    e: &mut E,
     recipe: Recipe,
-    opname: &str,
-    descr: Option<&str>,
-    values: &[LlValue],
+    site: &OpSite,
+    values: &[E::Value],
     args: Vec<Value>,
-    result: &LlValue,
+    result: &E::Value,
 ) -> Result<Value, String> {
+    let OpSite {
+        code,
+        at,
+        opname,
+        descr,
+        result: result_kind,
+    } = *site;
     let arg = |i: usize| args[i];
-    // The array type of an object operand, from the object itself.
-    let array_of = |t: &mut Tracer, i: usize| -> Result<DescrId, String> {
-        match &values[i] {
-            LlValue::Ptr(Some(o)) => {
-                let name = o.borrow().type_name.to_string();
-                t.header.array_descr(&name)
-            }
-            _ => Err(format!("'{opname}' of a null pointer")),
-        }
+    // The array type of operand 0.
+    let array_of = |t: &mut Tracer<E::Value>, e: &E| -> Result<DescrId, String> {
+        let name = e.array_type(code, at, &values[0])?;
+        t.header.array_descr(&name)
     };
-    let field = |t: &mut Tracer| -> Result<(DescrId, Kind), String> {
+    // Whether the items of operand 0 never change once anything but its
+    // builder sees it: a string's characters. A read of a constant one at
+    // a constant index is the value read (the original declares these
+    // arrays immutable, so its optimizer folds the same reads).
+    let immutable_items = |e: &E| e.array_type(code, at, &values[0]).is_ok_and(|n| n == STR);
+    let field = |t: &mut Tracer<E::Value>| -> Result<(DescrId, Kind), String> {
         let d = descr.ok_or_else(|| format!("'{opname}' without a field"))?;
         let (s, f) = d
             .split_once('.')
@@ -977,88 +1038,96 @@ fn record_op(
     Ok(match recipe {
         // A constant operand is the result's own constant (a char constant
         // of `cast_char_to_int` may be bound as a one-character string).
-        Recipe::Same if arg(0).is_const() => t.constant(result)?,
+        Recipe::Same if arg(0).is_const() => t.constant(e, result, result_kind)?,
         Recipe::Same => arg(0),
-        Recipe::Pure => t.record(opname, args, None, result)?,
-        Recipe::ToChar => t.record("int_and", vec![arg(0), Value::Int(0xff)], None, result)?,
-        Recipe::Not => t.record("int_is_zero", args, None, result)?,
+        Recipe::Pure => t.record(e, opname, args, None, result)?,
+        Recipe::ToChar => t.record(e, "int_and", vec![arg(0), Value::Int(0xff)], None, result)?,
+        Recipe::Not => t.record(e, "int_is_zero", args, None, result)?,
         Recipe::CharCompare => {
             let name = format!("int_{}", opname.rsplit('_').next().unwrap_or("eq"));
-            t.record(&name, args, None, result)?
+            t.record(e, &name, args, None, result)?
+        }
+        Recipe::Between if args.iter().all(|a| a.is_const()) => {
+            t.constant(e, result, result_kind)?
         }
         Recipe::Between => {
-            let low = t.record("int_le", vec![arg(0), arg(1)], None, &LlValue::Bool(true))?;
-            let high = t.record("int_lt", vec![arg(1), arg(2)], None, &LlValue::Bool(true))?;
-            if low.is_const() && high.is_const() {
-                t.constant(result)?
-            } else {
-                t.record("int_and", vec![low, high], None, result)?
-            }
+            // (The optimizer folds a comparison of constants.)
+            let low = t.emit("int_le", vec![arg(0), arg(1)], None);
+            let high = t.emit("int_lt", vec![arg(1), arg(2)], None);
+            t.emit("int_and", vec![low, high], None)
         }
-        Recipe::NullCompare(name) => t.record(name, vec![arg(0), Value::NullPtr], None, result)?,
+        Recipe::NullCompare(name) => {
+            t.record(e, name, vec![arg(0), Value::NullPtr], None, result)?
+        }
         Recipe::GetField => {
             let (d, k) = field(t)?;
             if k == Kind::Void {
                 Value::Int(0)
             } else if arg(0).is_const()
                 && (descr.is_some_and(|d| immutable_field(d) || t.immutable.fields.contains(d))
-                    || t.is_deep(&values[0]))
+                    || t.is_deep(e, &values[0]))
             {
-                if descr.is_some_and(|d| t.immutable.deep.contains(d)) || t.is_deep(&values[0]) {
-                    t.mark_deep(result);
+                if descr.is_some_and(|d| t.immutable.deep.contains(d)) || t.is_deep(e, &values[0]) {
+                    t.mark_deep(e, result);
                 }
-                t.constant(result)?
+                t.constant(e, result, k)?
             } else {
-                t.record(&suffixed("getfield_gc", k), vec![arg(0)], Some(d), result)?
+                t.record(
+                    e,
+                    &suffixed("getfield_gc", k),
+                    vec![arg(0)],
+                    Some(d),
+                    result,
+                )?
             }
         }
         Recipe::SetField => {
             let (d, k) = field(t)?;
             if k != Kind::Void {
-                t.record("setfield_gc", vec![arg(0), arg(1)], Some(d), result)?;
+                t.record(e, "setfield_gc", vec![arg(0), arg(1)], Some(d), result)?;
             }
             Value::Int(0)
         }
         Recipe::GetItem
             if arg(0).is_const()
                 && arg(1).is_const()
-                && (immutable_items(&values[0]) || t.is_deep(&values[0])) =>
+                && (immutable_items(e) || t.is_deep(e, &values[0])) =>
         {
-            if t.is_deep(&values[0]) {
-                t.mark_deep(result);
+            if t.is_deep(e, &values[0]) {
+                t.mark_deep(e, result);
             }
-            t.constant(result)?
+            t.constant(e, result, result_kind)?
         }
         Recipe::GetItem => {
-            let d = array_of(t, 0)?;
-            let k = kind_of(result);
+            let d = array_of(t, e)?;
             t.record(
-                &suffixed("getarrayitem_gc", k),
+                e,
+                &suffixed("getarrayitem_gc", result_kind),
                 vec![arg(0), arg(1)],
                 Some(d),
                 result,
             )?
         }
         Recipe::SetItem => {
-            let d = array_of(t, 0)?;
-            t.record("setarrayitem_gc", args, Some(d), result)?;
+            let d = array_of(t, e)?;
+            t.record(e, "setarrayitem_gc", args, Some(d), result)?;
             Value::Int(0)
         }
         // A GC array never changes its length.
-        Recipe::ArrayLength if arg(0).is_const() => t.constant(result)?,
+        Recipe::ArrayLength if arg(0).is_const() => t.constant(e, result, Kind::Int)?,
         Recipe::ArrayLength => {
-            let d = array_of(t, 0)?;
-            t.record("arraylen_gc", args, Some(d), result)?
+            let d = array_of(t, e)?;
+            t.record(e, "arraylen_gc", args, Some(d), result)?
         }
         Recipe::New => {
             let s = descr.ok_or("'malloc' without a type")?;
             let d = t.header.size_descr(s)?;
-            t.record("new", vec![], Some(d), result)?
+            t.record(e, "new", vec![], Some(d), result)?
         }
         Recipe::NewArray => {
             let s = descr.ok_or("'malloc_varsize' without a type")?;
             let d = t.header.array_descr(s)?;
-            t.record("new_array", vec![arg(0)], Some(d), result)?
+            t.record(e, "new_array", vec![arg(0)], Some(d), result)?
         }
     })
 }

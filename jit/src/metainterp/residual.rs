@@ -23,8 +23,8 @@ use rpy_ir::lltype::ContainerType;
 use rpy_passes::llinterp::{CallOutcome, LlError, LlMachine, LlValue};
 
 use super::mirror::{Flavor, MirrorMap};
-use crate::blackhole::Blackhole;
-use crate::codewriter::jitcode::Effects;
+use crate::blackhole::ll::Bound;
+use crate::codewriter::jitcode::{Effects, Insn, JitCodes, Operand};
 use crate::interp::{Heap, ResidualCalls};
 use crate::trace::Header;
 
@@ -33,8 +33,8 @@ use crate::trace::Header;
 pub enum ResidualTarget {
     /// A graph of the program.
     Graph(u32),
-    /// The runtime operation bound to instruction `pc` of jitcode `code`
-    /// (whose constants are its own: the call passes only registers).
+    /// The runtime function instruction `pc` of jitcode `code` calls (the
+    /// trace passes every argument, constants included).
     Runtime { code: usize, pc: usize },
 }
 
@@ -134,7 +134,8 @@ impl ResidualSite {
 /// Runs the residual calls of compiled traces on the LLInterpreter.
 pub struct Runner<'a, 'm> {
     pub machine: &'a LlMachine<'m>,
-    pub blackhole: &'a Blackhole<'a>,
+    pub codes: &'a JitCodes,
+    pub bound: &'a [Option<Bound>],
     pub out: &'a mut dyn Write,
     pub sites: &'a [ResidualSite],
     pub map: &'a mut MirrorMap,
@@ -179,12 +180,24 @@ impl Runner<'_, '_> {
         let outcome = match &site.target {
             ResidualTarget::Graph(g) => self.machine.call(*g, args, self.out),
             ResidualTarget::Runtime { code, pc } => {
-                let op = self.blackhole.bound[*code]
+                let op = self.bound[*code]
                     .as_ref()
                     .and_then(|b| b.ops[*pc].as_ref())
                     .ok_or_else(|| format!("runtime call '{}' is not bound", site.name))?;
+                // The bound operation holds its constants: it takes the
+                // registers.
+                let Some(Insn::Call { args: operands, .. }) = self.codes.codes[*code].code.get(*pc)
+                else {
+                    return Err(format!("runtime call '{}' is not a call", site.name));
+                };
+                let registers: Vec<LlValue> = operands
+                    .iter()
+                    .zip(args)
+                    .filter(|(o, _)| matches!(o, Operand::Reg(_)))
+                    .map(|(_, v)| v)
+                    .collect();
                 self.machine
-                    .run(op, &args, self.out)
+                    .run(op, &registers, self.out)
                     .map(CallOutcome::Returned)
             }
         };

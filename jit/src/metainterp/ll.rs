@@ -1,0 +1,164 @@
+//! The meta-interpreter in the LLInterpreter's world (`rpy interp --jit`):
+//! a trace's words are the interpreter's objects mirrored in laid-out
+//! memory (`mirror`), synced in before a compiled loop runs and out after
+//! it leaves; its residual calls run in the LLInterpreter (`residual`).
+
+use std::io::Write;
+
+use rpy_passes::llinterp::{LlError, LlValue};
+
+use super::mirror::Flavor;
+use super::record::TraceExec;
+use super::residual::{ResidualSite, Runner};
+use super::{LoopBackend, Loops, RunLoops, RunnableLoop};
+use crate::blackhole::ll::LlExec;
+use crate::blackhole::{Frame, Raised};
+use crate::codewriter::jitcode::Bank;
+use crate::interp::{Outcome, RunValue};
+use crate::trace::{Header, Kind, Trace};
+use crate::warmstate::GreenKey;
+
+/// The LLInterpreter's compiled loops: run by `backend` on the mirror.
+pub struct LlLoops {
+    pub backend: std::rc::Rc<dyn LoopBackend>,
+}
+
+impl Loops for LlLoops {
+    type Value = LlValue;
+    type Loop = Box<dyn RunnableLoop>;
+
+    fn compile(&mut self, trace: Trace) -> Result<Self::Loop, String> {
+        self.backend.compile(trace)
+    }
+
+    fn trace_of(code: &Self::Loop) -> &Trace {
+        code.trace()
+    }
+}
+
+impl<'j> TraceExec<'j> for LlExec<'_, 'j, '_> {
+    fn to_trace(&mut self, header: &Header, v: &LlValue, _: Kind) -> Result<RunValue, String> {
+        self.blackhole.mirror.to_run(header, v)
+    }
+
+    fn flavor(&self, v: &LlValue, _: Bank) -> Option<Flavor> {
+        Flavor::of_value(v)
+    }
+
+    fn object_id(&self, v: &LlValue) -> Option<usize> {
+        match v {
+            LlValue::Ptr(Some(o)) => Some(std::rc::Rc::as_ptr(o) as *const u8 as usize),
+            _ => None,
+        }
+    }
+
+    fn array_type(&self, _: usize, _: usize, v: &LlValue) -> Result<String, String> {
+        match v {
+            LlValue::Ptr(Some(o)) => Ok(o.borrow().type_name.to_string()),
+            _ => Err("an array operation on a null pointer".into()),
+        }
+    }
+
+    fn graph_name(&self, graph: u32) -> String {
+        self.machine.graph_name(graph).to_string()
+    }
+
+    fn constant_kind(&self, code: usize, index: u16) -> Kind {
+        let jc = &self.blackhole.codes.codes[code];
+        jc.constants
+            .get(index as usize)
+            .map_or(Kind::Int, |(_, t)| Kind::of_lltype(t))
+    }
+
+    fn green_key(&self, driver: &str, greens: &[LlValue]) -> GreenKey {
+        GreenKey::new(driver, greens)
+    }
+
+    fn program_header(&self) -> Header {
+        Header::of_program(self.machine.container_types())
+    }
+
+    fn may_move(&self, _: &LlValue) -> bool {
+        // The mirror's objects stay where they are.
+        false
+    }
+
+    fn settle(&mut self, _: &mut [Frame<LlValue>]) -> Result<(), LlError> {
+        Ok(())
+    }
+}
+
+impl<'a, 'j, 'm> RunLoops<'j, LlExec<'a, 'j, 'm>> for LlLoops {
+    fn enter(
+        &mut self,
+        e: &mut LlExec<'a, 'j, 'm>,
+        header: &Header,
+        values: &[LlValue],
+    ) -> Result<Vec<RunValue>, String> {
+        let mirror = &mut e.blackhole.mirror;
+        mirror.sync_in(header, values)?;
+        values.iter().map(|v| mirror.to_run(header, v)).collect()
+    }
+
+    fn run(
+        &mut self,
+        e: &mut LlExec<'a, 'j, 'm>,
+        code: &Self::Loop,
+        id: usize,
+        args: &[RunValue],
+        sites: &[ResidualSite],
+        log: Option<&mut String>,
+        out: &mut dyn Write,
+    ) -> Result<(Outcome, Option<Raised<LlValue>>), LlError> {
+        let header = code.trace().header.clone();
+        let bh = &mut *e.blackhole;
+        let mirror = &mut bh.mirror;
+        // The first run's inputs, written before it changes them.
+        let first_run = log
+            .as_ref()
+            .map(|_| crate::replay::inputs_text(code.trace(), &mirror.heap, args));
+        let mut runner = Runner {
+            machine: e.machine,
+            codes: bh.codes,
+            bound: &bh.bound,
+            out,
+            sites,
+            map: &mut mirror.map,
+            header: &header,
+            pending: None,
+            error: None,
+        };
+        let outcome = code.run(args, &mut mirror.heap, &mut runner);
+        if let Some(err) = runner.error {
+            return Err(err);
+        }
+        let raised = runner.pending;
+        if let (Some(log), Some(inputs)) = (log, first_run) {
+            let header_text = crate::text::print_header(&header);
+            log.push_str(&crate::replay::run_lines(
+                id,
+                code.trace(),
+                &header_text,
+                inputs,
+                &mirror.heap,
+                args,
+                &outcome,
+            ));
+        }
+        Ok((outcome, raised))
+    }
+
+    fn leave(&mut self, e: &mut LlExec<'a, 'j, 'm>, header: &Header) -> Result<(), String> {
+        e.blackhole.mirror.sync_out(e.machine, header)
+    }
+
+    fn from_word(
+        &mut self,
+        e: &mut LlExec<'a, 'j, 'm>,
+        header: &Header,
+        bits: u64,
+        flavor: Flavor,
+    ) -> Result<LlValue, String> {
+        e.blackhole.mirror.to_ll(e.machine, header, bits, flavor)
+    }
+}
