@@ -10,11 +10,11 @@ use rpy_passes::llinterp::{LlError, LlValue};
 use super::mirror::Flavor;
 use super::record::TraceExec;
 use super::residual::{ResidualSite, Runner};
-use super::{LoopBackend, Loops, RunLoops, RunnableLoop};
+use super::{LoopBackend, LoopRun, Loops, RunLoops, RunnableLoop};
 use crate::blackhole::ll::LlExec;
-use crate::blackhole::{Frame, Raised};
+use crate::blackhole::Frame;
 use crate::codewriter::jitcode::Bank;
-use crate::interp::{Outcome, RunValue};
+use crate::interp::RunValue;
 use crate::trace::{Header, Kind, Trace};
 use crate::warmstate::GreenKey;
 
@@ -109,7 +109,7 @@ impl<'a, 'j, 'm> RunLoops<'j, LlExec<'a, 'j, 'm>> for LlLoops {
         sites: &[ResidualSite],
         log: Option<&mut String>,
         out: &mut dyn Write,
-    ) -> Result<(Outcome, Option<Raised<LlValue>>), LlError> {
+    ) -> Result<LoopRun<LlValue>, LlError> {
         let header = code.trace().header.clone();
         let bh = &mut *e.blackhole;
         let mirror = &mut bh.mirror;
@@ -152,7 +152,7 @@ impl<'a, 'j, 'm> RunLoops<'j, LlExec<'a, 'j, 'm>> for LlLoops {
         e.blackhole.mirror.sync_out(e.machine, header)
     }
 
-    fn from_word(
+    fn value_of_word(
         &mut self,
         e: &mut LlExec<'a, 'j, 'm>,
         header: &Header,

@@ -41,6 +41,10 @@ pub trait Loops {
     fn trace_of(code: &Self::Loop) -> &Trace;
 }
 
+/// What a run of a compiled loop did, and the exception its last
+/// residual call raised.
+pub(crate) type LoopRun<V> = (Outcome, Option<Raised<V>>);
+
 /// How compiled loops run from a world `E` and come back to it.
 pub(crate) trait RunLoops<'j, E: TraceExec<'j, Value = Self::Value>>: Loops {
     /// The inputs of a run, as words, from the world's values.
@@ -63,11 +67,11 @@ pub(crate) trait RunLoops<'j, E: TraceExec<'j, Value = Self::Value>>: Loops {
         sites: &[ResidualSite],
         log: Option<&mut String>,
         out: &mut dyn Write,
-    ) -> Result<(Outcome, Option<Raised<Self::Value>>), LlError>;
+    ) -> Result<LoopRun<Self::Value>, LlError>;
     /// The world's objects after a run left the code.
     fn leave(&mut self, e: &mut E, header: &Header) -> Result<(), String>;
     /// The world's value of a word a guard saved.
-    fn from_word(
+    fn value_of_word(
         &mut self,
         e: &mut E,
         header: &Header,
@@ -624,7 +628,7 @@ impl<L: Loops> MetaInterp<L> {
                             .get(*i)
                             .ok_or_else(|| fail(format!("no saved value {i}")))?;
                         self.world
-                            .from_word(e, &header, word.bits(), *flavor)
+                            .value_of_word(e, &header, word.bits(), *flavor)
                             .map_err(fail)?
                     }
                 };
