@@ -358,7 +358,11 @@ fn run_stages(
     if stop == StageName::Exceptiontransform {
         return Ok(StageOutput::ExceptionsExplicit(explicit));
     }
-    rpy_passes::gctransform::transform(&mut explicit, src.gc);
+    let portals = jit
+        .as_ref()
+        .map(|(codes, _)| codes.portals.clone())
+        .unwrap_or_default();
+    rpy_passes::gctransform::transform_collecting(&mut explicit, src.gc, &portals);
     lap(StageName::Gctransform, timings);
     if stop == StageName::Gctransform {
         return Ok(StageOutput::ExceptionsExplicit(explicit));

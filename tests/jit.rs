@@ -91,26 +91,62 @@ fn blackhole_matches_llinterpreter_and_cpython() {
 #[test]
 fn jit_executables_match_cpython() {
     let programs = jit_programs();
+    let mut compiled = Vec::new();
     for p in &programs {
         let mut src = p.source();
         src.jit = true;
         let exe = support::build(&src, &format!("{}-jit", p.name));
         let expected =
             support::expected(p).unwrap_or_else(|| support::interp(&p.source(), &p.argv()));
-        let got = support::run(std::process::Command::new(&exe).args(&p.args));
-        assert_eq!(got, expected, "{}: the executable with the JIT", p.name);
-        let debug = support::run(
-            std::process::Command::new(&exe)
-                .env("RPY_GC_DEBUG", "1")
-                .args(&p.args),
-        );
-        assert_eq!(
-            debug, expected,
-            "{}: with a collection at every allocation",
-            p.name
-        );
+        let log = exe.with_extension("jitlog");
+        // The default settings; hot loops compiled at once, with guards
+        // failing into bridges (with a collection at every allocation
+        // too, so a root the JIT did not give the collector shows); and
+        // the blackhole alone.
+        let runs: [(&str, &[(&str, &str)]); 4] = [
+            ("default", &[]),
+            (
+                "threshold=3",
+                &[("RPY_JIT", "threshold=3,trace_eagerness=2")],
+            ),
+            (
+                "threshold=3, a collection at every allocation",
+                &[
+                    ("RPY_JIT", "threshold=3,trace_eagerness=2"),
+                    ("RPY_GC_DEBUG", "1"),
+                ],
+            ),
+            ("off", &[("RPY_JIT", "off")]),
+        ];
+        for (what, env) in runs {
+            let got = support::run(
+                std::process::Command::new(&exe)
+                    .envs(env.iter().copied())
+                    .env("RPY_JITLOG", &log)
+                    .args(&p.args),
+            );
+            assert_eq!(
+                got, expected,
+                "{}: the executable with the JIT ({what})",
+                p.name
+            );
+        }
+        // The log of the last run with the JIT on.
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        let loops = text
+            .lines()
+            .find_map(|l| l.strip_prefix("# loops "))
+            .and_then(|l| l.split(',').next()?.trim().parse::<u32>().ok());
+        compiled.push((p.name.clone(), loops));
         let _ = std::fs::remove_dir_all(exe.parent().unwrap());
     }
+    // The register machine's loop neither allocates nor calls: it runs as
+    // machine code in the executable.
+    let tlr = compiled.iter().find(|(n, _)| n.contains("jit_tlr"));
+    assert!(
+        tlr.is_some_and(|(_, loops)| loops.is_some_and(|n| n > 0)),
+        "compiled loops per program: {compiled:?}"
+    );
 }
 
 /// The JIT programs with the meta-interpreter: their hot loops are traced,
@@ -539,8 +575,14 @@ fn random_vm_programs_run_the_same_in_executables_with_the_jit() {
     runner
         .run(&proptest::prelude::any::<u64>(), |seed| {
             let text = random_vm_program(seed);
+            // The JIT compiles loops at once and bridges soon, so that
+            // guards fail in and out of machine code.
             let run = |exe: &std::path::Path, debug: bool| {
                 let mut cmd = std::process::Command::new(exe);
+                cmd.env(
+                    "RPY_JIT",
+                    "threshold=2,function_threshold=2,trace_eagerness=2",
+                );
                 if debug {
                     cmd.env("RPY_GC_DEBUG", "1");
                 }

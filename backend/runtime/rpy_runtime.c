@@ -164,6 +164,11 @@ RPY_RT void *rpy_malloc_varsize(size_t struct_size, size_t items_offset,
 
 RPY_RT void rpy_gc_init(void) {}
 RPY_RT void rpy_gc_report(void) {}
+/* The JIT's hooks (see the generational collector's): nothing moves or
+ * is freed here. */
+RPY_RT void rpy_gc_jit_minor_collection(void) {}
+RPY_RT int rpy_gc_jit_may_move(void *p) { (void)p; return 0; }
+RPY_RT void rpy_gc_jit_keep(void *p) { (void)p; }
 
 #else /* RPY_GC_GENERATIONAL */
 
@@ -211,6 +216,9 @@ typedef struct {
  * the statics written since start-up; every old object; the objects a
  * collection has still to scan. */
 static RPyGcList rpy_gc_remembered, rpy_gc_prebuilt_written, rpy_gc_old, rpy_gc_pending;
+/* The old objects the JIT's compiled code names as constants: roots for
+ * the rest of the run (the code holds their addresses). */
+static RPyGcList rpy_gc_jit_constants;
 
 static __attribute__((noinline)) void rpy_gc_list_grow(RPyGcList *l) {
     size_t cap = l->cap ? l->cap * 2 : 1024;
@@ -442,6 +450,8 @@ static void rpy_gc_major_collection(void) {
     rpy_gc_major_count++;
     for (void **r = rpy_gc_root_base; r < rpy_gc_root_top; r++) rpy_gc_mark_visit(r);
     rpy_gc_mark_visit(&rpy_exc_value);
+    for (size_t i = 0; i < rpy_gc_jit_constants.len; i++)
+        rpy_gc_mark_visit(&rpy_gc_jit_constants.items[i]);
     for (size_t i = 0; i < rpy_gc_prebuilt_written.len; i++)
         RPY_GC_FOR_EACH_POINTER(rpy_gc_prebuilt_written.items[i], rpy_gc_mark_visit);
     while (rpy_gc_pending.len > 0) {
@@ -493,6 +503,17 @@ rpy_gc_collect_and_malloc_varsize(size_t struct_size, size_t items_offset, size_
     char *p = rpy_gc_collect_and_malloc(RPY_GC_ROUND(size), tid);
     *(long *)(p + length_offset) = n;
     return p;
+}
+
+/* The JIT's hooks. Before its tracer makes trace constants of the objects
+ * its frames reach, a minor collection (its caller has pushed the frames'
+ * pointers on the shadow stack) makes every object old, and old objects
+ * never move; a constant made later of a young object makes the tracer
+ * give up; the constants of compiled code are kept alive. */
+RPY_RT void rpy_gc_jit_minor_collection(void) { rpy_gc_minor_collection(); }
+RPY_RT int rpy_gc_jit_may_move(void *p) { return RPY_GC_IN_NURSERY(p); }
+RPY_RT void rpy_gc_jit_keep(void *p) {
+    if (p != NULL && !RPY_GC_IN_NURSERY(p)) rpy_gc_list_push(&rpy_gc_jit_constants, p);
 }
 
 RPY_RT __attribute__((noinline)) void rpy_gc_remember(void *obj) {

@@ -133,6 +133,12 @@ RPY_RT void *rpy_gc_collect_and_malloc_varsize(size_t struct_size, size_t items_
                                                size_t item_size, long n, size_t length_offset,
                                                unsigned long tid);
 RPY_RT void rpy_gc_remember(void *obj);
+/* For the JIT: a minor collection (the caller's roots on the shadow
+ * stack), whether an object may still move, and an old object kept alive
+ * for the rest of the run (a constant of compiled code). */
+RPY_RT void rpy_gc_jit_minor_collection(void);
+RPY_RT int rpy_gc_jit_may_move(void *p);
+RPY_RT void rpy_gc_jit_keep(void *p);
 /* An allocation of the runtime's own functions (strings they build, the
  * argument list): never collects, so they need not keep roots; an object
  * that does not fit in the nursery is made old and remembered. */

@@ -42,6 +42,9 @@ typedef struct {
     void ***root_end;
     void **exc_type;
     void **exc_value;
+    void (*gc_minor_collection)(void);
+    int (*gc_may_move)(void *);
+    void (*gc_keep)(void *);
 } RpyJitEmbedding;
 typedef union { unsigned long w; double f; const void *p; } RpyJitWord;
 void rpy_jit_init(const RpyJitEmbedding *);
@@ -240,7 +243,7 @@ pub(crate) fn emit(
         "static const RpyJitEmbedding rpy_jit_embedding = {{\n    \
          rpy_jit_program, {}, rpy_jit_constants, {count}, rpy_jit_runtime_calls,\n    \
          rpy_jit_graph_calls, rpy_jit_graph_addresses, rpy_jit_malloc, rpy_jit_malloc_varsize,\n    \
-         rpy_jit_write_barrier, &rpy_gc_root_top, &rpy_gc_root_end, &rpy_exc_type, &rpy_exc_value}};\n",
+         rpy_jit_write_barrier, &rpy_gc_root_top, &rpy_gc_root_end, &rpy_exc_type, &rpy_exc_value,\n         rpy_gc_jit_minor_collection, rpy_gc_jit_may_move, rpy_gc_jit_keep}};\n",
         bytes.len()
     );
     Ok(out)

@@ -9,7 +9,9 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum LowLevelType {
     /// No value (the result of an operation done for its effect).
     Void,
@@ -30,7 +32,9 @@ pub enum LowLevelType {
 }
 
 /// The parameter and result types of a function pointer.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct FuncSig {
     pub params: Vec<LowLevelType>,
     pub result: LowLevelType,
@@ -163,7 +167,7 @@ impl fmt::Display for LowLevelType {
 }
 
 /// A type that lives in GC memory.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum ContainerType {
     /// A struct; when `var_item` is set, it ends in an inline array of that item
     /// type whose length is the `length` field (which must be among `fields`).

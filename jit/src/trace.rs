@@ -15,7 +15,7 @@ use rpy_ir::lltype::{ContainerType, Layout, LowLevelType, TypeTable};
 use crate::calls::{self, NativeFunc};
 
 /// What a box or an operation result holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Kind {
     Int,
     Float,

@@ -74,6 +74,15 @@ impl GreenKey {
         GreenKey(driver.to_string(), greens.iter().map(green_value).collect())
     }
 
+    /// The key of greens that are machine words (an object by its
+    /// address, which stays put: see `native`).
+    pub fn of_words(driver: &str, greens: &[u64]) -> GreenKey {
+        GreenKey(
+            driver.to_string(),
+            greens.iter().map(|w| GreenValue::Word(*w as i64)).collect(),
+        )
+    }
+
     pub fn driver(&self) -> &str {
         &self.0
     }
@@ -120,7 +129,13 @@ impl WarmState {
     /// A loop of `driver` closed with `greens`: counts it; true when this
     /// closing made it hot.
     pub fn can_enter_jit(&mut self, driver: &str, greens: &[LlValue]) -> bool {
-        let key = GreenKey::new(driver, greens);
+        self.closed(GreenKey::new(driver, greens), || greens_text(greens))
+    }
+
+    /// The loop of `key` closed: counts it; true when this closing made it
+    /// hot (`greens` tells the report its greens).
+    pub fn closed(&mut self, key: GreenKey, greens: impl FnOnce() -> Vec<String>) -> bool {
+        let driver = key.driver().to_string();
         let counter = self.counters.entry(key).or_insert(0);
         *counter += 1;
         if !counter.is_multiple_of(self.threshold) {
@@ -128,8 +143,8 @@ impl WarmState {
         }
         if *counter == self.threshold {
             self.hot.push(HotLoop {
-                driver: driver.to_string(),
-                greens: greens_text(greens),
+                driver,
+                greens: greens(),
             });
         }
         true

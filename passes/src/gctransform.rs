@@ -45,10 +45,22 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 /// Adds the root saving and reloading, and the write barriers, that the
 /// collector `gc` needs to every graph of `program`.
 pub fn transform(program: &mut Program<ExceptionsExplicit>, gc: GcKind) {
+    transform_collecting(program, gc, &[]);
+}
+
+/// [`transform`], with the graphs named in `collect` taken to collect
+/// whatever they do: the JIT's portals, whose calls run in the JIT's
+/// runtime, which collects before it traces (so that the objects the
+/// trace names stay where they are).
+pub fn transform_collecting(
+    program: &mut Program<ExceptionsExplicit>,
+    gc: GcKind,
+    collect: &[String],
+) {
     if gc == GcKind::None {
         return;
     }
-    let collecting = CollectAnalysis::new(program);
+    let collecting = CollectAnalysis::with_collecting(program, collect);
     for g in &mut program.graphs {
         transform_graph(g, &collecting);
     }
@@ -61,9 +73,13 @@ pub struct CollectAnalysis {
 
 impl CollectAnalysis {
     /// The graphs that allocate, or call one that can collect, to a fixpoint.
-    pub fn new(program: &Program<ExceptionsExplicit>) -> CollectAnalysis {
+    /// The graphs in `collect` are taken to collect whatever they do.
+    pub fn with_collecting(
+        program: &Program<ExceptionsExplicit>,
+        collect: &[String],
+    ) -> CollectAnalysis {
         let mut a = CollectAnalysis {
-            graphs: HashSet::new(),
+            graphs: collect.iter().cloned().collect(),
         };
         loop {
             let mut changed = false;

@@ -687,3 +687,28 @@ impl rpy_jit::metainterp::RunnableLoop for CompiledLoop {
         self.run_with_calls(inputs, heap, u64::MAX, calls)
     }
 }
+
+/// Machine code as the executables' JIT backend (`rpy translate --jit`):
+/// loops run on the translated program's own memory, trusting its
+/// pointers as its C code does.
+pub struct NativeMachineCode;
+
+impl rpy_jit::native::loops::NativeBackend for NativeMachineCode {
+    fn compile(&self, trace: Trace) -> Result<Box<dyn rpy_jit::native::loops::NativeLoop>, String> {
+        Ok(Box::new(compile(trace)?))
+    }
+}
+
+impl rpy_jit::native::loops::NativeLoop for CompiledLoop {
+    fn trace(&self) -> &Trace {
+        &self.trace
+    }
+
+    fn run(&self, inputs: &[RunValue], calls: &mut dyn rpy_jit::interp::ResidualCalls) -> Outcome {
+        // The executables' loops neither allocate nor rebuild removed
+        // objects (`NativeLoops` refuses those traces), so the helpers'
+        // heap stays empty.
+        let mut heap = Heap::default();
+        self.run_with_calls(inputs, &mut heap, u64::MAX, calls)
+    }
+}

@@ -276,7 +276,8 @@ impl<'j> Exec<'j> for LlExec<'_, 'j, '_> {
         done
     }
 
-    fn can_enter_jit(&mut self, frame: &Frame, driver: &str, greens: &[Operand]) {
+    fn can_enter_jit(&mut self, frames: &mut [Frame], driver: &str, greens: &[Operand]) {
+        let frame = frames.last().expect("a frame");
         let values: Vec<LlValue> = greens.iter().map(|g| operand(self, frame, g)).collect();
         let bh = &mut *self.blackhole;
         if bh.warm.can_enter_jit(driver, &values) {

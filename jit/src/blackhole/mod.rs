@@ -146,7 +146,14 @@ pub(crate) trait Exec<'j> {
         reds: &[Operand],
         out: &mut dyn Write,
     ) -> Result<Option<Raised<Self::Value>>, LlError>;
-    fn can_enter_jit(&mut self, frame: &Frame<Self::Value>, driver: &str, greens: &[Operand]);
+    /// The top frame ran its `can_enter_jit` (`frames` are every live
+    /// frame).
+    fn can_enter_jit(
+        &mut self,
+        frames: &mut [Frame<Self::Value>],
+        driver: &str,
+        greens: &[Operand],
+    );
     /// The error of too deep a recursion of regular calls.
     fn recursion_error(&self, graph: &str) -> LlError {
         LlError {
@@ -232,7 +239,7 @@ pub(crate) fn execute<'j, E: Exec<'j>>(
             }
             Insn::CanEnterJit { driver, greens, .. } => {
                 e.stats().can_enter_jit += 1;
-                e.can_enter_jit(&frames[depth], driver, greens);
+                e.can_enter_jit(frames, driver, greens);
             }
             Insn::Call {
                 callee,

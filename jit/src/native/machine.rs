@@ -8,10 +8,18 @@
 //! register of the call's frames is pushed on the program's shadow stack,
 //! where the collector finds and updates them, and read back after.
 
+use super::loops::{NativeBackend, NativeLoops};
 use super::{NativeOp, NativeProgram, Scalar};
-use crate::blackhole::{execute, internal, BlackholeStats, Completion, Exec, Frame};
+use crate::blackhole::{execute, internal, operand, BlackholeStats, Completion, Exec, Frame};
 use crate::codewriter::jitcode::{Bank, JitCodes, Operand};
+use crate::interp::RunValue;
+use crate::metainterp::mirror::Flavor;
+use crate::metainterp::record::TraceExec;
+use crate::metainterp::{JitParams, MetaInterp};
+use crate::trace::{Header, Kind};
+use crate::warmstate::{GreenKey, WarmState};
 use rpy_passes::llinterp::{LlError, LlErrorKind};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::io::Write;
 
@@ -50,6 +58,21 @@ pub struct Embedding {
     /// `&rpy_exc_type` and `&rpy_exc_value`: the pending exception.
     pub exc_type: *mut usize,
     pub exc_value: *mut usize,
+    /// The collector's hooks for the JIT: a minor collection (the roots
+    /// on the shadow stack), whether an object may still move, and an old
+    /// object kept alive for the rest of the run.
+    pub gc_minor_collection: unsafe extern "C" fn(),
+    pub gc_may_move: unsafe extern "C" fn(p: usize) -> i32,
+    pub gc_keep: unsafe extern "C" fn(p: usize),
+}
+
+impl Embedding {
+    /// Whether the collector moves objects (without one, `--gc=none`,
+    /// there is no shadow stack).
+    pub fn gc_moves(&self) -> bool {
+        // SAFETY: `root_top` is the program's `&rpy_gc_root_top`.
+        unsafe { !(*self.root_top).is_null() }
+    }
 }
 
 /// The executable's JIT, once its embedding is read.
@@ -62,6 +85,13 @@ pub struct NativeRuntime {
     calls: HashMap<u32, Wrapper>,
     /// The graph a function address is, for calls through pointers.
     graphs_by_address: HashMap<usize, u32>,
+    /// The warm-up counters, over the whole run.
+    warm: RefCell<WarmState>,
+    /// The objects kept alive as the traces' constants.
+    kept: RefCell<std::collections::HashSet<u64>>,
+    /// The meta-interpreter, when the JIT compiles loops (taken out while
+    /// it works: a portal called meanwhile runs in the blackhole).
+    jit: RefCell<Option<MetaInterp<NativeLoops>>>,
 }
 
 impl NativeRuntime {
@@ -69,7 +99,11 @@ impl NativeRuntime {
     /// `embedding` must be what GenC emitted for this program: its tables
     /// as long as it says, its functions and pointers valid for the whole
     /// run.
-    pub unsafe fn new(embedding: &'static Embedding) -> Result<NativeRuntime, String> {
+    pub unsafe fn new(
+        embedding: &'static Embedding,
+        backend: Option<Box<dyn NativeBackend>>,
+        params: JitParams,
+    ) -> Result<NativeRuntime, String> {
         let bytes = std::slice::from_raw_parts(embedding.program, embedding.program_len);
         let program: &'static NativeProgram =
             Box::leak(Box::new(NativeProgram::from_bytes(bytes)?));
@@ -83,13 +117,41 @@ impl NativeRuntime {
             calls.insert(*g, wrappers[i]);
             graphs_by_address.insert(addresses[i], *g);
         }
+        let warm = WarmState::with_function_threshold(params.threshold, params.function_threshold);
+        let jit = backend
+            .map(|backend| MetaInterp::with_loops(params, NativeLoops { backend, embedding }));
         Ok(NativeRuntime {
             program,
             embedding,
             constants,
             calls,
             graphs_by_address,
+            warm: RefCell::new(warm),
+            kept: RefCell::default(),
+            jit: RefCell::new(jit),
         })
+    }
+
+    pub(crate) fn graph_wrapper(&self, graph: u32) -> Option<Wrapper> {
+        self.calls.get(&graph).copied()
+    }
+
+    pub(crate) fn runtime_wrapper(&self, index: u32) -> Wrapper {
+        // SAFETY: one wrapper per runtime function, in order.
+        unsafe { *self.embedding.runtime_calls.add(index as usize) }
+    }
+
+    /// What the JIT did: its counts, and its log in the text syntax of
+    /// `rpy trace` (what `RPY_JITLOG` writes).
+    pub fn jit_report(&self) -> Option<(crate::metainterp::JitStats, String)> {
+        let jit = self.jit.borrow();
+        let jit = jit.as_ref()?;
+        let s = &jit.stats;
+        let counts = format!(
+            "loops {}, bridges {}, aborts {}, loop entries {}, guard failures {}",
+            s.loops, s.bridges, s.aborts, s.loop_entries, s.guard_failures
+        );
+        Some((s.clone(), jit.log_file(&counts)))
     }
 
     /// Runs portal `portal` (its index among the portals) from `args` to
@@ -112,6 +174,7 @@ impl NativeRuntime {
             rt: self,
             codes,
             stats,
+            entering: true,
         };
         match execute(&mut world, &mut frames, &mut std::io::sink())? {
             Completion::Returned(v) => Ok(v),
@@ -129,15 +192,43 @@ impl NativeRuntime {
 
 /// One portal call's world: the runtime, and its jitcodes borrowed apart
 /// from it (they live as long as the runtime, which outlives the call).
-struct NativeExec<'a, 'j> {
+pub struct NativeExec<'a, 'j> {
     rt: &'a NativeRuntime,
     codes: &'j JitCodes,
     stats: &'a mut BlackholeStats,
+    /// The portal call has not reached a merge point yet (its first one
+    /// counts against `function_threshold`).
+    entering: bool,
 }
 
 impl NativeExec<'_, '_> {
     fn embedding(&self) -> &'static Embedding {
         self.rt.embedding
+    }
+
+    pub(crate) fn runtime(&self) -> &NativeRuntime {
+        self.rt
+    }
+
+    /// The greens' words and their key, in the top frame.
+    fn key(&self, frames: &[Frame<u64>], driver: &str, greens: &[Operand]) -> (Vec<u64>, GreenKey) {
+        let frame = frames.last().expect("a frame");
+        let words: Vec<u64> = greens.iter().map(|g| operand(self, frame, g)).collect();
+        let key = GreenKey::of_words(driver, &words);
+        (words, key)
+    }
+
+    /// A key just got hot: its objects are made old first (they never
+    /// move after), so that its key stays the same while it is traced and
+    /// compiled; the key as it is then.
+    fn settled_key(
+        &mut self,
+        frames: &mut [Frame<u64>],
+        driver: &str,
+        greens: &[Operand],
+    ) -> Result<(Vec<u64>, GreenKey), LlError> {
+        self.settle(frames)?;
+        Ok(self.key(frames, driver, greens))
     }
 
     /// Runs `f`, which may collect, with the ref registers of `frames` on
@@ -148,32 +239,52 @@ impl NativeExec<'_, '_> {
         frames: &mut [Frame<u64>],
         f: impl FnOnce() -> R,
     ) -> Result<R, LlError> {
+        let pushed = self.push_roots(frames)?;
+        let result = f();
+        self.pop_roots(frames, pushed);
+        Ok(result)
+    }
+
+    /// Pushes the ref registers of `frames` on the shadow stack; where
+    /// they start (null without a moving collector: `--gc=none` has no
+    /// shadow stack, and nothing moves).
+    fn push_roots(&self, frames: &[Frame<u64>]) -> Result<*mut usize, LlError> {
         let e = self.embedding();
         let count: usize = frames
             .iter()
             .map(|f| f.banks[Bank::Ref as usize].len())
             .sum();
         // SAFETY: the shadow stack is the program's, `root_top..root_end`
-        // free; the slots are popped before this returns.
+        // free; `pop_roots` pops the slots.
         unsafe {
             let base = *e.root_top;
-            // Without a moving collector (`--gc=none`) there is no shadow
-            // stack, and nothing moves.
             if base.is_null() {
-                return Ok(f());
+                return Ok(base);
             }
             if (*e.root_end as usize - base as usize) / 8 < count {
                 return Err(fatal("RecursionError", "maximum recursion depth exceeded"));
             }
             let mut slot = base;
-            for frame in frames.iter() {
+            for frame in frames {
                 for r in &frame.banks[Bank::Ref as usize] {
                     *slot = *r as usize;
                     slot = slot.add(1);
                 }
             }
             *e.root_top = slot;
-            let result = f();
+            Ok(base)
+        }
+    }
+
+    /// Reads back the ref registers `push_roots` pushed at `base` (the
+    /// collector may have moved what they point to), and pops them.
+    fn pop_roots(&self, frames: &mut [Frame<u64>], base: *mut usize) {
+        if base.is_null() {
+            return;
+        }
+        // SAFETY: `base` is where `push_roots` pushed these frames' slots,
+        // the top of the shadow stack again.
+        unsafe {
             let mut slot = base;
             for frame in frames.iter_mut() {
                 for r in frame.banks[Bank::Ref as usize].iter_mut() {
@@ -181,13 +292,12 @@ impl NativeExec<'_, '_> {
                     slot = slot.add(1);
                 }
             }
-            *e.root_top = base;
-            Ok(result)
+            *self.embedding().root_top = base;
         }
     }
 
     /// The exception a C function left pending, taken.
-    fn take_exception(&self) -> Option<(u64, u64)> {
+    pub(crate) fn take_exception(&self) -> Option<(u64, u64)> {
         let e = self.embedding();
         // SAFETY: the embedding's exception state is the program's.
         unsafe {
@@ -389,16 +499,140 @@ impl<'j> Exec<'j> for NativeExec<'_, 'j> {
 
     fn merge_point(
         &mut self,
-        _frames: &mut Vec<Frame<u64>>,
-        _driver: &str,
-        _greens: &[Operand],
-        _reds: &[Operand],
-        _out: &mut dyn Write,
+        frames: &mut Vec<Frame<u64>>,
+        driver: &str,
+        greens: &[Operand],
+        reds: &[Operand],
+        out: &mut dyn Write,
     ) -> Result<Option<(u64, u64)>, LlError> {
-        Ok(None)
+        let entering = std::mem::take(&mut self.entering);
+        let rt = self.rt;
+        let Some(mut jit) = rt.jit.borrow_mut().take() else {
+            return Ok(None);
+        };
+        let done = (|| {
+            if !jit.has_work() && !entering {
+                return Ok(None);
+            }
+            let (mut words, mut key) = self.key(frames, driver, greens);
+            if entering && rt.warm.borrow_mut().portal_entered(&key) {
+                (words, key) = self.settled_key(frames, driver, greens)?;
+                jit.hot(key.clone());
+            }
+            if !jit.wants(&key) {
+                return Ok(None);
+            }
+            // The JIT sees this portal call's frames only; the callers'
+            // (a recursive interpreter's outer calls) wait, their pointers
+            // on the shadow stack.
+            let base = frames.len() - 1;
+            let mut own = frames.split_off(base);
+            let pushed = self.push_roots(frames)?;
+            let text = |ws: &[u64]| ws.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+            let done = jit.at_merge_point(self, &mut own, key, &words, &text, reds, out);
+            self.pop_roots(frames, pushed);
+            frames.extend(own);
+            done
+        })();
+        *rt.jit.borrow_mut() = Some(jit);
+        done
     }
 
-    fn can_enter_jit(&mut self, _frame: &Frame<u64>, _driver: &str, _greens: &[Operand]) {}
+    fn can_enter_jit(&mut self, frames: &mut [Frame<u64>], driver: &str, greens: &[Operand]) {
+        let rt = self.rt;
+        let (words, key) = self.key(frames, driver, greens);
+        let text = || words.iter().map(|w| w.to_string()).collect();
+        if !rt.warm.borrow_mut().closed(key, text) {
+            return;
+        }
+        if rt.jit.borrow().is_none() {
+            return;
+        }
+        // (A failed collection is a fatal error the next allocation meets
+        // again.)
+        if let Ok((_, key)) = self.settled_key(frames, driver, greens) {
+            if let Some(jit) = rt.jit.borrow_mut().as_mut() {
+                jit.hot(key);
+            }
+        }
+    }
+}
+
+impl<'j> TraceExec<'j> for NativeExec<'_, 'j> {
+    fn to_trace(&mut self, _: &Header, v: &u64, kind: Kind) -> Result<RunValue, String> {
+        // A constant object may sit in compiled code or in a guard's
+        // resume data (and a rebuilt frame) for the rest of the run: it is
+        // kept alive (a young one makes the tracer give up: `may_move`).
+        if kind == Kind::Ref && *v != 0 && !self.may_move(v) && self.rt.kept.borrow_mut().insert(*v)
+        {
+            // SAFETY: an old object of the program.
+            unsafe { (self.embedding().gc_keep)(*v as usize) };
+        }
+        Ok(RunValue::from_bits(kind, *v))
+    }
+
+    fn flavor(&self, _: &u64, bank: Bank) -> Option<Flavor> {
+        Some(match bank {
+            Bank::Int => Flavor::Signed,
+            Bank::Ref => Flavor::Ref,
+            Bank::Float => Flavor::Float,
+        })
+    }
+
+    fn object_id(&self, v: &u64) -> Option<usize> {
+        (*v != 0).then_some(*v as usize)
+    }
+
+    fn array_type(&self, code: usize, at: usize, _: &u64) -> Result<String, String> {
+        self.rt
+            .program
+            .array_types
+            .get(&(code as u32, at as u32))
+            .cloned()
+            .ok_or_else(|| format!("operation {at} of jitcode {code} names no array type"))
+    }
+
+    fn graph_name(&self, graph: u32) -> String {
+        match self.codes.by_graph(graph) {
+            Some(c) => self.codes.codes[c].name.clone(),
+            None => self
+                .rt
+                .program
+                .graph_names
+                .get(&graph)
+                .cloned()
+                .unwrap_or_else(|| format!("graph {graph}")),
+        }
+    }
+
+    fn constant_kind(&self, code: usize, index: u16) -> Kind {
+        self.rt.program.constant_kinds[code]
+            .get(index as usize)
+            .copied()
+            .unwrap_or(Kind::Int)
+    }
+
+    fn green_key(&self, driver: &str, greens: &[u64]) -> GreenKey {
+        GreenKey::of_words(driver, greens)
+    }
+
+    fn program_header(&self) -> Header {
+        Header::of_program(self.rt.program.types.clone())
+    }
+
+    fn may_move(&self, v: &u64) -> bool {
+        // SAFETY: the collector's own test of an address.
+        *v != 0 && unsafe { (self.embedding().gc_may_move)(*v as usize) != 0 }
+    }
+
+    fn settle(&mut self, frames: &mut [Frame<u64>]) -> Result<(), LlError> {
+        let e = self.embedding();
+        if !e.gc_moves() {
+            return Ok(());
+        }
+        // SAFETY: a minor collection, with the frames' pointers as roots.
+        self.collecting(frames, || unsafe { (e.gc_minor_collection)() })
+    }
 }
 
 /// The address of item `index` of the array at `array`.

@@ -11,13 +11,15 @@
 //! the functions residual calls reach, and of the runtime's allocator,
 //! write barrier, shadow stack and exception state.
 
+pub mod loops;
 pub mod machine;
 
 use crate::codewriter::jitcode::{Callee, Insn, JitCodes};
+use crate::trace::Kind;
 use rpy_ir::graph::{Arg, Constant, LowLevel, Program};
 use rpy_ir::lltype::{self, LowLevelType, TypeTable};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 /// How a value of a field or an array item sits in memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -115,10 +117,20 @@ pub struct NativeProgram {
     pub runtime: Vec<String>,
     /// The graphs the jitcodes call residually (a wrapper each).
     pub residual_graphs: Vec<u32>,
+    /// Their names, for the JIT's log.
+    pub graph_names: HashMap<u32, String>,
     /// The portals, by jitcode index.
     pub portals: Vec<u32>,
     /// Where a vtable holds its class id (`subclassrange_min`).
     pub class_id_offset: u32,
+    /// The container types GenC lays out, in the order of their type ids
+    /// (from 1): what the tracer's header declares.
+    pub types: TypeTable,
+    /// Per jitcode: the kind of each constant.
+    pub constant_kinds: Vec<Vec<Kind>>,
+    /// The array type operand 0 of an array operation points to, by
+    /// jitcode and instruction.
+    pub array_types: HashMap<(u32, u32), String>,
 }
 
 impl NativeProgram {
@@ -147,8 +159,12 @@ pub fn lower(
         first_constant: Vec::new(),
         runtime: Vec::new(),
         residual_graphs: Vec::new(),
+        graph_names: HashMap::new(),
         portals: Vec::new(),
         class_id_offset: 0,
+        types: types.clone(),
+        constant_kinds: Vec::new(),
+        array_types: HashMap::new(),
     };
     let vtable = types
         .get(lltype::OBJECT_VTABLE)
@@ -159,15 +175,31 @@ pub fn lower(
     for (i, jc) in codes.codes.iter().enumerate() {
         native.first_constant.push(first);
         first += jc.constants.len() as u32;
+        native.constant_kinds.push(
+            jc.constants
+                .iter()
+                .map(|(_, t)| Kind::of_lltype(t))
+                .collect(),
+        );
         if codes.portals.contains(&jc.name) {
             native.portals.push(i as u32);
         }
         let graph = &program.graphs[jc.graph as usize];
         let mut ops = Vec::with_capacity(jc.code.len());
-        for insn in &jc.code {
+        for (at, insn) in jc.code.iter().enumerate() {
             ops.push(match insn {
                 Insn::Op { opname, origin, .. } => {
                     let op = &graph.blocks[origin.block as usize].operations[origin.op as usize];
+                    if matches!(
+                        opname.as_str(),
+                        "getarrayitem" | "setarrayitem" | "getarraysize"
+                    ) {
+                        if let Some(t) =
+                            crate::codewriter::policy::pointee(graph, &op.args[0], program)
+                        {
+                            native.array_types.insert((i as u32, at as u32), t);
+                        }
+                    }
                     let lowered = lower_op(program, graph, op, types, type_id)
                         .map_err(|e| format!("{}: '{opname}': {e}", jc.name))?;
                     Some(lowered)
@@ -206,6 +238,11 @@ pub fn lower(
         native.ops.push(ops);
     }
     native.residual_graphs = residual.into_iter().collect();
+    for g in &native.residual_graphs {
+        native
+            .graph_names
+            .insert(*g, program.graphs[*g as usize].name.clone());
+    }
     // The constants travel as words from the C side.
     for jc in &mut native.codes.codes {
         jc.constants.clear();
