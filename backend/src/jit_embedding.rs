@@ -38,6 +38,8 @@ typedef struct {
     void *(*malloc)(size_t, unsigned long);
     void *(*malloc_varsize)(size_t, size_t, size_t, long, size_t, unsigned long);
     void (*write_barrier)(void *);
+    void *(*malloc_nocollect)(size_t, unsigned long);
+    void *(*malloc_varsize_nocollect)(size_t, size_t, size_t, long, size_t, unsigned long);
     void ***root_top;
     void ***root_end;
     void **exc_type;
@@ -45,6 +47,7 @@ typedef struct {
     void (*gc_minor_collection)(void);
     int (*gc_may_move)(void *);
     void (*gc_keep)(void *);
+    unsigned long young_flag;
 } RpyJitEmbedding;
 typedef union { unsigned long w; double f; const void *p; } RpyJitWord;
 void rpy_jit_init(const RpyJitEmbedding *);
@@ -243,7 +246,7 @@ pub(crate) fn emit(
         "static const RpyJitEmbedding rpy_jit_embedding = {{\n    \
          rpy_jit_program, {}, rpy_jit_constants, {count}, rpy_jit_runtime_calls,\n    \
          rpy_jit_graph_calls, rpy_jit_graph_addresses, rpy_jit_malloc, rpy_jit_malloc_varsize,\n    \
-         rpy_jit_write_barrier, &rpy_gc_root_top, &rpy_gc_root_end, &rpy_exc_type, &rpy_exc_value,\n         rpy_gc_jit_minor_collection, rpy_gc_jit_may_move, rpy_gc_jit_keep}};\n",
+         rpy_jit_write_barrier, rpy_malloc, rpy_malloc_varsize, &rpy_gc_root_top, &rpy_gc_root_end, &rpy_exc_type, &rpy_exc_value,\n         rpy_gc_jit_minor_collection, rpy_gc_jit_may_move, rpy_gc_jit_keep,\n         RPY_GCFLAG_TRACK_YOUNG}};\n",
         bytes.len()
     );
     Ok(out)

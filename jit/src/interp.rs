@@ -287,7 +287,12 @@ pub fn run_with_calls(
 /// fail args: the values it hands back, with the virtual objects its
 /// resume data describes allocated on `heap` (every way of running a
 /// trace ends a failing guard here).
-pub fn guard_failed(trace: &Trace, guard: usize, saved: Vec<RunValue>, heap: &mut Heap) -> Outcome {
+pub fn guard_failed(
+    trace: &Trace,
+    guard: usize,
+    saved: Vec<RunValue>,
+    heap: &mut dyn ObjectMemory,
+) -> Outcome {
     let Some(resume) = trace.ops.get(guard).and_then(|op| op.resume.as_deref()) else {
         return Outcome::GuardFailed {
             guard,
@@ -300,12 +305,38 @@ pub fn guard_failed(trace: &Trace, guard: usize, saved: Vec<RunValue>, heap: &mu
     }
 }
 
+/// Where a failing guard rebuilds the objects the optimizer removed: the
+/// run's heap, or a translated program's memory.
+pub trait ObjectMemory {
+    fn new_object(&mut self, trace: &Trace, descr: usize) -> Result<usize, String>;
+    fn new_array(&mut self, trace: &Trace, descr: usize, n: i64) -> Result<usize, String>;
+    fn write(&mut self, addr: usize, ty: &LowLevelType, bits: u64) -> Result<(), String>;
+    /// Before a GC pointer is stored into `obj`, which may be old.
+    fn write_barrier(&mut self, obj: usize);
+}
+
+impl ObjectMemory for Heap {
+    fn new_object(&mut self, trace: &Trace, descr: usize) -> Result<usize, String> {
+        Heap::new_object(self, trace, descr)
+    }
+
+    fn new_array(&mut self, trace: &Trace, descr: usize, n: i64) -> Result<usize, String> {
+        Heap::new_array(self, trace, descr, n)
+    }
+
+    fn write(&mut self, addr: usize, ty: &LowLevelType, bits: u64) -> Result<(), String> {
+        Heap::write(self, addr, ty, bits)
+    }
+
+    fn write_barrier(&mut self, _: usize) {}
+}
+
 /// Allocates and fills the objects of `resume`; the values handed back.
 fn materialize(
     trace: &Trace,
     resume: &Resume,
     saved: &[RunValue],
-    heap: &mut Heap,
+    heap: &mut dyn ObjectMemory,
 ) -> Result<Vec<RunValue>, String> {
     let descrs = &trace.header.descrs;
     let mut objects = Vec::with_capacity(resume.objects.len());
@@ -357,6 +388,9 @@ fn materialize(
             DescrData::Field { offset, ty, .. } => {
                 if target == 0 {
                     return Err("null pointer dereference in a pending store".into());
+                }
+                if matches!(ty, LowLevelType::Ptr(_)) {
+                    heap.write_barrier(target);
                 }
                 heap.write(target + offset, ty, bits)?
             }

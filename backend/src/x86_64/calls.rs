@@ -13,7 +13,7 @@ use rpy_jit::calls::NativeFunc;
 use rpy_jit::trace::{DescrData, Kind, Op, Value};
 
 use super::regalloc::{Home, CALLER_SAVED_GP};
-use super::{unsupported, Gen, RAX};
+use super::{unsupported, Gen, RAX, RCX};
 
 /// The scratch register arguments are staged through (not an argument
 /// register, not rax).
@@ -76,7 +76,7 @@ impl Gen<'_> {
             CallArg::Imm(op.args.len() as i64),
         ];
         let err = self.error_stub(pc, op);
-        self.emit_call(pc, addr, &args, &[]);
+        self.emit_collecting_call(pc, addr, &args, &[]);
         dynasm!(self.asm ; .arch x64 ; test rax, rax ; jz =>err);
         if let Some(r) = op.result {
             self.load_slot(RAX, first);
@@ -93,6 +93,31 @@ impl Gen<'_> {
         addr: usize,
         args: &[CallArg],
         float_args: &[bool],
+    ) {
+        self.emit_call_keeping(pc, addr, args, float_args, false)
+    }
+
+    /// [`Gen::emit_call`] of a function that may collect: with a moving
+    /// collector, the GC pointers live across the call go on the program's
+    /// shadow stack before it and are read back from there after it (the
+    /// collector may have moved what they point to).
+    pub(super) fn emit_collecting_call(
+        &mut self,
+        pc: usize,
+        addr: usize,
+        args: &[CallArg],
+        float_args: &[bool],
+    ) {
+        self.emit_call_keeping(pc, addr, args, float_args, true)
+    }
+
+    fn emit_call_keeping(
+        &mut self,
+        pc: usize,
+        addr: usize,
+        args: &[CallArg],
+        float_args: &[bool],
+        collects: bool,
     ) {
         let staging = self.frame.staging;
         for (i, arg) in args.iter().enumerate() {
@@ -114,6 +139,10 @@ impl Gen<'_> {
             self.store_slot(staging + i, reg);
         }
         let saved = self.save_live_registers(pc);
+        let roots = match (collects, self.memory.and_then(|m| m.moving)) {
+            (true, Some(gc)) => self.push_roots(pc, gc.root_top),
+            _ => Vec::new(),
+        };
         let (mut ints, mut floats) = (0, 0);
         for i in 0..args.len() {
             let d = super::disp(staging + i);
@@ -130,6 +159,58 @@ impl Gen<'_> {
         let addr = addr as i64;
         dynasm!(self.asm ; .arch x64 ; mov rax, QWORD addr ; call rax);
         self.restore_registers(&saved);
+        if let Some(gc) = self.memory.and_then(|m| m.moving) {
+            self.pop_roots(&roots, gc.root_top);
+        }
+    }
+
+    /// Pushes the GC pointers live across op `pc` (but its result) on the
+    /// shadow stack whose top is at `root_top`; the boxes, in order.
+    /// Uses rcx and rdx (the call's arguments are staged in the frame).
+    fn push_roots(&mut self, pc: usize, root_top: usize) -> Vec<usize> {
+        let roots: Vec<usize> = (0..self.alloc.homes.len())
+            .filter(|&b| self.trace.boxes[b].kind == Kind::Ref && self.alloc.live_at(b, pc))
+            .collect();
+        if roots.is_empty() {
+            return roots;
+        }
+        let top = root_top as i64;
+        dynasm!(self.asm ; .arch x64 ; mov rdx, QWORD top ; mov rdx, QWORD [rdx]);
+        for (i, b) in roots.iter().enumerate() {
+            self.load(RCX, Value::Box(*b));
+            let d = (i * 8) as i32;
+            dynasm!(self.asm ; .arch x64 ; mov QWORD [rdx + d], rcx);
+        }
+        let n = (roots.len() * 8) as i32;
+        dynasm!(self.asm
+            ; .arch x64
+            ; add rdx, n
+            ; mov rcx, QWORD top
+            ; mov QWORD [rcx], rdx
+        );
+        roots
+    }
+
+    /// Pops what [`Gen::push_roots`] pushed back into the boxes' homes
+    /// (rax, the call's result, is kept).
+    fn pop_roots(&mut self, roots: &[usize], root_top: usize) {
+        if roots.is_empty() {
+            return;
+        }
+        let top = root_top as i64;
+        let n = (roots.len() * 8) as i32;
+        dynasm!(self.asm
+            ; .arch x64
+            ; mov rcx, QWORD top
+            ; mov rdx, QWORD [rcx]
+            ; sub rdx, n
+            ; mov QWORD [rcx], rdx
+        );
+        for (i, b) in roots.iter().enumerate() {
+            let d = (i * 8) as i32;
+            dynasm!(self.asm ; .arch x64 ; mov rcx, QWORD [rdx + d]);
+            self.store_box(*b, RCX);
+        }
     }
 
     /// Saves the caller-saved registers holding boxes live at op `pc`;

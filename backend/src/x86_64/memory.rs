@@ -3,9 +3,12 @@
 //! (`Char`, `Bool`) are read zero-extended and written truncated; every
 //! other type is a word. As in the interpreter, a null first argument is an
 //! error and a GC array index is checked against the length; allocation
-//! calls the interpreter's allocator through `runtime`.
+//! calls the interpreter's allocator through `runtime`, or, for code that
+//! runs on a translated program's memory, the program's allocator (and
+//! a GC pointer stored goes through the program's write barrier).
 
 use dynasmrt::{dynasm, DynasmApi, DynasmLabelApi};
+use rpy_jit::native::loops::ProgramMemory;
 use rpy_jit::trace::{DescrData, Op, Value};
 
 use super::calls::CallArg;
@@ -183,6 +186,11 @@ impl Gen<'_> {
         let descr_id = op.descr.ok_or_else(|| unsupported(op))?;
         let descr = self.trace.header.descrs[descr_id].data.clone();
         let dst = self.result_register(op);
+        if let Some(memory) = self.memory {
+            if self.program_memory(pc, op, &descr, memory)? {
+                return Ok(());
+            }
+        }
         match (name, descr) {
             ("new" | "new_with_vtable", _) => {
                 let err = self.error_stub(pc, op);
@@ -294,6 +302,80 @@ impl Gen<'_> {
             _ => return Err(unsupported(op)),
         }
         Ok(())
+    }
+
+    /// What differs when the code runs on a translated program's memory:
+    /// objects come from its allocator (a call that may collect), and a
+    /// GC pointer stored into an object goes through its write barrier
+    /// first when the object's header asks for it. Whether `op` was
+    /// emitted whole.
+    fn program_memory(
+        &mut self,
+        pc: usize,
+        op: &Op,
+        descr: &DescrData,
+        memory: ProgramMemory,
+    ) -> Result<bool, String> {
+        let name = op.name();
+        match (name, descr) {
+            (
+                "new" | "new_with_vtable",
+                DescrData::Size { size, type_id, .. } | DescrData::Class { size, type_id, .. },
+            ) => {
+                let args = [CallArg::Imm(*size as i64), CallArg::Imm(*type_id as i64)];
+                self.emit_collecting_call(pc, memory.malloc, &args, &[]);
+                self.store_box_nonnull(op, RAX);
+                return Ok(true);
+            }
+            (
+                "new_array" | "new_array_clear",
+                DescrData::Array {
+                    length_offset,
+                    items_offset,
+                    item_size,
+                    type_id,
+                    ..
+                },
+            ) => {
+                let args = [
+                    CallArg::Imm(*items_offset as i64),
+                    CallArg::Imm(*items_offset as i64),
+                    CallArg::Imm(*item_size as i64),
+                    CallArg::Value(op.args[0]),
+                    CallArg::Imm(*length_offset as i64),
+                    CallArg::Imm(*type_id as i64),
+                ];
+                self.emit_collecting_call(pc, memory.malloc_varsize, &args, &[]);
+                self.store_box_nonnull(op, RAX);
+                return Ok(true);
+            }
+            ("new" | "new_with_vtable" | "new_array" | "new_array_clear", _) => {
+                return Err(unsupported(op))
+            }
+            _ => {}
+        }
+        let stores_pointer = matches!(name, "setfield_gc" | "setarrayitem_gc")
+            && op
+                .args
+                .last()
+                .is_some_and(|v| self.trace.kind(*v) == rpy_jit::trace::Kind::Ref);
+        if let (true, Some(gc)) = (stores_pointer, memory.moving) {
+            // (Null is left to the store's own check.)
+            let skip = self.asm.new_dynamic_label();
+            let bit = gc.young_flag.trailing_zeros() as i8;
+            self.load(RAX, op.args[0]);
+            dynasm!(self.asm
+                ; .arch x64
+                ; test rax, rax
+                ; jz =>skip
+                ; mov rdx, QWORD [rax]
+                ; bt rdx, bit
+                ; jnc =>skip
+            );
+            self.emit_call(pc, gc.write_barrier, &[CallArg::Reg(RAX)], &[]);
+            dynasm!(self.asm ; .arch x64 ; =>skip);
+        }
+        Ok(false)
     }
 
     /// Leaves through the error stub unless `0 <= index < length` (one

@@ -53,6 +53,7 @@ use std::sync::Arc;
 use dynasmrt::x64::Assembler;
 use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi, ExecutableBuffer};
 use rpy_jit::interp::{Heap, Outcome, RunValue};
+use rpy_jit::native::loops::ProgramMemory;
 use rpy_jit::trace::{DescrData, DescrNeed, Op, Trace, Value};
 
 use regalloc::{Allocation, Home};
@@ -127,6 +128,9 @@ struct Gen<'t> {
     /// For an array box, a live box holding its length (from `arraylen_gc`
     /// since the last label), so a bounds check need not load it again.
     known_length: HashMap<usize, usize>,
+    /// For code that runs on a translated program's memory: its allocator
+    /// and collector (else objects come from the run's `Heap`).
+    memory: Option<ProgramMemory>,
 }
 
 impl Gen<'_> {
@@ -475,7 +479,20 @@ impl KeptTrace for Arc<Trace> {
 pub fn compile(trace: impl KeptTrace) -> Result<CompiledLoop, String> {
     let trace = trace.into_kept();
     let alloc = regalloc::assign(&trace);
-    compile_with(trace, Checks::Trusting, alloc)
+    compile_with(trace, Checks::Trusting, alloc, None)
+}
+
+/// Compiles `trace` to machine code that runs on a translated program's
+/// memory: objects come from its allocator, and its moving collector (if
+/// it has one) is told of the GC pointers the code holds at each call that
+/// may collect and of each GC pointer stored.
+pub fn compile_for_program(
+    trace: impl KeptTrace,
+    memory: ProgramMemory,
+) -> Result<CompiledLoop, String> {
+    let trace = trace.into_kept();
+    let alloc = regalloc::assign(&trace);
+    compile_with(trace, Checks::Trusting, alloc, Some(memory))
 }
 
 /// Compiles `trace` to machine code that checks every memory access
@@ -484,7 +501,7 @@ pub fn compile(trace: impl KeptTrace) -> Result<CompiledLoop, String> {
 pub fn compile_checked(trace: impl KeptTrace) -> Result<CompiledLoop, String> {
     let trace = trace.into_kept();
     let alloc = regalloc::assign(&trace);
-    compile_with(trace, Checks::Checked, alloc)
+    compile_with(trace, Checks::Checked, alloc, None)
 }
 
 /// [`compile`] with only the given registers for boxes (tests force
@@ -500,13 +517,14 @@ pub fn compile_with_registers(
     }
     let trace = trace.into_kept();
     let alloc = regalloc::assign_with(&trace, gp, xmm);
-    compile_with(trace, Checks::Trusting, alloc)
+    compile_with(trace, Checks::Trusting, alloc, None)
 }
 
 fn compile_with(
     kept: Arc<Trace>,
     checks: Checks,
     alloc: Allocation,
+    memory: Option<ProgramMemory>,
 ) -> Result<CompiledLoop, String> {
     let trace = &*kept;
     let (max_out, max_staging) = check_shape(trace)?;
@@ -541,6 +559,7 @@ fn compile_with(
             .iter()
             .any(|d| matches!(d.data, DescrData::Residual(_))),
         known_length: HashMap::new(),
+        memory,
     };
     g.prologue();
     let mut head = control::LoopHead::start(&mut g);
@@ -609,6 +628,19 @@ impl CompiledLoop {
         iteration_limit: u64,
         calls: &mut dyn rpy_jit::interp::ResidualCalls,
     ) -> Outcome {
+        self.run_rebuilding_in(inputs, heap, iteration_limit, calls, None)
+    }
+
+    /// [`CompiledLoop::run_with_calls`], with a failing guard's removed
+    /// objects rebuilt in `objects` rather than in `heap`.
+    fn run_rebuilding_in(
+        &self,
+        inputs: &[RunValue],
+        heap: &mut Heap,
+        iteration_limit: u64,
+        calls: &mut dyn rpy_jit::interp::ResidualCalls,
+        objects: Option<&mut dyn rpy_jit::interp::ObjectMemory>,
+    ) -> Outcome {
         let t = &self.trace;
         if let Err(e) = rpy_jit::interp::check_inputs(t, inputs) {
             return Outcome::Error(e);
@@ -656,7 +688,10 @@ impl CompiledLoop {
             },
             _ => {
                 let saved = values(op.fail_args.as_deref().unwrap_or(&[]));
-                rpy_jit::interp::guard_failed(t, pc, saved, heap)
+                match objects {
+                    Some(objects) => rpy_jit::interp::guard_failed(t, pc, saved, objects),
+                    None => rpy_jit::interp::guard_failed(t, pc, saved, heap),
+                }
             }
         }
     }
@@ -694,8 +729,12 @@ impl rpy_jit::metainterp::RunnableLoop for CompiledLoop {
 pub struct NativeMachineCode;
 
 impl rpy_jit::native::loops::NativeBackend for NativeMachineCode {
-    fn compile(&self, trace: Trace) -> Result<Box<dyn rpy_jit::native::loops::NativeLoop>, String> {
-        Ok(Box::new(compile(trace)?))
+    fn compile(
+        &self,
+        trace: Trace,
+        memory: ProgramMemory,
+    ) -> Result<Box<dyn rpy_jit::native::loops::NativeLoop>, String> {
+        Ok(Box::new(compile_for_program(trace, memory)?))
     }
 }
 
@@ -704,11 +743,16 @@ impl rpy_jit::native::loops::NativeLoop for CompiledLoop {
         &self.trace
     }
 
-    fn run(&self, inputs: &[RunValue], calls: &mut dyn rpy_jit::interp::ResidualCalls) -> Outcome {
-        // The executables' loops neither allocate nor rebuild removed
-        // objects (`NativeLoops` refuses those traces), so the helpers'
-        // heap stays empty.
+    fn run(
+        &self,
+        inputs: &[RunValue],
+        calls: &mut dyn rpy_jit::interp::ResidualCalls,
+        objects: &mut dyn rpy_jit::interp::ObjectMemory,
+    ) -> Outcome {
+        // The executables' loops allocate with the program's allocator
+        // and rebuild removed objects in `objects`, so the helpers' heap
+        // stays empty.
         let mut heap = Heap::default();
-        self.run_with_calls(inputs, &mut heap, u64::MAX, calls)
+        self.run_rebuilding_in(inputs, &mut heap, u64::MAX, calls, Some(objects))
     }
 }

@@ -3,12 +3,13 @@
 //! the assembler's crate depends on this one) that runs on the program's
 //! own memory, its residual calls going through GenC's wrappers.
 //!
-//! What compiled code may do is bounded by what it can tell the
-//! collector: a trace that allocates (or whose guards rebuild removed
-//! objects), and, with a moving collector, one that makes a residual call
-//! (which may collect while the code holds GC pointers in registers) or
-//! stores a GC pointer (which needs the write barrier), is refused, and
-//! that loop stays in the blackhole. Every object a trace names as a
+//! Compiled code allocates with the program's allocator; with a moving
+//! collector, it pushes the GC pointers it holds on the shadow stack
+//! around each call that may collect (an allocation, a residual call) and
+//! reads them back after, and stores a GC pointer through the write
+//! barrier (`ProgramMemory`); a failing guard rebuilds the objects the
+//! optimizer removed with the allocation that never collects. Every
+//! object a trace names as a
 //! constant, in its code or its guards' resume data, is old (the tracer
 //! settles the frames first and gives up on a young constant) and kept
 //! alive for the rest of the run.
@@ -19,22 +20,55 @@ use rpy_passes::llinterp::LlError;
 
 use super::machine::{Embedding, NativeExec};
 use super::NativeOp;
-use crate::interp::{Heap, Outcome, ResidualCalls, RunValue};
+use crate::interp::{Heap, ObjectMemory, Outcome, ResidualCalls, RunValue};
 use crate::metainterp::mirror::Flavor;
 use crate::metainterp::residual::{ResidualSite, ResidualTarget};
 use crate::metainterp::{LoopRun, Loops, RunLoops};
-use crate::trace::{Header, Kind, Trace, Value};
+use crate::trace::DescrData;
+use crate::trace::{Header, Trace, Value};
+use rpy_ir::lltype::LowLevelType;
 
 /// Machine code for traces (the x86-64 backend).
 pub trait NativeBackend {
-    fn compile(&self, trace: Trace) -> Result<Box<dyn NativeLoop>, String>;
+    fn compile(&self, trace: Trace, memory: ProgramMemory) -> Result<Box<dyn NativeLoop>, String>;
+}
+
+/// How machine code allocates in a translated program's memory and keeps
+/// its collector right: C functions and addresses of the program.
+#[derive(Clone, Copy, Debug)]
+pub struct ProgramMemory {
+    /// `void *malloc(size_t size, unsigned long tid)`: may collect.
+    pub malloc: usize,
+    /// `void *malloc_varsize(size_t fixed, size_t items_offset, size_t
+    /// item_size, long n, size_t length_offset, unsigned long tid)`: may
+    /// collect.
+    pub malloc_varsize: usize,
+    /// With a moving collector: `&rpy_gc_root_top` (live GC pointers go on
+    /// the shadow stack around a call that may collect, and are read back
+    /// after), the write barrier `void wb(void *obj)`, and the header flag
+    /// that says an object needs it.
+    pub moving: Option<MovingCollector>,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct MovingCollector {
+    pub root_top: usize,
+    pub write_barrier: usize,
+    pub young_flag: u64,
 }
 
 /// A trace compiled to machine code that runs on the program's memory.
 pub trait NativeLoop {
     fn trace(&self) -> &Trace;
-    /// Runs the code from `inputs` (one per input box, of its kind).
-    fn run(&self, inputs: &[RunValue], calls: &mut dyn ResidualCalls) -> Outcome;
+    /// Runs the code from `inputs` (one per input box, of its kind); a
+    /// failing guard rebuilds the objects the optimizer removed in
+    /// `objects`.
+    fn run(
+        &self,
+        inputs: &[RunValue],
+        calls: &mut dyn ResidualCalls,
+        objects: &mut dyn ObjectMemory,
+    ) -> Outcome;
 }
 
 /// The executable's compiled loops.
@@ -44,26 +78,17 @@ pub struct NativeLoops {
 }
 
 impl NativeLoops {
-    /// Why compiled code cannot run `trace` yet, if it cannot.
-    fn refusal(&self, trace: &Trace) -> Option<String> {
-        let moving = self.embedding.gc_moves();
-        for op in &trace.ops {
-            let name = op.name();
-            if name.starts_with("new") || op.resume.is_some() {
-                return Some("compiled code does not allocate in executables yet".into());
-            }
-            if moving && name.starts_with("call") {
-                return Some(
-                    "compiled code does not give the collector its roots at calls yet".into(),
-                );
-            }
-            let stores_pointer = matches!(name, "setfield_gc" | "setarrayitem_gc")
-                && op.args.last().is_some_and(|v| trace.kind(*v) == Kind::Ref);
-            if moving && stores_pointer {
-                return Some("compiled code has no write barrier yet".into());
-            }
+    fn memory(&self) -> ProgramMemory {
+        let e = self.embedding;
+        ProgramMemory {
+            malloc: e.malloc as usize,
+            malloc_varsize: e.malloc_varsize as usize,
+            moving: e.gc_moves().then(|| MovingCollector {
+                root_top: e.root_top as usize,
+                write_barrier: e.write_barrier as usize,
+                young_flag: e.young_flag,
+            }),
         }
-        None
     }
 }
 
@@ -72,11 +97,8 @@ impl Loops for NativeLoops {
     type Loop = Box<dyn NativeLoop>;
 
     fn compile(&mut self, trace: Trace) -> Result<Self::Loop, String> {
-        if let Some(why) = self.refusal(&trace) {
-            return Err(why);
-        }
         // (Its constants were kept alive as the tracer made them.)
-        self.backend.compile(trace)
+        self.backend.compile(trace, self.memory())
     }
 
     fn trace_of(code: &Self::Loop) -> &Trace {
@@ -112,12 +134,13 @@ impl<'a, 'j> RunLoops<'j, NativeExec<'a, 'j>> for NativeLoops {
             .zip(args)
             .map(|(b, v)| RunValue::from_bits(trace.kind(Value::Box(*b)), v.bits()))
             .collect();
+        let mut objects = ProgramObjects(self.embedding);
         let mut calls = NativeCalls {
             exec: e,
             sites,
             pending: None,
         };
-        let outcome = code.run(&inputs, &mut calls);
+        let outcome = code.run(&inputs, &mut calls, &mut objects);
         Ok((outcome, calls.pending))
     }
 
@@ -133,6 +156,65 @@ impl<'a, 'j> RunLoops<'j, NativeExec<'a, 'j>> for NativeLoops {
         _: Flavor,
     ) -> Result<u64, String> {
         Ok(bits)
+    }
+}
+
+/// A failing guard's removed objects, rebuilt in the program's memory by
+/// the allocation that never collects (the guard's saved values hold GC
+/// pointers that are nobody's roots meanwhile); the new objects are
+/// young, so only a store into an older one needs the write barrier.
+struct ProgramObjects(&'static Embedding);
+
+impl ObjectMemory for ProgramObjects {
+    fn new_object(&mut self, trace: &Trace, descr: usize) -> Result<usize, String> {
+        match &trace.header.descrs[descr].data {
+            DescrData::Size { size, type_id, .. } | DescrData::Class { size, type_id, .. } => {
+                // SAFETY: the program's allocator, with a type of its own.
+                Ok(unsafe { (self.0.malloc_nocollect)(*size, *type_id) })
+            }
+            _ => Err("not a struct or class".into()),
+        }
+    }
+
+    fn new_array(&mut self, trace: &Trace, descr: usize, n: i64) -> Result<usize, String> {
+        let DescrData::Array {
+            length_offset,
+            items_offset,
+            item_size,
+            type_id,
+            ..
+        } = trace.header.descrs[descr].data
+        else {
+            return Err("not an array".into());
+        };
+        // SAFETY: as in `new_object`.
+        Ok(unsafe {
+            (self.0.malloc_varsize_nocollect)(
+                items_offset,
+                items_offset,
+                item_size,
+                n,
+                length_offset,
+                type_id,
+            )
+        })
+    }
+
+    fn write(&mut self, addr: usize, ty: &LowLevelType, bits: u64) -> Result<(), String> {
+        // SAFETY: the address of a field or item of an object of the
+        // program, of `ty` (the resume data's descrs are the trace's).
+        unsafe {
+            match ty.size_align().0 {
+                1 => *(addr as *mut u8) = bits as u8,
+                _ => *(addr as *mut u64) = bits,
+            }
+        }
+        Ok(())
+    }
+
+    fn write_barrier(&mut self, obj: usize) {
+        // SAFETY: the program's write barrier, on an object of its own.
+        unsafe { (self.0.write_barrier)(obj) }
     }
 }
 

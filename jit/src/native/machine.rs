@@ -52,6 +52,17 @@ pub struct Embedding {
         tid: u64,
     ) -> usize,
     pub write_barrier: unsafe extern "C" fn(obj: usize),
+    /// The runtime's own allocation, which never collects (`rpy_malloc`,
+    /// `rpy_malloc_varsize`).
+    pub malloc_nocollect: unsafe extern "C" fn(size: usize, tid: u64) -> usize,
+    pub malloc_varsize_nocollect: unsafe extern "C" fn(
+        fixed: usize,
+        items_offset: usize,
+        item_size: usize,
+        n: i64,
+        length_offset: usize,
+        tid: u64,
+    ) -> usize,
     /// `&rpy_gc_root_top` and `&rpy_gc_root_end`: the shadow stack.
     pub root_top: *mut *mut usize,
     pub root_end: *const *mut usize,
@@ -64,6 +75,8 @@ pub struct Embedding {
     pub gc_minor_collection: unsafe extern "C" fn(),
     pub gc_may_move: unsafe extern "C" fn(p: usize) -> i32,
     pub gc_keep: unsafe extern "C" fn(p: usize),
+    /// The header flag of an object that needs the write barrier.
+    pub young_flag: u64,
 }
 
 impl Embedding {
