@@ -83,7 +83,7 @@ impl NativeLoops {
         ProgramMemory {
             malloc: e.malloc as usize,
             malloc_varsize: e.malloc_varsize as usize,
-            moving: e.gc_moves().then(|| MovingCollector {
+            moving: e.gc_moves().then_some(MovingCollector {
                 root_top: e.root_top as usize,
                 write_barrier: e.write_barrier as usize,
                 young_flag: e.young_flag,
