@@ -277,7 +277,10 @@ impl Gen<'_> {
                 let size = access_size(&item);
                 let gc = name.contains("_gc");
                 let mut base = self.nonnull_base(pc, op);
-                if gc {
+                // A translated program checks its indices itself where its
+                // semantics say to (the ll helpers of lists), as its C code
+                // does; the reference semantics check every one.
+                if gc && self.memory.is_none() {
                     self.bounds_check(pc, op, base, length_offset)?;
                     if self.checks == Checks::Checked {
                         // the check's call clobbered rax
@@ -285,11 +288,26 @@ impl Gen<'_> {
                         base = RAX;
                     }
                 }
-                let index = self.scaled_index(a[1], item_size);
-                let at = Place {
-                    base,
-                    index: Some(index),
-                    disp: if gc { offset(items_offset, op)? } else { 0 },
+                let items = if gc { offset(items_offset, op)? } else { 0 };
+                // A constant index is part of the displacement.
+                let constant = match a[1] {
+                    Value::Int(k) => k
+                        .checked_mul(item_size as i64)
+                        .and_then(|d| i32::try_from(d).ok())
+                        .and_then(|d| d.checked_add(items)),
+                    _ => None,
+                };
+                let at = match constant {
+                    Some(disp) => Place {
+                        base,
+                        index: None,
+                        disp,
+                    },
+                    None => Place {
+                        base,
+                        index: Some(self.scaled_index(a[1], item_size)),
+                        disp: items,
+                    },
                 };
                 let at = self.checked_place(pc, at, size, op);
                 if name.starts_with("get") {
