@@ -6,6 +6,9 @@
 //! prints. The ratios say what tracing buys before executables carry the
 //! JIT (the LLInterpreter runs the rest of the program either way).
 //!
+//! Then the executables: each program translated without and with
+//! `--jit` (machine code in the executable), and CPython, side by side.
+//!
 //! `cargo bench --bench jit -- tlr` runs the programs whose name holds
 //! `tlr`.
 
@@ -17,6 +20,7 @@ use rpy_jit::metainterp::{Interpreted, JitParams, LoopBackend};
 
 const PROGRAMS: &[(&str, &str)] = &[
     ("tests/programs/py3/jit_tlr.py", "300000"),
+    ("tests/programs/py3/jit_floatvm.py", "3000"),
     ("tests/programs/py3/jit_brainfuck.py", "1000"),
     ("tests/programs/py3/jit_stack_frames.py", "18"),
     ("tests/programs/py3/jit_ledger.py", "20000"),
@@ -35,6 +39,75 @@ fn least<T>(mut run: impl FnMut() -> T) -> (Duration, T) {
         last = Some(out);
     }
     (best.unwrap(), last.unwrap())
+}
+
+/// Larger inputs for the executables, which run them thousands of times
+/// faster than the LLInterpreter (and CPython takes a few seconds).
+const EXECUTABLES: &[(&str, &str)] = &[
+    ("tests/programs/py3/jit_tlr.py", "100000"),
+    ("tests/programs/py3/jit_floatvm.py", "3000"),
+    ("tests/programs/py3/jit_brainfuck.py", "10000"),
+    ("tests/programs/py3/jit_stack_frames.py", "22"),
+    ("tests/programs/py3/jit_ledger.py", "100000"),
+    ("tests/programs/py3/jit_promote.py", "500000"),
+    ("tests/programs/py3/jit_strvm.py", "300000"),
+];
+
+/// The least wall time of 3 runs of `cmd` and its output.
+fn run_best(cmd: &mut std::process::Command) -> (Duration, Vec<u8>) {
+    least(|| {
+        let out = cmd.output().expect("the program runs");
+        assert!(out.status.success(), "{cmd:?} failed");
+        out.stdout
+    })
+}
+
+fn executables(root: &str, filter: Option<&str>) {
+    println!(
+        "\n{:<28} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "executable", "plain", "jit", "cpython", "jit/plain", "jit/cpy"
+    );
+    for (path, arg) in EXECUTABLES {
+        if filter.is_some_and(|f| !path.contains(f)) {
+            continue;
+        }
+        let full = format!("{root}/{path}");
+        let name = std::path::Path::new(path)
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let build = |jit: bool| {
+            let mut src = Source::read(&full, None).unwrap_or_else(|d| panic!("{d}"));
+            src.jit = jit;
+            let exe = std::path::Path::new(root)
+                .join("target/bench")
+                .join(format!("{name}-{}", if jit { "jit" } else { "plain" }));
+            rpy::cli::translate(&src, &exe, &mut rpy::pipeline::Timings::default())
+                .unwrap_or_else(|d| panic!("{name}: {d}"));
+            exe
+        };
+        let (plain, expected) = run_best(std::process::Command::new(build(false)).arg(arg));
+        let (jit, out) = run_best(std::process::Command::new(build(true)).arg(arg));
+        assert_eq!(out, expected, "{path}: the JIT executable prints otherwise");
+        let (cpython, out) = run_best(
+            std::process::Command::new("python3")
+                .env("PYTHONPATH", format!("{root}/pylib"))
+                .arg(&full)
+                .arg(arg),
+        );
+        assert_eq!(out, expected, "{path}: CPython prints otherwise");
+        let secs = |d: Duration| format!("{:.3}s", d.as_secs_f64());
+        println!(
+            "{:<28} {:>10} {:>10} {:>10} {:>10.2} {:>10.3}",
+            format!("{name} {arg}"),
+            secs(plain),
+            secs(jit),
+            secs(cpython),
+            jit.as_secs_f64() / plain.as_secs_f64(),
+            jit.as_secs_f64() / cpython.as_secs_f64(),
+        );
+    }
 }
 
 fn main() {
@@ -107,4 +180,5 @@ fn main() {
             jit_x86.as_secs_f64() / blackhole.as_secs_f64(),
         );
     }
+    executables(root, filter.as_deref());
 }
