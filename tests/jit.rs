@@ -133,22 +133,41 @@ fn jit_executables_match_cpython() {
         }
         // The log of the last run with the JIT on.
         let text = std::fs::read_to_string(&log).unwrap_or_default();
-        let loops = text
-            .lines()
-            .find_map(|l| l.strip_prefix("# loops "))
-            .and_then(|l| l.split(',').next()?.trim().parse::<u32>().ok());
-        compiled.push((p.name.clone(), loops));
+        // "# loops N, bridges N, aborts N, ..."
+        let count = |what: &str| {
+            let counts = text.lines().find(|l| l.starts_with("# loops "))?;
+            counts.trim_start_matches("# ").split(", ").find_map(|c| {
+                let (name, n) = c.rsplit_once(' ')?;
+                (name == what).then(|| n.parse::<u32>().ok()).flatten()
+            })
+        };
+        compiled.push((p.name.clone(), count("loops"), count("bridges")));
         let _ = std::fs::remove_dir_all(exe.parent().unwrap());
     }
     // Loops that only compute (the register machine), that allocate and
     // whose guards rebuild removed objects (the float VM's boxes), that
     // make residual calls (the ledger), and that store GC pointers (the
     // brainfuck interpreter's loop stack) run as machine code.
+    // Guards that fail often get bridges.
+    let has = |count: &Option<u32>| count.is_some_and(|n| n > 0);
     for name in ["jit_tlr", "jit_floatvm", "jit_ledger", "jit_brainfuck"] {
-        let runs: Vec<_> = compiled.iter().filter(|(n, _)| n.ends_with(name)).collect();
+        let runs: Vec<_> = compiled
+            .iter()
+            .filter(|(n, ..)| n.ends_with(name))
+            .collect();
         assert!(
-            !runs.is_empty() && runs.iter().all(|(_, loops)| loops.is_some_and(|n| n > 0)),
-            "{name}: compiled loops per program: {compiled:?}"
+            !runs.is_empty() && runs.iter().all(|(_, loops, _)| has(loops)),
+            "{name}: compiled (loops, bridges) per program: {compiled:?}"
+        );
+    }
+    for name in ["jit_brainfuck", "jit_promote"] {
+        let runs: Vec<_> = compiled
+            .iter()
+            .filter(|(n, ..)| n.ends_with(name))
+            .collect();
+        assert!(
+            !runs.is_empty() && runs.iter().all(|(_, _, bridges)| has(bridges)),
+            "{name}: compiled (loops, bridges) per program: {compiled:?}"
         );
     }
 }

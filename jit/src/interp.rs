@@ -148,21 +148,10 @@ impl Heap {
 
     /// A new object of a struct or class descr, its header word set.
     pub fn new_object(&mut self, trace: &Trace, descr: usize) -> Result<usize, String> {
-        let (size, align, id) = match &trace.header.descrs[descr].data {
-            DescrData::Size {
-                size,
-                align,
-                type_id,
-                ..
-            }
-            | DescrData::Class {
-                size,
-                align,
-                type_id,
-                ..
-            } => (*size, *align, *type_id),
-            _ => return Err("not a struct or class".into()),
-        };
+        let (size, align, id) = trace.header.descrs[descr]
+            .data
+            .object()
+            .ok_or("not a struct or class")?;
         let p = self.alloc(size, align).ok_or("allocation failed")?;
         self.write(p, &LowLevelType::Signed, id)?;
         Ok(p)
@@ -213,16 +202,15 @@ impl Heap {
 
     /// A new array of an array descr with `n` zeroed items.
     pub fn new_array(&mut self, trace: &Trace, descr: usize, n: i64) -> Result<usize, String> {
-        let DescrData::Array {
+        let crate::trace::ArrayShape {
             length_offset,
             items_offset,
             item_size,
             type_id,
-            ..
-        } = trace.header.descrs[descr].data
-        else {
-            return Err("not an array".into());
-        };
+        } = trace.header.descrs[descr]
+            .data
+            .array()
+            .ok_or("not an array")?;
         if !(0..1 << 28).contains(&n) {
             return Err(format!("bad array length {n}"));
         }

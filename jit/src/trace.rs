@@ -550,6 +550,56 @@ pub enum DescrData {
     Residual(ResidualCall),
 }
 
+/// Where an array's length and items are, and its type id.
+#[derive(Clone, Copy, Debug)]
+pub struct ArrayShape {
+    pub length_offset: usize,
+    pub items_offset: usize,
+    pub item_size: usize,
+    pub type_id: u64,
+}
+
+impl DescrData {
+    /// A struct's or class's size, alignment and type id: what `new`
+    /// allocates.
+    pub fn object(&self) -> Option<(usize, usize, u64)> {
+        match self {
+            DescrData::Size {
+                size,
+                align,
+                type_id,
+                ..
+            }
+            | DescrData::Class {
+                size,
+                align,
+                type_id,
+                ..
+            } => Some((*size, *align, *type_id)),
+            _ => None,
+        }
+    }
+
+    /// An array's shape: what `new_array` allocates.
+    pub fn array(&self) -> Option<ArrayShape> {
+        match *self {
+            DescrData::Array {
+                length_offset,
+                items_offset,
+                item_size,
+                type_id,
+                ..
+            } => Some(ArrayShape {
+                length_offset,
+                items_offset,
+                item_size,
+                type_id,
+            }),
+            _ => None,
+        }
+    }
+}
+
 /// A residual call's signature, and its number among the run's residual
 /// calls (what [`crate::interp::ResidualCalls::call`] is told).
 #[derive(Clone, Debug, PartialEq)]

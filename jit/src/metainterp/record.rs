@@ -715,22 +715,23 @@ pub(crate) fn record<'j, E: TraceExec<'j>>(
                 result,
                 descr,
             } => {
+                // The arguments' values, what the trace knows of them, and
+                // their flavors (a residual call passes every argument,
+                // constants included).
+                let values: Vec<E::Value> = args.iter().map(|a| get(e, frames, a)).collect();
+                let mut known = Vec::with_capacity(args.len());
+                let mut flavors = Vec::with_capacity(args.len());
+                for (a, v) in args.iter().zip(&values) {
+                    known.push(know(&mut t, e, frames, a)?);
+                    let bank = match a {
+                        Operand::Reg(r) => r.bank,
+                        Operand::Const(i) => kind_bank(e.constant_kind(code, *i)),
+                    };
+                    flavors.push(e.flavor(v, bank));
+                }
                 let graph = match callee {
                     Callee::Runtime { name, .. } => {
-                        // As the blackhole runs it; the trace passes every
-                        // argument, constants included.
-                        let values: Operands<E::Value> =
-                            args.iter().map(|a| get(e, frames, a)).collect();
-                        let mut known = Vec::with_capacity(values.len());
-                        let mut flavors = Vec::with_capacity(values.len());
-                        for (a, v) in args.iter().zip(&values) {
-                            known.push(know(&mut t, e, frames, a)?);
-                            let bank = match a {
-                                Operand::Reg(r) => r.bank,
-                                Operand::Const(i) => kind_bank(e.constant_kind(code, *i)),
-                            };
-                            flavors.push(e.flavor(v, bank));
-                        }
+                        // As the blackhole runs it.
                         let v = e.op(code, at, args, &values, frames, out)?;
                         let target = ResidualTarget::Runtime { code, pc: at };
                         let result_flavor = result.and_then(|r| e.flavor(&v, r.bank));
@@ -762,17 +763,6 @@ pub(crate) fn record<'j, E: TraceExec<'j>>(
                         g
                     }
                 };
-                let values: Vec<E::Value> = args.iter().map(|a| get(e, frames, a)).collect();
-                let mut known = Vec::with_capacity(args.len());
-                let mut flavors = Vec::with_capacity(args.len());
-                for (a, v) in args.iter().zip(&values) {
-                    known.push(know(&mut t, e, frames, a)?);
-                    let bank = match a {
-                        Operand::Reg(r) => r.bank,
-                        Operand::Const(i) => kind_bank(e.constant_kind(code, *i)),
-                    };
-                    flavors.push(e.flavor(v, bank));
-                }
                 let callee = (descr.kind == CallKind::Regular)
                     .then(|| codes.by_graph(graph))
                     .flatten();

@@ -24,7 +24,6 @@ use crate::interp::{Heap, ObjectMemory, Outcome, ResidualCalls, RunValue};
 use crate::metainterp::mirror::Flavor;
 use crate::metainterp::residual::{ResidualSite, ResidualTarget};
 use crate::metainterp::{LoopRun, Loops, RunLoops};
-use crate::trace::DescrData;
 use crate::trace::{Header, Trace, Value};
 use rpy_ir::lltype::LowLevelType;
 
@@ -167,35 +166,28 @@ struct ProgramObjects(&'static Embedding);
 
 impl ObjectMemory for ProgramObjects {
     fn new_object(&mut self, trace: &Trace, descr: usize) -> Result<usize, String> {
-        match &trace.header.descrs[descr].data {
-            DescrData::Size { size, type_id, .. } | DescrData::Class { size, type_id, .. } => {
-                // SAFETY: the program's allocator, with a type of its own.
-                Ok(unsafe { (self.0.malloc_nocollect)(*size, *type_id) })
-            }
-            _ => Err("not a struct or class".into()),
-        }
+        let (size, _, type_id) = trace.header.descrs[descr]
+            .data
+            .object()
+            .ok_or("not a struct or class")?;
+        // SAFETY: the program's allocator, with a type of its own.
+        Ok(unsafe { (self.0.malloc_nocollect)(size, type_id) })
     }
 
     fn new_array(&mut self, trace: &Trace, descr: usize, n: i64) -> Result<usize, String> {
-        let DescrData::Array {
-            length_offset,
-            items_offset,
-            item_size,
-            type_id,
-            ..
-        } = trace.header.descrs[descr].data
-        else {
-            return Err("not an array".into());
-        };
+        let a = trace.header.descrs[descr]
+            .data
+            .array()
+            .ok_or("not an array")?;
         // SAFETY: as in `new_object`.
         Ok(unsafe {
             (self.0.malloc_varsize_nocollect)(
-                items_offset,
-                items_offset,
-                item_size,
+                a.items_offset,
+                a.items_offset,
+                a.item_size,
                 n,
-                length_offset,
-                type_id,
+                a.length_offset,
+                a.type_id,
             )
         })
     }

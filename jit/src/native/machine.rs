@@ -26,6 +26,17 @@ use std::io::Write;
 /// A C function of the program called with its arguments as words.
 pub type Wrapper = unsafe extern "C" fn(args: *const u64) -> u64;
 
+/// A C allocator of varsized objects: `(fixed size, items offset, item
+/// size, n, length offset, type id)`, the object's address.
+pub type MallocVarsize = unsafe extern "C" fn(
+    fixed: usize,
+    items_offset: usize,
+    item_size: usize,
+    n: i64,
+    length_offset: usize,
+    tid: u64,
+) -> usize;
+
 /// What the C side of an executable gives its JIT (GenC emits it; the
 /// layout is `RpyJitEmbedding` of the generated file).
 #[repr(C)]
@@ -43,26 +54,12 @@ pub struct Embedding {
     pub graph_calls: *const Wrapper,
     pub graph_addresses: *const usize,
     pub malloc: unsafe extern "C" fn(size: usize, tid: u64) -> usize,
-    pub malloc_varsize: unsafe extern "C" fn(
-        fixed: usize,
-        items_offset: usize,
-        item_size: usize,
-        n: i64,
-        length_offset: usize,
-        tid: u64,
-    ) -> usize,
+    pub malloc_varsize: MallocVarsize,
     pub write_barrier: unsafe extern "C" fn(obj: usize),
     /// The runtime's own allocation, which never collects (`rpy_malloc`,
     /// `rpy_malloc_varsize`).
     pub malloc_nocollect: unsafe extern "C" fn(size: usize, tid: u64) -> usize,
-    pub malloc_varsize_nocollect: unsafe extern "C" fn(
-        fixed: usize,
-        items_offset: usize,
-        item_size: usize,
-        n: i64,
-        length_offset: usize,
-        tid: u64,
-    ) -> usize,
+    pub malloc_varsize_nocollect: MallocVarsize,
     /// `&rpy_gc_root_top` and `&rpy_gc_root_end`: the shadow stack.
     pub root_top: *mut *mut usize,
     pub root_end: *const *mut usize,
