@@ -23,7 +23,7 @@ use std::io::Write;
 use rpy_passes::llinterp::LlError;
 
 use crate::blackhole::{internal, Frame, Raised};
-use crate::codewriter::jitcode::Operand;
+use crate::codewriter::jitcode::{Operand, Reg};
 use crate::interp::{self, Outcome, RunValue};
 use crate::trace::{Header, Trace};
 use crate::warmstate::GreenKey;
@@ -362,7 +362,12 @@ impl<L: Loops> MetaInterp<L> {
                     values.push(frames[0].get(*r).clone());
                 }
             }
-            match self.enter(e, id, &values, out)? {
+            // Where the portal frame's caller wants its result: the
+            // frame the loop is entered from says, not the one it was
+            // traced in (a portal called from C, or from another portal
+            // frame, or a recursive one).
+            let result = frames[0].result;
+            match self.enter(e, id, &values, result, out)? {
                 Exit::Frames(rebuilt) => *frames = rebuilt,
                 Exit::Bridge(parent, guard, rebuilt) => {
                     *frames = rebuilt;
@@ -526,6 +531,7 @@ impl<L: Loops> MetaInterp<L> {
         e: &mut E,
         mut id: usize,
         values: &[E::Value],
+        result: Option<Reg>,
         out: &mut dyn Write,
     ) -> Result<Exit<E::Value>, LlError>
     where
@@ -562,7 +568,7 @@ impl<L: Loops> MetaInterp<L> {
                         self.stats.residual_raises += 1;
                         // No bridge starts from a raising call: the
                         // blackhole takes the exception from here.
-                        let frames = self.rebuild(e, id, index, &saved)?;
+                        let frames = self.rebuild(e, id, index, &saved, result)?;
                         self.world.leave(e, &header).map_err(fail)?;
                         return Ok(Exit::Raised(frames, etype, evalue));
                     }
@@ -574,7 +580,7 @@ impl<L: Loops> MetaInterp<L> {
                     compiled.failures[index] += 1;
                     let wants_bridge = compiled.failures[index] >= self.params.trace_eagerness
                         && !self.given_up_guards.contains(&(id, index));
-                    let frames = self.rebuild(e, id, index, &saved)?;
+                    let frames = self.rebuild(e, id, index, &saved, result)?;
                     self.world.leave(e, &header).map_err(fail)?;
                     return Ok(if wants_bridge {
                         Exit::Bridge(id, index, frames)
@@ -600,13 +606,14 @@ impl<L: Loops> MetaInterp<L> {
     }
 
     /// The frames guard `index` of trace `id` saved, from the values it
-    /// handed back.
+    /// handed back; the portal's frame gives its result to `result`.
     fn rebuild<'j, E>(
         &mut self,
         e: &mut E,
         id: usize,
         index: usize,
         saved: &[RunValue],
+        result: Option<Reg>,
     ) -> Result<Vec<Frame<E::Value>>, LlError>
     where
         E: TraceExec<'j, Value = L::Value>,
@@ -616,9 +623,10 @@ impl<L: Loops> MetaInterp<L> {
         let compiled = &self.compiled[id];
         let header = L::trace_of(&compiled.code).header.clone();
         let mut rebuilt = Vec::new();
-        for snapshot in &compiled.resumes[index] {
+        for (depth, snapshot) in compiled.resumes[index].iter().enumerate() {
             let jc = &e.codes().codes[snapshot.code];
-            let mut frame = Frame::new(snapshot.code, jc, Vec::new(), snapshot.result, e.void());
+            let result = if depth == 0 { result } else { snapshot.result };
+            let mut frame = Frame::new(snapshot.code, jc, Vec::new(), result, e.void());
             frame.pc = snapshot.pc;
             for (reg, s) in &snapshot.registers {
                 let v = match s {
