@@ -40,6 +40,9 @@ pub struct Context<'a> {
     /// For each prebuilt object that is a static: its C variable and its
     /// container type's name.
     pub statics: &'a [Option<(String, String)>],
+    /// With `--jit`: the JitDrivers' portals, by name (their merge points
+    /// and loop ends call the JIT's runtime).
+    pub portals: &'a [String],
 }
 
 /// The C expression of a constant used where a value of type `want` is
@@ -227,6 +230,10 @@ impl<'a> FuncGen<'a> {
         if self.cx.recursive.contains(&g.name) {
             self.out.push_str("    RPY_STACK_CHECK();\n");
         }
+        if self.portal().is_some() {
+            // The first merge point of each call counts apart.
+            self.out.push_str("    int rpy_jit_first = 1;\n");
+        }
         if self.frame_slots > 0 {
             let _ = writeln!(self.out, "    RPY_GC_FRAME_ENTER({});", self.frame_slots);
         }
@@ -242,6 +249,64 @@ impl<'a> FuncGen<'a> {
         }
         self.out.push_str("}\n\n");
         Ok(self.out)
+    }
+
+    /// This graph's index among the JIT's portals.
+    fn portal(&self) -> Option<usize> {
+        self.cx.portals.iter().position(|p| *p == self.graph.name)
+    }
+
+    /// A merge point or loop end of portal `portal`: its live values (or
+    /// the greens) as words to the JIT's runtime. At a merge point, the
+    /// runtime may take over the rest of the call (a hot loop is traced
+    /// or entered there): its result is then this call's (an exception
+    /// it raised is pending).
+    fn jit_hook(&mut self, op: &SpaceOperation, kind: &str, portal: usize) -> Res<()> {
+        let pos = op.pos;
+        let ngreens = match op.args.get(2) {
+            Some(Arg::Const(Constant::Int(n))) => *n as usize,
+            _ => 0,
+        };
+        // As the codewriter lists them: Void values are not passed.
+        let mut words = Vec::new();
+        for (i, a) in op.args.iter().enumerate().skip(3) {
+            if kind != "jit_merge_point" && i >= 3 + ngreens {
+                break;
+            }
+            let Some(t) = self.arg_type(a) else { continue };
+            if t == LowLevelType::Void {
+                continue;
+            }
+            let v = self.value(a, Some(&t), pos)?;
+            words.push(crate::jit_embedding::to_word(&t, &v));
+        }
+        let n = words.len();
+        let array = format!(
+            "unsigned long rpy_jw[{}] = {{{}}};",
+            n.max(1),
+            if words.is_empty() { "0".to_string() } else { words.join(", ") }
+        );
+        if kind != "jit_merge_point" {
+            let _ = writeln!(
+                self.out,
+                "    {{ {array} rpy_jit_can_enter_jit({portal}UL, rpy_jw, {n}UL); }}"
+            );
+            return Ok(());
+        }
+        let sig = &self.cx.sigs[&self.graph.name];
+        let leave = if self.frame_slots > 0 { "RPY_GC_FRAME_LEAVE(); " } else { "" };
+        let ret = match &sig.ty.result {
+            LowLevelType::Void => "return;".to_string(),
+            t => format!(
+                "return {};",
+                crate::jit_embedding::from_word(t, "rpy_jr", self.cx)
+            ),
+        };
+        let _ = writeln!(
+            self.out,
+            "    {{ {array} unsigned long rpy_jr = 0;\n      if (RPY_UNLIKELY(rpy_jit_merge_point({portal}UL, rpy_jw, {n}UL, rpy_jit_first, &rpy_jr))) {{ {leave}{ret} }}\n      rpy_jit_first = 0; }}"
+        );
+        Ok(())
     }
 
     // ---- values ----
@@ -542,13 +607,19 @@ impl<'a> FuncGen<'a> {
                     "    rpy_exc_type = (void *){t};\n    rpy_exc_value = (void *){v};"
                 );
             }
-            // A JIT hint: a comment in C, where no JIT reads it.
+            // A JIT hint: in a portal of `--jit`, a call of the JIT's
+            // runtime; else a comment.
             "jit_marker" => {
                 let kind = match op.args.first() {
                     Some(Arg::Const(Constant::Name(k))) => k.as_str(),
                     _ => "jit_marker",
                 };
-                let _ = writeln!(self.out, "    /* {kind} */");
+                match self.portal() {
+                    Some(portal) => self.jit_hook(op, kind, portal)?,
+                    None => {
+                        let _ = writeln!(self.out, "    /* {kind} */");
+                    }
+                }
             }
             "gc_save_root" => {
                 self.nargs(op, 2)?;

@@ -3,13 +3,14 @@
 //! `rpy_jit::native::machine::Embedding`): the serialized
 //! `NativeProgram`, the jitcodes' constants as words, a wrapper per C
 //! function the jitcodes call residually (arguments and result as words),
-//! the allocator, write barrier, shadow stack and exception state; and the
-//! portal, whose calls go to the runtime (`rpy_jit_call_portal`).
+//! the allocator, write barrier, shadow stack and exception state. The
+//! portals' merge points and loop ends call the runtime (`function.rs`,
+//! `jit_hook`).
 
-use crate::function::{constant_expr, Context, FuncGen, FuncSig};
+use crate::function::{constant_expr, Context};
 use crate::types::c_type;
 use crate::StringPool;
-use rpy_ir::graph::{ExceptionsExplicit, FunctionGraph, LowLevel, Program};
+use rpy_ir::graph::{LowLevel, Program};
 use rpy_ir::lltype::LowLevelType;
 use rpy_jit::codewriter::jitcode::JitCodes;
 use rpy_jit::native::NativeProgram;
@@ -51,7 +52,8 @@ typedef struct {
 } RpyJitEmbedding;
 typedef union { unsigned long w; double f; const void *p; } RpyJitWord;
 void rpy_jit_init(const RpyJitEmbedding *);
-unsigned long rpy_jit_call_portal(unsigned long, const unsigned long *, unsigned long);
+int rpy_jit_merge_point(unsigned long, const unsigned long *, unsigned long, int, unsigned long *);
+void rpy_jit_can_enter_jit(unsigned long, const unsigned long *, unsigned long);
 RPY_INLINE unsigned long rpy_jit_f2w(double f) { RpyJitWord u; u.f = f; return u.w; }
 RPY_INLINE double rpy_jit_w2f(unsigned long w) { RpyJitWord u; u.w = w; return u.f; }
 static void *rpy_jit_malloc(size_t size, unsigned long tid) {
@@ -65,7 +67,7 @@ static void rpy_jit_write_barrier(void *obj) { RPY_GC_WRITE_BARRIER(obj); }
 ";
 
 /// The C value of type `t` held in the word `w`.
-fn from_word(t: &LowLevelType, w: &str, cx: &Context) -> String {
+pub(crate) fn from_word(t: &LowLevelType, w: &str, cx: &Context) -> String {
     match t {
         LowLevelType::Float => format!("rpy_jit_w2f({w})"),
         LowLevelType::Bool => format!("({w} != 0)"),
@@ -75,7 +77,7 @@ fn from_word(t: &LowLevelType, w: &str, cx: &Context) -> String {
 }
 
 /// The word holding the C value `x` of type `t`.
-fn to_word(t: &LowLevelType, x: &str) -> String {
+pub(crate) fn to_word(t: &LowLevelType, x: &str) -> String {
     match t {
         LowLevelType::Float => format!("rpy_jit_f2w({x})"),
         _ => format!("(unsigned long)({x})"),
@@ -105,41 +107,6 @@ fn wrapper(
     };
     format!(
         "static unsigned long {name}(const unsigned long *a) {{\n    (void)a;\n    {body}\n}}\n"
-    )
-}
-
-/// The portal's C function: its arguments as words to the runtime, its
-/// result back.
-pub(crate) fn portal_stub(
-    cx: &Context,
-    graph: &FunctionGraph<ExceptionsExplicit>,
-    sig: &FuncSig,
-    portal: usize,
-) -> String {
-    let params = graph.params();
-    let words: Vec<String> = params
-        .iter()
-        .map(|v| match graph.info(*v) {
-            LowLevelType::Void => "0".to_string(),
-            t => to_word(t, &format!("v{}", v.0)),
-        })
-        .collect();
-    let n = words.len();
-    let array = if words.is_empty() {
-        "unsigned long a[1] = {0};".to_string()
-    } else {
-        format!("unsigned long a[{n}] = {{{}}};", words.join(", "))
-    };
-    let call = format!("rpy_jit_call_portal({portal}UL, a, {n}UL)");
-    let ret = match &sig.ty.result {
-        LowLevelType::Void => format!("{call};"),
-        t => format!("return {};", from_word(t, &call, cx)),
-    };
-    // The stack check: a portal reached again through a residual call
-    // recurses on the machine stack, through the runtime's frames too.
-    format!(
-        "{} {{\n    RPY_STACK_CHECK();\n    {array}\n    {ret}\n}}\n\n",
-        FuncGen::prototype(cx.types, graph, sig)
     )
 }
 

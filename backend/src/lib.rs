@@ -152,6 +152,7 @@ pub fn generate_c_with_jit(
 
     let recursive = function::recursive_graphs(program);
     let static_names = statics::static_names(&program.prebuilt);
+    let portals: Vec<String> = jit.map_or(Vec::new(), |j| j.codes.portals.clone());
     let cx = Context {
         path: &program.path,
         sources: &program.sources,
@@ -159,18 +160,13 @@ pub fn generate_c_with_jit(
         sigs: &sigs,
         recursive: &recursive,
         statics: &static_names,
+        portals: &portals,
     };
     let mut pool = StringPool::default();
     let statics = statics::emit_statics(&cx, &mut pool, &program.prebuilt).map_err(fail)?;
-    let portals: Vec<&str> = jit.map_or(Vec::new(), |j| {
-        j.codes.portals.iter().map(|p| p.as_str()).collect()
-    });
     let mut bodies = String::new();
     for g in &program.graphs {
-        match portals.iter().position(|p| *p == g.name) {
-            Some(i) => bodies.push_str(&jit_embedding::portal_stub(&cx, g, &sigs[&g.name], i)),
-            None => bodies.push_str(&FuncGen::new(&cx, g, &mut pool).generate()?),
-        }
+        bodies.push_str(&FuncGen::new(&cx, g, &mut pool).generate()?);
     }
     let embedding = match jit {
         Some(input) => {

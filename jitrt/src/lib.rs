@@ -1,8 +1,10 @@
 //! The JIT runtime of an executable translated with `--jit`: the C side
 //! (GenC's `RpyJitEmbedding`) hands it the program's JIT data at start-up
-//! (`rpy_jit_init`), and each call of a portal comes here
-//! (`rpy_jit_call_portal`), where it runs on its jitcodes and hot loops
-//! are traced and run as machine code.
+//! (`rpy_jit_init`). The translated portal runs as C and calls here at
+//! its loop ends (`rpy_jit_can_enter_jit`, which counts) and merge points
+//! (`rpy_jit_merge_point`): where a loop is hot, the JIT takes the rest of
+//! the call over, tracing the loop or running it as machine code, and
+//! running what follows on the jitcodes.
 //!
 //! Settings come from the environment, as the original's `--jit` option:
 //! `RPY_JIT=threshold=N,function_threshold=N,trace_limit=N,
@@ -10,7 +12,6 @@
 //! alone); `RPY_JITLOG=FILE` writes the traces, before and after
 //! optimization, and the JIT's counts when the program exits.
 
-use rpy_jit::blackhole::BlackholeStats;
 use rpy_jit::metainterp::JitParams;
 use rpy_jit::native::loops::NativeBackend;
 use rpy_jit::native::machine::{Embedding, NativeRuntime};
@@ -81,20 +82,46 @@ pub unsafe extern "C" fn rpy_jit_init(embedding: *const Embedding) {
     }
 }
 
-/// A call of portal `portal` with its arguments as words: its result as a
-/// word (an exception it raises is left pending in the C side's state).
+fn runtime() -> &'static NativeRuntime {
+    match RUNTIME.with(|r| r.get().copied()) {
+        Some(rt) => rt,
+        None => die("fatal RPython error: the JIT runtime was not initialized"),
+    }
+}
+
+/// The translated portal `portal` ran its merge point with `nwords` words
+/// at `words` (greens, then reds; `first`: the call's first merge point).
+/// 0: the C code goes on; 1: the JIT ran the rest of the call, and its
+/// result is in `*result` (an exception it raised is left pending).
 ///
 /// # Safety
-/// `args` must hold as many words as the portal has arguments.
+/// `words` must hold `nwords` words and `result` be writable.
 #[no_mangle]
-pub unsafe extern "C" fn rpy_jit_call_portal(portal: u64, args: *const u64, nargs: u64) -> u64 {
-    let args = std::slice::from_raw_parts(args, nargs as usize);
-    let Some(rt) = RUNTIME.with(|r| r.get().copied()) else {
-        die("fatal RPython error: the JIT runtime was not initialized");
-    };
-    let mut stats = BlackholeStats::default();
-    match rt.call_portal(portal as usize, args, &mut stats) {
-        Ok(v) => v,
-        Err(e) => die(&e.message),
+pub unsafe extern "C" fn rpy_jit_merge_point(
+    portal: u64,
+    words: *const u64,
+    nwords: u64,
+    first: i32,
+    result: *mut u64,
+) -> i32 {
+    let words = std::slice::from_raw_parts(words, nwords as usize);
+    match runtime().merge_point_from_c(portal as usize, words, first != 0) {
+        None => 0,
+        Some(Ok(v)) => {
+            *result = v;
+            1
+        }
+        Some(Err(e)) => die(&e.message),
     }
+}
+
+/// The translated portal `portal` reached its `can_enter_jit` with its
+/// greens, `nwords` words at `words`.
+///
+/// # Safety
+/// `words` must hold `nwords` words.
+#[no_mangle]
+pub unsafe extern "C" fn rpy_jit_can_enter_jit(portal: u64, words: *const u64, nwords: u64) {
+    let words = std::slice::from_raw_parts(words, nwords as usize);
+    runtime().can_enter_jit_from_c(portal as usize, words);
 }

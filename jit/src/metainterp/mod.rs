@@ -310,6 +310,14 @@ impl<L: Loops> MetaInterp<L> {
         }
     }
 
+    /// The key of a hot loop changed (its green objects moved, see
+    /// `native`): it stays hot.
+    pub fn rekey(&mut self, old: &GreenKey, new: GreenKey) {
+        if self.pending.remove(old) {
+            self.pending.insert(new);
+        }
+    }
+
     /// Whether any merge point may matter: a loop is compiled or a key
     /// is hot (else the blackhole does not even make keys).
     pub fn has_work(&self) -> bool {

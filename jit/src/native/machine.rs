@@ -11,7 +11,7 @@
 use super::loops::{NativeBackend, NativeLoops};
 use super::{NativeOp, NativeProgram, Scalar};
 use crate::blackhole::{execute, internal, operand, BlackholeStats, Completion, Exec, Frame};
-use crate::codewriter::jitcode::{Bank, JitCodes, Operand};
+use crate::codewriter::jitcode::{Bank, Insn, JitCodes, Operand};
 use crate::interp::RunValue;
 use crate::metainterp::mirror::Flavor;
 use crate::metainterp::record::TraceExec;
@@ -164,29 +164,106 @@ impl NativeRuntime {
         Some((s.clone(), jit.log_file(&counts)))
     }
 
-    /// Runs portal `portal` (its index among the portals) from `args` to
-    /// its end. Its result; an exception it raises is left pending in the
-    /// C side's exception state.
-    pub fn call_portal(
+    /// The merge point of portal `portal` (its index among the portals):
+    /// its jitcode, the instruction's index, its driver, greens and reds.
+    fn merge_point_of(
         &self,
         portal: usize,
-        args: &[u64],
-        stats: &mut BlackholeStats,
-    ) -> Result<u64, LlError> {
+    ) -> Option<(usize, usize, &'static str, &'static [Operand], &'static [Operand])> {
         let codes: &'static JitCodes = &self.program.codes;
-        let Some(&code) = self.program.portals.get(portal) else {
-            return Err(internal(format!("no portal {portal}"), "jit"));
-        };
-        let code = code as usize;
-        let jc = &codes.codes[code];
-        let mut frames = vec![Frame::new(code, jc, args.to_vec(), None, 0u64)];
+        let code = *self.program.portals.get(portal)? as usize;
+        codes.codes[code]
+            .code
+            .iter()
+            .enumerate()
+            .find_map(|(at, insn)| match insn {
+                Insn::JitMergePoint {
+                    driver,
+                    greens,
+                    reds,
+                } => Some((code, at, driver.as_str(), &greens[..], &reds[..])),
+                _ => None,
+            })
+    }
+
+    /// The translated portal `portal` ran its merge point with `words`
+    /// (its greens then its reds; `first`: the call's first). `None` when
+    /// the C code goes on; else the JIT ran the rest of the call (a hot
+    /// loop is traced or entered there, and what follows runs on the
+    /// jitcodes), and this is its result (an exception it raised is left
+    /// pending in the C side's state). Nothing moves unless the JIT takes
+    /// the call over.
+    pub fn merge_point_from_c(
+        &self,
+        portal: usize,
+        words: &[u64],
+        first: bool,
+    ) -> Option<Result<u64, LlError>> {
+        let (code, at, driver, greens, reds) = self.merge_point_of(portal)?;
+        let key = GreenKey::of_words(driver, &words[..greens.len().min(words.len())]);
+        {
+            let mut slot = self.jit.borrow_mut();
+            // (Without a JIT, or while it works on an outer call.)
+            let jit = slot.as_mut()?;
+            if first && self.warm.borrow_mut().portal_entered(&key) {
+                jit.hot(key.clone());
+            }
+            if !jit.wants(&key) {
+                return None;
+            }
+        }
+        let codes: &'static JitCodes = &self.program.codes;
+        let mut frame = Frame::new(code, &codes.codes[code], Vec::new(), None, 0u64);
+        for (o, w) in greens.iter().chain(reds).zip(words) {
+            if let Operand::Reg(r) = o {
+                frame.set(*r, *w);
+            }
+        }
+        frame.pc = at;
+        let mut frames = vec![frame];
+        let mut stats = BlackholeStats::default();
         let mut world = NativeExec {
             rt: self,
             codes,
-            stats,
-            entering: true,
+            stats: &mut stats,
+            entering: false,
         };
-        match execute(&mut world, &mut frames, &mut std::io::sink())? {
+        // The greens become old (their addresses are the key from now on):
+        // a hot key moves with them.
+        if let Err(e) = world.settle(&mut frames) {
+            return Some(Err(e));
+        }
+        let (_, settled) = world.key(&frames, driver, greens);
+        if settled != key {
+            if let Some(jit) = self.jit.borrow_mut().as_mut() {
+                jit.rekey(&key, settled);
+            }
+        }
+        Some(self.finish(&mut world, &mut frames))
+    }
+
+    /// The translated portal `portal` reached its `can_enter_jit` with the
+    /// greens `words`: counts the loop's closing.
+    pub fn can_enter_jit_from_c(&self, portal: usize, words: &[u64]) {
+        let Some((_, _, driver, _, _)) = self.merge_point_of(portal) else {
+            return;
+        };
+        let key = GreenKey::of_words(driver, words);
+        let hot = {
+            let text = || words.iter().map(|w| w.to_string()).collect();
+            self.warm.borrow_mut().closed(key.clone(), text)
+        };
+        if hot {
+            if let Some(jit) = self.jit.borrow_mut().as_mut() {
+                jit.hot(key);
+            }
+        }
+    }
+
+    /// Runs `frames` to the end of their portal call: its result, an
+    /// exception it raises left pending in the C side's state.
+    fn finish(&self, world: &mut NativeExec, frames: &mut Vec<Frame<u64>>) -> Result<u64, LlError> {
+        match execute(world, frames, &mut std::io::sink())? {
             Completion::Returned(v) => Ok(v),
             Completion::Raised { etype, evalue } => {
                 // SAFETY: the embedding's exception state is the program's.
