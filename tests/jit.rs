@@ -99,20 +99,26 @@ fn jit_executables_match_cpython() {
         let expected =
             support::expected(p).unwrap_or_else(|| support::interp(&p.source(), &p.argv()));
         let log = exe.with_extension("jitlog");
-        // The default settings; hot loops compiled at once, with guards
-        // failing into bridges (with a collection at every allocation
-        // too, so a root the JIT did not give the collector shows); and
-        // the blackhole alone.
+        // The default settings; hot loops and portal entries compiled at
+        // once, with guards failing into bridges (with a collection at
+        // every allocation too, so a root the JIT did not give the
+        // collector shows); and the C code alone.
         let runs: [(&str, &[(&str, &str)]); 4] = [
             ("default", &[]),
             (
                 "threshold=3",
-                &[("RPY_JIT", "threshold=3,trace_eagerness=2")],
+                &[(
+                    "RPY_JIT",
+                    "threshold=3,function_threshold=3,trace_eagerness=2",
+                )],
             ),
             (
                 "threshold=3, a collection at every allocation",
                 &[
-                    ("RPY_JIT", "threshold=3,trace_eagerness=2"),
+                    (
+                        "RPY_JIT",
+                        "threshold=3,function_threshold=3,trace_eagerness=2",
+                    ),
                     ("RPY_GC_DEBUG", "1"),
                 ],
             ),

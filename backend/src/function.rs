@@ -284,7 +284,11 @@ impl<'a> FuncGen<'a> {
         let array = format!(
             "unsigned long rpy_jw[{}] = {{{}}};",
             n.max(1),
-            if words.is_empty() { "0".to_string() } else { words.join(", ") }
+            if words.is_empty() {
+                "0".to_string()
+            } else {
+                words.join(", ")
+            }
         );
         if kind != "jit_merge_point" {
             let _ = writeln!(
@@ -294,7 +298,11 @@ impl<'a> FuncGen<'a> {
             return Ok(());
         }
         let sig = &self.cx.sigs[&self.graph.name];
-        let leave = if self.frame_slots > 0 { "RPY_GC_FRAME_LEAVE(); " } else { "" };
+        let leave = if self.frame_slots > 0 {
+            "RPY_GC_FRAME_LEAVE(); "
+        } else {
+            ""
+        };
         let ret = match &sig.ty.result {
             LowLevelType::Void => "return;".to_string(),
             t => format!(

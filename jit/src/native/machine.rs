@@ -169,7 +169,13 @@ impl NativeRuntime {
     fn merge_point_of(
         &self,
         portal: usize,
-    ) -> Option<(usize, usize, &'static str, &'static [Operand], &'static [Operand])> {
+    ) -> Option<(
+        usize,
+        usize,
+        &'static str,
+        &'static [Operand],
+        &'static [Operand],
+    )> {
         let codes: &'static JitCodes = &self.program.codes;
         let code = *self.program.portals.get(portal)? as usize;
         codes.codes[code]
