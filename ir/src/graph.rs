@@ -405,6 +405,86 @@ impl<S: Stage> FunctionGraph<S> {
         preds
     }
 
+    /// Whether [`Self::canonicalize`] would give this graph back unchanged:
+    /// the blocks already in its order, every variable used and numbered in
+    /// order of appearance. A walk with no copy, so that a pass (`simplify`)
+    /// can skip rebuilding the many graphs it did not change.
+    pub fn is_canonical(&self) -> bool {
+        let n = self.blocks.len();
+        if n < 2
+            || self.returnblock.0 as usize != n - 2
+            || self.exceptblock.0 as usize != n - 1
+            || self.startblock.0 != 0
+        {
+            return false;
+        }
+        let mut i = 0;
+        for b in self.reverse_postorder() {
+            if b == self.returnblock || b == self.exceptblock {
+                continue;
+            }
+            if b.0 as usize != i {
+                return false;
+            }
+            i += 1;
+        }
+        if i != n - 2 {
+            return false;
+        }
+        // Variables: the first appearance of each, in canonicalize's walk,
+        // must be the next number.
+        let mut seen = vec![false; self.vars.len()];
+        let mut next = 0usize;
+        let mut var = |v: Var| -> bool {
+            let k = v.0 as usize;
+            if seen[k] {
+                return true;
+            }
+            seen[k] = true;
+            next += 1;
+            k == next - 1
+        };
+        for block in &self.blocks {
+            for v in &block.inputargs {
+                if !var(*v) {
+                    return false;
+                }
+            }
+            for op in &block.operations {
+                for a in &op.args {
+                    if let Arg::Var(v) = a {
+                        if !var(*v) {
+                            return false;
+                        }
+                    }
+                }
+                if !var(op.result) {
+                    return false;
+                }
+            }
+            if let Some(Arg::Var(v)) = &block.exitswitch {
+                if !var(*v) {
+                    return false;
+                }
+            }
+            for l in &block.exits {
+                for v in [l.last_exception, l.last_exc_value].into_iter().flatten() {
+                    if !var(v) {
+                        return false;
+                    }
+                }
+                for a in &l.args {
+                    if let Arg::Var(v) = a {
+                        if !var(*v) {
+                            return false;
+                        }
+                    }
+                }
+            }
+        }
+        next == self.vars.len()
+    }
+
     /// Rebuilds the graph with only the blocks reachable from the start block
     /// (plus the return and except blocks) and only the variables they use,
     /// numbered in order of appearance. Printing is deterministic either way;

@@ -32,7 +32,12 @@ pub fn simplify_graph<S: Stage>(g: &mut FunctionGraph<S>) {
     bypass_forwarding_blocks(g);
     merge_single_entry_blocks(g);
     remove_dead_inputargs(g);
-    *g = g.canonicalize();
+    // Most graphs a pass is run over are already canonical (backendopt
+    // simplifies every graph after each sub-pass, and each changes few):
+    // checking is a walk, rebuilding a copy.
+    if !g.is_canonical() {
+        *g = g.canonicalize();
+    }
 }
 
 /// Replaces every use of a variable in `args` by what `subst` maps it to.
@@ -186,6 +191,9 @@ fn remove_dead_inputargs<S: Stage>(g: &mut FunctionGraph<S>) {
                 }
             }
         }
+    }
+    if live.iter().all(|l| l.iter().all(|k| *k)) {
+        return;
     }
     for b in 0..n {
         for e in 0..g.blocks[b].exits.len() {

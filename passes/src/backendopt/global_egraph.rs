@@ -34,7 +34,7 @@
 //! holds wherever the value is, and a fact holds only on one path.
 
 use super::egraph::{int_sig, IntAnalysis, Node, OpCost};
-use egg::{EGraph, Extractor, Id, Language, Runner};
+use egg::{EGraph, Extractor, Id, Language};
 use rpy_ir::graph::{
     Arg, BlockId, Constant, FunctionGraph, LowLevel, Program, SpaceOperation, Var,
 };
@@ -42,7 +42,6 @@ use rpy_ir::lltype::LowLevelType;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
 type G = FunctionGraph<LowLevel>;
 
@@ -83,11 +82,11 @@ pub struct GlobalStats {
 /// Runs the whole-function e-graph on every graph.
 pub fn global_egraph(program: &mut Program<LowLevel>) -> GlobalStats {
     let fires = Arc::new(AtomicU64::new(0));
-    let rewrites = super::egraph::rewrites(&fires);
+    let rules = super::egraph::RuleSet::new(&fires);
     let mut stats = GlobalStats::default();
     for g in &mut program.graphs {
         let before = g.clone();
-        if optimize_graph(g, &rewrites, &mut stats).is_none() {
+        if optimize_graph(g, &rules, &mut stats).is_none() {
             *g = before;
             stats.graphs_skipped += 1;
         }
@@ -264,7 +263,7 @@ fn total(opname: &str) -> bool {
 
 fn optimize_graph(
     g: &mut G,
-    rewrites: &[egg::Rewrite<Node, IntAnalysis>],
+    rules: &super::egraph::RuleSet,
     stats: &mut GlobalStats,
 ) -> Option<()> {
     // One block with operations: the per-block pass has seen it all.
@@ -431,13 +430,7 @@ fn optimize_graph(
         return Some(());
     }
     stats.pure_ops_before += pure.len();
-    let runner = Runner::default()
-        .with_egraph(eg)
-        .with_node_limit(NODE_LIMIT)
-        .with_iter_limit(ITER_LIMIT)
-        .with_time_limit(Duration::from_secs(10))
-        .run(rewrites);
-    let eg = runner.egraph;
+    let eg = rules.run(eg, NODE_LIMIT, ITER_LIMIT);
     let extractor = Extractor::new(&eg, OpCost);
     // The fallback nodes of each class.
     let mut alternatives: HashMap<Id, Vec<Node>> = HashMap::new();

@@ -52,7 +52,7 @@ pub mod merge_switches;
 
 pub use rpy_ir::intbound::IntBound;
 
-use egg::{EGraph, Extractor, Id, Language, Runner};
+use egg::{EGraph, Extractor, Id, Language};
 use egraph::{int_sig, IntAnalysis, Node, OpCost};
 use rpy_ir::graph::{
     Arg, BlockId, Constant, FunctionGraph, LowLevel, Program, SpaceOperation, Var,
@@ -361,10 +361,10 @@ fn constfold_lap(program: &mut Program<LowLevel>, report: &mut BackendoptReport,
 /// Runs the integer rewrites on every block of every graph.
 pub fn optimize(program: &mut Program<LowLevel>) -> OptStats {
     let fires = Arc::new(AtomicU64::new(0));
-    let rewrites = egraph::rewrites(&fires);
+    let rules = egraph::RuleSet::new(&fires);
     let mut stats = OptStats::default();
     for graph in &mut program.graphs {
-        optimize_graph_with(graph, &rewrites, &mut stats);
+        optimize_graph_with(graph, &rules, &mut stats);
     }
     stats.rule_fires = fires.load(Ordering::Relaxed);
     stats
@@ -373,20 +373,20 @@ pub fn optimize(program: &mut Program<LowLevel>) -> OptStats {
 /// Runs the integer rewrites on every block of one graph.
 pub fn optimize_graph(graph: &mut FunctionGraph<LowLevel>) -> OptStats {
     let fires = Arc::new(AtomicU64::new(0));
-    let rewrites = egraph::rewrites(&fires);
+    let rules = egraph::RuleSet::new(&fires);
     let mut stats = OptStats::default();
-    optimize_graph_with(graph, &rewrites, &mut stats);
+    optimize_graph_with(graph, &rules, &mut stats);
     stats.rule_fires = fires.load(Ordering::Relaxed);
     stats
 }
 
 fn optimize_graph_with(
     graph: &mut FunctionGraph<LowLevel>,
-    rewrites: &[egg::Rewrite<Node, IntAnalysis>],
+    rules: &egraph::RuleSet,
     stats: &mut OptStats,
 ) {
     for b in 0..graph.blocks.len() {
-        optimize_block(graph, BlockId(b as u32), rewrites, stats);
+        optimize_block(graph, BlockId(b as u32), rules, stats);
     }
 }
 
@@ -412,7 +412,7 @@ enum OpKind {
 fn optimize_block(
     graph: &mut FunctionGraph<LowLevel>,
     b: BlockId,
-    rewrites: &[egg::Rewrite<Node, IntAnalysis>],
+    rules: &egraph::RuleSet,
     stats: &mut OptStats,
 ) {
     let block = graph.block(b).clone();
@@ -479,13 +479,7 @@ fn optimize_block(
         return;
     }
     stats.blocks += 1;
-    let runner = Runner::default()
-        .with_egraph(eg)
-        .with_node_limit(NODE_LIMIT)
-        .with_iter_limit(ITER_LIMIT)
-        .with_time_limit(Duration::from_secs(60))
-        .run(rewrites);
-    let eg = runner.egraph;
+    let eg = rules.run(eg, NODE_LIMIT, ITER_LIMIT);
     let extractor = Extractor::new(&eg, OpCost);
     let mut rb = Rebuild {
         eg: &eg,
