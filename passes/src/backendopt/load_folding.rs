@@ -20,21 +20,30 @@
 
 use super::callgraph::CallGraph;
 use rpy_ir::graph::{Arg, BlockId, Constant, FunctionGraph, LowLevel, Program, Var};
+use rpy_ir::lltype::{FuncSig, LowLevelType};
 use std::collections::{HashMap, HashSet};
 
 type G = FunctionGraph<LowLevel>;
 
 /// The field names each graph may write when called, itself or through
-/// its callees; `None` for a graph whose writes are not known.
+/// its callees; `None` for a graph whose writes are not known. Computed on
+/// the call graph's nodes bottom-up, a dispatch node (what an indirect call
+/// of one pointer shape may reach) writing what any graph it reaches
+/// writes.
 pub struct FieldWrites {
     writes: HashMap<String, HashSet<String>>,
+    /// What an indirect call of each pointer shape may write.
+    dispatch: HashMap<FuncSig, HashSet<String>>,
 }
 
 impl FieldWrites {
     pub fn new(program: &Program<LowLevel>, callgraph: &CallGraph) -> FieldWrites {
-        let mut writes: HashMap<String, HashSet<String>> = HashMap::new();
+        let mut node_writes: Vec<HashSet<String>> = vec![HashSet::new(); callgraph.node_count()];
         for g in &program.graphs {
-            let own = g
+            let Some(n) = callgraph.graph_node(&g.name) else {
+                continue;
+            };
+            node_writes[n.index()] = g
                 .blocks
                 .iter()
                 .flat_map(|b| &b.operations)
@@ -44,54 +53,79 @@ impl FieldWrites {
                     _ => None,
                 })
                 .collect();
-            writes.insert(g.name.clone(), own);
         }
-        // Bottom-up, each graph takes its callees' writes; a cycle needs
-        // another round, so repeat until nothing grows.
-        let order: Vec<String> = callgraph
-            .bottom_up()
-            .into_iter()
-            .map(String::from)
-            .collect();
-        loop {
-            let mut grew = false;
-            for name in &order {
-                let from_callees: HashSet<String> = callgraph
-                    .callees(name)
-                    .flat_map(|c| writes.get(c).into_iter().flatten().cloned())
-                    .collect();
-                let mine = writes.get_mut(name).expect("every graph has an entry");
-                for f in from_callees {
-                    grew |= mine.insert(f);
+        // Bottom-up, each node takes its callees' writes; the members of a
+        // cycle go round until nothing grows.
+        for scc in callgraph.components() {
+            loop {
+                let mut grew = false;
+                for &n in scc {
+                    let mut mine = std::mem::take(&mut node_writes[n.index()]);
+                    for c in callgraph.node_callees(n) {
+                        if c == n {
+                            continue;
+                        }
+                        for f in &node_writes[c.index()] {
+                            if !mine.contains(f) {
+                                mine.insert(f.clone());
+                                grew = true;
+                            }
+                        }
+                    }
+                    node_writes[n.index()] = mine;
+                }
+                if !grew || scc.len() == 1 {
+                    break;
                 }
             }
-            if !grew {
-                return FieldWrites { writes };
+        }
+        let writes = program
+            .graphs
+            .iter()
+            .filter_map(|g| {
+                let n = callgraph.graph_node(&g.name)?;
+                Some((g.name.clone(), node_writes[n.index()].clone()))
+            })
+            .collect();
+        let mut dispatch = HashMap::new();
+        for g in &program.graphs {
+            for op in g.blocks.iter().flat_map(|b| &b.operations) {
+                if op.opname != "indirect_call" {
+                    continue;
+                }
+                if let Some(Arg::Var(v)) = op.args.first() {
+                    if let LowLevelType::FuncPtr(sig) = g.info(*v) {
+                        let shape = sig.pointer_shape();
+                        if let Some(d) = callgraph.dispatch_node(&shape) {
+                            dispatch
+                                .entry(shape)
+                                .or_insert_with(|| node_writes[d.index()].clone());
+                        }
+                    }
+                }
             }
         }
+        FieldWrites { writes, dispatch }
     }
 
     /// Whether the call `op` (a `direct_call` or `indirect_call` in graph
     /// `g`) may write field `field`.
-    pub(super) fn call_may_write(
-        &self,
-        g: &G,
-        args: &[Arg],
-        field: &str,
-        callgraph: &CallGraph,
-    ) -> bool {
+    pub(super) fn call_may_write(&self, g: &G, args: &[Arg], field: &str) -> bool {
         match args.first() {
             Some(Arg::Const(Constant::Builtin(_))) => false,
             Some(Arg::Const(Constant::Func(f))) => match self.writes.get(f) {
                 Some(w) => w.contains(field),
                 None => true,
             },
-            // Any graph the caller's indirect calls reach: the call graph's
-            // edges of the caller that came from indirect calls are among
-            // its callees, so ask all of them (over-approximating).
-            Some(Arg::Var(_)) => callgraph
-                .callees(&g.name)
-                .any(|c| self.writes.get(c).is_none_or(|w| w.contains(field))),
+            // Any graph of the pointer's shape whose address is taken (none:
+            // the call reaches no graph of the program).
+            Some(Arg::Var(v)) => match g.info(*v) {
+                LowLevelType::FuncPtr(sig) => self
+                    .dispatch
+                    .get(&sig.pointer_shape())
+                    .is_some_and(|w| w.contains(field)),
+                _ => true,
+            },
             _ => true,
         }
     }
@@ -110,7 +144,7 @@ pub fn fold_loads(program: &mut Program<LowLevel>) -> LoadStats {
     let writes = FieldWrites::new(program, &callgraph);
     let mut stats = LoadStats::default();
     for g in &mut program.graphs {
-        fold_loads_in_graph(g, &writes, &callgraph, &mut stats);
+        fold_loads_in_graph(g, &writes, &mut stats);
     }
     stats
 }
@@ -133,7 +167,7 @@ fn key_arg(a: &Arg) -> Option<Pointer> {
     }
 }
 
-fn fold_loads_in_graph(g: &mut G, writes: &FieldWrites, cg: &CallGraph, stats: &mut LoadStats) {
+fn fold_loads_in_graph(g: &mut G, writes: &FieldWrites, stats: &mut LoadStats) {
     let order = g.reverse_postorder();
     let preds = g.predecessors();
     // The knowledge at the end of each processed block.
@@ -185,7 +219,7 @@ fn fold_loads_in_graph(g: &mut G, writes: &FieldWrites, cg: &CallGraph, stats: &
                     }
                 }
                 "direct_call" | "indirect_call" => {
-                    known.retain(|(_, field), _| !writes.call_may_write(g, &op.args, field, cg));
+                    known.retain(|(_, field), _| !writes.call_may_write(g, &op.args, field));
                 }
                 _ => {}
             }

@@ -47,7 +47,7 @@ pub fn remove_mallocs(program: &mut Program<LowLevel>) -> MallocStats {
     let writes = FieldWrites::new(program, &callgraph);
     let mut stats = MallocStats::default();
     for g in &mut program.graphs {
-        remove_mallocs_in_graph(g, &program.types, &writes, &callgraph, &mut stats);
+        remove_mallocs_in_graph(g, &program.types, &writes, &mut stats);
     }
     stats
 }
@@ -57,14 +57,13 @@ fn remove_mallocs_in_graph(
     g: &mut G,
     types: &TypeTable,
     writes: &FieldWrites,
-    callgraph: &CallGraph,
     stats: &mut MallocStats,
 ) {
     // Each round removes every family found removable; a bound keeps a
     // pathological graph from going on (each round removes at least one
     // malloc, so the number of mallocs bounds it anyway).
     for _ in 0..16 {
-        let families = removable_families(g, types, writes, callgraph);
+        let families = removable_families(g, types, writes);
         if families.is_empty() {
             return;
         }
@@ -138,7 +137,6 @@ fn removable_families(
     g: &G,
     types: &TypeTable,
     writes: &FieldWrites,
-    callgraph: &CallGraph,
 ) -> Vec<Removable> {
     let mut fam = Families {
         parent: (0..g.vars.len() as u32).collect(),
@@ -394,7 +392,7 @@ fn removable_families(
                 written_outside.contains(n.as_str())
                     || calls
                         .iter()
-                        .any(|args| writes.call_may_write(g, args, n, callgraph))
+                        .any(|args| writes.call_may_write(g, args, n))
             });
         if !ok {
             facts.get_mut(&root).unwrap().bad = true;
