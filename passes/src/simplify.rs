@@ -35,9 +35,7 @@ pub fn simplify_graph<S: Stage>(g: &mut FunctionGraph<S>) {
     // Most graphs a pass is run over are already canonical (backendopt
     // simplifies every graph after each sub-pass, and each changes few):
     // checking is a walk, rebuilding a copy.
-    if !g.is_canonical() {
-        *g = g.canonicalize();
-    }
+    g.make_canonical();
 }
 
 /// Replaces every use of a variable in `args` by what `subst` maps it to.

@@ -85,9 +85,8 @@ pub fn global_egraph(program: &mut Program<LowLevel>) -> GlobalStats {
     let rules = super::egraph::RuleSet::new(&fires);
     let mut stats = GlobalStats::default();
     for g in &mut program.graphs {
-        let before = g.clone();
+        // A graph that cannot be placed back is left as it was.
         if optimize_graph(g, &rules, &mut stats).is_none() {
-            *g = before;
             stats.graphs_skipped += 1;
         }
     }
@@ -530,19 +529,25 @@ fn optimize_graph(
         placed,
         ..
     } = el;
+    // Up to here the graph is untouched; placing back may still fail.
+    let before = g.clone();
     for (name, t) in new_vars {
         g.new_var(name, t);
     }
+    let mut new_ops = new_ops;
     for &b in &cfg.rpo {
         let (switch, links) = std::mem::take(&mut new_exits[b.0 as usize]);
         let blk = g.block_mut(b);
-        blk.operations = new_ops[b.0 as usize].clone();
+        blk.operations = std::mem::take(&mut new_ops[b.0 as usize]);
         blk.exitswitch = switch;
         for (l, args) in blk.exits.iter_mut().zip(links) {
             l.args = args;
         }
     }
-    back_to_block_ssa(g, &cfg)?;
+    if back_to_block_ssa(g, &cfg).is_none() {
+        *g = before;
+        return None;
+    }
     stats.pure_ops_after += placed;
     stats.values_reused += reused;
     stats.ops_hoisted += hoisted;

@@ -210,9 +210,21 @@ pub fn inline_program(program: &mut Program<LowLevel>, threshold: f64) -> Inline
     let mut stats = InlineStats::default();
     for name in &order {
         let caller = position[name];
-        // A copy to work on while the callees are read from the program
-        // (a graph never inlines itself).
-        let mut graph = program.graphs[caller].clone();
+        let calls = program.graphs[caller]
+            .blocks
+            .iter()
+            .flat_map(|b| &b.operations)
+            .any(|op| op.opname == "direct_call");
+        if !calls {
+            weights.remove(name);
+            continue;
+        }
+        // Taken out to work on while the callees are read from the program
+        // (a graph never inlines itself); an empty graph holds its place.
+        let mut graph = std::mem::replace(
+            &mut program.graphs[caller],
+            FunctionGraph::new(String::new(), &[], rpy_ir::lltype::LowLevelType::Void),
+        );
         let mut refused: HashSet<(u32, usize)> = HashSet::new();
         loop {
             let site = find_site(&graph, &refused, |callee| {

@@ -415,7 +415,38 @@ fn optimize_block(
     rules: &egraph::RuleSet,
     stats: &mut OptStats,
 ) {
-    let block = graph.block(b).clone();
+    // Taken out of the graph (not copied) while the graph's variable types
+    // are read; put back, rewritten or not.
+    let block = std::mem::take(&mut graph.blocks[b.0 as usize]);
+    let rewritten = rewrite_block(graph, &block, rules, stats);
+    graph.blocks[b.0 as usize] = block;
+    let Some((operations, exitswitch, exits, new_vars)) = rewritten else {
+        return;
+    };
+    for (name, t) in new_vars {
+        graph.new_var(name, t);
+    }
+    let blk = graph.block_mut(b);
+    blk.operations = operations;
+    blk.exitswitch = exitswitch;
+    blk.exits = exits;
+}
+
+/// The block's operations, exitswitch and exits rewritten, and the
+/// variables to add to the graph for them; `None` when nothing changed.
+type Rewritten = (
+    Vec<SpaceOperation>,
+    Option<Arg>,
+    Vec<rpy_ir::graph::Link>,
+    Vec<(Option<String>, LowLevelType)>,
+);
+
+fn rewrite_block(
+    graph: &FunctionGraph<LowLevel>,
+    block: &rpy_ir::graph::Block,
+    rules: &egraph::RuleSet,
+    stats: &mut OptStats,
+) -> Option<Rewritten> {
     let mut eg: EGraph<Node, IntAnalysis> = EGraph::new(IntAnalysis);
     let mut class_of: HashMap<Var, Id> = HashMap::new();
     let is_bool = |graph: &FunctionGraph<LowLevel>, v: Var| int_type(graph.info(v));
@@ -476,7 +507,7 @@ fn optimize_block(
         kinds.push(kind);
     }
     if !any_pure {
-        return;
+        return None;
     }
     stats.blocks += 1;
     let eg = rules.run(eg, NODE_LIMIT, ITER_LIMIT);
@@ -537,7 +568,7 @@ fn optimize_block(
                         Arg::Var(v) if class_of.contains_key(v) => {
                             let c = eg.find(class_of[v]);
                             if !rb.can(c) {
-                                return; // cannot order the values: keep the block as it was
+                                return None; // cannot order the values: keep the block as it was
                             }
                             args.push(rb.materialize(c));
                         }
@@ -569,7 +600,7 @@ fn optimize_block(
     let exitswitch = match &block.exitswitch {
         Some(s) => match exit_arg(&mut rb, s) {
             Some(a) => Some(a),
-            None => return,
+            None => return None,
         },
         None => None,
     };
@@ -578,26 +609,24 @@ fn optimize_block(
         for a in &mut l.args {
             match exit_arg(&mut rb, a) {
                 Some(n) => *a = n,
-                None => return,
+                None => return None,
             }
         }
     }
     let changed =
         rb.out != block.operations || exitswitch != block.exitswitch || exits != block.exits;
     if !changed {
-        return;
+        return None;
     }
     stats.blocks_changed += 1;
     stats.ops_before += block.operations.len();
     stats.ops_after += rb.out.len();
-    let out = std::mem::take(&mut rb.out);
-    for (name, t) in std::mem::take(&mut rb.new_vars) {
-        graph.new_var(name, t);
-    }
-    let blk = graph.block_mut(b);
-    blk.operations = out;
-    blk.exitswitch = exitswitch;
-    blk.exits = exits;
+    Some((
+        std::mem::take(&mut rb.out),
+        exitswitch,
+        exits,
+        std::mem::take(&mut rb.new_vars),
+    ))
 }
 
 /// Turns extracted e-classes back into operations.
