@@ -628,17 +628,26 @@ proptest::proptest! {
         use rpy_passes::backendopt::dead_code::remove_dead_code;
         use rpy_passes::backendopt::merge_switches::{merge_switches, merge_switches_keeping};
         use rpy_passes::backendopt::global_egraph::global_egraph;
+        use rpy_passes::backendopt::branch_facts::branch_facts;
         let text = random_graph(seed);
         let before = program(&text);
         type Pass = fn(&mut Program<LowLevel>);
-        let passes: [(&str, Pass); 6] = [
+        let passes: [(&str, Pass); 8] = [
             ("constfold", |p| { fold_constants(p); }),
+            ("branch_facts", |p| { branch_facts(p); }),
+            ("branch_facts then constfold", |p| {
+                branch_facts(p);
+                simplify_program(p);
+                fold_constants(p);
+            }),
             ("dead_code", |p| { remove_dead_code(p); }),
             ("merge_switches", |p| { merge_switches(p); }),
             ("merge_switches keeping no test", |p| { merge_switches_keeping(p, 0); }),
             ("global_egraph", |p| { global_egraph(p); }),
             ("all", |p| {
                 fold_constants(p);
+                simplify_program(p);
+                branch_facts(p);
                 simplify_program(p);
                 remove_dead_code(p);
                 simplify_program(p);
@@ -675,7 +684,9 @@ fn random_graphs_give_each_pass_work() {
     use rpy_passes::backendopt::constfold::fold_constants;
     use rpy_passes::backendopt::dead_code::remove_dead_code;
     use rpy_passes::backendopt::merge_switches::merge_switches_keeping;
+    use rpy_passes::backendopt::branch_facts::branch_facts;
     let (mut folded, mut branches, mut dead, mut merged) = (0, 0, 0, 0);
+    let (mut facts, mut decided) = (0, 0);
     for seed in 0..300u64 {
         let p = program(&random_graph(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)));
         let c = fold_constants(&mut p.clone());
@@ -683,10 +694,14 @@ fn random_graphs_give_each_pass_work() {
         branches += c.branches_folded;
         dead += remove_dead_code(&mut p.clone()).ops_removed;
         merged += merge_switches_keeping(&mut p.clone(), 0).chains_merged;
+        let f = branch_facts(&mut p.clone());
+        facts += f.values_made_constant;
+        decided += f.switches_decided;
     }
     assert!(
-        folded > 0 && branches > 0 && dead > 0 && merged > 0,
-        "folded {folded}, branches {branches}, dead {dead}, merged {merged}"
+        folded > 0 && branches > 0 && dead > 0 && merged > 0 && facts > 0 && decided > 0,
+        "folded {folded}, branches {branches}, dead {dead}, merged {merged}, \
+         branch facts {facts} ({decided} switches decided)"
     );
 }
 
@@ -746,4 +761,91 @@ fn an_indirect_call_forgets_the_fields_a_graph_of_its_shape_may_write() {
     assert_eq!(fold_loads(&mut after).loads_folded, 1);
     assert_eq!(count_ops(&after, "main", "getfield"), 0);
     assert_same_behaviour(&before, &after, "main");
+}
+
+/// `main(x)`: after `x == 5` the true branch computes with 5; after
+/// `x < 10` a test `x < 20` is decided, and after its false branch `x >=
+/// 10` is. `pos(x)`: after `x < 0` fails and `x == 0` fails, `x` is at
+/// least 1, so `x <= 0` is false.
+const BRANCHES: &str = "
+entry main
+
+graph main(x_0) {
+  block0(x_0: Signed):
+    v1: Bool = int_eq(x_0, 5)
+    switch v1
+      False -> block1(x_0)
+      True -> block2(x_0)
+  block1(x_2: Signed):
+    v3: Bool = int_lt(x_2, 10)
+    switch v3
+      False -> block4(x_2)
+      True -> block3(x_2)
+  block2(x_4: Signed):
+    v5: Signed = int_mul(x_4, 3)
+    v6: Signed = int_add(v5, 1)
+    -> return(v6)
+  block3(x_7: Signed):
+    v8: Bool = int_lt(x_7, 20)
+    switch v8
+      False -> return(200)
+      True -> return(100)
+  block4(x_9: Signed):
+    v10: Bool = int_ge(x_9, 10)
+    switch v10
+      False -> return(300)
+      True -> return(x_9)
+  returns v11: Signed
+  raises v12: Ptr(object_vtable), v13: Ptr(object)
+}
+
+graph pos(x_0) {
+  block0(x_0: Signed):
+    v1: Bool = int_lt(x_0, 0)
+    switch v1
+      False -> block1(x_0)
+      True -> return(-1)
+  block1(x_2: Signed):
+    v3: Bool = int_is_true(x_2)
+    switch v3
+      False -> return(0)
+      True -> block2(x_2)
+  block2(x_4: Signed):
+    v5: Bool = int_le(x_4, 0)
+    v6: Signed = int_add(x_4, 100)
+    switch v5
+      False -> return(v6)
+      True -> return(-2)
+  returns v7: Signed
+  raises v8: Ptr(object_vtable), v9: Ptr(object)
+}
+";
+
+#[test]
+fn branch_conditions_give_the_values_on_each_path_what_they_decide() {
+    use rpy_passes::backendopt::branch_facts::branch_facts;
+    use rpy_passes::backendopt::constfold::fold_constants;
+    let before = program(BRANCHES);
+    let mut after = before.clone();
+    let stats = branch_facts(&mut after);
+    simplify_program(&mut after);
+    // x is 5 in the true branch (x, x * 3 and x * 3 + 1); v8, v10 and v5
+    // are decided.
+    assert_eq!(stats.switches_decided, 3, "{stats:?}");
+    fold_constants(&mut after);
+    simplify_program(&mut after);
+    insta::assert_snapshot!(
+        "branch_facts_main",
+        print_graph(after.graph("main").unwrap())
+    );
+    insta::assert_snapshot!(
+        "branch_facts_pos",
+        print_graph(after.graph("pos").unwrap())
+    );
+    assert_eq!(count_ops(&after, "main", "int_mul"), 0);
+    assert_eq!(count_ops(&after, "pos", "int_le"), 0);
+    assert_same_behaviour(&before, &after, "main");
+    for x in [-5, -1, 0, 1, 2, 100] {
+        assert_eq!(run(&before, "pos", x), run(&after, "pos", x), "pos({x})");
+    }
 }

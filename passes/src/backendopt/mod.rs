@@ -16,6 +16,8 @@
 //!   one exit (what no run reaches goes); it runs before the integer
 //!   rewriting, which then sees the constants links carry, and once more
 //!   after it, folding the switches the rewriting found constant;
+//! - `branch_facts`: the ranges branch conditions give the values on each
+//!   path (after `if x == 5:`, `x` is 5), and what they decide folded;
 //! - integer rewriting with the rules of `rules/opt` over an e-graph of
 //!   each block's pure integer operations (this module and `egraph`);
 //! - `global_egraph`: the pure operations of a whole function in one
@@ -39,6 +41,7 @@
 //! at its original place (or, if new, right before its first use), dead pure
 //! operations disappear, and the exits pass the same values (or constants).
 
+pub mod branch_facts;
 pub mod callgraph;
 pub mod constfold;
 pub mod dead_code;
@@ -93,6 +96,7 @@ pub struct BackendoptOptions {
     pub int_rewrite: bool,
     pub global_egraph: bool,
     pub constfold: bool,
+    pub branch_facts: bool,
     pub dead_code: bool,
     pub merge_switches: bool,
 }
@@ -107,6 +111,7 @@ impl Default for BackendoptOptions {
             int_rewrite: true,
             global_egraph: true,
             constfold: true,
+            branch_facts: true,
             dead_code: true,
             merge_switches: true,
         }
@@ -124,6 +129,7 @@ impl BackendoptOptions {
             int_rewrite: false,
             global_egraph: false,
             constfold: false,
+            branch_facts: false,
             dead_code: false,
             merge_switches: false,
         }
@@ -133,12 +139,13 @@ impl BackendoptOptions {
 /// The sub-passes of `backendopt`, in the order [`optimize_program`] runs
 /// them: the names of `rpy show --stage backendopt:NAME` and of
 /// `--timings`' lines.
-pub const STEPS: [&str; 9] = [
+pub const STEPS: [&str; 10] = [
     "inline",
     "malloc_removal",
     "load_folding",
     "devirtualize",
     "constfold",
+    "branch_facts",
     "int_rewrite",
     "global_egraph",
     "dead_code",
@@ -163,6 +170,7 @@ pub struct BackendoptReport {
     pub int_rewrite: OptStats,
     pub global_egraph: global_egraph::GlobalStats,
     pub constfold: constfold::ConstFoldStats,
+    pub branch_facts: branch_facts::BranchFactStats,
     pub dead_code: dead_code::DeadCodeStats,
     pub merge_switches: merge_switches::MergeStats,
     /// Each part's run, in the order they ran.
@@ -282,6 +290,20 @@ pub fn optimize_program_until(
     } else if stop_after == Some("constfold") {
         return report;
     }
+    if options.branch_facts {
+        let s = branch_facts::branch_facts(program);
+        crate::simplify::simplify_program(program);
+        let summary = format!(
+            "{} values made constant, {} switches decided",
+            s.values_made_constant, s.switches_decided
+        );
+        report.branch_facts = s;
+        if laps.lap(&mut report, "branch_facts", summary) {
+            return report;
+        }
+    } else if stop_after == Some("branch_facts") {
+        return report;
+    }
     if options.int_rewrite {
         report.int_rewrite = optimize(program);
         crate::simplify::simplify_program(program);
@@ -312,7 +334,7 @@ pub fn optimize_program_until(
     }
     // Once more: the switches the e-graphs found constant fold, and the
     // constants they found flow on.
-    if options.constfold && (options.int_rewrite || options.global_egraph) {
+    if options.constfold && (options.int_rewrite || options.global_egraph || options.branch_facts) {
         constfold_lap(program, &mut report, &mut laps);
     }
     if options.dead_code {
