@@ -75,6 +75,11 @@ pub struct GlobalStats {
     pub ops_hoisted: usize,
     /// Graphs left as they were because a value could not be placed.
     pub graphs_skipped: usize,
+    /// Graphs left as they were because the e-graph found nothing to do:
+    /// no loop, no block argument always the same constant, and each pure
+    /// operation alone in its class (no rule fired, no value computed
+    /// twice, no constant).
+    pub graphs_unchanged: usize,
     /// Rule applications.
     pub rule_fires: u64,
 }
@@ -430,6 +435,25 @@ fn optimize_graph(
     }
     stats.pure_ops_before += pure.len();
     let eg = rules.run(eg, NODE_LIMIT, ITER_LIMIT);
+    // Nothing to do: with no loop to hoist out of, no value computed twice
+    // or by a rule in another form, and no block argument always the same
+    // constant, placing back would give each block its own pure operations
+    // again (in the order of their first use, and without those nothing
+    // uses, which `dead_code` removes) and thread the same values through
+    // the same links, so the graph stays as it is.
+    let alone = || {
+        let mut seen: HashSet<Id> = HashSet::with_capacity(pure.len());
+        pure.iter().all(|v| {
+            let c = eg.find(class_of[v]);
+            eg[c].nodes.len() == 1 && seen.insert(c)
+        })
+    };
+    let no_constant_args = root.values().all(|a| matches!(a, Arg::Var(_)));
+    if no_constant_args && cfg.loops.iter().all(Vec::is_empty) && alone() {
+        stats.pure_ops_after += pure.len();
+        stats.graphs_unchanged += 1;
+        return Some(());
+    }
     let extractor = Extractor::new(&eg, OpCost);
     // The fallback nodes of each class.
     let mut alternatives: HashMap<Id, Vec<Node>> = HashMap::new();

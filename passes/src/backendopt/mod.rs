@@ -255,7 +255,11 @@ pub fn optimize_program_until(
         if options.load_folding {
             let stats = load_folding::fold_loads(program);
             report.load_folding.loads_folded += stats.loads_folded;
-            let summary = format!("{} loads folded", stats.loads_folded);
+            report.load_folding.stores_removed += stats.stores_removed;
+            let summary = format!(
+                "{} loads folded, {} dead stores removed",
+                stats.loads_folded, stats.stores_removed
+            );
             if laps.lap(&mut report, "load_folding", summary) {
                 return report;
             }
@@ -322,8 +326,8 @@ pub fn optimize_program_until(
         let s = global_egraph::global_egraph(program);
         crate::simplify::simplify_program(program);
         let summary = format!(
-            "{} -> {} pure operations, {} computed once in a dominating block, {} placed outside their loop, {} rule fires, {} graphs skipped",
-            s.pure_ops_before, s.pure_ops_after, s.values_reused, s.ops_hoisted, s.rule_fires, s.graphs_skipped
+            "{} -> {} pure operations, {} computed once in a dominating block, {} placed outside their loop, {} rule fires, {} graphs skipped, {} with nothing to do",
+            s.pure_ops_before, s.pure_ops_after, s.values_reused, s.ops_hoisted, s.rule_fires, s.graphs_skipped, s.graphs_unchanged
         );
         report.global_egraph = s;
         if laps.lap(&mut report, "global_egraph", summary) {
