@@ -849,3 +849,53 @@ fn branch_conditions_give_the_values_on_each_path_what_they_decide() {
         assert_eq!(run(&before, "pos", x), run(&after, "pos", x), "pos({x})");
     }
 }
+
+/// `main(x)`: a box's `value` written twice with only arithmetic between
+/// (the first store is dead), then written again after a read through
+/// another pointer that may be the same box, and after a call (both kept).
+const STORES: &str = "
+entry main
+
+graph peek(b_0) {
+  block0(b_0: Ptr(inst_Box)):
+    v1: Signed = getfield(b_0, #value)
+    -> return(v1)
+  returns v2: Signed
+  raises v3: Ptr(object_vtable), v4: Ptr(object)
+}
+
+graph main(x_0) {
+  block0(x_0: Signed):
+    b_1: Ptr(inst_Box) = malloc(#inst_Box)
+    c_2: Ptr(inst_Box) = same_as(b_1)
+    v3: Void = setfield(b_1, #value, 1)
+    v4: Signed = int_mul(x_0, 2)
+    v5: Void = setfield(b_1, #typeptr, &4)
+    v6: Void = setfield(b_1, #value, v4)
+    v7: Signed = getfield(c_2, #value)
+    v8: Void = setfield(b_1, #value, x_0)
+    v9: Signed = direct_call(@peek, b_1)
+    v10: Void = setfield(b_1, #value, 3)
+    v11: Signed = getfield(b_1, #value)
+    v12: Signed = int_add(v7, v9)
+    v13: Signed = int_add(v12, v11)
+    -> return(v13)
+  returns v14: Signed
+  raises v15: Ptr(object_vtable), v16: Ptr(object)
+}
+";
+
+#[test]
+fn a_field_written_again_before_any_read_loses_its_first_store() {
+    use rpy_passes::backendopt::load_folding::remove_dead_stores;
+    let before = program(STORES);
+    let mut after = before.clone();
+    let g = after.graph_mut("main").unwrap();
+    // Only `value = 1`: `value = v4` is read through `c_2`, `value = x_0`
+    // by the call.
+    assert_eq!(remove_dead_stores(g), 1);
+    assert_eq!(count_ops(&after, "main", "setfield"), 4);
+    let main = print_graph(after.graph("main").unwrap());
+    assert!(!main.contains("setfield(b_1, #value, 1)"), "{main}");
+    assert_same_behaviour(&before, &after, "main");
+}

@@ -136,6 +136,9 @@ impl FieldWrites {
 pub struct LoadStats {
     /// `getfield` operations replaced by a value already known.
     pub loads_folded: usize,
+    /// `setfield` operations removed because the same field of the same
+    /// pointer is written again before anything may read it.
+    pub stores_removed: usize,
 }
 
 /// Folds the repeated field reads of every graph.
@@ -145,8 +148,58 @@ pub fn fold_loads(program: &mut Program<LowLevel>) -> LoadStats {
     let mut stats = LoadStats::default();
     for g in &mut program.graphs {
         fold_loads_in_graph(g, &writes, &mut stats);
+        stats.stores_removed += remove_dead_stores(g);
     }
     stats
+}
+
+/// Removes the `setfield`s of each block whose field, of the same pointer,
+/// the block writes again before anything may read it: walking the block
+/// backwards, a store is dead when a later store to (pointer, field) is
+/// pending; a `getfield` of the field through any pointer (it may be the
+/// same object) ends what is pending for that field name, and anything but
+/// a pure operation, a cast, a `malloc` (a new object: no field of another
+/// is read) or an array access ends all of it (a call may read any field,
+/// or raise to a handler that does). What a block stores last stays: a
+/// successor or the caller may read it. Returns how many were removed.
+pub fn remove_dead_stores(g: &mut G) -> usize {
+    let mut removed = 0;
+    for block in &mut g.blocks {
+        if !block.operations.iter().any(|op| op.opname == "setfield") {
+            continue;
+        }
+        let mut pending: HashSet<(Pointer, &str)> = HashSet::new();
+        let mut dead = vec![false; block.operations.len()];
+        for (i, op) in block.operations.iter().enumerate().rev() {
+            let field = match op.args.get(1) {
+                Some(Arg::Const(Constant::Name(f))) => Some(f.as_str()),
+                _ => None,
+            };
+            match (op.opname.as_str(), field) {
+                ("setfield", Some(f)) => match op.args.first().and_then(key_arg) {
+                    Some(p) => {
+                        if !pending.insert((p, f)) {
+                            dead[i] = true;
+                        }
+                    }
+                    None => pending.clear(),
+                },
+                ("getfield", Some(f)) => pending.retain(|(_, pf)| *pf != f),
+                ("same_as" | "cast_pointer" | "malloc" | "getarrayitem" | "setarrayitem"
+                | "getarraysize", _) => {}
+                (name, _) if rpy_ir::llops::lookup(name).is_some_and(|o| o.pure) => {}
+                _ => pending.clear(),
+            }
+        }
+        let before = block.operations.len();
+        let mut i = 0;
+        block.operations.retain(|_| {
+            i += 1;
+            !dead[i - 1]
+        });
+        removed += before - block.operations.len();
+    }
+    removed
 }
 
 /// A pointer whose fields are known: a variable or a static.
