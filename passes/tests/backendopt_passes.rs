@@ -681,10 +681,10 @@ proptest::proptest! {
 /// property test checks changed graphs, not unchanged ones.
 #[test]
 fn random_graphs_give_each_pass_work() {
+    use rpy_passes::backendopt::branch_facts::branch_facts;
     use rpy_passes::backendopt::constfold::fold_constants;
     use rpy_passes::backendopt::dead_code::remove_dead_code;
     use rpy_passes::backendopt::merge_switches::merge_switches_keeping;
-    use rpy_passes::backendopt::branch_facts::branch_facts;
     let (mut folded, mut branches, mut dead, mut merged) = (0, 0, 0, 0);
     let (mut facts, mut decided) = (0, 0);
     for seed in 0..300u64 {
@@ -838,10 +838,7 @@ fn branch_conditions_give_the_values_on_each_path_what_they_decide() {
         "branch_facts_main",
         print_graph(after.graph("main").unwrap())
     );
-    insta::assert_snapshot!(
-        "branch_facts_pos",
-        print_graph(after.graph("pos").unwrap())
-    );
+    insta::assert_snapshot!("branch_facts_pos", print_graph(after.graph("pos").unwrap()));
     assert_eq!(count_ops(&after, "main", "int_mul"), 0);
     assert_eq!(count_ops(&after, "pos", "int_le"), 0);
     assert_same_behaviour(&before, &after, "main");

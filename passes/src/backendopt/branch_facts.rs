@@ -278,11 +278,8 @@ fn branch_facts_in_graph(g: &mut G, stats: &mut BranchFactStats) {
             let mut bnd = initial(res_bool);
             if let Some((_, arg_tys, res)) = int_sig(&op.opname) {
                 if res == res_bool && op.args.len() == arg_tys.len() {
-                    let args: Option<Vec<IntBound>> = op
-                        .args
-                        .iter()
-                        .map(|a| arg_bound(g, &bounds, a))
-                        .collect();
+                    let args: Option<Vec<IntBound>> =
+                        op.args.iter().map(|a| arg_bound(g, &bounds, a)).collect();
                     if let Some(t) = args.and_then(|a| transfer(&op.opname, &a)) {
                         bnd = t.intersect(&bnd).unwrap_or(bnd);
                     }

@@ -177,8 +177,7 @@ impl CallGraph {
             .into_iter()
             .flat_map(|n| self.graph.neighbors(n))
             .flat_map(|n| {
-                let members = self
-                    .is_dispatch[n.index()]
+                let members = self.is_dispatch[n.index()]
                     .then(|| self.graph.neighbors(n))
                     .into_iter()
                     .flatten();

@@ -398,7 +398,8 @@ impl RuleSet {
                                 break;
                             }
                             if let Some(m) =
-                                rw.searcher.search_eclass_with_limit(&eg, *id, limit + 1 - total)
+                                rw.searcher
+                                    .search_eclass_with_limit(&eg, *id, limit + 1 - total)
                             {
                                 total += m.substs.len();
                                 out.push(m);

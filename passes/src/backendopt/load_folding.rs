@@ -185,8 +185,11 @@ pub fn remove_dead_stores(g: &mut G) -> usize {
                     None => pending.clear(),
                 },
                 ("getfield", Some(f)) => pending.retain(|(_, pf)| *pf != f),
-                ("same_as" | "cast_pointer" | "malloc" | "getarrayitem" | "setarrayitem"
-                | "getarraysize", _) => {}
+                (
+                    "same_as" | "cast_pointer" | "malloc" | "getarrayitem" | "setarrayitem"
+                    | "getarraysize",
+                    _,
+                ) => {}
                 (name, _) if rpy_ir::llops::lookup(name).is_some_and(|o| o.pure) => {}
                 _ => pending.clear(),
             }

@@ -133,11 +133,7 @@ struct Removable {
 }
 
 /// The families that can be removed.
-fn removable_families(
-    g: &G,
-    types: &TypeTable,
-    writes: &FieldWrites,
-) -> Vec<Removable> {
+fn removable_families(g: &G, types: &TypeTable, writes: &FieldWrites) -> Vec<Removable> {
     let mut fam = Families {
         parent: (0..g.vars.len() as u32).collect(),
     };
@@ -390,9 +386,7 @@ fn removable_families(
             && starts_unentered
             && !f.fields.iter().any(|(n, _)| {
                 written_outside.contains(n.as_str())
-                    || calls
-                        .iter()
-                        .any(|args| writes.call_may_write(g, args, n))
+                    || calls.iter().any(|args| writes.call_may_write(g, args, n))
             });
         if !ok {
             facts.get_mut(&root).unwrap().bad = true;
