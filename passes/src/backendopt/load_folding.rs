@@ -224,6 +224,14 @@ fn key_arg(a: &Arg) -> Option<Pointer> {
 }
 
 fn fold_loads_in_graph(g: &mut G, writes: &FieldWrites, stats: &mut LoadStats) {
+    // Only reads fold: a graph without one has nothing to do.
+    let any_read = g
+        .blocks
+        .iter()
+        .any(|b| b.operations.iter().any(|op| op.opname == "getfield"));
+    if !any_read {
+        return;
+    }
     let order = g.reverse_postorder();
     let preds = g.predecessors();
     // The knowledge at the end of each processed block.

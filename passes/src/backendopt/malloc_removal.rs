@@ -59,6 +59,14 @@ fn remove_mallocs_in_graph(
     writes: &FieldWrites,
     stats: &mut MallocStats,
 ) {
+    // A family needs a malloc: a graph without one has nothing to remove.
+    let any_malloc = g
+        .blocks
+        .iter()
+        .any(|b| b.operations.iter().any(|op| op.opname == "malloc"));
+    if !any_malloc {
+        return;
+    }
     // Each round removes every family found removable; a bound keeps a
     // pathological graph from going on (each round removes at least one
     // malloc, so the number of mallocs bounds it anyway).
@@ -434,8 +442,21 @@ fn replace_family(g: &mut G, family: &Removable) -> usize {
         .map(|(i, (n, _))| (n.as_str(), i))
         .collect();
     let mut removed = 0;
+    let member = |a: &Arg| matches!(a, Arg::Var(v) if members.contains(v));
     for b in g.reverse_postorder() {
-        let block = g.block(b).clone();
+        // A block that never mentions a member stays as it is.
+        let blk = g.block(b);
+        let touches = blk.inputargs.iter().any(|v| members.contains(v))
+            || blk
+                .operations
+                .iter()
+                .any(|op| members.contains(&op.result) || op.args.iter().any(member))
+            || blk.exitswitch.as_ref().is_some_and(member)
+            || blk.exits.iter().any(|l| l.args.iter().any(member));
+        if !touches {
+            continue;
+        }
+        let block = blk.clone();
         // The current field values of each object of the family in this
         // block, by the variable that introduced it.
         let mut values: HashMap<Var, Vec<Arg>> = HashMap::new();
