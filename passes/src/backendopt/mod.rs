@@ -537,6 +537,34 @@ fn rewrite_block(
     }
     stats.blocks += 1;
     let eg = rules.run(eg, NODE_LIMIT, ITER_LIMIT);
+    // Nothing found: each pure operation alone in its class (no rule
+    // fired, no value computed twice, no constant), no `same_as` to look
+    // through, and every pure result read: rebuilding would give the block
+    // back as it is, so it is not rebuilt.
+    if !kinds.contains(&OpKind::Alias) {
+        let mut used: HashSet<Var> = HashSet::new();
+        let mut note = |a: &Arg| {
+            if let Arg::Var(v) = a {
+                used.insert(*v);
+            }
+        };
+        block.operations.iter().flat_map(|op| &op.args).for_each(&mut note);
+        block.exitswitch.iter().for_each(&mut note);
+        block.exits.iter().flat_map(|l| &l.args).for_each(&mut note);
+        let mut seen: HashSet<Id> = HashSet::new();
+        let unchanged = block
+            .operations
+            .iter()
+            .zip(&kinds)
+            .filter(|(_, k)| **k == OpKind::Pure)
+            .all(|(op, _)| {
+                let c = eg.find(class_of[&op.result]);
+                eg[c].nodes.len() == 1 && seen.insert(c) && used.contains(&op.result)
+            });
+        if unchanged {
+            return None;
+        }
+    }
     let extractor = Extractor::new(&eg, OpCost);
     let mut rb = Rebuild {
         eg: &eg,
