@@ -553,23 +553,41 @@ fn optimize_graph(
         placed,
         ..
     } = el;
-    // Up to here the graph is untouched; placing back may still fail.
-    let before = g.clone();
+    // Up to here the graph is untouched; placing back may still fail
+    // (before it changes anything), and then what is replaced here is put
+    // back.
+    let vars_before = g.vars.len();
     for (name, t) in new_vars {
         g.new_var(name, t);
     }
     let mut new_ops = new_ops;
+    let mut replaced = Vec::with_capacity(cfg.rpo.len());
     for &b in &cfg.rpo {
         let (switch, links) = std::mem::take(&mut new_exits[b.0 as usize]);
         let blk = g.block_mut(b);
-        blk.operations = std::mem::take(&mut new_ops[b.0 as usize]);
-        blk.exitswitch = switch;
-        for (l, args) in blk.exits.iter_mut().zip(links) {
-            l.args = args;
-        }
+        let ops = std::mem::replace(
+            &mut blk.operations,
+            std::mem::take(&mut new_ops[b.0 as usize]),
+        );
+        let switch = std::mem::replace(&mut blk.exitswitch, switch);
+        let args: Vec<Vec<Arg>> = blk
+            .exits
+            .iter_mut()
+            .zip(links)
+            .map(|(l, args)| std::mem::replace(&mut l.args, args))
+            .collect();
+        replaced.push((b, ops, switch, args));
     }
     if back_to_block_ssa(g, &cfg).is_none() {
-        *g = before;
+        for (b, ops, switch, args) in replaced {
+            let blk = g.block_mut(b);
+            blk.operations = ops;
+            blk.exitswitch = switch;
+            for (l, a) in blk.exits.iter_mut().zip(args) {
+                l.args = a;
+            }
+        }
+        g.vars.truncate(vars_before);
         return None;
     }
     stats.pure_ops_after += placed;
