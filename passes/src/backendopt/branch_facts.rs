@@ -265,7 +265,8 @@ fn branch_facts_in_graph(g: &mut G, stats: &mut BranchFactStats) {
                 _ => initial(is_bool),
             };
             bounds[v.0 as usize] = Some(bnd);
-            if b != g.startblock {
+            // (The return and except blocks have nothing to fold.)
+            if b != g.startblock && b != g.returnblock && b != g.exceptblock {
                 if let Some(c) = bnd.get_constant() {
                     found[b.0 as usize].push((*v, c));
                 }

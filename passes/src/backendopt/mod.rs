@@ -548,7 +548,11 @@ fn rewrite_block(
                 used.insert(*v);
             }
         };
-        block.operations.iter().flat_map(|op| &op.args).for_each(&mut note);
+        block
+            .operations
+            .iter()
+            .flat_map(|op| &op.args)
+            .for_each(&mut note);
         block.exitswitch.iter().for_each(&mut note);
         block.exits.iter().flat_map(|l| &l.args).for_each(&mut note);
         let mut seen: HashSet<Id> = HashSet::new();
