@@ -11,7 +11,7 @@
 //!   once) and must print what CPython prints. `rpy/C` is the ratio of the
 //!   least CPU times. The same program is also translated with every
 //!   backend optimization off (`rpy translate --inline-threshold 0
-//!   --no-malloc-removal --no-load-folding --no-devirtualize --no-int-rewrite --no-constfold --no-dead-code --no-merge-switches`): `no-opt` is that
+//!   --no-malloc-removal --no-load-folding --no-devirtualize --no-int-rewrite --no-global-egraph --no-constfold --no-branch-facts --no-dead-code --no-merge-switches`): `no-opt` is that
 //!   executable's time and `opt/no-opt` the ratio, and the translation
 //!   columns show the time the backend optimizations add.
 //! - The 10,000-line class-heavy program of `gen/classes.rs`

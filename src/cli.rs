@@ -83,6 +83,10 @@ struct BackendoptFlags {
     /// No constant and branch folding across blocks.
     #[arg(long)]
     no_constfold: bool,
+    /// No facts from branch conditions (after `if x == 5:`, `x` is 5 on
+    /// that path; after `if x < n:`, `x` is below `n`).
+    #[arg(long)]
+    no_branch_facts: bool,
     /// No removal of dead operations and block arguments.
     #[arg(long)]
     no_dead_code: bool,
@@ -101,6 +105,7 @@ impl BackendoptFlags {
             int_rewrite: !self.no_int_rewrite,
             global_egraph: !self.no_global_egraph,
             constfold: !self.no_constfold,
+            branch_facts: !self.no_branch_facts,
             dead_code: !self.no_dead_code,
             merge_switches: !self.no_merge_switches,
         }

@@ -51,7 +51,7 @@ impl StageName {
 
     /// The sub-passes of `backendopt`, each a stage of its own for `rpy
     /// show --stage backendopt:NAME`.
-    pub const SUBSTAGES: [StageName; 9] = [
+    pub const SUBSTAGES: [StageName; 10] = [
         StageName::BackendoptPart(0),
         StageName::BackendoptPart(1),
         StageName::BackendoptPart(2),
@@ -61,6 +61,7 @@ impl StageName {
         StageName::BackendoptPart(6),
         StageName::BackendoptPart(7),
         StageName::BackendoptPart(8),
+        StageName::BackendoptPart(9),
     ];
 
     pub fn name(self) -> &'static str {
@@ -113,12 +114,13 @@ impl StageName {
 
 /// The stage names of the sub-passes of `backendopt`, by their index in
 /// `backendopt::STEPS`.
-const BACKENDOPT_PART_NAMES: [&str; 9] = [
+const BACKENDOPT_PART_NAMES: [&str; 10] = [
     "backendopt:inline",
     "backendopt:malloc_removal",
     "backendopt:load_folding",
     "backendopt:devirtualize",
     "backendopt:constfold",
+    "backendopt:branch_facts",
     "backendopt:int_rewrite",
     "backendopt:global_egraph",
     "backendopt:dead_code",

@@ -45,6 +45,7 @@ backendopt:malloc_removal
 backendopt:load_folding
 backendopt:devirtualize
 backendopt:constfold
+backendopt:branch_facts
 backendopt:int_rewrite
 backendopt:global_egraph
 backendopt:dead_code

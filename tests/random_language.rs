@@ -1557,6 +1557,22 @@ fn backend_optimizations_keep_random_programs_behaviour() {
             },
         ),
         (
+            "branch_facts",
+            BackendoptOptions {
+                branch_facts: true,
+                ..none.clone()
+            },
+        ),
+        (
+            "inline+constfold+branch_facts",
+            BackendoptOptions {
+                inline_threshold: rpy_passes::backendopt::inline::DEFAULT_THRESHOLD,
+                constfold: true,
+                branch_facts: true,
+                ..none.clone()
+            },
+        ),
+        (
             "dead_code",
             BackendoptOptions {
                 dead_code: true,

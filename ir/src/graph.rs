@@ -405,21 +405,178 @@ impl<S: Stage> FunctionGraph<S> {
         preds
     }
 
+    /// Whether [`Self::canonicalize`] would give this graph back unchanged:
+    /// the blocks already in its order, every variable used and numbered in
+    /// order of appearance. A walk with no copy, so that a pass (`simplify`)
+    /// can skip rebuilding the many graphs it did not change.
+    pub fn is_canonical(&self) -> bool {
+        let n = self.blocks.len();
+        if n < 2
+            || self.returnblock.0 as usize != n - 2
+            || self.exceptblock.0 as usize != n - 1
+            || self.startblock.0 != 0
+        {
+            return false;
+        }
+        let mut i = 0;
+        for b in self.reverse_postorder() {
+            if b == self.returnblock || b == self.exceptblock {
+                continue;
+            }
+            if b.0 as usize != i {
+                return false;
+            }
+            i += 1;
+        }
+        if i != n - 2 {
+            return false;
+        }
+        // Variables: the first appearance of each, in canonicalize's walk,
+        // must be the next number.
+        let mut seen = vec![false; self.vars.len()];
+        let mut next = 0usize;
+        let mut var = |v: Var| -> bool {
+            let k = v.0 as usize;
+            if seen[k] {
+                return true;
+            }
+            seen[k] = true;
+            next += 1;
+            k == next - 1
+        };
+        for block in &self.blocks {
+            for v in &block.inputargs {
+                if !var(*v) {
+                    return false;
+                }
+            }
+            for op in &block.operations {
+                for a in &op.args {
+                    if let Arg::Var(v) = a {
+                        if !var(*v) {
+                            return false;
+                        }
+                    }
+                }
+                if !var(op.result) {
+                    return false;
+                }
+            }
+            if let Some(Arg::Var(v)) = &block.exitswitch {
+                if !var(*v) {
+                    return false;
+                }
+            }
+            for l in &block.exits {
+                for v in [l.last_exception, l.last_exc_value].into_iter().flatten() {
+                    if !var(v) {
+                        return false;
+                    }
+                }
+                for a in &l.args {
+                    if let Arg::Var(v) = a {
+                        if !var(*v) {
+                            return false;
+                        }
+                    }
+                }
+            }
+        }
+        next == self.vars.len()
+    }
+
+    /// Makes this graph what [`Self::canonicalize`] gives, in place: the
+    /// blocks and variables are moved, not copied (nothing at all when it
+    /// is canonical already).
+    pub fn make_canonical(&mut self) {
+        if self.is_canonical() {
+            return;
+        }
+        let order = self.canonical_order();
+        let mut block_map = vec![BlockId(u32::MAX); self.blocks.len()];
+        for (i, b) in order.iter().enumerate() {
+            block_map[b.0 as usize] = BlockId(i as u32);
+        }
+        let mut old_blocks: Vec<Option<Block>> = std::mem::take(&mut self.blocks)
+            .into_iter()
+            .map(Some)
+            .collect();
+        let mut old_vars: Vec<Option<VarData<S>>> = std::mem::take(&mut self.vars)
+            .into_iter()
+            .map(Some)
+            .collect();
+        let mut map: Vec<Option<Var>> = vec![None; old_vars.len()];
+        let mut vars: Vec<VarData<S>> = Vec::new();
+        let mut var = |v: &mut Var| {
+            let k = v.0 as usize;
+            *v = match map[k] {
+                Some(n) => n,
+                None => {
+                    vars.push(old_vars[k].take().expect("a variable is numbered once"));
+                    let n = Var(vars.len() as u32 - 1);
+                    map[k] = Some(n);
+                    n
+                }
+            };
+        };
+        let mut blocks = Vec::with_capacity(order.len());
+        for b in &order {
+            let mut blk = old_blocks[b.0 as usize]
+                .take()
+                .expect("a block comes once in the order");
+            blk.inputargs.iter_mut().for_each(&mut var);
+            for op in &mut blk.operations {
+                for a in &mut op.args {
+                    if let Arg::Var(v) = a {
+                        var(v);
+                    }
+                }
+                var(&mut op.result);
+            }
+            if let Some(Arg::Var(v)) = &mut blk.exitswitch {
+                var(v);
+            }
+            for l in &mut blk.exits {
+                // The link's own variables come before the arguments that read them.
+                if let Some(v) = &mut l.last_exception {
+                    var(v);
+                }
+                if let Some(v) = &mut l.last_exc_value {
+                    var(v);
+                }
+                for a in &mut l.args {
+                    if let Arg::Var(v) = a {
+                        var(v);
+                    }
+                }
+                l.target = block_map[l.target.0 as usize];
+            }
+            blocks.push(blk);
+        }
+        self.blocks = blocks;
+        self.vars = vars;
+        self.startblock = block_map[self.startblock.0 as usize];
+        self.returnblock = block_map[self.returnblock.0 as usize];
+        self.exceptblock = block_map[self.exceptblock.0 as usize];
+    }
+
+    /// The blocks in [`Self::canonicalize`]'s order: reachable ones in
+    /// reverse postorder, then the return and except blocks.
+    fn canonical_order(&self) -> Vec<BlockId> {
+        let mut order = self.reverse_postorder();
+        // Return and except blocks go last, in that order, as the text format has them.
+        order.retain(|b| *b != self.returnblock && *b != self.exceptblock);
+        order.push(self.returnblock);
+        order.push(self.exceptblock);
+        order
+    }
+
     /// Rebuilds the graph with only the blocks reachable from the start block
     /// (plus the return and except blocks) and only the variables they use,
     /// numbered in order of appearance. Printing is deterministic either way;
     /// this makes the in-memory graph equal to what parsing its text gives.
     pub fn canonicalize(&self) -> Self {
-        let mut order = self.reverse_postorder();
-        for special in [self.returnblock, self.exceptblock] {
-            if !order.contains(&special) {
-                order.push(special);
-            }
-        }
-        // Return and except blocks go last, in that order, as the text format has them.
-        order.retain(|b| *b != self.returnblock && *b != self.exceptblock);
-        order.push(self.returnblock);
-        order.push(self.exceptblock);
+        let order = self.canonical_order();
         let block_map: BTreeMap<BlockId, BlockId> = order
             .iter()
             .enumerate()

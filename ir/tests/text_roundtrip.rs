@@ -975,7 +975,14 @@ fn check_round_trip<S: Stage>(g: &FunctionGraph<S>) -> Result<(), TestCaseError>
     let text = print_graph(g);
     let parsed =
         parse_graph::<S>(&text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
-    let mut expected = g.canonicalize();
+    let canonical = g.canonicalize();
+    // `is_canonical` says exactly when canonicalizing changes nothing.
+    prop_assert_eq!(g.is_canonical(), canonical == *g);
+    prop_assert!(canonical.is_canonical(), "\n{}", text);
+    let mut in_place = g.clone();
+    in_place.make_canonical();
+    prop_assert_eq!(&in_place, &canonical);
+    let mut expected = canonical;
     strip_positions(&mut expected);
     prop_assert_eq!(&parsed, &expected, "\n{}", text);
     prop_assert_eq!(print_graph(&parsed), text.clone());

@@ -32,7 +32,10 @@ pub fn simplify_graph<S: Stage>(g: &mut FunctionGraph<S>) {
     bypass_forwarding_blocks(g);
     merge_single_entry_blocks(g);
     remove_dead_inputargs(g);
-    *g = g.canonicalize();
+    // Most graphs a pass is run over are already canonical (backendopt
+    // simplifies every graph after each sub-pass, and each changes few):
+    // checking is a walk, rebuilding a copy.
+    g.make_canonical();
 }
 
 /// Replaces every use of a variable in `args` by what `subst` maps it to.
@@ -101,14 +104,18 @@ fn bypass_forwarding_blocks<S: Stage>(g: &mut FunctionGraph<S>) {
 
 fn merge_single_entry_blocks<S: Stage>(g: &mut FunctionGraph<S>) {
     loop {
-        let preds = g.predecessors();
+        // The number of links into each block.
+        let mut entries = vec![0u32; g.blocks.len()];
+        for l in g.blocks.iter().flat_map(|b| &b.exits) {
+            entries[l.target.0 as usize] += 1;
+        }
         let candidate = (0..g.blocks.len()).find_map(|a| {
             let block = &g.blocks[a];
             if block.exitswitch.is_some() || block.exits.len() != 1 {
                 return None;
             }
             let b = block.exits[0].target;
-            let single_entry = preds[b.0 as usize].len() == 1;
+            let single_entry = entries[b.0 as usize] == 1;
             (single_entry && b.0 as usize != a && !is_special(g, b)).then_some((a, b))
         });
         let Some((a, b)) = candidate else {
@@ -140,6 +147,25 @@ fn merge_single_entry_blocks<S: Stage>(g: &mut FunctionGraph<S>) {
 }
 
 fn remove_dead_inputargs<S: Stage>(g: &mut FunctionGraph<S>) {
+    // Most graphs have none: when every input argument is read by an
+    // operation or a switch of its block, all are live.
+    let mut read = vec![false; g.vars.len()];
+    for block in &g.blocks {
+        for a in block.operations.iter().flat_map(|op| &op.args) {
+            if let Arg::Var(v) = a {
+                read[v.0 as usize] = true;
+            }
+        }
+        if let Some(Arg::Var(v)) = &block.exitswitch {
+            read[v.0 as usize] = true;
+        }
+    }
+    let all_read = g.blocks.iter().enumerate().all(|(b, block)| {
+        is_special(g, BlockId(b as u32)) || block.inputargs.iter().all(|v| read[v.0 as usize])
+    });
+    if all_read {
+        return;
+    }
     let n = g.blocks.len();
     // live[b][i]: input argument i of block b is read somewhere.
     let mut live: Vec<Vec<bool>> = g
@@ -186,6 +212,9 @@ fn remove_dead_inputargs<S: Stage>(g: &mut FunctionGraph<S>) {
                 }
             }
         }
+    }
+    if live.iter().all(|l| l.iter().all(|k| *k)) {
+        return;
     }
     for b in 0..n {
         for e in 0..g.blocks[b].exits.len() {

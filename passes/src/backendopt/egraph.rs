@@ -309,3 +309,133 @@ pub fn rewrites(fires: &Arc<AtomicU64>) -> Vec<Rewrite<Node, IntAnalysis>> {
     }
     out
 }
+
+/// The rewrites of [`rewrites`] with what runs them fast: each indexed by
+/// the operation at its pattern's root, so that a round searches a rule
+/// only in the classes holding that operation (egg's own search looks at
+/// every class of the node's enum variant, which for `Op2` is nearly all of
+/// them, and its `Runner` reads the clock around every rule for its time
+/// limit; for the thousands of small e-graphs a program makes, one per
+/// block, those were most of the pass's time).
+pub struct RuleSet {
+    rewrites: Vec<Rewrite<Node, IntAnalysis>>,
+    /// The operation at the root of each rewrite's pattern (`None`: the
+    /// root is a variable or a constant, searched in every class).
+    roots: Vec<Option<OpCode>>,
+}
+
+/// egg's `BackoffScheduler` defaults: a rule matching more than this many
+/// times in one round is left out for a few rounds (its limit and ban
+/// doubling each time), so that commutativity over a large function does
+/// not fill the e-graph before the rules that shrink it run.
+const MATCH_LIMIT: usize = 1_000;
+const BAN_LENGTH: usize = 5;
+
+impl RuleSet {
+    /// The opt rules and commutativity; `fires` counts rule applications.
+    pub fn new(fires: &Arc<AtomicU64>) -> RuleSet {
+        let mut roots: Vec<Option<OpCode>> = OPT_RULES
+            .iter()
+            .map(|rule| match &rule.lhs {
+                Pat::Op(name, _) => Some(opcode(name)),
+                _ => None,
+            })
+            .collect();
+        roots.extend(COMMUTATIVE.iter().map(|name| Some(opcode(name))));
+        let rewrites = rewrites(fires);
+        debug_assert_eq!(rewrites.len(), roots.len());
+        RuleSet { rewrites, roots }
+    }
+
+    /// Runs the rules on `eg` to a fixpoint, or until `iter_limit` rounds or
+    /// `node_limit` e-nodes: as egg's `Runner` with its default scheduler
+    /// does (search every rule, then apply every match, then rebuild), with
+    /// no time limit (the node and round limits bound the work).
+    pub fn run(
+        &self,
+        mut eg: EGraph<Node, IntAnalysis>,
+        node_limit: usize,
+        iter_limit: usize,
+    ) -> EGraph<Node, IntAnalysis> {
+        eg.rebuild();
+        // Per rewrite: the round until which it is banned, and how often
+        // it was.
+        let mut banned_until = vec![0usize; self.rewrites.len()];
+        let mut times_banned = vec![0u32; self.rewrites.len()];
+        let mut by_op: fxhash::FxHashMap<&'static str, Vec<Id>> = Default::default();
+        for round in 0..iter_limit {
+            if eg.total_size() > node_limit {
+                break;
+            }
+            let (nodes, classes) = (eg.total_size(), eg.number_of_classes());
+            // The classes holding each operation.
+            by_op.values_mut().for_each(Vec::clear);
+            for class in eg.classes() {
+                for node in &class.nodes {
+                    if let Node::Op1(op, _) | Node::Op2(op, _) = node {
+                        let ids = by_op.entry(op.0).or_default();
+                        if ids.last() != Some(&class.id) {
+                            ids.push(class.id);
+                        }
+                    }
+                }
+            }
+            let mut found = Vec::new();
+            let mut any_banned = false;
+            for (i, rw) in self.rewrites.iter().enumerate() {
+                if round < banned_until[i] {
+                    any_banned = true;
+                    continue;
+                }
+                let limit = MATCH_LIMIT << times_banned[i];
+                let matches = match self.roots[i] {
+                    Some(op) => {
+                        let Some(ids) = by_op.get(op.0) else { continue };
+                        let mut out = Vec::new();
+                        let mut total = 0;
+                        for id in ids {
+                            if total > limit {
+                                break;
+                            }
+                            if let Some(m) =
+                                rw.searcher
+                                    .search_eclass_with_limit(&eg, *id, limit + 1 - total)
+                            {
+                                total += m.substs.len();
+                                out.push(m);
+                            }
+                        }
+                        out
+                    }
+                    None => rw.search_with_limit(&eg, limit + 1),
+                };
+                let total: usize = matches.iter().map(|m| m.substs.len()).sum();
+                if total > limit {
+                    times_banned[i] += 1;
+                    banned_until[i] = round + (BAN_LENGTH << times_banned[i]);
+                    any_banned = true;
+                    continue;
+                }
+                if total > 0 {
+                    found.push((i, matches));
+                }
+            }
+            for (i, matches) in &found {
+                self.rewrites[*i].apply(&mut eg, matches);
+                if eg.total_size() > node_limit {
+                    break;
+                }
+            }
+            eg.rebuild();
+            if eg.total_size() == nodes && eg.number_of_classes() == classes {
+                // Nothing changed: a fixpoint, unless a banned rule may
+                // still do something (egg's scheduler then lifts the bans).
+                if !any_banned {
+                    break;
+                }
+                banned_until.iter_mut().for_each(|b| *b = 0);
+            }
+        }
+        eg
+    }
+}

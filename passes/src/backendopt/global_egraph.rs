@@ -34,7 +34,7 @@
 //! holds wherever the value is, and a fact holds only on one path.
 
 use super::egraph::{int_sig, IntAnalysis, Node, OpCost};
-use egg::{EGraph, Extractor, Id, Language, Runner};
+use egg::{EGraph, Extractor, Id, Language};
 use rpy_ir::graph::{
     Arg, BlockId, Constant, FunctionGraph, LowLevel, Program, SpaceOperation, Var,
 };
@@ -42,7 +42,6 @@ use rpy_ir::lltype::LowLevelType;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
 type G = FunctionGraph<LowLevel>;
 
@@ -56,10 +55,11 @@ pub const NODE_LIMIT: usize = 100_000;
 /// At most this many rounds of rewriting. The per-block pass has already
 /// run the rules to their fixpoint within each block; what is new here is
 /// what value numbering joins across blocks, which a few rounds fold. Each
-/// round matches every rule against the whole function, so the rounds are
-/// what the pass's time is made of (the 10,000-line class program, on a
-/// loaded machine: 8 rounds took 280 ms, 3 rounds and no e-graph for
-/// graphs of one busy block 160-270 ms; no rule fired across blocks there).
+/// round matches every rule against the classes holding its root operation
+/// in the whole function (`RuleSet::run`); on the 10,000-line class
+/// program, where no rule fires across blocks, the rounds were 16 of the
+/// pass's 132 profile samples (of about 85 ms), placing values back and
+/// re-threading them most of the rest.
 pub const ITER_LIMIT: usize = 3;
 
 /// What [`global_egraph`] did.
@@ -76,6 +76,11 @@ pub struct GlobalStats {
     pub ops_hoisted: usize,
     /// Graphs left as they were because a value could not be placed.
     pub graphs_skipped: usize,
+    /// Graphs left as they were because the e-graph found nothing to do:
+    /// no loop, no block argument always the same constant, and each pure
+    /// operation alone in its class (no rule fired, no value computed
+    /// twice, no constant).
+    pub graphs_unchanged: usize,
     /// Rule applications.
     pub rule_fires: u64,
 }
@@ -83,12 +88,11 @@ pub struct GlobalStats {
 /// Runs the whole-function e-graph on every graph.
 pub fn global_egraph(program: &mut Program<LowLevel>) -> GlobalStats {
     let fires = Arc::new(AtomicU64::new(0));
-    let rewrites = super::egraph::rewrites(&fires);
+    let rules = super::egraph::RuleSet::new(&fires);
     let mut stats = GlobalStats::default();
     for g in &mut program.graphs {
-        let before = g.clone();
-        if optimize_graph(g, &rewrites, &mut stats).is_none() {
-            *g = before;
+        // A graph that cannot be placed back is left as it was.
+        if optimize_graph(g, &rules, &mut stats).is_none() {
             stats.graphs_skipped += 1;
         }
     }
@@ -264,7 +268,7 @@ fn total(opname: &str) -> bool {
 
 fn optimize_graph(
     g: &mut G,
-    rewrites: &[egg::Rewrite<Node, IntAnalysis>],
+    rules: &super::egraph::RuleSet,
     stats: &mut GlobalStats,
 ) -> Option<()> {
     // One block with operations: the per-block pass has seen it all.
@@ -431,13 +435,26 @@ fn optimize_graph(
         return Some(());
     }
     stats.pure_ops_before += pure.len();
-    let runner = Runner::default()
-        .with_egraph(eg)
-        .with_node_limit(NODE_LIMIT)
-        .with_iter_limit(ITER_LIMIT)
-        .with_time_limit(Duration::from_secs(10))
-        .run(rewrites);
-    let eg = runner.egraph;
+    let eg = rules.run(eg, NODE_LIMIT, ITER_LIMIT);
+    // Nothing to do: with no loop to hoist out of, no value computed twice
+    // or by a rule in another form, and no block argument always the same
+    // constant, placing back would give each block its own pure operations
+    // again (in the order of their first use, and without those nothing
+    // uses, which `dead_code` removes) and thread the same values through
+    // the same links, so the graph stays as it is.
+    let alone = || {
+        let mut seen: HashSet<Id> = HashSet::with_capacity(pure.len());
+        pure.iter().all(|v| {
+            let c = eg.find(class_of[v]);
+            eg[c].nodes.len() == 1 && seen.insert(c)
+        })
+    };
+    let no_constant_args = root.values().all(|a| matches!(a, Arg::Var(_)));
+    if no_constant_args && cfg.loops.iter().all(Vec::is_empty) && alone() {
+        stats.pure_ops_after += pure.len();
+        stats.graphs_unchanged += 1;
+        return Some(());
+    }
     let extractor = Extractor::new(&eg, OpCost);
     // The fallback nodes of each class.
     let mut alternatives: HashMap<Id, Vec<Node>> = HashMap::new();
@@ -537,19 +554,43 @@ fn optimize_graph(
         placed,
         ..
     } = el;
+    // Up to here the graph is untouched; placing back may still fail
+    // (before it changes anything), and then what is replaced here is put
+    // back.
+    let vars_before = g.vars.len();
     for (name, t) in new_vars {
         g.new_var(name, t);
     }
+    let mut new_ops = new_ops;
+    let mut replaced = Vec::with_capacity(cfg.rpo.len());
     for &b in &cfg.rpo {
         let (switch, links) = std::mem::take(&mut new_exits[b.0 as usize]);
         let blk = g.block_mut(b);
-        blk.operations = new_ops[b.0 as usize].clone();
-        blk.exitswitch = switch;
-        for (l, args) in blk.exits.iter_mut().zip(links) {
-            l.args = args;
-        }
+        let ops = std::mem::replace(
+            &mut blk.operations,
+            std::mem::take(&mut new_ops[b.0 as usize]),
+        );
+        let switch = std::mem::replace(&mut blk.exitswitch, switch);
+        let args: Vec<Vec<Arg>> = blk
+            .exits
+            .iter_mut()
+            .zip(links)
+            .map(|(l, args)| std::mem::replace(&mut l.args, args))
+            .collect();
+        replaced.push((b, ops, switch, args));
     }
-    back_to_block_ssa(g, &cfg)?;
+    if back_to_block_ssa(g, &cfg).is_none() {
+        for (b, ops, switch, args) in replaced {
+            let blk = g.block_mut(b);
+            blk.operations = ops;
+            blk.exitswitch = switch;
+            for (l, a) in blk.exits.iter_mut().zip(args) {
+                l.args = a;
+            }
+        }
+        g.vars.truncate(vars_before);
+        return None;
+    }
     stats.pure_ops_after += placed;
     stats.values_reused += reused;
     stats.ops_hoisted += hoisted;

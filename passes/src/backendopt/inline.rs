@@ -210,9 +210,21 @@ pub fn inline_program(program: &mut Program<LowLevel>, threshold: f64) -> Inline
     let mut stats = InlineStats::default();
     for name in &order {
         let caller = position[name];
-        // A copy to work on while the callees are read from the program
-        // (a graph never inlines itself).
-        let mut graph = program.graphs[caller].clone();
+        let calls = program.graphs[caller]
+            .blocks
+            .iter()
+            .flat_map(|b| &b.operations)
+            .any(|op| op.opname == "direct_call");
+        if !calls {
+            weights.remove(name);
+            continue;
+        }
+        // Taken out to work on while the callees are read from the program
+        // (a graph never inlines itself); an empty graph holds its place.
+        let mut graph = std::mem::replace(
+            &mut program.graphs[caller],
+            FunctionGraph::new(String::new(), &[], rpy_ir::lltype::LowLevelType::Void),
+        );
         let mut refused: HashSet<(u32, usize)> = HashSet::new();
         loop {
             let site = find_site(&graph, &refused, |callee| {
@@ -255,8 +267,30 @@ pub fn inline_program(program: &mut Program<LowLevel>, threshold: f64) -> Inline
 /// called before (the entry point, a JIT driver's hooks, which no
 /// operation names) stays, and so does everything it reaches.
 fn remove_inlined_graphs(program: &mut Program<LowLevel>, before: &CallGraph) -> usize {
-    let after = CallGraph::new(program);
     let taken = program.address_taken();
+    // What each graph calls directly: an indirect call reaches only graphs
+    // whose address is taken, and those are kept anyway.
+    let position: HashMap<&str, usize> = program
+        .graphs
+        .iter()
+        .enumerate()
+        .map(|(i, g)| (g.name.as_str(), i))
+        .collect();
+    let direct_callees = |name: &str| -> Vec<String> {
+        let Some(&i) = position.get(name) else {
+            return Vec::new();
+        };
+        program.graphs[i]
+            .blocks
+            .iter()
+            .flat_map(|b| &b.operations)
+            .filter(|op| op.opname == "direct_call")
+            .filter_map(|op| match op.args.first() {
+                Some(Arg::Const(Constant::Func(f))) => Some(f.clone()),
+                _ => None,
+            })
+            .collect()
+    };
     let mut reached: HashSet<String> = HashSet::new();
     let mut stack: Vec<String> = program
         .graphs
@@ -266,7 +300,7 @@ fn remove_inlined_graphs(program: &mut Program<LowLevel>, before: &CallGraph) ->
         .collect();
     while let Some(n) = stack.pop() {
         if reached.insert(n.clone()) {
-            stack.extend(after.callees(&n).map(String::from));
+            stack.extend(direct_callees(&n));
         }
     }
     let count = program.graphs.len();

@@ -20,21 +20,30 @@
 
 use super::callgraph::CallGraph;
 use rpy_ir::graph::{Arg, BlockId, Constant, FunctionGraph, LowLevel, Program, Var};
+use rpy_ir::lltype::{FuncSig, LowLevelType};
 use std::collections::{HashMap, HashSet};
 
 type G = FunctionGraph<LowLevel>;
 
 /// The field names each graph may write when called, itself or through
-/// its callees; `None` for a graph whose writes are not known.
+/// its callees; `None` for a graph whose writes are not known. Computed on
+/// the call graph's nodes bottom-up, a dispatch node (what an indirect call
+/// of one pointer shape may reach) writing what any graph it reaches
+/// writes.
 pub struct FieldWrites {
     writes: HashMap<String, HashSet<String>>,
+    /// What an indirect call of each pointer shape may write.
+    dispatch: HashMap<FuncSig, HashSet<String>>,
 }
 
 impl FieldWrites {
     pub fn new(program: &Program<LowLevel>, callgraph: &CallGraph) -> FieldWrites {
-        let mut writes: HashMap<String, HashSet<String>> = HashMap::new();
+        let mut node_writes: Vec<HashSet<String>> = vec![HashSet::new(); callgraph.node_count()];
         for g in &program.graphs {
-            let own = g
+            let Some(n) = callgraph.graph_node(&g.name) else {
+                continue;
+            };
+            node_writes[n.index()] = g
                 .blocks
                 .iter()
                 .flat_map(|b| &b.operations)
@@ -44,54 +53,79 @@ impl FieldWrites {
                     _ => None,
                 })
                 .collect();
-            writes.insert(g.name.clone(), own);
         }
-        // Bottom-up, each graph takes its callees' writes; a cycle needs
-        // another round, so repeat until nothing grows.
-        let order: Vec<String> = callgraph
-            .bottom_up()
-            .into_iter()
-            .map(String::from)
-            .collect();
-        loop {
-            let mut grew = false;
-            for name in &order {
-                let from_callees: HashSet<String> = callgraph
-                    .callees(name)
-                    .flat_map(|c| writes.get(c).into_iter().flatten().cloned())
-                    .collect();
-                let mine = writes.get_mut(name).expect("every graph has an entry");
-                for f in from_callees {
-                    grew |= mine.insert(f);
+        // Bottom-up, each node takes its callees' writes; the members of a
+        // cycle go round until nothing grows.
+        for scc in callgraph.components() {
+            loop {
+                let mut grew = false;
+                for &n in scc {
+                    let mut mine = std::mem::take(&mut node_writes[n.index()]);
+                    for c in callgraph.node_callees(n) {
+                        if c == n {
+                            continue;
+                        }
+                        for f in &node_writes[c.index()] {
+                            if !mine.contains(f) {
+                                mine.insert(f.clone());
+                                grew = true;
+                            }
+                        }
+                    }
+                    node_writes[n.index()] = mine;
+                }
+                if !grew || scc.len() == 1 {
+                    break;
                 }
             }
-            if !grew {
-                return FieldWrites { writes };
+        }
+        let writes = program
+            .graphs
+            .iter()
+            .filter_map(|g| {
+                let n = callgraph.graph_node(&g.name)?;
+                Some((g.name.clone(), node_writes[n.index()].clone()))
+            })
+            .collect();
+        let mut dispatch = HashMap::new();
+        for g in &program.graphs {
+            for op in g.blocks.iter().flat_map(|b| &b.operations) {
+                if op.opname != "indirect_call" {
+                    continue;
+                }
+                if let Some(Arg::Var(v)) = op.args.first() {
+                    if let LowLevelType::FuncPtr(sig) = g.info(*v) {
+                        let shape = sig.pointer_shape();
+                        if let Some(d) = callgraph.dispatch_node(&shape) {
+                            dispatch
+                                .entry(shape)
+                                .or_insert_with(|| node_writes[d.index()].clone());
+                        }
+                    }
+                }
             }
         }
+        FieldWrites { writes, dispatch }
     }
 
     /// Whether the call `op` (a `direct_call` or `indirect_call` in graph
     /// `g`) may write field `field`.
-    pub(super) fn call_may_write(
-        &self,
-        g: &G,
-        args: &[Arg],
-        field: &str,
-        callgraph: &CallGraph,
-    ) -> bool {
+    pub(super) fn call_may_write(&self, g: &G, args: &[Arg], field: &str) -> bool {
         match args.first() {
             Some(Arg::Const(Constant::Builtin(_))) => false,
             Some(Arg::Const(Constant::Func(f))) => match self.writes.get(f) {
                 Some(w) => w.contains(field),
                 None => true,
             },
-            // Any graph the caller's indirect calls reach: the call graph's
-            // edges of the caller that came from indirect calls are among
-            // its callees, so ask all of them (over-approximating).
-            Some(Arg::Var(_)) => callgraph
-                .callees(&g.name)
-                .any(|c| self.writes.get(c).is_none_or(|w| w.contains(field))),
+            // Any graph of the pointer's shape whose address is taken (none:
+            // the call reaches no graph of the program).
+            Some(Arg::Var(v)) => match g.info(*v) {
+                LowLevelType::FuncPtr(sig) => self
+                    .dispatch
+                    .get(&sig.pointer_shape())
+                    .is_some_and(|w| w.contains(field)),
+                _ => true,
+            },
             _ => true,
         }
     }
@@ -102,6 +136,9 @@ impl FieldWrites {
 pub struct LoadStats {
     /// `getfield` operations replaced by a value already known.
     pub loads_folded: usize,
+    /// `setfield` operations removed because the same field of the same
+    /// pointer is written again before anything may read it.
+    pub stores_removed: usize,
 }
 
 /// Folds the repeated field reads of every graph.
@@ -110,9 +147,62 @@ pub fn fold_loads(program: &mut Program<LowLevel>) -> LoadStats {
     let writes = FieldWrites::new(program, &callgraph);
     let mut stats = LoadStats::default();
     for g in &mut program.graphs {
-        fold_loads_in_graph(g, &writes, &callgraph, &mut stats);
+        fold_loads_in_graph(g, &writes, &mut stats);
+        stats.stores_removed += remove_dead_stores(g);
     }
     stats
+}
+
+/// Removes the `setfield`s of each block whose field, of the same pointer,
+/// the block writes again before anything may read it: walking the block
+/// backwards, a store is dead when a later store to (pointer, field) is
+/// pending; a `getfield` of the field through any pointer (it may be the
+/// same object) ends what is pending for that field name, and anything but
+/// a pure operation, a cast, a `malloc` (a new object: no field of another
+/// is read) or an array access ends all of it (a call may read any field,
+/// or raise to a handler that does). What a block stores last stays: a
+/// successor or the caller may read it. Returns how many were removed.
+pub fn remove_dead_stores(g: &mut G) -> usize {
+    let mut removed = 0;
+    for block in &mut g.blocks {
+        if !block.operations.iter().any(|op| op.opname == "setfield") {
+            continue;
+        }
+        let mut pending: HashSet<(Pointer, &str)> = HashSet::new();
+        let mut dead = vec![false; block.operations.len()];
+        for (i, op) in block.operations.iter().enumerate().rev() {
+            let field = match op.args.get(1) {
+                Some(Arg::Const(Constant::Name(f))) => Some(f.as_str()),
+                _ => None,
+            };
+            match (op.opname.as_str(), field) {
+                ("setfield", Some(f)) => match op.args.first().and_then(key_arg) {
+                    Some(p) => {
+                        if !pending.insert((p, f)) {
+                            dead[i] = true;
+                        }
+                    }
+                    None => pending.clear(),
+                },
+                ("getfield", Some(f)) => pending.retain(|(_, pf)| *pf != f),
+                (
+                    "same_as" | "cast_pointer" | "malloc" | "getarrayitem" | "setarrayitem"
+                    | "getarraysize",
+                    _,
+                ) => {}
+                (name, _) if rpy_ir::llops::lookup(name).is_some_and(|o| o.pure) => {}
+                _ => pending.clear(),
+            }
+        }
+        let before = block.operations.len();
+        let mut i = 0;
+        block.operations.retain(|_| {
+            i += 1;
+            !dead[i - 1]
+        });
+        removed += before - block.operations.len();
+    }
+    removed
 }
 
 /// A pointer whose fields are known: a variable or a static.
@@ -133,7 +223,15 @@ fn key_arg(a: &Arg) -> Option<Pointer> {
     }
 }
 
-fn fold_loads_in_graph(g: &mut G, writes: &FieldWrites, cg: &CallGraph, stats: &mut LoadStats) {
+fn fold_loads_in_graph(g: &mut G, writes: &FieldWrites, stats: &mut LoadStats) {
+    // Only reads fold: a graph without one has nothing to do.
+    let any_read = g
+        .blocks
+        .iter()
+        .any(|b| b.operations.iter().any(|op| op.opname == "getfield"));
+    if !any_read {
+        return;
+    }
     let order = g.reverse_postorder();
     let preds = g.predecessors();
     // The knowledge at the end of each processed block.
@@ -185,7 +283,7 @@ fn fold_loads_in_graph(g: &mut G, writes: &FieldWrites, cg: &CallGraph, stats: &
                     }
                 }
                 "direct_call" | "indirect_call" => {
-                    known.retain(|(_, field), _| !writes.call_may_write(g, &op.args, field, cg));
+                    known.retain(|(_, field), _| !writes.call_may_write(g, &op.args, field));
                 }
                 _ => {}
             }

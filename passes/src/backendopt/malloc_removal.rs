@@ -47,7 +47,7 @@ pub fn remove_mallocs(program: &mut Program<LowLevel>) -> MallocStats {
     let writes = FieldWrites::new(program, &callgraph);
     let mut stats = MallocStats::default();
     for g in &mut program.graphs {
-        remove_mallocs_in_graph(g, &program.types, &writes, &callgraph, &mut stats);
+        remove_mallocs_in_graph(g, &program.types, &writes, &mut stats);
     }
     stats
 }
@@ -57,14 +57,21 @@ fn remove_mallocs_in_graph(
     g: &mut G,
     types: &TypeTable,
     writes: &FieldWrites,
-    callgraph: &CallGraph,
     stats: &mut MallocStats,
 ) {
+    // A family needs a malloc: a graph without one has nothing to remove.
+    let any_malloc = g
+        .blocks
+        .iter()
+        .any(|b| b.operations.iter().any(|op| op.opname == "malloc"));
+    if !any_malloc {
+        return;
+    }
     // Each round removes every family found removable; a bound keeps a
     // pathological graph from going on (each round removes at least one
     // malloc, so the number of mallocs bounds it anyway).
     for _ in 0..16 {
-        let families = removable_families(g, types, writes, callgraph);
+        let families = removable_families(g, types, writes);
         if families.is_empty() {
             return;
         }
@@ -134,12 +141,7 @@ struct Removable {
 }
 
 /// The families that can be removed.
-fn removable_families(
-    g: &G,
-    types: &TypeTable,
-    writes: &FieldWrites,
-    callgraph: &CallGraph,
-) -> Vec<Removable> {
+fn removable_families(g: &G, types: &TypeTable, writes: &FieldWrites) -> Vec<Removable> {
     let mut fam = Families {
         parent: (0..g.vars.len() as u32).collect(),
     };
@@ -392,9 +394,7 @@ fn removable_families(
             && starts_unentered
             && !f.fields.iter().any(|(n, _)| {
                 written_outside.contains(n.as_str())
-                    || calls
-                        .iter()
-                        .any(|args| writes.call_may_write(g, args, n, callgraph))
+                    || calls.iter().any(|args| writes.call_may_write(g, args, n))
             });
         if !ok {
             facts.get_mut(&root).unwrap().bad = true;
@@ -442,8 +442,21 @@ fn replace_family(g: &mut G, family: &Removable) -> usize {
         .map(|(i, (n, _))| (n.as_str(), i))
         .collect();
     let mut removed = 0;
+    let member = |a: &Arg| matches!(a, Arg::Var(v) if members.contains(v));
     for b in g.reverse_postorder() {
-        let block = g.block(b).clone();
+        // A block that never mentions a member stays as it is.
+        let blk = g.block(b);
+        let touches = blk.inputargs.iter().any(|v| members.contains(v))
+            || blk
+                .operations
+                .iter()
+                .any(|op| members.contains(&op.result) || op.args.iter().any(member))
+            || blk.exitswitch.as_ref().is_some_and(member)
+            || blk.exits.iter().any(|l| l.args.iter().any(member));
+        if !touches {
+            continue;
+        }
+        let block = blk.clone();
         // The current field values of each object of the family in this
         // block, by the variable that introduced it.
         let mut values: HashMap<Var, Vec<Arg>> = HashMap::new();

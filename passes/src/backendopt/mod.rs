@@ -16,6 +16,8 @@
 //!   one exit (what no run reaches goes); it runs before the integer
 //!   rewriting, which then sees the constants links carry, and once more
 //!   after it, folding the switches the rewriting found constant;
+//! - `branch_facts`: the ranges branch conditions give the values on each
+//!   path (after `if x == 5:`, `x` is 5), and what they decide folded;
 //! - integer rewriting with the rules of `rules/opt` over an e-graph of
 //!   each block's pure integer operations (this module and `egraph`);
 //! - `global_egraph`: the pure operations of a whole function in one
@@ -39,6 +41,7 @@
 //! at its original place (or, if new, right before its first use), dead pure
 //! operations disappear, and the exits pass the same values (or constants).
 
+pub mod branch_facts;
 pub mod callgraph;
 pub mod constfold;
 pub mod dead_code;
@@ -52,7 +55,7 @@ pub mod merge_switches;
 
 pub use rpy_ir::intbound::IntBound;
 
-use egg::{EGraph, Extractor, Id, Language, Runner};
+use egg::{EGraph, Extractor, Id, Language};
 use egraph::{int_sig, IntAnalysis, Node, OpCost};
 use rpy_ir::graph::{
     Arg, BlockId, Constant, FunctionGraph, LowLevel, Program, SpaceOperation, Var,
@@ -93,6 +96,7 @@ pub struct BackendoptOptions {
     pub int_rewrite: bool,
     pub global_egraph: bool,
     pub constfold: bool,
+    pub branch_facts: bool,
     pub dead_code: bool,
     pub merge_switches: bool,
 }
@@ -107,6 +111,7 @@ impl Default for BackendoptOptions {
             int_rewrite: true,
             global_egraph: true,
             constfold: true,
+            branch_facts: true,
             dead_code: true,
             merge_switches: true,
         }
@@ -124,6 +129,7 @@ impl BackendoptOptions {
             int_rewrite: false,
             global_egraph: false,
             constfold: false,
+            branch_facts: false,
             dead_code: false,
             merge_switches: false,
         }
@@ -133,12 +139,13 @@ impl BackendoptOptions {
 /// The sub-passes of `backendopt`, in the order [`optimize_program`] runs
 /// them: the names of `rpy show --stage backendopt:NAME` and of
 /// `--timings`' lines.
-pub const STEPS: [&str; 9] = [
+pub const STEPS: [&str; 10] = [
     "inline",
     "malloc_removal",
     "load_folding",
     "devirtualize",
     "constfold",
+    "branch_facts",
     "int_rewrite",
     "global_egraph",
     "dead_code",
@@ -163,6 +170,7 @@ pub struct BackendoptReport {
     pub int_rewrite: OptStats,
     pub global_egraph: global_egraph::GlobalStats,
     pub constfold: constfold::ConstFoldStats,
+    pub branch_facts: branch_facts::BranchFactStats,
     pub dead_code: dead_code::DeadCodeStats,
     pub merge_switches: merge_switches::MergeStats,
     /// Each part's run, in the order they ran.
@@ -247,7 +255,11 @@ pub fn optimize_program_until(
         if options.load_folding {
             let stats = load_folding::fold_loads(program);
             report.load_folding.loads_folded += stats.loads_folded;
-            let summary = format!("{} loads folded", stats.loads_folded);
+            report.load_folding.stores_removed += stats.stores_removed;
+            let summary = format!(
+                "{} loads folded, {} dead stores removed",
+                stats.loads_folded, stats.stores_removed
+            );
             if laps.lap(&mut report, "load_folding", summary) {
                 return report;
             }
@@ -282,6 +294,20 @@ pub fn optimize_program_until(
     } else if stop_after == Some("constfold") {
         return report;
     }
+    if options.branch_facts {
+        let s = branch_facts::branch_facts(program);
+        crate::simplify::simplify_program(program);
+        let summary = format!(
+            "{} values made constant, {} switches decided",
+            s.values_made_constant, s.switches_decided
+        );
+        report.branch_facts = s;
+        if laps.lap(&mut report, "branch_facts", summary) {
+            return report;
+        }
+    } else if stop_after == Some("branch_facts") {
+        return report;
+    }
     if options.int_rewrite {
         report.int_rewrite = optimize(program);
         crate::simplify::simplify_program(program);
@@ -300,8 +326,8 @@ pub fn optimize_program_until(
         let s = global_egraph::global_egraph(program);
         crate::simplify::simplify_program(program);
         let summary = format!(
-            "{} -> {} pure operations, {} computed once in a dominating block, {} placed outside their loop, {} rule fires, {} graphs skipped",
-            s.pure_ops_before, s.pure_ops_after, s.values_reused, s.ops_hoisted, s.rule_fires, s.graphs_skipped
+            "{} -> {} pure operations, {} computed once in a dominating block, {} placed outside their loop, {} rule fires, {} graphs skipped, {} with nothing to do",
+            s.pure_ops_before, s.pure_ops_after, s.values_reused, s.ops_hoisted, s.rule_fires, s.graphs_skipped, s.graphs_unchanged
         );
         report.global_egraph = s;
         if laps.lap(&mut report, "global_egraph", summary) {
@@ -312,7 +338,7 @@ pub fn optimize_program_until(
     }
     // Once more: the switches the e-graphs found constant fold, and the
     // constants they found flow on.
-    if options.constfold && (options.int_rewrite || options.global_egraph) {
+    if options.constfold && (options.int_rewrite || options.global_egraph || options.branch_facts) {
         constfold_lap(program, &mut report, &mut laps);
     }
     if options.dead_code {
@@ -361,10 +387,10 @@ fn constfold_lap(program: &mut Program<LowLevel>, report: &mut BackendoptReport,
 /// Runs the integer rewrites on every block of every graph.
 pub fn optimize(program: &mut Program<LowLevel>) -> OptStats {
     let fires = Arc::new(AtomicU64::new(0));
-    let rewrites = egraph::rewrites(&fires);
+    let rules = egraph::RuleSet::new(&fires);
     let mut stats = OptStats::default();
     for graph in &mut program.graphs {
-        optimize_graph_with(graph, &rewrites, &mut stats);
+        optimize_graph_with(graph, &rules, &mut stats);
     }
     stats.rule_fires = fires.load(Ordering::Relaxed);
     stats
@@ -373,20 +399,20 @@ pub fn optimize(program: &mut Program<LowLevel>) -> OptStats {
 /// Runs the integer rewrites on every block of one graph.
 pub fn optimize_graph(graph: &mut FunctionGraph<LowLevel>) -> OptStats {
     let fires = Arc::new(AtomicU64::new(0));
-    let rewrites = egraph::rewrites(&fires);
+    let rules = egraph::RuleSet::new(&fires);
     let mut stats = OptStats::default();
-    optimize_graph_with(graph, &rewrites, &mut stats);
+    optimize_graph_with(graph, &rules, &mut stats);
     stats.rule_fires = fires.load(Ordering::Relaxed);
     stats
 }
 
 fn optimize_graph_with(
     graph: &mut FunctionGraph<LowLevel>,
-    rewrites: &[egg::Rewrite<Node, IntAnalysis>],
+    rules: &egraph::RuleSet,
     stats: &mut OptStats,
 ) {
     for b in 0..graph.blocks.len() {
-        optimize_block(graph, BlockId(b as u32), rewrites, stats);
+        optimize_block(graph, BlockId(b as u32), rules, stats);
     }
 }
 
@@ -412,10 +438,41 @@ enum OpKind {
 fn optimize_block(
     graph: &mut FunctionGraph<LowLevel>,
     b: BlockId,
-    rewrites: &[egg::Rewrite<Node, IntAnalysis>],
+    rules: &egraph::RuleSet,
     stats: &mut OptStats,
 ) {
-    let block = graph.block(b).clone();
+    // Taken out of the graph (not copied) while the graph's variable types
+    // are read; put back, rewritten or not.
+    let block = std::mem::take(&mut graph.blocks[b.0 as usize]);
+    let rewritten = rewrite_block(graph, &block, rules, stats);
+    graph.blocks[b.0 as usize] = block;
+    let Some((operations, exitswitch, exits, new_vars)) = rewritten else {
+        return;
+    };
+    for (name, t) in new_vars {
+        graph.new_var(name, t);
+    }
+    let blk = graph.block_mut(b);
+    blk.operations = operations;
+    blk.exitswitch = exitswitch;
+    blk.exits = exits;
+}
+
+/// The block's operations, exitswitch and exits rewritten, and the
+/// variables to add to the graph for them; `None` when nothing changed.
+type Rewritten = (
+    Vec<SpaceOperation>,
+    Option<Arg>,
+    Vec<rpy_ir::graph::Link>,
+    Vec<(Option<String>, LowLevelType)>,
+);
+
+fn rewrite_block(
+    graph: &FunctionGraph<LowLevel>,
+    block: &rpy_ir::graph::Block,
+    rules: &egraph::RuleSet,
+    stats: &mut OptStats,
+) -> Option<Rewritten> {
     let mut eg: EGraph<Node, IntAnalysis> = EGraph::new(IntAnalysis);
     let mut class_of: HashMap<Var, Id> = HashMap::new();
     let is_bool = |graph: &FunctionGraph<LowLevel>, v: Var| int_type(graph.info(v));
@@ -476,16 +533,42 @@ fn optimize_block(
         kinds.push(kind);
     }
     if !any_pure {
-        return;
+        return None;
     }
     stats.blocks += 1;
-    let runner = Runner::default()
-        .with_egraph(eg)
-        .with_node_limit(NODE_LIMIT)
-        .with_iter_limit(ITER_LIMIT)
-        .with_time_limit(Duration::from_secs(60))
-        .run(rewrites);
-    let eg = runner.egraph;
+    let eg = rules.run(eg, NODE_LIMIT, ITER_LIMIT);
+    // Nothing found: each pure operation alone in its class (no rule
+    // fired, no value computed twice, no constant), no `same_as` to look
+    // through, and every pure result read: rebuilding would give the block
+    // back as it is, so it is not rebuilt.
+    if !kinds.contains(&OpKind::Alias) {
+        let mut used: HashSet<Var> = HashSet::new();
+        let mut note = |a: &Arg| {
+            if let Arg::Var(v) = a {
+                used.insert(*v);
+            }
+        };
+        block
+            .operations
+            .iter()
+            .flat_map(|op| &op.args)
+            .for_each(&mut note);
+        block.exitswitch.iter().for_each(&mut note);
+        block.exits.iter().flat_map(|l| &l.args).for_each(&mut note);
+        let mut seen: HashSet<Id> = HashSet::new();
+        let unchanged = block
+            .operations
+            .iter()
+            .zip(&kinds)
+            .filter(|(_, k)| **k == OpKind::Pure)
+            .all(|(op, _)| {
+                let c = eg.find(class_of[&op.result]);
+                eg[c].nodes.len() == 1 && seen.insert(c) && used.contains(&op.result)
+            });
+        if unchanged {
+            return None;
+        }
+    }
     let extractor = Extractor::new(&eg, OpCost);
     let mut rb = Rebuild {
         eg: &eg,
@@ -543,7 +626,7 @@ fn optimize_block(
                         Arg::Var(v) if class_of.contains_key(v) => {
                             let c = eg.find(class_of[v]);
                             if !rb.can(c) {
-                                return; // cannot order the values: keep the block as it was
+                                return None; // cannot order the values: keep the block as it was
                             }
                             args.push(rb.materialize(c));
                         }
@@ -575,7 +658,7 @@ fn optimize_block(
     let exitswitch = match &block.exitswitch {
         Some(s) => match exit_arg(&mut rb, s) {
             Some(a) => Some(a),
-            None => return,
+            None => return None,
         },
         None => None,
     };
@@ -584,26 +667,24 @@ fn optimize_block(
         for a in &mut l.args {
             match exit_arg(&mut rb, a) {
                 Some(n) => *a = n,
-                None => return,
+                None => return None,
             }
         }
     }
     let changed =
         rb.out != block.operations || exitswitch != block.exitswitch || exits != block.exits;
     if !changed {
-        return;
+        return None;
     }
     stats.blocks_changed += 1;
     stats.ops_before += block.operations.len();
     stats.ops_after += rb.out.len();
-    let out = std::mem::take(&mut rb.out);
-    for (name, t) in std::mem::take(&mut rb.new_vars) {
-        graph.new_var(name, t);
-    }
-    let blk = graph.block_mut(b);
-    blk.operations = out;
-    blk.exitswitch = exitswitch;
-    blk.exits = exits;
+    Some((
+        std::mem::take(&mut rb.out),
+        exitswitch,
+        exits,
+        std::mem::take(&mut rb.new_vars),
+    ))
 }
 
 /// Turns extracted e-classes back into operations.
