@@ -113,6 +113,7 @@ const STR_METHODS: &[&str] = &[
     "join",
     "split",
     "rsplit",
+    "splitlines",
     "strip",
     "lstrip",
     "rstrip",
