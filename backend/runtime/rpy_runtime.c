@@ -1079,6 +1079,41 @@ RPY_RT void rpy_print_str(RPyString *s) {
     rpy_write_stdout((const char *)s->items, (size_t)s->f_length);
 }
 
+/* writes a Python 3 program's string to standard output as CPython 3 does
+   on a UTF-8 terminal: each char (a code below 256) in UTF-8 */
+RPY_RT void rpy_print_str_utf8(RPyString *s) {
+    if (s == NULL) {
+        rpy_write_stdout("None", 4);
+        return;
+    }
+    char buf[512];
+    long n = 0;
+    for (long i = 0; i < s->f_length; i++) {
+        unsigned char c = (unsigned char)s->items[i];
+        if (c < 0x80) {
+            buf[n++] = (char)c;
+        } else {
+            buf[n++] = (char)(0xc0 | (c >> 6));
+            buf[n++] = (char)(0x80 | (c & 0x3f));
+        }
+        if (n >= (long)sizeof buf - 2) {
+            rpy_write_stdout(buf, (size_t)n);
+            n = 0;
+        }
+    }
+    if (n > 0) rpy_write_stdout(buf, (size_t)n);
+}
+
+/* writes a Python 3 program's char in UTF-8 (one or two bytes) */
+RPY_RT void rpy_print_char_utf8(unsigned char c) {
+    if (c < 0x80) {
+        rpy_write_stdout((const char *)&c, 1);
+    } else {
+        char two[2] = {(char)(0xc0 | (c >> 6)), (char)(0x80 | (c & 0x3f))};
+        rpy_write_stdout(two, 2);
+    }
+}
+
 /* writes one byte to standard output */
 RPY_RT void rpy_print_char(unsigned char c) {
     rpy_write_stdout((const char *)&c, 1);

@@ -147,6 +147,15 @@ pub fn str_of_bytes(b: &[u8]) -> String {
     b.iter().map(|&b| b as char).collect()
 }
 
+/// The text CPython 3 writes for a Python 3 program's str `b` (whose items
+/// are the chars of codes below 256) on a UTF-8 stream: each char's UTF-8.
+pub fn utf8_of_chars(b: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    if b.is_ascii() {
+        return std::borrow::Cow::Borrowed(b);
+    }
+    std::borrow::Cow::Owned(str_of_bytes(b).into_bytes())
+}
+
 /// The byte of a one-item string constant (a char), if it has one item.
 pub fn single_byte(s: &str) -> Option<u8> {
     let mut chars = s.chars();

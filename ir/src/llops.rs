@@ -270,6 +270,8 @@ runtime! {
     "rpy_str_to_float" (Str) -> Float, "float() of a string; a malformed one is a fatal ValueError";
     "rpy_print_str" (Str) -> Void, "writes the string's bytes to standard output";
     "rpy_print_char" (Char) -> Void, "writes one byte to standard output";
+    "rpy_print_str_utf8" (Str) -> Void, "writes a Python 3 program's string to standard output as CPython 3 does on a UTF-8 terminal: each char (a code below 256) in UTF-8";
+    "rpy_print_char_utf8" (Char) -> Void, "writes a Python 3 program's char in UTF-8 (one or two bytes)";
     "rpy_int_pow" (Signed, Signed) -> Signed, "x ** y for y >= 0, wrapping";
     "rpy_float_pow" (Float, Float) -> Float, "x ** y as C's pow()";
     "rpy_math_acos" (Float) -> Float, "math.acos(x): C's acos(); the rtyper checks the result for domain and range errors where a handler catches them";

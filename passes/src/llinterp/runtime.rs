@@ -28,6 +28,10 @@ pub(crate) enum Rt {
     StrToFloat,
     PrintStr,
     PrintChar,
+    /// `rpy_print_str_utf8`/`rpy_print_char_utf8`: a Python 3 program's
+    /// text, each char in UTF-8.
+    PrintStrUtf8,
+    PrintCharUtf8,
     IntPow,
     FloatPow,
     /// `rpy_math_<name>` of one or two floats: libm's function.
@@ -60,6 +64,8 @@ impl Rt {
             "rpy_str_to_float" => Rt::StrToFloat,
             "rpy_print_str" => Rt::PrintStr,
             "rpy_print_char" => Rt::PrintChar,
+            "rpy_print_str_utf8" => Rt::PrintStrUtf8,
+            "rpy_print_char_utf8" => Rt::PrintCharUtf8,
             "rpy_int_pow" => Rt::IntPow,
             "rpy_float_pow" => Rt::FloatPow,
             "rpy_math_ldexp" => Rt::MathLdexp,
@@ -224,23 +230,29 @@ pub(crate) fn call(
         Rt::StrToFloat => with_str(&args[0], pystr::parse_float)?
             .map(LlValue::Float)
             .map_err(fatal),
-        Rt::PrintStr => {
+        Rt::PrintStr | Rt::PrintStrUtf8 => {
+            let utf8 = matches!(rt, Rt::PrintStrUtf8);
             let written = match &args[0] {
                 LlValue::Ptr(None) => out.write_all(b"None"),
+                s if utf8 => with_str(s, |b| out.write_all(&rpy_ir::graph::utf8_of_chars(b)))?,
                 s => with_str(s, |b| out.write_all(b))?,
             };
             written.map_err(|e| Fail::Internal(format!("cannot write the output: {e}")))?;
             Ok(LlValue::Void)
         }
-        Rt::PrintChar => {
+        Rt::PrintChar | Rt::PrintCharUtf8 => {
             let LlValue::Char(c) = args[0] else {
                 return Err(Fail::Internal(format!(
                     "rpy_print_char takes a Char, got {:?}",
                     args[0]
                 )));
             };
-            out.write_all(&[c])
-                .map_err(|e| Fail::Internal(format!("cannot write the output: {e}")))?;
+            let written = if matches!(rt, Rt::PrintCharUtf8) {
+                out.write_all(&rpy_ir::graph::utf8_of_chars(&[c]))
+            } else {
+                out.write_all(&[c])
+            };
+            written.map_err(|e| Fail::Internal(format!("cannot write the output: {e}")))?;
             Ok(LlValue::Void)
         }
         Rt::IntPow => int_pow(signed(&args[0])?, signed(&args[1])?)
