@@ -165,6 +165,13 @@ RPY_RT void *rpy_malloc_varsize(size_t struct_size, size_t items_offset,
 RPY_RT void rpy_gc_init(void) {}
 RPY_RT void rpy_gc_report(void) {}
 
+/* gc.collect(), gc.enable()/disable(), gc.isenabled(): without a
+ * collector, nothing is collected; the flag is kept. */
+static bool rpy_gc_enabled = true;
+RPY_RT void rpy_gc_collect_now(long generation) { (void)generation; }
+RPY_RT void rpy_gc_set_enabled(bool on) { rpy_gc_enabled = on; }
+RPY_RT bool rpy_gc_isenabled(void) { return rpy_gc_enabled; }
+
 #else /* RPY_GC_GENERATIONAL */
 
 /* The precise generational collector (the original's minimark, without
@@ -455,14 +462,32 @@ static void rpy_gc_major_collection(void) {
     rpy_gc_next_major = next > rpy_gc_min_heap ? next : rpy_gc_min_heap;
 }
 
+/* gc.disable() stops the major collections the collector starts by
+ * itself (as the original's incminimark does); minor ones go on. */
+static bool rpy_gc_enabled = true;
+
 /* A minor collection, and a major one when the old generation has grown
  * enough (in debug mode: every 64th time). */
 static void rpy_gc_collect(void) {
     rpy_gc_minor_collection();
-    if (rpy_gc_old_bytes > rpy_gc_next_major ||
+    if ((rpy_gc_enabled && rpy_gc_old_bytes > rpy_gc_next_major) ||
         (rpy_gc_debug && (rpy_gc_minor_count & 63) == 0))
         rpy_gc_major_collection();
 }
+
+/* gc.collect(generation): a minor collection, and for a generation other
+ * than 0 a major one, whether or not collections are enabled. The graphs
+ * saved their roots around the call (gctransform). */
+RPY_RT void rpy_gc_collect_now(long generation) {
+    rpy_gc_minor_collection();
+    if (generation != 0) rpy_gc_major_collection();
+}
+
+/* gc.enable() / gc.disable() */
+RPY_RT void rpy_gc_set_enabled(bool on) { rpy_gc_enabled = on; }
+
+/* gc.isenabled() */
+RPY_RT bool rpy_gc_isenabled(void) { return rpy_gc_enabled; }
 
 /* A large object: old from the start, and remembered, since the graphs
  * treat what they just allocated as young and store into it unbarriered. */

@@ -38,7 +38,7 @@ pub(crate) enum Rt {
     Math1(&'static str),
     Math2(&'static str),
     MathLdexp,
-    /// The time and os leaves (`rpy_time_*`, `rpy_os_*`), by name.
+    /// The time, os and gc leaves (`rpy_time_*`, `rpy_os_*`, `rpy_gc_*`), by name.
     Posix(&'static str),
 }
 
@@ -78,7 +78,10 @@ impl Rt {
                     crate::libm::binary(m)?;
                     return Some(Rt::Math2(m));
                 }
-                if f.name.starts_with("rpy_os_") || f.name.starts_with("rpy_time_") {
+                if ["rpy_os_", "rpy_time_", "rpy_gc_"]
+                    .iter()
+                    .any(|p| f.name.starts_with(p))
+                {
                     return Some(Rt::Posix(f.name));
                 }
                 return None;
@@ -278,6 +281,9 @@ pub(crate) fn call(
 thread_local! {
     /// The errno of the last os leaf that failed (`rpy_os_errno`).
     static LAST_ERRNO: std::cell::Cell<i64> = const { std::cell::Cell::new(0) };
+    /// `gc.isenabled()`: the LLInterpreter's objects are reference
+    /// counted, so a collection has nothing to do, but the flag is kept.
+    static GC_ENABLED: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
 }
 
 /// An os leaf's int result: -1 with the errno kept on failure.
@@ -306,6 +312,18 @@ fn posix_call(
         "rpy_time_time" => LlValue::Float(posix::time()),
         "rpy_time_clock" => LlValue::Float(posix::process_time()),
         "rpy_time_monotonic" => LlValue::Float(posix::monotonic()),
+        "rpy_gc_collect_now" => LlValue::Void,
+        "rpy_gc_set_enabled" => {
+            let LlValue::Bool(on) = args[0] else {
+                return Err(Fail::Internal(format!(
+                    "rpy_gc_set_enabled takes a Bool, got {:?}",
+                    args[0]
+                )));
+            };
+            GC_ENABLED.with(|e| e.set(on));
+            LlValue::Void
+        }
+        "rpy_gc_isenabled" => LlValue::Bool(GC_ENABLED.with(|e| e.get())),
         "rpy_time_sleep" => {
             posix::sleep(float(&args[0])?);
             LlValue::Void
