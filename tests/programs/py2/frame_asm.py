@@ -119,7 +119,7 @@ def assemble(text):
     return codes
 
 
-driver = JitDriver(greens=["pc", "code"], reds=["frame"],
+driver = JitDriver(greens=["pc", "code"], reds=["codes", "frame"],
                    virtualizables=["frame"])
 
 
@@ -136,7 +136,7 @@ class Frame(object):
         pc = 0
         code = self.code
         while True:
-            driver.jit_merge_point(pc=pc, code=code, frame=self)
+            driver.jit_merge_point(pc=pc, code=code, codes=codes, frame=self)
             op = code.ops[pc]
             kind = op[0]
             pc += 1
@@ -153,7 +153,7 @@ class Frame(object):
             elif kind == JNZ:
                 if self.regs[op[1]] != 0:
                     pc = op[2]
-                    driver.can_enter_jit(pc=pc, code=code, frame=self)
+                    driver.can_enter_jit(pc=pc, code=code, codes=codes, frame=self)
             elif kind == CALL:
                 callee = Frame(codes[op[1]], self.regs[op[2]])
                 self.regs[op[3]] = callee.run(codes)
