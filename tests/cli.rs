@@ -1710,6 +1710,77 @@ def target(driver, args):
     std::fs::remove_dir_all(&root).unwrap();
 }
 
+/// A target of the original's tree that imports the toolchain itself (a
+/// GC test module importing the annotator, `inspect`, `contextlib`...)
+/// gets one message naming the toolchain package at its import, not the
+/// errors of the toolchain's own imports; a program module of
+/// `rpython.translator.test` (as `rpystone`) is still the program's.
+#[test]
+fn importing_the_original_toolchain_is_one_clear_error() {
+    let root = std::env::temp_dir().join(format!("rpy-toolchain-{}", std::process::id()));
+    let tree = root.join("tree");
+    for init in [
+        "rpython",
+        "rpython/translator",
+        "rpython/translator/goal",
+        "rpython/translator/test",
+        "rpython/memory",
+        "rpython/memory/test",
+        "rpython/annotator",
+    ] {
+        std::fs::create_dir_all(tree.join(init)).unwrap();
+        std::fs::write(tree.join(init).join("__init__.py"), "").unwrap();
+    }
+    std::fs::write(
+        tree.join("rpython/annotator/model.py"),
+        "import inspect\nfrom contextlib import contextmanager\nimport weakref\n",
+    )
+    .unwrap();
+    std::fs::write(
+        tree.join("rpython/memory/test/test_hooks.py"),
+        "import inspect\nfrom rpython.annotator import model\nclass Stats(object):\n    minors = 0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        tree.join("rpython/translator/test/ones.py"),
+        "def ones(n):\n    return [1] * n\n",
+    )
+    .unwrap();
+    let target = tree.join("rpython/translator/goal/targethooks.py");
+    std::fs::write(
+        &target,
+        "from rpython.translator.test.ones import ones
+from rpython.memory.test.test_hooks import Stats
+
+def entry_point(argv):
+    print len(ones(3)), Stats.minors
+    return 0
+
+def target(*args):
+    return entry_point, None
+",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_rpy"))
+        .args(["interp", target.to_str().unwrap()])
+        .env_remove("PYTHONPATH")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.matches("error:").count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("targethooks.py:2:1: error: 'rpython.memory' ")
+            && stderr.contains("the original toolchain's garbage collectors"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("inspect") && !stderr.contains("ones"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
 #[test]
 fn long_chains_of_objects_are_freed_without_overflowing_the_stack() {
     // Freeing a chain used to recurse once per link (rpy aborted with

@@ -60,7 +60,7 @@ fn blackhole_matches_llinterpreter_and_cpython() {
                 p.name, e.message, e.graph, e.traceback
             ),
         };
-        let got = (String::from_utf8(out).unwrap(), status);
+        let got = (support::text_of(out), status);
         assert!(
             stats.merge_points > 0,
             "{}: the portal did not run on its jitcode",
@@ -230,7 +230,7 @@ fn jit_runs_hot_loops_as_traces_and_matches_llinterpreter() {
                 ),
             };
             let jit = run.jit.expect("the meta-interpreter ran");
-            let got = (String::from_utf8(out).unwrap(), status);
+            let got = (support::text_of(out), status);
             assert_eq!(
                 got, llinterp,
                 "{} (threshold {threshold}, opts '{opts}'): the JIT against the LLInterpreter; its log:\n{}",
@@ -393,7 +393,7 @@ fn jit_traces_residual_calls_and_raises_their_exceptions_at_the_call() {
             .status
             .unwrap_or_else(|e| panic!("{}\n{}", e.message, jit.log));
         assert_eq!(
-            (String::from_utf8(out).unwrap(), status as i32),
+            (support::text_of(out), status as i32),
             expected,
             "{}",
             jit.log
@@ -450,7 +450,7 @@ fn every_program_on_jitcodes_matches_llinterpreter() {
             "{}: nothing ran on jitcodes",
             p.name
         );
-        let got = (String::from_utf8(out).unwrap(), status);
+        let got = (support::text_of(out), status);
         assert_eq!(
             got,
             support::interp(&src, &p.argv()),
@@ -543,7 +543,7 @@ fn random_vm_programs_run_the_same_with_the_jit() {
                 let run = rpy_jit::blackhole::run_entry(&program, &codes, &argv, &mut out, 2, jit);
                 let status = run.status.map_err(|e| e.message);
                 (
-                    String::from_utf8(out).unwrap(),
+                    support::text_of(out),
                     status,
                     run.jit,
                     run.stats.instructions,

@@ -32,7 +32,7 @@ fn flow_graphs_match_cpython() {
                 }
                 Err(e) => panic!("{}: {e}\ntraceback: {:?}", p.name, e.traceback),
             };
-        let got = (String::from_utf8(out).unwrap(), status);
+        let got = (support::text_of(out), status);
         if let Some(expected) = support::expected(&p) {
             assert_eq!(got, expected, "{} in the object interpreter", p.name);
             if let Some(line) = uncaught {

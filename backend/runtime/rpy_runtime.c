@@ -170,6 +170,13 @@ RPY_RT void rpy_gc_jit_minor_collection(void) {}
 RPY_RT int rpy_gc_jit_may_move(void *p) { (void)p; return 0; }
 RPY_RT void rpy_gc_jit_keep(void *p) { (void)p; }
 
+/* gc.collect(), gc.enable()/disable(), gc.isenabled(): without a
+ * collector, nothing is collected; the flag is kept. */
+static bool rpy_gc_enabled = true;
+RPY_RT void rpy_gc_collect_now(long generation) { (void)generation; }
+RPY_RT void rpy_gc_set_enabled(bool on) { rpy_gc_enabled = on; }
+RPY_RT bool rpy_gc_isenabled(void) { return rpy_gc_enabled; }
+
 #else /* RPY_GC_GENERATIONAL */
 
 /* The precise generational collector (the original's minimark, without
@@ -465,14 +472,32 @@ static void rpy_gc_major_collection(void) {
     rpy_gc_next_major = next > rpy_gc_min_heap ? next : rpy_gc_min_heap;
 }
 
+/* gc.disable() stops the major collections the collector starts by
+ * itself (as the original's incminimark does); minor ones go on. */
+static bool rpy_gc_enabled = true;
+
 /* A minor collection, and a major one when the old generation has grown
  * enough (in debug mode: every 64th time). */
 static void rpy_gc_collect(void) {
     rpy_gc_minor_collection();
-    if (rpy_gc_old_bytes > rpy_gc_next_major ||
+    if ((rpy_gc_enabled && rpy_gc_old_bytes > rpy_gc_next_major) ||
         (rpy_gc_debug && (rpy_gc_minor_count & 63) == 0))
         rpy_gc_major_collection();
 }
+
+/* gc.collect(generation): a minor collection, and for a generation other
+ * than 0 a major one, whether or not collections are enabled. The graphs
+ * saved their roots around the call (gctransform). */
+RPY_RT void rpy_gc_collect_now(long generation) {
+    rpy_gc_minor_collection();
+    if (generation != 0) rpy_gc_major_collection();
+}
+
+/* gc.enable() / gc.disable() */
+RPY_RT void rpy_gc_set_enabled(bool on) { rpy_gc_enabled = on; }
+
+/* gc.isenabled() */
+RPY_RT bool rpy_gc_isenabled(void) { return rpy_gc_enabled; }
 
 /* A large object: old from the start, and remembered, since the graphs
  * treat what they just allocated as young and store into it unbarriered. */
@@ -1098,6 +1123,41 @@ RPY_RT void rpy_print_str(RPyString *s) {
         return;
     }
     rpy_write_stdout((const char *)s->items, (size_t)s->f_length);
+}
+
+/* writes a Python 3 program's string to standard output as CPython 3 does
+   on a UTF-8 terminal: each char (a code below 256) in UTF-8 */
+RPY_RT void rpy_print_str_utf8(RPyString *s) {
+    if (s == NULL) {
+        rpy_write_stdout("None", 4);
+        return;
+    }
+    char buf[512];
+    long n = 0;
+    for (long i = 0; i < s->f_length; i++) {
+        unsigned char c = (unsigned char)s->items[i];
+        if (c < 0x80) {
+            buf[n++] = (char)c;
+        } else {
+            buf[n++] = (char)(0xc0 | (c >> 6));
+            buf[n++] = (char)(0x80 | (c & 0x3f));
+        }
+        if (n >= (long)sizeof buf - 2) {
+            rpy_write_stdout(buf, (size_t)n);
+            n = 0;
+        }
+    }
+    if (n > 0) rpy_write_stdout(buf, (size_t)n);
+}
+
+/* writes a Python 3 program's char in UTF-8 (one or two bytes) */
+RPY_RT void rpy_print_char_utf8(unsigned char c) {
+    if (c < 0x80) {
+        rpy_write_stdout((const char *)&c, 1);
+    } else {
+        char two[2] = {(char)(0xc0 | (c >> 6)), (char)(0x80 | (c & 0x3f))};
+        rpy_write_stdout(two, 2);
+    }
 }
 
 /* writes one byte to standard output */

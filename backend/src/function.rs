@@ -12,8 +12,8 @@ use crate::types::{c_decl, c_type, Types};
 use crate::StringPool;
 use rpy_ir::diag::{Diagnostic, Pos, SourceMap};
 use rpy_ir::graph::{
-    Arg, Block, BlockId, Constant, ExceptionsExplicit, FunctionGraph, Link, Program,
-    SpaceOperation, Var,
+    single_byte, str_bytes, Arg, Block, BlockId, Constant, ExceptionsExplicit, FunctionGraph, Link,
+    Program, SpaceOperation, Var,
 };
 use rpy_ir::llops::{self, Signature};
 use rpy_ir::lltype::{self, LowLevelType};
@@ -69,8 +69,10 @@ pub(crate) fn constant_expr(
         (Constant::Bool(b), _) => if *b { "1" } else { "0" }.into(),
         (Constant::Char(ch), Some(T::Ptr(t))) if t == lltype::STR => pool.expr(&[*ch]),
         (Constant::Char(ch), _) => char_literal(*ch),
-        (Constant::Str(s), Some(T::Char)) if s.len() == 1 => char_literal(s.as_bytes()[0]),
-        (Constant::Str(s), _) => pool.expr(s.as_bytes()),
+        (Constant::Str(s), Some(T::Char)) if single_byte(s).is_some() => {
+            char_literal(single_byte(s).unwrap_or(0))
+        }
+        (Constant::Str(s), _) => pool.expr(&str_bytes(s)),
         (Constant::None, Some(T::Ptr(_) | T::FuncPtr(_)) | None) => "NULL".into(),
         (Constant::None, Some(_)) => "0".into(),
         (Constant::Func(f), want) => {
@@ -808,7 +810,9 @@ impl<'a> FuncGen<'a> {
                 Some(Constant::Int(n)) => int_literal(*n),
                 Some(Constant::Char(c)) => c.to_string(),
                 Some(Constant::Bool(b)) => (*b as i32).to_string(),
-                Some(Constant::Str(s)) if s.len() == 1 => s.as_bytes()[0].to_string(),
+                Some(Constant::Str(s)) if single_byte(s).is_some() => {
+                    single_byte(s).unwrap_or(0).to_string()
+                }
                 Some(other) => {
                     return Err(self.err(
                         None,

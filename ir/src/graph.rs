@@ -127,6 +127,44 @@ pub struct Var(pub u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct BlockId(pub u32);
 
+/// The bytes of a string constant. A `Constant::Str` (and an AST string
+/// literal) holds an RPython str, whose items are bytes, as the chars of
+/// the same codes (each below 256): byte 0xe9 is the char U+00E9, which
+/// is two bytes in the Rust `String`'s UTF-8. Whatever needs the str's
+/// bytes (its length, its items, its hash, the executable's copy) reads
+/// them with this, never with `as_bytes()`.
+pub fn str_bytes(s: &str) -> Vec<u8> {
+    s.chars()
+        .map(|c| {
+            debug_assert!((c as u32) < 256, "a str holds bytes, not {c:?}");
+            c as u32 as u8
+        })
+        .collect()
+}
+
+/// The string constant of these bytes (see `str_bytes`).
+pub fn str_of_bytes(b: &[u8]) -> String {
+    b.iter().map(|&b| b as char).collect()
+}
+
+/// The text CPython 3 writes for a Python 3 program's str `b` (whose items
+/// are the chars of codes below 256) on a UTF-8 stream: each char's UTF-8.
+pub fn utf8_of_chars(b: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    if b.is_ascii() {
+        return std::borrow::Cow::Borrowed(b);
+    }
+    std::borrow::Cow::Owned(str_of_bytes(b).into_bytes())
+}
+
+/// The byte of a one-item string constant (a char), if it has one item.
+pub fn single_byte(s: &str) -> Option<u8> {
+    let mut chars = s.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) if (c as u32) < 256 => Some(c as u32 as u8),
+        _ => None,
+    }
+}
+
 /// A value known when the graph is built.
 #[derive(Clone, Debug)]
 pub enum Constant {
@@ -137,6 +175,7 @@ pub enum Constant {
     Bool(bool),
     /// A one-character string known to be a char (low-level `Char`).
     Char(u8),
+    /// A str: its bytes as chars below 256 (`str_bytes`, `str_of_bytes`).
     Str(String),
     None,
     /// A function of the program, by its graph name.

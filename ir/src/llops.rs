@@ -270,6 +270,8 @@ runtime! {
     "rpy_str_to_float" (Str) -> Float, "float() of a string; a malformed one is a fatal ValueError";
     "rpy_print_str" (Str) -> Void, "writes the string's bytes to standard output";
     "rpy_print_char" (Char) -> Void, "writes one byte to standard output";
+    "rpy_print_str_utf8" (Str) -> Void, "writes a Python 3 program's string to standard output as CPython 3 does on a UTF-8 terminal: each char (a code below 256) in UTF-8";
+    "rpy_print_char_utf8" (Char) -> Void, "writes a Python 3 program's char in UTF-8 (one or two bytes)";
     "rpy_int_pow" (Signed, Signed) -> Signed, "x ** y for y >= 0, wrapping";
     "rpy_float_pow" (Float, Float) -> Float, "x ** y as C's pow()";
     "rpy_math_acos" (Float) -> Float, "math.acos(x): C's acos(); the rtyper checks the result for domain and range errors where a handler catches them";
@@ -307,6 +309,9 @@ runtime! {
     "rpy_time_clock" () -> Float, "time.clock() (Python 2) and time.process_time(): the process's CPU time in seconds";
     "rpy_time_monotonic" () -> Float, "time.perf_counter() and time.monotonic(): CLOCK_MONOTONIC in seconds";
     "rpy_time_sleep" (Float) -> Void, "time.sleep(seconds)";
+    "rpy_gc_collect_now" (Signed) -> Void, "gc.collect(generation): a minor collection, and for a generation other than 0 a major one; the only runtime function that collects (gctransform saves the roots around it)";
+    "rpy_gc_set_enabled" (Bool) -> Void, "gc.enable()/gc.disable(): whether the collector starts major collections by itself";
+    "rpy_gc_isenabled" () -> Bool, "gc.isenabled()";
     "rpy_os_write" (Signed, Str) -> Signed, "os.write(fd, s): the count written, or -1 (errno in rpy_os_errno); standard output is flushed first";
     "rpy_os_read" (Signed, Signed) -> Str, "os.read(fd, n): at most n bytes, or null (errno in rpy_os_errno)";
     "rpy_os_open" (Str, Signed, Signed) -> Signed, "os.open(path, flags, mode): a file descriptor, or -1";

@@ -115,6 +115,8 @@ impl CollectAnalysis {
             "malloc" | "malloc_varsize" | "indirect_call" => true,
             "direct_call" => match op.args.first() {
                 Some(Arg::Const(Constant::Func(f))) => self.graphs.contains(f),
+                // gc.collect() is the one runtime function that collects.
+                Some(Arg::Const(Constant::Builtin(f))) if f == "rpy_gc_collect_now" => true,
                 // Runtime functions allocate without collecting.
                 _ => false,
             },

@@ -1222,7 +1222,7 @@ def target(*args):
 ";
     assert_eq!(
         errors2(missing),
-        ["t.py:2:1: no module named 'numpy': it is not one of the standard modules rpy knows (sys, os, os.path, math, time, errno); looked for numpy.py and numpy/__init__.py in\n    rpy's pylib/ (rpy's own packages rpython and py)\n    . (the program's folder)"]
+        ["t.py:2:1: no module named 'numpy': it is not one of the standard modules rpy knows (sys, os, os.path, math, time, errno, gc); looked for numpy.py and numpy/__init__.py in\n    rpy's pylib/ (rpy's own packages rpython and py)\n    . (the program's folder)"]
     );
     // Module-level code runs at import time: loops, prints, rlib imports
     // and class statements are fine.

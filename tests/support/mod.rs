@@ -176,10 +176,15 @@ pub fn programs() -> Vec<TestProgram> {
 /// Output and exit status of a command.
 pub fn run(cmd: &mut Command) -> (String, i32) {
     let out = cmd.output().expect("cannot start the command");
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        out.status.code().unwrap_or(-1),
-    )
+    (text_of(out.stdout), out.status.code().unwrap_or(-1))
+}
+
+/// A program's output as text to compare: itself when it is UTF-8, else
+/// (a Python 2 program writing bytes such as 0xe9) its bytes escaped after
+/// a marker, so that the comparison stays exact.
+pub fn text_of(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes)
+        .unwrap_or_else(|e| format!("<not UTF-8> {}", e.as_bytes().escape_ascii()))
 }
 
 /// What CPython prints for the program, or `None` (with a printed reason)
@@ -215,7 +220,7 @@ pub fn interp(src: &Source, argv: &[String]) -> (String, i32) {
         Err(e) if e.kind == rpy_passes::llinterp::LlErrorKind::Fatal => 1,
         Err(e) => panic!("{}", e.message),
     };
-    (String::from_utf8(out).unwrap(), status as i32)
+    (text_of(out), status as i32)
 }
 
 /// Translates the program into an executable in a fresh temporary folder.

@@ -231,6 +231,9 @@ pub struct Run {
     pub status: i32,
     pub stdout: String,
     pub stderr: String,
+    /// Standard output as written: a string constant's bytes above 0x7f
+    /// are single bytes, which `stdout` shows as U+FFFD.
+    pub stdout_bytes: Vec<u8>,
 }
 
 pub fn run<S: AsRef<std::ffi::OsStr>>(exe: &Exe, args: &[S]) -> Run {
@@ -242,6 +245,7 @@ pub fn run<S: AsRef<std::ffi::OsStr>>(exe: &Exe, args: &[S]) -> Run {
         status: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        stdout_bytes: out.stdout,
     }
 }
 

@@ -482,6 +482,9 @@ impl Annotator<'_> {
                 let items_no_nul = matches!(*def.item, S::String { no_nul: true, .. });
                 Ok(string(*no_nul && items_no_nul))
             }
+            (S::String { no_nul, .. }, "splitlines", [] | [_]) => {
+                self.new_list(site, &string(*no_nul), g, op)
+            }
             (S::String { no_nul, .. }, "split" | "rsplit", [] | [_] | [_, _]) => {
                 self.new_list(site, &string(*no_nul), g, op)
             }

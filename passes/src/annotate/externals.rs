@@ -121,6 +121,23 @@ pub(super) fn external_call(
                 expect(args.is_empty(), "no argument")?;
                 SomeValue::Float
             }
+            // gc.collect([generation]): None in RPython (CPython's count of
+            // unreachable objects is not translated).
+            ("gc", "collect") => {
+                expect(
+                    args.is_empty() || (args.len() == 1 && int(&args[0])),
+                    "no argument or a generation",
+                )?;
+                SomeValue::None
+            }
+            ("gc", "enable" | "disable") => {
+                expect(args.is_empty(), "no argument")?;
+                SomeValue::None
+            }
+            ("gc", "isenabled") => {
+                expect(args.is_empty(), "no argument")?;
+                SomeValue::Bool
+            }
             ("time", "sleep") => {
                 expect(args.len() == 1 && number(&args[0]), "one float")?;
                 SomeValue::None

@@ -118,7 +118,7 @@ fn eval(opname: &str, args: &[i64]) -> Option<i64> {
 /// The key a switch compares an exit case with, as the LLInterpreter does.
 fn case_key(c: &Constant) -> Option<i64> {
     match c {
-        Constant::Str(s) if s.len() == 1 => Some(s.as_bytes()[0] as i64),
+        Constant::Str(s) => rpy_ir::graph::single_byte(s).map(i64::from),
         other => word(other),
     }
 }

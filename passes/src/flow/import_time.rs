@@ -398,7 +398,7 @@ pub(crate) fn simple_constant(v: &ObjValue) -> Option<Constant> {
         ObjValue::UInt(u) => Constant::UInt(*u),
         ObjValue::Bool(b) => Constant::Bool(*b),
         ObjValue::Float(f) => Constant::Float(*f),
-        ObjValue::Str(s) => Constant::Str(String::from_utf8_lossy(s).into_owned()),
+        ObjValue::Str(s) => Constant::Str(rpy_ir::graph::str_of_bytes(s)),
         ObjValue::None => Constant::None,
         ObjValue::Func(f) => Constant::Func(f.to_string()),
         // Its graph's hint says it is static (see `collect_defs`).

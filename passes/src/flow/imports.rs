@@ -473,6 +473,34 @@ impl Loader {
         }
         let top = name.split('.').next().unwrap_or(name);
         if let Some((file, shown, is_package)) = self.find_file(name) {
+            if let Some(part) =
+                toolchain_part(name).filter(|_| !file.starts_with(PYLIB_DIR.as_path()))
+            {
+                // One message for the statement, not one per module the
+                // toolchain's own code imports.
+                if self.set.kinds.get(part.0) != Some(&ModuleKind::External) {
+                    let what = if name == part.0 {
+                        format!("'{name}' ({shown}) is the original toolchain's {}", part.1)
+                    } else {
+                        format!(
+                            "'{name}' ({shown}) is in {}, the original toolchain's {}",
+                            part.0, part.1
+                        )
+                    };
+                    let message = format!(
+                        "{what}, which rpy replaces: a translated program cannot import it (rpy's pylib/ stands in only for the toolchain modules programs import to configure the JIT: rpython.jit.codewriter.policy and rpython.jit.backend.hlinfo)"
+                    );
+                    let d = self.diag(pos, message);
+                    self.diags.push(d);
+                    self.set
+                        .kinds
+                        .insert(part.0.to_string(), ModuleKind::External);
+                }
+                self.set
+                    .kinds
+                    .insert(name.to_string(), ModuleKind::External);
+                return None;
+            }
             let bytes = match std::fs::read(&file) {
                 Ok(b) => b,
                 Err(e) => {
@@ -542,6 +570,57 @@ impl Loader {
         None
     }
 }
+
+/// The packages of the original toolchain itself, with what they are: a
+/// program that imports one of them (found in the original's tree, not
+/// in pylib/) gets one message rather than the errors of the toolchain's
+/// own imports (`inspect`, `types`, `contextlib`, ...).
+const TOOLCHAIN_PACKAGES: &[(&str, &str)] = &[
+    ("rpython.annotator", "annotator"),
+    ("rpython.flowspace", "flow space"),
+    ("rpython.rtyper", "rtyper"),
+    ("rpython.translator", "translation driver and C backend"),
+    (
+        "rpython.memory",
+        "garbage collectors, GC transformer and their tests",
+    ),
+    ("rpython.config", "translation options"),
+    ("rpython.conftest", "test configuration"),
+    ("rpython.jit.metainterp", "JIT (meta-interpreter)"),
+    ("rpython.jit.codewriter", "JIT (codewriter)"),
+    ("rpython.jit.backend", "JIT (machine-code backends)"),
+    ("rpython.jit.tool", "JIT (tools)"),
+];
+
+/// The toolchain package `name` is in, if it is one of the toolchain's
+/// modules. The original's programs are not: those of
+/// `rpython.translator.goal` and `rpython.translator.test` (`rpystone`),
+/// and the package `rpython.translator` read on the way to them.
+fn toolchain_part(name: &str) -> Option<(&'static str, &'static str)> {
+    let within = |package: &str| {
+        name == package
+            || name
+                .strip_prefix(package)
+                .is_some_and(|rest| rest.starts_with('.'))
+    };
+    if name == "rpython.translator"
+        || within("rpython.translator.goal")
+        || within("rpython.translator.test")
+    {
+        return None;
+    }
+    TOOLCHAIN_PACKAGES
+        .iter()
+        .copied()
+        .find(|(package, _)| within(package))
+}
+
+/// pylib/, as a path `find_file`'s results can be compared with.
+static PYLIB_DIR: std::sync::LazyLock<PathBuf> = std::sync::LazyLock::new(|| {
+    Path::new(PYLIB)
+        .canonicalize()
+        .unwrap_or_else(|_| PathBuf::from(PYLIB))
+});
 
 /// The rlib modules rpy's pylib/ provides as Python files (`streamio`,
 /// `unroll`, `rstring`, ...), in name order: what a message about a missing

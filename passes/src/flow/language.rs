@@ -113,6 +113,7 @@ const STR_METHODS: &[&str] = &[
     "join",
     "split",
     "rsplit",
+    "splitlines",
     "strip",
     "lstrip",
     "rstrip",
@@ -230,7 +231,8 @@ fn builtin_raises(name: &str) -> Raises {
         "time.time" | "time.clock" | "time.perf_counter" | "time.process_time"
         | "time.monotonic" | "time.sleep" | "os.getpid" | "os.isatty" | "os.getenv"
         | "os.strerror" | "os.path.join" | "os.path.dirname" | "os.path.basename"
-        | "os.path.exists" | "os.path.isdir" | "os.path.isfile" => Raises::Nothing,
+        | "os.path.exists" | "os.path.isdir" | "os.path.isfile" | "gc.collect" | "gc.enable"
+        | "gc.disable" | "gc.isenabled" => Raises::Nothing,
         n if n.starts_with("os.") => Raises::Only(&["OSError"]),
         _ => Raises::Anything,
     }

@@ -1,5 +1,5 @@
 //! The standard modules as RPython has them: `math`, `time`, `os`,
-//! `os.path`, `errno` and `sys`.
+//! `os.path`, `errno`, `sys` and `gc`.
 //!
 //! They are not read from files. A program that imports one gets a module
 //! object whose functions are builtin constants named after the module
@@ -12,7 +12,7 @@ use rpy_ir::ast::Dialect;
 use rpy_ir::graph::Constant;
 
 /// The standard modules a program may import.
-pub(crate) const MODULES: &[&str] = &["sys", "os", "os.path", "math", "time", "errno"];
+pub(crate) const MODULES: &[&str] = &["sys", "os", "os.path", "math", "time", "errno", "gc"];
 
 /// The functions of `math` in both dialects: one float argument, one float
 /// result (`floor`, `ceil` and `trunc` give an int in Python 3).
@@ -148,6 +148,11 @@ pub(crate) fn module_attributes(name: &str, dialect: Dialect) -> Vec<(String, Co
             out.push(("sep".to_string(), Constant::Str("/".into())));
         }
         "errno" => out.extend(ints(ERRNO)),
+        // The collector's controls, as the original's rgc has them.
+        "gc" => out.extend(functions(
+            "gc",
+            &["collect", "enable", "disable", "isenabled"],
+        )),
         _ => {}
     }
     out

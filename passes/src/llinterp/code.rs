@@ -4,7 +4,9 @@
 
 use super::runtime::Rt;
 use super::{Items, LlValue, ObjRef, Object};
-use rpy_ir::graph::{Arg, Constant, FunctionGraph, LowLevelStage, PrebuiltObject, Program};
+use rpy_ir::graph::{
+    single_byte, str_bytes, Arg, Constant, FunctionGraph, LowLevelStage, PrebuiltObject, Program,
+};
 use rpy_ir::llops::{self, Signature};
 use rpy_ir::lltype::{self, ContainerType, LowLevelType, TypeTable};
 use std::cell::{Cell, RefCell};
@@ -583,7 +585,9 @@ impl<S: LowLevelStage> Builder<'_, S> {
                         Some(Constant::Bool(b)) => *b as i64,
                         Some(Constant::Int(n)) => *n,
                         Some(Constant::Char(c)) => *c as i64,
-                        Some(Constant::Str(s)) if s.len() == 1 => s.as_bytes()[0] as i64,
+                        Some(Constant::Str(s)) if single_byte(s).is_some() => {
+                            single_byte(s).map_or(0, i64::from)
+                        }
                         Some(Constant::Name(n)) if n == "default" => {
                             default = Some(link(l)?);
                             continue;
@@ -1047,7 +1051,7 @@ pub(crate) fn constant_value(
         (Constant::Str(s), _) => {
             let obj = strings
                 .entry(s.clone())
-                .or_insert_with(|| types.new_string(s.as_bytes().to_vec()));
+                .or_insert_with(|| types.new_string(str_bytes(s)));
             LlValue::Ptr(Some(obj.clone()))
         }
         (Constant::None, Some(T::Void)) => LlValue::Void,

@@ -28,13 +28,17 @@ pub(crate) enum Rt {
     StrToFloat,
     PrintStr,
     PrintChar,
+    /// `rpy_print_str_utf8`/`rpy_print_char_utf8`: a Python 3 program's
+    /// text, each char in UTF-8.
+    PrintStrUtf8,
+    PrintCharUtf8,
     IntPow,
     FloatPow,
     /// `rpy_math_<name>` of one or two floats: libm's function.
     Math1(&'static str),
     Math2(&'static str),
     MathLdexp,
-    /// The time and os leaves (`rpy_time_*`, `rpy_os_*`), by name.
+    /// The time, os and gc leaves (`rpy_time_*`, `rpy_os_*`, `rpy_gc_*`), by name.
     Posix(&'static str),
 }
 
@@ -60,6 +64,8 @@ impl Rt {
             "rpy_str_to_float" => Rt::StrToFloat,
             "rpy_print_str" => Rt::PrintStr,
             "rpy_print_char" => Rt::PrintChar,
+            "rpy_print_str_utf8" => Rt::PrintStrUtf8,
+            "rpy_print_char_utf8" => Rt::PrintCharUtf8,
             "rpy_int_pow" => Rt::IntPow,
             "rpy_float_pow" => Rt::FloatPow,
             "rpy_math_ldexp" => Rt::MathLdexp,
@@ -72,7 +78,10 @@ impl Rt {
                     crate::libm::binary(m)?;
                     return Some(Rt::Math2(m));
                 }
-                if f.name.starts_with("rpy_os_") || f.name.starts_with("rpy_time_") {
+                if ["rpy_os_", "rpy_time_", "rpy_gc_"]
+                    .iter()
+                    .any(|p| f.name.starts_with(p))
+                {
                     return Some(Rt::Posix(f.name));
                 }
                 return None;
@@ -224,23 +233,29 @@ pub(crate) fn call(
         Rt::StrToFloat => with_str(&args[0], pystr::parse_float)?
             .map(LlValue::Float)
             .map_err(fatal),
-        Rt::PrintStr => {
+        Rt::PrintStr | Rt::PrintStrUtf8 => {
+            let utf8 = matches!(rt, Rt::PrintStrUtf8);
             let written = match &args[0] {
                 LlValue::Ptr(None) => out.write_all(b"None"),
+                s if utf8 => with_str(s, |b| out.write_all(&rpy_ir::graph::utf8_of_chars(b)))?,
                 s => with_str(s, |b| out.write_all(b))?,
             };
             written.map_err(|e| Fail::Internal(format!("cannot write the output: {e}")))?;
             Ok(LlValue::Void)
         }
-        Rt::PrintChar => {
+        Rt::PrintChar | Rt::PrintCharUtf8 => {
             let LlValue::Char(c) = args[0] else {
                 return Err(Fail::Internal(format!(
                     "rpy_print_char takes a Char, got {:?}",
                     args[0]
                 )));
             };
-            out.write_all(&[c])
-                .map_err(|e| Fail::Internal(format!("cannot write the output: {e}")))?;
+            let written = if matches!(rt, Rt::PrintCharUtf8) {
+                out.write_all(&rpy_ir::graph::utf8_of_chars(&[c]))
+            } else {
+                out.write_all(&[c])
+            };
+            written.map_err(|e| Fail::Internal(format!("cannot write the output: {e}")))?;
             Ok(LlValue::Void)
         }
         Rt::IntPow => int_pow(signed(&args[0])?, signed(&args[1])?)
@@ -266,6 +281,9 @@ pub(crate) fn call(
 thread_local! {
     /// The errno of the last os leaf that failed (`rpy_os_errno`).
     static LAST_ERRNO: std::cell::Cell<i64> = const { std::cell::Cell::new(0) };
+    /// `gc.isenabled()`: the LLInterpreter's objects are reference
+    /// counted, so a collection has nothing to do, but the flag is kept.
+    static GC_ENABLED: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
 }
 
 /// An os leaf's int result: -1 with the errno kept on failure.
@@ -294,6 +312,18 @@ fn posix_call(
         "rpy_time_time" => LlValue::Float(posix::time()),
         "rpy_time_clock" => LlValue::Float(posix::process_time()),
         "rpy_time_monotonic" => LlValue::Float(posix::monotonic()),
+        "rpy_gc_collect_now" => LlValue::Void,
+        "rpy_gc_set_enabled" => {
+            let LlValue::Bool(on) = args[0] else {
+                return Err(Fail::Internal(format!(
+                    "rpy_gc_set_enabled takes a Bool, got {:?}",
+                    args[0]
+                )));
+            };
+            GC_ENABLED.with(|e| e.set(on));
+            LlValue::Void
+        }
+        "rpy_gc_isenabled" => LlValue::Bool(GC_ENABLED.with(|e| e.get())),
         "rpy_time_sleep" => {
             posix::sleep(float(&args[0])?);
             LlValue::Void

@@ -79,6 +79,11 @@ fn to_int(r: f64) -> OpResult {
     }
 }
 
+thread_local! {
+    /// `gc.isenabled()` at import time.
+    static GC_ENABLED: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
 /// Calls the standard-module function `name` (`math.sqrt`); `None` when
 /// `name` is not one. `out` is the program's standard output, which
 /// `os.write(1, ...)` writes to.
@@ -163,6 +168,20 @@ pub fn call(
         ("time", "time") => Ok(ObjValue::Float(posix::time())),
         ("time", "clock" | "process_time") => Ok(ObjValue::Float(posix::process_time())),
         ("time", "perf_counter" | "monotonic") => Ok(ObjValue::Float(posix::monotonic())),
+        // Import-time code runs on reference counting and finds no cycles
+        // to collect: gc.collect() finds 0 unreachable objects.
+        ("gc", "collect") => {
+            arity(name, args, args.len() <= 1)?;
+            if !args.is_empty() {
+                int_arg(name, args, 0)?;
+            }
+            Ok(ObjValue::Int(0))
+        }
+        ("gc", "enable" | "disable") => {
+            GC_ENABLED.with(|e| e.set(func == "enable"));
+            Ok(ObjValue::None)
+        }
+        ("gc", "isenabled") => Ok(ObjValue::Bool(GC_ENABLED.with(|e| e.get()))),
         ("time", "sleep") => {
             posix::sleep(float_arg(name, args, 0)?);
             Ok(ObjValue::None)

@@ -1080,7 +1080,13 @@ impl<'p> ObjInterpreter<'p> {
         let r = match (op, args.as_slice()) {
             (Op::JitMarker, _) => Ok(ObjValue::None),
             (Op::PrintItem, [x]) => {
-                out.write_all(&x.to_str(d))
+                let text = x.to_str(d);
+                // CPython 3 writes a str's chars in UTF-8.
+                let text = match d {
+                    Dialect::Py2 => std::borrow::Cow::Borrowed(&text[..]),
+                    Dialect::Py3 => rpy_ir::graph::utf8_of_chars(&text),
+                };
+                out.write_all(&text)
                     .map_err(|e| ops::exc("IOError", e.to_string()))?;
                 Ok(ObjValue::None)
             }

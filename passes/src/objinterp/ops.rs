@@ -1109,21 +1109,10 @@ pub fn call_builtin(name: &str, args: &[ObjValue], dialect: Dialect) -> OpResult
             arity(name, args, 1, 1)?;
             match &args[0] {
                 V::Str(s) if s.len() == 1 => Ok(V::Int(i64::from(s[0]))),
-                V::Str(s) => {
-                    // A Python 3 string of one non-ASCII character is UTF-8 here.
-                    if dialect == Dialect::Py3 {
-                        if let Ok(t) = std::str::from_utf8(s) {
-                            let mut cs = t.chars();
-                            if let (Some(c), None) = (cs.next(), cs.next()) {
-                                return Ok(V::Int(i64::from(u32::from(c))));
-                            }
-                        }
-                    }
-                    Err(type_error(format!(
-                        "ord() expected a character, but string of length {} found",
-                        s.len()
-                    )))
-                }
+                V::Str(s) => Err(type_error(format!(
+                    "ord() expected a character, but string of length {} found",
+                    s.len()
+                ))),
                 other => Err(type_error(format!(
                     "ord() expected string of length 1, but {} found",
                     other.type_name()
@@ -1165,15 +1154,15 @@ pub fn call_builtin(name: &str, args: &[ObjValue], dialect: Dialect) -> OpResult
                     Ok(b) => Ok(V::str([b])),
                     Err(_) => Err(exc("ValueError", "chr() arg not in range(256)")),
                 },
-                // Python 3 characters beyond ASCII are kept as their UTF-8
-                // bytes, so that printing them gives CPython's output.
-                Dialect::Py3 => match u32::try_from(i).ok().and_then(char::from_u32) {
-                    Some(c) if i < 128 => Ok(V::str([c as u8])),
-                    Some(c) => Ok(V::str(c.to_string())),
-                    None if (0..0x110000).contains(&i) => {
-                        Err(exc("ValueError", "chr() of a lone surrogate"))
-                    }
-                    None => Err(exc("ValueError", "chr() arg not in range(0x110000)")),
+                // An RPython str holds bytes: a Python 3 program's chars are
+                // those below 256, each one byte, as in the executable.
+                Dialect::Py3 => match u8::try_from(i) {
+                    Ok(b) => Ok(V::str([b])),
+                    Err(_) if (0..0x110000).contains(&i) => Err(exc(
+                        "ValueError",
+                        "chr() arg not in range(256): an RPython str holds chars below 256",
+                    )),
+                    Err(_) => Err(exc("ValueError", "chr() arg not in range(0x110000)")),
                 },
             }
         }

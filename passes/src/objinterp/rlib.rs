@@ -118,7 +118,7 @@ pub fn jitdriver_of_subclass(class: &ClassObj, args: &[ObjValue]) -> OpResult {
             (Some(given), _) => given.clone(),
             (None, Some(declared)) => declared,
             (None, None) => match p.default.as_ref().map(|d| &d.kind) {
-                Some(rpy_ir::ast::ExprKind::Str(s)) => ObjValue::str(s),
+                Some(rpy_ir::ast::ExprKind::Str(s)) => ObjValue::str(rpy_ir::graph::str_bytes(s)),
                 Some(rpy_ir::ast::ExprKind::Bool(b)) => ObjValue::Bool(*b),
                 Some(_) => ObjValue::None,
                 None => {

@@ -170,6 +170,34 @@ fn split(s: &[u8], sep: Option<&[u8]>, maxsplit: i64, from_right: bool) -> Resul
     ))
 }
 
+/// `s.splitlines(keepends)`: lines end at '\n', '\r' or "\r\n"; Python 3's
+/// str also ends them at \v, \f, \x1c-\x1e and \x85.
+fn splitlines(s: &[u8], keepends: bool, dialect: Dialect) -> ObjValue {
+    let breaks = |b: u8| {
+        matches!(b, b'\n' | b'\r')
+            || (dialect == Dialect::Py3 && matches!(b, 0x0b | 0x0c | 0x1c..=0x1e | 0x85))
+    };
+    let mut lines = Vec::new();
+    let (mut start, mut pos) = (0, 0);
+    while pos < s.len() {
+        if !breaks(s[pos]) {
+            pos += 1;
+            continue;
+        }
+        let mut eol = pos;
+        pos += if s[pos..].starts_with(b"\r\n") { 2 } else { 1 };
+        if keepends {
+            eol = pos;
+        }
+        lines.push(ObjValue::str(&s[start..eol]));
+        start = pos;
+    }
+    if start < s.len() {
+        lines.push(ObjValue::str(&s[start..]));
+    }
+    ObjValue::list(lines)
+}
+
 /// The part of `s` that `find`/`count` search given their optional
 /// `start, end` arguments (clamped as a slice is); `None` when `start` is
 /// past the end, where CPython finds nothing, not even an empty string.
@@ -220,6 +248,18 @@ pub fn call(name: &str, s: &[u8], args: &[ObjValue], dialect: Dialect) -> OpResu
                 None => -1,
             };
             split(s, sep, max, name == "rsplit")
+        }
+        "splitlines" => {
+            arity(name, args, 0, 1)?;
+            let keepends = match args.first() {
+                Some(v) => {
+                    v.as_int()
+                        .ok_or_else(|| type_error("an integer is required"))?
+                        != 0
+                }
+                None => false,
+            };
+            Ok(splitlines(s, keepends, dialect))
         }
         "strip" | "lstrip" | "rstrip" => {
             arity(name, args, 0, 1)?;

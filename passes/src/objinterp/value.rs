@@ -80,7 +80,7 @@ impl ObjValue {
             Constant::Float(f) => ObjValue::Float(*f),
             Constant::Bool(b) => ObjValue::Bool(*b),
             Constant::Char(c) => ObjValue::str([*c]),
-            Constant::Str(s) => ObjValue::str(s),
+            Constant::Str(s) => ObjValue::str(rpy_ir::graph::str_bytes(s)),
             Constant::None => ObjValue::None,
             Constant::Func(f) => ObjValue::Func(Rc::from(f.as_str())),
             Constant::Builtin(b) => ObjValue::Builtin(Rc::from(b.as_str())),

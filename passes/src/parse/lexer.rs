@@ -277,6 +277,7 @@ pub fn lex(src: &str, mode: Mode, file: FileId) -> Lexed<'_> {
         mode,
         print_is_name: mode != Mode::Py2 || print_function,
         unicode_literals,
+        source_byte: super::single_byte_source(src),
         indents: vec![0],
         brackets: Vec::new(),
         toks: Vec::with_capacity(src.len() / 4 + 16),
@@ -424,6 +425,10 @@ struct Lexer<'a> {
     mode: Mode,
     print_is_name: bool,
     unicode_literals: bool,
+    /// How a non-ASCII char of the (decoded) text goes back to the byte
+    /// of the source file in a str literal, when the file declares a
+    /// one-byte encoding (`parse::single_byte_source`).
+    source_byte: Option<fn(char) -> Option<u8>>,
     indents: Vec<u32>,
     brackets: Vec<(u8, Pos)>,
     toks: Vec<Spanned<'a>>,
@@ -1221,7 +1226,18 @@ impl<'a> Lexer<'a> {
                             while self.peek(0) & 0xC0 == 0x80 {
                                 self.i += 1;
                             }
+                        } else if let Some(byte_of) = self.source_byte {
+                            // The text was decoded from a one-byte encoding:
+                            // the literal holds the file's byte for the char.
+                            let ch = self
+                                .src
+                                .get(self.i..)
+                                .and_then(|s| s.chars().next())
+                                .unwrap_or('\u{fffd}');
+                            self.i += ch.len_utf8().max(1);
+                            out.push(byte_of(ch).map_or('?', char::from));
                         } else {
+                            // A UTF-8 file: each of the char's bytes.
                             out.push(c as char);
                             self.i += 1;
                         }

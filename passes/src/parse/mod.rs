@@ -83,6 +83,34 @@ pub fn read_source(path: &str, bytes: &[u8]) -> Result<String, Diagnostic> {
     Ok(text.into_owned())
 }
 
+/// The byte that stands for `ch` in a source file `decode_source` read
+/// with a one-byte encoding (a coding cookie of latin-1 or latin-9): a
+/// Python 2 str literal holds the file's bytes, as CPython 2 encodes the
+/// literal back into the source encoding. None for a UTF-8 file (whose
+/// str literals hold the char's UTF-8 bytes) and for a char the encoding
+/// lacks.
+fn single_byte_source(src: &str) -> Option<fn(char) -> Option<u8>> {
+    let encoding = declared_encoding(src.as_bytes());
+    if LATIN_1.contains(&encoding.as_str()) {
+        Some(|ch| u8::try_from(u32::from(ch)).ok())
+    } else if LATIN_9.contains(&encoding.as_str()) {
+        Some(|ch| match ch {
+            '\u{20ac}' => Some(0xa4),
+            '\u{160}' => Some(0xa6),
+            '\u{161}' => Some(0xa8),
+            '\u{17d}' => Some(0xb4),
+            '\u{17e}' => Some(0xb8),
+            '\u{152}' => Some(0xbc),
+            '\u{153}' => Some(0xbd),
+            '\u{178}' => Some(0xbe),
+            '\u{a4}' | '\u{a6}' | '\u{a8}' | '\u{b4}' | '\u{b8}' | '\u{bc}'..='\u{be}' => None,
+            _ => u8::try_from(u32::from(ch)).ok(),
+        })
+    } else {
+        None
+    }
+}
+
 /// The names of the encodings `decode_source` reads other than UTF-8.
 const LATIN_1: &[&str] = &[
     "latin-1",

@@ -166,7 +166,7 @@ fn constant_hash(key: &Constant) -> Result<i64, String> {
         Constant::UInt(u) => Ok(*u as i64),
         Constant::Bool(b) => Ok(*b as i64),
         Constant::Char(c) => Ok(*c as i64),
-        Constant::Str(s) => Ok(string_hash(s.as_bytes())),
+        Constant::Str(s) => Ok(string_hash(&rpy_ir::graph::str_bytes(s))),
         other => Err(format!(
             "the rtyper cannot hash the prebuilt key {other:?} yet"
         )),

@@ -46,6 +46,7 @@ impl GraphTyper<'_, '_, '_> {
             "time" => self.lower_time(func, args)?,
             "os" => self.lower_os(func, args)?,
             "os.path" => self.lower_os_path(func, args)?,
+            "gc" => self.lower_gc(func, args)?,
             _ => None,
         };
         let Some(value) = value else {
@@ -183,6 +184,27 @@ impl GraphTyper<'_, '_, '_> {
                     r
                 }
             }
+            _ => return Ok(None),
+        }))
+    }
+
+    /// `gc.collect([generation])` (generation 0: a minor collection; else
+    /// a minor and a major one), `gc.enable()`/`disable()` (of the major
+    /// collections the collector starts by itself, as the original's
+    /// incminimark) and `gc.isenabled()`.
+    fn lower_gc(&mut self, func: &str, args: &[Arg]) -> Result<Option<Value>, String> {
+        Ok(Some(match (func, args) {
+            ("collect", []) => {
+                self.leaf("rpy_gc_collect_now", vec![Arg::Const(Constant::Int(1))])?
+            }
+            ("collect", [generation]) => {
+                self.leaf("rpy_gc_collect_now", vec![generation.clone()])?
+            }
+            ("enable" | "disable", []) => self.leaf(
+                "rpy_gc_set_enabled",
+                vec![Arg::Const(Constant::Bool(func == "enable"))],
+            )?,
+            ("isenabled", []) => self.leaf("rpy_gc_isenabled", vec![])?,
             _ => return Ok(None),
         }))
     }

@@ -126,6 +126,14 @@ impl GraphTyper<'_, '_, '_> {
                     ("rsplit", 2, _) => ("rstr", "ll_rsplit", vec![ResultType, A(0), A(1), I(-1)]),
                     ("split", 3, _) => ("rstr", "ll_split", vec![ResultType, A(0), A(1), A(2)]),
                     ("rsplit", 3, _) => ("rstr", "ll_rsplit", vec![ResultType, A(0), A(1), A(2)]),
+                    ("splitlines", 1, _) => (
+                        "rstr",
+                        "ll_splitlines",
+                        vec![ResultType, A(0), B(false), Py2],
+                    ),
+                    ("splitlines", 2, _) => {
+                        ("rstr", "ll_splitlines", vec![ResultType, A(0), A(1), Py2])
+                    }
                     ("startswith", 2, Some(Char)) => {
                         ("rstr", "ll_startswith_char", vec![A(0), A(1)])
                     }

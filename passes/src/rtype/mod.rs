@@ -578,7 +578,7 @@ impl GraphTyper<'_, '_, '_> {
 
     /// `jit.promote(x)` (and `promote_string(x)`, promoted by identity, not
     /// by content as the original does): the low-level `jit_promote`, which
-    /// is x without a JIT.
+    /// is x without a JIT; `jit.hint(x, ...)`: x.
     fn lower_promote(&mut self, op: &SpaceOperation) -> Result<bool, String> {
         if op.opname != "simple_call" || op.args.len() != 2 {
             return Ok(false);
@@ -589,6 +589,15 @@ impl GraphTyper<'_, '_, '_> {
                 let want = self.graph.info(op.result).clone();
                 let v = self.emit("jit_promote", vec![op.args[1].clone()], ty.clone(), None);
                 self.finish((Arg::Var(v), ty), Some((op.result, want)))?;
+                Ok(true)
+            }
+            // `hint(x, access_directly=True, fresh_virtualizable=True, ...)`
+            // tells the JIT about x; without one it is x, as in the original
+            // (the flow dropped the keywords).
+            Some(b) if b == "hint" => {
+                let ty = self.type_of(&op.args[1]);
+                let want = self.graph.info(op.result).clone();
+                self.finish((op.args[1].clone(), ty), Some((op.result, want)))?;
                 Ok(true)
             }
             _ => Ok(false),

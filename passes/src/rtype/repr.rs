@@ -388,7 +388,7 @@ impl RTyper<'_> {
                 Constant::Bool(_) => LowLevelType::Bool,
                 Constant::Float(_) => LowLevelType::Float,
                 Constant::Char(_) => LowLevelType::Char,
-                Constant::Str(s) if s.len() == 1 => LowLevelType::Char,
+                Constant::Str(s) if s.chars().count() == 1 => LowLevelType::Char,
                 Constant::Str(_) | Constant::None => LowLevelType::Ptr(lltype::STR.into()),
                 Constant::Class(_) => LowLevelType::Ptr(lltype::OBJECT_VTABLE.into()),
                 _ => return Ok(None),

@@ -7,7 +7,7 @@
 use super::classes::{inst_type, vtable_type, SlotKind};
 use super::RTyper;
 use rpy_ir::annotation::{user_class_name, SomeValue};
-use rpy_ir::graph::{Constant, PrebuiltObject};
+use rpy_ir::graph::{single_byte, Constant, PrebuiltObject};
 use rpy_ir::lltype::{self, ContainerType, LowLevelType};
 
 /// The struct type of the static a frozen prebuilt object is.
@@ -56,8 +56,8 @@ impl RTyper<'_> {
             (Constant::Int(n), LowLevelType::Unsigned) => Constant::UInt(*n as u64),
             (Constant::Bool(b), LowLevelType::Unsigned) => Constant::UInt(*b as u64),
             (Constant::UInt(u), LowLevelType::Float) => Constant::Float(*u as f64),
-            (Constant::Str(s), LowLevelType::Char) if s.len() == 1 => {
-                Constant::Char(s.as_bytes()[0])
+            (Constant::Str(s), LowLevelType::Char) if single_byte(s).is_some() => {
+                Constant::Char(single_byte(s).unwrap_or(0))
             }
             (Constant::Char(ch), LowLevelType::Ptr(t)) if t == lltype::STR => {
                 Constant::Str((*ch as char).to_string())

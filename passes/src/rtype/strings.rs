@@ -22,7 +22,7 @@ enum Piece {
 fn parse_format(format: &str) -> Result<Vec<Piece>, String> {
     let mut pieces = Vec::new();
     let mut literal = Vec::new();
-    let bytes = format.as_bytes();
+    let bytes = &rpy_ir::graph::str_bytes(format)[..];
     let mut i = 0;
     while i < bytes.len() {
         let c = bytes[i];
@@ -38,7 +38,7 @@ fn parse_format(format: &str) -> Result<Vec<Piece>, String> {
             b's' | b'r' | b'c' | b'd' | b'i' | b'u' | b'x' | b'X' | b'o' | b'e' | b'E' | b'f'
             | b'F' | b'g' | b'G' => {
                 if !literal.is_empty() {
-                    let text = String::from_utf8_lossy(&std::mem::take(&mut literal)).into_owned();
+                    let text = rpy_ir::graph::str_of_bytes(&std::mem::take(&mut literal));
                     pieces.push(Piece::Literal(text));
                 }
                 pieces.push(Piece::Value(spec));
@@ -52,9 +52,7 @@ fn parse_format(format: &str) -> Result<Vec<Piece>, String> {
         }
     }
     if !literal.is_empty() {
-        pieces.push(Piece::Literal(
-            String::from_utf8_lossy(&literal).into_owned(),
-        ));
+        pieces.push(Piece::Literal(rpy_ir::graph::str_of_bytes(&literal)));
     }
     Ok(pieces)
 }

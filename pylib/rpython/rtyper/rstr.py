@@ -437,6 +437,42 @@ def ll_rsplit(LIST, s, sep, maxsplit):
     return res
 
 
+def _ll_line_break(ch, py2):
+    """Whether `ch` ends a line for splitlines: '\\n' and '\\r' in Python 2's
+    str; Python 3's str also breaks at \\v, \\f, \\x1c-\\x1e and \\x85."""
+    if ch == '\n' or ch == '\r':
+        return True
+    if py2:
+        return False
+    c = ord(ch)
+    return c == 0x0b or c == 0x0c or (c >= 0x1c and c <= 0x1e) or c == 0x85
+
+
+def ll_splitlines(LIST, s, keepends, py2):
+    """s.splitlines(keepends): the lines of `s`, '\\r\\n' ending one line;
+    with their line ends when `keepends` is true."""
+    res = ll_newlist_hint(LIST, 0)
+    length = len(s)
+    start = 0
+    pos = 0
+    while pos < length:
+        if not _ll_line_break(s[pos], py2):
+            pos += 1
+            continue
+        eol = pos
+        if s[pos] == '\r' and pos + 1 < length and s[pos + 1] == '\n':
+            pos += 2
+        else:
+            pos += 1
+        if keepends:
+            eol = pos
+        ll_append(res, ll_stringslice_startstop(s, start, eol))
+        start = pos
+    if start < length:
+        ll_append(res, ll_stringslice_startstop(s, start, length))
+    return res
+
+
 def ll_join(s, l):
     """s.join(l) of a list of strings."""
     num = l.length
