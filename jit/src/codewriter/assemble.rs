@@ -345,8 +345,12 @@ impl Assembler<'_> {
                             Some(Constant::Bool(b)) => cases.push((*b as i64, here)),
                             Some(Constant::Int(n)) => cases.push((*n, here)),
                             Some(Constant::Char(c)) => cases.push((*c as i64, here)),
-                            Some(Constant::Str(s)) if s.len() == 1 => {
-                                cases.push((s.as_bytes()[0] as i64, here))
+                            // A char case: one byte, held as the char of
+                            // its code (see `str_bytes`).
+                            Some(Constant::Str(s)) => {
+                                if let Some(b) = rpy_ir::graph::single_byte(s) {
+                                    cases.push((b as i64, here))
+                                }
                             }
                             _ => {}
                         }
