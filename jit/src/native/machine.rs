@@ -164,18 +164,8 @@ impl NativeRuntime {
         Some((s.clone(), jit.log_file(&counts)))
     }
 
-    /// The merge point of portal `portal` (its index among the portals):
-    /// its jitcode, the instruction's index, its driver, greens and reds.
-    fn merge_point_of(
-        &self,
-        portal: usize,
-    ) -> Option<(
-        usize,
-        usize,
-        &'static str,
-        &'static [Operand],
-        &'static [Operand],
-    )> {
+    /// The merge point of portal `portal` (its index among the portals).
+    fn merge_point_of(&self, portal: usize) -> Option<MergePoint> {
         let codes: &'static JitCodes = &self.program.codes;
         let code = *self.program.portals.get(portal)? as usize;
         codes.codes[code]
@@ -187,7 +177,13 @@ impl NativeRuntime {
                     driver,
                     greens,
                     reds,
-                } => Some((code, at, driver.as_str(), &greens[..], &reds[..])),
+                } => Some(MergePoint {
+                    code,
+                    at,
+                    driver,
+                    greens,
+                    reds,
+                }),
                 _ => None,
             })
     }
@@ -205,7 +201,13 @@ impl NativeRuntime {
         words: &[u64],
         first: bool,
     ) -> Option<Result<u64, LlError>> {
-        let (code, at, driver, greens, reds) = self.merge_point_of(portal)?;
+        let MergePoint {
+            code,
+            at,
+            driver,
+            greens,
+            reds,
+        } = self.merge_point_of(portal)?;
         let key = GreenKey::of_words(driver, &words[..greens.len().min(words.len())]);
         {
             let mut slot = self.jit.borrow_mut();
@@ -251,7 +253,7 @@ impl NativeRuntime {
     /// The translated portal `portal` reached its `can_enter_jit` with the
     /// greens `words`: counts the loop's closing.
     pub fn can_enter_jit_from_c(&self, portal: usize, words: &[u64]) {
-        let Some((_, _, driver, _, _)) = self.merge_point_of(portal) else {
+        let Some(MergePoint { driver, .. }) = self.merge_point_of(portal) else {
             return;
         };
         let key = GreenKey::of_words(driver, words);
@@ -281,6 +283,16 @@ impl NativeRuntime {
             }
         }
     }
+}
+
+/// A portal's `jit_merge_point`: its jitcode, the instruction's index,
+/// its driver, greens and reds.
+struct MergePoint {
+    code: usize,
+    at: usize,
+    driver: &'static str,
+    greens: &'static [Operand],
+    reds: &'static [Operand],
 }
 
 /// One portal call's world: the runtime, and its jitcodes borrowed apart
