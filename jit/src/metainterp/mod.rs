@@ -445,6 +445,7 @@ impl<L: Loops> MetaInterp<L> {
             Recording::Closed(recorded) => recorded,
         };
         let id = self.compiled.len();
+        let logged_from = self.log.len();
         let _ = writeln!(
             self.log,
             "# trace {id}: {what}, recorded\n{}",
@@ -454,6 +455,7 @@ impl<L: Loops> MetaInterp<L> {
             Ok(trace) => trace,
             Err(e) => {
                 self.stats.aborts += 1;
+                self.unnumber(logged_from, id);
                 let _ = writeln!(self.log, "# abort {what}: the optimizer failed: {e}\n");
                 return None;
             }
@@ -484,10 +486,20 @@ impl<L: Loops> MetaInterp<L> {
             }
             Err(e) => {
                 self.stats.aborts += 1;
+                self.unnumber(logged_from, id);
                 let _ = writeln!(self.log, "# abort {what}: the backend failed: {e}\n");
                 None
             }
         }
+    }
+
+    /// The log from `from` on names a trace that was given up: number `id`
+    /// goes to the next trace compiled (which replay looks up by it).
+    fn unnumber(&mut self, from: usize, id: usize) {
+        let tail = self.log.split_off(from);
+        let numbered = format!("# trace {id}: ");
+        self.log
+            .push_str(&tail.replace(&numbered, "# trace given up: "));
     }
 
     /// Traces a bridge from the frames guard `guard` of trace `parent`
