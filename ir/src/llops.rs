@@ -459,6 +459,14 @@ pub fn py_float_mod(x: f64, y: f64) -> f64 {
     }
 }
 
+/// Whether the pure integer operation `opname` is defined for every input
+/// (division, modulo and shifts are not: see [`eval_int`]), so that it may
+/// be computed wherever its arguments are, even where the program would
+/// not have reached it.
+pub fn defined_for_every_input(opname: &str) -> bool {
+    !(opname.contains("div") || opname.contains("mod") || opname.contains("shift"))
+}
+
 /// The value of a pure integer operation (Bool results as 0/1, Bool arguments
 /// as 0/1). `None` when the operation is not an integer one, or its result is
 /// undefined for these arguments (division by zero, `MIN / -1`, a shift count

@@ -31,7 +31,6 @@
 use super::egraph::int_sig;
 use rpy_ir::graph::{Arg, BlockId, Constant, FunctionGraph, Link, LowLevel, Program, Var};
 use rpy_ir::intbound::{transfer, IntBound};
-use rpy_ir::lltype::LowLevelType;
 
 type G = FunctionGraph<LowLevel>;
 
@@ -52,20 +51,6 @@ pub fn branch_facts(program: &mut Program<LowLevel>) -> BranchFactStats {
         branch_facts_in_graph(g, &mut stats);
     }
     stats
-}
-
-/// Whether a variable's type is one the pass tracks: Some(is_bool).
-fn tracked(t: &LowLevelType) -> Option<bool> {
-    match t {
-        LowLevelType::Signed => Some(false),
-        LowLevelType::Bool => Some(true),
-        _ => None,
-    }
-}
-
-/// Operations defined for every input (see `global_egraph::total`).
-fn total(opname: &str) -> bool {
-    !(opname.contains("div") || opname.contains("mod") || opname.contains("shift"))
 }
 
 fn union(a: &IntBound, b: &IntBound) -> IntBound {
@@ -127,7 +112,7 @@ fn link_facts(
         _ => return Vec::new(),
     };
     let mut facts = Vec::new();
-    if tracked(g.info(*s)).is_some() {
+    if super::int_type(g.info(*s)).is_some() {
         facts.push((*s, IntBound::constant(case)));
     }
     if !matches!(link.exitcase, Some(Constant::Bool(_))) {
@@ -227,7 +212,7 @@ fn branch_facts_in_graph(g: &mut G, stats: &mut BranchFactStats) {
     for (i, &b) in order.iter().enumerate() {
         let block = g.block(b);
         for (k, v) in block.inputargs.iter().enumerate() {
-            let Some(is_bool) = tracked(g.info(*v)) else {
+            let Some(is_bool) = super::int_type(g.info(*v)) else {
                 continue;
             };
             let mut joined: Option<IntBound> = None;
@@ -273,7 +258,7 @@ fn branch_facts_in_graph(g: &mut G, stats: &mut BranchFactStats) {
             }
         }
         for op in &block.operations {
-            let Some(res_bool) = tracked(g.info(op.result)) else {
+            let Some(res_bool) = super::int_type(g.info(op.result)) else {
                 continue;
             };
             let mut bnd = initial(res_bool);
@@ -284,7 +269,7 @@ fn branch_facts_in_graph(g: &mut G, stats: &mut BranchFactStats) {
                     if let Some(t) = args.and_then(|a| transfer(&op.opname, &a)) {
                         bnd = t.intersect(&bnd).unwrap_or(bnd);
                     }
-                    if total(&op.opname) {
+                    if rpy_ir::llops::defined_for_every_input(&op.opname) {
                         if let Some(c) = bnd.get_constant() {
                             found[b.0 as usize].push((op.result, c));
                         }
@@ -304,7 +289,7 @@ fn branch_facts_in_graph(g: &mut G, stats: &mut BranchFactStats) {
         }
         let constant = |v: Var| {
             consts.iter().find(|(x, _)| *x == v).map(|(_, c)| {
-                if tracked(g.info(v)) == Some(true) {
+                if super::int_type(g.info(v)) == Some(true) {
                     Constant::Bool(*c != 0)
                 } else {
                     Constant::Int(*c)
@@ -356,7 +341,7 @@ fn arg_bound(g: &G, bounds: &[Option<IntBound>], a: &Arg) -> Option<IntBound> {
         Arg::Const(Constant::Int(c)) => Some(IntBound::constant(*c)),
         Arg::Const(Constant::Bool(c)) => Some(IntBound::constant(*c as i64)),
         Arg::Var(v) => {
-            tracked(g.info(*v))?;
+            super::int_type(g.info(*v))?;
             bounds[v.0 as usize]
         }
         _ => None,

@@ -34,6 +34,7 @@
 //! holds wherever the value is, and a fact holds only on one path.
 
 use super::egraph::{int_sig, IntAnalysis, Node, OpCost};
+use super::int_type;
 use egg::{EGraph, Extractor, Id, Language};
 use rpy_ir::graph::{
     Arg, BlockId, Constant, FunctionGraph, LowLevel, Program, SpaceOperation, Var,
@@ -252,20 +253,6 @@ fn catches(g: &G, b: BlockId) -> bool {
     g.block(b).exitswitch == Some(Arg::Const(Constant::LastException))
 }
 
-fn int_type(t: &LowLevelType) -> Option<bool> {
-    match t {
-        LowLevelType::Signed => Some(false),
-        LowLevelType::Bool => Some(true),
-        _ => None,
-    }
-}
-
-/// Pure integer operations that are defined for every input: the ones
-/// that may be placed anywhere their arguments are.
-fn total(opname: &str) -> bool {
-    !(opname.contains("div") || opname.contains("mod") || opname.contains("shift"))
-}
-
 fn optimize_graph(
     g: &mut G,
     rules: &super::egraph::RuleSet,
@@ -403,7 +390,10 @@ fn optimize_graph(
                 };
             let mut node = None;
             if let Some((code, arg_tys, res)) = int_sig(&op.opname) {
-                if res_ty == Some(res) && op.args.len() == arg_tys.len() && total(&op.opname) {
+                if res_ty == Some(res)
+                    && op.args.len() == arg_tys.len()
+                    && rpy_ir::llops::defined_for_every_input(&op.opname)
+                {
                     let ids: Option<Vec<Id>> = op
                         .args
                         .iter()

@@ -416,8 +416,9 @@ fn optimize_graph_with(
     }
 }
 
-/// Whether a low-level type is one the e-graph handles: Some(is_bool).
-fn int_type(t: &LowLevelType) -> Option<bool> {
+/// Whether a low-level type is one the integer passes handle (the e-graphs,
+/// branch facts): Some(is_bool).
+pub(super) fn int_type(t: &LowLevelType) -> Option<bool> {
     match t {
         LowLevelType::Signed => Some(false),
         LowLevelType::Bool => Some(true),
