@@ -97,6 +97,9 @@ pub struct NativeRuntime {
     graphs_by_address: HashMap<usize, u32>,
     /// The warm-up counters, over the whole run.
     warm: RefCell<WarmState>,
+    /// Per portal, its merge point (found once: the C code asks at every
+    /// loop end and merge point).
+    merge_points: Vec<Option<MergePoint>>,
     /// The objects kept alive as the traces' constants.
     kept: RefCell<std::collections::HashSet<u64>>,
     /// The meta-interpreter, when the JIT compiles loops (taken out while
@@ -130,7 +133,13 @@ impl NativeRuntime {
         let warm = WarmState::with_function_threshold(params.threshold, params.function_threshold);
         let jit = backend
             .map(|backend| MetaInterp::with_loops(params, NativeLoops { backend, embedding }));
+        let merge_points = program
+            .portals
+            .iter()
+            .map(|&code| MergePoint::find(&program.codes, code as usize))
+            .collect();
         Ok(NativeRuntime {
+            merge_points,
             program,
             embedding,
             constants,
@@ -166,26 +175,7 @@ impl NativeRuntime {
 
     /// The merge point of portal `portal` (its index among the portals).
     fn merge_point_of(&self, portal: usize) -> Option<MergePoint> {
-        let codes: &'static JitCodes = &self.program.codes;
-        let code = *self.program.portals.get(portal)? as usize;
-        codes.codes[code]
-            .code
-            .iter()
-            .enumerate()
-            .find_map(|(at, insn)| match insn {
-                Insn::JitMergePoint {
-                    driver,
-                    greens,
-                    reds,
-                } => Some(MergePoint {
-                    code,
-                    at,
-                    driver,
-                    greens,
-                    reds,
-                }),
-                _ => None,
-            })
+        self.merge_points.get(portal).copied().flatten()
     }
 
     /// The translated portal `portal` ran its merge point with `words`
@@ -287,12 +277,37 @@ impl NativeRuntime {
 
 /// A portal's `jit_merge_point`: its jitcode, the instruction's index,
 /// its driver, greens and reds.
+#[derive(Clone, Copy)]
 struct MergePoint {
     code: usize,
     at: usize,
     driver: &'static str,
     greens: &'static [Operand],
     reds: &'static [Operand],
+}
+
+impl MergePoint {
+    /// The merge point of jitcode `code`.
+    fn find(codes: &'static JitCodes, code: usize) -> Option<MergePoint> {
+        codes.codes[code]
+            .code
+            .iter()
+            .enumerate()
+            .find_map(|(at, insn)| match insn {
+                Insn::JitMergePoint {
+                    driver,
+                    greens,
+                    reds,
+                } => Some(MergePoint {
+                    code,
+                    at,
+                    driver,
+                    greens,
+                    reds,
+                }),
+                _ => None,
+            })
+    }
 }
 
 /// One portal call's world: the runtime, and its jitcodes borrowed apart
