@@ -133,3 +133,59 @@ fn without_a_collector_the_allocation_heavy_program_still_gives_cpythons_output(
     }
     assert!(Path::new(&exe).exists());
 }
+
+/// The number after `label` in `text` (`"minors 12 steps"`, "minors").
+fn count_after(text: &str, label: &str) -> u64 {
+    text.split(label)
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count after {label:?} in {text:?}"))
+}
+
+/// A target's GC hooks (`get_gchooks()`) hear of every collection: their
+/// counts are the collector's own (RPY_GC_STATS), minor collections the
+/// nursery filling up started as well as those gc.collect() asked for.
+#[test]
+fn gc_hooks_are_called_after_every_collection() {
+    let program = "tests/gc_programs/gc_hooks.py";
+    let exe = support::build(&source(program, GcKind::Generational), "gc_hooks");
+    let (out, stats, _) = run_measured(
+        Command::new(&exe)
+            .arg("14")
+            .env("RPY_GC_STATS", "1")
+            .env("RPY_GC_NURSERY", "64K"),
+    );
+    if let Some(expected) = cpython(program, &["14"]) {
+        let nodes = |text: &str| text.lines().next().unwrap_or_default().to_string();
+        assert_eq!(nodes(&out), nodes(&expected));
+    }
+    let minors = count_after(&stats, "nursery 65536 bytes, ");
+    let majors = count_after(&stats, "minor and ");
+    assert_eq!(count_after(&out, "minors "), minors, "{out}{stats}");
+    assert_eq!(count_after(&out, "steps "), majors, "{out}{stats}");
+    assert_eq!(count_after(&out, "collects "), majors, "{out}{stats}");
+    assert_eq!(count_after(&out, "last "), majors, "{out}{stats}");
+    // gc.collect() ran five times; the nursery filled up more often.
+    assert!(minors > 10, "{stats}");
+}
+
+/// `__del__` of objects in cycles (which CPython 3's gc.collect() finds
+/// too), and of one that raises: CPython 3's output, with or without
+/// collecting at every allocation, and each exception reported on stderr.
+#[test]
+fn finalizers_run_for_cycles_and_report_what_they_raise() {
+    let program = "tests/gc_programs/finalizer_cycles.py";
+    let exe = support::build(&source(program, GcKind::Generational), "gc_finalizer_cycles");
+    let (out, err, _) = run_measured(Command::new(&exe).arg("200"));
+    let (debug_out, _, _) = run_measured(Command::new(&exe).arg("200").env("RPY_GC_DEBUG", "1"));
+    assert_eq!(debug_out, out);
+    if let Some(expected) = cpython(program, &["200"]) {
+        assert_eq!(out, expected);
+    }
+    let reported = err
+        .lines()
+        .filter(|l| l.starts_with("Exception ignored in __del__: ValueError: fragile "))
+        .count();
+    assert_eq!(reported, 5, "{err}");
+}

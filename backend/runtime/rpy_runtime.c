@@ -61,7 +61,8 @@ RPY_RT RPY_NORETURN void rpy_fatal(const char *kind, const char *msg) {
  * line of CPython's traceback on standard error, the class's name (without
  * "__main__.") and, when the instance has a message (NULL or empty when
  * not), ": " and the message; exit status 1. */
-RPY_RT RPY_NORETURN void rpy_uncaught_exception(RPyString *name, RPyString *message) {
+/* "Class: message" on stderr, the class without its `__main__.`. */
+static void rpy_write_exception(RPyString *name, RPyString *message) {
     static const char main_prefix[] = "__main__.";
     const size_t prefix_len = sizeof main_prefix - 1;
     const char *p = (const char *)name->items;
@@ -77,7 +78,21 @@ RPY_RT RPY_NORETURN void rpy_uncaught_exception(RPyString *name, RPyString *mess
         rpy_write_all(2, (const char *)message->items, (size_t)message->f_length);
     }
     rpy_write_all(2, "\n", 1);
+}
+
+RPY_RT RPY_NORETURN void rpy_uncaught_exception(RPyString *name, RPyString *message) {
+    rpy_write_exception(name, message);
     exit(1);
+}
+
+/* An exception a function the collector called (a __del__, a GC hook)
+ * let out: reported, as CPython reports one from __del__, and dropped. */
+RPY_RT void rpy_ignored_exception(const char *where, RPyString *name, RPyString *message) {
+    rpy_flush_stdout();
+    rpy_write_all(2, "Exception ignored in ", 21);
+    rpy_write_all(2, where, strlen(where));
+    rpy_write_all(2, ": ", 2);
+    rpy_write_exception(name, message);
 }
 
 RPY_RT RPY_NORETURN void rpy_fatal_no_exit(const char *graph, long value) {
@@ -226,6 +241,21 @@ static RPyGcList rpy_gc_remembered, rpy_gc_prebuilt_written, rpy_gc_old, rpy_gc_
 /* The old objects the JIT's compiled code names as constants: roots for
  * the rest of the run (the code holds their addresses). */
 static RPyGcList rpy_gc_jit_constants;
+/* Finalization (a class's __del__): the old objects whose destructor has
+ * not run, and the objects found dead whose destructor is still to run.
+ * Those are kept alive, with all they reach, until it has run (after the
+ * collection, see rpy_gc_run_callbacks); then nothing lists them and the
+ * next collection that finds them dead frees them. */
+static RPyGcList rpy_gc_old_with_destructor, rpy_gc_to_finalize;
+/* Whether any type of the program has a destructor: only then does a
+ * minor collection walk the nursery for dead objects that have one. */
+static bool rpy_gc_has_destructors;
+/* Collections not yet reported to the GC hooks. */
+static long rpy_gc_unreported_minors, rpy_gc_unreported_majors;
+/* The old generation's small-object pages and the bytes of its other
+ * objects (malloc blocks), for the GC hooks. */
+static long rpy_gc_page_count;
+static size_t rpy_gc_raw_bytes;
 
 static __attribute__((noinline)) void rpy_gc_list_grow(RPyGcList *l) {
     size_t cap = l->cap ? l->cap * 2 : 1024;
@@ -293,6 +323,7 @@ static __attribute__((noinline)) void rpy_gc_new_page(size_t cls) {
     size_t size = cls * 8;
     RPyGcPage *page = malloc(RPY_GC_PAGE_SIZE);
     if (RPY_UNLIKELY(page == NULL)) rpy_fatal("MemoryError", NULL);
+    rpy_gc_page_count++;
     page->next = rpy_gc_pages[cls];
     rpy_gc_pages[cls] = page;
     void **head = rpy_gc_free_slots[cls];
@@ -318,9 +349,16 @@ static void *rpy_gc_malloc_old_raw(size_t size) {
         p = malloc(size);
         if (RPY_UNLIKELY(p == NULL)) rpy_fatal("MemoryError", NULL);
         rpy_gc_list_push(&rpy_gc_old, p);
+        rpy_gc_raw_bytes += size;
     }
     rpy_gc_old_bytes += size;
     return p;
+}
+
+/* An object old from its allocation is watched for finalization when its
+ * type has a destructor (a young one is found by the nursery walk). */
+static inline void rpy_gc_watch_old(void *p, unsigned long tid) {
+    if (rpy_gc_types[tid].destructor != NULL) rpy_gc_list_push(&rpy_gc_old_with_destructor, p);
 }
 
 /* A new old object of `size` bytes, zeroed. */
@@ -362,6 +400,7 @@ static void rpy_gc_sweep(void) {
             if (live == 0) {
                 *link = page->next;
                 free(page);
+                rpy_gc_page_count--;
                 continue;
             }
             if (page_last != NULL) {
@@ -381,6 +420,7 @@ static void rpy_gc_sweep(void) {
         } else {
             size_t size = rpy_gc_size_of(obj);
             rpy_gc_old_bytes -= size;
+            rpy_gc_raw_bytes -= size;
             if (rpy_gc_debug) memset(obj, 0xdd, size);
             free(obj);
         }
@@ -409,6 +449,37 @@ static inline void rpy_gc_minor_visit(void **slot) {
     if (RPY_GC_IN_NURSERY(p)) *slot = rpy_gc_copy_young(p);
 }
 
+/* Copies out what the copies still to scan reach. */
+static void rpy_gc_minor_drain(void) {
+    while (rpy_gc_pending.len > 0) {
+        void *obj = rpy_gc_pending.items[--rpy_gc_pending.len];
+        RPY_GC_FOR_EACH_POINTER(obj, rpy_gc_minor_visit);
+    }
+}
+
+/* After a minor collection's copying: the nursery objects that have a
+ * destructor either survived (their copy is listed for the major
+ * collections to watch) or are dead, and are then copied out with what
+ * they reach, to be finalized. The nursery is walked object by object:
+ * it holds nothing else, bumped from its start. */
+static void rpy_gc_young_destructors(void) {
+    size_t first_dead = rpy_gc_to_finalize.len;
+    char *p = rpy_nursery_start;
+    while (p < rpy_nursery_free) {
+        unsigned long hdr = RPY_GC_HDR(p);
+        /* A copy keeps the length a forwarding address may overwrite. */
+        void *copy = (hdr & RPY_GCFLAG_FORWARDED) ? ((void **)p)[1] : NULL;
+        size_t size = rpy_gc_size_of(copy != NULL ? copy : p);
+        if (rpy_gc_types[RPY_GC_TID(hdr)].destructor != NULL)
+            rpy_gc_list_push(copy != NULL ? &rpy_gc_old_with_destructor : &rpy_gc_to_finalize,
+                             copy != NULL ? copy : (void *)p);
+        p += size;
+    }
+    for (size_t i = first_dead; i < rpy_gc_to_finalize.len; i++)
+        rpy_gc_to_finalize.items[i] = rpy_gc_copy_young(rpy_gc_to_finalize.items[i]);
+    rpy_gc_minor_drain();
+}
+
 static void rpy_gc_minor_collection(void) {
     rpy_gc_minor_count++;
     for (void **r = rpy_gc_root_base; r < rpy_gc_root_top; r++) rpy_gc_minor_visit(r);
@@ -419,10 +490,9 @@ static void rpy_gc_minor_collection(void) {
         RPY_GC_HDR(obj) |= RPY_GCFLAG_TRACK_YOUNG;
     }
     rpy_gc_remembered.len = 0;
-    while (rpy_gc_pending.len > 0) {
-        void *obj = rpy_gc_pending.items[--rpy_gc_pending.len];
-        RPY_GC_FOR_EACH_POINTER(obj, rpy_gc_minor_visit);
-    }
+    rpy_gc_minor_drain();
+    if (rpy_gc_has_destructors) rpy_gc_young_destructors();
+    rpy_gc_unreported_minors++;
     if (rpy_gc_old_bytes > rpy_gc_peak_old_bytes) rpy_gc_peak_old_bytes = rpy_gc_old_bytes;
     size_t used = (size_t)(rpy_nursery_free - rpy_nursery_start);
     if (rpy_gc_debug) {
@@ -451,6 +521,14 @@ static inline void rpy_gc_mark_visit(void **slot) {
     rpy_gc_list_push(&rpy_gc_pending, p);
 }
 
+/* Marks what the marked objects still to scan reach. */
+static void rpy_gc_mark_drain(void) {
+    while (rpy_gc_pending.len > 0) {
+        void *obj = rpy_gc_pending.items[--rpy_gc_pending.len];
+        RPY_GC_FOR_EACH_POINTER(obj, rpy_gc_mark_visit);
+    }
+}
+
 /* After a minor collection (the nursery is empty): marks from the roots,
  * frees every old object left unmarked. */
 static void rpy_gc_major_collection(void) {
@@ -459,17 +537,122 @@ static void rpy_gc_major_collection(void) {
     rpy_gc_mark_visit(&rpy_exc_value);
     for (size_t i = 0; i < rpy_gc_jit_constants.len; i++)
         rpy_gc_mark_visit(&rpy_gc_jit_constants.items[i]);
+    for (size_t i = 0; i < rpy_gc_to_finalize.len; i++)
+        rpy_gc_mark_visit(&rpy_gc_to_finalize.items[i]);
     for (size_t i = 0; i < rpy_gc_prebuilt_written.len; i++)
         RPY_GC_FOR_EACH_POINTER(rpy_gc_prebuilt_written.items[i], rpy_gc_mark_visit);
-    while (rpy_gc_pending.len > 0) {
-        void *obj = rpy_gc_pending.items[--rpy_gc_pending.len];
-        RPY_GC_FOR_EACH_POINTER(obj, rpy_gc_mark_visit);
+    rpy_gc_mark_drain();
+    /* The unmarked objects that have a destructor are dead: they are
+     * finalized, and kept alive (with what they reach) until then. */
+    size_t first_dead = rpy_gc_to_finalize.len, kept = 0;
+    for (size_t i = 0; i < rpy_gc_old_with_destructor.len; i++) {
+        void *obj = rpy_gc_old_with_destructor.items[i];
+        if (RPY_GC_HDR(obj) & RPY_GCFLAG_MARKED)
+            rpy_gc_old_with_destructor.items[kept++] = obj;
+        else
+            rpy_gc_list_push(&rpy_gc_to_finalize, obj);
     }
+    rpy_gc_old_with_destructor.len = kept;
+    for (size_t i = first_dead; i < rpy_gc_to_finalize.len; i++)
+        rpy_gc_mark_visit(&rpy_gc_to_finalize.items[i]);
+    rpy_gc_mark_drain();
+    rpy_gc_unreported_majors++;
     rpy_gc_sweep();
     /* The next major collection when the old generation has grown by the
      * original's factor of 1.82 (or to the minimum heap). */
     size_t next = rpy_gc_old_bytes + rpy_gc_old_bytes / 100 * 82;
     rpy_gc_next_major = next > rpy_gc_min_heap ? next : rpy_gc_min_heap;
+}
+
+/* How long the last collections took, in nanoseconds, for the GC hooks;
+ * read only when the program has them. */
+static long rpy_gc_last_minor_ns, rpy_gc_last_major_ns;
+static long rpy_gc_last_pages_before, rpy_gc_last_raw_before;
+
+static long rpy_gc_now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long)t.tv_sec * 1000000000L + t.tv_nsec;
+}
+
+/* A minor collection, timed when the GC hooks will report it. */
+static void rpy_gc_timed_minor_collection(void) {
+    if (rpy_gc_hook_minor == NULL) {
+        rpy_gc_minor_collection();
+        return;
+    }
+    long start = rpy_gc_now_ns();
+    rpy_gc_minor_collection();
+    rpy_gc_last_minor_ns = rpy_gc_now_ns() - start;
+}
+
+/* A major collection, timed and measured when the GC hooks will report
+ * it. */
+static void rpy_gc_timed_major_collection(void) {
+    if (rpy_gc_hook_collect == NULL && rpy_gc_hook_collect_step == NULL) {
+        rpy_gc_major_collection();
+        return;
+    }
+    rpy_gc_last_pages_before = rpy_gc_page_count;
+    rpy_gc_last_raw_before = (long)rpy_gc_raw_bytes;
+    long start = rpy_gc_now_ns();
+    rpy_gc_major_collection();
+    rpy_gc_last_major_ns = rpy_gc_now_ns() - start;
+}
+
+/* Calls the program's function `call` made for the collector, then
+ * reports and drops what it raised. */
+#define RPY_GC_CALLBACK(where, call)                                          \
+    do {                                                                      \
+        call;                                                                 \
+        rpy_gc_callback_failed(where);                                        \
+    } while (0)
+
+/* Reports the collections the GC hooks have not heard of, then runs the
+ * destructors of the objects found dead, until none is left. The caller
+ * keeps its GC pointers on the shadow stack: this runs the program's code,
+ * which may allocate and collect; a collection it causes leaves its own
+ * work to this same loop. The pending exception (if any) waits, rooted. */
+static void rpy_gc_run_callbacks(void) {
+    static bool running;
+    if (running) return;
+    running = true;
+    void *exc_type = rpy_exc_type;
+    *rpy_gc_root_top++ = rpy_exc_value;
+    rpy_exc_type = NULL;
+    rpy_exc_value = NULL;
+    for (;;) {
+        if (rpy_gc_unreported_minors > 0) {
+            rpy_gc_unreported_minors--;
+            if (rpy_gc_hook_minor != NULL)
+                RPY_GC_CALLBACK("the GC hook on_gc_minor",
+                                rpy_gc_hook_minor(rpy_gc_last_minor_ns, (long)rpy_gc_old_bytes, 0));
+        } else if (rpy_gc_unreported_majors > 0) {
+            rpy_gc_unreported_majors--;
+            /* One step from scanning back to scanning (the original's
+             * STATE_SCANNING): the collection is not incremental. */
+            if (rpy_gc_hook_collect_step != NULL)
+                RPY_GC_CALLBACK("the GC hook on_gc_collect_step",
+                                rpy_gc_hook_collect_step(rpy_gc_last_major_ns, 0, 0));
+            if (rpy_gc_hook_collect != NULL)
+                RPY_GC_CALLBACK("the GC hook on_gc_collect",
+                                rpy_gc_hook_collect(rpy_gc_major_count, rpy_gc_last_pages_before,
+                                                    rpy_gc_page_count,
+                                                    rpy_gc_page_count * (long)RPY_GC_PAGE_SIZE,
+                                                    rpy_gc_last_raw_before, (long)rpy_gc_raw_bytes,
+                                                    0));
+        } else if (rpy_gc_to_finalize.len > 0) {
+            void *obj = rpy_gc_to_finalize.items[--rpy_gc_to_finalize.len];
+            *rpy_gc_root_top++ = obj;
+            RPY_GC_CALLBACK("__del__", rpy_gc_types[RPY_GC_TID(RPY_GC_HDR(obj))].destructor(obj));
+            rpy_gc_root_top--;
+        } else {
+            break;
+        }
+    }
+    rpy_exc_value = *--rpy_gc_root_top;
+    rpy_exc_type = exc_type;
+    running = false;
 }
 
 /* gc.disable() stops the major collections the collector starts by
@@ -479,18 +662,19 @@ static bool rpy_gc_enabled = true;
 /* A minor collection, and a major one when the old generation has grown
  * enough (in debug mode: every 64th time). */
 static void rpy_gc_collect(void) {
-    rpy_gc_minor_collection();
+    rpy_gc_timed_minor_collection();
     if ((rpy_gc_enabled && rpy_gc_old_bytes > rpy_gc_next_major) ||
         (rpy_gc_debug && (rpy_gc_minor_count & 63) == 0))
-        rpy_gc_major_collection();
+        rpy_gc_timed_major_collection();
 }
 
 /* gc.collect(generation): a minor collection, and for a generation other
  * than 0 a major one, whether or not collections are enabled. The graphs
  * saved their roots around the call (gctransform). */
 RPY_RT void rpy_gc_collect_now(long generation) {
-    rpy_gc_minor_collection();
-    if (generation != 0) rpy_gc_major_collection();
+    rpy_gc_timed_minor_collection();
+    if (generation != 0) rpy_gc_timed_major_collection();
+    rpy_gc_run_callbacks();
 }
 
 /* gc.enable() / gc.disable() */
@@ -502,16 +686,23 @@ RPY_RT bool rpy_gc_isenabled(void) { return rpy_gc_enabled; }
 /* A large object: old from the start, and remembered, since the graphs
  * treat what they just allocated as young and store into it unbarriered. */
 static void *rpy_gc_malloc_large(size_t size, unsigned long tid) {
-    if (rpy_gc_old_bytes + size > rpy_gc_next_major) rpy_gc_collect();
+    if (rpy_gc_old_bytes + size > rpy_gc_next_major) {
+        rpy_gc_collect();
+        rpy_gc_run_callbacks();
+    }
     void *p = rpy_gc_malloc_old(size);
     RPY_GC_HDR(p) = tid;
     rpy_gc_list_push(&rpy_gc_remembered, p);
+    rpy_gc_watch_old(p, tid);
     return p;
 }
 
 RPY_RT __attribute__((noinline)) void *rpy_gc_collect_and_malloc(size_t size, unsigned long tid) {
     if (size >= rpy_gc_large_size) return rpy_gc_malloc_large(size, tid);
     rpy_gc_collect();
+    rpy_gc_run_callbacks();
+    /* What the callbacks allocated may have left too little room. */
+    if ((size_t)(rpy_nursery_end - rpy_nursery_free) < size) rpy_gc_collect();
     char *p = rpy_nursery_free;
     if (rpy_gc_debug) memset(p, 0, size);
     rpy_nursery_free = p + size;
@@ -563,6 +754,7 @@ RPY_RT void *rpy_malloc(size_t size, unsigned long tid) {
     p = rpy_gc_malloc_old(size);
     RPY_GC_HDR(p) = tid;
     rpy_gc_list_push(&rpy_gc_remembered, p);
+    rpy_gc_watch_old(p, tid);
     return p;
 }
 
@@ -611,6 +803,8 @@ RPY_RT void rpy_gc_init(void) {
     rpy_nursery_end = rpy_nursery_start + nursery;
     rpy_nursery_free = rpy_nursery_start;
     rpy_nursery_top = rpy_gc_debug ? rpy_nursery_start : rpy_nursery_end;
+    for (size_t t = 0; t < sizeof rpy_gc_types / sizeof rpy_gc_types[0]; t++)
+        if (rpy_gc_types[t].destructor != NULL) rpy_gc_has_destructors = true;
     rpy_gc_large_size = nursery / 4;
     rpy_gc_min_heap = nursery * 4;
     rpy_gc_next_major = rpy_gc_min_heap;

@@ -107,7 +107,26 @@ typedef struct {
     /* the offsets of the fixed part's GC pointers, `n_pointers` of them */
     long n_pointers;
     const long *pointer_offsets;
+    /* the class's __del__, called once after the object is found dead
+     * (NULL for none) */
+    void (*destructor)(void *obj);
 } RPyGcType;
+
+/* Reports and drops the exception a function the collector called let
+ * out (GenC emits it: it reads the exception's class). */
+static void rpy_gc_callback_failed(const char *where) __attribute__((unused));
+
+/* The program's GC hooks (`get_gchooks()`), set by main() when it has
+ * them: called after each minor collection, and after each major one
+ * (one step, then the collection's end). */
+static void (*rpy_gc_hook_minor)(long duration, long total_memory_used, long pinned_objects)
+    __attribute__((unused));
+static void (*rpy_gc_hook_collect_step)(long duration, long oldstate, long newstate)
+    __attribute__((unused));
+static void (*rpy_gc_hook_collect)(long num_major_collects, long arenas_count_before,
+                                   long arenas_count_after, long arenas_bytes,
+                                   long rawmalloc_bytes_before, long rawmalloc_bytes_after,
+                                   long pinned_objects) __attribute__((unused));
 
 /* The nursery: objects are bumped from `rpy_nursery_free` up to
  * `rpy_nursery_top`, and the slow path collects when it is full. */

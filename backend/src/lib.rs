@@ -37,6 +37,7 @@
 //!   signature whose address is taken) check the stack depth on entry (fatal
 //!   `RecursionError` instead of a crash).
 
+mod collector_calls;
 mod compile;
 mod function;
 mod jit_embedding;
@@ -150,6 +151,8 @@ pub fn generate_c_with_jit(
         })?
         .clone();
 
+    let collector_calls =
+        collector_calls::CollectorCalls::of_program(program, &sigs, &types).map_err(fail)?;
     let recursive = function::recursive_graphs(program);
     let static_names = statics::static_names(&program.prebuilt);
     let portals: Vec<String> = jit.map_or(Vec::new(), |j| j.codes.portals.clone());
@@ -193,7 +196,8 @@ pub fn generate_c_with_jit(
     }
     let _ = writeln!(out, "#include \"{RUNTIME_H_NAME}\"\n");
     types.emit(&mut out);
-    types.emit_gc_types(&mut out);
+    collector_calls.emit_declarations(&mut out);
+    types.emit_gc_types(&mut out, &collector_calls);
     let _ = writeln!(out, "#include \"{RUNTIME_C_NAME}\"\n");
     pool.emit(&mut out);
     if embedding.is_some() {
@@ -206,10 +210,17 @@ pub fn generate_c_with_jit(
     out.push('\n');
     out.push_str(&statics);
     out.push_str(&bodies);
+    collector_calls.emit_wrappers(&mut out);
+    emit_callback_failed(&mut out, &types);
     if let Some(embedding) = &embedding {
         out.push_str(embedding);
     }
-    emit_main(&mut out, &entry_sig, &types, embedding.is_some()).map_err(fail)?;
+    let main = MainCall {
+        entry: &entry_sig,
+        jit: embedding.is_some(),
+        hooks: collector_calls.hook_registrations(),
+    };
+    emit_main(&mut out, &main, &types).map_err(fail)?;
     Ok(out)
 }
 
@@ -243,8 +254,52 @@ fn exc_message_expr(types: &Types) -> String {
     }
 }
 
+/// The C expressions of the pending exception's class name and message;
+/// `None` for a program without the root vtable, which has no exceptions.
+fn pending_exception_exprs(types: &Types) -> Option<(String, String)> {
+    let name = types.member(lltype::OBJECT_VTABLE, lltype::CLASS_NAME)?;
+    Some((
+        format!(
+            "((struct {} *)rpy_exc_type)->{name}",
+            types.struct_tag(lltype::OBJECT_VTABLE)
+        ),
+        exc_message_expr(types),
+    ))
+}
+
+/// `rpy_gc_callback_failed(where)`, which the collector calls after each
+/// function of the program it called: the exception it let out is
+/// reported and dropped.
+fn emit_callback_failed(out: &mut String, types: &Types) {
+    let report = match pending_exception_exprs(types) {
+        Some((name, message)) => {
+            format!("    rpy_ignored_exception(where, {name}, {message});\n")
+        }
+        None => "    (void)where;\n".to_string(),
+    };
+    let _ = writeln!(
+        out,
+        "static void rpy_gc_callback_failed(const char *where) {{\n    \
+         if (rpy_exc_type == NULL) return;\n\
+         {report}    \
+         rpy_exc_type = NULL;\n    \
+         rpy_exc_value = NULL;\n\
+         }}\n"
+    );
+}
+
+/// What `main()` starts besides the collector: the JIT's runtime, the
+/// GC hooks, and the entry point.
+struct MainCall<'a> {
+    entry: &'a FuncSig,
+    jit: bool,
+    /// The statements that hand the GC hooks to the collector.
+    hooks: String,
+}
+
 /// `main()`: the argument list, the entry point's call, the exit status.
-fn emit_main(out: &mut String, entry: &FuncSig, types: &Types, jit: bool) -> Result<(), String> {
+fn emit_main(out: &mut String, main: &MainCall, types: &Types) -> Result<(), String> {
+    let MainCall { entry, jit, hooks } = main;
     let list = LowLevelType::Ptr(lltype::list_type_names(&LowLevelType::Ptr(lltype::STR.into())).0);
     let params: Vec<&LowLevelType> = entry
         .ty
@@ -279,17 +334,14 @@ fn emit_main(out: &mut String, entry: &FuncSig, types: &Types, jit: bool) -> Res
             ))
         }
     };
-    // A program without the root vtable has no exceptions.
-    let uncaught = match types.member(lltype::OBJECT_VTABLE, lltype::CLASS_NAME) {
-        Some(name) => format!(
+    let uncaught = match pending_exception_exprs(types) {
+        Some((name, message)) => format!(
             "if (rpy_exc_type != NULL)\n        \
-             rpy_uncaught_exception(((struct {} *)rpy_exc_type)->{name}, {});\n    ",
-            types.struct_tag(lltype::OBJECT_VTABLE),
-            exc_message_expr(types),
+             rpy_uncaught_exception({name}, {message});\n    "
         ),
         None => String::new(),
     };
-    let jit_init = if jit {
+    let jit_init = if *jit {
         "rpy_jit_init(&rpy_jit_embedding);\n    "
     } else {
         ""
@@ -299,6 +351,7 @@ fn emit_main(out: &mut String, entry: &FuncSig, types: &Types, jit: bool) -> Res
         "int main(int argc, char **argv) {{\n    \
          rpy_stack_init();\n    \
          rpy_gc_init();\n    \
+         {hooks}\
          {jit_init}\
          RPyStrList *args = rpy_argv_list(argc, argv);\n    \
          long status;\n    \

@@ -13,6 +13,7 @@
 //! prototypes leave it out.
 
 use crate::names::{c_ident, comment_text, Namespace};
+use crate::collector_calls::CollectorCalls;
 use rpy_ir::lltype::{self, ContainerType, FuncSig, LowLevelType, TypeTable};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -243,9 +244,9 @@ impl Types {
     /// each type's size, its items, and the offsets of its GC pointers;
     /// and `RPY_TID_STRING`/`_STRARRAY`/`_STRLIST`, the type ids of the
     /// runtime's own objects.
-    pub fn emit_gc_types(&self, out: &mut String) {
+    pub fn emit_gc_types(&self, out: &mut String, calls: &CollectorCalls) {
         out.push_str("/* ---- the collector's type table ---- */\n\n");
-        let mut entries = vec!["    {0, 0, 0, 0, 0, 0, NULL}, /* 0: no type */".to_string()];
+        let mut entries = vec!["    {0, 0, 0, 0, 0, 0, NULL, NULL}, /* 0: no type */".to_string()];
         for (i, (name, t)) in self.table.iter().enumerate() {
             let layout = t.layout();
             let fields: Vec<(String, LowLevelType)> = match t {
@@ -279,8 +280,9 @@ impl Types {
             } else {
                 0
             };
+            let destructor = calls.destructor(name).unwrap_or("NULL");
             entries.push(format!(
-                "    {{{}, {item_size}, {items_offset}, {length_offset}, {}, {}, {offsets}}}, /* {}: {} */",
+                "    {{{}, {item_size}, {items_offset}, {length_offset}, {}, {}, {offsets}, {destructor}}}, /* {}: {} */",
                 layout.fixed_size,
                 i32::from(matches!(item, Some(LowLevelType::Ptr(_)))),
                 pointers.len(),

@@ -975,3 +975,33 @@ impl<S: Stage> Program<S> {
         self.graphs.iter_mut().find(|g| g.name == name)
     }
 }
+
+/// The hint of a graph the collector calls after a collection, the
+/// program's GC hook for one event: `gc_hook minor`, `gc_hook
+/// collect_step` or `gc_hook collect` (see `flow::gc_hooks` in passes).
+pub const GC_HOOK_HINT_PREFIX: &str = "gc_hook ";
+
+/// The hint of a `__del__` graph, once per instance struct whose objects
+/// it finalizes: `destructor inst_Handle`. The rtyper adds it; GenC puts
+/// the graph's function in those types' entries of the collector's table.
+pub const DESTRUCTOR_HINT_PREFIX: &str = "destructor ";
+
+/// The types a graph is the destructor of, from its hints.
+pub fn destructor_types<S: Stage>(g: &FunctionGraph<S>) -> impl Iterator<Item = &str> {
+    g.hints
+        .iter()
+        .filter_map(|h| h.strip_prefix(DESTRUCTOR_HINT_PREFIX))
+}
+
+/// The collector event a graph is the GC hook of, from its hints.
+pub fn gc_hook_event<S: Stage>(g: &FunctionGraph<S>) -> Option<&str> {
+    g.hints
+        .iter()
+        .find_map(|h| h.strip_prefix(GC_HOOK_HINT_PREFIX))
+}
+
+/// Whether the collector calls the graph (a destructor or a GC hook): a
+/// root of the program besides the entry point.
+pub fn called_by_collector<S: Stage>(g: &FunctionGraph<S>) -> bool {
+    destructor_types(g).next().is_some() || gc_hook_event(g).is_some()
+}

@@ -39,6 +39,7 @@ pub mod provenance;
 mod rlib_calls;
 mod specialize;
 
+use crate::flow::FLOW_ERROR;
 use crate::rules;
 use crate::simplify::simplify_graph;
 use classdefs::BASE_EXCEPTION_INIT;
@@ -698,6 +699,10 @@ impl<'p> Annotator<'p> {
         let graph = self.graph(g);
         let block = graph.block(b);
         let last = block.operations.len().wrapping_sub(1);
+        if block.operations.first().is_some_and(|op| op.opname == FLOW_ERROR) {
+            let mut held = self.held_flow_errors(g, b);
+            return Err(held.swap_remove(0));
+        }
         for (index, op) in block.operations.iter().enumerate() {
             let args: Vec<SomeValue> = op.args.iter().map(|a| self.arg_annotation(g, a)).collect();
             if let Some(i) = args.iter().position(|a| *a == SomeValue::Impossible) {
@@ -1499,8 +1504,50 @@ impl<'p> Annotator<'p> {
             let _ = self.generalize((entry, p), &argv, Origin::Argv, &String::new);
         }
         self.schedule(entry, entry_graph.startblock);
+        self.start_gc_hooks();
         self.run();
         Ok(entry)
+    }
+
+    /// The errors the flow builder held for block `b` of graph `g`, a
+    /// function whose graph could not be built (`held_errors_graph`);
+    /// empty for any other block.
+    fn held_flow_errors(&self, g: usize, b: BlockId) -> Vec<Diagnostic> {
+        let block = self.graph(g).block(b);
+        block
+            .operations
+            .iter()
+            .filter(|op| op.opname == FLOW_ERROR)
+            .map(|op| {
+                let mut texts = op.args.iter().filter_map(|a| match a {
+                    Arg::Const(Constant::Str(text)) => Some(text.clone()),
+                    _ => None,
+                });
+                let message = texts.next().unwrap_or_default();
+                let mut d = self.error(g, op.pos, message);
+                d.notes.extend(texts);
+                d
+            })
+            .collect()
+    }
+
+    /// The collector calls the GC hook graphs (`flow::gc_hooks`) with
+    /// ints: they are reached as the entry point is.
+    fn start_gc_hooks(&mut self) {
+        let program = self.program;
+        for (g, graph) in program.graphs.iter().enumerate() {
+            if rpy_ir::graph::gc_hook_event(graph).is_none() {
+                continue;
+            }
+            let int = SomeValue::Integer {
+                nonneg: false,
+                unsigned: false,
+            };
+            for &p in graph.params() {
+                let _ = self.generalize((g, p), &int, Origin::CollectorArgs, &String::new);
+            }
+            self.schedule(g, graph.startblock);
+        }
     }
 
     /// Every error left, one per blocked block, in graph and block order.
@@ -1521,14 +1568,24 @@ impl<'p> Annotator<'p> {
         if errors.iter().any(|(k, _)| !echo(k)) {
             errors.retain(|(k, _)| !echo(k));
         }
+        // A reached function whose graph could not be built reports every
+        // error its builder found.
+        let errors = errors.into_iter().flat_map(|(&(g, b), d)| {
+            let held = self.held_flow_errors(g, b);
+            if held.is_empty() {
+                vec![d.clone()]
+            } else {
+                held
+            }
+        });
         let mut seen = BTreeSet::new();
         let diags = self
             .classdefs
             .prebuilt_errors
             .iter()
-            .chain(errors.into_iter().map(|(_, d)| d))
-            .filter(|d| seen.insert((d.pos, d.message.clone())))
             .cloned()
+            .chain(errors)
+            .filter(|d| seen.insert((d.pos, d.message.clone())))
             .collect();
         Some(Diagnostics(diags))
     }

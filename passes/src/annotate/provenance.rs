@@ -42,6 +42,8 @@ pub enum Origin {
     Argv,
     /// The arguments the rtyper calls a low-level helper with.
     HelperArgs,
+    /// The ints the collector passes a GC hook (`flow::gc_hooks`).
+    CollectorArgs,
     /// An exception handler's link: what an `except` clause receives.
     Handler { from: BlockId, pos: Option<Pos> },
 }
@@ -53,7 +55,7 @@ impl Origin {
             | Origin::Link { pos, .. }
             | Origin::CallArg { pos, .. }
             | Origin::Handler { pos, .. } => *pos,
-            Origin::Argv | Origin::HelperArgs => None,
+            Origin::Argv | Origin::HelperArgs | Origin::CollectorArgs => None,
         }
     }
 }
@@ -217,6 +219,7 @@ pub fn describe_origin(
         ),
         Origin::Argv => "the command-line arguments given to the entry point".into(),
         Origin::HelperArgs => "the arguments the rtyper calls the low-level helper with".into(),
+        Origin::CollectorArgs => "the ints the collector passes its GC hooks".into(),
         Origin::Handler { from, pos } => format!(
             "the exception caught after block {} ({})",
             from.0,

@@ -29,6 +29,7 @@
 use super::callgraph::CallGraph;
 use crate::exceptiontransform::RaiseAnalysis;
 use rpy_ir::graph::{
+    called_by_collector,
     Arg, Block, BlockId, Constant, FunctionGraph, Link, LowLevel, Program, SpaceOperation, Var,
 };
 use std::collections::{HashMap, HashSet};
@@ -265,7 +266,8 @@ pub fn inline_program(program: &mut Program<LowLevel>, threshold: f64) -> Inline
 /// Drops the graphs that were called before inlining and that nothing
 /// reaches any more (every call of theirs was inlined). What nothing
 /// called before (the entry point, a JIT driver's hooks, which no
-/// operation names) stays, and so does everything it reaches.
+/// operation names) stays, and so does everything it reaches; so does a
+/// graph the collector calls (a `__del__` another one also calls).
 fn remove_inlined_graphs(program: &mut Program<LowLevel>, before: &CallGraph) -> usize {
     let taken = program.address_taken();
     // What each graph calls directly: an indirect call reaches only graphs
@@ -295,8 +297,13 @@ fn remove_inlined_graphs(program: &mut Program<LowLevel>, before: &CallGraph) ->
     let mut stack: Vec<String> = program
         .graphs
         .iter()
+        .filter(|g| {
+            g.name == program.entry
+                || taken.contains(&g.name)
+                || !before.has_callers(&g.name)
+                || called_by_collector(g)
+        })
         .map(|g| g.name.clone())
-        .filter(|n| *n == program.entry || taken.contains(n) || !before.has_callers(n))
         .collect();
     while let Some(n) = stack.pop() {
         if reached.insert(n.clone()) {

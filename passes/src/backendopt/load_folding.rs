@@ -19,7 +19,9 @@
 //! starts knowing nothing.
 
 use super::callgraph::CallGraph;
-use rpy_ir::graph::{Arg, BlockId, Constant, FunctionGraph, LowLevel, Program, Var};
+use rpy_ir::graph::{
+    called_by_collector, Arg, BlockId, Constant, FunctionGraph, LowLevel, Program, Var,
+};
 use rpy_ir::lltype::{FuncSig, LowLevelType};
 use std::collections::{HashMap, HashSet};
 
@@ -34,7 +36,32 @@ pub struct FieldWrites {
     writes: HashMap<String, HashSet<String>>,
     /// What an indirect call of each pointer shape may write.
     dispatch: HashMap<FuncSig, HashSet<String>>,
+    /// What the functions the collector calls (`__del__`, GC hooks) may
+    /// write: an allocation may collect and run them, so it may write
+    /// these, and so may every call of a graph that allocates.
+    collector_writes: HashSet<String>,
+    /// Whether the collector calls any function of the program.
+    collector_calls: bool,
 }
+
+/// Stands, in a graph's writes, for "may collect": no field has this name.
+const MAY_COLLECT: &str = "\0may collect";
+
+/// Whether an operation may start a collection, after which the
+/// collector runs the program's destructors and GC hooks.
+fn may_collect(op: &rpy_ir::graph::SpaceOperation) -> bool {
+    match op.opname.as_str() {
+        "malloc" | "malloc_varsize" => true,
+        "direct_call" => matches!(
+            op.args.first(),
+            Some(Arg::Const(Constant::Builtin(b))) if b == GC_COLLECT
+        ),
+        _ => false,
+    }
+}
+
+/// The runtime function of `gc.collect()`.
+const GC_COLLECT: &str = "rpy_gc_collect_now";
 
 impl FieldWrites {
     pub fn new(program: &Program<LowLevel>, callgraph: &CallGraph) -> FieldWrites {
@@ -43,15 +70,15 @@ impl FieldWrites {
             let Some(n) = callgraph.graph_node(&g.name) else {
                 continue;
             };
-            node_writes[n.index()] = g
-                .blocks
-                .iter()
-                .flat_map(|b| &b.operations)
+            let ops = g.blocks.iter().flat_map(|b| &b.operations);
+            node_writes[n.index()] = ops
+                .clone()
                 .filter(|op| op.opname == "setfield")
                 .filter_map(|op| match op.args.get(1) {
                     Some(Arg::Const(Constant::Name(f))) => Some(f.clone()),
                     _ => None,
                 })
+                .chain(ops.clone().any(may_collect).then(|| MAY_COLLECT.to_string()))
                 .collect();
         }
         // Bottom-up, each node takes its callees' writes; the members of a
@@ -77,6 +104,19 @@ impl FieldWrites {
                 if !grew || scc.len() == 1 {
                     break;
                 }
+            }
+        }
+        let collector_writes: HashSet<String> = program
+            .graphs
+            .iter()
+            .filter(|g| called_by_collector(g))
+            .filter_map(|g| callgraph.graph_node(&g.name))
+            .flat_map(|n| node_writes[n.index()].iter().cloned())
+            .filter(|f| f != MAY_COLLECT)
+            .collect();
+        for w in &mut node_writes {
+            if w.contains(MAY_COLLECT) {
+                w.extend(collector_writes.iter().cloned());
             }
         }
         let writes = program
@@ -105,14 +145,38 @@ impl FieldWrites {
                 }
             }
         }
-        FieldWrites { writes, dispatch }
+        FieldWrites {
+            writes,
+            dispatch,
+            collector_writes,
+            collector_calls: program.graphs.iter().any(called_by_collector),
+        }
+    }
+
+    /// Whether operation `op` (not a call of the program's graphs) may
+    /// write field `field`: an allocation or `gc.collect()` may run the
+    /// functions the collector calls.
+    pub(super) fn collecting_op_may_write(
+        &self,
+        op: &rpy_ir::graph::SpaceOperation,
+        field: &str,
+    ) -> bool {
+        may_collect(op) && self.collector_writes.contains(field)
+    }
+
+    /// Whether the collector calls any function of the program: then an
+    /// allocation may read any field too.
+    pub fn collector_runs_code(&self) -> bool {
+        self.collector_calls
     }
 
     /// Whether the call `op` (a `direct_call` or `indirect_call` in graph
     /// `g`) may write field `field`.
     pub(super) fn call_may_write(&self, g: &G, args: &[Arg], field: &str) -> bool {
         match args.first() {
-            Some(Arg::Const(Constant::Builtin(_))) => false,
+            Some(Arg::Const(Constant::Builtin(b))) => {
+                b == GC_COLLECT && self.collector_writes.contains(field)
+            }
             Some(Arg::Const(Constant::Func(f))) => match self.writes.get(f) {
                 Some(w) => w.contains(field),
                 None => true,
@@ -148,7 +212,7 @@ pub fn fold_loads(program: &mut Program<LowLevel>) -> LoadStats {
     let mut stats = LoadStats::default();
     for g in &mut program.graphs {
         fold_loads_in_graph(g, &writes, &mut stats);
-        stats.stores_removed += remove_dead_stores(g);
+        stats.stores_removed += remove_dead_stores(g, writes.collector_runs_code());
     }
     stats
 }
@@ -162,7 +226,10 @@ pub fn fold_loads(program: &mut Program<LowLevel>) -> LoadStats {
 /// is read) or an array access ends all of it (a call may read any field,
 /// or raise to a handler that does). What a block stores last stays: a
 /// successor or the caller may read it. Returns how many were removed.
-pub fn remove_dead_stores(g: &mut G) -> usize {
+///
+/// When the collector runs the program's code (`__del__`, GC hooks), an
+/// allocation may read any field: it ends what is pending as a call does.
+pub fn remove_dead_stores(g: &mut G, collector_runs_code: bool) -> usize {
     let mut removed = 0;
     for block in &mut g.blocks {
         if !block.operations.iter().any(|op| op.opname == "setfield") {
@@ -185,6 +252,7 @@ pub fn remove_dead_stores(g: &mut G) -> usize {
                     None => pending.clear(),
                 },
                 ("getfield", Some(f)) => pending.retain(|(_, pf)| *pf != f),
+                ("malloc", _) if collector_runs_code => pending.clear(),
                 (
                     "same_as" | "cast_pointer" | "malloc" | "getarrayitem" | "setarrayitem"
                     | "getarraysize",
@@ -284,6 +352,9 @@ fn fold_loads_in_graph(g: &mut G, writes: &FieldWrites, stats: &mut LoadStats) {
                 }
                 "direct_call" | "indirect_call" => {
                     known.retain(|(_, field), _| !writes.call_may_write(g, &op.args, field));
+                }
+                "malloc" | "malloc_varsize" => {
+                    known.retain(|(_, field), _| !writes.collecting_op_may_write(&op, field));
                 }
                 _ => {}
             }

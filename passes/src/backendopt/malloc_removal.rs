@@ -25,7 +25,8 @@
 use super::callgraph::CallGraph;
 use super::load_folding::FieldWrites;
 use rpy_ir::graph::{
-    Arg, Block, BlockId, Constant, FunctionGraph, Link, LowLevel, Program, SpaceOperation, Var,
+    destructor_types, Arg, Block, BlockId, Constant, FunctionGraph, Link, LowLevel, Program,
+    SpaceOperation, Var,
 };
 use rpy_ir::lltype::{zero_constant, ContainerType, LowLevelType, TypeTable};
 use std::collections::{HashMap, HashSet};
@@ -45,17 +46,35 @@ pub struct MallocStats {
 pub fn remove_mallocs(program: &mut Program<LowLevel>) -> MallocStats {
     let callgraph = CallGraph::new(program);
     let writes = FieldWrites::new(program, &callgraph);
+    // An object with a `__del__` is never removed: its finalization is an
+    // effect of its allocation (as the original keeps structs with a
+    // destructor).
+    let finalized: HashSet<String> = program
+        .graphs
+        .iter()
+        .flat_map(|g| destructor_types(g).map(str::to_string))
+        .collect();
+    let kept = KeptTypes {
+        types: &program.types,
+        finalized: &finalized,
+    };
     let mut stats = MallocStats::default();
     for g in &mut program.graphs {
-        remove_mallocs_in_graph(g, &program.types, &writes, &mut stats);
+        remove_mallocs_in_graph(g, &kept, &writes, &mut stats);
     }
     stats
+}
+
+/// The program's types, and those whose objects are never removed.
+struct KeptTypes<'p> {
+    types: &'p TypeTable,
+    finalized: &'p HashSet<String>,
 }
 
 /// Removes the non-escaping structures of one graph, until none is left.
 fn remove_mallocs_in_graph(
     g: &mut G,
-    types: &TypeTable,
+    types: &KeptTypes,
     writes: &FieldWrites,
     stats: &mut MallocStats,
 ) {
@@ -141,7 +160,7 @@ struct Removable {
 }
 
 /// The families that can be removed.
-fn removable_families(g: &G, types: &TypeTable, writes: &FieldWrites) -> Vec<Removable> {
+fn removable_families(g: &G, types: &KeptTypes, writes: &FieldWrites) -> Vec<Removable> {
     let mut fam = Families {
         parent: (0..g.vars.len() as u32).collect(),
     };
@@ -205,8 +224,11 @@ fn removable_families(g: &G, types: &TypeTable, writes: &FieldWrites) -> Vec<Rem
                 "malloc" if is_gc_ptr(g, result) => {
                     let root = fam.find(result);
                     let f = facts.entry(root).or_default();
-                    match malloc_type(types, &op.args) {
-                        Some((t, fields)) if f.struct_type.is_none_or(|s| s == t) => {
+                    match malloc_type(types.types, &op.args) {
+                        Some((t, fields))
+                            if f.struct_type.is_none_or(|s| s == t)
+                                && !types.finalized.contains(t) =>
+                        {
                             f.struct_type = Some(t);
                             f.fields = fields;
                             f.mallocs += 1;

@@ -273,16 +273,7 @@ pub(crate) fn build_function(m: &ModuleCtx, def: &FuncDef, graph: &str) -> Built
     if !def.module_body && def.class_body.is_none() && generators::is_generator_body(def.body) {
         return generators::build_generator(m, def, graph);
     }
-    // A `*args` parameter is the last one, a tuple (see `call_args`).
-    // A nested function's import-time graph takes its cells first.
-    let is_live = matches!(m.access, GlobalAccess::Live { .. });
-    let cells_param =
-        (is_live && m.program.enclosing.contains_key(graph)).then_some(closures::CELLS_LOCAL);
-    let params: Vec<&str> = cells_param
-        .into_iter()
-        .chain(def.params.iter().map(|p| p.name.as_str()))
-        .chain(def.star_args)
-        .collect();
+    let params = graph_params(m, def, graph);
     let mut b = FnBuilder::new(m, def, graph, &params);
     b.check_def(def);
     b.start_cells(def);
@@ -300,6 +291,59 @@ pub(crate) fn build_function(m: &ModuleCtx, def: &FuncDef, graph: &str) -> Built
         b.do_return(result);
     }
     b.finish()
+}
+
+/// The parameters of `def`'s graph `graph`. A `*args` parameter is the
+/// last one, a tuple (see `call_args`). A nested function's import-time
+/// graph takes its cells first.
+fn graph_params<'d>(m: &ModuleCtx, def: &FuncDef<'d>, graph: &str) -> Vec<&'d str> {
+    let is_live = matches!(m.access, GlobalAccess::Live { .. });
+    let cells_param =
+        (is_live && m.program.enclosing.contains_key(graph)).then_some(closures::CELLS_LOCAL);
+    cells_param
+        .into_iter()
+        .chain(def.params.iter().map(|p| p.name.as_str()))
+        .chain(def.star_args)
+        .collect()
+}
+
+/// The operation that stands for a function whose graph could not be
+/// built: its arguments are a diagnostic's message and notes.
+pub const FLOW_ERROR: &str = "flow_error";
+
+/// A graph that stands for `def`'s graph `graph`, which could not be built
+/// because of `diags`: the original builds a function's graph only when the
+/// annotator reaches a call of it, so a function no reached call runs
+/// (`import threading` in a branch a constant cuts) is no error. Its start
+/// block holds one `flow_error` per diagnostic, which the annotator
+/// reports when it reaches the graph, then returns None.
+pub(crate) fn held_errors_graph(
+    m: &ModuleCtx,
+    def: &FuncDef,
+    graph: &str,
+    diags: &[Diagnostic],
+) -> FunctionGraph<Flow> {
+    let mut g = FunctionGraph::<Flow>::new(graph, &graph_params(m, def, graph), ());
+    g.pos = Some(def.pos);
+    let start = g.startblock;
+    for d in diags {
+        let result = g.new_var(None, ());
+        let args = std::iter::once(&d.message)
+            .chain(&d.notes)
+            .map(|text| Arg::Const(Constant::Str(text.clone())))
+            .collect();
+        g.block_mut(start).operations.push(SpaceOperation {
+            opname: FLOW_ERROR.to_string(),
+            args,
+            result,
+            pos: Some(d.pos),
+        });
+    }
+    let returnblock = g.returnblock;
+    g.block_mut(start)
+        .exits
+        .push(Link::new(vec![Arg::Const(Constant::None)], returnblock, None));
+    g
 }
 
 impl<'m, 'a> FnBuilder<'m, 'a> {

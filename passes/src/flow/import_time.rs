@@ -39,6 +39,10 @@ pub(crate) struct Imported {
     /// The default values each function's `def` statement evaluated, by
     /// graph name, then by parameter name.
     pub defaults: HashMap<String, HashMap<String, Global>>,
+    /// What the main module's `get_gchooks()` returned: the object whose
+    /// `fire_gc_*` methods the collector calls (the original's GC hooks),
+    /// with the graph name of `get_gchooks`.
+    pub gc_hooks: Option<(ObjValue, String)>,
 }
 
 /// The graph name of a module's body in the import-time program (not a
@@ -208,7 +212,7 @@ pub(crate) fn import_program(
         // Output at import time goes to the translator's terminal, not to
         // the translated program's: it is not part of the program.
         let mut out: Vec<u8> = Vec::new();
-        let mut run = || -> Result<String, RunFailure> {
+        let mut run = || -> Result<(String, Option<(ObjValue, String)>), RunFailure> {
             for &i in &set.order {
                 let m = &set.modules[i];
                 interp
@@ -223,13 +227,16 @@ pub(crate) fn import_program(
                 }
             }
             if !call_target {
-                return Ok(String::new());
+                return Ok((String::new(), None));
             }
             let main_obj = module_value(&main.name).expect("the main module has an object");
-            find_entry(set, defs, &main_obj, &unbuilt, &mut interp, &mut out)
+            let entry = find_entry(set, defs, &main_obj, &unbuilt, &mut interp, &mut out)?;
+            let hooks = gc_hooks(&main_obj, &mut interp, &mut out)
+                .map_err(|e| RunFailure::Raised(Box::new(e), main.name.clone()))?;
+            Ok((entry, hooks))
         };
         let failure = match run() {
-            Ok(entry) => {
+            Ok((entry, gc_hooks)) => {
                 let mut globals = HashMap::new();
                 for name in &names {
                     let Some(obj) = module_value(name) else {
@@ -254,6 +261,7 @@ pub(crate) fn import_program(
                     entry,
                     function_modules,
                     defaults,
+                    gc_hooks,
                 });
             }
             Err(f) => f,
@@ -523,6 +531,24 @@ fn find_entry(
             blame,
             "'target' must return the entry point, a function of the program (`return entry_point` or `return entry_point, None`)",
         )),
+    }
+}
+
+/// What the main module's `get_gchooks()` returns, as the original's
+/// driver asks the target for its GC hooks, with the function's graph
+/// name; `None` without the function or when it returns None.
+fn gc_hooks(
+    main_obj: &ObjValue,
+    interp: &mut ObjInterpreter,
+    out: &mut Vec<u8>,
+) -> Result<Option<(ObjValue, String)>, ObjError> {
+    let f = match &modules::get(main_obj, "get_gchooks") {
+        Some(ObjValue::Func(f)) => f.to_string(),
+        _ => return Ok(None),
+    };
+    match interp.call(&f, Vec::new(), out)? {
+        ObjValue::None => Ok(None),
+        hooks => Ok(Some((hooks, f))),
     }
 }
 

@@ -35,7 +35,9 @@
 //! diagnostics at their position.
 
 mod builder;
+pub mod gc_hooks;
 pub use builder::exceptions::{builtin_exception_base, builtin_is_subclass, BUILTIN_EXCEPTIONS};
+pub use builder::FLOW_ERROR;
 mod fold;
 mod import_time;
 mod imports;
@@ -665,10 +667,35 @@ fn build_from(
             roots
         }
     };
+    let root_names: HashSet<String> = roots.iter().cloned().collect();
+    let is_root = |name: &str| root_names.contains(name);
     let mut seen: HashSet<String> = roots.iter().cloned().collect();
     let mut queue: VecDeque<String> = roots.into();
     // Prebuilt objects do not change once made, so each is walked once.
     let mut walked_objects: HashSet<u32> = HashSet::new();
+    let hook_graphs = match &imported.gc_hooks {
+        None => Vec::new(),
+        Some((hooks, get_gchooks)) => {
+            let pos = defs.functions.get(get_gchooks).map(|def| def.pos);
+            let hooks = defs.prebuilt.borrow_mut().constant(hooks).map_err(|why| {
+                Diagnostics::one(set.sources.diagnostic_or(
+                    &module.path,
+                    pos.unwrap_or(Pos::new(1, 1)),
+                    format!("get_gchooks() must return the GC hooks, an instance; it returned {why}"),
+                ))
+            })?;
+            gc_hooks::gc_hook_graphs(&hooks, pos)
+        }
+    };
+    for g in &hook_graphs {
+        let mut found = Vec::new();
+        referenced_functions(g, &defs.prebuilt.borrow(), &mut walked_objects, &mut found);
+        for r in found {
+            if seen.insert(r.clone()) {
+                queue.push_back(r);
+            }
+        }
+    }
     while let Some(name) = queue.pop_front() {
         // A closure's graph is its `def`'s, built with its cells' values.
         let source = defs
@@ -685,6 +712,13 @@ fn build_from(
         };
         let ctx = &contexts[module.as_str()];
         let built = builder::build_function(ctx, def, &name);
+        // A root is reached; another function's errors wait for the
+        // annotator to reach a call of it, and what only it refers to is
+        // not built.
+        if !built.diags.is_empty() && !is_root(&name) {
+            graphs.push(builder::held_errors_graph(ctx, def, &name, &built.diags));
+            continue;
+        }
         diags.extend(built.diags);
         let mut found = built.referenced;
         for g in built.graph.iter().chain(&built.extra_graphs) {
@@ -709,6 +743,7 @@ fn build_from(
     if !diags.is_empty() {
         return Err(sorted(diags));
     }
+    graphs.extend(hook_graphs);
     let prebuilt = std::mem::take(&mut defs.prebuilt.borrow_mut().objects);
     Ok(Program {
         path: module.path.clone(),

@@ -5,7 +5,7 @@
 use super::runtime::Rt;
 use super::{Items, LlValue, ObjRef, Object};
 use rpy_ir::graph::{
-    single_byte, str_bytes, Arg, Constant, FunctionGraph, LowLevelStage, PrebuiltObject, Program,
+    destructor_types, single_byte, str_bytes, Arg, Constant, FunctionGraph, LowLevelStage, PrebuiltObject, Program,
 };
 use rpy_ir::llops::{self, Signature};
 use rpy_ir::lltype::{self, ContainerType, LowLevelType, TypeTable};
@@ -43,6 +43,12 @@ pub(crate) struct Types {
     /// Objects the program's `malloc` and `malloc_varsize` operations made
     /// (what a test of malloc removal counts).
     pub allocations: Cell<u64>,
+    /// The graph of each type's `__del__` (the graphs' `destructor`
+    /// hints), by type id.
+    pub destructor: Vec<Option<u32>>,
+    /// The objects whose `__del__` has not run: `gc.collect()` finds dead
+    /// those that only this list holds (`exec::run_finalizers`).
+    pub finalizable: std::cell::RefCell<Vec<ObjRef>>,
 }
 
 pub(crate) fn zero(t: &LowLevelType) -> LlValue {
@@ -111,6 +117,8 @@ impl Types {
             heap_limit: crate::objinterp::heap::DEFAULT_HEAP_LIMIT,
             allocated: Cell::new(0),
             allocations: Cell::new(0),
+            destructor: Vec::new(),
+            finalizable: Default::default(),
         }
     }
 
@@ -127,12 +135,16 @@ impl Types {
         if let Some(l) = info.length_field {
             fields[l] = LlValue::Signed(n as i64);
         }
-        Rc::new(RefCell::new(Object {
+        let obj = Rc::new(RefCell::new(Object {
             type_name: info.name.clone(),
             fields,
             items,
             ty,
-        }))
+        }));
+        if self.destructor.get(ty as usize).is_some_and(Option::is_some) {
+            self.finalizable.borrow_mut().push(obj.clone());
+        }
+        obj
     }
 
     /// Whether an object of type `obj_ty` may be used through a pointer
@@ -388,10 +400,16 @@ struct Builder<'a, S: LowLevelStage> {
 
 impl Code {
     pub fn build<S: LowLevelStage>(program: &Program<S>) -> Code {
-        let types = Types::build(&program.types);
+        let mut types = Types::build(&program.types);
         let mut by_name = HashMap::new();
+        types.destructor = vec![None; types.list.len()];
         for (i, g) in program.graphs.iter().enumerate() {
             by_name.entry(g.name.clone()).or_insert(i as u32);
+            for t in destructor_types(g) {
+                if let Some(&ty) = types.ids.get(t) {
+                    types.destructor[ty as usize] = Some(i as u32);
+                }
+            }
         }
         let mut b = Builder {
             program,

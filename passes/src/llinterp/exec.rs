@@ -2,7 +2,8 @@
 
 use super::code::{CGraph, CLink, Cmp, Code, Exit, FieldRef, FloatBin, Op, OpKind, Operand, Types};
 use super::machine::{CallHook, CallOutcome, LlMachine};
-use super::runtime;
+use super::runtime::{self, Rt};
+use std::rc::Rc;
 use super::{Items, LlError, LlErrorKind, LlValue, ObjRef};
 use rpy_ir::llops;
 use rpy_ir::lltype::{self, LowLevelType};
@@ -179,6 +180,9 @@ fn execute(
             let v = exec_op(op, &frame.slots, &code.types, &mut pending, out)?;
             frame.slots[op.result as usize] = v;
             frame.pc += 1;
+            if matches!(op.kind, OpKind::Builtin(Rt::Posix(GC_COLLECT))) {
+                run_finalizers(code, out, max_depth)?;
+            }
         }
         if let Some((callee, args)) = call {
             if depth >= max_depth {
@@ -281,6 +285,56 @@ fn execute(
             continue;
         }
         follow(frame, g, link, &mut scratch);
+    }
+}
+
+/// The runtime function of `gc.collect()`.
+const GC_COLLECT: &str = "rpy_gc_collect_now";
+
+/// What `gc.collect()` does besides nothing (the objects are reference
+/// counted): the objects with a `__del__` that only the list of them holds
+/// are dead, and each one's `__del__` runs, once, in a run of its own, as
+/// the executable's collector runs them after a collection; what one
+/// raises is dropped. (A cycle of such objects is never found dead.)
+fn run_finalizers(code: &Code, out: &mut dyn Write, max_depth: usize) -> Result<(), Fail> {
+    loop {
+        let dead: Vec<ObjRef> = {
+            let mut list = code.types.finalizable.borrow_mut();
+            let (dead, alive) = std::mem::take(&mut *list)
+                .into_iter()
+                .partition(|obj| Rc::strong_count(obj) == 1);
+            *list = alive;
+            dead
+        };
+        if dead.is_empty() {
+            return Ok(());
+        }
+        for obj in dead {
+            let ty = obj.borrow().ty;
+            let Some(graph) = code.types.destructor[ty as usize] else {
+                continue;
+            };
+            let g = &code.graphs[graph as usize];
+            let mut slots = vec![LlValue::Void; g.nslots];
+            if let Some(&this) = g.params().first() {
+                slots[this as usize] = LlValue::Ptr(Some(obj));
+            }
+            let mut frames = vec![Frame {
+                graph,
+                block: g.start,
+                pc: 0,
+                slots,
+            }];
+            let options = RunOptions {
+                max_depth,
+                escape: Escape::ToCaller,
+                hook: None,
+            };
+            match execute(code, &mut frames, out, options) {
+                Ok(_) | Err(Fail::Escaped(..)) => {}
+                Err(fail) => return Err(fail),
+            }
+        }
     }
 }
 

@@ -672,6 +672,13 @@ impl<'p> ObjInterpreter<'p> {
         if let Some(r) = exceptions::overflow_checked(&op.name, &args, self.dialect) {
             return r.map(Step::Value).map_err(Stop::Raise);
         }
+        if op.name == crate::flow::FLOW_ERROR {
+            let message = args.first().map(|m| m.to_str(self.dialect));
+            return Err(Stop::Internal(format!(
+                "this function's graph could not be built: {}",
+                String::from_utf8_lossy(&message.unwrap_or_default())
+            )));
+        }
         let Some(kind) = op.op else {
             return Err(Stop::Internal(format!(
                 "the operation '{}' is not known to the object interpreter",

@@ -784,6 +784,7 @@ pub fn rtype(
         return Err(Diagnostics(diags));
     }
     lowered.append(&mut rt.helper_graphs);
+    rt.mark_destructors(&mut lowered);
     let types = used_types(&rt.types, &lowered, &rt.statics);
     // The helpers' graphs (and what was inlined into them) name the
     // helper library's files.

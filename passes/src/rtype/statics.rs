@@ -7,7 +7,9 @@
 use super::classes::{inst_type, vtable_type, SlotKind};
 use super::RTyper;
 use rpy_ir::annotation::{user_class_name, SomeValue};
-use rpy_ir::graph::{single_byte, Constant, PrebuiltObject};
+use rpy_ir::graph::{
+    single_byte, Constant, FunctionGraph, LowLevel, PrebuiltObject, DESTRUCTOR_HINT_PREFIX,
+};
 use rpy_ir::lltype::{self, ContainerType, LowLevelType};
 
 /// The struct type of the static a frozen prebuilt object is.
@@ -236,6 +238,26 @@ impl RTyper<'_> {
         };
         self.vtable_static.insert(class.to_string(), s);
         s
+    }
+
+    /// Tells GenC which graph finalizes the instances of each class that
+    /// has a `__del__` (its own or a base's): the `__del__` graph gets a
+    /// `destructor inst_C` hint per instance struct it serves.
+    pub fn mark_destructors(&self, graphs: &mut [FunctionGraph<LowLevel>]) {
+        for class in self.classes.all() {
+            if !class.instantiated {
+                continue;
+            }
+            let Some(Constant::Func(del)) = self.classes.class_attr(&class.name, "__del__") else {
+                continue;
+            };
+            if let Some(g) = graphs.iter_mut().find(|g| g.name == *del) {
+                g.hints.push(format!(
+                    "{DESTRUCTOR_HINT_PREFIX}{}",
+                    inst_type(&class.name)
+                ));
+            }
+        }
     }
 
     /// Fills every vtable reserved so far (and those their contents need):
