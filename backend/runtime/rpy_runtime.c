@@ -185,6 +185,9 @@ RPY_RT void rpy_gc_jit_minor_collection(void) {}
 RPY_RT int rpy_gc_jit_may_move(void *p) { (void)p; return 0; }
 RPY_RT void rpy_gc_jit_keep(void *p) { (void)p; }
 
+/* Without a collector there are no callbacks to hold. */
+#define RPY_GC_HOLD_CALLBACKS(statement) statement
+
 /* gc.collect(), gc.enable()/disable(), gc.isenabled(): without a
  * collector, nothing is collected; the flag is kept. */
 static bool rpy_gc_enabled = true;
@@ -250,6 +253,16 @@ static RPyGcList rpy_gc_old_with_destructor, rpy_gc_to_finalize;
 /* Whether any type of the program has a destructor: only then does a
  * minor collection walk the nursery for dead objects that have one. */
 static bool rpy_gc_has_destructors;
+/* While positive, collections leave their callbacks (GC hooks, __del__)
+ * to a later one: they are running already, or the JIT's machine code
+ * allocates, whose optimizer assumed an allocation writes no field. */
+static int rpy_gc_callbacks_held;
+/* Runs `statement` (which may declare what follows it uses) with the
+ * callbacks held. */
+#define RPY_GC_HOLD_CALLBACKS(statement)                                      \
+    rpy_gc_callbacks_held++;                                                  \
+    statement;                                                                \
+    rpy_gc_callbacks_held--
 /* Collections not yet reported to the GC hooks. */
 static long rpy_gc_unreported_minors, rpy_gc_unreported_majors;
 /* The old generation's small-object pages and the bytes of its other
@@ -614,9 +627,8 @@ static void rpy_gc_timed_major_collection(void) {
  * which may allocate and collect; a collection it causes leaves its own
  * work to this same loop. The pending exception (if any) waits, rooted. */
 static void rpy_gc_run_callbacks(void) {
-    static bool running;
-    if (running) return;
-    running = true;
+    if (rpy_gc_callbacks_held > 0) return;
+    rpy_gc_callbacks_held++;
     void *exc_type = rpy_exc_type;
     *rpy_gc_root_top++ = rpy_exc_value;
     rpy_exc_type = NULL;
@@ -652,7 +664,7 @@ static void rpy_gc_run_callbacks(void) {
     }
     rpy_exc_value = *--rpy_gc_root_top;
     rpy_exc_type = exc_type;
-    running = false;
+    rpy_gc_callbacks_held--;
 }
 
 /* gc.disable() stops the major collections the collector starts by

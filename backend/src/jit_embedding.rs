@@ -56,12 +56,16 @@ int rpy_jit_merge_point(unsigned long, const unsigned long *, unsigned long, int
 void rpy_jit_can_enter_jit(unsigned long, const unsigned long *, unsigned long);
 RPY_INLINE unsigned long rpy_jit_f2w(double f) { RpyJitWord u; u.f = f; return u.w; }
 RPY_INLINE double rpy_jit_w2f(unsigned long w) { RpyJitWord u; u.w = w; return u.f; }
+/* The machine code's allocations leave the collector's callbacks to the
+ * C code (see rpy_gc_callbacks_held). */
 static void *rpy_jit_malloc(size_t size, unsigned long tid) {
-    return rpy_gc_malloc_fixed(size, tid);
+    RPY_GC_HOLD_CALLBACKS(void *p = rpy_gc_malloc_fixed(size, tid));
+    return p;
 }
 static void *rpy_jit_malloc_varsize(size_t fixed, size_t items, size_t item_size, long n,
                                     size_t length, unsigned long tid) {
-    return rpy_gc_malloc_varsize(fixed, items, item_size, n, length, tid);
+    RPY_GC_HOLD_CALLBACKS(void *p = rpy_gc_malloc_varsize(fixed, items, item_size, n, length, tid));
+    return p;
 }
 static void rpy_jit_write_barrier(void *obj) { RPY_GC_WRITE_BARRIER(obj); }
 ";
