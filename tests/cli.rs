@@ -1770,8 +1770,8 @@ def target(*args):
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert_eq!(stderr.matches("error:").count(), 1, "{stderr}");
     assert!(
-        stderr.contains("targethooks.py:2:1: error: 'rpython.memory' ")
-            && stderr.contains("the original toolchain's garbage collectors"),
+        stderr.contains("targethooks.py:2:1: error: 'rpython.memory.test.test_hooks' (")
+            && stderr.contains("is in rpython.memory, the original toolchain's garbage collectors"),
         "{stderr}"
     );
     assert!(

@@ -12,8 +12,8 @@
 //! graphs' variables); a parameter of type Void is left out, as graphs'
 //! prototypes leave it out.
 
-use crate::names::{c_ident, comment_text, Namespace};
 use crate::collector_calls::CollectorCalls;
+use crate::names::{c_ident, comment_text, Namespace};
 use rpy_ir::lltype::{self, ContainerType, FuncSig, LowLevelType, TypeTable};
 use std::collections::BTreeMap;
 use std::fmt::Write;

@@ -890,9 +890,40 @@ fn a_field_written_again_before_any_read_loses_its_first_store() {
     let g = after.graph_mut("main").unwrap();
     // Only `value = 1`: `value = v4` is read through `c_2`, `value = x_0`
     // by the call.
-    assert_eq!(remove_dead_stores(g), 1);
+    assert_eq!(remove_dead_stores(g, false), 1);
     assert_eq!(count_ops(&after, "main", "setfield"), 4);
     let main = print_graph(after.graph("main").unwrap());
     assert!(!main.contains("setfield(b_1, #value, 1)"), "{main}");
     assert_same_behaviour(&before, &after, "main");
+}
+
+/// `main(x)`: a box's `value` written twice with an allocation between.
+const STORES_AROUND_MALLOC: &str = "
+entry main
+
+graph main(x_0) {
+  block0(x_0: Signed):
+    b_1: Ptr(inst_Box) = malloc(#inst_Box)
+    v2: Void = setfield(b_1, #value, 1)
+    c_3: Ptr(inst_Box) = malloc(#inst_Box)
+    v4: Void = setfield(b_1, #value, x_0)
+    v5: Signed = getfield(b_1, #value)
+    -> return(v5)
+  returns v6: Signed
+  raises v7: Ptr(object_vtable), v8: Ptr(object)
+}
+";
+
+#[test]
+fn an_allocation_reads_every_field_when_the_collector_runs_program_code() {
+    use rpy_passes::backendopt::load_folding::remove_dead_stores;
+    // A `__del__` the allocation's collection runs may read `value`.
+    let mut kept = program(STORES_AROUND_MALLOC);
+    assert_eq!(remove_dead_stores(kept.graph_mut("main").unwrap(), true), 0);
+    // Without one, an allocation reads no field of another object.
+    let mut removed = program(STORES_AROUND_MALLOC);
+    assert_eq!(
+        remove_dead_stores(removed.graph_mut("main").unwrap(), false),
+        1
+    );
 }

@@ -699,7 +699,11 @@ impl<'p> Annotator<'p> {
         let graph = self.graph(g);
         let block = graph.block(b);
         let last = block.operations.len().wrapping_sub(1);
-        if block.operations.first().is_some_and(|op| op.opname == FLOW_ERROR) {
+        if block
+            .operations
+            .first()
+            .is_some_and(|op| op.opname == FLOW_ERROR)
+        {
             let mut held = self.held_flow_errors(g, b);
             return Err(held.swap_remove(0));
         }
@@ -1569,7 +1573,16 @@ impl<'p> Annotator<'p> {
             errors.retain(|(k, _)| !echo(k));
         }
         // A reached function whose graph could not be built reports every
-        // error its builder found.
+        // error its builder found; those come first, as they would have
+        // before annotation, and what the annotator found besides is
+        // left out: it may follow from them (an attribute a body that
+        // could not be built would have set).
+        if errors
+            .iter()
+            .any(|(&(g, b), _)| !self.held_flow_errors(g, b).is_empty())
+        {
+            errors.retain(|(&(g, b), _)| !self.held_flow_errors(g, b).is_empty());
+        }
         let errors = errors.into_iter().flat_map(|(&(g, b), d)| {
             let held = self.held_flow_errors(g, b);
             if held.is_empty() {

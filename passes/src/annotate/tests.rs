@@ -1161,3 +1161,29 @@ fn an_iterator_over_a_generalized_string_is_an_iterator_over_the_join() {
     let program = flow(body);
     annotate(program, Dialect::Py3).unwrap_or_else(|d| panic!("{d}"));
 }
+
+/// A function whose graph cannot be built (an unknown module imported
+/// inside it) is an error only where the annotator reaches a call of it:
+/// not when a constant condition cuts the only call, as it cuts gcbench's
+/// `time_parallel_constructions`; then every error of its body is shown.
+#[test]
+fn a_function_that_cannot_be_built_is_an_error_only_when_reached() {
+    let program = |threads: &str| {
+        format!(
+            "THREADS = {threads}\n\n\
+             def parallel(n):\n    import threading\n    return threading.active_count() + n + undefined_name\n\n\
+             def entry_point(argv):\n    if THREADS:\n        return parallel(len(argv))\n    return 0"
+        )
+    };
+    let annotated = annotated(&program("False"));
+    assert!(annotated.graph("parallel").is_none());
+    let error = error_of(&program("True"));
+    assert!(
+        error.contains("t.py:4:5: error: no module named 'threading'"),
+        "{error}"
+    );
+    assert!(
+        error.contains("t.py:5:43: error: name 'undefined_name' is not defined"),
+        "{error}"
+    );
+}

@@ -29,8 +29,8 @@
 use super::callgraph::CallGraph;
 use crate::exceptiontransform::RaiseAnalysis;
 use rpy_ir::graph::{
-    called_by_collector,
-    Arg, Block, BlockId, Constant, FunctionGraph, Link, LowLevel, Program, SpaceOperation, Var,
+    called_by_collector, Arg, Block, BlockId, Constant, FunctionGraph, Link, LowLevel, Program,
+    SpaceOperation, Var,
 };
 use std::collections::{HashMap, HashSet};
 

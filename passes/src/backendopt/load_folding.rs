@@ -78,7 +78,11 @@ impl FieldWrites {
                     Some(Arg::Const(Constant::Name(f))) => Some(f.clone()),
                     _ => None,
                 })
-                .chain(ops.clone().any(may_collect).then(|| MAY_COLLECT.to_string()))
+                .chain(
+                    ops.clone()
+                        .any(may_collect)
+                        .then(|| MAY_COLLECT.to_string()),
+                )
                 .collect();
         }
         // Bottom-up, each node takes its callees' writes; the members of a

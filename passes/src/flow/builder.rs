@@ -340,9 +340,11 @@ pub(crate) fn held_errors_graph(
         });
     }
     let returnblock = g.returnblock;
-    g.block_mut(start)
-        .exits
-        .push(Link::new(vec![Arg::Const(Constant::None)], returnblock, None));
+    g.block_mut(start).exits.push(Link::new(
+        vec![Arg::Const(Constant::None)],
+        returnblock,
+        None,
+    ));
     g
 }
 

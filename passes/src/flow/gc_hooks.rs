@@ -43,7 +43,6 @@ pub const GC_HOOK_EVENTS: [(&str, &str, &[&str]); 3] = [
     ),
 ];
 
-
 /// One graph per event, each calling its method on `hooks` (the prebuilt
 /// hooks object) with its parameters and returning None; `pos` is where
 /// `get_gchooks` is defined, what errors in them point at.
@@ -77,9 +76,11 @@ pub(crate) fn gc_hook_graphs(hooks: &Constant, pos: Option<Pos>) -> Vec<Function
                 result,
                 pos,
             });
-            block
-                .exits
-                .push(Link::new(vec![Arg::Const(Constant::None)], returnblock, None));
+            block.exits.push(Link::new(
+                vec![Arg::Const(Constant::None)],
+                returnblock,
+                None,
+            ));
             g
         })
         .collect()

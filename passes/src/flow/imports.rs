@@ -488,7 +488,7 @@ impl Loader {
                         )
                     };
                     let message = format!(
-                        "{what}, which rpy replaces: a translated program cannot import it (rpy's pylib/ stands in only for the toolchain modules programs import to configure the JIT: rpython.jit.codewriter.policy and rpython.jit.backend.hlinfo)"
+                        "{what}, which rpy replaces: a translated program cannot import it (rpy's pylib/ stands in only for the toolchain modules programs import to configure the JIT, rpython.jit.codewriter.policy and rpython.jit.backend.hlinfo, and the GC's hooks, rpython.memory.gc.hook and the hook classes of rpython.memory.test.test_transformed_gc)"
                     );
                     let d = self.diag(pos, message);
                     self.diags.push(d);

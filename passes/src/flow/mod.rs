@@ -681,7 +681,9 @@ fn build_from(
                 Diagnostics::one(set.sources.diagnostic_or(
                     &module.path,
                     pos.unwrap_or(Pos::new(1, 1)),
-                    format!("get_gchooks() must return the GC hooks, an instance; it returned {why}"),
+                    format!(
+                        "get_gchooks() must return the GC hooks, an instance; it returned {why}"
+                    ),
                 ))
             })?;
             gc_hooks::gc_hook_graphs(&hooks, pos)

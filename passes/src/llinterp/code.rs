@@ -5,7 +5,8 @@
 use super::runtime::Rt;
 use super::{Items, LlValue, ObjRef, Object};
 use rpy_ir::graph::{
-    destructor_types, single_byte, str_bytes, Arg, Constant, FunctionGraph, LowLevelStage, PrebuiltObject, Program,
+    destructor_types, single_byte, str_bytes, Arg, Constant, FunctionGraph, LowLevelStage,
+    PrebuiltObject, Program,
 };
 use rpy_ir::llops::{self, Signature};
 use rpy_ir::lltype::{self, ContainerType, LowLevelType, TypeTable};
@@ -141,7 +142,11 @@ impl Types {
             items,
             ty,
         }));
-        if self.destructor.get(ty as usize).is_some_and(Option::is_some) {
+        if self
+            .destructor
+            .get(ty as usize)
+            .is_some_and(Option::is_some)
+        {
             self.finalizable.borrow_mut().push(obj.clone());
         }
         obj

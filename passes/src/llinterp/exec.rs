@@ -3,11 +3,11 @@
 use super::code::{CGraph, CLink, Cmp, Code, Exit, FieldRef, FloatBin, Op, OpKind, Operand, Types};
 use super::machine::{CallHook, CallOutcome, LlMachine};
 use super::runtime::{self, Rt};
-use std::rc::Rc;
 use super::{Items, LlError, LlErrorKind, LlValue, ObjRef};
 use rpy_ir::llops;
 use rpy_ir::lltype::{self, LowLevelType};
 use std::io::Write;
+use std::rc::Rc;
 
 /// Why an operation failed: an RPython-level fatal error (the full stderr
 /// text) or an internal one (a malformed program).
@@ -180,7 +180,7 @@ fn execute(
             let v = exec_op(op, &frame.slots, &code.types, &mut pending, out)?;
             frame.slots[op.result as usize] = v;
             frame.pc += 1;
-            if matches!(op.kind, OpKind::Builtin(Rt::Posix(GC_COLLECT))) {
+            if is_gc_collect(op) {
                 run_finalizers(code, out, max_depth)?;
             }
         }
@@ -291,12 +291,21 @@ fn execute(
 /// The runtime function of `gc.collect()`.
 const GC_COLLECT: &str = "rpy_gc_collect_now";
 
+/// Whether `op` is `gc.collect()`, after which the finalizers run.
+pub(crate) fn is_gc_collect(op: &Op) -> bool {
+    matches!(op.kind, OpKind::Builtin(Rt::Posix(GC_COLLECT)))
+}
+
 /// What `gc.collect()` does besides nothing (the objects are reference
 /// counted): the objects with a `__del__` that only the list of them holds
 /// are dead, and each one's `__del__` runs, once, in a run of its own, as
 /// the executable's collector runs them after a collection; what one
 /// raises is dropped. (A cycle of such objects is never found dead.)
-fn run_finalizers(code: &Code, out: &mut dyn Write, max_depth: usize) -> Result<(), Fail> {
+pub(crate) fn run_finalizers(
+    code: &Code,
+    out: &mut dyn Write,
+    max_depth: usize,
+) -> Result<(), Fail> {
     loop {
         let dead: Vec<ObjRef> = {
             let mut list = code.types.finalizable.borrow_mut();

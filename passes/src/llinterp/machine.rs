@@ -143,8 +143,13 @@ impl<'c> LlMachine<'c> {
         out: &mut dyn Write,
     ) -> Result<LlValue, LlError> {
         let mut pending = None;
-        exec::exec_op(&op.op, args, &self.code.types, &mut pending, out)
-            .map_err(|fail| self.error(fail, &op.op.opname))
+        let v = exec::exec_op(&op.op, args, &self.code.types, &mut pending, out)
+            .map_err(|fail| self.error(fail, &op.op.opname))?;
+        if exec::is_gc_collect(&op.op) {
+            exec::run_finalizers(self.code, out, self.max_depth)
+                .map_err(|fail| self.error(fail, &op.op.opname))?;
+        }
+        Ok(v)
     }
 
     /// Calls graph `graph` in the interpreter; an exception it does not

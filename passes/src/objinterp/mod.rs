@@ -248,6 +248,10 @@ pub struct ObjInterpreter<'p> {
     /// The program classes made while running, by qualified name: what an
     /// import-time graph's `Constant::Class` of one refers to.
     defined_classes: std::cell::RefCell<HashMap<String, Rc<exceptions::ClassObj>>>,
+    /// The instances of classes with a `__del__` that has not run:
+    /// `gc.collect()` finds dead those only this list holds
+    /// (`run_finalizers`).
+    finalizable: std::cell::RefCell<Vec<ObjValue>>,
     /// The `__defaults__` of the program's functions, by graph name: the
     /// values a `def` statement evaluated for its parameters' defaults.
     function_defaults: std::cell::RefCell<HashMap<Rc<str>, ObjValue>>,
@@ -261,6 +265,9 @@ enum Stop {
     Exception(ObjValue, ObjValue),
     Internal(String),
 }
+
+/// The builtin `gc.collect`, after which the finalizers run.
+const GC_COLLECT: &str = "gc.collect";
 
 /// What an operation does.
 enum Step {
@@ -356,6 +363,7 @@ impl<'p> ObjInterpreter<'p> {
             recorded: None,
             defined_classes: Default::default(),
             function_defaults: Default::default(),
+            finalizable: Default::default(),
         }
     }
 
@@ -707,7 +715,13 @@ impl<'p> ObjInterpreter<'p> {
                     return Ok(Step::Call(callee, call_args, None));
                 }
                 Some(ObjValue::Class(class)) => {
-                    return match exceptions::instantiate(class, &args[1..], self.dialect)? {
+                    let made = exceptions::instantiate(class, &args[1..], self.dialect)?;
+                    if class.lookup("__del__").is_some() {
+                        let (Instantiation::Done(instance) | Instantiation::Init(instance, _)) =
+                            &made;
+                        self.finalizable.borrow_mut().push(instance.clone());
+                    }
+                    return match made {
                         Instantiation::Done(v) => Ok(Step::Value(v)),
                         Instantiation::Init(instance, init) => {
                             let callee = self.callee(&init, depth)?;
@@ -926,6 +940,39 @@ impl<'p> ObjInterpreter<'p> {
         (name, msg)
     }
 
+    /// What `gc.collect()` does besides nothing (the objects are reference
+    /// counted, so only the finalizers are left to run): the instances
+    /// with a `__del__` that only the list of them holds are dead, and each
+    /// one's `__del__` runs once, nested; what it raises is dropped, as
+    /// CPython drops it (after printing it). A cycle is never found dead.
+    fn run_finalizers(&self, out: &mut dyn Write) -> Result<(), Stop> {
+        loop {
+            let dead: Vec<ObjValue> = {
+                let mut list = self.finalizable.borrow_mut();
+                let (dead, alive) = std::mem::take(&mut *list)
+                    .into_iter()
+                    .partition(|v| matches!(v, ObjValue::Instance(i) if Rc::strong_count(i) == 1));
+                *list = alive;
+                dead
+            };
+            if dead.is_empty() {
+                return Ok(());
+            }
+            for obj in dead {
+                let ObjValue::Instance(i) = &obj else {
+                    continue;
+                };
+                let Some(del) = i.class.lookup("__del__") else {
+                    continue;
+                };
+                match self.call_value(&del, vec![obj.clone()], out) {
+                    Ok(_) | Err(Stop::Raise(_) | Stop::Exception(..)) => {}
+                    Err(stop) => return Err(stop),
+                }
+            }
+        }
+    }
+
     /// Calls `f` (a function of the program, a bound method or a builtin)
     /// from inside an operation, to its return: what an r_dict's key
     /// functions need. An exception it does not catch comes back.
@@ -1106,6 +1153,9 @@ impl<'p> ObjInterpreter<'p> {
                     Some(r) => r,
                     None => ops::call_builtin(name, rest, d),
                 };
+                if name.as_ref() == GC_COLLECT {
+                    self.run_finalizers(out)?;
+                }
                 // `type(name, bases, namespace)` is a class statement: its
                 // class is what `LaterClass` operands name.
                 if let (Ok(ObjValue::Class(c)), "type", [_, _, _]) = (&r, name.as_ref(), rest) {
