@@ -176,7 +176,10 @@ fn gc_hooks_are_called_after_every_collection() {
 #[test]
 fn finalizers_run_for_cycles_and_report_what_they_raise() {
     let program = "tests/gc_programs/finalizer_cycles.py";
-    let exe = support::build(&source(program, GcKind::Generational), "gc_finalizer_cycles");
+    let exe = support::build(
+        &source(program, GcKind::Generational),
+        "gc_finalizer_cycles",
+    );
     let (out, err, _) = run_measured(Command::new(&exe).arg("200"));
     let (debug_out, _, _) = run_measured(Command::new(&exe).arg("200").env("RPY_GC_DEBUG", "1"));
     assert_eq!(debug_out, out);

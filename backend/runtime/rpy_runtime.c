@@ -550,14 +550,15 @@ static void rpy_gc_major_collection(void) {
     rpy_gc_mark_visit(&rpy_exc_value);
     for (size_t i = 0; i < rpy_gc_jit_constants.len; i++)
         rpy_gc_mark_visit(&rpy_gc_jit_constants.items[i]);
-    for (size_t i = 0; i < rpy_gc_to_finalize.len; i++)
-        rpy_gc_mark_visit(&rpy_gc_to_finalize.items[i]);
     for (size_t i = 0; i < rpy_gc_prebuilt_written.len; i++)
         RPY_GC_FOR_EACH_POINTER(rpy_gc_prebuilt_written.items[i], rpy_gc_mark_visit);
     rpy_gc_mark_drain();
     /* The unmarked objects that have a destructor are dead: they are
-     * finalized, and kept alive (with what they reach) until then. */
-    size_t first_dead = rpy_gc_to_finalize.len, kept = 0;
+     * finalized, and kept alive (with what they reach) until then. The
+     * objects queued already are marked only after this, so that a dead
+     * object only they reach is found dead with them (as CPython finds
+     * everything unreachable at once). */
+    size_t kept = 0;
     for (size_t i = 0; i < rpy_gc_old_with_destructor.len; i++) {
         void *obj = rpy_gc_old_with_destructor.items[i];
         if (RPY_GC_HDR(obj) & RPY_GCFLAG_MARKED)
@@ -566,7 +567,7 @@ static void rpy_gc_major_collection(void) {
             rpy_gc_list_push(&rpy_gc_to_finalize, obj);
     }
     rpy_gc_old_with_destructor.len = kept;
-    for (size_t i = first_dead; i < rpy_gc_to_finalize.len; i++)
+    for (size_t i = 0; i < rpy_gc_to_finalize.len; i++)
         rpy_gc_mark_visit(&rpy_gc_to_finalize.items[i]);
     rpy_gc_mark_drain();
     rpy_gc_unreported_majors++;
