@@ -8,8 +8,17 @@
 //!   doing the same computation): each is translated (`rpy translate`, which
 //!   compiles with `cc -O2`) and its `.c` compiled with `cc -O2` too; both
 //!   run with the same argument (the least CPU time of 5 runs; CPython
-//!   once) and must print what CPython prints. `rpy/C` is the ratio of the
-//!   least CPU times. The same program is also translated with every
+//!   and PyPy3 once) and must print what CPython prints. `rpy/C` is the
+//!   ratio of the least CPU times, `CPython/rpy` and `PyPy3/rpy` how many
+//!   times faster rpy's executable is. PyPy3 is `pypy3` on the PATH; when
+//!   it is missing the bench installs the Debian package (`apt-get install
+//!   -y pypy3`) if it runs as root on a machine with apt-get, and otherwise
+//!   says that the column is skipped. The `peak RSS` columns are each
+//!   executable's largest resident memory (of its runs), measured by a
+//!   small C wrapper that forks, runs the program and reads `wait4`'s
+//!   rusage: the bench's own `ru_maxrss` of a child would count the
+//!   bench's memory, which a child spawned with vfork shares until its
+//!   exec. The same program is also translated with every
 //!   backend optimization off (`rpy translate --inline-threshold 0
 //!   --no-malloc-removal --no-load-folding --no-devirtualize --no-int-rewrite --no-global-egraph --no-constfold --no-branch-facts --no-dead-code --no-merge-switches`): `no-opt` is that
 //!   executable's time and `opt/no-opt` the ratio, and the translation
@@ -70,7 +79,53 @@ const BENCHES: &[Bench] = &[
         name: "vm",
         arg: "1000000",
     },
+    // Allocation-heavy: many short-lived trees around a long-lived one.
+    Bench {
+        name: "binary_trees",
+        arg: "14",
+    },
+    // String building and slicing: run-length coding, wrapping, windows.
+    Bench {
+        name: "strings",
+        arg: "200000",
+    },
+    // Dict-heavy bookkeeping: int- and str-keyed dicts, deletions.
+    Bench {
+        name: "dicts",
+        arg: "1000000",
+    },
 ];
+
+/// The wrapper that measures one run: `rusage OUT PROGRAM ARGS...` runs
+/// the program (forked from this small process, so the child's peak RSS
+/// is its own) and writes its CPU time (microseconds) and peak RSS (KB)
+/// to OUT; its exit status is the program's.
+const RUSAGE_WRAPPER: &str = r#"
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    if (argc < 3) return 2;
+    pid_t pid = fork();
+    if (pid < 0) return 2;
+    if (pid == 0) {
+        execvp(argv[2], argv + 2);
+        _exit(127);
+    }
+    int status;
+    struct rusage ru;
+    if (wait4(pid, &status, 0, &ru) < 0) return 2;
+    FILE *out = fopen(argv[1], "w");
+    if (out == NULL) return 2;
+    long us = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000L + ru.ru_utime.tv_usec +
+              ru.ru_stime.tv_usec;
+    fprintf(out, "%ld %ld\n", us, ru.ru_maxrss);
+    fclose(out);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+"#;
 
 /// The class-heavy program's size, and the budgets the issue sets for it.
 const CLASS_LINES: usize = 10_000;
@@ -88,19 +143,6 @@ fn best_of(runs: usize, mut f: impl FnMut()) -> Duration {
         .unwrap()
 }
 
-/// The CPU time (user and system) of the children this process has
-/// waited for.
-fn children_cpu() -> Duration {
-    // SAFETY: getrusage only writes the struct it is given.
-    let usage = unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
-        usage
-    };
-    let time = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    time(usage.ru_utime) + time(usage.ru_stime)
-}
-
 /// The CPU time this thread has used.
 fn thread_cpu() -> Duration {
     // SAFETY: clock_gettime only writes the struct it is given.
@@ -112,28 +154,113 @@ fn thread_cpu() -> Duration {
     Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }
 
-/// The least CPU time of `runs` runs of `cmd`, and its output (`None` when
-/// it fails or when runs print different things). CPU time rather than
-/// wall time: on the shared machine a run's wall time also counts the time
-/// it waited for a core.
-fn run_timed(cmd: &mut Command, runs: usize) -> Option<(Duration, String)> {
-    let mut outputs = Vec::new();
-    let mut best = Duration::MAX;
-    for _ in 0..runs {
-        let before = children_cpu();
-        outputs.push(
-            cmd.output()
-                .ok()
-                .filter(|o| o.status.success())
-                .map(|o| String::from_utf8_lossy(&o.stdout).into_owned()),
-        );
-        best = best.min(children_cpu().saturating_sub(before));
+/// One measured run of `program args` through the wrapper: what it
+/// printed (`None` when it failed), its CPU time and its peak RSS in KB.
+struct Measure {
+    wrapper: PathBuf,
+    report: PathBuf,
+}
+
+/// What a program did over its runs: the least CPU time, the largest peak
+/// RSS (KB) and its output.
+struct Runs {
+    cpu: Duration,
+    rss_kb: u64,
+    out: String,
+}
+
+impl Measure {
+    fn new(dir: &Path) -> Measure {
+        let src = dir.join("rusage.c");
+        std::fs::write(&src, RUSAGE_WRAPPER).unwrap();
+        let wrapper = dir.join("rusage");
+        let ok = Command::new("cc")
+            .args(["-O2", "-o"])
+            .arg(&wrapper)
+            .arg(&src)
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
+        assert!(ok, "cannot compile the measuring wrapper {}", src.display());
+        Measure {
+            wrapper,
+            report: dir.join("rusage.out"),
+        }
     }
-    let first = outputs[0].clone()?;
-    outputs
-        .iter()
-        .all(|o| o.as_ref() == Some(&first))
-        .then_some((best, first))
+
+    /// The least CPU time and largest peak RSS of `runs` runs of `program
+    /// args`, and its output (`None` when it fails or when runs print
+    /// different things). CPU time rather than wall time: on the shared
+    /// machine a run's wall time also counts the time it waited for a core.
+    fn run(&self, program: &Path, args: &[&Path], runs: usize) -> Option<Runs> {
+        let mut result: Option<Runs> = None;
+        for _ in 0..runs {
+            let _ = std::fs::remove_file(&self.report);
+            let out = Command::new(&self.wrapper)
+                .arg(&self.report)
+                .arg(program)
+                .args(args)
+                .stderr(std::process::Stdio::null())
+                .output()
+                .ok()
+                .filter(|o| o.status.success())?;
+            let out = String::from_utf8_lossy(&out.stdout).into_owned();
+            let report = std::fs::read_to_string(&self.report).ok()?;
+            let mut fields = report.split_whitespace().map(|f| f.parse::<u64>().ok());
+            let (Some(Some(us)), Some(Some(rss_kb))) = (fields.next(), fields.next()) else {
+                return None;
+            };
+            let cpu = Duration::from_micros(us);
+            result = match result {
+                None => Some(Runs { cpu, rss_kb, out }),
+                Some(r) if r.out == out => Some(Runs {
+                    cpu: r.cpu.min(cpu),
+                    rss_kb: r.rss_kb.max(rss_kb),
+                    out,
+                }),
+                Some(_) => return None,
+            };
+        }
+        result
+    }
+}
+
+/// PyPy3: `pypy3` on the PATH, else installed from the Debian package when
+/// this runs as root with apt-get, else `None` (with the reason printed).
+fn pypy3() -> Option<PathBuf> {
+    let works = |p: &Path| {
+        Command::new(p)
+            .args(["-c", "pass"])
+            .output()
+            .map(|o| o.status.success())
+            .unwrap_or(false)
+    };
+    let name = PathBuf::from("pypy3");
+    if works(&name) {
+        return Some(name);
+    }
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let apt = Command::new("apt-get").arg("--version").output().is_ok();
+    if root && apt {
+        println!("PyPy3 is not installed: apt-get install -y pypy3");
+        let _ = Command::new("apt-get")
+            .args(["install", "-y", "-q", "pypy3"])
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .stdout(std::process::Stdio::null())
+            .status();
+        if works(&name) {
+            return Some(name);
+        }
+        println!("PyPy3: skipped (apt-get install pypy3 failed)");
+    } else {
+        println!("PyPy3: skipped (not installed; `apt-get install pypy3` as root installs it)");
+    }
+    None
+}
+
+fn mb(kb: u64) -> String {
+    format!("{:.1} MB", kb as f64 / 1024.0)
 }
 
 fn ms(d: Duration) -> String {
@@ -153,8 +280,11 @@ fn source(path: &Path, text: String) -> Source {
 fn programs(root: &Path, only: &[String]) {
     let out_dir = root.join("target/bench");
     std::fs::create_dir_all(&out_dir).unwrap();
+    let measure = Measure::new(&out_dir);
+    let pypy = pypy3();
+    let python3 = PathBuf::from("python3");
     println!(
-        "{:<18} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>7} {:>11} {:>12}  output",
+        "{:<20} {:>9} {:>10} {:>9} {:>10} {:>9} {:>10} {:>9} {:>6} {:>10} {:>11} {:>9} {:>8} {:>8} {:>8} {:>8}  output",
         "program",
         "translate",
         "no-opt tr.",
@@ -162,13 +292,19 @@ fn programs(root: &Path, only: &[String]) {
         "no-opt exe",
         "plain C",
         "CPython 3",
+        "PyPy3",
         "rpy/C",
         "opt/no-opt",
-        "CPython/rpy"
+        "CPython/rpy",
+        "PyPy3/rpy",
+        "rpy",
+        "C",
+        "CPython",
+        "PyPy3",
     );
     println!(
-        "{:<18} {:>21} {:>43}",
-        "", "(wall, no cc)", "(CPU time of the programs)"
+        "{:<20} {:^20} {:^51} {:^39} {:^35}",
+        "", "(wall, no cc)", "(CPU time of the programs)", "(ratios of CPU time)", "(peak RSS)"
     );
     let mut over = Vec::new();
     for b in BENCHES {
@@ -200,45 +336,64 @@ fn programs(root: &Path, only: &[String]) {
             .status()
             .map(|s| s.success())
             .unwrap_or(false);
-        let (rpy_t, rpy_out) =
-            run_timed(Command::new(&exe).arg(b.arg), 5).expect("the rpy executable failed");
-        let no_opt_run = run_timed(Command::new(&no_opt_exe).arg(b.arg), 5);
+        let arg = Path::new(b.arg);
+        let rpy_run = measure
+            .run(&exe, &[arg], 5)
+            .expect("the rpy executable failed");
+        let no_opt_run = measure.run(&no_opt_exe, &[arg], 5);
         let c = if cc_ok {
-            run_timed(Command::new(&c_exe).arg(b.arg), 5)
+            measure.run(&c_exe, &[arg], 5)
         } else {
             None
         };
-        let cpy = run_timed(Command::new("python3").arg(&py).arg(b.arg), 1);
-        let ratio = |a: Option<Duration>, b: Option<Duration>| match (a, b) {
-            (Some(a), Some(b)) => format!("{:.2}x", a.as_secs_f64() / b.as_secs_f64()),
+        let cpy = measure.run(&python3, &[&py, arg], 1);
+        let pypy_run = pypy.as_ref().and_then(|p| measure.run(p, &[&py, arg], 1));
+        let ratio = |a: Option<&Runs>, b: Option<&Runs>| match (a, b) {
+            (Some(a), Some(b)) => format!("{:.2}x", a.cpu.as_secs_f64() / b.cpu.as_secs_f64()),
             _ => "-".into(),
         };
-        let same = |other: &Option<(Duration, String)>, who: &str| match other {
-            Some((_, out)) if *out == rpy_out => String::new(),
+        let time = |r: Option<&Runs>| r.map(|r| ms(r.cpu)).unwrap_or("-".into());
+        let rss = |r: Option<&Runs>| r.map(|r| mb(r.rss_kb)).unwrap_or("-".into());
+        let same = |other: Option<&Runs>, who: &str, expected: bool| match other {
+            Some(r) if r.out == rpy_run.out => String::new(),
             Some(_) => format!(" DIFFERS from {who}"),
-            None => format!(" ({who} did not run)"),
+            None if expected => format!(" ({who} did not run)"),
+            None => String::new(),
         };
-        if let Some((c_t, _)) = &c {
-            if rpy_t > 2 * *c_t {
+        if let Some(c) = &c {
+            if rpy_run.cpu > 2 * c.cpu {
                 over.push(b.name);
             }
         }
+        let first_line = rpy_run.out.lines().next().unwrap_or("");
+        let more = if rpy_run.out.lines().count() > 1 {
+            " ..."
+        } else {
+            ""
+        };
         println!(
-            "{:<18} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>7} {:>11} {:>12}  {}{}{}{}",
+            "{:<20} {:>9} {:>10} {:>9} {:>10} {:>9} {:>10} {:>9} {:>6} {:>10} {:>11} {:>9} {:>8} {:>8} {:>8} {:>8}  {:.40}{more}{}{}{}{}",
             format!("{}({})", b.name, b.arg),
             ms(translate),
             ms(translate_no_opt),
-            ms(rpy_t),
-            no_opt_run.as_ref().map(|r| ms(r.0)).unwrap_or("-".into()),
-            c.as_ref().map(|c| ms(c.0)).unwrap_or("-".into()),
-            cpy.as_ref().map(|c| ms(c.0)).unwrap_or("-".into()),
-            ratio(Some(rpy_t), c.as_ref().map(|c| c.0)),
-            ratio(Some(rpy_t), no_opt_run.as_ref().map(|r| r.0)),
-            ratio(cpy.as_ref().map(|c| c.0), Some(rpy_t)),
-            rpy_out.trim_end(),
-            same(&c, "C"),
-            same(&cpy, "CPython"),
-            same(&no_opt_run, "the unoptimized executable"),
+            ms(rpy_run.cpu),
+            time(no_opt_run.as_ref()),
+            time(c.as_ref()),
+            time(cpy.as_ref()),
+            time(pypy_run.as_ref()),
+            ratio(Some(&rpy_run), c.as_ref()),
+            ratio(Some(&rpy_run), no_opt_run.as_ref()),
+            ratio(cpy.as_ref(), Some(&rpy_run)),
+            ratio(pypy_run.as_ref(), Some(&rpy_run)),
+            mb(rpy_run.rss_kb),
+            rss(c.as_ref()),
+            rss(cpy.as_ref()),
+            rss(pypy_run.as_ref()),
+            first_line,
+            same(c.as_ref(), "C", true),
+            same(cpy.as_ref(), "CPython", true),
+            same(pypy_run.as_ref(), "PyPy3", pypy.is_some()),
+            same(no_opt_run.as_ref(), "the unoptimized executable", true),
         );
     }
     if !over.is_empty() {
