@@ -9,9 +9,9 @@
 //! also has a helper, `@dont_inline` so that no caller's frame keeps its
 //! locals, that makes and drops objects of a class with a `__del__` (alone,
 //! in cycles, hanging off rings, in lists): the caller resets a prebuilt
-//! ledger, calls it, calls `gc.collect()` (until nothing more is finalized;
-//! `RPY_GC_PROPTEST_ONE_COLLECT=1`: once, see `one_collect`) and prints how
-//! many objects were finalized and the sum of their values. An object is found dead only when
+//! ledger, calls it, calls `gc.collect()` once (CPython finds everything
+//! unreachable in one) and prints how many objects were finalized and the
+//! sum of their values. An object is found dead only when
 //! no frame and no static holds it, so finalizable objects never go into
 //! the prebuilt containers, and the helper returns an int.
 //!
@@ -137,15 +137,6 @@ def show_dict(nodes):
     return s + \"}\"
 
 
-def collect_all():
-    # Until nothing more is finalized: a dead object that only another
-    # dead finalizable object reaches may be finalized a collection later.
-    before = -1
-    while LEDGER.dels != before:
-        before = LEDGER.dels
-        gc.collect()
-
-
 def show_pre():
     s = show(PRE_NODE, 3) + show_list(PRE_LIST) + show_dict(PRE_DICT)
     for k, strs in PRE_STRS.items():
@@ -199,16 +190,11 @@ impl Function {
         s += &format!("def {name}(n):\n{INIT}");
         render_body(&self.body, 4, &mut s);
         let tag = if links(&self.fin) { "fin*" } else { "fin" };
-        let collect = if one_collect() {
-            "gc.collect()"
-        } else {
-            "collect_all()"
-        };
         s += &format!(
             "    LEDGER.dels = 0
     LEDGER.weight = 0
     r = {name}_fin(n)
-    {collect}
+    gc.collect()
     print(\"{name} {tag} \" + str(r) + \" \" + str(LEDGER.dels) + \" \" + str(LEDGER.weight))
     print(\"{name} \" + show(a, 3) + \"|\" + show(b, 3) + \"|\" + show(c, 3) + \"|\" + show_list(lst) + \"|\" + show_dict(d) + \"|\" + show_list(keep) + \"|\" + str(acc) + \"|\" + show_pre())
     return acc
@@ -216,17 +202,6 @@ impl Function {
         );
         s
     }
-}
-
-/// `RPY_GC_PROPTEST_ONE_COLLECT=1`: a single `gc.collect()` after each
-/// helper, as CPython needs. By default the caller collects until nothing
-/// more is finalized: the collector queues a dead young object with a
-/// `__del__` before it marks the old generation, marking what it reaches,
-/// so a dead old finalizable object that only such a young one points to
-/// is finalized at the next collection (as PyPy's ordered finalization
-/// would), where CPython finalizes both in one `gc.collect()`.
-fn one_collect() -> bool {
-    std::env::var("RPY_GC_PROPTEST_ONE_COLLECT").is_ok_and(|v| v == "1")
 }
 
 fn program(functions: &[&Function], n: i64) -> String {
