@@ -42,6 +42,33 @@ use Operand::{
     SameList,
 };
 
+/// The helper a Python 3 program calls instead of the string helper
+/// `func`, whose char classes are ASCII's: its twin in `rstr.py` classifies
+/// and converts the chars as CPython 3 does their code points.
+fn py3_twin(func: &str) -> Option<&'static str> {
+    Some(match func {
+        "ll_char_lower" => "ll_char_lower_py3",
+        "ll_char_isdigit" => "ll_char_isdigit_py3",
+        "ll_char_isalpha" => "ll_char_isalpha_py3",
+        "ll_char_isalnum" => "ll_char_isalnum_py3",
+        "ll_char_isspace" => "ll_char_isspace_py3",
+        "ll_char_isupper" => "ll_char_isupper_py3",
+        "ll_char_islower" => "ll_char_islower_py3",
+        "ll_upper" => "ll_upper_py3",
+        "ll_lower" => "ll_lower_py3",
+        "ll_isdigit" => "ll_isdigit_py3",
+        "ll_isalpha" => "ll_isalpha_py3",
+        "ll_isalnum" => "ll_isalnum_py3",
+        "ll_isspace" => "ll_isspace_py3",
+        "ll_isupper" => "ll_isupper_py3",
+        "ll_islower" => "ll_islower_py3",
+        "ll_strip" => "ll_strip_py3",
+        "ll_split_whitespace" => "ll_split_whitespace_py3",
+        "ll_rsplit_whitespace" => "ll_rsplit_whitespace_py3",
+        _ => return None,
+    })
+}
+
 impl GraphTyper<'_, '_, '_> {
     /// Lowers `op` to a helper call when it is an operation a helper
     /// implements; `checked` when a handler catches its exception.
@@ -57,6 +84,7 @@ impl GraphTyper<'_, '_, '_> {
         };
         use Kind::*;
         let nargs = op.args.len();
+        let py2 = self.rt.py2;
         let (module, func, operands): (&str, &str, Vec<Operand>) = match (
             op.opname.as_str(),
             kinds.as_slice(),
@@ -81,6 +109,10 @@ impl GraphTyper<'_, '_, '_> {
                 let char_receiver = receiver == Char;
                 let arg_kind = kinds.get(1).copied();
                 match (name, nargs, arg_kind) {
+                    // Python 3's upper() of '\xdf' is 'SS': a string.
+                    ("upper", 1, _) if char_receiver && !py2 => {
+                        ("rstr", "ll_char_upper_py3", vec![ResultType, A(0)])
+                    }
                     ("upper", 1, _) if char_receiver => ("rstr", "ll_char_upper", vec![A(0)]),
                     ("lower", 1, _) if char_receiver => ("rstr", "ll_char_lower", vec![A(0)]),
                     ("isdigit", 1, _) if char_receiver => ("rstr", "ll_char_isdigit", vec![A(0)]),
@@ -265,6 +297,10 @@ impl GraphTyper<'_, '_, '_> {
         };
         let mut helper_args = Vec::new();
         let mut call_args = Vec::new();
+        let func = match py3_twin(func) {
+            Some(twin) if !py2 => twin,
+            _ => func,
+        };
         let result_type = self.graph.info(op.result).clone();
         for operand in &operands {
             match operand {
