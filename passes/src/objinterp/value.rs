@@ -3,7 +3,7 @@
 
 use super::containers::{DictObj, DictPart, IterObj, MethodObj, RangeObj};
 use super::exceptions::{BoundMethodObj, ClassObj, ClassTable, InstanceObj};
-use crate::llinterp::pystr::{float_repr, float_str_py2};
+use crate::llinterp::pystr::{float_repr, float_str_py2, repr_str};
 use rpy_ir::ast::Dialect;
 use rpy_ir::graph::Constant;
 use std::cell::RefCell;
@@ -194,7 +194,7 @@ impl ObjValue {
             // `repr` of a float is the shortest round-tripping form in both
             // dialects; only Python 2's `str` differs (handled below).
             ObjValue::Float(f) => float_repr(*f).into_bytes(),
-            ObjValue::Str(s) => repr_str(s, dialect),
+            ObjValue::Str(s) => repr_str(s, dialect == Dialect::Py3),
             ObjValue::None => b"None".to_vec(),
             ObjValue::List(l) => {
                 let mut out = b"[".to_vec();
@@ -243,34 +243,6 @@ pub fn integral_float(f: f64) -> Option<i64> {
     // with no fraction converts without loss.
     const TWO_TO_63: f64 = 9_223_372_036_854_775_808.0;
     (f.fract() == 0.0 && (-TWO_TO_63..TWO_TO_63).contains(&f)).then_some(f as i64)
-}
-
-/// `repr()` of a string: Python 2 escapes every char above 0x7e as `\xNN`;
-/// Python 3 only those it does not print (0x7f-0xa0 and 0xad), as a str
-/// holds code points below U+0100.
-fn repr_str(s: &[u8], dialect: Dialect) -> Vec<u8> {
-    let quote = if s.contains(&b'\'') && !s.contains(&b'"') {
-        b'"'
-    } else {
-        b'\''
-    };
-    let mut out = Vec::with_capacity(s.len() + 2);
-    out.push(quote);
-    for &b in s {
-        match b {
-            b'\\' => out.extend_from_slice(b"\\\\"),
-            b'\n' => out.extend_from_slice(b"\\n"),
-            b'\r' => out.extend_from_slice(b"\\r"),
-            b'\t' => out.extend_from_slice(b"\\t"),
-            _ if b == quote => out.extend_from_slice(&[b'\\', b]),
-            0x20..=0x7e => out.push(b),
-            // The chars Python 3 prints (`str.isprintable`).
-            0xa1..=0xff if dialect == Dialect::Py3 && b != 0xad => out.push(b),
-            _ => out.extend_from_slice(format!("\\x{b:02x}").as_bytes()),
-        }
-    }
-    out.push(quote);
-    out
 }
 
 impl fmt::Debug for ObjValue {
