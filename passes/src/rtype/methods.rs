@@ -84,7 +84,14 @@ impl GraphTyper<'_, '_, '_> {
         };
         use Kind::*;
         let nargs = op.args.len();
-        let py2 = self.rt.py2;
+        // The helpers are written with RPython's str semantics, whatever
+        // the program's dialect; a Python 3 program's own code gets CPython
+        // 3's.
+        let in_helper = self
+            .graph
+            .pos
+            .is_some_and(|p| p.file >= rpy_ir::diag::FileId::LIBRARY_BASE);
+        let py2 = self.rt.py2 || in_helper;
         let (module, func, operands): (&str, &str, Vec<Operand>) = match (
             op.opname.as_str(),
             kinds.as_slice(),
@@ -272,6 +279,7 @@ impl GraphTyper<'_, '_, '_> {
             ("getitem", [Str | Char, _], _) if checked => {
                 ("rstr", "ll_getitem_checked", vec![A(0), A(1)])
             }
+            ("simple_call", [Builtin("chr"), Int], _) if !py2 => ("rstr", "ll_chr_py3", vec![A(1)]),
             ("simple_call", [Builtin("chr"), Int], _) if checked => {
                 ("rstr", "ll_chr_checked", vec![A(1)])
             }

@@ -51,6 +51,18 @@ def ll_chr_checked(n):
     return chr(n)
 
 
+def ll_chr_py3(n):
+    """chr(n) in a Python 3 program: ValueError outside range(0x110000), as
+    CPython 3 raises it; a code point above 0xff, which rpy's str cannot
+    hold, stops the program with a NotImplementedError that says so."""
+    if n < 0 or n >= 0x110000:
+        raise ValueError
+    if n > 255:
+        raise NotImplementedError("rpy: chr() of a code point above 0xff,"
+                                  " which a Python 3 str of rpy cannot hold")
+    return chr(n)
+
+
 def ll_getitem_checked(s, index):
     """s[index]: IndexError when it names no char."""
     length = len(s)
@@ -800,3 +812,52 @@ def ll_isupper_py3(s):
 
 def ll_islower_py3(s):
     return _ll_cased(s, ll_char_islower_py3, ll_char_isupper_py3)
+
+
+def _ll_decoded_arg(s):
+    """A command-line argument as CPython 3 gives it to a program: decoded
+    from UTF-8.  The chars of its str are below U+0100, so an argument
+    with a char above (or bytes that are not UTF-8, which CPython 3 keeps
+    as surrogates) stops the program with a NotImplementedError."""
+    length = len(s)
+    n = 0
+    i = 0
+    while i < length:
+        c = ord(s[i])
+        if c < 0x80:
+            i += 1
+        elif ((c == 0xc2 or c == 0xc3) and i + 1 < length
+              and 0x80 <= ord(s[i + 1]) and ord(s[i + 1]) < 0xc0):
+            i += 2
+        else:
+            raise NotImplementedError(
+                "rpy: a command-line argument holds a char above U+00FF, or"
+                " bytes that are not UTF-8, which a Python 3 str of rpy"
+                " cannot hold")
+        n += 1
+    if n == length:
+        return s
+    res = _ll_new_like(s, n)
+    i = 0
+    j = 0
+    while i < length:
+        c = ord(s[i])
+        if c < 0x80:
+            res[j] = s[i]
+            i += 1
+        else:
+            res[j] = chr(((c & 0x1f) << 6) | (ord(s[i + 1]) & 0x3f))
+            i += 2
+        j += 1
+    return res
+
+
+def ll_argv_py3(argv):
+    """A Python 3 program's argv, each argument decoded (`_ll_decoded_arg`)."""
+    n = argv.length
+    res = ll_newlist_hint(typeOf(argv).TO, n)
+    i = 0
+    while i < n:
+        ll_append(res, _ll_decoded_arg(argv.items[i]))
+        i += 1
+    return res

@@ -5,7 +5,7 @@
 # neither letters nor upper case, upper() leaves them as they are, split()
 # and strip() cut at ASCII whitespace only, "\xa0" included in words, and
 # repr() escapes every byte above 0x7e.
-# args: 3
+# args: 3 café ÉTÉ Straße naïve
 import os
 
 TEXT = """Le café de l'été: crème brûlée, thé glacé et oeufs?
@@ -139,6 +139,9 @@ def entry_point(argv):
     for i in range(rounds):
         acc += title(counter.order[i * 5]) + "·"
     print acc, len(acc), acc.isupper(), acc.lower().islower()
+    for w in argv[2:]:
+        print repr(w), len(w), w.lower() in counter.counts, title(w), \
+            w.isalpha(), w.upper()
     report = "%d words, %d distinct\n" % (len(words_of(text)), len(counter.order))
     os.write(1, b"report: ")
     os.write(1, b"%d words, %d distinct\n" % (len(words_of(text)),

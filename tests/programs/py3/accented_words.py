@@ -5,8 +5,10 @@
 # are whitespace for split() and strip(), "²" is a digit, and repr()
 # keeps printable non-ASCII chars but escapes "\xa0" and the soft hyphen.
 # It counts word frequencies, title-cases words by hand, tabulates words
-# with their repr, and writes a bytes report with os.write.
-# args: 3
+# with their repr, looks up the words given as arguments (decoded from
+# UTF-8, as CPython 3 decodes them), and writes a bytes report with
+# os.write.
+# args: 3 café ÉTÉ Straße naïve
 import os
 
 TEXT = """Le café de l'été: crème brûlée, thé glacé et oeufs?
@@ -140,6 +142,9 @@ def entry_point(argv):
     for i in range(rounds):
         acc += title(counter.order[i * 5]) + "·"
     print(acc, len(acc), acc.isupper(), acc.lower().islower())
+    for w in argv[2:]:
+        print(repr(w), len(w), w.lower() in counter.counts, title(w),
+              w.isalpha(), w.upper())
     report = "%d words, %d distinct\n" % (len(words_of(text)), len(counter.order))
     os.write(1, b"report: ")
     os.write(1, b"%d words, %d distinct\n" % (len(words_of(text)),
