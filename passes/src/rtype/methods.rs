@@ -35,11 +35,14 @@ enum Operand {
     AsResult(usize),
     /// Whether the program is Python 2 (a constant).
     Py2,
+    /// The `rstr` helper of Python 3's char class of the method `is...`
+    /// (`ll_char_isdigit_py3`), passed as a function.
+    CharClassPy3(String),
 }
 
 use Operand::{
-    Arg as A, AsResult, Bool as B, EqFn, Int as I, Item, OrInt, Py2, ResultItemType, ResultType,
-    SameList,
+    Arg as A, AsResult, Bool as B, CharClassPy3, EqFn, Int as I, Item, OrInt, Py2, ResultItemType,
+    ResultType, SameList,
 };
 
 /// The helper a Python 3 program calls instead of the string helper
@@ -56,12 +59,6 @@ fn py3_twin(func: &str) -> Option<&'static str> {
         "ll_char_islower" => "ll_char_islower_py3",
         "ll_upper" => "ll_upper_py3",
         "ll_lower" => "ll_lower_py3",
-        "ll_isdigit" => "ll_isdigit_py3",
-        "ll_isalpha" => "ll_isalpha_py3",
-        "ll_isalnum" => "ll_isalnum_py3",
-        "ll_isspace" => "ll_isspace_py3",
-        "ll_isupper" => "ll_isupper_py3",
-        "ll_islower" => "ll_islower_py3",
         "ll_strip" => "ll_strip_py3",
         "ll_split_whitespace" => "ll_split_whitespace_py3",
         "ll_rsplit_whitespace" => "ll_rsplit_whitespace_py3",
@@ -128,6 +125,29 @@ impl GraphTyper<'_, '_, '_> {
                     ("isspace", 1, _) if char_receiver => ("rstr", "ll_char_isspace", vec![A(0)]),
                     ("isupper", 1, _) if char_receiver => ("rstr", "ll_char_isupper", vec![A(0)]),
                     ("islower", 1, _) if char_receiver => ("rstr", "ll_char_islower", vec![A(0)]),
+                    // Python 3's classes of a string: every char's, by the
+                    // char class helpers.
+                    ("isdigit" | "isalpha" | "isalnum" | "isspace", 1, _) if !py2 => (
+                        "rstr",
+                        "_ll_all_chars",
+                        vec![A(0), CharClassPy3(name.to_string())],
+                    ),
+                    ("isupper" | "islower", 1, _) if !py2 => {
+                        let other = if name == "isupper" {
+                            "islower"
+                        } else {
+                            "isupper"
+                        };
+                        (
+                            "rstr",
+                            "_ll_cased",
+                            vec![
+                                A(0),
+                                CharClassPy3(name.to_string()),
+                                CharClassPy3(other.to_string()),
+                            ],
+                        )
+                    }
                     ("upper", 1, _) => ("rstr", "ll_upper", vec![A(0)]),
                     ("lower", 1, _) => ("rstr", "ll_lower", vec![A(0)]),
                     ("isdigit", 1, _) => ("rstr", "ll_isdigit", vec![A(0)]),
@@ -400,6 +420,14 @@ impl GraphTyper<'_, '_, '_> {
                 B(b) => {
                     helper_args.push(HelperArg::Const(Constant::Bool(*b)));
                     call_args.push(Arg::Const(Constant::Bool(*b)));
+                }
+                CharClassPy3(method) => {
+                    let h = HelperArg::Helper {
+                        module: "rstr".into(),
+                        func: format!("ll_char_{method}_py3"),
+                    };
+                    call_args.push(Arg::Const(h.constant().unwrap_or(Constant::None)));
+                    helper_args.push(h);
                 }
             }
         }

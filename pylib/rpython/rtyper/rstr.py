@@ -702,7 +702,9 @@ def ll_enumerate(LIST, TUPLE, s):
 # whitespace, and upper() of '\xdf' is 'SS'.  Two chars upper-case to a
 # char rpy's str cannot hold ('\xb5' and '\xff'): upper() stops the
 # program there with a NotImplementedError that says so, rather than give
-# a different string than CPython 3.
+# a different string than CPython 3.  s.isdigit() and the other classes
+# of a string are `_ll_all_chars` and `_ll_cased` of the char classes,
+# which the rtyper passes.
 
 def ll_char_isspace_py3(ch):
     c = ord(ch)
@@ -788,30 +790,6 @@ def ll_char_upper_py3(STR, ch):
 
 def ll_lower_py3(s):
     return _ll_map_chars(s, ll_char_lower_py3)
-
-
-def ll_isdigit_py3(s):
-    return _ll_all_chars(s, ll_char_isdigit_py3)
-
-
-def ll_isalpha_py3(s):
-    return _ll_all_chars(s, ll_char_isalpha_py3)
-
-
-def ll_isalnum_py3(s):
-    return _ll_all_chars(s, ll_char_isalnum_py3)
-
-
-def ll_isspace_py3(s):
-    return _ll_all_chars(s, ll_char_isspace_py3)
-
-
-def ll_isupper_py3(s):
-    return _ll_cased(s, ll_char_isupper_py3, ll_char_islower_py3)
-
-
-def ll_islower_py3(s):
-    return _ll_cased(s, ll_char_islower_py3, ll_char_isupper_py3)
 
 
 def _ll_decoded_arg(s):
