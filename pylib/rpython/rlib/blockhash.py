@@ -20,18 +20,20 @@ def rotate_left(x, n):
     return ((x << n) | (x >> (32 - n))) & WORD_MASK
 
 
-def _word_of_bytes(block, i, big_endian):
-    """The word of the four bytes of `block` at `i`."""
-    word = r_uint(0)
-    k = 0
-    while k < 4:
-        byte = r_uint(ord(block[i + k]))
+def _load_words(words, block, offset, big_endian):
+    """Reads `words[:16]` from the 64 bytes of `block` at `offset`."""
+    i = 0
+    while i < 16:
+        j = offset + 4 * i
+        b0 = r_uint(ord(block[j]))
+        b1 = r_uint(ord(block[j + 1]))
+        b2 = r_uint(ord(block[j + 2]))
+        b3 = r_uint(ord(block[j + 3]))
         if big_endian:
-            word |= byte << (24 - 8 * k)
+            words[i] = (b0 << 24) | (b1 << 16) | (b2 << 8) | b3
         else:
-            word |= byte << (8 * k)
-        k += 1
-    return word
+            words[i] = b0 | (b1 << 8) | (b2 << 16) | (b3 << 24)
+        i += 1
 
 
 def _bytes_of_word(word, nbytes, big_endian):
@@ -79,11 +81,7 @@ class BlockHash(object):
         buf = self.pending + data
         offset = 0
         while offset + BLOCK_SIZE <= len(buf):
-            i = 0
-            while i < 16:
-                self.words[i] = _word_of_bytes(buf, offset + 4 * i,
-                                               self.big_endian)
-                i += 1
+            _load_words(self.words, buf, offset, self.big_endian)
             self._compress()
             offset += BLOCK_SIZE
         self.pending = buf[offset:]
