@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::fmt::Write;
 
 /// How one graph calls another.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CallSites {
     /// `direct_call` operations naming the callee.
     pub direct: usize,
@@ -69,10 +69,6 @@ impl CallGraph {
         }
         let mut dispatch: HashMap<FuncSig, NodeIndex> = HashMap::new();
         let mut sites: HashMap<(NodeIndex, NodeIndex), CallSites> = HashMap::new();
-        let no_sites = CallSites {
-            direct: 0,
-            indirect: 0,
-        };
         for g in &program.graphs {
             let caller = index[&g.name];
             for block in &g.blocks {
@@ -80,7 +76,7 @@ impl CallGraph {
                     match (op.opname.as_str(), op.args.first()) {
                         ("direct_call", Some(Arg::Const(Constant::Func(f)))) => {
                             if let Some(&callee) = index.get(f) {
-                                sites.entry((caller, callee)).or_insert(no_sites).direct += 1;
+                                sites.entry((caller, callee)).or_default().direct += 1;
                             }
                         }
                         ("indirect_call", Some(Arg::Var(v))) => {
@@ -93,11 +89,11 @@ impl CallGraph {
                                     let d = graph.add_node(format!("<indirect call of {shape:?}>"));
                                     is_dispatch.push(true);
                                     for &m in members {
-                                        sites.insert((d, m), no_sites);
+                                        sites.insert((d, m), CallSites::default());
                                     }
                                     d
                                 });
-                                sites.entry((caller, d)).or_insert(no_sites).indirect += 1;
+                                sites.entry((caller, d)).or_default().indirect += 1;
                             }
                         }
                         _ => {}
@@ -132,13 +128,26 @@ impl CallGraph {
     }
 
     /// Whether the graph named `name` may call itself, directly or through
-    /// others: its component has several nodes (a dispatch node in it is
-    /// an indirect call on the way round), or it calls itself.
+    /// others.
     pub fn is_recursive(&self, name: &str) -> bool {
-        let Some(n) = self.node(name) else {
-            return false;
-        };
-        self.sccs[self.scc_of[n.index()]].len() > 1 || self.graph.contains_edge(n, n)
+        self.node(name)
+            .is_some_and(|n| self.cycles(&self.sccs[self.scc_of[n.index()]]))
+    }
+
+    /// Whether the component `scc` is a cycle: it has several nodes (a
+    /// dispatch node in it is an indirect call on the way round), or its
+    /// one node calls itself.
+    fn cycles(&self, scc: &[NodeIndex]) -> bool {
+        scc.len() > 1 || self.graph.contains_edge(scc[0], scc[0])
+    }
+
+    /// The graphs an edge to node `n` reaches: `n`, or the graphs of a
+    /// dispatch node.
+    fn graphs_at(&self, n: NodeIndex) -> impl Iterator<Item = NodeIndex> + '_ {
+        let dispatch = self.is_dispatch[n.index()];
+        let own = (!dispatch).then_some(n);
+        let members = dispatch.then(|| self.graph.neighbors(n));
+        own.into_iter().chain(members.into_iter().flatten())
     }
 
     /// Whether the two graphs are in one strongly connected component.
@@ -176,14 +185,7 @@ impl CallGraph {
         self.node(name)
             .into_iter()
             .flat_map(|n| self.graph.neighbors(n))
-            .flat_map(|n| {
-                let members = self.is_dispatch[n.index()]
-                    .then(|| self.graph.neighbors(n))
-                    .into_iter()
-                    .flatten();
-                let own = (!self.is_dispatch[n.index()]).then_some(n);
-                own.into_iter().chain(members)
-            })
+            .flat_map(|n| self.graphs_at(n))
             .map(|n| self.graph[n].as_str())
     }
 
@@ -229,7 +231,7 @@ impl CallGraph {
                 continue;
             }
             names.sort();
-            let recursive = scc.len() > 1 || self.graph.contains_edge(scc[0], scc[0]);
+            let recursive = self.cycles(scc);
             let _ = writeln!(
                 out,
                 "scc {i}{}: {}",
@@ -245,17 +247,8 @@ impl CallGraph {
                 for e in self.graph.edges(n) {
                     use petgraph::visit::EdgeRef;
                     let s = *e.weight();
-                    let t = e.target();
-                    let targets: Vec<NodeIndex> = if self.is_dispatch[t.index()] {
-                        self.graph.neighbors(t).collect()
-                    } else {
-                        vec![t]
-                    };
-                    for t in targets {
-                        let c = calls.entry(self.graph[t].as_str()).or_insert(CallSites {
-                            direct: 0,
-                            indirect: 0,
-                        });
+                    for t in self.graphs_at(e.target()) {
+                        let c = calls.entry(self.graph[t].as_str()).or_default();
                         c.direct += s.direct;
                         c.indirect += s.indirect;
                     }
@@ -280,6 +273,21 @@ impl CallGraph {
 mod tests {
     use super::*;
     use rpy_ir::text::parse_program;
+
+    /// The call graph of the program of `graphs` and a graph `leaf` that
+    /// calls nothing.
+    fn call_graph(graphs: &str) -> CallGraph {
+        const LEAF: &str = "
+graph leaf(n_0) {
+  block0(n_0: Signed):
+    v1: Signed = int_add(n_0, 1)
+    -> return(v1)
+  returns v2: Signed
+  raises v3: Ptr(object_vtable), v4: Ptr(object)
+}
+";
+        CallGraph::new(&parse_program::<LowLevel>(&format!("{graphs}{LEAF}")).unwrap())
+    }
 
     const PROGRAM: &str = "
 entry main
@@ -321,20 +329,11 @@ graph odd(n_0) {
   returns v6: Signed
   raises v7: Ptr(object_vtable), v8: Ptr(object)
 }
-
-graph leaf(n_0) {
-  block0(n_0: Signed):
-    v1: Signed = int_add(n_0, 1)
-    -> return(v1)
-  returns v2: Signed
-  raises v3: Ptr(object_vtable), v4: Ptr(object)
-}
 ";
 
     #[test]
     fn components_come_bottom_up_and_cycles_are_recursive() {
-        let p = parse_program::<LowLevel>(PROGRAM).unwrap();
-        let cg = CallGraph::new(&p);
+        let cg = call_graph(PROGRAM);
         insta::assert_snapshot!(cg.to_text(), @r"
         scc 0: leaf
         scc 1 (recursive): even, odd
@@ -378,20 +377,11 @@ graph walk(n_0) {
   returns v5: Signed
   raises v6: Ptr(object_vtable), v7: Ptr(object)
 }
-
-graph leaf(n_0) {
-  block0(n_0: Signed):
-    v1: Signed = int_add(n_0, 1)
-    -> return(v1)
-  returns v2: Signed
-  raises v3: Ptr(object_vtable), v4: Ptr(object)
-}
 ";
 
     #[test]
     fn indirect_calls_reach_every_taken_graph_of_their_shape() {
-        let p = parse_program::<LowLevel>(INDIRECT).unwrap();
-        let cg = CallGraph::new(&p);
+        let cg = call_graph(INDIRECT);
         // The dispatch node of the shape is not printed: each graph it
         // reaches is, with the indirect calls counted.
         insta::assert_snapshot!(cg.to_text(), @r"

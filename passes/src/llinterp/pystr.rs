@@ -15,8 +15,8 @@
 //!   optional sign and decimal digits, single `_` allowed between digits. A
 //!   value outside the machine word is a `ValueError` too (with the same text).
 //! - `parse_float`: Python 3's `float(s)`.
-//! - `repr_bytes`: Python 3's `repr(str)` of the bytes, used in error messages;
-//!   bytes >= 0x80 are copied unchanged (so UTF-8 text shows as Python shows it).
+//! - `repr_str`: `repr(str)` in either dialect, as the bytes of a str;
+//!   `repr_bytes`: Python 3's, as text for error messages.
 
 /// Python 3 `repr(x)` / `str(x)` of a float.
 pub fn float_repr(x: f64) -> String {
@@ -150,8 +150,11 @@ fn strip_py_space(s: &[u8]) -> &[u8] {
     &s[start..end]
 }
 
-/// Python 3 `repr()` of a string, for error messages.
-pub fn repr_bytes(s: &[u8]) -> String {
+/// `repr()` of a str as the dialect's CPython writes it, as the bytes of
+/// a str: Python 2 escapes every byte above 0x7e as `\xNN`; a Python 3 str
+/// holds code points below U+0100 and escapes only those Python 3 does not
+/// print (0x7f-0xa0 and the soft hyphen 0xad).
+pub fn repr_str(s: &[u8], py3: bool) -> Vec<u8> {
     let quote = if s.contains(&b'\'') && !s.contains(&b'"') {
         b'"'
     } else {
@@ -165,32 +168,25 @@ pub fn repr_bytes(s: &[u8]) -> String {
             b'\n' => out.extend_from_slice(b"\\n"),
             b'\r' => out.extend_from_slice(b"\\r"),
             b'\t' => out.extend_from_slice(b"\\t"),
-            _ if b == quote => {
-                out.push(b'\\');
-                out.push(b);
-            }
-            0x20..=0x7e | 0x80..=0xff => out.push(b),
+            _ if b == quote => out.extend_from_slice(&[b'\\', b]),
+            0x20..=0x7e => out.push(b),
+            0xa1..=0xff if py3 && b != 0xad => out.push(b),
             _ => out.extend_from_slice(format!("\\x{b:02x}").as_bytes()),
         }
     }
     out.push(quote);
-    String::from_utf8_lossy(&out).into_owned()
+    out
 }
 
-/// `repr_bytes` cut to at most `limit` characters, as CPython's `%.200R` does
-/// (a character is a byte that is not a UTF-8 continuation byte).
+/// Python 3's `repr()` of a str, for error messages: each char of
+/// `repr_str`, written as Python 3 writes it.
+pub fn repr_bytes(s: &[u8]) -> String {
+    repr_str(s, true).into_iter().map(char::from).collect()
+}
+
+/// `repr_bytes` cut to at most `limit` characters, as CPython's `%.200R` does.
 fn repr_truncated(s: &[u8], limit: usize) -> String {
-    let r = repr_bytes(s);
-    let mut count = 0;
-    for (i, b) in r.bytes().enumerate() {
-        if b & 0xc0 != 0x80 {
-            if count == limit {
-                return r[..i].to_string();
-            }
-            count += 1;
-        }
-    }
-    r
+    repr_bytes(s).chars().take(limit).collect()
 }
 
 /// The text of the `ValueError` `int(s)` raises (without "ValueError: ").

@@ -437,9 +437,34 @@ impl<'p> ObjInterpreter<'p> {
 
     /// Runs the entry point with `argv` (a list of strings) and returns its
     /// result as the exit status (`None` is 0, as `sys.exit(None)`).
+    /// A Python 3 program gets each argument's chars (as CPython 3 decodes
+    /// them), a Python 2 program its bytes; a char above U+00FF, which a
+    /// str cannot hold, stops the run as in translated programs.
     pub fn run_entry(&mut self, argv: &[String], out: &mut dyn Write) -> Result<i64, ObjError> {
-        let list = ObjValue::list(argv.iter().map(ObjValue::str).collect());
         let entry = self.program.entry.clone();
+        let mut args = Vec::with_capacity(argv.len());
+        for a in argv {
+            args.push(match self.dialect {
+                Dialect::Py2 => ObjValue::str(a),
+                Dialect::Py3 if a.chars().all(|c| (c as u32) < 0x100) => {
+                    ObjValue::str(rpy_ir::graph::str_bytes(a))
+                }
+                Dialect::Py3 => {
+                    return Err(ObjError {
+                        exc: "NotImplementedError".into(),
+                        message: "rpy: a command-line argument holds a char above U+00FF, or \
+                                  bytes that are not UTF-8, which a Python 3 str of rpy \
+                                  cannot hold"
+                            .into(),
+                        graph: entry.clone(),
+                        traceback: Box::new([entry]),
+                        op: None,
+                        pos: None,
+                    })
+                }
+            });
+        }
+        let list = ObjValue::list(args);
         match self.call(&entry, vec![list], out)? {
             ObjValue::None => Ok(0),
             v => v.as_int().ok_or_else(|| ObjError {

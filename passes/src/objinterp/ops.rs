@@ -1155,12 +1155,14 @@ pub fn call_builtin(name: &str, args: &[ObjValue], dialect: Dialect) -> OpResult
                     Err(_) => Err(exc("ValueError", "chr() arg not in range(256)")),
                 },
                 // An RPython str holds bytes: a Python 3 program's chars are
-                // those below 256, each one byte, as in the executable.
+                // those below 256, each one byte, as in the executable,
+                // which stops at a higher one (`rstr.ll_chr_py3`).
                 Dialect::Py3 => match u8::try_from(i) {
                     Ok(b) => Ok(V::str([b])),
                     Err(_) if (0..0x110000).contains(&i) => Err(exc(
-                        "ValueError",
-                        "chr() arg not in range(256): an RPython str holds chars below 256",
+                        "NotImplementedError",
+                        "rpy: chr() of a code point above 0xff, which a Python 3 str of rpy \
+                         cannot hold",
                     )),
                     Err(_) => Err(exc("ValueError", "chr() arg not in range(0x110000)")),
                 },

@@ -73,10 +73,10 @@ fn occurrences(hay: &[u8], needle: &[u8]) -> Vec<usize> {
     out
 }
 
-fn strip(s: &[u8], chars: Option<&[u8]>, left: bool, right: bool) -> ObjValue {
+fn strip(s: &[u8], chars: Option<&[u8]>, left: bool, right: bool, dialect: Dialect) -> ObjValue {
     let strips = |b: &u8| match chars {
         Some(cs) => cs.contains(b),
-        None => b.is_ascii_whitespace() || *b == 0x0b,
+        None => is_space(*b, dialect),
     };
     let mut a = 0;
     let mut b = s.len();
@@ -93,12 +93,84 @@ fn strip(s: &[u8], chars: Option<&[u8]>, left: bool, right: bool) -> ObjValue {
     ObjValue::str(&s[a..b])
 }
 
-fn is_space(b: u8) -> bool {
-    b.is_ascii_whitespace() || b == 0x0b
+// The char classes of the str methods. Python 2's know ASCII only;
+// Python 3's classify each char, a code point below U+0100, as CPython 3
+// does (as `rstr.py`'s `_py3` helpers, which translated programs call).
+
+fn is_space(b: u8, dialect: Dialect) -> bool {
+    b.is_ascii_whitespace()
+        || b == 0x0b
+        || (dialect == Dialect::Py3 && matches!(b, 0x1c..=0x1f | 0x85 | 0xa0))
+}
+
+fn is_digit(b: u8, dialect: Dialect) -> bool {
+    b.is_ascii_digit() || (dialect == Dialect::Py3 && matches!(b, 0xb2 | 0xb3 | 0xb9))
+}
+
+fn is_upper(b: u8, dialect: Dialect) -> bool {
+    b.is_ascii_uppercase() || (dialect == Dialect::Py3 && matches!(b, 0xc0..=0xde) && b != 0xd7)
+}
+
+fn is_lower(b: u8, dialect: Dialect) -> bool {
+    b.is_ascii_lowercase()
+        || (dialect == Dialect::Py3 && matches!(b, 0xaa | 0xb5 | 0xba | 0xdf..=0xff) && b != 0xf7)
+}
+
+fn is_alnum(b: u8, dialect: Dialect) -> bool {
+    is_upper(b, dialect)
+        || is_lower(b, dialect)
+        || is_digit(b, dialect)
+        || (dialect == Dialect::Py3 && matches!(b, 0xbc..=0xbe))
+}
+
+/// `s.upper()`. In Python 3, '\xdf' becomes "SS", and the two chars whose
+/// upper case is above U+00FF ('\xb5', '\xff') stop with a
+/// NotImplementedError, as in translated programs.
+fn upper(s: &[u8], dialect: Dialect) -> OpResult {
+    if dialect == Dialect::Py2 {
+        return Ok(ObjValue::str(s.to_ascii_uppercase()));
+    }
+    let mut out = Vec::with_capacity(s.len());
+    for &b in s {
+        match b {
+            0xdf => out.extend_from_slice(b"SS"),
+            0xb5 | 0xff => {
+                let (ch, up) = if b == 0xb5 {
+                    ("b5", "039C")
+                } else {
+                    ("ff", "0178")
+                };
+                return Err(exc(
+                    "NotImplementedError",
+                    format!(
+                        "rpy: upper() of '\\x{ch}' is U+{up} in Python 3, beyond the chars \
+                         below U+0100 a str holds"
+                    ),
+                ));
+            }
+            _ if is_lower(b, dialect) && b != 0xaa && b != 0xba => out.push(b - 32),
+            _ => out.push(b),
+        }
+    }
+    Ok(ObjValue::str(out))
+}
+
+fn lower(s: &[u8], dialect: Dialect) -> ObjValue {
+    ObjValue::str(
+        s.iter()
+            .map(|&b| if is_upper(b, dialect) { b + 32 } else { b })
+            .collect::<Vec<u8>>(),
+    )
 }
 
 /// `s.split(sep, maxsplit)` / `s.rsplit(...)`.
-fn split(s: &[u8], sep: Option<&[u8]>, maxsplit: i64, from_right: bool) -> Result<ObjValue, Exc> {
+fn split(
+    s: &[u8],
+    sep: Option<&[u8]>,
+    maxsplit: i64,
+    from_right: bool,
+    dialect: Dialect,
+) -> Result<ObjValue, Exc> {
     let max = if maxsplit < 0 {
         usize::MAX
     } else {
@@ -129,11 +201,11 @@ fn split(s: &[u8], sep: Option<&[u8]>, maxsplit: i64, from_right: bool) -> Resul
             let mut words: Vec<(usize, usize)> = Vec::new();
             let mut i = 0;
             while i < s.len() {
-                while i < s.len() && is_space(s[i]) {
+                while i < s.len() && is_space(s[i], dialect) {
                     i += 1;
                 }
                 let start = i;
-                while i < s.len() && !is_space(s[i]) {
+                while i < s.len() && !is_space(s[i], dialect) {
                     i += 1;
                 }
                 if i > start {
@@ -213,7 +285,9 @@ fn searched_range(s: &[u8], bounds: &[ObjValue]) -> Result<Option<(usize, usize)
 
 /// Calls the string method `name` on `s`.
 pub fn call(name: &str, s: &[u8], args: &[ObjValue], dialect: Dialect) -> OpResult {
-    let bool_of = |f: fn(&u8) -> bool| ObjValue::Bool(!s.is_empty() && s.iter().all(f));
+    let bool_of = |f: fn(u8, Dialect) -> bool| {
+        ObjValue::Bool(!s.is_empty() && s.iter().all(|&b| f(b, dialect)))
+    };
     match name {
         "join" => {
             arity(name, args, 1, 1)?;
@@ -247,7 +321,7 @@ pub fn call(name: &str, s: &[u8], args: &[ObjValue], dialect: Dialect) -> OpResu
                     .ok_or_else(|| type_error("an integer is required"))?,
                 None => -1,
             };
-            split(s, sep, max, name == "rsplit")
+            split(s, sep, max, name == "rsplit", dialect)
         }
         "splitlines" => {
             arity(name, args, 0, 1)?;
@@ -264,7 +338,7 @@ pub fn call(name: &str, s: &[u8], args: &[ObjValue], dialect: Dialect) -> OpResu
         "strip" | "lstrip" | "rstrip" => {
             arity(name, args, 0, 1)?;
             let chars = opt_str_arg(name, args, 0)?;
-            Ok(strip(s, chars, name != "rstrip", name != "lstrip"))
+            Ok(strip(s, chars, name != "rstrip", name != "lstrip", dialect))
         }
         "find" | "rfind" => {
             arity(name, args, 1, 3)?;
@@ -285,16 +359,16 @@ pub fn call(name: &str, s: &[u8], args: &[ObjValue], dialect: Dialect) -> OpResu
                 s.ends_with(fix)
             }))
         }
-        "upper" => Ok(ObjValue::str(s.to_ascii_uppercase())),
-        "lower" => Ok(ObjValue::str(s.to_ascii_lowercase())),
-        "isdigit" => Ok(bool_of(u8::is_ascii_digit)),
-        "isalpha" => Ok(bool_of(u8::is_ascii_alphabetic)),
-        "isspace" => Ok(bool_of(|b| is_space(*b))),
-        "isalnum" => Ok(bool_of(u8::is_ascii_alphanumeric)),
+        "upper" => upper(s, dialect),
+        "lower" => Ok(lower(s, dialect)),
+        "isdigit" => Ok(bool_of(is_digit)),
+        "isalpha" => Ok(bool_of(|b, d| is_upper(b, d) || is_lower(b, d))),
+        "isspace" => Ok(bool_of(is_space)),
+        "isalnum" => Ok(bool_of(is_alnum)),
         // True when the string has a cased character and none of the other case.
         "isupper" | "islower" => {
-            let upper = s.iter().any(u8::is_ascii_uppercase);
-            let lower = s.iter().any(u8::is_ascii_lowercase);
+            let upper = s.iter().any(|&b| is_upper(b, dialect));
+            let lower = s.iter().any(|&b| is_lower(b, dialect));
             Ok(ObjValue::Bool(if name == "isupper" {
                 upper && !lower
             } else {
@@ -362,7 +436,16 @@ mod tests {
     #[test]
     fn split_as_cpython() {
         let sp = |s: &str, sep: Option<&str>, max: i64, right: bool| {
-            strs(split(s.as_bytes(), sep.map(str::as_bytes), max, right).unwrap())
+            strs(
+                split(
+                    s.as_bytes(),
+                    sep.map(str::as_bytes),
+                    max,
+                    right,
+                    Dialect::Py3,
+                )
+                .unwrap(),
+            )
         };
         assert_eq!(sp("  a b  c ", None, -1, false), ["a", "b", "c"]);
         assert_eq!(sp("  a b  c ", None, 1, false), ["a", "b  c "]);

@@ -3,7 +3,7 @@
 
 use super::containers::{DictObj, DictPart, IterObj, MethodObj, RangeObj};
 use super::exceptions::{BoundMethodObj, ClassObj, ClassTable, InstanceObj};
-use crate::llinterp::pystr::{float_repr, float_str_py2};
+use crate::llinterp::pystr::{float_repr, float_str_py2, repr_str};
 use rpy_ir::ast::Dialect;
 use rpy_ir::graph::Constant;
 use std::cell::RefCell;
@@ -194,7 +194,7 @@ impl ObjValue {
             // `repr` of a float is the shortest round-tripping form in both
             // dialects; only Python 2's `str` differs (handled below).
             ObjValue::Float(f) => float_repr(*f).into_bytes(),
-            ObjValue::Str(s) => repr_str(s, dialect).into_bytes(),
+            ObjValue::Str(s) => repr_str(s, dialect == Dialect::Py3),
             ObjValue::None => b"None".to_vec(),
             ObjValue::List(l) => {
                 let mut out = b"[".to_vec();
@@ -236,8 +236,6 @@ impl ObjValue {
     }
 }
 
-/// `repr()` of a string: Python 3 copies non-ASCII bytes (so UTF-8 text shows
-/// as Python 3 shows it); Python 2 escapes them as `\xNN`.
 /// The int an integral float equals, when an int holds it: such a float
 /// and that int are one dict key and hash alike, as in Python.
 pub fn integral_float(f: f64) -> Option<i64> {
@@ -245,37 +243,6 @@ pub fn integral_float(f: f64) -> Option<i64> {
     // with no fraction converts without loss.
     const TWO_TO_63: f64 = 9_223_372_036_854_775_808.0;
     (f.fract() == 0.0 && (-TWO_TO_63..TWO_TO_63).contains(&f)).then_some(f as i64)
-}
-
-fn repr_str(s: &[u8], dialect: Dialect) -> String {
-    match dialect {
-        Dialect::Py3 => crate::llinterp::pystr::repr_bytes(s),
-        Dialect::Py2 => {
-            let quote = if s.contains(&b'\'') && !s.contains(&b'"') {
-                '"'
-            } else {
-                '\''
-            };
-            let mut out = String::with_capacity(s.len() + 2);
-            out.push(quote);
-            for &b in s {
-                match b {
-                    b'\\' => out.push_str("\\\\"),
-                    b'\n' => out.push_str("\\n"),
-                    b'\r' => out.push_str("\\r"),
-                    b'\t' => out.push_str("\\t"),
-                    _ if char::from(b) == quote => {
-                        out.push('\\');
-                        out.push(quote);
-                    }
-                    0x20..=0x7e => out.push(char::from(b)),
-                    _ => out.push_str(&format!("\\x{b:02x}")),
-                }
-            }
-            out.push(quote);
-            out
-        }
-    }
 }
 
 impl fmt::Debug for ObjValue {

@@ -35,12 +35,36 @@ enum Operand {
     AsResult(usize),
     /// Whether the program is Python 2 (a constant).
     Py2,
+    /// The `rstr` helper of Python 3's char class of the method `is...`
+    /// (`ll_char_isdigit_py3`), passed as a function.
+    CharClassPy3(String),
 }
 
 use Operand::{
-    Arg as A, AsResult, Bool as B, EqFn, Int as I, Item, OrInt, Py2, ResultItemType, ResultType,
-    SameList,
+    Arg as A, AsResult, Bool as B, CharClassPy3, EqFn, Int as I, Item, OrInt, Py2, ResultItemType,
+    ResultType, SameList,
 };
+
+/// The helper a Python 3 program calls instead of the string helper
+/// `func`, whose char classes are ASCII's: its twin in `rstr.py` classifies
+/// and converts the chars as CPython 3 does their code points.
+fn py3_twin(func: &str) -> Option<&'static str> {
+    Some(match func {
+        "ll_char_lower" => "ll_char_lower_py3",
+        "ll_char_isdigit" => "ll_char_isdigit_py3",
+        "ll_char_isalpha" => "ll_char_isalpha_py3",
+        "ll_char_isalnum" => "ll_char_isalnum_py3",
+        "ll_char_isspace" => "ll_char_isspace_py3",
+        "ll_char_isupper" => "ll_char_isupper_py3",
+        "ll_char_islower" => "ll_char_islower_py3",
+        "ll_upper" => "ll_upper_py3",
+        "ll_lower" => "ll_lower_py3",
+        "ll_strip" => "ll_strip_py3",
+        "ll_split_whitespace" => "ll_split_whitespace_py3",
+        "ll_rsplit_whitespace" => "ll_rsplit_whitespace_py3",
+        _ => return None,
+    })
+}
 
 impl GraphTyper<'_, '_, '_> {
     /// Lowers `op` to a helper call when it is an operation a helper
@@ -57,6 +81,14 @@ impl GraphTyper<'_, '_, '_> {
         };
         use Kind::*;
         let nargs = op.args.len();
+        // The helpers are written with RPython's str semantics, whatever
+        // the program's dialect; a Python 3 program's own code gets CPython
+        // 3's.
+        let in_helper = self
+            .graph
+            .pos
+            .is_some_and(|p| p.file >= rpy_ir::diag::FileId::LIBRARY_BASE);
+        let py2 = self.rt.py2 || in_helper;
         let (module, func, operands): (&str, &str, Vec<Operand>) = match (
             op.opname.as_str(),
             kinds.as_slice(),
@@ -81,6 +113,10 @@ impl GraphTyper<'_, '_, '_> {
                 let char_receiver = receiver == Char;
                 let arg_kind = kinds.get(1).copied();
                 match (name, nargs, arg_kind) {
+                    // Python 3's upper() of '\xdf' is 'SS': a string.
+                    ("upper", 1, _) if char_receiver && !py2 => {
+                        ("rstr", "ll_char_upper_py3", vec![ResultType, A(0)])
+                    }
                     ("upper", 1, _) if char_receiver => ("rstr", "ll_char_upper", vec![A(0)]),
                     ("lower", 1, _) if char_receiver => ("rstr", "ll_char_lower", vec![A(0)]),
                     ("isdigit", 1, _) if char_receiver => ("rstr", "ll_char_isdigit", vec![A(0)]),
@@ -89,6 +125,29 @@ impl GraphTyper<'_, '_, '_> {
                     ("isspace", 1, _) if char_receiver => ("rstr", "ll_char_isspace", vec![A(0)]),
                     ("isupper", 1, _) if char_receiver => ("rstr", "ll_char_isupper", vec![A(0)]),
                     ("islower", 1, _) if char_receiver => ("rstr", "ll_char_islower", vec![A(0)]),
+                    // Python 3's classes of a string: every char's, by the
+                    // char class helpers.
+                    ("isdigit" | "isalpha" | "isalnum" | "isspace", 1, _) if !py2 => (
+                        "rstr",
+                        "_ll_all_chars",
+                        vec![A(0), CharClassPy3(name.to_string())],
+                    ),
+                    ("isupper" | "islower", 1, _) if !py2 => {
+                        let other = if name == "isupper" {
+                            "islower"
+                        } else {
+                            "isupper"
+                        };
+                        (
+                            "rstr",
+                            "_ll_cased",
+                            vec![
+                                A(0),
+                                CharClassPy3(name.to_string()),
+                                CharClassPy3(other.to_string()),
+                            ],
+                        )
+                    }
                     ("upper", 1, _) => ("rstr", "ll_upper", vec![A(0)]),
                     ("lower", 1, _) => ("rstr", "ll_lower", vec![A(0)]),
                     ("isdigit", 1, _) => ("rstr", "ll_isdigit", vec![A(0)]),
@@ -240,6 +299,7 @@ impl GraphTyper<'_, '_, '_> {
             ("getitem", [Str | Char, _], _) if checked => {
                 ("rstr", "ll_getitem_checked", vec![A(0), A(1)])
             }
+            ("simple_call", [Builtin("chr"), Int], _) if !py2 => ("rstr", "ll_chr_py3", vec![A(1)]),
             ("simple_call", [Builtin("chr"), Int], _) if checked => {
                 ("rstr", "ll_chr_checked", vec![A(1)])
             }
@@ -265,6 +325,10 @@ impl GraphTyper<'_, '_, '_> {
         };
         let mut helper_args = Vec::new();
         let mut call_args = Vec::new();
+        let func = match py3_twin(func) {
+            Some(twin) if !py2 => twin,
+            _ => func,
+        };
         let result_type = self.graph.info(op.result).clone();
         for operand in &operands {
             match operand {
@@ -356,6 +420,14 @@ impl GraphTyper<'_, '_, '_> {
                 B(b) => {
                     helper_args.push(HelperArg::Const(Constant::Bool(*b)));
                     call_args.push(Arg::Const(Constant::Bool(*b)));
+                }
+                CharClassPy3(method) => {
+                    let h = HelperArg::Helper {
+                        module: "rstr".into(),
+                        func: format!("ll_char_{method}_py3"),
+                    };
+                    call_args.push(Arg::Const(h.constant().unwrap_or(Constant::None)));
+                    helper_args.push(h);
                 }
             }
         }

@@ -41,7 +41,7 @@ use rpy_ir::annotation::{ProgramFacts, SomeValue};
 use rpy_ir::ast::Dialect;
 use rpy_ir::diag::{Diagnostics, Pos};
 use rpy_ir::graph::{
-    Annotated, Arg, BlockId, Constant, FunctionGraph, LowLevel, PrebuiltObject, Program,
+    Annotated, Arg, BlockId, Constant, FunctionGraph, Link, LowLevel, PrebuiltObject, Program,
     SpaceOperation, Var,
 };
 use rpy_ir::llops;
@@ -777,6 +777,11 @@ pub fn rtype(
             Err((pos, msg)) => diags.push(error(pos, msg)),
         }
     }
+    if !rt.py2 {
+        if let Err(msg) = decode_argv(&mut rt, &mut lowered, &program.entry) {
+            diags.push(error(None, msg));
+        }
+    }
     if let Err(msg) = rt.make_vtables() {
         diags.push(error(None, msg));
     }
@@ -806,6 +811,47 @@ pub fn rtype(
             ..Default::default()
         },
     })
+}
+
+/// A Python 3 program's entry point gets its arguments as CPython 3 gives
+/// them, decoded from UTF-8, where the executable and the LLInterpreter
+/// pass the bytes: a new start block of the entry graph calls the decoder
+/// (`rstr.ll_argv_py3`) and passes its list on. (An entry point that takes
+/// other arguments than a list of strings is left as it is.)
+fn decode_argv(
+    rt: &mut RTyper<'_>,
+    graphs: &mut [FunctionGraph<LowLevel>],
+    entry: &str,
+) -> Result<(), String> {
+    let Some(g) = graphs.iter_mut().find(|g| g.name == entry) else {
+        return Ok(());
+    };
+    let &[argv] = g.params() else {
+        return Ok(());
+    };
+    let ty = g.info(argv).clone();
+    let str_ptr = LowLevelType::Ptr(lltype::STR.into());
+    if ty != LowLevelType::Ptr(lltype::add_list_type(&mut rt.types, &str_ptr)) {
+        return Ok(());
+    }
+    let (decoder, result) = rt.helper("rstr", "ll_argv_py3", &[HelperArg::Value(ty.clone())])?;
+    let raw = g.new_var(g.vars[argv.0 as usize].name.clone(), ty);
+    let decoded = g.new_var(None, result);
+    let start = g.add_block(vec![raw]);
+    let body = g.startblock;
+    let pos = g.pos;
+    let block = g.block_mut(start);
+    block.operations.push(SpaceOperation {
+        opname: "direct_call".into(),
+        args: vec![Arg::Const(Constant::Func(decoder)), Arg::Var(raw)],
+        result: decoded,
+        pos,
+    });
+    block
+        .exits
+        .push(Link::new(vec![Arg::Var(decoded)], body, None));
+    g.startblock = start;
+    Ok(())
 }
 
 /// The types the low-level program uses: those of its variables, of the

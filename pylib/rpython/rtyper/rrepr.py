@@ -5,7 +5,8 @@ A container's helper calls `repr()` of each item; the rtyper lowers that
 call by the item's low-level type, so a list of lists of strings reprs
 through three helpers, each specialized by its argument types.  STR is
 the string type, STRLIST the type of a list of strings.  `py2` says
-whether chars above 0x7f are escaped (Python 2) or kept (Python 3).
+whether every char above 0x7e is escaped (Python 2) or only those that
+Python 3 does not print (\x7f-\xa0 and the soft hyphen \xad).
 """
 
 from rpython.rtyper.lltypesystem.lltype import malloc, typeOf
@@ -27,7 +28,9 @@ def _ll_escape_len(ch, quote, py2):
     """How many chars `ch` takes inside quotes `quote`."""
     if ch == quote or ch == '\\' or ch == '\n' or ch == '\t' or ch == '\r':
         return 2
-    if ch < ' ' or ch == '\x7f' or (py2 and ch > '\x7f'):
+    if ch < ' ' or ch == '\x7f':
+        return 4
+    if ch > '\x7f' and (py2 or ch <= '\xa0' or ch == '\xad'):
         return 4
     return 1
 

@@ -7,7 +7,9 @@ helper that makes a string from none takes the string type STR as its
 first argument, one that makes a list of strings the list type LIST.
 Bounds of slices and of find/count follow Python: a negative bound counts
 from the end, then bounds are clipped to the string.  The character
-classes are ASCII's, as RPython's str methods.
+classes are ASCII's, as RPython's str methods, in Python 2 programs;
+Python 3 programs use the `_py3` helpers at the end, which classify each
+char as CPython 3 does its code point.
 """
 
 from rpython.rlib.rarithmetic import intmask
@@ -46,6 +48,18 @@ def ll_chr_checked(n):
     """chr(n): ValueError when n is not a byte."""
     if n < 0 or n > 255:
         raise ValueError
+    return chr(n)
+
+
+def ll_chr_py3(n):
+    """chr(n) in a Python 3 program: ValueError outside range(0x110000), as
+    CPython 3 raises it; a code point above 0xff, which rpy's str cannot
+    hold, stops the program with a NotImplementedError that says so."""
+    if n < 0 or n >= 0x110000:
+        raise ValueError
+    if n > 255:
+        raise NotImplementedError("rpy: chr() of a code point above 0xff,"
+                                  " which a Python 3 str of rpy cannot hold")
     return chr(n)
 
 
@@ -358,18 +372,28 @@ def ll_strip(s, left, right):
     return _ll_strip(s, None, left, right, _ll_space)
 
 
+def _ll_space_py3(ch, chars):
+    return ll_char_isspace_py3(ch)
+
+
+def ll_strip_py3(s, left, right):
+    """The same in Python 3, where more chars are whitespace."""
+    return _ll_strip(s, None, left, right, _ll_space_py3)
+
+
 def ll_strip_chars(s, chars, left, right):
     """s.strip(chars), .lstrip(chars), .rstrip(chars)."""
     return _ll_strip(s, chars, left, right, _ll_in_chars)
 
 
-def ll_split_whitespace(LIST, s, maxsplit):
-    """s.split() and s.split(None, maxsplit) (maxsplit < 0: no limit)."""
+def _ll_split_whitespace(LIST, s, maxsplit, isspace):
+    """s.split() and s.split(None, maxsplit) (maxsplit < 0: no limit), the
+    chars `isspace` accepts separating the words."""
     res = ll_newlist_hint(LIST, 0)
     length = len(s)
     pos = 0
     while True:
-        while pos < length and ll_char_isspace(s[pos]):
+        while pos < length and isspace(s[pos]):
             pos += 1
         if pos == length:
             break
@@ -378,18 +402,18 @@ def ll_split_whitespace(LIST, s, maxsplit):
             ll_append(res, ll_stringslice_startstop(s, pos, length))
             break
         start = pos
-        while pos < length and not ll_char_isspace(s[pos]):
+        while pos < length and not isspace(s[pos]):
             pos += 1
         ll_append(res, ll_stringslice_startstop(s, start, pos))
     return res
 
 
-def ll_rsplit_whitespace(LIST, s, maxsplit):
+def _ll_rsplit_whitespace(LIST, s, maxsplit, isspace):
     """s.rsplit() and s.rsplit(None, maxsplit)."""
     res = ll_newlist_hint(LIST, 0)
     pos = len(s)
     while True:
-        while pos > 0 and ll_char_isspace(s[pos - 1]):
+        while pos > 0 and isspace(s[pos - 1]):
             pos -= 1
         if pos == 0:
             break
@@ -397,11 +421,27 @@ def ll_rsplit_whitespace(LIST, s, maxsplit):
             ll_append(res, ll_stringslice_startstop(s, 0, pos))
             break
         end = pos
-        while pos > 0 and not ll_char_isspace(s[pos - 1]):
+        while pos > 0 and not isspace(s[pos - 1]):
             pos -= 1
         ll_append(res, ll_stringslice_startstop(s, pos, end))
     ll_reverse(res)
     return res
+
+
+def ll_split_whitespace(LIST, s, maxsplit):
+    return _ll_split_whitespace(LIST, s, maxsplit, ll_char_isspace)
+
+
+def ll_rsplit_whitespace(LIST, s, maxsplit):
+    return _ll_rsplit_whitespace(LIST, s, maxsplit, ll_char_isspace)
+
+
+def ll_split_whitespace_py3(LIST, s, maxsplit):
+    return _ll_split_whitespace(LIST, s, maxsplit, ll_char_isspace_py3)
+
+
+def ll_rsplit_whitespace_py3(LIST, s, maxsplit):
+    return _ll_rsplit_whitespace(LIST, s, maxsplit, ll_char_isspace_py3)
 
 
 def ll_split(LIST, s, sep, maxsplit):
@@ -651,5 +691,151 @@ def ll_enumerate(LIST, TUPLE, s):
         t.item0 = i
         t.item1 = s[i]
         ll_append(res, t)
+        i += 1
+    return res
+
+
+# Python 3's str methods.  A Python 3 program's str holds chars below
+# U+0100, one byte each (the literals' chars, chr(), the UTF-8 decoded
+# argv); its methods classify and convert them as CPython 3 does the same
+# code points: Latin-1 letters are letters, '\xb2' is a digit, '\xa0' is
+# whitespace, and upper() of '\xdf' is 'SS'.  Two chars upper-case to a
+# char rpy's str cannot hold ('\xb5' and '\xff'): upper() stops the
+# program there with a NotImplementedError that says so, rather than give
+# a different string than CPython 3.  s.isdigit() and the other classes
+# of a string are `_ll_all_chars` and `_ll_cased` of the char classes,
+# which the rtyper passes.
+
+def ll_char_isspace_py3(ch):
+    c = ord(ch)
+    return (c == 32 or (9 <= c and c <= 13) or (0x1c <= c and c <= 0x1f)
+            or c == 0x85 or c == 0xa0)
+
+
+def ll_char_isdigit_py3(ch):
+    c = ord(ch)
+    return ('0' <= ch and ch <= '9') or c == 0xb2 or c == 0xb3 or c == 0xb9
+
+
+def ll_char_isupper_py3(ch):
+    c = ord(ch)
+    return ('A' <= ch and ch <= 'Z') or (0xc0 <= c and c <= 0xde and c != 0xd7)
+
+
+def ll_char_islower_py3(ch):
+    c = ord(ch)
+    return (('a' <= ch and ch <= 'z') or c == 0xaa or c == 0xb5 or c == 0xba
+            or (0xdf <= c and c != 0xf7))
+
+
+def ll_char_isalpha_py3(ch):
+    return ll_char_isupper_py3(ch) or ll_char_islower_py3(ch)
+
+
+def ll_char_isalnum_py3(ch):
+    c = ord(ch)
+    return (ll_char_isalpha_py3(ch) or ll_char_isdigit_py3(ch)
+            or (0xbc <= c and c <= 0xbe))
+
+
+def ll_char_lower_py3(ch):
+    if ll_char_isupper_py3(ch):
+        return chr(ord(ch) + 32)
+    return ch
+
+
+def _ll_upper_width_py3(ch):
+    """How many chars upper() makes of `ch`."""
+    if ch == '\xdf':
+        return 2
+    if ch == '\xb5':
+        raise NotImplementedError("rpy: upper() of '\\xb5' is U+039C in Python 3,"
+                                  " beyond the chars below U+0100 a str holds")
+    if ch == '\xff':
+        raise NotImplementedError("rpy: upper() of '\\xff' is U+0178 in Python 3,"
+                                  " beyond the chars below U+0100 a str holds")
+    return 1
+
+
+def ll_upper_py3(s):
+    length = len(s)
+    n = 0
+    i = 0
+    while i < length:
+        n += _ll_upper_width_py3(s[i])
+        i += 1
+    res = _ll_new_like(s, n)
+    pos = 0
+    i = 0
+    while i < length:
+        ch = s[i]
+        c = ord(ch)
+        if ch == '\xdf':
+            res[pos] = 'S'
+            res[pos + 1] = 'S'
+            pos += 2
+        else:
+            if ('a' <= ch and ch <= 'z') or (0xe0 <= c and c != 0xf7):
+                ch = chr(c - 32)
+            res[pos] = ch
+            pos += 1
+        i += 1
+    return res
+
+
+def ll_char_upper_py3(STR, ch):
+    """ch.upper(): a string, as '\xdf' gives two chars."""
+    return ll_upper_py3(ll_chr2str(STR, ch))
+
+
+def ll_lower_py3(s):
+    return _ll_map_chars(s, ll_char_lower_py3)
+
+
+def _ll_decoded_arg(s):
+    """A command-line argument as CPython 3 gives it to a program: decoded
+    from UTF-8.  The chars of its str are below U+0100, so an argument
+    with a char above (or bytes that are not UTF-8, which CPython 3 keeps
+    as surrogates) stops the program with a NotImplementedError."""
+    length = len(s)
+    n = 0
+    i = 0
+    while i < length:
+        c = ord(s[i])
+        if c < 0x80:
+            i += 1
+        elif ((c == 0xc2 or c == 0xc3) and i + 1 < length
+              and 0x80 <= ord(s[i + 1]) and ord(s[i + 1]) < 0xc0):
+            i += 2
+        else:
+            raise NotImplementedError(
+                "rpy: a command-line argument holds a char above U+00FF, or"
+                " bytes that are not UTF-8, which a Python 3 str of rpy"
+                " cannot hold")
+        n += 1
+    if n == length:
+        return s
+    res = _ll_new_like(s, n)
+    i = 0
+    j = 0
+    while i < length:
+        c = ord(s[i])
+        if c < 0x80:
+            res[j] = s[i]
+            i += 1
+        else:
+            res[j] = chr(((c & 0x1f) << 6) | (ord(s[i + 1]) & 0x3f))
+            i += 2
+        j += 1
+    return res
+
+
+def ll_argv_py3(argv):
+    """A Python 3 program's argv, each argument decoded (`_ll_decoded_arg`)."""
+    n = argv.length
+    res = ll_newlist_hint(typeOf(argv).TO, n)
+    i = 0
+    while i < n:
+        ll_append(res, _ll_decoded_arg(argv.items[i]))
         i += 1
     return res
