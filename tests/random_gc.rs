@@ -35,7 +35,7 @@ use rpy::pipeline::{Source, Timings};
 use rpy_ir::ast::Dialect;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use support::random::{count, render_body, without, Rng, Stmt};
+use support::random::{batch_program, count, render_body, without, Rng, Stmt};
 
 const PRELUDE: &str = "\
 import gc
@@ -205,22 +205,11 @@ impl Function {
 }
 
 fn program(functions: &[&Function], n: i64) -> String {
-    let mut s = PRELUDE.to_string();
-    for f in functions {
-        s += "\n";
-        s += &f.render();
-        s += "\n";
-    }
-    s += "\ndef entry_point(argv):\n    n = int(argv[1])\n    total = 0\n";
-    for f in functions {
-        s += &format!(
-            "    total = (total + {0}(n) + {0}(n + 7)) % 1000003\n",
-            f.name
-        );
-    }
-    s += "    print(\"total \" + str(total))\n    return 0\n\n\ndef target(*args):\n    return entry_point, None\n\n\n";
-    s += &format!("if __name__ == '__main__':\n    sys.exit(entry_point(['x', '{n}']))\n");
-    s
+    batch_program(
+        PRELUDE,
+        functions.iter().map(|f| (f.name.as_str(), f.render())),
+        n,
+    )
 }
 
 // ---------------------------------------------------------------------------

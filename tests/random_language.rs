@@ -32,7 +32,7 @@
 
 mod support;
 
-use support::random::{count, render_body, without, Rng, Stmt};
+use support::random::{batch_program, count, render_body, without, Rng, Stmt};
 
 use rpy::pipeline::{run_until, Source, StageName, StageOutput, Timings};
 use rpy_ir::ast::Dialect;
@@ -198,22 +198,11 @@ fn prelude() -> String {
 }
 
 fn program(functions: &[&Function], n: i64) -> String {
-    let mut s = prelude();
-    for f in functions {
-        s += "\n";
-        s += &f.render();
-        s += "\n";
-    }
-    s += "\ndef entry_point(argv):\n    n = int(argv[1])\n    total = 0\n";
-    for f in functions {
-        s += &format!(
-            "    total = (total + {0}(n) + {0}(n + 7)) % 1000003\n",
-            f.name
-        );
-    }
-    s += "    print(\"total \" + str(total))\n    return 0\n\n\ndef target(*args):\n    return entry_point, None\n\n\n";
-    s += &format!("if __name__ == '__main__':\n    sys.exit(entry_point(['x', '{n}']))\n");
-    s
+    batch_program(
+        &prelude(),
+        functions.iter().map(|f| (f.name.as_str(), f.render())),
+        n,
+    )
 }
 
 // ---------------------------------------------------------------------------

@@ -92,3 +92,27 @@ pub fn without(body: &[Stmt], k: &mut usize) -> Vec<Stmt> {
     }
     out
 }
+
+/// A program of `prelude` and the rendered random functions, whose entry
+/// point calls each function (by name) twice, with its argument `argv[1]`
+/// and that plus 7, and prints the sum of their results; run by CPython
+/// with argument `n`.
+pub fn batch_program<'f>(
+    prelude: &str,
+    functions: impl IntoIterator<Item = (&'f str, String)>,
+    n: i64,
+) -> String {
+    let mut s = prelude.to_string();
+    let mut calls = String::new();
+    for (name, rendered) in functions {
+        s += "\n";
+        s += &rendered;
+        s += "\n";
+        calls += &format!("    total = (total + {name}(n) + {name}(n + 7)) % 1000003\n");
+    }
+    s += "\ndef entry_point(argv):\n    n = int(argv[1])\n    total = 0\n";
+    s += &calls;
+    s += "    print(\"total \" + str(total))\n    return 0\n\n\ndef target(*args):\n    return entry_point, None\n\n\n";
+    s += &format!("if __name__ == '__main__':\n    sys.exit(entry_point(['x', '{n}']))\n");
+    s
+}
