@@ -1093,6 +1093,63 @@ def target(*args):
     );
 }
 
+/// Python 2 has no RecursionError: too deep a recursion or too deeply
+/// nested data raises RuntimeError there, which a handler catches (it was
+/// an uncaught RecursionError that no Python 2 handler could name).
+#[test]
+fn python_2_recursion_limit_raises_runtime_error() {
+    let dir = scratch("py2-recursion");
+    let source = dir.join("deep2.py");
+    std::fs::write(
+        &source,
+        "x = []
+for i in range(100000):
+    x = [x]
+
+def down(n):
+    return down(n + 1)
+
+def show(v):
+    return repr(v)
+
+def compare(a, b):
+    return a == b
+
+caught = []
+try:
+    down(0)
+except RuntimeError as e:
+    caught.append(type(e).__name__)
+try:
+    show(x)
+except RuntimeError as e:
+    caught.append(type(e).__name__)
+try:
+    compare(x, [x])
+except RuntimeError as e:
+    caught.append(type(e).__name__)
+
+def entry_point(argv):
+    print(' '.join(caught))
+    return 0
+
+def target(*args):
+    return entry_point
+
+if __name__ == '__main__':
+    entry_point(None)
+",
+    )
+    .unwrap();
+    let got = rpy(&["interp", "--py2", path_str(&source)]);
+    let Some(python) = support::oracle(rpy_ir::ast::Dialect::Py2) else {
+        eprintln!("skipping the comparison with CPython 2.7: not installed");
+        return;
+    };
+    let expected = support::run(Command::new(python).arg(&source));
+    assert_eq!((got.0, got.2), expected, "{}", got.1);
+}
+
 #[test]
 fn interp_allocating_too_much_is_the_executables_memory_error() {
     // The size comes from argv, so only the run sees it: the executable's
