@@ -1128,6 +1128,7 @@ try:
     compare(x, [x])
 except RuntimeError as e:
     caught.append(type(e).__name__)
+    caught.append(str(e))
 
 def entry_point(argv):
     print(' '.join(caught))
