@@ -536,7 +536,8 @@ fn translate_for(
     })?;
     timings.starting("the C compiler");
     let started = std::time::Instant::now();
-    let compiled = rpy_backend::compile_c_linking(&c, output, "-O2", &link);
+    let compiled =
+        rpy_backend::compile_program(&c, output, "-O2", &link, rpy_backend::default_jobs());
     timings.c_compile = Some(started.elapsed());
     timings.finished();
     compiled.map_err(|e| {

@@ -136,7 +136,7 @@ pub enum StageOutput {
     ExceptionsExplicit(Program<ExceptionsExplicit>),
     JitCodes(rpy_jit::codewriter::jitcode::JitCodes),
     /// The C source, and every file the program was read from.
-    C(String, SourceMap),
+    C(rpy_backend::GeneratedC, SourceMap),
 }
 
 /// The graphs `rpy show` shows: all of the program's, or the one named `func`.
@@ -182,7 +182,7 @@ impl StageOutput {
                         format!("no jitcode named '{f}' (the portal does not reach it)")
                     }),
             },
-            StageOutput::C(c, _) => Ok(c.clone()),
+            StageOutput::C(c, _) => Ok(c.single_file()),
         }
     }
 }
@@ -432,16 +432,16 @@ pub fn c_source_with(
     timings: &mut Timings,
     options: &BackendoptOptions,
 ) -> Result<String, Diagnostics> {
-    Ok(c_source_and_files(src, timings, options)?.0)
+    Ok(c_source_and_files(src, timings, options)?.0.single_file())
 }
 
-/// `c_source_with`, and every file the program was read from (its
+/// The generated C (in parts, see `GeneratedC`), and every file the program was read from (its
 /// modules', the low-level helpers'): what `rpy run`'s cache checks.
 pub fn c_source_and_files(
     src: &Source,
     timings: &mut Timings,
     options: &BackendoptOptions,
-) -> Result<(String, SourceMap), Diagnostics> {
+) -> Result<(rpy_backend::GeneratedC, SourceMap), Diagnostics> {
     match run_until_with(src, StageName::Genc, timings, options)? {
         StageOutput::C(c, files) => Ok((c, files)),
         _ => unreachable!("run_until stops at the stage it is asked for"),

@@ -1093,6 +1093,64 @@ def target(*args):
     );
 }
 
+/// Python 2 has no RecursionError: too deep a recursion or too deeply
+/// nested data raises RuntimeError there, which a handler catches (it was
+/// an uncaught RecursionError that no Python 2 handler could name).
+#[test]
+fn python_2_recursion_limit_raises_runtime_error() {
+    let dir = scratch("py2-recursion");
+    let source = dir.join("deep2.py");
+    std::fs::write(
+        &source,
+        "x = []
+for i in range(100000):
+    x = [x]
+
+def down(n):
+    return down(n + 1)
+
+def show(v):
+    return repr(v)
+
+def compare(a, b):
+    return a == b
+
+caught = []
+try:
+    down(0)
+except RuntimeError as e:
+    caught.append(type(e).__name__)
+try:
+    show(x)
+except RuntimeError as e:
+    caught.append(type(e).__name__)
+try:
+    compare(x, [x])
+except RuntimeError as e:
+    caught.append(type(e).__name__)
+    caught.append(str(e))
+
+def entry_point(argv):
+    print(' '.join(caught))
+    return 0
+
+def target(*args):
+    return entry_point
+
+if __name__ == '__main__':
+    entry_point(None)
+",
+    )
+    .unwrap();
+    let got = rpy(&["interp", "--py2", path_str(&source)]);
+    let Some(python) = support::oracle(rpy_ir::ast::Dialect::Py2) else {
+        eprintln!("skipping the comparison with CPython 2.7: not installed");
+        return;
+    };
+    let expected = support::run(Command::new(python).arg(&source));
+    assert_eq!((got.0, got.2), expected, "{}", got.1);
+}
+
 #[test]
 fn interp_allocating_too_much_is_the_executables_memory_error() {
     // The size comes from argv, so only the run sees it: the executable's
@@ -1140,6 +1198,7 @@ fn a_killed_translation_removes_its_temporary_folder() {
         .current_dir(support::root())
         .env("TMPDIR", &tmp)
         .env("CC", &slow_cc)
+        .env("RPY_CC_JOBS", "3")
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
@@ -1184,13 +1243,14 @@ fn a_killed_translation_removes_its_temporary_folder() {
 fn a_killed_translation_kills_the_c_compiler_before_it_writes_its_output() {
     let dir = scratch("killed-cc");
     // A C compiler that says it started, then writes its output (the
-    // hidden temporary executable next to -o's path) a while later.
+    // hidden temporary executable next to -o's path, or an object file of
+    // one of the units compiled in parallel) a while later.
     let slow_cc = dir.join("slow-cc");
     std::fs::write(
         &slow_cc,
         format!(
-            "#!/bin/sh\nwhile [ \"$1\" != -o ]; do shift; done\necho $$ > {}\nsleep 2\necho built > \"$2\"\n",
-            dir.join("cc.pid").display()
+            "#!/bin/sh\nwhile [ \"$1\" != -o ]; do shift; done\necho $$ >> {}\nsleep 2\necho built > \"$2\"\n",
+            dir.join("cc.pids").display()
         ),
     )
     .unwrap();
@@ -1201,30 +1261,34 @@ fn a_killed_translation_kills_the_c_compiler_before_it_writes_its_output() {
         .arg(dir.join("fib"))
         .current_dir(support::root())
         .env("CC", &slow_cc)
+        .env("RPY_CC_JOBS", "3")
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
     let started = std::time::Instant::now();
-    let cc_pid = loop {
-        if let Some(pid) = std::fs::read_to_string(dir.join("cc.pid"))
-            .ok()
-            .filter(|p| p.ends_with('\n'))
-        {
-            break pid.trim().to_string();
-        }
+    let pids = || {
+        std::fs::read_to_string(dir.join("cc.pids"))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    // fib's C is two units (the runtime and the program), compiled at once.
+    while pids().len() < 2 {
         assert!(
             started.elapsed().as_secs() < 60,
-            "the C compiler never started"
+            "the C compilers never started: {:?}",
+            pids()
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
-    };
+    }
     let killed = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
         .unwrap();
     assert!(killed.success());
     assert!(!child.wait().unwrap().success());
-    // Left running, the compiler would have written its output by now.
+    // Left running, the compilers would have written their output by now.
     std::thread::sleep(std::time::Duration::from_secs(3));
     let left: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
@@ -1232,12 +1296,94 @@ fn a_killed_translation_kills_the_c_compiler_before_it_writes_its_output() {
         .filter(|name| name.contains("rpy-tmp"))
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
-    // Dead, or a zombie where no init reaps orphans (in a container).
-    let cc_state = std::fs::read_to_string(format!("/proc/{cc_pid}/stat")).unwrap_or_default();
-    let running = cc_state
-        .rsplit_once(") ")
-        .is_some_and(|(_, rest)| !rest.starts_with('Z'));
-    assert!(!running, "the C compiler was left running: {cc_state}");
+    for cc_pid in pids() {
+        // Dead, or a zombie where no init reaps orphans (in a container).
+        let cc_state = std::fs::read_to_string(format!("/proc/{cc_pid}/stat")).unwrap_or_default();
+        let running = cc_state
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| !rest.starts_with('Z'));
+        assert!(!running, "a C compiler was left running: {cc_state}");
+    }
+}
+
+/// A C compiler that fails on one of the units compiled in parallel: its
+/// message is the diagnostic, an older executable is removed, and no
+/// temporary file is left.
+#[test]
+fn a_failing_unit_is_reported_and_leaves_no_executable() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("failing-unit");
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    // fails on the unit that holds the runtime, compiles the others
+    let cc = dir.join("failing-cc");
+    std::fs::write(
+        &cc,
+        "#!/bin/sh\nfor a in \"$@\"; do case \"$a\" in *rpy_unit0.c) \
+         echo \"$a:1:1: error: no room\" >&2; exit 1;; esac; done\nexec cc \"$@\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&cc, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let exe = dir.join("fib");
+    std::fs::write(&exe, "an older executable").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_rpy"))
+        .args(["translate", "tests/programs/py3/fib.py", "-o"])
+        .arg(&exe)
+        .current_dir(support::root())
+        .env("TMPDIR", &tmp)
+        .env("CC", &cc)
+        .env("RPY_CC_JOBS", "2")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("the C compiler failed") && err.contains("rpy_unit0.c:1:1: error: no room"),
+        "{err}"
+    );
+    assert!(!exe.exists(), "the older executable was left");
+    assert_eq!(
+        std::fs::read_dir(&tmp).unwrap().count(),
+        0,
+        "temporary files left"
+    );
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.iter().all(|n| !n.contains("rpy-tmp")), "{names:?}");
+}
+
+/// `--timings` counts the C compiler, and the executable built from
+/// several units runs as the one built from one file does.
+#[test]
+fn several_units_and_one_file_build_the_same_program() {
+    let dir = scratch("units");
+    let mut outputs = Vec::new();
+    for jobs in ["1", "3"] {
+        let exe = dir.join(format!("fib-{jobs}"));
+        let out = Command::new(env!("CARGO_BIN_EXE_rpy"))
+            .args(["translate", "--timings", "tests/programs/py3/fib.py", "-o"])
+            .arg(&exe)
+            .current_dir(support::root())
+            .env("RPY_CC_JOBS", jobs)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{err}");
+        assert!(err.lines().any(|l| l.starts_with("cc ")), "{err}");
+        outputs.push(support::run(Command::new(&exe).arg("20")));
+    }
+    assert_eq!(outputs[0], outputs[1]);
+    assert_eq!(outputs[0].1, 0, "{:?}", outputs[0]);
+    if let Some(python) = support::oracle(rpy_ir::ast::Dialect::Py3) {
+        let expected = support::run(
+            Command::new(python)
+                .args(["tests/programs/py3/fib.py", "20"])
+                .current_dir(support::root()),
+        );
+        assert_eq!(outputs[1], expected);
+    }
 }
 
 #[test]

@@ -64,6 +64,47 @@ fn executable_matches_cpython() {
     }
 }
 
+/// The largest programs compiled in four translation units (`rpy
+/// translate` spreads a program over as many units as the machine has
+/// processors, so `executable_matches_cpython` sees only that many): the
+/// statics, strings, functions and the runtime's state are each one
+/// object shared across the units, so the output is CPython's, also when
+/// collecting at every allocation.
+#[test]
+fn executable_in_four_units_matches_cpython() {
+    let mut programs: Vec<_> = support::programs()
+        .into_iter()
+        .filter(|p| p.reaches(StageName::Genc))
+        .collect();
+    programs.sort_by_key(|p| std::cmp::Reverse(std::fs::metadata(&p.path).unwrap().len()));
+    for p in programs.iter().take(4) {
+        let (c, _) = rpy::pipeline::c_source_and_files(
+            &p.source(),
+            &mut Timings::default(),
+            &Default::default(),
+        )
+        .unwrap_or_else(|d| panic!("{}: {d}", p.name));
+        let dir =
+            std::env::temp_dir().join(format!("rpy-test-units-{}-{}", std::process::id(), p.name));
+        std::fs::create_dir_all(&dir).unwrap();
+        let exe = dir.join(&p.name);
+        rpy_backend::compile_units(&c, 4, &exe, "-O2", &[], 4)
+            .unwrap_or_else(|e| panic!("{}: {e}", p.name));
+        let got = support::run(Command::new(&exe).args(&p.args));
+        let got_collecting =
+            support::run(Command::new(&exe).args(&p.args).env("RPY_GC_DEBUG", "1"));
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(
+            got_collecting, got,
+            "{} in four units, RPY_GC_DEBUG=1",
+            p.name
+        );
+        if let Some(expected) = support::expected(p) {
+            assert_eq!(got, expected, "{} in four units", p.name);
+        }
+    }
+}
+
 /// Without CPython 2.7, the run's output says the Python 2 comparisons were
 /// skipped (the harness captures the per-program notes of passing tests).
 #[test]

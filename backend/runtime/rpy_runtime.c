@@ -5,6 +5,18 @@
  * f_length, f_items) are complete types here.
  */
 
+#ifdef RPY_SPLIT
+/* The definitions of the state rpy_runtime.h declares RPY_SHARED. */
+void *rpy_exc_type, *rpy_exc_value;
+uintptr_t rpy_stack_top;
+intptr_t rpy_stack_max = INTPTR_MAX;
+char *rpy_nursery_free, *rpy_nursery_top;
+void **rpy_gc_root_base, **rpy_gc_root_top, **rpy_gc_root_end;
+void (*rpy_gc_hook_minor)(long, long, long);
+void (*rpy_gc_hook_collect_step)(long, long, long);
+void (*rpy_gc_hook_collect)(long, long, long, long, long, long, long);
+#endif
+
 /* ---- buffered standard output ---------------------------------------- */
 
 #define RPY_OUT_SIZE (1 << 16)

@@ -1,6 +1,7 @@
 /* rpy C runtime, part 1: what the generated type definitions need.
  *
- * The generated C file is laid out as:
+ * The generated C file is laid out as (one file; several units share a
+ * header with the first three parts, see RPY_SPLIT below):
  *   rpy_runtime.h   (this file: includes, primitive helpers, allocation API)
  *   struct definitions from the program's type table
  *   typedefs RPyString / RPyStrArray / RPyStrList
@@ -30,7 +31,21 @@ _Static_assert(sizeof(void *) == 8, "rpy needs 64-bit pointers");
 _Static_assert(sizeof(double) == 8, "rpy needs an IEEE double");
 _Static_assert(sizeof(bool) == 1, "rpy needs a one-byte bool");
 
+/* One C file (RPY_SPLIT undefined): everything is static. Several
+ * translation units compiled apart and linked (RPY_SPLIT, as `rpy translate`
+ * compiles a program): the runtime's functions and shared state, the
+ * program's functions and its static data are defined in one unit each and
+ * declared in the common header, with hidden visibility (not exported from
+ * the executable); RPY_SHARED declares the state the runtime and the
+ * program share, defined in rpy_runtime.c. */
+#define RPY_HIDDEN __attribute__((visibility("hidden")))
+#ifdef RPY_SPLIT
+#define RPY_RT RPY_HIDDEN __attribute__((unused))
+#define RPY_SHARED extern RPY_HIDDEN
+#else
 #define RPY_RT static __attribute__((unused))
+#define RPY_SHARED static
+#endif
 #define RPY_INLINE static inline __attribute__((unused))
 #define RPY_NORETURN __attribute__((noreturn))
 #define RPY_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -48,16 +63,20 @@ RPY_RT RPY_NORETURN void rpy_fatal_no_exit(const char *graph, long value);
 /* The pending exception's class (a vtable) and instance, both NULL when
  * none is pending: exc_set writes them, exc_clear resets them, a caller
  * tests rpy_exc_type after each call that can raise. */
-static void *rpy_exc_type __attribute__((unused));
-static void *rpy_exc_value __attribute__((unused));
+RPY_SHARED void *rpy_exc_type __attribute__((unused));
+RPY_SHARED void *rpy_exc_value __attribute__((unused));
 
 /* ---- stack depth ------------------------------------------------------ */
 
 /* The top of the stack (set by main) and how many bytes below it the program
  * may use; recursive functions check it on entry, so unbounded recursion is
  * a fatal RecursionError rather than a crash. */
-static uintptr_t rpy_stack_top;
+RPY_SHARED uintptr_t rpy_stack_top;
+#ifdef RPY_SPLIT
+RPY_SHARED intptr_t rpy_stack_max;
+#else
 static intptr_t rpy_stack_max = INTPTR_MAX;
+#endif
 RPY_RT RPY_NORETURN void rpy_stack_overflow(void);
 
 /* The address of a fresh local is the stack position (cheaper for the C
@@ -114,32 +133,32 @@ typedef struct {
 
 /* Reports and drops the exception a function the collector called let
  * out (GenC emits it: it reads the exception's class). */
-static void rpy_gc_callback_failed(const char *where) __attribute__((unused));
+RPY_RT void rpy_gc_callback_failed(const char *where);
 
 /* The program's GC hooks (`get_gchooks()`), set by main() when it has
  * them: called after each minor collection, and after each major one
  * (one step, then the collection's end). */
-static void (*rpy_gc_hook_minor)(long duration, long total_memory_used, long pinned_objects)
+RPY_SHARED void (*rpy_gc_hook_minor)(long duration, long total_memory_used, long pinned_objects)
     __attribute__((unused));
-static void (*rpy_gc_hook_collect_step)(long duration, long oldstate, long newstate)
+RPY_SHARED void (*rpy_gc_hook_collect_step)(long duration, long oldstate, long newstate)
     __attribute__((unused));
-static void (*rpy_gc_hook_collect)(long num_major_collects, long arenas_count_before,
-                                   long arenas_count_after, long arenas_bytes,
-                                   long rawmalloc_bytes_before, long rawmalloc_bytes_after,
-                                   long pinned_objects) __attribute__((unused));
+RPY_SHARED void (*rpy_gc_hook_collect)(long num_major_collects, long arenas_count_before,
+                                       long arenas_count_after, long arenas_bytes,
+                                       long rawmalloc_bytes_before, long rawmalloc_bytes_after,
+                                       long pinned_objects) __attribute__((unused));
 
 /* The nursery: objects are bumped from `rpy_nursery_free` up to
  * `rpy_nursery_top`, and the slow path collects when it is full. */
-static char *rpy_nursery_free __attribute__((unused));
-static char *rpy_nursery_top __attribute__((unused));
+RPY_SHARED char *rpy_nursery_free __attribute__((unused));
+RPY_SHARED char *rpy_nursery_top __attribute__((unused));
 
 /* The shadow stack: each graph that keeps GC pointers across a collection
  * reserves a frame of slots here on entry (and zeroes it, so the collector
  * never sees a slot left over from a dead frame); the collector scans
  * rpy_gc_root_base..rpy_gc_root_top. */
-static void **rpy_gc_root_base __attribute__((unused));
-static void **rpy_gc_root_top __attribute__((unused));
-static void **rpy_gc_root_end __attribute__((unused));
+RPY_SHARED void **rpy_gc_root_base __attribute__((unused));
+RPY_SHARED void **rpy_gc_root_top __attribute__((unused));
+RPY_SHARED void **rpy_gc_root_end __attribute__((unused));
 
 /* Objects are at least two words (a forwarding address needs the second)
  * and a whole number of words. */

@@ -68,7 +68,7 @@ impl CollectorCalls {
     /// The wrappers' prototypes, for the type table that names them.
     pub fn emit_declarations(&self, out: &mut String) {
         for (wrapper, _, _) in &self.wrappers {
-            let _ = writeln!(out, "static void {wrapper}(void *obj);");
+            let _ = writeln!(out, "RPY_RT void {wrapper}(void *obj);");
         }
     }
 
@@ -77,7 +77,7 @@ impl CollectorCalls {
         for (wrapper, function, this) in &self.wrappers {
             let _ = writeln!(
                 out,
-                "static void {wrapper}(void *obj) {{ {function}(({this})obj); }}"
+                "RPY_RT void {wrapper}(void *obj) {{ {function}(({this})obj); }}"
             );
         }
     }

@@ -108,21 +108,29 @@ mod killed_cleanup {
         })
     }
 
-    /// Per compile under way: the process group of its C compiler, 0
-    /// while none runs. The compiler is killed before the files are
-    /// removed: left running, it would write its output after the removal.
+    /// The process groups of the C compilers running (several per compile
+    /// when its units are compiled in parallel), 0 in a free entry. A
+    /// compiler is killed before the files are removed: left running, it
+    /// would write its output after the removal.
     static COMPILERS: [AtomicI32; SLOTS] = [const { AtomicI32::new(0) }; SLOTS];
 
     pub fn unregister(slot: usize) {
-        COMPILERS[slot].store(0, Ordering::SeqCst);
         PENDING[slot].store(std::ptr::null_mut(), Ordering::SeqCst);
     }
 
-    /// Records the C compiler of the compile in `slot`: `pid` leads its own
-    /// process group (it and the programs it starts: cc1, as, ld); 0 once
-    /// it has ended.
-    pub fn set_compiler(slot: usize, pid: u32) {
-        COMPILERS[slot].store(pid as i32, Ordering::SeqCst);
+    /// Records a running C compiler: `pid` leads its own process group (it
+    /// and the programs it starts: cc1, as, ld). `None` when the table is
+    /// full (that compiler is not killed on a signal).
+    pub fn add_compiler(pid: u32) -> Option<usize> {
+        COMPILERS.iter().position(|c| {
+            c.compare_exchange(0, pid as i32, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+        })
+    }
+
+    /// Forgets the compiler `add_compiler` recorded in `entry`, once it ended.
+    pub fn remove_compiler(entry: usize) {
+        COMPILERS[entry].store(0, Ordering::SeqCst);
     }
 
     fn install_handlers() {
@@ -205,29 +213,62 @@ pub fn compile_c_linking(
     opt_level: &str,
     link: &[String],
 ) -> Result<(), String> {
-    let suffix = unique_suffix();
-    let file_name = output
-        .file_name()
-        .ok_or_else(|| format!("{} is not a file path", output.display()))?
-        .to_string_lossy()
-        .into_owned();
-    let tmp_out = output.with_file_name(format!(".{file_name}.rpy-tmp-{suffix}"));
-    let sources = [
-        ("program.c", c_source),
-        (crate::RUNTIME_H_NAME, crate::RUNTIME_H),
-        (crate::RUNTIME_C_NAME, crate::RUNTIME_C),
-    ];
-    let dir = TempDir::create(
-        std::env::temp_dir().join(format!("rpy-genc-{suffix}")),
-        &sources.map(|(name, _)| name),
-        &tmp_out,
-    )?;
-    let c_file = dir.path.join("program.c");
-    for (name, text) in sources {
-        let file = dir.path.join(name);
-        std::fs::write(&file, text).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
-    }
+    build(
+        &[("program.c".to_string(), c_source.to_string())],
+        output,
+        opt_level,
+        link,
+        1,
+    )
+}
 
+/// How much C (bytes) a translation unit holds at least, when a program
+/// is compiled in several: below it, another `cc` costs more (it reads the
+/// common header again) than it saves.
+const UNIT_BYTES: usize = 48 * 1024;
+
+/// How many C compilers run at once by default: `$RPY_CC_JOBS`, else the
+/// number of processors.
+pub fn default_jobs() -> usize {
+    std::env::var("RPY_CC_JOBS")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .filter(|n| *n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// Compiles a generated program into the executable `output` as
+/// [`compile_c_linking`] does, in up to `jobs` translation units compiled
+/// in parallel (`cc -c` each) and then linked: as many as there are
+/// [`UNIT_BYTES`] of C, at most `jobs`; one unit is the one C file.
+pub fn compile_program(
+    c: &crate::GeneratedC,
+    output: &Path,
+    opt_level: &str,
+    link: &[String],
+    jobs: usize,
+) -> Result<(), String> {
+    let n = c.size().div_ceil(UNIT_BYTES).clamp(1, jobs.max(1));
+    compile_units(c, n, output, opt_level, link, jobs)
+}
+
+/// [`compile_program`] in exactly `n` units (one: the one C file).
+pub fn compile_units(
+    c: &crate::GeneratedC,
+    n: usize,
+    output: &Path,
+    opt_level: &str,
+    link: &[String],
+    jobs: usize,
+) -> Result<(), String> {
+    if n <= 1 {
+        return compile_c_linking(&c.single_file(), output, opt_level, link);
+    }
+    build(&c.units(n), output, opt_level, link, jobs)
+}
+
+/// The C compiler's command, with the options every compile takes.
+fn cc_command(opt_level: &str) -> (String, Command) {
     let cc = std::env::var("CC").unwrap_or_default();
     let mut words = cc.split_whitespace();
     let program = words.next().unwrap_or("cc").to_string();
@@ -249,13 +290,13 @@ pub fn compile_c_linking(
         "-Werror=incompatible-pointer-types",
         "-Werror=implicit-function-declaration",
     ]);
-    cmd.arg("-o")
-        .arg(&tmp_out)
-        .arg(&c_file)
-        .args(link)
-        .arg("-lm");
-    // A process group of its own, so that on a signal rpy can kill the
-    // compiler with the programs it started (`killed_cleanup`).
+    (program, cmd)
+}
+
+/// Runs one C compiler to its end, in a process group of its own so that
+/// on a signal rpy can kill it with the programs it started
+/// (`killed_cleanup`); `Err` says why it failed, with its output.
+fn run_cc(program: &str, mut cmd: Command) -> Result<(), String> {
     cmd.process_group(0);
     let result = cmd
         .stdin(Stdio::null())
@@ -263,30 +304,92 @@ pub fn compile_c_linking(
         .stderr(Stdio::piped())
         .spawn()
         .and_then(|child| {
-            if let Some(slot) = dir.slot {
-                killed_cleanup::set_compiler(slot, child.id());
-            }
+            let entry = killed_cleanup::add_compiler(child.id());
             let out = child.wait_with_output();
-            if let Some(slot) = dir.slot {
-                killed_cleanup::set_compiler(slot, 0);
+            if let Some(entry) = entry {
+                killed_cleanup::remove_compiler(entry);
             }
             out
         });
-    let out = match result {
-        Ok(out) => out,
-        Err(e) => {
-            let _ = std::fs::remove_file(output);
-            return Err(format!("cannot run the C compiler '{program}': {e}"));
-        }
-    };
+    let out = result.map_err(|e| format!("cannot run the C compiler '{program}': {e}"))?;
     if !out.status.success() {
-        let _ = std::fs::remove_file(output);
         return Err(format!(
             "the C compiler failed ({}):\n{}{}",
             out.status,
             String::from_utf8_lossy(&out.stderr),
             String::from_utf8_lossy(&out.stdout)
         ));
+    }
+    Ok(())
+}
+
+/// Writes `sources` (file name, text) with the runtime's two files into a
+/// fresh temporary folder, compiles its `.c` files (one: with the link;
+/// several: `cc -c` each, up to `jobs` at once, then the link) and moves
+/// the executable into place at `output` (see [`compile_c`]).
+fn build(
+    sources: &[(String, String)],
+    output: &Path,
+    opt_level: &str,
+    link: &[String],
+    jobs: usize,
+) -> Result<(), String> {
+    let suffix = unique_suffix();
+    let file_name = output
+        .file_name()
+        .ok_or_else(|| format!("{} is not a file path", output.display()))?
+        .to_string_lossy()
+        .into_owned();
+    let tmp_out = output.with_file_name(format!(".{file_name}.rpy-tmp-{suffix}"));
+    let mut files: Vec<(String, &str)> = sources
+        .iter()
+        .map(|(name, text)| (name.clone(), text.as_str()))
+        .collect();
+    files.push((crate::RUNTIME_H_NAME.into(), crate::RUNTIME_H));
+    files.push((crate::RUNTIME_C_NAME.into(), crate::RUNTIME_C));
+    let units: Vec<&str> = sources
+        .iter()
+        .map(|(name, _)| name.as_str())
+        .filter(|name| name.ends_with(".c"))
+        .collect();
+    let objects: Vec<String> = units
+        .iter()
+        .map(|name| format!("{}.o", name.trim_end_matches(".c")))
+        .collect();
+    let mut removed: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
+    if units.len() > 1 {
+        removed.extend(objects.iter().map(String::as_str));
+    }
+    let dir = TempDir::create(
+        std::env::temp_dir().join(format!("rpy-genc-{suffix}")),
+        &removed,
+        &tmp_out,
+    )?;
+    for (name, text) in &files {
+        let file = dir.path.join(name);
+        std::fs::write(&file, text).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    }
+
+    let result = if let [unit] = units[..] {
+        let (program, mut cmd) = cc_command(opt_level);
+        cmd.arg("-o")
+            .arg(&tmp_out)
+            .arg(dir.path.join(unit))
+            .args(link)
+            .arg("-lm");
+        run_cc(&program, cmd)
+    } else {
+        compile_in_parallel(&dir.path, &units, &objects, opt_level, jobs).and_then(|()| {
+            let (program, mut cmd) = cc_command(opt_level);
+            cmd.arg("-o").arg(&tmp_out);
+            cmd.args(objects.iter().map(|o| dir.path.join(o)));
+            cmd.args(link).arg("-lm");
+            run_cc(&program, cmd)
+        })
+    };
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(output);
+        return Err(e);
     }
     if let Err(e) = std::fs::rename(&tmp_out, output) {
         return Err(format!(
@@ -295,4 +398,52 @@ pub fn compile_c_linking(
         ));
     }
     Ok(())
+}
+
+/// `cc -c` of each of `units` in `dir` into its `objects` entry, up to
+/// `jobs` at once; after a failure no other starts. `Err` holds every
+/// failed compile's output, in the units' order.
+fn compile_in_parallel(
+    dir: &Path,
+    units: &[&str],
+    objects: &[String],
+    opt_level: &str,
+    jobs: usize,
+) -> Result<(), String> {
+    let next = AtomicUsize::new(0);
+    let failed = std::sync::atomic::AtomicBool::new(false);
+    let results: Vec<std::sync::Mutex<Option<Result<(), String>>>> =
+        units.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, units.len()) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                if i >= units.len() || failed.load(Ordering::SeqCst) {
+                    break;
+                }
+                let (program, mut cmd) = cc_command(opt_level);
+                cmd.arg("-c")
+                    .arg("-o")
+                    .arg(dir.join(&objects[i]))
+                    .arg(dir.join(units[i]));
+                let r = run_cc(&program, cmd);
+                if r.is_err() {
+                    failed.store(true, Ordering::SeqCst);
+                }
+                if let Ok(mut slot) = results[i].lock() {
+                    *slot = Some(r);
+                }
+            });
+        }
+    });
+    let errors: Vec<String> = results
+        .into_iter()
+        .filter_map(|r| r.into_inner().ok().flatten())
+        .filter_map(Result::err)
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors.join("\n"))
+    }
 }

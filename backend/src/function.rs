@@ -167,8 +167,9 @@ impl<'a> FuncGen<'a> {
         self.graph.info(v)
     }
 
-    /// The C prototype (without the final `;` or body). A low-level
-    /// helper is declared `inline` (see `is_lowlevel_helper`).
+    /// The C prototype without storage class (`static`, `inline`), final
+    /// `;` or body. A low-level helper is `static inline` (see
+    /// `is_lowlevel_helper`), any other function `static` in one C file.
     pub fn prototype(
         types: &Types,
         graph: &FunctionGraph<ExceptionsExplicit>,
@@ -182,13 +183,8 @@ impl<'a> FuncGen<'a> {
             .collect();
         let ret = c_type(&sig.ty.result, types);
         let sep = if ret.ends_with('*') { "" } else { " " };
-        let inline = if is_lowlevel_helper(graph) {
-            "inline "
-        } else {
-            ""
-        };
         format!(
-            "static {inline}{ret}{sep}{}({})",
+            "{ret}{sep}{}({})",
             sig.c_name,
             if params.is_empty() {
                 "void".to_string()
@@ -209,7 +205,12 @@ impl<'a> FuncGen<'a> {
             .collect();
         let preds = g.predecessors();
         let _ = writeln!(self.out, "/* {} */", comment_text(&g.name));
-        let _ = writeln!(self.out, "{} {{", Self::prototype(self.cx.types, g, sig));
+        let inline = if is_lowlevel_helper(g) { "inline " } else { "" };
+        let _ = writeln!(
+            self.out,
+            "static {inline}{} {{",
+            Self::prototype(self.cx.types, g, sig)
+        );
         // Locals: every variable the emitted blocks define, except parameters.
         let params: BTreeSet<Var> = g.params().iter().copied().collect();
         let mut locals = BTreeSet::new();
@@ -1114,6 +1115,6 @@ const HELPER_PACKAGE: &str = "rpython.rtyper.";
 /// `ll_pop_end`. Declared `inline`, they are inlined where the compiler
 /// finds them small enough, as the original's backend optimizations
 /// inline them (rpy has no inliner of its own yet).
-fn is_lowlevel_helper(graph: &FunctionGraph<ExceptionsExplicit>) -> bool {
+pub(crate) fn is_lowlevel_helper(graph: &FunctionGraph<ExceptionsExplicit>) -> bool {
     graph.name.starts_with(HELPER_PACKAGE)
 }

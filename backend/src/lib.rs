@@ -1,7 +1,10 @@
-//! GenC: low-level programs as one self-contained C file, and the C compiler
-//! driver that turns it into an executable.
+//! GenC: low-level programs as C, and the C compiler driver that turns it
+//! into an executable.
 //!
-//! The generated file holds, in order: the runtime's prelude
+//! The program is one C file (`GeneratedC::single_file`), or the same C as
+//! a common header and several translation units compiled in parallel
+//! (`GeneratedC::units`; ARCHITECTURE.md, "Several translation units").
+//! The one file holds, in order: the runtime's prelude
 //! (`runtime/rpy_runtime.h`), the C structs of the program's container types
 //! (with `_Static_assert`s pinning the offsets of `ContainerType::layout()`),
 //! the runtime functions (`runtime/rpy_runtime.c`, one C function per entry of
@@ -48,7 +51,7 @@ pub mod x86_64;
 
 pub use jit_embedding::JitInput;
 
-pub use compile::{compile_c, compile_c_linking};
+pub use compile::{compile_c, compile_c_linking, compile_program, compile_units, default_jobs};
 
 use function::{Context, FuncGen, FuncSig};
 use names::{c_string_literal, comment_text, Namespace};
@@ -89,24 +92,217 @@ impl StringPool {
         format!("(&rpy_cs_{n})")
     }
 
-    fn emit(&self, out: &mut String) {
+    /// Each string's definition, without its storage class or `;`.
+    fn definitions(&self) -> Vec<String> {
+        self.strings
+            .iter()
+            .enumerate()
+            .map(|(n, s)| {
+                format!(
+                    "RPyString rpy_cs_{n} = {{RPY_PREBUILT_HDR_TID(RPY_TID_STRING), 0, {}, {}}}",
+                    s.len(),
+                    c_string_literal(s)
+                )
+            })
+            .collect()
+    }
+}
+
+/// One generated C function: its prototype without storage class, whether
+/// it is a low-level helper (`static inline`, see `is_lowlevel_helper`),
+/// and its whole definition as one C file has it.
+struct CFunction {
+    prototype: String,
+    helper: bool,
+    text: String,
+}
+
+impl CFunction {
+    /// The definition in a unit of a program compiled in several: a
+    /// helper stays `static inline` (it is in the common header), any
+    /// other function is a hidden global.
+    fn split_text(&self) -> String {
+        if self.helper {
+            return self.text.clone();
+        }
+        self.text.replacen(
+            &format!("static {} {{", self.prototype),
+            &format!("RPY_HIDDEN {} {{", self.prototype),
+            1,
+        )
+    }
+}
+
+/// A translated program's C, in parts: [`GeneratedC::single_file`] is the
+/// one C file (what `rpy show --stage genc` prints and the snapshots
+/// hold), [`GeneratedC::units`] the same program as a common header and
+/// several translation units, compiled in parallel by `rpy translate`.
+pub struct GeneratedC {
+    /// The comment, the collector's define, the runtime's header, the
+    /// types and the collector's type table.
+    head: String,
+    /// The prebuilt strings' definitions (no storage class).
+    strings: Vec<String>,
+    /// Whether the JIT's embedding is in (its prelude after the strings).
+    jit: bool,
+    functions: Vec<CFunction>,
+    statics: statics::Statics,
+    /// The JIT's data and wrappers, then `main()`.
+    tail: String,
+}
+
+/// The name of the common header of a program compiled in several units.
+pub const PROGRAM_H_NAME: &str = "rpy_program.h";
+
+impl GeneratedC {
+    /// The whole program as one C file (including the runtime's two files).
+    pub fn single_file(&self) -> String {
+        let mut out = self.head.clone();
+        let _ = writeln!(out, "#include \"{RUNTIME_C_NAME}\"\n");
         out.push_str("/* ---- prebuilt strings ---- */\n\n");
-        for (n, s) in self.strings.iter().enumerate() {
-            let _ = writeln!(
-                out,
-                "static RPyString rpy_cs_{n} = {{RPY_PREBUILT_HDR_TID(RPY_TID_STRING), 0, {}, {}}};",
-                s.len(),
-                c_string_literal(s)
-            );
+        for s in &self.strings {
+            let _ = writeln!(out, "static {s};");
         }
         out.push('\n');
+        if self.jit {
+            out.push_str(jit_embedding::PRELUDE);
+        }
+        out.push_str("/* ---- functions ---- */\n\n");
+        for f in &self.functions {
+            let inline = if f.helper { "inline " } else { "" };
+            let _ = writeln!(out, "static {inline}{};", f.prototype);
+        }
+        out.push('\n');
+        out.push_str(&self.statics.single_file());
+        for f in &self.functions {
+            out.push_str(&f.text);
+        }
+        out.push_str(&self.tail);
+        out
+    }
+
+    /// The size of the C the units hold apart from the header, for
+    /// choosing their number: the runtime, the data and the functions.
+    pub fn size(&self) -> usize {
+        RUNTIME_C.len()
+            + self.strings.iter().map(String::len).sum::<usize>()
+            + self.statics.size()
+            + self.tail.len()
+            + self.functions.iter().map(|f| f.text.len()).sum::<usize>()
+    }
+
+    /// The program as `n` translation units (at least one) and their
+    /// common header: `(file name, text)` pairs, the header
+    /// ([`PROGRAM_H_NAME`]) first. The header declares everything (the
+    /// runtime's functions and shared state, the program's functions,
+    /// strings and statics, hidden and extern) and defines the types and
+    /// the low-level helpers (`static inline`, so that every unit can
+    /// inline them); the first unit defines the runtime, the data, the
+    /// JIT's embedding and `main()`; the other functions are spread over
+    /// the units so that each holds about as much C (the longest first,
+    /// each into the unit with least so far).
+    pub fn units(&self, n: usize) -> Vec<(String, String)> {
+        let n = n.max(1);
+        let mut header = String::from("#define RPY_SPLIT 1\n");
+        header.push_str(&self.head);
+        header.push_str("/* ---- the runtime's functions ---- */\n\n");
+        for f in rpy_ir::llops::RUNTIME_FUNCS {
+            // a function of the header is declared (or defined) there
+            if RUNTIME_H.contains(&format!("{}(", f.name)) {
+                continue;
+            }
+            let params: Vec<&str> = f.args.iter().map(|a| runtime_c_type(a.lltype())).collect();
+            let params = if params.is_empty() {
+                "void".to_string()
+            } else {
+                params.join(", ")
+            };
+            let _ = writeln!(
+                header,
+                "RPY_RT {} {}({params});",
+                runtime_c_type(f.result.lltype()),
+                f.name
+            );
+        }
+        header.push_str("\n/* ---- prebuilt strings ---- */\n\n");
+        for n in 0..self.strings.len() {
+            let _ = writeln!(header, "extern RPY_HIDDEN RPyString rpy_cs_{n};");
+        }
+        header.push('\n');
+        if self.jit {
+            header.push_str(jit_embedding::PRELUDE);
+        }
+        header.push_str("/* ---- functions ---- */\n\n");
+        for f in &self.functions {
+            let storage = if f.helper {
+                "static inline"
+            } else {
+                "RPY_HIDDEN"
+            };
+            let _ = writeln!(header, "{storage} {};", f.prototype);
+        }
+        header.push('\n');
+        header.push_str(&self.statics.declarations());
+        for f in self.functions.iter().filter(|f| f.helper) {
+            header.push_str(&f.text);
+        }
+
+        let include = format!("#include \"{PROGRAM_H_NAME}\"\n\n");
+        let mut units: Vec<String> = vec![include.clone(); n];
+        let _ = writeln!(units[0], "#include \"{RUNTIME_C_NAME}\"\n");
+        for s in &self.strings {
+            let _ = writeln!(units[0], "RPY_HIDDEN {s};");
+        }
+        units[0].push('\n');
+        units[0].push_str(&self.statics.definitions());
+        let mut load: Vec<usize> = vec![0; n];
+        load[0] = RUNTIME_C.len() + units[0].len() + self.tail.len();
+        let mut order: Vec<usize> = (0..self.functions.len())
+            .filter(|i| !self.functions[*i].helper)
+            .collect();
+        order.sort_by_key(|i| std::cmp::Reverse(self.functions[*i].text.len()));
+        let mut assigned: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for i in order {
+            let u = (0..n).min_by_key(|u| load[*u]).unwrap_or(0);
+            load[u] += self.functions[i].text.len();
+            assigned[u].push(i);
+        }
+        for (u, mut fs) in assigned.into_iter().enumerate() {
+            // in the program's order, as one file has them
+            fs.sort_unstable();
+            for i in fs {
+                units[u].push_str(&self.functions[i].split_text());
+            }
+        }
+        units[0].push_str(&self.tail);
+        let mut files = vec![(PROGRAM_H_NAME.to_string(), header)];
+        files.extend(
+            units
+                .into_iter()
+                .enumerate()
+                .map(|(u, text)| (format!("rpy_unit{u}.c"), text)),
+        );
+        files
+    }
+}
+
+/// The C type of a runtime function's parameter or result.
+fn runtime_c_type(t: LowLevelType) -> &'static str {
+    match t {
+        LowLevelType::Void => "void",
+        LowLevelType::Signed => "long",
+        LowLevelType::Unsigned => "unsigned long",
+        LowLevelType::Float => "double",
+        LowLevelType::Bool => "bool",
+        LowLevelType::Char => "unsigned char",
+        _ => "RPyString *",
     }
 }
 
 /// Translates a low-level program into one C file, linked with the
 /// collector `gc` (the program must have been through `gctransform` for it).
 pub fn generate_c(program: &Program<ExceptionsExplicit>, gc: GcKind) -> Result<String, Diagnostic> {
-    generate_c_with_jit(program, gc, None)
+    Ok(generate_c_with_jit(program, gc, None)?.single_file())
 }
 
 /// [`generate_c`], with the JIT when `jit` is given: its data and the C
@@ -116,7 +312,7 @@ pub fn generate_c_with_jit(
     program: &Program<ExceptionsExplicit>,
     gc: GcKind,
     jit: Option<&JitInput>,
-) -> Result<String, Diagnostic> {
+) -> Result<GeneratedC, Diagnostic> {
     let fail =
         |msg: String| Diagnostic::new(&program.path, Pos::default(), format!("C backend: {msg}"));
 
@@ -167,9 +363,13 @@ pub fn generate_c_with_jit(
     };
     let mut pool = StringPool::default();
     let statics = statics::emit_statics(&cx, &mut pool, &program.prebuilt).map_err(fail)?;
-    let mut bodies = String::new();
+    let mut functions = Vec::new();
     for g in &program.graphs {
-        bodies.push_str(&FuncGen::new(&cx, g, &mut pool).generate()?);
+        functions.push(CFunction {
+            prototype: FuncGen::prototype(&types, g, &sigs[&g.name]),
+            helper: function::is_lowlevel_helper(g),
+            text: FuncGen::new(&cx, g, &mut pool).generate()?,
+        });
     }
     let embedding = match jit {
         Some(input) => {
@@ -182,9 +382,9 @@ pub fn generate_c_with_jit(
         None => None,
     };
 
-    let mut out = String::new();
+    let mut head = String::new();
     let _ = writeln!(
-        out,
+        head,
         "/* Generated by rpy from {}. */\n",
         comment_text(&program.path)
     );
@@ -192,36 +392,32 @@ pub fn generate_c_with_jit(
     // snapshots) hold only what was generated for this program; `compile_c`
     // puts the two runtime files beside it.
     if gc == GcKind::Generational {
-        out.push_str("#define RPY_GC_GENERATIONAL 1\n");
+        head.push_str("#define RPY_GC_GENERATIONAL 1\n");
     }
-    let _ = writeln!(out, "#include \"{RUNTIME_H_NAME}\"\n");
-    types.emit(&mut out);
-    collector_calls.emit_declarations(&mut out);
-    types.emit_gc_types(&mut out, &collector_calls);
-    let _ = writeln!(out, "#include \"{RUNTIME_C_NAME}\"\n");
-    pool.emit(&mut out);
-    if embedding.is_some() {
-        out.push_str(jit_embedding::PRELUDE);
-    }
-    out.push_str("/* ---- functions ---- */\n\n");
-    for g in &program.graphs {
-        let _ = writeln!(out, "{};", FuncGen::prototype(&types, g, &sigs[&g.name]));
-    }
-    out.push('\n');
-    out.push_str(&statics);
-    out.push_str(&bodies);
-    collector_calls.emit_wrappers(&mut out);
-    emit_callback_failed(&mut out, &types);
+    let _ = writeln!(head, "#include \"{RUNTIME_H_NAME}\"\n");
+    types.emit(&mut head);
+    collector_calls.emit_declarations(&mut head);
+    types.emit_gc_types(&mut head, &collector_calls);
+    let mut tail = String::new();
+    collector_calls.emit_wrappers(&mut tail);
+    emit_callback_failed(&mut tail, &types);
     if let Some(embedding) = &embedding {
-        out.push_str(embedding);
+        tail.push_str(embedding);
     }
     let main = MainCall {
         entry: &entry_sig,
         jit: embedding.is_some(),
         hooks: collector_calls.hook_registrations(),
     };
-    emit_main(&mut out, &main, &types).map_err(fail)?;
-    Ok(out)
+    emit_main(&mut tail, &main, &types).map_err(fail)?;
+    Ok(GeneratedC {
+        head,
+        strings: pool.definitions(),
+        jit: embedding.is_some(),
+        functions,
+        statics,
+        tail,
+    })
 }
 
 /// The C expression of the pending exception's message (`NULL` for none):
@@ -279,7 +475,7 @@ fn emit_callback_failed(out: &mut String, types: &Types) {
     };
     let _ = writeln!(
         out,
-        "static void rpy_gc_callback_failed(const char *where) {{\n    \
+        "RPY_RT void rpy_gc_callback_failed(const char *where) {{\n    \
          if (rpy_exc_type == NULL) return;\n\
          {report}    \
          rpy_exc_type = NULL;\n    \

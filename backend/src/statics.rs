@@ -36,14 +36,69 @@ pub(crate) fn static_names(prebuilt: &[PrebuiltObject]) -> Vec<Option<(String, S
         .collect()
 }
 
-/// The declarations, then the definitions, of every static.
+/// The program's statics: per static, the C struct of a varsized one
+/// (empty for others), its C type, its variable and its initializer.
+pub(crate) struct Statics(Vec<Static>);
+
+struct Static {
+    struct_def: String,
+    c_struct: String,
+    var: String,
+    init: String,
+}
+
+impl Statics {
+    /// As one C file has them: every static declared, then defined, all
+    /// `static` (empty for a program without statics).
+    pub(crate) fn single_file(&self) -> String {
+        if self.0.is_empty() {
+            return String::new();
+        }
+        let mut decls = String::new();
+        let mut defs = String::new();
+        for s in &self.0 {
+            decls.push_str(&s.struct_def);
+            let _ = writeln!(decls, "static {} {};", s.c_struct, s.var);
+            let _ = writeln!(defs, "static {} {} = {{{}}};", s.c_struct, s.var, s.init);
+        }
+        format!("/* ---- statics ---- */\n\n{decls}\n{defs}\n")
+    }
+
+    /// For the common header of several units: the varsized structs and
+    /// every static declared `extern` (hidden).
+    pub(crate) fn declarations(&self) -> String {
+        let mut out = String::from("/* ---- statics ---- */\n\n");
+        for s in &self.0 {
+            out.push_str(&s.struct_def);
+            let _ = writeln!(out, "extern RPY_HIDDEN {} {};", s.c_struct, s.var);
+        }
+        out.push('\n');
+        out
+    }
+
+    /// For the one unit that defines them: the statics' definitions.
+    pub(crate) fn definitions(&self) -> String {
+        let mut out = String::new();
+        for s in &self.0 {
+            let _ = writeln!(out, "RPY_HIDDEN {} {} = {{{}}};", s.c_struct, s.var, s.init);
+        }
+        out.push('\n');
+        out
+    }
+
+    /// About how much C the definitions are.
+    pub(crate) fn size(&self) -> usize {
+        self.0.iter().map(|s| s.init.len() + s.var.len() + 16).sum()
+    }
+}
+
+/// The statics of `prebuilt`, their constants' strings added to `pool`.
 pub(crate) fn emit_statics(
     cx: &Context,
     pool: &mut StringPool,
     prebuilt: &[PrebuiltObject],
-) -> Result<String, String> {
-    let mut decls = String::new();
-    let mut defs = String::new();
+) -> Result<Statics, String> {
+    let mut statics = Vec::new();
     for (i, obj) in prebuilt.iter().enumerate() {
         let (ty, fields, items): (&str, &[(String, Constant)], &[Constant]) = match obj {
             PrebuiltObject::Struct { ty, fields, items } => (ty, fields, items),
@@ -57,15 +112,14 @@ pub(crate) fn emit_statics(
             .ok_or_else(|| fail("no such type".into()))?;
         let var = format!("rpy_pb_{i}");
         let item_type = container.item_type();
-        let c_struct = match item_type {
-            None => format!("struct {}", cx.types.struct_tag(ty)),
+        let (c_struct, struct_def) = match item_type {
+            None => (format!("struct {}", cx.types.struct_tag(ty)), String::new()),
             Some(item) => {
                 let tag = format!("{var}_t");
-                decls.push_str(&varsized_struct(cx, ty, container, item, &tag, items.len()));
-                format!("struct {tag}")
+                let def = varsized_struct(cx, ty, container, item, &tag, items.len());
+                (format!("struct {tag}"), def)
             }
         };
-        let _ = writeln!(decls, "static {c_struct} {var};");
 
         let tid = cx.types.type_id(ty).unwrap_or(0);
         let mut inits = vec![format!(".gc_hdr = RPY_PREBUILT_HDR_TID({tid}UL)")];
@@ -94,12 +148,14 @@ pub(crate) fn emit_statics(
                 inits.push(format!(".items = {{{}}}", values.join(", ")));
             }
         }
-        let _ = writeln!(defs, "static {c_struct} {var} = {{{}}};", inits.join(", "));
+        statics.push(Static {
+            struct_def,
+            c_struct,
+            var,
+            init: inits.join(", "),
+        });
     }
-    if decls.is_empty() {
-        return Ok(String::new());
-    }
-    Ok(format!("/* ---- statics ---- */\n\n{decls}\n{defs}\n"))
+    Ok(Statics(statics))
 }
 
 /// The C struct of one varsized static: its container type's members,

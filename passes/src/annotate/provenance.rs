@@ -150,14 +150,31 @@ pub fn source_pos(
     };
     let graph = &program.graphs[g];
     let name_of = |v: &Var| graph.vars[v.0 as usize].name.as_deref();
+    // The lines of the function's operations, in its own file: a statement
+    // after the link's position with one of them in between ran in another
+    // block (see `statement_pos`).
+    let mut op_lines: Vec<u32> = graph
+        .blocks
+        .iter()
+        .flat_map(|b| &b.operations)
+        .filter_map(|o| o.pos)
+        .filter(|p| graph.pos.is_some_and(|d| d.file == p.file))
+        .map(|p| p.line)
+        .collect();
+    op_lines.sort_unstable();
+    op_lines.dedup();
+    let at = Near {
+        pos: *pos,
+        op_lines: &op_lines,
+    };
     let found = match (arg, param) {
         // The statement writing the constant, else (a constant written as
         // `2 * 3`, or folded from a global) the nearest assignment to the
         // name: either is nearer the truth than where the link leaves.
-        (Arg::Const(c), Some(p)) => constant_pos(sources, graph.pos, *pos, name_of(p), c)
-            .or_else(|| assignment_pos(sources, graph.pos, *pos, name_of(p)?)),
-        (Arg::Const(c), None) => constant_pos(sources, graph.pos, *pos, None, c),
-        (Arg::Var(v), None) => name_of(v).and_then(|n| return_pos(sources, graph.pos, *pos, n)),
+        (Arg::Const(c), Some(p)) => constant_pos(sources, graph.pos, &at, name_of(p), c)
+            .or_else(|| assignment_pos(sources, graph.pos, &at, name_of(p)?)),
+        (Arg::Const(c), None) => constant_pos(sources, graph.pos, &at, None, c),
+        (Arg::Var(v), None) => name_of(v).and_then(|n| return_pos(sources, graph.pos, &at, n)),
         (Arg::Var(_), Some(_)) => None,
     };
     found.or(*pos)
@@ -316,6 +333,13 @@ fn explain_into(
     }
 }
 
+/// Where a link leaves its block (the position of its last operation), and
+/// the lines of every operation of the function, sorted.
+pub struct Near<'a> {
+    pub pos: Option<Pos>,
+    pub op_lines: &'a [u32],
+}
+
 /// Where a constant passed on a link was written. Links carry no positions
 /// and the flow builder keeps a constant assigned to a local in its state
 /// rather than in an operation, so the function's source is searched for
@@ -323,11 +347,13 @@ fn explain_into(
 /// a variable called NAME, `return LITERAL` when it goes to the return
 /// block. Of the lines that match (by value, so `'a'` and `"a"` are alike),
 /// the one nearest to where the link leaves wins, earlier lines first on a
-/// tie. `None` when no line matches (a folded constant, say).
+/// tie; a line after it counts only when no operation comes in between
+/// (else it ran in a later block: `x = 1` in a loop's body is not the `x =
+/// 1` before the loop). `None` when no line matches (a folded constant).
 pub fn constant_pos(
     sources: &SourceMap,
     def: Option<Pos>,
-    near: Option<Pos>,
+    near: &Near,
     target_name: Option<&str>,
     c: &Constant,
 ) -> Option<Pos> {
@@ -336,34 +362,25 @@ pub fn constant_pos(
 
 /// Where `name` was last assigned before `near` (or nearest after it), with
 /// any value.
-fn assignment_pos(
-    sources: &SourceMap,
-    def: Option<Pos>,
-    near: Option<Pos>,
-    name: &str,
-) -> Option<Pos> {
+fn assignment_pos(sources: &SourceMap, def: Option<Pos>, near: &Near, name: &str) -> Option<Pos> {
     statement_pos(sources, def, near, Some(name), &|_| true)
 }
 
 /// Where `return NAME` was written, for a variable passed to the return
 /// block (found as `constant_pos` finds a constant).
-pub fn return_pos(
-    sources: &SourceMap,
-    def: Option<Pos>,
-    near: Option<Pos>,
-    name: &str,
-) -> Option<Pos> {
+pub fn return_pos(sources: &SourceMap, def: Option<Pos>, near: &Near, name: &str) -> Option<Pos> {
     statement_pos(sources, def, near, None, &|rhs| {
         rhs.split(" #").next().unwrap_or(rhs).trim() == name
     })
 }
 
 /// The line of the function starting at `def` nearest to `near` holding
-/// `TARGET = RHS` (or `return RHS` without a target) where `rhs_matches`.
+/// `TARGET = RHS` (or `return RHS` without a target) where `rhs_matches`,
+/// and that is not after an operation after `near` (see `constant_pos`).
 fn statement_pos(
     sources: &SourceMap,
     def: Option<Pos>,
-    near: Option<Pos>,
+    near: &Near,
     target_name: Option<&str>,
     rhs_matches: &dyn Fn(&str) -> bool,
 ) -> Option<Pos> {
@@ -391,8 +408,14 @@ fn statement_pos(
             continue;
         }
         let line_no = i as u32 + 1;
+        if let Some(p) = near.pos {
+            let between = near.op_lines.partition_point(|l| *l <= p.line);
+            if near.op_lines.get(between).is_some_and(|l| *l < line_no) {
+                continue;
+            }
+        }
         let col = (line.len() - line.trim_start().len()) as u32 + 1;
-        let distance = near.map_or(0, |p| {
+        let distance = near.pos.map_or(0, |p| {
             p.line.abs_diff(line_no) * 2 + u32::from(line_no > p.line)
         });
         if best.is_none_or(|(d, _)| distance < d) {

@@ -658,6 +658,24 @@ fn explain_places_a_constant_at_the_statement_that_wrote_it() {
 }
 
 #[test]
+fn explain_places_a_constant_before_a_loop_not_at_the_same_constant_in_its_body() {
+    // The `x = 1` in the loop is nearer to where block 0's link leaves
+    // (line 7) than the `x = 1` that block wrote (line 2), but the loop's
+    // operations run in between: it belongs to a later block.
+    let body = "def entry_point(argv):\n    x = 1\n    n = len(argv)\n    a = n + 1\n    \
+                b = n + 2\n    c = n + 3\n    d = n + 4\n    while n > 0:\n        n -= 1\n        \
+                if n == 5:\n            x = 1\n        else:\n            x = x * 2\n    \
+                print(x + a + b + c + d)\n    return 0\n";
+    let program = flow(body);
+    let out = explain(&program, Dialect::Py3, "entry_point:x").unwrap();
+    assert!(
+        out.contains("Int(1) passed on from block 0 (line 2: x = 1)"),
+        "{out}"
+    );
+    assert!(!out.contains("block 0 (line 11"), "{out}");
+}
+
+#[test]
 fn is_not_none_narrows_the_branch_where_it_holds() {
     let body = "def find(n):\n    if n > 1:\n        return \"many\"\n    return None\n\n\
                 def entry_point(argv):\n    r = find(len(argv))\n    if r is not None:\n        \

@@ -241,9 +241,13 @@ impl ClassTable {
 
     /// The exception instance an operation's [`Exc`] stands for, `None` when
     /// its class is not a Python class of the dialect (the interpreter's own
-    /// limits, which no handler may catch).
+    /// limits, which no handler may catch). Python 2 has no RecursionError:
+    /// its recursion limit raises RuntimeError.
     pub fn instance_of_exc(&self, e: &Exc) -> Option<ObjValue> {
-        let class = self.get(e.exc)?;
+        let class = match self.get(e.exc) {
+            None if e.exc == "RecursionError" => self.get("RuntimeError")?,
+            class => class?,
+        };
         let args = if e.msg.is_empty() {
             Vec::new()
         } else {

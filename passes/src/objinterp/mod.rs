@@ -1128,6 +1128,10 @@ impl<'p> ObjInterpreter<'p> {
         nesting::take_overflow();
         let r = self.operation_unbounded(op, args, out);
         match nesting::take_overflow() {
+            // CPython 2.7 words a comparison's "in cmp".
+            Some("in comparison") if self.dialect == Dialect::Py2 => {
+                Err(Stop::Raise(ops::recursion_error("in cmp")))
+            }
             Some(doing) => Err(Stop::Raise(ops::recursion_error(doing))),
             None => r,
         }
