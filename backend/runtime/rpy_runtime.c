@@ -871,6 +871,21 @@ RPY_RT void rpy_gc_report(void) {
 
 #endif /* RPY_GC_GENERATIONAL */
 
+/* The JIT's machine code allocates through these: the collector's
+ * callbacks are held (see rpy_gc_callbacks_held), as its optimizer
+ * assumed an allocation writes no field. */
+RPY_RT void *rpy_gc_malloc_holding_callbacks(size_t size, unsigned long tid) {
+    RPY_GC_HOLD_CALLBACKS(void *p = rpy_gc_malloc_fixed(size, tid));
+    return p;
+}
+
+RPY_RT void *rpy_gc_malloc_varsize_holding_callbacks(size_t fixed, size_t items,
+                                                     size_t item_size, long n, size_t length,
+                                                     unsigned long tid) {
+    RPY_GC_HOLD_CALLBACKS(void *p = rpy_gc_malloc_varsize(fixed, items, item_size, n, length, tid));
+    return p;
+}
+
 /* ---- strings --------------------------------------------------------- */
 
 RPY_RT RPyString *rpy_str_alloc(long n) { return RPY_MALLOC_VARSIZE(RPyString, n, RPY_TID_STRING); }

@@ -131,6 +131,12 @@ typedef struct {
     void (*destructor)(void *obj);
 } RPyGcType;
 
+/* Allocation for the JIT's machine code (rpy_runtime.c). */
+RPY_RT void *rpy_gc_malloc_holding_callbacks(size_t size, unsigned long tid);
+RPY_RT void *rpy_gc_malloc_varsize_holding_callbacks(size_t fixed, size_t items,
+                                                     size_t item_size, long n, size_t length,
+                                                     unsigned long tid);
+
 /* Reports and drops the exception a function the collector called let
  * out (GenC emits it: it reads the exception's class). */
 RPY_RT void rpy_gc_callback_failed(const char *where);

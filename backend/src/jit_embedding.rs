@@ -59,13 +59,11 @@ RPY_INLINE double rpy_jit_w2f(unsigned long w) { RpyJitWord u; u.w = w; return u
 /* The machine code's allocations leave the collector's callbacks to the
  * C code (see rpy_gc_callbacks_held). */
 static void *rpy_jit_malloc(size_t size, unsigned long tid) {
-    RPY_GC_HOLD_CALLBACKS(void *p = rpy_gc_malloc_fixed(size, tid));
-    return p;
+    return rpy_gc_malloc_holding_callbacks(size, tid);
 }
 static void *rpy_jit_malloc_varsize(size_t fixed, size_t items, size_t item_size, long n,
                                     size_t length, unsigned long tid) {
-    RPY_GC_HOLD_CALLBACKS(void *p = rpy_gc_malloc_varsize(fixed, items, item_size, n, length, tid));
-    return p;
+    return rpy_gc_malloc_varsize_holding_callbacks(fixed, items, item_size, n, length, tid);
 }
 static void rpy_jit_write_barrier(void *obj) { RPY_GC_WRITE_BARRIER(obj); }
 ";
