@@ -2083,3 +2083,32 @@ fn trace_run_values_end_at_the_next_option() {
         "{out}"
     );
 }
+
+/// Module-level code runs `sorted`, `sum`, `any` and `all` at import time
+/// (translated functions cannot call them), as CPython does.
+#[test]
+fn import_time_code_sorts_and_sums() {
+    let dir = scratch("import_time_sorted");
+    let file = dir.join("tables.py");
+    std::fs::write(
+        &file,
+        "WEIGHTS = {'b': 3, 'a': 5, 'c': 1}\n\
+         ORDER = sorted(WEIGHTS.keys())\n\
+         RANKED = sorted([(w, k) for k, w in WEIGHTS.items()])\n\
+         TOTAL = sum(WEIGHTS.values()) + sum([0.5, 0.25], 1.0)\n\
+         FLAGS = (any([0, 0, 2]), all([1, 0]), all([]), any([]))\n\n\
+         def entry_point(argv):\n    \
+             print(','.join(ORDER) + ' ' + RANKED[0][1] + ' ' + str(TOTAL))\n    \
+             print(str(FLAGS[0]) + str(FLAGS[1]) + str(FLAGS[2]) + str(FLAGS[3]))\n    \
+             return 0\n\n\
+         def target(*args):\n    return entry_point, None\n\n\
+         if __name__ == '__main__':\n    entry_point([])\n",
+    )
+    .unwrap();
+    let (out, err, code) = rpy(&["interp", path_str(&file)]);
+    assert_eq!(code, 0, "{err}");
+    if let Some(python) = support::oracle(rpy_ir::ast::Dialect::Py3) {
+        let want = Command::new(python).arg(&file).output().unwrap();
+        assert_eq!(out, String::from_utf8_lossy(&want.stdout));
+    }
+}

@@ -2943,3 +2943,15 @@ def entry_point(argv):
         assert_eq!(run_like_cpython(&src, dialect).1, 0);
     }
 }
+
+/// A builtin RPython lacks is named as such, with where it may be used.
+#[test]
+fn builtins_rpython_lacks_are_named_in_translated_functions() {
+    let src = format!(
+        "ORDER = sorted([3, 1, 2])\n\ndef entry_point(argv):\n    return sum([len(argv), ORDER[0]])\n{TARGET}"
+    );
+    assert_eq!(
+        errors3(&src),
+        ["t.py:4:12: the builtin 'sum' is not RPython: a translated function cannot call it (code at module level can, at import time)"]
+    );
+}

@@ -76,16 +76,16 @@ const BUILTINS: &[&str] = &[
     "dict",
 ];
 
+/// Python builtins that RPython does not have in translated functions.
+const NOT_RPYTHON_BUILTINS: &[&str] =
+    &["sorted", "set", "frozenset", "sum", "any", "all", "reduce"];
+
+/// Those of them the object interpreter runs for import-time code.
+const IMPORT_TIME_BUILTINS: &[&str] = &["sorted", "sum", "any", "all"];
+
 /// Python builtins that are not supported yet (named in their diagnostic).
 const LATER_BUILTINS: &[&str] = &[
-    "sorted",
     "tuple",
-    "set",
-    "frozenset",
-    "sum",
-    "any",
-    "all",
-    "reduce",
     "unichr",
     "unicode",
     "long",
@@ -975,6 +975,11 @@ impl FnBuilder<'_, '_> {
         if name == "xrange" && self.m.dialect == Dialect::Py2 {
             return Arg::Const(Constant::Builtin(name.to_string()));
         }
+        if IMPORT_TIME_BUILTINS.contains(&name)
+            && matches!(self.m.access, GlobalAccess::Live { .. })
+        {
+            return Arg::Const(Constant::Builtin(name.to_string()));
+        }
         if name == "print" {
             self.error(
                 pos,
@@ -996,10 +1001,15 @@ impl FnBuilder<'_, '_> {
                 Arg::Const(Constant::Name(name.to_string())),
             ];
             return Arg::Var(self.emit("getattr", args, pos));
+        } else if NOT_RPYTHON_BUILTINS.contains(&name) {
+            self.error(
+                pos,
+                format!("the builtin '{name}' is not RPython: a translated function cannot call it (code at module level can, at import time)"),
+            );
         } else if LATER_BUILTINS.contains(&name) {
             self.error(
                 pos,
-                format!("the builtin '{name}' is not supported yet (walking skeleton)"),
+                format!("the builtin '{name}' is not supported in translated functions yet"),
             );
         } else {
             self.error(pos, format!("name '{name}' is not defined"));

@@ -1080,6 +1080,43 @@ pub fn call_builtin(name: &str, args: &[ObjValue], dialect: Dialect) -> OpResult
                 },
             }
         }
+        // Import-time code only: RPython functions have none of these.
+        "sorted" => {
+            arity(name, args, 1, 1)?;
+            // A stable insertion by binary search: each comparison may fail.
+            let mut out: Vec<ObjValue> = Vec::new();
+            for x in containers::items_of(&args[0])? {
+                let (mut lo, mut hi) = (0, out.len());
+                while lo < hi {
+                    let mid = (lo + hi) / 2;
+                    if compare(Op::Lt, &x, &out[mid], dialect)?.truth() {
+                        hi = mid;
+                    } else {
+                        lo = mid + 1;
+                    }
+                }
+                out.insert(lo, x);
+            }
+            Ok(V::list(out))
+        }
+        "sum" => {
+            arity(name, args, 1, 2)?;
+            let mut total = args.get(1).cloned().unwrap_or(V::Int(0));
+            for x in containers::items_of(&args[0])? {
+                total = binary(Op::Add, &total, &x, dialect)?;
+            }
+            Ok(total)
+        }
+        "any" | "all" => {
+            arity(name, args, 1, 1)?;
+            let want = name == "any";
+            for x in containers::items_of(&args[0])? {
+                if x.truth() == want {
+                    return Ok(V::Bool(want));
+                }
+            }
+            Ok(V::Bool(!want))
+        }
         "min" | "max" => {
             if args.is_empty() {
                 return Err(type_error(format!(
