@@ -463,6 +463,26 @@ pub fn py_float_mod(x: f64, y: f64) -> f64 {
 /// (division, modulo and shifts are not: see [`eval_int`]), so that it may
 /// be computed wherever its arguments are, even where the program would
 /// not have reached it.
+/// The runtime function of `gc.collect()`: the one runtime function that
+/// collects.
+pub const GC_COLLECT_NOW: &str = "rpy_gc_collect_now";
+
+/// Whether operation `op` itself may start a collection (a call of a
+/// program graph may too, through what it runs): an allocation, or
+/// `gc.collect()`. After one, the collector may move young objects and run
+/// the program's destructors and GC hooks.
+pub fn starts_collection(op: &crate::graph::SpaceOperation) -> bool {
+    use crate::graph::{Arg, Constant};
+    match op.opname.as_str() {
+        "malloc" | "malloc_varsize" => true,
+        "direct_call" => matches!(
+            op.args.first(),
+            Some(Arg::Const(Constant::Builtin(f))) if f == GC_COLLECT_NOW
+        ),
+        _ => false,
+    }
+}
+
 pub fn defined_for_every_input(opname: &str) -> bool {
     !(opname.contains("div") || opname.contains("mod") || opname.contains("shift"))
 }

@@ -111,15 +111,17 @@ impl CollectAnalysis {
     /// the method slots of vtables, graphs whose parameters are subclass
     /// parts of the pointer type's, so matching signatures would miss some.
     pub fn op_collects(&self, op: &SpaceOperation) -> bool {
+        if rpy_ir::llops::starts_collection(op) {
+            return true;
+        }
         match op.opname.as_str() {
-            "malloc" | "malloc_varsize" | "indirect_call" => true,
-            "direct_call" => match op.args.first() {
-                Some(Arg::Const(Constant::Func(f))) => self.graphs.contains(f),
-                // gc.collect() is the one runtime function that collects.
-                Some(Arg::Const(Constant::Builtin(f))) if f == "rpy_gc_collect_now" => true,
-                // Runtime functions allocate without collecting.
-                _ => false,
-            },
+            "indirect_call" => true,
+            // Runtime functions other than gc.collect() allocate without
+            // collecting.
+            "direct_call" => matches!(
+                op.args.first(),
+                Some(Arg::Const(Constant::Func(f))) if self.graphs.contains(f)
+            ),
             _ => false,
         }
     }

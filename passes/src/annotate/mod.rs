@@ -1577,20 +1577,15 @@ impl<'p> Annotator<'p> {
         // before annotation, and what the annotator found besides is
         // left out: it may follow from them (an attribute a body that
         // could not be built would have set).
-        if errors
+        let held: Vec<Diagnostic> = errors
             .iter()
-            .any(|(&(g, b), _)| !self.held_flow_errors(g, b).is_empty())
-        {
-            errors.retain(|(&(g, b), _)| !self.held_flow_errors(g, b).is_empty());
-        }
-        let errors = errors.into_iter().flat_map(|(&(g, b), d)| {
-            let held = self.held_flow_errors(g, b);
-            if held.is_empty() {
-                vec![d.clone()]
-            } else {
-                held
-            }
-        });
+            .flat_map(|(&(g, b), _)| self.held_flow_errors(g, b))
+            .collect();
+        let errors: Vec<Diagnostic> = if held.is_empty() {
+            errors.into_iter().map(|(_, d)| d.clone()).collect()
+        } else {
+            held
+        };
         let mut seen = BTreeSet::new();
         let diags = self
             .classdefs

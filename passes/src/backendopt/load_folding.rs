@@ -22,6 +22,7 @@ use super::callgraph::CallGraph;
 use rpy_ir::graph::{
     called_by_collector, Arg, BlockId, Constant, FunctionGraph, LowLevel, Program, Var,
 };
+use rpy_ir::llops::{starts_collection, GC_COLLECT_NOW};
 use rpy_ir::lltype::{FuncSig, LowLevelType};
 use std::collections::{HashMap, HashSet};
 
@@ -47,22 +48,6 @@ pub struct FieldWrites {
 /// Stands, in a graph's writes, for "may collect": no field has this name.
 const MAY_COLLECT: &str = "\0may collect";
 
-/// Whether an operation may start a collection, after which the
-/// collector runs the program's destructors and GC hooks.
-fn may_collect(op: &rpy_ir::graph::SpaceOperation) -> bool {
-    match op.opname.as_str() {
-        "malloc" | "malloc_varsize" => true,
-        "direct_call" => matches!(
-            op.args.first(),
-            Some(Arg::Const(Constant::Builtin(b))) if b == GC_COLLECT
-        ),
-        _ => false,
-    }
-}
-
-/// The runtime function of `gc.collect()`.
-const GC_COLLECT: &str = "rpy_gc_collect_now";
-
 impl FieldWrites {
     pub fn new(program: &Program<LowLevel>, callgraph: &CallGraph) -> FieldWrites {
         let mut node_writes: Vec<HashSet<String>> = vec![HashSet::new(); callgraph.node_count()];
@@ -80,7 +65,7 @@ impl FieldWrites {
                 })
                 .chain(
                     ops.clone()
-                        .any(may_collect)
+                        .any(starts_collection)
                         .then(|| MAY_COLLECT.to_string()),
                 )
                 .collect();
@@ -165,7 +150,7 @@ impl FieldWrites {
         op: &rpy_ir::graph::SpaceOperation,
         field: &str,
     ) -> bool {
-        may_collect(op) && self.collector_writes.contains(field)
+        starts_collection(op) && self.collector_writes.contains(field)
     }
 
     /// Whether the collector calls any function of the program: then an
@@ -179,7 +164,7 @@ impl FieldWrites {
     pub(super) fn call_may_write(&self, g: &G, args: &[Arg], field: &str) -> bool {
         match args.first() {
             Some(Arg::Const(Constant::Builtin(b))) => {
-                b == GC_COLLECT && self.collector_writes.contains(field)
+                b == GC_COLLECT_NOW && self.collector_writes.contains(field)
             }
             Some(Arg::Const(Constant::Func(f))) => match self.writes.get(f) {
                 Some(w) => w.contains(field),

@@ -288,12 +288,9 @@ fn execute(
     }
 }
 
-/// The runtime function of `gc.collect()`.
-const GC_COLLECT: &str = "rpy_gc_collect_now";
-
 /// Whether `op` is `gc.collect()`, after which the finalizers run.
 pub(crate) fn is_gc_collect(op: &Op) -> bool {
-    matches!(op.kind, OpKind::Builtin(Rt::Posix(GC_COLLECT)))
+    matches!(op.kind, OpKind::Builtin(Rt::Posix(llops::GC_COLLECT_NOW)))
 }
 
 /// What `gc.collect()` does besides nothing (the objects are reference

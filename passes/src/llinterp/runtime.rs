@@ -5,6 +5,7 @@
 use super::code::Types;
 use super::exec::Fail;
 use super::{pystr, Items, LlValue};
+use rpy_ir::llops;
 use std::io::Write;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -312,7 +313,7 @@ fn posix_call(
         "rpy_time_time" => LlValue::Float(posix::time()),
         "rpy_time_clock" => LlValue::Float(posix::process_time()),
         "rpy_time_monotonic" => LlValue::Float(posix::monotonic()),
-        "rpy_gc_collect_now" => LlValue::Void,
+        llops::GC_COLLECT_NOW => LlValue::Void,
         "rpy_gc_set_enabled" => {
             let LlValue::Bool(on) = args[0] else {
                 return Err(Fail::Internal(format!(

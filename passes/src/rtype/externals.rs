@@ -194,11 +194,12 @@ impl GraphTyper<'_, '_, '_> {
     /// incminimark) and `gc.isenabled()`.
     fn lower_gc(&mut self, func: &str, args: &[Arg]) -> Result<Option<Value>, String> {
         Ok(Some(match (func, args) {
-            ("collect", []) => {
-                self.leaf("rpy_gc_collect_now", vec![Arg::Const(Constant::Int(1))])?
-            }
+            ("collect", []) => self.leaf(
+                rpy_ir::llops::GC_COLLECT_NOW,
+                vec![Arg::Const(Constant::Int(1))],
+            )?,
             ("collect", [generation]) => {
-                self.leaf("rpy_gc_collect_now", vec![generation.clone()])?
+                self.leaf(rpy_ir::llops::GC_COLLECT_NOW, vec![generation.clone()])?
             }
             ("enable" | "disable", []) => self.leaf(
                 "rpy_gc_set_enabled",
