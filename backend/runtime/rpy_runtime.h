@@ -110,6 +110,14 @@ RPY_RT RPY_NORETURN void rpy_stack_overflow(void);
 /* A static that was written to since the program started, listed among
  * the major collection's roots (it may point to heap objects). */
 #define RPY_GCFLAG_PREBUILT_LISTED (1UL << 36)
+/* An old array of GC pointers with a card table: one byte per 128 items,
+ * stored before its header (the byte of item i at -1 - (i >> 7)). A store
+ * of a young pointer marks the item's card, and a minor collection scans
+ * only the marked cards instead of the whole array. */
+#define RPY_GCFLAG_HAS_CARDS (1UL << 37)
+/* A card-marked array with some card marked: it is in the remembered set. */
+#define RPY_GCFLAG_CARDS_SET (1UL << 38)
+#define RPY_GC_CARD_SHIFT 7
 
 /* The header of the executable's statics of type id `tid`: old objects
  * from the start, so their first store of a GC pointer is remembered. */
@@ -177,6 +185,7 @@ RPY_RT void *rpy_gc_collect_and_malloc_varsize(size_t struct_size, size_t items_
                                                size_t item_size, long n, size_t length_offset,
                                                unsigned long tid);
 RPY_RT void rpy_gc_remember(void *obj);
+RPY_RT void rpy_gc_remember_item(void *obj, long index);
 /* For the JIT: a minor collection (the caller's roots on the shadow
  * stack), whether an object may still move, and an old object kept alive
  * for the rest of the run (a constant of compiled code). */
@@ -231,10 +240,18 @@ RPY_INLINE void *rpy_gc_malloc_varsize(size_t struct_size, size_t items_offset,
         if (RPY_UNLIKELY(*(unsigned long *)(obj) & RPY_GCFLAG_TRACK_YOUNG))        \
             rpy_gc_remember((void *)(obj));                                        \
     } while (0)
+/* Before a GC pointer is stored into item `index` of the array `obj`,
+ * which may be old: a card-marked array marks only that item's card. */
+#define RPY_GC_WRITE_BARRIER_ITEM(obj, index)                                      \
+    do {                                                                           \
+        if (RPY_UNLIKELY(*(unsigned long *)(obj) & RPY_GCFLAG_TRACK_YOUNG))        \
+            rpy_gc_remember_item((void *)(obj), (long)(index));                    \
+    } while (0)
 #else
 #define rpy_gc_malloc_fixed(size, tid) rpy_malloc((size), (tid))
 #define rpy_gc_malloc_varsize rpy_malloc_varsize
 #define RPY_GC_WRITE_BARRIER(obj) ((void)0)
+#define RPY_GC_WRITE_BARRIER_ITEM(obj, index) ((void)0)
 #endif
 
 /* A shadow-stack frame of n slots (n > 0), zeroed; `rpy_ss` names it. */

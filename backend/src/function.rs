@@ -649,6 +649,12 @@ impl<'a> FuncGen<'a> {
                 let p = self.value(&op.args[0], None, pos)?;
                 let _ = writeln!(self.out, "    RPY_GC_WRITE_BARRIER({p});");
             }
+            "gc_write_barrier_item" => {
+                self.nargs(op, 2)?;
+                let p = self.value(&op.args[0], None, pos)?;
+                let i = self.value(&op.args[1], None, pos)?;
+                let _ = writeln!(self.out, "    RPY_GC_WRITE_BARRIER_ITEM({p}, {i});");
+            }
             "exc_clear" => {
                 self.nargs(op, 0)?;
                 self.out

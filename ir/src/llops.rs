@@ -190,6 +190,11 @@ ops! {
     // remembered, the collector remembers it, so that the next minor
     // collection finds the young objects it points to.
     "gc_write_barrier" => Special, false;
+    // gc_write_barrier_item(a, i) -> Void: item i of the array a, which may
+    // be old, is about to get a GC pointer; a large old array only marks
+    // the card of that item, so that the next minor collection scans that
+    // card and not the whole array.
+    "gc_write_barrier_item" => Special, false;
 }
 
 /// The operations that may raise an exception in a low-level graph: only

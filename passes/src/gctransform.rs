@@ -21,8 +21,10 @@
 //!   releases it on return.
 //! - **Write barrier.** A store of a GC pointer into an object that may be
 //!   old (`setfield`/`setarrayitem` with a pointer variable as the value)
-//!   is preceded by `gc_write_barrier(obj)`, so that an old object pointing
-//!   to a young one is remembered for the next minor collection. An object
+//!   is preceded by `gc_write_barrier(obj)` (`gc_write_barrier_item(obj,
+//!   index)` for an item, so that a large array marks only the item's
+//!   card), so that an old object pointing to a young one is remembered
+//!   for the next minor collection. An object
 //!   allocated by a fixed-size `malloc` earlier in the same block, with no
 //!   collecting operation since, is young (it is in the nursery) and needs
 //!   none. A stored constant (null, a prebuilt static, a string constant)
@@ -183,9 +185,16 @@ fn transform_graph(g: &mut FunctionGraph<ExceptionsExplicit>, collecting: &Colle
             };
             if stores_pointer && !op.args[0].as_var().is_some_and(|p| young.contains(&p)) {
                 let void = g.new_var(None, LowLevelType::Void);
+                // An item store names its index, so that a large array
+                // marks only that item's card.
+                let (opname, args) = if op.opname == "setarrayitem" {
+                    ("gc_write_barrier_item", op.args[..2].to_vec())
+                } else {
+                    ("gc_write_barrier", vec![op.args[0].clone()])
+                };
                 ops.push(SpaceOperation {
-                    opname: "gc_write_barrier".into(),
-                    args: vec![op.args[0].clone()],
+                    opname: opname.into(),
+                    args,
                     result: void,
                     pos,
                 });

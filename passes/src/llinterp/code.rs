@@ -893,7 +893,7 @@ impl<S: LowLevelStage> Builder<'_, S> {
             // The interpreter's objects never move and are freed by
             // reference counting: a saved root is the value itself, and
             // no object needs remembering.
-            "gc_save_root" | "gc_write_barrier" => Ok(OpKind::Nothing),
+            "gc_save_root" | "gc_write_barrier" | "gc_write_barrier_item" => Ok(OpKind::Nothing),
             "gc_reload" => {
                 arity(2)?;
                 let t = g.vars.get(op.result.0 as usize).map(|d| d.info.clone());
