@@ -927,3 +927,61 @@ fn an_allocation_reads_every_field_when_the_collector_runs_program_code() {
         1
     );
 }
+
+/// `main(x)`: a box holding `x`; `reader` only reads it, `scaled` is
+/// elidable. The box reaches the next block under two names.
+const REPEATED_CALLS: &str = "
+entry main
+
+graph reader(b_0) {
+  block0(b_0: Ptr(inst_Box)):
+    v1: Signed = getfield(b_0, #value)
+    -> return(v1)
+  returns v2: Signed
+  raises v3: Ptr(object_vtable), v4: Ptr(object)
+}
+
+graph scaled(n_0) [\"elidable\"] {
+  block0(n_0: Signed):
+    v1: Signed = int_mul(n_0, 3)
+    -> return(v1)
+  returns v2: Signed
+  raises v3: Ptr(object_vtable), v4: Ptr(object)
+}
+
+graph main(x_0) {
+  block0(x_0: Signed):
+    b_1: Ptr(inst_Box) = malloc(#inst_Box)
+    v2: Void = setfield(b_1, #value, x_0)
+    r_3: Signed = direct_call(@reader, b_1)
+    s_4: Signed = direct_call(@scaled, x_0)
+    v5: Bool = int_gt(r_3, 0)
+    switch v5
+      False -> return(r_3)
+      True -> block1(b_1, b_1, s_4, x_0)
+  block1(b_6: Ptr(inst_Box), c_7: Ptr(inst_Box), s_8: Signed, x_19: Signed):
+    r_9: Signed = direct_call(@reader, c_7)
+    v10: Void = setfield(b_6, #value, 7)
+    r_11: Signed = direct_call(@reader, c_7)
+    s_12: Signed = direct_call(@scaled, x_19)
+    v13: Signed = int_add(r_9, r_11)
+    v14: Signed = int_add(v13, s_12)
+    v15: Signed = int_add(v14, s_8)
+    -> return(v15)
+  returns v16: Signed
+  raises v17: Ptr(object_vtable), v18: Ptr(object)
+}
+";
+
+#[test]
+fn repeated_calls_of_readers_and_elidable_graphs_reuse_the_first_result() {
+    use rpy_passes::backendopt::load_folding::fold_loads;
+    let before = program(REPEATED_CALLS);
+    let mut after = before.clone();
+    // In block1: the first `reader` call (nothing written since block0's)
+    // and `scaled` (elidable: even after the store). The second `reader`
+    // follows a store and stays.
+    assert_eq!(fold_loads(&mut after).calls_folded, 2);
+    assert_eq!(count_ops(&after, "main", "direct_call"), 3);
+    assert_same_behaviour(&before, &after, "main");
+}

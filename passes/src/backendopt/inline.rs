@@ -236,7 +236,14 @@ pub fn inline_program(program: &mut Program<LowLevel>, threshold: f64) -> Inline
                     return false;
                 };
                 let g = &program.graphs[i];
-                if g.hints.iter().any(|h| h == "dont_inline") || has_jit_marker(g) {
+                // An elidable graph stays a call, so that load folding can
+                // fold its repeated calls (the C compiler still inlines a
+                // small one).
+                if g.hints
+                    .iter()
+                    .any(|h| h == "dont_inline" || h == "elidable")
+                    || has_jit_marker(g)
+                {
                     return false;
                 }
                 if g.hints.iter().any(|h| h == "always_inline") {

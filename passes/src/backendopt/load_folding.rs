@@ -13,14 +13,27 @@
 //! graph of its signature whose address is taken. Runtime functions write
 //! no field of the program's structures.
 //!
+//! Calls fold the same way (the original's JIT does it for `elidable`
+//! calls and its heap optimizer for dict lookups): a call of an
+//! `elidable` graph with the arguments of an earlier one reuses its
+//! result, whatever happened in between (the program promised that the
+//! result depends only on the arguments); a call of a graph that only
+//! reads memory (computed: no store, no allocation, no call that does
+//! more) reuses it when nothing in between may have written memory. So
+//! `if k in d: d[k] = d[k] + 1` hashes the key once (`ll_strhash` is
+//! elidable) and looks it up once (`_ll_find` only reads).
+//!
 //! What is known flows along a block's operations and on to a successor
 //! that has no other predecessor (the original does the same), renamed
 //! through the link's arguments; a block entered from several places
-//! starts knowing nothing.
+//! starts knowing nothing. A known call's result that the link does not
+//! pass is added to it, and a value passed under several names is used
+//! under the first.
 
 use super::callgraph::CallGraph;
 use rpy_ir::graph::{
-    called_by_collector, Arg, BlockId, Constant, FunctionGraph, LowLevel, Program, Var,
+    called_by_collector, Arg, BlockId, Constant, FunctionGraph, LowLevel, Program, SpaceOperation,
+    Var,
 };
 use rpy_ir::llops::{starts_collection, GC_COLLECT_NOW};
 use rpy_ir::lltype::{FuncSig, LowLevelType};
@@ -184,11 +197,120 @@ impl FieldWrites {
     }
 }
 
+/// The graphs whose repeated calls fold.
+pub struct FoldableCalls {
+    /// Graphs marked `elidable`: a repeated call always folds.
+    elidable: HashSet<String>,
+    /// Graphs that only read memory: a repeated call folds while nothing
+    /// may have written memory since the first.
+    read_only: HashSet<String>,
+}
+
+/// Operations that neither write memory nor allocate (calls aside).
+fn only_reads(op: &SpaceOperation) -> bool {
+    matches!(
+        op.opname.as_str(),
+        "getfield" | "getarrayitem" | "getarraysize" | "same_as" | "cast_pointer"
+    ) || rpy_ir::llops::lookup(&op.opname).is_some_and(|o| o.pure)
+}
+
+impl FoldableCalls {
+    pub fn new(program: &Program<LowLevel>, callgraph: &CallGraph) -> FoldableCalls {
+        let elidable = program
+            .graphs
+            .iter()
+            .filter(|g| g.hints.iter().any(|h| h == "elidable"))
+            .map(|g| g.name.clone())
+            .collect();
+        // The graphs whose own operations only read, calls of graphs
+        // aside (a call of a runtime function may do anything); then,
+        // to the greatest fixpoint, those whose callees are all in the
+        // set (a cycle of readers reads).
+        let mut read_only: HashSet<String> = program
+            .graphs
+            .iter()
+            .filter(|g| {
+                g.blocks.iter().flat_map(|b| &b.operations).all(|op| {
+                    only_reads(op)
+                        || match op.opname.as_str() {
+                            "direct_call" => {
+                                matches!(op.args.first(), Some(Arg::Const(Constant::Func(_))))
+                            }
+                            "indirect_call" => true,
+                            _ => false,
+                        }
+                })
+            })
+            .map(|g| g.name.clone())
+            .collect();
+        loop {
+            let calls_other = |name: &str| callgraph.callees(name).any(|c| !read_only.contains(c));
+            let dropped: Vec<String> = read_only
+                .iter()
+                .filter(|n| calls_other(n))
+                .cloned()
+                .collect();
+            if dropped.is_empty() {
+                break;
+            }
+            for n in dropped {
+                read_only.remove(&n);
+            }
+        }
+        FoldableCalls {
+            elidable,
+            read_only,
+        }
+    }
+
+    /// The graph a `direct_call` names, when its calls may fold, and
+    /// whether that is always (elidable) or while memory is unchanged.
+    fn foldable<'a>(&self, op: &'a SpaceOperation) -> Option<(&'a str, bool)> {
+        if op.opname != "direct_call" {
+            return None;
+        }
+        let Some(Arg::Const(Constant::Func(f))) = op.args.first() else {
+            return None;
+        };
+        if self.elidable.contains(f) {
+            Some((f, true))
+        } else if self.read_only.contains(f) {
+            Some((f, false))
+        } else {
+            None
+        }
+    }
+
+    /// Whether operation `op` may write memory: a store, an allocation
+    /// when the collector runs the program's code, any call but of a
+    /// graph that only reads or is elidable.
+    fn may_write(&self, op: &SpaceOperation, collector_runs_code: bool) -> bool {
+        if only_reads(op) || self.foldable(op).is_some() {
+            return false;
+        }
+        !matches!(op.opname.as_str(), "malloc" | "malloc_varsize") || collector_runs_code
+    }
+}
+
+/// A call whose result is known: the callee, its arguments, its result,
+/// and whether it stays known when memory is written (elidable).
+#[derive(Clone, Debug)]
+struct KnownCall {
+    callee: String,
+    args: Vec<Arg>,
+    result: Arg,
+    elidable: bool,
+}
+
 /// What [`fold_loads`] did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LoadStats {
     /// `getfield` operations replaced by a value already known.
     pub loads_folded: usize,
+    /// Calls replaced by the result of an earlier call with the same
+    /// arguments (of an elidable graph, or of one that only reads, with
+    /// nothing written in between).
+    pub calls_folded: usize,
     /// `setfield` operations removed because the same field of the same
     /// pointer is written again before anything may read it.
     pub stores_removed: usize,
@@ -198,9 +320,16 @@ pub struct LoadStats {
 pub fn fold_loads(program: &mut Program<LowLevel>) -> LoadStats {
     let callgraph = CallGraph::new(program);
     let writes = FieldWrites::new(program, &callgraph);
+    let calls = FoldableCalls::new(program, &callgraph);
     let mut stats = LoadStats::default();
     for g in &mut program.graphs {
-        fold_loads_in_graph(g, &writes, &mut stats);
+        let calls_before = stats.calls_folded;
+        fold_loads_in_graph(g, &writes, &calls, &mut stats);
+        if stats.calls_folded > calls_before {
+            // A folded call that could raise took its handlers' links
+            // with it, and results were passed along links for it.
+            crate::simplify::simplify_graph(g);
+        }
         stats.stores_removed += remove_dead_stores(g, writes.collector_runs_code());
     }
     stats
@@ -280,29 +409,60 @@ fn key_arg(a: &Arg) -> Option<Pointer> {
     }
 }
 
-fn fold_loads_in_graph(g: &mut G, writes: &FieldWrites, stats: &mut LoadStats) {
-    // Only reads fold: a graph without one has nothing to do.
-    let any_read = g
-        .blocks
-        .iter()
-        .any(|b| b.operations.iter().any(|op| op.opname == "getfield"));
+fn fold_loads_in_graph(
+    g: &mut G,
+    writes: &FieldWrites,
+    calls: &FoldableCalls,
+    stats: &mut LoadStats,
+) {
+    // Only reads and calls that may fold fold: a graph without one has
+    // nothing to do.
+    let any_read = g.blocks.iter().any(|b| {
+        b.operations
+            .iter()
+            .any(|op| op.opname == "getfield" || calls.foldable(op).is_some())
+    });
     if !any_read {
         return;
     }
+    let collector_runs_code = writes.collector_runs_code();
     let order = g.reverse_postorder();
     let preds = g.predecessors();
     // The knowledge at the end of each processed block.
-    let mut at_end: HashMap<BlockId, Known> = HashMap::new();
+    let mut at_end: HashMap<BlockId, (Known, Vec<KnownCall>)> = HashMap::new();
     for b in order {
-        let mut known: Known = match preds[b.0 as usize].as_slice() {
+        let (mut known, mut known_calls) = match preds[b.0 as usize].as_slice() {
             [(p, exit)] if *p != b => match at_end.get(p) {
-                Some(end) => along_link(end, &g.block(*p).exits[*exit].args, &g.block(b).inputargs),
-                None => Known::new(),
+                Some((end, end_calls)) => {
+                    pass_call_results(g, end_calls, (*p, *exit), b);
+                    let args = &g.block(*p).exits[*exit].args;
+                    let inputargs = &g.block(b).inputargs;
+                    (
+                        along_link(end, args, inputargs),
+                        calls_along_link(end_calls, args, inputargs),
+                    )
+                }
+                None => (Known::new(), Vec::new()),
             },
-            _ => Known::new(),
+            _ => (Known::new(), Vec::new()),
         };
         let mut block = g.block(b).clone();
-        let mut subst: HashMap<Var, Arg> = HashMap::new();
+        // A value its only predecessor passes under several names is
+        // used under the first, so that what is known of it matches.
+        let mut subst: HashMap<Var, Arg> = match preds[b.0 as usize].as_slice() {
+            [(p, exit)] if *p != b => {
+                let args = &g.block(*p).exits[*exit].args;
+                let renamed = link_renaming(args, &block.inputargs);
+                args.iter()
+                    .zip(&block.inputargs)
+                    .filter_map(|(a, input)| {
+                        let first = renamed.get(&a.as_var()?)?;
+                        (first != input).then_some((*input, Arg::Var(*first)))
+                    })
+                    .collect()
+            }
+            _ => HashMap::new(),
+        };
         let sub = |subst: &HashMap<Var, Arg>, a: &mut Arg| {
             if let Arg::Var(v) = a {
                 if let Some(n) = subst.get(v) {
@@ -311,9 +471,38 @@ fn fold_loads_in_graph(g: &mut G, writes: &FieldWrites, stats: &mut LoadStats) {
             }
         };
         let mut kept = Vec::with_capacity(block.operations.len());
-        for mut op in std::mem::take(&mut block.operations) {
+        let n_ops = block.operations.len();
+        for (i, mut op) in std::mem::take(&mut block.operations)
+            .into_iter()
+            .enumerate()
+        {
             for a in &mut op.args {
                 sub(&subst, a);
+            }
+            if let Some((callee, elidable)) = calls.foldable(&op) {
+                let args = &op.args[1..];
+                if let Some(k) = known_calls
+                    .iter()
+                    .find(|k| k.callee == callee && k.args == args)
+                {
+                    subst.insert(op.result, k.result.clone());
+                    stats.calls_folded += 1;
+                    // The first call returned; so does this one: a block
+                    // that ended with it loses its exception exits.
+                    if i + 1 == n_ops && block.catches_exceptions() {
+                        block.exitswitch = None;
+                        block.exits.truncate(1);
+                    }
+                    continue;
+                }
+                known_calls.push(KnownCall {
+                    callee: callee.to_string(),
+                    args: args.to_vec(),
+                    result: Arg::Var(op.result),
+                    elidable,
+                });
+            } else if calls.may_write(&op, collector_runs_code) {
+                known_calls.retain(|k| k.elidable);
             }
             match op.opname.as_str() {
                 "getfield" => {
@@ -363,20 +552,79 @@ fn fold_loads_in_graph(g: &mut G, writes: &FieldWrites, stats: &mut LoadStats) {
         for v in known.values_mut() {
             sub(&subst, v);
         }
+        for k in &mut known_calls {
+            sub(&subst, &mut k.result);
+            for a in &mut k.args {
+                sub(&subst, a);
+            }
+        }
         *g.block_mut(b) = block;
-        at_end.insert(b, known);
+        at_end.insert(b, (known, known_calls));
     }
 }
 
-/// The knowledge at the start of a block entered only by a link passing
-/// `args` to its `inputargs`: what is known of the values passed, renamed.
-fn along_link(end: &Known, args: &[Arg], inputargs: &[Var]) -> Known {
+/// Makes the link `(from, exit)` to `to` (its only predecessor) pass the
+/// results of the known calls whose arguments it passes, so that a
+/// repeated call in `to` can use them.
+fn pass_call_results(g: &mut G, calls: &[KnownCall], (from, exit): (BlockId, usize), to: BlockId) {
+    for k in calls {
+        let Arg::Var(result) = k.result else {
+            continue;
+        };
+        let args = &g.block(from).exits[exit].args;
+        let passed = |a: &Arg| match a {
+            Arg::Var(_) => args.contains(a),
+            _ => true,
+        };
+        if !k.args.iter().all(passed) || args.contains(&k.result) {
+            continue;
+        }
+        let ty = g.info(result).clone();
+        let new = g.new_var(None, ty);
+        g.block_mut(from).exits[exit].args.push(k.result.clone());
+        g.block_mut(to).inputargs.push(new);
+    }
+}
+
+/// How a link renames the variables it passes: each passed variable to
+/// the first input argument it is passed as.
+fn link_renaming(args: &[Arg], inputargs: &[Var]) -> HashMap<Var, Var> {
     let mut renamed: HashMap<Var, Var> = HashMap::new();
     for (a, p) in args.iter().zip(inputargs) {
         if let Arg::Var(v) = a {
             renamed.entry(*v).or_insert(*p);
         }
     }
+    renamed
+}
+
+/// The known calls at the start of a block entered only by a link passing
+/// `args` to its `inputargs`: those whose arguments and result are all
+/// passed, renamed.
+fn calls_along_link(end: &[KnownCall], args: &[Arg], inputargs: &[Var]) -> Vec<KnownCall> {
+    let renamed = link_renaming(args, inputargs);
+    let carry = |a: &Arg| -> Option<Arg> {
+        match a {
+            Arg::Var(v) => renamed.get(v).map(|n| Arg::Var(*n)),
+            c => Some(c.clone()),
+        }
+    };
+    end.iter()
+        .filter_map(|k| {
+            Some(KnownCall {
+                callee: k.callee.clone(),
+                args: k.args.iter().map(carry).collect::<Option<Vec<_>>>()?,
+                result: carry(&k.result)?,
+                elidable: k.elidable,
+            })
+        })
+        .collect()
+}
+
+/// The knowledge at the start of a block entered only by a link passing
+/// `args` to its `inputargs`: what is known of the values passed, renamed.
+fn along_link(end: &Known, args: &[Arg], inputargs: &[Var]) -> Known {
+    let renamed = link_renaming(args, inputargs);
     let carry = |a: &Arg| -> Option<Arg> {
         match a {
             Arg::Var(v) => renamed.get(v).map(|n| Arg::Var(*n)),

@@ -255,10 +255,11 @@ pub fn optimize_program_until(
         if options.load_folding {
             let stats = load_folding::fold_loads(program);
             report.load_folding.loads_folded += stats.loads_folded;
+            report.load_folding.calls_folded += stats.calls_folded;
             report.load_folding.stores_removed += stats.stores_removed;
             let summary = format!(
-                "{} loads folded, {} dead stores removed",
-                stats.loads_folded, stats.stores_removed
+                "{} loads folded, {} calls folded, {} dead stores removed",
+                stats.loads_folded, stats.calls_folded, stats.stores_removed
             );
             if laps.lap(&mut report, "load_folding", summary) {
                 return report;

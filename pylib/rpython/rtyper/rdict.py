@@ -24,6 +24,7 @@ The `_checked` helpers raise KeyError for a missing key; the rtyper always
 uses them (as the original's lookups do), so a caller's handler sees it.
 """
 
+from rpython.rlib.objectmodel import always_inline
 from rpython.rlib.rarithmetic import intmask
 from rpython.rtyper.lltypesystem.lltype import malloc, typeOf
 from rpython.rtyper.rlist import _ll_items_equal, ll_newlist
@@ -160,6 +161,10 @@ def _ll_resize(d):
     d.num_used = j
 
 
+# The lookups' thin wrappers are inlined into their callers, where the
+# hash (elidable) and the lookup (`_ll_find` only reads) of one key in one
+# dict fold: `if k in d: d[k] = d[k] + 1` looks `k` up once.
+@always_inline
 def _ll_entry(d, key, hashfn, eqfn):
     """The position of `key`'s entry, -1 when it is absent."""
     return d.indexes[_ll_find(d, key, hashfn(key), eqfn)]
@@ -194,10 +199,12 @@ def ll_dict_is_empty(d):
     return d.num_items == 0
 
 
+@always_inline
 def ll_dict_contains(d, key, hashfn, eqfn):
     return _ll_entry(d, key, hashfn, eqfn) >= 0
 
 
+@always_inline
 def ll_dict_getitem_checked(d, key, hashfn, eqfn):
     e = _ll_entry(d, key, hashfn, eqfn)
     if e < 0:
@@ -205,6 +212,7 @@ def ll_dict_getitem_checked(d, key, hashfn, eqfn):
     return d.values[e]
 
 
+@always_inline
 def ll_dict_get(d, key, default, hashfn, eqfn):
     e = _ll_entry(d, key, hashfn, eqfn)
     if e < 0:
@@ -212,6 +220,7 @@ def ll_dict_get(d, key, default, hashfn, eqfn):
     return d.values[e]
 
 
+@always_inline
 def ll_dict_setitem(d, key, value, hashfn, eqfn):
     h = hashfn(key)
     slot = _ll_find(d, key, h, eqfn)

@@ -12,6 +12,7 @@ Python 3 programs use the `_py3` helpers at the end, which classify each
 char as CPython 3 does its code point.
 """
 
+from rpython.rlib import jit
 from rpython.rlib.rarithmetic import intmask
 from rpython.rtyper.lltypesystem.lltype import malloc, typeOf
 from rpython.rtyper.rlist import _ll_bound, _ll_copy, ll_append, ll_newlist_hint, ll_reverse
@@ -136,6 +137,9 @@ def _ll_hash_chars(s):
     return intmask(x)
 
 
+# Elidable, as in the original: the hash depends only on the characters,
+# so repeated calls fold (the `hash` field is a cache).
+@jit.elidable
 def ll_strhash(s):
     """hash(s), computed once and kept in the string's `hash` field."""
     x = s.hash
