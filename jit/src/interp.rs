@@ -223,6 +223,25 @@ impl Heap {
     }
 }
 
+/// Memory a run's objects can be read from: a [`Heap`], or (when an
+/// executable logs a run for replay) the program's own memory.
+pub trait Memory {
+    /// Reads a value of type `ty` at `addr`, as bits.
+    fn read(&self, addr: usize, ty: &LowLevelType) -> Result<u64, String>;
+}
+
+impl Memory for Heap {
+    fn read(&self, addr: usize, ty: &LowLevelType) -> Result<u64, String> {
+        Heap::read(self, addr, ty)
+    }
+}
+
+/// The type id in an object's header word: its low 32 bits (an
+/// executable's collector keeps its flags in the high ones).
+pub fn header_type_id(word: u64) -> u64 {
+    word & 0xffff_ffff
+}
+
 /// Runs `trace` from `args` (one per input, of its kind) on `heap`, for at
 /// most `limit` loop iterations.
 pub fn run(trace: &Trace, args: &[RunValue], heap: &mut Heap, limit: u64) -> Outcome {

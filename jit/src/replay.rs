@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use rpy_ir::lltype::{ContainerType, LowLevelType};
 
-use crate::interp::{self, Heap, Outcome, RunValue};
+use crate::interp::{self, header_type_id, Heap, Memory, Outcome, RunValue};
 use crate::testgen::{observe_run, types_by_id, GuardIndex};
 use crate::trace::{DescrData, Kind, Trace, Value};
 
@@ -33,7 +33,7 @@ const MAX_OBJECTS: usize = 10_000;
 /// label `@K` in order of discovery.
 struct Snapshot<'t> {
     trace: &'t Trace,
-    heap: &'t Heap,
+    heap: &'t dyn Memory,
     types: HashMap<u64, usize>,
     labels: HashMap<usize, usize>,
     order: Vec<usize>,
@@ -66,7 +66,7 @@ impl Snapshot<'_> {
     fn object_line(&mut self, k: usize) -> Result<String, String> {
         let (trace, heap) = (self.trace, self.heap);
         let p = self.order[k];
-        let type_id = heap.read(p, &LowLevelType::Signed)?;
+        let type_id = header_type_id(heap.read(p, &LowLevelType::Signed)?);
         let &d = self
             .types
             .get(&type_id)
@@ -134,7 +134,11 @@ fn constants(trace: &Trace) -> Vec<u64> {
 }
 
 /// The lines of a run's inputs and objects, before the run changes them.
-pub fn inputs_text(trace: &Trace, heap: &Heap, inputs: &[RunValue]) -> Result<String, String> {
+pub fn inputs_text(
+    trace: &Trace,
+    heap: &dyn Memory,
+    inputs: &[RunValue],
+) -> Result<String, String> {
     if trace.ops.iter().any(|op| {
         op.descr
             .is_some_and(|d| matches!(trace.header.descrs[d].data, DescrData::Residual(_)))
@@ -181,7 +185,7 @@ pub fn run_lines(
     trace: &Trace,
     header_text: &str,
     inputs: Result<String, String>,
-    heap: &Heap,
+    heap: &dyn Memory,
     args: &[RunValue],
     outcome: &Outcome,
 ) -> String {

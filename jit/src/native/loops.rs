@@ -20,7 +20,7 @@ use rpy_passes::llinterp::LlError;
 
 use super::machine::{Embedding, NativeExec};
 use super::NativeOp;
-use crate::interp::{Heap, ObjectMemory, Outcome, ResidualCalls, RunValue};
+use crate::interp::{Heap, Memory, ObjectMemory, Outcome, ResidualCalls, RunValue};
 use crate::metainterp::mirror::Flavor;
 use crate::metainterp::residual::{ResidualSite, ResidualTarget};
 use crate::metainterp::{LoopRun, Loops, RunLoops};
@@ -120,19 +120,30 @@ impl<'a, 'j> RunLoops<'j, NativeExec<'a, 'j>> for NativeLoops {
         &mut self,
         e: &mut NativeExec<'a, 'j>,
         code: &Self::Loop,
-        _: usize,
+        id: usize,
         args: &[RunValue],
         sites: &[ResidualSite],
-        _: Option<&mut String>,
+        log: Option<&mut String>,
         _: &mut dyn Write,
     ) -> Result<LoopRun<u64>, LlError> {
         let trace = code.trace();
-        let inputs: Vec<RunValue> = trace
+        let mut inputs: Vec<RunValue> = trace
             .inputs
             .iter()
             .zip(args)
             .map(|(b, v)| RunValue::from_bits(trace.kind(Value::Box(*b)), v.bits()))
             .collect();
+        // A run logged for replay: its inputs and the objects they reach,
+        // written before it changes them. A minor collection first makes
+        // every object the program reaches old, so that the addresses the
+        // log names stay the objects' until the run has been observed.
+        let first_run = match log.is_some() {
+            true => {
+                settle_inputs(e, &mut inputs)?;
+                Some(crate::replay::inputs_text(trace, &ProgramReader, &inputs))
+            }
+            false => None,
+        };
         let mut objects = ProgramObjects(self.embedding);
         let mut calls = NativeCalls {
             exec: e,
@@ -140,7 +151,20 @@ impl<'a, 'j> RunLoops<'j, NativeExec<'a, 'j>> for NativeLoops {
             pending: None,
         };
         let outcome = code.run(&inputs, &mut calls, &mut objects);
-        Ok((outcome, calls.pending))
+        let pending = calls.pending;
+        if let (Some(log), Some(first_run)) = (log, first_run) {
+            let header_text = crate::text::print_header(&trace.header);
+            log.push_str(&crate::replay::run_lines(
+                id,
+                trace,
+                &header_text,
+                first_run,
+                &ProgramReader,
+                &inputs,
+                &outcome,
+            ));
+        }
+        Ok((outcome, pending))
     }
 
     fn leave(&mut self, _: &mut NativeExec<'a, 'j>, _: &Header) -> Result<(), String> {
@@ -155,6 +179,48 @@ impl<'a, 'j> RunLoops<'j, NativeExec<'a, 'j>> for NativeLoops {
         _: Flavor,
     ) -> Result<u64, String> {
         Ok(bits)
+    }
+}
+
+/// Makes the objects `inputs` reach old (a minor collection with their
+/// pointers as roots), the pointers updated.
+fn settle_inputs(e: &NativeExec<'_, '_>, inputs: &mut [RunValue]) -> Result<(), LlError> {
+    let refs: Vec<usize> = (0..inputs.len())
+        .filter(|&k| matches!(inputs[k], RunValue::Ref(p) if p != 0))
+        .collect();
+    let mut words: Vec<u64> = refs.iter().map(|&k| inputs[k].bits()).collect();
+    e.settle_words(&mut words)?;
+    for (k, w) in refs.into_iter().zip(words) {
+        inputs[k] = RunValue::Ref(w as usize);
+    }
+    Ok(())
+}
+
+/// The program's memory as the log reads it (see [`crate::replay`]): the
+/// objects a run's inputs and results reach, by the layouts of the
+/// trace's header. Only GC pointers of the program are followed (an
+/// object's type is read from its header word), so every read is inside
+/// a live object.
+struct ProgramReader;
+
+impl Memory for ProgramReader {
+    fn read(&self, addr: usize, ty: &LowLevelType) -> Result<u64, String> {
+        let (size, align) = ty.size_align();
+        if addr == 0 {
+            return Err("null pointer dereference".into());
+        }
+        if addr % align.max(1) != 0 {
+            return Err(format!("a misaligned {ty} at 0x{addr:x}"));
+        }
+        // SAFETY: `addr` is a field, item or header word of a live object
+        // of the program (see above), of `ty`'s size.
+        unsafe {
+            match size {
+                1 => Ok(*(addr as *const u8) as u64),
+                8 => Ok(*(addr as *const u64)),
+                n => Err(format!("a {n}-byte {ty} value")),
+            }
+        }
     }
 }
 
