@@ -126,6 +126,8 @@ impl Heap {
         // SAFETY: `check` proved [addr, addr+size) lies in a live block.
         unsafe {
             Ok(match size {
+                // A Void value (an item of a list of None) has no bits.
+                0 => 0,
                 1 => *(addr as *const u8) as u64,
                 _ => (addr as *const u64).read_unaligned(),
             })

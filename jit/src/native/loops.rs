@@ -24,7 +24,8 @@ use crate::interp::{Heap, Memory, ObjectMemory, Outcome, ResidualCalls, RunValue
 use crate::metainterp::mirror::Flavor;
 use crate::metainterp::residual::{ResidualSite, ResidualTarget};
 use crate::metainterp::{LoopRun, Loops, RunLoops};
-use crate::trace::{Header, Trace, Value};
+use crate::replay::RunLog;
+use crate::trace::{Header, Kind, Trace, Value};
 use rpy_ir::lltype::LowLevelType;
 
 /// Machine code for traces (the x86-64 backend).
@@ -137,10 +138,16 @@ impl<'a, 'j> RunLoops<'j, NativeExec<'a, 'j>> for NativeLoops {
         // written before it changes them. A minor collection first makes
         // every object the program reaches old, so that the addresses the
         // log names stay the objects' until the run has been observed.
-        let first_run = match log.is_some() {
+        // Every object the log names is kept alive, so that no address it
+        // names becomes another object's during the run.
+        let mut first_run = match log.is_some() {
             true => {
                 settle_inputs(e, &mut inputs)?;
-                Some(crate::replay::inputs_text(trace, &ProgramReader, &inputs))
+                let run = RunLog::start(trace, &ProgramReader, &inputs);
+                if let Ok(run) = &run {
+                    run.objects().iter().for_each(|p| e.keep_alive(*p as u64));
+                }
+                Some(run)
             }
             false => None,
         };
@@ -149,20 +156,16 @@ impl<'a, 'j> RunLoops<'j, NativeExec<'a, 'j>> for NativeLoops {
             exec: e,
             sites,
             pending: None,
+            log: first_run.as_mut().and_then(|r| r.as_mut().ok()),
         };
         let outcome = code.run(&inputs, &mut calls, &mut objects);
         let pending = calls.pending;
         if let (Some(log), Some(first_run)) = (log, first_run) {
             let header_text = crate::text::print_header(&trace.header);
-            log.push_str(&crate::replay::run_lines(
-                id,
-                trace,
-                &header_text,
-                first_run,
-                &ProgramReader,
-                &inputs,
-                &outcome,
-            ));
+            log.push_str(&match first_run {
+                Ok(run) => run.finish(id, &header_text, &ProgramReader, &inputs, &outcome),
+                Err(e) => format!("# run of trace {id} not logged: {e}\n\n"),
+            });
         }
         Ok((outcome, pending))
     }
@@ -216,6 +219,7 @@ impl Memory for ProgramReader {
         // of the program (see above), of `ty`'s size.
         unsafe {
             match size {
+                0 => Ok(0),
                 1 => Ok(*(addr as *const u8) as u64),
                 8 => Ok(*(addr as *const u64)),
                 n => Err(format!("a {n}-byte {ty} value")),
@@ -282,6 +286,9 @@ struct NativeCalls<'e, 'a, 'j> {
     sites: &'e [ResidualSite],
     /// The exception the last call raised.
     pending: Option<(u64, u64)>,
+    /// The run's log, when it is logged for replay: each call's
+    /// arguments, its result and what it wrote.
+    log: Option<&'e mut RunLog>,
 }
 
 impl ResidualCalls for NativeCalls<'_, '_, '_> {
@@ -309,10 +316,45 @@ impl ResidualCalls for NativeCalls<'_, '_, '_> {
             },
         }
         .ok_or_else(|| format!("no wrapper for the residual call '{}'", site.name))?;
+        let logged_args = self.log.as_ref().map(|log| log.call_args(index, args));
         // SAFETY: the wrapper is GenC's for this function and takes its
         // arguments as words, in order.
-        let result = unsafe { wrapper(words.as_ptr()) };
+        let mut result = unsafe { wrapper(words.as_ptr()) };
         self.pending = self.exec.take_exception();
+        if let (Some(log), Some(logged_args)) = (self.log.as_deref_mut(), logged_args) {
+            // A minor collection first (the compiled code's pointers are
+            // on the shadow stack across the call; the result, or the
+            // exception raised, is pushed), so that the objects the log
+            // names now are old and stay where they are.
+            let is_ref = self.pending.is_none() && log.result_kind(index) == Kind::Ref;
+            let mut words = match self.pending {
+                Some((etype, evalue)) => vec![etype, evalue],
+                None if is_ref => vec![result],
+                None => vec![],
+            };
+            self.exec
+                .settle_words(&mut words)
+                .map_err(|e| e.message.clone())?;
+            match &mut self.pending {
+                Some(raised) => *raised = (words[0], words[1]),
+                None if is_ref => result = words[0],
+                None => {}
+            }
+            let written = &site.touched(log.header()).written;
+            let may_write = |t: &str| written.as_ref().is_none_or(|w| w.contains(t));
+            let known = log.objects().len();
+            log.call_done(
+                &ProgramReader,
+                index,
+                logged_args,
+                result,
+                self.pending.is_some(),
+                &may_write,
+            );
+            for p in &log.objects()[known.min(log.objects().len())..] {
+                self.exec.keep_alive(*p as u64);
+            }
+        }
         Ok(result)
     }
 

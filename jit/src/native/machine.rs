@@ -445,6 +445,16 @@ impl NativeExec<'_, '_> {
         Ok(())
     }
 
+    /// Keeps old object `p` alive for the rest of the run (as the traces'
+    /// constants are): an address the JIT log names is never another
+    /// object's.
+    pub(crate) fn keep_alive(&self, p: u64) {
+        if p != 0 && !self.may_move(&p) && self.rt.kept.borrow_mut().insert(p) {
+            // SAFETY: an old object of the program.
+            unsafe { (self.embedding().gc_keep)(p as usize) };
+        }
+    }
+
     /// The exception a C function left pending, taken.
     pub(crate) fn take_exception(&self) -> Option<(u64, u64)> {
         let e = self.embedding();
