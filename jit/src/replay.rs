@@ -752,3 +752,98 @@ fn fill(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A log as an executable writes it: a loop that calls into the
+    /// program (`res0`, which writes the node) and fails its guard.
+    fn log(input: &str, result: &str, written: &str) -> String {
+        format!(
+            "# trace 0: loop d [], optimized
+[i0, p1]
+i2 = call_i(i0, p1, descr=res0)
+i3 = getfield_gc_i(p1, descr=node.value)
+i4 = int_add(i2, i3)
+guard_false(i4) [i4]
+jump(i0, p1)
+
+# run of trace 0: {input} @0
+#@ 0 node (value=7)
+#r 0 5,@0 -> {result}
+#@ 0 node (value={written})
+#| inputs [5, #0]
+#| guard 3 failed [11]
+#| #0 node(value=8)
+
+{HEADER_LINE}
+type node = GcStruct {{ value: Signed }}
+residual res0 = 0(i, p) -> i
+"
+        )
+    }
+
+    #[test]
+    fn a_logged_run_replays_with_its_calls_played_back() {
+        let (observed, same) = replay(&log("5", "3", "8"), 0).unwrap();
+        assert!(same, "{observed}");
+    }
+
+    #[test]
+    fn a_changed_input_result_or_effect_is_not_the_same() {
+        // The call's argument differs from the logged one: the run ends
+        // in an error at the call.
+        let (observed, same) = replay(&log("6", "3", "8"), 0).unwrap();
+        assert!(!same);
+        assert!(
+            observed.contains("argument 0 is 6, the logged run passed 5"),
+            "{observed}"
+        );
+        // The trace adds the call's result to what the call wrote.
+        let (observed, same) = replay(&log("5", "4", "8"), 0).unwrap();
+        assert!(
+            !same && observed.contains("guard 3 failed [12]"),
+            "{observed}"
+        );
+        let (observed, same) = replay(&log("5", "3", "9"), 0).unwrap();
+        assert!(
+            !same && observed.contains("guard 3 failed [12]"),
+            "{observed}"
+        );
+        // A call the logged run did not make.
+        let text = log("5", "3", "8").replace("#r 0 5,@0 -> 3\n#@ 0 node (value=8)\n", "");
+        let (observed, same) = replay(&text, 0).unwrap();
+        assert!(!same && observed.contains("did not make"), "{observed}");
+    }
+
+    #[test]
+    fn a_malformed_log_is_refused_with_a_message() {
+        let good = log("5", "3", "8");
+        for (from, to) in [
+            ("#r 0 5,@0 -> 3", "#r x"),
+            ("#r 0 5,@0 -> 3", "#r 0 5,@0 -> @7"),
+            ("#@ 0 node (value=7)", "#@ 0 node (value=7"),
+            ("#@ 0 node (value=7)", "#@ 3 node (value=7)"),
+            ("#@ 0 node (value=7)", "#@ 0 nod (value=7)"),
+            ("#@ 0 node (value=7)", "#@ 0 node (valu=7)"),
+            (
+                "residual res0 = 0(i, p) -> i",
+                "residual res0 = 0(i, q) -> i",
+            ),
+            ("# run of trace 0: 5 @0", "# run of trace 0: 5"),
+            ("# run of trace 0: 5 @0", "# run of trace 0: 5 @9"),
+            ("#| inputs", "#? inputs"),
+        ] {
+            let bad = good.replace(from, to);
+            assert_ne!(bad, good);
+            match replay(&bad, 0) {
+                Err(e) => assert!(!e.is_empty()),
+                Ok((observed, same)) => assert!(!same, "{to}: {observed}"),
+            }
+        }
+        for end in 0..good.len() {
+            let _ = replay(&good[..end], 0);
+        }
+    }
+}
