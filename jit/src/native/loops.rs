@@ -212,7 +212,7 @@ impl Memory for ProgramReader {
         if addr == 0 {
             return Err("null pointer dereference".into());
         }
-        if addr % align.max(1) != 0 {
+        if !addr.is_multiple_of(align.max(1)) {
             return Err(format!("a misaligned {ty} at 0x{addr:x}"));
         }
         // SAFETY: `addr` is a field, item or header word of a live object
