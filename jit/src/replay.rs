@@ -252,6 +252,8 @@ impl RunLog {
             .ok_or_else(|| format!("an object has type id {type_id}, not in the header"))?;
         let descr = self.trace.header.descrs[d].clone();
         let mut parts = Vec::new();
+        // The fixed fields of a struct that ends in items.
+        let mut prefix = String::new();
         let item = |s: &mut Self, ty: &LowLevelType, addr: usize| -> Result<String, String> {
             let kind = Kind::of_lltype(ty);
             let bits = memory.read(addr, ty)?;
@@ -280,6 +282,14 @@ impl RunLog {
                 item_size,
                 ..
             } => {
+                let mut fields = Vec::new();
+                for (f, fty, offset) in fixed_fields(&self.trace.header, type_id) {
+                    let v = item(self, &fty, p + offset)?;
+                    fields.push(format!("{f}={v}"));
+                }
+                if !fields.is_empty() {
+                    prefix = format!("({})", fields.join(","));
+                }
                 let len = memory.read(p + length_offset, &LowLevelType::Signed)? as usize;
                 if len > 1 << 28 {
                     return Err(format!("an array of length {len}"));
@@ -296,7 +306,7 @@ impl RunLog {
             _ => return Err(format!("an object is of '{}'", descr.name)),
         };
         Ok(format!(
-            "#@ {k} {} {open}{}{close}",
+            "#@ {k} {} {prefix}{open}{}{close}",
             descr.name,
             parts.join(",")
         ))
@@ -393,7 +403,9 @@ pub fn replay(log: &str, n: usize) -> Result<(String, bool), String> {
     let run_at = lines
         .iter()
         .position(|l| l.starts_with(&run_line))
-        .ok_or_else(|| format!("the log has no run of trace {n}"))?;
+        .ok_or_else(|| {
+            format!("the log has no run of trace {n} (it was compiled, never entered)")
+        })?;
     let values = lines[run_at]
         .strip_prefix(&format!("{run_line}: "))
         .ok_or_else(|| lines[run_at].trim_start_matches("# ").to_string())?;
@@ -674,14 +686,47 @@ fn read_value(text: &str, kind: Kind, addresses: &[usize]) -> Result<RunValue, S
     })
 }
 
-/// The parts of an object line's body `(a,b)` or `[a,b]`; `None` when
-/// it is neither.
-fn parts(body: &str) -> Option<Vec<&str>> {
-    let inner = body
-        .strip_prefix('(')
-        .and_then(|b| b.strip_suffix(')'))
-        .or_else(|| body.strip_prefix('[').and_then(|b| b.strip_suffix(']')))?;
-    Some(inner.split(',').filter(|p| !p.is_empty()).collect())
+/// The fields and items of an object line's body: `(f=a,g=b)` (a
+/// struct), `[a,b]` (an array) or `(f=a)[b,c]` (a struct ending in items);
+/// `None` when it is none of these.
+fn parts(body: &str) -> Option<(Vec<&str>, Vec<&str>)> {
+    fn split(inner: &str) -> Vec<&str> {
+        inner.split(',').filter(|p| !p.is_empty()).collect()
+    }
+    let (fields, items) = match body.strip_prefix('(') {
+        Some(rest) => {
+            let (fields, items) = rest.split_once(')')?;
+            (split(fields), items)
+        }
+        None => (Vec::new(), body),
+    };
+    if items.is_empty() && body.starts_with('(') {
+        return Some((fields, Vec::new()));
+    }
+    let items = items.strip_prefix('[')?.strip_suffix(']')?;
+    Some((fields, split(items)))
+}
+
+/// The fixed fields of a struct that ends in items (a string's `hash`),
+/// by its type id; its `length` is the number of items.
+fn fixed_fields(header: &crate::trace::Header, type_id: u64) -> Vec<(String, LowLevelType, usize)> {
+    let Some(
+        ct @ ContainerType::GcStruct {
+            fields,
+            var_item: Some(_),
+        },
+    ) = header
+        .program_type_name(type_id)
+        .and_then(|n| header.types.get(n))
+    else {
+        return Vec::new();
+    };
+    let layout = ct.layout();
+    fields
+        .iter()
+        .filter(|(f, ty)| f != "length" && *ty != LowLevelType::Void)
+        .map(|(f, ty)| (f.clone(), ty.clone(), layout.offset_of(f).unwrap_or(0)))
+        .collect()
 }
 
 fn allocate(trace: &Trace, heap: &mut Heap, name: &str, body: &str) -> Result<usize, String> {
@@ -691,7 +736,7 @@ fn allocate(trace: &Trace, heap: &mut Heap, name: &str, body: &str) -> Result<us
         .ok_or_else(|| format!("no type '{name}' in the header"))?;
     match &trace.header.descrs[d].data {
         DescrData::Array { .. } => {
-            heap.new_array(trace, d, parts(body).unwrap_or_default().len() as i64)
+            heap.new_array(trace, d, parts(body).unwrap_or_default().1.len() as i64)
         }
         _ => heap.new_object(trace, d),
     }
@@ -712,9 +757,21 @@ fn fill(
             length_offset,
             items_offset,
             item_size,
-            ..
+            type_id,
         } => {
-            let items = parts(body).unwrap_or_default();
+            let (fields, items) = parts(body).unwrap_or_default();
+            let fixed = fixed_fields(&trace.header, *type_id);
+            for part in fields {
+                let (f, v) = part
+                    .split_once('=')
+                    .ok_or_else(|| format!("'{part}' is not field=value"))?;
+                let (_, ty, offset) = fixed
+                    .iter()
+                    .find(|(name, _, _)| name == f)
+                    .ok_or_else(|| format!("'{name}' has no field '{f}'"))?;
+                let v = read_value(v, Kind::of_lltype(ty), addresses)?;
+                heap.write(p + offset, ty, v.bits())?;
+            }
             let length = heap.read(p + length_offset, &LowLevelType::Signed)?;
             if length != items.len() as u64 {
                 return Err(format!(
@@ -737,7 +794,11 @@ fn fill(
                 .get(strukt)
                 .ok_or_else(|| format!("no type '{strukt}' in the header"))?;
             let layout = ct.layout();
-            for part in parts(body).unwrap_or_default() {
+            let (fields, items) = parts(body).unwrap_or_default();
+            if !items.is_empty() {
+                return Err(format!("'{name}' is a struct, logged with items"));
+            }
+            for part in fields {
                 let (f, v) = part
                     .split_once('=')
                     .ok_or_else(|| format!("'{part}' is not field=value"))?;
@@ -815,6 +876,31 @@ residual res0 = 0(i, p) -> i
         let text = log("5", "3", "8").replace("#r 0 5,@0 -> 3\n#@ 0 node (value=8)\n", "");
         let (observed, same) = replay(&text, 0).unwrap();
         assert!(!same && observed.contains("did not make"), "{observed}");
+    }
+
+    #[test]
+    fn a_struct_ending_in_items_keeps_its_fixed_fields() {
+        let log = format!(
+            "# trace 0: loop d [], optimized
+[p0]
+i1 = getfield_gc_i(p0, descr=s.hash)
+guard_false(i1) [i1]
+jump(p0)
+
+# run of trace 0: @0
+#@ 0 s[] (hash=42)[104,105]
+#| inputs [#0]
+#| guard 1 failed [42]
+#| #0 s[](length=2, 0=104, 1=105)
+
+{HEADER_LINE}
+type s = GcStruct {{ hash: Signed, length: Signed, ..Array(Char) }}
+"
+        );
+        let (observed, same) = replay(&log, 0).unwrap();
+        assert!(same, "{observed}");
+        let (observed, same) = replay(&log.replace("hash=42", "hash=41"), 0).unwrap();
+        assert!(!same, "{observed}");
     }
 
     #[test]
