@@ -89,6 +89,12 @@ impl RunLog {
         Ok(log)
     }
 
+    /// Whether the run is still being logged (not given up: too large,
+    /// or an object the header does not name).
+    pub fn logging(&self) -> bool {
+        self.failed.is_none()
+    }
+
     /// The objects the log names so far (their addresses in the run).
     pub fn objects(&self) -> &[usize] {
         &self.order

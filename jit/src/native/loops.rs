@@ -316,7 +316,12 @@ impl ResidualCalls for NativeCalls<'_, '_, '_> {
             },
         }
         .ok_or_else(|| format!("no wrapper for the residual call '{}'", site.name))?;
-        let logged_args = self.log.as_ref().map(|log| log.call_args(index, args));
+        // (A run whose log was given up runs on unlogged.)
+        let logged_args = self
+            .log
+            .as_ref()
+            .filter(|log| log.logging())
+            .map(|log| log.call_args(index, args));
         // SAFETY: the wrapper is GenC's for this function and takes its
         // arguments as words, in order.
         let mut result = unsafe { wrapper(words.as_ptr()) };
