@@ -632,3 +632,204 @@ fn random_vm_programs_run_the_same_in_executables_with_the_jit() {
         let _ = std::fs::remove_dir_all(exe.parent().unwrap());
     }
 }
+
+/// `rpy trace --replay N LOG`, run as a user runs it: its status, stdout
+/// and stderr.
+fn replay_cli(log: &std::path::Path, n: usize) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rpy"))
+        .args(["trace", "--replay", &n.to_string()])
+        .arg(log)
+        .output()
+        .expect("rpy runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A loop a translated executable logged (`RPY_JITLOG`, with loops and
+/// bridges compiled at once) replays with `rpy trace --replay` to what
+/// the executable's run of it computed: the register machine's loops (no
+/// residual calls), the ledger's (residual calls into C: dict lookups,
+/// formatting, a `dont_look_inside` function that raises) and the float
+/// machine's (residual calls that return new strings). Every trace that
+/// ran is replayed; a log whose logged input or residual call result is
+/// changed is not the same, and a malformed log is refused without a
+/// panic.
+#[test]
+fn executable_loops_replay_from_the_jit_log() {
+    let programs = jit_programs();
+    for name in ["jit_tlr", "jit_ledger", "jit_floatvm"] {
+        let p = programs
+            .iter()
+            .find(|p| p.name.ends_with(name))
+            .unwrap_or_else(|| panic!("the test program {name}"));
+        let mut src = p.source();
+        src.jit = true;
+        let exe = support::build(&src, &format!("{}-replay", p.name));
+        let log = exe.with_extension("jitlog");
+        let got = support::run(
+            std::process::Command::new(&exe)
+                .env(
+                    "RPY_JIT",
+                    "threshold=3,function_threshold=3,trace_eagerness=2",
+                )
+                .env("RPY_JITLOG", &log)
+                .args(&p.args),
+        );
+        let expected =
+            support::expected(p).unwrap_or_else(|| support::interp(&p.source(), &p.argv()));
+        assert_eq!(got, expected, "{}: the executable with the JIT log", p.name);
+        let text = std::fs::read_to_string(&log).expect("the executable writes its log");
+        let traces = text.lines().filter(|l| l.ends_with(", optimized")).count();
+        assert!(traces > 0, "{}: no trace compiled:\n{text}", p.name);
+        let mut replayed = Vec::new();
+        for n in 0..traces {
+            let (status, out, err) = replay_cli(&log, n);
+            if err.contains(&format!("the log has no run of trace {n}")) {
+                // Compiled, never entered.
+                continue;
+            }
+            assert_eq!(status, 0, "{}: trace {n}:\n{out}{err}", p.name);
+            assert!(
+                out.ends_with(&format!(
+                    "# trace {n} replayed: the same as the logged run\n"
+                )),
+                "{}: trace {n}:\n{out}",
+                p.name
+            );
+            replayed.push(n);
+        }
+        assert!(
+            !replayed.is_empty(),
+            "{}: no trace replayed:\n{text}",
+            p.name
+        );
+        let residual_calls = text.lines().filter(|l| l.starts_with("#r ")).count();
+        if name != "jit_tlr" {
+            assert!(
+                residual_calls > 0,
+                "{}: the logged runs make no residual call:\n{text}",
+                p.name
+            );
+        }
+        if name == "jit_ledger" {
+            assert!(
+                text.lines()
+                    .any(|l| l.starts_with("#r ") && l.ends_with(" raised")),
+                "{}: no logged call raised:\n{text}",
+                p.name
+            );
+        }
+
+        // The replay computes: a changed input of the first replayed
+        // trace's run (its first number, or when it takes objects only,
+        // the first number field of its first object), or a changed
+        // result of a residual call, gives another outcome.
+        let n = replayed[0];
+        let run_line = format!("# run of trace {n}: ");
+        let bump = |v: &str| -> Option<String> {
+            match (v.parse::<i64>(), v.parse::<f64>()) {
+                (Ok(i), _) => Some((i + 1).to_string()),
+                (_, Ok(x)) => Some(format!("{:?}", x + 1.0)),
+                _ => None,
+            }
+        };
+        let lines: Vec<&str> = text.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| l.starts_with(&run_line))
+            .expect("the run");
+        let mut changed_lines: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        let values: Vec<&str> = lines[at][run_line.len()..].split(' ').collect();
+        if let Some(i) = values.iter().position(|v| bump(v).is_some()) {
+            let mut values: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+            values[i] = bump(&values[i]).unwrap();
+            changed_lines[at] = format!("{run_line}{}", values.join(" "));
+        } else {
+            let object = &lines[at + 1];
+            let (before, fields) = object.split_once('(').expect("an object of fields");
+            let mut fields: Vec<String> = fields
+                .trim_end_matches(')')
+                .split(',')
+                .map(str::to_string)
+                .collect();
+            let i = fields
+                .iter()
+                .position(|f| f.split_once('=').is_some_and(|(_, v)| bump(v).is_some()))
+                .expect("a number field");
+            let (name, v) = fields[i].split_once('=').unwrap();
+            fields[i] = format!("{name}={}", bump(v).unwrap());
+            changed_lines[at + 1] = format!("{before}({})", fields.join(","));
+        }
+        let changed: String = changed_lines.iter().map(|l| format!("{l}\n")).collect();
+        let changed_log = exe.with_extension("changed");
+        std::fs::write(&changed_log, &changed).unwrap();
+        let (status, out, err) = replay_cli(&changed_log, n);
+        assert_eq!(status, 1, "{}: a changed input:\n{out}{err}", p.name);
+        assert!(
+            out.ends_with(&format!(
+                "# trace {n} replayed: NOT the same as the logged run\n"
+            )),
+            "{}: a changed input:\n{out}",
+            p.name
+        );
+        if name == "jit_ledger" {
+            // The first call that returned: the loop's dict lookup (the
+            // index of the entry, -1 when there is none), which the trace
+            // guards and reads the entry at; a negative index takes the
+            // other branch.
+            let (at, call) = text
+                .lines()
+                .enumerate()
+                .find(|(_, l)| l.starts_with("#r ") && !l.ends_with(" raised"))
+                .expect("a call that returned");
+            let owner = text
+                .lines()
+                .take(at)
+                .filter(|l| l.starts_with("# run of trace "))
+                .last();
+            let owner: usize = owner
+                .and_then(|l| l["# run of trace ".len()..].split(':').next()?.parse().ok())
+                .expect("the run the call is in");
+            let (head, result) = call.rsplit_once(" -> ").unwrap();
+            let bumped = format!("{head} -> {}", -1 - result.parse::<i64>().unwrap());
+            let changed: String = text
+                .lines()
+                .enumerate()
+                .map(|(i, l)| format!("{}\n", if i == at { bumped.as_str() } else { l }))
+                .collect();
+            std::fs::write(&changed_log, &changed).unwrap();
+            let (status, out, err) = replay_cli(&changed_log, owner);
+            assert_eq!(status, 1, "{}: a changed call result:\n{out}{err}", p.name);
+            assert!(
+                out.contains("NOT the same as the logged run"),
+                "{}: a changed call result:\n{out}",
+                p.name
+            );
+        }
+
+        // A malformed log (each line of the run cut short, or the log
+        // cut anywhere) is refused or replays; it never panics.
+        let lines: Vec<&str> = text.lines().collect();
+        let from = lines
+            .iter()
+            .position(|l| l.starts_with(&run_line))
+            .expect("the run");
+        for (i, l) in lines.iter().enumerate().skip(from).take(40) {
+            for cut in [l.len() / 2, l.len().saturating_sub(1)] {
+                let mut cut_log = lines.clone();
+                let short = &l[..l.floor_char_boundary(cut)];
+                cut_log[i] = short;
+                let _ = rpy_jit::replay::replay(&cut_log.join("\n"), n);
+            }
+        }
+        for end in (0..text.len()).step_by(text.len() / 50 + 1) {
+            let _ = rpy_jit::replay::replay(&text[..text.floor_char_boundary(end)], n);
+        }
+        let (status, _, err) = replay_cli(&exe.with_extension("missing"), 0);
+        assert_eq!(status, 1, "{err}");
+        let _ = std::fs::remove_dir_all(exe.parent().unwrap());
+    }
+}

@@ -126,6 +126,8 @@ impl Heap {
         // SAFETY: `check` proved [addr, addr+size) lies in a live block.
         unsafe {
             Ok(match size {
+                // A Void value (an item of a list of None) has no bits.
+                0 => 0,
                 1 => *(addr as *const u8) as u64,
                 _ => (addr as *const u64).read_unaligned(),
             })
@@ -221,6 +223,25 @@ impl Heap {
         self.write(p + length_offset, &LowLevelType::Signed, n as u64)?;
         Ok(p)
     }
+}
+
+/// Memory a run's objects can be read from: a [`Heap`], or (when an
+/// executable logs a run for replay) the program's own memory.
+pub trait Memory {
+    /// Reads a value of type `ty` at `addr`, as bits.
+    fn read(&self, addr: usize, ty: &LowLevelType) -> Result<u64, String>;
+}
+
+impl Memory for Heap {
+    fn read(&self, addr: usize, ty: &LowLevelType) -> Result<u64, String> {
+        Heap::read(self, addr, ty)
+    }
+}
+
+/// The type id in an object's header word: its low 32 bits (an
+/// executable's collector keeps its flags in the high ones).
+pub fn header_type_id(word: u64) -> u64 {
+    word & 0xffff_ffff
 }
 
 /// Runs `trace` from `args` (one per input, of its kind) on `heap`, for at

@@ -669,7 +669,7 @@ pub fn types_by_id(header: &crate::trace::Header) -> HashMap<u64, usize> {
 /// [`observe`], with the failing guard's index shown or not.
 pub fn observe_run(
     trace: &Trace,
-    heap: &Heap,
+    heap: &dyn crate::interp::Memory,
     inputs: &[RunValue],
     outcome: &Outcome,
     guard_index: GuardIndex,
@@ -722,7 +722,7 @@ pub fn observe_run(
         let p = order[k];
         k += 1;
         let read = |addr: usize, ty: &LowLevelType| heap.read(addr, ty);
-        let Ok(type_id) = read(p, &LowLevelType::Signed) else {
+        let Ok(type_id) = read(p, &LowLevelType::Signed).map(crate::interp::header_type_id) else {
             let _ = writeln!(text, "#{} unreadable", k - 1);
             continue;
         };

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use rpy_ir::lltype::LowLevelType;
 
 use crate::trace::{
-    opcode, BoxInfo, Decl, DescrData, DescrNeed, FieldSlot, Header, Kind, Op, PendingStore, Resume,
-    ResumeValue, Trace, Value, VirtualObject, OPS,
+    opcode, BoxInfo, Decl, DescrData, DescrNeed, FieldSlot, Header, Kind, Op, PendingStore,
+    ResidualCall, Resume, ResumeValue, Trace, Value, VirtualObject, OPS,
 };
 
 /// A syntax or consistency error, at a 1-based line and column.
@@ -210,6 +210,14 @@ fn parse_decl(c: &mut Cursor, keyword: &str) -> PResult<Decl> {
                 ty: rpy_ir::lltype::parse_container(t).or_else(|e| c.err_at(p, e))?,
             }
         }
+        "residual" => {
+            c.expect('=')?;
+            let (p, t) = c.until(&[]);
+            Decl::Residual {
+                name,
+                call: parse_residual(t).or_else(|e| c.err_at(p, e))?,
+            }
+        }
         "field" => {
             c.expect('=')?;
             let (p, sf) = c.ident("struct.field")?;
@@ -231,6 +239,48 @@ fn parse_decl(c: &mut Cursor, keyword: &str) -> PResult<Decl> {
             }
         }
     })
+}
+
+/// A residual call's declaration after its `=`: `INDEX(KINDS) -> KIND`,
+/// then `raises` when it may raise (kinds by their box letters, `v` for
+/// no result).
+fn parse_residual(text: &str) -> Result<ResidualCall, String> {
+    let bad = || format!("'{text}' is not INDEX(KINDS) -> KIND [raises]");
+    let (index, rest) = text.split_once('(').ok_or_else(bad)?;
+    let (args, rest) = rest.split_once(')').ok_or_else(bad)?;
+    let rest = rest.trim().strip_prefix("->").ok_or_else(bad)?.trim();
+    let (result, raises) = match rest.split_once(char::is_whitespace) {
+        Some((k, "raises")) => (k, true),
+        Some(_) => return Err(bad()),
+        None => (rest, false),
+    };
+    let kind = |k: &str| match k.trim() {
+        "v" => Ok(Kind::Void),
+        k if k.len() == 1 => Kind::from_prefix(k.chars().next().unwrap_or(' ')).ok_or_else(bad),
+        _ => Err(bad()),
+    };
+    Ok(ResidualCall {
+        index: index.trim().parse().map_err(|_| bad())?,
+        args: args
+            .split(',')
+            .filter(|a| !a.trim().is_empty())
+            .map(kind)
+            .collect::<Result<_, _>>()?,
+        result: kind(result)?,
+        can_raise: raises,
+    })
+}
+
+/// The declaration text of residual call `call` named `name`.
+fn residual_text(name: &str, call: &ResidualCall) -> String {
+    let args: Vec<String> = call.args.iter().map(|k| k.prefix().to_string()).collect();
+    format!(
+        "residual {name} = {}({}) -> {}{}",
+        call.index,
+        args.join(", "),
+        call.result.prefix(),
+        if call.can_raise { " raises" } else { "" }
+    )
 }
 
 struct TraceParser {
@@ -896,7 +946,7 @@ pub fn parse_with_objects(src: &str, objects: &HashMap<u64, u64>) -> Result<Trac
         let word = &line.trim_start()[..word_end];
         let is_decl = matches!(
             word,
-            "struct" | "array" | "class" | "field" | "call" | "type"
+            "struct" | "array" | "class" | "field" | "call" | "type" | "residual"
         ) && line.trim_start()[word_end..].starts_with([' ', '\t']);
         if is_decl {
             if seen_trace {
@@ -990,6 +1040,12 @@ pub fn print_header(h: &Header) -> String {
         for (name, ty) in &h.types {
             let _ = writeln!(out, "type {name} = {ty}");
         }
+        // The residual calls its traces make, which a replay plays back.
+        for d in &h.descrs {
+            if let DescrData::Residual(call) = &d.data {
+                let _ = writeln!(out, "{}", residual_text(&d.name, call));
+            }
+        }
         return out;
     }
     for d in &h.decls {
@@ -1022,6 +1078,9 @@ pub fn print_header(h: &Header) -> String {
             }
             Decl::Call { name, func } => {
                 let _ = writeln!(out, "call {name} = {func}");
+            }
+            Decl::Residual { name, call } => {
+                let _ = writeln!(out, "{}", residual_text(name, call));
             }
         }
     }

@@ -641,6 +641,13 @@ pub enum Decl {
         name: String,
         func: String,
     },
+    /// A residual call of a program (`residual NAME = INDEX(KINDS) ->
+    /// KIND [raises]`): what the JIT log's header declares for the calls
+    /// its traces make, which a replay plays back (see `crate::replay`).
+    Residual {
+        name: String,
+        call: ResidualCall,
+    },
     /// A type of a program (`type NAME = GcStruct {...}`): what the JIT
     /// log's header declares, so a logged trace reads back with the type
     /// ids and descrs its program had (see [`Header::of_program`]).
@@ -792,6 +799,12 @@ impl Header {
             } => {
                 let data = self.field_data(strukt, field)?;
                 self.add_descr(name, data)?;
+            }
+            Decl::Residual { name, call } => {
+                if self.descr(name).is_some() {
+                    return Err(format!("'{name}' is declared twice"));
+                }
+                self.add_descr(name, DescrData::Residual(call.clone()))?;
             }
             Decl::Call { name, func } => {
                 let f = calls::lookup(func).ok_or_else(|| {

@@ -10,7 +10,8 @@
 //! `RPY_JIT=threshold=N,function_threshold=N,trace_limit=N,
 //! trace_eagerness=N,enable_opts=...` or `RPY_JIT=off` (the blackhole
 //! alone); `RPY_JITLOG=FILE` writes the traces, before and after
-//! optimization, and the JIT's counts when the program exits.
+//! optimization, each trace's first run (for `rpy trace --replay`), and
+//! the JIT's counts when the program exits.
 
 use rpy_jit::metainterp::JitParams;
 use rpy_jit::native::loops::NativeBackend;
@@ -33,7 +34,11 @@ extern "C" {
 
 /// The settings of `RPY_JIT`: the parameters, or `None` for `off`.
 fn settings() -> Option<JitParams> {
-    let mut params = JitParams::default();
+    let mut params = JitParams {
+        // The log holds each trace's first run, for `rpy trace --replay`.
+        log_runs: std::env::var_os("RPY_JITLOG").is_some(),
+        ..JitParams::default()
+    };
     match std::env::var("RPY_JIT") {
         Ok(v) if v.trim() == "off" => None,
         Ok(v) => match params.set_all(&v) {

@@ -79,7 +79,7 @@ impl ResidualSite {
         }
     }
 
-    fn touched(&self, header: &Header) -> &Touched {
+    pub(crate) fn touched(&self, header: &Header) -> &Touched {
         self.touched.get_or_init(|| {
             let of = |writes_only: bool| {
                 (!self.effects.anything).then(|| {

@@ -20,11 +20,12 @@ use rpy_passes::llinterp::LlError;
 
 use super::machine::{Embedding, NativeExec};
 use super::NativeOp;
-use crate::interp::{Heap, ObjectMemory, Outcome, ResidualCalls, RunValue};
+use crate::interp::{Heap, Memory, ObjectMemory, Outcome, ResidualCalls, RunValue};
 use crate::metainterp::mirror::Flavor;
 use crate::metainterp::residual::{ResidualSite, ResidualTarget};
 use crate::metainterp::{LoopRun, Loops, RunLoops};
-use crate::trace::{Header, Trace, Value};
+use crate::replay::RunLog;
+use crate::trace::{Header, Kind, Trace, Value};
 use rpy_ir::lltype::LowLevelType;
 
 /// Machine code for traces (the x86-64 backend).
@@ -120,27 +121,53 @@ impl<'a, 'j> RunLoops<'j, NativeExec<'a, 'j>> for NativeLoops {
         &mut self,
         e: &mut NativeExec<'a, 'j>,
         code: &Self::Loop,
-        _: usize,
+        id: usize,
         args: &[RunValue],
         sites: &[ResidualSite],
-        _: Option<&mut String>,
+        log: Option<&mut String>,
         _: &mut dyn Write,
     ) -> Result<LoopRun<u64>, LlError> {
         let trace = code.trace();
-        let inputs: Vec<RunValue> = trace
+        let mut inputs: Vec<RunValue> = trace
             .inputs
             .iter()
             .zip(args)
             .map(|(b, v)| RunValue::from_bits(trace.kind(Value::Box(*b)), v.bits()))
             .collect();
+        // A run logged for replay: its inputs and the objects they reach,
+        // written before it changes them. A minor collection first makes
+        // every object the program reaches old, so that the addresses the
+        // log names stay the objects' until the run has been observed.
+        // Every object the log names is kept alive, so that no address it
+        // names becomes another object's during the run.
+        let mut first_run = match log.is_some() {
+            true => {
+                settle_inputs(e, &mut inputs)?;
+                let run = RunLog::start(trace, &ProgramReader, &inputs);
+                if let Ok(run) = &run {
+                    run.objects().iter().for_each(|p| e.keep_alive(*p as u64));
+                }
+                Some(run)
+            }
+            false => None,
+        };
         let mut objects = ProgramObjects(self.embedding);
         let mut calls = NativeCalls {
             exec: e,
             sites,
             pending: None,
+            log: first_run.as_mut().and_then(|r| r.as_mut().ok()),
         };
         let outcome = code.run(&inputs, &mut calls, &mut objects);
-        Ok((outcome, calls.pending))
+        let pending = calls.pending;
+        if let (Some(log), Some(first_run)) = (log, first_run) {
+            let header_text = crate::text::print_header(&trace.header);
+            log.push_str(&match first_run {
+                Ok(run) => run.finish(id, &header_text, &ProgramReader, &inputs, &outcome),
+                Err(e) => format!("# run of trace {id} not logged: {e}\n\n"),
+            });
+        }
+        Ok((outcome, pending))
     }
 
     fn leave(&mut self, _: &mut NativeExec<'a, 'j>, _: &Header) -> Result<(), String> {
@@ -155,6 +182,49 @@ impl<'a, 'j> RunLoops<'j, NativeExec<'a, 'j>> for NativeLoops {
         _: Flavor,
     ) -> Result<u64, String> {
         Ok(bits)
+    }
+}
+
+/// Makes the objects `inputs` reach old (a minor collection with their
+/// pointers as roots), the pointers updated.
+fn settle_inputs(e: &NativeExec<'_, '_>, inputs: &mut [RunValue]) -> Result<(), LlError> {
+    let refs: Vec<usize> = (0..inputs.len())
+        .filter(|&k| matches!(inputs[k], RunValue::Ref(p) if p != 0))
+        .collect();
+    let mut words: Vec<u64> = refs.iter().map(|&k| inputs[k].bits()).collect();
+    e.settle_words(&mut words)?;
+    for (k, w) in refs.into_iter().zip(words) {
+        inputs[k] = RunValue::Ref(w as usize);
+    }
+    Ok(())
+}
+
+/// The program's memory as the log reads it (see [`crate::replay`]): the
+/// objects a run's inputs and results reach, by the layouts of the
+/// trace's header. Only GC pointers of the program are followed (an
+/// object's type is read from its header word), so every read is inside
+/// a live object.
+struct ProgramReader;
+
+impl Memory for ProgramReader {
+    fn read(&self, addr: usize, ty: &LowLevelType) -> Result<u64, String> {
+        let (size, align) = ty.size_align();
+        if addr == 0 {
+            return Err("null pointer dereference".into());
+        }
+        if !addr.is_multiple_of(align.max(1)) {
+            return Err(format!("a misaligned {ty} at 0x{addr:x}"));
+        }
+        // SAFETY: `addr` is a field, item or header word of a live object
+        // of the program (see above), of `ty`'s size.
+        unsafe {
+            match size {
+                0 => Ok(0),
+                1 => Ok(*(addr as *const u8) as u64),
+                8 => Ok(*(addr as *const u64)),
+                n => Err(format!("a {n}-byte {ty} value")),
+            }
+        }
     }
 }
 
@@ -216,6 +286,9 @@ struct NativeCalls<'e, 'a, 'j> {
     sites: &'e [ResidualSite],
     /// The exception the last call raised.
     pending: Option<(u64, u64)>,
+    /// The run's log, when it is logged for replay: each call's
+    /// arguments, its result and what it wrote.
+    log: Option<&'e mut RunLog>,
 }
 
 impl ResidualCalls for NativeCalls<'_, '_, '_> {
@@ -243,10 +316,50 @@ impl ResidualCalls for NativeCalls<'_, '_, '_> {
             },
         }
         .ok_or_else(|| format!("no wrapper for the residual call '{}'", site.name))?;
+        // (A run whose log was given up runs on unlogged.)
+        let logged_args = self
+            .log
+            .as_ref()
+            .filter(|log| log.logging())
+            .map(|log| log.call_args(index, args));
         // SAFETY: the wrapper is GenC's for this function and takes its
         // arguments as words, in order.
-        let result = unsafe { wrapper(words.as_ptr()) };
+        let mut result = unsafe { wrapper(words.as_ptr()) };
         self.pending = self.exec.take_exception();
+        if let (Some(log), Some(logged_args)) = (self.log.as_deref_mut(), logged_args) {
+            // A minor collection first (the compiled code's pointers are
+            // on the shadow stack across the call; the result, or the
+            // exception raised, is pushed), so that the objects the log
+            // names now are old and stay where they are.
+            let is_ref = self.pending.is_none() && log.result_kind(index) == Kind::Ref;
+            let mut words = match self.pending {
+                Some((etype, evalue)) => vec![etype, evalue],
+                None if is_ref => vec![result],
+                None => vec![],
+            };
+            self.exec
+                .settle_words(&mut words)
+                .map_err(|e| e.message.clone())?;
+            match &mut self.pending {
+                Some(raised) => *raised = (words[0], words[1]),
+                None if is_ref => result = words[0],
+                None => {}
+            }
+            let written = &site.touched(log.header()).written;
+            let may_write = |t: &str| written.as_ref().is_none_or(|w| w.contains(t));
+            let known = log.objects().len();
+            log.call_done(
+                &ProgramReader,
+                index,
+                logged_args,
+                result,
+                self.pending.is_some(),
+                &may_write,
+            );
+            for p in &log.objects()[known.min(log.objects().len())..] {
+                self.exec.keep_alive(*p as u64);
+            }
+        }
         Ok(result)
     }
 

@@ -416,6 +416,45 @@ impl NativeExec<'_, '_> {
         }
     }
 
+    /// A minor collection with `words` (GC pointers) as roots, read back
+    /// after: every object the program can reach is then old, and stays
+    /// where it is until the next collection (a run logged for replay
+    /// reads its inputs' objects by address before and after it).
+    pub(crate) fn settle_words(&self, words: &mut [u64]) -> Result<(), LlError> {
+        let e = self.embedding();
+        if !e.gc_moves() {
+            return Ok(());
+        }
+        // SAFETY: as in `push_roots`: the slots are pushed, the collection
+        // runs with them as roots, and they are read back and popped.
+        unsafe {
+            let base = *e.root_top;
+            if (*e.root_end as usize - base as usize) / 8 < words.len() {
+                return Err(fatal("RecursionError", "maximum recursion depth exceeded"));
+            }
+            for (k, w) in words.iter().enumerate() {
+                *base.add(k) = *w as usize;
+            }
+            *e.root_top = base.add(words.len());
+            (e.gc_minor_collection)();
+            for (k, w) in words.iter_mut().enumerate() {
+                *w = *base.add(k) as u64;
+            }
+            *e.root_top = base;
+        }
+        Ok(())
+    }
+
+    /// Keeps old object `p` alive for the rest of the run (as the traces'
+    /// constants are): an address the JIT log names is never another
+    /// object's.
+    pub(crate) fn keep_alive(&self, p: u64) {
+        if p != 0 && !self.may_move(&p) && self.rt.kept.borrow_mut().insert(p) {
+            // SAFETY: an old object of the program.
+            unsafe { (self.embedding().gc_keep)(p as usize) };
+        }
+    }
+
     /// The exception a C function left pending, taken.
     pub(crate) fn take_exception(&self) -> Option<(u64, u64)> {
         let e = self.embedding();
