@@ -565,8 +565,16 @@ fn fold_loads_in_graph(
 
 /// Makes the link `(from, exit)` to `to` (its only predecessor) pass the
 /// results of the known calls whose arguments it passes, so that a
-/// repeated call in `to` can use them.
+/// repeated call in `to` can use them. Not to the return or except block
+/// (their arguments are fixed), nor along an exception link (the block's
+/// last call raised: it has no result).
 fn pass_call_results(g: &mut G, calls: &[KnownCall], (from, exit): (BlockId, usize), to: BlockId) {
+    if to == g.returnblock
+        || to == g.exceptblock
+        || (exit > 0 && g.block(from).catches_exceptions())
+    {
+        return;
+    }
     for k in calls {
         let Arg::Var(result) = k.result else {
             continue;
