@@ -1,6 +1,9 @@
 //! A bound on the recursion of the value operations that walk nested data:
-//! `repr`/`str`, `==`, `<` and `hash` of a list nested 100,000 deep would
+//! `repr`/`str`, `==` and `<` of a list nested 100,000 deep would
 //! otherwise recurse 100,000 levels in Rust and overflow rpy's stack.
+//! (`hash` of a tuple and a tuple as a dict key are not bounded: CPython
+//! computes them at any depth, and `rlib::fold_tuple_hash` walks the
+//! tuples with a stack of its own.)
 //!
 //! CPython counts these levels against the recursion limit too
 //! (`Py_EnterRecursiveCall`) and raises `RecursionError` ("maximum
