@@ -72,19 +72,27 @@ impl std::hash::Hash for HashKey {
 /// Whether two tuples of hashable items are one key: item by item, a
 /// tuple the same object as the other's at once (as CPython's comparison
 /// of items starts with identity), over a work list rather than by
-/// recursion.
+/// recursion. Tuples that are not the same object compared deeper than
+/// the recursion limit are not one key, and the operation raises
+/// RecursionError, as CPython's comparison does (`nesting`).
 fn tuple_keys_equal(a: &Rc<[ObjValue]>, b: &Rc<[ObjValue]>) -> bool {
-    let mut pending = vec![(a.clone(), b.clone())];
-    while let Some((a, b)) = pending.pop() {
+    let mut pending = vec![(a.clone(), b.clone(), 1)];
+    while let Some((a, b, depth)) = pending.pop() {
         if Rc::ptr_eq(&a, &b) {
             continue;
+        }
+        if depth > super::nesting::MAX_NESTING {
+            super::nesting::record_overflow("in comparison");
+            return false;
         }
         if a.len() != b.len() {
             return false;
         }
         for (x, y) in a.iter().zip(b.iter()) {
             match (x, y) {
-                (ObjValue::Tuple(p), ObjValue::Tuple(q)) => pending.push((p.clone(), q.clone())),
+                (ObjValue::Tuple(p), ObjValue::Tuple(q)) => {
+                    pending.push((p.clone(), q.clone(), depth + 1))
+                }
                 (ObjValue::Tuple(_), _) | (_, ObjValue::Tuple(_)) => return false,
                 // Both were hashable when the keys were made.
                 _ => {

@@ -118,6 +118,10 @@ def deep_values():
     d = {t: 13}
     out.append(d[t])
     try:
+        out.append(d[u])
+    except RuntimeError:
+        out.append(15)
+    try:
         out.append(hash(nested(in_list, 100000)))
     except TypeError:
         out.append(14)
