@@ -495,6 +495,9 @@ fn main() {
         // not of the clock, so that a loaded machine (a fuzzer run under
         // `nice` shares it) does not make a slow mutant a hang.
         let mut cpu_at_try = cpu_seconds(child.id());
+        // A worker blocked without using the processor (asleep, waiting
+        // on input) hangs too, after ten times as long by the clock.
+        let mut tried_at = Instant::now();
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
@@ -513,6 +516,7 @@ fn main() {
                     if let Some(i) = line.strip_prefix("try ") {
                         current = i.parse::<u64>().ok();
                         cpu_at_try = cpu_seconds(child.id());
+                        tried_at = Instant::now();
                         tried += 1;
                     } else if let Some(rest) = line.strip_prefix("panic ") {
                         let (i, msg) = rest.split_once(' ').unwrap_or((rest, ""));
@@ -525,7 +529,7 @@ fn main() {
                     if matches!(
                         (cpu_at_try, cpu_seconds(child.id())),
                         (Some(then), Some(now)) if now - then < args.hang_seconds as f64
-                    ) =>
+                    ) && tried_at.elapsed() < Duration::from_secs(10 * args.hang_seconds) =>
                 {
                     // Waiting for the processor, not working: wait on.
                 }
