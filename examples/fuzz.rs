@@ -11,13 +11,19 @@
 //! A supervisor runs the work in a child process, so that an abort does
 //! not end the run. The child draws mutants from a generator seeded with a
 //! number and announces each one by its index before trying it; when it
-//! dies or stays silent longer than `--hang-seconds`, the supervisor makes
+//! dies or stays silent for `--hang-seconds` of processor time (not of the
+//! clock: a fuzzer under `nice` on a busy machine waits), the supervisor makes
 //! the same mutant again from the seed and index, saves it under `--out`
 //! (default `target/fuzz`), and starts a fresh child with the next seed.
 //! Panics are caught in the child and reported the same way. A hang whose
 //! program's module body does not finish under the CPython of its dialect
 //! either (a `while` that never ends, run at import time) is the program's,
 //! not rpy's: it is saved as `loops-*` and not counted as a failure.
+//!
+//! The workers read the seed files themselves; a run whose seeds change
+//! on disk (a test program edited meanwhile) stops, as a failure found
+//! then could not be remade. `--mutant SEED INDEX` prints one mutant
+//! (the `SEED-INDEX` of a saved file's name) from the seeds as they are.
 
 use rpy::pipeline::{run_until, Source, StageName, Timings};
 use std::io::{BufRead, BufReader, Write};
@@ -92,6 +98,31 @@ fn seeds(root: &Path) -> Vec<Seed> {
             })
         })
         .collect()
+}
+
+/// The processor time (user and system) process `pid` has used so far,
+/// from `/proc`; `None` where that cannot be read (then a hang is timed by
+/// the clock).
+fn cpu_seconds(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the command name, which is in parentheses.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 here.
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    // The kernel's clock ticks per second (USER_HZ), 100 on Linux.
+    Some(ticks as f64 / 100.0)
+}
+
+/// A digest of the seeds' paths and texts, which the supervisor hands its
+/// workers so that they mutate the same seeds it remakes mutants from.
+fn fingerprint(seeds: &[Seed]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for s in seeds {
+        s.path.hash(&mut h);
+        s.text.hash(&mut h);
+    }
+    h.finish()
 }
 
 /// Words a mutation may put in place of another: keywords, operators, and
@@ -400,10 +431,32 @@ fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let seeds = seeds(&root);
     let mut argv = std::env::args().skip(1);
-    if argv.next().as_deref() == Some("--worker") {
-        let seed = argv.next().and_then(|s| s.parse().ok()).unwrap_or(0);
-        worker(seed, &seeds);
-        return;
+    match argv.next().as_deref() {
+        Some("--worker") => {
+            let seed = argv.next().and_then(|s| s.parse().ok()).unwrap_or(0);
+            // The supervisor remakes a failing mutant from its own copy of
+            // the seeds: a worker that read other files (a seed edited
+            // during the run) would fail on a mutant the supervisor cannot
+            // save. It says so and stops.
+            let expected = argv.next().and_then(|s| s.parse::<u64>().ok());
+            if expected.is_some_and(|e| e != fingerprint(&seeds)) {
+                println!("seeds-changed");
+                return;
+            }
+            worker(seed, &seeds);
+            return;
+        }
+        // Prints mutant INDEX of the run seeded with SEED (the worker's),
+        // from the seed files as they are now.
+        Some("--mutant") => {
+            let mut number = || argv.next().and_then(|s| s.parse().ok()).unwrap_or(0);
+            let (seed, index) = (number(), number());
+            let m = mutant(&seeds, seed, index);
+            eprintln!("mutant {index} of seed {seed}, of {}", m.path.display());
+            print!("{}", m.text);
+            return;
+        }
+        _ => {}
     }
     let args = match parse_args() {
         Ok(a) => a,
@@ -416,9 +469,13 @@ fn main() {
     let deadline = Instant::now() + Duration::from_secs_f64(args.minutes * 60.0);
     let (mut tried, mut found, mut looping) = (0u64, 0u32, 0u32);
     let mut seed = 1u64;
-    while Instant::now() < deadline {
+    'run: while Instant::now() < deadline {
         let mut child = Command::new(std::env::current_exe().expect("the fuzzer's own path"))
-            .args(["--worker", &seed.to_string()])
+            .args([
+                "--worker",
+                &seed.to_string(),
+                &fingerprint(&seeds).to_string(),
+            ])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -433,6 +490,14 @@ fn main() {
             }
         });
         let mut current = None;
+        // The child's processor time when it announced the current mutant:
+        // a hang is `--hang-seconds` of the processor spent on one mutant,
+        // not of the clock, so that a loaded machine (a fuzzer run under
+        // `nice` shares it) does not make a slow mutant a hang.
+        let mut cpu_at_try = cpu_seconds(child.id());
+        // A worker blocked without using the processor (asleep, waiting
+        // on input) hangs too, after ten times as long by the clock.
+        let mut tried_at = Instant::now();
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
@@ -441,8 +506,17 @@ fn main() {
             }
             match rx.recv_timeout(left.min(Duration::from_secs(args.hang_seconds))) {
                 Ok(line) => {
+                    if line == "seeds-changed" {
+                        println!(
+                            "fuzz: the seed files changed during the run; stopping (a failure now could not be remade)"
+                        );
+                        let _ = child.wait();
+                        break 'run;
+                    }
                     if let Some(i) = line.strip_prefix("try ") {
                         current = i.parse::<u64>().ok();
+                        cpu_at_try = cpu_seconds(child.id());
+                        tried_at = Instant::now();
                         tried += 1;
                     } else if let Some(rest) = line.strip_prefix("panic ") {
                         let (i, msg) = rest.split_once(' ').unwrap_or((rest, ""));
@@ -450,6 +524,14 @@ fn main() {
                         save(&args.out, "panic", seed, i, &mutant(&seeds, seed, i), msg);
                         found += 1;
                     }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout)
+                    if matches!(
+                        (cpu_at_try, cpu_seconds(child.id())),
+                        (Some(then), Some(now)) if now - then < args.hang_seconds as f64
+                    ) && tried_at.elapsed() < Duration::from_secs(10 * args.hang_seconds) =>
+                {
+                    // Waiting for the processor, not working: wait on.
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {
                     let _ = child.kill();

@@ -183,6 +183,25 @@ pub fn operation_raises(opname: &str, operands: &[Operand]) -> Raises {
         ("div" | "truediv" | "floordiv" | "mod" | "divmod", _) => {
             Raises::Only(&["ZeroDivisionError"])
         }
+        // A comparison (or `in`) of values the flow builder knows nothing
+        // of may run a class's `__eq__`/`__lt__` (which may raise
+        // anything), compare `1 < "a"` (TypeError in Python 3) or walk
+        // data nested too deep (RecursionError): import-time code in a
+        // `try` must see it. Of annotated operands (never `Unknown`) it
+        // raises nothing, unless a special method runs (the annotator
+        // asks the method's graph).
+        ("lt" | "le" | "eq" | "ne" | "gt" | "ge" | "contains", _)
+            if operands.contains(&O::Unknown) =>
+        {
+            Raises::Anything
+        }
+        // So may `str`, `repr` and `hash` of such a value (a class's
+        // `__str__`, a list nested too deep to print).
+        ("simple_call", [O::Builtin("str" | "repr" | "hash"), rest @ ..])
+            if rest.contains(&O::Unknown) =>
+        {
+            Raises::Anything
+        }
         // `0 ** -1`, `(-8.0) ** 0.5` (Python 2), `10.0 ** 400`.
         ("pow", _) => Raises::Only(&["ZeroDivisionError", "ValueError", "OverflowError"]),
         (
@@ -196,9 +215,10 @@ pub fn operation_raises(opname: &str, operands: &[Operand]) -> Raises {
         (op, _) if op.ends_with("_ovf") => Raises::Only(&["OverflowError"]),
         // A class's `__setitem__` may raise what `__getitem__` may.
         ("getitem" | "setitem" | "delitem", [O::Dict, ..]) => Raises::Only(&["KeyError"]),
-        ("getitem" | "setitem" | "delitem", [O::Unknown, ..]) => {
-            Raises::Only(&["IndexError", "KeyError"])
-        }
+        // Indexing a value nothing is known of may run a class's
+        // `__getitem__` (anything), or compare a key with a dict's keys
+        // (RecursionError for tuples nested too deep), at import time.
+        ("getitem" | "setitem" | "delitem", [O::Unknown, ..]) => Raises::Anything,
         ("getitem" | "setitem" | "delitem", _) => Raises::Only(&["IndexError"]),
         ("next", _) => Raises::Only(&["StopIteration"]),
         ("simple_call", [O::Builtin(name), ..]) => builtin_raises(name),
@@ -286,10 +306,7 @@ mod tests {
         let getitem = |receiver| operation_raises("getitem", &[receiver, O::Unknown]);
         assert_eq!(getitem(O::Dict), Raises::Only(&["KeyError"]));
         assert_eq!(getitem(O::Other), Raises::Only(&["IndexError"]));
-        assert_eq!(
-            getitem(O::Unknown),
-            Raises::Only(&["IndexError", "KeyError"])
-        );
+        assert_eq!(getitem(O::Unknown), Raises::Anything);
         assert_eq!(
             operation_raises("floordiv", &[O::Unknown, O::NonZero]),
             Raises::Nothing
@@ -303,5 +320,23 @@ mod tests {
             Raises::Anything
         );
         assert_eq!(operation_raises("no_such_op", &[]), Raises::Anything);
+    }
+
+    #[test]
+    fn a_comparison_raises_only_of_values_nothing_is_known_of() {
+        use Operand as O;
+        for op in ["lt", "le", "eq", "ne", "gt", "ge", "contains"] {
+            // The flow builder's variable: a class's method may run.
+            assert_eq!(
+                operation_raises(op, &[O::Unknown, O::NonZero]),
+                Raises::Anything
+            );
+            // The annotator's ints, strings, instances without the method.
+            assert_eq!(operation_raises(op, &[O::Other, O::Other]), Raises::Nothing);
+        }
+        let call = |f, x| operation_raises("simple_call", &[O::Builtin(f), x]);
+        assert_eq!(call("repr", O::Unknown), Raises::Anything);
+        assert_eq!(call("repr", O::Other), Raises::Nothing);
+        assert_eq!(call("len", O::Unknown), Raises::Nothing);
     }
 }

@@ -22,15 +22,88 @@ fn type_error(msg: impl Into<String>) -> Exc {
 /// A dict key as Python hashes and compares it: equal numbers are one key
 /// (`1`, `1.0` and `True`), strings by value, tuples item by item, functions
 /// and classes by identity.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug)]
 enum HashKey {
     Int(i64),
     Float(u64),
     Str(Rc<[u8]>),
     None,
-    Tuple(Vec<HashKey>),
+    /// A tuple, by its items, with their combined hash: compared and
+    /// hashed without recursion, so that a tuple nested 100,000 deep is a
+    /// key as under CPython.
+    Tuple(i64, Rc<[ObjValue]>),
     Named(&'static str, Rc<str>),
     Identity(usize),
+}
+
+impl PartialEq for HashKey {
+    fn eq(&self, other: &HashKey) -> bool {
+        use HashKey as K;
+        match (self, other) {
+            (K::Int(a), K::Int(b)) => a == b,
+            (K::Float(a), K::Float(b)) => a == b,
+            (K::Str(a), K::Str(b)) => a == b,
+            (K::None, K::None) => true,
+            (K::Tuple(h, a), K::Tuple(g, b)) => h == g && tuple_keys_equal(a, b),
+            (K::Named(k, a), K::Named(l, b)) => k == l && a == b,
+            (K::Identity(a), K::Identity(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for HashKey {}
+
+impl std::hash::Hash for HashKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        std::mem::discriminant(self).hash(state);
+        match self {
+            HashKey::Int(i) => i.hash(state),
+            HashKey::Float(f) => f.hash(state),
+            HashKey::Str(s) => s.hash(state),
+            HashKey::None => {}
+            HashKey::Tuple(h, _) => h.hash(state),
+            HashKey::Named(k, n) => (k, n).hash(state),
+            HashKey::Identity(a) => a.hash(state),
+        }
+    }
+}
+
+/// Whether two tuples of hashable items are one key: item by item, a
+/// tuple the same object as the other's at once (as CPython's comparison
+/// of items starts with identity), over a work list rather than by
+/// recursion. Tuples that are not the same object compared deeper than
+/// the recursion limit are not one key, and the operation raises
+/// RecursionError, as CPython's comparison does (`nesting`).
+fn tuple_keys_equal(a: &Rc<[ObjValue]>, b: &Rc<[ObjValue]>) -> bool {
+    let mut pending = vec![(a.clone(), b.clone(), 1)];
+    while let Some((a, b, depth)) = pending.pop() {
+        if Rc::ptr_eq(&a, &b) {
+            continue;
+        }
+        if depth > super::nesting::MAX_NESTING {
+            super::nesting::record_overflow("in comparison");
+            return false;
+        }
+        if a.len() != b.len() {
+            return false;
+        }
+        for (x, y) in a.iter().zip(b.iter()) {
+            match (x, y) {
+                (ObjValue::Tuple(p), ObjValue::Tuple(q)) => {
+                    pending.push((p.clone(), q.clone(), depth + 1))
+                }
+                (ObjValue::Tuple(_), _) | (_, ObjValue::Tuple(_)) => return false,
+                // Both were hashable when the keys were made.
+                _ => {
+                    if hash_key(x).ok() != hash_key(y).ok() {
+                        return false;
+                    }
+                }
+            }
+        }
+    }
+    true
 }
 
 fn hash_key(v: &ObjValue) -> Result<HashKey, Exc> {
@@ -48,15 +121,16 @@ fn hash_key(v: &ObjValue) -> Result<HashKey, Exc> {
         },
         ObjValue::Str(s) => HashKey::Str(s.clone()),
         ObjValue::None => HashKey::None,
-        ObjValue::Tuple(items) => super::nesting::nested(
-            "while calling a Python object",
-            || Err(super::ops::recursion_error("while calling a Python object")),
-            || {
-                Ok(HashKey::Tuple(
-                    items.iter().map(hash_key).collect::<Result<_, _>>()?,
-                ))
-            },
-        )?,
+        ObjValue::Tuple(items) => {
+            // Each item not a tuple is a key of its own; the tuples in
+            // it are walked by `fold_tuple_hash`'s stack.
+            let h = super::rlib::fold_tuple_hash(v, &mut |item| {
+                let mut hasher = std::collections::hash_map::DefaultHasher::new();
+                std::hash::Hash::hash(&hash_key(item)?, &mut hasher);
+                Ok(std::hash::Hasher::finish(&hasher) as i64)
+            })?;
+            HashKey::Tuple(h, items.clone())
+        }
         ObjValue::Func(f) => HashKey::Named("function", f.clone()),
         ObjValue::Builtin(f) => HashKey::Named("builtin", f.clone()),
         ObjValue::Class(c) => HashKey::Identity(Rc::as_ptr(c) as usize),

@@ -763,7 +763,68 @@ impl<'p> ObjInterpreter<'p> {
             let callee = self.callee(&func, depth)?;
             return Ok(Step::Call(callee, call_args, None));
         }
+        if let Some(step) = self.rich_comparison(kind, &args, depth, out)? {
+            return Ok(step);
+        }
         self.operation(kind, args, out).map(Step::Value)
+    }
+
+    /// A comparison whose operand is an instance of a class defining the
+    /// comparison's method runs it, as Python does at import time (what
+    /// it raises reaches the `try` around it): the left operand's method
+    /// (`__lt__` for `<`), else the right one's reflection (`__gt__`);
+    /// in Python 3 `!=` without `__ne__` is the negation of `__eq__`.
+    /// `None` when neither operand defines one (the comparison is then
+    /// the builtin one: identity for instances).
+    fn rich_comparison(
+        &self,
+        op: Op,
+        args: &[ObjValue],
+        depth: usize,
+        out: &mut dyn Write,
+    ) -> Result<Option<Step>, Stop> {
+        let (method, reflected) = match op {
+            Op::Lt => ("__lt__", "__gt__"),
+            Op::Le => ("__le__", "__ge__"),
+            Op::Gt => ("__gt__", "__lt__"),
+            Op::Ge => ("__ge__", "__le__"),
+            Op::Eq => ("__eq__", "__eq__"),
+            Op::Ne => ("__ne__", "__ne__"),
+            _ => return Ok(None),
+        };
+        let [left, right] = args else {
+            return Ok(None);
+        };
+        let lookup = |x: &ObjValue, name: &str| match x {
+            ObjValue::Instance(i) => match i.class.lookup(name) {
+                Some(f @ ObjValue::Func(_)) => Some(f),
+                _ => None,
+            },
+            _ => None,
+        };
+        let call = |f: ObjValue, a: &ObjValue, b: &ObjValue| -> Result<Option<Step>, Stop> {
+            let ObjValue::Func(name) = &f else {
+                unreachable!("lookup gives functions")
+            };
+            let callee = self.callee(name, depth)?;
+            Ok(Some(Step::Call(callee, vec![a.clone(), b.clone()], None)))
+        };
+        if let Some(f) = lookup(left, method) {
+            return call(f, left, right);
+        }
+        if let Some(f) = lookup(right, reflected) {
+            return call(f, right, left);
+        }
+        if op == Op::Ne && self.dialect == Dialect::Py3 {
+            let eq = lookup(left, "__eq__")
+                .map(|f| (f, left, right))
+                .or_else(|| lookup(right, "__eq__").map(|f| (f, right, left)));
+            if let Some((f, a, b)) = eq {
+                let equal = self.call_value(&f, vec![a.clone(), b.clone()], out)?;
+                return Ok(Some(Step::Value(ObjValue::Bool(!equal.truth()))));
+            }
+        }
+        Ok(None)
     }
 
     /// The method of an instance's class that the generic operation `op`

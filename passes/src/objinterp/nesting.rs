@@ -1,6 +1,10 @@
 //! A bound on the recursion of the value operations that walk nested data:
-//! `repr`/`str`, `==`, `<` and `hash` of a list nested 100,000 deep would
+//! `repr`/`str`, `==` and `<` of a list nested 100,000 deep would
 //! otherwise recurse 100,000 levels in Rust and overflow rpy's stack.
+//! (`hash` of a tuple is not bounded: CPython computes it at any depth,
+//! and `rlib::fold_tuple_hash` walks the tuples with a stack of its own;
+//! comparing two tuples as dict keys walks a work list, and records an
+//! overflow here past the limit.)
 //!
 //! CPython counts these levels against the recursion limit too
 //! (`Py_EnterRecursiveCall`) and raises `RecursionError` ("maximum
@@ -31,17 +35,23 @@ thread_local! {
 pub fn nested<R>(doing: &'static str, stand_in: impl FnOnce() -> R, walk: impl FnOnce() -> R) -> R {
     let depth = DEPTH.with(Cell::get);
     if depth >= MAX_NESTING {
-        OVERFLOW.with(|o| {
-            if o.get().is_none() {
-                o.set(Some(doing));
-            }
-        });
+        record_overflow(doing);
         return stand_in();
     }
     DEPTH.with(|d| d.set(depth + 1));
     let r = walk();
     DEPTH.with(|d| d.set(depth));
     r
+}
+
+/// Records that a walk of its own (one with a work list, not `nested`)
+/// went deeper than `MAX_NESTING` and gave up, doing `doing`.
+pub fn record_overflow(doing: &'static str) {
+    OVERFLOW.with(|o| {
+        if o.get().is_none() {
+            o.set(Some(doing));
+        }
+    });
 }
 
 /// What the walk that went too deep was doing, if one did since the last

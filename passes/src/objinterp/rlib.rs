@@ -264,19 +264,77 @@ pub fn unsigned_unary(op: Op, a: &ObjValue) -> Option<OpResult> {
 /// these (CPython 2's combination). Python 3 randomizes string hashes, so
 /// a program can compare them but not print them.
 pub fn hash(x: &ObjValue) -> OpResult {
-    if let ObjValue::Tuple(_) = x {
-        return super::nesting::nested(
-            "while calling a Python object",
-            || Err(super::ops::recursion_error("while calling a Python object")),
-            || hash_of_any(x),
-        );
-    }
-    hash_of_any(x)
+    let h = fold_tuple_hash(x, &mut hash_of_item)?;
+    Ok(ObjValue::Int(h))
 }
 
-/// `hash` without the bound on nesting.
-fn hash_of_any(x: &ObjValue) -> OpResult {
-    let h = match x {
+/// The hash of `x` by CPython 2's combination of a tuple's items, each
+/// item not a tuple hashed by `item`: over a stack of the tuples being
+/// hashed, not by recursion, so that a tuple nested 100,000 deep has a
+/// hash as under CPython (whose `tuplehash` recurses in C, with no limit)
+/// and not a Rust stack overflow. -1 is -2, as CPython reserves -1.
+pub fn fold_tuple_hash(
+    x: &ObjValue,
+    item: &mut dyn FnMut(&ObjValue) -> Result<i64, super::ops::Exc>,
+) -> Result<i64, super::ops::Exc> {
+    /// A tuple being hashed: its items, the next to hash, and the state
+    /// of the combination so far.
+    struct Frame {
+        items: Rc<[ObjValue]>,
+        next: usize,
+        h: i64,
+        mult: i64,
+    }
+    impl Frame {
+        fn new(items: Rc<[ObjValue]>) -> Frame {
+            Frame {
+                items,
+                next: 0,
+                h: 0x345678,
+                mult: 1_000_003,
+            }
+        }
+        fn absorb(&mut self, y: i64) {
+            self.h = (self.h ^ y).wrapping_mul(self.mult);
+            let left = (self.items.len() - self.next - 1) as i64;
+            self.mult = self.mult.wrapping_add(82520 + left + left);
+            self.next += 1;
+        }
+    }
+    let not_minus_one = |h: i64| if h == -1 { -2 } else { h };
+    let ObjValue::Tuple(items) = x else {
+        return item(x).map(not_minus_one);
+    };
+    let mut stack = vec![Frame::new(items.clone())];
+    loop {
+        let top = stack
+            .last_mut()
+            .expect("the stack holds the tuple being hashed");
+        if top.next == top.items.len() {
+            let done = not_minus_one(top.h.wrapping_add(97531));
+            stack.pop();
+            match stack.last_mut() {
+                Some(parent) => parent.absorb(done),
+                None => return Ok(done),
+            }
+            continue;
+        }
+        match &top.items[top.next] {
+            ObjValue::Tuple(inner) => {
+                let inner = inner.clone();
+                stack.push(Frame::new(inner));
+            }
+            other => {
+                let y = not_minus_one(item(other)?);
+                top.absorb(y);
+            }
+        }
+    }
+}
+
+/// `hash` of a value that is not a tuple.
+fn hash_of_item(x: &ObjValue) -> Result<i64, super::ops::Exc> {
+    Ok(match x {
         ObjValue::Int(i) => *i,
         ObjValue::Bool(b) => i64::from(*b),
         ObjValue::UInt(u) => *u as i64,
@@ -290,19 +348,6 @@ fn hash_of_any(x: &ObjValue) -> OpResult {
             }
             h ^ s.len() as i64
         }
-        ObjValue::Tuple(items) => {
-            let mut h: i64 = 0x345678;
-            let mut mult: i64 = 1_000_003;
-            for (k, item) in items.iter().enumerate() {
-                let ObjValue::Int(y) = hash(item)? else {
-                    unreachable!("hash gives an int")
-                };
-                h = (h ^ y).wrapping_mul(mult);
-                let left = (items.len() - k - 1) as i64;
-                mult = mult.wrapping_add(82520 + left + left);
-            }
-            h.wrapping_add(97531)
-        }
         other => {
             return Err(exc(
                 "TypeError",
@@ -312,6 +357,5 @@ fn hash_of_any(x: &ObjValue) -> OpResult {
                 ),
             ))
         }
-    };
-    Ok(ObjValue::Int(if h == -1 { -2 } else { h }))
+    })
 }
