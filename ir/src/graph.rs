@@ -433,6 +433,43 @@ impl<S: Stage> FunctionGraph<S> {
         post
     }
 
+    /// What is wrong with the graph's links: a link passing a number of
+    /// values other than its target's input arguments, a return block
+    /// without exactly one input argument or an except block without
+    /// exactly two (the exception transform and GenC rely on both). Empty
+    /// when the graph is well formed; passes check it in debug builds.
+    pub fn link_shape_errors(&self) -> Vec<String> {
+        let mut errors = Vec::new();
+        let ends = [
+            (self.returnblock, "return", 1),
+            (self.exceptblock, "except", 2),
+        ];
+        for (b, what, n) in ends {
+            let got = self.block(b).inputargs.len();
+            if got != n {
+                errors.push(format!(
+                    "{}: the {what} block has {got} input arguments, not {n}",
+                    self.name
+                ));
+            }
+        }
+        for b in self.reverse_postorder() {
+            for (i, l) in self.block(b).exits.iter().enumerate() {
+                let want = self.block(l.target).inputargs.len();
+                if l.args.len() != want {
+                    errors.push(format!(
+                        "{}: block{} exit {i} passes {} values to block{}, which takes {want}",
+                        self.name,
+                        b.0,
+                        l.args.len(),
+                        l.target.0
+                    ));
+                }
+            }
+        }
+        errors
+    }
+
     /// The links into each block (by source block and exit index).
     pub fn predecessors(&self) -> Vec<Vec<(BlockId, usize)>> {
         let mut preds = vec![Vec::new(); self.blocks.len()];

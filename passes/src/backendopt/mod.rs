@@ -366,6 +366,18 @@ pub fn optimize_program_until(
         );
         laps.lap(&mut report, "merge_switches", summary);
     }
+    if cfg!(debug_assertions) {
+        let errors: Vec<String> = program
+            .graphs
+            .iter()
+            .flat_map(|g| g.link_shape_errors())
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "backendopt left malformed graphs:\n{}",
+            errors.join("\n")
+        );
+    }
     report
 }
 
