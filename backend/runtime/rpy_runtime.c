@@ -555,13 +555,16 @@ static size_t rpy_gc_card_count(void *obj, void ***items, long *n_items) {
     return n > 0 ? (((size_t)n - 1) >> RPY_GC_CARD_SHIFT) + 1 : 0;
 }
 
-/* Visits the items of the marked cards of the card-marked array `obj` (an
- * array of GC pointers has no other GC pointers). */
+/* Visits the items of the marked cards of the card-marked array `obj`, and
+ * its fixed GC pointers if it has any. */
 static void rpy_gc_scan_cards(void *obj) {
     void **items;
     long n;
     size_t n_cards = rpy_gc_card_count(obj, &items, &n);
     const unsigned char *cards = (const unsigned char *)obj;
+    const RPyGcType *t = &rpy_gc_types[RPY_GC_TID(RPY_GC_HDR(obj))];
+    for (long i = 0; i < t->n_pointers; i++)
+        rpy_gc_minor_visit((void **)((char *)obj + t->pointer_offsets[i]));
     rpy_gc_card_scans++;
     for (size_t k = 0; k < n_cards; k++) {
         if (cards[-1 - (long)k] == 0) continue;
