@@ -431,38 +431,30 @@ fn fold_loads_in_graph(
     // The knowledge at the end of each processed block.
     let mut at_end: HashMap<BlockId, (Known, Vec<KnownCall>)> = HashMap::new();
     for b in order {
-        let (mut known, mut known_calls) = match preds[b.0 as usize].as_slice() {
-            [(p, exit)] if *p != b => match at_end.get(p) {
-                Some((end, end_calls)) => {
-                    pass_call_results(g, end_calls, (*p, *exit), b);
-                    let args = &g.block(*p).exits[*exit].args;
-                    let inputargs = &g.block(b).inputargs;
-                    (
-                        along_link(end, args, inputargs),
-                        calls_along_link(end_calls, args, inputargs),
-                    )
-                }
-                None => (Known::new(), Vec::new()),
-            },
-            _ => (Known::new(), Vec::new()),
-        };
-        let mut block = g.block(b).clone();
-        // A value its only predecessor passes under several names is
-        // used under the first, so that what is known of it matches.
-        let mut subst: HashMap<Var, Arg> = match preds[b.0 as usize].as_slice() {
-            [(p, exit)] if *p != b => {
+        let mut known = Known::new();
+        let mut known_calls = Vec::new();
+        let mut subst: HashMap<Var, Arg> = HashMap::new();
+        if let [(p, exit)] = preds[b.0 as usize].as_slice() {
+            if let (true, Some((end, end_calls))) = (*p != b, at_end.get(p)) {
+                pass_call_results(g, end_calls, (*p, *exit), b);
                 let args = &g.block(*p).exits[*exit].args;
-                let renamed = link_renaming(args, &block.inputargs);
-                args.iter()
-                    .zip(&block.inputargs)
+                let inputargs = &g.block(b).inputargs;
+                let renamed = link_renaming(args, inputargs);
+                known = along_link(end, &renamed);
+                known_calls = calls_along_link(end_calls, &renamed);
+                // A value the link passes under several names is used
+                // under the first, so that what is known of it matches.
+                subst = args
+                    .iter()
+                    .zip(inputargs)
                     .filter_map(|(a, input)| {
                         let first = renamed.get(&a.as_var()?)?;
                         (first != input).then_some((*input, Arg::Var(*first)))
                     })
-                    .collect()
+                    .collect();
             }
-            _ => HashMap::new(),
-        };
+        }
+        let mut block = g.block(b).clone();
         let sub = |subst: &HashMap<Var, Arg>, a: &mut Arg| {
             if let Arg::Var(v) = a {
                 if let Some(n) = subst.get(v) {
@@ -606,11 +598,10 @@ fn link_renaming(args: &[Arg], inputargs: &[Var]) -> HashMap<Var, Var> {
     renamed
 }
 
-/// The known calls at the start of a block entered only by a link passing
-/// `args` to its `inputargs`: those whose arguments and result are all
-/// passed, renamed.
-fn calls_along_link(end: &[KnownCall], args: &[Arg], inputargs: &[Var]) -> Vec<KnownCall> {
-    let renamed = link_renaming(args, inputargs);
+/// The known calls at the start of a block entered only by a link that
+/// renames as `renamed` says: those whose arguments and result are all
+/// passed.
+fn calls_along_link(end: &[KnownCall], renamed: &HashMap<Var, Var>) -> Vec<KnownCall> {
     let carry = |a: &Arg| -> Option<Arg> {
         match a {
             Arg::Var(v) => renamed.get(v).map(|n| Arg::Var(*n)),
@@ -629,10 +620,9 @@ fn calls_along_link(end: &[KnownCall], args: &[Arg], inputargs: &[Var]) -> Vec<K
         .collect()
 }
 
-/// The knowledge at the start of a block entered only by a link passing
-/// `args` to its `inputargs`: what is known of the values passed, renamed.
-fn along_link(end: &Known, args: &[Arg], inputargs: &[Var]) -> Known {
-    let renamed = link_renaming(args, inputargs);
+/// The knowledge at the start of a block entered only by a link that
+/// renames as `renamed` says: what is known of the values passed.
+fn along_link(end: &Known, renamed: &HashMap<Var, Var>) -> Known {
     let carry = |a: &Arg| -> Option<Arg> {
         match a {
             Arg::Var(v) => renamed.get(v).map(|n| Arg::Var(*n)),
