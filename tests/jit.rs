@@ -92,6 +92,8 @@ fn blackhole_matches_llinterpreter_and_cpython() {
 fn jit_executables_match_cpython() {
     let programs = jit_programs();
     let mut compiled = Vec::new();
+    let mut handed_back = Vec::new();
+    let mut linked = Vec::new();
     for p in &programs {
         let mut src = p.source();
         src.jit = true;
@@ -148,6 +150,8 @@ fn jit_executables_match_cpython() {
             })
         };
         compiled.push((p.name.clone(), count("loops"), count("bridges")));
+        handed_back.push((p.name.clone(), count("handed back")));
+        linked.push((p.name.clone(), count("linked guard failures")));
         let _ = std::fs::remove_dir_all(exe.parent().unwrap());
     }
     // Loops that only compute (the register machine), that allocate and
@@ -174,6 +178,30 @@ fn jit_executables_match_cpython() {
         assert!(
             !runs.is_empty() && runs.iter().all(|(_, _, bridges)| has(bridges)),
             "{name}: compiled (loops, bridges) per program: {compiled:?}"
+        );
+    }
+    // A guard whose bridge is compiled goes straight on into it, in
+    // machine code, once the bridge's first run is in the log.
+    let runs: Vec<_> = linked
+        .iter()
+        .filter(|(n, ..)| n.ends_with("jit_promote"))
+        .collect();
+    assert!(
+        !runs.is_empty() && runs.iter().all(|(_, n)| has(n)),
+        "jit_promote: guard failures into linked bridges per program: {linked:?}"
+    );
+    // Where a guard fails into an iteration that ends at a merge point
+    // with no loop (the float VM and the ledger leave their loop for
+    // another part of the program; the str VM's loop exits), the call goes
+    // back to the C code there, as the original's ContinueRunningNormally.
+    for name in ["jit_floatvm", "jit_ledger", "jit_strvm"] {
+        let runs: Vec<_> = handed_back
+            .iter()
+            .filter(|(n, ..)| n.ends_with(name))
+            .collect();
+        assert!(
+            !runs.is_empty() && runs.iter().all(|(_, n)| has(n)),
+            "{name}: calls handed back to C per program: {handed_back:?}"
         );
     }
 }

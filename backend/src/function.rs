@@ -261,9 +261,12 @@ impl<'a> FuncGen<'a> {
 
     /// A merge point or loop end of portal `portal`: its live values (or
     /// the greens) as words to the JIT's runtime. At a merge point, the
-    /// runtime may take over the rest of the call (a hot loop is traced
-    /// or entered there): its result is then this call's (an exception
-    /// it raised is pending).
+    /// runtime may take over (a hot loop is traced or entered there):
+    /// either it ran the rest of the call, and its result is this call's
+    /// (an exception it raised is pending), or it hands the call back at
+    /// a later merge point of it, having rewritten the words, which become
+    /// the live variables' values (the original's
+    /// `ContinueRunningNormally`).
     fn jit_hook(&mut self, op: &SpaceOperation, kind: &str, portal: usize) -> Res<()> {
         let pos = op.pos;
         let ngreens = match op.args.get(2) {
@@ -272,6 +275,9 @@ impl<'a> FuncGen<'a> {
         };
         // As the codewriter lists them: Void values are not passed.
         let mut words = Vec::new();
+        // How each variable reads its word back when the runtime hands
+        // the call back.
+        let mut reads = String::new();
         for (i, a) in op.args.iter().enumerate().skip(3) {
             if kind != "jit_merge_point" && i >= 3 + ngreens {
                 break;
@@ -279,6 +285,15 @@ impl<'a> FuncGen<'a> {
             let Some(t) = self.arg_type(a) else { continue };
             if t == LowLevelType::Void {
                 continue;
+            }
+            if let Arg::Var(v) = a {
+                let word = format!("rpy_jw[{}]", words.len());
+                let _ = write!(
+                    reads,
+                    " {} = {};",
+                    var_name(*v),
+                    crate::jit_embedding::from_word(&t, &word, self.cx)
+                );
             }
             let v = self.value(a, Some(&t), pos)?;
             words.push(crate::jit_embedding::to_word(&t, &v));
@@ -315,7 +330,7 @@ impl<'a> FuncGen<'a> {
         };
         let _ = writeln!(
             self.out,
-            "    {{ {array} unsigned long rpy_jr = 0;\n      if (RPY_UNLIKELY(rpy_jit_merge_point({portal}UL, rpy_jw, {n}UL, rpy_jit_first, &rpy_jr))) {{ {leave}{ret} }}\n      rpy_jit_first = 0; }}"
+            "    if (RPY_UNLIKELY(rpy_jit_active || rpy_jit_first)) {{ {array} unsigned long rpy_jr = 0;\n      int rpy_js = rpy_jit_merge_point({portal}UL, rpy_jw, {n}UL, rpy_jit_first, &rpy_jr);\n      rpy_jit_first = 0;\n      if (RPY_UNLIKELY(rpy_js == 1)) {{ {leave}{ret} }}\n      if (rpy_js == 2) {{{reads} }} }}"
         );
         Ok(())
     }

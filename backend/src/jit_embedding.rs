@@ -49,10 +49,14 @@ typedef struct {
     int (*gc_may_move)(void *);
     void (*gc_keep)(void *);
     unsigned long young_flag;
+    int *active;
 } RpyJitEmbedding;
+/* Non-zero while the JIT has a loop or a hot key: a merge point calls the
+ * runtime only then (or as its call's first). */
+extern int rpy_jit_active;
 typedef union { unsigned long w; double f; const void *p; } RpyJitWord;
 void rpy_jit_init(const RpyJitEmbedding *);
-int rpy_jit_merge_point(unsigned long, const unsigned long *, unsigned long, int, unsigned long *);
+int rpy_jit_merge_point(unsigned long, unsigned long *, unsigned long, int, unsigned long *);
 void rpy_jit_can_enter_jit(unsigned long, const unsigned long *, unsigned long);
 RPY_INLINE unsigned long rpy_jit_f2w(double f) { RpyJitWord u; u.f = f; return u.w; }
 RPY_INLINE double rpy_jit_w2f(unsigned long w) { RpyJitWord u; u.w = w; return u.f; }
@@ -210,12 +214,13 @@ pub(crate) fn emit(
         "unsigned long",
         &addresses,
     ));
+    out.push_str("int rpy_jit_active = 0;\n");
     let _ = writeln!(
         out,
         "static const RpyJitEmbedding rpy_jit_embedding = {{\n    \
          rpy_jit_program, {}, rpy_jit_constants, {count}, rpy_jit_runtime_calls,\n    \
          rpy_jit_graph_calls, rpy_jit_graph_addresses, rpy_jit_malloc, rpy_jit_malloc_varsize,\n    \
-         rpy_jit_write_barrier, rpy_malloc, rpy_malloc_varsize, &rpy_gc_root_top, &rpy_gc_root_end, &rpy_exc_type, &rpy_exc_value,\n         rpy_gc_jit_minor_collection, rpy_gc_jit_may_move, rpy_gc_jit_keep,\n         RPY_GCFLAG_TRACK_YOUNG}};\n",
+         rpy_jit_write_barrier, rpy_malloc, rpy_malloc_varsize, &rpy_gc_root_top, &rpy_gc_root_end, &rpy_exc_type, &rpy_exc_value,\n         rpy_gc_jit_minor_collection, rpy_gc_jit_may_move, rpy_gc_jit_keep,\n         RPY_GCFLAG_TRACK_YOUNG, &rpy_jit_active}};\n",
         bytes.len()
     );
     Ok(out)

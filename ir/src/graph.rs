@@ -265,6 +265,14 @@ pub struct SpaceOperation {
     pub pos: Option<Pos>,
 }
 
+impl SpaceOperation {
+    /// Is this a JitDriver's `jit_merge_point` (a `jit_marker` naming it)?
+    pub fn is_jit_merge_point(&self) -> bool {
+        self.opname == "jit_marker"
+            && matches!(self.args.first(), Some(Arg::Const(Constant::Name(k))) if k == "jit_merge_point")
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Link {
     pub args: Vec<Arg>,

@@ -9,8 +9,10 @@
 //! `function_threshold`: an interpreter called often whose loops are
 //! short gets traced from its entry too.
 
+use fxhash::FxHashMap as HashMap;
 use rpy_passes::llinterp::LlValue;
-use std::collections::HashMap;
+use smallvec::SmallVec;
+use std::borrow::Cow;
 use std::rc::Rc;
 
 /// The original's default `threshold`: how many closings of a loop make
@@ -65,20 +67,25 @@ fn green_text(v: &LlValue) -> String {
     }
 }
 
-/// A loop's key: its driver and its greens' values.
+/// A loop's key: its driver and its greens' values. An executable makes
+/// one at every merge point of its portals, so a key of a few greens and
+/// a driver that lives as long as the program allocate nothing.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct GreenKey(String, Vec<GreenValue>);
+pub struct GreenKey(Cow<'static, str>, SmallVec<[GreenValue; 3]>);
 
 impl GreenKey {
     pub fn new(driver: &str, greens: &[LlValue]) -> GreenKey {
-        GreenKey(driver.to_string(), greens.iter().map(green_value).collect())
+        GreenKey(
+            Cow::Owned(driver.to_string()),
+            greens.iter().map(green_value).collect(),
+        )
     }
 
     /// The key of greens that are machine words (an object by its
     /// address, which stays put: see `native`).
-    pub fn of_words(driver: &str, greens: &[u64]) -> GreenKey {
+    pub fn of_words(driver: Cow<'static, str>, greens: &[u64]) -> GreenKey {
         GreenKey(
-            driver.to_string(),
+            driver,
             greens.iter().map(|w| GreenValue::Word(*w as i64)).collect(),
         )
     }
@@ -119,9 +126,9 @@ impl WarmState {
     pub fn with_function_threshold(threshold: u32, function_threshold: u32) -> WarmState {
         WarmState {
             threshold: threshold.max(1),
-            counters: HashMap::new(),
+            counters: HashMap::default(),
             function_threshold: function_threshold.max(1),
-            entries: HashMap::new(),
+            entries: HashMap::default(),
             hot: Vec::new(),
         }
     }
@@ -135,15 +142,17 @@ impl WarmState {
     /// The loop of `key` closed: counts it; true when this closing made it
     /// hot (`greens` tells the report its greens).
     pub fn closed(&mut self, key: GreenKey, greens: impl FnOnce() -> Vec<String>) -> bool {
-        let driver = key.driver().to_string();
-        let counter = self.counters.entry(key).or_insert(0);
+        let counter = match self.counters.get_mut(&key) {
+            Some(counter) => counter,
+            None => self.counters.entry(key.clone()).or_insert(0),
+        };
         *counter += 1;
         if !counter.is_multiple_of(self.threshold) {
             return false;
         }
         if *counter == self.threshold {
             self.hot.push(HotLoop {
-                driver,
+                driver: key.driver().to_string(),
                 greens: greens(),
             });
         }
@@ -153,7 +162,10 @@ impl WarmState {
     /// A call of the portal reached its first merge point with `key`:
     /// counts it; true when this entry made the key hot.
     pub fn portal_entered(&mut self, key: &GreenKey) -> bool {
-        let counter = self.entries.entry(key.clone()).or_insert(0);
+        let counter = match self.entries.get_mut(key) {
+            Some(counter) => counter,
+            None => self.entries.entry(key.clone()).or_insert(0),
+        };
         *counter += 1;
         counter.is_multiple_of(self.function_threshold)
     }

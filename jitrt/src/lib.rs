@@ -15,7 +15,7 @@
 
 use rpy_jit::metainterp::JitParams;
 use rpy_jit::native::loops::NativeBackend;
-use rpy_jit::native::machine::{Embedding, NativeRuntime};
+use rpy_jit::native::machine::{Embedding, FromMergePoint, NativeRuntime};
 use std::cell::OnceCell;
 
 thread_local! {
@@ -72,9 +72,9 @@ extern "C" fn write_log() {
 pub unsafe extern "C" fn rpy_jit_init(embedding: *const Embedding) {
     let embedding: &'static Embedding = &*embedding;
     let params = settings();
-    let backend = params
-        .as_ref()
-        .map(|_| Box::new(rpy_backend::x86_64::NativeMachineCode) as Box<dyn NativeBackend>);
+    let backend = params.as_ref().map(|_| {
+        Box::new(rpy_backend::x86_64::NativeMachineCode::default()) as Box<dyn NativeBackend>
+    });
     match NativeRuntime::new(embedding, backend, params.unwrap_or_default()) {
         Ok(rt) => {
             let rt: &'static NativeRuntime = Box::leak(Box::new(rt));
@@ -97,26 +97,29 @@ fn runtime() -> &'static NativeRuntime {
 /// The translated portal `portal` ran its merge point with `nwords` words
 /// at `words` (greens, then reds; `first`: the call's first merge point).
 /// 0: the C code goes on; 1: the JIT ran the rest of the call, and its
-/// result is in `*result` (an exception it raised is left pending).
+/// result is in `*result` (an exception it raised is left pending); 2: the
+/// JIT ran part of the call and hands it back here, the values at this
+/// merge point written over `words`.
 ///
 /// # Safety
-/// `words` must hold `nwords` words and `result` be writable.
+/// `words` must hold `nwords` words, writable, and `result` be writable.
 #[no_mangle]
 pub unsafe extern "C" fn rpy_jit_merge_point(
     portal: u64,
-    words: *const u64,
+    words: *mut u64,
     nwords: u64,
     first: i32,
     result: *mut u64,
 ) -> i32 {
-    let words = std::slice::from_raw_parts(words, nwords as usize);
+    let words = std::slice::from_raw_parts_mut(words, nwords as usize);
     match runtime().merge_point_from_c(portal as usize, words, first != 0) {
-        None => 0,
-        Some(Ok(v)) => {
+        Ok(FromMergePoint::GoOn) => 0,
+        Ok(FromMergePoint::Returned(v)) => {
             *result = v;
             1
         }
-        Some(Err(e)) => die(&e.message),
+        Ok(FromMergePoint::Resume) => 2,
+        Err(e) => die(&e.message),
     }
 }
 

@@ -206,6 +206,13 @@ fn transform_graph(g: &mut FunctionGraph<ExceptionsExplicit>, collecting: &Colle
             {
                 young.insert(op.result);
             }
+            // The JIT may hand a portal call back at its merge point with
+            // every live variable changed (GenC writes them over): what a
+            // slot holds, and which objects are young, is not known after.
+            if op.is_jit_merge_point() {
+                young.clear();
+                slot_holds.clear();
+            }
             let Some(op_roots) = op_roots else {
                 ops.push(op);
                 continue;

@@ -19,6 +19,11 @@ pub(super) struct LoopHead {
 }
 
 impl LoopHead {
+    /// Where a jump to this head goes.
+    pub(super) fn target(&self) -> DynamicLabel {
+        self.target
+    }
+
     /// The start of the trace, a jump's target when it has no label.
     pub(super) fn start(g: &mut Gen) -> LoopHead {
         let target = g.asm.new_dynamic_label();
@@ -95,6 +100,7 @@ impl Gen<'_> {
             }
             _ => {
                 self.write_out(&op.args);
+                self.linked_finish_exit();
                 self.ret_index(pc);
             }
         }

@@ -43,11 +43,13 @@ mod control;
 mod floats;
 mod guards;
 mod ints;
+mod linking;
 mod memory;
 pub mod regalloc;
 mod runtime;
 
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 use std::sync::Arc;
 
 use dynasmrt::x64::Assembler;
@@ -131,6 +133,8 @@ struct Gen<'t> {
     /// For code that runs on a translated program's memory: its allocator
     /// and collector (else objects come from the run's `Heap`).
     memory: Option<ProgramMemory>,
+    /// For code whose exits may be linked to other traces' code.
+    links: Option<linking::LinkSites>,
 }
 
 impl Gen<'_> {
@@ -277,11 +281,20 @@ impl Gen<'_> {
         );
     }
 
-    /// Leaves the code, returning op index `pc`.
+    /// Leaves the code, returning op index `pc` (with the trace's id above
+    /// it when the code may be linked: see `linking`).
     fn ret_index(&mut self, pc: usize) {
-        let i = pc as i32;
         let l = self.epilogue;
-        dynasm!(self.asm ; .arch x64 ; mov eax, DWORD i ; jmp =>l);
+        match &self.links {
+            Some(sites) => {
+                let tagged = ((sites.id() as u64) << 32 | pc as u64) as i64;
+                dynasm!(self.asm ; .arch x64 ; mov rax, QWORD tagged ; jmp =>l);
+            }
+            None => {
+                let i = pc as i32;
+                dynasm!(self.asm ; .arch x64 ; mov eax, DWORD i ; jmp =>l);
+            }
+        }
     }
 
     /// Writes the bits of `vals` to the output buffer.
@@ -326,6 +339,8 @@ impl Gen<'_> {
             match exit {
                 Exit::Values(vals) => {
                     self.write_out(&vals);
+                    let trace = self.trace;
+                    self.linked_guard_exit(&trace.ops[pc]);
                     self.ret_index(pc);
                 }
                 Exit::Error(args) => {
@@ -437,6 +452,9 @@ pub struct CompiledLoop {
     trace: Arc<Trace>,
     frame: FrameLayout,
     out_len: usize,
+    /// For code in an executable: where its exits may go on into other
+    /// traces' code.
+    links: Option<linking::Links>,
 }
 
 impl std::fmt::Debug for CompiledLoop {
@@ -479,7 +497,7 @@ impl KeptTrace for Arc<Trace> {
 pub fn compile(trace: impl KeptTrace) -> Result<CompiledLoop, String> {
     let trace = trace.into_kept();
     let alloc = regalloc::assign(&trace);
-    compile_with(trace, Checks::Trusting, alloc, None)
+    compile_with(trace, Checks::Trusting, alloc, None, None)
 }
 
 /// Compiles `trace` to machine code that runs on a translated program's
@@ -492,7 +510,7 @@ pub fn compile_for_program(
 ) -> Result<CompiledLoop, String> {
     let trace = trace.into_kept();
     let alloc = regalloc::assign(&trace);
-    compile_with(trace, Checks::Trusting, alloc, Some(memory))
+    compile_with(trace, Checks::Trusting, alloc, Some(memory), None)
 }
 
 /// Compiles `trace` to machine code that checks every memory access
@@ -501,7 +519,7 @@ pub fn compile_for_program(
 pub fn compile_checked(trace: impl KeptTrace) -> Result<CompiledLoop, String> {
     let trace = trace.into_kept();
     let alloc = regalloc::assign(&trace);
-    compile_with(trace, Checks::Checked, alloc, None)
+    compile_with(trace, Checks::Checked, alloc, None, None)
 }
 
 /// [`compile`] with only the given registers for boxes (tests force
@@ -517,7 +535,7 @@ pub fn compile_with_registers(
     }
     let trace = trace.into_kept();
     let alloc = regalloc::assign_with(&trace, gp, xmm);
-    compile_with(trace, Checks::Trusting, alloc, None)
+    compile_with(trace, Checks::Trusting, alloc, None, None)
 }
 
 fn compile_with(
@@ -525,6 +543,7 @@ fn compile_with(
     checks: Checks,
     alloc: Allocation,
     memory: Option<ProgramMemory>,
+    links: Option<(usize, Rc<linking::Registry>)>,
 ) -> Result<CompiledLoop, String> {
     let trace = &*kept;
     let (max_out, max_staging) = check_shape(trace)?;
@@ -560,9 +579,13 @@ fn compile_with(
             .any(|d| matches!(d.data, DescrData::Residual(_))),
         known_length: HashMap::new(),
         memory,
+        links: links.map(|(id, registry)| linking::LinkSites::new(trace, id, registry)),
     };
     g.prologue();
     let mut head = control::LoopHead::start(&mut g);
+    if let Some(sites) = &mut g.links {
+        sites.body = Some(head.target());
+    }
     let uses = guards::use_counts(trace);
     let mut pc = 0;
     while pc < trace.ops.len() {
@@ -579,15 +602,24 @@ fn compile_with(
     g.ret_index(trace.ops.len());
     g.emit_stubs();
     g.emit_epilogue();
+    let entry = g.emit_linked_entry();
+    let links = match (g.links.take(), entry) {
+        (Some(sites), Some(entry)) => Some(sites.into_links(entry)),
+        _ => None,
+    };
     let code = g
         .asm
         .finalize()
         .map_err(|_| "x86_64 backend: could not finalize the code".to_string())?;
+    if let Some(links) = &links {
+        links.registry.register(links.id, &kept, frame.len, max_out);
+    }
     Ok(CompiledLoop {
         code,
         trace: kept,
         frame,
         out_len: max_out,
+        links,
     })
 }
 
@@ -641,16 +673,40 @@ impl CompiledLoop {
         calls: &mut dyn rpy_jit::interp::ResidualCalls,
         objects: Option<&mut dyn rpy_jit::interp::ObjectMemory>,
     ) -> Outcome {
+        self.run_linked(inputs, heap, iteration_limit, calls, objects)
+            .0
+    }
+
+    /// [`CompiledLoop::run_rebuilding_in`]; also the id of the trace whose
+    /// exit the run left from (this one's unless its code is linked).
+    fn run_linked(
+        &self,
+        inputs: &[RunValue],
+        heap: &mut Heap,
+        iteration_limit: u64,
+        calls: &mut dyn rpy_jit::interp::ResidualCalls,
+        objects: Option<&mut dyn rpy_jit::interp::ObjectMemory>,
+    ) -> (Outcome, usize) {
+        let own_id = self.links.as_ref().map_or(0, |l| l.id);
         let t = &self.trace;
         if let Err(e) = rpy_jit::interp::check_inputs(t, inputs) {
-            return Outcome::Error(e);
+            return (Outcome::Error(e), own_id);
         }
-        let mut frame = vec![0u64; self.frame.len];
+        // Linked code runs on in this frame and buffer: they are as large
+        // as any linked trace needs.
+        let (frame_len, out_len) = match &self.links {
+            Some(l) => (
+                self.frame.len.max(l.registry.frame_len()),
+                self.out_len.max(l.registry.out_len()),
+            ),
+            None => (self.frame.len, self.out_len),
+        };
+        let mut frame = vec![0u64; frame_len];
         for (b, v) in t.inputs.iter().zip(inputs) {
             frame[*b] = v.bits();
         }
         frame[self.frame.counter] = iteration_limit.min(i64::MAX as u64);
-        let mut out = vec![0u64; self.out_len.max(1)];
+        let mut out = vec![0u64; out_len.max(1)];
         let mut context = runtime::RunContext::new(heap, t, calls);
         frame[self.frame.context] = &mut context as *mut runtime::RunContext as u64;
         frame[self.frame.out] = out.as_mut_ptr() as u64;
@@ -661,39 +717,61 @@ impl CompiledLoop {
         // objects of the descr's type otherwise, see `compile`), calls only
         // the registry's functions and `runtime`'s helpers with the SysV
         // ABI, restores the callee-saved registers and always returns.
-        let pc = unsafe {
+        // Linked code goes on only into code of the same registry, whose
+        // frame and buffer fit in these.
+        let exit = unsafe {
             let f: EntryFn = std::mem::transmute(self.code.ptr(dynasmrt::AssemblyOffset(0)));
             f(frame.as_mut_ptr())
-        } as usize;
-        if let Some(e) = context.take_error() {
-            return Outcome::Error(e);
-        }
-        if pc & ERROR_EXIT != 0 {
-            let pc = pc & !ERROR_EXIT;
-            return Outcome::Error(runtime::error_message(t, pc, &frame, heap));
-        }
-        let values = |vs: &[Value]| -> Vec<RunValue> {
-            vs.iter()
-                .zip(&out)
-                .map(|(v, bits)| RunValue::from_bits(t.kind(*v), *bits))
-                .collect()
         };
-        let Some(op) = t.ops.get(pc) else {
-            return Outcome::Error("the trace ends without finish or jump".into());
+        let (left, pc) = match &self.links {
+            Some(_) => ((exit >> 32) as usize, (exit & 0xffff_ffff) as usize),
+            None => (own_id, exit as usize),
         };
-        match op.name() {
-            "finish" => Outcome::Finished(values(&op.args)),
-            "jump" => Outcome::LoopLimit {
-                values: values(&control::jump_targets(t, pc)),
+        let left_trace = match &self.links {
+            Some(l) if left != own_id => match l.registry.trace(left) {
+                Some(t) => t,
+                None => {
+                    return (
+                        Outcome::Error(format!("left from unknown trace {left}")),
+                        own_id,
+                    )
+                }
             },
-            _ => {
-                let saved = values(op.fail_args.as_deref().unwrap_or(&[]));
-                match objects {
-                    Some(objects) => rpy_jit::interp::guard_failed(t, pc, saved, objects),
-                    None => rpy_jit::interp::guard_failed(t, pc, saved, heap),
+            _ => self.trace.clone(),
+        };
+        let t = &*left_trace;
+        let outcome = (|| {
+            if let Some(e) = context.take_error() {
+                return Outcome::Error(e);
+            }
+            if pc & ERROR_EXIT != 0 {
+                let pc = pc & !ERROR_EXIT;
+                return Outcome::Error(runtime::error_message(t, pc, &frame, heap));
+            }
+            let values = |vs: &[Value]| -> Vec<RunValue> {
+                vs.iter()
+                    .zip(&out)
+                    .map(|(v, bits)| RunValue::from_bits(t.kind(*v), *bits))
+                    .collect()
+            };
+            let Some(op) = t.ops.get(pc) else {
+                return Outcome::Error("the trace ends without finish or jump".into());
+            };
+            match op.name() {
+                "finish" => Outcome::Finished(values(&op.args)),
+                "jump" => Outcome::LoopLimit {
+                    values: values(&control::jump_targets(t, pc)),
+                },
+                _ => {
+                    let saved = values(op.fail_args.as_deref().unwrap_or(&[]));
+                    match objects {
+                        Some(objects) => rpy_jit::interp::guard_failed(t, pc, saved, objects),
+                        None => rpy_jit::interp::guard_failed(t, pc, saved, heap),
+                    }
                 }
             }
-        }
+        })();
+        (outcome, left)
     }
 }
 
@@ -725,16 +803,33 @@ impl rpy_jit::metainterp::RunnableLoop for CompiledLoop {
 
 /// Machine code as the executables' JIT backend (`rpy translate --jit`):
 /// loops run on the translated program's own memory, trusting its
-/// pointers as its C code does.
-pub struct NativeMachineCode;
+/// pointers as its C code does, and their exits are linked (`linking`).
+#[derive(Default)]
+pub struct NativeMachineCode {
+    registry: Rc<linking::Registry>,
+}
 
 impl rpy_jit::native::loops::NativeBackend for NativeMachineCode {
     fn compile(
         &self,
         trace: Trace,
+        id: usize,
         memory: ProgramMemory,
     ) -> Result<Box<dyn rpy_jit::native::loops::NativeLoop>, String> {
-        Ok(Box::new(compile_for_program(trace, memory)?))
+        let trace = trace.into_kept();
+        let alloc = regalloc::assign(&trace);
+        let links = Some((id, self.registry.clone()));
+        Ok(Box::new(compile_with(
+            trace,
+            Checks::Trusting,
+            alloc,
+            Some(memory),
+            links,
+        )?))
+    }
+
+    fn linked_failures(&self) -> u64 {
+        self.registry.linked_failures()
     }
 }
 
@@ -743,16 +838,31 @@ impl rpy_jit::native::loops::NativeLoop for CompiledLoop {
         &self.trace
     }
 
+    fn link(
+        &self,
+        exit: rpy_jit::metainterp::LinkedExit,
+        to: &dyn rpy_jit::native::loops::NativeLoop,
+    ) {
+        let entry = to.linked_entry();
+        if entry != 0 {
+            self.link_exit(exit, entry);
+        }
+    }
+
+    fn linked_entry(&self) -> usize {
+        self.linked_entry_address()
+    }
+
     fn run(
         &self,
         inputs: &[RunValue],
         calls: &mut dyn rpy_jit::interp::ResidualCalls,
         objects: &mut dyn rpy_jit::interp::ObjectMemory,
-    ) -> Outcome {
+    ) -> (Outcome, usize) {
         // The executables' loops allocate with the program's allocator
         // and rebuild removed objects in `objects`, so the helpers' heap
         // stays empty.
         let mut heap = Heap::default();
-        self.run_rebuilding_in(inputs, &mut heap, u64::MAX, calls, Some(objects))
+        self.run_linked(inputs, &mut heap, u64::MAX, calls, Some(objects))
     }
 }

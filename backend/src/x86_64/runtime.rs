@@ -10,7 +10,8 @@ use rpy_jit::trace::{DescrData, DescrNeed, Op, Trace, Value};
 /// What the helpers of one run share; the code gets its address.
 pub(super) struct RunContext {
     heap: *mut Heap,
-    trace: *const Trace,
+    /// The trace whose code runs (linked code makes itself the trace).
+    pub(super) trace: *const Trace,
     /// The runner of residual calls, its lifetime erased: it outlives the
     /// run, as `heap` does.
     calls: *mut (dyn ResidualCalls + 'static),

@@ -3,7 +3,7 @@
 //! LLInterpreter's (each `Insn::Op` is bound to the operation it came
 //! from, through `LlMachine::detach`), as is a residual call.
 
-use super::{execute, operand, BlackholeStats, Completion, Exec, Frame};
+use super::{execute, operand, AtMergePoint, BlackholeStats, Completion, Exec, Frame, Ran};
 use crate::codewriter::jitcode::{Callee, Insn, JitCodes, Operand};
 use crate::metainterp::MetaInterp;
 use crate::warmstate::{GreenKey, HotLoop, WarmState};
@@ -130,8 +130,16 @@ impl<'j> Blackhole<'j> {
             machine,
         };
         match execute(&mut world, &mut frames, out) {
-            Ok(Completion::Returned(v)) => Ok(CallOutcome::Returned(v)),
-            Ok(Completion::Raised { etype, evalue }) => Ok(CallOutcome::Raised { etype, evalue }),
+            Ok(Ran::Completed(Completion::Returned(v))) => Ok(CallOutcome::Returned(v)),
+            Ok(Ran::Completed(Completion::Raised { etype, evalue })) => {
+                Ok(CallOutcome::Raised { etype, evalue })
+            }
+            // (This world's merge points never leave: the LLInterpreter
+            // cannot take a graph's frame back.)
+            Ok(Ran::Left) => Err(internal(
+                "the blackhole left a portal call the LLInterpreter cannot take back".into(),
+                &codes.codes[code].name,
+            )),
             Err(mut e) => {
                 e.traceback = frames
                     .iter()
@@ -243,7 +251,7 @@ impl<'j> Exec<'j> for LlExec<'_, 'j, '_> {
         greens: &[Operand],
         reds: &[Operand],
         out: &mut dyn Write,
-    ) -> Result<Option<(LlValue, LlValue)>, LlError> {
+    ) -> Result<AtMergePoint<LlValue>, LlError> {
         let entering = std::mem::take(&mut self.blackhole.entering);
         let bh = &mut *self.blackhole;
         let frame = frames.last().expect("a frame");
@@ -251,7 +259,7 @@ impl<'j> Exec<'j> for LlExec<'_, 'j, '_> {
             Some(jit) if jit.has_work() || entering => {
                 greens.iter().map(|g| operand(self, frame, g)).collect()
             }
-            _ => return Ok(None),
+            _ => return Ok(AtMergePoint::GoOn),
         };
         let bh = &mut *self.blackhole;
         let key = GreenKey::new(driver, &values);
@@ -261,7 +269,7 @@ impl<'j> Exec<'j> for LlExec<'_, 'j, '_> {
             }
         }
         if !bh.jit.as_ref().is_some_and(|jit| jit.wants(&key)) {
-            return Ok(None);
+            return Ok(AtMergePoint::GoOn);
         }
         // The JIT sees this portal call's frames only: the portal's and
         // those it calls; the callers' (a recursive interpreter's outer
@@ -273,7 +281,7 @@ impl<'j> Exec<'j> for LlExec<'_, 'j, '_> {
         let done = jit.at_merge_point(self, &mut own, key, &values, &greens_text, reds, out);
         self.blackhole.jit = Some(jit);
         frames.extend(own);
-        done
+        done.map(AtMergePoint::raising)
     }
 
     fn can_enter_jit(&mut self, frames: &mut [Frame], driver: &str, greens: &[Operand]) {

@@ -95,6 +95,32 @@ pub enum Completion<V> {
     },
 }
 
+/// What the portal's merge point tells the run that reached it.
+pub(crate) enum AtMergePoint<V> {
+    /// Go on with the next instruction.
+    GoOn,
+    /// Raise this exception in the frames.
+    Raise(Raised<V>),
+    /// Stop: the portal's frame, the only one, goes on in the world's own
+    /// code (the translated portal, from this merge point on).
+    Leave,
+}
+
+impl<V> AtMergePoint<V> {
+    /// Raise what the JIT says must be raised, else go on.
+    pub(crate) fn raising(raised: Option<Raised<V>>) -> Self {
+        raised.map_or(AtMergePoint::GoOn, AtMergePoint::Raise)
+    }
+}
+
+/// How a run of [`execute`] ended.
+pub(crate) enum Ran<V> {
+    Completed(Completion<V>),
+    /// The world took the portal's frame back at a merge point
+    /// ([`AtMergePoint::Leave`]); the frame is left after it.
+    Left,
+}
+
 /// The world jitcodes run in: its values, and what one operation, one
 /// residual call and one merge point do there.
 pub(crate) trait Exec<'j> {
@@ -136,8 +162,7 @@ pub(crate) trait Exec<'j> {
     fn switch_key(&self, v: &Self::Value) -> Result<i64, String>;
     /// The class id of an exception's class (a vtable pointer).
     fn class_id(&self, etype: &Self::Value) -> Result<i64, LlError>;
-    /// The top frame (the portal's) ran its `jit_merge_point`. An
-    /// exception the frames must raise comes back.
+    /// The top frame (the portal's) ran its `jit_merge_point`.
     fn merge_point(
         &mut self,
         frames: &mut Vec<Frame<Self::Value>>,
@@ -145,7 +170,7 @@ pub(crate) trait Exec<'j> {
         greens: &[Operand],
         reds: &[Operand],
         out: &mut dyn Write,
-    ) -> Result<Option<Raised<Self::Value>>, LlError>;
+    ) -> Result<AtMergePoint<Self::Value>, LlError>;
     /// The top frame ran its `can_enter_jit` (`frames` are every live
     /// frame).
     fn can_enter_jit(
@@ -175,12 +200,13 @@ pub(crate) fn operand<'j, E: Exec<'j>>(e: &E, frame: &Frame<E::Value>, o: &Opera
     }
 }
 
-/// Runs `frames` (the last on top) until the first returns or raises.
+/// Runs `frames` (the last on top) until the first returns or raises, or
+/// the world takes it back at a merge point.
 pub(crate) fn execute<'j, E: Exec<'j>>(
     e: &mut E,
     frames: &mut Vec<Frame<E::Value>>,
     out: &mut dyn Write,
-) -> Result<Completion<E::Value>, LlError> {
+) -> Result<Ran<E::Value>, LlError> {
     loop {
         let depth = frames.len() - 1;
         let code = frames[depth].code;
@@ -231,10 +257,14 @@ pub(crate) fn execute<'j, E: Exec<'j>>(
                 reds,
             } => {
                 e.stats().merge_points += 1;
-                if let Some((etype, evalue)) = e.merge_point(frames, driver, greens, reds, out)? {
-                    if let Some(done) = unwind(e, frames, etype, evalue, true)? {
-                        return Ok(done);
+                match e.merge_point(frames, driver, greens, reds, out)? {
+                    AtMergePoint::GoOn => {}
+                    AtMergePoint::Raise((etype, evalue)) => {
+                        if let Some(done) = unwind(e, frames, etype, evalue, true)? {
+                            return Ok(Ran::Completed(done));
+                        }
                     }
+                    AtMergePoint::Leave => return Ok(Ran::Left),
                 }
             }
             Insn::CanEnterJit { driver, greens, .. } => {
@@ -290,7 +320,7 @@ pub(crate) fn execute<'j, E: Exec<'j>>(
                             }
                             Completion::Raised { etype, evalue } => {
                                 if let Some(done) = unwind(e, frames, etype, evalue, true)? {
-                                    return Ok(done);
+                                    return Ok(Ran::Completed(done));
                                 }
                             }
                         }
@@ -301,7 +331,7 @@ pub(crate) fn execute<'j, E: Exec<'j>>(
                 let etype = operand(e, &frames[depth], etype);
                 let evalue = operand(e, &frames[depth], evalue);
                 if let Some(done) = unwind(e, frames, etype, evalue, false)? {
-                    return Ok(done);
+                    return Ok(Ran::Completed(done));
                 }
             }
             Insn::Return(v) => {
@@ -310,7 +340,7 @@ pub(crate) fn execute<'j, E: Exec<'j>>(
                     .map_or_else(|| e.void(), |v| operand(e, &frames[depth], v));
                 let done = frames.pop().expect("the returning frame");
                 match frames.last_mut() {
-                    None => return Ok(Completion::Returned(v)),
+                    None => return Ok(Ran::Completed(Completion::Returned(v))),
                     Some(caller) => {
                         if let Some(r) = done.result {
                             caller.set(r, v);

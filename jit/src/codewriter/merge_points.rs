@@ -9,7 +9,7 @@
 use std::collections::HashSet;
 
 use rpy_ir::diag::Pos;
-use rpy_ir::graph::{Arg, Constant, FunctionGraph, LowLevel, Program, Var};
+use rpy_ir::graph::{Arg, FunctionGraph, LowLevel, Program, Var};
 use rpy_ir::lltype::LowLevelType;
 
 /// A merge point with variables live after it that it does not pass.
@@ -44,9 +44,7 @@ fn check_graph(g: &FunctionGraph<LowLevel>) -> Vec<UndeclaredAtMergePoint> {
     let mut found = Vec::new();
     for block in &g.blocks {
         for (at, op) in block.operations.iter().enumerate() {
-            let is_merge_point = op.opname == "jit_marker"
-                && matches!(op.args.first(), Some(Arg::Const(Constant::Name(k))) if k == "jit_merge_point");
-            if !is_merge_point {
+            if !op.is_jit_merge_point() {
                 continue;
             }
             let passed: HashSet<Var> = op.args.iter().filter_map(Arg::as_var).collect();

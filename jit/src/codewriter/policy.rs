@@ -40,10 +40,10 @@ fn shape(sig: &FuncSig) -> Shape {
 
 /// Does the graph hold a `jit_merge_point`?
 fn is_portal(g: &FunctionGraph<LowLevel>) -> bool {
-    g.blocks.iter().flat_map(|b| &b.operations).any(|op| {
-        op.opname == "jit_marker"
-            && matches!(op.args.first(), Some(Arg::Const(Constant::Name(k))) if k == "jit_merge_point")
-    })
+    g.blocks
+        .iter()
+        .flat_map(|b| &b.operations)
+        .any(|op| op.is_jit_merge_point())
 }
 
 /// Does the graph have a cycle of blocks (a loop)?

@@ -27,7 +27,7 @@ impl Loops for LlLoops {
     type Value = LlValue;
     type Loop = Box<dyn RunnableLoop>;
 
-    fn compile(&mut self, trace: Trace) -> Result<Self::Loop, String> {
+    fn compile(&mut self, trace: Trace, _: usize) -> Result<Self::Loop, String> {
         self.backend.compile(trace)
     }
 
@@ -145,7 +145,7 @@ impl<'a, 'j, 'm> RunLoops<'j, LlExec<'a, 'j, 'm>> for LlLoops {
                 &outcome,
             ));
         }
-        Ok((outcome, raised))
+        Ok((outcome, raised, id))
     }
 
     fn leave(&mut self, e: &mut LlExec<'a, 'j, 'm>, header: &Header) -> Result<(), String> {

@@ -16,7 +16,7 @@ pub mod mirror;
 pub mod record;
 pub mod residual;
 
-use std::collections::{HashMap, HashSet};
+use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::fmt::Write as _;
 use std::io::Write;
 
@@ -37,13 +37,32 @@ use residual::ResidualSite;
 pub trait Loops {
     type Value: Clone;
     type Loop;
-    fn compile(&mut self, trace: Trace) -> Result<Self::Loop, String>;
+    /// Compiles `trace`, to be compiled trace `id` of the run.
+    fn compile(&mut self, trace: Trace, id: usize) -> Result<Self::Loop, String>;
     fn trace_of(code: &Self::Loop) -> &Trace;
+    /// From now on, where `from` leaves through `exit`, its code may go
+    /// straight on into `to`'s (a world whose code can jump between
+    /// traces links them; a run then reports which trace it left from).
+    fn link(&mut self, _from: &Self::Loop, _exit: LinkedExit, _to: &Self::Loop) {}
+    /// How many guards failed straight into linked code.
+    fn linked_failures(&self) -> u64 {
+        0
+    }
 }
 
-/// What a run of a compiled loop did, and the exception its last
-/// residual call raised.
-pub(crate) type LoopRun<V> = (Outcome, Option<Raised<V>>);
+/// Where one compiled trace goes on into another.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LinkedExit {
+    /// The guard with this resume index, into its bridge.
+    Guard(usize),
+    /// The trace's `finish`, into the loop at its merge point.
+    Finish,
+}
+
+/// What a run of compiled code did, the exception its last residual call
+/// raised, and the compiled trace it left from (another than the one
+/// entered when it went on into linked code).
+pub(crate) type LoopRun<V> = (Outcome, Option<Raised<V>>, usize);
 
 /// How compiled loops run from a world `E` and come back to it.
 pub(crate) trait RunLoops<'j, E: TraceExec<'j, Value = Self::Value>>: Loops {
@@ -289,13 +308,13 @@ impl<L: Loops> MetaInterp<L> {
         MetaInterp {
             params,
             stats: JitStats::default(),
-            pending: HashSet::new(),
-            given_up: HashSet::new(),
-            failed_attempts: HashMap::new(),
-            given_up_guards: HashSet::new(),
+            pending: HashSet::default(),
+            given_up: HashSet::default(),
+            failed_attempts: HashMap::default(),
+            given_up_guards: HashSet::default(),
             compiled: Vec::new(),
-            loops: HashMap::new(),
-            loop_keys: HashSet::new(),
+            loops: HashMap::default(),
+            loop_keys: HashSet::default(),
             world,
             sites: Vec::new(),
             header: None,
@@ -467,7 +486,7 @@ impl<L: Loops> MetaInterp<L> {
         );
         // The header grew with the descrs the trace named.
         self.header = Some((*trace.header).clone());
-        match self.world.compile(trace) {
+        match self.world.compile(trace, id) {
             Ok(code) => {
                 if bridge {
                     self.stats.bridges += 1;
@@ -478,7 +497,7 @@ impl<L: Loops> MetaInterp<L> {
                     code,
                     failures: vec![0; recorded.resumes.len()],
                     resumes: recorded.resumes,
-                    bridges: HashMap::new(),
+                    bridges: HashMap::default(),
                     end: recorded.end,
                     run_logged: false,
                 });
@@ -491,6 +510,29 @@ impl<L: Loops> MetaInterp<L> {
                 None
             }
         }
+    }
+
+    /// The run went from compiled trace `from` through `exit` on into
+    /// trace `to` by way of the runtime: their code is linked from now on,
+    /// once `to`'s first run is in the log (when runs are logged for
+    /// replay; a linked run would not come back to be logged).
+    fn link(&mut self, from: usize, exit: LinkedExit, to: usize) {
+        if self.params.log_runs && !self.compiled[to].run_logged {
+            return;
+        }
+        self.world
+            .link(&self.compiled[from].code, exit, &self.compiled[to].code);
+    }
+
+    /// How many guards failed, in the runtime or straight into linked
+    /// code.
+    pub fn guard_failures(&self) -> u64 {
+        self.stats.guard_failures + self.linked_guard_failures()
+    }
+
+    /// How many guards failed straight into linked code.
+    pub fn linked_guard_failures(&self) -> u64 {
+        self.world.linked_failures()
     }
 
     /// The log from `from` on names a trace that was given up: number `id`
@@ -559,7 +601,7 @@ impl<L: Loops> MetaInterp<L> {
         L: RunLoops<'j, E>,
     {
         let fail = |e: String| internal(format!("compiled code: {e}"), "jit");
-        let header = L::trace_of(&self.compiled[id].code).header.clone();
+        let mut header = L::trace_of(&self.compiled[id].code).header.clone();
         let mut args = self.world.enter(e, &header, values).map_err(fail)?;
         self.stats.loop_entries += 1;
         loop {
@@ -568,9 +610,14 @@ impl<L: Loops> MetaInterp<L> {
                 compiled.run_logged = true;
                 &mut self.log
             });
-            let (outcome, raised) =
+            let (outcome, raised, left) =
                 self.world
                     .run(e, &compiled.code, id, &args, &self.sites, log, out)?;
+            if left != id {
+                id = left;
+                header = L::trace_of(&self.compiled[id].code).header.clone();
+            }
+            let compiled = &mut self.compiled[id];
             match outcome {
                 Outcome::GuardFailed {
                     guard,
@@ -593,6 +640,7 @@ impl<L: Loops> MetaInterp<L> {
                         return Ok(Exit::Raised(frames, etype, evalue));
                     }
                     if let Some(&bridge) = compiled.bridges.get(&index) {
+                        self.link(id, LinkedExit::Guard(index), bridge);
                         id = bridge;
                         args = saved[1..].to_vec();
                         continue;
@@ -616,6 +664,7 @@ impl<L: Loops> MetaInterp<L> {
                     let Some(&next) = self.loops.get(&end.key) else {
                         return Err(fail("a trace ends at a merge point with no loop".into()));
                     };
+                    self.link(id, LinkedExit::Finish, next);
                     id = next;
                     args = reds;
                 }

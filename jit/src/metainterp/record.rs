@@ -110,7 +110,7 @@ pub struct Recorded<V> {
 
 /// How recording ended.
 pub enum Recording<V> {
-    Closed(Recorded<V>),
+    Closed(Box<Recorded<V>>),
     /// Tracing gave up (why); the frames stand where it stopped, and the
     /// blackhole goes on from there.
     Aborted(String),
@@ -359,7 +359,7 @@ pub(crate) enum Start<'a, V> {
     Loop {
         key: &'a GreenKey,
         reds: &'a [Operand],
-        compiled: &'a HashSet<GreenKey>,
+        compiled: &'a fxhash::FxHashSet<GreenKey>,
     },
     /// At the frames a failing guard saved, rebuilt: the guard's fail args
     /// (but the first, the resume index) are the inputs, and the trace is a
@@ -367,7 +367,7 @@ pub(crate) enum Start<'a, V> {
     /// original's `reached_loop_header`).
     Bridge {
         saved: &'a ResumeFrames<V>,
-        compiled: &'a HashSet<GreenKey>,
+        compiled: &'a fxhash::FxHashSet<GreenKey>,
     },
 }
 
@@ -703,11 +703,11 @@ pub(crate) fn record<'j, E: TraceExec<'j>>(
                     inputs,
                     ops: t.ops,
                 };
-                return Ok(Recording::Closed(Recorded {
+                return Ok(Recording::Closed(Box::new(Recorded {
                     trace,
                     resumes: t.resumes,
                     end,
-                }));
+                })));
             }
             Insn::Call {
                 callee,

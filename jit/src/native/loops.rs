@@ -23,14 +23,22 @@ use super::NativeOp;
 use crate::interp::{Heap, Memory, ObjectMemory, Outcome, ResidualCalls, RunValue};
 use crate::metainterp::mirror::Flavor;
 use crate::metainterp::residual::{ResidualSite, ResidualTarget};
-use crate::metainterp::{LoopRun, Loops, RunLoops};
+use crate::metainterp::{LinkedExit, LoopRun, Loops, RunLoops};
 use crate::replay::RunLog;
 use crate::trace::{Header, Kind, Trace, Value};
 use rpy_ir::lltype::LowLevelType;
 
 /// Machine code for traces (the x86-64 backend).
 pub trait NativeBackend {
-    fn compile(&self, trace: Trace, memory: ProgramMemory) -> Result<Box<dyn NativeLoop>, String>;
+    /// Compiles `trace`, compiled trace `id` of the run.
+    fn compile(
+        &self,
+        trace: Trace,
+        id: usize,
+        memory: ProgramMemory,
+    ) -> Result<Box<dyn NativeLoop>, String>;
+    /// How many guards failed straight into linked code.
+    fn linked_failures(&self) -> u64;
 }
 
 /// How machine code allocates in a translated program's memory and keeps
@@ -63,12 +71,20 @@ pub trait NativeLoop {
     /// Runs the code from `inputs` (one per input box, of its kind); a
     /// failing guard rebuilds the objects the optimizer removed in
     /// `objects`.
+    /// What the run did, and the id of the compiled trace it left from
+    /// (another than this one when it went on into linked code).
     fn run(
         &self,
         inputs: &[RunValue],
         calls: &mut dyn ResidualCalls,
         objects: &mut dyn ObjectMemory,
-    ) -> Outcome;
+    ) -> (Outcome, usize);
+    /// From now on, where this code leaves through `exit`, it goes
+    /// straight on into `to`'s, which must come from the same backend.
+    fn link(&self, exit: LinkedExit, to: &dyn NativeLoop);
+    /// Where linked code goes on into this code (the address of its entry
+    /// from another trace's exit).
+    fn linked_entry(&self) -> usize;
 }
 
 /// The executable's compiled loops.
@@ -96,13 +112,21 @@ impl Loops for NativeLoops {
     type Value = u64;
     type Loop = Box<dyn NativeLoop>;
 
-    fn compile(&mut self, trace: Trace) -> Result<Self::Loop, String> {
+    fn compile(&mut self, trace: Trace, id: usize) -> Result<Self::Loop, String> {
         // (Its constants were kept alive as the tracer made them.)
-        self.backend.compile(trace, self.memory())
+        self.backend.compile(trace, id, self.memory())
     }
 
     fn trace_of(code: &Self::Loop) -> &Trace {
         code.trace()
+    }
+
+    fn link(&mut self, from: &Self::Loop, exit: LinkedExit, to: &Self::Loop) {
+        from.link(exit, to.as_ref());
+    }
+
+    fn linked_failures(&self) -> u64 {
+        self.backend.linked_failures()
     }
 }
 
@@ -158,7 +182,7 @@ impl<'a, 'j> RunLoops<'j, NativeExec<'a, 'j>> for NativeLoops {
             pending: None,
             log: first_run.as_mut().and_then(|r| r.as_mut().ok()),
         };
-        let outcome = code.run(&inputs, &mut calls, &mut objects);
+        let (outcome, left) = code.run(&inputs, &mut calls, &mut objects);
         let pending = calls.pending;
         if let (Some(log), Some(first_run)) = (log, first_run) {
             let header_text = crate::text::print_header(&trace.header);
@@ -167,7 +191,7 @@ impl<'a, 'j> RunLoops<'j, NativeExec<'a, 'j>> for NativeLoops {
                 Err(e) => format!("# run of trace {id} not logged: {e}\n\n"),
             });
         }
-        Ok((outcome, pending))
+        Ok((outcome, pending, left))
     }
 
     fn leave(&mut self, _: &mut NativeExec<'a, 'j>, _: &Header) -> Result<(), String> {
@@ -299,7 +323,7 @@ impl ResidualCalls for NativeCalls<'_, '_, '_> {
             .ok_or_else(|| format!("no residual call {index}"))?;
         // A void argument keeps its slot in the wrapper's words.
         let mut passed = args.iter();
-        let words: Vec<u64> = site
+        let words: smallvec::SmallVec<[u64; 8]> = site
             .args
             .iter()
             .map(|f| match f {

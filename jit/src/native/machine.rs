@@ -10,7 +10,9 @@
 
 use super::loops::{NativeBackend, NativeLoops};
 use super::{NativeOp, NativeProgram, Scalar};
-use crate::blackhole::{execute, internal, operand, BlackholeStats, Completion, Exec, Frame};
+use crate::blackhole::{
+    execute, internal, operand, AtMergePoint, BlackholeStats, Completion, Exec, Frame, Ran,
+};
 use crate::codewriter::jitcode::{Bank, Insn, JitCodes, Operand};
 use crate::interp::RunValue;
 use crate::metainterp::mirror::Flavor;
@@ -18,9 +20,10 @@ use crate::metainterp::record::TraceExec;
 use crate::metainterp::{JitParams, MetaInterp};
 use crate::trace::{Header, Kind};
 use crate::warmstate::{GreenKey, WarmState};
+use fxhash::FxHashMap as HashMap;
 use rpy_passes::llinterp::{LlError, LlErrorKind};
+use std::borrow::Cow;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::io::Write;
 
 /// A C function of the program called with its arguments as words.
@@ -74,6 +77,10 @@ pub struct Embedding {
     pub gc_keep: unsafe extern "C" fn(p: usize),
     /// The header flag of an object that needs the write barrier.
     pub young_flag: u64,
+    /// `&rpy_jit_active`: non-zero while the JIT has a loop or a hot key,
+    /// so that the portal's merge points call the runtime (else only the
+    /// first merge point of each call does).
+    pub active: *mut i32,
 }
 
 impl Embedding {
@@ -100,8 +107,14 @@ pub struct NativeRuntime {
     /// Per portal, its merge point (found once: the C code asks at every
     /// loop end and merge point).
     merge_points: Vec<Option<MergePoint>>,
+    /// The drivers of the portals' merge points, which green keys name
+    /// without a copy.
+    drivers: Vec<&'static str>,
     /// The objects kept alive as the traces' constants.
     kept: RefCell<std::collections::HashSet<u64>>,
+    /// How often the JIT handed a portal call back to the C code at a
+    /// merge point.
+    handed_back: std::cell::Cell<u64>,
     /// The meta-interpreter, when the JIT compiles loops (taken out while
     /// it works: a portal called meanwhile runs in the blackhole).
     jit: RefCell<Option<MetaInterp<NativeLoops>>>,
@@ -124,8 +137,8 @@ impl NativeRuntime {
         let n = program.residual_graphs.len();
         let wrappers = std::slice::from_raw_parts(embedding.graph_calls, n);
         let addresses = std::slice::from_raw_parts(embedding.graph_addresses, n);
-        let mut calls = HashMap::new();
-        let mut graphs_by_address = HashMap::new();
+        let mut calls = HashMap::default();
+        let mut graphs_by_address = HashMap::default();
         for (i, g) in program.residual_graphs.iter().enumerate() {
             calls.insert(*g, wrappers[i]);
             graphs_by_address.insert(addresses[i], *g);
@@ -133,13 +146,15 @@ impl NativeRuntime {
         let warm = WarmState::with_function_threshold(params.threshold, params.function_threshold);
         let jit = backend
             .map(|backend| MetaInterp::with_loops(params, NativeLoops { backend, embedding }));
-        let merge_points = program
+        let merge_points: Vec<Option<MergePoint>> = program
             .portals
             .iter()
             .map(|&code| MergePoint::find(&program.codes, code as usize))
             .collect();
+        let drivers = merge_points.iter().flatten().map(|m| m.driver).collect();
         Ok(NativeRuntime {
             merge_points,
+            drivers,
             program,
             embedding,
             constants,
@@ -147,6 +162,7 @@ impl NativeRuntime {
             graphs_by_address,
             warm: RefCell::new(warm),
             kept: RefCell::default(),
+            handed_back: Default::default(),
             jit: RefCell::new(jit),
         })
     }
@@ -167,10 +183,25 @@ impl NativeRuntime {
         let jit = jit.as_ref()?;
         let s = &jit.stats;
         let counts = format!(
-            "loops {}, bridges {}, aborts {}, loop entries {}, guard failures {}",
-            s.loops, s.bridges, s.aborts, s.loop_entries, s.guard_failures
+            "loops {}, bridges {}, aborts {}, loop entries {}, guard failures {}, \
+             linked guard failures {}, handed back {}",
+            s.loops,
+            s.bridges,
+            s.aborts,
+            s.loop_entries,
+            jit.guard_failures(),
+            jit.linked_guard_failures(),
+            self.handed_back.get()
         );
         Some((s.clone(), jit.log_file(&counts)))
+    }
+
+    /// `driver`, as a key names it: a portal's driver without a copy.
+    fn driver(&self, driver: &str) -> Cow<'static, str> {
+        match self.drivers.iter().find(|d| **d == driver) {
+            Some(d) => Cow::Borrowed(d),
+            None => Cow::Owned(driver.to_string()),
+        }
     }
 
     /// The merge point of portal `portal` (its index among the portals).
@@ -179,40 +210,50 @@ impl NativeRuntime {
     }
 
     /// The translated portal `portal` ran its merge point with `words`
-    /// (its greens then its reds; `first`: the call's first). `None` when
-    /// the C code goes on; else the JIT ran the rest of the call (a hot
-    /// loop is traced or entered there, and what follows runs on the
-    /// jitcodes), and this is its result (an exception it raised is left
-    /// pending in the C side's state). Nothing moves unless the JIT takes
-    /// the call over.
+    /// (its greens then its reds; `first`: the call's first). Where the
+    /// key has a loop or is hot, the JIT takes the call over: it traces or
+    /// enters the loop there, and runs what follows on the jitcodes until
+    /// the call returns, or hands the call back at a later merge point of
+    /// the portal's own frame whose key it does not want (the original's
+    /// `ContinueRunningNormally`), the values there written over `words`.
+    /// Nothing moves unless the JIT takes the call over.
     pub fn merge_point_from_c(
         &self,
         portal: usize,
-        words: &[u64],
+        words: &mut [u64],
         first: bool,
-    ) -> Option<Result<u64, LlError>> {
-        let MergePoint {
+    ) -> Result<FromMergePoint, LlError> {
+        let Some(MergePoint {
             code,
             at,
             driver,
             greens,
             reds,
-        } = self.merge_point_of(portal)?;
-        let key = GreenKey::of_words(driver, &words[..greens.len().min(words.len())]);
+        }) = self.merge_point_of(portal)
+        else {
+            return Ok(FromMergePoint::GoOn);
+        };
+        let key = GreenKey::of_words(
+            Cow::Borrowed(driver),
+            &words[..greens.len().min(words.len())],
+        );
         {
             let mut slot = self.jit.borrow_mut();
             // (Without a JIT, or while it works on an outer call.)
-            let jit = slot.as_mut()?;
+            let Some(jit) = slot.as_mut() else {
+                return Ok(FromMergePoint::GoOn);
+            };
             if first && self.warm.borrow_mut().portal_entered(&key) {
                 jit.hot(key.clone());
+                self.publish_activity(jit);
             }
             if !jit.wants(&key) {
-                return None;
+                return Ok(FromMergePoint::GoOn);
             }
         }
         let codes: &'static JitCodes = &self.program.codes;
         let mut frame = Frame::new(code, &codes.codes[code], Vec::new(), None, 0u64);
-        for (o, w) in greens.iter().chain(reds).zip(words) {
+        for (o, w) in greens.iter().chain(reds).zip(words.iter()) {
             if let Operand::Reg(r) = o {
                 frame.set(*r, *w);
             }
@@ -228,16 +269,46 @@ impl NativeRuntime {
         };
         // The greens become old (their addresses are the key from now on):
         // a hot key moves with them.
-        if let Err(e) = world.settle(&mut frames) {
-            return Some(Err(e));
-        }
+        world.settle(&mut frames)?;
         let (_, settled) = world.key(&frames, driver, greens);
         if settled != key {
             if let Some(jit) = self.jit.borrow_mut().as_mut() {
                 jit.rekey(&key, settled);
             }
         }
-        Some(self.finish(&mut world, &mut frames))
+        let exit = match execute(&mut world, &mut frames, &mut std::io::sink())? {
+            Ran::Completed(Completion::Returned(v)) => FromMergePoint::Returned(v),
+            Ran::Completed(Completion::Raised { etype, evalue }) => {
+                // SAFETY: the embedding's exception state is the program's.
+                unsafe {
+                    *self.embedding.exc_type = etype as usize;
+                    *self.embedding.exc_value = evalue as usize;
+                }
+                FromMergePoint::Returned(0)
+            }
+            Ran::Left => {
+                // The portal's frame, after its merge point: the C code's
+                // live values there, in the order it passes them.
+                for (o, w) in greens.iter().chain(reds).zip(words.iter_mut()) {
+                    if let Operand::Reg(r) = o {
+                        *w = *frames[0].get(*r);
+                    }
+                }
+                self.handed_back.set(self.handed_back.get() + 1);
+                FromMergePoint::Resume
+            }
+        };
+        if let Some(jit) = self.jit.borrow().as_ref() {
+            self.publish_activity(jit);
+        }
+        Ok(exit)
+    }
+
+    /// Tells the C code whether its merge points must call the runtime:
+    /// while the JIT has a loop or a hot key.
+    fn publish_activity(&self, jit: &MetaInterp<NativeLoops>) {
+        // SAFETY: `active` is the program's `&rpy_jit_active`.
+        unsafe { *self.embedding.active = jit.has_work() as i32 };
     }
 
     /// The translated portal `portal` reached its `can_enter_jit` with the
@@ -246,7 +317,7 @@ impl NativeRuntime {
         let Some(MergePoint { driver, .. }) = self.merge_point_of(portal) else {
             return;
         };
-        let key = GreenKey::of_words(driver, words);
+        let key = GreenKey::of_words(Cow::Borrowed(driver), words);
         let hot = {
             let text = || words.iter().map(|w| w.to_string()).collect();
             self.warm.borrow_mut().closed(key.clone(), text)
@@ -254,25 +325,23 @@ impl NativeRuntime {
         if hot {
             if let Some(jit) = self.jit.borrow_mut().as_mut() {
                 jit.hot(key);
+                self.publish_activity(jit);
             }
         }
     }
+}
 
-    /// Runs `frames` to the end of their portal call: its result, an
-    /// exception it raises left pending in the C side's state.
-    fn finish(&self, world: &mut NativeExec, frames: &mut Vec<Frame<u64>>) -> Result<u64, LlError> {
-        match execute(world, frames, &mut std::io::sink())? {
-            Completion::Returned(v) => Ok(v),
-            Completion::Raised { etype, evalue } => {
-                // SAFETY: the embedding's exception state is the program's.
-                unsafe {
-                    *self.embedding.exc_type = etype as usize;
-                    *self.embedding.exc_value = evalue as usize;
-                }
-                Ok(0)
-            }
-        }
-    }
+/// What a translated portal does after its merge point called the runtime.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FromMergePoint {
+    /// Goes on, its values as they were.
+    GoOn,
+    /// Goes on from its merge point with the values the runtime wrote over
+    /// its words (the JIT ran part of the call and handed it back).
+    Resume,
+    /// Returns this: the JIT ran the rest of the call (an exception it
+    /// raised is pending in the C side's state).
+    Returned(u64),
 }
 
 /// A portal's `jit_merge_point`: its jitcode, the instruction's index,
@@ -334,7 +403,7 @@ impl NativeExec<'_, '_> {
     fn key(&self, frames: &[Frame<u64>], driver: &str, greens: &[Operand]) -> (Vec<u64>, GreenKey) {
         let frame = frames.last().expect("a frame");
         let words: Vec<u64> = greens.iter().map(|g| operand(self, frame, g)).collect();
-        let key = GreenKey::of_words(driver, &words);
+        let key = GreenKey::of_words(self.rt.driver(driver), &words);
         (words, key)
     }
 
@@ -663,15 +732,21 @@ impl<'j> Exec<'j> for NativeExec<'_, 'j> {
         greens: &[Operand],
         reds: &[Operand],
         out: &mut dyn Write,
-    ) -> Result<Option<(u64, u64)>, LlError> {
+    ) -> Result<AtMergePoint<u64>, LlError> {
         let entering = std::mem::take(&mut self.entering);
         let rt = self.rt;
         let Some(mut jit) = rt.jit.borrow_mut().take() else {
-            return Ok(None);
+            return Ok(AtMergePoint::GoOn);
+        };
+        // Only the frame the C code handed over can go back to it.
+        let unwanted = if frames.len() == 1 {
+            AtMergePoint::Leave
+        } else {
+            AtMergePoint::GoOn
         };
         let done = (|| {
             if !jit.has_work() && !entering {
-                return Ok(None);
+                return Ok(unwanted);
             }
             let (mut words, mut key) = self.key(frames, driver, greens);
             if entering && rt.warm.borrow_mut().portal_entered(&key) {
@@ -679,7 +754,7 @@ impl<'j> Exec<'j> for NativeExec<'_, 'j> {
                 jit.hot(key.clone());
             }
             if !jit.wants(&key) {
-                return Ok(None);
+                return Ok(unwanted);
             }
             // The JIT sees this portal call's frames only; the callers'
             // (a recursive interpreter's outer calls) wait, their pointers
@@ -691,8 +766,9 @@ impl<'j> Exec<'j> for NativeExec<'_, 'j> {
             let done = jit.at_merge_point(self, &mut own, key, &words, &text, reds, out);
             self.pop_roots(frames, pushed);
             frames.extend(own);
-            done
+            done.map(AtMergePoint::raising)
         })();
+        rt.publish_activity(&jit);
         *rt.jit.borrow_mut() = Some(jit);
         done
     }
@@ -712,6 +788,7 @@ impl<'j> Exec<'j> for NativeExec<'_, 'j> {
         if let Ok((_, key)) = self.settled_key(frames, driver, greens) {
             if let Some(jit) = rt.jit.borrow_mut().as_mut() {
                 jit.hot(key);
+                rt.publish_activity(jit);
             }
         }
     }
@@ -772,7 +849,7 @@ impl<'j> TraceExec<'j> for NativeExec<'_, 'j> {
     }
 
     fn green_key(&self, driver: &str, greens: &[u64]) -> GreenKey {
-        GreenKey::of_words(driver, greens)
+        GreenKey::of_words(self.rt.driver(driver), greens)
     }
 
     fn program_header(&self) -> Header {
