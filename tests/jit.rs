@@ -141,14 +141,7 @@ fn jit_executables_match_cpython() {
         }
         // The log of the last run with the JIT on.
         let text = std::fs::read_to_string(&log).unwrap_or_default();
-        // "# loops N, bridges N, aborts N, ..."
-        let count = |what: &str| {
-            let counts = text.lines().find(|l| l.starts_with("# loops "))?;
-            counts.trim_start_matches("# ").split(", ").find_map(|c| {
-                let (name, n) = c.rsplit_once(' ')?;
-                (name == what).then(|| n.parse::<u32>().ok()).flatten()
-            })
-        };
+        let count = |what: &str| jit_log_count(&text, what);
         compiled.push((p.name.clone(), count("loops"), count("bridges")));
         handed_back.push((p.name.clone(), count("handed back")));
         linked.push((p.name.clone(), count("linked guard failures")));
@@ -204,6 +197,92 @@ fn jit_executables_match_cpython() {
             "{name}: calls handed back to C per program: {handed_back:?}"
         );
     }
+}
+
+/// Count `what` of a JIT log's "# loops N, bridges N, aborts N, ..." line.
+fn jit_log_count(log: &str, what: &str) -> Option<u32> {
+    let counts = log.lines().find(|l| l.starts_with("# loops "))?;
+    counts.trim_start_matches("# ").split(", ").find_map(|c| {
+        let (name, n) = c.rsplit_once(' ')?;
+        (name == what).then(|| n.parse::<u32>().ok()).flatten()
+    })
+}
+
+/// A program tunes its JIT with `jit.set_param` (its threshold from its
+/// arguments; -1 turns the JIT off), in its executable and in the
+/// meta-interpreter, and prints what CPython prints either way.
+#[test]
+fn set_param_in_the_program_tunes_the_jit() {
+    let p = jit_programs()
+        .into_iter()
+        .find(|p| p.name.ends_with("jit_set_param"))
+        .expect("the set_param program");
+    let mut src = p.source();
+    src.jit = true;
+    let exe = support::build(&src, "jit_set_param-jit");
+    let log = exe.with_extension("jitlog");
+    // (arguments, whether loops compile): no loop of 300 to 900
+    // iterations reaches the default threshold of 1039 closings.
+    let cases: [(&[&str], bool); 3] = [
+        (&["300", "3"], true),
+        (&["300"], false),
+        (&["300", "-1"], false),
+    ];
+    for (args, compiles) in cases {
+        let threshold = args.get(1).copied().unwrap_or("default");
+        let expected = support::oracle(p.dialect).map(|python| {
+            support::run(
+                std::process::Command::new(python)
+                    .env("PYTHONPATH", support::root().join("pylib"))
+                    .arg(&p.path)
+                    .args(args),
+            )
+        });
+        let got = support::run(
+            std::process::Command::new(&exe)
+                .env("RPY_JITLOG", &log)
+                .args(args),
+        );
+        if let Some(expected) = &expected {
+            assert_eq!(&got, expected, "the executable, threshold {threshold}");
+        }
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        let loops = jit_log_count(&text, "loops");
+        assert_eq!(
+            loops.is_some_and(|n| n > 0),
+            compiles,
+            "the executable with set_param(threshold={threshold}) compiled {loops:?} loops:\n{text}"
+        );
+        let mut argv = p.argv();
+        argv.truncate(1);
+        argv.extend(args.iter().map(|a| a.to_string()));
+        let program = rpy::pipeline::lowlevel(&p.source()).unwrap_or_else(|d| panic!("{d}"));
+        let codes = rpy_jit::codewriter::write_jitcodes(&program);
+        let mut out = Vec::new();
+        let run = rpy_jit::blackhole::run_entry(
+            &program,
+            &codes,
+            &argv,
+            &mut out,
+            rpy_jit::warmstate::DEFAULT_THRESHOLD,
+            Some(rpy_jit::metainterp::JitParams::default()),
+        );
+        let jit = run.jit.expect("the meta-interpreter ran");
+        if let Some(expected) = &expected {
+            assert_eq!(
+                (support::text_of(out), run.status.map(|s| s as i32).ok()),
+                (expected.0.clone(), Some(expected.1)),
+                "the meta-interpreter, threshold {threshold}"
+            );
+        }
+        assert_eq!(
+            jit.stats.loops > 0,
+            compiles,
+            "the meta-interpreter with set_param(threshold={threshold}):\n{}",
+            jit.log
+        );
+    }
+    let _ = std::fs::remove_dir_all(exe.parent().unwrap());
 }
 
 /// The JIT programs with the meta-interpreter: their hot loops are traced,

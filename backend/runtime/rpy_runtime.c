@@ -1725,6 +1725,35 @@ RPY_RT RPyString *rpy_os_path_basename(RPyString *p) {
     return rpy_str_from_bytes((const char *)p->items + cut, (size_t)(p->f_length - cut));
 }
 
+/* ---- the JIT's parameters ---------------------------------------------- */
+
+/* jit.set_param: the JIT's runtime (linked in with --jit) takes the
+ * parameter as text; without a JIT there is nothing to tune. */
+#ifdef RPY_JIT
+void rpy_jit_set_param(const char *name, long name_len, const char *value, long value_len);
+#endif
+
+RPY_RT void rpy_jit_set_param_str(RPyString *name, RPyString *value) {
+#ifdef RPY_JIT
+    rpy_jit_set_param((const char *)name->items, name->f_length, (const char *)value->items,
+                      value->f_length);
+#else
+    (void)name;
+    (void)value;
+#endif
+}
+
+RPY_RT void rpy_jit_set_param_int(RPyString *name, long value) {
+#ifdef RPY_JIT
+    char text[32];
+    int n = snprintf(text, sizeof text, "%ld", value);
+    rpy_jit_set_param((const char *)name->items, name->f_length, text, n);
+#else
+    (void)name;
+    (void)value;
+#endif
+}
+
 /* ---- program start --------------------------------------------------- */
 
 /* The argument list entry_point receives: a list of strings built from argv. */

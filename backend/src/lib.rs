@@ -394,6 +394,9 @@ pub fn generate_c_with_jit(
     if gc == GcKind::Generational {
         head.push_str("#define RPY_GC_GENERATIONAL 1\n");
     }
+    if embedding.is_some() {
+        head.push_str("#define RPY_JIT 1\n");
+    }
     let _ = writeln!(head, "#include \"{RUNTIME_H_NAME}\"\n");
     types.emit(&mut head);
     collector_calls.emit_declarations(&mut head);

@@ -317,6 +317,8 @@ runtime! {
     "rpy_gc_collect_now" (Signed) -> Void, "gc.collect(generation): a minor collection, and for a generation other than 0 a major one; the only runtime function that collects (gctransform saves the roots around it)";
     "rpy_gc_set_enabled" (Bool) -> Void, "gc.enable()/gc.disable(): whether the collector starts major collections by itself";
     "rpy_gc_isenabled" () -> Bool, "gc.isenabled()";
+    "rpy_jit_set_param_int" (Str, Signed) -> Void, "jit.set_param(driver, name, n): tunes the JIT of a program translated with one (nothing otherwise)";
+    "rpy_jit_set_param_str" (Str, Str) -> Void, "jit.set_param(driver, name, text): as rpy_jit_set_param_int, for enable_opts (or 'default')";
     "rpy_os_write" (Signed, Str) -> Signed, "os.write(fd, s): the count written, or -1 (errno in rpy_os_errno); standard output is flushed first";
     "rpy_os_read" (Signed, Signed) -> Str, "os.read(fd, n): at most n bytes, or null (errno in rpy_os_errno)";
     "rpy_os_open" (Str, Signed, Signed) -> Signed, "os.open(path, flags, mode): a file descriptor, or -1";

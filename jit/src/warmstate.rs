@@ -133,6 +133,13 @@ impl WarmState {
         }
     }
 
+    /// New thresholds (from the program's `jit.set_param`); counts so far
+    /// stay.
+    pub fn set_thresholds(&mut self, threshold: u32, function_threshold: u32) {
+        self.threshold = threshold.max(1);
+        self.function_threshold = function_threshold.max(1);
+    }
+
     /// A loop of `driver` closed with `greens`: counts it; true when this
     /// closing made it hot.
     pub fn can_enter_jit(&mut self, driver: &str, greens: &[LlValue]) -> bool {

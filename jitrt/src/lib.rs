@@ -133,3 +133,24 @@ pub unsafe extern "C" fn rpy_jit_can_enter_jit(portal: u64, words: *const u64, n
     let words = std::slice::from_raw_parts(words, nwords as usize);
     runtime().can_enter_jit_from_c(portal as usize, words);
 }
+
+/// The program's `jit.set_param(driver, name, value)`, the value as text
+/// (GenC's runtime formats an int).
+///
+/// # Safety
+/// `name` and `value` must hold `name_len` and `value_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn rpy_jit_set_param(
+    name: *const u8,
+    name_len: i64,
+    value: *const u8,
+    value_len: i64,
+) {
+    let text = |p: *const u8, n: i64| {
+        String::from_utf8_lossy(std::slice::from_raw_parts(p, n.max(0) as usize)).into_owned()
+    };
+    let (name, value) = (text(name, name_len), text(value, value_len));
+    if let Err(e) = runtime().set_param_from_program(&name, &value) {
+        eprintln!("RPython JIT: set_param({name}, {value}): {e}");
+    }
+}

@@ -312,6 +312,17 @@ impl CallHook for Blackhole<'_> {
         args: Vec<LlValue>,
         out: &mut dyn Write,
     ) -> Result<CallOutcome, LlError> {
+        // The program's `jit.set_param` calls so far tune the JIT.
+        for (name, value) in rpy_passes::llinterp::take_jit_settings() {
+            if let Some(jit) = self.jit.as_mut() {
+                match jit.params.set_from_program(&name, &value) {
+                    Ok(()) => self
+                        .warm
+                        .set_thresholds(jit.params.threshold, jit.params.function_threshold),
+                    Err(e) => eprintln!("RPython JIT: set_param: {e}"),
+                }
+            }
+        }
         self.run(machine, graph, args, out)
     }
 }

@@ -203,11 +203,45 @@ impl JitParams {
             "function_threshold" => self.function_threshold = number()?.max(1),
             "trace_limit" => self.trace_limit = number()? as usize,
             "trace_eagerness" => self.trace_eagerness = number()?.max(1),
+            // "all", as the original's `--jit enable_opts=all`.
+            "enable_opts" if value.trim() == "all" => {
+                self.enable_opts = crate::optimize::ALL_PASSES.to_string()
+            }
             "enable_opts" => {
                 crate::optimize::check_passes(value)?;
                 self.enable_opts = value.to_string()
             }
             _ => return Err(format!("no JIT parameter '{name}' ({PARAM_NAMES})")),
+        }
+        Ok(())
+    }
+
+    /// Sets parameter `name` as the program's `jit.set_param` does: as
+    /// [`JitParams::set`], and also `default` (the parameter's default), a
+    /// negative threshold (never hot: the JIT is off), and the original's
+    /// parameters rpy's JIT does not use (ignored).
+    pub fn set_from_program(&mut self, name: &str, value: &str) -> Result<(), String> {
+        let defaults = JitParams::default();
+        let value = value.trim();
+        let never = || u32::MAX.to_string();
+        match (name, value) {
+            (_, "default") => match name {
+                "threshold" => self.threshold = defaults.threshold,
+                "function_threshold" => self.function_threshold = defaults.function_threshold,
+                "trace_limit" => self.trace_limit = defaults.trace_limit,
+                "trace_eagerness" => self.trace_eagerness = defaults.trace_eagerness,
+                "enable_opts" => self.enable_opts = defaults.enable_opts,
+                _ => {}
+            },
+            ("threshold" | "function_threshold" | "trace_eagerness", v) if v.starts_with('-') => {
+                self.set(name, &never())?
+            }
+            (
+                "threshold" | "function_threshold" | "trace_limit" | "trace_eagerness"
+                | "enable_opts",
+                _,
+            ) => self.set(name, value)?,
+            _ => {}
         }
         Ok(())
     }

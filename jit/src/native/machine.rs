@@ -304,6 +304,22 @@ impl NativeRuntime {
         Ok(exit)
     }
 
+    /// The program's `jit.set_param(driver, name, value)` (the value as
+    /// text): applied at once, to every driver.
+    pub fn set_param_from_program(&self, name: &str, value: &str) -> Result<(), String> {
+        let (Ok(mut slot), Ok(mut warm)) = (self.jit.try_borrow_mut(), self.warm.try_borrow_mut())
+        else {
+            return Err("the JIT is busy".into());
+        };
+        // (Without a JIT, `RPY_JIT=off`, there is nothing to tune.)
+        let Some(jit) = slot.as_mut() else {
+            return Ok(());
+        };
+        jit.params.set_from_program(name, value)?;
+        warm.set_thresholds(jit.params.threshold, jit.params.function_threshold);
+        Ok(())
+    }
+
     /// Tells the C code whether its merge points must call the runtime:
     /// while the JIT has a loop or a hot key.
     fn publish_activity(&self, jit: &MetaInterp<NativeLoops>) {

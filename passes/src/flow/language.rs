@@ -41,7 +41,8 @@ pub fn special_method_name(opname: &str, dialect: Dialect) -> Option<&'static st
 /// The rlib calls that do nothing in a translated program without logging
 /// or a JIT (`debug_*` print only under PYPYLOG, `keepalive_until_here` and
 /// `assert_green` speak to the GC or the JIT, `set_param` tunes a JIT):
-/// they raise nothing, their value is None, and the rtyper drops them.
+/// they raise nothing, their value is None, and the rtyper drops them
+/// (but `set_param`, which becomes a call of the JIT's runtime).
 pub const UNTRANSLATED_HINTS: &[&str] = &[
     "debug_print",
     "debug_start",

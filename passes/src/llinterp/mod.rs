@@ -45,6 +45,7 @@ mod exec;
 mod machine;
 pub mod pystr;
 mod runtime;
+pub use runtime::take_jit_settings;
 
 pub use machine::{CallHook, CallOutcome, DetachedOp, LlMachine};
 use rpy_ir::graph::{LowLevel, LowLevelStage, Program};

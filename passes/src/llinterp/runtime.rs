@@ -79,7 +79,7 @@ impl Rt {
                     crate::libm::binary(m)?;
                     return Some(Rt::Math2(m));
                 }
-                if ["rpy_os_", "rpy_time_", "rpy_gc_"]
+                if ["rpy_os_", "rpy_time_", "rpy_gc_", "rpy_jit_"]
                     .iter()
                     .any(|p| f.name.starts_with(p))
                 {
@@ -285,6 +285,17 @@ thread_local! {
     /// `gc.isenabled()`: the LLInterpreter's objects are reference
     /// counted, so a collection has nothing to do, but the flag is kept.
     static GC_ENABLED: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+    /// The `jit.set_param` calls the program made, (name, value as text),
+    /// for the JIT running it (`take_jit_settings`).
+    static JIT_SETTINGS: std::cell::RefCell<Vec<(String, String)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The `jit.set_param` calls made since the last call of this, in order:
+/// the LLInterpreter has no JIT of its own; the one running the program
+/// (`rpy interp --jit`) applies them.
+pub fn take_jit_settings() -> Vec<(String, String)> {
+    JIT_SETTINGS.with(|s| std::mem::take(&mut *s.borrow_mut()))
 }
 
 /// An os leaf's int result: -1 with the errno kept on failure.
@@ -325,6 +336,20 @@ fn posix_call(
             LlValue::Void
         }
         "rpy_gc_isenabled" => LlValue::Bool(GC_ENABLED.with(|e| e.get())),
+        "rpy_jit_set_param_int" | "rpy_jit_set_param_str" => {
+            let param = bytes(0)?;
+            let value = match &args[1] {
+                LlValue::Signed(n) => n.to_string().into_bytes(),
+                _ => bytes(1)?,
+            };
+            JIT_SETTINGS.with(|s| {
+                s.borrow_mut().push((
+                    String::from_utf8_lossy(&param).into_owned(),
+                    String::from_utf8_lossy(&value).into_owned(),
+                ))
+            });
+            LlValue::Void
+        }
         "rpy_time_sleep" => {
             posix::sleep(float(&args[0])?);
             LlValue::Void

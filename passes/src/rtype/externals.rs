@@ -20,6 +20,29 @@ use rpy_ir::lltype::{self, LowLevelType};
 
 type Value = (Arg, LowLevelType);
 
+/// The original's JIT parameters (`rlib.jit.PARAMETERS`): what
+/// `jit.set_param` may name. rpy's JIT uses threshold, function_threshold,
+/// trace_eagerness, trace_limit and enable_opts, and ignores the others.
+const JIT_PARAMETERS: &[&str] = &[
+    "threshold",
+    "function_threshold",
+    "trace_eagerness",
+    "decay",
+    "trace_limit",
+    "inlining",
+    "loop_longevity",
+    "retrace_limit",
+    "pureop_historylength",
+    "max_retrace_guards",
+    "max_unroll_loops",
+    "disable_unrolling",
+    "enable_opts",
+    "max_unroll_recursion",
+    "vec",
+    "vec_all",
+    "vec_cost",
+];
+
 fn str_type() -> LowLevelType {
     LowLevelType::Ptr(lltype::STR.to_string())
 }
@@ -208,6 +231,38 @@ impl GraphTyper<'_, '_, '_> {
             ("isenabled", []) => self.leaf("rpy_gc_isenabled", vec![])?,
             _ => return Ok(None),
         }))
+    }
+
+    /// `jit.set_param(driver, name, value)`: a runtime leaf that hands
+    /// the parameter to the JIT's runtime as text (the driver is not
+    /// passed: an executable's JIT has one set of parameters). The name
+    /// must be a constant one of the original's parameters, as there.
+    pub(super) fn lower_jit_set_param(&mut self, args: &[Arg]) -> Result<Value, String> {
+        let [_driver, name, value] = args else {
+            return Err(format!(
+                "jit.set_param() takes a driver, a name and a value, not {} arguments",
+                args.len()
+            ));
+        };
+        let Arg::Const(Constant::Str(param)) = name else {
+            return Err("jit.set_param(): the parameter's name must be a constant str".into());
+        };
+        if !JIT_PARAMETERS.contains(&param.as_str()) {
+            return Err(format!(
+                "jit.set_param(): no JIT parameter '{param}' ({})",
+                JIT_PARAMETERS.join(", ")
+            ));
+        }
+        let leaf = match self.type_of(value) {
+            LowLevelType::Ptr(p) if p == lltype::STR => "rpy_jit_set_param_str",
+            LowLevelType::Signed | LowLevelType::Bool => "rpy_jit_set_param_int",
+            other => {
+                return Err(format!(
+                    "jit.set_param(): the value of '{param}' must be an int or a str, not {other}"
+                ))
+            }
+        };
+        self.leaf(leaf, vec![name.clone(), value.clone()])
     }
 
     fn lower_time(&mut self, func: &str, args: &[Arg]) -> Result<Option<Value>, String> {

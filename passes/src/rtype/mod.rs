@@ -615,6 +615,12 @@ impl GraphTyper<'_, '_, '_> {
             return Ok(false);
         }
         match op.args.first().and_then(|f| self.builtin_of(f)) {
+            Some(b) if b == "set_param" => {
+                let value = self.lower_jit_set_param(&op.args[1..])?;
+                let want = self.graph.info(op.result).clone();
+                self.finish(value, Some((op.result, want)))?;
+                Ok(true)
+            }
             Some(b) if crate::flow::language::UNTRANSLATED_HINTS.contains(&b.as_str()) => {
                 let want = self.graph.info(op.result).clone();
                 self.finish(
