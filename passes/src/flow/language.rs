@@ -184,10 +184,11 @@ pub fn operation_raises(opname: &str, operands: &[Operand]) -> Raises {
         // import-time code in a `try` must see it. Annotated operands are
         // never `Unknown`: to the annotator, arithmetic on ints, floats and
         // strings raises only what the rules below say.
-        (
-            "add" | "sub" | "mul" | "and_" | "or_" | "xor" | "neg" | "pos" | "invert" | "abs",
-            _,
-        ) if operands.contains(&O::Unknown) => Raises::Only(&["TypeError"]),
+        ("add" | "sub" | "mul" | "and_" | "or_" | "xor" | "neg" | "pos" | "invert" | "abs", _)
+            if operands.contains(&O::Unknown) =>
+        {
+            Raises::Only(&["TypeError"])
+        }
         ("lshift" | "rshift", _) if operands.contains(&O::Unknown) => {
             Raises::Only(&["TypeError", "ValueError"])
         }

@@ -865,12 +865,7 @@ impl<'p> ObjInterpreter<'p> {
                 ObjValue::Int(i) => i.signum(),
                 _ => unreachable!("float_to_int gives an int"),
             },
-            _ => {
-                return Err(Stop::Raise(ops::exc(
-                    "TypeError",
-                    "an integer is required",
-                )))
-            }
+            _ => return Err(Stop::Raise(ops::exc("TypeError", "an integer is required"))),
         } * sign;
         let holds = match op {
             Op::Lt => c < 0,
