@@ -2372,6 +2372,48 @@ fn ovfcheck_becomes_the_overflow_checking_operation() {
 }
 
 #[test]
+fn ovfcheck_under_a_handler_of_anything_keeps_one_exit_per_handler() {
+    // The checked `a + b` is given a TypeError exit (`1 + "a"` at import
+    // time) before the call is seen; fusing takes it back, so that
+    // `add_ovf` has its exits once, not the add's too.
+    for handler in ["Exception", "TypeError"] {
+        let p = flow2(&format!(
+            "from rpython.rlib.rarithmetic import ovfcheck\n\ndef f(a, b):\n    try:\n        return ovfcheck(a + b)\n    except {handler}:\n        return -1\n\ndef entry_point(argv):\n    return f(len(argv), 2)\n{TARGET}"
+        ));
+        let f = graph(&p, "f");
+        assert_eq!(ops(f), ["add_ovf"], "except {handler}");
+        let exits: Vec<String> = match handler {
+            "Exception" => vec!["normal".into(), "Exception".into()],
+            _ => vec!["normal".into()],
+        };
+        let expected = if exits.len() > 1 {
+            vec![("add_ovf".to_string(), exits)]
+        } else {
+            vec![]
+        };
+        assert_eq!(catching_blocks(f), expected, "except {handler}");
+        assert_eq!(run_exc(&p, Dialect::Py2, "f", &[3, 4]).0, "Int(7)");
+    }
+    let p = flow2(&format!(
+        "from rpython.rlib.rarithmetic import ovfcheck\n\ndef f(a, b):\n    try:\n        return ovfcheck(a + b)\n    except Exception:\n        return -1\n\ndef entry_point(argv):\n    return f(len(argv), 2)\n{TARGET}"
+    ));
+    assert_eq!(run_exc(&p, Dialect::Py2, "f", &[i64::MAX, 2]).0, "Int(-1)");
+}
+
+#[test]
+fn arithmetic_on_a_variable_in_a_try_gets_a_type_error_exit() {
+    let p = flow2(&format!(
+        "def f(a, b):\n    try:\n        return a + b\n    except TypeError:\n        return -1\n\ndef g(a):\n    try:\n        return a * 2\n    except ValueError:\n        return -1\n\ndef entry_point(argv):\n    return f(len(argv), 2) + g(1)\n{TARGET}"
+    ));
+    assert_eq!(
+        catching_blocks(graph(&p, "f")),
+        vec![("add".into(), vec!["normal".into(), "TypeError".into()])]
+    );
+    // A handler of another class catches nothing arithmetic raises.
+    assert_eq!(catching_blocks(graph(&p, "g")), vec![]);
+}
+
+#[test]
 fn a_finally_body_built_once_per_way_out_reports_its_errors_once() {
     let e = errors3(&format!(
         "def f(x):\n    try:\n        if x:\n            return 1\n        x = x // 2\n    finally:\n        print(undefined_name)\n    return x\n\ndef entry_point(argv):\n    f(1)\n    return 0\n{TARGET}"

@@ -404,11 +404,41 @@ impl FnBuilder<'_, '_> {
         if used_elsewhere {
             return;
         }
+        let inner_index = ops.len() - 2;
+        self.forget_catch_point(block, inner_index);
         let ops = &mut self.g.block_mut(block).operations;
         let call = ops.pop().expect("the ovfcheck call");
         let inner = ops.last_mut().expect("the checked operation");
         inner.opname = format!("{}_ovf", inner.opname);
         inner.result = call.result;
+    }
+
+    /// Takes back the exception exits `note_raising_op` gave operation
+    /// `op_index` of `block`, and their edges into the handlers: the
+    /// operation checked by `ovfcheck` (TypeError, as `a + "s"` raises at
+    /// import time) becomes `OP_ovf`, whose exits are given as for any
+    /// operation, with the state after the call, once the call is fused.
+    fn forget_catch_point(&mut self, block: BlockId, op_index: usize) {
+        let Some((b, op, _)) = self.exc.catch_points.last() else {
+            return;
+        };
+        if (*b, *op) != (block, op_index) {
+            return;
+        }
+        let (_, _, exits) = self.exc.catch_points.pop().expect("the last catch point");
+        let block_exits = &mut self.g.block_mut(block).exits;
+        // The exits were the last added to the block.
+        let first = block_exits.len() - exits.len();
+        if exits.iter().copied().ne(first..block_exits.len()) {
+            self.internal("the exits of the operation ovfcheck checks are not the block's last");
+            return;
+        }
+        block_exits.truncate(first);
+        for t in &mut self.exc.tries {
+            for list in t.kind.edge_lists() {
+                list.retain(|e| !(e.from == block && exits.contains(&e.exit)));
+            }
+        }
     }
 
     /// Records `edge` (its state as at the raise) as going to `target` with

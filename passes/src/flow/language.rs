@@ -179,6 +179,35 @@ pub fn operation_raises(opname: &str, operands: &[Operand]) -> Raises {
     use Operand as O;
     const NOTHING: Raises = Raises::Nothing;
     match (opname, operands) {
+        // Arithmetic on a value the flow builder knows nothing of may be
+        // `1 + "a"` (TypeError), a shift by a negative count (ValueError),
+        // a division by zero, or a `%` format that fails in any way:
+        // import-time code in a `try` must see it. Annotated operands are
+        // never `Unknown`: to the annotator, arithmetic on ints, floats and
+        // strings raises only what the rules below say.
+        ("add" | "sub" | "mul" | "and_" | "or_" | "xor" | "neg" | "pos" | "invert" | "abs", _)
+            if operands.contains(&O::Unknown) =>
+        {
+            Raises::Only(&["TypeError"])
+        }
+        ("lshift" | "rshift", _) if operands.contains(&O::Unknown) => {
+            Raises::Only(&["TypeError", "ValueError"])
+        }
+        ("div" | "truediv" | "floordiv" | "divmod", [O::Unknown, O::NonZero]) => {
+            Raises::Only(&["TypeError"])
+        }
+        ("div" | "truediv" | "floordiv" | "divmod", _) if operands.contains(&O::Unknown) => {
+            Raises::Only(&["TypeError", "ZeroDivisionError"])
+        }
+        ("mod", _) if operands.contains(&O::Unknown) => Raises::Anything,
+        ("pow", _) if operands.contains(&O::Unknown) => Raises::Only(&[
+            "TypeError",
+            "ZeroDivisionError",
+            "ValueError",
+            "OverflowError",
+        ]),
+        // `3 in 5`: a number is no container.
+        ("contains", [O::NonZero, _]) => Raises::Only(&["TypeError"]),
         // Dividing by a number known not to be zero cannot fail.
         ("div" | "truediv" | "floordiv" | "mod" | "divmod", [_, O::NonZero]) => NOTHING,
         ("div" | "truediv" | "floordiv" | "mod" | "divmod", _) => {
@@ -308,8 +337,10 @@ mod tests {
         assert_eq!(getitem(O::Dict), Raises::Only(&["KeyError"]));
         assert_eq!(getitem(O::Other), Raises::Only(&["IndexError"]));
         assert_eq!(getitem(O::Unknown), Raises::Anything);
+        // Dividing a number by a non-zero one (`x // 2` of an annotated
+        // int); of a value nothing is known of, see the arithmetic test.
         assert_eq!(
-            operation_raises("floordiv", &[O::Unknown, O::NonZero]),
+            operation_raises("floordiv", &[O::Other, O::NonZero]),
             Raises::Nothing
         );
         assert_eq!(
@@ -321,6 +352,62 @@ mod tests {
             Raises::Anything
         );
         assert_eq!(operation_raises("no_such_op", &[]), Raises::Anything);
+    }
+
+    #[test]
+    fn arithmetic_raises_type_error_only_of_values_nothing_is_known_of() {
+        use Operand as O;
+        for op in ["add", "sub", "mul", "and_", "xor"] {
+            // The flow builder's variable: `1 + "a"` at import time.
+            assert_eq!(
+                operation_raises(op, &[O::Unknown, O::NonZero]),
+                Raises::Only(&["TypeError"])
+            );
+            // The annotator's ints and strings.
+            assert_eq!(operation_raises(op, &[O::Other, O::Other]), Raises::Nothing);
+        }
+        assert_eq!(
+            operation_raises("neg", &[O::Unknown]),
+            Raises::Only(&["TypeError"])
+        );
+        assert_eq!(
+            operation_raises("lshift", &[O::Unknown, O::Other]),
+            Raises::Only(&["TypeError", "ValueError"])
+        );
+        assert_eq!(
+            operation_raises("floordiv", &[O::Unknown, O::NonZero]),
+            Raises::Only(&["TypeError"])
+        );
+        assert_eq!(
+            operation_raises("floordiv", &[O::Other, O::Other]),
+            Raises::Only(&["ZeroDivisionError"])
+        );
+        assert_eq!(
+            operation_raises("floordiv", &[O::Other, O::NonZero]),
+            Raises::Nothing
+        );
+        assert_eq!(
+            operation_raises("mod", &[O::Unknown, O::NonZero]),
+            Raises::Anything
+        );
+        // The checked operation raises what it did.
+        assert_eq!(
+            operation_raises("add_ovf", &[O::Unknown, O::Unknown]),
+            Raises::Only(&["OverflowError"])
+        );
+    }
+
+    #[test]
+    fn a_number_is_no_container() {
+        use Operand as O;
+        assert_eq!(
+            operation_raises("contains", &[O::NonZero, O::NonZero]),
+            Raises::Only(&["TypeError"])
+        );
+        assert_eq!(
+            operation_raises("contains", &[O::Other, O::NonZero]),
+            Raises::Nothing
+        );
     }
 
     #[test]

@@ -177,11 +177,19 @@ impl DictObj {
     }
 
     /// Sets `key` to `value`; an existing key keeps its place (and the key
-    /// object first stored, as in CPython).
+    /// object first stored, as in CPython). A lookup that compared keys
+    /// nested deeper than the recursion limit (`tuple_keys_equal`) does not
+    /// know whether the key is there: it raises RecursionError and leaves
+    /// the dict as it was, as CPython's does.
     pub fn set(&mut self, key: ObjValue, value: ObjValue) -> Result<(), Exc> {
         let k = hash_key(&key)?;
-        match self.index.get(&k) {
-            Some(&i) => self.entries[i].1 = value,
+        let overflowed_before = super::nesting::overflowed();
+        let found = self.index.get(&k).copied();
+        if !overflowed_before && super::nesting::overflowed() {
+            return Err(super::ops::recursion_error("in comparison"));
+        }
+        match found {
+            Some(i) => self.entries[i].1 = value,
             None => {
                 self.index.insert(k, self.entries.len());
                 self.entries.push((key, value));

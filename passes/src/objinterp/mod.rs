@@ -824,7 +824,59 @@ impl<'p> ObjInterpreter<'p> {
                 return Ok(Some(Step::Value(ObjValue::Bool(!equal.truth()))));
             }
         }
+        if self.dialect == Dialect::Py2 {
+            return self.three_way_comparison(op, left, right, out);
+        }
         Ok(None)
+    }
+
+    /// Python 2's fallback when neither operand has the rich comparison
+    /// method: the three-way `__cmp__` of the left operand's class, else
+    /// the right one's with its sign turned (CPython 2.7's
+    /// `_PyObject_SlotCompare`), its result taken as an int (a float is
+    /// truncated; anything else is a TypeError) and only its sign kept.
+    /// `None` when neither class defines `__cmp__`.
+    fn three_way_comparison(
+        &self,
+        op: Op,
+        left: &ObjValue,
+        right: &ObjValue,
+        out: &mut dyn Write,
+    ) -> Result<Option<Step>, Stop> {
+        let lookup = |x: &ObjValue| match x {
+            ObjValue::Instance(i) => match i.class.lookup("__cmp__") {
+                Some(f @ ObjValue::Func(_)) => Some(f),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some((f, a, b, sign)) = lookup(left)
+            .map(|f| (f, left, right, 1))
+            .or_else(|| lookup(right).map(|f| (f, right, left, -1)))
+        else {
+            return Ok(None);
+        };
+        let result = self.call_value(&f, vec![a.clone(), b.clone()], out)?;
+        let c = match result {
+            ObjValue::Int(i) => i.signum(),
+            ObjValue::Bool(b) => i64::from(b),
+            ObjValue::UInt(u) => i64::from(u > 0),
+            ObjValue::Float(x) => match ops::float_to_int(x).map_err(Stop::Raise)? {
+                ObjValue::Int(i) => i.signum(),
+                _ => unreachable!("float_to_int gives an int"),
+            },
+            _ => return Err(Stop::Raise(ops::exc("TypeError", "an integer is required"))),
+        } * sign;
+        let holds = match op {
+            Op::Lt => c < 0,
+            Op::Le => c <= 0,
+            Op::Gt => c > 0,
+            Op::Ge => c >= 0,
+            Op::Eq => c == 0,
+            Op::Ne => c != 0,
+            _ => unreachable!("rich_comparison passes comparisons only"),
+        };
+        Ok(Some(Step::Value(ObjValue::Bool(holds))))
     }
 
     /// The method of an instance's class that the generic operation `op`

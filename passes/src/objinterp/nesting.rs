@@ -54,6 +54,13 @@ pub fn record_overflow(doing: &'static str) {
     });
 }
 
+/// Whether a walk went too deep since the last `take_overflow` (which
+/// this does not clear): a mutation that depended on such a walk's
+/// cut-short answer must not be made.
+pub fn overflowed() -> bool {
+    OVERFLOW.with(|o| o.get().is_some())
+}
+
 /// What the walk that went too deep was doing, if one did since the last
 /// call; clears it.
 pub fn take_overflow() -> Option<&'static str> {

@@ -873,7 +873,7 @@ fn arity(name: &str, args: &[ObjValue], min: usize, max: usize) -> Result<(), Ex
 }
 
 /// `int(x)` of a float: truncation, with CPython's errors.
-fn float_to_int(x: f64) -> OpResult {
+pub fn float_to_int(x: f64) -> OpResult {
     if x.is_nan() {
         return Err(exc("ValueError", "cannot convert float NaN to integer"));
     }
