@@ -61,6 +61,12 @@ impl Gen<'_> {
     /// runner by `runtime::call_residual`, which leaves the result's word
     /// in the first of them.
     fn call_residual(&mut self, pc: usize, op: &Op, index: usize) -> Result<(), String> {
+        if let Some(direct) = self.direct_calls.clone() {
+            let Some(Some(call)) = direct.by_site.get(index) else {
+                return Err(format!("no C function for residual call {index}"));
+            };
+            return self.call_c_directly(pc, op, call);
+        }
         let first = self.frame.staging + RESIDUAL_ARGS_AT;
         for (i, v) in op.args.iter().enumerate() {
             self.load(R11, *v);
@@ -80,6 +86,40 @@ impl Gen<'_> {
         dynasm!(self.asm ; .arch x64 ; test rax, rax ; jz =>err);
         if let Some(r) = op.result {
             self.load_slot(RAX, first);
+            self.store_box(r, RAX);
+        }
+        Ok(())
+    }
+
+    /// A residual call straight to its C function (GenC's wrapper, which
+    /// takes its arguments as words, a void parameter's slot 0, and
+    /// returns the result's word); an exception it raises stays in the
+    /// program's state for `guard_no_exception`.
+    fn call_c_directly(
+        &mut self,
+        pc: usize,
+        op: &Op,
+        call: &rpy_jit::native::loops::DirectCall,
+    ) -> Result<(), String> {
+        let first = self.frame.staging + RESIDUAL_ARGS_AT;
+        let mut passed = op.args.iter();
+        for (slot, is_passed) in call.passed.iter().enumerate() {
+            match is_passed.then(|| passed.next()).flatten() {
+                Some(v) => self.load(R11, *v),
+                None => self.load_const(R11, 0),
+            }
+            self.store_slot(first + slot, R11);
+        }
+        if passed.next().is_some() {
+            return Err(format!(
+                "op {pc} ({}) passes more words than its C function takes",
+                op.name()
+            ));
+        }
+        let d = super::disp(first);
+        dynasm!(self.asm ; .arch x64 ; lea rax, [rbx + d]);
+        self.emit_collecting_call(pc, call.wrapper, &[CallArg::Reg(RAX)], &[]);
+        if let Some(r) = op.result {
             self.store_box(r, RAX);
         }
         Ok(())

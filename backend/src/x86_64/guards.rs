@@ -87,6 +87,17 @@ impl Gen<'_> {
             return Ok(());
         }
         let fail = self.fail_stub(pc, op);
+        if let (Some(direct), "guard_no_exception") = (&self.direct_calls, name) {
+            // The program's exception state, where a C call leaves one.
+            let exc_type = direct.exc_type as i64;
+            dynasm!(self.asm
+                ; .arch x64
+                ; mov rax, QWORD exc_type
+                ; cmp QWORD [rax], 0
+                ; jne =>fail
+            );
+            return Ok(());
+        }
         if name == "guard_no_exception" {
             let addr = super::runtime::exception_pending as *const () as usize;
             self.emit_call(pc, addr, &[super::calls::CallArg::Context], &[]);

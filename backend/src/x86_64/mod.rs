@@ -135,6 +135,8 @@ struct Gen<'t> {
     memory: Option<ProgramMemory>,
     /// For code whose exits may be linked to other traces' code.
     links: Option<linking::LinkSites>,
+    /// For code whose residual calls go straight to C.
+    direct_calls: Option<Rc<rpy_jit::native::loops::DirectCalls>>,
 }
 
 impl Gen<'_> {
@@ -497,7 +499,7 @@ impl KeptTrace for Arc<Trace> {
 pub fn compile(trace: impl KeptTrace) -> Result<CompiledLoop, String> {
     let trace = trace.into_kept();
     let alloc = regalloc::assign(&trace);
-    compile_with(trace, Checks::Trusting, alloc, None, None)
+    compile_with(trace, Checks::Trusting, alloc, None, None, None)
 }
 
 /// Compiles `trace` to machine code that runs on a translated program's
@@ -510,7 +512,7 @@ pub fn compile_for_program(
 ) -> Result<CompiledLoop, String> {
     let trace = trace.into_kept();
     let alloc = regalloc::assign(&trace);
-    compile_with(trace, Checks::Trusting, alloc, Some(memory), None)
+    compile_with(trace, Checks::Trusting, alloc, Some(memory), None, None)
 }
 
 /// Compiles `trace` to machine code that checks every memory access
@@ -519,7 +521,7 @@ pub fn compile_for_program(
 pub fn compile_checked(trace: impl KeptTrace) -> Result<CompiledLoop, String> {
     let trace = trace.into_kept();
     let alloc = regalloc::assign(&trace);
-    compile_with(trace, Checks::Checked, alloc, None, None)
+    compile_with(trace, Checks::Checked, alloc, None, None, None)
 }
 
 /// [`compile`] with only the given registers for boxes (tests force
@@ -535,7 +537,7 @@ pub fn compile_with_registers(
     }
     let trace = trace.into_kept();
     let alloc = regalloc::assign_with(&trace, gp, xmm);
-    compile_with(trace, Checks::Trusting, alloc, None, None)
+    compile_with(trace, Checks::Trusting, alloc, None, None, None)
 }
 
 fn compile_with(
@@ -544,6 +546,7 @@ fn compile_with(
     alloc: Allocation,
     memory: Option<ProgramMemory>,
     links: Option<(usize, Rc<linking::Registry>)>,
+    direct_calls: Option<Rc<rpy_jit::native::loops::DirectCalls>>,
 ) -> Result<CompiledLoop, String> {
     let trace = &*kept;
     let (max_out, max_staging) = check_shape(trace)?;
@@ -580,6 +583,16 @@ fn compile_with(
         known_length: HashMap::new(),
         memory,
         links: links.map(|(id, registry)| linking::LinkSites::new(trace, id, registry)),
+        // Straight to C only when every residual call of the trace can be:
+        // `guard_no_exception` then looks at the program's exception state.
+        direct_calls: direct_calls.filter(|direct| {
+            trace.header.descrs.iter().all(|d| match &d.data {
+                DescrData::Residual(call) => {
+                    matches!(direct.by_site.get(call.index), Some(Some(_)))
+                }
+                _ => true,
+            })
+        }),
     };
     g.prologue();
     let mut head = control::LoopHead::start(&mut g);
@@ -815,6 +828,7 @@ impl rpy_jit::native::loops::NativeBackend for NativeMachineCode {
         trace: Trace,
         id: usize,
         memory: ProgramMemory,
+        direct: Option<Rc<rpy_jit::native::loops::DirectCalls>>,
     ) -> Result<Box<dyn rpy_jit::native::loops::NativeLoop>, String> {
         let trace = trace.into_kept();
         let alloc = regalloc::assign(&trace);
@@ -825,6 +839,7 @@ impl rpy_jit::native::loops::NativeBackend for NativeMachineCode {
             alloc,
             Some(memory),
             links,
+            direct,
         )?))
     }
 

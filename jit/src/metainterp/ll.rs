@@ -27,7 +27,12 @@ impl Loops for LlLoops {
     type Value = LlValue;
     type Loop = Box<dyn RunnableLoop>;
 
-    fn compile(&mut self, trace: Trace, _: usize) -> Result<Self::Loop, String> {
+    fn compile(
+        &mut self,
+        trace: Trace,
+        _: usize,
+        _: &[ResidualSite],
+    ) -> Result<Self::Loop, String> {
         self.backend.compile(trace)
     }
 

@@ -37,8 +37,14 @@ use residual::ResidualSite;
 pub trait Loops {
     type Value: Clone;
     type Loop;
-    /// Compiles `trace`, to be compiled trace `id` of the run.
-    fn compile(&mut self, trace: Trace, id: usize) -> Result<Self::Loop, String>;
+    /// Compiles `trace`, to be compiled trace `id` of the run; its
+    /// residual calls' descrs index `sites`.
+    fn compile(
+        &mut self,
+        trace: Trace,
+        id: usize,
+        sites: &[ResidualSite],
+    ) -> Result<Self::Loop, String>;
     fn trace_of(code: &Self::Loop) -> &Trace;
     /// From now on, where `from` leaves through `exit`, its code may go
     /// straight on into `to`'s (a world whose code can jump between
@@ -520,7 +526,7 @@ impl<L: Loops> MetaInterp<L> {
         );
         // The header grew with the descrs the trace named.
         self.header = Some((*trace.header).clone());
-        match self.world.compile(trace, id) {
+        match self.world.compile(trace, id, &self.sites) {
             Ok(code) => {
                 if bridge {
                     self.stats.bridges += 1;

@@ -15,6 +15,7 @@
 //! alive for the rest of the run.
 
 use std::io::Write;
+use std::rc::Rc;
 
 use rpy_passes::llinterp::LlError;
 
@@ -30,12 +31,14 @@ use rpy_ir::lltype::LowLevelType;
 
 /// Machine code for traces (the x86-64 backend).
 pub trait NativeBackend {
-    /// Compiles `trace`, compiled trace `id` of the run.
+    /// Compiles `trace`, compiled trace `id` of the run; with `direct`,
+    /// its residual calls go straight to C.
     fn compile(
         &self,
         trace: Trace,
         id: usize,
         memory: ProgramMemory,
+        direct: Option<Rc<DirectCalls>>,
     ) -> Result<Box<dyn NativeLoop>, String>;
     /// How many guards failed straight into linked code.
     fn linked_failures(&self) -> u64;
@@ -65,6 +68,24 @@ pub struct MovingCollector {
     pub young_flag: u64,
 }
 
+/// Residual calls that compiled code makes straight into the program's
+/// C functions (GenC's wrappers), not through the runtime: by the index
+/// the residual descrs name, the wrapper and which of its word slots the
+/// trace passes (a void parameter keeps its slot, 0). A call that raises
+/// leaves its exception in the program's state, at `exc_type`, where
+/// `guard_no_exception` looks; the runtime takes it when that guard fails.
+#[derive(Clone, Debug, Default)]
+pub struct DirectCalls {
+    pub by_site: Vec<Option<DirectCall>>,
+    pub exc_type: usize,
+}
+
+#[derive(Clone, Debug)]
+pub struct DirectCall {
+    pub wrapper: usize,
+    pub passed: Vec<bool>,
+}
+
 /// A trace compiled to machine code that runs on the program's memory.
 pub trait NativeLoop {
     fn trace(&self) -> &Trace;
@@ -91,7 +112,14 @@ pub trait NativeLoop {
 pub struct NativeLoops {
     pub backend: Box<dyn NativeBackend>,
     pub embedding: &'static Embedding,
+    /// The C function a residual call runs, or `None` where compiled code
+    /// must call through the runtime (when runs are logged for replay,
+    /// which records every call).
+    pub direct: Option<WrapperOf>,
 }
+
+/// The address of the C function (GenC's wrapper) a residual call runs.
+pub type WrapperOf = Box<dyn Fn(&ResidualSite) -> Option<usize>>;
 
 impl NativeLoops {
     fn memory(&self) -> ProgramMemory {
@@ -112,9 +140,28 @@ impl Loops for NativeLoops {
     type Value = u64;
     type Loop = Box<dyn NativeLoop>;
 
-    fn compile(&mut self, trace: Trace, id: usize) -> Result<Self::Loop, String> {
+    fn compile(
+        &mut self,
+        trace: Trace,
+        id: usize,
+        sites: &[ResidualSite],
+    ) -> Result<Self::Loop, String> {
+        let direct = self.direct.as_ref().map(|wrapper_of| {
+            Rc::new(DirectCalls {
+                by_site: sites
+                    .iter()
+                    .map(|site| {
+                        Some(DirectCall {
+                            wrapper: wrapper_of(site)?,
+                            passed: site.args.iter().map(Option::is_some).collect(),
+                        })
+                    })
+                    .collect(),
+                exc_type: self.embedding.exc_type as usize,
+            })
+        });
         // (Its constants were kept alive as the tracer made them.)
-        self.backend.compile(trace, id, self.memory())
+        self.backend.compile(trace, id, self.memory(), direct)
     }
 
     fn trace_of(code: &Self::Loop) -> &Trace {
@@ -183,7 +230,9 @@ impl<'a, 'j> RunLoops<'j, NativeExec<'a, 'j>> for NativeLoops {
             log: first_run.as_mut().and_then(|r| r.as_mut().ok()),
         };
         let (outcome, left) = code.run(&inputs, &mut calls, &mut objects);
-        let pending = calls.pending;
+        // A call made straight into C left its exception in the program's
+        // state.
+        let pending = calls.pending.or_else(|| calls.exec.take_exception());
         if let (Some(log), Some(first_run)) = (log, first_run) {
             let header_text = crate::text::print_header(&trace.header);
             log.push_str(&match first_run {

@@ -17,6 +17,7 @@ use crate::codewriter::jitcode::{Bank, Insn, JitCodes, Operand};
 use crate::interp::RunValue;
 use crate::metainterp::mirror::Flavor;
 use crate::metainterp::record::TraceExec;
+use crate::metainterp::residual::{ResidualSite, ResidualTarget};
 use crate::metainterp::{JitParams, MetaInterp};
 use crate::trace::{Header, Kind};
 use crate::warmstate::{GreenKey, WarmState};
@@ -144,8 +145,35 @@ impl NativeRuntime {
             graphs_by_address.insert(addresses[i], *g);
         }
         let warm = WarmState::with_function_threshold(params.threshold, params.function_threshold);
-        let jit = backend
-            .map(|backend| MetaInterp::with_loops(params, NativeLoops { backend, embedding }));
+        // Compiled code calls C straight, unless each trace's first run is
+        // logged for replay (the log records every call the run makes).
+        let direct = (!params.log_runs).then(|| {
+            let wrappers = calls.clone();
+            let wrapper_of = move |site: &ResidualSite| -> Option<usize> {
+                let wrapper = match site.target {
+                    ResidualTarget::Graph(g) => *wrappers.get(&g)?,
+                    ResidualTarget::Runtime { code, pc } => match program.ops[code][pc] {
+                        // SAFETY: one wrapper per runtime function, in order.
+                        Some(NativeOp::Runtime(i)) => unsafe {
+                            *embedding.runtime_calls.add(i as usize)
+                        },
+                        _ => return None,
+                    },
+                };
+                Some(wrapper as usize)
+            };
+            Box::new(wrapper_of) as super::loops::WrapperOf
+        });
+        let jit = backend.map(|backend| {
+            MetaInterp::with_loops(
+                params,
+                NativeLoops {
+                    backend,
+                    embedding,
+                    direct,
+                },
+            )
+        });
         let merge_points: Vec<Option<MergePoint>> = program
             .portals
             .iter()
@@ -268,12 +296,19 @@ impl NativeRuntime {
             entering: false,
         };
         // The greens become old (their addresses are the key from now on):
-        // a hot key moves with them.
-        world.settle(&mut frames)?;
-        let (_, settled) = world.key(&frames, driver, greens);
-        if settled != key {
-            if let Some(jit) = self.jit.borrow_mut().as_mut() {
-                jit.rekey(&key, settled);
+        // a hot key moves with them. (A collection only when one of them
+        // may still move: a loop is entered from C again and again.)
+        let young_green = greens.iter().any(|g| match g {
+            Operand::Reg(r) if r.bank == Bank::Ref => world.may_move(frames[0].get(*r)),
+            _ => false,
+        });
+        if young_green {
+            world.settle(&mut frames)?;
+            let (_, settled) = world.key(&frames, driver, greens);
+            if settled != key {
+                if let Some(jit) = self.jit.borrow_mut().as_mut() {
+                    jit.rekey(&key, settled);
+                }
             }
         }
         let exit = match execute(&mut world, &mut frames, &mut std::io::sink())? {
