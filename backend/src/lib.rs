@@ -318,11 +318,14 @@ pub fn generate_c_with_jit(
 
     // Every type the graphs' variables have, for forward declarations and
     // function pointer typedefs, in a deterministic order.
-    let mentioned: BTreeSet<&LowLevelType> = program
+    // Most variables share a handful of types: they are made unique by
+    // hashing first, and only the distinct ones are sorted.
+    let distinct: fxhash::FxHashSet<&LowLevelType> = program
         .graphs
         .iter()
         .flat_map(|g| g.vars.iter().map(|v| &v.info))
         .collect();
+    let mentioned: BTreeSet<&LowLevelType> = distinct.into_iter().collect();
     let types = Types::new(&program.types, mentioned).map_err(fail)?;
 
     let mut ns = Namespace::default();
