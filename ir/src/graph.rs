@@ -972,8 +972,11 @@ impl<S: Stage> Program<S> {
     pub fn address_taken(&self) -> std::collections::BTreeSet<String> {
         let mut taken = std::collections::BTreeSet::new();
         let mut note = |c: &Constant| {
+            // Most functions are named many times: copied only the first.
             if let Constant::Func(f) = c {
-                taken.insert(f.clone());
+                if !taken.contains(f) {
+                    taken.insert(f.clone());
+                }
             }
         };
         for g in &self.graphs {
