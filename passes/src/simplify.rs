@@ -103,46 +103,51 @@ fn bypass_forwarding_blocks<S: Stage>(g: &mut FunctionGraph<S>) {
 }
 
 fn merge_single_entry_blocks<S: Stage>(g: &mut FunctionGraph<S>) {
-    loop {
-        // The number of links into each block.
-        let mut entries = vec![0u32; g.blocks.len()];
-        for l in g.blocks.iter().flat_map(|b| &b.exits) {
-            entries[l.target.0 as usize] += 1;
-        }
-        let candidate = (0..g.blocks.len()).find_map(|a| {
+    // The number of links into each block. Merging `b` into `a` moves b's
+    // exits to `a`, so only b's count changes (it loses its one entry).
+    let mut entries = vec![0u32; g.blocks.len()];
+    for l in g.blocks.iter().flat_map(|b| &b.exits) {
+        entries[l.target.0 as usize] += 1;
+    }
+    // Each block in order takes in its single-entry successors until it has
+    // none: the same merges as always taking the first block that has one,
+    // since a merge makes no earlier block a candidate (its exits and the
+    // entries of its targets stay).
+    for a in 0..g.blocks.len() {
+        loop {
             let block = &g.blocks[a];
             if block.exitswitch.is_some() || block.exits.len() != 1 {
-                return None;
+                break;
             }
             let b = block.exits[0].target;
-            let single_entry = entries[b.0 as usize] == 1;
-            (single_entry && b.0 as usize != a && !is_special(g, b)).then_some((a, b))
-        });
-        let Some((a, b)) = candidate else {
-            return;
-        };
-        let link = g.blocks[a].exits.pop().expect("the candidate has one exit");
-        let merged = std::mem::take(&mut g.blocks[b.0 as usize]);
-        let subst: HashMap<Var, Arg> = merged.inputargs.iter().copied().zip(link.args).collect();
-        let block = &mut g.blocks[a];
-        for mut op in merged.operations {
-            substitute(&mut op.args, &subst);
-            block.operations.push(op);
+            if entries[b.0 as usize] != 1 || b.0 as usize == a || is_special(g, b) {
+                break;
+            }
+            entries[b.0 as usize] = 0;
+            let link = g.blocks[a].exits.pop().expect("the candidate has one exit");
+            let merged = std::mem::take(&mut g.blocks[b.0 as usize]);
+            let subst: HashMap<Var, Arg> =
+                merged.inputargs.iter().copied().zip(link.args).collect();
+            let block = &mut g.blocks[a];
+            for mut op in merged.operations {
+                substitute(&mut op.args, &subst);
+                block.operations.push(op);
+            }
+            block.exitswitch = merged.exitswitch.map(|s| {
+                let mut one = [s];
+                substitute(&mut one, &subst);
+                let [s] = one;
+                s
+            });
+            block.exits = merged
+                .exits
+                .into_iter()
+                .map(|mut l| {
+                    substitute(&mut l.args, &subst);
+                    l
+                })
+                .collect();
         }
-        block.exitswitch = merged.exitswitch.map(|s| {
-            let mut one = [s];
-            substitute(&mut one, &subst);
-            let [s] = one;
-            s
-        });
-        block.exits = merged
-            .exits
-            .into_iter()
-            .map(|mut l| {
-                substitute(&mut l.args, &subst);
-                l
-            })
-            .collect();
     }
 }
 
@@ -167,6 +172,29 @@ fn remove_dead_inputargs<S: Stage>(g: &mut FunctionGraph<S>) {
         return;
     }
     let n = g.blocks.len();
+    // Where each variable is an input argument: (block, index) of its
+    // first appearance, or AMBIGUOUS when several blocks take it (then
+    // the block's list is searched).
+    const NONE: (u32, u32) = (u32::MAX, 0);
+    const AMBIGUOUS: (u32, u32) = (u32::MAX, 1);
+    let mut inpos = vec![NONE; g.vars.len()];
+    for (b, block) in g.blocks.iter().enumerate() {
+        for (i, v) in block.inputargs.iter().enumerate() {
+            let p = &mut inpos[v.0 as usize];
+            if *p == NONE {
+                *p = (b as u32, i as u32);
+            } else if p.0 != b as u32 {
+                *p = AMBIGUOUS;
+            }
+        }
+    }
+    let position = |g: &FunctionGraph<S>, b: usize, v: Var| -> Option<usize> {
+        match inpos[v.0 as usize] {
+            NONE => None,
+            AMBIGUOUS => g.blocks[b].inputargs.iter().position(|x| *x == v),
+            (blk, i) => (blk as usize == b).then_some(i as usize),
+        }
+    };
     // live[b][i]: input argument i of block b is read somewhere.
     let mut live: Vec<Vec<bool>> = g
         .blocks
@@ -177,7 +205,7 @@ fn remove_dead_inputargs<S: Stage>(g: &mut FunctionGraph<S>) {
             let mut used = vec![keep_all; block.inputargs.len()];
             let mut mark = |a: &Arg| {
                 if let Arg::Var(v) = a {
-                    if let Some(i) = block.inputargs.iter().position(|x| x == v) {
+                    if let Some(i) = position(g, b, *v) {
                         used[i] = true;
                     }
                 }
@@ -191,24 +219,28 @@ fn remove_dead_inputargs<S: Stage>(g: &mut FunctionGraph<S>) {
             used
         })
         .collect();
-    // A link argument feeding a live input argument keeps its source alive.
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for b in 0..n {
-            for link in &g.blocks[b].exits {
-                let t = link.target.0 as usize;
-                for (j, a) in link.args.iter().enumerate() {
-                    let Arg::Var(v) = a else { continue };
-                    if !live[t][j] {
-                        continue;
-                    }
-                    if let Some(i) = g.blocks[b].inputargs.iter().position(|x| x == v) {
-                        if !live[b][i] {
-                            live[b][i] = true;
-                            changed = true;
-                        }
-                    }
+    // A link argument feeding a live input argument keeps its source alive:
+    // each input argument found live is followed back along the links into
+    // its block once.
+    let mut links_into: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
+    for (b, block) in g.blocks.iter().enumerate() {
+        for (e, link) in block.exits.iter().enumerate() {
+            links_into[link.target.0 as usize].push((b, e));
+        }
+    }
+    let mut work: Vec<(usize, usize)> = Vec::new();
+    for (b, l) in live.iter().enumerate() {
+        work.extend(l.iter().enumerate().filter(|(_, k)| **k).map(|(i, _)| (b, i)));
+    }
+    while let Some((t, j)) = work.pop() {
+        for &(b, e) in &links_into[t] {
+            let Some(Arg::Var(v)) = g.blocks[b].exits[e].args.get(j) else {
+                continue;
+            };
+            if let Some(i) = position(g, b, *v) {
+                if !live[b][i] {
+                    live[b][i] = true;
+                    work.push((b, i));
                 }
             }
         }
