@@ -59,7 +59,8 @@ use rpy_ir::diag::{Diagnostic, Pos};
 use rpy_ir::graph::{ExceptionsExplicit, Program};
 use rpy_ir::llops::GcKind;
 use rpy_ir::lltype::{self, LowLevelType};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+use fxhash::FxHashMap as HashMap;
 use std::fmt::Write;
 use types::{c_type, Types};
 
@@ -329,7 +330,7 @@ pub fn generate_c_with_jit(
     let types = Types::new(&program.types, mentioned).map_err(fail)?;
 
     let mut ns = Namespace::default();
-    let mut sigs = HashMap::new();
+    let mut sigs = HashMap::default();
     for g in &program.graphs {
         if sigs.contains_key(&g.name) {
             return Err(fail(format!("two graphs are named '{}'", g.name)));

@@ -49,8 +49,10 @@ pub struct Types {
     /// Type name -> C struct tag, for every type in the table and every other
     /// name a pointer refers to (those stay incomplete C types).
     tags: BTreeMap<String, String>,
+    /// `tags` by hash, for the lookups of every declaration.
+    tag_index: fxhash::FxHashMap<String, String>,
     /// Type name -> field name -> C member name.
-    members: BTreeMap<String, BTreeMap<String, String>>,
+    members: fxhash::FxHashMap<String, fxhash::FxHashMap<String, String>>,
     /// Every function pointer type, inner ones before those whose
     /// parameters or result they are, with its typedef name.
     fn_types: Vec<(FuncSig, String)>,
@@ -138,10 +140,10 @@ impl Types {
                 e.insert(tag);
             }
         }
-        let mut members = BTreeMap::new();
+        let mut members = fxhash::FxHashMap::default();
         for (name, t) in &table {
             let mut fns = Namespace::default();
-            let mut m = BTreeMap::new();
+            let mut m = fxhash::FxHashMap::default();
             match t {
                 ContainerType::GcStruct { fields, var_item } => {
                     for (f, _) in fields {
@@ -172,9 +174,11 @@ impl Types {
             .enumerate()
             .map(|(i, k)| (k.clone(), i + 1))
             .collect();
+        let tag_index = tags.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
         Ok(Types {
             table,
             tags,
+            tag_index,
             members,
             fn_types,
             fn_index,
@@ -191,7 +195,7 @@ impl Types {
     }
 
     pub fn struct_tag(&self, name: &str) -> String {
-        match self.tags.get(name) {
+        match self.tag_index.get(name) {
             Some(t) => t.clone(),
             None => format!("S_{}", c_ident(name)),
         }
