@@ -33,7 +33,7 @@ use rpy_ir::graph::{
 };
 use rpy_ir::llops;
 use rpy_ir::lltype::{self, FuncSig, LowLevelType};
-use std::collections::{HashMap, HashSet};
+use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// Makes the exceptions of every graph of `program` explicit.
 pub fn transform(program: Program<LowLevel>) -> Result<Program<ExceptionsExplicit>, Diagnostic> {
@@ -85,8 +85,8 @@ impl RaiseAnalysis {
             .map(|(i, _)| *i)
             .collect();
         let mut a = RaiseAnalysis {
-            graphs: HashSet::new(),
-            sigs: HashSet::new(),
+            graphs: HashSet::default(),
+            sigs: HashSet::default(),
             ranges,
             catch_all,
         };
@@ -527,7 +527,7 @@ impl GraphTransform<'_> {
 /// exitswitch, its links' arguments but not the variables a link defines),
 /// in order of first use.
 fn used_vars(block: &Block, defined: &HashSet<Var>) -> Vec<Var> {
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     let mut used = Vec::new();
     let args = block
         .operations

@@ -20,7 +20,7 @@
 //! transform on the blocks it makes.
 
 use rpy_ir::graph::{Arg, BlockId, FunctionGraph, Link, Program, Stage, Var};
-use std::collections::HashMap;
+use fxhash::FxHashMap as HashMap;
 
 pub fn simplify_program<S: Stage>(program: &mut Program<S>) {
     for g in &mut program.graphs {

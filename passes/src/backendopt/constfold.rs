@@ -30,7 +30,7 @@
 use rpy_ir::graph::{Arg, BlockId, Constant, FunctionGraph, LowLevel, Program, Var};
 use rpy_ir::llops::{self, eval_int};
 use rpy_ir::lltype::LowLevelType;
-use std::collections::HashMap;
+use fxhash::FxHashMap as HashMap;
 
 type G = FunctionGraph<LowLevel>;
 

@@ -29,7 +29,7 @@
 //! search or table beats a long walk down the chain.
 
 use rpy_ir::graph::{Arg, BlockId, Constant, FunctionGraph, Link, LowLevel, Program, Var};
-use std::collections::HashMap;
+use fxhash::FxHashMap as HashMap;
 
 type G = FunctionGraph<LowLevel>;
 

@@ -61,7 +61,7 @@ use rpy_ir::graph::{
     Arg, BlockId, Constant, FunctionGraph, LowLevel, Program, SpaceOperation, Var,
 };
 use rpy_ir::lltype::LowLevelType;
-use std::collections::{HashMap, HashSet};
+use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -488,7 +488,7 @@ fn rewrite_block(
     stats: &mut OptStats,
 ) -> Option<Rewritten> {
     let mut eg: EGraph<Node, IntAnalysis> = EGraph::new(IntAnalysis);
-    let mut class_of: HashMap<Var, Id> = HashMap::new();
+    let mut class_of: HashMap<Var, Id> = HashMap::default();
     let is_bool = |graph: &FunctionGraph<LowLevel>, v: Var| int_type(graph.info(v));
     for v in &block.inputargs {
         if let Some(bl) = is_bool(graph, *v) {
@@ -556,7 +556,7 @@ fn rewrite_block(
     // through, and every pure result read: rebuilding would give the block
     // back as it is, so it is not rebuilt.
     if !kinds.contains(&OpKind::Alias) {
-        let mut used: HashSet<Var> = HashSet::new();
+        let mut used: HashSet<Var> = HashSet::default();
         let mut note = |a: &Arg| {
             if let Arg::Var(v) = a {
                 used.insert(*v);
@@ -569,7 +569,7 @@ fn rewrite_block(
             .for_each(&mut note);
         block.exitswitch.iter().for_each(&mut note);
         block.exits.iter().flat_map(|l| &l.args).for_each(&mut note);
-        let mut seen: HashSet<Id> = HashSet::new();
+        let mut seen: HashSet<Id> = HashSet::default();
         let unchanged = block
             .operations
             .iter()
@@ -587,10 +587,10 @@ fn rewrite_block(
     let mut rb = Rebuild {
         eg: &eg,
         ex: &extractor,
-        avail: HashMap::new(),
+        avail: HashMap::default(),
         defined: block.inputargs.iter().map(|v| v.0).collect(),
         out: Vec::new(),
-        class_var: HashMap::new(),
+        class_var: HashMap::default(),
         new_vars: Vec::new(),
         next_var: graph.vars.len() as u32,
         pos: None,
@@ -726,7 +726,7 @@ impl Rebuild<'_> {
 
     /// The classes the extracted terms of `roots` use.
     fn needed(&self, roots: Vec<Id>) -> HashSet<Id> {
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         let mut stack = roots;
         while let Some(id) = stack.pop() {
             let id = self.eg.find(id);
@@ -740,7 +740,7 @@ impl Rebuild<'_> {
     /// Whether the extracted term of `id` can be computed now (every leaf
     /// it uses is defined).
     fn can(&self, id: Id) -> bool {
-        self.can_memo(id, &mut HashMap::new())
+        self.can_memo(id, &mut HashMap::default())
     }
 
     fn can_memo(&self, id: Id, memo: &mut HashMap<Id, bool>) -> bool {

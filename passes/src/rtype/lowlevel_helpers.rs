@@ -31,7 +31,7 @@ use rpy_ir::ast::Dialect;
 use rpy_ir::diag::{FileId, SourceMap};
 use rpy_ir::graph::{Annotated, Arg, Constant, Flow, LowLevel, PrebuiltObject, Program};
 use rpy_ir::lltype::{ContainerType, LowLevelType, TypeTable};
-use std::collections::HashMap;
+use fxhash::FxHashMap as HashMap;
 use std::sync::OnceLock;
 
 /// The package the helper modules are in, and its folder's parent.
