@@ -221,6 +221,11 @@ pub fn optimize_program_until(
         clock: std::time::Instant::now(),
         stop_after,
     };
+    // Whether every graph is as `simplify` left it: then, after a pass,
+    // only the graphs it changed are simplified again (simplify changes
+    // nothing in the others). The rtyper's graphs and those load folding
+    // and devirtualization change are not simplified.
+    let mut simplified = false;
     // A second round when devirtualization made calls direct: they may be
     // inlined now, and what they allocate removed.
     for round in 0..2 {
@@ -230,6 +235,7 @@ pub fn optimize_program_until(
             report.inline.refused_under_try += stats.refused_under_try;
             report.inline.graphs_removed += stats.graphs_removed;
             crate::simplify::simplify_program(program);
+            simplified = true;
             let summary = format!(
                 "{} calls inlined, {} graphs removed",
                 stats.inlined, stats.graphs_removed
@@ -245,6 +251,7 @@ pub fn optimize_program_until(
             report.malloc_removal.mallocs_removed += stats.mallocs_removed;
             report.malloc_removal.families += stats.families;
             crate::simplify::simplify_program(program);
+            simplified = true;
             let summary = format!("{} mallocs removed", stats.mallocs_removed);
             if laps.lap(&mut report, "malloc_removal", summary) {
                 return report;
@@ -254,6 +261,7 @@ pub fn optimize_program_until(
         }
         if options.load_folding {
             let stats = load_folding::fold_loads(program);
+            simplified = false;
             report.load_folding.loads_folded += stats.loads_folded;
             report.load_folding.calls_folded += stats.calls_folded;
             report.load_folding.stores_removed += stats.stores_removed;
@@ -274,6 +282,7 @@ pub fn optimize_program_until(
             break;
         }
         let stats = devirtualize::devirtualize(program);
+        simplified = false;
         report.devirtualize.vtable_reads_folded += stats.vtable_reads_folded;
         report.devirtualize.calls_made_direct += stats.calls_made_direct;
         let summary = format!(
@@ -288,7 +297,7 @@ pub fn optimize_program_until(
         }
     }
     if options.constfold {
-        constfold_lap(program, &mut report, &mut laps);
+        constfold_lap(program, &mut report, &mut laps, &mut simplified);
         if stop_after == Some("constfold") {
             return report;
         }
@@ -296,8 +305,14 @@ pub fn optimize_program_until(
         return report;
     }
     if options.branch_facts {
-        let s = branch_facts::branch_facts(program);
-        crate::simplify::simplify_program(program);
+        let mut s = branch_facts::BranchFactStats::default();
+        let changed = per_graph(
+            program,
+            &mut s,
+            branch_facts::branch_facts_in_graph,
+            |s| s.values_made_constant + s.switches_decided,
+        );
+        simplify_changed(program, &changed, &mut simplified);
         let summary = format!(
             "{} values made constant, {} switches decided",
             s.values_made_constant, s.switches_decided
@@ -310,8 +325,18 @@ pub fn optimize_program_until(
         return report;
     }
     if options.int_rewrite {
-        report.int_rewrite = optimize(program);
-        crate::simplify::simplify_program(program);
+        let fires = Arc::new(AtomicU64::new(0));
+        let rules = egraph::RuleSet::new(&fires);
+        let mut stats = OptStats::default();
+        let changed = per_graph(
+            program,
+            &mut stats,
+            |g, stats| optimize_graph_with(g, &rules, stats),
+            |s| s.blocks_changed,
+        );
+        stats.rule_fires = fires.load(Ordering::Relaxed);
+        report.int_rewrite = stats;
+        simplify_changed(program, &changed, &mut simplified);
         let s = &report.int_rewrite;
         let summary = format!(
             "{} blocks changed, {} -> {} operations, {} rule fires",
@@ -326,6 +351,7 @@ pub fn optimize_program_until(
     if options.global_egraph {
         let s = global_egraph::global_egraph(program);
         crate::simplify::simplify_program(program);
+        simplified = true;
         let summary = format!(
             "{} -> {} pure operations, {} computed once in a dominating block, {} placed outside their loop, {} rule fires, {} graphs skipped, {} with nothing to do",
             s.pure_ops_before, s.pure_ops_after, s.values_reused, s.ops_hoisted, s.rule_fires, s.graphs_skipped, s.graphs_unchanged
@@ -340,11 +366,16 @@ pub fn optimize_program_until(
     // Once more: the switches the e-graphs found constant fold, and the
     // constants they found flow on.
     if options.constfold && (options.int_rewrite || options.global_egraph || options.branch_facts) {
-        constfold_lap(program, &mut report, &mut laps);
+        constfold_lap(program, &mut report, &mut laps, &mut simplified);
     }
     if options.dead_code {
-        report.dead_code = dead_code::remove_dead_code(program);
-        crate::simplify::simplify_program(program);
+        let changed = per_graph(
+            program,
+            &mut report.dead_code,
+            dead_code::remove_in_graph,
+            |s| s.ops_removed + s.inputargs_removed,
+        );
+        simplify_changed(program, &changed, &mut simplified);
         let s = &report.dead_code;
         let summary = format!(
             "{} operations removed ({} memory reads), {} block arguments removed",
@@ -357,8 +388,13 @@ pub fn optimize_program_until(
         return report;
     }
     if options.merge_switches {
-        report.merge_switches = merge_switches::merge_switches(program);
-        crate::simplify::simplify_program(program);
+        let changed = per_graph(
+            program,
+            &mut report.merge_switches,
+            |g, s| merge_switches::merge_in_graph(g, merge_switches::LEADING_TESTS_KEPT, s),
+            |s| s.chains_merged,
+        );
+        simplify_changed(program, &changed, &mut simplified);
         let s = &report.merge_switches;
         let summary = format!(
             "{} chains of tests made switches, {} cases",
@@ -381,10 +417,49 @@ pub fn optimize_program_until(
     report
 }
 
+/// Runs `pass` on each graph with `stats`; true for each graph where
+/// `count` of the statistics grew (every change a pass makes is counted).
+fn per_graph<T>(
+    program: &mut Program<LowLevel>,
+    stats: &mut T,
+    mut pass: impl FnMut(&mut FunctionGraph<LowLevel>, &mut T),
+    count: impl Fn(&T) -> usize,
+) -> Vec<bool> {
+    program
+        .graphs
+        .iter_mut()
+        .map(|g| {
+            let before = count(stats);
+            pass(g, stats);
+            count(stats) != before
+        })
+        .collect()
+}
+
+/// Simplifies the graphs a pass changed, or every graph when they were
+/// not all simplified before it (simplify is idempotent: it leaves a graph
+/// it made as it is).
+fn simplify_changed(program: &mut Program<LowLevel>, changed: &[bool], simplified: &mut bool) {
+    for (g, c) in program.graphs.iter_mut().zip(changed) {
+        if *c || !*simplified {
+            crate::simplify::simplify_graph(g);
+        }
+    }
+    *simplified = true;
+}
+
 /// One run of `constfold`, added to the report.
-fn constfold_lap(program: &mut Program<LowLevel>, report: &mut BackendoptReport, laps: &mut Laps) {
-    let s = constfold::fold_constants(program);
-    crate::simplify::simplify_program(program);
+fn constfold_lap(
+    program: &mut Program<LowLevel>,
+    report: &mut BackendoptReport,
+    laps: &mut Laps,
+    simplified: &mut bool,
+) {
+    let mut s = constfold::ConstFoldStats::default();
+    let changed = per_graph(program, &mut s, constfold::fold_graph, |s| {
+        s.ops_folded + s.uses_replaced + s.branches_folded + s.blocks_removed
+    });
+    simplify_changed(program, &changed, simplified);
     let summary = format!(
         "{} operations folded, {} uses made constant, {} branches folded, {} blocks removed",
         s.ops_folded, s.uses_replaced, s.branches_folded, s.blocks_removed
