@@ -723,13 +723,14 @@ impl<S: Stage> FunctionGraph<S> {
         self,
         mut f: impl FnMut(Var, &S::VarInfo) -> T::VarInfo,
     ) -> FunctionGraph<T> {
+        // The names move; only the infos are made anew.
         let vars = self
             .vars
-            .iter()
+            .into_iter()
             .enumerate()
             .map(|(i, d)| VarData {
-                name: d.name.clone(),
                 info: f(Var(i as u32), &d.info),
+                name: d.name,
             })
             .collect();
         FunctionGraph {
