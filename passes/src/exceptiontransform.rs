@@ -90,23 +90,64 @@ impl RaiseAnalysis {
             ranges,
             catch_all,
         };
-        loop {
-            let mut changed = false;
-            for g in &program.graphs {
-                if !a.graphs.contains(&g.name) && a.graph_raises(g) {
-                    a.graphs.insert(g.name.clone());
-                    changed = true;
+        // The least fixpoint, by a worklist: a graph is looked at again
+        // only when a graph it calls directly, or a pointer shape it calls
+        // through, is found to raise.
+        let position: HashMap<&str, usize> = program
+            .graphs
+            .iter()
+            .enumerate()
+            .map(|(i, g)| (g.name.as_str(), i))
+            .collect();
+        let mut callers: Vec<Vec<usize>> = vec![Vec::new(); program.graphs.len()];
+        let mut shape_users: HashMap<FuncSig, Vec<usize>> = HashMap::default();
+        for (i, g) in program.graphs.iter().enumerate() {
+            for op in g.blocks.iter().flat_map(|b| &b.operations) {
+                if !llops::can_raise(&op.opname) {
+                    continue;
                 }
-            }
-            for (name, sig) in &taken_sigs {
-                if a.graphs.contains(name) {
-                    changed |= a.sigs.insert(sig.clone());
+                match op.args.first() {
+                    Some(Arg::Const(Constant::Func(f))) => {
+                        if let Some(&c) = position.get(f.as_str()) {
+                            callers[c].push(i);
+                        }
+                    }
+                    Some(Arg::Var(v)) => {
+                        if let LowLevelType::FuncPtr(sig) = g.info(*v) {
+                            shape_users.entry(sig.pointer_shape()).or_default().push(i);
+                        }
+                    }
+                    _ => {}
                 }
-            }
-            if !changed {
-                return a;
             }
         }
+        let shape_of: HashMap<&str, &FuncSig> =
+            taken_sigs.iter().map(|(n, s)| (n.as_str(), s)).collect();
+        let mut raises = vec![false; program.graphs.len()];
+        let mut work: Vec<usize> = Vec::new();
+        for (i, g) in program.graphs.iter().enumerate() {
+            if a.graph_raises(g) {
+                raises[i] = true;
+                a.graphs.insert(g.name.clone());
+                work.push(i);
+            }
+        }
+        while let Some(i) = work.pop() {
+            let mut again: Vec<usize> = callers[i].clone();
+            if let Some(sig) = shape_of.get(program.graphs[i].name.as_str()) {
+                if a.sigs.insert((*sig).clone()) {
+                    again.extend(shape_users.get(*sig).into_iter().flatten());
+                }
+            }
+            for j in again {
+                if !raises[j] && a.graph_raises(&program.graphs[j]) {
+                    raises[j] = true;
+                    a.graphs.insert(program.graphs[j].name.clone());
+                    work.push(j);
+                }
+            }
+        }
+        a
     }
 
     fn graph_raises(&self, g: &FunctionGraph<LowLevel>) -> bool {
