@@ -10,6 +10,7 @@
 use crate::names::{c_string_literal, char_literal, comment_text, float_literal, int_literal};
 use crate::types::{c_decl, c_type, Types};
 use crate::StringPool;
+use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use rpy_ir::diag::{Diagnostic, Pos, SourceMap};
 use rpy_ir::graph::{
     single_byte, str_bytes, Arg, Block, BlockId, Constant, ExceptionsExplicit, FunctionGraph, Link,
@@ -18,7 +19,6 @@ use rpy_ir::graph::{
 use rpy_ir::llops::{self, Signature};
 use rpy_ir::lltype::{self, LowLevelType};
 use std::collections::BTreeSet;
-use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::fmt::Write;
 
 /// A graph's C function: its name and its type (`FunctionGraph::func_sig`:

@@ -54,13 +54,13 @@ pub use jit_embedding::JitInput;
 pub use compile::{compile_c, compile_c_linking, compile_program, compile_units, default_jobs};
 
 use function::{Context, FuncGen, FuncSig};
+use fxhash::FxHashMap as HashMap;
 use names::{c_string_literal, comment_text, Namespace};
 use rpy_ir::diag::{Diagnostic, Pos};
 use rpy_ir::graph::{ExceptionsExplicit, Program};
 use rpy_ir::llops::GcKind;
 use rpy_ir::lltype::{self, LowLevelType};
 use std::collections::BTreeSet;
-use fxhash::FxHashMap as HashMap;
 use std::fmt::Write;
 use types::{c_type, Types};
 

@@ -26,6 +26,7 @@
 //! The new blocks are simplified (`simplify`) as the flow and backendopt
 //! stages' are: a handler's block merges into the block it goes to.
 
+use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use rpy_ir::diag::{Diagnostic, Pos, SourceMap};
 use rpy_ir::graph::{
     Arg, Block, BlockId, Constant, ExceptionsExplicit, FunctionGraph, Link, LowLevel, Program,
@@ -33,7 +34,6 @@ use rpy_ir::graph::{
 };
 use rpy_ir::llops;
 use rpy_ir::lltype::{self, FuncSig, LowLevelType};
-use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// Makes the exceptions of every graph of `program` explicit.
 pub fn transform(program: Program<LowLevel>) -> Result<Program<ExceptionsExplicit>, Diagnostic> {

@@ -37,13 +37,13 @@
 //!
 //! With `GcKind::None` the program is left as it is.
 
+use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use rpy_ir::graph::{
     Arg, Constant, ExceptionsExplicit, FunctionGraph, Program, SpaceOperation, Var,
 };
 use rpy_ir::llops::GcKind;
 use rpy_ir::lltype::LowLevelType;
 use std::collections::BTreeSet;
-use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// Adds the root saving and reloading, and the write barriers, that the
 /// collector `gc` needs to every graph of `program`.

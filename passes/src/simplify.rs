@@ -19,8 +19,8 @@
 //! after backendopt (which can leave blocks empty), and the exception
 //! transform on the blocks it makes.
 
-use rpy_ir::graph::{Arg, BlockId, FunctionGraph, Link, Program, Stage, Var};
 use fxhash::FxHashMap as HashMap;
+use rpy_ir::graph::{Arg, BlockId, FunctionGraph, Link, Program, Stage, Var};
 
 pub fn simplify_program<S: Stage>(program: &mut Program<S>) {
     for g in &mut program.graphs {
@@ -230,7 +230,12 @@ fn remove_dead_inputargs<S: Stage>(g: &mut FunctionGraph<S>) {
     }
     let mut work: Vec<(usize, usize)> = Vec::new();
     for (b, l) in live.iter().enumerate() {
-        work.extend(l.iter().enumerate().filter(|(_, k)| **k).map(|(i, _)| (b, i)));
+        work.extend(
+            l.iter()
+                .enumerate()
+                .filter(|(_, k)| **k)
+                .map(|(i, _)| (b, i)),
+        );
     }
     while let Some((t, j)) = work.pop() {
         for &(b, e) in &links_into[t] {

@@ -10,11 +10,11 @@
 //! called. Runtime
 //! functions (`Builtin` callees) are not graphs and make no edge.
 
+use fxhash::FxHashMap as HashMap;
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
 use rpy_ir::graph::{Arg, Constant, LowLevel, Program};
 use rpy_ir::lltype::{FuncSig, LowLevelType};
-use fxhash::FxHashMap as HashMap;
 use std::fmt::Write;
 
 /// How one graph calls another.

@@ -8,9 +8,9 @@
 //! class attribute is not assigned after import); the pass checks it: a
 //! program with a `setfield` through a vtable pointer is left alone.
 
+use fxhash::FxHashMap as HashMap;
 use rpy_ir::graph::{Arg, Constant, LowLevel, PrebuiltObject, Program, Var};
 use rpy_ir::lltype::LowLevelType;
-use fxhash::FxHashMap as HashMap;
 
 /// What [`devirtualize`] did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -36,12 +36,12 @@
 use super::egraph::{int_sig, IntAnalysis, Node, OpCost};
 use super::int_type;
 use egg::{EGraph, Extractor, Id, Language};
+use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use rpy_ir::graph::{
     Arg, BlockId, Constant, FunctionGraph, LowLevel, Program, SpaceOperation, Var,
 };
 use rpy_ir::lltype::LowLevelType;
 use std::collections::BTreeSet;
-use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -434,7 +434,8 @@ fn optimize_graph(
     // uses, which `dead_code` removes) and thread the same values through
     // the same links, so the graph stays as it is.
     let alone = || {
-        let mut seen: HashSet<Id> = HashSet::with_capacity_and_hasher(pure.len(), Default::default());
+        let mut seen: HashSet<Id> =
+            HashSet::with_capacity_and_hasher(pure.len(), Default::default());
         pure.iter().all(|v| {
             let c = eg.find(class_of[v]);
             eg[c].nodes.len() == 1 && seen.insert(c)

@@ -28,11 +28,11 @@
 
 use super::callgraph::CallGraph;
 use crate::exceptiontransform::RaiseAnalysis;
+use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use rpy_ir::graph::{
     called_by_collector, Arg, Block, BlockId, Constant, FunctionGraph, Link, LowLevel, Program,
     SpaceOperation, Var,
 };
-use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// The original's default threshold (`--inline-threshold` in PyPy's
 /// translation options).

@@ -31,13 +31,13 @@
 //! under the first.
 
 use super::callgraph::CallGraph;
+use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use rpy_ir::graph::{
     called_by_collector, Arg, BlockId, Constant, FunctionGraph, LowLevel, Program, SpaceOperation,
     Var,
 };
 use rpy_ir::llops::{starts_collection, GC_COLLECT_NOW};
 use rpy_ir::lltype::{FuncSig, LowLevelType};
-use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 type G = FunctionGraph<LowLevel>;
 
@@ -63,7 +63,8 @@ const MAY_COLLECT: &str = "\0may collect";
 
 impl FieldWrites {
     pub fn new(program: &Program<LowLevel>, callgraph: &CallGraph) -> FieldWrites {
-        let mut node_writes: Vec<HashSet<String>> = vec![HashSet::default(); callgraph.node_count()];
+        let mut node_writes: Vec<HashSet<String>> =
+            vec![HashSet::default(); callgraph.node_count()];
         for g in &program.graphs {
             let Some(n) = callgraph.graph_node(&g.name) else {
                 continue;

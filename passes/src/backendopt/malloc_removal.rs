@@ -24,12 +24,12 @@
 
 use super::callgraph::CallGraph;
 use super::load_folding::FieldWrites;
+use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use rpy_ir::graph::{
     destructor_types, Arg, Block, BlockId, Constant, FunctionGraph, Link, LowLevel, Program,
     SpaceOperation, Var,
 };
 use rpy_ir::lltype::{zero_constant, ContainerType, LowLevelType, TypeTable};
-use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 type G = FunctionGraph<LowLevel>;
 

@@ -57,11 +57,11 @@ pub use rpy_ir::intbound::IntBound;
 
 use egg::{EGraph, Extractor, Id, Language};
 use egraph::{int_sig, IntAnalysis, Node, OpCost};
+use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use rpy_ir::graph::{
     Arg, BlockId, Constant, FunctionGraph, LowLevel, Program, SpaceOperation, Var,
 };
 use rpy_ir::lltype::LowLevelType;
-use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -306,12 +306,9 @@ pub fn optimize_program_until(
     }
     if options.branch_facts {
         let mut s = branch_facts::BranchFactStats::default();
-        let changed = per_graph(
-            program,
-            &mut s,
-            branch_facts::branch_facts_in_graph,
-            |s| s.values_made_constant + s.switches_decided,
-        );
+        let changed = per_graph(program, &mut s, branch_facts::branch_facts_in_graph, |s| {
+            s.values_made_constant + s.switches_decided
+        });
         simplify_changed(program, &changed, &mut simplified);
         let summary = format!(
             "{} values made constant, {} switches decided",

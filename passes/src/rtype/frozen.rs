@@ -9,11 +9,11 @@
 //! of them is the pointer, and calling it passes the pointer as `self`.
 
 use super::{GraphTyper, RTyper};
+use fxhash::FxHashMap as HashMap;
 use rpy_ir::annotation::{Desc, SomeValue};
 use rpy_ir::graph::{Annotated, Arg, Constant, FunctionGraph, PrebuiltObject, SpaceOperation};
 use rpy_ir::lltype::{ContainerType, LowLevelType};
 use std::collections::BTreeMap;
-use fxhash::FxHashMap as HashMap;
 
 use crate::annotate::frozen::frozen_index;
 

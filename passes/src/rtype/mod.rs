@@ -37,6 +37,7 @@ pub use lowlevel_helpers::HelperArg;
 pub use repr::const_lltype;
 
 use crate::rules::{self, rtype::Lowered};
+use fxhash::FxHashMap as HashMap;
 use rpy_ir::annotation::{ProgramFacts, SomeValue};
 use rpy_ir::ast::Dialect;
 use rpy_ir::diag::{Diagnostics, Pos};
@@ -46,7 +47,6 @@ use rpy_ir::graph::{
 };
 use rpy_ir::llops;
 use rpy_ir::lltype::{self, LowLevelType, TypeTable};
-use fxhash::FxHashMap as HashMap;
 
 /// The state of one translation's rtyping: the types, classes and statics
 /// made so far, shared by the graphs.
