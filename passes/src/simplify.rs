@@ -29,13 +29,24 @@ pub fn simplify_program<S: Stage>(program: &mut Program<S>) {
 }
 
 pub fn simplify_graph<S: Stage>(g: &mut FunctionGraph<S>) {
-    bypass_forwarding_blocks(g);
-    merge_single_entry_blocks(g);
-    remove_dead_inputargs(g);
+    simplify_graph_changed(g);
+}
+
+/// [`simplify_graph`], telling whether it changed the graph. When it did
+/// not, simplifying the graph again changes nothing either; when it did,
+/// it may (dropping unreachable blocks can leave a block with one entry).
+pub fn simplify_graph_changed<S: Stage>(g: &mut FunctionGraph<S>) -> bool {
+    let mut changed = bypass_forwarding_blocks(g);
+    changed |= merge_single_entry_blocks(g);
+    changed |= remove_dead_inputargs(g);
     // Most graphs a pass is run over are already canonical (backendopt
     // simplifies every graph after each sub-pass, and each changes few):
     // checking is a walk, rebuilding a copy.
-    g.make_canonical();
+    if !g.is_canonical() {
+        g.make_canonical();
+        changed = true;
+    }
+    changed
 }
 
 /// Replaces every use of a variable in `args` by what `subst` maps it to.
@@ -66,7 +77,8 @@ fn forwarding_link<S: Stage>(g: &FunctionGraph<S>, b: BlockId) -> Option<Link> {
     }
 }
 
-fn bypass_forwarding_blocks<S: Stage>(g: &mut FunctionGraph<S>) {
+fn bypass_forwarding_blocks<S: Stage>(g: &mut FunctionGraph<S>) -> bool {
+    let mut any = false;
     // Each pass rewrites links past one forwarding block; chains of them take
     // several passes, bounded by the number of blocks (a cycle of forwarding
     // blocks never runs out of targets, so stop there too).
@@ -99,10 +111,13 @@ fn bypass_forwarding_blocks<S: Stage>(g: &mut FunctionGraph<S>) {
         if !changed {
             break;
         }
+        any = true;
     }
+    any
 }
 
-fn merge_single_entry_blocks<S: Stage>(g: &mut FunctionGraph<S>) {
+fn merge_single_entry_blocks<S: Stage>(g: &mut FunctionGraph<S>) -> bool {
+    let mut any = false;
     // The number of links into each block. Merging `b` into `a` moves b's
     // exits to `a`, so only b's count changes (it loses its one entry).
     let mut entries = vec![0u32; g.blocks.len()];
@@ -124,6 +139,7 @@ fn merge_single_entry_blocks<S: Stage>(g: &mut FunctionGraph<S>) {
                 break;
             }
             entries[b.0 as usize] = 0;
+            any = true;
             let link = g.blocks[a].exits.pop().expect("the candidate has one exit");
             let merged = std::mem::take(&mut g.blocks[b.0 as usize]);
             let subst: HashMap<Var, Arg> =
@@ -149,9 +165,10 @@ fn merge_single_entry_blocks<S: Stage>(g: &mut FunctionGraph<S>) {
                 .collect();
         }
     }
+    any
 }
 
-fn remove_dead_inputargs<S: Stage>(g: &mut FunctionGraph<S>) {
+fn remove_dead_inputargs<S: Stage>(g: &mut FunctionGraph<S>) -> bool {
     // Most graphs have none: when every input argument is read by an
     // operation or a switch of its block, all are live.
     let mut read = vec![false; g.vars.len()];
@@ -169,7 +186,7 @@ fn remove_dead_inputargs<S: Stage>(g: &mut FunctionGraph<S>) {
         is_special(g, BlockId(b as u32)) || block.inputargs.iter().all(|v| read[v.0 as usize])
     });
     if all_read {
-        return;
+        return false;
     }
     let n = g.blocks.len();
     // Where each variable is an input argument: (block, index) of its
@@ -251,7 +268,7 @@ fn remove_dead_inputargs<S: Stage>(g: &mut FunctionGraph<S>) {
         }
     }
     if live.iter().all(|l| l.iter().all(|k| *k)) {
-        return;
+        return false;
     }
     for b in 0..n {
         for e in 0..g.blocks[b].exits.len() {
@@ -273,4 +290,5 @@ fn remove_dead_inputargs<S: Stage>(g: &mut FunctionGraph<S>) {
             .filter_map(|(v, k)| k.then_some(v))
             .collect();
     }
+    true
 }

@@ -221,11 +221,12 @@ pub fn optimize_program_until(
         clock: std::time::Instant::now(),
         stop_after,
     };
-    // Whether every graph is as `simplify` left it: then, after a pass,
-    // only the graphs it changed are simplified again (simplify changes
-    // nothing in the others). The rtyper's graphs and those load folding
-    // and devirtualization change are not simplified.
-    let mut simplified = false;
+    // Which graphs `simplify` may still change (None: any). A graph the
+    // last simplify did not change, and that no pass changed since, is
+    // not simplified again: that would change nothing. The rtyper's graphs
+    // and those load folding and devirtualization change are not
+    // simplified.
+    let mut dirty: Option<Vec<bool>> = None;
     // A second round when devirtualization made calls direct: they may be
     // inlined now, and what they allocate removed.
     for round in 0..2 {
@@ -234,8 +235,7 @@ pub fn optimize_program_until(
             report.inline.inlined += stats.inlined;
             report.inline.refused_under_try += stats.refused_under_try;
             report.inline.graphs_removed += stats.graphs_removed;
-            crate::simplify::simplify_program(program);
-            simplified = true;
+            dirty = Some(simplify_all(program));
             let summary = format!(
                 "{} calls inlined, {} graphs removed",
                 stats.inlined, stats.graphs_removed
@@ -250,8 +250,7 @@ pub fn optimize_program_until(
             let stats = malloc_removal::remove_mallocs(program);
             report.malloc_removal.mallocs_removed += stats.mallocs_removed;
             report.malloc_removal.families += stats.families;
-            crate::simplify::simplify_program(program);
-            simplified = true;
+            dirty = Some(simplify_all(program));
             let summary = format!("{} mallocs removed", stats.mallocs_removed);
             if laps.lap(&mut report, "malloc_removal", summary) {
                 return report;
@@ -261,7 +260,7 @@ pub fn optimize_program_until(
         }
         if options.load_folding {
             let stats = load_folding::fold_loads(program);
-            simplified = false;
+            dirty = None;
             report.load_folding.loads_folded += stats.loads_folded;
             report.load_folding.calls_folded += stats.calls_folded;
             report.load_folding.stores_removed += stats.stores_removed;
@@ -282,7 +281,7 @@ pub fn optimize_program_until(
             break;
         }
         let stats = devirtualize::devirtualize(program);
-        simplified = false;
+        dirty = None;
         report.devirtualize.vtable_reads_folded += stats.vtable_reads_folded;
         report.devirtualize.calls_made_direct += stats.calls_made_direct;
         let summary = format!(
@@ -297,7 +296,7 @@ pub fn optimize_program_until(
         }
     }
     if options.constfold {
-        constfold_lap(program, &mut report, &mut laps, &mut simplified);
+        constfold_lap(program, &mut report, &mut laps, &mut dirty);
         if stop_after == Some("constfold") {
             return report;
         }
@@ -309,7 +308,7 @@ pub fn optimize_program_until(
         let changed = per_graph(program, &mut s, branch_facts::branch_facts_in_graph, |s| {
             s.values_made_constant + s.switches_decided
         });
-        simplify_changed(program, &changed, &mut simplified);
+        simplify_changed(program, &changed, &mut dirty);
         let summary = format!(
             "{} values made constant, {} switches decided",
             s.values_made_constant, s.switches_decided
@@ -333,7 +332,7 @@ pub fn optimize_program_until(
         );
         stats.rule_fires = fires.load(Ordering::Relaxed);
         report.int_rewrite = stats;
-        simplify_changed(program, &changed, &mut simplified);
+        simplify_changed(program, &changed, &mut dirty);
         let s = &report.int_rewrite;
         let summary = format!(
             "{} blocks changed, {} -> {} operations, {} rule fires",
@@ -347,8 +346,7 @@ pub fn optimize_program_until(
     }
     if options.global_egraph {
         let s = global_egraph::global_egraph(program);
-        crate::simplify::simplify_program(program);
-        simplified = true;
+        dirty = Some(simplify_all(program));
         let summary = format!(
             "{} -> {} pure operations, {} computed once in a dominating block, {} placed outside their loop, {} rule fires, {} graphs skipped, {} with nothing to do",
             s.pure_ops_before, s.pure_ops_after, s.values_reused, s.ops_hoisted, s.rule_fires, s.graphs_skipped, s.graphs_unchanged
@@ -363,7 +361,7 @@ pub fn optimize_program_until(
     // Once more: the switches the e-graphs found constant fold, and the
     // constants they found flow on.
     if options.constfold && (options.int_rewrite || options.global_egraph || options.branch_facts) {
-        constfold_lap(program, &mut report, &mut laps, &mut simplified);
+        constfold_lap(program, &mut report, &mut laps, &mut dirty);
     }
     if options.dead_code {
         let changed = per_graph(
@@ -372,7 +370,7 @@ pub fn optimize_program_until(
             dead_code::remove_in_graph,
             |s| s.ops_removed + s.inputargs_removed,
         );
-        simplify_changed(program, &changed, &mut simplified);
+        simplify_changed(program, &changed, &mut dirty);
         let s = &report.dead_code;
         let summary = format!(
             "{} operations removed ({} memory reads), {} block arguments removed",
@@ -391,7 +389,7 @@ pub fn optimize_program_until(
             |g, s| merge_switches::merge_in_graph(g, merge_switches::LEADING_TESTS_KEPT, s),
             |s| s.chains_merged,
         );
-        simplify_changed(program, &changed, &mut simplified);
+        simplify_changed(program, &changed, &mut dirty);
         let s = &report.merge_switches;
         let summary = format!(
             "{} chains of tests made switches, {} cases",
@@ -433,16 +431,34 @@ fn per_graph<T>(
         .collect()
 }
 
-/// Simplifies the graphs a pass changed, or every graph when they were
-/// not all simplified before it (simplify is idempotent: it leaves a graph
-/// it made as it is).
-fn simplify_changed(program: &mut Program<LowLevel>, changed: &[bool], simplified: &mut bool) {
-    for (g, c) in program.graphs.iter_mut().zip(changed) {
-        if *c || !*simplified {
-            crate::simplify::simplify_graph(g);
-        }
-    }
-    *simplified = true;
+/// Simplifies every graph; true for each that simplify changed (and so
+/// may change again).
+fn simplify_all(program: &mut Program<LowLevel>) -> Vec<bool> {
+    program
+        .graphs
+        .iter_mut()
+        .map(crate::simplify::simplify_graph_changed)
+        .collect()
+}
+
+/// Simplifies the graphs a pass changed and those the last simplify may
+/// not have finished (`dirty`), which is every graph simplify would
+/// change: what simplifying every graph gives.
+fn simplify_changed(
+    program: &mut Program<LowLevel>,
+    changed: &[bool],
+    dirty: &mut Option<Vec<bool>>,
+) {
+    let next = program
+        .graphs
+        .iter_mut()
+        .enumerate()
+        .map(|(i, g)| {
+            let stale = dirty.as_ref().is_none_or(|d| d[i]);
+            (changed[i] || stale) && crate::simplify::simplify_graph_changed(g)
+        })
+        .collect();
+    *dirty = Some(next);
 }
 
 /// One run of `constfold`, added to the report.
@@ -450,13 +466,13 @@ fn constfold_lap(
     program: &mut Program<LowLevel>,
     report: &mut BackendoptReport,
     laps: &mut Laps,
-    simplified: &mut bool,
+    dirty: &mut Option<Vec<bool>>,
 ) {
     let mut s = constfold::ConstFoldStats::default();
     let changed = per_graph(program, &mut s, constfold::fold_graph, |s| {
         s.ops_folded + s.uses_replaced + s.branches_folded + s.blocks_removed
     });
-    simplify_changed(program, &changed, simplified);
+    simplify_changed(program, &changed, dirty);
     let summary = format!(
         "{} operations folded, {} uses made constant, {} branches folded, {} blocks removed",
         s.ops_folded, s.uses_replaced, s.branches_folded, s.blocks_removed
