@@ -10,8 +10,9 @@
 
 use crate::function::FuncSig;
 use crate::types::{c_type, Types};
+use fxhash::FxHashMap as HashMap;
 use rpy_ir::graph::{destructor_types, gc_hook_event, ExceptionsExplicit, Program};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// What GenC emits for the collector's calls into the program.

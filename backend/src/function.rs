@@ -10,6 +10,7 @@
 use crate::names::{c_string_literal, char_literal, comment_text, float_literal, int_literal};
 use crate::types::{c_decl, c_type, Types};
 use crate::StringPool;
+use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use rpy_ir::diag::{Diagnostic, Pos, SourceMap};
 use rpy_ir::graph::{
     single_byte, str_bytes, Arg, Block, BlockId, Constant, ExceptionsExplicit, FunctionGraph, Link,
@@ -17,7 +18,7 @@ use rpy_ir::graph::{
 };
 use rpy_ir::llops::{self, Signature};
 use rpy_ir::lltype::{self, LowLevelType};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
 use std::fmt::Write;
 
 /// A graph's C function: its name and its type (`FunctionGraph::func_sig`:
@@ -907,7 +908,7 @@ impl<'a> FuncGen<'a> {
         let dests: BTreeSet<Var> = moves.iter().map(|(d, _)| *d).collect();
         // A source that is also a destination is read into a temporary before
         // any assignment, so every source is read with its old value.
-        let mut temps: HashMap<Var, String> = HashMap::new();
+        let mut temps: HashMap<Var, String> = HashMap::default();
         let mut lines = Vec::new();
         for (_, s) in &moves {
             if let Some(v) = s.as_var() {
@@ -1037,7 +1038,7 @@ pub fn recursive_graphs(program: &Program<ExceptionsExplicit>) -> HashSet<String
         .map(|(i, g)| (g.name.as_str(), i))
         .collect();
     let taken = program.address_taken();
-    let mut by_sig: HashMap<lltype::FuncSig, Vec<usize>> = HashMap::new();
+    let mut by_sig: HashMap<lltype::FuncSig, Vec<usize>> = HashMap::default();
     for (i, g) in graphs.iter().enumerate() {
         if taken.contains(&g.name) {
             by_sig.entry(g.func_sig()).or_default().push(i);
@@ -1072,7 +1073,7 @@ pub fn recursive_graphs(program: &Program<ExceptionsExplicit>) -> HashSet<String
     let mut on_stack = vec![false; n];
     let mut stack = Vec::new();
     let mut next = 0;
-    let mut result = HashSet::new();
+    let mut result = HashSet::default();
     for root in 0..n {
         if index[root] != usize::MAX {
             continue;

@@ -54,12 +54,13 @@ pub use jit_embedding::JitInput;
 pub use compile::{compile_c, compile_c_linking, compile_program, compile_units, default_jobs};
 
 use function::{Context, FuncGen, FuncSig};
+use fxhash::FxHashMap as HashMap;
 use names::{c_string_literal, comment_text, Namespace};
 use rpy_ir::diag::{Diagnostic, Pos};
 use rpy_ir::graph::{ExceptionsExplicit, Program};
 use rpy_ir::llops::GcKind;
 use rpy_ir::lltype::{self, LowLevelType};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::fmt::Write;
 use types::{c_type, Types};
 
@@ -318,15 +319,18 @@ pub fn generate_c_with_jit(
 
     // Every type the graphs' variables have, for forward declarations and
     // function pointer typedefs, in a deterministic order.
-    let mentioned: BTreeSet<&LowLevelType> = program
+    // Most variables share a handful of types: they are made unique by
+    // hashing first, and only the distinct ones are sorted.
+    let distinct: fxhash::FxHashSet<&LowLevelType> = program
         .graphs
         .iter()
         .flat_map(|g| g.vars.iter().map(|v| &v.info))
         .collect();
+    let mentioned: BTreeSet<&LowLevelType> = distinct.into_iter().collect();
     let types = Types::new(&program.types, mentioned).map_err(fail)?;
 
     let mut ns = Namespace::default();
-    let mut sigs = HashMap::new();
+    let mut sigs = HashMap::default();
     for g in &program.graphs {
         if sigs.contains_key(&g.name) {
             return Err(fail(format!("two graphs are named '{}'", g.name)));

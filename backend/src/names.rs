@@ -1,6 +1,6 @@
 //! C names for the program's graphs, types and fields, and C literals.
 
-use std::collections::HashSet;
+use fxhash::FxHashSet as HashSet;
 use std::fmt::Write;
 
 /// The characters of `name` that may appear in a C identifier, others as `_`.

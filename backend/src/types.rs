@@ -49,11 +49,17 @@ pub struct Types {
     /// Type name -> C struct tag, for every type in the table and every other
     /// name a pointer refers to (those stay incomplete C types).
     tags: BTreeMap<String, String>,
+    /// `tags` by hash, for the lookups of every declaration.
+    tag_index: fxhash::FxHashMap<String, String>,
     /// Type name -> field name -> C member name.
-    members: BTreeMap<String, BTreeMap<String, String>>,
+    members: fxhash::FxHashMap<String, fxhash::FxHashMap<String, String>>,
     /// Every function pointer type, inner ones before those whose
     /// parameters or result they are, with its typedef name.
     fn_types: Vec<(FuncSig, String)>,
+    /// Index of each signature in `fn_types`.
+    fn_index: fxhash::FxHashMap<FuncSig, usize>,
+    /// Type name -> the collector's type id (its rank in `table`, from 1).
+    ids: fxhash::FxHashMap<String, usize>,
 }
 
 /// Adds the function signatures in `t` to `out`, inner ones first, and the
@@ -100,7 +106,7 @@ impl Types {
         for t in mentioned {
             collect_type(t, &mut sigs, &mut other_names);
         }
-        let fn_types = sigs
+        let fn_types: Vec<(FuncSig, String)> = sigs
             .into_iter()
             .enumerate()
             .map(|(i, sig)| (sig, format!("rpy_fn_{i}")))
@@ -134,10 +140,10 @@ impl Types {
                 e.insert(tag);
             }
         }
-        let mut members = BTreeMap::new();
+        let mut members = fxhash::FxHashMap::default();
         for (name, t) in &table {
             let mut fns = Namespace::default();
-            let mut m = BTreeMap::new();
+            let mut m = fxhash::FxHashMap::default();
             match t {
                 ContainerType::GcStruct { fields, var_item } => {
                     for (f, _) in fields {
@@ -158,25 +164,38 @@ impl Types {
             }
             members.insert(name.clone(), m);
         }
+        let fn_index = fn_types
+            .iter()
+            .enumerate()
+            .map(|(i, (sig, _))| (sig.clone(), i))
+            .collect();
+        let ids = table
+            .keys()
+            .enumerate()
+            .map(|(i, k)| (k.clone(), i + 1))
+            .collect();
+        let tag_index = tags.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
         Ok(Types {
             table,
             tags,
+            tag_index,
             members,
             fn_types,
+            fn_index,
+            ids,
         })
     }
 
     /// The typedef name of a function pointer type.
     pub fn fn_typedef(&self, sig: &FuncSig) -> String {
-        self.fn_types
-            .iter()
-            .find(|(s, _)| s == sig)
-            .map(|(_, name)| name.clone())
+        self.fn_index
+            .get(sig)
+            .map(|&i| self.fn_types[i].1.clone())
             .expect("every function pointer type of the program is collected by Types::new")
     }
 
     pub fn struct_tag(&self, name: &str) -> String {
-        match self.tags.get(name) {
+        match self.tag_index.get(name) {
             Some(t) => t.clone(),
             None => format!("S_{}", c_ident(name)),
         }
@@ -236,7 +255,7 @@ impl Types {
     /// The GC's type id of the container type `name`: its position in the
     /// table, from 1 (0 is no type: the collector never reads it).
     pub fn type_id(&self, name: &str) -> Option<usize> {
-        self.table.keys().position(|k| k == name).map(|i| i + 1)
+        self.ids.get(name).copied()
     }
 
     /// The collector's type table, `rpy_gc_types[type id]`, from the

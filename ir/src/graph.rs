@@ -731,13 +731,14 @@ impl<S: Stage> FunctionGraph<S> {
         self,
         mut f: impl FnMut(Var, &S::VarInfo) -> T::VarInfo,
     ) -> FunctionGraph<T> {
+        // The names move; only the infos are made anew.
         let vars = self
             .vars
-            .iter()
+            .into_iter()
             .enumerate()
             .map(|(i, d)| VarData {
-                name: d.name.clone(),
                 info: f(Var(i as u32), &d.info),
+                name: d.name,
             })
             .collect();
         FunctionGraph {
@@ -980,8 +981,11 @@ impl<S: Stage> Program<S> {
     pub fn address_taken(&self) -> std::collections::BTreeSet<String> {
         let mut taken = std::collections::BTreeSet::new();
         let mut note = |c: &Constant| {
+            // Most functions are named many times: copied only the first.
             if let Constant::Func(f) = c {
-                taken.insert(f.clone());
+                if !taken.contains(f) {
+                    taken.insert(f.clone());
+                }
             }
         };
         for g in &self.graphs {

@@ -7,6 +7,8 @@
 //! the LLInterpreter, constant folding and the rule checks all call it.
 
 use crate::lltype::LowLevelType;
+use fxhash::FxHashMap;
+use std::sync::OnceLock;
 
 /// What an operation needs of its arguments and yields.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -337,11 +339,33 @@ runtime! {
 }
 
 pub fn runtime_func(name: &str) -> Option<&'static RuntimeFunc> {
-    RUNTIME_FUNCS.iter().find(|f| f.name == name)
+    // Every pass asks for operations by name, many times each: a table
+    // made once, not a walk of the list per question.
+    static INDEX: OnceLock<FxHashMap<&'static str, &'static RuntimeFunc>> = OnceLock::new();
+    INDEX
+        .get_or_init(|| {
+            let mut index = FxHashMap::default();
+            for f in RUNTIME_FUNCS {
+                index.entry(f.name).or_insert(f);
+            }
+            index
+        })
+        .get(name)
+        .copied()
 }
 
 pub fn lookup(name: &str) -> Option<&'static LlOp> {
-    LL_OPS.iter().find(|op| op.name == name)
+    static INDEX: OnceLock<FxHashMap<&'static str, &'static LlOp>> = OnceLock::new();
+    INDEX
+        .get_or_init(|| {
+            let mut index = FxHashMap::default();
+            for op in LL_OPS {
+                index.entry(op.name).or_insert(op);
+            }
+            index
+        })
+        .get(name)
+        .copied()
 }
 
 /// The result type of a primitive operation applied to arguments of the given

@@ -26,6 +26,7 @@
 //! The new blocks are simplified (`simplify`) as the flow and backendopt
 //! stages' are: a handler's block merges into the block it goes to.
 
+use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use rpy_ir::diag::{Diagnostic, Pos, SourceMap};
 use rpy_ir::graph::{
     Arg, Block, BlockId, Constant, ExceptionsExplicit, FunctionGraph, Link, LowLevel, Program,
@@ -33,7 +34,6 @@ use rpy_ir::graph::{
 };
 use rpy_ir::llops;
 use rpy_ir::lltype::{self, FuncSig, LowLevelType};
-use std::collections::{HashMap, HashSet};
 
 /// Makes the exceptions of every graph of `program` explicit.
 pub fn transform(program: Program<LowLevel>) -> Result<Program<ExceptionsExplicit>, Diagnostic> {
@@ -85,28 +85,69 @@ impl RaiseAnalysis {
             .map(|(i, _)| *i)
             .collect();
         let mut a = RaiseAnalysis {
-            graphs: HashSet::new(),
-            sigs: HashSet::new(),
+            graphs: HashSet::default(),
+            sigs: HashSet::default(),
             ranges,
             catch_all,
         };
-        loop {
-            let mut changed = false;
-            for g in &program.graphs {
-                if !a.graphs.contains(&g.name) && a.graph_raises(g) {
-                    a.graphs.insert(g.name.clone());
-                    changed = true;
+        // The least fixpoint, by a worklist: a graph is looked at again
+        // only when a graph it calls directly, or a pointer shape it calls
+        // through, is found to raise.
+        let position: HashMap<&str, usize> = program
+            .graphs
+            .iter()
+            .enumerate()
+            .map(|(i, g)| (g.name.as_str(), i))
+            .collect();
+        let mut callers: Vec<Vec<usize>> = vec![Vec::new(); program.graphs.len()];
+        let mut shape_users: HashMap<FuncSig, Vec<usize>> = HashMap::default();
+        for (i, g) in program.graphs.iter().enumerate() {
+            for op in g.blocks.iter().flat_map(|b| &b.operations) {
+                if !llops::can_raise(&op.opname) {
+                    continue;
                 }
-            }
-            for (name, sig) in &taken_sigs {
-                if a.graphs.contains(name) {
-                    changed |= a.sigs.insert(sig.clone());
+                match op.args.first() {
+                    Some(Arg::Const(Constant::Func(f))) => {
+                        if let Some(&c) = position.get(f.as_str()) {
+                            callers[c].push(i);
+                        }
+                    }
+                    Some(Arg::Var(v)) => {
+                        if let LowLevelType::FuncPtr(sig) = g.info(*v) {
+                            shape_users.entry(sig.pointer_shape()).or_default().push(i);
+                        }
+                    }
+                    _ => {}
                 }
-            }
-            if !changed {
-                return a;
             }
         }
+        let shape_of: HashMap<&str, &FuncSig> =
+            taken_sigs.iter().map(|(n, s)| (n.as_str(), s)).collect();
+        let mut raises = vec![false; program.graphs.len()];
+        let mut work: Vec<usize> = Vec::new();
+        for (i, g) in program.graphs.iter().enumerate() {
+            if a.graph_raises(g) {
+                raises[i] = true;
+                a.graphs.insert(g.name.clone());
+                work.push(i);
+            }
+        }
+        while let Some(i) = work.pop() {
+            let mut again: Vec<usize> = callers[i].clone();
+            if let Some(sig) = shape_of.get(program.graphs[i].name.as_str()) {
+                if a.sigs.insert((*sig).clone()) {
+                    again.extend(shape_users.get(*sig).into_iter().flatten());
+                }
+            }
+            for j in again {
+                if !raises[j] && a.graph_raises(&program.graphs[j]) {
+                    raises[j] = true;
+                    a.graphs.insert(program.graphs[j].name.clone());
+                    work.push(j);
+                }
+            }
+        }
+        a
     }
 
     fn graph_raises(&self, g: &FunctionGraph<LowLevel>) -> bool {
@@ -527,7 +568,7 @@ impl GraphTransform<'_> {
 /// exitswitch, its links' arguments but not the variables a link defines),
 /// in order of first use.
 fn used_vars(block: &Block, defined: &HashSet<Var>) -> Vec<Var> {
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     let mut used = Vec::new();
     let args = block
         .operations

@@ -37,12 +37,13 @@
 //!
 //! With `GcKind::None` the program is left as it is.
 
+use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use rpy_ir::graph::{
     Arg, Constant, ExceptionsExplicit, FunctionGraph, Program, SpaceOperation, Var,
 };
 use rpy_ir::llops::GcKind;
 use rpy_ir::lltype::LowLevelType;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
 
 /// Adds the root saving and reloading, and the write barriers, that the
 /// collector `gc` needs to every graph of `program`.
@@ -157,12 +158,12 @@ fn transform_graph(g: &mut FunctionGraph<ExceptionsExplicit>, collecting: &Colle
         // Forwards: rewrite, renaming each reloaded pointer in the rest of the block.
         let old_ops = std::mem::take(&mut g.blocks[b].operations);
         let mut ops = Vec::with_capacity(old_ops.len());
-        let mut renamed: HashMap<Var, Var> = HashMap::new();
-        let mut young: HashSet<Var> = HashSet::new();
+        let mut renamed: HashMap<Var, Var> = HashMap::default();
+        let mut young: HashSet<Var> = HashSet::default();
         // Which slot each live pointer (by its original name) was given,
         // and which value each slot is known to hold.
-        let mut slot_of: HashMap<Var, usize> = HashMap::new();
-        let mut slot_holds: HashMap<usize, Var> = HashMap::new();
+        let mut slot_of: HashMap<Var, usize> = HashMap::default();
+        let mut slot_holds: HashMap<usize, Var> = HashMap::default();
         let rename = |a: &mut Arg, renamed: &HashMap<Var, Var>| {
             if let Arg::Var(v) = a {
                 if let Some(n) = renamed.get(v) {

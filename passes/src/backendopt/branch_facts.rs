@@ -184,7 +184,7 @@ fn link_facts(
     facts
 }
 
-fn branch_facts_in_graph(g: &mut G, stats: &mut BranchFactStats) {
+pub(super) fn branch_facts_in_graph(g: &mut G, stats: &mut BranchFactStats) {
     let order = g.reverse_postorder();
     // Cheap exit: no switch on a comparison, nothing to learn.
     let any_switch = order

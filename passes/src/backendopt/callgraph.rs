@@ -10,11 +10,11 @@
 //! called. Runtime
 //! functions (`Builtin` callees) are not graphs and make no edge.
 
+use fxhash::FxHashMap as HashMap;
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
 use rpy_ir::graph::{Arg, Constant, LowLevel, Program};
 use rpy_ir::lltype::{FuncSig, LowLevelType};
-use std::collections::HashMap;
 use std::fmt::Write;
 
 /// How one graph calls another.
@@ -52,13 +52,13 @@ pub struct CallGraph {
 impl CallGraph {
     pub fn new(program: &Program<LowLevel>) -> CallGraph {
         let mut graph = DiGraph::new();
-        let mut index = HashMap::new();
+        let mut index = HashMap::default();
         for g in &program.graphs {
             index.insert(g.name.clone(), graph.add_node(g.name.clone()));
         }
         let mut is_dispatch = vec![false; graph.node_count()];
         let taken = program.address_taken();
-        let mut by_sig: HashMap<FuncSig, Vec<NodeIndex>> = HashMap::new();
+        let mut by_sig: HashMap<FuncSig, Vec<NodeIndex>> = HashMap::default();
         for g in &program.graphs {
             if taken.contains(&g.name) {
                 by_sig
@@ -67,8 +67,8 @@ impl CallGraph {
                     .push(index[&g.name]);
             }
         }
-        let mut dispatch: HashMap<FuncSig, NodeIndex> = HashMap::new();
-        let mut sites: HashMap<(NodeIndex, NodeIndex), CallSites> = HashMap::new();
+        let mut dispatch: HashMap<FuncSig, NodeIndex> = HashMap::default();
+        let mut sites: HashMap<(NodeIndex, NodeIndex), CallSites> = HashMap::default();
         for g in &program.graphs {
             let caller = index[&g.name];
             for block in &g.blocks {

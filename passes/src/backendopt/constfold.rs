@@ -27,10 +27,10 @@
 //! reached), as do float operations (whose C rounding the pass does not
 //! model).
 
+use fxhash::FxHashMap as HashMap;
 use rpy_ir::graph::{Arg, BlockId, Constant, FunctionGraph, LowLevel, Program, Var};
 use rpy_ir::llops::{self, eval_int};
 use rpy_ir::lltype::LowLevelType;
-use std::collections::HashMap;
 
 type G = FunctionGraph<LowLevel>;
 

@@ -8,9 +8,9 @@
 //! class attribute is not assigned after import); the pass checks it: a
 //! program with a `setfield` through a vtable pointer is left alone.
 
+use fxhash::FxHashMap as HashMap;
 use rpy_ir::graph::{Arg, Constant, LowLevel, PrebuiltObject, Program, Var};
 use rpy_ir::lltype::LowLevelType;
-use std::collections::HashMap;
 
 /// What [`devirtualize`] did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -50,7 +50,7 @@ pub fn devirtualize(program: &mut Program<LowLevel>) -> DevirtualizeStats {
     };
     for g in &mut program.graphs {
         for block in &mut g.blocks {
-            let mut subst: HashMap<Var, Arg> = HashMap::new();
+            let mut subst: HashMap<Var, Arg> = HashMap::default();
             let mut kept = Vec::with_capacity(block.operations.len());
             for mut op in std::mem::take(&mut block.operations) {
                 for a in &mut op.args {

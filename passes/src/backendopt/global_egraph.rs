@@ -36,11 +36,12 @@
 use super::egraph::{int_sig, IntAnalysis, Node, OpCost};
 use super::int_type;
 use egg::{EGraph, Extractor, Id, Language};
+use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use rpy_ir::graph::{
     Arg, BlockId, Constant, FunctionGraph, LowLevel, Program, SpaceOperation, Var,
 };
 use rpy_ir::lltype::LowLevelType;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -201,7 +202,7 @@ impl Cfg {
             for l in &g.block(u).exits {
                 let h = l.target;
                 if cfg.dominates(h, u) {
-                    let mut body: HashSet<BlockId> = HashSet::from([h]);
+                    let mut body: HashSet<BlockId> = HashSet::from_iter([h]);
                     let mut work = vec![u];
                     while let Some(x) = work.pop() {
                         if body.insert(x) {
@@ -266,8 +267,8 @@ fn optimize_graph(
     let cfg = Cfg::new(g);
     // Where each variable is defined; a catching block's raising result
     // is marked so that it is never looked through.
-    let mut home: HashMap<Var, BlockId> = HashMap::new();
-    let mut raised_result: HashSet<Var> = HashSet::new();
+    let mut home: HashMap<Var, BlockId> = HashMap::default();
+    let mut raised_result: HashSet<Var> = HashSet::default();
     for &b in &cfg.rpo {
         let blk = g.block(b);
         for v in &blk.inputargs {
@@ -284,7 +285,7 @@ fn optimize_graph(
     }
 
     // 1. Trivial block arguments, resolved to a fixpoint.
-    let mut root: HashMap<Var, Arg> = HashMap::new();
+    let mut root: HashMap<Var, Arg> = HashMap::default();
     let resolve = |root: &HashMap<Var, Arg>, a: &Arg| -> Arg {
         let mut a = a.clone();
         while let Arg::Var(v) = a {
@@ -358,11 +359,11 @@ fn optimize_graph(
     // 2. The e-graph of every block's pure operations, in reverse
     // postorder (a value's definition dominates its uses, so comes first).
     let mut eg: EGraph<Node, IntAnalysis> = EGraph::new(IntAnalysis);
-    let mut class_of: HashMap<Var, Id> = HashMap::new();
+    let mut class_of: HashMap<Var, Id> = HashMap::default();
     // For each pure operation's result: its own node (a fallback when the
     // cheapest form of its class uses values not defined at a use).
-    let mut own_node: HashMap<Var, Node> = HashMap::new();
-    let mut pure: HashSet<Var> = HashSet::new();
+    let mut own_node: HashMap<Var, Node> = HashMap::default();
+    let mut pure: HashSet<Var> = HashSet::default();
     let is_int = |g: &G, v: Var| int_type(g.info(v));
     for &b in &cfg.rpo {
         let blk = g.block(b);
@@ -433,7 +434,8 @@ fn optimize_graph(
     // uses, which `dead_code` removes) and thread the same values through
     // the same links, so the graph stays as it is.
     let alone = || {
-        let mut seen: HashSet<Id> = HashSet::with_capacity(pure.len());
+        let mut seen: HashSet<Id> =
+            HashSet::with_capacity_and_hasher(pure.len(), Default::default());
         pure.iter().all(|v| {
             let c = eg.find(class_of[v]);
             eg[c].nodes.len() == 1 && seen.insert(c)
@@ -447,7 +449,7 @@ fn optimize_graph(
     }
     let extractor = Extractor::new(&eg, OpCost);
     // The fallback nodes of each class.
-    let mut alternatives: HashMap<Id, Vec<Node>> = HashMap::new();
+    let mut alternatives: HashMap<Id, Vec<Node>> = HashMap::default();
     for (v, n) in &own_node {
         let mut n = n.clone();
         for c in n.children_mut() {
@@ -471,9 +473,9 @@ fn optimize_graph(
         ex: &extractor,
         alternatives: &alternatives,
         home: &home,
-        computed: HashMap::new(),
+        computed: HashMap::default(),
         new_ops: vec![Vec::new(); g.blocks.len()],
-        defined_here: HashSet::new(),
+        defined_here: HashSet::default(),
         current: g.startblock,
         new_vars: Vec::new(),
         next_var: g.vars.len() as u32,
@@ -783,7 +785,7 @@ impl Elaborator<'_> {
         if let Some((_, v)) = self.visible(id, at) {
             return Some(Arg::Var(v));
         }
-        let (node, deepest) = self.choose(id, at, &mut HashMap::new())?;
+        let (node, deepest) = self.choose(id, at, &mut HashMap::default())?;
         let children: Vec<Id> = match &node {
             Node::Int(v) => return Some(Arg::Const(Constant::Int(*v))),
             Node::Bool(v) => return Some(Arg::Const(Constant::Bool(*v))),
@@ -848,7 +850,7 @@ impl Elaborator<'_> {
 /// of it, passed along every link into it: SSA per block again.
 fn back_to_block_ssa(g: &mut G, cfg: &Cfg) -> Option<()> {
     let n = g.blocks.len();
-    let mut defs: Vec<HashSet<Var>> = vec![HashSet::new(); n];
+    let mut defs: Vec<HashSet<Var>> = vec![HashSet::default(); n];
     let mut uses: Vec<BTreeSet<Var>> = vec![BTreeSet::new(); n];
     for &b in &cfg.rpo {
         let blk = g.block(b);
@@ -910,7 +912,7 @@ fn back_to_block_ssa(g: &mut G, cfg: &Cfg) -> Option<()> {
         }
     }
     // A fresh input argument per block and live-in value.
-    let mut renamed: Vec<HashMap<Var, Var>> = vec![HashMap::new(); n];
+    let mut renamed: Vec<HashMap<Var, Var>> = vec![HashMap::default(); n];
     for &b in &cfg.rpo {
         for v in live[b.0 as usize].clone() {
             let t = g.info(v).clone();

@@ -28,11 +28,11 @@
 
 use super::callgraph::CallGraph;
 use crate::exceptiontransform::RaiseAnalysis;
+use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use rpy_ir::graph::{
     called_by_collector, Arg, Block, BlockId, Constant, FunctionGraph, Link, LowLevel, Program,
     SpaceOperation, Var,
 };
-use std::collections::{HashMap, HashSet};
 
 /// The original's default threshold (`--inline-threshold` in PyPy's
 /// translation options).
@@ -86,7 +86,7 @@ pub fn static_instruction_count(g: &G) -> f64 {
 fn loop_headers(g: &G, order: &[BlockId]) -> HashMap<BlockId, BlockId> {
     let pos: HashMap<BlockId, usize> = order.iter().enumerate().map(|(i, b)| (*b, i)).collect();
     let preds = g.predecessors();
-    let mut headers = HashMap::new();
+    let mut headers = HashMap::default();
     for &b in order {
         for l in &g.block(b).exits {
             // In reverse postorder a back edge goes to an earlier block
@@ -102,7 +102,7 @@ fn loop_headers(g: &G, order: &[BlockId]) -> HashMap<BlockId, BlockId> {
             let header = l.target;
             headers.insert(header, header);
             let mut stack = vec![b];
-            let mut seen = HashSet::from([header]);
+            let mut seen = HashSet::from_iter([header]);
             while let Some(x) = stack.pop() {
                 if !seen.insert(x) {
                     continue;
@@ -207,7 +207,9 @@ pub fn inline_program(program: &mut Program<LowLevel>, threshold: f64) -> Inline
         .enumerate()
         .map(|(i, g)| (g.name.clone(), i))
         .collect();
-    let mut weights: HashMap<String, f64> = HashMap::new();
+    // Whether a graph may be inlined, by its hints, marks and weight: known
+    // until the graph itself changes (when its turn as a caller comes).
+    let mut inlinable: fxhash::FxHashMap<String, bool> = fxhash::FxHashMap::default();
     let mut stats = InlineStats::default();
     for name in &order {
         let caller = position[name];
@@ -217,7 +219,7 @@ pub fn inline_program(program: &mut Program<LowLevel>, threshold: f64) -> Inline
             .flat_map(|b| &b.operations)
             .any(|op| op.opname == "direct_call");
         if !calls {
-            weights.remove(name);
+            inlinable.remove(name);
             continue;
         }
         // Taken out to work on while the callees are read from the program
@@ -226,7 +228,7 @@ pub fn inline_program(program: &mut Program<LowLevel>, threshold: f64) -> Inline
             &mut program.graphs[caller],
             FunctionGraph::new(String::new(), &[], rpy_ir::lltype::LowLevelType::Void),
         );
-        let mut refused: HashSet<(u32, usize)> = HashSet::new();
+        let mut refused: HashSet<(u32, usize)> = HashSet::default();
         loop {
             let site = find_site(&graph, &refused, |callee| {
                 if callee == *name || callgraph.is_recursive(callee) {
@@ -235,24 +237,27 @@ pub fn inline_program(program: &mut Program<LowLevel>, threshold: f64) -> Inline
                 let Some(&i) = position.get(callee) else {
                     return false;
                 };
+                if let Some(&known) = inlinable.get(callee) {
+                    return known;
+                }
                 let g = &program.graphs[i];
                 // An elidable graph stays a call, so that load folding can
                 // fold its repeated calls (the C compiler still inlines a
                 // small one).
-                if g.hints
+                let accept = if g
+                    .hints
                     .iter()
                     .any(|h| h == "dont_inline" || h == "elidable")
                     || has_jit_marker(g)
                 {
-                    return false;
-                }
-                if g.hints.iter().any(|h| h == "always_inline") {
-                    return true;
-                }
-                let w = *weights
-                    .entry(callee.to_string())
-                    .or_insert_with(|| inlining_weight(g));
-                w < threshold
+                    false
+                } else if g.hints.iter().any(|h| h == "always_inline") {
+                    true
+                } else {
+                    inlining_weight(g) < threshold
+                };
+                inlinable.insert(callee.to_string(), accept);
+                accept
             });
             let Some((b, i, callee)) = site else { break };
             let callee_graph = &program.graphs[position[&callee]];
@@ -264,7 +269,7 @@ pub fn inline_program(program: &mut Program<LowLevel>, threshold: f64) -> Inline
             }
         }
         program.graphs[caller] = graph;
-        weights.remove(name);
+        inlinable.remove(name);
     }
     stats.graphs_removed = remove_inlined_graphs(program, &callgraph);
     stats
@@ -300,7 +305,7 @@ fn remove_inlined_graphs(program: &mut Program<LowLevel>, before: &CallGraph) ->
             })
             .collect()
     };
-    let mut reached: HashSet<String> = HashSet::new();
+    let mut reached: HashSet<String> = HashSet::default();
     let mut stack: Vec<String> = program
         .graphs
         .iter()
@@ -410,7 +415,7 @@ pub fn inline_call(
         .copied()
         .chain(block.operations[..index].iter().map(|op| op.result))
         .collect();
-    let mut read_after: HashSet<Var> = HashSet::new();
+    let mut read_after: HashSet<Var> = HashSet::default();
     let mut note = |a: &Arg| {
         if let Arg::Var(v) = a {
             read_after.insert(*v);
@@ -491,8 +496,8 @@ pub fn inline_call(
         .into_iter()
         .filter(|x| *x != callee.returnblock && *x != callee.exceptblock)
         .collect();
-    let mut copy_of: HashMap<BlockId, BlockId> = HashMap::new();
-    let mut passon_of: HashMap<BlockId, Vec<Var>> = HashMap::new();
+    let mut copy_of: HashMap<BlockId, BlockId> = HashMap::default();
+    let mut passon_of: HashMap<BlockId, Vec<Var>> = HashMap::default();
     for &cb in &callee_blocks {
         let id = BlockId(caller.blocks.len() as u32);
         caller.blocks.push(Block::default());
@@ -502,7 +507,7 @@ pub fn inline_call(
     }
     let mut vars = CopiedVars {
         callee,
-        map: HashMap::new(),
+        map: HashMap::default(),
     };
     for &cb in &callee_blocks {
         let src = callee.block(cb);

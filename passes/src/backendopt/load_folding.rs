@@ -31,13 +31,13 @@
 //! under the first.
 
 use super::callgraph::CallGraph;
+use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use rpy_ir::graph::{
     called_by_collector, Arg, BlockId, Constant, FunctionGraph, LowLevel, Program, SpaceOperation,
     Var,
 };
 use rpy_ir::llops::{starts_collection, GC_COLLECT_NOW};
 use rpy_ir::lltype::{FuncSig, LowLevelType};
-use std::collections::{HashMap, HashSet};
 
 type G = FunctionGraph<LowLevel>;
 
@@ -63,7 +63,8 @@ const MAY_COLLECT: &str = "\0may collect";
 
 impl FieldWrites {
     pub fn new(program: &Program<LowLevel>, callgraph: &CallGraph) -> FieldWrites {
-        let mut node_writes: Vec<HashSet<String>> = vec![HashSet::new(); callgraph.node_count()];
+        let mut node_writes: Vec<HashSet<String>> =
+            vec![HashSet::default(); callgraph.node_count()];
         for g in &program.graphs {
             let Some(n) = callgraph.graph_node(&g.name) else {
                 continue;
@@ -129,7 +130,7 @@ impl FieldWrites {
                 Some((g.name.clone(), node_writes[n.index()].clone()))
             })
             .collect();
-        let mut dispatch = HashMap::new();
+        let mut dispatch = HashMap::default();
         for g in &program.graphs {
             for op in g.blocks.iter().flat_map(|b| &b.operations) {
                 if op.opname != "indirect_call" {
@@ -353,7 +354,7 @@ pub fn remove_dead_stores(g: &mut G, collector_runs_code: bool) -> usize {
         if !block.operations.iter().any(|op| op.opname == "setfield") {
             continue;
         }
-        let mut pending: HashSet<(Pointer, &str)> = HashSet::new();
+        let mut pending: HashSet<(Pointer, &str)> = HashSet::default();
         let mut dead = vec![false; block.operations.len()];
         for (i, op) in block.operations.iter().enumerate().rev() {
             let field = match op.args.get(1) {
@@ -429,11 +430,11 @@ fn fold_loads_in_graph(
     let order = g.reverse_postorder();
     let preds = g.predecessors();
     // The knowledge at the end of each processed block.
-    let mut at_end: HashMap<BlockId, (Known, Vec<KnownCall>)> = HashMap::new();
+    let mut at_end: HashMap<BlockId, (Known, Vec<KnownCall>)> = HashMap::default();
     for b in order {
-        let mut known = Known::new();
+        let mut known = Known::default();
         let mut known_calls = Vec::new();
-        let mut subst: HashMap<Var, Arg> = HashMap::new();
+        let mut subst: HashMap<Var, Arg> = HashMap::default();
         if let [(p, exit)] = preds[b.0 as usize].as_slice() {
             if let (true, Some((end, end_calls))) = (*p != b, at_end.get(p)) {
                 pass_call_results(g, end_calls, (*p, *exit), b);
@@ -589,7 +590,7 @@ fn pass_call_results(g: &mut G, calls: &[KnownCall], (from, exit): (BlockId, usi
 /// How a link renames the variables it passes: each passed variable to
 /// the first input argument it is passed as.
 fn link_renaming(args: &[Arg], inputargs: &[Var]) -> HashMap<Var, Var> {
-    let mut renamed: HashMap<Var, Var> = HashMap::new();
+    let mut renamed: HashMap<Var, Var> = HashMap::default();
     for (a, p) in args.iter().zip(inputargs) {
         if let Arg::Var(v) = a {
             renamed.entry(*v).or_insert(*p);

@@ -24,12 +24,12 @@
 
 use super::callgraph::CallGraph;
 use super::load_folding::FieldWrites;
+use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use rpy_ir::graph::{
     destructor_types, Arg, Block, BlockId, Constant, FunctionGraph, Link, LowLevel, Program,
     SpaceOperation, Var,
 };
 use rpy_ir::lltype::{zero_constant, ContainerType, LowLevelType, TypeTable};
-use std::collections::{HashMap, HashSet};
 
 type G = FunctionGraph<LowLevel>;
 
@@ -203,7 +203,7 @@ fn removable_families(g: &G, types: &KeptTypes, writes: &FieldWrites) -> Vec<Rem
         /// Whether a member is compared with null.
         null_tested: bool,
     }
-    let mut facts: HashMap<u32, Facts> = HashMap::new();
+    let mut facts: HashMap<u32, Facts> = HashMap::default();
     let poison = |fam: &mut Families, facts: &mut HashMap<u32, Facts>, v: Var| {
         if is_gc_ptr(g, v) {
             facts.entry(fam.find(v)).or_default().bad = true;
@@ -309,9 +309,9 @@ fn removable_families(g: &G, types: &KeptTypes, writes: &FieldWrites) -> Vec<Rem
     // other than a fresh malloc's, a call), and which members the start
     // block or its successor reads (so that reading their fields when the
     // graph starts reads nothing the graph would not have).
-    let mut written_outside: HashSet<&str> = HashSet::new();
+    let mut written_outside: HashSet<&str> = HashSet::default();
     let mut calls: Vec<&[Arg]> = Vec::new();
-    let mut read_early: HashSet<u32> = HashSet::new();
+    let mut read_early: HashSet<u32> = HashSet::default();
     let early_blocks: Vec<BlockId> = {
         let start = g.block(g.startblock);
         let mut v = vec![g.startblock];
@@ -324,8 +324,8 @@ fn removable_families(g: &G, types: &KeptTypes, writes: &FieldWrites) -> Vec<Rem
     };
     for &b in &blocks {
         let block = g.block(b);
-        let mut mallocs_here: HashSet<Var> = HashSet::new();
-        let mut object_of: HashMap<Var, Var> = HashMap::new();
+        let mut mallocs_here: HashSet<Var> = HashSet::default();
+        let mut object_of: HashMap<Var, Var> = HashMap::default();
         for v in &block.inputargs {
             object_of.insert(*v, *v);
         }
@@ -366,7 +366,7 @@ fn removable_families(g: &G, types: &KeptTypes, writes: &FieldWrites) -> Vec<Rem
             }
         }
         for l in &block.exits {
-            let mut passed: HashSet<Var> = HashSet::new();
+            let mut passed: HashSet<Var> = HashSet::default();
             for a in &l.args {
                 if let Arg::Var(v) = a {
                     if is_gc_ptr(g, *v) {
@@ -422,7 +422,7 @@ fn removable_families(g: &G, types: &KeptTypes, writes: &FieldWrites) -> Vec<Rem
             facts.get_mut(&root).unwrap().bad = true;
         }
     }
-    let mut members: HashMap<u32, HashSet<Var>> = HashMap::new();
+    let mut members: HashMap<u32, HashSet<Var>> = HashMap::default();
     for i in 0..g.vars.len() as u32 {
         let root = fam.find(Var(i));
         if facts.get(&root).is_some_and(|f| !f.bad && f.mallocs > 0) {
@@ -481,9 +481,9 @@ fn replace_family(g: &mut G, family: &Removable) -> usize {
         let block = blk.clone();
         // The current field values of each object of the family in this
         // block, by the variable that introduced it.
-        let mut values: HashMap<Var, Vec<Arg>> = HashMap::new();
-        let mut object_of: HashMap<Var, Var> = HashMap::new();
-        let mut subst: HashMap<Var, Arg> = HashMap::new();
+        let mut values: HashMap<Var, Vec<Arg>> = HashMap::default();
+        let mut object_of: HashMap<Var, Var> = HashMap::default();
+        let mut subst: HashMap<Var, Arg> = HashMap::default();
         let mut inputargs = Vec::with_capacity(block.inputargs.len());
         let mut operations = Vec::with_capacity(block.operations.len());
         for v in &block.inputargs {

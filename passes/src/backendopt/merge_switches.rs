@@ -28,8 +28,8 @@
 //! is thus left as it is; a long one still gets its switch, whose binary
 //! search or table beats a long walk down the chain.
 
+use fxhash::FxHashMap as HashMap;
 use rpy_ir::graph::{Arg, BlockId, Constant, FunctionGraph, Link, LowLevel, Program, Var};
-use std::collections::HashMap;
 
 type G = FunctionGraph<LowLevel>;
 

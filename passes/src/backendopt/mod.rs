@@ -57,11 +57,11 @@ pub use rpy_ir::intbound::IntBound;
 
 use egg::{EGraph, Extractor, Id, Language};
 use egraph::{int_sig, IntAnalysis, Node, OpCost};
+use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use rpy_ir::graph::{
     Arg, BlockId, Constant, FunctionGraph, LowLevel, Program, SpaceOperation, Var,
 };
 use rpy_ir::lltype::LowLevelType;
-use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -221,6 +221,12 @@ pub fn optimize_program_until(
         clock: std::time::Instant::now(),
         stop_after,
     };
+    // Which graphs `simplify` may still change (None: any). A graph the
+    // last simplify did not change, and that no pass changed since, is
+    // not simplified again: that would change nothing. The rtyper's graphs
+    // and those load folding and devirtualization change are not
+    // simplified.
+    let mut dirty: Option<Vec<bool>> = None;
     // A second round when devirtualization made calls direct: they may be
     // inlined now, and what they allocate removed.
     for round in 0..2 {
@@ -229,7 +235,7 @@ pub fn optimize_program_until(
             report.inline.inlined += stats.inlined;
             report.inline.refused_under_try += stats.refused_under_try;
             report.inline.graphs_removed += stats.graphs_removed;
-            crate::simplify::simplify_program(program);
+            dirty = Some(simplify_all(program));
             let summary = format!(
                 "{} calls inlined, {} graphs removed",
                 stats.inlined, stats.graphs_removed
@@ -244,7 +250,7 @@ pub fn optimize_program_until(
             let stats = malloc_removal::remove_mallocs(program);
             report.malloc_removal.mallocs_removed += stats.mallocs_removed;
             report.malloc_removal.families += stats.families;
-            crate::simplify::simplify_program(program);
+            dirty = Some(simplify_all(program));
             let summary = format!("{} mallocs removed", stats.mallocs_removed);
             if laps.lap(&mut report, "malloc_removal", summary) {
                 return report;
@@ -254,6 +260,7 @@ pub fn optimize_program_until(
         }
         if options.load_folding {
             let stats = load_folding::fold_loads(program);
+            dirty = None;
             report.load_folding.loads_folded += stats.loads_folded;
             report.load_folding.calls_folded += stats.calls_folded;
             report.load_folding.stores_removed += stats.stores_removed;
@@ -274,6 +281,7 @@ pub fn optimize_program_until(
             break;
         }
         let stats = devirtualize::devirtualize(program);
+        dirty = None;
         report.devirtualize.vtable_reads_folded += stats.vtable_reads_folded;
         report.devirtualize.calls_made_direct += stats.calls_made_direct;
         let summary = format!(
@@ -288,7 +296,7 @@ pub fn optimize_program_until(
         }
     }
     if options.constfold {
-        constfold_lap(program, &mut report, &mut laps);
+        constfold_lap(program, &mut report, &mut laps, &mut dirty);
         if stop_after == Some("constfold") {
             return report;
         }
@@ -296,8 +304,11 @@ pub fn optimize_program_until(
         return report;
     }
     if options.branch_facts {
-        let s = branch_facts::branch_facts(program);
-        crate::simplify::simplify_program(program);
+        let mut s = branch_facts::BranchFactStats::default();
+        let changed = per_graph(program, &mut s, branch_facts::branch_facts_in_graph, |s| {
+            s.values_made_constant + s.switches_decided
+        });
+        simplify_changed(program, &changed, &mut dirty);
         let summary = format!(
             "{} values made constant, {} switches decided",
             s.values_made_constant, s.switches_decided
@@ -310,8 +321,18 @@ pub fn optimize_program_until(
         return report;
     }
     if options.int_rewrite {
-        report.int_rewrite = optimize(program);
-        crate::simplify::simplify_program(program);
+        let fires = Arc::new(AtomicU64::new(0));
+        let rules = egraph::RuleSet::new(&fires);
+        let mut stats = OptStats::default();
+        let changed = per_graph(
+            program,
+            &mut stats,
+            |g, stats| optimize_graph_with(g, &rules, stats),
+            |s| s.blocks_changed,
+        );
+        stats.rule_fires = fires.load(Ordering::Relaxed);
+        report.int_rewrite = stats;
+        simplify_changed(program, &changed, &mut dirty);
         let s = &report.int_rewrite;
         let summary = format!(
             "{} blocks changed, {} -> {} operations, {} rule fires",
@@ -325,7 +346,7 @@ pub fn optimize_program_until(
     }
     if options.global_egraph {
         let s = global_egraph::global_egraph(program);
-        crate::simplify::simplify_program(program);
+        dirty = Some(simplify_all(program));
         let summary = format!(
             "{} -> {} pure operations, {} computed once in a dominating block, {} placed outside their loop, {} rule fires, {} graphs skipped, {} with nothing to do",
             s.pure_ops_before, s.pure_ops_after, s.values_reused, s.ops_hoisted, s.rule_fires, s.graphs_skipped, s.graphs_unchanged
@@ -340,11 +361,16 @@ pub fn optimize_program_until(
     // Once more: the switches the e-graphs found constant fold, and the
     // constants they found flow on.
     if options.constfold && (options.int_rewrite || options.global_egraph || options.branch_facts) {
-        constfold_lap(program, &mut report, &mut laps);
+        constfold_lap(program, &mut report, &mut laps, &mut dirty);
     }
     if options.dead_code {
-        report.dead_code = dead_code::remove_dead_code(program);
-        crate::simplify::simplify_program(program);
+        let changed = per_graph(
+            program,
+            &mut report.dead_code,
+            dead_code::remove_in_graph,
+            |s| s.ops_removed + s.inputargs_removed,
+        );
+        simplify_changed(program, &changed, &mut dirty);
         let s = &report.dead_code;
         let summary = format!(
             "{} operations removed ({} memory reads), {} block arguments removed",
@@ -357,8 +383,13 @@ pub fn optimize_program_until(
         return report;
     }
     if options.merge_switches {
-        report.merge_switches = merge_switches::merge_switches(program);
-        crate::simplify::simplify_program(program);
+        let changed = per_graph(
+            program,
+            &mut report.merge_switches,
+            |g, s| merge_switches::merge_in_graph(g, merge_switches::LEADING_TESTS_KEPT, s),
+            |s| s.chains_merged,
+        );
+        simplify_changed(program, &changed, &mut dirty);
         let s = &report.merge_switches;
         let summary = format!(
             "{} chains of tests made switches, {} cases",
@@ -381,10 +412,67 @@ pub fn optimize_program_until(
     report
 }
 
+/// Runs `pass` on each graph with `stats`; true for each graph where
+/// `count` of the statistics grew (every change a pass makes is counted).
+fn per_graph<T>(
+    program: &mut Program<LowLevel>,
+    stats: &mut T,
+    mut pass: impl FnMut(&mut FunctionGraph<LowLevel>, &mut T),
+    count: impl Fn(&T) -> usize,
+) -> Vec<bool> {
+    program
+        .graphs
+        .iter_mut()
+        .map(|g| {
+            let before = count(stats);
+            pass(g, stats);
+            count(stats) != before
+        })
+        .collect()
+}
+
+/// Simplifies every graph; true for each that simplify changed (and so
+/// may change again).
+fn simplify_all(program: &mut Program<LowLevel>) -> Vec<bool> {
+    program
+        .graphs
+        .iter_mut()
+        .map(crate::simplify::simplify_graph_changed)
+        .collect()
+}
+
+/// Simplifies the graphs a pass changed and those the last simplify may
+/// not have finished (`dirty`), which is every graph simplify would
+/// change: what simplifying every graph gives.
+fn simplify_changed(
+    program: &mut Program<LowLevel>,
+    changed: &[bool],
+    dirty: &mut Option<Vec<bool>>,
+) {
+    let next = program
+        .graphs
+        .iter_mut()
+        .enumerate()
+        .map(|(i, g)| {
+            let stale = dirty.as_ref().is_none_or(|d| d[i]);
+            (changed[i] || stale) && crate::simplify::simplify_graph_changed(g)
+        })
+        .collect();
+    *dirty = Some(next);
+}
+
 /// One run of `constfold`, added to the report.
-fn constfold_lap(program: &mut Program<LowLevel>, report: &mut BackendoptReport, laps: &mut Laps) {
-    let s = constfold::fold_constants(program);
-    crate::simplify::simplify_program(program);
+fn constfold_lap(
+    program: &mut Program<LowLevel>,
+    report: &mut BackendoptReport,
+    laps: &mut Laps,
+    dirty: &mut Option<Vec<bool>>,
+) {
+    let mut s = constfold::ConstFoldStats::default();
+    let changed = per_graph(program, &mut s, constfold::fold_graph, |s| {
+        s.ops_folded + s.uses_replaced + s.branches_folded + s.blocks_removed
+    });
+    simplify_changed(program, &changed, dirty);
     let summary = format!(
         "{} operations folded, {} uses made constant, {} branches folded, {} blocks removed",
         s.ops_folded, s.uses_replaced, s.branches_folded, s.blocks_removed
@@ -488,7 +576,7 @@ fn rewrite_block(
     stats: &mut OptStats,
 ) -> Option<Rewritten> {
     let mut eg: EGraph<Node, IntAnalysis> = EGraph::new(IntAnalysis);
-    let mut class_of: HashMap<Var, Id> = HashMap::new();
+    let mut class_of: HashMap<Var, Id> = HashMap::default();
     let is_bool = |graph: &FunctionGraph<LowLevel>, v: Var| int_type(graph.info(v));
     for v in &block.inputargs {
         if let Some(bl) = is_bool(graph, *v) {
@@ -556,7 +644,7 @@ fn rewrite_block(
     // through, and every pure result read: rebuilding would give the block
     // back as it is, so it is not rebuilt.
     if !kinds.contains(&OpKind::Alias) {
-        let mut used: HashSet<Var> = HashSet::new();
+        let mut used: HashSet<Var> = HashSet::default();
         let mut note = |a: &Arg| {
             if let Arg::Var(v) = a {
                 used.insert(*v);
@@ -569,7 +657,7 @@ fn rewrite_block(
             .for_each(&mut note);
         block.exitswitch.iter().for_each(&mut note);
         block.exits.iter().flat_map(|l| &l.args).for_each(&mut note);
-        let mut seen: HashSet<Id> = HashSet::new();
+        let mut seen: HashSet<Id> = HashSet::default();
         let unchanged = block
             .operations
             .iter()
@@ -587,10 +675,10 @@ fn rewrite_block(
     let mut rb = Rebuild {
         eg: &eg,
         ex: &extractor,
-        avail: HashMap::new(),
+        avail: HashMap::default(),
         defined: block.inputargs.iter().map(|v| v.0).collect(),
         out: Vec::new(),
-        class_var: HashMap::new(),
+        class_var: HashMap::default(),
         new_vars: Vec::new(),
         next_var: graph.vars.len() as u32,
         pos: None,
@@ -726,7 +814,7 @@ impl Rebuild<'_> {
 
     /// The classes the extracted terms of `roots` use.
     fn needed(&self, roots: Vec<Id>) -> HashSet<Id> {
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         let mut stack = roots;
         while let Some(id) = stack.pop() {
             let id = self.eg.find(id);
@@ -740,7 +828,7 @@ impl Rebuild<'_> {
     /// Whether the extracted term of `id` can be computed now (every leaf
     /// it uses is defined).
     fn can(&self, id: Id) -> bool {
-        self.can_memo(id, &mut HashMap::new())
+        self.can_memo(id, &mut HashMap::default())
     }
 
     fn can_memo(&self, id: Id, memo: &mut HashMap<Id, bool>) -> bool {

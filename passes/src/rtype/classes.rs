@@ -14,11 +14,12 @@
 //! comparisons.
 
 use crate::flow::{builtin_exception_base, BUILTIN_EXCEPTIONS};
+use fxhash::FxHashMap as HashMap;
 use rpy_ir::annotation::{user_class_name, ClassDef};
 use rpy_ir::ast::Dialect;
 use rpy_ir::graph::{Constant, PrebuiltObject};
 use rpy_ir::lltype::{self, LowLevelType};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The field of builtin exceptions holding `str()` of the argument they
 /// were built with (null when built without one).

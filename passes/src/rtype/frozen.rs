@@ -9,10 +9,11 @@
 //! of them is the pointer, and calling it passes the pointer as `self`.
 
 use super::{GraphTyper, RTyper};
+use fxhash::FxHashMap as HashMap;
 use rpy_ir::annotation::{Desc, SomeValue};
 use rpy_ir::graph::{Annotated, Arg, Constant, FunctionGraph, PrebuiltObject, SpaceOperation};
 use rpy_ir::lltype::{ContainerType, LowLevelType};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use crate::annotate::frozen::frozen_index;
 
@@ -53,7 +54,7 @@ fn family_type(k: usize) -> String {
 impl FrozenFamilies {
     /// The families the annotated program's variables make.
     pub fn of_program(graphs: &[FunctionGraph<Annotated>]) -> FrozenFamilies {
-        let mut parent: HashMap<u32, u32> = HashMap::new();
+        let mut parent: HashMap<u32, u32> = HashMap::default();
         fn root(parent: &HashMap<u32, u32>, mut x: u32) -> u32 {
             while let Some(&p) = parent.get(&x) {
                 if p == x {
@@ -93,7 +94,7 @@ impl FrozenFamilies {
             }
         }
         let mut families = FrozenFamilies::default();
-        let mut number_of_root = HashMap::new();
+        let mut number_of_root = HashMap::default();
         for o in order {
             let r = root(&parent, o);
             let next = number_of_root.len();

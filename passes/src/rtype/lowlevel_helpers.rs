@@ -26,12 +26,12 @@ use crate::annotate::lowlevel::{
 use crate::flow::{build_library, PYLIB};
 use crate::parse::parse_module_in;
 use crate::simplify::simplify_program;
+use fxhash::FxHashMap as HashMap;
 use rpy_ir::annotation::SomeValue;
 use rpy_ir::ast::Dialect;
 use rpy_ir::diag::{FileId, SourceMap};
 use rpy_ir::graph::{Annotated, Arg, Constant, Flow, LowLevel, PrebuiltObject, Program};
 use rpy_ir::lltype::{ContainerType, LowLevelType, TypeTable};
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// The package the helper modules are in, and its folder's parent.

@@ -37,6 +37,7 @@ pub use lowlevel_helpers::HelperArg;
 pub use repr::const_lltype;
 
 use crate::rules::{self, rtype::Lowered};
+use fxhash::FxHashMap as HashMap;
 use rpy_ir::annotation::{ProgramFacts, SomeValue};
 use rpy_ir::ast::Dialect;
 use rpy_ir::diag::{Diagnostics, Pos};
@@ -46,7 +47,6 @@ use rpy_ir::graph::{
 };
 use rpy_ir::llops;
 use rpy_ir::lltype::{self, LowLevelType, TypeTable};
-use std::collections::HashMap;
 
 /// The state of one translation's rtyping: the types, classes and statics
 /// made so far, shared by the graphs.
@@ -233,7 +233,7 @@ impl<'r, 'p, 'a> GraphTyper<'r, 'p, 'a> {
             pos: None,
             checked: false,
             new_blocks: Vec::new(),
-            copies: HashMap::new(),
+            copies: HashMap::default(),
         }
     }
 }
@@ -763,10 +763,10 @@ pub fn rtype(
             .map(|g| (g.name.as_str(), g))
             .collect(),
         statics: Vec::new(),
-        static_of_prebuilt: HashMap::new(),
-        vtable_static: HashMap::new(),
-        signatures: HashMap::new(),
-        prebuilt_of_static: HashMap::new(),
+        static_of_prebuilt: HashMap::default(),
+        vtable_static: HashMap::default(),
+        signatures: HashMap::default(),
+        prebuilt_of_static: HashMap::default(),
         py2: dialect == Dialect::Py2,
         helpers: lowlevel_helpers::LowLevelHelpers::new(),
         helper_graphs: Vec::new(),
@@ -899,9 +899,12 @@ fn used_types(
             stack.push(ty);
         }
     }
+    // Most variables point to a few types: each name is looked at once
+    // (a hash probe, not a walk down the sorted table).
+    let mut seen: fxhash::FxHashSet<&str> = fxhash::FxHashSet::default();
     let mut out = TypeTable::new();
     while let Some(name) = stack.pop() {
-        if out.contains_key(name) {
+        if !seen.insert(name) {
             continue;
         }
         let Some(t) = types.get(name) else {

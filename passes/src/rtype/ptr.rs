@@ -16,11 +16,11 @@
 
 use super::GraphTyper;
 use crate::annotate::known_constant_of;
+use fxhash::FxHashMap as HashMap;
 use rpy_ir::annotation::SomeValue;
 use rpy_ir::graph::{Annotated, Arg, Constant, FunctionGraph, SpaceOperation, Var};
 use rpy_ir::llops;
 use rpy_ir::lltype::LowLevelType;
-use std::collections::HashMap;
 
 /// The constant a variable of annotation `a` always holds, when the
 /// rtyper needs it as a constant: a low-level type (`Name`), the one
