@@ -15,7 +15,7 @@ use rpy_ir::graph::{LowLevel, Program};
 use rpy_ir::lltype::ContainerType;
 use rpy_passes::rtype::inst_type;
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ImmutableFields {
     /// `struct.field`: reads from a constant object fold.
     pub fields: BTreeSet<String>,

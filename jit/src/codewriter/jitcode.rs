@@ -281,8 +281,8 @@ pub struct JitCodes {
     pub codes: Vec<JitCode>,
     /// The portals: graphs holding a `jit_merge_point`, by name.
     pub portals: Vec<String>,
-    /// The fields whose reads from constant objects fold.
-    #[serde(skip)]
+    /// The fields whose reads from constant objects fold (an executable's
+    /// tracer needs them too).
     pub immutable: super::immutable::ImmutableFields,
 }
 
