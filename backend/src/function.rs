@@ -1032,11 +1032,7 @@ fn primitive(name: &str, a: &str, b: &str) -> Option<String> {
 /// taken).
 pub fn recursive_graphs(program: &Program<ExceptionsExplicit>) -> HashSet<String> {
     let graphs = &program.graphs;
-    let index_of: HashMap<&str, usize> = graphs
-        .iter()
-        .enumerate()
-        .map(|(i, g)| (g.name.as_str(), i))
-        .collect();
+    let index_of: HashMap<&str, usize> = program.graph_positions();
     let taken = program.address_taken();
     let mut by_sig: HashMap<lltype::FuncSig, Vec<usize>> = HashMap::default();
     for (i, g) in graphs.iter().enumerate() {

@@ -975,6 +975,15 @@ impl<S: Stage> Program<S> {
         })
     }
 
+    /// Each graph's name with its index in `graphs`, collected into a map.
+    pub fn graph_positions<'a, C: FromIterator<(&'a str, usize)>>(&'a self) -> C {
+        self.graphs
+            .iter()
+            .enumerate()
+            .map(|(i, g)| (g.name.as_str(), i))
+            .collect()
+    }
+
     /// The graphs whose address is a value somewhere (an operation or link
     /// argument other than a `direct_call`'s callee, a field or item of a
     /// static): the possible targets of an `indirect_call`.

@@ -93,12 +93,7 @@ impl RaiseAnalysis {
         // The least fixpoint, by a worklist: a graph is looked at again
         // only when a graph it calls directly, or a pointer shape it calls
         // through, is found to raise.
-        let position: HashMap<&str, usize> = program
-            .graphs
-            .iter()
-            .enumerate()
-            .map(|(i, g)| (g.name.as_str(), i))
-            .collect();
+        let position: HashMap<&str, usize> = program.graph_positions();
         let mut callers: Vec<Vec<usize>> = vec![Vec::new(); program.graphs.len()];
         let mut shape_users: HashMap<FuncSig, Vec<usize>> = HashMap::default();
         for (i, g) in program.graphs.iter().enumerate() {

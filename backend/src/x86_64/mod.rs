@@ -673,25 +673,14 @@ impl CompiledLoop {
         iteration_limit: u64,
         calls: &mut dyn rpy_jit::interp::ResidualCalls,
     ) -> Outcome {
-        self.run_rebuilding_in(inputs, heap, iteration_limit, calls, None)
-    }
-
-    /// [`CompiledLoop::run_with_calls`], with a failing guard's removed
-    /// objects rebuilt in `objects` rather than in `heap`.
-    fn run_rebuilding_in(
-        &self,
-        inputs: &[RunValue],
-        heap: &mut Heap,
-        iteration_limit: u64,
-        calls: &mut dyn rpy_jit::interp::ResidualCalls,
-        objects: Option<&mut dyn rpy_jit::interp::ObjectMemory>,
-    ) -> Outcome {
-        self.run_linked(inputs, heap, iteration_limit, calls, objects)
+        self.run_linked(inputs, heap, iteration_limit, calls, None)
             .0
     }
 
-    /// [`CompiledLoop::run_rebuilding_in`]; also the id of the trace whose
-    /// exit the run left from (this one's unless its code is linked).
+    /// [`CompiledLoop::run_with_calls`], with a failing guard's removed
+    /// objects rebuilt in `objects` (when given) rather than in `heap`;
+    /// also the id of the trace whose exit the run left from (this one's
+    /// unless its code is linked).
     fn run_linked(
         &self,
         inputs: &[RunValue],

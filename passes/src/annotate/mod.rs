@@ -378,12 +378,7 @@ impl<'p> Annotator<'p> {
             program,
             entry,
             dialect,
-            graph_index: program
-                .graphs
-                .iter()
-                .enumerate()
-                .map(|(i, g)| (g.name.as_str(), i))
-                .collect(),
+            graph_index: program.graph_positions(),
             ann: program
                 .graphs
                 .iter()

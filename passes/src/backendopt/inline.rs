@@ -284,12 +284,7 @@ fn remove_inlined_graphs(program: &mut Program<LowLevel>, before: &CallGraph) ->
     let taken = program.address_taken();
     // What each graph calls directly: an indirect call reaches only graphs
     // whose address is taken, and those are kept anyway.
-    let position: HashMap<&str, usize> = program
-        .graphs
-        .iter()
-        .enumerate()
-        .map(|(i, g)| (g.name.as_str(), i))
-        .collect();
+    let position: HashMap<&str, usize> = program.graph_positions();
     let direct_callees = |name: &str| -> Vec<String> {
         let Some(&i) = position.get(name) else {
             return Vec::new();
