@@ -2,11 +2,14 @@
 //! (GenC's `RpyJitEmbedding`) hands it the program's JIT data at start-up
 //! (`rpy_jit_init`). The translated portal runs as C and calls here at
 //! its loop ends (`rpy_jit_can_enter_jit`, which counts) and merge points
-//! (`rpy_jit_merge_point`): where a loop is hot, the JIT takes the rest of
-//! the call over, tracing the loop or running it as machine code, and
-//! running what follows on the jitcodes.
+//! (`rpy_jit_merge_point`): where a loop is hot, the JIT takes the call
+//! over, tracing the loop or running it as machine code, and running what
+//! follows a failing guard on the jitcodes until the portal's frame is
+//! back at a merge point without a loop, where it hands the call back to
+//! the C code (or the call returns).
 //!
-//! Settings come from the environment, as the original's `--jit` option:
+//! Settings come from the environment, as the original's `--jit` option,
+//! and from the program's `jit.set_param` calls (`rpy_jit_set_param`):
 //! `RPY_JIT=threshold=N,function_threshold=N,trace_limit=N,
 //! trace_eagerness=N,enable_opts=...` or `RPY_JIT=off` (the blackhole
 //! alone); `RPY_JITLOG=FILE` writes the traces, before and after
