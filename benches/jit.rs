@@ -51,7 +51,7 @@ const EXECUTABLES: &[(&str, &str)] = &[
     ("tests/programs/py3/jit_ledger.py", "100000"),
     ("tests/programs/py3/jit_promote.py", "500000"),
     ("tests/programs/py3/jit_strvm.py", "300000"),
-    ("tests/programs/py3/jit_toy_lang.py", "300000"),
+    ("tests/programs/py3/jit_toy_lang.py", "30000"),
 ];
 
 /// The least wall time of 3 runs of `cmd` and its output.
