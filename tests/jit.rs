@@ -230,14 +230,7 @@ fn set_param_in_the_program_tunes_the_jit() {
     ];
     for (args, compiles) in cases {
         let threshold = args.get(1).copied().unwrap_or("default");
-        let expected = support::oracle(p.dialect).map(|python| {
-            support::run(
-                std::process::Command::new(python)
-                    .env("PYTHONPATH", support::root().join("pylib"))
-                    .arg(&p.path)
-                    .args(args),
-            )
-        });
+        let expected = support::expected_with_args(&p, args);
         let got = support::run(
             std::process::Command::new(&exe)
                 .env("RPY_JITLOG", &log)

@@ -192,6 +192,14 @@ pub fn text_of(bytes: Vec<u8>) -> String {
 /// What CPython prints for the program, or `None` (with a printed reason)
 /// when the oracle is missing.
 pub fn expected(p: &TestProgram) -> Option<(String, i32)> {
+    expected_with_args(p, &p.args)
+}
+
+/// What CPython prints for the program run with `args` instead of its own.
+pub fn expected_with_args(
+    p: &TestProgram,
+    args: &[impl AsRef<std::ffi::OsStr>],
+) -> Option<(String, i32)> {
     let Some(python) = oracle(p.dialect) else {
         eprintln!(
             "skipping the CPython comparison of {}: no {:?} interpreter on this machine",
@@ -207,7 +215,7 @@ pub fn expected(p: &TestProgram) -> Option<(String, i32)> {
         // into the test tree.
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .arg(&p.path)
-        .args(&p.args)))
+        .args(args)))
 }
 
 /// Runs the program in the LLInterpreter.
