@@ -338,6 +338,30 @@ runtime! {
     "rpy_os_path_basename" (Str) -> Str, "os.path.basename(p) as posixpath does it";
 }
 
+/// The original's JIT parameters (`rlib.jit.PARAMETERS`): what
+/// `jit.set_param` may name (the rtyper checks a program's names, the
+/// JIT's runtime applies them). rpy's JIT uses threshold, function_threshold,
+/// trace_eagerness, trace_limit and enable_opts, and ignores the others.
+pub const JIT_PARAMETERS: &[&str] = &[
+    "threshold",
+    "function_threshold",
+    "trace_eagerness",
+    "decay",
+    "trace_limit",
+    "inlining",
+    "loop_longevity",
+    "retrace_limit",
+    "pureop_historylength",
+    "max_retrace_guards",
+    "max_unroll_loops",
+    "disable_unrolling",
+    "enable_opts",
+    "max_unroll_recursion",
+    "vec",
+    "vec_all",
+    "vec_cost",
+];
+
 pub fn runtime_func(name: &str) -> Option<&'static RuntimeFunc> {
     // Every pass asks for operations by name, many times each: a table
     // made once, not a walk of the list per question.

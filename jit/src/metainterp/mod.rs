@@ -225,7 +225,7 @@ impl JitParams {
     /// Sets parameter `name` as the program's `jit.set_param` does: as
     /// [`JitParams::set`], and also `default` (the parameter's default), a
     /// negative threshold (never hot: the JIT is off), and the original's
-    /// parameters rpy's JIT does not use (ignored).
+    /// parameters rpy's JIT does not use (`llops::JIT_PARAMETERS`: ignored).
     pub fn set_from_program(&mut self, name: &str, value: &str) -> Result<(), String> {
         let defaults = JitParams::default();
         let value = value.trim();
@@ -247,7 +247,8 @@ impl JitParams {
                 | "enable_opts",
                 _,
             ) => self.set(name, value)?,
-            _ => {}
+            _ if rpy_ir::llops::JIT_PARAMETERS.contains(&name) => {}
+            _ => return Err(format!("no JIT parameter '{name}'")),
         }
         Ok(())
     }

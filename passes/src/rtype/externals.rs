@@ -20,29 +20,6 @@ use rpy_ir::lltype::{self, LowLevelType};
 
 type Value = (Arg, LowLevelType);
 
-/// The original's JIT parameters (`rlib.jit.PARAMETERS`): what
-/// `jit.set_param` may name. rpy's JIT uses threshold, function_threshold,
-/// trace_eagerness, trace_limit and enable_opts, and ignores the others.
-const JIT_PARAMETERS: &[&str] = &[
-    "threshold",
-    "function_threshold",
-    "trace_eagerness",
-    "decay",
-    "trace_limit",
-    "inlining",
-    "loop_longevity",
-    "retrace_limit",
-    "pureop_historylength",
-    "max_retrace_guards",
-    "max_unroll_loops",
-    "disable_unrolling",
-    "enable_opts",
-    "max_unroll_recursion",
-    "vec",
-    "vec_all",
-    "vec_cost",
-];
-
 fn str_type() -> LowLevelType {
     LowLevelType::Ptr(lltype::STR.to_string())
 }
@@ -247,10 +224,10 @@ impl GraphTyper<'_, '_, '_> {
         let Arg::Const(Constant::Str(param)) = name else {
             return Err("jit.set_param(): the parameter's name must be a constant str".into());
         };
-        if !JIT_PARAMETERS.contains(&param.as_str()) {
+        if !rpy_ir::llops::JIT_PARAMETERS.contains(&param.as_str()) {
             return Err(format!(
                 "jit.set_param(): no JIT parameter '{param}' ({})",
-                JIT_PARAMETERS.join(", ")
+                rpy_ir::llops::JIT_PARAMETERS.join(", ")
             ));
         }
         let leaf = match self.type_of(value) {
