@@ -88,7 +88,7 @@ fn block_views<S: Stage>(g: &FunctionGraph<S>) -> (Vec<BlockView>, CanonicalName
                     .iter()
                     .map(|op| OpView {
                         result: names.vars[op.result.0 as usize].clone(),
-                        opname: op.opname.clone(),
+                        opname: op.opname.name().to_string(),
                         args: op.args.iter().map(arg).collect(),
                         // line 0: a position made up for an error path
                         pos: op.pos.filter(|p| p.line > 0),

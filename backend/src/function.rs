@@ -18,6 +18,7 @@ use rpy_ir::graph::{
 };
 use rpy_ir::llops::{self, Signature};
 use rpy_ir::lltype::{self, LowLevelType};
+use rpy_ir::opcode::Opcode;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -125,7 +126,7 @@ fn frame_slots(g: &FunctionGraph<ExceptionsExplicit>) -> usize {
     g.blocks
         .iter()
         .flat_map(|b| &b.operations)
-        .filter(|op| op.opname == "gc_save_root")
+        .filter(|op| op.opname == Opcode::GcSaveRoot)
         .filter_map(|op| match op.args.first() {
             Some(Arg::Const(Constant::Int(k))) => usize::try_from(*k).ok().map(|k| k + 1),
             _ => None,
@@ -432,10 +433,10 @@ impl<'a> FuncGen<'a> {
 
     fn operation(&mut self, op: &SpaceOperation) -> Res<()> {
         use LowLevelType as T;
-        let name = op.opname.as_str();
+        let name = op.opname;
         let rty = self.ty(op.result).clone();
         let pos = op.pos;
-        if let Some(ll) = llops::lookup(name) {
+        if let Some(ll) = llops::info(name) {
             let (args_t, n): (Option<T>, usize) = match &ll.sig {
                 Signature::IntBinary | Signature::IntCompare => (Some(T::Signed), 2),
                 Signature::IntUnary => (Some(T::Signed), 1),
@@ -479,28 +480,32 @@ impl<'a> FuncGen<'a> {
             }
         }
         match name {
-            "same_as" | "jit_promote" => {
+            Opcode::SameAs | Opcode::JitPromote => {
                 self.nargs(op, 1)?;
                 if rty != T::Void {
                     let a = self.value(&op.args[0], Some(&rty), pos)?;
                     self.assign(op, a);
                 }
             }
-            "ptr_eq" | "ptr_ne" => {
+            Opcode::PtrEq | Opcode::PtrNe => {
                 self.nargs(op, 2)?;
                 let a = self.value(&op.args[0], None, pos)?;
                 let b = self.value(&op.args[1], None, pos)?;
-                let cmp = if name == "ptr_eq" { "==" } else { "!=" };
+                let cmp = if name == Opcode::PtrEq { "==" } else { "!=" };
                 self.assign(op, format!("((void *){a} {cmp} (void *){b})"));
             }
-            "ptr_iszero" | "ptr_nonzero" => {
+            Opcode::PtrIszero | Opcode::PtrNonzero => {
                 self.nargs(op, 1)?;
                 let a = self.value(&op.args[0], None, pos)?;
-                let cmp = if name == "ptr_iszero" { "==" } else { "!=" };
+                let cmp = if name == Opcode::PtrIszero {
+                    "=="
+                } else {
+                    "!="
+                };
                 self.assign(op, format!("({a} {cmp} NULL)"));
             }
-            "malloc" | "malloc_varsize" => {
-                self.nargs(op, if name == "malloc" { 1 } else { 2 })?;
+            Opcode::Malloc | Opcode::MallocVarsize => {
+                self.nargs(op, if name == Opcode::Malloc { 1 } else { 2 })?;
                 let tname = self.name_arg(op, 0)?;
                 let container = self.cx.types.container(tname).ok_or_else(|| {
                     self.err(pos, format!("{name} of the unknown type '{tname}'"))
@@ -513,7 +518,7 @@ impl<'a> FuncGen<'a> {
                 }
                 let tag = self.cx.types.struct_tag(tname);
                 let tid = self.cx.types.type_id(tname).unwrap_or(0);
-                let expr = if name == "malloc" {
+                let expr = if name == Opcode::Malloc {
                     format!("((struct {tag} *)rpy_gc_malloc_fixed(sizeof(struct {tag}), {tid}UL))")
                 } else {
                     let n = self.value(&op.args[1], Some(&T::Signed), pos)?;
@@ -538,8 +543,8 @@ impl<'a> FuncGen<'a> {
                 };
                 self.assign(op, expr);
             }
-            "getfield" | "setfield" => {
-                self.nargs(op, if name == "getfield" { 2 } else { 3 })?;
+            Opcode::Getfield | Opcode::Setfield => {
+                self.nargs(op, if name == Opcode::Getfield { 2 } else { 3 })?;
                 let (p, tname) = self.pointer(&op.args[0], op)?;
                 let field = self.name_arg(op, 1)?;
                 let container = self.cx.types.container(&tname).ok_or_else(|| {
@@ -557,7 +562,7 @@ impl<'a> FuncGen<'a> {
                     .member(&tname, field)
                     .unwrap_or("?")
                     .to_string();
-                if name == "getfield" {
+                if name == Opcode::Getfield {
                     if rty != T::Void {
                         self.assign(op, format!("{p}->{member}"));
                     }
@@ -566,10 +571,10 @@ impl<'a> FuncGen<'a> {
                     let _ = writeln!(self.out, "    {p}->{member} = {v};");
                 }
             }
-            "getarrayitem" | "setarrayitem" | "getarraysize" => {
+            Opcode::Getarrayitem | Opcode::Setarrayitem | Opcode::Getarraysize => {
                 let n = match name {
-                    "getarrayitem" => 2,
-                    "setarrayitem" => 3,
+                    Opcode::Getarrayitem => 2,
+                    Opcode::Setarrayitem => 3,
                     _ => 1,
                 };
                 self.nargs(op, n)?;
@@ -580,7 +585,7 @@ impl<'a> FuncGen<'a> {
                 let item = container.item_type().cloned().ok_or_else(|| {
                     self.err(pos, format!("{name} on '{tname}', which has no items"))
                 })?;
-                if name == "getarraysize" {
+                if name == Opcode::Getarraysize {
                     if rty != T::Void {
                         self.assign(op, format!("{p}->f_length"));
                     }
@@ -590,7 +595,7 @@ impl<'a> FuncGen<'a> {
                     return Ok(());
                 }
                 let i = self.value(&op.args[1], Some(&T::Signed), pos)?;
-                if name == "getarrayitem" {
+                if name == Opcode::Getarrayitem {
                     if rty != T::Void {
                         self.assign(op, format!("{p}->items[{i}]"));
                     }
@@ -599,15 +604,15 @@ impl<'a> FuncGen<'a> {
                     let _ = writeln!(self.out, "    {p}->items[{i}] = {v};");
                 }
             }
-            "direct_call" => self.call(op)?,
-            "indirect_call" => self.indirect_call(op)?,
-            "cast_pointer" => {
+            Opcode::DirectCall => self.call(op)?,
+            Opcode::IndirectCall => self.indirect_call(op)?,
+            Opcode::CastPointer => {
                 self.nargs(op, 1)?;
                 let p = self.value(&op.args[0], Some(&rty), pos)?;
                 let ct = c_type(&rty, self.cx.types);
                 self.assign(op, format!("(({ct}){p})"));
             }
-            "int_between" => {
+            Opcode::IntBetween => {
                 self.nargs(op, 3)?;
                 let mut v = Vec::new();
                 for a in &op.args {
@@ -615,17 +620,17 @@ impl<'a> FuncGen<'a> {
                 }
                 self.assign(op, format!("({} <= {} && {} < {})", v[0], v[1], v[1], v[2]));
             }
-            "exc_occurred" => {
+            Opcode::ExcOccurred => {
                 self.nargs(op, 0)?;
                 // Exceptions are the rare way out of a call.
                 self.assign(op, "RPY_UNLIKELY(rpy_exc_type != NULL)".into());
             }
-            "exc_type" | "exc_value" => {
+            Opcode::ExcType | Opcode::ExcValue => {
                 self.nargs(op, 0)?;
                 let ct = c_type(&rty, self.cx.types);
                 self.assign(op, format!("(({ct})rpy_{name})"));
             }
-            "exc_set" => {
+            Opcode::ExcSet => {
                 self.nargs(op, 2)?;
                 let t = self.value(&op.args[0], None, pos)?;
                 let v = self.value(&op.args[1], None, pos)?;
@@ -636,7 +641,7 @@ impl<'a> FuncGen<'a> {
             }
             // A JIT hint: in a portal of `--jit`, a call of the JIT's
             // runtime; else a comment.
-            "jit_marker" => {
+            Opcode::JitMarker => {
                 let kind = match op.args.first() {
                     Some(Arg::Const(Constant::Name(k))) => k.as_str(),
                     _ => "jit_marker",
@@ -648,30 +653,30 @@ impl<'a> FuncGen<'a> {
                     }
                 }
             }
-            "gc_save_root" => {
+            Opcode::GcSaveRoot => {
                 self.nargs(op, 2)?;
                 let slot = self.slot_arg(op)?;
                 let p = self.value(&op.args[1], None, pos)?;
                 let _ = writeln!(self.out, "    rpy_ss[{slot}] = (void *){p};");
             }
-            "gc_reload" => {
+            Opcode::GcReload => {
                 self.nargs(op, 2)?;
                 let slot = self.slot_arg(op)?;
                 let ct = c_type(&rty, self.cx.types);
                 self.assign(op, format!("(({ct})rpy_ss[{slot}])"));
             }
-            "gc_write_barrier" => {
+            Opcode::GcWriteBarrier => {
                 self.nargs(op, 1)?;
                 let p = self.value(&op.args[0], None, pos)?;
                 let _ = writeln!(self.out, "    RPY_GC_WRITE_BARRIER({p});");
             }
-            "gc_write_barrier_item" => {
+            Opcode::GcWriteBarrierItem => {
                 self.nargs(op, 2)?;
                 let p = self.value(&op.args[0], None, pos)?;
                 let i = self.value(&op.args[1], None, pos)?;
                 let _ = writeln!(self.out, "    RPY_GC_WRITE_BARRIER_ITEM({p}, {i});");
             }
-            "exc_clear" => {
+            Opcode::ExcClear => {
                 self.nargs(op, 0)?;
                 self.out
                     .push_str("    rpy_exc_type = NULL;\n    rpy_exc_value = NULL;\n");
@@ -949,7 +954,7 @@ impl<'a> FuncGen<'a> {
 /// Division and modulo by a constant other than 0 and -1, written out so that
 /// the C compiler sees the constant (shifts and masks for powers of two).
 /// `x` is a variable or a literal, so it may appear twice.
-fn division_by_constant(name: &str, x: &str, c: i64) -> Option<String> {
+fn division_by_constant(name: Opcode, x: &str, c: i64) -> Option<String> {
     if c == 0 || c == -1 {
         return None;
     }
@@ -959,69 +964,70 @@ fn division_by_constant(name: &str, x: &str, c: i64) -> Option<String> {
     // sign differs from the divisor's.
     let wrong = if c > 0 { "< 0" } else { "> 0" };
     Some(match name {
-        "int_floordiv" => format!("({x} / {lit})"),
-        "int_mod" => format!("({x} % {lit})"),
-        "int_py_div" if pow2 => format!("RPY_INT_RSHIFT({x}, {})", c.trailing_zeros()),
-        "int_py_mod" if pow2 => format!("({x} & {})", int_literal(c - 1)),
-        "int_py_div" => format!("({x} / {lit} - ({x} % {lit} {wrong}))"),
-        "int_py_mod" => format!("({x} % {lit} + ({x} % {lit} {wrong} ? {lit} : 0L))"),
+        Opcode::IntFloordiv => format!("({x} / {lit})"),
+        Opcode::IntMod => format!("({x} % {lit})"),
+        Opcode::IntPyDiv if pow2 => format!("RPY_INT_RSHIFT({x}, {})", c.trailing_zeros()),
+        Opcode::IntPyMod if pow2 => format!("({x} & {})", int_literal(c - 1)),
+        Opcode::IntPyDiv => format!("({x} / {lit} - ({x} % {lit} {wrong}))"),
+        Opcode::IntPyMod => format!("({x} % {lit} + ({x} % {lit} {wrong} ? {lit} : 0L))"),
         _ => return None,
     })
 }
 
 /// The C expression of a primitive operation on the argument expressions.
-fn primitive(name: &str, a: &str, b: &str) -> Option<String> {
+fn primitive(name: Opcode, a: &str, b: &str) -> Option<String> {
     let bin = |op: &str| Some(format!("({a} {op} {b})"));
     let call2 = |f: &str| Some(format!("{f}({a}, {b})"));
     match name {
-        "int_add" => call2("RPY_INT_ADD"),
-        "int_sub" => call2("RPY_INT_SUB"),
-        "int_mul" => call2("RPY_INT_MUL"),
-        "int_floordiv" => call2("rpy_int_floordiv"),
-        "int_mod" => call2("rpy_int_mod"),
-        "int_py_div" => call2("rpy_int_py_div"),
-        "int_py_mod" => call2("rpy_int_py_mod"),
-        "int_and" | "uint_and" => bin("&"),
-        "int_or" | "uint_or" => bin("|"),
-        "int_xor" | "uint_xor" => bin("^"),
-        "int_lshift" => call2("RPY_INT_LSHIFT"),
-        "int_rshift" => call2("RPY_INT_RSHIFT"),
-        "int_neg" => Some(format!("RPY_INT_NEG({a})")),
-        "int_invert" | "uint_invert" => Some(format!("(~{a})")),
-        "int_abs" => Some(format!("rpy_int_abs({a})")),
-        "int_lt" | "uint_lt" | "float_lt" | "char_lt" => bin("<"),
-        "int_le" | "uint_le" | "float_le" | "char_le" => bin("<="),
-        "int_eq" | "uint_eq" | "float_eq" | "char_eq" => bin("=="),
-        "int_ne" | "uint_ne" | "float_ne" | "char_ne" => bin("!="),
-        "int_gt" | "uint_gt" | "float_gt" | "char_gt" => bin(">"),
-        "int_ge" | "uint_ge" | "float_ge" | "char_ge" => bin(">="),
-        "int_is_true" | "uint_is_true" => Some(format!("({a} != 0)")),
+        Opcode::IntAdd => call2("RPY_INT_ADD"),
+        Opcode::IntSub => call2("RPY_INT_SUB"),
+        Opcode::IntMul => call2("RPY_INT_MUL"),
+        Opcode::IntFloordiv => call2("rpy_int_floordiv"),
+        Opcode::IntMod => call2("rpy_int_mod"),
+        Opcode::IntPyDiv => call2("rpy_int_py_div"),
+        Opcode::IntPyMod => call2("rpy_int_py_mod"),
+        Opcode::IntAnd | Opcode::UintAnd => bin("&"),
+        Opcode::IntOr | Opcode::UintOr => bin("|"),
+        Opcode::IntXor | Opcode::UintXor => bin("^"),
+        Opcode::IntLshift => call2("RPY_INT_LSHIFT"),
+        Opcode::IntRshift => call2("RPY_INT_RSHIFT"),
+        Opcode::IntNeg => Some(format!("RPY_INT_NEG({a})")),
+        Opcode::IntInvert | Opcode::UintInvert => Some(format!("(~{a})")),
+        Opcode::IntAbs => Some(format!("rpy_int_abs({a})")),
+        Opcode::IntLt | Opcode::UintLt | Opcode::FloatLt | Opcode::CharLt => bin("<"),
+        Opcode::IntLe | Opcode::UintLe | Opcode::FloatLe | Opcode::CharLe => bin("<="),
+        Opcode::IntEq | Opcode::UintEq | Opcode::FloatEq | Opcode::CharEq => bin("=="),
+        Opcode::IntNe | Opcode::UintNe | Opcode::FloatNe | Opcode::CharNe => bin("!="),
+        Opcode::IntGt | Opcode::UintGt | Opcode::FloatGt | Opcode::CharGt => bin(">"),
+        Opcode::IntGe | Opcode::UintGe | Opcode::FloatGe | Opcode::CharGe => bin(">="),
+        Opcode::IntIsTrue | Opcode::UintIsTrue => Some(format!("({a} != 0)")),
         // Unsigned arithmetic wraps in C as r_uint's does (the operands are
         // `unsigned long`); the others share the signed operations' text.
-        "uint_floordiv" => bin("/"),
-        "uint_mod" => bin("%"),
-        "uint_lshift" => bin("<<"),
-        "uint_rshift" => bin(">>"),
-        "cast_int_to_uint" | "cast_bool_to_uint" | "cast_float_to_uint" => {
+        Opcode::UintFloordiv => bin("/"),
+        Opcode::UintMod => bin("%"),
+        Opcode::UintLshift => bin("<<"),
+        Opcode::UintRshift => bin(">>"),
+        Opcode::CastIntToUint | Opcode::CastBoolToUint | Opcode::CastFloatToUint => {
             Some(format!("((unsigned long){a})"))
         }
-        "bool_not" => Some(format!("(!{a})")),
-        "cast_bool_to_int" | "cast_char_to_int" | "cast_float_to_int" | "cast_uint_to_int" => {
-            Some(format!("((long){a})"))
-        }
-        "cast_bool_to_float" | "cast_int_to_float" | "cast_uint_to_float" => {
+        Opcode::BoolNot => Some(format!("(!{a})")),
+        Opcode::CastBoolToInt
+        | Opcode::CastCharToInt
+        | Opcode::CastFloatToInt
+        | Opcode::CastUintToInt => Some(format!("((long){a})")),
+        Opcode::CastBoolToFloat | Opcode::CastIntToFloat | Opcode::CastUintToFloat => {
             Some(format!("((double){a})"))
         }
-        "cast_int_to_char" => Some(format!("((unsigned char){a})")),
-        "float_add" | "uint_add" => bin("+"),
-        "float_sub" | "uint_sub" => bin("-"),
-        "float_mul" | "uint_mul" => bin("*"),
-        "float_truediv" => bin("/"),
-        "float_py_div" => call2("rpy_float_py_div"),
-        "float_py_mod" => call2("rpy_float_py_mod"),
-        "float_neg" => Some(format!("(-{a})")),
-        "float_abs" => Some(format!("fabs({a})")),
-        "float_is_true" => Some(format!("({a} != 0.0)")),
+        Opcode::CastIntToChar => Some(format!("((unsigned char){a})")),
+        Opcode::FloatAdd | Opcode::UintAdd => bin("+"),
+        Opcode::FloatSub | Opcode::UintSub => bin("-"),
+        Opcode::FloatMul | Opcode::UintMul => bin("*"),
+        Opcode::FloatTruediv => bin("/"),
+        Opcode::FloatPyDiv => call2("rpy_float_py_div"),
+        Opcode::FloatPyMod => call2("rpy_float_py_mod"),
+        Opcode::FloatNeg => Some(format!("(-{a})")),
+        Opcode::FloatAbs => Some(format!("fabs({a})")),
+        Opcode::FloatIsTrue => Some(format!("({a} != 0.0)")),
         _ => None,
     }
 }
@@ -1047,11 +1053,11 @@ pub fn recursive_graphs(program: &Program<ExceptionsExplicit>) -> HashSet<String
                 .blocks
                 .iter()
                 .flat_map(|b| &b.operations)
-                .flat_map(|op| match (op.opname.as_str(), op.args.first()) {
-                    ("direct_call", Some(Arg::Const(Constant::Func(f)))) => {
+                .flat_map(|op| match (op.opname, op.args.first()) {
+                    (Opcode::DirectCall, Some(Arg::Const(Constant::Func(f)))) => {
                         index_of.get(f.as_str()).copied().into_iter().collect()
                     }
-                    ("indirect_call", Some(Arg::Var(v))) => match g.info(*v) {
+                    (Opcode::IndirectCall, Some(Arg::Var(v))) => match g.info(*v) {
                         LowLevelType::FuncPtr(sig) => by_sig.get(sig).cloned().unwrap_or_default(),
                         _ => Vec::new(),
                     },

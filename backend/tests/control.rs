@@ -3,6 +3,7 @@
 mod common;
 use common::*;
 use rpy_ir::lltype::{ContainerType, LowLevelType};
+use rpy_ir::opcode::Opcode;
 
 /// rotate(a, b, c, n): n times (a, b, c) = (b, c, a); returns a*100 + b*10 + c.
 fn rotate() -> G {
@@ -14,8 +15,8 @@ fn rotate() -> G {
     let (lp, lv) = g.block(&[T::Signed, T::Signed, T::Signed, T::Signed]);
     g.goto(lp, ps.iter().map(|p| v(*p)).collect());
     g.cur = lp;
-    let c = g.op("int_gt", vec![v(lv[3]), int(0)], T::Bool);
-    let n1 = g.op("int_sub", vec![v(lv[3]), int(1)], T::Signed);
+    let c = g.op(Opcode::IntGt, vec![v(lv[3]), int(0)], T::Bool);
+    let n1 = g.op(Opcode::IntSub, vec![v(lv[3]), int(1)], T::Signed);
     let (done, dv) = g.block(&[T::Signed, T::Signed, T::Signed]);
     g.branch(
         v(c),
@@ -23,10 +24,10 @@ fn rotate() -> G {
         (done, vec![v(lv[0]), v(lv[1]), v(lv[2])]),
     );
     g.cur = done;
-    let a = g.op("int_mul", vec![v(dv[0]), int(100)], T::Signed);
-    let b = g.op("int_mul", vec![v(dv[1]), int(10)], T::Signed);
-    let ab = g.op("int_add", vec![v(a), v(b)], T::Signed);
-    let r = g.op("int_add", vec![v(ab), v(dv[2])], T::Signed);
+    let a = g.op(Opcode::IntMul, vec![v(dv[0]), int(100)], T::Signed);
+    let b = g.op(Opcode::IntMul, vec![v(dv[1]), int(10)], T::Signed);
+    let ab = g.op(Opcode::IntAdd, vec![v(a), v(b)], T::Signed);
+    let r = g.op(Opcode::IntAdd, vec![v(ab), v(dv[2])], T::Signed);
     let ret = g.ret();
     g.goto(ret, vec![v(r)]);
     g
@@ -41,9 +42,9 @@ fn fib() -> G {
         T::Signed,
     );
     let start = g.start();
-    let c = g.op("int_eq", vec![v(ps[0]), int(0)], T::Bool);
-    let n1 = g.op("int_sub", vec![v(ps[0]), int(1)], T::Signed);
-    let s = g.op("int_add", vec![v(ps[2]), v(ps[3])], T::Signed);
+    let c = g.op(Opcode::IntEq, vec![v(ps[0]), int(0)], T::Bool);
+    let n1 = g.op(Opcode::IntSub, vec![v(ps[0]), int(1)], T::Signed);
+    let s = g.op(Opcode::IntAdd, vec![v(ps[2]), v(ps[3])], T::Signed);
     let ret = g.ret();
     g.branch(
         v(c),
@@ -100,88 +101,116 @@ fn links_calls_and_memory() {
     let (mut g, _) = G::new("entry", &[list_t()], T::Signed);
     for n in [0, 1, 2, 3, 4] {
         let r = g.op(
-            "direct_call",
+            Opcode::DirectCall,
             vec![func("rotate"), int(1), int(2), int(3), int(n)],
             T::Signed,
         );
         g.print_int(v(r));
     }
-    let unit = g.op("same_as", vec![none()], T::Void);
+    let unit = g.op(Opcode::SameAs, vec![none()], T::Void);
     let r = g.op(
-        "direct_call",
+        Opcode::DirectCall,
         vec![func("fib"), int(90), v(unit), int(0), int(1)],
         T::Signed,
     );
     g.print_int(v(r));
-    g.op("direct_call", vec![func("mod.twice"), s("tw")], T::Void);
+    g.op(
+        Opcode::DirectCall,
+        vec![func("mod.twice"), s("tw")],
+        T::Void,
+    );
     g.print(s_nl());
 
     // A struct: set every field, read them back.
-    let p = g.op("malloc", vec![name("point")], point.clone());
-    let q = g.op("malloc", vec![name("point")], point.clone());
-    let zero = g.op("getfield", vec![v(q), name("n")], T::Signed);
+    let p = g.op(Opcode::Malloc, vec![name("point")], point.clone());
+    let q = g.op(Opcode::Malloc, vec![name("point")], point.clone());
+    let zero = g.op(Opcode::Getfield, vec![v(q), name("n")], T::Signed);
     g.print_int(v(zero));
-    let isnull = g.op("ptr_iszero", vec![v(q)], T::Bool);
-    let isnull = g.op("cast_bool_to_int", vec![v(isnull)], T::Signed);
+    let isnull = g.op(Opcode::PtrIszero, vec![v(q)], T::Bool);
+    let isnull = g.op(Opcode::CastBoolToInt, vec![v(isnull)], T::Signed);
     g.print_int(v(isnull));
-    g.op("setfield", vec![v(p), name("flag"), boolean(true)], T::Void);
-    g.op("setfield", vec![v(p), name("x"), float(-2.5)], T::Void);
-    g.op("setfield", vec![v(p), name("c"), chr(b'Q')], T::Void);
-    g.op("setfield", vec![v(p), name("n"), int(i64::MIN)], T::Void);
-    g.op("setfield", vec![v(p), name("nothing"), none()], T::Void);
-    g.op("setfield", vec![v(p), name("next"), v(q)], T::Void);
-    g.op("setfield", vec![v(q), name("next"), none()], T::Void);
-    g.op("setfield", vec![v(p), name("name"), s("pt")], T::Void);
-    let f = g.op("getfield", vec![v(p), name("flag")], T::Bool);
-    let f = g.op("cast_bool_to_int", vec![v(f)], T::Signed);
+    g.op(
+        Opcode::Setfield,
+        vec![v(p), name("flag"), boolean(true)],
+        T::Void,
+    );
+    g.op(
+        Opcode::Setfield,
+        vec![v(p), name("x"), float(-2.5)],
+        T::Void,
+    );
+    g.op(Opcode::Setfield, vec![v(p), name("c"), chr(b'Q')], T::Void);
+    g.op(
+        Opcode::Setfield,
+        vec![v(p), name("n"), int(i64::MIN)],
+        T::Void,
+    );
+    g.op(
+        Opcode::Setfield,
+        vec![v(p), name("nothing"), none()],
+        T::Void,
+    );
+    g.op(Opcode::Setfield, vec![v(p), name("next"), v(q)], T::Void);
+    g.op(Opcode::Setfield, vec![v(q), name("next"), none()], T::Void);
+    g.op(Opcode::Setfield, vec![v(p), name("name"), s("pt")], T::Void);
+    let f = g.op(Opcode::Getfield, vec![v(p), name("flag")], T::Bool);
+    let f = g.op(Opcode::CastBoolToInt, vec![v(f)], T::Signed);
     g.print_int(v(f));
-    let x = g.op("getfield", vec![v(p), name("x")], T::Float);
+    let x = g.op(Opcode::Getfield, vec![v(p), name("x")], T::Float);
     let xs = g.call("rpy_str_from_float", vec![v(x)], str_t());
     g.print(v(xs));
     g.print(s_nl());
-    let c = g.op("getfield", vec![v(p), name("c")], T::Char);
+    let c = g.op(Opcode::Getfield, vec![v(p), name("c")], T::Char);
     let cs = g.call("rpy_str_from_char", vec![v(c)], str_t());
     g.print(v(cs));
     g.print(s_nl());
-    let n = g.op("getfield", vec![v(p), name("n")], T::Signed);
+    let n = g.op(Opcode::Getfield, vec![v(p), name("n")], T::Signed);
     g.print_int(v(n));
-    g.op("getfield", vec![v(p), name("nothing")], T::Void);
-    let nx = g.op("getfield", vec![v(p), name("next")], point.clone());
-    let same = g.op("ptr_eq", vec![v(nx), v(q)], T::Bool);
-    let same = g.op("cast_bool_to_int", vec![v(same)], T::Signed);
+    g.op(Opcode::Getfield, vec![v(p), name("nothing")], T::Void);
+    let nx = g.op(Opcode::Getfield, vec![v(p), name("next")], point.clone());
+    let same = g.op(Opcode::PtrEq, vec![v(nx), v(q)], T::Bool);
+    let same = g.op(Opcode::CastBoolToInt, vec![v(same)], T::Signed);
     g.print_int(v(same));
-    let nn = g.op("getfield", vec![v(nx), name("next")], point.clone());
-    let end = g.op("ptr_eq", vec![v(nn), none()], T::Bool);
-    let end = g.op("cast_bool_to_int", vec![v(end)], T::Signed);
+    let nn = g.op(Opcode::Getfield, vec![v(nx), name("next")], point.clone());
+    let end = g.op(Opcode::PtrEq, vec![v(nn), none()], T::Bool);
+    let end = g.op(Opcode::CastBoolToInt, vec![v(end)], T::Signed);
     g.print_int(v(end));
-    let nm = g.op("getfield", vec![v(p), name("name")], str_t());
+    let nm = g.op(Opcode::Getfield, vec![v(p), name("name")], str_t());
     g.print(v(nm));
     g.print(s_nl());
 
     // An array: a[i] = i*i for i < 10, then the sum over getarraysize.
-    let a = g.op("malloc_varsize", vec![name("ints"), int(10)], ints.clone());
+    let a = g.op(
+        Opcode::MallocVarsize,
+        vec![name("ints"), int(10)],
+        ints.clone(),
+    );
     let (fill, fv) = g.block(&[ints.clone(), T::Signed]);
     let (sum, sv) = g.block(&[ints.clone(), T::Signed, T::Signed]);
     let (done, dv) = g.block(&[T::Signed, odd.clone()]);
     g.goto(fill, vec![v(a), int(0)]);
     g.cur = fill;
-    let sq = g.op("int_mul", vec![v(fv[1]), v(fv[1])], T::Signed);
-    g.op("setarrayitem", vec![v(fv[0]), v(fv[1]), v(sq)], T::Void);
-    let i1 = g.op("int_add", vec![v(fv[1]), int(1)], T::Signed);
-    let more = g.op("int_lt", vec![v(i1), int(10)], T::Bool);
+    let sq = g.op(Opcode::IntMul, vec![v(fv[1]), v(fv[1])], T::Signed);
+    g.op(
+        Opcode::Setarrayitem,
+        vec![v(fv[0]), v(fv[1]), v(sq)],
+        T::Void,
+    );
+    let i1 = g.op(Opcode::IntAdd, vec![v(fv[1]), int(1)], T::Signed);
+    let more = g.op(Opcode::IntLt, vec![v(i1), int(10)], T::Bool);
     g.branch(
         v(more),
         (fill, vec![v(fv[0]), v(i1)]),
         (sum, vec![v(fv[0]), int(0), int(0)]),
     );
     g.cur = sum;
-    let len = g.op("getarraysize", vec![v(sv[0])], T::Signed);
-    let more = g.op("int_lt", vec![v(sv[1]), v(len)], T::Bool);
-    let item = g.op("getarrayitem", vec![v(sv[0]), v(sv[1])], T::Signed);
-    let acc = g.op("int_add", vec![v(sv[2]), v(item)], T::Signed);
-    let i1 = g.op("int_add", vec![v(sv[1]), int(1)], T::Signed);
+    let len = g.op(Opcode::Getarraysize, vec![v(sv[0])], T::Signed);
+    let more = g.op(Opcode::IntLt, vec![v(sv[1]), v(len)], T::Bool);
+    let item = g.op(Opcode::Getarrayitem, vec![v(sv[0]), v(sv[1])], T::Signed);
+    let acc = g.op(Opcode::IntAdd, vec![v(sv[2]), v(item)], T::Signed);
+    let i1 = g.op(Opcode::IntAdd, vec![v(sv[1]), int(1)], T::Signed);
     let odd_obj = g.op(
-        "malloc_varsize",
+        Opcode::MallocVarsize,
         vec![name("bytes.with-odd name"), int(5)],
         odd.clone(),
     );
@@ -192,15 +221,23 @@ fn links_calls_and_memory() {
     );
     g.cur = done;
     g.print_int(v(dv[0]));
-    g.op("setarrayitem", vec![v(dv[1]), int(4), chr(b'!')], T::Void);
-    g.op("setfield", vec![v(dv[1]), name("b"), chr(b'?')], T::Void);
-    let l = g.op("getarraysize", vec![v(dv[1])], T::Signed);
+    g.op(
+        Opcode::Setarrayitem,
+        vec![v(dv[1]), int(4), chr(b'!')],
+        T::Void,
+    );
+    g.op(
+        Opcode::Setfield,
+        vec![v(dv[1]), name("b"), chr(b'?')],
+        T::Void,
+    );
+    let l = g.op(Opcode::Getarraysize, vec![v(dv[1])], T::Signed);
     g.print_int(v(l));
-    let it = g.op("getarrayitem", vec![v(dv[1]), int(4)], T::Char);
-    let it = g.op("cast_char_to_int", vec![v(it)], T::Signed);
+    let it = g.op(Opcode::Getarrayitem, vec![v(dv[1]), int(4)], T::Char);
+    let it = g.op(Opcode::CastCharToInt, vec![v(it)], T::Signed);
     g.print_int(v(it));
-    let it0 = g.op("getarrayitem", vec![v(dv[1]), int(0)], T::Char);
-    let it0 = g.op("cast_char_to_int", vec![v(it0)], T::Signed);
+    let it0 = g.op(Opcode::Getarrayitem, vec![v(dv[1]), int(0)], T::Char);
+    let it0 = g.op(Opcode::CastCharToInt, vec![v(it0)], T::Signed);
     g.print_int(v(it0));
     let ret = g.ret();
     g.goto(ret, vec![int(0)]);
@@ -241,19 +278,18 @@ fn links_calls_and_memory() {
 #[test]
 fn bad_programs_are_diagnostics() {
     let (mut g, _) = G::new("entry", &[list_t()], T::Signed);
-    g.op("frobnicate", vec![int(1)], T::Signed);
+    g.op(Opcode::Add, vec![int(1), int(2)], T::Signed);
     let ret = g.ret();
     g.goto(ret, vec![int(0)]);
     let err = common::c_source(&program(vec![g], base_types())).unwrap_err();
     assert!(
-        err.message
-            .contains("unknown low-level operation 'frobnicate'"),
+        err.message.contains("unknown low-level operation 'add'"),
         "{}",
         err.message
     );
 
     let (mut g, _) = G::new("entry", &[list_t()], T::Signed);
-    g.op("direct_call", vec![func("missing")], T::Signed);
+    g.op(Opcode::DirectCall, vec![func("missing")], T::Signed);
     let ret = g.ret();
     g.goto(ret, vec![int(0)]);
     let err = common::c_source(&program(vec![g], base_types())).unwrap_err();
@@ -282,7 +318,7 @@ fn chain_length() -> G {
     let (inc, iv) = g.block(&[T::Signed, T::Signed]);
     g.goto(lp, vec![v(ps[0]), int(1)]);
     g.cur = lp;
-    let c = g.op("int_ne", vec![v(lv[0]), int(1)], T::Bool);
+    let c = g.op(Opcode::IntNe, vec![v(lv[0]), int(1)], T::Bool);
     let ret = g.ret();
     g.branch(
         v(c),
@@ -290,22 +326,22 @@ fn chain_length() -> G {
         (ret, vec![v(lv[1])]),
     );
     g.cur = body;
-    let r = g.op("int_py_mod", vec![v(bv[0]), int(2)], T::Signed);
-    let z = g.op("int_eq", vec![v(r), int(0)], T::Bool);
+    let r = g.op(Opcode::IntPyMod, vec![v(bv[0]), int(2)], T::Signed);
+    let z = g.op(Opcode::IntEq, vec![v(r), int(0)], T::Bool);
     g.branch(
         v(z),
         (even, vec![v(bv[0]), v(bv[1])]),
         (odd, vec![v(bv[0]), v(bv[1])]),
     );
     g.cur = even;
-    let h = g.op("int_py_div", vec![v(ev[0]), int(2)], T::Signed);
+    let h = g.op(Opcode::IntPyDiv, vec![v(ev[0]), int(2)], T::Signed);
     g.goto(inc, vec![v(h), v(ev[1])]);
     g.cur = odd;
-    let t = g.op("int_mul", vec![int(3), v(ov[0])], T::Signed);
-    let t1 = g.op("int_add", vec![v(t), int(1)], T::Signed);
+    let t = g.op(Opcode::IntMul, vec![int(3), v(ov[0])], T::Signed);
+    let t1 = g.op(Opcode::IntAdd, vec![v(t), int(1)], T::Signed);
     g.goto(inc, vec![v(t1), v(ov[1])]);
     g.cur = inc;
-    let s2 = g.op("int_add", vec![v(iv[1]), int(1)], T::Signed);
+    let s2 = g.op(Opcode::IntAdd, vec![v(iv[1]), int(1)], T::Signed);
     g.goto(lp, vec![v(iv[0]), v(s2)]);
     g
 }
@@ -326,7 +362,7 @@ fn tight_loop_is_as_fast_as_c() {
     let (done, dv) = g.block(&[T::Signed, T::Signed, T::Signed]);
     g.goto(lp, vec![v(limit), int(1), int(1), int(1)]);
     g.cur = lp;
-    let c = g.op("int_lt", vec![v(lv[1]), v(lv[0])], T::Bool);
+    let c = g.op(Opcode::IntLt, vec![v(lv[1]), v(lv[0])], T::Bool);
     let all: Vec<_> = lv.iter().map(|x| v(*x)).collect();
     g.branch(
         v(c),
@@ -335,11 +371,11 @@ fn tight_loop_is_as_fast_as_c() {
     );
     g.cur = body;
     let len = g.op(
-        "direct_call",
+        Opcode::DirectCall,
         vec![func("chain_length"), v(bv[1])],
         T::Signed,
     );
-    let gt = g.op("int_gt", vec![v(len), v(bv[3])], T::Bool);
+    let gt = g.op(Opcode::IntGt, vec![v(len), v(bv[3])], T::Bool);
     g.branch(
         v(gt),
         (better, vec![v(bv[0]), v(bv[1]), v(bv[1]), v(len)]),
@@ -348,7 +384,7 @@ fn tight_loop_is_as_fast_as_c() {
     g.cur = better;
     g.goto(next, btv.iter().map(|x| v(*x)).collect());
     g.cur = next;
-    let i1 = g.op("int_add", vec![v(nv[1]), int(1)], T::Signed);
+    let i1 = g.op(Opcode::IntAdd, vec![v(nv[1]), int(1)], T::Signed);
     g.goto(lp, vec![v(nv[0]), v(i1), v(nv[2]), v(nv[3])]);
     g.cur = done;
     for (text, x) in [("longest below ", dv[0]), (": ", dv[1]), (" (", dv[2])] {
@@ -392,25 +428,29 @@ fn tight_loop_is_as_fast_as_c() {
 fn depth_graphs() -> (G, G) {
     let (mut g, ps) = G::new("depth", &[T::Signed], T::Signed);
     let (rec, rv) = g.block(&[T::Signed]);
-    let z = g.op("int_eq", vec![v(ps[0]), int(0)], T::Bool);
+    let z = g.op(Opcode::IntEq, vec![v(ps[0]), int(0)], T::Bool);
     let ret = g.ret();
     g.branch(v(z), (ret, vec![int(0)]), (rec, vec![v(ps[0])]));
     g.cur = rec;
-    let n1 = g.op("int_sub", vec![v(rv[0]), int(1)], T::Signed);
-    let d = g.op("direct_call", vec![func("depth_helper"), v(n1)], T::Signed);
+    let n1 = g.op(Opcode::IntSub, vec![v(rv[0]), int(1)], T::Signed);
+    let d = g.op(
+        Opcode::DirectCall,
+        vec![func("depth_helper"), v(n1)],
+        T::Signed,
+    );
     // A side effect after the call keeps the C compiler from making a loop of it.
     let (neg, _) = g.block(&[]);
     let (pos, pv) = g.block(&[T::Signed]);
-    let c = g.op("int_lt", vec![v(d), int(0)], T::Bool);
+    let c = g.op(Opcode::IntLt, vec![v(d), int(0)], T::Bool);
     g.branch(v(c), (neg, vec![]), (pos, vec![v(d)]));
     g.cur = neg;
     g.print(s("negative\n"));
     g.goto(ret, vec![int(-1)]);
     g.cur = pos;
-    let d1 = g.op("int_add", vec![v(pv[0]), int(1)], T::Signed);
+    let d1 = g.op(Opcode::IntAdd, vec![v(pv[0]), int(1)], T::Signed);
     g.goto(ret, vec![v(d1)]);
     let (mut h, hp) = G::new("depth_helper", &[T::Signed], T::Signed);
-    let d = h.op("direct_call", vec![func("depth"), v(hp[0])], T::Signed);
+    let d = h.op(Opcode::DirectCall, vec![func("depth"), v(hp[0])], T::Signed);
     let ret = h.ret();
     h.goto(ret, vec![v(d)]);
     (g, h)
@@ -422,13 +462,13 @@ fn deep_recursion_is_a_fatal_error() {
     g.print(s("start\n"));
     let a = g.str_list_item(v(ps[0]), int(1));
     let n = g.call("rpy_str_to_int", vec![v(a)], T::Signed);
-    let d = g.op("direct_call", vec![func("depth"), v(n)], T::Signed);
+    let d = g.op(Opcode::DirectCall, vec![func("depth"), v(n)], T::Signed);
     g.print_int(v(d));
     // A small recursive function the C compiler inlines into main().
-    let f = g.op("direct_call", vec![func("fib"), int(20)], T::Signed);
+    let f = g.op(Opcode::DirectCall, vec![func("fib"), int(20)], T::Signed);
     g.print_int(v(f));
     let r = g.op(
-        "direct_call",
+        Opcode::DirectCall,
         vec![func("rotate"), int(1), int(2), int(3), int(1)],
         T::Signed,
     );
@@ -463,15 +503,15 @@ fn deep_recursion_is_a_fatal_error() {
 fn rec_fib() -> G {
     let (mut f, fp) = G::new("fib", &[T::Signed], T::Signed);
     let (rec, rv) = f.block(&[T::Signed]);
-    let c = f.op("int_lt", vec![v(fp[0]), int(2)], T::Bool);
+    let c = f.op(Opcode::IntLt, vec![v(fp[0]), int(2)], T::Bool);
     let ret = f.ret();
     f.branch(v(c), (ret, vec![v(fp[0])]), (rec, vec![v(fp[0])]));
     f.cur = rec;
-    let n1 = f.op("int_sub", vec![v(rv[0]), int(1)], T::Signed);
-    let a = f.op("direct_call", vec![func("fib"), v(n1)], T::Signed);
-    let n2 = f.op("int_sub", vec![v(rv[0]), int(2)], T::Signed);
-    let b = f.op("direct_call", vec![func("fib"), v(n2)], T::Signed);
-    let r = f.op("int_add", vec![v(a), v(b)], T::Signed);
+    let n1 = f.op(Opcode::IntSub, vec![v(rv[0]), int(1)], T::Signed);
+    let a = f.op(Opcode::DirectCall, vec![func("fib"), v(n1)], T::Signed);
+    let n2 = f.op(Opcode::IntSub, vec![v(rv[0]), int(2)], T::Signed);
+    let b = f.op(Opcode::DirectCall, vec![func("fib"), v(n2)], T::Signed);
+    let r = f.op(Opcode::IntAdd, vec![v(a), v(b)], T::Signed);
     f.goto(ret, vec![v(r)]);
     f
 }
@@ -484,7 +524,7 @@ fn recursive_calls_are_as_fast_as_c() {
     let (mut g, ps) = G::new("entry", &[list_t()], T::Signed);
     let a1 = g.str_list_item(v(ps[0]), int(1));
     let n = g.call("rpy_str_to_int", vec![v(a1)], T::Signed);
-    let r = g.op("direct_call", vec![func("fib"), v(n)], T::Signed);
+    let r = g.op(Opcode::DirectCall, vec![func("fib"), v(n)], T::Signed);
     g.print(s("fib("));
     let ns = g.call("rpy_str_from_int", vec![v(n)], str_t());
     g.print(v(ns));
@@ -527,15 +567,15 @@ fn recursion_inlined_into_main() {
     let (body, bv) = g.block(&[T::Signed]);
     g.goto(lp, vec![int(0)]);
     g.cur = lp;
-    let c = g.op("int_lt", vec![v(lv[0]), int(21)], T::Bool);
+    let c = g.op(Opcode::IntLt, vec![v(lv[0]), int(21)], T::Bool);
     let ret = g.ret();
     g.branch(v(c), (body, vec![v(lv[0])]), (ret, vec![int(0)]));
     g.cur = body;
-    let f = g.op("direct_call", vec![func("fib"), v(bv[0])], T::Signed);
+    let f = g.op(Opcode::DirectCall, vec![func("fib"), v(bv[0])], T::Signed);
     let fs = g.call("rpy_str_from_int", vec![v(f)], str_t());
     g.print(v(fs));
     g.print(s(" "));
-    let i1 = g.op("int_add", vec![v(bv[0]), int(1)], T::Signed);
+    let i1 = g.op(Opcode::IntAdd, vec![v(bv[0]), int(1)], T::Signed);
     g.goto(lp, vec![v(i1)]);
     let exe = build(&program(vec![g, rec_fib()], base_types()), "fib_loop");
     let out = run(&exe, &[] as &[&str]);

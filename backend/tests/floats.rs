@@ -3,6 +3,7 @@
 
 mod common;
 use common::*;
+use rpy_ir::opcode::Opcode;
 use std::process::Command;
 
 const PYTHON2: &str = "/root/.pyenv/versions/2.7.18/bin/python2.7";
@@ -136,8 +137,8 @@ fn float_formatting_and_parsing_match_cpython() {
     let (body, bv) = g.block(&[list_t(), T::Signed]);
     g.goto(lp, vec![v(argv), int(1)]);
     g.cur = lp;
-    let n = g.op("getfield", vec![v(lv[0]), name("length")], T::Signed);
-    let c = g.op("int_lt", vec![v(lv[1]), v(n)], T::Bool);
+    let n = g.op(Opcode::Getfield, vec![v(lv[0]), name("length")], T::Signed);
+    let c = g.op(Opcode::IntLt, vec![v(lv[1]), v(n)], T::Bool);
     let ret = g.ret();
     g.branch(v(c), (body, vec![v(lv[0]), v(lv[1])]), (ret, vec![int(0)]));
     g.cur = body;
@@ -149,7 +150,7 @@ fn float_formatting_and_parsing_match_cpython() {
     g.print(s(" "));
     g.print(v(r2));
     g.print(s_nl());
-    let i2 = g.op("int_add", vec![v(bv[1]), int(1)], T::Signed);
+    let i2 = g.op(Opcode::IntAdd, vec![v(bv[1]), int(1)], T::Signed);
     g.goto(lp, vec![v(bv[0]), v(i2)]);
     let exe = build(&program(vec![g], base_types()), "floats");
 
@@ -192,47 +193,47 @@ fn float_operations_match_cpython() {
     let (body, bv) = g.block(&[list_t(), T::Signed]);
     g.goto(lp, vec![v(argv), int(1)]);
     g.cur = lp;
-    let n = g.op("getfield", vec![v(lv[0]), name("length")], T::Signed);
-    let c = g.op("int_lt", vec![v(lv[1]), v(n)], T::Bool);
+    let n = g.op(Opcode::Getfield, vec![v(lv[0]), name("length")], T::Signed);
+    let c = g.op(Opcode::IntLt, vec![v(lv[1]), v(n)], T::Bool);
     let ret = g.ret();
     g.branch(v(c), (body, vec![v(lv[0]), v(lv[1])]), (ret, vec![int(0)]));
     g.cur = body;
     let a = g.str_list_item(v(bv[0]), v(bv[1]));
     let x = g.call("rpy_str_to_float", vec![v(a)], T::Float);
-    let i1 = g.op("int_add", vec![v(bv[1]), int(1)], T::Signed);
+    let i1 = g.op(Opcode::IntAdd, vec![v(bv[1]), int(1)], T::Signed);
     let b = g.str_list_item(v(bv[0]), v(i1));
     let y = g.call("rpy_str_to_float", vec![v(b)], T::Float);
     let mut results = Vec::new();
     for op in [
-        "float_py_mod",
-        "float_py_div",
-        "float_add",
-        "float_sub",
-        "float_mul",
-        "float_truediv",
+        Opcode::FloatPyMod,
+        Opcode::FloatPyDiv,
+        Opcode::FloatAdd,
+        Opcode::FloatSub,
+        Opcode::FloatMul,
+        Opcode::FloatTruediv,
     ] {
         results.push(g.op(op, vec![v(x), v(y)], T::Float));
     }
-    results.push(g.op("float_neg", vec![v(x)], T::Float));
-    results.push(g.op("float_abs", vec![v(x)], T::Float));
-    for op in ["float_lt", "float_eq", "float_ge"] {
+    results.push(g.op(Opcode::FloatNeg, vec![v(x)], T::Float));
+    results.push(g.op(Opcode::FloatAbs, vec![v(x)], T::Float));
+    for op in [Opcode::FloatLt, Opcode::FloatEq, Opcode::FloatGe] {
         let c = g.op(op, vec![v(x), v(y)], T::Bool);
-        results.push(g.op("cast_bool_to_float", vec![v(c)], T::Float));
+        results.push(g.op(Opcode::CastBoolToFloat, vec![v(c)], T::Float));
     }
-    let xi = g.op("cast_float_to_int", vec![v(x)], T::Signed);
-    results.push(g.op("cast_int_to_float", vec![v(xi)], T::Float));
-    let ax0 = g.op("float_abs", vec![v(x)], T::Float);
-    let ax = g.op("float_add", vec![v(ax0), float(1.0)], T::Float);
+    let xi = g.op(Opcode::CastFloatToInt, vec![v(x)], T::Signed);
+    results.push(g.op(Opcode::CastIntToFloat, vec![v(xi)], T::Float));
+    let ax0 = g.op(Opcode::FloatAbs, vec![v(x)], T::Float);
+    let ax = g.op(Opcode::FloatAdd, vec![v(ax0), float(1.0)], T::Float);
     results.push(g.call("rpy_float_pow", vec![v(ax), float(1.37)], T::Float));
-    results.push(g.op("float_mul", vec![v(x), float(0.1)], T::Float));
-    results.push(g.op("float_add", vec![v(x), float(-1e-300)], T::Float));
+    results.push(g.op(Opcode::FloatMul, vec![v(x), float(0.1)], T::Float));
+    results.push(g.op(Opcode::FloatAdd, vec![v(x), float(-1e-300)], T::Float));
     for r in results {
         let fs = g.call("rpy_str_from_float", vec![v(r)], str_t());
         g.print(v(fs));
         g.print(s(" "));
     }
     g.print(s_nl());
-    let i2 = g.op("int_add", vec![v(bv[1]), int(2)], T::Signed);
+    let i2 = g.op(Opcode::IntAdd, vec![v(bv[1]), int(2)], T::Signed);
     g.goto(lp, vec![v(bv[0]), v(i2)]);
     let exe = build(&program(vec![g], base_types()), "float_ops");
 

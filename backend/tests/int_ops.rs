@@ -5,65 +5,72 @@ mod common;
 use common::*;
 use rpy_ir::graph::Constant;
 use rpy_ir::llops::eval_int;
+use rpy_ir::opcode::Opcode;
 
 /// (operation, arity, constant second argument)
-const OPS: &[(&str, usize, Option<i64>)] = &[
-    ("int_add", 2, None),
-    ("int_sub", 2, None),
-    ("int_mul", 2, None),
-    ("int_floordiv", 2, None),
-    ("int_mod", 2, None),
-    ("int_py_div", 2, None),
-    ("int_py_mod", 2, None),
-    ("int_and", 2, None),
-    ("int_or", 2, None),
-    ("int_xor", 2, None),
-    ("int_lshift", 2, None),
-    ("int_rshift", 2, None),
-    ("int_neg", 1, None),
-    ("int_invert", 1, None),
-    ("int_abs", 1, None),
-    ("int_lt", 2, None),
-    ("int_le", 2, None),
-    ("int_eq", 2, None),
-    ("int_ne", 2, None),
-    ("int_gt", 2, None),
-    ("int_ge", 2, None),
-    ("int_is_true", 1, None),
-    ("int_add", 2, Some(i64::MIN)),
-    ("int_sub", 2, Some(i64::MIN)),
-    ("int_mul", 2, Some(-7)),
-    ("int_py_div", 2, Some(7)),
-    ("int_py_div", 2, Some(-7)),
-    ("int_py_mod", 2, Some(7)),
-    ("int_py_mod", 2, Some(-7)),
-    ("int_floordiv", 2, Some(10)),
-    ("int_mod", 2, Some(-10)),
-    ("int_lshift", 2, Some(63)),
-    ("int_rshift", 2, Some(63)),
-    ("int_and", 2, Some(i64::MAX)),
-    ("int_py_div", 2, Some(8)),
-    ("int_py_mod", 2, Some(2)),
-    ("int_py_div", 2, Some(1)),
-    ("int_py_mod", 2, Some(1)),
-    ("int_py_div", 2, Some(1 << 62)),
-    ("int_py_mod", 2, Some(1 << 62)),
-    ("int_py_div", 2, Some(i64::MIN)),
-    ("int_py_mod", 2, Some(i64::MIN)),
-    ("int_floordiv", 2, Some(i64::MIN)),
-    ("int_mod", 2, Some(i64::MIN)),
-    ("int_py_div", 2, Some(-1)),
-    ("int_py_mod", 2, Some(-1)),
-    ("int_py_div", 2, Some(-8)),
-    ("int_py_mod", 2, Some(-8)),
-    ("int_floordiv", 2, Some(-16)),
-    ("int_mod", 2, Some(16)),
+const OPS: &[(Opcode, usize, Option<i64>)] = &[
+    (Opcode::IntAdd, 2, None),
+    (Opcode::IntSub, 2, None),
+    (Opcode::IntMul, 2, None),
+    (Opcode::IntFloordiv, 2, None),
+    (Opcode::IntMod, 2, None),
+    (Opcode::IntPyDiv, 2, None),
+    (Opcode::IntPyMod, 2, None),
+    (Opcode::IntAnd, 2, None),
+    (Opcode::IntOr, 2, None),
+    (Opcode::IntXor, 2, None),
+    (Opcode::IntLshift, 2, None),
+    (Opcode::IntRshift, 2, None),
+    (Opcode::IntNeg, 1, None),
+    (Opcode::IntInvert, 1, None),
+    (Opcode::IntAbs, 1, None),
+    (Opcode::IntLt, 2, None),
+    (Opcode::IntLe, 2, None),
+    (Opcode::IntEq, 2, None),
+    (Opcode::IntNe, 2, None),
+    (Opcode::IntGt, 2, None),
+    (Opcode::IntGe, 2, None),
+    (Opcode::IntIsTrue, 1, None),
+    (Opcode::IntAdd, 2, Some(i64::MIN)),
+    (Opcode::IntSub, 2, Some(i64::MIN)),
+    (Opcode::IntMul, 2, Some(-7)),
+    (Opcode::IntPyDiv, 2, Some(7)),
+    (Opcode::IntPyDiv, 2, Some(-7)),
+    (Opcode::IntPyMod, 2, Some(7)),
+    (Opcode::IntPyMod, 2, Some(-7)),
+    (Opcode::IntFloordiv, 2, Some(10)),
+    (Opcode::IntMod, 2, Some(-10)),
+    (Opcode::IntLshift, 2, Some(63)),
+    (Opcode::IntRshift, 2, Some(63)),
+    (Opcode::IntAnd, 2, Some(i64::MAX)),
+    (Opcode::IntPyDiv, 2, Some(8)),
+    (Opcode::IntPyMod, 2, Some(2)),
+    (Opcode::IntPyDiv, 2, Some(1)),
+    (Opcode::IntPyMod, 2, Some(1)),
+    (Opcode::IntPyDiv, 2, Some(1 << 62)),
+    (Opcode::IntPyMod, 2, Some(1 << 62)),
+    (Opcode::IntPyDiv, 2, Some(i64::MIN)),
+    (Opcode::IntPyMod, 2, Some(i64::MIN)),
+    (Opcode::IntFloordiv, 2, Some(i64::MIN)),
+    (Opcode::IntMod, 2, Some(i64::MIN)),
+    (Opcode::IntPyDiv, 2, Some(-1)),
+    (Opcode::IntPyMod, 2, Some(-1)),
+    (Opcode::IntPyDiv, 2, Some(-8)),
+    (Opcode::IntPyMod, 2, Some(-8)),
+    (Opcode::IntFloordiv, 2, Some(-16)),
+    (Opcode::IntMod, 2, Some(16)),
 ];
 
-fn is_compare(op: &str) -> bool {
+fn is_compare(op: Opcode) -> bool {
     matches!(
         op,
-        "int_lt" | "int_le" | "int_eq" | "int_ne" | "int_gt" | "int_ge" | "int_is_true"
+        Opcode::IntLt
+            | Opcode::IntLe
+            | Opcode::IntEq
+            | Opcode::IntNe
+            | Opcode::IntGt
+            | Opcode::IntGe
+            | Opcode::IntIsTrue
     )
 }
 
@@ -80,11 +87,11 @@ fn int_ops_match_eval_int() {
 
     let s1 = g.str_list_item(v(argv), int(1));
     let k = g.call("rpy_str_to_int", vec![v(s1)], T::Signed);
-    let n = g.op("getfield", vec![v(argv), name("length")], T::Signed);
+    let n = g.op(Opcode::Getfield, vec![v(argv), name("length")], T::Signed);
     g.goto(lp, vec![v(argv), v(k), v(n), int(2)]);
 
     g.cur = lp;
-    let c = g.op("int_lt", vec![v(lv[3]), v(lv[2])], T::Bool);
+    let c = g.op(Opcode::IntLt, vec![v(lv[3]), v(lv[2])], T::Bool);
     let ret = g.ret();
     g.branch(
         v(c),
@@ -95,7 +102,7 @@ fn int_ops_match_eval_int() {
     g.cur = body;
     let sx = g.str_list_item(v(bv[0]), v(bv[3]));
     let x = g.call("rpy_str_to_int", vec![v(sx)], T::Signed);
-    let i1 = g.op("int_add", vec![v(bv[3]), int(1)], T::Signed);
+    let i1 = g.op(Opcode::IntAdd, vec![v(bv[3]), int(1)], T::Signed);
     let sy = g.str_list_item(v(bv[0]), v(i1));
     let y = g.call("rpy_str_to_int", vec![v(sy)], T::Signed);
     let mut cases = Vec::new();
@@ -124,9 +131,9 @@ fn int_ops_match_eval_int() {
         if *arity == 2 {
             args.push(konst.map_or(v(vars[5]), int));
         }
-        let mut r = g.op(op, args, if is_compare(op) { T::Bool } else { T::Signed });
-        if is_compare(op) {
-            r = g.op("cast_bool_to_int", vec![v(r)], T::Signed);
+        let mut r = g.op(*op, args, if is_compare(*op) { T::Bool } else { T::Signed });
+        if is_compare(*op) {
+            r = g.op(Opcode::CastBoolToInt, vec![v(r)], T::Signed);
         }
         g.goto(
             pr,
@@ -138,7 +145,7 @@ fn int_ops_match_eval_int() {
     let rs = g.call("rpy_str_from_int", vec![v(prv[4])], str_t());
     g.print(v(rs));
     g.print(s_nl());
-    let i2 = g.op("int_add", vec![v(prv[3]), int(2)], T::Signed);
+    let i2 = g.op(Opcode::IntAdd, vec![v(prv[3]), int(2)], T::Signed);
     g.goto(lp, vec![v(prv[0]), v(prv[1]), v(prv[2]), v(i2)]);
 
     let exe = build(&program(vec![g], base_types()), "int_ops");
@@ -150,13 +157,13 @@ fn int_ops_match_eval_int() {
         let mut count = 0;
         while count < 400 {
             let x = rng.int();
-            let y = if op.contains("shift") && konst.is_none() {
+            let y = if op.name().contains("shift") && konst.is_none() {
                 rng.below(64) as i64
             } else {
                 rng.int()
             };
             let yy = konst.unwrap_or(y);
-            let Some(r) = eval_int(op, &[x, yy]).or_else(|| eval_int(op, &[x])) else {
+            let Some(r) = eval_int(*op, &[x, yy]).or_else(|| eval_int(*op, &[x])) else {
                 continue;
             };
             args.push(x.to_string());

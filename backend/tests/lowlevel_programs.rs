@@ -10,6 +10,7 @@ mod common;
 
 use common::{build, run, Exe};
 use rpy_ir::graph::{LowLevel, LowLevelStage, Program};
+use rpy_ir::opcode::Opcode;
 use rpy_ir::text::{parse_program, print_program};
 use rpy_passes::exceptiontransform;
 use rpy_passes::llinterp::LlInterpreter;
@@ -208,10 +209,10 @@ impl CallTrees {
         if self.rng.below(3) == 0 {
             let index = self.table.iter().position(|f| f == callee).unwrap() as i64;
             let table = Arg::Const(Constant::Prebuilt((2 * CLASSES.len()) as u32));
-            let f = g.op("getarrayitem", vec![table, int(index)], signed_fn());
-            g.op("indirect_call", vec![v(f), arg], T::Signed)
+            let f = g.op(Opcode::Getarrayitem, vec![table, int(index)], signed_fn());
+            g.op(Opcode::IndirectCall, vec![v(f), arg], T::Signed)
         } else {
-            g.op("direct_call", vec![func(callee), arg], T::Signed)
+            g.op(Opcode::DirectCall, vec![func(callee), arg], T::Signed)
         }
     }
 
@@ -230,8 +231,8 @@ impl CallTrees {
                 1 => {
                     let k = self.rng.below(CLASSES.len() as u64) as usize;
                     let m = self.rng.below(4) as i64 + 2;
-                    let r = g.op("int_py_mod", vec![n.clone(), int(m)], T::Signed);
-                    let hit = g.op("int_eq", vec![v(r), int(0)], T::Bool);
+                    let r = g.op(Opcode::IntPyMod, vec![n.clone(), int(m)], T::Signed);
+                    let hit = g.op(Opcode::IntEq, vec![v(r), int(0)], T::Bool);
                     let except = g.except();
                     g.branch(
                         v(hit),
@@ -242,14 +243,14 @@ impl CallTrees {
                 _ if !callees.is_empty() => {
                     let callee = &callees[self.rng.below(callees.len() as u64) as usize];
                     let arg = g.op(
-                        "int_add",
+                        Opcode::IntAdd,
                         vec![n.clone(), int(self.rng.below(3) as i64)],
                         T::Signed,
                     );
                     let r = self.call(&mut g, callee, v(arg));
                     if self.rng.below(2) == 0 {
-                        let acc3 = g.op("int_mul", vec![acc.clone(), int(3)], T::Signed);
-                        let sum = g.op("int_add", vec![v(acc3), v(r)], T::Signed);
+                        let acc3 = g.op(Opcode::IntMul, vec![acc.clone(), int(3)], T::Signed);
+                        let sum = g.op(Opcode::IntAdd, vec![v(acc3), v(r)], T::Signed);
                         g.goto(next, vec![n.clone(), v(sum)]);
                     } else {
                         self.handlers(&mut g, r, (&n, &acc), next);
@@ -280,8 +281,8 @@ impl CallTrees {
                 let (normal, vs) = g.block(&[T::Signed, T::Signed, T::Signed]);
                 let saved = g.cur;
                 g.cur = normal;
-                let acc3 = g.op("int_mul", vec![v(vs[1]), int(3)], T::Signed);
-                let sum = g.op("int_add", vec![v(acc3), v(vs[2])], T::Signed);
+                let acc3 = g.op(Opcode::IntMul, vec![v(vs[1]), int(3)], T::Signed);
+                let sum = g.op(Opcode::IntAdd, vec![v(acc3), v(vs[2])], T::Signed);
                 g.goto(next, vec![v(vs[0]), v(sum)]);
                 g.cur = saved;
                 normal
@@ -301,12 +302,12 @@ impl CallTrees {
                     let saved = g.cur;
                     g.cur = h;
                     let id = g.op(
-                        "getfield",
+                        Opcode::Getfield,
                         vec![v(hv[2]), common::name(lltype::SUBCLASSRANGE_MIN)],
                         T::Signed,
                     );
-                    let scaled = g.op("int_mul", vec![v(id), int(1000)], T::Signed);
-                    let sum = g.op("int_add", vec![v(hv[1]), v(scaled)], T::Signed);
+                    let scaled = g.op(Opcode::IntMul, vec![v(id), int(1000)], T::Signed);
+                    let sum = g.op(Opcode::IntAdd, vec![v(hv[1]), v(scaled)], T::Signed);
                     g.print_int(v(id));
                     g.goto(next, vec![v(hv[0]), v(sum)]);
                     g.cur = saved;
@@ -351,7 +352,11 @@ impl CallTrees {
         let (mut entry, _) = Self::graph("entry_point", common::list_t());
         for scenario in &names {
             for x in 0..5 {
-                let r = entry.op("direct_call", vec![func(&scenario[0]), int(x)], T::Signed);
+                let r = entry.op(
+                    Opcode::DirectCall,
+                    vec![func(&scenario[0]), int(x)],
+                    T::Signed,
+                );
                 let (normal, nv) = entry.block(&[T::Signed]);
                 let (caught, cv) = entry.block(&[T::Ptr(lltype::OBJECT_VTABLE.into())]);
                 let (after, _) = entry.block(&[]);
@@ -367,7 +372,7 @@ impl CallTrees {
                 entry.goto(after, vec![]);
                 entry.cur = caught;
                 let name = entry.op(
-                    "getfield",
+                    Opcode::Getfield,
                     vec![v(cv[0]), common::name(lltype::CLASS_NAME)],
                     common::str_t(),
                 );
@@ -378,10 +383,10 @@ impl CallTrees {
             }
         }
         let last = &names[scenarios - 1][0];
-        let r = entry.op("direct_call", vec![func(last), int(6)], T::Signed);
+        let r = entry.op(Opcode::DirectCall, vec![func(last), int(6)], T::Signed);
         entry.print_int(v(r));
         // An exit status is a byte.
-        let status = entry.op("int_and", vec![v(r), int(0x7f)], T::Signed);
+        let status = entry.op(Opcode::IntAnd, vec![v(r), int(0x7f)], T::Signed);
         let ret = entry.ret();
         entry.goto(ret, vec![v(status)]);
         let mut graphs = vec![entry];

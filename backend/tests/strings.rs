@@ -5,6 +5,7 @@
 mod common;
 use common::*;
 use rpy_ir::graph::Constant;
+use rpy_ir::opcode::Opcode;
 
 #[test]
 fn string_functions() {
@@ -52,36 +53,44 @@ fn string_functions() {
     g.print(s("q\"b\\s??=\t\0z\u{e9}\n"));
     g.print(s("q\"b\\s??=\t\0z\u{e9}\n"));
     // The length of a constant string, and a string built item by item.
-    let n = g.op("getarraysize", vec![s("four")], T::Signed);
+    let n = g.op(Opcode::Getarraysize, vec![s("four")], T::Signed);
     g.print_int(v(n));
-    let n2 = g.op("getfield", vec![s("seven!!"), name("length")], T::Signed);
+    let n2 = g.op(
+        Opcode::Getfield,
+        vec![s("seven!!"), name("length")],
+        T::Signed,
+    );
     g.print_int(v(n2));
-    let built = g.op("malloc_varsize", vec![name("rpy_string"), int(3)], str_t());
+    let built = g.op(
+        Opcode::MallocVarsize,
+        vec![name("rpy_string"), int(3)],
+        str_t(),
+    );
     for (i, c) in b"xyz".iter().enumerate() {
         g.op(
-            "setarrayitem",
+            Opcode::Setarrayitem,
             vec![v(built), int(i as i64), chr(*c)],
             T::Void,
         );
     }
     line(&mut g, built);
-    let c1 = g.op("getarrayitem", vec![v(built), int(1)], T::Char);
-    let ci = g.op("cast_char_to_int", vec![v(c1)], T::Signed);
+    let c1 = g.op(Opcode::Getarrayitem, vec![v(built), int(1)], T::Char);
+    let ci = g.op(Opcode::CastCharToInt, vec![v(c1)], T::Signed);
     g.print_int(v(ci));
     // The argument list: its length, then each argument, the last one at
     // length - 1.
-    let argc = g.op("getfield", vec![v(argv), name("length")], T::Signed);
+    let argc = g.op(Opcode::Getfield, vec![v(argv), name("length")], T::Signed);
     g.print_int(v(argc));
     let items = g.op(
-        "getfield",
+        Opcode::Getfield,
         vec![v(argv), name("items")],
         T::Ptr("array_rpy_string".into()),
     );
-    let cap = g.op("getarraysize", vec![v(items)], T::Signed);
+    let cap = g.op(Opcode::Getarraysize, vec![v(items)], T::Signed);
     g.print_int(v(cap));
-    let a1 = g.op("getarrayitem", vec![v(items), int(1)], str_t());
+    let a1 = g.op(Opcode::Getarrayitem, vec![v(items), int(1)], str_t());
     line(&mut g, a1);
-    let last_index = g.op("int_sub", vec![v(argc), int(1)], T::Signed);
+    let last_index = g.op(Opcode::IntSub, vec![v(argc), int(1)], T::Signed);
     let last = g.str_list_item(v(argv), v(last_index));
     line(&mut g, last);
     let ret = g.ret();
@@ -126,7 +135,7 @@ fn fatal_errors_and_char_switch() {
     let argv = ps[0];
     g.print(s("before\n"));
     let a1 = g.str_list_item(v(argv), int(1));
-    let mode = g.op("getarrayitem", vec![v(a1), int(0)], T::Char);
+    let mode = g.op(Opcode::Getarrayitem, vec![v(a1), int(0)], T::Char);
     let mut cases = Vec::new();
     let mut blocks = Vec::new();
     for c in [b'i', b'g', b'z'] {
@@ -146,13 +155,13 @@ fn fatal_errors_and_char_switch() {
                 g.print_int(v(n));
             }
             b'g' => {
-                let ch = g.op("getarrayitem", vec![v(a2), int(10)], T::Char);
+                let ch = g.op(Opcode::Getarrayitem, vec![v(a2), int(10)], T::Char);
                 let r = g.call("rpy_str_from_char", vec![v(ch)], str_t());
                 g.print(v(r));
             }
             b'z' => {
                 let n = g.call("rpy_str_to_int", vec![v(a2)], T::Signed);
-                let q = g.op("int_py_div", vec![int(1), v(n)], T::Signed);
+                let q = g.op(Opcode::IntPyDiv, vec![int(1), v(n)], T::Signed);
                 g.print_int(v(q));
             }
             _ => unreachable!("one block per case"),

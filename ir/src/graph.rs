@@ -32,6 +32,7 @@
 use crate::annotation::SomeValue;
 use crate::diag::Pos;
 use crate::lltype::LowLevelType;
+pub use crate::opcode::Opcode;
 use std::collections::BTreeMap;
 use std::fmt::Debug;
 
@@ -258,7 +259,7 @@ impl From<Constant> for Arg {
 /// One operation: `result = opname(args...)`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SpaceOperation {
-    pub opname: String,
+    pub opname: Opcode,
     pub args: Vec<Arg>,
     pub result: Var,
     /// Where in the source this operation came from (for diagnostics).
@@ -268,7 +269,7 @@ pub struct SpaceOperation {
 impl SpaceOperation {
     /// Is this a JitDriver's `jit_merge_point` (a `jit_marker` naming it)?
     pub fn is_jit_merge_point(&self) -> bool {
-        self.opname == "jit_marker"
+        self.opname == Opcode::JitMarker
             && matches!(self.args.first(), Some(Arg::Const(Constant::Name(k))) if k == "jit_merge_point")
     }
 }
@@ -681,7 +682,7 @@ impl<S: Stage> FunctionGraph<S> {
                 .map(|op| {
                     let args = op.args.iter().map(|a| r.arg(a)).collect();
                     SpaceOperation {
-                        opname: op.opname.clone(),
+                        opname: op.opname,
                         args,
                         result: r.var(op.result),
                         pos: op.pos,
@@ -1000,7 +1001,7 @@ impl<S: Stage> Program<S> {
         for g in &self.graphs {
             for b in &g.blocks {
                 for op in &b.operations {
-                    let callee = usize::from(op.opname == "direct_call");
+                    let callee = usize::from(op.opname == Opcode::DirectCall);
                     op.args
                         .iter()
                         .skip(callee)

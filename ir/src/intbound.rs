@@ -11,6 +11,7 @@
 //! on random bounds.
 
 use crate::llops::eval_int;
+use crate::opcode::Opcode;
 
 const SIGN: u64 = 1 << 63;
 
@@ -281,7 +282,9 @@ impl IntBound {
 
 /// The bound of the result of integer operation `name` (an `llops` name,
 /// or a trace's: `int_is_zero`, `int_force_ge_zero`, `same_as_i`, the
-/// unsigned comparisons); `None` when nothing is known.
+/// unsigned comparisons); `None` when nothing is known. By name, not by
+/// `Opcode`, because the trace optimizer's operations (another table, in
+/// `rpy-jit`) share it with the graphs' e-graph.
 pub fn transfer(name: &str, a: &[IntBound]) -> Option<IntBound> {
     // every argument known: the value itself (without allocating: this
     // runs for every integer operation of every trace)
@@ -290,7 +293,10 @@ pub fn transfer(name: &str, a: &[IntBound]) -> Option<IntBound> {
         && a.iter()
             .zip(consts.iter_mut())
             .all(|(b, c)| b.get_constant().map(|v| *c = v).is_some());
-    if let Some(v) = known.then(|| eval_int(name, &consts[..a.len()])).flatten() {
+    let folded = known
+        .then(|| Opcode::from_name(name).and_then(|op| eval_int(op, &consts[..a.len()])))
+        .flatten();
+    if let Some(v) = folded {
         return Some(IntBound::constant(v));
     }
     let x = a.first().copied().unwrap_or_else(IntBound::unbounded);

@@ -11,4 +11,5 @@ pub mod graph;
 pub mod intbound;
 pub mod llops;
 pub mod lltype;
+pub mod opcode;
 pub mod text;

@@ -7,6 +7,7 @@
 //! the LLInterpreter, constant folding and the rule checks all call it.
 
 use crate::lltype::LowLevelType;
+use crate::opcode::Opcode;
 use fxhash::FxHashMap;
 use std::sync::OnceLock;
 
@@ -35,168 +36,233 @@ pub enum Signature {
     Special,
 }
 
+/// What an operation does besides yielding its result: the flags the
+/// transforms and optimizers need (the original's lloperation table has
+/// `canraise`, `canmallocgc`, `sideeffects`, `canfold`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// Nothing: may be folded, reordered, deduplicated or removed when unused.
+    Pure,
+    /// Reads the heap (a field, an item, a length): removable when unused,
+    /// not movable across a write that may alias it.
+    ReadsHeap,
+    /// Writes the heap.
+    WritesHeap,
+    /// Allocates, so may start a collection.
+    Allocates,
+    /// Calls a graph or a runtime function: may raise, collect, and read
+    /// and write anything (what the callee does says more).
+    Calls,
+    /// Touches other state (the exception state, the GC's shadow stack) or
+    /// is a hint kept for the JIT: never removed or moved.
+    Other,
+}
+
 #[derive(Clone, Debug)]
 pub struct LlOp {
-    pub name: &'static str,
+    pub opcode: Opcode,
     pub sig: Signature,
+    pub effect: Effect,
+}
+
+impl LlOp {
+    pub fn name(&self) -> &'static str {
+        self.opcode.name()
+    }
+
     /// No side effect and no dependence on memory: may be folded, reordered,
     /// deduplicated or removed when unused.
-    pub pure: bool,
+    pub fn pure(&self) -> bool {
+        self.effect == Effect::Pure
+    }
+
+    /// Only calls raise in a low-level graph (see [`can_raise`]).
+    pub fn can_raise(&self) -> bool {
+        self.effect == Effect::Calls
+    }
+
+    /// May start a collection: an allocation, or a call (of a graph that
+    /// allocates, or of `gc.collect()`).
+    pub fn can_collect(&self) -> bool {
+        matches!(self.effect, Effect::Allocates | Effect::Calls)
+    }
+
+    pub fn reads_heap(&self) -> bool {
+        matches!(self.effect, Effect::ReadsHeap | Effect::Calls)
+    }
+
+    pub fn writes_heap(&self) -> bool {
+        matches!(self.effect, Effect::WritesHeap | Effect::Calls)
+    }
+
+    /// `eval_int` or `eval_float` gives its value from constant arguments
+    /// (where it is defined for them).
+    pub fn can_fold(&self) -> bool {
+        self.pure()
+            && match self.sig {
+                Signature::Special => matches!(self.opcode, Opcode::SameAs | Opcode::IntBetween),
+                // Characters are compared as the words they are.
+                Signature::Cast(..) => {
+                    !matches!(self.opcode, Opcode::CastCharToInt | Opcode::CastIntToChar)
+                }
+                _ => true,
+            }
+    }
 }
 
 macro_rules! ops {
-    ($($name:literal => $sig:expr, $pure:literal;)*) => {
-        pub const LL_OPS: &[LlOp] = &[$(LlOp { name: $name, sig: $sig, pure: $pure }),*];
+    ($($variant:ident => $sig:expr, $effect:ident;)*) => {
+        pub const LL_OPS: &[LlOp] = &[$(LlOp { opcode: Opcode::$variant, sig: $sig, effect: Effect::$effect }),*];
     };
 }
 
 use Signature::*;
 ops! {
-    "int_add" => IntBinary, true;
-    "int_sub" => IntBinary, true;
-    "int_mul" => IntBinary, true;
+    IntAdd => IntBinary, Pure;
+    IntSub => IntBinary, Pure;
+    IntMul => IntBinary, Pure;
     // C division: truncates toward zero. Python's floor division is int_py_div.
-    "int_floordiv" => IntBinary, true;
-    "int_mod" => IntBinary, true;
-    "int_py_div" => IntBinary, true;
-    "int_py_mod" => IntBinary, true;
-    "int_and" => IntBinary, true;
-    "int_or" => IntBinary, true;
-    "int_xor" => IntBinary, true;
-    "int_lshift" => IntBinary, true;
-    "int_rshift" => IntBinary, true;
-    "int_neg" => IntUnary, true;
-    "int_invert" => IntUnary, true;
-    "int_abs" => IntUnary, true;
-    "int_lt" => IntCompare, true;
-    "int_le" => IntCompare, true;
-    "int_eq" => IntCompare, true;
-    "int_ne" => IntCompare, true;
-    "int_gt" => IntCompare, true;
-    "int_ge" => IntCompare, true;
-    "int_is_true" => Cast(LowLevelType::Signed, LowLevelType::Bool), true;
-    "bool_not" => Cast(LowLevelType::Bool, LowLevelType::Bool), true;
-    "cast_bool_to_int" => Cast(LowLevelType::Bool, LowLevelType::Signed), true;
-    "cast_bool_to_float" => Cast(LowLevelType::Bool, LowLevelType::Float), true;
-    "cast_int_to_float" => Cast(LowLevelType::Signed, LowLevelType::Float), true;
-    "cast_float_to_int" => Cast(LowLevelType::Float, LowLevelType::Signed), true;
-    "cast_char_to_int" => Cast(LowLevelType::Char, LowLevelType::Signed), true;
-    "cast_int_to_char" => Cast(LowLevelType::Signed, LowLevelType::Char), true;
+    IntFloordiv => IntBinary, Pure;
+    IntMod => IntBinary, Pure;
+    IntPyDiv => IntBinary, Pure;
+    IntPyMod => IntBinary, Pure;
+    IntAnd => IntBinary, Pure;
+    IntOr => IntBinary, Pure;
+    IntXor => IntBinary, Pure;
+    IntLshift => IntBinary, Pure;
+    IntRshift => IntBinary, Pure;
+    IntNeg => IntUnary, Pure;
+    IntInvert => IntUnary, Pure;
+    IntAbs => IntUnary, Pure;
+    IntLt => IntCompare, Pure;
+    IntLe => IntCompare, Pure;
+    IntEq => IntCompare, Pure;
+    IntNe => IntCompare, Pure;
+    IntGt => IntCompare, Pure;
+    IntGe => IntCompare, Pure;
+    IntIsTrue => Cast(LowLevelType::Signed, LowLevelType::Bool), Pure;
+    BoolNot => Cast(LowLevelType::Bool, LowLevelType::Bool), Pure;
+    CastBoolToInt => Cast(LowLevelType::Bool, LowLevelType::Signed), Pure;
+    CastBoolToFloat => Cast(LowLevelType::Bool, LowLevelType::Float), Pure;
+    CastIntToFloat => Cast(LowLevelType::Signed, LowLevelType::Float), Pure;
+    CastFloatToInt => Cast(LowLevelType::Float, LowLevelType::Signed), Pure;
+    CastCharToInt => Cast(LowLevelType::Char, LowLevelType::Signed), Pure;
+    CastIntToChar => Cast(LowLevelType::Signed, LowLevelType::Char), Pure;
     // r_uint: the same words as Signed, read as unsigned (PyPy's uint_* names).
-    "uint_add" => UintBinary, true;
-    "uint_sub" => UintBinary, true;
-    "uint_mul" => UintBinary, true;
-    "uint_floordiv" => UintBinary, true;
-    "uint_mod" => UintBinary, true;
-    "uint_and" => UintBinary, true;
-    "uint_or" => UintBinary, true;
-    "uint_xor" => UintBinary, true;
-    "uint_lshift" => UintShift, true;
-    "uint_rshift" => UintShift, true;
-    "uint_invert" => UintUnary, true;
-    "uint_lt" => UintCompare, true;
-    "uint_le" => UintCompare, true;
-    "uint_eq" => UintCompare, true;
-    "uint_ne" => UintCompare, true;
-    "uint_gt" => UintCompare, true;
-    "uint_ge" => UintCompare, true;
-    "uint_is_true" => Cast(LowLevelType::Unsigned, LowLevelType::Bool), true;
-    "cast_int_to_uint" => Cast(LowLevelType::Signed, LowLevelType::Unsigned), true;
-    "cast_uint_to_int" => Cast(LowLevelType::Unsigned, LowLevelType::Signed), true;
-    "cast_bool_to_uint" => Cast(LowLevelType::Bool, LowLevelType::Unsigned), true;
-    "cast_uint_to_float" => Cast(LowLevelType::Unsigned, LowLevelType::Float), true;
-    "cast_float_to_uint" => Cast(LowLevelType::Float, LowLevelType::Unsigned), true;
-    "float_add" => FloatBinary, true;
-    "float_sub" => FloatBinary, true;
-    "float_mul" => FloatBinary, true;
-    "float_truediv" => FloatBinary, true;
-    "float_py_div" => FloatBinary, true;
-    "float_py_mod" => FloatBinary, true;
-    "float_neg" => FloatUnary, true;
-    "float_abs" => FloatUnary, true;
-    "float_lt" => FloatCompare, true;
-    "float_le" => FloatCompare, true;
-    "float_eq" => FloatCompare, true;
-    "float_ne" => FloatCompare, true;
-    "float_gt" => FloatCompare, true;
-    "float_ge" => FloatCompare, true;
-    "float_is_true" => Cast(LowLevelType::Float, LowLevelType::Bool), true;
-    "char_eq" => CharCompare, true;
-    "char_ne" => CharCompare, true;
-    "char_lt" => CharCompare, true;
-    "char_le" => CharCompare, true;
-    "char_gt" => CharCompare, true;
-    "char_ge" => CharCompare, true;
+    UintAdd => UintBinary, Pure;
+    UintSub => UintBinary, Pure;
+    UintMul => UintBinary, Pure;
+    UintFloordiv => UintBinary, Pure;
+    UintMod => UintBinary, Pure;
+    UintAnd => UintBinary, Pure;
+    UintOr => UintBinary, Pure;
+    UintXor => UintBinary, Pure;
+    UintLshift => UintShift, Pure;
+    UintRshift => UintShift, Pure;
+    UintInvert => UintUnary, Pure;
+    UintLt => UintCompare, Pure;
+    UintLe => UintCompare, Pure;
+    UintEq => UintCompare, Pure;
+    UintNe => UintCompare, Pure;
+    UintGt => UintCompare, Pure;
+    UintGe => UintCompare, Pure;
+    UintIsTrue => Cast(LowLevelType::Unsigned, LowLevelType::Bool), Pure;
+    CastIntToUint => Cast(LowLevelType::Signed, LowLevelType::Unsigned), Pure;
+    CastUintToInt => Cast(LowLevelType::Unsigned, LowLevelType::Signed), Pure;
+    CastBoolToUint => Cast(LowLevelType::Bool, LowLevelType::Unsigned), Pure;
+    CastUintToFloat => Cast(LowLevelType::Unsigned, LowLevelType::Float), Pure;
+    CastFloatToUint => Cast(LowLevelType::Float, LowLevelType::Unsigned), Pure;
+    FloatAdd => FloatBinary, Pure;
+    FloatSub => FloatBinary, Pure;
+    FloatMul => FloatBinary, Pure;
+    FloatTruediv => FloatBinary, Pure;
+    FloatPyDiv => FloatBinary, Pure;
+    FloatPyMod => FloatBinary, Pure;
+    FloatNeg => FloatUnary, Pure;
+    FloatAbs => FloatUnary, Pure;
+    FloatLt => FloatCompare, Pure;
+    FloatLe => FloatCompare, Pure;
+    FloatEq => FloatCompare, Pure;
+    FloatNe => FloatCompare, Pure;
+    FloatGt => FloatCompare, Pure;
+    FloatGe => FloatCompare, Pure;
+    FloatIsTrue => Cast(LowLevelType::Float, LowLevelType::Bool), Pure;
+    CharEq => CharCompare, Pure;
+    CharNe => CharCompare, Pure;
+    CharLt => CharCompare, Pure;
+    CharLe => CharCompare, Pure;
+    CharGt => CharCompare, Pure;
+    CharGe => CharCompare, Pure;
     // same_as(x): x itself; the result type is x's.
-    "same_as" => Special, true;
+    SameAs => Special, Pure;
     // malloc(Name(T)) -> Ptr(T); malloc_varsize(Name(T), n) -> Ptr(T) with n items.
-    "malloc" => Special, false;
-    "malloc_varsize" => Special, false;
+    Malloc => Special, Allocates;
+    MallocVarsize => Special, Allocates;
     // getfield(p, Name(f)); setfield(p, Name(f), v).
-    "getfield" => Special, false;
-    "setfield" => Special, false;
+    Getfield => Special, ReadsHeap;
+    Setfield => Special, WritesHeap;
     // Items of a GcArray or of a varsized GcStruct: getarrayitem(p, i), setarrayitem(p, i, v),
     // getarraysize(p) (the `length` field).
-    "getarrayitem" => Special, false;
-    "setarrayitem" => Special, false;
-    "getarraysize" => Special, false;
+    Getarrayitem => Special, ReadsHeap;
+    Setarrayitem => Special, WritesHeap;
+    Getarraysize => Special, ReadsHeap;
     // direct_call(Func(graph) | Builtin(runtime function), args...).
-    "direct_call" => Special, false;
+    DirectCall => Special, Calls;
     // indirect_call(f, args...): a call through a function pointer (`FuncPtr`).
-    "indirect_call" => Special, false;
+    IndirectCall => Special, Calls;
     // cast_pointer(p): p as a pointer to another part of the same object
     // (an instance as its base class or back); the result's type says which.
-    "cast_pointer" => Special, true;
+    CastPointer => Special, Pure;
     // Pointer identity and nullness (GC and function pointers alike).
-    "ptr_eq" => Special, true;
-    "ptr_ne" => Special, true;
-    "ptr_iszero" => Special, true;
-    "ptr_nonzero" => Special, true;
+    PtrEq => Special, Pure;
+    PtrNe => Special, Pure;
+    PtrIszero => Special, Pure;
+    PtrNonzero => Special, Pure;
     // int_between(a, x, b): a <= x < b (Bool); how a caught exception's class
     // id is tested against a handler's subclass range.
-    "int_between" => Special, true;
+    IntBetween => Special, Pure;
     // jit_marker(Name(kind), driver, K, live values...) -> Void: a JitDriver's
     // `jit_merge_point` or `can_enter_jit` (kind) with the loop's variables,
     // its K greens first, then its reds. Nothing at run time without a JIT; kept (not pure) so
     // that the JIT's codewriter finds the interpreter's loop.
-    "jit_marker" => Special, false;
+    JitMarker => Special, Other;
     // jit_promote(x) -> x: `jit.promote(x)`. x itself without a JIT; the
     // tracer guards x's value (`guard_value`) and the trace goes on with
     // it as a constant. Kept (not pure), or the hint would be folded away
     // before the JIT's codewriter sees it.
-    "jit_promote" => Special, false;
+    JitPromote => Special, Other;
     // The global exception state of a program after `exceptiontransform`
     // (the original's exception data: a class and an instance, both null
     // when no exception is pending).
     // exc_occurred() -> Bool: whether an exception is pending.
-    "exc_occurred" => Special, false;
+    ExcOccurred => Special, Other;
     // exc_type() -> Ptr(object_vtable): the pending exception's class.
-    "exc_type" => Special, false;
+    ExcType => Special, Other;
     // exc_value() -> Ptr(object): the pending exception instance.
-    "exc_value" => Special, false;
+    ExcValue => Special, Other;
     // exc_set(etype, evalue) -> Void: raise: the exception becomes pending.
-    "exc_set" => Special, false;
+    ExcSet => Special, Other;
     // exc_clear() -> Void: the pending exception was caught.
-    "exc_clear" => Special, false;
+    ExcClear => Special, Other;
     // The GC's operations, inserted by `gctransform` (absent with `--gc=none`).
     // gc_save_root(Int(k), p) -> Void: p is stored in slot k of the graph's
     // shadow-stack frame, where the collector finds it (and updates it when
     // it moves the object) during the collecting operation that follows.
-    "gc_save_root" => Special, false;
+    GcSaveRoot => Special, Other;
     // gc_reload(Int(k), p) -> Ptr: p as the collector left it in slot k
     // (the same object, perhaps at a new address); p itself must not be
     // used after a collection, so it is named only to say which value this is.
-    "gc_reload" => Special, false;
+    GcReload => Special, Other;
     // gc_write_barrier(p) -> Void: p, which may be an old object, is about
     // to get a GC pointer stored in it; if it is old and not yet
     // remembered, the collector remembers it, so that the next minor
     // collection finds the young objects it points to.
-    "gc_write_barrier" => Special, false;
+    GcWriteBarrier => Special, Other;
     // gc_write_barrier_item(a, i) -> Void: item i of the array a, which may
     // be old, is about to get a GC pointer; a large old array only marks
     // the card of that item, so that the next minor collection scans that
     // card and not the whole array.
-    "gc_write_barrier_item" => Special, false;
+    GcWriteBarrierItem => Special, Other;
 }
 
 /// The operations that may raise an exception in a low-level graph: only
@@ -204,8 +270,8 @@ ops! {
 /// range, a missing key) is lowered to a call of an ll helper that checks
 /// and raises, where a handler catches it, so the exception transform and
 /// the JIT only look at calls.
-pub fn can_raise(name: &str) -> bool {
-    matches!(name, "direct_call" | "indirect_call")
+pub fn can_raise(op: Opcode) -> bool {
+    info(op).is_some_and(LlOp::can_raise)
 }
 
 /// A function of the runtime that low-level graphs call with
@@ -378,25 +444,24 @@ pub fn runtime_func(name: &str) -> Option<&'static RuntimeFunc> {
         .copied()
 }
 
-pub fn lookup(name: &str) -> Option<&'static LlOp> {
-    static INDEX: OnceLock<FxHashMap<&'static str, &'static LlOp>> = OnceLock::new();
-    INDEX
-        .get_or_init(|| {
-            let mut index = FxHashMap::default();
-            for op in LL_OPS {
-                index.entry(op.name).or_insert(op);
-            }
-            index
-        })
-        .get(name)
-        .copied()
+/// What low-level operation `op` takes, yields and does; `None` for an
+/// operation only high-level graphs hold.
+pub fn info(op: Opcode) -> Option<&'static LlOp> {
+    static INDEX: OnceLock<Vec<Option<&'static LlOp>>> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut index = vec![None; Opcode::ALL.len()];
+        for ll in LL_OPS {
+            index[ll.opcode as usize] = Some(ll);
+        }
+        index
+    })[op as usize]
 }
 
 /// The result type of a primitive operation applied to arguments of the given
 /// types, or `None` when the types do not fit (or the op is `Special`).
-pub fn result_type(name: &str, args: &[LowLevelType]) -> Option<LowLevelType> {
+pub fn result_type(name: Opcode, args: &[LowLevelType]) -> Option<LowLevelType> {
     use LowLevelType as T;
-    let op = lookup(name)?;
+    let op = info(name)?;
     let all = |t: &T, n: usize| args.len() == n && args.iter().all(|a| a == t);
     match &op.sig {
         IntBinary if all(&T::Signed, 2) => Some(T::Signed),
@@ -411,17 +476,17 @@ pub fn result_type(name: &str, args: &[LowLevelType]) -> Option<LowLevelType> {
         FloatCompare if all(&T::Float, 2) => Some(T::Bool),
         CharCompare if all(&T::Char, 2) => Some(T::Bool),
         Cast(from, to) if all(from, 1) => Some(to.clone()),
-        Special if name == "same_as" && args.len() == 1 => Some(args[0].clone()),
+        Special if name == Opcode::SameAs && args.len() == 1 => Some(args[0].clone()),
         Special
-            if matches!(name, "ptr_eq" | "ptr_ne")
+            if matches!(name, Opcode::PtrEq | Opcode::PtrNe)
                 && args.len() == 2
                 && args.iter().all(is_pointer) =>
         {
             Some(T::Bool)
         }
-        Special if name == "int_between" && all(&T::Signed, 3) => Some(T::Bool),
+        Special if name == Opcode::IntBetween && all(&T::Signed, 3) => Some(T::Bool),
         Special
-            if matches!(name, "ptr_iszero" | "ptr_nonzero")
+            if matches!(name, Opcode::PtrIszero | Opcode::PtrNonzero)
                 && args.len() == 1
                 && is_pointer(&args[0]) =>
         {
@@ -439,9 +504,9 @@ fn is_pointer(t: &LowLevelType) -> bool {
 /// of a pure integer operation, exactly the operations `eval_int` defines on
 /// Signed and Bool values; `None` for any other. The integer rewrite rules may
 /// use these, and the e-graph optimizes them.
-pub fn int_signature(name: &str) -> Option<(Vec<bool>, bool)> {
-    let op = lookup(name)?;
-    if !op.pure {
+pub fn int_signature(name: Opcode) -> Option<(Vec<bool>, bool)> {
+    let op = info(name)?;
+    if !op.pure() {
         return None;
     }
     let ty = |t: &LowLevelType| match t {
@@ -514,10 +579,6 @@ pub fn py_float_mod(x: f64, y: f64) -> f64 {
     }
 }
 
-/// Whether the pure integer operation `opname` is defined for every input
-/// (division, modulo and shifts are not: see [`eval_int`]), so that it may
-/// be computed wherever its arguments are, even where the program would
-/// not have reached it.
 /// The runtime function of `gc.collect()`: the one runtime function that
 /// collects.
 pub const GC_COLLECT_NOW: &str = "rpy_gc_collect_now";
@@ -528,9 +589,9 @@ pub const GC_COLLECT_NOW: &str = "rpy_gc_collect_now";
 /// the program's destructors and GC hooks.
 pub fn starts_collection(op: &crate::graph::SpaceOperation) -> bool {
     use crate::graph::{Arg, Constant};
-    match op.opname.as_str() {
-        "malloc" | "malloc_varsize" => true,
-        "direct_call" => matches!(
+    match op.opname {
+        Opcode::Malloc | Opcode::MallocVarsize => true,
+        Opcode::DirectCall => matches!(
             op.args.first(),
             Some(Arg::Const(Constant::Builtin(f))) if f == GC_COLLECT_NOW
         ),
@@ -538,43 +599,60 @@ pub fn starts_collection(op: &crate::graph::SpaceOperation) -> bool {
     }
 }
 
-pub fn defined_for_every_input(opname: &str) -> bool {
-    !(opname.contains("div") || opname.contains("mod") || opname.contains("shift"))
+/// Whether the pure integer operation `opname` is defined for every input
+/// (division, modulo and shifts are not: see [`eval_int`]), so that it may
+/// be computed wherever its arguments are, even where the program would
+/// not have reached it.
+pub fn defined_for_every_input(opname: Opcode) -> bool {
+    use Opcode::*;
+    !matches!(
+        opname,
+        IntFloordiv
+            | IntMod
+            | IntPyDiv
+            | IntPyMod
+            | IntLshift
+            | IntRshift
+            | UintFloordiv
+            | UintMod
+            | UintLshift
+            | UintRshift
+    )
 }
 
 /// The value of a pure integer operation (Bool results as 0/1, Bool arguments
 /// as 0/1). `None` when the operation is not an integer one, or its result is
 /// undefined for these arguments (division by zero, `MIN / -1`, a shift count
 /// outside 0..64): those cases are never rewritten or folded.
-pub fn eval_int(name: &str, args: &[i64]) -> Option<i64> {
+pub fn eval_int(name: Opcode, args: &[i64]) -> Option<i64> {
     let b = |c: bool| Some(c as i64);
     match (name, args) {
-        ("int_add", &[x, y]) => Some(x.wrapping_add(y)),
-        ("int_sub", &[x, y]) => Some(x.wrapping_sub(y)),
-        ("int_mul", &[x, y]) => Some(x.wrapping_mul(y)),
-        ("int_floordiv", &[x, y]) => x.checked_div(y),
-        ("int_mod", &[x, y]) => x.checked_rem(y),
-        ("int_py_div", &[x, y]) => py_div(x, y),
-        ("int_py_mod", &[x, y]) => py_mod(x, y),
-        ("int_and", &[x, y]) => Some(x & y),
-        ("int_or", &[x, y]) => Some(x | y),
-        ("int_xor", &[x, y]) => Some(x ^ y),
-        ("int_lshift", &[x, y]) if (0..64).contains(&y) => Some(x.wrapping_shl(y as u32)),
-        ("int_rshift", &[x, y]) if (0..64).contains(&y) => Some(x >> y),
-        ("int_neg", &[x]) => Some(x.wrapping_neg()),
-        ("int_invert", &[x]) => Some(!x),
-        ("int_abs", &[x]) => Some(x.wrapping_abs()),
-        ("int_lt", &[x, y]) => b(x < y),
-        ("int_le", &[x, y]) => b(x <= y),
-        ("int_eq", &[x, y]) => b(x == y),
-        ("int_ne", &[x, y]) => b(x != y),
-        ("int_gt", &[x, y]) => b(x > y),
-        ("int_ge", &[x, y]) => b(x >= y),
-        ("int_is_true", &[x]) => b(x != 0),
-        ("bool_not", &[x]) => b(x == 0),
-        ("cast_bool_to_int", &[x]) | ("same_as", &[x]) => Some(x),
-        ("int_between", &[lo, x, hi]) => b(lo <= x && x < hi),
-        (name, args) if name.contains("uint") => eval_uint(name, args),
+        (Opcode::IntAdd, &[x, y]) => Some(x.wrapping_add(y)),
+        (Opcode::IntSub, &[x, y]) => Some(x.wrapping_sub(y)),
+        (Opcode::IntMul, &[x, y]) => Some(x.wrapping_mul(y)),
+        (Opcode::IntFloordiv, &[x, y]) => x.checked_div(y),
+        (Opcode::IntMod, &[x, y]) => x.checked_rem(y),
+        (Opcode::IntPyDiv, &[x, y]) => py_div(x, y),
+        (Opcode::IntPyMod, &[x, y]) => py_mod(x, y),
+        (Opcode::IntAnd, &[x, y]) => Some(x & y),
+        (Opcode::IntOr, &[x, y]) => Some(x | y),
+        (Opcode::IntXor, &[x, y]) => Some(x ^ y),
+        (Opcode::IntLshift, &[x, y]) if (0..64).contains(&y) => Some(x.wrapping_shl(y as u32)),
+        (Opcode::IntRshift, &[x, y]) if (0..64).contains(&y) => Some(x >> y),
+        (Opcode::IntNeg, &[x]) => Some(x.wrapping_neg()),
+        (Opcode::IntInvert, &[x]) => Some(!x),
+        (Opcode::IntAbs, &[x]) => Some(x.wrapping_abs()),
+        (Opcode::IntLt, &[x, y]) => b(x < y),
+        (Opcode::IntLe, &[x, y]) => b(x <= y),
+        (Opcode::IntEq, &[x, y]) => b(x == y),
+        (Opcode::IntNe, &[x, y]) => b(x != y),
+        (Opcode::IntGt, &[x, y]) => b(x > y),
+        (Opcode::IntGe, &[x, y]) => b(x >= y),
+        (Opcode::IntIsTrue, &[x]) => b(x != 0),
+        (Opcode::BoolNot, &[x]) => b(x == 0),
+        (Opcode::CastBoolToInt, &[x]) | (Opcode::SameAs, &[x]) => Some(x),
+        (Opcode::IntBetween, &[lo, x, hi]) => b(lo <= x && x < hi),
+        (name, args) if is_unsigned(name) => eval_uint(name, args),
         _ => None,
     }
 }
@@ -583,17 +661,17 @@ pub fn eval_int(name: &str, args: &[i64]) -> Option<i64> {
 /// for a name that is not one. The executables' JIT runs float operations
 /// with it; the LLInterpreter compiles its own (`llinterp::code`), which
 /// must agree.
-pub fn eval_float(name: &str, args: &[u64]) -> Option<u64> {
+pub fn eval_float(name: Opcode, args: &[u64]) -> Option<u64> {
     let f = |i: usize| f64::from_bits(args[i]);
     let fw = |x: f64| Some(x.to_bits());
     let b = |c: bool| Some(c as u64);
     Some(match (name, args.len()) {
-        ("float_add", 2) => return fw(f(0) + f(1)),
-        ("float_sub", 2) => return fw(f(0) - f(1)),
-        ("float_mul", 2) => return fw(f(0) * f(1)),
-        ("float_truediv", 2) => return fw(f(0) / f(1)),
-        ("float_py_div", 2) => return fw(py_float_div(f(0), f(1))),
-        ("float_py_mod", 2) => {
+        (Opcode::FloatAdd, 2) => return fw(f(0) + f(1)),
+        (Opcode::FloatSub, 2) => return fw(f(0) - f(1)),
+        (Opcode::FloatMul, 2) => return fw(f(0) * f(1)),
+        (Opcode::FloatTruediv, 2) => return fw(f(0) / f(1)),
+        (Opcode::FloatPyDiv, 2) => return fw(py_float_div(f(0), f(1))),
+        (Opcode::FloatPyMod, 2) => {
             let (x, y) = (f(0), f(1));
             let m = x % y;
             let m = if m != 0.0 {
@@ -607,50 +685,61 @@ pub fn eval_float(name: &str, args: &[u64]) -> Option<u64> {
             };
             return fw(m);
         }
-        ("float_neg", 1) => return fw(-f(0)),
-        ("float_abs", 1) => return fw(f(0).abs()),
-        ("float_lt", 2) => return b(f(0) < f(1)),
-        ("float_le", 2) => return b(f(0) <= f(1)),
-        ("float_eq", 2) => return b(f(0) == f(1)),
-        ("float_ne", 2) => return b(f(0) != f(1)),
-        ("float_gt", 2) => return b(f(0) > f(1)),
-        ("float_ge", 2) => return b(f(0) >= f(1)),
-        ("float_is_true", 1) => return b(f(0) != 0.0),
-        ("cast_bool_to_float", 1) | ("cast_int_to_float", 1) => (args[0] as i64 as f64).to_bits(),
-        ("cast_uint_to_float", 1) => (args[0] as f64).to_bits(),
+        (Opcode::FloatNeg, 1) => return fw(-f(0)),
+        (Opcode::FloatAbs, 1) => return fw(f(0).abs()),
+        (Opcode::FloatLt, 2) => return b(f(0) < f(1)),
+        (Opcode::FloatLe, 2) => return b(f(0) <= f(1)),
+        (Opcode::FloatEq, 2) => return b(f(0) == f(1)),
+        (Opcode::FloatNe, 2) => return b(f(0) != f(1)),
+        (Opcode::FloatGt, 2) => return b(f(0) > f(1)),
+        (Opcode::FloatGe, 2) => return b(f(0) >= f(1)),
+        (Opcode::FloatIsTrue, 1) => return b(f(0) != 0.0),
+        (Opcode::CastBoolToFloat, 1) | (Opcode::CastIntToFloat, 1) => {
+            (args[0] as i64 as f64).to_bits()
+        }
+        (Opcode::CastUintToFloat, 1) => (args[0] as f64).to_bits(),
         // C's conversion, as GenC's cast (saturating where C is undefined).
-        ("cast_float_to_int", 1) => f(0) as i64 as u64,
-        ("cast_float_to_uint", 1) => f(0) as u64,
+        (Opcode::CastFloatToInt, 1) => f(0) as i64 as u64,
+        (Opcode::CastFloatToUint, 1) => f(0) as u64,
         _ => return None,
+    })
+}
+
+/// An operation on Unsigned words, or a cast from or to one.
+fn is_unsigned(op: Opcode) -> bool {
+    info(op).is_some_and(|ll| match &ll.sig {
+        UintBinary | UintUnary | UintCompare | UintShift => true,
+        Cast(from, to) => *from == LowLevelType::Unsigned || *to == LowLevelType::Unsigned,
+        _ => false,
     })
 }
 
 /// The unsigned operations of `eval_int`: an Unsigned value is the same
 /// 64-bit word as a Signed one, read as `u64`.
-fn eval_uint(name: &str, args: &[i64]) -> Option<i64> {
+fn eval_uint(name: Opcode, args: &[i64]) -> Option<i64> {
     let u = |x: i64| x as u64;
     let w = |x: u64| Some(x as i64);
     let b = |c: bool| Some(c as i64);
     match (name, args) {
-        ("uint_add", &[x, y]) => w(u(x).wrapping_add(u(y))),
-        ("uint_sub", &[x, y]) => w(u(x).wrapping_sub(u(y))),
-        ("uint_mul", &[x, y]) => w(u(x).wrapping_mul(u(y))),
-        ("uint_floordiv", &[x, y]) => w(u(x).checked_div(u(y))?),
-        ("uint_mod", &[x, y]) => w(u(x).checked_rem(u(y))?),
-        ("uint_and", &[x, y]) => Some(x & y),
-        ("uint_or", &[x, y]) => Some(x | y),
-        ("uint_xor", &[x, y]) => Some(x ^ y),
-        ("uint_lshift", &[x, y]) if (0..64).contains(&y) => w(u(x) << y),
-        ("uint_rshift", &[x, y]) if (0..64).contains(&y) => w(u(x) >> y),
-        ("uint_invert", &[x]) => Some(!x),
-        ("uint_lt", &[x, y]) => b(u(x) < u(y)),
-        ("uint_le", &[x, y]) => b(u(x) <= u(y)),
-        ("uint_eq", &[x, y]) => b(x == y),
-        ("uint_ne", &[x, y]) => b(x != y),
-        ("uint_gt", &[x, y]) => b(u(x) > u(y)),
-        ("uint_ge", &[x, y]) => b(u(x) >= u(y)),
-        ("uint_is_true", &[x]) => b(x != 0),
-        ("cast_uint_to_int" | "cast_int_to_uint" | "cast_bool_to_uint", &[x]) => Some(x),
+        (Opcode::UintAdd, &[x, y]) => w(u(x).wrapping_add(u(y))),
+        (Opcode::UintSub, &[x, y]) => w(u(x).wrapping_sub(u(y))),
+        (Opcode::UintMul, &[x, y]) => w(u(x).wrapping_mul(u(y))),
+        (Opcode::UintFloordiv, &[x, y]) => w(u(x).checked_div(u(y))?),
+        (Opcode::UintMod, &[x, y]) => w(u(x).checked_rem(u(y))?),
+        (Opcode::UintAnd, &[x, y]) => Some(x & y),
+        (Opcode::UintOr, &[x, y]) => Some(x | y),
+        (Opcode::UintXor, &[x, y]) => Some(x ^ y),
+        (Opcode::UintLshift, &[x, y]) if (0..64).contains(&y) => w(u(x) << y),
+        (Opcode::UintRshift, &[x, y]) if (0..64).contains(&y) => w(u(x) >> y),
+        (Opcode::UintInvert, &[x]) => Some(!x),
+        (Opcode::UintLt, &[x, y]) => b(u(x) < u(y)),
+        (Opcode::UintLe, &[x, y]) => b(u(x) <= u(y)),
+        (Opcode::UintEq, &[x, y]) => b(x == y),
+        (Opcode::UintNe, &[x, y]) => b(x != y),
+        (Opcode::UintGt, &[x, y]) => b(u(x) > u(y)),
+        (Opcode::UintGe, &[x, y]) => b(u(x) >= u(y)),
+        (Opcode::UintIsTrue, &[x]) => b(x != 0),
+        (Opcode::CastUintToInt | Opcode::CastIntToUint | Opcode::CastBoolToUint, &[x]) => Some(x),
         _ => None,
     }
 }
@@ -662,29 +751,29 @@ mod tests {
     #[test]
     fn unsigned_operations_read_the_word_as_u64() {
         let max = -1i64; // 2**64 - 1 as an Unsigned word
-        assert_eq!(eval_int("uint_lt", &[1, max]), Some(1));
-        assert_eq!(eval_int("int_lt", &[1, max]), Some(0));
-        assert_eq!(eval_int("uint_floordiv", &[max, 2]), Some(i64::MAX));
-        assert_eq!(eval_int("uint_mod", &[max, 10]), Some(5));
-        assert_eq!(eval_int("uint_rshift", &[max, 63]), Some(1));
-        assert_eq!(eval_int("uint_add", &[max, 1]), Some(0));
-        assert_eq!(eval_int("uint_floordiv", &[1, 0]), None);
-        assert_eq!(eval_int("cast_uint_to_int", &[max]), Some(-1));
+        assert_eq!(eval_int(Opcode::UintLt, &[1, max]), Some(1));
+        assert_eq!(eval_int(Opcode::IntLt, &[1, max]), Some(0));
+        assert_eq!(eval_int(Opcode::UintFloordiv, &[max, 2]), Some(i64::MAX));
+        assert_eq!(eval_int(Opcode::UintMod, &[max, 10]), Some(5));
+        assert_eq!(eval_int(Opcode::UintRshift, &[max, 63]), Some(1));
+        assert_eq!(eval_int(Opcode::UintAdd, &[max, 1]), Some(0));
+        assert_eq!(eval_int(Opcode::UintFloordiv, &[1, 0]), None);
+        assert_eq!(eval_int(Opcode::CastUintToInt, &[max]), Some(-1));
     }
 
     #[test]
     fn float_operations_on_words_follow_python() {
         let w = |x: f64| x.to_bits();
         let f = |bits: Option<u64>| f64::from_bits(bits.unwrap());
-        assert_eq!(f(eval_float("float_py_mod", &[w(-7.5), w(2.0)])), 0.5);
-        assert_eq!(f(eval_float("float_py_div", &[w(-7.5), w(2.0)])), -4.0);
+        assert_eq!(f(eval_float(Opcode::FloatPyMod, &[w(-7.5), w(2.0)])), 0.5);
+        assert_eq!(f(eval_float(Opcode::FloatPyDiv, &[w(-7.5), w(2.0)])), -4.0);
         assert_eq!(
-            eval_float("cast_float_to_int", &[w(-2.7)]),
+            eval_float(Opcode::CastFloatToInt, &[w(-2.7)]),
             Some(-2i64 as u64)
         );
-        assert_eq!(f(eval_float("cast_int_to_float", &[-3i64 as u64])), -3.0);
-        assert_eq!(eval_float("float_lt", &[w(1.0), w(2.0)]), Some(1));
-        assert_eq!(eval_float("int_add", &[1, 2]), None);
+        assert_eq!(f(eval_float(Opcode::CastIntToFloat, &[-3i64 as u64])), -3.0);
+        assert_eq!(eval_float(Opcode::FloatLt, &[w(1.0), w(2.0)]), Some(1));
+        assert_eq!(eval_float(Opcode::IntAdd, &[1, 2]), None);
     }
 
     #[test]
@@ -724,7 +813,7 @@ mod tests {
                 Cast(from, _) => vec![from.clone()],
                 Special => continue,
             };
-            assert!(result_type(op.name, &args).is_some(), "{}", op.name);
+            assert!(result_type(op.opcode, &args).is_some(), "{}", op.name());
         }
     }
 }

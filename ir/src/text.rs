@@ -69,6 +69,7 @@ use crate::graph::{
     Stage, Var, VarData,
 };
 use crate::lltype::{parse_container, TypeTable};
+use crate::opcode::Opcode;
 use std::collections::HashMap;
 use std::fmt::{self, Write};
 
@@ -216,10 +217,11 @@ impl<S: Stage> Printer<'_, S> {
             self.out.push_str("    ");
             self.var(op.result);
             self.out.push_str(" = ");
-            if is_ident(&op.opname) {
-                self.out.push_str(&op.opname);
+            let name = op.opname.name();
+            if is_ident(name) {
+                self.out.push_str(name);
             } else {
-                push_quoted(self.out, &op.opname);
+                push_quoted(self.out, name);
             }
             self.out.push('(');
             self.args(&op.args);
@@ -1566,7 +1568,8 @@ impl<S: Stage> GraphBuilder<S> {
         let result = self.var(l, start, tok)?;
         l.expect("=")?;
         l.skip_ws();
-        let opname = if l.peek_raw() == Some('"') {
+        let name_at = l.pos;
+        let name = if l.peek_raw() == Some('"') {
             l.string_lit()?
         } else {
             match l.ident() {
@@ -1579,6 +1582,8 @@ impl<S: Stage> GraphBuilder<S> {
                 }
             }
         };
+        let opname = Opcode::from_name(&name)
+            .ok_or_else(|| l.error(name_at, format!("unknown operation '{name}'")))?;
         let args = self.arg_list(l)?;
         l.end()?;
         self.blocks[b.0 as usize]

@@ -8,6 +8,7 @@ use rpy_ir::annotation::{Desc, ListDef, SomeValue};
 use rpy_ir::diag::Pos;
 use rpy_ir::graph::*;
 use rpy_ir::lltype::{self, LowLevelType, TypeTable};
+use rpy_ir::opcode::Opcode;
 use rpy_ir::text::*;
 
 fn var(v: Var) -> Arg {
@@ -21,13 +22,13 @@ fn int(i: i64) -> Arg {
 fn op<S: Stage>(
     g: &mut FunctionGraph<S>,
     b: BlockId,
-    opname: &str,
+    opname: Opcode,
     args: Vec<Arg>,
     info: S::VarInfo,
 ) -> Var {
     let result = g.new_var(None, info);
     g.block_mut(b).operations.push(SpaceOperation {
-        opname: opname.into(),
+        opname,
         args,
         result,
         pos: Some(Pos::new(3, 7)),
@@ -62,7 +63,7 @@ fn fib<S: Stage>(
     let n = g.params()[0];
     let n1 = g.new_var(Some("n".into()), int_info.clone());
     let recurse = g.add_block(vec![n1]);
-    let cond = op(&mut g, start, "lt", vec![var(n), int(2)], bool_info);
+    let cond = op(&mut g, start, Opcode::Lt, vec![var(n), int(2)], bool_info);
     g.block_mut(start).exitswitch = Some(var(cond));
     let ret = g.returnblock;
     g.block_mut(start).exits = vec![
@@ -72,36 +73,42 @@ fn fib<S: Stage>(
     let a = op(
         &mut g,
         recurse,
-        "sub",
+        Opcode::Sub,
         vec![var(n1), int(1)],
         int_info.clone(),
     );
     let fa = op(
         &mut g,
         recurse,
-        "simple_call",
+        Opcode::SimpleCall,
         vec![Arg::Const(Constant::Func("fib".into())), var(a)],
         int_info.clone(),
     );
     let b = op(
         &mut g,
         recurse,
-        "sub",
+        Opcode::Sub,
         vec![var(n1), int(2)],
         int_info.clone(),
     );
     let fb = op(
         &mut g,
         recurse,
-        "simple_call",
+        Opcode::SimpleCall,
         vec![Arg::Const(Constant::Func("fib".into())), var(b)],
         int_info.clone(),
     );
-    let s = op(&mut g, recurse, "add", vec![var(fa), var(fb)], int_info);
+    let s = op(
+        &mut g,
+        recurse,
+        Opcode::Add,
+        vec![var(fa), var(fb)],
+        int_info,
+    );
     let _ = op(
         &mut g,
         recurse,
-        "simple_call",
+        Opcode::SimpleCall,
         vec![
             Arg::Const(Constant::Builtin("print".into())),
             Arg::Const(Constant::Str("fib \"done\"\\\n".into())),
@@ -329,14 +336,14 @@ fn every_constant_kind_round_trips() {
     let r = op(
         &mut g,
         start,
-        "c",
+        Opcode::Newtuple,
         consts.iter().cloned().map(Arg::Const).collect(),
         (),
     );
     let ret = g.returnblock;
     g.block_mut(start).exits = vec![link(ret, vec![var(r)], None)];
     let text = assert_round_trip(&g);
-    assert!(text.contains("(0, -1, 9223372036854775807, -9223372036854775808, 0.0, -0.0, 1.0, 0.1, 1e300, -1e-300, 5e-324, 1.7976931348623157e308, inf, -inf, nan, nan(0xfff8000000000000), nan(0x7ff0000000000001), True, False, c\"a\", c\"\\\"\", c\"\\\\\", c\"\\x00\", c\"\\xff\", \"\", \"\\\"\\\\\\x00\\x7f\\x80\\xff ~\", \"\\u{100}\\u{10ffff}\", None, @f, @Class.method, @\"<lambda>\", $len, $\"\", #\"x y\\\"\", %ValueError, %\"mod.My Error\")"), "{text}");
+    assert!(text.contains("newtuple(0, -1, 9223372036854775807, -9223372036854775808, 0.0, -0.0, 1.0, 0.1, 1e300, -1e-300, 5e-324, 1.7976931348623157e308, inf, -inf, nan, nan(0xfff8000000000000), nan(0x7ff0000000000001), True, False, c\"a\", c\"\\\"\", c\"\\\\\", c\"\\x00\", c\"\\xff\", \"\", \"\\\"\\\\\\x00\\x7f\\x80\\xff ~\", \"\\u{100}\\u{10ffff}\", None, @f, @Class.method, @\"<lambda>\", $len, $\"\", #\"x y\\\"\", %ValueError, %\"mod.My Error\")"), "{text}");
 }
 
 #[test]
@@ -360,7 +367,13 @@ fn ill_formed_graphs_still_round_trip() {
     let mut g = FunctionGraph::<Annotated>::new("odd", &[], SomeValue::int());
     let start = g.startblock;
     let stray = g.new_var(Some("stray".into()), SomeValue::string());
-    let r = op(&mut g, start, "use", vec![var(stray)], SomeValue::Bool);
+    let r = op(
+        &mut g,
+        start,
+        Opcode::SameAs,
+        vec![var(stray)],
+        SomeValue::Bool,
+    );
     let empty = g.add_block(vec![]);
     let other = g.add_block(vec![]);
     g.block_mut(other).exitswitch = Some(Arg::Const(Constant::Bool(true)));
@@ -376,7 +389,7 @@ fn ill_formed_graphs_still_round_trip() {
     ];
     let text = assert_round_trip(&g);
     assert!(
-        text.contains("v1: SomeBool = use(stray_0: SomeString)"),
+        text.contains("v1: SomeBool = same_as(stray_0: SomeString)"),
         "{text}"
     );
 }
@@ -393,7 +406,7 @@ fn program_round_trips_with_type_table() {
     let l = op(
         &mut main,
         start,
-        "malloc",
+        Opcode::Malloc,
         vec![Arg::Const(Constant::Name("list_signed".into()))],
         LowLevelType::Ptr("list_signed".into()),
     );
@@ -578,7 +591,7 @@ fn printing_a_large_graph_is_fast() {
         prev = op(
             &mut g,
             start,
-            "int_add",
+            Opcode::IntAdd,
             vec![var(prev), int(i)],
             LowLevelType::Signed,
         );
@@ -627,7 +640,7 @@ enum ExitSpec {
 }
 
 /// An operation: opname, args, result name, position.
-type OpSpec = (String, Vec<ArgSpec>, Option<String>, Option<(u32, u32)>);
+type OpSpec = (Opcode, Vec<ArgSpec>, Option<String>, Option<(u32, u32)>);
 
 #[derive(Clone, Debug)]
 struct BlockSpec {
@@ -752,19 +765,8 @@ fn exit_spec() -> impl Strategy<Value = ExitSpec> {
     ]
 }
 
-fn opname() -> impl Strategy<Value = String> {
-    prop::sample::select(vec![
-        "add",
-        "lt",
-        "simple_call",
-        "direct_call",
-        "int_add",
-        "getattr",
-        "same_as",
-        "op.x",
-        "weird \"op\"",
-    ])
-    .prop_map(String::from)
+fn opname() -> impl Strategy<Value = Opcode> {
+    prop::sample::select(Opcode::ALL.to_vec())
 }
 
 fn block_spec() -> impl Strategy<Value = BlockSpec> {
@@ -901,7 +903,7 @@ fn build<S: Stage>(spec: &GraphSpec, infos: &[S::VarInfo]) -> FunctionGraph<S> {
             let args = args.iter().map(|a| resolve(a, &avail)).collect();
             let result = g.new_var(name.clone(), next_info());
             g.block_mut(id).operations.push(SpaceOperation {
-                opname: opname.clone(),
+                opname: *opname,
                 args,
                 result,
                 pos: pos.map(|(l, c)| Pos::new(l, c)),

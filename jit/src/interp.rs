@@ -703,7 +703,9 @@ fn run_inner(
             }
             _ => {
                 let args: Vec<i64> = op.args.iter().map(|v| get(&regs, *v) as i64).collect();
-                match eval_int(name, &args) {
+                let folded =
+                    rpy_ir::opcode::Opcode::from_name(name).and_then(|op| eval_int(op, &args));
+                match folded {
                     Some(v) => Some(v as u64),
                     None => return Err(format!("{name} is undefined for {args:?} at op {pc}")),
                 }

@@ -3,6 +3,7 @@
 //! `intbounds:rewrite`, and run before and after on many inputs. The rule
 //! must fire (or, for rules that need facts, may not) and the results agree.
 
+use rpy_ir::opcode::Opcode;
 use rpy_jit::interp::{run_fresh, Outcome, RunValue};
 use rpy_jit::optimize::optimize;
 use rpy_jit::text::{parse, print};
@@ -26,11 +27,11 @@ fn emit(p: &Pat, consts: &[Option<i64>], lines: &mut Vec<String>, n: &mut usize)
         Pat::Int(c) => c.to_string(),
         Pat::Bool(b) => (*b as i64).to_string(),
         // a trace's truth values are the integers 0 and 1: no cast
-        Pat::Op(name, args) if *name == "cast_bool_to_int" => {
+        Pat::Op(name, args) if *name == Opcode::CastBoolToInt => {
             emit(args.first()?, consts, lines, n)?
         }
         Pat::Op(name, args) => {
-            let op = trace_op(name)?;
+            let op = trace_op(name.name())?;
             let args: Option<Vec<String>> =
                 args.iter().map(|a| emit(a, consts, lines, n)).collect();
             let r = format!("i{}", 100 + *n);

@@ -34,6 +34,7 @@ use rpy_ir::graph::{
 };
 use rpy_ir::llops;
 use rpy_ir::lltype::{self, FuncSig, LowLevelType};
+use rpy_ir::opcode::Opcode;
 
 /// Makes the exceptions of every graph of `program` explicit.
 pub fn transform(program: Program<LowLevel>) -> Result<Program<ExceptionsExplicit>, Diagnostic> {
@@ -98,7 +99,7 @@ impl RaiseAnalysis {
         let mut shape_users: HashMap<FuncSig, Vec<usize>> = HashMap::default();
         for (i, g) in program.graphs.iter().enumerate() {
             for op in g.blocks.iter().flat_map(|b| &b.operations) {
-                if !llops::can_raise(&op.opname) {
+                if !llops::can_raise(op.opname) {
                     continue;
                 }
                 match op.args.first() {
@@ -175,7 +176,7 @@ impl RaiseAnalysis {
         op: &SpaceOperation,
         ty: impl Fn(Var) -> &'t LowLevelType,
     ) -> bool {
-        if !llops::can_raise(&op.opname) {
+        if !llops::can_raise(op.opname) {
             return false;
         }
         match op.args.first() {
@@ -263,7 +264,7 @@ impl GraphTransform<'_> {
         let args: Vec<Var> = types.into_iter().map(|t| self.g.new_var(None, t)).collect();
         let b = self.g.add_block(args.clone());
         let set = self.new_op(
-            "exc_set",
+            Opcode::ExcSet,
             args.into_iter().map(Arg::Var).collect(),
             LowLevelType::Void,
             None,
@@ -278,13 +279,13 @@ impl GraphTransform<'_> {
 
     fn new_op(
         &mut self,
-        opname: &str,
+        opname: Opcode,
         args: Vec<Arg>,
         ty: LowLevelType,
         pos: Option<Pos>,
     ) -> SpaceOperation {
         SpaceOperation {
-            opname: opname.into(),
+            opname,
             args,
             result: self.g.new_var(None, ty),
             pos,
@@ -363,7 +364,7 @@ impl GraphTransform<'_> {
         tail.inputargs = fresh;
         self.g.blocks.push(tail);
         let tail_id = BlockId(self.g.blocks.len() as u32 - 1);
-        let test = self.new_op("exc_occurred", vec![], LowLevelType::Bool, pos);
+        let test = self.new_op(Opcode::ExcOccurred, vec![], LowLevelType::Bool, pos);
         let occurred = test.result;
         let propagate = self.propagate(Some(Constant::Bool(true)));
         let block = self.g.block_mut(b);
@@ -413,10 +414,10 @@ impl GraphTransform<'_> {
         let etype_t = LowLevelType::Ptr(lltype::OBJECT_VTABLE.into());
         // The first test block reads the exception's class and its id.
         let (first, first_live) = self.block_with_copies(&live, &[]);
-        let read = self.new_op("exc_type", vec![], etype_t.clone(), pos);
+        let read = self.new_op(Opcode::ExcType, vec![], etype_t.clone(), pos);
         let etype = read.result;
         let id_op = self.new_op(
-            "getfield",
+            Opcode::Getfield,
             vec![
                 Arg::Var(etype),
                 Arg::Const(Constant::Name(lltype::SUBCLASSRANGE_MIN.into())),
@@ -445,7 +446,7 @@ impl GraphTransform<'_> {
                 )
             })?;
             let between = self.new_op(
-                "int_between",
+                Opcode::IntBetween,
                 vec![
                     Arg::Const(Constant::Int(lo)),
                     Arg::Var(id),
@@ -481,7 +482,7 @@ impl GraphTransform<'_> {
                 (test, test_live) = (next, next_live);
             }
         }
-        let test = self.new_op("exc_occurred", vec![], LowLevelType::Bool, pos);
+        let test = self.new_op(Opcode::ExcOccurred, vec![], LowLevelType::Bool, pos);
         let occurred = test.result;
         let block = self.g.block_mut(b);
         block.operations.push(test);
@@ -540,11 +541,11 @@ impl GraphTransform<'_> {
         }
         let mut ops = Vec::new();
         if let Some(v) = h.last_exc_value {
-            let read = self.new_op("exc_value", vec![], self.g.info(v).clone(), pos);
+            let read = self.new_op(Opcode::ExcValue, vec![], self.g.info(v).clone(), pos);
             map.insert(v, read.result);
             ops.push(read);
         }
-        ops.push(self.new_op("exc_clear", vec![], LowLevelType::Void, pos));
+        ops.push(self.new_op(Opcode::ExcClear, vec![], LowLevelType::Void, pos));
         let args = h.args.iter().map(|a| rename_arg(a, &map)).collect();
         let b = self.g.block_mut(block);
         b.operations = ops;

@@ -43,6 +43,7 @@ use rpy_ir::graph::{
 };
 use rpy_ir::llops::GcKind;
 use rpy_ir::lltype::LowLevelType;
+use rpy_ir::opcode::Opcode;
 use std::collections::BTreeSet;
 
 /// Adds the root saving and reloading, and the write barriers, that the
@@ -117,11 +118,11 @@ impl CollectAnalysis {
         if rpy_ir::llops::starts_collection(op) {
             return true;
         }
-        match op.opname.as_str() {
-            "indirect_call" => true,
+        match op.opname {
+            Opcode::IndirectCall => true,
             // Runtime functions other than gc.collect() allocate without
             // collecting.
-            "direct_call" => matches!(
+            Opcode::DirectCall => matches!(
                 op.args.first(),
                 Some(Arg::Const(Constant::Func(f))) if self.graphs.contains(f)
             ),
@@ -176,8 +177,8 @@ fn transform_graph(g: &mut FunctionGraph<ExceptionsExplicit>, collecting: &Colle
                 rename(a, &renamed);
             }
             let pos = op.pos;
-            let stores_pointer = match op.opname.as_str() {
-                "setfield" | "setarrayitem" => op
+            let stores_pointer = match op.opname {
+                Opcode::Setfield | Opcode::Setarrayitem => op
                     .args
                     .get(2)
                     .and_then(Arg::as_var)
@@ -188,21 +189,21 @@ fn transform_graph(g: &mut FunctionGraph<ExceptionsExplicit>, collecting: &Colle
                 let void = g.new_var(None, LowLevelType::Void);
                 // An item store names its index, so that a large array
                 // marks only that item's card.
-                let (opname, args) = if op.opname == "setarrayitem" {
-                    ("gc_write_barrier_item", op.args[..2].to_vec())
+                let (opname, args) = if op.opname == Opcode::Setarrayitem {
+                    (Opcode::GcWriteBarrierItem, op.args[..2].to_vec())
                 } else {
-                    ("gc_write_barrier", vec![op.args[0].clone()])
+                    (Opcode::GcWriteBarrier, vec![op.args[0].clone()])
                 };
                 ops.push(SpaceOperation {
-                    opname: opname.into(),
+                    opname,
                     args,
                     result: void,
                     pos,
                 });
             }
             if matches!(
-                op.opname.as_str(),
-                "cast_pointer" | "same_as" | "jit_promote"
+                op.opname,
+                Opcode::CastPointer | Opcode::SameAs | Opcode::JitPromote
             ) && op.args[0].as_var().is_some_and(|p| young.contains(&p))
             {
                 young.insert(op.result);
@@ -222,7 +223,7 @@ fn transform_graph(g: &mut FunctionGraph<ExceptionsExplicit>, collecting: &Colle
             // this operation allocates (a varsized object may be large,
             // hence old; a fixed-size one is young again below).
             young.clear();
-            if op.opname == "malloc" {
+            if op.opname == Opcode::Malloc {
                 young.insert(op.result);
             }
             // A pointer keeps its slot while it stays live, so a slot that
@@ -245,7 +246,7 @@ fn transform_graph(g: &mut FunctionGraph<ExceptionsExplicit>, collecting: &Colle
                 if slot_holds.get(&slot) != Some(&current) {
                     let void = g.new_var(None, LowLevelType::Void);
                     ops.push(SpaceOperation {
-                        opname: "gc_save_root".into(),
+                        opname: Opcode::GcSaveRoot,
                         args: vec![Arg::Const(Constant::Int(slot as i64)), Arg::Var(current)],
                         result: void,
                         pos,
@@ -258,7 +259,7 @@ fn transform_graph(g: &mut FunctionGraph<ExceptionsExplicit>, collecting: &Colle
                 let data = g.vars[current.0 as usize].clone();
                 let reloaded = g.new_var(data.name, data.info);
                 ops.push(SpaceOperation {
-                    opname: "gc_reload".into(),
+                    opname: Opcode::GcReload,
                     args: vec![Arg::Const(Constant::Int(slot as i64)), Arg::Var(current)],
                     result: reloaded,
                     pos,

@@ -27,6 +27,7 @@
 //! three minutes.
 
 use crate::rules::opt::{BinOp, Expr, Fact, OptRule, Pat, Res, Step, Ty, UnOp, OPT_RULES};
+use rpy_ir::opcode::Opcode;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
@@ -111,7 +112,7 @@ fn slot(i: usize) -> String {
 }
 
 /// The value of operation `name` on `args`, as `eval_int` defines it.
-fn op(name: &str, args: Vec<Term>) -> Result<Term, String> {
+fn op(name: Opcode, args: Vec<Term>) -> Result<Term, String> {
     let defined: Vec<String> = args.iter().map(|a| a.defined.clone()).collect();
     let v: Vec<&str> = args.iter().map(|a| a.value.as_str()).collect();
     let div_ok = |x: &str, y: &str| {
@@ -119,41 +120,41 @@ fn op(name: &str, args: Vec<Term>) -> Result<Term, String> {
     };
     let shift_ok = |y: &str| format!("(and (bvsge {y} {ZERO}) (bvslt {y} {}))", lit(64));
     let (value, extra) = match (name, v.as_slice()) {
-        ("int_add", [x, y]) => (format!("(bvadd {x} {y})"), None),
-        ("int_sub", [x, y]) => (format!("(bvsub {x} {y})"), None),
-        ("int_mul", [x, y]) => (format!("(bvmul {x} {y})"), None),
-        ("int_floordiv", [x, y]) => (format!("(bvsdiv {x} {y})"), Some(div_ok(x, y))),
-        ("int_mod", [x, y]) => (format!("(bvsrem {x} {y})"), Some(div_ok(x, y))),
-        ("int_py_div", [x, y]) => (
+        (Opcode::IntAdd, [x, y]) => (format!("(bvadd {x} {y})"), None),
+        (Opcode::IntSub, [x, y]) => (format!("(bvsub {x} {y})"), None),
+        (Opcode::IntMul, [x, y]) => (format!("(bvmul {x} {y})"), None),
+        (Opcode::IntFloordiv, [x, y]) => (format!("(bvsdiv {x} {y})"), Some(div_ok(x, y))),
+        (Opcode::IntMod, [x, y]) => (format!("(bvsrem {x} {y})"), Some(div_ok(x, y))),
+        (Opcode::IntPyDiv, [x, y]) => (
             format!(
                 "(ite (and (not (= (bvsrem {x} {y}) {ZERO})) (not (= (bvslt {x} {ZERO}) (bvslt {y} {ZERO})))) (bvsub (bvsdiv {x} {y}) {ONE}) (bvsdiv {x} {y}))"
             ),
             Some(div_ok(x, y)),
         ),
-        ("int_py_mod", [x, y]) => (
+        (Opcode::IntPyMod, [x, y]) => (
             format!(
                 "(ite (and (not (= (bvsrem {x} {y}) {ZERO})) (not (= (bvslt (bvsrem {x} {y}) {ZERO}) (bvslt {y} {ZERO})))) (bvadd (bvsrem {x} {y}) {y}) (bvsrem {x} {y}))"
             ),
             Some(div_ok(x, y)),
         ),
-        ("int_and", [x, y]) => (format!("(bvand {x} {y})"), None),
-        ("int_or", [x, y]) => (format!("(bvor {x} {y})"), None),
-        ("int_xor", [x, y]) => (format!("(bvxor {x} {y})"), None),
-        ("int_lshift", [x, y]) => (format!("(bvshl {x} {y})"), Some(shift_ok(y))),
-        ("int_rshift", [x, y]) => (format!("(bvashr {x} {y})"), Some(shift_ok(y))),
-        ("int_neg", [x]) => (format!("(bvneg {x})"), None),
-        ("int_invert", [x]) => (format!("(bvnot {x})"), None),
-        ("int_abs", [x]) => (format!("(ite (bvslt {x} {ZERO}) (bvneg {x}) {x})"), None),
-        ("int_lt", [x, y]) => (bool_word(format!("(bvslt {x} {y})")), None),
-        ("int_le", [x, y]) => (bool_word(format!("(bvsle {x} {y})")), None),
-        ("int_eq", [x, y]) => (bool_word(format!("(= {x} {y})")), None),
-        ("int_ne", [x, y]) => (bool_word(format!("(not (= {x} {y}))")), None),
-        ("int_gt", [x, y]) => (bool_word(format!("(bvsgt {x} {y})")), None),
-        ("int_ge", [x, y]) => (bool_word(format!("(bvsge {x} {y})")), None),
-        ("int_is_true", [x]) => (bool_word(format!("(not (= {x} {ZERO}))")), None),
-        ("bool_not", [x]) => (bool_word(format!("(= {x} {ZERO})")), None),
-        ("cast_bool_to_int" | "same_as", [x]) => (x.to_string(), None),
-        ("int_between", [lo, x, hi]) => (
+        (Opcode::IntAnd, [x, y]) => (format!("(bvand {x} {y})"), None),
+        (Opcode::IntOr, [x, y]) => (format!("(bvor {x} {y})"), None),
+        (Opcode::IntXor, [x, y]) => (format!("(bvxor {x} {y})"), None),
+        (Opcode::IntLshift, [x, y]) => (format!("(bvshl {x} {y})"), Some(shift_ok(y))),
+        (Opcode::IntRshift, [x, y]) => (format!("(bvashr {x} {y})"), Some(shift_ok(y))),
+        (Opcode::IntNeg, [x]) => (format!("(bvneg {x})"), None),
+        (Opcode::IntInvert, [x]) => (format!("(bvnot {x})"), None),
+        (Opcode::IntAbs, [x]) => (format!("(ite (bvslt {x} {ZERO}) (bvneg {x}) {x})"), None),
+        (Opcode::IntLt, [x, y]) => (bool_word(format!("(bvslt {x} {y})")), None),
+        (Opcode::IntLe, [x, y]) => (bool_word(format!("(bvsle {x} {y})")), None),
+        (Opcode::IntEq, [x, y]) => (bool_word(format!("(= {x} {y})")), None),
+        (Opcode::IntNe, [x, y]) => (bool_word(format!("(not (= {x} {y}))")), None),
+        (Opcode::IntGt, [x, y]) => (bool_word(format!("(bvsgt {x} {y})")), None),
+        (Opcode::IntGe, [x, y]) => (bool_word(format!("(bvsge {x} {y})")), None),
+        (Opcode::IntIsTrue, [x]) => (bool_word(format!("(not (= {x} {ZERO}))")), None),
+        (Opcode::BoolNot, [x]) => (bool_word(format!("(= {x} {ZERO})")), None),
+        (Opcode::CastBoolToInt | Opcode::SameAs, [x]) => (x.to_string(), None),
+        (Opcode::IntBetween, [lo, x, hi]) => (
             bool_word(format!("(and (bvsle {lo} {x}) (bvslt {x} {hi}))")),
             None,
         ),
@@ -186,7 +187,7 @@ fn pat(p: &Pat) -> Result<Term, String> {
             value: lit(*b as i64),
             defined: "true".into(),
         }),
-        Pat::Op(name, args) => op(name, args.iter().map(pat).collect::<Result<_, _>>()?),
+        Pat::Op(name, args) => op(*name, args.iter().map(pat).collect::<Result<_, _>>()?),
     }
 }
 
@@ -313,7 +314,7 @@ fn res(r: &Res, q: &mut Query) -> Result<Term, String> {
                 .iter()
                 .map(|a| res(a, q))
                 .collect::<Result<Vec<_>, _>>()?;
-            op(name, args)
+            op(*name, args)
         }
     }
 }

@@ -83,6 +83,7 @@ fn descs_union(
 /// The annotator's rules.
 pub mod annotate {
     use rpy_ir::annotation::SomeValue;
+    use rpy_ir::opcode::Opcode;
 
     include!(concat!(env!("OUT_DIR"), "/rules_annotate.rs"));
 
@@ -96,7 +97,7 @@ pub mod annotate {
             (x, y) if x == y => return Some(x.clone()),
             _ => {}
         }
-        let rules = rules_for("union");
+        let rules = UNION_RULES;
         rules
             .iter()
             .find_map(|r| r(&[a, b]))
@@ -108,7 +109,7 @@ pub mod annotate {
     /// operation that matches. When none does, the arguments are widened
     /// once (SomeBool to SomeInteger(nonneg=true), SomeChar to SomeString)
     /// and the rules are tried again.
-    pub fn op_result(opname: &str, args: &[SomeValue]) -> Option<SomeValue> {
+    pub fn op_result(opname: Opcode, args: &[SomeValue]) -> Option<SomeValue> {
         let rules = rules_for(opname);
         let refs: Vec<&SomeValue> = args.iter().collect();
         if let Some(r) = rules.iter().find_map(|r| r(&refs)) {
@@ -136,6 +137,7 @@ pub mod annotate {
 pub mod rtype {
     use rpy_ir::graph::Constant;
     use rpy_ir::lltype::LowLevelType;
+    use rpy_ir::opcode::Opcode;
 
     /// What a high-level operation becomes: a tree whose leaves are the
     /// operation's arguments (by position) and constants.
@@ -144,7 +146,7 @@ pub mod rtype {
         Arg(usize),
         Const(Constant),
         Op {
-            opname: &'static str,
+            opname: Opcode,
             args: Vec<Lowered>,
         },
         /// `direct_call(Builtin(func), args...)` of a runtime function.
@@ -168,7 +170,7 @@ pub mod rtype {
                 Lowered::Arg(0) => value.clone(),
                 Lowered::Arg(_) | Lowered::Const(_) => self.clone(),
                 Lowered::Op { opname, args } => Lowered::Op {
-                    opname,
+                    opname: *opname,
                     args: args.iter().map(|a| a.substitute(value)).collect(),
                 },
                 Lowered::Call { func, args } => Lowered::Call {
@@ -226,7 +228,7 @@ pub mod rtype {
     /// rule of that operation whose argument patterns and `check py2`/`py3`
     /// guards match. Conversions to other types are the caller's job.
     pub fn lower(
-        opname: &str,
+        opname: Opcode,
         args: &[LowLevelType],
         const_args: &[Option<Constant>],
         py2: bool,
@@ -272,6 +274,7 @@ pub mod rtype {
 /// `backendopt` and the trace optimizer both use it.
 pub mod opt {
     use rpy_ir::llops::eval_int;
+    use rpy_ir::opcode::Opcode;
 
     /// The type of a value in an integer rule.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -294,7 +297,7 @@ pub mod opt {
         Var(usize),
         Int(i64),
         Bool(bool),
-        Op(&'static str, &'static [Pat]),
+        Op(Opcode, &'static [Pat]),
     }
 
     /// The operators of checks and lets, and their meaning: one definition,
@@ -341,7 +344,7 @@ pub mod opt {
     pub enum Res {
         Var(usize),
         Const(Expr, Ty),
-        Op(&'static str, &'static [Res]),
+        Op(Opcode, &'static [Res]),
     }
 
     #[derive(Clone, Copy, Debug)]
@@ -499,7 +502,7 @@ pub mod opt {
             Pat::Bool(b) => Some(*b as i64),
             Pat::Op(name, args) => {
                 let vals: Option<Vec<i64>> = args.iter().map(|a| eval_pat(a, inputs)).collect();
-                eval_int(name, &vals?)
+                eval_int(*name, &vals?)
             }
         }
     }
@@ -512,7 +515,7 @@ pub mod opt {
             Res::Op(name, args) => {
                 let vals: Option<Vec<i64>> =
                     args.iter().map(|a| eval_res(a, slots, facts)).collect();
-                eval_int(name, &vals?)
+                eval_int(*name, &vals?)
             }
         }
     }

@@ -5,6 +5,7 @@ use proptest::prelude::*;
 use rpy_ir::graph::{Arg, BlockId, Constant, FunctionGraph, Link, LowLevel, SpaceOperation, Var};
 use rpy_ir::llops::eval_int;
 use rpy_ir::lltype::LowLevelType;
+use rpy_ir::opcode::Opcode;
 use rpy_passes::backendopt::{optimize_graph, IntBound};
 use rpy_passes::rules::opt::{check_rule, Pat, RuleCheck, Ty, OPT_RULES};
 use rpy_passes::rules::{fire_count, RULES};
@@ -26,11 +27,11 @@ impl Builder {
         (Builder { g }, vars)
     }
 
-    fn op(&mut self, name: &str, args: Vec<Arg>, ty: LowLevelType) -> Var {
+    fn op(&mut self, name: Opcode, args: Vec<Arg>, ty: LowLevelType) -> Var {
         let r = self.g.new_var(None, ty);
         let start = self.g.startblock;
         self.g.block_mut(start).operations.push(SpaceOperation {
-            opname: name.into(),
+            opname: name,
             args,
             result: r,
             pos: None,
@@ -120,12 +121,12 @@ fn run(g: &FunctionGraph<LowLevel>, inputs: &[i64]) -> Option<Run> {
     let mut effects = Vec::new();
     for op in &block.operations {
         let args: Vec<i64> = op.args.iter().map(|a| val(&env, a)).collect();
-        let r = if op.opname == "direct_call" {
-            effects.push((op.opname.clone(), args[1..].to_vec()));
+        let r = if op.opname == Opcode::DirectCall {
+            effects.push((op.opname.name().to_string(), args[1..].to_vec()));
             args.iter()
                 .fold(0x1234_5678i64, |h, x| h.wrapping_mul(31).wrapping_add(*x))
         } else {
-            eval_int(&op.opname, &args)?
+            eval_int(op.opname, &args)?
         };
         env.insert(op.result, r);
     }
@@ -155,7 +156,7 @@ fn run(g: &FunctionGraph<LowLevel>, inputs: &[i64]) -> Option<Run> {
 #[test]
 fn multiplying_by_eight_is_a_shift() {
     let (mut b, x) = Builder::new(&[S]);
-    let r = b.op("int_mul", vec![v(x[0]), int(8)], S);
+    let r = b.op(Opcode::IntMul, vec![v(x[0]), int(8)], S);
     let mut g = b.finish(vec![v(r)]);
     optimize_graph(&mut g);
     assert_eq!(ops_text(&g), vec![format!("int_lshift(v{}, 3)", x[0].0)]);
@@ -164,8 +165,8 @@ fn multiplying_by_eight_is_a_shift() {
 #[test]
 fn constant_additions_fold() {
     let (mut b, x) = Builder::new(&[S]);
-    let a = b.op("int_add", vec![v(x[0]), int(1)], S);
-    let r = b.op("int_add", vec![v(a), int(2)], S);
+    let a = b.op(Opcode::IntAdd, vec![v(x[0]), int(1)], S);
+    let r = b.op(Opcode::IntAdd, vec![v(a), int(2)], S);
     let mut g = b.finish(vec![v(r)]);
     optimize_graph(&mut g);
     assert_eq!(ops_text(&g), vec![format!("int_add(v{}, 3)", x[0].0)]);
@@ -174,8 +175,8 @@ fn constant_additions_fold() {
 #[test]
 fn subtracting_a_constant_then_adding_folds() {
     let (mut b, x) = Builder::new(&[S]);
-    let a = b.op("int_sub", vec![v(x[0]), int(5)], S);
-    let r = b.op("int_add", vec![int(7), v(a)], S);
+    let a = b.op(Opcode::IntSub, vec![v(x[0]), int(5)], S);
+    let r = b.op(Opcode::IntAdd, vec![int(7), v(a)], S);
     let mut g = b.finish(vec![v(r)]);
     optimize_graph(&mut g);
     assert_eq!(ops_text(&g), vec![format!("int_add(v{}, 2)", x[0].0)]);
@@ -184,9 +185,9 @@ fn subtracting_a_constant_then_adding_folds() {
 #[test]
 fn x_minus_x_is_a_constant_and_dead_ops_go() {
     let (mut b, x) = Builder::new(&[S, S]);
-    let s = b.op("int_add", vec![v(x[0]), v(x[1])], S);
-    let r = b.op("int_sub", vec![v(s), v(x[1])], S);
-    let z = b.op("int_sub", vec![v(r), v(x[0])], S);
+    let s = b.op(Opcode::IntAdd, vec![v(x[0]), v(x[1])], S);
+    let r = b.op(Opcode::IntSub, vec![v(s), v(x[1])], S);
+    let z = b.op(Opcode::IntSub, vec![v(r), v(x[0])], S);
     let mut g = b.finish(vec![v(r), v(z)]);
     optimize_graph(&mut g);
     assert!(ops_text(&g).is_empty(), "{:?}", ops_text(&g));
@@ -196,8 +197,8 @@ fn x_minus_x_is_a_constant_and_dead_ops_go() {
 #[test]
 fn comparing_with_itself_is_a_bool_constant() {
     let (mut b, x) = Builder::new(&[S]);
-    let lt = b.op("int_lt", vec![v(x[0]), v(x[0])], B);
-    let ge = b.op("int_ge", vec![v(x[0]), v(x[0])], B);
+    let lt = b.op(Opcode::IntLt, vec![v(x[0]), v(x[0])], B);
+    let ge = b.op(Opcode::IntGe, vec![v(x[0]), v(x[0])], B);
     let mut g = b.finish(vec![v(lt), v(ge)]);
     optimize_graph(&mut g);
     assert!(ops_text(&g).is_empty());
@@ -213,8 +214,8 @@ fn comparing_with_itself_is_a_bool_constant() {
 #[test]
 fn python_division_by_a_power_of_two_is_a_shift() {
     let (mut b, x) = Builder::new(&[S]);
-    let d = b.op("int_py_div", vec![v(x[0]), int(16)], S);
-    let m = b.op("int_py_mod", vec![v(x[0]), int(16)], S);
+    let d = b.op(Opcode::IntPyDiv, vec![v(x[0]), int(16)], S);
+    let m = b.op(Opcode::IntPyMod, vec![v(x[0]), int(16)], S);
     let mut g = b.finish(vec![v(d), v(m)]);
     optimize_graph(&mut g);
     assert_eq!(
@@ -229,9 +230,9 @@ fn python_division_by_a_power_of_two_is_a_shift() {
 #[test]
 fn bounds_let_c_division_become_a_shift() {
     let (mut b, x) = Builder::new(&[S]);
-    let m = b.op("int_and", vec![v(x[0]), int(255)], S);
-    let d = b.op("int_floordiv", vec![v(m), int(4)], S);
-    let r = b.op("int_mod", vec![v(m), int(8)], S);
+    let m = b.op(Opcode::IntAnd, vec![v(x[0]), int(255)], S);
+    let d = b.op(Opcode::IntFloordiv, vec![v(m), int(4)], S);
+    let r = b.op(Opcode::IntMod, vec![v(m), int(8)], S);
     let mut g = b.finish(vec![v(d), v(r)]);
     optimize_graph(&mut g);
     let m = m.0;
@@ -248,7 +249,7 @@ fn bounds_let_c_division_become_a_shift() {
 #[test]
 fn c_division_of_an_unknown_value_stays() {
     let (mut b, x) = Builder::new(&[S]);
-    let d = b.op("int_floordiv", vec![v(x[0]), int(4)], S);
+    let d = b.op(Opcode::IntFloordiv, vec![v(x[0]), int(4)], S);
     let mut g = b.finish(vec![v(d)]);
     optimize_graph(&mut g);
     assert_eq!(ops_text(&g), vec![format!("int_floordiv(v{}, 4)", x[0].0)]);
@@ -257,7 +258,7 @@ fn c_division_of_an_unknown_value_stays() {
 #[test]
 fn division_by_zero_is_not_folded() {
     let (mut b, _) = Builder::new(&[]);
-    let d = b.op("int_floordiv", vec![int(7), int(0)], S);
+    let d = b.op(Opcode::IntFloordiv, vec![int(7), int(0)], S);
     let mut g = b.finish(vec![v(d)]);
     optimize_graph(&mut g);
     assert_eq!(ops_text(&g), vec!["int_floordiv(7, 0)".to_string()]);
@@ -266,9 +267,9 @@ fn division_by_zero_is_not_folded() {
 #[test]
 fn constants_fold_through_bounds() {
     let (mut b, x) = Builder::new(&[S]);
-    let a = b.op("int_and", vec![v(x[0]), int(7)], S);
-    let c = b.op("int_lt", vec![v(a), int(8)], B);
-    let k = b.op("int_mul", vec![int(6), int(7)], S);
+    let a = b.op(Opcode::IntAnd, vec![v(x[0]), int(7)], S);
+    let c = b.op(Opcode::IntLt, vec![v(a), int(8)], B);
+    let k = b.op(Opcode::IntMul, vec![int(6), int(7)], S);
     let mut g = b.finish(vec![v(c), v(k)]);
     optimize_graph(&mut g);
     assert!(ops_text(&g).is_empty());
@@ -281,15 +282,15 @@ fn constants_fold_through_bounds() {
 #[test]
 fn other_operations_keep_their_order_and_arguments() {
     let (mut b, x) = Builder::new(&[S]);
-    let a = b.op("int_mul", vec![v(x[0]), int(2)], S);
+    let a = b.op(Opcode::IntMul, vec![v(x[0]), int(2)], S);
     let c1 = b.op(
-        "direct_call",
+        Opcode::DirectCall,
         vec![Arg::Const(Constant::Builtin("probe".into())), v(a)],
         S,
     );
-    let s = b.op("int_add", vec![v(c1), int(0)], S);
+    let s = b.op(Opcode::IntAdd, vec![v(c1), int(0)], S);
     let c2 = b.op(
-        "direct_call",
+        Opcode::DirectCall,
         vec![Arg::Const(Constant::Builtin("probe".into())), v(s), v(a)],
         S,
     );
@@ -310,7 +311,7 @@ fn other_operations_keep_their_order_and_arguments() {
 #[test]
 fn same_as_is_removed() {
     let (mut b, x) = Builder::new(&[S]);
-    let c = b.op("same_as", vec![v(x[0])], S);
+    let c = b.op(Opcode::SameAs, vec![v(x[0])], S);
     let mut g = b.finish(vec![v(c)]);
     optimize_graph(&mut g);
     assert!(ops_text(&g).is_empty());
@@ -320,8 +321,8 @@ fn same_as_is_removed() {
 #[test]
 fn the_exitswitch_follows_its_value() {
     let (mut b, x) = Builder::new(&[S]);
-    let d = b.op("int_sub", vec![v(x[0]), v(x[0])], S);
-    let t = b.op("int_eq", vec![v(d), int(0)], B);
+    let d = b.op(Opcode::IntSub, vec![v(x[0]), v(x[0])], S);
+    let t = b.op(Opcode::IntEq, vec![v(d), int(0)], B);
     let mut g = b.finish(vec![v(x[0])]);
     let start = g.startblock;
     let link = g.block(start).exits[0].clone();
@@ -383,8 +384,8 @@ fn instantiate(rule_index: usize) -> FunctionGraph<LowLevel> {
             Pat::Bool(c) => Arg::Const(Constant::Bool(*c)),
             Pat::Op(name, args) => {
                 let args: Vec<Arg> = args.iter().map(|a| build(b, a, arg_of)).collect();
-                let (_, _, res) = rpy_passes::backendopt::egraph::int_sig(name).unwrap();
-                v(b.op(name, args, if res { B } else { S }))
+                let (_, _, res) = rpy_passes::backendopt::egraph::int_sig(*name).unwrap();
+                v(b.op(*name, args, if res { B } else { S }))
             }
         }
     }
@@ -483,33 +484,33 @@ struct RandOp {
     args: [(bool, usize, i64); 2],
 }
 
-const INT_OPS: &[&str] = &[
-    "int_add",
-    "int_sub",
-    "int_mul",
-    "int_and",
-    "int_or",
-    "int_xor",
-    "int_lshift",
-    "int_rshift",
-    "int_floordiv",
-    "int_mod",
-    "int_py_div",
-    "int_py_mod",
-    "int_neg",
-    "int_invert",
-    "int_abs",
-    "int_lt",
-    "int_le",
-    "int_eq",
-    "int_ne",
-    "int_gt",
-    "int_ge",
-    "int_is_true",
-    "bool_not",
-    "cast_bool_to_int",
-    "same_as",
-    "direct_call",
+const INT_OPS: &[Opcode] = &[
+    Opcode::IntAdd,
+    Opcode::IntSub,
+    Opcode::IntMul,
+    Opcode::IntAnd,
+    Opcode::IntOr,
+    Opcode::IntXor,
+    Opcode::IntLshift,
+    Opcode::IntRshift,
+    Opcode::IntFloordiv,
+    Opcode::IntMod,
+    Opcode::IntPyDiv,
+    Opcode::IntPyMod,
+    Opcode::IntNeg,
+    Opcode::IntInvert,
+    Opcode::IntAbs,
+    Opcode::IntLt,
+    Opcode::IntLe,
+    Opcode::IntEq,
+    Opcode::IntNe,
+    Opcode::IntGt,
+    Opcode::IntGe,
+    Opcode::IntIsTrue,
+    Opcode::BoolNot,
+    Opcode::CastBoolToInt,
+    Opcode::SameAs,
+    Opcode::DirectCall,
 ];
 
 fn interesting() -> impl Strategy<Value = i64> {
@@ -571,8 +572,8 @@ fn random_block(ops: &[RandOp], outs: &[usize], switch: bool) -> FunctionGraph<L
                 }
             };
         let (arg_tys, res): (Vec<bool>, bool) = match name {
-            "same_as" => (vec![false], false),
-            "direct_call" => (vec![false, false], false),
+            Opcode::SameAs => (vec![false], false),
+            Opcode::DirectCall => (vec![false, false], false),
             _ => {
                 let (_, a, r) = rpy_passes::backendopt::egraph::int_sig(name).unwrap();
                 (a, r)
@@ -583,7 +584,7 @@ fn random_block(ops: &[RandOp], outs: &[usize], switch: bool) -> FunctionGraph<L
             .zip(r.args)
             .map(|(t, choice)| pick(choice, *t, &ints, &bools))
             .collect();
-        if name == "direct_call" {
+        if name == Opcode::DirectCall {
             args.insert(0, Arg::Const(Constant::Builtin("probe".into())));
         }
         let out = b.op(name, args, if res { B } else { S });
@@ -649,16 +650,16 @@ proptest! {
     #[test]
     fn int_bounds_transfer_contains_every_result(
         op in prop::sample::select(vec![
-            "int_add", "int_sub", "int_mul", "int_and", "int_or", "int_xor", "int_lshift",
-            "int_rshift", "int_floordiv", "int_mod", "int_py_div", "int_py_mod", "int_neg",
-            "int_invert", "int_abs", "int_lt", "int_le", "int_eq", "int_ne", "int_gt", "int_ge",
-            "int_is_true",
+            Opcode::IntAdd, Opcode::IntSub, Opcode::IntMul, Opcode::IntAnd, Opcode::IntOr, Opcode::IntXor, Opcode::IntLshift,
+            Opcode::IntRshift, Opcode::IntFloordiv, Opcode::IntMod, Opcode::IntPyDiv, Opcode::IntPyMod, Opcode::IntNeg,
+            Opcode::IntInvert, Opcode::IntAbs, Opcode::IntLt, Opcode::IntLe, Opcode::IntEq, Opcode::IntNe, Opcode::IntGt, Opcode::IntGe,
+            Opcode::IntIsTrue,
         ]),
         x in interesting(), y in interesting(),
         dx in 0i64..1000, dy in 0i64..70, ex in 0i64..1000, ey in 0i64..70,
         mx in any::<u64>(), my in any::<u64>(),
     ) {
-        let arity = if matches!(op, "int_neg" | "int_invert" | "int_abs" | "int_is_true") { 1 } else { 2 };
+        let arity = if matches!(op, Opcode::IntNeg | Opcode::IntInvert | Opcode::IntAbs | Opcode::IntIsTrue) { 1 } else { 2 };
         let vals = [x, y];
         let Some(r) = eval_int(op, &vals[..arity]) else { return Ok(()); };
         let bound = |v: i64, d: i64, e: i64, m: u64| {
@@ -671,7 +672,7 @@ proptest! {
         let by = bound(y, dy, ey, my);
         prop_assert!(bx.contains(x) && by.contains(y));
         let args = [bx, by];
-        let b = rpy_ir::intbound::transfer(op, &args[..arity]).unwrap_or_else(IntBound::unbounded);
+        let b = rpy_ir::intbound::transfer(op.name(), &args[..arity]).unwrap_or_else(IntBound::unbounded);
         prop_assert!(b.contains(r), "{}({:?}) = {} not in {:?} (args {:?})", op, &vals[..arity], r, b, &args[..arity]);
     }
 }
@@ -679,7 +680,7 @@ proptest! {
 #[test]
 fn optimize_reports_what_it_did() {
     let (mut b, x) = Builder::new(&[S]);
-    let r = b.op("int_mul", vec![v(x[0]), int(8)], S);
+    let r = b.op(Opcode::IntMul, vec![v(x[0]), int(8)], S);
     let g = b.finish(vec![v(r)]);
     let mut p = rpy_ir::graph::Program {
         path: "t.py".into(),

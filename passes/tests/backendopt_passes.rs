@@ -3,6 +3,7 @@
 //! the LLInterpreter before and after on several inputs, which must agree.
 
 use rpy_ir::graph::{LowLevel, Program};
+use rpy_ir::opcode::Opcode;
 use rpy_ir::text::{parse_program, print_graph};
 use rpy_passes::backendopt::inline::inline_program;
 use rpy_passes::backendopt::malloc_removal::remove_mallocs;
@@ -164,7 +165,7 @@ fn assert_same_behaviour(before: &Program<LowLevel>, after: &Program<LowLevel>, 
     }
 }
 
-fn count_ops(p: &Program<LowLevel>, graph: &str, opname: &str) -> usize {
+fn count_ops(p: &Program<LowLevel>, graph: &str, opname: Opcode) -> usize {
     p.graph(graph)
         .unwrap()
         .blocks
@@ -182,7 +183,7 @@ fn inlining_copies_small_callees_and_dispatches_their_raises_to_the_handler() {
     simplify_program(&mut after);
     assert_eq!(stats.inlined, 2, "{stats:?}");
     // The recursive function stays a call.
-    assert_eq!(count_ops(&after, "main", "direct_call"), 1);
+    assert_eq!(count_ops(&after, "main", Opcode::DirectCall), 1);
     insta::assert_snapshot!("inline_main", print_graph(after.graph("main").unwrap()));
     assert_same_behaviour(&before, &after, "main");
 }
@@ -203,8 +204,8 @@ fn malloc_removal_keeps_a_loops_boxes_in_variables_and_leaves_escaping_ones() {
     let stats = remove_mallocs(&mut after);
     simplify_program(&mut after);
     assert_eq!(stats.mallocs_removed, 2, "{stats:?}");
-    assert_eq!(count_ops(&after, "sum", "malloc"), 0);
-    assert_eq!(count_ops(&after, "leak", "malloc"), 1);
+    assert_eq!(count_ops(&after, "sum", Opcode::Malloc), 0);
+    assert_eq!(count_ops(&after, "leak", Opcode::Malloc), 1);
     insta::assert_snapshot!(
         "malloc_removal_sum",
         print_graph(after.graph("sum").unwrap())
@@ -224,7 +225,7 @@ fn inlining_makes_a_box_local_and_malloc_removal_then_removes_it() {
     // `leak` is inlined into `sum`, but `read` is `dont_inline`, so its
     // box still escapes there; the loop's boxes go as before.
     assert_eq!(stats.mallocs_removed, 2, "{stats:?}");
-    assert_eq!(count_ops(&after, "sum", "malloc"), 1);
+    assert_eq!(count_ops(&after, "sum", Opcode::Malloc), 1);
     assert_same_behaviour(&before, &after, "sum");
 }
 
@@ -328,9 +329,9 @@ fn constants_flow_around_a_loop_and_fold_a_branch_and_its_dead_block() {
     assert_eq!(stats.branches_folded, 1, "{stats:?}");
     assert!(stats.blocks_removed >= 1, "{stats:?}");
     // `k * 2` is 6 and `6 > 5` is true: neither stays, nor does `-x`.
-    assert_eq!(count_ops(&after, "main", "int_mul"), 0);
-    assert_eq!(count_ops(&after, "main", "int_gt"), 0);
-    assert_eq!(count_ops(&after, "main", "int_neg"), 0);
+    assert_eq!(count_ops(&after, "main", Opcode::IntMul), 0);
+    assert_eq!(count_ops(&after, "main", Opcode::IntGt), 0);
+    assert_eq!(count_ops(&after, "main", Opcode::IntNeg), 0);
     insta::assert_snapshot!("constfold_main", print_graph(after.graph("main").unwrap()));
     assert_same_behaviour(&before, &after, "main");
 }
@@ -357,10 +358,10 @@ fn dead_code_removes_an_unused_read_and_a_loop_value_nothing_needs() {
     assert_eq!(stats.reads_removed, 1, "{stats:?}");
     assert_eq!(stats.ops_removed, 2, "{stats:?}");
     assert_eq!(stats.inputargs_removed, 2, "{stats:?}");
-    assert_eq!(count_ops(&after, "main", "getfield"), 0);
+    assert_eq!(count_ops(&after, "main", Opcode::Getfield), 0);
     // The store stays: the pass removes nothing with an effect.
-    assert_eq!(count_ops(&after, "main", "setfield"), 1);
-    assert_eq!(count_ops(&after, "main", "int_add"), 1);
+    assert_eq!(count_ops(&after, "main", Opcode::Setfield), 1);
+    assert_eq!(count_ops(&after, "main", Opcode::IntAdd), 1);
     insta::assert_snapshot!("dead_code_main", print_graph(after.graph("main").unwrap()));
     assert_same_behaviour(&before, &after, "main");
 }
@@ -374,7 +375,7 @@ fn a_chain_of_equality_tests_becomes_one_switch() {
     simplify_program(&mut after);
     assert_eq!(stats.chains_merged, 1, "{stats:?}");
     assert_eq!(stats.cases, 3, "{stats:?}");
-    assert_eq!(count_ops(&after, "main", "int_eq"), 0);
+    assert_eq!(count_ops(&after, "main", Opcode::IntEq), 0);
     insta::assert_snapshot!(
         "merge_switches_main",
         print_graph(after.graph("main").unwrap())
@@ -426,7 +427,7 @@ fn the_first_tests_of_a_chain_stay_tests_ahead_of_the_switch() {
     simplify_program(&mut after);
     assert_eq!(stats.chains_merged, 1, "{stats:?}");
     assert_eq!(stats.cases, 4, "{stats:?}");
-    assert_eq!(count_ops(&after, "main", "int_eq"), LEADING_TESTS_KEPT);
+    assert_eq!(count_ops(&after, "main", Opcode::IntEq), LEADING_TESTS_KEPT);
     for x in 8..(12 + n as i64) {
         assert_eq!(run(&after, "main", x), run(&before, "main", x), "main({x})");
     }
@@ -482,7 +483,7 @@ fn the_function_egraph_numbers_values_across_blocks_and_hoists_loop_invariants()
     // The loop's `n * 3` is the start block's `x * 3` (value numbering
     // across blocks), and so is block2's.
     assert!(stats.values_reused >= 2, "{stats:?}");
-    assert_eq!(count_ops(&after, "main", "int_mul"), 1);
+    assert_eq!(count_ops(&after, "main", Opcode::IntMul), 1);
     // `x * 3 + 1` does not change in the loop: it is computed before it.
     assert_eq!(stats.ops_hoisted, 1, "{stats:?}");
     let g = after.graph("main").unwrap();
@@ -492,7 +493,7 @@ fn the_function_egraph_numbers_values_across_blocks_and_hoists_loop_invariants()
         .find(|b| {
             b.operations
                 .iter()
-                .filter(|o| o.opname == "int_add")
+                .filter(|o| o.opname == Opcode::IntAdd)
                 .count()
                 == 2
         })
@@ -752,14 +753,14 @@ fn an_indirect_call_forgets_the_fields_a_graph_of_its_shape_may_write() {
     let before = indirect_store_program("@writer, @reader");
     let mut after = before.clone();
     assert_eq!(fold_loads(&mut after).loads_folded, 0);
-    assert_eq!(count_ops(&after, "main", "getfield"), 1);
+    assert_eq!(count_ops(&after, "main", Opcode::Getfield), 1);
     assert_same_behaviour(&before, &after, "main");
     // Only graphs that read: the value stored before the call is reused.
     // (The writer exists, with the same shape, but its address is not taken.)
     let before = indirect_store_program("@reader");
     let mut after = before.clone();
     assert_eq!(fold_loads(&mut after).loads_folded, 1);
-    assert_eq!(count_ops(&after, "main", "getfield"), 0);
+    assert_eq!(count_ops(&after, "main", Opcode::Getfield), 0);
     assert_same_behaviour(&before, &after, "main");
 }
 
@@ -839,8 +840,8 @@ fn branch_conditions_give_the_values_on_each_path_what_they_decide() {
         print_graph(after.graph("main").unwrap())
     );
     insta::assert_snapshot!("branch_facts_pos", print_graph(after.graph("pos").unwrap()));
-    assert_eq!(count_ops(&after, "main", "int_mul"), 0);
-    assert_eq!(count_ops(&after, "pos", "int_le"), 0);
+    assert_eq!(count_ops(&after, "main", Opcode::IntMul), 0);
+    assert_eq!(count_ops(&after, "pos", Opcode::IntLe), 0);
     assert_same_behaviour(&before, &after, "main");
     for x in [-5, -1, 0, 1, 2, 100] {
         assert_eq!(run(&before, "pos", x), run(&after, "pos", x), "pos({x})");
@@ -891,7 +892,7 @@ fn a_field_written_again_before_any_read_loses_its_first_store() {
     // Only `value = 1`: `value = v4` is read through `c_2`, `value = x_0`
     // by the call.
     assert_eq!(remove_dead_stores(g, false), 1);
-    assert_eq!(count_ops(&after, "main", "setfield"), 4);
+    assert_eq!(count_ops(&after, "main", Opcode::Setfield), 4);
     let main = print_graph(after.graph("main").unwrap());
     assert!(!main.contains("setfield(b_1, #value, 1)"), "{main}");
     assert_same_behaviour(&before, &after, "main");
@@ -982,6 +983,6 @@ fn repeated_calls_of_readers_and_elidable_graphs_reuse_the_first_result() {
     // and `scaled` (elidable: even after the store). The second `reader`
     // follows a store and stays.
     assert_eq!(fold_loads(&mut after).calls_folded, 2);
-    assert_eq!(count_ops(&after, "main", "direct_call"), 3);
+    assert_eq!(count_ops(&after, "main", Opcode::DirectCall), 3);
     assert_same_behaviour(&before, &after, "main");
 }

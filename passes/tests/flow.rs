@@ -8,9 +8,8 @@
 
 use rpy_ir::ast::Dialect;
 use rpy_ir::graph::{Arg, Constant, Flow, FunctionGraph, PrebuiltObject, Program};
-use rpy_passes::flow::{
-    build_flow, check_graph_well_formed, check_program_well_formed, FLOW_ERROR,
-};
+use rpy_ir::opcode::Opcode;
+use rpy_passes::flow::{build_flow, check_graph_well_formed, check_program_well_formed};
 use rpy_passes::objinterp::{ObjInterpreter, ObjValue as Val};
 use rpy_passes::parse::parse_module;
 
@@ -32,7 +31,7 @@ fn try_flow(src: &str, dialect: Dialect) -> Result<Program<Flow>, Vec<String>> {
                 .graphs
                 .iter()
                 .flat_map(|g| g.blocks.iter().flat_map(|b| &b.operations))
-                .filter(|op| op.opname == FLOW_ERROR)
+                .filter(|op| op.opname == Opcode::FlowError)
                 .map(|op| {
                     let pos = op.pos.unwrap_or_default();
                     let message = match op.args.first() {
@@ -86,7 +85,7 @@ fn errors3(src: &str) -> Vec<String> {
 fn ops(g: &FunctionGraph<Flow>) -> Vec<String> {
     g.blocks
         .iter()
-        .flat_map(|b| b.operations.iter().map(|o| o.opname.clone()))
+        .flat_map(|b| b.operations.iter().map(|o| o.opname.name().to_string()))
         .collect()
 }
 
@@ -158,7 +157,7 @@ fn fib_graph_and_result() {
     assert_eq!(nblocks(fib), 2);
     let start = fib.block(fib.startblock);
     assert_eq!(start.operations.len(), 1);
-    assert_eq!(start.operations[0].opname, "lt");
+    assert_eq!(start.operations[0].opname, Opcode::Lt);
     // The comparison is switched on directly, without a bool().
     assert_eq!(start.exitswitch, Some(Arg::Var(start.operations[0].result)));
     let cases: Vec<_> = start.exits.iter().map(|l| l.exitcase.clone()).collect();
@@ -251,7 +250,7 @@ def entry_point(argv):
         .blocks
         .iter()
         .flat_map(|b| &b.operations)
-        .filter(|o| o.opname == "add")
+        .filter(|o| o.opname == Opcode::Add)
         .collect();
     assert_eq!(adds.len(), 1);
     assert_eq!(adds[0].args[1], Arg::Const(Constant::Int(3)));
@@ -383,7 +382,7 @@ def entry_point(argv):
         .blocks
         .iter()
         .flat_map(|b| &b.operations)
-        .filter(|o| o.opname == "add")
+        .filter(|o| o.opname == Opcode::Add)
         .filter_map(|o| o.args[1].as_const().cloned())
         .collect();
     assert_eq!(add_consts, [Constant::Int(1)]);
@@ -651,7 +650,7 @@ def entry_point(argv):
         .blocks
         .iter()
         .flat_map(|b| &b.operations)
-        .find(|o| o.opname == "add")
+        .find(|o| o.opname == Opcode::Add)
         .unwrap();
     assert_eq!(add.args[0], Arg::Const(Constant::Int(1)));
     assert_eq!(run_int(&p, "f", &[1]), 3);
@@ -750,7 +749,7 @@ if __name__ == '__main__':
         .blocks
         .iter()
         .flat_map(|b| &b.operations)
-        .filter(|o| o.opname == "simple_call")
+        .filter(|o| o.opname == Opcode::SimpleCall)
         .map(|o| o.args[0].clone())
         .collect();
     assert_eq!(
@@ -851,7 +850,7 @@ def entry_point(argv):
     let p = flow2(&src);
     let g = p.graph("f").unwrap();
     let start = g.block(g.startblock);
-    assert_eq!(start.operations[0].opname, "lt");
+    assert_eq!(start.operations[0].opname, Opcode::Lt);
     assert_eq!(start.operations[0].args[1], Arg::Const(Constant::Int(100)));
     assert_eq!(run(&p, "f", &[1]).0, Val::str("rpy"));
     assert_eq!(run(&p, "f", &[100]).0, Val::None);
@@ -1747,12 +1746,12 @@ def entry_point(argv):
     let p2 = flow2(&src);
     let g2 = p2.graph("f").unwrap();
     let op2 = &g2.block(g2.startblock).operations;
-    assert_eq!(op2[0].opname, "div");
+    assert_eq!(op2[0].opname, Opcode::Div);
     assert_eq!(op2[1].args[0], Arg::Const(Constant::Int(3)));
     let p3 = flow3(&src);
     let g3 = p3.graph("f").unwrap();
     let op3 = &g3.block(g3.startblock).operations;
-    assert_eq!(op3[0].opname, "truediv");
+    assert_eq!(op3[0].opname, Opcode::Truediv);
     assert_eq!(op3[1].args[0], Arg::Const(Constant::Float(3.5)));
 }
 
@@ -1835,7 +1834,7 @@ fn catching_blocks(g: &FunctionGraph<Flow>) -> Vec<(String, Vec<String>)> {
             let op = b
                 .operations
                 .last()
-                .map(|o| o.opname.clone())
+                .map(|o| o.opname.name().to_string())
                 .unwrap_or_default();
             let cases = b
                 .exits
@@ -2200,7 +2199,7 @@ def entry_point(argv):
     let header = f
         .blocks
         .iter()
-        .find(|b| b.operations.iter().any(|o| o.opname == "next"))
+        .find(|b| b.operations.iter().any(|o| o.opname == Opcode::Next))
         .expect("a block calls next");
     assert_eq!(
         header.operations.len(),

@@ -6,6 +6,7 @@ use rpy_ir::graph::{
 };
 use rpy_ir::llops::RUNTIME_FUNCS;
 use rpy_ir::lltype::{self, ContainerType, LowLevelType as T, TypeTable};
+use rpy_ir::opcode::Opcode;
 use rpy_passes::llinterp::{pystr, LlError, LlErrorKind, LlInterpreter, LlValue};
 use std::process::Command;
 use std::time::Instant;
@@ -45,10 +46,10 @@ fn builtin(n: &str) -> Arg {
 }
 
 /// Appends `result = opname(args)` to block `b`.
-fn op(g: &mut G, b: BlockId, opname: &str, args: Vec<Arg>, ty: T) -> Var {
+fn op(g: &mut G, b: BlockId, opname: Opcode, args: Vec<Arg>, ty: T) -> Var {
     let r = g.new_var(None, ty);
     g.block_mut(b).operations.push(SpaceOperation {
-        opname: opname.into(),
+        opname,
         args,
         result: r,
         pos: None,
@@ -58,7 +59,7 @@ fn op(g: &mut G, b: BlockId, opname: &str, args: Vec<Arg>, ty: T) -> Var {
 
 fn call_rt(g: &mut G, b: BlockId, rt: &str, mut args: Vec<Arg>, ty: T) -> Var {
     args.insert(0, builtin(rt));
-    op(g, b, "direct_call", args, ty)
+    op(g, b, Opcode::DirectCall, args, ty)
 }
 
 fn goto(g: &mut G, from: BlockId, args: Vec<Arg>, to: BlockId) {
@@ -177,28 +178,28 @@ fn fib_graph() -> G {
     // fib(n): if n < 2: return n; return fib(n - 1) + fib(n - 2)
     let (mut g, start, ps) = graph("fib", &[T::Signed], T::Signed);
     let n = ps[0];
-    let c = op(&mut g, start, "int_lt", vec![v(n), int(2)], T::Bool);
+    let c = op(&mut g, start, Opcode::IntLt, vec![v(n), int(2)], T::Bool);
     let n2 = g.new_var(None, T::Signed);
     let rec = g.add_block(vec![n2]);
     let rb = g.returnblock;
     branch(&mut g, start, c, (vec![v(n)], rb), (vec![v(n)], rec));
-    let a = op(&mut g, rec, "int_sub", vec![v(n2), int(1)], T::Signed);
+    let a = op(&mut g, rec, Opcode::IntSub, vec![v(n2), int(1)], T::Signed);
     let fa = op(
         &mut g,
         rec,
-        "direct_call",
+        Opcode::DirectCall,
         vec![func("fib"), v(a)],
         T::Signed,
     );
-    let b = op(&mut g, rec, "int_sub", vec![v(n2), int(2)], T::Signed);
+    let b = op(&mut g, rec, Opcode::IntSub, vec![v(n2), int(2)], T::Signed);
     let fb = op(
         &mut g,
         rec,
-        "direct_call",
+        Opcode::DirectCall,
         vec![func("fib"), v(b)],
         T::Signed,
     );
-    let sum = op(&mut g, rec, "int_add", vec![v(fa), v(fb)], T::Signed);
+    let sum = op(&mut g, rec, Opcode::IntAdd, vec![v(fa), v(fb)], T::Signed);
     ret(&mut g, rec, v(sum));
     g
 }
@@ -229,8 +230,8 @@ fn links_assign_in_parallel() {
     let b = g.new_var(None, T::Signed);
     let lp = g.add_block(vec![i, a, b]);
     goto(&mut g, start, ps.iter().map(|p| v(*p)).collect(), lp);
-    let i2 = op(&mut g, lp, "int_sub", vec![v(i), int(1)], T::Signed);
-    let c = op(&mut g, lp, "int_gt", vec![v(i2), int(0)], T::Bool);
+    let i2 = op(&mut g, lp, Opcode::IntSub, vec![v(i), int(1)], T::Signed);
+    let c = op(&mut g, lp, Opcode::IntGt, vec![v(i2), int(0)], T::Bool);
     let a2 = g.new_var(None, T::Signed);
     let b2 = g.new_var(None, T::Signed);
     let done = g.add_block(vec![a2, b2]);
@@ -241,8 +242,14 @@ fn links_assign_in_parallel() {
         (vec![v(i2), v(b), v(a)], lp),
         (vec![v(a), v(b)], done),
     );
-    let t = op(&mut g, done, "int_mul", vec![v(a2), int(10)], T::Signed);
-    let r = op(&mut g, done, "int_add", vec![v(t), v(b2)], T::Signed);
+    let t = op(
+        &mut g,
+        done,
+        Opcode::IntMul,
+        vec![v(a2), int(10)],
+        T::Signed,
+    );
+    let r = op(&mut g, done, Opcode::IntAdd, vec![v(t), v(b2)], T::Signed);
     ret(&mut g, done, v(r));
     let p = program(vec![g], types());
     let call = |n: i64| {
@@ -264,20 +271,26 @@ fn links_assign_in_parallel() {
 fn deep_recursion_uses_no_rust_stack() {
     // down(n): if n == 0: return 0; return down(n - 1) + 1
     let (mut g, start, ps) = graph("down", &[T::Signed], T::Signed);
-    let c = op(&mut g, start, "int_eq", vec![v(ps[0]), int(0)], T::Bool);
+    let c = op(
+        &mut g,
+        start,
+        Opcode::IntEq,
+        vec![v(ps[0]), int(0)],
+        T::Bool,
+    );
     let n = g.new_var(None, T::Signed);
     let rec = g.add_block(vec![n]);
     let rb = g.returnblock;
     branch(&mut g, start, c, (vec![int(0)], rb), (vec![v(ps[0])], rec));
-    let m = op(&mut g, rec, "int_sub", vec![v(n), int(1)], T::Signed);
+    let m = op(&mut g, rec, Opcode::IntSub, vec![v(n), int(1)], T::Signed);
     let r = op(
         &mut g,
         rec,
-        "direct_call",
+        Opcode::DirectCall,
         vec![func("down"), v(m)],
         T::Signed,
     );
-    let r1 = op(&mut g, rec, "int_add", vec![v(r), int(1)], T::Signed);
+    let r1 = op(&mut g, rec, Opcode::IntAdd, vec![v(r), int(1)], T::Signed);
     ret(&mut g, rec, v(r1));
     let p = program(vec![g], types());
     assert_eq!(
@@ -309,37 +322,55 @@ fn argv_and_printing() {
     let items = op(
         &mut g,
         b,
-        "getfield",
+        Opcode::Getfield,
         vec![v(argv), name("items")],
         T::Ptr(arr),
     );
-    let a1 = op(&mut g, b, "getarrayitem", vec![v(items), int(1)], str_t());
+    let a1 = op(
+        &mut g,
+        b,
+        Opcode::Getarrayitem,
+        vec![v(items), int(1)],
+        str_t(),
+    );
     let n = call_rt(&mut g, b, "rpy_str_to_int", vec![v(a1)], T::Signed);
-    let n2 = op(&mut g, b, "int_mul", vec![v(n), int(2)], T::Signed);
+    let n2 = op(&mut g, b, Opcode::IntMul, vec![v(n), int(2)], T::Signed);
     let sn = call_rt(&mut g, b, "rpy_str_from_int", vec![v(n2)], str_t());
-    let a0 = op(&mut g, b, "getarrayitem", vec![v(items), int(0)], str_t());
+    let a0 = op(
+        &mut g,
+        b,
+        Opcode::Getarrayitem,
+        vec![v(items), int(0)],
+        str_t(),
+    );
     for piece in [v(a0), s(": "), v(sn), s("\n")] {
         call_rt(&mut g, b, "rpy_print_str", vec![piece], T::Void);
     }
     let len = op(
         &mut g,
         b,
-        "getfield",
+        Opcode::Getfield,
         vec![v(argv), name("length")],
         T::Signed,
     );
-    let it2 = op(&mut g, b, "getarrayitem", vec![v(items), int(2)], str_t());
+    let it2 = op(
+        &mut g,
+        b,
+        Opcode::Getarrayitem,
+        vec![v(items), int(2)],
+        str_t(),
+    );
     let l2 = op(
         &mut g,
         b,
-        "getfield",
+        Opcode::Getfield,
         vec![v(it2), name("length")],
         T::Signed,
     );
-    let l2b = op(&mut g, b, "getarraysize", vec![v(it2)], T::Signed);
-    let x = op(&mut g, b, "int_mul", vec![v(len), int(100)], T::Signed);
-    let y = op(&mut g, b, "int_add", vec![v(x), v(l2)], T::Signed);
-    let z = op(&mut g, b, "int_add", vec![v(y), v(l2b)], T::Signed);
+    let l2b = op(&mut g, b, Opcode::Getarraysize, vec![v(it2)], T::Signed);
+    let x = op(&mut g, b, Opcode::IntMul, vec![v(len), int(100)], T::Signed);
+    let y = op(&mut g, b, Opcode::IntAdd, vec![v(x), v(l2)], T::Signed);
+    let z = op(&mut g, b, Opcode::IntAdd, vec![v(y), v(l2b)], T::Signed);
     ret(&mut g, b, v(z));
     let p = program(vec![g], types());
     let mut interp = LlInterpreter::new(&p);
@@ -498,63 +529,99 @@ fn structs_and_arrays() {
     //        return p.x * 1000 + (p.f == 0.0) * 100 + (not p.b) * 10 + (p.next is zero -> via c == '\0')
     let (mut g, b, ps) = graph("mk", &[T::Signed], T::Signed);
     let pt = T::Ptr("point".into());
-    let p = op(&mut g, b, "malloc", vec![name("point")], pt.clone());
+    let p = op(&mut g, b, Opcode::Malloc, vec![name("point")], pt.clone());
     let a = op(
         &mut g,
         b,
-        "malloc_varsize",
+        Opcode::MallocVarsize,
         vec![name("ints"), v(ps[0])],
         T::Ptr("ints".into()),
     );
-    let last = op(&mut g, b, "int_sub", vec![v(ps[0]), int(1)], T::Signed);
+    let last = op(&mut g, b, Opcode::IntSub, vec![v(ps[0]), int(1)], T::Signed);
     op(
         &mut g,
         b,
-        "setarrayitem",
+        Opcode::Setarrayitem,
         vec![v(a), v(last), int(7)],
         T::Void,
     );
-    let item = op(&mut g, b, "getarrayitem", vec![v(a), v(last)], T::Signed);
-    let item0 = op(&mut g, b, "getarrayitem", vec![v(a), int(0)], T::Signed);
-    let size = op(&mut g, b, "getarraysize", vec![v(a)], T::Signed);
-    let len = op(&mut g, b, "getfield", vec![v(a), name("length")], T::Signed);
-    let x = op(&mut g, b, "int_add", vec![v(item), v(size)], T::Signed);
-    let x = op(&mut g, b, "int_add", vec![v(x), v(len)], T::Signed);
-    let x = op(&mut g, b, "int_add", vec![v(x), v(item0)], T::Signed);
-    op(&mut g, b, "setfield", vec![v(p), name("x"), v(x)], T::Void);
-    let px = op(&mut g, b, "getfield", vec![v(p), name("x")], T::Signed);
-    let pf = op(&mut g, b, "getfield", vec![v(p), name("f")], T::Float);
+    let item = op(
+        &mut g,
+        b,
+        Opcode::Getarrayitem,
+        vec![v(a), v(last)],
+        T::Signed,
+    );
+    let item0 = op(
+        &mut g,
+        b,
+        Opcode::Getarrayitem,
+        vec![v(a), int(0)],
+        T::Signed,
+    );
+    let size = op(&mut g, b, Opcode::Getarraysize, vec![v(a)], T::Signed);
+    let len = op(
+        &mut g,
+        b,
+        Opcode::Getfield,
+        vec![v(a), name("length")],
+        T::Signed,
+    );
+    let x = op(&mut g, b, Opcode::IntAdd, vec![v(item), v(size)], T::Signed);
+    let x = op(&mut g, b, Opcode::IntAdd, vec![v(x), v(len)], T::Signed);
+    let x = op(&mut g, b, Opcode::IntAdd, vec![v(x), v(item0)], T::Signed);
+    op(
+        &mut g,
+        b,
+        Opcode::Setfield,
+        vec![v(p), name("x"), v(x)],
+        T::Void,
+    );
+    let px = op(
+        &mut g,
+        b,
+        Opcode::Getfield,
+        vec![v(p), name("x")],
+        T::Signed,
+    );
+    let pf = op(&mut g, b, Opcode::Getfield, vec![v(p), name("f")], T::Float);
     let fz = op(
         &mut g,
         b,
-        "float_eq",
+        Opcode::FloatEq,
         vec![v(pf), Arg::Const(Constant::Float(0.0))],
         T::Bool,
     );
-    let pb = op(&mut g, b, "getfield", vec![v(p), name("b")], T::Bool);
-    let nb = op(&mut g, b, "bool_not", vec![v(pb)], T::Bool);
-    let pc = op(&mut g, b, "getfield", vec![v(p), name("c")], T::Char);
+    let pb = op(&mut g, b, Opcode::Getfield, vec![v(p), name("b")], T::Bool);
+    let nb = op(&mut g, b, Opcode::BoolNot, vec![v(pb)], T::Bool);
+    let pc = op(&mut g, b, Opcode::Getfield, vec![v(p), name("c")], T::Char);
     let cz = op(
         &mut g,
         b,
-        "char_eq",
+        Opcode::CharEq,
         vec![v(pc), Arg::Const(Constant::Char(0))],
         T::Bool,
     );
-    let r = op(&mut g, b, "int_mul", vec![v(px), int(1000)], T::Signed);
-    let fz = op(&mut g, b, "cast_bool_to_int", vec![v(fz)], T::Signed);
-    let fz = op(&mut g, b, "int_mul", vec![v(fz), int(100)], T::Signed);
-    let nb = op(&mut g, b, "cast_bool_to_int", vec![v(nb)], T::Signed);
-    let nb = op(&mut g, b, "int_mul", vec![v(nb), int(10)], T::Signed);
-    let r = op(&mut g, b, "int_add", vec![v(r), v(fz)], T::Signed);
-    let r = op(&mut g, b, "int_add", vec![v(r), v(nb)], T::Signed);
-    let r = op(&mut g, b, "int_add", vec![v(r), v(cz)], T::Signed);
+    let r = op(&mut g, b, Opcode::IntMul, vec![v(px), int(1000)], T::Signed);
+    let fz = op(&mut g, b, Opcode::CastBoolToInt, vec![v(fz)], T::Signed);
+    let fz = op(&mut g, b, Opcode::IntMul, vec![v(fz), int(100)], T::Signed);
+    let nb = op(&mut g, b, Opcode::CastBoolToInt, vec![v(nb)], T::Signed);
+    let nb = op(&mut g, b, Opcode::IntMul, vec![v(nb), int(10)], T::Signed);
+    let r = op(&mut g, b, Opcode::IntAdd, vec![v(r), v(fz)], T::Signed);
+    let r = op(&mut g, b, Opcode::IntAdd, vec![v(r), v(nb)], T::Signed);
+    let r = op(&mut g, b, Opcode::IntAdd, vec![v(r), v(cz)], T::Signed);
     ret(&mut g, b, v(r));
     // p.next.x: a null dereference.
     let (mut h, hb, _) = graph("null", &[], T::Signed);
-    let p2 = op(&mut h, hb, "malloc", vec![name("point")], pt.clone());
-    let nx = op(&mut h, hb, "getfield", vec![v(p2), name("next")], pt);
-    let xx = op(&mut h, hb, "getfield", vec![v(nx), name("x")], T::Signed);
+    let p2 = op(&mut h, hb, Opcode::Malloc, vec![name("point")], pt.clone());
+    let nx = op(&mut h, hb, Opcode::Getfield, vec![v(p2), name("next")], pt);
+    let xx = op(
+        &mut h,
+        hb,
+        Opcode::Getfield,
+        vec![v(nx), name("x")],
+        T::Signed,
+    );
     ret(&mut h, hb, v(xx));
     let prog = program(vec![g, h], t);
     assert_eq!(
@@ -607,6 +674,7 @@ fn switches_on_ints_and_chars() {
 
 /// A graph computing one binary operation on its two parameters.
 fn binop(opname: &str, t: T, r: T) -> Program<LowLevel> {
+    let opname = Opcode::from_name(opname).expect("an operation of the table");
     let (mut g, b, ps) = graph("f", &[t.clone(), t], r.clone());
     let x = op(&mut g, b, opname, vec![v(ps[0]), v(ps[1])], r);
     ret(&mut g, b, v(x));
@@ -674,14 +742,14 @@ fn integer_operations_follow_eval_int() {
     }
     // Unary ops and Bool arguments.
     let (mut g, b, ps) = graph("f", &[T::Signed, T::Bool], T::Signed);
-    let n = op(&mut g, b, "int_neg", vec![v(ps[0])], T::Signed);
-    let a = op(&mut g, b, "int_abs", vec![v(n)], T::Signed);
-    let i = op(&mut g, b, "int_invert", vec![v(a)], T::Signed);
-    let t = op(&mut g, b, "int_is_true", vec![v(i)], T::Bool);
-    let nt = op(&mut g, b, "bool_not", vec![v(ps[1])], T::Bool);
-    let bi = op(&mut g, b, "cast_bool_to_int", vec![v(t)], T::Signed);
-    let s1 = op(&mut g, b, "int_add", vec![v(i), v(bi)], T::Signed);
-    let s2 = op(&mut g, b, "int_add", vec![v(s1), v(nt)], T::Signed);
+    let n = op(&mut g, b, Opcode::IntNeg, vec![v(ps[0])], T::Signed);
+    let a = op(&mut g, b, Opcode::IntAbs, vec![v(n)], T::Signed);
+    let i = op(&mut g, b, Opcode::IntInvert, vec![v(a)], T::Signed);
+    let t = op(&mut g, b, Opcode::IntIsTrue, vec![v(i)], T::Bool);
+    let nt = op(&mut g, b, Opcode::BoolNot, vec![v(ps[1])], T::Bool);
+    let bi = op(&mut g, b, Opcode::CastBoolToInt, vec![v(t)], T::Signed);
+    let s1 = op(&mut g, b, Opcode::IntAdd, vec![v(i), v(bi)], T::Signed);
+    let s2 = op(&mut g, b, Opcode::IntAdd, vec![v(s1), v(nt)], T::Signed);
     ret(&mut g, b, v(s2));
     let p = program(vec![g], types());
     // ~5 + 1 + 0 = -5
@@ -733,21 +801,21 @@ fn float_and_char_operations() {
 
     // casts: int(float(n) * 1.5) + ord(chr(n))
     let (mut g, b, ps) = graph("c", &[T::Signed], T::Signed);
-    let x = op(&mut g, b, "cast_int_to_float", vec![v(ps[0])], T::Float);
+    let x = op(&mut g, b, Opcode::CastIntToFloat, vec![v(ps[0])], T::Float);
     let y = op(
         &mut g,
         b,
-        "float_mul",
+        Opcode::FloatMul,
         vec![v(x), Arg::Const(Constant::Float(1.5))],
         T::Float,
     );
-    let y = op(&mut g, b, "float_neg", vec![v(y)], T::Float);
-    let y = op(&mut g, b, "float_abs", vec![v(y)], T::Float);
-    let i = op(&mut g, b, "cast_float_to_int", vec![v(y)], T::Signed);
-    let c = op(&mut g, b, "cast_int_to_char", vec![v(ps[0])], T::Char);
-    let o = op(&mut g, b, "cast_char_to_int", vec![v(c)], T::Signed);
-    let r = op(&mut g, b, "int_add", vec![v(i), v(o)], T::Signed);
-    let r = op(&mut g, b, "same_as", vec![v(r)], T::Signed);
+    let y = op(&mut g, b, Opcode::FloatNeg, vec![v(y)], T::Float);
+    let y = op(&mut g, b, Opcode::FloatAbs, vec![v(y)], T::Float);
+    let i = op(&mut g, b, Opcode::CastFloatToInt, vec![v(y)], T::Signed);
+    let c = op(&mut g, b, Opcode::CastIntToChar, vec![v(ps[0])], T::Char);
+    let o = op(&mut g, b, Opcode::CastCharToInt, vec![v(c)], T::Signed);
+    let r = op(&mut g, b, Opcode::IntAdd, vec![v(i), v(o)], T::Signed);
+    let r = op(&mut g, b, Opcode::SameAs, vec![v(r)], T::Signed);
     ret(&mut g, b, v(r));
     let p = program(vec![g], types());
     assert_eq!(
@@ -764,22 +832,29 @@ fn float_and_char_operations() {
 fn errors_name_what_failed() {
     // Bad operations.
     let (mut k, kb, _) = graph("bad", &[], T::Signed);
-    let r = op(&mut k, kb, "int_frobnicate", vec![int(1)], T::Signed);
+    // A high-level operation has no place in a low-level graph.
+    let r = op(&mut k, kb, Opcode::Getattr, vec![int(1)], T::Signed);
     ret(&mut k, kb, v(r));
     let (mut m, mb, _) = graph("mismatch", &[], T::Signed);
     let r = op(
         &mut m,
         mb,
-        "int_add",
+        Opcode::IntAdd,
         vec![int(1), Arg::Const(Constant::Float(1.0))],
         T::Signed,
     );
     ret(&mut m, mb, v(r));
     let (mut u, ub, _) = graph("missing", &[], T::Signed);
-    let r = op(&mut u, ub, "direct_call", vec![func("nowhere")], T::Signed);
+    let r = op(
+        &mut u,
+        ub,
+        Opcode::DirectCall,
+        vec![func("nowhere")],
+        T::Signed,
+    );
     ret(&mut u, ub, v(r));
     let p = program(vec![k, m, u], types());
-    assert!(internal_message(run(&p, "bad", vec![]).0).contains("int_frobnicate"));
+    assert!(internal_message(run(&p, "bad", vec![]).0).contains("getattr"));
     assert!(internal_message(run(&p, "mismatch", vec![]).0).contains("int_add"));
     assert!(internal_message(run(&p, "missing", vec![]).0).contains("nowhere"));
     assert!(internal_message(run(&p, "nograph", vec![]).0).contains("nograph"));
@@ -1089,10 +1164,16 @@ for l in sys.stdin:
 #[test]
 fn string_constants_are_read_as_arrays() {
     let (mut g, b, _) = graph("f", &[], T::Signed);
-    let n = op(&mut g, b, "getarraysize", vec![s("abc")], T::Signed);
-    let c = op(&mut g, b, "getarrayitem", vec![s("abc"), int(1)], T::Char);
-    let code = op(&mut g, b, "cast_char_to_int", vec![v(c)], T::Signed);
-    let r = op(&mut g, b, "int_add", vec![v(n), v(code)], T::Signed);
+    let n = op(&mut g, b, Opcode::Getarraysize, vec![s("abc")], T::Signed);
+    let c = op(
+        &mut g,
+        b,
+        Opcode::Getarrayitem,
+        vec![s("abc"), int(1)],
+        T::Char,
+    );
+    let code = op(&mut g, b, Opcode::CastCharToInt, vec![v(c)], T::Signed);
+    let r = op(&mut g, b, Opcode::IntAdd, vec![v(n), v(code)], T::Signed);
     ret(&mut g, b, v(r));
     let p = program(vec![g], types());
     let (r, _) = run(&p, "f", vec![]);

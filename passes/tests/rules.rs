@@ -7,6 +7,7 @@ use proptest::strategy::ValueTree;
 use rpy_ir::annotation::{ListDef, SomeValue};
 use rpy_ir::graph::Constant;
 use rpy_ir::lltype::LowLevelType;
+use rpy_ir::opcode::Opcode;
 use rpy_passes::rules::opt::{check_all, check_rule, edge_values, RuleCheck, Ty, OPT_RULES};
 use rpy_passes::rules::rtype::Lowered;
 use rpy_passes::rules::{annotate, rtype, RuleKind, RULES};
@@ -235,51 +236,66 @@ fn op_results_follow_the_rules() {
     let nn = V::nonneg_int();
     let s = V::string();
     let r = annotate::op_result;
-    assert_eq!(r("add", &[nn.clone(), nn.clone()]), Some(nn.clone()));
-    assert_eq!(r("add", &[nn.clone(), int.clone()]), Some(int.clone()));
-    assert_eq!(r("add", &[V::Bool, V::Bool]), Some(nn.clone()));
-    assert_eq!(r("and_", &[V::Bool, V::Bool]), Some(V::Bool));
-    assert_eq!(r("and_", &[int.clone(), nn.clone()]), Some(nn.clone()));
-    assert_eq!(r("mod", &[int.clone(), nn.clone()]), Some(nn.clone()));
-    assert_eq!(r("sub", &[nn.clone(), nn.clone()]), Some(int.clone()));
-    assert_eq!(r("truediv", &[int.clone(), int.clone()]), Some(V::Float));
-    assert_eq!(r("add", &[V::Float, int.clone()]), Some(V::Float));
-    assert_eq!(r("mul", &[V::Bool, V::Float]), Some(V::Float));
-    assert_eq!(r("lt", &[int.clone(), V::Bool]), Some(V::Bool));
-    assert_eq!(r("add", &[s.clone(), V::Char]), Some(s.clone()));
-    assert_eq!(r("getitem", &[s.clone(), int.clone()]), Some(V::Char));
-    assert_eq!(r("contains", &[s.clone(), V::Char]), Some(V::Bool));
-    assert_eq!(r("contains", &[int.clone(), V::Char]), None);
-    assert_eq!(r("mul", &[s.clone(), int.clone()]), Some(s.clone()));
+    assert_eq!(r(Opcode::Add, &[nn.clone(), nn.clone()]), Some(nn.clone()));
+    assert_eq!(
+        r(Opcode::Add, &[nn.clone(), int.clone()]),
+        Some(int.clone())
+    );
+    assert_eq!(r(Opcode::Add, &[V::Bool, V::Bool]), Some(nn.clone()));
+    assert_eq!(r(Opcode::And, &[V::Bool, V::Bool]), Some(V::Bool));
+    assert_eq!(r(Opcode::And, &[int.clone(), nn.clone()]), Some(nn.clone()));
+    assert_eq!(r(Opcode::Mod, &[int.clone(), nn.clone()]), Some(nn.clone()));
+    assert_eq!(r(Opcode::Sub, &[nn.clone(), nn.clone()]), Some(int.clone()));
+    assert_eq!(
+        r(Opcode::Truediv, &[int.clone(), int.clone()]),
+        Some(V::Float)
+    );
+    assert_eq!(r(Opcode::Add, &[V::Float, int.clone()]), Some(V::Float));
+    assert_eq!(r(Opcode::Mul, &[V::Bool, V::Float]), Some(V::Float));
+    assert_eq!(r(Opcode::Lt, &[int.clone(), V::Bool]), Some(V::Bool));
+    assert_eq!(r(Opcode::Add, &[s.clone(), V::Char]), Some(s.clone()));
+    assert_eq!(r(Opcode::Getitem, &[s.clone(), int.clone()]), Some(V::Char));
+    assert_eq!(r(Opcode::Contains, &[s.clone(), V::Char]), Some(V::Bool));
+    assert_eq!(r(Opcode::Contains, &[int.clone(), V::Char]), None);
+    assert_eq!(r(Opcode::Mul, &[s.clone(), int.clone()]), Some(s.clone()));
     let strs = V::List(ListDef {
         id: 0,
         item: Box::new(s.clone()),
         resizable: false,
     });
-    assert_eq!(r("getitem", &[strs.clone(), nn.clone()]), Some(s.clone()));
+    assert_eq!(
+        r(Opcode::Getitem, &[strs.clone(), nn.clone()]),
+        Some(s.clone())
+    );
     let len = V::Builtin("len".into());
     assert_eq!(
-        r("simple_call", &[len.clone(), s.clone()]),
+        r(Opcode::SimpleCall, &[len.clone(), s.clone()]),
         Some(nn.clone())
     );
-    assert_eq!(r("simple_call", &[len.clone(), strs]), Some(nn.clone()));
-    assert_eq!(r("simple_call", &[len, V::Char]), Some(nn.clone()));
     assert_eq!(
-        r("simple_call", &[V::Builtin("str".into()), V::Float]),
+        r(Opcode::SimpleCall, &[len.clone(), strs]),
+        Some(nn.clone())
+    );
+    assert_eq!(r(Opcode::SimpleCall, &[len, V::Char]), Some(nn.clone()));
+    assert_eq!(
+        r(Opcode::SimpleCall, &[V::Builtin("str".into()), V::Float]),
         Some(s.clone())
     );
     assert_eq!(
-        r("simple_call", &[V::Builtin("ord".into()), V::Char]),
+        r(Opcode::SimpleCall, &[V::Builtin("ord".into()), V::Char]),
         Some(nn.clone())
     );
     assert_eq!(
-        r("simple_call", &[V::Builtin("chr".into()), int.clone()]),
+        r(Opcode::SimpleCall, &[V::Builtin("chr".into()), int.clone()]),
         Some(V::Char)
     );
-    assert_eq!(r("print_item", std::slice::from_ref(&int)), Some(V::None));
-    assert_eq!(r("eq", &[s.clone(), V::None]), Some(V::Bool));
-    assert_eq!(r("add", &[s, int.clone()]), None);
-    assert_eq!(r("no_such_op", &[int]), None);
+    assert_eq!(
+        r(Opcode::PrintItem, std::slice::from_ref(&int)),
+        Some(V::None)
+    );
+    assert_eq!(r(Opcode::Eq, &[s.clone(), V::None]), Some(V::Bool));
+    assert_eq!(r(Opcode::Add, &[s, int.clone()]), None);
+    assert_eq!(r(Opcode::IntAdd, &[int]), None);
 }
 
 #[test]
@@ -289,30 +305,30 @@ fn lowering_follows_the_rules() {
     let st = T::Ptr("rpy_string".into());
     let none = [None, None];
     assert_eq!(
-        rtype::lower("add", &[s.clone(), s.clone()], &none, true),
+        rtype::lower(Opcode::Add, &[s.clone(), s.clone()], &none, true),
         Some(Lowered::Op {
-            opname: "int_add",
+            opname: Opcode::IntAdd,
             args: vec![Lowered::Arg(0), Lowered::Arg(1)]
         })
     );
     assert_eq!(
-        rtype::lower("truediv", &[s.clone(), s.clone()], &none, true),
+        rtype::lower(Opcode::Truediv, &[s.clone(), s.clone()], &none, true),
         Some(Lowered::Op {
-            opname: "float_truediv",
+            opname: Opcode::FloatTruediv,
             args: vec![
                 Lowered::Op {
-                    opname: "cast_int_to_float",
+                    opname: Opcode::CastIntToFloat,
                     args: vec![Lowered::Arg(0)]
                 },
                 Lowered::Op {
-                    opname: "cast_int_to_float",
+                    opname: Opcode::CastIntToFloat,
                     args: vec![Lowered::Arg(1)]
                 },
             ]
         })
     );
     assert_eq!(
-        rtype::lower("add", &[st.clone(), st.clone()], &none, true),
+        rtype::lower(Opcode::Add, &[st.clone(), st.clone()], &none, true),
         Some(Lowered::Helper {
             module: "rstr",
             func: "ll_strconcat",
@@ -321,15 +337,15 @@ fn lowering_follows_the_rules() {
     );
     let len = [Some(Constant::Builtin("len".into())), None];
     assert_eq!(
-        rtype::lower("simple_call", &[T::Void, st.clone()], &len, true),
+        rtype::lower(Opcode::SimpleCall, &[T::Void, st.clone()], &len, true),
         Some(Lowered::Op {
-            opname: "getarraysize",
+            opname: Opcode::Getarraysize,
             args: vec![Lowered::Arg(1)]
         })
     );
     let str_ = [Some(Constant::Builtin("str".into())), None];
-    let py2 = rtype::lower("simple_call", &[T::Void, T::Float], &str_, true);
-    let py3 = rtype::lower("simple_call", &[T::Void, T::Float], &str_, false);
+    let py2 = rtype::lower(Opcode::SimpleCall, &[T::Void, T::Float], &str_, true);
+    let py3 = rtype::lower(Opcode::SimpleCall, &[T::Void, T::Float], &str_, false);
     assert_eq!(
         py2,
         Some(Lowered::Call {
@@ -345,7 +361,7 @@ fn lowering_follows_the_rules() {
         })
     );
     assert_eq!(
-        rtype::lower("add", &[s.clone(), T::Float], &none, true),
+        rtype::lower(Opcode::Add, &[s.clone(), T::Float], &none, true),
         None
     );
 }
@@ -356,7 +372,7 @@ fn conversions_chain() {
     assert_eq!(
         rtype::convert(&T::Bool, &T::Signed),
         Some(Lowered::Op {
-            opname: "cast_bool_to_int",
+            opname: Opcode::CastBoolToInt,
             args: vec![Lowered::Arg(0)]
         })
     );
@@ -572,7 +588,7 @@ fn the_prover_finds_a_counterexample_to_a_wrong_rule() {
         name: "wrong",
         vars: &[X, C],
         slots: 2,
-        lhs: Pat::Op("int_add", &[Pat::Var(0), Pat::Var(1)]),
+        lhs: Pat::Op(Opcode::IntAdd, &[Pat::Var(0), Pat::Var(1)]),
         steps: &[],
         rhs: Res::Var(0),
         ty: Ty::Signed,
@@ -592,10 +608,10 @@ fn the_prover_finds_a_counterexample_to_a_wrong_rule() {
         name: "shift",
         vars: &[X],
         slots: 1,
-        lhs: Pat::Op("int_floordiv", &[Pat::Var(0), Pat::Int(2)]),
+        lhs: Pat::Op(Opcode::IntFloordiv, &[Pat::Var(0), Pat::Int(2)]),
         steps: &[],
         rhs: Res::Op(
-            "int_rshift",
+            Opcode::IntRshift,
             &[Res::Var(0), Res::Const(Expr::Lit(1), Ty::Signed)],
         ),
         ty: Ty::Signed,

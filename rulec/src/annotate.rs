@@ -13,6 +13,7 @@
 use crate::syntax::{Ast, BinOp, Node, Step, UnOp};
 use crate::tables::{hl_op, BUILTINS};
 use crate::{Located, RuleError};
+use rpy_ir::opcode::Opcode;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -507,11 +508,21 @@ pub(crate) fn compile(rules: &[&Located]) -> Result<String, Vec<RuleError>> {
     }
     s.push_str("type AnnRule = fn(&[&SomeValue]) -> Option<SomeValue>;\n\n");
     s.push_str("/// The rules for one operation (or `union`), in file order.\n");
-    s.push_str("fn rules_for(opname: &str) -> &'static [AnnRule] {\n    match opname {\n");
+    s.push_str("fn rules_for(opname: Opcode) -> &'static [AnnRule] {\n    match opname {\n");
+    let mut union_rules = "&[]".to_string();
     for (op, idx) in &by_op {
         let fns: Vec<String> = idx.iter().map(|i| format!("rule_{i}")).collect();
-        let _ = writeln!(s, "        {op:?} => &[{}],", fns.join(", "));
+        match Opcode::from_name(op) {
+            Some(opcode) => {
+                let variant = opcode.variant_name();
+                let _ = writeln!(s, "        Opcode::{variant} => &[{}],", fns.join(", "));
+            }
+            // `union` is the one head that is not an operation.
+            None => union_rules = format!("&[{}]", fns.join(", ")),
+        }
     }
-    s.push_str("        _ => &[],\n    }\n}\n");
+    s.push_str("        _ => &[],\n    }\n}\n\n");
+    s.push_str("/// The rules of the lattice join, `union(A, B)`, in file order.\n");
+    let _ = writeln!(s, "static UNION_RULES: &[AnnRule] = {union_rules};");
     Ok(s)
 }

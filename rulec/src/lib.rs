@@ -17,7 +17,7 @@ mod syntax;
 mod tables;
 
 pub use syntax::{parse_file, Ast, BinOp, Node, RawRule, Step, TypeName, UnOp};
-pub use tables::{op_cost, HL_OPS};
+pub use tables::op_cost;
 
 use std::fmt;
 use std::path::Path;

@@ -8,6 +8,7 @@
 use crate::syntax::{Ast, BinOp, Node, Step, UnOp};
 use crate::tables::{op_cost, opt_op};
 use crate::{int_lit, Located, RuleError};
+use rpy_ir::opcode::Opcode;
 use std::fmt::Write;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,7 +123,10 @@ impl Ctx<'_> {
         nargs: usize,
     ) -> Result<(Vec<bool>, bool), RuleError> {
         let Some(sig) = opt_op(name) else {
-            return if rpy_ir::llops::lookup(name).is_some() {
+            return if Opcode::from_name(name)
+                .and_then(rpy_ir::llops::info)
+                .is_some()
+            {
                 self.err(
                     node.line,
                     format!("'{name}' is not a pure integer operation; integer rules use int_*, int_is_true, bool_not and cast_bool_to_int"),
@@ -457,14 +461,18 @@ fn fold(e: &Expr) -> Option<i64> {
 
 fn pat_cost(p: &Pat) -> u32 {
     match p {
-        Pat::Op(name, args) => op_cost(name) + args.iter().map(pat_cost).sum::<u32>(),
+        Pat::Op(name, args) => {
+            Opcode::from_name(name).map_or(1, op_cost) + args.iter().map(pat_cost).sum::<u32>()
+        }
         _ => 0,
     }
 }
 
 fn res_cost(r: &Res) -> u32 {
     match r {
-        Res::Op(name, args) => op_cost(name) + args.iter().map(res_cost).sum::<u32>(),
+        Res::Op(name, args) => {
+            Opcode::from_name(name).map_or(1, op_cost) + args.iter().map(res_cost).sum::<u32>()
+        }
         _ => 0,
     }
 }
@@ -537,13 +545,19 @@ fn check(rule: &Located) -> Result<Checked, RuleError> {
     })
 }
 
+/// The `Opcode` variant of an operation the checker found in `LL_OPS`.
+fn variant(name: &str) -> String {
+    Opcode::from_name(name).map_or(name.to_string(), |op| op.variant_name().to_string())
+}
+
 fn gen_pat(p: &Pat) -> String {
     match p {
         Pat::Var(i) => format!("Pat::Var({i})"),
         Pat::Int(v) => format!("Pat::Int({})", int_lit(*v)),
         Pat::Bool(b) => format!("Pat::Bool({b})"),
         Pat::Op(name, args) => format!(
-            "Pat::Op({name:?}, &[{}])",
+            "Pat::Op(Opcode::{}, &[{}])",
+            variant(name),
             args.iter().map(gen_pat).collect::<Vec<_>>().join(", ")
         ),
     }
@@ -576,7 +590,8 @@ fn gen_res(r: &Res) -> String {
         Res::Var(i) => format!("Res::Var({i})"),
         Res::Const(e, t) => format!("Res::Const({}, Ty::{})", gen_expr(e), t.name()),
         Res::Op(name, args) => format!(
-            "Res::Op({name:?}, &[{}])",
+            "Res::Op(Opcode::{}, &[{}])",
+            variant(name),
             args.iter().map(gen_res).collect::<Vec<_>>().join(", ")
         ),
     }
@@ -626,15 +641,18 @@ pub(crate) fn compile(rules: &[&Located]) -> Result<String, Vec<RuleError>> {
     s.push_str(
         "/// The cost of an operation: what extraction minimizes and rules may not increase.\n",
     );
-    s.push_str("pub fn op_cost(name: &str) -> u64 {\n    match name {\n");
+    s.push_str("pub fn op_cost(op: Opcode) -> u64 {\n    match op {\n");
     let mut by_cost: std::collections::BTreeMap<u32, Vec<&str>> = Default::default();
     for op in rpy_ir::llops::LL_OPS {
-        if opt_op(op.name).is_some() {
-            by_cost.entry(op_cost(op.name)).or_default().push(op.name);
+        if opt_op(op.name()).is_some() {
+            by_cost
+                .entry(op_cost(op.opcode))
+                .or_default()
+                .push(op.opcode.variant_name());
         }
     }
-    for (cost, names) in &by_cost {
-        let pats: Vec<String> = names.iter().map(|n| format!("{n:?}")).collect();
+    for (cost, variants) in &by_cost {
+        let pats: Vec<String> = variants.iter().map(|v| format!("Opcode::{v}")).collect();
         let _ = writeln!(s, "        {} => {cost},", pats.join(" | "));
     }
     s.push_str("        _ => 1,\n    }\n}\n");

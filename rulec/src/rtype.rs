@@ -12,8 +12,9 @@
 use crate::syntax::{Ast, BinOp, Node, Step, UnOp};
 use crate::tables::{hl_op, lltype, BUILTINS};
 use crate::{int_lit, Located, RuleError};
-use rpy_ir::llops::{lookup, result_type, runtime_func, Signature};
+use rpy_ir::llops::{info, result_type, runtime_func, Signature};
 use rpy_ir::lltype::{LowLevelType, STR};
+use rpy_ir::opcode::Opcode;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -234,7 +235,7 @@ impl Ctx<'_> {
                 args,
                 runtime: false,
             } => {
-                let Some(op) = lookup(name) else {
+                let Some(op) = Opcode::from_name(name).and_then(info) else {
                     return if hl_op(name).is_some() {
                         self.err(
                             line,
@@ -254,7 +255,8 @@ impl Ctx<'_> {
                     tys.push(t);
                 }
                 let code = format!(
-                    "Lowered::Op {{ opname: {name:?}, args: vec![{}] }}",
+                    "Lowered::Op {{ opname: Opcode::{}, args: vec![{}] }}",
+                    op.opcode.variant_name(),
                     codes.join(", ")
                 );
                 let ty = if op.sig == Signature::Special {
@@ -296,7 +298,7 @@ impl Ctx<'_> {
                     if tys.iter().all(|t| t.is_some()) {
                         let known: Vec<LowLevelType> =
                             tys.iter().map(|t| t.clone().unwrap()).collect();
-                        match result_type(name, &known) {
+                        match result_type(op.opcode, &known) {
                             Some(t) => Some(t),
                             None => {
                                 let shown: Vec<String> =
@@ -459,10 +461,12 @@ pub(crate) fn compile(rules: &[&Located]) -> Result<String, Vec<RuleError>> {
         "type RtRule = fn(&[LowLevelType], &[Option<Constant>], bool) -> Option<Lowered>;\n\n",
     );
     s.push_str("/// The lowering rules for one operation, in file order.\n");
-    s.push_str("fn rules_for(opname: &str) -> &'static [RtRule] {\n    match opname {\n");
+    s.push_str("fn rules_for(opname: Opcode) -> &'static [RtRule] {\n    match opname {\n");
     for (op, idx) in &by_op {
         let fns: Vec<String> = idx.iter().map(|i| format!("rule_{i}")).collect();
-        let _ = writeln!(s, "        {op:?} => &[{}],", fns.join(", "));
+        let variant =
+            Opcode::from_name(op).map_or(op.to_string(), |o| o.variant_name().to_string());
+        let _ = writeln!(s, "        Opcode::{variant} => &[{}],", fns.join(", "));
     }
     s.push_str("        _ => &[],\n    }\n}\n\n");
     s.push_str(

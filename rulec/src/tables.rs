@@ -3,68 +3,12 @@
 //! rules may spell, and the cost model of the integer rewrites.
 
 use rpy_ir::lltype::{list_type_names, LowLevelType, STR};
+use rpy_ir::opcode::Opcode;
 
-/// High-level operations of flow graphs: name, least and most arguments
-/// (`usize::MAX`: any number). `union` and `convert` are the two rule-only
-/// heads (the lattice join; a conversion between low-level types).
-pub const HL_OPS: &[(&str, usize, usize)] = &[
-    ("add", 2, 2),
-    ("sub", 2, 2),
-    ("mul", 2, 2),
-    ("div", 2, 2),
-    ("truediv", 2, 2),
-    ("floordiv", 2, 2),
-    ("mod", 2, 2),
-    ("pow", 2, 2),
-    ("lshift", 2, 2),
-    ("rshift", 2, 2),
-    ("and_", 2, 2),
-    ("or_", 2, 2),
-    ("xor", 2, 2),
-    ("neg", 1, 1),
-    ("pos", 1, 1),
-    ("invert", 1, 1),
-    ("not_", 1, 1),
-    ("bool", 1, 1),
-    ("abs", 1, 1),
-    ("len", 1, 1),
-    ("hash", 1, 1),
-    ("iter", 1, 1),
-    ("next", 1, 1),
-    ("lt", 2, 2),
-    ("le", 2, 2),
-    ("eq", 2, 2),
-    ("ne", 2, 2),
-    ("gt", 2, 2),
-    ("ge", 2, 2),
-    ("is_", 2, 2),
-    ("contains", 2, 2),
-    ("getitem", 2, 2),
-    ("setitem", 3, 3),
-    // `obj[lower:upper]`, a missing bound being None.
-    ("getslice", 3, 3),
-    ("getattr", 2, 2),
-    ("setattr", 3, 3),
-    ("print_item", 1, 1),
-    ("print_newline", 0, 0),
-    ("simple_call", 1, usize::MAX),
-    ("newlist", 0, usize::MAX),
-    // `ovfcheck(x OP y)`, fused by the flow builder: OP raising OverflowError.
-    ("add_ovf", 2, 2),
-    ("sub_ovf", 2, 2),
-    ("mul_ovf", 2, 2),
-    ("lshift_ovf", 2, 2),
-    ("floordiv_ovf", 2, 2),
-    ("mod_ovf", 2, 2),
-    ("neg_ovf", 1, 1),
-    ("abs_ovf", 1, 1),
-];
-
+/// The least and most arguments of high-level operation `name`
+/// (`usize::MAX`: any number), from `rpy_ir::opcode::HIGH_LEVEL`.
 pub fn hl_op(name: &str) -> Option<(usize, usize)> {
-    HL_OPS
-        .iter()
-        .find(|(n, _, _)| *n == name)
-        .map(|(_, lo, hi)| (*lo, *hi))
+    Opcode::from_name(name)?.high_level_arity()
 }
 
 /// Builtin functions a program may call (`SomeBuiltin(len)`, `$len`).
@@ -167,12 +111,12 @@ pub fn lltype(t: &crate::TypeName) -> Result<LowLevelType, String> {
 /// The cost of one operation in the e-graph's extraction and in the rule
 /// checker's "rules must not make code more expensive" check. Constants and
 /// variables cost nothing.
-pub fn op_cost(name: &str) -> u32 {
-    match name {
-        "int_mul" => 3,
-        "int_abs" => 2,
-        "int_floordiv" | "int_mod" => 10,
-        "int_py_div" | "int_py_mod" => 12,
+pub fn op_cost(op: Opcode) -> u32 {
+    match op {
+        Opcode::IntMul => 3,
+        Opcode::IntAbs => 2,
+        Opcode::IntFloordiv | Opcode::IntMod => 10,
+        Opcode::IntPyDiv | Opcode::IntPyMod => 12,
         _ => 1,
     }
 }
@@ -180,5 +124,5 @@ pub fn op_cost(name: &str) -> u32 {
 /// The operations integer rewrite rules may use: argument types and result
 /// type (`true` for Bool); see `llops::int_signature`.
 pub fn opt_op(name: &str) -> Option<(Vec<bool>, bool)> {
-    rpy_ir::llops::int_signature(name)
+    rpy_ir::llops::int_signature(Opcode::from_name(name)?)
 }

@@ -93,7 +93,7 @@ add_add: int_add(int_add(x, C1), C2) => int_add(x, C1 + C2)
     assert_eq!(g.counts, [0, 0, 1]);
     assert!(g.opt.contains("name: \"add_add\""), "{}", g.opt);
     assert!(g.opt.contains(
-        "Pat::Op(\"int_add\", &[Pat::Op(\"int_add\", &[Pat::Var(0), Pat::Var(1)]), Pat::Var(2)])"
+        "Pat::Op(Opcode::IntAdd, &[Pat::Op(Opcode::IntAdd, &[Pat::Var(0), Pat::Var(1)]), Pat::Var(2)])"
     ));
     assert!(g
         .opt

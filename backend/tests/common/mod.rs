@@ -9,6 +9,7 @@ use rpy_ir::graph::{
 };
 use rpy_ir::llops::GcKind;
 use rpy_ir::lltype::{self, LowLevelType, TypeTable};
+use rpy_ir::opcode::Opcode;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -95,11 +96,11 @@ impl G {
     }
 
     /// Appends `result: ty = name(args)` to the current block.
-    pub fn op(&mut self, name: &str, args: Vec<Arg>, ty: T) -> Var {
+    pub fn op(&mut self, name: Opcode, args: Vec<Arg>, ty: T) -> Var {
         let result = self.g.new_var(None, ty);
         let cur = self.cur;
         self.g.block_mut(cur).operations.push(SpaceOperation {
-            opname: name.into(),
+            opname: name,
             args,
             result,
             pos: None,
@@ -109,15 +110,15 @@ impl G {
 
     pub fn call(&mut self, f: &str, mut args: Vec<Arg>, ty: T) -> Var {
         args.insert(0, builtin(f));
-        self.op("direct_call", args, ty)
+        self.op(Opcode::DirectCall, args, ty)
     }
 
     /// `l[i]` of a list of strings (the argument list) for an `i` known to
     /// be in range: the item of its items array.
     pub fn str_list_item(&mut self, l: Arg, i: Arg) -> Var {
         let array = T::Ptr(lltype::list_type_names(&str_t()).1);
-        let items = self.op("getfield", vec![l, name("items")], array);
-        self.op("getarrayitem", vec![v(items), i], str_t())
+        let items = self.op(Opcode::Getfield, vec![l, name("items")], array);
+        self.op(Opcode::Getarrayitem, vec![v(items), i], str_t())
     }
 
     /// print(s) of a string argument.

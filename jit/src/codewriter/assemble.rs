@@ -11,6 +11,7 @@ use super::jitcode::{
 use super::policy::Policy;
 use rpy_ir::graph::{Arg, Block, BlockId, Constant, FunctionGraph, Link, LowLevel, Program, Var};
 use rpy_ir::lltype::LowLevelType;
+use rpy_ir::opcode::Opcode;
 use std::collections::HashMap;
 
 /// A jump whose target block is not placed yet.
@@ -203,23 +204,23 @@ impl Assembler<'_> {
     /// signature says (a cast's source, a comparison's operands, a stored
     /// field's or item's type), else what [`Self::arg_hint`] guesses. An
     /// executable's JIT reads the constant as a word of this type.
-    fn op_arg_hint(&self, opname: &str, args: &[Arg], i: usize) -> LowLevelType {
+    fn op_arg_hint(&self, opname: Opcode, args: &[Arg], i: usize) -> LowLevelType {
         use rpy_ir::llops::Signature as S;
         if let Arg::Var(v) = &args[i] {
             return self.var_type(*v).clone();
         }
         let stored = match (opname, i) {
-            ("setfield", 2) => super::policy::pointee(self.graph, &args[0], self.program)
+            (Opcode::Setfield, 2) => super::policy::pointee(self.graph, &args[0], self.program)
                 .zip(super::policy::name_of(args.get(1)))
                 .and_then(|(s, f)| self.program.types.get(&s)?.field_type(f).cloned()),
-            ("setarrayitem", 2) => super::policy::pointee(self.graph, &args[0], self.program)
+            (Opcode::Setarrayitem, 2) => super::policy::pointee(self.graph, &args[0], self.program)
                 .and_then(|s| self.program.types.get(&s)?.item_type().cloned()),
             _ => None,
         };
         if let Some(t) = stored {
             return t;
         }
-        let by_signature = rpy_ir::llops::lookup(opname).and_then(|op| match &op.sig {
+        let by_signature = rpy_ir::llops::info(opname).and_then(|op| match &op.sig {
             S::Cast(from, _) => Some(from.clone()),
             S::CharCompare => Some(LowLevelType::Char),
             S::IntBinary | S::IntUnary | S::IntCompare => Some(LowLevelType::Signed),
@@ -455,8 +456,8 @@ impl Assembler<'_> {
             op: index,
         };
         let result = self.regs[op.result.0 as usize];
-        match op.opname.as_str() {
-            "jit_marker" => {
+        match op.opname {
+            Opcode::JitMarker => {
                 let kind = match op.args.first() {
                     Some(Arg::Const(Constant::Name(k))) => k.clone(),
                     _ => String::new(),
@@ -492,9 +493,9 @@ impl Assembler<'_> {
                     }
                 });
             }
-            "direct_call" => self.direct_call(op, origin, result),
+            Opcode::DirectCall => self.direct_call(op, origin, result),
             // A copy is a move, or nothing when both share a register.
-            "same_as" => {
+            Opcode::SameAs => {
                 // The constant is of the result's type (`same_as(" ")`
                 // makes a Char).
                 let hint = self.var_type(op.result).clone();
@@ -504,7 +505,7 @@ impl Assembler<'_> {
                     }
                 }
             }
-            "indirect_call" => {
+            Opcode::IndirectCall => {
                 let sig = match op
                     .args
                     .first()
@@ -546,7 +547,7 @@ impl Assembler<'_> {
                     match &op.args[i] {
                         Arg::Const(Constant::Name(n)) => names.push(n.clone()),
                         a => {
-                            let hint = self.op_arg_hint(&op.opname, &op.args, i);
+                            let hint = self.op_arg_hint(op.opname, &op.args, i);
                             if let Some(o) = self.operand(a, &hint) {
                                 args.push(o);
                             }
@@ -554,7 +555,7 @@ impl Assembler<'_> {
                     }
                 }
                 // A field is named by its struct, as a field descr is.
-                if matches!(op.opname.as_str(), "getfield" | "setfield") {
+                if matches!(op.opname, Opcode::Getfield | Opcode::Setfield) {
                     if let (Some(s), [field]) = (
                         super::policy::pointee(self.graph, &op.args[0], self.program),
                         names.as_mut_slice(),
@@ -564,7 +565,7 @@ impl Assembler<'_> {
                 }
                 let descr = (!names.is_empty()).then(|| names.join(", "));
                 self.code.push(Insn::Op {
-                    opname: op.opname.clone(),
+                    opname: op.opname,
                     args,
                     descr,
                     result,

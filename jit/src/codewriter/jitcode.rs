@@ -13,6 +13,7 @@
 
 use rpy_ir::graph::Constant;
 use rpy_ir::lltype::LowLevelType;
+use rpy_ir::opcode::Opcode;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::fmt::{self, Write};
@@ -53,18 +54,16 @@ impl Bank {
 /// copy, or a cast between types held in the same bank as the same word):
 /// the tracer records no operation for it and the executables' blackhole
 /// copies the word.
-pub fn keeps_the_word(opname: &str) -> bool {
+pub fn keeps_the_word(opname: Opcode) -> bool {
     matches!(
         opname,
-        "same_as"
-            | "cast_pointer"
-            | "cast_char_to_int"
-            | "cast_bool_to_int"
-            | "cast_int_to_uint"
-            | "cast_uint_to_int"
-            | "cast_bool_to_uint"
-            | "cast_unichar_to_int"
-            | "cast_int_to_unichar"
+        Opcode::SameAs
+            | Opcode::CastPointer
+            | Opcode::CastCharToInt
+            | Opcode::CastBoolToInt
+            | Opcode::CastIntToUint
+            | Opcode::CastUintToInt
+            | Opcode::CastBoolToUint
     )
 }
 
@@ -196,7 +195,7 @@ pub enum Insn {
     /// casts...). `descr` is what it names rather than reads (a field, a
     /// type), as the original's descrs.
     Op {
-        opname: String,
+        opname: Opcode,
         args: Vec<Operand>,
         descr: Option<String>,
         result: Option<Reg>,

@@ -6,6 +6,7 @@
 use super::jitcode::{Bank, CallKind, Effects, ResidualReason};
 use rpy_ir::graph::{Arg, Constant, FunctionGraph, LowLevel, Program};
 use rpy_ir::lltype::{FuncSig, LowLevelType};
+use rpy_ir::opcode::Opcode;
 use std::collections::{HashMap, HashSet};
 
 /// What the policy knows of a program's graphs.
@@ -137,7 +138,7 @@ impl<'p> Policy<'p> {
             for b in &g.blocks {
                 for op in &b.operations {
                     // The callee of a direct call is not address-taken.
-                    let args = if op.opname == "direct_call" {
+                    let args = if op.opname == Opcode::DirectCall {
                         &op.args[1..]
                     } else {
                         &op.args[..]
@@ -266,11 +267,11 @@ impl<'p> Policy<'p> {
                     ))
                 };
                 let array = || pointee(g, a.first()?, self.program);
-                match op.opname.as_str() {
-                    "getfield" => e.reads_fields.extend(field()),
-                    "setfield" => e.writes_fields.extend(field()),
-                    "getarrayitem" | "getarraysize" => e.reads_arrays.extend(array()),
-                    "setarrayitem" => e.writes_arrays.extend(array()),
+                match op.opname {
+                    Opcode::Getfield => e.reads_fields.extend(field()),
+                    Opcode::Setfield => e.writes_fields.extend(field()),
+                    Opcode::Getarrayitem | Opcode::Getarraysize => e.reads_arrays.extend(array()),
+                    Opcode::Setarrayitem => e.writes_arrays.extend(array()),
                     _ => {}
                 }
             }
@@ -320,13 +321,13 @@ impl<'p> Policy<'p> {
     fn callees(&self, g: &FunctionGraph<LowLevel>) -> Vec<Option<u32>> {
         let mut out = Vec::new();
         for op in g.blocks.iter().flat_map(|b| &b.operations) {
-            match op.opname.as_str() {
-                "direct_call" => {
+            match op.opname {
+                Opcode::DirectCall => {
                     if let Some(Arg::Const(Constant::Func(f))) = op.args.first() {
                         out.extend(self.graph_index(f).map(Some));
                     }
                 }
-                "indirect_call" => {
+                Opcode::IndirectCall => {
                     let sig = op.args.first().and_then(|a| a.as_var()).map(|v| g.info(v));
                     match sig {
                         Some(LowLevelType::FuncPtr(sig))

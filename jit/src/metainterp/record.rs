@@ -18,6 +18,7 @@
 //! args, so the index survives it, and a failing guard names its frames
 //! whatever became of the trace around it.
 
+use rpy_ir::opcode::Opcode;
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::sync::Arc;
@@ -522,7 +523,7 @@ pub(crate) fn record<'j, E: TraceExec<'j>>(
                 args,
                 result,
                 ..
-            } if opname == "jit_promote" => {
+            } if *opname == Opcode::JitPromote => {
                 // The value becomes a constant of the trace, after a guard
                 // that it is this one (a float is left as it is: traces
                 // guard words).
@@ -551,7 +552,7 @@ pub(crate) fn record<'j, E: TraceExec<'j>>(
                 result,
                 ..
             } => {
-                let Some(recipe) = recipe(opname) else {
+                let Some(recipe) = recipe(*opname) else {
                     return abort(
                         frames,
                         at,
@@ -567,7 +568,7 @@ pub(crate) fn record<'j, E: TraceExec<'j>>(
                 let site = OpSite {
                     code,
                     at,
-                    opname,
+                    opname: *opname,
                     descr: descr.as_deref(),
                     result: result_kind(result),
                 };
@@ -578,7 +579,7 @@ pub(crate) fn record<'j, E: TraceExec<'j>>(
                 // `guard_class`: what the program then reads of the class
                 // (isinstance ranges, method slots) is constant.
                 let typeptr = format!(".{}", rpy_ir::lltype::TYPEPTR);
-                if opname == "getfield"
+                if *opname == Opcode::Getfield
                     && descr.as_deref().is_some_and(|d| d.ends_with(&typeptr))
                     && !recorded.is_const()
                 {
@@ -915,7 +916,7 @@ fn kind_bank(kind: Kind) -> Bank {
 struct OpSite<'a> {
     code: usize,
     at: usize,
-    opname: &'a str,
+    opname: Opcode,
     descr: Option<&'a str>,
     /// The kind of its result register (`Void` without one).
     result: Kind,
@@ -947,24 +948,28 @@ enum Recipe {
 }
 
 /// The recipe for `opname`; `None` when the tracer does not know it.
-fn recipe(opname: &str) -> Option<Recipe> {
+fn recipe(opname: Opcode) -> Option<Recipe> {
     Some(match opname {
         _ if crate::codewriter::jitcode::keeps_the_word(opname) => Recipe::Same,
-        "cast_int_to_char" => Recipe::ToChar,
-        "bool_not" => Recipe::Not,
-        "char_eq" | "char_ne" | "char_lt" | "char_le" | "char_gt" | "char_ge" | "unichar_eq"
-        | "unichar_ne" => Recipe::CharCompare,
-        "int_between" => Recipe::Between,
-        "ptr_iszero" => Recipe::NullCompare("ptr_eq"),
-        "ptr_nonzero" => Recipe::NullCompare("ptr_ne"),
-        "getfield" => Recipe::GetField,
-        "setfield" => Recipe::SetField,
-        "getarrayitem" => Recipe::GetItem,
-        "setarrayitem" => Recipe::SetItem,
-        "getarraysize" => Recipe::ArrayLength,
-        "malloc" => Recipe::New,
-        "malloc_varsize" => Recipe::NewArray,
-        _ if crate::trace::opcode(opname).is_some_and(|o| {
+        Opcode::CastIntToChar => Recipe::ToChar,
+        Opcode::BoolNot => Recipe::Not,
+        Opcode::CharEq
+        | Opcode::CharNe
+        | Opcode::CharLt
+        | Opcode::CharLe
+        | Opcode::CharGt
+        | Opcode::CharGe => Recipe::CharCompare,
+        Opcode::IntBetween => Recipe::Between,
+        Opcode::PtrIszero => Recipe::NullCompare("ptr_eq"),
+        Opcode::PtrNonzero => Recipe::NullCompare("ptr_ne"),
+        Opcode::Getfield => Recipe::GetField,
+        Opcode::Setfield => Recipe::SetField,
+        Opcode::Getarrayitem => Recipe::GetItem,
+        Opcode::Setarrayitem => Recipe::SetItem,
+        Opcode::Getarraysize => Recipe::ArrayLength,
+        Opcode::Malloc => Recipe::New,
+        Opcode::MallocVarsize => Recipe::NewArray,
+        _ if crate::trace::opcode(opname.name()).is_some_and(|o| {
             let info = &OPS[o];
             info.pure && info.descr == crate::trace::DescrNeed::None && !info.guard
         }) =>
@@ -1030,12 +1035,12 @@ fn record_op<'j, E: TraceExec<'j>>(
         // of `cast_char_to_int` may be bound as a one-character string).
         Recipe::Same if arg(0).is_const() => t.constant(e, result, result_kind)?,
         Recipe::Same => arg(0),
-        Recipe::Pure => t.record(e, opname, args, None, result)?,
+        Recipe::Pure => t.record(e, opname.name(), args, None, result)?,
         Recipe::ToChar => t.record(e, "int_and", vec![arg(0), Value::Int(0xff)], None, result)?,
         Recipe::Not => t.record(e, "int_is_zero", args, None, result)?,
         Recipe::CharCompare => {
-            let name = format!("int_{}", opname.rsplit('_').next().unwrap_or("eq"));
-            t.record(e, &name, args, None, result)?
+            let name = opname.char_compare_as_int().unwrap_or(Opcode::IntEq);
+            t.record(e, name.name(), args, None, result)?
         }
         Recipe::Between if args.iter().all(|a| a.is_const()) => {
             t.constant(e, result, result_kind)?

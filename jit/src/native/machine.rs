@@ -647,7 +647,7 @@ impl<'j> Exec<'j> for NativeExec<'_, 'j> {
         Ok(match op {
             NativeOp::Int(name) => {
                 let args: smallvec::SmallVec<[i64; 3]> = values.iter().map(|w| *w as i64).collect();
-                match rpy_ir::llops::eval_int(name, &args) {
+                match rpy_ir::llops::eval_int(*name, &args) {
                     Some(r) => r as u64,
                     None => {
                         return Err(fatal(
@@ -657,7 +657,7 @@ impl<'j> Exec<'j> for NativeExec<'_, 'j> {
                     }
                 }
             }
-            NativeOp::Float(name) => rpy_ir::llops::eval_float(name, values)
+            NativeOp::Float(name) => rpy_ir::llops::eval_float(*name, values)
                 .ok_or_else(|| internal(format!("'{name}' is not a float operation"), "jit"))?,
             NativeOp::Same => v(0),
             NativeOp::LowByte => v(0) & 0xff,

@@ -18,6 +18,7 @@ use crate::codewriter::jitcode::{Callee, Insn, JitCodes};
 use crate::trace::Kind;
 use rpy_ir::graph::{Arg, Constant, LowLevel, Program};
 use rpy_ir::lltype::{self, LowLevelType, TypeTable};
+use rpy_ir::opcode::Opcode;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashMap};
 
@@ -45,10 +46,10 @@ impl Scalar {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum NativeOp {
     /// An operation of `llops::eval_int` (Signed, Unsigned, Bool and Char
-    /// values are words), by name.
-    Int(String),
-    /// A float operation, by name (`llops::eval_float`).
-    Float(String),
+    /// values are words).
+    Int(Opcode),
+    /// A float operation (`llops::eval_float`).
+    Float(Opcode),
     /// The argument itself (`same_as`, `cast_pointer`, `jit_promote`, and
     /// the casts that keep the word).
     Same,
@@ -191,8 +192,8 @@ pub fn lower(
                 Insn::Op { opname, origin, .. } => {
                     let op = &graph.blocks[origin.block as usize].operations[origin.op as usize];
                     if matches!(
-                        opname.as_str(),
-                        "getarrayitem" | "setarrayitem" | "getarraysize"
+                        opname,
+                        Opcode::Getarrayitem | Opcode::Setarrayitem | Opcode::Getarraysize
                     ) {
                         if let Some(t) =
                             crate::codewriter::policy::pointee(graph, &op.args[0], program)
@@ -276,24 +277,22 @@ fn lower_op(
             .map(|t| t as u32)
             .ok_or_else(|| format!("the type '{name}' has no type id"))
     };
-    let name = op.opname.as_str();
+    let name = op.opname;
     Ok(match name {
         // (The blackhole runs `jit_promote` as the value itself.)
-        _ if crate::codewriter::jitcode::keeps_the_word(name) || name == "jit_promote" => {
+        _ if crate::codewriter::jitcode::keeps_the_word(name) || name == Opcode::JitPromote => {
             NativeOp::Same
         }
-        "cast_int_to_char" => NativeOp::LowByte,
-        "ptr_iszero" => NativeOp::IsNull(true),
-        "ptr_nonzero" => NativeOp::IsNull(false),
-        "ptr_eq" => NativeOp::PtrEq(true),
-        "ptr_ne" => NativeOp::PtrEq(false),
-        "char_eq" | "char_ne" | "char_lt" | "char_le" | "char_gt" | "char_ge" | "unichar_eq"
-        | "unichar_ne" => {
-            let cmp = name.rsplit('_').next().expect("a comparison");
-            NativeOp::Int(format!("int_{cmp}"))
+        Opcode::CastIntToChar => NativeOp::LowByte,
+        Opcode::PtrIszero => NativeOp::IsNull(true),
+        Opcode::PtrNonzero => NativeOp::IsNull(false),
+        Opcode::PtrEq => NativeOp::PtrEq(true),
+        Opcode::PtrNe => NativeOp::PtrEq(false),
+        _ if name.char_compare_as_int().is_some() => {
+            NativeOp::Int(name.char_compare_as_int().unwrap_or(Opcode::IntEq))
         }
-        "debug_assert" | "debug_print" | "jit_marker" => NativeOp::Nothing,
-        "getfield" | "setfield" => {
+        Opcode::JitMarker => NativeOp::Nothing,
+        Opcode::Getfield | Opcode::Setfield => {
             let (t, tname) = container(0)?;
             let field = named(1)?;
             let offset = t
@@ -308,7 +307,7 @@ fn lower_op(
                 return Ok(NativeOp::Nothing);
             }
             let scalar = Scalar::of(ft)?;
-            if name == "getfield" {
+            if name == Opcode::Getfield {
                 NativeOp::Load {
                     offset: offset as u32,
                     scalar,
@@ -321,7 +320,7 @@ fn lower_op(
                 }
             }
         }
-        "getarrayitem" | "setarrayitem" => {
+        Opcode::Getarrayitem | Opcode::Setarrayitem => {
             let (t, tname) = container(0)?;
             let (items, size) = t
                 .layout()
@@ -334,7 +333,7 @@ fn lower_op(
                 return Ok(NativeOp::Nothing);
             }
             let scalar = Scalar::of(it)?;
-            if name == "getarrayitem" {
+            if name == Opcode::Getarrayitem {
                 NativeOp::LoadItem {
                     items: items as u32,
                     size: size as u32,
@@ -349,7 +348,7 @@ fn lower_op(
                 }
             }
         }
-        "getarraysize" => {
+        Opcode::Getarraysize => {
             let (t, tname) = container(0)?;
             let offset = t
                 .layout()
@@ -359,13 +358,13 @@ fn lower_op(
                 offset: offset as u32,
             }
         }
-        "malloc" | "malloc_varsize" => {
+        Opcode::Malloc | Opcode::MallocVarsize => {
             let tname = named(0)?;
             let t = types
                 .get(tname)
                 .ok_or_else(|| format!("the type '{tname}' is not in the type table"))?;
             let layout = t.layout();
-            if name == "malloc" {
+            if name == Opcode::Malloc {
                 NativeOp::New {
                     tid: tid(tname)?,
                     size: layout.fixed_size as u32,
@@ -383,20 +382,17 @@ fn lower_op(
                 }
             }
         }
-        _ if name.starts_with("float_") || name.contains("_float") => {
-            if rpy_ir::llops::eval_float(name, &[0, 0]).is_none()
-                && rpy_ir::llops::eval_float(name, &[0]).is_none()
-            {
-                return Err("not a float operation the JIT runs".into());
-            }
-            NativeOp::Float(name.to_string())
+        _ if rpy_ir::llops::eval_float(name, &[0, 0]).is_some()
+            || rpy_ir::llops::eval_float(name, &[0]).is_some() =>
+        {
+            NativeOp::Float(name)
         }
         _ => {
             let arity = op.args.len();
             if rpy_ir::llops::eval_int(name, &vec![1; arity]).is_none() {
                 return Err("not an operation the executable's JIT runs".into());
             }
-            NativeOp::Int(name.to_string())
+            NativeOp::Int(name)
         }
     })
 }

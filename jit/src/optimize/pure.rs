@@ -13,6 +13,7 @@
 //! `guard_false`), so `a < b`, `b > a`, `a >= b` and `b <= a` fold, and a
 //! guard on a constant that holds goes.
 
+use rpy_ir::opcode::Opcode as GraphOpcode;
 use std::sync::LazyLock;
 
 use rpy_ir::llops::eval_int;
@@ -29,7 +30,7 @@ pub fn fold_int(name: &str, args: &[i64]) -> Option<i64> {
     let b = |c: bool| Some(c as i64);
     let u = |i: usize| args[i] as u64;
     match (name, args.len()) {
-        ("int_is_zero", 1) => eval_int("bool_not", args),
+        ("int_is_zero", 1) => eval_int(GraphOpcode::BoolNot, args),
         ("int_force_ge_zero", 1) => Some(args[0].max(0)),
         ("same_as_i", 1) => Some(args[0]),
         ("uint_rshift", 2) if (0..64).contains(&args[1]) => Some((u(0) >> args[1]) as i64),
@@ -37,7 +38,7 @@ pub fn fold_int(name: &str, args: &[i64]) -> Option<i64> {
         ("uint_le", 2) => b(u(0) <= u(1)),
         ("uint_gt", 2) => b(u(0) > u(1)),
         ("uint_ge", 2) => b(u(0) >= u(1)),
-        (n, _) if n.starts_with("int_") => eval_int(n, args),
+        (n, _) if n.starts_with("int_") => eval_int(GraphOpcode::from_name(n)?, args),
         _ => None,
     }
 }

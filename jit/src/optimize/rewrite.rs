@@ -7,6 +7,7 @@
 //! operation: by a value (the result box then stands for it), or by new
 //! operations, which go through the whole chain again.
 
+use rpy_ir::opcode::Opcode as GraphOpcode;
 use rpy_passes::rules::opt::{eval_expr, BoundFacts, Facts, OptRule, Pat, Res, Ty, OPT_RULES};
 
 use crate::trace::{array_equivalent, opc, opcode, BoxId, Kind, Op, Opcode, Value, OPS};
@@ -31,9 +32,11 @@ impl CompiledPat {
             Pat::Bool(b) => CompiledPat::Int(*b as i64),
             // a trace's truth values are its integers 0 and 1: the cast is
             // its operand (a `Bool` variable binds only a value bound 0..1)
-            Pat::Op(name, args) if *name == "cast_bool_to_int" => CompiledPat::of(args.first()?)?,
+            Pat::Op(name, args) if *name == GraphOpcode::CastBoolToInt => {
+                CompiledPat::of(args.first()?)?
+            }
             Pat::Op(name, args) => CompiledPat::Op(
-                opcode(trace_name(name))?,
+                opcode(trace_name(name.name()))?,
                 args.iter().map(CompiledPat::of).collect::<Option<_>>()?,
             ),
         })
@@ -68,8 +71,10 @@ fn rules_for(code: Opcode) -> &'static [CompiledRule] {
 /// Whether every operation of a rule's result has a trace opcode.
 fn expressible(r: &Res) -> bool {
     match r {
-        Res::Op(name, args) if *name == "cast_bool_to_int" => args.iter().all(expressible),
-        Res::Op(name, args) => opcode(trace_name(name)).is_some() && args.iter().all(expressible),
+        Res::Op(name, args) if *name == GraphOpcode::CastBoolToInt => args.iter().all(expressible),
+        Res::Op(name, args) => {
+            opcode(trace_name(name.name())).is_some() && args.iter().all(expressible)
+        }
         _ => true,
     }
 }
@@ -279,7 +284,7 @@ fn build(
             }))
         }
         // the cast of a truth value is the value (0 or 1) in a trace
-        Res::Op(name, args) if *name == "cast_bool_to_int" => {
+        Res::Op(name, args) if *name == GraphOpcode::CastBoolToInt => {
             build(sh, args.first()?, vals, slots, facts, root, out)?
         }
         Res::Op(name, args) => {
@@ -297,7 +302,11 @@ fn build(
                 Some(r) => r,
                 None => sh.new_box(Kind::Int),
             };
-            out.push(Op::new(opcode(trace_name(name))?, argv, Some(result)));
+            out.push(Op::new(
+                opcode(trace_name(name.name()))?,
+                argv,
+                Some(result),
+            ));
             Built::Op
         }
     })

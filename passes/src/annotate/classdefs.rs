@@ -15,6 +15,7 @@ use fxhash::FxHashMap;
 use rpy_ir::annotation::{user_class_name as short, ClassDef, Desc, Known, SomeValue};
 use rpy_ir::diag::{Diagnostic, Pos};
 use rpy_ir::graph::{BlockId, Constant, Flow, PrebuiltObject, Program};
+use rpy_ir::opcode::Opcode;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -964,7 +965,7 @@ impl<'p> Annotator<'p> {
 impl<'p> Annotator<'p> {
     /// The special method operation `opname` calls on an instance of
     /// `class`, when the class (or a subclass) defines one.
-    pub(super) fn special_method(&self, class: &str, opname: &str) -> Option<&'static str> {
+    pub(super) fn special_method(&self, class: &str, opname: Opcode) -> Option<&'static str> {
         let m = special_method_name(opname, self.dialect)?;
         std::iter::once(class)
             .chain(self.classdefs.subclasses(class).iter().map(String::as_str))
@@ -1077,13 +1078,13 @@ impl<'p> Annotator<'p> {
         op: &rpy_ir::graph::SpaceOperation,
         class: &str,
     ) -> Option<Result<SomeValue, Diagnostic>> {
-        let iter = self.special_method(class, "iter")?;
+        let iter = self.special_method(class, Opcode::Iter)?;
         let iterator = match self.call_special(g, b, op, class, iter, &[]) {
             Ok(SomeValue::Instance { class, .. }) => class,
             Ok(_) => return None,
             Err(e) => return Some(Err(e)),
         };
-        let next = self.special_method(&iterator, "next")?;
+        let next = self.special_method(&iterator, Opcode::Next)?;
         Some(self.call_special(g, b, op, &iterator, next, &[]))
     }
 }

@@ -11,6 +11,7 @@ use crate::flow::language::{builtin_methods, BuiltinType};
 use rpy_ir::annotation::{Desc, DictDef, Known, ListDef, SomeValue};
 use rpy_ir::diag::Diagnostic;
 use rpy_ir::graph::{BlockId, Constant, SpaceOperation};
+use rpy_ir::opcode::Opcode;
 
 /// Methods of the language's builtin types that RPython leaves out: the
 /// flow builder and the object interpreter know them (CPython runs them), the
@@ -64,11 +65,11 @@ impl Annotator<'_> {
         use SomeValue as S;
         let site = Site::Op(g, b, index);
         let builtin = match args.first() {
-            Some(S::Builtin(name)) if op.opname == "simple_call" => Some(name.as_str()),
+            Some(S::Builtin(name)) if op.opname == Opcode::SimpleCall => Some(name.as_str()),
             _ => None,
         };
-        Some(match (op.opname.as_str(), builtin, args) {
-            ("newlist", _, items) => {
+        Some(match (op.opname, builtin, args) {
+            (Opcode::Newlist, _, items) => {
                 let id = self.containers.at_site(site);
                 for item in items {
                     if let Err(e) = self.store_item(g, op, id, false, item) {
@@ -81,12 +82,12 @@ impl Annotator<'_> {
                     resizable: false,
                 })))
             }
-            ("newtuple", _, items) => Ok(S::Tuple(items.to_vec())),
+            (Opcode::Newtuple, _, items) => Ok(S::Tuple(items.to_vec())),
             // `r_dict(key_eq, key_hash)`: a dict whose keys the program's
             // functions compare and hash. They are called with the key
             // annotation, and again when it generalizes (this block reads
             // the dict), as the original's r_dict does.
-            ("simple_call", Some("r_dict"), [_, eq @ S::Pbc { .. }, hash @ S::Pbc { .. }]) => {
+            (Opcode::SimpleCall, Some("r_dict"), [_, eq @ S::Pbc { .. }, hash @ S::Pbc { .. }]) => {
                 let id = self.containers.at_site(site);
                 self.containers.add_reader(id, (g, b));
                 if let (S::Pbc { descs: eqs, .. }, S::Pbc { descs: hashes, .. }) = (eq, hash) {
@@ -124,7 +125,7 @@ impl Annotator<'_> {
                     value: Box::new(S::Impossible),
                 })))
             }
-            ("newdict", _, []) => {
+            (Opcode::Newdict, _, []) => {
                 let id = self.containers.at_site(site);
                 Ok(self.containers.resolve(&S::Dict(DictDef {
                     id,
@@ -132,69 +133,69 @@ impl Annotator<'_> {
                     value: Box::new(S::Impossible),
                 })))
             }
-            ("getslice", _, [S::Tuple(items), _, _]) => self.tuple_slice(g, op, items),
+            (Opcode::Getslice, _, [S::Tuple(items), _, _]) => self.tuple_slice(g, op, items),
             // As in the original, a key looked up generalizes the dict's
             // keys (a dict of chars looked up with a str is a dict of strs),
             // and an item looked for generalizes the list's items.
-            ("getitem", _, [S::Dict(def), key]) => self
+            (Opcode::Getitem, _, [S::Dict(def), key]) => self
                 .store_item(g, op, def.id, false, key)
                 .map(|()| self.containers.part(def.id, true)),
-            ("contains", _, [S::Dict(def), key]) => {
+            (Opcode::Contains, _, [S::Dict(def), key]) => {
                 self.store_item(g, op, def.id, false, key).map(|()| S::Bool)
             }
-            ("contains", _, [S::List(def), item]) => self
+            (Opcode::Contains, _, [S::List(def), item]) => self
                 .store_item(g, op, def.id, false, item)
                 .map(|()| S::Bool),
-            ("setitem", _, [S::List(def), S::Integer { .. } | S::Bool, value]) => self
+            (Opcode::Setitem, _, [S::List(def), S::Integer { .. } | S::Bool, value]) => self
                 .store_item(g, op, def.id, false, value)
                 .map(|()| S::None),
-            ("setitem", _, [S::Dict(def), key, value]) => self
+            (Opcode::Setitem, _, [S::Dict(def), key, value]) => self
                 .store_item(g, op, def.id, false, key)
                 .and_then(|()| self.store_item(g, op, def.id, true, value))
                 .map(|()| S::None),
-            ("delitem", _, [S::List(def), S::Integer { .. } | S::Bool])
-            | ("delslice", _, [S::List(def), _, _]) => {
+            (Opcode::Delitem, _, [S::List(def), S::Integer { .. } | S::Bool])
+            | (Opcode::Delslice, _, [S::List(def), _, _]) => {
                 self.resized(def.id);
                 Ok(S::None)
             }
-            ("delitem", _, [S::Dict(def), key]) => {
+            (Opcode::Delitem, _, [S::Dict(def), key]) => {
                 self.store_item(g, op, def.id, false, key).map(|()| S::None)
             }
             // `l[a:b] = other`: other's items go into l, whose length changes
             // (this block reads other, so it is flowed again when other's
             // items generalize).
-            ("setslice", _, [S::List(def), _, _, S::List(source)]) => {
+            (Opcode::Setslice, _, [S::List(def), _, _, S::List(source)]) => {
                 if let Err(e) = self.store_item(g, op, def.id, false, &source.item) {
                     return Some(Err(e));
                 }
                 self.resized(def.id);
                 Ok(S::None)
             }
-            ("getslice", _, [S::List(def), _, _]) => self.new_list(site, &def.item, g, op),
-            ("add", _, [S::List(x), S::List(y)]) => self
+            (Opcode::Getslice, _, [S::List(def), _, _]) => self.new_list(site, &def.item, g, op),
+            (Opcode::Add, _, [S::List(x), S::List(y)]) => self
                 .new_list(site, &x.item, g, op)
                 .and_then(|_| self.new_list(site, &y.item, g, op)),
-            ("mul", _, [S::List(def), S::Integer { .. } | S::Bool])
-            | ("mul", _, [S::Integer { .. } | S::Bool, S::List(def)]) => {
+            (Opcode::Mul, _, [S::List(def), S::Integer { .. } | S::Bool])
+            | (Opcode::Mul, _, [S::Integer { .. } | S::Bool, S::List(def)]) => {
                 self.new_list(site, &def.item, g, op)
             }
-            ("add", _, [S::Tuple(x), S::Tuple(y)]) => {
+            (Opcode::Add, _, [S::Tuple(x), S::Tuple(y)]) => {
                 Ok(S::Tuple(x.iter().chain(y).cloned().collect()))
             }
             // Tuples compare item by item: each pair must be comparable.
-            ("lt" | "le" | "gt" | "ge", _, [S::Tuple(x), S::Tuple(y)]) => {
+            (Opcode::Lt | Opcode::Le | Opcode::Gt | Opcode::Ge, _, [S::Tuple(x), S::Tuple(y)]) => {
                 let comparable = x.iter().zip(y).all(|(a, b)| {
-                    crate::rules::annotate::op_result(&op.opname, &[a.clone(), b.clone()]).is_some()
+                    crate::rules::annotate::op_result(op.opname, &[a.clone(), b.clone()]).is_some()
                 });
                 if !comparable {
                     return None;
                 }
                 Ok(S::Bool)
             }
-            ("iter", _, [S::Iterator(_)]) => Ok(args[0].clone()),
-            ("iter", _, [c]) if element(c).is_some() => Ok(S::Iterator(Box::new(c.clone()))),
-            ("next", _, [S::Iterator(c)]) => element(c).map(Ok)?,
-            ("simple_call", Some("range" | "xrange"), [_, bounds @ ..])
+            (Opcode::Iter, _, [S::Iterator(_)]) => Ok(args[0].clone()),
+            (Opcode::Iter, _, [c]) if element(c).is_some() => Ok(S::Iterator(Box::new(c.clone()))),
+            (Opcode::Next, _, [S::Iterator(c)]) => element(c).map(Ok)?,
+            (Opcode::SimpleCall, Some("range" | "xrange"), [_, bounds @ ..])
                 if !bounds.is_empty()
                     && bounds
                         .iter()
@@ -206,23 +207,23 @@ impl Annotator<'_> {
                 let item = if all_nonneg { nonneg() } else { S::int() };
                 self.new_list(site, &item, g, op)
             }
-            ("simple_call", Some("list"), [_]) => self.new_list(site, &S::Impossible, g, op),
-            ("simple_call", Some("list"), [_, c]) => match element(c) {
+            (Opcode::SimpleCall, Some("list"), [_]) => self.new_list(site, &S::Impossible, g, op),
+            (Opcode::SimpleCall, Some("list"), [_, c]) => match element(c) {
                 Some(item) => self.new_list(site, &item, g, op),
                 None => return None,
             },
-            ("simple_call", Some("enumerate"), [_, c]) => match element(c) {
+            (Opcode::SimpleCall, Some("enumerate"), [_, c]) => match element(c) {
                 Some(item) => self.new_list(site, &S::Tuple(vec![nonneg(), item]), g, op),
                 None => return None,
             },
-            ("simple_call", Some("zip"), [_, a, b]) => match (element(a), element(b)) {
+            (Opcode::SimpleCall, Some("zip"), [_, a, b]) => match (element(a), element(b)) {
                 (Some(x), Some(y)) => self.new_list(site, &S::Tuple(vec![x, y]), g, op),
                 _ => return None,
             },
-            ("simple_call", Some("reversed"), [_, c @ S::List(_)]) => {
+            (Opcode::SimpleCall, Some("reversed"), [_, c @ S::List(_)]) => {
                 Ok(S::Iterator(Box::new(c.clone())))
             }
-            ("getattr", _, [receiver, S::Object]) => {
+            (Opcode::Getattr, _, [receiver, S::Object]) => {
                 let Some(Constant::Name(name)) = op.args[1].as_const() else {
                     return None;
                 };
@@ -242,7 +243,7 @@ impl Annotator<'_> {
                     receiver: Box::new(receiver.clone()),
                 })
             }
-            ("simple_call", _, [S::BuiltinMethod { name, receiver }, rest @ ..]) => {
+            (Opcode::SimpleCall, _, [S::BuiltinMethod { name, receiver }, rest @ ..]) => {
                 return self.call_method(g, op, site, name, receiver, rest)
             }
             _ => return None,

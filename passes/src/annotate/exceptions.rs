@@ -10,6 +10,7 @@ use fxhash::FxHashMap;
 use rpy_ir::annotation::{Desc, Known, SomeValue};
 use rpy_ir::ast::Dialect;
 use rpy_ir::graph::{Flow, PrebuiltObject, Program};
+use rpy_ir::opcode::Opcode;
 use std::cell::RefCell;
 use std::collections::BTreeSet;
 
@@ -182,10 +183,10 @@ impl Raised {
 /// program's functions, `Annotator::raised`) on arguments of these
 /// annotations: the flow builder's table (`flow::language`), told what the
 /// annotations say of the operands.
-pub fn raised_by_operation(opname: &str, args: &[SomeValue]) -> Raised {
+pub fn raised_by_operation(opname: Opcode, args: &[SomeValue]) -> Raised {
     // A tuple read at a known index within its length (`a, b = t`): the
     // table cannot tell it from a list's, which may raise IndexError.
-    if let ("getitem", [SomeValue::Tuple(items), index]) = (opname, args) {
+    if let (Opcode::Getitem, [SomeValue::Tuple(items), index]) = (opname, args) {
         if let Some(Known::Int(i)) = index.known() {
             let n = items.len() as i64;
             if (-n..n).contains(i) {

@@ -22,6 +22,7 @@ use rpy_ir::ast::Dialect;
 use rpy_ir::diag::{Diagnostic, Diagnostics, Pos};
 use rpy_ir::graph::{Annotated, Arg, Constant, Flow, Program, SpaceOperation};
 use rpy_ir::lltype::{ContainerType, LowLevelType};
+use rpy_ir::opcode::Opcode;
 
 /// The hint every helper graph carries: specialized by `lowlevel_key`.
 pub const LOWLEVEL_HINT: &str = "specialize.ll";
@@ -192,18 +193,20 @@ impl Annotator<'_> {
             _ => None,
         };
         let builtin = match args.first() {
-            Some(S::Builtin(b)) if op.opname == "simple_call" => Some(b.as_str()),
+            Some(S::Builtin(b)) if op.opname == Opcode::SimpleCall => Some(b.as_str()),
             _ => None,
         };
-        Some(match (op.opname.as_str(), builtin, args) {
-            ("getattr", _, [S::Ptr(p), _]) => self
+        Some(match (op.opname, builtin, args) {
+            (Opcode::Getattr, _, [S::Ptr(p), _]) => self
                 .field_type(p, name_arg(1)?)
                 .map(|t| lltype_annotation(&t)),
-            ("setattr", _, [S::Ptr(p), _, _]) => self.field_type(p, name_arg(1)?).map(|_| S::None),
-            ("getitem", _, [S::Ptr(p), index]) => self
+            (Opcode::Setattr, _, [S::Ptr(p), _, _]) => {
+                self.field_type(p, name_arg(1)?).map(|_| S::None)
+            }
+            (Opcode::Getitem, _, [S::Ptr(p), index]) => self
                 .item_type(p)
                 .and_then(|t| int_index(index).map(|()| lltype_annotation(&t))),
-            ("setitem", _, [S::Ptr(p), index, _]) => self
+            (Opcode::Setitem, _, [S::Ptr(p), index, _]) => self
                 .item_type(p)
                 .and_then(|_| int_index(index).map(|()| S::None)),
             (_, Some("len"), [_, S::Ptr(p)]) => self.item_type(p).map(|_| S::nonneg_int()),
@@ -211,10 +214,9 @@ impl Annotator<'_> {
             (_, Some("float"), [_, S::Ptr(LowLevelType::Ptr(t))]) if t == rpy_ir::lltype::STR => {
                 Ok(S::Float)
             }
-            ("bool" | "is_true", _, [S::Ptr(_)]) | ("is_" | "eq" | "ne", _, [S::Ptr(_), _]) => {
-                Ok(S::Bool)
-            }
-            ("is_" | "eq" | "ne", _, [_, S::Ptr(_)]) => Ok(S::Bool),
+            (Opcode::Bool, _, [S::Ptr(_)])
+            | (Opcode::Is | Opcode::Eq | Opcode::Ne, _, [S::Ptr(_), _]) => Ok(S::Bool),
+            (Opcode::Is | Opcode::Eq | Opcode::Ne, _, [_, S::Ptr(_)]) => Ok(S::Bool),
             (_, Some("malloc"), [_, S::LLType(t), rest @ ..]) => self.malloc(t, rest),
             (_, Some("nullptr"), [_, S::LLType(t)]) => match value_type(t) {
                 None => Ok(S::Ptr(LowLevelType::Ptr(t.clone()))),
@@ -223,7 +225,7 @@ impl Annotator<'_> {
             (_, Some("typeOf"), [_, value]) => annotation_lltype(value)
                 .map(|t| S::LLType(t.to_string()))
                 .ok_or_else(|| format!("typeOf() of {} has no low-level type", value.describe())),
-            ("getattr", _, [S::LLType(t), _]) => self.type_attribute(t, name_arg(1)?),
+            (Opcode::Getattr, _, [S::LLType(t), _]) => self.type_attribute(t, name_arg(1)?),
             _ => return None,
         })
     }

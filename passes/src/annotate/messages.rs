@@ -3,40 +3,41 @@
 
 use rpy_ir::annotation::SomeValue;
 use rpy_ir::graph::{Constant, SpaceOperation};
+use rpy_ir::opcode::Opcode;
 
 /// How the user wrote a high-level operation, for messages.
-pub fn source_form(opname: &str) -> String {
+pub fn source_form(opname: Opcode) -> String {
     let form = match opname {
-        "add" => "'+'",
-        "sub" => "'-'",
-        "mul" => "'*'",
-        "div" | "truediv" => "'/'",
-        "floordiv" => "'//'",
-        "mod" => "'%'",
-        "pow" => "'**'",
-        "lshift" => "'<<'",
-        "rshift" => "'>>'",
-        "and_" => "'&'",
-        "or_" => "'|'",
-        "xor" => "'^'",
-        "neg" => "'unary -'",
-        "pos" => "'unary +'",
-        "invert" => "'~'",
-        "not_" => "'not'",
-        "lt" => "'<'",
-        "le" => "'<='",
-        "eq" => "'=='",
-        "ne" => "'!='",
-        "gt" => "'>'",
-        "ge" => "'>='",
-        "is_" => "'is'",
-        "contains" => "'in'",
-        "getitem" => "indexing",
-        "setitem" => "item assignment",
-        "getattr" => "attribute access",
-        "setattr" => "attribute assignment",
-        "print_item" => "'print'",
-        "bool" => "a truth test",
+        Opcode::Add => "'+'",
+        Opcode::Sub => "'-'",
+        Opcode::Mul => "'*'",
+        Opcode::Div | Opcode::Truediv => "'/'",
+        Opcode::Floordiv => "'//'",
+        Opcode::Mod => "'%'",
+        Opcode::Pow => "'**'",
+        Opcode::Lshift => "'<<'",
+        Opcode::Rshift => "'>>'",
+        Opcode::And => "'&'",
+        Opcode::Or => "'|'",
+        Opcode::Xor => "'^'",
+        Opcode::Neg => "'unary -'",
+        Opcode::Pos => "'unary +'",
+        Opcode::Invert => "'~'",
+        Opcode::Not => "'not'",
+        Opcode::Lt => "'<'",
+        Opcode::Le => "'<='",
+        Opcode::Eq => "'=='",
+        Opcode::Ne => "'!='",
+        Opcode::Gt => "'>'",
+        Opcode::Ge => "'>='",
+        Opcode::Is => "'is'",
+        Opcode::Contains => "'in'",
+        Opcode::Getitem => "indexing",
+        Opcode::Setitem => "item assignment",
+        Opcode::Getattr => "attribute access",
+        Opcode::Setattr => "attribute assignment",
+        Opcode::PrintItem => "'print'",
+        Opcode::Bool => "a truth test",
         _ => return format!("operation '{opname}'"),
     };
     form.to_string()
@@ -46,14 +47,14 @@ pub fn source_form(opname: &str) -> String {
 pub fn describe_untypable(op: &SpaceOperation, args: &[SomeValue]) -> String {
     let what: Vec<String> = args.iter().map(|a| a.describe()).collect();
     match (
-        op.opname.as_str(),
+        op.opname,
         args.first(),
         op.args.get(1).and_then(|a| a.as_const()),
     ) {
-        ("simple_call", Some(SomeValue::Builtin(name)), _) => {
+        (Opcode::SimpleCall, Some(SomeValue::Builtin(name)), _) => {
             sentence(&format!("{name}()"), &what[1..].join(", "))
         }
-        ("simple_call", Some(callee), _)
+        (Opcode::SimpleCall, Some(callee), _)
             if !matches!(
                 callee,
                 SomeValue::Pbc { .. } | SomeValue::BuiltinMethod { .. }
@@ -64,7 +65,7 @@ pub fn describe_untypable(op: &SpaceOperation, args: &[SomeValue]) -> String {
                 callee.describe()
             )
         }
-        ("iter", Some(SomeValue::Tuple(items)), _) => format!(
+        (Opcode::Iter, Some(SomeValue::Tuple(items)), _) => format!(
             "a loop over a tuple gives its items one after another, so in RPython they need \
              one type; this tuple holds {}",
             items
@@ -73,13 +74,15 @@ pub fn describe_untypable(op: &SpaceOperation, args: &[SomeValue]) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
-        ("getattr", Some(SomeValue::Dict(_)), Some(Constant::Name(attr))) if attr == "has_key" => {
+        (Opcode::Getattr, Some(SomeValue::Dict(_)), Some(Constant::Name(attr)))
+            if attr == "has_key" =>
+        {
             "dicts have no has_key() in RPython; test 'key in d' instead".into()
         }
-        ("getattr", Some(obj), Some(Constant::Name(attr))) => {
+        (Opcode::Getattr, Some(obj), Some(Constant::Name(attr))) => {
             format!("{} has no attribute '{attr}' in RPython", obj.describe())
         }
-        _ => sentence(&source_form(&op.opname), &what.join(" and ")),
+        _ => sentence(&source_form(op.opname), &what.join(" and ")),
     }
 }
 

@@ -39,7 +39,6 @@ pub mod provenance;
 mod rlib_calls;
 mod specialize;
 
-use crate::flow::FLOW_ERROR;
 use crate::rules;
 use crate::simplify::simplify_graph;
 use classdefs::BASE_EXCEPTION_INIT;
@@ -55,6 +54,7 @@ use rpy_ir::graph::{
     Annotated, Arg, Block, BlockId, Constant, Flow, FunctionGraph, JitDriverDecl, Link,
     PrebuiltObject, Program, SpaceOperation, Var,
 };
+use rpy_ir::opcode::Opcode;
 pub(crate) use specialize::known_constant_of;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
@@ -233,13 +233,13 @@ fn not_none_on(block: &Block, link: &Link) -> Option<Var> {
     let defining = |v: Var| block.operations.iter().find(|o| o.result == v);
     let mut op = defining(switch)?;
     let mut none_case = true;
-    if op.opname == "not_" {
+    if op.opname == Opcode::Not {
         op = defining(op.args.first()?.as_var()?)?;
         none_case = false;
     }
-    match (op.opname.as_str(), op.args.as_slice()) {
-        ("is_", [Arg::Var(x), Arg::Const(Constant::None)])
-        | ("is_", [Arg::Const(Constant::None), Arg::Var(x)])
+    match (op.opname, op.args.as_slice()) {
+        (Opcode::Is, [Arg::Var(x), Arg::Const(Constant::None)])
+        | (Opcode::Is, [Arg::Const(Constant::None), Arg::Var(x)])
             if *case != none_case =>
         {
             Some(*x)
@@ -258,12 +258,12 @@ fn instance_on<'b>(block: &'b Block, link: &Link) -> Option<(Var, &'b str)> {
     let switch = block.exitswitch.as_ref()?.as_var()?;
     let defining = |v: Var| block.operations.iter().find(|o| o.result == v);
     let mut op = defining(switch)?;
-    if op.opname == "bool" {
+    if op.opname == Opcode::Bool {
         op = defining(op.args.first()?.as_var()?)?;
     }
-    match (op.opname.as_str(), op.args.as_slice()) {
+    match (op.opname, op.args.as_slice()) {
         (
-            "simple_call",
+            Opcode::SimpleCall,
             [Arg::Const(Constant::Builtin(f)), Arg::Var(x), Arg::Const(Constant::Class(c))],
         ) if f == "isinstance" => Some((*x, c.as_str())),
         _ => None,
@@ -697,7 +697,7 @@ impl<'p> Annotator<'p> {
         if block
             .operations
             .first()
-            .is_some_and(|op| op.opname == FLOW_ERROR)
+            .is_some_and(|op| op.opname == Opcode::FlowError)
         {
             let mut held = self.held_flow_errors(g, b);
             return Err(held.swap_remove(0));
@@ -758,7 +758,7 @@ impl<'p> Annotator<'p> {
                 raised.unknown || !raised.classes.is_empty()
             };
             if result == SomeValue::Impossible
-                && matches!(op.opname.as_str(), "simple_call" | "next")
+                && matches!(op.opname, Opcode::SimpleCall | Opcode::Next)
                 && !self.provisional_round()
                 && raises()
             {
@@ -811,11 +811,12 @@ impl<'p> Annotator<'p> {
         op: &SpaceOperation,
         args: &[SomeValue],
     ) -> Option<(String, &'static str, Vec<SomeValue>)> {
-        let (opname, operands) = match (op.opname.as_str(), args) {
-            ("simple_call", [SomeValue::Builtin(f), rest @ ..])
+        let (opname, operands) = match (op.opname, args) {
+            (Opcode::SimpleCall, [SomeValue::Builtin(f), rest @ ..])
                 if matches!(f.as_str(), "len" | "iter" | "next") =>
             {
-                (f.as_str(), rest)
+                // The builtin of the same name as the operation.
+                (Opcode::from_name(f)?, rest)
             }
             (opname, operands) => (opname, operands),
         };
@@ -831,8 +832,8 @@ impl<'p> Annotator<'p> {
         if let Some((class, method, _)) = self.special_call(op, args) {
             return self.special_raised(&class, method);
         }
-        match (op.opname.as_str(), args) {
-            ("simple_call", [SomeValue::Pbc { descs, .. }, ..]) => {
+        match (op.opname, args) {
+            (Opcode::SimpleCall, [SomeValue::Pbc { descs, .. }, ..]) => {
                 let mut raised = Raised::default();
                 for d in descs {
                     match d {
@@ -857,7 +858,7 @@ impl<'p> Annotator<'p> {
                 }
                 raised
             }
-            _ => raised_by_operation(&op.opname, args),
+            _ => raised_by_operation(op.opname, args),
         }
     }
 
@@ -1044,14 +1045,14 @@ impl<'p> Annotator<'p> {
         let general = std::cell::OnceCell::<Vec<SomeValue>>::new();
         let general = || general.get_or_init(|| args.iter().map(SomeValue::general).collect());
         let untypable = |this: &Self| this.error(g, op.pos, describe_untypable(op, general()));
-        if let Some(result) = rlib_calls::checked_op(&op.opname, args) {
+        if let Some(result) = rlib_calls::checked_op(op.opname, args) {
             return result.map_err(|why| self.error(g, op.pos, why));
         }
         if let Some((class, method, rest)) = self.special_call(op, args) {
             return self.call_special(g, b, op, &class, method, &rest);
         }
-        if let ("simple_call", [SomeValue::Builtin(f), SomeValue::Instance { class, .. }]) =
-            (op.opname.as_str(), args)
+        if let (Opcode::SimpleCall, [SomeValue::Builtin(f), SomeValue::Instance { class, .. }]) =
+            (op.opname, args)
         {
             if f == "list" {
                 if let Some(item) = self.items_of_instance(g, b, op, class) {
@@ -1059,20 +1060,19 @@ impl<'p> Annotator<'p> {
                 }
             }
         }
-        if let (opname @ ("getattr" | "setattr"), Some(descs)) = (
-            op.opname.as_str(),
-            args.first().and_then(frozen::frozen_descs),
-        ) {
+        if let (opname @ (Opcode::Getattr | Opcode::Setattr), Some(descs)) =
+            (op.opname, args.first().and_then(frozen::frozen_descs))
+        {
             let Some(Constant::Name(attr)) = op.args[1].as_const() else {
                 return Err(untypable(self));
             };
             return match opname {
-                "getattr" => self.frozen_getattr(g, descs, attr, op.pos),
+                Opcode::Getattr => self.frozen_getattr(g, descs, attr, op.pos),
                 _ => Err(self.frozen_setattr_error(g, descs, attr, op.pos)),
             };
         }
-        if let ("getattr" | "setattr", Some(class)) = (
-            op.opname.as_str(),
+        if let (Opcode::Getattr | Opcode::Setattr, Some(class)) = (
+            op.opname,
             args.first().and_then(|o| self.attribute_class(o)),
         ) {
             let Some(Constant::Name(attr)) = op.args[1].as_const() else {
@@ -1085,8 +1085,8 @@ impl<'p> Annotator<'p> {
                 _ => self.read_attr(g, b, &class, attr, op.pos),
             };
         }
-        match (op.opname.as_str(), args) {
-            ("simple_call", [SomeValue::Pbc { descs, can_be_none }, rest @ ..]) => {
+        match (op.opname, args) {
+            (Opcode::SimpleCall, [SomeValue::Pbc { descs, can_be_none }, rest @ ..]) => {
                 if *can_be_none {
                     return Err(self.error(
                         g,
@@ -1125,10 +1125,10 @@ impl<'p> Annotator<'p> {
             }
             // `Base.__init__(self, ...)` of a builtin exception class keeps
             // nothing RPython can read.
-            ("simple_call", [SomeValue::Builtin(name), ..]) if name == BASE_EXCEPTION_INIT => {
+            (Opcode::SimpleCall, [SomeValue::Builtin(name), ..]) if name == BASE_EXCEPTION_INIT => {
                 Ok(SomeValue::None)
             }
-            ("simple_call", [SomeValue::Builtin(name), rest @ ..]) => {
+            (Opcode::SimpleCall, [SomeValue::Builtin(name), rest @ ..]) => {
                 match rlib_calls::rlib_call(name, rest)
                     .or_else(|| externals::external_call(name, rest, self.dialect))
                 {
@@ -1150,15 +1150,17 @@ impl<'p> Annotator<'p> {
                 self.general_op(g, b, index, op, general())
                     .ok_or_else(|| untypable(self))?
             }
-            ("getitem", [SomeValue::Tuple(items), i]) => self.tuple_item(g, op, items, i.known()),
+            (Opcode::Getitem, [SomeValue::Tuple(items), i]) => {
+                self.tuple_item(g, op, items, i.known())
+            }
             // A JIT hint (`driver.jit_merge_point(...)`): nothing at run time
             // before the JIT; its arguments may be anything.
-            ("jit_marker", _) => {
+            (Opcode::JitMarker, _) => {
                 self.call_green_hooks(g, b, op, args)?;
                 Ok(SomeValue::None)
             }
             (
-                "getattr",
+                Opcode::Getattr,
                 [SomeValue::Pbc {
                     descs,
                     can_be_none: false,
@@ -1188,7 +1190,7 @@ impl<'p> Annotator<'p> {
         if let Some(result) = self.container_op(g, b, index, op, general) {
             return Some(result);
         }
-        rules::annotate::op_result(&op.opname, general).map(Ok)
+        rules::annotate::op_result(op.opname, general).map(Ok)
     }
 
     /// The result of `op` when the values of its arguments decide it: the
@@ -1202,13 +1204,13 @@ impl<'p> Annotator<'p> {
             Known::Char(_) => true,
             Known::Str(s) => !s.is_empty(),
         };
-        let result = match (op.opname.as_str(), args) {
-            ("bool", [S::Const(k)]) => truth(k),
-            ("not_", [S::Const(k)]) => !truth(k),
-            ("bool", [S::None]) => false,
-            ("not_", [S::None]) => true,
-            ("is_", [S::None, S::None]) => true,
-            ("is_", [x, S::None]) | ("is_", [S::None, x]) if !x.can_be_none() => false,
+        let result = match (op.opname, args) {
+            (Opcode::Bool, [S::Const(k)]) => truth(k),
+            (Opcode::Not, [S::Const(k)]) => !truth(k),
+            (Opcode::Bool, [S::None]) => false,
+            (Opcode::Not, [S::None]) => true,
+            (Opcode::Is, [S::None, S::None]) => true,
+            (Opcode::Is, [x, S::None]) | (Opcode::Is, [S::None, x]) if !x.can_be_none() => false,
             (cmp, [S::Const(x), S::Const(y)]) => {
                 let order = match (x, y) {
                     (Known::Int(a), Known::Int(b)) => a.cmp(b),
@@ -1216,12 +1218,12 @@ impl<'p> Annotator<'p> {
                     _ => return None,
                 };
                 match cmp {
-                    "eq" => order.is_eq(),
-                    "ne" => order.is_ne(),
-                    "lt" => order.is_lt(),
-                    "le" => order.is_le(),
-                    "gt" => order.is_gt(),
-                    "ge" => order.is_ge(),
+                    Opcode::Eq => order.is_eq(),
+                    Opcode::Ne => order.is_ne(),
+                    Opcode::Lt => order.is_lt(),
+                    Opcode::Le => order.is_le(),
+                    Opcode::Gt => order.is_gt(),
+                    Opcode::Ge => order.is_ge(),
                     _ => return None,
                 }
             }
@@ -1417,7 +1419,7 @@ impl<'p> Annotator<'p> {
                     .block(b)
                     .operations
                     .iter()
-                    .any(|o| o.result == v && o.opname == "getattr")
+                    .any(|o| o.result == v && o.opname == Opcode::Getattr)
             });
             return Err(if through_variable {
                 d.with_note(
@@ -1516,7 +1518,7 @@ impl<'p> Annotator<'p> {
         block
             .operations
             .iter()
-            .filter(|op| op.opname == FLOW_ERROR)
+            .filter(|op| op.opname == Opcode::FlowError)
             .map(|op| {
                 let mut texts = op.args.iter().filter_map(|a| match a {
                     Arg::Const(Constant::Str(text)) => Some(text.clone()),
@@ -1960,7 +1962,7 @@ fn raise_assertion_error(g: &mut FunctionGraph<Annotated>, pos: Option<Pos>) -> 
     let error = g.new_var(None, SomeValue::Exception(vec![CLASS.into()]));
     let class = Arg::Const(Constant::Class(CLASS.into()));
     g.block_mut(block).operations.push(SpaceOperation {
-        opname: "simple_call".into(),
+        opname: Opcode::SimpleCall,
         args: vec![class.clone()],
         result: error,
         pos,
@@ -2045,7 +2047,7 @@ fn explain_annotated(a: &Annotator<'_>, func: Option<&str>, var: &str) -> Result
                     .blocks
                     .iter()
                     .flat_map(|b| &b.operations)
-                    .find(|o| o.result == v && o.opname == "getattr");
+                    .find(|o| o.result == v && o.opname == Opcode::Getattr);
                 if let Some(op) = read {
                     if let (Some(Arg::Var(obj)), Some(Arg::Const(Constant::Name(attr)))) =
                         (op.args.first(), op.args.get(1))

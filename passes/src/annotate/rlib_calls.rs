@@ -11,6 +11,7 @@
 //! known value, which a rule cannot give.
 
 use rpy_ir::annotation::{Known, SomeValue};
+use rpy_ir::opcode::Opcode;
 
 const OVFCHECK_OF_UNSIGNED: &str =
     "ovfcheck() checks signed arithmetic; r_uint arithmetic wraps instead";
@@ -90,8 +91,8 @@ pub(super) fn rlib_call(name: &str, args: &[SomeValue]) -> Option<Result<SomeVal
 /// The operation `OP_ovf` (`ovfcheck(x OP y)`) is typed by its rule, or as
 /// `OP` on signed ints where no program has needed a rule yet; `Err` says
 /// why it cannot be.
-pub(super) fn checked_op(opname: &str, args: &[SomeValue]) -> Option<Result<SomeValue, String>> {
-    let base = opname.strip_suffix("_ovf")?;
+pub(super) fn checked_op(opname: Opcode, args: &[SomeValue]) -> Option<Result<SomeValue, String>> {
+    let base = opname.without_overflow_check()?;
     let general: Vec<SomeValue> = args.iter().map(SomeValue::general).collect();
     if general
         .iter()

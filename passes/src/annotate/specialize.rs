@@ -40,6 +40,7 @@ use rpy_ir::annotation::{user_class_name, Desc, Known, SomeValue};
 use rpy_ir::ast::Dialect;
 use rpy_ir::diag::{Diagnostic, Diagnostics};
 use rpy_ir::graph::{Arg, BlockId, Constant, Flow, FunctionGraph, Program, SpaceOperation};
+use rpy_ir::opcode::Opcode;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
@@ -773,7 +774,7 @@ fn bound_instance_in(operations: &[SpaceOperation], op: &SpaceOperation) -> Opti
     let method = op.args.first()?.as_var()?;
     operations
         .iter()
-        .find(|o| o.result == method && o.opname == "getattr")
+        .find(|o| o.result == method && o.opname == Opcode::Getattr)
         .and_then(|o| o.args.first().cloned())
 }
 
@@ -1019,7 +1020,7 @@ pub(super) fn rewrite_calls(
         if !used {
             block
                 .operations
-                .retain(|o| !(o.result == method && o.opname == "getattr"));
+                .retain(|o| !(o.result == method && o.opname == Opcode::Getattr));
         }
     }
 }

@@ -9,6 +9,7 @@ use crate::simplify::simplify_program;
 use rpy_ir::annotation::{Desc, SomeValue};
 use rpy_ir::ast::Dialect;
 use rpy_ir::graph::{Flow, Program};
+use rpy_ir::opcode::Opcode;
 
 const TARGET: &str = "\n\ndef target(*args):\n    return entry_point, None\n";
 
@@ -427,7 +428,7 @@ fn callees(program: &Program<rpy_ir::graph::Annotated>, func: &str) -> Vec<Strin
         .blocks
         .iter()
         .flat_map(|b| &b.operations)
-        .filter(|o| o.opname == "simple_call")
+        .filter(|o| o.opname == Opcode::SimpleCall)
         .filter_map(|o| match o.args.first() {
             Some(rpy_ir::graph::Arg::Const(rpy_ir::graph::Constant::Func(f))) => Some(f.clone()),
             _ => None,

@@ -31,6 +31,7 @@
 use super::egraph::int_sig;
 use rpy_ir::graph::{Arg, BlockId, Constant, FunctionGraph, Link, LowLevel, Program, Var};
 use rpy_ir::intbound::{transfer, IntBound};
+use rpy_ir::opcode::Opcode;
 
 type G = FunctionGraph<LowLevel>;
 
@@ -127,8 +128,8 @@ fn link_facts(
             facts.push((*v, nb));
         }
     };
-    match (op.opname.as_str(), op.args.as_slice()) {
-        ("int_is_true", [x]) => {
+    match (op.opname, op.args.as_slice()) {
+        (Opcode::IntIsTrue, [x]) => {
             let Some(bx) = bound(x) else { return facts };
             push(
                 x,
@@ -145,10 +146,10 @@ fn link_facts(
             };
             // Each comparison as `lhs < rhs` or `lhs <= rhs` when it holds.
             let cmp = match (name, taken) {
-                ("int_lt", true) | ("int_ge", false) => Some((x, y, bx, by, true)),
-                ("int_le", true) | ("int_gt", false) => Some((x, y, bx, by, false)),
-                ("int_gt", true) | ("int_le", false) => Some((y, x, by, bx, true)),
-                ("int_ge", true) | ("int_lt", false) => Some((y, x, by, bx, false)),
+                (Opcode::IntLt, true) | (Opcode::IntGe, false) => Some((x, y, bx, by, true)),
+                (Opcode::IntLe, true) | (Opcode::IntGt, false) => Some((x, y, bx, by, false)),
+                (Opcode::IntGt, true) | (Opcode::IntLe, false) => Some((y, x, by, bx, true)),
+                (Opcode::IntGe, true) | (Opcode::IntLt, false) => Some((y, x, by, bx, false)),
                 _ => None,
             };
             if let Some((l, r, bl, br, strict)) = cmp {
@@ -157,8 +158,8 @@ fn link_facts(
                 push(r, nr);
             }
             let equal = match name {
-                "int_eq" => Some(taken),
-                "int_ne" => Some(!taken),
+                Opcode::IntEq => Some(taken),
+                Opcode::IntNe => Some(!taken),
                 _ => None,
             };
             match equal {
@@ -262,20 +263,20 @@ pub(super) fn branch_facts_in_graph(g: &mut G, stats: &mut BranchFactStats) {
                 continue;
             };
             let mut bnd = initial(res_bool);
-            if let Some((_, arg_tys, res)) = int_sig(&op.opname) {
+            if let Some((_, arg_tys, res)) = int_sig(op.opname) {
                 if res == res_bool && op.args.len() == arg_tys.len() {
                     let args: Option<Vec<IntBound>> =
                         op.args.iter().map(|a| arg_bound(g, &bounds, a)).collect();
-                    if let Some(t) = args.and_then(|a| transfer(&op.opname, &a)) {
+                    if let Some(t) = args.and_then(|a| transfer(op.opname.name(), &a)) {
                         bnd = t.intersect(&bnd).unwrap_or(bnd);
                     }
-                    if rpy_ir::llops::defined_for_every_input(&op.opname) {
+                    if rpy_ir::llops::defined_for_every_input(op.opname) {
                         if let Some(c) = bnd.get_constant() {
                             found[b.0 as usize].push((op.result, c));
                         }
                     }
                 }
-            } else if op.opname == "same_as" && op.args.len() == 1 {
+            } else if op.opname == Opcode::SameAs && op.args.len() == 1 {
                 if let Some(t) = arg_bound(g, &bounds, &op.args[0]) {
                     bnd = t.intersect(&bnd).unwrap_or(bnd);
                 }

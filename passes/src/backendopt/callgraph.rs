@@ -15,6 +15,7 @@ use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
 use rpy_ir::graph::{Arg, Constant, LowLevel, Program};
 use rpy_ir::lltype::{FuncSig, LowLevelType};
+use rpy_ir::opcode::Opcode;
 use std::fmt::Write;
 
 /// How one graph calls another.
@@ -73,13 +74,13 @@ impl CallGraph {
             let caller = index[&g.name];
             for block in &g.blocks {
                 for op in &block.operations {
-                    match (op.opname.as_str(), op.args.first()) {
-                        ("direct_call", Some(Arg::Const(Constant::Func(f)))) => {
+                    match (op.opname, op.args.first()) {
+                        (Opcode::DirectCall, Some(Arg::Const(Constant::Func(f)))) => {
                             if let Some(&callee) = index.get(f) {
                                 sites.entry((caller, callee)).or_default().direct += 1;
                             }
                         }
-                        ("indirect_call", Some(Arg::Var(v))) => {
+                        (Opcode::IndirectCall, Some(Arg::Var(v))) => {
                             if let LowLevelType::FuncPtr(sig) = g.info(*v) {
                                 let shape = sig.pointer_shape();
                                 let Some(members) = by_sig.get(&shape) else {

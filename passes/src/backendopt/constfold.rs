@@ -31,6 +31,7 @@ use fxhash::FxHashMap as HashMap;
 use rpy_ir::graph::{Arg, BlockId, Constant, FunctionGraph, LowLevel, Program, Var};
 use rpy_ir::llops::{self, eval_int};
 use rpy_ir::lltype::LowLevelType;
+use rpy_ir::opcode::Opcode;
 
 type G = FunctionGraph<LowLevel>;
 
@@ -100,16 +101,16 @@ fn typed(v: i64, t: &LowLevelType) -> Option<Constant> {
 
 /// The value of a foldable operation on constant words; `None` when the
 /// operation is not one the pass folds or is undefined here.
-fn eval(opname: &str, args: &[i64]) -> Option<i64> {
-    let pure = llops::lookup(opname).is_some_and(|op| op.pure);
+fn eval(opname: Opcode, args: &[i64]) -> Option<i64> {
+    let pure = llops::info(opname).is_some_and(|op| op.pure());
     if !pure {
         return None;
     }
-    if let Some(cmp) = opname.strip_prefix("char_") {
+    if let Some(cmp) = opname.char_compare_as_int() {
         // Chars are bytes 0..=255: they compare as those integers.
-        return eval_int(&format!("int_{cmp}"), args);
+        return eval_int(cmp, args);
     }
-    if opname == "cast_char_to_int" {
+    if opname == Opcode::CastCharToInt {
         return args.first().copied();
     }
     eval_int(opname, args)
@@ -190,7 +191,7 @@ pub fn fold_graph(g: &mut G, stats: &mut ConstFoldStats) {
         for op in &block.operations {
             let ty = g.info(op.result);
             let args: Vec<Lat> = op.args.iter().map(|a| arg_lat(g, &val, a)).collect();
-            let new = if op.opname == "same_as" && args.len() == 1 {
+            let new = if op.opname == Opcode::SameAs && args.len() == 1 {
                 args[0].clone()
             } else if args.contains(&Lat::Varying) {
                 Lat::Varying
@@ -205,7 +206,7 @@ pub fn fold_graph(g: &mut G, stats: &mut ConstFoldStats) {
                     })
                     .collect();
                 match words
-                    .and_then(|w| eval(&op.opname, &w))
+                    .and_then(|w| eval(op.opname, &w))
                     .and_then(|v| typed(v, ty))
                 {
                     Some(c) => Lat::Const(c),
@@ -294,7 +295,7 @@ fn rewrite(g: &mut G, val: &[Lat], reached: &[bool], stats: &mut ConstFoldStats)
         block.operations.retain(|op| {
             let keep = (catching && i == last)
                 || !known.contains_key(&op.result)
-                || !llops::lookup(&op.opname).is_some_and(|o| o.pure);
+                || !llops::info(op.opname).is_some_and(|o| o.pure());
             i += 1;
             keep
         });

@@ -23,6 +23,7 @@
 
 use rpy_ir::graph::{Arg, BlockId, FunctionGraph, LowLevel, Program, Var};
 use rpy_ir::llops;
+use rpy_ir::opcode::Opcode;
 
 type G = FunctionGraph<LowLevel>;
 
@@ -38,9 +39,11 @@ pub struct DeadCodeStats {
 }
 
 /// Whether `opname` has no effect but its result.
-pub fn removable(opname: &str) -> bool {
-    matches!(opname, "getfield" | "getarrayitem" | "getarraysize")
-        || llops::lookup(opname).is_some_and(|op| op.pure)
+pub fn removable(opname: Opcode) -> bool {
+    matches!(
+        opname,
+        Opcode::Getfield | Opcode::Getarrayitem | Opcode::Getarraysize
+    ) || llops::info(opname).is_some_and(|op| op.pure())
 }
 
 /// Removes the dead operations and input arguments of every graph.
@@ -90,7 +93,7 @@ pub fn remove_in_graph(g: &mut G, stats: &mut DeadCodeStats) {
         }
         let last = block.operations.len().saturating_sub(1);
         for (i, op) in block.operations.iter().enumerate() {
-            let kept = !removable(&op.opname) || (block.catches_exceptions() && i == last);
+            let kept = !removable(op.opname) || (block.catches_exceptions() && i == last);
             if kept {
                 op.args.iter().for_each(|a| need(a, &mut live, &mut work));
             } else {
@@ -128,11 +131,11 @@ pub fn remove_in_graph(g: &mut G, stats: &mut DeadCodeStats) {
         let last = block.operations.len().saturating_sub(1);
         let mut i = 0;
         block.operations.retain(|op| {
-            let keep = is_live(&op.result) || !removable(&op.opname) || (catching && i == last);
+            let keep = is_live(&op.result) || !removable(op.opname) || (catching && i == last);
             i += 1;
             if !keep {
                 stats.ops_removed += 1;
-                if !llops::lookup(&op.opname).is_some_and(|o| o.pure) {
+                if !llops::info(op.opname).is_some_and(|o| o.pure()) {
                     stats.reads_removed += 1;
                 }
             }

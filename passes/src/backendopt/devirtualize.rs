@@ -11,6 +11,7 @@
 use fxhash::FxHashMap as HashMap;
 use rpy_ir::graph::{Arg, Constant, LowLevel, PrebuiltObject, Program, Var};
 use rpy_ir::lltype::LowLevelType;
+use rpy_ir::opcode::Opcode;
 
 /// What [`devirtualize`] did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -30,7 +31,7 @@ pub fn devirtualize(program: &mut Program<LowLevel>) -> DevirtualizeStats {
     let mut stats = DevirtualizeStats::default();
     let vtables_written = program.graphs.iter().any(|g| {
         g.blocks.iter().flat_map(|b| &b.operations).any(|op| {
-            op.opname == "setfield"
+            op.opname == Opcode::Setfield
                 && matches!(op.args.first(), Some(Arg::Var(v))
                     if matches!(g.info(*v), LowLevelType::Ptr(t) if is_vtable_type(t)))
         })
@@ -60,7 +61,7 @@ pub fn devirtualize(program: &mut Program<LowLevel>) -> DevirtualizeStats {
                         }
                     }
                 }
-                if op.opname == "getfield" {
+                if op.opname == Opcode::Getfield {
                     if let [Arg::Const(Constant::Prebuilt(i)), Arg::Const(Constant::Name(f))] =
                         op.args.as_slice()
                     {
@@ -72,10 +73,10 @@ pub fn devirtualize(program: &mut Program<LowLevel>) -> DevirtualizeStats {
                         }
                     }
                 }
-                if op.opname == "indirect_call"
+                if op.opname == Opcode::IndirectCall
                     && matches!(op.args.first(), Some(Arg::Const(Constant::Func(_))))
                 {
-                    op.opname = "direct_call".into();
+                    op.opname = Opcode::DirectCall;
                     stats.calls_made_direct += 1;
                 }
                 kept.push(op);

@@ -15,13 +15,10 @@ use egg::{
     PatternAst, RecExpr, Rewrite, Subst, Symbol,
 };
 use rpy_ir::intbound::{transfer, IntBound};
-use rpy_ir::llops::{int_signature, lookup, LL_OPS};
+use rpy_ir::llops::int_signature;
+use rpy_ir::opcode::Opcode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-
-/// An operation of the e-graph, by its name in `LL_OPS`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct OpCode(pub &'static str);
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Node {
@@ -29,8 +26,8 @@ pub enum Node {
     Bool(bool),
     /// A value not looked into: the variable's number, and whether it is a Bool.
     Leaf(u32, bool),
-    Op1(OpCode, [Id; 1]),
-    Op2(OpCode, [Id; 2]),
+    Op1(Opcode, [Id; 1]),
+    Op2(Opcode, [Id; 2]),
 }
 
 impl Language for Node {
@@ -63,13 +60,13 @@ impl Language for Node {
 
 /// The argument types (true: Bool) and result type of a pure integer
 /// operation, as `eval_int` defines it; `None` for any other operation.
-pub fn int_sig(name: &str) -> Option<(OpCode, Vec<bool>, bool)> {
+pub fn int_sig(name: Opcode) -> Option<(Opcode, Vec<bool>, bool)> {
     let (args, res) = int_signature(name)?;
-    Some((OpCode(lookup(name)?.name), args, res))
+    Some((name, args, res))
 }
 
-fn result_is_bool(op: OpCode) -> bool {
-    int_sig(op.0).is_some_and(|s| s.2)
+fn result_is_bool(op: Opcode) -> bool {
+    int_sig(op).is_some_and(|s| s.2)
 }
 
 /// What an e-class knows: whether it is a Bool, and the bound of its value.
@@ -110,7 +107,7 @@ impl Analysis<Node> for IntAnalysis {
                     .map(|c| egraph[*c].data.bound)
                     .collect();
                 let is_bool = result_is_bool(*op);
-                let mut bound = transfer(op.0, &args).unwrap_or_else(IntBound::unbounded);
+                let mut bound = transfer(op.name(), &args).unwrap_or_else(IntBound::unbounded);
                 if is_bool {
                     bound = bound
                         .intersect(&IntBound::boolean())
@@ -159,24 +156,14 @@ impl CostFunction<Node> for OpCost {
         C: FnMut(Id) -> u64,
     {
         let own = match enode {
-            Node::Op1(op, _) | Node::Op2(op, _) => crate::rules::opt::op_cost(op.0),
+            Node::Op1(op, _) | Node::Op2(op, _) => crate::rules::opt::op_cost(*op),
             _ => 0,
         };
         enode.fold(own, |s, id| s.saturating_add(costs(id)))
     }
 }
 
-fn opcode(name: &str) -> OpCode {
-    OpCode(
-        LL_OPS
-            .iter()
-            .find(|o| o.name == name)
-            .map(|o| o.name)
-            .expect("opt rules only name known operations"),
-    )
-}
-
-fn op_node(op: OpCode, children: &[Id]) -> Node {
+fn op_node(op: Opcode, children: &[Id]) -> Node {
     match children {
         [a] => Node::Op1(op, [*a]),
         [a, b] => Node::Op2(op, [*a, *b]),
@@ -195,7 +182,7 @@ fn add_pat(ast: &mut PatternAst<Node>, p: &Pat) -> Id {
         Pat::Bool(b) => ast.add(ENodeOrVar::ENode(Node::Bool(*b))),
         Pat::Op(name, args) => {
             let ids: Vec<Id> = args.iter().map(|a| add_pat(ast, a)).collect();
-            ast.add(ENodeOrVar::ENode(op_node(opcode(name), &ids)))
+            ast.add(ENodeOrVar::ENode(op_node(*name, &ids)))
         }
     }
 }
@@ -230,7 +217,7 @@ impl RuleApplier {
                 for a in args.iter() {
                     children.push(self.build(egraph, a, ids, slots, facts)?);
                 }
-                egraph.add(op_node(opcode(name), &children))
+                egraph.add(op_node(*name, &children))
             }
         })
     }
@@ -266,8 +253,14 @@ impl Applier<Node, IntAnalysis> for RuleApplier {
 }
 
 /// The operations whose arguments may be swapped.
-const COMMUTATIVE: &[&str] = &[
-    "int_add", "int_mul", "int_and", "int_or", "int_xor", "int_eq", "int_ne",
+const COMMUTATIVE: &[Opcode] = &[
+    Opcode::IntAdd,
+    Opcode::IntMul,
+    Opcode::IntAnd,
+    Opcode::IntOr,
+    Opcode::IntXor,
+    Opcode::IntEq,
+    Opcode::IntNe,
 ];
 
 /// Every opt rule as an egg rewrite (plus commutativity of the commutative
@@ -288,8 +281,7 @@ pub fn rewrites(fires: &Arc<AtomicU64>) -> Vec<Rewrite<Node, IntAnalysis>> {
                 .expect("an opt rule's result only uses its pattern's variables"),
         );
     }
-    for name in COMMUTATIVE {
-        let op = opcode(name);
+    for &op in COMMUTATIVE {
         let mut lhs: RecExpr<ENodeOrVar<Node>> = RecExpr::default();
         let a = lhs.add(ENodeOrVar::Var(slot_var(0)));
         let b = lhs.add(ENodeOrVar::Var(slot_var(1)));
@@ -300,7 +292,7 @@ pub fn rewrites(fires: &Arc<AtomicU64>) -> Vec<Rewrite<Node, IntAnalysis>> {
         rhs.add(ENodeOrVar::ENode(Node::Op2(op, [b2, a2])));
         out.push(
             Rewrite::new(
-                format!("commute_{name}"),
+                format!("commute_{op}"),
                 Pattern::new(lhs),
                 Pattern::new(rhs),
             )
@@ -321,7 +313,7 @@ pub struct RuleSet {
     rewrites: Vec<Rewrite<Node, IntAnalysis>>,
     /// The operation at the root of each rewrite's pattern (`None`: the
     /// root is a variable or a constant, searched in every class).
-    roots: Vec<Option<OpCode>>,
+    roots: Vec<Option<Opcode>>,
 }
 
 /// egg's `BackoffScheduler` defaults: a rule matching more than this many
@@ -334,14 +326,14 @@ const BAN_LENGTH: usize = 5;
 impl RuleSet {
     /// The opt rules and commutativity; `fires` counts rule applications.
     pub fn new(fires: &Arc<AtomicU64>) -> RuleSet {
-        let mut roots: Vec<Option<OpCode>> = OPT_RULES
+        let mut roots: Vec<Option<Opcode>> = OPT_RULES
             .iter()
             .map(|rule| match &rule.lhs {
-                Pat::Op(name, _) => Some(opcode(name)),
+                Pat::Op(name, _) => Some(*name),
                 _ => None,
             })
             .collect();
-        roots.extend(COMMUTATIVE.iter().map(|name| Some(opcode(name))));
+        roots.extend(COMMUTATIVE.iter().map(|&op| Some(op)));
         let rewrites = rewrites(fires);
         debug_assert_eq!(rewrites.len(), roots.len());
         RuleSet { rewrites, roots }
@@ -362,7 +354,7 @@ impl RuleSet {
         // it was.
         let mut banned_until = vec![0usize; self.rewrites.len()];
         let mut times_banned = vec![0u32; self.rewrites.len()];
-        let mut by_op: fxhash::FxHashMap<&'static str, Vec<Id>> = Default::default();
+        let mut by_op: fxhash::FxHashMap<Opcode, Vec<Id>> = Default::default();
         for round in 0..iter_limit {
             if eg.total_size() > node_limit {
                 break;
@@ -373,7 +365,7 @@ impl RuleSet {
             for class in eg.classes() {
                 for node in &class.nodes {
                     if let Node::Op1(op, _) | Node::Op2(op, _) = node {
-                        let ids = by_op.entry(op.0).or_default();
+                        let ids = by_op.entry(*op).or_default();
                         if ids.last() != Some(&class.id) {
                             ids.push(class.id);
                         }
@@ -390,7 +382,7 @@ impl RuleSet {
                 let limit = MATCH_LIMIT << times_banned[i];
                 let matches = match self.roots[i] {
                     Some(op) => {
-                        let Some(ids) = by_op.get(op.0) else { continue };
+                        let Some(ids) = by_op.get(&op) else { continue };
                         let mut out = Vec::new();
                         let mut total = 0;
                         for id in ids {

@@ -390,10 +390,10 @@ fn optimize_graph(
                     }
                 };
             let mut node = None;
-            if let Some((code, arg_tys, res)) = int_sig(&op.opname) {
+            if let Some((code, arg_tys, res)) = int_sig(op.opname) {
                 if res_ty == Some(res)
                     && op.args.len() == arg_tys.len()
-                    && rpy_ir::llops::defined_for_every_input(&op.opname)
+                    && rpy_ir::llops::defined_for_every_input(op.opname)
                 {
                     let ids: Option<Vec<Id>> = op
                         .args
@@ -516,7 +516,7 @@ fn optimize_graph(
                 args.push(el.value(&subst(a), &class_of)?);
             }
             el.new_ops[b.0 as usize].push(SpaceOperation {
-                opname: op.opname.clone(),
+                opname: op.opname,
                 args,
                 result: op.result,
                 pos: op.pos,
@@ -770,7 +770,7 @@ impl Elaborator<'_> {
     /// The cost of computing `n` with its arguments' cheapest forms.
     fn cost_of(&self, n: &Node) -> u64 {
         let own = match n {
-            Node::Op1(op, _) | Node::Op2(op, _) => crate::rules::opt::op_cost(op.0),
+            Node::Op1(op, _) | Node::Op2(op, _) => crate::rules::opt::op_cost(*op),
             _ => 0,
         };
         n.children()
@@ -829,7 +829,7 @@ impl Elaborator<'_> {
         let result = Var(self.next_var);
         self.next_var += 1;
         self.new_ops[place.0 as usize].push(SpaceOperation {
-            opname: op.0.to_string(),
+            opname: op,
             args,
             result,
             pos: self.pos,

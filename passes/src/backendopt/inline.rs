@@ -33,6 +33,7 @@ use rpy_ir::graph::{
     called_by_collector, Arg, Block, BlockId, Constant, FunctionGraph, Link, LowLevel, Program,
     SpaceOperation, Var,
 };
+use rpy_ir::opcode::Opcode;
 
 /// The original's default threshold (`--inline-threshold` in PyPy's
 /// translation options).
@@ -59,11 +60,11 @@ type G = FunctionGraph<LowLevel>;
 fn block_weight(block: &Block) -> f64 {
     let mut total = 0.0;
     for op in &block.operations {
-        total += match op.opname.as_str() {
-            "same_as" | "cast_pointer" => 0.0,
-            "malloc" => 2.0,
-            "direct_call" => 1.5 + (op.args.len() / 2) as f64 + 1.0,
-            "indirect_call" => 2.0 + (op.args.len() / 2) as f64 + 1.0,
+        total += match op.opname {
+            Opcode::SameAs | Opcode::CastPointer => 0.0,
+            Opcode::Malloc => 2.0,
+            Opcode::DirectCall => 1.5 + (op.args.len() / 2) as f64 + 1.0,
+            Opcode::IndirectCall => 2.0 + (op.args.len() / 2) as f64 + 1.0,
             _ => 1.0,
         };
     }
@@ -217,7 +218,7 @@ pub fn inline_program(program: &mut Program<LowLevel>, threshold: f64) -> Inline
             .blocks
             .iter()
             .flat_map(|b| &b.operations)
-            .any(|op| op.opname == "direct_call");
+            .any(|op| op.opname == Opcode::DirectCall);
         if !calls {
             inlinable.remove(name);
             continue;
@@ -293,7 +294,7 @@ fn remove_inlined_graphs(program: &mut Program<LowLevel>, before: &CallGraph) ->
             .blocks
             .iter()
             .flat_map(|b| &b.operations)
-            .filter(|op| op.opname == "direct_call")
+            .filter(|op| op.opname == Opcode::DirectCall)
             .filter_map(|op| match op.args.first() {
                 Some(Arg::Const(Constant::Func(f))) => Some(f.clone()),
                 _ => None,
@@ -325,7 +326,7 @@ fn remove_inlined_graphs(program: &mut Program<LowLevel>, before: &CallGraph) ->
 fn has_jit_marker(g: &G) -> bool {
     g.blocks
         .iter()
-        .any(|b| b.operations.iter().any(|op| op.opname == "jit_marker"))
+        .any(|b| b.operations.iter().any(|op| op.opname == Opcode::JitMarker))
 }
 
 /// The first `direct_call` the predicate accepts: block, index, callee.
@@ -336,7 +337,7 @@ fn find_site(
 ) -> Option<(BlockId, usize, String)> {
     for b in g.reverse_postorder() {
         for (i, op) in g.block(b).operations.iter().enumerate() {
-            if op.opname != "direct_call" || refused.contains(&(b.0, i)) {
+            if op.opname != Opcode::DirectCall || refused.contains(&(b.0, i)) {
                 continue;
             }
             if let Some(Arg::Const(Constant::Func(f))) = op.args.first() {
@@ -517,7 +518,7 @@ pub fn inline_call(
             .operations
             .iter()
             .map(|op| SpaceOperation {
-                opname: op.opname.clone(),
+                opname: op.opname,
                 args: op.args.iter().map(|a| vars.arg(caller, a)).collect(),
                 result: vars.var(caller, op.result),
                 pos: op.pos,

@@ -38,6 +38,7 @@ use rpy_ir::graph::{
 };
 use rpy_ir::llops::{starts_collection, GC_COLLECT_NOW};
 use rpy_ir::lltype::{FuncSig, LowLevelType};
+use rpy_ir::opcode::Opcode;
 
 type G = FunctionGraph<LowLevel>;
 
@@ -72,7 +73,7 @@ impl FieldWrites {
             let ops = g.blocks.iter().flat_map(|b| &b.operations);
             node_writes[n.index()] = ops
                 .clone()
-                .filter(|op| op.opname == "setfield")
+                .filter(|op| op.opname == Opcode::Setfield)
                 .filter_map(|op| match op.args.get(1) {
                     Some(Arg::Const(Constant::Name(f))) => Some(f.clone()),
                     _ => None,
@@ -133,7 +134,7 @@ impl FieldWrites {
         let mut dispatch = HashMap::default();
         for g in &program.graphs {
             for op in g.blocks.iter().flat_map(|b| &b.operations) {
-                if op.opname != "indirect_call" {
+                if op.opname != Opcode::IndirectCall {
                     continue;
                 }
                 if let Some(Arg::Var(v)) = op.args.first() {
@@ -210,9 +211,13 @@ pub struct FoldableCalls {
 /// Operations that neither write memory nor allocate (calls aside).
 fn only_reads(op: &SpaceOperation) -> bool {
     matches!(
-        op.opname.as_str(),
-        "getfield" | "getarrayitem" | "getarraysize" | "same_as" | "cast_pointer"
-    ) || rpy_ir::llops::lookup(&op.opname).is_some_and(|o| o.pure)
+        op.opname,
+        Opcode::Getfield
+            | Opcode::Getarrayitem
+            | Opcode::Getarraysize
+            | Opcode::SameAs
+            | Opcode::CastPointer
+    ) || rpy_ir::llops::info(op.opname).is_some_and(|o| o.pure())
 }
 
 impl FoldableCalls {
@@ -233,11 +238,11 @@ impl FoldableCalls {
             .filter(|g| {
                 g.blocks.iter().flat_map(|b| &b.operations).all(|op| {
                     only_reads(op)
-                        || match op.opname.as_str() {
-                            "direct_call" => {
+                        || match op.opname {
+                            Opcode::DirectCall => {
                                 matches!(op.args.first(), Some(Arg::Const(Constant::Func(_))))
                             }
-                            "indirect_call" => true,
+                            Opcode::IndirectCall => true,
                             _ => false,
                         }
                 })
@@ -267,7 +272,7 @@ impl FoldableCalls {
     /// The graph a `direct_call` names, when its calls may fold, and
     /// whether that is always (elidable) or while memory is unchanged.
     fn foldable<'a>(&self, op: &'a SpaceOperation) -> Option<(&'a str, bool)> {
-        if op.opname != "direct_call" {
+        if op.opname != Opcode::DirectCall {
             return None;
         }
         let Some(Arg::Const(Constant::Func(f))) = op.args.first() else {
@@ -289,7 +294,7 @@ impl FoldableCalls {
         if only_reads(op) || self.foldable(op).is_some() {
             return false;
         }
-        !matches!(op.opname.as_str(), "malloc" | "malloc_varsize") || collector_runs_code
+        !matches!(op.opname, Opcode::Malloc | Opcode::MallocVarsize) || collector_runs_code
     }
 }
 
@@ -351,7 +356,11 @@ pub fn fold_loads(program: &mut Program<LowLevel>) -> LoadStats {
 pub fn remove_dead_stores(g: &mut G, collector_runs_code: bool) -> usize {
     let mut removed = 0;
     for block in &mut g.blocks {
-        if !block.operations.iter().any(|op| op.opname == "setfield") {
+        if !block
+            .operations
+            .iter()
+            .any(|op| op.opname == Opcode::Setfield)
+        {
             continue;
         }
         let mut pending: HashSet<(Pointer, &str)> = HashSet::default();
@@ -361,8 +370,8 @@ pub fn remove_dead_stores(g: &mut G, collector_runs_code: bool) -> usize {
                 Some(Arg::Const(Constant::Name(f))) => Some(f.as_str()),
                 _ => None,
             };
-            match (op.opname.as_str(), field) {
-                ("setfield", Some(f)) => match op.args.first().and_then(key_arg) {
+            match (op.opname, field) {
+                (Opcode::Setfield, Some(f)) => match op.args.first().and_then(key_arg) {
                     Some(p) => {
                         if !pending.insert((p, f)) {
                             dead[i] = true;
@@ -370,14 +379,18 @@ pub fn remove_dead_stores(g: &mut G, collector_runs_code: bool) -> usize {
                     }
                     None => pending.clear(),
                 },
-                ("getfield", Some(f)) => pending.retain(|(_, pf)| *pf != f),
-                ("malloc", _) if collector_runs_code => pending.clear(),
+                (Opcode::Getfield, Some(f)) => pending.retain(|(_, pf)| *pf != f),
+                (Opcode::Malloc, _) if collector_runs_code => pending.clear(),
                 (
-                    "same_as" | "cast_pointer" | "malloc" | "getarrayitem" | "setarrayitem"
-                    | "getarraysize",
+                    Opcode::SameAs
+                    | Opcode::CastPointer
+                    | Opcode::Malloc
+                    | Opcode::Getarrayitem
+                    | Opcode::Setarrayitem
+                    | Opcode::Getarraysize,
                     _,
                 ) => {}
-                (name, _) if rpy_ir::llops::lookup(name).is_some_and(|o| o.pure) => {}
+                (name, _) if rpy_ir::llops::info(name).is_some_and(|o| o.pure()) => {}
                 _ => pending.clear(),
             }
         }
@@ -421,7 +434,7 @@ fn fold_loads_in_graph(
     let any_read = g.blocks.iter().any(|b| {
         b.operations
             .iter()
-            .any(|op| op.opname == "getfield" || calls.foldable(op).is_some())
+            .any(|op| op.opname == Opcode::Getfield || calls.foldable(op).is_some())
     });
     if !any_read {
         return;
@@ -497,8 +510,8 @@ fn fold_loads_in_graph(
             } else if calls.may_write(&op, collector_runs_code) {
                 known_calls.retain(|k| k.elidable);
             }
-            match op.opname.as_str() {
-                "getfield" => {
+            match op.opname {
+                Opcode::Getfield => {
                     if let (Some(p), Some(Arg::Const(Constant::Name(f)))) =
                         (op.args.first().and_then(key_arg), op.args.get(1))
                     {
@@ -511,7 +524,7 @@ fn fold_loads_in_graph(
                         known.insert(key, Arg::Var(op.result));
                     }
                 }
-                "setfield" => {
+                Opcode::Setfield => {
                     if let Some(Arg::Const(Constant::Name(f))) = op.args.get(1) {
                         known.retain(|(_, field), _| field != f);
                         if let (Some(p), Some(v)) =
@@ -521,10 +534,10 @@ fn fold_loads_in_graph(
                         }
                     }
                 }
-                "direct_call" | "indirect_call" => {
+                Opcode::DirectCall | Opcode::IndirectCall => {
                     known.retain(|(_, field), _| !writes.call_may_write(g, &op.args, field));
                 }
-                "malloc" | "malloc_varsize" => {
+                Opcode::Malloc | Opcode::MallocVarsize => {
                     known.retain(|(_, field), _| !writes.collecting_op_may_write(&op, field));
                 }
                 _ => {}

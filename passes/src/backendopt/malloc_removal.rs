@@ -30,6 +30,7 @@ use rpy_ir::graph::{
     SpaceOperation, Var,
 };
 use rpy_ir::lltype::{zero_constant, ContainerType, LowLevelType, TypeTable};
+use rpy_ir::opcode::Opcode;
 
 type G = FunctionGraph<LowLevel>;
 
@@ -82,7 +83,7 @@ fn remove_mallocs_in_graph(
     let any_malloc = g
         .blocks
         .iter()
-        .any(|b| b.operations.iter().any(|op| op.opname == "malloc"));
+        .any(|b| b.operations.iter().any(|op| op.opname == Opcode::Malloc));
     if !any_malloc {
         return;
     }
@@ -128,8 +129,8 @@ fn is_gc_ptr(g: &G, v: Var) -> bool {
     matches!(g.info(v), LowLevelType::Ptr(_))
 }
 
-fn is_alias_op(opname: &str) -> bool {
-    matches!(opname, "same_as" | "cast_pointer")
+fn is_alias_op(opname: Opcode) -> bool {
+    matches!(opname, Opcode::SameAs | Opcode::CastPointer)
 }
 
 /// The fixed-size struct type a `malloc` allocates, with its fields.
@@ -169,7 +170,7 @@ fn removable_families(g: &G, types: &KeptTypes, writes: &FieldWrites) -> Vec<Rem
     for &b in &blocks {
         let block = g.block(b);
         for op in &block.operations {
-            if is_alias_op(&op.opname) && is_gc_ptr(g, op.result) {
+            if is_alias_op(op.opname) && is_gc_ptr(g, op.result) {
                 if let [Arg::Var(a)] = op.args.as_slice() {
                     fam.union(op.result, *a);
                 }
@@ -220,8 +221,8 @@ fn removable_families(g: &G, types: &KeptTypes, writes: &FieldWrites) -> Vec<Rem
         }
         for op in &block.operations {
             let result = op.result;
-            match op.opname.as_str() {
-                "malloc" if is_gc_ptr(g, result) => {
+            match op.opname {
+                Opcode::Malloc if is_gc_ptr(g, result) => {
                     let root = fam.find(result);
                     let f = facts.entry(root).or_default();
                     match malloc_type(types.types, &op.args) {
@@ -237,17 +238,17 @@ fn removable_families(g: &G, types: &KeptTypes, writes: &FieldWrites) -> Vec<Rem
                     }
                 }
                 name if is_alias_op(name) => {}
-                "getfield" => {
+                Opcode::Getfield => {
                     // Reading the object is fine; the field's value is a
                     // new definition the family does not know.
                     poison(&mut fam, &mut facts, result);
                 }
-                "setfield" => {
+                Opcode::Setfield => {
                     if let Some(Arg::Var(v)) = op.args.get(2) {
                         poison(&mut fam, &mut facts, *v);
                     }
                 }
-                "ptr_iszero" | "ptr_nonzero" => {
+                Opcode::PtrIszero | Opcode::PtrNonzero => {
                     if let Some(Arg::Var(v)) = op.args.first() {
                         if is_gc_ptr(g, *v) {
                             facts.entry(fam.find(*v)).or_default().null_tested = true;
@@ -265,7 +266,7 @@ fn removable_families(g: &G, types: &KeptTypes, writes: &FieldWrites) -> Vec<Rem
             }
             // A field read or written must be one of the struct's; and an
             // alias of something else than a variable is not followed.
-            if is_alias_op(&op.opname) && !matches!(op.args.as_slice(), [Arg::Var(_)]) {
+            if is_alias_op(op.opname) && !matches!(op.args.as_slice(), [Arg::Var(_)]) {
                 poison(&mut fam, &mut facts, result);
             }
         }
@@ -330,7 +331,7 @@ fn removable_families(g: &G, types: &KeptTypes, writes: &FieldWrites) -> Vec<Rem
             object_of.insert(*v, *v);
         }
         for op in &block.operations {
-            if is_alias_op(&op.opname) {
+            if is_alias_op(op.opname) {
                 if let [Arg::Var(a)] = op.args.as_slice() {
                     let o = *object_of.get(a).unwrap_or(a);
                     object_of.insert(op.result, o);
@@ -338,21 +339,21 @@ fn removable_families(g: &G, types: &KeptTypes, writes: &FieldWrites) -> Vec<Rem
             } else {
                 object_of.insert(op.result, op.result);
             }
-            if op.opname == "malloc" {
+            if op.opname == Opcode::Malloc {
                 mallocs_here.insert(op.result);
             }
-            if matches!(op.opname.as_str(), "direct_call" | "indirect_call") {
+            if matches!(op.opname, Opcode::DirectCall | Opcode::IndirectCall) {
                 calls.push(&op.args);
             }
-            if matches!(op.opname.as_str(), "getfield" | "setfield") {
+            if matches!(op.opname, Opcode::Getfield | Opcode::Setfield) {
                 if let (Some(Arg::Var(p)), Some(Arg::Const(Constant::Name(field)))) =
                     (op.args.first(), op.args.get(1))
                 {
                     let fresh = object_of.get(p).is_some_and(|o| mallocs_here.contains(o));
-                    if op.opname == "setfield" && !fresh {
+                    if op.opname == Opcode::Setfield && !fresh {
                         written_outside.insert(field.as_str());
                     }
-                    if op.opname == "getfield" && early_blocks.contains(&b) {
+                    if op.opname == Opcode::Getfield && early_blocks.contains(&b) {
                         let o = *object_of.get(p).unwrap_or(p);
                         read_early.insert(o.0);
                     }
@@ -495,7 +496,7 @@ fn replace_family(g: &mut G, family: &Removable) -> usize {
                     let n = name.as_ref().map(|n| format!("{n}_{f}"));
                     let r = g.new_var(n, t.clone());
                     operations.push(SpaceOperation {
-                        opname: "getfield".into(),
+                        opname: Opcode::Getfield,
                         args: vec![Arg::Var(*v), Arg::Const(Constant::Name(f.clone()))],
                         result: r,
                         pos: None,
@@ -530,7 +531,7 @@ fn replace_family(g: &mut G, family: &Removable) -> usize {
                 Some(Arg::Var(p)) if members.contains(p) => Some(object_of[p]),
                 _ => None,
             };
-            if members.contains(&op.result) && op.opname == "malloc" {
+            if members.contains(&op.result) && op.opname == Opcode::Malloc {
                 values.insert(
                     op.result,
                     fields
@@ -543,11 +544,11 @@ fn replace_family(g: &mut G, family: &Removable) -> usize {
                 continue;
             }
             if let Some(obj) = family_arg {
-                match op.opname.as_str() {
-                    "same_as" | "cast_pointer" => {
+                match op.opname {
+                    Opcode::SameAs | Opcode::CastPointer => {
                         object_of.insert(op.result, obj);
                     }
-                    "getfield" => {
+                    Opcode::Getfield => {
                         let value = match &op.args[1] {
                             Arg::Const(Constant::Name(f)) => match field_index.get(f.as_str()) {
                                 Some(i) => values[&obj][*i].clone(),
@@ -557,7 +558,7 @@ fn replace_family(g: &mut G, family: &Removable) -> usize {
                         };
                         subst.insert(op.result, value);
                     }
-                    "setfield" => {
+                    Opcode::Setfield => {
                         if let Arg::Const(Constant::Name(f)) = &op.args[1] {
                             if let Some(i) = field_index.get(f.as_str()) {
                                 let v = sub(&subst, &op.args[2]);
@@ -565,10 +566,10 @@ fn replace_family(g: &mut G, family: &Removable) -> usize {
                             }
                         }
                     }
-                    "ptr_nonzero" => {
+                    Opcode::PtrNonzero => {
                         subst.insert(op.result, Arg::Const(Constant::Bool(true)));
                     }
-                    "ptr_iszero" => {
+                    Opcode::PtrIszero => {
                         subst.insert(op.result, Arg::Const(Constant::Bool(false)));
                     }
                     other => unreachable!("{other} of a removable structure"),
@@ -621,7 +622,7 @@ fn build_on_return(g: &mut G, family: &Removable) -> BlockId {
     let object_type = LowLevelType::Ptr(family.struct_type.clone());
     let object = g.new_var(None, object_type.clone());
     let mut operations = vec![SpaceOperation {
-        opname: "malloc".into(),
+        opname: Opcode::Malloc,
         args: vec![Arg::Const(Constant::Name(family.struct_type.clone()))],
         result: object,
         pos: None,
@@ -629,7 +630,7 @@ fn build_on_return(g: &mut G, family: &Removable) -> BlockId {
     for ((f, _), v) in family.fields.iter().zip(&inputargs) {
         let r = g.new_var(None, LowLevelType::Void);
         operations.push(SpaceOperation {
-            opname: "setfield".into(),
+            opname: Opcode::Setfield,
             args: vec![
                 Arg::Var(object),
                 Arg::Const(Constant::Name(f.clone())),
@@ -644,7 +645,7 @@ fn build_on_return(g: &mut G, family: &Removable) -> BlockId {
     if return_type != object_type {
         returned = g.new_var(None, return_type);
         operations.push(SpaceOperation {
-            opname: "cast_pointer".into(),
+            opname: Opcode::CastPointer,
             args: vec![Arg::Var(object)],
             result: returned,
             pos: None,

@@ -30,6 +30,7 @@
 
 use fxhash::FxHashMap as HashMap;
 use rpy_ir::graph::{Arg, BlockId, Constant, FunctionGraph, Link, LowLevel, Program, Var};
+use rpy_ir::opcode::Opcode;
 
 type G = FunctionGraph<LowLevel>;
 
@@ -68,7 +69,7 @@ pub fn merge_switches_keeping(program: &mut Program<LowLevel>, kept: usize) -> M
 fn eq_test(g: &G, b: BlockId) -> Option<(Var, i64, Var, usize, usize)> {
     let block = g.block(b);
     let op = block.operations.last()?;
-    if op.opname != "int_eq" || block.exitswitch != Some(Arg::Var(op.result)) {
+    if op.opname != Opcode::IntEq || block.exitswitch != Some(Arg::Var(op.result)) {
         return None;
     }
     let (x, c) = match op.args.as_slice() {

@@ -62,6 +62,7 @@ use rpy_ir::graph::{
     Arg, BlockId, Constant, FunctionGraph, LowLevel, Program, SpaceOperation, Var,
 };
 use rpy_ir::lltype::LowLevelType;
+use rpy_ir::opcode::Opcode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -599,7 +600,7 @@ fn rewrite_block(
             }
         };
         let mut kind = OpKind::Other;
-        if let Some((code, arg_tys, res)) = int_sig(&op.opname) {
+        if let Some((code, arg_tys, res)) = int_sig(op.opname) {
             if res_ty == Some(res) && op.args.len() == arg_tys.len() {
                 let ids: Option<Vec<Id>> = op
                     .args
@@ -618,7 +619,7 @@ fn rewrite_block(
                     any_pure = true;
                 }
             }
-        } else if op.opname == "same_as" && op.args.len() == 1 {
+        } else if op.opname == Opcode::SameAs && op.args.len() == 1 {
             if let Some(t) = res_ty {
                 if let Some(id) = arg_class(&mut eg, &op.args[0], t) {
                     class_of.insert(op.result, id);
@@ -736,7 +737,7 @@ fn rewrite_block(
                     }
                 }
                 rb.out.push(SpaceOperation {
-                    opname: op.opname.clone(),
+                    opname: op.opname,
                     args,
                     result: op.result,
                     pos: op.pos,
@@ -880,7 +881,7 @@ impl Rebuild<'_> {
                     }
                 };
                 self.out.push(SpaceOperation {
-                    opname: op.0.to_string(),
+                    opname: *op,
                     args,
                     result,
                     pos,

@@ -30,6 +30,7 @@ mod module_level;
 mod unroll;
 
 use super::closures;
+use rpy_ir::opcode::Opcode;
 
 use super::fold::{fold, truthy};
 use super::scan::{bound_names, comprehension_targets, global_names, target_names, NameList};
@@ -132,28 +133,37 @@ const LATER_BUILTINS: &[&str] = &[
 ];
 
 /// Operations whose result is always a bool (a branch may switch on it directly).
-const BOOL_OPS: &[&str] = &[
-    "lt", "le", "eq", "ne", "gt", "ge", "is_", "contains", "not_", "bool",
+const BOOL_OPS: &[Opcode] = &[
+    Opcode::Lt,
+    Opcode::Le,
+    Opcode::Eq,
+    Opcode::Ne,
+    Opcode::Gt,
+    Opcode::Ge,
+    Opcode::Is,
+    Opcode::Contains,
+    Opcode::Not,
+    Opcode::Bool,
 ];
 
 /// The high-level operation of a binary operator.
-pub(crate) fn binop_name(op: BinOp, dialect: Dialect) -> &'static str {
+pub(crate) fn binop_name(op: BinOp, dialect: Dialect) -> Opcode {
     match op {
-        BinOp::Add => "add",
-        BinOp::Sub => "sub",
-        BinOp::Mul => "mul",
+        BinOp::Add => Opcode::Add,
+        BinOp::Sub => Opcode::Sub,
+        BinOp::Mul => Opcode::Mul,
         BinOp::Div => match dialect {
-            Dialect::Py2 => "div",
-            Dialect::Py3 => "truediv",
+            Dialect::Py2 => Opcode::Div,
+            Dialect::Py3 => Opcode::Truediv,
         },
-        BinOp::FloorDiv => "floordiv",
-        BinOp::Mod => "mod",
-        BinOp::Pow => "pow",
-        BinOp::LShift => "lshift",
-        BinOp::RShift => "rshift",
-        BinOp::BitAnd => "and_",
-        BinOp::BitOr => "or_",
-        BinOp::BitXor => "xor",
+        BinOp::FloorDiv => Opcode::Floordiv,
+        BinOp::Mod => Opcode::Mod,
+        BinOp::Pow => Opcode::Pow,
+        BinOp::LShift => Opcode::Lshift,
+        BinOp::RShift => Opcode::Rshift,
+        BinOp::BitAnd => Opcode::And,
+        BinOp::BitOr => Opcode::Or,
+        BinOp::BitXor => Opcode::Xor,
     }
 }
 
@@ -307,10 +317,6 @@ fn graph_params<'d>(m: &ModuleCtx, def: &FuncDef<'d>, graph: &str) -> Vec<&'d st
         .collect()
 }
 
-/// The operation that stands for a function whose graph could not be
-/// built: its arguments are a diagnostic's message and notes.
-pub const FLOW_ERROR: &str = "flow_error";
-
 /// A graph that stands for `def`'s graph `graph`, which could not be built
 /// because of `diags`: the original builds a function's graph only when the
 /// annotator reaches a call of it, so a function no reached call runs
@@ -333,7 +339,7 @@ pub(crate) fn held_errors_graph(
             .map(|text| Arg::Const(Constant::Str(text.clone())))
             .collect();
         g.block_mut(start).operations.push(SpaceOperation {
-            opname: FLOW_ERROR.to_string(),
+            opname: Opcode::FlowError,
             args,
             result,
             pos: Some(d.pos),
@@ -585,7 +591,7 @@ impl FnBuilder<'_, '_> {
     }
 
     /// Appends `result = opname(args)` to the current block.
-    fn emit(&mut self, opname: &str, args: Vec<Arg>, pos: Pos) -> Var {
+    fn emit(&mut self, opname: Opcode, args: Vec<Arg>, pos: Pos) -> Var {
         let result = self.emit_without_handlers(opname, args, pos);
         let b = self.cur_block();
         self.note_raising_op(b);
@@ -595,11 +601,16 @@ impl FnBuilder<'_, '_> {
     /// An operation whose exceptions the caller routes itself (a `for`
     /// loop's `next`, whose `StopIteration` ends the loop), so the
     /// enclosing handlers get no exits from it.
-    pub(super) fn emit_without_handlers(&mut self, opname: &str, args: Vec<Arg>, pos: Pos) -> Var {
+    pub(super) fn emit_without_handlers(
+        &mut self,
+        opname: Opcode,
+        args: Vec<Arg>,
+        pos: Pos,
+    ) -> Var {
         let b = self.cur_block();
         let result = self.new_var(None, BOOL_OPS.contains(&opname));
         self.g.block_mut(b).operations.push(SpaceOperation {
-            opname: opname.to_string(),
+            opname,
             args,
             result,
             pos: Some(pos),
@@ -609,7 +620,7 @@ impl FnBuilder<'_, '_> {
 
     /// An operation, folded when all its arguments are constants and the
     /// result is exact.
-    fn op(&mut self, opname: &str, args: Vec<Arg>, pos: Pos) -> Arg {
+    fn op(&mut self, opname: Opcode, args: Vec<Arg>, pos: Pos) -> Arg {
         let consts: Option<Vec<&Constant>> = args.iter().map(|a| a.as_const()).collect();
         if let Some(c) = consts.and_then(|cs| fold(opname, &cs)) {
             return Arg::Const(c);
@@ -713,7 +724,7 @@ impl FnBuilder<'_, '_> {
             return (Vec::new(), Vec::new());
         }
         let a = match &a {
-            Arg::Const(c) if truthy(c).is_none() => self.op("bool", vec![a], pos),
+            Arg::Const(c) if truthy(c).is_none() => self.op(Opcode::Bool, vec![a], pos),
             _ => a,
         };
         match a {
@@ -728,7 +739,7 @@ impl FnBuilder<'_, '_> {
                 let sw = if self.arg_is_bool(&Arg::Var(v)) {
                     v
                 } else {
-                    self.emit("bool", vec![Arg::Var(v)], pos)
+                    self.emit(Opcode::Bool, vec![Arg::Var(v)], pos)
                 };
                 let b = self.cur_block();
                 self.at = At::Dead;
@@ -1000,7 +1011,7 @@ impl FnBuilder<'_, '_> {
                 Arg::Const(module.clone()),
                 Arg::Const(Constant::Name(name.to_string())),
             ];
-            return Arg::Var(self.emit("getattr", args, pos));
+            return Arg::Var(self.emit(Opcode::Getattr, args, pos));
         } else if NOT_RPYTHON_BUILTINS.contains(&name) {
             self.error(
                 pos,
@@ -1227,12 +1238,12 @@ impl FnBuilder<'_, '_> {
                 if let Some(module) = self.globals_dict(value) {
                     let name = self.expr(index);
                     let v = self.top();
-                    self.emit("setattr", vec![module, name, v], pos);
+                    self.emit(Opcode::Setattr, vec![module, name, v], pos);
                     return;
                 }
                 let [obj, idx] = self.exprs([value.as_ref(), index.as_ref()]);
                 let v = self.top();
-                self.emit("setitem", vec![obj, idx, v], pos);
+                self.emit(Opcode::Setitem, vec![obj, idx, v], pos);
             }
             ExprKind::Attribute { value, attr } => {
                 let obj = self.expr(value);
@@ -1248,7 +1259,7 @@ impl FnBuilder<'_, '_> {
                 }
                 let v = self.top();
                 self.emit(
-                    "setattr",
+                    Opcode::Setattr,
                     vec![obj, Arg::Const(Constant::Name(attr.clone())), v],
                     pos,
                 );
@@ -1261,7 +1272,7 @@ impl FnBuilder<'_, '_> {
             } => {
                 let [obj, lo, hi] = self.slice_operands(value, lower.as_deref(), upper.as_deref());
                 let v = self.top();
-                self.emit("setslice", vec![obj, lo, hi, v], pos);
+                self.emit(Opcode::Setslice, vec![obj, lo, hi, v], pos);
             }
             _ => self.error(pos, "cannot assign to this expression"),
         }
@@ -1280,7 +1291,7 @@ impl FnBuilder<'_, '_> {
             }
             ExprKind::Subscript { value: obj, index } => {
                 let [o, i] = self.exprs([obj.as_ref(), index.as_ref()]);
-                let old = self.op("getitem", vec![o.clone(), i.clone()], target.pos);
+                let old = self.op(Opcode::Getitem, vec![o.clone(), i.clone()], target.pos);
                 self.push(o);
                 self.push(i);
                 self.push(old);
@@ -1289,19 +1300,19 @@ impl FnBuilder<'_, '_> {
                 let i = self.pop();
                 let o = self.pop();
                 let new = self.op(opname, vec![old, rhs], pos);
-                self.emit("setitem", vec![o, i, new], pos);
+                self.emit(Opcode::Setitem, vec![o, i, new], pos);
             }
             ExprKind::Attribute { value: obj, attr } => {
                 let o = self.expr(obj);
                 let name = Arg::Const(Constant::Name(attr.clone()));
-                let old = self.op("getattr", vec![o.clone(), name.clone()], target.pos);
+                let old = self.op(Opcode::Getattr, vec![o.clone(), name.clone()], target.pos);
                 self.push(o);
                 self.push(old);
                 let rhs = self.expr(value);
                 let old = self.pop();
                 let o = self.pop();
                 let new = self.op(opname, vec![old, rhs], pos);
-                self.emit("setattr", vec![o, name, new], pos);
+                self.emit(Opcode::Setattr, vec![o, name, new], pos);
             }
             _ => self.error(target.pos, "cannot assign to this expression"),
         }
@@ -1441,7 +1452,7 @@ impl FnBuilder<'_, '_> {
         let (Some(counter), Some(bound)) = (counter, bound) else {
             return self.internal("the for loop's counter is missing");
         };
-        let cmp = if step > 0 { "lt" } else { "gt" };
+        let cmp = if step > 0 { Opcode::Lt } else { Opcode::Gt };
         let c = self.op(cmp, vec![counter, bound], iter.pos);
         let (mut f, t) = self.branch(c, iter.pos);
         self.loops.push(LoopCtx {
@@ -1455,7 +1466,7 @@ impl FnBuilder<'_, '_> {
             self.settle();
             let i = self.state.stack[base_depth + 1].clone();
             self.store_name(var_name, i.clone(), target.pos);
-            let next = self.op("add", vec![i, Arg::Const(Constant::Int(step))], pos);
+            let next = self.op(Opcode::Add, vec![i, Arg::Const(Constant::Int(step))], pos);
             self.state.stack[base_depth + 1] = next;
             self.block(body);
         }
@@ -1491,7 +1502,7 @@ impl FnBuilder<'_, '_> {
         let [obj, name] = self.exprs([&args[0], &args[1]]);
         match name {
             Arg::Const(Constant::Str(attr)) => Some(self.op(
-                "getattr",
+                Opcode::Getattr,
                 vec![obj, Arg::Const(Constant::Name(attr))],
                 func.pos,
             )),
@@ -1511,7 +1522,7 @@ impl FnBuilder<'_, '_> {
     /// softspace rule); otherwise all values are evaluated first.
     fn print(&mut self, values: &[Expr], sep: &str, end: &str, py2: bool, pos: Pos) {
         let item = |b: &mut Self, a: Arg, p: Pos| {
-            b.emit("print_item", vec![a], p);
+            b.emit(Opcode::PrintItem, vec![a], p);
         };
         let text = |s: &str| Arg::Const(Constant::Str(s.to_string()));
         if py2 {
@@ -1584,10 +1595,10 @@ impl FnBuilder<'_, '_> {
             ExprKind::UnaryOp { op, operand } => {
                 let a = self.expr(operand);
                 let name = match op {
-                    UnaryOp::Neg => "neg",
-                    UnaryOp::Pos => "pos",
-                    UnaryOp::Invert => "invert",
-                    UnaryOp::Not => "not_",
+                    UnaryOp::Neg => Opcode::Neg,
+                    UnaryOp::Pos => Opcode::Pos,
+                    UnaryOp::Invert => Opcode::Invert,
+                    UnaryOp::Not => Opcode::Not,
                 };
                 self.op(name, vec![a], pos)
             }
@@ -1633,7 +1644,7 @@ impl FnBuilder<'_, '_> {
                     return Arg::Const(c);
                 }
                 self.op(
-                    "getattr",
+                    Opcode::Getattr,
                     vec![obj, Arg::Const(Constant::Name(attr.clone()))],
                     pos,
                 )
@@ -1736,21 +1747,21 @@ impl FnBuilder<'_, '_> {
     /// The operation(s) of one comparison `l op r`.
     fn compare_op(&mut self, op: CmpOp, l: Arg, r: Arg, pos: Pos) -> Arg {
         match op {
-            CmpOp::Lt => self.op("lt", vec![l, r], pos),
-            CmpOp::Le => self.op("le", vec![l, r], pos),
-            CmpOp::Eq => self.op("eq", vec![l, r], pos),
-            CmpOp::Ne => self.op("ne", vec![l, r], pos),
-            CmpOp::Gt => self.op("gt", vec![l, r], pos),
-            CmpOp::Ge => self.op("ge", vec![l, r], pos),
-            CmpOp::Is => self.op("is_", vec![l, r], pos),
+            CmpOp::Lt => self.op(Opcode::Lt, vec![l, r], pos),
+            CmpOp::Le => self.op(Opcode::Le, vec![l, r], pos),
+            CmpOp::Eq => self.op(Opcode::Eq, vec![l, r], pos),
+            CmpOp::Ne => self.op(Opcode::Ne, vec![l, r], pos),
+            CmpOp::Gt => self.op(Opcode::Gt, vec![l, r], pos),
+            CmpOp::Ge => self.op(Opcode::Ge, vec![l, r], pos),
+            CmpOp::Is => self.op(Opcode::Is, vec![l, r], pos),
             CmpOp::IsNot => {
-                let a = self.op("is_", vec![l, r], pos);
-                self.op("not_", vec![a], pos)
+                let a = self.op(Opcode::Is, vec![l, r], pos);
+                self.op(Opcode::Not, vec![a], pos)
             }
-            CmpOp::In => self.op("contains", vec![r, l], pos),
+            CmpOp::In => self.op(Opcode::Contains, vec![r, l], pos),
             CmpOp::NotIn => {
-                let a = self.op("contains", vec![r, l], pos);
-                self.op("not_", vec![a], pos)
+                let a = self.op(Opcode::Contains, vec![r, l], pos);
+                self.op(Opcode::Not, vec![a], pos)
             }
         }
     }
@@ -1977,12 +1988,16 @@ impl FnBuilder<'_, '_> {
         // `iter(x)` and `next(it)` are the operations a `for` loop uses, so
         // that a class's `__iter__` and `next` serve both alike.
         if let [Arg::Const(Constant::Builtin(b)), x] = call_args.as_slice() {
-            if b == "iter" || b == "next" {
-                let (opname, x) = (b.clone(), x.clone());
-                return self.op(&opname, vec![x], e.pos);
+            let opname = match b.as_str() {
+                "iter" => Some(Opcode::Iter),
+                "next" => Some(Opcode::Next),
+                _ => None,
+            };
+            if let Some(opname) = opname {
+                return self.op(opname, vec![x.clone()], e.pos);
             }
         }
-        self.op("simple_call", call_args, e.pos)
+        self.op(Opcode::SimpleCall, call_args, e.pos)
     }
 
     /// Evaluates a call's operands in Python's order after the callee `f`:

@@ -17,6 +17,7 @@ use crate::flow::{class_body_graph, rlib, Global, GlobalAccess};
 use rpy_ir::ast::{Expr, ExprKind, Keyword, Param};
 use rpy_ir::diag::Pos;
 use rpy_ir::graph::{Arg, Constant};
+use rpy_ir::opcode::Opcode;
 
 /// The parameters a call binds its arguments to.
 pub(super) struct Signature<'a> {
@@ -221,7 +222,7 @@ impl<'a> FnBuilder<'_, 'a> {
                 for k in 0..missing {
                     let t = self.top();
                     let item = self.op(
-                        "getitem",
+                        Opcode::Getitem,
                         vec![t, Arg::Const(Constant::Int(k as i64))],
                         star_pos,
                     );
@@ -230,7 +231,7 @@ impl<'a> FnBuilder<'_, 'a> {
                 let t = self.pop();
                 star = sig.star.then(|| {
                     let rest = Arg::Var(self.emit(
-                        "getslice",
+                        Opcode::Getslice,
                         vec![
                             t,
                             Arg::Const(Constant::Int(missing as i64)),
@@ -348,13 +349,13 @@ impl<'a> FnBuilder<'_, 'a> {
     /// The `*args` tuple of a call: `extra` then the items of `star`.
     fn star_tuple(&mut self, extra: Vec<Arg>, star: Option<Arg>, pos: Pos) -> Arg {
         match star {
-            None => Arg::Var(self.emit("newtuple", extra, pos)),
+            None => Arg::Var(self.emit(Opcode::Newtuple, extra, pos)),
             Some(t) if extra.is_empty() => t,
             Some(t) => {
                 self.push(t);
-                let head = Arg::Var(self.emit("newtuple", extra, pos));
+                let head = Arg::Var(self.emit(Opcode::Newtuple, extra, pos));
                 let t = self.pop();
-                self.op("add", vec![head, t], pos)
+                self.op(Opcode::Add, vec![head, t], pos)
             }
         }
     }
@@ -417,9 +418,9 @@ impl<'a> FnBuilder<'_, 'a> {
                     Arg::Const(Constant::Func(graph.clone()))
                 };
                 let name = Arg::Const(Constant::Name(DEFAULTS_ATTRIBUTE.to_string()));
-                let defaults = self.op("getattr", vec![holder, name], pos);
+                let defaults = self.op(Opcode::Getattr, vec![holder, name], pos);
                 self.op(
-                    "getitem",
+                    Opcode::Getitem,
                     vec![defaults, Arg::Const(Constant::Int(index as i64))],
                     pos,
                 )
@@ -504,7 +505,7 @@ impl FnBuilder<'_, '_> {
         let Some(variables) = variables else {
             // Not a prebuilt driver: an ordinary method call.
             let method = self.op(
-                "getattr",
+                Opcode::Getattr,
                 vec![driver, Arg::Const(Constant::Name(attr.clone()))],
                 func.pos,
             );
@@ -516,7 +517,7 @@ impl FnBuilder<'_, '_> {
             }
             let mut call = vec![method];
             call.extend(vals);
-            return Some(self.op("simple_call", call, pos));
+            return Some(self.op(Opcode::SimpleCall, call, pos));
         };
         if let Some(a) = args.first() {
             self.error(
@@ -580,7 +581,7 @@ impl FnBuilder<'_, '_> {
         }
         let mut call = vec![Arg::Const(Constant::Name(attr.clone())), driver];
         call.extend(ordered);
-        Some(Arg::Var(self.emit("jit_marker", call, pos)))
+        Some(Arg::Var(self.emit(Opcode::JitMarker, call, pos)))
     }
 
     /// The greens then reds of the prebuilt `JitDriver` `&i`, by name, and
@@ -600,6 +601,7 @@ mod tests {
     use crate::parse::parse_module;
     use rpy_ir::ast::Dialect;
     use rpy_ir::graph::{Arg, Constant, Flow, Program};
+    use rpy_ir::opcode::Opcode;
 
     const TARGET: &str = "\n\ndef target(*args):\n    return entry_point, None\n";
 
@@ -615,7 +617,9 @@ mod tests {
         g.blocks
             .iter()
             .flat_map(|b| &b.operations)
-            .filter(|op| op.opname == "simple_call" && op.args[0] == Arg::Const(callee.clone()))
+            .filter(|op| {
+                op.opname == Opcode::SimpleCall && op.args[0] == Arg::Const(callee.clone())
+            })
             .map(|op| op.args[1..].to_vec())
             .collect()
     }
@@ -690,7 +694,7 @@ mod tests {
             .blocks
             .iter()
             .flat_map(|b| &b.operations)
-            .filter(|op| op.opname == "simple_call" && op.args[0].as_var().is_some())
+            .filter(|op| op.opname == Opcode::SimpleCall && op.args[0].as_var().is_some())
             .map(|op| op.args.len() - 1)
             .collect();
         assert_eq!(calls, vec![0, 1]);

@@ -23,6 +23,7 @@ use super::FnBuilder;
 use rpy_ir::ast::{Comprehension, Dialect, Expr, ExprKind, Stmt, StmtKind};
 use rpy_ir::diag::Pos;
 use rpy_ir::graph::{Arg, Constant, Link};
+use rpy_ir::opcode::Opcode;
 
 impl FnBuilder<'_, '_> {
     /// `(a, b, ...)`: `newtuple`.
@@ -31,7 +32,7 @@ impl FnBuilder<'_, '_> {
             return Arg::Const(Constant::None);
         }
         let vals = self.expr_list(items);
-        Arg::Var(self.emit("newtuple", vals, pos))
+        Arg::Var(self.emit(Opcode::Newtuple, vals, pos))
     }
 
     /// `[a, b, ...]`: `newlist`.
@@ -40,13 +41,13 @@ impl FnBuilder<'_, '_> {
             return Arg::Const(Constant::None);
         }
         let vals = self.expr_list(items);
-        Arg::Var(self.emit("newlist", vals, pos))
+        Arg::Var(self.emit(Opcode::Newlist, vals, pos))
     }
 
     /// `{k: v, ...}`: an empty `newdict`, then one `setitem` per entry in
     /// source order (keys and values evaluated as CPython does, key first).
     pub(super) fn dict_display(&mut self, entries: &[(Expr, Expr)], pos: Pos) -> Arg {
-        let mut d = Arg::Var(self.emit("newdict", Vec::new(), pos));
+        let mut d = Arg::Var(self.emit(Opcode::Newdict, Vec::new(), pos));
         for (k, v) in entries {
             if !self.live() {
                 break;
@@ -55,7 +56,7 @@ impl FnBuilder<'_, '_> {
             self.push(d);
             let [key, value] = self.exprs([k, v]);
             d = self.pop();
-            self.emit("setitem", vec![d.clone(), key, value], k.pos);
+            self.emit(Opcode::Setitem, vec![d.clone(), key, value], k.pos);
         }
         d
     }
@@ -64,7 +65,7 @@ impl FnBuilder<'_, '_> {
     pub(super) fn subscript(&mut self, value: &Expr, index: &Expr, pos: Pos) -> Arg {
         if let Some(module) = self.globals_dict(value) {
             let name = self.expr(index);
-            return self.op("getattr", vec![module, name], pos);
+            return self.op(Opcode::Getattr, vec![module, name], pos);
         }
         let [obj, idx] = self.exprs([value, index]);
         if let (Some(items), Arg::Const(Constant::Int(i))) = (self.known_tuple(&obj), &idx) {
@@ -74,7 +75,7 @@ impl FnBuilder<'_, '_> {
                 return items[k as usize].clone();
             }
         }
-        self.op("getitem", vec![obj, idx], pos)
+        self.op(Opcode::Getitem, vec![obj, idx], pos)
     }
 
     /// `obj[lower:upper]`: `getslice(obj, lower, upper)`, a missing bound
@@ -87,7 +88,7 @@ impl FnBuilder<'_, '_> {
         pos: Pos,
     ) -> Arg {
         let [obj, lo, hi] = self.slice_operands(value, lower, upper);
-        Arg::Var(self.emit("getslice", vec![obj, lo, hi], pos))
+        Arg::Var(self.emit(Opcode::Getslice, vec![obj, lo, hi], pos))
     }
 
     pub(super) fn slice_operands(
@@ -126,7 +127,7 @@ impl FnBuilder<'_, '_> {
             .iter()
             .rev()
             .find(|o| o.result == *v)
-            .filter(|o| o.opname == "newtuple")
+            .filter(|o| o.opname == Opcode::Newtuple)
             .map(|o| o.args.clone())
     }
 
@@ -193,7 +194,11 @@ impl FnBuilder<'_, '_> {
                 let mut items = Vec::with_capacity(targets.len());
                 for k in 0..targets.len() {
                     let i = Arg::Const(Constant::Int(k as i64));
-                    items.push(Arg::Var(self.emit("getitem", vec![v.clone(), i], pos)));
+                    items.push(Arg::Var(self.emit(
+                        Opcode::Getitem,
+                        vec![v.clone(), i],
+                        pos,
+                    )));
                 }
                 items
             }
@@ -300,7 +305,7 @@ impl FnBuilder<'_, '_> {
         if let Some(items) = self.unrolled_items(&seq) {
             return self.unrolled_loop(target, items, body, orelse);
         }
-        let it = Arg::Var(self.emit("iter", vec![seq], iter.pos));
+        let it = Arg::Var(self.emit(Opcode::Iter, vec![seq], iter.pos));
         let base_depth = self.state.stack.len();
         self.push(it);
         let mut assigned = self.assigned_mask(body, None);
@@ -315,7 +320,7 @@ impl FnBuilder<'_, '_> {
         let Some(it) = self.state.stack.get(base_depth).cloned() else {
             return self.internal("the for loop's iterator is missing");
         };
-        let item = self.emit_without_handlers("next", vec![it], pos);
+        let item = self.emit_without_handlers(Opcode::Next, vec![it], pos);
         let b = self.cur_block();
         self.at = super::At::Dead;
         let block = self.g.block_mut(b);
@@ -382,7 +387,7 @@ impl FnBuilder<'_, '_> {
             }
             ExprKind::Subscript { value, index } => {
                 let [obj, idx] = self.exprs([value.as_ref(), index.as_ref()]);
-                self.emit("delitem", vec![obj, idx], pos);
+                self.emit(Opcode::Delitem, vec![obj, idx], pos);
             }
             ExprKind::Slice {
                 value,
@@ -390,7 +395,7 @@ impl FnBuilder<'_, '_> {
                 upper,
             } => {
                 let [obj, lo, hi] = self.slice_operands(value, lower.as_deref(), upper.as_deref());
-                self.emit("delslice", vec![obj, lo, hi], pos);
+                self.emit(Opcode::Delslice, vec![obj, lo, hi], pos);
             }
             ExprKind::Tuple(items) | ExprKind::List(items) => {
                 for item in items {
@@ -415,7 +420,7 @@ impl FnBuilder<'_, '_> {
         let tag = self.slots.len();
         let list_name = format!("<listcomp{tag}>");
         let list_slot = self.hidden_slot(&list_name);
-        let new = Arg::Var(self.emit("newlist", Vec::new(), pos));
+        let new = Arg::Var(self.emit(Opcode::Newlist, Vec::new(), pos));
         self.store_name(&list_name, new, pos);
 
         // Python 3: the loop variables are the comprehension's own.

@@ -8,6 +8,7 @@
 
 use crate::flow::language::{operation_raises, Operand, Raises as TableRaises};
 use rpy_ir::ast::Dialect;
+use rpy_ir::opcode::Opcode;
 
 /// Every builtin exception class either dialect has, each after its base.
 pub const BUILTIN_EXCEPTIONS: &[&str] = &[
@@ -259,7 +260,7 @@ impl FnBuilder<'_, '_> {
     /// What the operation `opname(args)` may raise (`None`: nothing), by
     /// the one table of what operations raise; a call of the program's
     /// code may raise anything.
-    fn raises(&self, opname: &str, args: &[Arg]) -> Option<Raises<'static>> {
+    fn raises(&self, opname: Opcode, args: &[Arg]) -> Option<Raises<'static>> {
         let operands: Vec<Operand> = args
             .iter()
             .map(|a| match a {
@@ -333,8 +334,8 @@ impl FnBuilder<'_, '_> {
         };
         // Building an instance of a program class without an `__init__` of
         // its own (or a base's) runs no code of the program: nothing raises.
-        if let (Some(Arg::Const(Constant::Class(c))), "simple_call") =
-            (op.args.first(), op.opname.as_str())
+        if let (Some(Arg::Const(Constant::Class(c))), Opcode::SimpleCall) =
+            (op.args.first(), op.opname)
         {
             let init = self
                 .m
@@ -346,7 +347,7 @@ impl FnBuilder<'_, '_> {
                 return;
             }
         }
-        let Some(raises) = self.raises(&op.opname, &op.args) else {
+        let Some(raises) = self.raises(op.opname, &op.args) else {
             return;
         };
         let targets = self.exception_targets(&raises);
@@ -384,20 +385,17 @@ impl FnBuilder<'_, '_> {
     /// it, the two become that one operation (as the original's flow space
     /// does), with the call's result.
     fn fuse_ovfcheck(&mut self, block: BlockId) {
-        const CHECKABLE: &[&str] = &[
-            "add", "sub", "mul", "lshift", "floordiv", "mod", "neg", "abs",
-        ];
         let ops = &self.g.block(block).operations;
         let [.., inner, call] = ops.as_slice() else {
             return;
         };
-        let is_ovfcheck = call.opname == "simple_call"
+        let is_ovfcheck = call.opname == Opcode::SimpleCall
             && call.args.first() == Some(&Arg::Const(Constant::Builtin("ovfcheck".into())))
             && call.args.get(1) == Some(&Arg::Var(inner.result))
             && call.args.len() == 2;
-        if !is_ovfcheck || !CHECKABLE.contains(&inner.opname.as_str()) {
+        let Some(checked_op) = inner.opname.with_overflow_check().filter(|_| is_ovfcheck) else {
             return;
-        }
+        };
         let checked = Arg::Var(inner.result);
         let used_elsewhere = self.state.env.iter().flatten().any(|a| *a == checked)
             || self.state.stack.contains(&checked);
@@ -409,7 +407,7 @@ impl FnBuilder<'_, '_> {
         let ops = &mut self.g.block_mut(block).operations;
         let call = ops.pop().expect("the ovfcheck call");
         let inner = ops.last_mut().expect("the checked operation");
-        inner.opname = format!("{}_ovf", inner.opname);
+        inner.opname = checked_op;
         inner.result = call.result;
     }
 
@@ -501,7 +499,7 @@ impl FnBuilder<'_, '_> {
                 continue;
             }
             let test = self.op(
-                "simple_call",
+                Opcode::SimpleCall,
                 vec![
                     Arg::Const(Constant::Builtin("issubclass".into())),
                     etype.clone(),
@@ -568,7 +566,7 @@ impl FnBuilder<'_, '_> {
             (Some(c), Some(arg)) => {
                 let a = self.expr(arg);
                 let v = self.op(
-                    "simple_call",
+                    Opcode::SimpleCall,
                     vec![Arg::Const(Constant::Class(c.clone())), a],
                     pos,
                 );
@@ -576,7 +574,7 @@ impl FnBuilder<'_, '_> {
             }
             (Some(c), None) => {
                 let v = self.op(
-                    "simple_call",
+                    Opcode::SimpleCall,
                     vec![Arg::Const(Constant::Class(c.clone()))],
                     pos,
                 );
@@ -613,7 +611,7 @@ impl FnBuilder<'_, '_> {
                 self.push(v);
                 let v = self.top();
                 let t = self.op(
-                    "simple_call",
+                    Opcode::SimpleCall,
                     vec![Arg::Const(Constant::Builtin("type".into())), v],
                     pos,
                 );
@@ -665,7 +663,7 @@ impl FnBuilder<'_, '_> {
             if let Some(m) = msg {
                 args.push(self.expr(m));
             }
-            let v = self.op("simple_call", args, pos);
+            let v = self.op(Opcode::SimpleCall, args, pos);
             self.raise_exception(class, v, pos);
         }
         self.join(ok);

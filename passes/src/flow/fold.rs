@@ -7,6 +7,7 @@
 //! `in` of constant ASCII strings. Everything else is left for run time.
 
 use rpy_ir::graph::Constant;
+use rpy_ir::opcode::Opcode;
 use std::cmp::Ordering;
 
 /// Python's truth value of a constant; `None` for a prebuilt object, whose
@@ -78,22 +79,22 @@ pub(crate) fn py_mod(a: i64, b: i64) -> Option<i64> {
     }
 }
 
-fn int_binop(op: &str, a: i64, b: i64) -> Option<i64> {
+fn int_binop(op: Opcode, a: i64, b: i64) -> Option<i64> {
     match op {
-        "add" => a.checked_add(b),
-        "sub" => a.checked_sub(b),
-        "mul" => a.checked_mul(b),
+        Opcode::Add => a.checked_add(b),
+        Opcode::Sub => a.checked_sub(b),
+        Opcode::Mul => a.checked_mul(b),
         // `div` is only emitted for Python 2, where it is floor division on ints.
-        "div" | "floordiv" => py_floordiv(a, b),
-        "mod" => py_mod(a, b),
-        "pow" => {
+        Opcode::Div | Opcode::Floordiv => py_floordiv(a, b),
+        Opcode::Mod => py_mod(a, b),
+        Opcode::Pow => {
             if b < 0 {
                 None // a float in Python
             } else {
                 a.checked_pow(u32::try_from(b).ok()?)
             }
         }
-        "lshift" => {
+        Opcode::Lshift => {
             if b < 0 {
                 None
             } else if b >= 64 {
@@ -111,7 +112,7 @@ fn int_binop(op: &str, a: i64, b: i64) -> Option<i64> {
                 }
             }
         }
-        "rshift" => {
+        Opcode::Rshift => {
             if b < 0 {
                 None
             } else if b >= 64 {
@@ -120,32 +121,35 @@ fn int_binop(op: &str, a: i64, b: i64) -> Option<i64> {
                 Some(a >> b)
             }
         }
-        "and_" => Some(a & b),
-        "or_" => Some(a | b),
-        "xor" => Some(a ^ b),
+        Opcode::And => Some(a & b),
+        Opcode::Or => Some(a | b),
+        Opcode::Xor => Some(a ^ b),
         _ => None,
     }
 }
 
-fn compare(op: &str, ord: Ordering) -> Option<bool> {
+fn compare(op: Opcode, ord: Ordering) -> Option<bool> {
     Some(match op {
-        "lt" => ord == Ordering::Less,
-        "le" => ord != Ordering::Greater,
-        "eq" => ord == Ordering::Equal,
-        "ne" => ord != Ordering::Equal,
-        "gt" => ord == Ordering::Greater,
-        "ge" => ord != Ordering::Less,
+        Opcode::Lt => ord == Ordering::Less,
+        Opcode::Le => ord != Ordering::Greater,
+        Opcode::Eq => ord == Ordering::Equal,
+        Opcode::Ne => ord != Ordering::Equal,
+        Opcode::Gt => ord == Ordering::Greater,
+        Opcode::Ge => ord != Ordering::Less,
         _ => return None,
     })
 }
 
-fn is_compare(op: &str) -> bool {
-    matches!(op, "lt" | "le" | "eq" | "ne" | "gt" | "ge")
+fn is_compare(op: Opcode) -> bool {
+    matches!(
+        op,
+        Opcode::Lt | Opcode::Le | Opcode::Eq | Opcode::Ne | Opcode::Gt | Opcode::Ge
+    )
 }
 
 /// The constant result of `op(args...)`, when it can be computed safely now.
-pub(crate) fn fold(op: &str, args: &[&Constant]) -> Option<Constant> {
-    if op == "simple_call" {
+pub(crate) fn fold(op: Opcode, args: &[&Constant]) -> Option<Constant> {
+    if op == Opcode::SimpleCall {
         return fold_call(args);
     }
     match args {
@@ -169,50 +173,50 @@ fn fold_call(args: &[&Constant]) -> Option<Constant> {
 
 /// A string item or membership test on constant ASCII strings (the same in
 /// both dialects).
-fn fold_str(op: &str, a: &str, b: &Constant) -> Option<Constant> {
+fn fold_str(op: Opcode, a: &str, b: &Constant) -> Option<Constant> {
     if !a.is_ascii() {
         return None;
     }
     match (op, b) {
-        ("getitem", Constant::Int(i)) => {
+        (Opcode::Getitem, Constant::Int(i)) => {
             let n = i64::try_from(a.len()).ok()?;
             let k = if *i < 0 { i + n } else { *i };
             let k = usize::try_from(k).ok()?;
             // An item of a string is a char, as the annotator types it.
             a.as_bytes().get(k).map(|c| Constant::Char(*c))
         }
-        ("contains", Constant::Str(sub)) => Some(Constant::Bool(a.contains(sub.as_str()))),
+        (Opcode::Contains, Constant::Str(sub)) => Some(Constant::Bool(a.contains(sub.as_str()))),
         // Concatenation, as the original's flow space folds a pure
         // operation on constants (`'compile_' + name` in an unrolled loop).
-        ("add", Constant::Str(b)) if b.is_ascii() => Some(Constant::Str(format!("{a}{b}"))),
+        (Opcode::Add, Constant::Str(b)) if b.is_ascii() => Some(Constant::Str(format!("{a}{b}"))),
         _ => None,
     }
 }
 
-fn fold_unary(op: &str, a: &Constant) -> Option<Constant> {
+fn fold_unary(op: Opcode, a: &Constant) -> Option<Constant> {
     match op {
-        "bool" => truthy(a).map(Constant::Bool),
-        "not_" => truthy(a).map(|t| Constant::Bool(!t)),
-        "neg" => match a {
+        Opcode::Bool => truthy(a).map(Constant::Bool),
+        Opcode::Not => truthy(a).map(|t| Constant::Bool(!t)),
+        Opcode::Neg => match a {
             Constant::Float(f) => Some(Constant::Float(-f)),
             _ => as_int(a)?.checked_neg().map(Constant::Int),
         },
-        "pos" => match a {
+        Opcode::Pos => match a {
             Constant::Float(f) => Some(Constant::Float(*f)),
             _ => as_int(a).map(Constant::Int),
         },
-        "invert" => as_int(a).map(|i| Constant::Int(!i)),
+        Opcode::Invert => as_int(a).map(|i| Constant::Int(!i)),
         _ => None,
     }
 }
 
-fn fold_binary(op: &str, a: &Constant, b: &Constant) -> Option<Constant> {
+fn fold_binary(op: Opcode, a: &Constant, b: &Constant) -> Option<Constant> {
     if let Constant::Str(s) = a {
-        if matches!(op, "getitem" | "contains" | "add") {
+        if matches!(op, Opcode::Getitem | Opcode::Contains | Opcode::Add) {
             return fold_str(op, s, b);
         }
     }
-    if op == "is_" {
+    if op == Opcode::Is {
         return match (a, b) {
             (Constant::None, Constant::None) => Some(Constant::Bool(true)),
             (Constant::None, _) | (_, Constant::None) => Some(Constant::Bool(false)),
@@ -225,12 +229,12 @@ fn fold_binary(op: &str, a: &Constant, b: &Constant) -> Option<Constant> {
                 // Comparisons with NaN are all false except `!=`.
                 return match x.partial_cmp(y) {
                     Some(o) => compare(op, o).map(Constant::Bool),
-                    None => Some(Constant::Bool(op == "ne")),
+                    None => Some(Constant::Bool(op == Opcode::Ne)),
                 };
             }
             (Constant::Str(x), Constant::Str(y)) => x.cmp(y),
             (Constant::None, Constant::None) => {
-                if op == "eq" || op == "ne" {
+                if op == Opcode::Eq || op == Opcode::Ne {
                     Ordering::Equal
                 } else {
                     return None;
@@ -239,9 +243,9 @@ fn fold_binary(op: &str, a: &Constant, b: &Constant) -> Option<Constant> {
             // None equals no number or string (neither defines `__eq__`
             // for it); an order between them is Python 2's arbitrary one.
             (Constant::None, other) | (other, Constant::None)
-                if (op == "eq" || op == "ne") && is_scalar(other) =>
+                if (op == Opcode::Eq || op == Opcode::Ne) && is_scalar(other) =>
             {
-                return Some(Constant::Bool(op == "ne"));
+                return Some(Constant::Bool(op == Opcode::Ne));
             }
             _ => as_int(a)?.cmp(&as_int(b)?),
         };
@@ -250,7 +254,7 @@ fn fold_binary(op: &str, a: &Constant, b: &Constant) -> Option<Constant> {
     if matches!(a, Constant::Float(_)) || matches!(b, Constant::Float(_)) {
         return fold_float(op, a, b);
     }
-    if op == "truediv" {
+    if op == Opcode::Truediv {
         // Exact when both ints convert exactly: one correctly rounded division.
         let (x, y) = (as_int(a)?, as_int(b)?);
         let exact = |v: i64| v.unsigned_abs() <= 1 << 53;
@@ -261,9 +265,9 @@ fn fold_binary(op: &str, a: &Constant, b: &Constant) -> Option<Constant> {
     }
     if let (Constant::Bool(x), Constant::Bool(y)) = (a, b) {
         match op {
-            "and_" => return Some(Constant::Bool(*x & *y)),
-            "or_" => return Some(Constant::Bool(*x | *y)),
-            "xor" => return Some(Constant::Bool(*x ^ *y)),
+            Opcode::And => return Some(Constant::Bool(*x & *y)),
+            Opcode::Or => return Some(Constant::Bool(*x | *y)),
+            Opcode::Xor => return Some(Constant::Bool(*x ^ *y)),
             _ => {}
         }
     }
@@ -273,17 +277,17 @@ fn fold_binary(op: &str, a: &Constant, b: &Constant) -> Option<Constant> {
 /// Float arithmetic (an int operand converts to float, rounding to nearest as
 /// Python does): IEEE results are Python's results. Division by zero raises, so
 /// it is not folded; `//`, `%` and `**` are left to run time.
-fn fold_float(op: &str, a: &Constant, b: &Constant) -> Option<Constant> {
+fn fold_float(op: Opcode, a: &Constant, b: &Constant) -> Option<Constant> {
     let f = |c: &Constant| match c {
         Constant::Float(x) => Some(*x),
         _ => as_int(c).map(|i| i as f64),
     };
     let (x, y) = (f(a)?, f(b)?);
     let r = match op {
-        "add" => x + y,
-        "sub" => x - y,
-        "mul" => x * y,
-        "truediv" | "div" if y != 0.0 => x / y,
+        Opcode::Add => x + y,
+        Opcode::Sub => x - y,
+        Opcode::Mul => x * y,
+        Opcode::Truediv | Opcode::Div if y != 0.0 => x / y,
         _ => return None,
     };
     Some(Constant::Float(r))
@@ -299,86 +303,92 @@ mod tests {
 
     #[test]
     fn python_division_semantics() {
-        assert_eq!(fold("floordiv", &[&i(-7), &i(2)]), Some(i(-4)));
-        assert_eq!(fold("mod", &[&i(-7), &i(2)]), Some(i(1)));
-        assert_eq!(fold("mod", &[&i(7), &i(-2)]), Some(i(-1)));
-        assert_eq!(fold("div", &[&i(7), &i(0)]), None);
-        assert_eq!(fold("floordiv", &[&i(i64::MIN), &i(-1)]), None);
-        assert_eq!(fold("truediv", &[&i(1), &i(2)]), Some(Constant::Float(0.5)));
+        assert_eq!(fold(Opcode::Floordiv, &[&i(-7), &i(2)]), Some(i(-4)));
+        assert_eq!(fold(Opcode::Mod, &[&i(-7), &i(2)]), Some(i(1)));
+        assert_eq!(fold(Opcode::Mod, &[&i(7), &i(-2)]), Some(i(-1)));
+        assert_eq!(fold(Opcode::Div, &[&i(7), &i(0)]), None);
+        assert_eq!(fold(Opcode::Floordiv, &[&i(i64::MIN), &i(-1)]), None);
+        assert_eq!(
+            fold(Opcode::Truediv, &[&i(1), &i(2)]),
+            Some(Constant::Float(0.5))
+        );
     }
 
     #[test]
     fn overflow_is_not_folded() {
-        assert_eq!(fold("add", &[&i(i64::MAX), &i(1)]), None);
-        assert_eq!(fold("lshift", &[&i(1), &i(62)]), Some(i(1 << 62)));
-        assert_eq!(fold("lshift", &[&i(1), &i(63)]), None);
-        assert_eq!(fold("lshift", &[&i(-1), &i(63)]), Some(i(i64::MIN)));
-        assert_eq!(fold("lshift", &[&i(2), &i(63)]), None);
-        assert_eq!(fold("pow", &[&i(2), &i(10)]), Some(i(1024)));
-        assert_eq!(fold("pow", &[&i(2), &i(-1)]), None);
-        assert_eq!(fold("neg", &[&i(i64::MIN)]), None);
+        assert_eq!(fold(Opcode::Add, &[&i(i64::MAX), &i(1)]), None);
+        assert_eq!(fold(Opcode::Lshift, &[&i(1), &i(62)]), Some(i(1 << 62)));
+        assert_eq!(fold(Opcode::Lshift, &[&i(1), &i(63)]), None);
+        assert_eq!(fold(Opcode::Lshift, &[&i(-1), &i(63)]), Some(i(i64::MIN)));
+        assert_eq!(fold(Opcode::Lshift, &[&i(2), &i(63)]), None);
+        assert_eq!(fold(Opcode::Pow, &[&i(2), &i(10)]), Some(i(1024)));
+        assert_eq!(fold(Opcode::Pow, &[&i(2), &i(-1)]), None);
+        assert_eq!(fold(Opcode::Neg, &[&i(i64::MIN)]), None);
     }
 
     #[test]
     fn strings() {
         let s = |v: &str| Constant::Str(v.to_string());
         let len = Constant::Builtin("len".into());
-        assert_eq!(fold("simple_call", &[&len, &s("abc")]), Some(i(3)));
-        assert_eq!(fold("simple_call", &[&len, &s("\u{e9}")]), None);
+        assert_eq!(fold(Opcode::SimpleCall, &[&len, &s("abc")]), Some(i(3)));
+        assert_eq!(fold(Opcode::SimpleCall, &[&len, &s("\u{e9}")]), None);
         assert_eq!(
-            fold("getitem", &[&s("abc"), &i(-1)]),
+            fold(Opcode::Getitem, &[&s("abc"), &i(-1)]),
             Some(Constant::Char(b'c'))
         );
-        assert_eq!(fold("getitem", &[&s("abc"), &i(3)]), None);
-        assert_eq!(fold("getitem", &[&s("abc"), &i(-4)]), None);
+        assert_eq!(fold(Opcode::Getitem, &[&s("abc"), &i(3)]), None);
+        assert_eq!(fold(Opcode::Getitem, &[&s("abc"), &i(-4)]), None);
         assert_eq!(
-            fold("contains", &[&s("abc"), &s("bc")]),
+            fold(Opcode::Contains, &[&s("abc"), &s("bc")]),
             Some(Constant::Bool(true))
         );
-        assert_eq!(fold("contains", &[&s("abc"), &i(1)]), None);
+        assert_eq!(fold(Opcode::Contains, &[&s("abc"), &i(1)]), None);
     }
 
     #[test]
     fn floats() {
         let f = Constant::Float;
-        assert_eq!(fold("truediv", &[&i(7), &i(2)]), Some(f(3.5)));
-        assert_eq!(fold("div", &[&i(7), &f(2.0)]), Some(f(3.5)));
-        assert_eq!(fold("mul", &[&f(1.5), &i(2)]), Some(f(3.0)));
-        assert_eq!(fold("truediv", &[&f(1.0), &f(0.0)]), None);
-        assert_eq!(fold("truediv", &[&i(1 << 60), &i(3)]), None);
-        assert_eq!(fold("floordiv", &[&f(7.0), &f(2.0)]), None);
-        assert_eq!(fold("add", &[&f(1.0), &Constant::Str("a".into())]), None);
+        assert_eq!(fold(Opcode::Truediv, &[&i(7), &i(2)]), Some(f(3.5)));
+        assert_eq!(fold(Opcode::Div, &[&i(7), &f(2.0)]), Some(f(3.5)));
+        assert_eq!(fold(Opcode::Mul, &[&f(1.5), &i(2)]), Some(f(3.0)));
+        assert_eq!(fold(Opcode::Truediv, &[&f(1.0), &f(0.0)]), None);
+        assert_eq!(fold(Opcode::Truediv, &[&i(1 << 60), &i(3)]), None);
+        assert_eq!(fold(Opcode::Floordiv, &[&f(7.0), &f(2.0)]), None);
+        assert_eq!(
+            fold(Opcode::Add, &[&f(1.0), &Constant::Str("a".into())]),
+            None
+        );
     }
 
     #[test]
     fn bools_and_comparisons() {
         let t = Constant::Bool(true);
-        assert_eq!(fold("add", &[&t, &t]), Some(i(2)));
+        assert_eq!(fold(Opcode::Add, &[&t, &t]), Some(i(2)));
         assert_eq!(
-            fold("and_", &[&t, &Constant::Bool(false)]),
+            fold(Opcode::And, &[&t, &Constant::Bool(false)]),
             Some(Constant::Bool(false))
         );
-        assert_eq!(fold("lt", &[&i(1), &t]), Some(Constant::Bool(false)));
+        assert_eq!(fold(Opcode::Lt, &[&i(1), &t]), Some(Constant::Bool(false)));
         assert_eq!(
-            fold("not_", &[&Constant::Str(String::new())]),
+            fold(Opcode::Not, &[&Constant::Str(String::new())]),
             Some(t.clone())
         );
         assert_eq!(
-            fold("is_", &[&Constant::None, &i(0)]),
+            fold(Opcode::Is, &[&Constant::None, &i(0)]),
             Some(Constant::Bool(false))
         );
         assert_eq!(
-            fold("eq", &[&Constant::None, &i(1)]),
+            fold(Opcode::Eq, &[&Constant::None, &i(1)]),
             Some(Constant::Bool(false))
         );
         assert_eq!(
-            fold("ne", &[&Constant::Str("a".into()), &Constant::None]),
+            fold(Opcode::Ne, &[&Constant::Str("a".into()), &Constant::None]),
             Some(t.clone())
         );
-        assert_eq!(fold("lt", &[&Constant::None, &i(1)]), None);
+        assert_eq!(fold(Opcode::Lt, &[&Constant::None, &i(1)]), None);
         let nan = Constant::Float(f64::NAN);
-        assert_eq!(fold("eq", &[&nan, &nan]), Some(Constant::Bool(false)));
-        assert_eq!(fold("ne", &[&nan, &nan]), Some(Constant::Bool(true)));
-        assert_eq!(fold("lt", &[&i(1), &Constant::Float(2.0)]), None);
+        assert_eq!(fold(Opcode::Eq, &[&nan, &nan]), Some(Constant::Bool(false)));
+        assert_eq!(fold(Opcode::Ne, &[&nan, &nan]), Some(Constant::Bool(true)));
+        assert_eq!(fold(Opcode::Lt, &[&i(1), &Constant::Float(2.0)]), None);
     }
 }

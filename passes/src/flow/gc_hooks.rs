@@ -14,6 +14,7 @@ use rpy_ir::diag::Pos;
 use rpy_ir::graph::{
     Arg, Constant, Flow, FunctionGraph, Link, SpaceOperation, GC_HOOK_HINT_PREFIX,
 };
+use rpy_ir::opcode::Opcode;
 
 /// The events the collector reports, each with its `GcHooks` method and
 /// the names of the ints it passes (the original's, in its order).
@@ -62,7 +63,7 @@ pub(crate) fn gc_hook_graphs(hooks: &Constant, pos: Option<Pos>) -> Vec<Function
             let returnblock = g.returnblock;
             let block = g.block_mut(start);
             block.operations.push(SpaceOperation {
-                opname: "getattr".into(),
+                opname: Opcode::Getattr,
                 args: vec![
                     Arg::Const(hooks.clone()),
                     Arg::Const(Constant::Name(method.to_string())),
@@ -71,7 +72,7 @@ pub(crate) fn gc_hook_graphs(hooks: &Constant, pos: Option<Pos>) -> Vec<Function
                 pos,
             });
             block.operations.push(SpaceOperation {
-                opname: "simple_call".into(),
+                opname: Opcode::SimpleCall,
                 args,
                 result,
                 pos,

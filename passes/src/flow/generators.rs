@@ -31,6 +31,7 @@ use crate::objinterp::exceptions::{ClassObj, ClassTable};
 use crate::objinterp::ObjValue;
 use rpy_ir::ast::{Expr, ExprKind, Stmt, StmtKind};
 use rpy_ir::graph::{BlockId, Flow, FunctionGraph, Link, SpaceOperation};
+use rpy_ir::opcode::Opcode;
 use std::rc::Rc;
 
 /// The attribute holding a generator's resume point.
@@ -153,7 +154,7 @@ pub(crate) fn build_generator(m: &ModuleCtx, def: &FuncDef, graph: &str) -> supe
     let start = maker.startblock;
     let instance = maker.new_var(Some("generator".into()), ());
     let mut ops = vec![SpaceOperation {
-        opname: "simple_call".into(),
+        opname: Opcode::SimpleCall,
         args: vec![Arg::Const(class_const)],
         result: instance,
         pos: Some(def.pos),
@@ -167,7 +168,7 @@ pub(crate) fn build_generator(m: &ModuleCtx, def: &FuncDef, graph: &str) -> supe
     for (attr, value) in stores {
         let result = maker.new_var(None, ());
         ops.push(SpaceOperation {
-            opname: "setattr".into(),
+            opname: Opcode::Setattr,
             args: vec![Arg::Var(instance), Arg::Const(Constant::Name(attr)), value],
             result,
             pos: Some(def.pos),
@@ -240,7 +241,7 @@ impl FnBuilder<'_, '_> {
         let g = Arg::Var(generator);
         for (i, attr) in saved {
             let v = self.emit(
-                "getattr",
+                Opcode::Getattr,
                 vec![g.clone(), Arg::Const(Constant::Name(attr.clone()))],
                 pos,
             );
@@ -249,7 +250,7 @@ impl FnBuilder<'_, '_> {
         for (k, attr) in saved_stack.iter().enumerate() {
             if let Some(attr) = attr {
                 let v = self.emit(
-                    "getattr",
+                    Opcode::Getattr,
                     vec![g.clone(), Arg::Const(Constant::Name(attr.clone()))],
                     pos,
                 );
@@ -316,7 +317,7 @@ impl FnBuilder<'_, '_> {
         for (attr, value) in stores {
             let value = value.unwrap_or(Arg::Const(Constant::None));
             self.emit(
-                "setattr",
+                Opcode::Setattr,
                 vec![g.clone(), Arg::Const(Constant::Name(attr)), value],
                 pos,
             );
@@ -346,7 +347,7 @@ impl FnBuilder<'_, '_> {
             .clone()
             .unwrap_or(Arg::Const(Constant::None));
         self.emit(
-            "setattr",
+            Opcode::Setattr,
             vec![
                 g,
                 Arg::Const(Constant::Name(STATE_ATTR.into())),
@@ -372,7 +373,7 @@ impl FnBuilder<'_, '_> {
         let except = self.g.exceptblock;
         let b = self.g.block_mut(block);
         b.operations.push(SpaceOperation {
-            opname: "simple_call".into(),
+            opname: Opcode::SimpleCall,
             args: vec![class.clone()],
             result: instance,
             pos: Some(pos),
@@ -429,7 +430,7 @@ impl FnBuilder<'_, '_> {
         let state = self.new_var(Some(STATE_ATTR.into()), false);
         let start = self.g.startblock;
         self.g.block_mut(start).operations.push(SpaceOperation {
-            opname: "getattr".into(),
+            opname: Opcode::Getattr,
             args: vec![
                 Arg::Var(generator),
                 Arg::Const(Constant::Name(STATE_ATTR.into())),
@@ -442,7 +443,7 @@ impl FnBuilder<'_, '_> {
             let is_point = self.new_var(None, true);
             let b = self.g.block_mut(from);
             b.operations.push(SpaceOperation {
-                opname: "eq".into(),
+                opname: Opcode::Eq,
                 args: vec![Arg::Var(s), Arg::Const(Constant::Int(point as i64))],
                 result: is_point,
                 pos: Some(pos),

@@ -8,6 +8,7 @@
 //! the pass borrows its facts from would share its mistakes.
 
 use rpy_ir::ast::Dialect;
+use rpy_ir::opcode::Opcode;
 
 /// The name of the iterator method `next(it)` calls: `next` in Python 2,
 /// `__next__` in Python 3.
@@ -23,15 +24,15 @@ pub fn next_method_name(dialect: Dialect) -> &'static str {
 /// and friends do: `len(x)` is `x.__len__()`, `x[i]` is `x.__getitem__(i)`,
 /// `i in x` is `x.__contains__(i)`, a `for` loop's `next` is `x.next()` or
 /// `x.__next__()` per dialect.
-pub fn special_method_name(opname: &str, dialect: Dialect) -> Option<&'static str> {
+pub fn special_method_name(opname: Opcode, dialect: Dialect) -> Option<&'static str> {
     Some(match opname {
-        "len" => "__len__",
-        "iter" => "__iter__",
-        "next" => next_method_name(dialect),
-        "getitem" => "__getitem__",
-        "setitem" => "__setitem__",
-        "delitem" => "__delitem__",
-        "contains" => "__contains__",
+        Opcode::Len => "__len__",
+        Opcode::Iter => "__iter__",
+        Opcode::Next => next_method_name(dialect),
+        Opcode::Getitem => "__getitem__",
+        Opcode::Setitem => "__setitem__",
+        Opcode::Delitem => "__delitem__",
+        Opcode::Contains => "__contains__",
         _ => return None,
     })
 }
@@ -175,7 +176,7 @@ pub enum Raises {
 /// the annotator computes what handlers receive from. An operation on
 /// ints or strings that cannot fail raises nothing; an operation not
 /// listed may raise anything.
-pub fn operation_raises(opname: &str, operands: &[Operand]) -> Raises {
+pub fn operation_raises(opname: Opcode, operands: &[Operand]) -> Raises {
     use Operand as O;
     const NOTHING: Raises = Raises::Nothing;
     match (opname, operands) {
@@ -185,32 +186,42 @@ pub fn operation_raises(opname: &str, operands: &[Operand]) -> Raises {
         // import-time code in a `try` must see it. Annotated operands are
         // never `Unknown`: to the annotator, arithmetic on ints, floats and
         // strings raises only what the rules below say.
-        ("add" | "sub" | "mul" | "and_" | "or_" | "xor" | "neg" | "pos" | "invert" | "abs", _)
-            if operands.contains(&O::Unknown) =>
-        {
-            Raises::Only(&["TypeError"])
-        }
-        ("lshift" | "rshift", _) if operands.contains(&O::Unknown) => {
+        (
+            Opcode::Add
+            | Opcode::Sub
+            | Opcode::Mul
+            | Opcode::And
+            | Opcode::Or
+            | Opcode::Xor
+            | Opcode::Neg
+            | Opcode::Pos
+            | Opcode::Invert
+            | Opcode::Abs,
+            _,
+        ) if operands.contains(&O::Unknown) => Raises::Only(&["TypeError"]),
+        (Opcode::Lshift | Opcode::Rshift, _) if operands.contains(&O::Unknown) => {
             Raises::Only(&["TypeError", "ValueError"])
         }
-        ("div" | "truediv" | "floordiv" | "divmod", [O::Unknown, O::NonZero]) => {
+        (Opcode::Div | Opcode::Truediv | Opcode::Floordiv, [O::Unknown, O::NonZero]) => {
             Raises::Only(&["TypeError"])
         }
-        ("div" | "truediv" | "floordiv" | "divmod", _) if operands.contains(&O::Unknown) => {
+        (Opcode::Div | Opcode::Truediv | Opcode::Floordiv, _) if operands.contains(&O::Unknown) => {
             Raises::Only(&["TypeError", "ZeroDivisionError"])
         }
-        ("mod", _) if operands.contains(&O::Unknown) => Raises::Anything,
-        ("pow", _) if operands.contains(&O::Unknown) => Raises::Only(&[
+        (Opcode::Mod, _) if operands.contains(&O::Unknown) => Raises::Anything,
+        (Opcode::Pow, _) if operands.contains(&O::Unknown) => Raises::Only(&[
             "TypeError",
             "ZeroDivisionError",
             "ValueError",
             "OverflowError",
         ]),
         // `3 in 5`: a number is no container.
-        ("contains", [O::NonZero, _]) => Raises::Only(&["TypeError"]),
+        (Opcode::Contains, [O::NonZero, _]) => Raises::Only(&["TypeError"]),
         // Dividing by a number known not to be zero cannot fail.
-        ("div" | "truediv" | "floordiv" | "mod" | "divmod", [_, O::NonZero]) => NOTHING,
-        ("div" | "truediv" | "floordiv" | "mod" | "divmod", _) => {
+        (Opcode::Div | Opcode::Truediv | Opcode::Floordiv | Opcode::Mod, [_, O::NonZero]) => {
+            NOTHING
+        }
+        (Opcode::Div | Opcode::Truediv | Opcode::Floordiv | Opcode::Mod, _) => {
             Raises::Only(&["ZeroDivisionError"])
         }
         // A comparison (or `in`) of values the flow builder knows nothing
@@ -220,41 +231,80 @@ pub fn operation_raises(opname: &str, operands: &[Operand]) -> Raises {
         // `try` must see it. Of annotated operands (never `Unknown`) it
         // raises nothing, unless a special method runs (the annotator
         // asks the method's graph).
-        ("lt" | "le" | "eq" | "ne" | "gt" | "ge" | "contains", _)
-            if operands.contains(&O::Unknown) =>
-        {
-            Raises::Anything
-        }
+        (
+            Opcode::Lt
+            | Opcode::Le
+            | Opcode::Eq
+            | Opcode::Ne
+            | Opcode::Gt
+            | Opcode::Ge
+            | Opcode::Contains,
+            _,
+        ) if operands.contains(&O::Unknown) => Raises::Anything,
         // So may `str`, `repr` and `hash` of such a value (a class's
         // `__str__`, a list nested too deep to print).
-        ("simple_call", [O::Builtin("str" | "repr" | "hash"), rest @ ..])
+        (Opcode::SimpleCall, [O::Builtin("str" | "repr" | "hash"), rest @ ..])
             if rest.contains(&O::Unknown) =>
         {
             Raises::Anything
         }
         // `0 ** -1`, `(-8.0) ** 0.5` (Python 2), `10.0 ** 400`.
-        ("pow", _) => Raises::Only(&["ZeroDivisionError", "ValueError", "OverflowError"]),
+        (Opcode::Pow, _) => Raises::Only(&["ZeroDivisionError", "ValueError", "OverflowError"]),
         (
-            "add" | "sub" | "mul" | "and_" | "or_" | "xor" | "lshift" | "rshift" | "neg" | "pos"
-            | "invert" | "not_" | "bool" | "abs" | "lt" | "le" | "eq" | "ne" | "gt" | "ge" | "is_"
-            | "contains" | "print_item" | "print_newline" | "newlist" | "newtuple" | "newdict"
-            | "iter" | "getattr" | "setattr" | "getslice" | "setslice" | "delslice" | "jit_marker",
+            Opcode::Add
+            | Opcode::Sub
+            | Opcode::Mul
+            | Opcode::And
+            | Opcode::Or
+            | Opcode::Xor
+            | Opcode::Lshift
+            | Opcode::Rshift
+            | Opcode::Neg
+            | Opcode::Pos
+            | Opcode::Invert
+            | Opcode::Not
+            | Opcode::Bool
+            | Opcode::Abs
+            | Opcode::Lt
+            | Opcode::Le
+            | Opcode::Eq
+            | Opcode::Ne
+            | Opcode::Gt
+            | Opcode::Ge
+            | Opcode::Is
+            | Opcode::Contains
+            | Opcode::PrintItem
+            | Opcode::PrintNewline
+            | Opcode::Newlist
+            | Opcode::Newtuple
+            | Opcode::Newdict
+            | Opcode::Iter
+            | Opcode::Getattr
+            | Opcode::Setattr
+            | Opcode::Getslice
+            | Opcode::Setslice
+            | Opcode::Delslice
+            | Opcode::JitMarker,
             _,
         ) => NOTHING,
-        ("floordiv_ovf" | "mod_ovf", _) => Raises::Only(&["OverflowError", "ZeroDivisionError"]),
-        (op, _) if op.ends_with("_ovf") => Raises::Only(&["OverflowError"]),
+        (Opcode::FloordivOvf | Opcode::ModOvf, _) => {
+            Raises::Only(&["OverflowError", "ZeroDivisionError"])
+        }
+        (op, _) if op.without_overflow_check().is_some() => Raises::Only(&["OverflowError"]),
         // A class's `__setitem__` may raise what `__getitem__` may.
-        ("getitem" | "setitem" | "delitem", [O::Dict, ..]) => Raises::Only(&["KeyError"]),
+        (Opcode::Getitem | Opcode::Setitem | Opcode::Delitem, [O::Dict, ..]) => {
+            Raises::Only(&["KeyError"])
+        }
         // Indexing a value nothing is known of may run a class's
         // `__getitem__` (anything), or compare a key with a dict's keys
         // (RecursionError for tuples nested too deep), at import time.
-        ("getitem" | "setitem" | "delitem", [O::Unknown, ..]) => Raises::Anything,
-        ("getitem" | "setitem" | "delitem", _) => Raises::Only(&["IndexError"]),
-        ("next", _) => Raises::Only(&["StopIteration"]),
-        ("simple_call", [O::Builtin(name), ..]) => builtin_raises(name),
-        ("simple_call", [O::Method(ty, name), ..]) => method_raises(*ty, name),
-        ("simple_call", [O::BuiltinClass, ..]) => NOTHING,
-        ("simple_call", [O::Program, ..]) => Raises::Callee,
+        (Opcode::Getitem | Opcode::Setitem | Opcode::Delitem, [O::Unknown, ..]) => Raises::Anything,
+        (Opcode::Getitem | Opcode::Setitem | Opcode::Delitem, _) => Raises::Only(&["IndexError"]),
+        (Opcode::Next, _) => Raises::Only(&["StopIteration"]),
+        (Opcode::SimpleCall, [O::Builtin(name), ..]) => builtin_raises(name),
+        (Opcode::SimpleCall, [O::Method(ty, name), ..]) => method_raises(*ty, name),
+        (Opcode::SimpleCall, [O::BuiltinClass, ..]) => NOTHING,
+        (Opcode::SimpleCall, [O::Program, ..]) => Raises::Callee,
         _ => Raises::Anything,
     }
 }
@@ -316,9 +366,15 @@ mod tests {
 
     #[test]
     fn next_is_the_dialects_iterator_method() {
-        assert_eq!(special_method_name("next", Dialect::Py2), Some("next"));
-        assert_eq!(special_method_name("next", Dialect::Py3), Some("__next__"));
-        assert_eq!(special_method_name("add", Dialect::Py3), None);
+        assert_eq!(
+            special_method_name(Opcode::Next, Dialect::Py2),
+            Some("next")
+        );
+        assert_eq!(
+            special_method_name(Opcode::Next, Dialect::Py3),
+            Some("__next__")
+        );
+        assert_eq!(special_method_name(Opcode::Add, Dialect::Py3), None);
     }
 
     #[test]
@@ -333,31 +389,37 @@ mod tests {
     #[test]
     fn what_indexing_raises_depends_on_what_is_known_of_the_receiver() {
         use Operand as O;
-        let getitem = |receiver| operation_raises("getitem", &[receiver, O::Unknown]);
+        let getitem = |receiver| operation_raises(Opcode::Getitem, &[receiver, O::Unknown]);
         assert_eq!(getitem(O::Dict), Raises::Only(&["KeyError"]));
         assert_eq!(getitem(O::Other), Raises::Only(&["IndexError"]));
         assert_eq!(getitem(O::Unknown), Raises::Anything);
         // Dividing a number by a non-zero one (`x // 2` of an annotated
         // int); of a value nothing is known of, see the arithmetic test.
         assert_eq!(
-            operation_raises("floordiv", &[O::Other, O::NonZero]),
+            operation_raises(Opcode::Floordiv, &[O::Other, O::NonZero]),
             Raises::Nothing
         );
         assert_eq!(
-            operation_raises("simple_call", &[O::Program]),
+            operation_raises(Opcode::SimpleCall, &[O::Program]),
             Raises::Callee
         );
         assert_eq!(
-            operation_raises("simple_call", &[O::Unknown]),
+            operation_raises(Opcode::SimpleCall, &[O::Unknown]),
             Raises::Anything
         );
-        assert_eq!(operation_raises("no_such_op", &[]), Raises::Anything);
+        assert_eq!(operation_raises(Opcode::SimpleCall, &[]), Raises::Anything);
     }
 
     #[test]
     fn arithmetic_raises_type_error_only_of_values_nothing_is_known_of() {
         use Operand as O;
-        for op in ["add", "sub", "mul", "and_", "xor"] {
+        for op in [
+            Opcode::Add,
+            Opcode::Sub,
+            Opcode::Mul,
+            Opcode::And,
+            Opcode::Xor,
+        ] {
             // The flow builder's variable: `1 + "a"` at import time.
             assert_eq!(
                 operation_raises(op, &[O::Unknown, O::NonZero]),
@@ -367,32 +429,32 @@ mod tests {
             assert_eq!(operation_raises(op, &[O::Other, O::Other]), Raises::Nothing);
         }
         assert_eq!(
-            operation_raises("neg", &[O::Unknown]),
+            operation_raises(Opcode::Neg, &[O::Unknown]),
             Raises::Only(&["TypeError"])
         );
         assert_eq!(
-            operation_raises("lshift", &[O::Unknown, O::Other]),
+            operation_raises(Opcode::Lshift, &[O::Unknown, O::Other]),
             Raises::Only(&["TypeError", "ValueError"])
         );
         assert_eq!(
-            operation_raises("floordiv", &[O::Unknown, O::NonZero]),
+            operation_raises(Opcode::Floordiv, &[O::Unknown, O::NonZero]),
             Raises::Only(&["TypeError"])
         );
         assert_eq!(
-            operation_raises("floordiv", &[O::Other, O::Other]),
+            operation_raises(Opcode::Floordiv, &[O::Other, O::Other]),
             Raises::Only(&["ZeroDivisionError"])
         );
         assert_eq!(
-            operation_raises("floordiv", &[O::Other, O::NonZero]),
+            operation_raises(Opcode::Floordiv, &[O::Other, O::NonZero]),
             Raises::Nothing
         );
         assert_eq!(
-            operation_raises("mod", &[O::Unknown, O::NonZero]),
+            operation_raises(Opcode::Mod, &[O::Unknown, O::NonZero]),
             Raises::Anything
         );
         // The checked operation raises what it did.
         assert_eq!(
-            operation_raises("add_ovf", &[O::Unknown, O::Unknown]),
+            operation_raises(Opcode::AddOvf, &[O::Unknown, O::Unknown]),
             Raises::Only(&["OverflowError"])
         );
     }
@@ -401,11 +463,11 @@ mod tests {
     fn a_number_is_no_container() {
         use Operand as O;
         assert_eq!(
-            operation_raises("contains", &[O::NonZero, O::NonZero]),
+            operation_raises(Opcode::Contains, &[O::NonZero, O::NonZero]),
             Raises::Only(&["TypeError"])
         );
         assert_eq!(
-            operation_raises("contains", &[O::Other, O::NonZero]),
+            operation_raises(Opcode::Contains, &[O::Other, O::NonZero]),
             Raises::Nothing
         );
     }
@@ -413,7 +475,15 @@ mod tests {
     #[test]
     fn a_comparison_raises_only_of_values_nothing_is_known_of() {
         use Operand as O;
-        for op in ["lt", "le", "eq", "ne", "gt", "ge", "contains"] {
+        for op in [
+            Opcode::Lt,
+            Opcode::Le,
+            Opcode::Eq,
+            Opcode::Ne,
+            Opcode::Gt,
+            Opcode::Ge,
+            Opcode::Contains,
+        ] {
             // The flow builder's variable: a class's method may run.
             assert_eq!(
                 operation_raises(op, &[O::Unknown, O::NonZero]),
@@ -422,7 +492,7 @@ mod tests {
             // The annotator's ints, strings, instances without the method.
             assert_eq!(operation_raises(op, &[O::Other, O::Other]), Raises::Nothing);
         }
-        let call = |f, x| operation_raises("simple_call", &[O::Builtin(f), x]);
+        let call = |f, x| operation_raises(Opcode::SimpleCall, &[O::Builtin(f), x]);
         assert_eq!(call("repr", O::Unknown), Raises::Anything);
         assert_eq!(call("repr", O::Other), Raises::Nothing);
         assert_eq!(call("len", O::Unknown), Raises::Nothing);

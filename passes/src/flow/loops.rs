@@ -45,6 +45,7 @@ use super::{binop_name, Edge, FnBuilder, JoinPoint, LoopCtx, State, PENDING};
 use super::{fold, truthy};
 use rpy_ir::ast::{BoolOp, CmpOp, Expr, ExprKind, Stmt, StmtKind, UnaryOp};
 use rpy_ir::graph::{Arg, Constant};
+use rpy_ir::opcode::Opcode;
 use std::collections::{HashMap, VecDeque};
 
 /// How many times the loops of one function may be built again before the
@@ -568,10 +569,10 @@ impl FnBuilder<'_, '_> {
             ExprKind::UnaryOp { op, operand } => {
                 let v = self.static_value(operand, s)?;
                 let name = match op {
-                    UnaryOp::Neg => "neg",
-                    UnaryOp::Pos => "pos",
-                    UnaryOp::Invert => "invert",
-                    UnaryOp::Not => "not_",
+                    UnaryOp::Neg => Opcode::Neg,
+                    UnaryOp::Pos => Opcode::Pos,
+                    UnaryOp::Invert => Opcode::Invert,
+                    UnaryOp::Not => Opcode::Not,
                 };
                 fold(name, &[&v])
             }
@@ -611,17 +612,17 @@ impl FnBuilder<'_, '_> {
 
 /// A comparison of two constants, as `FnBuilder::compare_op` folds it.
 fn static_compare(op: CmpOp, l: &Constant, r: &Constant) -> Option<Constant> {
-    let negate = |c: Constant| fold("not_", &[&c]);
+    let negate = |c: Constant| fold(Opcode::Not, &[&c]);
     match op {
-        CmpOp::Lt => fold("lt", &[l, r]),
-        CmpOp::Le => fold("le", &[l, r]),
-        CmpOp::Eq => fold("eq", &[l, r]),
-        CmpOp::Ne => fold("ne", &[l, r]),
-        CmpOp::Gt => fold("gt", &[l, r]),
-        CmpOp::Ge => fold("ge", &[l, r]),
-        CmpOp::Is => fold("is_", &[l, r]),
-        CmpOp::IsNot => negate(fold("is_", &[l, r])?),
-        CmpOp::In => fold("contains", &[r, l]),
-        CmpOp::NotIn => negate(fold("contains", &[r, l])?),
+        CmpOp::Lt => fold(Opcode::Lt, &[l, r]),
+        CmpOp::Le => fold(Opcode::Le, &[l, r]),
+        CmpOp::Eq => fold(Opcode::Eq, &[l, r]),
+        CmpOp::Ne => fold(Opcode::Ne, &[l, r]),
+        CmpOp::Gt => fold(Opcode::Gt, &[l, r]),
+        CmpOp::Ge => fold(Opcode::Ge, &[l, r]),
+        CmpOp::Is => fold(Opcode::Is, &[l, r]),
+        CmpOp::IsNot => negate(fold(Opcode::Is, &[l, r])?),
+        CmpOp::In => fold(Opcode::Contains, &[r, l]),
+        CmpOp::NotIn => negate(fold(Opcode::Contains, &[r, l])?),
     }
 }

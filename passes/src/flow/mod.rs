@@ -37,7 +37,6 @@
 mod builder;
 pub mod gc_hooks;
 pub use builder::exceptions::{builtin_exception_base, builtin_is_subclass, BUILTIN_EXCEPTIONS};
-pub use builder::FLOW_ERROR;
 mod fold;
 mod import_time;
 mod imports;

@@ -14,6 +14,7 @@ use crate::flow::language::DEFAULTS_ATTRIBUTE;
 use crate::flow::scan::{bound_names, NameList};
 use crate::flow::{closures, rlib, FuncDef, Global, GlobalAccess};
 use rpy_ir::ast::{Expr, ExprKind, Param};
+use rpy_ir::opcode::Opcode;
 
 /// Special methods RPython never calls implicitly: a class defining one
 /// would behave differently once translated.
@@ -37,7 +38,7 @@ impl FnBuilder<'_, '_> {
                     Arg::Const(module.clone()),
                     Arg::Const(Constant::Name(name.to_string())),
                 ];
-                Some(Arg::Var(self.emit("getattr", args, pos)))
+                Some(Arg::Var(self.emit(Opcode::Getattr, args, pos)))
             }
             GlobalAccess::Constants => {
                 let g = self.m.global(name)?.clone();
@@ -161,7 +162,7 @@ impl FnBuilder<'_, '_> {
                     Arg::Const(Constant::Name(name.to_string())),
                     value,
                 ];
-                self.emit("setattr", args, pos);
+                self.emit(Opcode::Setattr, args, pos);
             }
             GlobalAccess::Constants => self.error(
                 pos,
@@ -225,7 +226,7 @@ impl FnBuilder<'_, '_> {
             self.push(value);
             let f = self.expr(d);
             let v = self.pop();
-            value = Arg::Var(self.emit("simple_call", vec![f, v], d.pos));
+            value = Arg::Var(self.emit(Opcode::SimpleCall, vec![f, v], d.pos));
         }
         if !hints.is_empty() {
             self.m
@@ -248,9 +249,9 @@ impl FnBuilder<'_, '_> {
             return;
         }
         let values = self.expr_list(&defaults);
-        let tuple = Arg::Var(self.emit("newtuple", values, pos));
+        let tuple = Arg::Var(self.emit(Opcode::Newtuple, values, pos));
         let name = Arg::Const(Constant::Name(DEFAULTS_ATTRIBUTE.to_string()));
-        self.emit("setattr", vec![function.clone(), name, tuple], pos);
+        self.emit(Opcode::Setattr, vec![function.clone(), name, tuple], pos);
     }
 
     /// A `lambda` expression: in a module or class body, the function
@@ -353,16 +354,16 @@ impl FnBuilder<'_, '_> {
             return;
         };
         let base_values = self.expr_list(bases);
-        let base_tuple = Arg::Var(self.emit("newtuple", base_values, s.pos));
+        let base_tuple = Arg::Var(self.emit(Opcode::Newtuple, base_values, s.pos));
         self.push(base_tuple);
         let namespace = self.emit(
-            "simple_call",
+            Opcode::SimpleCall,
             vec![Arg::Const(Constant::Func(body_graph))],
             s.pos,
         );
         let base_tuple = self.pop();
         let class = self.emit(
-            "simple_call",
+            Opcode::SimpleCall,
             vec![
                 Arg::Const(Constant::Builtin("type".into())),
                 Arg::Const(Constant::Str(name.clone())),
@@ -380,10 +381,10 @@ impl FnBuilder<'_, '_> {
     /// attributes must not depend on how its body ran.
     pub(super) fn class_namespace(&mut self, body: &[Stmt], pos: Pos) -> Arg {
         let class = self.class_body.clone().unwrap_or_default();
-        let namespace = Arg::Var(self.emit("newdict", Vec::new(), pos));
+        let namespace = Arg::Var(self.emit(Opcode::Newdict, Vec::new(), pos));
         let module = Arg::Const(Constant::Str(self.m.python_name().to_string()));
         let key = Arg::Const(Constant::Str("__module__".into()));
-        self.emit("setitem", vec![namespace.clone(), key, module], pos);
+        self.emit(Opcode::Setitem, vec![namespace.clone(), key, module], pos);
         for (i, name) in self.slots.clone().into_iter().enumerate() {
             if name == "__metaclass__" {
                 self.error(
@@ -396,7 +397,7 @@ impl FnBuilder<'_, '_> {
             match self.state.env[i].clone() {
                 Some(value) => {
                     let key = Arg::Const(Constant::Str(name));
-                    self.emit("setitem", vec![namespace.clone(), key, value], pos);
+                    self.emit(Opcode::Setitem, vec![namespace.clone(), key, value], pos);
                 }
                 None if self.state.maybe[i] => self.error(
                     binding_position(body, &name).unwrap_or(pos),
@@ -449,9 +450,9 @@ impl FnBuilder<'_, '_> {
         };
         let name = Arg::Const(Constant::Name(DEFAULTS_ATTRIBUTE.to_string()));
         let original = Arg::Const(Constant::Func(original));
-        let defaults = self.op("getattr", vec![original, name.clone()], pos);
+        let defaults = self.op(Opcode::Getattr, vec![original, name.clone()], pos);
         let copy = Arg::Const(Constant::Func(copy.to_string()));
-        self.emit("setattr", vec![copy, name, defaults], pos);
+        self.emit(Opcode::Setattr, vec![copy, name, defaults], pos);
     }
 
     /// The module a `from MODULE import ...` reads, absolute; `None` for
@@ -517,7 +518,7 @@ impl FnBuilder<'_, '_> {
                                 Arg::Const(m.clone()),
                                 Arg::Const(Constant::Name(name.clone())),
                             ];
-                            let value = Arg::Var(self.emit("getattr", args, s.pos));
+                            let value = Arg::Var(self.emit(Opcode::Getattr, args, s.pos));
                             self.store_name(&name, value, s.pos);
                         }
                         // And, as Python does, every name the module has
@@ -527,7 +528,7 @@ impl FnBuilder<'_, '_> {
                             let copy = Constant::Builtin(closures::IMPORT_STAR.to_string());
                             let args =
                                 vec![Arg::Const(copy), Arg::Const(here.clone()), Arg::Const(m)];
-                            self.emit("simple_call", args, s.pos);
+                            self.emit(Opcode::SimpleCall, args, s.pos);
                         }
                         continue;
                     }
@@ -541,7 +542,7 @@ impl FnBuilder<'_, '_> {
                         (None, Some(m)) => {
                             let args =
                                 vec![Arg::Const(m), Arg::Const(Constant::Name(a.name.clone()))];
-                            Arg::Var(self.emit("getattr", args, s.pos))
+                            Arg::Var(self.emit(Opcode::Getattr, args, s.pos))
                         }
                         (None, None) => {
                             self.internal(&format!("the module '{base}' was not loaded"));
@@ -680,7 +681,7 @@ impl FnBuilder<'_, '_> {
         }
         let pos = def.pos;
         let cells = Arg::Const(Constant::Builtin(closures::NEW_CELLS.to_string()));
-        let cells = Arg::Var(self.emit("simple_call", vec![cells], pos));
+        let cells = Arg::Var(self.emit(Opcode::SimpleCall, vec![cells], pos));
         self.store_name(closures::CELLS_LOCAL, cells, pos);
         let params: Vec<String> = def
             .params
@@ -700,7 +701,7 @@ impl FnBuilder<'_, '_> {
         let cells = self.load_name(closures::CELLS_LOCAL, pos);
         let value = self.load_name(name, pos);
         let args = vec![cells, Arg::Const(Constant::Name(name.to_string())), value];
-        self.emit("setattr", args, pos);
+        self.emit(Opcode::Setattr, args, pos);
     }
 
     /// A nested `def` in a function that keeps cells (at import time):
@@ -732,7 +733,7 @@ impl FnBuilder<'_, '_> {
         self.set_defaults(&function, params, s.pos);
         let cells = self.load_name(closures::CELLS_LOCAL, s.pos);
         let make = Arg::Const(Constant::Builtin(closures::MAKE_CLOSURE.to_string()));
-        let closure = Arg::Var(self.emit("simple_call", vec![make, function, cells], s.pos));
+        let closure = Arg::Var(self.emit(Opcode::SimpleCall, vec![make, function, cells], s.pos));
         self.store_name(name, closure, s.pos);
     }
 
@@ -743,7 +744,7 @@ impl FnBuilder<'_, '_> {
         if matches!(self.m.access, GlobalAccess::Live { .. }) {
             let cells = self.load_name(closures::CELLS_LOCAL, pos);
             let args = vec![cells, Arg::Const(Constant::Name(name.to_string()))];
-            return Arg::Var(self.emit("getattr", args, pos));
+            return Arg::Var(self.emit(Opcode::Getattr, args, pos));
         }
         let cell = self
             .m

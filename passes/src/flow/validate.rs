@@ -101,9 +101,6 @@ pub fn check_graph_well_formed<S: Stage>(g: &FunctionGraph<S>) -> Result<(), Vec
             }
         };
         for (oi, op) in block.operations.iter().enumerate() {
-            if op.opname.is_empty() {
-                errs.push(format!("block b{bi}: operation {oi} has no name"));
-            }
             for a in &op.args {
                 check_use(a, &|v| known_in(&stamp, bi, v), &mut errs, &|| {
                     format!("operation {oi} ({})", op.opname)

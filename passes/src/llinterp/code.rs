@@ -10,6 +10,7 @@ use rpy_ir::graph::{
 };
 use rpy_ir::llops::{self, Signature};
 use rpy_ir::lltype::{self, ContainerType, LowLevelType, TypeTable};
+use rpy_ir::opcode::Opcode;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -214,14 +215,16 @@ pub(crate) enum Cmp {
 }
 
 impl Cmp {
-    fn from_suffix(s: &str) -> Option<Cmp> {
-        Some(match s {
-            "lt" => Cmp::Lt,
-            "le" => Cmp::Le,
-            "eq" => Cmp::Eq,
-            "ne" => Cmp::Ne,
-            "gt" => Cmp::Gt,
-            "ge" => Cmp::Ge,
+    /// The comparison a float or char comparison makes.
+    fn of(op: Opcode) -> Option<Cmp> {
+        use Opcode::*;
+        Some(match op {
+            FloatLt | CharLt => Cmp::Lt,
+            FloatLe | CharLe => Cmp::Le,
+            FloatEq | CharEq => Cmp::Eq,
+            FloatNe | CharNe => Cmp::Ne,
+            FloatGt | CharGt => Cmp::Gt,
+            FloatGe | CharGe => Cmp::Ge,
             _ => return None,
         })
     }
@@ -263,7 +266,7 @@ pub(crate) enum OpKind {
     Nothing,
     /// Through `llops::eval_int`; the result is Bool when `bool_result`.
     Int {
-        name: &'static str,
+        name: Opcode,
         bool_result: bool,
     },
     FloatBin(FloatBin),
@@ -319,7 +322,7 @@ pub(crate) struct Op {
     pub kind: OpKind,
     pub args: Vec<Operand>,
     pub result: u32,
-    pub opname: String,
+    pub opname: Opcode,
     /// The source position of the operation, for run-time errors.
     pub pos: Option<rpy_ir::diag::Pos>,
 }
@@ -657,7 +660,7 @@ impl<S: LowLevelStage> Builder<'_, S> {
             kind,
             args,
             result: op.result.0,
-            opname: op.opname.clone(),
+            opname: op.opname,
             pos: op.pos,
         }
     }
@@ -728,8 +731,8 @@ impl<S: LowLevelStage> Builder<'_, S> {
         args: &mut Vec<Operand>,
     ) -> Result<OpKind, String> {
         use LowLevelType as T;
-        let name = op.opname.as_str();
-        let ll = llops::lookup(name).ok_or_else(|| format!("unknown operation '{name}'"))?;
+        let name = op.opname;
+        let ll = llops::info(name).ok_or_else(|| format!("unknown operation '{name}'"))?;
         let a = &op.args;
         let arity = |n: usize| -> Result<(), String> {
             if a.len() == n {
@@ -743,7 +746,7 @@ impl<S: LowLevelStage> Builder<'_, S> {
         let simple = match &ll.sig {
             Signature::IntBinary => Some(plain(
                 OpKind::Int {
-                    name: ll.name,
+                    name: ll.opcode,
                     bool_result: false,
                 },
                 2,
@@ -751,7 +754,7 @@ impl<S: LowLevelStage> Builder<'_, S> {
             )),
             Signature::IntUnary => Some(plain(
                 OpKind::Int {
-                    name: ll.name,
+                    name: ll.opcode,
                     bool_result: false,
                 },
                 1,
@@ -759,7 +762,7 @@ impl<S: LowLevelStage> Builder<'_, S> {
             )),
             Signature::IntCompare => Some(plain(
                 OpKind::Int {
-                    name: ll.name,
+                    name: ll.opcode,
                     bool_result: true,
                 },
                 2,
@@ -769,7 +772,7 @@ impl<S: LowLevelStage> Builder<'_, S> {
                 let n = if ll.sig == Signature::UintUnary { 1 } else { 2 };
                 Some(plain(
                     OpKind::Int {
-                        name: ll.name,
+                        name: ll.opcode,
                         bool_result: ll.sig == Signature::UintCompare,
                     },
                     n,
@@ -780,35 +783,31 @@ impl<S: LowLevelStage> Builder<'_, S> {
             Signature::UintShift => None,
             Signature::FloatBinary => {
                 let f = match name {
-                    "float_add" => FloatBin::Add,
-                    "float_sub" => FloatBin::Sub,
-                    "float_mul" => FloatBin::Mul,
-                    "float_truediv" => FloatBin::TrueDiv,
-                    "float_py_div" => FloatBin::PyDiv,
-                    "float_py_mod" => FloatBin::PyMod,
+                    Opcode::FloatAdd => FloatBin::Add,
+                    Opcode::FloatSub => FloatBin::Sub,
+                    Opcode::FloatMul => FloatBin::Mul,
+                    Opcode::FloatTruediv => FloatBin::TrueDiv,
+                    Opcode::FloatPyDiv => FloatBin::PyDiv,
+                    Opcode::FloatPyMod => FloatBin::PyMod,
                     _ => return Err(format!("operation '{name}' is not implemented")),
                 };
                 Some(plain(OpKind::FloatBin(f), 2, T::Float))
             }
             Signature::FloatUnary => {
                 let k = match name {
-                    "float_neg" => OpKind::FloatNeg,
-                    "float_abs" => OpKind::FloatAbs,
+                    Opcode::FloatNeg => OpKind::FloatNeg,
+                    Opcode::FloatAbs => OpKind::FloatAbs,
                     _ => return Err(format!("operation '{name}' is not implemented")),
                 };
                 Some(plain(k, 1, T::Float))
             }
             Signature::FloatCompare => {
-                let c = name
-                    .strip_prefix("float_")
-                    .and_then(Cmp::from_suffix)
+                let c = Cmp::of(name)
                     .ok_or_else(|| format!("operation '{name}' is not implemented"))?;
                 Some(plain(OpKind::FloatCmp(c), 2, T::Float))
             }
             Signature::CharCompare => {
-                let c = name
-                    .strip_prefix("char_")
-                    .and_then(Cmp::from_suffix)
+                let c = Cmp::of(name)
                     .ok_or_else(|| format!("operation '{name}' is not implemented"))?;
                 Some(plain(OpKind::CharCmp(c), 2, T::Char))
             }
@@ -816,7 +815,7 @@ impl<S: LowLevelStage> Builder<'_, S> {
                 let k = match (from, to) {
                     (T::Signed | T::Bool | T::Unsigned, T::Signed | T::Bool | T::Unsigned) => {
                         OpKind::Int {
-                            name: ll.name,
+                            name: ll.opcode,
                             bool_result: *to == T::Bool,
                         }
                     }
@@ -842,38 +841,38 @@ impl<S: LowLevelStage> Builder<'_, S> {
             return Ok(kind);
         }
         match name {
-            "same_as" | "jit_promote" => {
+            Opcode::SameAs | Opcode::JitPromote => {
                 arity(1)?;
                 let t = g.vars.get(op.result.0 as usize).map(|d| d.info.clone());
                 args.push(self.operand(g, &a[0], t.as_ref())?);
                 Ok(OpKind::SameAs)
             }
-            "uint_lshift" | "uint_rshift" => {
+            Opcode::UintLshift | Opcode::UintRshift => {
                 arity(2)?;
                 args.push(self.operand(g, &a[0], Some(&T::Unsigned))?);
                 args.push(self.operand(g, &a[1], Some(&T::Signed))?);
                 Ok(OpKind::Int {
-                    name: ll.name,
+                    name: ll.opcode,
                     bool_result: false,
                 })
             }
-            "int_between" => {
+            Opcode::IntBetween => {
                 arity(3)?;
                 for x in a {
                     args.push(self.operand(g, x, Some(&T::Signed))?);
                 }
                 Ok(OpKind::Int {
-                    name: ll.name,
+                    name: ll.opcode,
                     bool_result: true,
                 })
             }
-            "cast_pointer" => {
+            Opcode::CastPointer => {
                 arity(1)?;
                 args.push(self.operand(g, &a[0], None)?);
                 Ok(OpKind::CastPointer)
             }
-            "ptr_eq" | "ptr_ne" | "ptr_iszero" | "ptr_nonzero" => {
-                let binary = matches!(name, "ptr_eq" | "ptr_ne");
+            Opcode::PtrEq | Opcode::PtrNe | Opcode::PtrIszero | Opcode::PtrNonzero => {
+                let binary = matches!(name, Opcode::PtrEq | Opcode::PtrNe);
                 arity(if binary { 2 } else { 1 })?;
                 // A constant operand (None, a function, a static) takes the
                 // type of the other one.
@@ -882,41 +881,43 @@ impl<S: LowLevelStage> Builder<'_, S> {
                     args.push(self.operand(g, x, hint.as_ref())?);
                 }
                 Ok(match name {
-                    "ptr_eq" => OpKind::PtrEq,
-                    "ptr_ne" => OpKind::PtrNe,
-                    "ptr_iszero" => OpKind::PtrIsZero,
+                    Opcode::PtrEq => OpKind::PtrEq,
+                    Opcode::PtrNe => OpKind::PtrNe,
+                    Opcode::PtrIszero => OpKind::PtrIsZero,
                     _ => OpKind::PtrNonZero,
                 })
             }
             // A JIT hint: nothing to do without a JIT.
-            "jit_marker" => Ok(OpKind::Nothing),
+            Opcode::JitMarker => Ok(OpKind::Nothing),
             // The interpreter's objects never move and are freed by
             // reference counting: a saved root is the value itself, and
             // no object needs remembering.
-            "gc_save_root" | "gc_write_barrier" | "gc_write_barrier_item" => Ok(OpKind::Nothing),
-            "gc_reload" => {
+            Opcode::GcSaveRoot | Opcode::GcWriteBarrier | Opcode::GcWriteBarrierItem => {
+                Ok(OpKind::Nothing)
+            }
+            Opcode::GcReload => {
                 arity(2)?;
                 let t = g.vars.get(op.result.0 as usize).map(|d| d.info.clone());
                 args.push(self.operand(g, &a[1], t.as_ref())?);
                 Ok(OpKind::SameAs)
             }
-            "exc_occurred" | "exc_type" | "exc_value" | "exc_clear" => {
+            Opcode::ExcOccurred | Opcode::ExcType | Opcode::ExcValue | Opcode::ExcClear => {
                 arity(0)?;
                 Ok(match name {
-                    "exc_occurred" => OpKind::ExcOccurred,
-                    "exc_type" => OpKind::ExcType,
-                    "exc_value" => OpKind::ExcValue,
+                    Opcode::ExcOccurred => OpKind::ExcOccurred,
+                    Opcode::ExcType => OpKind::ExcType,
+                    Opcode::ExcValue => OpKind::ExcValue,
                     _ => OpKind::ExcClear,
                 })
             }
-            "exc_set" => {
+            Opcode::ExcSet => {
                 arity(2)?;
                 for x in a {
                     args.push(self.operand(g, x, None)?);
                 }
                 Ok(OpKind::ExcSet)
             }
-            "indirect_call" => {
+            Opcode::IndirectCall => {
                 let Some(LowLevelType::FuncPtr(sig)) =
                     a.first().and_then(Arg::as_var).map(|v| g.info(v))
                 else {
@@ -935,7 +936,7 @@ impl<S: LowLevelStage> Builder<'_, S> {
                 }
                 Ok(OpKind::IndirectCall)
             }
-            "malloc" => {
+            Opcode::Malloc => {
                 arity(1)?;
                 let ty = self.type_id(self.name_arg(a.first())?)?;
                 if self.types.list[ty as usize].item.is_some() {
@@ -946,19 +947,19 @@ impl<S: LowLevelStage> Builder<'_, S> {
                 }
                 Ok(OpKind::Malloc(ty))
             }
-            "malloc_varsize" => {
+            Opcode::MallocVarsize => {
                 arity(2)?;
                 let ty = self.type_id(self.name_arg(a.first())?)?;
                 self.item_type(ty)?;
                 args.push(self.operand(g, &a[1], Some(&T::Signed))?);
                 Ok(OpKind::MallocVarsize(ty))
             }
-            "getfield" | "setfield" => {
-                arity(if name == "getfield" { 2 } else { 3 })?;
+            Opcode::Getfield | Opcode::Setfield => {
+                arity(if name == Opcode::Getfield { 2 } else { 3 })?;
                 let ty = self.ptr_type(g, &a[0])?;
                 let (field, ft) = self.field(ty, self.name_arg(a.get(1))?)?;
                 args.push(self.operand(g, &a[0], None)?);
-                if name == "getfield" {
+                if name == Opcode::Getfield {
                     Ok(OpKind::GetField(ty, field))
                 } else {
                     if matches!(field, FieldRef::ArrayLength) {
@@ -968,27 +969,27 @@ impl<S: LowLevelStage> Builder<'_, S> {
                     Ok(OpKind::SetField(ty, field))
                 }
             }
-            "getarrayitem" | "setarrayitem" => {
-                arity(if name == "getarrayitem" { 2 } else { 3 })?;
+            Opcode::Getarrayitem | Opcode::Setarrayitem => {
+                arity(if name == Opcode::Getarrayitem { 2 } else { 3 })?;
                 let ty = self.ptr_type(g, &a[0])?;
                 let it = self.item_type(ty)?;
                 args.push(self.operand(g, &a[0], None)?);
                 args.push(self.operand(g, &a[1], Some(&T::Signed))?);
-                if name == "getarrayitem" {
+                if name == Opcode::Getarrayitem {
                     Ok(OpKind::GetArrayItem(ty))
                 } else {
                     args.push(self.operand(g, &a[2], Some(&it))?);
                     Ok(OpKind::SetArrayItem(ty))
                 }
             }
-            "getarraysize" => {
+            Opcode::Getarraysize => {
                 arity(1)?;
                 let ty = self.ptr_type(g, &a[0])?;
                 self.item_type(ty)?;
                 args.push(self.operand(g, &a[0], None)?);
                 Ok(OpKind::GetArraySize(ty))
             }
-            "direct_call" => {
+            Opcode::DirectCall => {
                 match a.first() {
                     Some(Arg::Const(Constant::Func(f))) => {
                         let &index = self

@@ -6,6 +6,7 @@ use super::runtime::{self, Rt};
 use super::{Items, LlError, LlErrorKind, LlValue, ObjRef};
 use rpy_ir::llops;
 use rpy_ir::lltype::{self, LowLevelType};
+use rpy_ir::opcode::Opcode;
 use std::io::Write;
 use std::rc::Rc;
 
@@ -105,7 +106,7 @@ pub(crate) fn run(
             let block = &code.graphs[f.graph as usize].blocks[f.block as usize];
             match block.ops.get(f.pc as usize) {
                 Some(op) => (
-                    Some(op.opname.clone()),
+                    Some(op.opname.name().to_string()),
                     op.pos.filter(|p| p.line > 0),
                     format!(" (block {}, operation {})", f.block, op.opname),
                 ),
@@ -606,16 +607,16 @@ fn array_index(op: &Op, i: i64, len: usize) -> Result<usize, Fail> {
 /// Python's ZeroDivisionError (as the C runtime reports it); `MIN / -1` wraps
 /// to MIN and `MIN % -1` is 0, as in the C runtime; anything else (a shift
 /// count outside 0..64) is an internal error naming the operation.
-fn undefined(op: &Op, name: &str, args: &[i64]) -> Result<i64, Fail> {
+fn undefined(op: &Op, name: Opcode, args: &[i64]) -> Result<i64, Fail> {
     let division = matches!(
         name,
-        "int_floordiv" | "int_mod" | "int_py_div" | "int_py_mod"
+        Opcode::IntFloordiv | Opcode::IntMod | Opcode::IntPyDiv | Opcode::IntPyMod
     );
     match args {
         [_, 0] if division => Err(Fail::Fatal(
             "fatal RPython error: ZeroDivisionError: integer division or modulo by zero".into(),
         )),
-        [x, -1] if division => Ok(if name.ends_with("div") {
+        [x, -1] if division => Ok(if matches!(name, Opcode::IntFloordiv | Opcode::IntPyDiv) {
             x.wrapping_neg()
         } else {
             0
@@ -646,9 +647,9 @@ pub(crate) fn exec_op(
             for (slot, a) in v.iter_mut().zip(&op.args) {
                 *slot = int_arg(op, get(slots, a))?;
             }
-            let r = match llops::eval_int(name, &v[..n]) {
+            let r = match llops::eval_int(*name, &v[..n]) {
                 Some(r) => r,
-                None => undefined(op, name, &v[..n])?,
+                None => undefined(op, *name, &v[..n])?,
             };
             if *bool_result {
                 LlValue::Bool(r != 0)

@@ -50,8 +50,8 @@ pub struct DetachedOp {
 }
 
 impl DetachedOp {
-    pub fn opname(&self) -> &str {
-        &self.op.opname
+    pub fn opname(&self) -> &'static str {
+        self.op.opname.name()
     }
 }
 
@@ -114,7 +114,7 @@ impl<'c> LlMachine<'c> {
                 kind: original.kind.clone(),
                 args,
                 result: 0,
-                opname: original.opname.clone(),
+                opname: original.opname,
                 pos: original.pos,
             },
         })
@@ -144,10 +144,10 @@ impl<'c> LlMachine<'c> {
     ) -> Result<LlValue, LlError> {
         let mut pending = None;
         let v = exec::exec_op(&op.op, args, &self.code.types, &mut pending, out)
-            .map_err(|fail| self.error(fail, &op.op.opname))?;
+            .map_err(|fail| self.error(fail, op.op.opname.name()))?;
         if exec::is_gc_collect(&op.op) {
             exec::run_finalizers(self.code, out, self.max_depth)
-                .map_err(|fail| self.error(fail, &op.op.opname))?;
+                .map_err(|fail| self.error(fail, op.op.opname.name()))?;
         }
         Ok(v)
     }

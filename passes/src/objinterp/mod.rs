@@ -39,6 +39,7 @@ use crate::flow::language::{next_method_name, special_method_name, DEFAULTS_ATTR
 use exceptions::{exception_matches, ClassTable, Instantiation};
 use rpy_ir::ast::Dialect;
 use rpy_ir::graph::{Arg, Constant, Flow, FunctionGraph, Program};
+use rpy_ir::opcode::Opcode;
 use std::collections::HashMap;
 use std::fmt;
 use std::io::Write;
@@ -102,7 +103,7 @@ enum Operand {
 struct OpCode {
     /// `None`: an operation the interpreter does not know (an error when run).
     op: Option<Op>,
-    name: String,
+    name: Opcode,
     args: Vec<Operand>,
     result: usize,
     pos: Option<rpy_ir::diag::Pos>,
@@ -168,8 +169,8 @@ fn compile(g: &FunctionGraph<Flow>, classes: &ClassTable, prebuilt: &[ObjValue])
                 .operations
                 .iter()
                 .map(|o| OpCode {
-                    op: Op::from_name(&o.opname),
-                    name: o.opname.clone(),
+                    op: Op::from_name(o.opname.name()),
+                    name: o.opname,
                     args: o.args.iter().map(operand).collect(),
                     result: o.result.0 as usize,
                     pos: o.pos,
@@ -516,7 +517,7 @@ impl<'p> ObjInterpreter<'p> {
                         let op = g.blocks[f.block].ops.get(f.pc);
                         (
                             g.name.clone(),
-                            op.map(|o| o.name.as_str().into()),
+                            op.map(|o| o.name.name().into()),
                             op.and_then(|o| o.pos),
                         )
                     }
@@ -702,10 +703,10 @@ impl<'p> ObjInterpreter<'p> {
             .iter()
             .map(|a| self.get(env, a))
             .collect::<Result<Vec<_>, _>>()?;
-        if let Some(r) = exceptions::overflow_checked(&op.name, &args, self.dialect) {
+        if let Some(r) = exceptions::overflow_checked(op.name.name(), &args, self.dialect) {
             return r.map(Step::Value).map_err(Stop::Raise);
         }
-        if op.name == crate::flow::FLOW_ERROR {
+        if op.name == Opcode::FlowError {
             let message = args.first().map(|m| m.to_str(self.dialect));
             return Err(Stop::Internal(format!(
                 "this function's graph could not be built: {}",
@@ -886,9 +887,9 @@ impl<'p> ObjInterpreter<'p> {
     fn special_method(&self, op: Op, args: &[ObjValue]) -> Option<(Rc<str>, Vec<ObjValue>)> {
         let (opname, receiver, rest) = match (op, args) {
             (Op::SimpleCall, [ObjValue::Builtin(b), x]) if b.as_ref() == "len" => {
-                ("len", x, &[][..])
+                (Opcode::Len, x, &[][..])
             }
-            (_, [x, rest @ ..]) => (op.name(), x, rest),
+            (_, [x, rest @ ..]) => (Opcode::from_name(op.name())?, x, rest),
             _ => return None,
         };
         let ObjValue::Instance(instance) = receiver else {

@@ -7,12 +7,13 @@ use super::GraphTyper;
 use rpy_ir::annotation::{Desc, SomeValue};
 use rpy_ir::graph::{Arg, Constant, SpaceOperation};
 use rpy_ir::lltype::{self, LowLevelType};
+use rpy_ir::opcode::Opcode;
 
 impl GraphTyper<'_, '_, '_> {
     /// Lowers `simple_call` of a function, method or class; false for
     /// any other operation (builtins are lowered elsewhere).
     pub(super) fn lower_call(&mut self, op: &SpaceOperation) -> Result<bool, String> {
-        if op.opname != "simple_call" {
+        if op.opname != Opcode::SimpleCall {
             return Ok(false);
         }
         let callee = &op.args[0];
@@ -91,7 +92,12 @@ impl GraphTyper<'_, '_, '_> {
                 for (a, want) in args.iter().zip(&sig.params) {
                     call_args.push(self.arg_as(a, want)?);
                 }
-                self.emit_into("indirect_call", call_args, sig.result.clone(), op.result)?;
+                self.emit_into(
+                    Opcode::IndirectCall,
+                    call_args,
+                    sig.result.clone(),
+                    op.result,
+                )?;
             }
             _ => {
                 return Err(format!(
@@ -127,7 +133,7 @@ impl GraphTyper<'_, '_, '_> {
             };
             call_args.push(self.arg_as(&a, want)?);
         }
-        self.emit_into("direct_call", call_args, result, op.result)
+        self.emit_into(Opcode::DirectCall, call_args, result, op.result)
     }
 
     /// `receiver.name(args)` on an instance of `class`: a direct call when
@@ -177,7 +183,7 @@ impl GraphTyper<'_, '_, '_> {
         };
         let vtable = self.read_vtable(receiver, &owner)?;
         let fp = self.emit(
-            "getfield",
+            Opcode::Getfield,
             vec![
                 Arg::Var(vtable),
                 Arg::Const(Constant::Name(super::classes::slot_field(name))),
@@ -189,13 +195,18 @@ impl GraphTyper<'_, '_, '_> {
         for (a, want) in args.iter().zip(&sig.params[1..]) {
             call_args.push(self.arg_as(a, want)?);
         }
-        self.emit_into("indirect_call", call_args, sig.result.clone(), op.result)
+        self.emit_into(
+            Opcode::IndirectCall,
+            call_args,
+            sig.result.clone(),
+            op.result,
+        )
     }
 
     /// The vtable of instance `object`, as the root vtable type.
     pub(super) fn typeptr(&mut self, object: &Arg) -> rpy_ir::graph::Var {
         self.emit(
-            "getfield",
+            Opcode::Getfield,
             vec![
                 object.clone(),
                 Arg::Const(Constant::Name(lltype::TYPEPTR.into())),

@@ -12,6 +12,7 @@ use super::{GraphTyper, HelperArg, RTyper};
 use rpy_ir::annotation::{DictDef, SomeValue};
 use rpy_ir::graph::{Arg, Constant, PrebuiltObject, SpaceOperation};
 use rpy_ir::lltype::{ContainerType, LowLevelType};
+use rpy_ir::opcode::Opcode;
 
 /// The parallel arrays of a dict's entries, with the type of their
 /// items (`None`: the key or value type), then the slot table.
@@ -263,10 +264,10 @@ impl GraphTyper<'_, '_, '_> {
             .cloned()
             .unwrap_or(Arg::Const(Constant::None));
         let is_r_dict = self.builtin_of(&first).as_deref() == Some("r_dict");
-        if op.opname == "newdict" || (op.opname == "simple_call" && is_r_dict) {
+        if op.opname == Opcode::Newdict || (op.opname == Opcode::SimpleCall && is_r_dict) {
             return self.call_dict_helper(op, "ll_newdict", None, &[ResultType]);
         }
-        if op.opname == "simple_call" && op.args.len() == 2 {
+        if op.opname == Opcode::SimpleCall && op.args.len() == 2 {
             let func = match &first {
                 Arg::Const(Constant::Builtin(b)) if b == "len" => Some("ll_dict_len"),
                 Arg::Const(Constant::Builtin(b)) if b == "dict" => Some("ll_dict_copy"),
@@ -281,13 +282,13 @@ impl GraphTyper<'_, '_, '_> {
                 return self.call_dict_helper(op, func, Some(&def), operands);
             }
         }
-        if op.opname == "iter" && matches!(self.annotation(&first), SomeValue::Iterator(_)) {
+        if op.opname == Opcode::Iter && matches!(self.annotation(&first), SomeValue::Iterator(_)) {
             // `for k in d.iterkeys()`: an iterator is its own iterator.
             let (from, want) = (self.type_of(&first), self.graph.info(op.result).clone());
             self.finish((first, from), Some((op.result, want)))?;
             return Ok(true);
         }
-        if op.opname == "next" {
+        if op.opname == Opcode::Next {
             let SomeValue::Iterator(container) = self.annotation(&first) else {
                 return Ok(false);
             };
@@ -306,14 +307,14 @@ impl GraphTyper<'_, '_, '_> {
             return Ok(false);
         };
         let nargs = op.args.len();
-        let (func, operands): (&str, &[DictOperand]) = match (op.opname.as_str(), nargs) {
-            ("getitem", 2) => ("ll_dict_getitem_checked", &[A(0), Key(1), KeyFns]),
-            ("setitem", 3) => ("ll_dict_setitem", &[A(0), Key(1), Value(2), KeyFns]),
-            ("delitem", 2) => ("ll_dict_delitem_checked", &[A(0), Key(1), KeyFns]),
-            ("contains", 2) => ("ll_dict_contains", &[A(0), Key(1), KeyFns]),
-            ("bool", 1) => ("ll_dict_bool", &[A(0)]),
-            ("not_", 1) => ("ll_dict_is_empty", &[A(0)]),
-            ("iter", 1) => {
+        let (func, operands): (&str, &[DictOperand]) = match (op.opname, nargs) {
+            (Opcode::Getitem, 2) => ("ll_dict_getitem_checked", &[A(0), Key(1), KeyFns]),
+            (Opcode::Setitem, 3) => ("ll_dict_setitem", &[A(0), Key(1), Value(2), KeyFns]),
+            (Opcode::Delitem, 2) => ("ll_dict_delitem_checked", &[A(0), Key(1), KeyFns]),
+            (Opcode::Contains, 2) => ("ll_dict_contains", &[A(0), Key(1), KeyFns]),
+            (Opcode::Bool, 1) => ("ll_dict_bool", &[A(0)]),
+            (Opcode::Not, 1) => ("ll_dict_is_empty", &[A(0)]),
+            (Opcode::Iter, 1) => {
                 self.new_iterator(first, op)?;
                 return Ok(true);
             }
@@ -371,7 +372,7 @@ impl GraphTyper<'_, '_, '_> {
                     ],
                 )?;
                 let list = self.emit(
-                    "direct_call",
+                    Opcode::DirectCall,
                     vec![
                         Arg::Const(Constant::Func(graph)),
                         Arg::Const(Constant::Name(list_name.clone())),
@@ -449,7 +450,7 @@ impl GraphTyper<'_, '_, '_> {
         let (graph, result) = self.rt.helper("rdict", func, &helper_args)?;
         let mut all = vec![Arg::Const(Constant::Func(graph))];
         all.extend(call_args);
-        self.emit_into("direct_call", all, result, op.result)?;
+        self.emit_into(Opcode::DirectCall, all, result, op.result)?;
         Ok(true)
     }
 }

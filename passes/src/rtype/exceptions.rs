@@ -60,7 +60,7 @@ impl GraphTyper<'_, '_, '_> {
         let mut exits = std::mem::take(&mut self.graph.blocks[b].exits);
         let mut tail = Vec::new();
         if raising {
-            if let Some(k) = self.out.iter().rposition(|op| llops::can_raise(&op.opname)) {
+            if let Some(k) = self.out.iter().rposition(|op| llops::can_raise(op.opname)) {
                 tail = self.out.split_off(k + 1);
             }
         }
@@ -170,11 +170,11 @@ impl GraphTyper<'_, '_, '_> {
         if self.graph.blocks[b].exitswitch != Some(Arg::Const(Constant::LastException)) {
             return Ok(());
         }
-        let ends_in_call = self.out.iter().any(|op| llops::can_raise(&op.opname));
+        let ends_in_call = self.out.iter().any(|op| llops::can_raise(op.opname));
         if ends_in_call {
             return Ok(());
         }
-        let name = hl_op.map_or("an operation", |op| op.opname.as_str());
+        let name = hl_op.map_or("an operation", |op| op.opname.name());
         Err(format!(
             "catching an exception of '{name}' needs the checked low-level helper of that operation, which the rtyper does not have yet"
         ))

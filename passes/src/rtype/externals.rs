@@ -17,6 +17,7 @@ use crate::flow::stdmods;
 use crate::libm;
 use rpy_ir::graph::{Arg, Constant, SpaceOperation};
 use rpy_ir::lltype::{self, LowLevelType};
+use rpy_ir::opcode::Opcode;
 
 type Value = (Arg, LowLevelType);
 
@@ -28,7 +29,7 @@ impl GraphTyper<'_, '_, '_> {
     /// Lowers a call of a standard-module function; `false` when `op` is
     /// not one.
     pub(super) fn lower_external(&mut self, op: &SpaceOperation) -> Result<bool, String> {
-        if op.opname != "simple_call" {
+        if op.opname != Opcode::SimpleCall {
             return Ok(false);
         }
         let Some(Arg::Const(Constant::Builtin(name))) = op.args.first() else {
@@ -67,11 +68,11 @@ impl GraphTyper<'_, '_, '_> {
             all.push(self.arg_as(a, &t.lltype())?);
         }
         let ty = f.result.lltype();
-        let v = self.emit("direct_call", all, ty.clone(), None);
+        let v = self.emit(Opcode::DirectCall, all, ty.clone(), None);
         Ok((Arg::Var(v), ty))
     }
 
-    fn op(&mut self, opname: &str, args: Vec<Arg>, ty: LowLevelType) -> Value {
+    fn op(&mut self, opname: Opcode, args: Vec<Arg>, ty: LowLevelType) -> Value {
         let v = self.emit(opname, args, ty.clone(), None);
         (Arg::Var(v), ty)
     }
@@ -111,23 +112,27 @@ impl GraphTyper<'_, '_, '_> {
                 } else {
                     libm::DEG_TO_RAD
                 };
-                self.op("float_mul", vec![x, Arg::Const(Constant::Float(k))], float)
+                self.op(
+                    Opcode::FloatMul,
+                    vec![x, Arg::Const(Constant::Float(k))],
+                    float,
+                )
             }
             ("isnan", [x]) => {
                 let x = self.float_arg(x)?;
-                self.op("float_ne", vec![x.clone(), x], LowLevelType::Bool)
+                self.op(Opcode::FloatNe, vec![x.clone(), x], LowLevelType::Bool)
             }
             ("isinf", [x]) => {
                 let x = self.float_arg(x)?;
-                let (a, _) = self.op("float_abs", vec![x], float);
+                let (a, _) = self.op(Opcode::FloatAbs, vec![x], float);
                 let inf = Arg::Const(Constant::Float(f64::INFINITY));
-                self.op("float_eq", vec![a, inf], LowLevelType::Bool)
+                self.op(Opcode::FloatEq, vec![a, inf], LowLevelType::Bool)
             }
             ("isfinite", [x]) => {
                 let x = self.float_arg(x)?;
-                let (d, _) = self.op("float_sub", vec![x.clone(), x], float);
+                let (d, _) = self.op(Opcode::FloatSub, vec![x.clone(), x], float);
                 let zero = Arg::Const(Constant::Float(0.0));
-                self.op("float_eq", vec![d, zero], LowLevelType::Bool)
+                self.op(Opcode::FloatEq, vec![d, zero], LowLevelType::Bool)
             }
             ("log", [x, base]) => {
                 let num = self.lower_math("log", std::slice::from_ref(x))?;
@@ -135,7 +140,7 @@ impl GraphTyper<'_, '_, '_> {
                 let (Some(num), Some(den)) = (num, den) else {
                     return Ok(None);
                 };
-                self.op("float_truediv", vec![num.0, den.0], float)
+                self.op(Opcode::FloatTruediv, vec![num.0, den.0], float)
             }
             ("ldexp", [x, e]) => {
                 let x = self.float_arg(x)?;
@@ -322,9 +327,9 @@ impl GraphTyper<'_, '_, '_> {
             ("exists" | "isfile" | "isdir", [_]) => {
                 let (kind, _) = self.leaf("rpy_os_path_kind", args.to_vec())?;
                 let (opname, n) = match func {
-                    "exists" => ("int_ne", 0),
-                    "isfile" => ("int_eq", 1),
-                    _ => ("int_eq", 2),
+                    "exists" => (Opcode::IntNe, 0),
+                    "isfile" => (Opcode::IntEq, 1),
+                    _ => (Opcode::IntEq, 2),
                 };
                 self.op(
                     opname,

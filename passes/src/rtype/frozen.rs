@@ -13,6 +13,7 @@ use fxhash::FxHashMap as HashMap;
 use rpy_ir::annotation::{Desc, SomeValue};
 use rpy_ir::graph::{Annotated, Arg, Constant, FunctionGraph, PrebuiltObject, SpaceOperation};
 use rpy_ir::lltype::{ContainerType, LowLevelType};
+use rpy_ir::opcode::Opcode;
 use std::collections::BTreeMap;
 
 use crate::annotate::frozen::frozen_index;
@@ -104,7 +105,7 @@ impl FrozenFamilies {
         families.attrs = vec![BTreeMap::new(); number_of_root.len()];
         for g in graphs {
             for op in g.blocks.iter().flat_map(|b| &b.operations) {
-                if op.opname != "getattr" {
+                if op.opname != Opcode::Getattr {
                     continue;
                 }
                 let (Some(Arg::Var(receiver)), Some(Arg::Const(Constant::Name(name)))) =
@@ -308,7 +309,7 @@ impl GraphTyper<'_, '_, '_> {
         }
         match self.rt.frozen_field(k, name)? {
             Some(ty) => self.emit_into(
-                "getfield",
+                Opcode::Getfield,
                 vec![object, Arg::Const(Constant::Name(name.into()))],
                 ty,
                 op.result,

@@ -11,6 +11,7 @@ use rpy_ir::annotation::{Desc, SomeValue};
 use rpy_ir::ast::Dialect;
 use rpy_ir::graph::{Arg, Constant, SpaceOperation, Var};
 use rpy_ir::lltype::{self, LowLevelType};
+use rpy_ir::opcode::Opcode;
 
 /// The builtin `BaseException.__init__`, which keeps the message.
 const BASE_EXCEPTION_INIT: &str = "BaseException.__init__";
@@ -42,12 +43,12 @@ impl GraphTyper<'_, '_, '_> {
         let subject = first
             .as_ref()
             .and_then(|a| instance_class(a, &self.rt.classes));
-        match (op.opname.as_str(), &subject) {
-            ("getattr", Some((class, _))) => {
+        match (op.opname, &subject) {
+            (Opcode::Getattr, Some((class, _))) => {
                 let name = Self::name_arg(op, 1).ok_or("getattr without a name")?;
                 self.instance_getattr(class, name, op)?;
             }
-            ("setattr", Some((class, _))) => {
+            (Opcode::Setattr, Some((class, _))) => {
                 let name = Self::name_arg(op, 1).ok_or("setattr without a name")?;
                 let (_, ty) = self
                     .rt
@@ -58,22 +59,24 @@ impl GraphTyper<'_, '_, '_> {
                 let value = self.arg_as(&op.args[2], &ty)?;
                 let object = op.args[0].clone();
                 self.emit(
-                    "setfield",
+                    Opcode::Setfield,
                     vec![object, Arg::Const(Constant::Name(name.into())), value],
                     LowLevelType::Void,
                     Some(op.result),
                 );
             }
-            ("getattr", None) if self.class_or_frozen_getattr(op)? => {}
-            ("bool", Some(_)) => self.null_test(op, "ptr_nonzero")?,
-            ("not_", Some(_)) => self.null_test(op, "ptr_iszero")?,
-            ("is_" | "eq" | "ne", _) if self.is_identity(op) => self.identity(op)?,
+            (Opcode::Getattr, None) if self.class_or_frozen_getattr(op)? => {}
+            (Opcode::Bool, Some(_)) => self.null_test(op, Opcode::PtrNonzero)?,
+            (Opcode::Not, Some(_)) => self.null_test(op, Opcode::PtrIszero)?,
+            (Opcode::Is | Opcode::Eq | Opcode::Ne, _) if self.is_identity(op) => {
+                self.identity(op)?
+            }
             (opname, Some((class, _))) if self.special_method(class, opname).is_some() => {
                 let name = self.special_method(class, opname).unwrap_or_default();
                 let class = class.clone();
                 self.method_call(&class, name, &op.args[0], &op.args[1..], op)?;
             }
-            ("simple_call", _) => return self.lower_instance_builtin(op),
+            (Opcode::SimpleCall, _) => return self.lower_instance_builtin(op),
             _ => return Ok(false),
         }
         Ok(true)
@@ -99,7 +102,7 @@ impl GraphTyper<'_, '_, '_> {
         if let Some((_, ty)) = self.rt.classes.field_owner(class, name) {
             let ty = ty.clone();
             self.emit_into(
-                "getfield",
+                Opcode::Getfield,
                 vec![object, Arg::Const(Constant::Name(name.into()))],
                 ty,
                 op.result,
@@ -114,7 +117,7 @@ impl GraphTyper<'_, '_, '_> {
         {
             let vtable = self.read_vtable(&object, &owner)?;
             self.emit_into(
-                "getfield",
+                Opcode::Getfield,
                 vec![
                     Arg::Var(vtable),
                     Arg::Const(Constant::Name(super::classes::slot_field(name))),
@@ -138,7 +141,7 @@ impl GraphTyper<'_, '_, '_> {
         let want = self.graph.info(dest).clone();
         let value = self.rt.hl_constant(&value)?;
         let a = self.arg_as(&Arg::Const(value), &want)?;
-        self.emit("same_as", vec![a], want, Some(dest));
+        self.emit(Opcode::SameAs, vec![a], want, Some(dest));
         Ok(())
     }
 
@@ -153,7 +156,7 @@ impl GraphTyper<'_, '_, '_> {
         if let SomeValue::Builtin(b) = self.annotation(&Arg::Var(op.result)) {
             let want = self.graph.info(op.result).clone();
             let value = self.arg_as(&Arg::Const(Constant::Builtin(b)), &want)?;
-            self.emit("same_as", vec![value], want, Some(op.result));
+            self.emit(Opcode::SameAs, vec![value], want, Some(op.result));
             return Ok(true);
         }
         let value = match self.annotation(&op.args[0]) {
@@ -178,7 +181,7 @@ impl GraphTyper<'_, '_, '_> {
 
     /// The special method operation `opname` calls on instances of
     /// `class`, when the class has it.
-    fn special_method(&self, class: &str, opname: &str) -> Option<&'static str> {
+    fn special_method(&self, class: &str, opname: Opcode) -> Option<&'static str> {
         let dialect = if self.rt.py2 {
             Dialect::Py2
         } else {
@@ -192,7 +195,7 @@ impl GraphTyper<'_, '_, '_> {
         .then_some(name)
     }
 
-    fn null_test(&mut self, op: &SpaceOperation, test: &str) -> Result<(), String> {
+    fn null_test(&mut self, op: &SpaceOperation, test: Opcode) -> Result<(), String> {
         self.emit_into(
             test,
             vec![op.args[0].clone()],
@@ -215,7 +218,7 @@ impl GraphTyper<'_, '_, '_> {
         });
         if op.args.len() == 2
             && op.args.iter().all(pointer_or_none)
-            && (op.opname == "is_" || with_none)
+            && (op.opname == Opcode::Is || with_none)
             && op
                 .args
                 .iter()
@@ -242,13 +245,17 @@ impl GraphTyper<'_, '_, '_> {
     /// `a is b` (and `==`, `!=` of objects without `__eq__`).
     fn identity(&mut self, op: &SpaceOperation) -> Result<(), String> {
         let (a, b) = (&op.args[0], &op.args[1]);
-        let negate = op.opname == "ne";
+        let negate = op.opname == Opcode::Ne;
         let is_none = |this: &Self, x: &Arg| {
             matches!(x, Arg::Const(Constant::None)) || this.annotation(x) == SomeValue::None
         };
         if is_none(self, b) || is_none(self, a) {
             let other = if is_none(self, b) { a } else { b };
-            let test = if negate { "ptr_nonzero" } else { "ptr_iszero" };
+            let test = if negate {
+                Opcode::PtrNonzero
+            } else {
+                Opcode::PtrIszero
+            };
             return self.emit_into(test, vec![other.clone()], LowLevelType::Bool, op.result);
         }
         let resolve = |this: &Self, x: &Arg| match (this.type_of(x), this.void_value(x)) {
@@ -272,7 +279,7 @@ impl GraphTyper<'_, '_, '_> {
         };
         let a = self.arg_as(&a, &common)?;
         let b = self.arg_as(&b, &common)?;
-        let test = if negate { "ptr_ne" } else { "ptr_eq" };
+        let test = if negate { Opcode::PtrNe } else { Opcode::PtrEq };
         self.emit_into(test, vec![a, b], LowLevelType::Bool, op.result)
     }
 
@@ -285,7 +292,7 @@ impl GraphTyper<'_, '_, '_> {
         let args = &op.args[1..];
         if let ("len", [x]) = (builtin.as_str(), args) {
             if let Some((class, _)) = instance_class(&self.annotation(x), &self.rt.classes) {
-                if let Some(name) = self.special_method(&class, "len") {
+                if let Some(name) = self.special_method(&class, Opcode::Len) {
                     self.method_call(&class, name, x, &[], op)?;
                     return Ok(true);
                 }
@@ -304,7 +311,7 @@ impl GraphTyper<'_, '_, '_> {
                 let base = LowLevelType::Ptr(super::inst_type("BaseException"));
                 let e = self.arg_as(x, &base)?;
                 self.emit_into(
-                    "getfield",
+                    Opcode::Getfield,
                     vec![e, Arg::Const(Constant::Name(EXC_MESSAGE.into()))],
                     LowLevelType::Ptr(lltype::STR.into()),
                     op.result,
@@ -416,7 +423,7 @@ impl GraphTyper<'_, '_, '_> {
         op: &SpaceOperation,
     ) -> Result<(), String> {
         let id = self.emit(
-            "getfield",
+            Opcode::Getfield,
             vec![
                 Arg::Var(vtable),
                 Arg::Const(Constant::Name(lltype::SUBCLASSRANGE_MIN.into())),
@@ -441,7 +448,7 @@ impl GraphTyper<'_, '_, '_> {
             };
             let bounds = (Constant::Int(repr.min), Constant::Int(repr.max));
             let within = self.emit(
-                "int_between",
+                Opcode::IntBetween,
                 vec![Arg::Const(bounds.0), Arg::Var(id), Arg::Const(bounds.1)],
                 LowLevelType::Bool,
                 None,
@@ -463,23 +470,23 @@ impl GraphTyper<'_, '_, '_> {
 
     /// `a or b` of two bools, without a branch.
     pub(super) fn bool_or(&mut self, a: Var, b: Var) -> Var {
-        self.bool_combine("int_or", a, b)
+        self.bool_combine(Opcode::IntOr, a, b)
     }
 
     pub(super) fn bool_and(&mut self, a: Var, b: Var) -> Var {
-        self.bool_combine("int_and", a, b)
+        self.bool_combine(Opcode::IntAnd, a, b)
     }
 
     /// Two bools combined by the int operation `int_op`.
-    fn bool_combine(&mut self, int_op: &str, a: Var, b: Var) -> Var {
+    fn bool_combine(&mut self, int_op: Opcode, a: Var, b: Var) -> Var {
         let ai = self.emit(
-            "cast_bool_to_int",
+            Opcode::CastBoolToInt,
             vec![Arg::Var(a)],
             LowLevelType::Signed,
             None,
         );
         let bi = self.emit(
-            "cast_bool_to_int",
+            Opcode::CastBoolToInt,
             vec![Arg::Var(b)],
             LowLevelType::Signed,
             None,
@@ -491,7 +498,7 @@ impl GraphTyper<'_, '_, '_> {
             None,
         );
         self.emit(
-            "int_is_true",
+            Opcode::IntIsTrue,
             vec![Arg::Var(either)],
             LowLevelType::Bool,
             None,
@@ -511,14 +518,14 @@ impl GraphTyper<'_, '_, '_> {
         }
         let ty = LowLevelType::Ptr(super::inst_type(class));
         let object = self.emit(
-            "malloc",
+            Opcode::Malloc,
             vec![Arg::Const(Constant::Name(super::inst_type(class)))],
             ty.clone(),
             None,
         );
         let vtable = self.rt.vtable_of(class);
         self.emit(
-            "setfield",
+            Opcode::Setfield,
             vec![
                 Arg::Var(object),
                 Arg::Const(Constant::Name(lltype::TYPEPTR.into())),
@@ -548,7 +555,7 @@ impl GraphTyper<'_, '_, '_> {
             let value = self.rt.hl_constant(&value)?;
             let v = self.arg_as(&Arg::Const(value), &field_ty)?;
             self.emit(
-                "setfield",
+                Opcode::Setfield,
                 vec![Arg::Var(object), Arg::Const(Constant::Name(name)), v],
                 LowLevelType::Void,
                 None,
@@ -591,7 +598,7 @@ impl GraphTyper<'_, '_, '_> {
         let base = LowLevelType::Ptr(super::inst_type("BaseException"));
         let e = self.arg_as(exception, &base)?;
         self.emit(
-            "setfield",
+            Opcode::Setfield,
             vec![e, Arg::Const(Constant::Name(EXC_MESSAGE.into())), message],
             LowLevelType::Void,
             None,
@@ -614,7 +621,7 @@ impl GraphTyper<'_, '_, '_> {
         let ty = self.type_of(a);
         let consts = [Some(Constant::Builtin("str".into())), a.as_const().cloned()];
         let tree = rules::rtype::lower(
-            "simple_call",
+            Opcode::SimpleCall,
             &[LowLevelType::Void, ty.clone()],
             &consts,
             py2,

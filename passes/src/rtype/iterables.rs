@@ -17,6 +17,7 @@
 use super::{GraphTyper, RTyper};
 use rpy_ir::annotation::SomeValue;
 use rpy_ir::graph::{Annotated, Arg, Constant, FunctionGraph, Link, SpaceOperation};
+use rpy_ir::opcode::Opcode;
 
 impl RTyper<'_> {
     /// The name of the graph that lists the items of an instance of
@@ -80,8 +81,8 @@ fn list_of_iterable(
         g.vars[v.0 as usize].info = SomeValue::Impossible;
     }
     let x = g.params()[0];
-    let op = |opname: &str, args: Vec<Arg>, result| SpaceOperation {
-        opname: opname.into(),
+    let op = |opname: Opcode, args: Vec<Arg>, result| SpaceOperation {
+        opname,
         args,
         result,
         pos: None,
@@ -110,8 +111,8 @@ fn list_of_iterable(
 
     let start = g.block_mut(g.startblock);
     start.operations = vec![
-        op("newlist", vec![], result),
-        op("iter", vec![Arg::Var(x)], it),
+        op(Opcode::Newlist, vec![], result),
+        op(Opcode::Iter, vec![Arg::Var(x)], it),
     ];
     start.exits = vec![Link::new(
         vec![Arg::Var(result), Arg::Var(it)],
@@ -120,7 +121,7 @@ fn list_of_iterable(
     )];
     let returnblock = g.returnblock;
     let lp = g.block_mut(loop_block);
-    lp.operations = vec![op("next", vec![Arg::Var(loop_it)], next)];
+    lp.operations = vec![op(Opcode::Next, vec![Arg::Var(loop_it)], next)];
     lp.exitswitch = Some(Arg::Const(Constant::LastException));
     lp.exits = vec![
         Link::new(
@@ -137,7 +138,7 @@ fn list_of_iterable(
     let b = g.block_mut(body);
     b.operations = vec![
         op(
-            "getattr",
+            Opcode::Getattr,
             vec![
                 Arg::Var(body_result),
                 Arg::Const(Constant::Name("append".into())),
@@ -145,7 +146,7 @@ fn list_of_iterable(
             append,
         ),
         op(
-            "simple_call",
+            Opcode::SimpleCall,
             vec![Arg::Var(append), Arg::Var(body_item)],
             appended,
         ),
@@ -167,7 +168,9 @@ impl GraphTyper<'_, '_, '_> {
         };
         let is_list = self.builtin_of(callee).as_deref() == Some("list");
         let iterable = self.annotation(x);
-        if op.opname != "simple_call" || !is_list || !matches!(iterable, SomeValue::Instance { .. })
+        if op.opname != Opcode::SimpleCall
+            || !is_list
+            || !matches!(iterable, SomeValue::Instance { .. })
         {
             return Ok(false);
         }

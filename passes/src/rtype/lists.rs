@@ -10,6 +10,7 @@ use super::GraphTyper;
 use rpy_ir::annotation::SomeValue;
 use rpy_ir::graph::{Arg, Constant, Link, SpaceOperation, Var};
 use rpy_ir::lltype::{self, ContainerType, LowLevelType};
+use rpy_ir::opcode::Opcode;
 
 /// How a container keeps its items.
 enum Items {
@@ -54,7 +55,7 @@ impl GraphTyper<'_, '_, '_> {
 
     fn field(&mut self, object: Arg, name: &str, ty: LowLevelType) -> Var {
         self.emit(
-            "getfield",
+            Opcode::Getfield,
             vec![object, Arg::Const(Constant::Name(name.into()))],
             ty,
             None,
@@ -66,7 +67,7 @@ impl GraphTyper<'_, '_, '_> {
         match items {
             Items::List { .. } => self.field(container.clone(), "length", LowLevelType::Signed),
             Items::Str => self.emit(
-                "getarraysize",
+                Opcode::Getarraysize,
                 vec![container.clone()],
                 LowLevelType::Signed,
                 None,
@@ -108,7 +109,7 @@ impl GraphTyper<'_, '_, '_> {
         if let Arg::Const(Constant::Int(n)) = i {
             let len = self.length(container, items);
             let v = self.emit(
-                "int_add",
+                Opcode::IntAdd,
                 vec![Arg::Var(len), Arg::Const(Constant::Int(n))],
                 LowLevelType::Signed,
                 None,
@@ -117,19 +118,19 @@ impl GraphTyper<'_, '_, '_> {
         }
         let len = self.length(container, items);
         let sign = self.emit(
-            "int_rshift",
+            Opcode::IntRshift,
             vec![i.clone(), Arg::Const(Constant::Int(63))],
             LowLevelType::Signed,
             None,
         );
         let wrap = self.emit(
-            "int_and",
+            Opcode::IntAnd,
             vec![Arg::Var(len), Arg::Var(sign)],
             LowLevelType::Signed,
             None,
         );
         let v = self.emit(
-            "int_add",
+            Opcode::IntAdd,
             vec![i, Arg::Var(wrap)],
             LowLevelType::Signed,
             None,
@@ -141,33 +142,33 @@ impl GraphTyper<'_, '_, '_> {
         let subject = op.args.first().map(|a| self.type_of(a));
         let items = subject.as_ref().and_then(|t| self.items_of(t));
         let is_list = matches!(items, Some(Items::List { .. }));
-        match op.opname.as_str() {
-            "newlist" => self.new_list(op)?,
-            "getitem" if is_list => {
+        match op.opname {
+            Opcode::Newlist => self.new_list(op)?,
+            Opcode::Getitem if is_list => {
                 let items = items.unwrap_or(Items::Str);
                 let index = self.normalized_index(&op.args[0], &op.args[1], &items)?;
                 let (array, item) = self.item_array(&op.args[0], &items);
-                self.emit_into("getarrayitem", vec![array, index], item, op.result)?;
+                self.emit_into(Opcode::Getarrayitem, vec![array, index], item, op.result)?;
             }
-            "setitem" if is_list => {
+            Opcode::Setitem if is_list => {
                 let items = items.unwrap_or(Items::Str);
                 let index = self.normalized_index(&op.args[0], &op.args[1], &items)?;
                 let (array, item) = self.item_array(&op.args[0], &items);
                 let value = self.arg_as(&op.args[2], &item)?;
                 self.emit(
-                    "setarrayitem",
+                    Opcode::Setarrayitem,
                     vec![array, index, value],
                     LowLevelType::Void,
                     Some(op.result),
                 );
             }
-            "bool" | "not_" if is_list => {
+            Opcode::Bool | Opcode::Not if is_list => {
                 let items = items.unwrap_or(Items::Str);
                 let len = self.length(&op.args[0], &items);
-                let test = if op.opname == "bool" {
-                    "int_ne"
+                let test = if op.opname == Opcode::Bool {
+                    Opcode::IntNe
                 } else {
-                    "int_eq"
+                    Opcode::IntEq
                 };
                 self.emit_into(
                     test,
@@ -176,7 +177,7 @@ impl GraphTyper<'_, '_, '_> {
                     op.result,
                 )?;
             }
-            "simple_call"
+            Opcode::SimpleCall
                 if op.args.first() == Some(&Arg::Const(Constant::Builtin("len".into())))
                     && op.args.len() == 2 =>
             {
@@ -191,7 +192,7 @@ impl GraphTyper<'_, '_, '_> {
                     Some((op.result, want)),
                 )?;
             }
-            "simple_call"
+            Opcode::SimpleCall
                 if op.args.first() == Some(&Arg::Const(Constant::Builtin("reversed".into()))) =>
             {
                 let list = &op.args[1];
@@ -203,15 +204,15 @@ impl GraphTyper<'_, '_, '_> {
                 )?;
                 self.new_iterator(copy, op)?;
             }
-            "iter" if self.type_of(&op.args[0]) == LowLevelType::Char => {
+            Opcode::Iter if self.type_of(&op.args[0]) == LowLevelType::Char => {
                 let text = self.arg_as(&op.args[0], &LowLevelType::Ptr(lltype::STR.into()))?;
                 self.new_iterator(text, op)?;
             }
-            "iter" if matches!(self.annotation(&op.args[0]), SomeValue::Tuple(_)) => {
+            Opcode::Iter if matches!(self.annotation(&op.args[0]), SomeValue::Tuple(_)) => {
                 let list = self.tuple_as_list(&op.args[0], op)?;
                 self.new_iterator(Arg::Var(list), op)?;
             }
-            "iter" => {
+            Opcode::Iter => {
                 if items.is_none() {
                     return Ok(false);
                 }
@@ -248,7 +249,7 @@ impl GraphTyper<'_, '_, '_> {
         }
         let list = self.graph.new_var(None, list_ty);
         let newlist = SpaceOperation {
-            opname: "newlist".into(),
+            opname: Opcode::Newlist,
             args: items,
             result: list,
             pos: op.pos,
@@ -267,7 +268,7 @@ impl GraphTyper<'_, '_, '_> {
             return Err("an iterator with no struct type".into());
         };
         let it = self.emit(
-            "malloc",
+            Opcode::Malloc,
             vec![Arg::Const(Constant::Name(iter.clone()))],
             LowLevelType::Ptr(iter),
             Some(op.result),
@@ -277,7 +278,7 @@ impl GraphTyper<'_, '_, '_> {
             ("index", Arg::Const(Constant::Int(0))),
         ] {
             self.emit(
-                "setfield",
+                Opcode::Setfield,
                 vec![Arg::Var(it), Arg::Const(Constant::Name(name.into())), value],
                 LowLevelType::Void,
                 None,
@@ -300,20 +301,20 @@ impl GraphTyper<'_, '_, '_> {
         };
         let n = Arg::Const(Constant::Int(op.args.len() as i64));
         let list = self.emit(
-            "malloc",
+            Opcode::Malloc,
             vec![Arg::Const(Constant::Name(list_name.clone()))],
             list_ty.clone(),
             Some(op.result),
         );
         let items = self.emit(
-            "malloc_varsize",
+            Opcode::MallocVarsize,
             vec![Arg::Const(Constant::Name(array_name.clone())), n.clone()],
             array.clone(),
             None,
         );
         for (name, value) in [("length", n), ("items", Arg::Var(items))] {
             self.emit(
-                "setfield",
+                Opcode::Setfield,
                 vec![
                     Arg::Var(list),
                     Arg::Const(Constant::Name(name.into())),
@@ -326,7 +327,7 @@ impl GraphTyper<'_, '_, '_> {
         for (k, a) in op.args.iter().enumerate() {
             let v = self.arg_as(a, &item)?;
             self.emit(
-                "setarrayitem",
+                Opcode::Setarrayitem,
                 vec![Arg::Var(items), Arg::Const(Constant::Int(k as i64)), v],
                 LowLevelType::Void,
                 None,
@@ -345,7 +346,7 @@ impl GraphTyper<'_, '_, '_> {
         b: usize,
         op: &SpaceOperation,
     ) -> Result<bool, String> {
-        if op.opname != "next" {
+        if op.opname != Opcode::Next {
             return Ok(false);
         }
         let it_type = self.type_of(&op.args[0]);
@@ -383,7 +384,7 @@ impl GraphTyper<'_, '_, '_> {
         let index = self.field(it.clone(), "index", LowLevelType::Signed);
         let len = self.length(&Arg::Var(container), &items);
         let more = self.emit(
-            "int_lt",
+            Opcode::IntLt,
             vec![Arg::Var(index), Arg::Var(len)],
             LowLevelType::Bool,
             None,
@@ -393,19 +394,19 @@ impl GraphTyper<'_, '_, '_> {
         let saved = std::mem::take(&mut self.out);
         let (array, item) = self.item_array(&Arg::Var(container), &items);
         self.emit_into(
-            "getarrayitem",
+            Opcode::Getarrayitem,
             vec![array, Arg::Var(index)],
             item,
             op.result,
         )?;
         let next = self.emit(
-            "int_add",
+            Opcode::IntAdd,
             vec![Arg::Var(index), Arg::Const(Constant::Int(1))],
             LowLevelType::Signed,
             None,
         );
         self.emit(
-            "setfield",
+            Opcode::Setfield,
             vec![
                 it,
                 Arg::Const(Constant::Name("index".into())),

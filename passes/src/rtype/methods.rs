@@ -9,6 +9,7 @@ use super::{GraphTyper, HelperArg};
 use rpy_ir::annotation::SomeValue;
 use rpy_ir::graph::{Arg, Constant, SpaceOperation};
 use rpy_ir::lltype::{self, LowLevelType};
+use rpy_ir::opcode::Opcode;
 
 /// What a helper argument is: one of the operation's operands (by
 /// position), or a value the rtyper supplies.
@@ -90,12 +91,12 @@ impl GraphTyper<'_, '_, '_> {
             .is_some_and(|p| p.file >= rpy_ir::diag::FileId::LIBRARY_BASE);
         let py2 = self.rt.py2 || in_helper;
         let (module, func, operands): (&str, &str, Vec<Operand>) = match (
-            op.opname.as_str(),
+            op.opname,
             kinds.as_slice(),
             method.as_ref().map(|(n, k)| (n.as_str(), *k)),
         ) {
             // Methods: `simple_call(m, args...)` where m is the receiver.
-            ("simple_call", _, Some((name, List))) => match (name, nargs) {
+            (Opcode::SimpleCall, _, Some((name, List))) => match (name, nargs) {
                 ("append", 2) => ("rlist", "ll_append", vec![A(0), Item(1)]),
                 ("pop", 1) if checked => ("rlist", "ll_pop_end_checked", vec![A(0)]),
                 ("pop", 1) => ("rlist", "ll_pop_end", vec![A(0)]),
@@ -109,7 +110,7 @@ impl GraphTyper<'_, '_, '_> {
                 ("remove", 2) => ("rlist", "ll_remove", vec![A(0), Item(1), EqFn(0)]),
                 _ => return Ok(false),
             },
-            ("simple_call", _, Some((name, receiver @ (Str | Char)))) => {
+            (Opcode::SimpleCall, _, Some((name, receiver @ (Str | Char)))) => {
                 let char_receiver = receiver == Char;
                 let arg_kind = kinds.get(1).copied();
                 match (name, nargs, arg_kind) {
@@ -218,109 +219,117 @@ impl GraphTyper<'_, '_, '_> {
                 }
             }
             // Operations on lists.
-            ("getitem", [List, _], _) if checked => {
+            (Opcode::Getitem, [List, _], _) if checked => {
                 ("rlist", "ll_getitem_checked", vec![A(0), A(1)])
             }
-            ("setitem", [List, _, _], _) if checked => {
+            (Opcode::Setitem, [List, _, _], _) if checked => {
                 ("rlist", "ll_setitem_checked", vec![A(0), A(1), Item(2)])
             }
-            ("delitem", [List, _], _) if checked => {
+            (Opcode::Delitem, [List, _], _) if checked => {
                 ("rlist", "ll_delitem_checked", vec![A(0), A(1)])
             }
-            ("delitem", [List, _], _) => ("rlist", "ll_delitem", vec![A(0), A(1)]),
-            ("contains", [List, _], _) => ("rlist", "ll_contains", vec![A(0), Item(1), EqFn(0)]),
-            ("mul", [List, Int], _) => ("rlist", "ll_mul", vec![ResultType, A(0), A(1)]),
-            ("add", [List, List], _) => ("rlist", "ll_concat", vec![AsResult(0), AsResult(1)]),
-            ("eq", [List, List], _) => ("rlist", "ll_eq", vec![A(0), A(1), EqFn(0)]),
-            ("getslice", [List, _, None_], _) => {
+            (Opcode::Delitem, [List, _], _) => ("rlist", "ll_delitem", vec![A(0), A(1)]),
+            (Opcode::Contains, [List, _], _) => {
+                ("rlist", "ll_contains", vec![A(0), Item(1), EqFn(0)])
+            }
+            (Opcode::Mul, [List, Int], _) => ("rlist", "ll_mul", vec![ResultType, A(0), A(1)]),
+            (Opcode::Add, [List, List], _) => {
+                ("rlist", "ll_concat", vec![AsResult(0), AsResult(1)])
+            }
+            (Opcode::Eq, [List, List], _) => ("rlist", "ll_eq", vec![A(0), A(1), EqFn(0)]),
+            (Opcode::Getslice, [List, _, None_], _) => {
                 ("rlist", "ll_getslice_startonly", vec![A(0), OrInt(1, 0)])
             }
-            ("getslice", [List, _, _], _) => (
+            (Opcode::Getslice, [List, _, _], _) => (
                 "rlist",
                 "ll_getslice",
                 vec![A(0), OrInt(1, 0), OrInt(2, i64::MAX)],
             ),
-            ("setslice", [List, _, _, List], _) => (
+            (Opcode::Setslice, [List, _, _, List], _) => (
                 "rlist",
                 "ll_setslice",
                 vec![A(0), OrInt(1, 0), OrInt(2, i64::MAX), SameList(3)],
             ),
-            ("delslice", [List, _, _], _) => (
+            (Opcode::Delslice, [List, _, _], _) => (
                 "rlist",
                 "ll_delslice",
                 vec![A(0), OrInt(1, 0), OrInt(2, i64::MAX)],
             ),
-            ("simple_call", [Builtin("list"), List], _) => ("rlist", "ll_copy", vec![AsResult(1)]),
-            ("simple_call", [Builtin("list")], _) => {
+            (Opcode::SimpleCall, [Builtin("list"), List], _) => {
+                ("rlist", "ll_copy", vec![AsResult(1)])
+            }
+            (Opcode::SimpleCall, [Builtin("list")], _) => {
                 ("rlist", "ll_newlist", vec![ResultType, I(0)])
             }
-            ("simple_call", [Builtin("range"), _], _) => {
+            (Opcode::SimpleCall, [Builtin("range"), _], _) => {
                 ("rlist", "ll_range", vec![ResultType, I(0), A(1), I(1)])
             }
-            ("simple_call", [Builtin("range"), _, _], _) => {
+            (Opcode::SimpleCall, [Builtin("range"), _, _], _) => {
                 ("rlist", "ll_range", vec![ResultType, A(1), A(2), I(1)])
             }
-            ("simple_call", [Builtin("range"), _, _, _], _) => {
+            (Opcode::SimpleCall, [Builtin("range"), _, _, _], _) => {
                 ("rlist", "ll_range", vec![ResultType, A(1), A(2), A(3)])
             }
-            ("simple_call", [Builtin("enumerate"), List], _) => (
+            (Opcode::SimpleCall, [Builtin("enumerate"), List], _) => (
                 "rlist",
                 "ll_enumerate",
                 vec![ResultType, ResultItemType, A(1)],
             ),
-            ("simple_call", [Builtin("enumerate"), Str], _) => (
+            (Opcode::SimpleCall, [Builtin("enumerate"), Str], _) => (
                 "rstr",
                 "ll_enumerate",
                 vec![ResultType, ResultItemType, A(1)],
             ),
-            ("simple_call", [Builtin("zip"), List, List], _) => (
+            (Opcode::SimpleCall, [Builtin("zip"), List, List], _) => (
                 "rlist",
                 "ll_zip",
                 vec![ResultType, ResultItemType, A(1), A(2)],
             ),
-            ("simple_call", [Builtin("min"), Int | Bool | Float, Int | Bool | Float], _) => {
+            (Opcode::SimpleCall, [Builtin("min"), Int | Bool | Float, Int | Bool | Float], _) => {
                 ("rint", "ll_min", vec![AsResult(1), AsResult(2)])
             }
-            ("simple_call", [Builtin("max"), Int | Bool | Float, Int | Bool | Float], _) => {
+            (Opcode::SimpleCall, [Builtin("max"), Int | Bool | Float, Int | Bool | Float], _) => {
                 ("rint", "ll_max", vec![AsResult(1), AsResult(2)])
             }
-            ("simple_call", [Builtin("min"), List], _) => ("rlist", "ll_min", vec![A(1)]),
-            ("simple_call", [Builtin("max"), List], _) => ("rlist", "ll_max", vec![A(1)]),
+            (Opcode::SimpleCall, [Builtin("min"), List], _) => ("rlist", "ll_min", vec![A(1)]),
+            (Opcode::SimpleCall, [Builtin("max"), List], _) => ("rlist", "ll_max", vec![A(1)]),
             // int() and float() of a string raise ValueError wherever it
             // is caught.
-            ("simple_call", [Builtin("float"), Str | Char], _) => {
+            (Opcode::SimpleCall, [Builtin("float"), Str | Char], _) => {
                 ("rrepr", "ll_float_checked", vec![A(1), Py2])
             }
-            ("simple_call", [Builtin("int"), Str | Char], _) => {
+            (Opcode::SimpleCall, [Builtin("int"), Str | Char], _) => {
                 ("rrepr", "ll_int_checked", vec![A(1), Py2])
             }
             // Operations on strings.
             // A char indexed is its one-char string indexed.
-            ("getitem", [Str | Char, _], _) if checked => {
+            (Opcode::Getitem, [Str | Char, _], _) if checked => {
                 ("rstr", "ll_getitem_checked", vec![A(0), A(1)])
             }
-            ("simple_call", [Builtin("chr"), Int], _) if !py2 => ("rstr", "ll_chr_py3", vec![A(1)]),
-            ("simple_call", [Builtin("chr"), Int], _) if checked => {
+            (Opcode::SimpleCall, [Builtin("chr"), Int], _) if !py2 => {
+                ("rstr", "ll_chr_py3", vec![A(1)])
+            }
+            (Opcode::SimpleCall, [Builtin("chr"), Int], _) if checked => {
                 ("rstr", "ll_chr_checked", vec![A(1)])
             }
-            ("simple_call", [Builtin("hash"), Str], _) => ("rstr", "ll_strhash", vec![A(1)]),
-            ("simple_call", [Builtin("hash"), Int | Bool], _) => {
+            (Opcode::SimpleCall, [Builtin("hash"), Str], _) => ("rstr", "ll_strhash", vec![A(1)]),
+            (Opcode::SimpleCall, [Builtin("hash"), Int | Bool], _) => {
                 ("rint", "ll_int_hash", vec![AsResult(1)])
             }
             // Integer operations that raise where a handler catches it.
-            ("floordiv" | "div", [Int, Int], _) if checked => {
+            (Opcode::Floordiv | Opcode::Div, [Int, Int], _) if checked => {
                 ("rint", "ll_int_floordiv_zer", vec![A(0), A(1)])
             }
-            ("mod", [Int, Int], _) if checked => ("rint", "ll_int_mod_zer", vec![A(0), A(1)]),
-            ("add_ovf", [Int, Int], _) => ("rint", "ll_int_add_ovf", vec![A(0), A(1)]),
-            ("sub_ovf", [Int, Int], _) => ("rint", "ll_int_sub_ovf", vec![A(0), A(1)]),
-            ("mul_ovf", [Int, Int], _) => ("rint", "ll_int_mul_ovf", vec![A(0), A(1)]),
-            ("neg_ovf", [Int], _) => ("rint", "ll_int_neg_ovf", vec![A(0)]),
-            ("abs_ovf", [Int], _) => ("rint", "ll_int_abs_ovf", vec![A(0)]),
-            ("floordiv_ovf", [Int, Int], _) => {
+            (Opcode::Mod, [Int, Int], _) if checked => ("rint", "ll_int_mod_zer", vec![A(0), A(1)]),
+            (Opcode::AddOvf, [Int, Int], _) => ("rint", "ll_int_add_ovf", vec![A(0), A(1)]),
+            (Opcode::SubOvf, [Int, Int], _) => ("rint", "ll_int_sub_ovf", vec![A(0), A(1)]),
+            (Opcode::MulOvf, [Int, Int], _) => ("rint", "ll_int_mul_ovf", vec![A(0), A(1)]),
+            (Opcode::NegOvf, [Int], _) => ("rint", "ll_int_neg_ovf", vec![A(0)]),
+            (Opcode::AbsOvf, [Int], _) => ("rint", "ll_int_abs_ovf", vec![A(0)]),
+            (Opcode::FloordivOvf, [Int, Int], _) => {
                 ("rint", "ll_int_floordiv_ovf_zer", vec![A(0), A(1)])
             }
-            ("mod_ovf", [Int, Int], _) => ("rint", "ll_int_mod_ovf_zer", vec![A(0), A(1)]),
+            (Opcode::ModOvf, [Int, Int], _) => ("rint", "ll_int_mod_ovf_zer", vec![A(0), A(1)]),
             _ => return Ok(false),
         };
         let mut helper_args = Vec::new();
@@ -434,7 +443,7 @@ impl GraphTyper<'_, '_, '_> {
         let (graph, result) = self.rt.helper(module, func, &helper_args)?;
         let mut all = vec![Arg::Const(Constant::Func(graph))];
         all.extend(call_args);
-        self.emit_into("direct_call", all, result, op.result)?;
+        self.emit_into(Opcode::DirectCall, all, result, op.result)?;
         Ok(true)
     }
 

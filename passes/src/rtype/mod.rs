@@ -47,6 +47,7 @@ use rpy_ir::graph::{
 };
 use rpy_ir::llops;
 use rpy_ir::lltype::{self, LowLevelType, TypeTable};
+use rpy_ir::opcode::Opcode;
 
 /// The state of one translation's rtyping: the types, classes and statics
 /// made so far, shared by the graphs.
@@ -295,13 +296,13 @@ impl GraphTyper<'_, '_, '_> {
         fresh
     }
 
-    fn emit(&mut self, opname: &str, args: Vec<Arg>, ty: LowLevelType, dest: Option<Var>) -> Var {
+    fn emit(&mut self, opname: Opcode, args: Vec<Arg>, ty: LowLevelType, dest: Option<Var>) -> Var {
         let result = match dest {
             Some(v) => v,
             None => self.graph.new_var(None, ty),
         };
         self.out.push(SpaceOperation {
-            opname: opname.to_string(),
+            opname,
             args,
             result,
             pos: self.pos,
@@ -321,13 +322,13 @@ impl GraphTyper<'_, '_, '_> {
         let (graph, result) = self.rt.helper(module, func, &specialized)?;
         let mut all = vec![Arg::Const(Constant::Func(graph))];
         all.extend(passed);
-        Ok(Arg::Var(self.emit("direct_call", all, result, None)))
+        Ok(Arg::Var(self.emit(Opcode::DirectCall, all, result, None)))
     }
 
     /// Emits an operation whose value is `dest` converted from `ty`.
     fn emit_into(
         &mut self,
-        opname: &str,
+        opname: Opcode,
         args: Vec<Arg>,
         ty: LowLevelType,
         dest: Var,
@@ -345,7 +346,7 @@ impl GraphTyper<'_, '_, '_> {
     /// The type an operation produces when it is not a plain primitive.
     fn special_result_type(
         &self,
-        opname: &str,
+        opname: Opcode,
         args: &[(Arg, LowLevelType)],
     ) -> Option<LowLevelType> {
         let container = |i: usize| match args.get(i).map(|a| &a.1) {
@@ -353,13 +354,13 @@ impl GraphTyper<'_, '_, '_> {
             _ => None,
         };
         match opname {
-            "getarraysize" => Some(LowLevelType::Signed),
-            "getarrayitem" => container(0)?.item_type().cloned(),
-            "getfield" => match args.get(1).map(|a| &a.0) {
+            Opcode::Getarraysize => Some(LowLevelType::Signed),
+            Opcode::Getarrayitem => container(0)?.item_type().cloned(),
+            Opcode::Getfield => match args.get(1).map(|a| &a.0) {
                 Some(Arg::Const(Constant::Name(f))) => container(0)?.field_type(f).cloned(),
                 _ => None,
             },
-            "setfield" | "setarrayitem" => Some(LowLevelType::Void),
+            Opcode::Setfield | Opcode::Setarrayitem => Some(LowLevelType::Void),
             _ => None,
         }
     }
@@ -372,7 +373,7 @@ impl GraphTyper<'_, '_, '_> {
         args: &[(Arg, LowLevelType)],
         dest: Option<(Var, LowLevelType)>,
     ) -> Result<(Arg, LowLevelType), String> {
-        let (opname, children, result_type): (String, Vec<(Arg, LowLevelType)>, LowLevelType) =
+        let (opname, children, result_type): (Opcode, Vec<(Arg, LowLevelType)>, LowLevelType) =
             match tree {
                 Lowered::Arg(i) => {
                     let a = args[*i].clone();
@@ -388,12 +389,12 @@ impl GraphTyper<'_, '_, '_> {
                         .map(|t| self.materialize(t, args, None))
                         .collect::<Result<Vec<_>, _>>()?;
                     let types: Vec<LowLevelType> = children.iter().map(|c| c.1.clone()).collect();
-                    let ty = llops::result_type(opname, &types)
-                        .or_else(|| self.special_result_type(opname, &children))
+                    let ty = llops::result_type(*opname, &types)
+                        .or_else(|| self.special_result_type(*opname, &children))
                         .ok_or_else(|| {
                             format!("the lowering uses {opname} on types that do not fit it")
                         })?;
-                    (opname.to_string(), children, ty)
+                    (*opname, children, ty)
                 }
                 Lowered::Helper {
                     module,
@@ -411,7 +412,7 @@ impl GraphTyper<'_, '_, '_> {
                     let (graph, result) = self.rt.helper(module, func, &kinds)?;
                     let mut call = vec![(Arg::Const(Constant::Func(graph)), LowLevelType::Void)];
                     call.extend(children);
-                    ("direct_call".to_string(), call, result)
+                    (Opcode::DirectCall, call, result)
                 }
                 Lowered::Call { func, args: sub } => {
                     let f = llops::runtime_func(func)
@@ -425,17 +426,17 @@ impl GraphTyper<'_, '_, '_> {
                         let a = self.convert(a, &ty, &want.lltype())?;
                         children.push((a, want.lltype()));
                     }
-                    ("direct_call".to_string(), children, f.result.lltype())
+                    (Opcode::DirectCall, children, f.result.lltype())
                 }
             };
         let child_args: Vec<Arg> = children.into_iter().map(|c| c.0).collect();
         match dest {
             Some((v, ref want)) if *want == result_type => {
-                self.emit(&opname, child_args, result_type.clone(), Some(v));
+                self.emit(opname, child_args, result_type.clone(), Some(v));
                 Ok((Arg::Var(v), result_type))
             }
             _ => {
-                let v = self.emit(&opname, child_args, result_type.clone(), None);
+                let v = self.emit(opname, child_args, result_type.clone(), None);
                 self.finish((Arg::Var(v), result_type), dest)
             }
         }
@@ -451,7 +452,7 @@ impl GraphTyper<'_, '_, '_> {
             return Ok(value);
         };
         let converted = self.convert(value.0, &value.1, &want)?;
-        self.emit("same_as", vec![converted], want.clone(), Some(v));
+        self.emit(Opcode::SameAs, vec![converted], want.clone(), Some(v));
         Ok((Arg::Var(v), want))
     }
 
@@ -499,7 +500,7 @@ impl GraphTyper<'_, '_, '_> {
                 return self.convert_tuple(value, b);
             }
             if repr::same_object_family(a, b) {
-                let v = self.emit("cast_pointer", vec![value], to.clone(), None);
+                let v = self.emit(Opcode::CastPointer, vec![value], to.clone(), None);
                 return Ok(Arg::Var(v));
             }
         }
@@ -523,11 +524,11 @@ impl GraphTyper<'_, '_, '_> {
         if let Some(done) = self.lower_low_level_op(op) {
             return done;
         }
-        if op.opname == "jit_marker" {
+        if op.opname == Opcode::JitMarker {
             self.lower_jit_marker(op);
             return Ok(());
         }
-        if op.opname == "getattr"
+        if op.opname == Opcode::Getattr
             && matches!(
                 self.annotation(&Arg::Var(op.result)),
                 SomeValue::BuiltinMethod { .. }
@@ -573,21 +574,26 @@ impl GraphTyper<'_, '_, '_> {
             args[1] = Arg::Const(Constant::Name(format!("jitdriver{i}")));
             args.insert(2, Arg::Const(Constant::Int(greens as i64)));
         }
-        self.emit("jit_marker", args, LowLevelType::Void, Some(op.result));
+        self.emit(Opcode::JitMarker, args, LowLevelType::Void, Some(op.result));
     }
 
     /// `jit.promote(x)` (and `promote_string(x)`, promoted by identity, not
     /// by content as the original does): the low-level `jit_promote`, which
     /// is x without a JIT; `jit.hint(x, ...)`: x.
     fn lower_promote(&mut self, op: &SpaceOperation) -> Result<bool, String> {
-        if op.opname != "simple_call" || op.args.len() != 2 {
+        if op.opname != Opcode::SimpleCall || op.args.len() != 2 {
             return Ok(false);
         }
         match op.args.first().and_then(|f| self.builtin_of(f)) {
             Some(b) if b == "promote" || b == "promote_string" => {
                 let ty = self.type_of(&op.args[1]);
                 let want = self.graph.info(op.result).clone();
-                let v = self.emit("jit_promote", vec![op.args[1].clone()], ty.clone(), None);
+                let v = self.emit(
+                    Opcode::JitPromote,
+                    vec![op.args[1].clone()],
+                    ty.clone(),
+                    None,
+                );
                 self.finish((Arg::Var(v), ty), Some((op.result, want)))?;
                 Ok(true)
             }
@@ -611,7 +617,7 @@ impl GraphTyper<'_, '_, '_> {
     /// JIT there is none of) leaves no operation, as in the original
     /// without logging: its value is None.
     fn drop_untranslated_hint(&mut self, op: &SpaceOperation) -> Result<bool, String> {
-        if op.opname != "simple_call" {
+        if op.opname != Opcode::SimpleCall {
             return Ok(false);
         }
         match op.args.first().and_then(|f| self.builtin_of(f)) {
@@ -667,7 +673,7 @@ impl GraphTyper<'_, '_, '_> {
             if step > 0 && tried == types {
                 continue;
             }
-            if let Some(tree) = rules::rtype::lower(&op.opname, &tried, &consts, self.rt.py2) {
+            if let Some(tree) = rules::rtype::lower(op.opname, &tried, &consts, self.rt.py2) {
                 let mut args = Vec::new();
                 for ((a, from), to) in op.args.iter().zip(&types).zip(&tried) {
                     args.push((self.convert(a.clone(), from, to)?, to.clone()));
@@ -848,7 +854,7 @@ fn decode_argv(
     let pos = g.pos;
     let block = g.block_mut(start);
     block.operations.push(SpaceOperation {
-        opname: "direct_call".into(),
+        opname: Opcode::DirectCall,
         args: vec![Arg::Const(Constant::Func(decoder)), Arg::Var(raw)],
         result: decoded,
         pos,

@@ -21,6 +21,7 @@ use rpy_ir::annotation::SomeValue;
 use rpy_ir::graph::{Annotated, Arg, Constant, FunctionGraph, SpaceOperation, Var};
 use rpy_ir::llops;
 use rpy_ir::lltype::LowLevelType;
+use rpy_ir::opcode::Opcode;
 
 /// The constant a variable of annotation `a` always holds, when the
 /// rtyper needs it as a constant: a low-level type (`Name`), the one
@@ -71,7 +72,7 @@ pub fn lower_pointer_ops(g: &mut FunctionGraph<Annotated>) {
             let ptr_args: Vec<bool> = op.args.iter().map(is_ptr).collect();
             // Tuples compare by their items, as the rtyper lowers `==` of
             // two tuples (a dict keyed by tuples), not by identity.
-            let compares_tuples = matches!(op.opname.as_str(), "eq" | "ne")
+            let compares_tuples = matches!(op.opname, Opcode::Eq | Opcode::Ne)
                 && op.args.iter().any(|a| is_tuple_ptr(&ann, a));
             if compares_tuples {
                 ops.push(op);
@@ -104,9 +105,9 @@ fn static_comparison(op: &SpaceOperation) -> Option<Constant> {
         return None;
     };
     let same = static_value(x)? == static_value(y)?;
-    match op.opname.as_str() {
-        "is_" | "eq" => Some(Constant::Bool(same)),
-        "ne" => Some(Constant::Bool(!same)),
+    match op.opname {
+        Opcode::Is | Opcode::Eq => Some(Constant::Bool(same)),
+        Opcode::Ne => Some(Constant::Bool(!same)),
         _ => None,
     }
 }
@@ -119,7 +120,7 @@ fn is_tuple_ptr(ann: &[SomeValue], a: &Arg) -> bool {
 
 /// Does `op` call a function (which may have effects)?
 fn is_call(op: &SpaceOperation) -> bool {
-    op.opname == "simple_call"
+    op.opname == Opcode::SimpleCall
         && !matches!(
             op.args.first(),
             Some(Arg::Const(Constant::Builtin(b))) if b == "typeOf" || b == "nullptr"
@@ -129,9 +130,9 @@ fn is_call(op: &SpaceOperation) -> bool {
 /// The low-level operation `op` is, given which of its arguments are
 /// pointers; `None` when it is not an operation on pointers.
 fn lower_op(op: &SpaceOperation, ptr_args: &[bool]) -> Option<SpaceOperation> {
-    let with = |opname: &str, args: Vec<Arg>| {
+    let with = |opname: Opcode, args: Vec<Arg>| {
         Some(SpaceOperation {
-            opname: opname.to_string(),
+            opname,
             args,
             result: op.result,
             pos: op.pos,
@@ -140,42 +141,48 @@ fn lower_op(op: &SpaceOperation, ptr_args: &[bool]) -> Option<SpaceOperation> {
     let a = &op.args;
     let none = Arg::Const(Constant::None);
     let builtin = match a.first() {
-        Some(Arg::Const(Constant::Builtin(b))) if op.opname == "simple_call" => Some(b.as_str()),
+        Some(Arg::Const(Constant::Builtin(b))) if op.opname == Opcode::SimpleCall => {
+            Some(b.as_str())
+        }
         _ => None,
     };
-    match (op.opname.as_str(), builtin, ptr_args) {
-        ("getattr", _, [true, _]) => with("getfield", a.clone()),
-        ("setattr", _, [true, _, _]) => with("setfield", a.clone()),
-        ("getitem", _, [true, _]) => with("getarrayitem", a.clone()),
-        ("setitem", _, [true, _, _]) => with("setarrayitem", a.clone()),
-        (_, Some("len"), [_, true]) => with("getarraysize", vec![a[1].clone()]),
-        (_, Some("malloc"), [_, _]) => with("malloc", vec![a[1].clone()]),
-        (_, Some("malloc"), [_, _, _]) => with("malloc_varsize", a[1..].to_vec()),
+    match (op.opname, builtin, ptr_args) {
+        (Opcode::Getattr, _, [true, _]) => with(Opcode::Getfield, a.clone()),
+        (Opcode::Setattr, _, [true, _, _]) => with(Opcode::Setfield, a.clone()),
+        (Opcode::Getitem, _, [true, _]) => with(Opcode::Getarrayitem, a.clone()),
+        (Opcode::Setitem, _, [true, _, _]) => with(Opcode::Setarrayitem, a.clone()),
+        (_, Some("len"), [_, true]) => with(Opcode::Getarraysize, vec![a[1].clone()]),
+        (_, Some("malloc"), [_, _]) => with(Opcode::Malloc, vec![a[1].clone()]),
+        (_, Some("malloc"), [_, _, _]) => with(Opcode::MallocVarsize, a[1..].to_vec()),
         // The null pointer: None, as the pointer's type.
-        (_, Some("nullptr"), _) => with("same_as", vec![none]),
-        ("bool", _, [true]) => with("ptr_nonzero", a.clone()),
-        ("is_", _, [true, false]) if a[1] == none => with("ptr_iszero", vec![a[0].clone()]),
-        ("is_", _, [false, true]) if a[0] == none => with("ptr_iszero", vec![a[1].clone()]),
-        ("is_" | "eq", _, [true, true]) => with("ptr_eq", a.clone()),
-        ("ne", _, [true, true]) => with("ptr_ne", a.clone()),
+        (_, Some("nullptr"), _) => with(Opcode::SameAs, vec![none]),
+        (Opcode::Bool, _, [true]) => with(Opcode::PtrNonzero, a.clone()),
+        (Opcode::Is, _, [true, false]) if a[1] == none => {
+            with(Opcode::PtrIszero, vec![a[0].clone()])
+        }
+        (Opcode::Is, _, [false, true]) if a[0] == none => {
+            with(Opcode::PtrIszero, vec![a[1].clone()])
+        }
+        (Opcode::Is | Opcode::Eq, _, [true, true]) => with(Opcode::PtrEq, a.clone()),
+        (Opcode::Ne, _, [true, true]) => with(Opcode::PtrNe, a.clone()),
         _ => None,
     }
 }
 
 /// The low-level operations `lower_pointer_ops` makes (and `same_as(None)`,
 /// the null pointer).
-const POINTER_OPS: &[&str] = &[
-    "getfield",
-    "setfield",
-    "getarrayitem",
-    "setarrayitem",
-    "getarraysize",
-    "malloc",
-    "malloc_varsize",
-    "ptr_iszero",
-    "ptr_nonzero",
-    "ptr_eq",
-    "ptr_ne",
+const POINTER_OPS: &[Opcode] = &[
+    Opcode::Getfield,
+    Opcode::Setfield,
+    Opcode::Getarrayitem,
+    Opcode::Setarrayitem,
+    Opcode::Getarraysize,
+    Opcode::Malloc,
+    Opcode::MallocVarsize,
+    Opcode::PtrIszero,
+    Opcode::PtrNonzero,
+    Opcode::PtrEq,
+    Opcode::PtrNe,
 ];
 
 impl GraphTyper<'_, '_, '_> {
@@ -183,15 +190,15 @@ impl GraphTyper<'_, '_, '_> {
     /// arguments converted to what the field or item holds; `None` when
     /// `op` is a high-level operation.
     pub(super) fn lower_low_level_op(&mut self, op: &SpaceOperation) -> Option<Result<(), String>> {
-        let is_null = op.opname == "same_as" && op.args == [Arg::Const(Constant::None)];
-        if !(POINTER_OPS.contains(&op.opname.as_str()) || is_null) {
+        let is_null = op.opname == Opcode::SameAs && op.args == [Arg::Const(Constant::None)];
+        if !(POINTER_OPS.contains(&op.opname) || is_null) {
             return None;
         }
         Some(self.emit_low_level(op))
     }
 
     fn emit_low_level(&mut self, op: &SpaceOperation) -> Result<(), String> {
-        let name = op.opname.as_str();
+        let name = op.opname;
         let want = self.graph.info(op.result).clone();
         let mut args: Vec<(Arg, LowLevelType)> = op
             .args
@@ -200,13 +207,13 @@ impl GraphTyper<'_, '_, '_> {
             .collect();
         // The value stored must have the type of what holds it.
         let stored = match (name, args.first().map(|a| &a.1)) {
-            ("setfield", Some(LowLevelType::Ptr(t))) => match op.args.get(1) {
+            (Opcode::Setfield, Some(LowLevelType::Ptr(t))) => match op.args.get(1) {
                 Some(Arg::Const(Constant::Name(f))) => {
                     self.rt.types.get(t).and_then(|c| c.field_type(f)).cloned()
                 }
                 _ => None,
             },
-            ("setarrayitem", Some(LowLevelType::Ptr(t))) => {
+            (Opcode::Setarrayitem, Some(LowLevelType::Ptr(t))) => {
                 self.rt.types.get(t).and_then(|c| c.item_type()).cloned()
             }
             _ => None,
@@ -217,10 +224,10 @@ impl GraphTyper<'_, '_, '_> {
         }
         let types: Vec<LowLevelType> = args.iter().map(|a| a.1.clone()).collect();
         let result_type = match (name, op.args.first()) {
-            ("malloc" | "malloc_varsize", Some(Arg::Const(Constant::Name(t)))) => {
+            (Opcode::Malloc | Opcode::MallocVarsize, Some(Arg::Const(Constant::Name(t)))) => {
                 LowLevelType::Ptr(t.clone())
             }
-            ("same_as", _) => want.clone(),
+            (Opcode::SameAs, _) => want.clone(),
             _ => llops::result_type(name, &types)
                 .or_else(|| self.special_result_type(name, &args))
                 .ok_or_else(|| format!("{name} does not apply to {types:?}"))?,

@@ -6,6 +6,7 @@ use super::RTyper;
 use rpy_ir::annotation::{Desc, Known, SomeValue};
 use rpy_ir::graph::Constant;
 use rpy_ir::lltype::{self, ContainerType, FuncSig, LowLevelType};
+use rpy_ir::opcode::Opcode;
 
 impl RTyper<'_> {
     /// The low-level type that represents values of annotation `a`,
@@ -292,7 +293,7 @@ impl RTyper<'_> {
                     else {
                         continue;
                     };
-                    if op.opname != "getattr" {
+                    if op.opname != Opcode::Getattr {
                         continue;
                     }
                     if let SomeValue::Instance { class, .. } = &g.vars[obj.0 as usize].info {

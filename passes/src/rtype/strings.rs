@@ -9,6 +9,7 @@ use crate::rules;
 use rpy_ir::annotation::SomeValue;
 use rpy_ir::graph::{Arg, Constant, SpaceOperation};
 use rpy_ir::lltype::{self, LowLevelType};
+use rpy_ir::opcode::Opcode;
 
 /// One part of a format string.
 #[derive(Debug, PartialEq)]
@@ -66,7 +67,7 @@ impl GraphTyper<'_, '_, '_> {
         else {
             return Ok(false);
         };
-        if op.opname != "mod" {
+        if op.opname != Opcode::Mod {
             return Ok(false);
         }
         let pieces = parse_format(format)?;
@@ -128,7 +129,12 @@ impl GraphTyper<'_, '_, '_> {
                     LowLevelType::Char => v.clone(),
                     LowLevelType::Signed | LowLevelType::Bool => {
                         let n = self.arg_as(v, &LowLevelType::Signed)?;
-                        Arg::Var(self.emit("cast_int_to_char", vec![n], LowLevelType::Char, None))
+                        Arg::Var(self.emit(
+                            Opcode::CastIntToChar,
+                            vec![n],
+                            LowLevelType::Char,
+                            None,
+                        ))
                     }
                     _ => {
                         return Err(format!(
@@ -203,7 +209,7 @@ impl GraphTyper<'_, '_, '_> {
             Arg::Const(Constant::Str(spec.text())),
         ];
         Arg::Var(self.emit(
-            "direct_call",
+            Opcode::DirectCall,
             args,
             LowLevelType::Ptr(lltype::STR.into()),
             None,
@@ -216,7 +222,7 @@ impl GraphTyper<'_, '_, '_> {
         let a = self.arg_as(&a, &str_ty)?;
         let b = self.arg_as(&b, &str_ty)?;
         let tree = rules::rtype::lower(
-            "add",
+            Opcode::Add,
             &[str_ty.clone(), str_ty.clone()],
             &[None, None],
             self.rt.py2,

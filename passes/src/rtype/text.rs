@@ -9,6 +9,7 @@ use super::{GraphTyper, HelperArg};
 use crate::rules;
 use rpy_ir::graph::{Arg, Constant, SpaceOperation};
 use rpy_ir::lltype::{self, LowLevelType};
+use rpy_ir::opcode::Opcode;
 
 impl GraphTyper<'_, '_, '_> {
     /// Lowers `repr(x)`, and `str(x)` and `print_item(x)` of an `x` the
@@ -18,18 +19,18 @@ impl GraphTyper<'_, '_, '_> {
             Some(Arg::Const(Constant::Builtin(b))) => b.as_str(),
             _ => "",
         };
-        match (op.opname.as_str(), builtin, op.args.as_slice()) {
-            ("simple_call", "repr", [_, x]) => {
+        match (op.opname, builtin, op.args.as_slice()) {
+            (Opcode::SimpleCall, "repr", [_, x]) => {
                 let text = self.repr_of(x)?;
                 self.finish_str(text, op)?;
                 Ok(true)
             }
-            ("simple_call", "str", [_, x]) if !self.rules_print(&self.type_of(x)) => {
+            (Opcode::SimpleCall, "str", [_, x]) if !self.rules_print(&self.type_of(x)) => {
                 let text = self.repr_of(x)?;
                 self.finish_str(text, op)?;
                 Ok(true)
             }
-            ("print_item", _, [x]) if !self.rules_print(&self.type_of(x)) => {
+            (Opcode::PrintItem, _, [x]) if !self.rules_print(&self.type_of(x)) => {
                 let text = self.repr_of(x)?;
                 self.print_str(text)?;
                 Ok(true)
@@ -41,7 +42,13 @@ impl GraphTyper<'_, '_, '_> {
     /// Whether `rules/rtype/` prints a value of type `ty` (and so takes
     /// its `str()`): asked of the rules, not listed again here.
     fn rules_print(&self, ty: &LowLevelType) -> bool {
-        rules::rtype::lower("print_item", std::slice::from_ref(ty), &[None], self.rt.py2).is_some()
+        rules::rtype::lower(
+            Opcode::PrintItem,
+            std::slice::from_ref(ty),
+            &[None],
+            self.rt.py2,
+        )
+        .is_some()
     }
 
     /// Prints the string `text`, as the rules print a string.
@@ -49,7 +56,7 @@ impl GraphTyper<'_, '_, '_> {
         let str_ty = LowLevelType::Ptr(lltype::STR.into());
         let text = self.arg_as(&text, &str_ty)?;
         let tree = rules::rtype::lower(
-            "print_item",
+            Opcode::PrintItem,
             std::slice::from_ref(&str_ty),
             &[None],
             self.rt.py2,

@@ -6,6 +6,7 @@ use super::{GraphTyper, HelperArg};
 use rpy_ir::annotation::SomeValue;
 use rpy_ir::graph::{Arg, Constant, SpaceOperation, Var};
 use rpy_ir::lltype::{self, LowLevelType};
+use rpy_ir::opcode::Opcode;
 
 fn is_tuple(ty: &LowLevelType) -> bool {
     super::repr::family(ty) == super::repr::Family::Tuple
@@ -14,14 +15,14 @@ fn is_tuple(ty: &LowLevelType) -> bool {
 impl GraphTyper<'_, '_, '_> {
     pub(super) fn lower_tuple_op(&mut self, op: &SpaceOperation) -> Result<bool, String> {
         let types: Vec<LowLevelType> = op.args.iter().map(|a| self.type_of(a)).collect();
-        match (op.opname.as_str(), types.as_slice()) {
-            ("add", [a, b]) if is_tuple(a) && is_tuple(b) => {
+        match (op.opname, types.as_slice()) {
+            (Opcode::Add, [a, b]) if is_tuple(a) && is_tuple(b) => {
                 let mut items = self.tuple_items(&op.args[0])?;
                 items.extend(self.tuple_items(&op.args[1])?);
                 self.new_tuple(items, op)?;
                 return Ok(true);
             }
-            ("getslice", [t, _, _]) if is_tuple(t) => {
+            (Opcode::Getslice, [t, _, _]) if is_tuple(t) => {
                 let items = self.tuple_items(&op.args[0])?;
                 let n = items.len() as i64;
                 let bound = |a: &Arg, default: i64| match a {
@@ -36,8 +37,11 @@ impl GraphTyper<'_, '_, '_> {
                 self.new_tuple(items, op)?;
                 return Ok(true);
             }
-            ("eq" | "ne" | "lt" | "le" | "gt" | "ge", [a, b]) if is_tuple(a) && is_tuple(b) => {
-                let result = self.compare(&op.opname, &op.args[0], &op.args[1])?;
+            (
+                Opcode::Eq | Opcode::Ne | Opcode::Lt | Opcode::Le | Opcode::Gt | Opcode::Ge,
+                [a, b],
+            ) if is_tuple(a) && is_tuple(b) => {
+                let result = self.compare(op.opname, &op.args[0], &op.args[1])?;
                 let want = self.graph.info(op.result).clone();
                 self.finish(
                     (Arg::Var(result), LowLevelType::Bool),
@@ -45,7 +49,7 @@ impl GraphTyper<'_, '_, '_> {
                 )?;
                 return Ok(true);
             }
-            ("simple_call", [_, t])
+            (Opcode::SimpleCall, [_, t])
                 if is_tuple(t)
                     && matches!(&op.args[0], Arg::Const(Constant::Builtin(b))
                         if super::methods::builtin_name(b) == "hash") =>
@@ -57,14 +61,14 @@ impl GraphTyper<'_, '_, '_> {
             }
             _ => {}
         }
-        match op.opname.as_str() {
-            "newtuple" => {
+        match op.opname {
+            Opcode::Newtuple => {
                 let LowLevelType::Ptr(ty) = self.graph.info(op.result).clone() else {
                     return Err("a tuple with no struct type".into());
                 };
                 let fields = self.tuple_fields(&ty)?;
                 let t = self.emit(
-                    "malloc",
+                    Opcode::Malloc,
                     vec![Arg::Const(Constant::Name(ty.clone()))],
                     LowLevelType::Ptr(ty),
                     Some(op.result),
@@ -75,7 +79,7 @@ impl GraphTyper<'_, '_, '_> {
                     }
                     let v = self.arg_as(a, &field_ty)?;
                     self.emit(
-                        "setfield",
+                        Opcode::Setfield,
                         vec![Arg::Var(t), Arg::Const(Constant::Name(name)), v],
                         LowLevelType::Void,
                         None,
@@ -83,14 +87,14 @@ impl GraphTyper<'_, '_, '_> {
                 }
                 Ok(true)
             }
-            "contains" => {
+            Opcode::Contains => {
                 let SomeValue::Tuple(items) = self.annotation(&op.args[0]) else {
                     return Ok(false);
                 };
                 self.tuple_contains(op, items.len())?;
                 Ok(true)
             }
-            "getitem" => {
+            Opcode::Getitem => {
                 let SomeValue::Tuple(items) = self.annotation(&op.args[0]) else {
                     return Ok(false);
                 };
@@ -111,18 +115,18 @@ impl GraphTyper<'_, '_, '_> {
                         super::repr::single_value(&items[index as usize]).unwrap_or(Constant::None);
                     let want = self.graph.info(op.result).clone();
                     let v = self.arg_as(&Arg::Const(value), &want)?;
-                    self.emit("same_as", vec![v], want, Some(op.result));
+                    self.emit(Opcode::SameAs, vec![v], want, Some(op.result));
                     return Ok(true);
                 }
                 self.emit_into(
-                    "getfield",
+                    Opcode::Getfield,
                     vec![op.args[0].clone(), Arg::Const(Constant::Name(name))],
                     field_ty,
                     op.result,
                 )?;
                 Ok(true)
             }
-            "simple_call"
+            Opcode::SimpleCall
                 if op.args.first() == Some(&Arg::Const(Constant::Builtin("len".into()))) =>
             {
                 match op.args.get(1).map(|a| self.annotation(a)) {
@@ -130,7 +134,7 @@ impl GraphTyper<'_, '_, '_> {
                         let want = self.graph.info(op.result).clone();
                         let n =
                             self.arg_as(&Arg::Const(Constant::Int(items.len() as i64)), &want)?;
-                        self.emit("same_as", vec![n], want, Some(op.result));
+                        self.emit(Opcode::SameAs, vec![n], want, Some(op.result));
                         Ok(true)
                     }
                     _ => Ok(false),
@@ -152,7 +156,7 @@ impl GraphTyper<'_, '_, '_> {
     fn tuple_contains(&mut self, op: &SpaceOperation, n: usize) -> Result<(), String> {
         let mut found: Option<Var> = None;
         for (item, _) in self.tuple_items(&op.args[0])?.into_iter().take(n) {
-            let equal = self.compare("eq", &item, &op.args[1])?;
+            let equal = self.compare(Opcode::Eq, &item, &op.args[1])?;
             found = Some(match found {
                 None => equal,
                 Some(prev) => self.bool_or(prev, equal),
@@ -179,7 +183,7 @@ impl GraphTyper<'_, '_, '_> {
                 Arg::Const(Constant::None)
             } else {
                 Arg::Var(self.emit(
-                    "getfield",
+                    Opcode::Getfield,
                     vec![t.clone(), Arg::Const(Constant::Name(name))],
                     field_ty.clone(),
                     None,
@@ -222,7 +226,7 @@ impl GraphTyper<'_, '_, '_> {
     ) -> Result<Var, String> {
         let fields = self.tuple_fields(ty)?;
         let t = self.emit(
-            "malloc",
+            Opcode::Malloc,
             vec![Arg::Const(Constant::Name(ty.to_string()))],
             LowLevelType::Ptr(ty.to_string()),
             dest,
@@ -233,7 +237,7 @@ impl GraphTyper<'_, '_, '_> {
             }
             let v = self.arg_as(&item, &field_ty)?;
             self.emit(
-                "setfield",
+                Opcode::Setfield,
                 vec![Arg::Var(t), Arg::Const(Constant::Name(name)), v],
                 LowLevelType::Void,
                 None,
@@ -244,12 +248,12 @@ impl GraphTyper<'_, '_, '_> {
 
     /// `a OP b` for a comparison OP: of tuples item by item, as Python
     /// compares them; of other values by the rules.
-    pub(super) fn compare(&mut self, opname: &str, a: &Arg, b: &Arg) -> Result<Var, String> {
+    pub(super) fn compare(&mut self, opname: Opcode, a: &Arg, b: &Arg) -> Result<Var, String> {
         let (ta, tb) = (self.type_of(a), self.type_of(b));
         if !(is_tuple(&ta) && is_tuple(&tb)) {
             let result = self.graph.new_var(None, LowLevelType::Bool);
             let op = SpaceOperation {
-                opname: opname.into(),
+                opname,
                 args: vec![a.clone(), b.clone()],
                 result,
                 pos: self.pos,
@@ -261,7 +265,7 @@ impl GraphTyper<'_, '_, '_> {
         let items_b = self.tuple_items(b)?;
         let constant = |typer: &mut Self, value: bool| {
             typer.emit(
-                "same_as",
+                Opcode::SameAs,
                 vec![Arg::Const(Constant::Bool(value))],
                 LowLevelType::Bool,
                 None,
@@ -269,15 +273,15 @@ impl GraphTyper<'_, '_, '_> {
         };
         let common = items_a.len().min(items_b.len());
         match opname {
-            "eq" | "ne" => {
+            Opcode::Eq | Opcode::Ne => {
                 let mut equal = constant(self, items_a.len() == items_b.len());
                 for ((x, _), (y, _)) in items_a.iter().zip(&items_b) {
-                    let e = self.compare("eq", x, y)?;
+                    let e = self.compare(Opcode::Eq, x, y)?;
                     equal = self.bool_and(equal, e);
                 }
-                if opname == "ne" {
+                if opname == Opcode::Ne {
                     return Ok(self.emit(
-                        "bool_not",
+                        Opcode::BoolNot,
                         vec![Arg::Var(equal)],
                         LowLevelType::Bool,
                         None,
@@ -288,18 +292,22 @@ impl GraphTyper<'_, '_, '_> {
             _ => {
                 // From the last item back: the first unequal item decides,
                 // else the lengths do.
-                let strict = if opname.starts_with('l') { "lt" } else { "gt" };
+                let strict = if matches!(opname, Opcode::Lt | Opcode::Le) {
+                    Opcode::Lt
+                } else {
+                    Opcode::Gt
+                };
                 let when_equal = match opname {
-                    "lt" => items_a.len() < items_b.len(),
-                    "le" => items_a.len() <= items_b.len(),
-                    "gt" => items_a.len() > items_b.len(),
+                    Opcode::Lt => items_a.len() < items_b.len(),
+                    Opcode::Le => items_a.len() <= items_b.len(),
+                    Opcode::Gt => items_a.len() > items_b.len(),
                     _ => items_a.len() >= items_b.len(),
                 };
                 let mut result = constant(self, when_equal);
                 for i in (0..common).rev() {
                     let (x, y) = (&items_a[i].0, &items_b[i].0);
                     let decided = self.compare(strict, x, y)?;
-                    let equal = self.compare("eq", x, y)?;
+                    let equal = self.compare(Opcode::Eq, x, y)?;
                     let rest = self.bool_and(equal, result);
                     result = self.bool_or(decided, rest);
                 }
@@ -317,9 +325,9 @@ impl GraphTyper<'_, '_, '_> {
             LowLevelType::Signed => Ok(a.clone()),
             LowLevelType::Bool | LowLevelType::Char => {
                 let cast = if ty == LowLevelType::Bool {
-                    "cast_bool_to_int"
+                    Opcode::CastBoolToInt
                 } else {
-                    "cast_char_to_int"
+                    Opcode::CastCharToInt
                 };
                 Ok(Arg::Var(self.emit(cast, vec![a.clone()], signed, None)))
             }
@@ -333,9 +341,9 @@ impl GraphTyper<'_, '_, '_> {
                 let mut x = Arg::Const(Constant::Int(0x345678));
                 for (item, _) in self.tuple_items(a)? {
                     let y = self.hash_of(&item)?;
-                    let mixed = self.emit("int_xor", vec![x, y], signed.clone(), None);
+                    let mixed = self.emit(Opcode::IntXor, vec![x, y], signed.clone(), None);
                     x = Arg::Var(self.emit(
-                        "int_mul",
+                        Opcode::IntMul,
                         vec![Arg::Var(mixed), Arg::Const(Constant::Int(1000003))],
                         signed.clone(),
                         None,
