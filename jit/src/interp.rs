@@ -9,6 +9,7 @@
 //! allocations of the [`Heap`], so a bad pointer is an [`Outcome::Error`],
 //! never a crash.
 
+use crate::trace::Opcode as TraceOp;
 use std::alloc::{alloc_zeroed, dealloc, Layout};
 
 use rpy_ir::llops::eval_int;
@@ -479,7 +480,7 @@ fn run_inner(
     while pc < trace.ops.len() {
         let op: &Op = &trace.ops[pc];
         // a string operation is the array operation on its implied array
-        let name = crate::trace::array_equivalent(op.name()).unwrap_or(op.name());
+        let name = crate::trace::array_equivalent(op.opcode).unwrap_or(op.opcode);
         let a = |i: usize| get(&regs, op.args[i]);
         let ai = |i: usize| get(&regs, op.args[i]) as i64;
         let af = |i: usize| f64::from_bits(get(&regs, op.args[i]));
@@ -491,19 +492,19 @@ fn run_inner(
         };
         let descr = op.descr.map(|d| &header.descrs[d].data);
         if op.info().descr != crate::trace::DescrNeed::None
-            && !op.name().starts_with("new")
-            && !op.name().starts_with("call")
+            && !op.opcode.is_allocation()
+            && !op.opcode.is_call()
             && op.args.first().is_some_and(|v| get(&regs, *v) == 0)
         {
             return Err(format!("null pointer dereference at op {pc}"));
         }
         let fb = |b: bool| b as u64;
         let res: Option<u64> = match name {
-            "label" => {
+            TraceOp::Label => {
                 label = Some(pc);
                 None
             }
-            "jump" => {
+            TraceOp::Jump => {
                 iterations += 1;
                 let vals: Vec<u64> = op.args.iter().map(|v| get(&regs, *v)).collect();
                 let targets: Vec<Value> = match label {
@@ -530,28 +531,28 @@ fn run_inner(
                 pc = label.map_or(0, |l| l + 1);
                 continue;
             }
-            "finish" => return Ok(Outcome::Finished(values(&regs, &op.args))),
-            "guard_true"
-            | "guard_false"
-            | "guard_value"
-            | "guard_class"
-            | "guard_nonnull"
-            | "guard_isnull"
-            | "guard_nonnull_class"
-            | "guard_no_overflow"
-            | "guard_overflow"
-            | "guard_no_exception"
-            | "guard_not_forced" => {
+            TraceOp::Finish => return Ok(Outcome::Finished(values(&regs, &op.args))),
+            TraceOp::GuardTrue
+            | TraceOp::GuardFalse
+            | TraceOp::GuardValue
+            | TraceOp::GuardClass
+            | TraceOp::GuardNonnull
+            | TraceOp::GuardIsnull
+            | TraceOp::GuardNonnullClass
+            | TraceOp::GuardNoOverflow
+            | TraceOp::GuardOverflow
+            | TraceOp::GuardNoException
+            | TraceOp::GuardNotForced => {
                 let pass = match name {
-                    "guard_true" => a(0) != 0,
-                    "guard_false" => a(0) == 0,
-                    "guard_value" => a(0) == a(1),
-                    "guard_nonnull" => a(0) != 0,
-                    "guard_isnull" => a(0) == 0,
-                    "guard_class" | "guard_nonnull_class" => {
+                    TraceOp::GuardTrue => a(0) != 0,
+                    TraceOp::GuardFalse => a(0) == 0,
+                    TraceOp::GuardValue => a(0) == a(1),
+                    TraceOp::GuardNonnull => a(0) != 0,
+                    TraceOp::GuardIsnull => a(0) == 0,
+                    TraceOp::GuardClass | TraceOp::GuardNonnullClass => {
                         let p = a(0) as usize;
                         if p == 0 {
-                            if name == "guard_class" {
+                            if name == TraceOp::GuardClass {
                                 return Err(format!("guard_class on null at op {pc}"));
                             }
                             false
@@ -559,9 +560,9 @@ fn run_inner(
                             heap.read(p, &LowLevelType::Signed)? == a(1)
                         }
                     }
-                    "guard_no_overflow" => !ovf,
-                    "guard_overflow" => ovf,
-                    "guard_no_exception" => !calls.exception_pending(),
+                    TraceOp::GuardNoOverflow => !ovf,
+                    TraceOp::GuardOverflow => ovf,
+                    TraceOp::GuardNoException => !calls.exception_pending(),
                     _ => true,
                 };
                 if !pass {
@@ -569,55 +570,58 @@ fn run_inner(
                 }
                 None
             }
-            "int_add_ovf" | "int_sub_ovf" | "int_mul_ovf" => {
+            TraceOp::IntAddOvf | TraceOp::IntSubOvf | TraceOp::IntMulOvf => {
                 let (x, y) = (ai(0), ai(1));
                 let r = match name {
-                    "int_add_ovf" => x.checked_add(y),
-                    "int_sub_ovf" => x.checked_sub(y),
+                    TraceOp::IntAddOvf => x.checked_add(y),
+                    TraceOp::IntSubOvf => x.checked_sub(y),
                     _ => x.checked_mul(y),
                 };
                 ovf = r.is_none();
                 Some(r.unwrap_or(0) as u64)
             }
-            "uint_rshift" => {
+            TraceOp::UintRshift => {
                 let y = ai(1);
                 if !(0..64).contains(&y) {
                     return Err(format!("shift by {y} at op {pc}"));
                 }
                 Some(a(0) >> y)
             }
-            "uint_lt" => Some(fb(a(0) < a(1))),
-            "uint_le" => Some(fb(a(0) <= a(1))),
-            "uint_gt" => Some(fb(a(0) > a(1))),
-            "uint_ge" => Some(fb(a(0) >= a(1))),
-            "int_is_zero" => Some(fb(a(0) == 0)),
-            "int_force_ge_zero" => Some(ai(0).max(0) as u64),
-            "same_as_i" | "same_as_f" | "same_as_r" => Some(a(0)),
-            "float_add" => Some((af(0) + af(1)).to_bits()),
-            "float_sub" => Some((af(0) - af(1)).to_bits()),
-            "float_mul" => Some((af(0) * af(1)).to_bits()),
-            "float_truediv" => Some((af(0) / af(1)).to_bits()),
-            "float_neg" => Some((-af(0)).to_bits()),
-            "float_abs" => Some(af(0).abs().to_bits()),
-            "float_lt" => Some(fb(af(0) < af(1))),
-            "float_le" => Some(fb(af(0) <= af(1))),
-            "float_eq" => Some(fb(af(0) == af(1))),
-            "float_ne" => Some(fb(af(0) != af(1))),
-            "float_gt" => Some(fb(af(0) > af(1))),
-            "float_ge" => Some(fb(af(0) >= af(1))),
-            "cast_int_to_float" => Some((ai(0) as f64).to_bits()),
-            "cast_float_to_int" => Some(af(0) as i64 as u64),
-            "ptr_eq" | "instance_ptr_eq" => Some(fb(a(0) == a(1))),
-            "ptr_ne" | "instance_ptr_ne" => Some(fb(a(0) != a(1))),
-            "getfield_gc_i" | "getfield_gc_f" | "getfield_gc_r" | "getfield_raw_i"
-            | "getfield_raw_f" => {
+            TraceOp::UintLt => Some(fb(a(0) < a(1))),
+            TraceOp::UintLe => Some(fb(a(0) <= a(1))),
+            TraceOp::UintGt => Some(fb(a(0) > a(1))),
+            TraceOp::UintGe => Some(fb(a(0) >= a(1))),
+            TraceOp::IntIsZero => Some(fb(a(0) == 0)),
+            TraceOp::IntForceGeZero => Some(ai(0).max(0) as u64),
+            TraceOp::SameAsI | TraceOp::SameAsF | TraceOp::SameAsR => Some(a(0)),
+            TraceOp::FloatAdd => Some((af(0) + af(1)).to_bits()),
+            TraceOp::FloatSub => Some((af(0) - af(1)).to_bits()),
+            TraceOp::FloatMul => Some((af(0) * af(1)).to_bits()),
+            TraceOp::FloatTruediv => Some((af(0) / af(1)).to_bits()),
+            TraceOp::FloatNeg => Some((-af(0)).to_bits()),
+            TraceOp::FloatAbs => Some(af(0).abs().to_bits()),
+            TraceOp::FloatLt => Some(fb(af(0) < af(1))),
+            TraceOp::FloatLe => Some(fb(af(0) <= af(1))),
+            TraceOp::FloatEq => Some(fb(af(0) == af(1))),
+            TraceOp::FloatNe => Some(fb(af(0) != af(1))),
+            TraceOp::FloatGt => Some(fb(af(0) > af(1))),
+            TraceOp::FloatGe => Some(fb(af(0) >= af(1))),
+            TraceOp::CastIntToFloat => Some((ai(0) as f64).to_bits()),
+            TraceOp::CastFloatToInt => Some(af(0) as i64 as u64),
+            TraceOp::PtrEq | TraceOp::InstancePtrEq => Some(fb(a(0) == a(1))),
+            TraceOp::PtrNe | TraceOp::InstancePtrNe => Some(fb(a(0) != a(1))),
+            TraceOp::GetfieldGcI
+            | TraceOp::GetfieldGcF
+            | TraceOp::GetfieldGcR
+            | TraceOp::GetfieldRawI
+            | TraceOp::GetfieldRawF => {
                 let Some(DescrData::Field { offset, ty, .. }) = descr else {
                     return Err("bad descr".into());
                 };
                 let addr = (a(0) as usize).wrapping_add(*offset);
                 Some(heap.read(addr, ty).map_err(|e| format!("{e} at op {pc}"))?)
             }
-            "setfield_gc" | "setfield_raw" => {
+            TraceOp::SetfieldGc | TraceOp::SetfieldRaw => {
                 let Some(DescrData::Field { offset, ty, .. }) = descr else {
                     return Err("bad descr".into());
                 };
@@ -626,9 +630,13 @@ fn run_inner(
                     .map_err(|e| format!("{e} at op {pc}"))?;
                 None
             }
-            "getarrayitem_gc_i" | "getarrayitem_gc_f" | "getarrayitem_gc_r"
-            | "getarrayitem_raw_i" | "getarrayitem_raw_f" | "setarrayitem_gc"
-            | "setarrayitem_raw" => {
+            TraceOp::GetarrayitemGcI
+            | TraceOp::GetarrayitemGcF
+            | TraceOp::GetarrayitemGcR
+            | TraceOp::GetarrayitemRawI
+            | TraceOp::GetarrayitemRawF
+            | TraceOp::SetarrayitemGc
+            | TraceOp::SetarrayitemRaw => {
                 let Some(DescrData::Array {
                     item,
                     length_offset,
@@ -641,7 +649,7 @@ fn run_inner(
                 };
                 let base = a(0) as usize;
                 let i = ai(1);
-                let gc = name.contains("_gc");
+                let gc = !name.is_raw();
                 let addr = if gc {
                     let len =
                         heap.read(base.wrapping_add(*length_offset), &LowLevelType::Signed)
@@ -653,7 +661,7 @@ fn run_inner(
                 } else {
                     base.wrapping_add((i as usize).wrapping_mul(*item_size))
                 };
-                if name.starts_with("set") {
+                if !name.is_load() {
                     heap.write(addr, item, a(2))
                         .map_err(|e| format!("{e} at op {pc}"))?;
                     None
@@ -664,13 +672,13 @@ fn run_inner(
                     )
                 }
             }
-            "copystrcontent" | "copyunicodecontent" => {
+            TraceOp::Copystrcontent | TraceOp::Copyunicodecontent => {
                 let descr = op.descr.ok_or("bad descr")?;
                 heap.copy_items(trace, descr, [a(0), a(1)], [ai(2), ai(3), ai(4)])
                     .map_err(|e| format!("{e} at op {pc}"))?;
                 None
             }
-            "arraylen_gc" => {
+            TraceOp::ArraylenGc => {
                 let Some(DescrData::Array { length_offset, .. }) = descr else {
                     return Err("bad descr".into());
                 };
@@ -680,13 +688,13 @@ fn run_inner(
                         .map_err(|e| format!("{e} at op {pc}"))?,
                 )
             }
-            "new" | "new_with_vtable" => {
+            TraceOp::New | TraceOp::NewWithVtable => {
                 Some(heap.new_object(trace, op.descr.unwrap_or(0))? as u64)
             }
-            "new_array" | "new_array_clear" => {
+            TraceOp::NewArray | TraceOp::NewArrayClear => {
                 Some(heap.new_array(trace, op.descr.unwrap_or(0), ai(0))? as u64)
             }
-            _ if name.starts_with("call") => {
+            _ if name.is_call() => {
                 let args: Vec<u64> = op.args.iter().map(|v| get(&regs, *v)).collect();
                 match descr {
                     Some(DescrData::Call { func }) => Some(
@@ -703,8 +711,7 @@ fn run_inner(
             }
             _ => {
                 let args: Vec<i64> = op.args.iter().map(|v| get(&regs, *v) as i64).collect();
-                let folded =
-                    rpy_ir::opcode::Opcode::from_name(name).and_then(|op| eval_int(op, &args));
+                let folded = name.graph_twin().and_then(|op| eval_int(op, &args));
                 match folded {
                     Some(v) => Some(v as u64),
                     None => return Err(format!("{name} is undefined for {args:?} at op {pc}")),

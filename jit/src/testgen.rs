@@ -179,7 +179,8 @@ pub fn int_trace(steps: &[(u8, u8, u8, u8)], vals: &[i64], loop_: bool) -> Strin
             }
         };
         let argv: Vec<i64> = args.iter().map(|(_, v)| *v).collect();
-        let v = crate::optimize::pure::fold_int(name, &argv).expect("defined");
+        let code = crate::trace::opcode(name).expect("a trace operation");
+        let v = crate::optimize::pure::fold_int(code, &argv).expect("defined");
         let texts: Vec<String> = args.into_iter().map(|(t, _)| t).collect();
         lines.push(format!("{r} = {name}({})", texts.join(", ")));
         boxes.push(r);

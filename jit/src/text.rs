@@ -8,7 +8,7 @@ use std::sync::Arc;
 use rpy_ir::lltype::LowLevelType;
 
 use crate::trace::{
-    opcode, BoxInfo, Decl, DescrData, DescrNeed, FieldSlot, Header, Kind, Op, PendingStore,
+    opcode, BoxInfo, Decl, DescrData, DescrNeed, FieldSlot, Header, Kind, Op, Opcode, PendingStore,
     ResidualCall, Resume, ResumeValue, Trace, Value, VirtualObject, OPS,
 };
 
@@ -308,7 +308,7 @@ struct PendingClause<'a> {
 /// still unread.
 struct VirtualClause<'a> {
     id: usize,
-    opcode: usize,
+    opcode: Opcode,
     descr: usize,
     length: usize,
     fields: Vec<(FieldSlot, usize, &'a str)>,
@@ -430,13 +430,13 @@ impl TraceParser {
             c.expect('=')?;
             let (op_at, op_name) = c.ident("new, new_with_vtable or new_array")?;
             // the allocations, with the descr each needs (from the table)
-            let Some(code) = opcode(op_name).filter(|c| OPS[*c].name.starts_with("new")) else {
+            let Some(code) = opcode(op_name).filter(|c| c.is_allocation()) else {
                 return c.err_at(
                     op_at,
                     format!("a virtual object is made by new, new_with_vtable or new_array, not '{op_name}'"),
                 );
             };
-            let need = OPS[code].descr;
+            let need = OPS[code as usize].descr;
             c.expect('(')?;
             let mut length = 0;
             // an array or a string: a length, and items by index
@@ -626,7 +626,7 @@ impl TraceParser {
         let Some(code) = opcode(name) else {
             return c.err_at(pn, format!("unknown operation '{name}'"));
         };
-        let info = &OPS[code];
+        let info = &OPS[code as usize];
         c.expect('(')?;
         let mut args = Vec::new();
         let mut descr = None;
@@ -700,7 +700,7 @@ impl TraceParser {
         let descr_id = match (info.descr, descr) {
             (DescrNeed::None, None) => None,
             (DescrNeed::None, Some((dp, _))) => {
-                if matches!(name, "label" | "jump" | "finish") {
+                if matches!(code, Opcode::Label | Opcode::Jump | Opcode::Finish) {
                     None // loop tokens are implicit
                 } else {
                     return c.err_at(dp, format!("'{name}' takes no descr"));
@@ -782,7 +782,7 @@ impl TraceParser {
         id: usize,
         args: &[(usize, Value)],
     ) -> PResult<()> {
-        let info = &OPS[opcode(name).unwrap_or(0)];
+        let info = opcode(name).unwrap_or(Opcode::IntAdd).info();
         match &self.header.descrs[id].data {
             DescrData::Field { ty, .. } => {
                 let k = Kind::of_lltype(ty);
@@ -1141,7 +1141,7 @@ fn write_resume(s: &mut String, t: &Trace, saved: &[Value], r: &Resume) {
     let _ = write!(s, " [{}]", values.join(", "));
     let descrs = &t.header.descrs;
     for o in &r.objects {
-        let op_name = OPS[o.opcode].name;
+        let op_name = OPS[o.opcode as usize].name;
         let name = t.boxes[o.name].name();
         let d = &descrs[o.descr].name;
         let _ = match op_name {

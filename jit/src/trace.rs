@@ -105,12 +105,13 @@ pub const UNICODE_ARRAY: (&str, LowLevelType) = ("unicode", LowLevelType::Signed
 /// strings are GC arrays of characters (`newstr` is `new_array`, `strlen`
 /// `arraylen_gc`, ...). `None` for the others (and for `copystrcontent`,
 /// which has no array twin).
-pub fn array_equivalent(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "newstr" | "newunicode" => "new_array",
-        "strlen" | "unicodelen" => "arraylen_gc",
-        "strgetitem" | "unicodegetitem" => "getarrayitem_gc_i",
-        "strsetitem" | "unicodesetitem" => "setarrayitem_gc",
+pub fn array_equivalent(op: Opcode) -> Option<Opcode> {
+    use Opcode::*;
+    Some(match op {
+        Newstr | Newunicode => NewArray,
+        Strlen | Unicodelen => ArraylenGc,
+        Strgetitem | Unicodegetitem => GetarrayitemGcI,
+        Strsetitem | Unicodesetitem => SetarrayitemGc,
         _ => return None,
     })
 }
@@ -158,146 +159,323 @@ const fn with(mut o: OpInfo, d: DescrNeed) -> OpInfo {
 use DescrNeed as D;
 use Kind::{Float as F, Int as I, Ref as R, Void as V};
 
-/// Every operation a trace may contain.
-pub static OPS: &[OpInfo] = &[
+macro_rules! trace_ops {
+    ($($(#[$doc:meta])* $variant:ident = $info:expr,)*) => {
+        /// An operation of a trace; [`OPS`] (indexed by it) says what it
+        /// takes and does.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Opcode {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl Opcode {
+            /// Every trace operation, in the table's order.
+            pub const ALL: &'static [Opcode] = &[$(Opcode::$variant,)*];
+        }
+
+        /// Every operation a trace may contain, in `Opcode`'s order.
+        pub static OPS: &[OpInfo] = &[$($info,)*];
+    };
+}
+
+trace_ops! {
     // integer arithmetic (llops::eval_int semantics: int_floordiv and int_mod
     // are C's, truncating; int_py_div / int_py_mod floor)
-    op("int_add", "ii", I, 0),
-    op("int_sub", "ii", I, 0),
-    op("int_mul", "ii", I, 0),
-    op("int_floordiv", "ii", I, 0),
-    op("int_mod", "ii", I, 0),
-    op("int_py_div", "ii", I, 0),
-    op("int_py_mod", "ii", I, 0),
-    op("int_and", "ii", I, 0),
-    op("int_or", "ii", I, 0),
-    op("int_xor", "ii", I, 0),
-    op("int_lshift", "ii", I, 0),
-    op("int_rshift", "ii", I, 0),
-    op("uint_rshift", "ii", I, 0),
-    op("int_lt", "ii", I, 0),
-    op("int_le", "ii", I, 0),
-    op("int_eq", "ii", I, 0),
-    op("int_ne", "ii", I, 0),
-    op("int_gt", "ii", I, 0),
-    op("int_ge", "ii", I, 0),
-    op("uint_lt", "ii", I, 0),
-    op("uint_le", "ii", I, 0),
-    op("uint_gt", "ii", I, 0),
-    op("uint_ge", "ii", I, 0),
-    op("int_neg", "i", I, 0),
-    op("int_invert", "i", I, 0),
-    op("int_abs", "i", I, 0),
-    op("int_is_true", "i", I, 0),
-    op("int_is_zero", "i", I, 0),
-    op("int_force_ge_zero", "i", I, 0),
-    op("same_as_i", "i", I, 0),
+    IntAdd = op("int_add", "ii", I, 0),
+    IntSub = op("int_sub", "ii", I, 0),
+    IntMul = op("int_mul", "ii", I, 0),
+    IntFloordiv = op("int_floordiv", "ii", I, 0),
+    IntMod = op("int_mod", "ii", I, 0),
+    IntPyDiv = op("int_py_div", "ii", I, 0),
+    IntPyMod = op("int_py_mod", "ii", I, 0),
+    IntAnd = op("int_and", "ii", I, 0),
+    IntOr = op("int_or", "ii", I, 0),
+    IntXor = op("int_xor", "ii", I, 0),
+    IntLshift = op("int_lshift", "ii", I, 0),
+    IntRshift = op("int_rshift", "ii", I, 0),
+    UintRshift = op("uint_rshift", "ii", I, 0),
+    IntLt = op("int_lt", "ii", I, 0),
+    IntLe = op("int_le", "ii", I, 0),
+    IntEq = op("int_eq", "ii", I, 0),
+    IntNe = op("int_ne", "ii", I, 0),
+    IntGt = op("int_gt", "ii", I, 0),
+    IntGe = op("int_ge", "ii", I, 0),
+    UintLt = op("uint_lt", "ii", I, 0),
+    UintLe = op("uint_le", "ii", I, 0),
+    UintGt = op("uint_gt", "ii", I, 0),
+    UintGe = op("uint_ge", "ii", I, 0),
+    IntNeg = op("int_neg", "i", I, 0),
+    IntInvert = op("int_invert", "i", I, 0),
+    IntAbs = op("int_abs", "i", I, 0),
+    IntIsTrue = op("int_is_true", "i", I, 0),
+    IntIsZero = op("int_is_zero", "i", I, 0),
+    IntForceGeZero = op("int_force_ge_zero", "i", I, 0),
+    SameAsI = op("same_as_i", "i", I, 0),
     // overflow-checking forms: set the overflow flag the next
     // guard_no_overflow / guard_overflow reads
-    op("int_add_ovf", "ii", I, 2),
-    op("int_sub_ovf", "ii", I, 2),
-    op("int_mul_ovf", "ii", I, 2),
+    IntAddOvf = op("int_add_ovf", "ii", I, 2),
+    IntSubOvf = op("int_sub_ovf", "ii", I, 2),
+    IntMulOvf = op("int_mul_ovf", "ii", I, 2),
     // floats
-    op("float_add", "ff", F, 0),
-    op("float_sub", "ff", F, 0),
-    op("float_mul", "ff", F, 0),
-    op("float_truediv", "ff", F, 0),
-    op("float_neg", "f", F, 0),
-    op("float_abs", "f", F, 0),
-    op("float_lt", "ff", I, 0),
-    op("float_le", "ff", I, 0),
-    op("float_eq", "ff", I, 0),
-    op("float_ne", "ff", I, 0),
-    op("float_gt", "ff", I, 0),
-    op("float_ge", "ff", I, 0),
-    op("cast_int_to_float", "i", F, 0),
-    op("cast_float_to_int", "f", I, 0),
-    op("same_as_f", "f", F, 0),
+    FloatAdd = op("float_add", "ff", F, 0),
+    FloatSub = op("float_sub", "ff", F, 0),
+    FloatMul = op("float_mul", "ff", F, 0),
+    FloatTruediv = op("float_truediv", "ff", F, 0),
+    FloatNeg = op("float_neg", "f", F, 0),
+    FloatAbs = op("float_abs", "f", F, 0),
+    FloatLt = op("float_lt", "ff", I, 0),
+    FloatLe = op("float_le", "ff", I, 0),
+    FloatEq = op("float_eq", "ff", I, 0),
+    FloatNe = op("float_ne", "ff", I, 0),
+    FloatGt = op("float_gt", "ff", I, 0),
+    FloatGe = op("float_ge", "ff", I, 0),
+    CastIntToFloat = op("cast_int_to_float", "i", F, 0),
+    CastFloatToInt = op("cast_float_to_int", "f", I, 0),
+    SameAsF = op("same_as_f", "f", F, 0),
     // pointers
-    op("ptr_eq", "rr", I, 0),
-    op("ptr_ne", "rr", I, 0),
-    op("instance_ptr_eq", "rr", I, 0),
-    op("instance_ptr_ne", "rr", I, 0),
-    op("same_as_r", "r", R, 0),
+    PtrEq = op("ptr_eq", "rr", I, 0),
+    PtrNe = op("ptr_ne", "rr", I, 0),
+    InstancePtrEq = op("instance_ptr_eq", "rr", I, 0),
+    InstancePtrNe = op("instance_ptr_ne", "rr", I, 0),
+    SameAsR = op("same_as_r", "r", R, 0),
     // guards
-    op("guard_true", "i", V, 3),
-    op("guard_false", "i", V, 3),
-    op("guard_value", "aa", V, 3),
-    op("guard_class", "ri", V, 3),
-    op("guard_nonnull", "r", V, 3),
-    op("guard_isnull", "r", V, 3),
-    op("guard_nonnull_class", "ri", V, 3),
-    op("guard_no_overflow", "", V, 3),
-    op("guard_overflow", "", V, 3),
-    op("guard_no_exception", "", V, 3),
-    op("guard_not_forced", "", V, 3),
+    GuardTrue = op("guard_true", "i", V, 3),
+    GuardFalse = op("guard_false", "i", V, 3),
+    GuardValue = op("guard_value", "aa", V, 3),
+    GuardClass = op("guard_class", "ri", V, 3),
+    GuardNonnull = op("guard_nonnull", "r", V, 3),
+    GuardIsnull = op("guard_isnull", "r", V, 3),
+    GuardNonnullClass = op("guard_nonnull_class", "ri", V, 3),
+    GuardNoOverflow = op("guard_no_overflow", "", V, 3),
+    GuardOverflow = op("guard_overflow", "", V, 3),
+    GuardNoException = op("guard_no_exception", "", V, 3),
+    GuardNotForced = op("guard_not_forced", "", V, 3),
     // memory
-    with(op("getfield_gc_i", "r", I, 1), D::Field),
-    with(op("getfield_gc_f", "r", F, 1), D::Field),
-    with(op("getfield_gc_r", "r", R, 1), D::Field),
-    with(op("getfield_raw_i", "i", I, 1), D::Field),
-    with(op("getfield_raw_f", "i", F, 1), D::Field),
-    with(op("setfield_gc", "ra", V, 2), D::Field),
-    with(op("setfield_raw", "ia", V, 2), D::Field),
-    with(op("getarrayitem_gc_i", "ri", I, 1), D::Array),
-    with(op("getarrayitem_gc_f", "ri", F, 1), D::Array),
-    with(op("getarrayitem_gc_r", "ri", R, 1), D::Array),
-    with(op("getarrayitem_raw_i", "ii", I, 1), D::Array),
-    with(op("getarrayitem_raw_f", "ii", F, 1), D::Array),
-    with(op("setarrayitem_gc", "ria", V, 2), D::Array),
-    with(op("setarrayitem_raw", "iia", V, 2), D::Array),
-    with(op("arraylen_gc", "r", I, 1), D::Array),
-    with(op("new", "", R, 1), D::Size),
-    with(op("new_with_vtable", "", R, 1), D::Class),
-    with(op("new_array", "i", R, 1), D::Array),
-    with(op("new_array_clear", "i", R, 1), D::Array),
+    GetfieldGcI = with(op("getfield_gc_i", "r", I, 1), D::Field),
+    GetfieldGcF = with(op("getfield_gc_f", "r", F, 1), D::Field),
+    GetfieldGcR = with(op("getfield_gc_r", "r", R, 1), D::Field),
+    GetfieldRawI = with(op("getfield_raw_i", "i", I, 1), D::Field),
+    GetfieldRawF = with(op("getfield_raw_f", "i", F, 1), D::Field),
+    SetfieldGc = with(op("setfield_gc", "ra", V, 2), D::Field),
+    SetfieldRaw = with(op("setfield_raw", "ia", V, 2), D::Field),
+    GetarrayitemGcI = with(op("getarrayitem_gc_i", "ri", I, 1), D::Array),
+    GetarrayitemGcF = with(op("getarrayitem_gc_f", "ri", F, 1), D::Array),
+    GetarrayitemGcR = with(op("getarrayitem_gc_r", "ri", R, 1), D::Array),
+    GetarrayitemRawI = with(op("getarrayitem_raw_i", "ii", I, 1), D::Array),
+    GetarrayitemRawF = with(op("getarrayitem_raw_f", "ii", F, 1), D::Array),
+    SetarrayitemGc = with(op("setarrayitem_gc", "ria", V, 2), D::Array),
+    SetarrayitemRaw = with(op("setarrayitem_raw", "iia", V, 2), D::Array),
+    ArraylenGc = with(op("arraylen_gc", "r", I, 1), D::Array),
+    New = with(op("new", "", R, 1), D::Size),
+    NewWithVtable = with(op("new_with_vtable", "", R, 1), D::Class),
+    NewArray = with(op("new_array", "i", R, 1), D::Array),
+    NewArrayClear = with(op("new_array_clear", "i", R, 1), D::Array),
     // strings and unicode strings: arrays of characters, the array implied
     // (copy*content(source, dest, source_start, dest_start, length))
-    with(op("newstr", "i", R, 1), D::Str),
-    with(op("strlen", "r", I, 1), D::Str),
-    with(op("strgetitem", "ri", I, 1), D::Str),
-    with(op("strsetitem", "rii", V, 2), D::Str),
-    with(op("copystrcontent", "rriii", V, 2), D::Str),
-    with(op("newunicode", "i", R, 1), D::Unicode),
-    with(op("unicodelen", "r", I, 1), D::Unicode),
-    with(op("unicodegetitem", "ri", I, 1), D::Unicode),
-    with(op("unicodesetitem", "rii", V, 2), D::Unicode),
-    with(op("copyunicodecontent", "rriii", V, 2), D::Unicode),
+    Newstr = with(op("newstr", "i", R, 1), D::Str),
+    Strlen = with(op("strlen", "r", I, 1), D::Str),
+    Strgetitem = with(op("strgetitem", "ri", I, 1), D::Str),
+    Strsetitem = with(op("strsetitem", "rii", V, 2), D::Str),
+    Copystrcontent = with(op("copystrcontent", "rriii", V, 2), D::Str),
+    Newunicode = with(op("newunicode", "i", R, 1), D::Unicode),
+    Unicodelen = with(op("unicodelen", "r", I, 1), D::Unicode),
+    Unicodegetitem = with(op("unicodegetitem", "ri", I, 1), D::Unicode),
+    Unicodesetitem = with(op("unicodesetitem", "rii", V, 2), D::Unicode),
+    Copyunicodecontent = with(op("copyunicodecontent", "rriii", V, 2), D::Unicode),
     // calls: the descr names the native function
-    with(op("call_i", "*", I, 2), D::Call),
-    with(op("call_f", "*", F, 2), D::Call),
-    with(op("call_r", "*", R, 2), D::Call),
-    with(op("call_n", "*", V, 2), D::Call),
-    with(op("call_pure_i", "*", I, 0), D::Call),
-    with(op("call_pure_f", "*", F, 0), D::Call),
-    with(op("call_pure_r", "*", R, 0), D::Call),
-    with(op("call_pure_n", "*", V, 0), D::Call),
-    with(op("call_may_force_i", "*", I, 2), D::Call),
-    with(op("call_may_force_f", "*", F, 2), D::Call),
-    with(op("call_may_force_r", "*", R, 2), D::Call),
-    with(op("call_may_force_n", "*", V, 2), D::Call),
+    CallI = with(op("call_i", "*", I, 2), D::Call),
+    CallF = with(op("call_f", "*", F, 2), D::Call),
+    CallR = with(op("call_r", "*", R, 2), D::Call),
+    CallN = with(op("call_n", "*", V, 2), D::Call),
+    CallPureI = with(op("call_pure_i", "*", I, 0), D::Call),
+    CallPureF = with(op("call_pure_f", "*", F, 0), D::Call),
+    CallPureR = with(op("call_pure_r", "*", R, 0), D::Call),
+    CallPureN = with(op("call_pure_n", "*", V, 0), D::Call),
+    CallMayForceI = with(op("call_may_force_i", "*", I, 2), D::Call),
+    CallMayForceF = with(op("call_may_force_f", "*", F, 2), D::Call),
+    CallMayForceR = with(op("call_may_force_r", "*", R, 2), D::Call),
+    CallMayForceN = with(op("call_may_force_n", "*", V, 2), D::Call),
     // control
-    op("label", "*", V, 2),
-    op("jump", "*", V, 2),
-    op("finish", "*", V, 2),
-];
+    Label = op("label", "*", V, 2),
+    Jump = op("jump", "*", V, 2),
+    Finish = op("finish", "*", V, 2),
+}
 
-/// An index into [`OPS`].
-pub type Opcode = usize;
+impl Opcode {
+    pub fn info(self) -> &'static OpInfo {
+        &OPS[self as usize]
+    }
+
+    pub fn name(self) -> &'static str {
+        OPS[self as usize].name
+    }
+}
+
+/// The families of trace operations that passes ask about.
+impl Opcode {
+    /// `call_*`, `call_pure_*` and `call_may_force_*`.
+    pub fn is_call(self) -> bool {
+        self.info().descr == DescrNeed::Call
+    }
+
+    /// `call_pure_*`: a call of an elidable function.
+    pub fn is_pure_call(self) -> bool {
+        use Opcode::*;
+        matches!(self, CallPureI | CallPureF | CallPureR | CallPureN)
+    }
+
+    /// `same_as_i`, `same_as_f`, `same_as_r`.
+    pub fn is_same_as(self) -> bool {
+        matches!(self, Opcode::SameAsI | Opcode::SameAsF | Opcode::SameAsR)
+    }
+
+    /// The arithmetic that sets the overflow flag a guard reads.
+    pub fn is_overflow_checked(self) -> bool {
+        matches!(
+            self,
+            Opcode::IntAddOvf | Opcode::IntSubOvf | Opcode::IntMulOvf
+        )
+    }
+
+    /// The plain operation of an overflow-checking one (`int_add` of
+    /// `int_add_ovf`).
+    pub fn without_overflow_check(self) -> Option<Opcode> {
+        Some(match self {
+            Opcode::IntAddOvf => Opcode::IntAdd,
+            Opcode::IntSubOvf => Opcode::IntSub,
+            Opcode::IntMulOvf => Opcode::IntMul,
+            _ => return None,
+        })
+    }
+
+    /// `same_as_i`, `same_as_f` or `same_as_r`, for a value of `kind`.
+    pub fn same_as(kind: Kind) -> Opcode {
+        match kind {
+            Kind::Float => Opcode::SameAsF,
+            Kind::Ref => Opcode::SameAsR,
+            _ => Opcode::SameAsI,
+        }
+    }
+
+    /// `call_*` (or `call_pure_*`) for a result of `kind`.
+    pub fn call(kind: Kind, pure: bool) -> Opcode {
+        use Opcode::*;
+        match (kind, pure) {
+            (Kind::Int, false) => CallI,
+            (Kind::Float, false) => CallF,
+            (Kind::Ref, false) => CallR,
+            (Kind::Void, false) => CallN,
+            (Kind::Int, true) => CallPureI,
+            (Kind::Float, true) => CallPureF,
+            (Kind::Ref, true) => CallPureR,
+            (Kind::Void, true) => CallPureN,
+        }
+    }
+
+    /// `getfield_gc_*` for a field of `kind`.
+    pub fn getfield_gc(kind: Kind) -> Opcode {
+        match kind {
+            Kind::Float => Opcode::GetfieldGcF,
+            Kind::Ref => Opcode::GetfieldGcR,
+            _ => Opcode::GetfieldGcI,
+        }
+    }
+
+    /// `getarrayitem_gc_*` for items of `kind`.
+    pub fn getarrayitem_gc(kind: Kind) -> Opcode {
+        match kind {
+            Kind::Float => Opcode::GetarrayitemGcF,
+            Kind::Ref => Opcode::GetarrayitemGcR,
+            _ => Opcode::GetarrayitemGcI,
+        }
+    }
+
+    /// An allocation: `new*` and `newstr`/`newunicode`.
+    pub fn is_allocation(self) -> bool {
+        use Opcode::*;
+        matches!(
+            self,
+            New | NewWithVtable | NewArray | NewArrayClear | Newstr | Newunicode
+        )
+    }
+
+    /// A read of a field or an item (`getfield_*`, `getarrayitem_*`).
+    pub fn is_load(self) -> bool {
+        use Opcode::*;
+        matches!(
+            self,
+            GetfieldGcI
+                | GetfieldGcF
+                | GetfieldGcR
+                | GetfieldRawI
+                | GetfieldRawF
+                | GetarrayitemGcI
+                | GetarrayitemGcF
+                | GetarrayitemGcR
+                | GetarrayitemRawI
+                | GetarrayitemRawF
+        )
+    }
+
+    /// An access to memory outside the GC heap (`*_raw*`): its address is a word.
+    pub fn is_raw(self) -> bool {
+        use Opcode::*;
+        matches!(
+            self,
+            GetfieldRawI
+                | GetfieldRawF
+                | SetfieldRaw
+                | GetarrayitemRawI
+                | GetarrayitemRawF
+                | SetarrayitemRaw
+        )
+    }
+
+    /// The graph operation of the same name and meaning (`int_add`,
+    /// `float_lt`...), whose value `llops::eval_int`/`eval_float` give.
+    pub fn graph_twin(self) -> Option<rpy_ir::opcode::Opcode> {
+        static TWINS: std::sync::OnceLock<Vec<Option<rpy_ir::opcode::Opcode>>> =
+            std::sync::OnceLock::new();
+        TWINS.get_or_init(|| {
+            Opcode::ALL
+                .iter()
+                .map(|op| rpy_ir::opcode::Opcode::from_name(op.name()))
+                .collect()
+        })[self as usize]
+    }
+
+    /// The trace operation of the same name as graph operation `op`.
+    pub fn twin_of(op: rpy_ir::opcode::Opcode) -> Option<Opcode> {
+        static TWINS: std::sync::OnceLock<Vec<Option<Opcode>>> = std::sync::OnceLock::new();
+        TWINS.get_or_init(|| {
+            rpy_ir::opcode::Opcode::ALL
+                .iter()
+                .map(|g| opcode(g.name()))
+                .collect()
+        })[op as usize]
+    }
+
+    /// The comparisons that are true when their operands differ.
+    pub fn is_not_equal(self) -> bool {
+        use Opcode::*;
+        matches!(self, IntNe | FloatNe | PtrNe | InstancePtrNe)
+    }
+}
+
+impl std::fmt::Display for Opcode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 static OP_INDEX: std::sync::OnceLock<HashMap<&'static str, Opcode>> = std::sync::OnceLock::new();
 
 /// The opcode of the operation called `name`.
 pub fn opcode(name: &str) -> Option<Opcode> {
     OP_INDEX
-        .get_or_init(|| OPS.iter().enumerate().map(|(i, o)| (o.name, i)).collect())
+        .get_or_init(|| Opcode::ALL.iter().map(|&op| (op.name(), op)).collect())
         .get(name)
         .copied()
-}
-
-/// The opcode of a name known to be in the table.
-pub fn opc(name: &str) -> Opcode {
-    opcode(name).unwrap_or_else(|| panic!("no trace operation '{name}'"))
 }
 
 pub type BoxId = usize;
@@ -437,21 +615,21 @@ impl Op {
     }
 
     pub fn info(&self) -> &'static OpInfo {
-        &OPS[self.opcode]
+        self.opcode.info()
     }
 
     pub fn name(&self) -> &'static str {
-        OPS[self.opcode].name
+        self.opcode.name()
     }
 
     pub fn is_guard(&self) -> bool {
-        OPS[self.opcode].guard
+        self.opcode.info().guard
     }
 
     /// Whether this is a string operation (`newstr`, `strlen`, ...,
     /// `copyunicodecontent`): one whose array descr is implied.
     pub fn is_string_op(&self) -> bool {
-        OPS[self.opcode].descr.is_implied()
+        self.opcode.info().descr.is_implied()
     }
 }
 

@@ -8,6 +8,7 @@ use rpy_jit::optimize::{optimize, IMPLEMENTED_PASSES};
 use rpy_jit::parse_run_value;
 use rpy_jit::testgen::observe;
 use rpy_jit::text::{parse, print, print_header};
+use rpy_jit::trace::Opcode;
 use rpy_jit::trace::Trace;
 
 const HEADER: &str = "struct obj { intval: Signed, next: Ptr(obj) }
@@ -165,7 +166,7 @@ fn a_copied_object_stays_virtual_across_the_back_edge() {
     let allocations = out
         .ops
         .iter()
-        .filter(|op| op.name() == "new_with_vtable")
+        .filter(|op| op.opcode == Opcode::NewWithVtable)
         .count();
     assert_eq!(allocations, 2, "{}", print(&out));
 }

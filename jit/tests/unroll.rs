@@ -8,6 +8,7 @@ use rpy_jit::optimize::optimize;
 use rpy_jit::parse_run_value;
 use rpy_jit::testgen::observe;
 use rpy_jit::text::{parse, print, print_header};
+use rpy_jit::trace::Opcode;
 use rpy_jit::trace::Trace;
 
 const HEADER: &str = "struct obj { intval: Signed, next: Ptr(obj), c: Char, f: Float }
@@ -82,7 +83,11 @@ fn count(t: &Trace, name: &str) -> usize {
 
 /// The operations after the (last) label.
 fn loop_body(t: &Trace) -> Vec<&'static str> {
-    let at = t.ops.iter().rposition(|op| op.name() == "label").unwrap();
+    let at = t
+        .ops
+        .iter()
+        .rposition(|op| op.opcode == Opcode::Label)
+        .unwrap();
     t.ops[at + 1..].iter().map(|op| op.name()).collect()
 }
 

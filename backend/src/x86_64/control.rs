@@ -7,6 +7,7 @@
 //! it leaves with the label's values, as the interpreter's `LoopLimit`.
 
 use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi};
+use rpy_jit::trace::Opcode;
 use rpy_jit::trace::{Op, Trace, Value};
 
 use super::regalloc::Home;
@@ -38,7 +39,10 @@ impl LoopHead {
 /// The values a `jump` at op `pc` assigns: its label's arguments, or the
 /// trace's inputs.
 pub(super) fn jump_targets(trace: &Trace, pc: usize) -> Vec<Value> {
-    match trace.ops[..pc].iter().rposition(|o| o.name() == "label") {
+    match trace.ops[..pc]
+        .iter()
+        .rposition(|o| o.opcode == Opcode::Label)
+    {
         Some(l) => trace.ops[l].args.clone(),
         None => trace.inputs.iter().map(|b| Value::Box(*b)).collect(),
     }
@@ -50,8 +54,8 @@ fn changed_by_jump(trace: &Trace, pc: usize) -> Vec<usize> {
     let label = &trace.ops[pc].args;
     let jump = trace.ops[pc + 1..]
         .iter()
-        .take_while(|o| o.name() != "label")
-        .find(|o| o.name() == "jump");
+        .take_while(|o| o.opcode != Opcode::Label)
+        .find(|o| o.opcode == Opcode::Jump);
     label
         .iter()
         .enumerate()
@@ -70,8 +74,8 @@ impl Gen<'_> {
         op: &Op,
         head: &mut LoopHead,
     ) -> Result<(), String> {
-        match op.name() {
-            "label" => {
+        match op.opcode {
+            Opcode::Label => {
                 let target = self.asm.new_dynamic_label();
                 dynasm!(self.asm ; .arch x64 ; .align 16 ; =>target);
                 // a label joins the jump's path: what was known about a box
@@ -86,7 +90,7 @@ impl Gen<'_> {
                     boxes: op.args.clone(),
                 };
             }
-            "jump" => {
+            Opcode::Jump => {
                 self.parallel_move(&op.args, &head.boxes);
                 // loop while budget remains; else leave with the label's values
                 let target = head.target;

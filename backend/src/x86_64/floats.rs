@@ -4,6 +4,7 @@
 //! value only touch the sign bit.
 
 use dynasmrt::{dynasm, DynasmApi, DynasmLabelApi};
+use rpy_jit::trace::Opcode;
 use rpy_jit::trace::{Op, Value};
 
 use super::regalloc::Home;
@@ -43,42 +44,42 @@ impl Gen<'_> {
     }
 
     pub(super) fn float_op(&mut self, op: &Op) -> Result<(), String> {
-        let name = op.name();
+        let name = op.opcode;
         let a = &op.args;
         let Some(r) = op.result else {
             return Err(unsupported(op));
         };
         match name {
-            "float_add" | "float_sub" | "float_mul" | "float_truediv" => {
+            Opcode::FloatAdd | Opcode::FloatSub | Opcode::FloatMul | Opcode::FloatTruediv => {
                 self.load_float(1, a[1]);
                 self.load_float(0, a[0]);
                 match name {
-                    "float_add" => dynasm!(self.asm ; .arch x64 ; addsd xmm0, xmm1),
-                    "float_sub" => dynasm!(self.asm ; .arch x64 ; subsd xmm0, xmm1),
-                    "float_mul" => dynasm!(self.asm ; .arch x64 ; mulsd xmm0, xmm1),
+                    Opcode::FloatAdd => dynasm!(self.asm ; .arch x64 ; addsd xmm0, xmm1),
+                    Opcode::FloatSub => dynasm!(self.asm ; .arch x64 ; subsd xmm0, xmm1),
+                    Opcode::FloatMul => dynasm!(self.asm ; .arch x64 ; mulsd xmm0, xmm1),
                     _ => dynasm!(self.asm ; .arch x64 ; divsd xmm0, xmm1),
                 }
                 self.store_float(r, 0);
             }
-            "float_neg" | "float_abs" | "same_as_f" => {
+            Opcode::FloatNeg | Opcode::FloatAbs | Opcode::SameAsF => {
                 self.load(RAX, a[0]);
                 match name {
-                    "float_neg" => dynasm!(self.asm ; .arch x64 ; btc rax, 63),
-                    "float_abs" => dynasm!(self.asm ; .arch x64 ; btr rax, 63),
+                    Opcode::FloatNeg => dynasm!(self.asm ; .arch x64 ; btc rax, 63),
+                    Opcode::FloatAbs => dynasm!(self.asm ; .arch x64 ; btr rax, 63),
                     _ => {}
                 }
                 self.store_box(r, RAX);
             }
-            "float_lt" | "float_le" | "float_gt" | "float_ge" => {
+            Opcode::FloatLt | Opcode::FloatLe | Opcode::FloatGt | Opcode::FloatGe => {
                 // a < b is b > a: "above" is false when unordered
                 let (x, y) = match name {
-                    "float_lt" | "float_le" => (a[1], a[0]),
+                    Opcode::FloatLt | Opcode::FloatLe => (a[1], a[0]),
                     _ => (a[0], a[1]),
                 };
                 self.load_float(1, y);
                 self.load_float(0, x);
                 dynasm!(self.asm ; .arch x64 ; ucomisd xmm0, xmm1);
-                if name.ends_with('t') {
+                if matches!(name, Opcode::FloatLt | Opcode::FloatGt) {
                     dynasm!(self.asm ; .arch x64 ; seta al);
                 } else {
                     dynasm!(self.asm ; .arch x64 ; setae al);
@@ -86,11 +87,11 @@ impl Gen<'_> {
                 dynasm!(self.asm ; .arch x64 ; movzx eax, al);
                 self.store_box(r, RAX);
             }
-            "float_eq" | "float_ne" => {
+            Opcode::FloatEq | Opcode::FloatNe => {
                 self.load_float(1, a[1]);
                 self.load_float(0, a[0]);
                 dynasm!(self.asm ; .arch x64 ; ucomisd xmm0, xmm1);
-                if name == "float_eq" {
+                if name == Opcode::FloatEq {
                     dynasm!(self.asm ; .arch x64 ; sete al ; setnp cl ; and al, cl);
                 } else {
                     dynasm!(self.asm ; .arch x64 ; setne al ; setp cl ; or al, cl);
@@ -98,12 +99,12 @@ impl Gen<'_> {
                 dynasm!(self.asm ; .arch x64 ; movzx eax, al);
                 self.store_box(r, RAX);
             }
-            "cast_int_to_float" => {
+            Opcode::CastIntToFloat => {
                 self.load(RAX, a[0]);
                 dynasm!(self.asm ; .arch x64 ; cvtsi2sd xmm0, rax);
                 self.store_float(r, 0);
             }
-            "cast_float_to_int" => {
+            Opcode::CastFloatToInt => {
                 // cvttsd2si gives MIN for NaN and out-of-range values; Rust
                 // gives 0 for NaN and saturates
                 self.load_float(0, a[0]);

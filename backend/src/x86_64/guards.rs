@@ -7,6 +7,7 @@
 //! `guard_no_exception` and `guard_not_forced` always pass.
 
 use dynasmrt::{dynasm, DynasmApi, DynasmLabelApi};
+use rpy_jit::trace::Opcode;
 use rpy_jit::trace::{Op, Trace, Value};
 
 use super::ints::Arith;
@@ -26,18 +27,18 @@ pub(super) fn use_counts(trace: &Trace) -> Vec<usize> {
 }
 
 /// An integer comparison's condition code, and the one that negates it.
-fn condition(name: &str) -> Option<(&'static str, &'static str)> {
+fn condition(name: Opcode) -> Option<(&'static str, &'static str)> {
     Some(match name {
-        "int_lt" => ("l", "ge"),
-        "int_le" => ("le", "g"),
-        "int_eq" | "ptr_eq" | "instance_ptr_eq" => ("e", "ne"),
-        "int_ne" | "ptr_ne" | "instance_ptr_ne" => ("ne", "e"),
-        "int_gt" => ("g", "le"),
-        "int_ge" => ("ge", "l"),
-        "uint_lt" => ("b", "ae"),
-        "uint_le" => ("be", "a"),
-        "uint_gt" => ("a", "be"),
-        "uint_ge" => ("ae", "b"),
+        Opcode::IntLt => ("l", "ge"),
+        Opcode::IntLe => ("le", "g"),
+        Opcode::IntEq | Opcode::PtrEq | Opcode::InstancePtrEq => ("e", "ne"),
+        Opcode::IntNe | Opcode::PtrNe | Opcode::InstancePtrNe => ("ne", "e"),
+        Opcode::IntGt => ("g", "le"),
+        Opcode::IntGe => ("ge", "l"),
+        Opcode::UintLt => ("b", "ae"),
+        Opcode::UintLe => ("be", "a"),
+        Opcode::UintGt => ("a", "be"),
+        Opcode::UintGe => ("ae", "b"),
         _ => return None,
     })
 }
@@ -48,12 +49,12 @@ impl Gen<'_> {
     /// the pair does not fit.
     pub(super) fn fused_guard(&mut self, pc: usize, op: &Op, next: &Op, uses: &[usize]) -> bool {
         let Some(r) = op.result else { return false };
-        let Some((when_true, when_false)) = condition(op.name()) else {
+        let Some((when_true, when_false)) = condition(op.opcode) else {
             return false;
         };
-        let fails_on = match next.name() {
-            "guard_true" => when_false,
-            "guard_false" => when_true,
+        let fails_on = match next.opcode {
+            Opcode::GuardTrue => when_false,
+            Opcode::GuardFalse => when_true,
             _ => return false,
         };
         if next.args.first() != Some(&Value::Box(r)) || uses[r] != 1 || op.args.len() != 2 {
@@ -78,16 +79,16 @@ impl Gen<'_> {
     }
 
     pub(super) fn guard(&mut self, pc: usize, op: &Op) -> Result<(), String> {
-        let name = op.name();
+        let name = op.opcode;
         let a = &op.args;
-        if name == "guard_not_forced" {
+        if name == Opcode::GuardNotForced {
             return Ok(());
         }
-        if name == "guard_no_exception" && !self.has_residual_calls {
+        if name == Opcode::GuardNoException && !self.has_residual_calls {
             return Ok(());
         }
         let fail = self.fail_stub(pc, op);
-        if let (Some(direct), "guard_no_exception") = (&self.direct_calls, name) {
+        if let (Some(direct), Opcode::GuardNoException) = (&self.direct_calls, name) {
             // The program's exception state, where a C call leaves one.
             let exc_type = direct.exc_type as i64;
             dynasm!(self.asm
@@ -98,31 +99,31 @@ impl Gen<'_> {
             );
             return Ok(());
         }
-        if name == "guard_no_exception" {
+        if name == Opcode::GuardNoException {
             let addr = super::runtime::exception_pending as *const () as usize;
             self.emit_call(pc, addr, &[super::calls::CallArg::Context], &[]);
             dynasm!(self.asm ; .arch x64 ; test rax, rax ; jnz =>fail);
             return Ok(());
         }
         match name {
-            "guard_true" | "guard_nonnull" => {
+            Opcode::GuardTrue | Opcode::GuardNonnull => {
                 let r = self.in_register(a[0], RAX);
                 dynasm!(self.asm ; .arch x64 ; test Rq(r), Rq(r) ; jz =>fail);
-                if let (Value::Box(b), "guard_nonnull") = (a[0], name) {
+                if let (Value::Box(b), Opcode::GuardNonnull) = (a[0], name) {
                     self.nonnull.insert(b);
                 }
             }
-            "guard_false" | "guard_isnull" => {
+            Opcode::GuardFalse | Opcode::GuardIsnull => {
                 self.load(RAX, a[0]);
                 dynasm!(self.asm ; .arch x64 ; test rax, rax ; jnz =>fail);
             }
-            "guard_value" => {
+            Opcode::GuardValue => {
                 let lhs = self.in_register(a[0], RAX);
                 self.arith(lhs, Arith::Cmp, a[1]);
                 dynasm!(self.asm ; .arch x64 ; jne =>fail);
             }
-            "guard_class" | "guard_nonnull_class" => {
-                let on_null = if name == "guard_class" {
+            Opcode::GuardClass | Opcode::GuardNonnullClass => {
+                let on_null = if name == Opcode::GuardClass {
                     self.error_stub(pc, op)
                 } else {
                     fail
@@ -141,10 +142,10 @@ impl Gen<'_> {
                     self.nonnull.insert(b);
                 }
             }
-            "guard_no_overflow" | "guard_overflow" => {
+            Opcode::GuardNoOverflow | Opcode::GuardOverflow => {
                 let d = super::disp(self.frame.ovf);
                 dynasm!(self.asm ; .arch x64 ; cmp QWORD [rbx + d], 0);
-                if name == "guard_no_overflow" {
+                if name == Opcode::GuardNoOverflow {
                     dynasm!(self.asm ; .arch x64 ; jne =>fail);
                 } else {
                     dynasm!(self.asm ; .arch x64 ; je =>fail);

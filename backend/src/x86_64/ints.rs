@@ -4,6 +4,7 @@
 //! stops with an error.
 
 use dynasmrt::{dynasm, DynasmApi, DynasmLabelApi};
+use rpy_jit::trace::Opcode;
 use rpy_jit::trace::{Op, Value};
 
 use super::regalloc::Home;
@@ -86,18 +87,18 @@ impl Gen<'_> {
     }
 
     pub(super) fn int_op(&mut self, pc: usize, op: &Op) -> Result<(), String> {
-        let name = op.name();
+        let name = op.opcode;
         let a = &op.args;
         let Some(r) = op.result else {
             return Err(unsupported(op));
         };
         let binary = match name {
-            "int_add" => Some(Arith::Add),
-            "int_sub" => Some(Arith::Sub),
-            "int_mul" => Some(Arith::Imul),
-            "int_and" => Some(Arith::And),
-            "int_or" => Some(Arith::Or),
-            "int_xor" => Some(Arith::Xor),
+            Opcode::IntAdd => Some(Arith::Add),
+            Opcode::IntSub => Some(Arith::Sub),
+            Opcode::IntMul => Some(Arith::Imul),
+            Opcode::IntAnd => Some(Arith::And),
+            Opcode::IntOr => Some(Arith::Or),
+            Opcode::IntXor => Some(Arith::Xor),
             _ => None,
         };
         if let Some(ins) = binary {
@@ -105,26 +106,30 @@ impl Gen<'_> {
             return Ok(());
         }
         match name {
-            "same_as_i" | "same_as_r" => self.load(RAX, a[0]),
-            "int_neg" | "int_invert" | "int_abs" | "int_is_true" | "int_is_zero"
-            | "int_force_ge_zero" => {
+            Opcode::SameAsI | Opcode::SameAsR => self.load(RAX, a[0]),
+            Opcode::IntNeg
+            | Opcode::IntInvert
+            | Opcode::IntAbs
+            | Opcode::IntIsTrue
+            | Opcode::IntIsZero
+            | Opcode::IntForceGeZero => {
                 self.load(RAX, a[0]);
                 match name {
-                    "int_neg" => dynasm!(self.asm ; .arch x64 ; neg rax),
-                    "int_invert" => dynasm!(self.asm ; .arch x64 ; not rax),
-                    "int_abs" => dynasm!(self.asm
+                    Opcode::IntNeg => dynasm!(self.asm ; .arch x64 ; neg rax),
+                    Opcode::IntInvert => dynasm!(self.asm ; .arch x64 ; not rax),
+                    Opcode::IntAbs => dynasm!(self.asm
                         ; .arch x64
                         ; mov rcx, rax
                         ; neg rcx
                         ; cmovns rax, rcx
                     ),
-                    "int_is_true" => dynasm!(self.asm
+                    Opcode::IntIsTrue => dynasm!(self.asm
                         ; .arch x64
                         ; test rax, rax
                         ; setne al
                         ; movzx eax, al
                     ),
-                    "int_is_zero" => dynasm!(self.asm
+                    Opcode::IntIsZero => dynasm!(self.asm
                         ; .arch x64
                         ; test rax, rax
                         ; sete al
@@ -138,11 +143,11 @@ impl Gen<'_> {
                     ),
                 }
             }
-            "int_add_ovf" | "int_sub_ovf" | "int_mul_ovf" => {
+            Opcode::IntAddOvf | Opcode::IntSubOvf | Opcode::IntMulOvf => {
                 self.load(RAX, a[0]);
                 let ins = match name {
-                    "int_add_ovf" => Arith::Add,
-                    "int_sub_ovf" => Arith::Sub,
+                    Opcode::IntAddOvf => Arith::Add,
+                    Opcode::IntSubOvf => Arith::Sub,
                     _ => Arith::Imul,
                 };
                 self.arith(RAX, ins, a[1]);
@@ -157,18 +162,18 @@ impl Gen<'_> {
                     ; mov QWORD [rbx + d], rdx
                 );
             }
-            "int_lshift" | "int_rshift" | "uint_rshift" => {
+            Opcode::IntLshift | Opcode::IntRshift | Opcode::UintRshift => {
                 let err = self.error_stub(pc, op);
                 self.load(RAX, a[0]);
                 self.load(RCX, a[1]);
                 dynasm!(self.asm ; .arch x64 ; cmp rcx, 63 ; ja =>err);
                 match name {
-                    "int_lshift" => dynasm!(self.asm ; .arch x64 ; shl rax, cl),
-                    "int_rshift" => dynasm!(self.asm ; .arch x64 ; sar rax, cl),
+                    Opcode::IntLshift => dynasm!(self.asm ; .arch x64 ; shl rax, cl),
+                    Opcode::IntRshift => dynasm!(self.asm ; .arch x64 ; sar rax, cl),
                     _ => dynasm!(self.asm ; .arch x64 ; shr rax, cl),
                 }
             }
-            "int_floordiv" | "int_mod" | "int_py_div" | "int_py_mod" => {
+            Opcode::IntFloordiv | Opcode::IntMod | Opcode::IntPyDiv | Opcode::IntPyMod => {
                 let err = self.error_stub(pc, op);
                 self.load(RAX, a[0]);
                 self.load(RCX, a[1]);
@@ -185,7 +190,7 @@ impl Gen<'_> {
                     ; cqo
                     ; idiv rcx
                 );
-                if name.starts_with("int_py") {
+                if matches!(name, Opcode::IntPyDiv | Opcode::IntPyMod) {
                     // floor: when the remainder is non-zero and its sign
                     // differs from the divisor's, q -= 1 and r += y
                     dynasm!(self.asm
@@ -200,29 +205,40 @@ impl Gen<'_> {
                         ; done:
                     );
                 }
-                if name.ends_with("mod") {
+                if matches!(name, Opcode::IntMod | Opcode::IntPyMod) {
                     dynasm!(self.asm ; .arch x64 ; mov rax, rdx);
                 }
             }
-            "int_lt" | "int_le" | "int_eq" | "int_ne" | "int_gt" | "int_ge" | "uint_lt"
-            | "uint_le" | "uint_gt" | "uint_ge" | "ptr_eq" | "ptr_ne" | "instance_ptr_eq"
-            | "instance_ptr_ne" => {
+            Opcode::IntLt
+            | Opcode::IntLe
+            | Opcode::IntEq
+            | Opcode::IntNe
+            | Opcode::IntGt
+            | Opcode::IntGe
+            | Opcode::UintLt
+            | Opcode::UintLe
+            | Opcode::UintGt
+            | Opcode::UintGe
+            | Opcode::PtrEq
+            | Opcode::PtrNe
+            | Opcode::InstancePtrEq
+            | Opcode::InstancePtrNe => {
                 let lhs = self.in_register(a[0], RAX);
                 self.arith(lhs, Arith::Cmp, a[1]);
                 match name {
-                    "int_lt" => dynasm!(self.asm ; .arch x64 ; setl al),
-                    "int_le" => dynasm!(self.asm ; .arch x64 ; setle al),
-                    "int_eq" | "ptr_eq" | "instance_ptr_eq" => {
+                    Opcode::IntLt => dynasm!(self.asm ; .arch x64 ; setl al),
+                    Opcode::IntLe => dynasm!(self.asm ; .arch x64 ; setle al),
+                    Opcode::IntEq | Opcode::PtrEq | Opcode::InstancePtrEq => {
                         dynasm!(self.asm ; .arch x64 ; sete al)
                     }
-                    "int_ne" | "ptr_ne" | "instance_ptr_ne" => {
+                    Opcode::IntNe | Opcode::PtrNe | Opcode::InstancePtrNe => {
                         dynasm!(self.asm ; .arch x64 ; setne al)
                     }
-                    "int_gt" => dynasm!(self.asm ; .arch x64 ; setg al),
-                    "int_ge" => dynasm!(self.asm ; .arch x64 ; setge al),
-                    "uint_lt" => dynasm!(self.asm ; .arch x64 ; setb al),
-                    "uint_le" => dynasm!(self.asm ; .arch x64 ; setbe al),
-                    "uint_gt" => dynasm!(self.asm ; .arch x64 ; seta al),
+                    Opcode::IntGt => dynasm!(self.asm ; .arch x64 ; setg al),
+                    Opcode::IntGe => dynasm!(self.asm ; .arch x64 ; setge al),
+                    Opcode::UintLt => dynasm!(self.asm ; .arch x64 ; setb al),
+                    Opcode::UintLe => dynasm!(self.asm ; .arch x64 ; setbe al),
+                    Opcode::UintGt => dynasm!(self.asm ; .arch x64 ; seta al),
                     _ => dynasm!(self.asm ; .arch x64 ; setae al),
                 }
                 dynasm!(self.asm ; .arch x64 ; movzx eax, al);

@@ -9,6 +9,7 @@
 
 use dynasmrt::{dynasm, DynasmApi, DynasmLabelApi};
 use rpy_jit::native::loops::ProgramMemory;
+use rpy_jit::trace::Opcode;
 use rpy_jit::trace::{DescrData, Op, Value};
 
 use super::calls::CallArg;
@@ -181,7 +182,7 @@ impl Gen<'_> {
 
     pub(super) fn memory(&mut self, pc: usize, op: &Op) -> Result<(), String> {
         // a string operation is the array operation on its implied array
-        let name = rpy_jit::trace::array_equivalent(op.name()).unwrap_or(op.name());
+        let name = rpy_jit::trace::array_equivalent(op.opcode).unwrap_or(op.opcode);
         let a = &op.args;
         let descr_id = op.descr.ok_or_else(|| unsupported(op))?;
         let descr = self.trace.header.descrs[descr_id].data.clone();
@@ -192,7 +193,7 @@ impl Gen<'_> {
             }
         }
         match (name, descr) {
-            ("new" | "new_with_vtable", _) => {
+            (Opcode::New | Opcode::NewWithVtable, _) => {
                 let err = self.error_stub(pc, op);
                 self.emit_call(
                     pc,
@@ -203,10 +204,10 @@ impl Gen<'_> {
                 dynasm!(self.asm ; .arch x64 ; test rax, rax ; jz =>err);
                 self.store_box_nonnull(op, RAX);
             }
-            ("copystrcontent" | "copyunicodecontent", _) => {
+            (Opcode::Copystrcontent | Opcode::Copyunicodecontent, _) => {
                 let err = self.error_stub(pc, op);
                 let helper = match name {
-                    "copystrcontent" => runtime::copy_content::<false> as *const () as usize,
+                    Opcode::Copystrcontent => runtime::copy_content::<false> as *const () as usize,
                     _ => runtime::copy_content::<true> as *const () as usize,
                 };
                 let mut args = vec![CallArg::Context];
@@ -214,7 +215,7 @@ impl Gen<'_> {
                 self.emit_call(pc, helper, &args, &[]);
                 dynasm!(self.asm ; .arch x64 ; test rax, rax ; jz =>err);
             }
-            ("new_array" | "new_array_clear", _) => {
+            (Opcode::NewArray | Opcode::NewArrayClear, _) => {
                 let err = self.error_stub(pc, op);
                 self.emit_call(
                     pc,
@@ -243,14 +244,14 @@ impl Gen<'_> {
                     disp: offset(off, op)?,
                 };
                 let at = self.checked_place(pc, at, size, op);
-                if name.starts_with("get") {
+                if name.is_load() {
                     self.read(dst, at, size);
                     self.store_result(op, dst)?;
                 } else {
                     self.write(at, a[1], size);
                 }
             }
-            ("arraylen_gc", DescrData::Array { length_offset, .. }) => {
+            (Opcode::ArraylenGc, DescrData::Array { length_offset, .. }) => {
                 let base = self.nonnull_base(pc, op);
                 let at = Place {
                     base,
@@ -275,7 +276,7 @@ impl Gen<'_> {
                 },
             ) => {
                 let size = access_size(&item);
-                let gc = name.contains("_gc");
+                let gc = !name.is_raw();
                 let mut base = self.nonnull_base(pc, op);
                 // A translated program checks its indices itself where its
                 // semantics say to (the ll helpers of lists), as its C code
@@ -310,7 +311,7 @@ impl Gen<'_> {
                     },
                 };
                 let at = self.checked_place(pc, at, size, op);
-                if name.starts_with("get") {
+                if name.is_load() {
                     self.read(dst, at, size);
                     self.store_result(op, dst)?;
                 } else {
@@ -334,10 +335,10 @@ impl Gen<'_> {
         descr: &DescrData,
         memory: ProgramMemory,
     ) -> Result<bool, String> {
-        let name = op.name();
+        let name = op.opcode;
         match (name, descr) {
             (
-                "new" | "new_with_vtable",
+                Opcode::New | Opcode::NewWithVtable,
                 DescrData::Size { size, type_id, .. } | DescrData::Class { size, type_id, .. },
             ) => {
                 let args = [CallArg::Imm(*size as i64), CallArg::Imm(*type_id as i64)];
@@ -346,7 +347,7 @@ impl Gen<'_> {
                 return Ok(true);
             }
             (
-                "new_array" | "new_array_clear",
+                Opcode::NewArray | Opcode::NewArrayClear,
                 DescrData::Array {
                     length_offset,
                     items_offset,
@@ -367,12 +368,12 @@ impl Gen<'_> {
                 self.store_box_nonnull(op, RAX);
                 return Ok(true);
             }
-            ("new" | "new_with_vtable" | "new_array" | "new_array_clear", _) => {
+            (Opcode::New | Opcode::NewWithVtable | Opcode::NewArray | Opcode::NewArrayClear, _) => {
                 return Err(unsupported(op))
             }
             _ => {}
         }
-        let stores_pointer = matches!(name, "setfield_gc" | "setarrayitem_gc")
+        let stores_pointer = matches!(name, Opcode::SetfieldGc | Opcode::SetarrayitemGc)
             && op
                 .args
                 .last()

@@ -48,6 +48,7 @@ mod memory;
 pub mod regalloc;
 mod runtime;
 
+use rpy_jit::trace::Opcode;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -314,21 +315,21 @@ impl Gen<'_> {
 
     /// Emits one operation.
     fn op(&mut self, pc: usize, op: &Op, label: &mut control::LoopHead) -> Result<(), String> {
-        let name = op.name();
+        let name = op.opcode;
         match name {
-            "label" | "jump" | "finish" => return self.control(pc, op, label),
+            Opcode::Label | Opcode::Jump | Opcode::Finish => return self.control(pc, op, label),
             _ => {}
         }
         if op.is_guard() {
             return self.guard(pc, op);
         }
-        if name.starts_with("call") {
+        if name.is_call() {
             return self.call(pc, op);
         }
         if op.info().descr != DescrNeed::None {
             return self.memory(pc, op);
         }
-        if name.starts_with("float") || name.starts_with("cast") || name == "same_as_f" {
+        if is_float_unit_op(name) {
             return self.float_op(op);
         }
         self.int_op(pc, op)
@@ -372,7 +373,7 @@ fn check_shape(trace: &Trace) -> Result<(usize, usize), String> {
     let mut max_out = 0usize;
     let mut max_staging = 0usize;
     for (pc, op) in trace.ops.iter().enumerate() {
-        let name = op.name();
+        let name = op.opcode;
         if let Some(n) = op.info().arity() {
             if op.args.len() != n {
                 return Err(format!(
@@ -417,13 +418,13 @@ fn check_shape(trace: &Trace) -> Result<(usize, usize), String> {
             // the helper's four arguments, then the call's own words
             max_staging = max_staging.max(calls::RESIDUAL_ARGS_AT + op.args.len().max(1));
         }
-        if name.ends_with("content") {
+        if matches!(name, Opcode::Copystrcontent | Opcode::Copyunicodecontent) {
             // copystrcontent's helper takes the context and five values
             max_staging = max_staging.max(1 + op.args.len());
         }
         match name {
-            "label" => label = Some(pc),
-            "jump" => {
+            Opcode::Label => label = Some(pc),
+            Opcode::Jump => {
                 // without a label, a jump goes back to the start
                 let targets = match label {
                     Some(l) => trace.ops[l].args.len(),
@@ -438,7 +439,7 @@ fn check_shape(trace: &Trace) -> Result<(usize, usize), String> {
                 max_staging = max_staging.max(targets);
                 max_out = max_out.max(targets);
             }
-            "finish" => max_out = max_out.max(op.args.len()),
+            Opcode::Finish => max_out = max_out.max(op.args.len()),
             _ => {}
         }
         if let Some(f) = &op.fail_args {
@@ -759,9 +760,9 @@ impl CompiledLoop {
             let Some(op) = t.ops.get(pc) else {
                 return Outcome::Error("the trace ends without finish or jump".into());
             };
-            match op.name() {
-                "finish" => Outcome::Finished(values(&op.args)),
-                "jump" => Outcome::LoopLimit {
+            match op.opcode {
+                Opcode::Finish => Outcome::Finished(values(&op.args)),
+                Opcode::Jump => Outcome::LoopLimit {
                     values: values(&control::jump_targets(t, pc)),
                 },
                 _ => {
@@ -869,4 +870,28 @@ impl rpy_jit::native::loops::NativeLoop for CompiledLoop {
         let mut heap = Heap::default();
         self.run_linked(inputs, &mut heap, u64::MAX, calls, Some(objects))
     }
+}
+
+/// The operations the SSE unit computes: float arithmetic and comparisons,
+/// the int/float conversions and the float `same_as`.
+fn is_float_unit_op(op: Opcode) -> bool {
+    use Opcode::*;
+    matches!(
+        op,
+        FloatAdd
+            | FloatSub
+            | FloatMul
+            | FloatTruediv
+            | FloatNeg
+            | FloatAbs
+            | FloatLt
+            | FloatLe
+            | FloatEq
+            | FloatNe
+            | FloatGt
+            | FloatGe
+            | CastIntToFloat
+            | CastFloatToInt
+            | SameAsF
+    )
 }

@@ -15,6 +15,7 @@
 //! interval (and so one home) when the argument is last read no later than
 //! the other box is defined: that move of the jump is then free.
 
+use rpy_jit::trace::Opcode;
 use rpy_jit::trace::{BoxId, Kind, Trace, Value};
 
 /// Where a box lives.
@@ -102,16 +103,19 @@ pub fn assign_with(trace: &Trace, gp: &[u8], xmm: &[u8]) -> Allocation {
     let mut length_of: std::collections::HashMap<BoxId, BoxId> = Default::default();
     for (pc, op) in trace.ops.iter().enumerate() {
         // a string operation is the array operation on its implied array
-        let name = rpy_jit::trace::array_equivalent(op.name()).unwrap_or(op.name());
+        let name = rpy_jit::trace::array_equivalent(op.opcode).unwrap_or(op.opcode);
         match (name, op.args.first()) {
-            ("label", _) => length_of.clear(),
-            ("arraylen_gc", Some(Value::Box(array))) => {
+            (Opcode::Label, _) => length_of.clear(),
+            (Opcode::ArraylenGc, Some(Value::Box(array))) => {
                 if let Some(r) = op.result {
                     length_of.insert(*array, r);
                 }
             }
             (
-                "getarrayitem_gc_i" | "getarrayitem_gc_f" | "getarrayitem_gc_r" | "setarrayitem_gc",
+                Opcode::GetarrayitemGcI
+                | Opcode::GetarrayitemGcF
+                | Opcode::GetarrayitemGcR
+                | Opcode::SetarrayitemGc,
                 Some(Value::Box(array)),
             ) => {
                 if let Some(&len) = length_of.get(array) {
@@ -127,9 +131,9 @@ pub fn assign_with(trace: &Trace, gp: &[u8], xmm: &[u8]) -> Allocation {
     let mut partner: Vec<Option<BoxId>> = vec![None; n];
     let mut label: (usize, Vec<Value>) = (0, trace.inputs.iter().map(|b| Value::Box(*b)).collect());
     for (pc, op) in trace.ops.iter().enumerate() {
-        match op.name() {
-            "label" => label = (pc + 1, op.args.clone()),
-            "jump" => {
+        match op.opcode {
+            Opcode::Label => label = (pc + 1, op.args.clone()),
+            Opcode::Jump => {
                 let (start, targets) = &label;
                 let jump_pos = pc + 1;
                 for b in 0..n {

@@ -5,6 +5,7 @@
 
 use rpy_ir::lltype::LowLevelType;
 use rpy_jit::interp::{Heap, ResidualCalls};
+use rpy_jit::trace::Opcode;
 use rpy_jit::trace::{DescrData, DescrNeed, Op, Trace, Value};
 
 /// What the helpers of one run share; the code gets its address.
@@ -196,22 +197,20 @@ fn arg_bits(trace: &Trace, op: &Op, i: usize, frame: &[u64]) -> u64 {
 /// The interpreter's message for the error exit of op `pc`.
 pub(super) fn error_message(trace: &Trace, pc: usize, frame: &[u64], heap: &Heap) -> String {
     let op = &trace.ops[pc];
-    let name = op.name();
+    let name = op.opcode;
     let arg = |i: usize| arg_bits(trace, op, i, frame);
     let descr = op.descr.map(|d| &trace.header.descrs[d].data);
-    if name == "guard_class" {
+    if name == Opcode::GuardClass {
         return format!("guard_class on null at op {pc}");
     }
     if let Some(DescrData::Call { func }) = descr {
         return format!("cannot call '{}'", func.name);
     }
-    let reads_memory = op.info().descr != DescrNeed::None && !name.starts_with("new");
+    let reads_memory = op.info().descr != DescrNeed::None && !name.is_allocation();
     if reads_memory && arg(0) == 0 {
         return format!("null pointer dereference at op {pc}");
     }
-    if let (true, Some(DescrData::Array { length_offset, .. })) =
-        (name.contains("arrayitem_gc"), descr)
-    {
+    if let (true, Some(DescrData::Array { length_offset, .. })) = (is_gc_item_access(name), descr) {
         let index = arg(1) as i64;
         return match heap.read(
             (arg(0) as usize).wrapping_add(*length_offset),
@@ -225,9 +224,21 @@ pub(super) fn error_message(trace: &Trace, pc: usize, frame: &[u64], heap: &Heap
         };
     }
     let args: Vec<i64> = (0..op.args.len()).map(|i| arg(i) as i64).collect();
-    if name == "uint_rshift" {
+    if name == Opcode::UintRshift {
         format!("shift by {} at op {pc}", args[1])
     } else {
         format!("{name} is undefined for {args:?} at op {pc}")
     }
+}
+
+/// `getarrayitem_gc_*` or `setarrayitem_gc`: an item access whose index
+/// the array's length bounds.
+fn is_gc_item_access(op: Opcode) -> bool {
+    matches!(
+        op,
+        Opcode::GetarrayitemGcI
+            | Opcode::GetarrayitemGcF
+            | Opcode::GetarrayitemGcR
+            | Opcode::SetarrayitemGc
+    )
 }

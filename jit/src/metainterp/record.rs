@@ -18,6 +18,7 @@
 //! args, so the index survives it, and a failing guard names its frames
 //! whatever became of the trace around it.
 
+use crate::trace::Opcode as TraceOp;
 use rpy_ir::opcode::Opcode;
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
@@ -32,7 +33,7 @@ use crate::blackhole::{internal, operand, Completion, Exec, Frame, Operands};
 use crate::codewriter::immutable::ImmutableFields;
 use crate::codewriter::jitcode::{Bank, CallKind, Callee, Insn, Operand, Reg};
 use crate::interp::RunValue;
-use crate::trace::{opc, BoxInfo, DescrId, Header, Kind, Op, ResidualCall, Trace, Value, OPS};
+use crate::trace::{BoxInfo, DescrId, Header, Kind, Op, ResidualCall, Trace, Value};
 use crate::warmstate::GreenKey;
 
 /// What the tracer needs of the world the jitcodes run in, beyond running
@@ -193,12 +194,12 @@ impl<V: Clone> Tracer<'_, V> {
     fn record<'j, E: TraceExec<'j, Value = V>>(
         &mut self,
         e: &mut E,
-        name: &str,
+        name: TraceOp,
         args: Vec<Value>,
         descr: Option<DescrId>,
         result: &V,
     ) -> Result<Value, String> {
-        let info = &OPS[opc(name)];
+        let info = name.info();
         if info.pure && args.iter().all(|a| a.is_const()) {
             return self.constant(e, result, info.result);
         }
@@ -206,9 +207,8 @@ impl<V: Clone> Tracer<'_, V> {
     }
 
     /// Records `name(args)`, folded or not; its result (`0` for none).
-    fn emit(&mut self, name: &str, args: Vec<Value>, descr: Option<DescrId>) -> Value {
-        let opcode = opc(name);
-        let kind = OPS[opcode].result;
+    fn emit(&mut self, opcode: TraceOp, args: Vec<Value>, descr: Option<DescrId>) -> Value {
+        let kind = opcode.info().result;
         let out = (kind != Kind::Void).then(|| self.new_box(kind));
         let mut op = Op::new(opcode, args, out.and_then(Value::as_box));
         op.descr = descr;
@@ -221,7 +221,7 @@ impl<V: Clone> Tracer<'_, V> {
     fn guard<'j, E: TraceExec<'j, Value = V>>(
         &mut self,
         e: &E,
-        name: &str,
+        name: TraceOp,
         args: Vec<Value>,
         frames: &[Frame<V>],
         pc: usize,
@@ -266,7 +266,7 @@ impl<V: Clone> Tracer<'_, V> {
             });
         }
         self.resumes.push(snapshot);
-        let mut op = Op::new(opc(name), args, None);
+        let mut op = Op::new(name, args, None);
         op.fail_args = Some(fail_args);
         self.ops.push(op);
         Ok(())
@@ -326,19 +326,15 @@ impl<V: Clone> Tracer<'_, V> {
                 can_raise,
             },
         )?;
-        let suffix = match result_kind {
-            Kind::Int => "i",
-            Kind::Ref => "r",
-            Kind::Float => "f",
-            Kind::Void => "n",
-        };
-        let opname = match pure {
-            true => format!("call_pure_{suffix}"),
-            false => format!("call_{suffix}"),
-        };
-        let k = self.record(e, &opname, args, Some(descr), result)?;
+        let k = self.record(
+            e,
+            TraceOp::call(result_kind, pure),
+            args,
+            Some(descr),
+            result,
+        )?;
         if can_raise {
-            self.guard(e, "guard_no_exception", Vec::new(), frames, at + 1)?;
+            self.guard(e, TraceOp::GuardNoException, Vec::new(), frames, at + 1)?;
         }
         Ok(k)
     }
@@ -533,7 +529,7 @@ pub(crate) fn record<'j, E: TraceExec<'j>>(
                     (Kind::Float, _) | (_, true) => k,
                     _ => {
                         let c = t.constant(e, &v, kind).map_err(fail)?;
-                        t.guard(e, "guard_value", vec![k, c], frames, at)
+                        t.guard(e, TraceOp::GuardValue, vec![k, c], frames, at)
                             .map_err(fail)?;
                         if let Operand::Reg(r) = &args[0] {
                             t.known[depth][r.bank as usize][r.index as usize] = c;
@@ -584,7 +580,7 @@ pub(crate) fn record<'j, E: TraceExec<'j>>(
                     && !recorded.is_const()
                 {
                     let c = t.constant(e, &v, Kind::Ref).map_err(fail)?;
-                    t.guard(e, "guard_value", vec![recorded, c], frames, at)
+                    t.guard(e, TraceOp::GuardValue, vec![recorded, c], frames, at)
                         .map_err(fail)?;
                     recorded = c;
                 }
@@ -602,7 +598,11 @@ pub(crate) fn record<'j, E: TraceExec<'j>>(
                 let taken = e.truthy(&get(e, frames, cond)).map_err(fail)?;
                 let k = know(&mut t, e, frames, cond)?;
                 if !k.is_const() {
-                    let name = if taken { "guard_true" } else { "guard_false" };
+                    let name = if taken {
+                        TraceOp::GuardTrue
+                    } else {
+                        TraceOp::GuardFalse
+                    };
                     t.guard(e, name, vec![k], frames, at).map_err(fail)?;
                 }
                 if !taken {
@@ -613,7 +613,7 @@ pub(crate) fn record<'j, E: TraceExec<'j>>(
                 let key = e.switch_key(&get(e, frames, on)).map_err(fail)?;
                 let k = know(&mut t, e, frames, on)?;
                 if !k.is_const() {
-                    t.guard(e, "guard_value", vec![k, Value::Int(key)], frames, at)
+                    t.guard(e, TraceOp::GuardValue, vec![k, Value::Int(key)], frames, at)
                         .map_err(fail)?;
                 }
                 let target = cases
@@ -643,7 +643,7 @@ pub(crate) fn record<'j, E: TraceExec<'j>>(
                             Operand::Const(i) => e.constant_kind(code, *i),
                         };
                         let c = t.constant(e, &v, kind).map_err(fail)?;
-                        t.guard(e, "guard_value", vec![k, c], frames, at)
+                        t.guard(e, TraceOp::GuardValue, vec![k, c], frames, at)
                             .map_err(fail)?;
                         if let Operand::Reg(r) = g {
                             t.known[0][r.bank as usize][r.index as usize] = c;
@@ -660,7 +660,7 @@ pub(crate) fn record<'j, E: TraceExec<'j>>(
                 }
                 let end = match &start {
                     Start::Loop { key: start, .. } if key == **start => {
-                        t.ops.push(Op::new(opc("jump"), red_values, None));
+                        t.ops.push(Op::new(TraceOp::Jump, red_values, None));
                         None
                     }
                     Start::Loop { compiled, .. } | Start::Bridge { compiled, .. }
@@ -669,7 +669,7 @@ pub(crate) fn record<'j, E: TraceExec<'j>>(
                         continue
                     }
                     Start::Loop { .. } | Start::Bridge { .. } => {
-                        t.ops.push(Op::new(opc("finish"), red_values, None));
+                        t.ops.push(Op::new(TraceOp::Finish, red_values, None));
                         let registers = |os: &[Operand]| {
                             os.iter()
                                 .filter_map(|o| match o {
@@ -758,7 +758,7 @@ pub(crate) fn record<'j, E: TraceExec<'j>>(
                         let k = know(&mut t, e, frames, pointer)?;
                         if !k.is_const() {
                             let c = t.constant(e, &p, Kind::Int).map_err(fail)?;
-                            t.guard(e, "guard_value", vec![k, c], frames, at)
+                            t.guard(e, TraceOp::GuardValue, vec![k, c], frames, at)
                                 .map_err(fail)?;
                         }
                         g
@@ -927,7 +927,7 @@ enum Recipe {
     /// Its result is its argument (casts between words, pointer casts).
     Same,
     /// A trace operation of the same name and meaning (`int_add`...).
-    Pure,
+    Pure(TraceOp),
     /// `int_and(x, 0xff)`.
     ToChar,
     /// `int_is_zero`.
@@ -937,7 +937,7 @@ enum Recipe {
     /// `low <= x < high`: two comparisons and their `int_and`.
     Between,
     /// A comparison with null: `ptr_eq` or `ptr_ne`.
-    NullCompare(&'static str),
+    NullCompare(TraceOp),
     GetField,
     SetField,
     GetItem,
@@ -960,8 +960,8 @@ fn recipe(opname: Opcode) -> Option<Recipe> {
         | Opcode::CharGt
         | Opcode::CharGe => Recipe::CharCompare,
         Opcode::IntBetween => Recipe::Between,
-        Opcode::PtrIszero => Recipe::NullCompare("ptr_eq"),
-        Opcode::PtrNonzero => Recipe::NullCompare("ptr_ne"),
+        Opcode::PtrIszero => Recipe::NullCompare(TraceOp::PtrEq),
+        Opcode::PtrNonzero => Recipe::NullCompare(TraceOp::PtrNe),
         Opcode::Getfield => Recipe::GetField,
         Opcode::Setfield => Recipe::SetField,
         Opcode::Getarrayitem => Recipe::GetItem,
@@ -969,14 +969,17 @@ fn recipe(opname: Opcode) -> Option<Recipe> {
         Opcode::Getarraysize => Recipe::ArrayLength,
         Opcode::Malloc => Recipe::New,
         Opcode::MallocVarsize => Recipe::NewArray,
-        _ if crate::trace::opcode(opname.name()).is_some_and(|o| {
-            let info = &OPS[o];
-            info.pure && info.descr == crate::trace::DescrNeed::None && !info.guard
-        }) =>
-        {
-            Recipe::Pure
-        }
-        _ => return None,
+        _ => match TraceOp::twin_of(opname) {
+            // The trace operation of the same name, where it means the same.
+            Some(op)
+                if op.info().pure
+                    && op.info().descr == crate::trace::DescrNeed::None
+                    && !op.info().guard =>
+            {
+                Recipe::Pure(op)
+            }
+            _ => return None,
+        },
     })
 }
 
@@ -1029,27 +1032,33 @@ fn record_op<'j, E: TraceExec<'j>>(
         };
         Ok((id, kind))
     };
-    let suffixed = |base: &str, k: Kind| format!("{base}_{}", k.prefix()).replace("_p", "_r");
     Ok(match recipe {
         // A constant operand is the result's own constant (a char constant
         // of `cast_char_to_int` may be bound as a one-character string).
         Recipe::Same if arg(0).is_const() => t.constant(e, result, result_kind)?,
         Recipe::Same => arg(0),
-        Recipe::Pure => t.record(e, opname.name(), args, None, result)?,
-        Recipe::ToChar => t.record(e, "int_and", vec![arg(0), Value::Int(0xff)], None, result)?,
-        Recipe::Not => t.record(e, "int_is_zero", args, None, result)?,
+        Recipe::Pure(op) => t.record(e, op, args, None, result)?,
+        Recipe::ToChar => t.record(
+            e,
+            TraceOp::IntAnd,
+            vec![arg(0), Value::Int(0xff)],
+            None,
+            result,
+        )?,
+        Recipe::Not => t.record(e, TraceOp::IntIsZero, args, None, result)?,
         Recipe::CharCompare => {
             let name = opname.char_compare_as_int().unwrap_or(Opcode::IntEq);
-            t.record(e, name.name(), args, None, result)?
+            let op = TraceOp::twin_of(name).unwrap_or(TraceOp::IntEq);
+            t.record(e, op, args, None, result)?
         }
         Recipe::Between if args.iter().all(|a| a.is_const()) => {
             t.constant(e, result, result_kind)?
         }
         Recipe::Between => {
             // (The optimizer folds a comparison of constants.)
-            let low = t.emit("int_le", vec![arg(0), arg(1)], None);
-            let high = t.emit("int_lt", vec![arg(1), arg(2)], None);
-            t.emit("int_and", vec![low, high], None)
+            let low = t.emit(TraceOp::IntLe, vec![arg(0), arg(1)], None);
+            let high = t.emit(TraceOp::IntLt, vec![arg(1), arg(2)], None);
+            t.emit(TraceOp::IntAnd, vec![low, high], None)
         }
         Recipe::NullCompare(name) => {
             t.record(e, name, vec![arg(0), Value::NullPtr], None, result)?
@@ -1067,19 +1076,19 @@ fn record_op<'j, E: TraceExec<'j>>(
                 }
                 t.constant(e, result, k)?
             } else {
-                t.record(
-                    e,
-                    &suffixed("getfield_gc", k),
-                    vec![arg(0)],
-                    Some(d),
-                    result,
-                )?
+                t.record(e, TraceOp::getfield_gc(k), vec![arg(0)], Some(d), result)?
             }
         }
         Recipe::SetField => {
             let (d, k) = field(t)?;
             if k != Kind::Void {
-                t.record(e, "setfield_gc", vec![arg(0), arg(1)], Some(d), result)?;
+                t.record(
+                    e,
+                    TraceOp::SetfieldGc,
+                    vec![arg(0), arg(1)],
+                    Some(d),
+                    result,
+                )?;
             }
             Value::Int(0)
         }
@@ -1097,7 +1106,7 @@ fn record_op<'j, E: TraceExec<'j>>(
             let d = array_of(t, e)?;
             t.record(
                 e,
-                &suffixed("getarrayitem_gc", result_kind),
+                TraceOp::getarrayitem_gc(result_kind),
                 vec![arg(0), arg(1)],
                 Some(d),
                 result,
@@ -1105,24 +1114,24 @@ fn record_op<'j, E: TraceExec<'j>>(
         }
         Recipe::SetItem => {
             let d = array_of(t, e)?;
-            t.record(e, "setarrayitem_gc", args, Some(d), result)?;
+            t.record(e, TraceOp::SetarrayitemGc, args, Some(d), result)?;
             Value::Int(0)
         }
         // A GC array never changes its length.
         Recipe::ArrayLength if arg(0).is_const() => t.constant(e, result, Kind::Int)?,
         Recipe::ArrayLength => {
             let d = array_of(t, e)?;
-            t.record(e, "arraylen_gc", args, Some(d), result)?
+            t.record(e, TraceOp::ArraylenGc, args, Some(d), result)?
         }
         Recipe::New => {
             let s = descr.ok_or("'malloc' without a type")?;
             let d = t.header.size_descr(s)?;
-            t.record(e, "new", vec![], Some(d), result)?
+            t.record(e, TraceOp::New, vec![], Some(d), result)?
         }
         Recipe::NewArray => {
             let s = descr.ok_or("'malloc_varsize' without a type")?;
             let d = t.header.array_descr(s)?;
-            t.record(e, "new_array", vec![arg(0)], Some(d), result)?
+            t.record(e, TraceOp::NewArray, vec![arg(0)], Some(d), result)?
         }
     })
 }

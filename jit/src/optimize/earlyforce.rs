@@ -18,7 +18,7 @@
 //! in between gets the store in its resume data). Array item stores are
 //! not delayed: a virtual stored into an array is forced here.
 
-use crate::trace::{DescrData, Op};
+use crate::trace::{DescrData, Op, Opcode};
 
 use super::virtualize::{escape_op, force_value, Virtuals};
 use super::{Next, Optimization, Shared};
@@ -45,7 +45,7 @@ impl OptEarlyForce {
     /// keep virtual until the store must happen.
     fn leaves_to_heap(&self, op: &Op, sh: &Shared) -> bool {
         self.heap_delays_stores
-            && op.name() == "setfield_gc"
+            && op.opcode == Opcode::SetfieldGc
             && matches!(op.descr.map(|d| &sh.trace.header.descrs[d].data),
                 Some(DescrData::Field { ty, .. }) if ty.size_align().0 == 8)
     }
@@ -68,7 +68,7 @@ impl Optimization for OptEarlyForce {
             next.emit(op, sh);
             return;
         };
-        if op.name().starts_with("same_as") {
+        if op.opcode.is_same_as() {
             if let (Some(r), Some(v)) = (op.result, op.args.first()) {
                 let v = sh.resolve(*v);
                 if v.as_box()

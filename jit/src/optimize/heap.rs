@@ -38,7 +38,9 @@
 
 use rpy_ir::lltype::{ContainerType, LowLevelType};
 
-use crate::trace::{DescrData, DescrId, Kind, Op, PendingStore, Resume, ResumeValue, Value};
+use crate::trace::{
+    DescrData, DescrId, Kind, Op, Opcode, PendingStore, Resume, ResumeValue, Value,
+};
 
 use super::virtualize::{describe_virtuals, force_value, virtual_of, Virtuals};
 use super::{FieldKey, IntBound, Next, Optimization, ReadPlace, RememberedRead, Shared, WordMap};
@@ -429,7 +431,7 @@ impl Optimization for OptHeap {
     }
 
     fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
-        let name = op.name();
+        let name = op.opcode;
         // the descr, borrowed from a handle on the header (not copied:
         // `sh` is written below)
         let header = op.descr.map(|_| std::sync::Arc::clone(&sh.trace.header));
@@ -439,7 +441,7 @@ impl Optimization for OptHeap {
             .map(|(h, d)| &h.descrs[d].data);
         match (name, descr) {
             (
-                "getfield_gc_i" | "getfield_gc_f" | "getfield_gc_r",
+                Opcode::GetfieldGcI | Opcode::GetfieldGcF | Opcode::GetfieldGcR,
                 Some(DescrData::Field { .. }),
             ) => {
                 let p = sh.resolve(op.args[0]);
@@ -456,7 +458,7 @@ impl Optimization for OptHeap {
                     .insert(p, Value::Box(r));
                 next.emit(op, sh);
             }
-            ("setfield_gc", Some(DescrData::Field { .. })) => {
+            (Opcode::SetfieldGc, Some(DescrData::Field { .. })) => {
                 let p = sh.resolve(op.args[0]);
                 let v = sh.resolve(op.args[1]);
                 let (field, size) = field_of(&op, sh);
@@ -488,7 +490,7 @@ impl Optimization for OptHeap {
                 self.lazy_stores.insert(field, op);
             }
             (
-                "getarrayitem_gc_i" | "getarrayitem_gc_f" | "getarrayitem_gc_r",
+                Opcode::GetarrayitemGcI | Opcode::GetarrayitemGcF | Opcode::GetarrayitemGcR,
                 Some(DescrData::Array { .. }),
             ) => {
                 let p = sh.resolve(op.args[0]);
@@ -508,7 +510,7 @@ impl Optimization for OptHeap {
                 next.emit(op, sh);
                 self.learn_index_in_bounds(p, i, sh);
             }
-            ("setarrayitem_gc", Some(DescrData::Array { item_size, .. })) => {
+            (Opcode::SetarrayitemGc, Some(DescrData::Array { item_size, .. })) => {
                 let p = sh.resolve(op.args[0]);
                 let i = sh.resolve(op.args[1]);
                 let v = sh.resolve(op.args[2]);
@@ -549,7 +551,7 @@ impl Optimization for OptHeap {
                     }
                 }
             }
-            ("arraylen_gc", _) => {
+            (Opcode::ArraylenGc, _) => {
                 let p = sh.resolve(op.args[0]);
                 let Some(r) = op.result else { return };
                 if let Some(v) = self.lengths.get(&p) {
@@ -562,7 +564,7 @@ impl Optimization for OptHeap {
                     index_below_length(*i, Value::Box(r), sh);
                 }
             }
-            ("new_array" | "new_array_clear", Some(DescrData::Array { item, .. })) => {
+            (Opcode::NewArray | Opcode::NewArrayClear, Some(DescrData::Array { item, .. })) => {
                 if let (Some(r), Some(d)) = (op.result, op.descr) {
                     let len = sh.resolve(op.args[0]);
                     self.lengths.insert(Value::Box(r), len);
@@ -578,7 +580,7 @@ impl Optimization for OptHeap {
                 next.emit(op, sh);
             }
             (
-                "new" | "new_with_vtable",
+                Opcode::New | Opcode::NewWithVtable,
                 Some(DescrData::Size { strukt, .. } | DescrData::Class { strukt, .. }),
             ) => {
                 if let Some(r) = op.result {
@@ -586,7 +588,7 @@ impl Optimization for OptHeap {
                 }
                 next.emit(op, sh);
             }
-            ("label", _) => {
+            (Opcode::Label, _) => {
                 self.emit_lazy_stores(sh, next);
                 self.clear();
                 self.lengths.clear();
@@ -596,7 +598,7 @@ impl Optimization for OptHeap {
             _ => {
                 let info = op.info();
                 let writes = super::writes_unknown_memory(name);
-                let effect = !info.pure && !info.removable && !name.ends_with("_ovf");
+                let effect = !info.pure && !info.removable && !name.is_overflow_checked();
                 // memory must be as the trace says it is wherever a run may
                 // leave or look at it (a failing guard: its resume data may
                 // do the stores of virtuals)
@@ -604,13 +606,15 @@ impl Optimization for OptHeap {
                 if info.guard {
                     self.emit_lazy_items(sh, next);
                     self.before_guard(&mut op, sh, next);
-                } else if writes || effect || name.starts_with("get") && name.contains("_raw") {
+                } else if writes || effect || name.is_load() && name.is_raw() {
                     self.emit_lazy_stores(sh, next);
                 } else if crate::trace::array_equivalent(name).is_some() {
                     // a string operation reads an array
                     self.emit_lazy_items(sh, next);
                 }
-                if writes || (effect && !info.guard && name != "jump" && name != "finish") {
+                if writes
+                    || (effect && !info.guard && name != Opcode::Jump && name != Opcode::Finish)
+                {
                     self.clear();
                 }
                 next.emit(op, sh);

@@ -6,7 +6,7 @@
 //! plain one, and its `guard_no_overflow` goes. The domain and its
 //! transfer functions are `rpy_ir::intbound`, shared with the e-graph.
 
-use crate::trace::{opc, DescrData, Kind, Op, Value};
+use crate::trace::{DescrData, Kind, Op, Opcode, Value};
 pub use rpy_ir::intbound::{transfer, IntBound};
 use rpy_ir::lltype::LowLevelType;
 
@@ -21,23 +21,46 @@ fn lltype_bound(t: &LowLevelType) -> Option<IntBound> {
     }
 }
 
+/// The relation a signed or unsigned integer comparison tests (`lt`...).
+fn relation(op: Opcode) -> &'static str {
+    use Opcode::*;
+    match op {
+        IntLt | UintLt => "lt",
+        IntLe | UintLe => "le",
+        IntGt | UintGt => "gt",
+        IntGe | UintGe => "ge",
+        IntEq => "eq",
+        _ => "ne",
+    }
+}
+
 /// Learns what `truth` of the comparison defining a guarded value says.
 fn refine_from_def(sh: &mut Shared, def: &Op, truth: bool) {
-    let name = def.name();
+    let name = def.opcode;
     let args = def.args.clone();
     let (mut rel, x, y) = match (name, args.as_slice()) {
-        ("int_is_true", &[x]) => ("ne", x, Value::Int(0)),
-        ("int_is_zero", &[x]) => ("eq", x, Value::Int(0)),
+        (Opcode::IntIsTrue, &[x]) => ("ne", x, Value::Int(0)),
+        (Opcode::IntIsZero, &[x]) => ("eq", x, Value::Int(0)),
         (n, &[x, y])
             if matches!(
                 n,
-                "int_lt" | "int_le" | "int_gt" | "int_ge" | "int_eq" | "int_ne"
+                Opcode::IntLt
+                    | Opcode::IntLe
+                    | Opcode::IntGt
+                    | Opcode::IntGe
+                    | Opcode::IntEq
+                    | Opcode::IntNe
             ) =>
         {
-            (&n[4..], x, y)
+            (relation(n), x, y)
         }
-        (n, &[x, y]) if matches!(n, "uint_lt" | "uint_le" | "uint_gt" | "uint_ge") => {
-            return refine_unsigned(sh, &n[5..], x, y, truth);
+        (n, &[x, y])
+            if matches!(
+                n,
+                Opcode::UintLt | Opcode::UintLe | Opcode::UintGt | Opcode::UintGe
+            ) =>
+        {
+            return refine_unsigned(sh, relation(n), x, y, truth);
         }
         _ => return,
     };
@@ -170,19 +193,19 @@ fn narrow_depth(sh: &mut Shared, v: Value, b: IntBound, depth: u32) {
 /// whose operand bounds rule wrapping out.
 fn propagate_backward(sh: &mut Shared, v: Value, r: IntBound, depth: u32) {
     let Some(def) = sh.def_of(v) else { return };
-    if let ("int_neg" | "int_invert", &[x]) = (def.name(), &def.args[..]) {
+    if let (Opcode::IntNeg | Opcode::IntInvert, &[x]) = (def.opcode, &def.args[..]) {
         // both are their own inverse on words (a bijection, MIN included):
         // x is the same operation of r
-        if let Some(b) = transfer(def.name(), &[r]) {
+        if let Some(b) = transfer(def.opcode.name(), &[r]) {
             narrow_depth(sh, x, b, depth);
         }
         return;
     }
-    let (name, &[x, y]) = (def.name(), &def.args[..]) else {
+    let (name, &[x, y]) = (def.opcode, &def.args[..]) else {
         return;
     };
     let (bx, by) = (sh.bound(x), sh.bound(y));
-    if matches!(name, "int_and" | "int_or" | "int_xor") {
+    if matches!(name, Opcode::IntAnd | Opcode::IntOr | Opcode::IntXor) {
         // each operand's bits that the result and the other operand's
         // known bits decide (a constant operand knows all of its bits)
         for (target, other) in [(x, by), (y, bx)] {
@@ -199,16 +222,16 @@ fn propagate_backward(sh: &mut Shared, v: Value, r: IntBound, depth: u32) {
     let exact = match name {
         // the result of a checked operation whose guard_no_overflow passed
         // (after guard_overflow, it is the wrapped one)
-        "int_add_ovf" | "int_sub_ovf" | "int_mul_ovf" => sh.passed_overflow_check(v),
-        "int_add" => !bx.add_may_overflow(&by),
-        "int_sub" => !bx.sub_may_overflow(&by),
-        "int_mul" => !bx.mul_may_overflow(&by),
+        Opcode::IntAddOvf | Opcode::IntSubOvf | Opcode::IntMulOvf => sh.passed_overflow_check(v),
+        Opcode::IntAdd => !bx.add_may_overflow(&by),
+        Opcode::IntSub => !bx.sub_may_overflow(&by),
+        Opcode::IntMul => !bx.mul_may_overflow(&by),
         _ => false,
     };
     if !exact {
         return;
     }
-    if name.starts_with("int_mul") {
+    if matches!(name, Opcode::IntMul | Opcode::IntMulOvf) {
         // by a constant c: x * c in r puts x in r / c, rounded inwards
         let (target, c) = match (by.get_constant(), bx.get_constant()) {
             (Some(c), None) => (x, c),
@@ -222,7 +245,7 @@ fn propagate_backward(sh: &mut Shared, v: Value, r: IntBound, depth: u32) {
     }
     // r - y, r + y and x - r cannot wrap in these cases unless bounds are at
     // the word's ends; IntBound::sub/add give unbounded then
-    let (for_x, for_y) = if name.starts_with("int_add") {
+    let (for_x, for_y) = if matches!(name, Opcode::IntAdd | Opcode::IntAddOvf) {
         (r.sub(&by), r.sub(&bx))
     } else {
         (r.add(&by), bx.sub(&r))
@@ -261,11 +284,11 @@ fn divide_range(r: &IntBound, c: i64) -> Option<IntBound> {
 /// of `x & o = r`, a one of `r` is a one of `x`, and a zero of `r` where
 /// `o` has a one is a zero of `x`; `|` the same with zeros and ones
 /// swapped; of `x ^ o = r`, `x`'s bit is known where `r`'s and `o`'s are.
-fn bits_of_operand(name: &str, r: &IntBound, other: &IntBound) -> (u64, u64) {
+fn bits_of_operand(name: Opcode, r: &IntBound, other: &IntBound) -> (u64, u64) {
     let (rz, ro, oz, oo) = (r.zeros, r.ones, other.zeros, other.ones);
     match name {
-        "int_and" => (rz & oo, ro),
-        "int_or" => (rz, ro & oz),
+        Opcode::IntAnd => (rz & oo, ro),
+        Opcode::IntOr => (rz, ro & oz),
         _ => ((rz & oz) | (ro & oo), (ro & oz) | (rz & oo)),
     }
 }
@@ -277,17 +300,17 @@ fn nonneg() -> IntBound {
 
 /// Whether `name` accesses an item of a GC array (or string) at its
 /// second argument, checked against the bounds.
-fn indexes_gc_array(name: &str) -> bool {
+fn indexes_gc_array(name: Opcode) -> bool {
     matches!(
         name,
-        "getarrayitem_gc_i"
-            | "getarrayitem_gc_f"
-            | "getarrayitem_gc_r"
-            | "setarrayitem_gc"
-            | "strgetitem"
-            | "strsetitem"
-            | "unicodegetitem"
-            | "unicodesetitem"
+        Opcode::GetarrayitemGcI
+            | Opcode::GetarrayitemGcF
+            | Opcode::GetarrayitemGcR
+            | Opcode::SetarrayitemGc
+            | Opcode::Strgetitem
+            | Opcode::Strsetitem
+            | Opcode::Unicodegetitem
+            | Opcode::Unicodesetitem
     )
 }
 
@@ -303,10 +326,10 @@ fn is_square(op: &Op, sh: &Shared) -> bool {
 
 /// Whether the one-operand `name` of a value with bound `x` is that value:
 /// `int_is_true` of a bool, `int_force_ge_zero` of a non-negative value.
-fn is_identity(name: &str, x: IntBound) -> bool {
+fn is_identity(name: Opcode, x: IntBound) -> bool {
     match name {
-        "int_is_true" => x.is_bool(),
-        "int_force_ge_zero" => x.known_nonneg(),
+        Opcode::IntIsTrue => x.is_bool(),
+        Opcode::IntForceGeZero => x.known_nonneg(),
         _ => false,
     }
 }
@@ -332,25 +355,25 @@ impl Optimization for OptIntBounds {
     }
 
     fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
-        let name = op.name();
+        let name = op.opcode;
         match name {
-            "int_add_ovf" | "int_sub_ovf" | "int_mul_ovf" => {
+            Opcode::IntAddOvf | Opcode::IntSubOvf | Opcode::IntMulOvf => {
                 let (a, b) = (sh.bound(op.args[0]), sh.bound(op.args[1]));
                 let may = match name {
-                    "int_add_ovf" => a.add_may_overflow(&b),
+                    Opcode::IntAddOvf => a.add_may_overflow(&b),
                     // x - x is 0, never an overflow
-                    "int_sub_ovf" => a.sub_may_overflow(&b) && !is_square(&op, sh),
+                    Opcode::IntSubOvf => a.sub_may_overflow(&b) && !is_square(&op, sh),
                     _ => a.mul_may_overflow(&b),
                 };
                 self.last_ovf = None;
                 if may {
                     self.proven_no_overflow = false;
                     if let Some(r) = op.result {
-                        let mut result = IntBound::saturating(name, &a, &b);
-                        if name == "int_mul_ovf" && is_square(&op, sh) {
+                        let mut result = IntBound::saturating(name.name(), &a, &b);
+                        if name == Opcode::IntMulOvf && is_square(&op, sh) {
                             result = result.intersect(&nonneg()).unwrap_or(result);
                         }
-                        if name == "int_add_ovf" && is_square(&op, sh) {
+                        if name == Opcode::IntAddOvf && is_square(&op, sh) {
                             result = result.intersect(&even()).unwrap_or(result);
                         }
                         self.last_ovf = Some((Value::Box(r), result));
@@ -358,7 +381,7 @@ impl Optimization for OptIntBounds {
                     next.emit(op, sh);
                 } else {
                     self.proven_no_overflow = true;
-                    let plain = opc(&name[..name.len() - 4]);
+                    let plain = name.without_overflow_check().unwrap_or(name);
                     self.propagate(
                         Op {
                             opcode: plain,
@@ -369,15 +392,15 @@ impl Optimization for OptIntBounds {
                     );
                 }
             }
-            "guard_no_overflow" | "guard_overflow" => {
+            Opcode::GuardNoOverflow | Opcode::GuardOverflow => {
                 let proven = std::mem::take(&mut self.proven_no_overflow);
                 let last = self.last_ovf.take();
                 if proven {
-                    if name == "guard_overflow" {
+                    if name == Opcode::GuardOverflow {
                         // always fails: the flag would be stale, say it plainly
                         next.emit(
                             Op {
-                                opcode: opc("guard_true"),
+                                opcode: Opcode::GuardTrue,
                                 args: vec![Value::Int(0)],
                                 ..op
                             },
@@ -387,14 +410,14 @@ impl Optimization for OptIntBounds {
                     return;
                 }
                 next.emit(op, sh);
-                if let (Some((v, b)), "guard_no_overflow") = (last, name) {
+                if let (Some((v, b)), Opcode::GuardNoOverflow) = (last, name) {
                     narrow(sh, v, b);
                 }
             }
-            "guard_true" | "guard_false" => {
+            Opcode::GuardTrue | Opcode::GuardFalse => {
                 let v = op.args[0];
                 let b = sh.bound(v);
-                let truth = name == "guard_true";
+                let truth = name == Opcode::GuardTrue;
                 if (truth && !b.contains(0)) || (!truth && b.get_constant() == Some(0)) {
                     return; // proven
                 }
@@ -415,19 +438,19 @@ impl Optimization for OptIntBounds {
                     refine_from_def(sh, &def, truth);
                 }
             }
-            "guard_value" if sh.bound(op.args[0]).is_bool() => {
+            Opcode::GuardValue if sh.bound(op.args[0]).is_bool() => {
                 // of a bool, the guard is a truth test (as PyPy's rewrite
                 // turns it): guard_true, which also refines the comparison
                 // that made the bool
                 let truth = match sh.resolve(op.args[1]) {
-                    Value::Int(0) => "guard_false",
-                    Value::Int(1) => "guard_true",
+                    Value::Int(0) => Opcode::GuardFalse,
+                    Value::Int(1) => Opcode::GuardTrue,
                     _ => return next.emit(op, sh),
                 };
                 let args = vec![op.args[0]];
                 self.propagate(
                     Op {
-                        opcode: opc(truth),
+                        opcode: truth,
                         args,
                         ..op
                     },
@@ -435,7 +458,7 @@ impl Optimization for OptIntBounds {
                     next,
                 );
             }
-            "guard_value" => {
+            Opcode::GuardValue => {
                 let (v, c) = (op.args[0], op.args[1]);
                 if sh.resolve(v) == sh.resolve(c) {
                     return;
@@ -466,18 +489,14 @@ impl Optimization for OptIntBounds {
                     bounds = op.args.iter().map(|a| sh.bound(*a)).collect();
                     &bounds
                 };
-                let mut rb = transfer(name, bounds);
+                let mut rb = transfer(name.name(), bounds);
                 if let Some(d) = op.descr {
                     // a string operation reads its implied array
                     let name = crate::trace::array_equivalent(name).unwrap_or(name);
                     let t = match &sh.trace.header.descrs[d].data {
-                        DescrData::Field { ty, .. } if name.starts_with("getfield") => {
-                            lltype_bound(ty)
-                        }
-                        DescrData::Array { item, .. } if name.starts_with("getarrayitem") => {
-                            lltype_bound(item)
-                        }
-                        DescrData::Array { .. } if name == "arraylen_gc" => {
+                        DescrData::Field { ty, .. } if name.is_load() => lltype_bound(ty),
+                        DescrData::Array { item, .. } if name.is_load() => lltype_bound(item),
+                        DescrData::Array { .. } if name == Opcode::ArraylenGc => {
                             Some(IntBound::range(0, i64::MAX))
                         }
                         _ => None,
@@ -489,11 +508,11 @@ impl Optimization for OptIntBounds {
                         return sh.make_equal(r, *x);
                     }
                 }
-                if name == "int_add" && is_square(&op, sh) {
+                if name == Opcode::IntAdd && is_square(&op, sh) {
                     // x + x is even, wrapped or not
                     rb = rb.and_then(|r| r.intersect(&even()));
                 }
-                if name == "int_mul" && is_square(&op, sh) {
+                if name == Opcode::IntMul && is_square(&op, sh) {
                     let (a, b) = (sh.bound(op.args[0]), sh.bound(op.args[1]));
                     if !a.mul_may_overflow(&b) {
                         rb = rb.and_then(|r| r.intersect(&nonneg()));

@@ -29,7 +29,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
 
 pub use crate::trace::FieldSlot;
-use crate::trace::{opc, BoxId, Kind, Op, Trace, Value};
+use crate::trace::{BoxId, Kind, Op, Opcode, Trace, Value};
 pub use intbounds::IntBound;
 
 /// The order of every optimization, as PyPy runs them.
@@ -365,14 +365,14 @@ impl Shared {
         if let Some(r) = op.result {
             self.defs[r] = self.trace.ops.len();
         }
-        let name = op.name();
-        if name.ends_with("_ovf") {
+        let name = op.opcode;
+        if name.is_overflow_checked() {
             self.unguarded_overflow_check = op.result;
-        } else if name == "guard_no_overflow" {
+        } else if name == Opcode::GuardNoOverflow {
             if let Some(r) = self.unguarded_overflow_check.take() {
                 self.passed_overflow_checks.insert(r);
             }
-        } else if name == "guard_overflow" {
+        } else if name == Opcode::GuardOverflow {
             self.unguarded_overflow_check = None;
         }
         self.trace.ops.push(op);
@@ -455,10 +455,10 @@ pub struct FieldKey {
 /// Whether an operation named `name` may write memory the optimizer cannot
 /// see: a call that is not pure, or a raw store (which may point anywhere).
 /// What the optimizations remember of memory goes there.
-pub(crate) fn writes_unknown_memory(name: &str) -> bool {
-    name.starts_with("call") && !name.starts_with("call_pure")
-        || name == "setfield_raw"
-        || name == "setarrayitem_raw"
+pub(crate) fn writes_unknown_memory(name: Opcode) -> bool {
+    name.is_call() && !name.is_pure_call()
+        || name == Opcode::SetfieldRaw
+        || name == Opcode::SetarrayitemRaw
 }
 
 /// A place in memory, as the heap cache names it.
@@ -657,7 +657,7 @@ impl Run {
     /// Sends `op` through the chain (a `label` is prepared first), then the
     /// operations that sent.
     fn feed(&mut self, mut op: Op) -> Result<(), String> {
-        if op.name() == "label" {
+        if op.opcode == Opcode::Label {
             op = prepare_label(op, &mut self.sh);
         }
         Next {
@@ -716,13 +716,8 @@ fn prepare_label(op: Op, sh: &mut Shared) -> Op {
             _ => {
                 let kind = sh.kind(r);
                 let n = sh.new_box(kind);
-                let same_as = match kind {
-                    Kind::Float => "same_as_f",
-                    Kind::Ref => "same_as_r",
-                    _ => "same_as_i",
-                };
                 // straight to the output: it must not be folded away
-                sh.output(Op::new(opc(same_as), vec![r], Some(n)));
+                sh.output(Op::new(Opcode::same_as(kind), vec![r], Some(n)));
                 seen.insert(n);
                 n
             }

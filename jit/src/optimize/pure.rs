@@ -18,7 +18,7 @@ use std::sync::LazyLock;
 
 use rpy_ir::llops::eval_int;
 
-use crate::trace::{opcode, Op, Opcode, Value, OPS};
+use crate::trace::{opcode, Op, Opcode, Value};
 
 use std::hash::{Hash, Hasher};
 
@@ -26,83 +26,82 @@ use super::{Next, Optimization, Shared, WordHasher};
 
 /// The value of a trace integer operation on constants (`None`: not an
 /// integer operation, or undefined for these arguments).
-pub fn fold_int(name: &str, args: &[i64]) -> Option<i64> {
+pub fn fold_int(name: Opcode, args: &[i64]) -> Option<i64> {
     let b = |c: bool| Some(c as i64);
     let u = |i: usize| args[i] as u64;
     match (name, args.len()) {
-        ("int_is_zero", 1) => eval_int(GraphOpcode::BoolNot, args),
-        ("int_force_ge_zero", 1) => Some(args[0].max(0)),
-        ("same_as_i", 1) => Some(args[0]),
-        ("uint_rshift", 2) if (0..64).contains(&args[1]) => Some((u(0) >> args[1]) as i64),
-        ("uint_lt", 2) => b(u(0) < u(1)),
-        ("uint_le", 2) => b(u(0) <= u(1)),
-        ("uint_gt", 2) => b(u(0) > u(1)),
-        ("uint_ge", 2) => b(u(0) >= u(1)),
-        (n, _) if n.starts_with("int_") => eval_int(GraphOpcode::from_name(n)?, args),
-        _ => None,
+        (Opcode::IntIsZero, 1) => eval_int(GraphOpcode::BoolNot, args),
+        (Opcode::IntForceGeZero, 1) => Some(args[0].max(0)),
+        (Opcode::SameAsI, 1) => Some(args[0]),
+        (Opcode::UintRshift, 2) if (0..64).contains(&args[1]) => Some((u(0) >> args[1]) as i64),
+        (Opcode::UintLt, 2) => b(u(0) < u(1)),
+        (Opcode::UintLe, 2) => b(u(0) <= u(1)),
+        (Opcode::UintGt, 2) => b(u(0) > u(1)),
+        (Opcode::UintGe, 2) => b(u(0) >= u(1)),
+        (n, _) => eval_int(n.graph_twin()?, args),
     }
 }
 
 /// The value of a pointer comparison of a value with itself (integer
 /// comparisons of that kind are rules of `rules/opt`, which speak only
 /// integers).
-fn fold_ptr_self(name: &str, args: &[Value]) -> Option<i64> {
+fn fold_ptr_self(name: Opcode, args: &[Value]) -> Option<i64> {
     match (name, args) {
-        ("ptr_eq" | "instance_ptr_eq", [a, b]) if a == b => Some(1),
-        ("ptr_ne" | "instance_ptr_ne", [a, b]) if a == b => Some(0),
+        (Opcode::PtrEq | Opcode::InstancePtrEq, [a, b]) if a == b => Some(1),
+        (Opcode::PtrNe | Opcode::InstancePtrNe, [a, b]) if a == b => Some(0),
         _ => None,
     }
 }
 
 /// The operation equal to `name(b, a)` for `name(a, b)`: the same one for a
 /// commutative operation, the mirrored one for a comparison.
-fn swapped(name: &str) -> Option<&'static str> {
+fn swapped(name: Opcode) -> Option<Opcode> {
     Some(match name {
-        "int_add" => "int_add",
-        "int_mul" => "int_mul",
-        "int_add_ovf" => "int_add_ovf",
-        "int_mul_ovf" => "int_mul_ovf",
-        "int_and" => "int_and",
-        "int_or" => "int_or",
-        "int_xor" => "int_xor",
-        "int_eq" => "int_eq",
-        "int_ne" => "int_ne",
-        "int_lt" => "int_gt",
-        "int_le" => "int_ge",
-        "int_gt" => "int_lt",
-        "int_ge" => "int_le",
-        "uint_lt" => "uint_gt",
-        "uint_le" => "uint_ge",
-        "uint_gt" => "uint_lt",
-        "uint_ge" => "uint_le",
-        "ptr_eq" => "ptr_eq",
-        "ptr_ne" => "ptr_ne",
-        "instance_ptr_eq" => "instance_ptr_eq",
-        "instance_ptr_ne" => "instance_ptr_ne",
+        Opcode::IntAdd => Opcode::IntAdd,
+        Opcode::IntMul => Opcode::IntMul,
+        Opcode::IntAddOvf => Opcode::IntAddOvf,
+        Opcode::IntMulOvf => Opcode::IntMulOvf,
+        Opcode::IntAnd => Opcode::IntAnd,
+        Opcode::IntOr => Opcode::IntOr,
+        Opcode::IntXor => Opcode::IntXor,
+        Opcode::IntEq => Opcode::IntEq,
+        Opcode::IntNe => Opcode::IntNe,
+        Opcode::IntLt => Opcode::IntGt,
+        Opcode::IntLe => Opcode::IntGe,
+        Opcode::IntGt => Opcode::IntLt,
+        Opcode::IntGe => Opcode::IntLe,
+        Opcode::UintLt => Opcode::UintGt,
+        Opcode::UintLe => Opcode::UintGe,
+        Opcode::UintGt => Opcode::UintLt,
+        Opcode::UintGe => Opcode::UintLe,
+        Opcode::PtrEq => Opcode::PtrEq,
+        Opcode::PtrNe => Opcode::PtrNe,
+        Opcode::InstancePtrEq => Opcode::InstancePtrEq,
+        Opcode::InstancePtrNe => Opcode::InstancePtrNe,
         _ => return None,
     })
 }
 
 /// The comparison that is true exactly when `name` is false (integers and
 /// pointers only: a float comparison with a NaN is false both ways).
-fn negated(name: &str) -> Option<&'static str> {
+fn negated(name: Opcode) -> Option<Opcode> {
     Some(match name {
-        "int_lt" => "int_ge",
-        "int_ge" => "int_lt",
-        "int_le" => "int_gt",
-        "int_gt" => "int_le",
-        "int_eq" => "int_ne",
-        "int_ne" => "int_eq",
-        "uint_lt" => "uint_ge",
-        "uint_ge" => "uint_lt",
-        "uint_le" => "uint_gt",
-        "uint_gt" => "uint_le",
-        "ptr_eq" => "ptr_ne",
-        "ptr_ne" => "ptr_eq",
-        "instance_ptr_eq" => "instance_ptr_ne",
-        "instance_ptr_ne" => "instance_ptr_eq",
-        "int_is_true" => "int_is_zero",
-        "int_is_zero" => "int_is_true",
+        Opcode::IntLt => Opcode::IntGe,
+        Opcode::IntGe => Opcode::IntLt,
+        Opcode::IntLe => Opcode::IntGt,
+        Opcode::IntGt => Opcode::IntLe,
+        Opcode::IntEq => Opcode::IntNe,
+        Opcode::IntNe => Opcode::IntEq,
+        Opcode::UintLt => Opcode::UintGe,
+        Opcode::UintGe => Opcode::UintLt,
+        Opcode::UintLe => Opcode::UintGt,
+        Opcode::UintGt => Opcode::UintLe,
+        Opcode::PtrEq => Opcode::PtrNe,
+        Opcode::PtrNe => Opcode::PtrEq,
+        Opcode::InstancePtrEq => Opcode::InstancePtrNe,
+        Opcode::InstancePtrNe => Opcode::InstancePtrEq,
+        Opcode::IntIsTrue => Opcode::IntIsZero,
+        Opcode::IntIsZero => Opcode::IntIsTrue,
         _ => return None,
     })
 }
@@ -110,11 +109,11 @@ fn negated(name: &str) -> Option<&'static str> {
 /// The overflow-checking twin of a plain operation: once it passed its
 /// `guard_no_overflow`, its result is the plain one's too (the word did not
 /// wrap, so wrapping would give the same).
-fn checked_twin(name: &str) -> Option<&'static str> {
+fn checked_twin(name: Opcode) -> Option<Opcode> {
     Some(match name {
-        "int_add" => "int_add_ovf",
-        "int_sub" => "int_sub_ovf",
-        "int_mul" => "int_mul_ovf",
+        Opcode::IntAdd => Opcode::IntAddOvf,
+        Opcode::IntSub => Opcode::IntSubOvf,
+        Opcode::IntMul => Opcode::IntMulOvf,
         _ => return None,
     })
 }
@@ -126,30 +125,47 @@ const LESS: u8 = 1;
 const EQUAL: u8 = 2;
 const GREATER: u8 = 4;
 
-fn outcomes_where_true(name: &str) -> Option<u8> {
+fn outcomes_where_true(name: Opcode) -> Option<u8> {
     Some(match name {
-        "int_lt" | "uint_lt" => LESS,
-        "int_le" | "uint_le" => LESS | EQUAL,
-        "int_gt" | "uint_gt" => GREATER,
-        "int_ge" | "uint_ge" => GREATER | EQUAL,
-        "int_eq" => EQUAL,
-        "int_ne" => LESS | GREATER,
+        Opcode::IntLt | Opcode::UintLt => LESS,
+        Opcode::IntLe | Opcode::UintLe => LESS | EQUAL,
+        Opcode::IntGt | Opcode::UintGt => GREATER,
+        Opcode::IntGe | Opcode::UintGe => GREATER | EQUAL,
+        Opcode::IntEq => EQUAL,
+        Opcode::IntNe => LESS | GREATER,
         _ => return None,
     })
 }
 
 /// The comparisons of one order: a fact of one says what another may be.
-const SIGNED_ORDER: [&str; 6] = ["int_lt", "int_le", "int_gt", "int_ge", "int_eq", "int_ne"];
-const UNSIGNED_ORDER: [&str; 6] = [
-    "uint_lt", "uint_le", "uint_gt", "uint_ge", "int_eq", "int_ne",
+const SIGNED_ORDER: [Opcode; 6] = [
+    Opcode::IntLt,
+    Opcode::IntLe,
+    Opcode::IntGt,
+    Opcode::IntGe,
+    Opcode::IntEq,
+    Opcode::IntNe,
+];
+const UNSIGNED_ORDER: [Opcode; 6] = [
+    Opcode::UintLt,
+    Opcode::UintLe,
+    Opcode::UintGt,
+    Opcode::UintGe,
+    Opcode::IntEq,
+    Opcode::IntNe,
 ];
 
 /// Whether `name` yields 0 or 1.
-fn is_comparison(name: &str) -> bool {
+fn is_comparison(name: Opcode) -> bool {
     negated(name).is_some()
         || matches!(
             name,
-            "float_lt" | "float_le" | "float_eq" | "float_ne" | "float_gt" | "float_ge"
+            Opcode::FloatLt
+                | Opcode::FloatLe
+                | Opcode::FloatEq
+                | Opcode::FloatNe
+                | Opcode::FloatGt
+                | Opcode::FloatGe
         )
 }
 
@@ -169,27 +185,22 @@ struct Related {
 }
 
 static RELATED: LazyLock<Related> = LazyLock::new(|| {
-    let by = |f: fn(&str) -> Option<&'static str>| {
-        OPS.iter()
-            .map(|o| f(o.name).and_then(opcode))
-            .collect::<Vec<_>>()
-    };
-    let order = |names: [&str; 6]| names.map(|n| opcode(n).expect("a comparison opcode"));
+    let by = |f: fn(Opcode) -> Option<Opcode>| Opcode::ALL.iter().map(|&o| f(o)).collect();
     Related {
         swapped: by(swapped),
         negated: by(negated),
         checked_twin: by(checked_twin),
-        comparison: OPS.iter().map(|o| is_comparison(o.name)).collect(),
-        outcomes: OPS
+        comparison: Opcode::ALL.iter().map(|&o| is_comparison(o)).collect(),
+        outcomes: Opcode::ALL
             .iter()
-            .map(|o| {
-                let orders = SIGNED_ORDER.contains(&o.name) as u8
-                    | (UNSIGNED_ORDER.contains(&o.name) as u8) << 1;
-                outcomes_where_true(o.name).map(|m| (m, orders))
+            .map(|&o| {
+                let orders =
+                    SIGNED_ORDER.contains(&o) as u8 | (UNSIGNED_ORDER.contains(&o) as u8) << 1;
+                outcomes_where_true(o).map(|m| (m, orders))
             })
             .collect(),
-        signed_order: order(SIGNED_ORDER),
-        unsigned_order: order(UNSIGNED_ORDER),
+        signed_order: SIGNED_ORDER,
+        unsigned_order: UNSIGNED_ORDER,
     }
 });
 
@@ -201,7 +212,7 @@ const EMPTY: u32 = u32::MAX;
 /// operation), the one with the smaller opcode and then the smaller first
 /// argument, so that both are stored and found as one.
 fn canonical(code: Opcode, args: &[Value]) -> (Opcode, Option<[Value; 2]>) {
-    match (RELATED.swapped[code], args) {
+    match (RELATED.swapped[code as usize], args) {
         (Some(sw), [a, b]) if (sw, *b) < (code, *a) => (sw, Some([*b, *a])),
         (_, [a, b]) => (code, Some([*a, *b])),
         _ => (code, None),
@@ -236,7 +247,7 @@ fn operand_pair(args: &[Value]) -> Option<[Value; 2]> {
 fn memo_hash(key: Key, args: &[Value], descr: Option<usize>) -> u64 {
     let mut h = WordHasher::default();
     let (code, pair) = key;
-    h.write_usize(code);
+    h.write_usize(code as usize);
     descr.hash(&mut h);
     match &pair {
         Some(p) => p.hash(&mut h),
@@ -341,9 +352,9 @@ impl OptPure {
     /// its negation then fold when met again.
     fn learn_from_guard(&mut self, v: Value, truth: bool, sh: &mut Shared) {
         let Value::Box(b) = v else { return };
-        let comparison = sh
-            .def_of(v)
-            .and_then(|def| RELATED.comparison[def.opcode].then(|| operand_pair(&def.args)));
+        let comparison = sh.def_of(v).and_then(|def| {
+            RELATED.comparison[def.opcode as usize].then(|| operand_pair(&def.args))
+        });
         if let Some(Some(pair)) = comparison {
             self.guarded_pairs.insert(pair);
         }
@@ -376,14 +387,15 @@ impl OptPure {
         if let Some(Value::Int(_)) = same {
             return same;
         }
-        if let Some(Value::Int(c)) = RELATED.negated[code].and_then(seen) {
+        if let Some(Value::Int(c)) = RELATED.negated[code as usize].and_then(seen) {
             return Some(Value::Int((c == 0) as i64));
         }
         self.decided_by_comparisons(sh, code, args, descr)
             .or(same)
             .or_else(|| {
                 // the memo holds checked operations only once they passed
-                let twin = RELATED.checked_twin[code].filter(|_| sh.any_passed_overflow_check());
+                let twin =
+                    RELATED.checked_twin[code as usize].filter(|_| sh.any_passed_overflow_check());
                 twin.and_then(seen)
             })
     }
@@ -399,7 +411,7 @@ impl OptPure {
         args: &[Value],
         descr: Option<usize>,
     ) -> Option<Value> {
-        let (wanted, orders) = RELATED.outcomes[code]?;
+        let (wanted, orders) = RELATED.outcomes[code as usize]?;
         let ops = &sh.trace.ops;
         // an index in bounds is below the length in both orders (it is not
         // negative)
@@ -432,7 +444,7 @@ impl OptPure {
                 let Some(Value::Int(c)) = ops[i].result.map(|r| sh.resolve(Value::Box(r))) else {
                     continue;
                 };
-                let (true_for, _) = RELATED.outcomes[other]?;
+                let (true_for, _) = RELATED.outcomes[other as usize]?;
                 possible[k] &= if c != 0 { true_for } else { !true_for };
             }
         }
@@ -493,10 +505,14 @@ impl Optimization for OptPure {
         let info = op.info();
         let drop_guard = self.drop_guard.take();
         let unguarded_ovf = self.unguarded_ovf.take();
-        match op.name() {
-            "int_add_ovf" | "int_sub_ovf" | "int_mul_ovf" => return self.overflow_op(op, sh, next),
-            "guard_no_overflow" | "guard_no_exception" if drop_guard == Some(op.name()) => return,
-            "guard_overflow" if drop_guard == Some("guard_no_overflow") => {
+        match op.opcode {
+            Opcode::IntAddOvf | Opcode::IntSubOvf | Opcode::IntMulOvf => {
+                return self.overflow_op(op, sh, next)
+            }
+            Opcode::GuardNoOverflow | Opcode::GuardNoException if drop_guard == Some(op.name()) => {
+                return
+            }
+            Opcode::GuardOverflow if drop_guard == Some("guard_no_overflow") => {
                 // the earlier operation did not overflow: neither does this
                 // one, and the guard always fails (as intbounds says it)
                 let fails = Op {
@@ -506,7 +522,7 @@ impl Optimization for OptPure {
                 };
                 return next.emit(fails, sh);
             }
-            "guard_no_overflow" => {
+            Opcode::GuardNoOverflow => {
                 next.emit(op, sh);
                 if let Some(at) = unguarded_ovf {
                     self.memo.insert(&sh.trace.ops, at, sh.input_boxes());
@@ -515,14 +531,14 @@ impl Optimization for OptPure {
             }
             _ => {}
         }
-        if op.name() == "label" {
+        if op.opcode == Opcode::Label {
             self.memo.clear();
             self.guarded_pairs.clear();
             next.emit(op, sh);
             return;
         }
         if matches!(op.name(), "guard_true" | "guard_false") {
-            let (v, truth) = (op.args[0], op.name() == "guard_true");
+            let (v, truth) = (op.args[0], op.opcode == Opcode::GuardTrue);
             if let Value::Int(c) = v {
                 if (c != 0) == truth {
                     return; // a guard on a constant that holds
@@ -540,7 +556,7 @@ impl Optimization for OptPure {
             next.emit(op, sh);
             return;
         }
-        if op.name().starts_with("same_as") {
+        if op.opcode.is_same_as() {
             sh.make_equal(r, op.args[0]);
             return;
         }
@@ -554,11 +570,11 @@ impl Optimization for OptPure {
                     _ => 0,
                 })
                 .collect();
-            fold_int(op.name(), &consts)
+            fold_int(op.opcode, &consts)
         } else {
             None
         };
-        let folded = folded.or_else(|| fold_ptr_self(op.name(), &op.args));
+        let folded = folded.or_else(|| fold_ptr_self(op.opcode, &op.args));
         if let Some(c) = folded {
             sh.make_equal(r, Value::Int(c));
             return;
@@ -571,7 +587,7 @@ impl Optimization for OptPure {
         }
         if let Some(v) = self.recall(sh, op.opcode, &op.args, op.descr) {
             sh.make_equal(r, v);
-            if op.name().starts_with("call_pure") {
+            if op.opcode.is_pure_call() {
                 self.drop_guard = Some("guard_no_exception");
             }
             return;
@@ -590,8 +606,8 @@ impl Optimization for OptPure {
 /// the function is a registry function of numbers (it touches no memory):
 /// called here, once.
 fn fold_call_pure(op: &Op, sh: &Shared) -> Option<Value> {
-    let name = op.name();
-    if name != "call_pure_i" && name != "call_pure_f" {
+    let name = op.opcode;
+    if name != Opcode::CallPureI && name != Opcode::CallPureF {
         return None;
     }
     let crate::trace::DescrData::Call { func } = &sh.trace.header.descrs[op.descr?].data else {

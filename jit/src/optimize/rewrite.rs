@@ -10,7 +10,7 @@
 use rpy_ir::opcode::Opcode as GraphOpcode;
 use rpy_passes::rules::opt::{eval_expr, BoundFacts, Facts, OptRule, Pat, Res, Ty, OPT_RULES};
 
-use crate::trace::{array_equivalent, opc, opcode, BoxId, Kind, Op, Opcode, Value, OPS};
+use crate::trace::{array_equivalent, opcode, BoxId, Kind, Op, Opcode, Value, OPS};
 
 use super::{IntBound, Next, Optimization, Shared};
 
@@ -59,13 +59,13 @@ fn rules_for(code: Opcode) -> &'static [CompiledRule] {
             // be expressible in the trace
             if let Some(lhs @ CompiledPat::Op(code, _)) = CompiledPat::of(&rule.lhs) {
                 if expressible(&rule.rhs) {
-                    by_root[code].push(CompiledRule { rule, lhs });
+                    by_root[code as usize].push(CompiledRule { rule, lhs });
                 }
             }
         }
         by_root
     });
-    &BY_ROOT[code]
+    &BY_ROOT[code as usize]
 }
 
 /// Whether every operation of a rule's result has a trace opcode.
@@ -94,7 +94,7 @@ fn plain_of_checked(code: Opcode) -> Option<Opcode> {
             .map(|o| o.name.strip_suffix("_ovf").and_then(opcode))
             .collect()
     });
-    PLAIN[code]
+    PLAIN[code as usize]
 }
 
 /// Whether `v` is 0 or 1: by its bound (with `intbounds` before), or by
@@ -345,21 +345,21 @@ impl OptRewrite {
     /// What to do with `op` as far as pointer facts go.
     fn pointers(&mut self, op: &Op, sh: &mut Shared) -> PtrStep {
         let object = op.args.first().map(|v| sh.resolve(*v));
-        let name = op.name();
+        let name = op.opcode;
         match name {
-            "label" => {
+            Opcode::Label => {
                 sh.forget_pointers();
                 self.last_nonnull_guard = None;
                 PtrStep::Emit
             }
-            "guard_class" | "guard_nonnull_class" => {
+            Opcode::GuardClass | Opcode::GuardNonnullClass => {
                 let (Some(p), Some(class)) = (object, sh.class_named(op.args[1])) else {
                     return PtrStep::Emit;
                 };
                 if sh.pointer(p).class == Some(class) {
                     return PtrStep::Drop;
                 }
-                let merged = name == "guard_class" && self.merge_class_guard(op, sh);
+                let merged = name == Opcode::GuardClass && self.merge_class_guard(op, sh);
                 sh.learn_class(p, class);
                 if merged {
                     PtrStep::Drop
@@ -367,14 +367,14 @@ impl OptRewrite {
                     PtrStep::Emit
                 }
             }
-            "guard_nonnull" => match object {
+            Opcode::GuardNonnull => match object {
                 Some(p) if sh.pointer(p).nonnull || matches!(p, Value::Class(_)) => PtrStep::Drop,
                 _ => PtrStep::Emit,
             },
-            "guard_isnull" if object == Some(Value::NullPtr) => PtrStep::Drop,
-            "ptr_eq" | "ptr_ne" | "instance_ptr_eq" | "instance_ptr_ne" => {
+            Opcode::GuardIsnull if object == Some(Value::NullPtr) => PtrStep::Drop,
+            Opcode::PtrEq | Opcode::PtrNe | Opcode::InstancePtrEq | Opcode::InstancePtrNe => {
                 if sh.never_alias(op.args[0], op.args[1]) {
-                    PtrStep::Fold(name.ends_with("_ne") as i64)
+                    PtrStep::Fold(name.is_not_equal() as i64)
                 } else {
                     PtrStep::Emit
                 }
@@ -394,7 +394,7 @@ impl OptRewrite {
         let ops = &sh.trace.ops;
         let mergeable = Value::Box(p) == sh.resolve(op.args[0])
             && ops.get(at).is_some_and(|g| {
-                g.name() == "guard_nonnull"
+                g.opcode == Opcode::GuardNonnull
                     && g.args == [Value::Box(p)]
                     && g.resume.is_none()
                     && g.fail_args == op.fail_args
@@ -404,7 +404,7 @@ impl OptRewrite {
                 .all(|o| !o.is_guard() && (o.info().pure || o.info().removable));
         if mergeable {
             let g = &mut sh.trace.ops[at];
-            g.opcode = opc("guard_nonnull_class");
+            g.opcode = Opcode::GuardNonnullClass;
             g.args.push(op.args[1]);
         }
         mergeable
@@ -415,26 +415,26 @@ impl OptRewrite {
     fn lesson(&self, op: &Op, sh: &Shared) -> Lesson {
         let first = || op.args.first().map_or(Value::NullPtr, |v| sh.resolve(*v));
         // a string operation teaches what its array operation does
-        match array_equivalent(op.name()).unwrap_or(op.name()) {
-            "new_with_vtable" => match (
+        match array_equivalent(op.opcode).unwrap_or(op.opcode) {
+            Opcode::NewWithVtable => match (
                 op.result,
                 op.descr.and_then(|d| sh.trace.header.class_id(d)),
             ) {
                 (Some(r), Some(c)) => Lesson::Class(Value::Box(r), c),
                 _ => Lesson::Nothing,
             },
-            "new" | "new_array" | "new_array_clear" => op
+            Opcode::New | Opcode::NewArray | Opcode::NewArrayClear => op
                 .result
                 .map_or(Lesson::Nothing, |r| Lesson::NonNull(Value::Box(r))),
-            "guard_nonnull" => Lesson::NonNullGuard(first()),
-            "guard_true" | "guard_false" => {
-                let truth = op.name() == "guard_true";
+            Opcode::GuardNonnull => Lesson::NonNullGuard(first()),
+            Opcode::GuardTrue | Opcode::GuardFalse => {
+                let truth = op.opcode == Opcode::GuardTrue;
                 let Some(def) = sh.def_of(op.args[0]) else {
                     return Lesson::Nothing;
                 };
-                let checks_nonnull = match def.name() {
-                    "ptr_ne" | "instance_ptr_ne" => truth,
-                    "ptr_eq" | "instance_ptr_eq" => !truth,
+                let checks_nonnull = match def.opcode {
+                    Opcode::PtrNe | Opcode::InstancePtrNe => truth,
+                    Opcode::PtrEq | Opcode::InstancePtrEq => !truth,
                     _ => false,
                 };
                 if !checks_nonnull {
@@ -447,9 +447,15 @@ impl OptRewrite {
             }
             // an access through a null pointer is undefined: one that
             // happened proves the pointer non-null
-            "getfield_gc_i" | "getfield_gc_f" | "getfield_gc_r" | "setfield_gc"
-            | "getarrayitem_gc_i" | "getarrayitem_gc_f" | "getarrayitem_gc_r"
-            | "setarrayitem_gc" | "arraylen_gc" => Lesson::NonNull(first()),
+            Opcode::GetfieldGcI
+            | Opcode::GetfieldGcF
+            | Opcode::GetfieldGcR
+            | Opcode::SetfieldGc
+            | Opcode::GetarrayitemGcI
+            | Opcode::GetarrayitemGcF
+            | Opcode::GetarrayitemGcR
+            | Opcode::SetarrayitemGc
+            | Opcode::ArraylenGc => Lesson::NonNull(first()),
             _ => Lesson::Nothing,
         }
     }
@@ -463,7 +469,7 @@ impl OptRewrite {
                 sh.learn_nonnull(p);
                 let last = sh.trace.ops.len().checked_sub(1);
                 if let (Value::Box(b), Some(at)) = (p, last) {
-                    if sh.trace.ops[at].name() == "guard_nonnull" {
+                    if sh.trace.ops[at].opcode == Opcode::GuardNonnull {
                         self.last_nonnull_guard = Some((b, at));
                     }
                 }
@@ -534,8 +540,8 @@ impl OptRewrite {
                     return;
                 }
             }
-            let rewritten = match op.name() {
-                "int_floordiv" | "int_mod" => divide_by_power_of_two(&op, sh),
+            let rewritten = match op.opcode {
+                Opcode::IntFloordiv | Opcode::IntMod => divide_by_power_of_two(&op, sh),
                 _ => trace_only_rewrite(&op, sh),
             };
             match (rewritten, op.result) {
@@ -598,44 +604,44 @@ fn trace_only_rewrite(op: &Op, sh: &Shared) -> Option<Rewritten> {
     };
     let mask = |x: Value, m: i64| {
         Some(Rewritten::Ops(vec![Op::new(
-            opc("int_and"),
+            Opcode::IntAnd,
             vec![x, Value::Int(m)],
             op.result,
         )]))
     };
-    match op.name() {
-        "int_lshift" => {
+    match op.opcode {
+        Opcode::IntLshift => {
             let (x, c) = shift_pair("uint_rshift")?;
             mask(x, -1 << c)
         }
-        "uint_rshift" => {
+        Opcode::UintRshift => {
             let (x, c) = shift_pair("int_lshift")?;
             mask(x, (u64::MAX >> c) as i64)
         }
         // floats: only what is exact for every value, NaNs included
-        "float_neg" => {
+        Opcode::FloatNeg => {
             let def = sh.def_of(op.args[0])?;
-            (def.name() == "float_neg").then(|| Rewritten::Value(def.args[0]))
+            (def.opcode == Opcode::FloatNeg).then(|| Rewritten::Value(def.args[0]))
         }
-        "float_abs" => {
+        Opcode::FloatAbs => {
             let def = sh.def_of(op.args[0])?;
-            match def.name() {
-                "float_abs" => Some(Rewritten::Value(op.args[0])),
-                "float_neg" => Some(Rewritten::Ops(vec![Op::new(
-                    opc("float_abs"),
+            match def.opcode {
+                Opcode::FloatAbs => Some(Rewritten::Value(op.args[0])),
+                Opcode::FloatNeg => Some(Rewritten::Ops(vec![Op::new(
+                    Opcode::FloatAbs,
                     vec![def.args[0]],
                     op.result,
                 )])),
                 _ => None,
             }
         }
-        "float_mul" => match (sh.resolve(op.args[0]), sh.resolve(op.args[1])) {
+        Opcode::FloatMul => match (sh.resolve(op.args[0]), sh.resolve(op.args[1])) {
             (x, Value::Float(one)) | (Value::Float(one), x) if f64::from_bits(one) == 1.0 => {
                 Some(Rewritten::Value(x))
             }
             _ => None,
         },
-        "float_truediv" => {
+        Opcode::FloatTruediv => {
             // by a power of two whose reciprocal is exact: a multiplication
             let Value::Float(bits) = sh.resolve(op.args[1]) else {
                 return None;
@@ -645,43 +651,43 @@ fn trace_only_rewrite(op: &Op, sh: &Shared) -> Option<Rewritten> {
             let power_of_two = c.is_normal() && bits & ((1 << 52) - 1) == 0;
             (power_of_two && r.is_finite() && r != 0.0 && r * c == 1.0).then(|| {
                 Rewritten::Ops(vec![Op::new(
-                    opc("float_mul"),
+                    Opcode::FloatMul,
                     vec![op.args[0], Value::float(r)],
                     op.result,
                 )])
             })
         }
-        "int_eq" => {
+        Opcode::IntEq => {
             let x = match (sh.resolve(op.args[0]), sh.resolve(op.args[1])) {
                 (x, Value::Int(0)) | (Value::Int(0), x) => x,
                 _ => return None,
             };
             Some(Rewritten::Ops(vec![Op::new(
-                opc("int_is_zero"),
+                Opcode::IntIsZero,
                 vec![x],
                 op.result,
             )]))
         }
-        "int_is_zero" => {
+        Opcode::IntIsZero => {
             // not(not x) of a word: its truth
             let def = sh.def_of(op.args[0])?;
-            (def.name() == "int_is_zero").then(|| {
+            (def.opcode == Opcode::IntIsZero).then(|| {
                 Rewritten::Ops(vec![Op::new(
-                    opc("int_is_true"),
+                    Opcode::IntIsTrue,
                     vec![def.args[0]],
                     op.result,
                 )])
             })
         }
-        "int_and" | "int_or" => {
+        Opcode::IntAnd | Opcode::IntOr => {
             // x & y is x when y's possible zeros are zeros of x; x | y is x
             // when y's possible ones are ones of x (known bits of boxes:
             // the rules see only constant masks)
             let (x, y) = (sh.resolve(op.args[0]), sh.resolve(op.args[1]));
             let covers = |a: Value, b: Value| {
                 let (ba, bb) = (sh.bound(a), sh.bound(b));
-                match op.name() {
-                    "int_and" => !bb.ones & !ba.zeros == 0,
+                match op.opcode {
+                    Opcode::IntAnd => !bb.ones & !ba.zeros == 0,
                     _ => !bb.zeros & !ba.ones == 0,
                 }
             };
@@ -693,18 +699,18 @@ fn trace_only_rewrite(op: &Op, sh: &Shared) -> Option<Rewritten> {
                 None
             }
         }
-        "int_add" | "int_xor" => {
+        Opcode::IntAdd | Opcode::IntXor => {
             // no bit may be one in both: no carry, the same as x | y (one
             // form, so that `pure` finds the others as it)
             let (x, y) = (op.args[0], op.args[1]);
             disjoint_bits(sh, x, y)
-                .then(|| Rewritten::Ops(vec![Op::new(opc("int_or"), vec![x, y], op.result)]))
+                .then(|| Rewritten::Ops(vec![Op::new(Opcode::IntOr, vec![x, y], op.result)]))
         }
-        "int_sub" => {
+        Opcode::IntSub => {
             // (x | y) - y is x when x and y share no bit
             let y = sh.resolve(op.args[1]);
             let def = sh.def_of(op.args[0])?;
-            if def.name() != "int_or" {
+            if def.opcode != Opcode::IntOr {
                 return None;
             }
             let (a, b) = (sh.resolve(def.args[0]), sh.resolve(def.args[1]));
@@ -742,19 +748,24 @@ fn divide_by_power_of_two(op: &Op, sh: &mut Shared) -> Option<Rewritten> {
     let k = c.trailing_zeros() as i64;
     let x = sh.resolve(op.args[0]);
     let mut ops = Vec::new();
-    let mut step = |sh: &mut Shared, name: &str, args: Vec<Value>, result: Option<usize>| {
+    let mut step = |sh: &mut Shared, name: Opcode, args: Vec<Value>, result: Option<usize>| {
         let r = result.unwrap_or_else(|| sh.new_box(Kind::Int));
-        ops.push(Op::new(opc(name), args, Some(r)));
+        ops.push(Op::new(name, args, Some(r)));
         Value::Box(r)
     };
-    let sign = step(sh, "int_rshift", vec![x, Value::Int(63)], None);
-    let bias = step(sh, "int_and", vec![sign, Value::Int(c - 1)], None);
-    let biased = step(sh, "int_add", vec![x, bias], None);
-    if op.name() == "int_floordiv" {
-        step(sh, "int_rshift", vec![biased, Value::Int(k)], op.result);
+    let sign = step(sh, Opcode::IntRshift, vec![x, Value::Int(63)], None);
+    let bias = step(sh, Opcode::IntAnd, vec![sign, Value::Int(c - 1)], None);
+    let biased = step(sh, Opcode::IntAdd, vec![x, bias], None);
+    if op.opcode == Opcode::IntFloordiv {
+        step(
+            sh,
+            Opcode::IntRshift,
+            vec![biased, Value::Int(k)],
+            op.result,
+        );
     } else {
-        let multiple = step(sh, "int_and", vec![biased, Value::Int(-c)], None);
-        step(sh, "int_sub", vec![x, multiple], op.result);
+        let multiple = step(sh, Opcode::IntAnd, vec![biased, Value::Int(-c)], None);
+        step(sh, Opcode::IntSub, vec![x, multiple], op.result);
     }
     Some(Rewritten::Ops(ops))
 }

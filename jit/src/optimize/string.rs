@@ -30,7 +30,7 @@
 //! or a value known to be in 0..=255); otherwise the string is forced and
 //! the store emitted.
 
-use crate::trace::{opc, DescrNeed, Kind, Op, Value};
+use crate::trace::{DescrNeed, Kind, Op, Opcode, Value};
 
 use super::virtualize::{
     escape_op, force_all, force_value, virtual_of, virtual_shape, zero_of, Virtual, Virtuals,
@@ -51,7 +51,7 @@ pub(crate) fn is_string_equality(op: &Op, sh: &Shared) -> bool {
     let descr = op.descr.map(|d| &sh.trace.header.descrs[d].data);
     matches!(descr, Some(crate::trace::DescrData::Call { func })
         if matches!(func.name, "str_equal" | "unicode_equal"))
-        && op.name().starts_with("call")
+        && op.opcode.is_call()
         && op.args.len() == 2
 }
 
@@ -83,11 +83,11 @@ impl Flavour {
         }
     }
 
-    fn op(self, str_name: &'static str, unicode_name: &'static str) -> usize {
-        opc(match self {
-            Flavour::Str => str_name,
-            Flavour::Unicode => unicode_name,
-        })
+    fn op(self, str_op: Opcode, unicode_op: Opcode) -> Opcode {
+        match self {
+            Flavour::Str => str_op,
+            Flavour::Unicode => unicode_op,
+        }
     }
 
     /// What a store of `v` leaves in a string, as a read gives it back:
@@ -265,7 +265,7 @@ impl OptString {
             (Some(items), None, _) if in_range(items.len(), from) && n <= MAX_UNROLLED_COPY => {
                 for k in 0..n {
                     let c = items[(from + k) as usize].unwrap_or(Value::Int(0));
-                    let store = flavour.op("strsetitem", "unicodesetitem");
+                    let store = flavour.op(Opcode::Strsetitem, Opcode::Unicodesetitem);
                     sh.send_extra(Op {
                         descr: op.descr,
                         ..Op::new(store, vec![dst, Value::Int(to + k), c], None)
@@ -276,8 +276,8 @@ impl OptString {
             (None, Some(_), Some(len)) if in_range(len, to) && n <= MAX_UNROLLED_COPY => {
                 for k in 0..n {
                     let c = sh.new_box(Kind::Int);
-                    let read = flavour.op("strgetitem", "unicodegetitem");
-                    let store = flavour.op("strsetitem", "unicodesetitem");
+                    let read = flavour.op(Opcode::Strgetitem, Opcode::Unicodegetitem);
+                    let store = flavour.op(Opcode::Strsetitem, Opcode::Unicodesetitem);
                     sh.send_extra(Op {
                         descr: op.descr,
                         ..Op::new(read, vec![src, Value::Int(from + k)], Some(c))
@@ -341,7 +341,7 @@ impl OptString {
                             // one character unknown: the comparison is that
                             // of the character (PyPy's streq of one char)
                             (false, [(c, d)], Some(r)) => {
-                                let same = Op::new(opc("int_eq"), vec![*c, *d], Some(r));
+                                let same = Op::new(Opcode::IntEq, vec![*c, *d], Some(r));
                                 return sh.send_extra(same);
                             }
                             _ => None,
@@ -403,19 +403,19 @@ impl Optimization for OptString {
     }
 
     fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
-        let name = op.name();
+        let name = op.opcode;
         if op.is_string_op() {
             return match name {
-                "newstr" | "newunicode" => self.newstr(op, sh, next),
-                "strlen" | "unicodelen" => self.strlen(op, sh, next),
-                "strgetitem" | "unicodegetitem" => self.strgetitem(op, sh, next),
-                "strsetitem" | "unicodesetitem" => self.strsetitem(op, sh, next),
+                Opcode::Newstr | Opcode::Newunicode => self.newstr(op, sh, next),
+                Opcode::Strlen | Opcode::Unicodelen => self.strlen(op, sh, next),
+                Opcode::Strgetitem | Opcode::Unicodegetitem => self.strgetitem(op, sh, next),
+                Opcode::Strsetitem | Opcode::Unicodesetitem => self.strsetitem(op, sh, next),
                 _ => self.copy(op, sh, next), // copystrcontent, copyunicodecontent
             };
         }
         match name {
             _ if is_string_equality(&op, sh) => self.equality(op, sh, next),
-            "label" => {
+            Opcode::Label => {
                 if self.owns_escapes {
                     // the loop's strings are other ones each iteration
                     force_all(&self.virtuals, sh, next);

@@ -47,7 +47,7 @@
 //! A trace that does not end in a jump is optimized as without `unroll`.
 
 use super::{FieldSlot, IntBound, ReadPlace, RememberedRead, Run, VirtualShape, WordMap, WordSet};
-use crate::trace::{opc, BoxId, DescrData, Kind, Op, Trace, Value};
+use crate::trace::{BoxId, DescrData, Kind, Op, Opcode, Trace, Value};
 
 /// How often the trace is optimized again with weaker assumptions (each
 /// round weakens at least one) before a last round that assumes nothing:
@@ -69,10 +69,10 @@ struct Loop<'t> {
 
 fn split_loop(trace: &Trace) -> Option<Loop<'_>> {
     let (jump, rest) = trace.ops.split_last()?;
-    if jump.name() != "jump" {
+    if jump.opcode != Opcode::Jump {
         return None;
     }
-    let (pre, body, mut header) = match rest.iter().rposition(|op| op.name() == "label") {
+    let (pre, body, mut header) = match rest.iter().rposition(|op| op.opcode == Opcode::Label) {
         Some(i) => {
             let header: Vec<BoxId> = rest[i]
                 .args
@@ -83,7 +83,7 @@ fn split_loop(trace: &Trace) -> Option<Loop<'_>> {
         }
         None => (&rest[..0], rest, trace.inputs.clone()),
     };
-    if body.iter().any(|op| op.name() == "finish") {
+    if body.iter().any(|op| op.opcode == Opcode::Finish) {
         return None;
     }
     let distinct: WordSet<BoxId> = header.iter().copied().collect();
@@ -352,7 +352,7 @@ fn enter(
                 let store = match slot {
                     FieldSlot::Field(d) => Op {
                         descr: Some(*d),
-                        ..Op::new(opc("setfield_gc"), vec![Value::Box(obj), val], None)
+                        ..Op::new(Opcode::SetfieldGc, vec![Value::Box(obj), val], None)
                     },
                     FieldSlot::Item(i) => Op {
                         descr: alloc.descr,
@@ -374,9 +374,9 @@ fn enter(
 /// virtual objects among them) and takes it back from the output: the
 /// values as they are now.
 fn through_chain(run: &mut Run, values: Vec<Value>) -> Result<Vec<Value>, String> {
-    run.feed(Op::new(opc("jump"), values, None))?;
+    run.feed(Op::new(Opcode::Jump, values, None))?;
     match run.sh.trace.ops.pop() {
-        Some(op) if op.name() == "jump" => Ok(op.args),
+        Some(op) if op.opcode == Opcode::Jump => Ok(op.args),
         _ => Err("internal error: an optimization dropped the loop's jump".into()),
     }
 }
@@ -604,16 +604,11 @@ fn peel(
         .collect();
     label.extend(carried_boxes.iter().copied());
     for (slot, v) in label.iter().zip(&entry_values) {
-        let same_as = match run.sh.kind(*v) {
-            Kind::Float => "same_as_f",
-            Kind::Ref => "same_as_r",
-            _ => "same_as_i",
-        };
-        run.sh
-            .output(Op::new(opc(same_as), vec![*v], slot.as_box()));
+        let same_as = Opcode::same_as(run.sh.kind(*v));
+        run.sh.output(Op::new(same_as, vec![*v], slot.as_box()));
     }
     let label_at = run.sh.trace.ops.len();
-    run.sh.output(Op::new(opc("label"), label.clone(), None));
+    run.sh.output(Op::new(Opcode::Label, label.clone(), None));
     let sh = &run.sh;
     let keep_read = |r: &RememberedRead| keep.contains(&(sh.resolve(r.object), r.place));
     for o in run.chain.iter_mut() {
@@ -691,14 +686,14 @@ fn peel(
     );
     let jump_args = through_chain(&mut run, flat)?;
     run.flush();
-    run.sh.output(Op::new(opc("jump"), jump_args, None));
+    run.sh.output(Op::new(Opcode::Jump, jump_args, None));
     let mut out = run.sh.into_trace(trace);
     drop_repeated_guards(&mut out, label_at);
     super::remove_dead(&mut out);
     let label_at = out
         .ops
         .iter()
-        .rposition(|op| op.name() == "label")
+        .rposition(|op| op.opcode == Opcode::Label)
         .ok_or("internal error: the peeled loop lost its label")?;
     let label_at = rename_entry_copies(&mut out, label_at);
     pass_outer_values(&mut out, label_at);
@@ -711,7 +706,7 @@ fn peel(
 /// read a flag the operation before them sets: they stay.)
 fn drop_repeated_guards(t: &mut Trace, label_at: usize) {
     let (before, after) = t.ops.split_at(label_at);
-    let checked: WordSet<(usize, &[Value], Option<usize>)> = before
+    let checked: WordSet<(Opcode, &[Value], Option<usize>)> = before
         .iter()
         .filter(|op| op.is_guard() && !op.args.is_empty())
         .map(|op| (op.opcode, op.args.as_slice(), op.descr))
@@ -742,7 +737,7 @@ fn rename_entry_copies(t: &mut Trace, mut label_at: usize) -> usize {
     }
     let mut sources: WordMap<BoxId, usize> = WordMap::default();
     let mut first = label_at;
-    while first > 0 && t.ops[first - 1].name().starts_with("same_as") {
+    while first > 0 && t.ops[first - 1].opcode.is_same_as() {
         first -= 1;
         if let Some(Value::Box(s)) = t.ops[first].args.first() {
             *sources.entry(*s).or_default() += 1;

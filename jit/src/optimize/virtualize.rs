@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use crate::trace::{
-    opc, BoxId, DescrData, DescrId, FieldSlot, Kind, Op, Opcode, PendingStore, Resume, ResumeValue,
+    BoxId, DescrData, DescrId, FieldSlot, Kind, Op, Opcode, PendingStore, Resume, ResumeValue,
     Value, VirtualObject,
 };
 
@@ -147,7 +147,7 @@ pub(crate) fn force(virtuals: &Virtuals, b: BoxId, sh: &mut Shared, next: &mut N
                     // memory starts zeroed
                     continue;
                 }
-                let mut st = Op::new(opc("setfield_gc"), vec![Value::Box(b), val], None);
+                let mut st = Op::new(Opcode::SetfieldGc, vec![Value::Box(b), val], None);
                 st.descr = Some(d);
                 next.emit(st, sh);
             }
@@ -170,11 +170,11 @@ pub(crate) fn force(virtuals: &Virtuals, b: BoxId, sh: &mut Shared, next: &mut N
 /// The operation that stores an item into what `alloc` allocates:
 /// `strsetitem` into a string, `setarrayitem_gc` into an array.
 pub(crate) fn item_store(alloc: &Op) -> Opcode {
-    opc(match alloc.name() {
-        "newstr" => "strsetitem",
-        "newunicode" => "unicodesetitem",
-        _ => "setarrayitem_gc",
-    })
+    match alloc.opcode {
+        Opcode::Newstr => Opcode::Strsetitem,
+        Opcode::Newunicode => Opcode::Unicodesetitem,
+        _ => Opcode::SetarrayitemGc,
+    }
 }
 
 /// Forces every virtual object, in box order (at a label, where the loop's
@@ -462,14 +462,14 @@ impl Optimization for OptVirtualize {
     }
 
     fn propagate(&mut self, op: Op, sh: &mut Shared, next: &mut Next) {
-        let name = op.name();
+        let name = op.opcode;
         if op.is_string_op() || self.compares_virtual_strings(&op, sh) {
             // `string` does them (on its virtual strings, which only it makes)
             return next.emit(op, sh);
         }
         let v0 = op.args.first().and_then(|a| self.virtual_of(sh, *a));
         match name {
-            "new" | "new_with_vtable" => {
+            Opcode::New | Opcode::NewWithVtable => {
                 if let Some(r) = op.result {
                     self.virtuals.borrow_mut().insert(
                         r,
@@ -481,7 +481,7 @@ impl Optimization for OptVirtualize {
                     return;
                 }
             }
-            "new_array" | "new_array_clear" => {
+            Opcode::NewArray | Opcode::NewArrayClear => {
                 if let (Some(r), Value::Int(n)) = (op.result, sh.resolve(op.args[0])) {
                     if (0..=MAX_VIRTUAL_ARRAY).contains(&n) {
                         self.virtuals.borrow_mut().insert(
@@ -495,7 +495,7 @@ impl Optimization for OptVirtualize {
                     }
                 }
             }
-            "setfield_gc" => {
+            Opcode::SetfieldGc => {
                 if let (Some(b), Some(d)) = (v0, op.descr) {
                     let narrow = match &sh.trace.header.descrs[d].data {
                         DescrData::Field { ty, .. } => ty.size_align().0 < 8,
@@ -512,7 +512,7 @@ impl Optimization for OptVirtualize {
                     }
                 }
             }
-            "getfield_gc_i" | "getfield_gc_f" | "getfield_gc_r" => {
+            Opcode::GetfieldGcI | Opcode::GetfieldGcF | Opcode::GetfieldGcR => {
                 if let (Some(b), Some(d), Some(r)) = (v0, op.descr, op.result) {
                     if let Some(Virtual::Struct { fields, .. }) = self.virtuals.borrow().get(&b) {
                         let val = fields
@@ -524,13 +524,16 @@ impl Optimization for OptVirtualize {
                     }
                 }
             }
-            "setarrayitem_gc" | "getarrayitem_gc_i" | "getarrayitem_gc_f" | "getarrayitem_gc_r" => {
+            Opcode::SetarrayitemGc
+            | Opcode::GetarrayitemGcI
+            | Opcode::GetarrayitemGcF
+            | Opcode::GetarrayitemGcR => {
                 if let (Some(b), Value::Int(i)) = (v0, sh.resolve(op.args[1])) {
                     if let Some(Virtual::Array { items, .. }) =
                         self.virtuals.borrow_mut().get_mut(&b)
                     {
                         if (0..items.len() as i64).contains(&i) {
-                            if name == "setarrayitem_gc" {
+                            if name == Opcode::SetarrayitemGc {
                                 let narrow = match op.descr.map(|d| &sh.trace.header.descrs[d].data)
                                 {
                                     Some(DescrData::Array { item_size, .. }) => *item_size < 8,
@@ -551,7 +554,7 @@ impl Optimization for OptVirtualize {
                     }
                 }
             }
-            "arraylen_gc" => {
+            Opcode::ArraylenGc => {
                 if let (Some(b), Some(r)) = (v0, op.result) {
                     if let Some(Virtual::Array { items, .. }) = self.virtuals.borrow().get(&b) {
                         sh.make_equal(r, Value::Int(items.len() as i64));
@@ -559,7 +562,7 @@ impl Optimization for OptVirtualize {
                     }
                 }
             }
-            "guard_class" | "guard_nonnull_class" => {
+            Opcode::GuardClass | Opcode::GuardNonnullClass => {
                 if let Some(b) = v0 {
                     let want = sh.class_named(op.args[1]);
                     if want.is_some() && self.class_of(b, sh) == want {
@@ -568,19 +571,19 @@ impl Optimization for OptVirtualize {
                 }
             }
             // a virtual is never null
-            "guard_nonnull" if v0.is_some() => return,
-            "ptr_eq" | "ptr_ne" | "instance_ptr_eq" | "instance_ptr_ne" => {
+            Opcode::GuardNonnull if v0.is_some() => return,
+            Opcode::PtrEq | Opcode::PtrNe | Opcode::InstancePtrEq | Opcode::InstancePtrNe => {
                 let (a, b) = (sh.resolve(op.args[0]), sh.resolve(op.args[1]));
                 let va = self.virtual_of(sh, a).is_some();
                 let vb = self.virtual_of(sh, b).is_some();
                 if let (Some(r), true) = (op.result, va || vb) {
                     let eq = a == b;
-                    let ne = name.ends_with("_ne");
+                    let ne = name.is_not_equal();
                     sh.make_equal(r, Value::Int((eq != ne) as i64));
                     return;
                 }
             }
-            "label" => {
+            Opcode::Label => {
                 force_all(&self.virtuals, sh, next);
                 next.emit(op, sh);
                 return;
