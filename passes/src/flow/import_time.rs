@@ -208,7 +208,9 @@ pub(crate) fn import_program(
             facts: Default::default(),
             prebuilt: Vec::new(),
         };
-        let mut interp = ObjInterpreter::with_prebuilt_values(&program, dialect, objects.clone());
+        // Import-time code is Python: its ints are unbounded.
+        let mut interp = ObjInterpreter::with_prebuilt_values(&program, dialect, objects.clone())
+            .with_python_ints();
         // Output at import time goes to the translator's terminal, not to
         // the translated program's: it is not part of the program.
         let mut out: Vec<u8> = Vec::new();

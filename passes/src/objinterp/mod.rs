@@ -31,6 +31,7 @@ mod rdict;
 mod rlib;
 mod strmethods;
 mod value;
+mod wide;
 
 pub use ops::{Exc, Op};
 pub use value::ObjValue;
@@ -214,6 +215,8 @@ struct Frame {
     /// For an `__init__` called by instantiating a class: the instance, which
     /// the caller receives instead of the returned value.
     constructing: Option<ObjValue>,
+    /// The exact values of the variables whose ints left the machine word.
+    wide: wide::WideVars,
 }
 
 /// Interprets one flow-stage program.
@@ -239,6 +242,10 @@ pub struct ObjInterpreter<'p> {
     nested_runs: std::cell::Cell<usize>,
     max_steps: Option<u64>,
     steps: std::cell::Cell<u64>,
+    /// Whether int arithmetic follows Python's unbounded ints (import
+    /// time, `wide`) rather than only wrapping machine words as
+    /// translated code does.
+    python_ints: bool,
     /// The most memory the process may hold while the program runs
     /// (`heap.rs`); more raises MemoryError.
     heap_limit: u64,
@@ -272,6 +279,8 @@ const GC_COLLECT: &str = "gc.collect";
 /// What an operation does.
 enum Step {
     Value(ObjValue),
+    /// An int outside the machine word: its wrapped value and exact form.
+    Wide(ObjValue, wide::Wide),
     /// A call of a program graph (by index) with these arguments; for a
     /// class's `__init__`, with the new instance (also the first argument),
     /// which is the call's value.
@@ -359,6 +368,7 @@ impl<'p> ObjInterpreter<'p> {
             nested_frames: Default::default(),
             max_steps: None,
             steps: Default::default(),
+            python_ints: false,
             heap_limit: heap::DEFAULT_HEAP_LIMIT,
             recorded: None,
             defined_classes: Default::default(),
@@ -403,6 +413,16 @@ impl<'p> ObjInterpreter<'p> {
     /// runs before it raises MemoryError (default `heap::DEFAULT_HEAP_LIMIT`).
     pub fn with_heap_limit(mut self, bytes: u64) -> Self {
         self.heap_limit = bytes;
+        self
+    }
+
+    /// Int arithmetic as Python's, on unbounded ints, as at import time: an
+    /// int that leaves the machine word keeps its exact value beside its
+    /// wrapped one (`wide`), which `ovfcheck` and the overflow-checking
+    /// operations see, and arithmetic that brings it back gives the exact
+    /// result. Otherwise ints are the machine words of translated code.
+    pub fn with_python_ints(mut self) -> Self {
+        self.python_ints = true;
         self
     }
 
@@ -583,6 +603,7 @@ impl<'p> ObjInterpreter<'p> {
             block: g.start,
             pc: 0,
             constructing: None,
+            wide: Default::default(),
         })
     }
 
@@ -627,11 +648,19 @@ impl<'p> ObjInterpreter<'p> {
 
             if let Some(op) = b.ops.get(frame.pc) {
                 let result = op.result;
-                match self.step(op, &frame.env, depth, out) {
+                match self.step(op, &frame.env, &frame.wide, depth, out) {
                     Ok(Step::Value(v)) => {
                         let frame = stack.last_mut().expect("a frame is running");
                         self.record(frame.graph, result, &v);
                         frame.env[result] = Some(v);
+                        frame.wide.set(result, None);
+                        frame.pc += 1;
+                    }
+                    Ok(Step::Wide(v, w)) => {
+                        let frame = stack.last_mut().expect("a frame is running");
+                        self.record(frame.graph, result, &v);
+                        frame.env[result] = Some(v);
+                        frame.wide.set(result, Some(w));
                         frame.pc += 1;
                     }
                     Ok(Step::Call(callee, args, constructing)) => match self.frame(callee, args) {
@@ -694,6 +723,7 @@ impl<'p> ObjInterpreter<'p> {
         &self,
         op: &OpCode,
         env: &[Option<ObjValue>],
+        wide_vars: &wide::WideVars,
         depth: usize,
         out: &mut dyn Write,
     ) -> Result<Step, Stop> {
@@ -702,8 +732,28 @@ impl<'p> ObjInterpreter<'p> {
             .iter()
             .map(|a| self.get(env, a))
             .collect::<Result<Vec<_>, _>>()?;
-        if let Some(r) = exceptions::overflow_checked(&op.name, &args, self.dialect) {
-            return r.map(Step::Value).map_err(Stop::Raise);
+        let wide: Vec<Option<wide::Wide>> = if wide_vars.is_empty() {
+            Vec::new()
+        } else {
+            op.args
+                .iter()
+                .map(|a| match a {
+                    Operand::Var(v) => wide_vars.get(*v),
+                    _ => None,
+                })
+                .collect()
+        };
+        if let Some(r) = wide::overflow_checked(&op.name, &args, &wide, self.dialect) {
+            return match r {
+                Ok(r) => r.map(Step::Value).map_err(Stop::Raise),
+                Err(message) => Err(Stop::Internal(message)),
+            };
+        }
+        if let Some(r) = wide::checked_call(&args, &wide) {
+            return match r {
+                Ok(r) => r.map(Step::Value).map_err(Stop::Raise),
+                Err(message) => Err(Stop::Internal(message)),
+            };
         }
         if op.name == crate::flow::FLOW_ERROR {
             let message = args.first().map(|m| m.to_str(self.dialect));
@@ -766,7 +816,20 @@ impl<'p> ObjInterpreter<'p> {
         if let Some(step) = self.rich_comparison(kind, &args, depth, out)? {
             return Ok(step);
         }
-        self.operation(kind, args, out).map(Step::Value)
+        let outcome = if self.python_ints {
+            wide::result(kind, &args, &wide)
+        } else {
+            None
+        };
+        match outcome {
+            Some(wide::Outcome::Fits(i)) => Ok(Step::Value(ObjValue::Int(i))),
+            Some(wide::Outcome::Wide(i, w)) => Ok(Step::Wide(ObjValue::Int(i), w)),
+            Some(wide::Outcome::WideWrapped(w)) => {
+                let v = self.operation(kind, args, out)?;
+                Ok(Step::Wide(v, w))
+            }
+            None => self.operation(kind, args, out).map(Step::Value),
+        }
     }
 
     /// A comparison whose operand is an instance of a class defining the
@@ -936,12 +999,26 @@ impl<'p> ObjInterpreter<'p> {
             if let Some(v) = link.last_exception {
                 self.record(frame.graph, v, &etype);
                 frame.env[v] = Some(etype);
+                frame.wide.set(v, None);
             }
             if let Some(v) = link.last_exc_value {
                 self.record(frame.graph, v, &evalue);
                 frame.env[v] = Some(evalue);
+                frame.wide.set(v, None);
             }
         }
+        // The links' wide ints keep their exact values.
+        let wide: Vec<Option<wide::Wide>> = if frame.wide.is_empty() {
+            Vec::new()
+        } else {
+            link.args
+                .iter()
+                .map(|a| match a {
+                    Operand::Var(v) => frame.wide.get(*v),
+                    _ => None,
+                })
+                .collect()
+        };
         let values = link
             .args
             .iter()
@@ -956,6 +1033,7 @@ impl<'p> ObjInterpreter<'p> {
             if let Some(&rv) = g.blocks[g.ret].inputargs.first() {
                 self.record(frame.graph, rv, &result);
             }
+            let returned_wide = wide.first().copied().flatten();
             let result = match frame.constructing.take() {
                 Some(instance) if result == ObjValue::None => instance,
                 Some(_) => {
@@ -974,6 +1052,7 @@ impl<'p> ObjInterpreter<'p> {
                     let call = &cg.blocks[caller.block].ops[caller.pc];
                     self.record(caller.graph, call.result, &result);
                     caller.env[call.result] = Some(result);
+                    caller.wide.set(call.result, returned_wide);
                     caller.pc += 1;
                     Next::Continue
                 }
@@ -996,9 +1075,10 @@ impl<'p> ObjInterpreter<'p> {
                 target.inputargs.len()
             )));
         }
-        for (&v, x) in target.inputargs.iter().zip(values) {
+        for (i, (&v, x)) in target.inputargs.iter().zip(values).enumerate() {
             self.record(frame.graph, v, &x);
             frame.env[v] = Some(x);
+            frame.wide.set(v, wide.get(i).copied().flatten());
         }
         frame.block = link.target;
         frame.pc = 0;
