@@ -215,6 +215,9 @@ struct Frame {
     /// For an `__init__` called by instantiating a class: the instance, which
     /// the caller receives instead of the returned value.
     constructing: Option<ObjValue>,
+    /// For a rich comparison method (`__eq__`, ...) a comparison called:
+    /// its name (its result may not be NotImplemented, see `follow`).
+    comparing: Option<&'static str>,
     /// The exact values of the variables whose ints left the machine word.
     wide: wide::WideVars,
 }
@@ -285,6 +288,8 @@ enum Step {
     /// class's `__init__`, with the new instance (also the first argument),
     /// which is the call's value.
     Call(usize, Vec<ObjValue>, Option<ObjValue>),
+    /// The call of a rich comparison method (by name) for a comparison.
+    Compare(usize, Vec<ObjValue>, &'static str),
 }
 
 /// What following a link leads to.
@@ -603,6 +608,7 @@ impl<'p> ObjInterpreter<'p> {
             block: g.start,
             pc: 0,
             constructing: None,
+            comparing: None,
             wide: Default::default(),
         })
     }
@@ -666,6 +672,17 @@ impl<'p> ObjInterpreter<'p> {
                     Ok(Step::Call(callee, args, constructing)) => match self.frame(callee, args) {
                         Ok(new) => stack.push(Frame {
                             constructing,
+                            ..new
+                        }),
+                        Err(stop) => {
+                            if let Next::Return(v) = self.raise(stack, stop)? {
+                                return Ok(v);
+                            }
+                        }
+                    },
+                    Ok(Step::Compare(callee, args, method)) => match self.frame(callee, args) {
+                        Ok(new) => stack.push(Frame {
+                            comparing: Some(method),
                             ..new
                         }),
                         Err(stop) => {
@@ -865,18 +882,26 @@ impl<'p> ObjInterpreter<'p> {
             },
             _ => None,
         };
-        let call = |f: ObjValue, a: &ObjValue, b: &ObjValue| -> Result<Option<Step>, Stop> {
+        let call = |f: ObjValue,
+                    a: &ObjValue,
+                    b: &ObjValue,
+                    method: &'static str|
+         -> Result<Option<Step>, Stop> {
             let ObjValue::Func(name) = &f else {
                 unreachable!("lookup gives functions")
             };
             let callee = self.callee(name, depth)?;
-            Ok(Some(Step::Call(callee, vec![a.clone(), b.clone()], None)))
+            Ok(Some(Step::Compare(
+                callee,
+                vec![a.clone(), b.clone()],
+                method,
+            )))
         };
         if let Some(f) = lookup(left, method) {
-            return call(f, left, right);
+            return call(f, left, right, method);
         }
         if let Some(f) = lookup(right, reflected) {
-            return call(f, right, left);
+            return call(f, right, left, reflected);
         }
         if op == Op::Ne && self.dialect == Dialect::Py3 {
             let eq = lookup(left, "__eq__")
@@ -895,10 +920,14 @@ impl<'p> ObjInterpreter<'p> {
 
     /// Python 2's fallback when neither operand has the rich comparison
     /// method: the three-way `__cmp__` of the left operand's class, else
-    /// the right one's with its sign turned (CPython 2.7's
-    /// `_PyObject_SlotCompare`), its result taken as an int (a float is
-    /// truncated; anything else is a TypeError) and only its sign kept.
-    /// `None` when neither class defines `__cmp__`.
+    /// the right one's with its sign turned, its result taken as an int (a
+    /// float is truncated; anything else is a TypeError) and only its sign
+    /// kept; a method that returns NotImplemented passes on to the next.
+    /// When an operand is an instance of an old-style class, only the
+    /// methods of such operands are asked (CPython 2.7's
+    /// `instance_compare`; else its `_PyObject_SlotCompare`). `None` when
+    /// no method gives an answer: the default comparison (identity for
+    /// `==`).
     fn three_way_comparison(
         &self,
         op: Op,
@@ -913,33 +942,52 @@ impl<'p> ObjInterpreter<'p> {
             },
             _ => None,
         };
-        let Some((f, a, b, sign)) = lookup(left)
-            .map(|f| (f, left, right, 1))
-            .or_else(|| lookup(right).map(|f| (f, right, left, -1)))
-        else {
-            return Ok(None);
-        };
-        let result = self.call_value(&f, vec![a.clone(), b.clone()], out)?;
-        let c = match result {
-            ObjValue::Int(i) => i.signum(),
-            ObjValue::Bool(b) => i64::from(b),
-            ObjValue::UInt(u) => i64::from(u > 0),
-            ObjValue::Float(x) => match ops::float_to_int(x).map_err(Stop::Raise)? {
+        let old_style =
+            |x: &ObjValue| matches!(x, ObjValue::Instance(i) if !i.class.is_new_style());
+        let any_old_style = old_style(left) || old_style(right);
+        for (a, b, sign) in [(left, right, 1), (right, left, -1)] {
+            if any_old_style && !old_style(a) {
+                continue;
+            }
+            let Some(f) = lookup(a) else {
+                continue;
+            };
+            let result = self.call_value(&f, vec![a.clone(), b.clone()], out)?;
+            if is_not_implemented(&result) {
+                continue;
+            }
+            let not_int = || {
+                Stop::Raise(ops::exc(
+                    "TypeError",
+                    if old_style(a) {
+                        "comparison did not return an int"
+                    } else {
+                        "an integer is required"
+                    },
+                ))
+            };
+            let c = match result {
                 ObjValue::Int(i) => i.signum(),
-                _ => unreachable!("float_to_int gives an int"),
-            },
-            _ => return Err(Stop::Raise(ops::exc("TypeError", "an integer is required"))),
-        } * sign;
-        let holds = match op {
-            Op::Lt => c < 0,
-            Op::Le => c <= 0,
-            Op::Gt => c > 0,
-            Op::Ge => c >= 0,
-            Op::Eq => c == 0,
-            Op::Ne => c != 0,
-            _ => unreachable!("rich_comparison passes comparisons only"),
-        };
-        Ok(Some(Step::Value(ObjValue::Bool(holds))))
+                ObjValue::Bool(b) => i64::from(b),
+                ObjValue::UInt(u) => i64::from(u > 0),
+                ObjValue::Float(x) => match ops::float_to_int(x).map_err(Stop::Raise)? {
+                    ObjValue::Int(i) => i.signum(),
+                    _ => unreachable!("float_to_int gives an int"),
+                },
+                _ => return Err(not_int()),
+            } * sign;
+            let holds = match op {
+                Op::Lt => c < 0,
+                Op::Le => c <= 0,
+                Op::Gt => c > 0,
+                Op::Ge => c >= 0,
+                Op::Eq => c == 0,
+                Op::Ne => c != 0,
+                _ => unreachable!("rich_comparison passes comparisons only"),
+            };
+            return Ok(Some(Step::Value(ObjValue::Bool(holds))));
+        }
+        Ok(None)
     }
 
     /// The method of an instance's class that the generic operation `op`
@@ -1034,6 +1082,12 @@ impl<'p> ObjInterpreter<'p> {
                 self.record(frame.graph, rv, &result);
             }
             let returned_wide = wide.first().copied().flatten();
+            if let (Some(method), true) = (frame.comparing, is_not_implemented(&result)) {
+                return Err(Stop::Internal(format!(
+                    "{method}() returned NotImplemented: the fallbacks Python then tries \
+                     (the other operand's method, identity) are not run at import time"
+                )));
+            }
             let result = match frame.constructing.take() {
                 Some(instance) if result == ObjValue::None => instance,
                 Some(_) => {
@@ -1486,6 +1540,11 @@ fn same_case(case: &ObjValue, v: &ObjValue) -> bool {
         (ObjValue::Bool(_), _) | (_, ObjValue::Bool(_)) => false,
         _ => ops::equal(case, v),
     }
+}
+
+/// Whether `v` is Python's `NotImplemented`.
+fn is_not_implemented(v: &ObjValue) -> bool {
+    matches!(v, ObjValue::Builtin(b) if &**b == "NotImplemented")
 }
 
 fn get(env: &[Option<ObjValue>], a: &Operand) -> Result<ObjValue, Stop> {
