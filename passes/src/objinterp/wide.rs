@@ -193,34 +193,42 @@ fn arithmetic(op: Op) -> Option<&'static str> {
     }
 }
 
+/// The int values of `args` (one or two), with `wide[i]` the wide form
+/// of argument `i` (missing: none), and how many there are; `None` when
+/// one is no int. No allocation: this runs for every arithmetic operation.
+fn nums(args: &[ObjValue], wide: &[Option<Wide>]) -> Option<([Num; 2], usize)> {
+    let w = |i: usize| wide.get(i).copied().flatten();
+    match args {
+        [a] => Some(([num(a, w(0))?, Num::Known(0)], 1)),
+        [a, b] => Some(([num(a, w(0))?, num(b, w(1))?], 2)),
+        _ => None,
+    }
+}
+
 /// The operands of an int operation (`abs(x)` is a call of the builtin):
-/// its name and int values; `None` for any other operation.
+/// its name and int values (and how many); `None` for any other operation.
 fn int_operands(
     op: Op,
     args: &[ObjValue],
     wide: &[Option<Wide>],
-) -> Option<(&'static str, Vec<Num>)> {
+) -> Option<(&'static str, [Num; 2], usize)> {
     let (name, args, wide) = match (op, args) {
         (Op::SimpleCall, [ObjValue::Builtin(f), _]) if &**f == "abs" => {
             ("abs", &args[1..], wide.get(1..).unwrap_or_default())
         }
         _ => (arithmetic(op)?, args, wide),
     };
-    let xs = args
-        .iter()
-        .zip(wide.iter().copied().chain(std::iter::repeat(None)))
-        .map(|(a, w)| num(a, w))
-        .collect::<Option<Vec<_>>>()?;
-    Some((name, xs))
+    let (xs, n) = nums(args, wide)?;
+    Some((name, xs, n))
 }
 
 /// Operation `op` on `args` (with `wide[i]` the wide form of argument `i`)
 /// when it is int arithmetic whose result or an operand is not a machine
 /// word; `None` otherwise, the operation's ordinary result then standing.
 pub(super) fn result(op: Op, args: &[ObjValue], wide: &[Option<Wide>]) -> Option<Outcome> {
-    let (name, xs) = int_operands(op, args, wide)?;
+    let (name, xs, n) = int_operands(op, args, wide)?;
     let any_wide = wide.iter().any(Option::is_some);
-    Some(match exact(name, &xs)? {
+    Some(match exact(name, &xs[..n])? {
         Num::Known(r) => match i64::try_from(r) {
             Ok(r) if any_wide => Outcome::Fits(r),
             // The ordinary result is this one.
@@ -279,12 +287,8 @@ pub(super) fn overflow_checked(
     dialect: Dialect,
 ) -> Option<Result<Result<ObjValue, Exc>, String>> {
     let base = name.strip_suffix("_ovf")?;
-    let xs = args
-        .iter()
-        .zip(wide.iter().copied().chain(std::iter::repeat(None)))
-        .map(|(a, w)| num(a, w))
-        .collect::<Option<Vec<_>>>();
-    Some(Ok(match xs.and_then(|xs| exact(base, &xs)) {
+    let exact = nums(args, wide).and_then(|(xs, n)| exact(base, &xs[..n]));
+    Some(Ok(match exact {
         Some(Num::Known(r)) => i64::try_from(r).map(ObjValue::Int).map_err(|_| overflow()),
         Some(Num::Huge) => Err(overflow()),
         Some(Num::Lost) => return Some(Err(lost_message(&format!("'{name}'")))),
