@@ -413,6 +413,8 @@ pub(crate) fn simple_constant(v: &ObjValue) -> Option<Constant> {
         ObjValue::Func(f) => Constant::Func(f.to_string()),
         // Its graph's hint says it is static (see `collect_defs`).
         ObjValue::StaticMethod(f) => Constant::Func(f.to_string()),
+        // Import-time code has `NotImplemented`; translated code does not.
+        ObjValue::Builtin(b) if &**b == "NotImplemented" => return None,
         ObjValue::Builtin(b) => Constant::Builtin(b.to_string()),
         ObjValue::Class(c) if c.module.is_none() => Constant::Class(c.name.to_string()),
         _ => return None,
