@@ -2996,3 +2996,42 @@ fn builtins_rpython_lacks_are_named_in_translated_functions() {
         ["t.py:4:12: the builtin 'sum' is not RPython: a translated function cannot call it (code at module level can, at import time)"]
     );
 }
+
+/// `NotImplemented` is a value of import-time code (what a `__cmp__` may
+/// return there); translated code reading a global bound to it is told so,
+/// and a rich comparison method returning it at import time is reported
+/// (Python's fallbacks then are not run), never taken as a true result.
+#[test]
+fn not_implemented_is_an_import_time_value() {
+    let errors = errors3(
+        "
+X = NotImplemented
+def entry_point(argv):
+    print(X)
+    return 0
+def target(*args):
+    return entry_point
+",
+    );
+    assert!(
+        errors[0].contains("'X' cannot be a prebuilt constant")
+            && errors[0].contains("NotImplementedType"),
+        "{errors:?}"
+    );
+    let errors = errors3(
+        "
+class A(object):
+    def __eq__(self, other):
+        return NotImplemented
+R = [A() == A()]
+def entry_point(argv):
+    return 0
+def target(*args):
+    return entry_point
+",
+    );
+    assert!(
+        errors[0].contains("__eq__() returned NotImplemented"),
+        "{errors:?}"
+    );
+}

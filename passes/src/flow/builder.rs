@@ -81,8 +81,9 @@ const BUILTINS: &[&str] = &[
 const NOT_RPYTHON_BUILTINS: &[&str] =
     &["sorted", "set", "frozenset", "sum", "any", "all", "reduce"];
 
-/// Those of them the object interpreter runs for import-time code.
-const IMPORT_TIME_BUILTINS: &[&str] = &["sorted", "sum", "any", "all"];
+/// Those of them the object interpreter runs for import-time code, and
+/// `NotImplemented` (what a `__cmp__` may return there).
+const IMPORT_TIME_BUILTINS: &[&str] = &["sorted", "sum", "any", "all", "NotImplemented"];
 
 /// Python builtins that are not supported yet (named in their diagnostic).
 const LATER_BUILTINS: &[&str] = &[

@@ -274,6 +274,22 @@ impl FnBuilder<'_, '_> {
                 _ => Operand::Unknown,
             })
             .collect();
+        // A shift by a constant negative count (`1 << -1`, which constant
+        // folding leaves alone) raises ValueError, as by a variable count.
+        if let [_, Arg::Const(Constant::Int(count))] = args {
+            if *count < 0 {
+                match (opname, operands.first()) {
+                    (Opcode::Lshift | Opcode::Rshift, Some(Operand::Unknown)) => {
+                        return Some(Raises::Only(&["TypeError", "ValueError"]))
+                    }
+                    (Opcode::Lshift | Opcode::Rshift, _) => return Some(Raises::Only(&["ValueError"])),
+                    (Opcode::LshiftOvf, _) => {
+                        return Some(Raises::Only(&["OverflowError", "ValueError"]))
+                    }
+                    _ => {}
+                }
+            }
+        }
         match operation_raises(opname, &operands) {
             TableRaises::Nothing => None,
             TableRaises::Only(classes) => Some(Raises::Only(classes)),

@@ -208,7 +208,9 @@ pub(crate) fn import_program(
             facts: Default::default(),
             prebuilt: Vec::new(),
         };
-        let mut interp = ObjInterpreter::with_prebuilt_values(&program, dialect, objects.clone());
+        // Import-time code is Python: its ints are unbounded.
+        let mut interp = ObjInterpreter::with_prebuilt_values(&program, dialect, objects.clone())
+            .with_python_ints();
         // Output at import time goes to the translator's terminal, not to
         // the translated program's: it is not part of the program.
         let mut out: Vec<u8> = Vec::new();
@@ -411,6 +413,8 @@ pub(crate) fn simple_constant(v: &ObjValue) -> Option<Constant> {
         ObjValue::Func(f) => Constant::Func(f.to_string()),
         // Its graph's hint says it is static (see `collect_defs`).
         ObjValue::StaticMethod(f) => Constant::Func(f.to_string()),
+        // Import-time code has `NotImplemented`; translated code does not.
+        ObjValue::Builtin(b) if &**b == "NotImplemented" => return None,
         ObjValue::Builtin(b) => Constant::Builtin(b.to_string()),
         ObjValue::Class(c) if c.module.is_none() => Constant::Class(c.name.to_string()),
         _ => return None,

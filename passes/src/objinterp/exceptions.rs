@@ -11,7 +11,7 @@
 //! becomes an instance of that builtin class with the message as its only
 //! argument, so that handlers and `str(e)` see what CPython shows.
 
-use super::ops::{self, exc, Exc, Op, OpResult};
+use super::ops::{exc, Exc, OpResult};
 use super::value::ObjValue;
 use crate::flow::{builtin_exception_base, BUILTIN_EXCEPTIONS};
 use rpy_ir::ast::Dialect;
@@ -438,56 +438,6 @@ fn is_instance(value: &ObjValue, base: &ClassObj) -> bool {
         // Every value is an object.
         _ => base.module.is_none() && base.name.as_ref() == "object",
     }
-}
-
-/// The overflow-checking operations `ovfcheck(x OP y)` becomes (`add_ovf`,
-/// ...): Python's result when it fits a machine word, else OverflowError as
-/// `rpython.rlib.rarithmetic.ovfcheck` raises it. `None` for other names.
-pub fn overflow_checked(name: &str, args: &[ObjValue], dialect: Dialect) -> Option<OpResult> {
-    let op = name.strip_suffix("_ovf")?;
-    let ints: Vec<i64> = args.iter().map(ObjValue::as_int).collect::<Option<_>>()?;
-    let overflow = || exc("OverflowError", "signed integer expression did overflow");
-    let result = match (op, ints.as_slice()) {
-        ("add", [a, b]) => a.checked_add(*b),
-        ("sub", [a, b]) => a.checked_sub(*b),
-        ("mul", [a, b]) => a.checked_mul(*b),
-        ("neg", [a]) => a.checked_neg(),
-        ("abs", [a]) => a.checked_abs(),
-        ("lshift", [a, b]) if (0..64).contains(b) => {
-            let r = a.wrapping_shl(*b as u32);
-            (r >> b == *a).then_some(r)
-        }
-        ("lshift", [_, b]) if *b < 0 => {
-            return Some(Err(exc("ValueError", "negative shift count")))
-        }
-        ("lshift", [a, _]) => (*a == 0).then_some(0),
-        // Only MIN // -1 overflows; division by zero raises as usual.
-        ("floordiv" | "mod", [a, b]) if *a == i64::MIN && *b == -1 => {
-            return Some(if op == "mod" {
-                Ok(ObjValue::Int(0))
-            } else {
-                Err(overflow())
-            })
-        }
-        ("floordiv", [a, b]) => {
-            return Some(ops::binary(
-                Op::FloorDiv,
-                &ObjValue::Int(*a),
-                &ObjValue::Int(*b),
-                dialect,
-            ))
-        }
-        ("mod", [a, b]) => {
-            return Some(ops::binary(
-                Op::Mod,
-                &ObjValue::Int(*a),
-                &ObjValue::Int(*b),
-                dialect,
-            ))
-        }
-        _ => return None,
-    };
-    Some(result.map(ObjValue::Int).ok_or_else(overflow))
 }
 
 #[cfg(test)]

@@ -31,6 +31,7 @@ mod rdict;
 mod rlib;
 mod strmethods;
 mod value;
+mod wide;
 
 pub use ops::{Exc, Op};
 pub use value::ObjValue;
@@ -215,6 +216,11 @@ struct Frame {
     /// For an `__init__` called by instantiating a class: the instance, which
     /// the caller receives instead of the returned value.
     constructing: Option<ObjValue>,
+    /// For a rich comparison method (`__eq__`, ...) a comparison called:
+    /// its name (its result may not be NotImplemented, see `follow`).
+    comparing: Option<&'static str>,
+    /// The exact values of the variables whose ints left the machine word.
+    wide: wide::WideVars,
 }
 
 /// Interprets one flow-stage program.
@@ -240,6 +246,10 @@ pub struct ObjInterpreter<'p> {
     nested_runs: std::cell::Cell<usize>,
     max_steps: Option<u64>,
     steps: std::cell::Cell<u64>,
+    /// Whether int arithmetic follows Python's unbounded ints (import
+    /// time, `wide`) rather than only wrapping machine words as
+    /// translated code does.
+    python_ints: bool,
     /// The most memory the process may hold while the program runs
     /// (`heap.rs`); more raises MemoryError.
     heap_limit: u64,
@@ -273,10 +283,14 @@ const GC_COLLECT: &str = "gc.collect";
 /// What an operation does.
 enum Step {
     Value(ObjValue),
+    /// An int outside the machine word: its wrapped value and exact form.
+    Wide(ObjValue, wide::Wide),
     /// A call of a program graph (by index) with these arguments; for a
     /// class's `__init__`, with the new instance (also the first argument),
     /// which is the call's value.
     Call(usize, Vec<ObjValue>, Option<ObjValue>),
+    /// The call of a rich comparison method (by name) for a comparison.
+    Compare(usize, Vec<ObjValue>, &'static str),
 }
 
 /// What following a link leads to.
@@ -360,6 +374,7 @@ impl<'p> ObjInterpreter<'p> {
             nested_frames: Default::default(),
             max_steps: None,
             steps: Default::default(),
+            python_ints: false,
             heap_limit: heap::DEFAULT_HEAP_LIMIT,
             recorded: None,
             defined_classes: Default::default(),
@@ -404,6 +419,16 @@ impl<'p> ObjInterpreter<'p> {
     /// runs before it raises MemoryError (default `heap::DEFAULT_HEAP_LIMIT`).
     pub fn with_heap_limit(mut self, bytes: u64) -> Self {
         self.heap_limit = bytes;
+        self
+    }
+
+    /// Int arithmetic as Python's, on unbounded ints, as at import time: an
+    /// int that leaves the machine word keeps its exact value beside its
+    /// wrapped one (`wide`), which `ovfcheck` and the overflow-checking
+    /// operations see, and arithmetic that brings it back gives the exact
+    /// result. Otherwise ints are the machine words of translated code.
+    pub fn with_python_ints(mut self) -> Self {
+        self.python_ints = true;
         self
     }
 
@@ -584,6 +609,8 @@ impl<'p> ObjInterpreter<'p> {
             block: g.start,
             pc: 0,
             constructing: None,
+            comparing: None,
+            wide: Default::default(),
         })
     }
 
@@ -628,16 +655,35 @@ impl<'p> ObjInterpreter<'p> {
 
             if let Some(op) = b.ops.get(frame.pc) {
                 let result = op.result;
-                match self.step(op, &frame.env, depth, out) {
+                match self.step(op, &frame.env, &frame.wide, depth, out) {
                     Ok(Step::Value(v)) => {
                         let frame = stack.last_mut().expect("a frame is running");
                         self.record(frame.graph, result, &v);
                         frame.env[result] = Some(v);
+                        frame.wide.set(result, None);
+                        frame.pc += 1;
+                    }
+                    Ok(Step::Wide(v, w)) => {
+                        let frame = stack.last_mut().expect("a frame is running");
+                        self.record(frame.graph, result, &v);
+                        frame.env[result] = Some(v);
+                        frame.wide.set(result, Some(w));
                         frame.pc += 1;
                     }
                     Ok(Step::Call(callee, args, constructing)) => match self.frame(callee, args) {
                         Ok(new) => stack.push(Frame {
                             constructing,
+                            ..new
+                        }),
+                        Err(stop) => {
+                            if let Next::Return(v) = self.raise(stack, stop)? {
+                                return Ok(v);
+                            }
+                        }
+                    },
+                    Ok(Step::Compare(callee, args, method)) => match self.frame(callee, args) {
+                        Ok(new) => stack.push(Frame {
+                            comparing: Some(method),
                             ..new
                         }),
                         Err(stop) => {
@@ -695,6 +741,7 @@ impl<'p> ObjInterpreter<'p> {
         &self,
         op: &OpCode,
         env: &[Option<ObjValue>],
+        wide_vars: &wide::WideVars,
         depth: usize,
         out: &mut dyn Write,
     ) -> Result<Step, Stop> {
@@ -703,8 +750,28 @@ impl<'p> ObjInterpreter<'p> {
             .iter()
             .map(|a| self.get(env, a))
             .collect::<Result<Vec<_>, _>>()?;
-        if let Some(r) = exceptions::overflow_checked(op.name.name(), &args, self.dialect) {
-            return r.map(Step::Value).map_err(Stop::Raise);
+        let wide: Vec<Option<wide::Wide>> = if wide_vars.is_empty() {
+            Vec::new()
+        } else {
+            op.args
+                .iter()
+                .map(|a| match a {
+                    Operand::Var(v) => wide_vars.get(*v),
+                    _ => None,
+                })
+                .collect()
+        };
+        if let Some(r) = wide::overflow_checked(op.name.name(), &args, &wide, self.dialect) {
+            return match r {
+                Ok(r) => r.map(Step::Value).map_err(Stop::Raise),
+                Err(message) => Err(Stop::Internal(message)),
+            };
+        }
+        if let Some(r) = wide::checked_call(&args, &wide) {
+            return match r {
+                Ok(r) => r.map(Step::Value).map_err(Stop::Raise),
+                Err(message) => Err(Stop::Internal(message)),
+            };
         }
         if op.name == Opcode::FlowError {
             let message = args.first().map(|m| m.to_str(self.dialect));
@@ -767,7 +834,20 @@ impl<'p> ObjInterpreter<'p> {
         if let Some(step) = self.rich_comparison(kind, &args, depth, out)? {
             return Ok(step);
         }
-        self.operation(kind, args, out).map(Step::Value)
+        let outcome = if self.python_ints {
+            wide::result(kind, &args, &wide)
+        } else {
+            None
+        };
+        match outcome {
+            Some(wide::Outcome::Fits(i)) => Ok(Step::Value(ObjValue::Int(i))),
+            Some(wide::Outcome::Wide(i, w)) => Ok(Step::Wide(ObjValue::Int(i), w)),
+            Some(wide::Outcome::WideWrapped(w)) => {
+                let v = self.operation(kind, args, out)?;
+                Ok(Step::Wide(v, w))
+            }
+            None => self.operation(kind, args, out).map(Step::Value),
+        }
     }
 
     /// A comparison whose operand is an instance of a class defining the
@@ -803,18 +883,26 @@ impl<'p> ObjInterpreter<'p> {
             },
             _ => None,
         };
-        let call = |f: ObjValue, a: &ObjValue, b: &ObjValue| -> Result<Option<Step>, Stop> {
+        let call = |f: ObjValue,
+                    a: &ObjValue,
+                    b: &ObjValue,
+                    method: &'static str|
+         -> Result<Option<Step>, Stop> {
             let ObjValue::Func(name) = &f else {
                 unreachable!("lookup gives functions")
             };
             let callee = self.callee(name, depth)?;
-            Ok(Some(Step::Call(callee, vec![a.clone(), b.clone()], None)))
+            Ok(Some(Step::Compare(
+                callee,
+                vec![a.clone(), b.clone()],
+                method,
+            )))
         };
         if let Some(f) = lookup(left, method) {
-            return call(f, left, right);
+            return call(f, left, right, method);
         }
         if let Some(f) = lookup(right, reflected) {
-            return call(f, right, left);
+            return call(f, right, left, reflected);
         }
         if op == Op::Ne && self.dialect == Dialect::Py3 {
             let eq = lookup(left, "__eq__")
@@ -833,10 +921,14 @@ impl<'p> ObjInterpreter<'p> {
 
     /// Python 2's fallback when neither operand has the rich comparison
     /// method: the three-way `__cmp__` of the left operand's class, else
-    /// the right one's with its sign turned (CPython 2.7's
-    /// `_PyObject_SlotCompare`), its result taken as an int (a float is
-    /// truncated; anything else is a TypeError) and only its sign kept.
-    /// `None` when neither class defines `__cmp__`.
+    /// the right one's with its sign turned, its result taken as an int (a
+    /// float is truncated; anything else is a TypeError) and only its sign
+    /// kept; a method that returns NotImplemented passes on to the next.
+    /// When an operand is an instance of an old-style class, only the
+    /// methods of such operands are asked (CPython 2.7's
+    /// `instance_compare`; else its `_PyObject_SlotCompare`). `None` when
+    /// no method gives an answer: the default comparison (identity for
+    /// `==`).
     fn three_way_comparison(
         &self,
         op: Op,
@@ -851,33 +943,52 @@ impl<'p> ObjInterpreter<'p> {
             },
             _ => None,
         };
-        let Some((f, a, b, sign)) = lookup(left)
-            .map(|f| (f, left, right, 1))
-            .or_else(|| lookup(right).map(|f| (f, right, left, -1)))
-        else {
-            return Ok(None);
-        };
-        let result = self.call_value(&f, vec![a.clone(), b.clone()], out)?;
-        let c = match result {
-            ObjValue::Int(i) => i.signum(),
-            ObjValue::Bool(b) => i64::from(b),
-            ObjValue::UInt(u) => i64::from(u > 0),
-            ObjValue::Float(x) => match ops::float_to_int(x).map_err(Stop::Raise)? {
+        let old_style =
+            |x: &ObjValue| matches!(x, ObjValue::Instance(i) if !i.class.is_new_style());
+        let any_old_style = old_style(left) || old_style(right);
+        for (a, b, sign) in [(left, right, 1), (right, left, -1)] {
+            if any_old_style && !old_style(a) {
+                continue;
+            }
+            let Some(f) = lookup(a) else {
+                continue;
+            };
+            let result = self.call_value(&f, vec![a.clone(), b.clone()], out)?;
+            if is_not_implemented(&result) {
+                continue;
+            }
+            let not_int = || {
+                Stop::Raise(ops::exc(
+                    "TypeError",
+                    if old_style(a) {
+                        "comparison did not return an int"
+                    } else {
+                        "an integer is required"
+                    },
+                ))
+            };
+            let c = match result {
                 ObjValue::Int(i) => i.signum(),
-                _ => unreachable!("float_to_int gives an int"),
-            },
-            _ => return Err(Stop::Raise(ops::exc("TypeError", "an integer is required"))),
-        } * sign;
-        let holds = match op {
-            Op::Lt => c < 0,
-            Op::Le => c <= 0,
-            Op::Gt => c > 0,
-            Op::Ge => c >= 0,
-            Op::Eq => c == 0,
-            Op::Ne => c != 0,
-            _ => unreachable!("rich_comparison passes comparisons only"),
-        };
-        Ok(Some(Step::Value(ObjValue::Bool(holds))))
+                ObjValue::Bool(b) => i64::from(b),
+                ObjValue::UInt(u) => i64::from(u > 0),
+                ObjValue::Float(x) => match ops::float_to_int(x).map_err(Stop::Raise)? {
+                    ObjValue::Int(i) => i.signum(),
+                    _ => unreachable!("float_to_int gives an int"),
+                },
+                _ => return Err(not_int()),
+            } * sign;
+            let holds = match op {
+                Op::Lt => c < 0,
+                Op::Le => c <= 0,
+                Op::Gt => c > 0,
+                Op::Ge => c >= 0,
+                Op::Eq => c == 0,
+                Op::Ne => c != 0,
+                _ => unreachable!("rich_comparison passes comparisons only"),
+            };
+            return Ok(Some(Step::Value(ObjValue::Bool(holds))));
+        }
+        Ok(None)
     }
 
     /// The method of an instance's class that the generic operation `op`
@@ -937,12 +1048,26 @@ impl<'p> ObjInterpreter<'p> {
             if let Some(v) = link.last_exception {
                 self.record(frame.graph, v, &etype);
                 frame.env[v] = Some(etype);
+                frame.wide.set(v, None);
             }
             if let Some(v) = link.last_exc_value {
                 self.record(frame.graph, v, &evalue);
                 frame.env[v] = Some(evalue);
+                frame.wide.set(v, None);
             }
         }
+        // The links' wide ints keep their exact values.
+        let wide: Vec<Option<wide::Wide>> = if frame.wide.is_empty() {
+            Vec::new()
+        } else {
+            link.args
+                .iter()
+                .map(|a| match a {
+                    Operand::Var(v) => frame.wide.get(*v),
+                    _ => None,
+                })
+                .collect()
+        };
         let values = link
             .args
             .iter()
@@ -956,6 +1081,13 @@ impl<'p> ObjInterpreter<'p> {
             };
             if let Some(&rv) = g.blocks[g.ret].inputargs.first() {
                 self.record(frame.graph, rv, &result);
+            }
+            let returned_wide = wide.first().copied().flatten();
+            if let (Some(method), true) = (frame.comparing, is_not_implemented(&result)) {
+                return Err(Stop::Internal(format!(
+                    "{method}() returned NotImplemented: the fallbacks Python then tries \
+                     (the other operand's method, identity) are not run at import time"
+                )));
             }
             let result = match frame.constructing.take() {
                 Some(instance) if result == ObjValue::None => instance,
@@ -975,6 +1107,7 @@ impl<'p> ObjInterpreter<'p> {
                     let call = &cg.blocks[caller.block].ops[caller.pc];
                     self.record(caller.graph, call.result, &result);
                     caller.env[call.result] = Some(result);
+                    caller.wide.set(call.result, returned_wide);
                     caller.pc += 1;
                     Next::Continue
                 }
@@ -997,9 +1130,10 @@ impl<'p> ObjInterpreter<'p> {
                 target.inputargs.len()
             )));
         }
-        for (&v, x) in target.inputargs.iter().zip(values) {
+        for (i, (&v, x)) in target.inputargs.iter().zip(values).enumerate() {
             self.record(frame.graph, v, &x);
             frame.env[v] = Some(x);
+            frame.wide.set(v, wide.get(i).copied().flatten());
         }
         frame.block = link.target;
         frame.pc = 0;
@@ -1407,6 +1541,11 @@ fn same_case(case: &ObjValue, v: &ObjValue) -> bool {
         (ObjValue::Bool(_), _) | (_, ObjValue::Bool(_)) => false,
         _ => ops::equal(case, v),
     }
+}
+
+/// Whether `v` is Python's `NotImplemented`.
+fn is_not_implemented(v: &ObjValue) -> bool {
+    matches!(v, ObjValue::Builtin(b) if &**b == "NotImplemented")
 }
 
 fn get(env: &[Option<ObjValue>], a: &Operand) -> Result<ObjValue, Stop> {

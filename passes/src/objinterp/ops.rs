@@ -603,6 +603,10 @@ pub fn equal(a: &ObjValue, b: &ObjValue) -> bool {
                 )
         }
         (V::Func(x), V::Func(y)) | (V::Builtin(x), V::Builtin(y)) => x == y,
+        // Without a comparison method of their class, objects are equal
+        // only to themselves.
+        (V::Instance(x), V::Instance(y)) => Rc::ptr_eq(x, y),
+        (V::Class(x), V::Class(y)) => Rc::ptr_eq(x, y),
         (V::Tuple(_) | V::Dict(_), _) => super::nesting::nested(
             "in comparison",
             || false,

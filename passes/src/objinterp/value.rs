@@ -104,6 +104,7 @@ impl ObjValue {
             ObjValue::None => "NoneType",
             ObjValue::List(_) => "list",
             ObjValue::Func(_) => "function",
+            ObjValue::Builtin(b) if &**b == "NotImplemented" => "NotImplementedType",
             ObjValue::Builtin(_) => "builtin_function_or_method",
             ObjValue::Class(_) => "type",
             ObjValue::Instance(_) => "instance",
@@ -208,6 +209,7 @@ impl ObjValue {
                 out
             }
             ObjValue::Func(f) => format!("<function {f}>").into_bytes(),
+            ObjValue::Builtin(b) if &**b == "NotImplemented" => b"NotImplemented".to_vec(),
             ObjValue::Builtin(b) => format!("<built-in function {b}>").into_bytes(),
             ObjValue::Class(c) => c.repr(dialect).into_bytes(),
             ObjValue::Instance(i) if i.class.is_exception_class() => i.exception_repr(dialect),

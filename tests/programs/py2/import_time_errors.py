@@ -6,10 +6,18 @@
 # `try` reaches its handler (arithmetic on a value of the wrong type,
 # `3 in 5` of two constants, a `__cmp__` that raises); a dict store whose
 # key comparison goes deeper than the recursion limit leaves the dict
-# unchanged. Translated code calls a function catching TypeError around `+`.
+# unchanged. A `__cmp__` that returns NotImplemented passes the comparison
+# on to the other operand's (of an old-style class only if both are),
+# else to identity; an old-style instance's `__cmp__` is asked before a
+# new-style one's. `ovfcheck` of arithmetic whose exact result leaves the
+# machine word raises OverflowError (import-time ints are Python's), and so
+# does a shift by a negative constant count ValueError. Translated code calls
+# a function catching TypeError around `+`, another OverflowError around
+# `ovfcheck(a * b)`.
 # The values are ints, printed the same by CPython and translated code.
 # args: 6
 import sys
+from rpython.rlib.rarithmetic import ovfcheck
 
 
 class Three(object):
@@ -149,11 +157,72 @@ RESULTS.append(len(D))
 RESULTS.append(D[T])
 
 
+class NoCmp(object):
+    def __cmp__(self, other):
+        return NotImplemented
+
+
+class OldNoCmp:
+    def __cmp__(self, other):
+        return NotImplemented
+
+
+a = NoCmp()
+b = NoCmp()
+o = OldNoCmp()
+p = OldNoCmp()
+q = Plain()
+RESULTS.append(bits([a == a, a != a, a == b, a != b, a == 3, 3 == a, a != 3]))
+RESULTS.append(bits([a == Three(0), Three(0) == a, a != Three(0), Three(1) == a,
+                     a < Three(-1), Three(-1) < a, a > Three(1)]))
+RESULTS.append(bits([o == o, o == p, o != p, o == 3, 3 == o, o == Three(0),
+                     Three(0) == o, q == q, q == Plain()]))
+RESULTS.append(bits([OldStyle(0) == Three(1), Three(1) == OldStyle(0),
+                     Three(1) < OldStyle(0), OldStyle(-1) < Three(-1)]))
+
+
+def checked_product(a, b):
+    try:
+        return ovfcheck(a * b)
+    except OverflowError:
+        return -3
+
+
+M = sys.maxint
+for f in [lambda: ovfcheck(M * 3), lambda: ovfcheck(M + 1), lambda: ovfcheck(-M - 2),
+          lambda: ovfcheck(-M - 1), lambda: ovfcheck(M * 4 // 8), lambda: ovfcheck(1 << 63),
+          lambda: ovfcheck(1 << 62), lambda: ovfcheck(M * M - M * M),
+          lambda: ovfcheck(M * M * M * M), lambda: ovfcheck(-(-M - 1))]:
+    try:
+        RESULTS.append(f() % 1000)
+    except OverflowError:
+        RESULTS.append(-4)
+try:
+    x = ovfcheck(M * 2)
+    RESULTS.append(18)
+except OverflowError:
+    RESULTS.append(19)
+RESULTS.append(checked_product(M, 2))
+RESULTS.append(checked_product(3, 4))
+try:
+    x = 1 << -1
+    RESULTS.append(20)
+except ValueError:
+    RESULTS.append(21)
+try:
+    x = 8 >> -2
+    RESULTS.append(22)
+except ValueError:
+    RESULTS.append(23)
+
+
 def entry_point(argv):
     n = int(argv[1])
     for r in RESULTS:
         print r
     print add_or_minus_one(n, 4)
+    print checked_product(n, M)
+    print checked_product(n, 7)
     return 0
 
 

@@ -1,8 +1,11 @@
 # Import-time operations that raise inside a `try` (run by the object
 # interpreter, whose handlers must receive them as CPython's do):
 # arithmetic on a value of the wrong type, `3 in 5` of two constants,
-# `ovfcheck` of such arithmetic, and a dict store whose key comparison goes
-# deeper than the recursion limit (which must leave the dict unchanged).
+# `ovfcheck` of such arithmetic, a dict store whose key comparison goes
+# deeper than the recursion limit (which must leave the dict unchanged),
+# `ovfcheck` of arithmetic whose exact result leaves the machine word
+# (import-time ints are Python's: OverflowError, also from a function) and
+# a shift by a negative constant count.
 # A function called at import time and by translated code catches
 # TypeError around `+`, another anything around `ovfcheck(a + b)`;
 # translated code keeps its plain `+` and `ovfcheck`.
@@ -107,6 +110,35 @@ RESULTS.append(add_or_minus_one(2, 3))
 RESULTS.append(add_or_minus_one(2, "x"))
 RESULTS.append(checked_sum(2, 5))
 RESULTS.append(checked_sum(2, "x"))
+RESULTS.append(checked_sum(sys.maxsize, 1))
+RESULTS.append(checked_sum(-sys.maxsize, -1) % 1000)
+
+M = sys.maxsize
+for f in [lambda: ovfcheck(M * 3), lambda: ovfcheck(M + 1), lambda: ovfcheck(-M - 2),
+          lambda: ovfcheck(-M - 1), lambda: ovfcheck(M * 4 // 8), lambda: ovfcheck(1 << 63),
+          lambda: ovfcheck(1 << 62), lambda: ovfcheck(M * M - M * M),
+          lambda: ovfcheck(M * M * M * M), lambda: ovfcheck(-(-M - 1)),
+          lambda: ovfcheck((M * 5) % 7), lambda: ovfcheck(M ** 2 >> 70),
+          lambda: ovfcheck(abs(-M - 1))]:
+    try:
+        RESULTS.append(f() % 1000)
+    except OverflowError:
+        RESULTS.append(-4)
+try:
+    x = ovfcheck(M * 2)
+    RESULTS.append(33)
+except OverflowError:
+    RESULTS.append(34)
+try:
+    x = 1 << -1
+    RESULTS.append(35)
+except ValueError:
+    RESULTS.append(36)
+try:
+    x = 8 >> -2
+    RESULTS.append(37)
+except ValueError:
+    RESULTS.append(38)
 
 
 def nested(depth):
