@@ -234,6 +234,23 @@ diagnostic_test!(
     )
 );
 
+// Containers: a list or dict whose items would hold itself has no finite
+// annotation (the fuzzer found the annotator recursing forever on these).
+
+diagnostic_test!(
+    list_that_holds_itself,
+    "--py3",
+    &format!("def entry_point(argv):\n    l = []\n    l.append(l)\n    return len(l)\n{ENTRY}")
+);
+
+diagnostic_test!(
+    dict_that_holds_itself_through_a_list,
+    "--py2",
+    &format!(
+        "def entry_point(argv):\n    d = {{}}\n    d[\"k\"] = [d]\n    return len(d)\n{ENTRY}"
+    )
+);
+
 // Exceptions: what RPython cannot raise or catch.
 
 diagnostic_test!(

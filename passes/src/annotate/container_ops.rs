@@ -6,7 +6,7 @@
 //! make one at their call's site, as the original's annotator does.
 
 use super::containers::Site;
-use super::{union, Annotator};
+use super::{union, Annotator, PartError};
 use crate::flow::language::{builtin_methods, BuiltinType};
 use rpy_ir::annotation::{Desc, DictDef, Known, ListDef, SomeValue};
 use rpy_ir::diag::Diagnostic;
@@ -336,7 +336,16 @@ impl Annotator<'_> {
     ) -> Result<(), Diagnostic> {
         match self.generalize_part(id, second, value) {
             Ok(()) => Ok(()),
-            Err((old, new)) => {
+            Err(PartError::HoldsItself) => Err(self.error(
+                g,
+                op.pos,
+                format!(
+                    "this {} would hold itself (directly or through the lists and dicts in it); {}",
+                    if second { "dict" } else { "container" },
+                    "the items of an RPython list or dict cannot hold the list or dict itself"
+                ),
+            )),
+            Err(PartError::NoJoin(old, new)) => {
                 let d = self.error(
                     g,
                     op.pos,

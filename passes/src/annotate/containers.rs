@@ -158,6 +158,28 @@ impl Containers {
         }
     }
 
+    /// Whether definition `target` (a root) is inside `value`, directly or
+    /// through the parts of the definitions inside it. A definition must
+    /// never hold itself: annotations hold items by value, so a list that
+    /// contains itself has no finite annotation (and `resolve` would not end).
+    pub fn reaches(&self, value: &SomeValue, target: u32) -> bool {
+        let mut pending = Vec::new();
+        Self::ids_in(value, &mut pending);
+        let mut seen = BTreeSet::new();
+        while let Some(id) = pending.pop() {
+            let root = self.find(id);
+            if root == target {
+                return true;
+            }
+            if seen.insert(root) {
+                let e = &self.entries[root as usize];
+                Self::ids_in(&e.first, &mut pending);
+                Self::ids_in(&e.second, &mut pending);
+            }
+        }
+        false
+    }
+
     /// The ids of the lists and dicts inside `value`.
     pub fn ids_in(value: &SomeValue, out: &mut Vec<u32>) {
         match value {

@@ -572,6 +572,12 @@ impl<'p> Annotator<'p> {
         )?;
         // Joining the items may have merged these very definitions.
         let (a, b) = (self.containers.find(a), self.containers.find(b));
+        let holds_itself =
+            |c: &Containers, root: u32| c.reaches(&first, root) || c.reaches(&second, root);
+        if a != b && (holds_itself(&self.containers, a) || holds_itself(&self.containers, b)) {
+            // One would hold the other, so the merged one would hold itself.
+            return None;
+        }
         if a != b {
             let readers = self.containers.merge(a.min(b), a.max(b), first, second);
             self.schedule_all(readers);
@@ -586,13 +592,16 @@ impl<'p> Annotator<'p> {
         id: u32,
         second: bool,
         value: &SomeValue,
-    ) -> Result<(), (SomeValue, SomeValue)> {
+    ) -> Result<(), PartError> {
         let old = self.containers.part(id, second);
         // Items are general: a list known to hold only 0s so far is a list of ints.
         let value = &value.general();
         let new = self
             .join(&old, value)
-            .ok_or_else(|| (old.clone(), value.clone()))?;
+            .ok_or_else(|| PartError::NoJoin(old.clone(), value.clone()))?;
+        if self.containers.reaches(&new, self.containers.find(id)) {
+            return Err(PartError::HoldsItself);
+        }
         let new = self.containers.resolve(&new);
         let readers = self.containers.set_part(id, second, new);
         self.schedule_all(readers);
@@ -2094,3 +2103,11 @@ pub fn annotations_of(program: &Program<Flow>, dialect: Dialect) -> Vec<Vec<Some
 
 #[cfg(test)]
 mod tests;
+
+/// Why the items of a list or dict could not take a value.
+enum PartError {
+    /// The items so far and the value do not join.
+    NoJoin(SomeValue, SomeValue),
+    /// The value holds the list or dict itself.
+    HoldsItself,
+}

@@ -282,7 +282,9 @@ impl FnBuilder<'_, '_> {
                     (Opcode::Lshift | Opcode::Rshift, Some(Operand::Unknown)) => {
                         return Some(Raises::Only(&["TypeError", "ValueError"]))
                     }
-                    (Opcode::Lshift | Opcode::Rshift, _) => return Some(Raises::Only(&["ValueError"])),
+                    (Opcode::Lshift | Opcode::Rshift, _) => {
+                        return Some(Raises::Only(&["ValueError"]))
+                    }
                     (Opcode::LshiftOvf, _) => {
                         return Some(Raises::Only(&["OverflowError", "ValueError"]))
                     }
