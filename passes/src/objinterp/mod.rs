@@ -170,7 +170,7 @@ fn compile(g: &FunctionGraph<Flow>, classes: &ClassTable, prebuilt: &[ObjValue])
                 .operations
                 .iter()
                 .map(|o| OpCode {
-                    op: Op::from_name(o.opname.name()),
+                    op: Op::of(o.opname),
                     name: o.opname,
                     args: o.args.iter().map(operand).collect(),
                     result: o.result.0 as usize,
@@ -1000,7 +1000,7 @@ impl<'p> ObjInterpreter<'p> {
             (Op::SimpleCall, [ObjValue::Builtin(b), x]) if b.as_ref() == "len" => {
                 (Opcode::Len, x, &[][..])
             }
-            (_, [x, rest @ ..]) => (Opcode::from_name(op.name())?, x, rest),
+            (_, [x, rest @ ..]) => (op.opcode(), x, rest),
             _ => return None,
         };
         let ObjValue::Instance(instance) = receiver else {

@@ -9,6 +9,7 @@ use super::containers;
 use super::value::ObjValue;
 use crate::llinterp::pystr::{parse_float, parse_int, FormatSpec};
 use rpy_ir::ast::Dialect;
+use rpy_ir::opcode::Opcode;
 use std::cmp::Ordering;
 use std::rc::Rc;
 
@@ -128,56 +129,66 @@ impl Op {
         Op::JitMarker,
     ];
 
-    /// The operation's name in flow graphs.
-    pub fn name(self) -> &'static str {
+    /// The flow graphs' operation this is.
+    pub fn opcode(self) -> Opcode {
         match self {
-            Op::Add => "add",
-            Op::Sub => "sub",
-            Op::Mul => "mul",
-            Op::Div => "div",
-            Op::TrueDiv => "truediv",
-            Op::FloorDiv => "floordiv",
-            Op::Mod => "mod",
-            Op::Pow => "pow",
-            Op::LShift => "lshift",
-            Op::RShift => "rshift",
-            Op::And => "and_",
-            Op::Or => "or_",
-            Op::Xor => "xor",
-            Op::Neg => "neg",
-            Op::Pos => "pos",
-            Op::Invert => "invert",
-            Op::Not => "not_",
-            Op::Bool => "bool",
-            Op::Lt => "lt",
-            Op::Le => "le",
-            Op::Eq => "eq",
-            Op::Ne => "ne",
-            Op::Gt => "gt",
-            Op::Ge => "ge",
-            Op::Is => "is_",
-            Op::Contains => "contains",
-            Op::SimpleCall => "simple_call",
-            Op::PrintItem => "print_item",
-            Op::GetItem => "getitem",
-            Op::SetItem => "setitem",
-            Op::GetAttr => "getattr",
-            Op::SetAttr => "setattr",
-            Op::NewTuple => "newtuple",
-            Op::NewList => "newlist",
-            Op::NewDict => "newdict",
-            Op::GetSlice => "getslice",
-            Op::DelItem => "delitem",
-            Op::DelSlice => "delslice",
-            Op::SetSlice => "setslice",
-            Op::Iter => "iter",
-            Op::Next => "next",
-            Op::JitMarker => "jit_marker",
+            Op::Add => Opcode::Add,
+            Op::Sub => Opcode::Sub,
+            Op::Mul => Opcode::Mul,
+            Op::Div => Opcode::Div,
+            Op::TrueDiv => Opcode::Truediv,
+            Op::FloorDiv => Opcode::Floordiv,
+            Op::Mod => Opcode::Mod,
+            Op::Pow => Opcode::Pow,
+            Op::LShift => Opcode::Lshift,
+            Op::RShift => Opcode::Rshift,
+            Op::And => Opcode::And,
+            Op::Or => Opcode::Or,
+            Op::Xor => Opcode::Xor,
+            Op::Neg => Opcode::Neg,
+            Op::Pos => Opcode::Pos,
+            Op::Invert => Opcode::Invert,
+            Op::Not => Opcode::Not,
+            Op::Bool => Opcode::Bool,
+            Op::Lt => Opcode::Lt,
+            Op::Le => Opcode::Le,
+            Op::Eq => Opcode::Eq,
+            Op::Ne => Opcode::Ne,
+            Op::Gt => Opcode::Gt,
+            Op::Ge => Opcode::Ge,
+            Op::Is => Opcode::Is,
+            Op::Contains => Opcode::Contains,
+            Op::SimpleCall => Opcode::SimpleCall,
+            Op::PrintItem => Opcode::PrintItem,
+            Op::GetItem => Opcode::Getitem,
+            Op::SetItem => Opcode::Setitem,
+            Op::GetAttr => Opcode::Getattr,
+            Op::SetAttr => Opcode::Setattr,
+            Op::NewTuple => Opcode::Newtuple,
+            Op::NewList => Opcode::Newlist,
+            Op::NewDict => Opcode::Newdict,
+            Op::GetSlice => Opcode::Getslice,
+            Op::DelItem => Opcode::Delitem,
+            Op::DelSlice => Opcode::Delslice,
+            Op::SetSlice => Opcode::Setslice,
+            Op::Iter => Opcode::Iter,
+            Op::Next => Opcode::Next,
+            Op::JitMarker => Opcode::JitMarker,
         }
     }
 
+    /// The operation's name in flow graphs.
+    pub fn name(self) -> &'static str {
+        self.opcode().name()
+    }
+
+    /// The operation of the flow graphs' `op`, if the interpreter has it.
+    pub fn of(op: Opcode) -> Option<Op> {
+        Op::ALL.into_iter().find(|o| o.opcode() == op)
+    }
+
     pub fn from_name(name: &str) -> Option<Op> {
-        Op::ALL.into_iter().find(|o| o.name() == name)
+        Op::of(Opcode::from_name(name)?)
     }
 
     /// The number of arguments, when fixed.
