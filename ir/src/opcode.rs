@@ -318,11 +318,21 @@ impl Opcode {
 
 impl Opcode {
     /// The operation an `ovfcheck` fused op checks (`add` for `add_ovf`).
+    /// A match, not a search of `with_overflow_check`: the annotator asks
+    /// it of every operation it types.
     pub fn without_overflow_check(self) -> Option<Opcode> {
-        Opcode::ALL
-            .iter()
-            .copied()
-            .find(|op| op.with_overflow_check() == Some(self))
+        use Opcode::*;
+        Some(match self {
+            AddOvf => Add,
+            SubOvf => Sub,
+            MulOvf => Mul,
+            LshiftOvf => Lshift,
+            FloordivOvf => Floordiv,
+            ModOvf => Mod,
+            NegOvf => Neg,
+            AbsOvf => Abs,
+            _ => return None,
+        })
     }
 }
 
@@ -375,6 +385,18 @@ mod tests {
             assert_eq!(Opcode::from_name(op.name()), Some(op), "{op:?}");
         }
         assert_eq!(Opcode::from_name("int_addd"), None);
+    }
+
+    #[test]
+    fn overflow_checks_are_inverse() {
+        for &op in Opcode::ALL {
+            if let Some(checked) = op.with_overflow_check() {
+                assert_eq!(checked.without_overflow_check(), Some(op));
+            }
+            if let Some(plain) = op.without_overflow_check() {
+                assert_eq!(plain.with_overflow_check(), Some(op));
+            }
+        }
     }
 
     #[test]
