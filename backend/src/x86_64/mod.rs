@@ -872,26 +872,9 @@ impl rpy_jit::native::loops::NativeLoop for CompiledLoop {
     }
 }
 
-/// The operations the SSE unit computes: float arithmetic and comparisons,
-/// the int/float conversions and the float `same_as`.
+/// The operations the SSE unit computes (asked after calls and memory
+/// operations are dispatched): those that take or yield a float.
 fn is_float_unit_op(op: Opcode) -> bool {
-    use Opcode::*;
-    matches!(
-        op,
-        FloatAdd
-            | FloatSub
-            | FloatMul
-            | FloatTruediv
-            | FloatNeg
-            | FloatAbs
-            | FloatLt
-            | FloatLe
-            | FloatEq
-            | FloatNe
-            | FloatGt
-            | FloatGe
-            | CastIntToFloat
-            | CastFloatToInt
-            | SameAsF
-    )
+    let info = op.info();
+    info.args.contains('f') || info.result == rpy_jit::trace::Kind::Float
 }
