@@ -691,6 +691,10 @@ pub fn observe_run(
     };
     let value = |v: &RunValue, ids: &mut HashMap<usize, usize>, order: &mut Vec<usize>| match v {
         RunValue::Int(i) => i.to_string(),
+        // which NaN an operation on NaNs gives is the machine's choice
+        // (x86 keeps the first operand's, and the compiler may swap a
+        // commutative operation's operands), so every NaN reads the same
+        RunValue::Float(f) if f.is_nan() => "fnan".to_string(),
         RunValue::Float(f) => format!("f{:x}", f.to_bits()),
         RunValue::Ref(p) => name(*p, ids, order),
     };
