@@ -132,7 +132,7 @@ fn main() {
         let argv = vec![path.to_string(), arg.to_string()];
         let (llinterp, expected) = least(|| {
             let mut out = Vec::new();
-            rpy_passes::llinterp::LlInterpreter::new(&program)
+            rpy_llinterp::LlInterpreter::new(&program)
                 .run_entry(&argv, &mut out)
                 .expect("the program runs");
             out

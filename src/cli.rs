@@ -623,7 +623,7 @@ fn cached_fire_counts_file(exe: &Path) -> PathBuf {
 /// saves them for `rpy rules` with `command`, the command that made them,
 /// on the first line.
 fn counting_fires<T, E>(command: &str, work: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
-    rpy_passes::rules::reset_fire_counts();
+    rpy_ruleset::reset_fire_counts();
     let result = work();
     if result.is_ok() {
         save_fire_counts(command);
@@ -633,8 +633,8 @@ fn counting_fires<T, E>(command: &str, work: impl FnOnce() -> Result<T, E>) -> R
 
 fn save_fire_counts(command: &str) {
     let mut text = format!("# {command}\n");
-    for (i, r) in rpy_passes::rules::RULES.iter().enumerate() {
-        text += &format!("{} {}\n", r.name, rpy_passes::rules::fire_count(i));
+    for (i, r) in rpy_ruleset::RULES.iter().enumerate() {
+        text += &format!("{} {}\n", r.name, rpy_ruleset::fire_count(i));
     }
     let _ = std::fs::create_dir_all(cache_dir());
     let _ = std::fs::write(fire_counts_file(), text);
@@ -647,7 +647,7 @@ fn run_rules(check: bool, verbose: bool) -> i32 {
     if !check {
         return 0;
     }
-    let failures = rpy_passes::rules::opt::check_all(2000);
+    let failures = rpy_ruleset::opt::check_all(2000);
     for f in &failures {
         emit(&format!("FAILED {f}\n"));
     }
@@ -667,7 +667,7 @@ fn run_rules(check: bool, verbose: bool) -> i32 {
 /// counterexample.
 fn prove_rules(verbose: bool) -> i32 {
     use rpy_passes::rule_proofs::{prove, z3_available, Proof};
-    use rpy_passes::rules::opt::OPT_RULES;
+    use rpy_ruleset::opt::OPT_RULES;
     if !z3_available() {
         eprintln!(
             "rpy rules --prove: the SMT solver z3 is not installed (Debian: apt-get install z3)"
@@ -743,7 +743,7 @@ fn rules_table() -> String {
         None => "# no translation has run yet: fire counts show as '-'\n".to_string(),
     };
     text += &format!("{:<28} {:<8} {:<36} fired\n", "rule", "kind", "where");
-    for r in rpy_passes::rules::RULES {
+    for r in rpy_ruleset::RULES {
         text += &format!(
             "{:<28} {:<8} {:<36} {}\n",
             r.name,
@@ -958,7 +958,7 @@ pub fn main() -> i32 {
                 }
                 run.status
             } else {
-                rpy_passes::llinterp::LlInterpreter::new(&program).run_entry(&argv, &mut out)
+                rpy_llinterp::LlInterpreter::new(&program).run_entry(&argv, &mut out)
             };
             use std::io::Write;
             let _ = out.flush();
@@ -1109,7 +1109,7 @@ pub fn main() -> i32 {
                     return 2;
                 }
             };
-            rpy_passes::rules::reset_fire_counts();
+            rpy_ruleset::reset_fire_counts();
             match trace_command(&file, passes, run, loop_limit) {
                 Ok((mut text, ended_in_error)) => {
                     if rule_counts {
@@ -1183,15 +1183,15 @@ fn explain_command(src: &Source, stage: StageName, var: &str) -> i32 {
 /// often it fired since the counters were reset.
 fn opt_rule_counts() -> String {
     let mut text = format!("# {:<26} {:<28} fired\n", "opt rule", "where");
-    for (i, r) in rpy_passes::rules::RULES.iter().enumerate() {
-        if r.kind != rpy_passes::rules::RuleKind::Opt {
+    for (i, r) in rpy_ruleset::RULES.iter().enumerate() {
+        if r.kind != rpy_ruleset::RuleKind::Opt {
             continue;
         }
         text += &format!(
             "# {:<26} {:<28} {}\n",
             r.name,
             format!("{}:{}", r.file, r.line),
-            rpy_passes::rules::fire_count(i)
+            rpy_ruleset::fire_count(i)
         );
     }
     text

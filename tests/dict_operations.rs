@@ -139,7 +139,7 @@ fn random_dict_operations_agree_with_cpython() {
         let program = pipeline::lowlevel(&src)
             .unwrap_or_else(|d| panic!("seed {seed:x} does not translate: {d}"));
         let mut out = Vec::new();
-        let status = rpy_passes::llinterp::LlInterpreter::new(&program)
+        let status = rpy_llinterp::LlInterpreter::new(&program)
             .run_entry(std::slice::from_ref(&src.path), &mut out)
             .unwrap_or_else(|e| panic!("seed {seed:x} fails: {}", e.message));
         assert_eq!(status, 0);

@@ -159,16 +159,16 @@ def target(*args):
     .unwrap();
     let src = rpy::pipeline::Source::read(path.to_str().unwrap(), None).unwrap();
     let program = rpy::pipeline::lowlevel(&src).unwrap_or_else(|d| panic!("{d}"));
-    let resident = rpy_passes::objinterp::heap::resident_bytes().expect("Linux tells it");
+    let resident = rpy_llinterp::heap_limit::resident_bytes().expect("Linux tells it");
     let limit = resident + (32 << 20);
-    let mut interp = rpy_passes::llinterp::LlInterpreter::new(&program);
+    let mut interp = rpy_llinterp::LlInterpreter::new(&program);
     interp.set_heap_limit(limit);
     let e = interp
         .run_entry(&["grow".to_string()], &mut Vec::new())
         .unwrap_err();
     assert!(e.is_fatal(), "{e}");
     assert_eq!(e.message, "fatal RPython error: MemoryError");
-    assert!(rpy_passes::objinterp::heap::resident_bytes().unwrap() < limit + (256 << 20));
+    assert!(rpy_llinterp::heap_limit::resident_bytes().unwrap() < limit + (256 << 20));
 }
 
 /// Seed 002's boxed integers: after inlining and malloc removal the loop of
@@ -183,7 +183,7 @@ fn boxed_integers_hot_loop_allocates_nothing() {
         .expect("tests/programs/py3/boxed_integers.py");
     let program = rpy::pipeline::lowlevel(&p.source()).unwrap_or_else(|d| panic!("{d}"));
     let allocations = |n: &str| {
-        let mut interp = rpy_passes::llinterp::LlInterpreter::new(&program);
+        let mut interp = rpy_llinterp::LlInterpreter::new(&program);
         interp
             .run_entry(&["boxed".to_string(), n.to_string()], &mut Vec::new())
             .unwrap();
@@ -193,7 +193,7 @@ fn boxed_integers_hot_loop_allocates_nothing() {
     let unoptimized =
         rpy::pipeline::lowlevel_with(&p.source(), &rpy::pipeline::BackendoptOptions::none())
             .unwrap();
-    let mut interp = rpy_passes::llinterp::LlInterpreter::new(&unoptimized);
+    let mut interp = rpy_llinterp::LlInterpreter::new(&unoptimized);
     interp
         .run_entry(&["boxed".to_string(), "1000".to_string()], &mut Vec::new())
         .unwrap();

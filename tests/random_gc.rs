@@ -529,7 +529,7 @@ impl Runner {
                 Engine::LlInterp => {
                     let program = rpy::pipeline::lowlevel(&src).map_err(|d| d.to_string())?;
                     let mut out = Vec::new();
-                    let status = rpy_passes::llinterp::LlInterpreter::new(&program)
+                    let status = rpy_llinterp::LlInterpreter::new(&program)
                         .run_entry(&argv, &mut out)
                         .map_err(|e| e.message)?;
                     Ok((String::from_utf8_lossy(&out).into_owned(), status as i32))

@@ -1007,11 +1007,11 @@ impl Runner {
                 Engine::LlInterp => {
                     let program = rpy::pipeline::lowlevel(&src).map_err(|d| d.to_string())?;
                     let mut out = Vec::new();
-                    let status = match rpy_passes::llinterp::LlInterpreter::new(&program)
+                    let status = match rpy_llinterp::LlInterpreter::new(&program)
                         .run_entry(&argv, &mut out)
                     {
                         Ok(status) => status as i32,
-                        Err(e) if e.kind == rpy_passes::llinterp::LlErrorKind::Fatal => 1,
+                        Err(e) if e.kind == rpy_llinterp::LlErrorKind::Fatal => 1,
                         Err(e) => return Err(e.message),
                     };
                     Ok((String::from_utf8_lossy(&out).into_owned(), status))
@@ -1357,10 +1357,10 @@ fn random_language_programs_agree_with_cpython() {
             let mut out = Vec::new();
             let status = match run_until(&src, stage, &mut Timings::default()) {
                 Ok(StageOutput::LowLevel(p)) => {
-                    rpy_passes::llinterp::LlInterpreter::new(&p).run_entry(&argv, &mut out)
+                    rpy_llinterp::LlInterpreter::new(&p).run_entry(&argv, &mut out)
                 }
                 Ok(StageOutput::ExceptionsExplicit(p)) => {
-                    rpy_passes::llinterp::LlInterpreter::new(&p).run_entry(&argv, &mut out)
+                    rpy_llinterp::LlInterpreter::new(&p).run_entry(&argv, &mut out)
                 }
                 _ => unreachable!(),
             };
@@ -1496,7 +1496,7 @@ fn backend_optimizations_keep_random_programs_behaviour() {
     ];
     let outcome = |p: &rpy_ir::graph::Program<rpy_ir::graph::LowLevel>, argv: &[String]| {
         let mut out = Vec::new();
-        let status = rpy_passes::llinterp::LlInterpreter::new(p)
+        let status = rpy_llinterp::LlInterpreter::new(p)
             .run_entry(argv, &mut out)
             .map_err(|e| e.message);
         (status, String::from_utf8_lossy(&out).into_owned())

@@ -8,11 +8,11 @@
 mod support;
 
 use rpy::pipeline::{run_until, StageName, Timings};
-use rpy_passes::rules::{self, RuleKind};
+use rpy_ruleset::RuleKind;
 
 #[test]
 fn every_annotate_and_rtype_rule_fires_on_the_test_programs() {
-    rules::reset_fire_counts();
+    rpy_ruleset::reset_fire_counts();
     for p in support::programs()
         .into_iter()
         .filter(|p| p.reaches(StageName::Annotate))
@@ -27,10 +27,10 @@ fn every_annotate_and_rtype_rule_fires_on_the_test_programs() {
         run_until(&p.source(), last, &mut Timings::default())
             .unwrap_or_else(|d| panic!("{}: {d}", p.name));
     }
-    let silent: Vec<String> = rules::RULES
+    let silent: Vec<String> = rpy_ruleset::RULES
         .iter()
         .enumerate()
-        .filter(|(i, r)| r.kind != RuleKind::Opt && rules::fire_count(*i) == 0)
+        .filter(|(i, r)| r.kind != RuleKind::Opt && rpy_ruleset::fire_count(*i) == 0)
         .map(|(_, r)| format!("{}:{} {}", r.file, r.line, r.name))
         .collect();
     assert!(

@@ -12,8 +12,8 @@ use common::{build, run, Exe};
 use rpy_ir::graph::{LowLevel, LowLevelStage, Program};
 use rpy_ir::opcode::Opcode;
 use rpy_ir::text::{parse_program, print_program};
+use rpy_llinterp::LlInterpreter;
 use rpy_passes::exceptiontransform;
-use rpy_passes::llinterp::LlInterpreter;
 
 /// What a run gives: standard output, standard error, exit status.
 #[derive(Debug, PartialEq)]

@@ -12,4 +12,5 @@ pub mod intbound;
 pub mod llops;
 pub mod lltype;
 pub mod opcode;
+pub mod rule_ops;
 pub mod text;

@@ -410,6 +410,23 @@ pub fn add_list_type(types: &mut TypeTable, item: &LowLevelType) -> String {
     list
 }
 
+// The names of the structs the rtyper makes for a class; the JIT's
+// codewriter finds a class's fields by them.
+
+/// The name of the instance struct of `class`.
+pub fn inst_type(class: &str) -> String {
+    format!("inst_{}", type_tag(class))
+}
+
+/// The name of the vtable struct of `class`.
+pub fn vtable_type(class: &str) -> String {
+    format!("vtable_{}", type_tag(class))
+}
+
+fn type_tag(class: &str) -> String {
+    crate::annotation::user_class_name(class).replace('.', "_")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,7 +10,7 @@
 //! short gets traced from its entry too.
 
 use fxhash::FxHashMap as HashMap;
-use rpy_passes::llinterp::LlValue;
+use rpy_llinterp::LlValue;
 use smallvec::SmallVec;
 use std::borrow::Cow;
 use std::rc::Rc;

@@ -29,7 +29,7 @@ use rpy_jit::parse_run_value;
 use rpy_jit::testgen::{observe_run, GuardIndex};
 use rpy_jit::text::{parse, print};
 use rpy_jit::trace::{Kind, Trace};
-use rpy_passes::rules::{fire_count, RuleKind, RULES};
+use rpy_ruleset::{fire_count, RuleKind, RULES};
 
 /// Loop iterations each run may take.
 const LOOP_LIMIT: u64 = 50;

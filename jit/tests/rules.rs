@@ -7,8 +7,8 @@ use rpy_ir::opcode::Opcode;
 use rpy_jit::interp::{run_fresh, Outcome, RunValue};
 use rpy_jit::optimize::optimize;
 use rpy_jit::text::{parse, print};
-use rpy_passes::rules::fire_count;
-use rpy_passes::rules::opt::{edge_values, ConcreteFacts, Pat, Ty, OPT_RULES};
+use rpy_ruleset::fire_count;
+use rpy_ruleset::opt::{edge_values, ConcreteFacts, Pat, Ty, OPT_RULES};
 
 fn trace_op(name: &str) -> Option<&'static str> {
     Some(match name {

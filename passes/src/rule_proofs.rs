@@ -26,8 +26,8 @@
 //! seconds each, as z3 bit-blasts the division, and the whole run about
 //! three minutes.
 
-use crate::rules::opt::{BinOp, Expr, Fact, OptRule, Pat, Res, Step, Ty, UnOp, OPT_RULES};
 use rpy_ir::opcode::Opcode;
+use rpy_ruleset::opt::{BinOp, Expr, Fact, OptRule, Pat, Res, Step, Ty, UnOp, OPT_RULES};
 use std::io::Write;
 use std::process::{Command, Stdio};
 
@@ -444,8 +444,8 @@ pub fn prove(rule: &OptRule) -> Proof {
                 ));
             };
             let confirmed = matches!(
-                crate::rules::opt::check_opt_rule(rule, &values),
-                crate::rules::opt::RuleCheck::Disagree { .. }
+                rpy_ruleset::opt::check_opt_rule(rule, &values),
+                rpy_ruleset::opt::RuleCheck::Disagree { .. }
             );
             Proof::Counterexample {
                 inputs: rule.vars.iter().map(|v| v.name).zip(values).collect(),

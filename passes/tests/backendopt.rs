@@ -7,8 +7,8 @@ use rpy_ir::llops::eval_int;
 use rpy_ir::lltype::LowLevelType;
 use rpy_ir::opcode::Opcode;
 use rpy_passes::backendopt::{optimize_graph, IntBound};
-use rpy_passes::rules::opt::{check_rule, Pat, RuleCheck, Ty, OPT_RULES};
-use rpy_passes::rules::{fire_count, RULES};
+use rpy_ruleset::opt::{check_rule, Pat, RuleCheck, Ty, OPT_RULES};
+use rpy_ruleset::{fire_count, RULES};
 
 const S: LowLevelType = LowLevelType::Signed;
 const B: LowLevelType = LowLevelType::Bool;
@@ -355,7 +355,7 @@ fn instantiate(rule_index: usize) -> FunctionGraph<LowLevel> {
     let mut fact_vars = std::collections::HashSet::new();
     for step in rule.steps {
         let e = match step {
-            rpy_passes::rules::opt::Step::Check(e) | rpy_passes::rules::opt::Step::Let(_, e) => e,
+            rpy_ruleset::opt::Step::Check(e) | rpy_ruleset::opt::Step::Let(_, e) => e,
         };
         collect_fact_slots(e, &mut fact_vars);
     }
@@ -393,11 +393,8 @@ fn instantiate(rule_index: usize) -> FunctionGraph<LowLevel> {
     b.finish(vec![root])
 }
 
-fn collect_fact_slots(
-    e: &rpy_passes::rules::opt::Expr,
-    out: &mut std::collections::HashSet<usize>,
-) {
-    use rpy_passes::rules::opt::Expr;
+fn collect_fact_slots(e: &rpy_ruleset::opt::Expr, out: &mut std::collections::HashSet<usize>) {
+    use rpy_ruleset::opt::Expr;
     match e {
         Expr::Fact(_, slot, arg) => {
             out.insert(*slot);

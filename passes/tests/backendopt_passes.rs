@@ -5,9 +5,9 @@
 use rpy_ir::graph::{LowLevel, Program};
 use rpy_ir::opcode::Opcode;
 use rpy_ir::text::{parse_program, print_graph};
+use rpy_llinterp::{LlInterpreter, LlValue};
 use rpy_passes::backendopt::inline::inline_program;
 use rpy_passes::backendopt::malloc_removal::remove_mallocs;
-use rpy_passes::llinterp::{LlInterpreter, LlValue};
 use rpy_passes::simplify::simplify_program;
 
 const TYPES: &str = "\

@@ -6,8 +6,8 @@
 
 use rpy_ir::graph::LowLevel;
 use rpy_ir::text::{parse_program, print_graph};
+use rpy_llinterp::LlInterpreter;
 use rpy_passes::exceptiontransform::transform;
-use rpy_passes::llinterp::LlInterpreter;
 
 const TYPES: &str = "\
 type array_rpy_string = GcArray(Ptr(rpy_string))
@@ -101,9 +101,8 @@ fn the_transformed_program_behaves_the_same() {
         let after = transform(p.clone()).unwrap();
         let argv = ["prog".to_string()];
         // The same result, or the same error (found at another place).
-        let outcome = |r: Result<i64, rpy_passes::llinterp::LlError>| {
-            r.map_err(|e| (e.kind, e.message, e.traceback))
-        };
+        let outcome =
+            |r: Result<i64, rpy_llinterp::LlError>| r.map_err(|e| (e.kind, e.message, e.traceback));
         let run_before = LlInterpreter::new(&p).run_entry(&argv, &mut Vec::new());
         let run_after = LlInterpreter::new(&after).run_entry(&argv, &mut Vec::new());
         assert_eq!(outcome(run_before), outcome(run_after), "{table}");

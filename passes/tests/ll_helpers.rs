@@ -5,7 +5,7 @@
 
 use rpy_ir::graph::{Constant, FunctionGraph, LowLevel, Program};
 use rpy_ir::lltype::{self, LowLevelType, TypeTable};
-use rpy_passes::llinterp::{LlInterpreter, LlValue};
+use rpy_llinterp::{LlInterpreter, LlValue};
 use rpy_passes::rtype::lowlevel_helpers::{rtype_alone, HelperArg, LowLevelHelpers};
 use std::collections::HashMap;
 use std::fmt::Write as _;

@@ -7,7 +7,7 @@ use rpy_ir::graph::{
 use rpy_ir::llops::RUNTIME_FUNCS;
 use rpy_ir::lltype::{self, ContainerType, LowLevelType as T, TypeTable};
 use rpy_ir::opcode::Opcode;
-use rpy_passes::llinterp::{pystr, LlError, LlErrorKind, LlInterpreter, LlValue};
+use rpy_llinterp::{pystr, LlError, LlErrorKind, LlInterpreter, LlValue};
 use std::process::Command;
 use std::time::Instant;
 

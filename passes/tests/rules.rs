@@ -8,10 +8,10 @@ use rpy_ir::annotation::{ListDef, SomeValue};
 use rpy_ir::graph::Constant;
 use rpy_ir::lltype::LowLevelType;
 use rpy_ir::opcode::Opcode;
-use rpy_passes::rules::opt::{check_all, check_rule, edge_values, RuleCheck, Ty, OPT_RULES};
-use rpy_passes::rules::rtype::Lowered;
-use rpy_passes::rules::{annotate, rtype, RuleKind, RULES};
 use rpy_rulec::{compile_one, Kind};
+use rpy_ruleset::opt::{check_all, check_rule, edge_values, RuleCheck, Ty, OPT_RULES};
+use rpy_ruleset::rtype::Lowered;
+use rpy_ruleset::{annotate, rtype, RuleKind, RULES};
 
 /// A value for a rule variable: an edge value, a small int, any int, or a
 /// copy of an earlier variable (so `x - x` patterns are reached).
@@ -567,7 +567,7 @@ fn every_opt_rule_is_proven_by_z3() {
 #[test]
 fn the_prover_finds_a_counterexample_to_a_wrong_rule() {
     use rpy_passes::rule_proofs::{prove, z3_available, Proof};
-    use rpy_passes::rules::opt::{BinOp, Expr, Fact, OptRule, OptVar, Pat, Res, Step};
+    use rpy_ruleset::opt::{BinOp, Expr, Fact, OptRule, OptVar, Pat, Res, Step};
     if !z3_available() {
         eprintln!("SKIPPED the_prover_finds_a_counterexample_to_a_wrong_rule: z3 is not installed");
         return;

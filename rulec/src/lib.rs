@@ -3,7 +3,7 @@
 //! Reads the `.rules` files of `rules/annotate`, `rules/rtype` and `rules/opt`,
 //! checks them (unknown operations, annotations and types, unbound variables,
 //! wrong arity, duplicate names, results whose types do not fit, rules that
-//! make code more expensive) and generates the Rust that `rpy_passes::rules`
+//! make code more expensive) and generates the Rust that `rpy_ruleset`
 //! includes. Every error names the file and line of the rule and says what is
 //! wrong in a plain sentence.
 //!
@@ -71,7 +71,7 @@ pub struct Source {
     pub text: String,
 }
 
-/// The generated Rust, one piece per file `rpy_passes::rules` includes.
+/// The generated Rust, one piece per file `rpy_ruleset` includes.
 #[derive(Clone, Debug, Default)]
 pub struct Generated {
     /// `RULES` (every rule's name, kind, file, line, text) and `RULE_COUNT`.

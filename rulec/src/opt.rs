@@ -1,6 +1,6 @@
 //! Integer rewrite rules (`rules/opt`): checking and code generation.
 //!
-//! A rule is compiled to data (`rpy_passes::rules::opt::OptRule`): the pattern
+//! A rule is compiled to data (`rpy_ruleset::opt::OptRule`): the pattern
 //! tree, the checks and lets as small expression trees, the result tree. The
 //! e-graph optimizer, the trace optimizer and the rule checker all interpret
 //! that data; one rule, every optimizer.

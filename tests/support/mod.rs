@@ -224,10 +224,9 @@ pub fn interp(src: &Source, argv: &[String]) -> (String, i32) {
     let mut out = Vec::new();
     // A fatal RPython error (an uncaught exception) ends the program with
     // status 1, as the executable does; an internal error is a bug.
-    let status = match rpy_passes::llinterp::LlInterpreter::new(&program).run_entry(argv, &mut out)
-    {
+    let status = match rpy_llinterp::LlInterpreter::new(&program).run_entry(argv, &mut out) {
         Ok(status) => status,
-        Err(e) if e.kind == rpy_passes::llinterp::LlErrorKind::Fatal => 1,
+        Err(e) if e.kind == rpy_llinterp::LlErrorKind::Fatal => 1,
         Err(e) => panic!("{}", e.message),
     };
     (text_of(out), status as i32)

@@ -7,9 +7,7 @@ use super::{execute, operand, AtMergePoint, BlackholeStats, Completion, Exec, Fr
 use crate::codewriter::jitcode::{Callee, Insn, JitCodes, Operand};
 use crate::metainterp::MetaInterp;
 use crate::warmstate::{GreenKey, HotLoop, WarmState};
-use rpy_passes::llinterp::{
-    CallHook, CallOutcome, DetachedOp, LlError, LlErrorKind, LlMachine, LlValue,
-};
+use rpy_llinterp::{CallHook, CallOutcome, DetachedOp, LlError, LlErrorKind, LlMachine, LlValue};
 use std::io::Write;
 
 /// A jitcode bound to the machine: its operations detached from the
@@ -313,7 +311,7 @@ impl CallHook for Blackhole<'_> {
         out: &mut dyn Write,
     ) -> Result<CallOutcome, LlError> {
         // The program's `jit.set_param` calls so far tune the JIT.
-        for (name, value) in rpy_passes::llinterp::take_jit_settings() {
+        for (name, value) in rpy_llinterp::take_jit_settings() {
             if let Some(jit) = self.jit.as_mut() {
                 match jit.params.set_from_program(&name, &value) {
                     Ok(()) => self
@@ -350,7 +348,7 @@ pub fn run_entry(
     threshold: u32,
     jit: Option<crate::metainterp::JitParams>,
 ) -> BlackholeRun {
-    let mut interp = rpy_passes::llinterp::LlInterpreter::new(program);
+    let mut interp = rpy_llinterp::LlInterpreter::new(program);
     let mut blackhole = Blackhole::new(codes);
     let function_threshold = jit
         .as_ref()

@@ -17,7 +17,7 @@ pub(crate) use ll::internal;
 pub use ll::{run_entry, Blackhole, BlackholeRun};
 
 use crate::codewriter::jitcode::{Bank, CallKind, Callee, Insn, JitCode, JitCodes, Operand, Reg};
-use rpy_passes::llinterp::{LlError, LlErrorKind, LlValue};
+use rpy_llinterp::{LlError, LlErrorKind, LlValue};
 use std::io::Write;
 
 /// An instruction's operand values: most have few, gathered without a

@@ -12,8 +12,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use rpy_ir::graph::{LowLevel, Program};
+use rpy_ir::lltype::inst_type;
 use rpy_ir::lltype::ContainerType;
-use rpy_passes::rtype::inst_type;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ImmutableFields {

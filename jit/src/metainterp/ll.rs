@@ -5,7 +5,7 @@
 
 use std::io::Write;
 
-use rpy_passes::llinterp::{LlError, LlValue};
+use rpy_llinterp::{LlError, LlValue};
 
 use super::mirror::Flavor;
 use super::record::TraceExec;

@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use rpy_ir::lltype::{ContainerType, LowLevelType, STR};
-use rpy_passes::llinterp::{Items, LlMachine, LlValue, ObjRef};
+use rpy_llinterp::{Items, LlMachine, LlValue, ObjRef};
 
 use crate::interp::{Heap, RunValue};
 use crate::optimize::{WordMap, WordSet};

@@ -20,7 +20,7 @@ use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::fmt::Write as _;
 use std::io::Write;
 
-use rpy_passes::llinterp::LlError;
+use rpy_llinterp::LlError;
 
 use crate::blackhole::{internal, Frame, Raised};
 use crate::codewriter::jitcode::{Operand, Reg};

@@ -25,7 +25,7 @@ use std::io::Write;
 use std::sync::Arc;
 
 use rpy_ir::lltype::STR;
-use rpy_passes::llinterp::LlError;
+use rpy_llinterp::LlError;
 
 use super::mirror::Flavor;
 use super::residual::{ResidualSite, ResidualTarget};

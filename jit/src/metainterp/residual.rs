@@ -20,7 +20,7 @@ use std::collections::HashSet;
 use std::io::Write;
 
 use rpy_ir::lltype::ContainerType;
-use rpy_passes::llinterp::{CallOutcome, LlError, LlMachine, LlValue};
+use rpy_llinterp::{CallOutcome, LlError, LlMachine, LlValue};
 
 use super::mirror::{Flavor, MirrorMap};
 use crate::blackhole::ll::Bound;

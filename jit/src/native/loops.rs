@@ -17,7 +17,7 @@
 use std::io::Write;
 use std::rc::Rc;
 
-use rpy_passes::llinterp::LlError;
+use rpy_llinterp::LlError;
 
 use super::machine::{Embedding, NativeExec};
 use super::NativeOp;

@@ -22,7 +22,7 @@ use crate::metainterp::{JitParams, MetaInterp};
 use crate::trace::{Header, Kind};
 use crate::warmstate::{GreenKey, WarmState};
 use fxhash::FxHashMap as HashMap;
-use rpy_passes::llinterp::{LlError, LlErrorKind};
+use rpy_llinterp::{LlError, LlErrorKind};
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::io::Write;

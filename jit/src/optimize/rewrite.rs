@@ -8,7 +8,7 @@
 //! operations, which go through the whole chain again.
 
 use rpy_ir::opcode::Opcode as GraphOpcode;
-use rpy_passes::rules::opt::{eval_expr, BoundFacts, Facts, OptRule, Pat, Res, Ty, OPT_RULES};
+use rpy_ruleset::opt::{eval_expr, BoundFacts, Facts, OptRule, Pat, Res, Ty, OPT_RULES};
 
 use crate::trace::{array_equivalent, opcode, BoxId, Kind, Op, Opcode, Value, OPS};
 
@@ -246,7 +246,7 @@ fn try_rule(
     }
     let mut new_ops = Vec::new();
     let result = build(sh, &rule.rhs, vals, slots, &facts, op.result, &mut new_ops)?;
-    rpy_passes::rules::fire(rule.rule);
+    rpy_ruleset::fire(rule.rule);
     match (result, op.result) {
         (Built::Value(v), Some(r)) => {
             sh.make_equal(r, v);

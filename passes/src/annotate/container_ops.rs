@@ -185,7 +185,7 @@ impl Annotator<'_> {
             // Tuples compare item by item: each pair must be comparable.
             (Opcode::Lt | Opcode::Le | Opcode::Gt | Opcode::Ge, _, [S::Tuple(x), S::Tuple(y)]) => {
                 let comparable = x.iter().zip(y).all(|(a, b)| {
-                    crate::rules::annotate::op_result(op.opname, &[a.clone(), b.clone()]).is_some()
+                    rpy_ruleset::annotate::op_result(op.opname, &[a.clone(), b.clone()]).is_some()
                 });
                 if !comparable {
                     return None;

@@ -39,7 +39,6 @@ pub mod provenance;
 mod rlib_calls;
 mod specialize;
 
-use crate::rules;
 use crate::simplify::simplify_graph;
 use classdefs::BASE_EXCEPTION_INIT;
 use containers::{Containers, Site};
@@ -200,7 +199,7 @@ pub fn union(a: &SomeValue, b: &SomeValue) -> Option<SomeValue> {
         }),
         // A null pointer is a value of every pointer type.
         (x @ S::Ptr(_), S::None) | (S::None, x @ S::Ptr(_)) => Some(x.clone()),
-        _ => rules::annotate::union(a, b),
+        _ => rpy_ruleset::annotate::union(a, b),
     }
 }
 
@@ -1199,7 +1198,7 @@ impl<'p> Annotator<'p> {
         if let Some(result) = self.container_op(g, b, index, op, general) {
             return Some(result);
         }
-        rules::annotate::op_result(op.opname, general).map(Ok)
+        rpy_ruleset::annotate::op_result(op.opname, general).map(Ok)
     }
 
     /// The result of `op` when the values of its arguments decide it: the

@@ -111,8 +111,8 @@ pub(super) fn checked_op(opname: Opcode, args: &[SomeValue]) -> Option<Result<So
         )));
     }
     Some(
-        crate::rules::annotate::op_result(opname, &general)
-            .or_else(|| crate::rules::annotate::op_result(base, &general))
+        rpy_ruleset::annotate::op_result(opname, &general)
+            .or_else(|| rpy_ruleset::annotate::op_result(base, &general))
             .ok_or_else(|| format!("ovfcheck() of '{base}' on these ints is not RPython")),
     )
 }

@@ -9,7 +9,6 @@
 //! rewrites: the pattern is searched by egg, the checks and lets run on the
 //! classes' constants and bounds, and the result is added and merged.
 
-use crate::rules::opt::{BoundFacts, OptRule, Pat, Res, Ty, OPT_RULES};
 use egg::{
     Analysis, Applier, CostFunction, DidMerge, EGraph, ENodeOrVar, Id, Language, Pattern,
     PatternAst, RecExpr, Rewrite, Subst, Symbol,
@@ -17,6 +16,7 @@ use egg::{
 use rpy_ir::intbound::{transfer, IntBound};
 use rpy_ir::llops::int_signature;
 use rpy_ir::opcode::Opcode;
+use rpy_ruleset::opt::{BoundFacts, OptRule, Pat, Res, Ty, OPT_RULES};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -156,7 +156,7 @@ impl CostFunction<Node> for OpCost {
         C: FnMut(Id) -> u64,
     {
         let own = match enode {
-            Node::Op1(op, _) | Node::Op2(op, _) => crate::rules::opt::op_cost(*op),
+            Node::Op1(op, _) | Node::Op2(op, _) => rpy_ruleset::opt::op_cost(*op),
             _ => 0,
         };
         enode.fold(own, |s, id| s.saturating_add(costs(id)))
@@ -206,7 +206,7 @@ impl RuleApplier {
         Some(match r {
             Res::Var(i) => ids[*i],
             Res::Const(e, ty) => {
-                let v = crate::rules::opt::eval_expr(e, slots, facts)?;
+                let v = rpy_ruleset::opt::eval_expr(e, slots, facts)?;
                 egraph.add(match ty {
                     Ty::Signed => Node::Int(v),
                     Ty::Bool => Node::Bool(v != 0),
@@ -242,7 +242,7 @@ impl Applier<Node, IntAnalysis> for RuleApplier {
         let Some(new) = self.build(egraph, &self.rule.rhs, &ids, &slots, &facts) else {
             return vec![];
         };
-        crate::rules::fire(self.rule.rule);
+        rpy_ruleset::fire(self.rule.rule);
         self.fires.fetch_add(1, Ordering::Relaxed);
         if egraph.union(eclass, new) {
             vec![new]

@@ -770,7 +770,7 @@ impl Elaborator<'_> {
     /// The cost of computing `n` with its arguments' cheapest forms.
     fn cost_of(&self, n: &Node) -> u64 {
         let own = match n {
-            Node::Op1(op, _) | Node::Op2(op, _) => crate::rules::opt::op_cost(*op),
+            Node::Op1(op, _) | Node::Op2(op, _) => rpy_ruleset::opt::op_cost(*op),
             _ => 0,
         };
         n.children()

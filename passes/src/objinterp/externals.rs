@@ -6,8 +6,8 @@
 
 use super::ops::{exc, Exc, OpResult};
 use super::value::ObjValue;
-use crate::{libm, posix};
 use rpy_ir::ast::Dialect;
+use rpy_llinterp::{libm, posix};
 use std::io::Write;
 
 fn float_arg(name: &str, args: &[ObjValue], i: usize) -> Result<f64, Exc> {

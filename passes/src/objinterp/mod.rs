@@ -23,7 +23,6 @@
 mod containers;
 pub mod exceptions;
 mod externals;
-pub mod heap;
 pub mod modules;
 mod nesting;
 mod ops;
@@ -41,6 +40,7 @@ use exceptions::{exception_matches, ClassTable, Instantiation};
 use rpy_ir::ast::Dialect;
 use rpy_ir::graph::{Arg, Constant, Flow, FunctionGraph, Program};
 use rpy_ir::opcode::Opcode;
+use rpy_llinterp::heap_limit;
 use std::collections::HashMap;
 use std::fmt;
 use std::io::Write;
@@ -375,7 +375,7 @@ impl<'p> ObjInterpreter<'p> {
             max_steps: None,
             steps: Default::default(),
             python_ints: false,
-            heap_limit: heap::DEFAULT_HEAP_LIMIT,
+            heap_limit: heap_limit::DEFAULT_HEAP_LIMIT,
             recorded: None,
             defined_classes: Default::default(),
             function_defaults: Default::default(),
@@ -416,7 +416,7 @@ impl<'p> ObjInterpreter<'p> {
     }
 
     /// The most memory, in bytes, the process may hold while the program
-    /// runs before it raises MemoryError (default `heap::DEFAULT_HEAP_LIMIT`).
+    /// runs before it raises MemoryError (default `heap_limit::DEFAULT_HEAP_LIMIT`).
     pub fn with_heap_limit(mut self, bytes: u64) -> Self {
         self.heap_limit = bytes;
         self
@@ -626,8 +626,8 @@ impl<'p> ObjInterpreter<'p> {
             }
             _ => {}
         }
-        if steps.is_multiple_of(heap::CHECK_EVERY)
-            && heap::resident_bytes().is_some_and(|used| used > self.heap_limit)
+        if steps.is_multiple_of(heap_limit::CHECK_EVERY)
+            && heap_limit::resident_bytes().is_some_and(|used| used > self.heap_limit)
         {
             return Err(Stop::Raise(ops::exc("MemoryError", "")));
         }

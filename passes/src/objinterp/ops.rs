@@ -7,9 +7,9 @@
 
 use super::containers;
 use super::value::ObjValue;
-use crate::llinterp::pystr::{parse_float, parse_int, FormatSpec};
 use rpy_ir::ast::Dialect;
 use rpy_ir::opcode::Opcode;
+use rpy_llinterp::pystr::{parse_float, parse_int, FormatSpec};
 use std::cmp::Ordering;
 use std::rc::Rc;
 
@@ -376,7 +376,7 @@ fn repeat(seq: &ObjValue, n: i64) -> Result<ObjValue, Exc> {
         _ => (0, 0),
     };
     let bytes = (len as u128) * (n as u128) * (item_bytes as u128);
-    if bytes > u128::from(super::heap::DEFAULT_HEAP_LIMIT) {
+    if bytes > u128::from(rpy_llinterp::heap_limit::DEFAULT_HEAP_LIMIT) {
         return Err(exc("MemoryError", ""));
     }
     Ok(match seq {

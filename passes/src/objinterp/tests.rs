@@ -823,12 +823,13 @@ def entry_point(argv):
 {TARGET}"
     );
     let p = program(&src, Py2);
-    let limit =
-        super::heap::resident_bytes().expect("Linux tells the resident memory") + (64 << 20);
+    let limit = rpy_llinterp::heap_limit::resident_bytes()
+        .expect("Linux tells the resident memory")
+        + (64 << 20);
     let e = ObjInterpreter::new(&p, Py2)
         .with_heap_limit(limit)
         .run_entry(&["prog".to_string()], &mut Vec::new())
         .unwrap_err();
     assert_eq!(e.exc, "MemoryError", "{e}");
-    assert!(super::heap::resident_bytes().unwrap() < limit + (256 << 20));
+    assert!(rpy_llinterp::heap_limit::resident_bytes().unwrap() < limit + (256 << 20));
 }

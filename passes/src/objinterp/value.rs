@@ -3,9 +3,9 @@
 
 use super::containers::{DictObj, DictPart, IterObj, MethodObj, RangeObj};
 use super::exceptions::{BoundMethodObj, ClassObj, ClassTable, InstanceObj};
-use crate::llinterp::pystr::{float_repr, float_str_py2, repr_str};
 use rpy_ir::ast::Dialect;
 use rpy_ir::graph::Constant;
+use rpy_llinterp::pystr::{float_repr, float_str_py2, repr_str};
 use std::cell::RefCell;
 use std::fmt;
 use std::rc::Rc;

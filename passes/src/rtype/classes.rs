@@ -15,9 +15,10 @@
 
 use crate::flow::{builtin_exception_base, BUILTIN_EXCEPTIONS};
 use fxhash::FxHashMap as HashMap;
-use rpy_ir::annotation::{user_class_name, ClassDef};
+use rpy_ir::annotation::ClassDef;
 use rpy_ir::ast::Dialect;
 use rpy_ir::graph::{Constant, PrebuiltObject};
+use rpy_ir::lltype::inst_type;
 use rpy_ir::lltype::{self, LowLevelType};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -78,20 +79,6 @@ pub struct ClassTable {
 /// attribute of the program clashes with the root vtable's own fields.
 pub fn slot_field(attr: &str) -> String {
     format!("cls_{attr}")
-}
-
-/// The name of the instance struct of `class`.
-pub fn inst_type(class: &str) -> String {
-    format!("inst_{}", type_tag(class))
-}
-
-/// The name of the vtable struct of `class`.
-pub fn vtable_type(class: &str) -> String {
-    format!("vtable_{}", type_tag(class))
-}
-
-fn type_tag(class: &str) -> String {
-    user_class_name(class).replace('.', "_")
 }
 
 impl ClassTable {

@@ -14,10 +14,10 @@
 
 use super::{GraphTyper, HelperArg};
 use crate::flow::stdmods;
-use crate::libm;
 use rpy_ir::graph::{Arg, Constant, SpaceOperation};
 use rpy_ir::lltype::{self, LowLevelType};
 use rpy_ir::opcode::Opcode;
+use rpy_llinterp::libm;
 
 type Value = (Arg, LowLevelType);
 

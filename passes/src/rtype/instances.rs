@@ -6,7 +6,6 @@
 use super::classes::EXC_MESSAGE;
 use super::{GraphTyper, HelperArg};
 use crate::flow::language::special_method_name;
-use crate::rules;
 use rpy_ir::annotation::{Desc, SomeValue};
 use rpy_ir::ast::Dialect;
 use rpy_ir::graph::{Arg, Constant, SpaceOperation, Var};
@@ -620,7 +619,7 @@ impl GraphTyper<'_, '_, '_> {
     pub(super) fn str_by_rules(&mut self, a: &Arg, py2: bool) -> Result<Arg, String> {
         let ty = self.type_of(a);
         let consts = [Some(Constant::Builtin("str".into())), a.as_const().cloned()];
-        let tree = rules::rtype::lower(
+        let tree = rpy_ruleset::rtype::lower(
             Opcode::SimpleCall,
             &[LowLevelType::Void, ty.clone()],
             &consts,

@@ -32,11 +32,11 @@ mod tuples;
 pub mod lowlevel_helpers;
 mod ptr;
 
-pub use classes::{inst_type, vtable_type, ClassTable, EXC_MESSAGE};
+pub use classes::{ClassTable, EXC_MESSAGE};
 pub use lowlevel_helpers::HelperArg;
 pub use repr::const_lltype;
+pub use rpy_ir::lltype::{inst_type, vtable_type};
 
-use crate::rules::{self, rtype::Lowered};
 use fxhash::FxHashMap as HashMap;
 use rpy_ir::annotation::{ProgramFacts, SomeValue};
 use rpy_ir::ast::Dialect;
@@ -48,6 +48,7 @@ use rpy_ir::graph::{
 use rpy_ir::llops;
 use rpy_ir::lltype::{self, LowLevelType, TypeTable};
 use rpy_ir::opcode::Opcode;
+use rpy_ruleset::rtype::Lowered;
 
 /// The state of one translation's rtyping: the types, classes and statics
 /// made so far, shared by the graphs.
@@ -507,7 +508,7 @@ impl GraphTyper<'_, '_, '_> {
         if *from == LowLevelType::Void {
             return Err(format!("a value with no representation cannot become {to}"));
         }
-        let tree = rules::rtype::convert(from, to)
+        let tree = rpy_ruleset::rtype::convert(from, to)
             .ok_or_else(|| format!("no conversion from {from} to {to}"))?;
         Ok(self.materialize(&tree, &[(value, from.clone())], None)?.0)
     }
@@ -673,7 +674,7 @@ impl GraphTyper<'_, '_, '_> {
             if step > 0 && tried == types {
                 continue;
             }
-            if let Some(tree) = rules::rtype::lower(op.opname, &tried, &consts, self.rt.py2) {
+            if let Some(tree) = rpy_ruleset::rtype::lower(op.opname, &tried, &consts, self.rt.py2) {
                 let mut args = Vec::new();
                 for ((a, from), to) in op.args.iter().zip(&types).zip(&tried) {
                     args.push((self.convert(a.clone(), from, to)?, to.clone()));

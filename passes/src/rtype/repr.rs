@@ -1,7 +1,8 @@
 //! Which low-level type represents each annotation (the original's
 //! `getrepr`), and the layout of classes that follows from it.
 
-use super::classes::{inst_type, Slot, SlotKind};
+use super::classes::{Slot, SlotKind};
+use super::inst_type;
 use super::RTyper;
 use rpy_ir::annotation::{Desc, Known, SomeValue};
 use rpy_ir::graph::Constant;

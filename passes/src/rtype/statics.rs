@@ -4,8 +4,9 @@
 //! vtable; sharing and cycles are kept, since a static is made once and
 //! reserved before its contents are converted.
 
-use super::classes::{inst_type, vtable_type, SlotKind};
+use super::classes::SlotKind;
 use super::RTyper;
+use super::{inst_type, vtable_type};
 use rpy_ir::annotation::{user_class_name, SomeValue};
 use rpy_ir::graph::{
     single_byte, Constant, FunctionGraph, LowLevel, PrebuiltObject, DESTRUCTOR_HINT_PREFIX,

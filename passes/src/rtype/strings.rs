@@ -4,12 +4,11 @@
 //! concatenation of the pieces and of `str()` of each value.
 
 use super::GraphTyper;
-use crate::llinterp::pystr::FormatSpec;
-use crate::rules;
 use rpy_ir::annotation::SomeValue;
 use rpy_ir::graph::{Arg, Constant, SpaceOperation};
 use rpy_ir::lltype::{self, LowLevelType};
 use rpy_ir::opcode::Opcode;
+use rpy_llinterp::pystr::FormatSpec;
 
 /// One part of a format string.
 #[derive(Debug, PartialEq)]
@@ -221,7 +220,7 @@ impl GraphTyper<'_, '_, '_> {
         let str_ty = LowLevelType::Ptr(lltype::STR.into());
         let a = self.arg_as(&a, &str_ty)?;
         let b = self.arg_as(&b, &str_ty)?;
-        let tree = rules::rtype::lower(
+        let tree = rpy_ruleset::rtype::lower(
             Opcode::Add,
             &[str_ty.clone(), str_ty.clone()],
             &[None, None],

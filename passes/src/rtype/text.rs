@@ -6,7 +6,6 @@
 
 use super::repr::{family, Family};
 use super::{GraphTyper, HelperArg};
-use crate::rules;
 use rpy_ir::graph::{Arg, Constant, SpaceOperation};
 use rpy_ir::lltype::{self, LowLevelType};
 use rpy_ir::opcode::Opcode;
@@ -42,7 +41,7 @@ impl GraphTyper<'_, '_, '_> {
     /// Whether `rules/rtype/` prints a value of type `ty` (and so takes
     /// its `str()`): asked of the rules, not listed again here.
     fn rules_print(&self, ty: &LowLevelType) -> bool {
-        rules::rtype::lower(
+        rpy_ruleset::rtype::lower(
             Opcode::PrintItem,
             std::slice::from_ref(ty),
             &[None],
@@ -55,7 +54,7 @@ impl GraphTyper<'_, '_, '_> {
     fn print_str(&mut self, text: Arg) -> Result<(), String> {
         let str_ty = LowLevelType::Ptr(lltype::STR.into());
         let text = self.arg_as(&text, &str_ty)?;
-        let tree = rules::rtype::lower(
+        let tree = rpy_ruleset::rtype::lower(
             Opcode::PrintItem,
             std::slice::from_ref(&str_ty),
             &[None],

@@ -42,7 +42,10 @@
 
 mod code;
 mod exec;
+pub mod heap_limit;
+pub mod libm;
 mod machine;
+pub mod posix;
 pub mod pystr;
 mod runtime;
 pub use runtime::take_jit_settings;
@@ -273,7 +276,7 @@ impl<'p, S: LowLevelStage> LlInterpreter<'p, S> {
     }
 
     /// Sets the bound on the memory a run may use, in bytes (default
-    /// `objinterp::heap::DEFAULT_HEAP_LIMIT`): an allocation that would pass
+    /// `heap_limit::DEFAULT_HEAP_LIMIT`): an allocation that would pass
     /// it, or resident memory above it, ends the run with the executable's
     /// fatal MemoryError.
     pub fn set_heap_limit(&mut self, bytes: u64) {

@@ -371,7 +371,7 @@ fn allocate(types: &Types, ty: u32, n: u64) -> Result<ObjRef, Fail> {
     let since = types.allocated.get() + bytes;
     if since >= CHECK_AFTER_BYTES {
         types.allocated.set(0);
-        if crate::objinterp::heap::resident_bytes().is_some_and(|used| used > types.heap_limit) {
+        if crate::heap_limit::resident_bytes().is_some_and(|used| used > types.heap_limit) {
             return Err(Fail::Fatal(MEMORY_ERROR.into()));
         }
     } else {

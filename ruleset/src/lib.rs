@@ -302,7 +302,7 @@ pub mod opt {
 
     /// The operators of checks and lets, and their meaning: one definition,
     /// shared with the rule compiler (which folds constant expressions).
-    pub use rpy_rulec::{BinOp, UnOp};
+    pub use rpy_ir::rule_ops::{BinOp, UnOp};
 
     /// What a check can ask of a matched value's IntBound.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -116,7 +116,7 @@ impl Types {
             strarray_ty: ids[&array_name],
             list,
             ids,
-            heap_limit: crate::objinterp::heap::DEFAULT_HEAP_LIMIT,
+            heap_limit: crate::heap_limit::DEFAULT_HEAP_LIMIT,
             allocated: Cell::new(0),
             allocations: Cell::new(0),
             destructor: Vec::new(),
