@@ -3,6 +3,8 @@ pub mod backendopt;
 pub mod exceptiontransform;
 pub mod flow;
 pub mod gctransform;
+/// Language facts the flow stage and the object interpreter share; below both.
+pub mod language;
 pub mod objinterp;
 pub mod parse;
 pub mod rtype;

@@ -10,7 +10,7 @@
 //! subclass's that has instances.
 
 use super::Annotator;
-use crate::flow::language::special_method_name;
+use crate::language::special_names::special_method_name;
 use fxhash::FxHashMap;
 use rpy_ir::annotation::{user_class_name as short, ClassDef, Desc, Known, SomeValue};
 use rpy_ir::diag::{Diagnostic, Pos};

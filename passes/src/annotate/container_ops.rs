@@ -7,7 +7,7 @@
 
 use super::containers::Site;
 use super::{union, Annotator, PartError};
-use crate::flow::language::{builtin_methods, BuiltinType};
+use crate::language::builtins::{builtin_methods, BuiltinType};
 use rpy_ir::annotation::{Desc, DictDef, Known, ListDef, SomeValue};
 use rpy_ir::diag::Diagnostic;
 use rpy_ir::graph::{BlockId, Constant, SpaceOperation};

@@ -4,8 +4,9 @@
 //! its callee raises (`SomeException` of their union) rather than just the
 //! class it names.
 
-use crate::flow::builtin_is_subclass;
-use crate::flow::language::{operation_raises, BuiltinType, Operand, Raises};
+use crate::language::builtins::BuiltinType;
+use crate::language::exceptions::builtin_is_subclass;
+use crate::language::raises::{operation_raises, Operand, Raises};
 use fxhash::FxHashMap;
 use rpy_ir::annotation::{Desc, Known, SomeValue};
 use rpy_ir::ast::Dialect;
@@ -181,7 +182,7 @@ impl Raised {
 
 /// What operation `opname` raises by itself (not through a call of the
 /// program's functions, `Annotator::raised`) on arguments of these
-/// annotations: the flow builder's table (`flow::language`), told what the
+/// annotations: the flow builder's table (`language::raises`), told what the
 /// annotations say of the operands.
 pub fn raised_by_operation(opname: Opcode, args: &[SomeValue]) -> Raised {
     // A tuple read at a known index within its length (`a, b = t`): the

@@ -1,4 +1,4 @@
-//! The functions of the standard modules (`flow::stdmods` maps them to
+//! The functions of the standard modules (`language::stdmods` maps them to
 //! builtins named `module.function`) as the annotator types them, as the
 //! original's `extfunc` registry and `ll_math`/`rposix` signatures do:
 //! the math functions take floats (an int converts) and give a float (or
@@ -6,7 +6,7 @@
 //! predicates); `os.write(fd, s)` gives the count written, `os.read(fd, n)`
 //! a string, `os.getenv(name)` a string or None; the clocks give floats.
 
-use crate::flow::stdmods::{MATH_FUNCTIONS_1, MATH_FUNCTIONS_2};
+use crate::language::stdmods::{MATH_FUNCTIONS_1, MATH_FUNCTIONS_2};
 use rpy_ir::annotation::SomeValue;
 use rpy_ir::ast::Dialect;
 
@@ -64,7 +64,7 @@ pub(super) fn external_call(
     dialect: Dialect,
 ) -> Option<Result<SomeValue, String>> {
     let (module, func) = name.rsplit_once('.')?;
-    if !crate::flow::stdmods::MODULES.contains(&module) {
+    if !crate::language::stdmods::MODULES.contains(&module) {
         return None;
     }
     let expect = |ok: bool, what: &str| -> Result<(), String> {

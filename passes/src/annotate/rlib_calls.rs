@@ -80,7 +80,7 @@ pub(super) fn rlib_call(name: &str, args: &[SomeValue]) -> Option<Result<SomeVal
             [_],
         ) => args[0].clone(),
         ("hint", [_, ..]) => args[0].clone(),
-        (n, _) if crate::flow::language::UNTRANSLATED_HINTS.contains(&n) => S::None,
+        (n, _) if crate::language::rlib::UNTRANSLATED_HINTS.contains(&n) => S::None,
         ("ll_assert", [_, S::String { .. } | S::Char]) => S::None,
         // The rules' (intmask of an int), or arguments it does not take.
         _ => return None,

@@ -34,7 +34,8 @@
 //! functions are dropped: later stages see ordinary graphs and calls.
 
 use super::{Annotator, Blocked};
-use crate::flow::{PrebuiltTable, STAR_ARGS_HINT};
+use crate::flow::PrebuiltTable;
+use crate::language::hints::STAR_ARGS_HINT;
 use crate::objinterp::{ObjInterpreter, ObjValue};
 use rpy_ir::annotation::{user_class_name, Desc, Known, SomeValue};
 use rpy_ir::ast::Dialect;

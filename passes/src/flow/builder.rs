@@ -1954,7 +1954,8 @@ impl FnBuilder<'_, '_> {
             ExprKind::Attribute { attr, .. } if f.as_var().is_some() => Some(attr.as_str()),
             _ => None,
         };
-        let may_be_builtin = method_name.is_some_and(crate::flow::language::is_builtin_method_name);
+        let may_be_builtin =
+            method_name.is_some_and(crate::language::builtins::is_builtin_method_name);
         let bind = signature.as_ref().filter(|sig| {
             !keywords.is_empty()
                 || method_name.is_none()

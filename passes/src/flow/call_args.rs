@@ -12,8 +12,10 @@
 //! import time). A call with keywords to anything else is reported.
 
 use super::{FnBuilder, FuncDef};
-use crate::flow::language::DEFAULTS_ATTRIBUTE;
 use crate::flow::{class_body_graph, rlib, Global, GlobalAccess};
+use crate::language::hints::STATIC_METHOD_HINT;
+use crate::language::rlib::jitdriver_params;
+use crate::language::special_names::DEFAULTS_ATTRIBUTE;
 use rpy_ir::ast::{Expr, ExprKind, Keyword, Param};
 use rpy_ir::diag::Pos;
 use rpy_ir::graph::{Arg, Constant};
@@ -76,7 +78,7 @@ impl<'a> FnBuilder<'_, 'a> {
                 shown: "JitDriver".to_string(),
                 graph: None,
                 defaults_from_callee: false,
-                params: rlib::jitdriver_params(),
+                params: jitdriver_params(),
                 others: Vec::new(),
                 star: false,
             });
@@ -159,14 +161,14 @@ impl<'a> FnBuilder<'_, 'a> {
                 .hints
                 .borrow()
                 .get(graph)
-                .is_some_and(|h| h.iter().any(|h| h == crate::flow::STATIC_METHOD_HINT));
+                .is_some_and(|h| h.iter().any(|h| h == STATIC_METHOD_HINT));
             let skip = usize::from(!is_static);
             if def.params.len() < skip {
                 return None;
             }
             let has_star = def.star_args.is_some();
             if *star.get_or_insert(has_star) != has_star
-                || (has_star && crate::flow::language::is_builtin_method_name(name))
+                || (has_star && crate::language::builtins::is_builtin_method_name(name))
             {
                 return None;
             }

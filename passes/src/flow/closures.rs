@@ -24,7 +24,8 @@
 //! nested `class` or `lambda`, and a function with a nested `def` reached
 //! by translated code are reported as before.
 
-use super::{unique_graph_name, ProgramDefs, STAR_ARGS_HINT};
+use super::{unique_graph_name, ProgramDefs};
+use crate::language::hints::STAR_ARGS_HINT;
 use crate::objinterp::ObjValue;
 use rpy_ir::ast::{Stmt, StmtKind};
 use std::collections::HashMap;
@@ -37,19 +38,6 @@ pub(crate) const LOCALS_MARK: &str = ".<locals>.";
 /// The hidden local of an enclosing function holding its cells object, and
 /// the hidden first parameter of a nested function's import-time graph.
 pub(crate) const CELLS_LOCAL: &str = "<cells>";
-
-/// The builtin of `from M import *` at import time that copies what M
-/// exports when the statement runs (its `__all__`, else its public names)
-/// into the importing module. (Not a closure's, but a module's names seen
-/// through their object, as cells are.)
-pub const IMPORT_STAR: &str = "<import star>";
-
-/// The builtin that makes an empty cells object, at import time only.
-pub const NEW_CELLS: &str = "<new cells>";
-
-/// The builtin that binds a nested function's graph to a cells object,
-/// at import time only.
-pub const MAKE_CLOSURE: &str = "<make closure>";
 
 /// Collects the `def` statements directly inside the function whose graph
 /// is `outer` (in its `if`, loop and `try` bodies too): each is a graph

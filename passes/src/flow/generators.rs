@@ -25,8 +25,8 @@
 //! translated code only: one called at import time is reported.
 
 use super::{Arg, Constant, Edge, FnBuilder, Pos, State, Var};
-use crate::flow::language::next_method_name;
 use crate::flow::{FuncDef, GlobalAccess, ModuleCtx};
+use crate::language::special_names::next_method_name;
 use crate::objinterp::exceptions::{ClassObj, ClassTable};
 use crate::objinterp::ObjValue;
 use rpy_ir::ast::{Expr, ExprKind, Stmt, StmtKind};

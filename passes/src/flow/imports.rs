@@ -5,20 +5,21 @@
 //! as Python finds them when the program runs as a script: `import a.b` reads
 //! `a/__init__.py` (a package) and then `a/b.py` or `a/b/__init__.py`. The rlib
 //! modules (`rpython.rlib.*`, see [`super::rlib`]) and the standard modules
-//! (`sys`, `os`, `math`, `time`, see [`super::stdmods`]) are not
+//! (`sys`, `os`, `math`, `time`, see [`crate::language::stdmods`]) are not
 //! read from files. Each module is read, parsed and later executed once; a
 //! module is executed after the modules it imports (its dependencies first,
 //! in the order its import statements name them), as Python does when no two
 //! modules import each other.
 
-use super::{rlib, stdmods};
+use super::rlib;
+use crate::language::stdmods;
 use crate::parse::{parse_module_in, read_source};
 use rpy_ir::ast::{self, Dialect, Stmt, StmtKind};
 use rpy_ir::diag::{Diagnostic, FileId, Pos, SourceMap};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// The constants and functions of a standard module (see [`super::stdmods`]).
+/// The constants and functions of a standard module (see [`crate::language::stdmods`]).
 pub(crate) fn external_module_constants(
     name: &str,
     dialect: Dialect,

@@ -35,22 +35,19 @@
 //! diagnostics at their position.
 
 mod builder;
-pub mod gc_hooks;
-pub use builder::exceptions::{builtin_exception_base, builtin_is_subclass, BUILTIN_EXCEPTIONS};
 mod fold;
+pub mod gc_hooks;
 mod import_time;
 mod imports;
 pub use imports::{ModuleSearch, PYLIB};
 pub mod closures;
-pub mod language;
 mod rlib;
-pub mod stdmods;
-pub(crate) use rlib::jitdriver_params;
 mod scan;
 pub mod validate;
 
 pub use validate::{check_graph_well_formed, check_program_well_formed};
 
+use crate::language::hints::{STAR_ARGS_HINT, STATIC_METHOD_HINT};
 use crate::objinterp::exceptions::ClassObj;
 use crate::objinterp::ObjValue;
 use rpy_ir::ast::{self, CmpOp, Dialect, Expr, ExprKind, Param, Stmt, StmtKind};
@@ -895,14 +892,6 @@ fn collect_mixin_copies<'a>(
             .insert((module.to_string(), s.pos), copies);
     }
 }
-
-/// The hint on the graph of a `@staticmethod` (what the object interpreter
-/// and the later stages read, as the class attribute is the function).
-pub const STATIC_METHOD_HINT: &str = "staticmethod";
-
-/// The hint on the graph of a function with a `*args` parameter (its last):
-/// the annotator specializes it per number of star-arguments.
-pub const STAR_ARGS_HINT: &str = "*args";
 
 /// Gives graph `graph` the hint `hint` for the annotator.
 fn add_hint(defs: &ProgramDefs, graph: &str, hint: &str) {

@@ -10,9 +10,10 @@
 //! function, is what RPython cannot translate and is reported.
 
 use super::{Arg, Constant, FnBuilder, Pos, Stmt, StmtKind};
-use crate::flow::language::DEFAULTS_ATTRIBUTE;
 use crate::flow::scan::{bound_names, NameList};
 use crate::flow::{closures, rlib, FuncDef, Global, GlobalAccess};
+use crate::language::import_time_builtins::{IMPORT_STAR, MAKE_CLOSURE, NEW_CELLS};
+use crate::language::special_names::DEFAULTS_ATTRIBUTE;
 use rpy_ir::ast::{Expr, ExprKind, Param};
 use rpy_ir::opcode::Opcode;
 
@@ -525,7 +526,7 @@ impl FnBuilder<'_, '_> {
                         // when the statement runs: a module may bind names
                         // through `globals()` that no statement shows.
                         if let GlobalAccess::Live { module: here, .. } = &self.m.access {
-                            let copy = Constant::Builtin(closures::IMPORT_STAR.to_string());
+                            let copy = Constant::Builtin(IMPORT_STAR.to_string());
                             let args =
                                 vec![Arg::Const(copy), Arg::Const(here.clone()), Arg::Const(m)];
                             self.emit(Opcode::SimpleCall, args, s.pos);
@@ -680,7 +681,7 @@ impl FnBuilder<'_, '_> {
             return;
         }
         let pos = def.pos;
-        let cells = Arg::Const(Constant::Builtin(closures::NEW_CELLS.to_string()));
+        let cells = Arg::Const(Constant::Builtin(NEW_CELLS.to_string()));
         let cells = Arg::Var(self.emit(Opcode::SimpleCall, vec![cells], pos));
         self.store_name(closures::CELLS_LOCAL, cells, pos);
         let params: Vec<String> = def
@@ -732,7 +733,7 @@ impl FnBuilder<'_, '_> {
         let function = Arg::Const(Constant::Func(graph));
         self.set_defaults(&function, params, s.pos);
         let cells = self.load_name(closures::CELLS_LOCAL, s.pos);
-        let make = Arg::Const(Constant::Builtin(closures::MAKE_CLOSURE.to_string()));
+        let make = Arg::Const(Constant::Builtin(MAKE_CLOSURE.to_string()));
         let closure = Arg::Var(self.emit(Opcode::SimpleCall, vec![make, function, cells], s.pos));
         self.store_name(name, closure, s.pos);
     }

@@ -209,41 +209,6 @@ pub(crate) fn rlib_function(e: &Expr, bindings: &HashMap<String, String>) -> Opt
     (kind == RlibName::Function).then_some(name)
 }
 
-/// The parameters of `JitDriver(...)`, as pylib's `rpython.rlib.jit`
-/// declares them: greens and reds first, every other one with a default.
-pub(crate) fn jitdriver_params() -> &'static [rpy_ir::ast::Param] {
-    use rpy_ir::ast::Param;
-    use rpy_ir::diag::Pos;
-    static PARAMS: std::sync::OnceLock<Vec<Param>> = std::sync::OnceLock::new();
-    PARAMS.get_or_init(|| {
-        let param = |name: &str, default: Option<ExprKind>| Param {
-            pos: Pos::default(),
-            name: name.to_string(),
-            default: default.map(|kind| Expr {
-                pos: Pos::default(),
-                kind,
-            }),
-            unpack: None,
-        };
-        let none = || Some(ExprKind::None);
-        vec![
-            param("greens", None),
-            param("reds", None),
-            param("virtualizables", none()),
-            param("get_printable_location", none()),
-            param("confirm_enter_jit", none()),
-            param("can_never_inline", none()),
-            param("should_unroll_one_iteration", none()),
-            param("name", Some(ExprKind::Str("jitdriver".into()))),
-            param("check_untranslated", Some(ExprKind::Bool(true))),
-            param("vectorize", Some(ExprKind::Bool(false))),
-            param("get_unique_id", none()),
-            param("is_recursive", Some(ExprKind::Bool(false))),
-            param("get_location", none()),
-        ]
-    })
-}
-
 /// The dotted path an expression names through the import bindings
 /// (`jit.elidable` -> `rpython.rlib.jit.elidable`), if it is a name or an
 /// attribute of one.

@@ -7,7 +7,7 @@
 
 use super::ops::{equal, exc, Exc, Op, OpResult};
 use super::value::{integral_float, ObjValue};
-use crate::flow::language::{builtin_methods, BuiltinType};
+use crate::language::builtins::{builtin_methods, BuiltinType};
 use rpy_ir::ast::Dialect;
 use std::cell::RefCell;
 use std::collections::HashMap;

@@ -4,7 +4,7 @@
 //! its class and an attribute dict of its own. Both are compared by identity,
 //! as in Python. The builtin exception classes are class objects like any
 //! other, built once per interpreter from the dialect's hierarchy
-//! (`flow::exceptions::builtin_exception_base`); an exception instance keeps
+//! (`language::exceptions::builtin_exception_base`); an exception instance keeps
 //! its constructor arguments under `args`.
 //!
 //! An exception raised by an operation (an [`Exc`]: class name and message)
@@ -13,7 +13,7 @@
 
 use super::ops::{exc, Exc, OpResult};
 use super::value::ObjValue;
-use crate::flow::{builtin_exception_base, BUILTIN_EXCEPTIONS};
+use crate::language::exceptions::{builtin_exception_base, BUILTIN_EXCEPTIONS};
 use rpy_ir::ast::Dialect;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};

@@ -1,4 +1,4 @@
-//! The standard modules' functions (`flow::stdmods`: `$math.sqrt`,
+//! The standard modules' functions (`language::stdmods`: `$math.sqrt`,
 //! `$os.write`, `$time.time`...) as the translated program runs them: the
 //! math functions are libm's with CPython's domain and range errors (the
 //! same libm the C runtime calls), the os and time functions the same
@@ -94,7 +94,7 @@ pub fn call(
     out: &mut dyn Write,
 ) -> Option<OpResult> {
     let (module, func) = name.rsplit_once('.')?;
-    if !crate::flow::stdmods::MODULES.contains(&module) {
+    if !crate::language::stdmods::MODULES.contains(&module) {
         return None;
     }
     Some((|| match (module, func) {

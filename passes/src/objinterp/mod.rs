@@ -35,7 +35,7 @@ mod wide;
 pub use ops::{Exc, Op};
 pub use value::ObjValue;
 
-use crate::flow::language::{next_method_name, special_method_name, DEFAULTS_ATTRIBUTE};
+use crate::language::special_names::{next_method_name, special_method_name, DEFAULTS_ATTRIBUTE};
 use exceptions::{exception_matches, ClassTable, Instantiation};
 use rpy_ir::ast::Dialect;
 use rpy_ir::graph::{Arg, Constant, Flow, FunctionGraph, Program};
@@ -326,7 +326,11 @@ impl<'p> ObjInterpreter<'p> {
         let static_methods = program
             .graphs
             .iter()
-            .filter(|g| g.hints.iter().any(|h| h == crate::flow::STATIC_METHOD_HINT))
+            .filter(|g| {
+                g.hints
+                    .iter()
+                    .any(|h| h == crate::language::hints::STATIC_METHOD_HINT)
+            })
             .map(|g| g.name.as_str())
             .collect();
         let prebuilt = modules::materialize(&program.prebuilt, &mut classes, &static_methods)

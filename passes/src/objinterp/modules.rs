@@ -33,7 +33,7 @@ thread_local! {
 /// the cells first, as a bound method is with its instance). `None` for
 /// other names.
 pub fn closure_builtin(name: &str, args: &[ObjValue]) -> Option<OpResult> {
-    use crate::flow::closures::{IMPORT_STAR, MAKE_CLOSURE, NEW_CELLS};
+    use crate::language::import_time_builtins::{IMPORT_STAR, MAKE_CLOSURE, NEW_CELLS};
     match (name, args) {
         (IMPORT_STAR, [here, source]) => {
             let all = get(source, "__all__");

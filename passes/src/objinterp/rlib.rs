@@ -1,4 +1,4 @@
-//! The rlib functions (`flow::rlib`) as the translated program runs them.
+//! The rlib functions (`flow::rlib`, `language::rlib`) as the translated program runs them.
 //!
 //! Ints are already machine words here, so `intmask` and its kin return
 //! their argument; the JIT hints are their argument or a constant answer
@@ -11,6 +11,7 @@
 use super::exceptions::{ClassObj, InstanceObj};
 use super::ops::{exc, Op, OpResult};
 use super::value::{integral_float, ObjValue};
+use crate::language::rlib::{jitdriver_params, UNTRANSLATED_HINTS};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -54,7 +55,7 @@ pub fn call(name: &str, args: &[ObjValue]) -> Option<OpResult> {
         "we_are_jitted" | "have_debug_prints" => Ok(ObjValue::Bool(false)),
         "isconstant" | "isvirtual" => arity(name, args, 1).map(|()| ObjValue::Bool(false)),
         "we_are_translated" => Ok(ObjValue::Bool(true)),
-        n if crate::flow::language::UNTRANSLATED_HINTS.contains(&n) => Ok(ObjValue::None),
+        n if UNTRANSLATED_HINTS.contains(&n) => Ok(ObjValue::None),
         "ll_assert" => ll_assert(args),
         "int_between" => int_between(args),
         "int_force_ge_zero" => {
@@ -78,7 +79,7 @@ thread_local! {
 /// (`reds` may be the string 'auto').
 fn jitdriver(args: &[ObjValue]) -> OpResult {
     // the parameters in the order the flow builder binds them
-    let params = crate::flow::jitdriver_params();
+    let params = jitdriver_params();
     arity("JitDriver", args, params.len())?;
     let mut attrs = BTreeMap::new();
     for (name, v) in params.iter().map(|p| p.name.as_str()).zip(args) {
@@ -108,7 +109,7 @@ fn jitdriver(args: &[ObjValue]) -> OpResult {
 /// arguments, then the class's attributes of those names, then the
 /// defaults. (Translated code knows the driver, not its class.)
 pub fn jitdriver_of_subclass(class: &ClassObj, args: &[ObjValue]) -> OpResult {
-    let params = crate::flow::jitdriver_params();
+    let params = jitdriver_params();
     if args.len() > params.len() {
         arity(&class.name, args, params.len())?;
     }

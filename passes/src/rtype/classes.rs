@@ -13,7 +13,7 @@
 //! `subclassrange_min..subclassrange_max` and `isinstance` is two
 //! comparisons.
 
-use crate::flow::{builtin_exception_base, BUILTIN_EXCEPTIONS};
+use crate::language::exceptions::{builtin_exception_base, BUILTIN_EXCEPTIONS};
 use fxhash::FxHashMap as HashMap;
 use rpy_ir::annotation::ClassDef;
 use rpy_ir::ast::Dialect;

@@ -1,5 +1,5 @@
 //! The standard modules' functions (`$math.sqrt`, `$os.write`,
-//! `$time.time`...; `flow::stdmods`) lowered to C runtime leaves, as the
+//! `$time.time`...; `language::stdmods`) lowered to C runtime leaves, as the
 //! original's external functions (`extfunc`, `ll_math`, `rposix`) are.
 //!
 //! Each function is one leaf (`rpy_math_sqrt`, `rpy_os_write`,
@@ -13,7 +13,7 @@
 //! any caller; the check is a few float comparisons (or an int's sign).
 
 use super::{GraphTyper, HelperArg};
-use crate::flow::stdmods;
+use crate::language::stdmods;
 use rpy_ir::graph::{Arg, Constant, SpaceOperation};
 use rpy_ir::lltype::{self, LowLevelType};
 use rpy_ir::opcode::Opcode;

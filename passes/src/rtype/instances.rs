@@ -5,7 +5,7 @@
 
 use super::classes::EXC_MESSAGE;
 use super::{GraphTyper, HelperArg};
-use crate::flow::language::special_method_name;
+use crate::language::special_names::special_method_name;
 use rpy_ir::annotation::{Desc, SomeValue};
 use rpy_ir::ast::Dialect;
 use rpy_ir::graph::{Arg, Constant, SpaceOperation, Var};

@@ -628,7 +628,7 @@ impl GraphTyper<'_, '_, '_> {
                 self.finish(value, Some((op.result, want)))?;
                 Ok(true)
             }
-            Some(b) if crate::flow::language::UNTRANSLATED_HINTS.contains(&b.as_str()) => {
+            Some(b) if crate::language::rlib::UNTRANSLATED_HINTS.contains(&b.as_str()) => {
                 let want = self.graph.info(op.result).clone();
                 self.finish(
                     (Arg::Const(Constant::None), LowLevelType::Void),

@@ -1,139 +1,10 @@
-//! Facts of the Python language that the flow builder, the annotator and
-//! the object interpreter all rely on: which special method an operation
-//! calls on an instance, which methods the builtin types have, and what
-//! each operation may raise.
-//!
-//! They live here, with the pass, rather than in the object interpreter:
-//! the interpreter is the oracle that checks the builder, and an oracle
-//! the pass borrows its facts from would share its mistakes.
+//! What each operation may raise, in RPython: the one table the flow
+//! builder gives exception exits by and the annotator computes what
+//! handlers receive from.
 
-use rpy_ir::ast::Dialect;
+use super::builtins::BuiltinType;
+use super::rlib::UNTRANSLATED_HINTS;
 use rpy_ir::opcode::Opcode;
-
-/// The name of the iterator method `next(it)` calls: `next` in Python 2,
-/// `__next__` in Python 3.
-pub fn next_method_name(dialect: Dialect) -> &'static str {
-    match dialect {
-        Dialect::Py2 => "next",
-        Dialect::Py3 => "__next__",
-    }
-}
-
-/// The special method a generic operation (by its flow name) calls on an
-/// instance whose class defines it, as the original's `len_SomeInstance`
-/// and friends do: `len(x)` is `x.__len__()`, `x[i]` is `x.__getitem__(i)`,
-/// `i in x` is `x.__contains__(i)`, a `for` loop's `next` is `x.next()` or
-/// `x.__next__()` per dialect.
-pub fn special_method_name(opname: Opcode, dialect: Dialect) -> Option<&'static str> {
-    Some(match opname {
-        Opcode::Len => "__len__",
-        Opcode::Iter => "__iter__",
-        Opcode::Next => next_method_name(dialect),
-        Opcode::Getitem => "__getitem__",
-        Opcode::Setitem => "__setitem__",
-        Opcode::Delitem => "__delitem__",
-        Opcode::Contains => "__contains__",
-        _ => return None,
-    })
-}
-
-/// The attribute of a function holding its parameters' default values (a
-/// tuple for the last parameters), set when its `def` statement runs.
-/// The rlib calls that do nothing in a translated program without logging
-/// or a JIT (`debug_*` print only under PYPYLOG, `keepalive_until_here` and
-/// `assert_green` speak to the GC or the JIT, `set_param` tunes a JIT):
-/// they raise nothing, their value is None, and the rtyper drops them
-/// (but `set_param`, which becomes a call of the JIT's runtime).
-pub const UNTRANSLATED_HINTS: &[&str] = &[
-    "debug_print",
-    "debug_start",
-    "debug_stop",
-    "debug_flush",
-    "keepalive_until_here",
-    "assert_green",
-    "set_param",
-    "set_user_param",
-];
-
-pub const DEFAULTS_ATTRIBUTE: &str = "__defaults__";
-
-/// The builtin types whose methods translated code may call.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BuiltinType {
-    List,
-    Dict,
-    Tuple,
-    Str,
-}
-
-/// The methods of a builtin type in `dialect`.
-pub fn builtin_methods(
-    ty: BuiltinType,
-    dialect: Dialect,
-) -> impl Iterator<Item = &'static str> + Clone {
-    let tables: &[&[&'static str]] = match (ty, dialect) {
-        (BuiltinType::List, _) => &[LIST_METHODS],
-        (BuiltinType::Dict, Dialect::Py2) => &[DICT_METHODS, DICT_METHODS_PY2],
-        (BuiltinType::Dict, Dialect::Py3) => &[DICT_METHODS],
-        (BuiltinType::Tuple, _) => &[TUPLE_METHODS],
-        (BuiltinType::Str, _) => &[STR_METHODS],
-    };
-    tables.iter().flat_map(|t| t.iter().copied())
-}
-
-/// Whether `name` is a method of a builtin type (list, dict, tuple, str) in
-/// either dialect: a call `x.name(...)` may be one.
-pub fn is_builtin_method_name(name: &str) -> bool {
-    [
-        LIST_METHODS,
-        DICT_METHODS,
-        DICT_METHODS_PY2,
-        TUPLE_METHODS,
-        STR_METHODS,
-    ]
-    .iter()
-    .any(|names| names.contains(&name))
-}
-
-const LIST_METHODS: &[&str] = &[
-    "append", "pop", "extend", "insert", "reverse", "index", "count", "remove",
-];
-const DICT_METHODS: &[&str] = &[
-    "get",
-    "keys",
-    "values",
-    "items",
-    "setdefault",
-    "pop",
-    "clear",
-    "copy",
-    "update",
-];
-const DICT_METHODS_PY2: &[&str] = &["has_key", "iterkeys", "itervalues", "iteritems"];
-const TUPLE_METHODS: &[&str] = &["index", "count"];
-const STR_METHODS: &[&str] = &[
-    "join",
-    "split",
-    "rsplit",
-    "splitlines",
-    "strip",
-    "lstrip",
-    "rstrip",
-    "find",
-    "rfind",
-    "startswith",
-    "endswith",
-    "upper",
-    "lower",
-    "isdigit",
-    "isalpha",
-    "isspace",
-    "isalnum",
-    "isupper",
-    "islower",
-    "replace",
-    "count",
-];
 
 /// What an operand is, as far as what an operation raises depends on it.
 /// The flow builder knows only constants; the annotator knows more.
@@ -363,28 +234,6 @@ fn method_raises(ty: BuiltinType, name: &str) -> Raises {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn next_is_the_dialects_iterator_method() {
-        assert_eq!(
-            special_method_name(Opcode::Next, Dialect::Py2),
-            Some("next")
-        );
-        assert_eq!(
-            special_method_name(Opcode::Next, Dialect::Py3),
-            Some("__next__")
-        );
-        assert_eq!(special_method_name(Opcode::Add, Dialect::Py3), None);
-    }
-
-    #[test]
-    fn dict_methods_of_python_2_only_are_not_python_3_methods() {
-        let py2: Vec<_> = builtin_methods(BuiltinType::Dict, Dialect::Py2).collect();
-        let py3: Vec<_> = builtin_methods(BuiltinType::Dict, Dialect::Py3).collect();
-        assert!(py2.contains(&"has_key") && !py3.contains(&"has_key"));
-        assert!(py3.iter().all(|m| py2.contains(m)));
-        assert!(is_builtin_method_name("has_key") && !is_builtin_method_name("size"));
-    }
 
     #[test]
     fn what_indexing_raises_depends_on_what_is_known_of_the_receiver() {
