@@ -6,7 +6,9 @@
 
 use rpy_ir::ast::{Dialect, Module};
 use rpy_ir::diag::{Diagnostic, Diagnostics, Pos, SourceMap};
-use rpy_ir::graph::{Annotated, ExceptionsExplicit, Flow, FunctionGraph, LowLevel, Program, Stage};
+use rpy_ir::graph::{
+    Annotated, ExceptionsExplicit, Flow, FunctionGraph, GcExplicit, LowLevel, Program, Stage,
+};
 use rpy_ir::llops::GcKind;
 use rpy_ir::text;
 pub use rpy_passes::backendopt::BackendoptOptions;
@@ -134,6 +136,7 @@ pub enum StageOutput {
     Annotated(Program<Annotated>),
     LowLevel(Program<LowLevel>),
     ExceptionsExplicit(Program<ExceptionsExplicit>),
+    GcExplicit(Program<GcExplicit>),
     JitCodes(rpy_jit::codewriter::jitcode::JitCodes),
     /// The C source, and every file the program was read from.
     C(rpy_backend::GeneratedC, SourceMap),
@@ -171,6 +174,7 @@ impl StageOutput {
             StageOutput::Annotated(p) => graphs(p, func),
             StageOutput::LowLevel(p) => graphs(p, func),
             StageOutput::ExceptionsExplicit(p) => graphs(p, func),
+            StageOutput::GcExplicit(p) => graphs(p, func),
             StageOutput::JitCodes(codes) => match func {
                 None => Ok(codes.to_text()),
                 Some(f) => codes
@@ -355,7 +359,7 @@ fn run_stages(
     } else {
         None
     };
-    let mut explicit = rpy_passes::exceptiontransform::transform(lowlevel)?;
+    let explicit = rpy_passes::exceptiontransform::transform(lowlevel)?;
     lap(StageName::Exceptiontransform, timings);
     if stop == StageName::Exceptiontransform {
         return Ok(StageOutput::ExceptionsExplicit(explicit));
@@ -364,10 +368,10 @@ fn run_stages(
         .as_ref()
         .map(|(codes, _)| codes.portals.clone())
         .unwrap_or_default();
-    rpy_passes::gctransform::transform_collecting(&mut explicit, src.gc, &portals);
+    let explicit = rpy_passes::gctransform::transform_collecting(explicit, src.gc, &portals);
     lap(StageName::Gctransform, timings);
     if stop == StageName::Gctransform {
-        return Ok(StageOutput::ExceptionsExplicit(explicit));
+        return Ok(StageOutput::GcExplicit(explicit));
     }
     let input = jit
         .as_ref()
