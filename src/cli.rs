@@ -796,7 +796,7 @@ pub fn main() -> i32 {
                     eprintln!("{what:<12} {:>9.3} ms", d.as_secs_f64() * 1e3)
                 };
                 for (stage, d) in &t.stages {
-                    line(stage.name(), *d);
+                    line(&stage.name(), *d);
                     if *stage == StageName::Backendopt {
                         for part in &t.backendopt_parts {
                             eprintln!(
@@ -1006,10 +1006,7 @@ pub fn main() -> i32 {
             backendopt,
         } => {
             if stages {
-                let names: String = StageName::ALL
-                    .iter()
-                    .chain(&StageName::BRANCHES)
-                    .chain(&StageName::SUBSTAGES)
+                let names: String = StageName::all()
                     .map(|s| format!("{}\n", s.name()))
                     .collect();
                 emit(&names);
@@ -1020,12 +1017,7 @@ pub fn main() -> i32 {
                 return 1;
             };
             let Some(stage) = StageName::from_name(&stage) else {
-                let names: Vec<&str> = StageName::ALL
-                    .iter()
-                    .chain(&StageName::BRANCHES)
-                    .chain(&StageName::SUBSTAGES)
-                    .map(|s| s.name())
-                    .collect();
+                let names: Vec<_> = StageName::all().map(|s| s.name()).collect();
                 eprintln!(
                     "rpy show: unknown stage '{stage}'; the stages are: {}",
                     names.join(", ")
@@ -1047,7 +1039,7 @@ pub fn main() -> i32 {
                 )
             }) {
                 Ok(out) => {
-                    match graphview::render(&out, format, func.as_deref(), stage.name(), &src) {
+                    match graphview::render(&out, format, func.as_deref(), &stage.name(), &src) {
                         Ok(text) => {
                             emit(&text);
                             0

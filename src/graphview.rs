@@ -392,6 +392,7 @@ pub fn render(
         StageOutput::Annotated(p) => of(p, format, func, stage, src),
         StageOutput::LowLevel(p) => of(p, format, func, stage, src),
         StageOutput::ExceptionsExplicit(p) => of(p, format, func, stage, src),
+        StageOutput::GcExplicit(p) => of(p, format, func, stage, src),
         StageOutput::Ast(_) | StageOutput::C(..) | StageOutput::JitCodes(_) => Err(format!(
             "the {stage} stage has no graphs to draw; --format dot, svg and html show flow, annotate, rtype, backendopt and exceptiontransform"
         )),

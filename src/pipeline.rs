@@ -1,131 +1,342 @@
-//! The pipeline driver: runs the stages in order, stopping after any of them.
+//! The pipeline driver: the stages as one table, run in order up to any of
+//! them.
 //!
-//! Each stage is a typed pass (see ARCHITECTURE.md); this module only strings
-//! them together and names them, so that `rpy show --stage NAME` and the
-//! snapshot tests can print what any stage produced.
+//! `STAGES` holds every stage in pipeline order: its name, what it does,
+//! the kind of program it takes and gives, and the function that runs it
+//! (each a typed pass, see ARCHITECTURE.md). `run_until` walks it, timing
+//! each entry (what `--timings` prints); `rpy show --stages` lists it and
+//! `StageName::from_name` reads it, so that `rpy show --stage NAME` and the
+//! snapshot tests can print what any stage produced. Adding a stage is
+//! adding an entry: its test checks that each entry takes what the chain
+//! before it gives.
 
 use rpy_ir::ast::{Dialect, Module};
 use rpy_ir::diag::{Diagnostic, Diagnostics, Pos, SourceMap};
-use rpy_ir::graph::{Annotated, ExceptionsExplicit, Flow, FunctionGraph, LowLevel, Program, Stage};
+use rpy_ir::graph::{
+    Annotated, ExceptionsExplicit, Flow, FunctionGraph, GcExplicit, LowLevel, Program, Stage,
+};
 use rpy_ir::llops::GcKind;
 use rpy_ir::text;
 pub use rpy_passes::backendopt::BackendoptOptions;
+use rpy_passes::backendopt::STEPS as BACKENDOPT_STEPS;
 
+use std::borrow::Cow;
+use std::cmp::Ordering;
 use std::time::{Duration, Instant};
 
-/// The stages, in pipeline order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// A stage, as code names it; what it is and does is its entry in
+/// `STAGES`, whose order is the stages' order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StageName {
     Parse,
     Flow,
     Annotate,
     Rtype,
+    Backendopt,
     /// The program right after one sub-pass of `backendopt` (an index into
     /// `backendopt::STEPS`) first ran, the ones before it included:
-    /// `backendopt:NAME`. Not in `ALL`: `SUBSTAGES` lists them.
+    /// `backendopt:NAME`. Backendopt's entry runs it, stopping early.
     BackendoptPart(usize),
-    Backendopt,
-    /// The JIT's codewriter: a branch off `backendopt`, not a step towards
-    /// C, so it is not in `ALL`.
     Jitcodes,
     Exceptiontransform,
     Gctransform,
     Genc,
 }
 
+/// What a stage takes or gives: the source text the pipeline starts from,
+/// or one of the kinds of `StageOutput`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Source,
+    Ast,
+    Flow,
+    Annotated,
+    LowLevel,
+    ExceptionsExplicit,
+    GcExplicit,
+    JitCodes,
+    C,
+}
+
+/// One entry of `STAGES`.
+pub struct StageDef {
+    pub stage: StageName,
+    /// Its name for `rpy show --stage`, the snapshots and `--timings`.
+    pub name: &'static str,
+    /// What it does, for a reader of the table.
+    pub description: &'static str,
+    pub input: Kind,
+    pub output: Kind,
+    /// A branch off the chain to C (the JIT's codewriter): it takes what
+    /// the chained stage before it gives, nothing takes what it gives, and
+    /// it runs only when asked for.
+    pub branch: bool,
+    /// Runs the stage on what the stage before it gave (`None` for the
+    /// first, which reads the source).
+    run: fn(Option<StageOutput>, &mut Run) -> Result<StageOutput, Diagnostics>,
+}
+
+/// The stages, in pipeline order.
+pub static STAGES: &[StageDef] = &[
+    StageDef {
+        stage: StageName::Parse,
+        name: "parse",
+        description: "source -> AST",
+        input: Kind::Source,
+        output: Kind::Ast,
+        branch: false,
+        run: parse,
+    },
+    StageDef {
+        stage: StageName::Flow,
+        name: "flow",
+        description: "AST -> flow graphs (high-level operations)",
+        input: Kind::Ast,
+        output: Kind::Flow,
+        branch: false,
+        run: flow,
+    },
+    StageDef {
+        stage: StageName::Annotate,
+        name: "annotate",
+        description: "flow graphs -> annotated graphs (type inference)",
+        input: Kind::Flow,
+        output: Kind::Annotated,
+        branch: false,
+        run: annotate,
+    },
+    StageDef {
+        stage: StageName::Rtype,
+        name: "rtype",
+        description: "annotated graphs -> low-level graphs",
+        input: Kind::Annotated,
+        output: Kind::LowLevel,
+        branch: false,
+        run: rtype,
+    },
+    StageDef {
+        stage: StageName::Backendopt,
+        name: "backendopt",
+        description: "low-level graphs -> optimized low-level graphs",
+        input: Kind::LowLevel,
+        output: Kind::LowLevel,
+        branch: false,
+        run: backendopt,
+    },
+    StageDef {
+        stage: StageName::Jitcodes,
+        name: "jitcodes",
+        description:
+            "optimized low-level graphs the portal reaches -> jitcodes (the JIT's codewriter)",
+        input: Kind::LowLevel,
+        output: Kind::JitCodes,
+        branch: true,
+        run: jitcodes,
+    },
+    StageDef {
+        stage: StageName::Exceptiontransform,
+        name: "exceptiontransform",
+        description: "low-level graphs -> low-level graphs with explicit exception state",
+        input: Kind::LowLevel,
+        output: Kind::ExceptionsExplicit,
+        branch: false,
+        run: exceptiontransform,
+    },
+    StageDef {
+        stage: StageName::Gctransform,
+        name: "gctransform",
+        description: "explicit graphs -> graphs that keep GC roots and have write barriers",
+        input: Kind::ExceptionsExplicit,
+        output: Kind::GcExplicit,
+        branch: false,
+        run: gctransform,
+    },
+    StageDef {
+        stage: StageName::Genc,
+        name: "genc",
+        description: "graphs with explicit exceptions and GC -> C source",
+        input: Kind::GcExplicit,
+        output: Kind::C,
+        branch: false,
+        run: genc,
+    },
+];
+
+/// The program a stage takes, out of what the stage before it gave: the
+/// table chains (its test checks), so anything else is a bug.
+macro_rules! take {
+    ($input:expr, $kind:ident) => {
+        match $input {
+            Some(StageOutput::$kind(p)) => p,
+            _ => unreachable!(concat!("the stage before gives ", stringify!($kind))),
+        }
+    };
+}
+
+fn parse(_: Option<StageOutput>, run: &mut Run) -> Result<StageOutput, Diagnostics> {
+    let src = run.src;
+    let module = rpy_passes::parse::parse_module(&src.path, &src.text, src.dialect)?;
+    Ok(StageOutput::Ast(module))
+}
+
+fn flow(input: Option<StageOutput>, run: &mut Run) -> Result<StageOutput, Diagnostics> {
+    let mut flow = rpy_passes::flow::build_flow(&take!(input, Ast), &run.src.text)?;
+    rpy_passes::simplify::simplify_program(&mut flow);
+    Ok(StageOutput::Flow(flow))
+}
+
+fn annotate(input: Option<StageOutput>, run: &mut Run) -> Result<StageOutput, Diagnostics> {
+    let annotated = rpy_passes::annotate::annotate(take!(input, Flow), run.src.dialect)?;
+    Ok(StageOutput::Annotated(annotated))
+}
+
+fn rtype(input: Option<StageOutput>, run: &mut Run) -> Result<StageOutput, Diagnostics> {
+    let lowlevel = rpy_passes::rtype::rtype(take!(input, Annotated), run.src.dialect)?;
+    Ok(StageOutput::LowLevel(lowlevel))
+}
+
+fn backendopt(input: Option<StageOutput>, run: &mut Run) -> Result<StageOutput, Diagnostics> {
+    let mut lowlevel = take!(input, LowLevel);
+    let stop_after = match run.stop {
+        StageName::BackendoptPart(i) => Some(BACKENDOPT_STEPS[i]),
+        _ => None,
+    };
+    let report =
+        rpy_passes::backendopt::optimize_program_until(&mut lowlevel, run.options, stop_after);
+    run.timings.backendopt_parts = report.times;
+    Ok(StageOutput::LowLevel(lowlevel))
+}
+
+fn jitcodes(input: Option<StageOutput>, _: &mut Run) -> Result<StageOutput, Diagnostics> {
+    let codes = rpy_jit::codewriter::write_jitcodes(&take!(input, LowLevel));
+    Ok(StageOutput::JitCodes(codes))
+}
+
+fn exceptiontransform(
+    input: Option<StageOutput>,
+    run: &mut Run,
+) -> Result<StageOutput, Diagnostics> {
+    let lowlevel = take!(input, LowLevel);
+    // The executable's JIT runs jitcodes of the optimized low-level
+    // program, which this stage consumes.
+    if run.src.jit {
+        run.jit = Some((jitcodes_checked(&lowlevel, "--jit")?, lowlevel.clone()));
+    }
+    let explicit = rpy_passes::exceptiontransform::transform(lowlevel)?;
+    Ok(StageOutput::ExceptionsExplicit(explicit))
+}
+
+fn gctransform(input: Option<StageOutput>, run: &mut Run) -> Result<StageOutput, Diagnostics> {
+    let portals = run
+        .jit
+        .as_ref()
+        .map_or(&[][..], |(codes, _)| &codes.portals);
+    let explicit = rpy_passes::gctransform::transform_collecting(
+        take!(input, ExceptionsExplicit),
+        run.src.gc,
+        portals,
+    );
+    Ok(StageOutput::GcExplicit(explicit))
+}
+
+fn genc(input: Option<StageOutput>, run: &mut Run) -> Result<StageOutput, Diagnostics> {
+    let program = take!(input, GcExplicit);
+    let jit = run
+        .jit
+        .as_ref()
+        .map(|(codes, lowlevel)| rpy_backend::JitInput { lowlevel, codes });
+    let c = rpy_backend::generate_c_with_jit(&program, run.src.gc, jit.as_ref())?;
+    Ok(StageOutput::C(c, program.sources))
+}
+
+/// What the stages of one run share besides the program each passes on.
+struct Run<'a> {
+    src: &'a Source,
+    options: &'a BackendoptOptions,
+    /// The stage asked for (backendopt stops early for one of its parts).
+    stop: StageName,
+    timings: &'a mut Timings,
+    /// With `--jit`, the jitcodes and the optimized low-level program
+    /// they were written from, which GenC embeds in the executable.
+    jit: Option<(rpy_jit::codewriter::jitcode::JitCodes, Program<LowLevel>)>,
+}
+
 impl StageName {
-    pub const ALL: [StageName; 8] = [
-        StageName::Parse,
-        StageName::Flow,
-        StageName::Annotate,
-        StageName::Rtype,
-        StageName::Backendopt,
-        StageName::Exceptiontransform,
-        StageName::Gctransform,
-        StageName::Genc,
-    ];
+    /// Its entry in `STAGES` (for a part of backendopt, backendopt's).
+    pub fn def(self) -> &'static StageDef {
+        let whole = match self {
+            StageName::BackendoptPart(_) => StageName::Backendopt,
+            s => s,
+        };
+        STAGES
+            .iter()
+            .find(|d| d.stage == whole)
+            .unwrap_or_else(|| panic!("{whole:?} has no entry in STAGES"))
+    }
 
-    /// The stages that branch off the chain of `ALL`: they print what the
-    /// JIT makes of the program.
-    pub const BRANCHES: [StageName; 1] = [StageName::Jitcodes];
+    /// The stages of the chain to C, in order.
+    pub fn chain() -> impl Iterator<Item = StageName> {
+        STAGES.iter().filter(|d| !d.branch).map(|d| d.stage)
+    }
 
-    /// The sub-passes of `backendopt`, each a stage of its own for `rpy
-    /// show --stage backendopt:NAME`.
-    pub const SUBSTAGES: [StageName; 10] = [
-        StageName::BackendoptPart(0),
-        StageName::BackendoptPart(1),
-        StageName::BackendoptPart(2),
-        StageName::BackendoptPart(3),
-        StageName::BackendoptPart(4),
-        StageName::BackendoptPart(5),
-        StageName::BackendoptPart(6),
-        StageName::BackendoptPart(7),
-        StageName::BackendoptPart(8),
-        StageName::BackendoptPart(9),
-    ];
+    /// Every stage `rpy show --stage` knows, as `rpy show --stages` lists
+    /// them: the chain to C, the branches off it, then the sub-passes of
+    /// backendopt.
+    pub fn all() -> impl Iterator<Item = StageName> {
+        let branches = STAGES.iter().filter(|d| d.branch).map(|d| d.stage);
+        let parts = (0..BACKENDOPT_STEPS.len()).map(StageName::BackendoptPart);
+        Self::chain().chain(branches).chain(parts)
+    }
 
-    pub fn name(self) -> &'static str {
+    pub fn name(self) -> Cow<'static, str> {
         match self {
-            StageName::Jitcodes => "jitcodes",
-            StageName::Parse => "parse",
-            StageName::Flow => "flow",
-            StageName::Annotate => "annotate",
-            StageName::Rtype => "rtype",
-            StageName::Backendopt => "backendopt",
-            StageName::BackendoptPart(i) => BACKENDOPT_PART_NAMES[i],
-            StageName::Exceptiontransform => "exceptiontransform",
-            StageName::Gctransform => "gctransform",
-            StageName::Genc => "genc",
+            StageName::BackendoptPart(i) => {
+                format!("{}:{}", self.def().name, BACKENDOPT_STEPS[i]).into()
+            }
+            _ => self.def().name.into(),
         }
     }
 
     pub fn from_name(name: &str) -> Option<StageName> {
-        Self::ALL
-            .into_iter()
-            .chain(Self::BRANCHES)
-            .chain(Self::SUBSTAGES)
-            .find(|s| s.name() == name)
+        Self::all().find(|s| s.name() == name)
     }
 
-    /// What the stage does, for `rpy show --stages`.
+    /// What the stage does.
     pub fn description(self) -> &'static str {
         match self {
-            StageName::Parse => "source -> AST",
-            StageName::Flow => "AST -> flow graphs (high-level operations)",
-            StageName::Annotate => "flow graphs -> annotated graphs (type inference)",
-            StageName::Rtype => "annotated graphs -> low-level graphs",
-            StageName::Backendopt => "low-level graphs -> optimized low-level graphs",
             StageName::BackendoptPart(_) => {
                 "low-level graphs -> the same, optimized up to this sub-pass of backendopt"
             }
-            StageName::Jitcodes => {
-                "optimized low-level graphs the portal reaches -> jitcodes (the JIT's codewriter)"
-            }
-            StageName::Exceptiontransform => {
-                "low-level graphs -> low-level graphs with explicit exception state"
-            }
-            StageName::Gctransform => {
-                "explicit graphs -> graphs that keep GC roots and have write barriers"
-            }
-            StageName::Genc => "low-level graphs -> C source",
+            _ => self.def().description,
+        }
+    }
+
+    /// Where the stage runs: its entry's index in `STAGES`, then, within
+    /// backendopt, its part's (the whole stage after every part).
+    fn position(self) -> (usize, usize) {
+        let entry = STAGES
+            .iter()
+            .position(|d| std::ptr::eq(d, self.def()))
+            .expect("def() is an entry of STAGES");
+        match self {
+            StageName::BackendoptPart(i) => (entry, i),
+            _ => (entry, BACKENDOPT_STEPS.len()),
         }
     }
 }
 
-/// The stage names of the sub-passes of `backendopt`, by their index in
-/// `backendopt::STEPS`.
-const BACKENDOPT_PART_NAMES: [&str; 10] = [
-    "backendopt:inline",
-    "backendopt:malloc_removal",
-    "backendopt:load_folding",
-    "backendopt:devirtualize",
-    "backendopt:constfold",
-    "backendopt:branch_facts",
-    "backendopt:int_rewrite",
-    "backendopt:global_egraph",
-    "backendopt:dead_code",
-    "backendopt:merge_switches",
-];
+/// Stages compare by the order they run in.
+impl Ord for StageName {
+    fn cmp(&self, other: &StageName) -> Ordering {
+        self.position().cmp(&other.position())
+    }
+}
+
+impl PartialOrd for StageName {
+    fn partial_cmp(&self, other: &StageName) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
 
 /// What a stage produced.
 pub enum StageOutput {
@@ -134,6 +345,7 @@ pub enum StageOutput {
     Annotated(Program<Annotated>),
     LowLevel(Program<LowLevel>),
     ExceptionsExplicit(Program<ExceptionsExplicit>),
+    GcExplicit(Program<GcExplicit>),
     JitCodes(rpy_jit::codewriter::jitcode::JitCodes),
     /// The C source, and every file the program was read from.
     C(rpy_backend::GeneratedC, SourceMap),
@@ -154,6 +366,19 @@ pub fn chosen_graphs<'p, S: Stage>(
 }
 
 impl StageOutput {
+    pub fn kind(&self) -> Kind {
+        match self {
+            StageOutput::Ast(_) => Kind::Ast,
+            StageOutput::Flow(_) => Kind::Flow,
+            StageOutput::Annotated(_) => Kind::Annotated,
+            StageOutput::LowLevel(_) => Kind::LowLevel,
+            StageOutput::ExceptionsExplicit(_) => Kind::ExceptionsExplicit,
+            StageOutput::GcExplicit(_) => Kind::GcExplicit,
+            StageOutput::JitCodes(_) => Kind::JitCodes,
+            StageOutput::C(..) => Kind::C,
+        }
+    }
+
     /// The text form of this output; `func` restricts graph stages to one graph.
     pub fn to_text(&self, func: Option<&str>) -> Result<String, String> {
         fn graphs<S: Stage>(p: &Program<S>, func: Option<&str>) -> Result<String, String> {
@@ -171,6 +396,7 @@ impl StageOutput {
             StageOutput::Annotated(p) => graphs(p, func),
             StageOutput::LowLevel(p) => graphs(p, func),
             StageOutput::ExceptionsExplicit(p) => graphs(p, func),
+            StageOutput::GcExplicit(p) => graphs(p, func),
             StageOutput::JitCodes(codes) => match func {
                 None => Ok(codes.to_text()),
                 Some(f) => codes
@@ -292,89 +518,43 @@ pub fn run_until_with(
     result
 }
 
-/// `run_until` but for clearing the progress line at the end.
+/// `run_until` but for clearing the progress line at the end: the walk of
+/// `STAGES` up to `stop`, past the branches not asked for.
 fn run_stages(
     src: &Source,
     stop: StageName,
     timings: &mut Timings,
     options: &BackendoptOptions,
 ) -> Result<StageOutput, Diagnostics> {
-    let mut clock = Instant::now();
-    let mut lap = |stage: StageName, timings: &mut Timings| {
-        let now = Instant::now();
-        timings.stages.push((stage, now - clock));
-        clock = now;
-        if let Some(next) = StageName::ALL
-            .into_iter()
-            .find(|s| *s > stage && *s <= stop)
-        {
-            timings.starting(next.name());
+    let last = stop.def();
+    let mut run = Run {
+        src,
+        options,
+        stop,
+        timings,
+        jit: None,
+    };
+    let mut output = None;
+    for def in STAGES {
+        if def.branch && !std::ptr::eq(def, last) {
+            continue;
         }
-    };
-    timings.starting(StageName::Parse.name());
-    let module = rpy_passes::parse::parse_module(&src.path, &src.text, src.dialect)?;
-    lap(StageName::Parse, timings);
-    if stop == StageName::Parse {
-        return Ok(StageOutput::Ast(module));
+        run.timings.starting(def.name);
+        let clock = Instant::now();
+        let out = (def.run)(output.take(), &mut run)?;
+        run.timings.stages.push((def.stage, clock.elapsed()));
+        debug_assert_eq!(
+            out.kind(),
+            def.output,
+            "{} gave what its entry says",
+            def.name
+        );
+        if std::ptr::eq(def, last) {
+            return Ok(out);
+        }
+        output = Some(out);
     }
-    let mut flow = rpy_passes::flow::build_flow(&module, &src.text)?;
-    rpy_passes::simplify::simplify_program(&mut flow);
-    lap(StageName::Flow, timings);
-    if stop == StageName::Flow {
-        return Ok(StageOutput::Flow(flow));
-    }
-    let annotated = rpy_passes::annotate::annotate(flow, src.dialect)?;
-    lap(StageName::Annotate, timings);
-    if stop == StageName::Annotate {
-        return Ok(StageOutput::Annotated(annotated));
-    }
-    let mut lowlevel = rpy_passes::rtype::rtype(annotated, src.dialect)?;
-    lap(StageName::Rtype, timings);
-    if stop == StageName::Rtype {
-        return Ok(StageOutput::LowLevel(lowlevel));
-    }
-    let stop_after = match stop {
-        StageName::BackendoptPart(i) => Some(rpy_passes::backendopt::STEPS[i]),
-        _ => None,
-    };
-    let report = rpy_passes::backendopt::optimize_program_until(&mut lowlevel, options, stop_after);
-    timings.backendopt_parts = report.times;
-    lap(StageName::Backendopt, timings);
-    if matches!(stop, StageName::Backendopt | StageName::BackendoptPart(_)) {
-        return Ok(StageOutput::LowLevel(lowlevel));
-    }
-    if stop == StageName::Jitcodes {
-        let codes = rpy_jit::codewriter::write_jitcodes(&lowlevel);
-        lap(StageName::Jitcodes, timings);
-        return Ok(StageOutput::JitCodes(codes));
-    }
-    // The executable's JIT runs jitcodes of the optimized low-level
-    // program, which the later stages consume.
-    let jit = if src.jit {
-        Some((jitcodes_checked(&lowlevel, "--jit")?, lowlevel.clone()))
-    } else {
-        None
-    };
-    let mut explicit = rpy_passes::exceptiontransform::transform(lowlevel)?;
-    lap(StageName::Exceptiontransform, timings);
-    if stop == StageName::Exceptiontransform {
-        return Ok(StageOutput::ExceptionsExplicit(explicit));
-    }
-    let portals = jit
-        .as_ref()
-        .map(|(codes, _)| codes.portals.clone())
-        .unwrap_or_default();
-    rpy_passes::gctransform::transform_collecting(&mut explicit, src.gc, &portals);
-    lap(StageName::Gctransform, timings);
-    if stop == StageName::Gctransform {
-        return Ok(StageOutput::ExceptionsExplicit(explicit));
-    }
-    let input = jit
-        .as_ref()
-        .map(|(codes, lowlevel)| rpy_backend::JitInput { lowlevel, codes });
-    let c = rpy_backend::generate_c_with_jit(&explicit, src.gc, input.as_ref())?;
-    lap(StageName::Genc, timings);
-    Ok(StageOutput::C(c, explicit.sources))
+    unreachable!("{stop:?} has an entry in STAGES")
 }
 
 /// The jitcodes of a program translated with the JIT; an error when it
@@ -445,5 +625,64 @@ pub fn c_source_and_files(
     match run_until_with(src, StageName::Genc, timings, options)? {
         StageOutput::C(c, files) => Ok((c, files)),
         _ => unreachable!("run_until stops at the stage it is asked for"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each chained stage takes what the one before gives, starting from
+    /// the source and ending in C; a branch takes what the chain before it
+    /// gives, and nothing takes what it gives.
+    #[test]
+    fn the_stage_table_chains() {
+        let mut given = Kind::Source;
+        for def in STAGES {
+            assert_eq!(def.input, given, "{} takes what the chain gives", def.name);
+            if !def.branch {
+                given = def.output;
+            }
+        }
+        assert_eq!(given, Kind::C, "the chain ends in C");
+    }
+
+    /// Every stage is named once, and what `rpy show --stages` lists
+    /// (`StageName::all`) is every stage `from_name` accepts: every entry
+    /// of the table and every sub-pass of backendopt.
+    #[test]
+    fn every_stage_has_one_name_and_is_listed() {
+        let listed: Vec<StageName> = StageName::all().collect();
+        let names: std::collections::HashSet<String> =
+            listed.iter().map(|s| s.name().into_owned()).collect();
+        assert_eq!(names.len(), listed.len(), "a name is given twice");
+        assert_eq!(listed.len(), STAGES.len() + BACKENDOPT_STEPS.len());
+        for def in STAGES {
+            assert!(listed.contains(&def.stage), "{} is not listed", def.name);
+            assert_eq!(
+                def.stage.def().name,
+                def.name,
+                "{:?} has two entries",
+                def.stage
+            );
+        }
+        for s in listed {
+            assert_eq!(StageName::from_name(&s.name()), Some(s));
+        }
+        for step in BACKENDOPT_STEPS {
+            assert!(StageName::from_name(&format!("backendopt:{step}")).is_some());
+        }
+    }
+
+    /// Stages compare by the order they run in, a part of backendopt
+    /// before the whole of it.
+    #[test]
+    fn stages_order_as_they_run() {
+        let chain: Vec<StageName> = StageName::chain().collect();
+        assert!(chain.windows(2).all(|w| w[0] < w[1]), "{chain:?}");
+        assert!(StageName::Rtype < StageName::BackendoptPart(0));
+        assert!(StageName::BackendoptPart(0) < StageName::BackendoptPart(1));
+        let last_part = StageName::BackendoptPart(BACKENDOPT_STEPS.len() - 1);
+        assert!(last_part < StageName::Backendopt);
     }
 }

@@ -11,7 +11,7 @@
 use crate::function::FuncSig;
 use crate::types::{c_type, Types};
 use fxhash::FxHashMap as HashMap;
-use rpy_ir::graph::{destructor_types, gc_hook_event, ExceptionsExplicit, Program};
+use rpy_ir::graph::{destructor_types, gc_hook_event, GcExplicit, Program};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -29,7 +29,7 @@ pub struct CollectorCalls {
 
 impl CollectorCalls {
     pub fn of_program(
-        program: &Program<ExceptionsExplicit>,
+        program: &Program<GcExplicit>,
         sigs: &HashMap<String, FuncSig>,
         types: &Types,
     ) -> Result<CollectorCalls, String> {

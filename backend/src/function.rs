@@ -13,7 +13,7 @@ use crate::StringPool;
 use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use rpy_ir::diag::{Diagnostic, Pos, SourceMap};
 use rpy_ir::graph::{
-    single_byte, str_bytes, Arg, Block, BlockId, Constant, ExceptionsExplicit, FunctionGraph, Link,
+    single_byte, str_bytes, Arg, Block, BlockId, Constant, FunctionGraph, GcExplicit, Link,
     Program, SpaceOperation, Var,
 };
 use rpy_ir::llops::{self, Signature};
@@ -110,7 +110,7 @@ pub(crate) fn constant_expr(
 
 pub struct FuncGen<'a> {
     cx: &'a Context<'a>,
-    graph: &'a FunctionGraph<ExceptionsExplicit>,
+    graph: &'a FunctionGraph<GcExplicit>,
     pool: &'a mut StringPool,
     out: String,
     /// Temporaries for parallel assignments.
@@ -122,7 +122,7 @@ pub struct FuncGen<'a> {
 /// How many shadow-stack slots a graph's frame needs: one more than the
 /// highest slot its `gc_save_root`s name (0 for a graph that keeps no GC
 /// pointer across a collection, or a program without a collector).
-fn frame_slots(g: &FunctionGraph<ExceptionsExplicit>) -> usize {
+fn frame_slots(g: &FunctionGraph<GcExplicit>) -> usize {
     g.blocks
         .iter()
         .flat_map(|b| &b.operations)
@@ -144,7 +144,7 @@ fn var_name(v: Var) -> String {
 impl<'a> FuncGen<'a> {
     pub fn new(
         cx: &'a Context<'a>,
-        graph: &'a FunctionGraph<ExceptionsExplicit>,
+        graph: &'a FunctionGraph<GcExplicit>,
         pool: &'a mut StringPool,
     ) -> Self {
         FuncGen {
@@ -172,11 +172,7 @@ impl<'a> FuncGen<'a> {
     /// The C prototype without storage class (`static`, `inline`), final
     /// `;` or body. A low-level helper is `static inline` (see
     /// `is_lowlevel_helper`), any other function `static` in one C file.
-    pub fn prototype(
-        types: &Types,
-        graph: &FunctionGraph<ExceptionsExplicit>,
-        sig: &FuncSig,
-    ) -> String {
+    pub fn prototype(types: &Types, graph: &FunctionGraph<GcExplicit>, sig: &FuncSig) -> String {
         let params: Vec<String> = graph
             .params()
             .iter()
@@ -1036,7 +1032,7 @@ fn primitive(name: Opcode, a: &str, b: &str) -> Option<String> {
 /// strongly connected components over the call graph, where a call through
 /// a function pointer may call any graph of its signature whose address is
 /// taken).
-pub fn recursive_graphs(program: &Program<ExceptionsExplicit>) -> HashSet<String> {
+pub fn recursive_graphs(program: &Program<GcExplicit>) -> HashSet<String> {
     let graphs = &program.graphs;
     let index_of: HashMap<&str, usize> = program.graph_positions();
     let taken = program.address_taken();
@@ -1139,6 +1135,6 @@ const HELPER_PACKAGE: &str = "rpython.rtyper.";
 /// `ll_pop_end`. Declared `inline`, they are inlined where the compiler
 /// finds them small enough, as the original's backend optimizations
 /// inline them (rpy has no inliner of its own yet).
-pub(crate) fn is_lowlevel_helper(graph: &FunctionGraph<ExceptionsExplicit>) -> bool {
+pub(crate) fn is_lowlevel_helper(graph: &FunctionGraph<GcExplicit>) -> bool {
     graph.name.starts_with(HELPER_PACKAGE)
 }

@@ -57,7 +57,7 @@ use function::{Context, FuncGen, FuncSig};
 use fxhash::FxHashMap as HashMap;
 use names::{c_string_literal, comment_text, Namespace};
 use rpy_ir::diag::{Diagnostic, Pos};
-use rpy_ir::graph::{ExceptionsExplicit, Program};
+use rpy_ir::graph::{GcExplicit, Program};
 use rpy_ir::llops::GcKind;
 use rpy_ir::lltype::{self, LowLevelType};
 use std::collections::BTreeSet;
@@ -302,7 +302,7 @@ fn runtime_c_type(t: LowLevelType) -> &'static str {
 
 /// Translates a low-level program into one C file, linked with the
 /// collector `gc` (the program must have been through `gctransform` for it).
-pub fn generate_c(program: &Program<ExceptionsExplicit>, gc: GcKind) -> Result<String, Diagnostic> {
+pub fn generate_c(program: &Program<GcExplicit>, gc: GcKind) -> Result<String, Diagnostic> {
     Ok(generate_c_with_jit(program, gc, None)?.single_file())
 }
 
@@ -310,7 +310,7 @@ pub fn generate_c(program: &Program<ExceptionsExplicit>, gc: GcKind) -> Result<S
 /// side of its runtime, and every call of a portal going to the runtime
 /// (the executable is linked with the runtime library, `rpy-jitrt`).
 pub fn generate_c_with_jit(
-    program: &Program<ExceptionsExplicit>,
+    program: &Program<GcExplicit>,
     gc: GcKind,
     jit: Option<&JitInput>,
 ) -> Result<GeneratedC, Diagnostic> {

@@ -61,15 +61,24 @@ pub struct LowLevel;
 /// `exceptiontransform`): no link goes to an except block and no block
 /// switches on `Constant::LastException`; a raise sets the global exception
 /// state (`exc_set`) and returns, and a caller tests it after each call that
-/// can raise (`exc_occurred`). This is what GenC takes.
+/// can raise (`exc_occurred`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ExceptionsExplicit;
+/// Graphs whose exceptions and whose collector's needs are both explicit
+/// (the output of `gctransform`): every GC pointer live across a collecting
+/// operation is saved in the shadow stack and reloaded after it, and every
+/// store that may make an old object point to a young one has its write
+/// barrier. This is what GenC takes, so that it cannot be given graphs
+/// whose roots the collector would not find.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GcExplicit;
 
 /// The stages whose variables carry low-level types, which the
 /// LLInterpreter runs.
 pub trait LowLevelStage: Stage<VarInfo = LowLevelType> {}
 impl LowLevelStage for LowLevel {}
 impl LowLevelStage for ExceptionsExplicit {}
+impl LowLevelStage for GcExplicit {}
 
 impl Stage for Flow {
     const NAME: &'static str = "flow";
@@ -111,6 +120,17 @@ impl Stage for LowLevel {
 
 impl Stage for ExceptionsExplicit {
     const NAME: &'static str = "exceptiontransform";
+    type VarInfo = LowLevelType;
+    fn format_info(info: &LowLevelType) -> Option<String> {
+        LowLevel::format_info(info)
+    }
+    fn parse_info(text: Option<&str>) -> Result<LowLevelType, String> {
+        LowLevel::parse_info(text)
+    }
+}
+
+impl Stage for GcExplicit {
+    const NAME: &'static str = "gctransform";
     type VarInfo = LowLevelType;
     fn format_info(info: &LowLevelType) -> Option<String> {
         LowLevel::format_info(info)

@@ -35,11 +35,13 @@
 //! operation exactly when a later operation, the exit switch or a link of
 //! the same block uses it.
 //!
-//! With `GcKind::None` the program is left as it is.
+//! With `GcKind::None` the graphs are left as they are: nothing moves and
+//! nothing is old, so there is nothing to make explicit. The result is a
+//! `Program<GcExplicit>` either way, the only program GenC takes.
 
 use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use rpy_ir::graph::{
-    Arg, Constant, ExceptionsExplicit, FunctionGraph, Program, SpaceOperation, Var,
+    Arg, Constant, ExceptionsExplicit, FunctionGraph, GcExplicit, Program, SpaceOperation, Var,
 };
 use rpy_ir::llops::GcKind;
 use rpy_ir::lltype::LowLevelType;
@@ -48,8 +50,8 @@ use std::collections::BTreeSet;
 
 /// Adds the root saving and reloading, and the write barriers, that the
 /// collector `gc` needs to every graph of `program`.
-pub fn transform(program: &mut Program<ExceptionsExplicit>, gc: GcKind) {
-    transform_collecting(program, gc, &[]);
+pub fn transform(program: Program<ExceptionsExplicit>, gc: GcKind) -> Program<GcExplicit> {
+    transform_collecting(program, gc, &[])
 }
 
 /// [`transform`], with the graphs named in `collect` taken to collect
@@ -57,17 +59,20 @@ pub fn transform(program: &mut Program<ExceptionsExplicit>, gc: GcKind) {
 /// runtime, which collects before it traces (so that the objects the
 /// trace names stay where they are).
 pub fn transform_collecting(
-    program: &mut Program<ExceptionsExplicit>,
+    program: Program<ExceptionsExplicit>,
     gc: GcKind,
     collect: &[String],
-) {
-    if gc == GcKind::None {
-        return;
-    }
-    let collecting = CollectAnalysis::with_collecting(program, collect);
-    for g in &mut program.graphs {
-        transform_graph(g, &collecting);
-    }
+) -> Program<GcExplicit> {
+    let collecting =
+        (gc != GcKind::None).then(|| CollectAnalysis::with_collecting(&program, collect));
+    let Ok(explicit) = program.try_map_graphs(|_, _, g| {
+        let mut g = g.map_stage(|_, t| t.clone());
+        if let Some(collecting) = &collecting {
+            transform_graph(&mut g, collecting);
+        }
+        Ok::<_, std::convert::Infallible>(g)
+    });
+    explicit
 }
 
 /// Which graphs can collect.
@@ -135,7 +140,7 @@ fn is_gc_pointer(t: &LowLevelType) -> bool {
     matches!(t, LowLevelType::Ptr(_))
 }
 
-fn transform_graph(g: &mut FunctionGraph<ExceptionsExplicit>, collecting: &CollectAnalysis) {
+fn transform_graph(g: &mut FunctionGraph<GcExplicit>, collecting: &CollectAnalysis) {
     for b in 0..g.blocks.len() {
         let block = &g.blocks[b];
         if block.operations.is_empty() {

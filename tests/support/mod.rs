@@ -155,8 +155,7 @@ pub fn programs() -> Vec<TestProgram> {
                 .find_map(|l| l.strip_prefix("# until:"))
                 .map(|s| {
                     let s = s.trim();
-                    StageName::ALL
-                        .into_iter()
+                    StageName::chain()
                         .find(|st| st.name() == s)
                         .unwrap_or_else(|| {
                             panic!("{}: unknown stage '{s}' in '# until:'", path.display())

@@ -4,8 +4,7 @@
 
 use rpy_backend::{compile_c, generate_c};
 use rpy_ir::graph::{
-    Arg, BlockId, Constant, ExceptionsExplicit, FunctionGraph, Link, LowLevel, Program,
-    SpaceOperation, Var,
+    Arg, BlockId, Constant, FunctionGraph, GcExplicit, Link, LowLevel, Program, SpaceOperation, Var,
 };
 use rpy_ir::llops::GcKind;
 use rpy_ir::lltype::{self, LowLevelType, TypeTable};
@@ -204,11 +203,10 @@ impl Drop for Exe {
 
 /// The program after the exception transform and the GC transform (for
 /// the generational collector), as GenC takes it.
-pub fn explicit(p: &Program<LowLevel>) -> Program<ExceptionsExplicit> {
-    let mut explicit = rpy_passes::exceptiontransform::transform(p.clone())
+pub fn explicit(p: &Program<LowLevel>) -> Program<GcExplicit> {
+    let explicit = rpy_passes::exceptiontransform::transform(p.clone())
         .unwrap_or_else(|d| panic!("exceptiontransform failed: {d}"));
-    rpy_passes::gctransform::transform(&mut explicit, GcKind::Generational);
-    explicit
+    rpy_passes::gctransform::transform(explicit, GcKind::Generational)
 }
 
 /// The C source of a low-level program, with the generational collector.
