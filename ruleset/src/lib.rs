@@ -56,6 +56,7 @@ pub fn reset_fire_counts() {
 }
 
 /// Counts one firing of rule `index`.
+#[inline]
 pub fn fire(index: usize) {
     if let Some(c) = FIRE_COUNTS.get(index) {
         c.fetch_add(1, Ordering::Relaxed);
@@ -411,6 +412,7 @@ pub mod opt {
 
     /// Evaluates an expression; `None` when it is undefined or needs a
     /// slot whose value is unknown.
+    #[inline]
     pub fn eval_expr(e: &Expr, slots: &[Option<i64>], facts: &dyn Facts) -> Option<i64> {
         Some(match e {
             Expr::Slot(i) => slots.get(*i).copied().flatten()?,
@@ -448,6 +450,7 @@ pub mod opt {
         /// variable, its constant value when known (it must be for `C`
         /// names), and is filled with the lets. False when a check fails or
         /// an expression is undefined.
+        #[inline]
         pub fn try_steps(&self, slots: &mut Vec<Option<i64>>, facts: &dyn Facts) -> bool {
             slots.resize(self.slots, None);
             for (i, v) in self.vars.iter().enumerate() {
