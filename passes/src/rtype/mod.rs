@@ -19,6 +19,7 @@ mod dicts;
 mod exceptions;
 mod externals;
 mod frozen;
+mod fusions;
 mod instances;
 mod iterables;
 mod lists;
@@ -800,6 +801,9 @@ pub fn rtype(
     }
     if !diags.is_empty() {
         return Err(Diagnostics(diags));
+    }
+    if let Err(msg) = fusions::fuse_slice_comparisons(&mut rt, &mut lowered) {
+        return Err(Diagnostics::one(error(None, msg)));
     }
     lowered.append(&mut rt.helper_graphs);
     rt.mark_destructors(&mut lowered);

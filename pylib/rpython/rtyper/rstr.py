@@ -99,6 +99,25 @@ def ll_streq(s1, s2):
     return True
 
 
+def ll_streq_slice(s, start, stop, t):
+    """s[start:stop] == t, without building the slice (the rtyper fuses a
+    slice whose only use is one comparison into this)."""
+    length = len(s)
+    start = _ll_bound(length, start)
+    stop = _ll_bound(length, stop)
+    n = stop - start
+    if n < 0:
+        n = 0
+    if n != len(t):
+        return False
+    i = 0
+    while i < n:
+        if s[start + i] != t[i]:
+            return False
+        i += 1
+    return True
+
+
 def ll_strcmp(s1, s2):
     """-1, 0 or 1 as s1 sorts before, equal to or after s2 (bytewise)."""
     len1 = len(s1)

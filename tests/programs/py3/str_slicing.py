@@ -40,6 +40,22 @@ def ends(text):
         print("rest sorts after")
 
 
+def slice_matches(text, words):
+    # Slices used only by one comparison (the rtyper compares them in
+    # place): bounds negative, past either end, crossed; empty words, the
+    # whole text, the word on either side of `==`.
+    found = 0
+    for w in words:
+        for a in range(-len(text) - 2, len(text) + 3):
+            if text[a:a + len(w)] == w:
+                found += 1
+            if w != text[a:len(text) - 1]:
+                found += 3
+            if text[a:a - 1] == w:
+                found += 7
+    return found
+
+
 def entry_point(argv):
     line = ""
     i = 1
@@ -50,6 +66,8 @@ def entry_point(argv):
         i += 1
     print(tokenize(line))
     ends(line)
+    words = ["", "x", line, line[1:3], line + "!", line[:len(line) - 1]]
+    print("slice matches: " + str(slice_matches(line, words)))
     return 0
 
 
