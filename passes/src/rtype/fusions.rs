@@ -21,27 +21,41 @@ fn helper_name(func: &str, args: &[LowLevelType]) -> Result<String, String> {
     Ok(specialized("rstr", func, &args)?.1)
 }
 
-/// Rewrites each `v = ll_stringslice_startstop(s, a, b)` of `graphs` whose
-/// only use is a later `ll_streq(v, t)` or `ll_streq(t, v)` of its block
-/// into `ll_streq_slice(s, a, b, t)` where the comparison was. Returns how
-/// many it fused.
+/// The slice helpers a comparison fuses with, and how each one's
+/// arguments (after the string) become `ll_streq_slice`'s bounds: a
+/// missing start is 0, a missing stop `i64::MAX`, which the bound clips to
+/// the length as it does any stop past the end.
+const SLICES: [(&str, &[Option<usize>]); 3] = [
+    ("ll_stringslice_startstop", &[Some(0), Some(1)]),
+    ("ll_stringslice_startonly", &[Some(0), None]),
+    ("ll_stringslice_stoponly", &[None, Some(0)]),
+];
+
+/// Rewrites each `v = ll_stringslice_*(s, ...)` of `graphs` whose only use
+/// is a later `ll_streq(v, t)` or `ll_streq(t, v)` of its block into
+/// `ll_streq_slice(s, start, stop, t)` where the comparison was. Returns
+/// how many it fused.
 pub(super) fn fuse_slice_comparisons(rt: &mut RTyper, graphs: &mut [G]) -> Result<usize, String> {
     let string = LowLevelType::Ptr(lltype::STR.into());
-    let slice = helper_name(
-        "ll_stringslice_startstop",
-        &[string.clone(), LowLevelType::Signed, LowLevelType::Signed],
-    )?;
+    let slices = SLICES
+        .iter()
+        .map(|(func, bounds)| {
+            let mut args = vec![string.clone()];
+            args.extend(bounds.iter().flatten().map(|_| LowLevelType::Signed));
+            Ok((helper_name(func, &args)?, *bounds))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
     let streq = helper_name("ll_streq", &[string.clone(), string.clone()])?;
-    let calls_of = |op: &SpaceOperation, name: &str| {
-        op.opname == Opcode::DirectCall
-            && matches!(op.args.first(), Some(Arg::Const(Constant::Func(f))) if f == name)
+    let slice_of = |op: &SpaceOperation| {
+        let f = callee(op)?;
+        slices.iter().find(|(name, _)| name == f).map(|(_, b)| *b)
     };
     let mut fused = 0;
     for g in graphs.iter_mut() {
         let has_slice = |g: &G| {
             g.blocks
                 .iter()
-                .any(|b| b.operations.iter().any(|op| calls_of(op, &slice)))
+                .any(|b| b.operations.iter().any(|op| slice_of(op).is_some()))
         };
         if !has_slice(g) {
             continue;
@@ -52,14 +66,16 @@ pub(super) fn fuse_slice_comparisons(rt: &mut RTyper, graphs: &mut [G]) -> Resul
             while i < g.blocks[bi].operations.len() {
                 let ops = &g.blocks[bi].operations;
                 let v = ops[i].result;
-                let comparison = (calls_of(&ops[i], &slice) && uses.get(&v) == Some(&1))
-                    .then(|| {
-                        (i + 1..ops.len()).find(|&j| {
-                            calls_of(&ops[j], &streq) && ops[j].args[1..].contains(&Arg::Var(v))
-                        })
-                    })
-                    .flatten();
-                let Some(j) = comparison else {
+                let fusion = slice_of(&ops[i])
+                    .filter(|_| uses.get(&v) == Some(&1))
+                    .and_then(|bounds| {
+                        let j = (i + 1..ops.len()).find(|&j| {
+                            callee(&ops[j]) == Some(streq.as_str())
+                                && ops[j].args[1..].contains(&Arg::Var(v))
+                        })?;
+                        Some((bounds, j))
+                    });
+                let Some((bounds, j)) = fusion else {
                     i += 1;
                     continue;
                 };
@@ -79,8 +95,14 @@ pub(super) fn fuse_slice_comparisons(rt: &mut RTyper, graphs: &mut [G]) -> Resul
                 } else {
                     ops[j].args[1].clone()
                 };
-                let mut args = vec![Arg::Const(Constant::Func(name))];
-                args.extend_from_slice(&ops[i].args[1..]);
+                let sliced = &ops[i].args[1..];
+                let mut args = vec![Arg::Const(Constant::Func(name)), sliced[0].clone()];
+                for (bound, missing) in bounds.iter().zip([0, i64::MAX]) {
+                    args.push(match bound {
+                        Some(k) => sliced[1 + k].clone(),
+                        None => Arg::Const(Constant::Int(missing)),
+                    });
+                }
                 args.push(other);
                 ops[j].args = args;
                 ops.remove(i);
@@ -89,6 +111,14 @@ pub(super) fn fuse_slice_comparisons(rt: &mut RTyper, graphs: &mut [G]) -> Resul
         }
     }
     Ok(fused)
+}
+
+/// The graph a `direct_call` calls.
+fn callee(op: &SpaceOperation) -> Option<&str> {
+    match (op.opname, op.args.first()) {
+        (Opcode::DirectCall, Some(Arg::Const(Constant::Func(f)))) => Some(f),
+        _ => None,
+    }
 }
 
 /// How many times each variable is read: by operations, as a block's
@@ -101,7 +131,10 @@ fn use_counts(g: &G) -> HashMap<Var, usize> {
         }
     };
     for b in &g.blocks {
-        b.operations.iter().flat_map(|op| &op.args).for_each(&mut note);
+        b.operations
+            .iter()
+            .flat_map(|op| &op.args)
+            .for_each(&mut note);
         b.exitswitch.iter().for_each(&mut note);
         b.exits.iter().flat_map(|l| &l.args).for_each(&mut note);
     }

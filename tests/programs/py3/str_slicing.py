@@ -53,6 +53,10 @@ def slice_matches(text, words):
                 found += 3
             if text[a:a - 1] == w:
                 found += 7
+            if text[a:] == w:
+                found += 11
+            if w == text[:a]:
+                found += 13
     return found
 
 
