@@ -10,6 +10,7 @@
 void *rpy_exc_type, *rpy_exc_value;
 uintptr_t rpy_stack_top;
 intptr_t rpy_stack_max = INTPTR_MAX;
+uintptr_t rpy_stack_limit;
 char *rpy_nursery_free, *rpy_nursery_top;
 void **rpy_gc_root_base, **rpy_gc_root_top, **rpy_gc_root_end;
 void (*rpy_gc_hook_minor)(long, long, long);
@@ -129,6 +130,7 @@ RPY_RT void rpy_stack_init(void) {
     size_t margin = (size_t)256 << 10;
     size_t usable = limit > 2 * margin ? limit - margin : limit / 2;
     rpy_stack_max = usable > (size_t)INTPTR_MAX ? INTPTR_MAX : (intptr_t)usable;
+    rpy_stack_limit = rpy_stack_top > usable ? rpy_stack_top - usable : 0;
 }
 
 /* ---- allocation ------------------------------------------------------ */

@@ -77,16 +77,19 @@ RPY_SHARED intptr_t rpy_stack_max;
 #else
 static intptr_t rpy_stack_max = INTPTR_MAX;
 #endif
+/* The lowest address the stack may reach (top - max, set with them; 0, no
+ * check, until then): a check is one load and one compare, which recursive
+ * code like fib pays on every call. */
+RPY_SHARED uintptr_t rpy_stack_limit;
 RPY_RT RPY_NORETURN void rpy_stack_overflow(void);
 
 /* The address of a fresh local is the stack position (cheaper for the C
- * compiler than reading the stack pointer with asm). The difference is
- * signed: a function inlined into main() may have its probe above the top. */
+ * compiler than reading the stack pointer with asm). A function inlined into
+ * main() may have its probe above the top, which is above the limit too. */
 #define RPY_STACK_CHECK()                                                     \
     do {                                                                      \
         char rpy_probe_;                                                      \
-        if (RPY_UNLIKELY((intptr_t)(rpy_stack_top - (uintptr_t)&rpy_probe_) > \
-                         rpy_stack_max))                                      \
+        if (RPY_UNLIKELY((uintptr_t)&rpy_probe_ < rpy_stack_limit))           \
             rpy_stack_overflow();                                             \
     } while (0)
 
