@@ -159,8 +159,7 @@ fn main() {
         };
         let (blackhole, out_bh) = on_jitcodes(None);
         let (jit_interp, out_ji) = on_jitcodes(Some(backend(Rc::new(Interpreted))));
-        let (jit_x86, out_jx) =
-            on_jitcodes(Some(backend(Rc::new(rpy_backend::x86_64::MachineCode))));
+        let (jit_x86, out_jx) = on_jitcodes(Some(backend(Rc::new(rpy_asm::MachineCode))));
         for (way, out) in [
             ("blackhole", &out_bh),
             ("jit-interp", &out_ji),

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use rpy_backend::x86_64::compile;
+use rpy_asm::compile;
 use rpy_jit::interp::{Heap, Outcome, RunValue};
 use rpy_jit::optimize::{optimize, IMPLEMENTED_PASSES};
 use rpy_jit::trace::{DescrData, Trace};

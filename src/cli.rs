@@ -1213,7 +1213,7 @@ fn trace_command(
     out += &format!("interpreter:  {}", text(&outcome, &heap));
     // a fresh heap with the same inputs, so the two runs do not share
     // objects; the code checks every access, as the inputs come from users
-    let machine = match rpy_backend::x86_64::compile_checked(&trace) {
+    let machine = match rpy_asm::compile_checked(&trace) {
         Ok(code) => {
             let mut heap = Heap::default();
             let values = rpy_jit::run_values(&trace, &mut heap, &args)?;
@@ -1311,7 +1311,7 @@ fn stem(file: &str) -> String {
 fn parse_jit_params(settings: &[String]) -> Result<rpy_jit::metainterp::JitParams, String> {
     // Loops run as machine code unless `backend=interp` says otherwise.
     let mut params = rpy_jit::metainterp::JitParams {
-        backend: std::rc::Rc::new(rpy_backend::x86_64::MachineCode),
+        backend: std::rc::Rc::new(rpy_asm::MachineCode),
         log_runs: std::env::var_os("RPY_JITLOG").is_some(),
         ..Default::default()
     };
@@ -1323,9 +1323,7 @@ fn parse_jit_params(settings: &[String]) -> Result<rpy_jit::metainterp::JitParam
             .split_once('=')
             .ok_or_else(|| format!("--jit-param: '{s}' is not NAME=VALUE"))?;
         match (name, value) {
-            ("backend", "machine") => {
-                params.backend = std::rc::Rc::new(rpy_backend::x86_64::MachineCode)
-            }
+            ("backend", "machine") => params.backend = std::rc::Rc::new(rpy_asm::MachineCode),
             ("backend", "interp") => {
                 params.backend = std::rc::Rc::new(rpy_jit::metainterp::Interpreted)
             }

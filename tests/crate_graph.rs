@@ -5,8 +5,16 @@
 
 use std::process::Command;
 
-/// The crates that make the translator and only the translator.
-const TRANSLATOR_ONLY: [&str; 5] = ["rpy-passes", "egg", "lalrpop-util", "pest", "rpy-rulec"];
+/// The crates that make the translator and only the translator (GenC
+/// included).
+const TRANSLATOR_ONLY: [&str; 6] = [
+    "rpy-passes",
+    "egg",
+    "lalrpop-util",
+    "pest",
+    "rpy-rulec",
+    "rpy-backend",
+];
 
 /// The names of the crates `package` depends on when built (not for its
 /// tests or its build script), itself included.

@@ -297,7 +297,7 @@ fn jit_runs_hot_loops_as_traces_and_matches_llinterpreter() {
         let codes = rpy_jit::codewriter::write_jitcodes(&program);
         let llinterp = support::interp(&src, &p.argv());
         let machine: std::rc::Rc<dyn rpy_jit::metainterp::LoopBackend> =
-            std::rc::Rc::new(rpy_backend::x86_64::MachineCode);
+            std::rc::Rc::new(rpy_asm::MachineCode);
         let interpreted: std::rc::Rc<dyn rpy_jit::metainterp::LoopBackend> =
             std::rc::Rc::new(rpy_jit::metainterp::Interpreted);
         for (threshold, opts, backend) in [
@@ -442,7 +442,7 @@ fn logged_traces_replay_to_what_the_program_observed() {
             threshold: 3,
             trace_eagerness: 2,
             log_runs: true,
-            backend: std::rc::Rc::new(rpy_backend::x86_64::MachineCode),
+            backend: std::rc::Rc::new(rpy_asm::MachineCode),
             ..Default::default()
         };
         let mut out = Vec::new();
@@ -500,7 +500,7 @@ fn jit_traces_residual_calls_and_raises_their_exceptions_at_the_call() {
     let expected = support::expected(&p).expect("CPython runs the ledger");
     let backends: [std::rc::Rc<dyn rpy_jit::metainterp::LoopBackend>; 2] = [
         std::rc::Rc::new(rpy_jit::metainterp::Interpreted),
-        std::rc::Rc::new(rpy_backend::x86_64::MachineCode),
+        std::rc::Rc::new(rpy_asm::MachineCode),
     ];
     for backend in backends {
         let params = rpy_jit::metainterp::JitParams {
@@ -677,7 +677,7 @@ fn random_vm_programs_run_the_same_with_the_jit() {
             let params = rpy_jit::metainterp::JitParams {
                 threshold: 2,
                 trace_eagerness: 2,
-                backend: std::rc::Rc::new(rpy_backend::x86_64::MachineCode),
+                backend: std::rc::Rc::new(rpy_asm::MachineCode),
                 ..Default::default()
             };
             let (jitted, jit_status, meta, jit_work) = run(Some(params));

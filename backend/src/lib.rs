@@ -47,7 +47,6 @@ mod jit_embedding;
 mod names;
 mod statics;
 mod types;
-pub mod x86_64;
 
 pub use jit_embedding::JitInput;
 

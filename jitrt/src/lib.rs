@@ -75,9 +75,9 @@ extern "C" fn write_log() {
 pub unsafe extern "C" fn rpy_jit_init(embedding: *const Embedding) {
     let embedding: &'static Embedding = &*embedding;
     let params = settings();
-    let backend = params.as_ref().map(|_| {
-        Box::new(rpy_backend::x86_64::NativeMachineCode::default()) as Box<dyn NativeBackend>
-    });
+    let backend = params
+        .as_ref()
+        .map(|_| Box::new(rpy_asm::NativeMachineCode::default()) as Box<dyn NativeBackend>);
     match NativeRuntime::new(embedding, backend, params.unwrap_or_default()) {
         Ok(rt) => {
             let rt: &'static NativeRuntime = Box::leak(Box::new(rt));

@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use rpy_backend::x86_64::{compile, compile_checked, CompiledLoop};
+use rpy_asm::{compile, compile_checked, CompiledLoop};
 use rpy_jit::interp::{run, Heap, Outcome, RunValue};
 use rpy_jit::optimize::{optimize, IMPLEMENTED_PASSES};
 use rpy_jit::parse_run_value;

@@ -24,9 +24,7 @@ fn main() {
         let start = Instant::now();
         match what.as_str() {
             "assemble" => {
-                std::hint::black_box(
-                    rpy_backend::x86_64::compile(optimized.clone()).expect("it compiles"),
-                );
+                std::hint::black_box(rpy_asm::compile(optimized.clone()).expect("it compiles"));
             }
             _ => {
                 std::hint::black_box(optimize(&trace, &passes).expect("the trace optimizes"));

@@ -1,7 +1,7 @@
 //! The x86-64 backend against the reference interpreter.
 
 use proptest::prelude::*;
-use rpy_backend::x86_64::{compile, compile_checked, compile_with_registers, CompiledLoop};
+use rpy_asm::{compile, compile_checked, compile_with_registers, CompiledLoop};
 use rpy_jit::interp::{run_fresh, Heap, Outcome, RunValue};
 use rpy_jit::testgen::observe;
 use rpy_jit::text::parse;
@@ -613,10 +613,8 @@ fn more_live_values_than_registers_spill_to_the_frame() {
     check_on_heap(&src, &["5", "1.25"], |t| compile(t));
     check_on_heap(&src, &["0", "-3.5"], |t| compile(t));
     let trace = parse(&src).unwrap();
-    let alloc = rpy_backend::x86_64::regalloc::assign(&trace);
-    assert!(alloc
-        .homes
-        .contains(&rpy_backend::x86_64::regalloc::Home::Slot));
+    let alloc = rpy_asm::regalloc::assign(&trace);
+    assert!(alloc.homes.contains(&rpy_asm::regalloc::Home::Slot));
     // no registers at all: every box in the frame
     let none = |t: &Trace| compile_with_registers(t, &[], &[]);
     check_on_heap(&src, &["5", "1.25"], none);

@@ -12,7 +12,7 @@
 //! every memory access checked against the heap, must agree with (c).
 
 use proptest::prelude::*;
-use rpy_backend::x86_64::{compile, compile_checked, compile_with_registers, CompiledLoop};
+use rpy_asm::{compile, compile_checked, compile_with_registers, CompiledLoop};
 use rpy_jit::interp::{run, Heap, Outcome, RunValue};
 use rpy_jit::optimize::unroll::peels;
 use rpy_jit::optimize::{optimize, IMPLEMENTED_PASSES};
