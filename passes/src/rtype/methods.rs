@@ -301,6 +301,9 @@ impl GraphTyper<'_, '_, '_> {
             (Opcode::SimpleCall, [Builtin("int"), Str | Char], _) => {
                 ("rrepr", "ll_int_checked", vec![A(1), Py2])
             }
+            (Opcode::SimpleCall, [Builtin("int"), Str | Char, Int], _) => {
+                ("rrepr", "ll_int_base_checked", vec![A(1), AsResult(2), Py2])
+            }
             // Operations on strings.
             // A char indexed is its one-char string indexed.
             (Opcode::Getitem, [Str | Char, _], _) if checked => {
