@@ -6,8 +6,6 @@
 
 mod support;
 
-use rpy::pipeline::{self, Source};
-use rpy_ir::ast::Dialect;
 use std::fmt::Write as _;
 
 /// Every case as one program: a table of (string, base) and a loop that
@@ -48,34 +46,5 @@ fn program() -> String {
 
 #[test]
 fn int_with_a_base_agrees_with_cpython() {
-    let text = program();
-    let dir = std::env::temp_dir().join(format!("rpy-int-base-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("int_base.py");
-    std::fs::write(&path, &text).unwrap();
-    for dialect in [Dialect::Py3, Dialect::Py2] {
-        let Some(python) = support::oracle(dialect) else {
-            continue;
-        };
-        let want = support::run(std::process::Command::new(python).arg(&path)).0;
-        let src = Source {
-            path: path.display().to_string(),
-            text: text.clone(),
-            dialect,
-            gc: rpy_ir::llops::GcKind::default(),
-            jit: false,
-        };
-        let program = pipeline::lowlevel(&src).unwrap_or_else(|d| panic!("{dialect:?}: {d}"));
-        let mut out = Vec::new();
-        let status = rpy_llinterp::LlInterpreter::new(&program)
-            .run_entry(std::slice::from_ref(&src.path), &mut out)
-            .unwrap_or_else(|e| panic!("{dialect:?}: {}", e.message));
-        assert_eq!(status, 0);
-        let got = String::from_utf8(out).unwrap();
-        for ((line, expected), case) in got.lines().zip(want.lines()).zip(text.lines().skip(3)) {
-            assert_eq!(line, expected, "{dialect:?}: {case}");
-        }
-        assert_eq!(got.lines().count(), want.lines().count(), "{dialect:?}");
-    }
-    let _ = std::fs::remove_dir_all(&dir);
+    support::source_matches_cpython("int_base", &program());
 }
