@@ -239,3 +239,42 @@ pub fn build(src: &Source, name: &str) -> PathBuf {
     rpy::cli::translate(src, &exe, &mut Default::default()).unwrap_or_else(|d| panic!("{d}"));
     exe
 }
+
+/// Translates the program `text` (written to a scratch file named `name`)
+/// in each dialect whose CPython is here, runs it in the LLInterpreter and
+/// checks that it prints, line by line, what CPython prints.
+#[allow(dead_code)]
+pub fn source_matches_cpython(name: &str, text: &str) {
+    let dir = std::env::temp_dir().join(format!("rpy-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.py"));
+    std::fs::write(&path, text).unwrap();
+    for dialect in [Dialect::Py3, Dialect::Py2] {
+        let Some(python) = oracle(dialect) else {
+            continue;
+        };
+        let want = run(Command::new(python)
+            .env("PYTHONPATH", root().join("pylib"))
+            .arg(&path))
+        .0;
+        let src = Source {
+            path: path.display().to_string(),
+            text: text.to_string(),
+            dialect,
+            gc: rpy_ir::llops::GcKind::default(),
+            jit: false,
+        };
+        let program = rpy::pipeline::lowlevel(&src).unwrap_or_else(|d| panic!("{dialect:?}: {d}"));
+        let mut out = Vec::new();
+        let status = rpy_llinterp::LlInterpreter::new(&program)
+            .run_entry(std::slice::from_ref(&src.path), &mut out)
+            .unwrap_or_else(|e| panic!("{dialect:?}: {}", e.message));
+        assert_eq!(status, 0);
+        let got = String::from_utf8(out).unwrap();
+        for (i, (line, expected)) in got.lines().zip(want.lines()).enumerate() {
+            assert_eq!(line, expected, "{dialect:?}, line {} of the output", i + 1);
+        }
+        assert_eq!(got.lines().count(), want.lines().count(), "{dialect:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

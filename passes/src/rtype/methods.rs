@@ -90,6 +90,18 @@ impl GraphTyper<'_, '_, '_> {
             .pos
             .is_some_and(|p| p.file >= rpy_ir::diag::FileId::LIBRARY_BASE);
         let py2 = self.rt.py2 || in_helper;
+        // A string that may be None is a pointer that may be null.
+        let nullable_str = |i: usize| {
+            op.args.get(i).is_some_and(|a| {
+                matches!(
+                    self.annotation(a),
+                    SomeValue::String {
+                        can_be_none: true,
+                        ..
+                    }
+                )
+            })
+        };
         let (module, func, operands): (&str, &str, Vec<Operand>) = match (
             op.opname,
             kinds.as_slice(),
@@ -301,7 +313,17 @@ impl GraphTyper<'_, '_, '_> {
             (Opcode::SimpleCall, [Builtin("int"), Str | Char], _) => {
                 ("rrepr", "ll_int_checked", vec![A(1), Py2])
             }
+            (Opcode::SimpleCall, [Builtin("int"), Str | Char, Int], _) => {
+                ("rrepr", "ll_int_base_checked", vec![A(1), AsResult(2), Py2])
+            }
             // Operations on strings.
+            // The truth of a string that may be None tests the pointer
+            // before the length, as the original's ll_str_is_true does.
+            (Opcode::Bool, [Str], _) if nullable_str(0) => ("rstr", "ll_str_is_true", vec![A(0)]),
+            (Opcode::Not, [Str], _) if nullable_str(0) => ("rstr", "ll_str_is_false", vec![A(0)]),
+            (Opcode::SimpleCall, [Builtin("bool"), Str], _) if nullable_str(1) => {
+                ("rstr", "ll_str_is_true", vec![A(1)])
+            }
             // A char indexed is its one-char string indexed.
             (Opcode::Getitem, [Str | Char, _], _) if checked => {
                 ("rstr", "ll_getitem_checked", vec![A(0), A(1)])
@@ -489,6 +511,7 @@ pub(super) fn builtin_name(b: &str) -> &'static str {
         "max" => "max",
         "range" | "xrange" => "range",
         "zip" => "zip",
+        "bool" => "bool",
         _ => "",
     }
 }

@@ -11,7 +11,7 @@ Python 3 does not print (\x7f-\xa0 and the soft hyphen \xad).
 
 from rpython.rtyper.lltypesystem.lltype import malloc, typeOf
 from rpython.rtyper.rlist import ll_newlist, _ll_copy
-from rpython.rtyper.rstr import ll_chr2str, ll_char_isspace
+from rpython.rtyper.rstr import ll_chr2str, ll_char_isspace, ll_stringslice_startonly
 
 
 def _ll_none(STR):
@@ -162,32 +162,50 @@ def ll_dict_repr(STR, STRLIST, d):
 
 # The messages of the conversions' ValueError, before the string; a
 # helper cannot be passed a string constant, so they are chosen by number.
-INT_ERROR = "invalid literal for int() with base 10: "
+INT_ERROR = "invalid literal for int() with base "
 FLOAT_ERROR = "could not convert string to float: "
+BASE_ERROR = "int() base must be >= 2 and <= 36, or 0"
 
 
-def _ll_value_error(kind, s, quoted, py2):
+def _ll_value_error(kind, s, quoted, py2, base):
     """The ValueError a conversion of `s` raises: the message `kind` names
-    (0: int's, 1: float's) and `s`, as its repr when `quoted`."""
+    (0: int's, followed by `base` and a colon; 1: float's) and `s`, as its
+    repr when `quoted`."""
     STR = typeOf(s).TO
     prefix = INT_ERROR
+    extra = 0
     if kind == 1:
         prefix = FLOAT_ERROR
+    elif base >= 10:
+        extra = 4
+    else:
+        extra = 3
     r = s
     if quoted:
         r = ll_str_repr(STR, s, py2)
     n = len(prefix)
-    res = malloc(STR, n + len(r))
+    res = malloc(STR, n + extra + len(r))
     i = 0
     while i < n:
         res[i] = prefix[i]
         i += 1
-    _ll_copy(r, 0, res, n, len(r))
+    if extra == 4:
+        res[i] = chr(ord('0') + base // 10)
+        i += 1
+    if extra > 0:
+        res[i] = chr(ord('0') + base % 10)
+        res[i + 1] = ':'
+        res[i + 2] = ' '
+    _ll_copy(r, 0, res, n + extra, len(r))
     raise ValueError(res)
 
 
-def _ll_int_error(s, py2):
-    _ll_value_error(0, s, True, py2)
+def _ll_int_error(s, start, py2, base):
+    """int()'s ValueError; Python 2 quotes the string from `start`, past
+    its leading whitespace."""
+    if py2:
+        s = ll_stringslice_startonly(s, start)
+    _ll_value_error(0, s, True, py2, base)
 
 
 def ll_int_checked(s, py2):
@@ -198,6 +216,7 @@ def ll_int_checked(s, py2):
     i = 0
     while i < length and ll_char_isspace(s[i]):
         i += 1
+    start = i
     end = length
     while end > i and ll_char_isspace(s[end - 1]):
         end -= 1
@@ -206,14 +225,97 @@ def ll_int_checked(s, py2):
         negative = s[i] == '-'
         i += 1
     if i == end:
-        _ll_int_error(s, py2)
+        _ll_int_error(s, start, py2, 10)
     value = 0
     while i < end:
         ch = s[i]
         if ch < '0' or ch > '9':
-            _ll_int_error(s, py2)
+            _ll_int_error(s, start, py2, 10)
         value = value * 10 + (ord(ch) - ord('0'))
         i += 1
+    if negative:
+        value = -value
+    return value
+
+
+def _ll_digit_value(ch):
+    """The value of `ch` as a digit of a base up to 36 (36 when it is not
+    one)."""
+    if '0' <= ch and ch <= '9':
+        return ord(ch) - ord('0')
+    if 'a' <= ch and ch <= 'z':
+        return ord(ch) - ord('a') + 10
+    if 'A' <= ch and ch <= 'Z':
+        return ord(ch) - ord('A') + 10
+    return 36
+
+
+def _ll_prefix_base(ch):
+    """The base the prefix letter after a '0' names (0x, 0o, 0b), or 0."""
+    if ch == 'x' or ch == 'X':
+        return 16
+    if ch == 'o' or ch == 'O':
+        return 8
+    if ch == 'b' or ch == 'B':
+        return 2
+    return 0
+
+
+def ll_int_base_checked(s, base, py2):
+    """int(s, base) where a handler catches ValueError, as CPython reads
+    it: whitespace around an optional sign, the prefix 0x, 0o or 0b when it
+    names `base`, and digits of the base, which Python 3 lets single
+    underscores separate (and follow the prefix); base 0 takes the base
+    from the prefix, else 10 (Python 3, where a decimal number cannot start
+    with 0 unless it is zero) or 8 after a leading 0 (Python 2).  The value
+    wraps to a machine word."""
+    if base != 0 and (base < 2 or base > 36):
+        raise ValueError(BASE_ERROR)
+    asked = base
+    length = len(s)
+    i = 0
+    while i < length and ll_char_isspace(s[i]):
+        i += 1
+    start = i
+    end = length
+    while end > i and ll_char_isspace(s[end - 1]):
+        end -= 1
+    negative = False
+    if i < end and (s[i] == '-' or s[i] == '+'):
+        negative = s[i] == '-'
+        i += 1
+    # an underscore may follow a digit, or the prefix
+    underscore_ok = False
+    if i + 1 < end and s[i] == '0':
+        named = _ll_prefix_base(s[i + 1])
+        if named != 0 and (base == 0 or base == named):
+            base = named
+            i += 2
+            underscore_ok = True
+    leading_zero = i < end and s[i] == '0'
+    if base == 0:
+        base = 10
+        if py2 and leading_zero:
+            base = 8
+    value = 0
+    digits = 0
+    while i < end:
+        ch = s[i]
+        if ch == '_' and not py2 and underscore_ok:
+            underscore_ok = False
+            i += 1
+            continue
+        d = _ll_digit_value(ch)
+        if d >= base:
+            _ll_int_error(s, start, py2, asked)
+        value = value * base + d
+        digits += 1
+        underscore_ok = True
+        i += 1
+    if digits == 0 or (i > 0 and s[i - 1] == '_'):
+        _ll_int_error(s, start, py2, asked)
+    if asked == 0 and not py2 and leading_zero and base == 10 and value != 0:
+        _ll_int_error(s, start, py2, asked)
     if negative:
         value = -value
     return value
@@ -285,5 +387,5 @@ def ll_float_checked(s, py2):
     """float(s): ValueError with CPython's message when `s` is no number;
     the runtime's rpy_str_to_float converts the others."""
     if not _ll_is_float(s):
-        _ll_value_error(1, s, not py2, py2)
+        _ll_value_error(1, s, not py2, py2, 0)
     return float(s)

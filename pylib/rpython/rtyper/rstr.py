@@ -23,6 +23,18 @@ def _ll_new_like(s, length):
     return malloc(typeOf(s).TO, length)
 
 
+def ll_str_is_true(s):
+    """The truth of a string that may be None: not None and not empty."""
+    if not s:
+        return False
+    return len(s) != 0
+
+
+def ll_str_is_false(s):
+    """`not s` of a string that may be None: None or empty."""
+    return not ll_str_is_true(s)
+
+
 def ll_strlen(s):
     return len(s)
 

@@ -1,0 +1,50 @@
+//! `int(s, base)` in a translated program, run in the LLInterpreter through
+//! rrepr.py's `ll_int_base_checked`: for strings of digits, letters,
+//! prefixes, signs, underscores and spaces, in each base and in invalid
+//! ones, the value or the ValueError's message is what the dialect's
+//! CPython prints.
+
+mod support;
+
+use std::fmt::Write as _;
+
+/// Every case as one program: a table of (string, base) and a loop that
+/// prints each conversion or its ValueError.
+fn program() -> String {
+    const ALPHABET: &[u8] = b"0001179aAfFzxXoObB__+- ";
+    const BASES: &[i64] = &[0, 0, 2, 8, 10, 16, 16, 36, 1, 37];
+    // xorshift64*, so the cases are the same on every run
+    let mut state: u64 = 0x1ba5e;
+    let mut next = move |n: usize| {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n
+    };
+    let mut table = String::new();
+    for _ in 0..400 {
+        let text: String = (0..next(7))
+            .map(|_| ALPHABET[next(ALPHABET.len())] as char)
+            .collect();
+        writeln!(table, "    ({text:?}, {}),", BASES[next(BASES.len())]).unwrap();
+    }
+    format!(
+        "import sys\n\nCASES = [\n{table}]\n\n\n\
+         def entry_point(argv):\n\
+         \x20   for s, b in CASES:\n\
+         \x20       try:\n\
+         \x20           n = int(s, b)\n\
+         \x20       except ValueError as e:\n\
+         \x20           print('ValueError: %s' % str(e))\n\
+         \x20       else:\n\
+         \x20           print(n)\n\
+         \x20   return 0\n\n\n\
+         def target(*args):\n    return entry_point\n\n\n\
+         if __name__ == '__main__':\n    sys.exit(entry_point(sys.argv))\n"
+    )
+}
+
+#[test]
+fn int_with_a_base_agrees_with_cpython() {
+    support::source_matches_cpython("int_base", &program());
+}
