@@ -427,6 +427,14 @@ fn save(out: &Path, kind: &str, seed: u64, index: u64, m: &Seed, detail: &str) {
     );
 }
 
+/// Copies this binary into `out` (as `fuzz-worker`) and returns the copy.
+fn worker_copy(out: &Path) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(out)?;
+    let copy = out.join("fuzz-worker");
+    std::fs::copy(std::env::current_exe()?, &copy)?;
+    Ok(copy)
+}
+
 fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let seeds = seeds(&root);
@@ -466,11 +474,20 @@ fn main() {
         }
     };
     println!("fuzz: {} seeds, for {} minutes", seeds.len(), args.minutes);
+    // Workers run from a copy of this binary: a `cargo build` during the
+    // hour replaces the original, and spawning it then fails.
+    let worker_exe = match worker_copy(&args.out) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("fuzz: cannot copy the fuzzer for its workers: {e}");
+            std::process::exit(2);
+        }
+    };
     let deadline = Instant::now() + Duration::from_secs_f64(args.minutes * 60.0);
     let (mut tried, mut found, mut looping) = (0u64, 0u32, 0u32);
     let mut seed = 1u64;
     'run: while Instant::now() < deadline {
-        let mut child = Command::new(std::env::current_exe().expect("the fuzzer's own path"))
+        let mut child = Command::new(&worker_exe)
             .args([
                 "--worker",
                 &seed.to_string(),
