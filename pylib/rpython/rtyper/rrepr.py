@@ -208,10 +208,10 @@ def _ll_int_error(s, start, py2, base):
     _ll_value_error(0, s, True, py2, base)
 
 
-def ll_int_checked(s, py2):
-    """int(s) in base 10 where a handler catches ValueError: whitespace
-    around an optional sign and decimal digits (the value wraps to a
-    machine word)."""
+def _ll_int_span(s):
+    """Where int() reads s: the first char after the leading whitespace
+    (what a Python 2 error quotes from), the first after the sign, the end
+    before the trailing whitespace, and whether the sign is '-'."""
     length = len(s)
     i = 0
     while i < length and ll_char_isspace(s[i]):
@@ -224,6 +224,14 @@ def ll_int_checked(s, py2):
     if i < end and (s[i] == '-' or s[i] == '+'):
         negative = s[i] == '-'
         i += 1
+    return start, i, end, negative
+
+
+def ll_int_checked(s, py2):
+    """int(s) in base 10 where a handler catches ValueError: whitespace
+    around an optional sign and decimal digits (the value wraps to a
+    machine word)."""
+    start, i, end, negative = _ll_int_span(s)
     if i == end:
         _ll_int_error(s, start, py2, 10)
     value = 0
@@ -272,18 +280,7 @@ def ll_int_base_checked(s, base, py2):
     if base != 0 and (base < 2 or base > 36):
         raise ValueError(BASE_ERROR)
     asked = base
-    length = len(s)
-    i = 0
-    while i < length and ll_char_isspace(s[i]):
-        i += 1
-    start = i
-    end = length
-    while end > i and ll_char_isspace(s[end - 1]):
-        end -= 1
-    negative = False
-    if i < end and (s[i] == '-' or s[i] == '+'):
-        negative = s[i] == '-'
-        i += 1
+    start, i, end, negative = _ll_int_span(s)
     # an underscore may follow a digit, or the prefix
     underscore_ok = False
     if i + 1 < end and s[i] == '0':
