@@ -25,6 +25,10 @@ pub struct ListDef {
     pub id: u32,
     pub item: Box<SomeValue>,
     pub resizable: bool,
+    /// Whether None may be here instead of a list. A property of the value,
+    /// not of the shared definition: the annotator's table does not hold it
+    /// and resolving a value against the table keeps it.
+    pub can_be_none: bool,
 }
 
 /// What the annotator hands the rtyper besides the annotated graphs.
@@ -70,6 +74,8 @@ pub struct DictDef {
     pub id: u32,
     pub key: Box<SomeValue>,
     pub value: Box<SomeValue>,
+    /// Whether None may be here instead of a dict (see `ListDef`).
+    pub can_be_none: bool,
 }
 
 /// One prebuilt object a `SomePBC` may be.
@@ -325,9 +331,28 @@ impl SomeValue {
             | SomeValue::Unicode { can_be_none, .. }
             | SomeValue::Instance { can_be_none, .. }
             | SomeValue::Pbc { can_be_none, .. } => *can_be_none,
+            SomeValue::List(def) => def.can_be_none,
+            SomeValue::Dict(def) => def.can_be_none,
             SomeValue::Object => true,
             _ => false,
         }
+    }
+
+    /// This annotation with None among its values, if its kind can hold
+    /// None (a str, unicode, instance, prebuilt object, list or dict).
+    pub fn or_none(&self) -> Option<SomeValue> {
+        let mut v = self.clone();
+        match &mut v {
+            SomeValue::String { can_be_none, .. }
+            | SomeValue::Unicode { can_be_none, .. }
+            | SomeValue::Instance { can_be_none, .. }
+            | SomeValue::Pbc { can_be_none, .. } => *can_be_none = true,
+            SomeValue::List(def) => def.can_be_none = true,
+            SomeValue::Dict(def) => def.can_be_none = true,
+            SomeValue::None | SomeValue::Ptr(_) | SomeValue::Object => {}
+            _ => return None,
+        }
+        Some(v)
     }
 
     /// This annotation without None (what `x is not None` leaves of it).
@@ -338,6 +363,8 @@ impl SomeValue {
             | SomeValue::Unicode { can_be_none, .. }
             | SomeValue::Instance { can_be_none, .. }
             | SomeValue::Pbc { can_be_none, .. } => *can_be_none = false,
+            SomeValue::List(def) => def.can_be_none = false,
+            SomeValue::Dict(def) => def.can_be_none = false,
             SomeValue::None => return SomeValue::Impossible,
             _ => {}
         }
@@ -367,12 +394,12 @@ impl SomeValue {
                 let items: Vec<String> = items.iter().map(|i| i.describe()).collect();
                 format!("a tuple ({})", items.join(", "))
             }
-            SomeValue::List(def) => format!("a list of {}", def.item.describe_plural()),
-            SomeValue::Dict(def) => format!(
+            SomeValue::List(def) => or_none(format!("a list of {}", def.item.describe_plural())),
+            SomeValue::Dict(def) => or_none(format!(
                 "a dict from {} to {}",
                 def.key.describe_plural(),
                 def.value.describe_plural()
-            ),
+            )),
             SomeValue::Iterator(over) => format!("an iterator over {}", over.describe()),
             SomeValue::Instance { class, .. } => {
                 or_none(format!("an instance of {}", user_class_name(class)))
@@ -464,8 +491,8 @@ impl SomeValue {
             (S::Tuple(a), S::Tuple(b)) => {
                 a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.contains(y))
             }
-            (S::List(a), S::List(b)) => a.id == b.id,
-            (S::Dict(a), S::Dict(b)) => a.id == b.id,
+            (S::List(a), S::List(b)) => a.id == b.id && (a.can_be_none || !b.can_be_none),
+            (S::Dict(a), S::Dict(b)) => a.id == b.id && (a.can_be_none || !b.can_be_none),
             (S::Iterator(a), S::Iterator(b)) => a.contains(b),
             (
                 S::Instance {
@@ -564,27 +591,34 @@ impl SomeValue {
                 let (item, rest) = parts.split_first().ok_or("SomeList() needs an item")?;
                 let mut resizable = true;
                 let mut id = None;
+                let mut can_be_none = false;
                 for p in rest {
-                    if *p == "fixed" {
-                        resizable = false;
-                    } else {
-                        id = Some(parse_id(p, text)?);
+                    match *p {
+                        "fixed" => resizable = false,
+                        "can_be_None=true" => can_be_none = true,
+                        _ => id = Some(parse_id(p, text)?),
                     }
                 }
                 SomeValue::List(ListDef {
                     id: id.ok_or_else(|| format!("'{text}' needs id=N"))?,
                     item: Box::new(SomeValue::parse(item)?),
                     resizable,
+                    can_be_none,
                 })
             }
             ("SomeDict", Some(_)) => {
-                let [key, value, id] = parts.as_slice() else {
+                let (can_be_none, parts) = match parts.as_slice() {
+                    [rest @ .., "can_be_None=true"] => (true, rest),
+                    all => (false, all),
+                };
+                let [key, value, id] = parts else {
                     return Err(format!("'{text}' needs a key, a value and id=N"));
                 };
                 SomeValue::Dict(DictDef {
                     id: parse_id(id, text)?,
                     key: Box::new(SomeValue::parse(key)?),
                     value: Box::new(SomeValue::parse(value)?),
+                    can_be_none,
                 })
             }
             ("SomeIterator", Some(over)) => SomeValue::Iterator(Box::new(SomeValue::parse(over)?)),
@@ -765,10 +799,24 @@ impl fmt::Display for SomeValue {
             }
             SomeValue::List(def) => {
                 let fixed = if def.resizable { "" } else { ", fixed" };
-                write!(f, "SomeList({}{fixed}, id={})", def.item, def.id)
+                let none = if def.can_be_none {
+                    ", can_be_None=true"
+                } else {
+                    ""
+                };
+                write!(f, "SomeList({}{fixed}, id={}{none})", def.item, def.id)
             }
             SomeValue::Dict(def) => {
-                write!(f, "SomeDict({}, {}, id={})", def.key, def.value, def.id)
+                let none = if def.can_be_none {
+                    ", can_be_None=true"
+                } else {
+                    ""
+                };
+                write!(
+                    f,
+                    "SomeDict({}, {}, id={}{none})",
+                    def.key, def.value, def.id
+                )
             }
             SomeValue::Iterator(over) => write!(f, "SomeIterator({over})"),
             SomeValue::Instance { class, can_be_none } => {
@@ -816,6 +864,7 @@ mod tests {
             id,
             item: Box::new(item),
             resizable,
+            can_be_none: false,
         })
     }
 
@@ -843,10 +892,23 @@ mod tests {
             SomeValue::Tuple(vec![]),
             SomeValue::Tuple(vec![SomeValue::int(), list(SomeValue::string(), false, 3)]),
             list(SomeValue::string(), true, 0),
+            SomeValue::List(ListDef {
+                id: 4,
+                item: Box::new(SomeValue::int()),
+                resizable: false,
+                can_be_none: true,
+            }),
+            SomeValue::Dict(DictDef {
+                id: 8,
+                key: Box::new(SomeValue::string()),
+                value: Box::new(SomeValue::int()),
+                can_be_none: true,
+            }),
             SomeValue::Dict(DictDef {
                 id: 7,
                 key: Box::new(SomeValue::Char),
                 value: Box::new(SomeValue::Tuple(vec![SomeValue::Float, SomeValue::Bool])),
+                can_be_none: false,
             }),
             SomeValue::Iterator(Box::new(list(SomeValue::int(), true, 1))),
             SomeValue::Instance {

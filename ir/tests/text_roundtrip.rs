@@ -833,6 +833,7 @@ fn some_value() -> impl Strategy<Value = SomeValue> {
                     id,
                     item: Box::new(v),
                     resizable,
+                    can_be_none: false,
                 })
             }),
             prop::collection::vec(inner.clone(), 0..3).prop_map(SomeValue::Tuple),

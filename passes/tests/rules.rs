@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
-use rpy_ir::annotation::{ListDef, SomeValue};
+use rpy_ir::annotation::{DictDef, ListDef, SomeValue};
 use rpy_ir::graph::Constant;
 use rpy_ir::lltype::LowLevelType;
 use rpy_ir::opcode::Opcode;
@@ -223,10 +223,28 @@ fn union_is_the_join() {
             id,
             item: Box::new(v),
             resizable: true,
+            can_be_none: false,
         })
     };
     assert_eq!(annotate::union(&l(int.clone(), 0), &l(s.clone(), 1)), None);
     assert_eq!(annotate::union(&s, &int), None);
+    // None joins a list or a dict (in Rust: no rule spells the kinds that
+    // can hold None) as it joins a string: the same definition, which may
+    // now be None.
+    let join = rpy_passes::annotate::union;
+    let strs = l(s.clone(), 2);
+    let joined = join(&SomeValue::None, &strs).unwrap();
+    assert!(joined.can_be_none() && joined.contains(&strs));
+    assert_eq!(joined.without_none(), strs);
+    let dict = SomeValue::Dict(DictDef {
+        id: 3,
+        key: Box::new(s.clone()),
+        value: Box::new(int.clone()),
+        can_be_none: false,
+    });
+    let joined = join(&dict, &SomeValue::None).unwrap();
+    assert!(joined.can_be_none() && !dict.contains(&joined));
+    assert_eq!(joined.describe(), "a dict from strs to ints or None");
 }
 
 #[test]
@@ -262,6 +280,7 @@ fn op_results_follow_the_rules() {
         id: 0,
         item: Box::new(s.clone()),
         resizable: false,
+        can_be_none: false,
     });
     assert_eq!(
         r(Opcode::Getitem, &[strs.clone(), nn.clone()]),

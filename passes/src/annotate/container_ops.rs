@@ -80,6 +80,7 @@ impl Annotator<'_> {
                     id,
                     item: Box::new(S::Impossible),
                     resizable: false,
+                    can_be_none: false,
                 })))
             }
             (Opcode::Newtuple, _, items) => Ok(S::Tuple(items.to_vec())),
@@ -123,6 +124,7 @@ impl Annotator<'_> {
                     id,
                     key: Box::new(S::Impossible),
                     value: Box::new(S::Impossible),
+                    can_be_none: false,
                 })))
             }
             (Opcode::Newdict, _, []) => {
@@ -131,6 +133,7 @@ impl Annotator<'_> {
                     id,
                     key: Box::new(S::Impossible),
                     value: Box::new(S::Impossible),
+                    can_be_none: false,
                 })))
             }
             (Opcode::Getslice, _, [S::Tuple(items), _, _]) => self.tuple_slice(g, op, items),
@@ -316,6 +319,7 @@ impl Annotator<'_> {
             id,
             item: Box::new(SomeValue::Impossible),
             resizable: false,
+            can_be_none: false,
         })))
     }
 
@@ -484,6 +488,7 @@ impl Annotator<'_> {
                     id,
                     key: Box::new(S::Impossible),
                     value: Box::new(S::Impossible),
+                    can_be_none: false,
                 })))
             }
             (S::String { no_nul, .. }, "join", [S::List(def)])

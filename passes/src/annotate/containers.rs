@@ -135,6 +135,7 @@ impl Containers {
                     id,
                     item: Box::new(self.resolve(&e.first)),
                     resizable: e.resizable,
+                    can_be_none: def.can_be_none,
                 })
             }
             SomeValue::Dict(def) => {
@@ -144,6 +145,7 @@ impl Containers {
                     id,
                     key: Box::new(self.resolve(&e.first)),
                     value: Box::new(self.resolve(&e.second)),
+                    can_be_none: def.can_be_none,
                 })
             }
             SomeValue::Tuple(items) => {

@@ -167,23 +167,23 @@ pub fn union(a: &SomeValue, b: &SomeValue) -> Option<SomeValue> {
             can_be_none: *n1 || *n2,
         }),
         (
-            x @ (S::String { .. } | S::Unicode { .. } | S::Instance { .. } | S::Pbc { .. }),
+            x @ (S::String { .. }
+            | S::Unicode { .. }
+            | S::Instance { .. }
+            | S::Pbc { .. }
+            | S::List(_)
+            | S::Dict(_)),
             S::None,
         )
         | (
             S::None,
-            x @ (S::String { .. } | S::Unicode { .. } | S::Instance { .. } | S::Pbc { .. }),
-        ) => {
-            let mut v = x.clone();
-            if let S::String { can_be_none, .. }
-            | S::Unicode { can_be_none, .. }
-            | S::Instance { can_be_none, .. }
-            | S::Pbc { can_be_none, .. } = &mut v
-            {
-                *can_be_none = true;
-            }
-            Some(v)
-        }
+            x @ (S::String { .. }
+            | S::Unicode { .. }
+            | S::Instance { .. }
+            | S::Pbc { .. }
+            | S::List(_)
+            | S::Dict(_)),
+        ) => x.or_none(),
         (
             S::BuiltinMethod {
                 name: n1,
@@ -210,6 +210,7 @@ pub fn argv_annotation() -> SomeValue {
         id: 0,
         item: Box::new(argv_item()),
         resizable: false,
+        can_be_none: false,
     })
 }
 
@@ -465,6 +466,7 @@ impl<'p> Annotator<'p> {
                     id,
                     item: Box::new(SomeValue::Impossible),
                     resizable: false,
+                    can_be_none: false,
                 })
             }
             PrebuiltObject::Dict(entries) => {
@@ -479,6 +481,7 @@ impl<'p> Annotator<'p> {
                     id,
                     key: Box::new(SomeValue::Impossible),
                     value: Box::new(SomeValue::Impossible),
+                    can_be_none: false,
                 })
             }
             PrebuiltObject::Instance { class, .. } if self.is_frozen_class(class) => {
@@ -512,13 +515,16 @@ impl<'p> Annotator<'p> {
     /// definitions, and the readers of both are flowed again.
     fn join(&mut self, a: &SomeValue, b: &SomeValue) -> Option<SomeValue> {
         match (a, b) {
-            (SomeValue::List(x), SomeValue::List(y)) => {
-                self.merge_definitions(x.id, y.id)?;
-                Some(self.containers.resolve(a))
-            }
-            (SomeValue::Dict(x), SomeValue::Dict(y)) => {
-                self.merge_definitions(x.id, y.id)?;
-                Some(self.containers.resolve(a))
+            (SomeValue::List(ListDef { id: x, .. }), SomeValue::List(ListDef { id: y, .. }))
+            | (SomeValue::Dict(DictDef { id: x, .. }), SomeValue::Dict(DictDef { id: y, .. })) => {
+                self.merge_definitions(*x, *y)?;
+                // `a`'s None-ness is in its own annotation, which `resolve` keeps.
+                let joined = self.containers.resolve(a);
+                if b.can_be_none() {
+                    joined.or_none()
+                } else {
+                    Some(joined)
+                }
             }
             (SomeValue::Tuple(xs), SomeValue::Tuple(ys)) if xs.len() == ys.len() => xs
                 .iter()

@@ -268,16 +268,15 @@ impl GraphTyper<'_, '_, '_> {
             return self.call_dict_helper(op, "ll_newdict", None, &[ResultType]);
         }
         if op.opname == Opcode::SimpleCall && op.args.len() == 2 {
-            let func = match &first {
-                Arg::Const(Constant::Builtin(b)) if b == "len" => Some("ll_dict_len"),
-                Arg::Const(Constant::Builtin(b)) if b == "dict" => Some("ll_dict_copy"),
-                _ => None,
-            };
-            if let (Some(func), Some(def)) = (func, self.dict_def(&op.args[1])) {
-                let operands: &[DictOperand] = if func == "ll_dict_len" {
-                    &[A(1)]
-                } else {
-                    &[A(1), KeyFns]
+            if let (Arg::Const(Constant::Builtin(b)), Some(def)) =
+                (&first, self.dict_def(&op.args[1]))
+            {
+                let (func, operands): (&str, &[DictOperand]) = match b.as_str() {
+                    "len" => ("ll_dict_len", &[A(1)]),
+                    "dict" => ("ll_dict_copy", &[A(1), KeyFns]),
+                    "bool" if def.can_be_none => ("ll_dict_bool_nullable", &[A(1)]),
+                    "bool" => ("ll_dict_bool", &[A(1)]),
+                    _ => return Ok(false),
                 };
                 return self.call_dict_helper(op, func, Some(&def), operands);
             }
@@ -312,6 +311,8 @@ impl GraphTyper<'_, '_, '_> {
             (Opcode::Setitem, 3) => ("ll_dict_setitem", &[A(0), Key(1), Value(2), KeyFns]),
             (Opcode::Delitem, 2) => ("ll_dict_delitem_checked", &[A(0), Key(1), KeyFns]),
             (Opcode::Contains, 2) => ("ll_dict_contains", &[A(0), Key(1), KeyFns]),
+            (Opcode::Bool, 1) if def.can_be_none => ("ll_dict_bool_nullable", &[A(0)]),
+            (Opcode::Not, 1) if def.can_be_none => ("ll_dict_is_empty_nullable", &[A(0)]),
             (Opcode::Bool, 1) => ("ll_dict_bool", &[A(0)]),
             (Opcode::Not, 1) => ("ll_dict_is_empty", &[A(0)]),
             (Opcode::Iter, 1) => {

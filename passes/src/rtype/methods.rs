@@ -90,17 +90,11 @@ impl GraphTyper<'_, '_, '_> {
             .pos
             .is_some_and(|p| p.file >= rpy_ir::diag::FileId::LIBRARY_BASE);
         let py2 = self.rt.py2 || in_helper;
-        // A string that may be None is a pointer that may be null.
-        let nullable_str = |i: usize| {
-            op.args.get(i).is_some_and(|a| {
-                matches!(
-                    self.annotation(a),
-                    SomeValue::String {
-                        can_be_none: true,
-                        ..
-                    }
-                )
-            })
+        // A string or list that may be None is a pointer that may be null.
+        let nullable = |i: usize| {
+            op.args
+                .get(i)
+                .is_some_and(|a| self.annotation(a).can_be_none())
         };
         let (module, func, operands): (&str, &str, Vec<Operand>) = match (
             op.opname,
@@ -319,10 +313,18 @@ impl GraphTyper<'_, '_, '_> {
             // Operations on strings.
             // The truth of a string that may be None tests the pointer
             // before the length, as the original's ll_str_is_true does.
-            (Opcode::Bool, [Str], _) if nullable_str(0) => ("rstr", "ll_str_is_true", vec![A(0)]),
-            (Opcode::Not, [Str], _) if nullable_str(0) => ("rstr", "ll_str_is_false", vec![A(0)]),
-            (Opcode::SimpleCall, [Builtin("bool"), Str], _) if nullable_str(1) => {
+            (Opcode::Bool, [Str], _) if nullable(0) => ("rstr", "ll_str_is_true", vec![A(0)]),
+            (Opcode::Not, [Str], _) if nullable(0) => ("rstr", "ll_str_is_false", vec![A(0)]),
+            (Opcode::SimpleCall, [Builtin("bool"), Str], _) if nullable(1) => {
                 ("rstr", "ll_str_is_true", vec![A(1)])
+            }
+            // So does a list's.
+            (Opcode::Bool, [List], _) if nullable(0) => ("rlist", "ll_bool_nullable", vec![A(0)]),
+            (Opcode::Not, [List], _) if nullable(0) => {
+                ("rlist", "ll_is_empty_nullable", vec![A(0)])
+            }
+            (Opcode::SimpleCall, [Builtin("bool"), List], _) if nullable(1) => {
+                ("rlist", "ll_bool_nullable", vec![A(1)])
             }
             // A char indexed is its one-char string indexed.
             (Opcode::Getitem, [Str | Char, _], _) if checked => {

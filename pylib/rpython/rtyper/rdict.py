@@ -199,6 +199,18 @@ def ll_dict_is_empty(d):
     return d.num_items == 0
 
 
+def ll_dict_bool_nullable(d):
+    """The truth of a dict that may be None: not None and not empty."""
+    if not d:
+        return False
+    return d.num_items != 0
+
+
+def ll_dict_is_empty_nullable(d):
+    """`not d` of a dict that may be None: None or empty."""
+    return not ll_dict_bool_nullable(d)
+
+
 @always_inline
 def ll_dict_contains(d, key, hashfn, eqfn):
     return _ll_entry(d, key, hashfn, eqfn) >= 0

@@ -90,6 +90,18 @@ def ll_bool(l):
     return l.length != 0
 
 
+def ll_bool_nullable(l):
+    """The truth of a list that may be None: not None and not empty."""
+    if not l:
+        return False
+    return l.length != 0
+
+
+def ll_is_empty_nullable(l):
+    """`not l` of a list that may be None: None or empty."""
+    return not ll_bool_nullable(l)
+
+
 def ll_append(l, newitem):
     length = l.length
     _ll_list_resize_ge(l, length + 1)
