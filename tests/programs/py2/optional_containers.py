@@ -135,73 +135,73 @@ def entry_point(argv):
     if len(argv) > 1:
         width = int(argv[1])
     root = build(width, depth, "n")
-    print("nodes: %d" % root.count())
+    print "nodes: %d" % root.count()
     for line in render(root, 0, None)[:8]:
-        print(line)
+        print line
     skip = {"n0": True, "n11": True}
     shown = render(root, 0, skip)
-    print("shown with skip: %d" % len(shown))
+    print "shown with skip: %d" % len(shown)
     found = find_all(root, "n12", None)
-    print("found: %d" % len(found))
+    print "found: %d" % len(found)
     more = find_all(root, "n1", found)
-    print("found again: %d" % len(more))
+    print "found again: %d" % len(more)
     for text in ["", "a b c", "one"]:
         words = maybe_words(text)
         if words is None:
-            print("no words")
+            print "no words"
         elif not words:
-            print("empty")
+            print "empty"
         else:
-            print("%d words, first %s" % (len(words), words[0]))
+            print "%d words, first %s" % (len(words), words[0])
     for flag in [True, False]:
         table = lookup_table(flag)
         if table:
-            print("table has %d" % len(table))
+            print "table has %d" % len(table)
         else:
-            print("no table")
+            print "no table"
         if table is not None and "a" in table:
-            print("a -> %d" % table["a"])
+            print "a -> %d" % table["a"]
     leaf = Node("leaf")
-    print("leaf get: %d" % leaf.get("x", -1))
+    print "leaf get: %d" % leaf.get("x", -1)
     leaf.set("x", 7)
-    print("leaf get: %d" % leaf.get("x", -1))
-    print("leaf count: %d" % leaf.count())
+    print "leaf get: %d" % leaf.get("x", -1)
+    print "leaf count: %d" % leaf.count()
     box = Box()
-    print("box empty: %s" % (box.items is None))
-    print("total: %d" % total(box.items))
+    print "box empty: %s" % (box.items is None)
+    print "total: %d" % total(box.items)
     box.fill(4)
-    print("total: %d" % total(box.items))
+    print "total: %d" % total(box.items)
     d = {}
     d["a"] = [1, 2, 3]
     got = d.get("b")
-    print("missing: %s" % (got is None))
+    print "missing: %s" % (got is None)
     got = d.get("a")
     if got is not None:
-        print("present: %d" % len(got))
+        print "present: %d" % len(got)
     for flag in [True, False]:
         first, second = pick(flag)
         if first:
-            print("first %d" % len(first))
+            print "first %d" % len(first)
         else:
-            print("no first")
-        print("second %d" % len(second))
+            print "no first"
+        print "second %d" % len(second)
     inner = box.lookup
     if inner is not None:
-        print("lookup: %d" % inner[2][1])
+        print "lookup: %d" % inner[2][1]
     maybe = None
     if len(argv) > 5:
         maybe = {"x": 1}
-    print("dict truth: %s %s" % (bool(maybe), not maybe))
+    print "dict truth: %s %s" % (bool(maybe), not maybe)
     maybe_l = None
     if len(argv) > 5:
         maybe_l = [1]
-    print("list truth: %s %s" % (bool(maybe_l), maybe_l == None))
-    print("collected: %d" % len(collect(5)))
-    print("collected: %d" % len(collect(5, [9])))
-    print("collected: %d" % len(collect(9, None, {0: True})))
+    print "list truth: %s %s" % (bool(maybe_l), maybe_l == None)
+    print "collected: %d" % len(collect(5))
+    print "collected: %d" % len(collect(5, [9]))
+    print "collected: %d" % len(collect(9, None, {0: True}))
     a = collect(4)
     b = collect(3, a)
-    print("shared: %d %d" % (len(a), len(b)))
+    print "shared: %d %d" % (len(a), len(b))
     return 0
 
 
