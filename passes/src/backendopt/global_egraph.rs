@@ -92,12 +92,17 @@ pub fn global_egraph(program: &mut Program<LowLevel>) -> GlobalStats {
     let fires = Arc::new(AtomicU64::new(0));
     let rules = super::egraph::RuleSet::new(&fires);
     let mut stats = GlobalStats::default();
-    for g in &mut program.graphs {
-        // A graph that cannot be placed back is left as it was.
-        if optimize_graph(g, &rules, &mut stats).is_none() {
-            stats.graphs_skipped += 1;
-        }
-    }
+    super::per_graph(
+        program,
+        &mut stats,
+        |g, stats| {
+            // A graph that cannot be placed back is left as it was.
+            if optimize_graph(g, &rules, stats).is_none() {
+                stats.graphs_skipped += 1;
+            }
+        },
+        |_| 0,
+    );
     stats.rule_fires = fires.load(Ordering::Relaxed);
     stats
 }

@@ -58,6 +58,7 @@ pub use rpy_ir::intbound::IntBound;
 use egg::{EGraph, Extractor, Id, Language};
 use egraph::{int_sig, IntAnalysis, Node, OpCost};
 use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rayon::prelude::*;
 use rpy_ir::graph::{
     Arg, BlockId, Constant, FunctionGraph, LowLevel, Program, SpaceOperation, Var,
 };
@@ -413,21 +414,59 @@ pub fn optimize_program_until(
     report
 }
 
-/// Runs `pass` on each graph with `stats`; true for each graph where
-/// `count` of the statistics grew (every change a pass makes is counted).
-fn per_graph<T>(
+/// A sub-pass's statistics: counted per graph, then added up.
+pub(crate) trait Tally: Default + Send {
+    fn add(&mut self, other: Self);
+}
+
+/// `Tally` for a statistics struct whose fields are all counters.
+macro_rules! tally_by_fields {
+    ($($stats:ty { $($field:ident),* })*) => {$(
+        impl Tally for $stats {
+            fn add(&mut self, other: Self) {
+                $(self.$field += other.$field;)*
+            }
+        }
+    )*};
+}
+
+tally_by_fields! {
+    OptStats { blocks, blocks_changed, ops_before, ops_after, rule_fires }
+    global_egraph::GlobalStats {
+        pure_ops_before, pure_ops_after, values_reused, ops_hoisted,
+        graphs_skipped, graphs_unchanged, rule_fires
+    }
+    constfold::ConstFoldStats { ops_folded, uses_replaced, branches_folded, blocks_removed }
+    branch_facts::BranchFactStats { values_made_constant, switches_decided }
+    dead_code::DeadCodeStats { ops_removed, reads_removed, inputargs_removed }
+    merge_switches::MergeStats { chains_merged, cases }
+}
+
+/// Runs `pass` on each graph, on every core (a per-graph pass reads and
+/// writes its graph alone), adding what it counted to `stats`; true for
+/// each graph where `count` of its statistics is not zero (every change a
+/// pass makes is counted).
+pub(crate) fn per_graph<T: Tally>(
     program: &mut Program<LowLevel>,
     stats: &mut T,
-    mut pass: impl FnMut(&mut FunctionGraph<LowLevel>, &mut T),
-    count: impl Fn(&T) -> usize,
+    pass: impl Fn(&mut FunctionGraph<LowLevel>, &mut T) + Sync,
+    count: impl Fn(&T) -> usize + Sync,
 ) -> Vec<bool> {
-    program
+    let per_graph: Vec<(T, bool)> = program
         .graphs
-        .iter_mut()
+        .par_iter_mut()
         .map(|g| {
-            let before = count(stats);
-            pass(g, stats);
-            count(stats) != before
+            let mut s = T::default();
+            pass(g, &mut s);
+            let changed = count(&s) != 0;
+            (s, changed)
+        })
+        .collect();
+    per_graph
+        .into_iter()
+        .map(|(s, changed)| {
+            stats.add(s);
+            changed
         })
         .collect()
 }
@@ -437,7 +476,7 @@ fn per_graph<T>(
 fn simplify_all(program: &mut Program<LowLevel>) -> Vec<bool> {
     program
         .graphs
-        .iter_mut()
+        .par_iter_mut()
         .map(crate::simplify::simplify_graph_changed)
         .collect()
 }
@@ -452,7 +491,7 @@ fn simplify_changed(
 ) {
     let next = program
         .graphs
-        .iter_mut()
+        .par_iter_mut()
         .enumerate()
         .map(|(i, g)| {
             let stale = dirty.as_ref().is_none_or(|d| d[i]);
