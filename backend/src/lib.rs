@@ -55,6 +55,7 @@ pub use compile::{compile_c, compile_c_linking, compile_program, compile_units, 
 use function::{Context, FuncGen, FuncSig};
 use fxhash::FxHashMap as HashMap;
 use names::{c_string_literal, comment_text, Namespace};
+use rayon::prelude::*;
 use rpy_ir::diag::{Diagnostic, Pos};
 use rpy_ir::graph::{GcExplicit, Program};
 use rpy_ir::llops::GcKind;
@@ -76,20 +77,65 @@ pub const RUNTIME_C_NAME: &str = "rpy_runtime.c";
 pub(crate) struct StringPool {
     index: HashMap<Vec<u8>, usize>,
     strings: Vec<Vec<u8>>,
+    /// A pool of one function's strings, generated apart from the others
+    /// (see `absorb`): its expressions name its own numbers between
+    /// markers, to be renumbered.
+    local: bool,
 }
 
+/// What brackets a local pool's string number in generated text; never
+/// part of C text otherwise.
+const LOCAL_STRING_MARK: char = '\u{1}';
+
 impl StringPool {
-    /// The C expression (an `RPyString *`) of the constant string `s`.
-    pub(crate) fn expr(&mut self, s: &[u8]) -> String {
-        let n = match self.index.get(s) {
+    /// A pool for one function's text, to be absorbed into the program's.
+    fn local() -> StringPool {
+        StringPool {
+            local: true,
+            ..StringPool::default()
+        }
+    }
+
+    fn number(&mut self, s: &[u8]) -> usize {
+        match self.index.get(s) {
             Some(n) => *n,
             None => {
                 self.strings.push(s.to_vec());
                 self.index.insert(s.to_vec(), self.strings.len() - 1);
                 self.strings.len() - 1
             }
-        };
-        format!("(&rpy_cs_{n})")
+        }
+    }
+
+    /// The C expression (an `RPyString *`) of the constant string `s`.
+    pub(crate) fn expr(&mut self, s: &[u8]) -> String {
+        let n = self.number(s);
+        if self.local {
+            format!("(&rpy_cs_{LOCAL_STRING_MARK}{n}{LOCAL_STRING_MARK})")
+        } else {
+            format!("(&rpy_cs_{n})")
+        }
+    }
+
+    /// `text`, made with the local pool `local`, with its strings numbered
+    /// in this pool: absorbing the functions' pools in program order
+    /// numbers the strings as one pool used by each function in turn
+    /// would.
+    fn absorb(&mut self, local: StringPool, text: String) -> String {
+        if local.strings.is_empty() {
+            return text;
+        }
+        let numbers: Vec<usize> = local.strings.iter().map(|s| self.number(s)).collect();
+        let mut out = String::with_capacity(text.len());
+        let mut parts = text.split(LOCAL_STRING_MARK);
+        out.push_str(parts.next().unwrap_or_default());
+        // The parts alternate: a local number, then the text up to the next.
+        while let (Some(n), Some(rest)) = (parts.next(), parts.next()) {
+            let n: usize = n.parse().expect("a local string number between marks");
+            let _ = write!(out, "{}", numbers[n]);
+            out.push_str(rest);
+        }
+        out
     }
 
     /// Each string's definition, without its storage class or `;`.
@@ -366,12 +412,24 @@ pub fn generate_c_with_jit(
     };
     let mut pool = StringPool::default();
     let statics = statics::emit_statics(&cx, &mut pool, &program.prebuilt).map_err(fail)?;
+    // Each function's text on every core, with its own string pool; the
+    // pools are absorbed in program order, so the output is what one
+    // function after another gives.
+    let texts: Vec<(Result<String, Diagnostic>, StringPool)> = program
+        .graphs
+        .par_iter()
+        .map(|g| {
+            let mut local = StringPool::local();
+            let text = FuncGen::new(&cx, g, &mut local).generate();
+            (text, local)
+        })
+        .collect();
     let mut functions = Vec::new();
-    for g in &program.graphs {
+    for (g, (text, local)) in program.graphs.iter().zip(texts) {
         functions.push(CFunction {
             prototype: FuncGen::prototype(&types, g, &sigs[&g.name]),
             helper: function::is_lowlevel_helper(g),
-            text: FuncGen::new(&cx, g, &mut pool).generate()?,
+            text: pool.absorb(local, text?),
         });
     }
     let embedding = match jit {
@@ -566,4 +624,30 @@ fn emit_main(out: &mut String, main: &MainCall, types: &Types) -> Result<(), Str
          }}"
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::StringPool;
+
+    #[test]
+    fn absorbed_pools_number_strings_as_one_pool_would() {
+        let mut one = StringPool::default();
+        let mut sequential = Vec::new();
+        let functions: [&[&[u8]]; 3] = [&[b"a", b"b"], &[], &[b"c", b"a", b"c"]];
+        for strings in functions {
+            let text: Vec<String> = strings.iter().map(|s| one.expr(s)).collect();
+            sequential.push(text.join(" + "));
+        }
+        let mut program = StringPool::default();
+        let mut absorbed = Vec::new();
+        for strings in functions {
+            let mut local = StringPool::local();
+            let text: Vec<String> = strings.iter().map(|s| local.expr(s)).collect();
+            absorbed.push(program.absorb(local, text.join(" + ")));
+        }
+        assert_eq!(absorbed, sequential);
+        assert_eq!(program.definitions(), one.definitions());
+        assert_eq!(absorbed[2], "(&rpy_cs_2) + (&rpy_cs_0) + (&rpy_cs_2)");
+    }
 }

@@ -65,7 +65,11 @@ pub fn c_string_literal(bytes: &[u8]) -> String {
 
 /// Text safe inside a C comment.
 pub fn comment_text(text: &str) -> String {
-    text.replace("*/", "* /").replace('\n', " ")
+    // \x01 marks a string number of a function's own pool while the
+    // functions are generated apart (lib.rs, `StringPool::absorb`).
+    text.replace("*/", "* /")
+        .replace('\n', " ")
+        .replace('\u{1}', "\\x01")
 }
 
 /// A `long` literal for any i64 (`i64::MIN` has no literal of its own).
