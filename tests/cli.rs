@@ -297,12 +297,9 @@ fn trace_rule_counts_lists_each_opt_rule_with_its_firings() {
         .all(|l| l.starts_with('#')));
 }
 
-/// A fresh folder for one test's files.
-fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("rpy-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh folder for one test's files, removed when the test ends.
+fn scratch(name: &str) -> support::ScratchDir {
+    support::ScratchDir::new(&format!("cli-{name}"))
 }
 
 fn path_str(p: &std::path::Path) -> &str {
@@ -811,19 +808,19 @@ fn two_module_program(
     module_name: &str,
     module: &str,
     main: &str,
-) -> std::path::PathBuf {
+) -> (support::ScratchDir, std::path::PathBuf) {
     let dir = scratch(dir_name);
     std::fs::write(dir.join(format!("{module_name}.py")), module).unwrap();
     let source = dir.join("main.py");
     std::fs::write(&source, main).unwrap();
-    source
+    (dir, source)
 }
 
 #[test]
 fn run_translates_again_when_an_imported_module_changes() {
     // The cache used to be keyed on the main file alone, so the second run
     // reused the executable of the first.
-    let source = two_module_program(
+    let (_dir, source) = two_module_program(
         "run-cache-module",
         "greeting",
         "def text():\n    return 'hello'\n",
@@ -897,7 +894,7 @@ fn interp_run_time_errors_in_an_inlined_module_function_name_the_modules_file() 
 def shift(n):
     return 1 >> n
 ";
-    let source = two_module_program(
+    let (_dir, source) = two_module_program(
         "interp-error-inlined-module",
         "bits",
         module,
@@ -933,7 +930,7 @@ def helper(n):
         x = 'one'
     return x
 ";
-    let source = two_module_program(
+    let (_dir, source) = two_module_program(
         "annotate-error-module",
         "lib",
         module,
@@ -977,7 +974,7 @@ def g():
 def pick(n):
     return (A if n > 1 else g)() is None
 ";
-    let source = two_module_program(
+    let (_dir, source) = two_module_program(
         "rtype-error-module",
         "shapes",
         module,

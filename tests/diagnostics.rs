@@ -13,8 +13,7 @@ fn translate(name: &str, source: &str, flag: &str) -> (String, i32, bool) {
 
 /// `translate` of raw bytes (a binary file, bad UTF-8), with `flags`.
 fn translate_bytes(name: &str, source: &[u8], flags: &[&str]) -> (String, i32, bool) {
-    let dir = std::env::temp_dir().join(format!("rpy-diag-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = support::ScratchDir::new(&format!("diag-{name}"));
     let file = dir.join(format!("{name}.py"));
     std::fs::write(&file, source).unwrap();
     let exe = dir.join(name);
@@ -393,8 +392,7 @@ diagnostic_test!(
 #[test]
 fn error_in_an_imported_module_names_its_file() {
     let name = "imported_module_error";
-    let dir = std::env::temp_dir().join(format!("rpy-diag-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = support::ScratchDir::new(&format!("diag-{name}"));
     std::fs::write(
         dir.join("counter.py"),
         "TOTAL = 0\n\ndef add(n):\n    global TOTAL\n    TOTAL = TOTAL + n\n    return TOTAL\n",

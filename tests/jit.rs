@@ -145,7 +145,6 @@ fn jit_executables_match_cpython() {
         compiled.push((p.name.clone(), count("loops"), count("bridges")));
         handed_back.push((p.name.clone(), count("handed back")));
         linked.push((p.name.clone(), count("linked guard failures")));
-        let _ = std::fs::remove_dir_all(exe.parent().unwrap());
     }
     // Loops that only compute (the register machine), that allocate and
     // whose guards rebuild removed objects (the float VM's boxes), that
@@ -275,7 +274,6 @@ fn set_param_in_the_program_tunes_the_jit() {
             jit.log
         );
     }
-    let _ = std::fs::remove_dir_all(exe.parent().unwrap());
 }
 
 /// The JIT programs with the meta-interpreter: their hot loops are traced,
@@ -403,7 +401,6 @@ fn reads_of_immutable_objects_fold_in_traces() {
                     .args(&p.args),
             );
             let executable_log = std::fs::read_to_string(&log).unwrap_or_default();
-            let _ = std::fs::remove_dir_all(exe.parent().unwrap());
             assert!(
                 jit_log_count(&executable_log, "loops").is_some_and(|n| n > 0),
                 "{}: the executable compiled no loop:\n{executable_log}",
@@ -752,9 +749,6 @@ fn random_vm_programs_run_the_same_in_executables_with_the_jit() {
             Ok(())
         })
         .unwrap();
-    for exe in [plain, jitted] {
-        let _ = std::fs::remove_dir_all(exe.parent().unwrap());
-    }
 }
 
 /// `rpy trace --replay N LOG`, run as a user runs it: its status, stdout
@@ -954,6 +948,5 @@ fn executable_loops_replay_from_the_jit_log() {
         }
         let (status, _, err) = replay_cli(&exe.with_extension("missing"), 0);
         assert_eq!(status, 1, "{err}");
-        let _ = std::fs::remove_dir_all(exe.parent().unwrap());
     }
 }

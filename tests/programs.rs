@@ -84,16 +84,13 @@ fn executable_in_four_units_matches_cpython() {
             &Default::default(),
         )
         .unwrap_or_else(|d| panic!("{}: {d}", p.name));
-        let dir =
-            std::env::temp_dir().join(format!("rpy-test-units-{}-{}", std::process::id(), p.name));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = support::ScratchDir::new(&format!("test-units-{}", p.name));
         let exe = dir.join(&p.name);
         rpy_backend::compile_units(&c, 4, &exe, "-O2", &[], 4)
             .unwrap_or_else(|e| panic!("{}: {e}", p.name));
         let got = support::run(Command::new(&exe).args(&p.args));
         let got_collecting =
             support::run(Command::new(&exe).args(&p.args).env("RPY_GC_DEBUG", "1"));
-        std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(
             got_collecting, got,
             "{} in four units, RPY_GC_DEBUG=1",
@@ -140,8 +137,7 @@ fn a_missing_cpython_2_7_is_reported_in_the_run_output() {
 /// the machine swaps.
 #[test]
 fn llinterpreter_bounds_a_growing_heap() {
-    let dir = std::env::temp_dir().join(format!("rpy-heap-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = support::ScratchDir::new("heap");
     let path = dir.join("grow.py");
     std::fs::write(
         &path,

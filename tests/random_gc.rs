@@ -675,11 +675,10 @@ fn random_gc_programs_agree_with_cpython() {
     let batch = env("RPY_GC_PROPTEST_BATCH", 15).max(1) as usize;
     let seed = env("RPY_GC_PROPTEST_SEED", 1);
     let dump = std::env::var("RPY_GC_PROPTEST_DUMP").ok();
-    let dir = std::env::temp_dir().join(format!("rpy-random-gc-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = support::ScratchDir::new("random-gc");
     let mut runner = Runner {
         python,
-        dir: dir.clone(),
+        dir: dir.to_path_buf(),
         runs: 0,
     };
     let mut failures = Vec::new();
@@ -745,7 +744,6 @@ fn random_gc_programs_agree_with_cpython() {
             failures.len()
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
     assert!(
         failures.is_empty(),
         "{} of {cases} cases failed:\n{}",

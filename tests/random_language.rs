@@ -1197,11 +1197,10 @@ fn run_cases(cases: usize, batch: usize, seed: u64, max_shrunk: usize) -> Option
         eprintln!("skipping: python3 is not on this machine");
         return None;
     };
-    let dir = std::env::temp_dir().join(format!("rpy-random-language-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = support::ScratchDir::new("random-language");
     let mut runner = Runner {
         python,
-        dir: dir.clone(),
+        dir: dir.to_path_buf(),
         runs: 0,
     };
     let mut report = Report {
@@ -1280,7 +1279,6 @@ fn run_cases(cases: usize, batch: usize, seed: u64, max_shrunk: usize) -> Option
             report.failures.len()
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
     Some(report)
 }
 

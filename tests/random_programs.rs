@@ -133,8 +133,7 @@ fn random_programs_agree_with_cpython() {
         eprintln!("skipping: python3 is not on this machine");
         return;
     };
-    let dir = std::env::temp_dir().join(format!("rpy-random-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = support::ScratchDir::new("random");
     let mut runner = TestRunner::new(Config {
         cases: 12,
         ..Config::default()

@@ -231,13 +231,76 @@ pub fn interp(src: &Source, argv: &[String]) -> (String, i32) {
     (text_of(out), status as i32)
 }
 
+/// A fresh folder under the system's temporary folder, removed with what
+/// it holds when dropped (every test run used to leave its executables
+/// behind: a thousand folders a run).
+pub struct ScratchDir(PathBuf);
+
+impl ScratchDir {
+    /// `rpy-NAME-PID`, made empty.
+    pub fn new(name: &str) -> ScratchDir {
+        let dir = std::env::temp_dir().join(format!("rpy-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        ScratchDir(dir)
+    }
+}
+
+impl std::ops::Deref for ScratchDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for ScratchDir {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for ScratchDir {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.as_os_str()
+    }
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// An executable rpy made, in a folder of its own that goes with it.
+pub struct Executable {
+    path: PathBuf,
+    _dir: ScratchDir,
+}
+
+impl std::ops::Deref for Executable {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for Executable {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.path.as_os_str()
+    }
+}
+
+impl AsRef<Path> for Executable {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
+
 /// Translates the program into an executable in a fresh temporary folder.
-pub fn build(src: &Source, name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rpy-test-{}-{}", std::process::id(), name));
-    std::fs::create_dir_all(&dir).unwrap();
-    let exe = dir.join(name);
-    rpy::cli::translate(src, &exe, &mut Default::default()).unwrap_or_else(|d| panic!("{d}"));
-    exe
+pub fn build(src: &Source, name: &str) -> Executable {
+    let dir = ScratchDir::new(&format!("test-{name}"));
+    let path = dir.join(name);
+    rpy::cli::translate(src, &path, &mut Default::default()).unwrap_or_else(|d| panic!("{d}"));
+    Executable { path, _dir: dir }
 }
 
 /// Translates the program `text` (written to a scratch file named `name`)
@@ -245,8 +308,7 @@ pub fn build(src: &Source, name: &str) -> PathBuf {
 /// checks that it prints, line by line, what CPython prints.
 #[allow(dead_code)]
 pub fn source_matches_cpython(name: &str, text: &str) {
-    let dir = std::env::temp_dir().join(format!("rpy-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = ScratchDir::new(name);
     let path = dir.join(format!("{name}.py"));
     std::fs::write(&path, text).unwrap();
     for dialect in [Dialect::Py3, Dialect::Py2] {
@@ -276,5 +338,4 @@ pub fn source_matches_cpython(name: &str, text: &str) {
         }
         assert_eq!(got.lines().count(), want.lines().count(), "{dialect:?}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
