@@ -251,6 +251,25 @@ pub(crate) struct ProgramDefs<'a> {
     /// factory run at import time makes closures of them (see
     /// `closures.rs`).
     pub enclosing: HashMap<String, String>,
+    /// What `call_args::method_signature` found for each method name it
+    /// was asked about: it looks at every method of that name, and a
+    /// program calls its methods many times (a class-heavy program of
+    /// 10,000 lines has 240 `area` methods and over a thousand calls of
+    /// them). Only `hints` (static methods) can change the answer once
+    /// the definitions are collected: whatever adds hints clears it.
+    pub method_signatures: RefCell<HashMap<String, Option<MethodSignature<'a>>>>,
+}
+
+/// The parameters every method of one name takes (see
+/// `ProgramDefs::method_signatures`).
+#[derive(Clone)]
+pub(crate) struct MethodSignature<'a> {
+    /// The first method's graph, in graph name order.
+    pub graph: String,
+    pub params: &'a [Param],
+    /// The graph and parameters of every other method of that name.
+    pub others: Rc<[(String, &'a [Param])]>,
+    pub star: bool,
 }
 
 /// The import-time objects that translated code refers to, in order of first
@@ -596,6 +615,7 @@ fn build_from(
             .collect(),
         star_names: star_names(&set),
         enclosing: HashMap::new(),
+        method_signatures: Default::default(),
     };
     for (i, m) in set.modules.iter().enumerate() {
         let prefix = graph_prefix(&m.name, i == 0);
@@ -895,6 +915,7 @@ fn collect_mixin_copies<'a>(
 
 /// Gives graph `graph` the hint `hint` for the annotator.
 fn add_hint(defs: &ProgramDefs, graph: &str, hint: &str) {
+    defs.method_signatures.borrow_mut().clear();
     defs.hints
         .borrow_mut()
         .entry(graph.to_string())
