@@ -895,6 +895,8 @@ impl FnBuilder<'_, '_> {
     fn resolve(&mut self, e: Edge, jp: &JoinPoint) {
         let mut args = Vec::new();
         let mut mismatch = false;
+        // The values are borrowed: only those the link passes are copied
+        // (a constant the target expects is only compared).
         let pairs = jp
             .template
             .env
@@ -902,23 +904,26 @@ impl FnBuilder<'_, '_> {
             .enumerate()
             .filter_map(|(i, t)| {
                 t.as_ref()
-                    .map(|t| (t, e.state.env.get(i).cloned().flatten()))
+                    .map(|t| (t, e.state.env.get(i).and_then(Option::as_ref)))
             })
             .chain(
                 jp.template
                     .stack
                     .iter()
                     .enumerate()
-                    .map(|(k, t)| (t, e.state.stack.get(k).cloned())),
+                    .map(|(k, t)| (t, e.state.stack.get(k))),
             );
         for (t, have) in pairs {
             match t {
-                Arg::Var(_) => args.push(have.unwrap_or_else(|| {
-                    mismatch = true;
-                    Arg::Const(Constant::None)
-                })),
+                Arg::Var(_) => args.push(match have {
+                    Some(h) => h.clone(),
+                    None => {
+                        mismatch = true;
+                        Arg::Const(Constant::None)
+                    }
+                }),
                 Arg::Const(c) => {
-                    if have.as_ref().and_then(|h| h.as_const()) != Some(c) {
+                    if have.and_then(|h| h.as_const()) != Some(c) {
                         mismatch = true;
                     }
                 }

@@ -12,7 +12,7 @@
 //! import time). A call with keywords to anything else is reported.
 
 use super::{FnBuilder, FuncDef};
-use crate::flow::{class_body_graph, rlib, Global, GlobalAccess};
+use crate::flow::{class_body_graph, rlib, Global, GlobalAccess, MethodSignature};
 use crate::language::hints::STATIC_METHOD_HINT;
 use crate::language::rlib::jitdriver_params;
 use crate::language::special_names::DEFAULTS_ATTRIBUTE;
@@ -20,6 +20,7 @@ use rpy_ir::ast::{Expr, ExprKind, Keyword, Param};
 use rpy_ir::diag::Pos;
 use rpy_ir::graph::{Arg, Constant};
 use rpy_ir::opcode::Opcode;
+use std::rc::Rc;
 
 /// The parameters a call binds its arguments to.
 pub(super) struct Signature<'a> {
@@ -37,7 +38,7 @@ pub(super) struct Signature<'a> {
     pub params: &'a [Param],
     /// For a method call: the graph and parameters of every other method
     /// of that name (same names, maybe other defaults).
-    pub others: Vec<(String, &'a [Param])>,
+    pub others: Rc<[(String, &'a [Param])]>,
     /// Whether the callee has a `*args` parameter after `params`.
     pub star: bool,
 }
@@ -65,7 +66,7 @@ impl<'a> FnBuilder<'_, 'a> {
                 // decorator made of it; a class holds its `__init__`'s).
                 defaults_from_callee: false,
                 params: &params[skip..],
-                others: Vec::new(),
+                others: Rc::new([]),
                 star: def.star_args.is_some(),
             })
         };
@@ -79,7 +80,7 @@ impl<'a> FnBuilder<'_, 'a> {
                 graph: None,
                 defaults_from_callee: false,
                 params: jitdriver_params(),
-                others: Vec::new(),
+                others: Rc::new([]),
                 star: false,
             });
         }
@@ -150,16 +151,42 @@ impl<'a> FnBuilder<'_, 'a> {
     /// (and all or none a `*args`, which a builtin type's method of that
     /// name must not be taken for).
     fn method_signature(&self, name: &str) -> Option<Signature<'a>> {
+        let program = &self.m.program;
+        let cached = program.method_signatures.borrow().get(name).cloned();
+        let found = match cached {
+            Some(found) => found,
+            None => {
+                let found = self.find_method_signature(name);
+                program
+                    .method_signatures
+                    .borrow_mut()
+                    .insert(name.to_string(), found.clone());
+                found
+            }
+        };
+        found.map(|m| Signature {
+            shown: m.graph.clone(),
+            graph: Some(m.graph),
+            defaults_from_callee: true,
+            params: m.params,
+            others: m.others,
+            star: m.star,
+        })
+    }
+
+    /// `method_signature` from the definitions (it keeps what this finds).
+    fn find_method_signature(&self, name: &str) -> Option<MethodSignature<'a>> {
         let program = self.m.program.clone();
-        let names = |ps: &[Param]| ps.iter().map(|p| p.name.clone()).collect::<Vec<_>>();
+        let same_names = |a: &[Param], b: &[Param]| {
+            a.len() == b.len() && a.iter().zip(b).all(|(p, q)| p.name == q.name)
+        };
         let mut found: Option<(&String, &'a [Param])> = None;
         let mut others = Vec::new();
         let mut star = None;
+        let hints = program.hints.borrow();
         for graph in program.methods.get(name)? {
             let def: &FuncDef<'a> = &program.functions[graph];
-            let is_static = program
-                .hints
-                .borrow()
+            let is_static = hints
                 .get(graph)
                 .is_some_and(|h| h.iter().any(|h| h == STATIC_METHOD_HINT));
             let skip = usize::from(!is_static);
@@ -175,18 +202,16 @@ impl<'a> FnBuilder<'_, 'a> {
             let params: &'a [Param] = &def.params[skip..];
             match found {
                 None => found = Some((graph, params)),
-                Some((_, first)) if names(first) == names(params) => {
+                Some((_, first)) if same_names(first, params) => {
                     others.push((graph.clone(), params))
                 }
                 Some(_) => return None,
             }
         }
-        found.map(|(graph, params)| Signature {
-            shown: graph.clone(),
-            graph: Some(graph.clone()),
-            defaults_from_callee: true,
+        found.map(|(graph, params)| MethodSignature {
+            graph: graph.clone(),
             params,
-            others,
+            others: others.into(),
             star: star.unwrap_or(false),
         })
     }

@@ -96,6 +96,7 @@ pub(crate) fn import_program(
         unresolved_imports: defs.unresolved_imports.clone(),
         star_names: defs.star_names.clone(),
         enclosing: defs.enclosing.clone(),
+        method_signatures: Default::default(),
     });
     for m in &set.modules {
         let mut bound = scan::NameList::default();
@@ -172,6 +173,7 @@ pub(crate) fn import_program(
     }
     // The hints the module bodies' decorators recorded.
     for (graph, hints) in program_defs.hints.take() {
+        defs.method_signatures.borrow_mut().clear();
         defs.hints
             .borrow_mut()
             .entry(graph)

@@ -16,6 +16,7 @@ use crate::language::stdmods;
 use crate::parse::{parse_module_in, read_source};
 use rpy_ir::ast::{self, Dialect, Stmt, StmtKind};
 use rpy_ir::diag::{Diagnostic, FileId, Pos, SourceMap};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -28,7 +29,7 @@ pub(crate) fn external_module_constants(
 }
 
 /// One module of the program, read and parsed.
-pub(crate) struct LoadedModule {
+pub(crate) struct LoadedModule<'m> {
     /// The dotted module name (the main program's is its file stem).
     pub name: String,
     /// The path diagnostics show: relative to where the main program's path
@@ -36,7 +37,9 @@ pub(crate) struct LoadedModule {
     pub path: String,
     /// The file's id in the program's `SourceMap`.
     pub file: FileId,
-    pub ast: ast::Module,
+    /// The main module is the caller's (borrowed, not copied: the whole
+    /// program's AST); the modules it imports are parsed here.
+    pub ast: Cow<'m, ast::Module>,
     /// Whether the module is a package's `__init__.py`.
     pub is_package: bool,
 }
@@ -53,8 +56,8 @@ pub(crate) enum ModuleKind {
 }
 
 /// The program's modules, the main one first, then in the order found.
-pub(crate) struct ModuleSet {
-    pub modules: Vec<LoadedModule>,
+pub(crate) struct ModuleSet<'m> {
+    pub modules: Vec<LoadedModule<'m>>,
     /// Every module name an import statement names (and each package above
     /// it), with what it refers to.
     pub kinds: HashMap<String, ModuleKind>,
@@ -290,24 +293,24 @@ impl ModuleSearch {
 }
 
 /// Reads the program's modules, starting from the main one.
-pub(crate) struct Loader {
+pub(crate) struct Loader<'m> {
     /// Where modules are looked for.
     search: ModuleSearch,
     dialect: Dialect,
-    set: ModuleSet,
+    set: ModuleSet<'m>,
     diags: Vec<Diagnostic>,
 }
 
-impl Loader {
+impl<'m> Loader<'m> {
     /// Loads the main module (already parsed, its positions in file
     /// `main_file`) and every module it imports, transitively; reports
     /// modules that cannot be found or parsed, and modules that import
     /// each other. The files read are numbered after `main_file`.
     pub fn load_program(
-        main: &ast::Module,
+        main: &'m ast::Module,
         source: &str,
         main_file: FileId,
-    ) -> Result<ModuleSet, Vec<Diagnostic>> {
+    ) -> Result<ModuleSet<'m>, Vec<Diagnostic>> {
         let mut sources = SourceMap::starting_at(main_file);
         sources.add(main.path.clone(), source);
         let main_path = Path::new(&main.path);
@@ -323,7 +326,7 @@ impl Loader {
                     name: name.clone(),
                     path: main.path.clone(),
                     file: main_file,
-                    ast: main.clone(),
+                    ast: Cow::Borrowed(main),
                     is_package: false,
                 }],
                 kinds: HashMap::from([(name, ModuleKind::Program(0))]),
@@ -531,7 +534,7 @@ impl Loader {
                 name: name.to_string(),
                 path: shown,
                 file,
-                ast,
+                ast: Cow::Owned(ast),
                 is_package,
             });
             self.set

@@ -50,6 +50,7 @@ pub use validate::{check_graph_well_formed, check_program_well_formed};
 use crate::language::hints::{STAR_ARGS_HINT, STATIC_METHOD_HINT};
 use crate::objinterp::exceptions::ClassObj;
 use crate::objinterp::ObjValue;
+use fxhash::FxHashMap;
 use rpy_ir::ast::{self, CmpOp, Dialect, Expr, ExprKind, Param, Stmt, StmtKind};
 use rpy_ir::diag::{Diagnostic, Diagnostics, FileId, Pos, SourceMap};
 use rpy_ir::graph::{Arg, Constant, Flow, FunctionGraph, PrebuiltObject, Program};
@@ -218,8 +219,12 @@ pub(crate) struct ModuleCtx<'a> {
 
 /// What every module of a program shares while graphs are built.
 pub(crate) struct ProgramDefs<'a> {
-    /// Every function definition, by graph name.
-    pub functions: HashMap<String, FuncDef<'a>>,
+    /// Every function definition, by graph name. Looked up for most
+    /// calls and names the builder sees; where it is iterated, what comes
+    /// out is sorted or only tested for membership, so FxHash's order is
+    /// as good as SipHash's, and it hashes graph names several times
+    /// faster.
+    pub functions: FxHashMap<String, FuncDef<'a>>,
     /// The graph name of each `def` statement, by module name and position.
     pub graph_names: HashMap<(String, Pos), String>,
     /// The graphs of the methods of every class, by method name, in order
@@ -251,6 +256,25 @@ pub(crate) struct ProgramDefs<'a> {
     /// factory run at import time makes closures of them (see
     /// `closures.rs`).
     pub enclosing: HashMap<String, String>,
+    /// What `call_args::method_signature` found for each method name it
+    /// was asked about: it looks at every method of that name, and a
+    /// program calls its methods many times (a class-heavy program of
+    /// 10,000 lines has 240 `area` methods and over a thousand calls of
+    /// them). Only `hints` (static methods) can change the answer once
+    /// the definitions are collected: whatever adds hints clears it.
+    pub method_signatures: RefCell<HashMap<String, Option<MethodSignature<'a>>>>,
+}
+
+/// The parameters every method of one name takes (see
+/// `ProgramDefs::method_signatures`).
+#[derive(Clone)]
+pub(crate) struct MethodSignature<'a> {
+    /// The first method's graph, in graph name order.
+    pub graph: String,
+    pub params: &'a [Param],
+    /// The graph and parameters of every other method of that name.
+    pub others: Rc<[(String, &'a [Param])]>,
+    pub star: bool,
 }
 
 /// The import-time objects that translated code refers to, in order of first
@@ -577,7 +601,7 @@ fn build_from(
 ) -> Result<Program<Flow>, Diagnostics> {
     let set = imports::Loader::load_program(module, source, main_file).map_err(sorted)?;
     let mut defs = ProgramDefs {
-        functions: HashMap::new(),
+        functions: FxHashMap::default(),
         graph_names: HashMap::new(),
         methods: HashMap::new(),
         globals: HashMap::new(),
@@ -596,6 +620,7 @@ fn build_from(
             .collect(),
         star_names: star_names(&set),
         enclosing: HashMap::new(),
+        method_signatures: Default::default(),
     };
     for (i, m) in set.modules.iter().enumerate() {
         let prefix = graph_prefix(&m.name, i == 0);
@@ -895,6 +920,7 @@ fn collect_mixin_copies<'a>(
 
 /// Gives graph `graph` the hint `hint` for the annotator.
 fn add_hint(defs: &ProgramDefs, graph: &str, hint: &str) {
+    defs.method_signatures.borrow_mut().clear();
     defs.hints
         .borrow_mut()
         .entry(graph.to_string())
@@ -942,7 +968,13 @@ fn referenced_functions(
             .flat_map(|op| op.args.iter())
             .chain(b.exits.iter().flat_map(|l| l.args.iter()));
         for a in args {
-            if let Arg::Const(c) = a {
+            // Only these lead to functions: copying the other constants (a
+            // graph holds many strings and names) would only drop them
+            // below, and leaving them out keeps the order of the rest.
+            if let Arg::Const(
+                c @ (Constant::Func(_) | Constant::Class(_) | Constant::Prebuilt(_)),
+            ) = a
+            {
                 stack.push(c.clone());
             }
         }

@@ -230,6 +230,7 @@ impl FnBuilder<'_, '_> {
             value = Arg::Var(self.emit(Opcode::SimpleCall, vec![f, v], d.pos));
         }
         if !hints.is_empty() {
+            self.m.program.method_signatures.borrow_mut().clear();
             self.m
                 .program
                 .hints

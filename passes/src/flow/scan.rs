@@ -1,16 +1,18 @@
 //! Syntactic scans of a function body: which names it binds (its locals, as
 //! Python decides them) and which it declares `global`.
 
+use fxhash::FxHashSet;
 use rpy_ir::ast::{Expr, ExprKind, Stmt, StmtKind};
-use std::collections::HashSet;
 
 /// Names in order of first appearance, each once. Membership is a hash probe:
 /// a module body binds one name per function, and a linear search per name
-/// made the flow stage quadratic in the number of functions.
+/// made the flow stage quadratic in the number of functions. The set is
+/// never iterated (the order is `order`'s), so it hashes with FxHash, which
+/// is several times faster than the default SipHash on short names.
 #[derive(Default, Debug, Clone)]
 pub(crate) struct NameList {
     order: Vec<String>,
-    seen: HashSet<String>,
+    seen: FxHashSet<String>,
 }
 
 impl NameList {
