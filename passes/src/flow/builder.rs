@@ -75,6 +75,7 @@ const BUILTINS: &[&str] = &[
     "map",
     "filter",
     "dict",
+    "divmod",
 ];
 
 /// Python builtins that RPython does not have in translated functions.
@@ -100,7 +101,6 @@ const LATER_BUILTINS: &[&str] = &[
     "open",
     "input",
     "raw_input",
-    "divmod",
     "round",
     "pow",
     "cmp",
@@ -2004,6 +2004,16 @@ impl FnBuilder<'_, '_> {
                 return self.op(opname, vec![x.clone()], e.pos);
             }
         }
+        // `divmod(a, b)` is the tuple of `a // b` and `a % b`, as the
+        // original's rtyper makes it (the division raises first).
+        if let [Arg::Const(Constant::Builtin(b)), x, y] = call_args.as_slice() {
+            if b == "divmod" {
+                let (x, y) = (x.clone(), y.clone());
+                let quotient = self.op(Opcode::Floordiv, vec![x.clone(), y.clone()], e.pos);
+                let remainder = self.op(Opcode::Mod, vec![x, y], e.pos);
+                return self.op(Opcode::Newtuple, vec![quotient, remainder], e.pos);
+            }
+        }
         self.op(Opcode::SimpleCall, call_args, e.pos)
     }
 
@@ -2123,7 +2133,7 @@ impl FnBuilder<'_, '_> {
                     "zip" => (1, usize::MAX),
                     "bool" => (0, 1),
                     "min" | "max" => (1, usize::MAX),
-                    "isinstance" | "issubclass" => (2, 2),
+                    "isinstance" | "issubclass" | "divmod" => (2, 2),
                     _ => (1, 1),
                 };
                 (name.clone(), min, max)
