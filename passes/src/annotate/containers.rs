@@ -8,6 +8,7 @@
 
 use rpy_ir::annotation::{DictDef, ListDef, SomeValue};
 use rpy_ir::graph::BlockId;
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 
 /// A block of one graph (a reader to reflow).
@@ -124,6 +125,16 @@ impl Containers {
         k.readers.iter().copied().collect()
     }
 
+    /// `resolve` without the copy when `value` holds no list or dict (most
+    /// annotations): then it is already up to date.
+    pub fn resolve_cow<'v>(&self, value: &'v SomeValue) -> Cow<'v, SomeValue> {
+        if holds_containers(value) {
+            Cow::Owned(self.resolve(value))
+        } else {
+            Cow::Borrowed(value)
+        }
+    }
+
     /// `value` with every list and dict inside it brought up to date with the
     /// table (its id the merged one, its items the current ones).
     pub fn resolve(&self, value: &SomeValue) -> SomeValue {
@@ -192,5 +203,17 @@ impl Containers {
             SomeValue::BuiltinMethod { receiver, .. } => Self::ids_in(receiver, out),
             _ => {}
         }
+    }
+}
+
+/// Whether a list or dict is inside `value` (what `Containers::resolve`
+/// changes).
+fn holds_containers(value: &SomeValue) -> bool {
+    match value {
+        SomeValue::List(_) | SomeValue::Dict(_) => true,
+        SomeValue::Tuple(items) => items.iter().any(holds_containers),
+        SomeValue::Iterator(over) => holds_containers(over),
+        SomeValue::BuiltinMethod { receiver, .. } => holds_containers(receiver),
+        _ => false,
     }
 }

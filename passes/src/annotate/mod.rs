@@ -623,12 +623,14 @@ impl<'p> Annotator<'p> {
         origin: Origin,
         what: &dyn Fn() -> String,
     ) -> Result<bool, Diagnostic> {
-        let old = self.var_annotation(g, var);
         // A reflow mostly brings what the variable already has: the join
-        // would copy it only to find it unchanged.
-        if *value == old && !self.provenance.of((g, var)).is_empty() {
+        // would copy it only to find it unchanged (and most annotations hold
+        // no list or dict, so need no copy to be compared).
+        let old = self.containers.resolve_cow(&self.ann[g][var.0 as usize]);
+        if *value == *old && !self.provenance.of((g, var)).is_empty() {
             return Ok(false);
         }
+        let old = old.into_owned();
         let Some(new) = self.join(&old, value) else {
             return Err(self.conflict((g, var), &old, value, &origin, what()));
         };
