@@ -9,7 +9,8 @@
 use rpy_ir::annotation::{DictDef, ListDef, SomeValue};
 use rpy_ir::graph::BlockId;
 use std::borrow::Cow;
-use std::collections::{BTreeSet, HashMap};
+use fxhash::FxHashMap;
+use std::collections::BTreeSet;
 
 /// A block of one graph (a reader to reflow).
 pub type Reader = (usize, BlockId);
@@ -40,7 +41,7 @@ pub enum Site {
 #[derive(Clone, Debug, Default)]
 pub struct Containers {
     entries: Vec<Entry>,
-    by_site: HashMap<Site, u32>,
+    by_site: FxHashMap<Site, u32>,
 }
 
 impl Containers {
