@@ -404,7 +404,9 @@ impl<'p> Annotator<'p> {
     /// not at each new class: a program building instances of many classes
     /// would otherwise reflow every method call once per class.
     pub(super) fn instantiate(&mut self, class: &str) {
-        if self.classdefs.instantiated.insert(class.to_string()) {
+        // Every build of an instance asks: the name is copied only once.
+        if !self.classdefs.instantiated.contains(class) {
+            self.classdefs.instantiated.insert(class.to_string());
             self.classdefs.lookups_stale = true;
         }
     }

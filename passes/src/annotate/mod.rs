@@ -759,8 +759,17 @@ impl<'p> Annotator<'p> {
             } else {
                 Vec::new()
             };
-            let escaping = self.raised_by(op, &args).escaping(&caught, &self.hierarchy);
-            self.note_raised(g, &escaping);
+            let raised = self.raised_by(op, &args);
+            // Most operations raise nothing, and most raise through no
+            // handler of this block: neither needs a copy.
+            if !raised.is_nothing() {
+                if caught.is_empty() {
+                    self.note_raised(g, &raised);
+                } else {
+                    let escaping = raised.escaping(&caught, &self.hierarchy);
+                    self.note_raised(g, &escaping);
+                }
+            }
             let origin = Origin::Op {
                 block: b,
                 index,
