@@ -295,17 +295,12 @@ impl ClassDefs {
         let mut below = Below::default();
         for c in std::iter::once(class).chain(self.subclasses(class).iter().map(String::as_str)) {
             match self.class_attr(c, name) {
-                Some((_, Constant::Func(f))) => {
-                    if c != class && below.subclass_method.is_none() {
-                        below.subclass_method = Some(f.clone());
-                    }
+                Some((_, Constant::Func(f))) if c != class && below.subclass_method.is_none() => {
+                    below.subclass_method = Some(f.clone());
                 }
-                Some((_, k)) => {
-                    if !below.constants.contains(k) {
-                        below.constants.push(k.clone());
-                    }
-                }
-                None => {}
+                Some((_, Constant::Func(_))) => {}
+                Some((_, k)) if !below.constants.contains(k) => below.constants.push(k.clone()),
+                _ => {}
             }
         }
         let below = Rc::new(below);

@@ -6,10 +6,10 @@
 //! on the item annotation; generalizing an item schedules every block that
 //! read the list, so each reader sees the new item.
 
+use fxhash::FxHashMap;
 use rpy_ir::annotation::{DictDef, ListDef, SomeValue};
 use rpy_ir::graph::BlockId;
 use std::borrow::Cow;
-use fxhash::FxHashMap;
 use std::collections::BTreeSet;
 
 /// A block of one graph (a reader to reflow).
