@@ -18,6 +18,7 @@ use rpy_ir::graph::{BlockId, Constant, Flow, PrebuiltObject, Program};
 use rpy_ir::opcode::Opcode;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
 /// A class of the program: its base among the program's classes (the
 /// first base that is one; builtin bases such as `object` are not classdefs)
@@ -74,8 +75,9 @@ pub(super) struct Attribute {
 #[derive(Debug, Default)]
 pub(super) struct ClassDefs {
     classes: FxHashMap<String, ClassInfo>,
-    /// Instance attributes by (class that holds it, name).
-    attrs: BTreeMap<(String, String), Attribute>,
+    /// Instance attributes by the class that holds them, then by name
+    /// (looked up by `&str`s: a probe makes no key strings).
+    attrs: FxHashMap<String, BTreeMap<String, Attribute>>,
     /// Classes with instances (built, or prebuilt).
     instantiated: BTreeSet<String>,
     /// Blocks that looked a method up: a new class with instances may add
@@ -100,6 +102,25 @@ pub(super) struct ClassDefs {
     /// class defining each and its value (`class_attr`). Found once, as the
     /// classes do not change after import and lookups are many.
     visible: FxHashMap<String, FxHashMap<String, (String, Constant)>>,
+    /// What the class attributes of each name are in a class and below
+    /// it (`below`), by class and name: found at the first read, as the
+    /// classes do not change after import.
+    below: FxHashMap<String, FxHashMap<String, Rc<Below>>>,
+    /// The bound methods each read of a method gives (`bound_methods`),
+    /// by class and name, with the number of classes with instances then:
+    /// they change only when a class gets instances.
+    methods: FxHashMap<String, FxHashMap<String, (usize, SomeValue)>>,
+}
+
+/// The class attributes of one name in a class and its subclasses.
+#[derive(Debug, Default)]
+pub(super) struct Below {
+    /// The function of the first subclass (in `subclasses` order) whose
+    /// instances see a function by that name.
+    pub subclass_method: Option<String>,
+    /// The class's and its subclasses' values that are not functions, each
+    /// once, the class's first.
+    pub constants: Vec<Constant>,
 }
 
 impl ClassDefs {
@@ -218,9 +239,10 @@ impl ClassDefs {
                 });
                 let attrs = self
                     .attrs
-                    .range((class.clone(), String::new())..)
-                    .take_while(|((c, _), _)| *c == class)
-                    .map(|((_, n), a)| (n.clone(), a.value.clone()))
+                    .get(&class)
+                    .into_iter()
+                    .flatten()
+                    .map(|(n, a)| (n.clone(), a.value.clone()))
                     .collect();
                 out.push(ClassDef {
                     name: class.clone(),
@@ -252,8 +274,41 @@ impl ClassDefs {
     pub fn attr_value(&self, class: &str, name: &str) -> Option<&SomeValue> {
         self.ancestors(class)
             .iter()
-            .find_map(|c| self.attrs.get(&(c.clone(), name.to_string())))
+            .find_map(|c| self.attr(c, name))
             .map(|a| &a.value)
+    }
+
+    /// Instance attribute `name` as held by `class` itself.
+    fn attr(&self, class: &str, name: &str) -> Option<&Attribute> {
+        self.attrs.get(class)?.get(name)
+    }
+
+    fn attr_mut(&mut self, class: &str, name: &str) -> Option<&mut Attribute> {
+        self.attrs.get_mut(class)?.get_mut(name)
+    }
+
+    /// The class attributes named `name` of `class` and of its subclasses.
+    pub(super) fn below(&mut self, class: &str, name: &str) -> Rc<Below> {
+        if let Some(found) = self.below.get(class).and_then(|m| m.get(name)) {
+            return found.clone();
+        }
+        let mut below = Below::default();
+        for c in std::iter::once(class).chain(self.subclasses(class).iter().map(String::as_str)) {
+            match self.class_attr(c, name) {
+                Some((_, Constant::Func(f))) if c != class && below.subclass_method.is_none() => {
+                    below.subclass_method = Some(f.clone());
+                }
+                Some((_, Constant::Func(_))) => {}
+                Some((_, k)) if !below.constants.contains(k) => below.constants.push(k.clone()),
+                _ => {}
+            }
+        }
+        let below = Rc::new(below);
+        self.below
+            .entry(class.to_string())
+            .or_default()
+            .insert(name.to_string(), below.clone());
+        below
     }
 
     /// The chain `ancestors` gives, found by walking the bases.
@@ -344,7 +399,9 @@ impl<'p> Annotator<'p> {
     /// not at each new class: a program building instances of many classes
     /// would otherwise reflow every method call once per class.
     pub(super) fn instantiate(&mut self, class: &str) {
-        if self.classdefs.instantiated.insert(class.to_string()) {
+        // Every build of an instance asks: the name is copied only once.
+        if !self.classdefs.instantiated.contains(class) {
+            self.classdefs.instantiated.insert(class.to_string());
             self.classdefs.lookups_stale = true;
         }
     }
@@ -392,11 +449,7 @@ impl<'p> Annotator<'p> {
     /// the subclasses that had it (their values joined).
     fn attr_home(&mut self, class: &str, name: &str) -> Result<Home, (SomeValue, SomeValue)> {
         for c in self.classdefs.ancestors(class).iter() {
-            if self
-                .classdefs
-                .attrs
-                .contains_key(&(c.clone(), name.to_string()))
-            {
+            if self.classdefs.attr(c, name).is_some() {
                 return Ok(Home {
                     class: c.clone(),
                     moved_readers: Vec::new(),
@@ -409,7 +462,12 @@ impl<'p> Annotator<'p> {
             sources: Vec::new(),
         };
         for sub in self.classdefs.classdef_subclasses(class) {
-            let Some(moved) = self.classdefs.attrs.remove(&(sub, name.to_string())) else {
+            let Some(moved) = self
+                .classdefs
+                .attrs
+                .get_mut(&sub)
+                .and_then(|m| m.remove(name))
+            else {
                 continue;
             };
             home.value = self
@@ -421,7 +479,9 @@ impl<'p> Annotator<'p> {
         let moved_readers = home.readers.iter().copied().collect();
         self.classdefs
             .attrs
-            .insert((class.to_string(), name.to_string()), home);
+            .entry(class.to_string())
+            .or_default()
+            .insert(name.to_string(), home);
         Ok(Home {
             class: class.to_string(),
             moved_readers,
@@ -443,13 +503,20 @@ impl<'p> Annotator<'p> {
             .attr_home(class, name)
             .map_err(|(a, b)| self.attr_conflict(class, name, &a, &b, g, pos))?;
         self.schedule_all(home.moved_readers);
-        let key = (home.class.clone(), name.to_string());
-        let old = self.classdefs.attrs[&key].value.clone();
+        let old = self
+            .classdefs
+            .attr(&home.class, name)
+            .expect("home exists")
+            .value
+            .clone();
         let Some(new) = self.join(&old, &value) else {
             return Err(self.attr_conflict(&home.class, name, &old, &value, g, pos));
         };
         let new = self.containers.resolve(&new);
-        let attr = self.classdefs.attrs.get_mut(&key).expect("home exists");
+        let attr = self
+            .classdefs
+            .attr_mut(&home.class, name)
+            .expect("home exists");
         if !attr.sources.iter().any(|(v, _, _)| *v == value) {
             attr.sources.push((value.clone(), g, pos));
         }
@@ -473,8 +540,7 @@ impl<'p> Annotator<'p> {
     ) -> Diagnostic {
         let old_source = self
             .classdefs
-            .attrs
-            .get(&(class.to_string(), name.to_string()))
+            .attr(class, name)
             .and_then(|a| {
                 a.sources
                     .iter()
@@ -521,19 +587,10 @@ impl<'p> Annotator<'p> {
     /// with a method of that name is the method). `value` when they do not
     /// join (the readers reported that).
     pub(super) fn attr_as_read(&mut self, class: &str, name: &str, value: &SomeValue) -> SomeValue {
-        let mut constants: Vec<Constant> = Vec::new();
-        for c in std::iter::once(class)
-            .chain(self.classdefs.subclasses(class).iter().map(String::as_str))
-        {
-            if let Some((_, k)) = self.classdefs.class_attr(c, name) {
-                if !matches!(k, Constant::Func(_)) && !constants.contains(k) {
-                    constants.push(k.clone());
-                }
-            }
-        }
+        let below = self.classdefs.below(class, name);
         let mut joined = value.clone();
-        for k in constants {
-            let v = self.constant(&k).general();
+        for k in &below.constants {
+            let v = self.constant(k).general();
             match self.join(&joined, &v) {
                 Some(j) => joined = j,
                 None => return value.clone(),
@@ -557,14 +614,9 @@ impl<'p> Annotator<'p> {
         }
         // A method only subclasses define (the base leaves it abstract):
         // the implementations of the subclasses with instances.
-        let in_subclass = self.classdefs.subclasses(class).iter().find_map(|c| {
-            match self.classdefs.class_attr(c, name) {
-                Some((_, Constant::Func(f))) => Some(f.clone()),
-                _ => None,
-            }
-        });
-        if let Some(f) = in_subclass {
-            let methods = self.bound_methods(g, b, class, name, &f);
+        let below = self.classdefs.below(class, name);
+        if let Some(f) = &below.subclass_method {
+            let methods = self.bound_methods(g, b, class, name, f);
             if !matches!(&methods, SomeValue::Pbc { descs, .. } if descs.is_empty()) {
                 return Ok(methods);
             }
@@ -582,24 +634,17 @@ impl<'p> Annotator<'p> {
             .attr_home(class, name)
             .map_err(|(a, c)| self.attr_conflict(class, name, &a, &c, g, pos))?;
         self.schedule_all(home.moved_readers);
-        let key = (home.class.clone(), name.to_string());
-        let attr = self.classdefs.attrs.get_mut(&key).expect("home exists");
+        let attr = self
+            .classdefs
+            .attr_mut(&home.class, name)
+            .expect("home exists");
         attr.readers.insert((g, b));
         let mut value = attr.value.clone();
         // Class attributes of that name, the instance's class's and every
-        // subclass's that overrides it.
-        let mut constants: Vec<Constant> = Vec::new();
-        for c in std::iter::once(class)
-            .chain(self.classdefs.subclasses(class).iter().map(String::as_str))
-        {
-            if let Some((_, k)) = self.classdefs.class_attr(c, name) {
-                if !constants.contains(k) {
-                    constants.push(k.clone());
-                }
-            }
-        }
-        for k in constants {
-            let v = self.constant(&k).general();
+        // subclass's that overrides it (none is a method here: the
+        // class's would have bound, a subclass's is `subclass_method`).
+        for k in &below.constants {
+            let v = self.constant(k).general();
             value = self
                 .join(&value, &v)
                 .ok_or_else(|| self.attr_conflict(&home.class, name, &value, &v, g, pos))?;
@@ -652,6 +697,13 @@ impl<'p> Annotator<'p> {
             return SomeValue::function(found.to_string());
         }
         self.classdefs.method_readers.insert((g, b));
+        let instantiated = self.classdefs.instantiated.len();
+        if let Some((when, methods)) = self.classdefs.methods.get(class).and_then(|m| m.get(name)) {
+            // The same classes have instances as when it was found.
+            if *when == instantiated {
+                return methods.clone();
+            }
+        }
         let defs = &self.classdefs;
         let with_instances = defs
             .subclasses(class)
@@ -675,10 +727,16 @@ impl<'p> Annotator<'p> {
             .collect();
         descs.sort();
         descs.dedup();
-        SomeValue::Pbc {
+        let methods = SomeValue::Pbc {
             descs,
             can_be_none: false,
-        }
+        };
+        self.classdefs
+            .methods
+            .entry(class.to_string())
+            .or_default()
+            .insert(name.to_string(), (instantiated, methods.clone()));
+        methods
     }
 
     /// `type(x)` of an instance of `class`: its class or any subclass with
@@ -1052,7 +1110,7 @@ impl<'p> Annotator<'p> {
         let class = self.attribute_class(object)?;
         let ancestors = self.classdefs.ancestors(&class);
         let (home, attr) = ancestors.iter().find_map(|c| {
-            let attr = self.classdefs.attrs.get(&(c.clone(), name.to_string()))?;
+            let attr = self.classdefs.attr(c, name)?;
             Some((c, attr))
         })?;
         let mut out = format!(

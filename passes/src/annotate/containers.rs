@@ -6,9 +6,11 @@
 //! on the item annotation; generalizing an item schedules every block that
 //! read the list, so each reader sees the new item.
 
+use fxhash::FxHashMap;
 use rpy_ir::annotation::{DictDef, ListDef, SomeValue};
 use rpy_ir::graph::BlockId;
-use std::collections::{BTreeSet, HashMap};
+use std::borrow::Cow;
+use std::collections::BTreeSet;
 
 /// A block of one graph (a reader to reflow).
 pub type Reader = (usize, BlockId);
@@ -39,7 +41,7 @@ pub enum Site {
 #[derive(Clone, Debug, Default)]
 pub struct Containers {
     entries: Vec<Entry>,
-    by_site: HashMap<Site, u32>,
+    by_site: FxHashMap<Site, u32>,
 }
 
 impl Containers {
@@ -124,6 +126,16 @@ impl Containers {
         k.readers.iter().copied().collect()
     }
 
+    /// `resolve` without the copy when `value` holds no list or dict (most
+    /// annotations): then it is already up to date.
+    pub fn resolve_cow<'v>(&self, value: &'v SomeValue) -> Cow<'v, SomeValue> {
+        if holds_containers(value) {
+            Cow::Owned(self.resolve(value))
+        } else {
+            Cow::Borrowed(value)
+        }
+    }
+
     /// `value` with every list and dict inside it brought up to date with the
     /// table (its id the merged one, its items the current ones).
     pub fn resolve(&self, value: &SomeValue) -> SomeValue {
@@ -192,5 +204,17 @@ impl Containers {
             SomeValue::BuiltinMethod { receiver, .. } => Self::ids_in(receiver, out),
             _ => {}
         }
+    }
+}
+
+/// Whether a list or dict is inside `value` (what `Containers::resolve`
+/// changes).
+fn holds_containers(value: &SomeValue) -> bool {
+    match value {
+        SomeValue::List(_) | SomeValue::Dict(_) => true,
+        SomeValue::Tuple(items) => items.iter().any(holds_containers),
+        SomeValue::Iterator(over) => holds_containers(over),
+        SomeValue::BuiltinMethod { receiver, .. } => holds_containers(receiver),
+        _ => false,
     }
 }

@@ -112,9 +112,19 @@ impl Raised {
     /// Adds `other`; true when that changed anything.
     pub fn extend(&mut self, other: &Raised) -> bool {
         let before = (self.classes.len(), self.unknown);
-        self.classes.extend(other.classes.iter().cloned());
+        // Mostly it has them already: only a new class is copied.
+        for c in &other.classes {
+            if !self.classes.contains(c) {
+                self.classes.insert(c.clone());
+            }
+        }
         self.unknown |= other.unknown;
         before != (self.classes.len(), self.unknown)
+    }
+
+    /// Whether nothing is raised.
+    pub fn is_nothing(&self) -> bool {
+        self.classes.is_empty() && !self.unknown
     }
 
     /// What a raised value of annotation `value` is.

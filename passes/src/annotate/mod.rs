@@ -56,7 +56,7 @@ use rpy_ir::graph::{
 use rpy_ir::opcode::Opcode;
 pub(crate) use specialize::known_constant_of;
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// The annotation of a constant.
 pub fn annotate_constant(c: &Constant) -> SomeValue {
@@ -328,10 +328,10 @@ struct Annotator<'p> {
     /// For each graph, the blocks that call it (reflowed when its return generalizes).
     callers: Vec<BTreeSet<(usize, BlockId)>>,
     /// Errors by (graph, block), so a reflowed block reports once.
-    errors: HashMap<(usize, BlockId), Blocked>,
+    errors: FxHashMap<(usize, BlockId), Blocked>,
     /// Blocked blocks waiting for the result of a call, by the callee: when
     /// the callee has errors of its own, "never returns" is their echo.
-    waiting_on: HashMap<(usize, BlockId), usize>,
+    waiting_on: FxHashMap<(usize, BlockId), usize>,
     hierarchy: Hierarchy,
     /// What each graph may raise to its callers, as found so far.
     raised: Vec<Raised>,
@@ -391,8 +391,8 @@ impl<'p> Annotator<'p> {
             flowed: BTreeSet::new(),
             followed: FxHashMap::default(),
             callers: vec![BTreeSet::new(); program.graphs.len()],
-            errors: HashMap::new(),
-            waiting_on: HashMap::new(),
+            errors: FxHashMap::default(),
+            waiting_on: FxHashMap::default(),
             hierarchy: Hierarchy::new(program),
             raised: vec![Raised::default(); program.graphs.len()],
             classdefs: classdefs::ClassDefs::new(program),
@@ -623,12 +623,10 @@ impl<'p> Annotator<'p> {
         origin: Origin,
         what: &dyn Fn() -> String,
     ) -> Result<bool, Diagnostic> {
-        let old = self.var_annotation(g, var);
-        // A reflow mostly brings what the variable already has: the join
-        // would copy it only to find it unchanged.
-        if *value == old && !self.provenance.of((g, var)).is_empty() {
+        if self.unchanged((g, var), value) {
             return Ok(false);
         }
+        let old = self.var_annotation(g, var);
         let Some(new) = self.join(&old, value) else {
             return Err(self.conflict((g, var), &old, value, &origin, what()));
         };
@@ -638,6 +636,16 @@ impl<'p> Annotator<'p> {
         }
         self.ann[g][var.0 as usize] = new;
         Ok(changed)
+    }
+
+    /// Whether generalizing `var` with `value` would change nothing: a
+    /// reflow mostly brings what the variable already has, and the join
+    /// would copy it only to find it unchanged (most annotations hold no
+    /// list or dict, so need no copy to be compared). Callers test it
+    /// before making the origin `generalize` takes.
+    fn unchanged(&self, (g, var): GraphVar, value: &SomeValue) -> bool {
+        let old = self.containers.resolve_cow(&self.ann[g][var.0 as usize]);
+        *value == *old && !self.provenance.of((g, var)).is_empty()
     }
 
     /// "x is an int here (line 3: ...) and a str here (line 5: ...)".
@@ -751,8 +759,17 @@ impl<'p> Annotator<'p> {
             } else {
                 Vec::new()
             };
-            let escaping = self.raised_by(op, &args).escaping(&caught, &self.hierarchy);
-            self.note_raised(g, &escaping);
+            let raised = self.raised_by(op, &args);
+            // Most operations raise nothing, and most raise through no
+            // handler of this block: neither needs a copy.
+            if !raised.is_nothing() {
+                if caught.is_empty() {
+                    self.note_raised(g, &raised);
+                } else {
+                    let escaping = raised.escaping(&caught, &self.hierarchy);
+                    self.note_raised(g, &escaping);
+                }
+            }
             let origin = Origin::Op {
                 block: b,
                 index,
@@ -825,6 +842,16 @@ impl<'p> Annotator<'p> {
         op: &SpaceOperation,
         args: &[SomeValue],
     ) -> Option<(String, &'static str, Vec<SomeValue>)> {
+        let (class, method, rest) = self.special_target(op, args)?;
+        Some((class.to_string(), method, rest.to_vec()))
+    }
+
+    /// What `special_call` finds, borrowed from `args`.
+    fn special_target<'a>(
+        &self,
+        op: &SpaceOperation,
+        args: &'a [SomeValue],
+    ) -> Option<(&'a str, &'static str, &'a [SomeValue])> {
         let (opname, operands) = match (op.opname, args) {
             (Opcode::SimpleCall, [SomeValue::Builtin(f), rest @ ..])
                 if matches!(f.as_str(), "len" | "iter" | "next") =>
@@ -838,13 +865,13 @@ impl<'p> Annotator<'p> {
             return None;
         };
         let method = self.special_method(class, opname)?;
-        Some((class.clone(), method, rest.to_vec()))
+        Some((class, method, rest))
     }
 
     /// What `op` may raise by itself or through the functions it calls.
     fn raised_by(&self, op: &SpaceOperation, args: &[SomeValue]) -> Raised {
-        if let Some((class, method, _)) = self.special_call(op, args) {
-            return self.special_raised(&class, method);
+        if let Some((class, method, _)) = self.special_target(op, args) {
+            return self.special_raised(class, method);
         }
         match (op.opname, args) {
             (Opcode::SimpleCall, [SomeValue::Pbc { descs, .. }, ..]) => {
@@ -975,6 +1002,9 @@ impl<'p> Annotator<'p> {
         let mut changed =
             link.target != graph.returnblock && !self.flowed.contains(&(g, link.target));
         for ((arg, value), &param) in link.args.iter().zip(values).zip(&target.inputargs) {
+            if self.unchanged((g, param), &value) {
+                continue;
+            }
             let returned = link.target == graph.returnblock;
             let desc = || {
                 if returned {
@@ -1445,6 +1475,9 @@ impl<'p> Annotator<'p> {
         }
         let mut changed = false;
         for (i, (&p, a)) in params.iter().zip(args).enumerate() {
+            if self.unchanged((cg, p), a) {
+                continue;
+            }
             let desc = || match &callee_graph.vars[p.0 as usize].name {
                 Some(n) => format!("argument '{n}' of {callee}()"),
                 None => format!("argument {} of {callee}()", i + 1),
@@ -1850,8 +1883,14 @@ fn annotate_from(
         .filter(|((g, _), reach)| {
             reach.blocks.contains(&g.startblock) && !dropped.contains(&g.name)
         })
-        .map(|((g, ann), reach)| {
-            let mut g: FunctionGraph<Annotated> = g.map_stage(|v, _| ann[v.0 as usize].general());
+        .map(|((g, mut ann), reach)| {
+            // Each variable's annotation is taken, not copied.
+            let mut g: FunctionGraph<Annotated> = g.map_stage(|v, _| {
+                match std::mem::replace(&mut ann[v.0 as usize], SomeValue::Impossible) {
+                    SomeValue::Const(k) => k.general(),
+                    other => other,
+                }
+            });
             if cut_dead_links(&mut g, &reach) {
                 simplify_graph(&mut g);
             }
