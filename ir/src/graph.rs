@@ -961,41 +961,6 @@ impl<S: Stage> Program<S> {
         self.sources.diagnostic_or(&self.path, pos, message)
     }
 
-    /// The same program with its graphs turned into another stage's, one
-    /// by one, by `f` (given the program's path and sources, for
-    /// diagnostics); the first error stops it.
-    pub fn try_map_graphs<T: Stage, E>(
-        self,
-        mut f: impl FnMut(
-            &str,
-            &crate::diag::SourceMap,
-            FunctionGraph<S>,
-        ) -> Result<FunctionGraph<T>, E>,
-    ) -> Result<Program<T>, E> {
-        let Program {
-            path,
-            sources,
-            graphs,
-            entry,
-            types,
-            prebuilt,
-            facts,
-        } = self;
-        let graphs = graphs
-            .into_iter()
-            .map(|g| f(&path, &sources, g))
-            .collect::<Result<_, _>>()?;
-        Ok(Program {
-            path,
-            sources,
-            graphs,
-            entry,
-            types,
-            prebuilt,
-            facts,
-        })
-    }
-
     /// Each graph's name with its index in `graphs`, collected into a map.
     pub fn graph_positions<'a, C: FromIterator<(&'a str, usize)>>(&'a self) -> C {
         self.graphs

@@ -39,7 +39,7 @@ use rpy_ir::opcode::Opcode;
 /// Makes the exceptions of every graph of `program` explicit.
 pub fn transform(program: Program<LowLevel>) -> Result<Program<ExceptionsExplicit>, Diagnostic> {
     let raising = RaiseAnalysis::new(&program);
-    program.try_map_graphs(|path, sources, g| {
+    crate::parallel_graphs::try_map_graphs(program, |path, sources, g| {
         let mut g = GraphTransform {
             raising: &raising,
             path,

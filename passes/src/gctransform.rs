@@ -65,7 +65,7 @@ pub fn transform_collecting(
 ) -> Program<GcExplicit> {
     let collecting =
         (gc != GcKind::None).then(|| CollectAnalysis::with_collecting(&program, collect));
-    let Ok(explicit) = program.try_map_graphs(|_, _, g| {
+    let Ok(explicit) = crate::parallel_graphs::try_map_graphs(program, |_, _, g| {
         let mut g = g.map_stage(|_, t| t.clone());
         if let Some(collecting) = &collecting {
             transform_graph(&mut g, collecting);
