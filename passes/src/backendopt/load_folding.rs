@@ -328,16 +328,20 @@ pub fn fold_loads(program: &mut Program<LowLevel>) -> LoadStats {
     let writes = FieldWrites::new(program, &callgraph);
     let calls = FoldableCalls::new(program, &callgraph);
     let mut stats = LoadStats::default();
-    for g in &mut program.graphs {
-        let calls_before = stats.calls_folded;
-        fold_loads_in_graph(g, &writes, &calls, &mut stats);
-        if stats.calls_folded > calls_before {
-            // A folded call that could raise took its handlers' links
-            // with it, and results were passed along links for it.
-            crate::simplify::simplify_graph(g);
-        }
-        stats.stores_removed += remove_dead_stores(g, writes.collector_runs_code());
-    }
+    super::per_graph(
+        program,
+        &mut stats,
+        |g, stats| {
+            fold_loads_in_graph(g, &writes, &calls, stats);
+            if stats.calls_folded > 0 {
+                // A folded call that could raise took its handlers' links
+                // with it, and results were passed along links for it.
+                crate::simplify::simplify_graph(g);
+            }
+            stats.stores_removed += remove_dead_stores(g, writes.collector_runs_code());
+        },
+        |_| 0,
+    );
     stats
 }
 

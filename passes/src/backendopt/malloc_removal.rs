@@ -60,9 +60,12 @@ pub fn remove_mallocs(program: &mut Program<LowLevel>) -> MallocStats {
         finalized: &finalized,
     };
     let mut stats = MallocStats::default();
-    for g in &mut program.graphs {
-        remove_mallocs_in_graph(g, &kept, &writes, &mut stats);
-    }
+    super::each_graph(
+        &mut program.graphs,
+        &mut stats,
+        |g, stats| remove_mallocs_in_graph(g, &kept, &writes, stats),
+        |_| 0,
+    );
     stats
 }
 

@@ -440,6 +440,8 @@ tally_by_fields! {
     branch_facts::BranchFactStats { values_made_constant, switches_decided }
     dead_code::DeadCodeStats { ops_removed, reads_removed, inputargs_removed }
     merge_switches::MergeStats { chains_merged, cases }
+    load_folding::LoadStats { loads_folded, calls_folded, stores_removed }
+    malloc_removal::MallocStats { mallocs_removed, families }
 }
 
 /// Runs `pass` on each graph, on every core (a per-graph pass reads and
@@ -452,8 +454,18 @@ pub(crate) fn per_graph<T: Tally>(
     pass: impl Fn(&mut FunctionGraph<LowLevel>, &mut T) + Sync,
     count: impl Fn(&T) -> usize + Sync,
 ) -> Vec<bool> {
-    let per_graph: Vec<(T, bool)> = program
-        .graphs
+    each_graph(&mut program.graphs, stats, pass, count)
+}
+
+/// [`per_graph`] on the graphs alone, for a pass that reads the rest of
+/// the program (its types) while it rewrites them.
+pub(crate) fn each_graph<T: Tally>(
+    graphs: &mut [FunctionGraph<LowLevel>],
+    stats: &mut T,
+    pass: impl Fn(&mut FunctionGraph<LowLevel>, &mut T) + Sync,
+    count: impl Fn(&T) -> usize + Sync,
+) -> Vec<bool> {
+    let per_graph: Vec<(T, bool)> = graphs
         .par_iter_mut()
         .map(|g| {
             let mut s = T::default();
