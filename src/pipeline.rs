@@ -180,9 +180,18 @@ fn parse(_: Option<StageOutput>, run: &mut Run) -> Result<StageOutput, Diagnosti
 }
 
 fn flow(input: Option<StageOutput>, run: &mut Run) -> Result<StageOutput, Diagnostics> {
-    let mut flow = rpy_passes::flow::build_flow(&take!(input, Ast), &run.src.text)?;
+    let ast = take!(input, Ast);
+    let mut flow = rpy_passes::flow::build_flow(&ast, &run.src.text)?;
+    drop_in_background(ast);
     rpy_passes::simplify::simplify_program(&mut flow);
     Ok(StageOutput::Flow(flow))
+}
+
+/// Frees `value` on another thread: a stage's large input (the AST, the
+/// program GenC printed) takes milliseconds to free, which the next
+/// stage need not wait for.
+fn drop_in_background<T: Send + 'static>(value: T) {
+    std::thread::spawn(move || drop(value));
 }
 
 fn annotate(input: Option<StageOutput>, run: &mut Run) -> Result<StageOutput, Diagnostics> {
@@ -246,7 +255,9 @@ fn genc(input: Option<StageOutput>, run: &mut Run) -> Result<StageOutput, Diagno
         .as_ref()
         .map(|(codes, lowlevel)| rpy_backend::JitInput { lowlevel, codes });
     let c = rpy_backend::generate_c_with_jit(&program, run.src.gc, jit.as_ref())?;
-    Ok(StageOutput::C(c, program.sources))
+    let sources = program.sources.clone();
+    drop_in_background(program);
+    Ok(StageOutput::C(c, sources))
 }
 
 /// What the stages of one run share besides the program each passes on.
