@@ -339,7 +339,8 @@ impl SomeValue {
     }
 
     /// This annotation with None among its values, if its kind can hold
-    /// None (a str, unicode, instance, prebuilt object, list or dict).
+    /// None (a str, unicode, instance, prebuilt object, list, dict or
+    /// low-level pointer).
     pub fn or_none(&self) -> Option<SomeValue> {
         let mut v = self.clone();
         match &mut v {

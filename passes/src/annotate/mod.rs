@@ -166,24 +166,9 @@ pub fn union(a: &SomeValue, b: &SomeValue) -> Option<SomeValue> {
             class: c1.clone(),
             can_be_none: *n1 || *n2,
         }),
-        (
-            x @ (S::String { .. }
-            | S::Unicode { .. }
-            | S::Instance { .. }
-            | S::Pbc { .. }
-            | S::List(_)
-            | S::Dict(_)),
-            S::None,
-        )
-        | (
-            S::None,
-            x @ (S::String { .. }
-            | S::Unicode { .. }
-            | S::Instance { .. }
-            | S::Pbc { .. }
-            | S::List(_)
-            | S::Dict(_)),
-        ) => x.or_none(),
+        // None joins the kinds that can hold it (a null pointer is a value
+        // of every pointer type); no other.
+        (x, S::None) | (S::None, x) if *x != S::Object => x.or_none(),
         (
             S::BuiltinMethod {
                 name: n1,
@@ -197,8 +182,6 @@ pub fn union(a: &SomeValue, b: &SomeValue) -> Option<SomeValue> {
             name: n1.clone(),
             receiver: Box::new(r),
         }),
-        // A null pointer is a value of every pointer type.
-        (x @ S::Ptr(_), S::None) | (S::None, x @ S::Ptr(_)) => Some(x.clone()),
         _ => rpy_ruleset::annotate::union(a, b),
     }
 }
