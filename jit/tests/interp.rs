@@ -230,4 +230,5 @@ fn trace_command() {
         e.ends_with("bad.trace:2:6: 'int_add' takes 2 argument(s), not 1"),
         "{e}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
 }
