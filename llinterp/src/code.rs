@@ -918,15 +918,26 @@ impl<S: LowLevelStage> Builder<'_, S> {
                 Ok(OpKind::ExcSet)
             }
             Opcode::IndirectCall => {
-                let Some(LowLevelType::FuncPtr(sig)) =
-                    a.first().and_then(Arg::as_var).map(|v| g.info(v))
-                else {
-                    return Err("indirect_call needs a function pointer variable first".into());
+                let sig = match a.first() {
+                    Some(Arg::Var(v)) => match g.info(*v) {
+                        LowLevelType::FuncPtr(sig) => Some((**sig).clone()),
+                        _ => None,
+                    },
+                    // A pointer that constant folding made known (a call
+                    // through a variable that one branch decided).
+                    Some(Arg::Const(Constant::Func(f))) => self
+                        .by_name
+                        .get(f)
+                        .map(|&i| self.program.graphs[i as usize].func_sig()),
+                    _ => None,
+                };
+                let Some(sig) = sig else {
+                    return Err("indirect_call needs a function pointer first".into());
                 };
                 if sig.params.len() != a.len() - 1 {
                     return Err(format!(
                         "a call through {} passes {} arguments",
-                        LowLevelType::FuncPtr(sig.clone()),
+                        LowLevelType::FuncPtr(Box::new(sig.clone())),
                         a.len() - 1
                     ));
                 }
