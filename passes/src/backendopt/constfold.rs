@@ -304,6 +304,8 @@ fn rewrite(g: &mut G, val: &[Lat], reached: &[bool], stats: &mut ConstFoldStats)
             op.args
                 .iter_mut()
                 .for_each(|a| sub(a, &mut stats.uses_replaced));
+            // A function pointer that became a constant is a direct call.
+            super::devirtualize::call_made_direct(op);
         }
         for l in &mut block.exits {
             l.args

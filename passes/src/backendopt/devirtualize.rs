@@ -9,7 +9,7 @@
 //! program with a `setfield` through a vtable pointer is left alone.
 
 use fxhash::FxHashMap as HashMap;
-use rpy_ir::graph::{Arg, Constant, LowLevel, PrebuiltObject, Program, Var};
+use rpy_ir::graph::{Arg, Constant, LowLevel, PrebuiltObject, Program, SpaceOperation, Var};
 use rpy_ir::lltype::LowLevelType;
 use rpy_ir::opcode::Opcode;
 
@@ -73,10 +73,7 @@ pub fn devirtualize(program: &mut Program<LowLevel>) -> DevirtualizeStats {
                         }
                     }
                 }
-                if op.opname == Opcode::IndirectCall
-                    && matches!(op.args.first(), Some(Arg::Const(Constant::Func(_))))
-                {
-                    op.opname = Opcode::DirectCall;
+                if call_made_direct(&mut op) {
                     stats.calls_made_direct += 1;
                 }
                 kept.push(op);
@@ -98,4 +95,15 @@ pub fn devirtualize(program: &mut Program<LowLevel>) -> DevirtualizeStats {
         }
     }
     stats
+}
+
+/// Makes a call through a pointer that is a known function a direct call
+/// of it; true when it did.
+pub(super) fn call_made_direct(op: &mut SpaceOperation) -> bool {
+    let known = op.opname == Opcode::IndirectCall
+        && matches!(op.args.first(), Some(Arg::Const(Constant::Func(_))));
+    if known {
+        op.opname = Opcode::DirectCall;
+    }
+    known
 }
