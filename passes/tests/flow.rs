@@ -1109,8 +1109,8 @@ fn diagnostics_for_constructs_outside_the_subset_are_all_reported() {
 def f(a, b=1, *rest):
     class A(object):
         pass
-    def g():
-        return 1
+    def g(x=a):
+        return x
     try:
         a = a + 1
     except ValueError:

@@ -176,7 +176,11 @@ impl FnBuilder<'_, '_> {
 
     /// `def` statements: at module level, binding the function (after its
     /// decorators: rlib ones become hints on its graph, others are called
-    /// at import time); inside a function, an error.
+    /// at import time); inside a function, the nested function as a
+    /// constant when it has no defaults and no decorators (as the
+    /// original's flow space makes a function whose code and defaults are
+    /// constants; reading a variable of the enclosing function is an error
+    /// where the nested graph reads it), else an error.
     pub(super) fn def_stmt(&mut self, s: &Stmt) {
         let StmtKind::FunctionDef {
             name, decorators, ..
@@ -198,6 +202,19 @@ impl FnBuilder<'_, '_> {
         if self.keeps_cells {
             return self.make_closure(s);
         }
+        let key = (self.m.name.clone(), s.pos);
+        let constant_def = match &s.kind {
+            StmtKind::FunctionDef { params, .. } => {
+                decorators.is_empty() && params.iter().all(|p| p.default.is_none())
+            }
+            _ => false,
+        };
+        if !self.module_body && self.class_body.is_none() && constant_def {
+            if let Some(graph) = self.m.program.graph_names.get(&key).cloned() {
+                self.store_name(name, Arg::Const(Constant::Func(graph)), s.pos);
+                return;
+            }
+        }
         if !self.module_body && self.class_body.is_none() {
             self.error(
                 s.pos,
@@ -209,7 +226,6 @@ impl FnBuilder<'_, '_> {
             self.store_name(name, Arg::Const(Constant::Func(name.clone())), s.pos);
             return;
         }
-        let key = (self.m.name.clone(), s.pos);
         let Some(graph) = self.m.program.graph_names.get(&key).cloned() else {
             self.internal(&format!("the definition of '{name}' was not collected"));
             return;
