@@ -294,7 +294,7 @@ diagnostic_test!(
     def_inside_a_function,
     "--py3",
     &format!(
-        "def entry_point(argv):\n    def helper(x):\n        return x + 1\n    return helper(len(argv))\n{ENTRY}"
+        "def entry_point(argv):\n    def helper(x, step=1):\n        return x + step\n    return helper(len(argv))\n{ENTRY}"
     )
 );
 
@@ -492,8 +492,8 @@ the rtyper cannot represent a choice between the function g and the class __main
     );
 }
 
-// A function defined inside a translated function would be made each time
-// it runs: only factories run at import time make closures.
+// A function defined inside a translated function may not read its
+// variables: only factories run at import time make closures.
 diagnostic_test!(
     nested_def_in_translated_code,
     "--py3",

@@ -784,7 +784,7 @@ impl FnBuilder<'_, '_> {
                 let function = self.g.name.clone();
                 self.error(
                     pos,
-                    format!("'{name}' is a variable of the function that '{function}' is nested in; only a function made at import time (by a factory called at module level) can be translated, its variables being constants then"),
+                    format!("'{name}' is a variable of the function that '{function}' is nested in: a closure, which RPython translates only when a factory called at module level made it (its variables are constants then); pass '{name}' to '{function}' as an argument"),
                 );
                 return Arg::Const(Constant::None);
             }
