@@ -4,10 +4,7 @@
 
 mod support;
 
-const PROGRAM: &str = "import sys
-
-
-def clock(seconds):
+const PROGRAM: &str = "def clock(seconds):
     minutes, secs = divmod(seconds, 60)
     hours, minutes = divmod(minutes, 60)
     return '%d:%02d:%02d' % (hours, minutes, secs)
@@ -33,13 +30,6 @@ def entry_point(argv):
     print(safe(17 * n, 5))
     return 0
 
-
-def target(*args):
-    return entry_point
-
-
-if __name__ == '__main__':
-    sys.exit(entry_point(sys.argv))
 ";
 
 #[test]

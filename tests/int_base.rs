@@ -29,7 +29,7 @@ fn program() -> String {
         writeln!(table, "    ({text:?}, {}),", BASES[next(BASES.len())]).unwrap();
     }
     format!(
-        "import sys\n\nCASES = [\n{table}]\n\n\n\
+        "CASES = [\n{table}]\n\n\n\
          def entry_point(argv):\n\
          \x20   for s, b in CASES:\n\
          \x20       try:\n\
@@ -38,9 +38,7 @@ fn program() -> String {
          \x20           print('ValueError: %s' % str(e))\n\
          \x20       else:\n\
          \x20           print(n)\n\
-         \x20   return 0\n\n\n\
-         def target(*args):\n    return entry_point\n\n\n\
-         if __name__ == '__main__':\n    sys.exit(entry_point(sys.argv))\n"
+         \x20   return 0\n"
     )
 }
 

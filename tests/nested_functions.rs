@@ -5,10 +5,7 @@
 
 mod support;
 
-const PROGRAM: &str = "import sys
-
-
-class Parser(object):
+const PROGRAM: &str = "class Parser(object):
     def __init__(self, text):
         self.text = text
 
@@ -67,13 +64,6 @@ def entry_point(argv):
     print(chosen(len(argv)))
     return 0
 
-
-def target(*args):
-    return entry_point
-
-
-if __name__ == '__main__':
-    sys.exit(entry_point(sys.argv))
 ";
 
 #[test]

@@ -4,10 +4,7 @@
 
 mod support;
 
-const PROGRAM: &str = "import sys
-
-
-def pick(n):
+const PROGRAM: &str = "def pick(n):
     if n > 2:
         return 'abc'
     if n > 1:
@@ -25,13 +22,6 @@ def entry_point(argv):
         print(bool(s))
     return 0
 
-
-def target(*args):
-    return entry_point
-
-
-if __name__ == '__main__':
-    sys.exit(entry_point(sys.argv))
 ";
 
 #[test]

@@ -303,11 +303,27 @@ pub fn build(src: &Source, name: &str) -> Executable {
     Executable { path, _dir: dir }
 }
 
-/// Translates the program `text` (written to a scratch file named `name`)
-/// in each dialect whose CPython is here, runs it in the LLInterpreter and
-/// checks that it prints, line by line, what CPython prints.
+/// What every program of `source_matches_cpython` ends with: its
+/// `target`, and the call CPython runs.
+const ENTRY_POINT_TAIL: &str = "
+
+def target(*args):
+    return entry_point
+
+
+if __name__ == '__main__':
+    import sys
+    sys.exit(entry_point(sys.argv))
+";
+
+/// Translates the program `body` (which defines `entry_point(argv)`;
+/// written to a scratch file named `name`, with `target` and the main
+/// call added) in each dialect whose CPython is here, runs it in the
+/// LLInterpreter and checks that it prints, line by line, what CPython
+/// prints.
 #[allow(dead_code)]
-pub fn source_matches_cpython(name: &str, text: &str) {
+pub fn source_matches_cpython(name: &str, body: &str) {
+    let text = &format!("{body}{ENTRY_POINT_TAIL}");
     let dir = ScratchDir::new(name);
     let path = dir.join(format!("{name}.py"));
     std::fs::write(&path, text).unwrap();
