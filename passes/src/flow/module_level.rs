@@ -183,7 +183,10 @@ impl FnBuilder<'_, '_> {
     /// where the nested graph reads it), else an error.
     pub(super) fn def_stmt(&mut self, s: &Stmt) {
         let StmtKind::FunctionDef {
-            name, decorators, ..
+            name,
+            decorators,
+            params,
+            ..
         } = &s.kind
         else {
             return;
@@ -203,12 +206,7 @@ impl FnBuilder<'_, '_> {
             return self.make_closure(s);
         }
         let key = (self.m.name.clone(), s.pos);
-        let constant_def = match &s.kind {
-            StmtKind::FunctionDef { params, .. } => {
-                decorators.is_empty() && params.iter().all(|p| p.default.is_none())
-            }
-            _ => false,
-        };
+        let constant_def = decorators.is_empty() && params.iter().all(|p| p.default.is_none());
         if !self.module_body && self.class_body.is_none() && constant_def {
             if let Some(graph) = self.m.program.graph_names.get(&key).cloned() {
                 self.store_name(name, Arg::Const(Constant::Func(graph)), s.pos);
@@ -231,9 +229,7 @@ impl FnBuilder<'_, '_> {
             return;
         };
         let mut value = Arg::Const(Constant::Func(graph.clone()));
-        if let StmtKind::FunctionDef { params, .. } = &s.kind {
-            self.set_defaults(&value, params, s.pos);
-        }
+        self.set_defaults(&value, params, s.pos);
         let mut hints = Vec::new();
         for d in decorators.iter().rev() {
             if let Some(h) = rlib::decorator_hint(d, &self.m.import_bindings) {
