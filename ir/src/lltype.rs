@@ -410,6 +410,15 @@ pub fn add_list_type(types: &mut TypeTable, item: &LowLevelType) -> String {
     list
 }
 
+/// Adds the array type of a list of `item`s that never changes length (the
+/// resizable list's items array: such a list is that array itself, as the
+/// original's FixedSizeListRepr); returns its name.
+pub fn add_fixed_list_type(types: &mut TypeTable, item: &LowLevelType) -> String {
+    let array = list_type_names(item).1;
+    types.insert(array.clone(), ContainerType::GcArray { item: item.clone() });
+    array
+}
+
 // The names of the structs the rtyper makes for a class; the JIT's
 // codewriter finds a class's fields by them.
 

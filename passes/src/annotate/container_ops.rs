@@ -208,19 +208,21 @@ impl Annotator<'_> {
                     .iter()
                     .all(|a| matches!(a, S::Integer { nonneg: true, .. } | S::Bool));
                 let item = if all_nonneg { nonneg() } else { S::int() };
-                self.new_list(site, &item, g, op)
+                self.new_built_list(site, &item, g, op)
             }
-            (Opcode::SimpleCall, Some("list"), [_]) => self.new_list(site, &S::Impossible, g, op),
+            (Opcode::SimpleCall, Some("list"), [_]) => {
+                self.new_built_list(site, &S::Impossible, g, op)
+            }
             (Opcode::SimpleCall, Some("list"), [_, c]) => match element(c) {
-                Some(item) => self.new_list(site, &item, g, op),
+                Some(item) => self.new_built_list(site, &item, g, op),
                 None => return None,
             },
             (Opcode::SimpleCall, Some("enumerate"), [_, c]) => match element(c) {
-                Some(item) => self.new_list(site, &S::Tuple(vec![nonneg(), item]), g, op),
+                Some(item) => self.new_built_list(site, &S::Tuple(vec![nonneg(), item]), g, op),
                 None => return None,
             },
             (Opcode::SimpleCall, Some("zip"), [_, a, b]) => match (element(a), element(b)) {
-                (Some(x), Some(y)) => self.new_list(site, &S::Tuple(vec![x, y]), g, op),
+                (Some(x), Some(y)) => self.new_built_list(site, &S::Tuple(vec![x, y]), g, op),
                 _ => return None,
             },
             (Opcode::SimpleCall, Some("reversed"), [_, c @ S::List(_)]) => {
@@ -303,6 +305,25 @@ impl Annotator<'_> {
                 "a tuple can only be sliced by constants in RPython".into(),
             )),
         }
+    }
+
+    /// A list that the rtyper's helpers build as a list struct (range(),
+    /// list(), enumerate, zip, a dict's keys, split...): resizable from the
+    /// start, so it never becomes a fixed-size array (which only literals,
+    /// `l * n`, slices, concatenations and prebuilt lists become).
+    pub(super) fn new_built_list(
+        &mut self,
+        site: Site,
+        item: &SomeValue,
+        g: usize,
+        op: &SpaceOperation,
+    ) -> Result<SomeValue, Diagnostic> {
+        let list = self.new_list(site, item, g, op)?;
+        let SomeValue::List(def) = &list else {
+            return Ok(list);
+        };
+        self.resized(def.id);
+        Ok(self.containers.resolve(&list))
     }
 
     /// The list made at `site`, its items generalized with `item`.
@@ -427,14 +448,14 @@ impl Annotator<'_> {
             // Python 2's iterkeys() and friends iterate over what keys() and
             // friends return.
             (S::Dict(def), "keys" | "iterkeys", []) => self
-                .new_list(site, &def.key, g, op)
+                .new_built_list(site, &def.key, g, op)
                 .map(|l| iterator_if(name, l)),
             (S::Dict(def), "values" | "itervalues", []) => self
-                .new_list(site, &def.value, g, op)
+                .new_built_list(site, &def.value, g, op)
                 .map(|l| iterator_if(name, l)),
             (S::Dict(def), "items" | "iteritems", []) => {
                 let pair = S::Tuple(vec![(*def.key).clone(), (*def.value).clone()]);
-                self.new_list(site, &pair, g, op)
+                self.new_built_list(site, &pair, g, op)
                     .map(|l| iterator_if(name, l))
             }
             // As in the original, a default is a value the dict may give:
@@ -498,10 +519,10 @@ impl Annotator<'_> {
                 Ok(string(*no_nul && items_no_nul))
             }
             (S::String { no_nul, .. }, "splitlines", [] | [_]) => {
-                self.new_list(site, &string(*no_nul), g, op)
+                self.new_built_list(site, &string(*no_nul), g, op)
             }
             (S::String { no_nul, .. }, "split" | "rsplit", [] | [_] | [_, _]) => {
-                self.new_list(site, &string(*no_nul), g, op)
+                self.new_built_list(site, &string(*no_nul), g, op)
             }
             (
                 S::String { no_nul, .. },

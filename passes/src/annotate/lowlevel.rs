@@ -7,7 +7,8 @@
 //! of their low-level type; `malloc(T)` / `malloc(T, n)` allocate; a null
 //! pointer is None. Types are constants the annotator folds
 //! (`SomeValue::LLType`): `typeOf(p)`, `T.TO` of a pointer type, a
-//! struct's field type `T.items`, an array's item type `T.OF`, and the
+//! struct's field type `T.items`, an array's item type `T.OF`, whether a
+//! type is an array (`T._is_array`, a constant bool), and the
 //! types the rtyper passes as arguments. Every helper is specialized by the
 //! low-level types of its arguments (`lowlevel_key`), as the original's
 //! low-level annotator policy does, so one helper serves every list type.
@@ -267,6 +268,13 @@ impl Annotator<'_> {
     /// `T.TO` of a pointer type, `T.OF` of an array type, `T.field` of a
     /// struct type.
     fn type_attribute(&self, t: &str, attr: &str) -> Result<SomeValue, String> {
+        // `T._is_array`: a constant, so that a helper's branch on whether
+        // a list is the array of a list that never changes length folds.
+        if attr == "_is_array" {
+            let is_array = value_type(t).is_none()
+                && matches!(self.container(t)?, ContainerType::GcArray { .. });
+            return Ok(SomeValue::Const(Known::Bool(is_array)));
+        }
         if let Some(value) = value_type(t) {
             return match (pointee(&value), attr) {
                 (Some(container), "TO") => Ok(SomeValue::LLType(container.to_string())),

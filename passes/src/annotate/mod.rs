@@ -1083,7 +1083,7 @@ impl<'p> Annotator<'p> {
         {
             if f == "list" {
                 if let Some(item) = self.items_of_instance(g, b, op, class) {
-                    return self.new_list(Site::Op(g, b, index), &item?, g, op);
+                    return self.new_built_list(Site::Op(g, b, index), &item?, g, op);
                 }
             }
         }
@@ -1530,6 +1530,8 @@ impl<'p> Annotator<'p> {
         }
         let argv = self.containers.at_site(Site::Argv);
         let _ = self.generalize_part(argv, false, &argv_item());
+        // The runtime builds the arguments as a list struct.
+        let _ = self.containers.mark_resized(argv);
         let argv = self.containers.resolve(&argv_annotation());
         for &p in entry_graph.params() {
             let _ = self.generalize((entry, p), &argv, Origin::Argv, &String::new);
@@ -1867,10 +1869,13 @@ fn annotate_from(
             reach.blocks.contains(&g.startblock) && !dropped.contains(&g.name)
         })
         .map(|((g, mut ann), reach)| {
-            // Each variable's annotation is taken, not copied.
+            // Each variable's annotation is taken, not copied. A helper's
+            // constants stay: its operations on types and the tests the
+            // annotator decided (`typeOf(l).TO._is_array`) are folded away
+            // when its pointer operations are lowered (`rtype::ptr`).
             let mut g: FunctionGraph<Annotated> = g.map_stage(|v, _| {
                 match std::mem::replace(&mut ann[v.0 as usize], SomeValue::Impossible) {
-                    SomeValue::Const(k) => k.general(),
+                    SomeValue::Const(k) if is_program => k.general(),
                     other => other,
                 }
             });

@@ -6,6 +6,7 @@
 //! `for` loop catches becomes a comparison of the index with the length,
 //! so the loop has no call and no exception at all.
 
+use super::repr::{self, Family};
 use super::GraphTyper;
 use rpy_ir::annotation::SomeValue;
 use rpy_ir::graph::{Arg, Constant, Link, SpaceOperation, Var};
@@ -14,11 +15,13 @@ use rpy_ir::opcode::Opcode;
 
 /// How a container keeps its items.
 enum Items {
-    /// A list: `length` and `items` (a GcArray) fields.
+    /// A list that changes length: `length` and `items` (a GcArray) fields.
     List {
         array: LowLevelType,
         item: LowLevelType,
     },
+    /// A list that never changes length: the GcArray of its items.
+    Array { item: LowLevelType },
     /// A string: the chars are the struct's own items.
     Str,
 }
@@ -31,8 +34,12 @@ impl GraphTyper<'_, '_, '_> {
         if name == lltype::STR {
             return Some(Items::Str);
         }
-        let ContainerType::GcStruct { fields, .. } = self.rt.types.get(name)? else {
-            return None;
+        let fields = match self.rt.types.get(name)? {
+            ContainerType::GcStruct { fields, .. } => fields,
+            ContainerType::GcArray { item } if repr::family(container) == Family::List => {
+                return Some(Items::Array { item: item.clone() })
+            }
+            _ => return None,
         };
         let array = fields.iter().find(|f| f.0 == "items")?.1.clone();
         let item = match &array {
@@ -48,7 +55,7 @@ impl GraphTyper<'_, '_, '_> {
     /// The item type of the list type `list`.
     pub(super) fn list_item_type(&self, list: &LowLevelType) -> Result<LowLevelType, String> {
         match self.items_of(list) {
-            Some(Items::List { item, .. }) => Ok(item),
+            Some(Items::List { item, .. } | Items::Array { item }) => Ok(item),
             _ => Err(format!("{list} is no list type")),
         }
     }
@@ -66,7 +73,7 @@ impl GraphTyper<'_, '_, '_> {
     fn length(&mut self, container: &Arg, items: &Items) -> Var {
         match items {
             Items::List { .. } => self.field(container.clone(), "length", LowLevelType::Signed),
-            Items::Str => self.emit(
+            Items::Str | Items::Array { .. } => self.emit(
                 Opcode::Getarraysize,
                 vec![container.clone()],
                 LowLevelType::Signed,
@@ -83,6 +90,7 @@ impl GraphTyper<'_, '_, '_> {
                 let a = self.field(container.clone(), "items", array.clone());
                 (Arg::Var(a), item.clone())
             }
+            Items::Array { item } => (container.clone(), item.clone()),
             Items::Str => (container.clone(), LowLevelType::Char),
         }
     }
@@ -141,7 +149,7 @@ impl GraphTyper<'_, '_, '_> {
     pub(super) fn lower_list_op(&mut self, op: &SpaceOperation) -> Result<bool, String> {
         let subject = op.args.first().map(|a| self.type_of(a));
         let items = subject.as_ref().and_then(|t| self.items_of(t));
-        let is_list = matches!(items, Some(Items::List { .. }));
+        let is_list = matches!(items, Some(Items::List { .. } | Items::Array { .. }));
         match op.opname {
             Opcode::Newlist => self.new_list(op)?,
             Opcode::Getitem if is_list => {
@@ -182,7 +190,8 @@ impl GraphTyper<'_, '_, '_> {
                     && op.args.len() == 2 =>
             {
                 let ty = self.type_of(&op.args[1]);
-                let Some(items @ Items::List { .. }) = self.items_of(&ty) else {
+                let Some(items @ (Items::List { .. } | Items::Array { .. })) = self.items_of(&ty)
+                else {
                     return Ok(false);
                 };
                 let len = self.length(&op.args[1], &items);
@@ -287,43 +296,58 @@ impl GraphTyper<'_, '_, '_> {
         Ok(())
     }
 
-    /// `[a, b, c]`: the list struct and its items array of that length.
+    /// `[a, b, c]`: the items array of that length, and for a list that
+    /// changes length the list struct holding it.
     fn new_list(&mut self, op: &SpaceOperation) -> Result<(), String> {
         let list_ty = self.graph.info(op.result).clone();
-        let Some(Items::List { array, item }) = self.items_of(&list_ty) else {
-            return Err("a list with no list struct type".into());
-        };
-        let LowLevelType::Ptr(list_name) = &list_ty else {
-            return Err("a list with no list struct type".into());
-        };
-        let LowLevelType::Ptr(array_name) = &array else {
-            return Err("a list with no items array".into());
-        };
         let n = Arg::Const(Constant::Int(op.args.len() as i64));
-        let list = self.emit(
-            Opcode::Malloc,
-            vec![Arg::Const(Constant::Name(list_name.clone()))],
-            list_ty.clone(),
-            Some(op.result),
-        );
-        let items = self.emit(
-            Opcode::MallocVarsize,
-            vec![Arg::Const(Constant::Name(array_name.clone())), n.clone()],
-            array.clone(),
-            None,
-        );
-        for (name, value) in [("length", n), ("items", Arg::Var(items))] {
-            self.emit(
-                Opcode::Setfield,
-                vec![
-                    Arg::Var(list),
-                    Arg::Const(Constant::Name(name.into())),
-                    value,
-                ],
-                LowLevelType::Void,
-                None,
-            );
-        }
+        let (items, item) = match self.items_of(&list_ty) {
+            Some(Items::Array { item }) => {
+                let LowLevelType::Ptr(array_name) = &list_ty else {
+                    return Err("a list with no array type".into());
+                };
+                let items = self.emit(
+                    Opcode::MallocVarsize,
+                    vec![Arg::Const(Constant::Name(array_name.clone())), n],
+                    list_ty.clone(),
+                    Some(op.result),
+                );
+                (items, item)
+            }
+            Some(Items::List { array, item }) => {
+                let (LowLevelType::Ptr(list_name), LowLevelType::Ptr(array_name)) =
+                    (&list_ty, &array)
+                else {
+                    return Err("a list with no list struct type".into());
+                };
+                let list = self.emit(
+                    Opcode::Malloc,
+                    vec![Arg::Const(Constant::Name(list_name.clone()))],
+                    list_ty.clone(),
+                    Some(op.result),
+                );
+                let items = self.emit(
+                    Opcode::MallocVarsize,
+                    vec![Arg::Const(Constant::Name(array_name.clone())), n.clone()],
+                    array.clone(),
+                    None,
+                );
+                for (name, value) in [("length", n), ("items", Arg::Var(items))] {
+                    self.emit(
+                        Opcode::Setfield,
+                        vec![
+                            Arg::Var(list),
+                            Arg::Const(Constant::Name(name.into())),
+                            value,
+                        ],
+                        LowLevelType::Void,
+                        None,
+                    );
+                }
+                (items, item)
+            }
+            _ => return Err("a list with no list type".into()),
+        };
         for (k, a) in op.args.iter().enumerate() {
             let v = self.arg_as(a, &item)?;
             self.emit(

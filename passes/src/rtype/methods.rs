@@ -244,12 +244,12 @@ impl GraphTyper<'_, '_, '_> {
             }
             (Opcode::Eq, [List, List], _) => ("rlist", "ll_eq", vec![A(0), A(1), EqFn(0)]),
             (Opcode::Getslice, [List, _, None_], _) => {
-                ("rlist", "ll_getslice_startonly", vec![A(0), OrInt(1, 0)])
+                ("rlist", "ll_getslice_startonly", vec![ResultType, A(0), OrInt(1, 0)])
             }
             (Opcode::Getslice, [List, _, _], _) => (
                 "rlist",
                 "ll_getslice",
-                vec![A(0), OrInt(1, 0), OrInt(2, i64::MAX)],
+                vec![ResultType, A(0), OrInt(1, 0), OrInt(2, i64::MAX)],
             ),
             (Opcode::Setslice, [List, _, _, List], _) => (
                 "rlist",

@@ -480,8 +480,8 @@ impl GraphTyper<'_, '_, '_> {
         if let (LowLevelType::Ptr(a), LowLevelType::Ptr(b)) = (from, to) {
             // A list of no possible item (`[]` that nothing was put in) is
             // empty: as a list of another type, a new empty one.
-            if a == &lltype::list_type_names(&LowLevelType::Void).0
-                && repr::family(to) == repr::Family::List
+            let (void_list, void_array) = lltype::list_type_names(&LowLevelType::Void);
+            if (a == &void_list || a == &void_array) && repr::family(to) == repr::Family::List
             {
                 return self.call_helper(
                     "rlist",
@@ -492,6 +492,22 @@ impl GraphTyper<'_, '_, '_> {
                             HelperArg::Value(LowLevelType::Signed),
                             Arg::Const(Constant::Int(0)),
                         ),
+                    ],
+                );
+            }
+            // A list that never changes length where one that does is
+            // wanted, or the other way round (`a + b` of one of each): a
+            // copy of the other kind.
+            if repr::family(from) == repr::Family::List
+                && repr::family(to) == repr::Family::List
+                && self.list_item_type(from).ok() == self.list_item_type(to).ok()
+            {
+                return self.call_helper(
+                    "rlist",
+                    "ll_convert",
+                    vec![
+                        HelperArg::Type(b.clone()).fixed(),
+                        (HelperArg::Value(from.clone()), value),
                     ],
                 );
             }

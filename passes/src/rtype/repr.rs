@@ -23,7 +23,11 @@ impl RTyper<'_> {
             SomeValue::Const(k) => self.lltype_of(&k.general())?,
             SomeValue::List(def) => {
                 let item = self.lltype_of(&def.item)?;
-                LowLevelType::Ptr(lltype::add_list_type(&mut self.types, &item))
+                LowLevelType::Ptr(if def.resizable {
+                    lltype::add_list_type(&mut self.types, &item)
+                } else {
+                    lltype::add_fixed_list_type(&mut self.types, &item)
+                })
             }
             SomeValue::Dict(def) => self.dict_lltype(def)?,
             SomeValue::Tuple(items) => {
@@ -501,7 +505,8 @@ pub fn widen(ty: &LowLevelType, step: usize, operands: &[LowLevelType]) -> LowLe
 }
 
 /// The kinds of container struct the rtyper makes, told by the names it
-/// gives their types (`tuple_type`, `lltype::list_type_names`,
+/// gives their types (`tuple_type`, `lltype::list_type_names`: a list that
+/// changes length is a `list_` struct, one that does not its `array_`,
 /// `RTyper::dict_lltype`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Family {
@@ -515,7 +520,7 @@ pub enum Family {
 pub fn family(ty: &LowLevelType) -> Family {
     match ty {
         LowLevelType::Ptr(t) if t.starts_with("tuple") => Family::Tuple,
-        LowLevelType::Ptr(t) if t.starts_with("list_") => Family::List,
+        LowLevelType::Ptr(t) if t.starts_with("list_") || t.starts_with("array_") => Family::List,
         LowLevelType::Ptr(t) if t.starts_with("dict_") => Family::Dict,
         _ => Family::Other,
     }

@@ -138,22 +138,28 @@ impl RTyper<'_> {
                     return Err(format!("the prebuilt list &{i} was never annotated"));
                 };
                 let item = self.lltype_of(&def.item)?;
-                let list = lltype::add_list_type(&mut self.types, &item);
-                let array = lltype::list_type_names(&item).1;
                 let items = items
                     .iter()
                     .map(|c| self.field_constant(c, &item))
                     .collect::<Result<Vec<_>, _>>()?;
-                let n = items.len() as i64;
-                let a = self.reserve_static();
-                self.statics[a as usize] = PrebuiltObject::Array { ty: array, items };
-                PrebuiltObject::Struct {
-                    ty: list,
-                    fields: vec![
-                        ("length".into(), Constant::Int(n)),
-                        ("items".into(), Constant::Prebuilt(a)),
-                    ],
-                    items: Vec::new(),
+                if def.resizable {
+                    let list = lltype::add_list_type(&mut self.types, &item);
+                    let array = lltype::list_type_names(&item).1;
+                    let n = items.len() as i64;
+                    let a = self.reserve_static();
+                    self.statics[a as usize] = PrebuiltObject::Array { ty: array, items };
+                    PrebuiltObject::Struct {
+                        ty: list,
+                        fields: vec![
+                            ("length".into(), Constant::Int(n)),
+                            ("items".into(), Constant::Prebuilt(a)),
+                        ],
+                        items: Vec::new(),
+                    }
+                } else {
+                    // A list that never changes length is its items array.
+                    let array = lltype::add_fixed_list_type(&mut self.types, &item);
+                    PrebuiltObject::Array { ty: array, items }
                 }
             }
             (PrebuiltObject::Tuple(items), None) => {

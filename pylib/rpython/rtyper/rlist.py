@@ -1,7 +1,12 @@
-"""Lists, as the rtyper represents them: a GcStruct
-{length: Signed, items: Ptr(GcArray(item))} whose items array is
-over-allocated, so that appending is amortized constant time (a list that
-never changes length has the same struct, with no spare room).
+"""Lists, as the rtyper represents them.  A list that changes length is a
+GcStruct {length: Signed, items: Ptr(GcArray(item))} whose items array is
+over-allocated, so that appending is amortized constant time; a list that
+never changes length (the annotator's ListDef says so) is the GcArray of
+its items itself, as the original's FixedSizeListRepr, one indirection
+less on every access.  Helpers that read a list work on both through
+`ll_length` and `ll_items` (and make one with `ll_newlist`), whose branch
+on the type is folded when the helper is specialized; helpers that change
+a list's length only ever get the struct.
 
 Each helper is specialized by the low-level types of its arguments (one
 graph per list type).  Indexing helpers come in three kinds, as in the
@@ -65,9 +70,27 @@ def _ll_list_resize_le(l, newsize):
         _ll_list_resize_hint_really(l, newsize, False)
 
 
+def ll_length(l):
+    """The number of items of a list of either kind."""
+    if typeOf(l).TO._is_array:
+        return len(l)
+    return l.length
+
+
+def ll_items(l):
+    """The array holding a list's items (the list itself when it never
+    changes length); only its first `ll_length(l)` items are the list's."""
+    if typeOf(l).TO._is_array:
+        return l
+    return l.items
+
+
 def ll_newlist(LIST, length):
-    """A new list of type LIST (the struct type) with `length` items, each
-    the zero of its type."""
+    """A new list of type LIST (the struct type, or the array type of a
+    list that never changes length) with `length` items, each the zero of
+    its type."""
+    if LIST._is_array:
+        return malloc(LIST, length)
     l = malloc(LIST)
     l.length = length
     l.items = malloc(LIST.items.TO, length)
@@ -83,18 +106,18 @@ def ll_newlist_hint(LIST, hint):
 
 
 def ll_len(l):
-    return l.length
+    return ll_length(l)
 
 
 def ll_bool(l):
-    return l.length != 0
+    return ll_length(l) != 0
 
 
 def ll_bool_nullable(l):
     """The truth of a list that may be None: not None and not empty."""
     if not l:
         return False
-    return l.length != 0
+    return ll_length(l) != 0
 
 
 def ll_is_empty_nullable(l):
@@ -111,14 +134,14 @@ def ll_append(l, newitem):
 def _ll_normalize(l, index):
     """A possibly negative index as the position it names."""
     if index < 0:
-        index += l.length
+        index += ll_length(l)
     return index
 
 
 def _ll_check_index(l, index):
     """The position a possibly negative index names; IndexError when it
     names none."""
-    length = l.length
+    length = ll_length(l)
     if index < 0:
         index += length
     if index < 0 or index >= length:
@@ -127,27 +150,27 @@ def _ll_check_index(l, index):
 
 
 def ll_getitem_nonneg(l, index):
-    return l.items[index]
+    return ll_items(l)[index]
 
 
 def ll_getitem(l, index):
-    return l.items[_ll_normalize(l, index)]
+    return ll_items(l)[_ll_normalize(l, index)]
 
 
 def ll_getitem_checked(l, index):
-    return l.items[_ll_check_index(l, index)]
+    return ll_items(l)[_ll_check_index(l, index)]
 
 
 def ll_setitem_nonneg(l, index, newitem):
-    l.items[index] = newitem
+    ll_items(l)[index] = newitem
 
 
 def ll_setitem(l, index, newitem):
-    l.items[_ll_normalize(l, index)] = newitem
+    ll_items(l)[_ll_normalize(l, index)] = newitem
 
 
 def ll_setitem_checked(l, index, newitem):
-    l.items[_ll_check_index(l, index)] = newitem
+    ll_items(l)[_ll_check_index(l, index)] = newitem
 
 
 def ll_delitem_nonneg(l, index):
@@ -213,18 +236,18 @@ def ll_insert(l, index, newitem):
 def ll_extend(l1, l2):
     """l1.extend(l2), `l1 += l2`; l2 may be l1 itself."""
     len1 = l1.length
-    len2 = l2.length
+    len2 = ll_length(l2)
     _ll_list_resize_ge(l1, len1 + len2)
-    _ll_copy(l2.items, 0, l1.items, len1, len2)
+    _ll_copy(ll_items(l2), 0, l1.items, len1, len2)
 
 
 def ll_concat(l1, l2):
     """l1 + l2, a new list of l1's type."""
-    len1 = l1.length
-    len2 = l2.length
+    len1 = ll_length(l1)
+    len2 = ll_length(l2)
     l = ll_newlist(typeOf(l1).TO, len1 + len2)
-    _ll_copy(l1.items, 0, l.items, 0, len1)
-    _ll_copy(l2.items, 0, l.items, len1, len2)
+    _ll_copy(ll_items(l1), 0, ll_items(l), 0, len1)
+    _ll_copy(ll_items(l2), 0, ll_items(l), len1, len2)
     return l
 
 
@@ -240,26 +263,38 @@ def _ll_bound(length, index):
     return index
 
 
-def ll_getslice(l, start, stop):
-    """l[start:stop], with Python's clipping of the bounds."""
-    start = _ll_bound(l.length, start)
-    stop = _ll_bound(l.length, stop)
-    if stop < start:
-        stop = start
-    n = stop - start
-    res = ll_newlist(typeOf(l).TO, n)
-    _ll_copy(l.items, start, res.items, 0, n)
+def ll_convert(LIST, l):
+    """A new list of type LIST with the items of `l`, a list of the other
+    kind with the same item type (a list that never changes length where
+    one that does is wanted, or the other way round)."""
+    n = ll_length(l)
+    res = ll_newlist(LIST, n)
+    _ll_copy(ll_items(l), 0, ll_items(res), 0, n)
     return res
 
 
-def ll_getslice_startonly(l, start):
+def ll_getslice(LIST, l, start, stop):
+    """l[start:stop] as a new list of type LIST (a slice is a list of its
+    own, which may change length where l does not, or the other way
+    round), with Python's clipping of the bounds."""
+    start = _ll_bound(ll_length(l), start)
+    stop = _ll_bound(ll_length(l), stop)
+    if stop < start:
+        stop = start
+    n = stop - start
+    res = ll_newlist(LIST, n)
+    _ll_copy(ll_items(l), start, ll_items(res), 0, n)
+    return res
+
+
+def ll_getslice_startonly(LIST, l, start):
     """l[start:]."""
-    return ll_getslice(l, start, l.length)
+    return ll_getslice(LIST, l, start, ll_length(l))
 
 
 def ll_copy(l):
     """l[:], list(l)."""
-    return ll_getslice(l, 0, l.length)
+    return ll_getslice(typeOf(l).TO, l, 0, ll_length(l))
 
 
 def ll_delslice(l, start, stop):
@@ -309,9 +344,9 @@ def ll_setslice(l, start, stop, l2):
 
 
 def ll_reverse(l):
-    items = l.items
+    items = ll_items(l)
     i = 0
-    j = l.length - 1
+    j = ll_length(l) - 1
     while i < j:
         tmp = items[i]
         items[i] = items[j]
@@ -335,8 +370,8 @@ def ll_count(l, item, eqfn):
     """l.count(item)."""
     count = 0
     i = 0
-    while i < l.length:
-        if _ll_items_equal(l.items[i], item, eqfn):
+    while i < ll_length(l):
+        if _ll_items_equal(ll_items(l)[i], item, eqfn):
             count += 1
         i += 1
     return count
@@ -354,8 +389,8 @@ def ll_find(l, item, eqfn):
     """The position of the first item equal to `item`, or -1 (what
     l.index and `l.remove` build on)."""
     i = 0
-    while i < l.length:
-        if _ll_items_equal(l.items[i], item, eqfn):
+    while i < ll_length(l):
+        if _ll_items_equal(ll_items(l)[i], item, eqfn):
             return i
         i += 1
     return -1
@@ -369,13 +404,13 @@ def ll_remove(l, item, eqfn):
 def ll_mul(LIST, l, times):
     """l * times, a new list of type LIST (empty for times <= 0): `[x] * n`
     is a list of what its variable holds, which may be wider than x."""
-    length = l.length
+    length = ll_length(l)
     if times < 0:
         times = 0
     res = ll_newlist(LIST, length * times)
     k = 0
     while k < times:
-        _ll_copy(l.items, 0, res.items, k * length, length)
+        _ll_copy(ll_items(l), 0, ll_items(res), k * length, length)
         k += 1
     return res
 
@@ -399,11 +434,11 @@ def ll_inplace_mul(l, times):
 
 def ll_eq(l1, l2, eqfn):
     """l1 == l2."""
-    if l1.length != l2.length:
+    if ll_length(l1) != ll_length(l2):
         return False
     i = 0
-    while i < l1.length:
-        if not _ll_items_equal(l1.items[i], l2.items[i], eqfn):
+    while i < ll_length(l1):
+        if not _ll_items_equal(ll_items(l1)[i], ll_items(l2)[i], eqfn):
             return False
         i += 1
     return True
@@ -429,30 +464,30 @@ def ll_listnext(it):
 
 def ll_enumerate(LIST, TUPLE, l):
     """enumerate(l), as RPython makes it: a new list of (index, item)."""
-    n = l.length
+    n = ll_length(l)
     res = ll_newlist(LIST, n)
     i = 0
     while i < n:
         t = malloc(TUPLE)
         t.item0 = i
-        t.item1 = l.items[i]
-        res.items[i] = t
+        t.item1 = ll_items(l)[i]
+        ll_items(res)[i] = t
         i += 1
     return res
 
 
 def ll_zip(LIST, TUPLE, l1, l2):
     """zip(l1, l2): a new list of pairs, as long as the shorter list."""
-    n = l1.length
-    if l2.length < n:
-        n = l2.length
+    n = ll_length(l1)
+    if ll_length(l2) < n:
+        n = ll_length(l2)
     res = ll_newlist(LIST, n)
     i = 0
     while i < n:
         t = malloc(TUPLE)
-        t.item0 = l1.items[i]
-        t.item1 = l2.items[i]
-        res.items[i] = t
+        t.item0 = ll_items(l1)[i]
+        t.item1 = ll_items(l2)[i]
+        ll_items(res)[i] = t
         i += 1
     return res
 
@@ -475,20 +510,20 @@ def ll_range(LIST, start, stop, step):
     res = ll_newlist(LIST, n)
     i = 0
     while i < n:
-        res.items[i] = start + i * step
+        ll_items(res)[i] = start + i * step
         i += 1
     return res
 
 
 def ll_min(l):
     """min(l): the first of the smallest items; ValueError when l is empty."""
-    length = l.length
+    length = ll_length(l)
     if length == 0:
         raise ValueError
-    res = l.items[0]
+    res = ll_items(l)[0]
     i = 1
     while i < length:
-        item = l.items[i]
+        item = ll_items(l)[i]
         if item < res:
             res = item
         i += 1
@@ -497,13 +532,13 @@ def ll_min(l):
 
 def ll_max(l):
     """max(l): the first of the largest items; ValueError when l is empty."""
-    length = l.length
+    length = ll_length(l)
     if length == 0:
         raise ValueError
-    res = l.items[0]
+    res = ll_items(l)[0]
     i = 1
     while i < length:
-        item = l.items[i]
+        item = ll_items(l)[i]
         if item > res:
             res = item
         i += 1

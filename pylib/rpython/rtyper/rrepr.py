@@ -10,7 +10,7 @@ Python 3 does not print (\x7f-\xa0 and the soft hyphen \xad).
 """
 
 from rpython.rtyper.lltypesystem.lltype import malloc, typeOf
-from rpython.rtyper.rlist import ll_newlist, _ll_copy
+from rpython.rtyper.rlist import ll_items, ll_length, ll_newlist, _ll_copy
 from rpython.rtyper.rstr import ll_chr2str, ll_char_isspace, ll_stringslice_startonly
 
 
@@ -133,11 +133,11 @@ def ll_list_repr(STR, STRLIST, l):
     """repr(l): '[' + ', '.join(repr(x) for x in l) + ']'."""
     if not l:
         return _ll_none(STR)
-    num = l.length
+    num = ll_length(l)
     parts = ll_newlist(STRLIST, num)
     i = 0
     while i < num:
-        parts.items[i] = repr(l.items[i])
+        parts.items[i] = repr(ll_items(l)[i])
         i += 1
     return _ll_join_wrapped(STR, parts, num, '[', ']', False)
 

@@ -15,7 +15,8 @@ char as CPython 3 does its code point.
 from rpython.rlib import jit
 from rpython.rlib.rarithmetic import intmask
 from rpython.rtyper.lltypesystem.lltype import malloc, typeOf
-from rpython.rtyper.rlist import _ll_bound, _ll_copy, ll_append, ll_newlist_hint, ll_reverse
+from rpython.rtyper.rlist import (
+    _ll_bound, _ll_copy, ll_append, ll_items, ll_length, ll_newlist_hint, ll_reverse)
 
 
 def _ll_new_like(s, length):
@@ -550,14 +551,14 @@ def ll_splitlines(LIST, s, keepends, py2):
 
 def ll_join(s, l):
     """s.join(l) of a list of strings."""
-    num = l.length
+    num = ll_length(l)
     if num == 0:
         return _ll_new_like(s, 0)
     seplen = len(s)
     total = seplen * (num - 1)
     i = 0
     while i < num:
-        total += len(l.items[i])
+        total += len(ll_items(l)[i])
         i += 1
     res = _ll_new_like(s, total)
     pos = 0
@@ -566,7 +567,7 @@ def ll_join(s, l):
         if i > 0:
             _ll_copy(s, 0, res, pos, seplen)
             pos += seplen
-        item = l.items[i]
+        item = ll_items(l)[i]
         _ll_copy(item, 0, res, pos, len(item))
         pos += len(item)
         i += 1

@@ -9,6 +9,10 @@ names their meaning under CPython, so helper code can run untranslated.
 
 
 class LowLevelType(object):
+    # Whether the type is a GcArray (a list that never changes length is
+    # one); helpers branch on it, and the annotator folds the branch.
+    _is_array = False
+
     def __init__(self, name):
         self._name = name
 
@@ -71,6 +75,8 @@ class Array(LowLevelType):
 
 class GcArray(LowLevelType):
     """An array with a length, allocated with `malloc(T, n)`."""
+
+    _is_array = True
 
     def __init__(self, OF):
         LowLevelType.__init__(self, 'GcArray(%r)' % (OF,))
