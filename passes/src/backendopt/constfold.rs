@@ -116,6 +116,16 @@ fn eval(opname: Opcode, args: &[i64]) -> Option<i64> {
     eval_int(opname, args)
 }
 
+/// The value of `ptr_nonzero(None)` or `ptr_iszero(None)`: pointer
+/// constants are not words the lattice holds, but null's truth is known.
+fn null_test(op: &rpy_ir::graph::SpaceOperation) -> Option<bool> {
+    match (op.opname, op.args.as_slice()) {
+        (Opcode::PtrNonzero, [Arg::Const(Constant::None)]) => Some(false),
+        (Opcode::PtrIszero, [Arg::Const(Constant::None)]) => Some(true),
+        _ => None,
+    }
+}
+
 /// The key a switch compares an exit case with, as the LLInterpreter does.
 fn case_key(c: &Constant) -> Option<i64> {
     match c {
@@ -193,6 +203,10 @@ pub fn fold_graph(g: &mut G, stats: &mut ConstFoldStats) {
             let args: Vec<Lat> = op.args.iter().map(|a| arg_lat(g, &val, a)).collect();
             let new = if op.opname == Opcode::SameAs && args.len() == 1 {
                 args[0].clone()
+            } else if let Some(truth) = null_test(op) {
+                // A test of the null constant (a list that may be None,
+                // inlined where it is None): the branch on it folds.
+                Lat::Const(Constant::Bool(truth))
             } else if args.contains(&Lat::Varying) {
                 Lat::Varying
             } else if args.contains(&Lat::Unknown) {

@@ -95,6 +95,16 @@ impl GraphTyper<'_, '_, '_> {
         }
     }
 
+    /// Whether the annotator knows `index` is not negative.
+    fn known_nonneg(&self, index: &Arg) -> bool {
+        match self.annotation(index) {
+            SomeValue::Integer { nonneg, .. } => nonneg,
+            SomeValue::Bool => true,
+            SomeValue::Const(rpy_ir::annotation::Known::Int(n)) => n >= 0,
+            _ => false,
+        }
+    }
+
     /// `index` counted from the end when negative: `i + (len & (i >> 63))`,
     /// without a branch; a value the annotator knows is non-negative is
     /// used as it is.
@@ -105,13 +115,7 @@ impl GraphTyper<'_, '_, '_> {
         items: &Items,
     ) -> Result<Arg, String> {
         let i = self.arg_as(index, &LowLevelType::Signed)?;
-        let nonneg = match self.annotation(index) {
-            SomeValue::Integer { nonneg, .. } => nonneg,
-            SomeValue::Bool => true,
-            SomeValue::Const(rpy_ir::annotation::Known::Int(n)) => n >= 0,
-            _ => false,
-        } || matches!(i, Arg::Const(Constant::Int(n)) if n >= 0);
-        if nonneg {
+        if self.known_nonneg(index) || matches!(i, Arg::Const(Constant::Int(n)) if n >= 0) {
             return Ok(i);
         }
         if let Arg::Const(Constant::Int(n)) = i {
@@ -150,9 +154,16 @@ impl GraphTyper<'_, '_, '_> {
         let subject = op.args.first().map(|a| self.type_of(a));
         let items = subject.as_ref().and_then(|t| self.items_of(t));
         let is_list = matches!(items, Some(Items::List { .. } | Items::Array { .. }));
+        // A string indexed where no handler catches IndexError (the helper
+        // lowering took the other case) by an index known not to be
+        // negative is its char read, as a list's item is: no call, no test
+        // (an interpreter's `bytecode[pc]`).
+        let is_str_at_nonneg = matches!(items, Some(Items::Str))
+            && op.opname == Opcode::Getitem
+            && self.known_nonneg(&op.args[1]);
         match op.opname {
             Opcode::Newlist => self.new_list(op)?,
-            Opcode::Getitem if is_list => {
+            Opcode::Getitem if is_list || is_str_at_nonneg => {
                 let items = items.unwrap_or(Items::Str);
                 let index = self.normalized_index(&op.args[0], &op.args[1], &items)?;
                 let (array, item) = self.item_array(&op.args[0], &items);
