@@ -160,8 +160,14 @@ fn list_types() -> (TypeTable, String) {
     (types, list)
 }
 
-fn list_helpers() -> Helpers {
-    let (types, list) = list_types();
+/// The list helpers for lists of ints that change length, or (`fixed`)
+/// for the arrays of lists that never do: these get only the helpers
+/// that keep a list's length, as the rtyper gives them.
+fn list_helpers(fixed: bool) -> Helpers {
+    let (mut types, mut list) = list_types();
+    if fixed {
+        list = lltype::add_fixed_list_type(&mut types, &LowLevelType::Signed);
+    }
     let l = || HelperArg::Value(LowLevelType::Ptr(list.clone()));
     let int = || HelperArg::Value(LowLevelType::Signed);
     let no_eqfn = || HelperArg::Const(Constant::None);
@@ -195,12 +201,17 @@ fn list_helpers() -> Helpers {
         ("insert", "rlist", "ll_insert", vec![l(), int(), int()]),
         ("extend", "rlist", "ll_extend", vec![l(), l()]),
         ("concat", "rlist", "ll_concat", vec![l(), l()]),
-        ("getslice", "rlist", "ll_getslice", vec![l(), int(), int()]),
+        (
+            "getslice",
+            "rlist",
+            "ll_getslice",
+            vec![HelperArg::Type(list.clone()), l(), int(), int()],
+        ),
         (
             "getslice_startonly",
             "rlist",
             "ll_getslice_startonly",
-            vec![l(), int()],
+            vec![HelperArg::Type(list.clone()), l(), int()],
         ),
         ("copy", "rlist", "ll_copy", vec![l()]),
         ("delslice", "rlist", "ll_delslice", vec![l(), int(), int()]),
@@ -228,11 +239,49 @@ fn list_helpers() -> Helpers {
         ("inplace_mul", "rlist", "ll_inplace_mul", vec![l(), int()]),
         ("eq", "rlist", "ll_eq", vec![l(), l(), no_eqfn()]),
     ];
+    let wanted: Vec<_> = wanted
+        .into_iter()
+        .filter(|(key, ..)| !fixed || FIXED_LIST_HELPERS.contains(key))
+        .collect();
     Helpers::make(types, &wanted)
 }
 
+/// The helpers a list that never changes length is given.
+const FIXED_LIST_HELPERS: &[&str] = &[
+    "newlist",
+    "len",
+    "bool",
+    "getitem_nonneg",
+    "setitem_nonneg",
+    "getitem",
+    "setitem",
+    "concat",
+    "getslice",
+    "getslice_startonly",
+    "copy",
+    "reverse",
+    "contains",
+    "count",
+    "find",
+    "mul",
+    "eq",
+];
+
 impl Runner<'_> {
+    /// A new list of `items`: appended one by one, or for a list that
+    /// never changes length (whose helpers have no append) made of that
+    /// length and set item by item.
     fn new_int_list(&mut self, items: &[i64]) -> LlValue {
+        if !self.names.contains_key("append") {
+            let l = self.call("newlist", vec![LlValue::Signed(items.len() as i64)]);
+            for (i, &x) in items.iter().enumerate() {
+                self.call(
+                    "setitem_nonneg",
+                    vec![l.clone(), LlValue::Signed(i as i64), LlValue::Signed(x)],
+                );
+            }
+            return l;
+        }
         let l = self.call("newlist", vec![LlValue::Signed(0)]);
         for &x in items {
             self.call("append", vec![l.clone(), LlValue::Signed(x)]);
@@ -302,6 +351,24 @@ const NONEMPTY_LIST_OPS: &[&str] = &[
     "set_self_slice",
 ];
 
+/// The operations of `LIST_OPS` and `NONEMPTY_LIST_OPS` that keep a
+/// list's length.
+const FIXED_LIST_OPS: &[&str] = &[
+    "slice",
+    "slice_from",
+    "contains",
+    "count",
+    "find",
+    "mul",
+    "eq",
+    "concat",
+    "copy",
+    "bool",
+    "reverse",
+    "get",
+    "set",
+];
+
 /// Runs one random sequence of list operations through the helpers,
 /// writing the Python statements that do the same to `script` and what
 /// each step shows to `transcript` (the list after it, and its result).
@@ -314,11 +381,16 @@ fn list_sequence(r: &mut Runner, rng: &mut Rng, script: &mut String, transcript:
         |rng: &mut Rng| -> Vec<i64> { (0..rng.range(0, 4)).map(|_| small(rng)).collect() };
     for _ in 0..rng.range(1, 40) {
         let len = r.int_list(&l).len() as i64;
-        let ops = if len == 0 {
+        let mut ops = if len == 0 {
             LIST_OPS.to_vec()
         } else {
             [LIST_OPS, NONEMPTY_LIST_OPS].concat()
         };
+        // A list that never changes length gets the operations that keep
+        // it (its helpers are only those).
+        if !r.names.contains_key("append") {
+            ops.retain(|op| FIXED_LIST_OPS.contains(op));
+        }
         let any_index = |rng: &mut Rng| rng.range(-len - 3, len + 3);
         let valid_index = |rng: &mut Rng| rng.range(-len, len - 1);
         let (stmt, result): (String, Option<String>) = match *rng.pick(&ops) {
@@ -507,7 +579,18 @@ fn compare_cases(cases: &[(String, String)], python_out: &str) {
 
 #[test]
 fn random_list_operations_agree_with_cpython() {
-    let helpers = list_helpers();
+    random_list_operations(false);
+}
+
+#[test]
+fn random_fixed_size_list_operations_agree_with_cpython() {
+    random_list_operations(true);
+}
+
+/// Random sequences of list operations, on lists that change length or
+/// (`fixed`) on lists that never do, give CPython's results.
+fn random_list_operations(fixed: bool) {
+    let helpers = list_helpers(fixed);
     let mut runner = Runner::new(&helpers);
     let seed = std::env::var("RPY_LL_SEED")
         .ok()
