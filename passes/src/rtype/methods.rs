@@ -239,6 +239,7 @@ impl GraphTyper<'_, '_, '_> {
                 ("rlist", "ll_contains", vec![A(0), Item(1), EqFn(0)])
             }
             (Opcode::Mul, [List, Int], _) => ("rlist", "ll_mul", vec![ResultType, A(0), A(1)]),
+            (Opcode::Mul, [Int, List], _) => ("rlist", "ll_mul", vec![ResultType, A(1), A(0)]),
             (Opcode::Add, [List, List], _) => {
                 ("rlist", "ll_concat", vec![AsResult(0), AsResult(1)])
             }

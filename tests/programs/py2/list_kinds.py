@@ -37,7 +37,7 @@ class Image(object):
     def render(self):
         lines = []
         for row in self.rows:
-            chars = [" "] * len(row)
+            chars = len(row) * [" "]
             for i in range(len(row)):
                 level = row[i] * (len(PALETTE) - 1) // 255
                 chars[i] = PALETTE[min(level, len(PALETTE) - 1)]
