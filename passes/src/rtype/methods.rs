@@ -244,9 +244,11 @@ impl GraphTyper<'_, '_, '_> {
                 ("rlist", "ll_concat", vec![AsResult(0), AsResult(1)])
             }
             (Opcode::Eq, [List, List], _) => ("rlist", "ll_eq", vec![A(0), A(1), EqFn(0)]),
-            (Opcode::Getslice, [List, _, None_], _) => {
-                ("rlist", "ll_getslice_startonly", vec![ResultType, A(0), OrInt(1, 0)])
-            }
+            (Opcode::Getslice, [List, _, None_], _) => (
+                "rlist",
+                "ll_getslice_startonly",
+                vec![ResultType, A(0), OrInt(1, 0)],
+            ),
             (Opcode::Getslice, [List, _, _], _) => (
                 "rlist",
                 "ll_getslice",

@@ -481,8 +481,7 @@ impl GraphTyper<'_, '_, '_> {
             // A list of no possible item (`[]` that nothing was put in) is
             // empty: as a list of another type, a new empty one.
             let (void_list, void_array) = lltype::list_type_names(&LowLevelType::Void);
-            if (a == &void_list || a == &void_array) && repr::family(to) == repr::Family::List
-            {
+            if (a == &void_list || a == &void_array) && repr::family(to) == repr::Family::List {
                 return self.call_helper(
                     "rlist",
                     "ll_newlist",
