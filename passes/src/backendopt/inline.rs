@@ -216,8 +216,8 @@ pub fn inlining_weight(g: &G) -> f64 {
 /// inline, and a graph that calls nothing is done from the start. Each
 /// graph is rewritten exactly as a sequential bottom-up walk would.
 pub fn inline_program(program: &mut Program<LowLevel>, threshold: f64) -> InlineStats {
-    let callgraph = CallGraph::new(program);
-    let raises = RaiseAnalysis::new(program);
+    let (callgraph, raises) =
+        rayon::join(|| CallGraph::new(program), || RaiseAnalysis::new(program));
     let position: HashMap<String, usize> = program
         .graphs
         .iter()
@@ -369,7 +369,7 @@ impl Callees<'_> {
 /// operation names) stays, and so does everything it reaches; so does a
 /// graph the collector calls (a `__del__` another one also calls).
 fn remove_inlined_graphs(program: &mut Program<LowLevel>, before: &CallGraph) -> usize {
-    let taken = program.address_taken();
+    let taken = super::callgraph::address_taken(program);
     // What each graph calls directly: an indirect call reaches only graphs
     // whose address is taken, and those are kept anyway.
     let position: HashMap<&str, usize> = program.graph_positions();
@@ -394,7 +394,7 @@ fn remove_inlined_graphs(program: &mut Program<LowLevel>, before: &CallGraph) ->
         .iter()
         .filter(|g| {
             g.name == program.entry
-                || taken.contains(&g.name)
+                || taken.contains(g.name.as_str())
                 || !before.has_callers(&g.name)
                 || called_by_collector(g)
         })

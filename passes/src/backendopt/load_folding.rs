@@ -32,6 +32,7 @@
 
 use super::callgraph::CallGraph;
 use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rayon::prelude::*;
 use rpy_ir::graph::{
     called_by_collector, Arg, BlockId, Constant, FunctionGraph, LowLevel, Program, SpaceOperation,
     Var,
@@ -66,24 +67,31 @@ impl FieldWrites {
     pub fn new(program: &Program<LowLevel>, callgraph: &CallGraph) -> FieldWrites {
         let mut node_writes: Vec<HashSet<String>> =
             vec![HashSet::default(); callgraph.node_count()];
-        for g in &program.graphs {
-            let Some(n) = callgraph.graph_node(&g.name) else {
-                continue;
-            };
-            let ops = g.blocks.iter().flat_map(|b| &b.operations);
-            node_writes[n.index()] = ops
-                .clone()
-                .filter(|op| op.opname == Opcode::Setfield)
-                .filter_map(|op| match op.args.get(1) {
-                    Some(Arg::Const(Constant::Name(f))) => Some(f.clone()),
-                    _ => None,
-                })
-                .chain(
-                    ops.clone()
-                        .any(starts_collection)
-                        .then(|| MAY_COLLECT.to_string()),
-                )
-                .collect();
+        // Each graph's own writes, found on every core.
+        let own: Vec<Option<(usize, HashSet<String>)>> = program
+            .graphs
+            .par_iter()
+            .map(|g| {
+                let n = callgraph.graph_node(&g.name)?;
+                let ops = g.blocks.iter().flat_map(|b| &b.operations);
+                let mine = ops
+                    .clone()
+                    .filter(|op| op.opname == Opcode::Setfield)
+                    .filter_map(|op| match op.args.get(1) {
+                        Some(Arg::Const(Constant::Name(f))) => Some(f.clone()),
+                        _ => None,
+                    })
+                    .chain(
+                        ops.clone()
+                            .any(starts_collection)
+                            .then(|| MAY_COLLECT.to_string()),
+                    )
+                    .collect();
+                Some((n.index(), mine))
+            })
+            .collect();
+        for (n, mine) in own.into_iter().flatten() {
+            node_writes[n] = mine;
         }
         // Bottom-up, each node takes its callees' writes; the members of a
         // cycle go round until nothing grows.
@@ -123,31 +131,49 @@ impl FieldWrites {
                 w.extend(collector_writes.iter().cloned());
             }
         }
-        let writes = program
+        // The pointer shapes of each graph's indirect calls that reach a
+        // graph, found on every core, in program order.
+        let shapes: Vec<Vec<(FuncSig, usize)>> = program
             .graphs
-            .iter()
-            .filter_map(|g| {
-                let n = callgraph.graph_node(&g.name)?;
-                Some((g.name.clone(), node_writes[n.index()].clone()))
-            })
-            .collect();
-        let mut dispatch = HashMap::default();
-        for g in &program.graphs {
-            for op in g.blocks.iter().flat_map(|b| &b.operations) {
-                if op.opname != Opcode::IndirectCall {
-                    continue;
-                }
-                if let Some(Arg::Var(v)) = op.args.first() {
-                    if let LowLevelType::FuncPtr(sig) = g.info(*v) {
-                        let shape = sig.pointer_shape();
-                        if let Some(d) = callgraph.dispatch_node(&shape) {
-                            dispatch
-                                .entry(shape)
-                                .or_insert_with(|| node_writes[d.index()].clone());
+            .par_iter()
+            .map(|g| {
+                let mut found = Vec::new();
+                for op in g.blocks.iter().flat_map(|b| &b.operations) {
+                    if op.opname != Opcode::IndirectCall {
+                        continue;
+                    }
+                    if let Some(Arg::Var(v)) = op.args.first() {
+                        if let LowLevelType::FuncPtr(sig) = g.info(*v) {
+                            let shape = sig.pointer_shape();
+                            if let Some(d) = callgraph.dispatch_node(&shape) {
+                                found.push((shape, d.index()));
+                            }
                         }
                     }
                 }
-            }
+                found
+            })
+            .collect();
+        let mut dispatch = HashMap::default();
+        for (shape, d) in shapes.into_iter().flatten() {
+            dispatch
+                .entry(shape)
+                .or_insert_with(|| node_writes[d].clone());
+        }
+        // A graph node's set is moved into its graph's entry (a name
+        // given twice takes the set again).
+        let mut moved = vec![false; node_writes.len()];
+        let mut writes: HashMap<String, HashSet<String>> = HashMap::default();
+        for g in &program.graphs {
+            let Some(n) = callgraph.graph_node(&g.name) else {
+                continue;
+            };
+            let set = if std::mem::replace(&mut moved[n.index()], true) {
+                writes[&g.name].clone()
+            } else {
+                std::mem::take(&mut node_writes[n.index()])
+            };
+            writes.insert(g.name.clone(), set);
         }
         FieldWrites {
             writes,
@@ -325,8 +351,10 @@ pub struct LoadStats {
 /// Folds the repeated field reads of every graph.
 pub fn fold_loads(program: &mut Program<LowLevel>) -> LoadStats {
     let callgraph = CallGraph::new(program);
-    let writes = FieldWrites::new(program, &callgraph);
-    let calls = FoldableCalls::new(program, &callgraph);
+    let (writes, calls) = rayon::join(
+        || FieldWrites::new(program, &callgraph),
+        || FoldableCalls::new(program, &callgraph),
+    );
     let mut stats = LoadStats::default();
     super::per_graph(
         program,
