@@ -522,6 +522,11 @@ pub fn inline_call(
         .filter(|v| read_after.contains(v))
         .collect();
 
+    // Room for what the copy adds: the callee's variables and the pass-on
+    // variables of each copied block and of the block after the call.
+    caller
+        .vars
+        .reserve(passon.len() * (callee.blocks.len() + 1) + callee.vars.len());
     // The block after the call: the call's result and fresh copies of the
     // pass-on variables; the rest of the caller's block, renamed.
     let fresh = |g: &mut G, v: Var| {
