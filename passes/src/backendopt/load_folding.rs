@@ -202,6 +202,30 @@ impl FieldWrites {
 
     /// Whether the call `op` (a `direct_call` or `indirect_call` in graph
     /// `g`) may write field `field`.
+    /// The field names a call may write, found once for all the fields
+    /// asked about: `None` for any field.
+    fn call_writes(&self, g: &G, args: &[Arg]) -> Option<&HashSet<String>> {
+        static NOTHING: std::sync::OnceLock<HashSet<String>> = std::sync::OnceLock::new();
+        let nothing = || NOTHING.get_or_init(HashSet::default);
+        match args.first() {
+            Some(Arg::Const(Constant::Builtin(b))) => Some(if b == GC_COLLECT_NOW {
+                &self.collector_writes
+            } else {
+                nothing()
+            }),
+            Some(Arg::Const(Constant::Func(f))) => self.writes.get(f),
+            Some(Arg::Var(v)) => match g.info(*v) {
+                LowLevelType::FuncPtr(sig) => Some(
+                    self.dispatch
+                        .get(&sig.pointer_shape())
+                        .unwrap_or_else(|| nothing()),
+                ),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     pub(super) fn call_may_write(&self, g: &G, args: &[Arg], field: &str) -> bool {
         match args.first() {
             Some(Arg::Const(Constant::Builtin(b))) => {
@@ -500,7 +524,9 @@ fn fold_loads_in_graph(
                     .collect();
             }
         }
-        let mut block = g.block(b).clone();
+        // Taken out while it is rewritten (what is read of the graph
+        // meanwhile is its variables' types), put back below.
+        let mut block = std::mem::take(g.block_mut(b));
         let sub = |subst: &HashMap<Var, Arg>, a: &mut Arg| {
             if let Arg::Var(v) = a {
                 if let Some(n) = subst.get(v) {
@@ -567,7 +593,10 @@ fn fold_loads_in_graph(
                     }
                 }
                 Opcode::DirectCall | Opcode::IndirectCall => {
-                    known.retain(|(_, field), _| !writes.call_may_write(g, &op.args, field));
+                    match writes.call_writes(g, &op.args) {
+                        Some(w) => known.retain(|(_, field), _| !w.contains(field)),
+                        None => known.retain(|_, _| false),
+                    }
                 }
                 Opcode::Malloc | Opcode::MallocVarsize => {
                     known.retain(|(_, field), _| !writes.collecting_op_may_write(&op, field));
