@@ -10,10 +10,11 @@
 //! called. Runtime
 //! functions (`Builtin` callees) are not graphs and make no edge.
 
-use fxhash::FxHashMap as HashMap;
+use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
-use rpy_ir::graph::{Arg, Constant, LowLevel, Program};
+use rayon::prelude::*;
+use rpy_ir::graph::{Arg, Constant, LowLevel, PrebuiltObject, Program};
 use rpy_ir::lltype::{FuncSig, LowLevelType};
 use rpy_ir::opcode::Opcode;
 use std::fmt::Write;
@@ -25,6 +26,64 @@ pub struct CallSites {
     pub direct: usize,
     /// `indirect_call` operations that may reach the callee.
     pub indirect: usize,
+}
+
+/// A call site found in a graph: of a graph, or through a pointer of a
+/// shape some taken graph has.
+enum Site {
+    Direct(NodeIndex),
+    Indirect(FuncSig),
+}
+
+/// The graphs whose address is taken, as `Program::address_taken` finds
+/// them, borrowed rather than copied and found on every core: most
+/// functions are named many times, and the passes that build the call
+/// graph only ask whether a graph is in the set.
+pub(crate) fn address_taken<'p>(program: &'p Program<LowLevel>) -> HashSet<&'p str> {
+    let mut taken: HashSet<&'p str> = program
+        .graphs
+        .par_iter()
+        .fold(HashSet::default, |mut taken, g| {
+            let mut note = |a: &'p Arg| {
+                if let Arg::Const(Constant::Func(f)) = a {
+                    taken.insert(f.as_str());
+                }
+            };
+            for b in &g.blocks {
+                for op in &b.operations {
+                    let callee = usize::from(op.opname == Opcode::DirectCall);
+                    op.args.iter().skip(callee).for_each(&mut note);
+                }
+                for l in &b.exits {
+                    l.args.iter().for_each(&mut note);
+                }
+            }
+            taken
+        })
+        .reduce(HashSet::default, |mut a, b| {
+            if a.len() < b.len() {
+                return b.into_iter().chain(a).collect();
+            }
+            a.extend(b);
+            a
+        });
+    let mut note = |c: &'p Constant| {
+        if let Constant::Func(f) = c {
+            taken.insert(f.as_str());
+        }
+    };
+    for obj in &program.prebuilt {
+        match obj {
+            PrebuiltObject::Struct { fields, items, .. } => fields
+                .iter()
+                .map(|(_, c)| c)
+                .chain(items)
+                .for_each(&mut note),
+            PrebuiltObject::Array { items, .. } => items.iter().for_each(&mut note),
+            _ => {}
+        }
+    }
+    taken
 }
 
 pub struct CallGraph {
@@ -52,52 +111,70 @@ pub struct CallGraph {
 
 impl CallGraph {
     pub fn new(program: &Program<LowLevel>) -> CallGraph {
-        let mut graph = DiGraph::new();
+        let mut graph = DiGraph::with_capacity(program.graphs.len(), 0);
         let mut index = HashMap::default();
+        index.reserve(program.graphs.len());
         for g in &program.graphs {
             index.insert(g.name.clone(), graph.add_node(g.name.clone()));
         }
         let mut is_dispatch = vec![false; graph.node_count()];
-        let taken = program.address_taken();
+        let taken = address_taken(program);
         let mut by_sig: HashMap<FuncSig, Vec<NodeIndex>> = HashMap::default();
         for g in &program.graphs {
-            if taken.contains(&g.name) {
+            if taken.contains(g.name.as_str()) {
                 by_sig
                     .entry(g.func_sig().pointer_shape())
                     .or_default()
                     .push(index[&g.name]);
             }
         }
-        let mut dispatch: HashMap<FuncSig, NodeIndex> = HashMap::default();
-        let mut sites: HashMap<(NodeIndex, NodeIndex), CallSites> = HashMap::default();
-        for g in &program.graphs {
-            let caller = index[&g.name];
-            for block in &g.blocks {
-                for op in &block.operations {
+        // Each graph's call sites, in operation order, found on every core.
+        let calls: Vec<Vec<Site>> = program
+            .graphs
+            .par_iter()
+            .map(|g| {
+                let mut found = Vec::new();
+                for op in g.blocks.iter().flat_map(|b| &b.operations) {
                     match (op.opname, op.args.first()) {
                         (Opcode::DirectCall, Some(Arg::Const(Constant::Func(f)))) => {
                             if let Some(&callee) = index.get(f) {
-                                sites.entry((caller, callee)).or_default().direct += 1;
+                                found.push(Site::Direct(callee));
                             }
                         }
                         (Opcode::IndirectCall, Some(Arg::Var(v))) => {
                             if let LowLevelType::FuncPtr(sig) = g.info(*v) {
                                 let shape = sig.pointer_shape();
-                                let Some(members) = by_sig.get(&shape) else {
-                                    continue;
-                                };
-                                let d = *dispatch.entry(shape).or_insert_with_key(|shape| {
-                                    let d = graph.add_node(format!("<indirect call of {shape:?}>"));
-                                    is_dispatch.push(true);
-                                    for &m in members {
-                                        sites.insert((d, m), CallSites::default());
-                                    }
-                                    d
-                                });
-                                sites.entry((caller, d)).or_default().indirect += 1;
+                                if by_sig.contains_key(&shape) {
+                                    found.push(Site::Indirect(shape));
+                                }
                             }
                         }
                         _ => {}
+                    }
+                }
+                found
+            })
+            .collect();
+        let mut dispatch: HashMap<FuncSig, NodeIndex> = HashMap::default();
+        let mut sites: HashMap<(NodeIndex, NodeIndex), CallSites> = HashMap::default();
+        for (g, found) in program.graphs.iter().zip(calls) {
+            let caller = index[&g.name];
+            for site in found {
+                match site {
+                    Site::Direct(callee) => {
+                        sites.entry((caller, callee)).or_default().direct += 1;
+                    }
+                    Site::Indirect(shape) => {
+                        let members = &by_sig[&shape];
+                        let d = *dispatch.entry(shape).or_insert_with_key(|shape| {
+                            let d = graph.add_node(format!("<indirect call of {shape:?}>"));
+                            is_dispatch.push(true);
+                            for &m in members {
+                                sites.insert((d, m), CallSites::default());
+                            }
+                            d
+                        });
+                        sites.entry((caller, d)).or_default().indirect += 1;
                     }
                 }
             }

@@ -85,14 +85,22 @@ pub struct GlobalStats {
     pub graphs_unchanged: usize,
     /// Rule applications.
     pub rule_fires: u64,
+    /// Graphs whose pure operations were placed back (changed, or at
+    /// least rewritten): the only ones the pass touched.
+    pub graphs_placed: usize,
 }
 
 /// Runs the whole-function e-graph on every graph.
 pub fn global_egraph(program: &mut Program<LowLevel>) -> GlobalStats {
+    global_egraph_changed(program).0
+}
+
+/// [`global_egraph`], and for each graph whether the pass touched it.
+pub(super) fn global_egraph_changed(program: &mut Program<LowLevel>) -> (GlobalStats, Vec<bool>) {
     let fires = Arc::new(AtomicU64::new(0));
     let rules = super::egraph::RuleSet::new(&fires);
     let mut stats = GlobalStats::default();
-    super::per_graph(
+    let changed = super::per_graph(
         program,
         &mut stats,
         |g, stats| {
@@ -101,10 +109,10 @@ pub fn global_egraph(program: &mut Program<LowLevel>) -> GlobalStats {
                 stats.graphs_skipped += 1;
             }
         },
-        |_| 0,
+        |s| s.graphs_placed,
     );
     stats.rule_fires = fires.load(Ordering::Relaxed);
-    stats
+    (stats, changed)
 }
 
 /// Dominators and loops of a graph's reachable blocks.
@@ -591,6 +599,7 @@ fn optimize_graph(
     stats.pure_ops_after += placed;
     stats.values_reused += reused;
     stats.ops_hoisted += hoisted;
+    stats.graphs_placed += 1;
     Some(())
 }
 

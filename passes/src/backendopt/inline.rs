@@ -29,11 +29,13 @@
 use super::callgraph::CallGraph;
 use crate::exceptiontransform::RaiseAnalysis;
 use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rayon::prelude::*;
 use rpy_ir::graph::{
     called_by_collector, Arg, Block, BlockId, Constant, FunctionGraph, Link, LowLevel, Program,
     SpaceOperation, Var,
 };
 use rpy_ir::opcode::Opcode;
+use std::sync::OnceLock;
 
 /// The original's default threshold (`--inline-threshold` in PyPy's
 /// translation options).
@@ -130,11 +132,13 @@ pub fn median_execution_cost(g: &G) -> f64 {
     let n = order.len();
     let pos: HashMap<BlockId, usize> = order.iter().enumerate().map(|(i, b)| (*b, i)).collect();
     let loops = loop_headers(g, &order);
-    let mut m = vec![vec![0.0f64; n + 1]; n];
+    // The augmented matrix, row by row in one vector (`w` a row).
+    let w = n + 1;
+    let mut m = vec![0.0f64; n * w];
     for (i, &b) in order.iter().enumerate() {
         let block = g.block(b);
-        m[i][i] = 1.0;
-        m[i][n] = block_weight(block);
+        m[i * w + i] = 1.0;
+        m[i * w + n] = block_weight(block);
         if block.exits.is_empty() {
             continue;
         }
@@ -149,32 +153,42 @@ pub fn median_execution_cost(g: &G) -> f64 {
         };
         for l in &block.exits {
             if let Some(&j) = pos.get(&l.target) {
-                m[i][j] -= if in_loop(l) { bk } else { f };
+                m[i * w + j] -= if in_loop(l) { bk } else { f };
             }
         }
     }
     // Gaussian elimination with partial pivoting.
+    let mut pivot_row = vec![0.0f64; w];
     for col in 0..n {
-        let Some(pivot) = (col..n).max_by(|a, b| m[*a][col].abs().total_cmp(&m[*b][col].abs()))
+        let Some(pivot) =
+            (col..n).max_by(|a, b| m[*a * w + col].abs().total_cmp(&m[*b * w + col].abs()))
         else {
             return f64::MAX;
         };
-        if m[pivot][col].abs() < 1e-12 {
+        if m[pivot * w + col].abs() < 1e-12 {
             return f64::MAX;
         }
-        m.swap(col, pivot);
+        if pivot != col {
+            for k in 0..w {
+                m.swap(col * w + k, pivot * w + k);
+            }
+        }
+        // The pivot row is not changed while the others are.
+        pivot_row[col..].copy_from_slice(&m[col * w + col..(col + 1) * w]);
         for row in 0..n {
-            if row != col && m[row][col] != 0.0 {
-                let factor = m[row][col] / m[col][col];
-                let pivot_row = m[col].clone();
-                for (x, p) in m[row][col..].iter_mut().zip(&pivot_row[col..]) {
+            if row != col && m[row * w + col] != 0.0 {
+                let factor = m[row * w + col] / pivot_row[col];
+                for (x, p) in m[row * w + col..(row + 1) * w]
+                    .iter_mut()
+                    .zip(&pivot_row[col..])
+                {
                     *x -= factor * p;
                 }
             }
         }
     }
     let start = pos[&g.startblock];
-    let cost = m[start][n] / m[start][start];
+    let cost = m[start * w + n] / m[start * w + start];
     if cost.is_nan() {
         f64::MAX
     } else {
@@ -194,86 +208,159 @@ pub fn inlining_weight(g: &G) -> f64 {
 
 /// Inlines, bottom-up, every call of a graph whose weight is below
 /// `threshold` into its callers.
+///
+/// What a graph becomes depends only on itself and on what its callees
+/// became (a callee is inlined as it is once its own turn is over; one of
+/// the caller's own cycle never is), so the graphs are done in waves, on
+/// every core: a graph's wave comes after those of the callees it may
+/// inline, and a graph that calls nothing is done from the start. Each
+/// graph is rewritten exactly as a sequential bottom-up walk would.
 pub fn inline_program(program: &mut Program<LowLevel>, threshold: f64) -> InlineStats {
-    let callgraph = CallGraph::new(program);
-    let raises = RaiseAnalysis::new(program);
-    let order: Vec<String> = callgraph
-        .bottom_up()
-        .into_iter()
-        .map(String::from)
-        .collect();
+    let (callgraph, raises) =
+        rayon::join(|| CallGraph::new(program), || RaiseAnalysis::new(program));
     let position: HashMap<String, usize> = program
         .graphs
         .iter()
         .enumerate()
         .map(|(i, g)| (g.name.clone(), i))
         .collect();
-    // Whether a graph may be inlined, by its hints, marks and weight: known
-    // until the graph itself changes (when its turn as a caller comes).
-    let mut inlinable: fxhash::FxHashMap<String, bool> = fxhash::FxHashMap::default();
-    let mut stats = InlineStats::default();
-    for name in &order {
+    // The wave of each graph that calls (0: nothing to do), bottom-up.
+    let mut wave_of = vec![0usize; program.graphs.len()];
+    let mut waves: Vec<Vec<usize>> = Vec::new();
+    for name in callgraph.bottom_up() {
         let caller = position[name];
-        let calls = program.graphs[caller]
+        let mut calls = false;
+        let mut wave = 1;
+        for op in program.graphs[caller]
             .blocks
             .iter()
             .flat_map(|b| &b.operations)
-            .any(|op| op.opname == Opcode::DirectCall);
-        if !calls {
-            inlinable.remove(name);
-            continue;
-        }
-        // Taken out to work on while the callees are read from the program
-        // (a graph never inlines itself); an empty graph holds its place.
-        let mut graph = std::mem::replace(
-            &mut program.graphs[caller],
-            FunctionGraph::new(String::new(), &[], rpy_ir::lltype::LowLevelType::Void),
-        );
-        let mut refused: HashSet<(u32, usize)> = HashSet::default();
-        loop {
-            let site = find_site(&graph, &refused, |callee| {
-                if callee == *name || callgraph.is_recursive(callee) {
-                    return false;
+            .filter(|op| op.opname == Opcode::DirectCall)
+        {
+            calls = true;
+            if let Some(Arg::Const(Constant::Func(f))) = op.args.first() {
+                if f != name && !callgraph.is_recursive(f) {
+                    if let Some(&i) = position.get(f.as_str()) {
+                        wave = wave.max(wave_of[i] + 1);
+                    }
                 }
-                let Some(&i) = position.get(callee) else {
-                    return false;
-                };
-                if let Some(&known) = inlinable.get(callee) {
-                    return known;
-                }
-                let g = &program.graphs[i];
-                // An elidable graph stays a call, so that load folding can
-                // fold its repeated calls (the C compiler still inlines a
-                // small one).
-                let accept = if g
-                    .hints
-                    .iter()
-                    .any(|h| h == "dont_inline" || h == "elidable")
-                    || has_jit_marker(g)
-                {
-                    false
-                } else if g.hints.iter().any(|h| h == "always_inline") {
-                    true
-                } else {
-                    inlining_weight(g) < threshold
-                };
-                inlinable.insert(callee.to_string(), accept);
-                accept
-            });
-            let Some((b, i, callee)) = site else { break };
-            let callee_graph = &program.graphs[position[&callee]];
-            if inline_call(&mut graph, b, i, callee_graph, &raises, &program.prebuilt) {
-                stats.inlined += 1;
-            } else {
-                stats.refused_under_try += 1;
-                refused.insert((b.0, i));
             }
         }
-        program.graphs[caller] = graph;
-        inlinable.remove(name);
+        if !calls {
+            continue;
+        }
+        wave_of[caller] = wave;
+        if waves.len() < wave {
+            waves.resize_with(wave, Vec::new);
+        }
+        waves[wave - 1].push(caller);
+    }
+    // Whether a graph may be inlined, by its hints, marks and weight:
+    // asked only once the graph is done.
+    let inlinable: Vec<OnceLock<bool>> = program.graphs.iter().map(|_| OnceLock::new()).collect();
+    let mut stats = InlineStats::default();
+    for wave in waves {
+        // Taken out to work on while the callees are read from the
+        // program; an empty graph holds each one's place.
+        let mut graphs: Vec<(usize, G)> = wave
+            .into_iter()
+            .map(|i| {
+                let g = std::mem::replace(
+                    &mut program.graphs[i],
+                    FunctionGraph::new(String::new(), &[], rpy_ir::lltype::LowLevelType::Void),
+                );
+                (i, g)
+            })
+            .collect();
+        let site = Callees {
+            program,
+            callgraph: &callgraph,
+            raises: &raises,
+            position: &position,
+            inlinable: &inlinable,
+            threshold,
+        };
+        let counts: Vec<(usize, usize)> = graphs
+            .par_iter_mut()
+            .map(|(_, g)| site.inline_into(g))
+            .collect();
+        for (inlined, refused) in counts {
+            stats.inlined += inlined;
+            stats.refused_under_try += refused;
+        }
+        for (i, g) in graphs {
+            program.graphs[i] = g;
+        }
     }
     stats.graphs_removed = remove_inlined_graphs(program, &callgraph);
     stats
+}
+
+/// What inlining into one graph reads: the program's graphs that are done.
+struct Callees<'a> {
+    program: &'a Program<LowLevel>,
+    callgraph: &'a CallGraph,
+    raises: &'a RaiseAnalysis,
+    position: &'a HashMap<String, usize>,
+    inlinable: &'a [OnceLock<bool>],
+    threshold: f64,
+}
+
+impl Callees<'_> {
+    /// Whether `callee`, done, may be inlined into `caller`.
+    fn accepts(&self, caller: &str, callee: &str) -> bool {
+        if callee == caller || self.callgraph.is_recursive(callee) {
+            return false;
+        }
+        let Some(&i) = self.position.get(callee) else {
+            return false;
+        };
+        *self.inlinable[i].get_or_init(|| {
+            let g = &self.program.graphs[i];
+            // An elidable graph stays a call, so that load folding can
+            // fold its repeated calls (the C compiler still inlines a
+            // small one).
+            if g.hints
+                .iter()
+                .any(|h| h == "dont_inline" || h == "elidable")
+                || has_jit_marker(g)
+            {
+                false
+            } else if g.hints.iter().any(|h| h == "always_inline") {
+                true
+            } else {
+                inlining_weight(g) < self.threshold
+            }
+        })
+    }
+
+    /// Inlines every accepted call of `graph`, first site first, until
+    /// none is left: how many were inlined and how many refused under a
+    /// `try`.
+    fn inline_into(&self, graph: &mut G) -> (usize, usize) {
+        let name = graph.name.clone();
+        let (mut inlined, mut refused_under_try) = (0, 0);
+        let mut refused: HashSet<(u32, usize)> = HashSet::default();
+        loop {
+            let site = find_site(graph, &refused, |callee| self.accepts(&name, callee));
+            let Some((b, i, callee)) = site else { break };
+            let callee_graph = &self.program.graphs[self.position[&callee]];
+            if inline_call(
+                graph,
+                b,
+                i,
+                callee_graph,
+                self.raises,
+                &self.program.prebuilt,
+            ) {
+                inlined += 1;
+            } else {
+                refused_under_try += 1;
+                refused.insert((b.0, i));
+            }
+        }
+        (inlined, refused_under_try)
+    }
 }
 
 /// Drops the graphs that were called before inlining and that nothing
@@ -282,7 +369,7 @@ pub fn inline_program(program: &mut Program<LowLevel>, threshold: f64) -> Inline
 /// operation names) stays, and so does everything it reaches; so does a
 /// graph the collector calls (a `__del__` another one also calls).
 fn remove_inlined_graphs(program: &mut Program<LowLevel>, before: &CallGraph) -> usize {
-    let taken = program.address_taken();
+    let taken = super::callgraph::address_taken(program);
     // What each graph calls directly: an indirect call reaches only graphs
     // whose address is taken, and those are kept anyway.
     let position: HashMap<&str, usize> = program.graph_positions();
@@ -307,7 +394,7 @@ fn remove_inlined_graphs(program: &mut Program<LowLevel>, before: &CallGraph) ->
         .iter()
         .filter(|g| {
             g.name == program.entry
-                || taken.contains(&g.name)
+                || taken.contains(g.name.as_str())
                 || !before.has_callers(&g.name)
                 || called_by_collector(g)
         })
@@ -397,40 +484,49 @@ pub fn inline_call(
     raises: &RaiseAnalysis,
     prebuilt: &[rpy_ir::graph::PrebuiltObject],
 ) -> bool {
-    let block = caller.block(b).clone();
+    let block = caller.block(b);
     let guarded = block.catches_exceptions() && index + 1 == block.operations.len();
     if guarded && !raises_only_known_classes(callee, raises, prebuilt) {
         return false;
     }
-    let call = block.operations[index].clone();
+    // The caller's block keeps what comes before the call; the call and
+    // what follows it, the switch and the exits are taken out of it.
+    let block = caller.block_mut(b);
+    let mut rest = block.operations.split_off(index).into_iter();
+    let call = rest.next().expect("the call is operation `index`");
+    let mut rest: Vec<SpaceOperation> = rest.collect();
+    let exitswitch = block.exitswitch.take();
+    let mut exits = std::mem::take(&mut block.exits);
     // The variables of the caller's block still read after the call, in
     // the order they are defined (the pass-on variables).
-    let defined_before: Vec<Var> = block
-        .inputargs
-        .iter()
-        .copied()
-        .chain(block.operations[..index].iter().map(|op| op.result))
-        .collect();
     let mut read_after: HashSet<Var> = HashSet::default();
     let mut note = |a: &Arg| {
         if let Arg::Var(v) = a {
             read_after.insert(*v);
         }
     };
-    for op in &block.operations[index + 1..] {
+    for op in &rest {
         op.args.iter().for_each(&mut note);
     }
-    if let Some(s) = &block.exitswitch {
+    if let Some(s) = &exitswitch {
         note(s);
     }
-    for l in &block.exits {
+    for l in &exits {
         l.args.iter().for_each(&mut note);
     }
-    let passon: Vec<Var> = defined_before
-        .into_iter()
+    let passon: Vec<Var> = block
+        .inputargs
+        .iter()
+        .copied()
+        .chain(block.operations.iter().map(|op| op.result))
         .filter(|v| read_after.contains(v))
         .collect();
 
+    // Room for what the copy adds: the callee's variables and the pass-on
+    // variables of each copied block and of the block after the call.
+    caller
+        .vars
+        .reserve(passon.len() * (callee.blocks.len() + 1) + callee.vars.len());
     // The block after the call: the call's result and fresh copies of the
     // pass-on variables; the rest of the caller's block, renamed.
     let fresh = |g: &mut G, v: Var| {
@@ -443,44 +539,38 @@ pub fn inline_call(
         .copied()
         .zip(after_vars.iter().copied())
         .collect();
-    let ren = |a: &Arg, map: &HashMap<Var, Var>| match a {
-        Arg::Var(v) => Arg::Var(*map.get(v).unwrap_or(v)),
-        c => c.clone(),
+    let ren = |a: &mut Arg| {
+        if let Arg::Var(v) = a {
+            if let Some(n) = rename.get(v) {
+                *v = *n;
+            }
+        }
     };
+    for op in &mut rest {
+        op.args.iter_mut().for_each(ren);
+    }
     let mut after = Block {
         inputargs: std::iter::once(call.result)
             .chain(after_vars.iter().copied())
             .collect(),
-        operations: block.operations[index + 1..]
-            .iter()
-            .map(|op| SpaceOperation {
-                args: op.args.iter().map(|a| ren(a, &rename)).collect(),
-                ..op.clone()
-            })
-            .collect(),
+        operations: rest,
         exitswitch: None,
         exits: Vec::new(),
     };
     let handlers: Vec<Link> = if guarded {
-        after.exits = vec![Link {
-            args: block.exits[0]
-                .args
-                .iter()
-                .map(|a| ren(a, &rename))
-                .collect(),
-            ..block.exits[0].clone()
-        }];
-        block.exits[1..].to_vec()
+        let handlers = exits.split_off(1);
+        exits[0].args.iter_mut().for_each(ren);
+        after.exits = exits;
+        handlers
     } else {
-        after.exitswitch = block.exitswitch.as_ref().map(|s| ren(s, &rename));
-        after.exits = block
-            .exits
-            .iter()
-            .map(|l| Link {
-                args: l.args.iter().map(|a| ren(a, &rename)).collect(),
-                ..l.clone()
-            })
-            .collect();
+        after.exitswitch = exitswitch.map(|mut s| {
+            ren(&mut s);
+            s
+        });
+        for l in &mut exits {
+            l.args.iter_mut().for_each(ren);
+        }
+        after.exits = exits;
         Vec::new()
     };
     let after_id = BlockId(caller.blocks.len() as u32);
@@ -573,10 +663,7 @@ pub fn inline_call(
         .cloned()
         .chain(passon.iter().map(|v| Arg::Var(*v)))
         .collect();
-    let blk = caller.block_mut(b);
-    blk.operations.truncate(index);
-    blk.exitswitch = None;
-    blk.exits = vec![Link::new(start_args, copy_of[&callee.startblock], None)];
+    caller.block_mut(b).exits = vec![Link::new(start_args, copy_of[&callee.startblock], None)];
     true
 }
 

@@ -32,6 +32,7 @@
 
 use super::callgraph::CallGraph;
 use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rayon::prelude::*;
 use rpy_ir::graph::{
     called_by_collector, Arg, BlockId, Constant, FunctionGraph, LowLevel, Program, SpaceOperation,
     Var,
@@ -66,24 +67,31 @@ impl FieldWrites {
     pub fn new(program: &Program<LowLevel>, callgraph: &CallGraph) -> FieldWrites {
         let mut node_writes: Vec<HashSet<String>> =
             vec![HashSet::default(); callgraph.node_count()];
-        for g in &program.graphs {
-            let Some(n) = callgraph.graph_node(&g.name) else {
-                continue;
-            };
-            let ops = g.blocks.iter().flat_map(|b| &b.operations);
-            node_writes[n.index()] = ops
-                .clone()
-                .filter(|op| op.opname == Opcode::Setfield)
-                .filter_map(|op| match op.args.get(1) {
-                    Some(Arg::Const(Constant::Name(f))) => Some(f.clone()),
-                    _ => None,
-                })
-                .chain(
-                    ops.clone()
-                        .any(starts_collection)
-                        .then(|| MAY_COLLECT.to_string()),
-                )
-                .collect();
+        // Each graph's own writes, found on every core.
+        let own: Vec<Option<(usize, HashSet<String>)>> = program
+            .graphs
+            .par_iter()
+            .map(|g| {
+                let n = callgraph.graph_node(&g.name)?;
+                let ops = g.blocks.iter().flat_map(|b| &b.operations);
+                let mine = ops
+                    .clone()
+                    .filter(|op| op.opname == Opcode::Setfield)
+                    .filter_map(|op| match op.args.get(1) {
+                        Some(Arg::Const(Constant::Name(f))) => Some(f.clone()),
+                        _ => None,
+                    })
+                    .chain(
+                        ops.clone()
+                            .any(starts_collection)
+                            .then(|| MAY_COLLECT.to_string()),
+                    )
+                    .collect();
+                Some((n.index(), mine))
+            })
+            .collect();
+        for (n, mine) in own.into_iter().flatten() {
+            node_writes[n] = mine;
         }
         // Bottom-up, each node takes its callees' writes; the members of a
         // cycle go round until nothing grows.
@@ -123,31 +131,49 @@ impl FieldWrites {
                 w.extend(collector_writes.iter().cloned());
             }
         }
-        let writes = program
+        // The pointer shapes of each graph's indirect calls that reach a
+        // graph, found on every core, in program order.
+        let shapes: Vec<Vec<(FuncSig, usize)>> = program
             .graphs
-            .iter()
-            .filter_map(|g| {
-                let n = callgraph.graph_node(&g.name)?;
-                Some((g.name.clone(), node_writes[n.index()].clone()))
-            })
-            .collect();
-        let mut dispatch = HashMap::default();
-        for g in &program.graphs {
-            for op in g.blocks.iter().flat_map(|b| &b.operations) {
-                if op.opname != Opcode::IndirectCall {
-                    continue;
-                }
-                if let Some(Arg::Var(v)) = op.args.first() {
-                    if let LowLevelType::FuncPtr(sig) = g.info(*v) {
-                        let shape = sig.pointer_shape();
-                        if let Some(d) = callgraph.dispatch_node(&shape) {
-                            dispatch
-                                .entry(shape)
-                                .or_insert_with(|| node_writes[d.index()].clone());
+            .par_iter()
+            .map(|g| {
+                let mut found = Vec::new();
+                for op in g.blocks.iter().flat_map(|b| &b.operations) {
+                    if op.opname != Opcode::IndirectCall {
+                        continue;
+                    }
+                    if let Some(Arg::Var(v)) = op.args.first() {
+                        if let LowLevelType::FuncPtr(sig) = g.info(*v) {
+                            let shape = sig.pointer_shape();
+                            if let Some(d) = callgraph.dispatch_node(&shape) {
+                                found.push((shape, d.index()));
+                            }
                         }
                     }
                 }
-            }
+                found
+            })
+            .collect();
+        let mut dispatch = HashMap::default();
+        for (shape, d) in shapes.into_iter().flatten() {
+            dispatch
+                .entry(shape)
+                .or_insert_with(|| node_writes[d].clone());
+        }
+        // A graph node's set is moved into its graph's entry (a name
+        // given twice takes the set again).
+        let mut moved = vec![false; node_writes.len()];
+        let mut writes: HashMap<String, HashSet<String>> = HashMap::default();
+        for g in &program.graphs {
+            let Some(n) = callgraph.graph_node(&g.name) else {
+                continue;
+            };
+            let set = if std::mem::replace(&mut moved[n.index()], true) {
+                writes[&g.name].clone()
+            } else {
+                std::mem::take(&mut node_writes[n.index()])
+            };
+            writes.insert(g.name.clone(), set);
         }
         FieldWrites {
             writes,
@@ -176,6 +202,30 @@ impl FieldWrites {
 
     /// Whether the call `op` (a `direct_call` or `indirect_call` in graph
     /// `g`) may write field `field`.
+    /// The field names a call may write, found once for all the fields
+    /// asked about: `None` for any field.
+    fn call_writes(&self, g: &G, args: &[Arg]) -> Option<&HashSet<String>> {
+        static NOTHING: std::sync::OnceLock<HashSet<String>> = std::sync::OnceLock::new();
+        let nothing = || NOTHING.get_or_init(HashSet::default);
+        match args.first() {
+            Some(Arg::Const(Constant::Builtin(b))) => Some(if b == GC_COLLECT_NOW {
+                &self.collector_writes
+            } else {
+                nothing()
+            }),
+            Some(Arg::Const(Constant::Func(f))) => self.writes.get(f),
+            Some(Arg::Var(v)) => match g.info(*v) {
+                LowLevelType::FuncPtr(sig) => Some(
+                    self.dispatch
+                        .get(&sig.pointer_shape())
+                        .unwrap_or_else(|| nothing()),
+                ),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     pub(super) fn call_may_write(&self, g: &G, args: &[Arg], field: &str) -> bool {
         match args.first() {
             Some(Arg::Const(Constant::Builtin(b))) => {
@@ -325,8 +375,10 @@ pub struct LoadStats {
 /// Folds the repeated field reads of every graph.
 pub fn fold_loads(program: &mut Program<LowLevel>) -> LoadStats {
     let callgraph = CallGraph::new(program);
-    let writes = FieldWrites::new(program, &callgraph);
-    let calls = FoldableCalls::new(program, &callgraph);
+    let (writes, calls) = rayon::join(
+        || FieldWrites::new(program, &callgraph),
+        || FoldableCalls::new(program, &callgraph),
+    );
     let mut stats = LoadStats::default();
     super::per_graph(
         program,
@@ -472,7 +524,9 @@ fn fold_loads_in_graph(
                     .collect();
             }
         }
-        let mut block = g.block(b).clone();
+        // Taken out while it is rewritten (what is read of the graph
+        // meanwhile is its variables' types), put back below.
+        let mut block = std::mem::take(g.block_mut(b));
         let sub = |subst: &HashMap<Var, Arg>, a: &mut Arg| {
             if let Arg::Var(v) = a {
                 if let Some(n) = subst.get(v) {
@@ -539,7 +593,10 @@ fn fold_loads_in_graph(
                     }
                 }
                 Opcode::DirectCall | Opcode::IndirectCall => {
-                    known.retain(|(_, field), _| !writes.call_may_write(g, &op.args, field));
+                    match writes.call_writes(g, &op.args) {
+                        Some(w) => known.retain(|(_, field), _| !w.contains(field)),
+                        None => known.retain(|_, _| false),
+                    }
                 }
                 Opcode::Malloc | Opcode::MallocVarsize => {
                     known.retain(|(_, field), _| !writes.collecting_op_may_write(&op, field));

@@ -45,6 +45,12 @@ pub struct MallocStats {
 
 /// Removes the non-escaping structures of every graph.
 pub fn remove_mallocs(program: &mut Program<LowLevel>) -> MallocStats {
+    remove_mallocs_changed(program).0
+}
+
+/// [`remove_mallocs`], and for each graph whether it changed (a family
+/// was replaced in it).
+pub(super) fn remove_mallocs_changed(program: &mut Program<LowLevel>) -> (MallocStats, Vec<bool>) {
     let callgraph = CallGraph::new(program);
     let writes = FieldWrites::new(program, &callgraph);
     // An object with a `__del__` is never removed: its finalization is an
@@ -60,13 +66,13 @@ pub fn remove_mallocs(program: &mut Program<LowLevel>) -> MallocStats {
         finalized: &finalized,
     };
     let mut stats = MallocStats::default();
-    super::each_graph(
+    let changed = super::each_graph(
         &mut program.graphs,
         &mut stats,
         |g, stats| remove_mallocs_in_graph(g, &kept, &writes, stats),
-        |_| 0,
+        |s| s.families,
     );
-    stats
+    (stats, changed)
 }
 
 /// The program's types, and those whose objects are never removed.

@@ -249,10 +249,10 @@ pub fn optimize_program_until(
             return report;
         }
         if options.malloc_removal {
-            let stats = malloc_removal::remove_mallocs(program);
+            let (stats, changed) = malloc_removal::remove_mallocs_changed(program);
             report.malloc_removal.mallocs_removed += stats.mallocs_removed;
             report.malloc_removal.families += stats.families;
-            dirty = Some(simplify_all(program));
+            simplify_changed(program, &changed, &mut dirty);
             let summary = format!("{} mallocs removed", stats.mallocs_removed);
             if laps.lap(&mut report, "malloc_removal", summary) {
                 return report;
@@ -347,8 +347,8 @@ pub fn optimize_program_until(
         return report;
     }
     if options.global_egraph {
-        let s = global_egraph::global_egraph(program);
-        dirty = Some(simplify_all(program));
+        let (s, changed) = global_egraph::global_egraph_changed(program);
+        simplify_changed(program, &changed, &mut dirty);
         let summary = format!(
             "{} -> {} pure operations, {} computed once in a dominating block, {} placed outside their loop, {} rule fires, {} graphs skipped, {} with nothing to do",
             s.pure_ops_before, s.pure_ops_after, s.values_reused, s.ops_hoisted, s.rule_fires, s.graphs_skipped, s.graphs_unchanged
@@ -434,7 +434,7 @@ tally_by_fields! {
     OptStats { blocks, blocks_changed, ops_before, ops_after, rule_fires }
     global_egraph::GlobalStats {
         pure_ops_before, pure_ops_after, values_reused, ops_hoisted,
-        graphs_skipped, graphs_unchanged, rule_fires
+        graphs_skipped, graphs_unchanged, rule_fires, graphs_placed
     }
     constfold::ConstFoldStats { ops_folded, uses_replaced, branches_folded, blocks_removed }
     branch_facts::BranchFactStats { values_made_constant, switches_decided }
