@@ -381,6 +381,20 @@ impl<S: LowLevelStage> FunctionGraph<S> {
 }
 
 impl<S: Stage> FunctionGraph<S> {
+    /// The constants the graph uses as values: its operations' and links'
+    /// constant arguments, except the callee a `direct_call` names (a
+    /// function named anywhere else may be called indirectly).
+    pub fn constant_values(&self) -> impl Iterator<Item = &Constant> {
+        self.blocks.iter().flat_map(|b| {
+            let op_args = b.operations.iter().flat_map(|op| {
+                let callee = usize::from(op.opname == Opcode::DirectCall);
+                op.args.iter().skip(callee)
+            });
+            let link_args = b.exits.iter().flat_map(|l| l.args.iter());
+            op_args.chain(link_args).filter_map(Arg::as_const)
+        })
+    }
+
     /// A new graph with a start block taking `nparams` arguments, a return block
     /// and an except block, each variable carrying `info`.
     pub fn new(name: impl Into<String>, params: &[&str], info: S::VarInfo) -> Self {
@@ -826,6 +840,19 @@ pub struct Program<S: Stage> {
     pub facts: crate::annotation::ProgramFacts,
 }
 
+impl PrebuiltObject {
+    /// The fields and items of a low-level static (a struct or an array);
+    /// nothing for a high-level object.
+    pub fn static_items(&self) -> impl Iterator<Item = &Constant> {
+        let (fields, items): (&[(String, Constant)], &[Constant]) = match self {
+            PrebuiltObject::Struct { fields, items, .. } => (fields, items),
+            PrebuiltObject::Array { items, .. } => (&[], items),
+            _ => (&[], &[]),
+        };
+        fields.iter().map(|(_, c)| c).chain(items)
+    }
+}
+
 /// An object built while the program was imported, as the translation
 /// starts from it. Its items are constants, so objects may refer to each
 /// other (and to themselves) by `Constant::Prebuilt`.
@@ -975,38 +1002,17 @@ impl<S: Stage> Program<S> {
     /// static): the possible targets of an `indirect_call`.
     pub fn address_taken(&self) -> std::collections::BTreeSet<String> {
         let mut taken = std::collections::BTreeSet::new();
-        let mut note = |c: &Constant| {
+        let values = self
+            .graphs
+            .iter()
+            .flat_map(FunctionGraph::constant_values)
+            .chain(self.prebuilt.iter().flat_map(PrebuiltObject::static_items));
+        for c in values {
             // Most functions are named many times: copied only the first.
             if let Constant::Func(f) = c {
                 if !taken.contains(f) {
                     taken.insert(f.clone());
                 }
-            }
-        };
-        for g in &self.graphs {
-            for b in &g.blocks {
-                for op in &b.operations {
-                    let callee = usize::from(op.opname == Opcode::DirectCall);
-                    op.args
-                        .iter()
-                        .skip(callee)
-                        .filter_map(Arg::as_const)
-                        .for_each(&mut note);
-                }
-                for l in &b.exits {
-                    l.args.iter().filter_map(Arg::as_const).for_each(&mut note);
-                }
-            }
-        }
-        for obj in &self.prebuilt {
-            match obj {
-                PrebuiltObject::Struct { fields, items, .. } => fields
-                    .iter()
-                    .map(|(_, c)| c)
-                    .chain(items)
-                    .for_each(&mut note),
-                PrebuiltObject::Array { items, .. } => items.iter().for_each(&mut note),
-                _ => {}
             }
         }
         taken

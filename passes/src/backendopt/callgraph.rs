@@ -40,24 +40,15 @@ enum Site {
 /// functions are named many times, and the passes that build the call
 /// graph only ask whether a graph is in the set.
 pub(crate) fn address_taken<'p>(program: &'p Program<LowLevel>) -> HashSet<&'p str> {
+    let function = |c: &'p Constant| match c {
+        Constant::Func(f) => Some(f.as_str()),
+        _ => None,
+    };
     let mut taken: HashSet<&'p str> = program
         .graphs
         .par_iter()
         .fold(HashSet::default, |mut taken, g| {
-            let mut note = |a: &'p Arg| {
-                if let Arg::Const(Constant::Func(f)) = a {
-                    taken.insert(f.as_str());
-                }
-            };
-            for b in &g.blocks {
-                for op in &b.operations {
-                    let callee = usize::from(op.opname == Opcode::DirectCall);
-                    op.args.iter().skip(callee).for_each(&mut note);
-                }
-                for l in &b.exits {
-                    l.args.iter().for_each(&mut note);
-                }
-            }
+            taken.extend(g.constant_values().filter_map(function));
             taken
         })
         .reduce(HashSet::default, |mut a, b| {
@@ -67,22 +58,13 @@ pub(crate) fn address_taken<'p>(program: &'p Program<LowLevel>) -> HashSet<&'p s
             a.extend(b);
             a
         });
-    let mut note = |c: &'p Constant| {
-        if let Constant::Func(f) = c {
-            taken.insert(f.as_str());
-        }
-    };
-    for obj in &program.prebuilt {
-        match obj {
-            PrebuiltObject::Struct { fields, items, .. } => fields
-                .iter()
-                .map(|(_, c)| c)
-                .chain(items)
-                .for_each(&mut note),
-            PrebuiltObject::Array { items, .. } => items.iter().for_each(&mut note),
-            _ => {}
-        }
-    }
+    taken.extend(
+        program
+            .prebuilt
+            .iter()
+            .flat_map(PrebuiltObject::static_items)
+            .filter_map(function),
+    );
     taken
 }
 
