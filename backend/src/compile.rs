@@ -282,8 +282,12 @@ fn cc_command(opt_level: &str) -> (String, Command) {
     // An instance is used through pointers to its class's struct and to
     // its bases' (`cast_pointer` changes only the view), which C's
     // strict aliasing rule forbids: without this, -O2 reorders a store
-    // through one view past a load through the other (as PyPy's and
-    // CPython's builds, turn the rule off).
+    // through one view past a load through the other, so the rule is off,
+    // as in CPython's builds. (PyPy's GenC keeps it on: its subclass
+    // structs hold the base struct as their first member, `super`, and
+    // reach a base field through it, which the rule allows; rpy flattens
+    // the fields, and pays for it in loads gcc cannot keep in registers
+    // across a store of another type.)
     cmd.arg("-fno-strict-aliasing");
     cmd.args([
         "-Werror=int-conversion",
