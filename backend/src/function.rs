@@ -1038,7 +1038,7 @@ pub fn recursive_graphs(program: &Program<GcExplicit>) -> HashSet<String> {
     let taken = program.address_taken();
     let mut by_sig: HashMap<lltype::FuncSig, Vec<usize>> = HashMap::default();
     for (i, g) in graphs.iter().enumerate() {
-        if taken.contains(&g.name) {
+        if taken.contains(g.name.as_str()) {
             by_sig.entry(g.func_sig()).or_default().push(i);
         }
     }

@@ -999,23 +999,19 @@ impl<S: Stage> Program<S> {
 
     /// The graphs whose address is a value somewhere (an operation or link
     /// argument other than a `direct_call`'s callee, a field or item of a
-    /// static): the possible targets of an `indirect_call`.
-    pub fn address_taken(&self) -> std::collections::BTreeSet<String> {
-        let mut taken = std::collections::BTreeSet::new();
-        let values = self
-            .graphs
+    /// static): the possible targets of an `indirect_call`. Borrowed: most
+    /// functions are named many times, and every user only asks whether a
+    /// graph is in the set.
+    pub fn address_taken(&self) -> fxhash::FxHashSet<&str> {
+        self.graphs
             .iter()
             .flat_map(FunctionGraph::constant_values)
-            .chain(self.prebuilt.iter().flat_map(PrebuiltObject::static_items));
-        for c in values {
-            // Most functions are named many times: copied only the first.
-            if let Constant::Func(f) = c {
-                if !taken.contains(f) {
-                    taken.insert(f.clone());
-                }
-            }
-        }
-        taken
+            .chain(self.prebuilt.iter().flat_map(PrebuiltObject::static_items))
+            .filter_map(|c| match c {
+                Constant::Func(f) => Some(f.as_str()),
+                _ => None,
+            })
+            .collect()
     }
 
     pub fn graph(&self, name: &str) -> Option<&FunctionGraph<S>> {

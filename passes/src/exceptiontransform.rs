@@ -74,7 +74,7 @@ impl RaiseAnalysis {
         let taken_sigs: Vec<(String, FuncSig)> = program
             .graphs
             .iter()
-            .filter(|g| taken.contains(&g.name))
+            .filter(|g| taken.contains(g.name.as_str()))
             .map(|g| (g.name.clone(), g.func_sig().pointer_shape()))
             .collect();
         let ranges = handler_ranges(program);

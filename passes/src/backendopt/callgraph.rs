@@ -10,11 +10,11 @@
 //! called. Runtime
 //! functions (`Builtin` callees) are not graphs and make no edge.
 
-use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use fxhash::FxHashMap as HashMap;
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
 use rayon::prelude::*;
-use rpy_ir::graph::{Arg, Constant, LowLevel, PrebuiltObject, Program};
+use rpy_ir::graph::{Arg, Constant, LowLevel, Program};
 use rpy_ir::lltype::{FuncSig, LowLevelType};
 use rpy_ir::opcode::Opcode;
 use std::fmt::Write;
@@ -33,39 +33,6 @@ pub struct CallSites {
 enum Site {
     Direct(NodeIndex),
     Indirect(FuncSig),
-}
-
-/// The graphs whose address is taken, as `Program::address_taken` finds
-/// them, borrowed rather than copied and found on every core: most
-/// functions are named many times, and the passes that build the call
-/// graph only ask whether a graph is in the set.
-pub(crate) fn address_taken<'p>(program: &'p Program<LowLevel>) -> HashSet<&'p str> {
-    let function = |c: &'p Constant| match c {
-        Constant::Func(f) => Some(f.as_str()),
-        _ => None,
-    };
-    let mut taken: HashSet<&'p str> = program
-        .graphs
-        .par_iter()
-        .fold(HashSet::default, |mut taken, g| {
-            taken.extend(g.constant_values().filter_map(function));
-            taken
-        })
-        .reduce(HashSet::default, |mut a, b| {
-            if a.len() < b.len() {
-                return b.into_iter().chain(a).collect();
-            }
-            a.extend(b);
-            a
-        });
-    taken.extend(
-        program
-            .prebuilt
-            .iter()
-            .flat_map(PrebuiltObject::static_items)
-            .filter_map(function),
-    );
-    taken
 }
 
 pub struct CallGraph {
@@ -100,7 +67,7 @@ impl CallGraph {
             index.insert(g.name.clone(), graph.add_node(g.name.clone()));
         }
         let mut is_dispatch = vec![false; graph.node_count()];
-        let taken = address_taken(program);
+        let taken = program.address_taken();
         let mut by_sig: HashMap<FuncSig, Vec<NodeIndex>> = HashMap::default();
         for g in &program.graphs {
             if taken.contains(g.name.as_str()) {

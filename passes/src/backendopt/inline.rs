@@ -369,7 +369,7 @@ impl Callees<'_> {
 /// operation names) stays, and so does everything it reaches; so does a
 /// graph the collector calls (a `__del__` another one also calls).
 fn remove_inlined_graphs(program: &mut Program<LowLevel>, before: &CallGraph) -> usize {
-    let taken = super::callgraph::address_taken(program);
+    let taken = program.address_taken();
     // What each graph calls directly: an indirect call reaches only graphs
     // whose address is taken, and those are kept anyway.
     let position: HashMap<&str, usize> = program.graph_positions();
