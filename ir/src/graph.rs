@@ -981,6 +981,38 @@ impl JitDriverDecl {
 }
 
 impl<S: Stage> Program<S> {
+    /// This program with its graphs turned by `f` into another stage's
+    /// (`f` gets the program's path and sources too, for diagnostics); the
+    /// rest is kept as it is. The error `f` gives, if any.
+    pub fn try_with_graphs<T: Stage, E>(
+        self,
+        f: impl FnOnce(
+            Vec<FunctionGraph<S>>,
+            &str,
+            &crate::diag::SourceMap,
+        ) -> Result<Vec<FunctionGraph<T>>, E>,
+    ) -> Result<Program<T>, E> {
+        let Program {
+            path,
+            sources,
+            graphs,
+            entry,
+            types,
+            prebuilt,
+            facts,
+        } = self;
+        let graphs = f(graphs, &path, &sources)?;
+        Ok(Program {
+            path,
+            sources,
+            graphs,
+            entry,
+            types,
+            prebuilt,
+            facts,
+        })
+    }
+
     /// A diagnostic at `pos`: in its file, showing its source line; a
     /// program made without its sources (from the text form) names its
     /// `path`.

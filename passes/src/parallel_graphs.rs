@@ -22,27 +22,11 @@ where
     FunctionGraph<T>: Send,
     E: Send,
 {
-    let Program {
-        path,
-        sources,
-        graphs,
-        entry,
-        types,
-        prebuilt,
-        facts,
-    } = program;
-    let graphs: Vec<Result<FunctionGraph<T>, E>> = graphs
-        .into_par_iter()
-        .map(|g| f(&path, &sources, g))
-        .collect();
-    let graphs = graphs.into_iter().collect::<Result<_, _>>()?;
-    Ok(Program {
-        path,
-        sources,
-        graphs,
-        entry,
-        types,
-        prebuilt,
-        facts,
+    program.try_with_graphs(|graphs, path, sources| {
+        let graphs: Vec<Result<FunctionGraph<T>, E>> = graphs
+            .into_par_iter()
+            .map(|g| f(path, sources, g))
+            .collect();
+        graphs.into_iter().collect()
     })
 }

@@ -1848,52 +1848,39 @@ fn annotate_from(
             ))
         })?;
     let dropped = specialize::specialized_originals(&program);
-    let Program {
-        path,
-        sources,
-        mut graphs,
-        entry,
-        types,
-        prebuilt,
-        ..
-    } = program;
-    specialize::rewrite_calls(&mut graphs, &rewrites);
-    // Only what the entry point reaches is translated: a function only
-    // import time called (or nothing did) has no annotations to lower; a
-    // specialized function's original is never reached (its copies are).
-    let graphs = graphs
-        .into_iter()
-        .zip(ann)
-        .zip(reached)
-        .filter(|((g, _), reach)| {
-            reach.blocks.contains(&g.startblock) && !dropped.contains(&g.name)
-        })
-        .map(|((g, mut ann), reach)| {
-            // Each variable's annotation is taken, not copied. A helper's
-            // constants stay: its operations on types and the tests the
-            // annotator decided (`typeOf(l).TO._is_array`) are folded away
-            // when its pointer operations are lowered (`rtype::ptr`).
-            let mut g: FunctionGraph<Annotated> = g.map_stage(|v, _| {
-                match std::mem::replace(&mut ann[v.0 as usize], SomeValue::Impossible) {
-                    SomeValue::Const(k) if is_program => k.general(),
-                    other => other,
+    let mut annotated = program.try_with_graphs(|mut graphs, _, _| {
+        specialize::rewrite_calls(&mut graphs, &rewrites);
+        // Only what the entry point reaches is translated: a function only
+        // import time called (or nothing did) has no annotations to lower; a
+        // specialized function's original is never reached (its copies are).
+        let graphs: Vec<FunctionGraph<Annotated>> = graphs
+            .into_iter()
+            .zip(ann)
+            .zip(reached)
+            .filter(|((g, _), reach)| {
+                reach.blocks.contains(&g.startblock) && !dropped.contains(&g.name)
+            })
+            .map(|((g, mut ann), reach)| {
+                // Each variable's annotation is taken, not copied. A helper's
+                // constants stay: its operations on types and the tests the
+                // annotator decided (`typeOf(l).TO._is_array`) are folded away
+                // when its pointer operations are lowered (`rtype::ptr`).
+                let mut g: FunctionGraph<Annotated> = g.map_stage(|v, _| {
+                    match std::mem::replace(&mut ann[v.0 as usize], SomeValue::Impossible) {
+                        SomeValue::Const(k) if is_program => k.general(),
+                        other => other,
+                    }
+                });
+                if cut_dead_links(&mut g, &reach) {
+                    simplify_graph(&mut g);
                 }
-            });
-            if cut_dead_links(&mut g, &reach) {
-                simplify_graph(&mut g);
-            }
-            g
-        })
-        .collect();
-    Ok(Program {
-        path,
-        sources,
-        graphs,
-        entry,
-        types,
-        prebuilt,
-        facts,
-    })
+                g
+            })
+            .collect();
+        Ok::<_, Diagnostics>(graphs)
+    })?;
+    annotated.facts = facts;
+    Ok(annotated)
 }
 
 impl Annotator<'_> {
