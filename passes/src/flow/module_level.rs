@@ -206,14 +206,13 @@ impl FnBuilder<'_, '_> {
             return self.make_closure(s);
         }
         let key = (self.m.name.clone(), s.pos);
-        let constant_def = decorators.is_empty() && params.iter().all(|p| p.default.is_none());
-        if !self.module_body && self.class_body.is_none() && constant_def {
-            if let Some(graph) = self.m.program.graph_names.get(&key).cloned() {
-                self.store_name(name, Arg::Const(Constant::Func(graph)), s.pos);
+        if !self.module_body && self.class_body.is_none() {
+            let constant_def = decorators.is_empty() && params.iter().all(|p| p.default.is_none());
+            if let (true, Some(graph)) = (constant_def, self.m.program.graph_names.get(&key)) {
+                let value = Arg::Const(Constant::Func(graph.clone()));
+                self.store_name(name, value, s.pos);
                 return;
             }
-        }
-        if !self.module_body && self.class_body.is_none() {
             self.error(
                 s.pos,
                 format!(
