@@ -395,8 +395,8 @@ pub fn list_type_names(item: &LowLevelType) -> (String, String) {
 /// Adds the list struct and its items array for `item` to `types`; returns the
 /// list type name.
 pub fn add_list_type(types: &mut TypeTable, item: &LowLevelType) -> String {
-    let (list, array) = list_type_names(item);
-    types.insert(array.clone(), ContainerType::GcArray { item: item.clone() });
+    let list = list_type_names(item).0;
+    let array = add_fixed_list_type(types, item);
     types.insert(
         list.clone(),
         ContainerType::GcStruct {

@@ -200,10 +200,9 @@ impl FieldWrites {
         self.collector_calls
     }
 
-    /// Whether the call `op` (a `direct_call` or `indirect_call` in graph
-    /// `g`) may write field `field`.
-    /// The field names a call may write, found once for all the fields
-    /// asked about: `None` for any field.
+    /// The field names the call `args` (of a `direct_call` or
+    /// `indirect_call` in graph `g`) may write, found once for all the
+    /// fields asked about; `None` when it may write any field.
     fn call_writes(&self, g: &G, args: &[Arg]) -> Option<&HashSet<String>> {
         static NOTHING: std::sync::OnceLock<HashSet<String>> = std::sync::OnceLock::new();
         let nothing = || NOTHING.get_or_init(HashSet::default);
@@ -214,6 +213,8 @@ impl FieldWrites {
                 nothing()
             }),
             Some(Arg::Const(Constant::Func(f))) => self.writes.get(f),
+            // Any graph of the pointer's shape whose address is taken (none:
+            // the call reaches no graph of the program).
             Some(Arg::Var(v)) => match g.info(*v) {
                 LowLevelType::FuncPtr(sig) => Some(
                     self.dispatch
@@ -226,26 +227,9 @@ impl FieldWrites {
         }
     }
 
+    /// Whether the call `args` may write field `field`.
     pub(super) fn call_may_write(&self, g: &G, args: &[Arg], field: &str) -> bool {
-        match args.first() {
-            Some(Arg::Const(Constant::Builtin(b))) => {
-                b == GC_COLLECT_NOW && self.collector_writes.contains(field)
-            }
-            Some(Arg::Const(Constant::Func(f))) => match self.writes.get(f) {
-                Some(w) => w.contains(field),
-                None => true,
-            },
-            // Any graph of the pointer's shape whose address is taken (none:
-            // the call reaches no graph of the program).
-            Some(Arg::Var(v)) => match g.info(*v) {
-                LowLevelType::FuncPtr(sig) => self
-                    .dispatch
-                    .get(&sig.pointer_shape())
-                    .is_some_and(|w| w.contains(field)),
-                _ => true,
-            },
-            _ => true,
-        }
+        self.call_writes(g, args).is_none_or(|w| w.contains(field))
     }
 }
 
