@@ -213,10 +213,15 @@ pub fn compile_c_linking(
     opt_level: &str,
     link: &[String],
 ) -> Result<(), String> {
+    let sources = [("program.c".to_string(), c_source.to_string())];
+    // C of unknown origin may use a struct through another's pointer.
     build(
-        &[("program.c".to_string(), c_source.to_string())],
+        &sources,
         output,
-        opt_level,
+        &CcOptions {
+            opt_level,
+            strict_aliasing: false,
+        },
         link,
         1,
     )
@@ -261,34 +266,48 @@ pub fn compile_units(
     link: &[String],
     jobs: usize,
 ) -> Result<(), String> {
-    if n <= 1 {
-        return compile_c_linking(&c.single_file(), output, opt_level, link);
-    }
-    build(&c.units(n), output, opt_level, link, jobs)
+    let options = CcOptions {
+        opt_level,
+        strict_aliasing: c.strict_aliasing(),
+    };
+    let sources = if n <= 1 {
+        vec![("program.c".to_string(), c.single_file())]
+    } else {
+        c.units(n)
+    };
+    build(&sources, output, &options, link, jobs)
+}
+
+/// The options of one build's compiles: the optimization level as given
+/// ("-O2"; empty for none) and the aliasing rule.
+struct CcOptions<'a> {
+    opt_level: &'a str,
+    strict_aliasing: bool,
 }
 
 /// The C compiler's command, with the options every compile takes.
-fn cc_command(opt_level: &str) -> (String, Command) {
+fn cc_command(options: &CcOptions) -> (String, Command) {
     let cc = std::env::var("CC").unwrap_or_default();
     let mut words = cc.split_whitespace();
     let program = words.next().unwrap_or("cc").to_string();
     let mut cmd = Command::new(&program);
     cmd.args(words);
-    if !opt_level.is_empty() {
-        cmd.arg(opt_level);
+    if !options.opt_level.is_empty() {
+        cmd.arg(options.opt_level);
+    }
+    // An instance is used through pointers to its class's struct and to
+    // its bases' (`cast_pointer` changes only the view). GenC reaches each
+    // field through one struct whatever the view (`aliasing`), which keeps
+    // C's strict aliasing rule sound, as PyPy's builds keep it on; a
+    // program with a view GenC cannot cover that way is compiled without
+    // the rule, as is C that GenC did not make.
+    if options.strict_aliasing {
+        cmd.arg("-fstrict-aliasing");
+    } else {
+        cmd.arg("-fno-strict-aliasing");
     }
     // A type mismatch in the generated C is a bug of an earlier stage: fail
     // instead of building a program that misbehaves.
-    // An instance is used through pointers to its class's struct and to
-    // its bases' (`cast_pointer` changes only the view), which C's
-    // strict aliasing rule forbids: without this, -O2 reorders a store
-    // through one view past a load through the other, so the rule is off,
-    // as in CPython's builds. (PyPy's GenC keeps it on: its subclass
-    // structs hold the base struct as their first member, `super`, and
-    // reach a base field through it, which the rule allows; rpy flattens
-    // the fields, and pays for it in loads gcc cannot keep in registers
-    // across a store of another type.)
-    cmd.arg("-fno-strict-aliasing");
     cmd.args([
         "-Werror=int-conversion",
         "-Werror=incompatible-pointer-types",
@@ -334,7 +353,7 @@ fn run_cc(program: &str, mut cmd: Command) -> Result<(), String> {
 fn build(
     sources: &[(String, String)],
     output: &Path,
-    opt_level: &str,
+    options: &CcOptions,
     link: &[String],
     jobs: usize,
 ) -> Result<(), String> {
@@ -375,7 +394,7 @@ fn build(
     }
 
     let result = if let [unit] = units[..] {
-        let (program, mut cmd) = cc_command(opt_level);
+        let (program, mut cmd) = cc_command(options);
         cmd.arg("-o")
             .arg(&tmp_out)
             .arg(dir.path.join(unit))
@@ -383,8 +402,8 @@ fn build(
             .arg("-lm");
         run_cc(&program, cmd)
     } else {
-        compile_in_parallel(&dir.path, &units, &objects, opt_level, jobs).and_then(|()| {
-            let (program, mut cmd) = cc_command(opt_level);
+        compile_in_parallel(&dir.path, &units, &objects, options, jobs).and_then(|()| {
+            let (program, mut cmd) = cc_command(options);
             cmd.arg("-o").arg(&tmp_out);
             cmd.args(objects.iter().map(|o| dir.path.join(o)));
             cmd.args(link).arg("-lm");
@@ -411,7 +430,7 @@ fn compile_in_parallel(
     dir: &Path,
     units: &[&str],
     objects: &[String],
-    opt_level: &str,
+    options: &CcOptions,
     jobs: usize,
 ) -> Result<(), String> {
     let next = AtomicUsize::new(0);
@@ -425,7 +444,7 @@ fn compile_in_parallel(
                 if i >= units.len() || failed.load(Ordering::SeqCst) {
                     break;
                 }
-                let (program, mut cmd) = cc_command(opt_level);
+                let (program, mut cmd) = cc_command(options);
                 cmd.arg("-c")
                     .arg("-o")
                     .arg(dir.join(&objects[i]))

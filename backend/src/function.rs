@@ -45,6 +45,9 @@ pub struct Context<'a> {
     /// With `--jit`: the JitDrivers' portals, by name (their merge points
     /// and loop ends call the JIT's runtime).
     pub portals: &'a [String],
+    /// The pointer views the generated code takes, for the strict
+    /// aliasing rule.
+    pub views: &'a crate::aliasing::Views,
 }
 
 /// The C expression of a constant used where a value of type `want` is
@@ -99,6 +102,8 @@ pub(crate) fn constant_expr(
                 Some(t @ T::Ptr(_)) => t.clone(),
                 _ => T::Ptr(ty.clone()),
             };
+            cx.views
+                .note_cast(&cx.types.table, &T::Ptr(ty.clone()), &target);
             format!("(({})&{var})", c_type(&target, cx.types))
         }
         (
@@ -552,19 +557,18 @@ impl<'a> FuncGen<'a> {
                 if fty == T::Void {
                     return Ok(());
                 }
-                let member = self
+                let lvalue = self
                     .cx
                     .types
-                    .member(&tname, field)
-                    .unwrap_or("?")
-                    .to_string();
+                    .field_lvalue(&p, &tname, field)
+                    .unwrap_or_else(|| format!("{p}->?"));
                 if name == Opcode::Getfield {
                     if rty != T::Void {
-                        self.assign(op, format!("{p}->{member}"));
+                        self.assign(op, lvalue);
                     }
                 } else {
                     let v = self.value(&op.args[2], Some(&fty), pos)?;
-                    let _ = writeln!(self.out, "    {p}->{member} = {v};");
+                    let _ = writeln!(self.out, "    {lvalue} = {v};");
                 }
             }
             Opcode::Getarrayitem | Opcode::Setarrayitem | Opcode::Getarraysize => {
@@ -604,6 +608,9 @@ impl<'a> FuncGen<'a> {
             Opcode::IndirectCall => self.indirect_call(op)?,
             Opcode::CastPointer => {
                 self.nargs(op, 1)?;
+                if let Some(from) = self.arg_type(&op.args[0]) {
+                    self.cx.views.note_cast(&self.cx.types.table, &from, &rty);
+                }
                 let p = self.value(&op.args[0], Some(&rty), pos)?;
                 let ct = c_type(&rty, self.cx.types);
                 self.assign(op, format!("(({ct}){p})"));

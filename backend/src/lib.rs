@@ -40,6 +40,7 @@
 //!   signature whose address is taken) check the stack depth on entry (fatal
 //!   `RecursionError` instead of a crash).
 
+mod aliasing;
 mod collector_calls;
 mod compile;
 mod function;
@@ -195,6 +196,9 @@ pub struct GeneratedC {
     statics: statics::Statics,
     /// The JIT's data and wrappers, then `main()`.
     tail: String,
+    /// Whether every pointer view of the program keeps C's strict aliasing
+    /// rule usable (`aliasing`).
+    strict_aliasing: bool,
 }
 
 /// The name of the common header of a program compiled in several units.
@@ -225,6 +229,11 @@ impl GeneratedC {
         }
         out.push_str(&self.tail);
         out
+    }
+
+    /// Whether the program may be compiled under C's strict aliasing rule.
+    pub fn strict_aliasing(&self) -> bool {
+        self.strict_aliasing
     }
 
     /// The size of the C the units hold apart from the header, for
@@ -401,6 +410,7 @@ pub fn generate_c_with_jit(
     let recursive = function::recursive_graphs(program);
     let static_names = statics::static_names(&program.prebuilt);
     let portals: Vec<String> = jit.map_or(Vec::new(), |j| j.codes.portals.clone());
+    let views = aliasing::Views::default();
     let cx = Context {
         path: &program.path,
         sources: &program.sources,
@@ -409,6 +419,7 @@ pub fn generate_c_with_jit(
         recursive: &recursive,
         statics: &static_names,
         portals: &portals,
+        views: &views,
     };
     let mut pool = StringPool::default();
     let statics = statics::emit_statics(&cx, &mut pool, &program.prebuilt).map_err(fail)?;
@@ -481,6 +492,7 @@ pub fn generate_c_with_jit(
         functions,
         statics,
         tail,
+        strict_aliasing: views.allow_strict_aliasing(),
     })
 }
 
@@ -499,17 +511,13 @@ fn exc_message_expr(types: &Types) -> String {
             if fields.first().is_some_and(|f| f.0 == lltype::TYPEPTR)
                 && fields.get(1) == Some(&message) =>
         {
-            Some((
-                types.struct_tag(name),
-                types.member(name, lltype::EXC_MESSAGE)?,
-            ))
+            let p = format!("((struct {} *)rpy_exc_value)", types.struct_tag(name));
+            types.field_lvalue(&p, name, lltype::EXC_MESSAGE)
         }
         _ => None,
     });
     match through {
-        Some((tag, member)) => {
-            format!("rpy_exc_value == NULL ? NULL : ((struct {tag} *)rpy_exc_value)->{member}")
-        }
+        Some(message) => format!("rpy_exc_value == NULL ? NULL : {message}"),
         None => "NULL".into(),
     }
 }
@@ -517,12 +525,12 @@ fn exc_message_expr(types: &Types) -> String {
 /// The C expressions of the pending exception's class name and message;
 /// `None` for a program without the root vtable, which has no exceptions.
 fn pending_exception_exprs(types: &Types) -> Option<(String, String)> {
-    let name = types.member(lltype::OBJECT_VTABLE, lltype::CLASS_NAME)?;
+    let vtable = format!(
+        "((struct {} *)rpy_exc_type)",
+        types.struct_tag(lltype::OBJECT_VTABLE)
+    );
     Some((
-        format!(
-            "((struct {} *)rpy_exc_type)->{name}",
-            types.struct_tag(lltype::OBJECT_VTABLE)
-        ),
+        types.field_lvalue(&vtable, lltype::OBJECT_VTABLE, lltype::CLASS_NAME)?,
         exc_message_expr(types),
     ))
 }

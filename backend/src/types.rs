@@ -60,6 +60,9 @@ pub struct Types {
     fn_index: fxhash::FxHashMap<FuncSig, usize>,
     /// Type name -> the collector's type id (its rank in `table`, from 1).
     ids: fxhash::FxHashMap<String, usize>,
+    /// Type name -> field -> the struct the field is accessed through,
+    /// where that is another type (`aliasing::field_owners`).
+    owners: fxhash::FxHashMap<String, fxhash::FxHashMap<String, String>>,
 }
 
 /// Adds the function signatures in `t` to `out`, inner ones first, and the
@@ -175,6 +178,7 @@ impl Types {
             .map(|(i, k)| (k.clone(), i + 1))
             .collect();
         let tag_index = tags.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        let owners = crate::aliasing::field_owners(&table);
         Ok(Types {
             table,
             tags,
@@ -183,6 +187,7 @@ impl Types {
             fn_types,
             fn_index,
             ids,
+            owners,
         })
     }
 
@@ -208,6 +213,20 @@ impl Types {
     /// The C member of field `field` of type `name`.
     pub fn member(&self, name: &str, field: &str) -> Option<&str> {
         self.members.get(name)?.get(field).map(|s| s.as_str())
+    }
+
+    /// The C lvalue of field `field` of the struct `p` points to, a
+    /// `name`: through the field's owner's struct where that is another
+    /// (see `aliasing`), so every access to the field has one C type.
+    pub fn field_lvalue(&self, p: &str, name: &str, field: &str) -> Option<String> {
+        match self.owners.get(name).and_then(|o| o.get(field)) {
+            Some(owner) => Some(format!(
+                "((struct {} *){p})->{}",
+                self.struct_tag(owner),
+                self.member(owner, field)?
+            )),
+            None => Some(format!("{p}->{}", self.member(name, field)?)),
+        }
     }
 
     /// Forward declarations of every struct, then the definitions of the
