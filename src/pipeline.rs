@@ -529,6 +529,20 @@ pub fn run_until_with(
     result
 }
 
+/// `run_until`, also handing `each` the output of every stage of the way
+/// (the chain to `stop`, and `stop`), in order: one run for what `rpy show
+/// --stage` would give for each of them.
+pub fn run_until_each(
+    src: &Source,
+    stop: StageName,
+    timings: &mut Timings,
+    each: &mut dyn FnMut(StageName, &StageOutput),
+) -> Result<StageOutput, Diagnostics> {
+    let result = run_stages_each(src, stop, timings, &BackendoptOptions::default(), each);
+    timings.finished();
+    result
+}
+
 /// `run_until` but for clearing the progress line at the end: the walk of
 /// `STAGES` up to `stop`, past the branches not asked for.
 fn run_stages(
@@ -536,6 +550,17 @@ fn run_stages(
     stop: StageName,
     timings: &mut Timings,
     options: &BackendoptOptions,
+) -> Result<StageOutput, Diagnostics> {
+    run_stages_each(src, stop, timings, options, &mut |_, _| {})
+}
+
+/// [`run_stages`], handing `each` every stage's output on the way.
+fn run_stages_each(
+    src: &Source,
+    stop: StageName,
+    timings: &mut Timings,
+    options: &BackendoptOptions,
+    each: &mut dyn FnMut(StageName, &StageOutput),
 ) -> Result<StageOutput, Diagnostics> {
     let last = stop.def();
     let mut run = Run {
@@ -560,6 +585,7 @@ fn run_stages(
             "{} gave what its entry says",
             def.name
         );
+        each(def.stage, &out);
         if std::ptr::eq(def, last) {
             return Ok(out);
         }

@@ -4,16 +4,17 @@
 
 mod support;
 
-use rpy::pipeline::{run_until, StageName, Timings};
+use rpy::pipeline::{run_until_each, StageName, StageOutput, Timings};
 use std::process::Command;
 
 #[test]
 fn stage_snapshots() {
     for p in support::programs() {
-        let src = p.source();
-        for stage in StageName::chain().filter(|&s| p.reaches(s)) {
-            let out = run_until(&src, stage, &mut Timings::default())
-                .unwrap_or_else(|d| panic!("{}: {d}", p.name));
+        let Some(last) = StageName::chain().filter(|&s| p.reaches(s)).last() else {
+            continue;
+        };
+        // One run, each stage's output snapshotted as it passes.
+        let mut check = |stage: StageName, out: &StageOutput| {
             let text = out.to_text(None).unwrap();
             insta::with_settings!({
                 snapshot_path => support::root().join("snapshots"),
@@ -22,7 +23,9 @@ fn stage_snapshots() {
             }, {
                 insta::assert_snapshot!(format!("{}__{}", p.name, stage.name()), text);
             });
-        }
+        };
+        run_until_each(&p.source(), last, &mut Timings::default(), &mut check)
+            .unwrap_or_else(|d| panic!("{}: {d}", p.name));
     }
 }
 
