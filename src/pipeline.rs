@@ -195,6 +195,8 @@ fn drop_in_background<T: Send + 'static>(value: T) {
 }
 
 fn annotate(input: Option<StageOutput>, run: &mut Run) -> Result<StageOutput, Diagnostics> {
+    // The rtyper's helper library is read while the program annotates.
+    rpy_passes::rtype::lowlevel_helpers::read_library_in_background();
     let annotated = rpy_passes::annotate::annotate(take!(input, Flow), run.src.dialect)?;
     Ok(StageOutput::Annotated(annotated))
 }

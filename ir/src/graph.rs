@@ -789,6 +789,37 @@ impl<S: Stage> FunctionGraph<S> {
     }
 }
 
+impl<S: Stage> FunctionGraph<S> {
+    /// A copy of this graph in another stage, each variable's info what
+    /// `f` computes from its info here: `clone().map_stage(f)` without
+    /// copying the infos it replaces (the rtyper reads every annotated
+    /// graph this way, and an annotation may hold long sets of names).
+    pub fn map_stage_ref<T: Stage>(
+        &self,
+        mut f: impl FnMut(Var, &S::VarInfo) -> T::VarInfo,
+    ) -> FunctionGraph<T> {
+        let vars = self
+            .vars
+            .iter()
+            .enumerate()
+            .map(|(i, d)| VarData {
+                info: f(Var(i as u32), &d.info),
+                name: d.name.clone(),
+            })
+            .collect();
+        FunctionGraph {
+            name: self.name.clone(),
+            pos: self.pos,
+            blocks: self.blocks.clone(),
+            vars,
+            startblock: self.startblock,
+            returnblock: self.returnblock,
+            exceptblock: self.exceptblock,
+            hints: self.hints.clone(),
+        }
+    }
+}
+
 /// Numbers variables in order of first appearance.
 struct Renumber<'a, S: Stage> {
     old: &'a [VarData<S>],

@@ -395,7 +395,12 @@ pub fn list_type_names(item: &LowLevelType) -> (String, String) {
 /// Adds the list struct and its items array for `item` to `types`; returns the
 /// list type name.
 pub fn add_list_type(types: &mut TypeTable, item: &LowLevelType) -> String {
-    let list = list_type_names(item).0;
+    let (list, array) = list_type_names(item);
+    // The rtyper asks for a list's type at every variable holding one:
+    // most times it is there already, and would be made again the same.
+    if types.contains_key(&list) && types.contains_key(&array) {
+        return list;
+    }
     let array = add_fixed_list_type(types, item);
     types.insert(
         list.clone(),
@@ -415,7 +420,9 @@ pub fn add_list_type(types: &mut TypeTable, item: &LowLevelType) -> String {
 /// original's FixedSizeListRepr); returns its name.
 pub fn add_fixed_list_type(types: &mut TypeTable, item: &LowLevelType) -> String {
     let array = list_type_names(item).1;
-    types.insert(array.clone(), ContainerType::GcArray { item: item.clone() });
+    if !types.contains_key(&array) {
+        types.insert(array.clone(), ContainerType::GcArray { item: item.clone() });
+    }
     array
 }
 

@@ -356,6 +356,7 @@ impl<'p> Annotator<'p> {
         copies: specialize::Copies,
         memo_table: specialize::MemoTable,
         entry: Entry,
+        record_provenance: bool,
     ) -> Annotator<'p> {
         Annotator {
             program,
@@ -368,7 +369,7 @@ impl<'p> Annotator<'p> {
                 .map(|g| vec![SomeValue::Impossible; g.vars.len()])
                 .collect(),
             containers: Containers::default(),
-            provenance: Provenance::new(program),
+            provenance: Provenance::new(program, record_provenance),
             pending: VecDeque::new(),
             queued: BTreeSet::new(),
             flowed: BTreeSet::new(),
@@ -614,8 +615,8 @@ impl<'p> Annotator<'p> {
             return Err(self.conflict((g, var), &old, value, &origin, what()));
         };
         let changed = new != old;
-        if changed || self.provenance.of((g, var)).is_empty() {
-            self.provenance.record((g, var), value.clone(), origin);
+        if changed || !self.provenance.has_any((g, var)) {
+            self.provenance.record((g, var), value, origin);
         }
         self.ann[g][var.0 as usize] = new;
         Ok(changed)
@@ -628,7 +629,7 @@ impl<'p> Annotator<'p> {
     /// before making the origin `generalize` takes.
     fn unchanged(&self, (g, var): GraphVar, value: &SomeValue) -> bool {
         let old = self.containers.resolve_cow(&self.ann[g][var.0 as usize]);
-        *value == *old && !self.provenance.of((g, var)).is_empty()
+        *value == *old && self.provenance.has_any((g, var))
     }
 
     /// "x is an int here (line 3: ...) and a str here (line 5: ...)".
@@ -1884,6 +1885,23 @@ fn annotate_from(
 }
 
 impl Annotator<'_> {
+    /// Whether this round of annotation ends in an error `annotate_from`
+    /// reports (which the provenance explains): it stopped, errors remain,
+    /// or the program's entry point returns no int. A round that needs
+    /// more copies is no failure yet (the next round annotates again).
+    fn fails(&self, entry: &Entry, started: &Result<usize, Diagnostics>) -> bool {
+        let last = self.requested.is_empty() && !self.memo_objects_pending();
+        match started {
+            Err(_) => true,
+            Ok(_) if !last => false,
+            Ok(e) => {
+                self.remaining_errors().is_some()
+                    || (matches!(entry, Entry::Program)
+                        && self.check_entry_returns_int(*e).is_err())
+            }
+        }
+    }
+
     /// The entry point's result is the exit status: an int (or a bool).
     fn check_entry_returns_int(&self, entry: usize) -> Result<(), Diagnostics> {
         let entry_graph = self.graph(entry);

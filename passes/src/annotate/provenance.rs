@@ -68,36 +68,72 @@ pub struct Contribution {
 }
 
 /// The contributions to every variable of every graph, in the order they
-/// were made.
+/// were made; or, when not recording them, only which variables received
+/// any (what the annotator itself asks: `has_any`). The contributions are
+/// only read to explain an error or a variable, and copying every value
+/// that reached every variable was about a sixth of annotating a
+/// class-heavy program (method sets of hundreds of names, and the memory
+/// they fill), so a translation annotates without them and again with
+/// them only when it fails (`specialize::with_known_copies`).
 #[derive(Clone, Debug, Default)]
 pub struct Provenance {
     contributions: Vec<Vec<Vec<Contribution>>>,
+    /// When not recording: whether each variable received a value.
+    received: Vec<Vec<bool>>,
+    recording: bool,
 }
 
 /// A variable of one graph.
 pub type GraphVar = (usize, Var);
 
 impl Provenance {
-    pub fn new(program: &Program<Flow>) -> Provenance {
-        Provenance {
-            contributions: program
-                .graphs
-                .iter()
-                .map(|g| vec![Vec::new(); g.vars.len()])
-                .collect(),
+    pub fn new(program: &Program<Flow>, recording: bool) -> Provenance {
+        let graphs = program.graphs.iter();
+        if recording {
+            Provenance {
+                contributions: graphs.map(|g| vec![Vec::new(); g.vars.len()]).collect(),
+                received: Vec::new(),
+                recording,
+            }
+        } else {
+            Provenance {
+                contributions: Vec::new(),
+                received: graphs.map(|g| vec![false; g.vars.len()]).collect(),
+                recording,
+            }
         }
     }
 
-    pub fn record(&mut self, (g, v): GraphVar, value: SomeValue, origin: Origin) {
+    pub fn record(&mut self, (g, v): GraphVar, value: &SomeValue, origin: Origin) {
+        if !self.recording {
+            self.received[g][v.0 as usize] = true;
+            return;
+        }
         let list = &mut self.contributions[g][v.0 as usize];
         // A reflow that brings the same value by the same way adds nothing.
-        if !list.iter().any(|c| c.value == value && c.origin == origin) {
-            list.push(Contribution { value, origin });
+        if !list.iter().any(|c| c.value == *value && c.origin == origin) {
+            list.push(Contribution {
+                value: value.clone(),
+                origin,
+            });
         }
     }
 
+    /// Whether any value reached `(g, v)` (recorded or not).
+    pub fn has_any(&self, (g, v): GraphVar) -> bool {
+        if self.recording {
+            !self.contributions[g][v.0 as usize].is_empty()
+        } else {
+            self.received[g][v.0 as usize]
+        }
+    }
+
+    /// The contributions to `(g, v)`; none when not recording.
     pub fn of(&self, (g, v): GraphVar) -> &[Contribution] {
-        &self.contributions[g][v.0 as usize]
+        match self.contributions.get(g) {
+            Some(vars) => &vars[v.0 as usize],
+            None => &[],
+        }
     }
 
     /// Follows `origin` back through links and calls to the operation, constant

@@ -753,7 +753,7 @@ impl<'p> Annotator<'p> {
 
     /// Did memo functions build objects the program's prebuilt table does
     /// not have yet (added before the next round)?
-    fn memo_objects_pending(&self) -> bool {
+    pub(super) fn memo_objects_pending(&self) -> bool {
         self.memo_runner
             .as_ref()
             .is_some_and(|r| r.table.objects.len() > self.program.prebuilt.len())
@@ -789,7 +789,7 @@ pub(super) fn with_copies<R>(
     entry: &super::Entry,
     finish: impl FnOnce(&mut Annotator<'_>, Result<usize, Diagnostics>, usize) -> R,
 ) -> R {
-    with_known_copies(program, dialect, entry, None, finish)
+    annotate_in_rounds(program, dialect, entry, None, true, finish)
 }
 
 /// What earlier annotations found of copies: for each copy's graph name,
@@ -820,21 +820,63 @@ impl KnownCopies {
 /// `with_copies`, adding with each copy a round asks for the copies
 /// `known` says it calls (and theirs), so that one more round annotates
 /// them all instead of one more round per level of calls; and recording
-/// in `known` what the last round's copies call.
+/// in `known` what the last round's copies call. The provenance is
+/// recorded only for a round that fails (see `annotate_in_rounds`): only
+/// errors read it.
 pub(super) fn with_known_copies<R>(
     program: &mut Program<Flow>,
     dialect: Dialect,
     entry: &super::Entry,
+    known: Option<&mut KnownCopies>,
+    finish: impl FnOnce(&mut Annotator<'_>, Result<usize, Diagnostics>, usize) -> R,
+) -> R {
+    annotate_in_rounds(program, dialect, entry, known, false, finish)
+}
+
+/// `with_known_copies`, recording the provenance in every round when
+/// `always_provenance` (`with_copies`: for `explain`, which reads it of a
+/// program that annotates).
+fn annotate_in_rounds<R>(
+    program: &mut Program<Flow>,
+    dialect: Dialect,
+    entry: &super::Entry,
     mut known: Option<&mut KnownCopies>,
+    always_provenance: bool,
     finish: impl FnOnce(&mut Annotator<'_>, Result<usize, Diagnostics>, usize) -> R,
 ) -> R {
     let mut copies = Copies::new();
     let mut memo_table = MemoTable::new();
     for round in 1.. {
         let (requested, built) = {
-            let mut a = Annotator::new(program, dialect, copies.clone(), memo_table, entry.clone());
+            // Without `always_provenance` the contributions are recorded
+            // only when a round fails, by annotating it again (the same
+            // program, copies and memo table give the same annotation):
+            // only errors read them.
+            let memo_again = (!always_provenance).then(|| memo_table.clone());
+            let mut a = Annotator::new(
+                program,
+                dialect,
+                copies.clone(),
+                memo_table,
+                entry.clone(),
+                always_provenance,
+            );
             a.known_results = known.as_ref().map(|k| Arc::clone(&k.results));
-            let started = a.start();
+            let mut started = a.start();
+            if let Some(memo_again) = memo_again {
+                if a.fails(entry, &started) {
+                    a = Annotator::new(
+                        program,
+                        dialect,
+                        copies.clone(),
+                        memo_again,
+                        entry.clone(),
+                        true,
+                    );
+                    a.known_results = known.as_ref().map(|k| Arc::clone(&k.results));
+                    started = a.start();
+                }
+            }
             if (a.requested.is_empty() && !a.memo_objects_pending()) || started.is_err() {
                 // Dropped first, so that recording does not copy the map.
                 a.known_results = None;

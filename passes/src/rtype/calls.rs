@@ -18,7 +18,8 @@ impl GraphTyper<'_, '_, '_> {
         }
         let callee = &op.args[0];
         let args = &op.args[1..];
-        let descs = match self.annotation(callee) {
+        let annotation = self.annotation_ref(callee);
+        let descs = match &*annotation {
             SomeValue::Pbc { descs, .. } => descs,
             _ => return Ok(false),
         };

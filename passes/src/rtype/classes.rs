@@ -237,11 +237,13 @@ impl ClassTable {
     /// lookup, depth first through the bases, left to right.
     pub fn class_attr(&self, class: &str, name: &str) -> Option<&Constant> {
         let mut stack = vec![class];
-        let mut seen = BTreeSet::new();
+        // A class has few ancestors: a list is quicker than a set.
+        let mut seen = Vec::new();
         while let Some(c) = stack.pop() {
-            if !seen.insert(c) {
+            if seen.contains(&c) {
                 continue;
             }
+            seen.push(c);
             if let Some((_, v)) = self
                 .own_attrs
                 .get(c)
@@ -283,11 +285,40 @@ impl ClassTable {
         out
     }
 
+    /// Whether instances of `class` see a class attribute `attr`: one of
+    /// `visible_attr_names`, found without collecting them (every
+    /// attribute read of the program asks, through `note_read`).
+    fn sees_attr(&self, class: &str, attr: &str) -> bool {
+        let mut stack = vec![class];
+        let mut seen = Vec::new();
+        while let Some(c) = stack.pop() {
+            if seen.contains(&c) {
+                continue;
+            }
+            seen.push(c);
+            if self
+                .own_attrs
+                .get(c)
+                .is_some_and(|attrs| attrs.iter().any(|(n, _)| n == attr))
+                || self
+                    .read_on
+                    .get(c)
+                    .is_some_and(|attrs| attrs.contains(attr))
+            {
+                return true;
+            }
+            if let Some(bases) = self.all_bases.get(c) {
+                stack.extend(bases.iter().map(String::as_str));
+            }
+        }
+        false
+    }
+
     /// Records that code reads `attr` on instances of `class`: when
     /// `class` and its bases do not define it but a subclass does, `class`
     /// gets its slot (see `read_on`).
     pub fn note_read(&mut self, class: &str, attr: &str) {
-        if self.visible_attr_names(class).contains(attr) {
+        if self.sees_attr(class, attr) {
             return;
         }
         let defined_below = self.subtree(class).iter().any(|c| {

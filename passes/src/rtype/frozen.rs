@@ -302,7 +302,7 @@ impl GraphTyper<'_, '_, '_> {
             .ok_or("frozen objects of no family")?;
         let object = op.args[0].clone();
         let want = self.graph.info(op.result).clone();
-        if is_frozen_method(&self.annotation(&Arg::Var(op.result))) {
+        if is_frozen_method(&self.annotation_ref(&Arg::Var(op.result))) {
             let from = self.type_of(&object);
             self.finish((object, from), Some((op.result, want)))?;
             return Ok(());

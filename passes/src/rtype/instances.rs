@@ -38,9 +38,9 @@ impl GraphTyper<'_, '_, '_> {
     /// Lowers an operation on an instance or a class; false when `op` is
     /// none.
     pub(super) fn lower_instance_op(&mut self, op: &SpaceOperation) -> Result<bool, String> {
-        let first = op.args.first().map(|a| self.annotation(a));
+        let first = op.args.first().map(|a| self.annotation_ref(a));
         let subject = first
-            .as_ref()
+            .as_deref()
             .and_then(|a| instance_class(a, &self.rt.classes));
         match (op.opname, &subject) {
             (Opcode::Getattr, Some((class, _))) => {
@@ -88,10 +88,10 @@ impl GraphTyper<'_, '_, '_> {
         op: &SpaceOperation,
     ) -> Result<(), String> {
         let object = op.args[0].clone();
-        let result = self.annotation(&Arg::Var(op.result));
+        let result = self.annotation_ref(&Arg::Var(op.result));
         let want = self.graph.info(op.result).clone();
         // A method: the bound method is its receiver.
-        if let SomeValue::Pbc { descs, .. } = &result {
+        if let SomeValue::Pbc { descs, .. } = &*result {
             if descs.iter().all(|d| matches!(d, Desc::Method { .. })) && !descs.is_empty() {
                 let from = self.type_of(&object);
                 self.finish((object, from), Some((op.result, want)))?;

@@ -126,6 +126,22 @@ fn library() -> Result<&'static Program<Flow>, String> {
         .map_err(Clone::clone)
 }
 
+/// Starts reading the helper modules on another thread, when no
+/// translation of this process has yet: a caller that knows helpers will
+/// be wanted (the pipeline, as the annotator starts) gets them read
+/// while it works, instead of the rtyper's first helper waiting for it
+/// (about a tenth of the rtyper's time on a class-heavy program). A
+/// helper asked for before it is done waits for it (`OnceLock`).
+pub fn read_library_in_background() {
+    if LIBRARY.get().is_none() {
+        std::thread::spawn(|| {
+            if let Ok(library) = library() {
+                call_index(library);
+            }
+        });
+    }
+}
+
 fn flow_library() -> Result<Program<Flow>, String> {
     // The helper modules are imported by a main module in pylib/, so that
     // they are found as the package `rpython.rtyper`.

@@ -94,7 +94,7 @@ impl GraphTyper<'_, '_, '_> {
         let nullable = |i: usize| {
             op.args
                 .get(i)
-                .is_some_and(|a| self.annotation(a).can_be_none())
+                .is_some_and(|a| self.annotation_ref(a).can_be_none())
         };
         let (module, func, operands): (&str, &str, Vec<Operand>) = match (
             op.opname,
@@ -481,7 +481,7 @@ impl GraphTyper<'_, '_, '_> {
         if let Arg::Const(Constant::None) = a {
             return Kind::None_;
         }
-        self.kind_of(&self.annotation(a))
+        self.kind_of(&self.annotation_ref(a))
     }
 
     fn kind_of(&self, a: &SomeValue) -> Kind {

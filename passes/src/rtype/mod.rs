@@ -159,7 +159,7 @@ impl<'p> RTyper<'p> {
         g: &FunctionGraph<Annotated>,
     ) -> Result<FunctionGraph<LowLevel>, (Option<Pos>, String)> {
         let mut failure = None;
-        let mut lg: FunctionGraph<LowLevel> = g.clone().map_stage(|v, a| {
+        let mut lg: FunctionGraph<LowLevel> = g.map_stage_ref(|v, a| {
             self.lltype_of(a).unwrap_or_else(|e| {
                 let name = match &g.vars[v.0 as usize].name {
                     Some(name) => format!("variable '{name}'"),
@@ -241,6 +241,21 @@ impl<'r, 'p, 'a> GraphTyper<'r, 'p, 'a> {
     }
 }
 
+impl<'a> GraphTyper<'_, '_, 'a> {
+    /// What the annotator knew of `a`, borrowed when it is a variable's:
+    /// for the callers that only look into it (a method call's callee may
+    /// be a set of hundreds of methods, each two names).
+    fn annotation_ref(&self, a: &Arg) -> std::borrow::Cow<'a, SomeValue> {
+        if let Arg::Var(v) = a {
+            let original = self.copies.get(v).unwrap_or(v);
+            if let Some(data) = self.ann.vars.get(original.0 as usize) {
+                return std::borrow::Cow::Borrowed(&data.info);
+            }
+        }
+        std::borrow::Cow::Owned(self.annotation(a))
+    }
+}
+
 impl GraphTyper<'_, '_, '_> {
     fn type_of(&self, a: &Arg) -> LowLevelType {
         match a {
@@ -281,8 +296,8 @@ impl GraphTyper<'_, '_, '_> {
     fn builtin_of(&self, a: &Arg) -> Option<String> {
         match a {
             Arg::Const(Constant::Builtin(b)) => Some(b.clone()),
-            _ => match self.annotation(a) {
-                SomeValue::Builtin(b) => Some(b),
+            _ => match &*self.annotation_ref(a) {
+                SomeValue::Builtin(b) => Some(b.clone()),
                 _ => None,
             },
         }
@@ -547,7 +562,7 @@ impl GraphTyper<'_, '_, '_> {
         }
         if op.opname == Opcode::Getattr
             && matches!(
-                self.annotation(&Arg::Var(op.result)),
+                *self.annotation_ref(&Arg::Var(op.result)),
                 SomeValue::BuiltinMethod { .. }
             )
         {

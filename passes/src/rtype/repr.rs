@@ -286,9 +286,13 @@ impl RTyper<'_> {
             }
             self.classes.set_fields(&def.name, fields);
         }
-        // Methods called on a base that only its subclasses define.
+        // Methods called on a base that only its subclasses define. Each
+        // (class, attribute) once, in the order first read: noting a pair
+        // again changes nothing, and each note may scan the class's
+        // subclasses.
         let mut reads = Vec::new();
-        for g in self.annotated.values() {
+        let mut seen: fxhash::FxHashSet<(&str, &str)> = fxhash::FxHashSet::default();
+        for &g in self.annotated.values() {
             for b in &g.blocks {
                 for op in &b.operations {
                     let (
@@ -302,13 +306,15 @@ impl RTyper<'_> {
                         continue;
                     }
                     if let SomeValue::Instance { class, .. } = &g.vars[obj.0 as usize].info {
-                        reads.push((class.clone(), attr.clone()));
+                        if seen.insert((class.as_str(), attr.as_str())) {
+                            reads.push((class.as_str(), attr.as_str()));
+                        }
                     }
                 }
             }
         }
         for (class, attr) in reads {
-            self.classes.note_read(&class, &attr);
+            self.classes.note_read(class, attr);
         }
         let names: Vec<String> = self.classes.all().iter().map(|c| c.name.clone()).collect();
         for class in &names {
