@@ -574,7 +574,7 @@ fn every_program_on_jitcodes_matches_llinterpreter() {
         let got = (support::text_of(out), status);
         assert_eq!(
             got,
-            support::interp(&src, &p.argv()),
+            support::interp_lowlevel(&program, &p.argv()),
             "{} on jitcodes",
             p.name
         );

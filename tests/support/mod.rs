@@ -220,10 +220,18 @@ pub fn expected_with_args(
 /// Runs the program in the LLInterpreter.
 pub fn interp(src: &Source, argv: &[String]) -> (String, i32) {
     let program = rpy::pipeline::lowlevel(src).unwrap_or_else(|d| panic!("{d}"));
+    interp_lowlevel(&program, argv)
+}
+
+/// Runs a program already lowered in the LLInterpreter.
+pub fn interp_lowlevel(
+    program: &rpy_ir::graph::Program<rpy_ir::graph::LowLevel>,
+    argv: &[String],
+) -> (String, i32) {
     let mut out = Vec::new();
     // A fatal RPython error (an uncaught exception) ends the program with
     // status 1, as the executable does; an internal error is a bug.
-    let status = match rpy_llinterp::LlInterpreter::new(&program).run_entry(argv, &mut out) {
+    let status = match rpy_llinterp::LlInterpreter::new(program).run_entry(argv, &mut out) {
         Ok(status) => status,
         Err(e) if e.kind == rpy_llinterp::LlErrorKind::Fatal => 1,
         Err(e) => panic!("{}", e.message),
