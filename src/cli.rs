@@ -508,22 +508,7 @@ pub fn translate_with(
     options: &pipeline::BackendoptOptions,
 ) -> Result<(), Diagnostics> {
     let command = format!("rpy translate {}", src.path);
-    let cc_jobs = rpy_backend::default_jobs();
-    translate_for(&command, src, output, timings, options, cc_jobs).map(|_| ())
-}
-
-/// `translate` with one C compiler, so the C is one translation unit:
-/// where other work keeps every processor busy already (a test harness
-/// translating programs side by side), that spends the least CPU time
-/// (the units repeat the header and the types).
-pub fn translate_in_one_unit(
-    src: &Source,
-    output: &Path,
-    timings: &mut Timings,
-) -> Result<(), Diagnostics> {
-    let command = format!("rpy translate {}", src.path);
-    let options = pipeline::BackendoptOptions::default();
-    translate_for(&command, src, output, timings, &options, 1).map(|_| ())
+    translate_for(&command, src, output, timings, options).map(|_| ())
 }
 
 /// `translate_with` on behalf of `command`, the command line `rpy rules`
@@ -534,7 +519,6 @@ fn translate_for(
     output: &Path,
     timings: &mut Timings,
     options: &pipeline::BackendoptOptions,
-    cc_jobs: usize,
 ) -> Result<SourceMap, Diagnostics> {
     let link = if src.jit {
         jit_runtime_link().map_err(|e| {
@@ -552,7 +536,8 @@ fn translate_for(
     })?;
     timings.starting("the C compiler");
     let started = std::time::Instant::now();
-    let compiled = rpy_backend::compile_program(&c, output, "-O2", &link, cc_jobs);
+    let compiled =
+        rpy_backend::compile_program(&c, output, "-O2", &link, rpy_backend::default_jobs());
     timings.c_compile = Some(started.elapsed());
     timings.finished();
     compiled.map_err(|e| {
@@ -870,7 +855,6 @@ pub fn main() -> i32 {
                     &exe,
                     &mut Timings::with_progress_on_terminal(),
                     &options,
-                    rpy_backend::default_jobs(),
                 ) {
                     Ok(files) => {
                         let _ = std::fs::write(&manifest, files_manifest(&src, &files));

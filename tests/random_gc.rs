@@ -537,7 +537,7 @@ impl Runner {
                 Engine::ExecutableDebug | Engine::Executable => {
                     let exe = file.with_extension("exe");
                     if !exe.exists() {
-                        rpy::cli::translate_in_one_unit(&src, &exe, &mut Timings::default())
+                        rpy::cli::translate(&src, &exe, &mut Timings::default())
                             .map_err(|d| d.to_string())?;
                     }
                     let mut cmd = Command::new(&exe);

@@ -1018,7 +1018,7 @@ impl Runner {
                 }
                 Engine::Executable => {
                     let exe = file.with_extension("exe");
-                    rpy::cli::translate_in_one_unit(&src, &exe, &mut Timings::default())
+                    rpy::cli::translate(&src, &exe, &mut Timings::default())
                         .map_err(|d| d.to_string())?;
                     // Collecting at every allocation: the random programs
                     // build and drop lists, dicts, tuples and instances, so a

@@ -307,8 +307,7 @@ impl AsRef<Path> for Executable {
 pub fn build(src: &Source, name: &str) -> Executable {
     let dir = ScratchDir::new(&format!("test-{name}"));
     let path = dir.join(name);
-    rpy::cli::translate_in_one_unit(src, &path, &mut Default::default())
-        .unwrap_or_else(|d| panic!("{d}"));
+    rpy::cli::translate(src, &path, &mut Default::default()).unwrap_or_else(|d| panic!("{d}"));
     Executable { path, _dir: dir }
 }
 
