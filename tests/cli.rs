@@ -1197,6 +1197,7 @@ fn a_killed_translation_removes_its_temporary_folder() {
         .env("TMPDIR", &tmp)
         .env("CC", &slow_cc)
         .env("RPY_CC_JOBS", "3")
+        .env("RPY_CC_UNITS", "2")
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
@@ -1260,6 +1261,7 @@ fn a_killed_translation_kills_the_c_compiler_before_it_writes_its_output() {
         .current_dir(support::root())
         .env("CC", &slow_cc)
         .env("RPY_CC_JOBS", "3")
+        .env("RPY_CC_UNITS", "2")
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
@@ -1271,7 +1273,7 @@ fn a_killed_translation_kills_the_c_compiler_before_it_writes_its_output() {
             .map(str::to_string)
             .collect::<Vec<_>>()
     };
-    // fib's C is two units (the runtime and the program), compiled at once.
+    // fib's C in two units (the runtime and the program), compiled at once.
     while pids().len() < 2 {
         assert!(
             started.elapsed().as_secs() < 60,
@@ -1331,6 +1333,7 @@ fn a_failing_unit_is_reported_and_leaves_no_executable() {
         .env("TMPDIR", &tmp)
         .env("CC", &cc)
         .env("RPY_CC_JOBS", "2")
+        .env("RPY_CC_UNITS", "2")
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);

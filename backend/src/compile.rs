@@ -249,8 +249,9 @@ pub fn default_jobs() -> usize {
 
 /// Compiles a generated program into the executable `output` as
 /// [`compile_c_linking`] does, in up to `jobs` translation units compiled
-/// in parallel (`cc -c` each) and then linked: as many as there are
-/// [`UNIT_BYTES`] of C, at most `jobs`; one unit is the one C file.
+/// in parallel (`cc -c` each) and then linked: `$RPY_CC_UNITS` of them
+/// when set, else as many as there are [`UNIT_BYTES`] of C, at most
+/// `jobs`; one unit is the one C file.
 pub fn compile_program(
     c: &crate::GeneratedC,
     output: &Path,
@@ -258,7 +259,11 @@ pub fn compile_program(
     link: &[String],
     jobs: usize,
 ) -> Result<(), String> {
-    let n = c.size().div_ceil(UNIT_BYTES).clamp(1, jobs.max(1));
+    let n = std::env::var("RPY_CC_UNITS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|n| *n > 0)
+        .unwrap_or_else(|| c.size().div_ceil(UNIT_BYTES).clamp(1, jobs.max(1)));
     compile_units(c, n, output, opt_level, link, jobs)
 }
 
