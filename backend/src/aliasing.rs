@@ -9,7 +9,8 @@
 //! GenC reads and writes every field through one struct, whichever view the
 //! graph holds: the field's *owner*, the shortest fixed-size struct of the
 //! program whose members begin the view's and include the field (among
-//! structs with the same members, the first by name). All views of an
+//! structs with the same members, the one of shortest name, then the
+//! first). All views of an
 //! object agree on it, because they agree on every member up to the field.
 //!
 //! What the rule buys is precision between types: a store of a float item
@@ -46,8 +47,8 @@ pub fn field_owners(
     table: &TypeTable,
 ) -> fxhash::FxHashMap<String, fxhash::FxHashMap<String, String>> {
     // A trie of member lists: a node is a prefix, and `named` holds the
-    // first struct (by name; the table iterates in name order) whose whole
-    // member list it is.
+    // struct whose whole member list it is (of several, the shortest name,
+    // then the first).
     let mut children: fxhash::FxHashMap<(usize, &str, &LowLevelType), usize> =
         fxhash::FxHashMap::default();
     let mut named: Vec<Option<&str>> = vec![None];
@@ -66,7 +67,12 @@ pub fn field_owners(
             }
             path.push((f, node));
         }
-        named[node].get_or_insert(name.as_str());
+        // The shortest name, which is usually the base's (`object`
+        // rather than a class with no field of its own).
+        let slot = &mut named[node];
+        if slot.is_none_or(|n| (n.len(), n) > (name.len(), name.as_str())) {
+            *slot = Some(name.as_str());
+        }
         paths.push((name, path));
     }
     let mut owners = fxhash::FxHashMap::default();
@@ -166,14 +172,16 @@ mod tests {
     }
 
     #[test]
-    fn structs_with_the_same_members_share_the_first_by_name() {
+    fn structs_with_the_same_members_share_the_shortest_name() {
         let t = table(&[
-            ("inst_P", "GcStruct { typeptr: Signed, v: Void }"),
-            ("inst_Q", "GcStruct { typeptr: Signed }"),
+            ("inst_Point", "GcStruct { typeptr: Signed, v: Void }"),
+            ("inst_Queue", "GcStruct { typeptr: Signed }"),
+            ("object", "GcStruct { typeptr: Signed }"),
         ]);
         let owners = field_owners(&t);
-        assert_eq!(owners["inst_Q"]["typeptr"], "inst_P");
-        assert!(!owners.contains_key("inst_P"));
+        assert_eq!(owners["inst_Point"]["typeptr"], "object");
+        assert_eq!(owners["inst_Queue"]["typeptr"], "object");
+        assert!(!owners.contains_key("object"));
     }
 
     #[test]
