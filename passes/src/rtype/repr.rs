@@ -380,6 +380,14 @@ impl RTyper<'_> {
             if functions.len() != values.len() {
                 return Ok(None);
             }
+            // One implementation in the whole subtree: every call of it is
+            // direct, so no code reads a slot, and a slot would only make
+            // the method address-taken (an edge from every indirect call of
+            // its signature, a function the C compiler must keep), as
+            // the original's Void repr of a single-function PBC avoids.
+            if functions.iter().all(|f| *f == functions[0]) {
+                return Ok(None);
+            }
             let Some((mut params, result)) = self.family_signature(&functions)? else {
                 return Ok(None);
             };
