@@ -235,6 +235,14 @@ def ll_find(s, sub, start, end):
     end = _ll_bound(length, end)
     last = end - len(sub)
     pos = start
+    if len(sub) == 1:
+        # One char (a separator, mostly): compared as is.
+        c = sub[0]
+        while pos <= last:
+            if s[pos] == c:
+                return pos
+            pos += 1
+        return -1
     while pos <= last:
         if _ll_match_at(s, sub, pos):
             return pos
@@ -483,9 +491,17 @@ def ll_rsplit_whitespace_py3(LIST, s, maxsplit):
 def ll_split(LIST, s, sep, maxsplit):
     """s.split(sep, maxsplit) of a non-empty separator (maxsplit < 0: no
     limit)."""
-    res = ll_newlist_hint(LIST, 0)
     length = len(s)
     n = len(sep)
+    # The pieces are counted first, so that the list is allocated once at
+    # its size (as the original's ll_split_chr does) instead of growing
+    # and copying its items a few dozen times on a long text.
+    count = 1
+    pos = ll_find(s, sep, 0, length)
+    while pos >= 0 and (maxsplit < 0 or count <= maxsplit):
+        count += 1
+        pos = ll_find(s, sep, pos + n, length)
+    res = ll_newlist_hint(LIST, count)
     start = 0
     while maxsplit < 0 or res.length < maxsplit:
         pos = ll_find(s, sep, start, length)
