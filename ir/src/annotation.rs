@@ -16,6 +16,7 @@
 
 use crate::lltype::LowLevelType;
 use std::fmt;
+use std::sync::Arc;
 
 /// A list's shared definition: which table entry, its items, and whether it
 /// may change length (a list that is never appended to, popped or extended is
@@ -219,8 +220,10 @@ pub enum SomeValue {
         can_be_none: bool,
     },
     /// One of a set of prebuilt objects (sorted), or None when `can_be_none`.
+    /// Shared: a method set holds every override of a method, and the
+    /// annotator reads it at every call, so a copy is a reference count.
     Pbc {
-        descs: Vec<Desc>,
+        descs: Arc<[Desc]>,
         can_be_none: bool,
     },
     None,
@@ -274,7 +277,7 @@ impl SomeValue {
     /// One function, as a `SomePBC`.
     pub fn function(name: impl Into<String>) -> SomeValue {
         SomeValue::Pbc {
-            descs: vec![Desc::Function(name.into())],
+            descs: Arc::new([Desc::Function(name.into())]),
             can_be_none: false,
         }
     }
@@ -645,7 +648,10 @@ impl SomeValue {
                         descs.push(Desc::parse(p)?);
                     }
                 }
-                SomeValue::Pbc { descs, can_be_none }
+                SomeValue::Pbc {
+                    descs: descs.into(),
+                    can_be_none,
+                }
             }
             ("SomeNone", None) => SomeValue::None,
             ("SomeException", Some(_)) => {
@@ -919,7 +925,7 @@ mod tests {
             SomeValue::None,
             SomeValue::function("f"),
             SomeValue::Pbc {
-                descs: vec![
+                descs: [
                     Desc::Function("f".into()),
                     Desc::Method {
                         class: "A".into(),
@@ -931,7 +937,8 @@ mod tests {
                         object: "&2".into(),
                         func: "Space.wrap".into(),
                     },
-                ],
+                ]
+                .into(),
                 can_be_none: true,
             },
             SomeValue::Exception(vec!["KeyError".into(), "ValueError".into()]),

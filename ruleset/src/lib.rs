@@ -74,11 +74,11 @@ pub fn rule_index(name: &str) -> Option<usize> {
 fn descs_union(
     a: &[rpy_ir::annotation::Desc],
     b: &[rpy_ir::annotation::Desc],
-) -> Vec<rpy_ir::annotation::Desc> {
+) -> std::sync::Arc<[rpy_ir::annotation::Desc]> {
     let mut v: Vec<_> = a.iter().chain(b).cloned().collect();
     v.sort();
     v.dedup();
-    v
+    v.into()
 }
 
 /// The annotator's rules.

@@ -728,7 +728,7 @@ impl<'p> Annotator<'p> {
         descs.sort();
         descs.dedup();
         let methods = SomeValue::Pbc {
-            descs,
+            descs: descs.into(),
             can_be_none: false,
         };
         self.classdefs
@@ -754,7 +754,7 @@ impl<'p> Annotator<'p> {
         );
         descs.sort();
         SomeValue::Pbc {
-            descs,
+            descs: descs.into(),
             can_be_none: false,
         }
     }
@@ -781,7 +781,7 @@ impl<'p> Annotator<'p> {
         let SomeValue::Pbc { descs, .. } = class else {
             return None;
         };
-        let [Desc::Class(c)] = descs.as_slice() else {
+        let [Desc::Class(c)] = &descs[..] else {
             return None;
         };
         // A class with instances later makes this call flowed again.
@@ -1056,7 +1056,7 @@ impl<'p> Annotator<'p> {
             ));
         };
         let mut result = SomeValue::Impossible;
-        for desc in &descs {
+        for desc in descs.iter() {
             let r = self.call_desc(g, b, op, desc, rest)?;
             result = self.join(&result, &r).ok_or_else(|| {
                 self.error(

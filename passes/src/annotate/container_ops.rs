@@ -113,8 +113,8 @@ impl Annotator<'_> {
                         let S::Pbc { descs, .. } = functions else {
                             continue;
                         };
-                        for desc in descs.clone() {
-                            if let Err(e) = self.call_desc(g, b, op, &desc, &args) {
+                        for desc in descs.clone().iter() {
+                            if let Err(e) = self.call_desc(g, b, op, desc, &args) {
                                 return Some(Err(e));
                             }
                         }

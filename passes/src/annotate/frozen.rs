@@ -98,10 +98,11 @@ impl<'p> Annotator<'p> {
         }
         match self.classdefs.class_attr(class, name) {
             Some((_, Constant::Func(func))) => Ok(SomeValue::Pbc {
-                descs: vec![Desc::FrozenMethod {
+                descs: [Desc::FrozenMethod {
                     object: object.to_string(),
                     func: func.clone(),
-                }],
+                }]
+                .into(),
                 can_be_none: false,
             }),
             Some((_, value)) => {

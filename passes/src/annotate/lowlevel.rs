@@ -103,7 +103,7 @@ pub fn lowlevel_key(
                     can_be_none: false,
                 },
                 None,
-            ) => match descs.as_slice() {
+            ) => match &descs[..] {
                 [Desc::Function(f)] => (
                     format!("function {f}"),
                     identifier(f.rsplit('.').next().unwrap_or(f)),

@@ -81,7 +81,7 @@ pub fn annotate_constant(c: &Constant) -> SomeValue {
         Constant::Func(name) => SomeValue::function(name.clone()),
         Constant::Builtin(name) => SomeValue::Builtin(name.clone()),
         Constant::Class(name) => SomeValue::Pbc {
-            descs: vec![Desc::Class(name.clone())],
+            descs: [Desc::Class(name.clone())].into(),
             can_be_none: false,
         },
         // A prebuilt object's annotation needs the program (`Annotator::prebuilt`).
@@ -139,11 +139,11 @@ pub fn union(a: &SomeValue, b: &SomeValue) -> Option<SomeValue> {
                 can_be_none: n2,
             },
         ) => {
-            let mut descs: Vec<Desc> = d1.iter().chain(d2).cloned().collect();
+            let mut descs: Vec<Desc> = d1.iter().chain(d2.iter()).cloned().collect();
             descs.sort();
             descs.dedup();
             Some(S::Pbc {
-                descs,
+                descs: descs.into(),
                 can_be_none: *n1 || *n2,
             })
         }
@@ -470,7 +470,7 @@ impl<'p> Annotator<'p> {
             }
             PrebuiltObject::Instance { class, .. } if self.is_frozen_class(class) => {
                 SomeValue::Pbc {
-                    descs: vec![Desc::Frozen(frozen::frozen_name(i))],
+                    descs: [Desc::Frozen(frozen::frozen_name(i))].into(),
                     can_be_none: false,
                 }
             }
@@ -860,7 +860,7 @@ impl<'p> Annotator<'p> {
         match (op.opname, args) {
             (Opcode::SimpleCall, [SomeValue::Pbc { descs, .. }, ..]) => {
                 let mut raised = Raised::default();
-                for d in descs {
+                for d in descs.iter() {
                     match d {
                         Desc::Function(f)
                         | Desc::Method { func: f, .. }
@@ -1131,7 +1131,7 @@ impl<'p> Annotator<'p> {
                 let mut result = SomeValue::Impossible;
                 // The callee whose result the others' must join.
                 let mut first: Option<&Desc> = None;
-                for desc in descs {
+                for desc in descs.iter() {
                     let r = self.call_desc(g, b, op, desc, rest)?;
                     result = match self.join(&result, &r) {
                         Some(joined) => joined,
@@ -1193,7 +1193,7 @@ impl<'p> Annotator<'p> {
                     descs,
                     can_be_none: false,
                 }, _],
-            ) => match (descs.as_slice(), op.args[1].as_const()) {
+            ) => match (&descs[..], op.args[1].as_const()) {
                 ([Desc::Class(class)], Some(Constant::Name(attr))) => self
                     .class_getattr(class, attr)
                     .ok_or_else(|| untypable(self)),
@@ -1345,7 +1345,7 @@ impl<'p> Annotator<'p> {
             }
             Desc::FrozenMethod { object, func } => {
                 let mut all = vec![SomeValue::Pbc {
-                    descs: vec![Desc::Frozen(object.clone())],
+                    descs: [Desc::Frozen(object.clone())].into(),
                     can_be_none: false,
                 }];
                 all.extend(args.iter().cloned());
@@ -1370,7 +1370,7 @@ impl<'p> Annotator<'p> {
                 format!(
                     "calling {} is not supported yet",
                     SomeValue::Pbc {
-                        descs: vec![other.clone()],
+                        descs: [other.clone()].into(),
                         can_be_none: false,
                     }
                     .describe()
@@ -2018,7 +2018,7 @@ fn raise_assertion_error(g: &mut FunctionGraph<Annotated>, pos: Option<Pos>) -> 
     // What the graph raises now includes it.
     let raised = [
         SomeValue::Pbc {
-            descs: vec![Desc::Class(CLASS.into())],
+            descs: [Desc::Class(CLASS.into())].into(),
             can_be_none: false,
         },
         SomeValue::Exception(vec![CLASS.into()]),

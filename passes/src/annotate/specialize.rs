@@ -209,7 +209,7 @@ pub(crate) fn known_constant_of(value: &SomeValue) -> Option<Constant> {
         SomeValue::Pbc {
             descs,
             can_be_none: false,
-        } => match descs.as_slice() {
+        } => match &descs[..] {
             [Desc::Function(f)] => Some(Constant::Func(f.clone())),
             [Desc::Class(c)] => Some(Constant::Class(c.clone())),
             _ => None,

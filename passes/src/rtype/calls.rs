@@ -23,7 +23,7 @@ impl GraphTyper<'_, '_, '_> {
             SomeValue::Pbc { descs, .. } => descs,
             _ => return Ok(false),
         };
-        match descs.as_slice() {
+        match &descs[..] {
             [Desc::Function(f)] => {
                 let f = f.clone();
                 self.direct_call(&f, args.to_vec(), op)?;
@@ -42,7 +42,7 @@ impl GraphTyper<'_, '_, '_> {
                 // of several objects, else nothing.
                 let receiver = self
                     .frozen_static(&SomeValue::Pbc {
-                        descs: vec![Desc::Frozen(object.clone())],
+                        descs: [Desc::Frozen(object.clone())].into(),
                         can_be_none: false,
                     })
                     .unwrap_or(Constant::None);

@@ -206,22 +206,29 @@ impl ClassTable {
         }
     }
 
-    /// The most derived class both are (or derive from); `None` when only
-    /// `object` is.
-    pub fn common_base(&self, a: &str, b: &str) -> Option<String> {
-        let of_b: Vec<&str> = self.ancestors(b).iter().map(|c| c.name.as_str()).collect();
-        self.ancestors(a)
-            .iter()
-            .find(|c| of_b.contains(&c.name.as_str()))
-            .map(|c| c.name.clone())
-    }
-
     /// The most derived class all of `classes` are (or derive from);
     /// `None` when only `object` is, or when there are none.
+    /// A method set names hundreds of classes: each one moves the answer
+    /// up the bases until it contains the class (by the preorder ids, so
+    /// without a list of ancestors per class).
     pub fn common_class<'c>(&self, classes: impl IntoIterator<Item = &'c str>) -> Option<String> {
         let mut classes = classes.into_iter();
-        let first = classes.next()?.to_string();
-        classes.try_fold(first, |acc, c| self.common_base(&acc, c))
+        let first = classes.next()?;
+        let Some(mut common) = self.get(first) else {
+            // Alone, a class is its own common class; with others, a class
+            // without a layout has none.
+            return match classes.next() {
+                None => Some(first.to_string()),
+                Some(_) => None,
+            };
+        };
+        for c in classes {
+            let c = self.get(c)?;
+            while !(common.min <= c.min && c.min < common.max) {
+                common = common.base.as_deref().and_then(|b| self.get(b))?;
+            }
+        }
+        Some(common.name.clone())
     }
 
     /// The instance pointer type of a value that is an instance of one of

@@ -283,7 +283,7 @@ impl GraphTyper<'_, '_, '_> {
                 .cloned()
                 .unwrap_or(SomeValue::Object),
             Arg::Const(Constant::Class(c)) => SomeValue::Pbc {
-                descs: vec![rpy_ir::annotation::Desc::Class(c.clone())],
+                descs: [rpy_ir::annotation::Desc::Class(c.clone())].into(),
                 can_be_none: false,
             },
             Arg::Const(Constant::Func(f)) => SomeValue::function(f.clone()),
