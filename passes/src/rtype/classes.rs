@@ -240,29 +240,36 @@ impl ClassTable {
         }
     }
 
+    /// `class` and its bases in Python's lookup order (depth first, left
+    /// to right), each once.
+    fn lookup_order<'a>(&'a self, class: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        let mut stack = vec![class];
+        // A class has few ancestors: a list is quicker than a set.
+        let mut seen: Vec<&str> = Vec::new();
+        std::iter::from_fn(move || {
+            while let Some(c) = stack.pop() {
+                if seen.contains(&c) {
+                    continue;
+                }
+                seen.push(c);
+                if let Some(bases) = self.all_bases.get(c) {
+                    stack.extend(bases.iter().rev().map(String::as_str));
+                }
+                return Some(c);
+            }
+            None
+        })
+    }
+
     /// Class attribute `name` as instances of `class` see it: Python's
     /// lookup, depth first through the bases, left to right.
     pub fn class_attr(&self, class: &str, name: &str) -> Option<&Constant> {
-        let mut stack = vec![class];
-        // A class has few ancestors: a list is quicker than a set.
-        let mut seen = Vec::new();
-        while let Some(c) = stack.pop() {
-            if seen.contains(&c) {
-                continue;
-            }
-            seen.push(c);
-            if let Some((_, v)) = self
-                .own_attrs
+        self.lookup_order(class).find_map(|c| {
+            self.own_attrs
                 .get(c)
                 .and_then(|attrs| attrs.iter().find(|(n, _)| n == name))
-            {
-                return Some(v);
-            }
-            if let Some(bases) = self.all_bases.get(c) {
-                stack.extend(bases.iter().rev().map(String::as_str));
-            }
-        }
-        None
+                .map(|(_, v)| v)
+        })
     }
 
     /// The attribute name method graph `func` is defined under.
@@ -273,20 +280,12 @@ impl ClassTable {
     /// The class attribute names instances of `class` see.
     fn visible_attr_names(&self, class: &str) -> BTreeSet<String> {
         let mut out = BTreeSet::new();
-        let mut stack = vec![class];
-        let mut seen = BTreeSet::new();
-        while let Some(c) = stack.pop() {
-            if !seen.insert(c) {
-                continue;
-            }
+        for c in self.lookup_order(class) {
             if let Some(attrs) = self.own_attrs.get(c) {
                 out.extend(attrs.iter().map(|(n, _)| n.clone()));
             }
             if let Some(attrs) = self.read_on.get(c) {
                 out.extend(attrs.iter().cloned());
-            }
-            if let Some(bases) = self.all_bases.get(c) {
-                stack.extend(bases.iter().map(String::as_str));
             }
         }
         out
@@ -296,29 +295,15 @@ impl ClassTable {
     /// `visible_attr_names`, found without collecting them (every
     /// attribute read of the program asks, through `note_read`).
     fn sees_attr(&self, class: &str, attr: &str) -> bool {
-        let mut stack = vec![class];
-        let mut seen = Vec::new();
-        while let Some(c) = stack.pop() {
-            if seen.contains(&c) {
-                continue;
-            }
-            seen.push(c);
-            if self
-                .own_attrs
+        self.lookup_order(class).any(|c| {
+            self.own_attrs
                 .get(c)
                 .is_some_and(|attrs| attrs.iter().any(|(n, _)| n == attr))
                 || self
                     .read_on
                     .get(c)
                     .is_some_and(|attrs| attrs.contains(attr))
-            {
-                return true;
-            }
-            if let Some(bases) = self.all_bases.get(c) {
-                stack.extend(bases.iter().map(String::as_str));
-            }
-        }
-        false
+        })
     }
 
     /// Records that code reads `attr` on instances of `class`: when
