@@ -240,11 +240,16 @@ const UNIT_BYTES: usize = 1024 * 1024;
 /// How many C compilers run at once by default: `$RPY_CC_JOBS`, else the
 /// number of processors.
 pub fn default_jobs() -> usize {
-    std::env::var("RPY_CC_JOBS")
+    positive_env("RPY_CC_JOBS")
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// The positive number the environment variable `name` holds, if it does.
+fn positive_env(name: &str) -> Option<usize> {
+    std::env::var(name)
         .ok()
         .and_then(|v| v.trim().parse().ok())
         .filter(|n| *n > 0)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// Compiles a generated program into the executable `output` as
@@ -259,10 +264,7 @@ pub fn compile_program(
     link: &[String],
     jobs: usize,
 ) -> Result<(), String> {
-    let n = std::env::var("RPY_CC_UNITS")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|n| *n > 0)
+    let n = positive_env("RPY_CC_UNITS")
         .unwrap_or_else(|| c.size().div_ceil(UNIT_BYTES).clamp(1, jobs.max(1)));
     compile_units(c, n, output, opt_level, link, jobs)
 }
