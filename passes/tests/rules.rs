@@ -561,7 +561,7 @@ fn the_real_rule_files_compile() {
 /// installs it).
 #[test]
 fn every_opt_rule_is_proven_by_z3() {
-    use rpy_passes::rule_proofs::{prove_all, z3_available, Proof};
+    use rpy_passes::rule_proofs::{prove_all, z3_available, Proof, RuleProof};
     if !z3_available() {
         eprintln!(
             "SKIPPED every_opt_rule_is_proven_by_z3: z3 is not installed (apt-get install z3)"
@@ -570,8 +570,15 @@ fn every_opt_rule_is_proven_by_z3() {
     }
     let failures: Vec<String> = prove_all()
         .into_iter()
-        .filter(|(_, p)| *p != Proof::Proven)
-        .map(|(r, p)| format!("{}:{} {}: {p:?}", r.info().file, r.info().line, r.name))
+        .filter(|p| p.proof != Proof::Proven)
+        .map(|RuleProof { rule, proof, .. }| {
+            format!(
+                "{}:{} {}: {proof:?}",
+                rule.info().file,
+                rule.info().line,
+                rule.name
+            )
+        })
         .collect();
     assert!(
         failures.is_empty(),
