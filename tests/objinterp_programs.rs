@@ -4,36 +4,38 @@
 
 mod support;
 
+use rayon::prelude::*;
 use rpy::pipeline::{run_until, StageName, StageOutput, Timings};
 use rpy_passes::objinterp::ObjInterpreter;
 
 #[test]
 fn flow_graphs_match_cpython() {
-    let mut compared = 0;
     // A program marked `# until: parse` does not flow yet.
-    for p in support::programs()
-        .into_iter()
+    let compared: usize = support::programs()
+        .into_par_iter()
         .filter(|p| p.reaches(StageName::Flow))
-    {
-        let flow = match run_until(&p.source(), StageName::Flow, &mut Timings::default()) {
-            Ok(StageOutput::Flow(flow)) => flow,
-            Ok(_) => unreachable!("run_until stops at the stage it is asked for"),
-            Err(d) => panic!("{}: {d}", p.name),
-        };
-        let mut out = Vec::new();
-        let (status, uncaught) =
-            match ObjInterpreter::new(&flow, p.dialect).run_entry(&p.argv(), &mut out) {
-                // The exit status of `sys.exit(n)`, as the process reports it.
-                Ok(status) => ((status & 0xff) as i32, None),
-                // An exception the program does not catch ends it as CPython
-                // does: status 1, the exception's line last on stderr.
-                Err(e) if e.exc != "InternalError" && e.exc != "StepLimit" => {
-                    (1, Some(e.exception_line()))
-                }
-                Err(e) => panic!("{}: {e}\ntraceback: {:?}", p.name, e.traceback),
+        .map(|p| {
+            let flow = match run_until(&p.source(), StageName::Flow, &mut Timings::default()) {
+                Ok(StageOutput::Flow(flow)) => flow,
+                Ok(_) => unreachable!("run_until stops at the stage it is asked for"),
+                Err(d) => panic!("{}: {d}", p.name),
             };
-        let got = (support::text_of(out), status);
-        if let Some(expected) = support::expected(&p) {
+            let mut out = Vec::new();
+            let (status, uncaught) =
+                match ObjInterpreter::new(&flow, p.dialect).run_entry(&p.argv(), &mut out) {
+                    // The exit status of `sys.exit(n)`, as the process reports it.
+                    Ok(status) => ((status & 0xff) as i32, None),
+                    // An exception the program does not catch ends it as CPython
+                    // does: status 1, the exception's line last on stderr.
+                    Err(e) if e.exc != "InternalError" && e.exc != "StepLimit" => {
+                        (1, Some(e.exception_line()))
+                    }
+                    Err(e) => panic!("{}: {e}\ntraceback: {:?}", p.name, e.traceback),
+                };
+            let got = (support::text_of(out), status);
+            let Some(expected) = support::expected(&p) else {
+                return 0;
+            };
             assert_eq!(got, expected, "{} in the object interpreter", p.name);
             if let Some(line) = uncaught {
                 assert_eq!(
@@ -43,9 +45,9 @@ fn flow_graphs_match_cpython() {
                     p.name
                 );
             }
-            compared += 1;
-        }
-    }
+            1
+        })
+        .sum();
     eprintln!("{compared} programs compared with CPython");
 }
 

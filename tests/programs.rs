@@ -4,6 +4,7 @@
 
 mod support;
 
+use rayon::prelude::*;
 use rpy::pipeline::{run_until_each, StageName, StageOutput, Timings};
 use std::process::Command;
 
@@ -31,40 +32,40 @@ fn stage_snapshots() {
 
 #[test]
 fn llinterpreter_matches_cpython() {
-    for p in support::programs()
-        .into_iter()
+    support::programs()
+        .into_par_iter()
         .filter(|p| p.reaches(StageName::Rtype))
-    {
-        let got = support::interp(&p.source(), &p.argv());
-        if let Some(expected) = support::expected(&p) {
-            assert_eq!(got, expected, "{} in the LLInterpreter", p.name);
-        }
-    }
+        .for_each(|p| {
+            let got = support::interp(&p.source(), &p.argv());
+            if let Some(expected) = support::expected(&p) {
+                assert_eq!(got, expected, "{} in the LLInterpreter", p.name);
+            }
+        });
 }
 
 #[test]
 fn executable_matches_cpython() {
-    for p in support::programs()
-        .into_iter()
+    support::programs()
+        .into_par_iter()
         .filter(|p| p.reaches(StageName::Genc))
-    {
-        let exe = support::build(&p.source(), &p.name);
-        let got = support::run(Command::new(&exe).args(&p.args));
-        // Collecting at every allocation moves every young object at once
-        // and overwrites what it leaves behind: a GC pointer the graphs
-        // failed to keep as a root, or an old object's store that missed
-        // its write barrier, reads garbage and changes the output.
-        let got_collecting =
-            support::run(Command::new(&exe).args(&p.args).env("RPY_GC_DEBUG", "1"));
-        assert_eq!(
-            got_collecting, got,
-            "{} as an executable collecting at every allocation (RPY_GC_DEBUG=1)",
-            p.name
-        );
-        if let Some(expected) = support::expected(&p) {
-            assert_eq!(got, expected, "{} as an executable", p.name);
-        }
-    }
+        .for_each(|p| {
+            let exe = support::build(&p.source(), &p.name);
+            let got = support::run(Command::new(&exe).args(&p.args));
+            // Collecting at every allocation moves every young object at once
+            // and overwrites what it leaves behind: a GC pointer the graphs
+            // failed to keep as a root, or an old object's store that missed
+            // its write barrier, reads garbage and changes the output.
+            let got_collecting =
+                support::run(Command::new(&exe).args(&p.args).env("RPY_GC_DEBUG", "1"));
+            assert_eq!(
+                got_collecting, got,
+                "{} as an executable collecting at every allocation (RPY_GC_DEBUG=1)",
+                p.name
+            );
+            if let Some(expected) = support::expected(&p) {
+                assert_eq!(got, expected, "{} as an executable", p.name);
+            }
+        });
 }
 
 /// The largest programs compiled in four translation units (`rpy

@@ -195,10 +195,14 @@ pub fn expected(p: &TestProgram) -> Option<(String, i32)> {
 }
 
 /// What CPython prints for the program run with `args` instead of its own.
+/// Each run is made once per test binary: several tests compare against
+/// the same oracle.
 pub fn expected_with_args(
     p: &TestProgram,
     args: &[impl AsRef<std::ffi::OsStr>],
 ) -> Option<(String, i32)> {
+    type Runs = std::collections::HashMap<(PathBuf, Vec<std::ffi::OsString>), (String, i32)>;
+    static RUNS: OnceLock<std::sync::Mutex<Runs>> = OnceLock::new();
     let Some(python) = oracle(p.dialect) else {
         eprintln!(
             "skipping the CPython comparison of {}: no {:?} interpreter on this machine",
@@ -206,15 +210,25 @@ pub fn expected_with_args(
         );
         return None;
     };
+    let key = (
+        p.path.clone(),
+        args.iter().map(|a| a.as_ref().to_os_string()).collect(),
+    );
+    let runs = RUNS.get_or_init(Default::default);
+    if let Some(known) = runs.lock().unwrap().get(&key) {
+        return Some(known.clone());
+    }
     // pylib/ stands in for rpython.rlib, so programs that import it run
     // untranslated too.
-    Some(run(Command::new(python)
+    let got = run(Command::new(python)
         .env("PYTHONPATH", root().join("pylib"))
         // Importing a folder program's modules must not write .pyc files
         // into the test tree.
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .arg(&p.path)
-        .args(args)))
+        .args(args));
+    runs.lock().unwrap().insert(key, got.clone());
+    Some(got)
 }
 
 /// Runs the program in the LLInterpreter.

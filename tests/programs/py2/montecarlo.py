@@ -6,7 +6,7 @@
 # seeds from a long), so the results are the original's and CPython's.
 # Python 2 twin: print statements, xrange, and `/` on ints is floor
 # division (the bar widths below).
-# args: 20000 1234
+# args: 4000 1234
 import math
 from rpython.rlib.rrandom import Random
 from rpython.rlib.rarithmetic import r_uint, intmask

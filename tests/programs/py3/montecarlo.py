@@ -4,7 +4,7 @@
 # split with jumpahead. The Random instances are seeded from the command
 # line (init_genrand) and from a key array (init_by_array, as CPython
 # seeds from a long), so the results are the original's and CPython's.
-# args: 20000 1234
+# args: 4000 1234
 import math
 from rpython.rlib.rrandom import Random
 from rpython.rlib.rarithmetic import r_uint, intmask
