@@ -7,26 +7,28 @@
 
 mod support;
 
+use rayon::prelude::*;
 use rpy::pipeline::{run_until, StageName, Timings};
 use rpy_ruleset::RuleKind;
 
 #[test]
 fn every_annotate_and_rtype_rule_fires_on_the_test_programs() {
     rpy_ruleset::reset_fire_counts();
-    for p in support::programs()
-        .into_iter()
+    // The counts are atomic: the programs run on every core.
+    support::programs()
+        .into_par_iter()
         .filter(|p| p.reaches(StageName::Annotate))
-    {
-        let last = if p.reaches(StageName::Genc) {
-            StageName::Genc
-        } else if p.reaches(StageName::Rtype) {
-            StageName::Rtype
-        } else {
-            StageName::Annotate
-        };
-        run_until(&p.source(), last, &mut Timings::default())
-            .unwrap_or_else(|d| panic!("{}: {d}", p.name));
-    }
+        .for_each(|p| {
+            let last = if p.reaches(StageName::Genc) {
+                StageName::Genc
+            } else if p.reaches(StageName::Rtype) {
+                StageName::Rtype
+            } else {
+                StageName::Annotate
+            };
+            run_until(&p.source(), last, &mut Timings::default())
+                .unwrap_or_else(|d| panic!("{}: {d}", p.name));
+        });
     let silent: Vec<String> = rpy_ruleset::RULES
         .iter()
         .enumerate()
