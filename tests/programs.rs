@@ -50,21 +50,7 @@ fn executable_matches_cpython() {
         .filter(|p| p.reaches(StageName::Genc))
         .for_each(|p| {
             let exe = support::build(&p.source(), &p.name);
-            let got = support::run(Command::new(&exe).args(&p.args));
-            // Collecting at every allocation moves every young object at once
-            // and overwrites what it leaves behind: a GC pointer the graphs
-            // failed to keep as a root, or an old object's store that missed
-            // its write barrier, reads garbage and changes the output.
-            let got_collecting =
-                support::run(Command::new(&exe).args(&p.args).env("RPY_GC_DEBUG", "1"));
-            assert_eq!(
-                got_collecting, got,
-                "{} as an executable collecting at every allocation (RPY_GC_DEBUG=1)",
-                p.name
-            );
-            if let Some(expected) = support::expected(&p) {
-                assert_eq!(got, expected, "{} as an executable", p.name);
-            }
+            same_output_collecting_or_not(&exe, &p, "as an executable");
         });
 }
 
@@ -92,17 +78,26 @@ fn executable_in_four_units_matches_cpython() {
         let exe = dir.join(&p.name);
         rpy_backend::compile_units(&c, 4, &exe, "-O2", &[], 4)
             .unwrap_or_else(|e| panic!("{}: {e}", p.name));
-        let got = support::run(Command::new(&exe).args(&p.args));
-        let got_collecting =
-            support::run(Command::new(&exe).args(&p.args).env("RPY_GC_DEBUG", "1"));
-        assert_eq!(
-            got_collecting, got,
-            "{} in four units, RPY_GC_DEBUG=1",
-            p.name
-        );
-        if let Some(expected) = support::expected(p) {
-            assert_eq!(got, expected, "{} in four units", p.name);
-        }
+        same_output_collecting_or_not(&exe, p, "in four units");
+    }
+}
+
+/// Runs the executable `exe` of `p` with its arguments, normally and
+/// collecting at every allocation, and checks that both print what CPython
+/// prints. Collecting at every allocation moves every young object at once
+/// and overwrites what it leaves behind: a GC pointer the graphs failed to
+/// keep as a root, or an old object's store that missed its write barrier,
+/// reads garbage and changes the output.
+fn same_output_collecting_or_not(exe: &std::path::Path, p: &support::TestProgram, what: &str) {
+    let got = support::run(Command::new(exe).args(&p.args));
+    let got_collecting = support::run(Command::new(exe).args(&p.args).env("RPY_GC_DEBUG", "1"));
+    assert_eq!(
+        got_collecting, got,
+        "{} {what}, collecting at every allocation (RPY_GC_DEBUG=1)",
+        p.name
+    );
+    if let Some(expected) = support::expected(p) {
+        assert_eq!(got, expected, "{} {what}", p.name);
     }
 }
 

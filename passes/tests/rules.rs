@@ -589,10 +589,10 @@ fn every_opt_rule_is_proven_by_z3() {
 
 /// A wrong rule, a rule whose check makes it right, and one whose fact
 /// makes it right: the prover tells them apart, with a counterexample the
-/// rule's evaluation confirms.
+/// rule's evaluation confirms, as one query and by cases.
 #[test]
 fn the_prover_finds_a_counterexample_to_a_wrong_rule() {
-    use rpy_passes::rule_proofs::{prove, z3_available, Proof};
+    use rpy_passes::rule_proofs::{prove, prove_by_cases, z3_available, Proof};
     use rpy_ruleset::opt::{BinOp, Expr, Fact, OptRule, OptVar, Pat, Res, Step};
     if !z3_available() {
         eprintln!("SKIPPED the_prover_finds_a_counterexample_to_a_wrong_rule: z3 is not installed");
@@ -647,6 +647,17 @@ fn the_prover_finds_a_counterexample_to_a_wrong_rule() {
         name: "shift_nonneg",
         ..SHIFT
     };
+    // int_add(x, C) => x where C == 100: no small value, no power of two,
+    // so only the last of the cases of C holds it.
+    static WRONG_AT_100: OptRule = OptRule {
+        steps: &[Step::Check(Expr::Bin(
+            BinOp::Eq,
+            &Expr::Slot(1),
+            &Expr::Lit(100),
+        ))],
+        name: "wrong_at_100",
+        ..WRONG
+    };
     match prove(&WRONG) {
         Proof::Counterexample { inputs, confirmed } => {
             assert!(confirmed);
@@ -664,4 +675,14 @@ fn the_prover_finds_a_counterexample_to_a_wrong_rule() {
         other => panic!("{other:?}"),
     }
     assert_eq!(prove(&SHIFT_NONNEG), Proof::Proven);
+    // What a rule too slow for one query is proven by: the cases of one
+    // variable, which cover every word.
+    assert_eq!(prove_by_cases(&CHECKED), Proof::Proven);
+    match prove_by_cases(&WRONG_AT_100) {
+        Proof::Counterexample { inputs, confirmed } => {
+            assert!(confirmed);
+            assert_eq!(inputs[1], ("C", 100));
+        }
+        other => panic!("{other:?}"),
+    }
 }
