@@ -31,6 +31,7 @@
 
 mod support;
 
+use rayon::prelude::*;
 use rpy::pipeline::{Source, Timings};
 use rpy_ir::ast::Dialect;
 use std::path::{Path, PathBuf};
@@ -676,74 +677,83 @@ fn random_gc_programs_agree_with_cpython() {
     let seed = env("RPY_GC_PROPTEST_SEED", 1);
     let dump = std::env::var("RPY_GC_PROPTEST_DUMP").ok();
     let dir = support::ScratchDir::new("random-gc");
-    let mut runner = Runner {
-        python,
-        dir: dir.to_path_buf(),
-        runs: 0,
-    };
-    let mut failures = Vec::new();
-    let mut clean = 0;
-    let mut start = 0;
-    // A bug of the collector tends to break every case of a batch: after
-    // a few failures the run stops.
-    while start < cases && failures.len() < 3 {
-        let end = (start + batch).min(cases);
-        let functions: Vec<Function> = (start..end)
-            .map(|i| {
-                function(
-                    seed.wrapping_mul(1_000_003).wrapping_add(i as u64),
-                    &format!("f{i}"),
-                )
-            })
-            .collect();
-        let n = Rng(seed ^ start as u64).range(0, 50);
-        let mut live: Vec<&Function> = functions.iter().collect();
-        if let Some(dump) = &dump {
-            let path = Path::new(dump).join(format!("gc_batch{start}.py"));
-            std::fs::write(path, program(&live, n)).unwrap();
-        }
-        while !live.is_empty() && failures.len() < 3 {
-            let Some((failure, who, detail)) = runner.check(&live, n, &ENGINES) else {
-                clean += live.len();
-                break;
+    // The batches are independent programs: they run on every core, each
+    // in a folder of its own.
+    let starts: Vec<usize> = (0..cases).step_by(batch).collect();
+    let outcomes: Vec<(usize, Vec<String>)> = starts
+        .par_iter()
+        .map(|&start| {
+            let mut runner = Runner {
+                python: python.clone(),
+                dir: dir.join(format!("batch{start}")),
+                runs: 0,
             };
-            let at = match who.and_then(|w| live.iter().position(|f| f.name == w)) {
-                Some(i) => Some(i),
-                None => (0..live.len())
-                    .find(|&i| runner.check(&[live[i]], n, &[failure.engine()]).is_some()),
-            };
-            let Some(i) = at else {
-                failures.push(format!(
-                    "a batch of {} functions fails but none alone does: {failure:?}\n{detail}",
-                    live.len()
-                ));
-                break;
-            };
-            let f = live.remove(i);
-            let mut text = format!("{failure:?} in {}\n", f.name);
-            match runner.check(&[f], n, &ENGINES) {
-                Some((alone, _, _)) => {
-                    let small = runner.shrink(f, n, &alone);
-                    let small_detail = runner
-                        .check(&[&small], n, &ENGINES)
-                        .map(|(_, _, d)| d)
-                        .unwrap_or_default();
-                    text += &format!(
-                        "shrunk ({alone:?}), with argv[1] = {n}:\n{}\n{small_detail}\n",
-                        program(&[&small], n)
-                    );
-                }
-                None => text += &format!("(it passes alone)\n{detail}\n"),
+            std::fs::create_dir_all(&runner.dir).unwrap();
+            let mut failures = Vec::new();
+            let mut clean = 0;
+            let end = (start + batch).min(cases);
+            let functions: Vec<Function> = (start..end)
+                .map(|i| {
+                    function(
+                        seed.wrapping_mul(1_000_003).wrapping_add(i as u64),
+                        &format!("f{i}"),
+                    )
+                })
+                .collect();
+            let n = Rng(seed ^ start as u64).range(0, 50);
+            let mut live: Vec<&Function> = functions.iter().collect();
+            if let Some(dump) = &dump {
+                let path = Path::new(dump).join(format!("gc_batch{start}.py"));
+                std::fs::write(path, program(&live, n)).unwrap();
             }
-            eprintln!("{text}");
-            failures.push(text);
-        }
-        start = end;
-        eprintln!(
-            "random_gc: {clean} of {end} cases clean, {} failed",
-            failures.len()
-        );
-    }
+            // A bug of the collector tends to break every case of a batch:
+            // after a few failures the batch stops.
+            while !live.is_empty() && failures.len() < 3 {
+                let Some((failure, who, detail)) = runner.check(&live, n, &ENGINES) else {
+                    clean += live.len();
+                    break;
+                };
+                let at = match who.and_then(|w| live.iter().position(|f| f.name == w)) {
+                    Some(i) => Some(i),
+                    None => (0..live.len())
+                        .find(|&i| runner.check(&[live[i]], n, &[failure.engine()]).is_some()),
+                };
+                let Some(i) = at else {
+                    failures.push(format!(
+                        "a batch of {} functions fails but none alone does: {failure:?}\n{detail}",
+                        live.len()
+                    ));
+                    break;
+                };
+                let f = live.remove(i);
+                let mut text = format!("{failure:?} in {}\n", f.name);
+                match runner.check(&[f], n, &ENGINES) {
+                    Some((alone, _, _)) => {
+                        let small = runner.shrink(f, n, &alone);
+                        let small_detail = runner
+                            .check(&[&small], n, &ENGINES)
+                            .map(|(_, _, d)| d)
+                            .unwrap_or_default();
+                        text += &format!(
+                            "shrunk ({alone:?}), with argv[1] = {n}:\n{}\n{small_detail}\n",
+                            program(&[&small], n)
+                        );
+                    }
+                    None => text += &format!("(it passes alone)\n{detail}\n"),
+                }
+                eprintln!("{text}");
+                failures.push(text);
+            }
+            eprintln!(
+                "random_gc: cases {start}..{end}: {clean} clean, {} failed",
+                failures.len()
+            );
+            (clean, failures)
+        })
+        .collect();
+    let clean: usize = outcomes.iter().map(|(clean, _)| clean).sum();
+    let failures: Vec<String> = outcomes.into_iter().flat_map(|(_, f)| f).collect();
+    eprintln!("random_gc: {clean} of {cases} cases clean");
     assert!(
         failures.is_empty(),
         "{} of {cases} cases failed:\n{}",
