@@ -443,13 +443,27 @@ fn model_values(answer: &str, n: usize) -> Option<Vec<i64>> {
 /// its variables when that query takes longer than [`QUICK_SECS`].
 pub fn prove(rule: &OptRule) -> Proof {
     match prove_case(rule, None, QUICK_SECS) {
-        Proof::Unknown(why) if why.starts_with(NO_ANSWER) => prove_by_cases(rule),
-        settled => settled,
+        Answer::Settled(proof) => proof,
+        Answer::NotInTime(_) => prove_by_cases(rule),
     }
 }
 
-/// The start of `Proof::Unknown`'s text when z3 did not answer in time.
-const NO_ANSWER: &str = "z3 answered";
+/// What z3 made of one query.
+enum Answer {
+    /// A proof, a counterexample, or a query that cannot be asked.
+    Settled(Proof),
+    /// No answer within the time limit: why, for the report.
+    NotInTime(String),
+}
+
+impl Answer {
+    fn into_proof(self) -> Proof {
+        match self {
+            Answer::Settled(proof) => proof,
+            Answer::NotInTime(why) => Proof::Unknown(why),
+        }
+    }
+}
 
 /// Proves `rule` for every value of one of its integer variables in turn
 /// (see the module's comment); what `prove` falls back to.
@@ -461,7 +475,7 @@ pub fn prove_by_cases(rule: &OptRule) -> Proof {
         }
         let mut outcome = Proof::Proven;
         for case in value_cases(&slot(i)) {
-            outcome = prove_case(rule, Some(&case), TIMEOUT_SECS);
+            outcome = prove_case(rule, Some(&case), TIMEOUT_SECS).into_proof();
             if outcome != Proof::Proven {
                 break;
             }
@@ -497,24 +511,24 @@ fn value_cases(var: &str) -> Vec<String> {
 }
 
 /// One z3 query for `rule` (restricted to `case`), answered within `seconds`.
-fn prove_case(rule: &OptRule, case: Option<&str>, seconds: u32) -> Proof {
+fn prove_case(rule: &OptRule, case: Option<&str>, seconds: u32) -> Answer {
     let text = match query_in_case(rule, case) {
         Ok(t) => t,
-        Err(e) => return Proof::Unknown(e),
+        Err(e) => return Answer::Settled(Proof::Unknown(e)),
     };
     let out = match run_z3(&text, seconds) {
         Ok(o) => o,
-        Err(e) => return Proof::Unknown(e),
+        Err(e) => return Answer::Settled(Proof::Unknown(e)),
     };
     let mut lines = out.lines();
-    match lines.next().map(str::trim) {
+    let proof = match lines.next().map(str::trim) {
         Some("unsat") => Proof::Proven,
         Some("sat") => {
             let rest: String = lines.collect::<Vec<_>>().join(" ");
             let Some(values) = model_values(&rest, rule.vars.len()) else {
-                return Proof::Unknown(format!(
+                return Answer::Settled(Proof::Unknown(format!(
                     "z3 found a counterexample but gave no model: {out}"
-                ));
+                )));
             };
             let confirmed = matches!(
                 rpy_ruleset::opt::check_opt_rule(rule, &values),
@@ -525,11 +539,14 @@ fn prove_case(rule: &OptRule, case: Option<&str>, seconds: u32) -> Proof {
                 confirmed,
             }
         }
-        other => Proof::Unknown(format!(
-            "{NO_ANSWER} {:?} (time limit {seconds} s)",
-            other.unwrap_or("nothing")
-        )),
-    }
+        other => {
+            return Answer::NotInTime(format!(
+                "z3 answered {:?} (time limit {seconds} s)",
+                other.unwrap_or("nothing")
+            ))
+        }
+    };
+    Answer::Settled(proof)
 }
 
 /// One rule's proof and how long it took.
