@@ -36,7 +36,7 @@ use rpy::pipeline::{Source, Timings};
 use rpy_ir::ast::Dialect;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use support::random::{batch_program, count, render_body, without, Rng, Stmt};
+use support::random::{batch_program, case_functions, count, render_body, without, Rng, Stmt};
 
 const PRELUDE: &str = "\
 import gc
@@ -692,14 +692,7 @@ fn random_gc_programs_agree_with_cpython() {
             let mut failures = Vec::new();
             let mut clean = 0;
             let end = (start + batch).min(cases);
-            let functions: Vec<Function> = (start..end)
-                .map(|i| {
-                    function(
-                        seed.wrapping_mul(1_000_003).wrapping_add(i as u64),
-                        &format!("f{i}"),
-                    )
-                })
-                .collect();
+            let functions = case_functions(seed, start..end, function);
             let n = Rng(seed ^ start as u64).range(0, 50);
             let mut live: Vec<&Function> = functions.iter().collect();
             if let Some(dump) = &dump {

@@ -32,7 +32,7 @@
 
 mod support;
 
-use support::random::{batch_program, count, render_body, without, Rng, Stmt};
+use support::random::{batch_program, case_functions, count, render_body, without, Rng, Stmt};
 
 use rpy::pipeline::{run_until, Source, StageName, StageOutput, Timings};
 use rpy_ir::ast::Dialect;
@@ -1214,14 +1214,7 @@ fn run_cases(cases: usize, batch: usize, seed: u64, max_shrunk: usize) -> Option
     let dump = std::env::var("RPY_PROPTEST_DUMP").ok();
     while start < cases {
         let end = (start + batch).min(cases);
-        let functions: Vec<Function> = (start..end)
-            .map(|i| {
-                function(
-                    seed.wrapping_mul(1_000_003).wrapping_add(i as u64),
-                    &format!("f{i}"),
-                )
-            })
-            .collect();
+        let functions = case_functions(seed, start..end, function);
         let n = Rng(seed ^ start as u64).range(-50, 50);
         let mut live: Vec<&Function> = functions.iter().collect();
         if let Some(dump) = &dump {
@@ -1501,14 +1494,7 @@ fn backend_optimizations_keep_random_programs_behaviour() {
     };
     let mut checked = 0;
     for start in (0..cases).step_by(batch) {
-        let functions: Vec<Function> = (start..(start + batch).min(cases))
-            .map(|i| {
-                function(
-                    seed.wrapping_mul(1_000_003).wrapping_add(i as u64),
-                    &format!("f{i}"),
-                )
-            })
-            .collect();
+        let functions = case_functions(seed, start..(start + batch).min(cases), function);
         let n = Rng(seed ^ start as u64).range(-50, 50);
         let live: Vec<&Function> = functions.iter().collect();
         let text = program(&live, n);

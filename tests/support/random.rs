@@ -93,6 +93,24 @@ pub fn without(body: &[Stmt], k: &mut usize) -> Vec<Stmt> {
     out
 }
 
+/// The random functions of the cases `cases` of a run seeded with `seed`:
+/// case `i` is `make(its own seed, "f{i}")`, so a case is the same
+/// whichever batch holds it.
+pub fn case_functions<F>(
+    seed: u64,
+    cases: std::ops::Range<usize>,
+    make: impl Fn(u64, &str) -> F,
+) -> Vec<F> {
+    cases
+        .map(|i| {
+            make(
+                seed.wrapping_mul(1_000_003).wrapping_add(i as u64),
+                &format!("f{i}"),
+            )
+        })
+        .collect()
+}
+
 /// A program of `prelude` and the rendered random functions, whose entry
 /// point calls each function (by name) twice, with its argument `argv[1]`
 /// and that plus 7, and prints the sum of their results; run by CPython
