@@ -398,6 +398,40 @@ fn a_single_test_or_a_test_of_another_value_is_not_a_chain() {
     assert_eq!(after, before);
 }
 
+#[test]
+fn a_chain_starts_at_a_test_that_other_operations_follow() {
+    use rpy_passes::backendopt::merge_switches::merge_switches_keeping;
+    // An interpreter's `pc += 1` placed after its `if opcode == ...`.
+    let text = CHAIN.replace(
+        "    switch v2\n      False -> block1(v1, x_0)",
+        "    w_20: Signed = int_mul(x_0, 3)\n    switch v2\n      False -> block1(v1, w_20)",
+    );
+    let before = program(&text);
+    let mut after = before.clone();
+    let stats = merge_switches_keeping(&mut after, 0);
+    simplify_program(&mut after);
+    assert_eq!(stats.chains_merged, 1, "{stats:?}");
+    assert_eq!(stats.cases, 3, "{stats:?}");
+    assert_eq!(count_ops(&after, "main", Opcode::IntEq), 0);
+    assert_eq!(count_ops(&after, "main", Opcode::IntMul), 1);
+    for x in [-1, 0, 4, 7, -2] {
+        assert_eq!(run(&after, "main", x), run(&before, "main", x), "main({x})");
+    }
+    // A later operation that reads the test's result keeps the test.
+    let reads = CHAIN.replace(
+        "    switch v2\n      False -> block1(v1, x_0)",
+        "    w_20: Signed = cast_bool_to_int(v2)\n    switch v2\n      False -> block1(v1, w_20)",
+    );
+    let before = program(&reads);
+    let mut after = before.clone();
+    assert_eq!(merge_switches_keeping(&mut after, 0).cases, 2);
+    simplify_program(&mut after);
+    assert_eq!(count_ops(&after, "main", Opcode::IntEq), 1);
+    for x in [-1, 0, 4, 7, -2] {
+        assert_eq!(run(&after, "main", x), run(&before, "main", x), "main({x})");
+    }
+}
+
 /// `main(x)`: a chain of `n` tests `x == 10`, `x == 11`, ..., each True
 /// exit returning its constant times 2, the last False exit returning -1.
 fn chain_of_tests(n: usize) -> String {
