@@ -257,15 +257,31 @@ RPY_INLINE void *rpy_gc_malloc_varsize(size_t struct_size, size_t items_offset,
 #define RPY_GC_WRITE_BARRIER_ITEM(obj, index) ((void)0)
 #endif
 
-/* A shadow-stack frame of n slots (n > 0), zeroed; `rpy_ss` names it. */
-#define RPY_GC_FRAME_ENTER(n)                                                \
-    void **rpy_ss = rpy_gc_root_top;                                         \
+/* Reserves n slots (n > 0) at the shadow stack's top as `rpy_ss`, zeroed. */
+#define RPY_GC_FRAME_OPEN(n)                                                 \
     do {                                                                     \
+        rpy_ss = rpy_gc_root_top;                                            \
         if (RPY_UNLIKELY(rpy_gc_root_end - rpy_ss < (n))) rpy_stack_overflow(); \
         for (int rpy_i_ = 0; rpy_i_ < (n); rpy_i_++) rpy_ss[rpy_i_] = NULL; \
         rpy_gc_root_top = rpy_ss + (n);                                      \
     } while (0)
+/* A shadow-stack frame of n slots, reserved on entry; `rpy_ss` names it. */
+#define RPY_GC_FRAME_ENTER(n)                                                \
+    void **rpy_ss;                                                           \
+    RPY_GC_FRAME_OPEN(n)
 #define RPY_GC_FRAME_LEAVE() (rpy_gc_root_top = rpy_ss)
+/* A frame reserved only where a block first needs it (RPY_GC_FRAME_NEED),
+ * for a function whose first block keeps no pointer across a collection:
+ * a call that takes none of those paths reserves nothing. */
+#define RPY_GC_FRAME_LAZY() void **rpy_ss = NULL
+#define RPY_GC_FRAME_NEED(n)                                                 \
+    do {                                                                     \
+        if (rpy_ss == NULL) RPY_GC_FRAME_OPEN(n);                            \
+    } while (0)
+#define RPY_GC_FRAME_LEAVE_LAZY()                                            \
+    do {                                                                     \
+        if (rpy_ss != NULL) rpy_gc_root_top = rpy_ss;                        \
+    } while (0)
 
 #define RPY_MALLOC(T, tid) ((T *)rpy_malloc(sizeof(T), (tid)))
 #define RPY_MALLOC_VARSIZE(T, n, tid)                                    \
