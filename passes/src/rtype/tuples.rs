@@ -59,6 +59,16 @@ impl GraphTyper<'_, '_, '_> {
                 self.finish((h, LowLevelType::Signed), Some((op.result, want)))?;
                 return Ok(true);
             }
+            // `list(t)`: a list of the tuple's items (the original's
+            // `rtype_bltn_list` of a tuple).
+            (Opcode::SimpleCall, [_, t])
+                if is_tuple(t)
+                    && matches!(&op.args[0], Arg::Const(Constant::Builtin(b))
+                        if super::methods::builtin_name(b) == "list") =>
+            {
+                self.tuple_into_list(&op.args[1], op.result, op)?;
+                return Ok(true);
+            }
             _ => {}
         }
         match op.opname {
