@@ -560,6 +560,9 @@ impl GraphTyper<'_, '_, '_> {
             self.lower_jit_marker(op);
             return Ok(());
         }
+        if let Some(truth) = self.bool_call_as_truth(op) {
+            return self.lower_op(&truth);
+        }
         if op.opname == Opcode::Getattr
             && matches!(
                 *self.annotation_ref(&Arg::Var(op.result)),
@@ -588,6 +591,37 @@ impl GraphTyper<'_, '_, '_> {
             return Ok(());
         }
         self.lower_by_rules(op)
+    }
+
+    /// `bool(x)` of a value whose truth no rule or helper of `bool()`
+    /// lowers (a list that cannot be None, a tuple, an instance): the
+    /// truth test `bool` of `x` itself, as the original's
+    /// `rtype_builtin_bool` asks `x`'s repr for `rtype_bool`.
+    fn bool_call_as_truth(&self, op: &SpaceOperation) -> Option<SpaceOperation> {
+        let [callee, x] = &op.args[..] else {
+            return None;
+        };
+        if op.opname != Opcode::SimpleCall || self.builtin_of(callee).as_deref() != Some("bool") {
+            return None;
+        }
+        let lowered_by_rules = matches!(
+            self.annotation(x).general(),
+            SomeValue::Integer { .. }
+                | SomeValue::Bool
+                | SomeValue::Float
+                | SomeValue::String { .. }
+                | SomeValue::Char
+                | SomeValue::Dict(_)
+        );
+        if lowered_by_rules {
+            return None;
+        }
+        Some(SpaceOperation {
+            opname: Opcode::Bool,
+            args: vec![x.clone()],
+            result: op.result,
+            pos: op.pos,
+        })
     }
 
     /// A JIT hint stays as the low-level `jit_marker`, with the loop's

@@ -1,0 +1,34 @@
+//! `bool(x)` of a value the rules of `bool()` do not cover (a list that
+//! cannot be None, an instance, an instance that may be None):
+//! the truth test of `x`, as `if x:` makes it.
+
+mod support;
+
+const PROGRAM: &str = "class Node(object):
+    def __init__(self, value):
+        self.value = value
+
+
+def find(nodes, value):
+    for n in nodes:
+        if n.value == value:
+            return n
+    return None
+
+
+def entry_point(argv):
+    k = len(argv)
+    full = [k, 2]
+    empty = [k]
+    empty.pop()
+    print(bool(full), bool(empty), len(empty))
+    nodes = [Node(1), Node(k + 1)]
+    print(bool(find(nodes, 2)), bool(find(nodes, 5)), bool(nodes[0]))
+    return 0
+
+";
+
+#[test]
+fn bool_of_lists_and_instances_agrees_with_cpython() {
+    support::source_matches_cpython("bool_builtin", PROGRAM);
+}
