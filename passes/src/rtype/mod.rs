@@ -537,6 +537,15 @@ impl GraphTyper<'_, '_, '_> {
             }
         }
         if *from == LowLevelType::Void {
+            // A variable of no representation whose one value the
+            // annotation knows (a parameter every caller leaves at its
+            // default None): that value as a `to` (the original's
+            // conversion from NoneRepr).
+            if let Some(c) = self.void_value(&value) {
+                if let Some(c) = self.rt.ll_constant_as(&c, to)? {
+                    return Ok(Arg::Const(c));
+                }
+            }
             return Err(format!("a value with no representation cannot become {to}"));
         }
         let tree = rpy_ruleset::rtype::convert(from, to)
