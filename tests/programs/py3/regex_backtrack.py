@@ -152,6 +152,16 @@ def parse_class(pat, i):
     return CharClass(ranges, negated), i + 1
 
 
+SIMPLE_NODES = [(".", Any), ("$", End)]
+
+
+def simple_node(c):
+    for ch, cls in SIMPLE_NODES:
+        if ch == c:
+            return cls()
+    raise RegexError("no node for " + c, 0)
+
+
 def compile_pattern(pat):
     nodes = []
     i = 0
@@ -159,11 +169,8 @@ def compile_pattern(pat):
         c = pat[i]
         if c == "[":
             node, i = parse_class(pat, i + 1)
-        elif c == ".":
-            node = Any()
-            i += 1
-        elif c == "$" and i == len(pat) - 1:
-            node = End()
+        elif c == "." or (c == "$" and i == len(pat) - 1):
+            node = simple_node(c)
             i += 1
         elif c in "*+":
             if not nodes or not isinstance(nodes[-1], Char):
@@ -234,7 +241,7 @@ def text_stats(subjects):
     for w in words:
         if w and w.isalnum():
             alnum += 1
-    print("words %d alnum %d" % (len(words), alnum))
+    print("words %d alnum %d first %s last %s" % (len(words), alnum, min(words), max(words)))
     for w in subjects:
         tag = ""
         if w.startswith("x"):
