@@ -32,3 +32,24 @@ def entry_point(argv):
 fn bool_of_lists_and_instances_agrees_with_cpython() {
     support::source_matches_cpython("bool_builtin", PROGRAM);
 }
+
+/// The truth of a tuple, which is never None, is whether it has items
+/// (it failed with "the rtyper cannot lower 'bool' on a tuple").
+#[test]
+fn truth_of_tuples_agrees_with_cpython() {
+    support::source_matches_cpython(
+        "bool_of_tuples",
+        "def pair(n):
+    return (n, 'a')
+
+
+def entry_point(argv):
+    t = pair(len(argv))
+    print(bool(t), not t)
+    if t:
+        print('nonempty')
+    return 0
+
+",
+    );
+}
