@@ -194,6 +194,13 @@ impl Annotator<'_> {
             | (Opcode::Mul, _, [S::Integer { .. } | S::Bool, S::List(def)]) => {
                 self.new_list(site, &def.item, g, op)
             }
+            // len() of a tuple is known: the number of its items (so
+            // that `if len(args) == 0: return` cuts the rest of a
+            // function specialized for no `*args`, as the original's
+            // constant length does).
+            (Opcode::SimpleCall, Some("len"), [_, S::Tuple(items)]) => {
+                Ok(S::Const(Known::Int(items.len() as i64)))
+            }
             (Opcode::Add, _, [S::Tuple(x), S::Tuple(y)]) => {
                 Ok(S::Tuple(x.iter().chain(y).cloned().collect()))
             }
