@@ -53,3 +53,26 @@ def entry_point(argv):
 ",
     );
 }
+
+/// The truth of a value that is always None (a parameter every call
+/// leaves at its default None) is false (it failed with "the rtyper
+/// cannot lower 'bool' on None").
+#[test]
+fn truth_of_none_agrees_with_cpython() {
+    support::source_matches_cpython(
+        "bool_of_none",
+        "def describe(name, extra=None):
+    if extra:
+        return name + '+'
+    if not extra:
+        return name + '-'
+    return name
+
+
+def entry_point(argv):
+    print(describe('a'), describe(argv[0][:0] + 'b'), bool(None))
+    return 0
+
+",
+    );
+}

@@ -572,6 +572,13 @@ impl GraphTyper<'_, '_, '_> {
         if let Some(truth) = self.bool_call_as_truth(op) {
             return self.lower_op(&truth);
         }
+        // The truth of a value that is always None: false.
+        if matches!(op.opname, Opcode::Bool | Opcode::Not)
+            && op.args.len() == 1
+            && self.annotation(&op.args[0]).general() == SomeValue::None
+        {
+            return self.define_constant(Constant::Bool(op.opname == Opcode::Not), op.result);
+        }
         if op.opname == Opcode::Getattr
             && matches!(
                 *self.annotation_ref(&Arg::Var(op.result)),
