@@ -52,6 +52,18 @@ fn string(no_nul: bool) -> SomeValue {
 }
 
 impl Annotator<'_> {
+    /// What iterating `container` gives; a tuple's items joined as the
+    /// annotator joins them (instances of two classes are one of their
+    /// common base, as the original's `unionof` of the items).
+    fn element(&mut self, container: &SomeValue) -> Option<SomeValue> {
+        match container {
+            SomeValue::Tuple(items) => items
+                .iter()
+                .try_fold(SomeValue::Impossible, |acc, i| self.join(&acc, i)),
+            _ => element(container),
+        }
+    }
+
     /// The result of `op` when it is a container operation; `None` for any
     /// other operation (the rules type it).
     pub(super) fn container_op(
@@ -182,6 +194,13 @@ impl Annotator<'_> {
             | (Opcode::Mul, _, [S::Integer { .. } | S::Bool, S::List(def)]) => {
                 self.new_list(site, &def.item, g, op)
             }
+            // len() of a tuple is known: the number of its items (so
+            // that `if len(args) == 0: return` cuts the rest of a
+            // function specialized for no `*args`, as the original's
+            // constant length does).
+            (Opcode::SimpleCall, Some("len"), [_, S::Tuple(items)]) => {
+                Ok(S::Const(Known::Int(items.len() as i64)))
+            }
             (Opcode::Add, _, [S::Tuple(x), S::Tuple(y)]) => {
                 Ok(S::Tuple(x.iter().chain(y).cloned().collect()))
             }
@@ -196,8 +215,10 @@ impl Annotator<'_> {
                 Ok(S::Bool)
             }
             (Opcode::Iter, _, [S::Iterator(_)]) => Ok(args[0].clone()),
-            (Opcode::Iter, _, [c]) if element(c).is_some() => Ok(S::Iterator(Box::new(c.clone()))),
-            (Opcode::Next, _, [S::Iterator(c)]) => element(c).map(Ok)?,
+            (Opcode::Iter, _, [c]) if self.element(c).is_some() => {
+                Ok(S::Iterator(Box::new(c.clone())))
+            }
+            (Opcode::Next, _, [S::Iterator(c)]) => self.element(c).map(Ok)?,
             (Opcode::SimpleCall, Some("range" | "xrange"), [_, bounds @ ..])
                 if !bounds.is_empty()
                     && bounds
@@ -213,18 +234,20 @@ impl Annotator<'_> {
             (Opcode::SimpleCall, Some("list"), [_]) => {
                 self.new_built_list(site, &S::Impossible, g, op)
             }
-            (Opcode::SimpleCall, Some("list"), [_, c]) => match element(c) {
+            (Opcode::SimpleCall, Some("list"), [_, c]) => match self.element(c) {
                 Some(item) => self.new_built_list(site, &item, g, op),
                 None => return None,
             },
-            (Opcode::SimpleCall, Some("enumerate"), [_, c]) => match element(c) {
+            (Opcode::SimpleCall, Some("enumerate"), [_, c]) => match self.element(c) {
                 Some(item) => self.new_built_list(site, &S::Tuple(vec![nonneg(), item]), g, op),
                 None => return None,
             },
-            (Opcode::SimpleCall, Some("zip"), [_, a, b]) => match (element(a), element(b)) {
-                (Some(x), Some(y)) => self.new_built_list(site, &S::Tuple(vec![x, y]), g, op),
-                _ => return None,
-            },
+            (Opcode::SimpleCall, Some("zip"), [_, a, b]) => {
+                match (self.element(a), self.element(b)) {
+                    (Some(x), Some(y)) => self.new_built_list(site, &S::Tuple(vec![x, y]), g, op),
+                    _ => return None,
+                }
+            }
             (Opcode::SimpleCall, Some("reversed"), [_, c @ S::List(_)]) => {
                 Ok(S::Iterator(Box::new(c.clone())))
             }

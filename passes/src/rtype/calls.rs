@@ -3,9 +3,9 @@
 //! the function pointer it is; of a method of several classes, a call
 //! through the receiver's vtable slot; of a class, an instantiation.
 
-use super::GraphTyper;
+use super::{GraphTyper, RTyper};
 use rpy_ir::annotation::{Desc, SomeValue};
-use rpy_ir::graph::{Arg, Constant, SpaceOperation};
+use rpy_ir::graph::{Annotated, Arg, Constant, FunctionGraph, Link, SpaceOperation};
 use rpy_ir::lltype::{self, LowLevelType};
 use rpy_ir::opcode::Opcode;
 
@@ -84,6 +84,25 @@ impl GraphTyper<'_, '_, '_> {
                     }))
                     .ok_or("methods of classes with no common base")?;
                 self.method_call(&class, &name, callee, args, op)?;
+            }
+            // One of several classes: a call of the graph that tests
+            // which and instantiates it (`instantiate_graph`).
+            descs if descs.iter().all(|d| matches!(d, Desc::Class(_))) => {
+                let classes: Vec<String> = descs
+                    .iter()
+                    .filter_map(|d| match d {
+                        Desc::Class(c) => Some(c.clone()),
+                        _ => None,
+                    })
+                    .collect();
+                let cls = annotation.clone().into_owned();
+                drop(annotation);
+                let params: Vec<SomeValue> = std::iter::once(cls)
+                    .chain(args.iter().map(|a| self.annotation(a)))
+                    .collect();
+                let result = self.annotation(&Arg::Var(op.result));
+                let graph = self.rt.instantiate_graph(&classes, &params, &result)?;
+                self.direct_call(&graph, op.args.clone(), op)?;
             }
             descs if descs.iter().all(|d| matches!(d, Desc::Function(_))) => {
                 let LowLevelType::FuncPtr(sig) = self.type_of(callee) else {
@@ -231,4 +250,136 @@ impl GraphTyper<'_, '_, '_> {
             Arg::Const(_) => typeptr,
         })
     }
+}
+
+impl RTyper<'_> {
+    /// The name of the graph that instantiates one of `classes` (the
+    /// original's call of a `ClassesPBCRepr`), made and lowered the first
+    /// time it is asked for: its parameters are the class and the call's
+    /// arguments, of annotations `params`, and it returns an instance of
+    /// annotation `result`.
+    ///
+    /// ```python
+    /// def new_of(cls, *args):
+    ///     if cls is A:
+    ///         return A(*args)
+    ///     ...
+    ///     return Z(*args)
+    /// ```
+    fn instantiate_graph(
+        &mut self,
+        classes: &[String],
+        params: &[SomeValue],
+        result: &SomeValue,
+    ) -> Result<String, String> {
+        let mut types = Vec::new();
+        for p in params {
+            types.push(self.lltype_of(p)?);
+        }
+        let result_type = self.lltype_of(result)?;
+        let mut name = "new_of".to_string();
+        for c in classes {
+            name.push_str("__");
+            name.push_str(&c.strip_prefix("__main__.").unwrap_or(c).replace('.', "_"));
+        }
+        for t in &types[1..] {
+            name.push_str("__");
+            name.push_str(&super::repr::type_tag(t));
+        }
+        if self.signatures.contains_key(&name) {
+            return Ok(name);
+        }
+        let graph = instantiate_one_of(&name, classes, params, result);
+        self.signatures.insert(name.clone(), (types, result_type));
+        let lowered = self.lower_annotated(&graph).map_err(|(_, msg)| msg)?;
+        self.helper_graphs.push(lowered);
+        Ok(name)
+    }
+}
+
+/// The annotated graph of `instantiate_graph`: a chain of tests of the
+/// class, each true branch building an instance of its class.
+fn instantiate_one_of(
+    name: &str,
+    classes: &[String],
+    params: &[SomeValue],
+    result: &SomeValue,
+) -> FunctionGraph<Annotated> {
+    let names: Vec<String> = (0..params.len())
+        .map(|i| {
+            if i == 0 {
+                "cls".into()
+            } else {
+                format!("a{i}")
+            }
+        })
+        .collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mut g = FunctionGraph::<Annotated>::new(name, &names, SomeValue::Impossible);
+    for (v, p) in g.params().to_vec().into_iter().zip(params) {
+        g.vars[v.0 as usize].info = p.clone();
+    }
+    let ret = g.block(g.returnblock).inputargs[0];
+    g.vars[ret.0 as usize].info = result.clone();
+    let op = |opname: Opcode, args: Vec<Arg>, result| SpaceOperation {
+        opname,
+        args,
+        result,
+        pos: None,
+    };
+    let returnblock = g.returnblock;
+    // The block that tests for classes[k] (the start block for the first)
+    // and its variables: the class and the arguments.
+    let mut block = g.startblock;
+    let mut vars = g.params().to_vec();
+    for (k, class) in classes.iter().enumerate() {
+        let last = k + 1 == classes.len();
+        // build(a1, ...): return class(a1, ...)
+        let build_args: Vec<_> = params[1..]
+            .iter()
+            .map(|p| g.new_var(None, p.clone()))
+            .collect();
+        let instance = g.new_var(
+            None,
+            SomeValue::Instance {
+                class: class.clone(),
+                can_be_none: false,
+            },
+        );
+        let build = g.add_block(build_args.clone());
+        let mut call_args = vec![Arg::Const(Constant::Class(class.clone()))];
+        call_args.extend(build_args.iter().map(|v| Arg::Var(*v)));
+        let b = g.block_mut(build);
+        b.operations = vec![op(Opcode::SimpleCall, call_args, instance)];
+        b.exits = vec![Link::new(vec![Arg::Var(instance)], returnblock, None)];
+        let passed: Vec<Arg> = vars[1..].iter().map(|v| Arg::Var(*v)).collect();
+        if last {
+            g.block_mut(block).exits = vec![Link::new(passed, build, None)];
+            break;
+        }
+        let is = g.new_var(None, SomeValue::Bool);
+        let next: Vec<_> = params.iter().map(|p| g.new_var(None, p.clone())).collect();
+        let next_block = g.add_block(next.clone());
+        let b = g.block_mut(block);
+        b.operations = vec![op(
+            Opcode::Is,
+            vec![
+                Arg::Var(vars[0]),
+                Arg::Const(Constant::Class(class.clone())),
+            ],
+            is,
+        )];
+        b.exitswitch = Some(Arg::Var(is));
+        b.exits = vec![
+            Link::new(
+                vars.iter().map(|v| Arg::Var(*v)).collect(),
+                next_block,
+                Some(Constant::Bool(false)),
+            ),
+            Link::new(passed, build, Some(Constant::Bool(true))),
+        ];
+        block = next_block;
+        vars = next;
+    }
+    g
 }

@@ -385,8 +385,11 @@ impl GraphTyper<'_, '_, '_> {
         let names = self.class_names(classes);
         let subject = self.annotation(x);
         let Some((_, can_be_none)) = instance_class(&subject, &self.rt.classes) else {
-            // A builtin type's value: the annotation says.
-            let known = names.iter().any(|n| builtin_type_holds(n, &subject));
+            // A builtin type's value: the annotation says (of a constant,
+            // its kind: `isinstance(3, int)`).
+            let general = subject.general();
+            let py2 = self.rt.py2;
+            let known = names.iter().any(|n| builtin_type_holds(n, &general, py2));
             return self.define_constant(Constant::Bool(known), op.result);
         };
         if names.is_empty() {
@@ -637,8 +640,12 @@ impl GraphTyper<'_, '_, '_> {
     }
 }
 
-/// Whether builtin type `name` holds values of annotation `a`.
-fn builtin_type_holds(name: &str, a: &SomeValue) -> bool {
+/// Whether builtin type `name` holds values of annotation `a` (in
+/// Python 2 an r_uint is a long, not an int).
+fn builtin_type_holds(name: &str, a: &SomeValue, py2: bool) -> bool {
+    if let ("int", SomeValue::Integer { unsigned: true, .. }) = (name, a) {
+        return !py2;
+    }
     matches!(
         (name, a),
         ("int", SomeValue::Integer { .. } | SomeValue::Bool)

@@ -255,6 +255,20 @@ impl GraphTyper<'_, '_, '_> {
             Some(ContainerType::GcStruct { fields, .. }) => fields[0].1.clone(),
             _ => return Err(format!("{iter} is no iterator struct")),
         };
+        let list = self.graph.new_var(None, list_ty);
+        self.tuple_into_list(tuple, list, op)?;
+        Ok(list)
+    }
+
+    /// `list` (a new variable of a list type, or `op`'s result) made of
+    /// the items of the tuple `tuple`, each converted to the list's item
+    /// type: `list(t)`, and the container of an iterator over `t`.
+    pub(super) fn tuple_into_list(
+        &mut self,
+        tuple: &Arg,
+        list: Var,
+        op: &SpaceOperation,
+    ) -> Result<(), String> {
         let LowLevelType::Ptr(tuple_ty) = self.type_of(tuple) else {
             return Err("a tuple with no struct type".into());
         };
@@ -267,15 +281,13 @@ impl GraphTyper<'_, '_, '_> {
             let v = self.field(tuple.clone(), &name, ty);
             items.push(Arg::Var(v));
         }
-        let list = self.graph.new_var(None, list_ty);
         let newlist = SpaceOperation {
             opname: Opcode::Newlist,
             args: items,
             result: list,
             pos: op.pos,
         };
-        self.new_list(&newlist)?;
-        Ok(list)
+        self.new_list(&newlist)
     }
 
     /// `iter(container)`: a new iterator at index 0.

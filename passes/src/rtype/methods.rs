@@ -23,6 +23,9 @@ enum Operand {
     /// The item equality of the list operand `n` (None for primitives,
     /// the string comparison for strings).
     EqFn(usize),
+    /// The item ordering of the list operand `n` (None for primitives,
+    /// the string comparison `ll_strcmp` for strings).
+    CmpFn(usize),
     Int(i64),
     Bool(bool),
     /// Operand `n`, or the int when it is None (a slice bound left out).
@@ -42,8 +45,8 @@ enum Operand {
 }
 
 use Operand::{
-    Arg as A, AsResult, Bool as B, CharClassPy3, EqFn, Int as I, Item, OrInt, Py2, ResultItemType,
-    ResultType, SameList,
+    Arg as A, AsResult, Bool as B, CharClassPy3, CmpFn, EqFn, Int as I, Item, OrInt, Py2,
+    ResultItemType, ResultType, SameList,
 };
 
 /// The helper a Python 3 program calls instead of the string helper
@@ -300,8 +303,12 @@ impl GraphTyper<'_, '_, '_> {
             (Opcode::SimpleCall, [Builtin("max"), Int | Bool | Float, Int | Bool | Float], _) => {
                 ("rint", "ll_max", vec![AsResult(1), AsResult(2)])
             }
-            (Opcode::SimpleCall, [Builtin("min"), List], _) => ("rlist", "ll_min", vec![A(1)]),
-            (Opcode::SimpleCall, [Builtin("max"), List], _) => ("rlist", "ll_max", vec![A(1)]),
+            (Opcode::SimpleCall, [Builtin("min"), List], _) => {
+                ("rlist", "ll_min", vec![A(1), CmpFn(1)])
+            }
+            (Opcode::SimpleCall, [Builtin("max"), List], _) => {
+                ("rlist", "ll_max", vec![A(1), CmpFn(1)])
+            }
             // int() and float() of a string raise ValueError wherever it
             // is caught.
             (Opcode::SimpleCall, [Builtin("float"), Str | Char], _) => {
@@ -399,7 +406,7 @@ impl GraphTyper<'_, '_, '_> {
                     helper_args.push(HelperArg::Type(t.clone()));
                     call_args.push(Arg::Const(Constant::Name(t)));
                 }
-                EqFn(i) => {
+                EqFn(i) | CmpFn(i) => {
                     // A method's operand 0 is the list it is bound to.
                     let list = match self.annotation(&op.args[*i]) {
                         SomeValue::BuiltinMethod { receiver, .. } => *receiver,
@@ -409,10 +416,11 @@ impl GraphTyper<'_, '_, '_> {
                         SomeValue::List(def) => self.kind_of(&def.item),
                         _ => Kind::Other,
                     };
+                    let compare = matches!(operand, CmpFn(_));
                     let h = match item {
                         Kind::Str => HelperArg::Helper {
                             module: "rstr".into(),
-                            func: "ll_streq".into(),
+                            func: if compare { "ll_strcmp" } else { "ll_streq" }.into(),
                         },
                         _ => HelperArg::Const(Constant::None),
                     };

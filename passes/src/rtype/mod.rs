@@ -537,6 +537,15 @@ impl GraphTyper<'_, '_, '_> {
             }
         }
         if *from == LowLevelType::Void {
+            // A variable of no representation whose one value the
+            // annotation knows (a parameter every caller leaves at its
+            // default None): that value as a `to` (the original's
+            // conversion from NoneRepr).
+            if let Some(c) = self.void_value(&value) {
+                if let Some(c) = self.rt.ll_constant_as(&c, to)? {
+                    return Ok(Arg::Const(c));
+                }
+            }
             return Err(format!("a value with no representation cannot become {to}"));
         }
         let tree = rpy_ruleset::rtype::convert(from, to)
@@ -559,6 +568,16 @@ impl GraphTyper<'_, '_, '_> {
         if op.opname == Opcode::JitMarker {
             self.lower_jit_marker(op);
             return Ok(());
+        }
+        if let Some(truth) = self.bool_call_as_truth(op) {
+            return self.lower_op(&truth);
+        }
+        // The truth of a value that is always None: false.
+        if matches!(op.opname, Opcode::Bool | Opcode::Not)
+            && op.args.len() == 1
+            && self.annotation(&op.args[0]).general() == SomeValue::None
+        {
+            return self.define_constant(Constant::Bool(op.opname == Opcode::Not), op.result);
         }
         if op.opname == Opcode::Getattr
             && matches!(
@@ -588,6 +607,37 @@ impl GraphTyper<'_, '_, '_> {
             return Ok(());
         }
         self.lower_by_rules(op)
+    }
+
+    /// `bool(x)` of a value whose truth no rule or helper of `bool()`
+    /// lowers (a list that cannot be None, a tuple, an instance): the
+    /// truth test `bool` of `x` itself, as the original's
+    /// `rtype_builtin_bool` asks `x`'s repr for `rtype_bool`.
+    fn bool_call_as_truth(&self, op: &SpaceOperation) -> Option<SpaceOperation> {
+        let [callee, x] = &op.args[..] else {
+            return None;
+        };
+        if op.opname != Opcode::SimpleCall || self.builtin_of(callee).as_deref() != Some("bool") {
+            return None;
+        }
+        let lowered_by_rules = matches!(
+            self.annotation(x).general(),
+            SomeValue::Integer { .. }
+                | SomeValue::Bool
+                | SomeValue::Float
+                | SomeValue::String { .. }
+                | SomeValue::Char
+                | SomeValue::Dict(_)
+        );
+        if lowered_by_rules {
+            return None;
+        }
+        Some(SpaceOperation {
+            opname: Opcode::Bool,
+            args: vec![x.clone()],
+            result: op.result,
+            pos: op.pos,
+        })
     }
 
     /// A JIT hint stays as the low-level `jit_marker`, with the loop's

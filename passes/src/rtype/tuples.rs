@@ -59,6 +59,29 @@ impl GraphTyper<'_, '_, '_> {
                 self.finish((h, LowLevelType::Signed), Some((op.result, want)))?;
                 return Ok(true);
             }
+            // A tuple is never None: its truth is whether it has items,
+            // known from its type (the original folds it too).
+            (Opcode::Bool | Opcode::Not, [t]) if is_tuple(t) => {
+                let n = self
+                    .tuple_fields(match t {
+                        LowLevelType::Ptr(ty) => ty,
+                        _ => return Err("a tuple with no struct type".into()),
+                    })?
+                    .len();
+                let truth = (n > 0) == (op.opname == Opcode::Bool);
+                self.define_constant(Constant::Bool(truth), op.result)?;
+                return Ok(true);
+            }
+            // `list(t)`: a list of the tuple's items (the original's
+            // `rtype_bltn_list` of a tuple).
+            (Opcode::SimpleCall, [_, t])
+                if is_tuple(t)
+                    && matches!(&op.args[0], Arg::Const(Constant::Builtin(b))
+                        if super::methods::builtin_name(b) == "list") =>
+            {
+                self.tuple_into_list(&op.args[1], op.result, op)?;
+                return Ok(true);
+            }
             _ => {}
         }
         match op.opname {

@@ -518,8 +518,15 @@ def ll_range(LIST, start, stop, step):
     return res
 
 
-def ll_min(l):
-    """min(l): the first of the smallest items; ValueError when l is empty."""
+def _ll_items_less(a, b, cmpfn):
+    if cmpfn is None:
+        return a < b
+    return cmpfn(a, b) < 0
+
+
+def ll_min(l, cmpfn):
+    """min(l): the first of the smallest items; ValueError when l is empty.
+    `cmpfn` orders the items (None for `<`, ll_strcmp for strings)."""
     length = ll_length(l)
     if length == 0:
         raise ValueError
@@ -527,13 +534,13 @@ def ll_min(l):
     i = 1
     while i < length:
         item = ll_items(l)[i]
-        if item < res:
+        if _ll_items_less(item, res, cmpfn):
             res = item
         i += 1
     return res
 
 
-def ll_max(l):
+def ll_max(l, cmpfn):
     """max(l): the first of the largest items; ValueError when l is empty."""
     length = ll_length(l)
     if length == 0:
@@ -542,7 +549,7 @@ def ll_max(l):
     i = 1
     while i < length:
         item = ll_items(l)[i]
-        if item > res:
+        if _ll_items_less(res, item, cmpfn):
             res = item
         i += 1
     return res
