@@ -3,8 +3,6 @@
 //! annotate: "'>' cannot be applied to a low-level pointer
 //! Ptr(rpy_string)"), and of ints and floats as before.
 
-mod support;
-
 const PROGRAM: &str = "def entry_point(argv):
     words = ['pear', 'apple', 'fig', 'banana', 'apples', 'Zoo']
     words.append(argv[0][:0] + 'kiwi')
@@ -19,5 +17,5 @@ const PROGRAM: &str = "def entry_point(argv):
 
 #[test]
 fn min_and_max_of_lists_agree_with_cpython() {
-    support::source_matches_cpython("min_max_of_strings", PROGRAM);
+    crate::support::source_matches_cpython("min_max_of_strings", PROGRAM);
 }

@@ -2,8 +2,6 @@
 //! `a % b`, for ints and floats, with Python's signs and the division's
 //! ZeroDivisionError.
 
-mod support;
-
 const PROGRAM: &str = "def clock(seconds):
     minutes, secs = divmod(seconds, 60)
     hours, minutes = divmod(minutes, 60)
@@ -34,5 +32,5 @@ def entry_point(argv):
 
 #[test]
 fn divmod_agrees_with_cpython() {
-    support::source_matches_cpython("divmod", PROGRAM);
+    crate::support::source_matches_cpython("divmod", PROGRAM);
 }

@@ -2,8 +2,6 @@
 //! to the list's item type (the original's `rtype_bltn_list` of a
 //! tuple), as a builtin dispatcher does with its `*args`.
 
-mod support;
-
 const PROGRAM: &str = "class Shape(object):
     def area(self):
         return 0
@@ -55,5 +53,5 @@ def entry_point(argv):
 
 #[test]
 fn list_of_a_tuple_agrees_with_cpython() {
-    support::source_matches_cpython("tuple_to_list", PROGRAM);
+    crate::support::source_matches_cpython("tuple_to_list", PROGRAM);
 }

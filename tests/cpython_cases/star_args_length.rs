@@ -4,8 +4,6 @@
 //! arguments (it failed with "index 0 is out of range for a tuple of 0
 //! items").
 
-mod support;
-
 const PROGRAM: &str = "def stats(*values):
     if len(values) == 0:
         return 0, 0
@@ -35,5 +33,5 @@ def entry_point(argv):
 
 #[test]
 fn star_args_lengths_agree_with_cpython() {
-    support::source_matches_cpython("star_args_length", PROGRAM);
+    crate::support::source_matches_cpython("star_args_length", PROGRAM);
 }

@@ -3,8 +3,6 @@
 //! `isinstance("s", str)`, `isinstance(True, int)`), and of an r_uint,
 //! which is an int in Python 3 and a long, not an int, in Python 2.
 
-mod support;
-
 const PROGRAM: &str = "from rpython.rlib.rarithmetic import r_uint
 
 
@@ -20,5 +18,5 @@ def entry_point(argv):
 
 #[test]
 fn isinstance_of_builtin_types_agrees_with_cpython() {
-    support::source_matches_cpython("isinstance_builtin_types", PROGRAM);
+    crate::support::source_matches_cpython("isinstance_builtin_types", PROGRAM);
 }

@@ -2,8 +2,6 @@
 //! cannot be None, an instance, an instance that may be None):
 //! the truth test of `x`, as `if x:` makes it.
 
-mod support;
-
 const PROGRAM: &str = "class Node(object):
     def __init__(self, value):
         self.value = value
@@ -30,14 +28,14 @@ def entry_point(argv):
 
 #[test]
 fn bool_of_lists_and_instances_agrees_with_cpython() {
-    support::source_matches_cpython("bool_builtin", PROGRAM);
+    crate::support::source_matches_cpython("bool_builtin", PROGRAM);
 }
 
 /// The truth of a tuple, which is never None, is whether it has items
 /// (it failed with "the rtyper cannot lower 'bool' on a tuple").
 #[test]
 fn truth_of_tuples_agrees_with_cpython() {
-    support::source_matches_cpython(
+    crate::support::source_matches_cpython(
         "bool_of_tuples",
         "def pair(n):
     return (n, 'a')
@@ -59,7 +57,7 @@ def entry_point(argv):
 /// cannot lower 'bool' on None").
 #[test]
 fn truth_of_none_agrees_with_cpython() {
-    support::source_matches_cpython(
+    crate::support::source_matches_cpython(
         "bool_of_none",
         "def describe(name, extra=None):
     if extra:

@@ -2,8 +2,6 @@
 //! the rtyper tests the pointer before the length (rstr's
 //! `ll_str_is_true`), so None is false instead of a null dereference.
 
-mod support;
-
 const PROGRAM: &str = "def pick(n):
     if n > 2:
         return 'abc'
@@ -26,5 +24,5 @@ def entry_point(argv):
 
 #[test]
 fn none_or_empty_strings_are_false() {
-    support::source_matches_cpython("none_strings", PROGRAM);
+    crate::support::source_matches_cpython("none_strings", PROGRAM);
 }

@@ -4,8 +4,6 @@
 //! (it failed with "a value with no representation cannot become
 //! Ptr(inst_Tree)").
 
-mod support;
-
 const PROGRAM: &str = "class Tree(object):
     def __init__(self, value, left=None, right=None):
         self.value = value
@@ -51,5 +49,5 @@ def entry_point(argv):
 
 #[test]
 fn none_parameters_become_null_pointers() {
-    support::source_matches_cpython("none_parameters", PROGRAM);
+    crate::support::source_matches_cpython("none_parameters", PROGRAM);
 }

@@ -3,8 +3,6 @@
 //! with constant code and defaults a constant); one chosen by a branch is
 //! called through a pointer, which constant folding may make known.
 
-mod support;
-
 const PROGRAM: &str = "class Parser(object):
     def __init__(self, text):
         self.text = text
@@ -68,5 +66,5 @@ def entry_point(argv):
 
 #[test]
 fn nested_functions_agree_with_cpython() {
-    support::source_matches_cpython("nested_functions", PROGRAM);
+    crate::support::source_matches_cpython("nested_functions", PROGRAM);
 }

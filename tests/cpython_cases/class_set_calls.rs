@@ -3,8 +3,6 @@
 //! of the one it is built, with that class's `__init__` (it failed with
 //! "the rtyper cannot call the class Quad or the class Tri yet").
 
-mod support;
-
 const PROGRAM: &str = "class Shape(object):
     sides = 0
 
@@ -72,5 +70,5 @@ def entry_point(argv):
 
 #[test]
 fn calls_of_one_of_several_classes_agree_with_cpython() {
-    support::source_matches_cpython("class_set_calls", PROGRAM);
+    crate::support::source_matches_cpython("class_set_calls", PROGRAM);
 }

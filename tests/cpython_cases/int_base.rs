@@ -4,8 +4,6 @@
 //! ones, the value or the ValueError's message is what the dialect's
 //! CPython prints.
 
-mod support;
-
 use std::fmt::Write as _;
 
 /// Every case as one program: a table of (string, base) and a loop that
@@ -44,5 +42,5 @@ fn program() -> String {
 
 #[test]
 fn int_with_a_base_agrees_with_cpython() {
-    support::source_matches_cpython("int_base", &program());
+    crate::support::source_matches_cpython("int_base", &program());
 }

@@ -1,0 +1,18 @@
+//! Small programs, each aimed at one construct, run by rpy and compared
+//! with CPython: one test binary for all of them, so that the suite links
+//! it once (every file of tests/ is a binary of its own).
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod bool_builtin;
+mod class_set_calls;
+mod divmod;
+mod int_base;
+mod isinstance_builtin_types;
+mod min_max_of_strings;
+mod nested_functions;
+mod none_parameters;
+mod none_strings;
+mod star_args_length;
+mod tuple_to_list;
