@@ -14,5 +14,6 @@ mod min_max_of_strings;
 mod nested_functions;
 mod none_parameters;
 mod none_strings;
+mod numeric_strings;
 mod star_args_length;
 mod tuple_to_list;

@@ -164,18 +164,23 @@ def ll_dict_repr(STR, STRLIST, d):
 # helper cannot be passed a string constant, so they are chosen by number.
 INT_ERROR = "invalid literal for int() with base "
 FLOAT_ERROR = "could not convert string to float: "
+# Python 2's float() of a string that a number begins but does not fill.
+FLOAT_LITERAL_ERROR = "invalid literal for float(): "
 BASE_ERROR = "int() base must be >= 2 and <= 36, or 0"
 
 
 def _ll_value_error(kind, s, quoted, py2, base):
     """The ValueError a conversion of `s` raises: the message `kind` names
-    (0: int's, followed by `base` and a colon; 1: float's) and `s`, as its
-    repr when `quoted`."""
+    (0: int's, followed by `base` and a colon; 1: float's; 2: Python 2's
+    float's for a string a number only begins) and `s`, as its repr when
+    `quoted`."""
     STR = typeOf(s).TO
     prefix = INT_ERROR
     extra = 0
     if kind == 1:
         prefix = FLOAT_ERROR
+    elif kind == 2:
+        prefix = FLOAT_LITERAL_ERROR
     elif base >= 10:
         extra = 4
     else:
@@ -208,10 +213,11 @@ def _ll_int_error(s, start, py2, base):
     _ll_value_error(0, s, True, py2, base)
 
 
-def _ll_int_span(s):
+def _ll_int_span(s, py2):
     """Where int() reads s: the first char after the leading whitespace
-    (what a Python 2 error quotes from), the first after the sign, the end
-    before the trailing whitespace, and whether the sign is '-'."""
+    (what a Python 2 error quotes from), the first after the sign (and,
+    in Python 2, the whitespace after it), the end before the trailing
+    whitespace, and whether the sign is '-'."""
     length = len(s)
     i = 0
     while i < length and ll_char_isspace(s[i]):
@@ -224,22 +230,23 @@ def _ll_int_span(s):
     if i < end and (s[i] == '-' or s[i] == '+'):
         negative = s[i] == '-'
         i += 1
+        while py2 and i < end and ll_char_isspace(s[i]):
+            i += 1
     return start, i, end, negative
 
 
 def ll_int_checked(s, py2):
     """int(s) in base 10 where a handler catches ValueError: whitespace
-    around an optional sign and decimal digits (the value wraps to a
-    machine word)."""
-    start, i, end, negative = _ll_int_span(s)
-    if i == end:
+    around an optional sign and decimal digits, which Python 3 lets single
+    underscores separate (the value wraps to a machine word)."""
+    start, i, end, negative = _ll_int_span(s, py2)
+    if i == end or _ll_digits(s, i, end, not py2) != end:
         _ll_int_error(s, start, py2, 10)
     value = 0
     while i < end:
         ch = s[i]
-        if ch < '0' or ch > '9':
-            _ll_int_error(s, start, py2, 10)
-        value = value * 10 + (ord(ch) - ord('0'))
+        if ch != '_':
+            value = value * 10 + (ord(ch) - ord('0'))
         i += 1
     if negative:
         value = -value
@@ -280,7 +287,7 @@ def ll_int_base_checked(s, base, py2):
     if base != 0 and (base < 2 or base > 36):
         raise ValueError(BASE_ERROR)
     asked = base
-    start, i, end, negative = _ll_int_span(s)
+    start, i, end, negative = _ll_int_span(s, py2)
     # an underscore may follow a digit, or the prefix
     underscore_ok = False
     if i + 1 < end and s[i] == '0':
@@ -318,10 +325,25 @@ def ll_int_base_checked(s, base, py2):
     return value
 
 
-def _ll_digits(s, i, end):
-    """Where the run of decimal digits of s[i:end] stops."""
-    while i < end and '0' <= s[i] and s[i] <= '9':
-        i += 1
+def _ll_is_digit(ch):
+    return '0' <= ch and ch <= '9'
+
+
+def _ll_digits(s, i, end, underscores):
+    """Where the run of decimal digits of s[i:end] stops; with
+    `underscores` (Python 3), a single underscore between two digits
+    belongs to the run, as the runtime's rpy_digitpart reads it."""
+    if i >= end or not _ll_is_digit(s[i]):
+        return i
+    i += 1
+    while i < end:
+        if _ll_is_digit(s[i]):
+            i += 1
+        elif (underscores and s[i] == '_' and i + 1 < end
+              and _ll_is_digit(s[i + 1])):
+            i += 2
+        else:
+            break
     return i
 
 
@@ -346,9 +368,10 @@ def _ll_lower_is(s, start, end, which):
     return True
 
 
-def _ll_is_float(s):
+def _ll_is_float(s, py2):
     """Whether float(s) accepts `s`: whitespace around a sign and a
-    decimal number with an optional exponent, or inf, infinity, nan."""
+    decimal number with an optional exponent (whose digits Python 3 lets
+    single underscores separate), or inf, infinity, nan."""
     length = len(s)
     i = 0
     while i < length and ll_char_isspace(s[i]):
@@ -361,10 +384,10 @@ def _ll_is_float(s):
     if (_ll_lower_is(s, i, end, 0) or _ll_lower_is(s, i, end, 1)
             or _ll_lower_is(s, i, end, 2)):
         return True
-    j = _ll_digits(s, i, end)
+    j = _ll_digits(s, i, end, not py2)
     digits = j - i
     if j < end and s[j] == '.':
-        k = _ll_digits(s, j + 1, end)
+        k = _ll_digits(s, j + 1, end, not py2)
         digits += k - j - 1
         j = k
     if digits == 0:
@@ -373,7 +396,7 @@ def _ll_is_float(s):
         j += 1
         if j < end and (s[j] == '-' or s[j] == '+'):
             j += 1
-        k = _ll_digits(s, j, end)
+        k = _ll_digits(s, j, end, not py2)
         if k == j:
             return False
         j = k
@@ -383,6 +406,34 @@ def _ll_is_float(s):
 def ll_float_checked(s, py2):
     """float(s): ValueError with CPython's message when `s` is no number;
     the runtime's rpy_str_to_float converts the others."""
-    if not _ll_is_float(s):
-        _ll_value_error(1, s, not py2, py2, 0)
+    if not _ll_is_float(s, py2):
+        if py2:
+            _ll_float_error_py2(s)
+        _ll_value_error(1, s, True, py2, 0)
     return float(s)
+
+
+def _ll_float_error_py2(s):
+    """Python 2's ValueError of float(s), quoting `s` from its first
+    non-space unquoted: "invalid literal" when a number begins it there
+    (its strtod read a prefix and stopped short), else "could not
+    convert"."""
+    length = len(s)
+    start = 0
+    while start < length and ll_char_isspace(s[start]):
+        start += 1
+    i = start
+    if i < length and (s[i] == '-' or s[i] == '+'):
+        i += 1
+    begins = False
+    if i < length and _ll_is_digit(s[i]):
+        begins = True
+    elif i + 1 < length and s[i] == '.' and _ll_is_digit(s[i + 1]):
+        begins = True
+    elif i + 3 <= length and (_ll_lower_is(s, i, i + 3, 0)
+                              or _ll_lower_is(s, i, i + 3, 2)):
+        begins = True
+    kind = 1
+    if begins:
+        kind = 2
+    _ll_value_error(kind, ll_stringslice_startonly(s, start), False, True, 0)
