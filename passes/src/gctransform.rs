@@ -17,8 +17,9 @@
 //!   lowest slot free when it is first saved), and a slot that already
 //!   holds the pointer's current value (reloaded from it, no collection
 //!   since) is not stored again; so a graph's frame is as large as its
-//!   largest set of live pointers. GenC reserves it on entry (zeroed) and
-//!   releases it on return.
+//!   largest set of live pointers. GenC reserves it (zeroed) on entry,
+//!   or, when the first block saves no root, before the first save of a
+//!   path that has one, and releases it on return.
 //! - **Write barrier.** A store of a GC pointer into an object that may be
 //!   old (`setfield`/`setarrayitem` with a pointer variable as the value)
 //!   is preceded by `gc_write_barrier(obj)` (`gc_write_barrier_item(obj,
