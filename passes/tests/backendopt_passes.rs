@@ -366,13 +366,25 @@ fn dead_code_removes_an_unused_read_and_a_loop_value_nothing_needs() {
     assert_same_behaviour(&before, &after, "main");
 }
 
+/// `text`'s program, and it with every chain of tests merged into a
+/// switch (no test kept ahead) and simplified, with what the merge did.
+fn merged_chains(
+    text: &str,
+) -> (
+    Program<LowLevel>,
+    Program<LowLevel>,
+    rpy_passes::backendopt::merge_switches::MergeStats,
+) {
+    let before = program(text);
+    let mut after = before.clone();
+    let stats = rpy_passes::backendopt::merge_switches::merge_switches_keeping(&mut after, 0);
+    simplify_program(&mut after);
+    (before, after, stats)
+}
+
 #[test]
 fn a_chain_of_equality_tests_becomes_one_switch() {
-    use rpy_passes::backendopt::merge_switches::merge_switches_keeping;
-    let before = program(CHAIN);
-    let mut after = before.clone();
-    let stats = merge_switches_keeping(&mut after, 0);
-    simplify_program(&mut after);
+    let (before, after, stats) = merged_chains(CHAIN);
     assert_eq!(stats.chains_merged, 1, "{stats:?}");
     assert_eq!(stats.cases, 3, "{stats:?}");
     assert_eq!(count_ops(&after, "main", Opcode::IntEq), 0);
@@ -400,16 +412,12 @@ fn a_single_test_or_a_test_of_another_value_is_not_a_chain() {
 
 #[test]
 fn a_chain_starts_at_a_test_that_other_operations_follow() {
-    use rpy_passes::backendopt::merge_switches::merge_switches_keeping;
     // An interpreter's `pc += 1` placed after its `if opcode == ...`.
     let text = CHAIN.replace(
         "    switch v2\n      False -> block1(v1, x_0)",
         "    w_20: Signed = int_mul(x_0, 3)\n    switch v2\n      False -> block1(v1, w_20)",
     );
-    let before = program(&text);
-    let mut after = before.clone();
-    let stats = merge_switches_keeping(&mut after, 0);
-    simplify_program(&mut after);
+    let (before, after, stats) = merged_chains(&text);
     assert_eq!(stats.chains_merged, 1, "{stats:?}");
     assert_eq!(stats.cases, 3, "{stats:?}");
     assert_eq!(count_ops(&after, "main", Opcode::IntEq), 0);
@@ -422,10 +430,8 @@ fn a_chain_starts_at_a_test_that_other_operations_follow() {
         "    switch v2\n      False -> block1(v1, x_0)",
         "    w_20: Signed = cast_bool_to_int(v2)\n    switch v2\n      False -> block1(v1, w_20)",
     );
-    let before = program(&reads);
-    let mut after = before.clone();
-    assert_eq!(merge_switches_keeping(&mut after, 0).cases, 2);
-    simplify_program(&mut after);
+    let (before, after, stats) = merged_chains(&reads);
+    assert_eq!(stats.cases, 2, "{stats:?}");
     assert_eq!(count_ops(&after, "main", Opcode::IntEq), 1);
     for x in [-1, 0, 4, 7, -2] {
         assert_eq!(run(&after, "main", x), run(&before, "main", x), "main({x})");

@@ -11,14 +11,8 @@ use std::fmt::Write as _;
 fn program() -> String {
     const ALPHABET: &[u8] = b"0001179aAfFzxXoObB__+- ";
     const BASES: &[i64] = &[0, 0, 2, 8, 10, 16, 16, 36, 1, 37];
-    // xorshift64*, so the cases are the same on every run
-    let mut state: u64 = 0x1ba5e;
-    let mut next = move |n: usize| {
-        state ^= state >> 12;
-        state ^= state << 25;
-        state ^= state >> 27;
-        (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n
-    };
+    let mut rng = crate::support::random::Rng(0x1ba5e);
+    let mut next = move |n: usize| rng.below(n);
     let mut table = String::new();
     for _ in 0..400 {
         let text: String = (0..next(7))
@@ -30,13 +24,9 @@ fn program() -> String {
         "CASES = [\n{table}]\n\n\n\
          def entry_point(argv):\n\
          \x20   for s, b in CASES:\n\
-         \x20       try:\n\
-         \x20           n = int(s, b)\n\
-         \x20       except ValueError as e:\n\
-         \x20           print('ValueError: %s' % str(e))\n\
-         \x20       else:\n\
-         \x20           print(n)\n\
-         \x20   return 0\n"
+         {}\
+         \x20   return 0\n",
+        super::print_value_or_error("int(s, b)"),
     )
 }
 

@@ -17,3 +17,16 @@ mod none_strings;
 mod numeric_strings;
 mod star_args_length;
 mod tuple_to_list;
+
+/// Python lines, in a loop's body, that print `expr` or the message of
+/// the ValueError it raises.
+fn print_value_or_error(expr: &str) -> String {
+    format!(
+        "        try:\n\
+         \x20           value = {expr}\n\
+         \x20       except ValueError as e:\n\
+         \x20           print('ValueError: %s' % str(e))\n\
+         \x20       else:\n\
+         \x20           print(value)\n"
+    )
+}

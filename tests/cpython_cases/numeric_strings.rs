@@ -14,14 +14,8 @@ fn program() -> String {
         "1_0", "1__0", "_1", "1_", " 1_000 ", "+1_0", "-2_5", "1_0.5", "1.5_5", "1e1_0", "1_.5",
         "1._5", "1_e5", "0_0", "12",
     ];
-    // xorshift64*, so the cases are the same on every run
-    let mut state: u64 = 0x5eed_1234;
-    let mut next = move |n: usize| {
-        state ^= state >> 12;
-        state ^= state << 25;
-        state ^= state >> 27;
-        (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n
-    };
+    let mut rng = crate::support::random::Rng(0x5eed_1234);
+    let mut next = move |n: usize| rng.below(n);
     let mut table = String::new();
     for s in CHOSEN {
         writeln!(table, "    {s:?},").unwrap();
@@ -36,19 +30,10 @@ fn program() -> String {
         "CASES = [\n{table}]\n\n\n\
          def entry_point(argv):\n\
          \x20   for s in CASES:\n\
-         \x20       try:\n\
-         \x20           n = int(s)\n\
-         \x20       except ValueError as e:\n\
-         \x20           print('ValueError: %s' % str(e))\n\
-         \x20       else:\n\
-         \x20           print(n)\n\
-         \x20       try:\n\
-         \x20           f = float(s)\n\
-         \x20       except ValueError as e:\n\
-         \x20           print('ValueError: %s' % str(e))\n\
-         \x20       else:\n\
-         \x20           print(f)\n\
-         \x20   return 0\n"
+         {}{}\
+         \x20   return 0\n",
+        super::print_value_or_error("int(s)"),
+        super::print_value_or_error("float(s)"),
     )
 }
 
