@@ -1283,6 +1283,13 @@ fn diagnostics_for_the_target_function() {
         errors2(bad),
         ["t.py:5:12: 'target' must return the entry point, a function of the program (`return entry_point` or `return entry_point, None`)"]
     );
+    // The original's targetrichards: a library for its test harness.
+    let typed =
+        "def entry_point(n):\n    return n\ndef target(*args):\n    return entry_point, [int]\n";
+    assert_eq!(
+        errors2(typed),
+        ["t.py:4:12: 'target' returns argument types for the entry point: the original builds a library from such a target, for its test harness to call; rpy builds an executable, whose entry point takes the command line (`def entry_point(argv)`, and `return entry_point, None`)"]
+    );
     let expr = "def target(*args):\n    return 1 + 2\n";
     assert_eq!(
         errors3(expr),

@@ -528,7 +528,20 @@ fn find_entry(
         }
     };
     let entry = match &result {
-        Some(ObjValue::Tuple(t)) => t.first().cloned(),
+        Some(ObjValue::Tuple(t)) => {
+            // `(entry_point, [int])`: argument types, which the original
+            // takes to build a library its test harness calls from Python
+            // (its standalone executables come from `(entry_point, None)`).
+            if t.get(1)
+                .is_some_and(|types| !matches!(types, ObjValue::None))
+            {
+                return Err(diag(
+                    blame,
+                    "'target' returns argument types for the entry point: the original builds a library from such a target, for its test harness to call; rpy builds an executable, whose entry point takes the command line (`def entry_point(argv)`, and `return entry_point, None`)",
+                ));
+            }
+            t.first().cloned()
+        }
         other => other.clone(),
     };
     match &entry {
