@@ -272,12 +272,17 @@ impl<'a> FuncGen<'a> {
             if b != g.startblock || !preds[b.0 as usize].is_empty() {
                 let _ = writeln!(self.out, "  block{}:", b.0);
             }
-            let first_save = block
-                .operations
-                .iter()
-                .position(|op| op.opname == Opcode::GcSaveRoot);
+            // Where a lazily entered frame must be reserved in this block.
+            let needs_frame = if self.lazy_frame && self.frame_slots > 0 {
+                block
+                    .operations
+                    .iter()
+                    .position(|op| op.opname == Opcode::GcSaveRoot)
+            } else {
+                None
+            };
             for (i, op) in block.operations.iter().enumerate() {
-                if self.lazy_frame && self.frame_slots > 0 && Some(i) == first_save {
+                if Some(i) == needs_frame {
                     let _ = writeln!(self.out, "    RPY_GC_FRAME_NEED({});", self.frame_slots);
                 }
                 self.operation(op)?;

@@ -75,9 +75,7 @@ impl GraphTyper<'_, '_, '_> {
             // `list(t)`: a list of the tuple's items (the original's
             // `rtype_bltn_list` of a tuple).
             (Opcode::SimpleCall, [_, t])
-                if is_tuple(t)
-                    && matches!(&op.args[0], Arg::Const(Constant::Builtin(b))
-                        if super::methods::builtin_name(b) == "list") =>
+                if is_tuple(t) && self.builtin_of(&op.args[0]).as_deref() == Some("list") =>
             {
                 self.tuple_into_list(&op.args[1], op.result, op)?;
                 return Ok(true);
