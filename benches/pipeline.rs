@@ -477,6 +477,7 @@ fn main() {
         .skip(1)
         .filter(|a| !a.starts_with("--"))
         .collect();
+    rpy::keep_freed_memory();
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let parts = |name: &str| only.is_empty() || only.iter().any(|o| o == name);
     if only.is_empty() || only.iter().any(|o| o != "classes") {

@@ -769,6 +769,7 @@ fn run_executable(exe: &Path, args: &[String]) -> i32 {
 }
 
 pub fn main() -> i32 {
+    crate::keep_freed_memory();
     let cli = Cli::parse();
     match cli.command {
         Cmd::Translate {
