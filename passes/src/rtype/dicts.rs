@@ -28,8 +28,7 @@ impl RTyper<'_> {
     /// The struct type of dicts of `def` (see rdict.py), registered with
     /// its arrays the first time; named after the key and value types.
     pub fn dict_lltype(&mut self, def: &DictDef) -> Result<LowLevelType, String> {
-        let key = self.lltype_of(&def.key)?;
-        let value = self.lltype_of(&def.value)?;
+        let (key, value) = self.dict_entry_lltypes(def)?;
         let name = format!(
             "dict_{}_{}",
             super::repr::type_tag(&key),
@@ -65,6 +64,21 @@ impl RTyper<'_> {
 }
 
 impl RTyper<'_> {
+    /// The types a dict stores its keys and values as (`stored_lltype`),
+    /// except that the keys of an r_dict stay their own type: its key
+    /// functions take them as the program declared them.
+    pub(super) fn dict_entry_lltypes(
+        &mut self,
+        def: &DictDef,
+    ) -> Result<(LowLevelType, LowLevelType), String> {
+        let key = if self.facts.custom_keys.contains_key(&def.id) {
+            self.lltype_of(&def.key)?
+        } else {
+            self.stored_lltype(&def.key)?
+        };
+        Ok((key, self.stored_lltype(&def.value)?))
+    }
+
     /// The static of prebuilt dict `&i` with `pairs`: its table built
     /// now, as rdict.py's helpers would have built it by inserting the
     /// pairs in order, each key hashed here as its `hashfn` hashes it.
@@ -82,8 +96,7 @@ impl RTyper<'_> {
         let LowLevelType::Ptr(dict) = self.dict_lltype(&def)? else {
             return Err("a dict with no struct type".into());
         };
-        let key_ty = self.lltype_of(&def.key)?;
-        let value_ty = self.lltype_of(&def.value)?;
+        let (key_ty, value_ty) = self.dict_entry_lltypes(&def)?;
         let mut n_slots = MIN_SLOTS;
         while usable(n_slots) < pairs.len().max(1) {
             n_slots <<= 1;
@@ -409,13 +422,13 @@ impl GraphTyper<'_, '_, '_> {
                 }
                 Key(_) | Value(_) | NoneValue => {
                     let def = def.ok_or_else(|| format!("{func}() of no dict"))?;
-                    let (item, value) = match operand {
-                        Key(i) => (&def.key, op.args[*i].clone()),
-                        Value(i) => (&def.value, op.args[*i].clone()),
-                        _ => (&def.value, Arg::Const(Constant::None)),
-                    };
                     // What the dict's keys or values array holds.
-                    let ty = self.rt.lltype_of(item)?;
+                    let (key_ty, value_ty) = self.rt.dict_entry_lltypes(def)?;
+                    let (ty, value) = match operand {
+                        Key(i) => (key_ty, op.args[*i].clone()),
+                        Value(i) => (value_ty, op.args[*i].clone()),
+                        _ => (value_ty, Arg::Const(Constant::None)),
+                    };
                     call_args.push(self.arg_as(&value, &ty)?);
                     helper_args.push(HelperArg::Value(ty));
                 }

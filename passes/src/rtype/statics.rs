@@ -137,7 +137,7 @@ impl RTyper<'_> {
                 let Some(SomeValue::List(def)) = annotation else {
                     return Err(format!("the prebuilt list &{i} was never annotated"));
                 };
-                let item = self.lltype_of(&def.item)?;
+                let item = self.stored_lltype(&def.item)?;
                 let items = items
                     .iter()
                     .map(|c| self.field_constant(c, &item))
