@@ -54,9 +54,11 @@ impl CollectorCalls {
             for t in finalized {
                 calls.destructors.insert(t.to_string(), wrapper.clone());
             }
-            calls
-                .wrappers
-                .push((wrapper, sig.c_name.clone(), c_type(this, types)));
+            calls.wrappers.push((
+                wrapper,
+                sig.c_name.clone(),
+                c_type(this, types).into_owned(),
+            ));
         }
         Ok(calls)
     }

@@ -8,7 +8,7 @@
 //! the `exc_*` operations on the runtime's `rpy_exc_type`/`rpy_exc_value`.
 
 use crate::names::{c_string_literal, char_literal, comment_text, float_literal, int_literal};
-use crate::types::{c_decl, c_type, Types};
+use crate::types::{c_decl, c_type, write_c_decl, Types};
 use crate::StringPool;
 use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use rpy_ir::diag::{Diagnostic, Pos, SourceMap};
@@ -161,7 +161,17 @@ fn frame_slots(g: &FunctionGraph<GcExplicit>) -> usize {
 type Res<T> = Result<T, Diagnostic>;
 
 fn var_name(v: Var) -> String {
-    format!("v{}", v.0)
+    VarName(v).to_string()
+}
+
+/// A variable's C name, written where it is wanted without a string of
+/// its own.
+struct VarName(Var);
+
+impl std::fmt::Display for VarName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "v{}", self.0 .0)
+    }
 }
 
 impl<'a> FuncGen<'a> {
@@ -249,8 +259,10 @@ impl<'a> FuncGen<'a> {
             }
         }
         for v in &locals {
-            let decl = c_decl(self.ty(*v), &var_name(*v), self.cx.types);
-            let _ = writeln!(self.out, "    {decl};");
+            self.out.push_str("    ");
+            let ty = self.ty(*v);
+            write_c_decl(&mut self.out, ty, VarName(*v), self.cx.types);
+            self.out.push_str(";\n");
         }
         if self.cx.recursive.contains(&g.name) {
             self.out.push_str("    RPY_STACK_CHECK();\n");
@@ -956,43 +968,42 @@ impl<'a> FuncGen<'a> {
             .filter(|(d, s)| *self.ty(**d) != LowLevelType::Void && s.as_var() != Some(**d))
             .map(|(d, s)| (*d, s))
             .collect();
-        let dests: BTreeSet<Var> = moves.iter().map(|(d, _)| *d).collect();
         // A source that is also a destination is read into a temporary before
         // any assignment, so every source is read with its old value.
-        let mut temps: HashMap<Var, String> = HashMap::default();
-        let mut lines = Vec::new();
+        let mut temps: Vec<(Var, usize)> = Vec::new();
         for (_, s) in &moves {
             if let Some(v) = s.as_var() {
-                if dests.contains(&v) && !temps.contains_key(&v) {
-                    let t = format!("t{}", self.ntemps);
+                let is_dest = moves.iter().any(|(d, _)| *d == v);
+                if is_dest && !temps.iter().any(|(t, _)| *t == v) {
+                    temps.push((v, self.ntemps));
                     self.ntemps += 1;
-                    let decl = c_decl(self.ty(v), &t, self.cx.types);
-                    lines.push(format!("{decl} = {};", var_name(v)));
-                    temps.insert(v, t);
                 }
             }
         }
-        for (d, s) in &moves {
-            let src = match s.as_var().and_then(|v| temps.get(&v)) {
-                Some(t) => t.clone(),
-                None => self.value(s, Some(self.ty(*d)), None)?,
-            };
-            lines.push(format!("{} = {src};", var_name(*d)));
-        }
-        let goto = format!("goto block{};", l.target.0);
-        if temps.is_empty() {
-            for line in lines {
-                let _ = writeln!(self.out, "{indent}{line}");
-            }
-            let _ = writeln!(self.out, "{indent}{goto}");
+        let inner = if temps.is_empty() {
+            indent.to_string()
         } else {
             let _ = writeln!(self.out, "{indent}{{");
-            for line in lines {
-                let _ = writeln!(self.out, "{indent}    {line}");
-            }
-            let _ = writeln!(self.out, "{indent}}}");
-            let _ = writeln!(self.out, "{indent}{goto}");
+            format!("{indent}    ")
+        };
+        for (v, t) in &temps {
+            self.out.push_str(&inner);
+            let ty = self.ty(*v);
+            write_c_decl(&mut self.out, ty, format_args!("t{t}"), self.cx.types);
+            let _ = writeln!(self.out, " = {};", VarName(*v));
         }
+        for (d, s) in &moves {
+            let temp = s.as_var().and_then(|v| temps.iter().find(|(t, _)| *t == v));
+            let src = match temp {
+                Some((_, t)) => format!("t{t}"),
+                None => self.value(s, Some(self.ty(*d)), None)?,
+            };
+            let _ = writeln!(self.out, "{inner}{} = {src};", VarName(*d));
+        }
+        if !temps.is_empty() {
+            let _ = writeln!(self.out, "{indent}}}");
+        }
+        let _ = writeln!(self.out, "{indent}goto block{};", l.target.0);
         Ok(())
     }
 }
