@@ -1536,6 +1536,34 @@ RPY_RT long rpy_int_pow(long x, long y) {
     return (long)result;
 }
 
+/* highest_bit(n) of a power of two: the index of its one set bit */
+RPY_RT long rpy_int_highest_bit(long n) {
+    return n == 0 ? -1 : (long)__builtin_ctzl((unsigned long)n);
+}
+
+/* compute_identity_hash(x) of an instance: 24 bits of the object's GC
+ * header above the collector's flags, given from a counter the first time
+ * they are asked for (never 0), so that the hash stays the same when a
+ * minor collection moves the object (the copy keeps its header). The
+ * multiplier is odd, so 2**24 requests give 2**24 different hashes. */
+#define RPY_GC_HASH_SHIFT 40
+RPY_RT long rpy_gc_identityhash(void *obj) {
+    static unsigned long counter;
+    if (obj == NULL) return 0;
+    /* the header word, with or without a collector */
+    unsigned long *header = (unsigned long *)obj;
+    unsigned long hdr = *header;
+    unsigned long h = hdr >> RPY_GC_HASH_SHIFT;
+    if (h == 0) {
+        do {
+            counter++;
+            h = (counter * 2654435761UL) & 0xffffffUL;
+        } while (h == 0);
+        *header = hdr | (h << RPY_GC_HASH_SHIFT);
+    }
+    return (long)h;
+}
+
 /* x ** y as C's pow() */
 RPY_RT double rpy_float_pow(double x, double y) { return pow(x, y); }
 

@@ -535,6 +535,11 @@ impl<'a> FuncGen<'a> {
             }
         }
         match name {
+            // Not jitted: the JIT's jitcodes have True instead.
+            Opcode::JitWeAreJitted => {
+                self.nargs(op, 0)?;
+                self.assign(op, "false".to_string());
+            }
             Opcode::SameAs | Opcode::JitPromote => {
                 self.nargs(op, 1)?;
                 if rty != T::Void {

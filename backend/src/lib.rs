@@ -350,7 +350,8 @@ fn runtime_c_type(t: LowLevelType) -> &'static str {
         LowLevelType::Float => "double",
         LowLevelType::Bool => "bool",
         LowLevelType::Char => "unsigned char",
-        _ => "RPyString *",
+        LowLevelType::Ptr(name) if name == rpy_ir::lltype::STR => "RPyString *",
+        _ => "void *",
     }
 }
 

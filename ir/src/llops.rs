@@ -231,6 +231,12 @@ ops! {
     // it as a constant. Kept (not pure), or the hint would be folded away
     // before the JIT's codewriter sees it.
     JitPromote => Special, Other;
+    // jit_we_are_jitted() -> Bool: `jit.we_are_jitted()`. False in the
+    // executable and the LLInterpreter; the JIT's codewriter makes it True
+    // in the jitcodes, so traces and the blackhole take the branch written
+    // for them (the original's `_we_are_jitted` symbolic). Kept (not pure),
+    // or it would be folded before the codewriter sees it.
+    JitWeAreJitted => Special, Other;
     // The global exception state of a program after `exceptiontransform`
     // (the original's exception data: a class and an instance, both null
     // when no exception is pending).
@@ -286,7 +292,8 @@ pub struct RuntimeFunc {
     pub doc: &'static str,
 }
 
-/// The low-level types runtime functions take; `Str` is `Ptr(rpy_string)`.
+/// The low-level types runtime functions take; `Str` is `Ptr(rpy_string)`,
+/// `Object` a pointer to any instance, `Ptr(object)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RtType {
     Void,
@@ -296,6 +303,7 @@ pub enum RtType {
     Char,
     Str,
     Unsigned,
+    Object,
 }
 
 impl RtType {
@@ -308,6 +316,7 @@ impl RtType {
             RtType::Char => LowLevelType::Char,
             RtType::Unsigned => LowLevelType::Unsigned,
             RtType::Str => LowLevelType::Ptr(crate::lltype::STR.to_string()),
+            RtType::Object => LowLevelType::Ptr(crate::lltype::OBJECT.to_string()),
         }
     }
 }
@@ -346,6 +355,7 @@ runtime! {
     "rpy_print_str_utf8" (Str) -> Void, "writes a Python 3 program's string to standard output as CPython 3 does on a UTF-8 terminal: each char (a code below 256) in UTF-8";
     "rpy_print_char_utf8" (Char) -> Void, "writes a Python 3 program's char in UTF-8 (one or two bytes)";
     "rpy_int_pow" (Signed, Signed) -> Signed, "x ** y for y >= 0, wrapping";
+    "rpy_int_highest_bit" (Signed) -> Signed, "highest_bit(n) of a power of two: the index of its one set bit";
     "rpy_float_pow" (Float, Float) -> Float, "x ** y as C's pow()";
     "rpy_math_acos" (Float) -> Float, "math.acos(x): C's acos(); the rtyper checks the result for domain and range errors where a handler catches them";
     "rpy_math_acosh" (Float) -> Float, "math.acosh(x): C's acosh(); the rtyper checks the result for domain and range errors where a handler catches them";
@@ -385,6 +395,7 @@ runtime! {
     "rpy_gc_collect_now" (Signed) -> Void, "gc.collect(generation): a minor collection, and for a generation other than 0 a major one; the only runtime function that collects (gctransform saves the roots around it)";
     "rpy_gc_set_enabled" (Bool) -> Void, "gc.enable()/gc.disable(): whether the collector starts major collections by itself";
     "rpy_gc_isenabled" () -> Bool, "gc.isenabled()";
+    "rpy_gc_identityhash" (Object) -> Signed, "compute_identity_hash(x) of an instance (0 for None): a number the object's GC header keeps from the first time it is asked for, so that it stays when the collector moves the object";
     "rpy_jit_set_param_int" (Str, Signed) -> Void, "jit.set_param(driver, name, n): tunes the JIT of a program translated with one (nothing otherwise)";
     "rpy_jit_set_param_str" (Str, Str) -> Void, "jit.set_param(driver, name, text): as rpy_jit_set_param_int, for enable_opts (or 'default')";
     "rpy_os_write" (Signed, Str) -> Signed, "os.write(fd, s): the count written, or -1 (errno in rpy_os_errno); standard output is flushed first";

@@ -200,6 +200,7 @@ opcodes! {
     /// and the rtyper keeps it.
     JitMarker = "jit_marker",
     JitPromote = "jit_promote",
+    JitWeAreJitted = "jit_we_are_jitted",
     ExcOccurred = "exc_occurred",
     ExcType = "exc_type",
     ExcValue = "exc_value",

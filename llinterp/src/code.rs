@@ -841,6 +841,12 @@ impl<S: LowLevelStage> Builder<'_, S> {
             return Ok(kind);
         }
         match name {
+            Opcode::JitWeAreJitted => {
+                arity(0)?;
+                let no = Arg::Const(Constant::Bool(false));
+                args.push(self.operand(g, &no, Some(&LowLevelType::Bool))?);
+                Ok(OpKind::SameAs)
+            }
             Opcode::SameAs | Opcode::JitPromote => {
                 arity(1)?;
                 let t = g.vars.get(op.result.0 as usize).map(|d| d.info.clone());

@@ -34,6 +34,7 @@ pub(crate) enum Rt {
     PrintStrUtf8,
     PrintCharUtf8,
     IntPow,
+    IntHighestBit,
     FloatPow,
     /// `rpy_math_<name>` of one or two floats: libm's function.
     Math1(&'static str),
@@ -68,6 +69,7 @@ impl Rt {
             "rpy_print_str_utf8" => Rt::PrintStrUtf8,
             "rpy_print_char_utf8" => Rt::PrintCharUtf8,
             "rpy_int_pow" => Rt::IntPow,
+            "rpy_int_highest_bit" => Rt::IntHighestBit,
             "rpy_float_pow" => Rt::FloatPow,
             "rpy_math_ldexp" => Rt::MathLdexp,
             _ => {
@@ -262,6 +264,14 @@ pub(crate) fn call(
         Rt::IntPow => int_pow(signed(&args[0])?, signed(&args[1])?)
             .map(LlValue::Signed)
             .ok_or_else(|| fatal("ValueError: integer power with a negative exponent")),
+        Rt::IntHighestBit => {
+            let n = signed(&args[0])?;
+            Ok(LlValue::Signed(if n == 0 {
+                -1
+            } else {
+                n.trailing_zeros() as i64
+            }))
+        }
         Rt::FloatPow => Ok(LlValue::Float(float(&args[0])?.powf(float(&args[1])?))),
         Rt::Math1(name) => {
             let (f, _) = crate::libm::unary(name).expect("a libm function");
@@ -336,6 +346,12 @@ fn posix_call(
             LlValue::Void
         }
         "rpy_gc_isenabled" => LlValue::Bool(GC_ENABLED.with(|e| e.get())),
+        // The interpreter's objects never move: their address is their
+        // identity (the executable's hashes differ, as CPython's ids do).
+        "rpy_gc_identityhash" => LlValue::Signed(match &args[0] {
+            LlValue::Ptr(Some(obj)) => (std::rc::Rc::as_ptr(obj) as usize >> 4) as i64,
+            _ => 0,
+        }),
         "rpy_jit_set_param_int" | "rpy_jit_set_param_str" => {
             let param = bytes(0)?;
             let value = match &args[1] {

@@ -494,6 +494,13 @@ impl Assembler<'_> {
                 });
             }
             Opcode::DirectCall => self.direct_call(op, origin, result),
+            // What runs from the jitcodes (traces, the blackhole) is jitted.
+            Opcode::JitWeAreJitted => {
+                let yes = Arg::Const(Constant::Bool(true));
+                if let (Some(from), Some(to)) = (self.operand(&yes, &LowLevelType::Bool), result) {
+                    self.code.push(Insn::Move { from, to });
+                }
+            }
             // A copy is a move, or nothing when both share a register.
             Opcode::SameAs => {
                 // The constant is of the result's type (`same_as(" ")`

@@ -48,6 +48,9 @@ pub fn call(name: &str, args: &[ObjValue]) -> Option<OpResult> {
         "r_uint" | "r_ulonglong" => r_uint(name, args),
         "r_dict" => super::rdict::new_rdict(args),
         "compute_hash" => arity(name, args, 1).and_then(|()| hash(&args[0])),
+        "compute_identity_hash" | "compute_unique_id" => {
+            arity(name, args, 1).and_then(|()| identity(name, &args[0]))
+        }
         "promote" | "promote_string" | "hint" | "make_sure_not_resized" | "check_regular_int" => {
             arity(name, args, 1).map(|()| args[0].clone())
         }
@@ -66,6 +69,24 @@ pub fn call(name: &str, args: &[ObjValue]) -> Option<OpResult> {
         "JitDriver" => jitdriver(args),
         _ => return None,
     })
+}
+
+/// The identity of an object as a number: its address, which stays while
+/// it lives (this interpreter's objects never move).
+fn identity(name: &str, x: &ObjValue) -> OpResult {
+    let address = match x {
+        ObjValue::Instance(i) => Rc::as_ptr(i) as *const u8 as usize,
+        ObjValue::List(l) => Rc::as_ptr(l) as *const u8 as usize,
+        ObjValue::Dict(d) => Rc::as_ptr(d) as *const u8 as usize,
+        ObjValue::None => 0,
+        other => {
+            return Err(exc(
+                "TypeError",
+                format!("{name}() of {} is not translated", other.type_name()),
+            ))
+        }
+    };
+    Ok(ObjValue::Int((address >> 4) as i64))
 }
 
 thread_local! {

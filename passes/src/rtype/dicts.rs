@@ -231,6 +231,8 @@ fn key_functions(key: &SomeValue) -> Result<KeyFunctions, String> {
             hash: helper("rstr", "ll_strhash"),
             eq: helper("rstr", "ll_streq"),
         }),
+        // An instance is its identity.
+        SomeValue::Instance { .. } => Ok(primitive("ll_hash_identity")),
         // hash() and == of a tuple are lowered item by item by the rtyper.
         SomeValue::Tuple(_) => Ok(KeyFunctions {
             hash: helper("rdict", "ll_hash_any"),

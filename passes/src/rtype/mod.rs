@@ -25,6 +25,7 @@ mod iterables;
 mod lists;
 mod methods;
 mod repr;
+mod rlib;
 mod statics;
 mod strings;
 mod text;
@@ -378,6 +379,7 @@ impl GraphTyper<'_, '_, '_> {
                 _ => None,
             },
             Opcode::Setfield | Opcode::Setarrayitem => Some(LowLevelType::Void),
+            Opcode::JitWeAreJitted => Some(LowLevelType::Bool),
             _ => None,
         }
     }
@@ -594,6 +596,7 @@ impl GraphTyper<'_, '_, '_> {
         if self.lower_promote(op)?
             || self.drop_untranslated_hint(op)?
             || self.lower_external(op)?
+            || self.lower_identity_hash(op)?
             || self.lower_dict_op(op)?
             || self.list_of_instance(op)?
             || self.lower_call(op)?

@@ -24,7 +24,7 @@ The `_checked` helpers raise KeyError for a missing key; the rtyper always
 uses them (as the original's lookups do), so a caller's handler sees it.
 """
 
-from rpython.rlib.objectmodel import always_inline
+from rpython.rlib.objectmodel import always_inline, compute_identity_hash
 from rpython.rlib.rarithmetic import intmask
 from rpython.rtyper.lltypesystem.lltype import malloc, typeOf
 from rpython.rtyper.rlist import _ll_items_equal, ll_newlist
@@ -37,6 +37,12 @@ PERTURB_SHIFT = 5
 
 def ll_hash_int(x):
     return x
+
+
+def ll_hash_identity(p):
+    # An instance key is hashed and compared by identity (no eqfn: the
+    # lookup compares the pointers).
+    return compute_identity_hash(p)
 
 
 def ll_hash_uint(x):
