@@ -1002,7 +1002,29 @@ RPY_RT void *rpy_gc_malloc_varsize_holding_callbacks(size_t fixed, size_t items,
 
 RPY_RT RPyString *rpy_str_alloc(long n) { return RPY_MALLOC_VARSIZE(RPyString, n, RPY_TID_STRING); }
 
+/* The 256 one-character strings, prebuilt (CPython keeps them too): a
+ * char made a string (an item of a list of str, `s[i]` appended) then costs
+ * no allocation, and the collector never copies it. The layout is
+ * RPyString's with room for the character and its NUL. */
+typedef struct {
+    long gc_hdr, f_hash, f_length;
+    unsigned char items[8];
+} RPyCharString;
+#define RPY_CHR1(c) {RPY_PREBUILT_HDR_TID(RPY_TID_STRING), 0, 1, {(unsigned char)(c)}}
+#define RPY_CHR4(c) RPY_CHR1(c), RPY_CHR1((c) + 1), RPY_CHR1((c) + 2), RPY_CHR1((c) + 3)
+#define RPY_CHR16(c) RPY_CHR4(c), RPY_CHR4((c) + 4), RPY_CHR4((c) + 8), RPY_CHR4((c) + 12)
+#define RPY_CHR64(c) RPY_CHR16(c), RPY_CHR16((c) + 16), RPY_CHR16((c) + 32), RPY_CHR16((c) + 48)
+static RPyCharString rpy_str_chars[256] = {RPY_CHR64(0), RPY_CHR64(64), RPY_CHR64(128),
+                                           RPY_CHR64(192)};
+
+/* a one-character string */
+RPY_RT RPyString *rpy_str_from_char(unsigned char c) { return (RPyString *)&rpy_str_chars[c]; }
+
+/* A new string of the n bytes at p; one byte is the prebuilt string of
+ * that char, so that `str(7)` or a one-char piece the runtime cuts costs
+ * no allocation either. */
 RPY_RT RPyString *rpy_str_from_bytes(const char *p, size_t n) {
+    if (n == 1) return rpy_str_from_char((unsigned char)p[0]);
     RPyString *s = rpy_str_alloc((long)n);
     memcpy(s->items, p, n);
     return s;
@@ -1334,24 +1356,6 @@ RPY_RT RPyString *rpy_format_str(RPyString *s, RPyString *spec) {
     if (f.precision >= 0 && f.precision < len) len = f.precision;
     return rpy_pad(&f, s->items, len);
 }
-
-/* The 256 one-character strings, prebuilt (CPython keeps them too): a
- * char made a string (an item of a list of str, `s[i]` appended) then costs
- * no allocation, and the collector never copies it. The layout is
- * RPyString's with room for the character and its NUL. */
-typedef struct {
-    long gc_hdr, f_hash, f_length;
-    unsigned char items[8];
-} RPyCharString;
-#define RPY_CHR1(c) {RPY_PREBUILT_HDR_TID(RPY_TID_STRING), 0, 1, {(unsigned char)(c)}}
-#define RPY_CHR4(c) RPY_CHR1(c), RPY_CHR1((c) + 1), RPY_CHR1((c) + 2), RPY_CHR1((c) + 3)
-#define RPY_CHR16(c) RPY_CHR4(c), RPY_CHR4((c) + 4), RPY_CHR4((c) + 8), RPY_CHR4((c) + 12)
-#define RPY_CHR64(c) RPY_CHR16(c), RPY_CHR16((c) + 16), RPY_CHR16((c) + 32), RPY_CHR16((c) + 48)
-static RPyCharString rpy_str_chars[256] = {RPY_CHR64(0), RPY_CHR64(64), RPY_CHR64(128),
-                                           RPY_CHR64(192)};
-
-/* a one-character string */
-RPY_RT RPyString *rpy_str_from_char(unsigned char c) { return (RPyString *)&rpy_str_chars[c]; }
 
 static RPyString rpy_str_True = {RPY_PREBUILT_HDR_TID(RPY_TID_STRING), 0, 4, "True"};
 static RPyString rpy_str_False = {RPY_PREBUILT_HDR_TID(RPY_TID_STRING), 0, 5, "False"};
