@@ -710,6 +710,10 @@ def ll_islower(s):
 
 def ll_str_mul(s, times):
     """s * times (empty for times <= 0)."""
+    if times == 1:
+        # Strings are immutable, so s is its own copy (CPython returns it
+        # too): `c * n` with n often 1 then allocates only for longer runs.
+        return s
     length = len(s)
     if times < 0:
         times = 0
