@@ -590,7 +590,17 @@ fn emit_main(out: &mut String, main: &MainCall, types: &Types) -> Result<(), Str
             ))
         }
     };
-    let call = format!("{}({call_args})", entry.c_name);
+    // The entry point is called through a volatile pointer: GCC takes
+    // main() as run once, and so every function only main() reaches, which
+    // it then optimizes for size, even in their loops (a `% 1000000007`
+    // in a loop stayed an idiv, not a multiplication: strings.py's
+    // checksum took a quarter of its time). A call it cannot follow is not
+    // known to run once.
+    let call = format!("rpy_entry({call_args})");
+    let entry_pointer = format!(
+        "__typeof__(&{0}) volatile rpy_entry = {0};\n    ",
+        entry.c_name
+    );
     let status = match &entry.ty.result {
         LowLevelType::Void => format!("{call};\n    status = 0;"),
         LowLevelType::Signed | LowLevelType::Bool | LowLevelType::Char | LowLevelType::Unsigned => {
@@ -624,6 +634,7 @@ fn emit_main(out: &mut String, main: &MainCall, types: &Types) -> Result<(), Str
          {jit_init}\
          RPyStrList *args = rpy_argv_list(argc, argv);\n    \
          long status;\n    \
+         {entry_pointer}\
          (void)args;\n    \
          {status}\n    \
          {uncaught}\

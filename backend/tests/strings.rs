@@ -126,6 +126,23 @@ fn string_functions() {
     assert_eq!(3i64.wrapping_pow(40), -6289078614652622815);
 }
 
+/// A one-byte string the runtime makes is the prebuilt string of its char,
+/// as `str(c)` of a char is: `str(7)` allocates nothing.
+#[test]
+fn one_byte_strings_from_the_runtime_are_prebuilt() {
+    let (mut g, _) = G::new("entry", &[list_t()], T::Signed);
+    let digit = g.call("rpy_str_from_int", vec![int(7)], str_t());
+    let char_string = g.call("rpy_str_from_char", vec![chr(b'7')], str_t());
+    let same = g.op(Opcode::PtrEq, vec![v(digit), v(char_string)], T::Bool);
+    let same = g.op(Opcode::CastBoolToInt, vec![v(same)], T::Signed);
+    g.print_int(v(same));
+    let ret = g.ret();
+    g.goto(ret, vec![int(0)]);
+    let exe = build(&program(vec![g], base_types()), "one_byte_strings");
+    let out = run::<&str>(&exe, &[]);
+    assert_eq!(out.stdout, "1\n", "{}", out.stderr);
+}
+
 #[test]
 fn fatal_errors_and_char_switch() {
     // entry(argv): print "before"; switch argv[1][0]: 'i' -> int(argv[2]),

@@ -380,6 +380,9 @@ fn repeat(seq: &ObjValue, n: i64) -> Result<ObjValue, Exc> {
         return Err(exc("MemoryError", ""));
     }
     Ok(match seq {
+        // Immutable: once is the string itself, as in CPython and the
+        // translated program (rstr.ll_str_mul).
+        ObjValue::Str(_) if n == 1 => seq.clone(),
         ObjValue::Str(s) => ObjValue::str(s.repeat(n)),
         ObjValue::List(l) => {
             let items = l.borrow();

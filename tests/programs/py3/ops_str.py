@@ -18,6 +18,9 @@ def repeat(s, t, n):
     print("empty", "[" + e + "]", len(e), len(s * n))
     c = s[0]
     print("char repeat", c * n, n * c, c * (n < 0))
+    # Strings are immutable: once is the string itself, no copy.
+    once = abs(n) - 2
+    print("repeat once is itself", s * once is s, once * t is t)
 
 
 def compare(s, t):
