@@ -6,6 +6,7 @@
 mod support;
 
 mod bool_builtin;
+mod class_attr_containers;
 mod class_set_calls;
 mod divmod;
 mod int_base;
