@@ -280,6 +280,10 @@ impl GraphTyper<'_, '_, '_> {
             (Opcode::SimpleCall, [Builtin("range" | "xrange"), _, _], _) => {
                 ("rlist", "ll_range", vec![ResultType, A(1), A(2), I(1)])
             }
+            // A nonzero constant step needs no check.
+            (Opcode::SimpleCall, [Builtin("range" | "xrange"), _, _, _], _) if matches!(op.args[3], Arg::Const(Constant::Int(step)) if step != 0) => {
+                ("rlist", "ll_range", vec![ResultType, A(1), A(2), A(3)])
+            }
             (Opcode::SimpleCall, [Builtin("range"), _, _, _], _) => {
                 ("rlist", "ll_range_step", vec![ResultType, A(1), A(2), A(3)])
             }
