@@ -17,6 +17,7 @@ mod none_parameters;
 mod none_strings;
 mod numeric_strings;
 mod range_variable_step;
+mod star_args_defaults;
 mod star_args_length;
 mod tuple_to_list;
 
