@@ -100,6 +100,9 @@ impl GraphTyper<'_, '_, '_> {
                 .get(i)
                 .is_some_and(|a| self.annotation_ref(a).can_be_none())
         };
+        // range()'s third argument: a nonzero constant needs no check.
+        let nonzero_constant_step =
+            matches!(op.args.get(3), Some(Arg::Const(Constant::Int(step))) if *step != 0);
         let (module, func, operands): (&str, &str, Vec<Operand>) = match (
             op.opname,
             kinds.as_slice(),
@@ -280,8 +283,9 @@ impl GraphTyper<'_, '_, '_> {
             (Opcode::SimpleCall, [Builtin("range" | "xrange"), _, _], _) => {
                 ("rlist", "ll_range", vec![ResultType, A(1), A(2), I(1)])
             }
-            // A nonzero constant step needs no check.
-            (Opcode::SimpleCall, [Builtin("range" | "xrange"), _, _, _], _) if matches!(op.args[3], Arg::Const(Constant::Int(step)) if step != 0) => {
+            (Opcode::SimpleCall, [Builtin("range" | "xrange"), _, _, _], _)
+                if nonzero_constant_step =>
+            {
                 ("rlist", "ll_range", vec![ResultType, A(1), A(2), A(3)])
             }
             (Opcode::SimpleCall, [Builtin("range"), _, _, _], _) => {
