@@ -1450,10 +1450,7 @@ impl FnBuilder<'_, '_> {
                 return self.iter_loop_over(seq, target, iter.pos, body, orelse, pos);
             }
             Some(_) => {
-                return self.error(
-                    args[2].pos,
-                    "range() step must be a constant integer in RPython",
-                );
+                return self.error(args[2].pos, "range() step must be an integer in RPython");
             }
         };
 
