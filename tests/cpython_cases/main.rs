@@ -6,6 +6,7 @@
 mod support;
 
 mod bool_builtin;
+mod class_attr_containers;
 mod class_set_calls;
 mod divmod;
 mod int_base;
@@ -15,6 +16,8 @@ mod nested_functions;
 mod none_parameters;
 mod none_strings;
 mod numeric_strings;
+mod range_variable_step;
+mod star_args_defaults;
 mod star_args_length;
 mod tuple_to_list;
 

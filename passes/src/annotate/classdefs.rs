@@ -311,6 +311,25 @@ impl ClassDefs {
         below
     }
 
+    /// The prebuilt objects that are class attributes some instance's
+    /// reader saw (`below`), sorted: no graph names them, the rtyper reads
+    /// them from the class.
+    pub(super) fn prebuilt_class_attrs_read(&self) -> Vec<u32> {
+        let mut found: Vec<u32> = self
+            .below
+            .values()
+            .flat_map(|by_name| by_name.values())
+            .flat_map(|below| below.constants.iter())
+            .filter_map(|c| match c {
+                Constant::Prebuilt(i) => Some(*i),
+                _ => None,
+            })
+            .collect();
+        found.sort_unstable();
+        found.dedup();
+        found
+    }
+
     /// The chain `ancestors` gives, found by walking the bases.
     fn walk_bases(&self, class: &str) -> Vec<String> {
         let mut out = vec![class.to_string()];

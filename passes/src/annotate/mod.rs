@@ -1689,6 +1689,9 @@ impl<'p> Annotator<'p> {
                 }
             }
         }
+        // A class attribute read through an instance is no graph's
+        // constant: the rtyper reads it from the class.
+        stack.extend(self.classdefs.prebuilt_class_attrs_read());
         // A memo call becomes the object it built only after annotation
         // (`specialize::rewrite_calls`): that object is reached too.
         for rewrite in self.rewrites.values() {

@@ -1440,11 +1440,17 @@ impl FnBuilder<'_, '_> {
                 return self.error(args[2].pos, format!("{range_name}() step must not be zero"));
             }
             Some(Arg::Const(Constant::Int(s))) => s,
+            // A step known only at run time: the loop cannot know which
+            // way to compare, so it iterates the range object, as the
+            // original's variable-step range does (its ValueError for a
+            // zero step included).
+            Some(step @ Arg::Var(_)) => {
+                let range = Arg::Const(Constant::Builtin(range_name));
+                let seq = self.op(Opcode::SimpleCall, vec![range, start, stop, step], iter.pos);
+                return self.iter_loop_over(seq, target, iter.pos, body, orelse, pos);
+            }
             Some(_) => {
-                return self.error(
-                    args[2].pos,
-                    "range() step must be a constant integer in RPython",
-                );
+                return self.error(args[2].pos, "range() step must be an integer in RPython");
             }
         };
 

@@ -235,7 +235,10 @@ impl<'a> FnBuilder<'_, 'a> {
         // A `*` tuple whose items are not known here fills the parameters
         // the positional arguments leave, item by item, and the callee's
         // own `*args` with the rest (its length is the annotator's to know,
-        // as RPython requires).
+        // as RPython requires). A parameter with a default takes item `k`
+        // as `(t[k:k + 1] + (default,))[0]`: the item when the tuple has
+        // it, else the default, decided by the annotator per length (a
+        // forwarding `*args` function has one copy per length).
         let mut star = star;
         if let Some((t, star_pos)) = star.clone() {
             if !keywords.is_empty() {
@@ -247,12 +250,31 @@ impl<'a> FnBuilder<'_, 'a> {
                 let missing = n - positional.len();
                 self.push(t.clone());
                 for k in 0..missing {
-                    let t = self.top();
-                    let item = self.op(
-                        Opcode::Getitem,
-                        vec![t, Arg::Const(Constant::Int(k as i64))],
-                        star_pos,
-                    );
+                    let index = positional.len();
+                    let item = match &sig.params[index].default {
+                        Some(d) => {
+                            let default = self.bound_default(sig, callee, index, d, pos);
+                            let t = self.top();
+                            let [from, to] =
+                                [k, k + 1].map(|b| Arg::Const(Constant::Int(b as i64)));
+                            let own = self.op(Opcode::Getslice, vec![t, from, to], star_pos);
+                            let fallback = self.op(Opcode::Newtuple, vec![default], star_pos);
+                            let padded = self.op(Opcode::Add, vec![own, fallback], star_pos);
+                            self.op(
+                                Opcode::Getitem,
+                                vec![padded, Arg::Const(Constant::Int(0))],
+                                star_pos,
+                            )
+                        }
+                        None => {
+                            let t = self.top();
+                            self.op(
+                                Opcode::Getitem,
+                                vec![t, Arg::Const(Constant::Int(k as i64))],
+                                star_pos,
+                            )
+                        }
+                    };
                     positional.push(item);
                 }
                 let t = self.pop();
@@ -338,24 +360,7 @@ impl<'a> FnBuilder<'_, 'a> {
         for (i, (p, v)) in sig.params.iter().zip(bound).enumerate() {
             let value = match (v, &p.default) {
                 (Some(v), _) => v,
-                (None, Some(d)) => {
-                    let value = self.default_value(sig, callee, p, d, pos);
-                    let same_elsewhere = sig.others.iter().all(|(other, o)| {
-                        o.get(i).is_some_and(|q| {
-                            self.same_default(sig.graph.as_deref().unwrap_or(""), other, &q.name)
-                        })
-                    });
-                    if !same_elsewhere {
-                        self.error(
-                            pos,
-                            format!(
-                                "the program's methods named '{}' have different defaults for '{}', and which one runs is known only when the program runs; pass '{}' explicitly",
-                                sig.shown.rsplit('.').next().unwrap_or(&sig.shown), p.name, p.name
-                            ),
-                        );
-                    }
-                    value
-                }
+                (None, Some(d)) => self.bound_default(sig, callee, i, d, pos),
                 (None, None) => {
                     self.error(
                         pos,
@@ -371,6 +376,35 @@ impl<'a> FnBuilder<'_, 'a> {
         }
         out.extend(rest);
         out
+    }
+
+    /// The default of parameter `i` (whose default expression is `d`),
+    /// which every method a call by that name may run must share.
+    fn bound_default(
+        &mut self,
+        sig: &Signature,
+        callee: &Arg,
+        i: usize,
+        d: &Expr,
+        pos: Pos,
+    ) -> Arg {
+        let p = &sig.params[i];
+        let value = self.default_value(sig, callee, p, d, pos);
+        let same_elsewhere = sig.others.iter().all(|(other, o)| {
+            o.get(i).is_some_and(|q| {
+                self.same_default(sig.graph.as_deref().unwrap_or(""), other, &q.name)
+            })
+        });
+        if !same_elsewhere {
+            self.error(
+                pos,
+                format!(
+                    "the program's methods named '{}' have different defaults for '{}', and which one runs is known only when the program runs; pass '{}' explicitly",
+                    sig.shown.rsplit('.').next().unwrap_or(&sig.shown), p.name, p.name
+                ),
+            );
+        }
+        value
     }
 
     /// The `*args` tuple of a call: `extra` then the items of `star`.

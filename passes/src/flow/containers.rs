@@ -302,10 +302,24 @@ impl FnBuilder<'_, '_> {
         if !self.live() {
             return;
         }
+        self.iter_loop_over(seq, target, iter.pos, body, orelse, pos);
+    }
+
+    /// The loop of `iter_loop` over `seq`, the value `iter` gave (at
+    /// `iter_pos`).
+    pub(super) fn iter_loop_over(
+        &mut self,
+        seq: Arg,
+        target: &Expr,
+        iter_pos: Pos,
+        body: &[Stmt],
+        orelse: &[Stmt],
+        pos: Pos,
+    ) {
         if let Some(items) = self.unrolled_items(&seq) {
             return self.unrolled_loop(target, items, body, orelse);
         }
-        let it = Arg::Var(self.emit(Opcode::Iter, vec![seq], iter.pos));
+        let it = Arg::Var(self.emit(Opcode::Iter, vec![seq], iter_pos));
         let base_depth = self.state.stack.len();
         self.push(it);
         let mut assigned = self.assigned_mask(body, None);

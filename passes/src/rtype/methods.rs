@@ -66,6 +66,7 @@ fn py3_twin(func: &str) -> Option<&'static str> {
         "ll_strip" => "ll_strip_py3",
         "ll_split_whitespace" => "ll_split_whitespace_py3",
         "ll_rsplit_whitespace" => "ll_rsplit_whitespace_py3",
+        "ll_range_step" => "ll_range_step_py3",
         _ => return None,
     })
 }
@@ -99,6 +100,9 @@ impl GraphTyper<'_, '_, '_> {
                 .get(i)
                 .is_some_and(|a| self.annotation_ref(a).can_be_none())
         };
+        // range()'s third argument: a nonzero constant needs no check.
+        let nonzero_constant_step =
+            matches!(op.args.get(3), Some(Arg::Const(Constant::Int(step))) if *step != 0);
         let (module, func, operands): (&str, &str, Vec<Operand>) = match (
             op.opname,
             kinds.as_slice(),
@@ -273,15 +277,26 @@ impl GraphTyper<'_, '_, '_> {
             (Opcode::SimpleCall, [Builtin("list")], _) => {
                 ("rlist", "ll_newlist", vec![ResultType, I(0)])
             }
-            (Opcode::SimpleCall, [Builtin("range"), _], _) => {
+            (Opcode::SimpleCall, [Builtin("range" | "xrange"), _], _) => {
                 ("rlist", "ll_range", vec![ResultType, I(0), A(1), I(1)])
             }
-            (Opcode::SimpleCall, [Builtin("range"), _, _], _) => {
+            (Opcode::SimpleCall, [Builtin("range" | "xrange"), _, _], _) => {
                 ("rlist", "ll_range", vec![ResultType, A(1), A(2), I(1)])
             }
-            (Opcode::SimpleCall, [Builtin("range"), _, _, _], _) => {
+            (Opcode::SimpleCall, [Builtin("range" | "xrange"), _, _, _], _)
+                if nonzero_constant_step =>
+            {
                 ("rlist", "ll_range", vec![ResultType, A(1), A(2), A(3)])
             }
+            (Opcode::SimpleCall, [Builtin("range"), _, _, _], _) => {
+                ("rlist", "ll_range_step", vec![ResultType, A(1), A(2), A(3)])
+            }
+            // Python 2's xrange() says so in its zero-step message.
+            (Opcode::SimpleCall, [Builtin("xrange"), _, _, _], _) => (
+                "rlist",
+                "ll_xrange_step",
+                vec![ResultType, A(1), A(2), A(3)],
+            ),
             (Opcode::SimpleCall, [Builtin("enumerate"), List], _) => (
                 "rlist",
                 "ll_enumerate",
@@ -522,7 +537,8 @@ pub(super) fn builtin_name(b: &str) -> &'static str {
         "float" => "float",
         "min" => "min",
         "max" => "max",
-        "range" | "xrange" => "range",
+        "range" => "range",
+        "xrange" => "xrange",
         "zip" => "zip",
         "bool" => "bool",
         _ => "",

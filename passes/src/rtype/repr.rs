@@ -417,6 +417,13 @@ impl RTyper<'_> {
                 LowLevelType::FuncPtr(Box::new(FuncSig { params, result })),
             )));
         }
+        // One prebuilt object for the whole subtree: every read is that
+        // constant, known statically, as a single method needs no slot.
+        if let [Constant::Prebuilt(first), rest @ ..] = values {
+            if rest.iter().all(|v| v == &Constant::Prebuilt(*first)) {
+                return Ok(None);
+            }
+        }
         let mut ty: Option<LowLevelType> = None;
         for v in values {
             let t = match v {
@@ -428,6 +435,13 @@ impl RTyper<'_> {
                 Constant::Str(s) if s.chars().count() == 1 => LowLevelType::Char,
                 Constant::Str(_) | Constant::None => LowLevelType::Ptr(lltype::STR.into()),
                 Constant::Class(_) => LowLevelType::Ptr(lltype::OBJECT_VTABLE.into()),
+                // A prebuilt list, dict, tuple or instance: its annotation
+                // joined those of the class's and subclasses' values, so
+                // they share one type.
+                Constant::Prebuilt(i) => match self.facts.prebuilt.get(i).cloned() {
+                    Some(annotation) => self.lltype_of(&annotation)?,
+                    None => return Ok(None),
+                },
                 _ => return Ok(None),
             };
             ty = Some(match (ty, t) {

@@ -518,6 +518,27 @@ def ll_range(LIST, start, stop, step):
     return res
 
 
+def ll_range_step(LIST, start, stop, step):
+    """range(start, stop, step) with a step known only at run time."""
+    if step == 0:
+        raise ValueError("range() step argument must not be zero")
+    return ll_range(LIST, start, stop, step)
+
+
+def ll_xrange_step(LIST, start, stop, step):
+    """ll_range_step with Python 2 xrange()'s message."""
+    if step == 0:
+        raise ValueError("xrange() arg 3 must not be zero")
+    return ll_range(LIST, start, stop, step)
+
+
+def ll_range_step_py3(LIST, start, stop, step):
+    """ll_range_step with Python 3's message."""
+    if step == 0:
+        raise ValueError("range() arg 3 must not be zero")
+    return ll_range(LIST, start, stop, step)
+
+
 def _ll_items_less(a, b, cmpfn):
     if cmpfn is None:
         return a < b
