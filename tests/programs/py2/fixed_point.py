@@ -108,21 +108,21 @@ def hash64(words):
 def entry_point(argv):
     n = int(argv[1])
     inside, iterations = mandelbrot(n, 60)
-    print("mandelbrot %d inside, %d iterations" % (inside, iterations))
+    print "mandelbrot %d inside, %d iterations" % (inside, iterations)
     sizes = [widen(3 * i * i + 1) for i in range(n)]
-    print("buckets %s" % buckets(sizes)[:14])
+    print "buckets %s" % buckets(sizes)[:14]
     c_sum, py_sum, differ = divisions(n)
-    print("divisions c %d python %d differ %d" % (c_sum, py_sum, differ))
+    print "divisions c %d python %d differ %d" % (c_sum, py_sum, differ)
     levels = [r_int((i * 37) % 101) for i in range(n * 5)]
-    print("clamped %d" % clamped_levels(levels))
+    print "clamped %d" % clamped_levels(levels)
     words = [i * 2654435761 for i in range(n)]
-    print("hash %d" % hash64(words))
+    print "hash %d" % hash64(words)
     mask = r_uint(0)
     for i in range(n):
         mask |= r_uint(1) << (i % 64)
-    print("mask bits %d" % bucket_of(intmask(mask & r_uint(0xffff)) + 1))
+    print "mask bits %d" % bucket_of(intmask(mask & r_uint(0xffff)) + 1)
     if have_debug_prints() or isconstant(n):
-        print("debug")
+        print "debug"
     return 0
 
 
