@@ -5,17 +5,13 @@
 //! iterate the same. Dicts keep insertion order (CPython 3.7+; programs
 //! checked against CPython 2.7 must not print an unsorted dict's order).
 
-use super::ops::{equal, exc, Exc, Op, OpResult};
+use super::ops::{equal, exc, type_error, Exc, Op, OpResult};
 use super::value::{integral_float, ObjValue};
 use crate::language::builtins::{builtin_methods, BuiltinType};
 use rpy_ir::ast::Dialect;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
-
-fn type_error(msg: impl Into<String>) -> Exc {
-    exc("TypeError", msg)
-}
 
 // ---- dicts ---------------------------------------------------------------
 

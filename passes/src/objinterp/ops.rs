@@ -29,7 +29,8 @@ pub fn exc(exc: &'static str, msg: impl Into<String>) -> Exc {
     }
 }
 
-fn type_error(msg: impl Into<String>) -> Exc {
+/// A TypeError with `msg`.
+pub fn type_error(msg: impl Into<String>) -> Exc {
     exc("TypeError", msg)
 }
 

@@ -2,13 +2,9 @@
 //! `strip`, `find`, ...), on byte strings, with CPython's results and errors.
 
 use super::containers::items_of;
-use super::ops::{exc, Exc, OpResult};
+use super::ops::{exc, type_error, Exc, OpResult};
 use super::value::ObjValue;
 use rpy_ir::ast::Dialect;
-
-fn type_error(msg: impl Into<String>) -> Exc {
-    exc("TypeError", msg)
-}
 
 fn arity(name: &str, args: &[ObjValue], min: usize, max: usize) -> Result<(), Exc> {
     if (min..=max).contains(&args.len()) {
