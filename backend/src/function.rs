@@ -985,11 +985,11 @@ impl<'a> FuncGen<'a> {
                 }
             }
         }
-        let inner = if temps.is_empty() {
-            indent.to_string()
+        let inner: std::borrow::Cow<str> = if temps.is_empty() {
+            indent.into()
         } else {
             let _ = writeln!(self.out, "{indent}{{");
-            format!("{indent}    ")
+            format!("{indent}    ").into()
         };
         for (v, t) in &temps {
             self.out.push_str(&inner);

@@ -66,7 +66,6 @@ fn py3_twin(func: &str) -> Option<&'static str> {
         "ll_strip" => "ll_strip_py3",
         "ll_split_whitespace" => "ll_split_whitespace_py3",
         "ll_rsplit_whitespace" => "ll_rsplit_whitespace_py3",
-        "ll_range_step" => "ll_range_step_py3",
         _ => return None,
     })
 }
@@ -288,14 +287,11 @@ impl GraphTyper<'_, '_, '_> {
             {
                 ("rlist", "ll_range", vec![ResultType, A(1), A(2), A(3)])
             }
-            (Opcode::SimpleCall, [Builtin("range"), _, _, _], _) => {
-                ("rlist", "ll_range_step", vec![ResultType, A(1), A(2), A(3)])
-            }
             // Python 2's xrange() says so in its zero-step message.
-            (Opcode::SimpleCall, [Builtin("xrange"), _, _, _], _) => (
+            (Opcode::SimpleCall, [Builtin(range @ ("range" | "xrange")), _, _, _], _) => (
                 "rlist",
-                "ll_xrange_step",
-                vec![ResultType, A(1), A(2), A(3)],
+                "ll_range_step",
+                vec![ResultType, A(1), A(2), A(3), Py2, Operand::Bool(*range == "xrange")],
             ),
             (Opcode::SimpleCall, [Builtin("enumerate"), List], _) => (
                 "rlist",

@@ -518,23 +518,15 @@ def ll_range(LIST, start, stop, step):
     return res
 
 
-def ll_range_step(LIST, start, stop, step):
-    """range(start, stop, step) with a step known only at run time."""
+def ll_range_step(LIST, start, stop, step, py2, xrange):
+    """range(start, stop, step) with a step known only at run time: a zero
+    step raises ValueError with the message of the program's Python (`py2`
+    and `xrange` are constants of each specialization)."""
     if step == 0:
-        raise ValueError("range() step argument must not be zero")
-    return ll_range(LIST, start, stop, step)
-
-
-def ll_xrange_step(LIST, start, stop, step):
-    """ll_range_step with Python 2 xrange()'s message."""
-    if step == 0:
-        raise ValueError("xrange() arg 3 must not be zero")
-    return ll_range(LIST, start, stop, step)
-
-
-def ll_range_step_py3(LIST, start, stop, step):
-    """ll_range_step with Python 3's message."""
-    if step == 0:
+        if xrange:
+            raise ValueError("xrange() arg 3 must not be zero")
+        if py2:
+            raise ValueError("range() step argument must not be zero")
         raise ValueError("range() arg 3 must not be zero")
     return ll_range(LIST, start, stop, step)
 
