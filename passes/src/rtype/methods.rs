@@ -291,7 +291,14 @@ impl GraphTyper<'_, '_, '_> {
             (Opcode::SimpleCall, [Builtin(range @ ("range" | "xrange")), _, _, _], _) => (
                 "rlist",
                 "ll_range_step",
-                vec![ResultType, A(1), A(2), A(3), Py2, Operand::Bool(*range == "xrange")],
+                vec![
+                    ResultType,
+                    A(1),
+                    A(2),
+                    A(3),
+                    Py2,
+                    Operand::Bool(*range == "xrange"),
+                ],
             ),
             (Opcode::SimpleCall, [Builtin("enumerate"), List], _) => (
                 "rlist",
