@@ -179,15 +179,14 @@ pub fn parse_module_in(
         Dialect::Py3 => Mode::Py3,
     };
     let lexed = lexer::lex(source, mode, file);
-    let mut ctx = Ctx::new(dialect);
-    let result = grammar::ModuleParser::new().parse(&mut ctx, lexed.tokens);
-    ctx.finish();
+    let parts = (lexed.tokens.len() / TOKENS_PER_PART).min(rayon::current_num_threads());
+    let (result, mut ctx_errors) = parse_tokens(dialect, lexed.tokens, parts);
     let mut errors: Vec<(Pos, String)> = lexed
         .errors
         .into_iter()
         .map(|e| (e.pos, e.message))
         .collect();
-    errors.append(&mut ctx.errors);
+    errors.append(&mut ctx_errors);
     let mut notes: Vec<(Pos, String)> = Vec::new();
     let body = match result {
         Ok(body) => Some(body),
@@ -225,6 +224,98 @@ pub fn parse_module_in(
             ))
         }
     }
+}
+
+/// A module of at least this many tokens per core is parsed in parts, one
+/// per core; below it a part's parse is too short to pay for the thread.
+const TOKENS_PER_PART: usize = 20_000;
+
+/// Parses a module's tokens in up to `parts` parts: the statements, or the
+/// first syntax error, and the errors the grammar's actions found on the
+/// way.
+///
+/// A long module is cut before top-level `def`, `class` or decorator
+/// lines into parts of about equal length, parsed on every core: each part
+/// is a module of its own, as the grammar reads a statement from the tokens
+/// of its own lines only (the future imports that change how lines lex
+/// were applied by the lexer). The result is the whole parse's: the
+/// statements in order, or the first part's syntax error with the action
+/// errors of the parts up to it, as a parse that stops at that error
+/// reports.
+fn parse_tokens(
+    dialect: Dialect,
+    mut tokens: Vec<lexer::Spanned<'_>>,
+    parts: usize,
+) -> (
+    Result<Vec<rpy_ir::ast::Stmt>, LalrError<'_>>,
+    Vec<(Pos, String)>,
+) {
+    use rayon::prelude::*;
+    let cuts = top_level_cuts(&tokens, parts);
+    let mut chunks = Vec::with_capacity(cuts.len() + 1);
+    for &cut in cuts.iter().rev() {
+        chunks.push(tokens.split_off(cut));
+    }
+    chunks.push(tokens);
+    chunks.reverse();
+    let parsed: Vec<_> = chunks
+        .into_par_iter()
+        .map(|chunk| {
+            let mut ctx = Ctx::new(dialect);
+            let result = grammar::ModuleParser::new().parse(&mut ctx, chunk);
+            ctx.finish();
+            (result, ctx.errors)
+        })
+        .collect();
+    let mut body = Vec::new();
+    let mut errors = Vec::new();
+    for (result, mut ctx_errors) in parsed {
+        errors.append(&mut ctx_errors);
+        match result {
+            Ok(mut stmts) => body.append(&mut stmts),
+            Err(e) => return (Err(e), errors),
+        }
+    }
+    (Ok(body), errors)
+}
+
+/// Up to `parts - 1` token indices, increasing, where a module can be cut
+/// into parts that parse alone: each is a top-level `def`, `class` or `@`
+/// that starts a logical line not preceded by a decorator line (so that a
+/// decorator stays with its definition, and no `else`, `elif`, `except`
+/// or `finally` is cut from its statement). None when the tokens hold a
+/// lexing error, which the whole parse reports where it is.
+fn top_level_cuts(tokens: &[lexer::Spanned<'_>], parts: usize) -> Vec<usize> {
+    let mut cuts = Vec::new();
+    if parts < 2 || tokens.iter().any(Result::is_err) {
+        return cuts;
+    }
+    let mut next_target = tokens.len() / parts;
+    let mut depth = 0usize;
+    let mut line_start = true;
+    let mut after_decorator = false;
+    for (i, t) in tokens.iter().enumerate() {
+        let Ok((_, tok, _)) = t else { break };
+        match tok {
+            Tok::Indent => depth += 1,
+            Tok::Dedent => depth = depth.saturating_sub(1),
+            Tok::Newline => {}
+            _ if line_start && depth == 0 => {
+                let starts_definition = matches!(tok, Tok::Def | Tok::Class | Tok::At);
+                if starts_definition && !after_decorator && i >= next_target && i > 0 {
+                    cuts.push(i);
+                    if cuts.len() + 1 == parts {
+                        break;
+                    }
+                    next_target = tokens.len() * (cuts.len() + 1) / parts;
+                }
+                after_decorator = matches!(tok, Tok::At);
+            }
+            _ => {}
+        }
+        line_start = matches!(tok, Tok::Newline | Tok::Indent | Tok::Dedent);
+    }
+    cuts
 }
 
 /// When a syntax error is inside brackets opened on an earlier line, the
@@ -583,4 +674,56 @@ fn def_has_annotations(toks: &[&Tok<'_>]) -> bool {
         }
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A module with what must not be cut apart: decorators and their
+    /// definitions, `else`/`except` after a top-level block, methods.
+    fn long_module(n: usize) -> String {
+        let mut text = String::from("import os\n");
+        for i in 0..n {
+            text.push_str(&format!(
+                "@dec\n@dec2(1)\ndef f{i}(x):\n    return x + {i}\n\
+                 if f{i}(1):\n    y = 1\nelse:\n    y = 2\n\
+                 try:\n    y = 3\nexcept ValueError:\n    pass\nfinally:\n    pass\n\
+                 class C{i}(object):\n    @staticmethod\n    def m(a):\n        return [a,\n  {i}]\n"
+            ));
+        }
+        text
+    }
+
+    fn parse_in(text: &str, parts: usize) -> (Vec<rpy_ir::ast::Stmt>, usize) {
+        let lexed = lexer::lex(text, Mode::Py2, FileId::MAIN);
+        let cuts = top_level_cuts(&lexed.tokens, parts).len();
+        let (result, errors) = parse_tokens(Dialect::Py2, lexed.tokens, parts);
+        assert!(errors.is_empty());
+        (result.map_err(|e| syntax_error(e).1).unwrap(), cuts)
+    }
+
+    #[test]
+    fn a_module_parsed_in_parts_is_the_module_parsed_whole() {
+        let text = long_module(300);
+        let (whole, _) = parse_in(&text, 1);
+        for parts in [2, 3, 7] {
+            let (cut, cuts) = parse_in(&text, parts);
+            assert_eq!(cuts, parts - 1);
+            assert!(cut == whole, "{parts} parts");
+        }
+    }
+
+    #[test]
+    fn a_syntax_error_in_a_later_part_is_the_whole_parse_error() {
+        let mut text = long_module(200);
+        text.push_str("def broken(:\n    pass\n");
+        text.push_str(&long_module(200));
+        let error = |parts| {
+            let lexed = lexer::lex(&text, Mode::Py2, FileId::MAIN);
+            let (result, _) = parse_tokens(Dialect::Py2, lexed.tokens, parts);
+            syntax_error(result.expect_err("the module has a syntax error"))
+        };
+        assert_eq!(error(4), error(1));
+    }
 }
