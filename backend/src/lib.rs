@@ -423,19 +423,33 @@ pub fn generate_c_with_jit(
         views: &views,
     };
     let mut pool = StringPool::default();
-    let statics = statics::emit_statics(&cx, &mut pool, &program.prebuilt).map_err(fail)?;
     // Each function's text on every core, with its own string pool; the
-    // pools are absorbed in program order, so the output is what one
-    // function after another gives.
-    let texts: Vec<(Result<String, Diagnostic>, StringPool)> = program
-        .graphs
-        .par_iter()
-        .map(|g| {
-            let mut local = StringPool::local();
-            let text = FuncGen::new(&cx, g, &mut local).generate();
-            (text, local)
-        })
-        .collect();
+    // pools are absorbed in program order after the statics' pool, so the
+    // output is what one function after another gives. The statics and
+    // the type declarations are written meanwhile: they read only the
+    // types and names, which are complete.
+    let (declarations, texts) = rayon::join(
+        || -> Result<(statics::Statics, String), String> {
+            let statics = statics::emit_statics(&cx, &mut pool, &program.prebuilt)?;
+            let mut types_text = String::new();
+            types.emit(&mut types_text);
+            collector_calls.emit_declarations(&mut types_text);
+            types.emit_gc_types(&mut types_text, &collector_calls);
+            Ok((statics, types_text))
+        },
+        || -> Vec<(Result<String, Diagnostic>, StringPool)> {
+            program
+                .graphs
+                .par_iter()
+                .map(|g| {
+                    let mut local = StringPool::local();
+                    let text = FuncGen::new(&cx, g, &mut local).generate();
+                    (text, local)
+                })
+                .collect()
+        },
+    );
+    let (statics, types_text) = declarations.map_err(fail)?;
     let mut functions = Vec::new();
     for (g, (text, local)) in program.graphs.iter().zip(texts) {
         functions.push(CFunction {
@@ -471,9 +485,7 @@ pub fn generate_c_with_jit(
         head.push_str("#define RPY_JIT 1\n");
     }
     let _ = writeln!(head, "#include \"{RUNTIME_H_NAME}\"\n");
-    types.emit(&mut head);
-    collector_calls.emit_declarations(&mut head);
-    types.emit_gc_types(&mut head, &collector_calls);
+    head.push_str(&types_text);
     let mut tail = String::new();
     collector_calls.emit_wrappers(&mut tail);
     emit_callback_failed(&mut tail, &types);
