@@ -510,6 +510,47 @@ graph main(x_0) {
 }
 ";
 
+/// `main(x)`: a loop whose additions all depend on the loop's own values,
+/// written with the operands in the program's order.
+const NOTHING_INVARIANT: &str = "
+entry main
+
+graph main(x_0) {
+  block0(x_0: Signed):
+    -> block1(x_0, 0, 0)
+  block1(n_1: Signed, i_2: Signed, acc_3: Signed):
+    v4: Bool = int_lt(i_2, n_1)
+    switch v4
+      False -> return(acc_3)
+      True -> block2(n_1, i_2, acc_3)
+  block2(n_5: Signed, i_6: Signed, acc_7: Signed):
+    v8: Signed = int_add(acc_7, i_6)
+    v9: Signed = int_mul(v8, 1103515245)
+    v10: Signed = int_add(i_6, 1)
+    -> block1(n_5, v10, v9)
+  returns v11: Signed
+  raises v12: Ptr(object_vtable), v13: Ptr(object)
+}
+";
+
+#[test]
+fn a_loop_with_nothing_invariant_or_repeated_is_left_as_written() {
+    use rpy_passes::backendopt::global_egraph::global_egraph;
+    let before = program(NOTHING_INVARIANT);
+    let mut after = before.clone();
+    // The commutativity rules put `i + acc` beside `acc + i`: still one
+    // operation, so there is nothing to place back.
+    let stats = global_egraph(&mut after);
+    assert_eq!(stats.graphs_unchanged, 1, "{stats:?}");
+    assert_eq!(after, before);
+    // Nor does the per-block rewriting respell what it cannot improve.
+    let mut rewritten = before.clone();
+    for g in &mut rewritten.graphs {
+        rpy_passes::backendopt::optimize_graph(g);
+    }
+    assert_eq!(rewritten, before);
+}
+
 #[test]
 fn the_function_egraph_numbers_values_across_blocks_and_hoists_loop_invariants() {
     use rpy_passes::backendopt::dead_code::remove_dead_code;

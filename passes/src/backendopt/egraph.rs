@@ -431,3 +431,18 @@ impl RuleSet {
         eg
     }
 }
+
+/// Whether an e-class's nodes are one operation, as written or with its
+/// two arguments swapped (what the commutativity rules add): extraction
+/// prefers the program's own spelling, so such a class gives back the
+/// operation it was made from.
+pub fn one_operation(nodes: &[Node]) -> bool {
+    match nodes {
+        [_] => true,
+        [Node::Op2(op, [a, b]), rest @ ..] => rest.iter().all(|n| {
+            matches!(n, Node::Op2(o, [c, d])
+                if o == op && ((c == a && d == b) || (c == b && d == a)))
+        }),
+        _ => false,
+    }
+}

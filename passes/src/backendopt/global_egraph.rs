@@ -33,7 +33,7 @@
 //! Facts from branch conditions are not used here: a bound of an e-class
 //! holds wherever the value is, and a fact holds only on one path.
 
-use super::egraph::{int_sig, IntAnalysis, Node, OpCost};
+use super::egraph::{int_sig, one_operation, IntAnalysis, Node, OpCost};
 use super::int_type;
 use egg::{EGraph, Extractor, Id, Language};
 use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -451,11 +451,32 @@ fn optimize_graph(
             HashSet::with_capacity_and_hasher(pure.len(), Default::default());
         pure.iter().all(|v| {
             let c = eg.find(class_of[v]);
-            eg[c].nodes.len() == 1 && seen.insert(c)
+            one_operation(&eg[c].nodes) && seen.insert(c)
         })
     };
     let no_constant_args = root.values().all(|a| matches!(a, Arg::Var(_)));
-    if no_constant_args && cfg.loops.iter().all(Vec::is_empty) && alone() {
+    // A pure operation can leave its loop only when all its arguments are
+    // defined outside the loop (the first of a chain of invariant
+    // operations is); with none such, placing back would only move values
+    // around outside loops, as in a graph without loops.
+    let invariant_in_loop = || {
+        g.blocks.iter().enumerate().any(|(b, blk)| {
+            let Some(&header) = cfg.loops[b].first() else {
+                return false;
+            };
+            blk.operations.iter().any(|op| {
+                pure.contains(&op.result)
+                    && int_type(g.info(op.result)) == Some(false)
+                    && op.args.iter().all(|a| match subst(a) {
+                        Arg::Const(_) => true,
+                        Arg::Var(x) => home
+                            .get(&x)
+                            .is_some_and(|h| !cfg.loops[h.0 as usize].contains(&header)),
+                    })
+            })
+        })
+    };
+    if no_constant_args && alone() && !invariant_in_loop() {
         stats.pure_ops_after += pure.len();
         stats.graphs_unchanged += 1;
         return Some(());

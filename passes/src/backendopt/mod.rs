@@ -56,7 +56,7 @@ pub mod merge_switches;
 pub use rpy_ir::intbound::IntBound;
 
 use egg::{EGraph, Extractor, Id, Language};
-use egraph::{int_sig, IntAnalysis, Node, OpCost};
+use egraph::{int_sig, one_operation, IntAnalysis, Node, OpCost};
 use fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use rayon::prelude::*;
 use rpy_ir::graph::{
@@ -717,7 +717,7 @@ fn rewrite_block(
             .filter(|(_, k)| **k == OpKind::Pure)
             .all(|(op, _)| {
                 let c = eg.find(class_of[&op.result]);
-                eg[c].nodes.len() == 1 && seen.insert(c) && used.contains(&op.result)
+                one_operation(&eg[c].nodes) && seen.insert(c) && used.contains(&op.result)
             });
         if unchanged {
             return None;
