@@ -16,6 +16,7 @@ mod nested_functions;
 mod none_parameters;
 mod none_strings;
 mod numeric_strings;
+mod object_identity;
 mod range_variable_step;
 mod star_args_defaults;
 mod star_args_length;
