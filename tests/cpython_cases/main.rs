@@ -5,6 +5,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod annotator_policy;
 mod bool_builtin;
 mod class_attr_containers;
 mod class_set_calls;
