@@ -524,9 +524,8 @@ fn find_entry(
             diags.push(set.sources.diagnostic_or(
                 &main.path,
                 def.pos,
-                &format!(
-                    "'target' sets the module's {} (a `global` statement), which the program reads after it has run; rpy runs target() at import time, as the original does, but cannot run this one (the errors in its body)",
-                    names
+                format!(
+                    "'target' sets the module's {names} (a `global` statement), which the program reads after it has run; rpy runs target() at import time, as the original does, but cannot run this one (the errors in its body)"
                 ),
             ));
             return Err(RunFailure::Diagnostics(diags));

@@ -324,10 +324,10 @@ impl RTyper<'_> {
                         continue;
                     }
                     match &g.vars[obj.0 as usize].info {
-                        SomeValue::Instance { class, .. } => {
-                            if seen.insert((class.as_str(), attr.as_str())) {
-                                reads.push((class.as_str(), attr.as_str()));
-                            }
+                        SomeValue::Instance { class, .. }
+                            if seen.insert((class.as_str(), attr.as_str())) =>
+                        {
+                            reads.push((class.as_str(), attr.as_str()));
                         }
                         // A class attribute read through a variable that
                         // holds one of several classes: read on their
