@@ -1704,6 +1704,40 @@ fn interp_jit_refuses_a_live_variable_missing_from_the_merge_point() {
     assert_eq!((out.as_str(), status), ("10\n", 0));
 }
 
+/// A driver with `reds='auto'` whose `jit_merge_point()` names nothing
+/// (the original's translator/goal/targetjitstandalone.py): the locals
+/// assigned at the merge point are its reds, so the JIT's codewriter takes
+/// the loop (it refused the loop's variables as neither green nor red).
+#[test]
+fn interp_jit_takes_the_locals_of_a_merge_point_with_auto_reds() {
+    let dir = scratch("auto-reds");
+    let file = dir.join("autoreds.py");
+    std::fs::write(
+        &file,
+        "from rpython.rlib.jit import JitDriver\n\
+         driver = JitDriver(greens=[], reds='auto')\n\
+         def run(n):\n\
+         \x20   total = 0\n\
+         \x20   seen = []\n\
+         \x20   while n > 0:\n\
+         \x20       driver.jit_merge_point()\n\
+         \x20       seen.append(n)\n\
+         \x20       total += n\n\
+         \x20       n -= 1\n\
+         \x20   return total + len(seen)\n\
+         def entry_point(argv):\n\
+         \x20   print(run(int(argv[1])))\n\
+         \x20   return 0\n\
+         def target(*args):\n\
+         \x20   return entry_point\n",
+    )
+    .unwrap();
+    for flag in ["--jit", "--blackhole"] {
+        let (out, err, status) = rpy(&["interp", flag, path_str(&file), "2000"]);
+        assert_eq!((out.as_str(), status), ("2003000\n", 0), "{flag}: {err}");
+    }
+}
+
 #[test]
 fn interp_jit_rejects_an_unknown_parameter_and_a_program_without_a_portal() {
     let (_, err, status) = rpy(&[

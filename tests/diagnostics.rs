@@ -513,3 +513,24 @@ diagnostic_test!(
     "--py3",
     &format!("class A(object):\n    x = 1\n\ndef entry_point(argv):\n    return getattr(A(), argv[0])\n{ENTRY}")
 );
+
+// target(): run at import time, as the original runs it before flowing.
+
+// A target that sets module globals (targetvarsized.py's `global
+// functions`, filled by exec'ing a source file) and cannot run: its
+// errors, and why they matter, not the entry point's "name 'functions'
+// is not defined".
+diagnostic_test!(
+    target_sets_globals_but_cannot_run,
+    "--py2",
+    "def entry_point(argv):\n    for f in functions:\n        f()\n    return 0\n\ndef target(driver, args, config):\n    global functions\n    functions = []\n    exec('def g(): pass')\n    return entry_point, None\n"
+);
+
+// A target made by a factory (targetrpystone.py's `entry_point, target,
+// run = make_target_definition(LOOPS)`) is called; an entry point made by
+// one is reported.
+diagnostic_test!(
+    target_returns_a_closure,
+    "--py2",
+    "def make(n):\n    def entry_point(argv):\n        print n\n        return 0\n    def target(*args):\n        return entry_point, None\n    return entry_point, target\n\nentry_point, target = make(3)\n"
+);

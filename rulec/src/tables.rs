@@ -53,6 +53,7 @@ pub const BUILTINS: &[&str] = &[
     "compute_hash",
     "compute_identity_hash",
     "compute_unique_id",
+    "current_object_addr_as_int",
     "promote",
     "promote_string",
     "check_nonneg",

@@ -5,9 +5,12 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod annotator_policy;
 mod bool_builtin;
 mod class_attr_containers;
+mod class_of_instance;
 mod class_set_calls;
+mod classes_attribute;
 mod divmod;
 mod int_base;
 mod isinstance_builtin_types;
@@ -16,6 +19,7 @@ mod nested_functions;
 mod none_parameters;
 mod none_strings;
 mod numeric_strings;
+mod object_identity;
 mod range_variable_step;
 mod star_args_defaults;
 mod star_args_length;

@@ -1020,6 +1020,30 @@ impl<'p> Annotator<'p> {
         }
     }
 
+    /// Class attribute `name` read through a variable holding one of
+    /// several classes: the join of what each class has. A class without
+    /// it adds nothing, as the original's `s_read_attribute` gives it the
+    /// impossible value (its vtable slot keeps the zero of the slot's
+    /// type, which is what the read gives there); `None` when none has it,
+    /// or when one is a method (a function read off a class is not a
+    /// value rpy's class slots hold).
+    pub(super) fn classes_getattr(&mut self, classes: &[Desc], name: &str) -> Option<SomeValue> {
+        let mut result = SomeValue::Impossible;
+        for desc in classes {
+            let Desc::Class(class) = desc else {
+                return None;
+            };
+            let value = match self.classdefs.class_attr(class, name) {
+                Some((_, Constant::Func(_))) => return None,
+                Some((_, value)) => value.clone(),
+                None => continue,
+            };
+            let value = self.constant(&value);
+            result = self.join(&result, &value)?;
+        }
+        (result != SomeValue::Impossible).then_some(result)
+    }
+
     /// `E(args)` of an exception class: the program's `__init__` runs with
     /// the new exception as self.
     pub(super) fn build_exception(

@@ -1106,6 +1106,14 @@ impl<'p> Annotator<'p> {
             let Some(Constant::Name(attr)) = op.args[1].as_const() else {
                 return Err(untypable(self));
             };
+            // `x.__class__` of an instance is `type(x)`: its class, or
+            // one of its instantiated subclasses (the original's
+            // `read_attr__class__`).
+            if let (Opcode::Getattr, "__class__", [SomeValue::Instance { class, .. }, _]) =
+                (op.opname, attr.as_str(), args)
+            {
+                return Ok(self.classes_of(g, b, class));
+            }
             return match args {
                 [_, _, value] => self
                     .store_attr(&class, attr, value, g, op.pos)
@@ -1197,6 +1205,12 @@ impl<'p> Annotator<'p> {
                 ([Desc::Class(class)], Some(Constant::Name(attr))) => self
                     .class_getattr(class, attr)
                     .ok_or_else(|| untypable(self)),
+                (classes, Some(Constant::Name(attr)))
+                    if classes.iter().all(|d| matches!(d, Desc::Class(_))) =>
+                {
+                    self.classes_getattr(classes, attr)
+                        .ok_or_else(|| untypable(self))
+                }
                 _ => Err(untypable(self)),
             },
             _ => self

@@ -69,7 +69,9 @@ pub(super) fn rlib_call(name: &str, args: &[SomeValue]) -> Option<Result<SomeVal
         ("highest_bit", [a]) if int_like(a) => signed(true),
         ("int_force_ge_zero", [a]) if int_like(a) => signed(true),
         ("int_c_div" | "int_c_mod", [a, b]) if int_like(a) && int_like(b) => signed(false),
-        ("compute_identity_hash" | "compute_unique_id", [_]) => signed(false),
+        ("compute_identity_hash" | "compute_unique_id" | "current_object_addr_as_int", [_]) => {
+            signed(false)
+        }
         // Hints and checks give back their argument, with what is known of it.
         (
             "promote"

@@ -640,6 +640,22 @@ impl FnBuilder<'_, '_> {
                 ),
             );
         }
+        if autoreds {
+            // reds='auto' (targetjitstandalone.py's `driver.jit_merge_point()`
+            // with no arguments): the original's JIT makes the variables
+            // live at the merge point its reds; rpy passes every local
+            // certainly assigned here and not named by a keyword, so that
+            // what the loop reads after the merge point is a red.
+            self.settle();
+            for (slot, value) in self.slots.iter().zip(&self.state.env) {
+                let named = keywords.iter().any(|k| k.name == *slot);
+                if let (false, Some(Arg::Var(v))) = (named, value) {
+                    if !ordered.contains(&Arg::Var(*v)) {
+                        ordered.push(Arg::Var(*v));
+                    }
+                }
+            }
+        }
         let mut call = vec![Arg::Const(Constant::Name(attr.clone())), driver];
         call.extend(ordered);
         Some(Arg::Var(self.emit(Opcode::JitMarker, call, pos)))

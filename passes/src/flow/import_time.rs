@@ -22,7 +22,7 @@ use super::{FuncDef, Global, GlobalAccess, ModuleCtx, PrebuiltTable, ProgramDefs
 use crate::objinterp::exceptions::ClassTable;
 use crate::objinterp::modules;
 use crate::objinterp::{ObjError, ObjInterpreter, ObjValue};
-use rpy_ir::ast::{Dialect, ExprKind};
+use rpy_ir::ast::{Dialect, ExprKind, Stmt, StmtKind};
 use rpy_ir::diag::{Diagnostic, Pos};
 use rpy_ir::graph::{Constant, Flow, FunctionGraph, PrebuiltObject, Program};
 use std::collections::HashMap;
@@ -491,8 +491,13 @@ fn find_entry(
     let diag = |pos: Pos, message: &str| {
         RunFailure::Diagnostics(vec![set.sources.diagnostic_or(&main.path, pos, message)])
     };
-    let target = match &modules::get(main_obj, "target") {
-        Some(ObjValue::Func(f)) => f.to_string(),
+    // `target` may be a function a factory made (`entry_point, target =
+    // make_target_definition(...)`): a closure, called with its cells.
+    let (target, cells) = match &modules::get(main_obj, "target") {
+        Some(ObjValue::Func(f)) => (f.to_string(), None),
+        Some(ObjValue::BoundMethod(m)) if defs.enclosing.contains_key(&*m.func) => {
+            (m.func.to_string(), Some(m.receiver.clone()))
+        }
         _ => {
             return Err(diag(
                 Pos::new(1, 1),
@@ -509,7 +514,22 @@ fn find_entry(
     // A wrong entry point is blamed on what `target` returns.
     let (returned_pos, returned) = returned_name(def);
     let blame = returned_pos.unwrap_or(def.pos);
-    let result = if unbuilt.contains_key(&target) {
+    let result = if let Some(held) = unbuilt.get(&target) {
+        // `target()` sets module globals (`global functions`), which the
+        // program reads once it runs: the original runs target() before it
+        // builds any graph. Without it the entry point would read names no
+        // one set; what stops the body from running is the error.
+        if let Some(names) = declared_globals(def.body) {
+            let mut diags = held.clone();
+            diags.push(set.sources.diagnostic_or(
+                &main.path,
+                def.pos,
+                format!(
+                    "'target' sets the module's {names} (a `global` statement), which the program reads after it has run; rpy runs target() at import time, as the original does, but cannot run this one (the errors in its body)"
+                ),
+            ));
+            return Err(RunFailure::Diagnostics(diags));
+        }
         // A body the builder cannot run yet: the entry point is what its
         // `return` statement names.
         returned.and_then(|n| modules::get(main_obj, &n))
@@ -522,6 +542,7 @@ fn find_entry(
             let rest = call_args.split_off(def.params.len().min(call_args.len()));
             call_args.push(ObjValue::tuple(rest));
         }
+        call_args.splice(0..0, cells);
         match interp.call(&target, call_args, out) {
             Ok(v) => Some(v),
             Err(e) => return Err(RunFailure::Raised(Box::new(e), main.name.clone())),
@@ -546,6 +567,10 @@ fn find_entry(
     };
     match &entry {
         Some(ObjValue::Func(f)) if defs.functions.contains_key(&**f) => Ok(f.to_string()),
+        Some(ObjValue::BoundMethod(m)) if defs.enclosing.contains_key(&*m.func) => Err(diag(
+            blame,
+            "the entry point 'target' returns is a function a factory made (a closure); rpy takes the entry point as a function of its module (`def entry_point(argv)` at module level)",
+        )),
         _ => Err(diag(
             blame,
             "'target' must return the entry point, a function of the program (`return entry_point` or `return entry_point, None`)",
@@ -569,6 +594,53 @@ fn gc_hooks(
         ObjValue::None => Ok(None),
         hooks => Ok(Some((hooks, f))),
     }
+}
+
+/// The names a function's `global` statements declare, quoted and joined
+/// for a message (`None` when there are none): what it sets in its module.
+fn declared_globals(stmts: &[Stmt]) -> Option<String> {
+    fn collect(stmts: &[Stmt], out: &mut Vec<String>) {
+        for s in stmts {
+            match &s.kind {
+                StmtKind::Global(names) => out.extend(names.iter().cloned()),
+                StmtKind::If { body, orelse, .. }
+                | StmtKind::While { body, orelse, .. }
+                | StmtKind::For { body, orelse, .. } => {
+                    collect(body, out);
+                    collect(orelse, out);
+                }
+                StmtKind::Try {
+                    body,
+                    handlers,
+                    orelse,
+                    finalbody,
+                } => {
+                    collect(body, out);
+                    for h in handlers {
+                        collect(&h.body, out);
+                    }
+                    collect(orelse, out);
+                    collect(finalbody, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut names = Vec::new();
+    collect(stmts, &mut names);
+    if names.is_empty() {
+        return None;
+    }
+    let quoted: Vec<String> = names.iter().map(|n| format!("'{n}'")).collect();
+    Some(format!(
+        "{} {}",
+        if names.len() == 1 {
+            "global"
+        } else {
+            "globals"
+        },
+        quoted.join(", ")
+    ))
 }
 
 /// The name `target`'s first `return` statement returns (`return f` or

@@ -492,7 +492,7 @@ impl<'m> Loader<'m> {
                         )
                     };
                     let message = format!(
-                        "{what}, which rpy replaces: a translated program cannot import it (rpy's pylib/ stands in only for the toolchain modules programs import to configure the JIT, rpython.jit.codewriter.policy and rpython.jit.backend.hlinfo, and the GC's hooks, rpython.memory.gc.hook and the hook classes of rpython.memory.test.test_transformed_gc)"
+                        "{what}, which rpy replaces: a translated program cannot import it (rpy's pylib/ stands in only for the toolchain modules programs import to configure the JIT, rpython.jit.codewriter.policy and rpython.jit.backend.hlinfo, the annotator's rpython.annotator.policy, and the GC's hooks, rpython.memory.gc.hook and the hook classes of rpython.memory.test.test_transformed_gc)"
                     );
                     let d = self.diag(pos, message);
                     self.diags.push(d);

@@ -108,6 +108,7 @@ fn names(module: &str) -> &'static [(&'static str, RlibName)] {
             ("compute_hash", Function),
             ("compute_identity_hash", Function),
             ("compute_unique_id", Function),
+            ("current_object_addr_as_int", Function),
             ("instantiate", Function),
             ("r_dict", Function),
             // Its calls in class bodies are the builder's (`module_level`).

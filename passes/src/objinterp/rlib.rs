@@ -48,7 +48,7 @@ pub fn call(name: &str, args: &[ObjValue]) -> Option<OpResult> {
         "r_uint" | "r_ulonglong" => r_uint(name, args),
         "r_dict" => super::rdict::new_rdict(args),
         "compute_hash" => arity(name, args, 1).and_then(|()| hash(&args[0])),
-        "compute_identity_hash" | "compute_unique_id" => {
+        "compute_identity_hash" | "compute_unique_id" | "current_object_addr_as_int" => {
             arity(name, args, 1).and_then(|()| identity(name, &args[0]))
         }
         "promote" | "promote_string" | "hint" | "make_sure_not_resized" | "check_regular_int" => {

@@ -43,6 +43,10 @@ impl GraphTyper<'_, '_, '_> {
             .as_deref()
             .and_then(|a| instance_class(a, &self.rt.classes));
         match (op.opname, &subject) {
+            (Opcode::Getattr, Some(_)) if Self::name_arg(op, 1) == Some("__class__") => {
+                // `x.__class__`: the vtable, as `type(x)`.
+                self.class_of_instance(&op.args[0], op)?;
+            }
             (Opcode::Getattr, Some((class, _))) => {
                 let name = Self::name_arg(op, 1).ok_or("getattr without a name")?;
                 self.instance_getattr(class, name, op)?;
@@ -163,6 +167,11 @@ impl GraphTyper<'_, '_, '_> {
                 self.frozen_family_getattr(&descs, name, op)?;
                 return Ok(true);
             }
+            SomeValue::Pbc { descs, .. }
+                if descs.len() > 1 && descs.iter().all(|d| matches!(d, Desc::Class(_))) =>
+            {
+                return self.classes_getattr(&descs, name, op);
+            }
             SomeValue::Pbc { descs, .. } if descs.len() == 1 => match &descs[0] {
                 Desc::Class(c) => self.rt.classes.class_attr(c, name).cloned(),
                 Desc::Frozen(object) => crate::annotate::frozen::frozen_index(object)
@@ -174,6 +183,59 @@ impl GraphTyper<'_, '_, '_> {
         let Some(value) = value else {
             return Ok(false);
         };
+        self.define_constant(value, op.result)?;
+        Ok(true)
+    }
+
+    /// Class attribute `name` read through a variable holding one of
+    /// several classes (a vtable pointer): the slot of their common class,
+    /// which the read gave it (`RTyper::set_layout`); a class without the
+    /// attribute has the zero of the slot's type there, as in the
+    /// original. An attribute of one value in every class has no slot: the
+    /// read is that constant.
+    fn classes_getattr(
+        &mut self,
+        descs: &[Desc],
+        name: &str,
+        op: &SpaceOperation,
+    ) -> Result<bool, String> {
+        let names = descs.iter().filter_map(|d| match d {
+            Desc::Class(c) => Some(c.as_str()),
+            _ => None,
+        });
+        let Some(common) = self.rt.classes.common_class(names) else {
+            return Ok(false);
+        };
+        if let Some((owner, slot)) = self
+            .rt
+            .classes
+            .slot_owner(&common, name)
+            .map(|(c, s)| (c.name.clone(), s.clone()))
+        {
+            let root = LowLevelType::Ptr(lltype::OBJECT_VTABLE.into());
+            let want = LowLevelType::Ptr(super::vtable_type(&owner));
+            let vtable = self.convert(op.args[0].clone(), &root, &want)?;
+            self.emit_into(
+                Opcode::Getfield,
+                vec![
+                    vtable,
+                    Arg::Const(Constant::Name(super::classes::slot_field(name))),
+                ],
+                slot.ty,
+                op.result,
+            )?;
+            return Ok(true);
+        }
+        let mut values = descs.iter().filter_map(|d| match d {
+            Desc::Class(c) => self.rt.classes.class_attr(c, name),
+            _ => None,
+        });
+        let Some(value) = values.next().cloned() else {
+            return Ok(false);
+        };
+        if values.any(|v| *v != value) {
+            return Ok(false);
+        }
         self.define_constant(value, op.result)?;
         Ok(true)
     }
@@ -301,10 +363,7 @@ impl GraphTyper<'_, '_, '_> {
             ("isinstance", [x, classes]) => self.isinstance(x, classes, op)?,
             ("issubclass", [c, classes]) => self.issubclass(c, classes, op)?,
             ("type", [x]) if instance_class(&self.annotation(x), &self.rt.classes).is_some() => {
-                let typeptr = self.typeptr(x);
-                let root = LowLevelType::Ptr(lltype::OBJECT_VTABLE.into());
-                let want = self.graph.info(op.result).clone();
-                self.finish((Arg::Var(typeptr), root), Some((op.result, want)))?;
+                self.class_of_instance(x, op)?;
             }
             ("str", [x]) if matches!(self.annotation(x), SomeValue::Exception(_)) => {
                 let base = LowLevelType::Ptr(super::inst_type("BaseException"));
@@ -326,6 +385,16 @@ impl GraphTyper<'_, '_, '_> {
             _ => return Ok(false),
         }
         Ok(true)
+    }
+
+    /// `type(x)` or `x.__class__` of an instance: its vtable pointer, as
+    /// the class the result's annotation names.
+    fn class_of_instance(&mut self, x: &Arg, op: &SpaceOperation) -> Result<(), String> {
+        let typeptr = self.typeptr(x);
+        let root = LowLevelType::Ptr(lltype::OBJECT_VTABLE.into());
+        let want = self.graph.info(op.result).clone();
+        self.finish((Arg::Var(typeptr), root), Some((op.result, want)))?;
+        Ok(())
     }
 
     /// `isinstance(x, C)` or with a tuple of classes: the vtable's id in

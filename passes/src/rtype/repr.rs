@@ -308,6 +308,7 @@ impl RTyper<'_> {
         // again changes nothing, and each note may scan the class's
         // subclasses.
         let mut reads = Vec::new();
+        let mut classes_read = Vec::new();
         let mut seen: fxhash::FxHashSet<(&str, &str)> = fxhash::FxHashSet::default();
         for &g in self.annotated.values() {
             for b in &g.blocks {
@@ -322,16 +323,37 @@ impl RTyper<'_> {
                     if op.opname != Opcode::Getattr {
                         continue;
                     }
-                    if let SomeValue::Instance { class, .. } = &g.vars[obj.0 as usize].info {
-                        if seen.insert((class.as_str(), attr.as_str())) {
+                    match &g.vars[obj.0 as usize].info {
+                        SomeValue::Instance { class, .. }
+                            if seen.insert((class.as_str(), attr.as_str())) =>
+                        {
                             reads.push((class.as_str(), attr.as_str()));
                         }
+                        // A class attribute read through a variable that
+                        // holds one of several classes: read on their
+                        // common class, whose vtable gets the slot.
+                        SomeValue::Pbc { descs, .. }
+                            if descs.len() > 1
+                                && descs.iter().all(|d| matches!(d, Desc::Class(_))) =>
+                        {
+                            classes_read.push((descs.clone(), attr.as_str()));
+                        }
+                        _ => {}
                     }
                 }
             }
         }
         for (class, attr) in reads {
             self.classes.note_read(class, attr);
+        }
+        for (descs, attr) in classes_read {
+            let names = descs.iter().filter_map(|d| match d {
+                Desc::Class(c) => Some(c.as_str()),
+                _ => None,
+            });
+            if let Some(common) = self.classes.common_class(names) {
+                self.classes.note_read(&common, attr);
+            }
         }
         let names: Vec<String> = self.classes.all().iter().map(|c| c.name.clone()).collect();
         for class in &names {

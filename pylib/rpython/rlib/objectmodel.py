@@ -98,6 +98,13 @@ def compute_unique_id(x):
     return id(x)
 
 
+def current_object_addr_as_int(x):
+    """A cheap version of id(x): an int that tells live objects apart (the
+    original's is the object's current address, which a moving collector
+    changes; rpy's is the object's identity hash, which stays)."""
+    return id(x)
+
+
 def instantiate(cls, nonmovable=False):
     """An instance of `cls` without calling its `__init__`."""
     return cls.__new__(cls)
