@@ -271,3 +271,61 @@ fn stores_into_large_old_arrays_are_found_through_their_cards() {
     // would be far more than the births between two collections mark.
     assert!(cards < scans * 24, "{stats}");
 }
+
+/// `compute_unique_id` is the identity hash, 24 bits of the GC header:
+/// unique while fewer than 2^24 objects have been numbered. Past that an
+/// id could repeat, and the executable stops with a fatal error instead
+/// of giving one twice; the ids it gave until then were all different.
+#[test]
+fn unique_ids_stop_the_program_before_they_could_repeat() {
+    let text = "from rpython.rlib.objectmodel import compute_unique_id
+
+
+class Box(object):
+    def __init__(self, n):
+        self.n = n
+
+
+def entry_point(argv):
+    count = int(argv[1])
+    seen = [False] * (1 << 24)
+    for i in range(count):
+        b = Box(i)
+        uid = compute_unique_id(b)
+        if seen[uid]:
+            print('repeated after %d' % i)
+            return 2
+        seen[uid] = True
+    print('%d distinct ids' % count)
+    return 0
+
+
+def target(*args):
+    return entry_point
+";
+    let src = Source {
+        path: "unique_ids.py".into(),
+        text: text.into(),
+        dialect: Dialect::Py3,
+        gc: GcKind::Generational,
+        jit: false,
+    };
+    let exe = support::build(&src, "unique_ids");
+    let all = (1u64 << 24) - 1;
+    let (out, status) = support::run(Command::new(&exe).arg(all.to_string()));
+    assert_eq!(
+        (out.as_str(), status),
+        (&*format!("{all} distinct ids\n"), 0)
+    );
+    let output = Command::new(&exe)
+        .arg((all + 1).to_string())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(output.stdout.is_empty(), "{stderr}");
+    assert!(
+        stderr.contains("NotImplementedError") && stderr.contains("compute_unique_id()"),
+        "{stderr}"
+    );
+}

@@ -1589,8 +1589,10 @@ RPY_RT long rpy_int_highest_bit(long n) {
  * minor collection moves the object (the copy keeps its header). The
  * multiplier is odd, so 2**24 requests give 2**24 different hashes. */
 #define RPY_GC_HASH_SHIFT 40
+#define RPY_GC_HASH_MASK 0xffffffUL
+static unsigned long rpy_gc_hash_counter;
 RPY_RT long rpy_gc_identityhash(void *obj) {
-    static unsigned long counter;
+    unsigned long counter = rpy_gc_hash_counter;
     if (obj == NULL) return 0;
     /* the header word, with or without a collector */
     unsigned long *header = (unsigned long *)obj;
@@ -1599,11 +1601,25 @@ RPY_RT long rpy_gc_identityhash(void *obj) {
     if (h == 0) {
         do {
             counter++;
-            h = (counter * 2654435761UL) & 0xffffffUL;
+            h = (counter * 2654435761UL) & RPY_GC_HASH_MASK;
         } while (h == 0);
+        rpy_gc_hash_counter = counter;
         *header = hdr | (h << RPY_GC_HASH_SHIFT);
     }
     return (long)h;
+}
+
+/* compute_unique_id(x): the identity hash, which is unique while fewer
+ * than 2**24 objects have been given one (the counter's multiples of an
+ * odd number are distinct modulo 2**24). Past that an id could repeat, so
+ * the program stops rather than give a wrong answer. */
+RPY_RT long rpy_gc_unique_id(void *obj) {
+    long h = rpy_gc_identityhash(obj);
+    if (rpy_gc_hash_counter > RPY_GC_HASH_MASK)
+        rpy_fatal("NotImplementedError",
+                  "compute_unique_id(): more than 16777215 objects were given "
+                  "an identity hash, and rpy's ids are unique only among those");
+    return h;
 }
 
 /* x ** y as C's pow() */

@@ -396,6 +396,7 @@ runtime! {
     "rpy_gc_set_enabled" (Bool) -> Void, "gc.enable()/gc.disable(): whether the collector starts major collections by itself";
     "rpy_gc_isenabled" () -> Bool, "gc.isenabled()";
     "rpy_gc_identityhash" (Object) -> Signed, "compute_identity_hash(x) of an instance (0 for None): a number the object's GC header keeps from the first time it is asked for, so that it stays when the collector moves the object";
+    "rpy_gc_unique_id" (Object) -> Signed, "compute_unique_id(x) of an instance (0 for None): its identity hash, unique among the first 2**24 objects given one; a fatal NotImplementedError once more have been, as an id could then repeat";
     "rpy_jit_set_param_int" (Str, Signed) -> Void, "jit.set_param(driver, name, n): tunes the JIT of a program translated with one (nothing otherwise)";
     "rpy_jit_set_param_str" (Str, Str) -> Void, "jit.set_param(driver, name, text): as rpy_jit_set_param_int, for enable_opts (or 'default')";
     "rpy_os_write" (Signed, Str) -> Signed, "os.write(fd, s): the count written, or -1 (errno in rpy_os_errno); standard output is flushed first";

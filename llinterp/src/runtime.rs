@@ -347,8 +347,9 @@ fn posix_call(
         }
         "rpy_gc_isenabled" => LlValue::Bool(GC_ENABLED.with(|e| e.get())),
         // The interpreter's objects never move: their address is their
-        // identity (the executable's hashes differ, as CPython's ids do).
-        "rpy_gc_identityhash" => LlValue::Signed(match &args[0] {
+        // identity (the executable's hashes differ, as CPython's ids do),
+        // and no two live objects share it.
+        "rpy_gc_identityhash" | "rpy_gc_unique_id" => LlValue::Signed(match &args[0] {
             LlValue::Ptr(Some(obj)) => (std::rc::Rc::as_ptr(obj) as usize >> 4) as i64,
             _ => 0,
         }),

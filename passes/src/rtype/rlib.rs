@@ -20,7 +20,9 @@ impl GraphTyper<'_, '_, '_> {
     /// int, and the identity hash gives what both promise: an int that
     /// tells live objects apart (the runtime numbers the objects it is
     /// asked about, 2^24 of them before a number repeats) and, unlike an
-    /// address, stays when the collector moves the object.
+    /// address, stays when the collector moves the object. Past 2^24,
+    /// `compute_unique_id`'s leaf (`rpy_gc_unique_id`) stops the program
+    /// with a fatal error rather than give an id twice.
     pub(super) fn lower_identity_hash(&mut self, op: &SpaceOperation) -> Result<bool, String> {
         let [callee, x] = &op.args[..] else {
             return Ok(false);
@@ -51,7 +53,15 @@ impl GraphTyper<'_, '_, '_> {
         }
         let object = LowLevelType::Ptr(lltype::OBJECT.into());
         let x = self.arg_as(x, &object)?;
-        let leaf = Arg::Const(Constant::Builtin("rpy_gc_identityhash".into()));
+        // An id must not repeat among live objects; the hash may, once
+        // the runtime has numbered 2^24 objects, and the id's leaf stops
+        // the program then instead.
+        let leaf = if name == "compute_unique_id" {
+            "rpy_gc_unique_id"
+        } else {
+            "rpy_gc_identityhash"
+        };
+        let leaf = Arg::Const(Constant::Builtin(leaf.into()));
         self.emit_into(
             Opcode::DirectCall,
             vec![leaf, x],
