@@ -601,29 +601,10 @@ fn gc_hooks(
 fn declared_globals(stmts: &[Stmt]) -> Option<String> {
     fn collect(stmts: &[Stmt], out: &mut Vec<String>) {
         for s in stmts {
-            match &s.kind {
-                StmtKind::Global(names) => out.extend(names.iter().cloned()),
-                StmtKind::If { body, orelse, .. }
-                | StmtKind::While { body, orelse, .. }
-                | StmtKind::For { body, orelse, .. } => {
-                    collect(body, out);
-                    collect(orelse, out);
-                }
-                StmtKind::Try {
-                    body,
-                    handlers,
-                    orelse,
-                    finalbody,
-                } => {
-                    collect(body, out);
-                    for h in handlers {
-                        collect(&h.body, out);
-                    }
-                    collect(orelse, out);
-                    collect(finalbody, out);
-                }
-                _ => {}
+            if let StmtKind::Global(names) = &s.kind {
+                out.extend(names.iter().cloned());
             }
+            s.for_each_nested_body(|body| collect(body, out));
         }
     }
     let mut names = Vec::new();
