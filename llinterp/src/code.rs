@@ -103,7 +103,7 @@ pub(crate) fn fits(v: &LlValue, t: &LowLevelType) -> bool {
 }
 
 impl Types {
-    fn build(table: &TypeTable) -> Types {
+    pub(crate) fn build(table: &TypeTable) -> Types {
         let mut table = table.clone();
         table
             .entry(lltype::STR.to_string())
@@ -1299,4 +1299,85 @@ pub(crate) fn constant_value(
         },
         (other, _) => return Err(format!("the constant {other:?} is not a value")),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pair_types() -> Types {
+        let mut table = TypeTable::new();
+        table.insert(
+            "pair".into(),
+            ContainerType::GcStruct {
+                fields: vec![
+                    ("flag".into(), LowLevelType::Bool),
+                    ("x".into(), LowLevelType::Float),
+                    ("next".into(), LowLevelType::Ptr("pair".into())),
+                ],
+                var_item: None,
+            },
+        );
+        Types::build(&table)
+    }
+
+    #[test]
+    fn objects_are_bytes_at_the_c_layout() {
+        let types = pair_types();
+        let ty = types.ids["pair"];
+        let obj = types.malloc(ty, 0).unwrap();
+        let word = |at: usize| types.heap.read_word(at).unwrap();
+        assert_eq!(word(obj.addr()), u64::from(ty) + 1, "the header's type id");
+        let info = &types.list[ty as usize];
+        assert_eq!(info.offsets, vec![8, 16, 24]);
+        let x = obj.addr() + info.offsets[1];
+        types
+            .store(x, &LowLevelType::Float, &LlValue::Float(1.5))
+            .unwrap();
+        assert_eq!(word(x), 1.5f64.to_bits());
+        let next = obj.addr() + info.offsets[2];
+        let self_ptr = LlValue::Ptr(Some(obj));
+        types.store(next, &info.fields[2].1, &self_ptr).unwrap();
+        assert_eq!(word(next), obj.addr() as u64, "a pointer is an address");
+        assert_eq!(types.load(next, &info.fields[2].1), Ok(self_ptr));
+
+        let s = types.new_string(b"abc").unwrap();
+        let str_info = &types.list[types.str_ty as usize];
+        assert_eq!(word(s.addr() + 16), 3, "rpy_string's length");
+        assert_eq!(
+            types.heap.read_bytes(s.addr() + str_info.items_offset, 3),
+            Ok(b"abc".to_vec())
+        );
+        assert_eq!(
+            types.string_bytes(&LlValue::Ptr(Some(s))),
+            Some(b"abc".to_vec())
+        );
+    }
+
+    #[test]
+    fn a_pointer_into_an_object_or_outside_every_one_is_no_object() {
+        let types = pair_types();
+        let obj = types.malloc(types.ids["pair"], 0).unwrap();
+        let inside = ObjRef::from_addr(obj.addr() + 8).unwrap();
+        assert!(types.type_of(inside).is_err());
+        let outside = ObjRef::from_addr(8).unwrap();
+        assert!(types.type_of(outside).is_err());
+    }
+
+    #[test]
+    fn a_mark_follows_pointer_fields() {
+        let types = pair_types();
+        let ty = types.ids["pair"];
+        let (a, b, c) = (
+            types.malloc(ty, 0).unwrap(),
+            types.malloc(ty, 0).unwrap(),
+            types.malloc(ty, 0).unwrap(),
+        );
+        let next = |o: ObjRef| o.addr() + types.list[ty as usize].offsets[2];
+        let t = LowLevelType::Ptr("pair".into());
+        types.store(next(a), &t, &LlValue::Ptr(Some(b))).unwrap();
+        let live = types.mark([a]);
+        assert!(live.contains(&a.addr()) && live.contains(&b.addr()));
+        assert!(!live.contains(&c.addr()));
+    }
 }

@@ -446,6 +446,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn identity_hashes_are_the_c_runtimes_kept_in_the_header() {
+        let mut table = rpy_ir::lltype::TypeTable::new();
+        table.insert(rpy_ir::lltype::STR.into(), rpy_ir::lltype::str_type());
+        let types = Types::build(&table);
+        let (a, b) = (
+            types.new_string(b"a").unwrap(),
+            types.new_string(b"b").unwrap(),
+        );
+        // rpy_gc_identityhash: counter * 2654435761, 24 bits.
+        let first = (2654435761u64 & 0xff_ffff) as i64;
+        let second = ((2 * 2654435761u64) & 0xff_ffff) as i64;
+        assert_eq!(identity_hash(a, &types).ok(), Some(first));
+        assert_eq!(identity_hash(b, &types).ok(), Some(second));
+        assert_eq!(identity_hash(a, &types).ok(), Some(first), "kept");
+        let header = types.heap.read_word(a.addr()).unwrap();
+        assert_eq!(header >> super::super::code::HASH_SHIFT, first as u64);
+        assert_eq!(types.type_of(a), Ok(types.str_ty), "the type id stays");
+    }
+
+    #[test]
     fn every_runtime_function_is_implemented() {
         for f in rpy_ir::llops::RUNTIME_FUNCS {
             assert!(Rt::from_name(f.name).is_some(), "{}", f.name);
