@@ -6,11 +6,12 @@
 //! object's type id: the id of its struct for `new`, of its class for
 //! `new_with_vtable` (the vtable id `guard_class` compares), of its array
 //! type for `new_array`. Every memory access is checked against the live
-//! allocations of the [`Heap`], so a bad pointer is an [`Outcome::Error`],
-//! never a crash.
+//! allocations of the [`Heap`] (`rpy_llinterp::memory`'s checked blocks),
+//! so a bad pointer is an [`Outcome::Error`], never a crash.
 
 use crate::trace::Opcode as TraceOp;
-use std::alloc::{alloc_zeroed, dealloc, Layout};
+use rpy_llinterp::memory::CheckedHeap;
+use std::rc::Rc;
 
 use rpy_ir::llops::eval_int;
 use rpy_ir::lltype::LowLevelType;
@@ -70,83 +71,26 @@ pub enum Outcome {
     Error(String),
 }
 
-/// The memory a run allocates; freed when dropped.
+/// The memory a run allocates; freed when dropped. The checked blocks are
+/// the LLInterpreter's (`rpy_llinterp::memory::CheckedHeap`, below both
+/// crates); what needs a trace's descrs is added here.
+/// A heap of its own, or the LLInterpreter's, which compiled loops of
+/// `rpy interp --jit` run on (`Heap::sharing`).
 #[derive(Default)]
-pub struct Heap {
-    /// By address: every access is checked to fall inside one (a loop that
-    /// allocates makes many, so the lookup must not scan them all).
-    blocks: std::collections::BTreeMap<usize, Layout>,
-}
+pub struct Heap(Rc<CheckedHeap>);
 
-impl Drop for Heap {
-    fn drop(&mut self) {
-        for (p, l) in std::mem::take(&mut self.blocks) {
-            // SAFETY: every block was allocated by `alloc` with this layout.
-            unsafe { dealloc(p as *mut u8, l) }
-        }
+impl std::ops::Deref for Heap {
+    type Target = CheckedHeap;
+
+    fn deref(&self) -> &CheckedHeap {
+        &self.0
     }
 }
 
 impl Heap {
-    /// A zeroed block of `size` bytes; `None` when the size is absurd.
-    pub fn alloc(&mut self, size: usize, align: usize) -> Option<usize> {
-        let layout = Layout::from_size_align(size.max(8), align.max(8)).ok()?;
-        if layout.size() > 1 << 32 {
-            return None;
-        }
-        // SAFETY: the layout has a non-zero size.
-        let p = unsafe { alloc_zeroed(layout) };
-        if p.is_null() {
-            return None;
-        }
-        self.blocks.insert(p as usize, layout);
-        Some(p as usize)
-    }
-
-    fn check(&self, addr: usize, size: usize) -> Result<(), String> {
-        if addr == 0 {
-            return Err("null pointer dereference".into());
-        }
-        // the block starting at or below addr is the only one that can hold it
-        let ok = self
-            .blocks
-            .range(..=addr)
-            .next_back()
-            .is_some_and(|(p, l)| addr.checked_add(size).is_some_and(|e| e <= p + l.size()));
-        if ok {
-            Ok(())
-        } else {
-            Err(format!("access to 0x{addr:x} outside any object"))
-        }
-    }
-
-    /// Reads a value of type `ty` at `addr`, as bits.
-    pub fn read(&self, addr: usize, ty: &LowLevelType) -> Result<u64, String> {
-        let (size, _) = ty.size_align();
-        self.check(addr, size)?;
-        // SAFETY: `check` proved [addr, addr+size) lies in a live block.
-        unsafe {
-            Ok(match size {
-                // A Void value (an item of a list of None) has no bits.
-                0 => 0,
-                1 => *(addr as *const u8) as u64,
-                _ => (addr as *const u64).read_unaligned(),
-            })
-        }
-    }
-
-    /// Writes `bits` as a value of type `ty` at `addr`.
-    pub fn write(&mut self, addr: usize, ty: &LowLevelType, bits: u64) -> Result<(), String> {
-        let (size, _) = ty.size_align();
-        self.check(addr, size)?;
-        // SAFETY: as in `read`.
-        unsafe {
-            match size {
-                1 => *(addr as *mut u8) = bits as u8,
-                _ => (addr as *mut u64).write_unaligned(bits),
-            }
-        }
-        Ok(())
+    /// The memory `heap` is, shared.
+    pub fn sharing(heap: &Rc<CheckedHeap>) -> Heap {
+        Heap(heap.clone())
     }
 
     /// A new object of a struct or class descr, its header word set.
@@ -235,7 +179,7 @@ pub trait Memory {
 
 impl Memory for Heap {
     fn read(&self, addr: usize, ty: &LowLevelType) -> Result<u64, String> {
-        Heap::read(self, addr, ty)
+        CheckedHeap::read(self, addr, ty)
     }
 }
 
@@ -335,7 +279,7 @@ impl ObjectMemory for Heap {
     }
 
     fn write(&mut self, addr: usize, ty: &LowLevelType, bits: u64) -> Result<(), String> {
-        Heap::write(self, addr, ty, bits)
+        CheckedHeap::write(self, addr, ty, bits)
     }
 
     fn write_barrier(&mut self, _: usize) {}

@@ -10,10 +10,9 @@
 //! short gets traced from its entry too.
 
 use fxhash::FxHashMap as HashMap;
-use rpy_llinterp::LlValue;
+use rpy_llinterp::{LlMachine, LlValue};
 use smallvec::SmallVec;
 use std::borrow::Cow;
-use std::rc::Rc;
 
 /// The original's default `threshold`: how many closings of a loop make
 /// it hot.
@@ -41,7 +40,7 @@ fn green_value(v: &LlValue) -> GreenValue {
         LlValue::Bool(b) => GreenValue::Word(*b as i64),
         LlValue::Char(c) => GreenValue::Word(*c as i64),
         LlValue::Float(x) => GreenValue::Float(x.to_bits()),
-        LlValue::Ptr(Some(obj)) => GreenValue::Object(Rc::as_ptr(obj) as *const u8 as usize),
+        LlValue::Ptr(Some(obj)) => GreenValue::Object(obj.addr()),
         LlValue::Ptr(None) => GreenValue::Null,
         LlValue::Func(f) => GreenValue::Function(*f),
         LlValue::Void => GreenValue::Void,
@@ -49,19 +48,27 @@ fn green_value(v: &LlValue) -> GreenValue {
 }
 
 /// A green value as the report shows it: a number, a string's text, or
-/// an object's type.
-fn green_text(v: &LlValue) -> String {
+/// an object's type (read through `machine`, whose object it is).
+fn green_text(v: &LlValue, machine: Option<&LlMachine<'_>>) -> String {
     match v {
         LlValue::Signed(n) => n.to_string(),
         LlValue::Bool(b) => b.to_string(),
         LlValue::Char(c) => format!("{:?}", char::from(*c)),
         LlValue::Float(x) => format!("{x:?}"),
         LlValue::Ptr(None) => "null".into(),
-        LlValue::Ptr(Some(obj)) => match v.string_text() {
-            Some(text) if text.len() <= 40 => format!("{text:?}"),
-            Some(text) => format!("{:?}...", text.chars().take(37).collect::<String>()),
-            None => format!("<{}>", obj.borrow().type_name),
-        },
+        LlValue::Ptr(Some(obj)) => {
+            let text = machine
+                .and_then(|m| m.string_bytes(v))
+                .map(|b| String::from_utf8_lossy(&b).into_owned());
+            match text {
+                Some(text) if text.len() <= 40 => format!("{text:?}"),
+                Some(text) => format!("{:?}...", text.chars().take(37).collect::<String>()),
+                None => match machine.and_then(|m| m.type_name(v)) {
+                    Some(name) => format!("<{name}>"),
+                    None => format!("<object at 0x{:x}>", obj.addr()),
+                },
+            }
+        }
         LlValue::Func(f) => format!("{f:?}"),
         LlValue::Void => "void".into(),
     }
@@ -95,9 +102,10 @@ impl GreenKey {
     }
 }
 
-/// The greens of a key as the JIT's report shows them.
-pub fn greens_text(greens: &[LlValue]) -> Vec<String> {
-    greens.iter().map(green_text).collect()
+/// The greens of a key as the JIT's report shows them (their objects read
+/// through `machine`).
+pub fn greens_text(greens: &[LlValue], machine: Option<&LlMachine<'_>>) -> Vec<String> {
+    greens.iter().map(|v| green_text(v, machine)).collect()
 }
 
 /// A loop that got hot.
@@ -142,8 +150,15 @@ impl WarmState {
 
     /// A loop of `driver` closed with `greens`: counts it; true when this
     /// closing made it hot.
-    pub fn can_enter_jit(&mut self, driver: &str, greens: &[LlValue]) -> bool {
-        self.closed(GreenKey::new(driver, greens), || greens_text(greens))
+    pub fn can_enter_jit(
+        &mut self,
+        driver: &str,
+        greens: &[LlValue],
+        machine: Option<&LlMachine<'_>>,
+    ) -> bool {
+        self.closed(GreenKey::new(driver, greens), || {
+            greens_text(greens, machine)
+        })
     }
 
     /// The loop of `key` closed: counts it; true when this closing made it
@@ -193,15 +208,15 @@ mod tests {
         let mut warm = WarmState::new(3);
         let key = [LlValue::Signed(14)];
         let other = [LlValue::Signed(15)];
-        assert!(!warm.can_enter_jit("jitdriver1", &key));
-        assert!(!warm.can_enter_jit("jitdriver1", &other));
-        assert!(!warm.can_enter_jit("jitdriver1", &key));
-        assert!(warm.can_enter_jit("jitdriver1", &key));
-        assert!(!warm.can_enter_jit("jitdriver1", &key));
-        assert!(!warm.can_enter_jit("jitdriver1", &key));
-        assert!(warm.can_enter_jit("jitdriver1", &key));
+        assert!(!warm.can_enter_jit("jitdriver1", &key, None));
+        assert!(!warm.can_enter_jit("jitdriver1", &other, None));
+        assert!(!warm.can_enter_jit("jitdriver1", &key, None));
+        assert!(warm.can_enter_jit("jitdriver1", &key, None));
+        assert!(!warm.can_enter_jit("jitdriver1", &key, None));
+        assert!(!warm.can_enter_jit("jitdriver1", &key, None));
+        assert!(warm.can_enter_jit("jitdriver1", &key, None));
         // Another driver's key of the same greens counts apart.
-        assert!(!warm.can_enter_jit("jitdriver2", &key));
+        assert!(!warm.can_enter_jit("jitdriver2", &key, None));
         assert_eq!(
             warm.hot,
             vec![HotLoop {
@@ -216,7 +231,7 @@ mod tests {
         let mut warm = WarmState::with_function_threshold(100, 2);
         let key = GreenKey::new("jitdriver1", &[LlValue::Signed(0)]);
         assert!(!warm.portal_entered(&key));
-        assert!(!warm.can_enter_jit("jitdriver1", &[LlValue::Signed(0)]));
+        assert!(!warm.can_enter_jit("jitdriver1", &[LlValue::Signed(0)], None));
         assert!(warm.portal_entered(&key));
         assert!(warm.hot.is_empty());
     }

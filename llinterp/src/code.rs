@@ -2,8 +2,9 @@
 //! slots, constants into values, and every name (graph, type, field, runtime
 //! function) resolved to an index once, before anything runs.
 
+use super::memory::CheckedHeap;
 use super::runtime::Rt;
-use super::{Items, LlValue, ObjRef, Object};
+use super::{LlValue, ObjRef};
 use rpy_ir::graph::{
     destructor_types, single_byte, str_bytes, Arg, Constant, FunctionGraph, LowLevelStage,
     PrebuiltObject, Program,
@@ -12,22 +13,44 @@ use rpy_ir::llops::{self, Signature};
 use rpy_ir::lltype::{self, ContainerType, LowLevelType, TypeTable};
 use rpy_ir::opcode::Opcode;
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
-/// One container type, as objects of it are laid out here.
+/// One container type, and where its objects hold what: its layout is
+/// `ContainerType::layout`'s, the C backend's.
 pub(crate) struct TypeInfo {
     pub name: Rc<str>,
     pub fields: Vec<(String, LowLevelType)>,
+    /// The byte offset of each field.
+    pub offsets: Vec<usize>,
     pub item: Option<LowLevelType>,
     /// A `GcArray` (its `length` is its number of items, not a field).
     pub is_array: bool,
-    /// For a varsized struct: its `length` field, set by `malloc_varsize`.
-    pub length_field: Option<usize>,
+    /// The size of an object without items, and its alignment.
+    pub fixed_size: usize,
+    pub align: usize,
+    /// The offset of the number of items: a `GcArray`'s length word, a
+    /// varsized struct's `length` field.
+    pub length_offset: Option<usize>,
+    /// The offset of item 0, and the size of one item.
+    pub items_offset: usize,
+    pub item_size: usize,
+    /// The offsets of the fields that are GC pointers, and whether the
+    /// items are: what a mark follows.
+    pub ptr_offsets: Vec<usize>,
+    pub ptr_items: bool,
 }
 
+/// The GC header word of an object: its type's id (its index in
+/// `Types::list` plus one, as `rpy_jit`'s `Header::program_type_id`
+/// numbers a program's types) in the low 32 bits, and from bit
+/// `HASH_SHIFT` its identity hash once asked for, as the C runtime keeps
+/// them (`rpy_gc_identityhash`).
+pub(crate) const HASH_SHIFT: u32 = 40;
+
 /// The program's container types plus the ones the runtime functions need
-/// (`rpy_string` and the list of strings), by index.
+/// (`rpy_string` and the list of strings), by index; and the memory their
+/// objects live in.
 pub(crate) struct Types {
     pub list: Vec<TypeInfo>,
     pub ids: HashMap<String, u32>,
@@ -36,6 +59,9 @@ pub(crate) struct Types {
     pub strlist_length: Option<usize>,
     pub strlist_items: Option<usize>,
     pub strarray_ty: u32,
+    /// Every object, laid out in bytes; freed when the interpreter is (and
+    /// whoever shares it: the JIT's compiled loops run on it).
+    pub heap: Rc<CheckedHeap>,
     /// The bound on the run's memory (`objinterp::heap`): an allocation
     /// that would pass it, or resident memory above it, is a fatal
     /// MemoryError, as the executable's malloc failing is.
@@ -45,28 +71,39 @@ pub(crate) struct Types {
     /// Objects the program's `malloc` and `malloc_varsize` operations made
     /// (what a test of malloc removal counts).
     pub allocations: Cell<u64>,
+    /// The identity hashes handed out so far (`rpy_gc_identityhash`'s
+    /// counter).
+    pub hashes: Cell<u64>,
     /// The graph of each type's `__del__` (the graphs' `destructor`
     /// hints), by type id.
     pub destructor: Vec<Option<u32>>,
+    /// Whether any type has a `__del__` (else no run needs its roots kept).
+    pub has_destructors: bool,
     /// The objects whose `__del__` has not run: `gc.collect()` finds dead
-    /// those that only this list holds (`exec::run_finalizers`).
-    pub finalizable: std::cell::RefCell<Vec<ObjRef>>,
+    /// those no root reaches (`exec::run_finalizers`).
+    pub finalizable: RefCell<Vec<ObjRef>>,
+    /// The values of the runs and callers that are waiting for a nested
+    /// run (a finalizer, a call a hook made): roots of `gc.collect()`.
+    pub outer_roots: RefCell<Vec<Vec<LlValue>>>,
 }
 
-pub(crate) fn zero(t: &LowLevelType) -> LlValue {
-    match t {
-        LowLevelType::Void => LlValue::Void,
-        LowLevelType::Signed | LowLevelType::Unsigned => LlValue::Signed(0),
-        LowLevelType::Float => LlValue::Float(0.0),
-        LowLevelType::Bool => LlValue::Bool(false),
-        LowLevelType::Char => LlValue::Char(0),
-        LowLevelType::Ptr(_) => LlValue::Ptr(None),
-        LowLevelType::FuncPtr(_) => LlValue::Func(None),
-    }
+/// Whether `v` may be stored in a place of type `t`.
+pub(crate) fn fits(v: &LlValue, t: &LowLevelType) -> bool {
+    use LowLevelType as T;
+    matches!(
+        (v, t),
+        (LlValue::Void, T::Void)
+            | (LlValue::Signed(_), T::Signed | T::Unsigned)
+            | (LlValue::Float(_), T::Float)
+            | (LlValue::Bool(_), T::Bool)
+            | (LlValue::Char(_), T::Char)
+            | (LlValue::Ptr(_), T::Ptr(_))
+            | (LlValue::Func(_), T::FuncPtr(_))
+    )
 }
 
 impl Types {
-    fn build(table: &TypeTable) -> Types {
+    pub(crate) fn build(table: &TypeTable) -> Types {
         let mut table = table.clone();
         table
             .entry(lltype::STR.to_string())
@@ -83,26 +120,48 @@ impl Types {
         let mut list = Vec::new();
         let mut ids = HashMap::new();
         for (name, ct) in &table {
-            let info = match ct {
-                ContainerType::GcStruct { fields, var_item } => TypeInfo {
-                    name: name.as_str().into(),
-                    fields: fields.clone(),
-                    item: var_item.clone(),
-                    is_array: false,
-                    length_field: var_item
-                        .as_ref()
-                        .and_then(|_| fields.iter().position(|(n, _)| n == "length")),
-                },
-                ContainerType::GcArray { item } => TypeInfo {
-                    name: name.as_str().into(),
-                    fields: Vec::new(),
-                    item: Some(item.clone()),
-                    is_array: true,
-                    length_field: None,
-                },
+            let layout = ct.layout();
+            let (fields, item, is_array) = match ct {
+                ContainerType::GcStruct { fields, var_item } => {
+                    (fields.clone(), var_item.clone(), false)
+                }
+                ContainerType::GcArray { item } => (Vec::new(), Some(item.clone()), true),
             };
+            let offsets: Vec<usize> = fields
+                .iter()
+                .map(|(n, _)| layout.offset_of(n).expect("every field has an offset"))
+                .collect();
+            let length_offset = match (is_array, &item) {
+                (_, None) => None,
+                (true, Some(_)) => layout.offset_of("length"),
+                (false, Some(_)) => fields
+                    .iter()
+                    .position(|(n, _)| n == "length")
+                    .map(|i| offsets[i]),
+            };
+            let (items_offset, item_size) = layout.items.unwrap_or((layout.fixed_size, 0));
+            let ptr_offsets = fields
+                .iter()
+                .zip(&offsets)
+                .filter(|((_, t), _)| matches!(t, LowLevelType::Ptr(_)))
+                .map(|(_, o)| *o)
+                .collect();
+            let ptr_items = matches!(item, Some(LowLevelType::Ptr(_)));
             ids.insert(name.clone(), list.len() as u32);
-            list.push(info);
+            list.push(TypeInfo {
+                name: name.as_str().into(),
+                fields,
+                offsets,
+                item,
+                is_array,
+                fixed_size: layout.fixed_size,
+                align: layout.align,
+                length_offset,
+                items_offset,
+                item_size,
+                ptr_offsets,
+                ptr_items,
+            });
         }
         let field = |ty: u32, f: &str| -> Option<usize> {
             list[ty as usize].fields.iter().position(|(n, _)| n == f)
@@ -116,41 +175,124 @@ impl Types {
             strarray_ty: ids[&array_name],
             list,
             ids,
+            heap: Rc::default(),
             heap_limit: crate::heap_limit::DEFAULT_HEAP_LIMIT,
             allocated: Cell::new(0),
             allocations: Cell::new(0),
+            hashes: Cell::new(0),
             destructor: Vec::new(),
+            has_destructors: false,
             finalizable: Default::default(),
+            outer_roots: Default::default(),
         }
     }
 
-    /// A new zero-initialised object of type `ty` with `n` items (ignored for
-    /// fixed-size types).
-    pub fn malloc(&self, ty: u32, n: usize) -> ObjRef {
+    /// The size of an object of type `ty` with `n` items; `None` when it
+    /// does not fit in a word.
+    pub fn size_of(&self, ty: u32, n: u64) -> Option<u64> {
         let info = &self.list[ty as usize];
-        let mut fields: Vec<LlValue> = info.fields.iter().map(|(_, t)| zero(t)).collect();
-        let items = match &info.item {
-            None => Items::None,
-            Some(LowLevelType::Char) => Items::Bytes(vec![0; n]),
-            Some(t) => Items::Values(vec![zero(t); n]),
-        };
-        if let Some(l) = info.length_field {
-            fields[l] = LlValue::Signed(n as i64);
+        if info.item.is_none() {
+            return Some(info.fixed_size as u64);
         }
-        let obj = Rc::new(RefCell::new(Object {
-            type_name: info.name.clone(),
-            fields,
-            items,
-            ty,
-        }));
+        let items = n.checked_mul(info.item_size as u64)?;
+        let end = (info.items_offset as u64).checked_add(items)?;
+        Some(end.max(info.fixed_size as u64))
+    }
+
+    /// A new zero-initialised object of type `ty` with `n` items (ignored for
+    /// fixed-size types); `None` when the memory cannot be had.
+    pub fn malloc(&self, ty: u32, n: usize) -> Option<ObjRef> {
+        let info = &self.list[ty as usize];
+        let size = usize::try_from(self.size_of(ty, n as u64)?).ok()?;
+        let addr = self.heap.alloc(size, info.align)?;
+        let obj = ObjRef::from_addr(addr)?;
+        self.heap.write_word(addr, u64::from(ty) + 1).ok()?;
+        if let (Some(l), Some(_)) = (info.length_offset, &info.item) {
+            self.heap.write_word(addr + l, n as u64).ok()?;
+        }
         if self
             .destructor
             .get(ty as usize)
             .is_some_and(Option::is_some)
         {
-            self.finalizable.borrow_mut().push(obj.clone());
+            self.finalizable.borrow_mut().push(obj);
         }
-        obj
+        Some(obj)
+    }
+
+    /// The type of the object `obj` points to, from its header word.
+    pub fn type_of(&self, obj: ObjRef) -> Result<u32, String> {
+        let word = self.heap.read_word(obj.addr())?;
+        let id = (word & 0xffff_ffff) as usize;
+        if (1..=self.list.len()).contains(&id) {
+            Ok(id as u32 - 1)
+        } else {
+            Err(format!("0x{:x} is not an object", obj.addr()))
+        }
+    }
+
+    /// The value of type `t` at `addr`.
+    pub fn load(&self, addr: usize, t: &LowLevelType) -> Result<LlValue, String> {
+        use LowLevelType as T;
+        let heap = &self.heap;
+        Ok(match t {
+            T::Void => LlValue::Void,
+            T::Signed | T::Unsigned => LlValue::Signed(heap.read_word(addr)? as i64),
+            T::Float => LlValue::Float(f64::from_bits(heap.read_word(addr)?)),
+            T::Bool => LlValue::Bool(heap.read(addr, t)? != 0),
+            T::Char => LlValue::Char(heap.read(addr, t)? as u8),
+            T::Ptr(_) => LlValue::Ptr(ObjRef::from_addr(heap.read_word(addr)? as usize)),
+            // A function pointer is its graph's index plus one, 0 for null.
+            T::FuncPtr(_) => LlValue::Func(match heap.read_word(addr)? {
+                0 => None,
+                w => Some(u32::try_from(w - 1).map_err(|_| "a bad function pointer")?),
+            }),
+        })
+    }
+
+    /// Stores `v`, a value of type `t`, at `addr`.
+    pub fn store(&self, addr: usize, t: &LowLevelType, v: &LlValue) -> Result<(), String> {
+        let bits = match v {
+            LlValue::Void => return Ok(()),
+            LlValue::Signed(n) => *n as u64,
+            LlValue::Float(x) => x.to_bits(),
+            LlValue::Bool(b) => *b as u64,
+            LlValue::Char(c) => *c as u64,
+            LlValue::Ptr(p) => p.map_or(0, |o| o.addr() as u64),
+            LlValue::Func(f) => f.map_or(0, |g| u64::from(g) + 1),
+        };
+        self.heap.write(addr, t, bits)
+    }
+
+    /// The number of items of `obj`, of type `ty`.
+    pub fn length(&self, obj: ObjRef, ty: u32) -> Result<usize, String> {
+        match self.list[ty as usize].length_offset {
+            Some(l) => Ok(self.heap.read_word(obj.addr() + l)? as usize),
+            None => Err(format!(
+                "type '{}' has no items",
+                self.list[ty as usize].name
+            )),
+        }
+    }
+
+    /// Runs `f` on the characters of `obj` when its items are chars (a
+    /// string); `Err` names what it is instead.
+    pub fn with_chars<R>(&self, obj: ObjRef, f: impl FnOnce(&[u8]) -> R) -> Result<R, String> {
+        let ty = self.type_of(obj)?;
+        let info = &self.list[ty as usize];
+        if info.item != Some(LowLevelType::Char) {
+            return Err(format!("expected a string, got a '{}' object", info.name));
+        }
+        let n = self.length(obj, ty)?;
+        self.heap.with_bytes(obj.addr() + info.items_offset, n, f)
+    }
+
+    /// The characters of the string `v` points to; `None` for anything else.
+    pub fn string_bytes(&self, v: &LlValue) -> Option<Vec<u8>> {
+        match v {
+            LlValue::Ptr(Some(obj)) => self.with_chars(*obj, <[u8]>::to_vec).ok(),
+            _ => None,
+        }
     }
 
     /// Whether an object of type `obj_ty` may be used through a pointer
@@ -168,33 +310,67 @@ impl Types {
             && obj.fields.iter().zip(&base.fields).all(|(a, b)| a.0 == b.0)
     }
 
-    pub fn new_string(&self, bytes: Vec<u8>) -> ObjRef {
-        let obj = self.malloc(self.str_ty, 0);
-        {
-            let mut o = obj.borrow_mut();
-            if let Some(l) = self.list[self.str_ty as usize].length_field {
-                o.fields[l] = LlValue::Signed(bytes.len() as i64);
-            }
-            o.items = Items::Bytes(bytes);
-        }
-        obj
+    pub fn new_string(&self, bytes: &[u8]) -> Option<ObjRef> {
+        let obj = self.malloc(self.str_ty, bytes.len())?;
+        let at = obj.addr() + self.list[self.str_ty as usize].items_offset;
+        self.heap.write_bytes(at, bytes).ok()?;
+        Some(obj)
     }
 
-    pub fn new_str_list(&self, strs: Vec<LlValue>) -> ObjRef {
-        let list = self.malloc(self.strlist_ty, 0);
-        let array = self.malloc(self.strarray_ty, 0);
-        let n = strs.len() as i64;
-        array.borrow_mut().items = Items::Values(strs);
-        {
-            let mut l = list.borrow_mut();
-            if let Some(f) = self.strlist_length {
-                l.fields[f] = LlValue::Signed(n);
-            }
-            if let Some(f) = self.strlist_items {
-                l.fields[f] = LlValue::Ptr(Some(array));
-            }
+    pub fn new_str_list(&self, strs: &[LlValue]) -> Option<ObjRef> {
+        let list = self.malloc(self.strlist_ty, 0)?;
+        let array = self.malloc(self.strarray_ty, strs.len())?;
+        let info = &self.list[self.strarray_ty as usize];
+        let item = info.item.clone().unwrap_or(LowLevelType::Void);
+        for (i, s) in strs.iter().enumerate() {
+            let at = array.addr() + info.items_offset + i * info.item_size;
+            self.store(at, &item, s).ok()?;
         }
-        list
+        let l = &self.list[self.strlist_ty as usize];
+        if let Some(f) = self.strlist_length {
+            let n = LlValue::Signed(strs.len() as i64);
+            self.store(list.addr() + l.offsets[f], &l.fields[f].1, &n)
+                .ok()?;
+        }
+        if let Some(f) = self.strlist_items {
+            let a = LlValue::Ptr(Some(array));
+            self.store(list.addr() + l.offsets[f], &l.fields[f].1, &a)
+                .ok()?;
+        }
+        Some(list)
+    }
+
+    /// The objects reachable from `roots`, by address.
+    pub fn mark(&self, roots: impl IntoIterator<Item = ObjRef>) -> HashSet<usize> {
+        let mut seen = HashSet::new();
+        let mut work: Vec<ObjRef> = roots.into_iter().collect();
+        while let Some(obj) = work.pop() {
+            if !seen.insert(obj.addr()) {
+                continue;
+            }
+            self.children(obj, &mut work);
+        }
+        seen
+    }
+
+    /// Pushes onto `out` the objects the fields and items of `obj` point to.
+    pub fn children(&self, obj: ObjRef, out: &mut Vec<ObjRef>) {
+        let Ok(ty) = self.type_of(obj) else {
+            return;
+        };
+        let info = &self.list[ty as usize];
+        let word = |at: usize| {
+            self.heap
+                .read_word(at)
+                .ok()
+                .and_then(|w| ObjRef::from_addr(w as usize))
+        };
+        out.extend(info.ptr_offsets.iter().filter_map(|o| word(obj.addr() + o)));
+        if info.ptr_items {
+            let n = self.length(obj, ty).unwrap_or(0);
+            let base = obj.addr() + info.items_offset;
+            out.extend((0..n).filter_map(|i| word(base + i * info.item_size)));
+        }
     }
 }
 
@@ -419,6 +595,7 @@ impl Code {
                 }
             }
         }
+        types.has_destructors = types.destructor.iter().any(Option::is_some);
         let mut b = Builder {
             program,
             types: &types,
@@ -448,7 +625,13 @@ impl<S: LowLevelStage> Builder<'_, S> {
             let made = match obj {
                 PrebuiltObject::Struct { ty, items, .. } | PrebuiltObject::Array { ty, items } => {
                     match self.type_id(ty) {
-                        Ok(t) => Some(self.types.malloc(t, items.len())),
+                        Ok(t) => {
+                            let made = self.types.malloc(t, items.len());
+                            if made.is_none() {
+                                errors.push(format!("no memory for a static of type {ty}"));
+                            }
+                            made
+                        }
                         Err(e) => {
                             errors.push(e);
                             None
@@ -468,10 +651,10 @@ impl<S: LowLevelStage> Builder<'_, S> {
     }
 
     fn fill_static(&mut self, i: usize) -> Result<(), String> {
-        let Some(obj) = self.statics[i].clone() else {
+        let Some(obj) = self.statics[i] else {
             return Ok(());
         };
-        let ty = obj.borrow().ty;
+        let ty = self.types.type_of(obj)?;
         let (fields, items): (&[(String, Constant)], &[Constant]) = match &self.program.prebuilt[i]
         {
             PrebuiltObject::Struct { fields, items, .. } => (fields, items),
@@ -484,27 +667,26 @@ impl<S: LowLevelStage> Builder<'_, S> {
                 return Err("an array's length is its number of items".into());
             };
             let v = self.constant(c, Some(&ft))?;
-            obj.borrow_mut().fields[f] = v;
+            if !fits(&v, &ft) {
+                return Err(format!("a {} value in the {ft} field '{name}'", v.kind()));
+            }
+            let at = obj.addr() + self.types.list[ty as usize].offsets[f];
+            self.types.store(at, &ft, &v)?;
         }
         if !items.is_empty() {
             let it = self.item_type(ty)?;
-            let values = items
-                .iter()
-                .map(|c| self.constant(c, Some(&it)))
-                .collect::<Result<Vec<_>, _>>()?;
-            let mut o = obj.borrow_mut();
-            o.items = match it {
-                LowLevelType::Char => Items::Bytes(
-                    values
-                        .iter()
-                        .map(|v| match v {
-                            LlValue::Char(c) => Ok(*c),
-                            other => Err(format!("a {} item in a string", other.kind())),
-                        })
-                        .collect::<Result<_, _>>()?,
-                ),
-                _ => Items::Values(values),
-            };
+            let info = &self.types.list[ty as usize];
+            let (base, size) = (obj.addr() + info.items_offset, info.item_size);
+            for (k, c) in items.iter().enumerate() {
+                let v = self.constant(c, Some(&it))?;
+                if !fits(&v, &it) {
+                    return Err(match it {
+                        LowLevelType::Char => format!("a {} item in a string", v.kind()),
+                        _ => format!("a {} item in an array of {it}", v.kind()),
+                    });
+                }
+                self.types.store(base + k * size, &it, &v)?;
+            }
         }
         Ok(())
     }
@@ -895,8 +1077,8 @@ impl<S: LowLevelStage> Builder<'_, S> {
             }
             // A JIT hint: nothing to do without a JIT.
             Opcode::JitMarker => Ok(OpKind::Nothing),
-            // The interpreter's objects never move and are freed by
-            // reference counting: a saved root is the value itself, and
+            // The interpreter's objects never move and are freed only
+            // with the interpreter: a saved root is the value itself, and
             // no object needs remembering.
             Opcode::GcSaveRoot | Opcode::GcWriteBarrier | Opcode::GcWriteBarrierItem => {
                 Ok(OpKind::Nothing)
@@ -1090,10 +1272,17 @@ pub(crate) fn constant_value(
             LlValue::Char(s.chars().next().map_or(0, |c| c as u32 as u8))
         }
         (Constant::Str(s), _) => {
-            let obj = strings
-                .entry(s.clone())
-                .or_insert_with(|| types.new_string(str_bytes(s)));
-            LlValue::Ptr(Some(obj.clone()))
+            let obj = match strings.get(s) {
+                Some(obj) => *obj,
+                None => {
+                    let obj = types
+                        .new_string(&str_bytes(s))
+                        .ok_or("no memory for a string constant")?;
+                    strings.insert(s.clone(), obj);
+                    obj
+                }
+            };
+            LlValue::Ptr(Some(obj))
         }
         (Constant::None, Some(T::Void)) => LlValue::Void,
         (Constant::None, Some(T::FuncPtr(_))) => LlValue::Func(None),
@@ -1105,9 +1294,90 @@ pub(crate) fn constant_value(
                 .ok_or_else(|| format!("the address of the unknown graph '{f}'"))?,
         )),
         (Constant::Prebuilt(i), _) => match statics.get(*i as usize) {
-            Some(Some(obj)) => LlValue::Ptr(Some(obj.clone())),
+            Some(Some(obj)) => LlValue::Ptr(Some(*obj)),
             _ => return Err(format!("&{i} is not a low-level static")),
         },
         (other, _) => return Err(format!("the constant {other:?} is not a value")),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pair_types() -> Types {
+        let mut table = TypeTable::new();
+        table.insert(
+            "pair".into(),
+            ContainerType::GcStruct {
+                fields: vec![
+                    ("flag".into(), LowLevelType::Bool),
+                    ("x".into(), LowLevelType::Float),
+                    ("next".into(), LowLevelType::Ptr("pair".into())),
+                ],
+                var_item: None,
+            },
+        );
+        Types::build(&table)
+    }
+
+    #[test]
+    fn objects_are_bytes_at_the_c_layout() {
+        let types = pair_types();
+        let ty = types.ids["pair"];
+        let obj = types.malloc(ty, 0).unwrap();
+        let word = |at: usize| types.heap.read_word(at).unwrap();
+        assert_eq!(word(obj.addr()), u64::from(ty) + 1, "the header's type id");
+        let info = &types.list[ty as usize];
+        assert_eq!(info.offsets, vec![8, 16, 24]);
+        let x = obj.addr() + info.offsets[1];
+        types
+            .store(x, &LowLevelType::Float, &LlValue::Float(1.5))
+            .unwrap();
+        assert_eq!(word(x), 1.5f64.to_bits());
+        let next = obj.addr() + info.offsets[2];
+        let self_ptr = LlValue::Ptr(Some(obj));
+        types.store(next, &info.fields[2].1, &self_ptr).unwrap();
+        assert_eq!(word(next), obj.addr() as u64, "a pointer is an address");
+        assert_eq!(types.load(next, &info.fields[2].1), Ok(self_ptr));
+
+        let s = types.new_string(b"abc").unwrap();
+        let str_info = &types.list[types.str_ty as usize];
+        assert_eq!(word(s.addr() + 16), 3, "rpy_string's length");
+        assert_eq!(
+            types.heap.read_bytes(s.addr() + str_info.items_offset, 3),
+            Ok(b"abc".to_vec())
+        );
+        assert_eq!(
+            types.string_bytes(&LlValue::Ptr(Some(s))),
+            Some(b"abc".to_vec())
+        );
+    }
+
+    #[test]
+    fn a_pointer_into_an_object_or_outside_every_one_is_no_object() {
+        let types = pair_types();
+        let obj = types.malloc(types.ids["pair"], 0).unwrap();
+        let inside = ObjRef::from_addr(obj.addr() + 8).unwrap();
+        assert!(types.type_of(inside).is_err());
+        let outside = ObjRef::from_addr(8).unwrap();
+        assert!(types.type_of(outside).is_err());
+    }
+
+    #[test]
+    fn a_mark_follows_pointer_fields() {
+        let types = pair_types();
+        let ty = types.ids["pair"];
+        let (a, b, c) = (
+            types.malloc(ty, 0).unwrap(),
+            types.malloc(ty, 0).unwrap(),
+            types.malloc(ty, 0).unwrap(),
+        );
+        let next = |o: ObjRef| o.addr() + types.list[ty as usize].offsets[2];
+        let t = LowLevelType::Ptr("pair".into());
+        types.store(next(a), &t, &LlValue::Ptr(Some(b))).unwrap();
+        let live = types.mark([a]);
+        assert!(live.contains(&a.addr()) && live.contains(&b.addr()));
+        assert!(!live.contains(&c.addr()));
+    }
 }

@@ -3,12 +3,11 @@
 use super::code::{CGraph, CLink, Cmp, Code, Exit, FieldRef, FloatBin, Op, OpKind, Operand, Types};
 use super::machine::{CallHook, CallOutcome, LlMachine};
 use super::runtime::{self, Rt};
-use super::{Items, LlError, LlErrorKind, LlValue, ObjRef};
+use super::{LlError, LlErrorKind, LlValue, ObjRef};
 use rpy_ir::llops;
 use rpy_ir::lltype::{self, LowLevelType};
 use rpy_ir::opcode::Opcode;
 use std::io::Write;
-use std::rc::Rc;
 
 /// Why an operation failed: an RPython-level fatal error (the full stderr
 /// text) or an internal one (a malformed program).
@@ -157,6 +156,7 @@ fn execute(
         let g = &code.graphs[frame.graph as usize];
         let block = &g.blocks[frame.block as usize];
         let mut call = None;
+        let mut collected = false;
         while let Some(op) = block.ops.get(frame.pc as usize) {
             match op.kind {
                 OpKind::Call(callee) => {
@@ -182,8 +182,14 @@ fn execute(
             frame.slots[op.result as usize] = v;
             frame.pc += 1;
             if is_gc_collect(op) {
-                run_finalizers(code, out, max_depth)?;
+                collected = true;
+                break;
             }
+        }
+        if collected {
+            let roots = frame_roots(&code.types, frames, &pending);
+            run_finalizers(code, roots, out, max_depth)?;
+            continue;
         }
         if let Some((callee, args)) = call {
             if depth >= max_depth {
@@ -194,11 +200,14 @@ fn execute(
             if let Some(hook) = options.hook.as_deref_mut().filter(|h| h.takes(callee)) {
                 let values = args.iter().map(|a| get(&frame.slots, a).clone()).collect();
                 let machine = LlMachine::new(code, max_depth);
-                match hook
-                    .call(&machine, callee, values, out)
-                    .map_err(Fail::Hooked)?
-                {
+                // The hook's run may collect: this run's values stay alive.
+                let roots = frame_roots(&code.types, frames, &pending);
+                code.types.outer_roots.borrow_mut().push(roots);
+                let called = hook.call(&machine, callee, values, out);
+                code.types.outer_roots.borrow_mut().pop();
+                match called.map_err(Fail::Hooked)? {
                     CallOutcome::Returned(v) => {
+                        let frame = frames.last_mut().expect("a frame");
                         let op = &block.ops[frame.pc as usize];
                         frame.slots[op.result as usize] = v;
                         frame.pc += 1;
@@ -294,31 +303,70 @@ pub(crate) fn is_gc_collect(op: &Op) -> bool {
     matches!(op.kind, OpKind::Builtin(Rt::Posix(llops::GC_COLLECT_NOW)))
 }
 
-/// What `gc.collect()` does besides nothing (the objects are reference
-/// counted): the objects with a `__del__` that only the list of them holds
-/// are dead, and each one's `__del__` runs, once, in a run of its own, as
-/// the executable's collector runs them after a collection; what one
-/// raises is dropped. (A cycle of such objects is never found dead.)
+/// What `gc.collect()` does besides nothing (the objects are never
+/// freed while the interpreter lives): the objects with a `__del__` that no
+/// root reaches (`roots`, the runs waiting in `Types::outer_roots`, the
+/// statics) are dead, and each one's `__del__` runs, once, in a run of its
+/// own, as the executable's collector runs them after a collection; what
+/// one raises is dropped. A dead object that another dead one with a
+/// `__del__` reaches waits for the next round (as under reference
+/// counting, where it dies only when the other is gone), so a cycle of
+/// such objects is never found dead.
 pub(crate) fn run_finalizers(
     code: &Code,
+    roots: Vec<LlValue>,
     out: &mut dyn Write,
     max_depth: usize,
 ) -> Result<(), Fail> {
+    let types = &code.types;
+    if types.finalizable.borrow().is_empty() {
+        return Ok(());
+    }
+    types.outer_roots.borrow_mut().push(roots);
+    let result = finalize_dead(code, out, max_depth);
+    types.outer_roots.borrow_mut().pop();
+    result
+}
+
+fn finalize_dead(code: &Code, out: &mut dyn Write, max_depth: usize) -> Result<(), Fail> {
+    let types = &code.types;
     loop {
         let dead: Vec<ObjRef> = {
-            let mut list = code.types.finalizable.borrow_mut();
-            let (dead, alive) = std::mem::take(&mut *list)
+            let live = {
+                let outer = types.outer_roots.borrow();
+                let roots = code.statics.iter().flatten().copied().chain(
+                    outer.iter().flatten().filter_map(|v| match v {
+                        LlValue::Ptr(p) => *p,
+                        _ => None,
+                    }),
+                );
+                types.mark(roots)
+            };
+            let list = std::mem::take(&mut *types.finalizable.borrow_mut());
+            let (unreached, alive): (Vec<ObjRef>, Vec<ObjRef>) =
+                list.into_iter().partition(|o| !live.contains(&o.addr()));
+            // What the unreached reach, themselves not counted.
+            let mut children = Vec::new();
+            for o in &unreached {
+                types.children(*o, &mut children);
+            }
+            let held = types.mark(children);
+            let (waiting, dead): (Vec<ObjRef>, Vec<ObjRef>) = unreached
                 .into_iter()
-                .partition(|obj| Rc::strong_count(obj) == 1);
-            *list = alive;
+                .partition(|o| held.contains(&o.addr()));
+            let mut list = types.finalizable.borrow_mut();
+            list.extend(alive);
+            list.extend(waiting);
             dead
         };
         if dead.is_empty() {
             return Ok(());
         }
         for obj in dead {
-            let ty = obj.borrow().ty;
-            let Some(graph) = code.types.destructor[ty as usize] else {
+            let Ok(ty) = types.type_of(obj) else {
+                continue;
+            };
+            let Some(graph) = types.destructor[ty as usize] else {
                 continue;
             };
             let g = &code.graphs[graph as usize];
@@ -345,6 +393,24 @@ pub(crate) fn run_finalizers(
     }
 }
 
+/// The values of `frames` and of the pending exception: what a nested run
+/// must not find dead.
+fn frame_roots(types: &Types, frames: &[Frame], pending: &Pending) -> Vec<LlValue> {
+    if !types.has_destructors {
+        return Vec::new();
+    }
+    let mut roots: Vec<LlValue> = frames
+        .iter()
+        .flat_map(|f| &f.slots)
+        .filter(|v| matches!(v, LlValue::Ptr(Some(_))))
+        .cloned()
+        .collect();
+    if let Some((t, v)) = pending {
+        roots.extend([t.clone(), v.clone()]);
+    }
+    roots
+}
+
 /// The executable's stderr line when its memory runs out.
 const MEMORY_ERROR: &str = "fatal RPython error: MemoryError";
 
@@ -358,14 +424,8 @@ const CHECK_AFTER_BYTES: u64 = 16 << 20;
 /// `CHECK_AFTER_BYTES` allocated, which catches a program that grows a
 /// little at a time. Either is the executable's fatal MemoryError.
 fn allocate(types: &Types, ty: u32, n: u64) -> Result<ObjRef, Fail> {
-    let item_bytes = match &types.list[ty as usize].item {
-        None => 0,
-        Some(LowLevelType::Char) => 1,
-        Some(_) => std::mem::size_of::<LlValue>() as u64,
-    };
-    let bytes = n
-        .checked_mul(item_bytes)
-        .and_then(|b| b.checked_add(64))
+    let bytes = types
+        .size_of(ty, n)
         .filter(|&b| b <= types.heap_limit)
         .ok_or_else(|| Fail::Fatal(MEMORY_ERROR.into()))?;
     let since = types.allocated.get() + bytes;
@@ -378,7 +438,9 @@ fn allocate(types: &Types, ty: u32, n: u64) -> Result<ObjRef, Fail> {
         types.allocated.set(since);
     }
     types.allocations.set(types.allocations.get() + 1);
-    Ok(types.malloc(ty, n as usize))
+    types
+        .malloc(ty, n as usize)
+        .ok_or_else(|| Fail::Fatal(MEMORY_ERROR.into()))
 }
 
 /// Pops the top frame, keeping its slot vector for reuse.
@@ -462,12 +524,11 @@ fn field_by_name(v: &LlValue, field: &str, types: &Types) -> Option<LlValue> {
     let LlValue::Ptr(Some(obj)) = v else {
         return None;
     };
-    let obj = obj.borrow();
-    let i = types.list[obj.ty as usize]
-        .fields
-        .iter()
-        .position(|(n, _)| n == field)?;
-    Some(obj.fields[i].clone())
+    let info = &types.list[types.type_of(*obj).ok()? as usize];
+    let i = info.fields.iter().position(|(n, _)| n == field)?;
+    types
+        .load(obj.addr() + info.offsets[i], &info.fields[i].1)
+        .ok()
 }
 
 /// A field of an exception's vtable (`subclassrange_min`, `name`).
@@ -496,16 +557,24 @@ pub(crate) fn class_id(etype: &LlValue, types: &Types) -> Result<i64, Fail> {
 /// (without `__main__.`), then `: ` and the message when the instance has
 /// a non-empty one (`exc_message`, what `str()` of it gives).
 pub(crate) fn uncaught(etype: &LlValue, evalue: &LlValue, types: &Types) -> Fail {
-    let name = match vtable_field(etype, lltype::CLASS_NAME, types).map(|n| n.string_text()) {
+    let name = match vtable_field(etype, lltype::CLASS_NAME, types).map(|n| string_text(&n, types))
+    {
         Ok(Some(name)) => name,
         Ok(None) => return Fail::Internal("an uncaught exception's class has no name".into()),
         Err(e) => return e,
     };
     let class = name.strip_prefix("__main__.").unwrap_or(&name);
-    match field_by_name(evalue, lltype::EXC_MESSAGE, types).and_then(|m| m.string_text()) {
+    match field_by_name(evalue, lltype::EXC_MESSAGE, types).and_then(|m| string_text(&m, types)) {
         Some(message) if !message.is_empty() => Fail::Fatal(format!("{class}: {message}")),
         _ => Fail::Fatal(class.to_string()),
     }
+}
+
+/// The string `v` points to, as text (lossy for non-UTF-8 bytes).
+pub(crate) fn string_text(v: &LlValue, types: &Types) -> Option<String> {
+    types
+        .string_bytes(v)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 
 fn switch_key(v: &LlValue) -> Result<i64, Fail> {
@@ -546,9 +615,9 @@ fn char_arg(op: &Op, v: &LlValue) -> Result<u8, Fail> {
     }
 }
 
-fn obj_arg<'a>(op: &Op, v: &'a LlValue) -> Result<&'a ObjRef, Fail> {
+fn obj_arg(op: &Op, v: &LlValue) -> Result<ObjRef, Fail> {
     match v {
-        LlValue::Ptr(Some(o)) => Ok(o),
+        LlValue::Ptr(Some(o)) => Ok(*o),
         LlValue::Ptr(None) => Err(Fail::Internal(format!(
             "null pointer dereference in {}",
             op.opname
@@ -558,34 +627,40 @@ fn obj_arg<'a>(op: &Op, v: &'a LlValue) -> Result<&'a ObjRef, Fail> {
 }
 
 /// Checks that `obj` has the type the operation was prepared for.
-fn check_type(op: &Op, obj: &super::Object, ty: u32, types: &Types) -> Result<(), Fail> {
-    if types.is_part(obj.ty, ty) {
+fn check_type(op: &Op, obj: ObjRef, ty: u32, types: &Types) -> Result<(), Fail> {
+    let obj_ty = types
+        .type_of(obj)
+        .map_err(|e| Fail::Internal(format!("{} of a bad pointer: {e}", op.opname)))?;
+    if types.is_part(obj_ty, ty) {
         Ok(())
     } else {
         Err(Fail::Internal(format!(
             "{} expects a '{}' object, got a '{}'",
-            op.opname, types.list[ty as usize].name, obj.type_name
+            op.opname, types.list[ty as usize].name, types.list[obj_ty as usize].name
         )))
     }
 }
 
-/// Whether `v` may be stored in a place of type `t`.
-fn fits(v: &LlValue, t: &LowLevelType) -> bool {
-    use LowLevelType as T;
-    matches!(
-        (v, t),
-        (LlValue::Void, T::Void)
-            | (LlValue::Signed(_), T::Signed | T::Unsigned)
-            | (LlValue::Float(_), T::Float)
-            | (LlValue::Bool(_), T::Bool)
-            | (LlValue::Char(_), T::Char)
-            | (LlValue::Ptr(_), T::Ptr(_))
-            | (LlValue::Func(_), T::FuncPtr(_))
-    )
+/// The address and type of item `i` of `obj` (of type `ty`), checked
+/// against its number of items.
+fn item_at<'t>(
+    op: &Op,
+    obj: ObjRef,
+    ty: u32,
+    i: i64,
+    types: &'t Types,
+) -> Result<(usize, &'t LowLevelType), Fail> {
+    let info = &types.list[ty as usize];
+    let Some(t) = &info.item else {
+        return Err(Fail::Internal("an object without items".into()));
+    };
+    let n = types.length(obj, ty).map_err(Fail::Internal)?;
+    let j = array_index(op, i, n)?;
+    Ok((obj.addr() + info.items_offset + j * info.item_size, t))
 }
 
 fn store_check(op: &Op, v: &LlValue, t: &LowLevelType) -> Result<(), Fail> {
-    if fits(v, t) {
+    if super::code::fits(v, t) {
         Ok(())
     } else {
         Err(mismatch(op, &format!("a {t} value"), v))
@@ -707,61 +782,59 @@ pub(crate) fn exec_op(
             other => return Err(mismatch(op, "Signed", other)),
         },
         OpKind::GetField(ty, field) => {
-            let obj = obj_arg(op, arg(0))?.borrow();
-            check_type(op, &obj, *ty, types)?;
+            let obj = obj_arg(op, arg(0))?;
+            check_type(op, obj, *ty, types)?;
+            let info = &types.list[*ty as usize];
             match field {
-                FieldRef::Index(i) => obj.fields[*i].clone(),
-                FieldRef::ArrayLength => LlValue::Signed(obj.items.len() as i64),
+                FieldRef::Index(i) => types
+                    .load(obj.addr() + info.offsets[*i], &info.fields[*i].1)
+                    .map_err(Fail::Internal)?,
+                FieldRef::ArrayLength => {
+                    LlValue::Signed(types.length(obj, *ty).map_err(Fail::Internal)? as i64)
+                }
             }
         }
         OpKind::SetField(ty, field) => {
-            let mut obj = obj_arg(op, arg(0))?.borrow_mut();
-            check_type(op, &obj, *ty, types)?;
+            let obj = obj_arg(op, arg(0))?;
+            check_type(op, obj, *ty, types)?;
             let FieldRef::Index(i) = field else {
                 return Err(Fail::Internal("setfield of an array's length".into()));
             };
             let v = arg(1);
-            store_check(op, v, &types.list[*ty as usize].fields[*i].1)?;
-            obj.fields[*i] = v.clone();
+            let info = &types.list[*ty as usize];
+            let t = &info.fields[*i].1;
+            store_check(op, v, t)?;
+            types
+                .store(obj.addr() + info.offsets[*i], t, v)
+                .map_err(Fail::Internal)?;
             LlValue::Void
         }
         OpKind::GetArrayItem(ty) => {
-            let obj = obj_arg(op, arg(0))?.borrow();
-            check_type(op, &obj, *ty, types)?;
+            let obj = obj_arg(op, arg(0))?;
+            check_type(op, obj, *ty, types)?;
             let i = int_arg(op, arg(1))?;
-            match &obj.items {
-                Items::Bytes(b) => LlValue::Char(b[array_index(op, i, b.len())?]),
-                Items::Values(v) => v[array_index(op, i, v.len())?].clone(),
-                Items::None => return Err(Fail::Internal("an object without items".into())),
-            }
+            let (at, t) = item_at(op, obj, *ty, i, types)?;
+            types.load(at, t).map_err(Fail::Internal)?
         }
         OpKind::SetArrayItem(ty) => {
             let obj = obj_arg(op, arg(0))?;
             let i = int_arg(op, arg(1))?;
             let v = arg(2);
-            let mut obj = obj.borrow_mut();
-            check_type(op, &obj, *ty, types)?;
-            match &mut obj.items {
-                Items::Bytes(b) => {
-                    let c = char_arg(op, v)?;
-                    let j = array_index(op, i, b.len())?;
-                    b[j] = c;
+            check_type(op, obj, *ty, types)?;
+            let (at, t) = item_at(op, obj, *ty, i, types)?;
+            match t {
+                LowLevelType::Char => {
+                    char_arg(op, v)?;
                 }
-                Items::Values(items) => {
-                    if let Some(t) = &types.list[*ty as usize].item {
-                        store_check(op, v, t)?;
-                    }
-                    let j = array_index(op, i, items.len())?;
-                    items[j] = v.clone();
-                }
-                Items::None => return Err(Fail::Internal("an object without items".into())),
+                t => store_check(op, v, t)?,
             }
+            types.store(at, t, v).map_err(Fail::Internal)?;
             LlValue::Void
         }
         OpKind::GetArraySize(ty) => {
-            let obj = obj_arg(op, arg(0))?.borrow();
-            check_type(op, &obj, *ty, types)?;
-            LlValue::Signed(obj.items.len() as i64)
+            let obj = obj_arg(op, arg(0))?;
+            check_type(op, obj, *ty, types)?;
+            LlValue::Signed(types.length(obj, *ty).map_err(Fail::Internal)? as i64)
         }
         OpKind::Builtin(rt) => {
             if op.args.len() <= 2 {

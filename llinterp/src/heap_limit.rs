@@ -2,8 +2,10 @@
 //! gets `MemoryError`, as its translated executable would, instead of rpy
 //! growing until the machine swaps or the allocator aborts.
 //!
-//! Values are reference-counted Rust data, so there is no heap of the
-//! interpreter's own to measure. Two checks stand in for one: a single
+//! The object interpreter's values are reference-counted Rust data, and
+//! the LLInterpreter's objects are blocks of the system allocator (each
+//! counted by its size, but the process's memory is what runs out). Two
+//! checks stand in for one: a single
 //! allocation is refused before it is made when it would exceed the bound
 //! (`"x" * 10**12`), and the process's resident memory is read every
 //! `CHECK_EVERY` steps, which catches a program that grows a little at a

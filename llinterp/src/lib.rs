@@ -30,21 +30,42 @@
 //! (`ValueError`, `MyError` for `__main__.MyError`), then `: ` and the
 //! instance's `exc_message` when it is not empty (`ValueError: bad`).
 //!
+//! Memory: every object (a struct, an array, a string, an instance, a
+//! vtable static, any static) is a block of bytes in the interpreter's
+//! checked memory (`memory::CheckedHeap`), laid out as the C backend lays
+//! it out (`ContainerType::layout`: the GC header word, then the fields at
+//! their offsets, then the items), and a pointer (`ObjRef`) is its
+//! address. Fields and items are read and written at their offsets with
+//! their sizes; every access is checked to fall inside a live block, so a
+//! bad pointer or index is an internal error, never a crash. The header
+//! word holds the object's type id (its place in the interpreter's type
+//! list plus one, as the JIT's `Header::program_type_id` numbers the
+//! program's types) in its low 32 bits, which every access checks against
+//! the type the operation expects, and from bit 40 its identity hash once
+//! asked for, as the C runtime's `rpy_gc_identityhash` keeps it. A
+//! function pointer in memory is its graph's index plus one.
+//!
 //! The program's statics (`PrebuiltObject::Struct`/`Array`) are built once,
 //! when the interpreter is made, one object each, so they are shared and
 //! may form cycles. An instance reached through a pointer to its base
-//! class's struct is its own object: the base struct's fields are a prefix
+//! class's struct is the same bytes: the base struct's fields are a prefix
 //! of its own (instance structs are flattened, base fields first), so a
-//! field has the same index either way.
+//! field has the same offset either way, and `cast_pointer` is the
+//! address itself.
 //!
-//! Objects are reference-counted (`Rc<RefCell<Object>>`), not laid out in
-//! bytes: nothing is freed while reachable, and cycles are never freed.
+//! Nothing is freed before the interpreter is dropped, which frees every
+//! object at once: a value (`LlValue::Ptr`) is only good while its
+//! interpreter lives. `gc.collect()` runs the `__del__` of the objects that
+//! no root reaches (the statics, the frames of every run, the pending
+//! exception, and what a caller beside the interpreter says it holds), by
+//! a mark from the roots (`exec::run_finalizers`).
 
 mod code;
 mod exec;
 pub mod heap_limit;
 pub mod libm;
 mod machine;
+pub mod memory;
 pub mod posix;
 pub mod pystr;
 mod runtime;
@@ -52,65 +73,44 @@ pub use runtime::take_jit_settings;
 
 pub use machine::{CallHook, CallOutcome, DetachedOp, LlMachine};
 use rpy_ir::graph::{LowLevel, LowLevelStage, Program};
-use std::cell::RefCell;
 use std::fmt;
-use std::rc::Rc;
 
-/// A reference to a GC object.
-pub type ObjRef = Rc<RefCell<Object>>;
+/// A reference to a GC object: its address in the interpreter's memory
+/// (`memory::CheckedHeap`), where it is laid out as the C backend lays it
+/// out (`ContainerType::layout`), starting with its GC header word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ObjRef(std::num::NonZeroUsize);
 
-/// A value held by a variable, a field or an array item.
-#[derive(Clone, Debug)]
+impl ObjRef {
+    /// The object at `addr`; `None` for 0 (null).
+    pub fn from_addr(addr: usize) -> Option<ObjRef> {
+        std::num::NonZeroUsize::new(addr).map(ObjRef)
+    }
+
+    /// Its address.
+    pub fn addr(self) -> usize {
+        self.0.get()
+    }
+}
+
+/// A value held by a variable; a field or an array item holds its bits.
+#[derive(Clone, Debug, PartialEq)]
 pub enum LlValue {
     Void,
     /// Signed (and Unsigned, which has no operations yet).
     Signed(i64),
+    /// Compared as IEEE numbers.
     Float(f64),
     Bool(bool),
     Char(u8),
-    /// A GC pointer; `None` is the null pointer.
+    /// A GC pointer; `None` is the null pointer. Pointers compare by
+    /// address.
     Ptr(Option<ObjRef>),
     /// A function pointer: a graph of the program by index, `None` for null.
     Func(Option<u32>),
 }
 
-impl PartialEq for LlValue {
-    /// Pointers compare by identity, floats as IEEE numbers.
-    fn eq(&self, other: &LlValue) -> bool {
-        use LlValue::*;
-        match (self, other) {
-            (Void, Void) => true,
-            (Signed(a), Signed(b)) => a == b,
-            (Float(a), Float(b)) => a == b,
-            (Bool(a), Bool(b)) => a == b,
-            (Char(a), Char(b)) => a == b,
-            (Ptr(None), Ptr(None)) => true,
-            (Ptr(Some(a)), Ptr(Some(b))) => Rc::ptr_eq(a, b),
-            (Func(a), Func(b)) => a == b,
-            _ => false,
-        }
-    }
-}
-
 impl LlValue {
-    /// The bytes of an `rpy_string` object (or of any object whose items are
-    /// chars); `None` for anything else, the null pointer included.
-    pub fn string_bytes(&self) -> Option<Vec<u8>> {
-        match self {
-            LlValue::Ptr(Some(obj)) => match &obj.borrow().items {
-                Items::Bytes(b) => Some(b.clone()),
-                _ => None,
-            },
-            _ => None,
-        }
-    }
-
-    /// The string as text (lossy for non-UTF-8 bytes).
-    pub fn string_text(&self) -> Option<String> {
-        self.string_bytes()
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-    }
-
     pub fn as_signed(&self) -> Option<i64> {
         match self {
             LlValue::Signed(n) => Some(*n),
@@ -131,77 +131,6 @@ impl LlValue {
             LlValue::Func(None) => "null Func",
             LlValue::Func(Some(_)) => "Func",
         }
-    }
-}
-
-/// A GC object: a struct (its fields, in the order of its type) and, for
-/// arrays and varsized structs, its items. A `GcArray`'s length is its number
-/// of items; a varsized struct also has its `length` field.
-#[derive(Debug)]
-pub struct Object {
-    /// The name of its container type in the program's `TypeTable`.
-    pub type_name: Rc<str>,
-    pub fields: Vec<LlValue>,
-    pub items: Items,
-    /// Index of the type in the interpreter's type list.
-    pub(crate) ty: u32,
-}
-
-/// Freeing an object frees the objects only it points to, and Rust's own
-/// drop does that by recursion: a linked list of a million nodes would be
-/// freed by a recursion a million calls deep, which overflows rpy's stack.
-/// So the objects a freed object alone points to are moved onto a work list
-/// and freed one at a time, each after its own such objects have been moved
-/// out in turn: no drop recurses more than one level.
-impl Drop for Object {
-    fn drop(&mut self) {
-        let mut pending = Vec::new();
-        self.release_sole_referents(&mut pending);
-        while let Some(obj) = pending.pop() {
-            // Only `pending` holds `obj` (see `release_sole_referents`).
-            obj.borrow_mut().release_sole_referents(&mut pending);
-        }
-    }
-}
-
-impl Object {
-    /// Moves onto `out` the objects this object's fields and items point to
-    /// that nothing else holds; the rest stay where they are.
-    fn release_sole_referents(&mut self, out: &mut Vec<ObjRef>) {
-        let items = match &mut self.items {
-            Items::Values(items) => &mut items[..],
-            Items::None | Items::Bytes(_) => &mut [],
-        };
-        for slot in self.fields.iter_mut().chain(items) {
-            if let LlValue::Ptr(ptr) = slot {
-                if ptr.as_ref().is_some_and(|obj| Rc::strong_count(obj) == 1) {
-                    out.extend(ptr.take());
-                }
-            }
-        }
-    }
-}
-
-/// The items of an array or varsized struct: bytes for `Char` items (strings),
-/// values for any other item type.
-#[derive(Debug)]
-pub enum Items {
-    None,
-    Bytes(Vec<u8>),
-    Values(Vec<LlValue>),
-}
-
-impl Items {
-    pub fn len(&self) -> usize {
-        match self {
-            Items::None => 0,
-            Items::Bytes(b) => b.len(),
-            Items::Values(v) => v.len(),
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 }
 
@@ -387,24 +316,62 @@ impl<'p, S: LowLevelStage> LlInterpreter<'p, S> {
         }
     }
 
-    /// A new `rpy_string` holding `bytes`.
+    /// A new `rpy_string` holding `bytes` (null when there is no memory
+    /// for it).
     pub fn new_string(&self, bytes: &[u8]) -> LlValue {
-        LlValue::Ptr(Some(self.code.types.new_string(bytes.to_vec())))
+        LlValue::Ptr(self.code.types.new_string(bytes))
     }
 
     /// A new list of strings (the type `entry_point` receives).
     pub fn new_str_list(&self, items: &[String]) -> LlValue {
-        let strs = items
+        let strs: Vec<LlValue> = items
             .iter()
-            .map(|s| LlValue::Ptr(Some(self.code.types.new_string(s.as_bytes().to_vec()))))
+            .map(|s| self.new_string(s.as_bytes()))
             .collect();
-        LlValue::Ptr(Some(self.code.types.new_str_list(strs)))
+        LlValue::Ptr(self.code.types.new_str_list(&strs))
     }
 
     /// A new object of the named container type, zero-initialised, with `n`
     /// items when the type is varsized.
     pub fn new_object(&self, type_name: &str, n: usize) -> Option<LlValue> {
         let ty = *self.code.types.ids.get(type_name)?;
-        Some(LlValue::Ptr(Some(self.code.types.malloc(ty, n))))
+        Some(LlValue::Ptr(Some(self.code.types.malloc(ty, n)?)))
+    }
+
+    /// The characters of the string `v` points to; `None` for anything
+    /// else (a value of this interpreter's: its objects die with it).
+    pub fn string_bytes(&self, v: &LlValue) -> Option<Vec<u8>> {
+        self.code.types.string_bytes(v)
+    }
+
+    /// The string `v` points to as text (lossy for non-UTF-8 bytes).
+    pub fn string_text(&self, v: &LlValue) -> Option<String> {
+        exec::string_text(v, &self.code.types)
+    }
+
+    /// The name of the type of the object `v` points to.
+    pub fn type_name(&self, v: &LlValue) -> Option<String> {
+        self.machine().type_name(v).map(str::to_string)
+    }
+
+    /// The fields of the object `v` points to, in the order of its type;
+    /// `None` for anything but a pointer to an object of this interpreter.
+    pub fn fields(&self, v: &LlValue) -> Option<Vec<LlValue>> {
+        let LlValue::Ptr(Some(obj)) = v else {
+            return None;
+        };
+        let types = &self.code.types;
+        let info = &types.list[types.type_of(*obj).ok()? as usize];
+        info.fields
+            .iter()
+            .zip(&info.offsets)
+            .map(|((_, t), o)| types.load(obj.addr() + o, t).ok())
+            .collect()
+    }
+
+    /// How many bytes its objects take so far (each at its C layout's
+    /// size, rounded up to a word).
+    pub fn allocated_bytes(&self) -> u64 {
+        self.code.types.heap.allocated_bytes()
     }
 }

@@ -53,6 +53,11 @@ impl DetachedOp {
     pub fn opname(&self) -> &'static str {
         self.op.opname.name()
     }
+
+    /// Whether it is `gc.collect()`, which runs finalizers.
+    pub fn collects(&self) -> bool {
+        exec::is_gc_collect(&self.op)
+    }
 }
 
 /// The LLInterpreter's operations and calls, for a caller that keeps its own
@@ -135,21 +140,61 @@ impl<'c> LlMachine<'c> {
         )
     }
 
-    /// Runs a detached operation on `args` (its variable operands).
+    /// Runs a detached operation on `args` (its variable operands). For
+    /// `gc.collect()` (`DetachedOp::collects`), `roots` gives every value
+    /// the caller holds: the objects with a `__del__` that neither they,
+    /// the interpreter's runs nor the statics reach are dead.
     pub fn run(
         &self,
         op: &DetachedOp,
         args: &[LlValue],
+        roots: &dyn Fn() -> Vec<LlValue>,
         out: &mut dyn Write,
     ) -> Result<LlValue, LlError> {
         let mut pending = None;
         let v = exec::exec_op(&op.op, args, &self.code.types, &mut pending, out)
             .map_err(|fail| self.error(fail, op.op.opname.name()))?;
         if exec::is_gc_collect(&op.op) {
-            exec::run_finalizers(self.code, out, self.max_depth)
+            exec::run_finalizers(self.code, roots(), out, self.max_depth)
                 .map_err(|fail| self.error(fail, op.op.opname.name()))?;
         }
         Ok(v)
+    }
+
+    /// Runs `f` with `roots` kept alive by any `gc.collect()` it makes
+    /// (a caller holding values while it calls into the interpreter).
+    pub fn with_roots<R>(&self, roots: Vec<LlValue>, f: impl FnOnce() -> R) -> R {
+        self.code.types.outer_roots.borrow_mut().push(roots);
+        let r = f();
+        self.code.types.outer_roots.borrow_mut().pop();
+        r
+    }
+
+    /// The checked memory the objects live in.
+    pub fn heap(&self) -> &std::rc::Rc<crate::memory::CheckedHeap> {
+        &self.code.types.heap
+    }
+
+    /// Whether some type has a `__del__`: only then does a caller holding
+    /// values need to say so (`with_roots`, `run`'s roots).
+    pub fn has_finalizers(&self) -> bool {
+        self.code.types.has_destructors
+    }
+
+    /// The characters of the string `v` points to; `None` for anything else.
+    pub fn string_bytes(&self, v: &LlValue) -> Option<Vec<u8>> {
+        self.code.types.string_bytes(v)
+    }
+
+    /// The name of the type of the object `v` points to.
+    pub fn type_name(&self, v: &LlValue) -> Option<&str> {
+        match v {
+            LlValue::Ptr(Some(obj)) => {
+                let ty = self.code.types.type_of(*obj).ok()?;
+                Some(&self.code.types.list[ty as usize].name)
+            }
+            _ => None,
+        }
     }
 
     /// Calls graph `graph` in the interpreter; an exception it does not
@@ -177,12 +222,12 @@ impl<'c> LlMachine<'c> {
     /// when it is varsized.
     pub fn new_object(&self, type_name: &str, n: usize) -> Option<ObjRef> {
         let ty = *self.code.types.ids.get(type_name)?;
-        Some(self.code.types.malloc(ty, n))
+        self.code.types.malloc(ty, n)
     }
 
     /// The container types of the objects this machine makes (the
-    /// program's, and the runtime's strings), each struct's fields in the
-    /// order of `Object::fields`.
+    /// program's, and the runtime's strings), in the order of their ids
+    /// (an object's header holds its type's place here plus one).
     pub fn container_types(&self) -> rpy_ir::lltype::TypeTable {
         use rpy_ir::lltype::ContainerType;
         self.code

@@ -4,7 +4,7 @@
 
 use super::code::Types;
 use super::exec::Fail;
-use super::{pystr, Items, LlValue};
+use super::{pystr, LlValue};
 use rpy_ir::llops;
 use std::io::Write;
 
@@ -94,8 +94,8 @@ impl Rt {
 }
 
 /// The conversion spec a format runtime function is given (`%-5.2f`).
-fn format_spec(v: &LlValue) -> Result<pystr::FormatSpec, Fail> {
-    let text = with_str(v, <[u8]>::to_vec)?;
+fn format_spec(v: &LlValue, types: &Types) -> Result<pystr::FormatSpec, Fail> {
+    let text = with_str(v, types, <[u8]>::to_vec)?;
     let mut at = 1;
     pystr::FormatSpec::parse(&text, &mut at).ok_or_else(|| {
         Fail::Internal(format!(
@@ -130,15 +130,9 @@ fn float(v: &LlValue) -> Result<f64, Fail> {
 }
 
 /// Runs `f` on the bytes of the string `v`.
-fn with_str<R>(v: &LlValue, f: impl FnOnce(&[u8]) -> R) -> Result<R, Fail> {
+fn with_str<R>(v: &LlValue, types: &Types, f: impl FnOnce(&[u8]) -> R) -> Result<R, Fail> {
     match v {
-        LlValue::Ptr(Some(obj)) => match &obj.borrow().items {
-            Items::Bytes(b) => Ok(f(b)),
-            _ => Err(Fail::Internal(format!(
-                "expected a string, got a '{}' object",
-                obj.borrow().type_name
-            ))),
-        },
+        LlValue::Ptr(Some(obj)) => types.with_chars(*obj, f).map_err(Fail::Internal),
         LlValue::Ptr(None) => Err(Fail::Internal("a null string".into())),
         other => Err(Fail::Internal(format!(
             "expected a string, got {}",
@@ -169,7 +163,10 @@ pub(crate) fn call(
     types: &Types,
     out: &mut dyn Write,
 ) -> Result<LlValue, Fail> {
-    let string = |bytes: Vec<u8>| Ok(LlValue::Ptr(Some(types.new_string(bytes))));
+    let string = |bytes: Vec<u8>| match types.new_string(&bytes) {
+        Some(s) => Ok(LlValue::Ptr(Some(s))),
+        None => Err(Fail::Fatal("fatal RPython error: MemoryError".into())),
+    };
     match rt {
         Rt::StrFromInt => string(signed(&args[0])?.to_string().into_bytes()),
         // An Unsigned value is held as the Signed word of the same bits.
@@ -177,13 +174,13 @@ pub(crate) fn call(
         Rt::StrFromFloat => string(pystr::float_repr(float(&args[0])?).into_bytes()),
         Rt::StrFromFloatPy2 => string(pystr::float_str_py2(float(&args[0])?).into_bytes()),
         Rt::FormatInt | Rt::FormatIntPy2 => {
-            let spec = format_spec(&args[1])?;
+            let spec = format_spec(&args[1], types)?;
             let n = signed(&args[0])?;
             let py2 = rt == Rt::FormatIntPy2;
             string(spec.pad(spec.format_magnitude(n.unsigned_abs(), n < 0, py2)))
         }
         Rt::FormatUint | Rt::FormatUintPy2 => {
-            let spec = format_spec(&args[1])?;
+            let spec = format_spec(&args[1], types)?;
             let py2 = rt == Rt::FormatUintPy2;
             string(spec.pad(spec.format_magnitude(signed(&args[0])? as u64, false, py2)))
         }
@@ -201,12 +198,12 @@ pub(crate) fn call(
             )
         }
         Rt::FormatFloat => {
-            let spec = format_spec(&args[1])?;
+            let spec = format_spec(&args[1], types)?;
             string(spec.pad(spec.format_float(float(&args[0])?)))
         }
         Rt::FormatStr => {
-            let spec = format_spec(&args[1])?;
-            let mut text = with_str(&args[0], <[u8]>::to_vec)?;
+            let spec = format_spec(&args[1], types)?;
+            let mut text = with_str(&args[0], types, <[u8]>::to_vec)?;
             if let Some(p) = spec.precision {
                 text.truncate(p);
             }
@@ -230,18 +227,20 @@ pub(crate) fn call(
                 other.kind()
             ))),
         },
-        Rt::StrToInt => with_str(&args[0], pystr::parse_int)?
+        Rt::StrToInt => with_str(&args[0], types, pystr::parse_int)?
             .map(LlValue::Signed)
             .map_err(fatal),
-        Rt::StrToFloat => with_str(&args[0], pystr::parse_float)?
+        Rt::StrToFloat => with_str(&args[0], types, pystr::parse_float)?
             .map(LlValue::Float)
             .map_err(fatal),
         Rt::PrintStr | Rt::PrintStrUtf8 => {
             let utf8 = matches!(rt, Rt::PrintStrUtf8);
             let written = match &args[0] {
                 LlValue::Ptr(None) => out.write_all(b"None"),
-                s if utf8 => with_str(s, |b| out.write_all(&rpy_ir::graph::utf8_of_chars(b)))?,
-                s => with_str(s, |b| out.write_all(b))?,
+                s if utf8 => with_str(s, types, |b| {
+                    out.write_all(&rpy_ir::graph::utf8_of_chars(b))
+                })?,
+                s => with_str(s, types, |b| out.write_all(b))?,
             };
             written.map_err(|e| Fail::Internal(format!("cannot write the output: {e}")))?;
             Ok(LlValue::Void)
@@ -285,15 +284,15 @@ pub(crate) fn call(
             float(&args[0])?,
             signed(&args[1])?,
         ))),
-        Rt::Posix(name) => posix_call(name, args, &string, out),
+        Rt::Posix(name) => posix_call(name, args, types, &string, out),
     }
 }
 
 thread_local! {
     /// The errno of the last os leaf that failed (`rpy_os_errno`).
     static LAST_ERRNO: std::cell::Cell<i64> = const { std::cell::Cell::new(0) };
-    /// `gc.isenabled()`: the LLInterpreter's objects are reference
-    /// counted, so a collection has nothing to do, but the flag is kept.
+    /// `gc.isenabled()`: the LLInterpreter frees nothing before it is
+    /// dropped, so a collection only runs finalizers, but the flag is kept.
     static GC_ENABLED: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
     /// The `jit.set_param` calls the program made, (name, value as text),
     /// for the JIT running it (`take_jit_settings`).
@@ -316,16 +315,43 @@ fn os_result(r: Result<i64, i32>) -> LlValue {
     }))
 }
 
+/// The identity hash of `obj`, as the C runtime's `rpy_gc_identityhash`
+/// makes it: 24 bits kept in the object's header word from bit
+/// `HASH_SHIFT`, given out the first time it is asked for from a counter
+/// (the interpreter's own, so the first objects hashed get the
+/// executable's hashes).
+fn identity_hash(obj: super::ObjRef, types: &Types) -> Result<i64, Fail> {
+    use super::code::HASH_SHIFT;
+    let header = types.heap.read_word(obj.addr()).map_err(Fail::Internal)?;
+    let mut h = header >> HASH_SHIFT;
+    if h == 0 {
+        loop {
+            let counter = types.hashes.get().wrapping_add(1);
+            types.hashes.set(counter);
+            h = counter.wrapping_mul(2654435761) & 0xff_ffff;
+            if h != 0 {
+                break;
+            }
+        }
+        types
+            .heap
+            .write_word(obj.addr(), header | (h << HASH_SHIFT))
+            .map_err(Fail::Internal)?;
+    }
+    Ok(h as i64)
+}
+
 /// The time and os leaves, making the system calls the C runtime makes
 /// (`crate::posix`); `os.write(1, ...)` writes to the interpreter's output.
 fn posix_call(
     name: &str,
     args: &[LlValue],
+    types: &Types,
     string: &dyn Fn(Vec<u8>) -> Result<LlValue, Fail>,
     out: &mut dyn Write,
 ) -> Result<LlValue, Fail> {
     use crate::posix;
-    let bytes = |i: usize| with_str(&args[i], <[u8]>::to_vec);
+    let bytes = |i: usize| with_str(&args[i], types, <[u8]>::to_vec);
     let nullable = |r: Option<Vec<u8>>| match r {
         Some(b) => string(b),
         None => Ok(LlValue::Ptr(None)),
@@ -346,13 +372,25 @@ fn posix_call(
             LlValue::Void
         }
         "rpy_gc_isenabled" => LlValue::Bool(GC_ENABLED.with(|e| e.get())),
-        // The interpreter's objects never move: their address is their
-        // identity (the executable's hashes differ, as CPython's ids do),
-        // and no two live objects share it.
-        "rpy_gc_identityhash" | "rpy_gc_unique_id" => LlValue::Signed(match &args[0] {
-            LlValue::Ptr(Some(obj)) => (std::rc::Rc::as_ptr(obj) as usize >> 4) as i64,
+        "rpy_gc_identityhash" => LlValue::Signed(match &args[0] {
+            LlValue::Ptr(Some(obj)) => identity_hash(*obj, types)?,
             _ => 0,
         }),
+        // The identity hash while it is unique, as in the C runtime: once
+        // 2^24 objects have one, a new hash could repeat an old one.
+        "rpy_gc_unique_id" => {
+            let h = match &args[0] {
+                LlValue::Ptr(Some(obj)) => identity_hash(*obj, types)?,
+                _ => 0,
+            };
+            if types.hashes.get() > 0xff_ffff {
+                return Err(fatal(
+                    "NotImplementedError: compute_unique_id(): more than 16777215 objects \
+                     were given an identity hash, and rpy's ids are unique only among those",
+                ));
+            }
+            LlValue::Signed(h)
+        }
         "rpy_jit_set_param_int" | "rpy_jit_set_param_str" => {
             let param = bytes(0)?;
             let value = match &args[1] {
@@ -421,6 +459,26 @@ fn posix_call(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn identity_hashes_are_the_c_runtimes_kept_in_the_header() {
+        let mut table = rpy_ir::lltype::TypeTable::new();
+        table.insert(rpy_ir::lltype::STR.into(), rpy_ir::lltype::str_type());
+        let types = Types::build(&table);
+        let (a, b) = (
+            types.new_string(b"a").unwrap(),
+            types.new_string(b"b").unwrap(),
+        );
+        // rpy_gc_identityhash: counter * 2654435761, 24 bits.
+        let first = (2654435761u64 & 0xff_ffff) as i64;
+        let second = ((2 * 2654435761u64) & 0xff_ffff) as i64;
+        assert_eq!(identity_hash(a, &types).ok(), Some(first));
+        assert_eq!(identity_hash(b, &types).ok(), Some(second));
+        assert_eq!(identity_hash(a, &types).ok(), Some(first), "kept");
+        let header = types.heap.read_word(a.addr()).unwrap();
+        assert_eq!(header >> super::super::code::HASH_SHIFT, first as u64);
+        assert_eq!(types.type_of(a), Ok(types.str_ty), "the type id stays");
+    }
 
     #[test]
     fn every_runtime_function_is_implemented() {

@@ -809,7 +809,7 @@ impl Runner<'_> {
     fn show(&mut self, v: &LlValue) -> String {
         match v {
             LlValue::Char(c) => show_bytes(&[*c]),
-            LlValue::Ptr(Some(obj)) if &*obj.borrow().type_name != lltype::STR => {
+            LlValue::Ptr(Some(_)) if self.interp.type_name(v).as_deref() != Some(lltype::STR) => {
                 let LlValue::Signed(n) = self.call("list_len", vec![v.clone()]) else {
                     panic!("a list length")
                 };
@@ -821,7 +821,7 @@ impl Runner<'_> {
                     .collect();
                 format!("[{}]", items.join(","))
             }
-            LlValue::Ptr(_) => show_bytes(&v.string_bytes().expect("a string")),
+            LlValue::Ptr(_) => show_bytes(&self.interp.string_bytes(v).expect("a string")),
             other => value_repr(other),
         }
     }
@@ -1150,11 +1150,9 @@ fn list_iteration_visits_every_item() {
     let items = [4, -2, 7];
     let lv = r.new_int_list(&items);
     let it = r.call("iter", vec![lv.clone()]);
-    let LlValue::Ptr(Some(obj)) = &it else {
-        panic!("an iterator")
-    };
-    assert_eq!(obj.borrow().fields[0], lv, "the iterator holds the list");
-    assert_eq!(obj.borrow().fields[1], LlValue::Signed(0), "from its start");
+    let fields = r.interp.fields(&it).expect("an iterator");
+    assert_eq!(fields[0], lv, "the iterator holds the list");
+    assert_eq!(fields[1], LlValue::Signed(0), "from its start");
 }
 
 /// The helpers that raise annotate; they rtype once the rtyper lowers

@@ -134,8 +134,25 @@ fn run(
     (r, String::from_utf8_lossy(&out).into_owned())
 }
 
+/// An argument of `rt_call`: a value, or a string made in the interpreter
+/// that runs the call (an interpreter's objects are its own).
+enum RtArg {
+    Value(LlValue),
+    Str(Vec<u8>),
+}
+
+impl From<LlValue> for RtArg {
+    fn from(v: LlValue) -> RtArg {
+        RtArg::Value(v)
+    }
+}
+
+/// What `rt_call` gives: the result, the output, and the result's text
+/// when it is a string.
+type RtResult = (Result<LlValue, LlError>, String, Option<String>);
+
 /// Calls one runtime function through a one-operation graph.
-fn rt_call(rt: &str, args: Vec<LlValue>) -> (Result<LlValue, LlError>, String) {
+fn rt_call<A: Into<RtArg>>(rt: &str, args: Vec<A>) -> RtResult {
     let f = RUNTIME_FUNCS.iter().find(|f| f.name == rt).unwrap();
     let params: Vec<T> = f.args.iter().map(|a| a.lltype()).collect();
     let (mut g, b, ps) = graph("f", &params, f.result.lltype());
@@ -149,15 +166,22 @@ fn rt_call(rt: &str, args: Vec<LlValue>) -> (Result<LlValue, LlError>, String) {
     ret(&mut g, b, v(r));
     let p = program(vec![g], types());
     let mut interp = LlInterpreter::new(&p);
+    let args = args
+        .into_iter()
+        .map(|a| match a.into() {
+            RtArg::Value(v) => v,
+            RtArg::Str(text) => interp.new_string(&text),
+        })
+        .collect();
     let mut out = Vec::new();
     let r = interp.call("f", args, &mut out);
-    (r, String::from_utf8_lossy(&out).into_owned())
+    let text = r.as_ref().ok().and_then(|v| interp.string_text(v));
+    (r, String::from_utf8_lossy(&out).into_owned(), text)
 }
 
-/// A string value (any interpreter's strings work with any other's runtime).
-fn string(text: &[u8]) -> LlValue {
-    let p = program(vec![graph("x", &[], T::Void).0], types());
-    LlInterpreter::new(&p).new_string(text)
+/// A string argument of `rt_call`.
+fn string(text: &[u8]) -> RtArg {
+    RtArg::Str(text.to_vec())
 }
 
 fn fatal_message(r: Result<LlValue, LlError>) -> String {
@@ -396,7 +420,7 @@ fn argv_and_printing() {
 
 #[test]
 fn string_runtime_functions() {
-    let text = |r: (Result<LlValue, LlError>, String)| r.0.unwrap().string_text().unwrap();
+    let text = |r: RtResult| r.2.unwrap();
     assert_eq!(
         text(rt_call("rpy_str_from_int", vec![LlValue::Signed(i64::MIN)])),
         "-9223372036854775808"
@@ -434,7 +458,7 @@ fn string_runtime_functions() {
         "2.0"
     );
 
-    let val = |r: (Result<LlValue, LlError>, String)| r.0.unwrap();
+    let val = |r: RtResult| r.0.unwrap();
     assert_eq!(
         val(rt_call("rpy_str_to_int", vec![string(b" -42\n")])),
         LlValue::Signed(-42)
@@ -450,13 +474,13 @@ fn string_runtime_functions() {
         val(rt_call("rpy_str_to_float", vec![string(b" 1.5e3 ")])),
         LlValue::Float(1500.0)
     );
-    let (r, out) = rt_call("rpy_print_str", vec![LlValue::Ptr(None)]);
+    let (r, out, _) = rt_call("rpy_print_str", vec![LlValue::Ptr(None)]);
     assert_eq!((r, out.as_str()), (Ok(LlValue::Void), "None"));
     assert_eq!(
         fatal_message(rt_call("rpy_int_pow", vec![LlValue::Signed(2), LlValue::Signed(-1)]).0),
         "fatal RPython error: ValueError: integer power with a negative exponent"
     );
-    let (r, out) = rt_call("rpy_print_str", vec![string(b"hi\n")]);
+    let (r, out, _) = rt_call("rpy_print_str", vec![string(b"hi\n")]);
     assert_eq!((r, out.as_str()), (Ok(LlValue::Void), "hi\n"));
     assert_eq!(
         val(rt_call(
@@ -503,7 +527,7 @@ fn string_constants_are_prebuilt_once() {
     let mut out = Vec::new();
     let x = interp.call("k", vec![], &mut out).unwrap();
     let y = interp.call("k", vec![], &mut out).unwrap();
-    assert_eq!(x.string_text().as_deref(), Some("hello"));
+    assert_eq!(interp.string_text(&x).as_deref(), Some("hello"));
     assert_eq!(x, y, "the same constant is the same object");
     assert_ne!(x, interp.new_string(b"hello"));
 }
@@ -1008,10 +1032,8 @@ fn float_repr_matches_python3() {
     assert_eq!(checked, values.len());
     // And through the interpreter's runtime function.
     for x in &values[..10] {
-        let r = rt_call("rpy_str_from_float", vec![LlValue::Float(*x)])
-            .0
-            .unwrap();
-        assert_eq!(r.string_text().unwrap(), pystr::float_repr(*x));
+        let r = rt_call("rpy_str_from_float", vec![LlValue::Float(*x)]).2;
+        assert_eq!(r.unwrap(), pystr::float_repr(*x));
     }
 }
 
@@ -1039,10 +1061,8 @@ fn float_str_matches_python2() {
         );
     }
     for x in &values[..10] {
-        let r = rt_call("rpy_str_from_float_py2", vec![LlValue::Float(*x)])
-            .0
-            .unwrap();
-        assert_eq!(r.string_text().unwrap(), pystr::float_str_py2(*x));
+        let r = rt_call("rpy_str_from_float_py2", vec![LlValue::Float(*x)]).2;
+        assert_eq!(r.unwrap(), pystr::float_str_py2(*x));
     }
     // %.Ng for other precisions.
     let script = "import sys, struct\nfor l in sys.stdin:\n    x = struct.unpack('<d', struct.pack('<Q', int(l)))[0]\n    print(' '.join('%%.%dg' % p % x for p in (1, 2, 6, 17)))";

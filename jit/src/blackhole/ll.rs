@@ -4,7 +4,7 @@
 //! from, through `LlMachine::detach`), as is a residual call.
 
 use super::{execute, operand, AtMergePoint, BlackholeStats, Completion, Exec, Frame, Ran};
-use crate::codewriter::jitcode::{Callee, Insn, JitCodes, Operand};
+use crate::codewriter::jitcode::{Bank, Callee, Insn, JitCodes, Operand};
 use crate::metainterp::MetaInterp;
 use crate::warmstate::{GreenKey, HotLoop, WarmState};
 use rpy_llinterp::{CallHook, CallOutcome, DetachedOp, LlError, LlErrorKind, LlMachine, LlValue};
@@ -30,8 +30,6 @@ pub struct Blackhole<'j> {
     /// A portal call started and has not reached a merge point yet (its
     /// first one counts against `function_threshold`).
     entering: bool,
-    /// The objects compiled loops run on, laid out in memory.
-    pub(crate) mirror: crate::metainterp::mirror::Mirror,
 }
 
 pub(crate) fn internal(message: String, graph: &str) -> LlError {
@@ -43,6 +41,17 @@ pub(crate) fn internal(message: String, graph: &str) -> LlError {
         op: None,
         pos: None,
     }
+}
+
+/// Every object the registers of `frames` hold: what a collection must
+/// not find dead.
+pub(crate) fn frames_roots(frames: &[Frame]) -> Vec<LlValue> {
+    frames
+        .iter()
+        .flat_map(|f| f.banks[Bank::Ref as usize].iter())
+        .filter(|v| matches!(v, LlValue::Ptr(Some(_))))
+        .cloned()
+        .collect()
 }
 
 pub(crate) fn truthy(v: &LlValue) -> Result<bool, String> {
@@ -71,7 +80,6 @@ impl<'j> Blackhole<'j> {
             warm: WarmState::default(),
             jit: None,
             entering: false,
-            mirror: Default::default(),
         }
     }
 
@@ -195,7 +203,7 @@ impl<'j> Exec<'j> for LlExec<'_, 'j, '_> {
         at: usize,
         args: &[Operand],
         values: &[LlValue],
-        _frames: &mut [Frame],
+        frames: &mut [Frame],
         out: &mut dyn Write,
     ) -> Result<LlValue, LlError> {
         // The detached operation holds its constants; it takes the
@@ -207,17 +215,27 @@ impl<'j> Exec<'j> for LlExec<'_, 'j, '_> {
             .map(|(_, v)| v.clone())
             .collect();
         let op = self.bound(code, at)?;
-        self.machine.run(op, &registers, out)
+        // A collection keeps what any frame's registers hold.
+        let roots = || frames_roots(frames);
+        self.machine.run(op, &registers, &roots, out)
     }
 
     fn residual_call(
         &mut self,
         graph: u32,
         values: Vec<LlValue>,
-        _frames: &mut [Frame],
+        frames: &mut [Frame],
         out: &mut dyn Write,
     ) -> Result<Completion<LlValue>, LlError> {
-        Ok(match self.machine.call(graph, values, out)? {
+        let roots = if self.machine.has_finalizers() {
+            frames_roots(frames)
+        } else {
+            Vec::new()
+        };
+        let called = self
+            .machine
+            .with_roots(roots, || self.machine.call(graph, values, out));
+        Ok(match called? {
             CallOutcome::Returned(v) => Completion::Returned(v),
             CallOutcome::Raised { etype, evalue } => Completion::Raised { etype, evalue },
         })
@@ -275,7 +293,8 @@ impl<'j> Exec<'j> for LlExec<'_, 'j, '_> {
         let base = frames.len() - 1;
         let mut own = frames.split_off(base);
         let mut jit = bh.jit.take().expect("the meta-interpreter");
-        let greens_text = |greens: &[LlValue]| crate::warmstate::greens_text(greens);
+        let machine = self.machine;
+        let greens_text = |greens: &[LlValue]| crate::warmstate::greens_text(greens, Some(machine));
         let done = jit.at_merge_point(self, &mut own, key, &values, &greens_text, reds, out);
         self.blackhole.jit = Some(jit);
         frames.extend(own);
@@ -286,7 +305,7 @@ impl<'j> Exec<'j> for LlExec<'_, 'j, '_> {
         let frame = frames.last().expect("a frame");
         let values: Vec<LlValue> = greens.iter().map(|g| operand(self, frame, g)).collect();
         let bh = &mut *self.blackhole;
-        if bh.warm.can_enter_jit(driver, &values) {
+        if bh.warm.can_enter_jit(driver, &values, Some(self.machine)) {
             if let Some(jit) = bh.jit.as_mut() {
                 jit.hot(GreenKey::new(driver, &values));
             }

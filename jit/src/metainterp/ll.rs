@@ -1,24 +1,25 @@
 //! The meta-interpreter in the LLInterpreter's world (`rpy interp --jit`):
-//! a trace's words are the interpreter's objects mirrored in laid-out
-//! memory (`mirror`), synced in before a compiled loop runs and out after
-//! it leaves; its residual calls run in the LLInterpreter (`residual`).
+//! the interpreter's objects are laid out in memory as the C backend lays
+//! them out, so a compiled loop runs on that memory itself (a pointer is
+//! its address: `flavor`); its residual calls run in the LLInterpreter
+//! (`residual`).
 
 use std::io::Write;
 
 use rpy_llinterp::{LlError, LlValue};
 
-use super::mirror::Flavor;
+use super::flavor::{self, Flavor};
 use super::record::TraceExec;
 use super::residual::{ResidualSite, Runner};
 use super::{LoopBackend, LoopRun, Loops, RunLoops, RunnableLoop};
 use crate::blackhole::ll::LlExec;
 use crate::blackhole::Frame;
 use crate::codewriter::jitcode::Bank;
-use crate::interp::RunValue;
+use crate::interp::{Heap, RunValue};
 use crate::trace::{Header, Kind, Trace};
 use crate::warmstate::GreenKey;
 
-/// The LLInterpreter's compiled loops: run by `backend` on the mirror.
+/// The LLInterpreter's compiled loops: run by `backend` on its memory.
 pub struct LlLoops {
     pub backend: std::rc::Rc<dyn LoopBackend>,
 }
@@ -42,8 +43,8 @@ impl Loops for LlLoops {
 }
 
 impl<'j> TraceExec<'j> for LlExec<'_, 'j, '_> {
-    fn to_trace(&mut self, header: &Header, v: &LlValue, _: Kind) -> Result<RunValue, String> {
-        self.blackhole.mirror.to_run(header, v)
+    fn to_trace(&mut self, _: &Header, v: &LlValue, _: Kind) -> Result<RunValue, String> {
+        Ok(flavor::to_run(v))
     }
 
     fn flavor(&self, v: &LlValue, _: Bank) -> Option<Flavor> {
@@ -52,14 +53,18 @@ impl<'j> TraceExec<'j> for LlExec<'_, 'j, '_> {
 
     fn object_id(&self, v: &LlValue) -> Option<usize> {
         match v {
-            LlValue::Ptr(Some(o)) => Some(std::rc::Rc::as_ptr(o) as *const u8 as usize),
+            LlValue::Ptr(Some(o)) => Some(o.addr()),
             _ => None,
         }
     }
 
     fn array_type(&self, _: usize, _: usize, v: &LlValue) -> Result<String, String> {
         match v {
-            LlValue::Ptr(Some(o)) => Ok(o.borrow().type_name.to_string()),
+            LlValue::Ptr(Some(_)) => self
+                .machine
+                .type_name(v)
+                .map(str::to_string)
+                .ok_or_else(|| "an array operation on a bad pointer".into()),
             _ => Err("an array operation on a null pointer".into()),
         }
     }
@@ -84,7 +89,7 @@ impl<'j> TraceExec<'j> for LlExec<'_, 'j, '_> {
     }
 
     fn may_move(&self, _: &LlValue) -> bool {
-        // The mirror's objects stay where they are.
+        // The interpreter's objects stay where they are.
         false
     }
 
@@ -96,13 +101,11 @@ impl<'j> TraceExec<'j> for LlExec<'_, 'j, '_> {
 impl<'a, 'j, 'm> RunLoops<'j, LlExec<'a, 'j, 'm>> for LlLoops {
     fn enter(
         &mut self,
-        e: &mut LlExec<'a, 'j, 'm>,
-        header: &Header,
+        _: &mut LlExec<'a, 'j, 'm>,
+        _: &Header,
         values: &[LlValue],
     ) -> Result<Vec<RunValue>, String> {
-        let mirror = &mut e.blackhole.mirror;
-        mirror.sync_in(header, values)?;
-        values.iter().map(|v| mirror.to_run(header, v)).collect()
+        Ok(values.iter().map(flavor::to_run).collect())
     }
 
     fn run(
@@ -117,23 +120,21 @@ impl<'a, 'j, 'm> RunLoops<'j, LlExec<'a, 'j, 'm>> for LlLoops {
     ) -> Result<LoopRun<LlValue>, LlError> {
         let header = code.trace().header.clone();
         let bh = &mut *e.blackhole;
-        let mirror = &mut bh.mirror;
+        let mut heap = Heap::sharing(e.machine.heap());
         // The first run's inputs, written before it changes them.
         let first_run = log
             .as_ref()
-            .map(|_| crate::replay::inputs_text(code.trace(), &mirror.heap, args));
+            .map(|_| crate::replay::inputs_text(code.trace(), &heap, args));
         let mut runner = Runner {
             machine: e.machine,
             codes: bh.codes,
             bound: &bh.bound,
             out,
             sites,
-            map: &mut mirror.map,
-            header: &header,
             pending: None,
             error: None,
         };
-        let outcome = code.run(args, &mut mirror.heap, &mut runner);
+        let outcome = code.run(args, &mut heap, &mut runner);
         if let Some(err) = runner.error {
             return Err(err);
         }
@@ -145,7 +146,7 @@ impl<'a, 'j, 'm> RunLoops<'j, LlExec<'a, 'j, 'm>> for LlLoops {
                 code.trace(),
                 &header_text,
                 inputs,
-                &mirror.heap,
+                &heap,
                 args,
                 &outcome,
             ));
@@ -153,17 +154,17 @@ impl<'a, 'j, 'm> RunLoops<'j, LlExec<'a, 'j, 'm>> for LlLoops {
         Ok((outcome, raised, id))
     }
 
-    fn leave(&mut self, e: &mut LlExec<'a, 'j, 'm>, header: &Header) -> Result<(), String> {
-        e.blackhole.mirror.sync_out(e.machine, header)
+    fn leave(&mut self, _: &mut LlExec<'a, 'j, 'm>, _: &Header) -> Result<(), String> {
+        Ok(())
     }
 
     fn value_of_word(
         &mut self,
-        e: &mut LlExec<'a, 'j, 'm>,
-        header: &Header,
+        _: &mut LlExec<'a, 'j, 'm>,
+        _: &Header,
         bits: u64,
         flavor: Flavor,
     ) -> Result<LlValue, String> {
-        e.blackhole.mirror.to_ll(e.machine, header, bits, flavor)
+        Ok(flavor::to_ll(bits, flavor))
     }
 }

@@ -5,14 +5,15 @@
 //! resumes in the blackhole interpreter from the frames the guard saved.
 //!
 //! Here the program runs in the LLInterpreter and a loop runs in the
-//! reference trace interpreter, on the interpreter's objects mirrored in
-//! laid-out memory (`mirror`): `rpy interp --jit`, where what the JIT does
+//! reference trace interpreter (or machine code), on the interpreter's own
+//! memory, where its objects are laid out as the C backend lays them out
+//! (`flavor`): `rpy interp --jit`, where what the JIT does
 //! is checked against the LLInterpreter without a C compiler. Linking the
 //! same machinery into executables, with the x86-64 backend, is the next
 //! step (ARCHITECTURE.md).
 
+pub mod flavor;
 pub mod ll;
-pub mod mirror;
 pub mod record;
 pub mod residual;
 
@@ -27,8 +28,8 @@ use crate::codewriter::jitcode::{Operand, Reg};
 use crate::interp::{self, Outcome, RunValue};
 use crate::trace::{Header, Trace};
 use crate::warmstate::GreenKey;
+use flavor::Flavor;
 pub use ll::LlLoops;
-use mirror::Flavor;
 use record::{MergeTarget, Recording, ResumeFrames, Saved, Start, TraceExec};
 use residual::ResidualSite;
 
@@ -112,7 +113,7 @@ pub trait LoopBackend {
     fn compile(&self, trace: Trace) -> Result<Box<dyn RunnableLoop>, String>;
 }
 
-/// A compiled loop, run on the mirrored objects' memory.
+/// A compiled loop, run on the LLInterpreter's memory.
 pub trait RunnableLoop {
     fn trace(&self) -> &Trace;
     /// Runs the loop; `calls` runs its residual calls.

@@ -27,7 +27,7 @@ use std::sync::Arc;
 use rpy_ir::lltype::STR;
 use rpy_llinterp::LlError;
 
-use super::mirror::Flavor;
+use super::flavor::Flavor;
 use super::residual::{ResidualSite, ResidualTarget};
 use crate::blackhole::{internal, operand, Completion, Exec, Frame, Operands};
 use crate::codewriter::immutable::ImmutableFields;

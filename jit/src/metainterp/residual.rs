@@ -3,14 +3,8 @@
 //! `call` whose descr names a [`ResidualSite`], and the compiled trace
 //! calls back into the LLInterpreter to run it ([`Runner`]).
 //!
-//! The callee runs on the interpreter's objects, so the mirror is synced
-//! around it, but only for the types the call's effects name: before the
-//! call, the objects of the types it may read or write are copied back
-//! (with every object the trace allocated that they reach); after it, the
-//! objects of the types it may write are copied in again, with whatever
-//! new objects they and the result reach (strings are never copied twice:
-//! see `mirror::settled`). A call whose effects are not known
-//! (`anything`) syncs every object.
+//! The callee runs on the interpreter's objects, which are the memory the
+//! trace runs on: its words are the interpreter's values (`flavor`).
 //!
 //! An exception the callee raises stays with the runner: the trace's
 //! `guard_no_exception` fails and the meta-interpreter raises it in the
@@ -22,7 +16,7 @@ use std::io::Write;
 use rpy_ir::lltype::ContainerType;
 use rpy_llinterp::{CallOutcome, LlError, LlMachine, LlValue};
 
-use super::mirror::{Flavor, MirrorMap};
+use super::flavor::{self, Flavor};
 use crate::blackhole::ll::Bound;
 use crate::codewriter::jitcode::{Effects, Insn, JitCodes, Operand};
 use crate::interp::{Heap, ResidualCalls};
@@ -49,7 +43,7 @@ pub struct ResidualSite {
     pub result: Option<Flavor>,
     pub effects: Effects,
     /// The types the call may touch, worked out once (the effects name
-    /// fields and arrays, the mirror syncs by type).
+    /// fields and arrays; an executable's replay log reads them by type).
     pub touched: std::cell::OnceCell<Touched>,
 }
 
@@ -99,7 +93,7 @@ impl ResidualSite {
     }
 
     /// Whether objects of `type_name` may be read or written by the call
-    /// (`writes_only`: written), so the mirror must sync them.
+    /// (`writes_only`: written).
     fn touches(&self, header: &Header, type_name: &str, writes_only: bool) -> bool {
         let e = &self.effects;
         let arrays = e.writes_arrays.iter().chain(
@@ -138,8 +132,6 @@ pub struct Runner<'a, 'm> {
     pub bound: &'a [Option<Bound>],
     pub out: &'a mut dyn Write,
     pub sites: &'a [ResidualSite],
-    pub map: &'a mut MirrorMap,
-    pub header: &'a Header,
     /// The exception the last call raised.
     pub pending: Option<(LlValue, LlValue)>,
     /// An error of the program (not of the trace) a call ran into.
@@ -147,7 +139,7 @@ pub struct Runner<'a, 'm> {
 }
 
 impl Runner<'_, '_> {
-    fn run(&mut self, heap: &mut Heap, index: usize, words: &[u64]) -> Result<u64, String> {
+    fn run(&mut self, index: usize, words: &[u64]) -> Result<u64, String> {
         let site = self
             .sites
             .get(index)
@@ -164,18 +156,10 @@ impl Runner<'_, '_> {
         let mut args = Vec::with_capacity(site.args.len());
         for flavor in &site.args {
             args.push(match (flavor, words.next()) {
-                (Some(f), Some(w)) => self.map.to_ll(heap, self.machine, self.header, *w, *f)?,
+                (Some(f), Some(w)) => flavor::to_ll(*w, *f),
                 _ => LlValue::Void,
             });
         }
-        let header = self.header;
-        let touched = site.touched(header);
-        let admits = |types: &Option<HashSet<String>>, t: &str| {
-            types.as_ref().is_none_or(|set| set.contains(t))
-        };
-        self.map.sync_out_types(heap, self.machine, header, &|t| {
-            admits(&touched.read_or_written, t)
-        })?;
         self.pending = None;
         let outcome = match &site.target {
             ResidualTarget::Graph(g) => self.machine.call(*g, args, self.out),
@@ -196,8 +180,10 @@ impl Runner<'_, '_> {
                     .filter(|(o, _)| matches!(o, Operand::Reg(_)))
                     .map(|(_, v)| v)
                     .collect();
+                // (What the trace holds is not known here: a collection
+                // keeps what the interpreter's runs hold.)
                 self.machine
-                    .run(op, &registers, self.out)
+                    .run(op, &registers, &Vec::new, self.out)
                     .map(CallOutcome::Returned)
             }
         };
@@ -213,17 +199,13 @@ impl Runner<'_, '_> {
                 return Err(format!("the program failed in '{}': {message}", site.name));
             }
         };
-        self.map
-            .sync_in_types(heap, header, std::slice::from_ref(&result), &|t| {
-                admits(&touched.written, t)
-            })?;
-        Ok(self.map.to_run(heap, header, &result)?.bits())
+        Ok(flavor::to_run(&result).bits())
     }
 }
 
 impl ResidualCalls for Runner<'_, '_> {
-    fn call(&mut self, heap: &mut Heap, index: usize, args: &[u64]) -> Result<u64, String> {
-        self.run(heap, index, args)
+    fn call(&mut self, _: &mut Heap, index: usize, args: &[u64]) -> Result<u64, String> {
+        self.run(index, args)
     }
 
     fn exception_pending(&self) -> bool {

@@ -22,7 +22,7 @@ use rpy_llinterp::LlError;
 use super::machine::{Embedding, NativeExec};
 use super::NativeOp;
 use crate::interp::{Heap, Memory, ObjectMemory, Outcome, ResidualCalls, RunValue};
-use crate::metainterp::mirror::Flavor;
+use crate::metainterp::flavor::Flavor;
 use crate::metainterp::residual::{ResidualSite, ResidualTarget};
 use crate::metainterp::{LinkedExit, LoopRun, Loops, RunLoops};
 use crate::replay::RunLog;

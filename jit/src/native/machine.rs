@@ -15,7 +15,7 @@ use crate::blackhole::{
 };
 use crate::codewriter::jitcode::{Bank, Insn, JitCodes, Operand};
 use crate::interp::RunValue;
-use crate::metainterp::mirror::Flavor;
+use crate::metainterp::flavor::Flavor;
 use crate::metainterp::record::TraceExec;
 use crate::metainterp::residual::{ResidualSite, ResidualTarget};
 use crate::metainterp::{JitParams, MetaInterp};
