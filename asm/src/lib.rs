@@ -779,8 +779,9 @@ impl CompiledLoop {
 }
 
 /// Machine code as the meta-interpreter's backend (`rpy interp --jit`):
-/// loops are compiled with every memory access checked against the heap of
-/// mirrored objects, so a wrong trace is an error, never a crash.
+/// loops are compiled with every memory access checked against the
+/// LLInterpreter's heap, which they run on, so a wrong trace is an error,
+/// never a crash.
 pub struct MachineCode;
 
 impl rpy_jit::metainterp::LoopBackend for MachineCode {
