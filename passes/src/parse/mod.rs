@@ -230,6 +230,9 @@ pub fn parse_module_in(
 /// per core; below it a part's parse is too short to pay for the thread.
 const TOKENS_PER_PART: usize = 20_000;
 
+/// A module's statements, or the syntax error that stopped its parse.
+type ParsedBody<'a> = Result<Vec<rpy_ir::ast::Stmt>, LalrError<'a>>;
+
 /// Parses a module's tokens in up to `parts` parts: the statements, or the
 /// first syntax error, and the errors the grammar's actions found on the
 /// way.
@@ -246,10 +249,7 @@ fn parse_tokens(
     dialect: Dialect,
     mut tokens: Vec<lexer::Spanned<'_>>,
     parts: usize,
-) -> (
-    Result<Vec<rpy_ir::ast::Stmt>, LalrError<'_>>,
-    Vec<(Pos, String)>,
-) {
+) -> (ParsedBody<'_>, Vec<(Pos, String)>) {
     use rayon::prelude::*;
     let cuts = top_level_cuts(&tokens, parts);
     let mut chunks = Vec::with_capacity(cuts.len() + 1);
