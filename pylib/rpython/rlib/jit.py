@@ -178,13 +178,14 @@ class JitDriver(object):
         # A driver is a constant of the translated program, as in RPython.
         return True
 
-    def jit_merge_point(self, **livevars):
+    # `_self`, as in RPython: a red variable is often called `self`.
+    def jit_merge_point(_self, **livevars):
         """The start of one iteration of the interpreter's loop."""
-        self._check_live_vars(livevars, 'jit_merge_point')
+        _self._check_live_vars(livevars, 'jit_merge_point')
 
-    def can_enter_jit(self, **livevars):
+    def can_enter_jit(_self, **livevars):
         """A backward jump in the user's program: a loop may start here."""
-        self._check_live_vars(livevars, 'can_enter_jit')
+        _self._check_live_vars(livevars, 'can_enter_jit')
 
     def loop_header(self):
         """Marks the header of a loop the JIT may unroll."""
