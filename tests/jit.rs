@@ -94,6 +94,7 @@ fn jit_executables_match_cpython() {
     let mut compiled = Vec::new();
     let mut handed_back = Vec::new();
     let mut linked = Vec::new();
+    let mut compiled_aborts = Vec::new();
     for p in &programs {
         let mut src = p.source();
         src.jit = true;
@@ -145,6 +146,7 @@ fn jit_executables_match_cpython() {
         compiled.push((p.name.clone(), count("loops"), count("bridges")));
         handed_back.push((p.name.clone(), count("handed back")));
         linked.push((p.name.clone(), count("linked guard failures")));
+        compiled_aborts.push((p.name.clone(), count("aborts")));
     }
     // Loops that only compute (the register machine), that allocate and
     // whose guards rebuild removed objects (the float VM's boxes), that
@@ -152,7 +154,13 @@ fn jit_executables_match_cpython() {
     // brainfuck interpreter's loop stack) run as machine code.
     // Guards that fail often get bridges.
     let has = |count: &Option<u32>| count.is_some_and(|n| n > 0);
-    for name in ["jit_tlr", "jit_floatvm", "jit_ledger", "jit_brainfuck"] {
+    for name in [
+        "jit_tlr",
+        "jit_floatvm",
+        "jit_ledger",
+        "jit_brainfuck",
+        "jit_asm_vm",
+    ] {
         let runs: Vec<_> = compiled
             .iter()
             .filter(|(n, ..)| n.ends_with(name))
@@ -162,6 +170,16 @@ fn jit_executables_match_cpython() {
             "{name}: compiled (loops, bridges) per program: {compiled:?}"
         );
     }
+    // The register machine's second loop shifts an r_uint: it is traced
+    // too, not aborted (the tracer had no recipe for `uint_lshift`).
+    let aborts: Vec<_> = compiled_aborts
+        .iter()
+        .filter(|(n, _)| n.ends_with("jit_asm_vm"))
+        .collect();
+    assert!(
+        !aborts.is_empty() && aborts.iter().all(|(_, a)| *a == Some(0)),
+        "jit_asm_vm: aborts per program: {compiled_aborts:?}"
+    );
     for name in ["jit_brainfuck", "jit_promote"] {
         let runs: Vec<_> = compiled
             .iter()

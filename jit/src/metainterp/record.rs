@@ -960,6 +960,21 @@ fn recipe(opname: Opcode) -> Option<Recipe> {
         | Opcode::CharGt
         | Opcode::CharGe => Recipe::CharCompare,
         Opcode::IntBetween => Recipe::Between,
+        // An Unsigned is the word of a Signed: these compute the same bits
+        // as their signed twins (only division, modulo, right shift and
+        // the order comparisons differ, and have trace operations of
+        // their own).
+        Opcode::UintAdd => Recipe::Pure(TraceOp::IntAdd),
+        Opcode::UintSub => Recipe::Pure(TraceOp::IntSub),
+        Opcode::UintMul => Recipe::Pure(TraceOp::IntMul),
+        Opcode::UintAnd => Recipe::Pure(TraceOp::IntAnd),
+        Opcode::UintOr => Recipe::Pure(TraceOp::IntOr),
+        Opcode::UintXor => Recipe::Pure(TraceOp::IntXor),
+        Opcode::UintLshift => Recipe::Pure(TraceOp::IntLshift),
+        Opcode::UintInvert => Recipe::Pure(TraceOp::IntInvert),
+        Opcode::UintEq => Recipe::Pure(TraceOp::IntEq),
+        Opcode::UintNe => Recipe::Pure(TraceOp::IntNe),
+        Opcode::UintIsTrue => Recipe::Pure(TraceOp::IntIsTrue),
         Opcode::PtrIszero => Recipe::NullCompare(TraceOp::PtrEq),
         Opcode::PtrNonzero => Recipe::NullCompare(TraceOp::PtrNe),
         Opcode::Getfield => Recipe::GetField,
