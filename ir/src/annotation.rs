@@ -109,6 +109,18 @@ impl fmt::Display for Desc {
 }
 
 impl Desc {
+    /// The class names of `descs` when every one is a class (a variable
+    /// holding one of these classes), else `None`.
+    pub fn class_names(descs: &[Desc]) -> Option<Vec<&str>> {
+        descs
+            .iter()
+            .map(|d| match d {
+                Desc::Class(c) => Some(c.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
     fn parse(text: &str) -> Result<Desc, String> {
         let text = text.trim();
         if text.is_empty() {

@@ -1027,12 +1027,9 @@ impl<'p> Annotator<'p> {
     /// type, which is what the read gives there); `None` when none has it,
     /// or when one is a method (a function read off a class is not a
     /// value rpy's class slots hold).
-    pub(super) fn classes_getattr(&mut self, classes: &[Desc], name: &str) -> Option<SomeValue> {
+    pub(super) fn classes_getattr(&mut self, classes: &[&str], name: &str) -> Option<SomeValue> {
         let mut result = SomeValue::Impossible;
-        for desc in classes {
-            let Desc::Class(class) = desc else {
-                return None;
-            };
+        for class in classes {
             let value = match self.classdefs.class_attr(class, name) {
                 Some((_, Constant::Func(_))) => return None,
                 Some((_, value)) => value.clone(),

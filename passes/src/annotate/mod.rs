@@ -1205,12 +1205,9 @@ impl<'p> Annotator<'p> {
                 ([Desc::Class(class)], Some(Constant::Name(attr))) => self
                     .class_getattr(class, attr)
                     .ok_or_else(|| untypable(self)),
-                (classes, Some(Constant::Name(attr)))
-                    if classes.iter().all(|d| matches!(d, Desc::Class(_))) =>
-                {
-                    self.classes_getattr(classes, attr)
-                        .ok_or_else(|| untypable(self))
-                }
+                (descs, Some(Constant::Name(attr))) => Desc::class_names(descs)
+                    .and_then(|classes| self.classes_getattr(&classes, attr))
+                    .ok_or_else(|| untypable(self)),
                 _ => Err(untypable(self)),
             },
             _ => self

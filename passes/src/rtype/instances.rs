@@ -167,10 +167,11 @@ impl GraphTyper<'_, '_, '_> {
                 self.frozen_family_getattr(&descs, name, op)?;
                 return Ok(true);
             }
-            SomeValue::Pbc { descs, .. }
-                if descs.len() > 1 && descs.iter().all(|d| matches!(d, Desc::Class(_))) =>
-            {
-                return self.classes_getattr(&descs, name, op);
+            SomeValue::Pbc { descs, .. } if descs.len() > 1 => {
+                if let Some(classes) = Desc::class_names(&descs) {
+                    return self.classes_getattr(&classes, name, op);
+                }
+                None
             }
             SomeValue::Pbc { descs, .. } if descs.len() == 1 => match &descs[0] {
                 Desc::Class(c) => self.rt.classes.class_attr(c, name).cloned(),
@@ -195,15 +196,11 @@ impl GraphTyper<'_, '_, '_> {
     /// read is that constant.
     fn classes_getattr(
         &mut self,
-        descs: &[Desc],
+        classes: &[&str],
         name: &str,
         op: &SpaceOperation,
     ) -> Result<bool, String> {
-        let names = descs.iter().filter_map(|d| match d {
-            Desc::Class(c) => Some(c.as_str()),
-            _ => None,
-        });
-        let Some(common) = self.rt.classes.common_class(names) else {
+        let Some(common) = self.rt.classes.common_class(classes.iter().copied()) else {
             return Ok(false);
         };
         if let Some((owner, slot)) = self
@@ -226,10 +223,9 @@ impl GraphTyper<'_, '_, '_> {
             )?;
             return Ok(true);
         }
-        let mut values = descs.iter().filter_map(|d| match d {
-            Desc::Class(c) => self.rt.classes.class_attr(c, name),
-            _ => None,
-        });
+        let mut values = classes
+            .iter()
+            .filter_map(|c| self.rt.classes.class_attr(c, name));
         let Some(value) = values.next().cloned() else {
             return Ok(false);
         };

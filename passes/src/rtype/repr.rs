@@ -332,11 +332,10 @@ impl RTyper<'_> {
                         // A class attribute read through a variable that
                         // holds one of several classes: read on their
                         // common class, whose vtable gets the slot.
-                        SomeValue::Pbc { descs, .. }
-                            if descs.len() > 1
-                                && descs.iter().all(|d| matches!(d, Desc::Class(_))) =>
-                        {
-                            classes_read.push((descs.clone(), attr.as_str()));
+                        SomeValue::Pbc { descs, .. } if descs.len() > 1 => {
+                            if let Some(names) = Desc::class_names(descs) {
+                                classes_read.push((names, attr.as_str()));
+                            }
                         }
                         _ => {}
                     }
@@ -346,11 +345,7 @@ impl RTyper<'_> {
         for (class, attr) in reads {
             self.classes.note_read(class, attr);
         }
-        for (descs, attr) in classes_read {
-            let names = descs.iter().filter_map(|d| match d {
-                Desc::Class(c) => Some(c.as_str()),
-                _ => None,
-            });
+        for (names, attr) in classes_read {
             if let Some(common) = self.classes.common_class(names) {
                 self.classes.note_read(&common, attr);
             }
