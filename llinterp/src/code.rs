@@ -243,25 +243,18 @@ impl Types {
             T::Char => LlValue::Char(heap.read(addr, t)? as u8),
             T::Ptr(_) => LlValue::Ptr(ObjRef::from_addr(heap.read_word(addr)? as usize)),
             // A function pointer is its graph's index plus one, 0 for null.
-            T::FuncPtr(_) => LlValue::Func(match heap.read_word(addr)? {
-                0 => None,
-                w => Some(u32::try_from(w - 1).map_err(|_| "a bad function pointer")?),
-            }),
+            T::FuncPtr(_) => {
+                LlValue::func_of_word(heap.read_word(addr)?).ok_or("a bad function pointer")?
+            }
         })
     }
 
     /// Stores `v`, a value of type `t`, at `addr`.
     pub fn store(&self, addr: usize, t: &LowLevelType, v: &LlValue) -> Result<(), String> {
-        let bits = match v {
-            LlValue::Void => return Ok(()),
-            LlValue::Signed(n) => *n as u64,
-            LlValue::Float(x) => x.to_bits(),
-            LlValue::Bool(b) => *b as u64,
-            LlValue::Char(c) => *c as u64,
-            LlValue::Ptr(p) => p.map_or(0, |o| o.addr() as u64),
-            LlValue::Func(f) => f.map_or(0, |g| u64::from(g) + 1),
-        };
-        self.heap.write(addr, t, bits)
+        if let LlValue::Void = v {
+            return Ok(());
+        }
+        self.heap.write(addr, t, v.word())
     }
 
     /// The number of items of `obj`, of type `ty`.

@@ -118,6 +118,29 @@ impl LlValue {
         }
     }
 
+    /// The word the value is in memory, as the C backend stores it (a
+    /// function pointer is its graph's index plus one, 0 for null): the
+    /// one definition the interpreter's stores and the JIT's traces share.
+    pub fn word(&self) -> u64 {
+        match self {
+            LlValue::Void => 0,
+            LlValue::Signed(n) => *n as u64,
+            LlValue::Float(x) => x.to_bits(),
+            LlValue::Bool(b) => *b as u64,
+            LlValue::Char(c) => *c as u64,
+            LlValue::Ptr(p) => p.map_or(0, |o| o.addr() as u64),
+            LlValue::Func(f) => f.map_or(0, |g| u64::from(g) + 1),
+        }
+    }
+
+    /// The function pointer whose word is `w` (see [`LlValue::word`]).
+    pub fn func_of_word(w: u64) -> Option<LlValue> {
+        Some(LlValue::Func(match w {
+            0 => None,
+            w => Some(u32::try_from(w - 1).ok()?),
+        }))
+    }
+
     /// A short name of the value's kind, for error messages.
     pub fn kind(&self) -> &'static str {
         match self {

@@ -60,13 +60,9 @@ impl Flavor {
 /// plus one, as the LLInterpreter stores it).
 pub fn to_run(v: &LlValue) -> RunValue {
     match v {
-        LlValue::Void => RunValue::Int(0),
-        LlValue::Signed(n) => RunValue::Int(*n),
-        LlValue::Bool(b) => RunValue::Int(*b as i64),
-        LlValue::Char(c) => RunValue::Int(*c as i64),
-        LlValue::Func(f) => RunValue::Int(f.map_or(0, |g| g as i64 + 1)),
         LlValue::Float(x) => RunValue::Float(*x),
-        LlValue::Ptr(p) => RunValue::Ref(p.map_or(0, ObjRef::addr)),
+        LlValue::Ptr(_) => RunValue::Ref(v.word() as usize),
+        _ => RunValue::Int(v.word() as i64),
     }
 }
 
@@ -76,7 +72,7 @@ pub fn to_ll(bits: u64, flavor: Flavor) -> LlValue {
         Flavor::Signed => LlValue::Signed(bits as i64),
         Flavor::Bool => LlValue::Bool(bits & 0xff != 0),
         Flavor::Char => LlValue::Char(bits as u8),
-        Flavor::Func => LlValue::Func(bits.checked_sub(1).map(|g| g as u32)),
+        Flavor::Func => LlValue::func_of_word(bits).unwrap_or(LlValue::Func(None)),
         Flavor::Float => LlValue::Float(f64::from_bits(bits)),
         Flavor::Ref => LlValue::Ptr(ObjRef::from_addr(bits as usize)),
     }
