@@ -93,10 +93,19 @@ struct BackendoptFlags {
     /// No merging of chains of `==` tests of one variable into a switch.
     #[arg(long)]
     no_merge_switches: bool,
+    /// No backend optimization at all (every `--no-*` above, and no
+    /// inlining): the rtyper's graphs go to C as they are. The quickest
+    /// translation, for trying a change, and the baseline a
+    /// miscompilation is bisected from.
+    #[arg(long)]
+    no_backendopt: bool,
 }
 
 impl BackendoptFlags {
     fn options(self) -> pipeline::BackendoptOptions {
+        if self.no_backendopt {
+            return pipeline::BackendoptOptions::none();
+        }
         pipeline::BackendoptOptions {
             inline_threshold: self.inline_threshold.max(0.0),
             malloc_removal: !self.no_malloc_removal,

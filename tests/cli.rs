@@ -95,6 +95,22 @@ fn show_prints_the_program_after_one_backendopt_sub_pass() {
     assert_eq!(off, before);
 }
 
+/// `--no-backendopt`: the backendopt stage leaves the rtyper's graphs as
+/// they are, where by default it inlines and folds.
+#[test]
+fn no_backendopt_leaves_the_rtyped_program_as_it_is() {
+    let show = |stage: &str, extra: &[&str]| {
+        let mut args = vec!["show", "--stage", stage, "tests/programs/py3/fib.py"];
+        args.extend(extra);
+        let (out, err, status) = rpy(&args);
+        assert_eq!(status, 0, "{err}");
+        out
+    };
+    let rtyped = show("rtype", &[]);
+    assert_eq!(show("backendopt", &["--no-backendopt"]), rtyped);
+    assert_ne!(show("backendopt", &[]), rtyped);
+}
+
 #[test]
 fn show_prints_one_function_of_a_stage() {
     let (out, _, status) = rpy(&[
