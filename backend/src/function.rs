@@ -161,7 +161,17 @@ fn frame_slots(g: &FunctionGraph<GcExplicit>) -> usize {
 type Res<T> = Result<T, Diagnostic>;
 
 fn var_name(v: Var) -> String {
-    VarName(v).to_string()
+    let mut name = String::with_capacity(8);
+    push_var_name(&mut name, v);
+    name
+}
+
+/// A variable's C name at the end of `out`. GenC writes one for nearly
+/// every operand and result; `itoa` skips the formatting machinery,
+/// which cost more than the rest of writing the name.
+fn push_var_name(out: &mut String, v: Var) {
+    out.push('v');
+    out.push_str(itoa::Buffer::new().format(v.0));
 }
 
 /// A variable's C name, written where it is wanted without a string of
@@ -170,7 +180,8 @@ struct VarName(Var);
 
 impl std::fmt::Display for VarName {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "v{}", self.0 .0)
+        f.write_str("v")?;
+        f.write_str(itoa::Buffer::new().format(self.0 .0))
     }
 }
 
@@ -282,7 +293,9 @@ impl<'a> FuncGen<'a> {
         for b in order {
             let block = g.block(b);
             if b != g.startblock || !preds[b.0 as usize].is_empty() {
-                let _ = writeln!(self.out, "  block{}:", b.0);
+                self.out.push_str("  block");
+                self.out.push_str(itoa::Buffer::new().format(b.0));
+                self.out.push_str(":\n");
             }
             // Where a lazily entered frame must be reserved in this block.
             let needs_frame = if self.lazy_frame && self.frame_slots > 0 {
@@ -479,11 +492,13 @@ impl<'a> FuncGen<'a> {
 
     /// Emits `result = expr;` (or just `expr;` when the result is Void).
     fn assign(&mut self, op: &SpaceOperation, expr: String) {
-        if *self.ty(op.result) == LowLevelType::Void {
-            let _ = writeln!(self.out, "    {expr};");
-        } else {
-            let _ = writeln!(self.out, "    {} = {expr};", var_name(op.result));
+        self.out.push_str("    ");
+        if *self.ty(op.result) != LowLevelType::Void {
+            push_var_name(&mut self.out, op.result);
+            self.out.push_str(" = ");
         }
+        self.out.push_str(&expr);
+        self.out.push_str(";\n");
     }
 
     fn operation(&mut self, op: &SpaceOperation) -> Res<()> {
@@ -1003,12 +1018,19 @@ impl<'a> FuncGen<'a> {
                 Some((_, t)) => format!("t{t}"),
                 None => self.value(s, Some(self.ty(*d)), None)?,
             };
-            let _ = writeln!(self.out, "{inner}{} = {src};", VarName(*d));
+            self.out.push_str(&inner);
+            push_var_name(&mut self.out, *d);
+            self.out.push_str(" = ");
+            self.out.push_str(&src);
+            self.out.push_str(";\n");
         }
         if !temps.is_empty() {
             let _ = writeln!(self.out, "{indent}}}");
         }
-        let _ = writeln!(self.out, "{indent}goto block{};", l.target.0);
+        self.out.push_str(indent);
+        self.out.push_str("goto block");
+        self.out.push_str(itoa::Buffer::new().format(l.target.0));
+        self.out.push_str(";\n");
         Ok(())
     }
 }
