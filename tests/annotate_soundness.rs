@@ -162,7 +162,9 @@ fn contained(value: &ObjValue, a: &SomeValue) -> bool {
         (ObjValue::Iter(_), S::Iterator(_)) => true,
         // An exception instance or class is of one of the classes (or of a
         // subclass of one).
-        (ObjValue::Instance(inst), S::Exception(classes)) => derives_from(&inst.class, classes),
+        (ObjValue::Instance(inst), S::Exception { classes, .. }) => {
+            derives_from(&inst.class, classes)
+        }
         (ObjValue::Instance(inst), S::Instance { class, .. }) => {
             derives_from(&inst.class, std::slice::from_ref(class))
         }

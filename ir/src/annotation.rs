@@ -240,8 +240,12 @@ pub enum SomeValue {
     },
     None,
     /// An exception caught by a handler: an instance of one of these classes
-    /// (sorted), as `except (A, B) as e` receives.
-    Exception(Vec<String>),
+    /// (sorted), as `except (A, B) as e` receives; with `can_be_none`, or
+    /// None (a variable that holds the last one caught, or nothing yet).
+    Exception {
+        classes: Vec<String>,
+        can_be_none: bool,
+    },
     /// A builtin function, by name.
     Builtin(String),
     /// A builtin method (`append`, `join`, ...) bound to a receiver.
@@ -329,7 +333,7 @@ impl SomeValue {
             SomeValue::Instance { .. } => "SomeInstance",
             SomeValue::Pbc { .. } => "SomePBC",
             SomeValue::None => "SomeNone",
-            SomeValue::Exception(_) => "SomeException",
+            SomeValue::Exception { .. } => "SomeException",
             SomeValue::Builtin(_) => "SomeBuiltin",
             SomeValue::BuiltinMethod { .. } => "SomeBuiltinMethod",
             SomeValue::Ptr(_) => "SomePtr",
@@ -339,12 +343,21 @@ impl SomeValue {
     }
 
     /// Can None be a value of this annotation?
+    /// An exception of one of `classes` (sorted), never None.
+    pub fn exception(classes: Vec<String>) -> SomeValue {
+        SomeValue::Exception {
+            classes,
+            can_be_none: false,
+        }
+    }
+
     pub fn can_be_none(&self) -> bool {
         match self {
             SomeValue::None | SomeValue::Ptr(_) => true,
             SomeValue::String { can_be_none, .. }
             | SomeValue::Unicode { can_be_none, .. }
             | SomeValue::Instance { can_be_none, .. }
+            | SomeValue::Exception { can_be_none, .. }
             | SomeValue::Pbc { can_be_none, .. } => *can_be_none,
             SomeValue::List(def) => def.can_be_none,
             SomeValue::Dict(def) => def.can_be_none,
@@ -362,6 +375,7 @@ impl SomeValue {
             SomeValue::String { can_be_none, .. }
             | SomeValue::Unicode { can_be_none, .. }
             | SomeValue::Instance { can_be_none, .. }
+            | SomeValue::Exception { can_be_none, .. }
             | SomeValue::Pbc { can_be_none, .. } => *can_be_none = true,
             SomeValue::List(def) => def.can_be_none = true,
             SomeValue::Dict(def) => def.can_be_none = true,
@@ -378,6 +392,7 @@ impl SomeValue {
             SomeValue::String { can_be_none, .. }
             | SomeValue::Unicode { can_be_none, .. }
             | SomeValue::Instance { can_be_none, .. }
+            | SomeValue::Exception { can_be_none, .. }
             | SomeValue::Pbc { can_be_none, .. } => *can_be_none = false,
             SomeValue::List(def) => def.can_be_none = false,
             SomeValue::Dict(def) => def.can_be_none = false,
@@ -436,7 +451,9 @@ impl SomeValue {
                 or_none(names.join(" or "))
             }
             SomeValue::None => "None".into(),
-            SomeValue::Exception(classes) => format!("an exception ({})", classes.join(" or ")),
+            SomeValue::Exception { classes, .. } => {
+                or_none(format!("an exception ({})", classes.join(" or ")))
+            }
             SomeValue::Builtin(name) => format!("the builtin {name}"),
             SomeValue::BuiltinMethod { name, receiver } => {
                 format!("the method {name} of {}", receiver.describe())
@@ -530,7 +547,16 @@ impl SomeValue {
                     can_be_none: n2,
                 },
             ) => d2.iter().all(|d| d1.contains(d)) && (*n1 || !n2),
-            (S::Exception(a), S::Exception(b)) => b.iter().all(|c| a.contains(c)),
+            (
+                S::Exception {
+                    classes: a,
+                    can_be_none: n1,
+                },
+                S::Exception {
+                    classes: b,
+                    can_be_none: n2,
+                },
+            ) => b.iter().all(|c| a.contains(c)) && (*n1 || !n2),
             (a, S::None) => a.can_be_none(),
             _ => false,
         }
@@ -667,7 +693,12 @@ impl SomeValue {
             }
             ("SomeNone", None) => SomeValue::None,
             ("SomeException", Some(_)) => {
-                SomeValue::Exception(parts.iter().map(|p| p.to_string()).collect())
+                let can_be_none = parts.last() == Some(&"None");
+                let classes = &parts[..parts.len() - usize::from(can_be_none)];
+                SomeValue::Exception {
+                    classes: classes.iter().map(|p| p.to_string()).collect(),
+                    can_be_none,
+                }
             }
             ("SomeBuiltin", Some(name)) => SomeValue::Builtin(name.trim().to_string()),
             ("SomeBuiltinMethod", Some(_)) => {
@@ -853,7 +884,13 @@ impl fmt::Display for SomeValue {
                 }
                 write!(f, "SomePBC({})", names.join(", "))
             }
-            SomeValue::Exception(classes) => write!(f, "SomeException({})", classes.join(", ")),
+            SomeValue::Exception {
+                classes,
+                can_be_none,
+            } => {
+                let none = if *can_be_none { ", None" } else { "" };
+                write!(f, "SomeException({}{none})", classes.join(", "))
+            }
             SomeValue::Builtin(name) => write!(f, "SomeBuiltin({name})"),
             SomeValue::BuiltinMethod { name, receiver } => {
                 write!(f, "SomeBuiltinMethod({name}, {receiver})")
@@ -953,7 +990,11 @@ mod tests {
                 .into(),
                 can_be_none: true,
             },
-            SomeValue::Exception(vec!["KeyError".into(), "ValueError".into()]),
+            SomeValue::exception(vec!["KeyError".into(), "ValueError".into()]),
+            SomeValue::Exception {
+                classes: vec!["KeyError".into()],
+                can_be_none: true,
+            },
             SomeValue::Builtin("len".into()),
             SomeValue::BuiltinMethod {
                 name: "append".into(),

@@ -942,13 +942,34 @@ fn isinstance_of_builtin_type(value: &SomeValue, ty: &str) -> Option<SomeValue> 
 
 impl<'p> Annotator<'p> {
     /// `value` where `isinstance(value, class)` holds: an instance of
-    /// `class` when that is below its class, never None.
+    /// `class` when that is below its class, never None. An exception of
+    /// several classes keeps those of `class` (a handler's test of a
+    /// re-raised exception), and is of `class` itself where that is below
+    /// one of them; of none, no value passes.
     pub(super) fn narrow_to_instance(&self, value: SomeValue, class: &str) -> SomeValue {
         match &value {
             SomeValue::Instance { class: k, .. } if self.classdefs.is_subclass(class, k) => {
                 SomeValue::Instance {
                     class: class.to_string(),
                     can_be_none: false,
+                }
+            }
+            SomeValue::Exception { classes, .. } => {
+                let mut kept: Vec<String> = classes
+                    .iter()
+                    .filter(|k| self.hierarchy.is_subclass(k, class))
+                    .cloned()
+                    .collect();
+                if classes.iter().any(|k| self.hierarchy.is_subclass(class, k))
+                    && !kept.iter().any(|k| k == class)
+                {
+                    kept.push(class.to_string());
+                    kept.sort();
+                }
+                if kept.is_empty() {
+                    SomeValue::Impossible
+                } else {
+                    SomeValue::exception(kept)
                 }
             }
             _ => value.without_none(),
@@ -969,7 +990,7 @@ impl<'p> Annotator<'p> {
     /// for an exception class, else an instance.
     pub(super) fn instance_of(&self, class: &str) -> SomeValue {
         if self.is_exception_class(class) {
-            SomeValue::Exception(vec![class.to_string()])
+            SomeValue::exception(vec![class.to_string()])
         } else {
             SomeValue::Instance {
                 class: class.to_string(),
@@ -983,7 +1004,7 @@ impl<'p> Annotator<'p> {
     pub(super) fn attribute_class(&self, object: &SomeValue) -> Option<String> {
         match object {
             SomeValue::Instance { class, .. } => Some(class.clone()),
-            exception @ SomeValue::Exception(_) => self.exception_class(exception),
+            exception @ SomeValue::Exception { .. } => self.exception_class(exception),
             _ => None,
         }
     }
@@ -991,7 +1012,7 @@ impl<'p> Annotator<'p> {
     /// The program class whose attributes an exception of these classes
     /// has: their common base, when every one is the program's.
     fn exception_class(&self, exception: &SomeValue) -> Option<String> {
-        let SomeValue::Exception(classes) = exception else {
+        let SomeValue::Exception { classes, .. } = exception else {
             return None;
         };
         let (first, rest) = classes.split_first()?;
@@ -1051,7 +1072,7 @@ impl<'p> Annotator<'p> {
         class: &str,
         args: &[SomeValue],
     ) -> Result<SomeValue, Diagnostic> {
-        let exception = SomeValue::Exception(vec![class.to_string()]);
+        let exception = SomeValue::exception(vec![class.to_string()]);
         if !self.classdefs.is_program_class(class) {
             return Ok(exception);
         }

@@ -9,6 +9,7 @@ use super::containers::Site;
 use super::{union, Annotator, PartError};
 use crate::language::builtins::{builtin_methods, BuiltinType};
 use rpy_ir::annotation::{Desc, DictDef, Known, ListDef, SomeValue};
+use rpy_ir::ast::Dialect;
 use rpy_ir::diag::Diagnostic;
 use rpy_ir::graph::{BlockId, Constant, SpaceOperation};
 use rpy_ir::opcode::Opcode;
@@ -426,6 +427,14 @@ impl Annotator<'_> {
     ) -> Option<Result<SomeValue, Diagnostic>> {
         use SomeValue as S;
         let int = |a: &S| matches!(a, S::Integer { .. } | S::Bool);
+        // A char's method that gives one char gives a char, as in RPython,
+        // so that `ord(text[i].lower())` is typed. Python 3's upper() of
+        // 'ß' is 'SS', so there a char's upper() is a string.
+        if let (S::Char, "lower" | "upper", []) = (receiver, name, args) {
+            if name == "lower" || self.dialect == Dialect::Py2 {
+                return Some(Ok(S::Char));
+            }
+        }
         // A char has the methods of a string.
         let widened;
         let receiver = match receiver {

@@ -130,7 +130,7 @@ impl Raised {
     /// What a raised value of annotation `value` is.
     pub fn from_value(value: &SomeValue) -> Raised {
         match value {
-            SomeValue::Exception(classes) => Raised {
+            SomeValue::Exception { classes, .. } => Raised {
                 classes: classes.iter().cloned().collect(),
                 unknown: false,
             },

@@ -51,6 +51,14 @@ pub fn describe_untypable(op: &SpaceOperation, args: &[SomeValue]) -> String {
         args.first(),
         op.args.get(1).and_then(|a| a.as_const()),
     ) {
+        (Opcode::SimpleCall, Some(SomeValue::Builtin(name)), _)
+            if name == "ord" && matches!(args.get(1), Some(SomeValue::String { .. })) =>
+        {
+            "ord() cannot be applied to a str in RPython: it needs a char, a string \
+             known to be one character (s[i], chr(n), c.lower()); in Python 3 a char's \
+             upper() is a str, as 'ß'.upper() is 'SS'"
+                .into()
+        }
         (Opcode::SimpleCall, Some(SomeValue::Builtin(name)), _) => {
             sentence(&format!("{name}()"), &what[1..].join(", "))
         }

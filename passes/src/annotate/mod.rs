@@ -147,11 +147,23 @@ pub fn union(a: &SomeValue, b: &SomeValue) -> Option<SomeValue> {
                 can_be_none: *n1 || *n2,
             })
         }
-        (S::Exception(c1), S::Exception(c2)) => {
+        (
+            S::Exception {
+                classes: c1,
+                can_be_none: n1,
+            },
+            S::Exception {
+                classes: c2,
+                can_be_none: n2,
+            },
+        ) => {
             let mut classes: Vec<String> = c1.iter().chain(c2).cloned().collect();
             classes.sort();
             classes.dedup();
-            Some(S::Exception(classes))
+            Some(S::Exception {
+                classes,
+                can_be_none: *n1 || *n2,
+            })
         }
         (
             S::Instance {
@@ -948,7 +960,7 @@ impl<'p> Annotator<'p> {
                         can_be_none: false,
                     },
                 ),
-                (link.last_exc_value, SomeValue::Exception(classes)),
+                (link.last_exc_value, SomeValue::exception(classes)),
             ];
             for (var, value) in caught {
                 if let Some(v) = var {
@@ -2019,7 +2031,7 @@ fn cut_dead_links(g: &mut FunctionGraph<Annotated>, reach: &Reach) -> bool {
 fn raise_assertion_error(g: &mut FunctionGraph<Annotated>, pos: Option<Pos>) -> BlockId {
     const CLASS: &str = "AssertionError";
     let block = g.add_block(Vec::new());
-    let error = g.new_var(None, SomeValue::Exception(vec![CLASS.into()]));
+    let error = g.new_var(None, SomeValue::exception(vec![CLASS.into()]));
     let class = Arg::Const(Constant::Class(CLASS.into()));
     g.block_mut(block).operations.push(SpaceOperation {
         opname: Opcode::SimpleCall,
@@ -2035,7 +2047,7 @@ fn raise_assertion_error(g: &mut FunctionGraph<Annotated>, pos: Option<Pos>) -> 
             descs: [Desc::Class(CLASS.into())].into(),
             can_be_none: false,
         },
-        SomeValue::Exception(vec![CLASS.into()]),
+        SomeValue::exception(vec![CLASS.into()]),
     ];
     let params = g.block(g.exceptblock).inputargs.clone();
     for (param, value) in params.into_iter().zip(raised) {

@@ -181,7 +181,7 @@ fn kind_name(value: &SomeValue) -> String {
         SomeValue::List(_) => "list".into(),
         SomeValue::Dict(_) => "dict".into(),
         SomeValue::Instance { class, .. } => user_class_name(&class).to_string(),
-        SomeValue::Exception(classes) => classes
+        SomeValue::Exception { classes, .. } => classes
             .iter()
             .map(|c| user_class_name(c).to_string())
             .collect::<Vec<_>>()

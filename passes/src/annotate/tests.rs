@@ -96,6 +96,51 @@ fn the_str_methods_of_the_language_are_typed() {
     assert_eq!(annotation_of(body, "entry_point", "swapped"), no_nul_str);
 }
 
+/// A char's lower() is a char, so `ord()` takes it; in Python 3 its
+/// upper() is a str ('ß'.upper() is 'SS'), and `ord()` of that says so.
+#[test]
+fn a_chars_lower_is_a_char_and_its_python3_upper_a_str() {
+    let body = "def entry_point(argv):\n    s = argv[0]\n    low = s[0].lower()\n    \
+                up = s[0].upper()\n    print(ord(low))\n    print(up)\n    return 0\n";
+    assert_eq!(annotation_of(body, "entry_point", "low"), SomeValue::Char);
+    assert!(matches!(
+        annotation_of(body, "entry_point", "up"),
+        SomeValue::String { .. }
+    ));
+    let err =
+        error_of("def entry_point(argv):\n    print(ord(argv[0][0].upper()))\n    return 0\n");
+    assert!(
+        err.contains("ord() cannot be applied to a str in RPython: it needs a char"),
+        "{err}"
+    );
+    assert!(err.contains("'ß'.upper() is 'SS'"), "{err}");
+}
+
+/// A variable may hold the last exception caught or None; an exception
+/// raised again by a `finally` reaches an outer handler as the handler's
+/// class only.
+#[test]
+fn a_caught_exception_joins_none_and_a_reraised_one_narrows_to_its_handler() {
+    let body = "class Short(Exception):\n    def __init__(self, n):\n        self.n = n\n\n\
+                def take(d, k):\n    d[k] -= 1\n    if d[k] < 0:\n        raise Short(d[k])\n\n\
+                def entry_point(argv):\n    d = {'a': 1}\n    last = None\n    \
+                for i in range(3):\n        try:\n            try:\n                \
+                take(d, 'a')\n            finally:\n                print(i)\n        \
+                except Short as e:\n            short = e.n\n            last = e\n    \
+                if last is not None:\n        print(last.n)\n    return 0\n";
+    assert_eq!(
+        annotation_of(body, "entry_point", "last"),
+        SomeValue::Exception {
+            classes: vec!["__main__.Short".into()],
+            can_be_none: true,
+        }
+    );
+    assert_eq!(
+        annotation_of(body, "entry_point", "short"),
+        SomeValue::int()
+    );
+}
+
 #[test]
 fn a_prebuilt_object_is_frozen_only_when_its_freeze_returns_true() {
     let program = |answer: &str| {

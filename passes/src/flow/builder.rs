@@ -1214,10 +1214,7 @@ impl FnBuilder<'_, '_> {
                     }
                 }
             }
-            StmtKind::With { .. } => self.error(
-                pos,
-                "'with' statements are not supported in RPython functions yet".to_string(),
-            ),
+            StmtKind::With { items, body } => self.with_stmt(items, body, pos),
             StmtKind::Exec { .. } => self.error(
                 pos,
                 "'exec' cannot be translated: RPython has no run-time code evaluation".to_string(),

@@ -22,7 +22,7 @@ pub fn is_builtin_class(name: &str, dialect: Dialect) -> bool {
 // Building exception exits
 
 use super::{Edge, FnBuilder, PENDING};
-use rpy_ir::ast::{ExceptHandler, Expr, ExprKind, Stmt, StmtKind};
+use rpy_ir::ast::{ExceptHandler, Expr, ExprKind, Stmt, StmtKind, WithItem};
 use rpy_ir::diag::Pos;
 use rpy_ir::graph::{Arg, Block, BlockId, Constant, Link, Var};
 use std::collections::{HashMap, HashSet};
@@ -72,6 +72,21 @@ struct FinallyExits {
     returns: Vec<Edge>,
     breaks: Vec<Edge>,
     continues: Vec<Edge>,
+}
+
+/// How a protected body (`finally`'s, `with`'s) was left.
+#[derive(Clone, Copy, PartialEq)]
+enum WayOut {
+    Completed,
+    Raised,
+    Returned,
+    /// `break` or `continue`.
+    Jumped,
+}
+
+/// An attribute name as an operation's argument.
+fn name_const(name: &str) -> Arg {
+    Arg::Const(Constant::Name(name.to_string()))
 }
 
 /// The lengths of what the enclosing `try` statements have collected, for
@@ -405,7 +420,9 @@ impl FnBuilder<'_, '_> {
 
     /// Raises the exception (`etype`, `evalue`) from the current point: to the
     /// handler that catches it when its class is known, through a chain of
-    /// `issubclass` tests when it is not, else out of the function.
+    /// `isinstance` tests of the value when it is not (where one holds, the
+    /// annotator knows the value is of the handler's class), else out of
+    /// the function.
     fn raise_exception(&mut self, etype: Arg, evalue: Arg, pos: Pos) {
         if !self.live() {
             return;
@@ -446,8 +463,8 @@ impl FnBuilder<'_, '_> {
             let test = self.op(
                 Opcode::SimpleCall,
                 vec![
-                    Arg::Const(Constant::Builtin("issubclass".into())),
-                    etype.clone(),
+                    Arg::Const(Constant::Builtin("isinstance".into())),
+                    evalue.clone(),
                     Arg::Const(Constant::Class(t.class().to_string())),
                 ],
                 pos,
@@ -626,17 +643,105 @@ impl FnBuilder<'_, '_> {
             self.try_except(body, handlers, orelse);
             return;
         }
+        // Each way out gets its own copy of the `finally` body; what is wrong
+        // in it is reported once, from the first copy.
+        let mut reported = false;
+        self.protected(
+            |this| {
+                if handlers.is_empty() {
+                    this.block(body);
+                    // `else` needs handlers; the parser rejects it without.
+                } else {
+                    this.try_except(body, handlers, orelse);
+                }
+            },
+            |this, _| {
+                let before = this.diags.len();
+                this.block(finalbody);
+                if reported {
+                    this.diags.truncate(before);
+                }
+                reported = true;
+            },
+            finalbody[0].pos,
+        );
+    }
+
+    /// `with mgr as x: body`, as RPython has it: `mgr.__exit__` is read,
+    /// then `mgr.__enter__()` called (its result is `x`); every way out
+    /// of the body calls the exit with `(None, None, None)`, or with
+    /// `(e, e, None)` when exception `e` leaves it (an exception class
+    /// would not join with None), and `e` goes on: an RPython context
+    /// manager cannot swallow it. Several managers nest, the first outside.
+    pub(super) fn with_stmt(&mut self, items: &[WithItem], body: &[Stmt], pos: Pos) {
+        let Some((item, rest)) = items.split_first() else {
+            self.block(body);
+            return;
+        };
+        let manager = self.expr(&item.context);
+        if !self.live() {
+            return;
+        }
+        let at = item.context.pos;
+        // The manager, then its exit, wait on the stack, which follows the
+        // blocks that raising operations end.
+        self.push(manager);
+        let manager = self.top();
+        let exit = self.op(Opcode::Getattr, vec![manager, name_const("__exit__")], at);
+        self.push(exit);
+        let exit_at = self.state.stack.len() - 1;
+        self.settle();
+        let manager = self.state.stack[exit_at - 1].clone();
+        let enter = self.op(Opcode::Getattr, vec![manager, name_const("__enter__")], at);
+        let entered = self.op(Opcode::SimpleCall, vec![enter], at);
+        if !self.live() {
+            return;
+        }
+        self.push(entered);
+        if let Some(target) = &item.target {
+            self.store(target);
+        }
+        self.drop_top();
+        self.protected(
+            |this| this.with_stmt(rest, body, pos),
+            |this, way_out| {
+                this.settle();
+                let exit = this.state.stack[exit_at].clone();
+                let none = Arg::Const(Constant::None);
+                let args = match way_out {
+                    WayOut::Raised => {
+                        let value = this.state.stack[this.state.stack.len() - 1].clone();
+                        vec![exit, value.clone(), value, none]
+                    }
+                    _ => vec![exit, none.clone(), none.clone(), none],
+                };
+                this.op(Opcode::SimpleCall, args, pos);
+            },
+            pos,
+        );
+        if self.live() {
+            self.drop_top();
+            self.drop_top();
+        }
+    }
+
+    /// Builds `body` with `cleanup` on every way out of it that some path
+    /// takes, as a `finally` body runs: completion, an exception (its
+    /// class and value on the stack, raised again after), `return` (the
+    /// value on the stack), `break` and `continue`. The state after is
+    /// the completion's; `pos` is where the ways out that go on are.
+    fn protected(
+        &mut self,
+        body: impl FnOnce(&mut Self),
+        mut cleanup: impl FnMut(&mut Self, WayOut),
+        pos: Pos,
+    ) {
         self.exc.tries.push(TryCtx {
             base_depth: self.state.stack.len(),
             loop_depth: self.loops.len(),
             kind: TryKind::Finally(FinallyExits::default()),
         });
-        if handlers.is_empty() {
-            self.block(body);
-            // `else` needs handlers; the parser rejects it without.
-        } else {
-            self.try_except(body, handlers, orelse);
-        }
+        body(self);
         let normal = self.close();
         let Some(TryCtx {
             kind: TryKind::Finally(exits),
@@ -647,26 +752,16 @@ impl FnBuilder<'_, '_> {
             return;
         };
         let mut out = Vec::new();
-        // Each way out gets its own copy of the `finally` body; what is wrong
-        // in it is reported once, from the first copy.
-        let mut reported: Option<usize> = None;
-        let mut copy = |this: &mut Self, edges: Vec<Edge>| {
-            let before = this.diags.len();
+        let mut copy = |this: &mut Self, edges: Vec<Edge>, way_out: WayOut| {
             this.join(edges);
-            this.block(finalbody);
-            match reported {
-                None => reported = Some(this.diags.len()),
-                Some(_) => this.diags.truncate(before),
-            }
+            cleanup(this, way_out);
         };
-        // Normal completion.
         if !normal.is_empty() {
-            copy(self, normal);
+            copy(self, normal, WayOut::Completed);
             out.extend(self.close());
         }
-        // An exception: run the body, then raise it again.
         if !exits.raised.is_empty() {
-            copy(self, exits.raised);
+            copy(self, exits.raised, WayOut::Raised);
             if self.live() {
                 self.settle();
                 let n = self.state.stack.len();
@@ -675,12 +770,11 @@ impl FnBuilder<'_, '_> {
                     self.state.stack[n - 1].clone(),
                 );
                 self.state.stack.truncate(n - 2);
-                self.raise_exception(etype, evalue, finalbody[0].pos);
+                self.raise_exception(etype, evalue, pos);
             }
         }
-        // `return value`: the value waits on the stack.
         if !exits.returns.is_empty() {
-            copy(self, exits.returns);
+            copy(self, exits.returns, WayOut::Returned);
             if self.live() {
                 let v = self.pop();
                 self.do_return(v);
@@ -691,9 +785,8 @@ impl FnBuilder<'_, '_> {
             (exits.continues, StmtKind::Continue),
         ] {
             if !edges.is_empty() {
-                copy(self, edges);
+                copy(self, edges, WayOut::Jumped);
                 if self.live() {
-                    let pos = finalbody[0].pos;
                     self.stmt(&Stmt { kind: stmt, pos });
                 }
             }

@@ -19,9 +19,12 @@ const BASE_EXCEPTION_INIT: &str = "BaseException.__init__";
 fn instance_class(a: &SomeValue, classes: &super::ClassTable) -> Option<(String, bool)> {
     match a {
         SomeValue::Instance { class, can_be_none } => Some((class.clone(), *can_be_none)),
-        SomeValue::Exception(names) => Some((
+        SomeValue::Exception {
+            classes: names,
+            can_be_none,
+        } => Some((
             classes.common_class(names.iter().map(String::as_str))?,
-            false,
+            *can_be_none,
         )),
         _ => None,
     }
@@ -288,7 +291,7 @@ impl GraphTyper<'_, '_, '_> {
                 matches!(
                     self.annotation(a),
                     SomeValue::Instance { .. }
-                        | SomeValue::Exception(_)
+                        | SomeValue::Exception { .. }
                         | SomeValue::None
                         | SomeValue::Pbc { .. }
                 )
@@ -361,7 +364,7 @@ impl GraphTyper<'_, '_, '_> {
             ("type", [x]) if instance_class(&self.annotation(x), &self.rt.classes).is_some() => {
                 self.class_of_instance(x, op)?;
             }
-            ("str", [x]) if matches!(self.annotation(x), SomeValue::Exception(_)) => {
+            ("str", [x]) if matches!(self.annotation(x), SomeValue::Exception { .. }) => {
                 let base = LowLevelType::Ptr(super::inst_type("BaseException"));
                 let e = self.arg_as(x, &base)?;
                 self.emit_into(

@@ -56,7 +56,7 @@ impl RTyper<'_> {
                 }
                 LowLevelType::Ptr(inst_type(class))
             }
-            SomeValue::Exception(classes) => self
+            SomeValue::Exception { classes, .. } => self
                 .classes
                 .instance_ptr(classes.iter().map(String::as_str)),
             SomeValue::Pbc { descs, .. } => self.pbc_lltype(descs)?,
@@ -189,7 +189,7 @@ impl RTyper<'_> {
             .iter()
             .filter_map(|r| match r {
                 SomeValue::Instance { class, .. } => Some(class.clone()),
-                SomeValue::Exception(names) => {
+                SomeValue::Exception { classes: names, .. } => {
                     self.classes.common_class(names.iter().map(String::as_str))
                 }
                 _ => None,
