@@ -1805,6 +1805,10 @@ fn full_python_constructs_are_rejected_inside_functions() {
             "t.py:2:12: integer literal too large for a machine word",
         ),
         ("def f(x, **kw):\n    return 1\n", "t.py:1:1: the **kw parameter of 'f': '**kwargs' parameters are not supported by RPython"),
+        (
+            "import sys\ndef f(x):\n    sys.stdout.write('a')\n",
+            "t.py:3:5: module 'sys' has no attribute 'stdout' after import; RPython has no file objects for the standard streams: write with os.write(1, text) (2 for stderr), read with os.read(0, n)",
+        ),
     ];
     for (src, want) in cases {
         let src = format!("{src}\ndef entry_point(argv):\n    f(1)\n    return 0\n{TARGET}");

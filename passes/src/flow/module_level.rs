@@ -144,9 +144,16 @@ impl FnBuilder<'_, '_> {
         Some(match found {
             Some(g) => self.global_value(&g, &format!("{m}.{attr}"), pos),
             None => {
+                let hint = match (m.as_str(), attr) {
+                    ("sys", "stdout" | "stderr" | "stdin") => {
+                        "; RPython has no file objects for the standard streams: write with \
+                         os.write(1, text) (2 for stderr), read with os.read(0, n)"
+                    }
+                    _ => "",
+                };
                 self.error(
                     pos,
-                    format!("module '{m}' has no attribute '{attr}' after import"),
+                    format!("module '{m}' has no attribute '{attr}' after import{hint}"),
                 );
                 Arg::Const(Constant::None)
             }
