@@ -1817,6 +1817,18 @@ fn full_python_constructs_are_rejected_inside_functions() {
     }
 }
 
+/// A call naming a keyword-only parameter is told that RPython has none
+/// (the callee's own error waits until a call of it is reached).
+#[test]
+fn a_call_naming_a_keyword_only_parameter_says_rpython_has_none() {
+    let src = format!(
+        "def g(x, *, scale=1):\n    return x * scale\n\ndef entry_point(argv):\n    return g(len(argv), scale=2)\n{TARGET}"
+    );
+    let errs = errors3(&src);
+    let want = "t.py:5:31: the parameter 'scale' of g() is keyword-only (after '*'), which RPython does not support; make it an ordinary parameter";
+    assert!(errs.iter().any(|e| e == want), "{errs:?}");
+}
+
 // ---------------------------------------------------------------------------
 // Exceptions: exception exits, raise, try/except/else/finally, assert
 

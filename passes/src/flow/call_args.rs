@@ -41,6 +41,9 @@ pub(super) struct Signature<'a> {
     pub others: Rc<[(String, &'a [Param])]>,
     /// Whether the callee has a `*args` parameter after `params`.
     pub star: bool,
+    /// The callee's Python 3 keyword-only parameters, which RPython has
+    /// not: a call naming one is told so.
+    pub kwonly: &'a [Param],
 }
 
 impl<'a> FnBuilder<'_, 'a> {
@@ -68,6 +71,7 @@ impl<'a> FnBuilder<'_, 'a> {
                 params: &params[skip..],
                 others: Rc::new([]),
                 star: def.star_args.is_some(),
+                kwonly: def.kwonly,
             })
         };
         let rlib = match f {
@@ -82,6 +86,7 @@ impl<'a> FnBuilder<'_, 'a> {
                 params: jitdriver_params(),
                 others: Rc::new([]),
                 star: false,
+                kwonly: &[],
             });
         }
         match f {
@@ -171,6 +176,7 @@ impl<'a> FnBuilder<'_, 'a> {
             params: m.params,
             others: m.others,
             star: m.star,
+            kwonly: &[],
         })
     }
 
@@ -342,6 +348,13 @@ impl<'a> FnBuilder<'_, 'a> {
         }
         for (k, v) in keywords.iter().zip(keyword_values) {
             match sig.params.iter().position(|p| p.name == k.name) {
+                None if sig.kwonly.iter().any(|p| p.name == k.name) => self.error(
+                    k.value.pos,
+                    format!(
+                        "the parameter '{}' of {}() is keyword-only (after '*'), which RPython does not support; make it an ordinary parameter",
+                        k.name, sig.shown
+                    ),
+                ),
                 None => self.error(
                     k.value.pos,
                     format!("{}() has no parameter named '{}'", sig.shown, k.name),
