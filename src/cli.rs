@@ -404,6 +404,11 @@ fn checked_output(file: &str, output: Option<PathBuf>) -> Result<PathBuf, String
             "the executable would overwrite the source file {file}; give its path with -o"
         ));
     }
+    if output.exists() && !rpy_backend::is_rpy_executable(&output) {
+        return Err(format!(
+            "{shown} exists and is not an executable rpy wrote, so rpy does not write over it; remove it or give another path with -o"
+        ));
+    }
     Ok(output)
 }
 

@@ -340,6 +340,45 @@ fn translate_never_writes_over_its_source() {
     assert_eq!(std::fs::read(&source).unwrap(), before);
 }
 
+/// `-o` naming a file rpy did not write (a copy of a source, a note) is
+/// refused and the file kept; an executable rpy wrote is replaced.
+#[test]
+fn translate_writes_over_no_file_but_its_own_executables() {
+    let dir = scratch("no-overwrite");
+    for (name, text) in [
+        (
+            "copy.py",
+            std::fs::read(support::root().join("tests/programs/py3/fib.py")).unwrap(),
+        ),
+        ("notes.txt", b"my notes\n".to_vec()),
+    ] {
+        let file = dir.join(name);
+        std::fs::write(&file, &text).unwrap();
+        let (_, err, status) = rpy(&[
+            "translate",
+            "tests/programs/py3/fib.py",
+            "-o",
+            path_str(&file),
+        ]);
+        assert_eq!(status, 1, "{err}");
+        assert!(err.contains("is not an executable rpy wrote"), "{err}");
+        assert_eq!(std::fs::read(&file).unwrap(), text);
+    }
+    let exe = dir.join("fib");
+    for _ in 0..2 {
+        let (_, err, status) = rpy(&[
+            "translate",
+            "tests/programs/py3/fib.py",
+            "-o",
+            path_str(&exe),
+        ]);
+        assert_eq!(status, 0, "{err}");
+    }
+    // The replaced file is the new executable, which runs.
+    let out = std::process::Command::new(&exe).arg("10").output().unwrap();
+    assert!(out.status.success() && !out.stdout.is_empty(), "{out:?}");
+}
+
 #[test]
 fn translate_into_a_missing_folder_or_onto_a_folder_is_a_plain_message() {
     let dir = scratch("output-folder");
@@ -1341,7 +1380,14 @@ fn a_failing_unit_is_reported_and_leaves_no_executable() {
     .unwrap();
     std::fs::set_permissions(&cc, std::fs::Permissions::from_mode(0o755)).unwrap();
     let exe = dir.join("fib");
-    std::fs::write(&exe, "an older executable").unwrap();
+    // An older executable rpy wrote, which a translation may replace.
+    let (_, err, status) = rpy(&[
+        "translate",
+        "tests/programs/py3/fib.py",
+        "-o",
+        path_str(&exe),
+    ]);
+    assert_eq!(status, 0, "{err}");
     let out = Command::new(env!("CARGO_BIN_EXE_rpy"))
         .args(["translate", "tests/programs/py3/fib.py", "-o"])
         .arg(&exe)

@@ -73,6 +73,20 @@ pub const RUNTIME_C: &str = include_str!("../runtime/rpy_runtime.c");
 pub const RUNTIME_H_NAME: &str = "rpy_runtime.h";
 pub const RUNTIME_C_NAME: &str = "rpy_runtime.c";
 
+/// Bytes every executable rpy writes holds: `rpy translate` replaces an
+/// existing file only when it holds them (an executable it wrote before),
+/// so that it never writes over a user's file.
+pub const EXECUTABLE_MARKER: &str = "rpy translated executable; rpy translate may replace it";
+
+/// Whether the file at `path` is an executable rpy wrote (it holds
+/// `EXECUTABLE_MARKER`).
+pub fn is_rpy_executable(path: &std::path::Path) -> bool {
+    let marker = EXECUTABLE_MARKER.as_bytes();
+    std::fs::read(path).is_ok_and(|bytes| {
+        bytes.starts_with(b"\x7fELF") && bytes.windows(marker.len()).any(|w| w == marker)
+    })
+}
+
 /// The prebuilt string constants of a program, deduplicated.
 #[derive(Default)]
 pub(crate) struct StringPool {
@@ -498,6 +512,11 @@ pub fn generate_c_with_jit(
         hooks: collector_calls.hook_registrations(),
     };
     emit_main(&mut tail, &main, &types).map_err(fail)?;
+    let _ = writeln!(
+        tail,
+        "\n/* What `rpy translate` looks for before it replaces a file. */\n\
+         static const char rpy_executable_marker[] __attribute__((used)) = \"{EXECUTABLE_MARKER}\";"
+    );
     Ok(GeneratedC {
         head,
         strings: pool.definitions(),
