@@ -102,7 +102,11 @@ impl<'a> FnBuilder<'_, 'a> {
             // runs: known here only when its `def` or `class` statement
             // alone binds it.
             ExprKind::Name(n) if !self.is_local(n) => {
-                let mut graph = self.m.import_time_definition(n)?;
+                let imported = self.m.import_time_import(n);
+                let mut graph = match imported {
+                    Some(imported) => imported.to_string(),
+                    None => self.m.import_time_definition(n)?,
+                };
                 // A class of this module runs its own `__init__` or the one
                 // of its first base (when that is a class of this module too).
                 let mut seen = Vec::new();
@@ -118,6 +122,10 @@ impl<'a> FnBuilder<'_, 'a> {
                     let Some(ExprKind::Name(base)) = class.bases.first().map(|b| &b.kind) else {
                         return None;
                     };
+                    // An imported class's bases are names of its own module.
+                    if imported.is_some() {
+                        return None;
+                    }
                     graph = self.m.import_time_definition(base)?;
                 }
                 def_of(&graph, 0)

@@ -130,7 +130,7 @@ pub(crate) fn import_program(
             .iter()
             .filter(|(graph, _)| function_modules.get(*graph) == Some(&m.name))
             .map(|(_, def)| def.body);
-        let defined_once = scan::defined_once(&m.ast.body, functions);
+        let bound_once = scan::bound_once(&m.ast.body, functions);
         let ctx = ModuleCtx {
             name: m.name.clone(),
             path: &m.path,
@@ -141,7 +141,8 @@ pub(crate) fn import_program(
             access: GlobalAccess::Live {
                 module: module_consts[&m.name].clone(),
                 bound: Rc::new(bound.into_vec().into_iter().collect()),
-                defined_once: Rc::new(defined_once),
+                defined_once: Rc::new(bound_once.defined),
+                imported_once: Rc::new(bound_once.imported),
                 modules: module_consts.clone(),
                 names_by_globals: scan::assigns_through_globals(&m.ast.body),
             },

@@ -186,9 +186,12 @@ pub(crate) enum GlobalAccess {
         /// rather than in the builtins).
         bound: Rc<HashSet<String>>,
         /// The names only their `def` or `class` statement binds (see
-        /// `scan::defined_once`): what a call or an `except` clause can
+        /// `scan::bound_once`): what a call or an `except` clause can
         /// know of them before they run.
         defined_once: Rc<HashSet<String>>,
+        /// The names only a `from module import name` binds, with the
+        /// dotted name of what each imports.
+        imported_once: Rc<HashMap<String, String>>,
         /// Every module object of the import-time program, by dotted name.
         modules: Rc<HashMap<String, Constant>>,
         /// Whether the module assigns globals through `globals()[name]`
@@ -520,6 +523,16 @@ impl ModuleCtx<'_> {
         defined_once
             .contains(name)
             .then(|| self.global_graph_name(name))
+    }
+
+    /// At import time, the graph name of the function or class of another
+    /// module the global `name` is, when only a `from module import name`
+    /// binds it (the function's graph is named by its dotted name).
+    pub fn import_time_import(&self, name: &str) -> Option<&str> {
+        let GlobalAccess::Live { imported_once, .. } = &self.access else {
+            return None;
+        };
+        imported_once.get(name).map(String::as_str)
     }
 
     /// The graph name of this module's module-level function or class

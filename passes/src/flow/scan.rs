@@ -3,6 +3,7 @@
 
 use fxhash::FxHashSet;
 use rpy_ir::ast::{Expr, ExprKind, Stmt, StmtKind};
+use std::collections::HashMap;
 
 /// Names in order of first appearance, each once. Membership is a hash probe:
 /// a module body binds one name per function, and a linear search per name
@@ -52,18 +53,24 @@ pub(crate) fn target_names(e: &Expr, out: &mut NameList) {
     }
 }
 
-/// Every name bound by the statements (not looking into nested function or
-/// class bodies), in order of first appearance.
-/// The module-level names that one `def` or `class` statement of the
-/// module body binds and nothing else does (no assignment, import, second
-/// definition, nor a function's `global` statement): while the module
-/// runs, such a name is what its statement defined, once that has run.
-/// `functions` are the bodies of the module's functions.
-pub(crate) fn defined_once<'a>(
+/// The module-level names one statement of the module body binds and
+/// nothing else does (no assignment, import, second definition, nor a
+/// function's `global` statement): while the module runs, such a name is
+/// what its statement bound, once that has run.
+pub(crate) struct BoundOnce {
+    /// Names a `def` or `class` statement binds.
+    pub defined: std::collections::HashSet<String>,
+    /// Names a top-level `from module import name` binds, with the dotted
+    /// name of what they import (`module.name`).
+    pub imported: HashMap<String, String>,
+}
+
+/// `BoundOnce` of a module; `functions` are the bodies of its functions.
+pub(crate) fn bound_once<'a>(
     module_body: &[Stmt],
     functions: impl Iterator<Item = &'a [Stmt]>,
-) -> std::collections::HashSet<String> {
-    let mut bindings: std::collections::HashMap<String, usize> = Default::default();
+) -> BoundOnce {
+    let mut bindings: HashMap<String, usize> = Default::default();
     let mut count = |names: NameList| {
         for n in names.into_vec() {
             *bindings.entry(n).or_default() += 1;
@@ -79,15 +86,33 @@ pub(crate) fn defined_once<'a>(
         global_names(body, &mut names);
         count(names);
     }
-    module_body
+    let once = |n: &String| bindings.get(n) == Some(&1);
+    let defined = module_body
         .iter()
         .filter_map(|s| match &s.kind {
             StmtKind::FunctionDef { name, .. } | StmtKind::ClassDef { name, .. } => Some(name),
             _ => None,
         })
-        .filter(|n| bindings.get(*n) == Some(&1))
+        .filter(|n| once(n))
         .cloned()
-        .collect()
+        .collect();
+    let mut imported = HashMap::new();
+    for s in module_body {
+        if let StmtKind::ImportFrom {
+            module,
+            names,
+            level: 0,
+        } = &s.kind
+        {
+            for a in names {
+                let bound = a.asname.as_ref().unwrap_or(&a.name);
+                if once(bound) {
+                    imported.insert(bound.clone(), format!("{module}.{}", a.name));
+                }
+            }
+        }
+    }
+    BoundOnce { defined, imported }
 }
 
 pub(crate) fn bound_names(stmts: &[Stmt], out: &mut NameList) {

@@ -19,4 +19,8 @@ class ShapeError(ValueError):
     pass
 
 
+def square_of(side, factor=1, offset=0):
+    return Square(side * factor + offset)
+
+
 UNIT = Square(1)
