@@ -90,6 +90,10 @@ struct BackendoptFlags {
     /// No removal of dead operations and block arguments.
     #[arg(long)]
     no_dead_code: bool,
+    /// No if-conversion of `a or b`, `a and b` whose second operand is a
+    /// few field reads (both computed, one branch).
+    #[arg(long)]
+    no_if_conversion: bool,
     /// No merging of chains of `==` tests of one variable into a switch.
     #[arg(long)]
     no_merge_switches: bool,
@@ -116,6 +120,7 @@ impl BackendoptFlags {
             constfold: !self.no_constfold,
             branch_facts: !self.no_branch_facts,
             dead_code: !self.no_dead_code,
+            if_conversion: !self.no_if_conversion,
             merge_switches: !self.no_merge_switches,
         }
     }

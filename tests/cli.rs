@@ -49,6 +49,7 @@ backendopt:branch_facts
 backendopt:int_rewrite
 backendopt:global_egraph
 backendopt:dead_code
+backendopt:if_conversion
 backendopt:merge_switches
 "
     );

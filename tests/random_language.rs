@@ -1467,6 +1467,13 @@ fn backend_optimizations_keep_random_programs_behaviour() {
             },
         ),
         (
+            "if_conversion",
+            BackendoptOptions {
+                if_conversion: true,
+                ..none.clone()
+            },
+        ),
+        (
             "merge_switches",
             BackendoptOptions {
                 merge_switches: true,

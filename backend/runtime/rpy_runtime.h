@@ -50,6 +50,10 @@ _Static_assert(sizeof(bool) == 1, "rpy needs a one-byte bool");
 #define RPY_NORETURN __attribute__((noreturn))
 #define RPY_LIKELY(x) __builtin_expect(!!(x), 1)
 #define RPY_UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* A low-level helper's wrapper for the blocks that only lead to a raise
+ * (backend/src/cold.rs): the helper is inlined there, once, and not into
+ * them, where it would cost the calling function's fast path registers. */
+#define RPY_COLD_WRAPPER __attribute__((noinline, cold, unused))
 
 /* ---- fatal errors ---------------------------------------------------- */
 

@@ -125,6 +125,9 @@ pub struct FuncGen<'a> {
     /// Whether the frame is entered where a block first needs it, not on
     /// entry (`enters_frame_lazily`).
     lazy_frame: bool,
+    /// Whether the block being emitted only leads to a raise: its calls
+    /// of helpers go to their cold wrappers (`cold`).
+    in_cold_block: bool,
 }
 
 /// Whether a graph's shadow-stack frame is entered only where a block
@@ -199,6 +202,7 @@ impl<'a> FuncGen<'a> {
             ntemps: 0,
             frame_slots: frame_slots(graph),
             lazy_frame: enters_frame_lazily(graph),
+            in_cold_block: false,
         }
     }
 
@@ -247,6 +251,7 @@ impl<'a> FuncGen<'a> {
             .filter(|b| *b != g.returnblock && *b != g.exceptblock)
             .collect();
         let preds = g.predecessors();
+        let cold = crate::cold::cold_blocks(g);
         let _ = writeln!(self.out, "/* {} */", comment_text(&g.name));
         let inline = if is_lowlevel_helper(g) { "inline " } else { "" };
         let _ = writeln!(
@@ -306,6 +311,7 @@ impl<'a> FuncGen<'a> {
             } else {
                 None
             };
+            self.in_cold_block = cold[b.0 as usize];
             for (i, op) in block.operations.iter().enumerate() {
                 if Some(i) == needs_frame {
                     let _ = writeln!(self.out, "    RPY_GC_FRAME_NEED({});", self.frame_slots);
@@ -787,11 +793,12 @@ impl<'a> FuncGen<'a> {
                             format!("call of '{f}', which is not a graph of the program"),
                         )
                     })?;
-                    (
-                        sig.c_name.clone(),
-                        sig.ty.params.clone(),
-                        sig.ty.result.clone(),
-                    )
+                    let c_name = if self.in_cold_block && f.starts_with(HELPER_PACKAGE) {
+                        crate::cold::wrapper_name(&sig.c_name)
+                    } else {
+                        sig.c_name.clone()
+                    };
+                    (c_name, sig.ty.params.clone(), sig.ty.result.clone())
                 }
                 Some(Arg::Const(Constant::Builtin(b))) => {
                     let rf = llops::runtime_func(b).ok_or_else(|| {
@@ -1212,7 +1219,7 @@ pub fn recursive_graphs(program: &Program<GcExplicit>) -> HashSet<String> {
 
 /// The package of the low-level helpers (`pylib/rpython/rtyper/`), whose
 /// graphs are named after their module (`rpython.rtyper.rlist.ll_append__...`).
-const HELPER_PACKAGE: &str = "rpython.rtyper.";
+pub(crate) const HELPER_PACKAGE: &str = "rpython.rtyper.";
 
 /// Whether `graph` is a low-level helper: the code of the language's own
 /// operations (`l.append(x)`, `l.pop()`, string concatenation, dict

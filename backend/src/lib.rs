@@ -41,6 +41,7 @@
 //!   `RecursionError` instead of a crash).
 
 mod aliasing;
+mod cold;
 mod collector_calls;
 mod compile;
 mod function;
@@ -207,6 +208,9 @@ pub struct GeneratedC {
     /// Whether the JIT's embedding is in (its prelude after the strings).
     jit: bool,
     functions: Vec<CFunction>,
+    /// The cold wrappers of the helpers that blocks leading only to a
+    /// raise call (`cold`): each one's prototype and definition.
+    cold_wrappers: Vec<(String, String)>,
     statics: statics::Statics,
     /// The JIT's data and wrappers, then `main()`.
     tail: String,
@@ -236,10 +240,16 @@ impl GeneratedC {
             let inline = if f.helper { "inline " } else { "" };
             let _ = writeln!(out, "static {inline}{};", f.prototype);
         }
+        for (prototype, _) in &self.cold_wrappers {
+            let _ = writeln!(out, "static RPY_COLD_WRAPPER {prototype};");
+        }
         out.push('\n');
         out.push_str(&self.statics.single_file());
         for f in &self.functions {
             out.push_str(&f.text);
+        }
+        for (_, definition) in &self.cold_wrappers {
+            out.push_str(definition);
         }
         out.push_str(&self.tail);
         out
@@ -310,10 +320,16 @@ impl GeneratedC {
             };
             let _ = writeln!(header, "{storage} {};", f.prototype);
         }
+        for (prototype, _) in &self.cold_wrappers {
+            let _ = writeln!(header, "static RPY_COLD_WRAPPER {prototype};");
+        }
         header.push('\n');
         header.push_str(&self.statics.declarations());
         for f in self.functions.iter().filter(|f| f.helper) {
             header.push_str(&f.text);
+        }
+        for (_, definition) in &self.cold_wrappers {
+            header.push_str(definition);
         }
 
         let include = format!("#include \"{PROGRAM_H_NAME}\"\n\n");
@@ -472,6 +488,23 @@ pub fn generate_c_with_jit(
             text: pool.absorb(local, text?),
         });
     }
+    let cold_called: BTreeSet<String> = program
+        .graphs
+        .iter()
+        .flat_map(cold::cold_helper_calls)
+        .collect();
+    let cold_wrappers: Vec<(String, String)> = program
+        .graphs
+        .iter()
+        .filter(|g| cold_called.contains(&g.name))
+        .map(|g| {
+            let sig = &sigs[&g.name];
+            (
+                cold::wrapper_prototype(&types, g, sig),
+                cold::wrapper_definition(&types, g, sig),
+            )
+        })
+        .collect();
     let embedding = match jit {
         Some(input) => {
             let native = rpy_jit::native::lower(input.lowlevel, input.codes, &types.table, &|t| {
@@ -522,6 +555,7 @@ pub fn generate_c_with_jit(
         strings: pool.definitions(),
         jit: embedding.is_some(),
         functions,
+        cold_wrappers,
         statics,
         tail,
         strict_aliasing: views.allow_strict_aliasing(),

@@ -318,6 +318,9 @@ impl GraphTransform<'_> {
                 .iter()
                 .position(|op| self.can_raise(op));
             if let Some(i) = unguarded_call {
+                if !catching && self.returns_result_of(b, i) {
+                    return Ok(());
+                }
                 b = self.split_after_call(b, i);
                 continue;
             }
@@ -336,6 +339,35 @@ impl GraphTransform<'_> {
             }
             return Ok(());
         }
+    }
+
+    /// Whether block `b` ends with its raising operation `i` and returns
+    /// what it gives (or nothing, in a Void graph), the operations after it
+    /// only casts of its result: the graph then needs no test after it, as
+    /// in the original's exception transform. When an exception is
+    /// pending, the value returned is whatever the callee returned with it
+    /// (its error value), and every caller tests the state, not the value,
+    /// before using it; an untested call in tail position lets the C
+    /// compiler make it a jump.
+    fn returns_result_of(&self, b: BlockId, i: usize) -> bool {
+        let block = self.g.block(b);
+        let [exit] = block.exits.as_slice() else {
+            return false;
+        };
+        if exit.target != self.g.returnblock || block.exitswitch.is_some() {
+            return false;
+        }
+        let mut value = block.operations[i].result;
+        for op in &block.operations[i + 1..] {
+            let is_cast = matches!(op.opname, Opcode::CastPointer | Opcode::SameAs)
+                && op.args.len() == 1
+                && op.args[0] == Arg::Var(value);
+            if !is_cast {
+                return false;
+            }
+            value = op.result;
+        }
+        self.result_type() == LowLevelType::Void || exit.args == [Arg::Var(value)]
     }
 
     /// Splits block `b` after its operation `i`, a call that can raise and

@@ -1067,3 +1067,107 @@ fn repeated_calls_of_readers_and_elidable_graphs_reuse_the_first_result() {
     assert_eq!(count_ops(&after, "main", Opcode::DirectCall), 3);
     assert_same_behaviour(&before, &after, "main");
 }
+
+/// `flags(x)`: `f.a or (not f.b and f.c)` of an object whose flags are
+/// x's bits, as the rtyper gives it (a switch per operand); `guarded(x)`:
+/// `p is not None and p.a`, whose second operand reads an object the
+/// first only tests.
+const SHORT_CIRCUIT: &str = "
+type inst_Flags = GcStruct { typeptr: Ptr(object_vtable), a: Bool, b: Bool, c: Bool }
+entry flags
+
+graph flags(x_0) {
+  block0(x_0: Signed):
+    f_1: Ptr(inst_Flags) = malloc(#inst_Flags)
+    v2: Signed = int_and(x_0, 1)
+    v3: Bool = int_is_true(v2)
+    v4: Void = setfield(f_1, #a, v3)
+    v5: Signed = int_and(x_0, 2)
+    v6: Bool = int_is_true(v5)
+    v7: Void = setfield(f_1, #b, v6)
+    v8: Signed = int_and(x_0, 4)
+    v9: Bool = int_is_true(v8)
+    v10: Void = setfield(f_1, #c, v9)
+    -> block1(f_1)
+  block1(f_20: Ptr(inst_Flags)):
+    v21: Bool = getfield(f_20, #a)
+    switch v21
+      False -> block2(f_20)
+      True -> block4(v21)
+  block2(f_22: Ptr(inst_Flags)):
+    v23: Bool = getfield(f_22, #b)
+    v24: Bool = bool_not(v23)
+    switch v24
+      False -> block4(v24)
+      True -> block3(f_22)
+  block3(f_25: Ptr(inst_Flags)):
+    v26: Bool = getfield(f_25, #c)
+    -> block4(v26)
+  block4(r_27: Bool):
+    v28: Signed = cast_bool_to_int(r_27)
+    -> return(v28)
+  returns v29: Signed
+  raises v30: Ptr(object_vtable), v31: Ptr(object)
+}
+
+graph guarded(x_0) {
+  block0(x_0: Signed):
+    v1: Bool = int_gt(x_0, 0)
+    switch v1
+      False -> block2(None)
+      True -> block1()
+  block1():
+    f_2: Ptr(inst_Flags) = malloc(#inst_Flags)
+    v3: Void = setfield(f_2, #a, True)
+    -> block2(f_2)
+  block2(p_4: Ptr(inst_Flags)):
+    v5: Bool = ptr_nonzero(p_4)
+    switch v5
+      False -> block4(v5)
+      True -> block3(p_4)
+  block3(p_6: Ptr(inst_Flags)):
+    v7: Bool = getfield(p_6, #a)
+    -> block4(v7)
+  block4(r_8: Bool):
+    v9: Signed = cast_bool_to_int(r_8)
+    -> return(v9)
+  returns v10: Signed
+  raises v11: Ptr(object_vtable), v12: Ptr(object)
+}
+";
+
+#[test]
+fn a_short_circuit_condition_on_fields_read_becomes_one_branchless_block() {
+    use rpy_passes::backendopt::if_conversion::{convert_in_graph, IfConversionStats};
+    let before = program(SHORT_CIRCUIT);
+    let mut after = before.clone();
+    let mut stats = IfConversionStats::default();
+    for g in &mut after.graphs {
+        convert_in_graph(g, &mut stats);
+    }
+    // Both switches of `flags` go (`f.c` moved twice, `f.b` once);
+    // `guarded`'s read of `p.a` stays behind its null test, and its first
+    // switch guards an allocation.
+    assert_eq!(
+        stats,
+        IfConversionStats {
+            branches_removed: 2,
+            reads_speculated: 3
+        }
+    );
+    let flags = after.graph("flags").unwrap();
+    assert!(
+        flags.blocks.iter().all(|b| b.exitswitch.is_none()),
+        "{}",
+        print_graph(flags)
+    );
+    let guarded = print_graph(after.graph("guarded").unwrap());
+    assert_eq!(guarded.matches("switch").count(), 2, "{guarded}");
+    for graph in ["flags", "guarded"] {
+        assert_same_behaviour(&before, &after, graph);
+    }
+    for x in 0..8 {
+        let expected = i64::from(x & 1 != 0 || (x & 2 == 0 && x & 4 != 0));
+        assert_eq!(run(&after, "flags", x), Ok(expected), "flags({x})");
+    }
+}

@@ -25,6 +25,9 @@
 //!   loop-invariant code motion;
 //! - `dead_code`: operations without side effects whose result nothing
 //!   needs, and block arguments nothing needs, removed;
+//! - `if_conversion`: `a or b` and `a and b` whose second operand is a
+//!   few field reads of objects already read, computed on both paths and
+//!   combined without a branch;
 //! - `merge_switches`: chains of `int_eq` tests of one variable made one
 //!   switch.
 //!
@@ -48,6 +51,7 @@ pub mod dead_code;
 pub mod devirtualize;
 pub mod egraph;
 pub mod global_egraph;
+pub mod if_conversion;
 pub mod inline;
 pub mod load_folding;
 pub mod malloc_removal;
@@ -100,6 +104,7 @@ pub struct BackendoptOptions {
     pub constfold: bool,
     pub branch_facts: bool,
     pub dead_code: bool,
+    pub if_conversion: bool,
     pub merge_switches: bool,
 }
 
@@ -115,6 +120,7 @@ impl Default for BackendoptOptions {
             constfold: true,
             branch_facts: true,
             dead_code: true,
+            if_conversion: true,
             merge_switches: true,
         }
     }
@@ -133,6 +139,7 @@ impl BackendoptOptions {
             constfold: false,
             branch_facts: false,
             dead_code: false,
+            if_conversion: false,
             merge_switches: false,
         }
     }
@@ -141,7 +148,7 @@ impl BackendoptOptions {
 /// The sub-passes of `backendopt`, in the order [`optimize_program`] runs
 /// them: the names of `rpy show --stage backendopt:NAME` and of
 /// `--timings`' lines.
-pub const STEPS: [&str; 10] = [
+pub const STEPS: [&str; 11] = [
     "inline",
     "malloc_removal",
     "load_folding",
@@ -151,6 +158,7 @@ pub const STEPS: [&str; 10] = [
     "int_rewrite",
     "global_egraph",
     "dead_code",
+    "if_conversion",
     "merge_switches",
 ];
 
@@ -174,6 +182,7 @@ pub struct BackendoptReport {
     pub constfold: constfold::ConstFoldStats,
     pub branch_facts: branch_facts::BranchFactStats,
     pub dead_code: dead_code::DeadCodeStats,
+    pub if_conversion: if_conversion::IfConversionStats,
     pub merge_switches: merge_switches::MergeStats,
     /// Each part's run, in the order they ran.
     pub times: Vec<PartReport>,
@@ -384,6 +393,25 @@ pub fn optimize_program_until(
     } else if stop_after == Some("dead_code") {
         return report;
     }
+    if options.if_conversion {
+        let changed = per_graph(
+            program,
+            &mut report.if_conversion,
+            if_conversion::convert_in_graph,
+            |s| s.branches_removed,
+        );
+        simplify_changed(program, &changed, &mut dirty);
+        let s = &report.if_conversion;
+        let summary = format!(
+            "{} branches removed, {} field reads made on both paths",
+            s.branches_removed, s.reads_speculated
+        );
+        if laps.lap(&mut report, "if_conversion", summary) {
+            return report;
+        }
+    } else if stop_after == Some("if_conversion") {
+        return report;
+    }
     if options.merge_switches {
         let changed = per_graph(
             program,
@@ -440,6 +468,7 @@ tally_by_fields! {
     branch_facts::BranchFactStats { values_made_constant, switches_decided }
     dead_code::DeadCodeStats { ops_removed, reads_removed, inputargs_removed }
     merge_switches::MergeStats { chains_merged, cases }
+    if_conversion::IfConversionStats { branches_removed, reads_speculated }
     load_folding::LoadStats { loads_folded, calls_folded, stores_removed }
     malloc_removal::MallocStats { mallocs_removed, families }
 }
