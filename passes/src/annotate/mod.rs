@@ -243,6 +243,61 @@ fn not_none_on(block: &Block, link: &Link) -> Option<Var> {
     }
 }
 
+/// The variable known to be a non-negative int on `link`, as the
+/// original's annotator knows it: the block switches on a comparison of
+/// two signed ints (through `bool`), one of them non-negative, and the
+/// link is the case where the other is not below it (`x >= 0` true,
+/// `x < n` false with `n` non-negative, `i == k` true with `k` one).
+/// `annotation` gives the operands' annotations.
+fn nonneg_on(
+    block: &Block,
+    link: &Link,
+    mut annotation: impl FnMut(&Arg) -> SomeValue,
+) -> Option<Var> {
+    let Some(Constant::Bool(case)) = &link.exitcase else {
+        return None;
+    };
+    let switch = block.exitswitch.as_ref()?.as_var()?;
+    let defining = |v: Var| block.operations.iter().find(|o| o.result == v);
+    let mut op = defining(switch)?;
+    if op.opname == Opcode::Bool {
+        op = defining(op.args.first()?.as_var()?)?;
+    }
+    let ([x, y], true) = (
+        op.args.as_slice(),
+        matches!(
+            op.opname,
+            Opcode::Lt | Opcode::Le | Opcode::Gt | Opcode::Ge | Opcode::Eq
+        ),
+    ) else {
+        return None;
+    };
+    let (ax, ay) = (annotation(x), annotation(y));
+    let signed = |a: &SomeValue| match a.general() {
+        SomeValue::Integer { unsigned, .. } => !unsigned,
+        SomeValue::Bool => true,
+        _ => false,
+    };
+    let nonneg = |a: &SomeValue| match a {
+        SomeValue::Const(Known::Int(k)) => *k >= 0,
+        SomeValue::Integer { nonneg, unsigned } => *nonneg && !unsigned,
+        SomeValue::Bool => true,
+        _ => false,
+    };
+    if !signed(&ax) || !signed(&ay) {
+        return None;
+    }
+    // `x OP y` with `y` non-negative: `x` is where the result is true for
+    // `>`, `>=`, `==` and false for `<`, `<=`.
+    let when_y_nonneg = matches!(op.opname, Opcode::Gt | Opcode::Ge | Opcode::Eq);
+    let when_x_nonneg = matches!(op.opname, Opcode::Lt | Opcode::Le | Opcode::Eq);
+    match (x, y) {
+        (Arg::Var(v), _) if nonneg(&ay) && *case == when_y_nonneg => Some(*v),
+        (_, Arg::Var(v)) if nonneg(&ax) && *case == when_x_nonneg => Some(*v),
+        _ => None,
+    }
+}
+
 /// The variable known to be an instance of a class on `link`: the block
 /// switches on `isinstance(x, C)` (through `bool`) and the link is the case
 /// where it is. The branch gets `x` as an instance of `C`.
@@ -974,6 +1029,7 @@ impl<'p> Annotator<'p> {
         // list, the result of a call that never returns) is never taken.
         let not_none = not_none_on(graph.block(b), link);
         let instance = instance_on(graph.block(b), link);
+        let nonneg = nonneg_on(graph.block(b), link, |a| self.arg_annotation(g, a));
         let values: Vec<SomeValue> = link
             .args
             .iter()
@@ -984,6 +1040,13 @@ impl<'p> Annotator<'p> {
                 (Arg::Var(v), Some((x, class))) if *v == x => {
                     self.narrow_to_instance(self.var_annotation(g, *v), class)
                 }
+                (Arg::Var(v), _) if Some(*v) == nonneg => match self.var_annotation(g, *v) {
+                    SomeValue::Integer { unsigned, .. } => SomeValue::Integer {
+                        nonneg: true,
+                        unsigned,
+                    },
+                    other => other,
+                },
                 _ => self.arg_annotation(g, a),
             })
             .collect();

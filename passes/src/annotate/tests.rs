@@ -141,6 +141,28 @@ fn a_caught_exception_joins_none_and_a_reraised_one_narrows_to_its_handler() {
     );
 }
 
+/// A comparison with a non-negative int makes the other operand
+/// non-negative on the branch where it is not below it, as the original's
+/// annotator has it: `i >= 0` true, `i < 0` false, `k == n` true.
+#[test]
+fn a_comparison_with_a_nonnegative_int_narrows_the_other_operand() {
+    let body = "def f(i, n):\n    if i >= 0:\n        ge = i\n    else:\n        ge = 0\n    \
+                if i < 0:\n        lt = 0\n    else:\n        lt = i\n    \
+                if n == len([1]):\n        eq = n\n    else:\n        eq = 0\n    \
+                if i > n:\n        gt = i\n    else:\n        gt = 0\n    \
+                return ge + lt + eq + gt\n\n\
+                def entry_point(argv):\n    return f(len(argv) - 2, 1 - len(argv))\n";
+    let nonneg = SomeValue::Integer {
+        nonneg: true,
+        unsigned: false,
+    };
+    for name in ["ge", "lt", "eq"] {
+        assert_eq!(annotation_of(body, "f", name), nonneg, "{name}");
+    }
+    // n may be negative: i > n says nothing.
+    assert_eq!(annotation_of(body, "f", "gt"), SomeValue::int());
+}
+
 #[test]
 fn a_prebuilt_object_is_frozen_only_when_its_freeze_returns_true() {
     let program = |answer: &str| {
