@@ -243,6 +243,18 @@ fn not_none_on(block: &Block, link: &Link) -> Option<Var> {
     }
 }
 
+/// The operation whose result the block switches on, looked at through
+/// `bool` (`if isinstance(x, C):`, `if i >= 0:`).
+fn switch_test(block: &Block) -> Option<&SpaceOperation> {
+    let switch = block.exitswitch.as_ref()?.as_var()?;
+    let defining = |v: Var| block.operations.iter().find(|o| o.result == v);
+    let op = defining(switch)?;
+    if op.opname == Opcode::Bool {
+        return defining(op.args.first()?.as_var()?);
+    }
+    Some(op)
+}
+
 /// The variable known to be a non-negative int on `link`, as the
 /// original's annotator knows it: the block switches on a comparison of
 /// two signed ints (through `bool`), one of them non-negative, and the
@@ -257,12 +269,7 @@ fn nonneg_on(
     let Some(Constant::Bool(case)) = &link.exitcase else {
         return None;
     };
-    let switch = block.exitswitch.as_ref()?.as_var()?;
-    let defining = |v: Var| block.operations.iter().find(|o| o.result == v);
-    let mut op = defining(switch)?;
-    if op.opname == Opcode::Bool {
-        op = defining(op.args.first()?.as_var()?)?;
-    }
+    let op = switch_test(block)?;
     let ([x, y], true) = (
         op.args.as_slice(),
         matches!(
@@ -305,12 +312,7 @@ fn instance_on<'b>(block: &'b Block, link: &Link) -> Option<(Var, &'b str)> {
     let Some(Constant::Bool(true)) = &link.exitcase else {
         return None;
     };
-    let switch = block.exitswitch.as_ref()?.as_var()?;
-    let defining = |v: Var| block.operations.iter().find(|o| o.result == v);
-    let mut op = defining(switch)?;
-    if op.opname == Opcode::Bool {
-        op = defining(op.args.first()?.as_var()?)?;
-    }
+    let op = switch_test(block)?;
     match (op.opname, op.args.as_slice()) {
         (
             Opcode::SimpleCall,
