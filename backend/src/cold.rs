@@ -13,7 +13,7 @@
 //! wrapper declared `noinline` and `cold` (`RPY_COLD_WRAPPER`) in which
 //! the compiler inlines the helper once, out of the way.
 
-use crate::function::{is_lowlevel_helper, FuncGen, FuncSig, HELPER_PACKAGE};
+use crate::function::{is_lowlevel_helper, is_lowlevel_helper_name, var_name, FuncGen, FuncSig};
 use crate::types::Types;
 use rpy_ir::graph::{Arg, Constant, FunctionGraph, GcExplicit};
 use rpy_ir::lltype::LowLevelType;
@@ -62,7 +62,7 @@ pub fn cold_helper_calls(g: &FunctionGraph<GcExplicit>) -> BTreeSet<String> {
             if let (Opcode::DirectCall, Some(Arg::Const(Constant::Func(f)))) =
                 (op.opname, op.args.first())
             {
-                if f.starts_with(HELPER_PACKAGE) {
+                if is_lowlevel_helper_name(f) {
                     out.insert(f.clone());
                 }
             }
@@ -101,7 +101,7 @@ pub fn wrapper_definition(
         .params()
         .iter()
         .filter(|v| *helper.info(**v) != LowLevelType::Void)
-        .map(|v| format!("v{}", v.0))
+        .map(|v| var_name(*v))
         .collect();
     let call = format!("{}({})", sig.c_name, args.join(", "));
     let body = if sig.ty.result == LowLevelType::Void {

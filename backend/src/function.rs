@@ -163,7 +163,7 @@ fn frame_slots(g: &FunctionGraph<GcExplicit>) -> usize {
 
 type Res<T> = Result<T, Diagnostic>;
 
-fn var_name(v: Var) -> String {
+pub(crate) fn var_name(v: Var) -> String {
     let mut name = String::with_capacity(8);
     push_var_name(&mut name, v);
     name
@@ -793,7 +793,7 @@ impl<'a> FuncGen<'a> {
                             format!("call of '{f}', which is not a graph of the program"),
                         )
                     })?;
-                    let c_name = if self.in_cold_block && f.starts_with(HELPER_PACKAGE) {
+                    let c_name = if self.in_cold_block && is_lowlevel_helper_name(f) {
                         crate::cold::wrapper_name(&sig.c_name)
                     } else {
                         sig.c_name.clone()
@@ -1219,7 +1219,13 @@ pub fn recursive_graphs(program: &Program<GcExplicit>) -> HashSet<String> {
 
 /// The package of the low-level helpers (`pylib/rpython/rtyper/`), whose
 /// graphs are named after their module (`rpython.rtyper.rlist.ll_append__...`).
-pub(crate) const HELPER_PACKAGE: &str = "rpython.rtyper.";
+const HELPER_PACKAGE: &str = "rpython.rtyper.";
+
+/// Whether the graph named `name` is a low-level helper (see
+/// [`is_lowlevel_helper`]).
+pub(crate) fn is_lowlevel_helper_name(name: &str) -> bool {
+    name.starts_with(HELPER_PACKAGE)
+}
 
 /// Whether `graph` is a low-level helper: the code of the language's own
 /// operations (`l.append(x)`, `l.pop()`, string concatenation, dict
@@ -1231,5 +1237,5 @@ pub(crate) const HELPER_PACKAGE: &str = "rpython.rtyper.";
 /// finds them small enough, as the original's backend optimizations
 /// inline them (rpy has no inliner of its own yet).
 pub(crate) fn is_lowlevel_helper(graph: &FunctionGraph<GcExplicit>) -> bool {
-    graph.name.starts_with(HELPER_PACKAGE)
+    is_lowlevel_helper_name(&graph.name)
 }

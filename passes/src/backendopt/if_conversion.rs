@@ -57,37 +57,41 @@ pub struct IfConversionStats {
     pub reads_speculated: usize,
 }
 
+/// The operations besides `getfield` that the second operand's block may
+/// hold: among those `llops` says are pure and defined for every input
+/// (checked by a test), the ones as cheap as a branch, so that computing
+/// them on both paths costs less than the branch it saves (no
+/// multiplication, no float operation).
+const SPECULABLE: &[Opcode] = &[
+    Opcode::SameAs,
+    Opcode::CastPointer,
+    Opcode::BoolNot,
+    Opcode::IntEq,
+    Opcode::IntNe,
+    Opcode::IntLt,
+    Opcode::IntLe,
+    Opcode::IntGt,
+    Opcode::IntGe,
+    Opcode::IntIsTrue,
+    Opcode::IntAnd,
+    Opcode::IntOr,
+    Opcode::IntXor,
+    Opcode::IntAdd,
+    Opcode::IntSub,
+    Opcode::CharEq,
+    Opcode::CharNe,
+    Opcode::PtrEq,
+    Opcode::PtrNe,
+    Opcode::PtrIszero,
+    Opcode::PtrNonzero,
+    Opcode::CastBoolToInt,
+];
+
 /// Whether `op` may run where it did not (on the other path of a branch)
-/// with no effect and no fault, its pointer arguments aside: the pure
-/// operations that are defined for every input, the casts, and
+/// with no effect and no fault, and cheaply: one of [`SPECULABLE`], or a
 /// `getfield` (of an object known to exist, which the caller checks).
 fn speculable(op: &SpaceOperation) -> bool {
-    matches!(
-        op.opname,
-        Opcode::Getfield
-            | Opcode::SameAs
-            | Opcode::CastPointer
-            | Opcode::BoolNot
-            | Opcode::IntEq
-            | Opcode::IntNe
-            | Opcode::IntLt
-            | Opcode::IntLe
-            | Opcode::IntGt
-            | Opcode::IntGe
-            | Opcode::IntIsTrue
-            | Opcode::IntAnd
-            | Opcode::IntOr
-            | Opcode::IntXor
-            | Opcode::IntAdd
-            | Opcode::IntSub
-            | Opcode::CharEq
-            | Opcode::CharNe
-            | Opcode::PtrEq
-            | Opcode::PtrNe
-            | Opcode::PtrIszero
-            | Opcode::PtrNonzero
-            | Opcode::CastBoolToInt
-    )
+    op.opname == Opcode::Getfield || SPECULABLE.contains(&op.opname)
 }
 
 /// Converts every pair of blocks of `g` that qualifies, to a fixpoint.
@@ -283,4 +287,21 @@ fn convert_block(
         return true;
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SPECULABLE;
+
+    /// Every operation the conversion may compute on both paths is one
+    /// `llops` says has no effect and is defined for every input.
+    #[test]
+    fn the_speculable_operations_are_pure_and_total() {
+        for &op in SPECULABLE {
+            let info =
+                rpy_ir::llops::info(op).unwrap_or_else(|| panic!("{op:?} has no llops entry"));
+            assert!(info.pure(), "{op:?} is not pure");
+            assert!(rpy_ir::llops::defined_for_every_input(op), "{op:?}");
+        }
+    }
 }
