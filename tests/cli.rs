@@ -346,6 +346,15 @@ fn translate_never_writes_over_its_source() {
 #[test]
 fn translate_writes_over_no_file_but_its_own_executables() {
     let dir = scratch("no-overwrite");
+    let translate_fib_to = |out: &std::path::Path| {
+        let (_, err, status) = rpy(&[
+            "translate",
+            "tests/programs/py3/fib.py",
+            "-o",
+            path_str(out),
+        ]);
+        (err, status)
+    };
     for (name, text) in [
         (
             "copy.py",
@@ -355,24 +364,14 @@ fn translate_writes_over_no_file_but_its_own_executables() {
     ] {
         let file = dir.join(name);
         std::fs::write(&file, &text).unwrap();
-        let (_, err, status) = rpy(&[
-            "translate",
-            "tests/programs/py3/fib.py",
-            "-o",
-            path_str(&file),
-        ]);
+        let (err, status) = translate_fib_to(&file);
         assert_eq!(status, 1, "{err}");
         assert!(err.contains("is not an executable rpy wrote"), "{err}");
         assert_eq!(std::fs::read(&file).unwrap(), text);
     }
     let exe = dir.join("fib");
     for _ in 0..2 {
-        let (_, err, status) = rpy(&[
-            "translate",
-            "tests/programs/py3/fib.py",
-            "-o",
-            path_str(&exe),
-        ]);
+        let (err, status) = translate_fib_to(&exe);
         assert_eq!(status, 0, "{err}");
     }
     // The replaced file is the new executable, which runs.
